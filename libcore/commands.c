@@ -1,0 +1,371 @@
+/*  commands.c - the one table of Hearth's commands and their body schemas.
+
+    docs/protocol.md describes every row of this table in prose; change them
+    together.  Limits are generous for real use and small enough that a
+    hostile peer cannot make a daemon allocate without bound.
+*/
+#include "config.h"
+
+#include <string.h>
+
+#include "libcore/ids.h"
+#include "libcore/proto.h"
+
+/* Limits shared by many fields. */
+#define MAX_CORES 65536
+#define MAX_MEMORY_MB 1099511627776.0 /* 1 EiB in MiB: "anything real" */
+#define MAX_EXEC_ID 2147483647.0
+#define MAX_TASK_ID 9007199254740991.0 /* 2^53 - 1, exact in JSON */
+#define MAX_ATTEMPT 1000
+#define MAX_TEXT 4096 /* messages, reasons, errors */
+#define MAX_HOST 255
+#define MAX_URL 512
+#define MAX_ARG 65536    /* one argv element or task argument */
+#define MAX_ARGV 4096    /* argv elements of one command */
+#define MAX_BATCH 100000 /* tasks or updates in one message */
+#define MAX_LIST 1000000 /* executors, workers, files listed at once */
+#define MAX_EXIT 65535
+
+const char *const hearth_master_states[] = {"ALIVE", "RECOVERING", "STANDBY",
+                                            NULL};
+const char *const hearth_worker_states[] = {"ALIVE", "DEAD", "UNKNOWN", NULL};
+const char *const hearth_app_states[] = {"WAITING", "RUNNING", "FINISHED",
+                                         "FAILED",  "KILLED",  NULL};
+const char *const hearth_executor_states[] = {
+    "LAUNCHING", "RUNNING", "EXITED", "KILLED", "FAILED", "LOST", NULL};
+const char *const hearth_driver_states[] = {
+    "SUBMITTED", "RUNNING", "FINISHED",    "FAILED",
+    "KILLED",    "ERROR",   "RELAUNCHING", NULL};
+const char *const hearth_task_states[] = {"PENDING",  "LAUNCHING", "RUNNING",
+                                          "FINISHED", "FAILED",    "KILLED",
+                                          "LOST",     NULL};
+static const char *const s_driver_kinds[] = {"job", "binary", NULL};
+static const char *const s_streams[] = {"stdout", "stderr", NULL};
+
+/* clang-format off */
+/* Shorthands for field descriptors: name, required, then the type's
+   parameters. */
+#define STR(n, r, lo, hi) {n, HEARTH_F_STR, r, lo, hi, 0, NULL, NULL}
+#define INT(n, r, lo, hi) {n, HEARTH_F_INT, r, lo, hi, 0, NULL, NULL}
+#define NUM(n, r, lo, hi) {n, HEARTH_F_NUM, r, lo, hi, 0, NULL, NULL}
+#define BOOL(n, r) {n, HEARTH_F_BOOL, r, 0, 0, 0, NULL, NULL}
+#define ID(n, r, k) {n, HEARTH_F_ID, r, 0, 0, k, NULL, NULL}
+#define NAME(n, r) {n, HEARTH_F_NAME, r, 0, 0, 0, NULL, NULL}
+#define ENUM(n, r, v) {n, HEARTH_F_ENUM, r, 0, 0, 0, v, NULL}
+#define FRAME(n, r) {n, HEARTH_F_FRAME, r, 0, 0, 0, NULL, NULL}
+#define ARRAY(n, r, hi, e) {n, HEARTH_F_ARRAY, r, 0, hi, 0, NULL, e}
+#define OBJECT(n, r, f) {n, HEARTH_F_OBJECT, r, 0, 0, 0, NULL, f}
+#define MAP(n, r, hi, e) {n, HEARTH_F_MAP, r, 0, hi, 0, NULL, e}
+#define ANY(n, r) {n, HEARTH_F_ANY, r, 0, 0, 0, NULL, NULL}
+#define END {NULL, 0, 0, 0, 0, 0, NULL, NULL}
+
+/* Fields that recur. */
+#define F_APP_ID(r) ID ("app_id", r, HEARTH_ID_APP)
+#define F_DRIVER_ID(r) ID ("driver_id", r, HEARTH_ID_DRIVER)
+#define F_WORKER_ID(n, r) ID (n, r, HEARTH_ID_WORKER)
+#define F_EXEC_ID(r) INT ("exec_id", r, 0, MAX_EXEC_ID)
+#define F_CORES(n, r) INT (n, r, 1, MAX_CORES)
+#define F_MEMORY(n, r) INT (n, r, 1, MAX_MEMORY_MB)
+#define F_TEXT(n, r) STR (n, r, 0, MAX_TEXT)
+#define F_EXIT(n) INT (n, false, -MAX_EXIT, MAX_EXIT)
+#define F_INTERVAL(n, r) INT (n, r, 1, 86400000)
+
+/* Element descriptors. */
+static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
+static const hearth_field_t s_argv0[] = {STR ("", true, 1, MAX_ARG)};
+
+/* Object member lists. */
+static const hearth_field_t s_executor_ref[] = {
+    F_APP_ID (true), F_EXEC_ID (true), F_CORES ("cores", false),
+    F_MEMORY ("memory_mb", false),
+    ENUM ("state", false, hearth_executor_states), INT ("pid", false, 0, 1e9),
+    END};
+static const hearth_field_t s_driver_ref[] = {
+    F_DRIVER_ID (true), F_CORES ("cores", false),
+    F_MEMORY ("memory_mb", false), INT ("pid", false, 0, 1e9), END};
+static const hearth_field_t s_file[] = {
+    NAME ("name", true), FRAME ("frame", true), INT ("mode", false, 0, 07777),
+    END};
+static const hearth_field_t s_lib[] = {
+    NAME ("name", true), STR ("hash", true, 1, 128), FRAME ("frame", true),
+    END};
+static const hearth_field_t s_task[] = {
+    INT ("tid", true, 0, MAX_TASK_ID),
+    INT ("attempt", true, 0, MAX_ATTEMPT),
+    ARRAY ("cmd", false, MAX_ARGV, s_argv0),
+    STR ("fn", false, 1, 255),
+    NAME ("lib", false),
+    STR ("arg", false, 0, MAX_ARG),
+    MAP ("env", false, 1024, s_arg),
+    FRAME ("input", false),
+    INT ("timeout_ms", false, 0, 31536000000.0),
+    END};
+static const hearth_field_t s_update[] = {
+    INT ("tid", true, 0, MAX_TASK_ID),
+    INT ("attempt", true, 0, MAX_ATTEMPT),
+    ENUM ("state", true, hearth_task_states),
+    F_EXIT ("exit_status"),
+    INT ("signal", false, 0, 128),
+    F_TEXT ("error", false),
+    INT ("run_us", false, 0, MAX_TASK_ID),
+    FRAME ("result", false),
+    BOOL ("truncated", false),
+    END};
+
+/* Element descriptors built from the member lists. */
+static const hearth_field_t s_executor_refs[] = {OBJECT ("", true,
+                                                         s_executor_ref)};
+static const hearth_field_t s_driver_refs[] = {OBJECT ("", true, s_driver_ref)};
+static const hearth_field_t s_files[] = {OBJECT ("", true, s_file)};
+static const hearth_field_t s_libs[] = {OBJECT ("", true, s_lib)};
+static const hearth_field_t s_tasks[] = {OBJECT ("", true, s_task)};
+static const hearth_field_t s_updates[] = {OBJECT ("", true, s_update)};
+static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
+
+/* Command bodies. */
+static const hearth_field_t b_error[] = {
+    STR ("code", true, 1, 64), F_TEXT ("message", true),
+    STR ("command", false, 0, 64), END};
+static const hearth_field_t b_heartbeat[] = {
+    STR ("id", false, 0, 128),
+    ENUM ("status", false, hearth_master_states),
+    INT ("cores_used", false, 0, MAX_CORES),
+    INT ("memory_used_mb", false, 0, MAX_MEMORY_MB),
+    INT ("tasks_running", false, 0, MAX_LIST),
+    ARRAY ("executors", false, MAX_LIST, s_executor_refs),
+    ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
+    END};
+static const hearth_field_t b_register_worker[] = {
+    F_WORKER_ID ("id", true), STR ("host", true, 1, MAX_HOST),
+    F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
+    STR ("version", true, 1, 64), STR ("work_dir", false, 0, 4096),
+    ARRAY ("executors", false, MAX_LIST, s_executor_refs),
+    ARRAY ("drivers", false, MAX_LIST, s_driver_refs), END};
+static const hearth_field_t b_registered_worker[] = {
+    F_INTERVAL ("heartbeat_interval_ms", true),
+    INT ("heartbeat_liveness", false, 1, 1000),
+    STR ("master_url", false, 0, MAX_URL), END};
+static const hearth_field_t b_reason[] = {F_TEXT ("reason", true), END};
+static const hearth_field_t b_optional_reason[] = {F_TEXT ("reason", false),
+                                                   END};
+static const hearth_field_t b_launch_executor[] = {
+    F_APP_ID (true), F_EXEC_ID (true), F_CORES ("cores", true),
+    F_MEMORY ("memory_mb", true), STR ("driver_url", true, 1, MAX_URL),
+    STR ("app_name", false, 0, 255), STR ("driver_key", false, 0, 64),
+    STR ("token", false, 0, 128), MAP ("conf", false, 1024, s_arg), END};
+static const hearth_field_t b_kill_executor[] = {
+    F_APP_ID (true), F_EXEC_ID (true), F_TEXT ("reason", false), END};
+static const hearth_field_t b_executor_state_changed[] = {
+    F_APP_ID (true), F_EXEC_ID (true),
+    ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
+    F_EXIT ("exit_status"), INT ("signal", false, 0, 128),
+    INT ("pid", false, 0, 1e9), END};
+static const hearth_field_t b_launch_driver[] = {
+    F_DRIVER_ID (true), F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
+    NAME ("app", true), ENUM ("kind", true, s_driver_kinds),
+    ARRAY ("args", false, MAX_ARGV, s_arg),
+    ARRAY ("files", true, 1024, s_files),
+    STR ("master_url", true, 1, MAX_URL), MAP ("env", false, 1024, s_arg),
+    MAP ("conf", false, 1024, s_arg), STR ("name", false, 0, 255), END};
+static const hearth_field_t b_driver_id[] = {F_DRIVER_ID (true), END};
+static const hearth_field_t b_driver_state_changed[] = {
+    F_DRIVER_ID (true), ENUM ("state", true, hearth_driver_states),
+    F_TEXT ("error", false), F_EXIT ("exit_status"),
+    INT ("signal", false, 0, 128), INT ("pid", false, 0, 1e9), END};
+static const hearth_field_t b_register_application[] = {
+    STR ("name", true, 1, 255), F_CORES ("max_cores", false),
+    F_CORES ("cores_per_executor", false),
+    F_MEMORY ("memory_per_executor_mb", false),
+    STR ("driver_url", true, 1, MAX_URL), F_APP_ID (false),
+    F_DRIVER_ID (false), STR ("user", false, 0, 255),
+    ARRAY ("executors", false, MAX_LIST, s_executor_refs), END};
+static const hearth_field_t b_registered_application[] = {
+    F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
+    INT ("heartbeat_liveness", false, 1, 1000), END};
+static const hearth_field_t b_executor_added[] = {
+    F_APP_ID (false), F_EXEC_ID (true), F_WORKER_ID ("worker_id", true),
+    STR ("host", true, 1, MAX_HOST), F_CORES ("cores", true),
+    F_MEMORY ("memory_mb", true), END};
+static const hearth_field_t b_executor_updated[] = {
+    F_APP_ID (false), F_EXEC_ID (true),
+    ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
+    F_EXIT ("exit_status"), BOOL ("worker_lost", false), END};
+static const hearth_field_t b_application_removed[] = {
+    F_APP_ID (false), F_TEXT ("reason", true),
+    ENUM ("state", false, hearth_app_states), END};
+static const hearth_field_t b_unregister_application[] = {
+    F_APP_ID (true), ENUM ("state", false, hearth_app_states),
+    F_TEXT ("message", false), END};
+static const hearth_field_t b_submit_driver[] = {
+    STR ("name", false, 0, 255), NAME ("app", true),
+    ENUM ("kind", true, s_driver_kinds), ARRAY ("args", false, MAX_ARGV, s_arg),
+    ARRAY ("files", true, 1024, s_files), F_CORES ("cores", false),
+    F_MEMORY ("memory_mb", false), BOOL ("supervise", false),
+    MAP ("env", false, 1024, s_arg), MAP ("conf", false, 1024, s_arg), END};
+static const hearth_field_t b_response[] = {
+    BOOL ("ok", true), STR ("driver_id", false, 0, 128),
+    STR ("app_id", false, 0, 128), F_TEXT ("message", false), END};
+static const hearth_field_t b_driver_status_response[] = {
+    BOOL ("found", true), STR ("driver_id", false, 0, 128),
+    ENUM ("state", false, hearth_driver_states),
+    STR ("worker_id", false, 0, 128), STR ("worker_host", false, 0, MAX_HOST),
+    F_APP_ID (false), F_TEXT ("error", false), F_EXIT ("exit_status"),
+    INT ("launches", false, 0, 1e9), BOOL ("supervise", false),
+    F_TEXT ("message", false), END};
+static const hearth_field_t b_driver_log[] = {
+    F_DRIVER_ID (true), ENUM ("stream", false, s_streams),
+    INT ("offset", false, 0, MAX_TASK_ID),
+    INT ("max_bytes", false, 0, 64 * 1024 * 1024),
+    INT ("request_id", false, 0, MAX_TASK_ID), END};
+static const hearth_field_t b_driver_log_response[] = {
+    BOOL ("ok", true), F_DRIVER_ID (false), ENUM ("stream", false, s_streams),
+    INT ("offset", false, 0, MAX_TASK_ID), INT ("size", false, 0, MAX_TASK_ID),
+    FRAME ("data", false), BOOL ("eof", false),
+    INT ("request_id", false, 0, MAX_TASK_ID), F_TEXT ("message", false), END};
+static const hearth_field_t b_app_id[] = {F_APP_ID (true), END};
+static const hearth_field_t b_empty[] = {END};
+static const hearth_field_t b_master_state_response[] = {
+    ENUM ("status", true, hearth_master_states),
+    ARRAY ("workers", true, MAX_LIST, s_objects),
+    ARRAY ("apps", true, MAX_LIST, s_objects),
+    ARRAY ("drivers", true, MAX_LIST, s_objects),
+    STR ("url", false, 0, MAX_URL), ANY ("policy", false), END};
+static const hearth_field_t b_register_executor[] = {
+    F_APP_ID (true), F_EXEC_ID (true), STR ("host", true, 1, MAX_HOST),
+    F_CORES ("cores", true), INT ("pid", true, 0, 1e9),
+    STR ("token", false, 0, 128), END};
+static const hearth_field_t b_registered_executor[] = {
+    ARRAY ("libs", false, 1024, s_libs), F_INTERVAL ("heartbeat_interval_ms",
+                                                     false),
+    INT ("heartbeat_liveness", false, 1, 1000),
+    INT ("max_result_bytes", false, 0, 1LL << 40), END};
+static const hearth_field_t b_launch_tasks[] = {
+    ARRAY ("tasks", true, MAX_BATCH, s_tasks), END};
+static const hearth_field_t b_kill_task[] = {
+    INT ("tid", true, 0, MAX_TASK_ID), INT ("attempt", true, 0, MAX_ATTEMPT),
+    END};
+static const hearth_field_t b_status_update[] = {
+    ARRAY ("updates", true, MAX_BATCH, s_updates), END};
+
+/* clang-format on */
+
+/* Rules across fields that a schema cannot say. */
+static int
+s_check_tasks (const cJSON *body, hearth_error_t *err)
+{
+    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (body, "tasks");
+    int i = 0;
+    for (const cJSON *t = tasks ? tasks->child : NULL; t; t = t->next, i++) {
+        bool cmd = cJSON_HasObjectItem (t, "cmd");
+        bool fn = cJSON_HasObjectItem (t, "fn");
+        if (cmd == fn)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d]': expected exactly one "
+                                   "of 'cmd' and 'fn', got %s",
+                                   i, cmd ? "both" : "neither");
+        if (cmd && cJSON_GetArraySize (cJSON_GetObjectItem (t, "cmd")) == 0)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].cmd': expected a "
+                                   "non-empty argv, got an empty array",
+                                   i);
+    }
+    return 0;
+}
+
+typedef struct {
+    const char *name;                                      /* wire name */
+    const hearth_field_t *schema;                          /* body fields */
+    int (*check) (const cJSON *body, hearth_error_t *err); /* or NULL */
+} s_command_t;
+
+static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
+    [HEARTH_CMD_ERROR] = {"ERROR", b_error},
+    [HEARTH_CMD_HEARTBEAT] = {"HEARTBEAT", b_heartbeat},
+    [HEARTH_CMD_REGISTER_WORKER] = {"REGISTER_WORKER", b_register_worker},
+    [HEARTH_CMD_REGISTERED_WORKER] = {"REGISTERED_WORKER", b_registered_worker},
+    [HEARTH_CMD_REGISTER_WORKER_FAILED] = {"REGISTER_WORKER_FAILED", b_reason},
+    [HEARTH_CMD_RECONNECT_WORKER] = {"RECONNECT_WORKER", b_optional_reason},
+    [HEARTH_CMD_LAUNCH_EXECUTOR] = {"LAUNCH_EXECUTOR", b_launch_executor},
+    [HEARTH_CMD_KILL_EXECUTOR] = {"KILL_EXECUTOR", b_kill_executor},
+    [HEARTH_CMD_EXECUTOR_STATE_CHANGED] = {"EXECUTOR_STATE_CHANGED",
+                                           b_executor_state_changed},
+    [HEARTH_CMD_LAUNCH_DRIVER] = {"LAUNCH_DRIVER", b_launch_driver},
+    [HEARTH_CMD_KILL_DRIVER] = {"KILL_DRIVER", b_driver_id},
+    [HEARTH_CMD_DRIVER_STATE_CHANGED] = {"DRIVER_STATE_CHANGED",
+                                         b_driver_state_changed},
+    [HEARTH_CMD_REGISTER_APPLICATION] = {"REGISTER_APPLICATION",
+                                         b_register_application},
+    [HEARTH_CMD_REGISTERED_APPLICATION] = {"REGISTERED_APPLICATION",
+                                           b_registered_application},
+    [HEARTH_CMD_RECONNECT_APPLICATION] = {"RECONNECT_APPLICATION",
+                                          b_optional_reason},
+    [HEARTH_CMD_EXECUTOR_ADDED] = {"EXECUTOR_ADDED", b_executor_added},
+    [HEARTH_CMD_EXECUTOR_UPDATED] = {"EXECUTOR_UPDATED", b_executor_updated},
+    [HEARTH_CMD_APPLICATION_REMOVED] = {"APPLICATION_REMOVED",
+                                        b_application_removed},
+    [HEARTH_CMD_UNREGISTER_APPLICATION] = {"UNREGISTER_APPLICATION",
+                                           b_unregister_application},
+    [HEARTH_CMD_SUBMIT_DRIVER] = {"SUBMIT_DRIVER", b_submit_driver},
+    [HEARTH_CMD_SUBMIT_DRIVER_RESPONSE] = {"SUBMIT_DRIVER_RESPONSE",
+                                           b_response},
+    [HEARTH_CMD_DRIVER_STATUS] = {"DRIVER_STATUS", b_driver_id},
+    [HEARTH_CMD_DRIVER_STATUS_RESPONSE] = {"DRIVER_STATUS_RESPONSE",
+                                           b_driver_status_response},
+    [HEARTH_CMD_KILL_DRIVER_RESPONSE] = {"KILL_DRIVER_RESPONSE", b_response},
+    [HEARTH_CMD_DRIVER_LOG] = {"DRIVER_LOG", b_driver_log},
+    [HEARTH_CMD_DRIVER_LOG_RESPONSE] = {"DRIVER_LOG_RESPONSE",
+                                        b_driver_log_response},
+    [HEARTH_CMD_KILL_APPLICATION] = {"KILL_APPLICATION", b_app_id},
+    [HEARTH_CMD_KILL_APPLICATION_RESPONSE] = {"KILL_APPLICATION_RESPONSE",
+                                              b_response},
+    [HEARTH_CMD_MASTER_STATE] = {"MASTER_STATE", b_empty},
+    [HEARTH_CMD_MASTER_STATE_RESPONSE] = {"MASTER_STATE_RESPONSE",
+                                          b_master_state_response},
+    [HEARTH_CMD_REGISTER_EXECUTOR] = {"REGISTER_EXECUTOR", b_register_executor},
+    [HEARTH_CMD_REGISTERED_EXECUTOR] = {"REGISTERED_EXECUTOR",
+                                        b_registered_executor},
+    [HEARTH_CMD_LAUNCH_TASKS] = {"LAUNCH_TASKS", b_launch_tasks, s_check_tasks},
+    [HEARTH_CMD_KILL_TASK] = {"KILL_TASK", b_kill_task},
+    [HEARTH_CMD_STOP_EXECUTOR] = {"STOP_EXECUTOR", b_optional_reason},
+    [HEARTH_CMD_STATUS_UPDATE] = {"STATUS_UPDATE", b_status_update},
+};
+
+const char *
+hearth_cmd_name (hearth_cmd_t cmd)
+{
+    if ((unsigned) cmd >= HEARTH_CMD_COUNT)
+        return NULL;
+    return s_commands[cmd].name;
+}
+
+int
+hearth_cmd_lookup (const char *name, size_t len)
+{
+    for (int i = 0; i < HEARTH_CMD_COUNT; i++) {
+        const char *n = s_commands[i].name;
+        if (strlen (n) == len && memcmp (n, name, len) == 0)
+            return i;
+    }
+    return -1;
+}
+
+const hearth_field_t *
+hearth_cmd_schema (hearth_cmd_t cmd)
+{
+    if ((unsigned) cmd >= HEARTH_CMD_COUNT)
+        return NULL;
+    return s_commands[cmd].schema;
+}
+
+int
+hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body, size_t nframes,
+                       hearth_error_t *err)
+{
+    if ((unsigned) cmd >= HEARTH_CMD_COUNT)
+        return hearth_errcode (err, "unknown_command", "unknown command %d",
+                               (int) cmd);
+    const s_command_t *c = &s_commands[cmd];
+    if (hearth_schema_check (body, c->schema, nframes, err) < 0)
+        return -1;
+    return c->check ? c->check (body, err) : 0;
+}

@@ -1,0 +1,14 @@
+# libcore: the pure, unit-tested core that every program links.
+noinst_LTLIBRARIES += libcore/libhearthcore.la
+libcore_libhearthcore_la_SOURCES = \
+	libcore/error.c libcore/error.h \
+	libcore/log.c libcore/log.h \
+	libcore/units.c libcore/units.h \
+	libcore/ids.c libcore/ids.h \
+	libcore/schema.c libcore/schema.h \
+	libcore/commands.c \
+	libcore/proto.c libcore/proto.h \
+	libcore/sock.c libcore/sock.h \
+	libcore/conf.c libcore/conf.h \
+	libcore/spawn.c libcore/spawn.h
+libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread

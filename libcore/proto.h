@@ -1,0 +1,173 @@
+/*  proto.h - the Hearth wire protocol: commands, messages and their codec.
+
+    A message on the wire is a ZeroMQ multipart message (docs/protocol.md):
+
+        frame 0   protocol tag and version, "HEARTH/1"
+        frame 1   command name, upper case ("REGISTER_WORKER")
+        frame 2   body: one JSON object
+        frame 3…  binary frames, referred to by index (0 = frame 3) from the
+                  body; payloads and files never travel inside JSON strings
+
+    ROUTER sockets see the peer's routing id in front of frame 0.
+
+    Decoding checks the version, the command, the body's JSON and nesting
+    depth, and the body against the command's schema (commands.c): a
+    decoded hearth_msg_t is valid, and handlers read its fields without
+    re-checking their types.  Encoding checks the schema too, so that a
+    sender's bug is caught at the sender.
+*/
+#ifndef HEARTH_PROTO_H
+#define HEARTH_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "libcore/error.h"
+#include "libcore/schema.h"
+
+#define HEARTH_PROTO_TAG "HEARTH/1"
+#define HEARTH_PROTO_PREFIX "HEARTH/"
+
+/* Hard limits of the decoder; sockets may set a lower ZMQ_MAXMSGSIZE. */
+#define HEARTH_MAX_BODY_BYTES (64 * 1024 * 1024)
+#define HEARTH_MAX_DEPTH 32
+#define HEARTH_MAX_FRAMES (1024 * 1024)
+
+/* Every command of the protocol, in the order of docs/protocol.md. */
+#define HEARTH_COMMANDS(X)                                                     \
+    X (ERROR)                                                                  \
+    X (HEARTBEAT)                                                              \
+    X (REGISTER_WORKER)                                                        \
+    X (REGISTERED_WORKER)                                                      \
+    X (REGISTER_WORKER_FAILED)                                                 \
+    X (RECONNECT_WORKER)                                                       \
+    X (LAUNCH_EXECUTOR)                                                        \
+    X (KILL_EXECUTOR)                                                          \
+    X (EXECUTOR_STATE_CHANGED)                                                 \
+    X (LAUNCH_DRIVER)                                                          \
+    X (KILL_DRIVER)                                                            \
+    X (DRIVER_STATE_CHANGED)                                                   \
+    X (REGISTER_APPLICATION)                                                   \
+    X (REGISTERED_APPLICATION)                                                 \
+    X (RECONNECT_APPLICATION)                                                  \
+    X (EXECUTOR_ADDED)                                                         \
+    X (EXECUTOR_UPDATED)                                                       \
+    X (APPLICATION_REMOVED)                                                    \
+    X (UNREGISTER_APPLICATION)                                                 \
+    X (SUBMIT_DRIVER)                                                          \
+    X (SUBMIT_DRIVER_RESPONSE)                                                 \
+    X (DRIVER_STATUS)                                                          \
+    X (DRIVER_STATUS_RESPONSE)                                                 \
+    X (KILL_DRIVER_RESPONSE)                                                   \
+    X (DRIVER_LOG)                                                             \
+    X (DRIVER_LOG_RESPONSE)                                                    \
+    X (KILL_APPLICATION)                                                       \
+    X (KILL_APPLICATION_RESPONSE)                                              \
+    X (MASTER_STATE)                                                           \
+    X (MASTER_STATE_RESPONSE)                                                  \
+    X (REGISTER_EXECUTOR)                                                      \
+    X (REGISTERED_EXECUTOR)                                                    \
+    X (LAUNCH_TASKS)                                                           \
+    X (KILL_TASK)                                                              \
+    X (STOP_EXECUTOR)                                                          \
+    X (STATUS_UPDATE)
+
+typedef enum {
+#define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,
+    HEARTH_COMMANDS (HEARTH_CMD_ENUM)
+#undef HEARTH_CMD_ENUM
+        HEARTH_CMD_COUNT
+} hearth_cmd_t;
+
+/* State names shared by the protocol, the daemons and the docs. */
+extern const char *const hearth_master_states[]; /* ALIVE RECOVERING STANDBY */
+extern const char *const hearth_worker_states[]; /* ALIVE DEAD UNKNOWN */
+extern const char *const hearth_app_states[];    /* WAITING RUNNING ... */
+extern const char *const hearth_executor_states[]; /* LAUNCHING RUNNING ... */
+extern const char *const hearth_driver_states[];   /* SUBMITTED RUNNING ... */
+extern const char *const hearth_task_states[];     /* PENDING LAUNCHING ... */
+
+/* The command's wire name, e.g. "REGISTER_WORKER"; NULL if out of range. */
+const char *hearth_cmd_name (hearth_cmd_t cmd);
+
+/* The command with that wire name, or -1. */
+int hearth_cmd_lookup (const char *name, size_t len);
+
+/* The command's body schema (never NULL for a valid cmd). */
+const hearth_field_t *hearth_cmd_schema (hearth_cmd_t cmd);
+
+/* Check body against cmd's schema and cross-field rules.  Returns 0, or -1
+   with err naming the field. */
+int hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body, size_t nframes,
+                           hearth_error_t *err);
+
+/* A decoded (or to-be-encoded) message.  It owns body and frames. */
+typedef struct {
+    hearth_cmd_t cmd;    /* which command */
+    cJSON *body;         /* the JSON object body */
+    zframe_t **frames;   /* binary frames, index 0 = wire frame 3 */
+    size_t nframes;      /* number of binary frames */
+    size_t frames_alloc; /* allocated slots in frames */
+} hearth_msg_t;
+
+/* A new message with an empty body object.  NULL on allocation failure. */
+hearth_msg_t *hearth_msg_new (hearth_cmd_t cmd);
+
+/* Destroy the message and everything it owns; nulls *self_p. */
+void hearth_msg_destroy (hearth_msg_t **self_p);
+
+/* Append a binary frame, taking ownership of *frame_p (nulled).  Returns its
+   index, or -1 (the frame is destroyed) on allocation failure. */
+int hearth_msg_add_frame (hearth_msg_t *self, zframe_t **frame_p);
+
+/* Append a copy of size bytes of data as a binary frame.  Returns its index
+   or -1. */
+int hearth_msg_add_bytes (hearth_msg_t *self, const void *data, size_t size);
+
+/* Binary frame i (borrowed), or NULL when out of range. */
+zframe_t *hearth_msg_frame (const hearth_msg_t *self, int64_t i);
+
+/* Check the message against its command's schema. Returns 0 or -1. */
+int hearth_msg_check (const hearth_msg_t *self, hearth_error_t *err);
+
+/* Encode into a multipart message (without routing id).  Consumes *self_p
+   (nulled) in all cases.  NULL with err when the body breaks its schema. */
+zmsg_t *hearth_msg_encode (hearth_msg_t **self_p, hearth_error_t *err);
+
+/* Decode a multipart message (without routing id).  Consumes *zmsg_p
+   (nulled).  NULL with err (code: bad_protocol, bad_version,
+   unknown_command, truncated, too_large, bad_json, too_deep, bad_field,
+   bad_frame) when the message is not a valid Hearth message. */
+hearth_msg_t *hearth_msg_decode (zmsg_t **zmsg_p, hearth_error_t *err);
+
+/* Encode and send on sock, prefixed by a copy of routing_id when not NULL
+   (ROUTER sockets).  Never blocks: returns -1 with errno EAGAIN when the
+   peer's queue is full.  Consumes *self_p.  Returns 0 or -1 with err. */
+int hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
+                     hearth_error_t *err);
+
+/* Receive and decode one message.  On a ROUTER socket pass routing_id_p:
+   it receives the peer's routing id (caller destroys), even when decoding
+   fails so that an ERROR can be sent back.  NULL with err on failure. */
+hearth_msg_t *hearth_msg_recv (zsock_t *sock, zframe_t **routing_id_p,
+                               hearth_error_t *err);
+
+/* Send ERROR {code, message, command} to a peer.  Returns 0 or -1. */
+int hearth_send_error (zsock_t *sock, zframe_t *routing_id, const char *code,
+                       const char *message, const char *command);
+
+/* Field readers for validated bodies: the schema guarantees the types, so
+   they only handle absence.  All borrow; none allocate. */
+const char *hearth_json_str (const cJSON *obj, const char *name);
+int64_t hearth_json_int (const cJSON *obj, const char *name, int64_t dflt);
+bool hearth_json_bool (const cJSON *obj, const char *name, bool dflt);
+
+/* True if the JSON text nests no deeper than max_depth arrays/objects.
+   Scans the bytes without parsing, so hostile input costs nothing. */
+bool hearth_json_depth_ok (const char *text, size_t len, int max_depth);
+
+#endif

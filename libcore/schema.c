@@ -1,0 +1,227 @@
+/*  schema.c - checking a cJSON body against field descriptors. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libcore/ids.h"
+#include "libcore/schema.h"
+
+/* A dotted path to the field being checked, for error texts. */
+typedef struct {
+    char text[192]; /* "tasks[3].cmd[0]" */
+} s_path_t;
+
+static int s_check_value (const cJSON *v, const hearth_field_t *f,
+                          size_t nframes, s_path_t *path, hearth_error_t *err);
+
+static const char *
+s_json_type (const cJSON *v)
+{
+    if (cJSON_IsString (v))
+        return "a string";
+    if (cJSON_IsNumber (v))
+        return "a number";
+    if (cJSON_IsBool (v))
+        return "a boolean";
+    if (cJSON_IsNull (v))
+        return "null";
+    if (cJSON_IsArray (v))
+        return "an array";
+    if (cJSON_IsObject (v))
+        return "an object";
+    return "an invalid value";
+}
+
+/* Describe what was found, quoting short strings and numbers. */
+static const char *
+s_got (const cJSON *v, char *buf, size_t size)
+{
+    if (cJSON_IsString (v) && strlen (v->valuestring) <= 40)
+        snprintf (buf, size, "\"%s\"", v->valuestring);
+    else if (cJSON_IsString (v))
+        snprintf (buf, size, "a string of %zu bytes", strlen (v->valuestring));
+    else if (cJSON_IsNumber (v))
+        snprintf (buf, size, "%.17g", v->valuedouble);
+    else
+        snprintf (buf, size, "%s", s_json_type (v));
+    return buf;
+}
+
+static int
+s_fail (hearth_error_t *err, const s_path_t *path, const cJSON *v,
+        const char *expected)
+{
+    char got[64];
+    return hearth_errcode (err, "bad_field", "field '%s': expected %s, got %s",
+                           path->text, expected,
+                           v ? s_got (v, got, sizeof got) : "nothing");
+}
+
+static bool
+s_integral_in (const cJSON *v, double min, double max)
+{
+    if (!cJSON_IsNumber (v))
+        return false;
+    double d = v->valuedouble;
+    return isfinite (d) && d == floor (d) && d >= min && d <= max;
+}
+
+static int
+s_check_string (const cJSON *v, const hearth_field_t *f, s_path_t *path,
+                hearth_error_t *err)
+{
+    char expected[96];
+    snprintf (expected, sizeof expected, "a string of %.0f to %.0f bytes",
+              f->min, f->max);
+    if (!cJSON_IsString (v))
+        return s_fail (err, path, v, expected);
+    size_t len = strlen (v->valuestring);
+    if ((double) len < f->min || (double) len > f->max)
+        return s_fail (err, path, v, expected);
+    return 0;
+}
+
+static int
+s_check_enum (const cJSON *v, const hearth_field_t *f, s_path_t *path,
+              hearth_error_t *err)
+{
+    char expected[160] = "one of";
+    for (int i = 0; f->values[i]; i++) {
+        if (cJSON_IsString (v) && strcmp (v->valuestring, f->values[i]) == 0)
+            return 0;
+        size_t n = strlen (expected);
+        snprintf (expected + n, sizeof expected - n, "%s %s", i ? "," : "",
+                  f->values[i]);
+    }
+    return s_fail (err, path, v, expected);
+}
+
+/* Append ".name" or "[i]" to path, run the check, and restore it. */
+static int
+s_check_child (const cJSON *v, const hearth_field_t *f, size_t nframes,
+               s_path_t *path, const char *name, int index, hearth_error_t *err)
+{
+    size_t len = strlen (path->text);
+    if (name)
+        snprintf (path->text + len, sizeof path->text - len, "%s%s",
+                  len ? "." : "", name);
+    else
+        snprintf (path->text + len, sizeof path->text - len, "[%d]", index);
+    int rc = s_check_value (v, f, nframes, path, err);
+    path->text[len] = '\0';
+    return rc;
+}
+
+static int
+s_check_fields (const cJSON *object, const hearth_field_t *fields,
+                size_t nframes, s_path_t *path, hearth_error_t *err)
+{
+    for (const hearth_field_t *f = fields; f && f->name; f++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive (object, f->name);
+        if (!v) {
+            if (!f->required)
+                continue;
+            size_t len = strlen (path->text);
+            return hearth_errcode (err, "bad_field",
+                                   "missing required field '%s%s%s'",
+                                   path->text, len ? "." : "", f->name);
+        }
+        if (s_check_child (v, f, nframes, path, f->name, 0, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+s_check_container (const cJSON *v, const hearth_field_t *f, size_t nframes,
+                   s_path_t *path, hearth_error_t *err)
+{
+    bool is_array = f->type == HEARTH_F_ARRAY;
+    char expected[96];
+    snprintf (expected, sizeof expected, "%s of %.0f to %.0f %s",
+              is_array ? "an array" : "an object", f->min, f->max,
+              is_array ? "elements" : "members");
+    if (is_array ? !cJSON_IsArray (v) : !cJSON_IsObject (v))
+        return s_fail (err, path, v, expected);
+    int count = cJSON_GetArraySize (v);
+    if (count < f->min || count > f->max)
+        return s_fail (err, path, v, expected);
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        const char *name = is_array ? NULL : e->string;
+        if (s_check_child (e, f->sub, nframes, path, name, i, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+s_check_value (const cJSON *v, const hearth_field_t *f, size_t nframes,
+               s_path_t *path, hearth_error_t *err)
+{
+    char expected[96];
+    switch (f->type) {
+    case HEARTH_F_STR:
+        return s_check_string (v, f, path, err);
+    case HEARTH_F_INT:
+        snprintf (expected, sizeof expected, "an integer %.0f..%.0f", f->min,
+                  f->max);
+        return s_integral_in (v, f->min, f->max)
+                   ? 0
+                   : s_fail (err, path, v, expected);
+    case HEARTH_F_NUM:
+        snprintf (expected, sizeof expected, "a number %g..%g", f->min, f->max);
+        if (cJSON_IsNumber (v) && isfinite (v->valuedouble)
+            && v->valuedouble >= f->min && v->valuedouble <= f->max)
+            return 0;
+        return s_fail (err, path, v, expected);
+    case HEARTH_F_BOOL:
+        return cJSON_IsBool (v) ? 0 : s_fail (err, path, v, "a boolean");
+    case HEARTH_F_ID:
+        if (cJSON_IsString (v) && hearth_id_valid (f->id_kind, v->valuestring))
+            return 0;
+        return s_fail (err, path, v, "a valid id");
+    case HEARTH_F_NAME:
+        if (cJSON_IsString (v) && hearth_name_safe (v->valuestring))
+            return 0;
+        return s_fail (err, path, v, "a safe file name");
+    case HEARTH_F_ENUM:
+        return s_check_enum (v, f, path, err);
+    case HEARTH_F_FRAME:
+        snprintf (expected, sizeof expected, "a binary frame index 0..%zd",
+                  (ssize_t) nframes - 1);
+        if (nframes > 0 && s_integral_in (v, 0, (double) nframes - 1))
+            return 0;
+        return hearth_errcode (err, "bad_frame",
+                               "field '%s': expected %s, got %s", path->text,
+                               nframes ? expected
+                                       : "a binary frame index "
+                                         "(there are none)",
+                               s_got (v, expected, sizeof expected));
+    case HEARTH_F_ARRAY:
+    case HEARTH_F_MAP:
+        return s_check_container (v, f, nframes, path, err);
+    case HEARTH_F_OBJECT:
+        if (!cJSON_IsObject (v))
+            return s_fail (err, path, v, "an object");
+        return s_check_fields (v, f->sub, nframes, path, err);
+    case HEARTH_F_ANY:
+        return 0;
+    }
+    return s_fail (err, path, v, "a value this version understands");
+}
+
+int
+hearth_schema_check (const cJSON *object, const hearth_field_t *fields,
+                     size_t nframes, hearth_error_t *err)
+{
+    s_path_t path = {""};
+    if (!cJSON_IsObject (object))
+        return hearth_errcode (err, "bad_json",
+                               "the body is %s, not an "
+                               "object",
+                               s_json_type (object));
+    return s_check_fields (object, fields, nframes, &path, err);
+}

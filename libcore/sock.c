@@ -1,0 +1,103 @@
+/*  sock.c - making, binding and connecting sockets; see sock.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/sock.h"
+#include "libcore/units.h"
+
+void
+hearth_zsys_init (void)
+{
+    zsys_handler_set (NULL);
+    zsys_set_io_threads (1);
+    zsys_set_linger (HEARTH_SOCK_LINGER_MS);
+    zsys_set_logstream (stderr);
+    zsys_set_max_sockets (0); /* as many as the OS allows */
+    zsys_init ();
+}
+
+static int
+s_or (int value, int dflt)
+{
+    return value ? value : dflt;
+}
+
+zsock_t *
+hearth_sock_new (const hearth_sock_opts_t *opts, hearth_error_t *err)
+{
+    static const hearth_sock_opts_t s_defaults = {.type = ZMQ_DEALER};
+    if (!opts)
+        opts = &s_defaults;
+    zsock_t *sock = zsock_new (opts->type);
+    if (!sock) {
+        hearth_errprintf (err, "cannot create socket: %s",
+                          zmq_strerror (errno));
+        return NULL;
+    }
+    int hwm = s_or (opts->hwm, HEARTH_SOCK_HWM);
+    zsock_set_linger (sock, s_or (opts->linger_ms, HEARTH_SOCK_LINGER_MS));
+    zsock_set_sndhwm (sock, hwm);
+    zsock_set_rcvhwm (sock, hwm);
+    zsock_set_sndtimeo (sock, 0);
+    zsock_set_maxmsgsize (sock, opts->max_msg_bytes
+                                    ? opts->max_msg_bytes
+                                    : HEARTH_SOCK_MAX_MSG_BYTES);
+    zsock_set_reconnect_ivl (
+        sock, s_or (opts->reconnect_ivl_ms, HEARTH_SOCK_RECONNECT_MS));
+    zsock_set_reconnect_ivl_max (
+        sock, s_or (opts->reconnect_ivl_max_ms, HEARTH_SOCK_RECONNECT_MAX_MS));
+    if (opts->identity)
+        zsock_set_identity (sock, opts->identity);
+    return sock;
+}
+
+int
+hearth_sock_bind (zsock_t *sock, const char *endpoint, hearth_error_t *err)
+{
+    int rc = zsock_bind (sock, "%s", endpoint);
+    if (rc < 0)
+        return hearth_errprintf (err, "cannot bind %s: %s", endpoint,
+                                 zmq_strerror (errno));
+    return rc;
+}
+
+int
+hearth_sock_connect (zsock_t *sock, const char *endpoint, hearth_error_t *err)
+{
+    if (zsock_connect (sock, "%s", endpoint) < 0)
+        return hearth_errprintf (err, "cannot connect to %s: %s", endpoint,
+                                 zmq_strerror (errno));
+    return 0;
+}
+
+void
+hearth_sock_destroy (zsock_t **sock_p)
+{
+    if (sock_p && *sock_p)
+        zsock_destroy (sock_p);
+}
+
+int
+hearth_url_split (const char *url, char *host, size_t host_size, int *port,
+                  hearth_error_t *err)
+{
+    static const char prefix[] = "tcp://";
+    if (!url || strncmp (url, prefix, strlen (prefix)) != 0)
+        return hearth_errprintf (err, "'%s' is not a tcp://HOST:PORT URL",
+                                 url ? url : "");
+    const char *h = url + strlen (prefix);
+    const char *colon = strrchr (h, ':');
+    if (!colon || colon == h || (size_t) (colon - h) >= host_size)
+        return hearth_errprintf (err, "'%s' is not a tcp://HOST:PORT URL", url);
+    int64_t p;
+    if (hearth_parse_int (colon + 1, 1, 65535, &p, NULL) < 0)
+        return hearth_errprintf (err, "'%s': bad port '%s'", url, colon + 1);
+    memcpy (host, h, colon - h);
+    host[colon - h] = '\0';
+    *port = (int) p;
+    return 0;
+}

@@ -1,0 +1,59 @@
+/*  sock.h - the one place where Hearth's ZeroMQ sockets are made.
+
+    Every socket of every process comes from hearth_sock_new(), so that
+    limits (ZMQ_MAXMSGSIZE), queueing (high-water marks, never blocking on
+    send), linger at close, reconnect back-off and security are decided once.
+*/
+#ifndef HEARTH_SOCK_H
+#define HEARTH_SOCK_H
+
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "libcore/error.h"
+
+typedef struct {
+    int type;              /* ZMQ_ROUTER, ZMQ_DEALER, ZMQ_PUB, ZMQ_SUB... */
+    const char *identity;  /* routing id for a DEALER, or NULL */
+    int64_t max_msg_bytes; /* ZMQ_MAXMSGSIZE; 0 means the default */
+    int linger_ms;         /* wait at close for unsent messages; 0 = default */
+    int hwm;               /* send and receive high-water mark; 0 = default */
+    int reconnect_ivl_ms;  /* first reconnect delay; 0 = default */
+    int reconnect_ivl_max_ms; /* reconnect back-off cap; 0 = default */
+} hearth_sock_opts_t;
+
+/* Defaults used when an option is 0. */
+#define HEARTH_SOCK_MAX_MSG_BYTES ((int64_t) 256 * 1024 * 1024)
+#define HEARTH_SOCK_LINGER_MS 1000
+#define HEARTH_SOCK_HWM 100000
+#define HEARTH_SOCK_RECONNECT_MS 100
+#define HEARTH_SOCK_RECONNECT_MAX_MS 2000
+
+/* Decide czmq's process-wide defaults: no czmq signal handler (daemons
+   handle their signals themselves), one I/O thread, logs to stderr.  Call
+   once at start-up, before any socket is made and any thread started. */
+void hearth_zsys_init (void);
+
+/* A new socket with opts applied (opts NULL: a DEALER with defaults).
+   NULL with err on failure. */
+zsock_t *hearth_sock_new (const hearth_sock_opts_t *opts, hearth_error_t *err);
+
+/* Bind to endpoint ("tcp://127.0.0.1:7077", port 0 or "*" for an ephemeral
+   one).  Returns the bound TCP port (or 0 for other transports), or -1 with
+   err. */
+int hearth_sock_bind (zsock_t *sock, const char *endpoint, hearth_error_t *err);
+
+/* Connect to endpoint.  Returns 0 or -1 with err. */
+int hearth_sock_connect (zsock_t *sock, const char *endpoint,
+                         hearth_error_t *err);
+
+/* Destroy a socket, nulling the pointer; accepts NULL. */
+void hearth_sock_destroy (zsock_t **sock_p);
+
+/* Split "tcp://HOST:PORT" into host (at most host_size bytes) and port.
+   Returns 0 or -1 with err when the URL is not of that form. */
+int hearth_url_split (const char *url, char *host, size_t host_size, int *port,
+                      hearth_error_t *err);
+
+#endif

@@ -1,0 +1,56 @@
+/*  spawn.h - starting child processes, and the signals of a daemon.
+
+    Children are started with posix_spawn (vfork-fast, and exec failures come
+    back as errors), with every signal unblocked and handled signals reset
+    to their defaults in the child, optionally in their own process group
+    and working directory.  They never see a ZeroMQ socket: every fd Hearth
+    opens is close-on-exec.
+
+    Daemons block the signals they care about before starting any thread
+    and read them from a signalfd inside their event loop.
+*/
+#ifndef HEARTH_SPAWN_H
+#define HEARTH_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "libcore/error.h"
+
+/* For the fd fields of hearth_spawn_opts_t. */
+#define HEARTH_SPAWN_INHERIT (-1) /* the child shares the parent's fd */
+#define HEARTH_SPAWN_DEVNULL (-2) /* the child gets /dev/null */
+
+typedef struct {
+    const char *const *argv; /* argv[0] is run; searched in PATH if no '/' */
+    const char *const *envp; /* the environment, or NULL to inherit */
+    const char *cwd;         /* working directory, or NULL to inherit */
+    int stdin_fd;            /* fd, or HEARTH_SPAWN_INHERIT / _DEVNULL */
+    int stdout_fd;           /* likewise */
+    int stderr_fd;           /* likewise */
+    bool new_pgroup;         /* child leads a new process group */
+} hearth_spawn_opts_t;
+
+/* Start a child.  Returns its pid, or -1 with err (e.g. "cannot run
+   foo: No such file or directory"). */
+pid_t hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err);
+
+/* Path of a Hearth program (e.g. "hearth-executor") into buf: from
+   $HEARTH_BIN_DIR if set, else beside the running program, else the
+   installed bindir.  Returns buf. */
+char *hearth_program_path (const char *name, char *buf, size_t size);
+
+/* Block sigs (a 0-terminated list) in the calling thread and return a
+   non-blocking, close-on-exec signalfd that reads them, or -1. */
+int hearth_signalfd_open (const int *sigs);
+
+/* Read one signal from a signalfd.  Returns the signal number, or 0 when
+   none is pending. */
+int hearth_signalfd_read (int fd);
+
+/* Describe a wait() status: "exited with status 3", "killed by signal 9
+   (Killed)".  Returns buf. */
+char *hearth_wait_status_text (int status, char *buf, size_t size);
+
+#endif
