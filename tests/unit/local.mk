@@ -9,3 +9,23 @@ UNIT_TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
 tests_unit_test_proto_CFLAGS = $(unit_cflags)
 tests_unit_test_proto_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_schema
+tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/testutil.h
+tests_unit_test_schema_CFLAGS = $(unit_cflags)
+tests_unit_test_schema_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_ids
+tests_unit_test_ids_SOURCES = tests/unit/test_ids.c tests/unit/testutil.h
+tests_unit_test_ids_CFLAGS = $(unit_cflags)
+tests_unit_test_ids_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_units
+tests_unit_test_units_SOURCES = tests/unit/test_units.c tests/unit/testutil.h
+tests_unit_test_units_CFLAGS = $(unit_cflags)
+tests_unit_test_units_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_error
+tests_unit_test_error_SOURCES = tests/unit/test_error.c tests/unit/testutil.h
+tests_unit_test_error_CFLAGS = $(unit_cflags)
+tests_unit_test_error_LDADD = $(unit_libs)
