@@ -29,3 +29,8 @@ UNIT_TESTS += tests/unit/test_error
 tests_unit_test_error_SOURCES = tests/unit/test_error.c tests/unit/testutil.h
 tests_unit_test_error_CFLAGS = $(unit_cflags)
 tests_unit_test_error_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_conf
+tests_unit_test_conf_SOURCES = tests/unit/test_conf.c tests/unit/testutil.h
+tests_unit_test_conf_CFLAGS = $(unit_cflags)
+tests_unit_test_conf_LDADD = $(unit_libs)
