@@ -34,3 +34,18 @@ UNIT_TESTS += tests/unit/test_conf
 tests_unit_test_conf_SOURCES = tests/unit/test_conf.c tests/unit/testutil.h
 tests_unit_test_conf_CFLAGS = $(unit_cflags)
 tests_unit_test_conf_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_spawn
+tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c tests/unit/testutil.h
+tests_unit_test_spawn_CFLAGS = $(unit_cflags)
+tests_unit_test_spawn_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_log
+tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/testutil.h
+tests_unit_test_log_CFLAGS = $(unit_cflags)
+tests_unit_test_log_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_sock
+tests_unit_test_sock_SOURCES = tests/unit/test_sock.c tests/unit/testutil.h
+tests_unit_test_sock_CFLAGS = $(unit_cflags)
+tests_unit_test_sock_LDADD = $(unit_libs)
