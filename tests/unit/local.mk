@@ -49,3 +49,11 @@ UNIT_TESTS += tests/unit/test_sock
 tests_unit_test_sock_SOURCES = tests/unit/test_sock.c tests/unit/testutil.h
 tests_unit_test_sock_CFLAGS = $(unit_cflags)
 tests_unit_test_sock_LDADD = $(unit_libs)
+
+# The written spec is read from the source tree.
+UNIT_TESTS += tests/unit/test_spec
+tests_unit_test_spec_SOURCES = tests/unit/test_spec.c tests/unit/testutil.h
+tests_unit_test_spec_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DHEARTH_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_spec_CFLAGS = $(unit_cflags)
+tests_unit_test_spec_LDADD = $(unit_libs)
