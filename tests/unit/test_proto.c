@@ -998,8 +998,10 @@ static int
 s_pair_teardown (void **state)
 {
     s_pair_t *pair = *state;
-    hearth_sock_destroy (&pair->router);
+    /* the DEALER first: it must not reconnect to a port that another
+       program binds once the ROUTER is gone */
     hearth_sock_destroy (&pair->dealer);
+    hearth_sock_destroy (&pair->router);
     return 0;
 }
 
