@@ -58,7 +58,8 @@ s_send_register (engine_t *e)
 int
 master_open (engine_t *e, const char *url, hearth_error_t *err)
 {
-    snprintf (e->master_url, sizeof e->master_url, "%s", url);
+    if (url != e->master_url) /* the same buffer in cluster mode */
+        snprintf (e->master_url, sizeof e->master_url, "%s", url);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     if (!(e->master = hearth_sock_new (&opts, err)))
         return -1;
