@@ -10,5 +10,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/proto.c libcore/proto.h \
 	libcore/sock.c libcore/sock.h \
 	libcore/conf.c libcore/conf.h \
-	libcore/spawn.c libcore/spawn.h
+	libcore/spawn.c libcore/spawn.h \
+	libcore/alloc.c libcore/alloc.h \
+	libcore/liveness.c libcore/liveness.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
