@@ -245,10 +245,45 @@ s_executor_updated (master_t *m, const registry_change_t *c)
     master_send (m, exec->app->routing_id, msg);
 }
 
+/* An application ended: its driver (unless it finished cleanly) and every
+   worker that ran its executors hear APPLICATION_REMOVED. */
+static void
+s_app_removed (master_t *m, reg_app_t *app)
+{
+    const char *reason = app->end_reason ? app->end_reason : "ended";
+    for (void *v = zhashx_first (app->workers); v;
+         v = zhashx_next (app->workers)) {
+        const char *wid = zhashx_cursor (app->workers);
+        reg_worker_t *w = registry_worker (m->reg, wid);
+        hearth_msg_t *msg =
+            w && w->state == WORKER_ALIVE
+                ? hearth_msg_new (HEARTH_CMD_APPLICATION_REMOVED)
+                : NULL;
+        if (!msg)
+            continue;
+        cJSON_AddStringToObject (msg->body, "app_id", app->id);
+        cJSON_AddStringToObject (msg->body, "reason", reason);
+        cJSON_AddStringToObject (msg->body, "state",
+                                 hearth_app_states[app->state]);
+        master_send (m, w->routing_id, msg);
+    }
+    if (app->state == APP_FINISHED)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_APPLICATION_REMOVED);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "app_id", app->id);
+    cJSON_AddStringToObject (msg->body, "reason", reason);
+    cJSON_AddStringToObject (msg->body, "state", hearth_app_states[app->state]);
+    master_send (m, app->routing_id, msg);
+}
+
 void
 master_on_change (void *arg, registry_change_t *c)
 {
     master_t *m = arg;
+    if (c->app && !c->exec && c->app->state > APP_RUNNING)
+        s_app_removed (m, c->app);
     if (c->exec && c->app->state <= APP_RUNNING) {
         if (c->exec->state == EXEC_LAUNCHING)
             s_executor_added (m, c->exec);

@@ -372,13 +372,6 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     if (!ok)
         return;
     log_info ("application %s killed on request", id);
-    hearth_msg_t *removed = hearth_msg_new (HEARTH_CMD_APPLICATION_REMOVED);
-    if (removed) {
-        cJSON_AddStringToObject (removed->body, "app_id", id);
-        cJSON_AddStringToObject (removed->body, "reason", "killed by request");
-        cJSON_AddStringToObject (removed->body, "state", "KILLED");
-        master_send (m, app->routing_id, removed);
-    }
     registry_app_end (m->reg, app, APP_KILLED, "killed by request",
                       master_kill_executor, m);
 }

@@ -532,6 +532,7 @@ s_app_free (reg_app_t **app_p)
     if (!app)
         return;
     zhashx_destroy (&app->executors);
+    zhashx_destroy (&app->workers);
     free (app->name);
     free (app->driver_url);
     free (app->token);
@@ -566,7 +567,7 @@ s_app_fill (reg_app_t *app, const registry_app_desc_t *desc)
         return -1;
     if (!(app->routing_id = zframe_dup (desc->routing_id)))
         return -1;
-    if (!(app->executors = zhashx_new ()))
+    if (!(app->executors = zhashx_new ()) || !(app->workers = zhashx_new ()))
         return -1;
     zhashx_set_destructor (app->executors, s_exec_destructor);
     app->max_cores = desc->max_cores;
@@ -692,6 +693,7 @@ registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
         return NULL;
     }
     app->next_exec_id++;
+    zhashx_update (app->workers, w->id, (void *) "");
     snprintf (key, sizeof key, "%d", exec->exec_id);
     zhashx_insert (app->executors, key, exec);
     app->cores_granted += cores;

@@ -87,6 +87,7 @@ struct reg_app {
     int next_exec_id;               /* exec ids count from 0 */
     int retries;                    /* executor failures in a row */
     zhashx_t *executors;            /* "exec_id" -> reg_exec_t * (owned) */
+    zhashx_t *workers;              /* ids of workers it has used (a set) */
     zframe_t *routing_id;           /* its driver's DEALER routing id (owned) */
     int64_t submit_ms;              /* wall clock at registration */
     int64_t end_ms;                 /* wall clock at its end, or 0 */
