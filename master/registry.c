@@ -738,7 +738,7 @@ registry_exec_set_state (registry_t *self, reg_exec_t *exec, exec_state_t state,
                          const char *message, int exit_status, bool worker_lost)
 {
     exec->state = state;
-    if (state == EXEC_RUNNING)
+    if (state == EXEC_EXITED && exit_status == 0)
         exec->app->retries = 0;
     else if (state == EXEC_FAILED || (state == EXEC_EXITED && exit_status > 0))
         exec->app->retries++;

@@ -215,8 +215,10 @@ reg_exec_t *registry_exec_add (registry_t *self, reg_app_t *app,
 
 /* Change an executor's state.  A final state (EXITED, KILLED, FAILED,
    LOST) frees its resources and the record: exec is invalid afterwards.
-   exit_status -1 means none.  RUNNING resets the app's retry count; an
-   abnormal end (FAILED, or EXITED with a non-zero status) adds one. */
+   exit_status -1 means none.  An abnormal end (FAILED, or EXITED with a
+   non-zero status) adds one to the app's retry count, a clean exit
+   (EXITED 0) resets it.  (Spark resets it on RUNNING, which its workers
+   report at spawn, so a crash-looping executor never reaches the limit.) */
 void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
                               exec_state_t state, const char *message,
                               int exit_status, bool worker_lost);
