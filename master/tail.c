@@ -266,7 +266,7 @@ s_print_event (tail_t *t, const char *topic, const char *text)
         return;
     }
     cJSON *e = cJSON_Parse (text);
-    char stamp[40], line[1024];
+    char stamp[96], line[1024];
     s_stamp (s_num (e, "time_ms"), stamp, sizeof stamp);
     if (e)
         s_describe (topic, e, line, sizeof line);

@@ -229,8 +229,8 @@ s_launch (worker_t *w, hearth_msg_t *msg)
         hearth_json_str (b, "driver_key"),
         cJSON_IsObject (conf) ? conf : NULL,
     };
-    if (w->stopping)
-        return;
+    if (w->stopping || !w->registered)
+        return; /* only the master this worker registered with launches */
     if (execs_launch (w->execs, &l, worker_now ()) < 0)
         log_warn ("LAUNCH_EXECUTOR %s/%d ignored: already running", l.app_id,
                   l.exec_id);
