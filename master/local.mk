@@ -6,3 +6,4 @@ hearth_master_SOURCES = \
 hearth_master_LDADD = $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c
 hearth_tail_LDADD = $(CORE_LIBS)
+EXTRA_DIST += docs/cluster.md

@@ -301,7 +301,7 @@ main (int argc, char **argv)
         log_error ("%s", err.text);
         s_teardown (&w);
         hearth_log_close ();
-        return 2;
+        return 1;
     }
     log_info ("worker %s: %d cores, %lld MiB, work dir %s, master %s", w.id,
               w.cores, (long long) w.memory_mb, w.work_dir, w.master_url);
