@@ -170,7 +170,8 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     int64_t memory = hearth_json_int (b, "memory_used_mb", 0);
     if (execs)
         s_reported_usage (execs, &cores, &memory);
-    registry_worker_report (m->reg, w, cores, memory);
+    if (registry_worker_report (m->reg, w, cores, memory))
+        m->dirty = true;
     cJSON *e = cJSON_CreateObject ();
     cJSON_AddStringToObject (e, "event", "heartbeat");
     cJSON_AddStringToObject (e, "kind", "worker");

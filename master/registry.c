@@ -14,6 +14,7 @@
 struct registry {
     zhashx_t *workers;      /* id -> reg_worker_t * (owned) */
     zlistx_t *worker_order; /* reg_worker_t *, registration order */
+    zlistx_t *dead;         /* reg_worker_t *, DEAD, in order of death */
     zhashx_t *apps;         /* id -> reg_app_t *, active and completed */
     zlistx_t *active;       /* reg_app_t *, WAITING/RUNNING, FIFO (owns) */
     zlistx_t *completed;    /* reg_app_t *, oldest first (owns) */
@@ -119,6 +120,7 @@ registry_new (size_t retained_apps, int64_t timeout_ms)
         return NULL;
     self->workers = zhashx_new ();
     self->worker_order = zlistx_new ();
+    self->dead = zlistx_new ();
     self->apps = zhashx_new ();
     self->active = zlistx_new ();
     self->completed = zlistx_new ();
@@ -126,9 +128,9 @@ registry_new (size_t retained_apps, int64_t timeout_ms)
     self->worker_live = hearth_liveness_new (timeout_ms);
     self->app_live = hearth_liveness_new (timeout_ms);
     self->retained_apps = retained_apps;
-    if (!self->workers || !self->worker_order || !self->apps || !self->active
-        || !self->completed || !self->peers || !self->worker_live
-        || !self->app_live) {
+    if (!self->workers || !self->worker_order || !self->dead || !self->apps
+        || !self->active || !self->completed || !self->peers
+        || !self->worker_live || !self->app_live) {
         registry_destroy (&self);
         return NULL;
     }
@@ -150,6 +152,7 @@ registry_destroy (registry_t **self_p)
     zlistx_destroy (&self->active);
     zlistx_destroy (&self->completed);
     zlistx_destroy (&self->worker_order);
+    zlistx_destroy (&self->dead);
     zhashx_destroy (&self->workers);
     zhashx_destroy (&self->peers);
     hearth_liveness_destroy (&self->worker_live);
@@ -251,13 +254,17 @@ registry_worker_memory_used (const reg_worker_t *w)
                                                      : w->memory_reported_mb;
 }
 
-void
+bool
 registry_worker_report (registry_t *self, reg_worker_t *w, int cores_used,
                         int64_t memory_used_mb)
 {
     (void) self;
+    int cores_before = registry_worker_cores_used (w);
+    int64_t memory_before = registry_worker_memory_used (w);
     w->cores_reported = cores_used;
     w->memory_reported_mb = memory_used_mb;
+    return cores_before != registry_worker_cores_used (w)
+           || memory_before != registry_worker_memory_used (w);
 }
 
 cJSON *
@@ -452,6 +459,9 @@ registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
         return NULL;
     if (!w && !(w = s_worker_new (self, desc)))
         return NULL;
+    if (w->dead_handle)
+        zlistx_delete (self->dead, w->dead_handle);
+    w->dead_handle = NULL;
     w->state = WORKER_ALIVE;
     w->dead_ms = 0;
     w->registered_ms = w->last_heartbeat_ms = registry_wall_ms ();
@@ -476,7 +486,8 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
         return;
     hearth_liveness_remove (self->worker_live, &w->peer);
     w->state = WORKER_DEAD;
-    w->dead_ms = dead_ms ? dead_ms : 1;
+    w->dead_ms = dead_ms;
+    w->dead_handle = zlistx_add_end (self->dead, w);
     w->cores_reported = 0;
     w->memory_reported_mb = 0;
     reg_exec_t *exec;
@@ -496,6 +507,8 @@ s_worker_forget (registry_t *self, reg_worker_t *w)
     assert (zlistx_size (w->executors) == 0);
     hearth_liveness_remove (self->worker_live, &w->peer);
     s_peer_unset (self, w->routing_id, w);
+    if (w->dead_handle)
+        zlistx_delete (self->dead, w->dead_handle);
     zlistx_delete (self->worker_order, w->order_handle);
     zhashx_delete (self->workers, w->id);
 }
@@ -504,14 +517,11 @@ size_t
 registry_reap (registry_t *self, int64_t cutoff_ms, size_t max)
 {
     size_t n = 0;
-    reg_worker_t *w = zlistx_first (self->worker_order);
-    while (w && n < max) {
-        reg_worker_t *next = zlistx_next (self->worker_order);
-        if (w->state == WORKER_DEAD && w->dead_ms < cutoff_ms) {
-            s_worker_forget (self, w);
-            n++;
-        }
-        w = next;
+    reg_worker_t *w;
+    while (n < max && (w = zlistx_first (self->dead))
+           && w->dead_ms < cutoff_ms) {
+        s_worker_forget (self, w);
+        n++;
     }
     return n;
 }

@@ -69,6 +69,7 @@ struct reg_worker {
     zlistx_t *executors;        /* reg_exec_t * living here (borrowed) */
     hearth_peer_t *peer;        /* liveness handle while ALIVE */
     void *order_handle;         /* handle in the registry's worker order */
+    void *dead_handle;          /* handle in the dead list while DEAD */
 };
 
 struct reg_app {
@@ -165,8 +166,9 @@ reg_worker_t *registry_worker_register (registry_t *self,
 
 /* What the worker itself says it uses (its heartbeat): the master counts
    the larger of that and its own books, so that executors it does not
-   know of (after a master restart) are not overbooked. */
-void registry_worker_report (registry_t *self, reg_worker_t *w, int cores_used,
+   know of (after a master restart) are not overbooked.  Returns true when
+   that changed the worker's free resources. */
+bool registry_worker_report (registry_t *self, reg_worker_t *w, int cores_used,
                              int64_t memory_used_mb);
 
 /* Cores and memory in use on w, as the allocator must see them. */
@@ -178,8 +180,8 @@ int64_t registry_worker_memory_used (const reg_worker_t *w);
 void registry_worker_dead (registry_t *self, reg_worker_t *w,
                            const char *reason, int64_t dead_ms);
 
-/* Remove DEAD workers that died before cutoff_ms (monotonic), at most max
-   of them.  Returns how many were removed. */
+/* Remove DEAD workers that died before cutoff_ms (monotonic), oldest
+   first, at most max of them.  Returns how many were removed. */
 size_t registry_reap (registry_t *self, int64_t cutoff_ms, size_t max);
 
 /* Describe to register an application. */

@@ -10,7 +10,9 @@
 #   HEARTH_TEST_BIN_DIR  where test-app and fake-executor were built
 #   HEARTH_FAKE_EXECUTOR=1  use the stand-in executor even when the real
 #                           hearth-executor exists
+# WRAP, when set, prefixes the daemons' command lines (valgrind).
 set -u
+WRAP=${WRAP:-}
 
 : "${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}"
 : "${HEARTH_TEST_BIN_DIR:=$HEARTH_BIN_DIR/tests/integration}"
@@ -123,7 +125,7 @@ setup_bin
 # EVENTS_URL, MASTER_PID, MASTER_PORT.
 start_master() {
   rm -f "$T/master.ready"
-  "$BIN/hearth-master" --port "${PORT:-0}" --events-port 0 \
+  $WRAP "$BIN/hearth-master" --port "${PORT:-0}" --events-port 0 \
     --ready-file "$T/master.ready" --heartbeat-interval "${INTERVAL_MS}ms" \
     --heartbeat-liveness "$LIVENESS" --log-level debug "$@" \
     >>"$T/master.log" 2>&1 &
@@ -142,7 +144,7 @@ start_master() {
 start_worker() {
   local name=$1; shift
   rm -f "$T/$name.ready"
-  HEARTH_BIN_DIR="$T/bin" "$BIN/hearth-worker" --master "$MASTER_URL" \
+  HEARTH_BIN_DIR="$T/bin" $WRAP "$BIN/hearth-worker" --master "$MASTER_URL" \
     --work-dir "$T/$name" --ready-file "$T/$name.ready" \
     --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
     --cores "${CORES:-4}" --memory "${MEMORY:-4G}" --kill-grace 1s \

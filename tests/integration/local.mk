@@ -20,3 +20,9 @@ AM_TESTS_ENVIRONMENT += \
 	HEARTH_BIN_DIR='$(abs_top_builddir)'; \
 	HEARTH_TEST_BIN_DIR='$(abs_top_builddir)/tests/integration'; \
 	export HEARTH_BIN_DIR HEARTH_TEST_BIN_DIR;
+
+# valgrind cannot run sanitized programs: only in a plain build.
+if !SANITIZERS
+TESTS += tests/integration/test-valgrind.sh
+endif
+EXTRA_DIST += tests/integration/test-valgrind.sh
