@@ -62,6 +62,24 @@ s_strv_clear (s_strv_t *v)
     memset (v, 0, sizeof *v);
 }
 
+/* Add value to a list: as one item, or split at commas (environment and
+   files, where an option cannot be repeated). */
+static int
+s_list_add (s_strv_t *v, const char *value, bool split)
+{
+    if (!split)
+        return s_strv_push (v, value);
+    char *copy = strdup (value), *save = NULL;
+    if (!copy)
+        return -1;
+    int rc = 0;
+    for (char *item = strtok_r (copy, ",", &save); item && rc == 0;
+         item = strtok_r (NULL, ",", &save))
+        rc = s_strv_push (v, item);
+    free (copy);
+    return rc;
+}
+
 static const hearth_opt_t *
 s_find (const hearth_conf_t *self, const char *name, size_t len, size_t *index)
 {
@@ -185,7 +203,7 @@ hearth_conf_set (hearth_conf_t *self, const char *name, const char *value,
     if (o->type == HEARTH_OPT_LIST) {
         if (src > v->src)
             s_strv_clear (&v->list);
-        if (s_strv_push (&v->list, value) < 0)
+        if (s_list_add (&v->list, value, src != HEARTH_SRC_FLAG) < 0)
             return hearth_errprintf (err, "out of memory");
     }
     char *copy = strdup (value);

@@ -32,7 +32,9 @@ typedef enum {
     HEARTH_OPT_SIZE,     /* bytes; a plain number is bytes */
     HEARTH_OPT_MEMORY,   /* bytes; a plain number is MiB */
     HEARTH_OPT_DURATION, /* milliseconds; a plain number is ms */
-    HEARTH_OPT_LIST,     /* repeatable flag; each use adds one item */
+    HEARTH_OPT_LIST,     /* repeatable flag, each use adds one item; in the
+                            environment or a file, items are separated by
+                            commas */
     HEARTH_OPT_ALIAS,    /* a flag that sets alias_of to alias_value */
 } hearth_opt_type_t;
 

@@ -1,0 +1,488 @@
+/*  execs.c - the driver's executors: their ROUTER socket, registration,
+    task launches, status updates, heartbeats and losses.
+
+    Launches go out in batches (one LAUNCH_TASKS per executor per offer
+    round, each stage's input frame once per message); status updates come
+    back in batches and are applied in one pass before new offers are made.
+*/
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "driver/engine.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+
+/* Messages read per wake-up before other handlers get a turn. */
+static const int s_max_drain = 256;
+/* Assignments asked of the task set at a time. */
+enum { s_offer_batch = 1024 };
+/* Distinct stage inputs remembered per LAUNCH_TASKS message. */
+enum { s_max_inputs = 8 };
+
+static int s_on_router (zloop_t *loop, zsock_t *sock, void *arg);
+
+static void *
+s_key (int exec_id)
+{
+    return (void *) (uintptr_t) ((uint32_t) exec_id + 1u);
+}
+
+/* The local address used to reach host (a UDP "connect" sends nothing). */
+static int
+s_address_towards (const char *host, int port, char *buf, size_t size)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
+    struct addrinfo *res = NULL;
+    char service[16];
+    snprintf (service, sizeof service, "%d", port);
+    if (getaddrinfo (host, service, &hints, &res) != 0 || !res)
+        return -1;
+    int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in local;
+    socklen_t len = sizeof local;
+    int rc = -1;
+    if (fd >= 0 && connect (fd, res->ai_addr, res->ai_addrlen) == 0
+        && getsockname (fd, (struct sockaddr *) &local, &len) == 0
+        && inet_ntop (AF_INET, &local.sin_addr, buf, size))
+        rc = 0;
+    if (fd >= 0)
+        close (fd);
+    freeaddrinfo (res);
+    return rc;
+}
+
+static void
+s_default_host (engine_t *e, char *buf, size_t size)
+{
+    char host[256];
+    int port;
+    snprintf (buf, size, "127.0.0.1");
+    if (e->mode != MODE_CLUSTER
+        || hearth_url_split (e->master_url, host, sizeof host, &port, NULL) < 0)
+        return;
+    if (s_address_towards (host, port, buf, size) < 0)
+        snprintf (buf, size, "127.0.0.1");
+}
+
+int
+execs_open (engine_t *e, hearth_error_t *err)
+{
+    char host[256];
+    const char *h = hearth_conf_str (e->conf, "driver-host");
+    if (h)
+        snprintf (host, sizeof host, "%s", h);
+    else
+        s_default_host (e, host, sizeof host);
+    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
+    if (!(e->router = hearth_sock_new (&opts, err)))
+        return -1;
+    char endpoint[300];
+    snprintf (endpoint, sizeof endpoint, "tcp://%s:*", host);
+    int port = hearth_sock_bind (e->router, endpoint, err);
+    if (port < 0)
+        return -1;
+    snprintf (e->driver_url, sizeof e->driver_url, "tcp://%s:%d", host, port);
+    zloop_reader (e->loop, e->router, s_on_router, e);
+    log_info ("executors connect to %s", e->driver_url);
+    return 0;
+}
+
+void
+execs_close (engine_t *e)
+{
+    if (e->router && e->loop)
+        zloop_reader_end (e->loop, e->router);
+    hearth_sock_destroy (&e->router);
+}
+
+exec_t *
+execs_find (engine_t *e, int exec_id)
+{
+    return zhashx_lookup (e->execs, s_key (exec_id));
+}
+
+exec_t *
+execs_add (engine_t *e, int exec_id, int cores, const char *host)
+{
+    exec_t *x = execs_find (e, exec_id);
+    if (x)
+        return x;
+    if (!(x = calloc (1, sizeof *x)))
+        return NULL;
+    x->exec_id = exec_id;
+    x->cores = cores;
+    snprintf (x->host, sizeof x->host, "%s", host ? host : "");
+    x->last_recv_ms = x->last_send_ms = zclock_mono ();
+    zhashx_insert (e->execs, s_key (exec_id), x);
+    return x;
+}
+
+static int
+s_send (engine_t *e, exec_t *x, hearth_msg_t **msg_p)
+{
+    hearth_error_t err;
+    if (!x->rid) {
+        hearth_msg_destroy (msg_p);
+        return -1;
+    }
+    if (hearth_msg_send (msg_p, e->router, x->rid, &err) < 0) {
+        log_warn ("executor %d: %s", x->exec_id, err.text);
+        return -1;
+    }
+    x->last_send_ms = zclock_mono ();
+    return 0;
+}
+
+static void
+s_send_simple (engine_t *e, exec_t *x, hearth_cmd_t cmd, const char *reason)
+{
+    hearth_msg_t *msg = hearth_msg_new (cmd);
+    if (!msg)
+        return;
+    if (reason)
+        cJSON_AddStringToObject (msg->body, "reason", reason);
+    s_send (e, x, &msg);
+}
+
+void
+execs_lost (engine_t *e, int exec_id, const char *reason)
+{
+    exec_t *x = execs_find (e, exec_id);
+    if (!x)
+        return;
+    if (x->registered) {
+        int n = hearth_taskset_remove_executor (e->ts, exec_id);
+        log_warn ("executor %d lost (%s): %d tasks to run again", exec_id,
+                  reason, n < 0 ? 0 : n);
+        s_send_simple (e, x, HEARTH_CMD_STOP_EXECUTOR, reason);
+        zhash_delete (e->by_key, x->key);
+    }
+    if (x->local)
+        local_executor_gone (e, x);
+    zhashx_delete (e->execs, s_key (exec_id));
+    engine_process (e);
+}
+
+/* ---- registration ------------------------------------------------------- */
+
+static void
+s_reply_registered (engine_t *e, exec_t *x)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTERED_EXECUTOR);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddNumberToObject (b, "heartbeat_interval_ms",
+                             (double) e->hb_interval_ms);
+    cJSON_AddNumberToObject (b, "heartbeat_liveness", (double) e->hb_liveness);
+    cJSON_AddNumberToObject (b, "max_result_bytes",
+                             (double) e->max_result_bytes);
+    cJSON *libs = cJSON_AddArrayToObject (b, "libs");
+    for (size_t i = 0; i < e->nlibs; i++) {
+        shipped_lib_t *lib = &e->libs[i];
+        int frame = hearth_msg_add_bytes (msg, zchunk_data (lib->data),
+                                          zchunk_size (lib->data));
+        cJSON *l = cJSON_CreateObject ();
+        cJSON_AddStringToObject (l, "name", lib->name);
+        cJSON_AddStringToObject (l, "hash", lib->hash);
+        cJSON_AddNumberToObject (l, "frame", frame);
+        cJSON_AddItemToArray (libs, l);
+    }
+    s_send (e, x, &msg);
+}
+
+static void
+s_refuse (engine_t *e, zframe_t *rid, const char *why)
+{
+    log_warn ("executor registration refused: %s", why);
+    hearth_send_error (e->router, rid, "refused", why, "REGISTER_EXECUTOR");
+}
+
+static void
+s_on_register (engine_t *e, zframe_t *rid, const char *key, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    const char *app = hearth_json_str (b, "app_id");
+    int exec_id = (int) hearth_json_int (b, "exec_id", -1);
+    int cores = (int) hearth_json_int (b, "cores", 1);
+    char why[256];
+    if (strcmp (app, e->app_id) != 0) {
+        snprintf (why, sizeof why, "executor of %s, this is %s", app,
+                  e->app_id);
+        return s_refuse (e, rid, why);
+    }
+    exec_t *x = execs_find (e, exec_id);
+    if (x && x->registered) {
+        if (strcmp (x->key, key) == 0)
+            return s_reply_registered (e, x); /* a repeat */
+        snprintf (why, sizeof why, "executor %d is already registered",
+                  exec_id);
+        return s_refuse (e, rid, why);
+    }
+    if (!x && !(x = execs_add (e, exec_id, cores, hearth_json_str (b, "host"))))
+        return;
+    x->rid = zframe_dup (rid);
+    x->key = strdup (key);
+    x->cores = cores;
+    x->registered = true;
+    snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
+    zhash_insert (e->by_key, key, x);
+    hearth_taskset_add_executor (e->ts, exec_id, cores);
+    log_info ("executor %d registered from %s with %d cores", exec_id, x->host,
+              cores);
+    s_reply_registered (e, x);
+}
+
+/* ---- status updates ----------------------------------------------------- */
+
+static hearth_ts_state_t
+s_ts_state (const char *state, bool *known)
+{
+    *known = true;
+    if (streq (state, "RUNNING"))
+        return HEARTH_TS_RUNNING;
+    if (streq (state, "FINISHED"))
+        return HEARTH_TS_FINISHED;
+    if (streq (state, "KILLED"))
+        return HEARTH_TS_KILLED;
+    if (streq (state, "FAILED"))
+        return HEARTH_TS_FAILED;
+    *known = false;
+    return HEARTH_TS_FAILED;
+}
+
+static void
+s_keep_result (hearth_stage_t *st, uint64_t index, zframe_t *frame)
+{
+    result_t *r = &st->results[index];
+    if (!frame || zframe_size (frame) == 0)
+        return;
+    r->data = malloc (zframe_size (frame));
+    if (!r->data)
+        return;
+    memcpy (r->data, zframe_data (frame), zframe_size (frame));
+    r->len = (uint32_t) zframe_size (frame);
+}
+
+/* Apply one update.  Returns the stage it touched, or NULL. */
+static hearth_stage_t *
+s_apply_update (engine_t *e, exec_t *x, hearth_msg_t *msg, const cJSON *u)
+{
+    uint64_t tid = (uint64_t) hearth_json_int (u, "tid", 0);
+    int attempt = (int) hearth_json_int (u, "attempt", 0);
+    uint32_t uid = DRIVER_TID_STAGE (tid);
+    uint64_t index = DRIVER_TID_INDEX (tid);
+    hearth_stage_t *st = uid < e->stages_alloc ? e->stages[uid] : NULL;
+    bool known;
+    hearth_ts_state_t state = s_ts_state (hearth_json_str (u, "state"), &known);
+    if (!st || !known || index >= st->ntasks)
+        return NULL;
+    const char *error = hearth_json_str (u, "error");
+    hearth_ts_outcome_t out = hearth_taskset_update (
+        e->ts, x->exec_id, uid, index, attempt, state,
+        hearth_json_int (u, "run_us", 0), engine_now_us ());
+    if (out == HEARTH_TS_ACCEPT)
+        s_keep_result (st, index,
+                       hearth_msg_frame (msg, hearth_json_int (u, "result", -1)));
+    else if (out == HEARTH_TS_RETRY)
+        log_info ("stage %s, task %llu, attempt %d: %s; trying again",
+                  st->name, (unsigned long long) index, attempt,
+                  error ? error : hearth_json_str (u, "state"));
+    else if (out == HEARTH_TS_GAVE_UP) {
+        char text[1024];
+        snprintf (text, sizeof text, "stage %s, task %llu failed %d times; "
+                  "last error: %s", st->name, (unsigned long long) index,
+                  attempt + 1, error ? error : "none given");
+        engine_fail_job (e, st->job, text);
+        return NULL;
+    }
+    return st;
+}
+
+static void
+s_on_status (engine_t *e, exec_t *x, hearth_msg_t *msg)
+{
+    const cJSON *updates = cJSON_GetObjectItemCaseSensitive (msg->body,
+                                                             "updates");
+    hearth_stage_t *touched[16];
+    size_t ntouched = 0;
+    const cJSON *u;
+    cJSON_ArrayForEach (u, updates)
+    {
+        hearth_stage_t *st = s_apply_update (e, x, msg, u);
+        if (!st || (ntouched && touched[ntouched - 1] == st))
+            continue;
+        if (ntouched < 16)
+            touched[ntouched++] = st;
+    }
+    for (size_t i = 0; i < ntouched; i++) {
+        hearth_stage_t *st = touched[i];
+        uint64_t finished, running, total;
+        if (e->stages[st->uid] == st
+            && hearth_taskset_stage_counts (e->ts, st->uid, &finished,
+                                            &running, &total) == 0)
+            job_set_progress (st->job, st, finished, running,
+                              finished == total);
+    }
+}
+
+/* ---- the ROUTER ---------------------------------------------------------- */
+
+static void
+s_dispatch (engine_t *e, zframe_t *rid, hearth_msg_t *msg)
+{
+    char *key = zframe_strhex (rid);
+    exec_t *x = key ? zhash_lookup (e->by_key, key) : NULL;
+    if (x)
+        x->last_recv_ms = zclock_mono ();
+    if (msg->cmd == HEARTH_CMD_REGISTER_EXECUTOR && key)
+        s_on_register (e, rid, key, msg);
+    else if (!x)
+        hearth_send_error (e->router, rid, "not_registered",
+                           "send REGISTER_EXECUTOR first",
+                           hearth_cmd_name (msg->cmd));
+    else if (msg->cmd == HEARTH_CMD_STATUS_UPDATE)
+        s_on_status (e, x, msg);
+    else if (msg->cmd == HEARTH_CMD_ERROR)
+        log_warn ("executor %d says %s: %s", x->exec_id,
+                  hearth_json_str (msg->body, "code"),
+                  hearth_json_str (msg->body, "message"));
+    else if (msg->cmd != HEARTH_CMD_HEARTBEAT)
+        log_warn ("executor %d sent %s, ignored", x->exec_id,
+                  hearth_cmd_name (msg->cmd));
+    free (key);
+}
+
+static int
+s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    engine_t *e = arg;
+    for (int i = 0; i < s_max_drain; i++) {
+        if (i > 0 && !(zsock_events (sock) & ZMQ_POLLIN))
+            break;
+        zframe_t *rid = NULL;
+        hearth_error_t err;
+        hearth_msg_t *msg = hearth_msg_recv (sock, &rid, &err);
+        if (msg)
+            s_dispatch (e, rid, msg);
+        else if (rid) {
+            log_warn ("bad message from an executor: %s", err.text);
+            hearth_send_error (sock, rid, err.code, err.text, NULL);
+        }
+        hearth_msg_destroy (&msg);
+        zframe_destroy (&rid);
+    }
+    engine_process (e);
+    return 0;
+}
+
+/* ---- offers ------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t uid;  /* stage */
+    int frame;     /* its input's frame index in the message */
+} s_input_t;
+
+static int
+s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
+               size_t *ninputs)
+{
+    if (!st->input || !st->input_frame)
+        return -1;
+    for (size_t i = 0; i < *ninputs; i++)
+        if (inputs[i].uid == st->uid)
+            return inputs[i].frame;
+    zframe_t *copy = zframe_dup (st->input_frame);
+    int frame = hearth_msg_add_frame (msg, &copy);
+    if (*ninputs < s_max_inputs)
+        inputs[(*ninputs)++] = (s_input_t) {st->uid, frame};
+    return frame;
+}
+
+/* One LAUNCH_TASKS for x.  Returns the number of tasks sent. */
+static size_t
+s_offer (engine_t *e, exec_t *x)
+{
+    hearth_assign_t as[s_offer_batch];
+    size_t n = hearth_taskset_offer (e->ts, x->exec_id, engine_now_us (), as,
+                                     s_offer_batch);
+    if (n == 0)
+        return 0;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON *tasks = msg ? cJSON_AddArrayToObject (msg->body, "tasks") : NULL;
+    s_input_t inputs[s_max_inputs];
+    size_t ninputs = 0;
+    for (size_t i = 0; tasks && i < n; i++) {
+        hearth_stage_t *st = e->stages[as[i].stage];
+        int input = s_input_index (msg, st, inputs, &ninputs);
+        render_task (tasks, st, as[i].index, as[i].attempt, input);
+    }
+    if (!tasks) {
+        hearth_msg_destroy (&msg);
+        return 0;
+    }
+    s_send (e, x, &msg);
+    return n;
+}
+
+void
+execs_offer_all (engine_t *e)
+{
+    if (zlistx_size (e->jobs) == 0)
+        return;
+    for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs))
+        if (x->registered)
+            while (s_offer (e, x) == s_offer_batch)
+                ;
+}
+
+void
+execs_send_kill (engine_t *e, int exec_id, uint64_t tid, int attempt)
+{
+    exec_t *x = execs_find (e, exec_id);
+    if (!x || !x->registered)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_TASK);
+    if (!msg)
+        return;
+    cJSON_AddNumberToObject (msg->body, "tid", (double) tid);
+    cJSON_AddNumberToObject (msg->body, "attempt", attempt);
+    s_send (e, x, &msg);
+}
+
+void
+execs_stop_all (engine_t *e, const char *reason)
+{
+    for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs))
+        if (x->registered)
+            s_send_simple (e, x, HEARTH_CMD_STOP_EXECUTOR, reason);
+}
+
+void
+execs_tick (engine_t *e)
+{
+    int64_t now = zclock_mono ();
+    int64_t deadline = e->hb_liveness * e->hb_interval_ms;
+    int silent[64];
+    size_t nsilent = 0;
+    for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs)) {
+        if (!x->registered)
+            continue;
+        if (now - x->last_recv_ms > deadline && nsilent < 64)
+            silent[nsilent++] = x->exec_id;
+        else if (now - x->last_send_ms >= e->hb_interval_ms)
+            s_send_simple (e, x, HEARTH_CMD_HEARTBEAT, NULL);
+    }
+    for (size_t i = 0; i < nsilent; i++)
+        execs_lost (e, silent[i], "no heartbeat");
+}

@@ -1,0 +1,198 @@
+/*  hearth.h - libhearth, the driver API of Hearth.
+
+    A driver program describes jobs (DAGs of stages, each stage a set of
+    tasks) and runs them on a Hearth cluster, like a SparkContext:
+
+        hearth_ctx_t *ctx = hearth_ctx_new (NULL, err, sizeof err);
+        hearth_job_t *job = hearth_job_new (ctx, "pi");
+        hearth_stage_t *sample = hearth_job_stage (job, "sample");
+        hearth_stage_add_functions (sample, "pi_sample", "{i}", 100);
+        hearth_stage_t *sum = hearth_job_stage (job, "sum");
+        hearth_stage_input (sum, sample);
+        hearth_stage_add_function (sum, "pi_sum", NULL);
+        if (hearth_job_run (job) == 0)
+            printf ("%.*s", (int) len, (char *) hearth_stage_result (sum, 0, &len));
+
+    Settings (master URL, application name, resources, retries...) come from
+    hearth_opts_t: by default from HEARTH_* environment variables, which is
+    how hearth-submit passes its flags to a driver program.
+
+    Tasks are commands (an argv run by the executor, stdout is the result)
+    or functions (a symbol in a shared library shipped to the executors with
+    the "lib" option, of type hearth_task_fn).  "{i}" in a task's strings
+    becomes the task's index within its group (0...count-1).
+
+    Ownership: a job belongs to its context, a stage to its job.  Strings
+    and buffers passed in are copied; pointers returned are borrowed and
+    live as long as their owner.  Functions return 0 or a pointer on
+    success, -1 or NULL on failure with a message available from
+    hearth_ctx_error() / hearth_job_error().  All functions may be called
+    from any one thread at a time per context.
+*/
+#ifndef HEARTH_H
+#define HEARTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HEARTH_VERSION "0.1.0"
+
+/* ---- function tasks: what a shipped library exports ------------------- */
+
+/* What a function task receives. */
+typedef struct {
+    const char *arg;     /* the task's argument ("" when none) */
+    const void *input;   /* input bytes (a parent stage's results) */
+    size_t input_len;    /* bytes at input */
+    uint64_t index;      /* the task's index within its stage */
+    int attempt;         /* 0 for the first attempt, then 1, 2... */
+} hearth_task_in_t;
+
+/* What a function task hands back. */
+typedef struct {
+    void *data;       /* result bytes, allocated with malloc(); freed by Hearth */
+    size_t len;       /* bytes at data */
+    char error[512];  /* on failure: what went wrong, for the user */
+} hearth_task_out_t;
+
+/* A function task: return 0 with the result in out, or non-zero with
+   out->error set.  Called on an executor's task thread; it must be
+   thread-safe with itself. */
+typedef int (*hearth_task_fn) (const hearth_task_in_t *in,
+                               hearth_task_out_t *out);
+
+/* ---- settings ----------------------------------------------------------- */
+
+typedef struct hearth_opts hearth_opts_t;
+
+/* Settings with their defaults, then HEARTH_* environment variables
+   (e.g. HEARTH_MASTER, HEARTH_NAME, HEARTH_TOTAL_EXECUTOR_CORES).  NULL on
+   no memory or when the environment holds a bad value (errbuf says). */
+hearth_opts_t *hearth_opts_new (char *errbuf, size_t errlen);
+void hearth_opts_destroy (hearth_opts_t **self_p);
+
+/* Set one setting by name, as hearth-submit's flags and --conf do:
+   "master" (local[N], local[*], local-cluster[W,C,M], tcp://HOST:PORT),
+   "name", "total-executor-cores", "executor-cores", "executor-memory",
+   "lib" (adds one shared library), "max-failures", "scheduler-mode"
+   (FIFO or FAIR), "speculation", ... (see docs/driver.md).  Returns 0, or
+   -1 with errbuf filled for an unknown name or a bad value. */
+int hearth_opts_set (hearth_opts_t *self, const char *name, const char *value,
+                     char *errbuf, size_t errlen);
+
+/* ---- the context: one application ------------------------------------- */
+
+typedef struct hearth_ctx hearth_ctx_t;
+
+/* Start an application: register with the master (or start the local
+   executors) and wait until it is registered.  opts may be NULL (defaults
+   and environment); it is copied.  NULL with errbuf filled on failure. */
+hearth_ctx_t *hearth_ctx_new (const hearth_opts_t *opts, char *errbuf,
+                              size_t errlen);
+
+/* Stop the application: stop its executors, unregister, free every job.
+   Accepts NULL; nulls the pointer. */
+void hearth_ctx_destroy (hearth_ctx_t **self_p);
+
+/* The application id given by the master ("local-..." in local mode). */
+const char *hearth_ctx_app_id (const hearth_ctx_t *self);
+
+/* The last error of a context-level call. */
+const char *hearth_ctx_error (const hearth_ctx_t *self);
+
+/* ---- jobs and stages ---------------------------------------------------- */
+
+typedef struct hearth_job hearth_job_t;
+typedef struct hearth_stage hearth_stage_t;
+
+typedef enum {
+    HEARTH_JOB_NEW,       /* being built */
+    HEARTH_JOB_RUNNING,   /* submitted, not finished */
+    HEARTH_JOB_SUCCEEDED, /* every task of every stage finished */
+    HEARTH_JOB_FAILED,    /* a task failed max-failures times, or the app ended */
+} hearth_job_state_t;
+
+/* A new, empty job.  NULL on no memory. */
+hearth_job_t *hearth_job_new (hearth_ctx_t *ctx, const char *name);
+
+/* Free a job that is not running (NEW, SUCCEEDED or FAILED).  Accepts
+   NULL; nulls the pointer. */
+void hearth_job_destroy (hearth_job_t **self_p);
+
+/* A new stage of job.  Stage names are unique within a job. */
+hearth_stage_t *hearth_job_stage (hearth_job_t *job, const char *name);
+
+/* The stage named name, or NULL. */
+hearth_stage_t *hearth_job_find_stage (hearth_job_t *job, const char *name);
+
+/* stage runs after parent has finished. */
+int hearth_stage_after (hearth_stage_t *stage, hearth_stage_t *parent);
+
+/* stage runs after parent, and every task of stage gets parent's results
+   as input: each result in task order with one trailing newline removed,
+   followed by a newline. */
+int hearth_stage_input (hearth_stage_t *stage, hearth_stage_t *parent);
+
+/* Put the stage in a FAIR scheduling pool (scheduler-mode FAIR). */
+int hearth_stage_set_pool (hearth_stage_t *stage, const char *pool, int weight);
+
+/* Add count command tasks running argv (NULL-terminated); "{i}" in each
+   element becomes 0...count-1.  env (NULL-terminated "K=V" strings, may
+   be NULL) is added to the executor's environment.  Returns 0 or -1. */
+int hearth_stage_add_commands (hearth_stage_t *stage, const char *const *argv,
+                               const char *const *env, uint64_t count);
+
+/* Add count function tasks calling fn with arg ("{i}" becomes the
+   index). */
+int hearth_stage_add_functions (hearth_stage_t *stage, const char *fn,
+                                const char *arg, uint64_t count);
+
+/* One command task; one function task. */
+int hearth_stage_add_command (hearth_stage_t *stage, const char *const *argv);
+int hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
+                               const char *arg);
+
+/* Per-task time limit for the tasks added after this call; 0: none. */
+int hearth_stage_set_timeout (hearth_stage_t *stage, int64_t timeout_ms);
+
+/* Number of tasks in the stage. */
+uint64_t hearth_stage_size (const hearth_stage_t *stage);
+const char *hearth_stage_name (const hearth_stage_t *stage);
+
+/* Submit the job: it starts running in the background.  Returns 0 or -1
+   (a cycle in the stages, an empty stage, a job already submitted). */
+int hearth_job_submit (hearth_job_t *job);
+
+/* Wait up to timeout_ms (-1: forever) for the job to end.  Returns 0 when
+   it has ended (see hearth_job_state), -1 with errno ETIMEDOUT if not. */
+int hearth_job_wait (hearth_job_t *job, int timeout_ms);
+
+/* Submit and wait.  Returns 0 when the job succeeded, else -1. */
+int hearth_job_run (hearth_job_t *job);
+
+hearth_job_state_t hearth_job_state (const hearth_job_t *job);
+
+/* Why the job failed: stage, task and its last error. */
+const char *hearth_job_error (const hearth_job_t *job);
+
+/* Progress of a running job: the first unfinished stage's name and its
+   finished, running and total task counts.  Returns 0, or -1 when no
+   stage is unfinished. */
+int hearth_job_progress (hearth_job_t *job, const char **stage,
+                         uint64_t *finished, uint64_t *running,
+                         uint64_t *total);
+
+/* Result of task index of a finished stage (borrowed; NULL with *len 0 if
+   the stage has not finished or index is out of range). */
+const void *hearth_stage_result (const hearth_stage_t *stage, uint64_t index,
+                                 size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,146 @@
+/*  hearth-driver - runs a JSON job file (DESIGN §6) as an application.
+
+    hearth-driver [OPTIONS] JOB.json [ARGS...]
+
+    Checks the whole job file first; then registers the application, runs
+    the job, prints the results of its last stage (one per line, in task
+    order) and exits 0 only if the job succeeded.  A progress line on
+    stderr when it is a terminal.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver/hearth.h"
+#include "driver/internal.h"
+#include "driver/jobfile.h"
+
+/* How often the progress line is redrawn. */
+static const int s_progress_ms = 100;
+
+static int
+s_fail (int code, const char *fmt, const char *text)
+{
+    fprintf (stderr, "hearth-driver: ");
+    fprintf (stderr, fmt, text);
+    fprintf (stderr, "\n");
+    return code;
+}
+
+static void
+s_progress (hearth_job_t *job, bool *drawn)
+{
+    const char *stage;
+    uint64_t finished, running, total;
+    if (hearth_job_progress (job, &stage, &finished, &running, &total) < 0)
+        return;
+    fprintf (stderr, "\r[%s] %llu + %llu / %llu   ", stage,
+             (unsigned long long) finished, (unsigned long long) running,
+             (unsigned long long) total);
+    *drawn = true;
+}
+
+/* Wait for the job, drawing progress when stderr is a terminal. */
+static void
+s_wait (hearth_job_t *job)
+{
+    bool tty = isatty (2), drawn = false;
+    while (hearth_job_wait (job, tty ? s_progress_ms : -1) < 0)
+        if (tty)
+            s_progress (job, &drawn);
+    if (drawn)
+        fprintf (stderr, "\r\033[K");
+}
+
+/* Print each result with one trailing newline removed, then a newline. */
+static int
+s_print_results (hearth_job_t *job, const char *stage_name)
+{
+    hearth_stage_t *stage = hearth_job_find_stage (job, stage_name);
+    for (uint64_t i = 0; i < hearth_stage_size (stage); i++) {
+        size_t len;
+        const char *r = hearth_stage_result (stage, i, &len);
+        if (len && r[len - 1] == '\n')
+            len--;
+        if (fwrite (r, 1, len, stdout) != len || putchar ('\n') == EOF)
+            return -1;
+    }
+    return fflush (stdout);
+}
+
+static int
+s_run (hearth_opts_t *opts, const jobfile_t *jf)
+{
+    char errbuf[512];
+    hearth_error_t err;
+    hearth_ctx_t *ctx = hearth_ctx_new (opts, errbuf, sizeof errbuf);
+    if (!ctx)
+        return s_fail (1, "%s", errbuf);
+    hearth_job_t *job = jobfile_build (jf, ctx, &err);
+    int rc = 1;
+    if (!job)
+        s_fail (1, "%s", err.text);
+    else if (hearth_job_submit (job) < 0)
+        s_fail (1, "%s", hearth_job_error (job));
+    else {
+        s_wait (job);
+        if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED) {
+            fprintf (stderr, "hearth-driver: job %s failed: %s\n",
+                     jobfile_name (jf), hearth_job_error (job));
+        }
+        else if (s_print_results (job, jobfile_output_stage (jf)) < 0)
+            s_fail (1, "cannot write the results: %s", strerror (errno));
+        else
+            rc = 0;
+    }
+    hearth_ctx_destroy (&ctx);
+    return rc;
+}
+
+int
+main (int argc, char **argv)
+{
+    char errbuf[512];
+    int first;
+    hearth_opts_t *opts = driver_opts_from_argv (argc, argv, &first, errbuf,
+                                                 sizeof errbuf);
+    if (!opts)
+        return s_fail (2, "%s", errbuf);
+    hearth_conf_t *conf = driver_opts_conf (opts);
+    if (hearth_conf_wants_help (conf) || hearth_conf_wants_version (conf)) {
+        if (hearth_conf_wants_help (conf))
+            hearth_conf_usage (conf, stdout, "[OPTIONS] JOB.json [ARGS...]",
+                               "Runs a JSON job file: see docs/jobs.md.");
+        else
+            printf ("hearth-driver %s\n", PACKAGE_VERSION);
+        hearth_opts_destroy (&opts);
+        return 0;
+    }
+    if (first >= argc) {
+        hearth_opts_destroy (&opts);
+        return s_fail (2, "%s", "no job file given (see --help)");
+    }
+    hearth_error_t err;
+    const char *const *shipped;
+    size_t nshipped = hearth_conf_list (conf, "lib", &shipped);
+    jobfile_t *jf = jobfile_load (argv[first], argv + first + 1,
+                                  argc - first - 1, shipped, nshipped, &err);
+    if (!jf) {
+        hearth_opts_destroy (&opts);
+        return s_fail (2, "%s", err.text);
+    }
+    const char *const *libs;
+    size_t nlibs = jobfile_libs (jf, &libs);
+    for (size_t i = 0; i < nlibs; i++)
+        hearth_opts_set (opts, "lib", libs[i], NULL, 0);
+    if (!hearth_conf_isset (conf, "name"))
+        hearth_opts_set (opts, "name", jobfile_name (jf), NULL, 0);
+    int rc = s_run (opts, jf);
+    jobfile_destroy (&jf);
+    hearth_opts_destroy (&opts);
+    return rc;
+}

@@ -1,0 +1,135 @@
+/*  internal.h - libhearth's insides, shared by its modules.
+
+    The user's thread builds jobs (jobs.c) and calls the API; one engine
+    thread per context (engine.c) does all the I/O:
+
+        engine.c     the actor: start-up, the loop, the pipe to the API
+        master.c     the link to the master (cluster mode)
+        execs.c      executors: registration, launches, status, losses
+        local.c      local[N] executors and local-cluster daemons
+        render.c     a task's wire form from its group's templates
+        opts.c       settings (hearth_opts_t)
+
+    Sharing: after hearth_job_submit() a job's stages belong to the engine
+    until the job ends; the engine publishes progress and the end under the
+    job's lock, and the user reads results only after the end.
+*/
+#ifndef HEARTH_DRIVER_INTERNAL_H
+#define HEARTH_DRIVER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <czmq.h>
+#include <cjson/cJSON.h>
+
+#include "driver/hearth.h"
+#include "libcore/conf.h"
+
+/* Stage uids stay below 2^21: a task id is uid << 32 | index. */
+#define DRIVER_MAX_STAGES ((1u << 21) - 1)
+#define DRIVER_TID(uid, index) (((uint64_t) (uid) << 32) | (uint64_t) (index))
+#define DRIVER_TID_STAGE(tid) ((uint32_t) ((tid) >> 32))
+#define DRIVER_TID_INDEX(tid) ((uint64_t) ((tid) &0xffffffffu))
+
+/* count tasks added by one call, from one template. */
+typedef struct {
+    uint64_t first;     /* index of its first task in the stage */
+    uint64_t count;     /* tasks in the group */
+    char **argv;        /* command template, NULL-terminated; or NULL */
+    char **env;         /* "K=V" templates, NULL-terminated; or NULL */
+    char *fn;           /* function name; or NULL */
+    char *arg;          /* function argument template */
+    int64_t timeout_ms; /* per-task limit, 0: none */
+} task_group_t;
+
+/* One task's result. */
+typedef struct {
+    void *data;   /* malloc'ed bytes, or NULL */
+    uint32_t len; /* bytes */
+} result_t;
+
+struct hearth_stage {
+    hearth_job_t *job;        /* owner */
+    char *name;               /* unique in the job */
+    uint32_t uid;             /* engine-wide id, set at submit */
+    task_group_t *groups;     /* in index order */
+    size_t ngroups, groups_alloc;
+    uint64_t ntasks;          /* sum of the groups' counts */
+    hearth_stage_t **parents; /* stages to finish first */
+    size_t nparents;
+    hearth_stage_t *input;    /* parent whose results are the input */
+    char *pool;               /* FAIR pool, or NULL */
+    int weight;               /* FAIR weight */
+    int64_t timeout_ms;       /* for groups added from now on */
+    /* engine side, from submit on */
+    result_t *results;        /* ntasks entries */
+    zframe_t *input_frame;    /* the input, once the input parent is done */
+    bool done;                /* all tasks finished (under job lock) */
+    uint64_t finished;        /* progress (under job lock) */
+    uint64_t running;         /* progress (under job lock) */
+};
+
+struct hearth_job {
+    hearth_ctx_t *ctx;        /* owner */
+    char *name;               /* for messages */
+    uint64_t id;              /* engine-wide id, set at submit */
+    hearth_stage_t **stages;  /* in the order they were added */
+    size_t nstages, stages_alloc;
+    pthread_mutex_t lock;     /* guards state, error and progress */
+    pthread_cond_t ended;     /* broadcast when state leaves RUNNING */
+    hearth_job_state_t state; /* see hearth.h */
+    char *error;              /* why it failed */
+    void *handle;             /* node in the context's job list */
+};
+
+typedef struct engine engine_t;
+
+struct hearth_ctx {
+    hearth_conf_t *conf;      /* settings (copied from opts) */
+    engine_t *engine;         /* the I/O side */
+    zsock_t *pipe;            /* to the engine thread (PAIR) */
+    pthread_t thread;         /* runs the engine */
+    bool running;             /* thread started, not yet joined */
+    zlistx_t *jobs;           /* hearth_job_t not yet destroyed */
+    char app_id[160];         /* from the master, or local-made */
+    char error[512];          /* last context-level error */
+};
+
+/* opts.c */
+const hearth_opt_t *driver_options (void);
+/* A copy of opts' settings (or defaults and environment for NULL). */
+hearth_conf_t *driver_conf_copy (const hearth_opts_t *opts, char *errbuf,
+                                 size_t errlen);
+/* hearth-driver: parse its own argv into a new options object. */
+hearth_opts_t *driver_opts_from_argv (int argc, char **argv, int *first,
+                                      char *errbuf, size_t errlen);
+hearth_conf_t *driver_opts_conf (hearth_opts_t *opts);
+
+/* jobs.c */
+/* Set the job's final state and wake its waiters. */
+void job_end (hearth_job_t *job, hearth_job_state_t state, const char *error);
+void job_set_progress (hearth_job_t *job, hearth_stage_t *stage,
+                       uint64_t finished, uint64_t running, bool done);
+/* The group holding task index (binary search). */
+const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
+
+/* engine.c */
+engine_t *engine_new (hearth_ctx_t *ctx);
+/* The engine thread's body: serves pipe until "$TERM" (the thread owns
+   pipe and destroys it before returning). */
+void engine_run (engine_t *e, zsock_t *pipe);
+void engine_destroy (engine_t **self_p);
+const char *engine_error (const engine_t *self);
+const char *engine_app_id (const engine_t *self);
+
+/* render.c */
+/* Append task index of stage to a LAUNCH_TASKS tasks array; input_frame
+   is the frame index of the stage's input in the message, or -1. */
+int render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
+                 int attempt, int input_frame);
+/* Replace "{i}" in text with i. Caller frees. */
+char *render_template (const char *text, uint64_t i);
+
+#endif

@@ -1,0 +1,643 @@
+/*  jobfile.c - reading JSON job files; see jobfile.h.
+
+    {"name": "pi", "lib": "libpi.so",
+     "stages": [{"name": "sample",
+                 "tasks": [{"fn": "pi_sample", "arg": "{i}", "count": 100}]},
+                {"name": "sum", "after": ["sample"],
+                 "tasks": [{"fn": "pi_sum", "input": "sample"}]}]}
+
+    A task is {"cmd": [argv...]} or {"fn": NAME, "arg": TEXT}, with
+    optional "count" (copies, "{i}" = 0...count-1), "foreach": "args" (one
+    copy per job argument, "{item}" = the argument), "input" (a parent
+    stage whose results are its input), "env" {NAME: VALUE}, "timeout"
+    ("5s" or milliseconds).  A stage has "name", "tasks", optional "after"
+    (stage names), "pool" and "weight" (FAIR scheduling).  "{argN}" in any
+    task string is the job's N-th argument.  Unknown keys are refused, so
+    that a typo does not silently change a job.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "driver/jobfile.h"
+#include "libcore/units.h"
+
+/* Largest job file read. */
+static const long s_max_file_bytes = 64 * 1024 * 1024;
+/* Most stages, and most copies of one task. */
+static const int s_max_stages = 10000;
+static const double s_max_count = 4294967295.0;
+
+struct jobfile {
+    cJSON *root;       /* the parsed file, with arguments substituted */
+    char *dir;         /* the file's directory */
+    char **libs;       /* resolved library paths */
+    size_t nlibs;
+};
+
+static const char *const s_job_keys[] = {"name", "lib", "stages", NULL};
+static const char *const s_stage_keys[] = {"name", "after", "tasks", "pool",
+                                           "weight", NULL};
+static const char *const s_task_keys[] = {"cmd",   "fn",      "arg",
+                                          "count", "foreach", "input",
+                                          "env",   "timeout", NULL};
+
+/* ---- reading ------------------------------------------------------------ */
+
+static char *
+s_read_file (const char *path, hearth_error_t *err)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f) {
+        hearth_errprintf (err, "cannot read %s: %s", path, strerror (errno));
+        return NULL;
+    }
+    char *text = NULL;
+    long size = -1;
+    if (fseek (f, 0, SEEK_END) == 0)
+        size = ftell (f);
+    if (size < 0 || size > s_max_file_bytes)
+        hearth_errprintf (err, "%s: not a readable file of at most %ld bytes",
+                          path, s_max_file_bytes);
+    else if ((text = malloc (size + 1))) {
+        rewind (f);
+        if (fread (text, 1, size, f) != (size_t) size) {
+            hearth_errprintf (err, "cannot read %s", path);
+            free (text);
+            text = NULL;
+        }
+        else
+            text[size] = '\0';
+    }
+    fclose (f);
+    return text;
+}
+
+static cJSON *
+s_parse (const char *path, const char *text, hearth_error_t *err)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts (text, &end, 1);
+    if (root && cJSON_IsObject (root))
+        return root;
+    cJSON_Delete (root);
+    if (root) {
+        hearth_errprintf (err, "%s: the job must be a JSON object", path);
+        return NULL;
+    }
+    int line = 1, col = 1;
+    for (const char *p = text; end && p < end && *p; p++, col++)
+        if (*p == '\n') {
+            line++;
+            col = 0;
+        }
+    hearth_errprintf (err, "%s:%d:%d: not valid JSON here", path, line, col);
+    return NULL;
+}
+
+/* ---- checking ----------------------------------------------------------- */
+
+static int
+s_known_keys (const cJSON *obj, const char *const *keys, const char *where,
+              hearth_error_t *err)
+{
+    const cJSON *item;
+    cJSON_ArrayForEach (item, obj)
+    {
+        bool known = false;
+        for (int i = 0; keys[i] && !known; i++)
+            known = strcmp (item->string, keys[i]) == 0;
+        if (!known)
+            return hearth_errprintf (err, "%s: unknown key '%s'", where,
+                                     item->string);
+    }
+    return 0;
+}
+
+static int
+s_string_array (const cJSON *v, bool nonempty, const char *where,
+                hearth_error_t *err)
+{
+    if (!cJSON_IsArray (v) || (nonempty && cJSON_GetArraySize (v) == 0))
+        return hearth_errprintf (err, "%s: expected %san array of strings",
+                                 where, nonempty ? "a non-empty " : "");
+    const cJSON *e;
+    cJSON_ArrayForEach (e, v) if (!cJSON_IsString (e))
+        return hearth_errprintf (err, "%s: expected strings only", where);
+    return 0;
+}
+
+static int
+s_check_timeout (const cJSON *t, const char *where, hearth_error_t *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (t, "timeout");
+    int64_t ms;
+    hearth_error_t perr;
+    if (!v)
+        return 0;
+    if (cJSON_IsNumber (v) && v->valuedouble >= 0)
+        return 0;
+    if (cJSON_IsString (v)
+        && hearth_parse_duration (v->valuestring, &ms, &perr) == 0)
+        return 0;
+    return hearth_errprintf (err, "%s.timeout: expected a duration like \"5s\" "
+                                  "or milliseconds", where);
+}
+
+static int
+s_check_env (const cJSON *t, const char *where, hearth_error_t *err)
+{
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive (t, "env");
+    if (!env)
+        return 0;
+    if (!cJSON_IsObject (env))
+        return hearth_errprintf (err, "%s.env: expected an object of strings",
+                                 where);
+    const cJSON *e;
+    cJSON_ArrayForEach (e, env)
+    {
+        if (!cJSON_IsString (e) || !*e->string || strchr (e->string, '='))
+            return hearth_errprintf (err, "%s.env.%s: expected a string value "
+                                          "and a name without '='",
+                                     where, e->string);
+    }
+    return 0;
+}
+
+static int
+s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
+{
+    if (!cJSON_IsObject (t))
+        return hearth_errprintf (err, "%s: expected an object", where);
+    if (s_known_keys (t, s_task_keys, where, err) < 0)
+        return -1;
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (t, "cmd");
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive (t, "fn");
+    const cJSON *arg = cJSON_GetObjectItemCaseSensitive (t, "arg");
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive (t, "count");
+    const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
+    const cJSON *input = cJSON_GetObjectItemCaseSensitive (t, "input");
+    char sub[256];
+    if (!cmd == !fn)
+        return hearth_errprintf (err, "%s: expected exactly one of \"cmd\" "
+                                      "and \"fn\"", where);
+    snprintf (sub, sizeof sub, "%s.cmd", where);
+    if (cmd && s_string_array (cmd, true, sub, err) < 0)
+        return -1;
+    if (fn && (!cJSON_IsString (fn) || !*fn->valuestring))
+        return hearth_errprintf (err, "%s.fn: expected a function name", where);
+    if (arg && (!cJSON_IsString (arg) || cmd))
+        return hearth_errprintf (err, "%s.arg: expected a string (and only "
+                                      "with \"fn\")", where);
+    if (count && (!cJSON_IsNumber (count) || count->valuedouble < 1
+                  || count->valuedouble > s_max_count
+                  || count->valuedouble != (double) (uint64_t) count->valuedouble))
+        return hearth_errprintf (err, "%s.count: expected a whole number from "
+                                      "1 to %.0f", where, s_max_count);
+    if (each && (!cJSON_IsString (each) || strcmp (each->valuestring, "args")))
+        return hearth_errprintf (err, "%s.foreach: the only value is "
+                                      "\"args\"", where);
+    if (each && count)
+        return hearth_errprintf (err, "%s: \"count\" and \"foreach\" exclude "
+                                      "each other", where);
+    if (input && !cJSON_IsString (input))
+        return hearth_errprintf (err, "%s.input: expected a stage name",
+                                 where);
+    if (s_check_env (t, where, err) < 0)
+        return -1;
+    return s_check_timeout (t, where, err);
+}
+
+static const cJSON *
+s_find_stage (const cJSON *stages, const char *name, int before)
+{
+    int i = 0;
+    const cJSON *st;
+    cJSON_ArrayForEach (st, stages)
+    {
+        if (i++ >= before)
+            break;
+        const char *n = cJSON_GetStringValue (
+            cJSON_GetObjectItemCaseSensitive (st, "name"));
+        if (n && strcmp (n, name) == 0)
+            return st;
+    }
+    return NULL;
+}
+
+/* "after" and "input" name earlier stages; one input per stage. */
+static int
+s_check_links (const cJSON *stages, const cJSON *st, int pos,
+               const char *where, hearth_error_t *err)
+{
+    const cJSON *after = cJSON_GetObjectItemCaseSensitive (st, "after");
+    char sub[256];
+    snprintf (sub, sizeof sub, "%s.after", where);
+    if (after && s_string_array (after, false, sub, err) < 0)
+        return -1;
+    const cJSON *name;
+    cJSON_ArrayForEach (name, after) if (!s_find_stage (stages,
+                                                        name->valuestring, pos))
+        return hearth_errprintf (err, "%s.after: no stage \"%s\" before this "
+                                      "one", where, name->valuestring);
+    const char *input = NULL;
+    const cJSON *t;
+    cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
+    {
+        const char *in = cJSON_GetStringValue (
+            cJSON_GetObjectItemCaseSensitive (t, "input"));
+        if (!in)
+            continue;
+        if (!s_find_stage (stages, in, pos))
+            return hearth_errprintf (err, "%s: input \"%s\" is not a stage "
+                                          "before this one", where, in);
+        if (input && strcmp (input, in) != 0)
+            return hearth_errprintf (err, "%s: tasks take input from both "
+                                          "\"%s\" and \"%s\"; use one stage "
+                                          "per input", where, input, in);
+        input = in;
+    }
+    return 0;
+}
+
+static int
+s_check_stage (const cJSON *stages, const cJSON *st, int pos,
+               hearth_error_t *err)
+{
+    char where[128], sub[192];
+    snprintf (where, sizeof where, "stages[%d]", pos);
+    if (!cJSON_IsObject (st))
+        return hearth_errprintf (err, "%s: expected an object", where);
+    if (s_known_keys (st, s_stage_keys, where, err) < 0)
+        return -1;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive (st, "name");
+    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
+    const cJSON *pool = cJSON_GetObjectItemCaseSensitive (st, "pool");
+    const cJSON *weight = cJSON_GetObjectItemCaseSensitive (st, "weight");
+    if (!cJSON_IsString (name) || !*name->valuestring)
+        return hearth_errprintf (err, "%s.name: expected a non-empty string",
+                                 where);
+    if (s_find_stage (stages, name->valuestring, pos))
+        return hearth_errprintf (err, "%s.name: \"%s\" is used twice", where,
+                                 name->valuestring);
+    if (!cJSON_IsArray (tasks) || cJSON_GetArraySize (tasks) == 0)
+        return hearth_errprintf (err, "%s.tasks: expected a non-empty array",
+                                 where);
+    if (pool && !cJSON_IsString (pool))
+        return hearth_errprintf (err, "%s.pool: expected a string", where);
+    if (weight && (!cJSON_IsNumber (weight) || weight->valuedouble < 1))
+        return hearth_errprintf (err, "%s.weight: expected a number >= 1",
+                                 where);
+    int i = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach (t, tasks)
+    {
+        snprintf (sub, sizeof sub, "%s.tasks[%d]", where, i++);
+        if (s_check_task (t, sub, err) < 0)
+            return -1;
+    }
+    return s_check_links (stages, st, pos, where, err);
+}
+
+static int
+s_check_job (const cJSON *root, hearth_error_t *err)
+{
+    if (s_known_keys (root, s_job_keys, "the job", err) < 0)
+        return -1;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive (root, "name");
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive (root, "lib");
+    const cJSON *stages = cJSON_GetObjectItemCaseSensitive (root, "stages");
+    if (name && !cJSON_IsString (name))
+        return hearth_errprintf (err, "name: expected a string");
+    if (lib && !cJSON_IsString (lib)
+        && s_string_array (lib, false, "lib", err) < 0)
+        return -1;
+    if (!cJSON_IsArray (stages) || cJSON_GetArraySize (stages) == 0)
+        return hearth_errprintf (err, "stages: expected a non-empty array");
+    if (cJSON_GetArraySize (stages) > s_max_stages)
+        return hearth_errprintf (err, "stages: more than %d", s_max_stages);
+    int pos = 0;
+    const cJSON *st;
+    cJSON_ArrayForEach (st, stages) if (s_check_stage (stages, st, pos++, err)
+                                        < 0) return -1;
+    return 0;
+}
+
+/* ---- arguments ---------------------------------------------------------- */
+
+/* Replace every "{pattern}" in text by value.  Caller frees. */
+static char *
+s_replace (const char *text, const char *pattern, const char *value)
+{
+    size_t plen = strlen (pattern), vlen = strlen (value), hits = 0;
+    for (const char *p = strstr (text, pattern); p; p = strstr (p + plen,
+                                                                 pattern))
+        hits++;
+    char *out = malloc (strlen (text) + hits * vlen + 1), *o = out;
+    if (!out)
+        return NULL;
+    const char *p = text, *hit;
+    while ((hit = strstr (p, pattern))) {
+        memcpy (o, p, hit - p);
+        o += hit - p;
+        memcpy (o, value, vlen);
+        o += vlen;
+        p = hit + plen;
+    }
+    strcpy (o, p);
+    return out;
+}
+
+/* Substitute "{argN}" in every string under node. */
+static void
+s_substitute_args (cJSON *node, char **args, size_t nargs)
+{
+    for (cJSON *c = node->child; c; c = c->next) {
+        if (c->child)
+            s_substitute_args (c, args, nargs);
+        if (!cJSON_IsString (c) || !strstr (c->valuestring, "{arg"))
+            continue;
+        for (size_t i = 0; i < nargs; i++) {
+            char pattern[32];
+            snprintf (pattern, sizeof pattern, "{arg%zu}", i);
+            char *r = s_replace (c->valuestring, pattern, args[i]);
+            if (r) {
+                cJSON_SetValuestring (c, r);
+                free (r);
+            }
+        }
+    }
+}
+
+/* A copy of t for one argument: "{item}" replaced, "foreach" dropped. */
+static cJSON *
+s_task_for_item (const cJSON *t, const char *item)
+{
+    cJSON *copy = cJSON_Duplicate (t, 1);
+    cJSON_DeleteItemFromObjectCaseSensitive (copy, "foreach");
+    cJSON *stack[64];
+    int depth = 0;
+    stack[depth++] = copy;
+    while (depth > 0) {
+        cJSON *node = stack[--depth];
+        for (cJSON *c = node->child; c; c = c->next) {
+            if (c->child && depth < 64)
+                stack[depth++] = c;
+            if (cJSON_IsString (c) && strstr (c->valuestring, "{item}")) {
+                char *r = s_replace (c->valuestring, "{item}", item);
+                if (r) {
+                    cJSON_SetValuestring (c, r);
+                    free (r);
+                }
+            }
+        }
+    }
+    return copy;
+}
+
+/* Expand "foreach": "args" tasks into one task per argument. */
+static void
+s_expand_foreach (cJSON *root, char **args, size_t nargs)
+{
+    cJSON *st;
+    cJSON_ArrayForEach (st, cJSON_GetObjectItemCaseSensitive (root, "stages"))
+    {
+        cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
+        cJSON *expanded = cJSON_CreateArray ();
+        cJSON *t;
+        cJSON_ArrayForEach (t, tasks)
+        {
+            if (!cJSON_HasObjectItem (t, "foreach"))
+                cJSON_AddItemToArray (expanded, cJSON_Duplicate (t, 1));
+            else
+                for (size_t i = 0; i < nargs; i++)
+                    cJSON_AddItemToArray (expanded, s_task_for_item (t, args[i]));
+        }
+        cJSON_ReplaceItemInObjectCaseSensitive (st, "tasks", expanded);
+    }
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static const char *
+s_basename (const char *path)
+{
+    const char *slash = strrchr (path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static bool
+s_is_shipped (const char *name, const char *const *shipped, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp (s_basename (shipped[i]), s_basename (name)) == 0)
+            return true;
+    return false;
+}
+
+static int
+s_resolve_libs (jobfile_t *self, const char *const *shipped, size_t nshipped,
+                hearth_error_t *err)
+{
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive (self->root, "lib");
+    int n = !lib ? 0 : cJSON_IsString (lib) ? 1 : cJSON_GetArraySize (lib);
+    self->libs = calloc (n + 1, sizeof *self->libs);
+    if (!self->libs)
+        return hearth_errprintf (err, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const char *name = cJSON_IsString (lib)
+                               ? lib->valuestring
+                               : cJSON_GetArrayItem (lib, i)->valuestring;
+        char path[PATH_MAX];
+        if (s_is_shipped (name, shipped, nshipped))
+            continue;
+        if (name[0] == '/')
+            snprintf (path, sizeof path, "%s", name);
+        else
+            snprintf (path, sizeof path, "%s/%s", self->dir, name);
+        if (access (path, R_OK) != 0 && access (name, R_OK) == 0)
+            snprintf (path, sizeof path, "%s", name);
+        if (access (path, R_OK) != 0)
+            return hearth_errprintf (err, "lib: cannot read %s", path);
+        self->libs[self->nlibs++] = strdup (path);
+    }
+    return 0;
+}
+
+jobfile_t *
+jobfile_load (const char *path, char **args, size_t nargs,
+              const char *const *shipped, size_t nshipped, hearth_error_t *err)
+{
+    jobfile_t *self = calloc (1, sizeof *self);
+    char *text = self ? s_read_file (path, err) : NULL;
+    if (!text)
+        goto error;
+    self->root = s_parse (path, text, err);
+    free (text);
+    if (!self->root)
+        goto error;
+    hearth_error_t inner;
+    if (s_check_job (self->root, &inner) < 0) {
+        hearth_errprintf (err, "%s: %s", path, inner.text);
+        goto error;
+    }
+    s_substitute_args (self->root, args, nargs);
+    s_expand_foreach (self->root, args, nargs);
+    const char *slash = strrchr (path, '/');
+    self->dir = slash ? strndup (path, slash - path) : strdup (".");
+    if (s_resolve_libs (self, shipped, nshipped, err) < 0)
+        goto error;
+    return self;
+error:
+    jobfile_destroy (&self);
+    return NULL;
+}
+
+void
+jobfile_destroy (jobfile_t **self_p)
+{
+    jobfile_t *self = *self_p;
+    if (!self)
+        return;
+    cJSON_Delete (self->root);
+    for (size_t i = 0; i < self->nlibs; i++)
+        free (self->libs[i]);
+    free (self->libs);
+    free (self->dir);
+    free (self);
+    *self_p = NULL;
+}
+
+const char *
+jobfile_name (const jobfile_t *self)
+{
+    const char *name = cJSON_GetStringValue (
+        cJSON_GetObjectItemCaseSensitive (self->root, "name"));
+    return name ? name : "job";
+}
+
+size_t
+jobfile_libs (const jobfile_t *self, const char *const **paths)
+{
+    *paths = (const char *const *) self->libs;
+    return self->nlibs;
+}
+
+const char *
+jobfile_output_stage (const jobfile_t *self)
+{
+    const cJSON *stages = cJSON_GetObjectItemCaseSensitive (self->root,
+                                                            "stages");
+    const cJSON *last = cJSON_GetArrayItem (stages,
+                                            cJSON_GetArraySize (stages) - 1);
+    return cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (last,
+                                                                   "name"));
+}
+
+/* ---- building ----------------------------------------------------------- */
+
+static char **
+s_env_array (const cJSON *env)
+{
+    int n = cJSON_GetArraySize (env);
+    char **v = calloc (n + 1, sizeof *v);
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach (e, env) if (v && asprintf (&v[i], "%s=%s", e->string,
+                                                   e->valuestring) >= 0) i++;
+    return v;
+}
+
+static int
+s_add_task (hearth_stage_t *stage, const cJSON *t)
+{
+    const cJSON *count = cJSON_GetObjectItemCaseSensitive (t, "count");
+    const cJSON *timeout = cJSON_GetObjectItemCaseSensitive (t, "timeout");
+    uint64_t n = count ? (uint64_t) count->valuedouble : 1;
+    int64_t ms = 0;
+    if (cJSON_IsNumber (timeout))
+        ms = (int64_t) timeout->valuedouble;
+    else if (cJSON_IsString (timeout))
+        hearth_parse_duration (timeout->valuestring, &ms, NULL);
+    hearth_stage_set_timeout (stage, ms);
+    const char *fn = cJSON_GetStringValue (
+        cJSON_GetObjectItemCaseSensitive (t, "fn"));
+    if (fn)
+        return hearth_stage_add_functions (
+            stage, fn,
+            cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "arg")),
+            n);
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (t, "cmd");
+    int argc = cJSON_GetArraySize (cmd), i = 0;
+    const char **argv = calloc (argc + 1, sizeof *argv);
+    const cJSON *a;
+    cJSON_ArrayForEach (a, cmd) if (argv) argv[i++] = a->valuestring;
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive (t, "env");
+    char **envv = env ? s_env_array (env) : NULL;
+    int rc = argv ? hearth_stage_add_commands (stage, argv,
+                                               (const char *const *) envv, n)
+                  : -1;
+    for (size_t k = 0; envv && envv[k]; k++)
+        free (envv[k]);
+    free (envv);
+    free (argv);
+    return rc;
+}
+
+static int
+s_build_stage (hearth_job_t *job, const cJSON *st, hearth_error_t *err)
+{
+    const char *name = cJSON_GetStringValue (
+        cJSON_GetObjectItemCaseSensitive (st, "name"));
+    hearth_stage_t *stage = hearth_job_stage (job, name);
+    if (!stage)
+        return hearth_errprintf (err, "cannot create stage %s", name);
+    const cJSON *pool = cJSON_GetObjectItemCaseSensitive (st, "pool");
+    const cJSON *weight = cJSON_GetObjectItemCaseSensitive (st, "weight");
+    if (pool)
+        hearth_stage_set_pool (stage, pool->valuestring,
+                               weight ? (int) weight->valuedouble : 1);
+    const cJSON *a;
+    cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
+        hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));
+    const cJSON *t;
+    cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
+    {
+        const char *in = cJSON_GetStringValue (
+            cJSON_GetObjectItemCaseSensitive (t, "input"));
+        if (in)
+            hearth_stage_input (stage, hearth_job_find_stage (job, in));
+        if (s_add_task (stage, t) < 0)
+            return hearth_errprintf (err, "stage %s: cannot add a task: %s",
+                                     name, strerror (errno));
+    }
+    return 0;
+}
+
+hearth_job_t *
+jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, hearth_error_t *err)
+{
+    hearth_job_t *job = hearth_job_new (ctx, jobfile_name (self));
+    if (!job) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    const cJSON *st;
+    cJSON_ArrayForEach (st, cJSON_GetObjectItemCaseSensitive (self->root,
+                                                              "stages"))
+    {
+        if (s_build_stage (job, st, err) < 0) {
+            hearth_job_destroy (&job);
+            return NULL;
+        }
+    }
+    return job;
+}

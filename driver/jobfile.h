@@ -1,0 +1,40 @@
+/*  jobfile.h - JSON job files (DESIGN §6), checked and turned into a job.
+
+    jobfile_load() reads and checks a whole file before anything runs, so
+    that a mistake is reported with its place ("pi.json:7:12: ..." for bad
+    JSON, "stages[1].tasks[0].fn: ..." for a bad field) and nothing starts.
+    jobfile_build() then creates the job through the public API.
+*/
+#ifndef HEARTH_JOBFILE_H
+#define HEARTH_JOBFILE_H
+
+#include <stddef.h>
+
+#include "driver/hearth.h"
+#include "libcore/error.h"
+
+typedef struct jobfile jobfile_t;
+
+/* Load path; args (nargs) fill "{arg0}", "{arg1}"... and "foreach": "args".
+   shipped (nshipped) are libraries given on the command line: a "lib" of
+   the file with the same base name is taken to be one of them.  Other
+   "lib" names are looked for beside the job file, then in the current
+   directory.  NULL with err on any mistake. */
+jobfile_t *jobfile_load (const char *path, char **args, size_t nargs,
+                         const char *const *shipped, size_t nshipped,
+                         hearth_error_t *err);
+void jobfile_destroy (jobfile_t **self_p);
+
+/* The job's name, and the libraries it names that were not shipped
+   already (paths resolved). */
+const char *jobfile_name (const jobfile_t *self);
+size_t jobfile_libs (const jobfile_t *self, const char *const **paths);
+
+/* Create the job in ctx.  Returns it (owned by ctx) or NULL with err. */
+hearth_job_t *jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx,
+                             hearth_error_t *err);
+
+/* The stage whose results the job prints: the last one in the file. */
+const char *jobfile_output_stage (const jobfile_t *self);
+
+#endif

@@ -1,0 +1,388 @@
+/*  jobs.c - building jobs and stages, waiting for them, reading results.
+
+    This is the user's side of libhearth.  A job is built here, handed to
+    the engine by hearth_job_submit(), and read back once it has ended.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "driver/internal.h"
+
+/* Tasks one stage may hold: indexes must fit in 32 bits. */
+static const uint64_t s_max_tasks = 0xffffffffu;
+
+static char **
+s_strv_dup (const char *const *v)
+{
+    size_t n = 0;
+    while (v && v[n])
+        n++;
+    char **copy = calloc (n + 1, sizeof *copy);
+    for (size_t i = 0; copy && i < n; i++)
+        if (!(copy[i] = strdup (v[i]))) {
+            for (size_t j = 0; j < i; j++)
+                free (copy[j]);
+            free (copy);
+            return NULL;
+        }
+    return copy;
+}
+
+static void
+s_strv_free (char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free (v[i]);
+    free (v);
+}
+
+hearth_job_t *
+hearth_job_new (hearth_ctx_t *ctx, const char *name)
+{
+    if (!ctx)
+        return NULL;
+    hearth_job_t *job = calloc (1, sizeof *job);
+    if (!job || !(job->name = strdup (name ? name : "job"))) {
+        free (job);
+        return NULL;
+    }
+    job->ctx = ctx;
+    job->state = HEARTH_JOB_NEW;
+    pthread_mutex_init (&job->lock, NULL);
+    pthread_cond_init (&job->ended, NULL);
+    job->handle = zlistx_add_end (ctx->jobs, job);
+    return job;
+}
+
+static void
+s_stage_free (hearth_stage_t *st)
+{
+    for (size_t i = 0; i < st->ngroups; i++) {
+        task_group_t *g = &st->groups[i];
+        s_strv_free (g->argv);
+        s_strv_free (g->env);
+        free (g->fn);
+        free (g->arg);
+    }
+    free (st->groups);
+    for (uint64_t i = 0; st->results && i < st->ntasks; i++)
+        free (st->results[i].data);
+    free (st->results);
+    zframe_destroy (&st->input_frame);
+    free (st->parents);
+    free (st->pool);
+    free (st->name);
+    free (st);
+}
+
+/* Free a job's memory (the engine no longer refers to it). */
+void job_free (hearth_job_t *job);
+
+void
+job_free (hearth_job_t *job)
+{
+    for (size_t i = 0; i < job->nstages; i++)
+        s_stage_free (job->stages[i]);
+    free (job->stages);
+    free (job->name);
+    free (job->error);
+    pthread_mutex_destroy (&job->lock);
+    pthread_cond_destroy (&job->ended);
+    free (job);
+}
+
+hearth_stage_t *
+hearth_job_find_stage (hearth_job_t *job, const char *name)
+{
+    for (size_t i = 0; job && name && i < job->nstages; i++)
+        if (strcmp (job->stages[i]->name, name) == 0)
+            return job->stages[i];
+    return NULL;
+}
+
+hearth_stage_t *
+hearth_job_stage (hearth_job_t *job, const char *name)
+{
+    if (!job || !name || job->state != HEARTH_JOB_NEW
+        || hearth_job_find_stage (job, name))
+        return errno = EINVAL, NULL;
+    if (job->nstages == job->stages_alloc) {
+        size_t n = job->stages_alloc ? job->stages_alloc * 2 : 4;
+        hearth_stage_t **stages = realloc (job->stages, n * sizeof *stages);
+        if (!stages)
+            return NULL;
+        job->stages = stages;
+        job->stages_alloc = n;
+    }
+    hearth_stage_t *st = calloc (1, sizeof *st);
+    if (!st || !(st->name = strdup (name))) {
+        free (st);
+        return NULL;
+    }
+    st->job = job;
+    st->weight = 1;
+    job->stages[job->nstages++] = st;
+    return st;
+}
+
+int
+hearth_stage_after (hearth_stage_t *stage, hearth_stage_t *parent)
+{
+    if (!stage || !parent || stage == parent || parent->job != stage->job
+        || stage->job->state != HEARTH_JOB_NEW)
+        return errno = EINVAL, -1;
+    for (size_t i = 0; i < stage->nparents; i++)
+        if (stage->parents[i] == parent)
+            return 0;
+    hearth_stage_t **parents = realloc (stage->parents, (stage->nparents + 1)
+                                                            * sizeof *parents);
+    if (!parents)
+        return -1;
+    stage->parents = parents;
+    stage->parents[stage->nparents++] = parent;
+    return 0;
+}
+
+int
+hearth_stage_input (hearth_stage_t *stage, hearth_stage_t *parent)
+{
+    if (hearth_stage_after (stage, parent) < 0)
+        return -1;
+    stage->input = parent;
+    return 0;
+}
+
+int
+hearth_stage_set_pool (hearth_stage_t *stage, const char *pool, int weight)
+{
+    if (!stage || !pool || weight < 1)
+        return errno = EINVAL, -1;
+    char *copy = strdup (pool);
+    if (!copy)
+        return -1;
+    free (stage->pool);
+    stage->pool = copy;
+    stage->weight = weight;
+    return 0;
+}
+
+int
+hearth_stage_set_timeout (hearth_stage_t *stage, int64_t timeout_ms)
+{
+    if (!stage || timeout_ms < 0)
+        return errno = EINVAL, -1;
+    stage->timeout_ms = timeout_ms;
+    return 0;
+}
+
+static task_group_t *
+s_new_group (hearth_stage_t *st, uint64_t count)
+{
+    if (!st || count == 0 || st->job->state != HEARTH_JOB_NEW
+        || st->ntasks + count > s_max_tasks)
+        return errno = EINVAL, NULL;
+    if (st->ngroups == st->groups_alloc) {
+        size_t n = st->groups_alloc ? st->groups_alloc * 2 : 4;
+        task_group_t *groups = realloc (st->groups, n * sizeof *groups);
+        if (!groups)
+            return NULL;
+        st->groups = groups;
+        st->groups_alloc = n;
+    }
+    task_group_t *g = &st->groups[st->ngroups];
+    memset (g, 0, sizeof *g);
+    g->first = st->ntasks;
+    g->count = count;
+    g->timeout_ms = st->timeout_ms;
+    return g;
+}
+
+int
+hearth_stage_add_commands (hearth_stage_t *stage, const char *const *argv,
+                           const char *const *env, uint64_t count)
+{
+    if (!argv || !argv[0] || !argv[0][0])
+        return errno = EINVAL, -1;
+    task_group_t *g = s_new_group (stage, count);
+    if (!g || !(g->argv = s_strv_dup (argv))
+        || (env && !(g->env = s_strv_dup (env)))) {
+        if (g)
+            s_strv_free (g->argv);
+        return -1;
+    }
+    stage->ngroups++;
+    stage->ntasks += count;
+    return 0;
+}
+
+int
+hearth_stage_add_functions (hearth_stage_t *stage, const char *fn,
+                            const char *arg, uint64_t count)
+{
+    if (!fn || !*fn)
+        return errno = EINVAL, -1;
+    task_group_t *g = s_new_group (stage, count);
+    if (!g || !(g->fn = strdup (fn)) || !(g->arg = strdup (arg ? arg : ""))) {
+        if (g)
+            free (g->fn);
+        return -1;
+    }
+    stage->ngroups++;
+    stage->ntasks += count;
+    return 0;
+}
+
+int
+hearth_stage_add_command (hearth_stage_t *stage, const char *const *argv)
+{
+    return hearth_stage_add_commands (stage, argv, NULL, 1);
+}
+
+int
+hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
+                           const char *arg)
+{
+    return hearth_stage_add_functions (stage, fn, arg, 1);
+}
+
+uint64_t
+hearth_stage_size (const hearth_stage_t *stage)
+{
+    return stage ? stage->ntasks : 0;
+}
+
+const char *
+hearth_stage_name (const hearth_stage_t *stage)
+{
+    return stage ? stage->name : NULL;
+}
+
+const task_group_t *
+stage_group (const hearth_stage_t *stage, uint64_t index)
+{
+    size_t lo = 0, hi = stage->ngroups;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (stage->groups[mid].first <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return &stage->groups[lo];
+}
+
+void
+job_end (hearth_job_t *job, hearth_job_state_t state, const char *error)
+{
+    pthread_mutex_lock (&job->lock);
+    if (job->state == HEARTH_JOB_RUNNING) {
+        job->state = state;
+        if (error && !job->error)
+            job->error = strdup (error);
+        pthread_cond_broadcast (&job->ended);
+    }
+    pthread_mutex_unlock (&job->lock);
+}
+
+void
+job_set_progress (hearth_job_t *job, hearth_stage_t *stage, uint64_t finished,
+                  uint64_t running, bool done)
+{
+    pthread_mutex_lock (&job->lock);
+    stage->finished = finished;
+    stage->running = running;
+    stage->done = done;
+    pthread_mutex_unlock (&job->lock);
+}
+
+int
+hearth_job_wait (hearth_job_t *job, int timeout_ms)
+{
+    if (!job || job->state == HEARTH_JOB_NEW)
+        return errno = EINVAL, -1;
+    struct timespec deadline;
+    clock_gettime (CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000;
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+    int rc = 0;
+    pthread_mutex_lock (&job->lock);
+    while (job->state == HEARTH_JOB_RUNNING && rc == 0)
+        rc = timeout_ms < 0 ? pthread_cond_wait (&job->ended, &job->lock)
+                            : pthread_cond_timedwait (&job->ended, &job->lock,
+                                                      &deadline);
+    bool ended = job->state != HEARTH_JOB_RUNNING;
+    pthread_mutex_unlock (&job->lock);
+    if (!ended)
+        return errno = ETIMEDOUT, -1;
+    return 0;
+}
+
+int
+hearth_job_run (hearth_job_t *job)
+{
+    if (hearth_job_submit (job) < 0 || hearth_job_wait (job, -1) < 0)
+        return -1;
+    return hearth_job_state (job) == HEARTH_JOB_SUCCEEDED ? 0 : -1;
+}
+
+hearth_job_state_t
+hearth_job_state (const hearth_job_t *job)
+{
+    hearth_job_t *j = (hearth_job_t *) job;
+    pthread_mutex_lock (&j->lock);
+    hearth_job_state_t state = j->state;
+    pthread_mutex_unlock (&j->lock);
+    return state;
+}
+
+const char *
+hearth_job_error (const hearth_job_t *job)
+{
+    hearth_job_t *j = (hearth_job_t *) job;
+    pthread_mutex_lock (&j->lock);
+    const char *error = j->error;
+    pthread_mutex_unlock (&j->lock);
+    return error ? error : "";
+}
+
+int
+hearth_job_progress (hearth_job_t *job, const char **stage,
+                     uint64_t *finished, uint64_t *running, uint64_t *total)
+{
+    int rc = -1;
+    pthread_mutex_lock (&job->lock);
+    for (size_t i = 0; i < job->nstages; i++) {
+        hearth_stage_t *st = job->stages[i];
+        if (st->done)
+            continue;
+        *stage = st->name;
+        *finished = st->finished;
+        *running = st->running;
+        *total = st->ntasks;
+        rc = 0;
+        break;
+    }
+    pthread_mutex_unlock (&job->lock);
+    return rc;
+}
+
+const void *
+hearth_stage_result (const hearth_stage_t *stage, uint64_t index, size_t *len)
+{
+    *len = 0;
+    if (!stage || !stage->results || index >= stage->ntasks)
+        return NULL;
+    hearth_job_state_t state = hearth_job_state (stage->job);
+    if (state != HEARTH_JOB_SUCCEEDED && !stage->done)
+        return NULL;
+    *len = stage->results[index].len;
+    return stage->results[index].data ? stage->results[index].data : "";
+}

@@ -1,0 +1,23 @@
+# libhearth (the driver API) and hearth-driver (JSON job files).
+# The library's code is built once as a convenience library, linked into the
+# installed shared library and, statically, into hearth-driver.
+noinst_LTLIBRARIES += driver/libdriver.la
+driver_libdriver_la_SOURCES = \
+	driver/hearth.h driver/internal.h driver/engine.h \
+	driver/opts.c driver/jobs.c driver/ctx.c driver/render.c \
+	driver/engine.c driver/execs.c driver/master.c driver/local.c
+driver_libdriver_la_LIBADD = libcore/libhearthcore.la
+
+lib_LTLIBRARIES += libhearth.la
+libhearth_la_SOURCES =
+libhearth_la_LIBADD = driver/libdriver.la $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS)
+libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '^hearth_'
+include_HEADERS += driver/hearth.h
+
+bin_PROGRAMS += hearth-driver
+hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h
+hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
+
+bin_PROGRAMS += hearth-submit
+hearth_submit_SOURCES = driver/submit.c
+hearth_submit_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread

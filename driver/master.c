@@ -1,0 +1,234 @@
+/*  master.c - the driver's link to the master (cluster and local-cluster
+    modes): registering the application, heartbeats, and the executors the
+    master grants or loses.  A master that goes silent is waited for; a
+    master that answers RECONNECT_APPLICATION gets the application again
+    under the same id. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/engine.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+
+static int s_on_master (zloop_t *loop, zsock_t *sock, void *arg);
+
+static int
+s_send (engine_t *e, hearth_msg_t **msg_p)
+{
+    hearth_error_t err;
+    if (hearth_msg_send (msg_p, e->master, NULL, &err) < 0) {
+        log_warn ("to the master: %s", err.text);
+        return -1;
+    }
+    e->master_send_ms = zclock_mono ();
+    return 0;
+}
+
+static void
+s_send_register (engine_t *e)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_APPLICATION);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "name", e->app_name);
+    cJSON_AddStringToObject (b, "driver_url", e->driver_url);
+    if (hearth_conf_isset (e->conf, "total-executor-cores"))
+        cJSON_AddNumberToObject (b, "max_cores",
+                                 (double) hearth_conf_int (
+                                     e->conf, "total-executor-cores"));
+    if (hearth_conf_isset (e->conf, "executor-cores"))
+        cJSON_AddNumberToObject (b, "cores_per_executor",
+                                 (double) hearth_conf_int (e->conf,
+                                                           "executor-cores"));
+    uint64_t memory = hearth_conf_bytes (e->conf, "executor-memory");
+    cJSON_AddNumberToObject (b, "memory_per_executor_mb",
+                             (double) (memory / (1024 * 1024) ?: 1));
+    if (e->app_id[0])
+        cJSON_AddStringToObject (b, "app_id", e->app_id);
+    const char *user = getenv ("USER");
+    if (user && strlen (user) < 255)
+        cJSON_AddStringToObject (b, "user", user);
+    s_send (e, &msg);
+}
+
+int
+master_open (engine_t *e, const char *url, hearth_error_t *err)
+{
+    snprintf (e->master_url, sizeof e->master_url, "%s", url);
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    if (!(e->master = hearth_sock_new (&opts, err)))
+        return -1;
+    if (hearth_sock_connect (e->master, url, err) < 0)
+        return -1;
+    zloop_reader (e->loop, e->master, s_on_master, e);
+    e->register_deadline = zclock_mono ()
+                           + hearth_conf_ms (e->conf, "register-timeout");
+    e->master_recv_ms = zclock_mono ();
+    s_send_register (e);
+    return 0;
+}
+
+void
+master_close (engine_t *e)
+{
+    if (!e->master)
+        return;
+    if (e->registered) {
+        hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
+        if (msg) {
+            cJSON_AddStringToObject (msg->body, "app_id", e->app_id);
+            cJSON_AddStringToObject (msg->body, "state", "FINISHED");
+            s_send (e, &msg);
+        }
+    }
+    if (e->loop)
+        zloop_reader_end (e->loop, e->master);
+    hearth_sock_destroy (&e->master);
+}
+
+static void
+s_on_registered (engine_t *e, hearth_msg_t *msg)
+{
+    const char *id = hearth_json_str (msg->body, "app_id");
+    bool again = e->registered;
+    snprintf (e->app_id, sizeof e->app_id, "%s", id);
+    e->registered = true;
+    e->hb_interval_ms = hearth_json_int (msg->body, "heartbeat_interval_ms",
+                                         e->hb_interval_ms);
+    log_info ("application %s %sregistered with %s", e->app_id,
+              again ? "re-" : "", e->master_url);
+    engine_signal_ready (e, NULL);
+}
+
+static void
+s_on_executor_added (engine_t *e, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    int exec_id = (int) hearth_json_int (b, "exec_id", -1);
+    log_info ("executor %d granted on %s (%lld cores)", exec_id,
+              hearth_json_str (b, "host"),
+              (long long) hearth_json_int (b, "cores", 0));
+    execs_add (e, exec_id, (int) hearth_json_int (b, "cores", 1),
+               hearth_json_str (b, "host"));
+}
+
+static void
+s_on_executor_updated (engine_t *e, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    const char *state = hearth_json_str (b, "state");
+    int exec_id = (int) hearth_json_int (b, "exec_id", -1);
+    if (streq (state, "LAUNCHING") || streq (state, "RUNNING"))
+        return;
+    char reason[300];
+    const char *text = hearth_json_str (b, "message");
+    snprintf (reason, sizeof reason, "%s%s%s%s", state,
+              hearth_json_bool (b, "worker_lost", false) ? ", worker lost" : "",
+              text ? ": " : "", text ? text : "");
+    execs_lost (e, exec_id, reason);
+}
+
+static void
+s_on_error (engine_t *e, hearth_msg_t *msg)
+{
+    char text[600];
+    snprintf (text, sizeof text, "the master at %s says %s: %s", e->master_url,
+              hearth_json_str (msg->body, "code"),
+              hearth_json_str (msg->body, "message"));
+    log_warn ("%s", text);
+    if (!e->registered) {
+        engine_signal_ready (e, text);
+    }
+}
+
+static void
+s_dispatch (engine_t *e, hearth_msg_t *msg)
+{
+    switch (msg->cmd) {
+    case HEARTH_CMD_REGISTERED_APPLICATION:
+        s_on_registered (e, msg);
+        break;
+    case HEARTH_CMD_EXECUTOR_ADDED:
+        s_on_executor_added (e, msg);
+        break;
+    case HEARTH_CMD_EXECUTOR_UPDATED:
+        s_on_executor_updated (e, msg);
+        break;
+    case HEARTH_CMD_APPLICATION_REMOVED:
+        log_warn ("the master removed the application: %s",
+                  hearth_json_str (msg->body, "reason"));
+        engine_app_dead (e, hearth_json_str (msg->body, "reason"));
+        break;
+    case HEARTH_CMD_RECONNECT_APPLICATION:
+        s_send_register (e);
+        break;
+    case HEARTH_CMD_ERROR:
+        s_on_error (e, msg);
+        break;
+    case HEARTH_CMD_HEARTBEAT:
+        break;
+    default:
+        log_warn ("unexpected %s from the master, ignored",
+                  hearth_cmd_name (msg->cmd));
+    }
+}
+
+static int
+s_on_master (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    engine_t *e = arg;
+    hearth_error_t err;
+    hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+    e->master_recv_ms = zclock_mono ();
+    if (e->master_silent_logged) {
+        log_warn ("the master at %s is back", e->master_url);
+        e->master_silent_logged = false;
+    }
+    if (!msg) {
+        log_warn ("bad message from the master: %s", err.text);
+        return 0;
+    }
+    s_dispatch (e, msg);
+    hearth_msg_destroy (&msg);
+    engine_process (e);
+    return e->error[0] ? -1 : 0;
+}
+
+void
+master_tick (engine_t *e)
+{
+    if (!e->master)
+        return;
+    int64_t now = zclock_mono ();
+    if (!e->registered) {
+        if (now > e->register_deadline) {
+            char text[600];
+            snprintf (text, sizeof text,
+                      "the master at %s did not register the application "
+                      "within %lld ms",
+                      e->master_url,
+                      (long long) hearth_conf_ms (e->conf,
+                                                  "register-timeout"));
+            engine_signal_ready (e, text);
+        }
+        return;
+    }
+    if (now - e->master_recv_ms > e->hb_liveness * e->hb_interval_ms
+        && !e->master_silent_logged) {
+        log_warn ("the master at %s has been silent for %lld ms; jobs go on",
+                  e->master_url, (long long) (now - e->master_recv_ms));
+        e->master_silent_logged = true;
+    }
+    if (now - e->master_send_ms >= e->hb_interval_ms) {
+        hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
+        if (msg) {
+            cJSON_AddStringToObject (msg->body, "id", e->app_id);
+            s_send (e, &msg);
+        }
+    }
+}

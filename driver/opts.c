@@ -1,0 +1,178 @@
+/*  opts.c - a driver's settings: the one option table of libhearth,
+    hearth-driver and (as environment variables) hearth-submit. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/internal.h"
+#include "libcore/log.h"
+
+struct hearth_opts {
+    hearth_conf_t *conf; /* the settings */
+};
+
+static const hearth_opt_t s_options[] = {
+    {"master", HEARTH_OPT_STR, "local[*]", "URL",
+     "local[N], local[*], local-cluster[W,C,M] or tcp://HOST:PORT"},
+    {"name", HEARTH_OPT_STR, NULL, "NAME", "the application's name"},
+    {"total-executor-cores", HEARTH_OPT_INT, NULL, "N",
+     "cores for the whole application (default: all there are)", 1, 65536},
+    {"executor-cores", HEARTH_OPT_INT, NULL, "N",
+     "cores per executor (default: all of a worker's)", 1, 65536},
+    {"executor-memory", HEARTH_OPT_MEMORY, "1G", "SIZE",
+     "memory per executor (plain numbers are MiB)"},
+    {"lib", HEARTH_OPT_LIST, NULL, "FILE",
+     "a shared library of function tasks to ship (repeatable)"},
+    {"max-failures", HEARTH_OPT_INT, "4", "N",
+     "failed attempts of one task before its job fails", 1, 1000},
+    {"max-lost", HEARTH_OPT_INT, "8", "N",
+     "attempts of one task lost with their executor before the job fails",
+     0, 1000},
+    {"scheduler-mode", HEARTH_OPT_STR, "FIFO", "MODE",
+     "FIFO or FAIR, between concurrent jobs"},
+    {"speculation", HEARTH_OPT_BOOL, "false", "",
+     "re-launch straggling tasks elsewhere; the first to finish wins"},
+    {"speculation-multiplier", HEARTH_OPT_STR, "1.5", "X",
+     "a straggler runs longer than X times the stage's median"},
+    {"speculation-quantile", HEARTH_OPT_STR, "0.75", "Q",
+     "fraction of a stage finished before stragglers are looked for"},
+    {"speculation-min", HEARTH_OPT_DURATION, "100ms", "TIME",
+     "never speculate on tasks shorter than this"},
+    {"task-prefetch", HEARTH_OPT_INT, "128", "N",
+     "most tasks queued ahead per executor core (short tasks)", 0, 100000},
+    {"heartbeat-interval", HEARTH_OPT_DURATION, "1s", "TIME",
+     "heartbeat interval with executors and the master"},
+    {"heartbeat-liveness", HEARTH_OPT_INT, "5", "N",
+     "missed intervals before a peer counts as gone", 1, 1000},
+    {"register-timeout", HEARTH_OPT_DURATION, "30s", "TIME",
+     "how long to wait for the master to register the application"},
+    {"driver-host", HEARTH_OPT_STR, NULL, "ADDR",
+     "address executors connect to (default: the one facing the master)"},
+    {"max-result-bytes", HEARTH_OPT_SIZE, "64M", "SIZE",
+     "largest result of one task"},
+    {"work-dir", HEARTH_OPT_STR, NULL, "DIR",
+     "scratch space of local modes (default: a new directory in $TMPDIR)"},
+    {"log-level", HEARTH_OPT_STR, "warn", "LEVEL", "error, warn, info, debug"},
+    {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
+    {NULL},
+};
+
+const hearth_opt_t *
+driver_options (void)
+{
+    return s_options;
+}
+
+static void
+s_copy_error (char *errbuf, size_t errlen, const char *text)
+{
+    if (errbuf && errlen)
+        snprintf (errbuf, errlen, "%s", text);
+}
+
+/* Read defaults, HEARTH_* variables and HEARTH_CONF into a new conf. */
+static hearth_conf_t *
+s_conf_from_env (char *errbuf, size_t errlen)
+{
+    hearth_error_t err;
+    hearth_conf_t *conf = hearth_conf_new ("libhearth", s_options);
+    char *argv[] = {"libhearth", NULL};
+    if (!conf) {
+        s_copy_error (errbuf, errlen, "out of memory");
+        return NULL;
+    }
+    if (hearth_conf_parse (conf, 1, argv, &err) < 0) {
+        s_copy_error (errbuf, errlen, err.text);
+        hearth_conf_destroy (&conf);
+    }
+    return conf;
+}
+
+hearth_opts_t *
+hearth_opts_new (char *errbuf, size_t errlen)
+{
+    hearth_opts_t *self = calloc (1, sizeof *self);
+    if (!self) {
+        s_copy_error (errbuf, errlen, "out of memory");
+        return NULL;
+    }
+    if (!(self->conf = s_conf_from_env (errbuf, errlen))) {
+        free (self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+hearth_opts_destroy (hearth_opts_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    hearth_conf_destroy (&(*self_p)->conf);
+    free (*self_p);
+    *self_p = NULL;
+}
+
+int
+hearth_opts_set (hearth_opts_t *self, const char *name, const char *value,
+                 char *errbuf, size_t errlen)
+{
+    hearth_error_t err;
+    if (hearth_conf_set (self->conf, name, value, HEARTH_SRC_FLAG, &err) < 0) {
+        s_copy_error (errbuf, errlen, err.text);
+        return -1;
+    }
+    return 0;
+}
+
+hearth_conf_t *
+driver_opts_conf (hearth_opts_t *opts)
+{
+    return opts->conf;
+}
+
+/* Copy every set value of from into a new conf, at the same level. */
+hearth_conf_t *
+driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
+{
+    hearth_conf_t *conf = s_conf_from_env (errbuf, errlen);
+    if (!conf || !opts)
+        return conf;
+    for (const hearth_opt_t *o = s_options; o->name; o++) {
+        hearth_src_t src = hearth_conf_source (opts->conf, o->name);
+        if (src <= HEARTH_SRC_DEFAULT)
+            continue;
+        if (o->type == HEARTH_OPT_LIST) {
+            const char *const *items;
+            size_t n = hearth_conf_list (opts->conf, o->name, &items);
+            for (size_t i = 0; i < n; i++)
+                hearth_conf_set (conf, o->name, items[i], src, NULL);
+        }
+        else
+            hearth_conf_set (conf, o->name,
+                             hearth_conf_str (opts->conf, o->name), src, NULL);
+    }
+    return conf;
+}
+
+hearth_opts_t *
+driver_opts_from_argv (int argc, char **argv, int *first, char *errbuf,
+                       size_t errlen)
+{
+    hearth_error_t err;
+    hearth_opts_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->conf = hearth_conf_new ("hearth-driver",
+                                                 s_options))) {
+        free (self);
+        s_copy_error (errbuf, errlen, "out of memory");
+        return NULL;
+    }
+    *first = hearth_conf_parse (self->conf, argc, argv, &err);
+    if (*first < 0) {
+        s_copy_error (errbuf, errlen, err.text);
+        hearth_opts_destroy (&self);
+    }
+    return self;
+}

@@ -1,0 +1,115 @@
+/*  render.c - one task's wire form, made from its group's templates at
+    launch time ("{i}" becomes the task's index within its group), so that
+    a stage of a million tasks stores a template, not a million argvs. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/internal.h"
+
+char *
+render_template (const char *text, uint64_t i)
+{
+    const char *hit = strstr (text, "{i}");
+    if (!hit)
+        return strdup (text);
+    char number[24];
+    int nlen = snprintf (number, sizeof number, "%" PRIu64, i);
+    size_t hits = 0;
+    for (const char *p = hit; p; p = strstr (p + 3, "{i}"))
+        hits++;
+    size_t len = strlen (text) + hits * (nlen - 3) + 1;
+    char *out = malloc (len), *o = out;
+    if (!out)
+        return NULL;
+    const char *p = text;
+    for (; (hit = strstr (p, "{i}")); p = hit + 3) {
+        memcpy (o, p, hit - p);
+        o += hit - p;
+        memcpy (o, number, nlen);
+        o += nlen;
+    }
+    strcpy (o, p);
+    return out;
+}
+
+/* Add name: rendered text to obj. Returns 0 or -1. */
+static int
+s_add_rendered (cJSON *obj, const char *name, const char *text, uint64_t i)
+{
+    if (!strstr (text, "{i}"))
+        return cJSON_AddStringToObject (obj, name, text) ? 0 : -1;
+    char *r = render_template (text, i);
+    cJSON *s = r ? cJSON_AddStringToObject (obj, name, r) : NULL;
+    free (r);
+    return s ? 0 : -1;
+}
+
+static cJSON *
+s_render_argv (char *const *argv, uint64_t i)
+{
+    cJSON *array = cJSON_CreateArray ();
+    for (size_t k = 0; array && argv[k]; k++) {
+        char *r = render_template (argv[k], i);
+        cJSON *s = r ? cJSON_CreateString (r) : NULL;
+        free (r);
+        if (!s) {
+            cJSON_Delete (array);
+            return NULL;
+        }
+        cJSON_AddItemToArray (array, s);
+    }
+    return array;
+}
+
+static cJSON *
+s_render_env (char *const *env, uint64_t i)
+{
+    cJSON *map = cJSON_CreateObject ();
+    for (size_t k = 0; map && env[k]; k++) {
+        char *r = render_template (env[k], i);
+        char *eq = r ? strchr (r, '=') : NULL;
+        if (eq) {
+            *eq = '\0';
+            cJSON_AddStringToObject (map, r, eq + 1);
+        }
+        free (r);
+    }
+    return map;
+}
+
+int
+render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
+             int attempt, int input_frame)
+{
+    const task_group_t *g = stage_group (stage, index);
+    uint64_t i = index - g->first;
+    cJSON *t = cJSON_CreateObject ();
+    if (!t)
+        return -1;
+    cJSON_AddNumberToObject (t, "tid", (double) DRIVER_TID (stage->uid, index));
+    cJSON_AddNumberToObject (t, "attempt", attempt);
+    int rc = 0;
+    if (g->argv) {
+        cJSON *argv = s_render_argv (g->argv, i);
+        rc = argv && cJSON_AddItemToObject (t, "cmd", argv) ? 0 : -1;
+        if (rc == 0 && g->env) {
+            cJSON *env = s_render_env (g->env, i);
+            rc = env && cJSON_AddItemToObject (t, "env", env) ? 0 : -1;
+        }
+    }
+    else {
+        rc = cJSON_AddStringToObject (t, "fn", g->fn) ? 0 : -1;
+        if (rc == 0 && g->arg[0])
+            rc = s_add_rendered (t, "arg", g->arg, i);
+    }
+    if (input_frame >= 0)
+        cJSON_AddNumberToObject (t, "input", input_frame);
+    if (g->timeout_ms > 0)
+        cJSON_AddNumberToObject (t, "timeout_ms", (double) g->timeout_ms);
+    cJSON_AddItemToArray (tasks, t);
+    return rc;
+}

@@ -1,0 +1,198 @@
+/*  hearth-submit - runs an application: a JSON job file (through
+    hearth-driver) or a driver program linked with libhearth.
+
+    hearth-submit [--master URL] [OPTIONS] APP [ARGS...]
+
+    Client mode: the driver runs here.  Every driver setting given as a
+    flag (or --conf KEY=VALUE) is handed to the driver as a HEARTH_*
+    environment variable, then the driver replaces this process, so that
+    signals and the exit status are the driver's own.  The master defaults
+    to $HEARTH_MASTER, else local[*].
+*/
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver/internal.h"
+#include "libcore/conf.h"
+#include "libcore/spawn.h"
+
+/* submit's own options, then every driver option. */
+static const hearth_opt_t s_own[] = {
+    {"deploy-mode", HEARTH_OPT_STR, "client", "MODE",
+     "client: the driver runs here"},
+    {NULL},
+};
+
+static hearth_opt_t *
+s_table (void)
+{
+    size_t nown = 0, ndriver = 0;
+    const hearth_opt_t *driver = driver_options ();
+    while (s_own[nown].name)
+        nown++;
+    while (driver[ndriver].name)
+        ndriver++;
+    hearth_opt_t *table = calloc (nown + ndriver + 1, sizeof *table);
+    if (!table)
+        return NULL;
+    memcpy (table, s_own, nown * sizeof *table);
+    memcpy (table + nown, driver, ndriver * sizeof *table);
+    return table;
+}
+
+static int
+s_fail (int code, const char *text)
+{
+    fprintf (stderr, "hearth-submit: %s\n", text);
+    return code;
+}
+
+/* HEARTH_NAME for option name. */
+static void
+s_env_name (const char *name, char *buf, size_t size)
+{
+    size_t n = snprintf (buf, size, "HEARTH_");
+    for (; *name && n < size - 1; name++)
+        buf[n++] = *name == '-' ? '_' : (char) toupper ((unsigned char) *name);
+    buf[n] = '\0';
+}
+
+/* An absolute path for a library given relative to here. */
+static char *
+s_absolute (const char *path)
+{
+    char *abs = realpath (path, NULL);
+    return abs ? abs : strdup (path);
+}
+
+/* The libraries, comma-separated and absolute. */
+static int
+s_export_libs (hearth_conf_t *conf)
+{
+    const char *const *libs;
+    size_t n = hearth_conf_list (conf, "lib", &libs);
+    if (n == 0 || hearth_conf_source (conf, "lib") < HEARTH_SRC_FLAG)
+        return 0;
+    char *joined = calloc (1, 1);
+    for (size_t i = 0; joined && i < n; i++) {
+        if (access (libs[i], R_OK) != 0) {
+            fprintf (stderr, "hearth-submit: --lib %s: %s\n", libs[i],
+                     strerror (errno));
+            free (joined);
+            return -1;
+        }
+        char *abs = s_absolute (libs[i]), *next = NULL;
+        if (asprintf (&next, "%s%s%s", joined, i ? "," : "", abs) < 0)
+            next = NULL;
+        free (abs);
+        free (joined);
+        joined = next;
+    }
+    int rc = joined ? setenv ("HEARTH_LIB", joined, 1) : -1;
+    free (joined);
+    return rc;
+}
+
+/* Hand every driver setting given on the command line to the driver. */
+static int
+s_export (hearth_conf_t *conf)
+{
+    char env[160];
+    for (const hearth_opt_t *o = driver_options (); o->name; o++) {
+        if (o->type == HEARTH_OPT_LIST
+            || hearth_conf_source (conf, o->name) != HEARTH_SRC_FLAG)
+            continue;
+        s_env_name (o->name, env, sizeof env);
+        if (setenv (env, hearth_conf_str (conf, o->name), 1) < 0)
+            return -1;
+    }
+    if (s_export_libs (conf) < 0)
+        return -1;
+    /* Our programs find each other beside this one. */
+    char dir[PATH_MAX];
+    if (!getenv ("HEARTH_BIN_DIR")
+        && hearth_program_path ("", dir, sizeof dir)[0]) {
+        size_t len = strlen (dir);
+        if (len && dir[len - 1] == '/')
+            dir[len - 1] = '\0';
+        setenv ("HEARTH_BIN_DIR", dir, 1);
+    }
+    return 0;
+}
+
+static bool
+s_is_job_file (const char *app)
+{
+    size_t len = strlen (app);
+    if (len > 5 && strcmp (app + len - 5, ".json") == 0)
+        return true;
+    FILE *f = fopen (app, "r");
+    int c = EOF;
+    if (f) {
+        while ((c = fgetc (f)) != EOF && isspace (c))
+            ;
+        fclose (f);
+    }
+    return c == '{';
+}
+
+static int
+s_exec (int argc, char **argv, int first)
+{
+    const char *app = argv[first];
+    char path[PATH_MAX];
+    char **args = calloc (argc - first + 2, sizeof *args);
+    if (!args)
+        return s_fail (1, "out of memory");
+    size_t n = 0;
+    if (s_is_job_file (app))
+        args[n++] = hearth_program_path ("hearth-driver", path, sizeof path);
+    for (int i = first; i < argc; i++)
+        args[n++] = argv[i];
+    execvp (args[0], args);
+    fprintf (stderr, "hearth-submit: cannot run %s: %s\n", args[0],
+             strerror (errno));
+    free (args);
+    return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+    hearth_error_t err;
+    hearth_opt_t *table = s_table ();
+    hearth_conf_t *conf = table ? hearth_conf_new ("hearth-submit", table)
+                                : NULL;
+    if (!conf)
+        return s_fail (1, "out of memory");
+    int first = hearth_conf_parse (conf, argc, argv, &err);
+    int rc = 0;
+    if (first < 0)
+        rc = s_fail (2, err.text);
+    else if (hearth_conf_wants_help (conf))
+        hearth_conf_usage (conf, stdout, "[OPTIONS] APP [ARGS...]",
+                           "Runs APP, a JSON job file or a driver program, "
+                           "as a Hearth application.\nMASTER is local[N], "
+                           "local[*] (the default), local-cluster[W,C,M] "
+                           "or tcp://HOST:PORT.");
+    else if (hearth_conf_wants_version (conf))
+        printf ("hearth-submit %s\n", PACKAGE_VERSION);
+    else if (first >= argc)
+        rc = s_fail (2, "no application given (see --help)");
+    else if (strcmp (hearth_conf_str (conf, "deploy-mode"), "client") != 0)
+        rc = s_fail (2, "--deploy-mode: only client is known");
+    else if (s_export (conf) < 0)
+        rc = s_fail (1, "cannot prepare the driver's environment");
+    else
+        rc = s_exec (argc, argv, first);
+    hearth_conf_destroy (&conf);
+    free (table);
+    return rc;
+}

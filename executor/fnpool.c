@@ -1,0 +1,184 @@
+/*  fnpool.c - function tasks on a fixed pool of threads.
+
+    The event loop hands a task to the pool (fnpool_submit); a thread calls
+    the task's function and puts the task on the done list, then wakes the
+    loop through an eventfd.  The loop drains the done list and reports the
+    whole lot in one STATUS_UPDATE.  Threads touch only the task they run;
+    everything else stays with the loop's thread.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "executor/executor.h"
+#include "libcore/log.h"
+
+/* How long destroy waits for a busy thread before leaving it to exit(). */
+static const int s_join_timeout_ms = 1000;
+
+struct fnpool {
+    executor_t *ex;         /* for finishing tasks on the loop's thread */
+    pthread_t *threads;     /* the pool */
+    int nthreads;           /* started threads */
+    pthread_mutex_t lock;   /* guards todo, done and quit */
+    pthread_cond_t wake;    /* signalled when todo grows or quit is set */
+    zlistx_t *todo;         /* task_t to run */
+    zlistx_t *done;         /* task_t that ran */
+    int efd;                /* eventfd: done is not empty */
+    bool quit;              /* threads should leave */
+};
+
+static void
+s_run (task_t *t)
+{
+    hearth_task_in_t in = {
+        .arg = t->arg,
+        .input = t->input ? zframe_data (t->input) : NULL,
+        .input_len = t->input ? zframe_size (t->input) : 0,
+        .index = t->tid & 0xffffffffu,
+        .attempt = t->attempt,
+    };
+    t->fn_rc = t->func (&in, &t->fn_out);
+    t->end_us = executor_now_us ();
+}
+
+static void *
+s_thread (void *arg)
+{
+    fnpool_t *self = arg;
+    pthread_mutex_lock (&self->lock);
+    for (;;) {
+        while (!self->quit && zlistx_size (self->todo) == 0)
+            pthread_cond_wait (&self->wake, &self->lock);
+        if (self->quit)
+            break;
+        task_t *t = zlistx_first (self->todo);
+        zlistx_delete (self->todo, zlistx_cursor (self->todo));
+        pthread_mutex_unlock (&self->lock);
+        s_run (t);
+        pthread_mutex_lock (&self->lock);
+        bool was_empty = zlistx_size (self->done) == 0;
+        zlistx_add_end (self->done, t);
+        if (was_empty) {
+            uint64_t one = 1;
+            ssize_t n = write (self->efd, &one, sizeof one);
+            (void) n; /* an eventfd write only fails on overflow */
+        }
+    }
+    pthread_mutex_unlock (&self->lock);
+    return NULL;
+}
+
+/* The loop's side: finish every task the threads have run. */
+static int
+s_on_done (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    (void) loop;
+    (void) item;
+    fnpool_t *self = arg;
+    uint64_t count;
+    ssize_t n = read (self->efd, &count, sizeof count);
+    (void) n;
+    pthread_mutex_lock (&self->lock);
+    zlistx_t *done = self->done;
+    self->done = zlistx_new ();
+    pthread_mutex_unlock (&self->lock);
+    task_t *t;
+    while ((t = zlistx_first (done))) {
+        zlistx_delete (done, zlistx_cursor (done));
+        tasks_finish (self->ex, t);
+    }
+    zlistx_destroy (&done);
+    link_flush (self->ex);
+    return 0;
+}
+
+fnpool_t *
+fnpool_new (executor_t *ex, int threads, hearth_error_t *err)
+{
+    fnpool_t *self = calloc (1, sizeof *self);
+    if (!self) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    self->ex = ex;
+    pthread_mutex_init (&self->lock, NULL);
+    pthread_cond_init (&self->wake, NULL);
+    self->todo = zlistx_new ();
+    self->done = zlistx_new ();
+    self->efd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+    self->threads = calloc (threads, sizeof *self->threads);
+    if (!self->todo || !self->done || self->efd < 0 || !self->threads) {
+        hearth_errprintf (err, "cannot create the task pool: %s",
+                          strerror (errno));
+        fnpool_destroy (&self);
+        return NULL;
+    }
+    for (; self->nthreads < threads; self->nthreads++)
+        if (pthread_create (&self->threads[self->nthreads], NULL, s_thread,
+                            self)
+            != 0) {
+            hearth_errprintf (err, "cannot start task threads");
+            fnpool_destroy (&self);
+            return NULL;
+        }
+    zmq_pollitem_t item = {NULL, self->efd, ZMQ_POLLIN, 0};
+    zloop_poller (ex->loop, &item, s_on_done, self);
+    return self;
+}
+
+void
+fnpool_submit (fnpool_t *self, task_t *t)
+{
+    pthread_mutex_lock (&self->lock);
+    zlistx_add_end (self->todo, t);
+    pthread_cond_signal (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+}
+
+static int
+s_join_all (fnpool_t *self)
+{
+    int rc = 0;
+    struct timespec deadline;
+    clock_gettime (CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += s_join_timeout_ms / 1000;
+    for (int i = 0; i < self->nthreads; i++)
+        if (pthread_timedjoin_np (self->threads[i], NULL, &deadline) != 0) {
+            log_warn ("a function task is still running at exit");
+            pthread_detach (self->threads[i]);
+            rc = -1;
+        }
+    return rc;
+}
+
+int
+fnpool_destroy (fnpool_t **self_p)
+{
+    fnpool_t *self = *self_p;
+    if (!self)
+        return 0;
+    pthread_mutex_lock (&self->lock);
+    self->quit = true;
+    pthread_cond_broadcast (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+    int rc = s_join_all (self);
+    if (self->efd >= 0) {
+        zmq_pollitem_t item = {NULL, self->efd, ZMQ_POLLIN, 0};
+        if (self->ex->loop)
+            zloop_poller_end (self->ex->loop, &item);
+        close (self->efd);
+    }
+    zlistx_destroy (&self->todo);
+    zlistx_destroy (&self->done);
+    free (self->threads);
+    free (self);
+    *self_p = NULL;
+    return rc;
+}

@@ -1,0 +1,195 @@
+/*  libs.c - the application's shared libraries, shipped by the driver.
+
+    Each library arrives once, in REGISTERED_EXECUTOR, with its SHA-1.  It
+    is checked against that hash, written to WORK_DIR/libs/HASH-NAME (kept
+    if already there: the cache), and dlopen'ed.  A library that fails to
+    load is remembered with its error, so that the tasks that need it fail
+    with that error rather than with "no such function".
+*/
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "executor/executor.h"
+#include "libcore/ids.h"
+
+typedef struct {
+    char *name;   /* as shipped, e.g. "libpi.so" */
+    void *handle; /* from dlopen, or NULL */
+    char *error;  /* why it could not be loaded, or NULL */
+} s_lib_t;
+
+struct libs {
+    char *dir;      /* WORK_DIR/libs */
+    zlistx_t *list; /* s_lib_t, in the order shipped */
+};
+
+static void
+s_lib_destroy (void **item)
+{
+    s_lib_t *lib = *item;
+    if (!lib)
+        return;
+    if (lib->handle)
+        dlclose (lib->handle);
+    free (lib->name);
+    free (lib->error);
+    free (lib);
+    *item = NULL;
+}
+
+libs_t *
+libs_new (const char *work_dir)
+{
+    libs_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    /* Absolute, so that dlopen never searches its own path. */
+    char *abs = realpath (work_dir, NULL);
+    self->list = zlistx_new ();
+    if (!abs || !self->list || asprintf (&self->dir, "%s/libs", abs) < 0) {
+        free (abs);
+        zlistx_destroy (&self->list);
+        free (self);
+        return NULL;
+    }
+    free (abs);
+    zlistx_set_destructor (self->list, s_lib_destroy);
+    return self;
+}
+
+void
+libs_destroy (libs_t **self_p)
+{
+    libs_t *self = *self_p;
+    if (!self)
+        return;
+    zlistx_destroy (&self->list);
+    free (self->dir);
+    free (self);
+    *self_p = NULL;
+}
+
+/* Write data to path unless it is there already (tmp + rename). */
+static int
+s_store (const char *path, const void *data, size_t len, hearth_error_t *err)
+{
+    if (access (path, R_OK) == 0)
+        return 0;
+    char tmp[4200];
+    snprintf (tmp, sizeof tmp, "%s.tmp%d", path, (int) getpid ());
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    if (fd < 0)
+        return hearth_errprintf (err, "cannot write %s: %s", tmp,
+                                 strerror (errno));
+    ssize_t n = write (fd, data, len);
+    int rc = close (fd);
+    if (n != (ssize_t) len || rc < 0 || rename (tmp, path) < 0) {
+        unlink (tmp);
+        return hearth_errprintf (err, "cannot write %s: %s", path,
+                                 strerror (errno));
+    }
+    return 0;
+}
+
+/* The SHA-1 of data must be hash (hex, any case). */
+static int
+s_check_hash (const char *name, const char *hash, zframe_t *frame,
+              hearth_error_t *err)
+{
+    zdigest_t *digest = zdigest_new ();
+    if (!digest)
+        return hearth_errprintf (err, "out of memory");
+    zdigest_update (digest, zframe_data (frame), zframe_size (frame));
+    int same = strcasecmp (zdigest_string (digest), hash) == 0;
+    zdigest_destroy (&digest);
+    if (!same)
+        return hearth_errprintf (err, "library %s does not match its hash "
+                                      "%s", name, hash);
+    return 0;
+}
+
+static int
+s_load (libs_t *self, s_lib_t *lib, const char *hash, zframe_t *frame,
+        hearth_error_t *err)
+{
+    char path[4096];
+    if (!hearth_name_safe (hash))
+        return hearth_errprintf (err, "library %s: bad hash", lib->name);
+    if (s_check_hash (lib->name, hash, frame, err) < 0)
+        return -1;
+    if (mkdir (self->dir, 0700) < 0 && errno != EEXIST)
+        return hearth_errprintf (err, "cannot create %s: %s", self->dir,
+                                 strerror (errno));
+    snprintf (path, sizeof path, "%s/%s-%s", self->dir, hash, lib->name);
+    if (s_store (path, zframe_data (frame), zframe_size (frame), err) < 0)
+        return -1;
+    if (!(lib->handle = dlopen (path, RTLD_NOW | RTLD_LOCAL)))
+        return hearth_errprintf (err, "cannot load library %s: %s", lib->name,
+                                 dlerror ());
+    return 0;
+}
+
+int
+libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
+          hearth_error_t *err)
+{
+    s_lib_t *lib = calloc (1, sizeof *lib);
+    if (!lib || !(lib->name = strdup (name))) {
+        free (lib);
+        return hearth_errprintf (err, "out of memory");
+    }
+    zlistx_add_end (self->list, lib);
+    if (!frame)
+        hearth_errprintf (err, "library %s arrived without its bytes", name);
+    if (!frame || s_load (self, lib, hash, frame, err) < 0) {
+        lib->error = strdup (err->text);
+        return -1;
+    }
+    return 0;
+}
+
+static hearth_task_fn
+s_symbol (s_lib_t *lib, const char *fn)
+{
+    if (!lib->handle)
+        return NULL;
+    hearth_task_fn f;
+    void *sym = dlsym (lib->handle, fn);
+    memcpy (&f, &sym, sizeof f); /* object to function pointer, POSIX-style */
+    return f;
+}
+
+hearth_task_fn
+libs_lookup (libs_t *self, const char *lib, const char *fn,
+             hearth_error_t *err)
+{
+    const char *load_error = NULL;
+    for (s_lib_t *l = zlistx_first (self->list); l;
+         l = zlistx_next (self->list)) {
+        if (lib && strcmp (l->name, lib) != 0)
+            continue;
+        hearth_task_fn f = s_symbol (l, fn);
+        if (f)
+            return f;
+        if (l->error)
+            load_error = l->error;
+    }
+    if (load_error)
+        hearth_errprintf (err, "%s", load_error);
+    else if (zlistx_size (self->list) == 0)
+        hearth_errprintf (err, "no function %s: the application shipped no "
+                               "library (use --lib)", fn);
+    else
+        hearth_errprintf (err, "no function %s in the shipped %s", fn,
+                          lib ? lib : "libraries");
+    return NULL;
+}

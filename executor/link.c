@@ -1,0 +1,306 @@
+/*  link.c - the executor's connection to its driver.
+
+    A DEALER socket to the driver's ROUTER.  In: REGISTERED_EXECUTOR (with
+    the application's shipped libraries), LAUNCH_TASKS, KILL_TASK,
+    STOP_EXECUTOR, HEARTBEAT.  Out: REGISTER_EXECUTOR once, STATUS_UPDATE
+    in batches (all the updates that are ready when a handler returns go
+    in one message), and HEARTBEAT only when nothing else was sent for an
+    interval.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "executor/executor.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+
+/* Messages read per wake-up before letting the loop run other handlers. */
+static const int s_max_drain = 256;
+/* Flush a STATUS_UPDATE once it holds this many updates or bytes. */
+static const int s_batch_max_updates = 4096;
+static const size_t s_batch_max_bytes = 8 * 1024 * 1024;
+
+static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
+
+int
+link_open (executor_t *ex, hearth_error_t *err)
+{
+    char identity[64];
+    snprintf (identity, sizeof identity, "E%lld-%d", (long long) ex->exec_id,
+              (int) getpid ());
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER, .identity = identity};
+    if (!(ex->driver = hearth_sock_new (&opts, err)))
+        return -1;
+    if (hearth_sock_connect (ex->driver, ex->driver_url, err) < 0)
+        return -1;
+    zloop_reader (ex->loop, ex->driver, s_on_driver, ex);
+    return link_send_register (ex);
+}
+
+void
+link_close (executor_t *ex)
+{
+    if (ex->driver && ex->loop)
+        zloop_reader_end (ex->loop, ex->driver);
+    hearth_msg_destroy (&ex->batch);
+    hearth_sock_destroy (&ex->driver);
+}
+
+static int
+s_send (executor_t *ex, hearth_msg_t **msg_p)
+{
+    hearth_error_t err;
+    if (hearth_msg_send (msg_p, ex->driver, NULL, &err) < 0) {
+        log_error ("%s", err.text);
+        return -1;
+    }
+    ex->last_send_ms = zclock_mono ();
+    return 0;
+}
+
+int
+link_send_register (executor_t *ex)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_EXECUTOR);
+    if (!msg)
+        return -1;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id", ex->app_id);
+    cJSON_AddNumberToObject (b, "exec_id", (double) ex->exec_id);
+    cJSON_AddStringToObject (b, "host", ex->host);
+    cJSON_AddNumberToObject (b, "cores", ex->cores);
+    cJSON_AddNumberToObject (b, "pid", getpid ());
+    if (ex->token)
+        cJSON_AddStringToObject (b, "token", ex->token);
+    return s_send (ex, &msg);
+}
+
+static void
+s_on_registered (executor_t *ex, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    ex->registered = true;
+    ex->hb_interval_ms = hearth_json_int (b, "heartbeat_interval_ms",
+                                          ex->hb_interval_ms);
+    ex->hb_liveness = hearth_json_int (b, "heartbeat_liveness",
+                                       ex->hb_liveness);
+    ex->max_result_bytes = hearth_json_int (b, "max_result_bytes",
+                                            ex->max_result_bytes);
+    const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
+    const cJSON *lib;
+    cJSON_ArrayForEach (lib, libs)
+    {
+        hearth_error_t err;
+        zframe_t *frame = hearth_msg_frame (msg, hearth_json_int (lib, "frame",
+                                                                  -1));
+        if (libs_add (ex->libs, hearth_json_str (lib, "name"),
+                      hearth_json_str (lib, "hash"), frame, &err) < 0)
+            log_error ("%s", err.text);
+    }
+    log_info ("registered with the driver (%d libraries)",
+              cJSON_GetArraySize (libs));
+}
+
+/* Move the message's frames into a shared block the tasks reference. */
+static shared_frames_t *
+s_share_frames (hearth_msg_t *msg)
+{
+    if (msg->nframes == 0)
+        return NULL;
+    shared_frames_t *sf = calloc (1, sizeof *sf);
+    if (!sf)
+        return NULL;
+    sf->frames = msg->frames;
+    sf->nframes = msg->nframes;
+    msg->frames = NULL;
+    msg->nframes = msg->frames_alloc = 0;
+    return sf;
+}
+
+static void
+s_on_launch (executor_t *ex, hearth_msg_t *msg)
+{
+    shared_frames_t *sf = s_share_frames (msg);
+    if (sf)
+        sf->refs = 1; /* ours, while we enqueue */
+    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (msg->body, "tasks");
+    const cJSON *json;
+    cJSON_ArrayForEach (json, tasks)
+    {
+        task_t *t = task_from_json (json, sf);
+        if (!t) {
+            log_error ("out of memory queueing a task");
+            continue;
+        }
+        tasks_enqueue (ex, t);
+    }
+    shared_frames_release (&sf);
+    tasks_dispatch (ex);
+}
+
+static void
+s_on_error (executor_t *ex, hearth_msg_t *msg)
+{
+    const char *code = hearth_json_str (msg->body, "code");
+    const char *text = hearth_json_str (msg->body, "message");
+    log_error ("driver says %s: %s", code, text);
+    if (!ex->registered) {
+        ex->stopping = true;
+        ex->exit_code = 1;
+    }
+}
+
+/* Handle one message from the driver. */
+static void
+s_dispatch (executor_t *ex, hearth_msg_t *msg)
+{
+    switch (msg->cmd) {
+    case HEARTH_CMD_REGISTERED_EXECUTOR:
+        s_on_registered (ex, msg);
+        break;
+    case HEARTH_CMD_LAUNCH_TASKS:
+        s_on_launch (ex, msg);
+        break;
+    case HEARTH_CMD_KILL_TASK:
+        tasks_kill (ex, hearth_json_int (msg->body, "tid", 0),
+                    (int) hearth_json_int (msg->body, "attempt", 0));
+        break;
+    case HEARTH_CMD_STOP_EXECUTOR:
+        log_info ("driver says stop: %s",
+                  hearth_json_str (msg->body, "reason") ?: "no reason");
+        ex->stopping = true;
+        break;
+    case HEARTH_CMD_ERROR:
+        s_on_error (ex, msg);
+        break;
+    case HEARTH_CMD_HEARTBEAT:
+        break;
+    default:
+        log_warn ("unexpected %s from the driver, ignored",
+                  hearth_cmd_name (msg->cmd));
+    }
+}
+
+static int
+s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    executor_t *ex = arg;
+    for (int i = 0; i < s_max_drain && !ex->stopping; i++) {
+        if (i > 0 && !(zsock_events (sock) & ZMQ_POLLIN))
+            break;
+        hearth_error_t err;
+        hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+        ex->last_recv_ms = zclock_mono ();
+        if (!msg) {
+            log_warn ("bad message from the driver: %s", err.text);
+            continue;
+        }
+        s_dispatch (ex, msg);
+        hearth_msg_destroy (&msg);
+    }
+    link_flush (ex);
+    return ex->stopping ? -1 : 0;
+}
+
+static void
+s_send_heartbeat (executor_t *ex)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
+    if (!msg)
+        return;
+    char id[32];
+    snprintf (id, sizeof id, "%lld", (long long) ex->exec_id);
+    cJSON_AddStringToObject (msg->body, "id", id);
+    cJSON_AddNumberToObject (msg->body, "tasks_running",
+                             (double) tasks_running (ex));
+    s_send (ex, &msg);
+}
+
+int
+link_on_tick (executor_t *ex)
+{
+    int64_t now = zclock_mono ();
+    int64_t deadline = ex->hb_liveness * ex->hb_interval_ms;
+    if (!ex->registered && now - ex->started_ms > deadline) {
+        log_error ("the driver at %s did not answer within %lld ms: exiting",
+                   ex->driver_url, (long long) deadline);
+        ex->exit_code = 1;
+        return -1;
+    }
+    if (ex->registered && now - ex->last_recv_ms > deadline) {
+        log_warn ("the driver has been silent for %lld ms: exiting",
+                  (long long) (now - ex->last_recv_ms));
+        return -1;
+    }
+    tasks_report_running (ex, executor_now_us ());
+    link_flush (ex);
+    if (ex->registered && now - ex->last_send_ms >= ex->hb_interval_ms)
+        s_send_heartbeat (ex);
+    return 0;
+}
+
+/* Exit status or signal of a command task, into the update. */
+static void
+s_add_exit (cJSON *u, const task_t *t)
+{
+    if (!t->argv || !t->exited)
+        return;
+    if (WIFEXITED (t->wait_status))
+        cJSON_AddNumberToObject (u, "exit_status",
+                                 WEXITSTATUS (t->wait_status));
+    else if (WIFSIGNALED (t->wait_status))
+        cJSON_AddNumberToObject (u, "signal", WTERMSIG (t->wait_status));
+}
+
+void
+link_add_update (executor_t *ex, const task_t *t, const char *state,
+                 const char *error, const void *result, size_t len)
+{
+    if (!ex->batch) {
+        if (!(ex->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
+            return;
+        ex->updates = cJSON_AddArrayToObject (ex->batch->body, "updates");
+        ex->batch_bytes = 0;
+        ex->batch_count = 0;
+    }
+    cJSON *u = cJSON_CreateObject ();
+    cJSON_AddNumberToObject (u, "tid", (double) t->tid);
+    cJSON_AddNumberToObject (u, "attempt", t->attempt);
+    cJSON_AddStringToObject (u, "state", state);
+    if (t->end_us)
+        cJSON_AddNumberToObject (u, "run_us",
+                                 (double) (t->end_us - t->start_us));
+    if (error) {
+        char text[4096];
+        snprintf (text, sizeof text, "%s", error);
+        cJSON_AddStringToObject (u, "error", text);
+    }
+    s_add_exit (u, t);
+    if (result && len) {
+        int index = hearth_msg_add_bytes (ex->batch, result, len);
+        if (index >= 0)
+            cJSON_AddNumberToObject (u, "result", index);
+        ex->batch_bytes += len;
+    }
+    cJSON_AddItemToArray (ex->updates, u);
+    if (++ex->batch_count >= s_batch_max_updates
+        || ex->batch_bytes >= s_batch_max_bytes)
+        link_flush (ex);
+}
+
+void
+link_flush (executor_t *ex)
+{
+    if (!ex->batch || !ex->driver)
+        return;
+    ex->updates = NULL;
+    s_send (ex, &ex->batch);
+}

@@ -1,0 +1,11 @@
+# hearth-executor: runs an application's tasks on one node.
+bin_PROGRAMS += hearth-executor
+hearth_executor_SOURCES = \
+	executor/executor.h \
+	executor/main.c \
+	executor/link.c \
+	executor/tasks.c \
+	executor/cmdrun.c \
+	executor/fnpool.c \
+	executor/libs.c
+hearth_executor_LDADD = $(CORE_LIBS) -ldl -lpthread

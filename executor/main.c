@@ -1,0 +1,235 @@
+/*  hearth-executor - runs the tasks of one application on one node.
+
+    Started by a worker (or by a driver in local mode) with the driver's
+    address; connects back to it, registers, runs up to --cores tasks at
+    once and streams their status.  It exits by itself when the driver
+    says STOP_EXECUTOR, when the driver has been silent for
+    liveness x interval, or when the process that started it is gone.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "executor/executor.h"
+#include "libcore/ids.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+#include "libcore/spawn.h"
+
+static const hearth_opt_t s_opts[] = {
+    {"driver-url", HEARTH_OPT_STR, NULL, "URL",
+     "the driver's executor endpoint, tcp://HOST:PORT (required)"},
+    {"app-id", HEARTH_OPT_STR, NULL, "ID", "the application (required)"},
+    {"exec-id", HEARTH_OPT_INT, "0", "N", "this executor's id in the app", 0,
+     2147483647},
+    {"cores", HEARTH_OPT_INT, "1", "N", "tasks run at once", 1, 65536},
+    {"memory-mb", HEARTH_OPT_INT, "1024", "N", "memory granted, in MiB", 1,
+     INT64_MAX},
+    {"host", HEARTH_OPT_STR, NULL, "NAME",
+     "host name reported to the driver (default: this host's name)"},
+    {"token", HEARTH_OPT_STR, NULL, "TEXT",
+     "the application's secret, presented at registration"},
+    {"driver-key", HEARTH_OPT_STR, NULL, "KEY",
+     "the driver's CURVE public key (Z85)"},
+    {"work-dir", HEARTH_OPT_STR, ".", "DIR",
+     "where shipped libraries and scratch files go"},
+    {"heartbeat-interval", HEARTH_OPT_DURATION, "1s", "TIME",
+     "heartbeat interval (the driver's value wins once registered)"},
+    {"heartbeat-liveness", HEARTH_OPT_INT, "5", "N",
+     "missed intervals before the driver counts as gone", 1, 1000},
+    {"max-result-bytes", HEARTH_OPT_SIZE, "64M", "SIZE",
+     "largest result (stdout) a task may return; more fails the task"},
+    {"running-report", HEARTH_OPT_DURATION, "50ms", "TIME",
+     "report RUNNING for tasks that have run this long"},
+    {"log-level", HEARTH_OPT_STR, "info", "LEVEL", "error, warn, info, debug"},
+    {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
+    {NULL},
+};
+
+int64_t
+executor_now_us (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int
+s_usage_error (const char *text)
+{
+    fprintf (stderr, "hearth-executor: %s\n", text);
+    return 2;
+}
+
+/* Copy the settings into the context and check them. */
+static int
+s_configure (executor_t *ex, hearth_error_t *err)
+{
+    hearth_conf_t *c = ex->conf;
+    const char *app = hearth_conf_str (c, "app-id");
+    const char *url = hearth_conf_str (c, "driver-url");
+    if (!url)
+        return hearth_errprintf (err, "--driver-url is required");
+    if (!app || !hearth_id_valid (HEARTH_ID_APP, app))
+        return hearth_errprintf (err, "--app-id: '%s' is not an application "
+                                      "id", app ? app : "");
+    char host[256];
+    if (gethostname (host, sizeof host) < 0)
+        snprintf (host, sizeof host, "localhost");
+    host[sizeof host - 1] = '\0';
+    const char *h = hearth_conf_str (c, "host");
+    const char *token = hearth_conf_str (c, "token");
+    ex->app_id = strdup (app);
+    ex->driver_url = strdup (url);
+    ex->host = strdup (h ? h : host);
+    ex->token = token ? strdup (token) : NULL;
+    ex->work_dir = strdup (hearth_conf_str (c, "work-dir"));
+    ex->exec_id = hearth_conf_int (c, "exec-id");
+    ex->cores = (int) hearth_conf_int (c, "cores");
+    ex->hb_interval_ms = hearth_conf_ms (c, "heartbeat-interval");
+    ex->hb_liveness = hearth_conf_int (c, "heartbeat-liveness");
+    ex->max_result_bytes = (int64_t) hearth_conf_bytes (c, "max-result-bytes");
+    ex->running_report_ms = hearth_conf_ms (c, "running-report");
+    if (ex->hb_interval_ms < 1)
+        return hearth_errprintf (err, "--heartbeat-interval must be > 0");
+    return 0;
+}
+
+static int
+s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    (void) loop;
+    (void) item;
+    executor_t *ex = arg;
+    int sig;
+    while ((sig = hearth_signalfd_read (ex->sigfd)) > 0) {
+        if (sig == SIGCHLD)
+            cmdrun_reap (ex);
+        else if (sig == SIGHUP)
+            hearth_log_reopen ();
+        else {
+            log_info ("signal %d: stopping", sig);
+            ex->stopping = true;
+        }
+    }
+    return ex->stopping ? -1 : 0;
+}
+
+static int
+s_on_tick (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    (void) timer_id;
+    executor_t *ex = arg;
+    if (getppid () != ex->parent) {
+        log_warn ("the process that started this executor is gone: exiting");
+        ex->stopping = true;
+        return -1;
+    }
+    return link_on_tick (ex);
+}
+
+static int
+s_setup (executor_t *ex, hearth_error_t *err)
+{
+    static const int sigs[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, 0};
+    signal (SIGPIPE, SIG_IGN);
+    if ((ex->sigfd = hearth_signalfd_open (sigs)) < 0)
+        return hearth_errprintf (err, "signalfd: %s", strerror (errno));
+    hearth_zsys_init ();
+    ex->parent = getppid ();
+    ex->started_ms = zclock_mono ();
+    ex->queue = zlistx_new ();
+    ex->running = zlistx_new ();
+    ex->loop = zloop_new ();
+    ex->libs = libs_new (ex->work_dir);
+    if (!ex->queue || !ex->running || !ex->loop || !ex->libs)
+        return hearth_errprintf (err, "out of memory");
+    if (!(ex->pool = fnpool_new (ex, ex->cores, err)))
+        return -1;
+    zmq_pollitem_t sig_item = {NULL, ex->sigfd, ZMQ_POLLIN, 0};
+    zloop_poller (ex->loop, &sig_item, s_on_signal, ex);
+    int64_t tick = ex->hb_interval_ms / 4;
+    zloop_timer (ex->loop, tick < 10 ? 10 : tick, 0, s_on_tick, ex);
+    return link_open (ex, err);
+}
+
+static void
+s_teardown (executor_t *ex)
+{
+    if (ex->queue && ex->running) {
+        tasks_kill_all (ex);
+        cmdrun_reap_wait (ex, 2000);
+        bool joined = fnpool_destroy (&ex->pool) == 0;
+        tasks_discard_all (ex, joined);
+    }
+    link_flush (ex);
+    link_close (ex);
+    libs_destroy (&ex->libs);
+    zloop_destroy (&ex->loop);
+    zlistx_destroy (&ex->queue);
+    zlistx_destroy (&ex->running);
+    if (ex->sigfd >= 0)
+        close (ex->sigfd);
+    free (ex->app_id);
+    free (ex->driver_url);
+    free (ex->host);
+    free (ex->token);
+    free (ex->work_dir);
+    hearth_conf_destroy (&ex->conf);
+}
+
+int
+main (int argc, char **argv)
+{
+    executor_t ex = {.sigfd = -1};
+    hearth_error_t err;
+    ex.conf = hearth_conf_new ("hearth-executor", s_opts);
+    if (!ex.conf)
+        return s_usage_error ("out of memory");
+    int first = hearth_conf_parse (ex.conf, argc, argv, &err);
+    if (first < 0) {
+        hearth_conf_destroy (&ex.conf);
+        return s_usage_error (err.text);
+    }
+    if (hearth_conf_wants_help (ex.conf) || hearth_conf_wants_version (ex.conf)) {
+        if (hearth_conf_wants_help (ex.conf))
+            hearth_conf_usage (ex.conf, stdout, "--driver-url URL --app-id ID "
+                               "[OPTIONS]",
+                               "Runs the tasks of one application; started "
+                               "by hearth-worker.");
+        else
+            printf ("hearth-executor %s\n", PACKAGE_VERSION);
+        hearth_conf_destroy (&ex.conf);
+        return 0;
+    }
+    if (first < argc) {
+        hearth_conf_destroy (&ex.conf);
+        return s_usage_error ("unexpected argument (see --help)");
+    }
+    if (hearth_log_open ("hearth-executor",
+                         hearth_conf_str (ex.conf, "log-level"),
+                         hearth_conf_str (ex.conf, "log-file"), &err) < 0
+        || s_configure (&ex, &err) < 0) {
+        s_teardown (&ex);
+        return s_usage_error (err.text);
+    }
+    if (s_setup (&ex, &err) < 0) {
+        log_error ("%s", err.text);
+        s_teardown (&ex);
+        return 1;
+    }
+    log_info ("executor %lld of %s: %d cores, driver %s", (long long) ex.exec_id,
+              ex.app_id, ex.cores, ex.driver_url);
+    zloop_start (ex.loop);
+    s_teardown (&ex);
+    log_info ("exiting with status %d", ex.exit_code);
+    hearth_log_close ();
+    return ex.exit_code;
+}

@@ -1,0 +1,396 @@
+/*  tasks.c - the executor's task queue and its `cores` run slots.
+
+    Tasks arrive in LAUNCH_TASKS batches (the driver may send more than
+    there are cores, so that a core never waits for a round trip); they
+    wait here in FIFO order and start as slots free up.  A task that ends,
+    whatever the reason, is reported exactly once through link_add_update.
+*/
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "executor/executor.h"
+#include "libcore/log.h"
+#include "libcore/spawn.h"
+
+void
+shared_frames_release (shared_frames_t **sf_p)
+{
+    shared_frames_t *sf = *sf_p;
+    if (!sf)
+        return;
+    *sf_p = NULL;
+    if (--sf->refs > 0)
+        return;
+    for (size_t i = 0; i < sf->nframes; i++)
+        zframe_destroy (&sf->frames[i]);
+    free (sf->frames);
+    free (sf);
+}
+
+static void
+s_strv_free (char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free (v[i]);
+    free (v);
+}
+
+void
+task_destroy (task_t **task_p)
+{
+    task_t *t = *task_p;
+    if (!t)
+        return;
+    s_strv_free (t->argv);
+    s_strv_free (t->env);
+    free (t->fn);
+    free (t->lib);
+    free (t->arg);
+    free (t->out);
+    free (t->fn_out.data);
+    shared_frames_release (&t->frames);
+    free (t);
+    *task_p = NULL;
+}
+
+static char **
+s_argv_from_json (const cJSON *array)
+{
+    int n = cJSON_GetArraySize (array);
+    char **v = calloc (n + 1, sizeof *v);
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach (e, array)
+    {
+        if (v && !(v[i++] = strdup (e->valuestring))) {
+            s_strv_free (v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
+static char **
+s_env_from_json (const cJSON *map)
+{
+    int n = cJSON_GetArraySize (map);
+    char **v = calloc (n + 1, sizeof *v);
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach (e, map)
+    {
+        if (v && asprintf (&v[i++], "%s=%s", e->string, e->valuestring) < 0) {
+            v[i - 1] = NULL;
+            s_strv_free (v);
+            return NULL;
+        }
+    }
+    return v;
+}
+
+/* The task's input frame, taking a reference on the shared frames. */
+static void
+s_attach_input (task_t *t, const cJSON *json, shared_frames_t *sf)
+{
+    int64_t index = hearth_json_int (json, "input", -1);
+    if (index < 0 || !sf || (size_t) index >= sf->nframes)
+        return;
+    t->frames = sf;
+    t->input = sf->frames[index];
+    sf->refs++;
+}
+
+task_t *
+task_from_json (const cJSON *json, shared_frames_t *sf)
+{
+    task_t *t = calloc (1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->tid = (uint64_t) hearth_json_int (json, "tid", 0);
+    t->attempt = (int) hearth_json_int (json, "attempt", 0);
+    t->timeout_ms = hearth_json_int (json, "timeout_ms", 0);
+    t->timer_id = -1;
+    t->out_fd = t->err_fd = -1;
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (json, "cmd");
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive (json, "env");
+    const char *fn = hearth_json_str (json, "fn");
+    const char *lib = hearth_json_str (json, "lib");
+    const char *arg = hearth_json_str (json, "arg");
+    bool ok = true;
+    if (cmd)
+        ok = (t->argv = s_argv_from_json (cmd)) != NULL;
+    if (ok && env)
+        ok = (t->env = s_env_from_json (env)) != NULL;
+    if (ok && fn)
+        ok = (t->fn = strdup (fn)) && (t->arg = strdup (arg ? arg : ""));
+    if (ok && lib)
+        ok = (t->lib = strdup (lib)) != NULL;
+    if (!ok) {
+        task_destroy (&t);
+        return NULL;
+    }
+    s_attach_input (t, json, sf);
+    return t;
+}
+
+void
+tasks_enqueue (executor_t *ex, task_t *t)
+{
+    t->ex = ex;
+    t->phase = TASK_QUEUED;
+    t->handle = zlistx_add_end (ex->queue, t);
+}
+
+size_t
+tasks_running (executor_t *ex)
+{
+    return zlistx_size (ex->running);
+}
+
+/* Report a final state once, free the slot and the task. */
+static void
+s_complete (executor_t *ex, task_t *t, const char *state, const char *error,
+            const void *result, size_t len)
+{
+    if (!t->end_us)
+        t->end_us = executor_now_us ();
+    if (!t->final_sent)
+        link_add_update (ex, t, state, error, result, len);
+    if (t->timer_id >= 0)
+        zloop_timer_end (ex->loop, t->timer_id);
+    if (t->phase == TASK_RUNNING)
+        zlistx_delete (ex->running, t->handle);
+    else
+        zlistx_delete (ex->queue, t->handle);
+    task_destroy (&t);
+}
+
+/* A task ran past its time limit: a command is killed (and reported when
+   reaped); a function cannot be interrupted, so its failure is reported
+   now and its result discarded when it returns. */
+static int
+s_on_timeout (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    (void) timer_id;
+    task_t *t = arg;
+    executor_t *ex = t->ex;
+    t->timer_id = -1;
+    t->timed_out = true;
+    if (t->argv)
+        cmdrun_kill (ex, t, SIGKILL);
+    else if (!t->final_sent) {
+        char error[128];
+        snprintf (error, sizeof error, "timed out after %lld ms",
+                  (long long) t->timeout_ms);
+        t->end_us = executor_now_us ();
+        link_add_update (ex, t, "FAILED", error, NULL, 0);
+        t->final_sent = true;
+        link_flush (ex);
+    }
+    return 0;
+}
+
+/* Start one task in a free slot.  Returns 0, or -1 when it failed at once
+   (already reported and freed). */
+static int
+s_start (executor_t *ex, task_t *t)
+{
+    hearth_error_t err;
+    t->phase = TASK_RUNNING;
+    t->handle = zlistx_add_end (ex->running, t);
+    t->start_us = executor_now_us ();
+    if (t->argv) {
+        if (cmdrun_start (ex, t, &err) < 0) {
+            s_complete (ex, t, "FAILED", err.text, NULL, 0);
+            return -1;
+        }
+    }
+    else {
+        t->func = libs_lookup (ex->libs, t->lib, t->fn, &err);
+        if (!t->func) {
+            s_complete (ex, t, "FAILED", err.text, NULL, 0);
+            return -1;
+        }
+        fnpool_submit (ex->pool, t);
+    }
+    if (t->timeout_ms > 0)
+        t->timer_id = zloop_timer (ex->loop, t->timeout_ms, 1, s_on_timeout, t);
+    return 0;
+}
+
+void
+tasks_dispatch (executor_t *ex)
+{
+    while (zlistx_size (ex->running) < (size_t) ex->cores
+           && zlistx_size (ex->queue) > 0) {
+        task_t *t = zlistx_first (ex->queue);
+        zlistx_delete (ex->queue, t->handle);
+        s_start (ex, t);
+    }
+}
+
+/* The error text of a command that did not succeed. */
+static void
+s_command_error (const task_t *t, char *buf, size_t size)
+{
+    char status[128];
+    hearth_wait_status_text (t->wait_status, status, sizeof status);
+    const char *tail = t->err_tail;
+    size_t len = t->err_len;
+    while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
+        len--;
+    const char *nl = memrchr (tail, '\n', len);
+    size_t start = nl ? (size_t) (nl - tail) + 1 : 0;
+    if (len > start)
+        snprintf (buf, size, "%s %s: %.*s", t->argv[0], status,
+                  (int) (len - start), tail + start);
+    else
+        snprintf (buf, size, "%s %s", t->argv[0], status);
+}
+
+static void
+s_finish_command (executor_t *ex, task_t *t)
+{
+    char error[1200];
+    if (t->timed_out)
+        snprintf (error, sizeof error, "timed out after %lld ms",
+                  (long long) t->timeout_ms);
+    else if (t->too_big)
+        snprintf (error, sizeof error,
+                  "output exceeded max-result-bytes (%lld bytes)",
+                  (long long) ex->max_result_bytes);
+    else if (WIFEXITED (t->wait_status) && WEXITSTATUS (t->wait_status) == 0) {
+        s_complete (ex, t, "FINISHED", NULL, t->out, t->out_len);
+        return;
+    }
+    else
+        s_command_error (t, error, sizeof error);
+    s_complete (ex, t, "FAILED", error, NULL, 0);
+}
+
+static void
+s_finish_function (executor_t *ex, task_t *t)
+{
+    if (t->timed_out || t->fn_rc != 0) {
+        char error[600];
+        if (t->timed_out)
+            snprintf (error, sizeof error, "timed out after %lld ms",
+                      (long long) t->timeout_ms);
+        else if (t->fn_out.error[0])
+            snprintf (error, sizeof error, "%s: %.*s", t->fn,
+                      (int) sizeof t->fn_out.error, t->fn_out.error);
+        else
+            snprintf (error, sizeof error, "%s returned %d", t->fn, t->fn_rc);
+        s_complete (ex, t, "FAILED", error, NULL, 0);
+    }
+    else if ((int64_t) t->fn_out.len > ex->max_result_bytes) {
+        char error[128];
+        snprintf (error, sizeof error,
+                  "result of %zu bytes exceeds max-result-bytes (%lld)",
+                  t->fn_out.len, (long long) ex->max_result_bytes);
+        s_complete (ex, t, "FAILED", error, NULL, 0);
+    }
+    else
+        s_complete (ex, t, "FINISHED", NULL, t->fn_out.data, t->fn_out.len);
+}
+
+void
+tasks_finish (executor_t *ex, task_t *t)
+{
+    if (t->argv)
+        cmdrun_cleanup (ex, t);
+    if (t->killed)
+        s_complete (ex, t, "KILLED", "killed at the driver's request", NULL,
+                    0);
+    else if (t->argv)
+        s_finish_command (ex, t);
+    else
+        s_finish_function (ex, t);
+    tasks_dispatch (ex);
+}
+
+static task_t *
+s_find (zlistx_t *list, uint64_t tid, int attempt)
+{
+    for (task_t *t = zlistx_first (list); t; t = zlistx_next (list))
+        if (t->tid == tid && t->attempt == attempt)
+            return t;
+    return NULL;
+}
+
+int
+tasks_kill (executor_t *ex, uint64_t tid, int attempt)
+{
+    task_t *t = s_find (ex->queue, tid, attempt);
+    if (t) {
+        s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
+        return 0;
+    }
+    if (!(t = s_find (ex->running, tid, attempt)))
+        return -1;
+    t->killed = true;
+    if (t->argv)
+        cmdrun_kill (ex, t, SIGKILL);
+    else if (!t->final_sent) {
+        /* A function cannot be interrupted: report it now, drop its
+           result when it returns. */
+        t->end_us = executor_now_us ();
+        link_add_update (ex, t, "KILLED", "killed at the driver's request",
+                         NULL, 0);
+        t->final_sent = true;
+    }
+    return 0;
+}
+
+void
+tasks_kill_all (executor_t *ex)
+{
+    task_t *t;
+    while ((t = zlistx_first (ex->queue)))
+        s_complete (ex, t, "KILLED", "the executor is stopping", NULL, 0);
+    for (t = zlistx_first (ex->running); t; t = zlistx_next (ex->running)) {
+        t->killed = true;
+        if (t->argv)
+            cmdrun_kill (ex, t, SIGKILL);
+    }
+}
+
+void
+tasks_report_running (executor_t *ex, int64_t now_us)
+{
+    int64_t after_us = ex->running_report_ms * 1000;
+    for (task_t *t = zlistx_first (ex->running); t;
+         t = zlistx_next (ex->running)) {
+        if (!t->reported_running && !t->final_sent
+            && now_us - t->start_us >= after_us) {
+            link_add_update (ex, t, "RUNNING", NULL, NULL, 0);
+            t->reported_running = true;
+        }
+    }
+}
+
+void
+tasks_discard_all (executor_t *ex, bool free_them)
+{
+    task_t *t;
+    while ((t = zlistx_first (ex->running))) {
+        if (!t->final_sent) {
+            t->end_us = executor_now_us ();
+            link_add_update (ex, t, "KILLED", "the executor is stopping", NULL,
+                             0);
+        }
+        zlistx_delete (ex->running, t->handle);
+        if (t->argv)
+            cmdrun_cleanup (ex, t);
+        if (t->timer_id >= 0)
+            zloop_timer_end (ex->loop, t->timer_id);
+        if (free_them)
+            task_destroy (&t);
+    }
+}

@@ -1,0 +1,159 @@
+/*  taskset.h - the driver's task-set bookkeeping, as pure logic.
+
+    Stages (task sets) of jobs, executors with task slots, and the attempts
+    in flight between them.  The driver's engine feeds it events (a stage
+    submitted, an executor registered or lost, a status update) and asks it
+    what to launch where (hearth_taskset_offer); it answers with assignments
+    and with events for the engine (a stage finished, a job failed, an
+    attempt to kill).  No I/O, no clock of its own: every call that needs
+    the time takes now_us, so tests drive it with a fake clock.
+
+    Rules (DESIGN §4, §6):
+    - A stage runs when every stage it depends on has finished.
+    - Offers go to stages in FIFO order (by job, then stage), or FAIR: the
+      pool with the fewest running tasks per unit of weight first.
+    - An executor holds up to cores x (1 + prefetch) attempts, prefetch
+      growing as tasks get shorter (see hearth_taskset_slots), so that a
+      core never waits a round trip for its next task.
+    - A failed attempt is re-queued, on another executor where one exists,
+      until max_failures attempts have failed; then its job fails.  An
+      attempt lost with its executor is re-queued without counting as a
+      failure, up to max_lost times.
+    - The first attempt of a task to finish wins: later results are
+      duplicates and other running attempts are killed.
+    - With speculation, once quantile of a stage has finished, an attempt
+      running longer than multiplier x the median gets a copy elsewhere.
+*/
+#ifndef HEARTH_TASKSET_H
+#define HEARTH_TASKSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hearth_taskset hearth_taskset_t;
+
+typedef struct {
+    bool fair;                   /* FAIR pools instead of FIFO */
+    int max_failures;            /* failed attempts before the job fails */
+    int max_lost;                /* lost attempts before the job fails */
+    int prefetch_max;            /* cap of extra attempts per core */
+    int64_t prefetch_target_us;  /* queued work per core to aim for */
+    bool speculation;            /* launch copies of stragglers */
+    double spec_multiplier;      /* straggler: run time > this x median */
+    double spec_quantile;        /* of the stage finished before copies */
+    int64_t spec_min_us;         /* never speculate below this run time */
+} hearth_taskset_opts_t;
+
+/* Defaults: FIFO, 4 failures, 8 losses, prefetch up to 128 aiming at 2 ms
+   per core, no speculation (1.5 x median after 75%, at least 100 ms). */
+void hearth_taskset_opts_default (hearth_taskset_opts_t *opts);
+
+/* A new, empty task set board.  NULL on no memory. */
+hearth_taskset_t *hearth_taskset_new (const hearth_taskset_opts_t *opts);
+void hearth_taskset_destroy (hearth_taskset_t **self_p);
+
+/* Add a stage of ntasks tasks (> 0) with id stage (unique, < 2^21) in job
+   job.  parents (nparents ids of stages added before) must finish first.
+   pool/weight matter in FAIR mode (pool NULL: "default", weight >= 1).
+   Returns 0, or -1 with errno EINVAL (bad id, unknown parent) or ENOMEM. */
+int hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage,
+                              uint64_t job, uint64_t ntasks,
+                              const uint32_t *parents, size_t nparents,
+                              const char *pool, int weight);
+
+/* An executor with cores cores is ready.  Returns 0 or -1 (exists). */
+int hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id,
+                                 int cores);
+
+/* The executor is gone: every attempt on it is re-queued (or its job
+   failed when a task is lost too often).  Returns the number of attempts
+   re-queued, or -1 if it was unknown. */
+int hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id);
+
+/* What the engine should launch. */
+typedef struct {
+    uint32_t stage;   /* stage id */
+    uint64_t index;   /* task index within the stage */
+    int attempt;      /* attempt number (0 first) */
+    bool speculative; /* a copy of a straggler */
+} hearth_assign_t;
+
+/* Fill out (up to max) with attempts for exec_id's free slots; they count
+   as in flight from now_us.  Returns how many. */
+size_t hearth_taskset_offer (hearth_taskset_t *self, int exec_id,
+                             int64_t now_us, hearth_assign_t *out,
+                             size_t max);
+
+/* Free slots of an executor now (0 for an unknown one). */
+size_t hearth_taskset_free_slots (const hearth_taskset_t *self, int exec_id);
+
+/* The attempts an executor may hold: cores x (1 + prefetch), prefetch from
+   the mean run time seen so far. */
+size_t hearth_taskset_slots (const hearth_taskset_t *self, int cores);
+
+typedef enum {
+    HEARTH_TS_RUNNING,  /* the attempt is running */
+    HEARTH_TS_FINISHED, /* it succeeded */
+    HEARTH_TS_FAILED,   /* it failed (counts toward max_failures) */
+    HEARTH_TS_KILLED,   /* it was killed (by us, or its executor stopping) */
+} hearth_ts_state_t;
+
+typedef enum {
+    HEARTH_TS_STALE,     /* not an attempt in flight there: ignore it */
+    HEARTH_TS_NOTED,     /* a RUNNING update, noted */
+    HEARTH_TS_ACCEPT,    /* the task's first success: keep its result */
+    HEARTH_TS_DUPLICATE, /* the task had already succeeded: drop it */
+    HEARTH_TS_RETRY,     /* failed or killed, re-queued */
+    HEARTH_TS_GAVE_UP,   /* failed too often: the job has failed */
+    HEARTH_TS_RELEASED,  /* killed on purpose (by us): slot freed */
+} hearth_ts_outcome_t;
+
+/* A status update for attempt of task index of stage, from exec_id. */
+hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self,
+                                           int exec_id, uint32_t stage,
+                                           uint64_t index, int attempt,
+                                           hearth_ts_state_t state,
+                                           int64_t run_us, int64_t now_us);
+
+/* Look for stragglers (speculation on); copies go to the queues.  Returns
+   how many were found. */
+size_t hearth_taskset_speculate (hearth_taskset_t *self, int64_t now_us);
+
+/* Fail a job from outside (e.g. the application was killed): its stages
+   are dropped and KILL events queued for its attempts in flight. */
+void hearth_taskset_fail_job (hearth_taskset_t *self, uint64_t job);
+
+/* Drop a finished or failed job's stages (frees their memory). */
+void hearth_taskset_forget_job (hearth_taskset_t *self, uint64_t job);
+
+typedef enum {
+    HEARTH_TS_EV_STAGE_DONE, /* every task of stage succeeded */
+    HEARTH_TS_EV_JOB_DONE,   /* every stage of job succeeded */
+    HEARTH_TS_EV_JOB_FAILED, /* job failed: stage/index/attempt say which */
+    HEARTH_TS_EV_KILL,       /* kill attempt of stage/index on exec_id */
+} hearth_ts_event_type_t;
+
+typedef struct {
+    hearth_ts_event_type_t type;
+    uint64_t job;     /* the job concerned */
+    uint32_t stage;   /* the stage concerned */
+    uint64_t index;   /* the task (JOB_FAILED, KILL) */
+    int attempt;      /* the attempt (JOB_FAILED: the last one, KILL) */
+    int exec_id;      /* where (KILL) */
+    bool lost;        /* JOB_FAILED because of losses, not failures */
+} hearth_ts_event_t;
+
+/* Take the next pending event.  Returns true and fills ev, or false. */
+bool hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev);
+
+/* Counts for a stage: tasks finished, attempts running, total tasks.
+   Returns 0, or -1 for an unknown stage. */
+int hearth_taskset_stage_counts (const hearth_taskset_t *self, uint32_t stage,
+                                 uint64_t *finished, uint64_t *running,
+                                 uint64_t *total);
+
+/* Attempts in flight everywhere. */
+size_t hearth_taskset_inflight (const hearth_taskset_t *self);
+
+#endif
