@@ -13,7 +13,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-placement.sh \
 	tests/integration/test-executors.sh \
 	tests/integration/test-app-failures.sh \
-	tests/integration/test-garbage.sh
+	tests/integration/test-garbage.sh \
+	tests/integration/test-submit-cluster.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

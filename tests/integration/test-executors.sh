@@ -33,6 +33,8 @@ if [[ $EXECUTOR == fake ]]; then
     check "executor argv has '$want'" grep -qF -- "$want" <<<"$args"
   done
   check "stderr has the executor's output" grep -q 'stderr works' "$dir/stderr"
+else
+  check "stderr has the executor's log" test -s "$dir/stderr"
 fi
 pids=$(awk '/^EXECUTOR_REGISTERED/{print $3}' "$T/exec.out")
 gone() { local p; for p in $pids; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
