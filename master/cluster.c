@@ -134,7 +134,13 @@ s_snapshot (master_t *m, s_snapshot_t *s)
             true, w->cores - registry_worker_cores_used (w),
             w->memory_mb - registry_worker_memory_used (w)};
     }
+    int64_t now = master_now ();
+    m->held = false;
     for (reg_app_t *a = zlistx_first (apps); a; a = zlistx_next (apps)) {
+        if (a->hold_until_ms > now) {
+            m->held = true; /* its workers may not be back yet */
+            continue;
+        }
         int left = a->max_cores ? a->max_cores - a->cores_granted
                                 : HEARTH_ALLOC_UNLIMITED;
         s->arec[s->napps] = a;

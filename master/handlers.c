@@ -91,17 +91,26 @@ s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported)
     zlistx_destroy (&lost);
 }
 
-/* Cores and memory in use by the executors a worker lists. */
+/* Cores and memory of the executors a worker lists that the master's
+   books do not have on it; executors of applications the master does not
+   know are noted as orphans. */
 static void
-s_reported_usage (const cJSON *executors, int *cores, int64_t *memory)
+s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
+                 int *cores, int64_t *memory)
 {
     const cJSON *e;
     *cores = 0;
     *memory = 0;
     cJSON_ArrayForEach (e, executors)
     {
+        const char *app_id = hearth_json_str (e, "app_id");
+        int exec_id = (int) hearth_json_int (e, "exec_id", 0);
+        reg_exec_t *known = registry_exec (m->reg, app_id, exec_id);
+        if (known && known->worker == w)
+            continue;
         *cores += (int) hearth_json_int (e, "cores", 0);
         *memory += hearth_json_int (e, "memory_mb", 0);
+        registry_note_orphan (m->reg, app_id, exec_id);
     }
 }
 
@@ -135,9 +144,9 @@ s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     int cores;
     int64_t memory;
-    s_reported_usage (execs, &cores, &memory);
-    registry_worker_report (m->reg, w, cores, memory);
     s_reconcile (m, w, execs);
+    s_foreign_usage (m, w, execs, &cores, &memory);
+    registry_worker_report (m->reg, w, cores, memory);
     log_info ("worker %s registered%s: %s, %d cores, %lld MiB", w->id,
               old ? " again" : "", w->host, w->cores, (long long) w->memory_mb);
     hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_REGISTERED_WORKER);
@@ -165,12 +174,15 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
                           : "the master does not know this worker");
         return;
     }
+    /* Without a list, what it uses beyond the master's books is foreign. */
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
-    int cores = (int) hearth_json_int (b, "cores_used", 0);
-    int64_t memory = hearth_json_int (b, "memory_used_mb", 0);
+    int cores = (int) hearth_json_int (b, "cores_used", 0) - w->cores_used;
+    int64_t memory =
+        hearth_json_int (b, "memory_used_mb", 0) - w->memory_used_mb;
     if (execs)
-        s_reported_usage (execs, &cores, &memory);
-    if (registry_worker_report (m->reg, w, cores, memory))
+        s_foreign_usage (m, w, execs, &cores, &memory);
+    if (registry_worker_report (m->reg, w, cores > 0 ? cores : 0,
+                                memory > 0 ? memory : 0))
         m->dirty = true;
     cJSON *e = cJSON_CreateObject ();
     cJSON_AddStringToObject (e, "event", "heartbeat");
@@ -286,9 +298,13 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     const char *wanted = hearth_json_str (b, "app_id");
-    if (wanted && registry_app (m->reg, wanted)) {
-        master_reject (m, rid, "duplicate_app",
-                       "an application with this id is known", NULL);
+    reg_app_t *known = wanted ? registry_app (m->reg, wanted) : NULL;
+    if (known) {
+        char text[200];
+        snprintf (text, sizeof text,
+                  "application %s is %s: register without an app_id", known->id,
+                  hearth_app_states[known->state]);
+        master_reject (m, rid, "duplicate_app", text, "REGISTER_APPLICATION");
         return;
     }
     const cJSON *conf = cJSON_GetObjectItem (b, "conf");
@@ -306,6 +322,11 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         .memory_per_executor_mb = hearth_json_int (
             b, "memory_per_executor_mb", s_default_executor_memory_mb),
         .first_exec_id = s_first_exec_id (cJSON_GetObjectItem (b, "executors")),
+        /* A driver back under its own id (after a master restart): give
+           the workers that run its executors time to register again and
+           report their exec ids before placing new ones. */
+        .hold_until_ms =
+            wanted ? master_now () + m->interval_ms * m->liveness : 0,
         .routing_id = rid};
     reg_app_t *app = registry_app_register (m->reg, &desc, master_now ());
     if (!app) {

@@ -153,7 +153,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     }
     int64_t retention = hearth_conf_ms (m->conf, "dead-worker-retention");
     registry_reap (m->reg, now - retention, s_max_expire_per_tick);
-    if (m->dirty)
+    if (m->dirty || m->held)
         master_schedule (m);
     return 0;
 }

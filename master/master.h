@@ -35,6 +35,7 @@ typedef struct master {
     int max_executor_retries;  /* failures in a row before FAILED */
     int64_t next_heartbeat_ms; /* monotonic time of the next broadcast */
     bool dirty;                /* resources changed: schedule soon */
+    bool held;                 /* an app waits for its hold to pass */
     zhashx_t *log_limit;       /* peer key -> last error log time */
     uint64_t rand_state;       /* shuffle source for the allocator */
     int64_t started_ms;        /* wall clock at start */

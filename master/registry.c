@@ -20,6 +20,7 @@ struct registry {
     zlistx_t *completed;    /* reg_app_t *, oldest first (owns) */
     size_t retained_apps;   /* completed applications kept */
     zhashx_t *peers;        /* routing id hex -> s_peer_ref_t * (owned) */
+    zhashx_t *orphans;      /* unknown app id -> int * next exec id (owned) */
     hearth_liveness_t *worker_live; /* silent workers */
     hearth_liveness_t *app_live;    /* silent drivers */
     unsigned next_app_seq;          /* counter in app ids */
@@ -125,11 +126,12 @@ registry_new (size_t retained_apps, int64_t timeout_ms)
     self->active = zlistx_new ();
     self->completed = zlistx_new ();
     self->peers = zhashx_new ();
+    self->orphans = zhashx_new ();
     self->worker_live = hearth_liveness_new (timeout_ms);
     self->app_live = hearth_liveness_new (timeout_ms);
     self->retained_apps = retained_apps;
     if (!self->workers || !self->worker_order || !self->dead || !self->apps
-        || !self->active || !self->completed || !self->peers
+        || !self->active || !self->completed || !self->peers || !self->orphans
         || !self->worker_live || !self->app_live) {
         registry_destroy (&self);
         return NULL;
@@ -138,6 +140,7 @@ registry_new (size_t retained_apps, int64_t timeout_ms)
     zlistx_set_destructor (self->active, s_app_destructor);
     zlistx_set_destructor (self->completed, s_app_destructor);
     zhashx_set_destructor (self->peers, s_free_ref);
+    zhashx_set_destructor (self->orphans, s_free_ref);
     return self;
 }
 
@@ -155,6 +158,7 @@ registry_destroy (registry_t **self_p)
     zlistx_destroy (&self->dead);
     zhashx_destroy (&self->workers);
     zhashx_destroy (&self->peers);
+    zhashx_destroy (&self->orphans);
     hearth_liveness_destroy (&self->worker_live);
     hearth_liveness_destroy (&self->app_live);
     free (self);
@@ -243,26 +247,24 @@ registry_exec_final (exec_state_t state)
 int
 registry_worker_cores_used (const reg_worker_t *w)
 {
-    return w->cores_used > w->cores_reported ? w->cores_used
-                                             : w->cores_reported;
+    return w->cores_used + w->cores_foreign;
 }
 
 int64_t
 registry_worker_memory_used (const reg_worker_t *w)
 {
-    return w->memory_used_mb > w->memory_reported_mb ? w->memory_used_mb
-                                                     : w->memory_reported_mb;
+    return w->memory_used_mb + w->memory_foreign_mb;
 }
 
 bool
-registry_worker_report (registry_t *self, reg_worker_t *w, int cores_used,
-                        int64_t memory_used_mb)
+registry_worker_report (registry_t *self, reg_worker_t *w, int cores_foreign,
+                        int64_t memory_foreign_mb)
 {
     (void) self;
     int cores_before = registry_worker_cores_used (w);
     int64_t memory_before = registry_worker_memory_used (w);
-    w->cores_reported = cores_used;
-    w->memory_reported_mb = memory_used_mb;
+    w->cores_foreign = cores_foreign;
+    w->memory_foreign_mb = memory_foreign_mb;
     return cores_before != registry_worker_cores_used (w)
            || memory_before != registry_worker_memory_used (w);
 }
@@ -488,8 +490,8 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     w->state = WORKER_DEAD;
     w->dead_ms = dead_ms;
     w->dead_handle = zlistx_add_end (self->dead, w);
-    w->cores_reported = 0;
-    w->memory_reported_mb = 0;
+    w->cores_foreign = 0;
+    w->memory_foreign_mb = 0;
     reg_exec_t *exec;
     while ((exec = zlistx_first (w->executors)))
         registry_exec_set_state (self, exec, EXEC_LOST, "worker lost", -1,
@@ -584,6 +586,7 @@ s_app_fill (reg_app_t *app, const registry_app_desc_t *desc)
     app->cores_per_executor = desc->cores_per_executor;
     app->memory_per_executor_mb = desc->memory_per_executor_mb;
     app->next_exec_id = desc->first_exec_id;
+    app->hold_until_ms = desc->hold_until_ms;
     return 0;
 }
 
@@ -600,6 +603,22 @@ s_app_id (registry_t *self, reg_app_t *app, const char *wanted)
     while (registry_app (self, app->id));
 }
 
+void
+registry_note_orphan (registry_t *self, const char *app_id, int exec_id)
+{
+    reg_app_t *app = registry_app (self, app_id);
+    if (app) {
+        if (exec_id >= app->next_exec_id)
+            app->next_exec_id = exec_id + 1;
+        return;
+    }
+    int *next = zhashx_lookup (self->orphans, app_id);
+    if (!next && (next = calloc (1, sizeof *next)))
+        zhashx_insert (self->orphans, app_id, next);
+    if (next && exec_id >= *next)
+        *next = exec_id + 1;
+}
+
 reg_app_t *
 registry_app_register (registry_t *self, const registry_app_desc_t *desc,
                        int64_t now_ms)
@@ -614,6 +633,10 @@ registry_app_register (registry_t *self, const registry_app_desc_t *desc,
         return NULL;
     }
     s_app_id (self, app, desc->id);
+    int *orphan_next = zhashx_lookup (self->orphans, app->id);
+    if (orphan_next && *orphan_next > app->next_exec_id)
+        app->next_exec_id = *orphan_next;
+    zhashx_delete (self->orphans, app->id);
     app->state = APP_WAITING;
     app->submit_ms = app->last_heartbeat_ms = registry_wall_ms ();
     app->peer = hearth_liveness_add (self->app_live, app, now_ms);

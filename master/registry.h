@@ -59,8 +59,9 @@ struct reg_worker {
     int64_t memory_mb;          /* memory it offers, MiB */
     int cores_used;             /* cores of executors placed here */
     int64_t memory_used_mb;     /* memory of executors placed here */
-    int cores_reported;         /* cores in use by its own last report */
-    int64_t memory_reported_mb; /* memory in use by its own last report */
+    int cores_foreign;          /* cores of executors it reports that the
+                                   master's books lack (after a restart) */
+    int64_t memory_foreign_mb;  /* their memory */
     worker_state_t state;       /* ALIVE, DEAD or UNKNOWN */
     zframe_t *routing_id;       /* its DEALER's routing id (owned) */
     int64_t registered_ms;      /* wall clock at registration */
@@ -94,6 +95,7 @@ struct reg_app {
     int64_t end_ms;                 /* wall clock at its end, or 0 */
     int64_t last_heartbeat_ms;      /* wall clock of the driver's last sign */
     char *end_reason;               /* why it ended, or NULL */
+    int64_t hold_until_ms;          /* monotonic: not scheduled before, or 0 */
     hearth_peer_t *peer;            /* liveness handle while active */
     void *order_handle;             /* handle in the active or completed list */
 };
@@ -164,12 +166,18 @@ reg_worker_t *registry_worker_register (registry_t *self,
                                         const registry_worker_desc_t *desc,
                                         int64_t now_ms);
 
-/* What the worker itself says it uses (its heartbeat): the master counts
-   the larger of that and its own books, so that executors it does not
-   know of (after a master restart) are not overbooked.  Returns true when
-   that changed the worker's free resources. */
-bool registry_worker_report (registry_t *self, reg_worker_t *w, int cores_used,
-                             int64_t memory_used_mb);
+/* From the worker's own list (registration, heartbeat): what its
+   executors that the master's books do not have use (executors of a
+   previous master, or still stopping after their application ended).  It
+   counts as used, so nothing is overbooked.  Returns true when that
+   changed the worker's free resources. */
+bool registry_worker_report (registry_t *self, reg_worker_t *w,
+                             int cores_foreign, int64_t memory_foreign_mb);
+
+/* A worker lists an executor that the master's books lack (a previous
+   master's): exec ids of its application, now or when it registers again
+   under its id, start past it, so that no id is used twice. */
+void registry_note_orphan (registry_t *self, const char *app_id, int exec_id);
 
 /* Cores and memory in use on w, as the allocator must see them. */
 int registry_worker_cores_used (const reg_worker_t *w);
@@ -192,12 +200,14 @@ typedef struct {
     int max_cores;          /* 0: unset */
     int cores_per_executor; /* 0: unset */
     int64_t memory_per_executor_mb;
-    int first_exec_id;    /* exec ids start here */
-    zframe_t *routing_id; /* copied */
+    int first_exec_id;     /* exec ids start here */
+    int64_t hold_until_ms; /* not scheduled before (monotonic), or 0 */
+    zframe_t *routing_id;  /* copied */
 } registry_app_desc_t;
 
-/* Register an application (WAITING).  Returns it, or NULL (no memory, or
-   desc->id already in use). */
+/* Register an application (WAITING).  Exec ids start at first_exec_id,
+   or past any orphan executor of that id (registry_note_orphan).
+   Returns it, or NULL (no memory, or desc->id already in use). */
 reg_app_t *registry_app_register (registry_t *self,
                                   const registry_app_desc_t *desc,
                                   int64_t now_ms);

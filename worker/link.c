@@ -231,9 +231,17 @@ s_launch (worker_t *w, hearth_msg_t *msg)
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
-    if (execs_launch (w->execs, &l, worker_now ()) < 0)
-        log_warn ("LAUNCH_EXECUTOR %s/%d ignored: already running", l.app_id,
+    if (execs_launch (w->execs, &l, worker_now ()) < 0) {
+        /* The id is taken by an executor of an earlier master: refuse it,
+           so the master frees the slot and places another. */
+        log_warn ("LAUNCH_EXECUTOR %s/%d refused: already running", l.app_id,
                   l.exec_id);
+        execs_report_t r = {l.app_id, l.exec_id,
+                            "FAILED", "exec id already in use on this worker",
+                            -1,       0,
+                            0};
+        worker_report (w, &r);
+    }
 }
 
 static void

@@ -104,6 +104,8 @@ s_register (app_t *a)
     if (hearth_conf_str (a->conf, "token"))
         cJSON_AddStringToObject (b, "token",
                                  hearth_conf_str (a->conf, "token"));
+    if (a->app_id[0]) /* again after RECONNECT_APPLICATION: keep the id */
+        cJSON_AddStringToObject (b, "app_id", a->app_id);
     const char *const *extras;
     size_t n = hearth_conf_extras (a->conf, &extras);
     cJSON *conf = n ? cJSON_AddObjectToObject (b, "conf") : NULL;
