@@ -193,22 +193,35 @@ s_advertised_host (const char *host, char *buf, size_t size)
     snprintf (buf, size, "%s", host);
 }
 
+/* The TCP port a socket is bound to, from ZMQ_LAST_ENDPOINT, or -1. */
+static int
+s_bound_port (zsock_t *sock)
+{
+    char *last = zsock_last_endpoint (sock);
+    char *colon = last ? strrchr (last, ':') : NULL;
+    int port = colon ? atoi (colon + 1) : -1;
+    free (last);
+    return port > 0 ? port : -1;
+}
+
+/* Bind to HOST:PORT; port 0 lets the kernel choose (czmq's "*" would scan
+   up from 49152, so that concurrent masters, and a restarted one, keep
+   colliding on the same few ports). */
 static int
 s_bind (zsock_t *sock, const char *host, int64_t port, char *url,
         size_t url_size, hearth_error_t *err)
 {
     char endpoint[300], advertised[256];
-    if (port)
-        snprintf (endpoint, sizeof endpoint, "tcp://%s:%lld", host,
-                  (long long) port);
-    else
-        snprintf (endpoint, sizeof endpoint, "tcp://%s:*", host);
-    int bound = hearth_sock_bind (sock, endpoint, err);
-    if (bound < 0)
+    snprintf (endpoint, sizeof endpoint, "tcp://%s:%lld", host,
+              (long long) port);
+    if (hearth_sock_bind (sock, endpoint, err) < 0)
         return -1;
+    int bound = s_bound_port (sock);
+    if (bound < 0)
+        return hearth_errprintf (err, "cannot tell the port bound for %s",
+                                 endpoint);
     s_advertised_host (host, advertised, sizeof advertised);
-    snprintf (url, url_size, "tcp://%s:%d", advertised,
-              bound > 0 ? bound : (int) port);
+    snprintf (url, url_size, "tcp://%s:%d", advertised, bound);
     return 0;
 }
 
