@@ -174,6 +174,8 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
                           : "the master does not know this worker");
         return;
     }
+    /* By id too: one connection may carry many workers (load tests). */
+    registry_touch_worker (m->reg, w, master_now ());
     /* Without a list, what it uses beyond the master's books is foreign. */
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     int cores = (int) hearth_json_int (b, "cores_used", 0) - w->cores_used;
@@ -205,6 +207,7 @@ s_app_heartbeat (master_t *m, zframe_t *rid, const char *id)
                             : "the master does not know this application");
         return;
     }
+    registry_touch_app (m->reg, app, master_now ());
     cJSON *e = cJSON_CreateObject ();
     cJSON_AddStringToObject (e, "event", "heartbeat");
     cJSON_AddStringToObject (e, "kind", "driver");
