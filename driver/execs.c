@@ -86,7 +86,10 @@ execs_open (engine_t *e, hearth_error_t *err)
     if (!(e->router = hearth_sock_new (&opts, err)))
         return -1;
     char endpoint[300];
-    snprintf (endpoint, sizeof endpoint, "tcp://%s:*", host);
+    /* Port 0: the kernel picks a random free port; czmq's "*" would take
+       the first free one from 49152, which a stale executor of an earlier
+       driver may still be reconnecting to. */
+    snprintf (endpoint, sizeof endpoint, "tcp://%s:0", host);
     int port = hearth_sock_bind (e->router, endpoint, err);
     if (port < 0)
         return -1;

@@ -58,7 +58,9 @@ typedef struct task {
     zframe_t *input;          /* the input frame within frames, or NULL */
     int64_t timeout_ms;       /* 0: none */
     /* while it runs */
-    int64_t start_us;         /* monotonic start */
+    int64_t start_us;         /* monotonic start (atomic: pool threads
+                                 set it for function tasks) */
+    void *pool_handle;        /* its node in the pool's queue, or NULL */
     int timer_id;             /* timeout timer, or -1 */
     bool killed;              /* KILL_TASK or stop: report KILLED */
     bool timed_out;           /* the timeout fired */
@@ -102,7 +104,10 @@ struct executor {
     int64_t max_result_bytes;  /* largest result a task may return */
     int64_t running_report_ms; /* report RUNNING for tasks older than this */
     zlistx_t *queue;           /* task_t waiting for a slot, FIFO */
-    zlistx_t *running;         /* task_t holding a slot */
+    zlistx_t *running;         /* task_t started: commands running, functions
+                                  handed to the pool */
+    int cmd_running;           /* commands running */
+    size_t fn_in_pool;         /* functions handed to the pool, not done */
     hearth_msg_t *batch;       /* STATUS_UPDATE being filled, or NULL */
     cJSON *updates;            /* its updates array (borrowed from batch) */
     size_t batch_bytes;        /* result bytes in batch */
@@ -129,7 +134,8 @@ void link_flush (executor_t *ex);
 task_t *task_from_json (const cJSON *json, shared_frames_t *frames);
 void task_destroy (task_t **task_p);
 void tasks_enqueue (executor_t *ex, task_t *t);
-/* Start queued tasks while slots are free. */
+/* Start queued tasks: functions go to the pool (whose cores threads bound
+   them), commands while fewer than cores tasks run. */
 void tasks_dispatch (executor_t *ex);
 /* A running task has ended: report it, free its slot. */
 void tasks_finish (executor_t *ex, task_t *t);
@@ -156,7 +162,10 @@ fnpool_t *fnpool_new (executor_t *ex, int threads, hearth_error_t *err);
 /* Stop the threads.  Returns 0, or -1 if a thread was still busy after a
    grace period (its task must then not be freed). */
 int fnpool_destroy (fnpool_t **self_p);
-void fnpool_submit (fnpool_t *self, task_t *t);
+/* Hand n tasks to the threads at once (one lock, one wake-up). */
+void fnpool_submit (fnpool_t *self, task_t **tasks, size_t n);
+/* Take t back if no thread has started it.  Returns true if taken. */
+bool fnpool_cancel (fnpool_t *self, task_t *t);
 
 /* libs.c */
 libs_t *libs_new (const char *dir);

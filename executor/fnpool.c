@@ -37,6 +37,7 @@ struct fnpool {
 static void
 s_run (task_t *t)
 {
+    __atomic_store_n (&t->start_us, executor_now_us (), __ATOMIC_RELAXED);
     hearth_task_in_t in = {
         .arg = t->arg,
         .input = t->input ? zframe_data (t->input) : NULL,
@@ -60,6 +61,7 @@ s_thread (void *arg)
             break;
         task_t *t = zlistx_first (self->todo);
         zlistx_delete (self->todo, zlistx_cursor (self->todo));
+        t->pool_handle = NULL;
         pthread_mutex_unlock (&self->lock);
         s_run (t);
         pthread_mutex_lock (&self->lock);
@@ -134,12 +136,31 @@ fnpool_new (executor_t *ex, int threads, hearth_error_t *err)
 }
 
 void
-fnpool_submit (fnpool_t *self, task_t *t)
+fnpool_submit (fnpool_t *self, task_t **tasks, size_t n)
+{
+    if (n == 0)
+        return;
+    pthread_mutex_lock (&self->lock);
+    for (size_t i = 0; i < n; i++)
+        tasks[i]->pool_handle = zlistx_add_end (self->todo, tasks[i]);
+    if (n == 1)
+        pthread_cond_signal (&self->wake);
+    else
+        pthread_cond_broadcast (&self->wake);
+    pthread_mutex_unlock (&self->lock);
+}
+
+bool
+fnpool_cancel (fnpool_t *self, task_t *t)
 {
     pthread_mutex_lock (&self->lock);
-    zlistx_add_end (self->todo, t);
-    pthread_cond_signal (&self->wake);
+    bool taken = t->pool_handle != NULL;
+    if (taken) {
+        zlistx_delete (self->todo, t->pool_handle);
+        t->pool_handle = NULL;
+    }
     pthread_mutex_unlock (&self->lock);
+    return taken;
 }
 
 static int

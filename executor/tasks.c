@@ -163,8 +163,13 @@ s_complete (executor_t *ex, task_t *t, const char *state, const char *error,
         link_add_update (ex, t, state, error, result, len);
     if (t->timer_id >= 0)
         zloop_timer_end (ex->loop, t->timer_id);
-    if (t->phase == TASK_RUNNING)
+    if (t->phase == TASK_RUNNING) {
         zlistx_delete (ex->running, t->handle);
+        if (t->argv)
+            ex->cmd_running--;
+        else
+            ex->fn_in_pool--;
+    }
     else
         zlistx_delete (ex->queue, t->handle);
     task_destroy (&t);
@@ -196,20 +201,22 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
     return 0;
 }
 
-/* Start one task in a free slot.  Returns 0, or -1 when it failed at once
+/* Start one task.  A function goes to *batch (handed to the pool by the
+   caller); a command starts now.  Returns 0, or -1 when it failed at once
    (already reported and freed). */
 static int
-s_start (executor_t *ex, task_t *t)
+s_start (executor_t *ex, task_t *t, task_t **batch, size_t *nbatch)
 {
     hearth_error_t err;
     t->phase = TASK_RUNNING;
     t->handle = zlistx_add_end (ex->running, t);
-    t->start_us = executor_now_us ();
     if (t->argv) {
+        t->start_us = executor_now_us ();
         if (cmdrun_start (ex, t, &err) < 0) {
             s_complete (ex, t, "FAILED", err.text, NULL, 0);
             return -1;
         }
+        ex->cmd_running++;
     }
     else {
         t->func = libs_lookup (ex->libs, t->lib, t->fn, &err);
@@ -217,22 +224,41 @@ s_start (executor_t *ex, task_t *t)
             s_complete (ex, t, "FAILED", err.text, NULL, 0);
             return -1;
         }
-        fnpool_submit (ex->pool, t);
+        batch[(*nbatch)++] = t;
+        ex->fn_in_pool++;
     }
     if (t->timeout_ms > 0)
         t->timer_id = zloop_timer (ex->loop, t->timeout_ms, 1, s_on_timeout, t);
     return 0;
 }
 
+/* Tasks that occupy a core now: running commands, and functions in the
+   pool up to one per thread. */
+static size_t
+s_busy (const executor_t *ex)
+{
+    size_t fns = ex->fn_in_pool < (size_t) ex->cores ? ex->fn_in_pool
+                                                       : (size_t) ex->cores;
+    return (size_t) ex->cmd_running + fns;
+}
+
 void
 tasks_dispatch (executor_t *ex)
 {
-    while (zlistx_size (ex->running) < (size_t) ex->cores
-           && zlistx_size (ex->queue) > 0) {
-        task_t *t = zlistx_first (ex->queue);
+    task_t *batch[256];
+    size_t nbatch = 0;
+    task_t *t;
+    while ((t = zlistx_first (ex->queue))) {
+        if (t->argv && s_busy (ex) >= (size_t) ex->cores)
+            break; /* FIFO: what follows waits for a core too */
         zlistx_delete (ex->queue, t->handle);
-        s_start (ex, t);
+        s_start (ex, t, batch, &nbatch);
+        if (nbatch == sizeof batch / sizeof batch[0]) {
+            fnpool_submit (ex->pool, batch, nbatch);
+            nbatch = 0;
+        }
     }
+    fnpool_submit (ex->pool, batch, nbatch);
 }
 
 /* The error text of a command that did not succeed. */
@@ -337,6 +363,8 @@ tasks_kill (executor_t *ex, uint64_t tid, int attempt)
     t->killed = true;
     if (t->argv)
         cmdrun_kill (ex, t, SIGKILL);
+    else if (fnpool_cancel (ex->pool, t))
+        s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
     else if (!t->final_sent) {
         /* A function cannot be interrupted: report it now, drop its
            result when it returns. */
@@ -367,8 +395,9 @@ tasks_report_running (executor_t *ex, int64_t now_us)
     int64_t after_us = ex->running_report_ms * 1000;
     for (task_t *t = zlistx_first (ex->running); t;
          t = zlistx_next (ex->running)) {
-        if (!t->reported_running && !t->final_sent
-            && now_us - t->start_us >= after_us) {
+        int64_t start = __atomic_load_n (&t->start_us, __ATOMIC_RELAXED);
+        if (!t->reported_running && !t->final_sent && start
+            && now_us - start >= after_us) {
             link_add_update (ex, t, "RUNNING", NULL, NULL, 0);
             t->reported_running = true;
         }

@@ -258,14 +258,16 @@ s_check_tasks (const cJSON *body, hearth_error_t *err)
     const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (body, "tasks");
     int i = 0;
     for (const cJSON *t = tasks ? tasks->child : NULL; t; t = t->next, i++) {
-        bool cmd = cJSON_HasObjectItem (t, "cmd");
-        bool fn = cJSON_HasObjectItem (t, "fn");
+        /* case-sensitive, as the schema: "CMD" is an unknown field */
+        const cJSON *argv = cJSON_GetObjectItemCaseSensitive (t, "cmd");
+        bool cmd = argv != NULL;
+        bool fn = cJSON_GetObjectItemCaseSensitive (t, "fn") != NULL;
         if (cmd == fn)
             return hearth_errcode (err, "bad_field",
                                    "field 'tasks[%d]': expected exactly one "
                                    "of 'cmd' and 'fn', got %s",
                                    i, cmd ? "both" : "neither");
-        if (cmd && cJSON_GetArraySize (cJSON_GetObjectItem (t, "cmd")) == 0)
+        if (cmd && cJSON_GetArraySize (argv) == 0)
             return hearth_errcode (err, "bad_field",
                                    "field 'tasks[%d].cmd': expected a "
                                    "non-empty argv, got an empty array",

@@ -268,6 +268,19 @@ s_parse_flag (hearth_conf_t *self, int argc, char **argv, int *i,
                             HEARTH_SRC_FLAG, err);
 }
 
+/* Put prefix and suffix around err's text (err may be NULL).  The old
+   text is copied first: it cannot be an argument of the printf that
+   overwrites it.  Returns -1. */
+static int
+s_rewrap (hearth_error_t *err, const char *prefix, const char *suffix)
+{
+    if (!err)
+        return -1;
+    char text[HEARTH_ERROR_TEXT_MAX];
+    snprintf (text, sizeof text, "%s", err->text);
+    return hearth_errprintf (err, "%s%s%s", prefix, text, suffix);
+}
+
 static void
 s_env_name (const char *name, char *buf, size_t size)
 {
@@ -289,8 +302,11 @@ s_load_env (hearth_conf_t *self, hearth_error_t *err)
         if (value
             && hearth_conf_set (self, self->opts[i].name, value, HEARTH_SRC_ENV,
                                 err)
-                   < 0)
-            return hearth_errprintf (err, "%s (from %s)", err->text, env);
+                   < 0) {
+            char from[200];
+            snprintf (from, sizeof from, " (from %s)", env);
+            return s_rewrap (err, "", from);
+        }
     }
     const char *file = getenv ("HEARTH_CONF");
     if (file && *file && self->files.count == 0)
@@ -333,8 +349,11 @@ s_file_line (hearth_conf_t *self, char *line, const char *path, int lineno,
                    key, self->program);
         return 0;
     }
-    if (hearth_conf_set (self, key, value, HEARTH_SRC_FILE, err) < 0)
-        return hearth_errprintf (err, "%s:%d: %s", path, lineno, err->text);
+    if (hearth_conf_set (self, key, value, HEARTH_SRC_FILE, err) < 0) {
+        char where[300];
+        snprintf (where, sizeof where, "%s:%d: ", path, lineno);
+        return s_rewrap (err, where, "");
+    }
     return 0;
 }
 

@@ -43,7 +43,9 @@ hearth_worker_id_format (char *buf, size_t size, time_t t, const char *host,
     s_stamp (stamp, sizeof stamp, t);
     for (i = 0; host && host[i] && i < sizeof clean - 1; i++) {
         unsigned char c = host[i];
-        clean[i] = (isalnum (c) || c == '.') ? c : '-';
+        /* no "..": the validator refuses it, the id names a directory */
+        bool dot = c == '.' && (i == 0 || clean[i - 1] != '.');
+        clean[i] = (isalnum (c) || dot) ? c : '-';
     }
     clean[i] = '\0';
     if (i == 0 || clean[0] == '.')

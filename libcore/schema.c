@@ -98,6 +98,25 @@ s_check_enum (const cJSON *v, const hearth_field_t *f, s_path_t *path,
     return s_fail (err, path, v, expected);
 }
 
+/* A binary-frame index: an integer 0..nframes-1 (error code bad_frame). */
+static int
+s_check_frame (const cJSON *v, size_t nframes, s_path_t *path,
+               hearth_error_t *err)
+{
+    char expected[96], got[64];
+    if (nframes > 0 && s_integral_in (v, 0, (double) nframes - 1))
+        return 0;
+    if (nframes > 0)
+        snprintf (expected, sizeof expected, "a binary frame index 0..%zu",
+                  nframes - 1);
+    else
+        snprintf (expected, sizeof expected,
+                  "a binary frame index (there are none)");
+    return hearth_errcode (err, "bad_frame", "field '%s': expected %s, got %s",
+                           path->text, expected,
+                           v ? s_got (v, got, sizeof got) : "nothing");
+}
+
 /* Append ".name" or "[i]" to path, run the check, and restore it. */
 static int
 s_check_child (const cJSON *v, const hearth_field_t *f, size_t nframes,
@@ -190,16 +209,7 @@ s_check_value (const cJSON *v, const hearth_field_t *f, size_t nframes,
     case HEARTH_F_ENUM:
         return s_check_enum (v, f, path, err);
     case HEARTH_F_FRAME:
-        snprintf (expected, sizeof expected, "a binary frame index 0..%zd",
-                  (ssize_t) nframes - 1);
-        if (nframes > 0 && s_integral_in (v, 0, (double) nframes - 1))
-            return 0;
-        return hearth_errcode (err, "bad_frame",
-                               "field '%s': expected %s, got %s", path->text,
-                               nframes ? expected
-                                       : "a binary frame index "
-                                         "(there are none)",
-                               s_got (v, expected, sizeof expected));
+        return s_check_frame (v, nframes, path, err);
     case HEARTH_F_ARRAY:
     case HEARTH_F_MAP:
         return s_check_container (v, f, nframes, path, err);

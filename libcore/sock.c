@@ -55,6 +55,19 @@ hearth_sock_new (const hearth_sock_opts_t *opts, hearth_error_t *err)
     return sock;
 }
 
+/* The TCP port a socket is bound to, from its last endpoint; 0 if none. */
+static int
+s_bound_port (zsock_t *sock)
+{
+    char *last = zsock_last_endpoint (sock);
+    const char *colon = last ? strrchr (last, ':') : NULL;
+    int64_t port = 0;
+    if (!colon || hearth_parse_int (colon + 1, 1, 65535, &port, NULL) < 0)
+        port = 0;
+    freen (last);
+    return (int) port;
+}
+
 int
 hearth_sock_bind (zsock_t *sock, const char *endpoint, hearth_error_t *err)
 {
@@ -62,6 +75,9 @@ hearth_sock_bind (zsock_t *sock, const char *endpoint, hearth_error_t *err)
     if (rc < 0)
         return hearth_errprintf (err, "cannot bind %s: %s", endpoint,
                                  zmq_strerror (errno));
+    /* czmq reports the port only for "*" and "!"; port 0 asks the kernel */
+    if (rc == 0 && strncmp (endpoint, "tcp://", 6) == 0)
+        rc = s_bound_port (sock);
     return rc;
 }
 

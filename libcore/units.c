@@ -86,7 +86,8 @@ hearth_parse_size (const char *text, uint64_t plain_unit, uint64_t *bytes,
     double value = number * factor;
     if (value >= 18446744073709551615.0)
         return hearth_errprintf (err, "'%s' is too large", text);
-    *bytes = (uint64_t) llround (value);
+    /* not llround: its long long result overflows past 2^63 bytes */
+    *bytes = (uint64_t) floor (value + 0.5);
     return 0;
 }
 

@@ -14,3 +14,61 @@ UNIT_TESTS += tests/unit/test_liveness
 tests_unit_test_liveness_SOURCES = tests/unit/test_liveness.c
 tests_unit_test_liveness_CFLAGS = $(unit_cflags)
 tests_unit_test_liveness_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_proto
+tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
+tests_unit_test_proto_CFLAGS = $(unit_cflags)
+tests_unit_test_proto_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_schema
+tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/testutil.h
+tests_unit_test_schema_CFLAGS = $(unit_cflags)
+tests_unit_test_schema_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_ids
+tests_unit_test_ids_SOURCES = tests/unit/test_ids.c tests/unit/testutil.h
+tests_unit_test_ids_CFLAGS = $(unit_cflags)
+tests_unit_test_ids_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_units
+tests_unit_test_units_SOURCES = tests/unit/test_units.c tests/unit/testutil.h
+tests_unit_test_units_CFLAGS = $(unit_cflags)
+tests_unit_test_units_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_error
+tests_unit_test_error_SOURCES = tests/unit/test_error.c tests/unit/testutil.h
+tests_unit_test_error_CFLAGS = $(unit_cflags)
+tests_unit_test_error_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_conf
+tests_unit_test_conf_SOURCES = tests/unit/test_conf.c tests/unit/testutil.h
+tests_unit_test_conf_CFLAGS = $(unit_cflags)
+tests_unit_test_conf_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_spawn
+tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c tests/unit/testutil.h
+tests_unit_test_spawn_CFLAGS = $(unit_cflags)
+tests_unit_test_spawn_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_log
+tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/testutil.h
+tests_unit_test_log_CFLAGS = $(unit_cflags)
+tests_unit_test_log_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_sock
+tests_unit_test_sock_SOURCES = tests/unit/test_sock.c tests/unit/testutil.h
+tests_unit_test_sock_CFLAGS = $(unit_cflags)
+tests_unit_test_sock_LDADD = $(unit_libs)
+
+# The written spec is read from the source tree.
+UNIT_TESTS += tests/unit/test_spec
+tests_unit_test_spec_SOURCES = tests/unit/test_spec.c tests/unit/testutil.h
+tests_unit_test_spec_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DHEARTH_TEST_SRCDIR='"$(abs_top_srcdir)"'
+tests_unit_test_spec_CFLAGS = $(unit_cflags)
+tests_unit_test_spec_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_taskset
+tests_unit_test_taskset_SOURCES = tests/unit/test_taskset.c
+tests_unit_test_taskset_CFLAGS = $(unit_cflags)
+tests_unit_test_taskset_LDADD = $(unit_libs)

@@ -1,0 +1,466 @@
+/*  test_taskset.c - the driver's task-set bookkeeping, with a fake clock:
+    offers, prefetch, retries on another executor, losses, stale and
+    duplicate updates, dependencies, FIFO and FAIR order, speculation. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "libcore/taskset.h"
+
+static hearth_taskset_t *
+s_new (bool fair, bool speculation)
+{
+    hearth_taskset_opts_t o;
+    hearth_taskset_opts_default (&o);
+    o.fair = fair;
+    o.speculation = speculation;
+    hearth_taskset_t *ts = hearth_taskset_new (&o);
+    assert_non_null (ts);
+    return ts;
+}
+
+/* Count events of one type, draining the queue. */
+static int
+s_drain (hearth_taskset_t *ts, hearth_ts_event_type_t type,
+         hearth_ts_event_t *last)
+{
+    hearth_ts_event_t ev;
+    int n = 0;
+    while (hearth_taskset_next_event (ts, &ev))
+        if (ev.type == type) {
+            n++;
+            if (last)
+                *last = ev;
+        }
+    return n;
+}
+
+static void
+test_offer_fills_slots_in_order (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[64];
+    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 10, NULL, 0, NULL, 1),
+                      0);
+    assert_int_equal (hearth_taskset_add_executor (ts, 0, 2), 0);
+    /* No run time known yet: one task queued per core beyond the cores. */
+    assert_int_equal (hearth_taskset_slots (ts, 2), 4);
+    size_t n = hearth_taskset_offer (ts, 0, 0, as, 64);
+    assert_int_equal (n, 4);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal (as[i].stage, 1);
+        assert_int_equal (as[i].index, i);
+        assert_int_equal (as[i].attempt, 0);
+        assert_false (as[i].speculative);
+    }
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 64), 0);
+    assert_int_equal (hearth_taskset_inflight (ts), 4);
+    /* Unknown executors get nothing. */
+    assert_int_equal (hearth_taskset_offer (ts, 7, 0, as, 64), 0);
+    hearth_taskset_destroy (&ts);
+    assert_null (ts);
+}
+
+static void
+test_stage_and_job_done (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 5, 3, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 4);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 3);
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_RUNNING,
+                                             0, 10),
+                      HEARTH_TS_NOTED);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal (hearth_taskset_update (ts, 0, 1, i, 0,
+                                                 HEARTH_TS_FINISHED, 100, 10),
+                          HEARTH_TS_ACCEPT);
+    hearth_ts_event_t ev;
+    assert_true (hearth_taskset_next_event (ts, &ev));
+    assert_int_equal (ev.type, HEARTH_TS_EV_STAGE_DONE);
+    assert_int_equal (ev.stage, 1);
+    assert_true (hearth_taskset_next_event (ts, &ev));
+    assert_int_equal (ev.type, HEARTH_TS_EV_JOB_DONE);
+    assert_int_equal (ev.job, 5);
+    assert_false (hearth_taskset_next_event (ts, &ev));
+    /* A second result of the same attempt is stale. */
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0,
+                                             HEARTH_TS_FINISHED, 100, 10),
+                      HEARTH_TS_STALE);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_dependencies_wait (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    uint32_t parent = 1;
+    hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1);
+    assert_int_equal (hearth_taskset_add_stage (ts, 2, 1, 2, &parent, 1, NULL,
+                                                1),
+                      0);
+    hearth_taskset_add_executor (ts, 0, 8);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 1);
+    assert_int_equal (as[0].stage, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 0);
+    hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FINISHED, 50, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 2);
+    assert_int_equal (as[0].stage, 2);
+    assert_int_equal (as[1].stage, 2);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_add_stage_rejects (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    uint32_t missing = 9, other_job = 1;
+    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 0, NULL, 0, NULL, 1),
+                      -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (hearth_taskset_add_stage (ts, 2, 1, 1, &missing, 1, NULL,
+                                                1),
+                      -1);
+    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1),
+                      0);
+    /* Ids must grow; parents must be in the same job; ids < 2^21. */
+    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1),
+                      -1);
+    assert_int_equal (hearth_taskset_add_stage (ts, 3, 2, 1, &other_job, 1,
+                                                NULL, 1),
+                      -1);
+    assert_int_equal (hearth_taskset_add_stage (ts, 1u << 21, 1, 1, NULL, 0,
+                                                NULL, 1),
+                      -1);
+    assert_int_equal (hearth_taskset_add_executor (ts, 0, 0), -1);
+    assert_int_equal (hearth_taskset_add_executor (ts, 0, 1), 0);
+    assert_int_equal (hearth_taskset_add_executor (ts, 0, 1), -1);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_retry_goes_elsewhere (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 1);
+    hearth_taskset_add_executor (ts, 1, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 1);
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FAILED,
+                                             10, 1),
+                      HEARTH_TS_RETRY);
+    /* Executor 0, where it failed, is skipped while executor 1 exists. */
+    assert_int_equal (hearth_taskset_offer (ts, 0, 2, as, 8), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 8), 1);
+    assert_int_equal (as[0].index, 0);
+    assert_int_equal (as[0].attempt, 1);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_retry_same_executor_when_alone (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 1);
+    hearth_taskset_offer (ts, 0, 0, as, 8);
+    hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FAILED, 10, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 2, as, 8), 1);
+    assert_int_equal (as[0].attempt, 1);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_gives_up_after_max_failures (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 3, 2, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    hearth_ts_outcome_t out = HEARTH_TS_RETRY;
+    int attempts = 0;
+    /* Task 1 keeps running while task 0 fails over and over. */
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 2), 2);
+    for (int a = 0; out == HEARTH_TS_RETRY; a++) {
+        out = hearth_taskset_update (ts, 0, 1, 0, a, HEARTH_TS_FAILED, 10, 1);
+        attempts++;
+        if (out == HEARTH_TS_RETRY) {
+            assert_int_equal (hearth_taskset_offer (ts, 0, 1, as, 1), 1);
+            assert_int_equal (as[0].index, 0);
+            assert_int_equal (as[0].attempt, a + 1);
+        }
+    }
+    assert_int_equal (out, HEARTH_TS_GAVE_UP);
+    assert_int_equal (attempts, 4);
+    hearth_ts_event_t ev, failed = {0};
+    int kills = 0, fails = 0;
+    while (hearth_taskset_next_event (ts, &ev)) {
+        if (ev.type == HEARTH_TS_EV_JOB_FAILED) {
+            fails++;
+            failed = ev;
+        }
+        if (ev.type == HEARTH_TS_EV_KILL) {
+            kills++;
+            assert_int_equal (ev.index, 1); /* the task still running */
+        }
+    }
+    assert_int_equal (fails, 1);
+    assert_int_equal (failed.job, 3);
+    assert_int_equal (failed.index, 0);
+    assert_int_equal (failed.attempt, 3);
+    assert_false (failed.lost);
+    assert_int_equal (kills, 1);
+    /* Its killed attempt reporting later frees the slot quietly. */
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_KILLED,
+                                             0, 2),
+                      HEARTH_TS_RELEASED);
+    assert_int_equal (hearth_taskset_inflight (ts), 0);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_executor_loss_requeues (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 1, 3, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 1);
+    hearth_taskset_add_executor (ts, 1, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 2);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 0, as, 8), 1);
+    assert_int_equal (hearth_taskset_remove_executor (ts, 0), 2);
+    assert_int_equal (hearth_taskset_remove_executor (ts, 0), -1);
+    /* Updates from the lost executor are stale now. */
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0,
+                                             HEARTH_TS_FINISHED, 1, 1),
+                      HEARTH_TS_STALE);
+    assert_int_equal (hearth_taskset_update (ts, 1, 1, 2, 0,
+                                             HEARTH_TS_FINISHED, 1, 1),
+                      HEARTH_TS_ACCEPT);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 8), 2);
+    assert_int_equal (as[0].attempt, 1);
+    assert_int_equal (as[1].attempt, 1);
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, NULL), 0);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_too_many_losses_fail_the_job (void **state)
+{
+    (void) state;
+    hearth_taskset_opts_t o;
+    hearth_taskset_opts_default (&o);
+    o.max_lost = 2;
+    hearth_taskset_t *ts = hearth_taskset_new (&o);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 4, 1, NULL, 0, NULL, 1);
+    for (int e = 0; e < 3; e++) {
+        hearth_taskset_add_executor (ts, e, 1);
+        assert_int_equal (hearth_taskset_offer (ts, e, 0, as, 8), 1);
+        hearth_taskset_remove_executor (ts, e);
+    }
+    hearth_ts_event_t ev;
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, &ev), 1);
+    assert_true (ev.lost);
+    assert_int_equal (ev.job, 4);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_killed_not_by_us_is_requeued (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 1);
+    hearth_taskset_offer (ts, 0, 0, as, 8);
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_KILLED,
+                                             0, 1),
+                      HEARTH_TS_RETRY);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 1);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_prefetch_follows_run_time (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[1024];
+    hearth_taskset_add_stage (ts, 1, 1, 100000, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 1);
+    size_t n = hearth_taskset_offer (ts, 0, 0, as, 1024);
+    assert_int_equal (n, 2);
+    /* Tasks of 5 us: the queue per core grows to the cap (128). */
+    for (size_t i = 0; i < n; i++)
+        hearth_taskset_update (ts, 0, 1, as[i].index, 0, HEARTH_TS_FINISHED, 5,
+                               1);
+    assert_int_equal (hearth_taskset_slots (ts, 1), 129);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 2, as, 1024), 129);
+    hearth_taskset_destroy (&ts);
+    /* Tasks of seconds: no queue at all. */
+    ts = s_new (false, false);
+    hearth_taskset_add_stage (ts, 1, 1, 10, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    n = hearth_taskset_offer (ts, 0, 0, as, 1024);
+    for (size_t i = 0; i < n; i++)
+        hearth_taskset_update (ts, 0, 1, as[i].index, 0, HEARTH_TS_FINISHED,
+                               3000000, 1);
+    assert_int_equal (hearth_taskset_slots (ts, 2), 2);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_fifo_serves_first_job_first (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[16];
+    hearth_taskset_add_stage (ts, 1, 1, 3, NULL, 0, NULL, 1);
+    hearth_taskset_add_stage (ts, 2, 2, 3, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 16), 4);
+    assert_int_equal (as[0].stage, 1);
+    assert_int_equal (as[2].stage, 1);
+    assert_int_equal (as[3].stage, 2);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_fair_shares_by_weight (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (true, false);
+    hearth_assign_t as[64];
+    hearth_taskset_add_stage (ts, 1, 1, 100, NULL, 0, "a", 1);
+    hearth_taskset_add_stage (ts, 2, 2, 100, NULL, 0, "b", 2);
+    hearth_taskset_add_executor (ts, 0, 6); /* 12 slots */
+    size_t n = hearth_taskset_offer (ts, 0, 0, as, 64);
+    assert_int_equal (n, 12);
+    int a = 0, b = 0;
+    for (size_t i = 0; i < n; i++)
+        *(as[i].stage == 1 ? &a : &b) += 1;
+    assert_int_equal (a, 4);
+    assert_int_equal (b, 8);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_speculation_first_result_wins (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, true);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 1, 4, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    hearth_taskset_add_executor (ts, 1, 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 4);
+    for (int i = 0; i < 3; i++)
+        hearth_taskset_update (ts, 0, 1, i, 0, HEARTH_TS_FINISHED, 200000,
+                               200000);
+    /* Not a straggler yet at 250 ms (threshold 1.5 x 200 ms = 300 ms). */
+    assert_int_equal (hearth_taskset_speculate (ts, 250000), 0);
+    assert_int_equal (hearth_taskset_speculate (ts, 400000), 1);
+    assert_int_equal (hearth_taskset_speculate (ts, 500000), 0); /* once */
+    /* The copy does not go where the original runs. */
+    assert_int_equal (hearth_taskset_offer (ts, 0, 400000, as, 8), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 400000, as, 8), 1);
+    assert_true (as[0].speculative);
+    assert_int_equal (as[0].index, 3);
+    assert_int_equal (as[0].attempt, 1);
+    s_drain (ts, HEARTH_TS_EV_STAGE_DONE, NULL);
+    assert_int_equal (hearth_taskset_update (ts, 1, 1, 3, 1,
+                                             HEARTH_TS_FINISHED, 1000, 401000),
+                      HEARTH_TS_ACCEPT);
+    hearth_ts_event_t ev, kill = {0};
+    int kills = 0, done = 0;
+    while (hearth_taskset_next_event (ts, &ev)) {
+        kills += ev.type == HEARTH_TS_EV_KILL;
+        done += ev.type == HEARTH_TS_EV_STAGE_DONE;
+        if (ev.type == HEARTH_TS_EV_KILL)
+            kill = ev;
+    }
+    assert_int_equal (kills, 1);
+    assert_int_equal (done, 1);
+    assert_int_equal (kill.exec_id, 0);
+    assert_int_equal (kill.attempt, 0);
+    /* The loser's result, should it still come, is not delivered. */
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 3, 0,
+                                             HEARTH_TS_FINISHED, 1, 402000),
+                      HEARTH_TS_DUPLICATE);
+    hearth_taskset_destroy (&ts);
+}
+
+static void
+test_fail_and_forget_job (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    uint64_t finished, running, total;
+    hearth_taskset_add_stage (ts, 1, 1, 4, NULL, 0, NULL, 1);
+    hearth_taskset_add_stage (ts, 2, 2, 4, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 4);
+    assert_int_equal (hearth_taskset_stage_counts (ts, 1, &finished, &running,
+                                                   &total),
+                      0);
+    assert_int_equal (running, 4);
+    assert_int_equal (total, 4);
+    hearth_taskset_fail_job (ts, 1);
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_KILL, NULL), 4);
+    hearth_taskset_forget_job (ts, 1);
+    assert_int_equal (hearth_taskset_inflight (ts), 0);
+    assert_int_equal (hearth_taskset_stage_counts (ts, 1, &finished, &running,
+                                                   &total),
+                      -1);
+    /* Job 2 now gets the slots. */
+    assert_int_equal (hearth_taskset_offer (ts, 0, 1, as, 8), 4);
+    assert_int_equal (as[0].stage, 2);
+    hearth_taskset_destroy (&ts);
+}
+
+int
+main (void)
+{
+    alarm (60);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_offer_fills_slots_in_order),
+        cmocka_unit_test (test_stage_and_job_done),
+        cmocka_unit_test (test_dependencies_wait),
+        cmocka_unit_test (test_add_stage_rejects),
+        cmocka_unit_test (test_retry_goes_elsewhere),
+        cmocka_unit_test (test_retry_same_executor_when_alone),
+        cmocka_unit_test (test_gives_up_after_max_failures),
+        cmocka_unit_test (test_executor_loss_requeues),
+        cmocka_unit_test (test_too_many_losses_fail_the_job),
+        cmocka_unit_test (test_killed_not_by_us_is_requeued),
+        cmocka_unit_test (test_prefetch_follows_run_time),
+        cmocka_unit_test (test_fifo_serves_first_job_first),
+        cmocka_unit_test (test_fair_shares_by_weight),
+        cmocka_unit_test (test_speculation_first_result_wins),
+        cmocka_unit_test (test_fail_and_forget_job),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
