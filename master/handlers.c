@@ -245,6 +245,13 @@ s_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const cJSON *b = msg->body;
     const char *app_id = hearth_json_str (b, "app_id");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
+    void *record;
+    if (registry_peer (m->reg, rid, &record) != PEER_WORKER
+        || ((reg_worker_t *) record)->state != WORKER_ALIVE) {
+        s_reply_reason (m, rid, HEARTH_CMD_RECONNECT_WORKER,
+                        "the master does not know this worker");
+        return;
+    }
     reg_exec_t *exec = registry_exec (m->reg, app_id, exec_id);
     if (!exec || !zframe_eq (exec->worker->routing_id, rid)) {
         log_debug ("state of unknown executor %s/%d ignored", app_id, exec_id);

@@ -177,10 +177,12 @@ s_ready_file (worker_t *w)
 static void
 s_registered (worker_t *w, hearth_msg_t *msg)
 {
-    if (hearth_conf_source (w->conf, "heartbeat-interval")
-        == HEARTH_SRC_DEFAULT)
-        w->interval_ms = hearth_json_int (msg->body, "heartbeat_interval_ms",
-                                          w->interval_ms);
+    /* The side that accepts a registration sets the heartbeat (protocol
+       §7): the flags only matter until then. */
+    w->interval_ms =
+        hearth_json_int (msg->body, "heartbeat_interval_ms", w->interval_ms);
+    w->liveness =
+        hearth_json_int (msg->body, "heartbeat_liveness", w->liveness);
     log_info ("registered with %s (heartbeat every %lld ms)", w->master_url,
               (long long) w->interval_ms);
     w->registered = true;
