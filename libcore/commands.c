@@ -178,7 +178,9 @@ static const hearth_field_t b_register_application[] = {
     F_MEMORY ("memory_per_executor_mb", false),
     STR ("driver_url", true, 1, MAX_URL), F_APP_ID (false),
     F_DRIVER_ID (false), STR ("user", false, 0, 255),
-    ARRAY ("executors", false, MAX_LIST, s_executor_refs), END};
+    ARRAY ("executors", false, MAX_LIST, s_executor_refs),
+    STR ("token", false, 0, 128), STR ("driver_key", false, 0, 64),
+    MAP ("conf", false, 1024, s_arg), END};
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
     INT ("heartbeat_liveness", false, 1, 1000), END};

@@ -1,0 +1,373 @@
+/*  alloc.c - Spark standalone's scheduling pass as a pure function; see
+    alloc.h for the rules and docs/cluster.md for worked examples. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/alloc.h"
+
+/* Free resources of every worker, changed as the pass hands them out. */
+typedef struct {
+    int *cores;         /* free cores per input worker */
+    int64_t *memory_mb; /* free memory per input worker */
+    size_t *order;      /* scratch: worker indices (shuffle, usable) */
+    int *assigned;      /* scratch: cores per usable worker */
+} s_pool_t;
+
+static void
+s_pool_free (s_pool_t *pool)
+{
+    free (pool->cores);
+    free (pool->memory_mb);
+    free (pool->order);
+    free (pool->assigned);
+}
+
+static int
+s_pool_init (s_pool_t *pool, const hearth_alloc_input_t *in)
+{
+    size_t n = in->nworkers ? in->nworkers : 1;
+    pool->cores = calloc (n, sizeof *pool->cores);
+    pool->memory_mb = calloc (n, sizeof *pool->memory_mb);
+    pool->order = calloc (n, sizeof *pool->order);
+    pool->assigned = calloc (n, sizeof *pool->assigned);
+    if (!pool->cores || !pool->memory_mb || !pool->order || !pool->assigned) {
+        s_pool_free (pool);
+        return -1;
+    }
+    for (size_t i = 0; i < in->nworkers; i++) {
+        pool->cores[i] = in->workers[i].cores_free;
+        pool->memory_mb[i] = in->workers[i].memory_free_mb;
+    }
+    return 0;
+}
+
+static bool
+s_can_launch (const s_pool_t *pool, size_t w, int cores, int64_t memory_mb)
+{
+    return pool->cores[w] >= cores && pool->memory_mb[w] >= memory_mb;
+}
+
+/* Alive workers into pool->order, shuffled (Fisher-Yates) when a random
+   source is given.  Returns how many. */
+static size_t
+s_shuffled_alive (const hearth_alloc_input_t *in, s_pool_t *pool)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < in->nworkers; i++)
+        if (in->workers[i].alive)
+            pool->order[n++] = i;
+    for (size_t i = n; in->rand && i > 1; i--) {
+        size_t j = in->rand (in->rand_arg, (unsigned) i) % i;
+        size_t tmp = pool->order[i - 1];
+        pool->order[i - 1] = pool->order[j];
+        pool->order[j] = tmp;
+    }
+    return n;
+}
+
+/* Spark's loop over waitingDrivers: round-robin from a position that
+   carries over from one driver to the next. */
+static int
+s_schedule_drivers (const hearth_alloc_input_t *in, s_pool_t *pool,
+                    hearth_alloc_result_t *result)
+{
+    size_t nalive = s_shuffled_alive (in, pool);
+    size_t pos = 0;
+    if (in->ndrivers == 0 || nalive == 0)
+        return 0;
+    result->drivers = calloc (in->ndrivers, sizeof *result->drivers);
+    if (!result->drivers)
+        return -1;
+    for (size_t d = 0; d < in->ndrivers; d++) {
+        const hearth_alloc_driver_t *drv = &in->drivers[d];
+        for (size_t visited = 0; visited < nalive; visited++) {
+            size_t w = pool->order[pos];
+            pos = (pos + 1) % nalive;
+            if (s_can_launch (pool, w, drv->cores, drv->memory_mb)) {
+                pool->cores[w] -= drv->cores;
+                pool->memory_mb[w] -= drv->memory_mb;
+                result->drivers[result->ndrivers++] =
+                    (hearth_alloc_driver_launch_t){d, w};
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Largest free-core count for which usable workers are ordered by a
+   counting sort (O(workers + cores)); above it, qsort. */
+static const int s_counting_sort_max = 1 << 16;
+
+/* Free cores of the usable workers, for qsort. */
+typedef struct {
+    size_t worker; /* input index */
+    int cores;     /* free cores */
+} s_usable_t;
+
+static int
+s_by_free_cores (const void *a, const void *b)
+{
+    const s_usable_t *x = a, *y = b;
+    if (x->cores != y->cores)
+        return x->cores > y->cores ? -1 : 1;
+    return x->worker < y->worker ? -1 : x->worker > y->worker;
+}
+
+static int
+s_sort_qsort (s_pool_t *pool, const size_t *in, size_t n)
+{
+    s_usable_t *usable = malloc (n * sizeof *usable);
+    if (!usable)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        usable[i] = (s_usable_t){in[i], pool->cores[in[i]]};
+    qsort (usable, n, sizeof *usable, s_by_free_cores);
+    for (size_t i = 0; i < n; i++)
+        pool->order[i] = usable[i].worker;
+    free (usable);
+    return 0;
+}
+
+/* Stable counting sort of in[] (worker indices) by free cores, most
+   first, into pool->order. */
+static int
+s_sort_counting (s_pool_t *pool, const size_t *in, size_t n, int max_cores)
+{
+    size_t *start = calloc ((size_t) max_cores + 2, sizeof *start);
+    if (!start)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        start[max_cores - pool->cores[in[i]] + 1]++;
+    for (int c = 1; c <= max_cores + 1; c++)
+        start[c] += start[c - 1];
+    for (size_t i = 0; i < n; i++)
+        pool->order[start[max_cores - pool->cores[in[i]]]++] = in[i];
+    free (start);
+    return 0;
+}
+
+static bool
+s_usable (const hearth_alloc_input_t *in, const s_pool_t *pool, size_t w,
+          const hearth_alloc_app_t *app, int min_cores)
+{
+    return in->workers[w].alive
+           && s_can_launch (pool, w, min_cores, app->memory_per_executor_mb);
+}
+
+/* Usable workers for app into pool->order, most free cores first (ties
+   in input order).  Returns how many, or -1 on no memory. */
+static long
+s_usable_workers (const hearth_alloc_input_t *in, s_pool_t *pool,
+                  const hearth_alloc_app_t *app)
+{
+    int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
+    size_t *found = malloc ((in->nworkers ? in->nworkers : 1) * sizeof *found);
+    if (!found)
+        return -1;
+    size_t n = 0;
+    int max_cores = 0;
+    for (size_t w = 0; w < in->nworkers; w++)
+        if (s_usable (in, pool, w, app, min_cores)) {
+            found[n++] = w;
+            if (pool->cores[w] > max_cores)
+                max_cores = pool->cores[w];
+        }
+    int rc = max_cores <= s_counting_sort_max
+                 ? s_sort_counting (pool, found, n, max_cores)
+                 : s_sort_qsort (pool, found, n);
+    free (found);
+    return rc < 0 ? -1 : (long) n;
+}
+
+/* Only the first cores_left / min_cores usable workers can get anything:
+   spread-out grants each at least once in order until the cores run out,
+   consolidate fills them in order.  Cutting the list there keeps the pass
+   linear when many workers are free and an app wants a few cores. */
+static size_t
+s_reachable (const s_pool_t *pool, const hearth_alloc_app_t *app,
+             size_t nusable)
+{
+    int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
+    int64_t free_total = 0;
+    for (size_t pos = 0; pos < nusable; pos++)
+        free_total += pool->cores[pool->order[pos]];
+    int64_t to_assign =
+        app->cores_left < free_total ? app->cores_left : free_total;
+    int64_t reach = to_assign / min_cores;
+    return (size_t) reach < nusable ? (size_t) reach : nusable;
+}
+
+/* State of one scheduleExecutorsOnWorkers() call. */
+typedef struct {
+    const hearth_alloc_app_t *app;        /* the application */
+    const hearth_alloc_worker_t *workers; /* cores_free and memory_free_mb */
+    const size_t *usable;                 /* usable worker indices */
+    int *assigned;                        /* cores per usable position */
+    int64_t to_assign;                    /* cores still to hand out */
+    int min_cores;                        /* cores of one grant */
+    bool one_per_worker;                  /* cores_per_executor unset */
+} s_assign_t;
+
+/* Spark's canLaunchExecutorForApp(pos). */
+static bool
+s_can_grant (const s_assign_t *a, size_t pos)
+{
+    const hearth_alloc_worker_t *w = &a->workers[a->usable[pos]];
+    if (a->to_assign < a->min_cores
+        || w->cores_free - a->assigned[pos] < a->min_cores)
+        return false;
+    int64_t executors = a->one_per_worker ? (a->assigned[pos] > 0)
+                                          : a->assigned[pos] / a->min_cores;
+    if (a->one_per_worker && executors > 0)
+        return true; /* more cores for the executor already there */
+    int64_t memory_used = executors * a->app->memory_per_executor_mb;
+    return w->memory_free_mb - memory_used >= a->app->memory_per_executor_mb;
+}
+
+void
+hearth_alloc_assign_cores (const hearth_alloc_app_t *app,
+                           const hearth_alloc_worker_t *workers,
+                           const size_t *usable, size_t nusable,
+                           bool spread_out, int *assigned)
+{
+    s_assign_t a = {app, workers, usable, assigned, 0, 1, true};
+    a.min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
+    a.one_per_worker = app->cores_per_executor == 0;
+    int64_t free_total = 0;
+    for (size_t pos = 0; pos < nusable; pos++) {
+        assigned[pos] = 0;
+        free_total += workers[usable[pos]].cores_free;
+    }
+    a.to_assign = app->cores_left < free_total ? app->cores_left : free_total;
+    bool progress = true;
+    while (progress && a.to_assign >= a.min_cores) {
+        progress = false;
+        for (size_t pos = 0; pos < nusable; pos++) {
+            while (s_can_grant (&a, pos)) {
+                a.to_assign -= a.min_cores;
+                assigned[pos] += a.min_cores;
+                progress = true;
+                if (spread_out)
+                    break;
+            }
+        }
+    }
+}
+
+static int
+s_add_executor (hearth_alloc_result_t *result, hearth_alloc_executor_t exec)
+{
+    if (result->nexecutors == result->executors_alloc) {
+        size_t n = result->executors_alloc ? result->executors_alloc * 2 : 16;
+        hearth_alloc_executor_t *e = realloc (result->executors, n * sizeof *e);
+        if (!e)
+            return -1;
+        result->executors = e;
+        result->executors_alloc = n;
+    }
+    result->executors[result->nexecutors++] = exec;
+    return 0;
+}
+
+/* Turn the cores assigned on each usable worker into executors (Spark's
+   allocateWorkerResourceToExecutors) and take them from the pool. */
+static int
+s_launch_assigned (s_pool_t *pool, const hearth_alloc_app_t *app, size_t a,
+                   size_t nusable, hearth_alloc_result_t *result)
+{
+    int cpe = app->cores_per_executor;
+    for (size_t pos = 0; pos < nusable; pos++) {
+        int cores = pool->assigned[pos];
+        if (cores <= 0)
+            continue;
+        size_t w = pool->order[pos];
+        int count = cpe ? cores / cpe : 1;
+        for (int i = 0; i < count; i++) {
+            hearth_alloc_executor_t e = {a, w, cpe ? cpe : cores,
+                                         app->memory_per_executor_mb};
+            if (s_add_executor (result, e) < 0)
+                return -1;
+            pool->cores[w] -= e.cores;
+            pool->memory_mb[w] -= e.memory_mb;
+        }
+    }
+    return 0;
+}
+
+/* The reachable workers' free resources as they stand now. */
+static void
+s_pool_view (const s_pool_t *pool, const hearth_alloc_input_t *in,
+             hearth_alloc_worker_t *view, size_t reach)
+{
+    for (size_t pos = 0; pos < reach; pos++) {
+        size_t w = pool->order[pos];
+        view[w] = (hearth_alloc_worker_t){in->workers[w].alive, pool->cores[w],
+                                          pool->memory_mb[w]};
+    }
+}
+
+static int
+s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
+                 hearth_alloc_result_t *result)
+{
+    hearth_alloc_worker_t *view =
+        calloc (in->nworkers ? in->nworkers : 1, sizeof *view);
+    if (!view)
+        return -1;
+    int rc = 0;
+    for (size_t a = 0; a < in->napps && rc == 0; a++) {
+        const hearth_alloc_app_t *app = &in->apps[a];
+        int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
+        if (app->cores_left < min_cores)
+            continue;
+        long nusable = s_usable_workers (in, pool, app);
+        if (nusable < 0) {
+            rc = -1;
+            break;
+        }
+        size_t reach = s_reachable (pool, app, (size_t) nusable);
+        if (reach == 0)
+            continue;
+        s_pool_view (pool, in, view, reach);
+        hearth_alloc_assign_cores (app, view, pool->order, reach,
+                                   in->spread_out, pool->assigned);
+        rc = s_launch_assigned (pool, app, a, reach, result);
+    }
+    free (view);
+    return rc;
+}
+
+int
+hearth_alloc_schedule (const hearth_alloc_input_t *in,
+                       hearth_alloc_result_t *result)
+{
+    s_pool_t pool;
+    memset (result, 0, sizeof *result);
+    if (s_pool_init (&pool, in) < 0)
+        goto error;
+    if (s_schedule_drivers (in, &pool, result) < 0
+        || s_schedule_apps (in, &pool, result) < 0) {
+        s_pool_free (&pool);
+        goto error;
+    }
+    s_pool_free (&pool);
+    return 0;
+error:
+    hearth_alloc_result_clear (result);
+    errno = ENOMEM;
+    return -1;
+}
+
+void
+hearth_alloc_result_clear (hearth_alloc_result_t *result)
+{
+    if (!result)
+        return;
+    free (result->drivers);
+    free (result->executors);
+    memset (result, 0, sizeof *result);
+}

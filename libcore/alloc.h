@@ -1,0 +1,114 @@
+/*  alloc.h - the master's allocator: which worker runs which driver, and
+    how many executors of how many cores each application gets where.
+
+    It is Spark standalone's Master.schedule() and
+    scheduleExecutorsOnWorkers(), kept step for step so that its behaviour
+    can be checked case by case (DESIGN §5, docs/cluster.md):
+
+    1. Drivers first, in FIFO order: round-robin over the shuffled alive
+       workers, the position carried from one driver to the next; a driver
+       goes to the first worker with enough free cores and memory.
+    2. Applications in FIFO order.  An application with fewer cores left
+       than one executor needs is skipped.  Usable workers: alive, enough
+       free memory and cores for one executor, ordered by free cores, most
+       first (ties keep the input order).
+    3. Cores are handed out cores_per_executor at a time (1 when unset);
+       spread-out moves to the next usable worker after each grant,
+       consolidate keeps granting on one worker while it can.  With
+       cores_per_executor unset, a worker gets one executor holding all the
+       cores assigned to it there.  A grant needs the cores, and, for a new
+       executor, the memory.  The total is capped by the application's
+       cores left and the cluster's free cores.
+
+    The function is pure: the input is borrowed and not changed, the
+    result is written into a hearth_alloc_result_t that the caller clears.
+    Resources taken by one step are not available to the next (a driver's
+    cores are gone for the applications after it).
+*/
+#ifndef HEARTH_ALLOC_H
+#define HEARTH_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* An application's cores left when it set no max_cores. */
+#define HEARTH_ALLOC_UNLIMITED INT32_MAX
+
+/* A worker as the allocator sees it. */
+typedef struct {
+    bool alive;             /* only ALIVE workers get anything */
+    int cores_free;         /* cores not yet used */
+    int64_t memory_free_mb; /* memory not yet used, MiB */
+} hearth_alloc_worker_t;
+
+/* A driver waiting for a worker (cluster mode). */
+typedef struct {
+    int cores;         /* cores it needs */
+    int64_t memory_mb; /* memory it needs, MiB */
+} hearth_alloc_driver_t;
+
+/* An application waiting for cores. */
+typedef struct {
+    int cores_left;                 /* max_cores - cores granted, or
+                                       HEARTH_ALLOC_UNLIMITED */
+    int cores_per_executor;         /* 0: unset (one executor per worker) */
+    int64_t memory_per_executor_mb; /* memory of each executor, MiB */
+} hearth_alloc_app_t;
+
+/* The shuffle's random source: a number in [0, bound).  NULL: no shuffle
+   (workers in input order), which is what tests want. */
+typedef unsigned (*hearth_alloc_rand_fn) (void *arg, unsigned bound);
+
+typedef struct {
+    const hearth_alloc_worker_t *workers; /* all workers (borrowed) */
+    size_t nworkers;                      /* entries in workers */
+    const hearth_alloc_driver_t *drivers; /* waiting drivers, FIFO */
+    size_t ndrivers;                      /* entries in drivers */
+    const hearth_alloc_app_t *apps;       /* waiting apps, FIFO */
+    size_t napps;                         /* entries in apps */
+    bool spread_out;                      /* false: consolidate */
+    hearth_alloc_rand_fn rand;            /* shuffle source, or NULL */
+    void *rand_arg;                       /* passed to rand */
+} hearth_alloc_input_t;
+
+/* One driver placed on a worker. */
+typedef struct {
+    size_t driver; /* index in input drivers */
+    size_t worker; /* index in input workers */
+} hearth_alloc_driver_launch_t;
+
+/* One executor to start, in the order they should be launched. */
+typedef struct {
+    size_t app;        /* index in input apps */
+    size_t worker;     /* index in input workers */
+    int cores;         /* cores of this executor */
+    int64_t memory_mb; /* memory of this executor, MiB */
+} hearth_alloc_executor_t;
+
+typedef struct {
+    hearth_alloc_driver_launch_t *drivers; /* owned; ndrivers entries */
+    size_t ndrivers;                       /* drivers placed */
+    hearth_alloc_executor_t *executors;    /* owned; nexecutors entries */
+    size_t nexecutors;                     /* executors to start */
+    size_t executors_alloc;                /* allocated slots */
+} hearth_alloc_result_t;
+
+/* Run one scheduling pass.  result must be zeroed or cleared; it receives
+   the placements.  Returns 0, or -1 with errno ENOMEM (result cleared). */
+int hearth_alloc_schedule (const hearth_alloc_input_t *in,
+                           hearth_alloc_result_t *result);
+
+/* The cores Spark's scheduleExecutorsOnWorkers() assigns to each usable
+   worker for one application: usable[] are indices into workers (in
+   usable-worker order), assigned[] receives the cores per usable worker.
+   Exposed for tests and for the docs' worked example. */
+void hearth_alloc_assign_cores (const hearth_alloc_app_t *app,
+                                const hearth_alloc_worker_t *workers,
+                                const size_t *usable, size_t nusable,
+                                bool spread_out, int *assigned);
+
+/* Free what the result owns and zero it. */
+void hearth_alloc_result_clear (hearth_alloc_result_t *result);
+
+#endif

@@ -1,0 +1,73 @@
+/*  liveness.h - which peers have gone silent, with an injected clock.
+
+    Every peer of a tracker has the same timeout (heartbeat liveness times
+    the interval).  The tracker keeps its peers in one doubly-linked list
+    ordered by last sign of life, oldest first: a touch moves a peer to the
+    tail in O(1), so the list stays sorted, and expiry looks only at the
+    head, stopping at the first peer that is still alive.  That order is
+    the invariant everything rests on; hearth_liveness_check() verifies it
+    (the unit tests call it after every step).
+
+    Time is whatever the caller says it is (milliseconds, any monotonic
+    origin): the tracker never reads a clock, so tests drive it by hand.  A
+    clock that goes backwards is clamped to the latest time seen, which
+    keeps the order intact.
+
+    The tracker borrows the items it tracks (void *, never freed by it) and
+    owns the handles it returns; a handle stays valid until it is removed
+    or returned by hearth_liveness_expire(), or the tracker is destroyed.
+*/
+#ifndef HEARTH_LIVENESS_H
+#define HEARTH_LIVENESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hearth_liveness hearth_liveness_t;
+typedef struct hearth_peer hearth_peer_t;
+
+/* A new tracker whose peers expire timeout_ms after their last sign of
+   life.  NULL with errno on failure. */
+hearth_liveness_t *hearth_liveness_new (int64_t timeout_ms);
+
+/* Destroy the tracker and every handle (not the items); nulls *self_p. */
+void hearth_liveness_destroy (hearth_liveness_t **self_p);
+
+/* Change the timeout of every peer (the order does not change). */
+void hearth_liveness_set_timeout (hearth_liveness_t *self, int64_t timeout_ms);
+
+/* Track item, alive at now_ms.  Returns its handle, or NULL on no memory. */
+hearth_peer_t *hearth_liveness_add (hearth_liveness_t *self, void *item,
+                                    int64_t now_ms);
+
+/* A sign of life from the peer at now_ms: O(1). */
+void hearth_liveness_touch (hearth_liveness_t *self, hearth_peer_t *peer,
+                            int64_t now_ms);
+
+/* Stop tracking the peer; frees the handle and nulls *peer_p.  Accepts
+   NULL. */
+void hearth_liveness_remove (hearth_liveness_t *self, hearth_peer_t **peer_p);
+
+/* The oldest peer silent for at least the timeout at now_ms: removes it
+   and returns its item, or NULL when none has expired.  Call it in a loop,
+   as many times per tick as the caller wants to work. */
+void *hearth_liveness_expire (hearth_liveness_t *self, int64_t now_ms);
+
+/* When the oldest peer expires (ms, same clock), or INT64_MAX if none. */
+int64_t hearth_liveness_next_deadline (const hearth_liveness_t *self);
+
+/* Last sign of life of a peer. */
+int64_t hearth_liveness_last_seen (const hearth_peer_t *peer);
+
+/* The item a handle tracks (borrowed). */
+void *hearth_liveness_item (const hearth_peer_t *peer);
+
+/* Peers tracked. */
+size_t hearth_liveness_size (const hearth_liveness_t *self);
+
+/* Check the invariants (links consistent, count right, times in order).
+   Returns true when they hold.  O(n): for tests. */
+bool hearth_liveness_check (const hearth_liveness_t *self);
+
+#endif

@@ -1,0 +1,350 @@
+/*  cluster.c - what the master does to the cluster: schedule with the
+    allocator, launch and kill executors, heartbeat every peer, publish
+    events, tell drivers about their executors, and describe it all as
+    MASTER_STATE. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/alloc.h"
+#include "libcore/log.h"
+#include "master/master.h"
+
+/* xorshift64*: the allocator's shuffle source. */
+static unsigned
+s_rand (void *arg, unsigned bound)
+{
+    uint64_t *x = arg;
+    *x ^= *x >> 12;
+    *x ^= *x << 25;
+    *x ^= *x >> 27;
+    return bound ? (unsigned) ((*x * 0x2545F4914F6CDD1DULL) >> 33) % bound : 0;
+}
+
+void
+master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    hearth_error_t err;
+    const char *name = hearth_cmd_name (msg->cmd);
+    if (hearth_msg_send (&msg, m->router, rid, &err) < 0)
+        log_warn ("cannot send %s: %s", name, err.text);
+}
+
+void
+master_publish (master_t *m, const char *topic, cJSON *event)
+{
+    if (!event)
+        return;
+    char *text = cJSON_PrintUnformatted (event);
+    cJSON_Delete (event);
+    if (!text)
+        return;
+    zmsg_t *msg = zmsg_new ();
+    zmsg_addstr (msg, topic);
+    zmsg_addstr (msg, text);
+    free (text);
+    if (zmsg_send (&msg, m->pub) < 0)
+        zmsg_destroy (&msg);
+}
+
+/* --- launching and killing --------------------------------------------- */
+
+static void
+s_launch (master_t *m, reg_exec_t *exec)
+{
+    reg_app_t *app = exec->app;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_EXECUTOR);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id", app->id);
+    cJSON_AddNumberToObject (b, "exec_id", exec->exec_id);
+    cJSON_AddNumberToObject (b, "cores", exec->cores);
+    cJSON_AddNumberToObject (b, "memory_mb", (double) exec->memory_mb);
+    cJSON_AddStringToObject (b, "driver_url", app->driver_url);
+    cJSON_AddStringToObject (b, "app_name", app->name);
+    if (app->token)
+        cJSON_AddStringToObject (b, "token", app->token);
+    if (app->driver_key)
+        cJSON_AddStringToObject (b, "driver_key", app->driver_key);
+    if (app->conf)
+        cJSON_AddItemToObject (b, "conf", cJSON_Duplicate (app->conf, 1));
+    log_info ("launching executor %s/%d on %s (%d cores, %lld MiB)", app->id,
+              exec->exec_id, exec->worker->id, exec->cores,
+              (long long) exec->memory_mb);
+    master_send (m, exec->worker->routing_id, msg);
+}
+
+void
+master_kill_executor (void *arg, reg_exec_t *exec)
+{
+    master_t *m = arg;
+    if (exec->worker->state != WORKER_ALIVE)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "app_id", exec->app->id);
+    cJSON_AddNumberToObject (msg->body, "exec_id", exec->exec_id);
+    cJSON_AddStringToObject (msg->body, "reason", "application ended");
+    master_send (m, exec->worker->routing_id, msg);
+}
+
+/* --- scheduling -------------------------------------------------------- */
+
+/* The registry's alive workers and waiting apps as allocator input. */
+typedef struct {
+    hearth_alloc_worker_t *workers; /* allocator view */
+    reg_worker_t **wrec;            /* same index: the records */
+    size_t nworkers;                /* entries */
+    hearth_alloc_app_t *apps;       /* allocator view */
+    reg_app_t **arec;               /* same index: the records */
+    size_t napps;                   /* entries */
+} s_snapshot_t;
+
+static void
+s_snapshot_free (s_snapshot_t *s)
+{
+    free (s->workers);
+    free (s->wrec);
+    free (s->apps);
+    free (s->arec);
+}
+
+static int
+s_snapshot (master_t *m, s_snapshot_t *s)
+{
+    zlistx_t *workers = registry_workers (m->reg);
+    zlistx_t *apps = registry_apps (m->reg);
+    size_t nw = zlistx_size (workers) + 1, na = zlistx_size (apps) + 1;
+    memset (s, 0, sizeof *s);
+    s->workers = calloc (nw, sizeof *s->workers);
+    s->wrec = calloc (nw, sizeof *s->wrec);
+    s->apps = calloc (na, sizeof *s->apps);
+    s->arec = calloc (na, sizeof *s->arec);
+    if (!s->workers || !s->wrec || !s->apps || !s->arec)
+        return -1;
+    for (reg_worker_t *w = zlistx_first (workers); w;
+         w = zlistx_next (workers)) {
+        if (w->state != WORKER_ALIVE)
+            continue;
+        s->wrec[s->nworkers] = w;
+        s->workers[s->nworkers++] = (hearth_alloc_worker_t){
+            true, w->cores - registry_worker_cores_used (w),
+            w->memory_mb - registry_worker_memory_used (w)};
+    }
+    int64_t now = master_now ();
+    m->held = false;
+    for (reg_app_t *a = zlistx_first (apps); a; a = zlistx_next (apps)) {
+        if (a->hold_until_ms > now) {
+            m->held = true; /* its workers may not be back yet */
+            continue;
+        }
+        int left = a->max_cores ? a->max_cores - a->cores_granted
+                                : HEARTH_ALLOC_UNLIMITED;
+        s->arec[s->napps] = a;
+        s->apps[s->napps++] = (hearth_alloc_app_t){left, a->cores_per_executor,
+                                                   a->memory_per_executor_mb};
+    }
+    return 0;
+}
+
+void
+master_schedule (master_t *m)
+{
+    s_snapshot_t s;
+    hearth_alloc_result_t r = {0};
+    m->dirty = false;
+    if (s_snapshot (m, &s) < 0 || s.napps == 0 || s.nworkers == 0) {
+        s_snapshot_free (&s);
+        return;
+    }
+    hearth_alloc_input_t in = {.workers = s.workers,
+                               .nworkers = s.nworkers,
+                               .apps = s.apps,
+                               .napps = s.napps,
+                               .spread_out = m->spread_out,
+                               .rand = s_rand,
+                               .rand_arg = &m->rand_state};
+    if (hearth_alloc_schedule (&in, &r) < 0)
+        log_error ("allocation failed: out of memory");
+    for (size_t i = 0; i < r.nexecutors; i++) {
+        const hearth_alloc_executor_t *e = &r.executors[i];
+        reg_exec_t *exec = registry_exec_add (
+            m->reg, s.arec[e->app], s.wrec[e->worker], e->cores, e->memory_mb);
+        if (exec)
+            s_launch (m, exec);
+    }
+    hearth_alloc_result_clear (&r);
+    s_snapshot_free (&s);
+}
+
+/* --- heartbeats -------------------------------------------------------- */
+
+void
+master_broadcast_heartbeat (master_t *m)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "status", "ALIVE");
+    zmsg_t *wire = hearth_msg_encode (&msg, NULL);
+    if (!wire)
+        return;
+    zlistx_t *workers = registry_workers (m->reg);
+    zlistx_t *apps = registry_apps (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w;
+         w = zlistx_next (workers)) {
+        if (w->state != WORKER_ALIVE)
+            continue;
+        zmsg_t *copy = zmsg_dup (wire);
+        zframe_t *rid = zframe_dup (w->routing_id);
+        zmsg_prepend (copy, &rid);
+        if (zmsg_send (&copy, m->router) < 0)
+            zmsg_destroy (&copy);
+    }
+    for (reg_app_t *a = zlistx_first (apps); a; a = zlistx_next (apps)) {
+        zmsg_t *copy = zmsg_dup (wire);
+        zframe_t *rid = zframe_dup (a->routing_id);
+        zmsg_prepend (copy, &rid);
+        if (zmsg_send (&copy, m->router) < 0)
+            zmsg_destroy (&copy);
+    }
+    zmsg_destroy (&wire);
+}
+
+/* --- telling drivers --------------------------------------------------- */
+
+static void
+s_executor_added (master_t *m, reg_exec_t *exec)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_EXECUTOR_ADDED);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id", exec->app->id);
+    cJSON_AddNumberToObject (b, "exec_id", exec->exec_id);
+    cJSON_AddStringToObject (b, "worker_id", exec->worker->id);
+    cJSON_AddStringToObject (b, "host", exec->worker->host);
+    cJSON_AddNumberToObject (b, "cores", exec->cores);
+    cJSON_AddNumberToObject (b, "memory_mb", (double) exec->memory_mb);
+    master_send (m, exec->app->routing_id, msg);
+}
+
+static void
+s_executor_updated (master_t *m, const registry_change_t *c)
+{
+    reg_exec_t *exec = c->exec;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_EXECUTOR_UPDATED);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id", exec->app->id);
+    cJSON_AddNumberToObject (b, "exec_id", exec->exec_id);
+    cJSON_AddStringToObject (b, "state", hearth_executor_states[exec->state]);
+    if (c->message)
+        cJSON_AddStringToObject (b, "message", c->message);
+    if (c->exit_status >= 0)
+        cJSON_AddNumberToObject (b, "exit_status", c->exit_status);
+    cJSON_AddBoolToObject (b, "worker_lost", c->worker_lost);
+    master_send (m, exec->app->routing_id, msg);
+}
+
+/* An application ended: its driver (unless it finished cleanly) and every
+   worker that ran its executors hear APPLICATION_REMOVED. */
+static void
+s_app_removed (master_t *m, reg_app_t *app)
+{
+    const char *reason = app->end_reason ? app->end_reason : "ended";
+    for (void *v = zhashx_first (app->workers); v;
+         v = zhashx_next (app->workers)) {
+        const char *wid = zhashx_cursor (app->workers);
+        reg_worker_t *w = registry_worker (m->reg, wid);
+        hearth_msg_t *msg =
+            w && w->state == WORKER_ALIVE
+                ? hearth_msg_new (HEARTH_CMD_APPLICATION_REMOVED)
+                : NULL;
+        if (!msg)
+            continue;
+        cJSON_AddStringToObject (msg->body, "app_id", app->id);
+        cJSON_AddStringToObject (msg->body, "reason", reason);
+        cJSON_AddStringToObject (msg->body, "state",
+                                 hearth_app_states[app->state]);
+        master_send (m, w->routing_id, msg);
+    }
+    if (app->state == APP_FINISHED)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_APPLICATION_REMOVED);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "app_id", app->id);
+    cJSON_AddStringToObject (msg->body, "reason", reason);
+    cJSON_AddStringToObject (msg->body, "state", hearth_app_states[app->state]);
+    master_send (m, app->routing_id, msg);
+}
+
+void
+master_on_change (void *arg, registry_change_t *c)
+{
+    master_t *m = arg;
+    if (c->app && !c->exec && c->app->state > APP_RUNNING)
+        s_app_removed (m, c->app);
+    if (c->exec && c->app->state <= APP_RUNNING) {
+        if (c->exec->state == EXEC_LAUNCHING)
+            s_executor_added (m, c->exec);
+        else
+            s_executor_updated (m, c);
+    }
+    if (c->exec && registry_exec_final (c->exec->state))
+        m->dirty = true; /* resources came back */
+    if (c->worker)
+        m->dirty = true;
+    master_publish (m, c->topic, c->event);
+    c->event = NULL;
+}
+
+/* --- MASTER_STATE ------------------------------------------------------ */
+
+static cJSON *
+s_workers_json (master_t *m, int64_t now)
+{
+    cJSON *list = cJSON_CreateArray ();
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); list && w;
+         w = zlistx_next (workers))
+        cJSON_AddItemToArray (list, registry_worker_json (w, now));
+    return list;
+}
+
+static void
+s_add_apps (cJSON *list, zlistx_t *apps)
+{
+    for (reg_app_t *a = zlistx_first (apps); list && a; a = zlistx_next (apps))
+        cJSON_AddItemToArray (list, registry_app_json (a));
+}
+
+cJSON *
+master_state_json (master_t *m)
+{
+    cJSON *b = cJSON_CreateObject ();
+    if (!b)
+        return NULL;
+    cJSON_AddStringToObject (b, "status", "ALIVE");
+    cJSON_AddStringToObject (b, "url", m->url);
+    cJSON_AddStringToObject (b, "events_url", m->events_url);
+    cJSON_AddStringToObject (b, "policy",
+                             m->spread_out ? "spread-out" : "consolidate");
+    cJSON_AddNumberToObject (b, "heartbeat_interval_ms",
+                             (double) m->interval_ms);
+    cJSON_AddNumberToObject (b, "heartbeat_liveness", (double) m->liveness);
+    cJSON_AddNumberToObject (b, "started_ms", (double) m->started_ms);
+    cJSON_AddNumberToObject (b, "time_ms", (double) registry_wall_ms ());
+    cJSON_AddItemToObject (b, "workers",
+                           s_workers_json (m, registry_wall_ms ()));
+    cJSON *apps = cJSON_AddArrayToObject (b, "apps");
+    s_add_apps (apps, registry_apps (m->reg));
+    s_add_apps (apps, registry_completed (m->reg));
+    cJSON_AddArrayToObject (b, "drivers");
+    return b;
+}

@@ -1,0 +1,9 @@
+# hearth-master and hearth-tail, the master's event client.
+bin_PROGRAMS += hearth-master hearth-tail
+hearth_master_SOURCES = \
+	master/master.h master/main.c master/handlers.c master/cluster.c \
+	master/registry.c master/registry.h
+hearth_master_LDADD = $(CORE_LIBS)
+hearth_tail_SOURCES = master/tail.c
+hearth_tail_LDADD = $(CORE_LIBS)
+EXTRA_DIST += docs/cluster.md

@@ -1,0 +1,425 @@
+/*  main.c - hearth-master: options, start-up, the event loop and its
+    periodic tick (expire silent workers and drivers, heartbeat everyone,
+    forget long-dead workers, schedule), and a clean stop on SIGTERM or
+    SIGINT.  SIGHUP reopens the log file. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libcore/conf.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+#include "libcore/spawn.h"
+#include "libcore/units.h"
+#include "master/master.h"
+
+/* Messages handled per wake-up before the loop looks at other sockets. */
+static const int s_max_batch = 256;
+/* Workers or drivers expired, and dead workers forgotten, per tick. */
+static const size_t s_max_expire_per_tick = 1000;
+/* Bounds of the tick period (a quarter of the heartbeat interval). */
+static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
+
+/* Option rows: name, type, default, metavar, help (and range, alias). */
+#define OPT(n, t, d, mv, h)                                                    \
+    {                                                                          \
+        .name = n, .type = t, .dflt = d, .metavar = mv, .help = h              \
+    }
+#define INT_OPT(n, d, mv, h, lo, hi)                                           \
+    {                                                                          \
+        .name = n, .type = HEARTH_OPT_INT, .dflt = d, .metavar = mv,           \
+        .help = h, .min = lo, .max = hi                                        \
+    }
+#define ALIAS_OPT(n, h, of, v)                                                 \
+    {                                                                          \
+        .name = n, .type = HEARTH_OPT_ALIAS, .help = h, .alias_of = of,        \
+        .alias_value = v                                                       \
+    }
+
+static const hearth_opt_t s_opts[] = {
+    OPT ("host", HEARTH_OPT_STR, "127.0.0.1", "ADDR",
+         "address to bind and advertise (0.0.0.0: all, advertised by "
+         "hostname)"),
+    INT_OPT ("port", "7077", "N", "ROUTER port (0: any free port)", 0, 65535),
+    INT_OPT ("events-port", NULL, "N",
+             "PUB port for events (default: port + 1; any free port when "
+             "--port is 0)",
+             0, 65535),
+    OPT ("policy", HEARTH_OPT_STR, "spread-out", "POLICY",
+         "spread-out or consolidate"),
+    ALIAS_OPT ("spread-out",
+               "spread applications over as many workers as possible", "policy",
+               "spread-out"),
+    ALIAS_OPT ("consolidate",
+               "pack applications onto as few workers as possible", "policy",
+               "consolidate"),
+    OPT ("heartbeat-interval", HEARTH_OPT_DURATION, "1s", NULL,
+         "heartbeat interval of every link"),
+    INT_OPT ("heartbeat-liveness", "5", NULL,
+             "missed intervals after which a worker or driver is dead", 1,
+             1000),
+    INT_OPT ("max-executor-retries", "10", NULL,
+             "executor failures in a row (none running) that fail an "
+             "application (-1: never)",
+             -1, 1000000),
+    INT_OPT ("retained-apps", "200", NULL,
+             "completed applications kept in the state", 0, 1000000),
+    OPT ("dead-worker-retention", HEARTH_OPT_DURATION, "10m", NULL,
+         "how long a DEAD worker stays in the state"),
+    OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
+         "once bound, write the ROUTER and events URLs there (one per line)"),
+    OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
+         "error, warn, info or debug"),
+    OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
+         "log there instead of stderr"),
+    {.name = NULL},
+};
+
+int64_t
+master_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* --- the loop ---------------------------------------------------------- */
+
+static int
+s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    master_t *m = arg;
+    for (int n = 0; n < s_max_batch && (zsock_events (sock) & ZMQ_POLLIN);
+         n++) {
+        zframe_t *rid = NULL;
+        hearth_error_t err;
+        hearth_msg_t *msg = hearth_msg_recv (sock, &rid, &err);
+        if (msg)
+            master_dispatch (m, rid, msg);
+        else if (rid)
+            master_reject (m, rid, err.code ? err.code : "error", err.text,
+                           NULL);
+        hearth_msg_destroy (&msg);
+        zframe_destroy (&rid);
+    }
+    if (m->dirty)
+        master_schedule (m);
+    return 0;
+}
+
+static void
+s_expire (master_t *m, int64_t now)
+{
+    int64_t timeout = m->interval_ms * m->liveness;
+    char reason[128];
+    size_t n = 0;
+    reg_worker_t *w;
+    reg_app_t *app;
+    while (n++ < s_max_expire_per_tick
+           && (w = registry_silent_worker (m->reg, now))) {
+        snprintf (reason, sizeof reason, "no heartbeat for %lld ms",
+                  (long long) timeout);
+        log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, reason);
+        registry_worker_dead (m->reg, w, reason, now);
+    }
+    while (n++ < 2 * s_max_expire_per_tick
+           && (app = registry_silent_app (m->reg, now))) {
+        snprintf (reason, sizeof reason,
+                  "driver lost: no heartbeat for %lld ms", (long long) timeout);
+        log_warn ("application %s FAILED: %s", app->id, reason);
+        registry_app_end (m->reg, app, APP_FAILED, reason, master_kill_executor,
+                          m);
+    }
+}
+
+static int
+s_on_tick (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    (void) timer_id;
+    master_t *m = arg;
+    int64_t now = master_now ();
+    s_expire (m, now);
+    if (now >= m->next_heartbeat_ms) {
+        master_broadcast_heartbeat (m);
+        m->next_heartbeat_ms = now + m->interval_ms;
+    }
+    int64_t retention = hearth_conf_ms (m->conf, "dead-worker-retention");
+    registry_reap (m->reg, now - retention, s_max_expire_per_tick);
+    if (m->dirty || m->held)
+        master_schedule (m);
+    return 0;
+}
+
+static int
+s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    (void) loop;
+    (void) arg;
+    int sig;
+    while ((sig = hearth_signalfd_read (item->fd)) > 0) {
+        if (sig == SIGHUP) {
+            log_info ("SIGHUP: reopening the log");
+            hearth_log_reopen ();
+            continue;
+        }
+        log_info ("%s: stopping", strsignal (sig));
+        return -1;
+    }
+    return 0;
+}
+
+/* --- start-up ---------------------------------------------------------- */
+
+/* The host part of our URLs: the bind address, or the hostname for a
+   wildcard bind. */
+static void
+s_advertised_host (const char *host, char *buf, size_t size)
+{
+    if (strcmp (host, "0.0.0.0") == 0 || strcmp (host, "*") == 0) {
+        if (gethostname (buf, size) == 0) {
+            buf[size - 1] = '\0';
+            return;
+        }
+        host = "127.0.0.1";
+    }
+    snprintf (buf, size, "%s", host);
+}
+
+/* The TCP port a socket is bound to, from ZMQ_LAST_ENDPOINT, or -1. */
+static int
+s_bound_port (zsock_t *sock)
+{
+    char *last = zsock_last_endpoint (sock);
+    char *colon = last ? strrchr (last, ':') : NULL;
+    int port = colon ? atoi (colon + 1) : -1;
+    free (last);
+    return port > 0 ? port : -1;
+}
+
+/* Bind to HOST:PORT; port 0 lets the kernel choose (czmq's "*" would scan
+   up from 49152, so that concurrent masters, and a restarted one, keep
+   colliding on the same few ports). */
+static int
+s_bind (zsock_t *sock, const char *host, int64_t port, char *url,
+        size_t url_size, hearth_error_t *err)
+{
+    char endpoint[300], advertised[256];
+    snprintf (endpoint, sizeof endpoint, "tcp://%s:%lld", host,
+              (long long) port);
+    if (hearth_sock_bind (sock, endpoint, err) < 0)
+        return -1;
+    int bound = s_bound_port (sock);
+    if (bound < 0)
+        return hearth_errprintf (err, "cannot tell the port bound for %s",
+                                 endpoint);
+    s_advertised_host (host, advertised, sizeof advertised);
+    snprintf (url, url_size, "tcp://%s:%d", advertised, bound);
+    return 0;
+}
+
+/* Write the URLs to path atomically: a temporary file, then rename. */
+static int
+s_write_ready_file (master_t *m, const char *path, hearth_error_t *err)
+{
+    char tmp[4096];
+    snprintf (tmp, sizeof tmp, "%s.tmp.%d", path, (int) getpid ());
+    FILE *f = fopen (tmp, "w");
+    if (!f)
+        return hearth_errprintf (err, "cannot write %s: %s", tmp,
+                                 strerror (errno));
+    fprintf (f, "%s\n%s\n", m->url, m->events_url);
+    if (fclose (f) != 0 || rename (tmp, path) != 0) {
+        unlink (tmp);
+        return hearth_errprintf (err, "cannot write %s: %s", path,
+                                 strerror (errno));
+    }
+    return 0;
+}
+
+static int
+s_open_sockets (master_t *m, hearth_error_t *err)
+{
+    const char *host = hearth_conf_str (m->conf, "host");
+    int64_t port = hearth_conf_int (m->conf, "port");
+    int64_t eport = hearth_conf_isset (m->conf, "events-port")
+                        ? hearth_conf_int (m->conf, "events-port")
+                    : port ? port + 1
+                           : 0;
+    hearth_sock_opts_t router = {.type = ZMQ_ROUTER};
+    hearth_sock_opts_t pub = {.type = ZMQ_PUB};
+    if (!(m->router = hearth_sock_new (&router, err))
+        || !(m->pub = hearth_sock_new (&pub, err)))
+        return -1;
+    if (s_bind (m->router, host, port, m->url, sizeof m->url, err) < 0
+        || s_bind (m->pub, host, eport, m->events_url, sizeof m->events_url,
+                   err)
+               < 0)
+        return -1;
+    return 0;
+}
+
+static int
+s_configure (master_t *m, hearth_error_t *err)
+{
+    const char *policy = hearth_conf_str (m->conf, "policy");
+    if (strcmp (policy, "spread-out") != 0
+        && strcmp (policy, "consolidate") != 0)
+        return hearth_errprintf (err,
+                                 "bad value for policy: '%s' (expected "
+                                 "spread-out or consolidate)",
+                                 policy);
+    m->spread_out = strcmp (policy, "spread-out") == 0;
+    m->interval_ms = hearth_conf_ms (m->conf, "heartbeat-interval");
+    if (m->interval_ms < 1)
+        return hearth_errprintf (err, "heartbeat-interval must be at least "
+                                      "1ms");
+    m->liveness = hearth_conf_int (m->conf, "heartbeat-liveness");
+    m->max_executor_retries =
+        (int) hearth_conf_int (m->conf, "max-executor-retries");
+    m->rand_state = (uint64_t) time (NULL) ^ ((uint64_t) getpid () << 32);
+    m->rand_state |= 1;
+    m->started_ms = registry_wall_ms ();
+    return 0;
+}
+
+static void
+s_free_stamp (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
+static int
+s_setup (master_t *m, hearth_error_t *err)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, 0};
+    if (s_configure (m, err) < 0)
+        return -1;
+    if ((m->sigfd = hearth_signalfd_open (sigs)) < 0)
+        return hearth_errprintf (err, "signalfd: %s", strerror (errno));
+    hearth_zsys_init ();
+    size_t retained = (size_t) hearth_conf_int (m->conf, "retained-apps");
+    m->reg = registry_new (retained, m->interval_ms * m->liveness);
+    m->log_limit = zhashx_new ();
+    m->loop = zloop_new ();
+    if (!m->reg || !m->log_limit || !m->loop)
+        return hearth_errprintf (err, "out of memory");
+    zhashx_set_destructor (m->log_limit, s_free_stamp);
+    registry_set_observer (m->reg, master_on_change, m);
+    if (s_open_sockets (m, err) < 0)
+        return -1;
+    int64_t tick = m->interval_ms / 4;
+    tick = tick < s_tick_min_ms   ? s_tick_min_ms
+           : tick > s_tick_max_ms ? s_tick_max_ms
+                                  : tick;
+    zmq_pollitem_t sigitem = {NULL, m->sigfd, ZMQ_POLLIN, 0};
+    zloop_set_nonstop (m->loop, true);
+    if (zloop_reader (m->loop, m->router, s_on_router, m) < 0
+        || zloop_poller (m->loop, &sigitem, s_on_signal, m) < 0
+        || zloop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
+        return hearth_errprintf (err, "cannot set up the event loop");
+    const char *ready = hearth_conf_str (m->conf, "ready-file");
+    return ready ? s_write_ready_file (m, ready, err) : 0;
+}
+
+static void
+s_teardown (master_t *m)
+{
+    zloop_destroy (&m->loop);
+    registry_destroy (&m->reg);
+    zhashx_destroy (&m->log_limit);
+    hearth_sock_destroy (&m->router);
+    hearth_sock_destroy (&m->pub);
+    if (m->sigfd >= 0)
+        close (m->sigfd);
+    hearth_conf_destroy (&m->conf);
+}
+
+static void
+s_publish_master (master_t *m, const char *what)
+{
+    cJSON *e = cJSON_CreateObject ();
+    if (!e)
+        return;
+    cJSON_AddStringToObject (e, "event", what);
+    cJSON_AddStringToObject (e, "url", m->url);
+    cJSON_AddStringToObject (e, "status", "ALIVE");
+    cJSON_AddNumberToObject (e, "time_ms", (double) registry_wall_ms ());
+    master_publish (m, "master", e);
+}
+
+/* Parse options; returns 1 to go on, 0 to exit with success (--help,
+   --version), -1 to exit with failure. */
+static int
+s_parse (master_t *m, int argc, char **argv)
+{
+    hearth_error_t err;
+    if (!(m->conf = hearth_conf_new ("hearth-master", s_opts)))
+        return -1;
+    int first = hearth_conf_parse (m->conf, argc, argv, &err);
+    if (first < 0) {
+        fprintf (stderr, "hearth-master: %s\n", err.text);
+        return -1;
+    }
+    if (hearth_conf_wants_help (m->conf)) {
+        hearth_conf_usage (m->conf, stdout, "[OPTIONS]",
+                           "The Hearth master: registers workers and "
+                           "applications, tracks heartbeats,\nallocates "
+                           "cores and publishes cluster events "
+                           "(docs/cluster.md).");
+        return 0;
+    }
+    if (hearth_conf_wants_version (m->conf)) {
+        printf ("hearth-master %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    if (first < argc) {
+        fprintf (stderr, "hearth-master: unexpected argument '%s'\n",
+                 argv[first]);
+        return -1;
+    }
+    if (hearth_log_open ("hearth-master",
+                         hearth_conf_str (m->conf, "log-level"),
+                         hearth_conf_str (m->conf, "log-file"), &err)
+        < 0) {
+        fprintf (stderr, "hearth-master: %s\n", err.text);
+        return -1;
+    }
+    return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+    master_t m = {.sigfd = -1};
+    hearth_error_t err;
+    int rc = s_parse (&m, argc, argv);
+    if (rc <= 0) {
+        hearth_conf_destroy (&m.conf);
+        return rc == 0 ? 0 : 2;
+    }
+    if (s_setup (&m, &err) < 0) {
+        log_error ("%s", err.text);
+        s_teardown (&m);
+        hearth_log_close ();
+        return 1;
+    }
+    log_info ("master %s up (events %s, %s, heartbeat %lld ms x %lld)", m.url,
+              m.events_url, m.spread_out ? "spread-out" : "consolidate",
+              (long long) m.interval_ms, (long long) m.liveness);
+    s_publish_master (&m, "started");
+    zloop_start (m.loop);
+    s_publish_master (&m, "stopping");
+    log_info ("master stopped");
+    s_teardown (&m);
+    hearth_log_close ();
+    return 0;
+}

@@ -1,0 +1,77 @@
+/*  master.h - hearth-master's context, shared by its source files:
+
+        main.c      options, start-up, the event loop, signals, the tick
+        handlers.c  one handler per command arriving on the ROUTER
+        cluster.c   scheduling, launching, heartbeats, events, state JSON
+
+    All state about the cluster lives in the registry (registry.h); this
+    struct holds the sockets and settings around it.
+*/
+#ifndef HEARTH_MASTER_MASTER_H
+#define HEARTH_MASTER_MASTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "libcore/conf.h"
+#include "libcore/proto.h"
+#include "master/registry.h"
+
+typedef struct master {
+    hearth_conf_t *conf;       /* settings (owned) */
+    zsock_t *router;           /* every peer talks to us here */
+    zsock_t *pub;              /* events */
+    zloop_t *loop;             /* the reactor */
+    int sigfd;                 /* SIGTERM, SIGINT, SIGHUP */
+    registry_t *reg;           /* workers, apps, executors (owned) */
+    char url[300];             /* tcp://HOST:PORT of the ROUTER */
+    char events_url[300];      /* tcp://HOST:PORT of the PUB */
+    bool spread_out;           /* allocation policy */
+    int64_t interval_ms;       /* heartbeat interval */
+    int64_t liveness;          /* missed intervals before death */
+    int max_executor_retries;  /* failures in a row before FAILED */
+    int64_t next_heartbeat_ms; /* monotonic time of the next broadcast */
+    bool dirty;                /* resources changed: schedule soon */
+    bool held;                 /* an app waits for its hold to pass */
+    zhashx_t *log_limit;       /* peer key -> last error log time */
+    uint64_t rand_state;       /* shuffle source for the allocator */
+    int64_t started_ms;        /* wall clock at start */
+} master_t;
+
+/* Monotonic milliseconds. */
+int64_t master_now (void);
+
+/* Handle one message from the ROUTER (borrowed; the handler may not keep
+   it).  Never fails: errors are answered or logged. */
+void master_dispatch (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+
+/* Answer a malformed message: ERROR to the peer, logged once per peer per
+   minute. */
+void master_reject (master_t *m, zframe_t *rid, const char *code,
+                    const char *text, const char *command);
+
+/* Send msg (consumed) to a peer; failures are logged. */
+void master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+
+/* Run the allocator over the registry and launch what it decides. */
+void master_schedule (master_t *m);
+
+/* Send KILL_EXECUTOR for exec to its worker (registry_app_end's kill_fn). */
+void master_kill_executor (void *arg, reg_exec_t *exec);
+
+/* Publish an event (consumed) on topic. */
+void master_publish (master_t *m, const char *topic, cJSON *event);
+
+/* Send HEARTBEAT to every live worker and driver. */
+void master_broadcast_heartbeat (master_t *m);
+
+/* The registry observer: publishes events and tells drivers. */
+void master_on_change (void *arg, registry_change_t *change);
+
+/* The body of MASTER_STATE_RESPONSE (a new tree). */
+cJSON *master_state_json (master_t *m);
+
+#endif

@@ -1,0 +1,263 @@
+/*  registry.h - what the master knows: workers, applications, executors
+    and (later) cluster-mode drivers.
+
+    Every change to these records goes through the functions below, and
+    each change is reported, as it happens, to one observer as a
+    registry_change_t carrying a JSON event.  The master publishes those
+    events on its PUB socket and turns executor changes into messages for
+    drivers; a journal (issue 5) can subscribe to the same stream and
+    replay it, because nothing else changes the records.
+
+    Ownership: the registry owns every record.  Pointers handed out stay
+    valid until the record is removed: a worker when it is forgotten
+    (registry_worker_forget, registry_reap), an executor when it reaches a
+    final state (the pointer is invalid once registry_exec_set_state
+    returns), an application when it is completed and falls off the
+    retained list.  Routing ids are copied in.
+*/
+#ifndef HEARTH_MASTER_REGISTRY_H
+#define HEARTH_MASTER_REGISTRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "libcore/ids.h"
+#include "libcore/liveness.h"
+
+/* Indices into hearth_worker_states[], hearth_app_states[] and
+   hearth_executor_states[] (proto.h). */
+typedef enum { WORKER_ALIVE, WORKER_DEAD, WORKER_UNKNOWN } worker_state_t;
+typedef enum {
+    APP_WAITING,
+    APP_RUNNING,
+    APP_FINISHED,
+    APP_FAILED,
+    APP_KILLED
+} app_state_t;
+typedef enum {
+    EXEC_LAUNCHING,
+    EXEC_RUNNING,
+    EXEC_EXITED,
+    EXEC_KILLED,
+    EXEC_FAILED,
+    EXEC_LOST
+} exec_state_t;
+
+typedef struct reg_worker reg_worker_t;
+typedef struct reg_app reg_app_t;
+typedef struct reg_exec reg_exec_t;
+
+struct reg_worker {
+    char id[HEARTH_ID_MAX + 1]; /* worker-... */
+    char *host;                 /* address it advertises */
+    char *version;              /* its Hearth version */
+    char *work_dir;             /* its work dir, or NULL */
+    int cores;                  /* cores it offers */
+    int64_t memory_mb;          /* memory it offers, MiB */
+    int cores_used;             /* cores of executors placed here */
+    int64_t memory_used_mb;     /* memory of executors placed here */
+    int cores_foreign;          /* cores of executors it reports that the
+                                   master's books lack (after a restart) */
+    int64_t memory_foreign_mb;  /* their memory */
+    worker_state_t state;       /* ALIVE, DEAD or UNKNOWN */
+    zframe_t *routing_id;       /* its DEALER's routing id (owned) */
+    int64_t registered_ms;      /* wall clock at registration */
+    int64_t last_heartbeat_ms;  /* wall clock of its last sign of life */
+    int64_t dead_ms;            /* monotonic time it died, or 0 */
+    zlistx_t *executors;        /* reg_exec_t * living here (borrowed) */
+    hearth_peer_t *peer;        /* liveness handle while ALIVE */
+    void *order_handle;         /* handle in the registry's worker order */
+    void *dead_handle;          /* handle in the dead list while DEAD */
+};
+
+struct reg_app {
+    char id[HEARTH_ID_MAX + 1];     /* app-... */
+    char *name;                     /* as the driver named it */
+    char *driver_url;               /* where its executors connect */
+    char *token;                    /* passed to executors, or NULL */
+    char *driver_key;               /* passed to executors, or NULL */
+    cJSON *conf;                    /* KEY=VALUE map for executors, or NULL */
+    char *user;                     /* who submitted it, or NULL */
+    app_state_t state;              /* WAITING ... KILLED */
+    int max_cores;                  /* 0: unset (all it can get) */
+    int cores_per_executor;         /* 0: unset (one executor per worker) */
+    int64_t memory_per_executor_mb; /* memory of each executor, MiB */
+    int cores_granted;              /* cores of its live executors */
+    int next_exec_id;               /* exec ids count from 0 */
+    int retries;                    /* executor failures in a row */
+    zhashx_t *executors;            /* "exec_id" -> reg_exec_t * (owned) */
+    zhashx_t *workers;              /* ids of workers it has used (a set) */
+    zframe_t *routing_id;           /* its driver's DEALER routing id (owned) */
+    int64_t submit_ms;              /* wall clock at registration */
+    int64_t end_ms;                 /* wall clock at its end, or 0 */
+    int64_t last_heartbeat_ms;      /* wall clock of the driver's last sign */
+    char *end_reason;               /* why it ended, or NULL */
+    int64_t hold_until_ms;          /* monotonic: not scheduled before, or 0 */
+    hearth_peer_t *peer;            /* liveness handle while active */
+    void *order_handle;             /* handle in the active or completed list */
+};
+
+struct reg_exec {
+    reg_app_t *app;       /* the application it runs for */
+    int exec_id;          /* per application, from 0 */
+    reg_worker_t *worker; /* where it runs */
+    int cores;            /* cores it holds */
+    int64_t memory_mb;    /* memory it holds, MiB */
+    exec_state_t state;   /* LAUNCHING ... LOST */
+    int pid;              /* as the worker reported, or 0 */
+    void *worker_handle;  /* handle in worker->executors */
+};
+
+/* What a change was about; event is the JSON published for it (owned by
+   the observer once passed). */
+typedef struct {
+    const char *topic;    /* "worker", "app", "executor", "driver" */
+    reg_worker_t *worker; /* the worker concerned, or NULL */
+    reg_app_t *app;       /* the application concerned, or NULL */
+    reg_exec_t *exec;     /* the executor concerned, or NULL */
+    bool worker_lost;     /* an executor LOST because its worker died */
+    const char *message;  /* why, for executor changes, or NULL */
+    int exit_status;      /* for executor changes; -1 when none */
+    cJSON *event;         /* the event object */
+} registry_change_t;
+
+typedef void (registry_observer_fn) (void *arg, registry_change_t *change);
+
+typedef struct registry registry_t;
+
+/* A new, empty registry keeping at most retained_apps completed
+   applications; workers and drivers silent for timeout_ms expire.  NULL
+   on no memory. */
+registry_t *registry_new (size_t retained_apps, int64_t timeout_ms);
+void registry_destroy (registry_t **self_p);
+
+/* The one observer of changes (NULL: none). */
+void registry_set_observer (registry_t *self, registry_observer_fn *fn,
+                            void *arg);
+
+/* Lookups (borrowed, NULL when unknown). */
+reg_worker_t *registry_worker (registry_t *self, const char *id);
+reg_app_t *registry_app (registry_t *self, const char *id);
+reg_exec_t *registry_exec (registry_t *self, const char *app_id, int exec_id);
+
+/* Workers in registration order, ALIVE and DEAD (borrowed list). */
+zlistx_t *registry_workers (registry_t *self);
+/* Active (WAITING or RUNNING) applications in FIFO order. */
+zlistx_t *registry_apps (registry_t *self);
+/* Completed applications, oldest first. */
+zlistx_t *registry_completed (registry_t *self);
+
+/* Describe to register a worker. */
+typedef struct {
+    const char *id, *host, *version, *work_dir; /* from REGISTER_WORKER */
+    int cores;                                  /* cores offered */
+    int64_t memory_mb;                          /* memory offered */
+    zframe_t *routing_id;                       /* copied */
+} registry_worker_desc_t;
+
+/* Register a worker.  A record with the same id is updated in place and
+   made ALIVE again, keeping its executors (the caller reconciles them
+   with what the worker reports).  Returns the record or NULL on no
+   memory. */
+reg_worker_t *registry_worker_register (registry_t *self,
+                                        const registry_worker_desc_t *desc,
+                                        int64_t now_ms);
+
+/* From the worker's own list (registration, heartbeat): what its
+   executors that the master's books do not have use (executors of a
+   previous master, or still stopping after their application ended).  It
+   counts as used, so nothing is overbooked.  Returns true when that
+   changed the worker's free resources. */
+bool registry_worker_report (registry_t *self, reg_worker_t *w,
+                             int cores_foreign, int64_t memory_foreign_mb);
+
+/* A worker lists an executor that the master's books lack (a previous
+   master's): exec ids of its application, now or when it registers again
+   under its id, start past it, so that no id is used twice. */
+void registry_note_orphan (registry_t *self, const char *app_id, int exec_id);
+
+/* Cores and memory in use on w, as the allocator must see them. */
+int registry_worker_cores_used (const reg_worker_t *w);
+int64_t registry_worker_memory_used (const reg_worker_t *w);
+
+/* The worker went silent: DEAD, its executors LOST.  dead_ms is the
+   monotonic time, for registry_reap(). */
+void registry_worker_dead (registry_t *self, reg_worker_t *w,
+                           const char *reason, int64_t dead_ms);
+
+/* Remove DEAD workers that died before cutoff_ms (monotonic), oldest
+   first, at most max of them.  Returns how many were removed. */
+size_t registry_reap (registry_t *self, int64_t cutoff_ms, size_t max);
+
+/* Describe to register an application. */
+typedef struct {
+    const char *id; /* a re-registering driver's own id, or NULL */
+    const char *name, *driver_url, *token, *driver_key, *user;
+    const cJSON *conf;      /* copied, or NULL */
+    int max_cores;          /* 0: unset */
+    int cores_per_executor; /* 0: unset */
+    int64_t memory_per_executor_mb;
+    int first_exec_id;     /* exec ids start here */
+    int64_t hold_until_ms; /* not scheduled before (monotonic), or 0 */
+    zframe_t *routing_id;  /* copied */
+} registry_app_desc_t;
+
+/* Register an application (WAITING).  Exec ids start at first_exec_id,
+   or past any orphan executor of that id (registry_note_orphan).
+   Returns it, or NULL (no memory, or desc->id already in use). */
+reg_app_t *registry_app_register (registry_t *self,
+                                  const registry_app_desc_t *desc,
+                                  int64_t now_ms);
+
+/* End an active application: kill_fn is called for each of its live
+   executors (the master sends KILL_EXECUTOR) before they are marked
+   KILLED; then it moves to the completed list in state. */
+void registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
+                       const char *reason,
+                       void (*kill_fn) (void *arg, reg_exec_t *exec),
+                       void *arg);
+
+/* A new executor of app on w (LAUNCHING), taking the resources.  The app
+   becomes RUNNING.  NULL on no memory. */
+reg_exec_t *registry_exec_add (registry_t *self, reg_app_t *app,
+                               reg_worker_t *w, int cores, int64_t memory_mb);
+
+/* Change an executor's state.  A final state (EXITED, KILLED, FAILED,
+   LOST) frees its resources and the record: exec is invalid afterwards.
+   exit_status -1 means none.  An abnormal end (FAILED, or EXITED with a
+   non-zero status) adds one to the app's retry count, a clean exit
+   (EXITED 0) resets it.  (Spark resets it on RUNNING, which its workers
+   report at spawn, so a crash-looping executor never reaches the limit.) */
+void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
+                              exec_state_t state, const char *message,
+                              int exit_status, bool worker_lost);
+
+/* Liveness, on the monotonic clock (ms).  Any message from a known peer
+   is a sign of life. */
+void registry_touch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms);
+void registry_touch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
+/* The next worker or application silent past the timeout, taken off the
+   tracker (the caller then ends it), or NULL. */
+reg_worker_t *registry_silent_worker (registry_t *self, int64_t now_ms);
+reg_app_t *registry_silent_app (registry_t *self, int64_t now_ms);
+
+/* Routing-id index: which record a peer's routing id belongs to. */
+typedef enum { PEER_NONE, PEER_WORKER, PEER_APP } peer_kind_t;
+peer_kind_t registry_peer (registry_t *self, zframe_t *routing_id,
+                           void **record);
+
+/* JSON views (new trees; the caller owns them). */
+cJSON *registry_worker_json (const reg_worker_t *w, int64_t now_ms);
+cJSON *registry_app_json (const reg_app_t *app);
+cJSON *registry_exec_json (const reg_exec_t *exec);
+
+/* True when the state is final. */
+bool registry_exec_final (exec_state_t state);
+
+/* Wall-clock milliseconds since the epoch. */
+int64_t registry_wall_ms (void);
+
+#endif

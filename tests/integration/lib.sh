@@ -1,0 +1,192 @@
+# lib.sh - shared helpers of the integration tests (sourced, not run).
+#
+# Every test starts real processes on 127.0.0.1 with ephemeral ports, in a
+# private temporary directory, and stops every one of them by PID in an
+# EXIT trap, even when it fails.  Checks are counted; `finish` prints
+# "N passed, N failed" and exits non-zero on any failure.
+#
+# Environment (set by `make check`, see local.mk):
+#   HEARTH_BIN_DIR       where hearth-master, hearth-worker... were built
+#   HEARTH_TEST_BIN_DIR  where test-app and fake-executor were built
+#   HEARTH_FAKE_EXECUTOR=1  use the stand-in executor even when the real
+#                           hearth-executor exists
+# WRAP, when set, prefixes the daemons' command lines (valgrind).
+set -u
+WRAP=${WRAP:-}
+
+: "${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}"
+: "${HEARTH_TEST_BIN_DIR:=$HEARTH_BIN_DIR/tests/integration}"
+BIN=$HEARTH_BIN_DIR
+TBIN=$HEARTH_TEST_BIN_DIR
+# Short intervals keep the tests fast: dead after 5 x 200 ms.
+INTERVAL_MS=${INTERVAL_MS:-200}
+LIVENESS=${LIVENESS:-5}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-it.XXXXXX")
+PIDS=()
+PASSED=0
+FAILED=0
+TEST_NAME=$(basename "$0" .sh)
+
+say() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
+
+# Milliseconds on a monotonic-enough clock.
+now_ms() { date +%s%3N; }
+
+# Kill what this test started: the PIDs it recorded, then any process
+# whose working directory is inside the test's directory (executors).
+cleanup() {
+  local pid p cwd
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  for _ in $(seq 1 30); do
+    local alive=0
+    for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    ((alive)) || break
+    sleep 0.1
+  done
+  for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+  for p in /proc/[0-9]*; do
+    cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+    [[ $cwd == "$T"/* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+  wait 2>/dev/null
+  if ((FAILED == 0)) && [[ -z ${KEEP_TMP:-} ]]; then
+    rm -rf "$T"
+  else
+    say "files kept in $T"
+  fi
+}
+trap cleanup EXIT
+trap 'say "interrupted"; exit 1' INT TERM
+
+# A watchdog: the whole test fails after $1 seconds.
+deadline() {
+  local self=$$
+  (
+    trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+    sleep "$1" & sp=$!
+    wait "$sp"
+    echo "$TEST_NAME: deadline of $1 s passed" >&2
+    kill -TERM "$self"
+  ) 2>/dev/null &
+  PIDS+=($!)
+}
+
+# kill9 PID: SIGKILL a process this test started and reap it quietly.
+kill9() {
+  kill -9 "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+}
+
+pass() { PASSED=$((PASSED + 1)); say "ok - $*"; }
+fail() { FAILED=$((FAILED + 1)); say "not ok - $*"; }
+
+# check DESCRIPTION COMMAND...: pass if the command succeeds.
+check() {
+  local desc=$1; shift
+  if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+
+# wait_for SECONDS COMMAND...: poll every 50 ms until it succeeds.
+wait_for() {
+  local limit=$1; shift
+  local end=$(( $(now_ms) + limit * 1000 ))
+  while (( $(now_ms) < end )); do
+    "$@" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+finish() {
+  say "$PASSED passed, $FAILED failed"
+  ((FAILED == 0))
+}
+
+# The executor the workers run: the real one once it exists, else the
+# stand-in.  Workers find it through HEARTH_BIN_DIR=$T/bin.
+setup_bin() {
+  mkdir -p "$T/bin"
+  local p
+  for p in hearth-master hearth-worker hearth-tail; do
+    ln -sf "$BIN/$p" "$T/bin/$p"
+  done
+  if [[ -x $BIN/hearth-executor && -z ${HEARTH_FAKE_EXECUTOR:-} ]]; then
+    ln -sf "$BIN/hearth-executor" "$T/bin/hearth-executor"
+    EXECUTOR=real
+  else
+    ln -sf "$TBIN/fake-executor" "$T/bin/hearth-executor"
+    EXECUTOR=fake
+  fi
+}
+setup_bin
+
+# start_master [ARGS...]: a master on ephemeral ports; sets MASTER_URL,
+# EVENTS_URL, MASTER_PID, MASTER_PORT.
+start_master() {
+  rm -f "$T/master.ready"
+  $WRAP "$BIN/hearth-master" --port "${PORT:-0}" --events-port 0 \
+    --ready-file "$T/master.ready" --heartbeat-interval "${INTERVAL_MS}ms" \
+    --heartbeat-liveness "$LIVENESS" --log-level debug "$@" \
+    >>"$T/master.log" 2>&1 &
+  MASTER_PID=$!
+  PIDS+=($MASTER_PID)
+  if ! wait_for 10 test -s "$T/master.ready"; then
+    say "master did not start:"; tail -20 "$T/master.log"; return 1
+  fi
+  MASTER_URL=$(sed -n 1p "$T/master.ready")
+  EVENTS_URL=$(sed -n 2p "$T/master.ready")
+  MASTER_PORT=${MASTER_URL##*:}
+}
+
+# start_worker NAME [ARGS...]: a worker with its own work dir; waits until
+# it has registered, sets WORKER_ID and the variable PID_NAME.
+start_worker() {
+  local name=$1; shift
+  rm -f "$T/$name.ready"
+  HEARTH_BIN_DIR="$T/bin" $WRAP "$BIN/hearth-worker" --master "$MASTER_URL" \
+    --work-dir "$T/$name" --ready-file "$T/$name.ready" \
+    --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
+    --cores "${CORES:-4}" --memory "${MEMORY:-4G}" --kill-grace 1s \
+    --log-level debug "$@" >>"$T/$name.log" 2>&1 &
+  local pid=$!
+  PIDS+=($pid)
+  printf -v "PID_$name" '%s' "$pid"
+  if ! wait_for 10 test -s "$T/$name.ready"; then
+    say "worker $name did not register:"; tail -20 "$T/$name.log"; return 1
+  fi
+  WORKER_ID=$(cat "$T/$name.ready")
+  printf -v "ID_$name" '%s' "$WORKER_ID"
+}
+
+# state_json: the master's MASTER_STATE as JSON.
+state_json() {
+  "$BIN/hearth-tail" --master "$MASTER_URL" --state --json --timeout 3s
+}
+
+# jq_state FILTER: true when the filter yields true on the state.
+jq_state() {
+  state_json | jq -e "$1" >/dev/null
+}
+
+# worker_state ID: that worker's state in MASTER_STATE.
+worker_state() {
+  state_json | jq -r --arg id "$1" '.workers[] | select(.id == $id) | .state'
+}
+
+# start_app NAME [ARGS...]: the test driver, output to $T/NAME.out; sets
+# APP_PID and APP_ID (once registered).
+start_app() {
+  local name=$1; shift
+  "$TBIN/test-app" --master "$MASTER_URL" --name "$name" \
+    --interval "${INTERVAL_MS}ms" "$@" >"$T/$name.out" 2>"$T/$name.err" &
+  APP_PID=$!
+  PIDS+=($APP_PID)
+  wait_for 10 grep -q '^REGISTERED ' "$T/$name.out" || return 1
+  APP_ID=$(awk '/^REGISTERED /{print $2; exit}' "$T/$name.out")
+}
+
+# count_lines FILE PATTERN: lines of FILE matching PATTERN.
+count_lines() {
+  grep -c -- "$2" "$1" 2>/dev/null || true
+}

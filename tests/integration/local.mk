@@ -1,0 +1,29 @@
+# Integration tests: shell scripts that start real daemons on 127.0.0.1,
+# with two small C helpers (a test driver and a stand-in executor).
+check_PROGRAMS += tests/integration/test-app tests/integration/fake-executor
+tests_integration_test_app_SOURCES = tests/integration/test-app.c
+tests_integration_test_app_LDADD = $(CORE_LIBS)
+tests_integration_fake_executor_SOURCES = tests/integration/fake-executor.c
+tests_integration_fake_executor_LDADD = $(CORE_LIBS)
+
+INTEGRATION_TESTS = \
+	tests/integration/test-cluster-state.sh \
+	tests/integration/test-worker-death.sh \
+	tests/integration/test-master-restart.sh \
+	tests/integration/test-placement.sh \
+	tests/integration/test-executors.sh \
+	tests/integration/test-app-failures.sh \
+	tests/integration/test-garbage.sh \
+	tests/integration/test-submit-cluster.sh
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
+AM_TESTS_ENVIRONMENT += \
+	HEARTH_BIN_DIR='$(abs_top_builddir)'; \
+	HEARTH_TEST_BIN_DIR='$(abs_top_builddir)/tests/integration'; \
+	export HEARTH_BIN_DIR HEARTH_TEST_BIN_DIR;
+
+# valgrind cannot run sanitized programs: only in a plain build.
+if !SANITIZERS
+TESTS += tests/integration/test-valgrind.sh
+endif
+EXTRA_DIST += tests/integration/test-valgrind.sh

@@ -1,0 +1,219 @@
+/*  test_liveness.c - the liveness tracker with an injected clock: expiry
+    at the right time and in order, O(1) touch, the order invariant after
+    every step of a long random run, and 10,000+ peers. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "libcore/liveness.h"
+
+static void
+test_expires_after_timeout (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (1000);
+    int a = 1;
+    hearth_peer_t *pa = hearth_liveness_add (lv, &a, 0);
+    assert_non_null (pa);
+    assert_int_equal (hearth_liveness_next_deadline (lv), 1000);
+    assert_null (hearth_liveness_expire (lv, 999));
+    assert_ptr_equal (hearth_liveness_expire (lv, 1000), &a);
+    assert_null (hearth_liveness_expire (lv, 5000));
+    assert_int_equal (hearth_liveness_size (lv), 0);
+    assert_int_equal (hearth_liveness_next_deadline (lv), INT64_MAX);
+    hearth_liveness_destroy (&lv);
+    assert_null (lv);
+    hearth_liveness_destroy (&lv);
+}
+
+static void
+test_touch_postpones (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (1000);
+    int a = 1, b = 2;
+    hearth_peer_t *pa = hearth_liveness_add (lv, &a, 0);
+    hearth_liveness_add (lv, &b, 100);
+    hearth_liveness_touch (lv, pa, 500);
+    assert_true (hearth_liveness_check (lv));
+    assert_int_equal (hearth_liveness_last_seen (pa), 500);
+    assert_ptr_equal (hearth_liveness_item (pa), &a);
+    assert_null (hearth_liveness_expire (lv, 1099));
+    assert_ptr_equal (hearth_liveness_expire (lv, 1100), &b);
+    assert_null (hearth_liveness_expire (lv, 1499));
+    assert_ptr_equal (hearth_liveness_expire (lv, 1500), &a);
+    hearth_liveness_destroy (&lv);
+}
+
+static void
+test_expiry_in_order (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (10);
+    int items[5];
+    for (int i = 0; i < 5; i++)
+        hearth_liveness_add (lv, &items[i], i);
+    /* Everyone has expired at 100: they come out oldest first. */
+    for (int i = 0; i < 5; i++)
+        assert_ptr_equal (hearth_liveness_expire (lv, 100), &items[i]);
+    assert_null (hearth_liveness_expire (lv, 100));
+    hearth_liveness_destroy (&lv);
+}
+
+static void
+test_remove_anywhere (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (10);
+    int items[3];
+    hearth_peer_t *p[3];
+    for (int i = 0; i < 3; i++)
+        p[i] = hearth_liveness_add (lv, &items[i], i);
+    hearth_liveness_remove (lv, &p[1]);
+    assert_null (p[1]);
+    hearth_liveness_remove (lv, &p[1]); /* NULL is fine */
+    assert_true (hearth_liveness_check (lv));
+    hearth_liveness_remove (lv, &p[0]);
+    hearth_liveness_remove (lv, &p[2]);
+    assert_true (hearth_liveness_check (lv));
+    assert_int_equal (hearth_liveness_size (lv), 0);
+    hearth_liveness_destroy (&lv);
+}
+
+static void
+test_clock_backwards_is_clamped (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (10);
+    int a, b;
+    hearth_peer_t *pa = hearth_liveness_add (lv, &a, 100);
+    hearth_liveness_add (lv, &b, 50); /* clock went back: clamped to 100 */
+    assert_true (hearth_liveness_check (lv));
+    hearth_liveness_touch (lv, pa, 20);
+    assert_true (hearth_liveness_check (lv));
+    assert_int_equal (hearth_liveness_last_seen (pa), 100);
+    assert_ptr_equal (hearth_liveness_expire (lv, 110), &b);
+    hearth_liveness_destroy (&lv);
+}
+
+static void
+test_set_timeout (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (1000);
+    int a;
+    hearth_liveness_add (lv, &a, 0);
+    hearth_liveness_set_timeout (lv, 200);
+    assert_int_equal (hearth_liveness_next_deadline (lv), 200);
+    assert_ptr_equal (hearth_liveness_expire (lv, 200), &a);
+    hearth_liveness_destroy (&lv);
+}
+
+/* A random walk of adds, touches, removes and expiries over a growing
+   clock, checking the order after every step and that no expired peer
+   was heard from within the timeout, nor a live one left behind. */
+static void
+test_random_walk_keeps_order (void **state)
+{
+    (void) state;
+    enum { N = 500, STEPS = 20000, TIMEOUT = 50 };
+    hearth_liveness_t *lv = hearth_liveness_new (TIMEOUT);
+    hearth_peer_t *peers[N] = {0};
+    int64_t seen[N];
+    int ids[N];
+    unsigned seed = 42;
+    int64_t now = 0;
+    for (int s = 0; s < STEPS; s++) {
+        now += rand_r (&seed) % 3;
+        int i = rand_r (&seed) % N;
+        ids[i] = i;
+        int op = rand_r (&seed) % 10;
+        if (!peers[i] && op < 8) {
+            peers[i] = hearth_liveness_add (lv, &ids[i], now);
+            seen[i] = now;
+        }
+        else if (peers[i] && op < 7) {
+            hearth_liveness_touch (lv, peers[i], now);
+            seen[i] = now;
+        }
+        else if (peers[i] && op == 7)
+            hearth_liveness_remove (lv, &peers[i]);
+        int *item;
+        while ((item = hearth_liveness_expire (lv, now))) {
+            assert_true (now - seen[*item] >= TIMEOUT);
+            peers[*item] = NULL;
+        }
+        assert_true (hearth_liveness_check (lv));
+    }
+    for (int i = 0; i < N; i++)
+        if (peers[i])
+            assert_true (now - seen[i] < TIMEOUT);
+    hearth_liveness_destroy (&lv);
+}
+
+/* 20,000 peers heartbeating at 1 Hz for a simulated minute, one dying
+   every second: touches stay cheap and the dead come out on time. */
+static void
+test_scale_20000_peers (void **state)
+{
+    (void) state;
+    enum { N = 20000, INTERVAL = 1000, LIVENESS = 5 };
+    hearth_liveness_t *lv = hearth_liveness_new (INTERVAL * LIVENESS);
+    hearth_peer_t **peers = calloc (N, sizeof *peers);
+    int *ids = calloc (N, sizeof *ids);
+    assert_non_null (peers);
+    assert_non_null (ids);
+    for (int i = 0; i < N; i++) {
+        ids[i] = i;
+        peers[i] = hearth_liveness_add (lv, &ids[i], 0);
+    }
+    struct timespec t0, t1;
+    clock_gettime (CLOCK_MONOTONIC, &t0);
+    int expired = 0;
+    for (int sec = 1; sec <= 60; sec++) {
+        for (int i = 0; i < N; i++) {
+            bool dead = i < sec; /* peer i is last heard at second i */
+            if (peers[i] && !dead)
+                hearth_liveness_touch (lv, peers[i], sec * INTERVAL);
+        }
+        int *item;
+        while ((item = hearth_liveness_expire (lv, sec * INTERVAL + 999))) {
+            assert_true (*item < sec);
+            peers[*item] = NULL;
+            expired++;
+        }
+    }
+    clock_gettime (CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    print_message ("1.2M touches over 20000 peers: %.1f ms\n", ms);
+    /* Peer i (i >= 1) was last heard at second i, so it has expired by
+       the check at second s >= i + 5: peers 0..55 by second 60. */
+    assert_int_equal (expired, 56);
+    assert_true (hearth_liveness_check (lv));
+    hearth_liveness_destroy (&lv);
+    free (peers);
+    free (ids);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_expires_after_timeout),
+        cmocka_unit_test (test_touch_postpones),
+        cmocka_unit_test (test_expiry_in_order),
+        cmocka_unit_test (test_remove_anywhere),
+        cmocka_unit_test (test_clock_backwards_is_clamped),
+        cmocka_unit_test (test_set_timeout),
+        cmocka_unit_test (test_random_walk_keeps_order),
+        cmocka_unit_test (test_scale_20000_peers),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -1,0 +1,329 @@
+/*  link.c - the worker's link to its master (the ZeroMQ guide's
+    reliability rules): register, heartbeat every interval, count any
+    message from the master as a sign of life, and when it falls silent
+    for liveness intervals or says RECONNECT_WORKER, drop the socket and
+    register again on a fresh one, doubling the wait between attempts. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libcore/log.h"
+#include "libcore/proto.h"
+#include "libcore/sock.h"
+#include "worker/worker.h"
+
+typedef void (s_handler_fn) (worker_t *w, hearth_msg_t *msg);
+
+static void
+s_send (worker_t *w, hearth_msg_t *msg)
+{
+    hearth_error_t err;
+    const char *name = hearth_cmd_name (msg->cmd);
+    if (!w->dealer) {
+        hearth_msg_destroy (&msg);
+        return;
+    }
+    if (hearth_msg_send (&msg, w->dealer, NULL, &err) < 0)
+        log_warn ("cannot send %s: %s", name, err.text);
+}
+
+static void
+s_drop_socket (worker_t *w)
+{
+    if (!w->dealer)
+        return;
+    zloop_reader_end (w->loop, w->dealer);
+    hearth_sock_destroy (&w->dealer);
+}
+
+/* The socket itself is replaced by the next registration attempt, from
+   the tick: never inside its own reader callback. */
+void
+worker_link_reset (worker_t *w, const char *why)
+{
+    log_warn ("master link: %s; registering again", why);
+    w->registered = false;
+    w->next_attempt_ms = worker_now ();
+}
+
+static void
+s_add_usage (worker_t *w, cJSON *body)
+{
+    int cores;
+    int64_t memory;
+    execs_usage (w->execs, &cores, &memory);
+    cJSON_AddNumberToObject (body, "cores_used", cores);
+    cJSON_AddNumberToObject (body, "memory_used_mb", (double) memory);
+    cJSON_AddItemToObject (body, "executors", execs_json (w->execs));
+}
+
+static int
+s_connect (worker_t *w)
+{
+    hearth_error_t err;
+    s_drop_socket (w);
+    if (!(w->dealer = hearth_sock_new (NULL, &err))
+        || hearth_sock_connect (w->dealer, w->master_url, &err) < 0
+        || zloop_reader (w->loop, w->dealer, worker_on_master, w) < 0) {
+        log_error ("cannot connect to %s: %s", w->master_url, err.text);
+        hearth_sock_destroy (&w->dealer);
+        return -1;
+    }
+    return 0;
+}
+
+static void
+s_register (worker_t *w, int64_t now)
+{
+    w->next_attempt_ms = now + w->backoff_ms;
+    w->backoff_ms = w->backoff_ms * 2 > w->backoff_max_ms ? w->backoff_max_ms
+                                                          : w->backoff_ms * 2;
+    if (s_connect (w) < 0)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_WORKER);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "id", w->id);
+    cJSON_AddStringToObject (b, "host", w->host);
+    cJSON_AddNumberToObject (b, "cores", w->cores);
+    cJSON_AddNumberToObject (b, "memory_mb", (double) w->memory_mb);
+    cJSON_AddStringToObject (b, "version", PACKAGE_VERSION);
+    cJSON_AddStringToObject (b, "work_dir", w->work_dir);
+    s_add_usage (w, b);
+    cJSON_DeleteItemFromObject (b, "cores_used");
+    cJSON_DeleteItemFromObject (b, "memory_used_mb");
+    log_info ("registering with %s as %s", w->master_url, w->id);
+    s_send (w, msg);
+}
+
+static void
+s_heartbeat (worker_t *w)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "id", w->id);
+    s_add_usage (w, msg->body);
+    s_send (w, msg);
+}
+
+void
+worker_link_tick (worker_t *w, int64_t now)
+{
+    if (w->stopping)
+        return;
+    if (!w->registered) {
+        if (now >= w->next_attempt_ms)
+            s_register (w, now);
+        return;
+    }
+    if (now - w->last_master_ms > w->interval_ms * w->liveness) {
+        worker_link_reset (w, "the master is silent");
+        w->backoff_ms = w->interval_ms;
+        return;
+    }
+    if (now >= w->next_heartbeat_ms) {
+        s_heartbeat (w);
+        w->next_heartbeat_ms = now + w->interval_ms;
+    }
+}
+
+void
+worker_report (void *arg, const execs_report_t *r)
+{
+    worker_t *w = arg;
+    if (!w->registered)
+        return; /* the next registration lists what still runs */
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_EXECUTOR_STATE_CHANGED);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id", r->app_id);
+    cJSON_AddNumberToObject (b, "exec_id", r->exec_id);
+    cJSON_AddStringToObject (b, "state", r->state);
+    if (r->message)
+        cJSON_AddStringToObject (b, "message", r->message);
+    if (r->exit_status >= 0)
+        cJSON_AddNumberToObject (b, "exit_status", r->exit_status);
+    if (r->signal > 0)
+        cJSON_AddNumberToObject (b, "signal", r->signal);
+    if (r->pid > 0)
+        cJSON_AddNumberToObject (b, "pid", (int) r->pid);
+    s_send (w, msg);
+}
+
+/* --- the master's commands --------------------------------------------- */
+
+/* Write the ready file once, atomically. */
+static void
+s_ready_file (worker_t *w)
+{
+    const char *path = hearth_conf_str (w->conf, "ready-file");
+    char tmp[4096];
+    if (!path)
+        return;
+    snprintf (tmp, sizeof tmp, "%s.tmp.%d", path, (int) getpid ());
+    FILE *f = fopen (tmp, "w");
+    if (!f || fprintf (f, "%s\n", w->id) < 0 || fclose (f) != 0
+        || rename (tmp, path) != 0)
+        log_warn ("cannot write the ready file %s: %s", path, strerror (errno));
+}
+
+static void
+s_registered (worker_t *w, hearth_msg_t *msg)
+{
+    /* The side that accepts a registration sets the heartbeat (protocol
+       §7): the flags only matter until then. */
+    w->interval_ms =
+        hearth_json_int (msg->body, "heartbeat_interval_ms", w->interval_ms);
+    w->liveness =
+        hearth_json_int (msg->body, "heartbeat_liveness", w->liveness);
+    log_info ("registered with %s (heartbeat every %lld ms)", w->master_url,
+              (long long) w->interval_ms);
+    w->registered = true;
+    w->backoff_ms = w->interval_ms;
+    w->next_heartbeat_ms = worker_now () + w->interval_ms;
+    if (!w->ever_registered)
+        s_ready_file (w);
+    w->ever_registered = true;
+}
+
+static void
+s_register_failed (worker_t *w, hearth_msg_t *msg)
+{
+    const char *reason = hearth_json_str (msg->body, "reason");
+    if (!w->ever_registered) {
+        log_error ("the master refused this worker: %s", reason);
+        w->exit_code = 1;
+        w->stopping = true;
+        return;
+    }
+    log_warn ("the master refused to register this worker again: %s; "
+              "retrying in %lld ms",
+              reason, (long long) w->backoff_ms);
+    w->registered = false;
+}
+
+static void
+s_reconnect (worker_t *w, hearth_msg_t *msg)
+{
+    const char *reason = hearth_json_str (msg->body, "reason");
+    worker_link_reset (w, reason ? reason : "the master asked to reconnect");
+}
+
+static void
+s_launch (worker_t *w, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    const cJSON *conf = cJSON_GetObjectItem (b, "conf");
+    execs_launch_t l = {
+        hearth_json_str (b, "app_id"),
+        (int) hearth_json_int (b, "exec_id", 0),
+        (int) hearth_json_int (b, "cores", 1),
+        hearth_json_int (b, "memory_mb", 1),
+        hearth_json_str (b, "driver_url"),
+        hearth_json_str (b, "token"),
+        hearth_json_str (b, "driver_key"),
+        cJSON_IsObject (conf) ? conf : NULL,
+    };
+    if (w->stopping || !w->registered)
+        return; /* only the master this worker registered with launches */
+    if (execs_launch (w->execs, &l, worker_now ()) < 0) {
+        /* The id is taken by an executor of an earlier master: refuse it,
+           so the master frees the slot and places another. */
+        log_warn ("LAUNCH_EXECUTOR %s/%d refused: already running", l.app_id,
+                  l.exec_id);
+        execs_report_t r = {l.app_id, l.exec_id,
+                            "FAILED", "exec id already in use on this worker",
+                            -1,       0,
+                            0};
+        worker_report (w, &r);
+    }
+}
+
+static void
+s_kill (worker_t *w, hearth_msg_t *msg)
+{
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    int exec_id = (int) hearth_json_int (msg->body, "exec_id", 0);
+    if (execs_kill (w->execs, app_id, exec_id, worker_now ()) < 0)
+        log_debug ("KILL_EXECUTOR %s/%d: not running", app_id, exec_id);
+}
+
+static void
+s_app_removed (worker_t *w, hearth_msg_t *msg)
+{
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    if (!app_id)
+        return;
+    log_info ("application %s removed: stopping its executors", app_id);
+    execs_app_removed (w->execs, app_id, worker_now ());
+}
+
+static void
+s_heartbeat_in (worker_t *w, hearth_msg_t *msg)
+{
+    (void) w;
+    (void) msg;
+}
+
+static void
+s_error (worker_t *w, hearth_msg_t *msg)
+{
+    (void) w;
+    log_warn ("the master reports an error: %s: %s",
+              hearth_json_str (msg->body, "code"),
+              hearth_json_str (msg->body, "message"));
+}
+
+static const struct {
+    hearth_cmd_t cmd;      /* what arrived */
+    s_handler_fn *handler; /* what to do */
+} s_handlers[] = {
+    {HEARTH_CMD_HEARTBEAT, s_heartbeat_in},
+    {HEARTH_CMD_REGISTERED_WORKER, s_registered},
+    {HEARTH_CMD_REGISTER_WORKER_FAILED, s_register_failed},
+    {HEARTH_CMD_RECONNECT_WORKER, s_reconnect},
+    {HEARTH_CMD_LAUNCH_EXECUTOR, s_launch},
+    {HEARTH_CMD_KILL_EXECUTOR, s_kill},
+    {HEARTH_CMD_APPLICATION_REMOVED, s_app_removed},
+    {HEARTH_CMD_ERROR, s_error},
+};
+
+static void
+s_dispatch (worker_t *w, hearth_msg_t *msg)
+{
+    w->last_master_ms = worker_now ();
+    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
+        if (s_handlers[i].cmd == msg->cmd) {
+            s_handlers[i].handler (w, msg);
+            return;
+        }
+    log_warn ("unexpected %s from the master, ignored",
+              hearth_cmd_name (msg->cmd));
+}
+
+int
+worker_on_master (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    worker_t *w = arg;
+    for (int n = 0;
+         n < 256 && w->dealer == sock && (zsock_events (sock) & ZMQ_POLLIN);
+         n++) {
+        hearth_error_t err;
+        hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+        if (!msg) {
+            log_warn ("bad message from the master: %s", err.text);
+            continue;
+        }
+        s_dispatch (w, msg);
+        hearth_msg_destroy (&msg);
+    }
+    return 0;
+}

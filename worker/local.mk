@@ -1,0 +1,6 @@
+# hearth-worker: one per node, runs the executors the master launches.
+bin_PROGRAMS += hearth-worker
+hearth_worker_SOURCES = \
+	worker/worker.h worker/main.c worker/link.c \
+	worker/execs.c worker/execs.h
+hearth_worker_LDADD = $(CORE_LIBS)

@@ -1,0 +1,316 @@
+/*  main.c - hearth-worker: options, start-up, the event loop (the master's
+    DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors;
+    SIGTERM or SIGINT stops them all (SIGTERM to each process group,
+    SIGKILL after the grace period) before the worker exits, and a second
+    one kills them at once; SIGHUP reopens the log. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libcore/conf.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+#include "libcore/spawn.h"
+#include "libcore/units.h"
+#include "worker/worker.h"
+
+/* Bounds of the tick period (a quarter of the heartbeat interval). */
+static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
+/* Memory kept back for the system when --memory is not given, and the
+   least a worker offers (Spark's rule: total - 1 GiB, at least 1 GiB). */
+static const int64_t s_reserved_memory_mb = 1024, s_min_memory_mb = 1024;
+
+#define OPT(n, t, d, mv, h)                                                    \
+    {                                                                          \
+        .name = n, .type = t, .dflt = d, .metavar = mv, .help = h              \
+    }
+#define INT_OPT(n, d, mv, h, lo, hi)                                           \
+    {                                                                          \
+        .name = n, .type = HEARTH_OPT_INT, .dflt = d, .metavar = mv,           \
+        .help = h, .min = lo, .max = hi                                        \
+    }
+
+static const hearth_opt_t s_opts[] = {
+    OPT ("master", HEARTH_OPT_STR, NULL, "URL",
+         "the master's URL, tcp://HOST:PORT (required)"),
+    INT_OPT ("cores", NULL, "N",
+             "cores to offer (default: this machine's; more is allowed)", 1,
+             65536),
+    OPT ("memory", HEARTH_OPT_MEMORY, NULL, "SIZE",
+         "memory to offer (default: this machine's less 1G)"),
+    OPT ("work-dir", HEARTH_OPT_STR, "work", "DIR",
+         "where executors run, one WORK_DIR/APP/EXEC directory each"),
+    OPT ("host", HEARTH_OPT_STR, "127.0.0.1", "ADDR",
+         "the address this worker advertises"),
+    OPT ("id", HEARTH_OPT_STR, NULL, "ID",
+         "worker id (default: worker-TIME-HOST-PID)"),
+    OPT ("heartbeat-interval", HEARTH_OPT_DURATION, "1s", NULL,
+         "heartbeat interval until registered (then the master's)"),
+    INT_OPT ("heartbeat-liveness", "5", NULL,
+             "missed intervals after which the master is gone (until "
+             "registered; then the master's)",
+             1, 1000),
+    OPT ("reconnect-max", HEARTH_OPT_DURATION, "32s", NULL,
+         "longest wait between registration attempts"),
+    OPT ("kill-grace", HEARTH_OPT_DURATION, "5s", NULL,
+         "from SIGTERM to SIGKILL when stopping an executor"),
+    OPT ("app-retention", HEARTH_OPT_DURATION, "1h", NULL,
+         "how long a removed application's directory is kept"),
+    OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
+         "once registered, write the worker id there"),
+    OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
+         "error, warn, info or debug"),
+    OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
+         "log there instead of stderr"),
+    {.name = NULL},
+};
+
+int64_t
+worker_now (void)
+{
+    struct timespec ts;
+    clock_gettime (CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* --- the loop ---------------------------------------------------------- */
+
+static int
+s_on_tick (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    (void) timer_id;
+    worker_t *w = arg;
+    int64_t now = worker_now ();
+    if (!w->execs)
+        return -1;
+    execs_tick (w->execs, now);
+    if (w->stopping)
+        return execs_count (w->execs) == 0 ? -1 : 0;
+    worker_link_tick (w, now);
+    return 0;
+}
+
+static void
+s_stop (worker_t *w, int sig)
+{
+    if (w->stopping) {
+        log_warn ("%s again: killing executors now", strsignal (sig));
+        execs_destroy (&w->execs);
+        return;
+    }
+    log_info ("%s: stopping %zu executors", strsignal (sig),
+              execs_count (w->execs));
+    w->stopping = true;
+    execs_kill_all (w->execs, worker_now ());
+}
+
+static int
+s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    (void) loop;
+    worker_t *w = arg;
+    int sig;
+    while ((sig = hearth_signalfd_read (item->fd)) > 0) {
+        if (sig == SIGCHLD && w->execs)
+            execs_reap (w->execs);
+        else if (sig == SIGHUP)
+            hearth_log_reopen ();
+        else if (sig == SIGTERM || sig == SIGINT)
+            s_stop (w, sig);
+    }
+    return w->execs ? 0 : -1;
+}
+
+/* --- start-up ---------------------------------------------------------- */
+
+static int64_t
+s_machine_memory_mb (void)
+{
+    long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
+    int64_t mb = pages > 0 && size > 0
+                     ? (int64_t) pages * size / (int64_t) HEARTH_MiB
+                     : 0;
+    return mb - s_reserved_memory_mb > s_min_memory_mb
+               ? mb - s_reserved_memory_mb
+               : s_min_memory_mb;
+}
+
+static int
+s_resources (worker_t *w, hearth_error_t *err)
+{
+    long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+    w->cores = hearth_conf_isset (w->conf, "cores")
+                   ? (int) hearth_conf_int (w->conf, "cores")
+                   : (int) (ncpu > 0 ? ncpu : 1);
+    w->memory_mb =
+        hearth_conf_isset (w->conf, "memory")
+            ? (int64_t) (hearth_conf_bytes (w->conf, "memory") / HEARTH_MiB)
+            : s_machine_memory_mb ();
+    if (w->memory_mb < 1)
+        return hearth_errprintf (err, "--memory must be at least 1M");
+    return 0;
+}
+
+static int
+s_identity (worker_t *w, hearth_error_t *err)
+{
+    w->master_url = hearth_conf_str (w->conf, "master");
+    w->host = hearth_conf_str (w->conf, "host");
+    char host[256];
+    int port;
+    if (!w->master_url)
+        return hearth_errprintf (err, "--master URL is required (or "
+                                      "HEARTH_MASTER)");
+    if (hearth_url_split (w->master_url, host, sizeof host, &port, err) < 0)
+        return hearth_errprintf (err, "bad --master: %s", err->text);
+    const char *id = hearth_conf_str (w->conf, "id");
+    if (id && !hearth_id_valid (HEARTH_ID_WORKER, id))
+        return hearth_errprintf (err,
+                                 "bad --id '%s': expected "
+                                 "worker-YYYYMMDDHHMMSS-HOST-PID",
+                                 id);
+    if (id)
+        snprintf (w->id, sizeof w->id, "%s", id);
+    else
+        hearth_worker_id_format (w->id, sizeof w->id, time (NULL), w->host,
+                                 (int) getpid ());
+    return 0;
+}
+
+static int
+s_work_dir (worker_t *w, hearth_error_t *err)
+{
+    const char *dir = hearth_conf_str (w->conf, "work-dir");
+    char cwd[PATH_MAX];
+    int n;
+    if (dir[0] == '/')
+        n = snprintf (w->work_dir, sizeof w->work_dir, "%s", dir);
+    else if (getcwd (cwd, sizeof cwd))
+        n = snprintf (w->work_dir, sizeof w->work_dir, "%s/%s", cwd, dir);
+    else
+        return hearth_errprintf (err, "getcwd: %s", strerror (errno));
+    if (n < 0 || (size_t) n >= sizeof w->work_dir)
+        return hearth_errprintf (err, "--work-dir is too long");
+    char program[PATH_MAX];
+    hearth_program_path ("hearth-executor", program, sizeof program);
+    w->execs = execs_new (
+        w->work_dir, program, w->host, hearth_conf_ms (w->conf, "kill-grace"),
+        hearth_conf_ms (w->conf, "app-retention"), worker_report, w, err);
+    return w->execs ? 0 : -1;
+}
+
+static int
+s_setup (worker_t *w, hearth_error_t *err)
+{
+    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD, 0};
+    w->interval_ms = hearth_conf_ms (w->conf, "heartbeat-interval");
+    w->liveness = hearth_conf_int (w->conf, "heartbeat-liveness");
+    w->backoff_max_ms = hearth_conf_ms (w->conf, "reconnect-max");
+    if (w->interval_ms < 1)
+        return hearth_errprintf (err, "heartbeat-interval must be at least "
+                                      "1ms");
+    if (s_identity (w, err) < 0 || s_resources (w, err) < 0)
+        return -1;
+    if ((w->sigfd = hearth_signalfd_open (sigs)) < 0)
+        return hearth_errprintf (err, "signalfd: %s", strerror (errno));
+    if (s_work_dir (w, err) < 0)
+        return -1;
+    hearth_zsys_init ();
+    if (!(w->loop = zloop_new ()))
+        return hearth_errprintf (err, "out of memory");
+    int64_t tick = w->interval_ms / 4;
+    tick = tick < s_tick_min_ms   ? s_tick_min_ms
+           : tick > s_tick_max_ms ? s_tick_max_ms
+                                  : tick;
+    zmq_pollitem_t sigitem = {NULL, w->sigfd, ZMQ_POLLIN, 0};
+    zloop_set_nonstop (w->loop, true);
+    if (zloop_poller (w->loop, &sigitem, s_on_signal, w) < 0
+        || zloop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
+        return hearth_errprintf (err, "cannot set up the event loop");
+    w->backoff_ms = w->interval_ms;
+    w->next_attempt_ms = worker_now ();
+    return 0;
+}
+
+static void
+s_teardown (worker_t *w)
+{
+    execs_destroy (&w->execs);
+    zloop_destroy (&w->loop);
+    hearth_sock_destroy (&w->dealer);
+    if (w->sigfd >= 0)
+        close (w->sigfd);
+    hearth_conf_destroy (&w->conf);
+}
+
+static int
+s_parse (worker_t *w, int argc, char **argv)
+{
+    hearth_error_t err;
+    if (!(w->conf = hearth_conf_new ("hearth-worker", s_opts)))
+        return -1;
+    int first = hearth_conf_parse (w->conf, argc, argv, &err);
+    if (first < 0) {
+        fprintf (stderr, "hearth-worker: %s\n", err.text);
+        return -1;
+    }
+    if (hearth_conf_wants_help (w->conf)) {
+        hearth_conf_usage (w->conf, stdout,
+                           "--master tcp://HOST:PORT [OPTIONS]",
+                           "The Hearth worker: offers this machine's cores "
+                           "and memory to a master and runs\nthe executors "
+                           "it launches (docs/cluster.md).");
+        return 0;
+    }
+    if (hearth_conf_wants_version (w->conf)) {
+        printf ("hearth-worker %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    if (first < argc) {
+        fprintf (stderr, "hearth-worker: unexpected argument '%s'\n",
+                 argv[first]);
+        return -1;
+    }
+    if (hearth_log_open ("hearth-worker",
+                         hearth_conf_str (w->conf, "log-level"),
+                         hearth_conf_str (w->conf, "log-file"), &err)
+        < 0) {
+        fprintf (stderr, "hearth-worker: %s\n", err.text);
+        return -1;
+    }
+    return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+    worker_t w = {.sigfd = -1};
+    hearth_error_t err;
+    int rc = s_parse (&w, argc, argv);
+    if (rc <= 0) {
+        hearth_conf_destroy (&w.conf);
+        return rc == 0 ? 0 : 2;
+    }
+    if (s_setup (&w, &err) < 0) {
+        log_error ("%s", err.text);
+        s_teardown (&w);
+        hearth_log_close ();
+        return 1;
+    }
+    log_info ("worker %s: %d cores, %lld MiB, work dir %s, master %s", w.id,
+              w.cores, (long long) w.memory_mb, w.work_dir, w.master_url);
+    zloop_start (w.loop);
+    log_info ("worker stopped");
+    rc = w.exit_code;
+    s_teardown (&w);
+    hearth_log_close ();
+    return rc;
+}

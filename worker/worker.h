@@ -1,0 +1,62 @@
+/*  worker.h - hearth-worker's context, shared by its source files:
+
+        main.c   options, start-up, the event loop, signals, shutdown
+        link.c   the link to the master: register, heartbeat, re-register
+                 with back-off and a fresh socket, and the handlers of the
+                 master's commands
+        execs.c  the executor processes (execs.h)
+*/
+#ifndef HEARTH_WORKER_WORKER_H
+#define HEARTH_WORKER_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "libcore/conf.h"
+#include "libcore/ids.h"
+#include "worker/execs.h"
+
+typedef struct worker {
+    hearth_conf_t *conf;        /* settings (owned) */
+    zloop_t *loop;              /* the reactor */
+    zsock_t *dealer;            /* to the master; NULL between attempts */
+    int sigfd;                  /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
+    execs_t *execs;             /* the executors (owned) */
+    char id[HEARTH_ID_MAX + 1]; /* worker-... */
+    const char *host;           /* advertised address (conf) */
+    const char *master_url;     /* tcp://HOST:PORT (conf) */
+    char work_dir[4096];        /* absolute work dir */
+    int cores;                  /* cores offered */
+    int64_t memory_mb;          /* memory offered, MiB */
+    int64_t interval_ms;        /* heartbeat interval */
+    int64_t liveness;           /* missed intervals: master gone */
+    int64_t backoff_max_ms;     /* cap of the re-registration back-off */
+    bool registered;            /* the master answered REGISTERED_WORKER */
+    bool ever_registered;       /* at least once since start */
+    int64_t last_master_ms;     /* last message from the master */
+    int64_t next_heartbeat_ms;  /* when to heartbeat next */
+    int64_t backoff_ms;         /* wait before the next attempt */
+    int64_t next_attempt_ms;    /* when to try registering next */
+    bool stopping;              /* SIGTERM: stopping executors */
+    int exit_code;              /* the process's exit status */
+} worker_t;
+
+/* Monotonic milliseconds. */
+int64_t worker_now (void);
+
+/* Periodic link work: (re)register when due, heartbeat, notice a silent
+   master. */
+void worker_link_tick (worker_t *w, int64_t now);
+
+/* Drop the link and try again at once with a fresh socket. */
+void worker_link_reset (worker_t *w, const char *why);
+
+/* The execs report callback: tell the master. */
+void worker_report (void *arg, const execs_report_t *r);
+
+/* zloop reader of the DEALER. */
+int worker_on_master (zloop_t *loop, zsock_t *sock, void *arg);
+
+#endif
