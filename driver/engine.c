@@ -26,6 +26,8 @@
 
 /* Between looks for stragglers. */
 static const int64_t s_speculation_period_ms = 100;
+/* Jobs waiting this long without any executor deserve a warning. */
+static const int64_t s_starved_warning_ms = 10000;
 
 int64_t
 engine_now_us (void)
@@ -420,6 +422,36 @@ s_on_pipe (zloop_t *loop, zsock_t *pipe, void *arg)
     return rc;
 }
 
+static bool
+s_has_executor (engine_t *e)
+{
+    for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs))
+        if (x->registered)
+            return true;
+    return false;
+}
+
+/* Like Spark's "Initial job has not accepted any resources": say so when
+   jobs wait for long with no executor at all. */
+static void
+s_check_starved (engine_t *e, int64_t now)
+{
+    if (zlistx_size (e->jobs) == 0 || s_has_executor (e)) {
+        e->starved_since_ms = 0;
+        e->starved_logged = false;
+        return;
+    }
+    if (!e->starved_since_ms)
+        e->starved_since_ms = now;
+    if (!e->starved_logged && now - e->starved_since_ms > s_starved_warning_ms) {
+        log_warn ("no executor after %lld s: are workers registered with "
+                  "the master, with enough free cores and memory for "
+                  "executor-memory?",
+                  (long long) (now - e->starved_since_ms) / 1000);
+        e->starved_logged = true;
+    }
+}
+
 static int
 s_on_tick (zloop_t *loop, int timer_id, void *arg)
 {
@@ -432,6 +464,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     if (e->mode != MODE_CLUSTER)
         local_tick (e);
     execs_tick (e);
+    s_check_starved (e, now);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;
         hearth_taskset_speculate (e->ts, engine_now_us ());

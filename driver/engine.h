@@ -95,6 +95,8 @@ struct engine {
     char app_dead_reason[512];  /* why */
     bool stopping;              /* shutting down */
     int64_t last_spec_ms;       /* last look for stragglers */
+    int64_t starved_since_ms;   /* jobs wait with no executor since, or 0 */
+    bool starved_logged;        /* "no executor yet" said for this wait */
     char error[512];            /* start-up failure */
 };
 

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,16 +45,38 @@ s_progress (hearth_job_t *job, bool *drawn)
     *drawn = true;
 }
 
-/* Wait for the job, drawing progress when stderr is a terminal. */
+/* The signal that asked us to stop, or 0. */
+static volatile sig_atomic_t s_stop_signal;
+
 static void
+s_on_signal (int sig)
+{
+    s_stop_signal = sig;
+}
+
+/* SIGINT and SIGTERM stop the application cleanly: its executors and,
+   in local-cluster mode, its master and workers go with it. */
+static void
+s_catch_signals (void)
+{
+    struct sigaction sa = {.sa_handler = s_on_signal};
+    sigemptyset (&sa.sa_mask);
+    sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGTERM, &sa, NULL);
+}
+
+/* Wait for the job, drawing progress when stderr is a terminal.  Returns
+   false if a signal cut the wait short. */
+static bool
 s_wait (hearth_job_t *job)
 {
     bool tty = isatty (2), drawn = false;
-    while (hearth_job_wait (job, tty ? s_progress_ms : -1) < 0)
+    while (!s_stop_signal && hearth_job_wait (job, s_progress_ms) < 0)
         if (tty)
             s_progress (job, &drawn);
     if (drawn)
         fprintf (stderr, "\r\033[K");
+    return !s_stop_signal;
 }
 
 /* Print each result with one trailing newline removed, then a newline. */
@@ -86,8 +109,10 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf)
         s_fail (1, "%s", err.text);
     else if (hearth_job_submit (job) < 0)
         s_fail (1, "%s", hearth_job_error (job));
+    else if (!s_wait (job))
+        fprintf (stderr, "hearth-driver: stopped by signal %d\n",
+                 (int) s_stop_signal);
     else {
-        s_wait (job);
         if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED) {
             fprintf (stderr, "hearth-driver: job %s failed: %s\n",
                      jobfile_name (jf), hearth_job_error (job));
@@ -98,7 +123,7 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf)
             rc = 0;
     }
     hearth_ctx_destroy (&ctx);
-    return rc;
+    return s_stop_signal ? 128 + s_stop_signal : rc;
 }
 
 int
@@ -139,6 +164,7 @@ main (int argc, char **argv)
         hearth_opts_set (opts, "lib", libs[i], NULL, 0);
     if (!hearth_conf_isset (conf, "name"))
         hearth_opts_set (opts, "name", jobfile_name (jf), NULL, 0);
+    s_catch_signals ();
     int rc = s_run (opts, jf);
     jobfile_destroy (&jf);
     hearth_opts_destroy (&opts);

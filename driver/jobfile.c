@@ -127,8 +127,8 @@ s_string_array (const cJSON *v, bool nonempty, const char *where,
                 hearth_error_t *err)
 {
     if (!cJSON_IsArray (v) || (nonempty && cJSON_GetArraySize (v) == 0))
-        return hearth_errprintf (err, "%s: expected %san array of strings",
-                                 where, nonempty ? "a non-empty " : "");
+        return hearth_errprintf (err, "%s: expected %s array of strings",
+                                 where, nonempty ? "a non-empty" : "an");
     const cJSON *e;
     cJSON_ArrayForEach (e, v) if (!cJSON_IsString (e))
         return hearth_errprintf (err, "%s: expected strings only", where);

@@ -117,7 +117,8 @@ s_spawn_executor (engine_t *e, hearth_error_t *err)
     hearth_spawn_opts_t opts = {.argv = argv,
                                 .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                 .stdout_fd = HEARTH_SPAWN_DEVNULL,
-                                .stderr_fd = HEARTH_SPAWN_INHERIT};
+                                .stderr_fd = HEARTH_SPAWN_INHERIT,
+                                .die_with_parent = true};
     pid_t pid = hearth_spawn (&opts, err);
     if (pid < 0)
         return -1;
@@ -182,13 +183,16 @@ local_tick (engine_t *e)
 
 /* ---- local-cluster[W,C,M] ----------------------------------------------- */
 
+/* Our daemons get SIGTERM should this thread end without stopping them
+   (the driver killed): a local cluster never outlives its driver. */
 static pid_t
 s_spawn_daemon (const char *const *argv, hearth_error_t *err)
 {
     hearth_spawn_opts_t opts = {.argv = argv,
                                 .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                 .stdout_fd = HEARTH_SPAWN_DEVNULL,
-                                .stderr_fd = HEARTH_SPAWN_INHERIT};
+                                .stderr_fd = HEARTH_SPAWN_INHERIT,
+                                .die_with_parent = true};
     return hearth_spawn (&opts, err);
 }
 

@@ -44,9 +44,16 @@ s_send_register (engine_t *e)
         cJSON_AddNumberToObject (b, "cores_per_executor",
                                  (double) hearth_conf_int (e->conf,
                                                            "executor-cores"));
-    uint64_t memory = hearth_conf_bytes (e->conf, "executor-memory");
+    int64_t memory_mb = (int64_t) (hearth_conf_bytes (e->conf,
+                                                      "executor-memory")
+                                   / (1024 * 1024));
+    /* A local cluster's workers are small: unless told otherwise, an
+       executor takes a whole worker's memory (as in local-cluster[2,1,512]). */
+    if (e->mode == MODE_LOCAL_CLUSTER
+        && hearth_conf_source (e->conf, "executor-memory") <= HEARTH_SRC_DEFAULT)
+        memory_mb = e->lc_memory_mb;
     cJSON_AddNumberToObject (b, "memory_per_executor_mb",
-                             (double) (memory / (1024 * 1024) ?: 1));
+                             (double) (memory_mb > 0 ? memory_mb : 1));
     if (e->app_id[0])
         cJSON_AddStringToObject (b, "app_id", e->app_id);
     const char *user = getenv ("USER");

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,9 +50,100 @@ s_setup_attr (posix_spawnattr_t *attr, bool new_pgroup)
     return rc;
 }
 
+/* In the child of fork(): only async-signal-safe calls from here on. */
+static void
+s_child_fd (int fd, int target)
+{
+    if (fd == HEARTH_SPAWN_INHERIT || fd == target)
+        return;
+    if (fd == HEARTH_SPAWN_DEVNULL) {
+        fd = open ("/dev/null", target == 0 ? O_RDONLY : O_WRONLY);
+        if (fd < 0)
+            return;
+        dup2 (fd, target);
+        close (fd);
+        return;
+    }
+    dup2 (fd, target);
+}
+
+static void __attribute__ ((noreturn))
+s_child (const hearth_spawn_opts_t *opts, pid_t parent, int report_fd)
+{
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    for (int sig = 1; sig < NSIG; sig++)
+        sigaction (sig, &dfl, NULL);
+    prctl (PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid () != parent) /* the parent died before prctl */
+        _exit (127);
+    if (opts->new_pgroup)
+        setpgid (0, 0);
+    s_child_fd (opts->stdin_fd, 0);
+    s_child_fd (opts->stdout_fd, 1);
+    s_child_fd (opts->stderr_fd, 2);
+    int e = 0;
+    if (opts->cwd && chdir (opts->cwd) < 0)
+        e = errno;
+    sigset_t none;
+    sigemptyset (&none);
+    sigprocmask (SIG_SETMASK, &none, NULL);
+    char *const *argv = (char *const *) opts->argv;
+    char *const *envp = opts->envp ? (char *const *) opts->envp : environ;
+    if (e == 0) {
+        if (strchr (opts->argv[0], '/'))
+            execve (opts->argv[0], argv, envp);
+        else
+            execvpe (opts->argv[0], argv, envp);
+        e = errno;
+    }
+    ssize_t n = write (report_fd, &e, sizeof e);
+    (void) n;
+    _exit (127);
+}
+
+/* fork+exec the libuv way: signals blocked around fork, reset in the
+   child, an exec failure reported through a close-on-exec pipe. */
+static pid_t
+s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
+{
+    int report[2];
+    if (pipe2 (report, O_CLOEXEC) < 0)
+        return hearth_errprintf (err, "pipe: %s", strerror (errno));
+    sigset_t all, old;
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    pid_t parent = getpid ();
+    pid_t pid = fork ();
+    if (pid == 0)
+        s_child (opts, parent, report[1]);
+    int fork_errno = errno;
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    close (report[1]);
+    if (pid < 0) {
+        close (report[0]);
+        return hearth_errprintf (err, "cannot run %s: fork: %s",
+                                 opts->argv[0], strerror (fork_errno));
+    }
+    int e = 0;
+    ssize_t n;
+    do
+        n = read (report[0], &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    close (report[0]);
+    if (n == (ssize_t) sizeof e) {
+        waitpid (pid, NULL, 0);
+        errno = e;
+        return hearth_errprintf (err, "cannot run %s: %s", opts->argv[0],
+                                 strerror (e));
+    }
+    return pid;
+}
+
 pid_t
 hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err)
 {
+    if (opts->argv && opts->argv[0] && opts->die_with_parent)
+        return s_spawn_fork (opts, err);
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;
     pid_t pid = -1;

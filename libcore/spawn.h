@@ -30,6 +30,8 @@ typedef struct {
     int stdout_fd;           /* likewise */
     int stderr_fd;           /* likewise */
     bool new_pgroup;         /* child leads a new process group */
+    bool die_with_parent;    /* SIGTERM to the child when the calling thread
+                                exits (PR_SET_PDEATHSIG); uses fork+exec */
 } hearth_spawn_opts_t;
 
 /* Start a child.  Returns its pid, or -1 with err (e.g. "cannot run

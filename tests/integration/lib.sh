@@ -45,6 +45,10 @@ cleanup() {
     sleep 0.1
   done
   for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+  # Drivers the test ran in the foreground, and what they started, name
+  # the test's directory on their command lines: stop them cleanly first.
+  pkill -TERM -f -- "$T" 2>/dev/null && sleep 0.5
+  pkill -KILL -f -- "$T" 2>/dev/null
   for p in /proc/[0-9]*; do
     cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
     [[ $cwd == "$T"/* ]] && kill -KILL "${p#/proc/}" 2>/dev/null

@@ -1,0 +1,48 @@
+# lib-driver.sh - what the driver's tests add to tests/integration/lib.sh
+# (sourced after it).
+
+TASKS_LIB=$BIN/tests/driver/libtesttasks.so
+SRC=${HEARTH_SRC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+
+# submit [ARGS...]: hearth-submit with short heartbeats; stdout to
+# $T/out, stderr to $T/err; returns its exit status.
+submit() {
+  "$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
+    --heartbeat-liveness "$LIVENESS" "$@" >"$T/out" 2>"$T/err"
+}
+
+# job NAME JSON: write a job file, print its path.
+job() {
+  printf '%s\n' "$2" >"$T/$1.json"
+  echo "$T/$1.json"
+}
+
+# same FILE1 FILE2: identical contents, else show the difference.
+same() {
+  if cmp -s "$1" "$2"; then return 0; fi
+  diff "$1" "$2" | head -20 >&2
+  return 1
+}
+
+# test_pids [NAME]: processes of this test (their command line names its
+# directory, or they work inside it), only those called NAME if given.
+test_pids() {
+  local p
+  for p in /proc/[0-9]*; do
+    [[ -z ${1:-} || $(cat "$p/comm" 2>/dev/null) == "$1" ]] || continue
+    if [[ $(readlink "$p/cwd" 2>/dev/null) == "$T"/* ]] ||
+      tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$T"; then
+      echo "${p#/proc/}"
+    fi
+  done
+}
+
+# no_leftovers: nothing of this test is left running.
+no_leftovers() {
+  [[ -z $(test_pids) ]]
+}
+
+# executors_running: some hearth-executor of this test is running.
+executors_running() {
+  [[ -n $(test_pids hearth-executor) ]]
+}

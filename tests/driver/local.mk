@@ -1,0 +1,23 @@
+# The driver's integration tests: real hearth-submit, hearth-driver,
+# executors (and, for the cluster cases, a real master and workers), with
+# the shared helpers of tests/integration/lib.sh.
+#
+# libtesttasks.so is a plug-in built with a plain rule and without the
+# sanitizers, like examples/libpi.so.
+check_DATA = tests/driver/libtesttasks.so
+CLEANFILES += tests/driver/libtesttasks.so
+tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/driver/hearth.h
+	$(AM_V_CC)mkdir -p tests/driver && \
+	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
+		-o $@ $(srcdir)/tests/driver/test_tasks.c
+
+DRIVER_TESTS = \
+	tests/driver/test-local-jobs.sh \
+	tests/driver/test-retries.sh \
+	tests/driver/test-bad-jobs.sh \
+	tests/driver/test-executor-kill.sh \
+	tests/driver/test-local-cluster.sh \
+	tests/driver/test-cluster-by-hand.sh
+TESTS += $(DRIVER_TESTS)
+EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
+	$(DRIVER_TESTS)

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Malformed job files and bad command lines are refused before anything
+# runs, with a message that says what is wrong and where.
+. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/lib-driver.sh"
+deadline 60
+export TMPDIR=$T
+
+# refused NAME CONTENT EXPECTED-MESSAGE: the job is refused with exit 2.
+refused() {
+  local file
+  file=$(job "$1" "$2")
+  submit --master 'local[1]' "$file"
+  local rc=$?
+  if [[ $rc -eq 2 ]] && grep -qF -- "$3" "$T/err"; then
+    pass "$1 is refused: $3"
+  else
+    fail "$1: exit $rc, stderr: $(cat "$T/err")"
+  fi
+}
+
+refused not-json '{"stages": [' 'not-json.json:2:1: not valid JSON here'
+refused not-object '[1, 2]' 'the job must be a JSON object'
+refused no-stages '{"name": "x"}' 'stages: expected a non-empty array'
+refused empty-stages '{"stages": []}' 'stages: expected a non-empty array'
+refused typo '{"stages": [{"name": "a", "tasks": [{"comand": ["x"]}]}]}' \
+  "stages[0].tasks[0]: unknown key 'comand'"
+refused both '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "fn": "f"}]}]}' \
+  'stages[0].tasks[0]: expected exactly one of "cmd" and "fn"'
+refused neither '{"stages": [{"name": "a", "tasks": [{"count": 3}]}]}' \
+  'stages[0].tasks[0]: expected exactly one of "cmd" and "fn"'
+refused empty-argv '{"stages": [{"name": "a", "tasks": [{"cmd": []}]}]}' \
+  'stages[0].tasks[0].cmd: expected a non-empty array of strings'
+refused count-zero '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "count": 0}]}]}' \
+  'stages[0].tasks[0].count: expected a whole number'
+refused count-fraction '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "count": 1.5}]}]}' \
+  'stages[0].tasks[0].count: expected a whole number'
+refused no-tasks '{"stages": [{"name": "a", "tasks": []}]}' \
+  'stages[0].tasks: expected a non-empty array'
+refused twice '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"]}]}, {"name": "a", "tasks": [{"cmd": ["x"]}]}]}' \
+  'stages[1].name: "a" is used twice'
+refused after-unknown '{"stages": [{"name": "a", "after": ["z"], "tasks": [{"cmd": ["x"]}]}]}' \
+  'stages[0].after: no stage "z" before this one'
+refused input-later '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "input": "b"}]}, {"name": "b", "tasks": [{"cmd": ["x"]}]}]}' \
+  'input "b" is not a stage before this one'
+refused bad-timeout '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "timeout": "soon"}]}]}' \
+  'stages[0].tasks[0].timeout: expected a duration'
+refused bad-env '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "env": {"A": 1}}]}]}' \
+  'stages[0].tasks[0].env.A: expected a string value'
+refused no-lib '{"lib": "nowhere.so", "stages": [{"name": "a", "tasks": [{"fn": "f"}]}]}' \
+  'lib: cannot read'
+
+"$BIN/hearth-submit" "$T/no-such-job.json" >"$T/out" 2>"$T/err"
+check "a job file that does not exist is refused (exit 2)" test $? -eq 2
+check "... saying so" grep -q 'cannot read .*no-such-job.json' "$T/err"
+
+"$BIN/hearth-submit" >"$T/out" 2>"$T/err"
+check "hearth-submit without an application exits 2" test $? -eq 2
+"$BIN/hearth-submit" --no-such-flag x.json >"$T/out" 2>"$T/err"
+check "an unknown flag exits 2" test $? -eq 2
+check "... naming it" grep -q 'unknown option --no-such-flag' "$T/err"
+"$BIN/hearth-submit" --max-failures lots x.json >"$T/out" 2>"$T/err"
+check "a bad flag value exits 2, naming the option" \
+  grep -q 'bad value for max-failures' "$T/err"
+
+J=$(job fine '{"stages": [{"name": "a", "tasks": [{"cmd": ["true"]}]}]}')
+submit --master 'elsewhere' "$J"
+check "an unknown master is refused (exit 1)" test $? -eq 1
+check "... listing the known forms" grep -q "unknown master 'elsewhere'" "$T/err"
+
+check "no executor was ever started" test -z "$(ls -d "$T"/hearth-* 2>/dev/null)"
+check "nothing is left running" no_leftovers
+finish

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Failures: a flaky task is retried until it succeeds; a broken one fails
+# its job after exactly max-failures attempts, with an error that names
+# it; timeouts, unknown functions and oversized results fail clearly.
+. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/lib-driver.sh"
+deadline 180
+export TMPDIR=$T
+
+M=$T/flaky.attempts
+J=$(job flaky "{\"name\":\"flaky\",\"stages\":[{\"name\":\"s\",\"tasks\":[{\"cmd\":
+  [\"sh\",\"-c\",\"echo x >>$M; n=\$(wc -l <$M); if [ \$n -le 2 ]; then echo attempt \$n >&2; exit 1; fi; echo ok after \$n\"]}]}]}")
+check "a task that fails twice, then succeeds, makes a successful job" \
+  submit --master 'local[2]' "$J"
+check "... with the third attempt's result" grep -qx 'ok after 3' "$T/out"
+check "... after exactly 3 attempts" test "$(wc -l <"$M")" -eq 3
+
+M=$T/broken.attempts
+J=$(job broken "{\"name\":\"broken\",\"stages\":[{\"name\":\"broken\",\"tasks\":[{\"cmd\":
+  [\"sh\",\"-c\",\"echo x >>$M; echo boom >&2; exit 7\"]}]}]}")
+submit --master 'local[2]' --max-failures 3 "$J"
+check "a task that always fails fails its job (exit 1)" test $? -eq 1
+check "... after exactly max-failures (3) attempts" test "$(wc -l <"$M")" -eq 3
+check "... naming the stage, the task and its last error" \
+  grep -q 'stage broken, task 0 failed 3 times; last error: sh exited with status 7: boom' "$T/err"
+
+J=$(job fnfail '{"name":"fnfail","lib":"libtesttasks.so","stages":[
+  {"name":"f","tasks":[{"fn":"fail","arg":"xyz"}]}]}')
+submit --master 'local[2]' --lib "$TASKS_LIB" "$J"
+check "a failing function fails its job" test $? -eq 1
+check "... after the default 4 attempts, with the function's own error" \
+  grep -q 'stage f, task 0 failed 4 times; last error: fail: failing on purpose: xyz' "$T/err"
+
+J=$(job slow '{"name":"slow","stages":[{"name":"t","tasks":[{"cmd":["sleep","30"],"timeout":"300ms"}]}]}')
+start=$(now_ms)
+submit --master 'local[2]' --max-failures 2 "$J"
+rc=$? took=$(($(now_ms) - start))
+check "a command past its timeout fails" test $rc -eq 1
+check "... saying so" grep -q 'timed out after 300 ms' "$T/err"
+check "... without waiting for the command to end (${took} ms)" test $took -lt 20000
+
+J=$(job nofn '{"name":"nofn","lib":"libtesttasks.so","stages":[{"name":"f","tasks":[{"fn":"no_such_fn"}]}]}')
+submit --master 'local[1]' --lib "$TASKS_LIB" --max-failures 1 "$J"
+check "an unknown function fails its job" test $? -eq 1
+check "... naming the function" grep -q 'no function no_such_fn' "$T/err"
+
+J=$(job big '{"name":"big","stages":[{"name":"b","tasks":[{"cmd":["head","-c","2000000","/dev/zero"]}]}]}')
+submit --master 'local[1]' --max-result-bytes 1M --max-failures 1 "$J"
+check "a result larger than max-result-bytes fails its task" test $? -eq 1
+check "... saying so" grep -q 'output exceeded max-result-bytes' "$T/err"
+
+J=$(job missing '{"name":"missing","stages":[{"name":"m","tasks":[{"cmd":["/no/such/program"]}]}]}')
+submit --master 'local[1]' --max-failures 1 "$J"
+check "a command that cannot run fails its job" test $? -eq 1
+check "... saying why" grep -q 'cannot run /no/such/program: No such file or directory' "$T/err"
+
+check "nothing is left running" no_leftovers
+finish
