@@ -1,6 +1,7 @@
 /*  render.c - one task's wire form, made from its group's templates at
     launch time ("{i}" becomes the task's index within its group), so that
-    a stage of a million tasks stores a template, not a million argvs. */
+    a stage of a million tasks stores a template, not a million argvs.
+    Function tasks are packed (libcore/packed.h), command tasks are JSON. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -79,6 +80,59 @@ s_render_env (char *const *env, uint64_t i)
         free (r);
     }
     return map;
+}
+
+/* Render text into buf (size bytes) without allocating.  Returns buf, or
+   NULL when it does not fit. */
+static const char *
+s_render_into (char *buf, size_t size, const char *text, uint64_t i)
+{
+    const char *hit = strstr (text, "{i}");
+    if (!hit)
+        return text;
+    char number[24];
+    int nlen = snprintf (number, sizeof number, "%" PRIu64, i);
+    size_t o = 0;
+    const char *p = text;
+    for (; hit; p = hit + 3, hit = strstr (p, "{i}")) {
+        size_t chunk = (size_t) (hit - p);
+        if (o + chunk + (size_t) nlen >= size)
+            return NULL;
+        memcpy (buf + o, p, chunk);
+        memcpy (buf + o + chunk, number, nlen);
+        o += chunk + (size_t) nlen;
+    }
+    size_t rest = strlen (p);
+    if (o + rest >= size)
+        return NULL;
+    memcpy (buf + o, p, rest + 1);
+    return buf;
+}
+
+bool
+render_is_function (const hearth_stage_t *stage, uint64_t index)
+{
+    return stage_group (stage, index)->argv == NULL;
+}
+
+int
+render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
+               uint64_t index, int attempt, int input_frame)
+{
+    const task_group_t *g = stage_group (stage, index);
+    char buf[1024];
+    const char *arg = s_render_into (buf, sizeof buf, g->arg, index - g->first);
+    char *big = arg ? NULL : render_template (g->arg, index - g->first);
+    hearth_packed_task_t t = {.tid = DRIVER_TID (stage->uid, index),
+                              .attempt = attempt,
+                              .input = input_frame,
+                              .timeout_ms = g->timeout_ms > 0 ? g->timeout_ms
+                                                              : 0,
+                              .fn = g->fn,
+                              .arg = arg ? arg : big};
+    int rc = t.arg ? hearth_packer_add_task (packer, &t) : -1;
+    free (big);
+    return rc;
 }
 
 int

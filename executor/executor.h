@@ -23,6 +23,7 @@
 
 #include "driver/hearth.h"
 #include "libcore/conf.h"
+#include "libcore/packed.h"
 #include "libcore/proto.h"
 
 typedef struct executor executor_t;
@@ -48,12 +49,13 @@ typedef struct task {
     int attempt;              /* attempt number */
     task_phase_t phase;       /* queued or running */
     void *handle;             /* its node in the queue or running list */
-    /* what to run */
+    /* what to run (fn, lib and arg live in the task's own block, after
+       the struct: one allocation per function task) */
     char **argv;              /* command: NULL-terminated, owned */
     char **env;               /* command: extra "K=V", NULL-terminated */
-    char *fn;                 /* function: symbol name, owned */
-    char *lib;                /* function: library name, or NULL: any */
-    char *arg;                /* function: argument, owned ("" if none) */
+    const char *fn;           /* function: symbol name */
+    const char *lib;          /* function: library name, or NULL: any */
+    const char *arg;          /* function: argument ("" if none) */
     shared_frames_t *frames;  /* input frames (a reference), or NULL */
     zframe_t *input;          /* the input frame within frames, or NULL */
     int64_t timeout_ms;       /* 0: none */
@@ -108,10 +110,11 @@ struct executor {
                                   handed to the pool */
     int cmd_running;           /* commands running */
     size_t fn_in_pool;         /* functions handed to the pool, not done */
-    hearth_msg_t *batch;       /* STATUS_UPDATE being filled, or NULL */
-    cJSON *updates;            /* its updates array (borrowed from batch) */
-    size_t batch_bytes;        /* result bytes in batch */
-    int batch_count;           /* updates in batch */
+    hearth_msg_t *batch;       /* STATUS_UPDATE's large result frames
+                                  while updates are packed, or NULL */
+    hearth_packer_t updates;   /* the updates (and small results) packed */
+    size_t batch_bytes;        /* result bytes in the batch */
+    int batch_count;           /* updates in the batch */
     fnpool_t *pool;            /* function-task threads */
     libs_t *libs;              /* shipped libraries */
     char *work_dir;            /* where files go (cwd by default) */
@@ -131,7 +134,8 @@ void link_add_update (executor_t *ex, const task_t *t, const char *state,
 void link_flush (executor_t *ex);
 
 /* tasks.c */
-task_t *task_from_json (const cJSON *json, shared_frames_t *frames);
+task_t *task_from_json (const cJSON *json, shared_frames_t *sf);
+task_t *task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf);
 void task_destroy (task_t **task_p);
 void tasks_enqueue (executor_t *ex, task_t *t);
 /* Start queued tasks: functions go to the pool (whose cores threads bound

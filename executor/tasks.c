@@ -48,9 +48,6 @@ task_destroy (task_t **task_p)
         return;
     s_strv_free (t->argv);
     s_strv_free (t->env);
-    free (t->fn);
-    free (t->lib);
-    free (t->arg);
     free (t->out);
     free (t->fn_out.data);
     shared_frames_release (&t->frames);
@@ -93,11 +90,11 @@ s_env_from_json (const cJSON *map)
     return v;
 }
 
-/* The task's input frame, taking a reference on the shared frames. */
+/* The task's input frame (index in sf, or -1), taking a reference on the
+   shared frames. */
 static void
-s_attach_input (task_t *t, const cJSON *json, shared_frames_t *sf)
+s_attach_input (task_t *t, int64_t index, shared_frames_t *sf)
 {
-    int64_t index = hearth_json_int (json, "input", -1);
     if (index < 0 || !sf || (size_t) index >= sf->nframes)
         return;
     t->frames = sf;
@@ -105,36 +102,66 @@ s_attach_input (task_t *t, const cJSON *json, shared_frames_t *sf)
     sf->refs++;
 }
 
+/* A new task with a copy of fn, lib and arg in the same block (fn NULL:
+   a command task, no strings). */
+static task_t *
+s_task_new (uint64_t tid, int attempt, int64_t timeout_ms, const char *fn,
+            const char *lib, const char *arg)
+{
+    size_t fn_size = fn ? strlen (fn) + 1 : 0;
+    size_t lib_size = fn && lib ? strlen (lib) + 1 : 0;
+    size_t arg_size = fn ? strlen (arg ? arg : "") + 1 : 0;
+    task_t *t = calloc (1, sizeof *t + fn_size + lib_size + arg_size);
+    if (!t)
+        return NULL;
+    t->tid = tid;
+    t->attempt = attempt;
+    t->timeout_ms = timeout_ms;
+    t->timer_id = -1;
+    t->out_fd = t->err_fd = -1;
+    char *p = (char *) (t + 1);
+    if (fn) {
+        t->fn = memcpy (p, fn, fn_size);
+        t->arg = memcpy (p + fn_size, arg ? arg : "", arg_size);
+        if (lib)
+            t->lib = memcpy (p + fn_size + arg_size, lib, lib_size);
+    }
+    return t;
+}
+
 task_t *
 task_from_json (const cJSON *json, shared_frames_t *sf)
 {
-    task_t *t = calloc (1, sizeof *t);
+    const char *fn = hearth_json_str (json, "fn");
+    task_t *t = s_task_new ((uint64_t) hearth_json_int (json, "tid", 0),
+                            (int) hearth_json_int (json, "attempt", 0),
+                            hearth_json_int (json, "timeout_ms", 0), fn,
+                            hearth_json_str (json, "lib"),
+                            hearth_json_str (json, "arg"));
     if (!t)
         return NULL;
-    t->tid = (uint64_t) hearth_json_int (json, "tid", 0);
-    t->attempt = (int) hearth_json_int (json, "attempt", 0);
-    t->timeout_ms = hearth_json_int (json, "timeout_ms", 0);
-    t->timer_id = -1;
-    t->out_fd = t->err_fd = -1;
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (json, "cmd");
     const cJSON *env = cJSON_GetObjectItemCaseSensitive (json, "env");
-    const char *fn = hearth_json_str (json, "fn");
-    const char *lib = hearth_json_str (json, "lib");
-    const char *arg = hearth_json_str (json, "arg");
     bool ok = true;
     if (cmd)
         ok = (t->argv = s_argv_from_json (cmd)) != NULL;
     if (ok && env)
         ok = (t->env = s_env_from_json (env)) != NULL;
-    if (ok && fn)
-        ok = (t->fn = strdup (fn)) && (t->arg = strdup (arg ? arg : ""));
-    if (ok && lib)
-        ok = (t->lib = strdup (lib)) != NULL;
     if (!ok) {
         task_destroy (&t);
         return NULL;
     }
-    s_attach_input (t, json, sf);
+    s_attach_input (t, hearth_json_int (json, "input", -1), sf);
+    return t;
+}
+
+task_t *
+task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf)
+{
+    task_t *t = s_task_new (p->tid, p->attempt, p->timeout_ms, p->fn, p->lib,
+                            p->arg);
+    if (t)
+        s_attach_input (t, p->input, sf);
     return t;
 }
 

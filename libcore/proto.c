@@ -94,7 +94,9 @@ hearth_msg_check (const hearth_msg_t *self, hearth_error_t *err)
     if (!name)
         return hearth_errcode (err, "unknown_command", "unknown command %d",
                                (int) self->cmd);
-    if (hearth_cmd_check_body (self->cmd, self->body, self->nframes, err) < 0) {
+    if (hearth_cmd_check_body (self->cmd, self->body, self->frames,
+                               self->nframes, err)
+        < 0) {
         if (err) {
             char text[HEARTH_ERROR_TEXT_MAX];
             snprintf (text, sizeof text, "%s", err->text);

@@ -13,6 +13,10 @@
     and binary frames simply follow the body, each after its own "--" line.
     The frames become a zmsg that hearth_msg_decode() consumes.
 
+    The decoder checks the packed frames of LAUNCH_TASKS and STATUS_UPDATE
+    record by record (libcore/packed.c), so they are fuzzed with it (seeds
+    17 and 18).
+
     A message that decodes is encoded again (hearth_msg_encode), and that
     encoding must decode again and encode to the very same bytes: the codec
     accepts what it produces and is stable after one round.  A broken

@@ -279,7 +279,7 @@ test_too_many_losses_fail_the_job (void **state)
         assert_int_equal (hearth_taskset_offer (ts, e, 0, as, 8), 1);
         hearth_taskset_remove_executor (ts, e);
     }
-    hearth_ts_event_t ev;
+    hearth_ts_event_t ev = {0};
     assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, &ev), 1);
     assert_true (ev.lost);
     assert_int_equal (ev.job, 4);
