@@ -32,7 +32,7 @@ static int
 s_drain (hearth_taskset_t *ts, hearth_ts_event_type_t type,
          hearth_ts_event_t *last)
 {
-    hearth_ts_event_t ev;
+    hearth_ts_event_t ev = {0};
     int n = 0;
     while (hearth_taskset_next_event (ts, &ev))
         if (ev.type == type) {
@@ -86,7 +86,7 @@ test_stage_and_job_done (void **state)
         assert_int_equal (hearth_taskset_update (ts, 0, 1, i, 0,
                                                  HEARTH_TS_FINISHED, 100, 10),
                           HEARTH_TS_ACCEPT);
-    hearth_ts_event_t ev;
+    hearth_ts_event_t ev = {0};
     assert_true (hearth_taskset_next_event (ts, &ev));
     assert_int_equal (ev.type, HEARTH_TS_EV_STAGE_DONE);
     assert_int_equal (ev.stage, 1);
@@ -279,7 +279,7 @@ test_too_many_losses_fail_the_job (void **state)
         assert_int_equal (hearth_taskset_offer (ts, e, 0, as, 8), 1);
         hearth_taskset_remove_executor (ts, e);
     }
-    hearth_ts_event_t ev;
+    hearth_ts_event_t ev = {0};
     assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, &ev), 1);
     assert_true (ev.lost);
     assert_int_equal (ev.job, 4);
