@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/intkeys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -35,18 +36,6 @@ engine_now_us (void)
     struct timespec ts;
     clock_gettime (CLOCK_MONOTONIC, &ts);
     return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static size_t
-s_int_hash (const void *key)
-{
-    return (size_t) (uintptr_t) key * 2654435761u;
-}
-
-static int
-s_int_cmp (const void *a, const void *b)
-{
-    return (uintptr_t) a < (uintptr_t) b ? -1 : (uintptr_t) a > (uintptr_t) b;
 }
 
 static void
@@ -102,10 +91,7 @@ engine_new (hearth_ctx_t *ctx)
         engine_destroy (&e);
         return NULL;
     }
-    zhashx_set_key_hasher (e->execs, s_int_hash);
-    zhashx_set_key_comparator (e->execs, s_int_cmp);
-    zhashx_set_key_duplicator (e->execs, NULL);
-    zhashx_set_key_destructor (e->execs, NULL);
+    hearth_intkeys_setup (e->execs);
     zhashx_set_destructor (e->execs, s_exec_free);
     return e;
 }
@@ -128,6 +114,8 @@ engine_destroy (engine_t **self_p)
     hearth_packer_release (&e->packer);
     free (e->stages);
     free (e->lc_worker_pids);
+    zcert_destroy (&e->app_cert);
+    hearth_curve_cleanup (&e->curve);
     free (e->scratch_dir);
     free (e);
     *self_p = NULL;
@@ -474,6 +462,24 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     return e->error[0] ? -1 : 0;
 }
 
+/* Every application has a token its executors must present.  With a
+   secure master link (a tcp:// master and keys), the executors' link is
+   encrypted too, with a key pair made for this application alone; its
+   public key reaches them through the master and their worker. */
+static int
+s_security (engine_t *e, hearth_error_t *err)
+{
+    if (hearth_keys_token (e->token, sizeof e->token) < 0)
+        return hearth_errprintf (err, "cannot make the application's token");
+    if (e->mode != MODE_CLUSTER)
+        return 0; /* our own loopback daemons, or none */
+    if (hearth_curve_client_setup (&e->curve, e->conf, err) < 0)
+        return -1;
+    if (hearth_curve_on (&e->curve) && !(e->app_cert = zcert_new ()))
+        return hearth_errprintf (err, "cannot make the application's keys");
+    return 0;
+}
+
 static int
 s_start (engine_t *e, hearth_error_t *err)
 {
@@ -484,7 +490,8 @@ s_start (engine_t *e, hearth_error_t *err)
         return -1;
     if (!(e->loop = zloop_new ()))
         return hearth_errprintf (err, "out of memory");
-    if (execs_open (e, err) < 0 || local_start (e, err) < 0)
+    if (s_security (e, err) < 0 || execs_open (e, err) < 0
+        || local_start (e, err) < 0)
         return -1;
     return 0;
 }

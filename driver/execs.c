@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/intkeys.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -29,12 +31,6 @@ enum { s_offer_batch = 1024 };
 enum { s_max_inputs = 8 };
 
 static int s_on_router (zloop_t *loop, zsock_t *sock, void *arg);
-
-static void *
-s_key (int exec_id)
-{
-    return (void *) (uintptr_t) ((uint32_t) exec_id + 1u);
-}
 
 /* The local address used to reach host (a UDP "connect" sends nothing). */
 static int
@@ -82,7 +78,9 @@ execs_open (engine_t *e, hearth_error_t *err)
         snprintf (host, sizeof host, "%s", h);
     else
         s_default_host (e, host, sizeof host);
-    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
+    /* CURVE server with the application's keys; executors are admitted
+       by the token they present, not by their (throw-away) keys. */
+    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER, .curve_cert = e->app_cert};
     if (!(e->router = hearth_sock_new (&opts, err)))
         return -1;
     char endpoint[300];
@@ -95,7 +93,11 @@ execs_open (engine_t *e, hearth_error_t *err)
         return -1;
     snprintf (e->driver_url, sizeof e->driver_url, "tcp://%s:%d", host, port);
     zloop_reader (e->loop, e->router, s_on_router, e);
-    log_info ("executors connect to %s", e->driver_url);
+    if (e->app_cert)
+        log_info ("executors connect to %s (CURVE server key %s)",
+                  e->driver_url, zcert_public_txt (e->app_cert));
+    else
+        log_info ("executors connect to %s", e->driver_url);
     return 0;
 }
 
@@ -110,7 +112,7 @@ execs_close (engine_t *e)
 exec_t *
 execs_find (engine_t *e, int exec_id)
 {
-    return zhashx_lookup (e->execs, s_key (exec_id));
+    return zhashx_lookup (e->execs, hearth_intkey (exec_id));
 }
 
 exec_t *
@@ -125,7 +127,7 @@ execs_add (engine_t *e, int exec_id, int cores, const char *host)
     x->cores = cores;
     snprintf (x->host, sizeof x->host, "%s", host ? host : "");
     x->last_recv_ms = x->last_send_ms = zclock_mono ();
-    zhashx_insert (e->execs, s_key (exec_id), x);
+    zhashx_insert (e->execs, hearth_intkey (exec_id), x);
     return x;
 }
 
@@ -171,7 +173,7 @@ execs_lost (engine_t *e, int exec_id, const char *reason)
     }
     if (x->local)
         local_executor_gone (e, x);
-    zhashx_delete (e->execs, s_key (exec_id));
+    zhashx_delete (e->execs, hearth_intkey (exec_id));
     engine_process (e);
 }
 
@@ -217,7 +219,15 @@ s_on_register (engine_t *e, zframe_t *rid, const char *key, hearth_msg_t *msg)
     const char *app = hearth_json_str (b, "app_id");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
     int cores = (int) hearth_json_int (b, "cores", 1);
+    const char *token = hearth_json_str (b, "token");
     char why[256];
+    if (!token || !hearth_keys_token_eq (token, e->token)) {
+        snprintf (why, sizeof why, "executor %d (%s, pid %lld) presented %s "
+                  "token", exec_id, hearth_json_str (b, "host"),
+                  (long long) hearth_json_int (b, "pid", 0),
+                  token ? "a wrong" : "no");
+        return s_refuse (e, rid, why);
+    }
     if (strcmp (app, e->app_id) != 0) {
         snprintf (why, sizeof why, "executor of %s, this is %s", app,
                   e->app_id);
@@ -310,9 +320,10 @@ s_apply_update (engine_t *e, exec_t *x, const s_update_t *u)
                   u->error ? u->error : u->state);
     else if (out == HEARTH_TS_GAVE_UP) {
         char text[1024];
-        snprintf (text, sizeof text, "stage %s, task %llu failed %d times; "
+        snprintf (text, sizeof text, "stage %s, task %llu failed %d time%s; "
                   "last error: %s", st->name, (unsigned long long) index,
-                  u->attempt + 1, u->error ? u->error : "none given");
+                  u->attempt + 1, u->attempt ? "s" : "",
+                  u->error ? u->error : "none given");
         engine_fail_job (e, st->job, text);
         return NULL;
     }

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
+#include "libcore/curve.h"
 #include "libcore/conf.h"
 #include "libcore/proto.h"
 #include "master/registry.h"
@@ -39,6 +40,7 @@ typedef struct master {
     zhashx_t *log_limit;       /* peer key -> last error log time */
     uint64_t rand_state;       /* shuffle source for the allocator */
     int64_t started_ms;        /* wall clock at start */
+    hearth_curve_t curve;      /* keys and admitted clients, if secure */
 } master_t;
 
 /* Monotonic milliseconds. */
