@@ -174,7 +174,9 @@ s_keep_output (executor_t *ex, task_t *t, const char *data, size_t n)
 static void
 s_keep_stderr (task_t *t, const char *data, size_t n)
 {
-    size_t cap = sizeof t->err_tail;
+    size_t cap = EXECUTOR_ERR_TAIL;
+    if (!t->err_tail && !(t->err_tail = malloc (cap)))
+        return; /* the error text goes without it */
     if (n >= cap) {
         memcpy (t->err_tail, data + n - cap, cap);
         t->err_len = cap;
@@ -251,8 +253,7 @@ s_on_stderr (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 static task_t *
 s_find_pid (executor_t *ex, pid_t pid)
 {
-    for (task_t *t = zlistx_first (ex->running); t;
-         t = zlistx_next (ex->running))
+    for (task_t *t = ex->running.head; t; t = tlist_next (&ex->running, t))
         if (t->pid == pid)
             return t;
     return NULL;
@@ -295,8 +296,7 @@ cmdrun_cleanup (executor_t *ex, task_t *t)
 static bool
 s_any_child (executor_t *ex)
 {
-    for (task_t *t = zlistx_first (ex->running); t;
-         t = zlistx_next (ex->running))
+    for (task_t *t = ex->running.head; t; t = tlist_next (&ex->running, t))
         if (t->pid > 0 && !t->exited)
             return true;
     return false;

@@ -22,9 +22,13 @@
 #include <czmq.h>
 
 #include "driver/hearth.h"
+#include "executor/tlist.h"
 #include "libcore/conf.h"
 #include "libcore/packed.h"
 #include "libcore/proto.h"
+
+/* Bytes of a command's stderr kept for its error text. */
+#define EXECUTOR_ERR_TAIL 1024
 
 typedef struct executor executor_t;
 typedef struct fnpool fnpool_t;
@@ -48,7 +52,8 @@ typedef struct task {
     uint64_t tid;             /* driver's task id: stage << 32 | index */
     int attempt;              /* attempt number */
     task_phase_t phase;       /* queued or running */
-    void *handle;             /* its node in the queue or running list */
+    tlink_t link;             /* on the executor's queue or running list */
+    tlink_t pool_link;        /* on the pool's to-do or done list */
     /* what to run (fn, lib and arg live in the task's own block, after
        the struct: one allocation per function task) */
     char **argv;              /* command: NULL-terminated, owned */
@@ -62,7 +67,6 @@ typedef struct task {
     /* while it runs */
     int64_t start_us;         /* monotonic start (atomic: pool threads
                                  set it for function tasks) */
-    void *pool_handle;        /* its node in the pool's queue, or NULL */
     int timer_id;             /* timeout timer, or -1 */
     bool killed;              /* KILL_TASK or stop: report KILLED */
     bool timed_out;           /* the timeout fired */
@@ -75,8 +79,10 @@ typedef struct task {
     int wait_status;          /* from waitpid */
     char *out;                /* captured stdout */
     size_t out_len, out_alloc;
-    char err_tail[1024];      /* last bytes of stderr, for the error text */
-    size_t err_len;
+    /* the last EXECUTOR_ERR_TAIL bytes of stderr, for the error text:
+       allocated at the first byte, so that a task_t stays small */
+    char *err_tail;
+    size_t err_len;           /* bytes in err_tail */
     bool too_big;             /* stdout passed max_result_bytes */
     /* function task outcome (written by a pool thread) */
     hearth_task_fn func;      /* resolved symbol */
@@ -106,8 +112,8 @@ struct executor {
     bool registered;           /* REGISTERED_EXECUTOR received */
     int64_t max_result_bytes;  /* largest result a task may return */
     int64_t running_report_ms; /* report RUNNING for tasks older than this */
-    zlistx_t *queue;           /* task_t waiting for a slot, FIFO */
-    zlistx_t *running;         /* task_t started: commands running, functions
+    tlist_t queue;             /* task_t waiting for a slot, FIFO */
+    tlist_t running;           /* task_t started: commands running, functions
                                   handed to the pool */
     int cmd_running;           /* commands running */
     size_t fn_in_pool;         /* functions handed to the pool, not done */

@@ -28,8 +28,8 @@ struct fnpool {
     int nthreads;           /* started threads */
     pthread_mutex_t lock;   /* guards todo, done and quit */
     pthread_cond_t wake;    /* signalled when todo grows or quit is set */
-    zlistx_t *todo;         /* task_t to run */
-    zlistx_t *done;         /* task_t that ran */
+    tlist_t todo;           /* task_t to run (pool_link) */
+    tlist_t done;           /* task_t that ran (pool_link) */
     int efd;                /* eventfd: done is not empty */
     bool quit;              /* threads should leave */
 };
@@ -55,22 +55,25 @@ s_thread (void *arg)
     fnpool_t *self = arg;
     pthread_mutex_lock (&self->lock);
     for (;;) {
-        while (!self->quit && zlistx_size (self->todo) == 0)
+        while (!self->quit && self->todo.size == 0)
             pthread_cond_wait (&self->wake, &self->lock);
         if (self->quit)
             break;
-        task_t *t = zlistx_first (self->todo);
-        zlistx_delete (self->todo, zlistx_cursor (self->todo));
-        t->pool_handle = NULL;
+        task_t *t = tlist_pop (&self->todo);
         pthread_mutex_unlock (&self->lock);
         s_run (t);
         pthread_mutex_lock (&self->lock);
-        bool was_empty = zlistx_size (self->done) == 0;
-        zlistx_add_end (self->done, t);
+        bool was_empty = self->done.size == 0;
+        tlist_push (&self->done, t);
         if (was_empty) {
+            /* Wake the loop with the lock released, so that it does not
+               wake only to wait for the lock (a context switch each way
+               on a busy machine). */
+            pthread_mutex_unlock (&self->lock);
             uint64_t one = 1;
             ssize_t n = write (self->efd, &one, sizeof one);
             (void) n; /* an eventfd write only fails on overflow */
+            pthread_mutex_lock (&self->lock);
         }
     }
     pthread_mutex_unlock (&self->lock);
@@ -88,15 +91,12 @@ s_on_done (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     ssize_t n = read (self->efd, &count, sizeof count);
     (void) n;
     pthread_mutex_lock (&self->lock);
-    zlistx_t *done = self->done;
-    self->done = zlistx_new ();
+    tlist_t done = self->done; /* take the whole list */
+    tlist_init (&self->done, offsetof (task_t, pool_link));
     pthread_mutex_unlock (&self->lock);
     task_t *t;
-    while ((t = zlistx_first (done))) {
-        zlistx_delete (done, zlistx_cursor (done));
+    while ((t = tlist_pop (&done)))
         tasks_finish (self->ex, t);
-    }
-    zlistx_destroy (&done);
     link_flush (self->ex);
     return 0;
 }
@@ -112,11 +112,11 @@ fnpool_new (executor_t *ex, int threads, hearth_error_t *err)
     self->ex = ex;
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->wake, NULL);
-    self->todo = zlistx_new ();
-    self->done = zlistx_new ();
+    tlist_init (&self->todo, offsetof (task_t, pool_link));
+    tlist_init (&self->done, offsetof (task_t, pool_link));
     self->efd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
     self->threads = calloc (threads, sizeof *self->threads);
-    if (!self->todo || !self->done || self->efd < 0 || !self->threads) {
+    if (self->efd < 0 || !self->threads) {
         hearth_errprintf (err, "cannot create the task pool: %s",
                           strerror (errno));
         fnpool_destroy (&self);
@@ -142,23 +142,27 @@ fnpool_submit (fnpool_t *self, task_t **tasks, size_t n)
         return;
     pthread_mutex_lock (&self->lock);
     for (size_t i = 0; i < n; i++)
-        tasks[i]->pool_handle = zlistx_add_end (self->todo, tasks[i]);
+        tlist_push (&self->todo, tasks[i]);
+    pthread_mutex_unlock (&self->lock);
+    /* Signalled after the unlock: a woken thread takes the lock at once
+       instead of blocking on it (tasks cannot be missed: a thread checks
+       todo under the lock before it waits). */
     if (n == 1)
         pthread_cond_signal (&self->wake);
     else
         pthread_cond_broadcast (&self->wake);
-    pthread_mutex_unlock (&self->lock);
 }
 
 bool
 fnpool_cancel (fnpool_t *self, task_t *t)
 {
     pthread_mutex_lock (&self->lock);
-    bool taken = t->pool_handle != NULL;
-    if (taken) {
-        zlistx_delete (self->todo, t->pool_handle);
-        t->pool_handle = NULL;
-    }
+    /* on the to-do list: no thread has taken it (the done list is the
+       loop's to read, and a task there has run) */
+    bool taken =
+        t->pool_link.on && !__atomic_load_n (&t->start_us, __ATOMIC_RELAXED);
+    if (taken)
+        tlist_remove (&self->todo, t);
     pthread_mutex_unlock (&self->lock);
     return taken;
 }
@@ -196,9 +200,7 @@ fnpool_destroy (fnpool_t **self_p)
             zloop_poller_end (self->ex->loop, &item);
         close (self->efd);
     }
-    zlistx_destroy (&self->todo);
-    zlistx_destroy (&self->done);
-    free (self->threads);
+    free (self->threads); /* tasks on todo and done are the loop's to free */
     free (self);
     *self_p = NULL;
     return rc;

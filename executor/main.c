@@ -149,10 +149,10 @@ s_setup (executor_t *ex, hearth_error_t *err)
     hearth_zsys_init ();
     ex->parent = getppid ();
     ex->started_ms = zclock_mono ();
-    ex->queue = zlistx_new ();
-    ex->running = zlistx_new ();
+    tlist_init (&ex->queue, offsetof (task_t, link));
+    tlist_init (&ex->running, offsetof (task_t, link));
     ex->loop = zloop_new ();
-    if (!ex->queue || !ex->running || !ex->loop)
+    if (!ex->loop)
         return hearth_errprintf (err, "out of memory");
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
@@ -169,7 +169,7 @@ s_setup (executor_t *ex, hearth_error_t *err)
 static void
 s_teardown (executor_t *ex)
 {
-    if (ex->queue && ex->running) {
+    if (ex->loop) {
         tasks_kill_all (ex);
         cmdrun_reap_wait (ex, 2000);
         bool joined = fnpool_destroy (&ex->pool) == 0;
@@ -179,8 +179,6 @@ s_teardown (executor_t *ex)
     link_close (ex);
     libs_destroy (&ex->libs);
     zloop_destroy (&ex->loop);
-    zlistx_destroy (&ex->queue);
-    zlistx_destroy (&ex->running);
     if (ex->sigfd >= 0)
         close (ex->sigfd);
     free (ex->app_id);

@@ -49,6 +49,7 @@ task_destroy (task_t **task_p)
     s_strv_free (t->argv);
     s_strv_free (t->env);
     free (t->out);
+    free (t->err_tail);
     free (t->fn_out.data);
     shared_frames_release (&t->frames);
     free (t);
@@ -170,13 +171,13 @@ tasks_enqueue (executor_t *ex, task_t *t)
 {
     t->ex = ex;
     t->phase = TASK_QUEUED;
-    t->handle = zlistx_add_end (ex->queue, t);
+    tlist_push (&ex->queue, t);
 }
 
 size_t
 tasks_running (executor_t *ex)
 {
-    return zlistx_size (ex->running);
+    return ex->running.size;
 }
 
 /* Report a final state once, free the slot and the task. */
@@ -191,14 +192,14 @@ s_complete (executor_t *ex, task_t *t, const char *state, const char *error,
     if (t->timer_id >= 0)
         zloop_timer_end (ex->loop, t->timer_id);
     if (t->phase == TASK_RUNNING) {
-        zlistx_delete (ex->running, t->handle);
+        tlist_remove (&ex->running, t);
         if (t->argv)
             ex->cmd_running--;
         else
             ex->fn_in_pool--;
     }
     else
-        zlistx_delete (ex->queue, t->handle);
+        tlist_remove (&ex->queue, t);
     task_destroy (&t);
 }
 
@@ -236,7 +237,7 @@ s_start (executor_t *ex, task_t *t, task_t **batch, size_t *nbatch)
 {
     hearth_error_t err;
     t->phase = TASK_RUNNING;
-    t->handle = zlistx_add_end (ex->running, t);
+    tlist_push (&ex->running, t);
     if (t->argv) {
         t->start_us = executor_now_us ();
         if (cmdrun_start (ex, t, &err) < 0) {
@@ -275,10 +276,10 @@ tasks_dispatch (executor_t *ex)
     task_t *batch[256];
     size_t nbatch = 0;
     task_t *t;
-    while ((t = zlistx_first (ex->queue))) {
+    while ((t = ex->queue.head)) {
         if (t->argv && s_busy (ex) >= (size_t) ex->cores)
             break; /* FIFO: what follows waits for a core too */
-        zlistx_delete (ex->queue, t->handle);
+        tlist_remove (&ex->queue, t);
         s_start (ex, t, batch, &nbatch);
         if (nbatch == sizeof batch / sizeof batch[0]) {
             fnpool_submit (ex->pool, batch, nbatch);
@@ -294,8 +295,8 @@ s_command_error (const task_t *t, char *buf, size_t size)
 {
     char status[128];
     hearth_wait_status_text (t->wait_status, status, sizeof status);
-    const char *tail = t->err_tail;
-    size_t len = t->err_len;
+    const char *tail = t->err_tail ? t->err_tail : "";
+    size_t len = t->err_tail ? t->err_len : 0;
     while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
         len--;
     const char *nl = memrchr (tail, '\n', len);
@@ -369,9 +370,9 @@ tasks_finish (executor_t *ex, task_t *t)
 }
 
 static task_t *
-s_find (zlistx_t *list, uint64_t tid, int attempt)
+s_find (tlist_t *list, uint64_t tid, int attempt)
 {
-    for (task_t *t = zlistx_first (list); t; t = zlistx_next (list))
+    for (task_t *t = list->head; t; t = tlist_next (list, t))
         if (t->tid == tid && t->attempt == attempt)
             return t;
     return NULL;
@@ -380,12 +381,12 @@ s_find (zlistx_t *list, uint64_t tid, int attempt)
 int
 tasks_kill (executor_t *ex, uint64_t tid, int attempt)
 {
-    task_t *t = s_find (ex->queue, tid, attempt);
+    task_t *t = s_find (&ex->queue, tid, attempt);
     if (t) {
         s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
         return 0;
     }
-    if (!(t = s_find (ex->running, tid, attempt)))
+    if (!(t = s_find (&ex->running, tid, attempt)))
         return -1;
     t->killed = true;
     if (t->argv)
@@ -407,9 +408,9 @@ void
 tasks_kill_all (executor_t *ex)
 {
     task_t *t;
-    while ((t = zlistx_first (ex->queue)))
+    while ((t = ex->queue.head))
         s_complete (ex, t, "KILLED", "the executor is stopping", NULL, 0);
-    for (t = zlistx_first (ex->running); t; t = zlistx_next (ex->running)) {
+    for (t = ex->running.head; t; t = tlist_next (&ex->running, t)) {
         t->killed = true;
         if (t->argv)
             cmdrun_kill (ex, t, SIGKILL);
@@ -420,8 +421,7 @@ void
 tasks_report_running (executor_t *ex, int64_t now_us)
 {
     int64_t after_us = ex->running_report_ms * 1000;
-    for (task_t *t = zlistx_first (ex->running); t;
-         t = zlistx_next (ex->running)) {
+    for (task_t *t = ex->running.head; t; t = tlist_next (&ex->running, t)) {
         int64_t start = __atomic_load_n (&t->start_us, __ATOMIC_RELAXED);
         if (!t->reported_running && !t->final_sent && start
             && now_us - start >= after_us) {
@@ -435,13 +435,13 @@ void
 tasks_discard_all (executor_t *ex, bool free_them)
 {
     task_t *t;
-    while ((t = zlistx_first (ex->running))) {
+    while ((t = ex->running.head)) {
         if (!t->final_sent) {
             t->end_us = executor_now_us ();
             link_add_update (ex, t, "KILLED", "the executor is stopping", NULL,
                              0);
         }
-        zlistx_delete (ex->running, t->handle);
+        tlist_remove (&ex->running, t);
         if (t->argv)
             cmdrun_cleanup (ex, t);
         if (t->timer_id >= 0)
