@@ -18,13 +18,15 @@ fuzz_decode_sources = \
 	$(srcdir)/libcore/schema.c \
 	$(srcdir)/libcore/commands.c \
 	$(srcdir)/libcore/proto.c \
-	$(srcdir)/libcore/packed.c
+	$(srcdir)/libcore/packed.c \
+	$(srcdir)/libcore/jsonprint.c
 fuzz_decode_headers = \
 	$(srcdir)/libcore/error.h \
 	$(srcdir)/libcore/ids.h \
 	$(srcdir)/libcore/schema.h \
 	$(srcdir)/libcore/proto.h \
-	$(srcdir)/libcore/packed.h
+	$(srcdir)/libcore/packed.h \
+	$(srcdir)/libcore/jsonprint.h
 fuzz_seeds = \
 	tests/fuzz/corpus/decode/01-heartbeat \
 	tests/fuzz/corpus/decode/02-register-worker \
