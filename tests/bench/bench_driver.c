@@ -6,7 +6,9 @@
                                and bench 8 with --tasks 1000000, which also
                                reports the driver's peak RSS per task)
         latency --jobs N       N sequential one-task jobs; p50 and p99 of
-                               submit-to-result (bench 3)
+                               submit-to-result, and before each repetition
+                               as many raw ZeroMQ round trips (zmqref.h),
+                               so that both see the same load (bench 3)
         commands --tasks N     N /bin/true command tasks, and beside them
                                posix_spawn of /bin/true with as many in
                                flight as there are cores (bench 4)
@@ -36,6 +38,7 @@
 
 #include "driver/hearth.h"
 #include "tests/bench/benchutil.h"
+#include "tests/bench/zmqref.h"
 
 extern char **environ;
 
@@ -149,12 +152,21 @@ s_throughput (hearth_ctx_t *ctx, const s_args_t *a)
 
 /* ---- latency (benchmark 3) ---------------------------------------------- */
 
+/* The raw ZeroMQ reference of the latency mode, forked before the
+   application's context exists. */
+static zmqref_t s_ref;
+
 static void
 s_latency (hearth_ctx_t *ctx, const s_args_t *a)
 {
     double p50[BENCH_MAX_REPS], p99[BENCH_MAX_REPS];
+    double ref50[BENCH_MAX_REPS], ref99[BENCH_MAX_REPS];
     double *us = calloc (a->tasks, sizeof *us);
     for (long r = 0; r < a->reps; r++) {
+        zmqref_rtt (s_ref.dealer, us, (int) a->tasks);
+        bench_sort (us, a->tasks);
+        ref50[r] = bench_quantile (us, a->tasks, 0.50);
+        ref99[r] = bench_quantile (us, a->tasks, 0.99);
         for (long i = 0; i < a->tasks; i++) {
             hearth_job_t *job = s_functions (ctx, "noop", NULL, 1);
             us[i] = s_run (job);
@@ -166,12 +178,17 @@ s_latency (hearth_ctx_t *ctx, const s_args_t *a)
     }
     free (us);
     char key[128];
-    printf ("# %ld sequential one-task jobs, master %s\n", a->tasks,
-            a->master);
+    printf ("# %ld sequential one-task jobs, master %s; reference: as many "
+            "64 B ZeroMQ round trips before each repetition\n",
+            a->tasks, a->master);
     s_key (key, sizeof key, a, "p50");
     bench_figure (key, p50, a->reps, "us");
     s_key (key, sizeof key, a, "p99");
     bench_figure (key, p99, a->reps, "us");
+    s_key (key, sizeof key, a, "rtt64_p50");
+    bench_figure (key, ref50, a->reps, "us");
+    s_key (key, sizeof key, a, "rtt64_p99");
+    bench_figure (key, ref99, a->reps, "us");
 }
 
 /* ---- commands (benchmark 4) --------------------------------------------- */
@@ -343,9 +360,13 @@ main (int argc, char **argv)
         s_usage ();
     if (!a.tasks)
         a.tasks = dflt;
+    if (run == s_latency && zmqref_start (&s_ref) < 0)
+        return 1;
     hearth_ctx_t *ctx = s_context (&a);
     s_warm_up (ctx, &a);
     run (ctx, &a);
     hearth_ctx_destroy (&ctx);
+    if (run == s_latency)
+        zmqref_stop (&s_ref);
     return 0;
 }

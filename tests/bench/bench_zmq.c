@@ -27,92 +27,7 @@
 #include <zmq.h>
 
 #include "tests/bench/benchutil.h"
-
-/* First byte of each client message: what the server does with it. */
-enum {
-    MSG_ECHO = 'E',  /* send it back */
-    MSG_COUNT = 'C', /* count it */
-    MSG_JSON = '{',  /* parse it as JSON, read a field, count it */
-    MSG_END = 'X',   /* reply with the count, reset it */
-    MSG_QUIT = 'Q',  /* exit */
-};
-
-static const size_t s_small = 64;
-static const int s_warmup = 1000;
-
-/* The server: a ROUTER on an ephemeral port, written to port_fd. */
-static int
-s_server (int port_fd)
-{
-    void *ctx = zmq_ctx_new ();
-    void *router = zmq_socket (ctx, ZMQ_ROUTER);
-    if (zmq_bind (router, "tcp://127.0.0.1:0") < 0) {
-        fprintf (stderr, "bench-zmq: bind: %s\n", zmq_strerror (errno));
-        return 1;
-    }
-    char endpoint[256];
-    size_t len = sizeof endpoint;
-    zmq_getsockopt (router, ZMQ_LAST_ENDPOINT, endpoint, &len);
-    if (write (port_fd, endpoint, strlen (endpoint) + 1) < 0)
-        return 1;
-    close (port_fd);
-    long count = 0, bad = 0;
-    zmq_msg_t rid, body;
-    zmq_msg_init (&rid);
-    zmq_msg_init (&body);
-    for (;;) {
-        if (zmq_msg_recv (&rid, router, 0) < 0
-            || zmq_msg_recv (&body, router, 0) < 0)
-            break;
-        const char *data = zmq_msg_data (&body);
-        size_t size = zmq_msg_size (&body);
-        char kind = size ? data[0] : MSG_COUNT;
-        if (kind == MSG_ECHO) {
-            zmq_msg_send (&rid, router, ZMQ_SNDMORE);
-            zmq_msg_send (&body, router, 0);
-        }
-        else if (kind == MSG_JSON) {
-            cJSON *json = cJSON_ParseWithLength (data, size);
-            const cJSON *tid = cJSON_GetObjectItemCaseSensitive (json, "tid");
-            if (!cJSON_IsNumber (tid))
-                bad++;
-            cJSON_Delete (json);
-            count++;
-        }
-        else if (kind == MSG_END) {
-            char reply[32];
-            int n = snprintf (reply, sizeof reply, "%ld", bad ? -bad : count);
-            zmq_msg_send (&rid, router, ZMQ_SNDMORE);
-            zmq_send (router, reply, n, 0);
-            count = bad = 0;
-        }
-        else if (kind == MSG_QUIT)
-            break;
-        else
-            count++;
-    }
-    zmq_msg_close (&rid);
-    zmq_msg_close (&body);
-    zmq_close (router);
-    zmq_ctx_term (ctx);
-    return 0;
-}
-
-/* Round trips: fills us[0..n). */
-static void
-s_rtt (void *dealer, double *us, int n)
-{
-    char buf[64];
-    memset (buf, 'x', sizeof buf);
-    buf[0] = MSG_ECHO;
-    for (int i = -s_warmup; i < n; i++) {
-        double t0 = bench_now_us ();
-        zmq_send (dealer, buf, s_small, 0);
-        zmq_recv (dealer, buf, sizeof buf, 0);
-        if (i >= 0)
-            us[i] = bench_now_us () - t0;
-    }
-}
+#include "tests/bench/zmqref.h"
 
 /* Wait for the server's count after MSG_END. */
 static long
@@ -134,7 +49,7 @@ s_oneway (void *dealer, long count)
     buf[0] = MSG_COUNT;
     double t0 = bench_now_us ();
     for (long i = 0; i < count; i++)
-        zmq_send (dealer, buf, s_small, 0);
+        zmq_send (dealer, buf, ZMQREF_SMALL, 0);
     long got = s_end (dealer);
     double t1 = bench_now_us ();
     if (got != count)
@@ -201,32 +116,17 @@ main (int argc, char **argv)
     }
     if (reps > BENCH_MAX_REPS)
         reps = BENCH_MAX_REPS;
-    int fds[2];
-    if (pipe (fds) < 0)
+    zmqref_t ref;
+    if (zmqref_start (&ref) < 0)
         return 1;
-    pid_t pid = fork ();
-    if (pid == 0) {
-        close (fds[0]);
-        _exit (s_server (fds[1]));
-    }
-    close (fds[1]);
-    char endpoint[256] = "";
-    ssize_t n = read (fds[0], endpoint, sizeof endpoint - 1);
-    close (fds[0]);
-    if (pid < 0 || n <= 0) {
-        fprintf (stderr, "bench-zmq: the server did not start\n");
-        return 1;
-    }
-    void *ctx = zmq_ctx_new ();
-    void *dealer = zmq_socket (ctx, ZMQ_DEALER);
-    zmq_connect (dealer, endpoint);
+    void *dealer = ref.dealer;
 
     double p50[BENCH_MAX_REPS], p99[BENCH_MAX_REPS], r64[BENCH_MAX_REPS],
         rjson[BENCH_MAX_REPS];
     double *us = calloc (rtt_count, sizeof *us);
     size_t bytes = 0;
     for (long r = 0; r < reps; r++) {
-        s_rtt (dealer, us, (int) rtt_count);
+        zmqref_rtt (dealer, us, (int) rtt_count);
         bench_sort (us, rtt_count);
         p50[r] = bench_quantile (us, rtt_count, 0.50);
         p99[r] = bench_quantile (us, rtt_count, 0.99);
@@ -241,14 +141,7 @@ main (int argc, char **argv)
     bench_figure ("zmq.oneway64", r64, reps, "msg/s");
     bench_figure ("zmq.json200", rjson, reps, "msg/s");
 
-    char quit = MSG_QUIT;
-    zmq_send (dealer, &quit, 1, 0);
-    int linger = 1000;
-    zmq_setsockopt (dealer, ZMQ_LINGER, &linger, sizeof linger);
-    zmq_close (dealer);
-    zmq_ctx_term (ctx);
+    zmqref_stop (&ref);
     free (us);
-    int status;
-    waitpid (pid, &status, 0);
     return 0;
 }

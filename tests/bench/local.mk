@@ -10,10 +10,11 @@ BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
 	tests/bench/bench-master tests/bench/bench-startup
 check_PROGRAMS += $(BENCH_PROGS)
 
-tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h
+tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
+	tests/bench/zmqref.h
 tests_bench_bench_zmq_LDADD = $(ZMQ_LIBS) $(CJSON_LIBS)
 
-tests_bench_bench_driver_SOURCES = tests/bench/bench_driver.c \
+tests_bench_bench_driver_SOURCES = tests/bench/bench_driver.c tests/bench/zmqref.h \
 	tests/bench/benchutil.h
 tests_bench_bench_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
