@@ -501,10 +501,9 @@ s_offer (engine_t *e, exec_t *x)
     for (size_t i = 0; tasks && i < n; i++) {
         hearth_stage_t *st = e->stages[as[i].stage];
         int input = s_input_index (msg, st, inputs, &ninputs);
-        if (!render_is_function (st, as[i].index)
-            || render_packed (&e->packer, st, as[i].index, as[i].attempt,
-                              input)
-                   < 0)
+        if (render_packed (&e->packer, st, as[i].index, as[i].attempt,
+                           input)
+            < 0)
             render_task (tasks, st, as[i].index, as[i].attempt, input);
     }
     if (tasks && hearth_packer_count (&e->packer) > 0) {
@@ -523,13 +522,27 @@ s_offer (engine_t *e, exec_t *x)
     return n;
 }
 
+/* Refill an executor once half of its slots are free, or sooner when it
+   holds fewer attempts than it has cores: one LAUNCH_TASKS per several
+   finished tasks rather than one per task (for 0.5 ms commands, a message
+   each way per task cost the executor and the driver about as much CPU
+   as the commands' own start-up; docs/performance.md). */
+static bool
+s_worth_offering (engine_t *e, exec_t *x)
+{
+    size_t slots = hearth_taskset_slots (e->ts, x->cores);
+    size_t free = hearth_taskset_free_slots (e->ts, x->exec_id);
+    return free > 0
+           && (free * 2 >= slots || slots - free < (size_t) x->cores);
+}
+
 void
 execs_offer_all (engine_t *e)
 {
     if (zlistx_size (e->jobs) == 0)
         return;
     for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs))
-        if (x->registered)
+        if (x->registered && s_worth_offering (e, x))
             while (s_offer (e, x) == s_offer_batch)
                 ;
 }

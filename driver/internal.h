@@ -130,10 +130,8 @@ const char *engine_app_id (const engine_t *self);
    is the frame index of the stage's input in the message, or -1. */
 int render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
                  int attempt, int input_frame);
-/* True if task index of stage is a function task (packed when launched). */
-bool render_is_function (const hearth_stage_t *stage, uint64_t index);
-/* Pack function task index of stage.  Returns 0, or -1 (a field out of
-   the protocol's limits, or no memory: send it as JSON instead). */
+/* Pack task index of stage.  Returns 0, or -1 (a field out of the
+   protocol's limits, or no memory: send it as JSON instead). */
 int render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
                    uint64_t index, int attempt, int input_frame);
 /* Replace "{i}" in text with i. Caller frees. */

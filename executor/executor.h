@@ -1,20 +1,22 @@
 /*  executor.h - hearth-executor's context and the modules that share it.
 
     One executor runs tasks for one application.  Its single-threaded event
-    loop (zloop) owns everything here; the only other threads are the
-    function-task pool's, which touch nothing but the tasks handed to them.
+    loop (zloop) owns everything here; the only other threads are the task
+    pool's, which touch nothing but the tasks handed to them (and read the
+    settings): they call functions and run commands.
 
         link.c     the DEALER to the driver: registration, heartbeats,
                    LAUNCH_TASKS / KILL_TASK / STOP_EXECUTOR in, batched
                    STATUS_UPDATE out
-        tasks.c    the task queue and the `cores` run slots
-        cmdrun.c   command tasks as child processes
-        fnpool.c   function tasks on a pool of threads
+        tasks.c    the task queue, starting and finishing tasks
+        cmdrun.c   command tasks as child processes (on pool threads)
+        fnpool.c   the pool of `cores` threads that run tasks
         libs.c     shipped libraries: cached by content hash, dlopen'ed
 */
 #ifndef HEARTH_EXECUTOR_H
 #define HEARTH_EXECUTOR_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -69,14 +71,16 @@ typedef struct task {
                                  set it for function tasks) */
     int timer_id;             /* timeout timer, or -1 */
     bool killed;              /* KILL_TASK or stop: report KILLED */
-    bool timed_out;           /* the timeout fired */
+    bool timed_out;           /* past its time limit (a command: set by
+                                 its thread) */
     bool reported_running;    /* a RUNNING update was sent */
     bool final_sent;          /* its final state was sent already */
-    /* command task process */
+    /* command task process (pid, exited and kill_sig under cmd_lock) */
     pid_t pid;                /* child, or 0 */
-    int out_fd, err_fd;       /* pipes from the child, or -1 */
-    bool exited;              /* waitpid has reaped it */
+    bool exited;              /* gone: no more signals; then reaped */
+    int kill_sig;             /* a signal the loop asked for, or 0 */
     int wait_status;          /* from waitpid */
+    char *run_error;          /* why it could not start, or NULL */
     char *out;                /* captured stdout */
     size_t out_len, out_alloc;
     /* the last EXECUTOR_ERR_TAIL bytes of stderr, for the error text:
@@ -115,13 +119,16 @@ struct executor {
     tlist_t queue;             /* task_t waiting for a slot, FIFO */
     tlist_t running;           /* task_t started: commands running, functions
                                   handed to the pool */
-    int cmd_running;           /* commands running */
+    int cmd_running;           /* commands handed to the pool, not done */
     size_t fn_in_pool;         /* functions handed to the pool, not done */
+    pthread_mutex_t cmd_lock;  /* between the loop's kills and the
+                                  threads that run commands */
     hearth_msg_t *batch;       /* STATUS_UPDATE's large result frames
                                   while updates are packed, or NULL */
     hearth_packer_t updates;   /* the updates (and small results) packed */
     size_t batch_bytes;        /* result bytes in the batch */
     int batch_count;           /* updates in the batch */
+    int flush_timer;           /* zloop timer of link_flush_soon, or -1 */
     fnpool_t *pool;            /* function-task threads */
     libs_t *libs;              /* shipped libraries */
     char *work_dir;            /* where files go (cwd by default) */
@@ -139,6 +146,10 @@ void link_add_update (executor_t *ex, const task_t *t, const char *state,
                       const char *error, const void *result, size_t len);
 /* Send the pending STATUS_UPDATE, if any. */
 void link_flush (executor_t *ex);
+/* Send it now if the driver may be short of news (the executor holds
+   few tasks), else within a couple of milliseconds, with what else ends
+   meanwhile: one message for several short commands. */
+void link_flush_soon (executor_t *ex);
 
 /* tasks.c */
 task_t *task_from_json (const cJSON *json, shared_frames_t *sf);
@@ -159,14 +170,12 @@ size_t tasks_running (executor_t *ex);
 void shared_frames_release (shared_frames_t **sf_p);
 
 /* cmdrun.c */
-int cmdrun_start (executor_t *ex, task_t *t, hearth_error_t *err);
+/* On a pool thread: run command task t to its end (fills exited,
+   wait_status, out, err_tail, too_big, or run_error). */
+void cmdrun_run (executor_t *ex, task_t *t);
+/* On the loop: signal a command's process group, now if it runs, else as
+   soon as it has started; never after it has exited. */
 void cmdrun_kill (executor_t *ex, task_t *t, int sig);
-/* Reap exited children (after SIGCHLD). */
-void cmdrun_reap (executor_t *ex);
-/* Reap until no command task is left running or timeout_ms passed. */
-void cmdrun_reap_wait (executor_t *ex, int timeout_ms);
-/* Close the task's pipes and pollers. */
-void cmdrun_cleanup (executor_t *ex, task_t *t);
 
 /* fnpool.c */
 fnpool_t *fnpool_new (executor_t *ex, int threads, hearth_error_t *err);

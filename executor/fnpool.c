@@ -1,8 +1,8 @@
-/*  fnpool.c - function tasks on a fixed pool of threads.
+/*  fnpool.c - tasks on a fixed pool of threads.
 
     The event loop hands a task to the pool (fnpool_submit); a thread calls
-    the task's function and puts the task on the done list, then wakes the
-    loop through an eventfd.  The loop drains the done list and reports the
+    the task's function, or runs its command (cmdrun.c), and puts the task
+    on the done list, then wakes the loop through an eventfd.  The loop drains the done list and reports the
     whole lot in one STATUS_UPDATE.  Threads touch only the task they run;
     everything else stays with the loop's thread.
 */
@@ -19,8 +19,9 @@
 #include "executor/executor.h"
 #include "libcore/log.h"
 
-/* How long destroy waits for a busy thread before leaving it to exit(). */
-static const int s_join_timeout_ms = 1000;
+/* How long destroy waits for a busy thread before leaving it to exit()
+   (a command killed at the stop must be reaped within it). */
+static const int s_join_timeout_ms = 2000;
 
 struct fnpool {
     executor_t *ex;         /* for finishing tasks on the loop's thread */
@@ -38,6 +39,11 @@ static void
 s_run (task_t *t)
 {
     __atomic_store_n (&t->start_us, executor_now_us (), __ATOMIC_RELAXED);
+    if (t->argv) {
+        cmdrun_run (t->ex, t);
+        t->end_us = executor_now_us ();
+        return;
+    }
     hearth_task_in_t in = {
         .arg = t->arg,
         .input = t->input ? zframe_data (t->input) : NULL,
@@ -97,7 +103,7 @@ s_on_done (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     task_t *t;
     while ((t = tlist_pop (&done)))
         tasks_finish (self->ex, t);
-    link_flush (self->ex);
+    link_flush_soon (self->ex);
     return 0;
 }
 

@@ -30,6 +30,10 @@ static const size_t s_batch_max_bytes = 8 * 1024 * 1024;
 /* Results up to this size travel inside the packed updates; larger ones
    get a binary frame of their own (not copied twice). */
 static const size_t s_inline_result_max = 64 * 1024;
+/* While the executor holds more than twice as many tasks as cores (work
+   enough queued), finished tasks are reported at most this late, several
+   to a message (link_flush_soon). */
+static const int s_flush_delay_ms = 2;
 
 static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
 
@@ -351,9 +355,39 @@ link_add_update (executor_t *ex, const task_t *t, const char *state,
         link_flush (ex);
 }
 
+static int
+s_on_flush_timer (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    (void) timer_id;
+    executor_t *ex = arg;
+    ex->flush_timer = -1;
+    link_flush (ex);
+    return 0;
+}
+
+void
+link_flush_soon (executor_t *ex)
+{
+    if (ex->batch_count == 0)
+        return;
+    size_t held = ex->queue.size + ex->running.size;
+    if (held <= 2 * (size_t) ex->cores || !ex->loop) {
+        link_flush (ex); /* the driver may be waiting to refill us */
+        return;
+    }
+    if (ex->flush_timer < 0)
+        ex->flush_timer = zloop_timer (ex->loop, s_flush_delay_ms, 1,
+                                       s_on_flush_timer, ex);
+}
+
 void
 link_flush (executor_t *ex)
 {
+    if (ex->flush_timer >= 0 && ex->loop) {
+        zloop_timer_end (ex->loop, ex->flush_timer);
+        ex->flush_timer = -1;
+    }
     if (ex->batch_count == 0 || !ex->driver)
         return;
     hearth_msg_t *msg = ex->batch;

@@ -114,7 +114,7 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     int sig;
     while ((sig = hearth_signalfd_read (ex->sigfd)) > 0) {
         if (sig == SIGCHLD)
-            cmdrun_reap (ex);
+            continue; /* each command's thread reaps its own child */
         else if (sig == SIGHUP)
             hearth_log_reopen ();
         else {
@@ -149,6 +149,7 @@ s_setup (executor_t *ex, hearth_error_t *err)
     hearth_zsys_init ();
     ex->parent = getppid ();
     ex->started_ms = zclock_mono ();
+    pthread_mutex_init (&ex->cmd_lock, NULL);
     tlist_init (&ex->queue, offsetof (task_t, link));
     tlist_init (&ex->running, offsetof (task_t, link));
     ex->loop = zloop_new ();
@@ -171,7 +172,6 @@ s_teardown (executor_t *ex)
 {
     if (ex->loop) {
         tasks_kill_all (ex);
-        cmdrun_reap_wait (ex, 2000);
         bool joined = fnpool_destroy (&ex->pool) == 0;
         tasks_discard_all (ex, joined);
     }
@@ -179,6 +179,7 @@ s_teardown (executor_t *ex)
     link_close (ex);
     libs_destroy (&ex->libs);
     zloop_destroy (&ex->loop);
+    pthread_mutex_destroy (&ex->cmd_lock);
     if (ex->sigfd >= 0)
         close (ex->sigfd);
     free (ex->app_id);
@@ -192,7 +193,7 @@ s_teardown (executor_t *ex)
 int
 main (int argc, char **argv)
 {
-    executor_t ex = {.sigfd = -1};
+    executor_t ex = {.sigfd = -1, .flush_timer = -1};
     hearth_error_t err;
     ex.conf = hearth_conf_new ("hearth-executor", s_opts);
     if (!ex.conf)

@@ -50,6 +50,7 @@ task_destroy (task_t **task_p)
     s_strv_free (t->env);
     free (t->out);
     free (t->err_tail);
+    free (t->run_error);
     free (t->fn_out.data);
     shared_frames_release (&t->frames);
     free (t);
@@ -119,7 +120,6 @@ s_task_new (uint64_t tid, int attempt, int64_t timeout_ms, const char *fn,
     t->attempt = attempt;
     t->timeout_ms = timeout_ms;
     t->timer_id = -1;
-    t->out_fd = t->err_fd = -1;
     char *p = (char *) (t + 1);
     if (fn) {
         t->fn = memcpy (p, fn, fn_size);
@@ -156,11 +156,35 @@ task_from_json (const cJSON *json, shared_frames_t *sf)
     return t;
 }
 
+/* argv and env of a packed command (checked by the decoder). */
+static int
+s_command_from_packed (task_t *t, const hearth_packed_task_t *p)
+{
+    if (!(t->argv = calloc ((size_t) p->argc + 1, sizeof *t->argv)))
+        return -1;
+    if (p->envc && !(t->env = calloc ((size_t) p->envc + 1, sizeof *t->env)))
+        return -1;
+    const char *s = p->strings;
+    for (int i = 0; i < p->argc + p->envc; i++) {
+        char *copy = strdup (s);
+        if (!copy)
+            return -1;
+        if (i < p->argc)
+            t->argv[i] = copy;
+        else
+            t->env[i - p->argc] = copy;
+        s += strlen (s) + 1;
+    }
+    return 0;
+}
+
 task_t *
 task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf)
 {
     task_t *t = s_task_new (p->tid, p->attempt, p->timeout_ms, p->fn, p->lib,
                             p->arg);
+    if (t && p->argc && s_command_from_packed (t, p) < 0)
+        task_destroy (&t);
     if (t)
         s_attach_input (t, p->input, sf);
     return t;
@@ -203,9 +227,9 @@ s_complete (executor_t *ex, task_t *t, const char *state, const char *error,
     task_destroy (&t);
 }
 
-/* A task ran past its time limit: a command is killed (and reported when
-   reaped); a function cannot be interrupted, so its failure is reported
-   now and its result discarded when it returns. */
+/* A function ran past its time limit: it cannot be interrupted, so its
+   failure is reported now and its result discarded when it returns.  (A
+   command's thread kills it at its limit: cmdrun.c.) */
 static int
 s_on_timeout (zloop_t *loop, int timer_id, void *arg)
 {
@@ -215,9 +239,7 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
     executor_t *ex = t->ex;
     t->timer_id = -1;
     t->timed_out = true;
-    if (t->argv)
-        cmdrun_kill (ex, t, SIGKILL);
-    else if (!t->final_sent) {
+    if (!t->final_sent) {
         char error[128];
         snprintf (error, sizeof error, "timed out after %lld ms",
                   (long long) t->timeout_ms);
@@ -229,9 +251,8 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
     return 0;
 }
 
-/* Start one task.  A function goes to *batch (handed to the pool by the
-   caller); a command starts now.  Returns 0, or -1 when it failed at once
-   (already reported and freed). */
+/* Start one task: it goes to *batch, handed to the pool by the caller.
+   Returns 0, or -1 when it failed at once (already reported and freed). */
 static int
 s_start (executor_t *ex, task_t *t, task_t **batch, size_t *nbatch)
 {
@@ -239,47 +260,34 @@ s_start (executor_t *ex, task_t *t, task_t **batch, size_t *nbatch)
     t->phase = TASK_RUNNING;
     tlist_push (&ex->running, t);
     if (t->argv) {
-        t->start_us = executor_now_us ();
-        if (cmdrun_start (ex, t, &err) < 0) {
-            s_complete (ex, t, "FAILED", err.text, NULL, 0);
-            return -1;
-        }
-        ex->cmd_running++;
-    }
-    else {
-        t->func = libs_lookup (ex->libs, t->lib, t->fn, &err);
-        if (!t->func) {
-            s_complete (ex, t, "FAILED", err.text, NULL, 0);
-            return -1;
-        }
+        /* its thread keeps its time limit (cmdrun.c) */
         batch[(*nbatch)++] = t;
-        ex->fn_in_pool++;
+        ex->cmd_running++;
+        return 0;
     }
+    t->func = libs_lookup (ex->libs, t->lib, t->fn, &err);
+    if (!t->func) {
+        s_complete (ex, t, "FAILED", err.text, NULL, 0);
+        return -1;
+    }
+    batch[(*nbatch)++] = t;
+    ex->fn_in_pool++;
     if (t->timeout_ms > 0)
         t->timer_id = zloop_timer (ex->loop, t->timeout_ms, 1, s_on_timeout, t);
     return 0;
 }
 
-/* Tasks that occupy a core now: running commands, and functions in the
-   pool up to one per thread. */
-static size_t
-s_busy (const executor_t *ex)
-{
-    size_t fns = ex->fn_in_pool < (size_t) ex->cores ? ex->fn_in_pool
-                                                       : (size_t) ex->cores;
-    return (size_t) ex->cmd_running + fns;
-}
-
+/* Hand every queued task to the pool, in order: its `cores` threads take
+   them first come, first served.  (A command used to wait here for a free
+   core, to be started by the loop; its thread now starts it, and the
+   next, without the loop in between.) */
 void
 tasks_dispatch (executor_t *ex)
 {
     task_t *batch[256];
     size_t nbatch = 0;
     task_t *t;
-    while ((t = ex->queue.head)) {
-        if (t->argv && s_busy (ex) >= (size_t) ex->cores)
-            break; /* FIFO: what follows waits for a core too */
-        tlist_remove (&ex->queue, t);
+    while ((t = tlist_pop (&ex->queue))) {
         s_start (ex, t, batch, &nbatch);
         if (nbatch == sizeof batch / sizeof batch[0]) {
             fnpool_submit (ex->pool, batch, nbatch);
@@ -312,7 +320,9 @@ static void
 s_finish_command (executor_t *ex, task_t *t)
 {
     char error[1200];
-    if (t->timed_out)
+    if (t->run_error)
+        snprintf (error, sizeof error, "%s", t->run_error);
+    else if (t->timed_out)
         snprintf (error, sizeof error, "timed out after %lld ms",
                   (long long) t->timeout_ms);
     else if (t->too_big)
@@ -357,8 +367,6 @@ s_finish_function (executor_t *ex, task_t *t)
 void
 tasks_finish (executor_t *ex, task_t *t)
 {
-    if (t->argv)
-        cmdrun_cleanup (ex, t);
     if (t->killed)
         s_complete (ex, t, "KILLED", "killed at the driver's request", NULL,
                     0);
@@ -389,10 +397,10 @@ tasks_kill (executor_t *ex, uint64_t tid, int attempt)
     if (!(t = s_find (&ex->running, tid, attempt)))
         return -1;
     t->killed = true;
-    if (t->argv)
-        cmdrun_kill (ex, t, SIGKILL);
-    else if (fnpool_cancel (ex->pool, t))
+    if (fnpool_cancel (ex->pool, t))
         s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
+    else if (t->argv)
+        cmdrun_kill (ex, t, SIGKILL); /* reported when its thread is done */
     else if (!t->final_sent) {
         /* A function cannot be interrupted: report it now, drop its
            result when it returns. */
@@ -442,8 +450,6 @@ tasks_discard_all (executor_t *ex, bool free_them)
                              0);
         }
         tlist_remove (&ex->running, t);
-        if (t->argv)
-            cmdrun_cleanup (ex, t);
         if (t->timer_id >= 0)
             zloop_timer_end (ex->loop, t->timer_id);
         if (free_them)

@@ -16,6 +16,10 @@ static const uint32_t s_max_attempt = 1000;
 static const size_t s_max_fn = 255;
 static const size_t s_max_name = 255;
 static const size_t s_max_arg = 65536;
+static const int s_max_argv = 4096;
+static const int s_max_env = 1024;
+/* An environment entry: a name, '=', a value of at most s_max_arg. */
+static const size_t s_max_env_entry = 65536 + 256;
 static const int64_t s_max_timeout_ms = 31536000000ll;
 static const uint32_t s_max_records = 100000;
 static const size_t s_max_error = 4096;
@@ -25,7 +29,7 @@ static const int32_t s_max_signal = 128;
 /* Fixed parts of the frame and the records, in bytes. */
 enum {
     S_HEADER = 8,       /* tag, count */
-    S_TASK_FIXED = 32,  /* up to the strings */
+    S_TASK_FIXED = 40,  /* up to the strings */
     S_UPDATE_FIXED = 40 /* up to the error text */
 };
 
@@ -137,19 +141,29 @@ s_put_text (uint8_t *p, const char *text, size_t len)
     return p + len + 1;
 }
 
+static bool s_strings_ok (const char *s, size_t len, int argc, int envc);
+
 int
 hearth_packer_add_task (hearth_packer_t *self, const hearth_packed_task_t *t)
 {
     size_t fn_len = t->fn ? strlen (t->fn) : 0;
     size_t lib_len = t->lib ? strlen (t->lib) : 0;
     size_t arg_len = t->arg ? strlen (t->arg) : 0;
+    bool command = t->argc > 0;
     if (t->tid > s_max_tid || t->attempt < 0
         || (uint32_t) t->attempt > s_max_attempt || t->input < -1
         || t->timeout_ms < 0 || t->timeout_ms > s_max_timeout_ms
-        || fn_len < 1 || fn_len > s_max_fn || lib_len > s_max_name
-        || arg_len > s_max_arg || self->count >= s_max_records)
+        || (command ? fn_len || lib_len || arg_len
+                    : fn_len < 1 || t->envc || t->strings_len)
+        || fn_len > s_max_fn || lib_len > s_max_name || arg_len > s_max_arg
+        || t->argc > s_max_argv || t->envc < 0 || t->envc > s_max_env
+        || t->strings_len > UINT32_MAX
+        || (command
+            && !s_strings_ok (t->strings, t->strings_len, t->argc, t->envc))
+        || self->count >= s_max_records)
         return errno = EINVAL, -1;
-    size_t size = s_pad8 (S_TASK_FIXED + fn_len + lib_len + arg_len + 3);
+    size_t size = s_pad8 (S_TASK_FIXED + fn_len + lib_len + arg_len + 3
+                          + t->strings_len);
     uint8_t *p = s_reserve (self, HEARTH_PACKED_TASKS, size);
     if (!p)
         return errno = ENOMEM, -1;
@@ -160,9 +174,14 @@ hearth_packer_add_task (hearth_packer_t *self, const hearth_packed_task_t *t)
     s_put16 (p + 24, (uint16_t) fn_len);
     s_put16 (p + 26, (uint16_t) lib_len);
     s_put32 (p + 28, (uint32_t) arg_len);
+    s_put16 (p + 32, (uint16_t) t->argc);
+    s_put16 (p + 34, (uint16_t) t->envc);
+    s_put32 (p + 36, (uint32_t) t->strings_len);
     uint8_t *q = s_put_text (p + S_TASK_FIXED, t->fn, fn_len);
     q = s_put_text (q, t->lib, lib_len);
-    s_put_text (q, t->arg, arg_len);
+    q = s_put_text (q, t->arg, arg_len);
+    if (t->strings_len)
+        memcpy (q, t->strings, t->strings_len);
     s_commit (self, size);
     return 0;
 }
@@ -255,6 +274,28 @@ hearth_unpacker_init (hearth_unpacker_t *self, zframe_t *frame,
     return 0;
 }
 
+/* Exactly argc argv strings (1..s_max_arg bytes) then envc environment
+   entries ("NAME=VALUE": a name of at least one byte, a value of at most
+   s_max_arg), each ending with its NUL, in len bytes at s. */
+static bool
+s_strings_ok (const char *s, size_t len, int argc, int envc)
+{
+    const char *end = s + len;
+    for (int i = 0; i < argc + envc; i++) {
+        const char *nul = s < end ? memchr (s, '\0', (size_t) (end - s)) : NULL;
+        if (!nul)
+            return false;
+        size_t n = (size_t) (nul - s);
+        if (i < argc ? n < 1 || n > s_max_arg : n > s_max_env_entry)
+            return false;
+        const char *eq = i < argc ? NULL : memchr (s, '=', n);
+        if (i >= argc && (!eq || eq == s || n - (size_t) (eq - s) - 1 > s_max_arg))
+            return false;
+        s = nul + 1;
+    }
+    return s == end;
+}
+
 /* The NUL-terminated string of len bytes at p (the caller checked that
    len + 1 bytes are there), or NULL if it holds a NUL or lacks its own. */
 static const char *
@@ -297,6 +338,8 @@ hearth_unpack_task (hearth_unpacker_t *self, size_t nframes,
     uint64_t timeout = s_get64 (p + 16);
     size_t fn_len = s_get16 (p + 24), lib_len = s_get16 (p + 26);
     size_t arg_len = s_get32 (p + 28);
+    int argc = s_get16 (p + 32), envc = s_get16 (p + 34);
+    size_t strings_len = s_get32 (p + 36);
     if (t->tid > s_max_tid)
         return s_bad (self, err, "task", "tid above 2^53 - 1");
     if (attempt > s_max_attempt)
@@ -305,10 +348,13 @@ hearth_unpack_task (hearth_unpacker_t *self, size_t nframes,
         return s_bad (self, err, "task", "input is not a binary frame index");
     if (timeout > (uint64_t) s_max_timeout_ms)
         return s_bad (self, err, "task", "timeout_ms above 31536000000");
-    if (fn_len < 1 || fn_len > s_max_fn || lib_len > s_max_name
-        || arg_len > s_max_arg)
+    if (fn_len > s_max_fn || lib_len > s_max_name || arg_len > s_max_arg
+        || argc > s_max_argv || envc > s_max_env)
         return s_bad (self, err, "task", "a string length out of its limits");
-    size_t size = S_TASK_FIXED + fn_len + lib_len + arg_len + 3;
+    if (argc ? fn_len || lib_len || arg_len : fn_len < 1 || envc || strings_len)
+        return s_bad (self, err, "task", "expected exactly one of a function "
+                                         "and a command");
+    size_t size = S_TASK_FIXED + fn_len + lib_len + arg_len + 3 + strings_len;
     if ((size_t) (self->end - p) < s_pad8 (size))
         return s_bad (self, err, "task", "the frame ends inside the record");
     const uint8_t *q = p + S_TASK_FIXED;
@@ -319,6 +365,14 @@ hearth_unpack_task (hearth_unpacker_t *self, size_t nframes,
     if (!t->arg)
         return s_bad (self, err, "task", "a string holds a NUL or lacks its "
                                          "own");
+    t->strings = (const char *) q + fn_len + lib_len + arg_len + 3;
+    if (argc && !s_strings_ok (t->strings, strings_len, argc, envc))
+        return s_bad (self, err, "task", "argv and env are not argc and envc "
+                                         "strings within their limits");
+    t->fn = argc ? NULL : t->fn;
+    t->argc = argc;
+    t->envc = envc;
+    t->strings_len = strings_len;
     if (lib_len && !hearth_name_safe (lib))
         return s_bad (self, err, "task", "lib is not a safe file name");
     t->lib = lib_len ? lib : NULL;

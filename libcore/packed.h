@@ -1,7 +1,7 @@
 /*  packed.h - the packed form of task launches and status updates.
 
-    A LAUNCH_TASKS or STATUS_UPDATE may carry its function tasks or its
-    updates in one binary frame, named by the body's `packed` field,
+    A LAUNCH_TASKS or STATUS_UPDATE may carry its tasks or its updates in
+    one binary frame, named by the body's `packed` field,
     instead of one JSON object each (docs/protocol.md, "Packed tasks and
     updates").  The frame is a header, 4 tag bytes ("HTK1" for tasks,
     "HUP1" for updates) and a little-endian u32 record count, then the
@@ -9,7 +9,10 @@
 
       task      u64 tid, u32 attempt, i32 input (frame index, -1: none),
                 u64 timeout_ms, u16 fn_len, u16 lib_len, u32 arg_len,
-                then fn, lib and arg, each followed by a NUL byte
+                u16 argc, u16 envc, u32 strings_len, then fn, lib and arg,
+                each followed by a NUL byte, then (a command) argc argv
+                strings and envc "NAME=VALUE" strings, each NUL-terminated:
+                a function has fn, a command argv, never both
       update    u64 tid, u32 attempt, u8 state (index in
                 hearth_task_states), u8 flags (PACKED_*), u16 error_len,
                 i32 exit_status, i32 signal, u64 run_us, i32 result
@@ -45,16 +48,22 @@
 #define HEARTH_PACKED_TRUNCATED 0x04 /* the result was truncated */
 #define HEARTH_PACKED_RUN_US 0x08    /* run_us is set */
 
-/* One function task.  From a reader, the strings are borrowed from the
-   frame (NUL-terminated); lib is NULL when the task names none. */
+/* One task: a function (fn set, argc 0) or a command (argc > 0, fn
+   NULL).  From a reader, the strings are borrowed from the frame
+   (NUL-terminated); lib is NULL when the task names none. */
 typedef struct {
-    uint64_t tid;       /* task id */
-    int attempt;        /* attempt number */
-    int input;          /* binary frame index of its input, or -1 */
-    int64_t timeout_ms; /* 0: none */
-    const char *fn;     /* function name, 1..255 bytes */
-    const char *lib;    /* library name, or NULL */
-    const char *arg;    /* argument, 0..65536 bytes ("" when none) */
+    uint64_t tid;        /* task id */
+    int attempt;         /* attempt number */
+    int input;           /* binary frame index of its input, or -1 */
+    int64_t timeout_ms;  /* 0: none */
+    const char *fn;      /* function name, 1..255 bytes, or NULL */
+    const char *lib;     /* library name, or NULL */
+    const char *arg;     /* argument, 0..65536 bytes ("" when none) */
+    int argc;            /* command: argv strings, 1..4096; else 0 */
+    int envc;            /* command: "NAME=VALUE" strings, 0..1024 */
+    const char *strings; /* command: argc then envc strings, each with its
+                            NUL (argv 1..65536 bytes, values 0..65536) */
+    size_t strings_len;  /* bytes at strings */
 } hearth_packed_task_t;
 
 /* One status update.  From a reader, error and an inline result are

@@ -224,7 +224,7 @@ hearth_taskset_opts_default (hearth_taskset_opts_t *opts)
         .max_failures = 4,
         .max_lost = 8,
         .prefetch_max = 128,
-        .prefetch_target_us = 2000,
+        .prefetch_target_us = 5000,
         .speculation = false,
         .spec_multiplier = 1.5,
         .spec_quantile = 0.75,

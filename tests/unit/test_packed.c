@@ -80,26 +80,41 @@ test_tasks_round_trip (void **state)
 {
     (void) state;
     char *fn = s_string (255, 'f'), *arg = s_string (65536, 'a');
+    static const char cmd[] = "sh\0-c\0echo {i}\0A=1\0EMPTY=\0";
     hearth_packed_task_t in[] = {
         {0, 0, -1, 0, "noop", NULL, ""},
         {s_max_tid, 1000, 2, 31536000000ll, fn, "libx.so", arg},
         {(7ull << 32) | 9, 3, 0, 500, "pi_sample", NULL, "{i} is not special"},
+        {.tid = 5, .input = 1, .argc = 3, .envc = 2, .strings = cmd,
+         .strings_len = sizeof cmd - 1},
+        {.tid = 6, .input = -1, .argc = 1, .strings = "true",
+         .strings_len = 5},
     };
-    zframe_t *frame = s_tasks_frame (in, 3);
+    size_t n = sizeof in / sizeof in[0];
+    zframe_t *frame = s_tasks_frame (in, n);
     assert_int_equal (hearth_packed_check (frame, HEARTH_PACKED_TASKS, 3, NULL),
                       0);
     hearth_unpacker_t u;
     assert_int_equal (
         hearth_unpacker_init (&u, frame, HEARTH_PACKED_TASKS, NULL), 0);
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < n; i++) {
         hearth_packed_task_t t;
         assert_int_equal (hearth_unpack_task (&u, 3, &t, NULL), 1);
         assert_true (t.tid == in[i].tid);
         assert_int_equal (t.attempt, in[i].attempt);
         assert_int_equal (t.input, in[i].input);
         assert_true (t.timeout_ms == in[i].timeout_ms);
-        assert_string_equal (t.fn, in[i].fn);
-        assert_string_equal (t.arg, in[i].arg);
+        assert_int_equal (t.argc, in[i].argc);
+        assert_int_equal (t.envc, in[i].envc);
+        if (in[i].fn) {
+            assert_string_equal (t.fn, in[i].fn);
+            assert_string_equal (t.arg, in[i].arg);
+        }
+        else {
+            assert_null (t.fn);
+            assert_int_equal (t.strings_len, in[i].strings_len);
+            assert_memory_equal (t.strings, in[i].strings, t.strings_len);
+        }
         if (in[i].lib)
             assert_string_equal (t.lib, in[i].lib);
         else
@@ -173,8 +188,8 @@ test_packer_reuse (void **state)
     assert_int_equal (hearth_packer_size (&p), 0);
     assert_int_equal (hearth_packer_add_task (&p, &t), 0);
     zframe_t *one = hearth_packer_frame (&p);
-    assert_int_equal (zframe_size (two), 8 + 2 * 40);
-    assert_int_equal (zframe_size (one), 8 + 40);
+    assert_int_equal (zframe_size (two), 8 + 2 * 48);
+    assert_int_equal (zframe_size (one), 8 + 48);
     assert_int_equal (hearth_packed_check (one, HEARTH_PACKED_TASKS, 0, NULL),
                       0);
     assert_int_equal (hearth_packed_check (two, HEARTH_PACKED_TASKS, 0, NULL),
@@ -203,6 +218,16 @@ test_writer_refuses (void **state)
         {1, 0, -1, 0, NULL, NULL, ""},
         {1, 0, -1, 0, fn, NULL, ""},
         {1, 0, -1, 0, "f", NULL, arg},
+        /* both a function and a command; a command with no argv; argv
+           and env that are not argc and envc strings */
+        {.fn = "f", .argc = 1, .strings = "x", .strings_len = 2},
+        {.argc = 0, .envc = 1, .strings = "A=1", .strings_len = 4},
+        {.argc = 2, .strings = "x", .strings_len = 2},
+        {.argc = 1, .strings = "\0", .strings_len = 1},
+        {.argc = 1, .envc = 1, .strings = "x\0NOEQ", .strings_len = 7},
+        {.argc = 1, .envc = 1, .strings = "x\0=v", .strings_len = 5},
+        {.argc = 1, .strings = "x\0y", .strings_len = 4},
+        {.argc = 4097, .strings = "x", .strings_len = 2},
     };
     hearth_packer_t p = {0};
     for (size_t i = 0; i < sizeof bad_tasks / sizeof bad_tasks[0]; i++) {
@@ -288,7 +313,7 @@ test_reader_refuses_frames (void **state)
                   "packed task 2: the frame ends inside the record");
     s_put32 (b + 4, 1);
     s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0,
-                  "40 bytes after the last record");
+                  "48 bytes after the last record");
     s_put32 (b + 4, 100001);
     s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0, "100001 records");
     s_put32 (b + 4, 2);
@@ -298,11 +323,11 @@ test_reader_refuses_frames (void **state)
     s_bytes_fail (b, size - 1, HEARTH_PACKED_TASKS, 0,
                   "packed task 1: the frame ends inside the record");
     /* a string without its NUL, and one with a NUL inside */
-    b[8 + 40 + 32 + 1] = 'X';
+    b[8 + 48 + 40 + 1] = 'X';
     s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0,
                   "packed task 1: a string holds a NUL or lacks its own");
-    b[8 + 40 + 32 + 1] = '\0';
-    b[8 + 40 + 32] = '\0';
+    b[8 + 48 + 40 + 1] = '\0';
+    b[8 + 48 + 40] = '\0';
     s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0,
                   "packed task 1: a string holds a NUL or lacks its own");
     free (b);
@@ -330,8 +355,13 @@ test_reader_refuses_task_fields (void **state)
         {12, 4, (uint32_t) -2, "input is not a binary frame index"},
         {12, 4, 1, "input is not a binary frame index"},
         {16, 8, 31536000001ull, "timeout_ms above 31536000000"},
-        {24, 4, 0 | (3u << 16), "a string length out of its limits"},
+        {24, 4, 0 | (3u << 16), "expected exactly one of a function and "
+                                "a command"},
+        {24, 4, 256, "a string length out of its limits"},
         {28, 4, 65537, "a string length out of its limits"},
+        {32, 4, 1, "expected exactly one of a function and a command"},
+        {32, 4, 4097, "a string length out of its limits"},
+        {32, 4, 1025u << 16, "a string length out of its limits"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         memcpy (b, good, size);
@@ -343,11 +373,37 @@ test_reader_refuses_task_fields (void **state)
     }
     /* an unsafe library name */
     memcpy (b, good, size);
-    memcpy (r + 32 + 2, "../", 3);
+    memcpy (r + 40 + 2, "../", 3);
     s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 1,
                   "lib is not a safe file name");
     free (b);
     free (good);
+    zframe_destroy (&frame);
+}
+
+/* A command whose strings do not match argc and envc. */
+static void
+test_reader_refuses_commands (void **state)
+{
+    (void) state;
+    hearth_packed_task_t t = {.tid = 1, .input = -1, .argc = 1, .envc = 1,
+                              .strings = "ls\0A=b", .strings_len = 7};
+    zframe_t *frame = s_tasks_frame (&t, 1);
+    size_t size;
+    uint8_t *b = s_bytes (frame, &size);
+    uint8_t *strings = b + 8 + 40 + 3;
+    strings[4] = 'x'; /* "A=b" becomes "Axb": no '=' */
+    s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0,
+                  "argv and env are not argc and envc strings");
+    strings[4] = '=';
+    strings[2] = 'l'; /* the argv string loses its NUL: one string short */
+    s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0,
+                  "argv and env are not argc and envc strings");
+    strings[2] = '\0';
+    assert_int_equal (hearth_packed_check (frame, HEARTH_PACKED_TASKS, 0,
+                                           NULL),
+                      0);
+    free (b);
     zframe_destroy (&frame);
 }
 
@@ -464,6 +520,7 @@ main (void)
         cmocka_unit_test (test_writer_refuses),
         cmocka_unit_test (test_reader_refuses_frames),
         cmocka_unit_test (test_reader_refuses_task_fields),
+        cmocka_unit_test (test_reader_refuses_commands),
         cmocka_unit_test (test_reader_refuses_update_fields),
         cmocka_unit_test (test_decoder_checks_packed),
     };
