@@ -501,8 +501,7 @@ s_offer (engine_t *e, exec_t *x)
     for (size_t i = 0; tasks && i < n; i++) {
         hearth_stage_t *st = e->stages[as[i].stage];
         int input = s_input_index (msg, st, inputs, &ninputs);
-        if (render_packed (&e->packer, st, as[i].index, as[i].attempt,
-                           input)
+        if (render_packed (&e->packer, st, as[i].index, as[i].attempt, input)
             < 0)
             render_task (tasks, st, as[i].index, as[i].attempt, input);
     }
@@ -532,8 +531,7 @@ s_worth_offering (engine_t *e, exec_t *x)
 {
     size_t slots = hearth_taskset_slots (e->ts, x->cores);
     size_t free = hearth_taskset_free_slots (e->ts, x->exec_id);
-    return free > 0
-           && (free * 2 >= slots || slots - free < (size_t) x->cores);
+    return free > 0 && (free * 2 >= slots || slots - free < (size_t) x->cores);
 }
 
 void

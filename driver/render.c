@@ -112,10 +112,10 @@ s_render_into (char *buf, size_t size, const char *text, uint64_t i)
 
 /* A growing run of NUL-terminated strings, on the stack while small. */
 typedef struct {
-    char *data;    /* the strings */
-    size_t len;    /* bytes used */
-    size_t alloc;  /* bytes at data */
-    char *heap;    /* data once it left the stack, else NULL */
+    char *data;   /* the strings */
+    size_t len;   /* bytes used */
+    size_t alloc; /* bytes at data */
+    char *heap;   /* data once it left the stack, else NULL */
 } s_strings_t;
 
 /* Append text with "{i}" rendered as i, and a NUL.  Returns 0 or -1. */
@@ -150,8 +150,8 @@ render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
     hearth_packed_task_t t = {.tid = DRIVER_TID (stage->uid, index),
                               .attempt = attempt,
                               .input = input_frame,
-                              .timeout_ms = g->timeout_ms > 0 ? g->timeout_ms
-                                                              : 0};
+                              .timeout_ms =
+                                  g->timeout_ms > 0 ? g->timeout_ms : 0};
     char buf[1024], stack[1024];
     char *big = NULL;
     s_strings_t strings = {stack, 0, sizeof stack, NULL};

@@ -226,12 +226,12 @@ s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
 {
     int64_t now = executor_now_us ();
     int64_t next_check = now + s_exit_check_ms * 1000;
-    int64_t deadline = t->timeout_ms > 0 ? t->start_us + t->timeout_ms * 1000
-                                         : INT64_MAX;
+    int64_t deadline =
+        t->timeout_ms > 0 ? t->start_us + t->timeout_ms * 1000 : INT64_MAX;
     while (*out >= 0 || *err >= 0) {
         struct pollfd p[2] = {{*out, POLLIN, 0}, {*err, POLLIN, 0}};
-        int64_t wait_us = next_check < deadline ? next_check - now
-                                                : deadline - now;
+        int64_t wait_us =
+            next_check < deadline ? next_check - now : deadline - now;
         int wait_ms = wait_us > 0 ? (int) ((wait_us + 999) / 1000) : 0;
         if (poll (p, 2, wait_ms) < 0 && errno != EINTR)
             break;
@@ -245,7 +245,8 @@ s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
             exited = s_exited (pid);
             next_check = now + s_exit_check_ms * 1000;
         }
-        if (*out >= 0 && (exited || p[0].revents) && s_drain (ex, t, *out, true))
+        if (*out >= 0 && (exited || p[0].revents)
+            && s_drain (ex, t, *out, true))
             s_close (out);
         if (*err >= 0 && (exited || p[1].revents)
             && s_drain (ex, t, *err, false))

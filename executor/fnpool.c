@@ -2,9 +2,9 @@
 
     The event loop hands a task to the pool (fnpool_submit); a thread calls
     the task's function, or runs its command (cmdrun.c), and puts the task
-    on the done list, then wakes the loop through an eventfd.  The loop drains the done list and reports the
-    whole lot in one STATUS_UPDATE.  Threads touch only the task they run;
-    everything else stays with the loop's thread.
+    on the done list, then wakes the loop through an eventfd.  The loop drains
+   the done list and reports the whole lot in one STATUS_UPDATE.  Threads touch
+   only the task they run; everything else stays with the loop's thread.
 */
 #include "config.h"
 

@@ -377,8 +377,8 @@ link_flush_soon (executor_t *ex)
         return;
     }
     if (ex->flush_timer < 0)
-        ex->flush_timer = zloop_timer (ex->loop, s_flush_delay_ms, 1,
-                                       s_on_flush_timer, ex);
+        ex->flush_timer =
+            zloop_timer (ex->loop, s_flush_delay_ms, 1, s_on_flush_timer, ex);
 }
 
 void

@@ -162,8 +162,8 @@ hearth_packer_add_task (hearth_packer_t *self, const hearth_packed_task_t *t)
             && !s_strings_ok (t->strings, t->strings_len, t->argc, t->envc))
         || self->count >= s_max_records)
         return errno = EINVAL, -1;
-    size_t size = s_pad8 (S_TASK_FIXED + fn_len + lib_len + arg_len + 3
-                          + t->strings_len);
+    size_t size =
+        s_pad8 (S_TASK_FIXED + fn_len + lib_len + arg_len + 3 + t->strings_len);
     uint8_t *p = s_reserve (self, HEARTH_PACKED_TASKS, size);
     if (!p)
         return errno = ENOMEM, -1;
@@ -289,7 +289,8 @@ s_strings_ok (const char *s, size_t len, int argc, int envc)
         if (i < argc ? n < 1 || n > s_max_arg : n > s_max_env_entry)
             return false;
         const char *eq = i < argc ? NULL : memchr (s, '=', n);
-        if (i >= argc && (!eq || eq == s || n - (size_t) (eq - s) - 1 > s_max_arg))
+        if (i >= argc
+            && (!eq || eq == s || n - (size_t) (eq - s) - 1 > s_max_arg))
             return false;
         s = nul + 1;
     }
@@ -352,8 +353,9 @@ hearth_unpack_task (hearth_unpacker_t *self, size_t nframes,
         || argc > s_max_argv || envc > s_max_env)
         return s_bad (self, err, "task", "a string length out of its limits");
     if (argc ? fn_len || lib_len || arg_len : fn_len < 1 || envc || strings_len)
-        return s_bad (self, err, "task", "expected exactly one of a function "
-                                         "and a command");
+        return s_bad (self, err, "task",
+                      "expected exactly one of a function "
+                      "and a command");
     size_t size = S_TASK_FIXED + fn_len + lib_len + arg_len + 3 + strings_len;
     if ((size_t) (self->end - p) < s_pad8 (size))
         return s_bad (self, err, "task", "the frame ends inside the record");
@@ -367,8 +369,9 @@ hearth_unpack_task (hearth_unpacker_t *self, size_t nframes,
                                          "own");
     t->strings = (const char *) q + fn_len + lib_len + arg_len + 3;
     if (argc && !s_strings_ok (t->strings, strings_len, argc, envc))
-        return s_bad (self, err, "task", "argv and env are not argc and envc "
-                                         "strings within their limits");
+        return s_bad (self, err, "task",
+                      "argv and env are not argc and envc "
+                      "strings within their limits");
     t->fn = argc ? NULL : t->fn;
     t->argc = argc;
     t->envc = envc;

@@ -85,10 +85,13 @@ test_tasks_round_trip (void **state)
         {0, 0, -1, 0, "noop", NULL, ""},
         {s_max_tid, 1000, 2, 31536000000ll, fn, "libx.so", arg},
         {(7ull << 32) | 9, 3, 0, 500, "pi_sample", NULL, "{i} is not special"},
-        {.tid = 5, .input = 1, .argc = 3, .envc = 2, .strings = cmd,
+        {.tid = 5,
+         .input = 1,
+         .argc = 3,
+         .envc = 2,
+         .strings = cmd,
          .strings_len = sizeof cmd - 1},
-        {.tid = 6, .input = -1, .argc = 1, .strings = "true",
-         .strings_len = 5},
+        {.tid = 6, .input = -1, .argc = 1, .strings = "true", .strings_len = 5},
     };
     size_t n = sizeof in / sizeof in[0];
     zframe_t *frame = s_tasks_frame (in, n);
@@ -355,8 +358,9 @@ test_reader_refuses_task_fields (void **state)
         {12, 4, (uint32_t) -2, "input is not a binary frame index"},
         {12, 4, 1, "input is not a binary frame index"},
         {16, 8, 31536000001ull, "timeout_ms above 31536000000"},
-        {24, 4, 0 | (3u << 16), "expected exactly one of a function and "
-                                "a command"},
+        {24, 4, 0 | (3u << 16),
+         "expected exactly one of a function and "
+         "a command"},
         {24, 4, 256, "a string length out of its limits"},
         {28, 4, 65537, "a string length out of its limits"},
         {32, 4, 1, "expected exactly one of a function and a command"},
@@ -386,8 +390,12 @@ static void
 test_reader_refuses_commands (void **state)
 {
     (void) state;
-    hearth_packed_task_t t = {.tid = 1, .input = -1, .argc = 1, .envc = 1,
-                              .strings = "ls\0A=b", .strings_len = 7};
+    hearth_packed_task_t t = {.tid = 1,
+                              .input = -1,
+                              .argc = 1,
+                              .envc = 1,
+                              .strings = "ls\0A=b",
+                              .strings_len = 7};
     zframe_t *frame = s_tasks_frame (&t, 1);
     size_t size;
     uint8_t *b = s_bytes (frame, &size);
@@ -400,8 +408,7 @@ test_reader_refuses_commands (void **state)
     s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0,
                   "argv and env are not argc and envc strings");
     strings[2] = '\0';
-    assert_int_equal (hearth_packed_check (frame, HEARTH_PACKED_TASKS, 0,
-                                           NULL),
+    assert_int_equal (hearth_packed_check (frame, HEARTH_PACKED_TASKS, 0, NULL),
                       0);
     free (b);
     zframe_destroy (&frame);
