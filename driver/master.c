@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "driver/engine.h"
+#include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -56,6 +57,10 @@ s_send_register (engine_t *e)
                              (double) (memory_mb > 0 ? memory_mb : 1));
     if (e->app_id[0])
         cJSON_AddStringToObject (b, "app_id", e->app_id);
+    /* Cluster mode: the worker that runs us says which driver we are. */
+    const char *driver_id = hearth_conf_str (e->conf, "driver-id");
+    if (driver_id && hearth_id_valid (HEARTH_ID_DRIVER, driver_id))
+        cJSON_AddStringToObject (b, "driver_id", driver_id);
     const char *user = getenv ("USER");
     if (user && strlen (user) < 255)
         cJSON_AddStringToObject (b, "user", user);

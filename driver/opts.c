@@ -54,6 +54,8 @@ static const hearth_opt_t s_options[] = {
      "largest result of one task"},
     {"work-dir", HEARTH_OPT_STR, NULL, "DIR",
      "scratch space of local modes (default: a new directory in $TMPDIR)"},
+    {"driver-id", HEARTH_OPT_STR, NULL, "ID",
+     "cluster mode: the driver id this driver runs as (set by the worker)"},
     {"log-level", HEARTH_OPT_STR, "warn", "LEVEL", "error, warn, info, debug"},
     {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
     {NULL},
