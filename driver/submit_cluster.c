@@ -25,6 +25,7 @@
 
 #include "driver/internal.h"
 #include "driver/submit.h"
+#include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -39,9 +40,10 @@ static const int s_program_mode = 0700, s_file_mode = 0600;
 
 /* The link to the master. */
 typedef struct {
-    const char *url;    /* tcp://HOST:PORT */
-    zsock_t *sock;      /* DEALER, or NULL until needed */
-    int64_t timeout_ms; /* per request */
+    const char *url;      /* tcp://HOST:PORT */
+    zsock_t *sock;        /* DEALER, or NULL until needed */
+    int64_t timeout_ms;   /* per request */
+    hearth_curve_t curve; /* keys, when the cluster has them */
 } s_link_t;
 
 static int s_fail (int code, const char *fmt, ...)
@@ -66,6 +68,7 @@ s_link_open (s_link_t *l, hearth_conf_t *conf)
     l->url = hearth_conf_str (conf, "master");
     l->timeout_ms = hearth_conf_ms (conf, "timeout");
     l->sock = NULL;
+    memset (&l->curve, 0, sizeof l->curve);
     char host[256];
     int port;
     if (!l->url || strncmp (l->url, "tcp://", 6) != 0
@@ -74,6 +77,8 @@ s_link_open (s_link_t *l, hearth_conf_t *conf)
                        "this needs --master tcp://HOST:PORT (a running "
                        "master), not %s",
                        l->url ? l->url : "nothing");
+    if (hearth_curve_client_setup (&l->curve, conf, &err) < 0)
+        return s_fail (2, "%s", err.text);
     hearth_zsys_init ();
     return 0;
 }
@@ -82,6 +87,7 @@ static void
 s_link_close (s_link_t *l)
 {
     hearth_sock_destroy (&l->sock);
+    hearth_curve_cleanup (&l->curve);
 }
 
 /* Send req (consumed) and wait for an answer of command expect.  Returns
@@ -91,8 +97,10 @@ static hearth_msg_t *
 s_request (s_link_t *l, hearth_msg_t **req, hearth_cmd_t expect,
            hearth_error_t *err)
 {
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&l->curve, &opts);
     if (!l->sock
-        && (!(l->sock = hearth_sock_new (NULL, err))
+        && (!(l->sock = hearth_sock_new (&opts, err))
             || hearth_sock_connect (l->sock, l->url, err) < 0)) {
         hearth_msg_destroy (req);
         hearth_sock_destroy (&l->sock);
@@ -369,7 +377,9 @@ s_add_file_frame (hearth_msg_t *msg, const char *path)
 static cJSON *
 s_settings (hearth_conf_t *conf, const s_files_t *f)
 {
-    static const char *const skipped[] = {"master", "lib", "driver-id", NULL};
+    /* Not the submitter's keys: the driver uses its worker's. */
+    static const char *const skipped[] = {
+        "master", "lib", "driver-id", "curve-secret", "master-key", NULL};
     cJSON *map = cJSON_CreateObject ();
     for (const hearth_opt_t *o = driver_options (); map && o->name; o++) {
         bool skip = false;

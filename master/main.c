@@ -84,6 +84,7 @@ static const hearth_opt_t s_opts[] = {
          "once bound, write the ROUTER and events URLs there (one per line)"),
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
+    HEARTH_CURVE_SERVER_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -174,12 +175,15 @@ static int
 s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 {
     (void) loop;
-    (void) arg;
     int sig;
     while ((sig = hearth_signalfd_read (item->fd)) > 0) {
         if (sig == SIGHUP) {
+            master_t *m = arg;
+            hearth_error_t err;
             log_info ("SIGHUP: reopening the log");
             hearth_log_reopen ();
+            if (m->curve.zap && hearth_zap_reload (m->curve.zap, &err) < 0)
+                log_error ("%s", err.text);
             continue;
         }
         log_info ("%s: stopping", strsignal (sig));
@@ -267,6 +271,10 @@ s_open_sockets (master_t *m, hearth_error_t *err)
                            : 0;
     hearth_sock_opts_t router = {.type = ZMQ_ROUTER};
     hearth_sock_opts_t pub = {.type = ZMQ_PUB};
+    if (hearth_curve_server_setup (&m->curve, m->conf, host, err) < 0)
+        return -1;
+    hearth_curve_server_opts (&m->curve, &router);
+    hearth_curve_server_opts (&m->curve, &pub);
     if (!(m->router = hearth_sock_new (&router, err))
         || !(m->pub = hearth_sock_new (&pub, err)))
         return -1;
@@ -309,6 +317,45 @@ s_configure (master_t *m, hearth_error_t *err)
     return 0;
 }
 
+static int
+s_on_zap (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    (void) sock;
+    master_t *m = arg;
+    hearth_zap_handle (m->curve.zap);
+    return 0;
+}
+
+static int
+s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    master_t *m = arg;
+    hearth_zap_on_monitor (m->curve.zap, sock);
+    return 0;
+}
+
+/* With keys: answer ZAP requests, and log failed handshakes. */
+static int
+s_watch_refusals (master_t *m, hearth_error_t *err)
+{
+    zsock_t *router_mon = hearth_zap_watch (m->curve.zap, m->router, "ROUTER",
+                                            err);
+    zsock_t *pub_mon = router_mon ? hearth_zap_watch (m->curve.zap, m->pub,
+                                                      "events", err)
+                                  : NULL;
+    if (!pub_mon)
+        return -1;
+    if (zloop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap, m) < 0
+        || zloop_reader (m->loop, router_mon, s_on_monitor, m) < 0
+        || zloop_reader (m->loop, pub_mon, s_on_monitor, m) < 0)
+        return hearth_errprintf (err, "cannot set up the event loop");
+    log_info ("CURVE on: %zu client keys admitted",
+              hearth_zap_size (m->curve.zap));
+    return 0;
+}
+
 static void
 s_free_stamp (void **item)
 {
@@ -348,6 +395,8 @@ s_setup (master_t *m, hearth_error_t *err)
         || zloop_poller (m->loop, &sigitem, s_on_signal, m) < 0
         || zloop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
+    if (m->curve.zap && s_watch_refusals (m, err) < 0)
+        return -1;
     const char *ready = hearth_conf_str (m->conf, "ready-file");
     return ready ? s_write_ready_file (m, ready, err) : 0;
 }
@@ -361,6 +410,7 @@ s_teardown (master_t *m)
     master_drivers_fini (m);
     hearth_sock_destroy (&m->router);
     hearth_sock_destroy (&m->pub);
+    hearth_curve_cleanup (&m->curve);
     if (m->sigfd >= 0)
         close (m->sigfd);
     hearth_pidfile_remove (&m->pidfile);

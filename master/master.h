@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
+#include "libcore/curve.h"
 #include "libcore/conf.h"
 #include "libcore/pidfile.h"
 #include "libcore/proto.h"
@@ -51,6 +52,7 @@ typedef struct master {
     zlistx_t *orphan_apps;     /* applications whose driver ended, to end
                                   on the next turn (drivers.c) */
     hearth_pidfile_t *pidfile; /* --pid-file, or NULL */
+    hearth_curve_t curve;      /* keys and admitted clients, if secure */
 } master_t;
 
 /* Monotonic milliseconds. */

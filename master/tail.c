@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "libcore/curve.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
@@ -44,6 +45,7 @@ static const hearth_opt_t s_opts[] = {
          "print the cluster's state once and exit"),
     OPT ("timeout", HEARTH_OPT_DURATION, "5s", NULL,
          "how long to wait for the master's answer"),
+    HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "warn", "LEVEL",
          "error, warn, info or debug"),
     {.name = NULL},
@@ -54,6 +56,7 @@ typedef struct {
     hearth_conf_t *conf; /* settings (owned) */
     zsock_t *dealer;     /* to the master, for MASTER_STATE */
     zsock_t *sub;        /* the master's events */
+    hearth_curve_t curve; /* keys, when the cluster has them */
 } tail_t;
 
 /* --- MASTER_STATE ------------------------------------------------------ */
@@ -64,8 +67,10 @@ static cJSON *
 s_master_state (tail_t *t, hearth_error_t *err)
 {
     const char *url = hearth_conf_str (t->conf, "master");
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&t->curve, &opts);
     if (!t->dealer
-        && (!(t->dealer = hearth_sock_new (NULL, err))
+        && (!(t->dealer = hearth_sock_new (&opts, err))
             || hearth_sock_connect (t->dealer, url, err) < 0))
         return NULL;
     hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
@@ -165,11 +170,17 @@ static void
 s_print_drivers (const cJSON *state)
 {
     const cJSON *d;
-    printf ("\nDRIVERS\n%-28s %-10s %s\n", "ID", "STATE", "WORKER");
+    printf ("\nDRIVERS\n%-28s %-11s %-44s %-5s %-8s %-8s %s\n", "ID", "STATE",
+            "WORKER", "CORES", "MEMORY", "LAUNCHES", "APP");
     cJSON_ArrayForEach (d, cJSON_GetObjectItem (state, "drivers"))
     {
-        printf ("%-28s %-10s %s\n", s_str (d, "id"), s_str (d, "state"),
-                s_str (d, "worker_id"));
+        char launches[32];
+        snprintf (launches, sizeof launches, "%.0f%s", s_num (d, "launches"),
+                  cJSON_IsTrue (cJSON_GetObjectItem (d, "supervise")) ? " (s)"
+                                                                      : "");
+        printf ("%-28s %-11s %-44s %-5.0f %-8.0f %-8s %s\n", s_str (d, "id"),
+                s_str (d, "state"), s_str (d, "worker_id"), s_num (d, "cores"),
+                s_num (d, "memory_mb"), launches, s_str (d, "app_id"));
     }
 }
 
@@ -224,6 +235,7 @@ s_describe (const char *topic, const cJSON *e, char *buf, size_t size)
     const cJSON *w = cJSON_GetObjectItem (e, "worker");
     const cJSON *a = cJSON_GetObjectItem (e, "app");
     const cJSON *x = cJSON_GetObjectItem (e, "executor");
+    const cJSON *d = cJSON_GetObjectItem (e, "driver");
     const char *what = s_str (e, "event");
     if (strcmp (topic, "heartbeat") == 0 && w)
         snprintf (buf, size,
@@ -253,6 +265,12 @@ s_describe (const char *topic, const cJSON *e, char *buf, size_t size)
                   s_num (x, "cores"),
                   hearth_json_str (e, "message") ? ", " : "",
                   hearth_json_str (e, "message") ? s_str (e, "message") : "");
+    else if (d)
+        snprintf (buf, size, "%s %s %s on %s, launch %.0f%s%s", what,
+                  s_str (d, "id"), s_str (d, "state"), s_str (d, "worker_id"),
+                  s_num (d, "launches"),
+                  hearth_json_str (d, "error") ? ": " : "",
+                  hearth_json_str (d, "error") ? s_str (d, "error") : "");
     else
         snprintf (buf, size, "%s %s", what, s_str (e, "url"));
 }
@@ -291,6 +309,7 @@ s_subscribe (tail_t *t, hearth_error_t *err)
         events = url;
     }
     hearth_sock_opts_t opts = {.type = ZMQ_SUB};
+    hearth_curve_client_opts (&t->curve, &opts);
     if (!(t->sub = hearth_sock_new (&opts, err))
         || hearth_sock_connect (t->sub, events, err) < 0)
         return -1;
@@ -392,6 +411,11 @@ main (int argc, char **argv)
     if (!(t.conf = hearth_conf_new ("hearth-tail", s_opts)))
         return 1;
     int rc = s_parse (&t, argc, argv);
+    hearth_error_t err;
+    if (rc > 0 && hearth_curve_client_setup (&t.curve, t.conf, &err) < 0) {
+        fprintf (stderr, "hearth-tail: %s\n", err.text);
+        rc = -1;
+    }
     if (rc > 0) {
         hearth_zsys_init ();
         rc = hearth_conf_bool (t.conf, "state") ? s_state (&t) : s_follow (&t);
@@ -400,6 +424,7 @@ main (int argc, char **argv)
         rc = rc == 0 ? 0 : 2;
     hearth_sock_destroy (&t.dealer);
     hearth_sock_destroy (&t.sub);
+    hearth_curve_cleanup (&t.curve);
     hearth_conf_destroy (&t.conf);
     return rc;
 }

@@ -53,6 +53,8 @@ struct drivers {
     char *work_dir;            /* root of the driver directories */
     char *program;             /* hearth-driver's path */
     char *master_url;          /* what drivers register with */
+    char *curve_secret;        /* absolute path of the worker's key, or NULL */
+    char *master_key;          /* absolute path of the master's, or NULL */
     int64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
     int64_t retention_ms;      /* end to removed directory; 0: keep */
     zhashx_t *table;           /* id -> s_driver_t * (owned) */
@@ -68,20 +70,28 @@ s_free_item (void **item)
     *item = NULL;
 }
 
+/* An absolute copy of a key file's path (NULL stays NULL); -1 when it
+   cannot be resolved. */
+static int
+s_key_path (const char *path, char **copy, hearth_error_t *err)
+{
+    *copy = NULL;
+    if (path && !(*copy = realpath (path, NULL)))
+        return hearth_errprintf (err, "%s: %s", path, strerror (errno));
+    return 0;
+}
+
 drivers_t *
-drivers_new (const char *work_dir, const char *driver_program,
-             const char *master_url, int64_t kill_grace_ms,
-             int64_t retention_ms, drivers_report_fn *report, void *arg,
-             hearth_error_t *err)
+drivers_new (const drivers_config_t *c, hearth_error_t *err)
 {
     drivers_t *self = calloc (1, sizeof *self);
     if (!self) {
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    self->work_dir = strdup (work_dir);
-    self->program = strdup (driver_program);
-    self->master_url = strdup (master_url);
+    self->work_dir = strdup (c->work_dir);
+    self->program = strdup (c->program);
+    self->master_url = strdup (c->master_url);
     self->table = zhashx_new ();
     self->cleanups = zlistx_new ();
     if (!self->work_dir || !self->program || !self->master_url || !self->table
@@ -90,12 +100,17 @@ drivers_new (const char *work_dir, const char *driver_program,
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
+    if (s_key_path (c->curve_secret, &self->curve_secret, err) < 0
+        || s_key_path (c->master_key, &self->master_key, err) < 0) {
+        drivers_destroy (&self);
+        return NULL;
+    }
     zhashx_set_destructor (self->table, s_free_item);
     zlistx_set_destructor (self->cleanups, s_free_item);
-    self->kill_grace_ms = kill_grace_ms;
-    self->retention_ms = retention_ms;
-    self->report = report;
-    self->report_arg = arg;
+    self->kill_grace_ms = c->kill_grace_ms;
+    self->retention_ms = c->retention_ms;
+    self->report = c->report;
+    self->report_arg = c->report_arg;
     return self;
 }
 
@@ -115,6 +130,8 @@ drivers_destroy (drivers_t **self_p)
     free (self->work_dir);
     free (self->program);
     free (self->master_url);
+    free (self->curve_secret);
+    free (self->master_key);
     free (self);
     *self_p = NULL;
 }
@@ -298,9 +315,10 @@ s_setting_env (const char *key, char *buf, size_t size)
     return *key ? -1 : 0;
 }
 
-/* The driver's environment: its id and master first, then its settings
-   (conf), the variables it was given (env), and the worker's own
-   environment without the worker's HEARTH_ settings. */
+/* The driver's environment: its id, its master and the worker's keys
+   for it first, then its settings (conf), the variables it was given
+   (env), and the worker's own environment without the worker's HEARTH_
+   settings. */
 static int
 s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
 {
@@ -309,6 +327,10 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
     memset (env, 0, sizeof *env);
     if (s_env_add (env, "HEARTH_MASTER", 13, self->master_url) < 0
         || s_env_add (env, "HEARTH_DRIVER_ID", 16, l->driver_id) < 0)
+        return -1;
+    if (self->curve_secret
+        && (s_env_add (env, "HEARTH_CURVE_SECRET", 19, self->curve_secret) < 0
+            || s_env_add (env, "HEARTH_MASTER_KEY", 17, self->master_key) < 0))
         return -1;
     cJSON_ArrayForEach (kv, l->conf)
     {

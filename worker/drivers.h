@@ -55,15 +55,23 @@ typedef struct {
     const cJSON *conf;       /* map of strings, or NULL */
 } drivers_launch_t;
 
-/* A new table: drivers run in work_dir/DRIVER_ID; job files are run by
-   driver_program (hearth-driver's path); drivers register with
-   master_url; a killed driver gets SIGKILL kill_grace_ms after SIGTERM;
-   the directory of a driver that ended goes retention_ms later (never
-   when retention_ms is 0).  NULL with err. */
-drivers_t *drivers_new (const char *work_dir, const char *driver_program,
-                        const char *master_url, int64_t kill_grace_ms,
-                        int64_t retention_ms, drivers_report_fn *report,
-                        void *arg, hearth_error_t *err);
+/* Where and how drivers run (borrowed by drivers_new, which copies). */
+typedef struct {
+    const char *work_dir;      /* drivers run in work_dir/DRIVER_ID */
+    const char *program;       /* hearth-driver's path, for job files */
+    const char *master_url;    /* what drivers register with */
+    const char *curve_secret;  /* the worker's secret key file, or NULL */
+    const char *master_key;    /* the master's public key file, or NULL */
+    int64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
+    int64_t retention_ms;      /* end to removed directory (0: never) */
+    drivers_report_fn *report; /* told of every state change */
+    void *report_arg;          /* passed to report */
+} drivers_config_t;
+
+/* A new table.  Drivers get the worker's keys (as absolute paths in
+   HEARTH_CURVE_SECRET and HEARTH_MASTER_KEY), so that they reach a
+   secure master as the worker does.  NULL with err. */
+drivers_t *drivers_new (const drivers_config_t *config, hearth_error_t *err);
 
 /* SIGKILL every driver still running, reap them, free the table. */
 void drivers_destroy (drivers_t **self_p);

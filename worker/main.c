@@ -71,6 +71,7 @@ static const hearth_opt_t s_opts[] = {
          "once registered, write the worker id there"),
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
+    HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -229,10 +230,17 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     if (!w->execs)
         return -1;
     hearth_program_path ("hearth-driver", program, sizeof program);
-    w->drivers = drivers_new (w->work_dir, program, w->master_url,
-                              hearth_conf_ms (w->conf, "kill-grace"),
-                              hearth_conf_ms (w->conf, "driver-retention"),
-                              worker_report_driver, w, err);
+    drivers_config_t dc = {
+        .work_dir = w->work_dir,
+        .program = program,
+        .master_url = w->master_url,
+        .curve_secret = hearth_conf_str (w->conf, "curve-secret"),
+        .master_key = hearth_conf_str (w->conf, "master-key"),
+        .kill_grace_ms = hearth_conf_ms (w->conf, "kill-grace"),
+        .retention_ms = hearth_conf_ms (w->conf, "driver-retention"),
+        .report = worker_report_driver,
+        .report_arg = w};
+    w->drivers = drivers_new (&dc, err);
     return w->drivers ? 0 : -1;
 }
 
@@ -253,7 +261,8 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (w->interval_ms < 1)
         return hearth_errprintf (err, "heartbeat-interval must be at least "
                                       "1ms");
-    if (s_identity (w, err) < 0 || s_resources (w, err) < 0)
+    if (s_identity (w, err) < 0 || s_resources (w, err) < 0
+        || hearth_curve_client_setup (&w->curve, w->conf, err) < 0)
         return -1;
     const char *pidfile = hearth_conf_str (w->conf, "pid-file");
     if (pidfile && !(w->pidfile = hearth_pidfile_open (pidfile, err)))
@@ -290,6 +299,7 @@ s_teardown (worker_t *w)
     zlistx_destroy (&w->ended_drivers);
     zloop_destroy (&w->loop);
     hearth_sock_destroy (&w->dealer);
+    hearth_curve_cleanup (&w->curve);
     if (w->sigfd >= 0)
         close (w->sigfd);
     hearth_pidfile_remove (&w->pidfile);

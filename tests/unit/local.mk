@@ -77,3 +77,13 @@ UNIT_TESTS += tests/unit/test_pidfile
 tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/testutil.h
 tests_unit_test_pidfile_CFLAGS = $(unit_cflags)
 tests_unit_test_pidfile_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_keys
+tests_unit_test_keys_SOURCES = tests/unit/test_keys.c tests/unit/testutil.h
+tests_unit_test_keys_CFLAGS = $(unit_cflags)
+tests_unit_test_keys_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_curve
+tests_unit_test_curve_SOURCES = tests/unit/test_curve.c tests/unit/testutil.h
+tests_unit_test_curve_CFLAGS = $(unit_cflags)
+tests_unit_test_curve_LDADD = $(unit_libs)
