@@ -26,6 +26,8 @@ EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 
 # valgrind cannot run sanitized programs: only in a plain build.
 if !SANITIZERS
-TESTS += tests/driver/test-valgrind.sh
+TESTS += tests/driver/test-valgrind.sh \
+	tests/driver/test-valgrind-cluster-mode.sh
 endif
-EXTRA_DIST += tests/driver/test-valgrind.sh
+EXTRA_DIST += tests/driver/test-valgrind.sh \
+	tests/driver/test-valgrind-cluster-mode.sh
