@@ -462,7 +462,9 @@ s_tell (const char *driver_id, const cJSON *b)
     const char *worker = hearth_json_str (b, "worker_id");
     const char *error = hearth_json_str (b, "error");
     const char *note = hearth_json_str (b, "message");
-    fprintf (stderr, "hearth-submit: driver %s %s", driver_id, state);
+    bool launching = strcmp (state, "SUBMITTED") == 0 && worker;
+    fprintf (stderr, "hearth-submit: driver %s %s", driver_id,
+             launching ? "launching" : state);
     if (worker && !s_final (state) && strcmp (state, "RELAUNCHING") != 0)
         fprintf (stderr, " on %s (%s)", worker,
                  hearth_json_str (b, "worker_host")

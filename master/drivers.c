@@ -196,6 +196,24 @@ s_apply (master_t *m, reg_driver_t *d, int state, const char *error,
     registry_driver_set_state (m->reg, d, &u);
 }
 
+/* d's worker no longer runs it (it registered again without it): like a
+   worker lost, supervised drivers run again at once. */
+static void
+s_lost (master_t *m, reg_driver_t *d, const char *reason)
+{
+    registry_driver_update_t u = {
+        .state = DRIVER_ERROR, .error = reason, .exit_status = -1};
+    if (d->kill_requested)
+        u.state = DRIVER_KILLED;
+    else if (d->supervise) {
+        u.state = DRIVER_RELAUNCHING;
+        u.relaunch_ms = master_now ();
+    }
+    log_warn ("driver %s on %s: %s: %s", d->id, d->worker_id, reason,
+              hearth_driver_states[u.state]);
+    registry_driver_set_state (m->reg, d, &u);
+}
+
 /* The sending worker, or NULL after answering RECONNECT_WORKER. */
 static reg_worker_t *
 s_sender_worker (master_t *m, zframe_t *rid)
@@ -363,7 +381,7 @@ master_drivers_reconcile (master_t *m, reg_worker_t *w, const cJSON *drivers)
     for (reg_driver_t *d = lost ? zlistx_first (lost) : NULL; d;
          d = zlistx_next (lost))
         if (d->worker == w)
-            s_apply (m, d, DRIVER_ERROR, "not reported by its worker", -1, 0);
+            s_lost (m, d, "not reported by its worker");
     zlistx_destroy (&lost);
 }
 

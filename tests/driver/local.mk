@@ -19,7 +19,8 @@ DRIVER_TESTS = \
 	tests/driver/test-local-cluster.sh \
 	tests/driver/test-cluster-by-hand.sh \
 	tests/driver/test-cluster-mode.sh \
-	tests/driver/test-supervise.sh
+	tests/driver/test-supervise.sh \
+	tests/driver/test-cluster-mode-keys.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)
