@@ -45,8 +45,8 @@ static const hearth_opt_t s_own[] = {
     {"supervise", HEARTH_OPT_BOOL, "false", "",
      "cluster mode: relaunch the driver, with back-off, when it fails"},
     {"no-wait", HEARTH_OPT_BOOL, "false", "",
-     "cluster mode: print the driver id and return (default: follow it to "
-     "its end)"},
+     "cluster mode: print the driver id and return, instead of following "
+     "the driver to its end"},
     {"max-submit-size", HEARTH_OPT_SIZE, "64M", "SIZE",
      "cluster mode: largest application (with its libraries) to send"},
     {"status", HEARTH_OPT_STR, NULL, "DRIVER_ID",

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # hearth-common.sh - sourced by the cluster scripts (start-master.sh,
 # start-worker.sh, start-cluster.sh, stop-*.sh); not run by itself.
 #
@@ -191,6 +192,6 @@ hearth_on() {
     "HEARTH_BIN_DIR=$HEARTH_BIN_DIR" \
     "HEARTH_WORKER_HOST=${HEARTH_WORKER_HOST:-}" \
     "$(hearth_script "$script")" "$@"
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2086,SC2029 # options split; cmd is quoted for there
   ssh $HEARTH_SSH_OPTS "$host" "env $cmd"
 }

@@ -5,6 +5,7 @@
 # host named N times runs N workers.  Running it again starts only what
 # is not running.  See docs/operations.md.
 set -euo pipefail
+# shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 
 "$(hearth_script start-master.sh)"

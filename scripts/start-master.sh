@@ -9,6 +9,7 @@
 # HEARTH_LOG_DIR.  It prints the master's URL, also kept in
 # $HEARTH_PID_DIR/hearth-$USER-master.url.
 set -euo pipefail
+# shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 
 pidfile=$(hearth_file master pid)

@@ -10,6 +10,7 @@
 # works in HEARTH_WORKER_DIR/worker-N), HEARTH_WORKER_HOST (the address it
 # advertises), HEARTH_WORKER_OPTS, HEARTH_PID_DIR, HEARTH_LOG_DIR.
 set -euo pipefail
+# shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 
 [[ $# -ge 1 && $1 == tcp://* ]] ||

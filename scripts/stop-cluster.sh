@@ -4,6 +4,7 @@
 # other hosts; each stops its executors and drivers), then the master
 # here.  Only processes named by the pid files are stopped.
 set -euo pipefail
+# shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 
 mapfile -t hosts < <(hearth_workers | sort -u)

@@ -3,6 +3,7 @@
 # start-worker.sh started here (all instances, or those named), through
 # their pid files; each stops its executors and drivers first.
 set -euo pipefail
+# shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 
 instances=("$@")
