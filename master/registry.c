@@ -1042,10 +1042,17 @@ s_driver_unplace (reg_driver_t *d)
     d->worker = NULL;
 }
 
-/* Move d to the completed list, forgetting the oldest beyond the limit. */
+/* Move d to the completed list, forgetting the oldest beyond the limit.
+   An ended driver is never launched again: its files go now, so that
+   the retained drivers cost a few hundred bytes each, not their files. */
 static void
 s_driver_complete (registry_t *self, reg_driver_t *d)
 {
+    for (size_t i = 0; i < d->nframes; i++)
+        zframe_destroy (&d->frames[i]);
+    free (d->frames);
+    d->frames = NULL;
+    d->nframes = 0;
     zlistx_detach (self->drivers_active, d->order_handle);
     d->order_handle = zlistx_add_end (self->drivers_completed, d);
     while (zlistx_size (self->drivers_completed) > self->retained_apps) {

@@ -330,10 +330,11 @@ typedef struct {
 
 /* Apply u to d.  RUNNING records the pid.  RELAUNCHING and the final
    states give back the worker's resources (d->worker becomes NULL); a
-   final state moves d to the completed list, where the oldest beyond the
-   retention are forgotten (d stays valid until the registry's next
-   change).  RELAUNCHING with u->failure counts one more failure in a row
-   (d->failures, for the back-off); registry_driver_ran resets it. */
+   final state drops its files (bytes stays) and moves d to the completed
+   list, where the oldest beyond the retention are forgotten (d stays valid
+   until the registry's next change).  RELAUNCHING with u->failure counts one
+   more failure in a row (d->failures, for the back-off); registry_driver_ran
+   resets it. */
 void registry_driver_set_state (registry_t *self, reg_driver_t *d,
                                 const registry_driver_update_t *u);
 
