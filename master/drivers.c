@@ -543,11 +543,9 @@ master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     reg_driver_t *d = registry_driver (m->reg, id);
     char text[300];
     if (!d || registry_driver_final (d->state)) {
-        snprintf (text, sizeof text, "%s",
-                  d ? "the driver has already ended" : "no such driver");
-        if (d)
-            snprintf (text, sizeof text, "the driver has already ended: %s",
-                      hearth_driver_states[d->state]);
+        snprintf (text, sizeof text, "%s%s",
+                  d ? "the driver has already ended: " : "no such driver",
+                  d ? hearth_driver_states[d->state] : "");
         s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, false, id, text);
         return;
     }
