@@ -2,6 +2,7 @@
 bin_PROGRAMS += hearth-master hearth-tail
 hearth_master_SOURCES = \
 	master/master.h master/main.c master/handlers.c master/cluster.c \
+	master/drivers.c \
 	master/registry.c master/registry.h
 hearth_master_LDADD = $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c

@@ -17,13 +17,18 @@ DRIVER_TESTS = \
 	tests/driver/test-bad-jobs.sh \
 	tests/driver/test-executor-kill.sh \
 	tests/driver/test-local-cluster.sh \
-	tests/driver/test-cluster-by-hand.sh
+	tests/driver/test-cluster-by-hand.sh \
+	tests/driver/test-cluster-mode.sh \
+	tests/driver/test-supervise.sh \
+	tests/driver/test-cluster-mode-keys.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)
 
 # valgrind cannot run sanitized programs: only in a plain build.
 if !SANITIZERS
-TESTS += tests/driver/test-valgrind.sh
+TESTS += tests/driver/test-valgrind.sh \
+	tests/driver/test-valgrind-cluster-mode.sh
 endif
-EXTRA_DIST += tests/driver/test-valgrind.sh
+EXTRA_DIST += tests/driver/test-valgrind.sh \
+	tests/driver/test-valgrind-cluster-mode.sh

@@ -112,8 +112,8 @@ finish() {
 setup_bin() {
   mkdir -p "$T/bin"
   local p
-  for p in hearth-master hearth-worker hearth-tail; do
-    ln -sf "$BIN/$p" "$T/bin/$p"
+  for p in hearth-master hearth-worker hearth-tail hearth-driver; do
+    [[ -x $BIN/$p ]] && ln -sf "$BIN/$p" "$T/bin/$p"
   done
   if [[ -x $BIN/hearth-executor && -z ${HEARTH_FAKE_EXECUTOR:-} ]]; then
     ln -sf "$BIN/hearth-executor" "$T/bin/hearth-executor"
