@@ -337,6 +337,34 @@ hearth_msg_decode (zmsg_t **zmsg_p, hearth_error_t *err)
     return self;
 }
 
+static void
+s_free_text (void *data, void *hint)
+{
+    (void) hint;
+    free (data);
+}
+
+/* Send the body frame: copied when it was printed on the stack, else its
+   heap buffer is handed to ZeroMQ (no copy of a MASTER_STATE_RESPONSE's
+   megabytes; ZeroMQ frees it once sent). */
+static int
+s_send_body (void *handle, hearth_jsonbuf_t *buf, int flags)
+{
+    if (!buf->heap)
+        return zmq_send (handle, buf->data, buf->len, flags);
+    zmq_msg_t msg;
+    if (zmq_msg_init_data (&msg, buf->heap, buf->len, s_free_text, NULL) < 0)
+        return -1;
+    buf->heap = NULL; /* the message's now */
+    if (zmq_msg_send (&msg, handle, flags) < 0) {
+        int saved = errno;
+        zmq_msg_close (&msg);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
 int
 hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
                  hearth_error_t *err)
@@ -361,7 +389,7 @@ hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
         || zmq_send (handle, HEARTH_PROTO_TAG, strlen (HEARTH_PROTO_TAG), more)
                < 0
         || zmq_send (handle, name, strlen (name), more) < 0
-        || zmq_send (handle, text, buf.len, self->nframes ? more : ZMQ_DONTWAIT)
+        || s_send_body (handle, &buf, self->nframes ? more : ZMQ_DONTWAIT)
                < 0) {
         hearth_errcode (err, "send_failed", "cannot send %s: %s", name,
                         zmq_strerror (errno));
