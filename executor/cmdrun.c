@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -299,7 +300,7 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
 }
 
 void
-cmdrun_run (executor_t *ex, task_t *t)
+cmdrun_run (executor_t *ex, task_t *t, bool *wake)
 {
     hearth_error_t err;
     int out = -1, errfd = -1;
@@ -308,6 +309,9 @@ cmdrun_run (executor_t *ex, task_t *t)
         t->run_error = strdup (err.text);
         return;
     }
+    fnpool_wake (ex->pool, wake); /* the child runs: the loop may have us */
+    if (ex->pinned) /* it started on our CPU: now it may go anywhere */
+        sched_setaffinity (pid, sizeof ex->cpus, &ex->cpus);
     pthread_mutex_lock (&ex->cmd_lock);
     t->pid = pid;
     if (t->kill_sig)

@@ -17,6 +17,7 @@
 #define HEARTH_EXECUTOR_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -121,6 +122,9 @@ struct executor {
                                   handed to the pool */
     int cmd_running;           /* commands handed to the pool, not done */
     size_t fn_in_pool;         /* functions handed to the pool, not done */
+    bool pinned;               /* task threads pinned one per CPU */
+    cpu_set_t cpus;            /* the CPUs we may use (commands' children
+                                  get them all back once started) */
     pthread_mutex_t cmd_lock;  /* between the loop's kills and the
                                   threads that run commands */
     hearth_msg_t *batch;       /* STATUS_UPDATE's large result frames
@@ -171,17 +175,23 @@ void shared_frames_release (shared_frames_t **sf_p);
 
 /* cmdrun.c */
 /* On a pool thread: run command task t to its end (fills exited,
-   wait_status, out, err_tail, too_big, or run_error). */
-void cmdrun_run (executor_t *ex, task_t *t);
+   wait_status, out, err_tail, too_big, or run_error); once the child has
+   started, fnpool_wake (ex->pool, wake). */
+void cmdrun_run (executor_t *ex, task_t *t, bool *wake);
 /* On the loop: signal a command's process group, now if it runs, else as
    soon as it has started; never after it has exited. */
 void cmdrun_kill (executor_t *ex, task_t *t, int sig);
 
 /* fnpool.c */
-fnpool_t *fnpool_new (executor_t *ex, int threads, hearth_error_t *err);
+/* pin: "auto" (NULL), "yes" or "no": see fnpool.c. */
+fnpool_t *fnpool_new (executor_t *ex, int threads, const char *pin,
+                      hearth_error_t *err);
 /* Stop the threads.  Returns 0, or -1 if a thread was still busy after a
    grace period (its task must then not be freed). */
 int fnpool_destroy (fnpool_t **self_p);
+/* On a pool thread: if *pending, wake the loop for the finished tasks
+   (and clear *pending). */
+void fnpool_wake (fnpool_t *self, bool *pending);
 /* Hand n tasks to the threads at once (one lock, one wake-up). */
 void fnpool_submit (fnpool_t *self, task_t **tasks, size_t n);
 /* Take t back if no thread has started it.  Returns true if taken. */

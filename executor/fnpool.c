@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,30 @@ struct fnpool {
     bool quit;              /* threads should leave */
 };
 
+void
+fnpool_wake (fnpool_t *self, bool *pending)
+{
+    if (!*pending)
+        return;
+    *pending = false;
+    uint64_t one = 1;
+    ssize_t n = write (self->efd, &one, sizeof one);
+    (void) n; /* an eventfd write only fails on overflow */
+}
+
+/* Run t.  *wake: the loop has finished tasks to hear of; a command's
+   thread tells it once the next child has started (cmdrun.c). */
 static void
-s_run (task_t *t)
+s_run (fnpool_t *self, task_t *t, bool *wake)
 {
     __atomic_store_n (&t->start_us, executor_now_us (), __ATOMIC_RELAXED);
     if (t->argv) {
-        cmdrun_run (t->ex, t);
+        cmdrun_run (t->ex, t, wake);
+        fnpool_wake (self, wake);
         t->end_us = executor_now_us ();
         return;
     }
+    fnpool_wake (self, wake);
     hearth_task_in_t in = {
         .arg = t->arg,
         .input = t->input ? zframe_data (t->input) : NULL,
@@ -55,34 +71,39 @@ s_run (task_t *t)
     t->end_us = executor_now_us ();
 }
 
+/* The loop is woken (an eventfd) when a task joins an empty done list,
+   always with the lock released, so that it does not wake only to wait
+   for the lock; and when the thread has a next task, only once that task
+   has started: on a busy machine the woken loop may take this CPU, and a
+   child that has not started yet would wait for it (benchmark 4). */
 static void *
 s_thread (void *arg)
 {
     fnpool_t *self = arg;
+    bool wake = false;
     pthread_mutex_lock (&self->lock);
     for (;;) {
-        while (!self->quit && self->todo.size == 0)
+        while (!self->quit && self->todo.size == 0) {
+            if (wake) {
+                pthread_mutex_unlock (&self->lock);
+                fnpool_wake (self, &wake);
+                pthread_mutex_lock (&self->lock);
+                continue;
+            }
             pthread_cond_wait (&self->wake, &self->lock);
+        }
         if (self->quit)
             break;
         task_t *t = tlist_pop (&self->todo);
         pthread_mutex_unlock (&self->lock);
-        s_run (t);
+        s_run (self, t, &wake);
         pthread_mutex_lock (&self->lock);
-        bool was_empty = self->done.size == 0;
+        if (self->done.size == 0)
+            wake = true;
         tlist_push (&self->done, t);
-        if (was_empty) {
-            /* Wake the loop with the lock released, so that it does not
-               wake only to wait for the lock (a context switch each way
-               on a busy machine). */
-            pthread_mutex_unlock (&self->lock);
-            uint64_t one = 1;
-            ssize_t n = write (self->efd, &one, sizeof one);
-            (void) n; /* an eventfd write only fails on overflow */
-            pthread_mutex_lock (&self->lock);
-        }
     }
     pthread_mutex_unlock (&self->lock);
+    fnpool_wake (self, &wake);
     return NULL;
 }
 
@@ -107,8 +128,38 @@ s_on_done (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     return 0;
 }
 
+/* Whether to pin thread i to the i-th CPU this process may use: "yes",
+   "no", or "auto": when there are exactly as many threads as CPUs (the
+   executor has the machine, as local[*] does; with fewer threads, other
+   executors share the CPUs, with more, pinned threads could not even
+   out).  Pinned, a command's thread and its child start on the thread's
+   CPU, so the two commands in flight on a two-CPU machine do not queue
+   on one CPU while the other idles, as the scheduler lets short-lived
+   processes do (docs/performance.md, benchmark 4); the child is given
+   back every CPU as soon as it has started (cmdrun.c). */
+static bool
+s_pin (const char *mode, int threads, cpu_set_t *cpus)
+{
+    if (sched_getaffinity (0, sizeof *cpus, cpus) < 0
+        || (mode && strcmp (mode, "no") == 0))
+        return false;
+    int n = CPU_COUNT (cpus);
+    return n > 0 && ((mode && strcmp (mode, "yes") == 0) || n == threads);
+}
+
+/* The index-th CPU of cpus (cycling). */
+static int
+s_nth_cpu (const cpu_set_t *cpus, int index)
+{
+    int n = CPU_COUNT (cpus), k = index % n;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET (cpu, cpus) && k-- == 0)
+            return cpu;
+    return 0;
+}
+
 fnpool_t *
-fnpool_new (executor_t *ex, int threads, hearth_error_t *err)
+fnpool_new (executor_t *ex, int threads, const char *pin, hearth_error_t *err)
 {
     fnpool_t *self = calloc (1, sizeof *self);
     if (!self) {
@@ -128,14 +179,27 @@ fnpool_new (executor_t *ex, int threads, hearth_error_t *err)
         fnpool_destroy (&self);
         return NULL;
     }
-    for (; self->nthreads < threads; self->nthreads++)
-        if (pthread_create (&self->threads[self->nthreads], NULL, s_thread,
-                            self)
-            != 0) {
+    ex->pinned = s_pin (pin, threads, &ex->cpus);
+    for (; self->nthreads < threads; self->nthreads++) {
+        pthread_attr_t attr;
+        pthread_attr_init (&attr);
+        if (ex->pinned) {
+            cpu_set_t one;
+            CPU_ZERO (&one);
+            CPU_SET (s_nth_cpu (&ex->cpus, self->nthreads), &one);
+            pthread_attr_setaffinity_np (&attr, sizeof one, &one);
+        }
+        int rc = pthread_create (&self->threads[self->nthreads], &attr,
+                                 s_thread, self);
+        pthread_attr_destroy (&attr);
+        if (rc != 0) {
             hearth_errprintf (err, "cannot start task threads");
             fnpool_destroy (&self);
             return NULL;
         }
+    }
+    if (ex->pinned)
+        log_info ("%d task threads, one per CPU", threads);
     zmq_pollitem_t item = {NULL, self->efd, ZMQ_POLLIN, 0};
     zloop_poller (ex->loop, &item, s_on_done, self);
     return self;

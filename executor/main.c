@@ -48,6 +48,9 @@ static const hearth_opt_t s_opts[] = {
      "largest result (stdout) a task may return; more fails the task"},
     {"running-report", HEARTH_OPT_DURATION, "50ms", "TIME",
      "report RUNNING for tasks that have run this long"},
+    {"pin-threads", HEARTH_OPT_STR, "auto", "MODE",
+     "pin task threads one per CPU: yes, no, or auto (when there are as "
+     "many threads as CPUs)"},
     {"log-level", HEARTH_OPT_STR, "info", "LEVEL", "error, warn, info, debug"},
     {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
     {NULL},
@@ -102,6 +105,12 @@ s_configure (executor_t *ex, hearth_error_t *err)
     ex->running_report_ms = hearth_conf_ms (c, "running-report");
     if (ex->hb_interval_ms < 1)
         return hearth_errprintf (err, "--heartbeat-interval must be > 0");
+    const char *pin = hearth_conf_str (c, "pin-threads");
+    if (strcmp (pin, "auto") != 0 && strcmp (pin, "yes") != 0
+        && strcmp (pin, "no") != 0)
+        return hearth_errprintf (err, "--pin-threads: expected yes, no or "
+                                      "auto, got '%s'",
+                                 pin);
     return 0;
 }
 
@@ -158,7 +167,9 @@ s_setup (executor_t *ex, hearth_error_t *err)
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
                                  ex->work_dir, strerror (errno));
-    if (!(ex->pool = fnpool_new (ex, ex->cores, err)))
+    if (!(ex->pool = fnpool_new (ex, ex->cores,
+                                 hearth_conf_str (ex->conf, "pin-threads"),
+                                 err)))
         return -1;
     zmq_pollitem_t sig_item = {NULL, ex->sigfd, ZMQ_POLLIN, 0};
     zloop_poller (ex->loop, &sig_item, s_on_signal, ex);
