@@ -108,8 +108,9 @@ s_configure (executor_t *ex, hearth_error_t *err)
     const char *pin = hearth_conf_str (c, "pin-threads");
     if (strcmp (pin, "auto") != 0 && strcmp (pin, "yes") != 0
         && strcmp (pin, "no") != 0)
-        return hearth_errprintf (err, "--pin-threads: expected yes, no or "
-                                      "auto, got '%s'",
+        return hearth_errprintf (err,
+                                 "--pin-threads: expected yes, no or "
+                                 "auto, got '%s'",
                                  pin);
     return 0;
 }
@@ -167,9 +168,8 @@ s_setup (executor_t *ex, hearth_error_t *err)
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
                                  ex->work_dir, strerror (errno));
-    if (!(ex->pool = fnpool_new (ex, ex->cores,
-                                 hearth_conf_str (ex->conf, "pin-threads"),
-                                 err)))
+    if (!(ex->pool = fnpool_new (
+              ex, ex->cores, hearth_conf_str (ex->conf, "pin-threads"), err)))
         return -1;
     zmq_pollitem_t sig_item = {NULL, ex->sigfd, ZMQ_POLLIN, 0};
     zloop_poller (ex->loop, &sig_item, s_on_signal, ex);
