@@ -72,3 +72,11 @@ UNIT_TESTS += tests/unit/test_taskset
 tests_unit_test_taskset_SOURCES = tests/unit/test_taskset.c
 tests_unit_test_taskset_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_LDADD = $(unit_libs)
+
+# The master's journal: its pure record codec and replay, and its files.
+UNIT_TESTS += tests/unit/test_journal
+tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
+	tests/unit/testutil.h master/jstate.c master/jstate.h \
+	master/journal.c master/journal.h
+tests_unit_test_journal_CFLAGS = $(unit_cflags)
+tests_unit_test_journal_LDADD = $(unit_libs)
