@@ -1,7 +1,8 @@
-/*  main.c - hearth-master: options, start-up, the event loop and its
-    periodic tick (expire silent workers and drivers, heartbeat everyone,
-    forget long-dead workers, schedule), and a clean stop on SIGTERM or
-    SIGINT.  SIGHUP reopens the log file. */
+/*  main.c - hearth-master: options, start-up (with the journal's recovery,
+    recover.c), the event loop and its periodic tick (expire silent workers
+    and drivers, heartbeat everyone, forget long-dead workers, sync the
+    journal, schedule), and a clean stop on SIGTERM or SIGINT.  SIGHUP
+    reopens the log file. */
 #include "config.h"
 
 #include <errno.h>
@@ -74,6 +75,12 @@ static const hearth_opt_t s_opts[] = {
          "how long a DEAD worker stays in the state"),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once bound, write the ROUTER and events URLs there (one per line)"),
+    OPT ("journal", HEARTH_OPT_STR, NULL, "DIR",
+         "keep a journal of the cluster's state in DIR and recover from it "
+         "at start-up"),
+    OPT ("recovery-timeout", HEARTH_OPT_DURATION, NULL, NULL,
+         "after a restart, how long to wait for the journal's workers and "
+         "drivers (default: twice liveness x interval, at least 5s)"),
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -153,6 +160,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     }
     int64_t retention = hearth_conf_ms (m->conf, "dead-worker-retention");
     registry_reap (m->reg, now - retention, s_max_expire_per_tick);
+    master_journal_tick (m, now);
     if (m->dirty || m->held)
         master_schedule (m);
     return 0;
@@ -314,7 +322,7 @@ s_setup (master_t *m, hearth_error_t *err)
         return hearth_errprintf (err, "out of memory");
     zhashx_set_destructor (m->log_limit, s_free_stamp);
     registry_set_observer (m->reg, master_on_change, m);
-    if (s_open_sockets (m, err) < 0)
+    if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
         return -1;
     int64_t tick = m->interval_ms / 4;
     tick = tick < s_tick_min_ms   ? s_tick_min_ms
@@ -334,6 +342,7 @@ static void
 s_teardown (master_t *m)
 {
     zloop_destroy (&m->loop);
+    master_journal_close (m);
     registry_destroy (&m->reg);
     zhashx_destroy (&m->log_limit);
     hearth_sock_destroy (&m->router);
@@ -341,19 +350,6 @@ s_teardown (master_t *m)
     if (m->sigfd >= 0)
         close (m->sigfd);
     hearth_conf_destroy (&m->conf);
-}
-
-static void
-s_publish_master (master_t *m, const char *what)
-{
-    cJSON *e = cJSON_CreateObject ();
-    if (!e)
-        return;
-    cJSON_AddStringToObject (e, "event", what);
-    cJSON_AddStringToObject (e, "url", m->url);
-    cJSON_AddStringToObject (e, "status", "ALIVE");
-    cJSON_AddNumberToObject (e, "time_ms", (double) registry_wall_ms ());
-    master_publish (m, "master", e);
 }
 
 /* Parse options; returns 1 to go on, 0 to exit with success (--help,
@@ -415,9 +411,13 @@ main (int argc, char **argv)
     log_info ("master %s up (events %s, %s, heartbeat %lld ms x %lld)", m.url,
               m.events_url, m.spread_out ? "spread-out" : "consolidate",
               (long long) m.interval_ms, (long long) m.liveness);
-    s_publish_master (&m, "started");
+    master_publish_master (&m, "started", NULL);
+    if (m.recovering)
+        master_publish_master (&m, "recovering",
+                               "restarted on a journal with live workers or "
+                               "applications");
     zloop_start (m.loop);
-    s_publish_master (&m, "stopping");
+    master_publish_master (&m, "stopping", NULL);
     log_info ("master stopped");
     s_teardown (&m);
     hearth_log_close ();

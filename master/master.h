@@ -3,6 +3,8 @@
         main.c      options, start-up, the event loop, signals, the tick
         handlers.c  one handler per command arriving on the ROUTER
         cluster.c   scheduling, launching, heartbeats, events, state JSON
+        recover.c   the journal (--journal DIR) and RECOVERING after a
+                    restart
 
     All state about the cluster lives in the registry (registry.h); this
     struct holds the sockets and settings around it.
@@ -18,7 +20,19 @@
 
 #include "libcore/conf.h"
 #include "libcore/proto.h"
+#include "master/journal.h"
 #include "master/registry.h"
+
+/* What a recovery found, for its log line and its `master` event. */
+typedef struct {
+    size_t workers;       /* workers restored UNKNOWN */
+    size_t workers_back;  /* of those, registered again */
+    size_t apps;          /* active applications restored */
+    size_t apps_back;     /* of those, whose driver registered again */
+    size_t execs;         /* executors restored */
+    size_t execs_adopted; /* of those, reported running by their worker */
+    size_t execs_lost;    /* of those, not reported: LOST */
+} master_recovery_t;
 
 typedef struct master {
     hearth_conf_t *conf;       /* settings (owned) */
@@ -39,6 +53,11 @@ typedef struct master {
     zhashx_t *log_limit;       /* peer key -> last error log time */
     uint64_t rand_state;       /* shuffle source for the allocator */
     int64_t started_ms;        /* wall clock at start */
+    journal_t *journal;        /* --journal DIR, or NULL */
+    bool recovering;           /* RECOVERING: not every restored peer back */
+    int64_t rec_start_ms;      /* monotonic time recovery began */
+    int64_t rec_deadline_ms;   /* monotonic: give up on the rest then */
+    master_recovery_t rec;     /* what recovery found */
 } master_t;
 
 /* Monotonic milliseconds. */
@@ -70,6 +89,29 @@ void master_broadcast_heartbeat (master_t *m);
 
 /* The registry observer: publishes events and tells drivers. */
 void master_on_change (void *arg, registry_change_t *change);
+
+/* "ALIVE" or "RECOVERING". */
+const char *master_status (const master_t *m);
+
+/* Open the journal (--journal), rebuild the registry from it and, when it
+   held live workers or applications, enter RECOVERING.  0 or -1 with err. */
+int master_journal_open (master_t *m, hearth_error_t *err);
+
+/* Tick work of the journal: fsync, compaction when due, and the end of
+   RECOVERING (everyone back, or the deadline passed). */
+void master_journal_tick (master_t *m, int64_t now);
+
+/* Sync and close the journal. */
+void master_journal_close (master_t *m);
+
+/* Publish a `master` event (what: started, recovering, recovered,
+   stopping) with the master's status. */
+void master_publish_master (master_t *m, const char *what, const char *reason);
+
+/* Send KILL_EXECUTOR for an executor the master's books do not hold on w
+   (an ended application's, reported by a worker back from a restart). */
+void master_kill_foreign (master_t *m, reg_worker_t *w, const char *app_id,
+                          int exec_id, const char *reason);
 
 /* The body of MASTER_STATE_RESPONSE (a new tree). */
 cJSON *master_state_json (master_t *m);

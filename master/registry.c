@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "libcore/log.h"
 #include "libcore/proto.h"
 #include "master/registry.h"
 
@@ -26,6 +27,8 @@ struct registry {
     unsigned next_app_seq;          /* counter in app ids */
     registry_observer_fn *observer; /* told of every change */
     void *observer_arg;             /* passed to observer */
+    registry_record_fn *journal;    /* told what to journal, or NULL */
+    void *journal_arg;              /* passed to journal */
 };
 
 /* What a routing id belongs to. */
@@ -172,10 +175,56 @@ registry_set_observer (registry_t *self, registry_observer_fn *fn, void *arg)
     self->observer_arg = arg;
 }
 
-/* Tell the observer; the event is consumed either way. */
+void
+registry_set_journal (registry_t *self, registry_record_fn *fn, void *arg)
+{
+    self->journal = fn;
+    self->journal_arg = arg;
+}
+
+/* Hand a record (consumed) to the journal. */
+static void
+s_record (registry_t *self, cJSON *record, bool sync)
+{
+    if (self->journal && record)
+        self->journal (self->journal_arg, record, sync);
+    cJSON_Delete (record);
+}
+
+/* A record saying that a worker or application is forgotten. */
+static void
+s_record_forget (registry_t *self, const char *type, const char *id)
+{
+    cJSON *r = self->journal ? cJSON_CreateObject () : NULL;
+    if (r) {
+        cJSON_AddStringToObject (r, "t", type);
+        cJSON_AddStringToObject (r, "id", id);
+    }
+    s_record (self, r, false);
+}
+
+/* Journal what changed: the whole record of the executor, else of the
+   application, else of the worker.  An application's registration and
+   end reach the disk before the master answers. */
+static void
+s_journal_change (registry_t *self, const registry_change_t *c)
+{
+    if (!self->journal)
+        return;
+    if (c->exec)
+        s_record (self, registry_exec_record (c->exec), false);
+    else if (c->app)
+        s_record (self, registry_app_record (c->app), true);
+    else if (c->worker)
+        s_record (self, registry_worker_record (c->worker), false);
+}
+
+/* Journal the change, then tell the observer; the event is consumed
+   either way. */
 static void
 s_notify (registry_t *self, registry_change_t *change)
 {
+    s_journal_change (self, change);
     if (self->observer && change->event)
         self->observer (self->observer_arg, change);
     cJSON_Delete (change->event);
@@ -417,8 +466,8 @@ static int
 s_worker_fill (registry_t *self, reg_worker_t *w,
                const registry_worker_desc_t *desc)
 {
-    zframe_t *rid = zframe_dup (desc->routing_id);
-    if (!rid || s_set_str (&w->host, desc->host) < 0
+    zframe_t *rid = desc->routing_id ? zframe_dup (desc->routing_id) : NULL;
+    if ((desc->routing_id && !rid) || s_set_str (&w->host, desc->host) < 0
         || s_set_str (&w->version, desc->version) < 0
         || s_set_str (&w->work_dir, desc->work_dir) < 0) {
         zframe_destroy (&rid);
@@ -512,6 +561,7 @@ s_worker_forget (registry_t *self, reg_worker_t *w)
     if (w->dead_handle)
         zlistx_delete (self->dead, w->dead_handle);
     zlistx_delete (self->worker_order, w->order_handle);
+    s_record_forget (self, "worker-", w->id);
     zhashx_delete (self->workers, w->id);
 }
 
@@ -577,7 +627,7 @@ s_app_fill (reg_app_t *app, const registry_app_desc_t *desc)
         return -1;
     if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
         return -1;
-    if (!(app->routing_id = zframe_dup (desc->routing_id)))
+    if (desc->routing_id && !(app->routing_id = zframe_dup (desc->routing_id)))
         return -1;
     if (!(app->executors = zhashx_new ()) || !(app->workers = zhashx_new ()))
         return -1;
@@ -659,6 +709,7 @@ s_app_complete (registry_t *self, reg_app_t *app)
     app->order_handle = zlistx_add_end (self->completed, app);
     while (zlistx_size (self->completed) > self->retained_apps) {
         reg_app_t *old = zlistx_first (self->completed);
+        s_record_forget (self, "app-", old->id);
         zhashx_delete (self->apps, old->id);
         zlistx_delete (self->completed, zlistx_cursor (self->completed));
     }
@@ -726,6 +777,8 @@ registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
         return NULL;
     }
     app->next_exec_id++;
+    if (self->journal) /* next_exec_id moved */
+        s_record (self, registry_app_record (app), false);
     zhashx_update (app->workers, w->id, (void *) "");
     snprintf (key, sizeof key, "%d", exec->exec_id);
     zhashx_insert (app->executors, key, exec);
@@ -825,4 +878,273 @@ registry_silent_app (registry_t *self, int64_t now_ms)
     if (app)
         app->peer = NULL;
     return app;
+}
+
+/* --- the journal: dump, restore, recovery ------------------------------ */
+
+void
+registry_dump (registry_t *self, registry_record_fn *fn, void *arg)
+{
+    cJSON *r;
+    for (reg_worker_t *w = zlistx_first (self->worker_order); w;
+         w = zlistx_next (self->worker_order))
+        if ((r = registry_worker_record (w))) {
+            fn (arg, r, false);
+            cJSON_Delete (r);
+        }
+    zlistx_t *lists[] = {self->active, self->completed};
+    for (size_t i = 0; i < 2; i++)
+        for (reg_app_t *a = zlistx_first (lists[i]); a;
+             a = zlistx_next (lists[i]))
+            if ((r = registry_app_record (a))) {
+                fn (arg, r, false);
+                cJSON_Delete (r);
+            }
+    for (reg_app_t *a = zlistx_first (self->active); a;
+         a = zlistx_next (self->active))
+        for (reg_exec_t *e = zhashx_first (a->executors); e;
+             e = zhashx_next (a->executors))
+            if ((r = registry_exec_record (e))) {
+                fn (arg, r, false);
+                cJSON_Delete (r);
+            }
+}
+
+/* Fields of a recovered record: it passed a CRC, not a schema, so every
+   value is checked here. */
+static const char *
+s_rec_str (const cJSON *r, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (r, name);
+    return cJSON_IsString (v) && v->valuestring[0] ? v->valuestring : NULL;
+}
+
+static int64_t
+s_rec_int (const cJSON *r, const char *name, int64_t lo, int64_t hi,
+           int64_t dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (r, name);
+    if (!cJSON_IsNumber (v) || !(v->valuedouble >= (double) lo)
+        || !(v->valuedouble <= (double) hi))
+        return dflt;
+    return (int64_t) v->valuedouble;
+}
+
+static int
+s_rec_state (const cJSON *r, const char *const *names)
+{
+    const char *s = s_rec_str (r, "state");
+    for (int i = 0; s && names[i]; i++)
+        if (strcmp (names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+static const int64_t s_max_mb = (int64_t) 1 << 40;
+static const int64_t s_max_ms = (int64_t) 1 << 53;
+
+static bool
+s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
+{
+    const char *id = s_rec_str (r, "id");
+    registry_worker_desc_t desc = {
+        id,
+        s_rec_str (r, "host"),
+        s_rec_str (r, "version") ? s_rec_str (r, "version") : "unknown",
+        s_rec_str (r, "work_dir"),
+        (int) s_rec_int (r, "cores", 1, 65536, 0),
+        s_rec_int (r, "memory_mb", 1, s_max_mb, 0),
+        NULL};
+    if (!id || !hearth_id_valid (HEARTH_ID_WORKER, id) || !desc.host
+        || !desc.cores || !desc.memory_mb || registry_worker (self, id))
+        return false;
+    reg_worker_t *w = s_worker_new (self, &desc);
+    if (!w)
+        return false;
+    w->registered_ms = w->last_heartbeat_ms =
+        s_rec_int (r, "registered_ms", 0, s_max_ms, registry_wall_ms ());
+    if (s_rec_state (r, hearth_worker_states) == WORKER_DEAD) {
+        w->state = WORKER_DEAD;
+        w->dead_ms = now_ms; /* forgotten after the retention from now */
+        w->dead_handle = zlistx_add_end (self->dead, w);
+    }
+    else
+        w->state = WORKER_UNKNOWN;
+    return true;
+}
+
+static bool
+s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
+{
+    const char *id = s_rec_str (r, "id");
+    const cJSON *conf = cJSON_GetObjectItemCaseSensitive (r, "conf");
+    int state = s_rec_state (r, hearth_app_states);
+    registry_app_desc_t desc = {
+        .id = id,
+        .name = s_rec_str (r, "name"),
+        .driver_url = s_rec_str (r, "driver_url"),
+        .token = s_rec_str (r, "token"),
+        .driver_key = s_rec_str (r, "driver_key"),
+        .user = s_rec_str (r, "user"),
+        .conf = cJSON_IsObject (conf) ? conf : NULL,
+        .max_cores = (int) s_rec_int (r, "max_cores", 1, 65536, 0),
+        .cores_per_executor =
+            (int) s_rec_int (r, "cores_per_executor", 1, 65536, 0),
+        .memory_per_executor_mb =
+            s_rec_int (r, "memory_per_executor_mb", 1, s_max_mb, 1024),
+        .first_exec_id = (int) s_rec_int (r, "next_exec_id", 0, 2147483647, 0)};
+    if (!id || !hearth_id_valid (HEARTH_ID_APP, id) || !desc.name
+        || !desc.driver_url || state < 0 || registry_app (self, id))
+        return false;
+    reg_app_t *app = calloc (1, sizeof *app);
+    if (!app || s_app_fill (app, &desc) < 0) {
+        s_app_free (&app);
+        return false;
+    }
+    snprintf (app->id, sizeof app->id, "%s", id);
+    app->state = state;
+    const cJSON *wid;
+    cJSON_ArrayForEach (wid, cJSON_GetObjectItemCaseSensitive (r, "workers"))
+    {
+        if (cJSON_IsString (wid)
+            && hearth_id_valid (HEARTH_ID_WORKER, wid->valuestring))
+            zhashx_update (app->workers, wid->valuestring, (void *) "");
+    }
+    app->submit_ms = app->last_heartbeat_ms =
+        s_rec_int (r, "submit_ms", 0, s_max_ms, registry_wall_ms ());
+    zhashx_insert (self->apps, app->id, app);
+    if (state <= APP_RUNNING) {
+        app->recovering = true;
+        app->order_handle = zlistx_add_end (self->active, app);
+        out->apps++;
+        return true;
+    }
+    app->end_ms = s_rec_int (r, "end_ms", 0, s_max_ms, app->submit_ms);
+    s_set_str (&app->end_reason, s_rec_str (r, "reason"));
+    app->order_handle = zlistx_add_end (self->completed, app);
+    out->finished++;
+    while (zlistx_size (self->completed) > self->retained_apps) {
+        reg_app_t *old = zlistx_first (self->completed);
+        zhashx_delete (self->apps, old->id);
+        zlistx_delete (self->completed, zlistx_cursor (self->completed));
+    }
+    return true;
+}
+
+static bool
+s_restore_exec (registry_t *self, const cJSON *r)
+{
+    reg_app_t *app = registry_app (self, s_rec_str (r, "app_id"));
+    const char *wid = s_rec_str (r, "worker_id");
+    reg_worker_t *w = wid ? registry_worker (self, wid) : NULL;
+    int exec_id = (int) s_rec_int (r, "exec_id", 0, 2147483647, -1);
+    int cores = (int) s_rec_int (r, "cores", 1, 65536, 0);
+    int64_t memory = s_rec_int (r, "memory_mb", 1, s_max_mb, 0);
+    int state = s_rec_state (r, hearth_executor_states);
+    char key[16];
+    if (!app || app->state > APP_RUNNING || !w || w->state == WORKER_DEAD
+        || exec_id < 0 || !cores || !memory || state < 0
+        || registry_exec_final (state)
+        || registry_exec (self, app->id, exec_id))
+        return false;
+    reg_exec_t *exec = calloc (1, sizeof *exec);
+    if (!exec)
+        return false;
+    *exec = (reg_exec_t){app,
+                         exec_id,
+                         w,
+                         cores,
+                         memory,
+                         state,
+                         (int) s_rec_int (r, "pid", 1, 1000000000, 0),
+                         NULL};
+    if (!(exec->worker_handle = zlistx_add_end (w->executors, exec))) {
+        free (exec);
+        return false;
+    }
+    if (exec_id >= app->next_exec_id)
+        app->next_exec_id = exec_id + 1;
+    zhashx_update (app->workers, w->id, (void *) "");
+    snprintf (key, sizeof key, "%d", exec_id);
+    zhashx_insert (app->executors, key, exec);
+    app->cores_granted += cores;
+    w->cores_used += cores;
+    w->memory_used_mb += memory;
+    return true;
+}
+
+static void
+s_skipped (registry_restored_t *out, const char *kind, const cJSON *r)
+{
+    char *text = cJSON_PrintUnformatted (r);
+    log_warn ("journal: %s record skipped, it does not make sense here: %.300s",
+              kind, text ? text : "?");
+    free (text);
+    out->skipped++;
+}
+
+void
+registry_restore (registry_t *self, const cJSON *workers, const cJSON *apps,
+                  const cJSON *execs, int64_t now_ms, registry_restored_t *out)
+{
+    memset (out, 0, sizeof *out);
+    const cJSON *r;
+    cJSON_ArrayForEach (r, workers)
+    {
+        if (s_restore_worker (self, r, now_ms))
+            out->workers++;
+        else
+            s_skipped (out, "worker", r);
+    }
+    cJSON_ArrayForEach (r, apps)
+    {
+        if (!s_restore_app (self, r, out))
+            s_skipped (out, "application", r);
+    }
+    cJSON_ArrayForEach (r, execs)
+    {
+        if (s_restore_exec (self, r))
+            out->execs++;
+        else
+            s_skipped (out, "executor", r);
+    }
+}
+
+size_t
+registry_pending (registry_t *self)
+{
+    size_t n = 0;
+    for (reg_worker_t *w = zlistx_first (self->worker_order); w;
+         w = zlistx_next (self->worker_order))
+        n += w->state == WORKER_UNKNOWN;
+    for (reg_app_t *a = zlistx_first (self->active); a;
+         a = zlistx_next (self->active))
+        n += a->recovering;
+    return n;
+}
+
+void
+registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
+                    int first_exec_id, int64_t now_ms)
+{
+    zframe_t *rid = zframe_dup (routing_id);
+    if (!rid)
+        return;
+    s_peer_unset (self, app->routing_id, app);
+    zframe_destroy (&app->routing_id);
+    app->routing_id = rid;
+    s_peer_set (self, rid, PEER_APP, app);
+    app->recovering = false;
+    if (first_exec_id > app->next_exec_id)
+        app->next_exec_id = first_exec_id;
+    app->last_heartbeat_ms = registry_wall_ms ();
+    if (app->peer)
+        hearth_liveness_touch (self->app_live, app->peer, now_ms);
+    else
+        app->peer = hearth_liveness_add (self->app_live, app, now_ms);
+    registry_change_t c = {.topic = "app",
+                           .app = app,
+                           .exit_status = -1,
+                           .event = s_app_event (app, "reregistered")};
+    s_notify (self, &c);
 }
