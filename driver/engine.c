@@ -127,6 +127,8 @@ engine_destroy (engine_t **self_p)
     free (e->libs);
     free (e->stages);
     free (e->lc_worker_pids);
+    zcert_destroy (&e->app_cert);
+    hearth_curve_cleanup (&e->curve);
     free (e->scratch_dir);
     free (e);
     *self_p = NULL;
@@ -473,6 +475,24 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     return e->error[0] ? -1 : 0;
 }
 
+/* Every application has a token its executors must present.  With a
+   secure master link (a tcp:// master and keys), the executors' link is
+   encrypted too, with a key pair made for this application alone; its
+   public key reaches them through the master and their worker. */
+static int
+s_security (engine_t *e, hearth_error_t *err)
+{
+    if (hearth_keys_token (e->token, sizeof e->token) < 0)
+        return hearth_errprintf (err, "cannot make the application's token");
+    if (e->mode != MODE_CLUSTER)
+        return 0; /* our own loopback daemons, or none */
+    if (hearth_curve_client_setup (&e->curve, e->conf, err) < 0)
+        return -1;
+    if (hearth_curve_on (&e->curve) && !(e->app_cert = zcert_new ()))
+        return hearth_errprintf (err, "cannot make the application's keys");
+    return 0;
+}
+
 static int
 s_start (engine_t *e, hearth_error_t *err)
 {
@@ -483,7 +503,8 @@ s_start (engine_t *e, hearth_error_t *err)
         return -1;
     if (!(e->loop = zloop_new ()))
         return hearth_errprintf (err, "out of memory");
-    if (execs_open (e, err) < 0 || local_start (e, err) < 0)
+    if (s_security (e, err) < 0 || execs_open (e, err) < 0
+        || local_start (e, err) < 0)
         return -1;
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <czmq.h>
 
 #include "driver/internal.h"
+#include "libcore/curve.h"
 #include "libcore/proto.h"
 #include "libcore/taskset.h"
 
@@ -58,6 +59,11 @@ struct engine {
     int64_t hb_interval_ms;     /* heartbeat interval */
     int64_t hb_liveness;        /* missed intervals before a peer is gone */
     int64_t max_result_bytes;   /* per task */
+    /* security */
+    char token[64];             /* executors must present it (Z85) */
+    zcert_t *app_cert;          /* our ROUTER's CURVE keys, when the master
+                                   link is secure */
+    hearth_curve_t curve;       /* keys for the master link (cluster mode) */
     /* the master (cluster and local-cluster modes) */
     zsock_t *master;            /* DEALER */
     char master_url[512];       /* where it is */

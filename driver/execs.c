@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -82,7 +83,9 @@ execs_open (engine_t *e, hearth_error_t *err)
         snprintf (host, sizeof host, "%s", h);
     else
         s_default_host (e, host, sizeof host);
-    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
+    /* CURVE server with the application's keys; executors are admitted
+       by the token they present, not by their (throw-away) keys. */
+    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER, .curve_cert = e->app_cert};
     if (!(e->router = hearth_sock_new (&opts, err)))
         return -1;
     char endpoint[300];
@@ -95,7 +98,11 @@ execs_open (engine_t *e, hearth_error_t *err)
         return -1;
     snprintf (e->driver_url, sizeof e->driver_url, "tcp://%s:%d", host, port);
     zloop_reader (e->loop, e->router, s_on_router, e);
-    log_info ("executors connect to %s", e->driver_url);
+    if (e->app_cert)
+        log_info ("executors connect to %s (CURVE server key %s)",
+                  e->driver_url, zcert_public_txt (e->app_cert));
+    else
+        log_info ("executors connect to %s", e->driver_url);
     return 0;
 }
 
@@ -217,7 +224,15 @@ s_on_register (engine_t *e, zframe_t *rid, const char *key, hearth_msg_t *msg)
     const char *app = hearth_json_str (b, "app_id");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
     int cores = (int) hearth_json_int (b, "cores", 1);
+    const char *token = hearth_json_str (b, "token");
     char why[256];
+    if (!token || !hearth_keys_token_eq (token, e->token)) {
+        snprintf (why, sizeof why, "executor %d (%s, pid %lld) presented %s "
+                  "token", exec_id, hearth_json_str (b, "host"),
+                  (long long) hearth_json_int (b, "pid", 0),
+                  token ? "a wrong" : "no");
+        return s_refuse (e, rid, why);
+    }
     if (strcmp (app, e->app_id) != 0) {
         snprintf (why, sizeof why, "executor of %s, this is %s", app,
                   e->app_id);
@@ -302,9 +317,9 @@ s_apply_update (engine_t *e, exec_t *x, hearth_msg_t *msg, const cJSON *u)
                   error ? error : hearth_json_str (u, "state"));
     else if (out == HEARTH_TS_GAVE_UP) {
         char text[1024];
-        snprintf (text, sizeof text, "stage %s, task %llu failed %d times; "
+        snprintf (text, sizeof text, "stage %s, task %llu failed %d time%s; "
                   "last error: %s", st->name, (unsigned long long) index,
-                  attempt + 1, error ? error : "none given");
+                  attempt + 1, attempt ? "s" : "", error ? error : "none given");
         engine_fail_job (e, st->job, text);
         return NULL;
     }

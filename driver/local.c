@@ -114,12 +114,19 @@ s_spawn_executor (engine_t *e, hearth_error_t *err)
         "--exec-id", exec_id, "--cores", cores, "--work-dir", dir,
         "--heartbeat-interval", hb, "--heartbeat-liveness", live,
         "--log-level", hearth_conf_str (e->conf, "log-level"), NULL};
+    char token[128];
+    snprintf (token, sizeof token, "HEARTH_TOKEN=%s", e->token);
+    const char *extra[] = {token, NULL};
+    const char **envp = hearth_env_merge (NULL, extra);
     hearth_spawn_opts_t opts = {.argv = argv,
+                                .envp = envp,
                                 .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                 .stdout_fd = HEARTH_SPAWN_DEVNULL,
                                 .stderr_fd = HEARTH_SPAWN_INHERIT,
                                 .die_with_parent = true};
-    pid_t pid = hearth_spawn (&opts, err);
+    pid_t pid = envp ? hearth_spawn (&opts, err)
+                     : hearth_errprintf (err, "out of memory");
+    free (envp);
     if (pid < 0)
         return -1;
     exec_t *x = execs_add (e, id, e->local_cores, "localhost");

@@ -56,6 +56,10 @@ s_send_register (engine_t *e)
                              (double) (memory_mb > 0 ? memory_mb : 1));
     if (e->app_id[0])
         cJSON_AddStringToObject (b, "app_id", e->app_id);
+    cJSON_AddStringToObject (b, "token", e->token);
+    if (e->app_cert)
+        cJSON_AddStringToObject (b, "driver_key",
+                                 zcert_public_txt (e->app_cert));
     const char *user = getenv ("USER");
     if (user && strlen (user) < 255)
         cJSON_AddStringToObject (b, "user", user);
@@ -68,6 +72,7 @@ master_open (engine_t *e, const char *url, hearth_error_t *err)
     if (url != e->master_url) /* the same buffer in cluster mode */
         snprintf (e->master_url, sizeof e->master_url, "%s", url);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&e->curve, &opts);
     if (!(e->master = hearth_sock_new (&opts, err)))
         return -1;
     if (hearth_sock_connect (e->master, url, err) < 0)

@@ -93,6 +93,7 @@ struct executor {
     char *token;               /* per-application secret, or NULL */
     zloop_t *loop;             /* the event loop */
     zsock_t *driver;           /* DEALER to the driver */
+    zcert_t *cert;             /* our CURVE keys, when the driver has a key */
     int sigfd;                 /* SIGCHLD, SIGTERM, SIGINT, SIGHUP */
     pid_t parent;              /* the worker (or local driver) that ran us */
     int64_t hb_interval_ms;    /* heartbeat interval */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "executor/executor.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -36,6 +37,15 @@ link_open (executor_t *ex, hearth_error_t *err)
     snprintf (identity, sizeof identity, "E%lld-%d", (long long) ex->exec_id,
               (int) getpid ());
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER, .identity = identity};
+    const char *key = hearth_conf_str (ex->conf, "driver-key");
+    if (key && *key) {
+        /* An encrypted link to a driver of a secure cluster: our keys are
+           throw-away, the driver admits us by the application's token. */
+        if (strlen (key) != HEARTH_KEY_TXT_LEN || !(ex->cert = zcert_new ()))
+            return hearth_errprintf (err, "bad --driver-key");
+        opts.curve_cert = ex->cert;
+        opts.curve_server_key = key;
+    }
     if (!(ex->driver = hearth_sock_new (&opts, err)))
         return -1;
     if (hearth_sock_connect (ex->driver, ex->driver_url, err) < 0)
@@ -51,6 +61,7 @@ link_close (executor_t *ex)
         zloop_reader_end (ex->loop, ex->driver);
     hearth_msg_destroy (&ex->batch);
     hearth_sock_destroy (&ex->driver);
+    zcert_destroy (&ex->cert);
 }
 
 static int

@@ -34,9 +34,10 @@ static const hearth_opt_t s_opts[] = {
     {"host", HEARTH_OPT_STR, NULL, "NAME",
      "host name reported to the driver (default: this host's name)"},
     {"token", HEARTH_OPT_STR, NULL, "TEXT",
-     "the application's secret, presented at registration"},
+     "the application's secret, presented at registration (pass it as "
+     "HEARTH_TOKEN: the environment is private, the command line is not)"},
     {"driver-key", HEARTH_OPT_STR, NULL, "KEY",
-     "the driver's CURVE public key (Z85)"},
+     "the driver's CURVE public key (Z85): encrypt the link"},
     {"work-dir", HEARTH_OPT_STR, ".", "DIR",
      "where shipped libraries and scratch files go"},
     {"heartbeat-interval", HEARTH_OPT_DURATION, "1s", "TIME",
@@ -85,10 +86,13 @@ s_configure (executor_t *ex, hearth_error_t *err)
     host[sizeof host - 1] = '\0';
     const char *h = hearth_conf_str (c, "host");
     const char *token = hearth_conf_str (c, "token");
+    if (token && !*token)
+        token = NULL; /* HEARTH_TOKEN= means none */
     ex->app_id = strdup (app);
     ex->driver_url = strdup (url);
     ex->host = strdup (h ? h : host);
     ex->token = token ? strdup (token) : NULL;
+    unsetenv ("HEARTH_TOKEN"); /* tasks have no use for it */
     ex->work_dir = strdup (hearth_conf_str (c, "work-dir"));
     ex->exec_id = hearth_conf_int (c, "exec-id");
     ex->cores = (int) hearth_conf_int (c, "cores");

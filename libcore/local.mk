@@ -13,5 +13,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/spawn.c libcore/spawn.h \
 	libcore/alloc.c libcore/alloc.h \
 	libcore/liveness.c libcore/liveness.h \
-	libcore/taskset.c libcore/taskset.h
+	libcore/taskset.c libcore/taskset.h \
+	libcore/keys.c libcore/keys.h \
+	libcore/zap.c libcore/zap.h \
+	libcore/curve.c libcore/curve.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread

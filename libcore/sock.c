@@ -26,6 +26,20 @@ s_or (int value, int dflt)
     return value ? value : dflt;
 }
 
+/* Keys go on before bind or connect: the handshake uses them. */
+static void
+s_apply_curve (zsock_t *sock, const hearth_sock_opts_t *opts)
+{
+    zcert_apply (opts->curve_cert, sock);
+    if (opts->curve_server_key)
+        zsock_set_curve_serverkey (sock, opts->curve_server_key);
+    else {
+        zsock_set_curve_server (sock, 1);
+        if (opts->zap_domain)
+            zsock_set_zap_domain (sock, opts->zap_domain);
+    }
+}
+
 zsock_t *
 hearth_sock_new (const hearth_sock_opts_t *opts, hearth_error_t *err)
 {
@@ -52,6 +66,8 @@ hearth_sock_new (const hearth_sock_opts_t *opts, hearth_error_t *err)
         sock, s_or (opts->reconnect_ivl_max_ms, HEARTH_SOCK_RECONNECT_MAX_MS));
     if (opts->identity)
         zsock_set_identity (sock, opts->identity);
+    if (opts->curve_cert)
+        s_apply_curve (sock, opts);
     return sock;
 }
 

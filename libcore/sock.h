@@ -21,6 +21,12 @@ typedef struct {
     int hwm;               /* send and receive high-water mark; 0 = default */
     int reconnect_ivl_ms;  /* first reconnect delay; 0 = default */
     int reconnect_ivl_max_ms; /* reconnect back-off cap; 0 = default */
+    zcert_t *curve_cert;      /* CURVE: this socket's key pair (borrowed),
+                                 or NULL for no encryption */
+    const char *curve_server_key; /* CURVE client: the server's public key
+                                     (Z85); NULL makes this a server */
+    const char *zap_domain;   /* CURVE server: ask ZAP (zap.h) who may
+                                 connect; NULL: any client key */
 } hearth_sock_opts_t;
 
 /* Defaults used when an option is 0. */
@@ -35,8 +41,9 @@ typedef struct {
    once at start-up, before any socket is made and any thread started. */
 void hearth_zsys_init (void);
 
-/* A new socket with opts applied (opts NULL: a DEALER with defaults).
-   NULL with err on failure. */
+/* A new socket with opts applied (opts NULL: a DEALER with defaults),
+   CURVE included when opts->curve_cert is set.  NULL with err on
+   failure. */
 zsock_t *hearth_sock_new (const hearth_sock_opts_t *opts, hearth_error_t *err);
 
 /* Bind to endpoint ("tcp://127.0.0.1:7077", port 0 or "*" for an ephemeral

@@ -179,6 +179,40 @@ hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err)
     return pid;
 }
 
+/* True if entry (NAME=...) names a variable that extra sets. */
+static bool
+s_overridden (const char *const *extra, const char *entry)
+{
+    const char *eq = strchr (entry, '=');
+    size_t klen = eq ? (size_t) (eq - entry) : strlen (entry);
+    for (size_t i = 0; extra && extra[i]; i++)
+        if (strncmp (extra[i], entry, klen) == 0 && extra[i][klen] == '=')
+            return true;
+    return false;
+}
+
+const char **
+hearth_env_merge (const char *const *base, const char *const *extra)
+{
+    if (!base)
+        base = (const char *const *) environ;
+    size_t n = 0, m = 0;
+    while (base[n])
+        n++;
+    while (extra && extra[m])
+        m++;
+    const char **out = calloc (n + m + 1, sizeof *out);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s_overridden (extra, base[i]))
+            out[k++] = base[i];
+    for (size_t i = 0; i < m; i++)
+        out[k++] = extra[i];
+    return out;
+}
+
 static bool
 s_executable (const char *path)
 {

@@ -38,6 +38,13 @@ typedef struct {
    foo: No such file or directory"). */
 pid_t hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err);
 
+/* base (NULL: this process's environment) with extra "NAME=VALUE"
+   entries added, replacing base's entries of the same names.  The array
+   is the caller's to free(); the strings stay borrowed.  NULL on no
+   memory. */
+const char **hearth_env_merge (const char *const *base,
+                               const char *const *extra);
+
 /* Path of a Hearth program (e.g. "hearth-executor") into buf: from
    $HEARTH_BIN_DIR if set, else beside the running program, else the
    installed bindir.  Returns buf. */

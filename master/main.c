@@ -81,6 +81,7 @@ static const hearth_opt_t s_opts[] = {
     OPT ("recovery-timeout", HEARTH_OPT_DURATION, NULL, NULL,
          "after a restart, how long to wait for the journal's workers and "
          "drivers (default: twice liveness x interval, at least 5s)"),
+    HEARTH_CURVE_SERVER_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -170,12 +171,15 @@ static int
 s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 {
     (void) loop;
-    (void) arg;
     int sig;
     while ((sig = hearth_signalfd_read (item->fd)) > 0) {
         if (sig == SIGHUP) {
+            master_t *m = arg;
+            hearth_error_t err;
             log_info ("SIGHUP: reopening the log");
             hearth_log_reopen ();
+            if (m->curve.zap && hearth_zap_reload (m->curve.zap, &err) < 0)
+                log_error ("%s", err.text);
             continue;
         }
         log_info ("%s: stopping", strsignal (sig));
@@ -263,6 +267,10 @@ s_open_sockets (master_t *m, hearth_error_t *err)
                            : 0;
     hearth_sock_opts_t router = {.type = ZMQ_ROUTER};
     hearth_sock_opts_t pub = {.type = ZMQ_PUB};
+    if (hearth_curve_server_setup (&m->curve, m->conf, host, err) < 0)
+        return -1;
+    hearth_curve_server_opts (&m->curve, &router);
+    hearth_curve_server_opts (&m->curve, &pub);
     if (!(m->router = hearth_sock_new (&router, err))
         || !(m->pub = hearth_sock_new (&pub, err)))
         return -1;
@@ -295,6 +303,45 @@ s_configure (master_t *m, hearth_error_t *err)
     m->rand_state = (uint64_t) time (NULL) ^ ((uint64_t) getpid () << 32);
     m->rand_state |= 1;
     m->started_ms = registry_wall_ms ();
+    return 0;
+}
+
+static int
+s_on_zap (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    (void) sock;
+    master_t *m = arg;
+    hearth_zap_handle (m->curve.zap);
+    return 0;
+}
+
+static int
+s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    master_t *m = arg;
+    hearth_zap_on_monitor (m->curve.zap, sock);
+    return 0;
+}
+
+/* With keys: answer ZAP requests, and log failed handshakes. */
+static int
+s_watch_refusals (master_t *m, hearth_error_t *err)
+{
+    zsock_t *router_mon = hearth_zap_watch (m->curve.zap, m->router, "ROUTER",
+                                            err);
+    zsock_t *pub_mon = router_mon ? hearth_zap_watch (m->curve.zap, m->pub,
+                                                      "events", err)
+                                  : NULL;
+    if (!pub_mon)
+        return -1;
+    if (zloop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap, m) < 0
+        || zloop_reader (m->loop, router_mon, s_on_monitor, m) < 0
+        || zloop_reader (m->loop, pub_mon, s_on_monitor, m) < 0)
+        return hearth_errprintf (err, "cannot set up the event loop");
+    log_info ("CURVE on: %zu client keys admitted",
+              hearth_zap_size (m->curve.zap));
     return 0;
 }
 
@@ -334,6 +381,8 @@ s_setup (master_t *m, hearth_error_t *err)
         || zloop_poller (m->loop, &sigitem, s_on_signal, m) < 0
         || zloop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
+    if (m->curve.zap && s_watch_refusals (m, err) < 0)
+        return -1;
     const char *ready = hearth_conf_str (m->conf, "ready-file");
     return ready ? s_write_ready_file (m, ready, err) : 0;
 }
@@ -347,6 +396,7 @@ s_teardown (master_t *m)
     zhashx_destroy (&m->log_limit);
     hearth_sock_destroy (&m->router);
     hearth_sock_destroy (&m->pub);
+    hearth_curve_cleanup (&m->curve);
     if (m->sigfd >= 0)
         close (m->sigfd);
     hearth_conf_destroy (&m->conf);

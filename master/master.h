@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
+#include "libcore/curve.h"
 #include "libcore/conf.h"
 #include "libcore/proto.h"
 #include "master/journal.h"
@@ -58,6 +59,7 @@ typedef struct master {
     int64_t rec_start_ms;      /* monotonic time recovery began */
     int64_t rec_deadline_ms;   /* monotonic: give up on the rest then */
     master_recovery_t rec;     /* what recovery found */
+    hearth_curve_t curve;      /* keys and admitted clients, if secure */
 } master_t;
 
 /* Monotonic milliseconds. */

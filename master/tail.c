@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "libcore/curve.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
@@ -44,6 +45,7 @@ static const hearth_opt_t s_opts[] = {
          "print the cluster's state once and exit"),
     OPT ("timeout", HEARTH_OPT_DURATION, "5s", NULL,
          "how long to wait for the master's answer"),
+    HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "warn", "LEVEL",
          "error, warn, info or debug"),
     {.name = NULL},
@@ -54,6 +56,7 @@ typedef struct {
     hearth_conf_t *conf; /* settings (owned) */
     zsock_t *dealer;     /* to the master, for MASTER_STATE */
     zsock_t *sub;        /* the master's events */
+    hearth_curve_t curve; /* keys, when the cluster has them */
 } tail_t;
 
 /* --- MASTER_STATE ------------------------------------------------------ */
@@ -64,8 +67,10 @@ static cJSON *
 s_master_state (tail_t *t, hearth_error_t *err)
 {
     const char *url = hearth_conf_str (t->conf, "master");
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&t->curve, &opts);
     if (!t->dealer
-        && (!(t->dealer = hearth_sock_new (NULL, err))
+        && (!(t->dealer = hearth_sock_new (&opts, err))
             || hearth_sock_connect (t->dealer, url, err) < 0))
         return NULL;
     hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
@@ -291,6 +296,7 @@ s_subscribe (tail_t *t, hearth_error_t *err)
         events = url;
     }
     hearth_sock_opts_t opts = {.type = ZMQ_SUB};
+    hearth_curve_client_opts (&t->curve, &opts);
     if (!(t->sub = hearth_sock_new (&opts, err))
         || hearth_sock_connect (t->sub, events, err) < 0)
         return -1;
@@ -392,6 +398,11 @@ main (int argc, char **argv)
     if (!(t.conf = hearth_conf_new ("hearth-tail", s_opts)))
         return 1;
     int rc = s_parse (&t, argc, argv);
+    hearth_error_t err;
+    if (rc > 0 && hearth_curve_client_setup (&t.curve, t.conf, &err) < 0) {
+        fprintf (stderr, "hearth-tail: %s\n", err.text);
+        rc = -1;
+    }
     if (rc > 0) {
         hearth_zsys_init ();
         rc = hearth_conf_bool (t.conf, "state") ? s_state (&t) : s_follow (&t);
@@ -400,6 +411,7 @@ main (int argc, char **argv)
         rc = rc == 0 ? 0 : 2;
     hearth_sock_destroy (&t.dealer);
     hearth_sock_destroy (&t.sub);
+    hearth_curve_cleanup (&t.curve);
     hearth_conf_destroy (&t.conf);
     return rc;
 }

@@ -166,14 +166,6 @@ s_argv_build (execs_t *self, const execs_launch_t *l, s_argv_t *a)
                            self->host};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         s_arg (a, fixed[i]);
-    if (l->token) {
-        s_arg (a, "--token");
-        s_arg (a, l->token);
-    }
-    if (l->driver_key) {
-        s_arg (a, "--driver-key");
-        s_arg (a, l->driver_key);
-    }
     const cJSON *kv;
     cJSON_ArrayForEach (kv, l->conf)
     {
@@ -223,13 +215,28 @@ s_spawn (execs_t *self, const execs_launch_t *l, hearth_error_t *err)
     if (out >= 0 && errfd >= 0) {
         s_argv_t a;
         s_argv_build (self, l, &a);
+        /* The application's secrets go in the environment, which only the
+           executor's user can read, not on its command line. */
+        char token[256] = "", key[256] = "";
+        const char *extra[3] = {NULL};
+        int nextra = 0;
+        if (l->token && snprintf (token, sizeof token, "HEARTH_TOKEN=%s",
+                                  l->token) < (int) sizeof token)
+            extra[nextra++] = token;
+        if (l->driver_key && snprintf (key, sizeof key, "HEARTH_DRIVER_KEY=%s",
+                                       l->driver_key) < (int) sizeof key)
+            extra[nextra++] = key;
+        const char **envp = hearth_env_merge (NULL, extra);
         hearth_spawn_opts_t opts = {.argv = a.argv,
+                                    .envp = envp,
                                     .cwd = dir,
                                     .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                     .stdout_fd = out,
                                     .stderr_fd = errfd,
                                     .new_pgroup = true};
-        pid = hearth_spawn (&opts, err);
+        pid = envp ? hearth_spawn (&opts, err)
+                   : hearth_errprintf (err, "out of memory");
+        free (envp);
         s_argv_free (&a);
     }
     if (out >= 0)

@@ -65,8 +65,10 @@ static int
 s_connect (worker_t *w)
 {
     hearth_error_t err;
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&w->curve, &opts);
     s_drop_socket (w);
-    if (!(w->dealer = hearth_sock_new (NULL, &err))
+    if (!(w->dealer = hearth_sock_new (&opts, &err))
         || hearth_sock_connect (w->dealer, w->master_url, &err) < 0
         || zloop_reader (w->loop, w->dealer, worker_on_master, w) < 0) {
         log_error ("cannot connect to %s: %s", w->master_url, err.text);

@@ -65,6 +65,7 @@ static const hearth_opt_t s_opts[] = {
          "how long a removed application's directory is kept"),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once registered, write the worker id there"),
+    HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -217,7 +218,8 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (w->interval_ms < 1)
         return hearth_errprintf (err, "heartbeat-interval must be at least "
                                       "1ms");
-    if (s_identity (w, err) < 0 || s_resources (w, err) < 0)
+    if (s_identity (w, err) < 0 || s_resources (w, err) < 0
+        || hearth_curve_client_setup (&w->curve, w->conf, err) < 0)
         return -1;
     if ((w->sigfd = hearth_signalfd_open (sigs)) < 0)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
@@ -246,6 +248,7 @@ s_teardown (worker_t *w)
     execs_destroy (&w->execs);
     zloop_destroy (&w->loop);
     hearth_sock_destroy (&w->dealer);
+    hearth_curve_cleanup (&w->curve);
     if (w->sigfd >= 0)
         close (w->sigfd);
     hearth_conf_destroy (&w->conf);

@@ -14,6 +14,7 @@
 
 #include <czmq.h>
 
+#include "libcore/curve.h"
 #include "libcore/conf.h"
 #include "libcore/ids.h"
 #include "worker/execs.h"
@@ -41,6 +42,7 @@ typedef struct worker {
     int64_t next_attempt_ms;    /* when to try registering next */
     bool stopping;              /* SIGTERM: stopping executors */
     int exit_code;              /* the process's exit status */
+    hearth_curve_t curve;       /* keys for the master link, if secure */
 } worker_t;
 
 /* Monotonic milliseconds. */

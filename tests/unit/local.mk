@@ -73,6 +73,16 @@ tests_unit_test_taskset_SOURCES = tests/unit/test_taskset.c
 tests_unit_test_taskset_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_keys
+tests_unit_test_keys_SOURCES = tests/unit/test_keys.c tests/unit/testutil.h
+tests_unit_test_keys_CFLAGS = $(unit_cflags)
+tests_unit_test_keys_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_curve
+tests_unit_test_curve_SOURCES = tests/unit/test_curve.c tests/unit/testutil.h
+tests_unit_test_curve_CFLAGS = $(unit_cflags)
+tests_unit_test_curve_LDADD = $(unit_libs)
+
 # The master's journal: its pure record codec and replay, and its files.
 UNIT_TESTS += tests/unit/test_journal
 tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \

@@ -1,0 +1,71 @@
+/*  curve.h - a program's CurveZMQ settings, from its options.
+
+    Servers (the master) take --curve-secret FILE --curve-allow DIR and
+    refuse to listen on anything but loopback without them, unless told
+    --insecure.  Clients (workers, drivers, hearth-submit, hearth-tail)
+    take --curve-secret FILE --master-key FILE.  Each program adds the
+    option rows below to its table, sets up a hearth_curve_t from its
+    settings once, and lets hearth_curve_*_opts() fill the socket options
+    of the sockets that face the network.
+*/
+#ifndef HEARTH_CURVE_H
+#define HEARTH_CURVE_H
+
+#include <stdbool.h>
+
+#include <czmq.h>
+
+#include "libcore/conf.h"
+#include "libcore/keys.h"
+#include "libcore/sock.h"
+#include "libcore/zap.h"
+
+/* clang-format off */
+#define HEARTH_CURVE_SERVER_OPTIONS                                          \
+    {"curve-secret", HEARTH_OPT_STR, NULL, "FILE",                           \
+     "this server's secret key file (hearth-keygen): serve over CURVE"},     \
+    {"curve-allow", HEARTH_OPT_STR, NULL, "DIR",                             \
+     "public key files of the clients admitted (reloaded on SIGHUP)"},       \
+    {"insecure", HEARTH_OPT_BOOL, "false", "",                               \
+     "allow listening beyond loopback without keys (anyone may connect)"}
+#define HEARTH_CURVE_CLIENT_OPTIONS                                          \
+    {"curve-secret", HEARTH_OPT_STR, NULL, "FILE",                           \
+     "this peer's secret key file (hearth-keygen); with --master-key"},      \
+    {"master-key", HEARTH_OPT_STR, NULL, "FILE",                             \
+     "the master's public key file: talk to it over CURVE"}
+/* clang-format on */
+
+typedef struct {
+    zcert_t *cert;                          /* own key pair, or NULL */
+    char server_key[HEARTH_KEY_TXT_LEN + 1]; /* client: the master's key */
+    hearth_zap_t *zap;                      /* server: who is admitted */
+} hearth_curve_t;
+
+/* A server's keys from conf ("curve-secret", "curve-allow", "insecure"),
+   host being the address it binds.  Refuses keys without an allow
+   directory, and a non-loopback host without keys unless insecure.
+   Binds the ZAP handler when keys are set.  Returns 0 or -1 with err. */
+int hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
+                               const char *host, hearth_error_t *err);
+
+/* A client's keys from conf ("curve-secret", "master-key"): both or
+   neither.  Returns 0 or -1 with err. */
+int hearth_curve_client_setup (hearth_curve_t *self, hearth_conf_t *conf,
+                               hearth_error_t *err);
+
+/* True when CURVE is on. */
+bool hearth_curve_on (const hearth_curve_t *self);
+
+/* Fill the CURVE fields of a server's or a client's socket options. */
+void hearth_curve_server_opts (const hearth_curve_t *self,
+                               hearth_sock_opts_t *opts);
+void hearth_curve_client_opts (const hearth_curve_t *self,
+                               hearth_sock_opts_t *opts);
+
+/* Release the keys and the ZAP handler (after the sockets are gone). */
+void hearth_curve_cleanup (hearth_curve_t *self);
+
+/* True if host names this machine's loopback only. */
+bool hearth_host_is_loopback (const char *host);
+
+#endif

@@ -1,0 +1,307 @@
+/*  zap.c - admitting CURVE clients by their public key; see zap.h. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/keys.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+#include "libcore/zap.h"
+
+/* libzmq asks for authentication on this endpoint (RFC 27). */
+static const char s_zap_endpoint[] = "inproc://zeromq.zap.01";
+/* One log line per refused address per this many ms. */
+static const int64_t s_log_period_ms = 60000;
+/* Addresses remembered for rate limiting before the memory is reset. */
+static const size_t s_max_remembered = 4096;
+/* Socket monitors watched at most. */
+enum { s_max_watched = 8 };
+
+struct hearth_zap {
+    char *dir;                      /* the allow directory */
+    zsock_t *handler;               /* REP bound to the ZAP endpoint */
+    zhash_t *allowed;               /* Z85 public key -> file name */
+    zhash_t *logged;                /* address -> last log time (ms) */
+    zsock_t *monitors[s_max_watched]; /* PAIRs receiving socket events */
+    char *monitor_names[s_max_watched];
+    size_t nmonitors;
+    size_t refusals;                /* refusals seen */
+};
+
+static void
+s_free (void *data)
+{
+    free (data);
+}
+
+/* The peer's host in address ("tcp://10.0.0.5:43210" -> "10.0.0.5"). */
+static void
+s_host_of (const char *address, char *buf, size_t size)
+{
+    const char *p = strstr (address, "://");
+    snprintf (buf, size, "%s", p ? p + 3 : address);
+    char *colon = strrchr (buf, ':');
+    if (colon && p)
+        *colon = '\0';
+}
+
+/* Log a refusal of a peer, at most once a minute per host. */
+static void
+s_refused (hearth_zap_t *self, const char *peer, const char *why)
+{
+    char address[256];
+    s_host_of (peer, address, sizeof address);
+    self->refusals++;
+    int64_t now = zclock_mono ();
+    int64_t *last = zhash_lookup (self->logged, address);
+    if (last && now - *last < s_log_period_ms)
+        return;
+    if (!last) {
+        if (zhash_size (self->logged) >= s_max_remembered) {
+            zhash_destroy (&self->logged);
+            self->logged = zhash_new ();
+        }
+        last = malloc (sizeof *last);
+        if (!last || !self->logged)
+            return;
+        zhash_insert (self->logged, address, last);
+        zhash_freefn (self->logged, address, s_free);
+    }
+    *last = now;
+    log_warn ("refused %s: %s", address, why);
+}
+
+static bool
+s_is_key_file (const char *name)
+{
+    size_t len = strlen (name);
+    return name[0] != '.'
+           && !(len > 7 && strcmp (name + len - 7, "_secret") == 0);
+}
+
+/* Read every key file of dir into a new set.  NULL with err. */
+static zhash_t *
+s_load_dir (const char *dir, hearth_error_t *err)
+{
+    DIR *d = opendir (dir);
+    if (!d) {
+        hearth_errprintf (err, "cannot read the allow directory %s: %s", dir,
+                          strerror (errno));
+        return NULL;
+    }
+    zhash_t *keys = zhash_new ();
+    struct dirent *ent;
+    while (keys && (ent = readdir (d))) {
+        char path[4096], key[HEARTH_KEY_TXT_LEN + 1];
+        hearth_error_t kerr;
+        if (!s_is_key_file (ent->d_name))
+            continue;
+        snprintf (path, sizeof path, "%s/%s", dir, ent->d_name);
+        if (hearth_keys_load_public (path, key, sizeof key, &kerr) < 0) {
+            log_warn ("allow directory: %s", kerr.text);
+            continue;
+        }
+        zhash_insert (keys, key, strdup (ent->d_name));
+        zhash_freefn (keys, key, s_free);
+    }
+    closedir (d);
+    return keys;
+}
+
+int
+hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err)
+{
+    zhash_t *keys = s_load_dir (self->dir, err);
+    if (!keys)
+        return -1;
+    zhash_destroy (&self->allowed);
+    self->allowed = keys;
+    log_info ("%zu client keys admitted from %s", zhash_size (keys),
+              self->dir);
+    if (zhash_size (keys) == 0)
+        log_warn ("the allow directory %s holds no key: no client can "
+                  "connect", self->dir);
+    return (int) zhash_size (keys);
+}
+
+hearth_zap_t *
+hearth_zap_new (const char *allow_dir, hearth_error_t *err)
+{
+    hearth_zap_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->dir = strdup (allow_dir))
+        || !(self->logged = zhash_new ())) {
+        hearth_errprintf (err, "out of memory");
+        hearth_zap_destroy (&self);
+        return NULL;
+    }
+    hearth_sock_opts_t opts = {.type = ZMQ_REP};
+    if (hearth_zap_reload (self, err) < 0
+        || !(self->handler = hearth_sock_new (&opts, err))
+        || hearth_sock_bind (self->handler, s_zap_endpoint, err) < 0) {
+        hearth_zap_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+hearth_zap_destroy (hearth_zap_t **self_p)
+{
+    hearth_zap_t *self = *self_p;
+    if (!self)
+        return;
+    for (size_t i = 0; i < self->nmonitors; i++) {
+        zsock_destroy (&self->monitors[i]);
+        free (self->monitor_names[i]);
+    }
+    hearth_sock_destroy (&self->handler);
+    zhash_destroy (&self->allowed);
+    zhash_destroy (&self->logged);
+    free (self->dir);
+    free (self);
+    *self_p = NULL;
+}
+
+size_t
+hearth_zap_size (const hearth_zap_t *self)
+{
+    return self->allowed ? zhash_size (self->allowed) : 0;
+}
+
+size_t
+hearth_zap_refusals (const hearth_zap_t *self)
+{
+    return self->refusals;
+}
+
+zsock_t *
+hearth_zap_sock (hearth_zap_t *self)
+{
+    return self->handler;
+}
+
+static void
+s_reply (zsock_t *sock, const char *version, zframe_t *request_id,
+         const char *code, const char *text, const char *user)
+{
+    zmsg_t *reply = zmsg_new ();
+    zmsg_addstr (reply, version);
+    zmsg_append (reply, &request_id);
+    zmsg_addstr (reply, code);
+    zmsg_addstr (reply, text);
+    zmsg_addstr (reply, user);
+    zmsg_addmem (reply, "", 0);
+    zmsg_send (&reply, sock);
+}
+
+/* One request: 1.0, id, domain, address, identity, mechanism, creds. */
+static void
+s_handle_one (hearth_zap_t *self, zmsg_t *req)
+{
+    char *version = zmsg_popstr (req);
+    zframe_t *request_id = zmsg_pop (req);
+    char *domain = zmsg_popstr (req);
+    char *address = zmsg_popstr (req);
+    zframe_t *identity = zmsg_pop (req);
+    char *mechanism = zmsg_popstr (req);
+    zframe_t *key = zmsg_pop (req);
+    char txt[HEARTH_KEY_TXT_LEN + 1] = "";
+    const char *name = NULL;
+    if (mechanism && streq (mechanism, "CURVE") && key
+        && zframe_size (key) == 32) {
+        zmq_z85_encode (txt, zframe_data (key), 32);
+        name = zhash_lookup (self->allowed, txt);
+    }
+    if (name)
+        s_reply (self->handler, "1.0", request_id, "200", "OK", name);
+    else {
+        char why[128];
+        snprintf (why, sizeof why, "%s key %s is not in the allow directory",
+                  mechanism ? mechanism : "no", txt[0] ? txt : "(none)");
+        s_refused (self, address ? address : "?", why);
+        s_reply (self->handler, "1.0", request_id, "400", "not admitted", "");
+    }
+    free (version);
+    free (domain);
+    free (address);
+    free (mechanism);
+    zframe_destroy (&identity);
+    zframe_destroy (&key);
+}
+
+void
+hearth_zap_handle (hearth_zap_t *self)
+{
+    while (zsock_events (self->handler) & ZMQ_POLLIN) {
+        zmsg_t *req = zmsg_recv (self->handler);
+        if (!req)
+            return;
+        if (zmsg_size (req) < 6) /* not a ZAP request: answer anyway */
+            s_reply (self->handler, "1.0", zframe_new ("", 0), "500",
+                     "bad request", "");
+        else
+            s_handle_one (self, req);
+        zmsg_destroy (&req);
+    }
+}
+
+zsock_t *
+hearth_zap_watch (hearth_zap_t *self, zsock_t *sock, const char *name,
+                  hearth_error_t *err)
+{
+    if (self->nmonitors == s_max_watched) {
+        hearth_errprintf (err, "too many watched sockets");
+        return NULL;
+    }
+    char endpoint[64];
+    snprintf (endpoint, sizeof endpoint, "inproc://hearth-monitor-%p-%zu",
+              (void *) self, self->nmonitors);
+    int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                 | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                 | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    if (zmq_socket_monitor (zsock_resolve (sock), endpoint, events) < 0) {
+        hearth_errprintf (err, "cannot monitor the %s socket: %s", name,
+                          zmq_strerror (errno));
+        return NULL;
+    }
+    zsock_t *pair = zsock_new_pair (endpoint);
+    if (!pair) {
+        hearth_errprintf (err, "cannot monitor the %s socket", name);
+        return NULL;
+    }
+    self->monitors[self->nmonitors] = pair;
+    self->monitor_names[self->nmonitors++] = strdup (name);
+    return pair;
+}
+
+void
+hearth_zap_on_monitor (hearth_zap_t *self, zsock_t *monitor)
+{
+    const char *name = "a";
+    for (size_t i = 0; i < self->nmonitors; i++)
+        if (self->monitors[i] == monitor)
+            name = self->monitor_names[i];
+    zmsg_t *msg = zmsg_recv (monitor);
+    zframe_t *event = msg ? zmsg_first (msg) : NULL;
+    zframe_t *where = msg ? zmsg_next (msg) : NULL;
+    if (event && where && zframe_size (event) >= 2) {
+        uint16_t id;
+        memcpy (&id, zframe_data (event), sizeof id);
+        char *address = zframe_strdup (where);
+        char why[128];
+        snprintf (why, sizeof why, "failed handshake on the %s socket (%s)",
+                  name,
+                  id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                      ? "authentication"
+                      : "a peer without the right keys");
+        /* ZAP refusals were logged by the handler already. */
+        if (id != ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+            s_refused (self, address ? address : "?", why);
+        free (address);
+    }
+    zmsg_destroy (&msg);
+}

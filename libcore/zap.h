@@ -1,0 +1,55 @@
+/*  zap.h - who may talk to a CURVE server: a ZAP handler (RFC 27) that
+    admits the clients whose public keys are in an allow directory, and
+    logs refusals.
+
+    The handler lives in the server's own event loop (no thread): bind it
+    before the CURVE sockets, and call hearth_zap_handle() when its socket
+    is readable.  hearth_zap_reload() re-reads the directory, so that
+    adding or removing a client's key takes effect without a restart
+    (daemons do it on SIGHUP).
+
+    Refusals are logged once per peer address per minute: those the
+    handler decides (an unknown key), and, through a socket monitor
+    (hearth_zap_watch), handshakes that fail before it is asked (a peer
+    with no key, or one that expects another server key).
+*/
+#ifndef HEARTH_ZAP_H
+#define HEARTH_ZAP_H
+
+#include <czmq.h>
+
+#include "libcore/error.h"
+
+typedef struct hearth_zap hearth_zap_t;
+
+/* The ZAP domain Hearth's servers use. */
+#define HEARTH_ZAP_DOMAIN "hearth"
+
+/* Bind the process's ZAP handler and load allow_dir.  NULL with err. */
+hearth_zap_t *hearth_zap_new (const char *allow_dir, hearth_error_t *err);
+void hearth_zap_destroy (hearth_zap_t **self_p);
+
+/* Re-read the allow directory.  Returns the number of keys admitted, or
+   -1 with err (the previous keys stay in force). */
+int hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err);
+
+/* Keys admitted now. */
+size_t hearth_zap_size (const hearth_zap_t *self);
+
+/* The handler's socket (borrowed), to watch for input. */
+zsock_t *hearth_zap_sock (hearth_zap_t *self);
+
+/* Answer the pending ZAP requests. */
+void hearth_zap_handle (hearth_zap_t *self);
+
+/* Watch sock's failed handshakes; returns a socket (owned by self) to
+   watch for input, calling hearth_zap_on_monitor() when readable.  name
+   says which socket in the log ("ROUTER", "events"). */
+zsock_t *hearth_zap_watch (hearth_zap_t *self, zsock_t *sock,
+                           const char *name, hearth_error_t *err);
+void hearth_zap_on_monitor (hearth_zap_t *self, zsock_t *monitor);
+
+/* Refusals seen (decided by the handler or failed handshakes). */
+size_t hearth_zap_refusals (const hearth_zap_t *self);
+
+#endif

@@ -1,0 +1,7 @@
+# Security tests: CurveZMQ keys, admission and refusals on real processes.
+SECURITY_TESTS = \
+	tests/security/test-keys.sh \
+	tests/security/test-secure-cluster.sh \
+	tests/security/test-capture.sh
+TESTS += $(SECURITY_TESTS)
+EXTRA_DIST += tests/security/lib-security.sh $(SECURITY_TESTS)

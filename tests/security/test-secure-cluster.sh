@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# A cluster with keys: workers and a job with keys are served; a worker, a
+# submit and a tail with no key, with a key not admitted, or with the
+# wrong master key are refused and change nothing, while the master keeps
+# serving the others; an executor with a wrong token is refused by the
+# driver; a client key removed from the allow directory is refused after
+# SIGHUP.
+. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/lib-security.sh"
+deadline 240
+export TMPDIR=$T
+
+make_keys || { fail "keys"; finish; exit 1; }
+secure_master || { fail "a master with keys starts"; finish; exit 1; }
+# shellcheck disable=SC2046
+CORES=2 start_worker w1 $(client_keys w1) || fail "worker w1 registers with its key"
+# shellcheck disable=SC2046
+CORES=2 start_worker w2 $(client_keys w2) || fail "worker w2 registers with its key"
+two_alive() { [[ $(alive_workers) == 2 ]]; }
+check "both workers are ALIVE" wait_for 10 two_alive
+
+J=$(job seq '{"name":"secure","stages":[
+  {"name":"s","tasks":[{"cmd":["echo","line {i}"],"count":200}]},
+  {"name":"n","tasks":[{"cmd":["wc","-l"],"input":"s"}]}]}')
+# shellcheck disable=SC2046
+check "a job runs end to end with keys (client mode)" \
+  submit --master "$MASTER_URL" $(client_keys client) "$J"
+check "... and its result is right" grep -qx 200 "$T/out"
+
+# --- refused peers ------------------------------------------------------
+"$BIN/hearth-keygen" "$T/other" >/dev/null
+rogue() { # NAME ARGS...: a worker that should not get in
+  local name=$1; shift
+  "$BIN/hearth-worker" --master "$MASTER_URL" --work-dir "$T/$name" \
+    --ready-file "$T/$name.ready" --heartbeat-interval "${INTERVAL_MS}ms" \
+    "$@" >>"$T/$name.log" 2>&1 &
+  PIDS+=($!)
+}
+rogue nokey
+rogue unknown --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key"
+rogue wrongmaster --curve-secret "$K/w1.key_secret" --master-key "$T/other/master.key"
+sleep 2
+for r in nokey unknown wrongmaster; do
+  check "a worker with $r keys does not register" test ! -s "$T/$r.ready"
+done
+check "the master still has exactly its 2 workers" two_alive
+
+check "a tail without a key cannot read the state" \
+  eval '! "$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 1s >/dev/null 2>&1'
+check "a tail with a key not admitted cannot" \
+  eval '! "$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 1s --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key" >/dev/null 2>&1'
+check "a tail expecting another master cannot" \
+  eval '! "$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 1s --curve-secret "$K/client.key_secret" --master-key "$T/other/master.key" >/dev/null 2>&1'
+submit --master "$MASTER_URL" --register-timeout 2s "$J"
+check "a submit without a key cannot register an application" test $? -ne 0
+check "... and says the master did not answer" grep -q 'did not register the application' "$T/err"
+submit --master "$MASTER_URL" --register-timeout 2s \
+  --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key" "$J"
+check "a submit with a key not admitted cannot either" test $? -ne 0
+check "the refused submits left no application behind" \
+  eval '[[ $(state_as client | jq ".apps | length") == 1 ]]'
+check "the master logged the refusals with the peer's address" \
+  grep -q 'refused 127.0.0.1' "$T/master.log"
+# shellcheck disable=SC2046
+check "the master still serves the legitimate peers" \
+  submit --master "$MASTER_URL" $(client_keys client) "$J"
+
+# --- an executor with a wrong token ------------------------------------------
+L=$(job long '{"name":"long","stages":[{"name":"s","tasks":[{"cmd":["sleep","60"]}]}]}')
+# shellcheck disable=SC2046
+"$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys client) --log-level info \
+  --heartbeat-interval "${INTERVAL_MS}ms" "$L" >"$T/long.out" 2>"$T/long.err" &
+LONG=$!
+PIDS+=($LONG)
+check "a long application starts" \
+  wait_for 15 grep -q 'executor 0 registered' "$T/long.err"
+DRIVER_URL=$(sed -n 's/.*executors connect to \(tcp:[^ ]*\) (CURVE server key \(.*\))$/\1/p' "$T/long.err")
+DRIVER_KEY=$(sed -n 's/.*executors connect to \(tcp:[^ ]*\) (CURVE server key \(.*\))$/\2/p' "$T/long.err")
+APP=$(sed -n 's/.*application \(app-[0-9-]*\) registered.*/\1/p' "$T/long.err")
+check "the driver's link to executors has a CURVE key" test ${#DRIVER_KEY} -eq 40
+intruder() { # TOKEN: an executor presenting it; returns its exit status
+  HEARTH_DRIVER_KEY=$DRIVER_KEY HEARTH_TOKEN=$1 timeout 20 "$BIN/hearth-executor" \
+    --driver-url "$DRIVER_URL" --app-id "$APP" --exec-id 99 \
+    --heartbeat-interval "${INTERVAL_MS}ms" >"$T/intruder.out" 2>"$T/intruder.err"
+}
+intruder not-the-token
+check "an executor with a wrong token is refused (exits 1)" test $? -eq 1
+check "... told so by the driver" grep -q 'refused' "$T/intruder.err"
+check "... and the driver logs it" \
+  wait_for 5 grep -q 'executor 99 .* presented a wrong token' "$T/long.err"
+HEARTH_TOKEN= intruder ""
+check "an executor with no token is refused too" \
+  wait_for 5 grep -q 'executor 99 .* presented no token' "$T/long.err"
+HEARTH_DRIVER_KEY= timeout 20 "$BIN/hearth-executor" --driver-url "$DRIVER_URL" \
+  --app-id "$APP" --exec-id 98 --heartbeat-interval "${INTERVAL_MS}ms" \
+  >"$T/plain.out" 2>"$T/plain.err"
+check "an executor without the driver's key never gets through" \
+  grep -q 'did not answer' "$T/plain.err"
+check "the intruders ran no task: the driver still has one executor" \
+  eval '! grep -q "executor 9[89] registered" "$T/long.err"'
+kill -TERM "$LONG"
+wait "$LONG" 2>/dev/null
+
+# --- rotation: a client key removed, then SIGHUP --------------------------
+"$BIN/hearth-keygen" --client viewer "$K" >/dev/null
+kill -HUP "$MASTER_PID"
+check "a client key added, then SIGHUP: it is admitted" \
+  wait_for 5 served viewer
+rm "$K/clients/viewer.key"
+kill -HUP "$MASTER_PID"
+sleep 0.5
+check "its key removed, then SIGHUP: it is refused" eval '! served viewer'
+check "... while the others are still served" served client
+finish

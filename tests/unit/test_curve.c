@@ -1,0 +1,230 @@
+/*  test_curve.c - CURVE settings from options, and ZAP admission on real
+    sockets: an admitted client gets through, others do not, and a reload
+    of the allow directory takes effect. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "libcore/curve.h"
+#include "libcore/log.h"
+#include "tests/unit/testutil.h"
+
+static char s_dir[64], s_allow[96];
+
+static const hearth_opt_t s_server_opts[] = {HEARTH_CURVE_SERVER_OPTIONS,
+                                             {NULL}};
+static const hearth_opt_t s_client_opts[] = {HEARTH_CURVE_CLIENT_OPTIONS,
+                                             {NULL}};
+
+/* DIR/NAME.key(_secret); admitted (a copy in DIR/clients) if allow. */
+static void
+s_make (const char *name, bool allow)
+{
+    char base[160], pub[200];
+    hearth_error_t err;
+    snprintf (base, sizeof base, "%s/%s.key", s_dir, name);
+    zcert_t *cert = zcert_new ();
+    assert_int_equal (hearth_keys_save (cert, base, name, &err), 0);
+    if (allow) {
+        snprintf (pub, sizeof pub, "%s/%s.key", s_allow, name);
+        assert_int_equal (zcert_save_public (cert, pub), 0);
+    }
+    zcert_destroy (&cert);
+}
+
+static int
+s_setup (void **state)
+{
+    (void) state;
+    hearth_test_clear_env ();
+    hearth_log_open ("test_curve", "error", NULL, NULL);
+    hearth_zsys_init ();
+    snprintf (s_dir, sizeof s_dir, "/tmp/hearth-curve-XXXXXX");
+    if (!mkdtemp (s_dir))
+        return -1;
+    snprintf (s_allow, sizeof s_allow, "%s/clients", s_dir);
+    mkdir (s_allow, 0755);
+    s_make ("master", false);
+    s_make ("good", true);
+    s_make ("bad", false);
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    (void) state;
+    char cmd[128];
+    snprintf (cmd, sizeof cmd, "rm -rf %s", s_dir);
+    return system (cmd);
+}
+
+static hearth_conf_t *
+s_conf (const hearth_opt_t *opts, const char *a, const char *va,
+        const char *b, const char *vb)
+{
+    hearth_conf_t *conf = hearth_conf_new ("test", opts);
+    if (a)
+        hearth_conf_set (conf, a, va, HEARTH_SRC_FLAG, NULL);
+    if (b)
+        hearth_conf_set (conf, b, vb, HEARTH_SRC_FLAG, NULL);
+    return conf;
+}
+
+static void
+test_loopback (void **state)
+{
+    (void) state;
+    assert_true (hearth_host_is_loopback ("127.0.0.1"));
+    assert_true (hearth_host_is_loopback ("127.1.2.3"));
+    assert_true (hearth_host_is_loopback ("localhost"));
+    assert_true (hearth_host_is_loopback ("::1"));
+    assert_false (hearth_host_is_loopback ("0.0.0.0"));
+    assert_false (hearth_host_is_loopback ("10.0.0.1"));
+    assert_false (hearth_host_is_loopback ("*"));
+    assert_false (hearth_host_is_loopback (NULL));
+}
+
+static void
+test_server_settings (void **state)
+{
+    (void) state;
+    hearth_curve_t c;
+    hearth_error_t err;
+    char secret[128];
+    snprintf (secret, sizeof secret, "%s/master.key_secret", s_dir);
+    hearth_conf_t *conf = s_conf (s_server_opts, NULL, NULL, NULL, NULL);
+    assert_int_equal (hearth_curve_server_setup (&c, conf, "127.0.0.1", &err),
+                      0);
+    assert_false (hearth_curve_on (&c));
+    assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),
+                      -1);
+    assert_contains (err.text, "refusing to listen on 0.0.0.0 without keys");
+    hearth_conf_set (conf, "insecure", "true", HEARTH_SRC_FLAG, NULL);
+    assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),
+                      0);
+    hearth_conf_destroy (&conf);
+    conf = s_conf (s_server_opts, "curve-secret", secret, NULL, NULL);
+    assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),
+                      -1);
+    assert_contains (err.text, "go together");
+    hearth_conf_destroy (&conf);
+}
+
+static void
+test_client_settings (void **state)
+{
+    (void) state;
+    hearth_curve_t c;
+    hearth_error_t err;
+    char secret[128], master[128];
+    snprintf (secret, sizeof secret, "%s/good.key_secret", s_dir);
+    snprintf (master, sizeof master, "%s/master.key", s_dir);
+    hearth_conf_t *conf = s_conf (s_client_opts, "master-key", master, NULL,
+                                  NULL);
+    assert_int_equal (hearth_curve_client_setup (&c, conf, &err), -1);
+    assert_contains (err.text, "go together");
+    hearth_conf_destroy (&conf);
+    conf = s_conf (s_client_opts, "master-key", master, "curve-secret", secret);
+    assert_int_equal (hearth_curve_client_setup (&c, conf, &err), 0);
+    assert_true (hearth_curve_on (&c));
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&c, &opts);
+    assert_ptr_equal (opts.curve_cert, c.cert);
+    assert_string_equal (opts.curve_server_key, c.server_key);
+    hearth_curve_cleanup (&c);
+    assert_null (c.cert);
+    hearth_conf_destroy (&conf);
+}
+
+/* Does a client with key NAME get a message through to the server? */
+static bool
+s_gets_through (hearth_curve_t *server, zsock_t *router, int port,
+                const char *name)
+{
+    char secret[128], master[128], endpoint[64];
+    hearth_error_t err;
+    snprintf (secret, sizeof secret, "%s/%s.key_secret", s_dir, name);
+    snprintf (master, sizeof master, "%s/master.key", s_dir);
+    hearth_conf_t *conf = s_conf (s_client_opts, "master-key", master,
+                                  "curve-secret", secret);
+    hearth_curve_t client;
+    assert_int_equal (hearth_curve_client_setup (&client, conf, &err), 0);
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&client, &opts);
+    zsock_t *dealer = hearth_sock_new (&opts, &err);
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+    assert_int_equal (hearth_sock_connect (dealer, endpoint, &err), 0);
+    zstr_send (dealer, "hello");
+    zpoller_t *poller = zpoller_new (router, hearth_zap_sock (server->zap),
+                                     NULL);
+    bool through = false;
+    int64_t deadline = zclock_mono () + 1000;
+    while (!through && zclock_mono () < deadline) {
+        void *which = zpoller_wait (poller, 50);
+        if (which == hearth_zap_sock (server->zap))
+            hearth_zap_handle (server->zap);
+        else if (which == router) {
+            zmsg_t *msg = zmsg_recv (router);
+            through = msg != NULL;
+            zmsg_destroy (&msg);
+        }
+    }
+    zpoller_destroy (&poller);
+    zsock_destroy (&dealer);
+    hearth_curve_cleanup (&client);
+    hearth_conf_destroy (&conf);
+    return through;
+}
+
+static void
+test_admission_and_reload (void **state)
+{
+    (void) state;
+    hearth_curve_t server;
+    hearth_error_t err;
+    char secret[128], good[128];
+    snprintf (secret, sizeof secret, "%s/master.key_secret", s_dir);
+    hearth_conf_t *conf = s_conf (s_server_opts, "curve-secret", secret,
+                                  "curve-allow", s_allow);
+    assert_int_equal (hearth_curve_server_setup (&server, conf, "127.0.0.1",
+                                                 &err),
+                      0);
+    assert_int_equal (hearth_zap_size (server.zap), 1);
+    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
+    hearth_curve_server_opts (&server, &opts);
+    zsock_t *router = hearth_sock_new (&opts, &err);
+    int port = hearth_sock_bind (router, "tcp://127.0.0.1:0", &err);
+    assert_true (port > 0);
+    assert_true (s_gets_through (&server, router, port, "good"));
+    assert_false (s_gets_through (&server, router, port, "bad"));
+    assert_true (hearth_zap_refusals (server.zap) >= 1);
+    /* Remove the good key, reload: refused from then on. */
+    snprintf (good, sizeof good, "%s/good.key", s_allow);
+    assert_int_equal (unlink (good), 0);
+    assert_int_equal (hearth_zap_reload (server.zap, &err), 0);
+    assert_false (s_gets_through (&server, router, port, "good"));
+    zsock_destroy (&router);
+    hearth_curve_cleanup (&server);
+    hearth_conf_destroy (&conf);
+}
+
+int
+main (void)
+{
+    alarm (60);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_loopback),
+        cmocka_unit_test (test_server_settings),
+        cmocka_unit_test (test_client_settings),
+        cmocka_unit_test (test_admission_and_reload),
+    };
+    return cmocka_run_group_tests (tests, s_setup, s_teardown);
+}

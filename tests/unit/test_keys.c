@@ -1,0 +1,143 @@
+/*  test_keys.c - key files (modes, refusals, no overwrite) and tokens. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "libcore/keys.h"
+#include "tests/unit/testutil.h"
+
+static char s_dir[64];
+
+static int
+s_setup (void **state)
+{
+    (void) state;
+    snprintf (s_dir, sizeof s_dir, "/tmp/hearth-keys-XXXXXX");
+    return mkdtemp (s_dir) ? 0 : -1;
+}
+
+static int
+s_teardown (void **state)
+{
+    (void) state;
+    char cmd[128];
+    snprintf (cmd, sizeof cmd, "rm -rf %s", s_dir);
+    return system (cmd);
+}
+
+static void
+s_path (char *buf, size_t size, const char *name)
+{
+    snprintf (buf, size, "%s/%s", s_dir, name);
+}
+
+static void
+test_save_and_load (void **state)
+{
+    (void) state;
+    char base[128], secret[160], pub[HEARTH_KEY_TXT_LEN + 1];
+    hearth_error_t err;
+    struct stat st;
+    s_path (base, sizeof base, "a.key");
+    snprintf (secret, sizeof secret, "%s_secret", base);
+    zcert_t *cert = zcert_new ();
+    assert_int_equal (hearth_keys_save (cert, base, "a", &err), 0);
+    assert_int_equal (stat (secret, &st), 0);
+    assert_int_equal (st.st_mode & 0777, 0600);
+    assert_int_equal (stat (base, &st), 0);
+    assert_int_equal (st.st_mode & 0777, 0644);
+    /* The public key reads back from either file. */
+    assert_int_equal (hearth_keys_load_public (base, pub, sizeof pub, &err), 0);
+    assert_string_equal (pub, zcert_public_txt (cert));
+    assert_int_equal (hearth_keys_load_public (secret, pub, sizeof pub, &err),
+                      0);
+    assert_string_equal (pub, zcert_public_txt (cert));
+    zcert_t *loaded = hearth_keys_load_secret (secret, &err);
+    assert_non_null (loaded);
+    assert_true (zcert_eq (loaded, cert));
+    /* Never overwritten. */
+    assert_int_equal (hearth_keys_save (cert, base, "a", &err), -1);
+    assert_contains (err.text, "exists already");
+    zcert_destroy (&loaded);
+    zcert_destroy (&cert);
+}
+
+static void
+test_secret_refused_when_readable (void **state)
+{
+    (void) state;
+    char base[128], secret[160];
+    hearth_error_t err;
+    s_path (base, sizeof base, "leaky.key");
+    snprintf (secret, sizeof secret, "%s_secret", base);
+    zcert_t *cert = zcert_new ();
+    assert_int_equal (hearth_keys_save (cert, base, "leaky", &err), 0);
+    zcert_destroy (&cert);
+    assert_int_equal (chmod (secret, 0640), 0);
+    assert_null (hearth_keys_load_secret (secret, &err));
+    assert_contains (err.text, "may be read by others (mode 0640)");
+    assert_contains (err.text, "chmod 600");
+    assert_int_equal (chmod (secret, 0604), 0);
+    assert_null (hearth_keys_load_secret (secret, &err));
+    /* A public file has no secret key to load. */
+    assert_int_equal (chmod (base, 0600), 0);
+    assert_null (hearth_keys_load_secret (base, &err));
+    assert_contains (err.text, "holds no secret key");
+}
+
+static void
+test_bad_files (void **state)
+{
+    (void) state;
+    char path[128], pub[HEARTH_KEY_TXT_LEN + 1];
+    hearth_error_t err;
+    s_path (path, sizeof path, "missing.key");
+    assert_int_equal (hearth_keys_load_public (path, pub, sizeof pub, &err),
+                      -1);
+    assert_contains (err.text, "cannot read key file");
+    assert_null (hearth_keys_load_secret (path, &err));
+    s_path (path, sizeof path, "junk.key");
+    FILE *f = fopen (path, "w");
+    fputs ("not a certificate\n", f);
+    fclose (f);
+    chmod (path, 0600);
+    assert_int_equal (hearth_keys_load_public (path, pub, sizeof pub, &err),
+                      -1);
+    assert_contains (err.text, "is not a key file");
+    assert_null (hearth_keys_load_secret (path, &err));
+}
+
+static void
+test_tokens (void **state)
+{
+    (void) state;
+    char a[64], b[64];
+    assert_int_equal (hearth_keys_token (a, sizeof a), 0);
+    assert_int_equal (hearth_keys_token (b, sizeof b), 0);
+    assert_int_equal (strlen (a), 40);
+    assert_string_not_equal (a, b);
+    assert_true (hearth_keys_token_eq (a, a));
+    assert_false (hearth_keys_token_eq (a, b));
+    assert_false (hearth_keys_token_eq (a, ""));
+    assert_int_equal (hearth_keys_token (a, 10), -1); /* too small */
+}
+
+int
+main (void)
+{
+    alarm (60);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_save_and_load),
+        cmocka_unit_test (test_secret_refused_when_readable),
+        cmocka_unit_test (test_bad_files),
+        cmocka_unit_test (test_tokens),
+    };
+    return cmocka_run_group_tests (tests, s_setup, s_teardown);
+}

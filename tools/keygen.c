@@ -1,0 +1,125 @@
+/*  hearth-keygen - makes a cluster's CurveZMQ keys.
+
+    hearth-keygen DIR                 the master's key pair and a first
+                                      client key pair named "client"
+    hearth-keygen --client NAME DIR   one more client key pair
+    hearth-keygen --public FILE       print a key file's public key
+
+    DIR/master.key           the master's public key: every peer's --master-key
+    DIR/master.key_secret    the master's secret key: its --curve-secret
+    DIR/clients/NAME.key     admitted clients: the master's --curve-allow DIR/clients
+    DIR/NAME.key_secret      a client's secret key: that node's --curve-secret
+
+    Secret files are written mode 0600 and never overwritten.  See
+    docs/security.md.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libcore/conf.h"
+#include "libcore/ids.h"
+#include "libcore/keys.h"
+
+static const hearth_opt_t s_opts[] = {
+    {"client", HEARTH_OPT_STR, NULL, "NAME",
+     "add a client key pair NAME to DIR (instead of making DIR)"},
+    {"public", HEARTH_OPT_STR, NULL, "FILE",
+     "print the public key held in FILE and exit"},
+    {NULL},
+};
+
+static int
+s_fail (const char *text)
+{
+    fprintf (stderr, "hearth-keygen: %s\n", text);
+    return 1;
+}
+
+static int
+s_mkdir (const char *path, mode_t mode, hearth_error_t *err)
+{
+    if (mkdir (path, mode) < 0 && errno != EEXIST)
+        return hearth_errprintf (err, "cannot create %s: %s", path,
+                                 strerror (errno));
+    return 0;
+}
+
+/* A new key pair saved as DIR/NAME.key(_secret), its public key also in
+   DIR/clients/NAME.key when client. */
+static int
+s_make_pair (const char *dir, const char *name, bool client,
+             hearth_error_t *err)
+{
+    char base[4200], allowed[4300];
+    snprintf (base, sizeof base, "%s/%s.key", dir, name);
+    snprintf (allowed, sizeof allowed, "%s/clients/%s.key", dir, name);
+    if (client && access (allowed, F_OK) == 0)
+        return hearth_errprintf (err, "%s exists already: not overwritten",
+                                 allowed);
+    zcert_t *cert = zcert_new ();
+    if (!cert)
+        return hearth_errprintf (err, "cannot make a key pair");
+    int rc = hearth_keys_save (cert, base, name, err);
+    if (rc == 0 && client && zcert_save_public (cert, allowed) < 0)
+        rc = hearth_errprintf (err, "cannot write %s: %s", allowed,
+                               strerror (errno));
+    if (rc == 0)
+        printf ("%s_secret (secret) and %s%s%s\n", base, base,
+                client ? ", admitted as " : "", client ? allowed : "");
+    zcert_destroy (&cert);
+    return rc;
+}
+
+static int
+s_run (const char *dir, const char *client, hearth_error_t *err)
+{
+    char clients[4200];
+    snprintf (clients, sizeof clients, "%s/clients", dir);
+    if (client && !hearth_name_safe (client))
+        return hearth_errprintf (err, "'%s' is not a usable name (letters, "
+                                      "digits, '.', '_', '-')", client);
+    if (s_mkdir (dir, 0700, err) < 0 || s_mkdir (clients, 0755, err) < 0)
+        return -1;
+    if (client)
+        return s_make_pair (dir, client, true, err);
+    if (s_make_pair (dir, "master", false, err) < 0)
+        return -1;
+    return s_make_pair (dir, "client", true, err);
+}
+
+int
+main (int argc, char **argv)
+{
+    hearth_error_t err;
+    hearth_conf_t *conf = hearth_conf_new ("hearth-keygen", s_opts);
+    int first = conf ? hearth_conf_parse (conf, argc, argv, &err) : -1;
+    int rc = 0;
+    if (!conf || first < 0)
+        rc = s_fail (conf ? err.text : "out of memory");
+    else if (hearth_conf_wants_help (conf))
+        hearth_conf_usage (conf, stdout, "[--client NAME] DIR | --public FILE",
+                           "Makes the CurveZMQ keys of a Hearth cluster (see "
+                           "docs/security.md).");
+    else if (hearth_conf_wants_version (conf))
+        printf ("hearth-keygen %s\n", PACKAGE_VERSION);
+    else if (hearth_conf_str (conf, "public")) {
+        char key[HEARTH_KEY_TXT_LEN + 1];
+        if (hearth_keys_load_public (hearth_conf_str (conf, "public"), key,
+                                     sizeof key, &err) < 0)
+            rc = s_fail (err.text);
+        else
+            printf ("%s\n", key);
+    }
+    else if (argc - first != 1)
+        rc = s_fail ("expected one directory (see --help)");
+    else if (s_run (argv[first], hearth_conf_str (conf, "client"), &err) < 0)
+        rc = s_fail (err.text);
+    hearth_conf_destroy (&conf);
+    return rc;
+}
