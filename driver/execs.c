@@ -501,6 +501,11 @@ execs_tick (engine_t *e)
         else if (now - x->last_send_ms >= e->hb_interval_ms)
             s_send_simple (e, x, HEARTH_CMD_HEARTBEAT, NULL);
     }
-    for (size_t i = 0; i < nsilent; i++)
+    for (size_t i = 0; i < nsilent; i++) {
+        /* Hung or cut off: the master kills it, so its cores come back. */
+        if (e->mode != MODE_LOCAL)
+            master_release_executor (e, silent[i],
+                                     "no heartbeat at the driver");
         execs_lost (e, silent[i], "no heartbeat");
+    }
 }

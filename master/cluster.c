@@ -77,8 +77,8 @@ s_launch (master_t *m, reg_exec_t *exec)
 }
 
 void
-master_kill_foreign (master_t *m, reg_worker_t *w, const char *app_id,
-                     int exec_id, const char *reason)
+master_send_kill (master_t *m, reg_worker_t *w, const char *app_id, int exec_id,
+                  const char *reason)
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
     if (!msg)

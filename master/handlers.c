@@ -142,8 +142,8 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
         registry_note_orphan (m->reg, app_id, exec_id);
         reg_app_t *app = registry_app (m->reg, app_id);
         if (kill_ended && app && app->state > APP_RUNNING)
-            master_kill_foreign (m, w, app_id, exec_id,
-                                 "its application has ended");
+            master_send_kill (m, w, app_id, exec_id,
+                              "its application has ended");
     }
 }
 
@@ -487,6 +487,31 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                       master_kill_executor, m);
 }
 
+/* A driver gave up on one of its executors (silent: hung, or cut off
+   from it): the worker kills it, and its cores come back for another. */
+static void
+s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    int exec_id = (int) hearth_json_int (msg->body, "exec_id", -1);
+    void *record;
+    if (registry_peer (m->reg, rid, &record) != PEER_APP
+        || strcmp (((reg_app_t *) record)->id, app_id) != 0) {
+        master_reject (m, rid, "not_allowed",
+                       "only the application's driver may kill its executors",
+                       "KILL_EXECUTOR");
+        return;
+    }
+    reg_exec_t *exec = registry_exec (m->reg, app_id, exec_id);
+    if (!exec || exec->worker->state != WORKER_ALIVE)
+        return;
+    const char *reason = hearth_json_str (msg->body, "reason");
+    log_info ("executor %s/%d on %s: its driver asks to kill it (%s)", app_id,
+              exec_id, exec->worker->id, reason ? reason : "no reason given");
+    master_send_kill (m, exec->worker, app_id, exec_id,
+                      reason ? reason : "its driver gave up on it");
+}
+
 /* --- clients and the rest ---------------------------------------------- */
 
 static void
@@ -557,6 +582,7 @@ static const struct {
     {HEARTH_CMD_REGISTER_APPLICATION, s_register_application},
     {HEARTH_CMD_UNREGISTER_APPLICATION, s_unregister_application},
     {HEARTH_CMD_KILL_APPLICATION, s_kill_application},
+    {HEARTH_CMD_KILL_EXECUTOR, s_kill_executor},
     {HEARTH_CMD_MASTER_STATE, s_master_state},
     {HEARTH_CMD_SUBMIT_DRIVER, s_cluster_mode},
     {HEARTH_CMD_DRIVER_STATUS, s_cluster_mode},

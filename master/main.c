@@ -329,11 +329,11 @@ s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
 static int
 s_watch_refusals (master_t *m, hearth_error_t *err)
 {
-    zsock_t *router_mon = hearth_zap_watch (m->curve.zap, m->router, "ROUTER",
-                                            err);
-    zsock_t *pub_mon = router_mon ? hearth_zap_watch (m->curve.zap, m->pub,
-                                                      "events", err)
-                                  : NULL;
+    zsock_t *router_mon =
+        hearth_zap_watch (m->curve.zap, m->router, "ROUTER", err);
+    zsock_t *pub_mon =
+        router_mon ? hearth_zap_watch (m->curve.zap, m->pub, "events", err)
+                   : NULL;
     if (!pub_mon)
         return -1;
     if (zloop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap, m) < 0

@@ -18,8 +18,8 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
-#include "libcore/curve.h"
 #include "libcore/conf.h"
+#include "libcore/curve.h"
 #include "libcore/proto.h"
 #include "master/journal.h"
 #include "master/registry.h"
@@ -110,10 +110,11 @@ void master_journal_close (master_t *m);
    stopping) with the master's status. */
 void master_publish_master (master_t *m, const char *what, const char *reason);
 
-/* Send KILL_EXECUTOR for an executor the master's books do not hold on w
-   (an ended application's, reported by a worker back from a restart). */
-void master_kill_foreign (master_t *m, reg_worker_t *w, const char *app_id,
-                          int exec_id, const char *reason);
+/* Send KILL_EXECUTOR {app_id, exec_id, reason} to worker w (for an
+   executor of an ended application that a worker reports, or one its
+   driver gave up on). */
+void master_send_kill (master_t *m, reg_worker_t *w, const char *app_id,
+                       int exec_id, const char *reason);
 
 /* The body of MASTER_STATE_RESPONSE (a new tree). */
 cJSON *master_state_json (master_t *m);

@@ -1,4 +1,5 @@
-/*  main.c - hearth-worker: options, start-up, the event loop (the master's
+/*  main.c - hearth-worker: options, start-up (the work dir's lock, and
+    what an earlier worker left there), the event loop (the master's
     DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors;
     SIGTERM or SIGINT stops them all (SIGTERM to each process group,
     SIGKILL after the grace period) before the worker exits, and a second
@@ -19,6 +20,7 @@
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/units.h"
+#include "worker/orphans.h"
 #include "worker/worker.h"
 
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
@@ -205,7 +207,13 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     w->execs = execs_new (
         w->work_dir, program, w->host, hearth_conf_ms (w->conf, "kill-grace"),
         hearth_conf_ms (w->conf, "app-retention"), worker_report, w, err);
-    return w->execs ? 0 : -1;
+    if (!w->execs)
+        return -1;
+    /* Orphaned grandchildren come to us, to be reaped (orphans.h). */
+    if (orphans_subreaper () < 0)
+        log_warn ("cannot become a child subreaper: %s", strerror (errno));
+    execs_clean_start (w->execs, worker_now ());
+    return 0;
 }
 
 static int

@@ -5,6 +5,7 @@
                  with back-off and a fresh socket, and the handlers of the
                  master's commands
         execs.c  the executor processes (execs.h)
+        orphans.c what executors left behind (orphans.h)
 */
 #ifndef HEARTH_WORKER_WORKER_H
 #define HEARTH_WORKER_WORKER_H
@@ -14,8 +15,8 @@
 
 #include <czmq.h>
 
-#include "libcore/curve.h"
 #include "libcore/conf.h"
+#include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "worker/execs.h"
 

@@ -14,7 +14,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-executors.sh \
 	tests/integration/test-app-failures.sh \
 	tests/integration/test-garbage.sh \
-	tests/integration/test-submit-cluster.sh
+	tests/integration/test-submit-cluster.sh \
+	tests/integration/test-master-journal.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
