@@ -512,8 +512,9 @@ execs_tick (execs_t *self, int64_t now_ms)
          e = zhashx_next (self->table))
         if (e->killing && e->kill_deadline_ms
             && now_ms >= e->kill_deadline_ms) {
-            log_warn ("executor %s/%d ignored SIGTERM: SIGKILL", e->app_id,
-                      e->exec_id);
+            log_warn ("executor %s/%d did not stop within %lld ms of "
+                      "SIGTERM: SIGKILL",
+                      e->app_id, e->exec_id, (long long) self->kill_grace_ms);
             kill (-e->pid, SIGKILL);
             e->kill_deadline_ms = 0;
         }

@@ -194,3 +194,26 @@ start_app() {
 count_lines() {
   grep -c -- "$2" "$1" 2>/dev/null || true
 }
+
+# log_ms FILE PATTERN: the time (ms since the epoch) of the first line of a
+# Hearth log matching PATTERN (lines start with an ISO 8601 UTC stamp).
+log_ms() {
+  local stamp
+  stamp=$(grep -m1 -- "$2" "$1" 2>/dev/null | cut -d' ' -f1)
+  [[ -n $stamp ]] && date -d "$stamp" +%s%3N
+}
+
+# procs_in DIR: the pids of the (live, not zombie) processes working in
+# DIR or below it: executors and their tasks run in WORK_DIR/APP/EXEC.
+procs_in() {
+  local p cwd
+  for p in /proc/[0-9]*; do
+    cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+    [[ $cwd == "$1" || $cwd == "$1"/* ]] && echo "${p#/proc/}"
+  done
+}
+
+# none_in DIR: no process works in DIR.
+none_in() {
+  [[ -z $(procs_in "$1") ]]
+}

@@ -15,7 +15,10 @@ INTEGRATION_TESTS = \
 	tests/integration/test-app-failures.sh \
 	tests/integration/test-garbage.sh \
 	tests/integration/test-submit-cluster.sh \
-	tests/integration/test-master-journal.sh
+	tests/integration/test-master-journal.sh \
+	tests/integration/test-worker-kill.sh \
+	tests/integration/test-driver-kill.sh \
+	tests/integration/test-chaos.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
