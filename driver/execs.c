@@ -311,6 +311,9 @@ s_apply_update (engine_t *e, exec_t *x, hearth_msg_t *msg, const cJSON *u)
     if (out == HEARTH_TS_ACCEPT)
         s_keep_result (st, index,
                        hearth_msg_frame (msg, hearth_json_int (u, "result", -1)));
+    else if (out == HEARTH_TS_RELEASED && state == HEARTH_TS_KILLED)
+        log_info ("stage %s, task %llu, attempt %d: killed as asked",
+                  st->name, (unsigned long long) index, attempt);
     else if (out == HEARTH_TS_DUPLICATE)
         log_info ("stage %s, task %llu, attempt %d: finished after another "
                   "attempt's result; discarded (exactly once)",

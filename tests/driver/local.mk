@@ -17,7 +17,8 @@ DRIVER_TESTS = \
 	tests/driver/test-bad-jobs.sh \
 	tests/driver/test-executor-kill.sh \
 	tests/driver/test-local-cluster.sh \
-	tests/driver/test-cluster-by-hand.sh
+	tests/driver/test-cluster-by-hand.sh \
+	tests/driver/test-speculation.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)

@@ -7,9 +7,7 @@
 #
 # Environment (set by `make check`, see local.mk):
 #   HEARTH_BIN_DIR       where hearth-master, hearth-worker... were built
-#   HEARTH_TEST_BIN_DIR  where test-app and fake-executor were built
-#   HEARTH_FAKE_EXECUTOR=1  use the stand-in executor even when the real
-#                           hearth-executor exists
+#   HEARTH_TEST_BIN_DIR  where test-app (a small test driver) was built
 # WRAP, when set, prefixes the daemons' command lines (valgrind).
 set -u
 WRAP=${WRAP:-}
@@ -107,21 +105,14 @@ finish() {
   ((FAILED == 0))
 }
 
-# The executor the workers run: the real one once it exists, else the
-# stand-in.  Workers find it through HEARTH_BIN_DIR=$T/bin.
+# The programs the workers run: the real ones (integration tests run the
+# real parts).  Workers find them through HEARTH_BIN_DIR=$T/bin.
 setup_bin() {
   mkdir -p "$T/bin"
   local p
-  for p in hearth-master hearth-worker hearth-tail; do
+  for p in hearth-master hearth-worker hearth-tail hearth-executor; do
     ln -sf "$BIN/$p" "$T/bin/$p"
   done
-  if [[ -x $BIN/hearth-executor && -z ${HEARTH_FAKE_EXECUTOR:-} ]]; then
-    ln -sf "$BIN/hearth-executor" "$T/bin/hearth-executor"
-    EXECUTOR=real
-  else
-    ln -sf "$TBIN/fake-executor" "$T/bin/hearth-executor"
-    EXECUTOR=fake
-  fi
 }
 setup_bin
 
