@@ -18,7 +18,8 @@ DRIVER_TESTS = \
 	tests/driver/test-executor-kill.sh \
 	tests/driver/test-local-cluster.sh \
 	tests/driver/test-cluster-by-hand.sh \
-	tests/driver/test-speculation.sh
+	tests/driver/test-speculation.sh \
+	tests/driver/test-executor-hung.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)

@@ -17,7 +17,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-master-journal.sh \
 	tests/integration/test-worker-kill.sh \
 	tests/integration/test-driver-kill.sh \
-	tests/integration/test-chaos.sh
+	tests/integration/test-chaos.sh \
+	tests/integration/test-netns.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
