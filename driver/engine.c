@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/intkeys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -35,18 +36,6 @@ engine_now_us (void)
     struct timespec ts;
     clock_gettime (CLOCK_MONOTONIC, &ts);
     return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static size_t
-s_int_hash (const void *key)
-{
-    return (size_t) (uintptr_t) key * 2654435761u;
-}
-
-static int
-s_int_cmp (const void *a, const void *b)
-{
-    return (uintptr_t) a < (uintptr_t) b ? -1 : (uintptr_t) a > (uintptr_t) b;
 }
 
 static void
@@ -102,10 +91,7 @@ engine_new (hearth_ctx_t *ctx)
         engine_destroy (&e);
         return NULL;
     }
-    zhashx_set_key_hasher (e->execs, s_int_hash);
-    zhashx_set_key_comparator (e->execs, s_int_cmp);
-    zhashx_set_key_duplicator (e->execs, NULL);
-    zhashx_set_key_destructor (e->execs, NULL);
+    hearth_intkeys_setup (e->execs);
     zhashx_set_destructor (e->execs, s_exec_free);
     return e;
 }

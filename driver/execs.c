@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/intkeys.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -30,12 +31,6 @@ enum { s_offer_batch = 1024 };
 enum { s_max_inputs = 8 };
 
 static int s_on_router (zloop_t *loop, zsock_t *sock, void *arg);
-
-static void *
-s_key (int exec_id)
-{
-    return (void *) (uintptr_t) ((uint32_t) exec_id + 1u);
-}
 
 /* The local address used to reach host (a UDP "connect" sends nothing). */
 static int
@@ -117,7 +112,7 @@ execs_close (engine_t *e)
 exec_t *
 execs_find (engine_t *e, int exec_id)
 {
-    return zhashx_lookup (e->execs, s_key (exec_id));
+    return zhashx_lookup (e->execs, hearth_intkey (exec_id));
 }
 
 exec_t *
@@ -132,7 +127,7 @@ execs_add (engine_t *e, int exec_id, int cores, const char *host)
     x->cores = cores;
     snprintf (x->host, sizeof x->host, "%s", host ? host : "");
     x->last_recv_ms = x->last_send_ms = zclock_mono ();
-    zhashx_insert (e->execs, s_key (exec_id), x);
+    zhashx_insert (e->execs, hearth_intkey (exec_id), x);
     return x;
 }
 
@@ -178,7 +173,7 @@ execs_lost (engine_t *e, int exec_id, const char *reason)
     }
     if (x->local)
         local_executor_gone (e, x);
-    zhashx_delete (e->execs, s_key (exec_id));
+    zhashx_delete (e->execs, hearth_intkey (exec_id));
     engine_process (e);
 }
 

@@ -380,8 +380,11 @@ hearth_stage_result (const hearth_stage_t *stage, uint64_t index, size_t *len)
     *len = 0;
     if (!stage || !stage->results || index >= stage->ntasks)
         return NULL;
-    hearth_job_state_t state = hearth_job_state (stage->job);
-    if (state != HEARTH_JOB_SUCCEEDED && !stage->done)
+    hearth_job_t *job = stage->job;
+    pthread_mutex_lock (&job->lock);
+    bool done = stage->done; /* set by the engine under the lock */
+    pthread_mutex_unlock (&job->lock);
+    if (!done)
         return NULL;
     *len = stage->results[index].len;
     return stage->results[index].data ? stage->results[index].data : "";

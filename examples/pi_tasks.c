@@ -87,8 +87,9 @@ pi_sum (const hearth_task_in_t *in, hearth_task_out_t *out)
         return -1;
     }
     char buf[128];
-    int n = snprintf (buf, sizeof buf, "Pi is roughly %.6f (%" PRIu64
-                      " darts, %" PRIu64 " inside)\n",
+    int n = snprintf (buf, sizeof buf,
+                      "Pi is roughly %.6f (%" PRIu64 " darts, %" PRIu64
+                      " inside)\n",
                       4.0 * (double) inside / (double) total, total, inside);
     if (!(out->data = malloc (n)))
         return -1;

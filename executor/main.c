@@ -152,9 +152,11 @@ s_setup (executor_t *ex, hearth_error_t *err)
     ex->queue = zlistx_new ();
     ex->running = zlistx_new ();
     ex->loop = zloop_new ();
-    ex->libs = libs_new (ex->work_dir);
-    if (!ex->queue || !ex->running || !ex->loop || !ex->libs)
+    if (!ex->queue || !ex->running || !ex->loop)
         return hearth_errprintf (err, "out of memory");
+    if (!(ex->libs = libs_new (ex->work_dir)))
+        return hearth_errprintf (err, "cannot use the work dir %s: %s",
+                                 ex->work_dir, strerror (errno));
     if (!(ex->pool = fnpool_new (ex, ex->cores, err)))
         return -1;
     zmq_pollitem_t sig_item = {NULL, ex->sigfd, ZMQ_POLLIN, 0};

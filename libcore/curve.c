@@ -22,8 +22,8 @@ hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
     const char *allow = hearth_conf_str (conf, "curve-allow");
     memset (self, 0, sizeof *self);
     if (!secret && !allow) {
-        if (hearth_host_is_loopback (host) || hearth_conf_bool (conf,
-                                                                "insecure"))
+        if (hearth_host_is_loopback (host)
+            || hearth_conf_bool (conf, "insecure"))
             return 0;
         return hearth_errprintf (
             err,

@@ -36,9 +36,9 @@
 /* clang-format on */
 
 typedef struct {
-    zcert_t *cert;                          /* own key pair, or NULL */
+    zcert_t *cert;                           /* own key pair, or NULL */
     char server_key[HEARTH_KEY_TXT_LEN + 1]; /* client: the master's key */
-    hearth_zap_t *zap;                      /* server: who is admitted */
+    hearth_zap_t *zap;                       /* server: who is admitted */
 } hearth_curve_t;
 
 /* A server's keys from conf ("curve-secret", "curve-allow", "insecure"),

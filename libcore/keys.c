@@ -2,8 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,7 @@ s_read_cert (const char *path, char *public_txt, char *secret_txt,
         return hearth_errprintf (err, "cannot read key file %s: %s", path,
                                  strerror (errno));
     char line[512], pub[HEARTH_KEY_TXT_LEN + 1] = "",
-                    sec[HEARTH_KEY_TXT_LEN + 1] = "";
+                                             sec[HEARTH_KEY_TXT_LEN + 1] = "";
     bool in_curve = false;
     while (fgets (line, sizeof line, f)) {
         if (line[0] != ' ' && line[0] != '\t' && line[0] != '#')
@@ -56,12 +56,16 @@ s_read_cert (const char *path, char *public_txt, char *secret_txt,
     fclose (f);
     int rc = 0;
     if (!pub[0])
-        rc = hearth_errprintf (err, "%s is not a key file (no curve "
-                                    "public-key); make keys with "
-                                    "hearth-keygen", path);
+        rc = hearth_errprintf (err,
+                               "%s is not a key file (no curve "
+                               "public-key); make keys with "
+                               "hearth-keygen",
+                               path);
     else if (secret_txt && !sec[0])
-        rc = hearth_errprintf (err, "%s holds no secret key (give the "
-                                    "..._secret file)", path);
+        rc = hearth_errprintf (err,
+                               "%s holds no secret key (give the "
+                               "..._secret file)",
+                               path);
     else {
         memcpy (public_txt, pub, sizeof pub);
         if (secret_txt)
@@ -82,8 +86,9 @@ hearth_keys_load_secret (const char *path, hearth_error_t *err)
         return NULL;
     }
     if (st.st_mode & (S_IRWXG | S_IRWXO)) {
-        hearth_errprintf (err, "secret key file %s may be read by others "
-                               "(mode %04o): refused; chmod 600 %s",
+        hearth_errprintf (err,
+                          "secret key file %s may be read by others "
+                          "(mode %04o): refused; chmod 600 %s",
                           path, (unsigned) (st.st_mode & 07777), path);
         return NULL;
     }

@@ -13,6 +13,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/spawn.c libcore/spawn.h \
 	libcore/alloc.c libcore/alloc.h \
 	libcore/liveness.c libcore/liveness.h \
+	libcore/intkeys.c libcore/intkeys.h \
 	libcore/taskset.c libcore/taskset.h \
 	libcore/keys.c libcore/keys.h \
 	libcore/zap.c libcore/zap.h \

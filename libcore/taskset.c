@@ -12,6 +12,7 @@
 
 #include <czmq.h>
 
+#include "libcore/intkeys.h"
 #include "libcore/taskset.h"
 
 /* Stage ids stay below 2^21 so that stage << 32 | index is exact in JSON. */
@@ -120,29 +121,10 @@ s_akey_cmp (const void *a, const void *b)
     return x->attempt - y->attempt;
 }
 
-static size_t
-s_int_hash (const void *key)
-{
-    return (size_t) (uintptr_t) key * 2654435761u;
-}
-
-static int
-s_int_cmp (const void *a, const void *b)
-{
-    return (uintptr_t) a < (uintptr_t) b ? -1 : (uintptr_t) a > (uintptr_t) b;
-}
-
-/* Exec ids are stored as id + 1 so that id 0 is not a NULL key. */
-static void *
-s_exec_key (int id)
-{
-    return (void *) (uintptr_t) ((uint32_t) id + 1u);
-}
-
 static s_exec_t *
 s_exec (const hearth_taskset_t *self, int id)
 {
-    return zhashx_lookup (self->execs, s_exec_key (id));
+    return zhashx_lookup (self->execs, hearth_intkey (id));
 }
 
 static int
@@ -285,10 +267,7 @@ hearth_taskset_new (const hearth_taskset_opts_t *opts)
     zhashx_set_key_duplicator (self->attempts, NULL);
     zhashx_set_key_destructor (self->attempts, NULL);
     zhashx_set_destructor (self->attempts, s_attempt_free);
-    zhashx_set_key_hasher (self->execs, s_int_hash);
-    zhashx_set_key_comparator (self->execs, s_int_cmp);
-    zhashx_set_key_duplicator (self->execs, NULL);
-    zhashx_set_key_destructor (self->execs, NULL);
+    hearth_intkeys_setup (self->execs);
     zhashx_set_destructor (self->execs, s_exec_free);
     return self;
 }
@@ -450,7 +429,7 @@ hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id, int cores)
         return errno = ENOMEM, -1;
     e->id = exec_id;
     e->cores = cores;
-    zhashx_insert (self->execs, s_exec_key (exec_id), e);
+    zhashx_insert (self->execs, hearth_intkey (exec_id), e);
     return 0;
 }
 
@@ -564,7 +543,7 @@ hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
         s_requeue (self, st, key.index, key.attempt, exec_id, true);
         requeued++;
     }
-    zhashx_delete (self->execs, s_exec_key (exec_id));
+    zhashx_delete (self->execs, hearth_intkey (exec_id));
     return requeued;
 }
 

@@ -22,14 +22,14 @@ static const size_t s_max_remembered = 4096;
 enum { s_max_watched = 8 };
 
 struct hearth_zap {
-    char *dir;                      /* the allow directory */
-    zsock_t *handler;               /* REP bound to the ZAP endpoint */
-    zhash_t *allowed;               /* Z85 public key -> file name */
-    zhash_t *logged;                /* address -> last log time (ms) */
+    char *dir;                        /* the allow directory */
+    zsock_t *handler;                 /* REP bound to the ZAP endpoint */
+    zhash_t *allowed;                 /* Z85 public key -> file name */
+    zhash_t *logged;                  /* address -> last log time (ms) */
     zsock_t *monitors[s_max_watched]; /* PAIRs receiving socket events */
     char *monitor_names[s_max_watched];
     size_t nmonitors;
-    size_t refusals;                /* refusals seen */
+    size_t refusals; /* refusals seen */
 };
 
 static void
@@ -120,11 +120,11 @@ hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err)
         return -1;
     zhash_destroy (&self->allowed);
     self->allowed = keys;
-    log_info ("%zu client keys admitted from %s", zhash_size (keys),
-              self->dir);
+    log_info ("%zu client keys admitted from %s", zhash_size (keys), self->dir);
     if (zhash_size (keys) == 0)
         log_warn ("the allow directory %s holds no key: no client can "
-                  "connect", self->dir);
+                  "connect",
+                  self->dir);
     return (int) zhash_size (keys);
 }
 

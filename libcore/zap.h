@@ -45,8 +45,8 @@ void hearth_zap_handle (hearth_zap_t *self);
 /* Watch sock's failed handshakes; returns a socket (owned by self) to
    watch for input, calling hearth_zap_on_monitor() when readable.  name
    says which socket in the log ("ROUTER", "events"). */
-zsock_t *hearth_zap_watch (hearth_zap_t *self, zsock_t *sock,
-                           const char *name, hearth_error_t *err);
+zsock_t *hearth_zap_watch (hearth_zap_t *self, zsock_t *sock, const char *name,
+                           hearth_error_t *err);
 void hearth_zap_on_monitor (hearth_zap_t *self, zsock_t *monitor);
 
 /* Refusals seen (decided by the handler or failed handshakes). */

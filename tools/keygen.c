@@ -7,8 +7,9 @@
 
     DIR/master.key           the master's public key: every peer's --master-key
     DIR/master.key_secret    the master's secret key: its --curve-secret
-    DIR/clients/NAME.key     admitted clients: the master's --curve-allow DIR/clients
-    DIR/NAME.key_secret      a client's secret key: that node's --curve-secret
+    DIR/clients/NAME.key     admitted clients: the master's --curve-allow
+   DIR/clients DIR/NAME.key_secret      a client's secret key: that node's
+   --curve-secret
 
     Secret files are written mode 0600 and never overwritten.  See
     docs/security.md.
@@ -82,8 +83,10 @@ s_run (const char *dir, const char *client, hearth_error_t *err)
     char clients[4200];
     snprintf (clients, sizeof clients, "%s/clients", dir);
     if (client && !hearth_name_safe (client))
-        return hearth_errprintf (err, "'%s' is not a usable name (letters, "
-                                      "digits, '.', '_', '-')", client);
+        return hearth_errprintf (err,
+                                 "'%s' is not a usable name (letters, "
+                                 "digits, '.', '_', '-')",
+                                 client);
     if (s_mkdir (dir, 0700, err) < 0 || s_mkdir (clients, 0755, err) < 0)
         return -1;
     if (client)
@@ -111,7 +114,8 @@ main (int argc, char **argv)
     else if (hearth_conf_str (conf, "public")) {
         char key[HEARTH_KEY_TXT_LEN + 1];
         if (hearth_keys_load_public (hearth_conf_str (conf, "public"), key,
-                                     sizeof key, &err) < 0)
+                                     sizeof key, &err)
+            < 0)
             rc = s_fail (err.text);
         else
             printf ("%s\n", key);

@@ -31,7 +31,7 @@ test_pids() {
   for p in /proc/[0-9]*; do
     [[ -z ${1:-} || $(cat "$p/comm" 2>/dev/null) == "$1" ]] || continue
     if [[ $(readlink "$p/cwd" 2>/dev/null) == "$T"/* ]] ||
-      tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$T"; then
+      tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$T"; then
       echo "${p#/proc/}"
     fi
   done

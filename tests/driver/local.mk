@@ -23,3 +23,9 @@ DRIVER_TESTS = \
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)
+
+# valgrind cannot run sanitized programs: only in a plain build.
+if !SANITIZERS
+TESTS += tests/driver/test-valgrind.sh
+endif
+EXTRA_DIST += tests/driver/test-valgrind.sh

@@ -58,8 +58,7 @@ sleep_ms (const hearth_task_in_t *in, hearth_task_out_t *out)
 int
 fail (const hearth_task_in_t *in, hearth_task_out_t *out)
 {
-    snprintf (out->error, sizeof out->error, "failing on purpose: %s",
-              in->arg);
+    snprintf (out->error, sizeof out->error, "failing on purpose: %s", in->arg);
     return 1;
 }
 

@@ -67,8 +67,8 @@ s_teardown (void **state)
 }
 
 static hearth_conf_t *
-s_conf (const hearth_opt_t *opts, const char *a, const char *va,
-        const char *b, const char *vb)
+s_conf (const hearth_opt_t *opts, const char *a, const char *va, const char *b,
+        const char *vb)
 {
     hearth_conf_t *conf = hearth_conf_new ("test", opts);
     if (a)
@@ -108,8 +108,7 @@ test_server_settings (void **state)
                       -1);
     assert_contains (err.text, "refusing to listen on 0.0.0.0 without keys");
     hearth_conf_set (conf, "insecure", "true", HEARTH_SRC_FLAG, NULL);
-    assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),
-                      0);
+    assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err), 0);
     hearth_conf_destroy (&conf);
     conf = s_conf (s_server_opts, "curve-secret", secret, NULL, NULL);
     assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),
@@ -127,8 +126,8 @@ test_client_settings (void **state)
     char secret[128], master[128];
     snprintf (secret, sizeof secret, "%s/good.key_secret", s_dir);
     snprintf (master, sizeof master, "%s/master.key", s_dir);
-    hearth_conf_t *conf = s_conf (s_client_opts, "master-key", master, NULL,
-                                  NULL);
+    hearth_conf_t *conf =
+        s_conf (s_client_opts, "master-key", master, NULL, NULL);
     assert_int_equal (hearth_curve_client_setup (&c, conf, &err), -1);
     assert_contains (err.text, "go together");
     hearth_conf_destroy (&conf);
@@ -153,8 +152,8 @@ s_gets_through (hearth_curve_t *server, zsock_t *router, int port,
     hearth_error_t err;
     snprintf (secret, sizeof secret, "%s/%s.key_secret", s_dir, name);
     snprintf (master, sizeof master, "%s/master.key", s_dir);
-    hearth_conf_t *conf = s_conf (s_client_opts, "master-key", master,
-                                  "curve-secret", secret);
+    hearth_conf_t *conf =
+        s_conf (s_client_opts, "master-key", master, "curve-secret", secret);
     hearth_curve_t client;
     assert_int_equal (hearth_curve_client_setup (&client, conf, &err), 0);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
@@ -163,8 +162,8 @@ s_gets_through (hearth_curve_t *server, zsock_t *router, int port,
     snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
     assert_int_equal (hearth_sock_connect (dealer, endpoint, &err), 0);
     zstr_send (dealer, "hello");
-    zpoller_t *poller = zpoller_new (router, hearth_zap_sock (server->zap),
-                                     NULL);
+    zpoller_t *poller =
+        zpoller_new (router, hearth_zap_sock (server->zap), NULL);
     bool through = false;
     int64_t deadline = zclock_mono () + 1000;
     while (!through && zclock_mono () < deadline) {
@@ -192,11 +191,10 @@ test_admission_and_reload (void **state)
     hearth_error_t err;
     char secret[128], good[128];
     snprintf (secret, sizeof secret, "%s/master.key_secret", s_dir);
-    hearth_conf_t *conf = s_conf (s_server_opts, "curve-secret", secret,
-                                  "curve-allow", s_allow);
-    assert_int_equal (hearth_curve_server_setup (&server, conf, "127.0.0.1",
-                                                 &err),
-                      0);
+    hearth_conf_t *conf =
+        s_conf (s_server_opts, "curve-secret", secret, "curve-allow", s_allow);
+    assert_int_equal (
+        hearth_curve_server_setup (&server, conf, "127.0.0.1", &err), 0);
     assert_int_equal (hearth_zap_size (server.zap), 1);
     hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
     hearth_curve_server_opts (&server, &opts);

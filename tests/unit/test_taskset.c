@@ -32,7 +32,7 @@ static int
 s_drain (hearth_taskset_t *ts, hearth_ts_event_type_t type,
          hearth_ts_event_t *last)
 {
-    hearth_ts_event_t ev;
+    hearth_ts_event_t ev = {0};
     int n = 0;
     while (hearth_taskset_next_event (ts, &ev))
         if (ev.type == type) {
@@ -79,14 +79,14 @@ test_stage_and_job_done (void **state)
     hearth_taskset_add_stage (ts, 1, 5, 3, NULL, 0, NULL, 1);
     hearth_taskset_add_executor (ts, 0, 4);
     assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 3);
-    assert_int_equal (hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_RUNNING,
-                                             0, 10),
-                      HEARTH_TS_NOTED);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_RUNNING, 0, 10),
+        HEARTH_TS_NOTED);
     for (int i = 0; i < 3; i++)
-        assert_int_equal (hearth_taskset_update (ts, 0, 1, i, 0,
-                                                 HEARTH_TS_FINISHED, 100, 10),
-                          HEARTH_TS_ACCEPT);
-    hearth_ts_event_t ev;
+        assert_int_equal (
+            hearth_taskset_update (ts, 0, 1, i, 0, HEARTH_TS_FINISHED, 100, 10),
+            HEARTH_TS_ACCEPT);
+    hearth_ts_event_t ev = {0};
     assert_true (hearth_taskset_next_event (ts, &ev));
     assert_int_equal (ev.type, HEARTH_TS_EV_STAGE_DONE);
     assert_int_equal (ev.stage, 1);
@@ -95,9 +95,9 @@ test_stage_and_job_done (void **state)
     assert_int_equal (ev.job, 5);
     assert_false (hearth_taskset_next_event (ts, &ev));
     /* A second result of the same attempt is stale. */
-    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0,
-                                             HEARTH_TS_FINISHED, 100, 10),
-                      HEARTH_TS_STALE);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FINISHED, 100, 10),
+        HEARTH_TS_STALE);
     hearth_taskset_destroy (&ts);
 }
 
@@ -109,9 +109,8 @@ test_dependencies_wait (void **state)
     hearth_assign_t as[8];
     uint32_t parent = 1;
     hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1);
-    assert_int_equal (hearth_taskset_add_stage (ts, 2, 1, 2, &parent, 1, NULL,
-                                                1),
-                      0);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 2, 1, 2, &parent, 1, NULL, 1), 0);
     hearth_taskset_add_executor (ts, 0, 8);
     assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 1);
     assert_int_equal (as[0].stage, 1);
@@ -132,20 +131,17 @@ test_add_stage_rejects (void **state)
     assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 0, NULL, 0, NULL, 1),
                       -1);
     assert_int_equal (errno, EINVAL);
-    assert_int_equal (hearth_taskset_add_stage (ts, 2, 1, 1, &missing, 1, NULL,
-                                                1),
-                      -1);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 2, 1, 1, &missing, 1, NULL, 1), -1);
     assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1),
                       0);
     /* Ids must grow; parents must be in the same job; ids < 2^21. */
     assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1),
                       -1);
-    assert_int_equal (hearth_taskset_add_stage (ts, 3, 2, 1, &other_job, 1,
-                                                NULL, 1),
-                      -1);
-    assert_int_equal (hearth_taskset_add_stage (ts, 1u << 21, 1, 1, NULL, 0,
-                                                NULL, 1),
-                      -1);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 3, 2, 1, &other_job, 1, NULL, 1), -1);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 1u << 21, 1, 1, NULL, 0, NULL, 1), -1);
     assert_int_equal (hearth_taskset_add_executor (ts, 0, 0), -1);
     assert_int_equal (hearth_taskset_add_executor (ts, 0, 1), 0);
     assert_int_equal (hearth_taskset_add_executor (ts, 0, 1), -1);
@@ -162,9 +158,9 @@ test_retry_goes_elsewhere (void **state)
     hearth_taskset_add_executor (ts, 0, 1);
     hearth_taskset_add_executor (ts, 1, 1);
     assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 1);
-    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FAILED,
-                                             10, 1),
-                      HEARTH_TS_RETRY);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FAILED, 10, 1),
+        HEARTH_TS_RETRY);
     /* Executor 0, where it failed, is skipped while executor 1 exists. */
     assert_int_equal (hearth_taskset_offer (ts, 0, 2, as, 8), 0);
     assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 8), 1);
@@ -230,9 +226,9 @@ test_gives_up_after_max_failures (void **state)
     assert_false (failed.lost);
     assert_int_equal (kills, 1);
     /* Its killed attempt reporting later frees the slot quietly. */
-    assert_int_equal (hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_KILLED,
-                                             0, 2),
-                      HEARTH_TS_RELEASED);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_KILLED, 0, 2),
+        HEARTH_TS_RELEASED);
     assert_int_equal (hearth_taskset_inflight (ts), 0);
     hearth_taskset_destroy (&ts);
 }
@@ -251,12 +247,12 @@ test_executor_loss_requeues (void **state)
     assert_int_equal (hearth_taskset_remove_executor (ts, 0), 2);
     assert_int_equal (hearth_taskset_remove_executor (ts, 0), -1);
     /* Updates from the lost executor are stale now. */
-    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0,
-                                             HEARTH_TS_FINISHED, 1, 1),
-                      HEARTH_TS_STALE);
-    assert_int_equal (hearth_taskset_update (ts, 1, 1, 2, 0,
-                                             HEARTH_TS_FINISHED, 1, 1),
-                      HEARTH_TS_ACCEPT);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FINISHED, 1, 1),
+        HEARTH_TS_STALE);
+    assert_int_equal (
+        hearth_taskset_update (ts, 1, 1, 2, 0, HEARTH_TS_FINISHED, 1, 1),
+        HEARTH_TS_ACCEPT);
     assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 8), 2);
     assert_int_equal (as[0].attempt, 1);
     assert_int_equal (as[1].attempt, 1);
@@ -279,7 +275,7 @@ test_too_many_losses_fail_the_job (void **state)
         assert_int_equal (hearth_taskset_offer (ts, e, 0, as, 8), 1);
         hearth_taskset_remove_executor (ts, e);
     }
-    hearth_ts_event_t ev;
+    hearth_ts_event_t ev = {0};
     assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, &ev), 1);
     assert_true (ev.lost);
     assert_int_equal (ev.job, 4);
@@ -295,9 +291,9 @@ test_killed_not_by_us_is_requeued (void **state)
     hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1);
     hearth_taskset_add_executor (ts, 0, 1);
     hearth_taskset_offer (ts, 0, 0, as, 8);
-    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_KILLED,
-                                             0, 1),
-                      HEARTH_TS_RETRY);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_KILLED, 0, 1),
+        HEARTH_TS_RETRY);
     assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 1);
     hearth_taskset_destroy (&ts);
 }
@@ -390,8 +386,8 @@ test_speculation_first_result_wins (void **state)
     assert_int_equal (as[0].index, 3);
     assert_int_equal (as[0].attempt, 1);
     s_drain (ts, HEARTH_TS_EV_STAGE_DONE, NULL);
-    assert_int_equal (hearth_taskset_update (ts, 1, 1, 3, 1,
-                                             HEARTH_TS_FINISHED, 1000, 401000),
+    assert_int_equal (hearth_taskset_update (ts, 1, 1, 3, 1, HEARTH_TS_FINISHED,
+                                             1000, 401000),
                       HEARTH_TS_ACCEPT);
     hearth_ts_event_t ev, kill = {0};
     int kills = 0, done = 0;
@@ -406,9 +402,9 @@ test_speculation_first_result_wins (void **state)
     assert_int_equal (kill.exec_id, 0);
     assert_int_equal (kill.attempt, 0);
     /* The loser's result, should it still come, is not delivered. */
-    assert_int_equal (hearth_taskset_update (ts, 0, 1, 3, 0,
-                                             HEARTH_TS_FINISHED, 1, 402000),
-                      HEARTH_TS_DUPLICATE);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 3, 0, HEARTH_TS_FINISHED, 1, 402000),
+        HEARTH_TS_DUPLICATE);
     hearth_taskset_destroy (&ts);
 }
 
@@ -423,18 +419,16 @@ test_fail_and_forget_job (void **state)
     hearth_taskset_add_stage (ts, 2, 2, 4, NULL, 0, NULL, 1);
     hearth_taskset_add_executor (ts, 0, 2);
     assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 4);
-    assert_int_equal (hearth_taskset_stage_counts (ts, 1, &finished, &running,
-                                                   &total),
-                      0);
+    assert_int_equal (
+        hearth_taskset_stage_counts (ts, 1, &finished, &running, &total), 0);
     assert_int_equal (running, 4);
     assert_int_equal (total, 4);
     hearth_taskset_fail_job (ts, 1);
     assert_int_equal (s_drain (ts, HEARTH_TS_EV_KILL, NULL), 4);
     hearth_taskset_forget_job (ts, 1);
     assert_int_equal (hearth_taskset_inflight (ts), 0);
-    assert_int_equal (hearth_taskset_stage_counts (ts, 1, &finished, &running,
-                                                   &total),
-                      -1);
+    assert_int_equal (
+        hearth_taskset_stage_counts (ts, 1, &finished, &running, &total), -1);
     /* Job 2 now gets the slots. */
     assert_int_equal (hearth_taskset_offer (ts, 0, 1, as, 8), 4);
     assert_int_equal (as[0].stage, 2);

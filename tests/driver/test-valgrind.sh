@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The driver, its executors and (in local-cluster mode) its master and
+# workers under valgrind, following every Hearth child: jobs that succeed
+# and jobs that fail end with no memory error and no leak in any of them.
+# Runs only in a build without sanitizers.
+command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
+. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/lib-driver.sh"
+deadline 300
+export TMPDIR=$T
+
+# vg_submit ARGS...: hearth-driver and every child but system programs
+# under valgrind; stdout to $T/out, stderr to $T/err.
+vg_submit() {
+  valgrind -q --trace-children=yes --trace-children-skip='/bin/*,/usr/bin/*' \
+    --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    --error-exitcode=9 --log-file="$T/valgrind-%p.txt" \
+    "$BIN/hearth-driver" --heartbeat-interval 500ms "$@" >"$T/out" 2>"$T/err"
+}
+clean() { ! grep -qs . "$T"/valgrind-*.txt; }
+
+J=$(job ok '{"name":"ok","lib":"libtesttasks.so","stages":[
+  {"name":"m","tasks":[{"cmd":["sh","-c","echo {i}"],"count":30}, {"fn":"echo","arg":"f{i}","count":10}]},
+  {"name":"r","tasks":[{"fn":"cat","input":"m"}]}]}')
+check "a local job succeeds under valgrind" vg_submit --master 'local[2]' --lib "$TASKS_LIB" "$J"
+check "... with its 40 results" test "$(wc -l <"$T/out")" -eq 40
+
+J=$(job bad '{"name":"bad","lib":"libtesttasks.so","stages":[
+  {"name":"m","tasks":[{"cmd":["sh","-c","exit {i}"],"count":3}, {"fn":"fail","arg":"x"}]}]}')
+vg_submit --master 'local[2]' --lib "$TASKS_LIB" --max-failures 2 "$J"
+check "a failing local job fails under valgrind (exit 1)" test $? -eq 1
+
+J=$(job lc '{"name":"lc","stages":[{"name":"m","tasks":[{"cmd":["echo","{i}"],"count":20}]}]}')
+check "a local-cluster job succeeds under valgrind" \
+  vg_submit --master 'local-cluster[2,1,512]' "$J"
+check "... with its 20 results" test "$(wc -l <"$T/out")" -eq 20
+check "valgrind followed the master, workers and executors too" \
+  test "$(ls "$T"/valgrind-*.txt | wc -l)" -ge 6
+check "no valgrind report from any process" clean
+check "nothing is left running" no_leftovers
+finish
