@@ -16,7 +16,7 @@ start_master --journal "$JOURNAL" || exit 1
 CORES=2 start_worker w1 || exit 1
 CORES=2 start_worker w2 || exit 1
 
-N=400
+N=600
 J=$(job steady "{\"name\":\"steady\",\"stages\":[{\"name\":\"s\",\"tasks\":[
   {\"cmd\":[\"sh\",\"-c\",\"sleep 0.05; echo {i} >>$T/done; echo {i}\"],
    \"count\":$N}]}]}")
@@ -80,6 +80,16 @@ running() { local p; for p in $EXEC_PIDS; do kill -0 "$p" 2>/dev/null || return 
 check "no executor was killed" running
 check "the driver registered again under its id" \
   grep -q "application $APP registered again" "$T/err"
+
+# Again, restarted at once and with nobody stopped: how fast recovery is.
+kill9 "$MASTER_PID"
+PORT=$MASTER_PORT start_master --journal "$JOURNAL" || exit 1
+check "ALIVE again after a second kill -9" wait_for 10 alive
+line=$(grep -o 'recovery done in [0-9]* ms.*' "$T/master.log" | tail -1)
+say "second restart: $line"
+check "... with the executors re-adopted again" \
+  grep -q '2 executors re-adopted, 0 lost' <<<"$line"
+check "... and the job still running" kill -0 "$SUBMIT"
 
 wait "$SUBMIT"
 check "the job succeeds" test $? -eq 0
