@@ -19,5 +19,5 @@ hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h
 hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 bin_PROGRAMS += hearth-submit
-hearth_submit_SOURCES = driver/submit.c
+hearth_submit_SOURCES = driver/submit.c driver/submit.h driver/submit_cluster.c
 hearth_submit_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "driver/engine.h"
+#include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -87,6 +88,10 @@ s_send_register (engine_t *e)
     if (e->app_cert)
         cJSON_AddStringToObject (b, "driver_key",
                                  zcert_public_txt (e->app_cert));
+    /* Cluster mode: the worker that runs us says which driver we are. */
+    const char *driver_id = hearth_conf_str (e->conf, "driver-id");
+    if (driver_id && hearth_id_valid (HEARTH_ID_DRIVER, driver_id))
+        cJSON_AddStringToObject (b, "driver_id", driver_id);
     const char *user = getenv ("USER");
     if (user && strlen (user) < 255)
         cJSON_AddStringToObject (b, "user", user);

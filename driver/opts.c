@@ -54,6 +54,8 @@ static const hearth_opt_t s_options[] = {
      "largest result of one task"},
     {"work-dir", HEARTH_OPT_STR, NULL, "DIR",
      "scratch space of local modes (default: a new directory in $TMPDIR)"},
+    {"driver-id", HEARTH_OPT_STR, NULL, "ID",
+     "cluster mode: the driver id this driver runs as (set by the worker)"},
     {"curve-secret", HEARTH_OPT_STR, NULL, "FILE",
      "this driver's secret key file (hearth-keygen); with --master-key"},
     {"master-key", HEARTH_OPT_STR, NULL, "FILE",

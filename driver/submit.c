@@ -2,12 +2,20 @@
     hearth-driver) or a driver program linked with libhearth.
 
     hearth-submit [--master URL] [OPTIONS] APP [ARGS...]
+    hearth-submit --master tcp://HOST:PORT --deploy-mode cluster
+                  [--driver-cores N] [--driver-memory SIZE] [--supervise]
+                  [--no-wait] APP [ARGS...]
+    hearth-submit --master tcp://HOST:PORT --status|--kill|--logs DRIVER_ID
 
     Client mode: the driver runs here.  Every driver setting given as a
     flag (or --conf KEY=VALUE) is handed to the driver as a HEARTH_*
     environment variable, then the driver replaces this process, so that
     signals and the exit status are the driver's own.  The master defaults
     to $HEARTH_MASTER, else local[*].
+
+    Cluster mode (submit_cluster.c): the application and its libraries go
+    to the master, which runs the driver on a worker; the same settings
+    travel with it.
 */
 #include "config.h"
 
@@ -20,15 +28,43 @@
 #include <unistd.h>
 
 #include "driver/internal.h"
+#include "driver/submit.h"
 #include "libcore/conf.h"
 #include "libcore/spawn.h"
 
 /* submit's own options, then every driver option. */
 static const hearth_opt_t s_own[] = {
     {"deploy-mode", HEARTH_OPT_STR, "client", "MODE",
-     "client: the driver runs here"},
+     "client: the driver runs here; cluster: the master runs it on a worker "
+     "(needs --master tcp://HOST:PORT)"},
+    {"driver-cores", HEARTH_OPT_INT, NULL, "N",
+     "cluster mode: cores the driver holds on its worker (default 1)", 1,
+     65536},
+    {"driver-memory", HEARTH_OPT_MEMORY, "1G", "SIZE",
+     "cluster mode: memory the driver holds on its worker"},
+    {"supervise", HEARTH_OPT_BOOL, "false", "",
+     "cluster mode: relaunch the driver, with back-off, when it fails"},
+    {"no-wait", HEARTH_OPT_BOOL, "false", "",
+     "cluster mode: print the driver id and return, instead of following "
+     "the driver to its end"},
+    {"max-submit-size", HEARTH_OPT_SIZE, "64M", "SIZE",
+     "cluster mode: largest application (with its libraries) to send"},
+    {"status", HEARTH_OPT_STR, NULL, "DRIVER_ID",
+     "print a cluster-mode driver's state, worker and error"},
+    {"kill", HEARTH_OPT_STR, NULL, "DRIVER_ID",
+     "kill a cluster-mode driver (and its relaunches); wait until KILLED"},
+    {"logs", HEARTH_OPT_STR, NULL, "DRIVER_ID",
+     "print a cluster-mode driver's output: its stdout on its worker"},
+    {"log-stream", HEARTH_OPT_STR, "stdout", "STREAM",
+     "with --logs: stdout or stderr"},
+    {"timeout", HEARTH_OPT_DURATION, "10s", NULL,
+     "cluster mode: how long to wait for each answer of the master"},
     {NULL},
 };
+
+/* Options that only mean something in cluster mode. */
+static const char *const s_cluster_only[] = {"driver-cores", "driver-memory",
+                                             "supervise", "no-wait", NULL};
 
 static hearth_opt_t *
 s_table (void)
@@ -163,13 +199,57 @@ s_exec (int argc, char **argv, int first)
     return 1;
 }
 
+/* The --status, --kill or --logs asked for on the command line (the
+   environment never asks for them), or NULL. */
+static const char *
+s_request (hearth_conf_t *conf, const char **which)
+{
+    static const char *const requests[] = {"status", "kill", "logs", NULL};
+    for (int i = 0; requests[i]; i++)
+        if (hearth_conf_source (conf, requests[i]) == HEARTH_SRC_FLAG) {
+            *which = requests[i];
+            return hearth_conf_str (conf, requests[i]);
+        }
+    return NULL;
+}
+
+static int
+s_run (hearth_conf_t *conf, int argc, char **argv, int first)
+{
+    const char *which = NULL;
+    const char *id = s_request (conf, &which);
+    const char *mode = hearth_conf_str (conf, "deploy-mode");
+    if (id && strcmp (which, "status") == 0)
+        return submit_status (conf, id);
+    if (id && strcmp (which, "kill") == 0)
+        return submit_kill (conf, id);
+    if (id)
+        return submit_logs (conf, id);
+    if (first >= argc)
+        return s_fail (2, "no application given (see --help)");
+    if (strcmp (mode, "cluster") == 0)
+        return submit_cluster (conf, argc, argv, first);
+    if (strcmp (mode, "client") != 0)
+        return s_fail (2, "--deploy-mode: client or cluster");
+    for (int i = 0; s_cluster_only[i]; i++)
+        if (hearth_conf_source (conf, s_cluster_only[i]) == HEARTH_SRC_FLAG) {
+            fprintf (stderr,
+                     "hearth-submit: --%s needs --deploy-mode cluster\n",
+                     s_cluster_only[i]);
+            return 2;
+        }
+    if (s_export (conf) < 0)
+        return s_fail (1, "cannot prepare the driver's environment");
+    return s_exec (argc, argv, first);
+}
+
 int
 main (int argc, char **argv)
 {
     hearth_error_t err;
     hearth_opt_t *table = s_table ();
-    hearth_conf_t *conf = table ? hearth_conf_new ("hearth-submit", table)
-                                : NULL;
+    hearth_conf_t *conf =
+        table ? hearth_conf_new ("hearth-submit", table) : NULL;
     if (!conf)
         return s_fail (1, "out of memory");
     int first = hearth_conf_parse (conf, argc, argv, &err);
@@ -177,21 +257,21 @@ main (int argc, char **argv)
     if (first < 0)
         rc = s_fail (2, err.text);
     else if (hearth_conf_wants_help (conf))
-        hearth_conf_usage (conf, stdout, "[OPTIONS] APP [ARGS...]",
-                           "Runs APP, a JSON job file or a driver program, "
-                           "as a Hearth application.\nMASTER is local[N], "
-                           "local[*] (the default), local-cluster[W,C,M] "
-                           "or tcp://HOST:PORT.");
+        hearth_conf_usage (
+            conf, stdout,
+            "[OPTIONS] APP [ARGS...]\n"
+            "       hearth-submit --master tcp://HOST:PORT --deploy-mode "
+            "cluster [OPTIONS] APP [ARGS...]\n"
+            "       hearth-submit --master tcp://HOST:PORT --status|--kill|"
+            "--logs DRIVER_ID",
+            "Runs APP, a JSON job file or a driver program, as a Hearth "
+            "application.\nMASTER is local[N], local[*] (the default), "
+            "local-cluster[W,C,M] or tcp://HOST:PORT.\nIn cluster mode the "
+            "master runs the driver on a worker: see docs/operations.md.");
     else if (hearth_conf_wants_version (conf))
         printf ("hearth-submit %s\n", PACKAGE_VERSION);
-    else if (first >= argc)
-        rc = s_fail (2, "no application given (see --help)");
-    else if (strcmp (hearth_conf_str (conf, "deploy-mode"), "client") != 0)
-        rc = s_fail (2, "--deploy-mode: only client is known");
-    else if (s_export (conf) < 0)
-        rc = s_fail (1, "cannot prepare the driver's environment");
     else
-        rc = s_exec (argc, argv, first);
+        rc = s_run (conf, argc, argv, first);
     hearth_conf_destroy (&conf);
     free (table);
     return rc;

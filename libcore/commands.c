@@ -69,6 +69,7 @@ static const char *const s_streams[] = {"stdout", "stderr", NULL};
 #define F_TEXT(n, r) STR (n, r, 0, MAX_TEXT)
 #define F_EXIT(n) INT (n, false, -MAX_EXIT, MAX_EXIT)
 #define F_INTERVAL(n, r) INT (n, r, 1, 86400000)
+#define F_LAUNCH(r) INT ("launch", r, 1, 1e9)
 
 /* Element descriptors. */
 static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
@@ -82,7 +83,9 @@ static const hearth_field_t s_executor_ref[] = {
     END};
 static const hearth_field_t s_driver_ref[] = {
     F_DRIVER_ID (true), F_CORES ("cores", false),
-    F_MEMORY ("memory_mb", false), INT ("pid", false, 0, 1e9), END};
+    F_MEMORY ("memory_mb", false), INT ("pid", false, 0, 1e9),
+    F_LAUNCH (false), ENUM ("state", false, hearth_driver_states),
+    F_EXIT ("exit_status"), F_TEXT ("error", false), END};
 static const hearth_field_t s_file[] = {
     NAME ("name", true), FRAME ("frame", true), INT ("mode", false, 0, 07777),
     END};
@@ -166,12 +169,14 @@ static const hearth_field_t b_launch_driver[] = {
     ARRAY ("args", false, MAX_ARGV, s_arg),
     ARRAY ("files", true, 1024, s_files),
     STR ("master_url", true, 1, MAX_URL), MAP ("env", false, 1024, s_arg),
-    MAP ("conf", false, 1024, s_arg), STR ("name", false, 0, 255), END};
+    MAP ("conf", false, 1024, s_arg), STR ("name", false, 0, 255),
+    F_LAUNCH (false), END};
 static const hearth_field_t b_driver_id[] = {F_DRIVER_ID (true), END};
 static const hearth_field_t b_driver_state_changed[] = {
     F_DRIVER_ID (true), ENUM ("state", true, hearth_driver_states),
     F_TEXT ("error", false), F_EXIT ("exit_status"),
-    INT ("signal", false, 0, 128), INT ("pid", false, 0, 1e9), END};
+    INT ("signal", false, 0, 128), INT ("pid", false, 0, 1e9),
+    F_LAUNCH (false), END};
 static const hearth_field_t b_register_application[] = {
     STR ("name", true, 1, 255), F_CORES ("max_cores", false),
     F_CORES ("cores_per_executor", false),
@@ -213,7 +218,7 @@ static const hearth_field_t b_driver_status_response[] = {
     STR ("worker_id", false, 0, 128), STR ("worker_host", false, 0, MAX_HOST),
     F_APP_ID (false), F_TEXT ("error", false), F_EXIT ("exit_status"),
     INT ("launches", false, 0, 1e9), BOOL ("supervise", false),
-    F_TEXT ("message", false), END};
+    F_TEXT ("message", false), STR ("work_dir", false, 0, 4096), END};
 static const hearth_field_t b_driver_log[] = {
     F_DRIVER_ID (true), ENUM ("stream", false, s_streams),
     INT ("offset", false, 0, MAX_TASK_ID),

@@ -11,6 +11,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/sock.c libcore/sock.h \
 	libcore/conf.c libcore/conf.h \
 	libcore/spawn.c libcore/spawn.h \
+	libcore/pidfile.c libcore/pidfile.h \
 	libcore/alloc.c libcore/alloc.h \
 	libcore/liveness.c libcore/liveness.h \
 	libcore/intkeys.c libcore/intkeys.h \

@@ -108,11 +108,15 @@ master_kill_executor (void *arg, reg_exec_t *exec)
 
 /* --- scheduling -------------------------------------------------------- */
 
-/* The registry's alive workers and waiting apps as allocator input. */
+/* The registry's alive workers, waiting drivers and apps as allocator
+   input. */
 typedef struct {
     hearth_alloc_worker_t *workers; /* allocator view */
     reg_worker_t **wrec;            /* same index: the records */
     size_t nworkers;                /* entries */
+    hearth_alloc_driver_t *drivers; /* allocator view */
+    reg_driver_t **drec;            /* same index: the records */
+    size_t ndrivers;                /* entries */
     hearth_alloc_app_t *apps;       /* allocator view */
     reg_app_t **arec;               /* same index: the records */
     size_t napps;                   /* entries */
@@ -123,6 +127,8 @@ s_snapshot_free (s_snapshot_t *s)
 {
     free (s->workers);
     free (s->wrec);
+    free (s->drivers);
+    free (s->drec);
     free (s->apps);
     free (s->arec);
 }
@@ -132,13 +138,18 @@ s_snapshot (master_t *m, s_snapshot_t *s)
 {
     zlistx_t *workers = registry_workers (m->reg);
     zlistx_t *apps = registry_apps (m->reg);
+    zlistx_t *drivers = registry_drivers (m->reg);
     size_t nw = zlistx_size (workers) + 1, na = zlistx_size (apps) + 1;
+    size_t nd = zlistx_size (drivers) + 1;
     memset (s, 0, sizeof *s);
     s->workers = calloc (nw, sizeof *s->workers);
     s->wrec = calloc (nw, sizeof *s->wrec);
+    s->drivers = calloc (nd, sizeof *s->drivers);
+    s->drec = calloc (nd, sizeof *s->drec);
     s->apps = calloc (na, sizeof *s->apps);
     s->arec = calloc (na, sizeof *s->arec);
-    if (!s->workers || !s->wrec || !s->apps || !s->arec)
+    if (!s->workers || !s->wrec || !s->drivers || !s->drec || !s->apps
+        || !s->arec)
         return -1;
     for (reg_worker_t *w = zlistx_first (workers); w;
          w = zlistx_next (workers)) {
@@ -151,6 +162,18 @@ s_snapshot (master_t *m, s_snapshot_t *s)
     }
     int64_t now = master_now ();
     m->held = false;
+    for (reg_driver_t *d = zlistx_first (drivers); d;
+         d = zlistx_next (drivers)) {
+        if (d->worker || d->kill_requested)
+            continue;
+        if (d->relaunch_ms > now) {
+            m->held = true; /* supervised, backing off */
+            continue;
+        }
+        s->drec[s->ndrivers] = d;
+        s->drivers[s->ndrivers++] =
+            (hearth_alloc_driver_t){d->cores, d->memory_mb};
+    }
     for (reg_app_t *a = zlistx_first (apps); a; a = zlistx_next (apps)) {
         if (a->hold_until_ms > now) {
             m->held = true; /* its workers may not be back yet */
@@ -173,12 +196,15 @@ master_schedule (master_t *m)
     if (m->recovering)
         return; /* the picture is incomplete: wait (dirty stays set) */
     m->dirty = false;
-    if (s_snapshot (m, &s) < 0 || s.napps == 0 || s.nworkers == 0) {
+    if (s_snapshot (m, &s) < 0 || (s.napps == 0 && s.ndrivers == 0)
+        || s.nworkers == 0) {
         s_snapshot_free (&s);
         return;
     }
     hearth_alloc_input_t in = {.workers = s.workers,
                                .nworkers = s.nworkers,
+                               .drivers = s.drivers,
+                               .ndrivers = s.ndrivers,
                                .apps = s.apps,
                                .napps = s.napps,
                                .spread_out = m->spread_out,
@@ -186,6 +212,13 @@ master_schedule (master_t *m)
                                .rand_arg = &m->rand_state};
     if (hearth_alloc_schedule (&in, &r) < 0)
         log_error ("allocation failed: out of memory");
+    for (size_t i = 0; i < r.ndrivers; i++) {
+        reg_driver_t *d = s.drec[r.drivers[i].driver];
+        reg_worker_t *w = s.wrec[r.drivers[i].worker];
+        registry_driver_launch (m->reg, d, w, master_now ());
+        if (d->worker == w)
+            master_launch_driver (m, d);
+    }
     for (size_t i = 0; i < r.nexecutors; i++) {
         const hearth_alloc_executor_t *e = &r.executors[i];
         reg_exec_t *exec = registry_exec_add (
@@ -323,6 +356,8 @@ master_on_change (void *arg, registry_change_t *c)
         m->dirty = true; /* resources came back */
     if (c->worker)
         m->dirty = true;
+    if (c->driver)
+        master_driver_changed (m, c->driver);
     master_publish (m, c->topic, c->event);
     c->event = NULL;
 }
@@ -347,6 +382,14 @@ s_add_apps (cJSON *list, zlistx_t *apps)
         cJSON_AddItemToArray (list, registry_app_json (a));
 }
 
+static void
+s_add_drivers (cJSON *list, zlistx_t *drivers)
+{
+    for (reg_driver_t *d = zlistx_first (drivers); list && d;
+         d = zlistx_next (drivers))
+        cJSON_AddItemToArray (list, registry_driver_json (d));
+}
+
 cJSON *
 master_state_json (master_t *m)
 {
@@ -368,6 +411,8 @@ master_state_json (master_t *m)
     cJSON *apps = cJSON_AddArrayToObject (b, "apps");
     s_add_apps (apps, registry_apps (m->reg));
     s_add_apps (apps, registry_completed (m->reg));
-    cJSON_AddArrayToObject (b, "drivers");
+    cJSON *drivers = cJSON_AddArrayToObject (b, "drivers");
+    s_add_drivers (drivers, registry_drivers (m->reg));
+    s_add_drivers (drivers, registry_drivers_completed (m->reg));
     return b;
 }

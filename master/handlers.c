@@ -176,11 +176,14 @@ s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         return;
     }
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
+    const cJSON *drivers = cJSON_GetObjectItem (b, "drivers");
     int cores;
     int64_t memory;
     m->rec.workers_back += restored;
     s_reconcile (m, w, execs, restored);
+    master_drivers_reconcile (m, w, drivers);
     s_foreign_usage (m, w, execs, true, &cores, &memory);
+    master_drivers_foreign (m, w, drivers, &cores, &memory);
     registry_worker_report (m->reg, w, cores, memory);
     log_info ("worker %s registered%s: %s, %d cores, %lld MiB", w->id,
               restored ? " again after the master's restart"
@@ -225,6 +228,9 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
         hearth_json_int (b, "memory_used_mb", 0) - w->memory_used_mb;
     if (execs)
         s_foreign_usage (m, w, execs, false, &cores, &memory);
+    if (execs)
+        master_drivers_foreign (m, w, cJSON_GetObjectItem (b, "drivers"),
+                                &cores, &memory);
     if (registry_worker_report (m->reg, w, cores > 0 ? cores : 0,
                                 memory > 0 ? memory : 0))
         m->dirty = true;
@@ -382,6 +388,7 @@ s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
     m->rec.apps_back += restored;
     log_info ("application %s (%s): its driver is back%s", app->id, app->name,
               restored ? " after the master's restart" : " on a new socket");
+    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
     s_reply_registered_app (m, rid, app);
     m->dirty = true;
 }
@@ -432,6 +439,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     }
     log_info ("application %s (%s) registered by %s", app->id, app->name,
               app->driver_url);
+    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
     s_reply_registered_app (m, rid, app);
     m->dirty = true;
 }
@@ -530,29 +538,6 @@ s_master_state (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     master_send (m, rid, reply);
 }
 
-static const char s_no_cluster_mode[] =
-    "cluster-mode drivers are not supported by this master yet";
-
-static void
-s_cluster_mode (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    hearth_cmd_t cmd =
-        msg->cmd == HEARTH_CMD_SUBMIT_DRIVER ? HEARTH_CMD_SUBMIT_DRIVER_RESPONSE
-        : msg->cmd == HEARTH_CMD_KILL_DRIVER ? HEARTH_CMD_KILL_DRIVER_RESPONSE
-        : msg->cmd == HEARTH_CMD_DRIVER_LOG  ? HEARTH_CMD_DRIVER_LOG_RESPONSE
-                                            : HEARTH_CMD_DRIVER_STATUS_RESPONSE;
-    hearth_msg_t *reply = hearth_msg_new (cmd);
-    if (!reply)
-        return;
-    bool status = cmd == HEARTH_CMD_DRIVER_STATUS_RESPONSE;
-    cJSON_AddBoolToObject (reply->body, status ? "found" : "ok", false);
-    const char *id = hearth_json_str (msg->body, "driver_id");
-    if (id)
-        cJSON_AddStringToObject (reply->body, "driver_id", id);
-    cJSON_AddStringToObject (reply->body, "message", s_no_cluster_mode);
-    master_send (m, rid, reply);
-}
-
 static void
 s_peer_error (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -562,14 +547,6 @@ s_peer_error (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     log_warn ("peer %s reports an error: %s: %s", peer,
               hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
-}
-
-static void
-s_ignore (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    (void) m;
-    (void) rid;
-    log_debug ("%s ignored", hearth_cmd_name (msg->cmd));
 }
 
 static const struct {
@@ -584,11 +561,12 @@ static const struct {
     {HEARTH_CMD_KILL_APPLICATION, s_kill_application},
     {HEARTH_CMD_KILL_EXECUTOR, s_kill_executor},
     {HEARTH_CMD_MASTER_STATE, s_master_state},
-    {HEARTH_CMD_SUBMIT_DRIVER, s_cluster_mode},
-    {HEARTH_CMD_DRIVER_STATUS, s_cluster_mode},
-    {HEARTH_CMD_KILL_DRIVER, s_cluster_mode},
-    {HEARTH_CMD_DRIVER_LOG, s_cluster_mode},
-    {HEARTH_CMD_DRIVER_STATE_CHANGED, s_ignore},
+    {HEARTH_CMD_SUBMIT_DRIVER, master_submit_driver},
+    {HEARTH_CMD_DRIVER_STATUS, master_driver_status},
+    {HEARTH_CMD_KILL_DRIVER, master_kill_driver},
+    {HEARTH_CMD_DRIVER_LOG, master_driver_log},
+    {HEARTH_CMD_DRIVER_LOG_RESPONSE, master_driver_log_response},
+    {HEARTH_CMD_DRIVER_STATE_CHANGED, master_driver_state_changed},
     {HEARTH_CMD_ERROR, s_peer_error},
 };
 

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -529,4 +530,146 @@ journal_compact (journal_t *self, journal_dump_fn *dump, void *dump_arg,
     self->dirty = false;
     log_debug ("journal compacted: generation %lld", (long long) gen);
     return 0;
+}
+
+/* --- files records refer to -------------------------------------------- */
+
+static void
+s_files_path (const journal_t *self, char *buf, size_t size, const char *key,
+              const char *suffix)
+{
+    snprintf (buf, size, "%s/files/%s%s", self->dir, key, suffix);
+}
+
+static int
+s_rm_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void) st;
+    (void) ftw;
+    if (flag == FTW_DP ? rmdir (path) : unlink (path))
+        log_warn ("cannot remove %s: %s", path, strerror (errno));
+    return 0;
+}
+
+static void
+s_rm_tree (const char *path)
+{
+    if (access (path, F_OK) == 0)
+        nftw (path, s_rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+journal_files_put (journal_t *self, const char *key, zframe_t *const *frames,
+                   size_t n, hearth_error_t *err)
+{
+    char tmp[4200], dir[4200], path[4300];
+    snprintf (path, sizeof path, "%s/files", self->dir);
+    if (mkdir (path, s_dir_mode) < 0 && errno != EEXIST)
+        return hearth_errprintf (err, "cannot create %s: %s", path,
+                                 strerror (errno));
+    s_files_path (self, tmp, sizeof tmp, key, ".tmp");
+    s_files_path (self, dir, sizeof dir, key, "");
+    s_rm_tree (tmp);
+    if (mkdir (tmp, s_dir_mode) < 0)
+        return hearth_errprintf (err, "cannot create %s: %s", tmp,
+                                 strerror (errno));
+    for (size_t i = 0; i < n; i++) {
+        snprintf (path, sizeof path, "%s/%zu", tmp, i);
+        int fd =
+            open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
+        bool ok = fd >= 0
+                  && s_write_all (fd, (const char *) zframe_data (frames[i]),
+                                  zframe_size (frames[i]))
+                         == 0
+                  && fdatasync (fd) == 0;
+        if (fd >= 0)
+            close (fd);
+        if (!ok) {
+            hearth_errprintf (err, "cannot write %s: %s", path,
+                              strerror (errno));
+            s_rm_tree (tmp);
+            return -1;
+        }
+    }
+    s_rm_tree (dir);
+    if (rename (tmp, dir) < 0) {
+        hearth_errprintf (err, "cannot rename %s: %s", tmp, strerror (errno));
+        s_rm_tree (tmp);
+        return -1;
+    }
+    snprintf (path, sizeof path, "%s/files", self->dir);
+    int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync (fd);
+        close (fd);
+    }
+    return 0;
+}
+
+bool
+journal_files_have (journal_t *self, const char *key)
+{
+    char dir[4200];
+    s_files_path (self, dir, sizeof dir, key, "");
+    return access (dir, F_OK) == 0;
+}
+
+zframe_t **
+journal_files_get (journal_t *self, const char *key, size_t n,
+                   hearth_error_t *err)
+{
+    char path[4300];
+    zframe_t **frames = calloc (n ? n : 1, sizeof *frames);
+    if (!frames) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        s_files_path (self, path, sizeof path, key, "");
+        snprintf (path + strlen (path), sizeof path - strlen (path), "/%zu", i);
+        char *data = s_read_file (path, &len);
+        if (!data || !(frames[i] = zframe_new (data, len))) {
+            hearth_errprintf (err, "cannot read %s: %s", path,
+                              data ? "out of memory" : strerror (errno));
+            free (data);
+            for (size_t k = 0; k < i; k++)
+                zframe_destroy (&frames[k]);
+            free (frames);
+            return NULL;
+        }
+        free (data);
+    }
+    return frames;
+}
+
+void
+journal_files_drop (journal_t *self, const char *key)
+{
+    char dir[4200];
+    s_files_path (self, dir, sizeof dir, key, "");
+    s_rm_tree (dir);
+}
+
+void
+journal_files_gc (journal_t *self, bool (*keep) (void *arg, const char *key),
+                  void *arg)
+{
+    char path[4200];
+    snprintf (path, sizeof path, "%s/files", self->dir);
+    DIR *d = opendir (path);
+    struct dirent *ent;
+    zlistx_t *gone = zlistx_new ();
+    while (d && gone && (ent = readdir (d)))
+        if (ent->d_name[0] != '.' && !keep (arg, ent->d_name))
+            zlistx_add_end (gone, strdup (ent->d_name));
+    if (d)
+        closedir (d);
+    for (char *key = gone ? zlistx_first (gone) : NULL; key;
+         key = zlistx_next (gone)) {
+        snprintf (path, sizeof path, "%s/files/%s", self->dir, key);
+        s_rm_tree (path);
+        free (key);
+    }
+    zlistx_destroy (&gone);
 }

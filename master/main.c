@@ -73,6 +73,14 @@ static const hearth_opt_t s_opts[] = {
              "completed applications kept in the state", 0, 1000000),
     OPT ("dead-worker-retention", HEARTH_OPT_DURATION, "10m", NULL,
          "how long a DEAD worker stays in the state"),
+    OPT ("max-submit-size", HEARTH_OPT_SIZE, "64M", "SIZE",
+         "largest application (files and libraries) a SUBMIT_DRIVER may "
+         "carry"),
+    OPT ("driver-relaunch-delay", HEARTH_OPT_DURATION, "1s", NULL,
+         "wait before relaunching a supervised driver that failed; doubles "
+         "with each failure in a row"),
+    OPT ("driver-relaunch-max", HEARTH_OPT_DURATION, "1m", NULL,
+         "cap of that wait; a run this long resets the doubling"),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once bound, write the ROUTER and events URLs there (one per line)"),
     OPT ("journal", HEARTH_OPT_STR, NULL, "DIR",
@@ -81,11 +89,13 @@ static const hearth_opt_t s_opts[] = {
     OPT ("recovery-timeout", HEARTH_OPT_DURATION, NULL, NULL,
          "after a restart, how long to wait for the journal's workers and "
          "drivers (default: twice liveness x interval, at least 5s)"),
+    OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
+         "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_SERVER_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
-         "log there instead of stderr"),
+         "log there instead of stderr (reopened on SIGHUP)"),
     {.name = NULL},
 };
 
@@ -117,6 +127,7 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);
     }
+    master_drivers_settle (m);
     if (m->dirty)
         master_schedule (m);
     return 0;
@@ -162,6 +173,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     int64_t retention = hearth_conf_ms (m->conf, "dead-worker-retention");
     registry_reap (m->reg, now - retention, s_max_expire_per_tick);
     master_journal_tick (m, now);
+    master_drivers_tick (m, now);
     if (m->dirty || m->held)
         master_schedule (m);
     return 0;
@@ -300,6 +312,13 @@ s_configure (master_t *m, hearth_error_t *err)
     m->liveness = hearth_conf_int (m->conf, "heartbeat-liveness");
     m->max_executor_retries =
         (int) hearth_conf_int (m->conf, "max-executor-retries");
+    m->max_submit_bytes =
+        (int64_t) hearth_conf_bytes (m->conf, "max-submit-size");
+    m->relaunch_delay_ms = hearth_conf_ms (m->conf, "driver-relaunch-delay");
+    m->relaunch_max_ms = hearth_conf_ms (m->conf, "driver-relaunch-max");
+    if (m->relaunch_delay_ms < 1 || m->relaunch_max_ms < m->relaunch_delay_ms)
+        return hearth_errprintf (err, "driver-relaunch-delay must be at least "
+                                      "1ms and at most driver-relaunch-max");
     m->rand_state = (uint64_t) time (NULL) ^ ((uint64_t) getpid () << 32);
     m->rand_state |= 1;
     m->started_ms = registry_wall_ms ();
@@ -356,7 +375,10 @@ static int
 s_setup (master_t *m, hearth_error_t *err)
 {
     static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, 0};
+    const char *pidfile = hearth_conf_str (m->conf, "pid-file");
     if (s_configure (m, err) < 0)
+        return -1;
+    if (pidfile && !(m->pidfile = hearth_pidfile_open (pidfile, err)))
         return -1;
     if ((m->sigfd = hearth_signalfd_open (sigs)) < 0)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
@@ -365,7 +387,7 @@ s_setup (master_t *m, hearth_error_t *err)
     m->reg = registry_new (retained, m->interval_ms * m->liveness);
     m->log_limit = zhashx_new ();
     m->loop = zloop_new ();
-    if (!m->reg || !m->log_limit || !m->loop)
+    if (!m->reg || !m->log_limit || !m->loop || master_drivers_init (m) < 0)
         return hearth_errprintf (err, "out of memory");
     zhashx_set_destructor (m->log_limit, s_free_stamp);
     registry_set_observer (m->reg, master_on_change, m);
@@ -394,11 +416,13 @@ s_teardown (master_t *m)
     master_journal_close (m);
     registry_destroy (&m->reg);
     zhashx_destroy (&m->log_limit);
+    master_drivers_fini (m);
     hearth_sock_destroy (&m->router);
     hearth_sock_destroy (&m->pub);
     hearth_curve_cleanup (&m->curve);
     if (m->sigfd >= 0)
         close (m->sigfd);
+    hearth_pidfile_remove (&m->pidfile);
     hearth_conf_destroy (&m->conf);
 }
 

@@ -3,6 +3,8 @@
         main.c      options, start-up, the event loop, signals, the tick
         handlers.c  one handler per command arriving on the ROUTER
         cluster.c   scheduling, launching, heartbeats, events, state JSON
+        drivers.c   cluster-mode drivers: submission, launches, status,
+                    kills, supervision, the relay of their logs
         recover.c   the journal (--journal DIR) and RECOVERING after a
                     restart
 
@@ -20,6 +22,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/curve.h"
+#include "libcore/pidfile.h"
 #include "libcore/proto.h"
 #include "master/journal.h"
 #include "master/registry.h"
@@ -59,6 +62,15 @@ typedef struct master {
     int64_t rec_start_ms;      /* monotonic time recovery began */
     int64_t rec_deadline_ms;   /* monotonic: give up on the rest then */
     master_recovery_t rec;     /* what recovery found */
+    int64_t max_submit_bytes;  /* largest files of one SUBMIT_DRIVER */
+    int64_t relaunch_delay_ms; /* first back-off of a supervised driver */
+    int64_t relaunch_max_ms;   /* its cap */
+    zhashx_t *log_requests;    /* DRIVER_LOG relayed to workers, by our
+                                  request id (drivers.c) */
+    uint64_t next_log_request; /* our next request id */
+    zlistx_t *orphan_apps;     /* applications whose driver ended, to end
+                                  on the next turn (drivers.c) */
+    hearth_pidfile_t *pidfile; /* --pid-file, or NULL */
     hearth_curve_t curve;      /* keys and admitted clients, if secure */
 } master_t;
 
@@ -118,5 +130,40 @@ void master_send_kill (master_t *m, reg_worker_t *w, const char *app_id,
 
 /* The body of MASTER_STATE_RESPONSE (a new tree). */
 cJSON *master_state_json (master_t *m);
+
+/* drivers.c: cluster-mode drivers. */
+int master_drivers_init (master_t *m);
+void master_drivers_fini (master_t *m);
+/* Handlers of SUBMIT_DRIVER, DRIVER_STATUS, KILL_DRIVER and DRIVER_LOG
+   (from hearth-submit), DRIVER_STATE_CHANGED and DRIVER_LOG_RESPONSE
+   (from workers). */
+void master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_driver_log_response (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_driver_state_changed (master_t *m, zframe_t *rid,
+                                  hearth_msg_t *msg);
+/* Send LAUNCH_DRIVER for d, just placed on d->worker. */
+void master_launch_driver (master_t *m, reg_driver_t *d);
+/* A worker registered listing drivers (running, or ended while it was
+   away): apply their ends, kill what it should not run, and end what the
+   master placed there that it no longer runs. */
+void master_drivers_reconcile (master_t *m, reg_worker_t *w,
+                               const cJSON *drivers);
+/* Add to cores and memory what the running drivers w lists use that the
+   master did not place there. */
+void master_drivers_foreign (master_t *m, reg_worker_t *w, const cJSON *drivers,
+                             int *cores, int64_t *memory);
+/* REGISTER_APPLICATION named driver_id (may be NULL): link them. */
+void master_driver_app_registered (master_t *m, reg_app_t *app,
+                                   const char *driver_id);
+/* The observer's part: d changed. */
+void master_driver_changed (master_t *m, reg_driver_t *d);
+/* End the applications of drivers that ended (deferred from the
+   observer, so that no record changes inside another's change). */
+void master_drivers_settle (master_t *m);
+/* Periodic: time out relayed log requests, settle. */
+void master_drivers_tick (master_t *m, int64_t now);
 
 #endif

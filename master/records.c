@@ -1,8 +1,8 @@
 /*  records.c - the journal's records of the registry (jstate.h's format):
-    what a restarted master needs to rebuild a worker, an application or
-    an executor, and nothing it can learn again from its peers (routing
-    ids, heartbeat times, resources a worker reports).  The reading side is
-    registry_restore() in registry.c. */
+    what a restarted master needs to rebuild a worker, an application, an
+    executor or a cluster-mode driver, and nothing it can learn again from
+    its peers (routing ids, heartbeat times, resources a worker reports).  The
+   reading side is registry_restore() in registry.c. */
 #include "config.h"
 
 #include "libcore/proto.h"
@@ -90,5 +90,45 @@ registry_exec_record (const reg_exec_t *exec)
     cJSON_AddStringToObject (r, "state", hearth_executor_states[exec->state]);
     if (exec->pid > 0)
         cJSON_AddNumberToObject (r, "pid", exec->pid);
+    return r;
+}
+
+cJSON *
+registry_driver_record (const reg_driver_t *d)
+{
+    cJSON *r = s_record ("driver");
+    if (!r)
+        return NULL;
+    cJSON_AddStringToObject (r, "id", d->id);
+    s_add_str (r, "name", d->name);
+    s_add_str (r, "app", d->app);
+    cJSON_AddBoolToObject (r, "binary", d->binary);
+    if (d->spec)
+        cJSON_AddItemToObject (r, "spec", cJSON_Duplicate (d->spec, true));
+    /* The files' bytes are kept beside the journal (journal_files_put),
+       while the driver may be launched again. */
+    cJSON_AddNumberToObject (r, "frames", (double) d->nframes);
+    cJSON_AddNumberToObject (r, "bytes", (double) d->bytes);
+    cJSON_AddNumberToObject (r, "cores", d->cores);
+    cJSON_AddNumberToObject (r, "memory_mb", (double) d->memory_mb);
+    cJSON_AddBoolToObject (r, "supervise", d->supervise);
+    cJSON_AddStringToObject (r, "state", hearth_driver_states[d->state]);
+    if (d->worker_id[0])
+        cJSON_AddStringToObject (r, "worker_id", d->worker_id);
+    cJSON_AddBoolToObject (r, "placed", d->worker != NULL);
+    s_add_str (r, "worker_host", d->worker_host);
+    s_add_str (r, "worker_dir", d->worker_dir);
+    if (d->app_id[0])
+        cJSON_AddStringToObject (r, "app_id", d->app_id);
+    s_add_str (r, "error", d->error);
+    cJSON_AddNumberToObject (r, "exit_status", d->exit_status);
+    if (d->pid > 0)
+        cJSON_AddNumberToObject (r, "pid", d->pid);
+    cJSON_AddNumberToObject (r, "launches", d->launches);
+    cJSON_AddNumberToObject (r, "failures", d->failures);
+    cJSON_AddBoolToObject (r, "kill_requested", d->kill_requested);
+    cJSON_AddNumberToObject (r, "submit_ms", (double) d->submit_ms);
+    if (d->end_ms)
+        cJSON_AddNumberToObject (r, "end_ms", (double) d->end_ms);
     return r;
 }

@@ -69,11 +69,55 @@ master_publish_master (master_t *m, const char *what, const char *reason)
     master_publish (m, "master", e);
 }
 
+/* A cluster-mode driver's files go beside the journal before the record
+   that needs them, and go when it has ended or is forgotten. */
+static void
+s_driver_files (master_t *m, const cJSON *record)
+{
+    const char *t = hearth_json_str (record, "t");
+    const char *id = hearth_json_str (record, "id");
+    reg_driver_t *d = id ? registry_driver (m->reg, id) : NULL;
+    hearth_error_t err;
+    if (strcmp (t, "driver-") == 0 || !d || registry_driver_final (d->state)) {
+        if (id && journal_files_have (m->journal, id))
+            journal_files_drop (m->journal, id);
+        return;
+    }
+    if (d->nframes && !journal_files_have (m->journal, id)
+        && journal_files_put (m->journal, id, d->frames, d->nframes, &err) < 0)
+        log_error ("journal: driver %s's files: %s (a restart cannot launch "
+                   "it again)",
+                   id, err.text);
+}
+
 static void
 s_on_record (void *arg, const cJSON *record, bool sync)
 {
     master_t *m = arg;
+    const char *t = hearth_json_str (record, "t");
+    if (t && strncmp (t, "driver", 6) == 0)
+        s_driver_files (m, record);
     journal_append (m->journal, record, sync);
+}
+
+static zframe_t **
+s_files (void *arg, const char *driver_id, size_t n)
+{
+    master_t *m = arg;
+    hearth_error_t err;
+    zframe_t **frames = journal_files_get (m->journal, driver_id, n, &err);
+    if (!frames)
+        log_warn ("journal: driver %s: %s", driver_id, err.text);
+    return frames;
+}
+
+/* Files of drivers that are not waiting to run (any more) go. */
+static bool
+s_keep_files (void *arg, const char *key)
+{
+    master_t *m = arg;
+    reg_driver_t *d = registry_driver (m->reg, key);
+    return d && !registry_driver_final (d->state);
 }
 
 static void
@@ -112,8 +156,10 @@ master_journal_open (master_t *m, hearth_error_t *err)
     int64_t now = master_now ();
     registry_restored_t r;
     registry_restore (m->reg, jstate_workers (st), jstate_apps (st),
-                      jstate_execs (st), now, &r);
+                      jstate_execs (st), jstate_drivers (st), s_files, m, now,
+                      &r);
     jstate_destroy (&st);
+    journal_files_gc (m->journal, s_keep_files, m);
     s_compact (m);
     registry_set_journal (m->reg, s_on_record, m);
     zlistx_t *workers = registry_workers (m->reg);
@@ -122,9 +168,9 @@ master_journal_open (master_t *m, hearth_error_t *err)
     m->rec.apps = r.apps;
     m->rec.execs = r.execs;
     if (registry_pending (m->reg) == 0) {
-        log_info ("journal %s: %zu workers, %zu finished applications "
-                  "restored; nothing was running",
-                  dir, r.workers, r.finished);
+        log_info ("journal %s: %zu workers, %zu finished applications, %zu "
+                  "drivers restored; nothing was running",
+                  dir, r.workers, r.finished, r.drivers);
         return 0;
     }
     m->recovering = true;
@@ -132,9 +178,9 @@ master_journal_open (master_t *m, hearth_error_t *err)
     m->rec_deadline_ms = now + s_recovery_timeout (m);
     log_warn ("RECOVERING from journal %s: waiting up to %lld ms for %zu "
               "workers and %zu applications' drivers to come back (%zu "
-              "executors to re-adopt)",
+              "executors to re-adopt, %zu cluster-mode drivers known)",
               dir, (long long) (m->rec_deadline_ms - now), m->rec.workers,
-              m->rec.apps, m->rec.execs);
+              m->rec.apps, m->rec.execs, r.drivers);
     return 0;
 }
 

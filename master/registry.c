@@ -29,6 +29,12 @@ struct registry {
     void *observer_arg;             /* passed to observer */
     registry_record_fn *journal;    /* told what to journal, or NULL */
     void *journal_arg;              /* passed to journal */
+
+    /* Cluster-mode drivers. */
+    zhashx_t *drivers;        /* id -> reg_driver_t *, active and completed */
+    zlistx_t *drivers_active; /* reg_driver_t *, not ended, FIFO (owns) */
+    zlistx_t *drivers_completed; /* reg_driver_t *, oldest first (owns) */
+    unsigned next_driver_seq;    /* counter in driver ids */
 };
 
 /* What a routing id belongs to. */
@@ -103,6 +109,15 @@ s_free_ref (void **item)
 
 static void s_worker_free (reg_worker_t **w_p);
 static void s_app_free (reg_app_t **app_p);
+static void s_driver_free (reg_driver_t **d_p);
+static void s_drivers_worker_dead (registry_t *self, reg_worker_t *w,
+                                   int64_t dead_ms);
+
+static void
+s_driver_destructor (void **item)
+{
+    s_driver_free ((reg_driver_t **) item);
+}
 
 static void
 s_worker_destructor (void **item)
@@ -130,11 +145,15 @@ registry_new (size_t retained_apps, int64_t timeout_ms)
     self->completed = zlistx_new ();
     self->peers = zhashx_new ();
     self->orphans = zhashx_new ();
+    self->drivers = zhashx_new ();
+    self->drivers_active = zlistx_new ();
+    self->drivers_completed = zlistx_new ();
     self->worker_live = hearth_liveness_new (timeout_ms);
     self->app_live = hearth_liveness_new (timeout_ms);
     self->retained_apps = retained_apps;
     if (!self->workers || !self->worker_order || !self->dead || !self->apps
         || !self->active || !self->completed || !self->peers || !self->orphans
+        || !self->drivers || !self->drivers_active || !self->drivers_completed
         || !self->worker_live || !self->app_live) {
         registry_destroy (&self);
         return NULL;
@@ -144,6 +163,8 @@ registry_new (size_t retained_apps, int64_t timeout_ms)
     zlistx_set_destructor (self->completed, s_app_destructor);
     zhashx_set_destructor (self->peers, s_free_ref);
     zhashx_set_destructor (self->orphans, s_free_ref);
+    zlistx_set_destructor (self->drivers_active, s_driver_destructor);
+    zlistx_set_destructor (self->drivers_completed, s_driver_destructor);
     return self;
 }
 
@@ -153,7 +174,10 @@ registry_destroy (registry_t **self_p)
     if (!self_p || !*self_p)
         return;
     registry_t *self = *self_p;
-    /* Applications first: their executors point at workers. */
+    /* Applications and drivers first: they point at workers. */
+    zhashx_destroy (&self->drivers);
+    zlistx_destroy (&self->drivers_active);
+    zlistx_destroy (&self->drivers_completed);
     zhashx_destroy (&self->apps);
     zlistx_destroy (&self->active);
     zlistx_destroy (&self->completed);
@@ -203,15 +227,20 @@ s_record_forget (registry_t *self, const char *type, const char *id)
     s_record (self, r, false);
 }
 
-/* Journal what changed: the whole record of the executor, else of the
-   application, else of the worker.  An application's registration and
-   end reach the disk before the master answers. */
+/* Journal what changed: the whole record of the driver, else of the
+   executor, else of the application, else of the worker.  An
+   application's registration and end, and a driver's submission and end,
+   reach the disk before the master answers. */
 static void
 s_journal_change (registry_t *self, const registry_change_t *c)
 {
     if (!self->journal)
         return;
-    if (c->exec)
+    if (c->driver)
+        s_record (self, registry_driver_record (c->driver),
+                  c->driver->state == DRIVER_SUBMITTED
+                      || registry_driver_final (c->driver->state));
+    else if (c->exec)
         s_record (self, registry_exec_record (c->exec), false);
     else if (c->app)
         s_record (self, registry_app_record (c->app), true);
@@ -339,6 +368,7 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
                              (double) (now_ms - w->last_heartbeat_ms));
     cJSON_AddNumberToObject (o, "executors",
                              (double) zlistx_size (w->executors));
+    cJSON_AddNumberToObject (o, "drivers", (double) zlistx_size (w->drivers));
     return o;
 }
 
@@ -433,6 +463,7 @@ s_worker_free (reg_worker_t **w_p)
     free (w->work_dir);
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
+    zlistx_destroy (&w->drivers);
     free (w);
     *w_p = NULL;
 }
@@ -490,7 +521,8 @@ s_worker_new (registry_t *self, const registry_worker_desc_t *desc)
         return NULL;
     snprintf (w->id, sizeof w->id, "%s", desc->id);
     w->executors = zlistx_new ();
-    if (!w->executors || s_worker_fill (self, w, desc) < 0) {
+    w->drivers = zlistx_new ();
+    if (!w->executors || !w->drivers || s_worker_fill (self, w, desc) < 0) {
         s_peer_unset (self, w->routing_id, w);
         s_worker_free (&w);
         return NULL;
@@ -545,6 +577,7 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     while ((exec = zlistx_first (w->executors)))
         registry_exec_set_state (self, exec, EXEC_LOST, "worker lost", -1,
                                  true);
+    s_drivers_worker_dead (self, w, dead_ms);
     registry_change_t c = {.topic = "worker",
                            .worker = w,
                            .exit_status = -1,
@@ -556,6 +589,7 @@ static void
 s_worker_forget (registry_t *self, reg_worker_t *w)
 {
     assert (zlistx_size (w->executors) == 0);
+    assert (zlistx_size (w->drivers) == 0);
     hearth_liveness_remove (self->worker_live, &w->peer);
     s_peer_unset (self, w->routing_id, w);
     if (w->dead_handle)
@@ -908,6 +942,14 @@ registry_dump (registry_t *self, registry_record_fn *fn, void *arg)
                 fn (arg, r, false);
                 cJSON_Delete (r);
             }
+    zlistx_t *dlists[] = {self->drivers_active, self->drivers_completed};
+    for (size_t i = 0; i < 2; i++)
+        for (reg_driver_t *d = zlistx_first (dlists[i]); d;
+             d = zlistx_next (dlists[i]))
+            if ((r = registry_driver_record (d))) {
+                fn (arg, r, false);
+                cJSON_Delete (r);
+            }
 }
 
 /* Fields of a recovered record: it passed a CRC, not a schema, so every
@@ -1083,9 +1125,112 @@ s_skipped (registry_restored_t *out, const char *kind, const cJSON *r)
     out->skipped++;
 }
 
+static void s_driver_free (reg_driver_t **d_p);
+static int s_driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc);
+static void s_driver_complete (registry_t *self, reg_driver_t *d);
+
+static bool
+s_rec_bool (const cJSON *r, const char *name)
+{
+    return cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (r, name));
+}
+
+/* Place a restored RUNNING driver back on its worker; false when that
+   worker is gone (the driver was lost with it). */
+static bool
+s_restore_placement (reg_driver_t *d, reg_worker_t *w)
+{
+    if (!w || w->state == WORKER_DEAD
+        || !(d->worker_handle = zlistx_add_end (w->drivers, d)))
+        return false;
+    d->worker = w;
+    w->cores_used += d->cores;
+    w->memory_used_mb += d->memory_mb;
+    return true;
+}
+
+static bool
+s_restore_driver (registry_t *self, const cJSON *r, registry_files_fn *files,
+                  void *files_arg, int64_t now_ms)
+{
+    const char *id = s_rec_str (r, "id");
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive (r, "spec");
+    int state = s_rec_state (r, hearth_driver_states);
+    if (!id || !hearth_id_valid (HEARTH_ID_DRIVER, id) || !s_rec_str (r, "app")
+        || !cJSON_IsObject (spec) || state < 0 || registry_driver (self, id))
+        return false;
+    reg_driver_t *d = calloc (1, sizeof *d);
+    registry_driver_desc_t desc = {
+        .name = s_rec_str (r, "name"),
+        .app = s_rec_str (r, "app"),
+        .binary = s_rec_bool (r, "binary"),
+        .spec = spec,
+        .cores = (int) s_rec_int (r, "cores", 1, 65536, 1),
+        .memory_mb = s_rec_int (r, "memory_mb", 1, s_max_mb, 1),
+        .supervise = s_rec_bool (r, "supervise")};
+    if (!d || s_driver_fill (d, &desc) < 0) {
+        s_driver_free (&d);
+        return false;
+    }
+    snprintf (d->id, sizeof d->id, "%s", id);
+    const char *wid = s_rec_str (r, "worker_id");
+    if (wid && hearth_id_valid (HEARTH_ID_WORKER, wid))
+        snprintf (d->worker_id, sizeof d->worker_id, "%s", wid);
+    s_set_str (&d->worker_host, s_rec_str (r, "worker_host"));
+    s_set_str (&d->worker_dir, s_rec_str (r, "worker_dir"));
+    const char *app_id = s_rec_str (r, "app_id");
+    if (app_id && hearth_id_valid (HEARTH_ID_APP, app_id))
+        snprintf (d->app_id, sizeof d->app_id, "%s", app_id);
+    s_set_str (&d->error, s_rec_str (r, "error"));
+    d->state = state;
+    d->exit_status = (int) s_rec_int (r, "exit_status", -65535, 65535, -1);
+    d->pid = (int) s_rec_int (r, "pid", 1, 1000000000, 0);
+    d->launches = (int) s_rec_int (r, "launches", 0, 1000000000, 0);
+    d->failures = (int) s_rec_int (r, "failures", 0, 1000000000, 0);
+    d->kill_requested = s_rec_bool (r, "kill_requested");
+    d->submit_ms = s_rec_int (r, "submit_ms", 0, s_max_ms, registry_wall_ms ());
+    d->end_ms = s_rec_int (r, "end_ms", 0, s_max_ms, 0);
+    d->launched_ms = d->relaunch_ms = now_ms;
+    zhashx_insert (self->drivers, d->id, d);
+    if (registry_driver_final (d->state)) {
+        d->order_handle = zlistx_add_end (self->drivers_completed, d);
+        return true;
+    }
+    d->order_handle = zlistx_add_end (self->drivers_active, d);
+    size_t n = (size_t) s_rec_int (r, "frames", 0, 1024, 0);
+    zframe_t **frames = n ? files (files_arg, d->id, n) : NULL;
+    if (n && !frames) {
+        d->state = DRIVER_ERROR;
+        s_set_str (&d->error, "its files were lost with the master's journal");
+        d->end_ms = registry_wall_ms ();
+        s_driver_complete (self, d);
+        return true;
+    }
+    d->frames = frames;
+    d->nframes = n;
+    for (size_t i = 0; i < n; i++)
+        d->bytes += zframe_size (frames[i]);
+    if (d->state == DRIVER_RUNNING && s_rec_bool (r, "placed")
+        && !s_restore_placement (d, registry_worker (self, d->worker_id))) {
+        /* Its worker is gone: as registry_worker_dead would have said. */
+        d->state = d->kill_requested ? DRIVER_KILLED
+                   : d->supervise    ? DRIVER_RELAUNCHING
+                                     : DRIVER_ERROR;
+        d->pid = 0;
+        s_set_str (&d->error, "its worker was lost while the master was down");
+        if (registry_driver_final (d->state)) {
+            d->end_ms = registry_wall_ms ();
+            s_driver_complete (self, d);
+        }
+    }
+    return true;
+}
+
 void
 registry_restore (registry_t *self, const cJSON *workers, const cJSON *apps,
-                  const cJSON *execs, int64_t now_ms, registry_restored_t *out)
+                  const cJSON *execs, const cJSON *drivers,
+                  registry_files_fn *files, void *files_arg, int64_t now_ms,
+                  registry_restored_t *out)
 {
     memset (out, 0, sizeof *out);
     const cJSON *r;
@@ -1107,6 +1252,13 @@ registry_restore (registry_t *self, const cJSON *workers, const cJSON *apps,
             out->execs++;
         else
             s_skipped (out, "executor", r);
+    }
+    cJSON_ArrayForEach (r, drivers)
+    {
+        if (s_restore_driver (self, r, files, files_arg, now_ms))
+            out->drivers++;
+        else
+            s_skipped (out, "driver", r);
     }
 }
 
@@ -1147,4 +1299,286 @@ registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
                            .exit_status = -1,
                            .event = s_app_event (app, "reregistered")};
     s_notify (self, &c);
+}
+/* --- cluster-mode drivers ---------------------------------------------- */
+
+reg_driver_t *
+registry_driver (registry_t *self, const char *id)
+{
+    return zhashx_lookup (self->drivers, id);
+}
+
+zlistx_t *
+registry_drivers (registry_t *self)
+{
+    return self->drivers_active;
+}
+
+zlistx_t *
+registry_drivers_completed (registry_t *self)
+{
+    return self->drivers_completed;
+}
+
+bool
+registry_driver_final (driver_state_t state)
+{
+    return state >= DRIVER_FINISHED && state <= DRIVER_ERROR;
+}
+
+static void
+s_driver_free (reg_driver_t **d_p)
+{
+    reg_driver_t *d = *d_p;
+    if (!d)
+        return;
+    for (size_t i = 0; i < d->nframes; i++)
+        zframe_destroy (&d->frames[i]);
+    free (d->frames);
+    cJSON_Delete (d->spec);
+    free (d->name);
+    free (d->app);
+    free (d->worker_host);
+    free (d->worker_dir);
+    free (d->error);
+    free (d);
+    *d_p = NULL;
+}
+
+cJSON *
+registry_driver_json (const reg_driver_t *d)
+{
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject (o, "id", d->id);
+    if (d->name)
+        cJSON_AddStringToObject (o, "name", d->name);
+    cJSON_AddStringToObject (o, "app", d->app);
+    cJSON_AddStringToObject (o, "kind", d->binary ? "binary" : "job");
+    cJSON_AddStringToObject (o, "state", hearth_driver_states[d->state]);
+    cJSON_AddNumberToObject (o, "cores", d->cores);
+    cJSON_AddNumberToObject (o, "memory_mb", (double) d->memory_mb);
+    cJSON_AddBoolToObject (o, "supervise", d->supervise);
+    cJSON_AddNumberToObject (o, "launches", d->launches);
+    cJSON_AddNumberToObject (o, "bytes", (double) d->bytes);
+    if (d->worker_id[0])
+        cJSON_AddStringToObject (o, "worker_id", d->worker_id);
+    if (d->worker_host)
+        cJSON_AddStringToObject (o, "worker_host", d->worker_host);
+    if (d->worker_dir)
+        cJSON_AddStringToObject (o, "work_dir", d->worker_dir);
+    if (d->app_id[0])
+        cJSON_AddStringToObject (o, "app_id", d->app_id);
+    if (d->pid > 0)
+        cJSON_AddNumberToObject (o, "pid", d->pid);
+    if (d->exit_status >= 0)
+        cJSON_AddNumberToObject (o, "exit_status", d->exit_status);
+    if (d->error)
+        cJSON_AddStringToObject (o, "error", d->error);
+    cJSON_AddNumberToObject (o, "submit_ms", (double) d->submit_ms);
+    if (d->end_ms)
+        cJSON_AddNumberToObject (o, "end_ms", (double) d->end_ms);
+    return o;
+}
+
+static void
+s_driver_notify (registry_t *self, reg_driver_t *d, const char *what)
+{
+    cJSON *e = s_event (what);
+    if (e)
+        cJSON_AddItemToObject (e, "driver", registry_driver_json (d));
+    registry_change_t c = {.topic = "driver",
+                           .worker = d->worker,
+                           .driver = d,
+                           .exit_status = d->exit_status,
+                           .event = e};
+    s_notify (self, &c);
+}
+
+/* Copy what d needs to be launched again; -1 on no memory. */
+static int
+s_driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc)
+{
+    if (s_set_str (&d->name, desc->name) < 0
+        || s_set_str (&d->app, desc->app) < 0
+        || !(d->spec = cJSON_Duplicate (desc->spec, 1)))
+        return -1;
+    if (desc->nframes
+        && !(d->frames = calloc (desc->nframes, sizeof *d->frames)))
+        return -1;
+    for (size_t i = 0; i < desc->nframes; i++) {
+        if (!(d->frames[i] = zframe_dup (desc->frames[i])))
+            return -1;
+        d->nframes++;
+        d->bytes += zframe_size (desc->frames[i]);
+    }
+    d->binary = desc->binary;
+    d->cores = desc->cores;
+    d->memory_mb = desc->memory_mb;
+    d->supervise = desc->supervise;
+    return 0;
+}
+
+reg_driver_t *
+registry_driver_submit (registry_t *self, const registry_driver_desc_t *desc)
+{
+    reg_driver_t *d = calloc (1, sizeof *d);
+    if (!d)
+        return NULL;
+    if (s_driver_fill (d, desc) < 0) {
+        s_driver_free (&d);
+        return NULL;
+    }
+    do
+        hearth_id_format (d->id, sizeof d->id, HEARTH_ID_DRIVER, time (NULL),
+                          self->next_driver_seq++ % 10000);
+    while (registry_driver (self, d->id));
+    d->state = DRIVER_SUBMITTED;
+    d->exit_status = -1;
+    d->submit_ms = registry_wall_ms ();
+    d->order_handle = zlistx_add_end (self->drivers_active, d);
+    if (!d->order_handle) {
+        s_driver_free (&d);
+        return NULL;
+    }
+    zhashx_insert (self->drivers, d->id, d);
+    s_driver_notify (self, d, "submitted");
+    return d;
+}
+
+void
+registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
+                        int64_t now_ms)
+{
+    assert (!d->worker && !registry_driver_final (d->state));
+    d->worker_handle = zlistx_add_end (w->drivers, d);
+    if (!d->worker_handle)
+        return;
+    d->worker = w;
+    w->cores_used += d->cores;
+    w->memory_used_mb += d->memory_mb;
+    snprintf (d->worker_id, sizeof d->worker_id, "%s", w->id);
+    s_set_str (&d->worker_host, w->host);
+    free (d->worker_dir);
+    d->worker_dir = NULL;
+    if (w->work_dir
+        && asprintf (&d->worker_dir, "%s/%s", w->work_dir, d->id) < 0)
+        d->worker_dir = NULL;
+    d->launches++;
+    d->pid = 0;
+    d->launched_ms = now_ms;
+    d->relaunch_ms = 0;
+    s_driver_notify (self, d, "launched");
+}
+
+/* Give back the resources of the worker d is placed on. */
+static void
+s_driver_unplace (reg_driver_t *d)
+{
+    reg_worker_t *w = d->worker;
+    if (!w)
+        return;
+    w->cores_used -= d->cores;
+    w->memory_used_mb -= d->memory_mb;
+    zlistx_delete (w->drivers, d->worker_handle);
+    d->worker_handle = NULL;
+    d->worker = NULL;
+}
+
+/* Move d to the completed list, forgetting the oldest beyond the limit.
+   An ended driver is never launched again: its files go now, so that
+   the retained drivers cost a few hundred bytes each, not their files. */
+static void
+s_driver_complete (registry_t *self, reg_driver_t *d)
+{
+    for (size_t i = 0; i < d->nframes; i++)
+        zframe_destroy (&d->frames[i]);
+    free (d->frames);
+    d->frames = NULL;
+    d->nframes = 0;
+    zlistx_detach (self->drivers_active, d->order_handle);
+    d->order_handle = zlistx_add_end (self->drivers_completed, d);
+    while (zlistx_size (self->drivers_completed) > self->retained_apps) {
+        reg_driver_t *old = zlistx_first (self->drivers_completed);
+        if (old == d)
+            break; /* the caller still holds it; it goes next time */
+        s_record_forget (self, "driver-", old->id);
+        zhashx_delete (self->drivers, old->id);
+        zlistx_delete (self->drivers_completed,
+                       zlistx_cursor (self->drivers_completed));
+    }
+}
+
+void
+registry_driver_set_state (registry_t *self, reg_driver_t *d,
+                           const registry_driver_update_t *u)
+{
+    if (registry_driver_final (d->state))
+        return;
+    bool ends = registry_driver_final (u->state);
+    d->state = u->state;
+    if (u->error)
+        s_set_str (&d->error, u->error);
+    if (u->exit_status >= 0)
+        d->exit_status = u->exit_status;
+    if (u->state == DRIVER_RUNNING) {
+        d->pid = u->pid > 0 ? u->pid : d->pid;
+        d->exit_status = -1;
+    }
+    if (u->state == DRIVER_RELAUNCHING) {
+        d->failures += u->failure;
+        d->relaunch_ms = u->relaunch_ms;
+    }
+    if (u->state == DRIVER_RELAUNCHING || ends) {
+        s_driver_unplace (d);
+        d->pid = 0;
+    }
+    if (ends)
+        d->end_ms = registry_wall_ms ();
+    s_driver_notify (self, d, "state");
+    if (ends)
+        s_driver_complete (self, d);
+}
+
+void
+registry_driver_ran (registry_t *self, reg_driver_t *d)
+{
+    (void) self;
+    d->failures = 0;
+}
+
+void
+registry_driver_kill_requested (registry_t *self, reg_driver_t *d)
+{
+    if (d->kill_requested)
+        return;
+    d->kill_requested = true;
+    s_driver_notify (self, d, "kill_requested");
+}
+
+void
+registry_driver_set_app (registry_t *self, reg_driver_t *d, const char *app_id)
+{
+    snprintf (d->app_id, sizeof d->app_id, "%s", app_id);
+    s_driver_notify (self, d, "app");
+}
+
+static void
+s_drivers_worker_dead (registry_t *self, reg_worker_t *w, int64_t dead_ms)
+{
+    char reason[HEARTH_ID_MAX + 64];
+    snprintf (reason, sizeof reason, "its worker %s was lost", w->id);
+    reg_driver_t *d;
+    while ((d = zlistx_first (w->drivers))) {
+        registry_driver_update_t u = {
+            .state = DRIVER_ERROR, .error = reason, .exit_status = -1};
+        if (d->kill_requested)
+            u.state = DRIVER_KILLED;
+        else if (d->supervise) {
+            u.state = DRIVER_RELAUNCHING;
+            u.relaunch_ms = dead_ms;
+        }
+        registry_driver_set_state (self, d, &u);
+    }
 }

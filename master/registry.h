@@ -1,5 +1,5 @@
 /*  registry.h - what the master knows: workers, applications, executors
-    and (later) cluster-mode drivers.
+    and cluster-mode drivers.
 
     Every change to these records goes through the functions below, and
     each change is reported, as it happens, to one observer as a
@@ -17,8 +17,8 @@
     valid until the record is removed: a worker when it is forgotten
     (registry_worker_forget, registry_reap), an executor when it reaches a
     final state (the pointer is invalid once registry_exec_set_state
-    returns), an application when it is completed and falls off the
-    retained list.  Routing ids are copied in.
+    returns), an application or a driver when it is completed and falls
+    off its retained list.  Routing ids are copied in.
 */
 #ifndef HEARTH_MASTER_REGISTRY_H
 #define HEARTH_MASTER_REGISTRY_H
@@ -51,9 +51,21 @@ typedef enum {
     EXEC_LOST
 } exec_state_t;
 
+/* Indices into hearth_driver_states[] (proto.h). */
+typedef enum {
+    DRIVER_SUBMITTED,
+    DRIVER_RUNNING,
+    DRIVER_FINISHED,
+    DRIVER_FAILED,
+    DRIVER_KILLED,
+    DRIVER_ERROR,
+    DRIVER_RELAUNCHING
+} driver_state_t;
+
 typedef struct reg_worker reg_worker_t;
 typedef struct reg_app reg_app_t;
 typedef struct reg_exec reg_exec_t;
+typedef struct reg_driver reg_driver_t;
 
 struct reg_worker {
     char id[HEARTH_ID_MAX + 1]; /* worker-... */
@@ -73,6 +85,7 @@ struct reg_worker {
     int64_t last_heartbeat_ms;  /* wall clock of its last sign of life */
     int64_t dead_ms;            /* monotonic time it died, or 0 */
     zlistx_t *executors;        /* reg_exec_t * living here (borrowed) */
+    zlistx_t *drivers;          /* reg_driver_t * placed here (borrowed) */
     hearth_peer_t *peer;        /* liveness handle while ALIVE */
     void *order_handle;         /* handle in the registry's worker order */
     void *dead_handle;          /* handle in the dead list while DEAD */
@@ -118,6 +131,42 @@ struct reg_exec {
     void *worker_handle;  /* handle in worker->executors */
 };
 
+/* A cluster-mode driver (SUBMIT_DRIVER).  It keeps what it needs to be
+   launched again (supervised, or its worker died): the submitted body's
+   args, files, env and conf, and the files' bytes. */
+struct reg_driver {
+    char id[HEARTH_ID_MAX + 1];        /* driver-... */
+    char *name;                        /* application name, or NULL */
+    char *app;                         /* the file to run, one of files */
+    bool binary;                       /* kind binary (else job) */
+    cJSON *spec;                       /* {args, files, env, conf} (owned) */
+    zframe_t **frames;                 /* file contents (owned) */
+    size_t nframes;                    /* entries in frames */
+    size_t bytes;                      /* their total size */
+    int cores;                         /* cores it holds while placed */
+    int64_t memory_mb;                 /* memory it holds, MiB */
+    bool supervise;                    /* relaunch when it fails */
+    driver_state_t state;              /* SUBMITTED ... RELAUNCHING */
+    reg_worker_t *worker;              /* where it is placed, or NULL */
+    void *worker_handle;               /* handle in worker->drivers */
+    char worker_id[HEARTH_ID_MAX + 1]; /* last worker, "" before any */
+    char *worker_host;                 /* that worker's host, or NULL */
+    char *worker_dir;                  /* its directory there, or NULL */
+    char app_id[HEARTH_ID_MAX + 1];    /* its application, or "" */
+    char *error;                       /* what went wrong last, or NULL */
+    int exit_status;                   /* of the last run, or -1 */
+    int pid;                           /* as its worker reported, or 0 */
+    int launches;                      /* times placed on a worker */
+    int failures;                      /* failed runs in a row */
+    bool kill_requested;               /* KILL_DRIVER arrived */
+    int64_t submit_ms;                 /* wall clock at submission */
+    int64_t end_ms;                    /* wall clock at its end, or 0 */
+    int64_t launched_ms;               /* monotonic time of the last launch */
+    int64_t relaunch_ms;               /* monotonic: not placed before */
+    void *order_handle;                /* handle in the active or completed
+                                          list */
+};
+
 /* What a change was about; event is the JSON published for it (owned by
    the observer once passed). */
 typedef struct {
@@ -125,6 +174,7 @@ typedef struct {
     reg_worker_t *worker; /* the worker concerned, or NULL */
     reg_app_t *app;       /* the application concerned, or NULL */
     reg_exec_t *exec;     /* the executor concerned, or NULL */
+    reg_driver_t *driver; /* the driver concerned, or NULL */
     bool worker_lost;     /* an executor LOST because its worker died */
     const char *message;  /* why, for executor changes, or NULL */
     int exit_status;      /* for executor changes; -1 when none */
@@ -190,8 +240,9 @@ void registry_note_orphan (registry_t *self, const char *app_id, int exec_id);
 int registry_worker_cores_used (const reg_worker_t *w);
 int64_t registry_worker_memory_used (const reg_worker_t *w);
 
-/* The worker went silent: DEAD, its executors LOST.  dead_ms is the
-   monotonic time, for registry_reap(). */
+/* The worker went silent: DEAD, its executors LOST, and its drivers
+   RELAUNCHING (supervised; placeable at once), KILLED (a kill was asked
+   for) or ERROR.  dead_ms is the monotonic time, for registry_reap(). */
 void registry_worker_dead (registry_t *self, reg_worker_t *w,
                            const char *reason, int64_t dead_ms);
 
@@ -242,6 +293,75 @@ void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
                               exec_state_t state, const char *message,
                               int exit_status, bool worker_lost);
 
+/* --- cluster-mode drivers ----------------------------------------------- */
+
+/* Lookup (borrowed, NULL when unknown or forgotten). */
+reg_driver_t *registry_driver (registry_t *self, const char *id);
+/* Drivers not yet ended (SUBMITTED, RUNNING, RELAUNCHING), in submission
+   order: the allocator's FIFO. */
+zlistx_t *registry_drivers (registry_t *self);
+/* Ended drivers, oldest first (at most retained_apps of them). */
+zlistx_t *registry_drivers_completed (registry_t *self);
+
+/* Describe to submit a driver. */
+typedef struct {
+    const char *name;        /* or NULL */
+    const char *app;         /* the file to run */
+    bool binary;             /* kind binary (else job) */
+    const cJSON *spec;       /* {args, files, env, conf}: copied */
+    zframe_t *const *frames; /* the files' bytes: copied */
+    size_t nframes;          /* entries in frames */
+    int cores;               /* cores it needs */
+    int64_t memory_mb;       /* memory it needs, MiB */
+    bool supervise;          /* relaunch when it fails */
+} registry_driver_desc_t;
+
+/* A new driver, SUBMITTED, waiting for a worker.  NULL on no memory. */
+reg_driver_t *registry_driver_submit (registry_t *self,
+                                      const registry_driver_desc_t *desc);
+
+/* Place d on w (the master sends LAUNCH_DRIVER): it takes w's cores and
+   memory, and its launch count goes up.  now_ms is monotonic. */
+void registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
+                             int64_t now_ms);
+
+/* A change of state, as its worker or the master decided it. */
+typedef struct {
+    driver_state_t state; /* the new state */
+    const char *error;    /* why, or NULL (keeps the last error) */
+    int exit_status;      /* of the run that ended, or -1 */
+    int pid;              /* its pid (RUNNING), or 0 */
+    int64_t relaunch_ms;  /* RELAUNCHING: not placed before (monotonic) */
+    bool failure;         /* RELAUNCHING after a failed run (counted) */
+} registry_driver_update_t;
+
+/* Apply u to d.  RUNNING records the pid.  RELAUNCHING and the final
+   states give back the worker's resources (d->worker becomes NULL); a
+   final state drops its files (bytes stays) and moves d to the completed
+   list, where the oldest beyond the retention are forgotten (d stays valid
+   until the registry's next change).  RELAUNCHING with u->failure counts one
+   more failure in a row (d->failures, for the back-off); registry_driver_ran
+   resets it. */
+void registry_driver_set_state (registry_t *self, reg_driver_t *d,
+                                const registry_driver_update_t *u);
+
+/* d ran long enough that its failures in a row start again from 0. */
+void registry_driver_ran (registry_t *self, reg_driver_t *d);
+
+/* KILL_DRIVER arrived for d: its next end is KILLED, and a supervised
+   driver is not launched again. */
+void registry_driver_kill_requested (registry_t *self, reg_driver_t *d);
+
+/* d's application registered (REGISTER_APPLICATION with its driver_id). */
+void registry_driver_set_app (registry_t *self, reg_driver_t *d,
+                              const char *app_id);
+
+/* True when the state is final. */
+bool registry_driver_final (driver_state_t state);
+
+/* JSON view (a new tree). */
+cJSON *registry_driver_json (const reg_driver_t *d);
+
 /* --- the journal ------------------------------------------------------ */
 
 /* Told a record (borrowed) to append; sync: it must be on disk before the
@@ -249,11 +369,13 @@ void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
 typedef void (registry_record_fn) (void *arg, const cJSON *record, bool sync);
 
 /* The one journal hook (NULL: none).  Records are jstate.h's: "worker",
-   "worker-", "app", "app-", "exec". */
+   "worker-", "app", "app-", "exec", "driver", "driver-".  A driver's
+   record says how many files it has ("frames"); their bytes are the
+   journal's to keep (journal_files_put) while the driver is not ended. */
 void registry_set_journal (registry_t *self, registry_record_fn *fn, void *arg);
 
-/* Emit a record for every worker, application and live executor, in an
-   order a replay rebuilds the same registry from. */
+/* Emit a record for every worker, application, live executor and driver,
+   in an order a replay rebuilds the same registry from. */
 void registry_dump (registry_t *self, registry_record_fn *fn, void *arg);
 
 /* What registry_restore() rebuilt. */
@@ -262,6 +384,7 @@ typedef struct {
     size_t apps;     /* active applications restored, waiting for drivers */
     size_t finished; /* completed applications restored */
     size_t execs;    /* live executors restored */
+    size_t drivers;  /* cluster-mode drivers restored, ended or not */
     size_t skipped;  /* records that made no sense, skipped (logged) */
 } registry_restored_t;
 
@@ -272,9 +395,18 @@ typedef struct {
    routing ids, and none of them is tracked for liveness: the master ends
    their recovery (registry_worker_register, registry_app_adopt, or
    registry_worker_dead and registry_app_end at its deadline).  Executors
-   come back in their state on their workers, holding their resources. */
+   come back in their state on their workers, holding their resources.
+   Drivers come back in their state: a RUNNING one placed on its worker
+   (the worker's re-registration confirms or loses it), a SUBMITTED or
+   RELAUNCHING one in the queue.  files() gives a driver that is not ended
+   its n files (a new array of new frames, which the registry takes), or
+   NULL: such a driver cannot be launched again and is ERROR. */
+typedef zframe_t **(registry_files_fn) (void *arg, const char *driver_id,
+                                        size_t n);
 void registry_restore (registry_t *self, const cJSON *workers,
-                       const cJSON *apps, const cJSON *execs, int64_t now_ms,
+                       const cJSON *apps, const cJSON *execs,
+                       const cJSON *drivers, registry_files_fn *files,
+                       void *files_arg, int64_t now_ms,
                        registry_restored_t *out);
 
 /* Workers still UNKNOWN plus applications still recovering. */
@@ -310,6 +442,7 @@ cJSON *registry_exec_json (const reg_exec_t *exec);
 cJSON *registry_worker_record (const reg_worker_t *w);
 cJSON *registry_app_record (const reg_app_t *app);
 cJSON *registry_exec_record (const reg_exec_t *exec);
+cJSON *registry_driver_record (const reg_driver_t *d);
 
 /* True when the state is final. */
 bool registry_exec_final (exec_state_t state);

@@ -170,11 +170,17 @@ static void
 s_print_drivers (const cJSON *state)
 {
     const cJSON *d;
-    printf ("\nDRIVERS\n%-28s %-10s %s\n", "ID", "STATE", "WORKER");
+    printf ("\nDRIVERS\n%-28s %-11s %-44s %-5s %-8s %-8s %s\n", "ID", "STATE",
+            "WORKER", "CORES", "MEMORY", "LAUNCHES", "APP");
     cJSON_ArrayForEach (d, cJSON_GetObjectItem (state, "drivers"))
     {
-        printf ("%-28s %-10s %s\n", s_str (d, "id"), s_str (d, "state"),
-                s_str (d, "worker_id"));
+        char launches[32];
+        snprintf (launches, sizeof launches, "%.0f%s", s_num (d, "launches"),
+                  cJSON_IsTrue (cJSON_GetObjectItem (d, "supervise")) ? " (s)"
+                                                                      : "");
+        printf ("%-28s %-11s %-44s %-5.0f %-8.0f %-8s %s\n", s_str (d, "id"),
+                s_str (d, "state"), s_str (d, "worker_id"), s_num (d, "cores"),
+                s_num (d, "memory_mb"), launches, s_str (d, "app_id"));
     }
 }
 
@@ -229,6 +235,7 @@ s_describe (const char *topic, const cJSON *e, char *buf, size_t size)
     const cJSON *w = cJSON_GetObjectItem (e, "worker");
     const cJSON *a = cJSON_GetObjectItem (e, "app");
     const cJSON *x = cJSON_GetObjectItem (e, "executor");
+    const cJSON *d = cJSON_GetObjectItem (e, "driver");
     const char *what = s_str (e, "event");
     if (strcmp (topic, "heartbeat") == 0 && w)
         snprintf (buf, size,
@@ -258,6 +265,12 @@ s_describe (const char *topic, const cJSON *e, char *buf, size_t size)
                   s_num (x, "cores"),
                   hearth_json_str (e, "message") ? ", " : "",
                   hearth_json_str (e, "message") ? s_str (e, "message") : "");
+    else if (d)
+        snprintf (buf, size, "%s %s %s on %s, launch %.0f%s%s", what,
+                  s_str (d, "id"), s_str (d, "state"), s_str (d, "worker_id"),
+                  s_num (d, "launches"),
+                  hearth_json_str (d, "error") ? ": " : "",
+                  hearth_json_str (d, "error") ? s_str (d, "error") : "");
     else if (strcmp (topic, "master") == 0)
         snprintf (buf, size, "%s %s %s%s%s", what, s_str (e, "url"),
                   s_str (e, "status"),

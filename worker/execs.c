@@ -451,23 +451,20 @@ s_exited (execs_t *self, s_exec_t *e, int status)
     s_report (self, e, state, text, code, sig);
 }
 
-void
-execs_reap (execs_t *self)
+bool
+execs_exited (execs_t *self, pid_t pid, int status)
 {
-    int status;
-    pid_t pid;
     char key[HEARTH_ID_MAX + 32];
-    while ((pid = waitpid (-1, &status, WNOHANG)) > 0) {
-        s_exec_t *e = s_find_pid (self, pid, key, sizeof key);
-        if (!e)
-            continue;
-        /* The group may hold the executor's own children: end them, and
-           the next tick ends those in groups of their own (orphans.h). */
-        kill (-pid, SIGKILL);
-        s_exited (self, e, status);
-        zhashx_update (self->exited, key, (void *) "");
-        zhashx_delete (self->table, key);
-    }
+    s_exec_t *e = s_find_pid (self, pid, key, sizeof key);
+    if (!e)
+        return false;
+    /* The group may hold the executor's own children: end them, and the
+       next tick ends those in groups of their own (orphans.h). */
+    kill (-pid, SIGKILL);
+    s_exited (self, e, status);
+    zhashx_update (self->exited, key, (void *) "");
+    zhashx_delete (self->table, key);
+    return true;
 }
 
 static int

@@ -80,8 +80,9 @@ void execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms);
 /* Stop every executor (worker shutdown). */
 void execs_kill_all (execs_t *self, int64_t now_ms);
 
-/* Reap exited children (after SIGCHLD) and report them. */
-void execs_reap (execs_t *self);
+/* A child exited (waitpid status): if it is one of the executors, report
+   it and return true. */
+bool execs_exited (execs_t *self, pid_t pid, int status);
 
 /* Periodic work: kill what executors reaped since the last tick left
    running (orphans.h), SIGKILL after grace periods, remove due

@@ -56,9 +56,22 @@ s_add_usage (worker_t *w, cJSON *body)
     int cores;
     int64_t memory;
     execs_usage (w->execs, &cores, &memory);
+    drivers_usage (w->drivers, &cores, &memory);
     cJSON_AddNumberToObject (body, "cores_used", cores);
     cJSON_AddNumberToObject (body, "memory_used_mb", (double) memory);
     cJSON_AddItemToObject (body, "executors", execs_json (w->execs));
+    cJSON_AddItemToObject (body, "drivers", drivers_json (w->drivers));
+}
+
+/* Drivers that ended while the worker was not registered join the list
+   of a registration, with their final state. */
+static void
+s_add_ended_drivers (worker_t *w, cJSON *body)
+{
+    cJSON *list = cJSON_GetObjectItem (body, "drivers");
+    for (cJSON *ref = zlistx_first (w->ended_drivers); list && ref;
+         ref = zlistx_next (w->ended_drivers))
+        cJSON_AddItemToArray (list, cJSON_Duplicate (ref, 1));
 }
 
 static int
@@ -97,6 +110,7 @@ s_register (worker_t *w, int64_t now)
     cJSON_AddStringToObject (b, "version", PACKAGE_VERSION);
     cJSON_AddStringToObject (b, "work_dir", w->work_dir);
     s_add_usage (w, b);
+    s_add_ended_drivers (w, b);
     cJSON_DeleteItemFromObject (b, "cores_used");
     cJSON_DeleteItemFromObject (b, "memory_used_mb");
     log_info ("registering with %s as %s", w->master_url, w->id);
@@ -159,6 +173,46 @@ worker_report (void *arg, const execs_report_t *r)
     s_send (w, msg);
 }
 
+void
+worker_report_driver (void *arg, const drivers_report_t *r)
+{
+    worker_t *w = arg;
+    bool final = strcmp (r->state, "RUNNING") != 0;
+    if (!w->registered) {
+        /* The next registration lists what runs, and these ends. */
+        cJSON *ref = final ? cJSON_CreateObject () : NULL;
+        if (!ref)
+            return;
+        cJSON_AddStringToObject (ref, "driver_id", r->driver_id);
+        if (r->launch > 0)
+            cJSON_AddNumberToObject (ref, "launch", r->launch);
+        cJSON_AddStringToObject (ref, "state", r->state);
+        if (r->exit_status >= 0)
+            cJSON_AddNumberToObject (ref, "exit_status", r->exit_status);
+        if (r->error)
+            cJSON_AddStringToObject (ref, "error", r->error);
+        zlistx_add_end (w->ended_drivers, ref);
+        return;
+    }
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_DRIVER_STATE_CHANGED);
+    if (!msg)
+        return;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "driver_id", r->driver_id);
+    cJSON_AddStringToObject (b, "state", r->state);
+    if (r->launch > 0)
+        cJSON_AddNumberToObject (b, "launch", r->launch);
+    if (r->error)
+        cJSON_AddStringToObject (b, "error", r->error);
+    if (r->exit_status >= 0)
+        cJSON_AddNumberToObject (b, "exit_status", r->exit_status);
+    if (r->signal > 0)
+        cJSON_AddNumberToObject (b, "signal", r->signal);
+    if (r->pid > 0)
+        cJSON_AddNumberToObject (b, "pid", (int) r->pid);
+    s_send (w, msg);
+}
+
 /* --- the master's commands --------------------------------------------- */
 
 /* Write the ready file once, atomically. */
@@ -188,6 +242,8 @@ s_registered (worker_t *w, hearth_msg_t *msg)
     log_info ("registered with %s (heartbeat every %lld ms)", w->master_url,
               (long long) w->interval_ms);
     w->registered = true;
+    /* The registration listed the drivers that ended meanwhile. */
+    zlistx_purge (w->ended_drivers);
     w->backoff_ms = w->interval_ms;
     w->next_heartbeat_ms = worker_now () + w->interval_ms;
     if (!w->ever_registered)
@@ -268,6 +324,83 @@ s_app_removed (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
+s_launch_driver (worker_t *w, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    drivers_launch_t l = {
+        .driver_id = hearth_json_str (b, "driver_id"),
+        .launch = (int) hearth_json_int (b, "launch", 0),
+        .cores = (int) hearth_json_int (b, "cores", 1),
+        .memory_mb = hearth_json_int (b, "memory_mb", 1),
+        .app = hearth_json_str (b, "app"),
+        .binary = strcmp (hearth_json_str (b, "kind"), "binary") == 0,
+        .args = cJSON_GetObjectItem (b, "args"),
+        .files = cJSON_GetObjectItem (b, "files"),
+        .frames = msg->frames,
+        .nframes = msg->nframes,
+        .env = cJSON_GetObjectItem (b, "env"),
+        .conf = cJSON_GetObjectItem (b, "conf"),
+    };
+    if (w->stopping || !w->registered)
+        return; /* only the master this worker registered with launches */
+    if (drivers_launch (w->drivers, &l, worker_now ()) < 0)
+        log_warn ("LAUNCH_DRIVER %s ignored: it already runs here",
+                  l.driver_id);
+}
+
+static void
+s_kill_driver (worker_t *w, hearth_msg_t *msg)
+{
+    const char *id = hearth_json_str (msg->body, "driver_id");
+    if (drivers_kill (w->drivers, id, worker_now ()) < 0)
+        log_debug ("KILL_DRIVER %s: not running", id);
+}
+
+/* Most bytes of a driver's output sent in one DRIVER_LOG_RESPONSE. */
+static const size_t s_log_chunk_max = 4 * 1024 * 1024;
+
+static void
+s_driver_log (worker_t *w, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    const char *id = hearth_json_str (b, "driver_id");
+    const char *stream = hearth_json_str (b, "stream");
+    int64_t max = hearth_json_int (b, "max_bytes", (int64_t) s_log_chunk_max);
+    uint64_t offset = (uint64_t) hearth_json_int (b, "offset", 0);
+    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_DRIVER_LOG_RESPONSE);
+    if (!reply)
+        return;
+    cJSON *o = reply->body;
+    zframe_t *data = NULL;
+    bool eof = false;
+    hearth_error_t err;
+    if (!stream)
+        stream = "stdout";
+    if (max > (int64_t) s_log_chunk_max)
+        max = (int64_t) s_log_chunk_max;
+    int rc = drivers_read_log (w->drivers, id, stream, offset, (size_t) max,
+                               &data, &eof, &err);
+    cJSON_AddBoolToObject (o, "ok", rc == 0);
+    cJSON_AddStringToObject (o, "driver_id", id);
+    cJSON_AddStringToObject (o, "stream", stream);
+    if (hearth_json_int (b, "request_id", -1) >= 0)
+        cJSON_AddNumberToObject (o, "request_id",
+                                 (double) hearth_json_int (b, "request_id", 0));
+    if (rc < 0)
+        cJSON_AddStringToObject (o, "message", err.text);
+    else {
+        size_t size = zframe_size (data);
+        int index = hearth_msg_add_frame (reply, &data);
+        cJSON_AddNumberToObject (o, "offset", (double) offset);
+        cJSON_AddNumberToObject (o, "size", (double) size);
+        if (index >= 0)
+            cJSON_AddNumberToObject (o, "data", index);
+        cJSON_AddBoolToObject (o, "eof", eof);
+    }
+    s_send (w, reply);
+}
+
+static void
 s_heartbeat_in (worker_t *w, hearth_msg_t *msg)
 {
     (void) w;
@@ -294,6 +427,9 @@ static const struct {
     {HEARTH_CMD_LAUNCH_EXECUTOR, s_launch},
     {HEARTH_CMD_KILL_EXECUTOR, s_kill},
     {HEARTH_CMD_APPLICATION_REMOVED, s_app_removed},
+    {HEARTH_CMD_LAUNCH_DRIVER, s_launch_driver},
+    {HEARTH_CMD_KILL_DRIVER, s_kill_driver},
+    {HEARTH_CMD_DRIVER_LOG, s_driver_log},
     {HEARTH_CMD_ERROR, s_error},
 };
 

@@ -1,9 +1,9 @@
 /*  main.c - hearth-worker: options, start-up (the work dir's lock, and
     what an earlier worker left there), the event loop (the master's
-    DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors;
-    SIGTERM or SIGINT stops them all (SIGTERM to each process group,
-    SIGKILL after the grace period) before the worker exits, and a second
-    one kills them at once; SIGHUP reopens the log. */
+    DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors and
+    drivers; SIGTERM or SIGINT stops them all (SIGTERM to each process
+    group, SIGKILL after the grace period) before the worker exits, and a
+    second one kills them at once; SIGHUP reopens the log. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,13 +66,18 @@ static const hearth_opt_t s_opts[] = {
          "from SIGTERM to SIGKILL when stopping an executor"),
     OPT ("app-retention", HEARTH_OPT_DURATION, "1h", NULL,
          "how long a removed application's directory is kept"),
+    OPT ("driver-retention", HEARTH_OPT_DURATION, "1d", NULL,
+         "how long the directory (and output) of a driver that ended is "
+         "kept (0: for ever)"),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once registered, write the worker id there"),
+    OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
+         "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
-         "log there instead of stderr"),
+         "log there instead of stderr (reopened on SIGHUP)"),
     {.name = NULL},
 };
 
@@ -95,8 +101,10 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     if (!w->execs)
         return -1;
     execs_tick (w->execs, now);
+    drivers_tick (w->drivers, now);
     if (w->stopping)
-        return execs_count (w->execs) == 0 ? -1 : 0;
+        return execs_count (w->execs) + drivers_count (w->drivers) == 0 ? -1
+                                                                        : 0;
     worker_link_tick (w, now);
     return 0;
 }
@@ -105,14 +113,28 @@ static void
 s_stop (worker_t *w, int sig)
 {
     if (w->stopping) {
-        log_warn ("%s again: killing executors now", strsignal (sig));
+        log_warn ("%s again: killing executors and drivers now",
+                  strsignal (sig));
         execs_destroy (&w->execs);
+        drivers_destroy (&w->drivers);
         return;
     }
-    log_info ("%s: stopping %zu executors", strsignal (sig),
-              execs_count (w->execs));
+    log_info ("%s: stopping %zu executors and %zu drivers", strsignal (sig),
+              execs_count (w->execs), drivers_count (w->drivers));
     w->stopping = true;
     execs_kill_all (w->execs, worker_now ());
+    drivers_kill_all (w->drivers, worker_now ());
+}
+
+/* Reap every child that exited: an executor or a driver. */
+static void
+s_reap (worker_t *w)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+        if (!execs_exited (w->execs, pid, status))
+            drivers_exited (w->drivers, pid, status, worker_now ());
 }
 
 static int
@@ -123,7 +145,7 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     int sig;
     while ((sig = hearth_signalfd_read (item->fd)) > 0) {
         if (sig == SIGCHLD && w->execs)
-            execs_reap (w->execs);
+            s_reap (w);
         else if (sig == SIGHUP)
             hearth_log_reopen ();
         else if (sig == SIGTERM || sig == SIGINT)
@@ -213,7 +235,26 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     if (orphans_subreaper () < 0)
         log_warn ("cannot become a child subreaper: %s", strerror (errno));
     execs_clean_start (w->execs, worker_now ());
-    return 0;
+    hearth_program_path ("hearth-driver", program, sizeof program);
+    drivers_config_t dc = {
+        .work_dir = w->work_dir,
+        .program = program,
+        .master_url = w->master_url,
+        .curve_secret = hearth_conf_str (w->conf, "curve-secret"),
+        .master_key = hearth_conf_str (w->conf, "master-key"),
+        .kill_grace_ms = hearth_conf_ms (w->conf, "kill-grace"),
+        .retention_ms = hearth_conf_ms (w->conf, "driver-retention"),
+        .report = worker_report_driver,
+        .report_arg = w};
+    w->drivers = drivers_new (&dc, err);
+    return w->drivers ? 0 : -1;
+}
+
+static void
+s_json_destructor (void **item)
+{
+    cJSON_Delete (*item);
+    *item = NULL;
 }
 
 static int
@@ -229,6 +270,12 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (s_identity (w, err) < 0 || s_resources (w, err) < 0
         || hearth_curve_client_setup (&w->curve, w->conf, err) < 0)
         return -1;
+    const char *pidfile = hearth_conf_str (w->conf, "pid-file");
+    if (pidfile && !(w->pidfile = hearth_pidfile_open (pidfile, err)))
+        return -1;
+    if (!(w->ended_drivers = zlistx_new ()))
+        return hearth_errprintf (err, "out of memory");
+    zlistx_set_destructor (w->ended_drivers, s_json_destructor);
     if ((w->sigfd = hearth_signalfd_open (sigs)) < 0)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
     if (s_work_dir (w, err) < 0)
@@ -254,11 +301,14 @@ static void
 s_teardown (worker_t *w)
 {
     execs_destroy (&w->execs);
+    drivers_destroy (&w->drivers);
+    zlistx_destroy (&w->ended_drivers);
     zloop_destroy (&w->loop);
     hearth_sock_destroy (&w->dealer);
     hearth_curve_cleanup (&w->curve);
     if (w->sigfd >= 0)
         close (w->sigfd);
+    hearth_pidfile_remove (&w->pidfile);
     hearth_conf_destroy (&w->conf);
 }
 

@@ -6,6 +6,7 @@
                  master's commands
         execs.c  the executor processes (execs.h)
         orphans.c what executors left behind (orphans.h)
+        drivers.c  the cluster-mode driver processes (drivers.h)
 */
 #ifndef HEARTH_WORKER_WORKER_H
 #define HEARTH_WORKER_WORKER_H
@@ -18,6 +19,8 @@
 #include "libcore/conf.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
+#include "libcore/pidfile.h"
+#include "worker/drivers.h"
 #include "worker/execs.h"
 
 typedef struct worker {
@@ -26,6 +29,11 @@ typedef struct worker {
     zsock_t *dealer;            /* to the master; NULL between attempts */
     int sigfd;                  /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
     execs_t *execs;             /* the executors (owned) */
+    drivers_t *drivers;         /* the cluster-mode drivers (owned) */
+    zlistx_t *ended_drivers;    /* cJSON * driver refs with a final state
+                                   that ended while not registered: listed
+                                   in the next REGISTER_WORKER (owned) */
+    hearth_pidfile_t *pidfile;  /* --pid-file, or NULL */
     char id[HEARTH_ID_MAX + 1]; /* worker-... */
     const char *host;           /* advertised address (conf) */
     const char *master_url;     /* tcp://HOST:PORT (conf) */
@@ -58,6 +66,10 @@ void worker_link_reset (worker_t *w, const char *why);
 
 /* The execs report callback: tell the master. */
 void worker_report (void *arg, const execs_report_t *r);
+
+/* The drivers report callback: tell the master, or keep a final state
+   for the next registration while not registered. */
+void worker_report_driver (void *arg, const drivers_report_t *r);
 
 /* zloop reader of the DEALER. */
 int worker_on_master (zloop_t *loop, zsock_t *sock, void *arg);

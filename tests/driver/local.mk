@@ -18,6 +18,9 @@ DRIVER_TESTS = \
 	tests/driver/test-executor-kill.sh \
 	tests/driver/test-local-cluster.sh \
 	tests/driver/test-cluster-by-hand.sh \
+	tests/driver/test-cluster-mode.sh \
+	tests/driver/test-supervise.sh \
+	tests/driver/test-cluster-mode-keys.sh \
 	tests/driver/test-speculation.sh \
 	tests/driver/test-executor-hung.sh
 TESTS += $(DRIVER_TESTS)
@@ -26,6 +29,8 @@ EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 
 # valgrind cannot run sanitized programs: only in a plain build.
 if !SANITIZERS
-TESTS += tests/driver/test-valgrind.sh
+TESTS += tests/driver/test-valgrind.sh \
+	tests/driver/test-valgrind-cluster-mode.sh
 endif
-EXTRA_DIST += tests/driver/test-valgrind.sh
+EXTRA_DIST += tests/driver/test-valgrind.sh \
+	tests/driver/test-valgrind-cluster-mode.sh

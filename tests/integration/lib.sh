@@ -110,8 +110,9 @@ finish() {
 setup_bin() {
   mkdir -p "$T/bin"
   local p
-  for p in hearth-master hearth-worker hearth-tail hearth-executor; do
-    ln -sf "$BIN/$p" "$T/bin/$p"
+  for p in hearth-master hearth-worker hearth-tail hearth-executor \
+    hearth-driver; do
+    [[ -x $BIN/$p ]] && ln -sf "$BIN/$p" "$T/bin/$p"
   done
 }
 setup_bin

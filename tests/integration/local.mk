@@ -14,6 +14,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-app-failures.sh \
 	tests/integration/test-garbage.sh \
 	tests/integration/test-submit-cluster.sh \
+	tests/integration/test-scripts.sh \
+	tests/integration/test-install.sh \
 	tests/integration/test-master-journal.sh \
 	tests/integration/test-worker-kill.sh \
 	tests/integration/test-driver-kill.sh \
@@ -24,7 +26,8 @@ EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
 	HEARTH_BIN_DIR='$(abs_top_builddir)'; \
 	HEARTH_TEST_BIN_DIR='$(abs_top_builddir)/tests/integration'; \
-	export HEARTH_BIN_DIR HEARTH_TEST_BIN_DIR;
+	HEARTH_SRC_DIR='$(abs_top_srcdir)'; MAKE='$(MAKE)'; \
+	export HEARTH_BIN_DIR HEARTH_TEST_BIN_DIR HEARTH_SRC_DIR MAKE;
 
 # valgrind cannot run sanitized programs: only in a plain build.
 if !SANITIZERS

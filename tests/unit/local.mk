@@ -73,6 +73,11 @@ tests_unit_test_taskset_SOURCES = tests/unit/test_taskset.c
 tests_unit_test_taskset_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_pidfile
+tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/testutil.h
+tests_unit_test_pidfile_CFLAGS = $(unit_cflags)
+tests_unit_test_pidfile_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_keys
 tests_unit_test_keys_SOURCES = tests/unit/test_keys.c tests/unit/testutil.h
 tests_unit_test_keys_CFLAGS = $(unit_cflags)

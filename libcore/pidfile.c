@@ -1,0 +1,103 @@
+/*  pidfile.c - locked pid files; see pidfile.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "libcore/pidfile.h"
+
+struct hearth_pidfile {
+    char *path; /* where it is (owned) */
+    int fd;     /* open and locked */
+};
+
+/* Longest pid line we write or read. */
+#define PID_TEXT_MAX 32
+
+pid_t
+hearth_pidfile_read (const char *path)
+{
+    char text[PID_TEXT_MAX] = "";
+    FILE *f = fopen (path, "re");
+    if (!f)
+        return -1;
+    size_t n = fread (text, 1, sizeof text - 1, f);
+    fclose (f);
+    text[n] = '\0';
+    char *end;
+    long pid = strtol (text, &end, 10);
+    if (end == text || pid <= 0 || (*end && *end != '\n'))
+        return -1;
+    return (pid_t) pid;
+}
+
+hearth_pidfile_t *
+hearth_pidfile_open (const char *path, hearth_error_t *err)
+{
+    hearth_pidfile_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->path = strdup (path))) {
+        free (self);
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    self->fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (self->fd < 0) {
+        hearth_errprintf (err, "cannot open the pid file %s: %s", path,
+                          strerror (errno));
+        goto error;
+    }
+    if (flock (self->fd, LOCK_EX | LOCK_NB) < 0) {
+        if (errno == EWOULDBLOCK)
+            hearth_errprintf (err,
+                              "the pid file %s is held by process %d: "
+                              "already running?",
+                              path, (int) hearth_pidfile_read (path));
+        else
+            hearth_errprintf (err, "cannot lock the pid file %s: %s", path,
+                              strerror (errno));
+        goto error;
+    }
+    char text[PID_TEXT_MAX];
+    int n = snprintf (text, sizeof text, "%d\n", (int) getpid ());
+    if (ftruncate (self->fd, 0) < 0 || write (self->fd, text, n) != n) {
+        hearth_errprintf (err, "cannot write the pid file %s: %s", path,
+                          strerror (errno));
+        goto error;
+    }
+    return self;
+error:
+    if (self->fd >= 0)
+        close (self->fd);
+    free (self->path);
+    free (self);
+    return NULL;
+}
+
+void
+hearth_pidfile_close (hearth_pidfile_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    close ((*self_p)->fd);
+    free ((*self_p)->path);
+    free (*self_p);
+    *self_p = NULL;
+    errno = saved;
+}
+
+void
+hearth_pidfile_remove (hearth_pidfile_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    unlink ((*self_p)->path);
+    errno = saved;
+    hearth_pidfile_close (self_p);
+}

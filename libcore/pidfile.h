@@ -1,0 +1,36 @@
+/*  pidfile.h - a daemon's pid file (--pid-file).
+
+    The file holds the daemon's pid and one line feed.  It is locked
+    (flock, exclusive) for the whole life of the process, so a second
+    daemon started with the same pid file refuses to start while the first
+    runs, and a stale file left by a crash (no lock) is simply taken over.
+    Scripts read it to stop exactly the process that wrote it.
+
+    The descriptor is close-on-exec: children never hold the lock.
+*/
+#ifndef HEARTH_PIDFILE_H
+#define HEARTH_PIDFILE_H
+
+#include <sys/types.h>
+
+#include "libcore/error.h"
+
+typedef struct hearth_pidfile hearth_pidfile_t;
+
+/* Create or take over path, lock it and write this process's pid.  NULL
+   with err when it cannot be written, or when another live process holds
+   it ("... is held by process 1234: already running?"). */
+hearth_pidfile_t *hearth_pidfile_open (const char *path, hearth_error_t *err);
+
+/* Remove the file and release the lock (a clean exit).  Accepts NULL;
+   nulls the pointer; keeps errno. */
+void hearth_pidfile_remove (hearth_pidfile_t **self_p);
+
+/* Close the file without removing it (a child between fork and exec has
+   no use for it).  Accepts NULL; nulls the pointer. */
+void hearth_pidfile_close (hearth_pidfile_t **self_p);
+
+/* The pid written in path, or -1 (no file, or no pid in it). */
+pid_t hearth_pidfile_read (const char *path);
+
+#endif

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# start-master.sh [MASTER_FLAGS...] - start hearth-master on this machine,
+# in the background, with a pid file and a log file (docs/operations.md).
+# Does nothing when the master of this pid file already runs.
+#
+# Settings (environment or $HEARTH_CONF_DIR/hearth-env.sh):
+# HEARTH_MASTER_HOST, HEARTH_MASTER_PORT (0: any free port),
+# HEARTH_MASTER_EVENTS_PORT, HEARTH_MASTER_OPTS, HEARTH_PID_DIR,
+# HEARTH_LOG_DIR.  It prints the master's URL, also kept in
+# $HEARTH_PID_DIR/hearth-$USER-master.url.
+set -euo pipefail
+# shellcheck source=hearth-common.sh
+. "$(dirname "$0")/hearth-common.sh"
+
+pidfile=$(hearth_file master pid)
+urlfile=$(hearth_file master url)
+if pid=$(hearth_running "$pidfile" hearth-master); then
+  say "hearth-master already runs (pid $pid) at $(head -1 "$urlfile" 2>/dev/null || echo '?')"
+  exit 0
+fi
+rm -f "$urlfile"
+args=(--host "$HEARTH_MASTER_HOST" --port "$HEARTH_MASTER_PORT"
+  --ready-file "$urlfile")
+if [[ -n $HEARTH_MASTER_EVENTS_PORT ]]; then
+  args+=(--events-port "$HEARTH_MASTER_EVENTS_PORT")
+fi
+# shellcheck disable=SC2206
+args+=($HEARTH_MASTER_OPTS "$@")
+hearth_launch hearth-master master "${args[@]}" || exit 1
+for ((i = 0; i < HEARTH_START_TIMEOUT * 10; i++)); do
+  [[ -s $urlfile ]] && break
+  sleep 0.1
+done
+[[ -s $urlfile ]] || die "hearth-master did not bind its ports: see $(hearth_file master log)"
+say "hearth-master started (pid $(hearth_running "$pidfile" hearth-master)) at $(head -1 "$urlfile"); log $(hearth_file master log)"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `make install DESTDIR=...` puts everything a node needs in place: the
+# programs, the cluster scripts (with the installed paths filled in), the
+# header, the library and hearth.pc, the sample configuration and the
+# systemd units; every program documents its flags in --help; uninstall
+# removes it all again.
+. "$(dirname "$0")/lib.sh"
+deadline 240
+: "${MAKE:=make}"
+B=$HEARTH_BIN_DIR
+D=$T/root
+
+$MAKE -s -C "$B" install DESTDIR="$D" >"$T/install.log" 2>&1
+check "make install DESTDIR=... succeeds" test $? -eq 0 || tail -20 "$T/install.log"
+eval "$($MAKE -s --no-print-directory -C "$B" print-install-dirs)"
+for p in hearth-master hearth-worker hearth-executor hearth-driver \
+  hearth-submit hearth-tail hearth-keygen; do
+  check "installs $p" test -x "$D$bindir/$p"
+done
+for s in start-master start-worker start-cluster stop-cluster stop-master \
+  stop-worker; do
+  check "installs hearth-$s.sh" test -x "$D$sbindir/hearth-$s.sh"
+done
+check "installs hearth-common.sh beside them" test -f "$D$sbindir/hearth-common.sh"
+check "... with the installed bindir and configuration directory in it" \
+  grep -q "^hearth_installed_bindir='$bindir'$" "$D$sbindir/hearth-common.sh"
+check "... no placeholder left" \
+  eval '! grep -q "@bindir@\|@hearthconfdir@" "$D$sbindir"/hearth-*.sh'
+check "installs the header" test -f "$D$includedir/hearth.h"
+check "installs libhearth" eval 'ls "$D$libdir"/libhearth.so* >/dev/null'
+check "installs hearth.pc" grep -q '^Libs: .*-lhearth' "$D$pkgconfigdir/hearth.pc"
+for c in workers.template hearth-env.sh.template master.env.template \
+  worker.env.template; do
+  check "installs the sample $c" test -f "$D$hearthconfdir/$c"
+done
+for u in hearth-master.service hearth-worker.service; do
+  check "installs the systemd unit $u" test -f "$D$systemdunitdir/$u"
+  check "... running $bindir/${u%.service}" \
+    grep -qx "ExecStart=$bindir/${u%.service}" "$D$systemdunitdir/$u"
+done
+check "installs docs/operations.md" test -f "$D$docdir/operations.md"
+
+# Every installed program answers --help, and the daemons document the
+# operating flags.
+for p in hearth-master hearth-worker hearth-executor hearth-driver \
+  hearth-submit hearth-tail hearth-keygen; do
+  check "$p --help" eval '"$D$bindir/$p" --help >"$T/$p.help" 2>&1'
+done
+for f in --pid-file --log-file --ready-file --max-submit-size \
+  --driver-relaunch-delay; do
+  check "hearth-master --help documents $f" grep -q -- "$f" "$T/hearth-master.help"
+done
+for f in --pid-file --log-file --driver-retention --work-dir; do
+  check "hearth-worker --help documents $f" grep -q -- "$f" "$T/hearth-worker.help"
+done
+for f in --deploy-mode --driver-cores --driver-memory --supervise --no-wait \
+  --status --kill --logs; do
+  check "hearth-submit --help documents $f" grep -q -- "$f" "$T/hearth-submit.help"
+done
+
+$MAKE -s -C "$B" uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1
+check "make uninstall succeeds" test $? -eq 0
+check "... and leaves no file behind" test -z "$(find "$D" -type f)"
+finish

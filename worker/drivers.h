@@ -1,0 +1,117 @@
+/*  drivers.h - the cluster-mode drivers a worker runs: write their files
+    into WORK_DIR/DRIVER_ID/ and start them there, stop them (SIGTERM to
+    the process group, SIGKILL after a grace period), reap them, serve
+    their output files, and remove the directories of drivers that ended
+    after a retention period.
+
+    The table owns its records.  Every state change (RUNNING after a
+    start, ERROR when it cannot start, FINISHED, FAILED or KILLED after an
+    exit) goes through one callback, so that the worker can tell the
+    master.  Nothing here reads a clock: times come in as arguments
+    (monotonic ms).
+*/
+#ifndef HEARTH_WORKER_DRIVERS_H
+#define HEARTH_WORKER_DRIVERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "libcore/error.h"
+
+typedef struct drivers drivers_t;
+
+/* A state change of one driver, reported to the callback (borrowed for
+   the duration of the call). */
+typedef struct {
+    const char *driver_id; /* which */
+    int launch;            /* the launch that started it */
+    const char *state;     /* RUNNING, FINISHED, FAILED, KILLED or ERROR */
+    const char *error;     /* why, or NULL */
+    int exit_status;       /* exit code, or -1 */
+    int signal;            /* signal that ended it, or 0 */
+    pid_t pid;             /* its pid, or 0 */
+} drivers_report_t;
+
+typedef void (drivers_report_fn) (void *arg, const drivers_report_t *report);
+
+/* What the worker needs to start a driver: LAUNCH_DRIVER's fields
+   (borrowed). */
+typedef struct {
+    const char *driver_id;   /* valid driver id */
+    int launch;              /* LAUNCH_DRIVER's launch, or 0 */
+    int cores;               /* cores it may use */
+    int64_t memory_mb;       /* memory it may use */
+    const char *app;         /* the file to run */
+    bool binary;             /* run app itself (else hearth-driver app) */
+    const cJSON *args;       /* array of strings, or NULL */
+    const cJSON *files;      /* array of {name, frame, mode} */
+    zframe_t *const *frames; /* the message's binary frames */
+    size_t nframes;          /* entries in frames */
+    const cJSON *env;        /* map of strings, or NULL */
+    const cJSON *conf;       /* map of strings, or NULL */
+} drivers_launch_t;
+
+/* Where and how drivers run (borrowed by drivers_new, which copies). */
+typedef struct {
+    const char *work_dir;      /* drivers run in work_dir/DRIVER_ID */
+    const char *program;       /* hearth-driver's path, for job files */
+    const char *master_url;    /* what drivers register with */
+    const char *curve_secret;  /* the worker's secret key file, or NULL */
+    const char *master_key;    /* the master's public key file, or NULL */
+    int64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
+    int64_t retention_ms;      /* end to removed directory (0: never) */
+    drivers_report_fn *report; /* told of every state change */
+    void *report_arg;          /* passed to report */
+} drivers_config_t;
+
+/* A new table.  Drivers get the worker's keys (as absolute paths in
+   HEARTH_CURVE_SECRET and HEARTH_MASTER_KEY), so that they reach a
+   secure master as the worker does.  NULL with err. */
+drivers_t *drivers_new (const drivers_config_t *config, hearth_error_t *err);
+
+/* SIGKILL every driver still running, reap them, free the table. */
+void drivers_destroy (drivers_t **self_p);
+
+/* Start a driver.  Reports RUNNING, or ERROR when it cannot start.  A
+   driver of that id already running is refused with -1 (nothing
+   reported). */
+int drivers_launch (drivers_t *self, const drivers_launch_t *launch,
+                    int64_t now_ms);
+
+/* Stop one driver (SIGTERM to its group now, SIGKILL after the grace
+   period).  Returns -1 when it is not running here. */
+int drivers_kill (drivers_t *self, const char *driver_id, int64_t now_ms);
+
+/* Stop every driver (worker shutdown). */
+void drivers_kill_all (drivers_t *self, int64_t now_ms);
+
+/* A child exited (waitpid status): if it is one of the drivers, report
+   it and return true. */
+bool drivers_exited (drivers_t *self, pid_t pid, int status, int64_t now_ms);
+
+/* Periodic work: SIGKILL after grace periods, remove due directories. */
+void drivers_tick (drivers_t *self, int64_t now_ms);
+
+/* Drivers alive (started, not yet reaped). */
+size_t drivers_count (const drivers_t *self);
+
+/* Cores and memory held by live drivers, added to *cores, *memory_mb. */
+void drivers_usage (const drivers_t *self, int *cores, int64_t *memory_mb);
+
+/* The live drivers as an array of {driver_id, launch, cores, memory_mb,
+   pid} objects (a new tree, caller deletes). */
+cJSON *drivers_json (const drivers_t *self);
+
+/* Read up to max_bytes of a driver's output (stream "stdout" or
+   "stderr") from offset into a new frame (*data, caller destroys).  *eof
+   is set when the driver does not run here and nothing lies past what
+   was read.  Returns 0, or -1 with err (no such output here). */
+int drivers_read_log (drivers_t *self, const char *driver_id,
+                      const char *stream, uint64_t offset, size_t max_bytes,
+                      zframe_t **data, bool *eof, hearth_error_t *err);
+
+#endif
