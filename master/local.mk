@@ -4,7 +4,8 @@ hearth_master_SOURCES = \
 	master/master.h master/main.c master/handlers.c master/cluster.c \
 	master/drivers.c \
 	master/registry.c master/registry.h \
-	master/records.c master/recover.c \
+	master/registry_int.h master/records.c master/restore.c \
+	master/recover.c \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h
 hearth_master_LDADD = $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c

@@ -95,3 +95,12 @@ tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
 	master/journal.c master/journal.h
 tests_unit_test_journal_CFLAGS = $(unit_cflags)
 tests_unit_test_journal_LDADD = $(unit_libs)
+
+# The registry and its journal: records of every change, replay, restore.
+UNIT_TESTS += tests/unit/test_restore
+tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
+	tests/unit/testutil.h master/jstate.c master/jstate.h \
+	master/registry.c master/registry.h master/registry_int.h \
+	master/records.c master/restore.c
+tests_unit_test_restore_CFLAGS = $(unit_cflags)
+tests_unit_test_restore_LDADD = $(unit_libs)
