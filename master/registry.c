@@ -422,6 +422,8 @@ registry_app_json (const reg_app_t *app)
         cJSON_AddNumberToObject (o, "end_ms", (double) app->end_ms);
     if (app->end_reason)
         cJSON_AddStringToObject (o, "reason", app->end_reason);
+    if (app->recovering)
+        cJSON_AddBoolToObject (o, "recovering", true);
     cJSON_AddItemToObject (o, "executors", s_app_executors_json (app));
     return o;
 }

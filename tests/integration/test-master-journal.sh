@@ -61,6 +61,9 @@ check "... with the workers UNKNOWN" \
 check "... and the application still RUNNING with its 2 executors" \
   in_file ".apps[] | select(.id == \"$APP\") | .state == \"RUNNING\"
     and (.executors | length == 2)"
+check "... waiting for its driver unless it is back already" \
+  in_file ".apps[] | select(.id == \"$APP\") | .recovering == true
+    or (\"$(grep -c "application $APP (steady): its driver is back" "$T/master.log")\" != \"0\")"
 check "the master logs that it recovers" grep -q 'RECOVERING from journal' "$T/master.log"
 sleep 0.5 # hearth-tail subscribes (slow joiner)
 kill -CONT "$PID_w1" "$PID_w2"
