@@ -6,10 +6,10 @@
     any message from the master is a sign of life; when the master has
     been silent for liveness x interval, or says RECONNECT_APPLICATION,
     the driver drops its DEALER and registers again on a fresh one, under
-    the same app_id and listing the executors it has, waiting one interval
-    before the first attempt's successor, then twice that, up to
-    s_backoff_max_ms.  The registration queued on the newest socket goes
-    out as soon as the master is back.  Jobs go on all the while: the
+    the same app_id and listing the executors it has: at once, then after
+    one interval, then twice that, up to s_backoff_max_ms between
+    attempts.  The registration queued on the newest socket goes out as
+    soon as the master is back.  Jobs go on all the while: the
     executors talk to the driver, not to the master.  A master that
     answers that the application has ended (it gave up on the driver)
     ends the jobs. */
