@@ -456,7 +456,10 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     s_check_starved (e, now);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;
-        hearth_taskset_speculate (e->ts, engine_now_us ());
+        size_t n = hearth_taskset_speculate (e->ts, engine_now_us ());
+        if (n)
+            log_info ("speculation: %zu straggling tasks copied to run "
+                      "elsewhere", n);
     }
     engine_process (e);
     return e->error[0] ? -1 : 0;

@@ -71,7 +71,10 @@ struct engine {
     int64_t register_deadline;  /* give up registering after this (mono) */
     int64_t master_recv_ms;     /* last message from the master */
     int64_t master_send_ms;     /* last message to the master */
-    bool master_silent_logged;  /* "master is silent" said once */
+    bool master_linked;         /* the current socket is registered */
+    int64_t master_lost_ms;     /* when the link went down (mono) */
+    int64_t master_backoff_ms;  /* wait before the next attempt after */
+    int64_t master_next_attempt_ms; /* next registration attempt (mono) */
     /* local modes */
     int local_cores;            /* local[N]: N */
     int lc_workers, lc_cores;   /* local-cluster[W,C,M] */
@@ -137,6 +140,9 @@ void execs_tick (engine_t *e);
 int master_open (engine_t *e, const char *url, hearth_error_t *err);
 void master_close (engine_t *e);
 void master_tick (engine_t *e);
+/* Ask the master to kill an executor the driver gave up on (silent: hung
+   or cut off), so that its cores go to a replacement. */
+void master_release_executor (engine_t *e, int exec_id, const char *reason);
 
 /* local.c */
 /* Parse the master setting into the engine's mode.  Returns 0 or -1. */

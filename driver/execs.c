@@ -314,6 +314,13 @@ s_apply_update (engine_t *e, exec_t *x, const s_update_t *u)
         engine_now_us ());
     if (out == HEARTH_TS_ACCEPT)
         s_keep_result (st, index, u->result, u->result_len);
+    else if (out == HEARTH_TS_RELEASED && state == HEARTH_TS_KILLED)
+        log_info ("stage %s, task %llu, attempt %d: killed as asked",
+                  st->name, (unsigned long long) index, u->attempt);
+    else if (out == HEARTH_TS_DUPLICATE)
+        log_info ("stage %s, task %llu, attempt %d: finished after another "
+                  "attempt's result; discarded (exactly once)",
+                  st->name, (unsigned long long) index, u->attempt);
     else if (out == HEARTH_TS_RETRY)
         log_info ("stage %s, task %llu, attempt %d: %s; trying again",
                   st->name, (unsigned long long) index, u->attempt,
@@ -582,6 +589,11 @@ execs_tick (engine_t *e)
         else if (now - x->last_send_ms >= e->hb_interval_ms)
             s_send_simple (e, x, HEARTH_CMD_HEARTBEAT, NULL);
     }
-    for (size_t i = 0; i < nsilent; i++)
+    for (size_t i = 0; i < nsilent; i++) {
+        /* Hung or cut off: the master kills it, so its cores come back. */
+        if (e->mode != MODE_LOCAL)
+            master_release_executor (e, silent[i],
+                                     "no heartbeat at the driver");
         execs_lost (e, silent[i], "no heartbeat");
+    }
 }

@@ -66,6 +66,11 @@ link_close (executor_t *ex)
 {
     if (ex->driver && ex->loop)
         zloop_reader_end (ex->loop, ex->driver);
+    /* A driver silent for two intervals (gone, or the reason we stop)
+       will not read what is still queued: exit now rather than linger. */
+    if (ex->driver
+        && zclock_mono () - ex->last_recv_ms > 2 * ex->hb_interval_ms)
+        zsock_set_linger (ex->driver, 0);
     hearth_msg_destroy (&ex->batch);
     hearth_packer_release (&ex->updates);
     hearth_sock_destroy (&ex->driver);

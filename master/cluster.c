@@ -82,6 +82,21 @@ s_launch (master_t *m, reg_exec_t *exec)
 }
 
 void
+master_send_kill (master_t *m, reg_worker_t *w, const char *app_id, int exec_id,
+                  const char *reason)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "app_id", app_id);
+    cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
+    cJSON_AddStringToObject (msg->body, "reason", reason);
+    log_info ("killing executor %s/%d on %s: %s", app_id, exec_id, w->id,
+              reason);
+    master_send (m, w->routing_id, msg);
+}
+
+void
 master_kill_executor (void *arg, reg_exec_t *exec)
 {
     master_t *m = arg;
@@ -183,6 +198,8 @@ master_schedule (master_t *m)
 {
     s_snapshot_t s;
     hearth_alloc_result_t r = {0};
+    if (m->recovering)
+        return; /* the picture is incomplete: wait (dirty stays set) */
     m->dirty = false;
     if (s_snapshot (m, &s) < 0 || (s.napps == 0 && s.ndrivers == 0)
         || s.nworkers == 0) {
@@ -226,7 +243,7 @@ master_broadcast_heartbeat (master_t *m)
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
     if (!msg)
         return;
-    cJSON_AddStringToObject (msg->body, "status", "ALIVE");
+    cJSON_AddStringToObject (msg->body, "status", master_status (m));
     zmsg_t *wire = hearth_msg_encode (&msg, NULL);
     if (!wire)
         return;
@@ -243,6 +260,8 @@ master_broadcast_heartbeat (master_t *m)
             zmsg_destroy (&copy);
     }
     for (reg_app_t *a = zlistx_first (apps); a; a = zlistx_next (apps)) {
+        if (!a->routing_id)
+            continue; /* recovering: its driver is not back */
         zmsg_t *copy = zmsg_dup (wire);
         zframe_t *rid = zframe_dup (a->routing_id);
         zmsg_prepend (copy, &rid);
@@ -257,6 +276,8 @@ master_broadcast_heartbeat (master_t *m)
 static void
 s_executor_added (master_t *m, reg_exec_t *exec)
 {
+    if (!exec->app->routing_id)
+        return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_EXECUTOR_ADDED);
     if (!msg)
         return;
@@ -274,6 +295,8 @@ static void
 s_executor_updated (master_t *m, const registry_change_t *c)
 {
     reg_exec_t *exec = c->exec;
+    if (!exec->app->routing_id)
+        return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_EXECUTOR_UPDATED);
     if (!msg)
         return;
@@ -311,7 +334,7 @@ s_app_removed (master_t *m, reg_app_t *app)
                                  hearth_app_states[app->state]);
         master_send (m, w->routing_id, msg);
     }
-    if (app->state == APP_FINISHED)
+    if (app->state == APP_FINISHED || !app->routing_id)
         return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_APPLICATION_REMOVED);
     if (!msg)
@@ -378,7 +401,7 @@ master_state_json (master_t *m)
     cJSON *b = cJSON_CreateObject ();
     if (!b)
         return NULL;
-    cJSON_AddStringToObject (b, "status", "ALIVE");
+    cJSON_AddStringToObject (b, "status", master_status (m));
     cJSON_AddStringToObject (b, "url", m->url);
     cJSON_AddStringToObject (b, "events_url", m->events_url);
     cJSON_AddStringToObject (b, "policy",

@@ -65,39 +65,68 @@ s_reply_reason (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
     master_send (m, rid, reply);
 }
 
+/* The executor w reports under app_id/exec_id, or NULL. */
+static const cJSON *
+s_reported (const cJSON *reported, const reg_exec_t *e)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach (r, reported)
+    {
+        if (hearth_json_int (r, "exec_id", -1) == e->exec_id
+            && strcmp (hearth_json_str (r, "app_id"), e->app->id) == 0)
+            return r;
+    }
+    return NULL;
+}
+
 /* After a re-registration: what the master placed on w but the worker no
-   longer reports is LOST; what it reports, the master keeps. */
+   longer reports is LOST; what it reports, the master keeps (re-adopts,
+   after a restart), RUNNING with its pid.  restored: w was UNKNOWN (the
+   master restarted), counted for the recovery's report. */
 static void
-s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported)
+s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported, bool restored)
 {
     zlistx_t *lost = zlistx_new ();
-    if (!lost)
+    zlistx_t *running = zlistx_new ();
+    if (!lost || !running) {
+        zlistx_destroy (&lost);
+        zlistx_destroy (&running);
         return;
+    }
     for (reg_exec_t *e = zlistx_first (w->executors); e;
          e = zlistx_next (w->executors)) {
-        bool found = false;
-        const cJSON *r;
-        cJSON_ArrayForEach (r, reported)
-        {
-            if (hearth_json_int (r, "exec_id", -1) == e->exec_id
-                && strcmp (hearth_json_str (r, "app_id"), e->app->id) == 0)
-                found = true;
-        }
-        if (!found)
+        const cJSON *r = s_reported (reported, e);
+        if (!r)
             zlistx_add_end (lost, e);
+        else {
+            e->pid = (int) hearth_json_int (r, "pid", e->pid);
+            if (e->state != EXEC_RUNNING)
+                zlistx_add_end (running, e);
+        }
     }
+    if (restored) {
+        m->rec.execs_adopted += zlistx_size (w->executors) - zlistx_size (lost);
+        m->rec.execs_lost += zlistx_size (lost);
+    }
+    for (reg_exec_t *e = zlistx_first (running); e; e = zlistx_next (running))
+        registry_exec_set_state (m->reg, e, EXEC_RUNNING,
+                                 "reported by its worker", -1, false);
     for (reg_exec_t *e = zlistx_first (lost); e; e = zlistx_next (lost))
         registry_exec_set_state (m->reg, e, EXEC_LOST,
                                  "not reported by its worker", -1, true);
     zlistx_destroy (&lost);
+    zlistx_destroy (&running);
 }
 
 /* Cores and memory of the executors a worker lists that the master's
    books do not have on it; executors of applications the master does not
-   know are noted as orphans. */
+   know are noted as orphans.  On registration (kill_ended), those of
+   applications the master knows have ended are killed: they ended while
+   the worker could not be told (the master restarted, or the worker was
+   cut off). */
 static void
 s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
-                 int *cores, int64_t *memory)
+                 bool kill_ended, int *cores, int64_t *memory)
 {
     const cJSON *e;
     *cores = 0;
@@ -112,6 +141,10 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
         *cores += (int) hearth_json_int (e, "cores", 0);
         *memory += hearth_json_int (e, "memory_mb", 0);
         registry_note_orphan (m->reg, app_id, exec_id);
+        reg_app_t *app = registry_app (m->reg, app_id);
+        if (kill_ended && app && app->state > APP_RUNNING)
+            master_send_kill (m, w, app_id, exec_id,
+                              "its application has ended");
     }
 }
 
@@ -122,6 +155,7 @@ s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *id = hearth_json_str (b, "id");
     const char *host = hearth_json_str (b, "host");
     reg_worker_t *old = registry_worker (m->reg, id);
+    bool restored = old && old->state == WORKER_UNKNOWN;
     if (old && old->state == WORKER_ALIVE && strcmp (old->host, host) != 0) {
         log_warn ("worker %s at %s refused: id in use by a live worker at %s",
                   id, host, old->host);
@@ -146,13 +180,17 @@ s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const cJSON *drivers = cJSON_GetObjectItem (b, "drivers");
     int cores;
     int64_t memory;
-    s_reconcile (m, w, execs);
+    m->rec.workers_back += restored;
+    s_reconcile (m, w, execs, restored);
     master_drivers_reconcile (m, w, drivers);
-    s_foreign_usage (m, w, execs, &cores, &memory);
+    s_foreign_usage (m, w, execs, true, &cores, &memory);
     master_drivers_foreign (m, w, drivers, &cores, &memory);
     registry_worker_report (m->reg, w, cores, memory);
     log_info ("worker %s registered%s: %s, %d cores, %lld MiB", w->id,
-              old ? " again" : "", w->host, w->cores, (long long) w->memory_mb);
+              restored ? " again after the master's restart"
+              : old    ? " again"
+                       : "",
+              w->host, w->cores, (long long) w->memory_mb);
     hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_REGISTERED_WORKER);
     if (!reply)
         return;
@@ -174,8 +212,12 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
         log_info ("heartbeat from unknown worker %s: asking it to register",
                   id);
         s_reply_reason (m, rid, HEARTH_CMD_RECONNECT_WORKER,
-                        w ? "the master timed this worker out"
-                          : "the master does not know this worker");
+                        !w ? "the master does not know this worker"
+                        : w->state == WORKER_UNKNOWN
+                            ? "the master restarted: register again"
+                        : w->state == WORKER_DEAD
+                            ? "the master timed this worker out"
+                            : "a new connection: register again");
         return;
     }
     /* By id too: one connection may carry many workers (load tests). */
@@ -186,7 +228,7 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     int64_t memory =
         hearth_json_int (b, "memory_used_mb", 0) - w->memory_used_mb;
     if (execs)
-        s_foreign_usage (m, w, execs, &cores, &memory);
+        s_foreign_usage (m, w, execs, false, &cores, &memory);
     if (execs)
         master_drivers_foreign (m, w, cJSON_GetObjectItem (b, "drivers"),
                                 &cores, &memory);
@@ -205,13 +247,14 @@ static void
 s_app_heartbeat (master_t *m, zframe_t *rid, const char *id)
 {
     reg_app_t *app = registry_app (m->reg, id);
-    if (!app || app->state > APP_RUNNING) {
-        log_info ("heartbeat from unknown application %s: asking it to "
-                  "register",
-                  id);
+    if (!app || app->state > APP_RUNNING || app->recovering) {
+        log_info ("heartbeat from %s application %s: asking it to register",
+                  app && app->recovering ? "recovering" : "unknown", id);
         s_reply_reason (m, rid, HEARTH_CMD_RECONNECT_APPLICATION,
-                        app ? "the application has ended"
-                            : "the master does not know this application");
+                        !app ? "the master does not know this application"
+                        : app->recovering
+                            ? "the master restarted: register again"
+                            : "the application has ended");
         return;
     }
     registry_touch_app (m->reg, app, master_now ());
@@ -311,11 +354,56 @@ s_first_exec_id (const cJSON *executors)
 }
 
 static void
+s_reply_registered_app (master_t *m, zframe_t *rid, reg_app_t *app)
+{
+    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_REGISTERED_APPLICATION);
+    if (!reply)
+        return;
+    cJSON_AddStringToObject (reply->body, "app_id", app->id);
+    cJSON_AddNumberToObject (reply->body, "heartbeat_interval_ms",
+                             (double) m->interval_ms);
+    cJSON_AddNumberToObject (reply->body, "heartbeat_liveness",
+                             (double) m->liveness);
+    master_send (m, rid, reply);
+}
+
+/* The driver of a live application registers again under its id (after
+   a master restart, or on a fresh socket after it found the master
+   silent): the same driver if it names the same driver_url and token. */
+static bool
+s_same_driver (const reg_app_t *app, const cJSON *b)
+{
+    const char *token = hearth_json_str (b, "token");
+    return app->state <= APP_RUNNING
+           && strcmp (app->driver_url, hearth_json_str (b, "driver_url")) == 0
+           && (!app->token || (token && strcmp (app->token, token) == 0));
+}
+
+static void
+s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
+{
+    bool restored = app->recovering;
+    registry_app_adopt (m->reg, app, rid,
+                        s_first_exec_id (cJSON_GetObjectItem (b, "executors")),
+                        master_now ());
+    m->rec.apps_back += restored;
+    log_info ("application %s (%s): its driver is back%s", app->id, app->name,
+              restored ? " after the master's restart" : " on a new socket");
+    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
+    s_reply_registered_app (m, rid, app);
+    m->dirty = true;
+}
+
+static void
 s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     const char *wanted = hearth_json_str (b, "app_id");
     reg_app_t *known = wanted ? registry_app (m->reg, wanted) : NULL;
+    if (known && s_same_driver (known, b)) {
+        s_adopt_application (m, rid, known, b);
+        return;
+    }
     if (known) {
         char text[200];
         snprintf (text, sizeof text,
@@ -353,15 +441,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     log_info ("application %s (%s) registered by %s", app->id, app->name,
               app->driver_url);
     master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
-    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_REGISTERED_APPLICATION);
-    if (!reply)
-        return;
-    cJSON_AddStringToObject (reply->body, "app_id", app->id);
-    cJSON_AddNumberToObject (reply->body, "heartbeat_interval_ms",
-                             (double) m->interval_ms);
-    cJSON_AddNumberToObject (reply->body, "heartbeat_liveness",
-                             (double) m->liveness);
-    master_send (m, rid, reply);
+    s_reply_registered_app (m, rid, app);
     m->dirty = true;
 }
 
@@ -416,6 +496,31 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                       master_kill_executor, m);
 }
 
+/* A driver gave up on one of its executors (silent: hung, or cut off
+   from it): the worker kills it, and its cores come back for another. */
+static void
+s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    int exec_id = (int) hearth_json_int (msg->body, "exec_id", -1);
+    void *record;
+    if (registry_peer (m->reg, rid, &record) != PEER_APP
+        || strcmp (((reg_app_t *) record)->id, app_id) != 0) {
+        master_reject (m, rid, "not_allowed",
+                       "only the application's driver may kill its executors",
+                       "KILL_EXECUTOR");
+        return;
+    }
+    reg_exec_t *exec = registry_exec (m->reg, app_id, exec_id);
+    if (!exec || exec->worker->state != WORKER_ALIVE)
+        return;
+    const char *reason = hearth_json_str (msg->body, "reason");
+    log_info ("executor %s/%d on %s: its driver asks to kill it (%s)", app_id,
+              exec_id, exec->worker->id, reason ? reason : "no reason given");
+    master_send_kill (m, exec->worker, app_id, exec_id,
+                      reason ? reason : "its driver gave up on it");
+}
+
 /* --- clients and the rest ---------------------------------------------- */
 
 static void
@@ -460,6 +565,7 @@ static const struct {
     {HEARTH_CMD_REGISTER_APPLICATION, s_register_application},
     {HEARTH_CMD_UNREGISTER_APPLICATION, s_unregister_application},
     {HEARTH_CMD_KILL_APPLICATION, s_kill_application},
+    {HEARTH_CMD_KILL_EXECUTOR, s_kill_executor},
     {HEARTH_CMD_MASTER_STATE, s_master_state},
     {HEARTH_CMD_SUBMIT_DRIVER, master_submit_driver},
     {HEARTH_CMD_DRIVER_STATUS, master_driver_status},

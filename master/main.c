@@ -1,7 +1,8 @@
-/*  main.c - hearth-master: options, start-up, the event loop and its
-    periodic tick (expire silent workers and drivers, heartbeat everyone,
-    forget long-dead workers, schedule), and a clean stop on SIGTERM or
-    SIGINT.  SIGHUP reopens the log file. */
+/*  main.c - hearth-master: options, start-up (with the journal's recovery,
+    recover.c), the event loop and its periodic tick (expire silent workers
+    and drivers, heartbeat everyone, forget long-dead workers, sync the
+    journal, schedule), and a clean stop on SIGTERM or SIGINT.  SIGHUP
+    reopens the log file. */
 #include "config.h"
 
 #include <errno.h>
@@ -82,6 +83,12 @@ static const hearth_opt_t s_opts[] = {
          "cap of that wait; a run this long resets the doubling"),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once bound, write the ROUTER and events URLs there (one per line)"),
+    OPT ("journal", HEARTH_OPT_STR, NULL, "DIR",
+         "keep a journal of the cluster's state in DIR and recover from it "
+         "at start-up"),
+    OPT ("recovery-timeout", HEARTH_OPT_DURATION, NULL, NULL,
+         "after a restart, how long to wait for the journal's workers and "
+         "drivers (default: twice liveness x interval, at least 5s)"),
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_SERVER_OPTIONS,
@@ -165,6 +172,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     }
     int64_t retention = hearth_conf_ms (m->conf, "dead-worker-retention");
     registry_reap (m->reg, now - retention, s_max_expire_per_tick);
+    master_journal_tick (m, now);
     master_drivers_tick (m, now);
     if (m->dirty || m->held)
         master_schedule (m);
@@ -340,11 +348,11 @@ s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
 static int
 s_watch_refusals (master_t *m, hearth_error_t *err)
 {
-    zsock_t *router_mon = hearth_zap_watch (m->curve.zap, m->router, "ROUTER",
-                                            err);
-    zsock_t *pub_mon = router_mon ? hearth_zap_watch (m->curve.zap, m->pub,
-                                                      "events", err)
-                                  : NULL;
+    zsock_t *router_mon =
+        hearth_zap_watch (m->curve.zap, m->router, "ROUTER", err);
+    zsock_t *pub_mon =
+        router_mon ? hearth_zap_watch (m->curve.zap, m->pub, "events", err)
+                   : NULL;
     if (!pub_mon)
         return -1;
     if (zloop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap, m) < 0
@@ -383,7 +391,7 @@ s_setup (master_t *m, hearth_error_t *err)
         return hearth_errprintf (err, "out of memory");
     zhashx_set_destructor (m->log_limit, s_free_stamp);
     registry_set_observer (m->reg, master_on_change, m);
-    if (s_open_sockets (m, err) < 0)
+    if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
         return -1;
     int64_t tick = m->interval_ms / 4;
     tick = tick < s_tick_min_ms   ? s_tick_min_ms
@@ -405,6 +413,7 @@ static void
 s_teardown (master_t *m)
 {
     zloop_destroy (&m->loop);
+    master_journal_close (m);
     registry_destroy (&m->reg);
     zhashx_destroy (&m->log_limit);
     master_drivers_fini (m);
@@ -415,19 +424,6 @@ s_teardown (master_t *m)
         close (m->sigfd);
     hearth_pidfile_remove (&m->pidfile);
     hearth_conf_destroy (&m->conf);
-}
-
-static void
-s_publish_master (master_t *m, const char *what)
-{
-    cJSON *e = cJSON_CreateObject ();
-    if (!e)
-        return;
-    cJSON_AddStringToObject (e, "event", what);
-    cJSON_AddStringToObject (e, "url", m->url);
-    cJSON_AddStringToObject (e, "status", "ALIVE");
-    cJSON_AddNumberToObject (e, "time_ms", (double) registry_wall_ms ());
-    master_publish (m, "master", e);
 }
 
 /* Parse options; returns 1 to go on, 0 to exit with success (--help,
@@ -489,9 +485,13 @@ main (int argc, char **argv)
     log_info ("master %s up (events %s, %s, heartbeat %lld ms x %lld)", m.url,
               m.events_url, m.spread_out ? "spread-out" : "consolidate",
               (long long) m.interval_ms, (long long) m.liveness);
-    s_publish_master (&m, "started");
+    master_publish_master (&m, "started", NULL);
+    if (m.recovering)
+        master_publish_master (&m, "recovering",
+                               "restarted on a journal with live workers or "
+                               "applications");
     zloop_start (m.loop);
-    s_publish_master (&m, "stopping");
+    master_publish_master (&m, "stopping", NULL);
     log_info ("master stopped");
     s_teardown (&m);
     hearth_log_close ();

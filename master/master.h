@@ -5,6 +5,8 @@
         cluster.c   scheduling, launching, heartbeats, events, state JSON
         drivers.c   cluster-mode drivers: submission, launches, status,
                     kills, supervision, the relay of their logs
+        recover.c   the journal (--journal DIR) and RECOVERING after a
+                    restart
 
     All state about the cluster lives in the registry (registry.h); this
     struct holds the sockets and settings around it.
@@ -18,11 +20,23 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
-#include "libcore/curve.h"
 #include "libcore/conf.h"
+#include "libcore/curve.h"
 #include "libcore/pidfile.h"
 #include "libcore/proto.h"
+#include "master/journal.h"
 #include "master/registry.h"
+
+/* What a recovery found, for its log line and its `master` event. */
+typedef struct {
+    size_t workers;       /* workers restored UNKNOWN */
+    size_t workers_back;  /* of those, registered again */
+    size_t apps;          /* active applications restored */
+    size_t apps_back;     /* of those, whose driver registered again */
+    size_t execs;         /* executors restored */
+    size_t execs_adopted; /* of those, reported running by their worker */
+    size_t execs_lost;    /* of those, not reported: LOST */
+} master_recovery_t;
 
 typedef struct master {
     hearth_conf_t *conf;       /* settings (owned) */
@@ -43,6 +57,11 @@ typedef struct master {
     zhashx_t *log_limit;       /* peer key -> last error log time */
     uint64_t rand_state;       /* shuffle source for the allocator */
     int64_t started_ms;        /* wall clock at start */
+    journal_t *journal;        /* --journal DIR, or NULL */
+    bool recovering;           /* RECOVERING: not every restored peer back */
+    int64_t rec_start_ms;      /* monotonic time recovery began */
+    int64_t rec_deadline_ms;   /* monotonic: give up on the rest then */
+    master_recovery_t rec;     /* what recovery found */
     int64_t max_submit_bytes;  /* largest files of one SUBMIT_DRIVER */
     int64_t relaunch_delay_ms; /* first back-off of a supervised driver */
     int64_t relaunch_max_ms;   /* its cap */
@@ -84,6 +103,30 @@ void master_broadcast_heartbeat (master_t *m);
 
 /* The registry observer: publishes events and tells drivers. */
 void master_on_change (void *arg, registry_change_t *change);
+
+/* "ALIVE" or "RECOVERING". */
+const char *master_status (const master_t *m);
+
+/* Open the journal (--journal), rebuild the registry from it and, when it
+   held live workers or applications, enter RECOVERING.  0 or -1 with err. */
+int master_journal_open (master_t *m, hearth_error_t *err);
+
+/* Tick work of the journal: fsync, compaction when due, and the end of
+   RECOVERING (everyone back, or the deadline passed). */
+void master_journal_tick (master_t *m, int64_t now);
+
+/* Sync and close the journal. */
+void master_journal_close (master_t *m);
+
+/* Publish a `master` event (what: started, recovering, recovered,
+   stopping) with the master's status. */
+void master_publish_master (master_t *m, const char *what, const char *reason);
+
+/* Send KILL_EXECUTOR {app_id, exec_id, reason} to worker w (for an
+   executor of an ended application that a worker reports, or one its
+   driver gave up on). */
+void master_send_kill (master_t *m, reg_worker_t *w, const char *app_id,
+                       int exec_id, const char *reason);
 
 /* The body of MASTER_STATE_RESPONSE (a new tree). */
 cJSON *master_state_json (master_t *m);

@@ -8,31 +8,10 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "libcore/log.h"
 #include "libcore/proto.h"
 #include "master/registry.h"
-
-struct registry {
-    zhashx_t *workers;      /* id -> reg_worker_t * (owned) */
-    zlistx_t *worker_order; /* reg_worker_t *, registration order */
-    zlistx_t *dead;         /* reg_worker_t *, DEAD, in order of death */
-    zhashx_t *apps;         /* id -> reg_app_t *, active and completed */
-    zlistx_t *active;       /* reg_app_t *, WAITING/RUNNING, FIFO (owns) */
-    zlistx_t *completed;    /* reg_app_t *, oldest first (owns) */
-    size_t retained_apps;   /* completed applications kept */
-    zhashx_t *peers;        /* routing id hex -> s_peer_ref_t * (owned) */
-    zhashx_t *orphans;      /* unknown app id -> int * next exec id (owned) */
-    hearth_liveness_t *worker_live; /* silent workers */
-    hearth_liveness_t *app_live;    /* silent drivers */
-    unsigned next_app_seq;          /* counter in app ids */
-    registry_observer_fn *observer; /* told of every change */
-    void *observer_arg;             /* passed to observer */
-
-    /* Cluster-mode drivers. */
-    zhashx_t *drivers;        /* id -> reg_driver_t *, active and completed */
-    zlistx_t *drivers_active; /* reg_driver_t *, not ended, FIFO (owns) */
-    zlistx_t *drivers_completed; /* reg_driver_t *, oldest first (owns) */
-    unsigned next_driver_seq;    /* counter in driver ids */
-};
+#include "master/registry_int.h"
 
 /* What a routing id belongs to. */
 typedef struct {
@@ -196,10 +175,61 @@ registry_set_observer (registry_t *self, registry_observer_fn *fn, void *arg)
     self->observer_arg = arg;
 }
 
-/* Tell the observer; the event is consumed either way. */
+void
+registry_set_journal (registry_t *self, registry_record_fn *fn, void *arg)
+{
+    self->journal = fn;
+    self->journal_arg = arg;
+}
+
+/* Hand a record (consumed) to the journal. */
+static void
+s_record (registry_t *self, cJSON *record, bool sync)
+{
+    if (self->journal && record)
+        self->journal (self->journal_arg, record, sync);
+    cJSON_Delete (record);
+}
+
+/* A record saying that a worker or application is forgotten. */
+static void
+s_record_forget (registry_t *self, const char *type, const char *id)
+{
+    cJSON *r = self->journal ? cJSON_CreateObject () : NULL;
+    if (r) {
+        cJSON_AddStringToObject (r, "t", type);
+        cJSON_AddStringToObject (r, "id", id);
+    }
+    s_record (self, r, false);
+}
+
+/* Journal what changed: the whole record of the driver, else of the
+   executor, else of the application, else of the worker.  An
+   application's registration and end, and a driver's submission and end,
+   reach the disk before the master answers. */
+static void
+s_journal_change (registry_t *self, const registry_change_t *c)
+{
+    if (!self->journal)
+        return;
+    if (c->driver)
+        s_record (self, registry_driver_record (c->driver),
+                  c->driver->state == DRIVER_SUBMITTED
+                      || registry_driver_final (c->driver->state));
+    else if (c->exec)
+        s_record (self, registry_exec_record (c->exec), false);
+    else if (c->app)
+        s_record (self, registry_app_record (c->app), true);
+    else if (c->worker)
+        s_record (self, registry_worker_record (c->worker), false);
+}
+
+/* Journal the change, then tell the observer; the event is consumed
+   either way. */
 static void
 s_notify (registry_t *self, registry_change_t *change)
 {
+    s_journal_change (self, change);
     if (self->observer && change->event)
         self->observer (self->observer_arg, change);
     cJSON_Delete (change->event);
@@ -392,6 +422,8 @@ registry_app_json (const reg_app_t *app)
         cJSON_AddNumberToObject (o, "end_ms", (double) app->end_ms);
     if (app->end_reason)
         cJSON_AddStringToObject (o, "reason", app->end_reason);
+    if (app->recovering)
+        cJSON_AddBoolToObject (o, "recovering", true);
     cJSON_AddItemToObject (o, "executors", s_app_executors_json (app));
     return o;
 }
@@ -443,8 +475,8 @@ static int
 s_worker_fill (registry_t *self, reg_worker_t *w,
                const registry_worker_desc_t *desc)
 {
-    zframe_t *rid = zframe_dup (desc->routing_id);
-    if (!rid || s_set_str (&w->host, desc->host) < 0
+    zframe_t *rid = desc->routing_id ? zframe_dup (desc->routing_id) : NULL;
+    if ((desc->routing_id && !rid) || s_set_str (&w->host, desc->host) < 0
         || s_set_str (&w->version, desc->version) < 0
         || s_set_str (&w->work_dir, desc->work_dir) < 0) {
         zframe_destroy (&rid);
@@ -541,6 +573,7 @@ s_worker_forget (registry_t *self, reg_worker_t *w)
     if (w->dead_handle)
         zlistx_delete (self->dead, w->dead_handle);
     zlistx_delete (self->worker_order, w->order_handle);
+    s_record_forget (self, "worker-", w->id);
     zhashx_delete (self->workers, w->id);
 }
 
@@ -606,7 +639,7 @@ s_app_fill (reg_app_t *app, const registry_app_desc_t *desc)
         return -1;
     if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
         return -1;
-    if (!(app->routing_id = zframe_dup (desc->routing_id)))
+    if (desc->routing_id && !(app->routing_id = zframe_dup (desc->routing_id)))
         return -1;
     if (!(app->executors = zhashx_new ()) || !(app->workers = zhashx_new ()))
         return -1;
@@ -688,6 +721,7 @@ s_app_complete (registry_t *self, reg_app_t *app)
     app->order_handle = zlistx_add_end (self->completed, app);
     while (zlistx_size (self->completed) > self->retained_apps) {
         reg_app_t *old = zlistx_first (self->completed);
+        s_record_forget (self, "app-", old->id);
         zhashx_delete (self->apps, old->id);
         zlistx_delete (self->completed, zlistx_cursor (self->completed));
     }
@@ -755,6 +789,8 @@ registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
         return NULL;
     }
     app->next_exec_id++;
+    if (self->journal) /* next_exec_id moved */
+        s_record (self, registry_app_record (app), false);
     zhashx_update (app->workers, w->id, (void *) "");
     snprintf (key, sizeof key, "%d", exec->exec_id);
     zhashx_insert (app->executors, key, exec);
@@ -856,6 +892,46 @@ registry_silent_app (registry_t *self, int64_t now_ms)
     return app;
 }
 
+/* --- recovery --------------------------------------------------------- */
+
+size_t
+registry_pending (registry_t *self)
+{
+    size_t n = 0;
+    for (reg_worker_t *w = zlistx_first (self->worker_order); w;
+         w = zlistx_next (self->worker_order))
+        n += w->state == WORKER_UNKNOWN;
+    for (reg_app_t *a = zlistx_first (self->active); a;
+         a = zlistx_next (self->active))
+        n += a->recovering;
+    return n;
+}
+
+void
+registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
+                    int first_exec_id, int64_t now_ms)
+{
+    zframe_t *rid = zframe_dup (routing_id);
+    if (!rid)
+        return;
+    s_peer_unset (self, app->routing_id, app);
+    zframe_destroy (&app->routing_id);
+    app->routing_id = rid;
+    s_peer_set (self, rid, PEER_APP, app);
+    app->recovering = false;
+    if (first_exec_id > app->next_exec_id)
+        app->next_exec_id = first_exec_id;
+    app->last_heartbeat_ms = registry_wall_ms ();
+    if (app->peer)
+        hearth_liveness_touch (self->app_live, app->peer, now_ms);
+    else
+        app->peer = hearth_liveness_add (self->app_live, app, now_ms);
+    registry_change_t c = {.topic = "app",
+                           .app = app,
+                           .exit_status = -1,
+                           .event = s_app_event (app, "reregistered")};
+    s_notify (self, &c);
+}
 /* --- cluster-mode drivers ---------------------------------------------- */
 
 reg_driver_t *
@@ -1059,6 +1135,7 @@ s_driver_complete (registry_t *self, reg_driver_t *d)
         reg_driver_t *old = zlistx_first (self->drivers_completed);
         if (old == d)
             break; /* the caller still holds it; it goes next time */
+        s_record_forget (self, "driver-", old->id);
         zhashx_delete (self->drivers, old->id);
         zlistx_delete (self->drivers_completed,
                        zlistx_cursor (self->drivers_completed));
@@ -1136,4 +1213,48 @@ s_drivers_worker_dead (registry_t *self, reg_worker_t *w, int64_t dead_ms)
         }
         registry_driver_set_state (self, d, &u);
     }
+}
+
+/* --- for restore.c (registry_int.h) ------------------------------------ */
+
+reg_worker_t *
+registry__worker_new (registry_t *self, const registry_worker_desc_t *desc)
+{
+    return s_worker_new (self, desc);
+}
+
+int
+registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
+{
+    return s_app_fill (app, desc);
+}
+
+void
+registry__app_free (reg_app_t **app_p)
+{
+    s_app_free (app_p);
+}
+
+int
+registry__set_str (char **field, const char *value)
+{
+    return s_set_str (field, value);
+}
+
+int
+registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc)
+{
+    return s_driver_fill (d, desc);
+}
+
+void
+registry__driver_free (reg_driver_t **d_p)
+{
+    s_driver_free (d_p);
+}
+
+void
+registry__driver_complete (registry_t *self, reg_driver_t *d)
+{
+    s_driver_complete (self, d);
 }

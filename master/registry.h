@@ -6,7 +6,12 @@
     registry_change_t carrying a JSON event.  The master publishes those
     events on its PUB socket and turns executor changes into messages for
     drivers; a journal (issue 5) can subscribe to the same stream and
-    replay it, because nothing else changes the records.
+    replay it, because nothing else changes the records.  The journal
+    (journal.h) is that second subscriber: registry_set_journal() gives
+    the registry a hook that receives, for every change that must survive
+    a restart, the whole record of what changed (registry_dump() emits
+    them all, for a snapshot), and registry_restore() rebuilds the records
+    from what a replay recovered.
 
     Ownership: the registry owns every record.  Pointers handed out stay
     valid until the record is removed: a worker when it is forgotten
@@ -109,6 +114,8 @@ struct reg_app {
     int64_t last_heartbeat_ms;      /* wall clock of the driver's last sign */
     char *end_reason;               /* why it ended, or NULL */
     int64_t hold_until_ms;          /* monotonic: not scheduled before, or 0 */
+    bool recovering;                /* restored from the journal, its driver
+                                       not back yet (no routing id) */
     hearth_peer_t *peer;            /* liveness handle while active */
     void *order_handle;             /* handle in the active or completed list */
 };
@@ -208,10 +215,10 @@ typedef struct {
     zframe_t *routing_id;                       /* copied */
 } registry_worker_desc_t;
 
-/* Register a worker.  A record with the same id is updated in place and
-   made ALIVE again, keeping its executors (the caller reconciles them
-   with what the worker reports).  Returns the record or NULL on no
-   memory. */
+/* Register a worker.  A record with the same id (DEAD, UNKNOWN after a
+   restart, or ALIVE on an old socket) is updated in place and made ALIVE
+   again, keeping its executors (the caller reconciles them with what the
+   worker reports).  Returns the record or NULL on no memory. */
 reg_worker_t *registry_worker_register (registry_t *self,
                                         const registry_worker_desc_t *desc,
                                         int64_t now_ms);
@@ -355,6 +362,62 @@ bool registry_driver_final (driver_state_t state);
 /* JSON view (a new tree). */
 cJSON *registry_driver_json (const reg_driver_t *d);
 
+/* --- the journal ------------------------------------------------------ */
+
+/* Told a record (borrowed) to append; sync: it must be on disk before the
+   master answers the message that caused it. */
+typedef void (registry_record_fn) (void *arg, const cJSON *record, bool sync);
+
+/* The one journal hook (NULL: none).  Records are jstate.h's: "worker",
+   "worker-", "app", "app-", "exec", "driver", "driver-".  A driver's
+   record says how many files it has ("frames"); their bytes are the
+   journal's to keep (journal_files_put) while the driver is not ended. */
+void registry_set_journal (registry_t *self, registry_record_fn *fn, void *arg);
+
+/* Emit a record for every worker, application, live executor and driver,
+   in an order a replay rebuilds the same registry from. */
+void registry_dump (registry_t *self, registry_record_fn *fn, void *arg);
+
+/* What registry_restore() rebuilt. */
+typedef struct {
+    size_t workers;  /* workers restored (UNKNOWN or DEAD) */
+    size_t apps;     /* active applications restored, waiting for drivers */
+    size_t finished; /* completed applications restored */
+    size_t execs;    /* live executors restored */
+    size_t drivers;  /* cluster-mode drivers restored, ended or not */
+    size_t skipped;  /* records that made no sense, skipped (logged) */
+} registry_restored_t;
+
+/* Rebuild an empty registry from recovered records (cJSON objects of
+   records keyed by id, in replay order: jstate_workers() and so on),
+   telling neither observer nor journal.  Workers that were ALIVE come
+   back UNKNOWN and active applications come back `recovering`, without
+   routing ids, and none of them is tracked for liveness: the master ends
+   their recovery (registry_worker_register, registry_app_adopt, or
+   registry_worker_dead and registry_app_end at its deadline).  Executors
+   come back in their state on their workers, holding their resources.
+   Drivers come back in their state: a RUNNING one placed on its worker
+   (the worker's re-registration confirms or loses it), a SUBMITTED or
+   RELAUNCHING one in the queue.  files() gives a driver that is not ended
+   its n files (a new array of new frames, which the registry takes), or
+   NULL: such a driver cannot be launched again and is ERROR. */
+typedef zframe_t **(registry_files_fn) (void *arg, const char *driver_id,
+                                        size_t n);
+void registry_restore (registry_t *self, const cJSON *workers,
+                       const cJSON *apps, const cJSON *execs,
+                       const cJSON *drivers, registry_files_fn *files,
+                       void *files_arg, int64_t now_ms,
+                       registry_restored_t *out);
+
+/* Workers still UNKNOWN plus applications still recovering. */
+size_t registry_pending (registry_t *self);
+
+/* The driver of an active application is back (REGISTER_APPLICATION
+   with its id, from a fresh socket): its new routing id, liveness from
+   now, not recovering; exec ids start at first_exec_id or later. */
+void registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
+                         int first_exec_id, int64_t now_ms);
+
 /* Liveness, on the monotonic clock (ms).  Any message from a known peer
    is a sign of life. */
 void registry_touch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms);
@@ -373,6 +436,13 @@ peer_kind_t registry_peer (registry_t *self, zframe_t *routing_id,
 cJSON *registry_worker_json (const reg_worker_t *w, int64_t now_ms);
 cJSON *registry_app_json (const reg_app_t *app);
 cJSON *registry_exec_json (const reg_exec_t *exec);
+
+/* The journal's records (records.c; new trees, the caller owns them):
+   everything needed to rebuild the record, with "t" set. */
+cJSON *registry_worker_record (const reg_worker_t *w);
+cJSON *registry_app_record (const reg_app_t *app);
+cJSON *registry_exec_record (const reg_exec_t *exec);
+cJSON *registry_driver_record (const reg_driver_t *d);
 
 /* True when the state is final. */
 bool registry_exec_final (exec_state_t state);

@@ -15,8 +15,8 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "libcore/curve.h"
 #include "libcore/conf.h"
+#include "libcore/curve.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -53,9 +53,9 @@ static const hearth_opt_t s_opts[] = {
 
 /* The program's context. */
 typedef struct {
-    hearth_conf_t *conf; /* settings (owned) */
-    zsock_t *dealer;     /* to the master, for MASTER_STATE */
-    zsock_t *sub;        /* the master's events */
+    hearth_conf_t *conf;  /* settings (owned) */
+    zsock_t *dealer;      /* to the master, for MASTER_STATE */
+    zsock_t *sub;         /* the master's events */
     hearth_curve_t curve; /* keys, when the cluster has them */
 } tail_t;
 
@@ -271,6 +271,11 @@ s_describe (const char *topic, const cJSON *e, char *buf, size_t size)
                   s_num (d, "launches"),
                   hearth_json_str (d, "error") ? ": " : "",
                   hearth_json_str (d, "error") ? s_str (d, "error") : "");
+    else if (strcmp (topic, "master") == 0)
+        snprintf (buf, size, "%s %s %s%s%s", what, s_str (e, "url"),
+                  s_str (e, "status"),
+                  hearth_json_str (e, "reason") ? ": " : "",
+                  hearth_json_str (e, "reason") ? s_str (e, "reason") : "");
     else
         snprintf (buf, size, "%s %s", what, s_str (e, "url"));
 }

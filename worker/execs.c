@@ -2,6 +2,7 @@
     execs.h. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,12 +21,15 @@
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 #include "worker/execs.h"
+#include "worker/orphans.h"
 
 /* Arguments of the executor's command line, at most. */
 #define MAX_ARGS 64
 
 /* Executor directories and their parents: private to the worker's user. */
 static const mode_t s_dir_mode = 0700;
+/* In the work dir: flock()ed by the worker that uses it. */
+static const char s_lock_name[] = ".worker.lock";
 
 /* One executor process. */
 typedef struct {
@@ -53,6 +58,9 @@ struct execs {
     zlistx_t *cleanups;      /* s_cleanup_t *, due order (owned) */
     execs_report_fn *report; /* told of every state change */
     void *report_arg;        /* passed to report */
+    int lock_fd;             /* the work dir's lock, held */
+    zhashx_t *exited;        /* "APP/EXEC" of executors reaped since the
+                                last sweep for their leftovers (a set) */
 };
 
 static void
@@ -68,6 +76,32 @@ s_mkdir (const char *path, mode_t mode, hearth_error_t *err)
     if (mkdir (path, mode) < 0 && errno != EEXIST)
         return hearth_errprintf (err, "cannot create %s: %s", path,
                                  strerror (errno));
+    return 0;
+}
+
+/* One worker per work dir: what it finds there is an earlier worker's. */
+static int
+s_lock (execs_t *self, hearth_error_t *err)
+{
+    char path[4200], pid[32];
+    snprintf (path, sizeof path, "%s/%s", self->work_dir, s_lock_name);
+    self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (self->lock_fd < 0)
+        return hearth_errprintf (err, "cannot open %s: %s", path,
+                                 strerror (errno));
+    if (flock (self->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        ssize_t n = pread (self->lock_fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn (pid, "\n")] = '\0';
+        return hearth_errprintf (err,
+                                 "work dir %s is in use by another worker "
+                                 "(pid %s)",
+                                 self->work_dir, pid[0] ? pid : "unknown");
+    }
+    int n = snprintf (pid, sizeof pid, "%d\n", (int) getpid ());
+    if (ftruncate (self->lock_fd, 0) < 0
+        || pwrite (self->lock_fd, pid, (size_t) n, 0) != n)
+        log_warn ("cannot write the pid into %s: %s", path, strerror (errno));
     return 0;
 }
 
@@ -88,10 +122,16 @@ execs_new (const char *work_dir, const char *program, const char *host,
     self->host = strdup (host);
     self->table = zhashx_new ();
     self->cleanups = zlistx_new ();
+    self->exited = zhashx_new ();
+    self->lock_fd = -1;
     if (!self->work_dir || !self->program || !self->host || !self->table
-        || !self->cleanups) {
+        || !self->cleanups || !self->exited) {
         execs_destroy (&self);
         hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    if (s_lock (self, err) < 0) {
+        execs_destroy (&self);
         return NULL;
     }
     zhashx_set_destructor (self->table, s_free_item);
@@ -114,8 +154,19 @@ execs_destroy (execs_t **self_p)
         kill (-e->pid, SIGKILL);
         waitpid (e->pid, NULL, 0);
     }
+    /* Whatever executors left: nothing of them outlives the worker. */
+    if (self->lock_fd >= 0 && self->work_dir) {
+        size_t n = orphans_kill (self->work_dir, NULL);
+        if (n)
+            log_warn ("killed %zu processes left by executors", n);
+        while (waitpid (-1, NULL, WNOHANG) > 0)
+            ;
+    }
     zhashx_destroy (&self->table);
+    zhashx_destroy (&self->exited);
     zlistx_destroy (&self->cleanups);
+    if (self->lock_fd >= 0)
+        close (self->lock_fd);
     free (self->work_dir);
     free (self->program);
     free (self->host);
@@ -217,14 +268,20 @@ s_spawn (execs_t *self, const execs_launch_t *l, hearth_error_t *err)
         s_argv_build (self, l, &a);
         /* The application's secrets go in the environment, which only the
            executor's user can read, not on its command line. */
-        char token[256] = "", key[256] = "";
-        const char *extra[3] = {NULL};
-        int nextra = 0;
-        if (l->token && snprintf (token, sizeof token, "HEARTH_TOKEN=%s",
-                                  l->token) < (int) sizeof token)
+        char token[256] = "", key[256] = "", mark_dir[4200], mark_exec[200];
+        const char *extra[5] = {mark_dir, mark_exec};
+        int nextra = 2;
+        snprintf (mark_dir, sizeof mark_dir, "%s=%s", ORPHANS_ENV_DIR,
+                  self->work_dir);
+        snprintf (mark_exec, sizeof mark_exec, "%s=%s/%d", ORPHANS_ENV_EXEC,
+                  l->app_id, l->exec_id);
+        if (l->token
+            && snprintf (token, sizeof token, "HEARTH_TOKEN=%s", l->token)
+                   < (int) sizeof token)
             extra[nextra++] = token;
-        if (l->driver_key && snprintf (key, sizeof key, "HEARTH_DRIVER_KEY=%s",
-                                       l->driver_key) < (int) sizeof key)
+        if (l->driver_key
+            && snprintf (key, sizeof key, "HEARTH_DRIVER_KEY=%s", l->driver_key)
+                   < (int) sizeof key)
             extra[nextra++] = key;
         const char **envp = hearth_env_merge (NULL, extra);
         hearth_spawn_opts_t opts = {.argv = a.argv,
@@ -317,13 +374,11 @@ execs_kill_all (execs_t *self, int64_t now_ms)
         s_stop (self, e, now_ms);
 }
 
-void
-execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms)
+/* Remove WORK_DIR/APP_ID after the retention, once none of its
+   executors runs. */
+static void
+s_schedule_cleanup (execs_t *self, const char *app_id, int64_t now_ms)
 {
-    for (s_exec_t *e = zhashx_first (self->table); e;
-         e = zhashx_next (self->table))
-        if (strcmp (e->app_id, app_id) == 0)
-            s_stop (self, e, now_ms);
     for (s_cleanup_t *c = zlistx_first (self->cleanups); c;
          c = zlistx_next (self->cleanups))
         if (strcmp (c->app_id, app_id) == 0)
@@ -334,6 +389,39 @@ execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms)
     snprintf (c->app_id, sizeof c->app_id, "%s", app_id);
     c->due_ms = now_ms + self->retention_ms;
     zlistx_add_end (self->cleanups, c);
+}
+
+void
+execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms)
+{
+    for (s_exec_t *e = zhashx_first (self->table); e;
+         e = zhashx_next (self->table))
+        if (strcmp (e->app_id, app_id) == 0)
+            s_stop (self, e, now_ms);
+    s_schedule_cleanup (self, app_id, now_ms);
+}
+
+void
+execs_clean_start (execs_t *self, int64_t now_ms)
+{
+    size_t n = orphans_kill (self->work_dir, NULL);
+    if (n)
+        log_warn ("killed %zu processes left in %s by an earlier worker", n,
+                  self->work_dir);
+    DIR *d = opendir (self->work_dir);
+    struct dirent *ent;
+    size_t dirs = 0;
+    while (d && (ent = readdir (d)))
+        if (hearth_id_valid (HEARTH_ID_APP, ent->d_name)) {
+            s_schedule_cleanup (self, ent->d_name, now_ms);
+            dirs++;
+        }
+    if (d)
+        closedir (d);
+    if (dirs)
+        log_info ("%zu application directories of an earlier worker in %s "
+                  "go after the retention",
+                  dirs, self->work_dir);
 }
 
 /* --- reaping ----------------------------------------------------------- */
@@ -370,9 +458,11 @@ execs_exited (execs_t *self, pid_t pid, int status)
     s_exec_t *e = s_find_pid (self, pid, key, sizeof key);
     if (!e)
         return false;
-    /* The group may hold the executor's own children: end them. */
+    /* The group may hold the executor's own children: end them, and the
+       next tick ends those in groups of their own (orphans.h). */
     kill (-pid, SIGKILL);
     s_exited (self, e, status);
+    zhashx_update (self->exited, key, (void *) "");
     zhashx_delete (self->table, key);
     return true;
 }
@@ -398,15 +488,30 @@ s_app_running (execs_t *self, const char *app_id)
     return false;
 }
 
+/* Kill what the executors reaped since the last tick left running. */
+static void
+s_sweep (execs_t *self)
+{
+    if (zhashx_size (self->exited) == 0)
+        return;
+    size_t n = orphans_kill (self->work_dir, self->exited);
+    if (n)
+        log_warn ("killed %zu processes left by %zu exited executors", n,
+                  zhashx_size (self->exited));
+    zhashx_purge (self->exited);
+}
+
 void
 execs_tick (execs_t *self, int64_t now_ms)
 {
+    s_sweep (self);
     for (s_exec_t *e = zhashx_first (self->table); e;
          e = zhashx_next (self->table))
         if (e->killing && e->kill_deadline_ms
             && now_ms >= e->kill_deadline_ms) {
-            log_warn ("executor %s/%d ignored SIGTERM: SIGKILL", e->app_id,
-                      e->exec_id);
+            log_warn ("executor %s/%d did not stop within %lld ms of "
+                      "SIGTERM: SIGKILL",
+                      e->app_id, e->exec_id, (long long) self->kill_grace_ms);
             kill (-e->pid, SIGKILL);
             e->kill_deadline_ms = 0;
         }

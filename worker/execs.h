@@ -50,12 +50,19 @@ typedef struct {
 /* A new table: executors run program (a path) in work_dir/APP/EXEC,
    advertising host; a killed executor gets SIGKILL kill_grace_ms after
    SIGTERM; a removed application's directory goes retention_ms later.
-   NULL with err. */
+   It locks work_dir (WORK_DIR/.worker.lock): one worker per work dir.
+   NULL with err (no memory, or another worker holds the lock). */
 execs_t *execs_new (const char *work_dir, const char *program, const char *host,
                     int64_t kill_grace_ms, int64_t retention_ms,
                     execs_report_fn *report, void *arg, hearth_error_t *err);
 
-/* SIGKILL every executor still running, reap them, free the table. */
+/* At start-up: kill what an earlier worker on the same work dir left
+   running (orphans.h), and schedule its application directories for
+   removal after the retention. */
+void execs_clean_start (execs_t *self, int64_t now_ms);
+
+/* SIGKILL every executor still running and whatever they left (orphans.h),
+   reap them, free the table, unlock the work dir. */
 void execs_destroy (execs_t **self_p);
 
 /* Start an executor.  Reports RUNNING, or FAILED when it cannot start.
@@ -77,7 +84,9 @@ void execs_kill_all (execs_t *self, int64_t now_ms);
    it and return true. */
 bool execs_exited (execs_t *self, pid_t pid, int status);
 
-/* Periodic work: SIGKILL after grace periods, remove due directories. */
+/* Periodic work: kill what executors reaped since the last tick left
+   running (orphans.h), SIGKILL after grace periods, remove due
+   directories. */
 void execs_tick (execs_t *self, int64_t now_ms);
 
 /* Executors alive (started, not yet reaped). */

@@ -2,6 +2,6 @@
 bin_PROGRAMS += hearth-worker
 hearth_worker_SOURCES = \
 	worker/worker.h worker/main.c worker/link.c \
-	worker/execs.c worker/execs.h \
+	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/drivers.c worker/drivers.h
 hearth_worker_LDADD = $(CORE_LIBS)

@@ -1,4 +1,5 @@
-/*  main.c - hearth-worker: options, start-up, the event loop (the master's
+/*  main.c - hearth-worker: options, start-up (the work dir's lock, and
+    what an earlier worker left there), the event loop (the master's
     DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors and
     drivers; SIGTERM or SIGINT stops them all (SIGTERM to each process
     group, SIGKILL after the grace period) before the worker exits, and a
@@ -20,6 +21,7 @@
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/units.h"
+#include "worker/orphans.h"
 #include "worker/worker.h"
 
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
@@ -234,6 +236,10 @@ s_work_dir (worker_t *w, hearth_error_t *err)
         hearth_conf_ms (w->conf, "app-retention"), worker_report, w, err);
     if (!w->execs)
         return -1;
+    /* Orphaned grandchildren come to us, to be reaped (orphans.h). */
+    if (orphans_subreaper () < 0)
+        log_warn ("cannot become a child subreaper: %s", strerror (errno));
+    execs_clean_start (w->execs, worker_now ());
     hearth_program_path ("hearth-driver", program, sizeof program);
     drivers_config_t dc = {
         .work_dir = w->work_dir,

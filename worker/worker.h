@@ -5,6 +5,7 @@
                  with back-off and a fresh socket, and the handlers of the
                  master's commands
         execs.c  the executor processes (execs.h)
+        orphans.c what executors left behind (orphans.h)
         drivers.c  the cluster-mode driver processes (drivers.h)
 */
 #ifndef HEARTH_WORKER_WORKER_H
@@ -15,8 +16,8 @@
 
 #include <czmq.h>
 
-#include "libcore/curve.h"
 #include "libcore/conf.h"
+#include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/pidfile.h"
 #include "worker/drivers.h"

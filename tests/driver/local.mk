@@ -20,7 +20,10 @@ DRIVER_TESTS = \
 	tests/driver/test-cluster-by-hand.sh \
 	tests/driver/test-cluster-mode.sh \
 	tests/driver/test-supervise.sh \
-	tests/driver/test-cluster-mode-keys.sh
+	tests/driver/test-cluster-mode-keys.sh \
+	tests/driver/test-speculation.sh \
+	tests/driver/test-executor-hung.sh \
+	tests/driver/test-driver-journal.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)

@@ -7,9 +7,7 @@
 #
 # Environment (set by `make check`, see local.mk):
 #   HEARTH_BIN_DIR       where hearth-master, hearth-worker... were built
-#   HEARTH_TEST_BIN_DIR  where test-app and fake-executor were built
-#   HEARTH_FAKE_EXECUTOR=1  use the stand-in executor even when the real
-#                           hearth-executor exists
+#   HEARTH_TEST_BIN_DIR  where test-app (a small test driver) was built
 # WRAP, when set, prefixes the daemons' command lines (valgrind).
 set -u
 WRAP=${WRAP:-}
@@ -107,21 +105,15 @@ finish() {
   ((FAILED == 0))
 }
 
-# The executor the workers run: the real one once it exists, else the
-# stand-in.  Workers find it through HEARTH_BIN_DIR=$T/bin.
+# The programs the workers run: the real ones (integration tests run the
+# real parts).  Workers find them through HEARTH_BIN_DIR=$T/bin.
 setup_bin() {
   mkdir -p "$T/bin"
   local p
-  for p in hearth-master hearth-worker hearth-tail hearth-driver; do
+  for p in hearth-master hearth-worker hearth-tail hearth-executor \
+    hearth-driver; do
     [[ -x $BIN/$p ]] && ln -sf "$BIN/$p" "$T/bin/$p"
   done
-  if [[ -x $BIN/hearth-executor && -z ${HEARTH_FAKE_EXECUTOR:-} ]]; then
-    ln -sf "$BIN/hearth-executor" "$T/bin/hearth-executor"
-    EXECUTOR=real
-  else
-    ln -sf "$TBIN/fake-executor" "$T/bin/hearth-executor"
-    EXECUTOR=fake
-  fi
 }
 setup_bin
 
@@ -193,4 +185,27 @@ start_app() {
 # count_lines FILE PATTERN: lines of FILE matching PATTERN.
 count_lines() {
   grep -c -- "$2" "$1" 2>/dev/null || true
+}
+
+# log_ms FILE PATTERN: the time (ms since the epoch) of the first line of a
+# Hearth log matching PATTERN (lines start with an ISO 8601 UTC stamp).
+log_ms() {
+  local stamp
+  stamp=$(grep -m1 -- "$2" "$1" 2>/dev/null | cut -d' ' -f1)
+  [[ -n $stamp ]] && date -d "$stamp" +%s%3N
+}
+
+# procs_in DIR: the pids of the (live, not zombie) processes working in
+# DIR or below it: executors and their tasks run in WORK_DIR/APP/EXEC.
+procs_in() {
+  local p cwd
+  for p in /proc/[0-9]*; do
+    cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+    [[ $cwd == "$1" || $cwd == "$1"/* ]] && echo "${p#/proc/}"
+  done
+}
+
+# none_in DIR: no process works in DIR.
+none_in() {
+  [[ -z $(procs_in "$1") ]]
 }

@@ -1,10 +1,9 @@
-# Integration tests: shell scripts that start real daemons on 127.0.0.1,
-# with two small C helpers (a test driver and a stand-in executor).
-check_PROGRAMS += tests/integration/test-app tests/integration/fake-executor
+# Integration tests: shell scripts that start real daemons on 127.0.0.1
+# (and, for test-netns, in network namespaces of their own), with a small
+# test driver in C that prints what the master tells it.
+check_PROGRAMS += tests/integration/test-app
 tests_integration_test_app_SOURCES = tests/integration/test-app.c
 tests_integration_test_app_LDADD = $(CORE_LIBS)
-tests_integration_fake_executor_SOURCES = tests/integration/fake-executor.c
-tests_integration_fake_executor_LDADD = $(CORE_LIBS)
 
 INTEGRATION_TESTS = \
 	tests/integration/test-cluster-state.sh \
@@ -16,7 +15,12 @@ INTEGRATION_TESTS = \
 	tests/integration/test-garbage.sh \
 	tests/integration/test-submit-cluster.sh \
 	tests/integration/test-scripts.sh \
-	tests/integration/test-install.sh
+	tests/integration/test-install.sh \
+	tests/integration/test-master-journal.sh \
+	tests/integration/test-worker-kill.sh \
+	tests/integration/test-driver-kill.sh \
+	tests/integration/test-chaos.sh \
+	tests/integration/test-netns.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

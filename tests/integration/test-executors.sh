@@ -9,7 +9,6 @@ deadline 90
 
 start_master || exit 1
 start_worker w1 --app-retention 1s || exit 1
-say "executor: $EXECUTOR"
 start_app exec --max-cores 2 --cores-per-executor 1 --memory-mb 256 \
   --token secret-token --conf hearth.test=yes || exit 1
 registered() { test "$(count_lines "$T/exec.out" '^EXECUTOR_REGISTERED ')" -ge "$1"; }
@@ -25,17 +24,18 @@ check "work dir WORK_DIR/APP/EXEC exists" test -d "$dir"
 check "executor dir mode 0700" test "$(stat -c %a "$dir")" = 700
 check "stdout file there" test -f "$dir/stdout"
 check "stderr file there" test -f "$dir/stderr"
-if [[ $EXECUTOR == fake ]]; then
-  args=$(head -1 "$dir/stdout")
-  for want in "--driver-url tcp://127.0.0.1:" "--app-id $APP_ID" \
-    "--exec-id 0" "--cores 1" "--memory-mb 256" "--host 127.0.0.1" \
-    "--token secret-token" "--conf hearth.test=yes"; do
-    check "executor argv has '$want'" grep -qF -- "$want" <<<"$args"
-  done
-  check "stderr has the executor's output" grep -q 'stderr works' "$dir/stderr"
-else
-  check "stderr has the executor's log" test -s "$dir/stderr"
-fi
+check "stderr has the executor's log" test -s "$dir/stderr"
+pid0=$(awk '/^EXECUTOR_REGISTERED 0 /{print $3}' "$T/exec.out")
+args=$(tr '\0' ' ' <"/proc/$pid0/cmdline")
+for want in "--driver-url tcp://127.0.0.1:" "--app-id $APP_ID" \
+  "--exec-id 0" "--cores 1" "--memory-mb 256" "--host 127.0.0.1" \
+  "--conf hearth.test=yes"; do
+  check "executor argv has '$want'" grep -qF -- "$want" <<<"$args"
+done
+check "the token is not on its command line" eval '! grep -qF secret-token <<<"$args"'
+check "... but in its environment" \
+  grep -qxF HEARTH_TOKEN=secret-token < <(tr '\0' '\n' <"/proc/$pid0/environ")
+check "its cwd is its work dir" test "$(readlink "/proc/$pid0/cwd")" = "$dir"
 pids=$(awk '/^EXECUTOR_REGISTERED/{print $3}' "$T/exec.out")
 gone() { local p; for p in $pids; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
 running() { local p; for p in $pids; do kill -0 "$p" 2>/dev/null || return 1; done; }

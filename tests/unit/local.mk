@@ -88,6 +88,23 @@ tests_unit_test_curve_SOURCES = tests/unit/test_curve.c tests/unit/testutil.h
 tests_unit_test_curve_CFLAGS = $(unit_cflags)
 tests_unit_test_curve_LDADD = $(unit_libs)
 
+# The master's journal: its pure record codec and replay, and its files.
+UNIT_TESTS += tests/unit/test_journal
+tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
+	tests/unit/testutil.h master/jstate.c master/jstate.h \
+	master/journal.c master/journal.h
+tests_unit_test_journal_CFLAGS = $(unit_cflags)
+tests_unit_test_journal_LDADD = $(unit_libs)
+
+# The registry and its journal: records of every change, replay, restore.
+UNIT_TESTS += tests/unit/test_restore
+tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
+	tests/unit/testutil.h master/jstate.c master/jstate.h \
+	master/registry.c master/registry.h master/registry_int.h \
+	master/records.c master/restore.c
+tests_unit_test_restore_CFLAGS = $(unit_cflags)
+tests_unit_test_restore_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h
 tests_unit_test_packed_CFLAGS = $(unit_cflags)

@@ -1,0 +1,675 @@
+/*  journal.c - the master's journal files; see journal.h. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "libcore/log.h"
+#include "master/journal.h"
+
+/* The journal directory and its files are private to the master's user. */
+static const mode_t s_dir_mode = 0700, s_file_mode = 0600;
+
+struct journal {
+    char *dir;       /* the directory */
+    int dir_fd;      /* open on it, to fsync renames */
+    int lock_fd;     /* DIR/lock, flock()ed */
+    int fd;          /* DIR/journal.GEN, appended to */
+    int64_t gen;     /* current generation */
+    size_t size;     /* bytes in journal.GEN */
+    bool dirty;      /* appended since the last fsync */
+    bool failing;    /* the last write failed (logged once) */
+    size_t appended; /* records appended since open */
+};
+
+static int64_t
+s_wall_ms (void)
+{
+    struct timeval tv;
+    gettimeofday (&tv, NULL);
+    return (int64_t) tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static void
+s_path (const journal_t *self, char *buf, size_t size, const char *name)
+{
+    snprintf (buf, size, "%s/%s", self->dir, name);
+}
+
+static void
+s_journal_path (const journal_t *self, char *buf, size_t size, int64_t gen)
+{
+    snprintf (buf, size, "%s/journal.%lld", self->dir, (long long) gen);
+}
+
+/* Write all of len bytes.  0 or -1 with errno. */
+static int
+s_write_all (int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write (fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t) n;
+    }
+    return 0;
+}
+
+/* The whole file into a new buffer (*len bytes); NULL with errno (ENOENT
+   when it does not exist). */
+static char *
+s_read_file (const char *path, size_t *len)
+{
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat (fd, &st) < 0) {
+        close (fd);
+        return NULL;
+    }
+    char *buf = malloc ((size_t) st.st_size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t) st.st_size) {
+        ssize_t n = read (fd, buf + got, (size_t) st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t) n;
+    }
+    close (fd);
+    if (buf)
+        buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+/* --- opening ----------------------------------------------------------- */
+
+static int
+s_lock (journal_t *self, hearth_error_t *err)
+{
+    char path[4200], pid[32];
+    s_path (self, path, sizeof path, "lock");
+    self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, s_file_mode);
+    if (self->lock_fd < 0)
+        return hearth_errprintf (err, "cannot open %s: %s", path,
+                                 strerror (errno));
+    if (flock (self->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+        ssize_t n = pread (self->lock_fd, pid, sizeof pid - 1, 0);
+        pid[n > 0 ? n : 0] = '\0';
+        pid[strcspn (pid, "\n")] = '\0';
+        return hearth_errprintf (err,
+                                 "journal %s is in use by another master "
+                                 "(pid %s)",
+                                 self->dir, pid[0] ? pid : "unknown");
+    }
+    int n = snprintf (pid, sizeof pid, "%d\n", (int) getpid ());
+    if (ftruncate (self->lock_fd, 0) < 0
+        || pwrite (self->lock_fd, pid, (size_t) n, 0) != n)
+        log_warn ("cannot write the pid into %s: %s", path, strerror (errno));
+    return 0;
+}
+
+static void
+s_warn_tail (const char *path, const jload_t *rep)
+{
+    if (rep->status == JREC_OK)
+        return;
+    log_warn ("journal file %s: %s at line %zu (byte %zu): skipped the last "
+              "%zu bytes; the %zu records before it are kept",
+              path, jstate_status_text (rep->status), rep->bad_line,
+              rep->good_bytes, rep->bad_bytes, rep->records);
+}
+
+/* Load the snapshot, if any, into state; sets self->gen (-1 when unknown). */
+static void
+s_load_snapshot (journal_t *self, jstate_t *state)
+{
+    char path[4200];
+    size_t len;
+    s_path (self, path, sizeof path, "snapshot");
+    self->gen = -1;
+    char *buf = s_read_file (path, &len);
+    if (!buf) {
+        if (errno != ENOENT)
+            log_warn ("cannot read %s: %s", path, strerror (errno));
+        return;
+    }
+    jload_t rep;
+    jstate_load (state, buf, len, &rep);
+    free (buf);
+    s_warn_tail (path, &rep);
+    if (!rep.header || strcmp (rep.header, "snapshot") != 0 || rep.gen < 0)
+        log_warn ("%s has no snapshot header: its generation is unknown", path);
+    else
+        self->gen = rep.gen;
+    if (rep.status == JREC_OK && !rep.ended)
+        log_warn ("%s has no end record: it may be incomplete", path);
+    log_info ("snapshot %s: %zu records (generation %lld)", path, rep.applied,
+              (long long) self->gen);
+}
+
+/* The highest N of the journal.N files in the directory, or -1. */
+static int64_t
+s_latest_journal (journal_t *self)
+{
+    int64_t best = -1;
+    DIR *d = opendir (self->dir);
+    struct dirent *ent;
+    while (d && (ent = readdir (d))) {
+        char *end;
+        if (strncmp (ent->d_name, "journal.", 8) != 0)
+            continue;
+        long long n = strtoll (ent->d_name + 8, &end, 10);
+        if (*end == '\0' && end != ent->d_name + 8 && n >= 0 && n > best)
+            best = n;
+    }
+    if (d)
+        closedir (d);
+    return best;
+}
+
+/* Remove journal.N files of other generations and a snapshot.tmp. */
+static void
+s_remove_stale (journal_t *self)
+{
+    DIR *d = opendir (self->dir);
+    struct dirent *ent;
+    char path[4200];
+    while (d && (ent = readdir (d))) {
+        char *end;
+        bool stale = strcmp (ent->d_name, "snapshot.tmp") == 0;
+        if (strncmp (ent->d_name, "journal.", 8) == 0) {
+            long long n = strtoll (ent->d_name + 8, &end, 10);
+            stale = *end == '\0' && end != ent->d_name + 8 && n != self->gen;
+        }
+        if (!stale)
+            continue;
+        s_path (self, path, sizeof path, ent->d_name);
+        log_info ("removing stale journal file %s", path);
+        unlink (path);
+    }
+    if (d)
+        closedir (d);
+}
+
+/* Keep a copy of a skipped tail for whoever investigates. */
+static void
+s_save_tail (journal_t *self, const char *buf, size_t len)
+{
+    char path[4200];
+    snprintf (path, sizeof path, "%s/journal.%lld.bad", self->dir,
+              (long long) self->gen);
+    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
+    if (fd < 0 || s_write_all (fd, buf, len) < 0)
+        log_warn ("cannot keep the skipped bytes in %s: %s", path,
+                  strerror (errno));
+    else
+        log_warn ("the skipped bytes are kept in %s", path);
+    if (fd >= 0)
+        close (fd);
+}
+
+static int
+s_write_header (int fd, const char *type, int64_t gen, size_t *len)
+{
+    cJSON *h = cJSON_CreateObject ();
+    char *line = NULL;
+    if (h) {
+        cJSON_AddStringToObject (h, "t", type);
+        cJSON_AddNumberToObject (h, "gen", (double) gen);
+        cJSON_AddNumberToObject (h, "version", JSTATE_VERSION);
+        cJSON_AddNumberToObject (h, "time_ms", (double) s_wall_ms ());
+        line = jstate_encode (h, len);
+    }
+    cJSON_Delete (h);
+    int rc = line ? s_write_all (fd, line, *len) : -1;
+    free (line);
+    return rc;
+}
+
+/* Replay journal.GEN into state and open it for appending, cutting a bad
+   tail off (it is saved aside first). */
+static int
+s_open_journal (journal_t *self, jstate_t *state, hearth_error_t *err)
+{
+    char path[4200];
+    size_t len = 0;
+    s_journal_path (self, path, sizeof path, self->gen);
+    char *buf = s_read_file (path, &len);
+    if (!buf && errno != ENOENT)
+        return hearth_errprintf (err, "cannot read %s: %s", path,
+                                 strerror (errno));
+    jload_t rep = {.status = JREC_OK};
+    if (buf) {
+        jstate_load (state, buf, len, &rep);
+        s_warn_tail (path, &rep);
+        if (rep.records
+            && (!rep.header || strcmp (rep.header, "journal") != 0
+                || rep.gen != self->gen))
+            log_warn ("%s: header says generation %lld, not %lld: replayed "
+                      "anyway",
+                      path, (long long) rep.gen, (long long) self->gen);
+        if (rep.bad_bytes)
+            s_save_tail (self, buf + rep.good_bytes, rep.bad_bytes);
+        log_info ("journal %s: %zu records replayed", path, rep.applied);
+    }
+    free (buf);
+    self->fd =
+        open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, s_file_mode);
+    if (self->fd < 0)
+        return hearth_errprintf (err, "cannot open %s: %s", path,
+                                 strerror (errno));
+    self->size = rep.good_bytes;
+    if (rep.bad_bytes && ftruncate (self->fd, (off_t) rep.good_bytes) < 0)
+        return hearth_errprintf (err, "cannot cut the bad tail of %s: %s", path,
+                                 strerror (errno));
+    if (self->size == 0
+        && s_write_header (self->fd, "journal", self->gen, &self->size) < 0)
+        return hearth_errprintf (err, "cannot write %s: %s", path,
+                                 strerror (errno));
+    return 0;
+}
+
+journal_t *
+journal_open (const char *dir, jstate_t **state, hearth_error_t *err)
+{
+    journal_t *self = calloc (1, sizeof *self);
+    *state = jstate_new ();
+    if (!self || !*state || !(self->dir = strdup (dir))) {
+        hearth_errprintf (err, "out of memory");
+        goto error;
+    }
+    self->dir_fd = self->lock_fd = self->fd = -1;
+    if (mkdir (dir, s_dir_mode) < 0 && errno != EEXIST) {
+        hearth_errprintf (err, "cannot create %s: %s", dir, strerror (errno));
+        goto error;
+    }
+    self->dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (self->dir_fd < 0) {
+        hearth_errprintf (err, "cannot open %s: %s", dir, strerror (errno));
+        goto error;
+    }
+    if (s_lock (self, err) < 0)
+        goto error;
+    s_load_snapshot (self, *state);
+    if (self->gen < 0) {
+        int64_t latest = s_latest_journal (self);
+        self->gen = latest < 0 ? 0 : latest;
+    }
+    s_remove_stale (self);
+    if (s_open_journal (self, *state, err) < 0)
+        goto error;
+    fsync (self->dir_fd);
+    return self;
+error:
+    journal_destroy (&self);
+    jstate_destroy (state);
+    return NULL;
+}
+
+void
+journal_destroy (journal_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    journal_t *self = *self_p;
+    int saved = errno;
+    if (self->fd >= 0) {
+        journal_sync (self);
+        close (self->fd);
+    }
+    if (self->lock_fd >= 0)
+        close (self->lock_fd); /* releases the flock */
+    if (self->dir_fd >= 0)
+        close (self->dir_fd);
+    free (self->dir);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+/* --- appending --------------------------------------------------------- */
+
+/* After a failed compaction: start journal.GEN again. */
+static int
+s_reopen (journal_t *self)
+{
+    char path[4200];
+    s_journal_path (self, path, sizeof path, self->gen);
+    self->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+                     s_file_mode);
+    if (self->fd < 0)
+        return -1;
+    if (s_write_header (self->fd, "journal", self->gen, &self->size) < 0) {
+        close (self->fd);
+        self->fd = -1;
+        return -1;
+    }
+    fsync (self->dir_fd);
+    return 0;
+}
+
+int
+journal_append (journal_t *self, const cJSON *record, bool sync)
+{
+    size_t len;
+    char *line = jstate_encode (record, &len);
+    bool encoded = line != NULL;
+    int rc = !encoded || (self->fd < 0 && s_reopen (self) < 0)
+                 ? -1
+                 : s_write_all (self->fd, line, len);
+    free (line);
+    if (rc == 0) {
+        self->size += len;
+        self->appended++;
+        self->dirty = true;
+        if (sync)
+            rc = journal_sync (self);
+    }
+    if (rc < 0 && !self->failing)
+        log_error ("cannot write to the journal in %s: %s (the master goes "
+                   "on; a restart may lose recent changes)",
+                   self->dir, encoded ? strerror (errno) : "out of memory");
+    else if (rc == 0 && self->failing)
+        log_info ("the journal in %s is written again", self->dir);
+    self->failing = rc < 0;
+    return rc;
+}
+
+int
+journal_sync (journal_t *self)
+{
+    if (!self->dirty || self->fd < 0)
+        return 0;
+    if (fdatasync (self->fd) < 0)
+        return -1;
+    self->dirty = false;
+    return 0;
+}
+
+size_t
+journal_size (const journal_t *self)
+{
+    return self->size;
+}
+
+int64_t
+journal_gen (const journal_t *self)
+{
+    return self->gen;
+}
+
+const char *
+journal_dir (const journal_t *self)
+{
+    return self->dir;
+}
+
+/* --- compaction -------------------------------------------------------- */
+
+/* The snapshot being written. */
+typedef struct {
+    FILE *f;        /* snapshot.tmp */
+    size_t records; /* written */
+    bool failed;    /* a write failed */
+} s_snap_t;
+
+static void
+s_emit (void *arg, const cJSON *record, bool sync)
+{
+    (void) sync;
+    s_snap_t *s = arg;
+    size_t len;
+    char *line = s->failed ? NULL : jstate_encode (record, &len);
+    if (!s->failed && (!line || fwrite (line, 1, len, s->f) != len))
+        s->failed = true;
+    free (line);
+    s->records++;
+}
+
+static void
+s_emit_marker (s_snap_t *s, const char *type, const char *key, int64_t v)
+{
+    cJSON *r = cJSON_CreateObject ();
+    if (!r) {
+        s->failed = true;
+        return;
+    }
+    cJSON_AddStringToObject (r, "t", type);
+    cJSON_AddNumberToObject (r, key, (double) v);
+    if (strcmp (type, "snapshot") == 0) {
+        cJSON_AddNumberToObject (r, "version", JSTATE_VERSION);
+        cJSON_AddNumberToObject (r, "time_ms", (double) s_wall_ms ());
+    }
+    s_emit (s, r, false);
+    cJSON_Delete (r);
+}
+
+/* Write snapshot.tmp for generation gen and rename it into place. */
+static int
+s_write_snapshot (journal_t *self, int64_t gen, journal_dump_fn *dump,
+                  void *dump_arg, hearth_error_t *err)
+{
+    char tmp[4200], path[4200];
+    s_path (self, tmp, sizeof tmp, "snapshot.tmp");
+    s_path (self, path, sizeof path, "snapshot");
+    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
+    s_snap_t s = {.f = fd >= 0 ? fdopen (fd, "w") : NULL};
+    if (!s.f) {
+        if (fd >= 0)
+            close (fd);
+        return hearth_errprintf (err, "cannot write %s: %s", tmp,
+                                 strerror (errno));
+    }
+    s_emit_marker (&s, "snapshot", "gen", gen);
+    dump (dump_arg, s_emit, &s);
+    s_emit_marker (&s, "end", "records", (int64_t) s.records - 1);
+    bool ok = !s.failed && fflush (s.f) == 0 && fsync (fileno (s.f)) == 0;
+    ok = fclose (s.f) == 0 && ok;
+    if (!ok || rename (tmp, path) < 0) {
+        hearth_errprintf (err, "cannot write %s: %s", tmp, strerror (errno));
+        unlink (tmp);
+        return -1;
+    }
+    fsync (self->dir_fd);
+    return 0;
+}
+
+int
+journal_compact (journal_t *self, journal_dump_fn *dump, void *dump_arg,
+                 hearth_error_t *err)
+{
+    char path[4200], old[4200];
+    int64_t gen = self->gen + 1;
+    journal_sync (self);
+    if (s_write_snapshot (self, gen, dump, dump_arg, err) < 0)
+        return -1;
+    /* From here the new snapshot is the truth: journal.GEN must follow. */
+    s_journal_path (self, path, sizeof path, gen);
+    s_journal_path (self, old, sizeof old, self->gen);
+    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
+                   s_file_mode);
+    size_t size = 0;
+    if (fd < 0 || s_write_header (fd, "journal", gen, &size) < 0
+        || fdatasync (fd) < 0) {
+        /* Recovery reads the new snapshot and no journal: still right.
+           Appends try to start journal.GEN again. */
+        hearth_errprintf (err, "cannot start %s: %s", path, strerror (errno));
+        if (fd >= 0)
+            close (fd);
+        unlink (path);
+        close (self->fd);
+        self->fd = -1;
+        unlink (old);
+        self->gen = gen;
+        self->size = 0;
+        self->dirty = false;
+        return -1;
+    }
+    fsync (self->dir_fd);
+    close (self->fd);
+    self->fd = fd;
+    unlink (old);
+    self->gen = gen;
+    self->size = size;
+    self->dirty = false;
+    log_debug ("journal compacted: generation %lld", (long long) gen);
+    return 0;
+}
+
+/* --- files records refer to -------------------------------------------- */
+
+static void
+s_files_path (const journal_t *self, char *buf, size_t size, const char *key,
+              const char *suffix)
+{
+    snprintf (buf, size, "%s/files/%s%s", self->dir, key, suffix);
+}
+
+static int
+s_rm_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void) st;
+    (void) ftw;
+    if (flag == FTW_DP ? rmdir (path) : unlink (path))
+        log_warn ("cannot remove %s: %s", path, strerror (errno));
+    return 0;
+}
+
+static void
+s_rm_tree (const char *path)
+{
+    if (access (path, F_OK) == 0)
+        nftw (path, s_rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+journal_files_put (journal_t *self, const char *key, zframe_t *const *frames,
+                   size_t n, hearth_error_t *err)
+{
+    char tmp[4200], dir[4200], path[4300];
+    snprintf (path, sizeof path, "%s/files", self->dir);
+    if (mkdir (path, s_dir_mode) < 0 && errno != EEXIST)
+        return hearth_errprintf (err, "cannot create %s: %s", path,
+                                 strerror (errno));
+    s_files_path (self, tmp, sizeof tmp, key, ".tmp");
+    s_files_path (self, dir, sizeof dir, key, "");
+    s_rm_tree (tmp);
+    if (mkdir (tmp, s_dir_mode) < 0)
+        return hearth_errprintf (err, "cannot create %s: %s", tmp,
+                                 strerror (errno));
+    for (size_t i = 0; i < n; i++) {
+        snprintf (path, sizeof path, "%s/%zu", tmp, i);
+        int fd =
+            open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
+        bool ok = fd >= 0
+                  && s_write_all (fd, (const char *) zframe_data (frames[i]),
+                                  zframe_size (frames[i]))
+                         == 0
+                  && fdatasync (fd) == 0;
+        if (fd >= 0)
+            close (fd);
+        if (!ok) {
+            hearth_errprintf (err, "cannot write %s: %s", path,
+                              strerror (errno));
+            s_rm_tree (tmp);
+            return -1;
+        }
+    }
+    s_rm_tree (dir);
+    if (rename (tmp, dir) < 0) {
+        hearth_errprintf (err, "cannot rename %s: %s", tmp, strerror (errno));
+        s_rm_tree (tmp);
+        return -1;
+    }
+    snprintf (path, sizeof path, "%s/files", self->dir);
+    int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync (fd);
+        close (fd);
+    }
+    return 0;
+}
+
+bool
+journal_files_have (journal_t *self, const char *key)
+{
+    char dir[4200];
+    s_files_path (self, dir, sizeof dir, key, "");
+    return access (dir, F_OK) == 0;
+}
+
+zframe_t **
+journal_files_get (journal_t *self, const char *key, size_t n,
+                   hearth_error_t *err)
+{
+    char path[4300];
+    zframe_t **frames = calloc (n ? n : 1, sizeof *frames);
+    if (!frames) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        s_files_path (self, path, sizeof path, key, "");
+        snprintf (path + strlen (path), sizeof path - strlen (path), "/%zu", i);
+        char *data = s_read_file (path, &len);
+        if (!data || !(frames[i] = zframe_new (data, len))) {
+            hearth_errprintf (err, "cannot read %s: %s", path,
+                              data ? "out of memory" : strerror (errno));
+            free (data);
+            for (size_t k = 0; k < i; k++)
+                zframe_destroy (&frames[k]);
+            free (frames);
+            return NULL;
+        }
+        free (data);
+    }
+    return frames;
+}
+
+void
+journal_files_drop (journal_t *self, const char *key)
+{
+    char dir[4200];
+    s_files_path (self, dir, sizeof dir, key, "");
+    s_rm_tree (dir);
+}
+
+void
+journal_files_gc (journal_t *self, bool (*keep) (void *arg, const char *key),
+                  void *arg)
+{
+    char path[4200];
+    snprintf (path, sizeof path, "%s/files", self->dir);
+    DIR *d = opendir (path);
+    struct dirent *ent;
+    zlistx_t *gone = zlistx_new ();
+    while (d && gone && (ent = readdir (d)))
+        if (ent->d_name[0] != '.' && !keep (arg, ent->d_name))
+            zlistx_add_end (gone, strdup (ent->d_name));
+    if (d)
+        closedir (d);
+    for (char *key = gone ? zlistx_first (gone) : NULL; key;
+         key = zlistx_next (gone)) {
+        snprintf (path, sizeof path, "%s/files/%s", self->dir, key);
+        s_rm_tree (path);
+        free (key);
+    }
+    zlistx_destroy (&gone);
+}

@@ -1,0 +1,103 @@
+/*  journal.h - the master's journal on disk (`hearth-master --journal DIR`).
+
+    DIR holds (all mode 0600, DIR 0700: records carry application tokens):
+
+        lock        flock()ed by the master that uses DIR; holds its pid
+        snapshot    the whole state at generation G: a "snapshot" header
+                    {gen: G}, one record per worker, application, executor
+                    and driver, and an "end" record; written to
+                    snapshot.tmp, fsync'd and renamed, so it is whole or
+                    absent
+        journal.G   every change since that snapshot, appended as it
+                    happens: a "journal" header {gen: G}, then records
+        files/KEY/N the bytes records refer to but do not hold (the files
+                    of a cluster-mode driver not yet ended, KEY its id),
+                    written whole before the record that needs them
+
+    The record format is jstate.h's.  Recovery reads the snapshot (if any)
+    and journal.G of the same generation into a jstate_t; a torn or corrupt
+    tail is logged as a warning and skipped, never applied.  Compaction
+    writes a new snapshot of generation G + 1, starts journal.(G + 1) and
+    removes journal.G; a crash at any point leaves either the old snapshot
+    and its journal or the new ones.  The master compacts right after
+    recovering (which also drops a corrupt tail for good) and whenever the
+    journal has grown past a size.
+
+    Writes: each record is written (write(2)) when it is appended, so a
+    master killed with kill -9 loses nothing; it is fsync'd at once when
+    the caller says it matters (sync), else at the next journal_sync().
+    Errors are logged once per kind and returned; the journal then keeps
+    trying on later appends.
+*/
+#ifndef HEARTH_MASTER_JOURNAL_H
+#define HEARTH_MASTER_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "libcore/error.h"
+#include "master/jstate.h"
+
+typedef struct journal journal_t;
+
+/* Open DIR (creating it), lock it, and read what it holds into *state (a
+   new jstate_t, caller destroys; empty for a new journal).  Warnings
+   about skipped tails are logged.  NULL with err when DIR cannot be used
+   or another master holds it. */
+journal_t *journal_open (const char *dir, jstate_t **state,
+                         hearth_error_t *err);
+
+/* Unlock and close; what was appended is fsync'd first.  Accepts NULL. */
+void journal_destroy (journal_t **self_p);
+
+/* Append one record (borrowed).  0 or -1. */
+int journal_append (journal_t *self, const cJSON *record, bool sync);
+
+/* fsync what was appended since the last sync.  0 or -1. */
+int journal_sync (journal_t *self);
+
+/* Bytes in the current journal file. */
+size_t journal_size (const journal_t *self);
+
+/* The current generation. */
+int64_t journal_gen (const journal_t *self);
+
+/* The directory (borrowed). */
+const char *journal_dir (const journal_t *self);
+
+/* Keep n frames (borrowed) under key (an id: no '/'), fsync'd, replacing
+   what key held.  0 or -1 with err. */
+int journal_files_put (journal_t *self, const char *key,
+                       zframe_t *const *frames, size_t n, hearth_error_t *err);
+
+/* True when key's frames are kept. */
+bool journal_files_have (journal_t *self, const char *key);
+
+/* Read key's n frames into a new array of new frames (caller destroys
+   both).  NULL with err when they are not all there. */
+zframe_t **journal_files_get (journal_t *self, const char *key, size_t n,
+                              hearth_error_t *err);
+
+/* Forget key's frames. */
+void journal_files_drop (journal_t *self, const char *key);
+
+/* Forget the frames of every key for which keep() is false. */
+void journal_files_gc (journal_t *self,
+                       bool (*keep) (void *arg, const char *key), void *arg);
+
+/* Called by a dump for each record of the state. */
+typedef void (journal_emit_fn) (void *emit_arg, const cJSON *record, bool sync);
+/* Fills a snapshot: calls emit for every record of the current state. */
+typedef void (journal_dump_fn) (void *dump_arg, journal_emit_fn *emit,
+                                void *emit_arg);
+
+/* Write a snapshot of what dump emits and start a new generation.  On
+   failure (err) the old snapshot and journal stay in use. */
+int journal_compact (journal_t *self, journal_dump_fn *dump, void *dump_arg,
+                     hearth_error_t *err);
+
+#endif

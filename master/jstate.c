@@ -1,0 +1,425 @@
+/*  jstate.c - journal records and the state they rebuild; see jstate.h. */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <czmq.h>
+
+#include "master/jstate.h"
+
+/* "CCCCCCCC " in front of the JSON. */
+enum { s_crc_chars = 8, s_prefix = s_crc_chars + 1 };
+
+/* One kind of record: the objects in replay order, and an index. */
+typedef struct {
+    cJSON *order;    /* key -> record, in replay order (owned) */
+    zhashx_t *index; /* key -> the cJSON item in order (borrowed) */
+} s_kind_t;
+
+struct jstate {
+    s_kind_t workers; /* by id */
+    s_kind_t apps;    /* by id; final ones moved to the end as they end */
+    s_kind_t execs;   /* by "APP_ID/EXEC_ID" */
+    s_kind_t drivers; /* by id */
+};
+
+/* --- CRC-32 ------------------------------------------------------------ */
+
+uint32_t
+jstate_crc32 (const void *data, size_t len)
+{
+    static uint32_t table[256];
+    static bool ready = false;
+    if (!ready) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++)
+                c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+            table[i] = c;
+        }
+        ready = true;
+    }
+    const unsigned char *p = data;
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < len; i++)
+        crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+    return crc ^ 0xffffffffu;
+}
+
+/* --- lines ------------------------------------------------------------- */
+
+char *
+jstate_encode (const cJSON *record, size_t *len)
+{
+    char *json = cJSON_PrintUnformatted (record);
+    if (!json)
+        return NULL;
+    size_t n = strlen (json);
+    char *line = malloc (s_prefix + n + 2);
+    if (line) {
+        snprintf (line, s_prefix + 1, "%08x ", jstate_crc32 (json, n));
+        memcpy (line + s_prefix, json, n);
+        line[s_prefix + n] = '\n';
+        line[s_prefix + n + 1] = '\0';
+        *len = s_prefix + n + 1;
+    }
+    free (json);
+    return line;
+}
+
+static int
+s_hex (char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The CRC written in front of a line, or -1. */
+static int64_t
+s_read_crc (const char *line, size_t len)
+{
+    if (len < s_prefix || line[s_crc_chars] != ' ')
+        return -1;
+    uint32_t crc = 0;
+    for (int i = 0; i < s_crc_chars; i++) {
+        int d = s_hex (line[i]);
+        if (d < 0)
+            return -1;
+        crc = crc << 4 | (uint32_t) d;
+    }
+    return crc;
+}
+
+static bool
+s_blank (const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r')
+            return false;
+    return true;
+}
+
+jrec_status_t
+jstate_decode (const char *buf, size_t len, size_t *used, cJSON **record)
+{
+    *record = NULL;
+    const char *nl = memchr (buf, '\n', len);
+    if (!nl) {
+        *used = len;
+        return JREC_TORN;
+    }
+    size_t n = (size_t) (nl - buf);
+    *used = n + 1;
+    int64_t crc = s_read_crc (buf, n);
+    if (crc < 0 || jstate_crc32 (buf + s_prefix, n - s_prefix) != crc)
+        return JREC_CRC;
+    const char *end = NULL;
+    cJSON *json =
+        cJSON_ParseWithLengthOpts (buf + s_prefix, n - s_prefix, &end, false);
+    if (!json || !cJSON_IsObject (json) || !end || !s_blank (end, nl)) {
+        cJSON_Delete (json);
+        return JREC_JSON;
+    }
+    if (!cJSON_IsString (cJSON_GetObjectItemCaseSensitive (json, "t"))) {
+        cJSON_Delete (json);
+        return JREC_TYPE;
+    }
+    *record = json;
+    return JREC_OK;
+}
+
+const char *
+jstate_status_text (jrec_status_t status)
+{
+    switch (status) {
+    case JREC_OK:
+        return "good";
+    case JREC_TORN:
+        return "torn write (no end of line)";
+    case JREC_CRC:
+        return "CRC mismatch";
+    case JREC_JSON:
+        return "not a JSON object";
+    case JREC_TYPE:
+        return "no record type or key";
+    case JREC_ORDER:
+        return "record out of order";
+    }
+    return "?";
+}
+
+/* --- the state --------------------------------------------------------- */
+
+static int
+s_kind_init (s_kind_t *k)
+{
+    k->order = cJSON_CreateObject ();
+    k->index = zhashx_new ();
+    return k->order && k->index ? 0 : -1;
+}
+
+static void
+s_kind_free (s_kind_t *k)
+{
+    cJSON_Delete (k->order);
+    zhashx_destroy (&k->index);
+}
+
+jstate_t *
+jstate_new (void)
+{
+    jstate_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    if (s_kind_init (&self->workers) < 0 || s_kind_init (&self->apps) < 0
+        || s_kind_init (&self->execs) < 0 || s_kind_init (&self->drivers) < 0)
+        jstate_destroy (&self);
+    return self;
+}
+
+void
+jstate_destroy (jstate_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    jstate_t *self = *self_p;
+    s_kind_free (&self->workers);
+    s_kind_free (&self->apps);
+    s_kind_free (&self->execs);
+    s_kind_free (&self->drivers);
+    free (self);
+    *self_p = NULL;
+}
+
+static void
+s_remove (s_kind_t *k, const char *key)
+{
+    cJSON *old = zhashx_lookup (k->index, key);
+    if (!old)
+        return;
+    zhashx_delete (k->index, key);
+    cJSON_Delete (cJSON_DetachItemViaPointer (k->order, old));
+}
+
+/* Insert or replace the record under key; to_end moves an existing one to
+   the end.  0 or -1 (no memory). */
+static int
+s_upsert (s_kind_t *k, const char *key, const cJSON *record, bool to_end)
+{
+    cJSON *copy = cJSON_Duplicate (record, true);
+    if (!copy)
+        return -1;
+    cJSON *old = zhashx_lookup (k->index, key);
+    if (old && !to_end) {
+        /* cJSON_ReplaceItemViaPointer keeps the position, not the key. */
+        cJSON_free (copy->string);
+        copy->string = strdup (key);
+        if (!copy->string) {
+            cJSON_Delete (copy);
+            return -1;
+        }
+        cJSON_ReplaceItemViaPointer (k->order, old, copy);
+    }
+    else {
+        if (old)
+            s_remove (k, key);
+        if (!cJSON_AddItemToObject (k->order, key, copy)) {
+            cJSON_Delete (copy);
+            return -1;
+        }
+    }
+    zhashx_update (k->index, key, copy);
+    return 0;
+}
+
+static bool
+s_app_final (const char *state)
+{
+    return state
+           && (strcmp (state, "FINISHED") == 0 || strcmp (state, "FAILED") == 0
+               || strcmp (state, "KILLED") == 0);
+}
+
+static bool
+s_exec_final (const char *state)
+{
+    return state
+           && (strcmp (state, "EXITED") == 0 || strcmp (state, "KILLED") == 0
+               || strcmp (state, "FAILED") == 0 || strcmp (state, "LOST") == 0);
+}
+
+static const char *
+s_str (const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (o, name);
+    return cJSON_IsString (v) && v->valuestring[0] ? v->valuestring : NULL;
+}
+
+/* "APP_ID/EXEC_ID" of an exec record into key; -1 if it has no valid
+   key fields. */
+static int
+s_exec_key (const cJSON *r, char *key, size_t size)
+{
+    const char *app = s_str (r, "app_id");
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive (r, "exec_id");
+    if (!app || !cJSON_IsNumber (id) || id->valuedouble < 0
+        || id->valuedouble > INT_MAX
+        || id->valuedouble != (double) (int) id->valuedouble)
+        return -1;
+    int n = snprintf (key, size, "%s/%d", app, (int) id->valuedouble);
+    return n > 0 && (size_t) n < size ? 0 : -1;
+}
+
+static int
+s_apply_app (jstate_t *self, const cJSON *r, const char *id)
+{
+    const cJSON *old = zhashx_lookup (self->apps.index, id);
+    bool ends = s_app_final (s_str (r, "state"))
+                && !(old && s_app_final (s_str (old, "state")));
+    return s_upsert (&self->apps, id, r, ends);
+}
+
+int
+jstate_apply (jstate_t *self, const cJSON *record)
+{
+    const char *t = s_str (record, "t");
+    const char *id = s_str (record, "id");
+    char key[512];
+    if (!t)
+        return -1;
+    if (strcmp (t, "exec") == 0) {
+        if (s_exec_key (record, key, sizeof key) < 0)
+            return -1;
+        if (s_exec_final (s_str (record, "state"))) {
+            s_remove (&self->execs, key);
+            return 1;
+        }
+        return s_upsert (&self->execs, key, record, false) < 0 ? -1 : 1;
+    }
+    s_kind_t *kind = strncmp (t, "worker", 6) == 0   ? &self->workers
+                     : strncmp (t, "app", 3) == 0    ? &self->apps
+                     : strncmp (t, "driver", 6) == 0 ? &self->drivers
+                                                     : NULL;
+    const char *rest = !kind                    ? NULL
+                       : kind == &self->workers ? t + 6
+                       : kind == &self->apps    ? t + 3
+                                                : t + 6;
+    if (!kind || (strcmp (rest, "") != 0 && strcmp (rest, "-") != 0))
+        return 0; /* a header, an end, or a type from a newer master */
+    if (!id)
+        return -1;
+    if (strcmp (rest, "-") == 0) {
+        s_remove (kind, id);
+        return 1;
+    }
+    int rc = kind == &self->apps ? s_apply_app (self, record, id)
+                                 : s_upsert (kind, id, record, false);
+    return rc < 0 ? -1 : 1;
+}
+
+static bool
+s_known (const char *t)
+{
+    static const char *const types[] = {"journal", "snapshot", "end",  "worker",
+                                        "worker-", "app",      "app-", "exec",
+                                        "driver",  "driver-",  NULL};
+    for (int i = 0; types[i]; i++)
+        if (strcmp (t, types[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Headers and the end: where they may appear.  JREC_OK or JREC_ORDER. */
+static jrec_status_t
+s_check_order (const cJSON *r, const char *t, jload_t *rep)
+{
+    bool header = strcmp (t, "journal") == 0 || strcmp (t, "snapshot") == 0;
+    if (rep->ended)
+        return JREC_ORDER; /* nothing after the end */
+    if (header && rep->records > 0)
+        return JREC_ORDER;
+    if (header) {
+        rep->header = strcmp (t, "journal") == 0 ? "journal" : "snapshot";
+        const cJSON *gen = cJSON_GetObjectItemCaseSensitive (r, "gen");
+        rep->gen = cJSON_IsNumber (gen) && gen->valuedouble >= 0
+                           && gen->valuedouble < 9.0e15
+                       ? (int64_t) gen->valuedouble
+                       : -1;
+    }
+    if (strcmp (t, "end") == 0)
+        rep->ended = true;
+    return JREC_OK;
+}
+
+void
+jstate_load (jstate_t *self, const char *buf, size_t len, jload_t *rep)
+{
+    memset (rep, 0, sizeof *rep);
+    rep->gen = -1;
+    size_t pos = 0, line = 0;
+    while (pos < len) {
+        size_t used;
+        cJSON *r;
+        line++;
+        jrec_status_t st = jstate_decode (buf + pos, len - pos, &used, &r);
+        const char *t = r ? s_str (r, "t") : NULL;
+        if (st == JREC_OK && !t)
+            st = JREC_TYPE;
+        if (st == JREC_OK)
+            st = s_check_order (r, t, rep);
+        int applied = st == JREC_OK ? jstate_apply (self, r) : 0;
+        if (applied < 0)
+            st = JREC_TYPE;
+        bool known = t && s_known (t);
+        cJSON_Delete (r);
+        if (st != JREC_OK) {
+            rep->status = st;
+            rep->bad_line = line;
+            rep->bad_bytes = len - pos;
+            return;
+        }
+        rep->records++;
+        rep->applied += applied == 1;
+        rep->unknown += !known;
+        pos += used;
+        rep->good_bytes = pos;
+    }
+}
+
+/* --- views ------------------------------------------------------------- */
+
+const cJSON *
+jstate_workers (const jstate_t *self)
+{
+    return self->workers.order;
+}
+
+const cJSON *
+jstate_apps (const jstate_t *self)
+{
+    return self->apps.order;
+}
+
+const cJSON *
+jstate_execs (const jstate_t *self)
+{
+    return self->execs.order;
+}
+
+const cJSON *
+jstate_drivers (const jstate_t *self)
+{
+    return self->drivers.order;
+}
+
+bool
+jstate_empty (const jstate_t *self)
+{
+    return !self->workers.order->child && !self->apps.order->child
+           && !self->execs.order->child && !self->drivers.order->child;
+}

@@ -1,0 +1,116 @@
+/*  jstate.h - the master's journal records, and the state they rebuild:
+    pure code (no I/O, no clock), unit-tested in tests/unit/test_journal.c.
+
+    A journal file and a snapshot file (journal.h) are sequences of
+    records, one per line:
+
+        CCCCCCCC {"t":"app","id":"app-20240101000000-0001",...}\n
+
+    CCCCCCCC is the CRC-32 (IEEE 802.3, as in zlib) of the JSON text, in
+    lower-case hex; the JSON is one object on one line (cJSON escapes
+    newlines inside strings) whose member "t" names the record type:
+
+        journal   {gen, version}   first record of a journal file
+        snapshot  {gen, version}   first record of a snapshot file
+        end       {records}        last record of a snapshot file
+        worker    a worker, whole (upsert by "id")
+        worker-   {id}             a worker forgotten
+        app       an application, whole (upsert by "id")
+        app-      {id}             an application forgotten
+        exec      an executor, whole (upsert by "app_id" and "exec_id");
+                  one in a final state (EXITED, KILLED, FAILED, LOST) is
+                  removed
+        driver    a cluster-mode driver, whole (upsert by "id")
+        driver-   {id}             a driver forgotten
+
+    Types this code does not know are skipped (counted), so that a newer
+    master can add some.  A line that is cut short (a torn write), whose
+    CRC does not match, or that is not a JSON object with a string "t",
+    ends the load: what came before it is kept, it and everything after it
+    are skipped and reported, never applied.
+
+    The state keeps each kind in a cJSON object keyed by id, in the order
+    a replay must rebuild: workers in registration order; applications in
+    registration order, except that one reaching a final state (FINISHED,
+    FAILED, KILLED) moves to the end, so that the final ones are in the
+    order they ended; executors by "APP_ID/EXEC_ID".  The records are kept
+    as written (with their "t"); what they mean is the registry's business.
+*/
+#ifndef HEARTH_MASTER_JSTATE_H
+#define HEARTH_MASTER_JSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+/* The format written by this code. */
+#define JSTATE_VERSION 1
+
+/* Why a load stopped. */
+typedef enum {
+    JREC_OK,    /* a good record */
+    JREC_TORN,  /* the last line has no newline: a write cut short */
+    JREC_CRC,   /* no CRC field, or it does not match the text */
+    JREC_JSON,  /* not one JSON object */
+    JREC_TYPE,  /* no string "t", or a known type without its key fields */
+    JREC_ORDER, /* a header that is not first, or a second one */
+} jrec_status_t;
+
+/* What a load found. */
+typedef struct {
+    size_t records;       /* good records read (headers included) */
+    size_t applied;       /* records that changed the state */
+    size_t unknown;       /* records of unknown types, skipped */
+    size_t good_bytes;    /* bytes of good records, from the start */
+    size_t bad_bytes;     /* bytes skipped from the first bad record on */
+    jrec_status_t status; /* JREC_OK when every byte was good */
+    size_t bad_line;      /* line number (from 1) of the first bad record */
+    const char *header;   /* "journal", "snapshot" or NULL (static) */
+    int64_t gen;          /* the header's generation, or -1 */
+    bool ended;           /* an "end" record was read (snapshots) */
+} jload_t;
+
+typedef struct jstate jstate_t;
+
+/* CRC-32 of len bytes. */
+uint32_t jstate_crc32 (const void *data, size_t len);
+
+/* One record as a line (with its newline, NUL-terminated; caller frees);
+ *len gets its length without the NUL.  NULL on no memory. */
+char *jstate_encode (const cJSON *record, size_t *len);
+
+/* Decode the first line of buf[0..len).  On JREC_OK, *record is a new
+   object (caller deletes) and *used the bytes of the line with its
+   newline; otherwise *record is NULL and *used the bytes of the bad line
+   (all of them when it is torn). */
+jrec_status_t jstate_decode (const char *buf, size_t len, size_t *used,
+                             cJSON **record);
+
+/* A short description of a status, e.g. "CRC mismatch". */
+const char *jstate_status_text (jrec_status_t status);
+
+/* A new, empty state.  NULL on no memory. */
+jstate_t *jstate_new (void);
+void jstate_destroy (jstate_t **self_p);
+
+/* Apply one record (borrowed; copied as needed).  Returns 1 when it
+   changed the state, 0 for a header, an end or an unknown type, -1 when it
+   lacks its key fields or on no memory. */
+int jstate_apply (jstate_t *self, const cJSON *record);
+
+/* Apply every record of a file's bytes, stopping at the first bad one;
+   fills rep. */
+void jstate_load (jstate_t *self, const char *buf, size_t len, jload_t *rep);
+
+/* The state (borrowed; objects keyed by id, in replay order). */
+const cJSON *jstate_workers (const jstate_t *self);
+const cJSON *jstate_apps (const jstate_t *self);
+const cJSON *jstate_execs (const jstate_t *self);
+const cJSON *jstate_drivers (const jstate_t *self);
+
+/* True when the state holds nothing. */
+bool jstate_empty (const jstate_t *self);
+
+#endif

@@ -1,0 +1,134 @@
+/*  records.c - the journal's records of the registry (jstate.h's format):
+    what a restarted master needs to rebuild a worker, an application, an
+    executor or a cluster-mode driver, and nothing it can learn again from
+    its peers (routing ids, heartbeat times, resources a worker reports).  The
+   reading side is registry_restore() in registry.c. */
+#include "config.h"
+
+#include "libcore/proto.h"
+#include "master/registry.h"
+
+static cJSON *
+s_record (const char *type)
+{
+    cJSON *r = cJSON_CreateObject ();
+    if (r)
+        cJSON_AddStringToObject (r, "t", type);
+    return r;
+}
+
+static void
+s_add_str (cJSON *r, const char *name, const char *value)
+{
+    if (value)
+        cJSON_AddStringToObject (r, name, value);
+}
+
+cJSON *
+registry_worker_record (const reg_worker_t *w)
+{
+    cJSON *r = s_record ("worker");
+    if (!r)
+        return NULL;
+    cJSON_AddStringToObject (r, "id", w->id);
+    s_add_str (r, "host", w->host);
+    s_add_str (r, "version", w->version);
+    s_add_str (r, "work_dir", w->work_dir);
+    cJSON_AddNumberToObject (r, "cores", w->cores);
+    cJSON_AddNumberToObject (r, "memory_mb", (double) w->memory_mb);
+    cJSON_AddStringToObject (r, "state", hearth_worker_states[w->state]);
+    cJSON_AddNumberToObject (r, "registered_ms", (double) w->registered_ms);
+    return r;
+}
+
+cJSON *
+registry_app_record (const reg_app_t *app)
+{
+    cJSON *r = s_record ("app");
+    if (!r)
+        return NULL;
+    cJSON_AddStringToObject (r, "id", app->id);
+    s_add_str (r, "name", app->name);
+    s_add_str (r, "driver_url", app->driver_url);
+    s_add_str (r, "token", app->token);
+    s_add_str (r, "driver_key", app->driver_key);
+    s_add_str (r, "user", app->user);
+    if (app->conf)
+        cJSON_AddItemToObject (r, "conf", cJSON_Duplicate (app->conf, true));
+    cJSON_AddStringToObject (r, "state", hearth_app_states[app->state]);
+    if (app->max_cores)
+        cJSON_AddNumberToObject (r, "max_cores", app->max_cores);
+    if (app->cores_per_executor)
+        cJSON_AddNumberToObject (r, "cores_per_executor",
+                                 app->cores_per_executor);
+    cJSON_AddNumberToObject (r, "memory_per_executor_mb",
+                             (double) app->memory_per_executor_mb);
+    cJSON_AddNumberToObject (r, "next_exec_id", app->next_exec_id);
+    cJSON *workers = cJSON_AddArrayToObject (r, "workers");
+    for (void *v = zhashx_first (app->workers); workers && v;
+         v = zhashx_next (app->workers))
+        cJSON_AddItemToArray (
+            workers, cJSON_CreateString (zhashx_cursor (app->workers)));
+    cJSON_AddNumberToObject (r, "submit_ms", (double) app->submit_ms);
+    if (app->end_ms)
+        cJSON_AddNumberToObject (r, "end_ms", (double) app->end_ms);
+    s_add_str (r, "reason", app->end_reason);
+    return r;
+}
+
+cJSON *
+registry_exec_record (const reg_exec_t *exec)
+{
+    cJSON *r = s_record ("exec");
+    if (!r)
+        return NULL;
+    cJSON_AddStringToObject (r, "app_id", exec->app->id);
+    cJSON_AddNumberToObject (r, "exec_id", exec->exec_id);
+    cJSON_AddStringToObject (r, "worker_id", exec->worker->id);
+    cJSON_AddNumberToObject (r, "cores", exec->cores);
+    cJSON_AddNumberToObject (r, "memory_mb", (double) exec->memory_mb);
+    cJSON_AddStringToObject (r, "state", hearth_executor_states[exec->state]);
+    if (exec->pid > 0)
+        cJSON_AddNumberToObject (r, "pid", exec->pid);
+    return r;
+}
+
+cJSON *
+registry_driver_record (const reg_driver_t *d)
+{
+    cJSON *r = s_record ("driver");
+    if (!r)
+        return NULL;
+    cJSON_AddStringToObject (r, "id", d->id);
+    s_add_str (r, "name", d->name);
+    s_add_str (r, "app", d->app);
+    cJSON_AddBoolToObject (r, "binary", d->binary);
+    if (d->spec)
+        cJSON_AddItemToObject (r, "spec", cJSON_Duplicate (d->spec, true));
+    /* The files' bytes are kept beside the journal (journal_files_put),
+       while the driver may be launched again. */
+    cJSON_AddNumberToObject (r, "frames", (double) d->nframes);
+    cJSON_AddNumberToObject (r, "bytes", (double) d->bytes);
+    cJSON_AddNumberToObject (r, "cores", d->cores);
+    cJSON_AddNumberToObject (r, "memory_mb", (double) d->memory_mb);
+    cJSON_AddBoolToObject (r, "supervise", d->supervise);
+    cJSON_AddStringToObject (r, "state", hearth_driver_states[d->state]);
+    if (d->worker_id[0])
+        cJSON_AddStringToObject (r, "worker_id", d->worker_id);
+    cJSON_AddBoolToObject (r, "placed", d->worker != NULL);
+    s_add_str (r, "worker_host", d->worker_host);
+    s_add_str (r, "worker_dir", d->worker_dir);
+    if (d->app_id[0])
+        cJSON_AddStringToObject (r, "app_id", d->app_id);
+    s_add_str (r, "error", d->error);
+    cJSON_AddNumberToObject (r, "exit_status", d->exit_status);
+    if (d->pid > 0)
+        cJSON_AddNumberToObject (r, "pid", d->pid);
+    cJSON_AddNumberToObject (r, "launches", d->launches);
+    cJSON_AddNumberToObject (r, "failures", d->failures);
+    cJSON_AddBoolToObject (r, "kill_requested", d->kill_requested);
+    cJSON_AddNumberToObject (r, "submit_ms", (double) d->submit_ms);
+    if (d->end_ms)
+        cJSON_AddNumberToObject (r, "end_ms", (double) d->end_ms);
+    return r;
+}

@@ -1,0 +1,262 @@
+/*  recover.c - the master's journal and its recovery after a restart.
+
+    With --journal DIR every change the registry makes is appended to the
+    journal (journal.h) as it happens.  At start-up the master replays
+    DIR, rebuilds the registry (registry_restore) and compacts at once, so
+    that a skipped corrupt tail is gone for good.  When the journal held
+    live workers or applications the master is RECOVERING: workers come
+    back UNKNOWN and applications without their driver, their executors
+    still counted where they run.  Peers are told to reconnect by the
+    answers to their next message (RECONNECT_WORKER, RECONNECT_APPLICATION);
+    a worker that registers again keeps the executors it reports (the rest
+    are LOST), a driver that registers again under its app_id gets its
+    application back.  When all of them are back, or at the recovery
+    deadline, the master is ALIVE again: the workers still UNKNOWN become
+    DEAD (their executors LOST), the applications whose driver did not
+    come back FAILED, and scheduling resumes.  Nothing is ever killed
+    because the master restarted.
+*/
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "libcore/log.h"
+#include "master/master.h"
+
+/* Compact once the journal has grown past this. */
+static const size_t s_compact_bytes = 4 * 1024 * 1024;
+/* The recovery deadline when --recovery-timeout is not set: twice the
+   liveness timeout, and no less than this (a peer's socket may be
+   waiting up to 2 s, HEARTH_SOCK_RECONNECT_MAX_MS, before it reconnects). */
+static const int64_t s_min_recovery_ms = 5000;
+/* Workers and applications given up per tick at the deadline. */
+static const size_t s_max_give_up_per_tick = 1000;
+
+const char *
+master_status (const master_t *m)
+{
+    return m->recovering ? "RECOVERING" : "ALIVE";
+}
+
+void
+master_publish_master (master_t *m, const char *what, const char *reason)
+{
+    cJSON *e = cJSON_CreateObject ();
+    if (!e)
+        return;
+    cJSON_AddStringToObject (e, "event", what);
+    cJSON_AddStringToObject (e, "url", m->url);
+    cJSON_AddStringToObject (e, "status", master_status (m));
+    if (reason)
+        cJSON_AddStringToObject (e, "reason", reason);
+    if (m->journal && (m->recovering || strcmp (what, "recovered") == 0)) {
+        cJSON *r = cJSON_AddObjectToObject (e, "recovery");
+        cJSON_AddNumberToObject (r, "workers", (double) m->rec.workers);
+        cJSON_AddNumberToObject (r, "workers_back",
+                                 (double) m->rec.workers_back);
+        cJSON_AddNumberToObject (r, "apps", (double) m->rec.apps);
+        cJSON_AddNumberToObject (r, "apps_back", (double) m->rec.apps_back);
+        cJSON_AddNumberToObject (r, "executors", (double) m->rec.execs);
+        cJSON_AddNumberToObject (r, "executors_adopted",
+                                 (double) m->rec.execs_adopted);
+        cJSON_AddNumberToObject (r, "executors_lost",
+                                 (double) m->rec.execs_lost);
+        cJSON_AddNumberToObject (r, "elapsed_ms",
+                                 (double) (master_now () - m->rec_start_ms));
+    }
+    cJSON_AddNumberToObject (e, "time_ms", (double) registry_wall_ms ());
+    master_publish (m, "master", e);
+}
+
+/* A cluster-mode driver's files go beside the journal before the record
+   that needs them, and go when it has ended or is forgotten. */
+static void
+s_driver_files (master_t *m, const cJSON *record)
+{
+    const char *t = hearth_json_str (record, "t");
+    const char *id = hearth_json_str (record, "id");
+    reg_driver_t *d = id ? registry_driver (m->reg, id) : NULL;
+    hearth_error_t err;
+    if (strcmp (t, "driver-") == 0 || !d || registry_driver_final (d->state)) {
+        if (id && journal_files_have (m->journal, id))
+            journal_files_drop (m->journal, id);
+        return;
+    }
+    if (d->nframes && !journal_files_have (m->journal, id)
+        && journal_files_put (m->journal, id, d->frames, d->nframes, &err) < 0)
+        log_error ("journal: driver %s's files: %s (a restart cannot launch "
+                   "it again)",
+                   id, err.text);
+}
+
+static void
+s_on_record (void *arg, const cJSON *record, bool sync)
+{
+    master_t *m = arg;
+    const char *t = hearth_json_str (record, "t");
+    if (t && strncmp (t, "driver", 6) == 0)
+        s_driver_files (m, record);
+    journal_append (m->journal, record, sync);
+}
+
+static zframe_t **
+s_files (void *arg, const char *driver_id, size_t n)
+{
+    master_t *m = arg;
+    hearth_error_t err;
+    zframe_t **frames = journal_files_get (m->journal, driver_id, n, &err);
+    if (!frames)
+        log_warn ("journal: driver %s: %s", driver_id, err.text);
+    return frames;
+}
+
+/* Files of drivers that are not waiting to run (any more) go. */
+static bool
+s_keep_files (void *arg, const char *key)
+{
+    master_t *m = arg;
+    reg_driver_t *d = registry_driver (m->reg, key);
+    return d && !registry_driver_final (d->state);
+}
+
+static void
+s_dump (void *arg, journal_emit_fn *emit, void *emit_arg)
+{
+    master_t *m = arg;
+    registry_dump (m->reg, emit, emit_arg);
+}
+
+static void
+s_compact (master_t *m)
+{
+    hearth_error_t err;
+    if (journal_compact (m->journal, s_dump, m, &err) < 0)
+        log_error ("journal compaction failed: %s", err.text);
+}
+
+static int64_t
+s_recovery_timeout (master_t *m)
+{
+    if (hearth_conf_isset (m->conf, "recovery-timeout"))
+        return hearth_conf_ms (m->conf, "recovery-timeout");
+    int64_t t = 2 * m->liveness * m->interval_ms;
+    return t > s_min_recovery_ms ? t : s_min_recovery_ms;
+}
+
+int
+master_journal_open (master_t *m, hearth_error_t *err)
+{
+    const char *dir = hearth_conf_str (m->conf, "journal");
+    jstate_t *st = NULL;
+    if (!dir)
+        return 0;
+    if (!(m->journal = journal_open (dir, &st, err)))
+        return -1;
+    int64_t now = master_now ();
+    registry_restored_t r;
+    registry_restore (m->reg, jstate_workers (st), jstate_apps (st),
+                      jstate_execs (st), jstate_drivers (st), s_files, m, now,
+                      &r);
+    jstate_destroy (&st);
+    journal_files_gc (m->journal, s_keep_files, m);
+    s_compact (m);
+    registry_set_journal (m->reg, s_on_record, m);
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
+        m->rec.workers += w->state == WORKER_UNKNOWN;
+    m->rec.apps = r.apps;
+    m->rec.execs = r.execs;
+    if (registry_pending (m->reg) == 0) {
+        log_info ("journal %s: %zu workers, %zu finished applications, %zu "
+                  "drivers restored; nothing was running",
+                  dir, r.workers, r.finished, r.drivers);
+        return 0;
+    }
+    m->recovering = true;
+    m->rec_start_ms = now;
+    m->rec_deadline_ms = now + s_recovery_timeout (m);
+    log_warn ("RECOVERING from journal %s: waiting up to %lld ms for %zu "
+              "workers and %zu applications' drivers to come back (%zu "
+              "executors to re-adopt, %zu cluster-mode drivers known)",
+              dir, (long long) (m->rec_deadline_ms - now), m->rec.workers,
+              m->rec.apps, m->rec.execs, r.drivers);
+    return 0;
+}
+
+/* The deadline passed: give up on whoever is not back.  Returns true
+   when none is left. */
+static bool
+s_give_up (master_t *m, int64_t now)
+{
+    char reason[160];
+    size_t n = 0;
+    snprintf (reason, sizeof reason,
+              "did not come back within %lld ms of the master's restart",
+              (long long) (m->rec_deadline_ms - m->rec_start_ms));
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers);
+         w && n < s_max_give_up_per_tick; w = zlistx_next (workers))
+        if (w->state == WORKER_UNKNOWN) {
+            log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, reason);
+            m->rec.execs_lost += zlistx_size (w->executors);
+            registry_worker_dead (m->reg, w, reason, now);
+            n++;
+        }
+    zlistx_t *gone = zlistx_new ();
+    zlistx_t *apps = registry_apps (m->reg);
+    for (reg_app_t *a = zlistx_first (apps); gone && a; a = zlistx_next (apps))
+        if (a->recovering && n + zlistx_size (gone) < s_max_give_up_per_tick)
+            zlistx_add_end (gone, a);
+    snprintf (reason, sizeof reason,
+              "driver lost: it did not come back within %lld ms of the "
+              "master's restart",
+              (long long) (m->rec_deadline_ms - m->rec_start_ms));
+    for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
+         a = zlistx_next (gone)) {
+        log_warn ("application %s FAILED: %s", a->id, reason);
+        registry_app_end (m->reg, a, APP_FAILED, reason, master_kill_executor,
+                          m);
+    }
+    zlistx_destroy (&gone);
+    return registry_pending (m->reg) == 0;
+}
+
+static void
+s_check_recovery (master_t *m, int64_t now)
+{
+    const char *why = "every worker and driver is back";
+    if (registry_pending (m->reg) > 0) {
+        if (now < m->rec_deadline_ms || !s_give_up (m, now))
+            return;
+        why = "the recovery deadline passed";
+    }
+    m->recovering = false;
+    m->dirty = true;
+    log_info ("recovery done in %lld ms (%s): %zu of %zu workers and %zu of "
+              "%zu applications back, %zu executors re-adopted, %zu lost",
+              (long long) (now - m->rec_start_ms), why, m->rec.workers_back,
+              m->rec.workers, m->rec.apps_back, m->rec.apps,
+              m->rec.execs_adopted, m->rec.execs_lost);
+    master_publish_master (m, "recovered", why);
+}
+
+void
+master_journal_tick (master_t *m, int64_t now)
+{
+    if (!m->journal)
+        return;
+    journal_sync (m->journal);
+    if (journal_size (m->journal) > s_compact_bytes)
+        s_compact (m);
+    if (m->recovering)
+        s_check_recovery (m, now);
+}
+
+void
+master_journal_close (master_t *m)
+{
+    if (m->reg)
+        registry_set_journal (m->reg, NULL, NULL);
+    journal_destroy (&m->journal);
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Multi-host: the master and two workers each in a network namespace of
+# their own, on addresses of their own (10.213.1.0/24 and 10.213.2.0/24,
+# two veth pairs through the master's namespace), with the cluster's keys
+# (a master on an address other than loopback needs them).  A job runs
+# across them: executors on both "hosts" connect back to a driver in the
+# master's namespace.  Nothing uses an address outside loopback and these
+# namespaces, which the test creates and deletes (trap), with every process
+# in them.  Skipped (77) where network namespaces cannot be created.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../security/lib-security.sh"
+deadline 120
+export TMPDIR=$T
+
+NS_M=hearth-$$-m NS_1=hearth-$$-w1 NS_2=hearth-$$-w2
+M1=10.213.1.1 H1=10.213.1.2 M2=10.213.2.1 H2=10.213.2.2
+MADE=()
+netns_cleanup() {
+  local ns pid
+  for ns in "${MADE[@]}"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+  done
+  for ns in "${MADE[@]}"; do ip netns del "$ns" 2>/dev/null; done
+  MADE=()
+}
+# Stop the test's processes the usual way first, then whatever is left in
+# the namespaces, then the namespaces.
+trap 'cleanup; netns_cleanup' EXIT
+
+if ! command -v ip >/dev/null; then
+  say "SKIP: no ip command (iproute2): cannot create network namespaces"
+  exit 77
+fi
+if ! ip netns add "$NS_M" 2>"$T/netns.err"; then
+  say "SKIP: cannot create a network namespace here ($(head -1 "$T/netns.err")):" \
+    "it needs root (CAP_SYS_ADMIN)"
+  exit 77
+fi
+MADE+=("$NS_M")
+setup() {
+  ip netns add "$NS_1" && MADE+=("$NS_1") && ip netns add "$NS_2" &&
+    MADE+=("$NS_2") || return 1
+  local ns
+  for ns in "$NS_M" "$NS_1" "$NS_2"; do ip -n "$ns" link set lo up || return 1; done
+  # veth pairs created with their ends inside the namespaces: master <-> w1,
+  # master <-> w2; the workers route everything through the master's side.
+  ip -n "$NS_M" link add m1 type veth peer name w netns "$NS_1" &&
+    ip -n "$NS_M" link add m2 type veth peer name w netns "$NS_2" &&
+    ip -n "$NS_M" addr add "$M1/24" dev m1 && ip -n "$NS_M" addr add "$M2/24" dev m2 &&
+    ip -n "$NS_1" addr add "$H1/24" dev w && ip -n "$NS_2" addr add "$H2/24" dev w &&
+    ip -n "$NS_M" link set m1 up && ip -n "$NS_M" link set m2 up &&
+    ip -n "$NS_1" link set w up && ip -n "$NS_2" link set w up &&
+    ip -n "$NS_1" route add default via "$M1" &&
+    ip -n "$NS_2" route add default via "$M2"
+}
+if ! setup 2>"$T/netns.err"; then
+  say "SKIP: cannot set up the namespaces' network ($(head -1 "$T/netns.err"))"
+  exit 77
+fi
+pass "3 network namespaces, 2 veth pairs"
+
+make_keys || { fail "keys"; finish; exit 1; }
+WRAP="ip netns exec $NS_M" start_master --host "$M1" \
+  --curve-secret "$K/master.key_secret" --curve-allow "$K/clients" ||
+  { fail "the master starts in its namespace on $M1"; finish; exit 1; }
+# shellcheck disable=SC2046
+WRAP="ip netns exec $NS_1" CORES=2 start_worker w1 --host "$H1" \
+  $(client_keys w1) || { fail "worker w1 registers from $H1"; finish; exit 1; }
+# shellcheck disable=SC2046
+WRAP="ip netns exec $NS_2" CORES=2 start_worker w2 --host "$H2" \
+  $(client_keys w2) || { fail "worker w2 registers from $H2"; finish; exit 1; }
+say "master $MASTER_URL"
+check "the master listens on its namespace's address" test "${MASTER_URL%:*}" = "tcp://$M1"
+
+in_m() { ip netns exec "$NS_M" "$@"; }
+# shellcheck disable=SC2046
+ns_state() {
+  in_m "$BIN/hearth-tail" --master "$MASTER_URL" --state --json --timeout 3s \
+    $(client_keys client)
+}
+hosts_alive() {
+  ns_state | jq -e "[.workers[] | select(.state == \"ALIVE\") | .host] | sort
+    == [\"$H1\", \"$H2\"]" >/dev/null
+}
+check "both workers ALIVE, each on its own address" hosts_alive
+
+N=40
+J=$(job hosts "{\"name\":\"hosts\",\"stages\":[{\"name\":\"s\",\"tasks\":[
+  {\"cmd\":[\"sh\",\"-c\",\"sleep 0.1; echo {i} \$(basename \$(dirname \$(dirname \$PWD)))\"],
+   \"count\":$N}]}]}")
+# shellcheck disable=SC2046
+in_m "$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys client) \
+  --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
+  --executor-cores 2 --log-level info "$J" >"$T/out" 2>"$T/err"
+check "a job runs across the namespaces" test $? -eq 0
+check "... with every result, in order" \
+  same <(cut -d' ' -f1 "$T/out") <(seq 0 $((N - 1)))
+check "... tasks ran on the worker at $H1" grep -q ' w1$' "$T/out"
+check "... and on the worker at $H2" grep -q ' w2$' "$T/out"
+check "its executors registered from both addresses" \
+  bash -c "grep -q 'registered from $H1' '$T/err' && grep -q 'registered from $H2' '$T/err'"
+check "the driver listened on the master's namespace address" \
+  grep -q "executors connect to tcp://$M1:" "$T/err"
+finish

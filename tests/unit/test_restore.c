@@ -1,0 +1,381 @@
+/*  test_restore.c - the registry and its journal: every change a registry
+    makes reaches the journal hook as a record, a replay of those records
+    (jstate.c) rebuilds the same books in a new registry (restore.c), a
+    snapshot (registry_dump) rebuilds them too, and records that make no
+    sense are skipped, never trusted. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "libcore/log.h"
+#include "libcore/proto.h"
+#include "master/jstate.h"
+#include "master/registry.h"
+#include "tests/unit/testutil.h"
+
+#define W1 "worker-20240101000000-host1-1"
+#define W2 "worker-20240101000000-host2-2"
+
+/* The journal hook: apply every record to a jstate, as a replay would. */
+static void
+s_to_jstate (void *arg, const cJSON *record, bool sync)
+{
+    (void) sync;
+    assert_true (jstate_apply (arg, record) >= 0);
+}
+
+static zframe_t *
+s_rid (const char *text)
+{
+    return zframe_new (text, strlen (text));
+}
+
+static reg_worker_t *
+s_worker (registry_t *reg, const char *id, const char *host)
+{
+    zframe_t *rid = s_rid (id);
+    registry_worker_desc_t desc = {id, host, "0.1.0", "/work", 8, 8192, rid};
+    reg_worker_t *w = registry_worker_register (reg, &desc, 0);
+    zframe_destroy (&rid);
+    assert_non_null (w);
+    return w;
+}
+
+static reg_app_t *
+s_app (registry_t *reg, const char *name)
+{
+    zframe_t *rid = s_rid (name);
+    cJSON *conf = cJSON_Parse ("{\"speculation\":\"true\"}");
+    registry_app_desc_t desc = {.name = name,
+                                .driver_url = "tcp://127.0.0.1:5000",
+                                .token = "t0k3n",
+                                .conf = conf,
+                                .max_cores = 6,
+                                .cores_per_executor = 2,
+                                .memory_per_executor_mb = 512,
+                                .routing_id = rid};
+    reg_app_t *app = registry_app_register (reg, &desc, 0);
+    zframe_destroy (&rid);
+    cJSON_Delete (conf);
+    assert_non_null (app);
+    return app;
+}
+
+static reg_driver_t *
+s_driver (registry_t *reg, const char *app, const char *bytes)
+{
+    zframe_t *frame = zframe_new (bytes, strlen (bytes));
+    cJSON *spec = cJSON_Parse ("{\"args\":[\"x\"],\"files\":[{\"name\":\"j\","
+                               "\"frame\":0}]}");
+    registry_driver_desc_t desc = {.name = app,
+                                   .app = "j",
+                                   .spec = spec,
+                                   .frames = &frame,
+                                   .nframes = 1,
+                                   .cores = 1,
+                                   .memory_mb = 256,
+                                   .supervise = true};
+    reg_driver_t *d = registry_driver_submit (reg, &desc);
+    zframe_destroy (&frame);
+    cJSON_Delete (spec);
+    assert_non_null (d);
+    return d;
+}
+
+/* Books that hold one of everything. */
+typedef struct {
+    registry_t *reg;
+    jstate_t *journal;
+    char app1[HEARTH_ID_MAX + 1], app2[HEARTH_ID_MAX + 1];
+    char d_run[HEARTH_ID_MAX + 1], d_wait[HEARTH_ID_MAX + 1];
+    char d_done[HEARTH_ID_MAX + 1];
+    int pid_exec, pid_driver;
+} s_books_t;
+
+static void
+s_fill (s_books_t *b)
+{
+    b->reg = registry_new (10, 1000);
+    b->journal = jstate_new ();
+    registry_set_journal (b->reg, s_to_jstate, b->journal);
+    reg_worker_t *w1 = s_worker (b->reg, W1, "host1");
+    reg_worker_t *w2 = s_worker (b->reg, W2, "host2");
+    reg_app_t *a1 = s_app (b->reg, "one");
+    snprintf (b->app1, sizeof b->app1, "%s", a1->id);
+    reg_exec_t *e0 = registry_exec_add (b->reg, a1, w1, 2, 512);
+    reg_exec_t *e1 = registry_exec_add (b->reg, a1, w1, 2, 512);
+    reg_exec_t *e2 = registry_exec_add (b->reg, a1, w2, 2, 512);
+    e0->pid = b->pid_exec = 4242;
+    registry_exec_set_state (b->reg, e0, EXEC_RUNNING, NULL, -1, false);
+    registry_exec_set_state (b->reg, e1, EXEC_FAILED, "boom", 3, false);
+    (void) e2;
+    registry_worker_dead (b->reg, w2, "silent", 5);
+    reg_app_t *a2 = s_app (b->reg, "two");
+    snprintf (b->app2, sizeof b->app2, "%s", a2->id);
+    registry_app_end (b->reg, a2, APP_KILLED, "killed by request", NULL, NULL);
+
+    reg_driver_t *d = s_driver (b->reg, "run", "bytes of run");
+    snprintf (b->d_run, sizeof b->d_run, "%s", d->id);
+    registry_driver_launch (b->reg, d, w1, 0);
+    registry_driver_update_t u = {
+        .state = DRIVER_RUNNING, .exit_status = -1, .pid = b->pid_driver = 777};
+    registry_driver_set_state (b->reg, d, &u);
+    registry_driver_set_app (b->reg, d, b->app1);
+    d = s_driver (b->reg, "wait", "bytes of wait");
+    snprintf (b->d_wait, sizeof b->d_wait, "%s", d->id);
+    d = s_driver (b->reg, "done", "bytes of done");
+    snprintf (b->d_done, sizeof b->d_done, "%s", d->id);
+    registry_driver_launch (b->reg, d, w1, 0);
+    u = (registry_driver_update_t){
+        .state = DRIVER_FINISHED, .exit_status = 0, .pid = 0};
+    registry_driver_set_state (b->reg, d, &u);
+}
+
+static void
+s_empty (s_books_t *b)
+{
+    registry_destroy (&b->reg);
+    jstate_destroy (&b->journal);
+}
+
+/* The files callback: the bytes the test's drivers were given. */
+static zframe_t **
+s_files (void *arg, const char *driver_id, size_t n)
+{
+    s_books_t *b = arg;
+    assert_int_equal (n, 1);
+    reg_driver_t *d = registry_driver (b->reg, driver_id);
+    if (!d || d->nframes != 1)
+        return NULL;
+    zframe_t **frames = calloc (1, sizeof *frames);
+    frames[0] = zframe_dup (d->frames[0]);
+    return frames;
+}
+
+static zframe_t **
+s_no_files (void *arg, const char *driver_id, size_t n)
+{
+    (void) arg;
+    (void) driver_id;
+    (void) n;
+    return NULL;
+}
+
+/* What the restored registry must hold. */
+static void
+s_check_restored (s_books_t *b, registry_t *r)
+{
+    reg_worker_t *w1 = registry_worker (r, W1);
+    reg_worker_t *w2 = registry_worker (r, W2);
+    assert_non_null (w1);
+    assert_non_null (w2);
+    assert_int_equal (w1->state, WORKER_UNKNOWN);
+    assert_int_equal (w2->state, WORKER_DEAD);
+    assert_string_equal (w1->host, "host1");
+    assert_int_equal (w1->cores, 8);
+    assert_null (w1->routing_id);
+    /* exec 0 (2 cores, 512) and the running driver (1 core, 256) */
+    assert_int_equal (w1->cores_used, 3);
+    assert_int_equal (w1->memory_used_mb, 768);
+
+    reg_app_t *a1 = registry_app (r, b->app1);
+    assert_non_null (a1);
+    assert_int_equal (a1->state, APP_RUNNING);
+    assert_true (a1->recovering);
+    assert_string_equal (a1->token, "t0k3n");
+    assert_string_equal (hearth_json_str (a1->conf, "speculation"), "true");
+    assert_int_equal (a1->max_cores, 6);
+    assert_int_equal (a1->cores_per_executor, 2);
+    assert_int_equal (a1->next_exec_id, 3); /* never reuse 0..2 */
+    assert_int_equal (zhashx_size (a1->executors), 1);
+    reg_exec_t *e0 = registry_exec (r, b->app1, 0);
+    assert_non_null (e0);
+    assert_int_equal (e0->state, EXEC_RUNNING);
+    assert_int_equal (e0->pid, b->pid_exec);
+    assert_ptr_equal (e0->worker, w1);
+    assert_null (registry_exec (r, b->app1, 2)); /* LOST with w2 */
+
+    reg_app_t *a2 = registry_app (r, b->app2);
+    assert_non_null (a2);
+    assert_int_equal (a2->state, APP_KILLED);
+    assert_string_equal (a2->end_reason, "killed by request");
+    assert_int_equal (zlistx_size (registry_apps (r)), 1);
+    assert_int_equal (zlistx_size (registry_completed (r)), 1);
+
+    reg_driver_t *d = registry_driver (r, b->d_run);
+    assert_non_null (d);
+    assert_int_equal (d->state, DRIVER_RUNNING);
+    assert_ptr_equal (d->worker, w1);
+    assert_int_equal (d->launches, 1);
+    assert_int_equal (d->pid, b->pid_driver);
+    assert_string_equal (d->app_id, b->app1);
+    assert_true (d->supervise);
+    d = registry_driver (r, b->d_wait);
+    assert_non_null (d);
+    assert_int_equal (d->state, DRIVER_SUBMITTED);
+    assert_int_equal (d->nframes, 1);
+    assert_memory_equal (zframe_data (d->frames[0]), "bytes of wait", 13);
+    const cJSON *arg0 =
+        cJSON_GetArrayItem (cJSON_GetObjectItem (d->spec, "args"), 0);
+    assert_true (cJSON_IsString (arg0));
+    assert_string_equal (arg0->valuestring, "x");
+    d = registry_driver (r, b->d_done);
+    assert_non_null (d);
+    assert_int_equal (d->state, DRIVER_FINISHED);
+    assert_int_equal (d->nframes, 0);
+    assert_int_equal (zlistx_size (registry_drivers (r)), 2);
+    assert_int_equal (registry_pending (r), 2); /* w1, app one */
+}
+
+static void
+test_replay_rebuilds (void **state)
+{
+    (void) state;
+    s_books_t b = {0};
+    s_fill (&b);
+    registry_t *r = registry_new (10, 1000);
+    registry_restored_t out;
+    registry_restore (r, jstate_workers (b.journal), jstate_apps (b.journal),
+                      jstate_execs (b.journal), jstate_drivers (b.journal),
+                      s_files, &b, 100, &out);
+    assert_int_equal (out.workers, 2);
+    assert_int_equal (out.apps, 1);
+    assert_int_equal (out.finished, 1);
+    assert_int_equal (out.execs, 1);
+    assert_int_equal (out.drivers, 3);
+    assert_int_equal (out.skipped, 0);
+    s_check_restored (&b, r);
+
+    /* the driver comes back: adopted, not recovering, tracked again */
+    reg_app_t *a1 = registry_app (r, b.app1);
+    zframe_t *rid = s_rid ("new socket");
+    registry_app_adopt (r, a1, rid, 7, 200);
+    zframe_destroy (&rid);
+    assert_false (a1->recovering);
+    assert_int_equal (a1->next_exec_id, 7);
+    assert_int_equal (registry_pending (r), 1);
+    registry_destroy (&r);
+    s_empty (&b);
+}
+
+static void
+test_snapshot_rebuilds (void **state)
+{
+    (void) state;
+    s_books_t b = {0};
+    s_fill (&b);
+    jstate_t *snap = jstate_new ();
+    registry_dump (b.reg, s_to_jstate, snap);
+    registry_t *r = registry_new (10, 1000);
+    registry_restored_t out;
+    registry_restore (r, jstate_workers (snap), jstate_apps (snap),
+                      jstate_execs (snap), jstate_drivers (snap), s_files, &b,
+                      100, &out);
+    assert_int_equal (out.skipped, 0);
+    s_check_restored (&b, r);
+    /* a snapshot of the restored books is the snapshot, but for the
+       workers' states (ALIVE is UNKNOWN until they are back) */
+    jstate_t *again = jstate_new ();
+    registry_dump (r, s_to_jstate, again);
+    cJSON *w1 = cJSON_GetObjectItem ((cJSON *) jstate_workers (again), W1);
+    cJSON_ReplaceItemInObject (w1, "state", cJSON_CreateString ("ALIVE"));
+    assert_true (
+        cJSON_Compare (jstate_workers (snap), jstate_workers (again), true));
+    assert_true (
+        cJSON_Compare (jstate_execs (snap), jstate_execs (again), true));
+    assert_int_equal (cJSON_GetArraySize ((cJSON *) jstate_apps (again)), 2);
+    jstate_destroy (&again);
+    jstate_destroy (&snap);
+    registry_destroy (&r);
+    s_empty (&b);
+}
+
+static void
+test_missing_files (void **state)
+{
+    (void) state;
+    s_books_t b = {0};
+    s_fill (&b);
+    registry_t *r = registry_new (10, 1000);
+    registry_restored_t out;
+    registry_restore (r, jstate_workers (b.journal), jstate_apps (b.journal),
+                      jstate_execs (b.journal), jstate_drivers (b.journal),
+                      s_no_files, NULL, 100, &out);
+    /* a driver that needs its files and lost them cannot run again */
+    reg_driver_t *d = registry_driver (r, b.d_wait);
+    assert_int_equal (d->state, DRIVER_ERROR);
+    assert_contains (d->error, "files were lost");
+    registry_destroy (&r);
+    s_empty (&b);
+}
+
+static void
+test_nonsense_skipped (void **state)
+{
+    (void) state;
+    const char *records[] = {
+        "{\"t\":\"worker\",\"id\":\"not-a-worker-id\",\"host\":\"h\","
+        "\"cores\":1,\"memory_mb\":1}",
+        "{\"t\":\"worker\",\"id\":\"" W1 "\",\"host\":\"h\",\"cores\":0,"
+        "\"memory_mb\":1}",
+        "{\"t\":\"worker\",\"id\":\"" W2 "\",\"host\":\"h\",\"cores\":1,"
+        "\"memory_mb\":1,\"state\":\"ALIVE\"}",
+        "{\"t\":\"app\",\"id\":\"app-20240101000000-0001\",\"name\":\"a\","
+        "\"state\":\"RUNNING\"}",
+        "{\"t\":\"app\",\"id\":\"app-20240101000000-0002\",\"name\":\"a\","
+        "\"driver_url\":\"tcp://x:1\",\"state\":\"RUNNING\","
+        "\"max_cores\":\"many\"}",
+        "{\"t\":\"exec\",\"app_id\":\"app-20240101000000-0009\",\"exec_id\":0,"
+        "\"worker_id\":\"" W2 "\",\"cores\":1,\"memory_mb\":1,"
+        "\"state\":\"RUNNING\"}",
+        "{\"t\":\"exec\",\"app_id\":\"app-20240101000000-0002\",\"exec_id\":0,"
+        "\"worker_id\":\"" W2 "\",\"cores\":1e9,\"memory_mb\":1,"
+        "\"state\":\"RUNNING\"}",
+        "{\"t\":\"driver\",\"id\":\"driver-20240101000000-0001\","
+        "\"state\":\"SUBMITTED\"}",
+        NULL};
+    jstate_t *st = jstate_new ();
+    for (size_t i = 0; records[i]; i++) {
+        cJSON *rec = cJSON_Parse (records[i]);
+        assert_non_null (rec);
+        assert_true (jstate_apply (st, rec) >= 0);
+        cJSON_Delete (rec);
+    }
+    registry_t *r = registry_new (10, 1000);
+    registry_restored_t out;
+    registry_restore (r, jstate_workers (st), jstate_apps (st),
+                      jstate_execs (st), jstate_drivers (st), s_no_files, NULL,
+                      0, &out);
+    assert_int_equal (out.workers, 1); /* W2 */
+    assert_int_equal (out.apps, 1);    /* 0002: a bad max_cores is unset */
+    assert_int_equal (out.execs, 0);
+    assert_int_equal (out.drivers, 0);
+    assert_int_equal (out.skipped, 6);
+    assert_int_equal (registry_app (r, "app-20240101000000-0002")->max_cores,
+                      0);
+    registry_destroy (&r);
+    jstate_destroy (&st);
+}
+
+int
+main (void)
+{
+    hearth_test_clear_env ();
+    hearth_log_open ("test_restore", "error", NULL, NULL);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_replay_rebuilds),
+        cmocka_unit_test (test_snapshot_rebuilds),
+        cmocka_unit_test (test_missing_files),
+        cmocka_unit_test (test_nonsense_skipped),
+    };
+    int rc = cmocka_run_group_tests (tests, NULL, NULL);
+    hearth_log_close ();
+    return rc;
+}
