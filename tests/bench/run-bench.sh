@@ -143,12 +143,15 @@ ratio () { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "
 check () { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = op == "<=" ? v <= l : v >= l; print ok ? "met" : "NOT MET" }'; }
 
 failed=0
-row () { # name figure-key ref-key|"" ratio-op ratio-limit|"" abs-op abs-limit|"" target-text
-    local name=$1 key=$2 ref=$3 rop=$4 rlim=$5 aop=$6 alim=$7 text=$8
+row () { # name figure-key ref-key|"" ratio-op ratio-limit|"" abs-op abs-limit|"" target-text [ratio-key]
+    local name=$1 key=$2 ref=$3 rop=$4 rlim=$5 aop=$6 alim=$7 text=$8 rkey=${9:-}
     have "$key" || return 0
     local r="-" rs="" status="met"
     if [ -n "$ref" ] && have "$ref"; then
         r=$(ratio "${MED[$key]}" "${MED[$ref]}")
+        # the median of the repetitions' own ratios, where the benchmark
+        # gives them (steadier under a moving load)
+        [ -n "$rkey" ] && have "$rkey" && r=$(num "${MED[$rkey]}")
         rs=$(fig "$ref")
         [ -n "$rlim" ] && [ "$(check "$r" "$rop" "$rlim")" != met ] && status="NOT MET"
     fi
@@ -170,7 +173,7 @@ row "3. one-task job p50 µs, local-cluster" lat.cluster.p50 lat.cluster.rtt64_p
 row "3. one-task job p99 µs, local-cluster" lat.cluster.p99 lat.cluster.rtt64_p99 "" "" "" "" "(p99 beside the ZeroMQ p99)"
 row "3. one-task job p50 µs, local[2]" lat.local.p50 lat.local.rtt64_p50 '<=' 2 "" "" "≤ 2 × 64 B round trip (measured between the repetitions)"
 row "3. one-task job p99 µs, local[2]" lat.local.p99 lat.local.rtt64_p99 "" "" "" "" "(p99 beside the ZeroMQ p99)"
-row "4. /bin/true commands/s, local[2]" cmd.local.commands_per_s cmd.local.posix_spawn_per_s '>=' 0.85 "" "" "≥ 0.85 × posix_spawn, 2 in flight"
+row "4. /bin/true commands/s, local[2]" cmd.local.commands_per_s cmd.local.posix_spawn_per_s '>=' 0.85 "" "" "≥ 0.85 × posix_spawn, 2 in flight (median of the repetitions' ratios)" cmd.local.ratio
 row "5. efficiency, 10 ms tasks, local[2]" sleep.local.efficiency sleep.local.threads_efficiency "" "" '>=' 0.97 "≥ 0.97 (reference: plain threads)"
 row "6. start-up ms, local-cluster[2,1,512]" start.cluster start.ref "" "" '<=' 150 "≤ 150 ms (reference: hearth-submit --version)"
 row "6. start-up ms, local[2]" start.local start.ref "" "" '<=' 50 "≤ 50 ms (reference: hearth-submit --version)"
