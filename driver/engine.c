@@ -111,6 +111,7 @@ engine_destroy (engine_t **self_p)
         zchunk_destroy (&e->libs[i].data);
     }
     free (e->libs);
+    hearth_packer_release (&e->packer);
     free (e->stages);
     free (e->lc_worker_pids);
     zcert_destroy (&e->app_cert);

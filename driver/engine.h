@@ -98,6 +98,7 @@ struct engine {
     zlistx_t *jobs;             /* hearth_job_t running */
     shipped_lib_t *libs;        /* the application's libraries */
     size_t nlibs;
+    hearth_packer_t packer;     /* scratch for packing LAUNCH_TASKS */
     /* life */
     bool signaled;              /* the API was told start-up is over */
     bool app_dead;              /* the master ended the application */

@@ -273,79 +273,142 @@ s_ts_state (const char *state, bool *known)
     return HEARTH_TS_FAILED;
 }
 
+/* One update, from JSON or packed: the fields the driver uses. */
+typedef struct {
+    uint64_t tid;       /* task id */
+    int attempt;        /* attempt */
+    const char *state;  /* task state name */
+    int64_t run_us;     /* run time, 0 if not given */
+    const char *error;  /* or NULL */
+    const void *result; /* result bytes, or NULL */
+    size_t result_len;  /* bytes */
+} s_update_t;
+
 static void
-s_keep_result (hearth_stage_t *st, uint64_t index, zframe_t *frame)
+s_keep_result (hearth_stage_t *st, uint64_t index, const void *data,
+               size_t len)
 {
     result_t *r = &st->results[index];
-    if (!frame || zframe_size (frame) == 0)
+    if (!data || len == 0)
         return;
-    r->data = malloc (zframe_size (frame));
+    r->data = malloc (len);
     if (!r->data)
         return;
-    memcpy (r->data, zframe_data (frame), zframe_size (frame));
-    r->len = (uint32_t) zframe_size (frame);
+    memcpy (r->data, data, len);
+    r->len = (uint32_t) len;
 }
 
 /* Apply one update.  Returns the stage it touched, or NULL. */
 static hearth_stage_t *
-s_apply_update (engine_t *e, exec_t *x, hearth_msg_t *msg, const cJSON *u)
+s_apply_update (engine_t *e, exec_t *x, const s_update_t *u)
 {
-    uint64_t tid = (uint64_t) hearth_json_int (u, "tid", 0);
-    int attempt = (int) hearth_json_int (u, "attempt", 0);
-    uint32_t uid = DRIVER_TID_STAGE (tid);
-    uint64_t index = DRIVER_TID_INDEX (tid);
+    uint32_t uid = DRIVER_TID_STAGE (u->tid);
+    uint64_t index = DRIVER_TID_INDEX (u->tid);
     hearth_stage_t *st = uid < e->stages_alloc ? e->stages[uid] : NULL;
     bool known;
-    hearth_ts_state_t state = s_ts_state (hearth_json_str (u, "state"), &known);
+    hearth_ts_state_t state = s_ts_state (u->state, &known);
     if (!st || !known || index >= st->ntasks)
         return NULL;
-    const char *error = hearth_json_str (u, "error");
     hearth_ts_outcome_t out = hearth_taskset_update (
-        e->ts, x->exec_id, uid, index, attempt, state,
-        hearth_json_int (u, "run_us", 0), engine_now_us ());
+        e->ts, x->exec_id, uid, index, u->attempt, state, u->run_us,
+        engine_now_us ());
     if (out == HEARTH_TS_ACCEPT)
-        s_keep_result (st, index,
-                       hearth_msg_frame (msg, hearth_json_int (u, "result", -1)));
+        s_keep_result (st, index, u->result, u->result_len);
     else if (out == HEARTH_TS_RELEASED && state == HEARTH_TS_KILLED)
         log_info ("stage %s, task %llu, attempt %d: killed as asked",
-                  st->name, (unsigned long long) index, attempt);
+                  st->name, (unsigned long long) index, u->attempt);
     else if (out == HEARTH_TS_DUPLICATE)
         log_info ("stage %s, task %llu, attempt %d: finished after another "
                   "attempt's result; discarded (exactly once)",
-                  st->name, (unsigned long long) index, attempt);
+                  st->name, (unsigned long long) index, u->attempt);
     else if (out == HEARTH_TS_RETRY)
         log_info ("stage %s, task %llu, attempt %d: %s; trying again",
-                  st->name, (unsigned long long) index, attempt,
-                  error ? error : hearth_json_str (u, "state"));
+                  st->name, (unsigned long long) index, u->attempt,
+                  u->error ? u->error : u->state);
     else if (out == HEARTH_TS_GAVE_UP) {
         char text[1024];
         snprintf (text, sizeof text, "stage %s, task %llu failed %d time%s; "
                   "last error: %s", st->name, (unsigned long long) index,
-                  attempt + 1, attempt ? "s" : "", error ? error : "none given");
+                  u->attempt + 1, u->attempt ? "s" : "",
+                  u->error ? u->error : "none given");
         engine_fail_job (e, st->job, text);
         return NULL;
     }
     return st;
 }
 
+static s_update_t
+s_update_from_json (hearth_msg_t *msg, const cJSON *json)
+{
+    zframe_t *frame = hearth_msg_frame (msg, hearth_json_int (json, "result",
+                                                              -1));
+    return (s_update_t) {
+        .tid = (uint64_t) hearth_json_int (json, "tid", 0),
+        .attempt = (int) hearth_json_int (json, "attempt", 0),
+        .state = hearth_json_str (json, "state"),
+        .run_us = hearth_json_int (json, "run_us", 0),
+        .error = hearth_json_str (json, "error"),
+        .result = frame ? zframe_data (frame) : NULL,
+        .result_len = frame ? zframe_size (frame) : 0};
+}
+
+static s_update_t
+s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
+{
+    zframe_t *frame = hearth_msg_frame (msg, p->result_frame);
+    return (s_update_t) {
+        .tid = p->tid,
+        .attempt = p->attempt,
+        .state = hearth_task_states[p->state],
+        .run_us = p->flags & HEARTH_PACKED_RUN_US ? p->run_us : 0,
+        .error = p->error,
+        .result = frame ? zframe_data (frame) : p->result,
+        .result_len = frame ? zframe_size (frame) : p->result_len};
+}
+
+/* Stages touched by one STATUS_UPDATE, to publish their progress once. */
+typedef struct {
+    hearth_stage_t *stage[16]; /* distinct, in order of first touch */
+    size_t n;                  /* entries */
+} s_touched_t;
+
+static void
+s_touch (s_touched_t *touched, hearth_stage_t *st)
+{
+    if (!st || (touched->n && touched->stage[touched->n - 1] == st))
+        return;
+    if (touched->n < 16)
+        touched->stage[touched->n++] = st;
+}
+
 static void
 s_on_status (engine_t *e, exec_t *x, hearth_msg_t *msg)
 {
+    s_touched_t touched = {.n = 0};
     const cJSON *updates = cJSON_GetObjectItemCaseSensitive (msg->body,
                                                              "updates");
-    hearth_stage_t *touched[16];
-    size_t ntouched = 0;
-    const cJSON *u;
-    cJSON_ArrayForEach (u, updates)
+    const cJSON *json;
+    cJSON_ArrayForEach (json, updates)
     {
-        hearth_stage_t *st = s_apply_update (e, x, msg, u);
-        if (!st || (ntouched && touched[ntouched - 1] == st))
-            continue;
-        if (ntouched < 16)
-            touched[ntouched++] = st;
+        s_update_t u = s_update_from_json (msg, json);
+        s_touch (&touched, s_apply_update (e, x, &u));
     }
-    for (size_t i = 0; i < ntouched; i++) {
-        hearth_stage_t *st = touched[i];
+    /* The decoder has checked every packed record. */
+    const cJSON *packed = cJSON_GetObjectItemCaseSensitive (msg->body,
+                                                            "packed");
+    hearth_unpacker_t unpacker;
+    hearth_packed_update_t p;
+    if (packed
+        && hearth_unpacker_init (&unpacker,
+                                 hearth_msg_frame (msg, packed->valuedouble),
+                                 HEARTH_PACKED_UPDATES, NULL)
+               == 0)
+        while (hearth_unpack_update (&unpacker, msg->nframes, &p, NULL) > 0) {
+            s_update_t u = s_update_from_packed (msg, &p);
+            s_touch (&touched, s_apply_update (e, x, &u));
+        }
+    for (size_t i = 0; i < touched.n; i++) {
+        hearth_stage_t *st = touched.stage[i];
         uint64_t finished, running, total;
         if (e->stages[st->uid] == st
             && hearth_taskset_stage_counts (e->ts, st->uid, &finished,
@@ -445,14 +508,37 @@ s_offer (engine_t *e, exec_t *x)
     for (size_t i = 0; tasks && i < n; i++) {
         hearth_stage_t *st = e->stages[as[i].stage];
         int input = s_input_index (msg, st, inputs, &ninputs);
-        render_task (tasks, st, as[i].index, as[i].attempt, input);
+        if (render_packed (&e->packer, st, as[i].index, as[i].attempt, input)
+            < 0)
+            render_task (tasks, st, as[i].index, as[i].attempt, input);
+    }
+    if (tasks && hearth_packer_count (&e->packer) > 0) {
+        zframe_t *packed = hearth_packer_frame (&e->packer);
+        int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
+        if (index < 0 || !cJSON_AddNumberToObject (msg->body, "packed", index))
+            tasks = NULL;
     }
     if (!tasks) {
+        log_error ("out of memory launching tasks on executor %d",
+                   x->exec_id);
         hearth_msg_destroy (&msg);
         return 0;
     }
     s_send (e, x, &msg);
     return n;
+}
+
+/* Refill an executor once half of its slots are free, or sooner when it
+   holds fewer attempts than it has cores: one LAUNCH_TASKS per several
+   finished tasks rather than one per task (for 0.5 ms commands, a message
+   each way per task cost the executor and the driver about as much CPU
+   as the commands' own start-up; docs/performance.md). */
+static bool
+s_worth_offering (engine_t *e, exec_t *x)
+{
+    size_t slots = hearth_taskset_slots (e->ts, x->cores);
+    size_t free = hearth_taskset_free_slots (e->ts, x->exec_id);
+    return free > 0 && (free * 2 >= slots || slots - free < (size_t) x->cores);
 }
 
 void
@@ -461,7 +547,7 @@ execs_offer_all (engine_t *e)
     if (zlistx_size (e->jobs) == 0)
         return;
     for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs))
-        if (x->registered)
+        if (x->registered && s_worth_offering (e, x))
             while (s_offer (e, x) == s_offer_batch)
                 ;
 }

@@ -26,6 +26,7 @@
 
 #include "driver/hearth.h"
 #include "libcore/conf.h"
+#include "libcore/packed.h"
 
 /* Stage uids stay below 2^21: a task id is uid << 32 | index. */
 #define DRIVER_MAX_STAGES ((1u << 21) - 1)
@@ -129,6 +130,10 @@ const char *engine_app_id (const engine_t *self);
    is the frame index of the stage's input in the message, or -1. */
 int render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
                  int attempt, int input_frame);
+/* Pack task index of stage.  Returns 0, or -1 (a field out of the
+   protocol's limits, or no memory: send it as JSON instead). */
+int render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
+                   uint64_t index, int attempt, int input_frame);
 /* Replace "{i}" in text with i. Caller frees. */
 char *render_template (const char *text, uint64_t i);
 

@@ -1,6 +1,8 @@
 /*  render.c - one task's wire form, made from its group's templates at
     launch time ("{i}" becomes the task's index within its group), so that
-    a stage of a million tasks stores a template, not a million argvs. */
+    a stage of a million tasks stores a template, not a million argvs.
+    Tasks are packed (libcore/packed.h); render_task's JSON form is what
+    the driver falls back to when a task does not fit the packed limits. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -79,6 +81,101 @@ s_render_env (char *const *env, uint64_t i)
         free (r);
     }
     return map;
+}
+
+/* Render text into buf (size bytes) without allocating.  Returns buf, or
+   NULL when it does not fit. */
+static const char *
+s_render_into (char *buf, size_t size, const char *text, uint64_t i)
+{
+    const char *hit = strstr (text, "{i}");
+    if (!hit)
+        return text;
+    char number[24];
+    int nlen = snprintf (number, sizeof number, "%" PRIu64, i);
+    size_t o = 0;
+    const char *p = text;
+    for (; hit; p = hit + 3, hit = strstr (p, "{i}")) {
+        size_t chunk = (size_t) (hit - p);
+        if (o + chunk + (size_t) nlen >= size)
+            return NULL;
+        memcpy (buf + o, p, chunk);
+        memcpy (buf + o + chunk, number, nlen);
+        o += chunk + (size_t) nlen;
+    }
+    size_t rest = strlen (p);
+    if (o + rest >= size)
+        return NULL;
+    memcpy (buf + o, p, rest + 1);
+    return buf;
+}
+
+/* A growing run of NUL-terminated strings, on the stack while small. */
+typedef struct {
+    char *data;   /* the strings */
+    size_t len;   /* bytes used */
+    size_t alloc; /* bytes at data */
+    char *heap;   /* data once it left the stack, else NULL */
+} s_strings_t;
+
+/* Append text with "{i}" rendered as i, and a NUL.  Returns 0 or -1. */
+static int
+s_append (s_strings_t *b, const char *text, uint64_t i)
+{
+    char *r = render_template (text, i);
+    size_t n = r ? strlen (r) + 1 : 0;
+    if (r && b->len + n > b->alloc) {
+        size_t size = b->alloc * 2;
+        while (size < b->len + n)
+            size *= 2;
+        char *data = realloc (b->heap, size);
+        if (data && !b->heap)
+            memcpy (data, b->data, b->len);
+        if (data)
+            b->heap = b->data = data, b->alloc = size;
+    }
+    int rc = r && b->len + n <= b->alloc ? 0 : -1;
+    if (rc == 0)
+        memcpy (b->data + b->len, r, n), b->len += n;
+    free (r);
+    return rc;
+}
+
+int
+render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
+               uint64_t index, int attempt, int input_frame)
+{
+    const task_group_t *g = stage_group (stage, index);
+    uint64_t i = index - g->first;
+    hearth_packed_task_t t = {.tid = DRIVER_TID (stage->uid, index),
+                              .attempt = attempt,
+                              .input = input_frame,
+                              .timeout_ms =
+                                  g->timeout_ms > 0 ? g->timeout_ms : 0};
+    char buf[1024], stack[1024];
+    char *big = NULL;
+    s_strings_t strings = {stack, 0, sizeof stack, NULL};
+    int rc = 0;
+    if (g->argv) { /* a command: argv, then "NAME=VALUE" entries */
+        for (size_t k = 0; rc == 0 && g->argv[k]; k++, t.argc++)
+            rc = s_append (&strings, g->argv[k], i);
+        for (size_t k = 0; rc == 0 && g->env && g->env[k]; k++, t.envc++)
+            rc = s_append (&strings, g->env[k], i);
+        t.strings = strings.data;
+        t.strings_len = strings.len;
+    }
+    else {
+        t.fn = g->fn;
+        t.arg = s_render_into (buf, sizeof buf, g->arg, i);
+        if (!t.arg)
+            t.arg = big = render_template (g->arg, i);
+        rc = t.arg ? 0 : -1;
+    }
+    if (rc == 0)
+        rc = hearth_packer_add_task (packer, &t);
+    free (big);
+    free (strings.heap);
+    return rc;
 }
 
 int

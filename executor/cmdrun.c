@@ -1,15 +1,32 @@
-/*  cmdrun.c - command tasks as child processes.
+/*  cmdrun.c - command tasks as child processes, run by the pool's threads.
 
-    Each command runs in its own process group (so that a kill reaches
-    everything it started), with stdout captured as its result up to
-    max-result-bytes and the tail of stderr kept for the error message.
-    A task ends when its process has been reaped (SIGCHLD) and both pipes
-    are drained; whatever it left running in its group is then killed.
+    A pool thread takes a command task like a function task, and runs it
+    to its end: it spawns the command in its own process group (so that a
+    kill reaches everything it started), with stdout captured as its
+    result up to max-result-bytes and the tail of stderr kept for the error
+    message, then waits for the pipes and for the process, reaps it, and
+    kills whatever it left running in its group.  The loop only
+    hears that the task ended.
+
+    (The loop used to spawn, watch the pipes and reap on SIGCHLD itself:
+    with `cores` commands in flight it was the one thread every spawn,
+    exit and result went through, and posix_spawn blocks its caller until
+    the child has exec'ed.  See docs/performance.md, benchmark 4.)
+
+    The thread kills a command that runs past its time limit; the loop may
+    kill one at any time (KILL_TASK, the executor stopping):
+    cmdrun_kill and the thread agree under ex->cmd_lock, so that a signal
+    never reaches a process group after its leader has been reaped (when
+    its number may be reused), and a kill that comes before the spawn is
+    delivered right after it.
 */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +38,16 @@
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 
+extern char **environ;
+
 /* Inputs up to this size go through a pipe filled before the spawn (it
    fits in the pipe's buffer); larger ones through an unlinked file. */
 static const size_t s_pipe_input_max = 60 * 1024;
 /* Bytes read from a pipe per read() call. */
 enum { s_read_chunk = 65536 };
-
-static int s_on_stdout (zloop_t *loop, zmq_pollitem_t *item, void *arg);
-static int s_on_stderr (zloop_t *loop, zmq_pollitem_t *item, void *arg);
+/* While a command's pipes are open, whether it has exited is looked at
+   this often (ms). */
+static const int s_exit_check_ms = 20;
 
 /* An fd from which the child reads its input, or HEARTH_SPAWN_DEVNULL. */
 static int
@@ -66,80 +85,48 @@ s_input_fd (executor_t *ex, task_t *t, hearth_error_t *err)
     return fd;
 }
 
-static int
-s_watch (executor_t *ex, int fd, zloop_fn *handler, task_t *t)
+static bool
+s_env_overridden (char **env, const char *entry)
 {
-    fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
-    zmq_pollitem_t item = {NULL, fd, ZMQ_POLLIN, 0};
-    return zloop_poller (ex->loop, &item, handler, t);
+    const char *eq = strchr (entry, '=');
+    size_t klen = eq ? (size_t) (eq - entry) : strlen (entry);
+    for (size_t i = 0; env && env[i]; i++)
+        if (strncmp (env[i], entry, klen) == 0 && env[i][klen] == '=')
+            return true;
+    return false;
 }
 
-static void
-s_close_fd (executor_t *ex, int *fd)
+/* environ with the task's variables added or replacing; caller frees the
+   array (not the strings). */
+static const char **
+s_merge_env (char **env)
 {
-    if (*fd < 0)
-        return;
-    zmq_pollitem_t item = {NULL, *fd, ZMQ_POLLIN, 0};
-    zloop_poller_end (ex->loop, &item);
-    close (*fd);
-    *fd = -1;
-}
-
-int
-cmdrun_start (executor_t *ex, task_t *t, hearth_error_t *err)
-{
-    int out[2] = {-1, -1}, errp[2] = {-1, -1};
-    int in = s_input_fd (ex, t, err);
-    const char **envp = NULL;
-    if (in == -1)
-        return -1;
-    if (pipe2 (out, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0) {
-        hearth_errprintf (err, "pipe: %s", strerror (errno));
-        goto error;
-    }
-    if (t->env
-        && !(envp = hearth_env_merge (NULL, (const char *const *) t->env))) {
-        hearth_errprintf (err, "out of memory");
-        goto error;
-    }
-    hearth_spawn_opts_t opts = {
-        .argv = (const char *const *) t->argv,
-        .envp = envp,
-        .stdin_fd = in,
-        .stdout_fd = out[1],
-        .stderr_fd = errp[1],
-        .new_pgroup = true,
-    };
-    t->pid = hearth_spawn (&opts, err);
-    if (t->pid < 0) {
-        t->pid = 0;
-        goto error;
-    }
-    free (envp);
-    if (in >= 0)
-        close (in);
-    close (out[1]);
-    close (errp[1]);
-    t->out_fd = out[0];
-    t->err_fd = errp[0];
-    s_watch (ex, t->out_fd, s_on_stdout, t);
-    s_watch (ex, t->err_fd, s_on_stderr, t);
-    return 0;
-error:
-    free (envp);
-    int fds[] = {in, out[0], out[1], errp[0], errp[1]};
-    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
-        if (fds[i] >= 0)
-            close (fds[i]);
-    return -1;
+    size_t n = 0, m = 0;
+    while (environ[n])
+        n++;
+    while (env[m])
+        m++;
+    const char **out = calloc (n + m + 1, sizeof *out);
+    if (!out)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s_env_overridden (env, environ[i]))
+            out[k++] = environ[i];
+    for (size_t i = 0; i < m; i++)
+        out[k++] = env[i];
+    return out;
 }
 
 void
 cmdrun_kill (executor_t *ex, task_t *t, int sig)
 {
-    (void) ex;
+    pthread_mutex_lock (&ex->cmd_lock);
+    if (!t->kill_sig || sig == SIGKILL)
+        t->kill_sig = sig; /* for a spawn still to come */
     if (t->pid > 0 && !t->exited)
         kill (-t->pid, sig);
+    pthread_mutex_unlock (&ex->cmd_lock);
 }
 
 /* Append captured stdout, up to the limit. */
@@ -174,7 +161,9 @@ s_keep_output (executor_t *ex, task_t *t, const char *data, size_t n)
 static void
 s_keep_stderr (task_t *t, const char *data, size_t n)
 {
-    size_t cap = sizeof t->err_tail;
+    size_t cap = EXECUTOR_ERR_TAIL;
+    if (!t->err_tail && !(t->err_tail = malloc (cap)))
+        return; /* the error text goes without it */
     if (n >= cap) {
         memcpy (t->err_tail, data + n - cap, cap);
         t->err_len = cap;
@@ -189,7 +178,8 @@ s_keep_stderr (task_t *t, const char *data, size_t n)
     t->err_len += n;
 }
 
-/* Read what is available.  Returns true at end of file. */
+/* Read what is available from a non-blocking pipe.  Returns true at end
+   of file (or on an error: the pipe is done either way). */
 static bool
 s_drain (executor_t *ex, task_t *t, int fd, bool is_stdout)
 {
@@ -209,106 +199,140 @@ s_drain (executor_t *ex, task_t *t, int fd, bool is_stdout)
     }
 }
 
-/* Finish the task once it is reaped and its pipes are closed; the update
-   goes out at once (handlers flush what they produce). */
 static void
-s_maybe_done (executor_t *ex, task_t *t)
+s_close (int *fd)
 {
-    if (t->exited && t->out_fd < 0 && t->err_fd < 0) {
-        tasks_finish (ex, t);
-        link_flush (ex);
-    }
+    if (*fd >= 0)
+        close (*fd);
+    *fd = -1;
 }
 
-static int
-s_on_stdout (zloop_t *loop, zmq_pollitem_t *item, void *arg)
-{
-    (void) loop;
-    (void) item;
-    task_t *t = arg;
-    executor_t *ex = t->ex;
-    if (s_drain (ex, t, t->out_fd, true)) {
-        s_close_fd (ex, &t->out_fd);
-        s_maybe_done (ex, t);
-    }
-    return 0;
-}
-
-static int
-s_on_stderr (zloop_t *loop, zmq_pollitem_t *item, void *arg)
-{
-    (void) loop;
-    (void) item;
-    task_t *t = arg;
-    executor_t *ex = t->ex;
-    if (s_drain (ex, t, t->err_fd, false)) {
-        s_close_fd (ex, &t->err_fd);
-        s_maybe_done (ex, t);
-    }
-    return 0;
-}
-
-static task_t *
-s_find_pid (executor_t *ex, pid_t pid)
-{
-    for (task_t *t = zlistx_first (ex->running); t;
-         t = zlistx_next (ex->running))
-        if (t->pid == pid)
-            return t;
-    return NULL;
-}
-
-void
-cmdrun_reap (executor_t *ex)
-{
-    int status;
-    pid_t pid;
-    while ((pid = waitpid (-1, &status, WNOHANG)) > 0) {
-        task_t *t = s_find_pid (ex, pid);
-        if (!t)
-            continue;
-        t->exited = true;
-        t->wait_status = status;
-        t->end_us = executor_now_us ();
-        /* Its output is in the pipes already; a descendant that still
-           holds them open does not delay the task. */
-        if (t->out_fd >= 0)
-            s_drain (ex, t, t->out_fd, true);
-        if (t->err_fd >= 0)
-            s_drain (ex, t, t->err_fd, false);
-        s_close_fd (ex, &t->out_fd);
-        s_close_fd (ex, &t->err_fd);
-        s_maybe_done (ex, t);
-    }
-    link_flush (ex);
-}
-
-void
-cmdrun_cleanup (executor_t *ex, task_t *t)
-{
-    s_close_fd (ex, &t->out_fd);
-    s_close_fd (ex, &t->err_fd);
-    if (t->pid > 0)
-        kill (-t->pid, SIGKILL); /* what it left behind in its group */
-}
-
+/* Whether the process has exited (it stays a zombie: not reaped). */
 static bool
-s_any_child (executor_t *ex)
+s_exited (pid_t pid)
 {
-    for (task_t *t = zlistx_first (ex->running); t;
-         t = zlistx_next (ex->running))
-        if (t->pid > 0 && !t->exited)
-            return true;
-    return false;
+    siginfo_t info = {.si_pid = 0};
+    return waitid (P_PID, (id_t) pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0
+           && info.si_pid == pid;
+}
+
+/* Read both pipes until they are at their end, or until the process has
+   exited: a descendant that still holds a pipe open does not delay the
+   task (what is in the pipes is read, and that is all).  The exit is
+   looked at at most every s_exit_check_ms while the pipes are open.  (No
+   pidfd: valgrind does not know pidfd_open.)  At the task's time limit,
+   its group is killed and the task marked timed out. */
+static void
+s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
+{
+    int64_t now = executor_now_us ();
+    int64_t next_check = now + s_exit_check_ms * 1000;
+    int64_t deadline =
+        t->timeout_ms > 0 ? t->start_us + t->timeout_ms * 1000 : INT64_MAX;
+    while (*out >= 0 || *err >= 0) {
+        struct pollfd p[2] = {{*out, POLLIN, 0}, {*err, POLLIN, 0}};
+        int64_t wait_us =
+            next_check < deadline ? next_check - now : deadline - now;
+        int wait_ms = wait_us > 0 ? (int) ((wait_us + 999) / 1000) : 0;
+        if (poll (p, 2, wait_ms) < 0 && errno != EINTR)
+            break;
+        bool exited = false;
+        now = executor_now_us ();
+        if (now >= deadline && !t->timed_out) {
+            t->timed_out = true;
+            cmdrun_kill (ex, t, SIGKILL);
+        }
+        if (now >= next_check) {
+            exited = s_exited (pid);
+            next_check = now + s_exit_check_ms * 1000;
+        }
+        if (*out >= 0 && (exited || p[0].revents)
+            && s_drain (ex, t, *out, true))
+            s_close (out);
+        if (*err >= 0 && (exited || p[1].revents)
+            && s_drain (ex, t, *err, false))
+            s_close (err);
+        if (exited)
+            break;
+    }
+}
+
+/* Start the child; its pid, or -1 with err. */
+static pid_t
+s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
+{
+    int outp[2] = {-1, -1}, errp[2] = {-1, -1};
+    const char **envp = NULL;
+    pid_t pid = -1;
+    int in = s_input_fd (ex, t, err);
+    if (in == -1)
+        return -1;
+    if (pipe2 (outp, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0)
+        hearth_errprintf (err, "pipe: %s", strerror (errno));
+    else if (t->env && !(envp = s_merge_env (t->env)))
+        hearth_errprintf (err, "out of memory");
+    else {
+        hearth_spawn_opts_t opts = {
+            .argv = (const char *const *) t->argv,
+            .envp = envp,
+            .stdin_fd = in,
+            .stdout_fd = outp[1],
+            .stderr_fd = errp[1],
+            .new_pgroup = true,
+        };
+        pid = hearth_spawn (&opts, err);
+    }
+    free (envp);
+    if (in >= 0)
+        close (in);
+    s_close (&outp[1]);
+    s_close (&errp[1]);
+    if (pid < 0) {
+        s_close (&outp[0]);
+        s_close (&errp[0]);
+        return -1;
+    }
+    fcntl (outp[0], F_SETFL, fcntl (outp[0], F_GETFL) | O_NONBLOCK);
+    fcntl (errp[0], F_SETFL, fcntl (errp[0], F_GETFL) | O_NONBLOCK);
+    *out = outp[0];
+    *err_fd = errp[0];
+    return pid;
 }
 
 void
-cmdrun_reap_wait (executor_t *ex, int timeout_ms)
+cmdrun_run (executor_t *ex, task_t *t, bool *wake)
 {
-    int64_t deadline = zclock_mono () + timeout_ms;
-    while (s_any_child (ex) && zclock_mono () < deadline) {
-        cmdrun_reap (ex);
-        if (s_any_child (ex))
-            usleep (2000);
+    hearth_error_t err;
+    int out = -1, errfd = -1;
+    pid_t pid = s_spawn (ex, t, &out, &errfd, &err);
+    if (pid < 0) {
+        t->run_error = strdup (err.text);
+        return;
     }
+    fnpool_wake (ex->pool, wake); /* the child runs: the loop may have us */
+    if (ex->pinned) /* it started on our CPU: now it may go anywhere */
+        sched_setaffinity (pid, sizeof ex->cpus, &ex->cpus);
+    pthread_mutex_lock (&ex->cmd_lock);
+    t->pid = pid;
+    if (t->kill_sig)
+        kill (-pid, t->kill_sig); /* asked for before it started */
+    pthread_mutex_unlock (&ex->cmd_lock);
+    s_collect (ex, t, &out, &errfd, pid);
+    /* The pipes may reach their end while the process is still exiting:
+       wait until it is a zombie, without reaping it.  From here the loop
+       sends no more signals; the group keeps its id until the leader is
+       reaped, so the last kill reaches only what the command left
+       behind. */
+    siginfo_t info;
+    while (waitid (P_PID, (id_t) pid, &info, WEXITED | WNOWAIT) < 0
+           && errno == EINTR)
+        ;
+    pthread_mutex_lock (&ex->cmd_lock);
+    t->exited = true;
+    pthread_mutex_unlock (&ex->cmd_lock);
+    kill (-pid, SIGKILL);
+    while (waitpid (pid, &t->wait_status, 0) < 0 && errno == EINTR)
+        ;
+    s_close (&out);
+    s_close (&errfd);
 }

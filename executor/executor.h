@@ -1,20 +1,23 @@
 /*  executor.h - hearth-executor's context and the modules that share it.
 
     One executor runs tasks for one application.  Its single-threaded event
-    loop (zloop) owns everything here; the only other threads are the
-    function-task pool's, which touch nothing but the tasks handed to them.
+    loop (zloop) owns everything here; the only other threads are the task
+    pool's, which touch nothing but the tasks handed to them (and read the
+    settings): they call functions and run commands.
 
         link.c     the DEALER to the driver: registration, heartbeats,
                    LAUNCH_TASKS / KILL_TASK / STOP_EXECUTOR in, batched
                    STATUS_UPDATE out
-        tasks.c    the task queue and the `cores` run slots
-        cmdrun.c   command tasks as child processes
-        fnpool.c   function tasks on a pool of threads
+        tasks.c    the task queue, starting and finishing tasks
+        cmdrun.c   command tasks as child processes (on pool threads)
+        fnpool.c   the pool of `cores` threads that run tasks
         libs.c     shipped libraries: cached by content hash, dlopen'ed
 */
 #ifndef HEARTH_EXECUTOR_H
 #define HEARTH_EXECUTOR_H
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -22,8 +25,13 @@
 #include <czmq.h>
 
 #include "driver/hearth.h"
+#include "executor/tlist.h"
 #include "libcore/conf.h"
+#include "libcore/packed.h"
 #include "libcore/proto.h"
+
+/* Bytes of a command's stderr kept for its error text. */
+#define EXECUTOR_ERR_TAIL 1024
 
 typedef struct executor executor_t;
 typedef struct fnpool fnpool_t;
@@ -47,34 +55,39 @@ typedef struct task {
     uint64_t tid;             /* driver's task id: stage << 32 | index */
     int attempt;              /* attempt number */
     task_phase_t phase;       /* queued or running */
-    void *handle;             /* its node in the queue or running list */
-    /* what to run */
+    tlink_t link;             /* on the executor's queue or running list */
+    tlink_t pool_link;        /* on the pool's to-do or done list */
+    /* what to run (fn, lib and arg live in the task's own block, after
+       the struct: one allocation per function task) */
     char **argv;              /* command: NULL-terminated, owned */
     char **env;               /* command: extra "K=V", NULL-terminated */
-    char *fn;                 /* function: symbol name, owned */
-    char *lib;                /* function: library name, or NULL: any */
-    char *arg;                /* function: argument, owned ("" if none) */
+    const char *fn;           /* function: symbol name */
+    const char *lib;          /* function: library name, or NULL: any */
+    const char *arg;          /* function: argument ("" if none) */
     shared_frames_t *frames;  /* input frames (a reference), or NULL */
     zframe_t *input;          /* the input frame within frames, or NULL */
     int64_t timeout_ms;       /* 0: none */
     /* while it runs */
     int64_t start_us;         /* monotonic start (atomic: pool threads
                                  set it for function tasks) */
-    void *pool_handle;        /* its node in the pool's queue, or NULL */
     int timer_id;             /* timeout timer, or -1 */
     bool killed;              /* KILL_TASK or stop: report KILLED */
-    bool timed_out;           /* the timeout fired */
+    bool timed_out;           /* past its time limit (a command: set by
+                                 its thread) */
     bool reported_running;    /* a RUNNING update was sent */
     bool final_sent;          /* its final state was sent already */
-    /* command task process */
+    /* command task process (pid, exited and kill_sig under cmd_lock) */
     pid_t pid;                /* child, or 0 */
-    int out_fd, err_fd;       /* pipes from the child, or -1 */
-    bool exited;              /* waitpid has reaped it */
+    bool exited;              /* gone: no more signals; then reaped */
+    int kill_sig;             /* a signal the loop asked for, or 0 */
     int wait_status;          /* from waitpid */
+    char *run_error;          /* why it could not start, or NULL */
     char *out;                /* captured stdout */
     size_t out_len, out_alloc;
-    char err_tail[1024];      /* last bytes of stderr, for the error text */
-    size_t err_len;
+    /* the last EXECUTOR_ERR_TAIL bytes of stderr, for the error text:
+       allocated at the first byte, so that a task_t stays small */
+    char *err_tail;
+    size_t err_len;           /* bytes in err_tail */
     bool too_big;             /* stdout passed max_result_bytes */
     /* function task outcome (written by a pool thread) */
     hearth_task_fn func;      /* resolved symbol */
@@ -104,15 +117,22 @@ struct executor {
     bool registered;           /* REGISTERED_EXECUTOR received */
     int64_t max_result_bytes;  /* largest result a task may return */
     int64_t running_report_ms; /* report RUNNING for tasks older than this */
-    zlistx_t *queue;           /* task_t waiting for a slot, FIFO */
-    zlistx_t *running;         /* task_t started: commands running, functions
+    tlist_t queue;             /* task_t waiting for a slot, FIFO */
+    tlist_t running;           /* task_t started: commands running, functions
                                   handed to the pool */
-    int cmd_running;           /* commands running */
+    int cmd_running;           /* commands handed to the pool, not done */
     size_t fn_in_pool;         /* functions handed to the pool, not done */
-    hearth_msg_t *batch;       /* STATUS_UPDATE being filled, or NULL */
-    cJSON *updates;            /* its updates array (borrowed from batch) */
-    size_t batch_bytes;        /* result bytes in batch */
-    int batch_count;           /* updates in batch */
+    bool pinned;               /* task threads pinned one per CPU */
+    cpu_set_t cpus;            /* the CPUs we may use (commands' children
+                                  get them all back once started) */
+    pthread_mutex_t cmd_lock;  /* between the loop's kills and the
+                                  threads that run commands */
+    hearth_msg_t *batch;       /* STATUS_UPDATE's large result frames
+                                  while updates are packed, or NULL */
+    hearth_packer_t updates;   /* the updates (and small results) packed */
+    size_t batch_bytes;        /* result bytes in the batch */
+    int batch_count;           /* updates in the batch */
+    int flush_timer;           /* zloop timer of link_flush_soon, or -1 */
     fnpool_t *pool;            /* function-task threads */
     libs_t *libs;              /* shipped libraries */
     char *work_dir;            /* where files go (cwd by default) */
@@ -130,9 +150,14 @@ void link_add_update (executor_t *ex, const task_t *t, const char *state,
                       const char *error, const void *result, size_t len);
 /* Send the pending STATUS_UPDATE, if any. */
 void link_flush (executor_t *ex);
+/* Send it now if the driver may be short of news (the executor holds
+   few tasks), else within a couple of milliseconds, with what else ends
+   meanwhile: one message for several short commands. */
+void link_flush_soon (executor_t *ex);
 
 /* tasks.c */
-task_t *task_from_json (const cJSON *json, shared_frames_t *frames);
+task_t *task_from_json (const cJSON *json, shared_frames_t *sf);
+task_t *task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf);
 void task_destroy (task_t **task_p);
 void tasks_enqueue (executor_t *ex, task_t *t);
 /* Start queued tasks: functions go to the pool (whose cores threads bound
@@ -149,20 +174,24 @@ size_t tasks_running (executor_t *ex);
 void shared_frames_release (shared_frames_t **sf_p);
 
 /* cmdrun.c */
-int cmdrun_start (executor_t *ex, task_t *t, hearth_error_t *err);
+/* On a pool thread: run command task t to its end (fills exited,
+   wait_status, out, err_tail, too_big, or run_error); once the child has
+   started, fnpool_wake (ex->pool, wake). */
+void cmdrun_run (executor_t *ex, task_t *t, bool *wake);
+/* On the loop: signal a command's process group, now if it runs, else as
+   soon as it has started; never after it has exited. */
 void cmdrun_kill (executor_t *ex, task_t *t, int sig);
-/* Reap exited children (after SIGCHLD). */
-void cmdrun_reap (executor_t *ex);
-/* Reap until no command task is left running or timeout_ms passed. */
-void cmdrun_reap_wait (executor_t *ex, int timeout_ms);
-/* Close the task's pipes and pollers. */
-void cmdrun_cleanup (executor_t *ex, task_t *t);
 
 /* fnpool.c */
-fnpool_t *fnpool_new (executor_t *ex, int threads, hearth_error_t *err);
+/* pin: "auto" (NULL), "yes" or "no": see fnpool.c. */
+fnpool_t *fnpool_new (executor_t *ex, int threads, const char *pin,
+                      hearth_error_t *err);
 /* Stop the threads.  Returns 0, or -1 if a thread was still busy after a
    grace period (its task must then not be freed). */
 int fnpool_destroy (fnpool_t **self_p);
+/* On a pool thread: if *pending, wake the loop for the finished tasks
+   (and clear *pending). */
+void fnpool_wake (fnpool_t *self, bool *pending);
 /* Hand n tasks to the threads at once (one lock, one wake-up). */
 void fnpool_submit (fnpool_t *self, task_t **tasks, size_t n);
 /* Take t back if no thread has started it.  Returns true if taken. */

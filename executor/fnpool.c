@@ -1,15 +1,16 @@
-/*  fnpool.c - function tasks on a fixed pool of threads.
+/*  fnpool.c - tasks on a fixed pool of threads.
 
     The event loop hands a task to the pool (fnpool_submit); a thread calls
-    the task's function and puts the task on the done list, then wakes the
-    loop through an eventfd.  The loop drains the done list and reports the
-    whole lot in one STATUS_UPDATE.  Threads touch only the task they run;
-    everything else stays with the loop's thread.
+    the task's function, or runs its command (cmdrun.c), and puts the task
+    on the done list, then wakes the loop through an eventfd.  The loop drains
+   the done list and reports the whole lot in one STATUS_UPDATE.  Threads touch
+   only the task they run; everything else stays with the loop's thread.
 */
 #include "config.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,9 @@
 #include "executor/executor.h"
 #include "libcore/log.h"
 
-/* How long destroy waits for a busy thread before leaving it to exit(). */
-static const int s_join_timeout_ms = 1000;
+/* How long destroy waits for a busy thread before leaving it to exit()
+   (a command killed at the stop must be reaped within it). */
+static const int s_join_timeout_ms = 2000;
 
 struct fnpool {
     executor_t *ex;         /* for finishing tasks on the loop's thread */
@@ -28,16 +30,36 @@ struct fnpool {
     int nthreads;           /* started threads */
     pthread_mutex_t lock;   /* guards todo, done and quit */
     pthread_cond_t wake;    /* signalled when todo grows or quit is set */
-    zlistx_t *todo;         /* task_t to run */
-    zlistx_t *done;         /* task_t that ran */
+    tlist_t todo;           /* task_t to run (pool_link) */
+    tlist_t done;           /* task_t that ran (pool_link) */
     int efd;                /* eventfd: done is not empty */
     bool quit;              /* threads should leave */
 };
 
+void
+fnpool_wake (fnpool_t *self, bool *pending)
+{
+    if (!*pending)
+        return;
+    *pending = false;
+    uint64_t one = 1;
+    ssize_t n = write (self->efd, &one, sizeof one);
+    (void) n; /* an eventfd write only fails on overflow */
+}
+
+/* Run t.  *wake: the loop has finished tasks to hear of; a command's
+   thread tells it once the next child has started (cmdrun.c). */
 static void
-s_run (task_t *t)
+s_run (fnpool_t *self, task_t *t, bool *wake)
 {
     __atomic_store_n (&t->start_us, executor_now_us (), __ATOMIC_RELAXED);
+    if (t->argv) {
+        cmdrun_run (t->ex, t, wake);
+        fnpool_wake (self, wake);
+        t->end_us = executor_now_us ();
+        return;
+    }
+    fnpool_wake (self, wake);
     hearth_task_in_t in = {
         .arg = t->arg,
         .input = t->input ? zframe_data (t->input) : NULL,
@@ -49,31 +71,39 @@ s_run (task_t *t)
     t->end_us = executor_now_us ();
 }
 
+/* The loop is woken (an eventfd) when a task joins an empty done list,
+   always with the lock released, so that it does not wake only to wait
+   for the lock; and when the thread has a next task, only once that task
+   has started: on a busy machine the woken loop may take this CPU, and a
+   child that has not started yet would wait for it (benchmark 4). */
 static void *
 s_thread (void *arg)
 {
     fnpool_t *self = arg;
+    bool wake = false;
     pthread_mutex_lock (&self->lock);
     for (;;) {
-        while (!self->quit && zlistx_size (self->todo) == 0)
+        while (!self->quit && self->todo.size == 0) {
+            if (wake) {
+                pthread_mutex_unlock (&self->lock);
+                fnpool_wake (self, &wake);
+                pthread_mutex_lock (&self->lock);
+                continue;
+            }
             pthread_cond_wait (&self->wake, &self->lock);
+        }
         if (self->quit)
             break;
-        task_t *t = zlistx_first (self->todo);
-        zlistx_delete (self->todo, zlistx_cursor (self->todo));
-        t->pool_handle = NULL;
+        task_t *t = tlist_pop (&self->todo);
         pthread_mutex_unlock (&self->lock);
-        s_run (t);
+        s_run (self, t, &wake);
         pthread_mutex_lock (&self->lock);
-        bool was_empty = zlistx_size (self->done) == 0;
-        zlistx_add_end (self->done, t);
-        if (was_empty) {
-            uint64_t one = 1;
-            ssize_t n = write (self->efd, &one, sizeof one);
-            (void) n; /* an eventfd write only fails on overflow */
-        }
+        if (self->done.size == 0)
+            wake = true;
+        tlist_push (&self->done, t);
     }
     pthread_mutex_unlock (&self->lock);
+    fnpool_wake (self, &wake);
     return NULL;
 }
 
@@ -88,21 +118,48 @@ s_on_done (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     ssize_t n = read (self->efd, &count, sizeof count);
     (void) n;
     pthread_mutex_lock (&self->lock);
-    zlistx_t *done = self->done;
-    self->done = zlistx_new ();
+    tlist_t done = self->done; /* take the whole list */
+    tlist_init (&self->done, offsetof (task_t, pool_link));
     pthread_mutex_unlock (&self->lock);
     task_t *t;
-    while ((t = zlistx_first (done))) {
-        zlistx_delete (done, zlistx_cursor (done));
+    while ((t = tlist_pop (&done)))
         tasks_finish (self->ex, t);
-    }
-    zlistx_destroy (&done);
-    link_flush (self->ex);
+    link_flush_soon (self->ex);
+    return 0;
+}
+
+/* Whether to pin thread i to the i-th CPU this process may use: "yes",
+   "no", or "auto": when there are exactly as many threads as CPUs (the
+   executor has the machine, as local[*] does; with fewer threads, other
+   executors share the CPUs, with more, pinned threads could not even
+   out).  Pinned, a command's thread and its child start on the thread's
+   CPU, so the two commands in flight on a two-CPU machine do not queue
+   on one CPU while the other idles, as the scheduler lets short-lived
+   processes do (docs/performance.md, benchmark 4); the child is given
+   back every CPU as soon as it has started (cmdrun.c). */
+static bool
+s_pin (const char *mode, int threads, cpu_set_t *cpus)
+{
+    if (sched_getaffinity (0, sizeof *cpus, cpus) < 0
+        || (mode && strcmp (mode, "no") == 0))
+        return false;
+    int n = CPU_COUNT (cpus);
+    return n > 0 && ((mode && strcmp (mode, "yes") == 0) || n == threads);
+}
+
+/* The index-th CPU of cpus (cycling). */
+static int
+s_nth_cpu (const cpu_set_t *cpus, int index)
+{
+    int n = CPU_COUNT (cpus), k = index % n;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET (cpu, cpus) && k-- == 0)
+            return cpu;
     return 0;
 }
 
 fnpool_t *
-fnpool_new (executor_t *ex, int threads, hearth_error_t *err)
+fnpool_new (executor_t *ex, int threads, const char *pin, hearth_error_t *err)
 {
     fnpool_t *self = calloc (1, sizeof *self);
     if (!self) {
@@ -112,24 +169,37 @@ fnpool_new (executor_t *ex, int threads, hearth_error_t *err)
     self->ex = ex;
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->wake, NULL);
-    self->todo = zlistx_new ();
-    self->done = zlistx_new ();
+    tlist_init (&self->todo, offsetof (task_t, pool_link));
+    tlist_init (&self->done, offsetof (task_t, pool_link));
     self->efd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
     self->threads = calloc (threads, sizeof *self->threads);
-    if (!self->todo || !self->done || self->efd < 0 || !self->threads) {
+    if (self->efd < 0 || !self->threads) {
         hearth_errprintf (err, "cannot create the task pool: %s",
                           strerror (errno));
         fnpool_destroy (&self);
         return NULL;
     }
-    for (; self->nthreads < threads; self->nthreads++)
-        if (pthread_create (&self->threads[self->nthreads], NULL, s_thread,
-                            self)
-            != 0) {
+    ex->pinned = s_pin (pin, threads, &ex->cpus);
+    for (; self->nthreads < threads; self->nthreads++) {
+        pthread_attr_t attr;
+        pthread_attr_init (&attr);
+        if (ex->pinned) {
+            cpu_set_t one;
+            CPU_ZERO (&one);
+            CPU_SET (s_nth_cpu (&ex->cpus, self->nthreads), &one);
+            pthread_attr_setaffinity_np (&attr, sizeof one, &one);
+        }
+        int rc = pthread_create (&self->threads[self->nthreads], &attr,
+                                 s_thread, self);
+        pthread_attr_destroy (&attr);
+        if (rc != 0) {
             hearth_errprintf (err, "cannot start task threads");
             fnpool_destroy (&self);
             return NULL;
         }
+    }
+    if (ex->pinned)
+        log_info ("%d task threads, one per CPU", threads);
     zmq_pollitem_t item = {NULL, self->efd, ZMQ_POLLIN, 0};
     zloop_poller (ex->loop, &item, s_on_done, self);
     return self;
@@ -142,23 +212,27 @@ fnpool_submit (fnpool_t *self, task_t **tasks, size_t n)
         return;
     pthread_mutex_lock (&self->lock);
     for (size_t i = 0; i < n; i++)
-        tasks[i]->pool_handle = zlistx_add_end (self->todo, tasks[i]);
+        tlist_push (&self->todo, tasks[i]);
+    pthread_mutex_unlock (&self->lock);
+    /* Signalled after the unlock: a woken thread takes the lock at once
+       instead of blocking on it (tasks cannot be missed: a thread checks
+       todo under the lock before it waits). */
     if (n == 1)
         pthread_cond_signal (&self->wake);
     else
         pthread_cond_broadcast (&self->wake);
-    pthread_mutex_unlock (&self->lock);
 }
 
 bool
 fnpool_cancel (fnpool_t *self, task_t *t)
 {
     pthread_mutex_lock (&self->lock);
-    bool taken = t->pool_handle != NULL;
-    if (taken) {
-        zlistx_delete (self->todo, t->pool_handle);
-        t->pool_handle = NULL;
-    }
+    /* on the to-do list: no thread has taken it (the done list is the
+       loop's to read, and a task there has run) */
+    bool taken =
+        t->pool_link.on && !__atomic_load_n (&t->start_us, __ATOMIC_RELAXED);
+    if (taken)
+        tlist_remove (&self->todo, t);
     pthread_mutex_unlock (&self->lock);
     return taken;
 }
@@ -196,9 +270,7 @@ fnpool_destroy (fnpool_t **self_p)
             zloop_poller_end (self->ex->loop, &item);
         close (self->efd);
     }
-    zlistx_destroy (&self->todo);
-    zlistx_destroy (&self->done);
-    free (self->threads);
+    free (self->threads); /* tasks on todo and done are the loop's to free */
     free (self);
     *self_p = NULL;
     return rc;

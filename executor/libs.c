@@ -27,10 +27,61 @@ typedef struct {
     char *error;  /* why it could not be loaded, or NULL */
 } s_lib_t;
 
+/* Symbols found recently: dlsym costs hundreds of instructions, once per
+   task otherwise. */
+enum { s_cache_size = 16 };
+
+typedef struct {
+    char *lib;        /* library asked for, or NULL: any */
+    char *fn;         /* symbol, or NULL: an empty slot */
+    hearth_task_fn f; /* what the lookup found */
+} s_cached_t;
+
 struct libs {
-    char *dir;      /* WORK_DIR/libs */
-    zlistx_t *list; /* s_lib_t, in the order shipped */
+    char *dir;                      /* WORK_DIR/libs */
+    zlistx_t *list;                 /* s_lib_t, in the order shipped */
+    s_cached_t cache[s_cache_size]; /* successful lookups */
+    size_t next;                    /* slot the next one replaces */
 };
+
+static void
+s_cache_clear (libs_t *self)
+{
+    for (size_t i = 0; i < s_cache_size; i++) {
+        free (self->cache[i].lib);
+        free (self->cache[i].fn);
+        self->cache[i] = (s_cached_t){NULL, NULL, NULL};
+    }
+}
+
+static hearth_task_fn
+s_cache_find (libs_t *self, const char *lib, const char *fn)
+{
+    for (size_t i = 0; i < s_cache_size; i++) {
+        s_cached_t *c = &self->cache[i];
+        if (c->fn && strcmp (c->fn, fn) == 0
+            && (lib ? c->lib && strcmp (c->lib, lib) == 0 : !c->lib))
+            return c->f;
+    }
+    return NULL;
+}
+
+static void
+s_cache_add (libs_t *self, const char *lib, const char *fn, hearth_task_fn f)
+{
+    s_cached_t *c = &self->cache[self->next];
+    self->next = (self->next + 1) % s_cache_size;
+    free (c->lib);
+    free (c->fn);
+    c->lib = lib ? strdup (lib) : NULL;
+    c->fn = strdup (fn);
+    c->f = f;
+    if (!c->fn || (lib && !c->lib)) { /* no memory: no cache */
+        free (c->lib);
+        free (c->fn);
+        *c = (s_cached_t){NULL, NULL, NULL};
+    }
+}
 
 static void
 s_lib_destroy (void **item)
@@ -72,6 +123,7 @@ libs_destroy (libs_t **self_p)
     libs_t *self = *self_p;
     if (!self)
         return;
+    s_cache_clear (self);
     zlistx_destroy (&self->list);
     free (self->dir);
     free (self);
@@ -148,6 +200,7 @@ libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
         return hearth_errprintf (err, "out of memory");
     }
     zlistx_add_end (self->list, lib);
+    s_cache_clear (self); /* "any library" may now mean another one */
     if (!frame)
         hearth_errprintf (err, "library %s arrived without its bytes", name);
     if (!frame || s_load (self, lib, hash, frame, err) < 0) {
@@ -172,14 +225,19 @@ hearth_task_fn
 libs_lookup (libs_t *self, const char *lib, const char *fn,
              hearth_error_t *err)
 {
+    hearth_task_fn cached = s_cache_find (self, lib, fn);
+    if (cached)
+        return cached;
     const char *load_error = NULL;
     for (s_lib_t *l = zlistx_first (self->list); l;
          l = zlistx_next (self->list)) {
         if (lib && strcmp (l->name, lib) != 0)
             continue;
         hearth_task_fn f = s_symbol (l, fn);
-        if (f)
+        if (f) {
+            s_cache_add (self, lib, fn, f);
             return f;
+        }
         if (l->error)
             load_error = l->error;
     }

@@ -27,6 +27,13 @@ static const int s_max_drain = 256;
 /* Flush a STATUS_UPDATE once it holds this many updates or bytes. */
 static const int s_batch_max_updates = 4096;
 static const size_t s_batch_max_bytes = 8 * 1024 * 1024;
+/* Results up to this size travel inside the packed updates; larger ones
+   get a binary frame of their own (not copied twice). */
+static const size_t s_inline_result_max = 64 * 1024;
+/* While the executor holds more than twice as many tasks as cores (work
+   enough queued), finished tasks are reported at most this late, several
+   to a message (link_flush_soon). */
+static const int s_flush_delay_ms = 2;
 
 static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
 
@@ -65,6 +72,7 @@ link_close (executor_t *ex)
         && zclock_mono () - ex->last_recv_ms > 2 * ex->hb_interval_ms)
         zsock_set_linger (ex->driver, 0);
     hearth_msg_destroy (&ex->batch);
+    hearth_packer_release (&ex->updates);
     hearth_sock_destroy (&ex->driver);
     zcert_destroy (&ex->cert);
 }
@@ -140,6 +148,27 @@ s_share_frames (hearth_msg_t *msg)
     return sf;
 }
 
+/* The packed function tasks (the decoder has checked every record). */
+static void
+s_launch_packed (executor_t *ex, const cJSON *index, shared_frames_t *sf)
+{
+    hearth_unpacker_t u;
+    hearth_packed_task_t p;
+    hearth_error_t err;
+    if (!index || !sf || (size_t) index->valuedouble >= sf->nframes
+        || hearth_unpacker_init (&u, sf->frames[(size_t) index->valuedouble],
+                                 HEARTH_PACKED_TASKS, &err)
+               < 0)
+        return;
+    while (hearth_unpack_task (&u, sf->nframes, &p, &err) > 0) {
+        task_t *t = task_from_packed (&p, sf);
+        if (t)
+            tasks_enqueue (ex, t);
+        else
+            log_error ("out of memory queueing a task");
+    }
+}
+
 static void
 s_on_launch (executor_t *ex, hearth_msg_t *msg)
 {
@@ -157,6 +186,8 @@ s_on_launch (executor_t *ex, hearth_msg_t *msg)
         }
         tasks_enqueue (ex, t);
     }
+    s_launch_packed (ex, cJSON_GetObjectItemCaseSensitive (msg->body, "packed"),
+                     sf);
     shared_frames_release (&sf);
     tasks_dispatch (ex);
 }
@@ -265,58 +296,120 @@ link_on_tick (executor_t *ex)
 
 /* Exit status or signal of a command task, into the update. */
 static void
-s_add_exit (cJSON *u, const task_t *t)
+s_add_exit (hearth_packed_update_t *u, const task_t *t)
 {
     if (!t->argv || !t->exited)
         return;
-    if (WIFEXITED (t->wait_status))
-        cJSON_AddNumberToObject (u, "exit_status",
-                                 WEXITSTATUS (t->wait_status));
-    else if (WIFSIGNALED (t->wait_status))
-        cJSON_AddNumberToObject (u, "signal", WTERMSIG (t->wait_status));
+    if (WIFEXITED (t->wait_status)) {
+        u->flags |= HEARTH_PACKED_EXIT;
+        u->exit_status = WEXITSTATUS (t->wait_status);
+    }
+    else if (WIFSIGNALED (t->wait_status)) {
+        u->flags |= HEARTH_PACKED_SIGNAL;
+        u->signal = WTERMSIG (t->wait_status);
+    }
+}
+
+/* The index of a task state name (the packed form's state byte). */
+static int
+s_state_index (const char *state)
+{
+    for (int i = 0; hearth_task_states[i]; i++)
+        if (strcmp (hearth_task_states[i], state) == 0)
+            return i;
+    return 0;
 }
 
 void
 link_add_update (executor_t *ex, const task_t *t, const char *state,
                  const char *error, const void *result, size_t len)
 {
-    if (!ex->batch) {
-        if (!(ex->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
-            return;
-        ex->updates = cJSON_AddArrayToObject (ex->batch->body, "updates");
+    if (ex->batch_count == 0)
         ex->batch_bytes = 0;
-        ex->batch_count = 0;
+    hearth_packed_update_t u = {.tid = t->tid,
+                                .attempt = t->attempt,
+                                .state = s_state_index (state),
+                                .result_frame = -1};
+    if (t->end_us && t->start_us && t->end_us >= t->start_us) {
+        u.flags |= HEARTH_PACKED_RUN_US;
+        u.run_us = t->end_us - t->start_us;
     }
-    cJSON *u = cJSON_CreateObject ();
-    cJSON_AddNumberToObject (u, "tid", (double) t->tid);
-    cJSON_AddNumberToObject (u, "attempt", t->attempt);
-    cJSON_AddStringToObject (u, "state", state);
-    if (t->end_us)
-        cJSON_AddNumberToObject (u, "run_us",
-                                 (double) (t->end_us - t->start_us));
+    char text[4096];
     if (error) {
-        char text[4096];
         snprintf (text, sizeof text, "%s", error);
-        cJSON_AddStringToObject (u, "error", text);
+        u.error = text;
     }
-    s_add_exit (u, t);
-    if (result && len) {
-        int index = hearth_msg_add_bytes (ex->batch, result, len);
-        if (index >= 0)
-            cJSON_AddNumberToObject (u, "result", index);
-        ex->batch_bytes += len;
+    s_add_exit (&u, t);
+    if (result && len > s_inline_result_max) {
+        if (!ex->batch && !(ex->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
+            return;
+        u.result_frame = hearth_msg_add_bytes (ex->batch, result, len);
     }
-    cJSON_AddItemToArray (ex->updates, u);
+    else if (result && len) {
+        u.result = result;
+        u.result_len = len;
+    }
+    if (hearth_packer_add_update (&ex->updates, &u) < 0) {
+        log_error ("cannot queue the update of task %llu: %s",
+                   (unsigned long long) t->tid, strerror (errno));
+        return;
+    }
+    ex->batch_bytes += len;
     if (++ex->batch_count >= s_batch_max_updates
         || ex->batch_bytes >= s_batch_max_bytes)
         link_flush (ex);
 }
 
+static int
+s_on_flush_timer (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    (void) timer_id;
+    executor_t *ex = arg;
+    ex->flush_timer = -1;
+    link_flush (ex);
+    return 0;
+}
+
+void
+link_flush_soon (executor_t *ex)
+{
+    if (ex->batch_count == 0)
+        return;
+    size_t held = ex->queue.size + ex->running.size;
+    if (held <= 2 * (size_t) ex->cores || !ex->loop) {
+        link_flush (ex); /* the driver may be waiting to refill us */
+        return;
+    }
+    if (ex->flush_timer < 0)
+        ex->flush_timer =
+            zloop_timer (ex->loop, s_flush_delay_ms, 1, s_on_flush_timer, ex);
+}
+
 void
 link_flush (executor_t *ex)
 {
-    if (!ex->batch || !ex->driver)
+    if (ex->flush_timer >= 0 && ex->loop) {
+        zloop_timer_end (ex->loop, ex->flush_timer);
+        ex->flush_timer = -1;
+    }
+    if (ex->batch_count == 0 || !ex->driver)
         return;
-    ex->updates = NULL;
-    s_send (ex, &ex->batch);
+    hearth_msg_t *msg = ex->batch;
+    ex->batch = NULL;
+    ex->batch_count = 0;
+    ex->batch_bytes = 0;
+    if (!msg && !(msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE))) {
+        hearth_packer_frame (&ex->updates); /* dropped: no memory */
+        return;
+    }
+    zframe_t *packed = hearth_packer_frame (&ex->updates);
+    int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
+    if (index < 0 || !cJSON_AddArrayToObject (msg->body, "updates")) {
+        log_error ("out of memory sending updates");
+        hearth_msg_destroy (&msg);
+        return;
+    }
+    cJSON_AddNumberToObject (msg->body, "packed", index);
+    s_send (ex, &msg);
 }

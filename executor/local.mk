@@ -2,6 +2,7 @@
 bin_PROGRAMS += hearth-executor
 hearth_executor_SOURCES = \
 	executor/executor.h \
+	executor/tlist.h \
 	executor/main.c \
 	executor/link.c \
 	executor/tasks.c \

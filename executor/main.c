@@ -48,6 +48,9 @@ static const hearth_opt_t s_opts[] = {
      "largest result (stdout) a task may return; more fails the task"},
     {"running-report", HEARTH_OPT_DURATION, "50ms", "TIME",
      "report RUNNING for tasks that have run this long"},
+    {"pin-threads", HEARTH_OPT_STR, "auto", "MODE",
+     "pin task threads one per CPU: yes, no, or auto (when there are as "
+     "many threads as CPUs)"},
     {"log-level", HEARTH_OPT_STR, "info", "LEVEL", "error, warn, info, debug"},
     {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
     {NULL},
@@ -102,6 +105,13 @@ s_configure (executor_t *ex, hearth_error_t *err)
     ex->running_report_ms = hearth_conf_ms (c, "running-report");
     if (ex->hb_interval_ms < 1)
         return hearth_errprintf (err, "--heartbeat-interval must be > 0");
+    const char *pin = hearth_conf_str (c, "pin-threads");
+    if (strcmp (pin, "auto") != 0 && strcmp (pin, "yes") != 0
+        && strcmp (pin, "no") != 0)
+        return hearth_errprintf (err,
+                                 "--pin-threads: expected yes, no or "
+                                 "auto, got '%s'",
+                                 pin);
     return 0;
 }
 
@@ -114,7 +124,7 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     int sig;
     while ((sig = hearth_signalfd_read (ex->sigfd)) > 0) {
         if (sig == SIGCHLD)
-            cmdrun_reap (ex);
+            continue; /* each command's thread reaps its own child */
         else if (sig == SIGHUP)
             hearth_log_reopen ();
         else {
@@ -149,15 +159,17 @@ s_setup (executor_t *ex, hearth_error_t *err)
     hearth_zsys_init ();
     ex->parent = getppid ();
     ex->started_ms = zclock_mono ();
-    ex->queue = zlistx_new ();
-    ex->running = zlistx_new ();
+    pthread_mutex_init (&ex->cmd_lock, NULL);
+    tlist_init (&ex->queue, offsetof (task_t, link));
+    tlist_init (&ex->running, offsetof (task_t, link));
     ex->loop = zloop_new ();
-    if (!ex->queue || !ex->running || !ex->loop)
+    if (!ex->loop)
         return hearth_errprintf (err, "out of memory");
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
                                  ex->work_dir, strerror (errno));
-    if (!(ex->pool = fnpool_new (ex, ex->cores, err)))
+    if (!(ex->pool = fnpool_new (
+              ex, ex->cores, hearth_conf_str (ex->conf, "pin-threads"), err)))
         return -1;
     zmq_pollitem_t sig_item = {NULL, ex->sigfd, ZMQ_POLLIN, 0};
     zloop_poller (ex->loop, &sig_item, s_on_signal, ex);
@@ -169,9 +181,8 @@ s_setup (executor_t *ex, hearth_error_t *err)
 static void
 s_teardown (executor_t *ex)
 {
-    if (ex->queue && ex->running) {
+    if (ex->loop) {
         tasks_kill_all (ex);
-        cmdrun_reap_wait (ex, 2000);
         bool joined = fnpool_destroy (&ex->pool) == 0;
         tasks_discard_all (ex, joined);
     }
@@ -179,8 +190,7 @@ s_teardown (executor_t *ex)
     link_close (ex);
     libs_destroy (&ex->libs);
     zloop_destroy (&ex->loop);
-    zlistx_destroy (&ex->queue);
-    zlistx_destroy (&ex->running);
+    pthread_mutex_destroy (&ex->cmd_lock);
     if (ex->sigfd >= 0)
         close (ex->sigfd);
     free (ex->app_id);
@@ -194,7 +204,7 @@ s_teardown (executor_t *ex)
 int
 main (int argc, char **argv)
 {
-    executor_t ex = {.sigfd = -1};
+    executor_t ex = {.sigfd = -1, .flush_timer = -1};
     hearth_error_t err;
     ex.conf = hearth_conf_new ("hearth-executor", s_opts);
     if (!ex.conf)

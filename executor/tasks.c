@@ -48,10 +48,9 @@ task_destroy (task_t **task_p)
         return;
     s_strv_free (t->argv);
     s_strv_free (t->env);
-    free (t->fn);
-    free (t->lib);
-    free (t->arg);
     free (t->out);
+    free (t->err_tail);
+    free (t->run_error);
     free (t->fn_out.data);
     shared_frames_release (&t->frames);
     free (t);
@@ -93,11 +92,11 @@ s_env_from_json (const cJSON *map)
     return v;
 }
 
-/* The task's input frame, taking a reference on the shared frames. */
+/* The task's input frame (index in sf, or -1), taking a reference on the
+   shared frames. */
 static void
-s_attach_input (task_t *t, const cJSON *json, shared_frames_t *sf)
+s_attach_input (task_t *t, int64_t index, shared_frames_t *sf)
 {
-    int64_t index = hearth_json_int (json, "input", -1);
     if (index < 0 || !sf || (size_t) index >= sf->nframes)
         return;
     t->frames = sf;
@@ -105,36 +104,89 @@ s_attach_input (task_t *t, const cJSON *json, shared_frames_t *sf)
     sf->refs++;
 }
 
+/* A new task with a copy of fn, lib and arg in the same block (fn NULL:
+   a command task, no strings). */
+static task_t *
+s_task_new (uint64_t tid, int attempt, int64_t timeout_ms, const char *fn,
+            const char *lib, const char *arg)
+{
+    size_t fn_size = fn ? strlen (fn) + 1 : 0;
+    size_t lib_size = fn && lib ? strlen (lib) + 1 : 0;
+    size_t arg_size = fn ? strlen (arg ? arg : "") + 1 : 0;
+    task_t *t = calloc (1, sizeof *t + fn_size + lib_size + arg_size);
+    if (!t)
+        return NULL;
+    t->tid = tid;
+    t->attempt = attempt;
+    t->timeout_ms = timeout_ms;
+    t->timer_id = -1;
+    char *p = (char *) (t + 1);
+    if (fn) {
+        t->fn = memcpy (p, fn, fn_size);
+        t->arg = memcpy (p + fn_size, arg ? arg : "", arg_size);
+        if (lib)
+            t->lib = memcpy (p + fn_size + arg_size, lib, lib_size);
+    }
+    return t;
+}
+
 task_t *
 task_from_json (const cJSON *json, shared_frames_t *sf)
 {
-    task_t *t = calloc (1, sizeof *t);
+    const char *fn = hearth_json_str (json, "fn");
+    task_t *t = s_task_new ((uint64_t) hearth_json_int (json, "tid", 0),
+                            (int) hearth_json_int (json, "attempt", 0),
+                            hearth_json_int (json, "timeout_ms", 0), fn,
+                            hearth_json_str (json, "lib"),
+                            hearth_json_str (json, "arg"));
     if (!t)
         return NULL;
-    t->tid = (uint64_t) hearth_json_int (json, "tid", 0);
-    t->attempt = (int) hearth_json_int (json, "attempt", 0);
-    t->timeout_ms = hearth_json_int (json, "timeout_ms", 0);
-    t->timer_id = -1;
-    t->out_fd = t->err_fd = -1;
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (json, "cmd");
     const cJSON *env = cJSON_GetObjectItemCaseSensitive (json, "env");
-    const char *fn = hearth_json_str (json, "fn");
-    const char *lib = hearth_json_str (json, "lib");
-    const char *arg = hearth_json_str (json, "arg");
     bool ok = true;
     if (cmd)
         ok = (t->argv = s_argv_from_json (cmd)) != NULL;
     if (ok && env)
         ok = (t->env = s_env_from_json (env)) != NULL;
-    if (ok && fn)
-        ok = (t->fn = strdup (fn)) && (t->arg = strdup (arg ? arg : ""));
-    if (ok && lib)
-        ok = (t->lib = strdup (lib)) != NULL;
     if (!ok) {
         task_destroy (&t);
         return NULL;
     }
-    s_attach_input (t, json, sf);
+    s_attach_input (t, hearth_json_int (json, "input", -1), sf);
+    return t;
+}
+
+/* argv and env of a packed command (checked by the decoder). */
+static int
+s_command_from_packed (task_t *t, const hearth_packed_task_t *p)
+{
+    if (!(t->argv = calloc ((size_t) p->argc + 1, sizeof *t->argv)))
+        return -1;
+    if (p->envc && !(t->env = calloc ((size_t) p->envc + 1, sizeof *t->env)))
+        return -1;
+    const char *s = p->strings;
+    for (int i = 0; i < p->argc + p->envc; i++) {
+        char *copy = strdup (s);
+        if (!copy)
+            return -1;
+        if (i < p->argc)
+            t->argv[i] = copy;
+        else
+            t->env[i - p->argc] = copy;
+        s += strlen (s) + 1;
+    }
+    return 0;
+}
+
+task_t *
+task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf)
+{
+    task_t *t = s_task_new (p->tid, p->attempt, p->timeout_ms, p->fn, p->lib,
+                            p->arg);
+    if (t && p->argc && s_command_from_packed (t, p) < 0)
+        task_destroy (&t);
+    if (t)
+        s_attach_input (t, p->input, sf);
     return t;
 }
 
@@ -143,13 +195,13 @@ tasks_enqueue (executor_t *ex, task_t *t)
 {
     t->ex = ex;
     t->phase = TASK_QUEUED;
-    t->handle = zlistx_add_end (ex->queue, t);
+    tlist_push (&ex->queue, t);
 }
 
 size_t
 tasks_running (executor_t *ex)
 {
-    return zlistx_size (ex->running);
+    return ex->running.size;
 }
 
 /* Report a final state once, free the slot and the task. */
@@ -164,20 +216,20 @@ s_complete (executor_t *ex, task_t *t, const char *state, const char *error,
     if (t->timer_id >= 0)
         zloop_timer_end (ex->loop, t->timer_id);
     if (t->phase == TASK_RUNNING) {
-        zlistx_delete (ex->running, t->handle);
+        tlist_remove (&ex->running, t);
         if (t->argv)
             ex->cmd_running--;
         else
             ex->fn_in_pool--;
     }
     else
-        zlistx_delete (ex->queue, t->handle);
+        tlist_remove (&ex->queue, t);
     task_destroy (&t);
 }
 
-/* A task ran past its time limit: a command is killed (and reported when
-   reaped); a function cannot be interrupted, so its failure is reported
-   now and its result discarded when it returns. */
+/* A function ran past its time limit: it cannot be interrupted, so its
+   failure is reported now and its result discarded when it returns.  (A
+   command's thread kills it at its limit: cmdrun.c.) */
 static int
 s_on_timeout (zloop_t *loop, int timer_id, void *arg)
 {
@@ -187,9 +239,7 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
     executor_t *ex = t->ex;
     t->timer_id = -1;
     t->timed_out = true;
-    if (t->argv)
-        cmdrun_kill (ex, t, SIGKILL);
-    else if (!t->final_sent) {
+    if (!t->final_sent) {
         char error[128];
         snprintf (error, sizeof error, "timed out after %lld ms",
                   (long long) t->timeout_ms);
@@ -201,57 +251,43 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
     return 0;
 }
 
-/* Start one task.  A function goes to *batch (handed to the pool by the
-   caller); a command starts now.  Returns 0, or -1 when it failed at once
-   (already reported and freed). */
+/* Start one task: it goes to *batch, handed to the pool by the caller.
+   Returns 0, or -1 when it failed at once (already reported and freed). */
 static int
 s_start (executor_t *ex, task_t *t, task_t **batch, size_t *nbatch)
 {
     hearth_error_t err;
     t->phase = TASK_RUNNING;
-    t->handle = zlistx_add_end (ex->running, t);
+    tlist_push (&ex->running, t);
     if (t->argv) {
-        t->start_us = executor_now_us ();
-        if (cmdrun_start (ex, t, &err) < 0) {
-            s_complete (ex, t, "FAILED", err.text, NULL, 0);
-            return -1;
-        }
-        ex->cmd_running++;
-    }
-    else {
-        t->func = libs_lookup (ex->libs, t->lib, t->fn, &err);
-        if (!t->func) {
-            s_complete (ex, t, "FAILED", err.text, NULL, 0);
-            return -1;
-        }
+        /* its thread keeps its time limit (cmdrun.c) */
         batch[(*nbatch)++] = t;
-        ex->fn_in_pool++;
+        ex->cmd_running++;
+        return 0;
     }
+    t->func = libs_lookup (ex->libs, t->lib, t->fn, &err);
+    if (!t->func) {
+        s_complete (ex, t, "FAILED", err.text, NULL, 0);
+        return -1;
+    }
+    batch[(*nbatch)++] = t;
+    ex->fn_in_pool++;
     if (t->timeout_ms > 0)
         t->timer_id = zloop_timer (ex->loop, t->timeout_ms, 1, s_on_timeout, t);
     return 0;
 }
 
-/* Tasks that occupy a core now: running commands, and functions in the
-   pool up to one per thread. */
-static size_t
-s_busy (const executor_t *ex)
-{
-    size_t fns = ex->fn_in_pool < (size_t) ex->cores ? ex->fn_in_pool
-                                                       : (size_t) ex->cores;
-    return (size_t) ex->cmd_running + fns;
-}
-
+/* Hand every queued task to the pool, in order: its `cores` threads take
+   them first come, first served.  (A command used to wait here for a free
+   core, to be started by the loop; its thread now starts it, and the
+   next, without the loop in between.) */
 void
 tasks_dispatch (executor_t *ex)
 {
     task_t *batch[256];
     size_t nbatch = 0;
     task_t *t;
-    while ((t = zlistx_first (ex->queue))) {
-        if (t->argv && s_busy (ex) >= (size_t) ex->cores)
-            break; /* FIFO: what follows waits for a core too */
-        zlistx_delete (ex->queue, t->handle);
+    while ((t = tlist_pop (&ex->queue))) {
         s_start (ex, t, batch, &nbatch);
         if (nbatch == sizeof batch / sizeof batch[0]) {
             fnpool_submit (ex->pool, batch, nbatch);
@@ -267,8 +303,8 @@ s_command_error (const task_t *t, char *buf, size_t size)
 {
     char status[128];
     hearth_wait_status_text (t->wait_status, status, sizeof status);
-    const char *tail = t->err_tail;
-    size_t len = t->err_len;
+    const char *tail = t->err_tail ? t->err_tail : "";
+    size_t len = t->err_tail ? t->err_len : 0;
     while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
         len--;
     const char *nl = memrchr (tail, '\n', len);
@@ -284,7 +320,9 @@ static void
 s_finish_command (executor_t *ex, task_t *t)
 {
     char error[1200];
-    if (t->timed_out)
+    if (t->run_error)
+        snprintf (error, sizeof error, "%s", t->run_error);
+    else if (t->timed_out)
         snprintf (error, sizeof error, "timed out after %lld ms",
                   (long long) t->timeout_ms);
     else if (t->too_big)
@@ -329,8 +367,6 @@ s_finish_function (executor_t *ex, task_t *t)
 void
 tasks_finish (executor_t *ex, task_t *t)
 {
-    if (t->argv)
-        cmdrun_cleanup (ex, t);
     if (t->killed)
         s_complete (ex, t, "KILLED", "killed at the driver's request", NULL,
                     0);
@@ -342,9 +378,9 @@ tasks_finish (executor_t *ex, task_t *t)
 }
 
 static task_t *
-s_find (zlistx_t *list, uint64_t tid, int attempt)
+s_find (tlist_t *list, uint64_t tid, int attempt)
 {
-    for (task_t *t = zlistx_first (list); t; t = zlistx_next (list))
+    for (task_t *t = list->head; t; t = tlist_next (list, t))
         if (t->tid == tid && t->attempt == attempt)
             return t;
     return NULL;
@@ -353,18 +389,18 @@ s_find (zlistx_t *list, uint64_t tid, int attempt)
 int
 tasks_kill (executor_t *ex, uint64_t tid, int attempt)
 {
-    task_t *t = s_find (ex->queue, tid, attempt);
+    task_t *t = s_find (&ex->queue, tid, attempt);
     if (t) {
         s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
         return 0;
     }
-    if (!(t = s_find (ex->running, tid, attempt)))
+    if (!(t = s_find (&ex->running, tid, attempt)))
         return -1;
     t->killed = true;
-    if (t->argv)
-        cmdrun_kill (ex, t, SIGKILL);
-    else if (fnpool_cancel (ex->pool, t))
+    if (fnpool_cancel (ex->pool, t))
         s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
+    else if (t->argv)
+        cmdrun_kill (ex, t, SIGKILL); /* reported when its thread is done */
     else if (!t->final_sent) {
         /* A function cannot be interrupted: report it now, drop its
            result when it returns. */
@@ -380,9 +416,9 @@ void
 tasks_kill_all (executor_t *ex)
 {
     task_t *t;
-    while ((t = zlistx_first (ex->queue)))
+    while ((t = ex->queue.head))
         s_complete (ex, t, "KILLED", "the executor is stopping", NULL, 0);
-    for (t = zlistx_first (ex->running); t; t = zlistx_next (ex->running)) {
+    for (t = ex->running.head; t; t = tlist_next (&ex->running, t)) {
         t->killed = true;
         if (t->argv)
             cmdrun_kill (ex, t, SIGKILL);
@@ -393,8 +429,7 @@ void
 tasks_report_running (executor_t *ex, int64_t now_us)
 {
     int64_t after_us = ex->running_report_ms * 1000;
-    for (task_t *t = zlistx_first (ex->running); t;
-         t = zlistx_next (ex->running)) {
+    for (task_t *t = ex->running.head; t; t = tlist_next (&ex->running, t)) {
         int64_t start = __atomic_load_n (&t->start_us, __ATOMIC_RELAXED);
         if (!t->reported_running && !t->final_sent && start
             && now_us - start >= after_us) {
@@ -408,15 +443,13 @@ void
 tasks_discard_all (executor_t *ex, bool free_them)
 {
     task_t *t;
-    while ((t = zlistx_first (ex->running))) {
+    while ((t = ex->running.head)) {
         if (!t->final_sent) {
             t->end_us = executor_now_us ();
             link_add_update (ex, t, "KILLED", "the executor is stopping", NULL,
                              0);
         }
-        zlistx_delete (ex->running, t->handle);
-        if (t->argv)
-            cmdrun_cleanup (ex, t);
+        tlist_remove (&ex->running, t);
         if (t->timer_id >= 0)
             zloop_timer_end (ex->loop, t->timer_id);
         if (free_them)

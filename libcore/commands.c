@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "libcore/ids.h"
+#include "libcore/packed.h"
 #include "libcore/proto.h"
 
 /* Limits shared by many fields. */
@@ -247,18 +248,41 @@ static const hearth_field_t b_registered_executor[] = {
     INT ("heartbeat_liveness", false, 1, 1000),
     INT ("max_result_bytes", false, 0, 1LL << 40), END};
 static const hearth_field_t b_launch_tasks[] = {
-    ARRAY ("tasks", true, MAX_BATCH, s_tasks), END};
+    ARRAY ("tasks", true, MAX_BATCH, s_tasks), FRAME ("packed", false), END};
 static const hearth_field_t b_kill_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID), INT ("attempt", true, 0, MAX_ATTEMPT),
     END};
 static const hearth_field_t b_status_update[] = {
-    ARRAY ("updates", true, MAX_BATCH, s_updates), END};
+    ARRAY ("updates", true, MAX_BATCH, s_updates), FRAME ("packed", false),
+    END};
 
 /* clang-format on */
 
+/* The binary frame a body's `packed` field names, if any, checked as a
+   frame of records with tag (packed.h). */
+static int
+s_check_packed (const cJSON *body, zframe_t *const *frames, size_t nframes,
+                const char *tag, hearth_error_t *err)
+{
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive (body, "packed");
+    if (!index)
+        return 0;
+    /* the schema checked that it indexes one of the frames */
+    return hearth_packed_check (frames[(size_t) index->valuedouble], tag,
+                                nframes, err);
+}
+
+static int
+s_check_updates (const cJSON *body, zframe_t *const *frames, size_t nframes,
+                 hearth_error_t *err)
+{
+    return s_check_packed (body, frames, nframes, HEARTH_PACKED_UPDATES, err);
+}
+
 /* Rules across fields that a schema cannot say. */
 static int
-s_check_tasks (const cJSON *body, hearth_error_t *err)
+s_check_tasks (const cJSON *body, zframe_t *const *frames, size_t nframes,
+               hearth_error_t *err)
 {
     const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (body, "tasks");
     int i = 0;
@@ -278,13 +302,14 @@ s_check_tasks (const cJSON *body, hearth_error_t *err)
                                    "non-empty argv, got an empty array",
                                    i);
     }
-    return 0;
+    return s_check_packed (body, frames, nframes, HEARTH_PACKED_TASKS, err);
 }
 
 typedef struct {
-    const char *name;                                      /* wire name */
-    const hearth_field_t *schema;                          /* body fields */
-    int (*check) (const cJSON *body, hearth_error_t *err); /* or NULL */
+    const char *name;             /* wire name */
+    const hearth_field_t *schema; /* body fields */
+    int (*check) (const cJSON *body, zframe_t *const *frames, size_t nframes,
+                  hearth_error_t *err); /* rules beyond the schema, or NULL */
 } s_command_t;
 
 static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
@@ -336,7 +361,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_LAUNCH_TASKS] = {"LAUNCH_TASKS", b_launch_tasks, s_check_tasks},
     [HEARTH_CMD_KILL_TASK] = {"KILL_TASK", b_kill_task},
     [HEARTH_CMD_STOP_EXECUTOR] = {"STOP_EXECUTOR", b_optional_reason},
-    [HEARTH_CMD_STATUS_UPDATE] = {"STATUS_UPDATE", b_status_update},
+    [HEARTH_CMD_STATUS_UPDATE] = {"STATUS_UPDATE", b_status_update,
+                                  s_check_updates},
 };
 
 const char *
@@ -367,7 +393,8 @@ hearth_cmd_schema (hearth_cmd_t cmd)
 }
 
 int
-hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body, size_t nframes,
+hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body,
+                       zframe_t *const *frames, size_t nframes,
                        hearth_error_t *err)
 {
     if ((unsigned) cmd >= HEARTH_CMD_COUNT)
@@ -376,5 +403,5 @@ hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body, size_t nframes,
     const s_command_t *c = &s_commands[cmd];
     if (hearth_schema_check (body, c->schema, nframes, err) < 0)
         return -1;
-    return c->check ? c->check (body, err) : 0;
+    return c->check ? c->check (body, frames, nframes, err) : 0;
 }

@@ -8,6 +8,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/schema.c libcore/schema.h \
 	libcore/commands.c \
 	libcore/proto.c libcore/proto.h \
+	libcore/jsonprint.c libcore/jsonprint.h \
+	libcore/packed.c libcore/packed.h \
 	libcore/sock.c libcore/sock.h \
 	libcore/conf.c libcore/conf.h \
 	libcore/spawn.c libcore/spawn.h \

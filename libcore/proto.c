@@ -6,10 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcore/jsonprint.h"
 #include "libcore/proto.h"
 
 /* Frames before the binary ones: version, command, body. */
 static const size_t s_header_frames = 3;
+/* Bodies up to this size are printed on the stack. */
+enum { s_stack_text = 4096 };
 
 hearth_msg_t *
 hearth_msg_new (hearth_cmd_t cmd)
@@ -94,7 +97,9 @@ hearth_msg_check (const hearth_msg_t *self, hearth_error_t *err)
     if (!name)
         return hearth_errcode (err, "unknown_command", "unknown command %d",
                                (int) self->cmd);
-    if (hearth_cmd_check_body (self->cmd, self->body, self->nframes, err) < 0) {
+    if (hearth_cmd_check_body (self->cmd, self->body, self->frames,
+                               self->nframes, err)
+        < 0) {
         if (err) {
             char text[HEARTH_ERROR_TEXT_MAX];
             snprintf (text, sizeof text, "%s", err->text);
@@ -105,40 +110,57 @@ hearth_msg_check (const hearth_msg_t *self, hearth_error_t *err)
     return 0;
 }
 
+/* The body's text, printed into buf (from stack) after the schema check.
+   NULL with err. */
+static const char *
+s_body_text (const hearth_msg_t *self, hearth_jsonbuf_t *buf, char *stack,
+             size_t size, hearth_error_t *err)
+{
+    if (hearth_msg_check (self, err) < 0)
+        return NULL;
+    const char *text = hearth_json_print (self->body, buf, stack, size);
+    if (!text)
+        hearth_errcode (err, "no_memory", "out of memory encoding %s",
+                        hearth_cmd_name (self->cmd));
+    return text;
+}
+
 zmsg_t *
 hearth_msg_encode (hearth_msg_t **self_p, hearth_error_t *err)
 {
     hearth_msg_t *self = *self_p;
+    char stack[s_stack_text];
+    hearth_jsonbuf_t buf;
     zmsg_t *zmsg = NULL;
-    char *text = NULL;
-    if (hearth_msg_check (self, err) < 0)
-        goto error;
-    if (!(text = cJSON_PrintUnformatted (self->body))) {
-        hearth_errcode (err, "no_memory", "out of memory encoding %s",
-                        hearth_cmd_name (self->cmd));
-        goto error;
+    const char *text = s_body_text (self, &buf, stack, sizeof stack, err);
+    if (text && (zmsg = zmsg_new ())) {
+        zmsg_addstr (zmsg, HEARTH_PROTO_TAG);
+        zmsg_addstr (zmsg, hearth_cmd_name (self->cmd));
+        zmsg_addmem (zmsg, text, buf.len);
+        for (size_t i = 0; i < self->nframes; i++)
+            zmsg_append (zmsg, &self->frames[i]);
+        self->nframes = 0;
     }
-    zmsg = zmsg_new ();
-    zmsg_addstr (zmsg, HEARTH_PROTO_TAG);
-    zmsg_addstr (zmsg, hearth_cmd_name (self->cmd));
-    zmsg_addmem (zmsg, text, strlen (text));
-    for (size_t i = 0; i < self->nframes; i++)
-        zmsg_append (zmsg, &self->frames[i]);
-    self->nframes = 0;
-    free (text);
+    if (text)
+        hearth_jsonbuf_release (&buf);
     hearth_msg_destroy (self_p);
     return zmsg;
-error:
-    hearth_msg_destroy (self_p);
-    return NULL;
 }
 
-/* Copy a frame's bytes into buf as printable text, for error messages. */
+/* A message being decoded: its header frames in place, its binary frames
+   as zframes. */
+typedef struct {
+    const uint8_t *data[3]; /* version, command, body */
+    size_t size[3];         /* their sizes */
+    size_t count;           /* frames in all (header and binary) */
+    zframe_t **frames;      /* binary frames (owned), at most MAX + 1 */
+    size_t nframes;         /* entries in frames */
+} s_parts_t;
+
+/* Copy bytes as printable text, for error messages. */
 static const char *
-s_printable (zframe_t *frame, char *buf, size_t size)
+s_printable (const uint8_t *data, size_t n, char *buf, size_t size)
 {
-    size_t n = zframe_size (frame);
-    const unsigned char *data = zframe_data (frame);
     size_t i;
     for (i = 0; i < n && i < size - 1; i++)
         buf[i] = isprint (data[i]) ? (char) data[i] : '?';
@@ -147,30 +169,29 @@ s_printable (zframe_t *frame, char *buf, size_t size)
 }
 
 static int
-s_check_version (zframe_t *frame, hearth_error_t *err)
+s_check_version (const uint8_t *data, size_t size, hearth_error_t *err)
 {
     char text[32];
     size_t plen = strlen (HEARTH_PROTO_PREFIX);
-    if (zframe_size (frame) < plen
-        || memcmp (zframe_data (frame), HEARTH_PROTO_PREFIX, plen) != 0)
+    if (size < plen || memcmp (data, HEARTH_PROTO_PREFIX, plen) != 0)
         return hearth_errcode (err, "bad_protocol",
                                "not a Hearth message "
                                "(frame 0 must be %s)",
                                HEARTH_PROTO_TAG);
-    if (!zframe_streq (frame, HEARTH_PROTO_TAG))
+    if (size != strlen (HEARTH_PROTO_TAG)
+        || memcmp (data, HEARTH_PROTO_TAG, size) != 0)
         return hearth_errcode (err, "bad_version",
                                "protocol version %s is not supported (this "
                                "peer speaks %s)",
-                               s_printable (frame, text, sizeof text),
+                               s_printable (data, size, text, sizeof text),
                                HEARTH_PROTO_TAG);
     return 0;
 }
 
 static cJSON *
-s_parse_body (zframe_t *frame, hearth_error_t *err)
+s_parse_body (const uint8_t *data, size_t len, hearth_error_t *err)
 {
-    const char *text = (const char *) zframe_data (frame);
-    size_t len = zframe_size (frame);
+    const char *text = (const char *) data;
     if (len > HEARTH_MAX_BODY_BYTES) {
         hearth_errcode (err, "too_large", "body of %zu bytes exceeds %d", len,
                         HEARTH_MAX_BODY_BYTES);
@@ -200,31 +221,85 @@ s_parse_body (zframe_t *frame, hearth_error_t *err)
 
 /* Check the three header frames; set *cmd.  Returns 0 or -1 with err. */
 static int
-s_decode_header (zmsg_t *zmsg, int *cmd, hearth_error_t *err)
+s_decode_header (const s_parts_t *p, int *cmd, hearth_error_t *err)
 {
-    size_t count = zmsg_size (zmsg);
-    if (count < s_header_frames) {
-        zframe_t *first = zmsg_first (zmsg);
-        if (first && s_check_version (first, err) < 0)
+    if (p->count < s_header_frames) {
+        if (p->count > 0 && s_check_version (p->data[0], p->size[0], err) < 0)
             return -1;
         return hearth_errcode (err, "truncated",
                                "a message has at least 3 frames (version, "
                                "command, body), got %zu",
-                               count);
+                               p->count);
     }
-    if (count - s_header_frames > HEARTH_MAX_FRAMES)
+    if (p->count - s_header_frames > HEARTH_MAX_FRAMES)
         return hearth_errcode (err, "too_large", "%zu binary frames exceed %d",
-                               count - s_header_frames, HEARTH_MAX_FRAMES);
-    if (s_check_version (zmsg_first (zmsg), err) < 0)
+                               p->count - s_header_frames, HEARTH_MAX_FRAMES);
+    if (s_check_version (p->data[0], p->size[0], err) < 0)
         return -1;
-    zframe_t *name = zmsg_next (zmsg);
-    *cmd = hearth_cmd_lookup ((const char *) zframe_data (name),
-                              zframe_size (name));
+    *cmd = hearth_cmd_lookup ((const char *) p->data[1], p->size[1]);
     if (*cmd < 0) {
         char text[65];
-        return hearth_errcode (err, "unknown_command", "unknown command '%s'",
-                               s_printable (name, text, sizeof text));
+        return hearth_errcode (
+            err, "unknown_command", "unknown command '%s'",
+            s_printable (p->data[1], p->size[1], text, sizeof text));
     }
+    return 0;
+}
+
+/* Decode parts: the message takes the binary frames (p->frames is
+   emptied either way). */
+static hearth_msg_t *
+s_decode (s_parts_t *p, hearth_error_t *err)
+{
+    hearth_msg_t *self = NULL;
+    int cmd = -1;
+    if (s_decode_header (p, &cmd, err) < 0)
+        goto error;
+    if (!(self = calloc (1, sizeof *self))) {
+        hearth_errcode (err, "no_memory", "out of memory");
+        goto error;
+    }
+    self->cmd = cmd;
+    if (!(self->body = s_parse_body (p->data[2], p->size[2], err)))
+        goto error;
+    self->frames = p->frames;
+    self->nframes = self->frames_alloc = p->nframes;
+    p->frames = NULL;
+    p->nframes = 0;
+    if (hearth_msg_check (self, err) < 0)
+        goto error;
+    return self;
+error:
+    for (size_t i = 0; i < p->nframes; i++)
+        zframe_destroy (&p->frames[i]);
+    free (p->frames);
+    p->frames = NULL;
+    p->nframes = 0;
+    hearth_msg_destroy (&self);
+    return NULL;
+}
+
+/* Keep a binary frame (taking it), unless there are already more than the
+   decoder accepts (then it is only counted).  Returns 0 or -1. */
+static int
+s_add_binary (s_parts_t *p, size_t *alloc, zframe_t **frame_p)
+{
+    if (p->nframes > HEARTH_MAX_FRAMES) {
+        zframe_destroy (frame_p);
+        return 0;
+    }
+    if (p->nframes == *alloc) {
+        size_t n = *alloc ? *alloc * 2 : 8;
+        zframe_t **frames = realloc (p->frames, n * sizeof *frames);
+        if (!frames) {
+            zframe_destroy (frame_p);
+            return -1;
+        }
+        p->frames = frames;
+        *alloc = n;
+    }
+    p->frames[p->nframes++] = *frame_p;
+    *frame_p = NULL;
     return 0;
 }
 
@@ -232,69 +307,108 @@ hearth_msg_t *
 hearth_msg_decode (zmsg_t **zmsg_p, hearth_error_t *err)
 {
     zmsg_t *zmsg = *zmsg_p;
-    hearth_msg_t *self = NULL;
-    int cmd = -1;
     if (!zmsg) {
         hearth_errcode (err, "truncated", "no message");
         return NULL;
     }
-    if (s_decode_header (zmsg, &cmd, err) < 0)
-        goto error;
-    self = calloc (1, sizeof *self);
-    if (!self
-        || s_reserve_frames (self, zmsg_size (zmsg) - s_header_frames) < 0) {
+    s_parts_t p = {.count = zmsg_size (zmsg)};
+    zframe_t *head[3] = {NULL, NULL, NULL}, *f;
+    for (size_t i = 0; i < s_header_frames && (head[i] = zmsg_pop (zmsg));
+         i++) {
+        p.data[i] = zframe_data (head[i]);
+        p.size[i] = zframe_size (head[i]);
+    }
+    size_t alloc = 0;
+    bool ok = true;
+    while (ok && (f = zmsg_pop (zmsg)))
+        ok = s_add_binary (&p, &alloc, &f) == 0;
+    hearth_msg_t *self = NULL;
+    if (ok)
+        self = s_decode (&p, err);
+    else {
         hearth_errcode (err, "no_memory", "out of memory");
-        goto error;
+        for (size_t i = 0; i < p.nframes; i++)
+            zframe_destroy (&p.frames[i]);
+        free (p.frames);
     }
-    self->cmd = cmd;
-    zmsg_first (zmsg);
-    zmsg_next (zmsg);
-    if (!(self->body = s_parse_body (zmsg_next (zmsg), err)))
-        goto error;
-    for (size_t i = 0; i < s_header_frames; i++) {
-        zframe_t *f = zmsg_pop (zmsg);
-        zframe_destroy (&f);
-    }
-    zframe_t *f;
-    while ((f = zmsg_pop (zmsg)))
-        self->frames[self->nframes++] = f;
-    if (hearth_msg_check (self, err) < 0)
-        goto error;
+    for (size_t i = 0; i < s_header_frames; i++)
+        zframe_destroy (&head[i]);
     zmsg_destroy (zmsg_p);
     return self;
-error:
-    hearth_msg_destroy (&self);
-    zmsg_destroy (zmsg_p);
-    return NULL;
+}
+
+static void
+s_free_text (void *data, void *hint)
+{
+    (void) hint;
+    free (data);
+}
+
+/* Send the body frame: copied when it was printed on the stack, else its
+   heap buffer is handed to ZeroMQ (no copy of a MASTER_STATE_RESPONSE's
+   megabytes; ZeroMQ frees it once sent). */
+static int
+s_send_body (void *handle, hearth_jsonbuf_t *buf, int flags)
+{
+    if (!buf->heap)
+        return zmq_send (handle, buf->data, buf->len, flags);
+    zmq_msg_t msg;
+    if (zmq_msg_init_data (&msg, buf->heap, buf->len, s_free_text, NULL) < 0)
+        return -1;
+    buf->heap = NULL; /* the message's now */
+    if (zmq_msg_send (&msg, handle, flags) < 0) {
+        int saved = errno;
+        zmq_msg_close (&msg);
+        errno = saved;
+        return -1;
+    }
+    return 0;
 }
 
 int
 hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
                  hearth_error_t *err)
 {
-    const char *name = hearth_cmd_name ((*self_p)->cmd);
-    zmsg_t *zmsg = hearth_msg_encode (self_p, err);
-    if (!zmsg)
-        return -1;
-    if (routing_id) {
-        zframe_t *copy = zframe_dup (routing_id);
-        zmsg_prepend (zmsg, &copy);
+    hearth_msg_t *self = *self_p;
+    const char *name = hearth_cmd_name (self->cmd);
+    char stack[s_stack_text];
+    hearth_jsonbuf_t buf;
+    int rc = -1;
+    const char *text = s_body_text (self, &buf, stack, sizeof stack, err);
+    if (!text)
+        goto done;
+    /* Frame by frame without blocking, straight from our buffers (no
+       zmsg): ZeroMQ queues a multipart message whole or not at all, so
+       only the first send can fail with EAGAIN. */
+    void *handle = zsock_resolve (sock);
+    int more = ZMQ_SNDMORE | ZMQ_DONTWAIT;
+    if ((routing_id
+         && zmq_send (handle, zframe_data (routing_id),
+                      zframe_size (routing_id), more)
+                < 0)
+        || zmq_send (handle, HEARTH_PROTO_TAG, strlen (HEARTH_PROTO_TAG), more)
+               < 0
+        || zmq_send (handle, name, strlen (name), more) < 0
+        || s_send_body (handle, &buf, self->nframes ? more : ZMQ_DONTWAIT)
+               < 0) {
+        hearth_errcode (err, "send_failed", "cannot send %s: %s", name,
+                        zmq_strerror (errno));
+        goto done;
     }
-    /* Frame by frame without blocking: ZeroMQ queues a multipart message
-       whole or not at all, so only the first send can fail with EAGAIN. */
-    zframe_t *frame;
-    int rc = 0;
-    while ((frame = zmsg_pop (zmsg))) {
-        int more = zmsg_size (zmsg) ? ZFRAME_MORE : 0;
-        if (zframe_send (&frame, sock, more | ZFRAME_DONTWAIT) < 0) {
-            zframe_destroy (&frame);
-            rc = hearth_errcode (err, "send_failed", "cannot send %s: %s", name,
-                                 zmq_strerror (errno));
-            break;
+    for (size_t i = 0; i < self->nframes; i++) {
+        int flags = ZFRAME_DONTWAIT | (i + 1 < self->nframes ? ZFRAME_MORE : 0);
+        if (zframe_send (&self->frames[i], sock, flags) < 0) {
+            hearth_errcode (err, "send_failed", "cannot send %s: %s", name,
+                            zmq_strerror (errno));
+            goto done;
         }
     }
+    rc = 0;
+done:;
     int saved = errno;
-    zmsg_destroy (&zmsg);
+    if (text)
+        hearth_jsonbuf_release (&buf);
+    hearth_msg_destroy (self_p);
     errno = saved;
     return rc;
 }
@@ -302,21 +416,56 @@ hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
 hearth_msg_t *
 hearth_msg_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_error_t *err)
 {
-    zmsg_t *zmsg = zmsg_recv (sock);
-    if (!zmsg) {
+    /* The routing id and the header frames stay in zmq_msg_t's; only the
+       binary frames become zframes. */
+    void *handle = zsock_resolve (sock);
+    zmq_msg_t part[4];
+    size_t want = routing_id_p ? 4 : 3, nparts = 0, alloc = 0;
+    s_parts_t p = {.count = 0};
+    bool more = true, ok = true;
+    while (more && nparts < want) {
+        zmq_msg_init (&part[nparts]);
+        if (zmq_msg_recv (&part[nparts], handle, 0) < 0) {
+            zmq_msg_close (&part[nparts]);
+            ok = false;
+            break;
+        }
+        more = zmq_msg_more (&part[nparts++]);
+    }
+    while (ok && more) {
+        zframe_t *frame = zframe_recv (sock);
+        if (!frame) {
+            ok = false;
+            break;
+        }
+        more = zframe_more (frame);
+        p.count++;
+        ok = s_add_binary (&p, &alloc, &frame) == 0;
+    }
+    hearth_msg_t *self = NULL;
+    size_t first = routing_id_p ? 1 : 0;
+    if (!ok)
         hearth_errcode (err, "recv_failed", "receive failed: %s",
                         zmq_strerror (errno));
-        return NULL;
-    }
-    if (routing_id_p) {
-        *routing_id_p = zmsg_pop (zmsg);
-        if (!*routing_id_p) {
-            zmsg_destroy (&zmsg);
-            hearth_errcode (err, "truncated", "empty message");
-            return NULL;
+    else if (routing_id_p && nparts == 0)
+        hearth_errcode (err, "truncated", "empty message");
+    else {
+        if (routing_id_p)
+            *routing_id_p =
+                zframe_new (zmq_msg_data (&part[0]), zmq_msg_size (&part[0]));
+        for (size_t i = first; i < nparts; i++) {
+            p.data[i - first] = zmq_msg_data (&part[i]);
+            p.size[i - first] = zmq_msg_size (&part[i]);
         }
+        p.count += nparts - first;
+        self = s_decode (&p, err);
     }
-    return hearth_msg_decode (&zmsg, err);
+    for (size_t i = 0; i < p.nframes; i++)
+        zframe_destroy (&p.frames[i]);
+    free (p.frames);
+    for (size_t i = 0; i < nparts; i++)
+        zmq_msg_close (&part[i]);
+    return self;
 }
 
 int

@@ -100,9 +100,11 @@ int hearth_cmd_lookup (const char *name, size_t len);
 /* The command's body schema (never NULL for a valid cmd). */
 const hearth_field_t *hearth_cmd_schema (hearth_cmd_t cmd);
 
-/* Check body against cmd's schema and cross-field rules.  Returns 0, or -1
-   with err naming the field. */
-int hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body, size_t nframes,
+/* Check body against cmd's schema and cross-field rules, with the
+   message's nframes binary frames (borrowed; packed frames are checked
+   record by record).  Returns 0, or -1 with err naming the field. */
+int hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body,
+                           zframe_t *const *frames, size_t nframes,
                            hearth_error_t *err);
 
 /* A decoded (or to-be-encoded) message.  It owns body and frames. */

@@ -8,10 +8,38 @@
 #include "libcore/ids.h"
 #include "libcore/schema.h"
 
-/* A dotted path to the field being checked, for error texts. */
+/* Path segments recorded per level (schemas nest far less deeply). */
+#define S_PATH_DEPTH 32
+
+/* The field being checked, as a stack of segments; rendered as text
+   ("tasks[3].cmd[0]") only when a check fails, so that a valid body costs
+   no formatting at all (the hot path: every message in and out). */
 typedef struct {
-    char text[192]; /* "tasks[3].cmd[0]" */
+    struct {
+        const char *name; /* member name, or NULL for an array index */
+        int index;        /* the index when name is NULL */
+    } seg[S_PATH_DEPTH];
+    int depth;       /* segments in use (may exceed S_PATH_DEPTH) */
+    char text[192];  /* the rendering, filled by s_path_text */
 } s_path_t;
+
+static const char *
+s_path_text (s_path_t *path)
+{
+    size_t len = 0;
+    path->text[0] = '\0';
+    int depth = path->depth < S_PATH_DEPTH ? path->depth : S_PATH_DEPTH;
+    for (int i = 0; i < depth && len < sizeof path->text - 1; i++) {
+        if (path->seg[i].name)
+            snprintf (path->text + len, sizeof path->text - len, "%s%s",
+                      len ? "." : "", path->seg[i].name);
+        else
+            snprintf (path->text + len, sizeof path->text - len, "[%d]",
+                      path->seg[i].index);
+        len = strlen (path->text);
+    }
+    return path->text;
+}
 
 static int s_check_value (const cJSON *v, const hearth_field_t *f,
                           size_t nframes, s_path_t *path, hearth_error_t *err);
@@ -50,12 +78,12 @@ s_got (const cJSON *v, char *buf, size_t size)
 }
 
 static int
-s_fail (hearth_error_t *err, const s_path_t *path, const cJSON *v,
+s_fail (hearth_error_t *err, s_path_t *path, const cJSON *v,
         const char *expected)
 {
     char got[64];
     return hearth_errcode (err, "bad_field", "field '%s': expected %s, got %s",
-                           path->text, expected,
+                           s_path_text (path), expected,
                            v ? s_got (v, got, sizeof got) : "nothing");
 }
 
@@ -72,25 +100,26 @@ static int
 s_check_string (const cJSON *v, const hearth_field_t *f, s_path_t *path,
                 hearth_error_t *err)
 {
+    if (cJSON_IsString (v)) {
+        size_t len = strlen (v->valuestring);
+        if ((double) len >= f->min && (double) len <= f->max)
+            return 0;
+    }
     char expected[96];
     snprintf (expected, sizeof expected, "a string of %.0f to %.0f bytes",
               f->min, f->max);
-    if (!cJSON_IsString (v))
-        return s_fail (err, path, v, expected);
-    size_t len = strlen (v->valuestring);
-    if ((double) len < f->min || (double) len > f->max)
-        return s_fail (err, path, v, expected);
-    return 0;
+    return s_fail (err, path, v, expected);
 }
 
 static int
 s_check_enum (const cJSON *v, const hearth_field_t *f, s_path_t *path,
               hearth_error_t *err)
 {
+    for (int i = 0; cJSON_IsString (v) && f->values[i]; i++)
+        if (strcmp (v->valuestring, f->values[i]) == 0)
+            return 0;
     char expected[160] = "one of";
     for (int i = 0; f->values[i]; i++) {
-        if (cJSON_IsString (v) && strcmp (v->valuestring, f->values[i]) == 0)
-            return 0;
         size_t n = strlen (expected);
         snprintf (expected + n, sizeof expected - n, "%s %s", i ? "," : "",
                   f->values[i]);
@@ -113,23 +142,22 @@ s_check_frame (const cJSON *v, size_t nframes, s_path_t *path,
         snprintf (expected, sizeof expected,
                   "a binary frame index (there are none)");
     return hearth_errcode (err, "bad_frame", "field '%s': expected %s, got %s",
-                           path->text, expected,
+                           s_path_text (path), expected,
                            v ? s_got (v, got, sizeof got) : "nothing");
 }
 
-/* Append ".name" or "[i]" to path, run the check, and restore it. */
+/* Push ".name" or "[i]" on the path, run the check, and pop it. */
 static int
 s_check_child (const cJSON *v, const hearth_field_t *f, size_t nframes,
                s_path_t *path, const char *name, int index, hearth_error_t *err)
 {
-    size_t len = strlen (path->text);
-    if (name)
-        snprintf (path->text + len, sizeof path->text - len, "%s%s",
-                  len ? "." : "", name);
-    else
-        snprintf (path->text + len, sizeof path->text - len, "[%d]", index);
+    if (path->depth < S_PATH_DEPTH) {
+        path->seg[path->depth].name = name;
+        path->seg[path->depth].index = index;
+    }
+    path->depth++;
     int rc = s_check_value (v, f, nframes, path, err);
-    path->text[len] = '\0';
+    path->depth--;
     return rc;
 }
 
@@ -142,10 +170,10 @@ s_check_fields (const cJSON *object, const hearth_field_t *fields,
         if (!v) {
             if (!f->required)
                 continue;
-            size_t len = strlen (path->text);
+            const char *text = s_path_text (path);
             return hearth_errcode (err, "bad_field",
-                                   "missing required field '%s%s%s'",
-                                   path->text, len ? "." : "", f->name);
+                                   "missing required field '%s%s%s'", text,
+                                   *text ? "." : "", f->name);
         }
         if (s_check_child (v, f, nframes, path, f->name, 0, err) < 0)
             return -1;
@@ -158,15 +186,17 @@ s_check_container (const cJSON *v, const hearth_field_t *f, size_t nframes,
                    s_path_t *path, hearth_error_t *err)
 {
     bool is_array = f->type == HEARTH_F_ARRAY;
-    char expected[96];
-    snprintf (expected, sizeof expected, "%s of %.0f to %.0f %s",
-              is_array ? "an array" : "an object", f->min, f->max,
-              is_array ? "elements" : "members");
-    if (is_array ? !cJSON_IsArray (v) : !cJSON_IsObject (v))
+    int count = 0;
+    bool ok = is_array ? cJSON_IsArray (v) : cJSON_IsObject (v);
+    for (const cJSON *e = ok ? v->child : NULL; e; e = e->next)
+        count++;
+    if (!ok || count < f->min || count > f->max) {
+        char expected[96];
+        snprintf (expected, sizeof expected, "%s of %.0f to %.0f %s",
+                  is_array ? "an array" : "an object", f->min, f->max,
+                  is_array ? "elements" : "members");
         return s_fail (err, path, v, expected);
-    int count = cJSON_GetArraySize (v);
-    if (count < f->min || count > f->max)
-        return s_fail (err, path, v, expected);
+    }
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, i++) {
         const char *name = is_array ? NULL : e->string;
@@ -185,16 +215,16 @@ s_check_value (const cJSON *v, const hearth_field_t *f, size_t nframes,
     case HEARTH_F_STR:
         return s_check_string (v, f, path, err);
     case HEARTH_F_INT:
+        if (s_integral_in (v, f->min, f->max))
+            return 0;
         snprintf (expected, sizeof expected, "an integer %.0f..%.0f", f->min,
                   f->max);
-        return s_integral_in (v, f->min, f->max)
-                   ? 0
-                   : s_fail (err, path, v, expected);
+        return s_fail (err, path, v, expected);
     case HEARTH_F_NUM:
-        snprintf (expected, sizeof expected, "a number %g..%g", f->min, f->max);
         if (cJSON_IsNumber (v) && isfinite (v->valuedouble)
             && v->valuedouble >= f->min && v->valuedouble <= f->max)
             return 0;
+        snprintf (expected, sizeof expected, "a number %g..%g", f->min, f->max);
         return s_fail (err, path, v, expected);
     case HEARTH_F_BOOL:
         return cJSON_IsBool (v) ? 0 : s_fail (err, path, v, "a boolean");
@@ -227,7 +257,7 @@ int
 hearth_schema_check (const cJSON *object, const hearth_field_t *fields,
                      size_t nframes, hearth_error_t *err)
 {
-    s_path_t path = {""};
+    s_path_t path = {.depth = 0};
     if (!cJSON_IsObject (object))
         return hearth_errcode (err, "bad_json",
                                "the body is %s, not an "

@@ -45,7 +45,7 @@ typedef struct {
     int64_t spec_min_us;         /* never speculate below this run time */
 } hearth_taskset_opts_t;
 
-/* Defaults: FIFO, 4 failures, 8 losses, prefetch up to 128 aiming at 2 ms
+/* Defaults: FIFO, 4 failures, 8 losses, prefetch up to 128 aiming at 5 ms
    per core, no speculation (1.5 x median after 75%, at least 100 ms). */
 void hearth_taskset_opts_default (hearth_taskset_opts_t *opts);
 

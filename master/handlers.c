@@ -5,6 +5,7 @@
     that are not who they claim, states that do not allow the request. */
 #include "config.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -536,6 +537,11 @@ s_master_state (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     cJSON_Delete (reply->body);
     reply->body = body;
     master_send (m, rid, reply);
+    /* The answer's JSON tree (about 1 KiB per worker) is free again: give
+       its pages back, or the master keeps megabytes it rarely needs
+       (bench-master: RSS per worker 1.9 KiB before the first MASTER_STATE
+       at 10,000 workers, 3.6 KiB after, without this). */
+    malloc_trim (0);
 }
 
 static void

@@ -151,6 +151,11 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
         else if (sig == SIGTERM || sig == SIGINT)
             s_stop (w, sig);
     }
+    /* Stopping and the last executor and driver reaped: leave now, not at
+       the next tick (a local cluster's shutdown waits for this). */
+    if (w->stopping && w->execs
+        && execs_count (w->execs) + drivers_count (w->drivers) == 0)
+        return -1;
     return w->execs ? 0 : -1;
 }
 
@@ -368,6 +373,7 @@ main (int argc, char **argv)
     }
     log_info ("worker %s: %d cores, %lld MiB, work dir %s, master %s", w.id,
               w.cores, (long long) w.memory_mb, w.work_dir, w.master_url);
+    worker_link_tick (&w, worker_now ()); /* register now, not a tick later */
     zloop_start (w.loop);
     log_info ("worker stopped");
     rc = w.exit_code;

@@ -13,6 +13,13 @@
     and binary frames simply follow the body, each after its own "--" line.
     The frames become a zmsg that hearth_msg_decode() consumes.
 
+    The decoder checks the packed frames of LAUNCH_TASKS and STATUS_UPDATE
+    record by record (libcore/packed.c), so they are fuzzed with it (seeds
+    17 and 18).
+
+    Its body must print (hearth_json_print, the encoder's printer) exactly
+    as cJSON_PrintUnformatted prints it.
+
     A message that decodes is encoded again (hearth_msg_encode), and that
     encoding must decode again and encode to the very same bytes: the codec
     accepts what it produces and is stable after one round.  A broken
@@ -31,6 +38,7 @@
 
 #include <czmq.h>
 
+#include "libcore/jsonprint.h"
 #include "libcore/proto.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -78,6 +86,20 @@ s_zmsg_equal (zmsg_t *a, zmsg_t *b)
     return true;
 }
 
+/* The encoder's printer gives cJSON's text (libcore/jsonprint.c). */
+static void
+s_same_text (const cJSON *body)
+{
+    char *want = cJSON_PrintUnformatted (body);
+    hearth_jsonbuf_t buf;
+    char stack[256];
+    const char *got = hearth_json_print (body, &buf, stack, sizeof stack);
+    if (!want || !got || strcmp (want, got) != 0)
+        s_die ("hearth_json_print differs from cJSON_PrintUnformatted", NULL);
+    hearth_jsonbuf_release (&buf);
+    free (want);
+}
+
 /* Encode a decoded message, decode and encode it again: both must work,
    and give the same bytes. */
 static void
@@ -116,6 +138,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
     if (!hearth_cmd_name (msg->cmd) || !cJSON_IsObject (msg->body))
         s_die ("a decoded message is not well formed", NULL);
+    s_same_text (msg->body);
     s_round_trip (&msg);
     return 0;
 }

@@ -17,12 +17,16 @@ fuzz_decode_sources = \
 	$(srcdir)/libcore/ids.c \
 	$(srcdir)/libcore/schema.c \
 	$(srcdir)/libcore/commands.c \
-	$(srcdir)/libcore/proto.c
+	$(srcdir)/libcore/proto.c \
+	$(srcdir)/libcore/packed.c \
+	$(srcdir)/libcore/jsonprint.c
 fuzz_decode_headers = \
 	$(srcdir)/libcore/error.h \
 	$(srcdir)/libcore/ids.h \
 	$(srcdir)/libcore/schema.h \
-	$(srcdir)/libcore/proto.h
+	$(srcdir)/libcore/proto.h \
+	$(srcdir)/libcore/packed.h \
+	$(srcdir)/libcore/jsonprint.h
 fuzz_seeds = \
 	tests/fuzz/corpus/decode/01-heartbeat \
 	tests/fuzz/corpus/decode/02-register-worker \
@@ -39,7 +43,9 @@ fuzz_seeds = \
 	tests/fuzz/corpus/decode/13-truncated \
 	tests/fuzz/corpus/decode/14-bad-frame-index \
 	tests/fuzz/corpus/decode/15-too-deep \
-	tests/fuzz/corpus/decode/16-not-json
+	tests/fuzz/corpus/decode/16-not-json \
+	tests/fuzz/corpus/decode/17-launch-tasks-packed \
+	tests/fuzz/corpus/decode/18-status-update-packed
 
 TESTS += tests/fuzz/run-fuzz.sh
 EXTRA_DIST += tests/fuzz/fuzz_decode.c tests/fuzz/run-fuzz.sh \

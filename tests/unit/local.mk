@@ -104,3 +104,13 @@ tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
 	master/records.c master/restore.c
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
 tests_unit_test_restore_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_packed
+tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h
+tests_unit_test_packed_CFLAGS = $(unit_cflags)
+tests_unit_test_packed_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_jsonprint
+tests_unit_test_jsonprint_SOURCES = tests/unit/test_jsonprint.c tests/unit/testutil.h
+tests_unit_test_jsonprint_CFLAGS = $(unit_cflags)
+tests_unit_test_jsonprint_LDADD = $(unit_libs)

@@ -26,6 +26,7 @@
 #include <czmq.h>
 
 #include "libcore/ids.h"
+#include "libcore/packed.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "tests/unit/testutil.h"
@@ -39,6 +40,7 @@ typedef struct {
     const char *json;     /* the body, with ' standing for " */
     size_t nframes;       /* binary frames that go with it */
     size_t frame_size[3]; /* their sizes (contents: s_fill_frame) */
+    size_t packed;        /* 1 + index of a frame of packed records, or 0 */
 } s_sample_t;
 
 /* clang-format off */
@@ -146,15 +148,15 @@ static const s_sample_t s_samples[HEARTH_CMD_COUNT] = {
         "{'tasks':[{'tid':0,'attempt':0,'fn':'pi_sample','lib':'libpi.so',"
         "'arg':'0','input':0,'timeout_ms':60000},"
         "{'tid':1,'attempt':1,'cmd':['sh','-c','wc -c'],"
-        "'env':{'LC_ALL':'C'},'input':1}]}", 2, {8, 300}},
+        "'env':{'LC_ALL':'C'},'input':1}],'packed':2}", 3, {8, 300, 0}, 3},
     [HEARTH_CMD_KILL_TASK] = {"{'tid':1,'attempt':1}"},
     [HEARTH_CMD_STOP_EXECUTOR] = {"{'reason':'application finished'}"},
     [HEARTH_CMD_STATUS_UPDATE] = {
         "{'updates':[{'tid':0,'attempt':0,'state':'FINISHED','exit_status':0,"
         "'run_us':1234,'result':0},{'tid':1,'attempt':1,'state':'FAILED',"
         "'exit_status':1,'error':'exited with status 1','result':1,"
-        "'truncated':true},{'tid':2,'attempt':0,'state':'RUNNING'}]}",
-        2, {24, 0}},
+        "'truncated':true},{'tid':2,'attempt':0,'state':'RUNNING'}],"
+        "'packed':2}", 3, {24, 0, 0}, 3},
 };
 /* clang-format on */
 
@@ -178,9 +180,41 @@ s_json (const char *squoted)
 }
 
 /* Deterministic contents for frame i of command cmd, NULs included. */
+/* The packed frame of the LAUNCH_TASKS and STATUS_UPDATE samples. */
+static zframe_t *
+s_packed_frame (hearth_cmd_t cmd)
+{
+    hearth_packer_t p = {0};
+    if (cmd == HEARTH_CMD_LAUNCH_TASKS) {
+        hearth_packed_task_t t = {3, 0, 0, 60000, "pi_sample", "libpi.so",
+                                  "3"};
+        assert_int_equal (hearth_packer_add_task (&p, &t), 0);
+        t = (hearth_packed_task_t) {4, 2, -1, 0, "pi_sum", NULL, ""};
+        assert_int_equal (hearth_packer_add_task (&p, &t), 0);
+    }
+    else {
+        hearth_packed_update_t u = {.tid = 3, .attempt = 0, .state = 3,
+                                    .flags = HEARTH_PACKED_RUN_US,
+                                    .run_us = 1234, .result_frame = -1,
+                                    .result = "3.14\n", .result_len = 5};
+        assert_int_equal (hearth_packer_add_update (&p, &u), 0);
+        u = (hearth_packed_update_t) {
+            .tid = 4, .attempt = 2, .state = 4, .flags = HEARTH_PACKED_EXIT,
+            .exit_status = 3, .error = "exited with status 3",
+            .result_frame = 0};
+        assert_int_equal (hearth_packer_add_update (&p, &u), 0);
+    }
+    zframe_t *frame = hearth_packer_frame (&p);
+    hearth_packer_release (&p);
+    assert_non_null (frame);
+    return frame;
+}
+
 static zframe_t *
 s_fill_frame (hearth_cmd_t cmd, size_t i, size_t size)
 {
+    if (s_samples[cmd].packed == i + 1)
+        return s_packed_frame (cmd);
     zframe_t *frame = zframe_new (NULL, size);
     assert_non_null (frame);
     byte *data = zframe_data (frame);
@@ -1023,7 +1057,7 @@ test_send_recv (void **state)
     assert_true (zframe_streq (rid, "peer-1"));
     assert_int_equal (msg->cmd, HEARTH_CMD_LAUNCH_TASKS);
     assert_true (cJSON_Compare (msg->body, expected, true));
-    assert_int_equal (msg->nframes, 2);
+    assert_int_equal (msg->nframes, 3);
     zframe_t *want = s_fill_frame (HEARTH_CMD_LAUNCH_TASKS, 1, 300);
     assert_true (zframe_eq (hearth_msg_frame (msg, 1), want));
     zframe_destroy (&want);

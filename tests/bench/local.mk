@@ -1,0 +1,51 @@
+# Benchmarks (issue 7, docs/performance.md).  The programs are built by
+# `make check` (so that they always compile, and distcheck builds them),
+# but only `make bench` runs them: tests/bench/run-bench.sh, which prints
+# every figure beside its reference and target.  Run it in a build
+# configured without --enable-sanitizers.
+#
+# libbenchtasks.so (noop, sleep_ms) is a plug-in built with a plain rule
+# and without the sanitizers, like examples/libpi.so.
+BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
+	tests/bench/bench-master tests/bench/bench-startup
+check_PROGRAMS += $(BENCH_PROGS)
+
+tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
+	tests/bench/zmqref.h
+tests_bench_bench_zmq_LDADD = $(ZMQ_LIBS) $(CJSON_LIBS)
+
+tests_bench_bench_driver_SOURCES = tests/bench/bench_driver.c tests/bench/zmqref.h \
+	tests/bench/benchutil.h
+tests_bench_bench_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
+
+tests_bench_bench_master_SOURCES = tests/bench/bench_master.c \
+	tests/bench/benchutil.h
+tests_bench_bench_master_LDADD = $(CORE_LIBS)
+
+tests_bench_bench_startup_SOURCES = tests/bench/bench_startup.c \
+	tests/bench/benchutil.h
+
+check_DATA += tests/bench/libbenchtasks.so
+CLEANFILES += tests/bench/libbenchtasks.so
+tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driver/hearth.h
+	$(AM_V_CC)mkdir -p tests/bench && \
+	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
+		-o $@ $(srcdir)/tests/bench/bench_tasks.c
+
+EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh
+dist_doc_DATA += docs/performance.md
+
+if SANITIZERS
+BENCH_SANITIZED = 1
+else
+BENCH_SANITIZED = 0
+endif
+
+# `make bench BENCH_ARGS=--quick` for a short smoke run; see run-bench.sh.
+bench: $(BENCH_PROGS) tests/bench/libbenchtasks.so hearth-submit \
+		hearth-driver hearth-executor hearth-master hearth-worker
+	HEARTH_BIN_DIR='$(abs_top_builddir)' \
+	HEARTH_BENCH_DIR='$(abs_top_builddir)/tests/bench' \
+	HEARTH_BENCH_SANITIZED=$(BENCH_SANITIZED) \
+		$(SHELL) $(srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
+.PHONY: bench

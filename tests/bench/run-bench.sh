@@ -1,0 +1,195 @@
+#!/bin/bash
+# run-bench.sh - Hearth's benchmarks (issue 7), run by `make bench`.
+#
+# Runs the eight benchmarks of tests/bench/ in order, each next to the
+# reference it is compared with (measured in this same run), then prints
+# one table: figure (median [min..max] of the repetitions), reference,
+# ratio, target, and whether the target is met.  docs/performance.md holds
+# the latest table and explains it.
+#
+#   make bench                        everything (about 4 minutes)
+#   make bench BENCH_ARGS=--quick     fewer tasks and repetitions (smoke)
+#   make bench BENCH_ARGS='--only throughput,latency'
+#
+# Groups for --only: zmq throughput latency commands sleep startup master
+# scale.  Run it in a build without --enable-sanitizers: sanitized numbers
+# mean nothing (the script says so and goes on).
+#
+# Environment (set by make): HEARTH_BIN_DIR (the daemons), HEARTH_BENCH_DIR
+# (the bench programs and libbenchtasks.so), HEARTH_BENCH_SANITIZED.
+set -u
+set -o pipefail
+
+bin=${HEARTH_BIN_DIR:?run me through make bench}
+bdir=${HEARTH_BENCH_DIR:-$bin/tests/bench}
+lib=$bdir/libbenchtasks.so
+quick=0
+only=all
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) quick=1 ;;
+    --only) only=$2; shift ;;
+    *) echo "usage: run-bench.sh [--quick] [--only GROUP,...]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+reps=3
+tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
+scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
+if [ $quick = 1 ]; then
+    tp_tasks=50000 lat_jobs=500 cmd_tasks=2000 sleep_tasks=200
+    scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
+fi
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+out=$scratch/figures
+: >"$out"
+
+wants () {
+    [ "$only" = all ] || [[ ",$only," == *",$1,"* ]]
+}
+
+# Run a benchmark: its comments and figures go to the terminal, its
+# FIGURE lines to $out.
+run () {
+    local log=$scratch/run.log rc
+    echo "\$ ${1##*/} ${*:2}" | sed "s|$bin/||g; s|$bdir/||g; s|$scratch/||g"
+    "$@" >"$log"
+    rc=$?
+    grep -v '^FIGURE' "$log"
+    grep '^FIGURE' "$log" | tee -a "$out" | while read -r _ key med min max unit n; do
+        printf '  %-40s %12s  [%s .. %s] %s, %s reps\n' "$key" "$med" "$min" \
+            "$max" "$unit" "$n"
+    done
+    [ $rc = 0 ] || echo "run-bench: ${1##*/} failed (status $rc)" >&2
+}
+
+echo "Hearth benchmarks, $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), Linux $(uname -r)"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${HEARTH_BENCH_SANITIZED:-0}" = 1 ]; then
+    echo "WARNING: this build has the sanitizers: its figures mean nothing"
+fi
+echo
+
+export HEARTH_BIN_DIR="$bin"
+driver=$bdir/bench-driver
+lc='local-cluster[2,1,512]'
+
+if wants zmq; then
+    echo "== 1. reference: raw ZeroMQ ROUTER<->DEALER"
+    run "$bdir/bench-zmq" --reps $reps
+fi
+if wants throughput; then
+    echo "== 2. no-op function-task throughput"
+    run "$driver" throughput --master "$lc" --lib "$lib" --reps $reps \
+        --tasks $tp_tasks --key tp.cluster
+    run "$driver" throughput --master 'local[2]' --lib "$lib" --reps $reps \
+        --tasks $tp_tasks --key tp.local
+fi
+if wants latency; then
+    echo "== 3. single-task latency"
+    run "$driver" latency --master "$lc" --lib "$lib" --reps $reps \
+        --jobs $lat_jobs --key lat.cluster
+    run "$driver" latency --master 'local[2]' --lib "$lib" --reps $reps \
+        --jobs $lat_jobs --key lat.local
+fi
+if wants commands; then
+    echo "== 4. command-task rate"
+    run "$driver" commands --master 'local[2]' --lib "$lib" --reps $reps \
+        --tasks $cmd_tasks --cores 2 --key cmd.local
+fi
+if wants sleep; then
+    echo "== 5. efficiency with 10 ms tasks"
+    run "$driver" sleep --master 'local[2]' --lib "$lib" --reps $reps \
+        --tasks $sleep_tasks --ms 10 --cores 2 --key sleep.local
+fi
+if wants startup; then
+    echo "== 6. start-up of a one-task job"
+    echo '{"name": "one", "stages": [{"name": "s", "tasks": [{"fn": "noop"}]}]}' \
+        >"$scratch/one.json"
+    run "$bdir/bench-startup" --reps $start_reps --key start.ref -- \
+        "$bin/hearth-submit" --version
+    run "$bdir/bench-startup" --reps $start_reps --key start.cluster -- \
+        "$bin/hearth-submit" --master "$lc" --lib "$lib" "$scratch/one.json"
+    run "$bdir/bench-startup" --reps $start_reps --key start.local -- \
+        "$bin/hearth-submit" --master 'local[2]' --lib "$lib" "$scratch/one.json"
+fi
+if wants master; then
+    echo "== 7. master scale"
+    run "$bdir/bench-master" --workers $master_levels --reps $reps \
+        --window-ms $window
+fi
+if wants scale; then
+    echo "== 8. driver scale"
+    run "$driver" throughput --master 'local[2]' --lib "$lib" --reps $reps \
+        --tasks $scale_tasks --key scale.local
+fi
+
+# ---- the table -------------------------------------------------------------
+
+declare -A MED MIN MAX
+while read -r _ key med min max _ _; do
+    MED[$key]=$med MIN[$key]=$min MAX[$key]=$max
+done < <(grep '^FIGURE' "$out")
+
+have () { [ -n "${MED[$1]:-}" ]; }
+fig () { printf '%s [%s..%s]' "$(num "${MED[$1]}")" "$(num "${MIN[$1]}")" "$(num "${MAX[$1]}")"; }
+num () { awk -v x="$1" 'BEGIN { if (x >= 10000) printf "%.0f", x; else if (x >= 100) printf "%.1f", x; else printf "%.3g", x }'; }
+ratio () { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.3f", a / b }'; }
+# check VALUE OP LIMIT -> "met" or "NOT MET"
+check () { awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { ok = op == "<=" ? v <= l : v >= l; print ok ? "met" : "NOT MET" }'; }
+
+failed=0
+row () { # name figure-key ref-key|"" ratio-op ratio-limit|"" abs-op abs-limit|"" target-text [ratio-key]
+    local name=$1 key=$2 ref=$3 rop=$4 rlim=$5 aop=$6 alim=$7 text=$8 rkey=${9:-}
+    have "$key" || return 0
+    local r="-" rs="" status="met"
+    if [ -n "$ref" ] && have "$ref"; then
+        r=$(ratio "${MED[$key]}" "${MED[$ref]}")
+        # the median of the repetitions' own ratios, where the benchmark
+        # gives them (steadier under a moving load)
+        [ -n "$rkey" ] && have "$rkey" && r=$(num "${MED[$rkey]}")
+        rs=$(fig "$ref")
+        [ -n "$rlim" ] && [ "$(check "$r" "$rop" "$rlim")" != met ] && status="NOT MET"
+    fi
+    [ -n "$alim" ] && [ "$(check "${MED[$key]}" "$aop" "$alim")" != met ] && status="NOT MET"
+    [ -z "$rlim$alim" ] && status="-"
+    [ "$status" = "NOT MET" ] && failed=$((failed + 1))
+    printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$(fig "$key")" \
+        "${rs:--}" "$r" "$text" "$status"
+}
+
+echo
+echo "== summary (medians [min..max]; ratio = figure / reference)"
+echo
+echo "| benchmark | figure | reference (same run) | ratio | target | |"
+echo "|---|---|---|---|---|---|"
+row "2. no-op tasks/s, local-cluster[2,1,512]" tp.cluster.tasks_per_s zmq.json200 '>=' 0.4 '>=' 100000 "≥ 100,000/s and ≥ 0.4 × cJSON msg/s"
+row "2. no-op tasks/s, local[2]" tp.local.tasks_per_s zmq.json200 '>=' 0.4 '>=' 100000 "≥ 100,000/s and ≥ 0.4 × cJSON msg/s"
+row "3. one-task job p50 µs, local-cluster" lat.cluster.p50 lat.cluster.rtt64_p50 '<=' 2 "" "" "≤ 2 × 64 B round trip (measured between the repetitions)"
+row "3. one-task job p99 µs, local-cluster" lat.cluster.p99 lat.cluster.rtt64_p99 "" "" "" "" "(p99 beside the ZeroMQ p99)"
+row "3. one-task job p50 µs, local[2]" lat.local.p50 lat.local.rtt64_p50 '<=' 2 "" "" "≤ 2 × 64 B round trip (measured between the repetitions)"
+row "3. one-task job p99 µs, local[2]" lat.local.p99 lat.local.rtt64_p99 "" "" "" "" "(p99 beside the ZeroMQ p99)"
+row "4. /bin/true commands/s, local[2]" cmd.local.commands_per_s cmd.local.posix_spawn_per_s '>=' 0.85 "" "" "≥ 0.85 × posix_spawn, 2 in flight (median of the repetitions' ratios)" cmd.local.ratio
+row "5. efficiency, 10 ms tasks, local[2]" sleep.local.efficiency sleep.local.threads_efficiency "" "" '>=' 0.97 "≥ 0.97 (reference: plain threads)"
+row "6. start-up ms, local-cluster[2,1,512]" start.cluster start.ref "" "" '<=' 150 "≤ 150 ms (reference: hearth-submit --version)"
+row "6. start-up ms, local[2]" start.local start.ref "" "" '<=' 50 "≤ 50 ms (reference: hearth-submit --version)"
+last=${master_levels##*,}
+for w in ${master_levels//,/ }; do
+    [ "$w" = "$last" ] && continue
+    row "7. master CPU (cores), $w workers" master.$w.cpu "" "" "" "" "" ""
+    row "7. master RSS per worker (B), $w workers" master.$w.rss_per_worker "" "" "" "" "" ""
+    row "7. MASTER_STATE ms, $w workers" master.$w.state "" "" "" "" "" ""
+done
+row "7. master CPU (cores), $last workers, 1 Hz" master.$last.cpu master.1000.cpu "" "" '<=' 0.15 "≤ 0.15 at 10,000 (reference: 1,000)"
+row "7. master RSS per worker (B), $last workers" master.$last.rss_per_worker "" "" "" '<=' 2048 "≤ 2 KiB"
+row "7. MASTER_STATE ms, $last workers" master.$last.state master.1000.state "" "" '<=' 50 "≤ 50 ms at 10,000 (reference: 1,000)"
+row "7. allocation pass µs, 100 apps × $last workers" master.alloc_pass "" "" "" '<=' 10000 "≤ 10 ms"
+row "8. no-op tasks/s, $scale_tasks tasks, local[2]" scale.local.tasks_per_s tp.local.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × the $tp_tasks-task figure"
+row "8. driver peak RSS per task (B)" scale.local.peak_rss_per_task "" "" "" '<=' 300 "≤ 300 B"
+echo
+echo "targets not met: $failed"
+exit 0
