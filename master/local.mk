@@ -3,7 +3,7 @@ bin_PROGRAMS += hearth-master hearth-tail
 hearth_master_SOURCES = \
 	master/master.h master/main.c master/handlers.c master/cluster.c \
 	master/drivers.c \
-	master/registry.c master/registry.h \
+	master/registry.c master/regdrivers.c master/registry.h \
 	master/registry_int.h master/records.c master/restore.c \
 	master/recover.c \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h

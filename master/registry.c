@@ -85,14 +85,11 @@ s_free_ref (void **item)
 
 static void s_worker_free (reg_worker_t **w_p);
 static void s_app_free (reg_app_t **app_p);
-static void s_driver_free (reg_driver_t **d_p);
-static void s_drivers_worker_dead (registry_t *self, reg_worker_t *w,
-                                   int64_t dead_ms);
 
 static void
 s_driver_destructor (void **item)
 {
-    s_driver_free ((reg_driver_t **) item);
+    registry__driver_free ((reg_driver_t **) item);
 }
 
 static void
@@ -192,8 +189,8 @@ s_record (registry_t *self, cJSON *record, bool sync)
 }
 
 /* A record saying that a worker or application is forgotten. */
-static void
-s_record_forget (registry_t *self, const char *type, const char *id)
+void
+registry__record_forget (registry_t *self, const char *type, const char *id)
 {
     cJSON *r = self->journal ? cJSON_CreateObject () : NULL;
     if (r) {
@@ -226,8 +223,8 @@ s_journal_change (registry_t *self, const registry_change_t *c)
 
 /* Journal the change, then tell the observer; the event is consumed
    either way. */
-static void
-s_notify (registry_t *self, registry_change_t *change)
+void
+registry__notify (registry_t *self, registry_change_t *change)
 {
     s_journal_change (self, change);
     if (self->observer && change->event)
@@ -236,8 +233,8 @@ s_notify (registry_t *self, registry_change_t *change)
     change->event = NULL;
 }
 
-static cJSON *
-s_event (const char *what)
+cJSON *
+registry__event (const char *what)
 {
     cJSON *e = cJSON_CreateObject ();
     if (e) {
@@ -449,7 +446,7 @@ s_worker_free (reg_worker_t **w_p)
 static cJSON *
 s_worker_event (reg_worker_t *w, const char *what, const char *reason)
 {
-    cJSON *e = s_event (what);
+    cJSON *e = registry__event (what);
     if (!e)
         return NULL;
     cJSON_AddItemToObject (e, "worker",
@@ -459,8 +456,8 @@ s_worker_event (reg_worker_t *w, const char *what, const char *reason)
     return e;
 }
 
-static int
-s_set_str (char **field, const char *value)
+int
+registry__set_str (char **field, const char *value)
 {
     char *copy = value ? strdup (value) : NULL;
     if (value && !copy)
@@ -476,9 +473,10 @@ s_worker_fill (registry_t *self, reg_worker_t *w,
                const registry_worker_desc_t *desc)
 {
     zframe_t *rid = desc->routing_id ? zframe_dup (desc->routing_id) : NULL;
-    if ((desc->routing_id && !rid) || s_set_str (&w->host, desc->host) < 0
-        || s_set_str (&w->version, desc->version) < 0
-        || s_set_str (&w->work_dir, desc->work_dir) < 0) {
+    if ((desc->routing_id && !rid)
+        || registry__set_str (&w->host, desc->host) < 0
+        || registry__set_str (&w->version, desc->version) < 0
+        || registry__set_str (&w->work_dir, desc->work_dir) < 0) {
         zframe_destroy (&rid);
         return -1;
     }
@@ -535,7 +533,7 @@ registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
                            .exit_status = -1,
                            .event = s_worker_event (
                                w, again ? "reregistered" : "registered", NULL)};
-    s_notify (self, &c);
+    registry__notify (self, &c);
     return w;
 }
 
@@ -555,12 +553,12 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     while ((exec = zlistx_first (w->executors)))
         registry_exec_set_state (self, exec, EXEC_LOST, "worker lost", -1,
                                  true);
-    s_drivers_worker_dead (self, w, dead_ms);
+    registry__drivers_worker_dead (self, w, dead_ms);
     registry_change_t c = {.topic = "worker",
                            .worker = w,
                            .exit_status = -1,
                            .event = s_worker_event (w, "dead", reason)};
-    s_notify (self, &c);
+    registry__notify (self, &c);
 }
 
 static void
@@ -573,7 +571,7 @@ s_worker_forget (registry_t *self, reg_worker_t *w)
     if (w->dead_handle)
         zlistx_delete (self->dead, w->dead_handle);
     zlistx_delete (self->worker_order, w->order_handle);
-    s_record_forget (self, "worker-", w->id);
+    registry__record_forget (self, "worker-", w->id);
     zhashx_delete (self->workers, w->id);
 }
 
@@ -622,7 +620,7 @@ s_app_free (reg_app_t **app_p)
 static cJSON *
 s_app_event (reg_app_t *app, const char *what)
 {
-    cJSON *e = s_event (what);
+    cJSON *e = registry__event (what);
     if (e)
         cJSON_AddItemToObject (e, "app", registry_app_json (app));
     return e;
@@ -631,11 +629,11 @@ s_app_event (reg_app_t *app, const char *what)
 static int
 s_app_fill (reg_app_t *app, const registry_app_desc_t *desc)
 {
-    if (s_set_str (&app->name, desc->name) < 0
-        || s_set_str (&app->driver_url, desc->driver_url) < 0
-        || s_set_str (&app->token, desc->token) < 0
-        || s_set_str (&app->driver_key, desc->driver_key) < 0
-        || s_set_str (&app->user, desc->user) < 0)
+    if (registry__set_str (&app->name, desc->name) < 0
+        || registry__set_str (&app->driver_url, desc->driver_url) < 0
+        || registry__set_str (&app->token, desc->token) < 0
+        || registry__set_str (&app->driver_key, desc->driver_key) < 0
+        || registry__set_str (&app->user, desc->user) < 0)
         return -1;
     if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
         return -1;
@@ -709,7 +707,7 @@ registry_app_register (registry_t *self, const registry_app_desc_t *desc,
                            .app = app,
                            .exit_status = -1,
                            .event = s_app_event (app, "registered")};
-    s_notify (self, &c);
+    registry__notify (self, &c);
     return app;
 }
 
@@ -721,7 +719,7 @@ s_app_complete (registry_t *self, reg_app_t *app)
     app->order_handle = zlistx_add_end (self->completed, app);
     while (zlistx_size (self->completed) > self->retained_apps) {
         reg_app_t *old = zlistx_first (self->completed);
-        s_record_forget (self, "app-", old->id);
+        registry__record_forget (self, "app-", old->id);
         zhashx_delete (self->apps, old->id);
         zlistx_delete (self->completed, zlistx_cursor (self->completed));
     }
@@ -745,12 +743,12 @@ registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
     s_peer_unset (self, app->routing_id, app);
     app->state = state;
     app->end_ms = registry_wall_ms ();
-    s_set_str (&app->end_reason, reason);
+    registry__set_str (&app->end_reason, reason);
     registry_change_t c = {.topic = "app",
                            .app = app,
                            .exit_status = -1,
                            .event = s_app_event (app, "ended")};
-    s_notify (self, &c);
+    registry__notify (self, &c);
     s_app_complete (self, app);
 }
 
@@ -760,7 +758,7 @@ static cJSON *
 s_exec_event (reg_exec_t *exec, const char *what, const char *message,
               int exit_status, bool worker_lost)
 {
-    cJSON *e = s_event (what);
+    cJSON *e = registry__event (what);
     if (!e)
         return NULL;
     cJSON_AddItemToObject (e, "executor", registry_exec_json (exec));
@@ -804,14 +802,14 @@ registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
                            .exit_status = -1,
                            .event =
                                s_exec_event (exec, "added", NULL, -1, false)};
-    s_notify (self, &c);
+    registry__notify (self, &c);
     if (app->state == APP_WAITING) {
         app->state = APP_RUNNING;
         registry_change_t r = {.topic = "app",
                                .app = app,
                                .exit_status = -1,
                                .event = s_app_event (app, "running")};
-        s_notify (self, &r);
+        registry__notify (self, &r);
     }
     return exec;
 }
@@ -849,7 +847,7 @@ registry_exec_set_state (registry_t *self, reg_exec_t *exec, exec_state_t state,
                            .exit_status = exit_status,
                            .event = s_exec_event (exec, "state", message,
                                                   exit_status, worker_lost)};
-    s_notify (self, &c);
+    registry__notify (self, &c);
     if (registry_exec_final (state))
         s_exec_remove (exec);
 }
@@ -930,292 +928,9 @@ registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
                            .app = app,
                            .exit_status = -1,
                            .event = s_app_event (app, "reregistered")};
-    s_notify (self, &c);
+    registry__notify (self, &c);
 }
-/* --- cluster-mode drivers ---------------------------------------------- */
-
-reg_driver_t *
-registry_driver (registry_t *self, const char *id)
-{
-    return zhashx_lookup (self->drivers, id);
-}
-
-zlistx_t *
-registry_drivers (registry_t *self)
-{
-    return self->drivers_active;
-}
-
-zlistx_t *
-registry_drivers_completed (registry_t *self)
-{
-    return self->drivers_completed;
-}
-
-bool
-registry_driver_final (driver_state_t state)
-{
-    return state >= DRIVER_FINISHED && state <= DRIVER_ERROR;
-}
-
-static void
-s_driver_free (reg_driver_t **d_p)
-{
-    reg_driver_t *d = *d_p;
-    if (!d)
-        return;
-    for (size_t i = 0; i < d->nframes; i++)
-        zframe_destroy (&d->frames[i]);
-    free (d->frames);
-    cJSON_Delete (d->spec);
-    free (d->name);
-    free (d->app);
-    free (d->worker_host);
-    free (d->worker_dir);
-    free (d->error);
-    free (d);
-    *d_p = NULL;
-}
-
-cJSON *
-registry_driver_json (const reg_driver_t *d)
-{
-    cJSON *o = cJSON_CreateObject ();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject (o, "id", d->id);
-    if (d->name)
-        cJSON_AddStringToObject (o, "name", d->name);
-    cJSON_AddStringToObject (o, "app", d->app);
-    cJSON_AddStringToObject (o, "kind", d->binary ? "binary" : "job");
-    cJSON_AddStringToObject (o, "state", hearth_driver_states[d->state]);
-    cJSON_AddNumberToObject (o, "cores", d->cores);
-    cJSON_AddNumberToObject (o, "memory_mb", (double) d->memory_mb);
-    cJSON_AddBoolToObject (o, "supervise", d->supervise);
-    cJSON_AddNumberToObject (o, "launches", d->launches);
-    cJSON_AddNumberToObject (o, "bytes", (double) d->bytes);
-    if (d->worker_id[0])
-        cJSON_AddStringToObject (o, "worker_id", d->worker_id);
-    if (d->worker_host)
-        cJSON_AddStringToObject (o, "worker_host", d->worker_host);
-    if (d->worker_dir)
-        cJSON_AddStringToObject (o, "work_dir", d->worker_dir);
-    if (d->app_id[0])
-        cJSON_AddStringToObject (o, "app_id", d->app_id);
-    if (d->pid > 0)
-        cJSON_AddNumberToObject (o, "pid", d->pid);
-    if (d->exit_status >= 0)
-        cJSON_AddNumberToObject (o, "exit_status", d->exit_status);
-    if (d->error)
-        cJSON_AddStringToObject (o, "error", d->error);
-    cJSON_AddNumberToObject (o, "submit_ms", (double) d->submit_ms);
-    if (d->end_ms)
-        cJSON_AddNumberToObject (o, "end_ms", (double) d->end_ms);
-    return o;
-}
-
-static void
-s_driver_notify (registry_t *self, reg_driver_t *d, const char *what)
-{
-    cJSON *e = s_event (what);
-    if (e)
-        cJSON_AddItemToObject (e, "driver", registry_driver_json (d));
-    registry_change_t c = {.topic = "driver",
-                           .worker = d->worker,
-                           .driver = d,
-                           .exit_status = d->exit_status,
-                           .event = e};
-    s_notify (self, &c);
-}
-
-/* Copy what d needs to be launched again; -1 on no memory. */
-static int
-s_driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc)
-{
-    if (s_set_str (&d->name, desc->name) < 0
-        || s_set_str (&d->app, desc->app) < 0
-        || !(d->spec = cJSON_Duplicate (desc->spec, 1)))
-        return -1;
-    if (desc->nframes
-        && !(d->frames = calloc (desc->nframes, sizeof *d->frames)))
-        return -1;
-    for (size_t i = 0; i < desc->nframes; i++) {
-        if (!(d->frames[i] = zframe_dup (desc->frames[i])))
-            return -1;
-        d->nframes++;
-        d->bytes += zframe_size (desc->frames[i]);
-    }
-    d->binary = desc->binary;
-    d->cores = desc->cores;
-    d->memory_mb = desc->memory_mb;
-    d->supervise = desc->supervise;
-    return 0;
-}
-
-reg_driver_t *
-registry_driver_submit (registry_t *self, const registry_driver_desc_t *desc)
-{
-    reg_driver_t *d = calloc (1, sizeof *d);
-    if (!d)
-        return NULL;
-    if (s_driver_fill (d, desc) < 0) {
-        s_driver_free (&d);
-        return NULL;
-    }
-    do
-        hearth_id_format (d->id, sizeof d->id, HEARTH_ID_DRIVER, time (NULL),
-                          self->next_driver_seq++ % 10000);
-    while (registry_driver (self, d->id));
-    d->state = DRIVER_SUBMITTED;
-    d->exit_status = -1;
-    d->submit_ms = registry_wall_ms ();
-    d->order_handle = zlistx_add_end (self->drivers_active, d);
-    if (!d->order_handle) {
-        s_driver_free (&d);
-        return NULL;
-    }
-    zhashx_insert (self->drivers, d->id, d);
-    s_driver_notify (self, d, "submitted");
-    return d;
-}
-
-void
-registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
-                        int64_t now_ms)
-{
-    assert (!d->worker && !registry_driver_final (d->state));
-    d->worker_handle = zlistx_add_end (w->drivers, d);
-    if (!d->worker_handle)
-        return;
-    d->worker = w;
-    w->cores_used += d->cores;
-    w->memory_used_mb += d->memory_mb;
-    snprintf (d->worker_id, sizeof d->worker_id, "%s", w->id);
-    s_set_str (&d->worker_host, w->host);
-    free (d->worker_dir);
-    d->worker_dir = NULL;
-    if (w->work_dir
-        && asprintf (&d->worker_dir, "%s/%s", w->work_dir, d->id) < 0)
-        d->worker_dir = NULL;
-    d->launches++;
-    d->pid = 0;
-    d->launched_ms = now_ms;
-    d->relaunch_ms = 0;
-    s_driver_notify (self, d, "launched");
-}
-
-/* Give back the resources of the worker d is placed on. */
-static void
-s_driver_unplace (reg_driver_t *d)
-{
-    reg_worker_t *w = d->worker;
-    if (!w)
-        return;
-    w->cores_used -= d->cores;
-    w->memory_used_mb -= d->memory_mb;
-    zlistx_delete (w->drivers, d->worker_handle);
-    d->worker_handle = NULL;
-    d->worker = NULL;
-}
-
-/* Move d to the completed list, forgetting the oldest beyond the limit.
-   An ended driver is never launched again: its files go now, so that
-   the retained drivers cost a few hundred bytes each, not their files. */
-static void
-s_driver_complete (registry_t *self, reg_driver_t *d)
-{
-    for (size_t i = 0; i < d->nframes; i++)
-        zframe_destroy (&d->frames[i]);
-    free (d->frames);
-    d->frames = NULL;
-    d->nframes = 0;
-    zlistx_detach (self->drivers_active, d->order_handle);
-    d->order_handle = zlistx_add_end (self->drivers_completed, d);
-    while (zlistx_size (self->drivers_completed) > self->retained_apps) {
-        reg_driver_t *old = zlistx_first (self->drivers_completed);
-        if (old == d)
-            break; /* the caller still holds it; it goes next time */
-        s_record_forget (self, "driver-", old->id);
-        zhashx_delete (self->drivers, old->id);
-        zlistx_delete (self->drivers_completed,
-                       zlistx_cursor (self->drivers_completed));
-    }
-}
-
-void
-registry_driver_set_state (registry_t *self, reg_driver_t *d,
-                           const registry_driver_update_t *u)
-{
-    if (registry_driver_final (d->state))
-        return;
-    bool ends = registry_driver_final (u->state);
-    d->state = u->state;
-    if (u->error)
-        s_set_str (&d->error, u->error);
-    if (u->exit_status >= 0)
-        d->exit_status = u->exit_status;
-    if (u->state == DRIVER_RUNNING) {
-        d->pid = u->pid > 0 ? u->pid : d->pid;
-        d->exit_status = -1;
-    }
-    if (u->state == DRIVER_RELAUNCHING) {
-        d->failures += u->failure;
-        d->relaunch_ms = u->relaunch_ms;
-    }
-    if (u->state == DRIVER_RELAUNCHING || ends) {
-        s_driver_unplace (d);
-        d->pid = 0;
-    }
-    if (ends)
-        d->end_ms = registry_wall_ms ();
-    s_driver_notify (self, d, "state");
-    if (ends)
-        s_driver_complete (self, d);
-}
-
-void
-registry_driver_ran (registry_t *self, reg_driver_t *d)
-{
-    (void) self;
-    d->failures = 0;
-}
-
-void
-registry_driver_kill_requested (registry_t *self, reg_driver_t *d)
-{
-    if (d->kill_requested)
-        return;
-    d->kill_requested = true;
-    s_driver_notify (self, d, "kill_requested");
-}
-
-void
-registry_driver_set_app (registry_t *self, reg_driver_t *d, const char *app_id)
-{
-    snprintf (d->app_id, sizeof d->app_id, "%s", app_id);
-    s_driver_notify (self, d, "app");
-}
-
-static void
-s_drivers_worker_dead (registry_t *self, reg_worker_t *w, int64_t dead_ms)
-{
-    char reason[HEARTH_ID_MAX + 64];
-    snprintf (reason, sizeof reason, "its worker %s was lost", w->id);
-    reg_driver_t *d;
-    while ((d = zlistx_first (w->drivers))) {
-        registry_driver_update_t u = {
-            .state = DRIVER_ERROR, .error = reason, .exit_status = -1};
-        if (d->kill_requested)
-            u.state = DRIVER_KILLED;
-        else if (d->supervise) {
-            u.state = DRIVER_RELAUNCHING;
-            u.relaunch_ms = dead_ms;
-        }
-        registry_driver_set_state (self, d, &u);
-    }
-}
-
-/* --- for restore.c (registry_int.h) ------------------------------------ */
+/* --- for restore.c (registry_int.h) ----------------------------------- */
 
 reg_worker_t *
 registry__worker_new (registry_t *self, const registry_worker_desc_t *desc)
@@ -1233,28 +948,4 @@ void
 registry__app_free (reg_app_t **app_p)
 {
     s_app_free (app_p);
-}
-
-int
-registry__set_str (char **field, const char *value)
-{
-    return s_set_str (field, value);
-}
-
-int
-registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc)
-{
-    return s_driver_fill (d, desc);
-}
-
-void
-registry__driver_free (reg_driver_t **d_p)
-{
-    s_driver_free (d_p);
-}
-
-void
-registry__driver_complete (registry_t *self, reg_driver_t *d)
-{
-    s_driver_complete (self, d);
 }

@@ -1,5 +1,6 @@
 /*  registry_int.h - the registry's insides, shared by registry.c (every
-    change) and restore.c (rebuilding the records from the journal).
+    change), regdrivers.c (cluster-mode drivers) and restore.c (rebuilding
+    the records from the journal).
     Nothing else includes it: the rest of the master uses registry.h. */
 #ifndef HEARTH_MASTER_REGISTRY_INT_H
 #define HEARTH_MASTER_REGISTRY_INT_H
@@ -34,14 +35,28 @@ struct registry {
     unsigned next_driver_seq;    /* counter in driver ids */
 };
 
-/* registry.c's helpers, for restore.c. */
+/* registry.c's helpers, for restore.c and regdrivers.c. */
 reg_worker_t *registry__worker_new (registry_t *self,
                                     const registry_worker_desc_t *desc);
 int registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc);
 void registry__app_free (reg_app_t **app_p);
 int registry__set_str (char **field, const char *value);
+/* Journal a change, then tell the observer; the event is consumed. */
+void registry__notify (registry_t *self, registry_change_t *change);
+/* Journal that a record of this type ("worker-", "app-", "driver-") is
+   forgotten. */
+void registry__record_forget (registry_t *self, const char *type,
+                              const char *id);
+/* A new event object {event, time_ms}, or NULL on no memory. */
+cJSON *registry__event (const char *what);
+
+/* regdrivers.c's, for registry.c and restore.c. */
 int registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc);
 void registry__driver_free (reg_driver_t **d_p);
 void registry__driver_complete (registry_t *self, reg_driver_t *d);
+/* The drivers placed on w, which died at dead_ms: relaunched when
+   supervised, else ended. */
+void registry__drivers_worker_dead (registry_t *self, reg_worker_t *w,
+                                    int64_t dead_ms);
 
 #endif
