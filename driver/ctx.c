@@ -82,7 +82,8 @@ hearth_ctx_new (const hearth_opts_t *opts, char *errbuf, size_t errlen)
         goto error;
     if (hearth_log_open ("hearth-driver",
                          hearth_conf_str (ctx->conf, "log-level"),
-                         hearth_conf_str (ctx->conf, "log-file"), &err) < 0) {
+                         hearth_conf_str (ctx->conf, "log-file"), &err)
+        < 0) {
         s_copy (errbuf, errlen, err.text);
         goto error;
     }
@@ -195,8 +196,10 @@ hearth_job_submit (hearth_job_t *job)
             return s_job_error (job, "stage %s has no tasks",
                                 job->stages[i]->name);
     if (s_topological_order (job) < 0)
-        return s_job_error (job, "the stages of job %s depend on each other "
-                                 "in a cycle", job->name);
+        return s_job_error (job,
+                            "the stages of job %s depend on each other "
+                            "in a cycle",
+                            job->name);
     pthread_mutex_lock (&job->lock);
     job->state = HEARTH_JOB_RUNNING;
     pthread_mutex_unlock (&job->lock);

@@ -60,7 +60,8 @@ s_taskset_opts (hearth_conf_t *conf, hearth_taskset_opts_t *o)
     o->max_lost = (int) hearth_conf_int (conf, "max-lost");
     o->prefetch_max = (int) hearth_conf_int (conf, "task-prefetch");
     o->speculation = hearth_conf_bool (conf, "speculation");
-    o->spec_multiplier = atof (hearth_conf_str (conf, "speculation-multiplier"));
+    o->spec_multiplier =
+        atof (hearth_conf_str (conf, "speculation-multiplier"));
     o->spec_quantile = atof (hearth_conf_str (conf, "speculation-quantile"));
     o->spec_min_us = hearth_conf_ms (conf, "speculation-min") * 1000;
 }
@@ -75,8 +76,8 @@ engine_new (hearth_ctx_t *ctx)
     e->conf = ctx->conf;
     e->hb_interval_ms = hearth_conf_ms (e->conf, "heartbeat-interval");
     e->hb_liveness = hearth_conf_int (e->conf, "heartbeat-liveness");
-    e->max_result_bytes = (int64_t) hearth_conf_bytes (e->conf,
-                                                       "max-result-bytes");
+    e->max_result_bytes =
+        (int64_t) hearth_conf_bytes (e->conf, "max-result-bytes");
     if (e->hb_interval_ms < 1)
         e->hb_interval_ms = 1;
     hearth_taskset_opts_t tso;
@@ -271,13 +272,13 @@ s_add_stage (engine_t *e, hearth_job_t *job, hearth_stage_t *st,
     }
     for (size_t i = 0; i < st->nparents; i++)
         parents[i] = st->parents[i]->uid;
-    int rc = hearth_taskset_add_stage (e->ts, st->uid, job->id, st->ntasks,
-                                       parents, st->nparents, st->pool,
-                                       st->weight);
+    int rc =
+        hearth_taskset_add_stage (e->ts, st->uid, job->id, st->ntasks, parents,
+                                  st->nparents, st->pool, st->weight);
     free (parents);
     if (rc < 0)
-        return hearth_errprintf (err, "cannot schedule stage %s: %s",
-                                 st->name, strerror (errno));
+        return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
+                                 strerror (errno));
     e->stages[st->uid] = st;
     return 0;
 }
@@ -331,8 +332,8 @@ s_build_inputs (engine_t *e, hearth_stage_t *st)
             *o++ = '\n';
         }
         zframe_destroy (&child->input_frame);
-        child->input_frame = zframe_new (zframe_data (frame),
-                                         o - (char *) zframe_data (frame));
+        child->input_frame =
+            zframe_new (zframe_data (frame), o - (char *) zframe_data (frame));
         zframe_destroy (&frame);
     }
 }
@@ -340,8 +341,8 @@ s_build_inputs (engine_t *e, hearth_stage_t *st)
 static void
 s_on_event (engine_t *e, const hearth_ts_event_t *ev)
 {
-    hearth_stage_t *st = ev->stage < e->stages_alloc ? e->stages[ev->stage]
-                                                     : NULL;
+    hearth_stage_t *st =
+        ev->stage < e->stages_alloc ? e->stages[ev->stage] : NULL;
     hearth_job_t *job = s_find_job (e, ev->job);
     char error[512];
     switch (ev->type) {
@@ -432,7 +433,8 @@ s_check_starved (engine_t *e, int64_t now)
     }
     if (!e->starved_since_ms)
         e->starved_since_ms = now;
-    if (!e->starved_logged && now - e->starved_since_ms > s_starved_warning_ms) {
+    if (!e->starved_logged
+        && now - e->starved_since_ms > s_starved_warning_ms) {
         log_warn ("no executor after %lld s: are workers registered with "
                   "the master, with enough free cores and memory for "
                   "executor-memory?",
@@ -459,7 +461,8 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
         size_t n = hearth_taskset_speculate (e->ts, engine_now_us ());
         if (n)
             log_info ("speculation: %zu straggling tasks copied to run "
-                      "elsewhere", n);
+                      "elsewhere",
+                      n);
     }
     engine_process (e);
     return e->error[0] ? -1 : 0;

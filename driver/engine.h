@@ -46,68 +46,68 @@ typedef enum {
 } engine_mode_t;
 
 struct engine {
-    hearth_ctx_t *ctx;          /* the API side (for its conf) */
-    hearth_conf_t *conf;        /* settings (borrowed from ctx) */
-    zsock_t *pipe;              /* to the API thread */
-    zloop_t *loop;              /* the engine's loop */
-    zsock_t *router;            /* executors connect here */
-    char driver_url[300];       /* tcp://HOST:PORT of router */
-    char app_id[160];           /* from the master, or made locally */
-    char app_name[256];         /* as registered */
-    engine_mode_t mode;         /* how executors come to be */
+    hearth_ctx_t *ctx;    /* the API side (for its conf) */
+    hearth_conf_t *conf;  /* settings (borrowed from ctx) */
+    zsock_t *pipe;        /* to the API thread */
+    zloop_t *loop;        /* the engine's loop */
+    zsock_t *router;      /* executors connect here */
+    char driver_url[300]; /* tcp://HOST:PORT of router */
+    char app_id[160];     /* from the master, or made locally */
+    char app_name[256];   /* as registered */
+    engine_mode_t mode;   /* how executors come to be */
     /* settings */
-    int64_t hb_interval_ms;     /* heartbeat interval */
-    int64_t hb_liveness;        /* missed intervals before a peer is gone */
-    int64_t max_result_bytes;   /* per task */
+    int64_t hb_interval_ms;   /* heartbeat interval */
+    int64_t hb_liveness;      /* missed intervals before a peer is gone */
+    int64_t max_result_bytes; /* per task */
     /* security */
-    char token[64];             /* executors must present it (Z85) */
-    zcert_t *app_cert;          /* our ROUTER's CURVE keys, when the master
-                                   link is secure */
-    hearth_curve_t curve;       /* keys for the master link (cluster mode) */
+    char token[64];       /* executors must present it (Z85) */
+    zcert_t *app_cert;    /* our ROUTER's CURVE keys, when the master
+                             link is secure */
+    hearth_curve_t curve; /* keys for the master link (cluster mode) */
     /* the master (cluster and local-cluster modes) */
-    zsock_t *master;            /* DEALER */
-    char master_url[512];       /* where it is */
-    bool registered;            /* REGISTERED_APPLICATION received */
-    int64_t register_deadline;  /* give up registering after this (mono) */
-    int64_t master_recv_ms;     /* last message from the master */
-    int64_t master_send_ms;     /* last message to the master */
-    bool master_linked;         /* the current socket is registered */
-    int64_t master_lost_ms;     /* when the link went down (mono) */
-    int64_t master_backoff_ms;  /* wait before the next attempt after */
+    zsock_t *master;                /* DEALER */
+    char master_url[512];           /* where it is */
+    bool registered;                /* REGISTERED_APPLICATION received */
+    int64_t register_deadline;      /* give up registering after this (mono) */
+    int64_t master_recv_ms;         /* last message from the master */
+    int64_t master_send_ms;         /* last message to the master */
+    bool master_linked;             /* the current socket is registered */
+    int64_t master_lost_ms;         /* when the link went down (mono) */
+    int64_t master_backoff_ms;      /* wait before the next attempt after */
     int64_t master_next_attempt_ms; /* next registration attempt (mono) */
     /* local modes */
-    int local_cores;            /* local[N]: N */
-    int lc_workers, lc_cores;   /* local-cluster[W,C,M] */
+    int local_cores;          /* local[N]: N */
+    int lc_workers, lc_cores; /* local-cluster[W,C,M] */
     int64_t lc_memory_mb;
-    pid_t lc_master_pid;        /* our master */
-    pid_t *lc_worker_pids;      /* our workers */
-    char *scratch_dir;          /* our temporary directory, or NULL */
-    bool scratch_owned;         /* we made it: remove it at the end */
-    int next_local_exec;        /* next local executor id */
-    int local_failures;         /* local executors that died in a row */
-    int64_t local_respawn_ms;   /* do not respawn before (mono) */
+    pid_t lc_master_pid;      /* our master */
+    pid_t *lc_worker_pids;    /* our workers */
+    char *scratch_dir;        /* our temporary directory, or NULL */
+    bool scratch_owned;       /* we made it: remove it at the end */
+    int next_local_exec;      /* next local executor id */
+    int local_failures;       /* local executors that died in a row */
+    int64_t local_respawn_ms; /* do not respawn before (mono) */
     /* executors */
-    zhashx_t *execs;            /* exec id -> exec_t */
-    zhash_t *by_key;            /* routing id hex -> exec_t (borrowed) */
+    zhashx_t *execs; /* exec id -> exec_t */
+    zhash_t *by_key; /* routing id hex -> exec_t (borrowed) */
     /* work */
-    hearth_taskset_t *ts;       /* what runs where */
-    hearth_stage_t **stages;    /* by uid; NULL once its job ended */
+    hearth_taskset_t *ts;    /* what runs where */
+    hearth_stage_t **stages; /* by uid; NULL once its job ended */
     size_t stages_alloc;
-    uint32_t next_uid;          /* next stage uid (from 1) */
-    uint64_t next_job;          /* next job id (from 1) */
-    zlistx_t *jobs;             /* hearth_job_t running */
-    shipped_lib_t *libs;        /* the application's libraries */
+    uint32_t next_uid;   /* next stage uid (from 1) */
+    uint64_t next_job;   /* next job id (from 1) */
+    zlistx_t *jobs;      /* hearth_job_t running */
+    shipped_lib_t *libs; /* the application's libraries */
     size_t nlibs;
-    hearth_packer_t packer;     /* scratch for packing LAUNCH_TASKS */
+    hearth_packer_t packer; /* scratch for packing LAUNCH_TASKS */
     /* life */
-    bool signaled;              /* the API was told start-up is over */
-    bool app_dead;              /* the master ended the application */
-    char app_dead_reason[512];  /* why */
-    bool stopping;              /* shutting down */
-    int64_t last_spec_ms;       /* last look for stragglers */
-    int64_t starved_since_ms;   /* jobs wait with no executor since, or 0 */
-    bool starved_logged;        /* "no executor yet" said for this wait */
-    char error[512];            /* start-up failure */
+    bool signaled;             /* the API was told start-up is over */
+    bool app_dead;             /* the master ended the application */
+    char app_dead_reason[512]; /* why */
+    bool stopping;             /* shutting down */
+    int64_t last_spec_ms;      /* last look for stragglers */
+    int64_t starved_since_ms;  /* jobs wait with no executor since, or 0 */
+    bool starved_logged;       /* "no executor yet" said for this wait */
+    char error[512];           /* start-up failure */
 };
 
 /* engine.c */

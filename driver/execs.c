@@ -222,8 +222,10 @@ s_on_register (engine_t *e, zframe_t *rid, const char *key, hearth_msg_t *msg)
     const char *token = hearth_json_str (b, "token");
     char why[256];
     if (!token || !hearth_keys_token_eq (token, e->token)) {
-        snprintf (why, sizeof why, "executor %d (%s, pid %lld) presented %s "
-                  "token", exec_id, hearth_json_str (b, "host"),
+        snprintf (why, sizeof why,
+                  "executor %d (%s, pid %lld) presented %s "
+                  "token",
+                  exec_id, hearth_json_str (b, "host"),
                   (long long) hearth_json_int (b, "pid", 0),
                   token ? "a wrong" : "no");
         return s_refuse (e, rid, why);
@@ -285,8 +287,7 @@ typedef struct {
 } s_update_t;
 
 static void
-s_keep_result (hearth_stage_t *st, uint64_t index, const void *data,
-               size_t len)
+s_keep_result (hearth_stage_t *st, uint64_t index, const void *data, size_t len)
 {
     result_t *r = &st->results[index];
     if (!data || len == 0)
@@ -309,28 +310,29 @@ s_apply_update (engine_t *e, exec_t *x, const s_update_t *u)
     hearth_ts_state_t state = s_ts_state (u->state, &known);
     if (!st || !known || index >= st->ntasks)
         return NULL;
-    hearth_ts_outcome_t out = hearth_taskset_update (
-        e->ts, x->exec_id, uid, index, u->attempt, state, u->run_us,
-        engine_now_us ());
+    hearth_ts_outcome_t out =
+        hearth_taskset_update (e->ts, x->exec_id, uid, index, u->attempt, state,
+                               u->run_us, engine_now_us ());
     if (out == HEARTH_TS_ACCEPT)
         s_keep_result (st, index, u->result, u->result_len);
     else if (out == HEARTH_TS_RELEASED && state == HEARTH_TS_KILLED)
-        log_info ("stage %s, task %llu, attempt %d: killed as asked",
-                  st->name, (unsigned long long) index, u->attempt);
+        log_info ("stage %s, task %llu, attempt %d: killed as asked", st->name,
+                  (unsigned long long) index, u->attempt);
     else if (out == HEARTH_TS_DUPLICATE)
         log_info ("stage %s, task %llu, attempt %d: finished after another "
                   "attempt's result; discarded (exactly once)",
                   st->name, (unsigned long long) index, u->attempt);
     else if (out == HEARTH_TS_RETRY)
-        log_info ("stage %s, task %llu, attempt %d: %s; trying again",
-                  st->name, (unsigned long long) index, u->attempt,
+        log_info ("stage %s, task %llu, attempt %d: %s; trying again", st->name,
+                  (unsigned long long) index, u->attempt,
                   u->error ? u->error : u->state);
     else if (out == HEARTH_TS_GAVE_UP) {
         char text[1024];
-        snprintf (text, sizeof text, "stage %s, task %llu failed %d time%s; "
-                  "last error: %s", st->name, (unsigned long long) index,
-                  u->attempt + 1, u->attempt ? "s" : "",
-                  u->error ? u->error : "none given");
+        snprintf (text, sizeof text,
+                  "stage %s, task %llu failed %d time%s; "
+                  "last error: %s",
+                  st->name, (unsigned long long) index, u->attempt + 1,
+                  u->attempt ? "s" : "", u->error ? u->error : "none given");
         engine_fail_job (e, st->job, text);
         return NULL;
     }
@@ -340,23 +342,22 @@ s_apply_update (engine_t *e, exec_t *x, const s_update_t *u)
 static s_update_t
 s_update_from_json (hearth_msg_t *msg, const cJSON *json)
 {
-    zframe_t *frame = hearth_msg_frame (msg, hearth_json_int (json, "result",
-                                                              -1));
-    return (s_update_t) {
-        .tid = (uint64_t) hearth_json_int (json, "tid", 0),
-        .attempt = (int) hearth_json_int (json, "attempt", 0),
-        .state = hearth_json_str (json, "state"),
-        .run_us = hearth_json_int (json, "run_us", 0),
-        .error = hearth_json_str (json, "error"),
-        .result = frame ? zframe_data (frame) : NULL,
-        .result_len = frame ? zframe_size (frame) : 0};
+    zframe_t *frame =
+        hearth_msg_frame (msg, hearth_json_int (json, "result", -1));
+    return (s_update_t){.tid = (uint64_t) hearth_json_int (json, "tid", 0),
+                        .attempt = (int) hearth_json_int (json, "attempt", 0),
+                        .state = hearth_json_str (json, "state"),
+                        .run_us = hearth_json_int (json, "run_us", 0),
+                        .error = hearth_json_str (json, "error"),
+                        .result = frame ? zframe_data (frame) : NULL,
+                        .result_len = frame ? zframe_size (frame) : 0};
 }
 
 static s_update_t
 s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
 {
     zframe_t *frame = hearth_msg_frame (msg, p->result_frame);
-    return (s_update_t) {
+    return (s_update_t){
         .tid = p->tid,
         .attempt = p->attempt,
         .state = hearth_task_states[p->state],
@@ -385,8 +386,8 @@ static void
 s_on_status (engine_t *e, exec_t *x, hearth_msg_t *msg)
 {
     s_touched_t touched = {.n = 0};
-    const cJSON *updates = cJSON_GetObjectItemCaseSensitive (msg->body,
-                                                             "updates");
+    const cJSON *updates =
+        cJSON_GetObjectItemCaseSensitive (msg->body, "updates");
     const cJSON *json;
     cJSON_ArrayForEach (json, updates)
     {
@@ -394,8 +395,8 @@ s_on_status (engine_t *e, exec_t *x, hearth_msg_t *msg)
         s_touch (&touched, s_apply_update (e, x, &u));
     }
     /* The decoder has checked every packed record. */
-    const cJSON *packed = cJSON_GetObjectItemCaseSensitive (msg->body,
-                                                            "packed");
+    const cJSON *packed =
+        cJSON_GetObjectItemCaseSensitive (msg->body, "packed");
     hearth_unpacker_t unpacker;
     hearth_packed_update_t p;
     if (packed
@@ -411,8 +412,9 @@ s_on_status (engine_t *e, exec_t *x, hearth_msg_t *msg)
         hearth_stage_t *st = touched.stage[i];
         uint64_t finished, running, total;
         if (e->stages[st->uid] == st
-            && hearth_taskset_stage_counts (e->ts, st->uid, &finished,
-                                            &running, &total) == 0)
+            && hearth_taskset_stage_counts (e->ts, st->uid, &finished, &running,
+                                            &total)
+                   == 0)
             job_set_progress (st->job, st, finished, running,
                               finished == total);
     }
@@ -472,8 +474,8 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
 /* ---- offers ------------------------------------------------------------- */
 
 typedef struct {
-    uint32_t uid;  /* stage */
-    int frame;     /* its input's frame index in the message */
+    uint32_t uid; /* stage */
+    int frame;    /* its input's frame index in the message */
 } s_input_t;
 
 static int
@@ -488,7 +490,7 @@ s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
     zframe_t *copy = zframe_dup (st->input_frame);
     int frame = hearth_msg_add_frame (msg, &copy);
     if (*ninputs < s_max_inputs)
-        inputs[(*ninputs)++] = (s_input_t) {st->uid, frame};
+        inputs[(*ninputs)++] = (s_input_t){st->uid, frame};
     return frame;
 }
 
@@ -519,8 +521,7 @@ s_offer (engine_t *e, exec_t *x)
             tasks = NULL;
     }
     if (!tasks) {
-        log_error ("out of memory launching tasks on executor %d",
-                   x->exec_id);
+        log_error ("out of memory launching tasks on executor %d", x->exec_id);
         hearth_msg_destroy (&msg);
         return 0;
     }

@@ -10,8 +10,11 @@
         hearth_stage_t *sum = hearth_job_stage (job, "sum");
         hearth_stage_input (sum, sample);
         hearth_stage_add_function (sum, "pi_sum", NULL);
-        if (hearth_job_run (job) == 0)
-            printf ("%.*s", (int) len, (char *) hearth_stage_result (sum, 0, &len));
+        if (hearth_job_run (job) == 0) {
+            size_t len;
+            const char *pi = hearth_stage_result (sum, 0, &len);
+            printf ("%.*s", (int) len, pi);
+        }
 
     Settings (master URL, application name, resources, retries...) come from
     hearth_opts_t: by default from HEARTH_* environment variables, which is
@@ -45,18 +48,18 @@ extern "C" {
 
 /* What a function task receives. */
 typedef struct {
-    const char *arg;     /* the task's argument ("" when none) */
-    const void *input;   /* input bytes (a parent stage's results) */
-    size_t input_len;    /* bytes at input */
-    uint64_t index;      /* the task's index within its stage */
-    int attempt;         /* 0 for the first attempt, then 1, 2... */
+    const char *arg;   /* the task's argument ("" when none) */
+    const void *input; /* input bytes (a parent stage's results) */
+    size_t input_len;  /* bytes at input */
+    uint64_t index;    /* the task's index within its stage */
+    int attempt;       /* 0 for the first attempt, then 1, 2... */
 } hearth_task_in_t;
 
 /* What a function task hands back. */
 typedef struct {
-    void *data;       /* result bytes, allocated with malloc(); freed by Hearth */
-    size_t len;       /* bytes at data */
-    char error[512];  /* on failure: what went wrong, for the user */
+    void *data; /* result bytes, allocated with malloc(); freed by Hearth */
+    size_t len; /* bytes at data */
+    char error[512]; /* on failure: what went wrong, for the user */
 } hearth_task_out_t;
 
 /* A function task: return 0 with the result in out, or non-zero with
@@ -113,7 +116,7 @@ typedef enum {
     HEARTH_JOB_NEW,       /* being built */
     HEARTH_JOB_RUNNING,   /* submitted, not finished */
     HEARTH_JOB_SUCCEEDED, /* every task of every stage finished */
-    HEARTH_JOB_FAILED,    /* a task failed max-failures times, or the app ended */
+    HEARTH_JOB_FAILED,    /* a task ran out of attempts, or the app ended */
 } hearth_job_state_t;
 
 /* A new, empty job.  NULL on no memory. */

@@ -131,8 +131,8 @@ main (int argc, char **argv)
 {
     char errbuf[512];
     int first;
-    hearth_opts_t *opts = driver_opts_from_argv (argc, argv, &first, errbuf,
-                                                 sizeof errbuf);
+    hearth_opts_t *opts =
+        driver_opts_from_argv (argc, argv, &first, errbuf, sizeof errbuf);
     if (!opts)
         return s_fail (2, "%s", errbuf);
     hearth_conf_t *conf = driver_opts_conf (opts);

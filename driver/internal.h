@@ -21,8 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <czmq.h>
 #include <cjson/cJSON.h>
+#include <czmq.h>
 
 #include "driver/hearth.h"
 #include "libcore/conf.h"
@@ -52,31 +52,31 @@ typedef struct {
 } result_t;
 
 struct hearth_stage {
-    hearth_job_t *job;        /* owner */
-    char *name;               /* unique in the job */
-    uint32_t uid;             /* engine-wide id, set at submit */
-    task_group_t *groups;     /* in index order */
+    hearth_job_t *job;    /* owner */
+    char *name;           /* unique in the job */
+    uint32_t uid;         /* engine-wide id, set at submit */
+    task_group_t *groups; /* in index order */
     size_t ngroups, groups_alloc;
     uint64_t ntasks;          /* sum of the groups' counts */
     hearth_stage_t **parents; /* stages to finish first */
     size_t nparents;
-    hearth_stage_t *input;    /* parent whose results are the input */
-    char *pool;               /* FAIR pool, or NULL */
-    int weight;               /* FAIR weight */
-    int64_t timeout_ms;       /* for groups added from now on */
+    hearth_stage_t *input; /* parent whose results are the input */
+    char *pool;            /* FAIR pool, or NULL */
+    int weight;            /* FAIR weight */
+    int64_t timeout_ms;    /* for groups added from now on */
     /* engine side, from submit on */
-    result_t *results;        /* ntasks entries */
-    zframe_t *input_frame;    /* the input, once the input parent is done */
-    bool done;                /* all tasks finished (under job lock) */
-    uint64_t finished;        /* progress (under job lock) */
-    uint64_t running;         /* progress (under job lock) */
+    result_t *results;     /* ntasks entries */
+    zframe_t *input_frame; /* the input, once the input parent is done */
+    bool done;             /* all tasks finished (under job lock) */
+    uint64_t finished;     /* progress (under job lock) */
+    uint64_t running;      /* progress (under job lock) */
 };
 
 struct hearth_job {
-    hearth_ctx_t *ctx;        /* owner */
-    char *name;               /* for messages */
-    uint64_t id;              /* engine-wide id, set at submit */
-    hearth_stage_t **stages;  /* in the order they were added */
+    hearth_ctx_t *ctx;       /* owner */
+    char *name;              /* for messages */
+    uint64_t id;             /* engine-wide id, set at submit */
+    hearth_stage_t **stages; /* in the order they were added */
     size_t nstages, stages_alloc;
     pthread_mutex_t lock;     /* guards state, error and progress */
     pthread_cond_t ended;     /* broadcast when state leaves RUNNING */
@@ -88,14 +88,14 @@ struct hearth_job {
 typedef struct engine engine_t;
 
 struct hearth_ctx {
-    hearth_conf_t *conf;      /* settings (copied from opts) */
-    engine_t *engine;         /* the I/O side */
-    zsock_t *pipe;            /* to the engine thread (PAIR) */
-    pthread_t thread;         /* runs the engine */
-    bool running;             /* thread started, not yet joined */
-    zlistx_t *jobs;           /* hearth_job_t not yet destroyed */
-    char app_id[160];         /* from the master, or local-made */
-    char error[512];          /* last context-level error */
+    hearth_conf_t *conf; /* settings (copied from opts) */
+    engine_t *engine;    /* the I/O side */
+    zsock_t *pipe;       /* to the engine thread (PAIR) */
+    pthread_t thread;    /* runs the engine */
+    bool running;        /* thread started, not yet joined */
+    zlistx_t *jobs;      /* hearth_job_t not yet destroyed */
+    char app_id[160];    /* from the master, or local-made */
+    char error[512];     /* last context-level error */
 };
 
 /* opts.c */

@@ -37,18 +37,17 @@ static const int s_max_stages = 10000;
 static const double s_max_count = 4294967295.0;
 
 struct jobfile {
-    cJSON *root;       /* the parsed file, with arguments substituted */
-    char *dir;         /* the file's directory */
-    char **libs;       /* resolved library paths */
+    cJSON *root; /* the parsed file, with arguments substituted */
+    char *dir;   /* the file's directory */
+    char **libs; /* resolved library paths */
     size_t nlibs;
 };
 
 static const char *const s_job_keys[] = {"name", "lib", "stages", NULL};
-static const char *const s_stage_keys[] = {"name", "after", "tasks", "pool",
-                                           "weight", NULL};
-static const char *const s_task_keys[] = {"cmd",   "fn",      "arg",
-                                          "count", "foreach", "input",
-                                          "env",   "timeout", NULL};
+static const char *const s_stage_keys[] = {"name", "after",  "tasks",
+                                           "pool", "weight", NULL};
+static const char *const s_task_keys[] = {
+    "cmd", "fn", "arg", "count", "foreach", "input", "env", "timeout", NULL};
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -127,11 +126,11 @@ s_string_array (const cJSON *v, bool nonempty, const char *where,
                 hearth_error_t *err)
 {
     if (!cJSON_IsArray (v) || (nonempty && cJSON_GetArraySize (v) == 0))
-        return hearth_errprintf (err, "%s: expected %s array of strings",
-                                 where, nonempty ? "a non-empty" : "an");
+        return hearth_errprintf (err, "%s: expected %s array of strings", where,
+                                 nonempty ? "a non-empty" : "an");
     const cJSON *e;
-    cJSON_ArrayForEach (e, v) if (!cJSON_IsString (e))
-        return hearth_errprintf (err, "%s: expected strings only", where);
+    cJSON_ArrayForEach (e, v) if (!cJSON_IsString (e)) return hearth_errprintf (
+        err, "%s: expected strings only", where);
     return 0;
 }
 
@@ -148,8 +147,10 @@ s_check_timeout (const cJSON *t, const char *where, hearth_error_t *err)
     if (cJSON_IsString (v)
         && hearth_parse_duration (v->valuestring, &ms, &perr) == 0)
         return 0;
-    return hearth_errprintf (err, "%s.timeout: expected a duration like \"5s\" "
-                                  "or milliseconds", where);
+    return hearth_errprintf (err,
+                             "%s.timeout: expected a duration like \"5s\" "
+                             "or milliseconds",
+                             where);
 }
 
 static int
@@ -165,8 +166,9 @@ s_check_env (const cJSON *t, const char *where, hearth_error_t *err)
     cJSON_ArrayForEach (e, env)
     {
         if (!cJSON_IsString (e) || !*e->string || strchr (e->string, '='))
-            return hearth_errprintf (err, "%s.env.%s: expected a string value "
-                                          "and a name without '='",
+            return hearth_errprintf (err,
+                                     "%s.env.%s: expected a string value "
+                                     "and a name without '='",
                                      where, e->string);
     }
     return 0;
@@ -187,30 +189,40 @@ s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
     const cJSON *input = cJSON_GetObjectItemCaseSensitive (t, "input");
     char sub[256];
     if (!cmd == !fn)
-        return hearth_errprintf (err, "%s: expected exactly one of \"cmd\" "
-                                      "and \"fn\"", where);
+        return hearth_errprintf (err,
+                                 "%s: expected exactly one of \"cmd\" "
+                                 "and \"fn\"",
+                                 where);
     snprintf (sub, sizeof sub, "%s.cmd", where);
     if (cmd && s_string_array (cmd, true, sub, err) < 0)
         return -1;
     if (fn && (!cJSON_IsString (fn) || !*fn->valuestring))
         return hearth_errprintf (err, "%s.fn: expected a function name", where);
     if (arg && (!cJSON_IsString (arg) || cmd))
-        return hearth_errprintf (err, "%s.arg: expected a string (and only "
-                                      "with \"fn\")", where);
-    if (count && (!cJSON_IsNumber (count) || count->valuedouble < 1
-                  || count->valuedouble > s_max_count
-                  || count->valuedouble != (double) (uint64_t) count->valuedouble))
-        return hearth_errprintf (err, "%s.count: expected a whole number from "
-                                      "1 to %.0f", where, s_max_count);
-    if (each && (!cJSON_IsString (each) || strcmp (each->valuestring, "args")))
-        return hearth_errprintf (err, "%s.foreach: the only value is "
-                                      "\"args\"", where);
-    if (each && count)
-        return hearth_errprintf (err, "%s: \"count\" and \"foreach\" exclude "
-                                      "each other", where);
-    if (input && !cJSON_IsString (input))
-        return hearth_errprintf (err, "%s.input: expected a stage name",
+        return hearth_errprintf (err,
+                                 "%s.arg: expected a string (and only "
+                                 "with \"fn\")",
                                  where);
+    if (count
+        && (!cJSON_IsNumber (count) || count->valuedouble < 1
+            || count->valuedouble > s_max_count
+            || count->valuedouble != (double) (uint64_t) count->valuedouble))
+        return hearth_errprintf (err,
+                                 "%s.count: expected a whole number from "
+                                 "1 to %.0f",
+                                 where, s_max_count);
+    if (each && (!cJSON_IsString (each) || strcmp (each->valuestring, "args")))
+        return hearth_errprintf (err,
+                                 "%s.foreach: the only value is "
+                                 "\"args\"",
+                                 where);
+    if (each && count)
+        return hearth_errprintf (err,
+                                 "%s: \"count\" and \"foreach\" exclude "
+                                 "each other",
+                                 where);
+    if (input && !cJSON_IsString (input))
+        return hearth_errprintf (err, "%s.input: expected a stage name", where);
     if (s_check_env (t, where, err) < 0)
         return -1;
     return s_check_timeout (t, where, err);
@@ -235,8 +247,8 @@ s_find_stage (const cJSON *stages, const char *name, int before)
 
 /* "after" and "input" name earlier stages; one input per stage. */
 static int
-s_check_links (const cJSON *stages, const cJSON *st, int pos,
-               const char *where, hearth_error_t *err)
+s_check_links (const cJSON *stages, const cJSON *st, int pos, const char *where,
+               hearth_error_t *err)
 {
     const cJSON *after = cJSON_GetObjectItemCaseSensitive (st, "after");
     char sub[256];
@@ -244,10 +256,13 @@ s_check_links (const cJSON *stages, const cJSON *st, int pos,
     if (after && s_string_array (after, false, sub, err) < 0)
         return -1;
     const cJSON *name;
-    cJSON_ArrayForEach (name, after) if (!s_find_stage (stages,
-                                                        name->valuestring, pos))
-        return hearth_errprintf (err, "%s.after: no stage \"%s\" before this "
-                                      "one", where, name->valuestring);
+    cJSON_ArrayForEach (name, after) if (
+        !s_find_stage (stages, name->valuestring,
+                       pos)) return hearth_errprintf (err,
+                                                      "%s.after: no stage "
+                                                      "\"%s\" before this "
+                                                      "one",
+                                                      where, name->valuestring);
     const char *input = NULL;
     const cJSON *t;
     cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
@@ -257,12 +272,16 @@ s_check_links (const cJSON *stages, const cJSON *st, int pos,
         if (!in)
             continue;
         if (!s_find_stage (stages, in, pos))
-            return hearth_errprintf (err, "%s: input \"%s\" is not a stage "
-                                          "before this one", where, in);
+            return hearth_errprintf (err,
+                                     "%s: input \"%s\" is not a stage "
+                                     "before this one",
+                                     where, in);
         if (input && strcmp (input, in) != 0)
-            return hearth_errprintf (err, "%s: tasks take input from both "
-                                          "\"%s\" and \"%s\"; use one stage "
-                                          "per input", where, input, in);
+            return hearth_errprintf (err,
+                                     "%s: tasks take input from both "
+                                     "\"%s\" and \"%s\"; use one stage "
+                                     "per input",
+                                     where, input, in);
         input = in;
     }
     return 0;
@@ -338,8 +357,8 @@ static char *
 s_replace (const char *text, const char *pattern, const char *value)
 {
     size_t plen = strlen (pattern), vlen = strlen (value), hits = 0;
-    for (const char *p = strstr (text, pattern); p; p = strstr (p + plen,
-                                                                 pattern))
+    for (const char *p = strstr (text, pattern); p;
+         p = strstr (p + plen, pattern))
         hits++;
     char *out = malloc (strlen (text) + hits * vlen + 1), *o = out;
     if (!out)
@@ -419,7 +438,8 @@ s_expand_foreach (cJSON *root, char **args, size_t nargs)
                 cJSON_AddItemToArray (expanded, cJSON_Duplicate (t, 1));
             else
                 for (size_t i = 0; i < nargs; i++)
-                    cJSON_AddItemToArray (expanded, s_task_for_item (t, args[i]));
+                    cJSON_AddItemToArray (expanded,
+                                          s_task_for_item (t, args[i]));
         }
         cJSON_ReplaceItemInObjectCaseSensitive (st, "tasks", expanded);
     }
@@ -534,12 +554,12 @@ jobfile_libs (const jobfile_t *self, const char *const **paths)
 const char *
 jobfile_output_stage (const jobfile_t *self)
 {
-    const cJSON *stages = cJSON_GetObjectItemCaseSensitive (self->root,
-                                                            "stages");
-    const cJSON *last = cJSON_GetArrayItem (stages,
-                                            cJSON_GetArraySize (stages) - 1);
-    return cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (last,
-                                                                   "name"));
+    const cJSON *stages =
+        cJSON_GetObjectItemCaseSensitive (self->root, "stages");
+    const cJSON *last =
+        cJSON_GetArrayItem (stages, cJSON_GetArraySize (stages) - 1);
+    return cJSON_GetStringValue (
+        cJSON_GetObjectItemCaseSensitive (last, "name"));
 }
 
 /* ---- building ----------------------------------------------------------- */
@@ -551,8 +571,10 @@ s_env_array (const cJSON *env)
     char **v = calloc (n + 1, sizeof *v);
     int i = 0;
     const cJSON *e;
-    cJSON_ArrayForEach (e, env) if (v && asprintf (&v[i], "%s=%s", e->string,
-                                                   e->valuestring) >= 0) i++;
+    cJSON_ArrayForEach (
+        e,
+        env) if (v && asprintf (&v[i], "%s=%s", e->string, e->valuestring) >= 0)
+        i++;
     return v;
 }
 
@@ -568,8 +590,8 @@ s_add_task (hearth_stage_t *stage, const cJSON *t)
     else if (cJSON_IsString (timeout))
         hearth_parse_duration (timeout->valuestring, &ms, NULL);
     hearth_stage_set_timeout (stage, ms);
-    const char *fn = cJSON_GetStringValue (
-        cJSON_GetObjectItemCaseSensitive (t, "fn"));
+    const char *fn =
+        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "fn"));
     if (fn)
         return hearth_stage_add_functions (
             stage, fn,
@@ -595,8 +617,8 @@ s_add_task (hearth_stage_t *stage, const cJSON *t)
 static int
 s_build_stage (hearth_job_t *job, const cJSON *st, hearth_error_t *err)
 {
-    const char *name = cJSON_GetStringValue (
-        cJSON_GetObjectItemCaseSensitive (st, "name"));
+    const char *name =
+        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (st, "name"));
     hearth_stage_t *stage = hearth_job_stage (job, name);
     if (!stage)
         return hearth_errprintf (err, "cannot create stage %s", name);
@@ -631,8 +653,8 @@ jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, hearth_error_t *err)
         return NULL;
     }
     const cJSON *st;
-    cJSON_ArrayForEach (st, cJSON_GetObjectItemCaseSensitive (self->root,
-                                                              "stages"))
+    cJSON_ArrayForEach (st,
+                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
     {
         if (s_build_stage (job, st, err) < 0) {
             hearth_job_destroy (&job);

@@ -138,8 +138,8 @@ hearth_stage_after (hearth_stage_t *stage, hearth_stage_t *parent)
     for (size_t i = 0; i < stage->nparents; i++)
         if (stage->parents[i] == parent)
             return 0;
-    hearth_stage_t **parents = realloc (stage->parents, (stage->nparents + 1)
-                                                            * sizeof *parents);
+    hearth_stage_t **parents =
+        realloc (stage->parents, (stage->nparents + 1) * sizeof *parents);
     if (!parents)
         return -1;
     stage->parents = parents;
@@ -315,9 +315,9 @@ hearth_job_wait (hearth_job_t *job, int timeout_ms)
     int rc = 0;
     pthread_mutex_lock (&job->lock);
     while (job->state == HEARTH_JOB_RUNNING && rc == 0)
-        rc = timeout_ms < 0 ? pthread_cond_wait (&job->ended, &job->lock)
-                            : pthread_cond_timedwait (&job->ended, &job->lock,
-                                                      &deadline);
+        rc = timeout_ms < 0
+                 ? pthread_cond_wait (&job->ended, &job->lock)
+                 : pthread_cond_timedwait (&job->ended, &job->lock, &deadline);
     bool ended = job->state != HEARTH_JOB_RUNNING;
     pthread_mutex_unlock (&job->lock);
     if (!ended)
@@ -354,8 +354,8 @@ hearth_job_error (const hearth_job_t *job)
 }
 
 int
-hearth_job_progress (hearth_job_t *job, const char **stage,
-                     uint64_t *finished, uint64_t *running, uint64_t *total)
+hearth_job_progress (hearth_job_t *job, const char **stage, uint64_t *finished,
+                     uint64_t *running, uint64_t *total)
 {
     int rc = -1;
     pthread_mutex_lock (&job->lock);

@@ -58,10 +58,12 @@ local_parse_master (engine_t *e, const char *master, hearth_error_t *err)
         snprintf (e->master_url, sizeof e->master_url, "%s", master);
     }
     else
-        return hearth_errprintf (err, "unknown master '%s' (expected "
-                                      "local[N], local[*], "
-                                      "local-cluster[W,C,M] or "
-                                      "tcp://HOST:PORT)", master);
+        return hearth_errprintf (err,
+                                 "unknown master '%s' (expected "
+                                 "local[N], local[*], "
+                                 "local-cluster[W,C,M] or "
+                                 "tcp://HOST:PORT)",
+                                 master);
     return 0;
 }
 
@@ -78,7 +80,8 @@ s_make_scratch (engine_t *e, hearth_error_t *err)
     }
     const char *tmp = getenv ("TMPDIR");
     char path[4096];
-    snprintf (path, sizeof path, "%s/hearth-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    snprintf (path, sizeof path, "%s/hearth-XXXXXX",
+              tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp (path))
         return hearth_errprintf (err, "cannot create a directory in %s: %s",
                                  tmp && *tmp ? tmp : "/tmp", strerror (errno));
@@ -110,10 +113,23 @@ s_spawn_executor (engine_t *e, hearth_error_t *err)
     snprintf (live, sizeof live, "%lld", (long long) e->hb_liveness);
     const char *argv[] = {
         hearth_program_path ("hearth-executor", path, sizeof path),
-        "--driver-url", e->driver_url, "--app-id", e->app_id,
-        "--exec-id", exec_id, "--cores", cores, "--work-dir", dir,
-        "--heartbeat-interval", hb, "--heartbeat-liveness", live,
-        "--log-level", hearth_conf_str (e->conf, "log-level"), NULL};
+        "--driver-url",
+        e->driver_url,
+        "--app-id",
+        e->app_id,
+        "--exec-id",
+        exec_id,
+        "--cores",
+        cores,
+        "--work-dir",
+        dir,
+        "--heartbeat-interval",
+        hb,
+        "--heartbeat-liveness",
+        live,
+        "--log-level",
+        hearth_conf_str (e->conf, "log-level"),
+        NULL};
     char token[128];
     snprintf (token, sizeof token, "HEARTH_TOKEN=%s", e->token);
     const char *extra[] = {token, NULL};
@@ -222,14 +238,16 @@ s_wait_ready (engine_t *e, const char *path, char *url, size_t size,
         if (waitpid (e->lc_master_pid, &status, WNOHANG) == e->lc_master_pid) {
             char text[128];
             e->lc_master_pid = 0;
-            return hearth_errprintf (err, "hearth-master %s",
-                                     hearth_wait_status_text (status, text,
-                                                              sizeof text));
+            return hearth_errprintf (
+                err, "hearth-master %s",
+                hearth_wait_status_text (status, text, sizeof text));
         }
         usleep (2000);
     }
-    return hearth_errprintf (err, "hearth-master did not start within %lld "
-                                  "ms", (long long) s_start_timeout_ms);
+    return hearth_errprintf (err,
+                             "hearth-master did not start within %lld "
+                             "ms",
+                             (long long) s_start_timeout_ms);
 }
 
 static int
@@ -240,9 +258,19 @@ s_start_cluster (engine_t *e, hearth_error_t *err)
     snprintf (ready, sizeof ready, "%s/master.ready", e->scratch_dir);
     const char *margv[] = {
         hearth_program_path ("hearth-master", path, sizeof path),
-        "--host", "127.0.0.1", "--port", "0", "--events-port", "0",
-        "--ready-file", ready, "--heartbeat-interval", hb,
-        "--log-level", "error", NULL};
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--events-port",
+        "0",
+        "--ready-file",
+        ready,
+        "--heartbeat-interval",
+        hb,
+        "--log-level",
+        "error",
+        NULL};
     if ((e->lc_master_pid = s_spawn_daemon (margv, err)) < 0) {
         e->lc_master_pid = 0;
         return -1;
@@ -259,9 +287,21 @@ s_start_cluster (engine_t *e, hearth_error_t *err)
         snprintf (memory, sizeof memory, "%lldM", (long long) e->lc_memory_mb);
         const char *wargv[] = {
             hearth_program_path ("hearth-worker", path, sizeof path),
-            "--master", url, "--cores", cores, "--memory", memory,
-            "--work-dir", dir, "--host", "127.0.0.1",
-            "--heartbeat-interval", hb, "--log-level", "error", NULL};
+            "--master",
+            url,
+            "--cores",
+            cores,
+            "--memory",
+            memory,
+            "--work-dir",
+            dir,
+            "--host",
+            "127.0.0.1",
+            "--heartbeat-interval",
+            hb,
+            "--log-level",
+            "error",
+            NULL};
         pid_t pid = s_spawn_daemon (wargv, err);
         if (pid < 0)
             return -1;

@@ -28,8 +28,8 @@ static const hearth_opt_t s_options[] = {
     {"max-failures", HEARTH_OPT_INT, "4", "N",
      "failed attempts of one task before its job fails", 1, 1000},
     {"max-lost", HEARTH_OPT_INT, "8", "N",
-     "attempts of one task lost with their executor before the job fails",
-     0, 1000},
+     "attempts of one task lost with their executor before the job fails", 0,
+     1000},
     {"scheduler-mode", HEARTH_OPT_STR, "FIFO", "MODE",
      "FIFO or FAIR, between concurrent jobs"},
     {"speculation", HEARTH_OPT_BOOL, "false", "",
@@ -169,8 +169,7 @@ driver_opts_from_argv (int argc, char **argv, int *first, char *errbuf,
 {
     hearth_error_t err;
     hearth_opts_t *self = calloc (1, sizeof *self);
-    if (!self || !(self->conf = hearth_conf_new ("hearth-driver",
-                                                 s_options))) {
+    if (!self || !(self->conf = hearth_conf_new ("hearth-driver", s_options))) {
         free (self);
         s_copy_error (errbuf, errlen, "out of memory");
         return NULL;

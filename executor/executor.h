@@ -51,44 +51,44 @@ typedef enum {
 
 /* One task attempt on this executor. */
 typedef struct task {
-    executor_t *ex;           /* the executor it runs on */
-    uint64_t tid;             /* driver's task id: stage << 32 | index */
-    int attempt;              /* attempt number */
-    task_phase_t phase;       /* queued or running */
-    tlink_t link;             /* on the executor's queue or running list */
-    tlink_t pool_link;        /* on the pool's to-do or done list */
+    executor_t *ex;     /* the executor it runs on */
+    uint64_t tid;       /* driver's task id: stage << 32 | index */
+    int attempt;        /* attempt number */
+    task_phase_t phase; /* queued or running */
+    tlink_t link;       /* on the executor's queue or running list */
+    tlink_t pool_link;  /* on the pool's to-do or done list */
     /* what to run (fn, lib and arg live in the task's own block, after
        the struct: one allocation per function task) */
-    char **argv;              /* command: NULL-terminated, owned */
-    char **env;               /* command: extra "K=V", NULL-terminated */
-    const char *fn;           /* function: symbol name */
-    const char *lib;          /* function: library name, or NULL: any */
-    const char *arg;          /* function: argument ("" if none) */
-    shared_frames_t *frames;  /* input frames (a reference), or NULL */
-    zframe_t *input;          /* the input frame within frames, or NULL */
-    int64_t timeout_ms;       /* 0: none */
+    char **argv;             /* command: NULL-terminated, owned */
+    char **env;              /* command: extra "K=V", NULL-terminated */
+    const char *fn;          /* function: symbol name */
+    const char *lib;         /* function: library name, or NULL: any */
+    const char *arg;         /* function: argument ("" if none) */
+    shared_frames_t *frames; /* input frames (a reference), or NULL */
+    zframe_t *input;         /* the input frame within frames, or NULL */
+    int64_t timeout_ms;      /* 0: none */
     /* while it runs */
-    int64_t start_us;         /* monotonic start (atomic: pool threads
-                                 set it for function tasks) */
-    int timer_id;             /* timeout timer, or -1 */
-    bool killed;              /* KILL_TASK or stop: report KILLED */
-    bool timed_out;           /* past its time limit (a command: set by
-                                 its thread) */
-    bool reported_running;    /* a RUNNING update was sent */
-    bool final_sent;          /* its final state was sent already */
+    int64_t start_us;      /* monotonic start (atomic: pool threads
+                              set it for function tasks) */
+    int timer_id;          /* timeout timer, or -1 */
+    bool killed;           /* KILL_TASK or stop: report KILLED */
+    bool timed_out;        /* past its time limit (a command: set by
+                              its thread) */
+    bool reported_running; /* a RUNNING update was sent */
+    bool final_sent;       /* its final state was sent already */
     /* command task process (pid, exited and kill_sig under cmd_lock) */
-    pid_t pid;                /* child, or 0 */
-    bool exited;              /* gone: no more signals; then reaped */
-    int kill_sig;             /* a signal the loop asked for, or 0 */
-    int wait_status;          /* from waitpid */
-    char *run_error;          /* why it could not start, or NULL */
-    char *out;                /* captured stdout */
+    pid_t pid;       /* child, or 0 */
+    bool exited;     /* gone: no more signals; then reaped */
+    int kill_sig;    /* a signal the loop asked for, or 0 */
+    int wait_status; /* from waitpid */
+    char *run_error; /* why it could not start, or NULL */
+    char *out;       /* captured stdout */
     size_t out_len, out_alloc;
     /* the last EXECUTOR_ERR_TAIL bytes of stderr, for the error text:
        allocated at the first byte, so that a task_t stays small */
     char *err_tail;
-    size_t err_len;           /* bytes in err_tail */
-    bool too_big;             /* stdout passed max_result_bytes */
+    size_t err_len; /* bytes in err_tail */
+    bool too_big;   /* stdout passed max_result_bytes */
     /* function task outcome (written by a pool thread) */
     hearth_task_fn func;      /* resolved symbol */
     int fn_rc;                /* its return code */
@@ -201,8 +201,8 @@ bool fnpool_cancel (fnpool_t *self, task_t *t);
 libs_t *libs_new (const char *dir);
 void libs_destroy (libs_t **self_p);
 /* Store and load one shipped library.  Returns 0 or -1 with err. */
-int libs_add (libs_t *self, const char *name, const char *hash,
-              zframe_t *frame, hearth_error_t *err);
+int libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
+              hearth_error_t *err);
 /* The function fn in library lib (or in any library when lib is NULL). */
 hearth_task_fn libs_lookup (libs_t *self, const char *lib, const char *fn,
                             hearth_error_t *err);

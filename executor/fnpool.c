@@ -25,15 +25,15 @@
 static const int s_join_timeout_ms = 2000;
 
 struct fnpool {
-    executor_t *ex;         /* for finishing tasks on the loop's thread */
-    pthread_t *threads;     /* the pool */
-    int nthreads;           /* started threads */
-    pthread_mutex_t lock;   /* guards todo, done and quit */
-    pthread_cond_t wake;    /* signalled when todo grows or quit is set */
-    tlist_t todo;           /* task_t to run (pool_link) */
-    tlist_t done;           /* task_t that ran (pool_link) */
-    int efd;                /* eventfd: done is not empty */
-    bool quit;              /* threads should leave */
+    executor_t *ex;       /* for finishing tasks on the loop's thread */
+    pthread_t *threads;   /* the pool */
+    int nthreads;         /* started threads */
+    pthread_mutex_t lock; /* guards todo, done and quit */
+    pthread_cond_t wake;  /* signalled when todo grows or quit is set */
+    tlist_t todo;         /* task_t to run (pool_link) */
+    tlist_t done;         /* task_t that ran (pool_link) */
+    int efd;              /* eventfd: done is not empty */
+    bool quit;            /* threads should leave */
 };
 
 void

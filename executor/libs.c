@@ -164,8 +164,10 @@ s_check_hash (const char *name, const char *hash, zframe_t *frame,
     int same = strcasecmp (zdigest_string (digest), hash) == 0;
     zdigest_destroy (&digest);
     if (!same)
-        return hearth_errprintf (err, "library %s does not match its hash "
-                                      "%s", name, hash);
+        return hearth_errprintf (err,
+                                 "library %s does not match its hash "
+                                 "%s",
+                                 name, hash);
     return 0;
 }
 
@@ -222,8 +224,7 @@ s_symbol (s_lib_t *lib, const char *fn)
 }
 
 hearth_task_fn
-libs_lookup (libs_t *self, const char *lib, const char *fn,
-             hearth_error_t *err)
+libs_lookup (libs_t *self, const char *lib, const char *fn, hearth_error_t *err)
 {
     hearth_task_fn cached = s_cache_find (self, lib, fn);
     if (cached)
@@ -244,8 +245,10 @@ libs_lookup (libs_t *self, const char *lib, const char *fn,
     if (load_error)
         hearth_errprintf (err, "%s", load_error);
     else if (zlistx_size (self->list) == 0)
-        hearth_errprintf (err, "no function %s: the application shipped no "
-                               "library (use --lib)", fn);
+        hearth_errprintf (err,
+                          "no function %s: the application shipped no "
+                          "library (use --lib)",
+                          fn);
     else
         hearth_errprintf (err, "no function %s in the shipped %s", fn,
                           lib ? lib : "libraries");

@@ -111,21 +111,22 @@ s_on_registered (executor_t *ex, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     ex->registered = true;
-    ex->hb_interval_ms = hearth_json_int (b, "heartbeat_interval_ms",
-                                          ex->hb_interval_ms);
-    ex->hb_liveness = hearth_json_int (b, "heartbeat_liveness",
-                                       ex->hb_liveness);
-    ex->max_result_bytes = hearth_json_int (b, "max_result_bytes",
-                                            ex->max_result_bytes);
+    ex->hb_interval_ms =
+        hearth_json_int (b, "heartbeat_interval_ms", ex->hb_interval_ms);
+    ex->hb_liveness =
+        hearth_json_int (b, "heartbeat_liveness", ex->hb_liveness);
+    ex->max_result_bytes =
+        hearth_json_int (b, "max_result_bytes", ex->max_result_bytes);
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
     const cJSON *lib;
     cJSON_ArrayForEach (lib, libs)
     {
         hearth_error_t err;
-        zframe_t *frame = hearth_msg_frame (msg, hearth_json_int (lib, "frame",
-                                                                  -1));
+        zframe_t *frame =
+            hearth_msg_frame (msg, hearth_json_int (lib, "frame", -1));
         if (libs_add (ex->libs, hearth_json_str (lib, "name"),
-                      hearth_json_str (lib, "hash"), frame, &err) < 0)
+                      hearth_json_str (lib, "hash"), frame, &err)
+            < 0)
             log_error ("%s", err.text);
     }
     log_info ("registered with the driver (%d libraries)",
@@ -341,7 +342,8 @@ link_add_update (executor_t *ex, const task_t *t, const char *state,
     }
     s_add_exit (&u, t);
     if (result && len > s_inline_result_max) {
-        if (!ex->batch && !(ex->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
+        if (!ex->batch
+            && !(ex->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
             return;
         u.result_frame = hearth_msg_add_bytes (ex->batch, result, len);
     }

@@ -81,8 +81,10 @@ s_configure (executor_t *ex, hearth_error_t *err)
     if (!url)
         return hearth_errprintf (err, "--driver-url is required");
     if (!app || !hearth_id_valid (HEARTH_ID_APP, app))
-        return hearth_errprintf (err, "--app-id: '%s' is not an application "
-                                      "id", app ? app : "");
+        return hearth_errprintf (err,
+                                 "--app-id: '%s' is not an application "
+                                 "id",
+                                 app ? app : "");
     char host[256];
     if (gethostname (host, sizeof host) < 0)
         snprintf (host, sizeof host, "localhost");
@@ -214,9 +216,11 @@ main (int argc, char **argv)
         hearth_conf_destroy (&ex.conf);
         return s_usage_error (err.text);
     }
-    if (hearth_conf_wants_help (ex.conf) || hearth_conf_wants_version (ex.conf)) {
+    if (hearth_conf_wants_help (ex.conf)
+        || hearth_conf_wants_version (ex.conf)) {
         if (hearth_conf_wants_help (ex.conf))
-            hearth_conf_usage (ex.conf, stdout, "--driver-url URL --app-id ID "
+            hearth_conf_usage (ex.conf, stdout,
+                               "--driver-url URL --app-id ID "
                                "[OPTIONS]",
                                "Runs the tasks of one application; started "
                                "by hearth-worker.");
@@ -231,7 +235,8 @@ main (int argc, char **argv)
     }
     if (hearth_log_open ("hearth-executor",
                          hearth_conf_str (ex.conf, "log-level"),
-                         hearth_conf_str (ex.conf, "log-file"), &err) < 0
+                         hearth_conf_str (ex.conf, "log-file"), &err)
+            < 0
         || s_configure (&ex, &err) < 0) {
         s_teardown (&ex);
         return s_usage_error (err.text);
@@ -241,8 +246,8 @@ main (int argc, char **argv)
         s_teardown (&ex);
         return 1;
     }
-    log_info ("executor %lld of %s: %d cores, driver %s", (long long) ex.exec_id,
-              ex.app_id, ex.cores, ex.driver_url);
+    log_info ("executor %lld of %s: %d cores, driver %s",
+              (long long) ex.exec_id, ex.app_id, ex.cores, ex.driver_url);
     zloop_start (ex.loop);
     s_teardown (&ex);
     log_info ("exiting with status %d", ex.exit_code);

@@ -181,8 +181,8 @@ s_command_from_packed (task_t *t, const hearth_packed_task_t *p)
 task_t *
 task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf)
 {
-    task_t *t = s_task_new (p->tid, p->attempt, p->timeout_ms, p->fn, p->lib,
-                            p->arg);
+    task_t *t =
+        s_task_new (p->tid, p->attempt, p->timeout_ms, p->fn, p->lib, p->arg);
     if (t && p->argc && s_command_from_packed (t, p) < 0)
         task_destroy (&t);
     if (t)
@@ -368,8 +368,7 @@ void
 tasks_finish (executor_t *ex, task_t *t)
 {
     if (t->killed)
-        s_complete (ex, t, "KILLED", "killed at the driver's request", NULL,
-                    0);
+        s_complete (ex, t, "KILLED", "killed at the driver's request", NULL, 0);
     else if (t->argv)
         s_finish_command (ex, t);
     else

@@ -196,9 +196,8 @@ hearth_packer_add_update (hearth_packer_t *self,
     if (u->tid > s_max_tid || u->attempt < 0
         || (uint32_t) u->attempt > s_max_attempt || u->state < 0
         || (size_t) u->state >= s_nstates () || u->result_frame < -1
-        || error_len > s_max_error || result_len > UINT32_MAX
-        || u->run_us < 0 || (uint64_t) u->run_us > s_max_tid
-        || self->count >= s_max_records)
+        || error_len > s_max_error || result_len > UINT32_MAX || u->run_us < 0
+        || (uint64_t) u->run_us > s_max_tid || self->count >= s_max_records)
         return errno = EINVAL, -1;
     size_t size = s_pad8 (S_UPDATE_FIXED + error_len + 1 + result_len);
     uint8_t *p = s_reserve (self, HEARTH_PACKED_UPDATES, size);
@@ -252,8 +251,8 @@ hearth_packer_release (hearth_packer_t *self)
 /* ---- reading ------------------------------------------------------------ */
 
 int
-hearth_unpacker_init (hearth_unpacker_t *self, zframe_t *frame,
-                      const char *tag, hearth_error_t *err)
+hearth_unpacker_init (hearth_unpacker_t *self, zframe_t *frame, const char *tag,
+                      hearth_error_t *err)
 {
     const uint8_t *data = frame ? zframe_data (frame) : NULL;
     size_t size = frame ? zframe_size (frame) : 0;
@@ -365,8 +364,9 @@ hearth_unpack_task (hearth_unpacker_t *self, size_t nframes,
         lib = s_text (q + fn_len + 1, lib_len);
     t->arg = lib ? s_text (q + fn_len + lib_len + 2, arg_len) : NULL;
     if (!t->arg)
-        return s_bad (self, err, "task", "a string holds a NUL or lacks its "
-                                         "own");
+        return s_bad (self, err, "task",
+                      "a string holds a NUL or lacks its "
+                      "own");
     t->strings = (const char *) q + fn_len + lib_len + arg_len + 3;
     if (argc && !s_strings_ok (t->strings, strings_len, argc, envc))
         return s_bad (self, err, "task",
@@ -412,14 +412,14 @@ hearth_unpack_update (hearth_unpacker_t *self, size_t nframes,
     if ((size_t) u->state >= s_nstates ())
         return s_bad (self, err, "update", "state is not a task state");
     if (u->exit_status < -s_max_exit || u->exit_status > s_max_exit
-        || u->signal < 0 || u->signal > s_max_signal
-        || run_us > s_max_tid)
+        || u->signal < 0 || u->signal > s_max_signal || run_us > s_max_tid)
         return s_bad (self, err, "update",
                       "exit_status, signal or run_us out of its limits");
     if (u->result_frame < -1
         || (u->result_frame >= 0 && (size_t) u->result_frame >= nframes)
         || (u->result_frame >= 0 && result_len))
-        return s_bad (self, err, "update", "result is not a binary frame index");
+        return s_bad (self, err, "update",
+                      "result is not a binary frame index");
     if (error_len > s_max_error)
         return s_bad (self, err, "update", "error longer than 4096 bytes");
     size_t size = S_UPDATE_FIXED + error_len + 1 + result_len;
@@ -428,8 +428,9 @@ hearth_unpack_update (hearth_unpacker_t *self, size_t nframes,
     const uint8_t *q = p + S_UPDATE_FIXED;
     const char *error = s_text (q, error_len);
     if (!error)
-        return s_bad (self, err, "update", "the error text holds a NUL or "
-                                           "lacks its own");
+        return s_bad (self, err, "update",
+                      "the error text holds a NUL or "
+                      "lacks its own");
     q += error_len + 1;
     u->attempt = (int) attempt;
     u->run_us = (int64_t) run_us;

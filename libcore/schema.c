@@ -19,8 +19,8 @@ typedef struct {
         const char *name; /* member name, or NULL for an array index */
         int index;        /* the index when name is NULL */
     } seg[S_PATH_DEPTH];
-    int depth;       /* segments in use (may exceed S_PATH_DEPTH) */
-    char text[192];  /* the rendering, filled by s_path_text */
+    int depth;      /* segments in use (may exceed S_PATH_DEPTH) */
+    char text[192]; /* the rendering, filled by s_path_text */
 } s_path_t;
 
 static const char *

@@ -20,13 +20,13 @@ typedef struct {
     int linger_ms;         /* wait at close for unsent messages; 0 = default */
     int hwm;               /* send and receive high-water mark; 0 = default */
     int reconnect_ivl_ms;  /* first reconnect delay; 0 = default */
-    int reconnect_ivl_max_ms; /* reconnect back-off cap; 0 = default */
-    zcert_t *curve_cert;      /* CURVE: this socket's key pair (borrowed),
-                                 or NULL for no encryption */
+    int reconnect_ivl_max_ms;     /* reconnect back-off cap; 0 = default */
+    zcert_t *curve_cert;          /* CURVE: this socket's key pair (borrowed),
+                                     or NULL for no encryption */
     const char *curve_server_key; /* CURVE client: the server's public key
                                      (Z85); NULL makes this a server */
-    const char *zap_domain;   /* CURVE server: ask ZAP (zap.h) who may
-                                 connect; NULL: any client key */
+    const char *zap_domain;       /* CURVE server: ask ZAP (zap.h) who may
+                                     connect; NULL: any client key */
 } hearth_sock_opts_t;
 
 /* Defaults used when an option is 0. */

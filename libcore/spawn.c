@@ -121,8 +121,8 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
     close (report[1]);
     if (pid < 0) {
         close (report[0]);
-        return hearth_errprintf (err, "cannot run %s: fork: %s",
-                                 opts->argv[0], strerror (fork_errno));
+        return hearth_errprintf (err, "cannot run %s: fork: %s", opts->argv[0],
+                                 strerror (fork_errno));
     }
     int e = 0;
     ssize_t n;

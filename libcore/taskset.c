@@ -44,23 +44,23 @@ typedef struct {
 } s_queue_t;
 
 typedef struct {
-    uint32_t id;          /* stage id */
-    uint64_t job;         /* job it belongs to */
-    uint64_t ntasks;      /* tasks in the stage */
-    s_task_t *tasks;      /* ntasks entries */
-    uint64_t next_fresh;  /* tasks from here on never launched */
-    s_queue_t retry;      /* failed or lost tasks to run again */
-    s_queue_t spec;       /* stragglers to copy */
-    uint64_t finished;    /* tasks done */
-    uint64_t running;     /* attempts in flight */
-    uint32_t *parents;    /* stages that must finish first */
-    size_t nparents;      /* count */
-    size_t parents_left;  /* of them not finished yet */
-    bool done;            /* every task finished */
-    bool failed;          /* its job failed */
-    char *pool;           /* FAIR pool */
-    int weight;           /* FAIR weight */
-    int64_t *durations;   /* run times of finished tasks (speculation) */
+    uint32_t id;         /* stage id */
+    uint64_t job;        /* job it belongs to */
+    uint64_t ntasks;     /* tasks in the stage */
+    s_task_t *tasks;     /* ntasks entries */
+    uint64_t next_fresh; /* tasks from here on never launched */
+    s_queue_t retry;     /* failed or lost tasks to run again */
+    s_queue_t spec;      /* stragglers to copy */
+    uint64_t finished;   /* tasks done */
+    uint64_t running;    /* attempts in flight */
+    uint32_t *parents;   /* stages that must finish first */
+    size_t nparents;     /* count */
+    size_t parents_left; /* of them not finished yet */
+    bool done;           /* every task finished */
+    bool failed;         /* its job failed */
+    char *pool;          /* FAIR pool */
+    int weight;          /* FAIR weight */
+    int64_t *durations;  /* run times of finished tasks (speculation) */
 } s_stage_t;
 
 /* Identity of an attempt: the hash key. */
@@ -72,31 +72,31 @@ typedef struct {
 
 typedef struct s_attempt s_attempt_t;
 struct s_attempt {
-    s_akey_t key;         /* stage, index, attempt */
-    int exec_id;          /* where it runs */
-    int64_t start_us;     /* when it was offered */
-    bool speculative;     /* a copy */
-    bool killing;         /* we asked for it to be killed */
-    s_attempt_t *prev;    /* the executor's list */
+    s_akey_t key;      /* stage, index, attempt */
+    int exec_id;       /* where it runs */
+    int64_t start_us;  /* when it was offered */
+    bool speculative;  /* a copy */
+    bool killing;      /* we asked for it to be killed */
+    s_attempt_t *prev; /* the executor's list */
     s_attempt_t *next;
 };
 
 typedef struct {
-    int id;               /* executor id */
-    int cores;            /* task slots without prefetch */
-    size_t inflight;      /* attempts on it */
-    s_attempt_t *head;    /* them */
+    int id;            /* executor id */
+    int cores;         /* task slots without prefetch */
+    size_t inflight;   /* attempts on it */
+    s_attempt_t *head; /* them */
 } s_exec_t;
 
 struct hearth_taskset {
     hearth_taskset_opts_t opts; /* rules */
     s_stage_t **stages;         /* in id order (= submission order) */
     size_t nstages, stages_alloc;
-    zhashx_t *attempts;         /* s_akey_t -> s_attempt_t in flight */
-    zhashx_t *execs;            /* exec id -> s_exec_t */
-    hearth_ts_event_t *events;  /* FIFO of events for the engine */
+    zhashx_t *attempts;        /* s_akey_t -> s_attempt_t in flight */
+    zhashx_t *execs;           /* exec id -> s_exec_t */
+    hearth_ts_event_t *events; /* FIFO of events for the engine */
     size_t ev_head, ev_tail, ev_alloc;
-    int64_t mean_run_us;        /* EWMA of attempt run times, 0: none yet */
+    int64_t mean_run_us; /* EWMA of attempt run times, 0: none yet */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -105,8 +105,8 @@ static size_t
 s_akey_hash (const void *key)
 {
     const s_akey_t *k = key;
-    uint64_t h = ((uint64_t) k->stage << 40) ^ (k->index * 0x9E3779B97F4A7C15ull)
-                 ^ (uint64_t) k->attempt;
+    uint64_t h = ((uint64_t) k->stage << 40)
+                 ^ (k->index * 0x9E3779B97F4A7C15ull) ^ (uint64_t) k->attempt;
     return (size_t) (h ^ (h >> 29));
 }
 
@@ -168,8 +168,8 @@ s_queue_size (const s_queue_t *q)
 static bool
 s_queue_take (s_queue_t *q, int exec_id, bool alone, uint64_t *index)
 {
-    size_t end = q->head + s_lookahead < q->tail ? q->head + s_lookahead
-                                                 : q->tail;
+    size_t end =
+        q->head + s_lookahead < q->tail ? q->head + s_lookahead : q->tail;
     for (size_t i = q->head; i < end; i++) {
         if (q->avoid[i] == exec_id && !alone)
             continue;
@@ -203,8 +203,8 @@ s_event (hearth_taskset_t *self, const hearth_ts_event_t *ev)
         }
         if (self->ev_tail == self->ev_alloc) {
             size_t n = self->ev_alloc ? self->ev_alloc * 2 : 64;
-            hearth_ts_event_t *events = realloc (self->events,
-                                                 n * sizeof *events);
+            hearth_ts_event_t *events =
+                realloc (self->events, n * sizeof *events);
             if (!events)
                 return; /* out of memory: the event is lost, not the board */
             self->events = events;
@@ -219,7 +219,7 @@ s_event (hearth_taskset_t *self, const hearth_ts_event_t *ev)
 void
 hearth_taskset_opts_default (hearth_taskset_opts_t *opts)
 {
-    *opts = (hearth_taskset_opts_t) {
+    *opts = (hearth_taskset_opts_t){
         .fair = false,
         .max_failures = 4,
         .max_lost = 8,
@@ -345,10 +345,9 @@ s_stage_init (s_stage_t *st, uint32_t id, uint64_t job, uint64_t ntasks,
 }
 
 int
-hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage,
-                          uint64_t job, uint64_t ntasks,
-                          const uint32_t *parents, size_t nparents,
-                          const char *pool, int weight)
+hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage, uint64_t job,
+                          uint64_t ntasks, const uint32_t *parents,
+                          size_t nparents, const char *pool, int weight)
 {
     if (ntasks == 0 || ntasks > UINT32_MAX || stage > s_max_stage
         || (self->nstages && self->stages[self->nstages - 1]->id >= stage)) {
@@ -374,9 +373,10 @@ hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage,
         self->stages_alloc = n;
     }
     s_stage_t *st = calloc (1, sizeof *st);
-    if (!st || s_stage_init (st, stage, job, ntasks, parents, nparents, pool,
-                             weight, self->opts.speculation)
-                   < 0) {
+    if (!st
+        || s_stage_init (st, stage, job, ntasks, parents, nparents, pool,
+                         weight, self->opts.speculation)
+               < 0) {
         s_stage_free (st);
         return errno = ENOMEM, -1;
     }
@@ -396,9 +396,8 @@ static void
 s_stage_done (hearth_taskset_t *self, s_stage_t *st)
 {
     st->done = true;
-    hearth_ts_event_t ev = {.type = HEARTH_TS_EV_STAGE_DONE,
-                            .job = st->job,
-                            .stage = st->id};
+    hearth_ts_event_t ev = {
+        .type = HEARTH_TS_EV_STAGE_DONE, .job = st->job, .stage = st->id};
     s_event (self, &ev);
     bool job_done = true;
     for (size_t i = 0; i < self->nstages; i++) {
@@ -617,7 +616,7 @@ s_launch (hearth_taskset_t *self, s_stage_t *st, s_exec_t *e,
     s_attempt_t *a = calloc (1, sizeof *a);
     if (!a)
         return;
-    a->key = (s_akey_t) {as->stage, as->attempt, as->index};
+    a->key = (s_akey_t){as->stage, as->attempt, as->index};
     a->exec_id = e->id;
     a->start_us = now_us;
     a->speculative = as->speculative;
@@ -707,7 +706,8 @@ s_offer_fifo (hearth_taskset_t *self, s_exec_t *e, int64_t now_us,
     size_t n = 0;
     for (size_t i = 0; i < self->nstages && n < want; i++) {
         s_stage_t *st = self->stages[i];
-        while (n < want && s_has_work (st) && s_pick_task (self, st, e, &out[n]))
+        while (n < want && s_has_work (st)
+               && s_pick_task (self, st, e, &out[n]))
             s_launch (self, st, e, &out[n++], now_us);
     }
     return n;
@@ -853,8 +853,8 @@ s_threshold (const hearth_taskset_t *self, const s_stage_t *st)
     if (!copy)
         return 0;
     memcpy (copy, st->durations, st->finished * sizeof *copy);
-    int64_t median = s_select (copy, (ssize_t) st->finished,
-                               (ssize_t) st->finished / 2);
+    int64_t median =
+        s_select (copy, (ssize_t) st->finished, (ssize_t) st->finished / 2);
     free (copy);
     int64_t threshold = (int64_t) (self->opts.spec_multiplier * median);
     return threshold > self->opts.spec_min_us ? threshold

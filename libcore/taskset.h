@@ -34,15 +34,15 @@
 typedef struct hearth_taskset hearth_taskset_t;
 
 typedef struct {
-    bool fair;                   /* FAIR pools instead of FIFO */
-    int max_failures;            /* failed attempts before the job fails */
-    int max_lost;                /* lost attempts before the job fails */
-    int prefetch_max;            /* cap of extra attempts per core */
-    int64_t prefetch_target_us;  /* queued work per core to aim for */
-    bool speculation;            /* launch copies of stragglers */
-    double spec_multiplier;      /* straggler: run time > this x median */
-    double spec_quantile;        /* of the stage finished before copies */
-    int64_t spec_min_us;         /* never speculate below this run time */
+    bool fair;                  /* FAIR pools instead of FIFO */
+    int max_failures;           /* failed attempts before the job fails */
+    int max_lost;               /* lost attempts before the job fails */
+    int prefetch_max;           /* cap of extra attempts per core */
+    int64_t prefetch_target_us; /* queued work per core to aim for */
+    bool speculation;           /* launch copies of stragglers */
+    double spec_multiplier;     /* straggler: run time > this x median */
+    double spec_quantile;       /* of the stage finished before copies */
+    int64_t spec_min_us;        /* never speculate below this run time */
 } hearth_taskset_opts_t;
 
 /* Defaults: FIFO, 4 failures, 8 losses, prefetch up to 128 aiming at 5 ms
@@ -82,8 +82,7 @@ typedef struct {
 /* Fill out (up to max) with attempts for exec_id's free slots; they count
    as in flight from now_us.  Returns how many. */
 size_t hearth_taskset_offer (hearth_taskset_t *self, int exec_id,
-                             int64_t now_us, hearth_assign_t *out,
-                             size_t max);
+                             int64_t now_us, hearth_assign_t *out, size_t max);
 
 /* Free slots of an executor now (0 for an unknown one). */
 size_t hearth_taskset_free_slots (const hearth_taskset_t *self, int exec_id);
@@ -110,10 +109,9 @@ typedef enum {
 } hearth_ts_outcome_t;
 
 /* A status update for attempt of task index of stage, from exec_id. */
-hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self,
-                                           int exec_id, uint32_t stage,
-                                           uint64_t index, int attempt,
-                                           hearth_ts_state_t state,
+hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self, int exec_id,
+                                           uint32_t stage, uint64_t index,
+                                           int attempt, hearth_ts_state_t state,
                                            int64_t run_us, int64_t now_us);
 
 /* Look for stragglers (speculation on); copies go to the queues.  Returns
@@ -136,12 +134,12 @@ typedef enum {
 
 typedef struct {
     hearth_ts_event_type_t type;
-    uint64_t job;     /* the job concerned */
-    uint32_t stage;   /* the stage concerned */
-    uint64_t index;   /* the task (JOB_FAILED, KILL) */
-    int attempt;      /* the attempt (JOB_FAILED: the last one, KILL) */
-    int exec_id;      /* where (KILL) */
-    bool lost;        /* JOB_FAILED because of losses, not failures */
+    uint64_t job;   /* the job concerned */
+    uint32_t stage; /* the stage concerned */
+    uint64_t index; /* the task (JOB_FAILED, KILL) */
+    int attempt;    /* the attempt (JOB_FAILED: the last one, KILL) */
+    int exec_id;    /* where (KILL) */
+    bool lost;      /* JOB_FAILED because of losses, not failures */
 } hearth_ts_event_t;
 
 /* Take the next pending event.  Returns true and fills ev, or false. */

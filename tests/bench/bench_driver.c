@@ -300,8 +300,8 @@ static void
 s_sleep (hearth_ctx_t *ctx, const s_args_t *a)
 {
     double eff[BENCH_MAX_REPS], ref[BENCH_MAX_REPS];
-    double ideal_us = (double) a->tasks * (double) a->ms * 1000.0
-                      / (double) a->cores;
+    double ideal_us =
+        (double) a->tasks * (double) a->ms * 1000.0 / (double) a->cores;
     char arg[32];
     snprintf (arg, sizeof arg, "%ld", a->ms);
     for (long r = 0; r < a->reps; r++) {

@@ -55,30 +55,30 @@ static const int64_t s_interval_ms = 1000;
 static const int s_max_apps = 64;
 
 typedef struct {
-    void *sock;            /* DEALER */
-    char id[64];           /* app id once registered, else "" */
-    double registered_ms;  /* when it registered */
-    double next_hb_ms;     /* its next heartbeat */
+    void *sock;           /* DEALER */
+    char id[64];          /* app id once registered, else "" */
+    double registered_ms; /* when it registered */
+    double next_hb_ms;    /* its next heartbeat */
 } s_app_t;
 
 typedef struct {
-    void *ctx;              /* ZeroMQ */
-    char url[256];          /* the master's ROUTER */
-    pid_t pid;              /* the master */
-    void **conns;           /* worker connections */
+    void *ctx;     /* ZeroMQ */
+    char url[256]; /* the master's ROUTER */
+    pid_t pid;     /* the master */
+    void **conns;  /* worker connections */
     int nconns;
-    int nworkers;           /* registered so far */
-    long registered;        /* REGISTERED_WORKER received */
-    double cycle_ms;        /* start of the current heartbeat second */
-    int hb_sent;            /* workers heartbeaten this second */
-    s_app_t apps[64];       /* applications coming and going */
-    double next_app_ms;     /* next registration */
-    double app_life_ms;     /* lifetime of an application */
-    void *state;            /* DEALER for MASTER_STATE */
-    cJSON *last_state;      /* the last MASTER_STATE_RESPONSE body */
-    bool state_pending;     /* a MASTER_STATE is in flight */
-    long launches, kills;   /* executors the master asked for */
-    bool churn;             /* applications come and go */
+    int nworkers;         /* registered so far */
+    long registered;      /* REGISTERED_WORKER received */
+    double cycle_ms;      /* start of the current heartbeat second */
+    int hb_sent;          /* workers heartbeaten this second */
+    s_app_t apps[64];     /* applications coming and going */
+    double next_app_ms;   /* next registration */
+    double app_life_ms;   /* lifetime of an application */
+    void *state;          /* DEALER for MASTER_STATE */
+    cJSON *last_state;    /* the last MASTER_STATE_RESPONSE body */
+    bool state_pending;   /* a MASTER_STATE is in flight */
+    long launches, kills; /* executors the master asked for */
+    bool churn;           /* applications come and go */
 } s_gen_t;
 
 static double
@@ -202,8 +202,8 @@ static void
 s_heartbeat_workers (s_gen_t *g, double now)
 {
     if (now - g->cycle_ms >= s_interval_ms) {
-        g->cycle_ms += s_interval_ms * (int) ((now - g->cycle_ms)
-                                              / s_interval_ms);
+        g->cycle_ms +=
+            s_interval_ms * (int) ((now - g->cycle_ms) / s_interval_ms);
         g->hb_sent = 0;
     }
     int due = (int) ((now - g->cycle_ms) * g->nworkers / s_interval_ms) + 1;
@@ -307,7 +307,8 @@ s_drain (s_gen_t *g)
         }
     for (int i = 0; i < s_max_apps; i++) {
         s_app_t *a = &g->apps[i];
-        while (a->sock && s_recv (a->sock, cmd, sizeof cmd, s_app_wants, &body)) {
+        while (a->sock
+               && s_recv (a->sock, cmd, sizeof cmd, s_app_wants, &body)) {
             if (body)
                 snprintf (a->id, sizeof a->id, "%s", s_str (body, "app_id"));
             cJSON_Delete (body);
@@ -336,12 +337,12 @@ s_run (s_gen_t *g, double ms, const bool *until)
         s_apps_tick (g, now);
         size_t n = 0;
         for (int c = 0; c < g->nconns && n < 64; c++)
-            items[n++] = (zmq_pollitem_t) {g->conns[c], 0, ZMQ_POLLIN, 0};
-        items[n++] = (zmq_pollitem_t) {g->state, 0, ZMQ_POLLIN, 0};
+            items[n++] = (zmq_pollitem_t){g->conns[c], 0, ZMQ_POLLIN, 0};
+        items[n++] = (zmq_pollitem_t){g->state, 0, ZMQ_POLLIN, 0};
         for (int i = 0; i < s_max_apps; i++)
             if (g->apps[i].sock)
-                items[n++] = (zmq_pollitem_t) {g->apps[i].sock, 0, ZMQ_POLLIN,
-                                               0};
+                items[n++] =
+                    (zmq_pollitem_t){g->apps[i].sock, 0, ZMQ_POLLIN, 0};
         zmq_poll (items, (int) n, 2);
         s_drain (g);
     }
@@ -376,9 +377,9 @@ s_state_query (s_gen_t *g)
 static pid_t
 s_start_master (const char *bin, const char *ready)
 {
-    const char *argv[] = {bin, "--host", "127.0.0.1", "--port", "0",
-                          "--events-port", "0", "--ready-file", ready,
-                          "--log-level", "error", NULL};
+    const char *argv[] = {bin,   "--host",        "127.0.0.1", "--port",
+                          "0",   "--events-port", "0",         "--ready-file",
+                          ready, "--log-level",   "error",     NULL};
     pid_t pid;
     if (posix_spawn (&pid, bin, NULL, NULL, (char *const *) argv, environ)
         != 0) {
@@ -441,17 +442,19 @@ s_alloc_pass (const cJSON *state, long reps)
     const cJSON *o;
     cJSON_ArrayForEach (o, workers)
     {
-        w[n++] = (hearth_alloc_worker_t) {
+        w[n++] = (hearth_alloc_worker_t){
             strcmp (s_str (o, "state"), "ALIVE") == 0,
             (int) (s_num (o, "cores") - s_num (o, "cores_used")),
             (int64_t) (s_num (o, "memory_mb") - s_num (o, "memory_used_mb"))};
     }
     for (int i = 0; i < s_waiting_apps; i++)
-        apps[i] = (hearth_alloc_app_t) {64 + i, i % 3, 1024};
+        apps[i] = (hearth_alloc_app_t){64 + i, i % 3, 1024};
     double us[BENCH_MAX_REPS];
     size_t executors = 0;
     for (long r = 0; r < reps; r++) {
-        hearth_alloc_input_t in = {.workers = w, .nworkers = n, .apps = apps,
+        hearth_alloc_input_t in = {.workers = w,
+                                   .nworkers = n,
+                                   .apps = apps,
                                    .napps = s_waiting_apps,
                                    .spread_out = true};
         hearth_alloc_result_t res = {0};
@@ -548,8 +551,8 @@ main (int argc, char **argv)
     }
     char ready_file[64];
     snprintf (ready_file, sizeof ready_file, "%s/ready", ready);
-    s_gen_t g = {.nconns = (int) conns, .app_life_ms = (double) life_ms,
-                 .churn = true};
+    s_gen_t g = {
+        .nconns = (int) conns, .app_life_ms = (double) life_ms, .churn = true};
     g.pid = s_start_master (bin, ready_file);
     s_read_url (ready_file, g.url, sizeof g.url);
     unlink (ready_file);

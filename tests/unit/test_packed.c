@@ -137,14 +137,23 @@ test_updates_round_trip (void **state)
     char *error = s_string (4096, 'e');
     hearth_packed_update_t in[] = {
         {.tid = 1, .state = 3, .result_frame = -1},
-        {.tid = s_max_tid, .attempt = 1000, .state = 6,
+        {.tid = s_max_tid,
+         .attempt = 1000,
+         .state = 6,
          .flags = HEARTH_PACKED_EXIT | HEARTH_PACKED_SIGNAL
                   | HEARTH_PACKED_TRUNCATED | HEARTH_PACKED_RUN_US,
-         .exit_status = -65535, .signal = 128, .run_us = (int64_t) s_max_tid,
-         .error = error, .result_frame = -1, .result = "abc",
+         .exit_status = -65535,
+         .signal = 128,
+         .run_us = (int64_t) s_max_tid,
+         .error = error,
+         .result_frame = -1,
+         .result = "abc",
          .result_len = 3},
-        {.tid = 2, .state = 4, .flags = HEARTH_PACKED_EXIT,
-         .exit_status = 65535, .result_frame = 1},
+        {.tid = 2,
+         .state = 4,
+         .flags = HEARTH_PACKED_EXIT,
+         .exit_status = 65535,
+         .result_frame = 1},
     };
     zframe_t *frame = s_updates_frame (in, 3);
     assert_int_equal (
@@ -418,8 +427,11 @@ static void
 test_reader_refuses_update_fields (void **state)
 {
     (void) state;
-    hearth_packed_update_t u = {.tid = 1, .state = 3, .error = "no",
-                                .result_frame = -1, .result = "r",
+    hearth_packed_update_t u = {.tid = 1,
+                                .state = 3,
+                                .error = "no",
+                                .result_frame = -1,
+                                .result = "r",
                                 .result_len = 1};
     zframe_t *frame = s_updates_frame (&u, 1);
     size_t size;
@@ -485,7 +497,8 @@ test_decoder_checks_packed (void **state)
     zframe_t *frame = s_tasks_frame (&t, 1);
     hearth_error_t err = {NULL, ""};
     /* input 0 is the packed frame itself: a valid index */
-    zmsg_t *zmsg = s_wire ("LAUNCH_TASKS", "{\"tasks\":[],\"packed\":0}", &frame);
+    zmsg_t *zmsg =
+        s_wire ("LAUNCH_TASKS", "{\"tasks\":[],\"packed\":0}", &frame);
     hearth_msg_t *msg = hearth_msg_decode (&zmsg, &err);
     assert_non_null (msg);
     hearth_msg_destroy (&msg);

@@ -186,22 +186,28 @@ s_packed_frame (hearth_cmd_t cmd)
 {
     hearth_packer_t p = {0};
     if (cmd == HEARTH_CMD_LAUNCH_TASKS) {
-        hearth_packed_task_t t = {3, 0, 0, 60000, "pi_sample", "libpi.so",
-                                  "3"};
+        hearth_packed_task_t t = {3, 0, 0, 60000, "pi_sample", "libpi.so", "3"};
         assert_int_equal (hearth_packer_add_task (&p, &t), 0);
-        t = (hearth_packed_task_t) {4, 2, -1, 0, "pi_sum", NULL, ""};
+        t = (hearth_packed_task_t){4, 2, -1, 0, "pi_sum", NULL, ""};
         assert_int_equal (hearth_packer_add_task (&p, &t), 0);
     }
     else {
-        hearth_packed_update_t u = {.tid = 3, .attempt = 0, .state = 3,
+        hearth_packed_update_t u = {.tid = 3,
+                                    .attempt = 0,
+                                    .state = 3,
                                     .flags = HEARTH_PACKED_RUN_US,
-                                    .run_us = 1234, .result_frame = -1,
-                                    .result = "3.14\n", .result_len = 5};
+                                    .run_us = 1234,
+                                    .result_frame = -1,
+                                    .result = "3.14\n",
+                                    .result_len = 5};
         assert_int_equal (hearth_packer_add_update (&p, &u), 0);
-        u = (hearth_packed_update_t) {
-            .tid = 4, .attempt = 2, .state = 4, .flags = HEARTH_PACKED_EXIT,
-            .exit_status = 3, .error = "exited with status 3",
-            .result_frame = 0};
+        u = (hearth_packed_update_t){.tid = 4,
+                                     .attempt = 2,
+                                     .state = 4,
+                                     .flags = HEARTH_PACKED_EXIT,
+                                     .exit_status = 3,
+                                     .error = "exited with status 3",
+                                     .result_frame = 0};
         assert_int_equal (hearth_packer_add_update (&p, &u), 0);
     }
     zframe_t *frame = hearth_packer_frame (&p);
