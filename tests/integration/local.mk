@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-scripts.sh \
 	tests/integration/test-install.sh \
 	tests/integration/test-master-journal.sh \
+	tests/integration/test-recovery-timeout.sh \
 	tests/integration/test-worker-kill.sh \
 	tests/integration/test-driver-kill.sh \
 	tests/integration/test-chaos.sh \
