@@ -550,16 +550,16 @@ size_t
 hearth_taskset_slots (const hearth_taskset_t *self, int cores)
 {
     int64_t mean = self->mean_run_us;
-    int64_t extra = 1;
+    int64_t extra = 1; /* no run time known yet: one ahead per core */
     if (mean > 0) {
         extra = (self->opts.prefetch_target_us + mean - 1) / mean;
         if (extra < 1)
             extra = 1;
-        if (extra > self->opts.prefetch_max)
-            extra = self->opts.prefetch_max;
         if (mean >= 1000000)
             extra = 0; /* long tasks: no tail imbalance for one round trip */
     }
+    if (extra > self->opts.prefetch_max)
+        extra = self->opts.prefetch_max; /* --task-prefetch 0: none, ever */
     return (size_t) cores * (size_t) (1 + extra);
 }
 

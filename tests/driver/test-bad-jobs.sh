@@ -6,6 +6,19 @@
 deadline 60
 export TMPDIR=$T
 
+# Executors are found in HEARTH_BIN_DIR ($T/bin, links to the real
+# programs): this one notes that it was started, so that the test can
+# tell that a refused job ran nothing.  (The link goes first: writing
+# through it would overwrite the real executor.)
+rm -f "$T/bin/hearth-executor"
+cat >"$T/bin/hearth-executor" <<EOF
+#!/bin/sh
+echo "\$*" >>"$T/executors-started"
+exec "$BIN/hearth-executor" "\$@"
+EOF
+chmod +x "$T/bin/hearth-executor"
+export HEARTH_BIN_DIR=$T/bin
+
 # refused NAME CONTENT EXPECTED-MESSAGE: the job is refused with exit 2.
 refused() {
   local file
@@ -68,6 +81,9 @@ submit --master 'elsewhere' "$J"
 check "an unknown master is refused (exit 1)" test $? -eq 1
 check "... listing the known forms" grep -q "unknown master 'elsewhere'" "$T/err"
 
-check "no executor was ever started" test -z "$(ls -d "$T"/hearth-* 2>/dev/null)"
+check "no executor was ever started" test ! -e "$T/executors-started"
+submit --master 'local[1]' "$J"
+check "(a good job does start one, and succeeds)" \
+  test $? -eq 0 -a -s "$T/executors-started"
 check "nothing is left running" no_leftovers
 finish

@@ -2,8 +2,9 @@
 # Speculation and exactly-once results, end to end on local-cluster[2,1,512]
 # (a real master, 2 workers, 2 executors):
 # - a straggler (the first attempt of one task sleeps 5 s) holds the job
-#   back without speculation; with --speculation a copy runs on the other
-#   executor, the first to finish wins and the straggler is killed;
+#   back without speculation; with --conf speculation=true (the first
+#   run) or --speculation (the second) a copy runs on the other executor,
+#   the first to finish wins and the straggler is killed;
 # - both attempts of a task finish while the driver cannot answer (it is
 #   stopped): the second result is discarded, the stage's output and its
 #   input to the next stage hold each result exactly once.
@@ -38,7 +39,7 @@ check "... and one attempt of the straggler" test "$(wc -l <"$T/plain.att.5")" -
 J=$(straggler spec)
 start=$(now_ms)
 check "with speculation the job succeeds" \
-  submit --master "$LC" --speculation --log-level info "$J"
+  submit --master "$LC" --conf speculation=true --log-level info "$J"
 took=$(($(now_ms) - start))
 say "with speculation: $took ms"
 check "... without waiting for the straggler (${took} ms < 4500)" test "$took" -lt 4500

@@ -49,7 +49,9 @@ for ((round = 0; round < ROUNDS; round++)); do
   done
   DOWN=()
   mapfile -t up < <(alive_workers)
-  if ((RANDOM % 3 == 0 && ${#up[@]} > 1)); then
+  # every third kill a worker (the second one among them included), the
+  # others an executor, so that both kinds happen in every run
+  if ((kills % 3 == 1 && ${#up[@]} > 1)); then
     w=${up[RANDOM % ${#up[@]}]}
     pid_var=PID_$w
     kill9 "${!pid_var}"
@@ -73,6 +75,7 @@ check "the job succeeds under chaos ($kills kills, $worker_kills of workers, in 
 check "... with exactly its output: each of the $N results once, in order" \
   same "$T/out" "$T/expected"
 check "at least 3 kills happened during the job" test "$kills" -ge 3
+check "... of them at least one of a worker" test "$worker_kills" -ge 1
 reruns=$(sort -n "$T/runs" | uniq -d | wc -l)
 say "$reruns tasks ran more than once; $(grep -c 'executor [0-9]* lost' "$T/err") executors lost at the driver, $(grep -c 'trying again' "$T/err") attempts re-queued"
 check "every task ran at least once" test "$(sort -nu "$T/runs" | wc -l)" -eq "$N"

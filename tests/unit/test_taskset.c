@@ -327,6 +327,30 @@ test_prefetch_follows_run_time (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* --task-prefetch 0: an executor holds one attempt per core, from its
+   first offer on, before and after run times are known. */
+static void
+test_prefetch_zero_queues_nothing (void **state)
+{
+    (void) state;
+    hearth_taskset_opts_t o;
+    hearth_taskset_opts_default (&o);
+    o.prefetch_max = 0;
+    hearth_taskset_t *ts = hearth_taskset_new (&o);
+    assert_non_null (ts);
+    hearth_assign_t as[16];
+    hearth_taskset_add_stage (ts, 1, 1, 10, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    hearth_taskset_add_executor (ts, 1, 2);
+    assert_int_equal (hearth_taskset_slots (ts, 2), 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 16), 2);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 0, as, 16), 2);
+    hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FINISHED, 5, 1);
+    assert_int_equal (hearth_taskset_slots (ts, 2), 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 16), 1);
+    hearth_taskset_destroy (&ts);
+}
+
 static void
 test_fifo_serves_first_job_first (void **state)
 {
@@ -451,6 +475,7 @@ main (void)
         cmocka_unit_test (test_too_many_losses_fail_the_job),
         cmocka_unit_test (test_killed_not_by_us_is_requeued),
         cmocka_unit_test (test_prefetch_follows_run_time),
+        cmocka_unit_test (test_prefetch_zero_queues_nothing),
         cmocka_unit_test (test_fifo_serves_first_job_first),
         cmocka_unit_test (test_fair_shares_by_weight),
         cmocka_unit_test (test_speculation_first_result_wins),
