@@ -23,7 +23,9 @@ DRIVER_TESTS = \
 	tests/driver/test-cluster-mode-keys.sh \
 	tests/driver/test-speculation.sh \
 	tests/driver/test-executor-hung.sh \
-	tests/driver/test-driver-journal.sh
+	tests/driver/test-driver-journal.sh \
+	tests/driver/test-driver-placement.sh \
+	tests/driver/test-worker-stop-driver.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)

@@ -21,7 +21,10 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-kill.sh \
 	tests/integration/test-driver-kill.sh \
 	tests/integration/test-chaos.sh \
-	tests/integration/test-netns.sh
+	tests/integration/test-netns.sh \
+	tests/integration/test-worker-same-id.sh \
+	tests/integration/test-app-waiting.sh \
+	tests/integration/test-tail-topics.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

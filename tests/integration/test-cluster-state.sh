@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # A master and 3 workers: all ALIVE in `hearth-tail --state` (table and
-# JSON), with the fields issue 3 lists; bad flags fail clearly.
+# JSON), with the fields issue 3 lists; the table's four sections with
+# their headings, and, with an application and a cluster-mode driver
+# running, the workers' memory and last heartbeat, the applications,
+# executors and drivers as the JSON has them; bad flags fail clearly.
 . "$(dirname "$0")/lib.sh"
 deadline 60
 
@@ -20,7 +23,60 @@ check "cores and memory as offered" \
 "$BIN/hearth-tail" --master "$MASTER_URL" --state >"$T/table.txt"
 check "table lists the 3 workers ALIVE" \
   test "$(grep -c '^worker-.* ALIVE ' "$T/table.txt")" -eq 3
-check "table has the sections" grep -q '^DRIVERS' "$T/table.txt"
+# The table's sections and their headings (master/tail.c), in order.
+heading() { grep -Eq "^$1\$" "$T/table.txt"; }
+check "table headings: WORKERS, APPLICATIONS, EXECUTORS, DRIVERS, in order" \
+  test "$(grep -E '^(WORKERS|APPLICATIONS|EXECUTORS|DRIVERS)$' "$T/table.txt" | tr '\n' ' ')" \
+  = "WORKERS APPLICATIONS EXECUTORS DRIVERS "
+check "... with their columns" eval 'heading "ID +HOST +STATE +CORES +MEMORY \(MiB\) +LAST HEARTBEAT" &&
+  heading "ID +NAME +STATE +CORES +MAX" && heading "APP +EXEC +WORKER +CORES +MEMORY +STATE" &&
+  heading "ID +STATE +WORKER +CORES +MEMORY +LAUNCHES +APP"'
+
+# With an application (2 executors of 1 core, 256 MiB) and a cluster-mode
+# driver (1 core, 512 MiB, a program: no application) running, every
+# section shows what the JSON says.
+start_app tbl --max-cores 2 --cores-per-executor 1 --memory-mb 256 ||
+  fail "the application did not register"
+check "the application's 2 executors run" wait_for 10 jq_state \
+  "[.apps[] | select(.id == \"$APP_ID\") | .executors[] | select(.state == \"RUNNING\")] | length == 2"
+printf '#!/bin/sh\nexec sleep 600\n' >"$T/sleeper.sh"
+chmod +x "$T/sleeper.sh"
+"$BIN/hearth-submit" --master "$MASTER_URL" --deploy-mode cluster --no-wait \
+  --driver-cores 1 --driver-memory 512M "$T/sleeper.sh" >"$T/driver.out" 2>&1
+D=$(head -1 "$T/driver.out")
+check "a cluster-mode driver runs" wait_for 20 jq_state \
+  ".drivers[] | select(.id == \"$D\") | .state == \"RUNNING\""
+state_json >"$T/state.json"
+"$BIN/hearth-tail" --master "$MASTER_URL" --state >"$T/table.txt"
+# rows FILTER: the lines the table should have, from the JSON; each a
+# regular expression (ids and numbers only, nothing to escape).
+rows() { jq -r "$1" "$T/state.json"; }
+# has_rows FILTER: every such line is in the table.
+has_rows() {
+  local re n=0
+  while read -r re; do
+    grep -Eq "^$re\$" "$T/table.txt" || { say "no row like: $re"; return 1; }
+    n=$((n + 1))
+  done < <(rows "$1")
+  ((n > 0))
+}
+check "WORKERS: each worker's state, cores and memory used/total, as in the JSON" has_rows \
+  '.workers[] | "\(.id) +\(.host) +\(.state) +\(.cores_used)/\(.cores) +\(.memory_used_mb)/\(.memory_mb) +[0-9]+ ms ago"'
+check "... memory in use where the executors and the driver run" \
+  jq -e '([.workers[].memory_used_mb] | add) == 2 * 256 + 512' "$T/state.json" >/dev/null
+check "... and heartbeats less than liveness x interval ago" eval \
+  '[[ $(grep -Eo "[0-9]+ ms ago$" "$T/table.txt" | awk "\$1 >= $LIVENESS * $INTERVAL_MS" | wc -l) == 0 &&
+     $(grep -Ec "^worker-.* [0-9]+ ms ago$" "$T/table.txt") == 3 ]]'
+check "APPLICATIONS: the application, RUNNING with 2 of max 2 cores" \
+  grep -Eq "^$APP_ID +tbl +RUNNING +2 +2\$" "$T/table.txt"
+check "EXECUTORS: its 2 executors, each on its worker, 1 core, 256 MiB, RUNNING" \
+  eval 'has_rows ".apps[] | select(.id == \"$APP_ID\") | .executors[] |
+    \"\\(.app_id // \"$APP_ID\") +\\(.exec_id) +\\(.worker_id) +1 +256 +RUNNING\"" &&
+    [[ $(grep -Ec "^$APP_ID +[0-9]+ +worker-" "$T/table.txt") == 2 ]]'
+check "DRIVERS: the driver, RUNNING on its worker, 1 core, 512 MiB, launched once" has_rows \
+  '.drivers[] | "\(.id) +RUNNING +\(.worker_id) +1 +512 +1 +-"'
+kill -TERM "$APP_PID"
+"$BIN/hearth-submit" --master "$MASTER_URL" --kill "$D" >/dev/null 2>&1
 
 # Heartbeat events show each worker, its cores in use and the age.
 "$BIN/hearth-tail" --master "$MASTER_URL" --topic heartbeat --count 3 \

@@ -4,7 +4,9 @@
 # temporary dirs from hearth-env.sh) that run a job; a second
 # start-cluster.sh starts nothing more; the daemons reopen their logs on
 # SIGHUP and refuse a second instance on the same pid file;
-# stop-cluster.sh stops exactly those processes, and nothing is left.
+# stop-cluster.sh, with a cluster-mode job still running, stops exactly
+# those processes, and nothing is left: no daemon, and no driver,
+# executor or task in the workers' dirs.
 . "$(dirname "$0")/lib.sh"
 deadline 120
 SRC=${HEARTH_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -37,13 +39,22 @@ track() {
 }
 # daemon_pids: the pids in the pid files, sorted.
 daemon_pids() { cat "$R"/*.pid 2>/dev/null | sort -n | tr '\n' ' '; }
-# ours PROGRAM: processes of that name whose command line names $T.
+# ours PROGRAM: processes of that name whose command line names $T (the
+# daemons: their pid files, logs and work dirs are there).
 ours() {
   local p
   for p in $(pgrep -x "$1"); do
     tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$T" && echo "$p"
   done
   return 0
+}
+# in_work: "N PROGRAM, " for the processes working in the workers' dirs:
+# drivers, executors and their tasks (an executor's command line does not
+# name $T, its working directory does: worker/execs.c).
+in_work() {
+  local p
+  for p in $(procs_in "$T/work"); do cat "/proc/$p/comm" 2>/dev/null; done |
+    sort | uniq -c | awk '{printf "%s %s, ", $1, $2}'
 }
 alive_workers() {
   state_json | jq '[.workers[] | select(.state == "ALIVE")] | length'
@@ -94,10 +105,22 @@ check "a second master on the same pid file is refused" test $? -eq 1
 check "... naming the running one" \
   grep -q "held by process $(cat "$R/hearth-$ME-master.pid")" "$T/second"
 
+# A cluster-mode job still running when the cluster is stopped.
+printf '%s\n' '{"name":"long","stages":[{"name":"s","tasks":[{"cmd":["sleep","600"],"count":2}]}]}' >"$T/long.json"
+check "a long cluster-mode job is left running" \
+  "$BIN/hearth-submit" --master "$MASTER_URL" --deploy-mode cluster --no-wait \
+  --executor-memory 256M --driver-memory 256M --executor-cores 1 \
+  --total-executor-cores 2 "$T/long.json" >"$T/out3" 2>&1
+# (one executor may hold both tasks, one running, one queued)
+check "... its driver, 2 executors and their tasks running in the work dirs" \
+  wait_for 20 eval '[[ $(in_work) =~ ^"1 hearth-driver, 2 hearth-executor, "[12]" sleep, "$ ]]'
+
 check "stop-cluster.sh stops the cluster" "$S/stop-cluster.sh" >"$T/stop" 2>&1
 cat "$T/stop"
-check "... leaving no master, worker, executor or driver running" \
-  test -z "$(ours hearth-master; ours hearth-worker; ours hearth-executor; ours hearth-driver)"
+check "... leaving no master or worker running" \
+  test -z "$(ours hearth-master; ours hearth-worker)"
+check "... and no driver, executor or task (${IN_WORK:=$(in_work)})" \
+  test -z "$IN_WORK"
 check "... and no pid file" test -z "$(ls "$R"/*.pid 2>/dev/null)"
 check "a second stop-cluster.sh has nothing to stop" "$S/stop-cluster.sh" >"$T/stop2" 2>&1
 check "... and says so" grep -q "no hearth-master" "$T/stop2"
