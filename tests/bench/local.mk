@@ -1,8 +1,9 @@
 # Benchmarks (issue 7, docs/performance.md).  The programs are built by
 # `make check` (so that they always compile, and distcheck builds them),
-# but only `make bench` runs them: tests/bench/run-bench.sh, which prints
-# every figure beside its reference and target.  Run it in a build
-# configured without --enable-sanitizers.
+# which runs each once at a tiny size (test-bench-smoke.sh) so that they
+# keep working; only `make bench` measures: tests/bench/run-bench.sh,
+# which prints every figure beside its reference and target.  Run it in a
+# build configured without --enable-sanitizers.
 #
 # libbenchtasks.so (noop, sleep_ms) is a plug-in built with a plain rule
 # and without the sanitizers, like examples/libpi.so.
@@ -32,7 +33,9 @@ tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driv
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/bench/bench_tasks.c
 
-EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh
+TESTS += tests/bench/test-bench-smoke.sh
+EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
+	tests/bench/test-bench-smoke.sh
 dist_doc_DATA += docs/performance.md
 
 if SANITIZERS

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The benchmark programs still work: each runs once at a tiny size (under
+# whatever build this is, sanitizers included) and prints its FIGURE
+# lines.  No figure is judged here: `make bench` measures (run-bench.sh).
+set -u
+: "${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}"
+B=$HEARTH_BIN_DIR/tests/bench
+LIB=$B/libbenchtasks.so
+T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-smoke.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export TMPDIR=$T
+passed=0 failed=0
+
+# runs NAME KEY... -- COMMAND...: COMMAND exits 0 and prints a FIGURE line
+# for every KEY.
+runs() {
+  local name=$1 keys=() k ok=1
+  shift
+  while [[ $1 != -- ]]; do keys+=("$1"); shift; done
+  shift
+  if ! timeout 120 "$@" >"$T/out" 2>"$T/err"; then
+    ok=0
+    echo "$name: exit status $?"; tail -5 "$T/err"
+  fi
+  for k in "${keys[@]}"; do
+    grep -q "^FIGURE $k " "$T/out" || { ok=0; echo "$name: no figure $k"; }
+  done
+  if ((ok)); then
+    passed=$((passed + 1)); echo "ok - $name"
+  else
+    failed=$((failed + 1)); echo "not ok - $name"
+  fi
+}
+
+runs bench-zmq zmq.rtt64.p50 zmq.oneway64 zmq.json200 -- \
+  "$B/bench-zmq" --reps 1 --rtt-count 200 --count 2000 --json-count 2000
+runs "bench-driver throughput" smoke.tp.tasks_per_s -- \
+  "$B/bench-driver" throughput --master 'local[2]' --lib "$LIB" --reps 1 \
+  --tasks 2000 --key smoke.tp
+runs "bench-driver latency" smoke.lat.p50 smoke.lat.rtt64_p50 -- \
+  "$B/bench-driver" latency --master 'local-cluster[2,1,512]' --lib "$LIB" \
+  --reps 1 --jobs 50 --key smoke.lat
+runs "bench-driver commands" smoke.cmd.commands_per_s smoke.cmd.ratio -- \
+  "$B/bench-driver" commands --master 'local[2]' --lib "$LIB" --reps 1 \
+  --tasks 50 --cores 2 --key smoke.cmd
+runs "bench-driver sleep" smoke.sleep.efficiency -- \
+  "$B/bench-driver" sleep --master 'local[2]' --lib "$LIB" --reps 1 \
+  --tasks 20 --ms 10 --cores 2 --key smoke.sleep
+echo '{"name": "one", "stages": [{"name": "s", "tasks": [{"fn": "noop"}]}]}' \
+  >"$T/one.json"
+runs bench-startup smoke.start -- "$B/bench-startup" --reps 1 \
+  --key smoke.start -- "$HEARTH_BIN_DIR/hearth-submit" --master 'local[2]' \
+  --lib "$LIB" "$T/one.json"
+runs bench-master master.100.cpu master.100.state master.alloc_pass -- \
+  "$B/bench-master" --workers 100 --reps 1 --window-ms 500 --app-life-ms 500
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
