@@ -33,7 +33,6 @@ tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driv
 		-o $@ $(srcdir)/tests/bench/bench_tasks.c
 
 EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh
-dist_doc_DATA += docs/performance.md
 
 if SANITIZERS
 BENCH_SANITIZED = 1
