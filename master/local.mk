@@ -10,5 +10,3 @@ hearth_master_SOURCES = \
 hearth_master_LDADD = $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c
 hearth_tail_LDADD = $(CORE_LIBS)
-EXTRA_DIST += docs/cluster.md
-dist_doc_DATA += docs/failures.md

@@ -14,8 +14,6 @@ EXTRA_DIST += scripts/start-master.sh scripts/start-worker.sh \
 	scripts/quickstart scripts/test scripts/install-deps \
 	systemd/hearth-master.service.in systemd/hearth-worker.service.in
 
-dist_doc_DATA += docs/operations.md
-
 dist_hearthconf_DATA = conf/workers.template conf/hearth-env.sh.template \
 	conf/master.env.template conf/worker.env.template
 

@@ -36,7 +36,6 @@ tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driv
 TESTS += tests/bench/test-bench-smoke.sh
 EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/test-bench-smoke.sh
-dist_doc_DATA += docs/performance.md
 
 if SANITIZERS
 BENCH_SANITIZED = 1

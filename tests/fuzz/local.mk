@@ -52,7 +52,6 @@ EXTRA_DIST += tests/fuzz/fuzz_decode.c tests/fuzz/run-fuzz.sh \
 	tests/fuzz/decode.dict $(fuzz_seeds)
 CLEANFILES += tests/fuzz/fuzz_decode tests/fuzz/fuzz-work/corpus/* \
 	tests/fuzz/fuzz-work/*-* tests/fuzz/fuzz-work/fuzz.log
-dist_doc_DATA += docs/protocol.md
 
 if HAVE_CLANG
 tests/fuzz/fuzz_decode: $(fuzz_decode_sources) $(fuzz_decode_headers) config.h
