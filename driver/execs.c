@@ -7,14 +7,10 @@
 */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "driver/engine.h"
@@ -32,30 +28,6 @@ enum { s_max_inputs = 8 };
 
 static int s_on_router (zloop_t *loop, zsock_t *sock, void *arg);
 
-/* The local address used to reach host (a UDP "connect" sends nothing). */
-static int
-s_address_towards (const char *host, int port, char *buf, size_t size)
-{
-    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
-    struct addrinfo *res = NULL;
-    char service[16];
-    snprintf (service, sizeof service, "%d", port);
-    if (getaddrinfo (host, service, &hints, &res) != 0 || !res)
-        return -1;
-    int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in local;
-    socklen_t len = sizeof local;
-    int rc = -1;
-    if (fd >= 0 && connect (fd, res->ai_addr, res->ai_addrlen) == 0
-        && getsockname (fd, (struct sockaddr *) &local, &len) == 0
-        && inet_ntop (AF_INET, &local.sin_addr, buf, size))
-        rc = 0;
-    if (fd >= 0)
-        close (fd);
-    freeaddrinfo (res);
-    return rc;
-}
-
 static void
 s_default_host (engine_t *e, char *buf, size_t size)
 {
@@ -65,7 +37,7 @@ s_default_host (engine_t *e, char *buf, size_t size)
     if (e->mode != MODE_CLUSTER
         || hearth_url_split (e->master_url, host, sizeof host, &port, NULL) < 0)
         return;
-    if (s_address_towards (host, port, buf, size) < 0)
+    if (hearth_address_towards (host, port, buf, size) < 0)
         snprintf (buf, size, "127.0.0.1");
 }
 

@@ -1,10 +1,15 @@
 /*  sock.c - making, binding and connecting sockets; see sock.h. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "libcore/sock.h"
 #include "libcore/units.h"
@@ -132,4 +137,27 @@ hearth_url_split (const char *url, char *host, size_t host_size, int *port,
     host[colon - h] = '\0';
     *port = (int) p;
     return 0;
+}
+
+int
+hearth_address_towards (const char *host, int port, char *buf, size_t size)
+{
+    struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM};
+    struct addrinfo *res = NULL;
+    char service[16];
+    snprintf (service, sizeof service, "%d", port);
+    if (getaddrinfo (host, service, &hints, &res) != 0 || !res)
+        return -1;
+    int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in local;
+    socklen_t len = sizeof local;
+    int rc = -1;
+    if (fd >= 0 && connect (fd, res->ai_addr, res->ai_addrlen) == 0
+        && getsockname (fd, (struct sockaddr *) &local, &len) == 0
+        && inet_ntop (AF_INET, &local.sin_addr, buf, size))
+        rc = 0;
+    if (fd >= 0)
+        close (fd);
+    freeaddrinfo (res);
+    return rc;
 }

@@ -63,4 +63,9 @@ void hearth_sock_destroy (zsock_t **sock_p);
 int hearth_url_split (const char *url, char *host, size_t host_size, int *port,
                       hearth_error_t *err);
 
+/* The IPv4 address this machine would use as source to reach HOST:PORT
+   (the route's, found by connecting a UDP socket: nothing is sent), into
+   buf.  Returns 0, or -1 when HOST does not resolve or is unreachable. */
+int hearth_address_towards (const char *host, int port, char *buf, size_t size);
+
 #endif

@@ -50,8 +50,9 @@ static const hearth_opt_t s_opts[] = {
          "memory to offer (default: this machine's less 1G)"),
     OPT ("work-dir", HEARTH_OPT_STR, "work", "DIR",
          "where executors run, one WORK_DIR/APP/EXEC directory each"),
-    OPT ("host", HEARTH_OPT_STR, "127.0.0.1", "ADDR",
-         "the address this worker advertises"),
+    OPT ("host", HEARTH_OPT_STR, NULL, "ADDR",
+         "the address this worker advertises (default: its address "
+         "facing the master)"),
     OPT ("id", HEARTH_OPT_STR, NULL, "ID",
          "worker id (default: worker-TIME-HOST-PID)"),
     OPT ("heartbeat-interval", HEARTH_OPT_DURATION, "1s", NULL,
@@ -201,6 +202,14 @@ s_identity (worker_t *w, hearth_error_t *err)
                                       "HEARTH_MASTER)");
     if (hearth_url_split (w->master_url, host, sizeof host, &port, err) < 0)
         return hearth_errprintf (err, "bad --master: %s", err->text);
+    if (!w->host) {
+        /* what the master and the drivers see of this machine, not a
+           loopback address that would name every worker alike */
+        if (hearth_address_towards (host, port, w->host_buf, sizeof w->host_buf)
+            < 0)
+            snprintf (w->host_buf, sizeof w->host_buf, "127.0.0.1");
+        w->host = w->host_buf;
+    }
     const char *id = hearth_conf_str (w->conf, "id");
     if (id && !hearth_id_valid (HEARTH_ID_WORKER, id))
         return hearth_errprintf (err,

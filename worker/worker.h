@@ -35,7 +35,8 @@ typedef struct worker {
                                    in the next REGISTER_WORKER (owned) */
     hearth_pidfile_t *pidfile;  /* --pid-file, or NULL */
     char id[HEARTH_ID_MAX + 1]; /* worker-... */
-    const char *host;           /* advertised address (conf) */
+    const char *host;           /* advertised address */
+    char host_buf[64];          /* its default: the one facing the master */
     const char *master_url;     /* tcp://HOST:PORT (conf) */
     char work_dir[4096];        /* absolute work dir */
     int cores;                  /* cores offered */
