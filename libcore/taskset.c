@@ -97,6 +97,7 @@ struct hearth_taskset {
     hearth_ts_event_t *events; /* FIFO of events for the engine */
     size_t ev_head, ev_tail, ev_alloc;
     int64_t mean_run_us; /* EWMA of attempt run times, 0: none yet */
+    uint64_t cores;      /* of every executor: how many attempts can run */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -429,6 +430,7 @@ hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id, int cores)
     e->id = exec_id;
     e->cores = cores;
     zhashx_insert (self->execs, hearth_intkey (exec_id), e);
+    self->cores += (uint64_t) cores;
     return 0;
 }
 
@@ -542,6 +544,7 @@ hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
         s_requeue (self, st, key.index, key.attempt, exec_id, true);
         requeued++;
     }
+    self->cores -= (uint64_t) e->cores;
     zhashx_delete (self->execs, hearth_intkey (exec_id));
     return requeued;
 }
@@ -951,7 +954,8 @@ hearth_taskset_stage_counts (const hearth_taskset_t *self, uint32_t stage,
     if (!st)
         return -1;
     *finished = st->finished;
-    *running = st->running;
+    /* attempts sent beyond the cores wait in the executors' queues */
+    *running = st->running < self->cores ? st->running : self->cores;
     *total = st->ntasks;
     return 0;
 }

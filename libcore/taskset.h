@@ -145,7 +145,9 @@ typedef struct {
 /* Take the next pending event.  Returns true and fills ev, or false. */
 bool hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev);
 
-/* Counts for a stage: tasks finished, attempts running, total tasks.
+/* Counts for a stage: tasks finished, attempts running (those sent to
+   executors, at most as many as the executors' cores: the rest are queued
+   there), total tasks.
    Returns 0, or -1 for an unknown stage. */
 int hearth_taskset_stage_counts (const hearth_taskset_t *self, uint32_t stage,
                                  uint64_t *finished, uint64_t *running,

@@ -25,7 +25,8 @@ DRIVER_TESTS = \
 	tests/driver/test-executor-hung.sh \
 	tests/driver/test-driver-journal.sh \
 	tests/driver/test-driver-placement.sh \
-	tests/driver/test-worker-stop-driver.sh
+	tests/driver/test-worker-stop-driver.sh \
+	tests/driver/test-progress.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)
