@@ -57,4 +57,6 @@ print-install-dirs:
 	@echo "hearthconfdir=$(hearthconfdir)"
 	@echo "systemdunitdir=$(systemdunitdir)"
 	@echo "docdir=$(docdir)"
+	@echo "pkgdatadir=$(pkgdatadir)"
+	@echo "san_cflags='$(SAN_CFLAGS)'"
 .PHONY: print-install-dirs

@@ -54,5 +54,23 @@ submit --master 'local[1]' --max-failures 1 "$J"
 check "a command that cannot run fails its job" test $? -eq 1
 check "... saying why" grep -q 'cannot run /no/such/program: No such file or directory' "$T/err"
 
+# A command killed by a signal; the settings given as --conf KEY=VALUE,
+# the master by HEARTH_MASTER, in the default (client) deploy mode.
+J=$(job killed '{"name":"killed","stages":[{"name":"k","tasks":[{"cmd":["sh","-c","kill -9 $$"]}]}]}')
+HEARTH_MASTER='local[1]' submit --deploy-mode client --conf max-failures=2 \
+  --log-level info "$J"
+check "a command killed by a signal fails its job" test $? -eq 1
+check "... saying which signal, after --conf max-failures=2 attempts" \
+  grep -q 'stage k, task 0 failed 2 times; last error: sh killed by signal 9 (Killed)' "$T/err"
+check "... on the master HEARTH_MASTER names: local[1], one executor of 1 core" \
+  eval 'grep -q "executor 0 registered from .* with 1 cores" "$T/err" &&
+    ! grep -q "executor 1 registered" "$T/err"'
+
+HEARTH_MASTER='elsewhere' submit --master 'local[1]' "$J"
+check "--master beats HEARTH_MASTER" eval '! grep -q "unknown master" "$T/err"'
+HEARTH_MASTER='elsewhere' submit "$J"
+check "HEARTH_MASTER alone is used (and refused here: exit 1)" test $? -eq 1
+check "... naming it" grep -q "unknown master 'elsewhere'" "$T/err"
+
 check "nothing is left running" no_leftovers
 finish

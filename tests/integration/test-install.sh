@@ -58,6 +58,23 @@ for f in --deploy-mode --driver-cores --driver-memory --supervise --no-wait \
   check "hearth-submit --help documents $f" grep -q -- "$f" "$T/hearth-submit.help"
 done
 
+# A driver program built against the installed header, library and
+# hearth.pc, as docs/driver.md shows (the sanitizers' flags when this build
+# has them: the library needs their run-time), run by the installed
+# hearth-submit with the installed example library.
+export PKG_CONFIG_PATH="$D$pkgconfigdir" PKG_CONFIG_SYSROOT_DIR="$D"
+# shellcheck disable=SC2086,SC2046
+${CC:-cc} $san_cflags -o "$T/pi-driver" "$D$pkgdatadir/examples/pi_driver.c" \
+  $(pkg-config --cflags --libs hearth) 2>"$T/cc.err"
+check "examples/pi_driver.c builds with pkg-config --cflags --libs hearth" \
+  test -x "$T/pi-driver" || cat "$T/cc.err"
+LD_LIBRARY_PATH="$D$libdir" HEARTH_BIN_DIR="$D$bindir" "$D$bindir/hearth-submit" \
+  --master 'local[2]' --lib "$D$pkgdatadir/examples/libpi.so" "$T/pi-driver" \
+  20 10000 >"$T/pi.out" 2>"$T/pi.err"
+check "... and runs on the installed programs" grep -q '^Pi is roughly 3' "$T/pi.out" ||
+  tail -5 "$T/pi.err"
+unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
 $MAKE -s -C "$B" uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1
 check "make uninstall succeeds" test $? -eq 0
 check "... and leaves no file behind" test -z "$(find "$D" -type f)"
