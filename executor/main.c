@@ -21,6 +21,7 @@
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
+#include "libcore/start.h"
 
 static const hearth_opt_t s_opts[] = {
     {"driver-url", HEARTH_OPT_STR, NULL, "URL",
@@ -211,33 +212,15 @@ main (int argc, char **argv)
     ex.conf = hearth_conf_new ("hearth-executor", s_opts);
     if (!ex.conf)
         return s_usage_error ("out of memory");
-    int first = hearth_conf_parse (ex.conf, argc, argv, &err);
-    if (first < 0) {
+    int rc = hearth_start (ex.conf, argc, argv,
+                           "--driver-url URL --app-id ID [OPTIONS]",
+                           "Runs the tasks of one application; started by "
+                           "hearth-worker.");
+    if (rc <= 0) {
         hearth_conf_destroy (&ex.conf);
-        return s_usage_error (err.text);
+        return rc == 0 ? 0 : 2;
     }
-    if (hearth_conf_wants_help (ex.conf)
-        || hearth_conf_wants_version (ex.conf)) {
-        if (hearth_conf_wants_help (ex.conf))
-            hearth_conf_usage (ex.conf, stdout,
-                               "--driver-url URL --app-id ID "
-                               "[OPTIONS]",
-                               "Runs the tasks of one application; started "
-                               "by hearth-worker.");
-        else
-            printf ("hearth-executor %s\n", PACKAGE_VERSION);
-        hearth_conf_destroy (&ex.conf);
-        return 0;
-    }
-    if (first < argc) {
-        hearth_conf_destroy (&ex.conf);
-        return s_usage_error ("unexpected argument (see --help)");
-    }
-    if (hearth_log_open ("hearth-executor",
-                         hearth_conf_str (ex.conf, "log-level"),
-                         hearth_conf_str (ex.conf, "log-file"), &err)
-            < 0
-        || s_configure (&ex, &err) < 0) {
+    if (s_configure (&ex, &err) < 0) {
         s_teardown (&ex);
         return s_usage_error (err.text);
     }

@@ -496,6 +496,18 @@ hearth_conf_ms (const hearth_conf_t *self, const char *name)
     return s_value (self, name)->number;
 }
 
+const char *
+hearth_conf_program (const hearth_conf_t *self)
+{
+    return self->program;
+}
+
+bool
+hearth_conf_has (const hearth_conf_t *self, const char *name)
+{
+    return s_find (self, name, strlen (name), NULL) != NULL;
+}
+
 bool
 hearth_conf_isset (const hearth_conf_t *self, const char *name)
 {

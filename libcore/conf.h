@@ -86,6 +86,12 @@ int hearth_conf_load_file (hearth_conf_t *self, const char *path,
 bool hearth_conf_wants_help (const hearth_conf_t *self);
 bool hearth_conf_wants_version (const hearth_conf_t *self);
 
+/* The program name given to hearth_conf_new. */
+const char *hearth_conf_program (const hearth_conf_t *self);
+
+/* Whether the option table has this option. */
+bool hearth_conf_has (const hearth_conf_t *self, const char *name);
+
 /* Print usage: a synopsis line, a description, then every option. */
 void hearth_conf_usage (const hearth_conf_t *self, FILE *out,
                         const char *synopsis, const char *description);

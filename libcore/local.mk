@@ -12,6 +12,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/packed.c libcore/packed.h \
 	libcore/sock.c libcore/sock.h \
 	libcore/conf.c libcore/conf.h \
+	libcore/start.c libcore/start.h \
 	libcore/spawn.c libcore/spawn.h \
 	libcore/pidfile.c libcore/pidfile.h \
 	libcore/alloc.c libcore/alloc.h \

@@ -17,6 +17,7 @@
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
+#include "libcore/start.h"
 #include "libcore/units.h"
 #include "master/master.h"
 
@@ -431,39 +432,13 @@ s_teardown (master_t *m)
 static int
 s_parse (master_t *m, int argc, char **argv)
 {
-    hearth_error_t err;
     if (!(m->conf = hearth_conf_new ("hearth-master", s_opts)))
         return -1;
-    int first = hearth_conf_parse (m->conf, argc, argv, &err);
-    if (first < 0) {
-        fprintf (stderr, "hearth-master: %s\n", err.text);
-        return -1;
-    }
-    if (hearth_conf_wants_help (m->conf)) {
-        hearth_conf_usage (m->conf, stdout, "[OPTIONS]",
-                           "The Hearth master: registers workers and "
-                           "applications, tracks heartbeats,\nallocates "
-                           "cores and publishes cluster events "
-                           "(docs/cluster.md).");
-        return 0;
-    }
-    if (hearth_conf_wants_version (m->conf)) {
-        printf ("hearth-master %s\n", PACKAGE_VERSION);
-        return 0;
-    }
-    if (first < argc) {
-        fprintf (stderr, "hearth-master: unexpected argument '%s'\n",
-                 argv[first]);
-        return -1;
-    }
-    if (hearth_log_open ("hearth-master",
-                         hearth_conf_str (m->conf, "log-level"),
-                         hearth_conf_str (m->conf, "log-file"), &err)
-        < 0) {
-        fprintf (stderr, "hearth-master: %s\n", err.text);
-        return -1;
-    }
-    return 1;
+    return hearth_start (m->conf, argc, argv, "[OPTIONS]",
+                         "The Hearth master: registers workers and "
+                         "applications, tracks heartbeats,\nallocates "
+                         "cores and publishes cluster events "
+                         "(docs/cluster.md).");
 }
 
 int

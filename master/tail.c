@@ -20,6 +20,7 @@
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
+#include "libcore/start.h"
 
 #define OPT(n, t, d, mv, h)                                                    \
     {                                                                          \
@@ -372,41 +373,17 @@ s_follow (tail_t *t)
 static int
 s_parse (tail_t *t, int argc, char **argv)
 {
-    hearth_error_t err;
-    int first = hearth_conf_parse (t->conf, argc, argv, &err);
-    if (first < 0) {
-        fprintf (stderr, "hearth-tail: %s\n", err.text);
-        return -1;
-    }
-    if (hearth_conf_wants_help (t->conf)) {
-        hearth_conf_usage (t->conf, stdout,
+    int rc = hearth_start (t->conf, argc, argv,
                            "--master URL [--topic T]... [--json] [--count N]\n"
                            "       hearth-tail --master URL --state [--json]",
                            "Follow a Hearth master's events, or print the "
                            "cluster's state once.");
-        return 0;
-    }
-    if (hearth_conf_wants_version (t->conf)) {
-        printf ("hearth-tail %s\n", PACKAGE_VERSION);
-        return 0;
-    }
-    if (first < argc) {
-        fprintf (stderr, "hearth-tail: unexpected argument '%s'\n",
-                 argv[first]);
-        return -1;
-    }
-    if (!hearth_conf_str (t->conf, "master")) {
+    if (rc == 1 && !hearth_conf_str (t->conf, "master")) {
         fprintf (stderr, "hearth-tail: --master URL is required (or "
                          "HEARTH_MASTER)\n");
         return -1;
     }
-    if (hearth_log_open ("hearth-tail", hearth_conf_str (t->conf, "log-level"),
-                         NULL, &err)
-        < 0) {
-        fprintf (stderr, "hearth-tail: %s\n", err.text);
-        return -1;
-    }
-    return 1;
+    return rc;
 }
 
 int

@@ -20,6 +20,7 @@
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
+#include "libcore/start.h"
 #include "libcore/units.h"
 #include "worker/orphans.h"
 #include "worker/worker.h"
@@ -329,39 +330,13 @@ s_teardown (worker_t *w)
 static int
 s_parse (worker_t *w, int argc, char **argv)
 {
-    hearth_error_t err;
     if (!(w->conf = hearth_conf_new ("hearth-worker", s_opts)))
         return -1;
-    int first = hearth_conf_parse (w->conf, argc, argv, &err);
-    if (first < 0) {
-        fprintf (stderr, "hearth-worker: %s\n", err.text);
-        return -1;
-    }
-    if (hearth_conf_wants_help (w->conf)) {
-        hearth_conf_usage (w->conf, stdout,
-                           "--master tcp://HOST:PORT [OPTIONS]",
-                           "The Hearth worker: offers this machine's cores "
-                           "and memory to a master and runs\nthe executors "
-                           "it launches (docs/cluster.md).");
-        return 0;
-    }
-    if (hearth_conf_wants_version (w->conf)) {
-        printf ("hearth-worker %s\n", PACKAGE_VERSION);
-        return 0;
-    }
-    if (first < argc) {
-        fprintf (stderr, "hearth-worker: unexpected argument '%s'\n",
-                 argv[first]);
-        return -1;
-    }
-    if (hearth_log_open ("hearth-worker",
-                         hearth_conf_str (w->conf, "log-level"),
-                         hearth_conf_str (w->conf, "log-file"), &err)
-        < 0) {
-        fprintf (stderr, "hearth-worker: %s\n", err.text);
-        return -1;
-    }
-    return 1;
+    return hearth_start (w->conf, argc, argv,
+                         "--master tcp://HOST:PORT [OPTIONS]",
+                         "The Hearth worker: offers this machine's cores "
+                         "and memory to a master and runs\nthe executors "
+                         "it launches (docs/cluster.md).");
 }
 
 int

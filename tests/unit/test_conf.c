@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #include "libcore/conf.h"
+#include "libcore/log.h"
+#include "libcore/start.h"
 #include "libcore/units.h"
 #include "tests/unit/testutil.h"
 
@@ -596,6 +598,34 @@ test_usage (void **state)
     hearth_conf_destroy (&conf);
 }
 
+/* hearth_start: go on, answer --help/--version, refuse what is wrong. */
+static void
+test_start (void **state)
+{
+    (void) state;
+    char *argv[] = {"test-conf", "--port", "80", NULL, NULL};
+    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
+    assert_int_equal (hearth_start (conf, 3, argv, "", ""), 1);
+    assert_int_equal (hearth_conf_int (conf, "port"), 80);
+    hearth_conf_destroy (&conf);
+    hearth_log_close ();
+
+    argv[1] = "--version";
+    conf = hearth_conf_new (PROGRAM, s_opts);
+    assert_int_equal (hearth_start (conf, 2, argv, "", ""), 0);
+    hearth_conf_destroy (&conf);
+
+    argv[1] = "--port", argv[2] = "80", argv[3] = "extra";
+    conf = hearth_conf_new (PROGRAM, s_opts);
+    assert_int_equal (hearth_start (conf, 4, argv, "", ""), -1);
+    hearth_conf_destroy (&conf);
+
+    argv[2] = "eighty";
+    conf = hearth_conf_new (PROGRAM, s_opts);
+    assert_int_equal (hearth_start (conf, 3, argv, "", ""), -1);
+    hearth_conf_destroy (&conf);
+}
+
 static int
 s_group_setup (void **state)
 {
@@ -641,6 +671,7 @@ main (void)
         cmocka_unit_test_setup (test_stops_at_positional, s_setup),
         cmocka_unit_test_setup (test_set_and_readers, s_setup),
         cmocka_unit_test_setup (test_usage, s_setup),
+        cmocka_unit_test_setup (test_start, s_setup),
     };
     return cmocka_run_group_tests_name ("conf", tests, s_group_setup,
                                         s_group_teardown);
