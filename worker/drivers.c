@@ -5,7 +5,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
+#include "worker/cleanups.h"
 #include "worker/drivers.h"
 
 extern char **environ;
@@ -43,12 +43,6 @@ typedef struct {
     int64_t kill_deadline_ms;   /* SIGKILL at this time, or 0 */
 } s_driver_t;
 
-/* A driver directory waiting for removal. */
-typedef struct {
-    char id[HEARTH_ID_MAX + 1]; /* whose */
-    int64_t due_ms;             /* when */
-} s_cleanup_t;
-
 struct drivers {
     char *work_dir;            /* root of the driver directories */
     char *program;             /* hearth-driver's path */
@@ -58,7 +52,7 @@ struct drivers {
     int64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
     int64_t retention_ms;      /* end to removed directory; 0: keep */
     zhashx_t *table;           /* id -> s_driver_t * (owned) */
-    zlistx_t *cleanups;        /* s_cleanup_t *, due order (owned) */
+    cleanups_t *cleanups;      /* ended drivers' directories */
     drivers_report_fn *report; /* told of every state change */
     void *report_arg;          /* passed to report */
 };
@@ -93,7 +87,7 @@ drivers_new (const drivers_config_t *c, hearth_error_t *err)
     self->program = strdup (c->program);
     self->master_url = strdup (c->master_url);
     self->table = zhashx_new ();
-    self->cleanups = zlistx_new ();
+    self->cleanups = cleanups_new (c->work_dir);
     if (!self->work_dir || !self->program || !self->master_url || !self->table
         || !self->cleanups) {
         drivers_destroy (&self);
@@ -106,7 +100,6 @@ drivers_new (const drivers_config_t *c, hearth_error_t *err)
         return NULL;
     }
     zhashx_set_destructor (self->table, s_free_item);
-    zlistx_set_destructor (self->cleanups, s_free_item);
     self->kill_grace_ms = c->kill_grace_ms;
     self->retention_ms = c->retention_ms;
     self->report = c->report;
@@ -126,7 +119,7 @@ drivers_destroy (drivers_t **self_p)
         waitpid (d->pid, NULL, 0);
     }
     zhashx_destroy (&self->table);
-    zlistx_destroy (&self->cleanups);
+    cleanups_destroy (&self->cleanups);
     free (self->work_dir);
     free (self->program);
     free (self->master_url);
@@ -160,17 +153,6 @@ s_dir (const drivers_t *self, const char *id, char *buf, size_t size)
 {
     if (s_join (buf, size, self->work_dir, id) < 0)
         buf[0] = '\0'; /* an over-long path fails at its first use */
-}
-
-static void
-s_cancel_cleanup (drivers_t *self, const char *id)
-{
-    for (s_cleanup_t *c = zlistx_first (self->cleanups); c;
-         c = zlistx_next (self->cleanups))
-        if (strcmp (c->id, id) == 0) {
-            zlistx_delete (self->cleanups, zlistx_cursor (self->cleanups));
-            return;
-        }
 }
 
 static int
@@ -447,7 +429,7 @@ drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
     d->cores = l->cores;
     d->memory_mb = l->memory_mb;
     s_dir (self, d->id, dir, sizeof dir);
-    s_cancel_cleanup (self, d->id);
+    cleanups_cancel (self->cleanups, d->id);
     if (s_prepare (self, l, dir, &err) < 0
         || (d->pid = s_spawn (self, l, dir, &err)) < 0) {
         log_warn ("driver %s could not start: %s", d->id, err.text);
@@ -554,27 +536,10 @@ drivers_exited (drivers_t *self, pid_t pid, int status, int64_t now_ms)
     log_info ("driver %s (pid %d) %s: %s", d->id, (int) pid, state, error);
     s_report (self, d->id, d->launch, state, code == 0 ? NULL : error, code,
               sig, pid);
-    if (self->retention_ms > 0) {
-        s_cleanup_t *c = calloc (1, sizeof *c);
-        if (c) {
-            snprintf (c->id, sizeof c->id, "%s", d->id);
-            c->due_ms = now_ms + self->retention_ms;
-            zlistx_add_end (self->cleanups, c);
-        }
-    }
+    if (self->retention_ms > 0)
+        cleanups_add (self->cleanups, d->id, now_ms + self->retention_ms);
     zhashx_delete (self->table, d->id);
     return true;
-}
-
-static int
-s_remove_entry (const char *path, const struct stat *st, int flag,
-                struct FTW *ftw)
-{
-    (void) st;
-    (void) ftw;
-    if (flag == FTW_DP ? rmdir (path) : unlink (path))
-        log_warn ("cannot remove %s: %s", path, strerror (errno));
-    return 0;
 }
 
 void
@@ -588,14 +553,8 @@ drivers_tick (drivers_t *self, int64_t now_ms)
             kill (-d->pid, SIGKILL);
             d->kill_deadline_ms = 0;
         }
-    s_cleanup_t *c = zlistx_first (self->cleanups);
-    if (!c || now_ms < c->due_ms)
-        return;
-    char dir[4096];
-    s_dir (self, c->id, dir, sizeof dir);
-    log_info ("removing %s", dir);
-    nftw (dir, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    zlistx_delete (self->cleanups, zlistx_cursor (self->cleanups));
+    if (cleanups_due (self->cleanups, now_ms))
+        cleanups_remove_first (self->cleanups);
 }
 
 /* --- views ------------------------------------------------------------- */

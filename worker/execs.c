@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +19,7 @@
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
+#include "worker/cleanups.h"
 #include "worker/execs.h"
 #include "worker/orphans.h"
 
@@ -42,12 +42,6 @@ typedef struct {
     int64_t kill_deadline_ms;       /* SIGKILL at this time, or 0 */
 } s_exec_t;
 
-/* An application directory waiting for removal. */
-typedef struct {
-    char app_id[HEARTH_ID_MAX + 1]; /* whose */
-    int64_t due_ms;                 /* when */
-} s_cleanup_t;
-
 struct execs {
     char *work_dir;          /* root of the executor directories */
     char *program;           /* hearth-executor's path */
@@ -55,7 +49,7 @@ struct execs {
     int64_t kill_grace_ms;   /* SIGTERM to SIGKILL */
     int64_t retention_ms;    /* removed app to removed directory */
     zhashx_t *table;         /* "APP/EXEC" -> s_exec_t * (owned) */
-    zlistx_t *cleanups;      /* s_cleanup_t *, due order (owned) */
+    cleanups_t *cleanups;    /* ended applications' directories */
     execs_report_fn *report; /* told of every state change */
     void *report_arg;        /* passed to report */
     int lock_fd;             /* the work dir's lock, held */
@@ -121,7 +115,7 @@ execs_new (const char *work_dir, const char *program, const char *host,
     self->program = strdup (program);
     self->host = strdup (host);
     self->table = zhashx_new ();
-    self->cleanups = zlistx_new ();
+    self->cleanups = cleanups_new (work_dir);
     self->exited = zhashx_new ();
     self->lock_fd = -1;
     if (!self->work_dir || !self->program || !self->host || !self->table
@@ -135,7 +129,6 @@ execs_new (const char *work_dir, const char *program, const char *host,
         return NULL;
     }
     zhashx_set_destructor (self->table, s_free_item);
-    zlistx_set_destructor (self->cleanups, s_free_item);
     self->kill_grace_ms = kill_grace_ms;
     self->retention_ms = retention_ms;
     self->report = report;
@@ -164,7 +157,7 @@ execs_destroy (execs_t **self_p)
     }
     zhashx_destroy (&self->table);
     zhashx_destroy (&self->exited);
-    zlistx_destroy (&self->cleanups);
+    cleanups_destroy (&self->cleanups);
     if (self->lock_fd >= 0)
         close (self->lock_fd);
     free (self->work_dir);
@@ -375,20 +368,11 @@ execs_kill_all (execs_t *self, int64_t now_ms)
 }
 
 /* Remove WORK_DIR/APP_ID after the retention, once none of its
-   executors runs. */
+   executors runs (execs_tick). */
 static void
 s_schedule_cleanup (execs_t *self, const char *app_id, int64_t now_ms)
 {
-    for (s_cleanup_t *c = zlistx_first (self->cleanups); c;
-         c = zlistx_next (self->cleanups))
-        if (strcmp (c->app_id, app_id) == 0)
-            return; /* already scheduled */
-    s_cleanup_t *c = calloc (1, sizeof *c);
-    if (!c)
-        return;
-    snprintf (c->app_id, sizeof c->app_id, "%s", app_id);
-    c->due_ms = now_ms + self->retention_ms;
-    zlistx_add_end (self->cleanups, c);
+    cleanups_add (self->cleanups, app_id, now_ms + self->retention_ms);
 }
 
 void
@@ -467,17 +451,6 @@ execs_exited (execs_t *self, pid_t pid, int status)
     return true;
 }
 
-static int
-s_remove_entry (const char *path, const struct stat *st, int flag,
-                struct FTW *ftw)
-{
-    (void) st;
-    (void) ftw;
-    if (flag == FTW_DP ? rmdir (path) : unlink (path))
-        log_warn ("cannot remove %s: %s", path, strerror (errno));
-    return 0;
-}
-
 static bool
 s_app_running (execs_t *self, const char *app_id)
 {
@@ -515,14 +488,9 @@ execs_tick (execs_t *self, int64_t now_ms)
             kill (-e->pid, SIGKILL);
             e->kill_deadline_ms = 0;
         }
-    s_cleanup_t *c = zlistx_first (self->cleanups);
-    if (!c || now_ms < c->due_ms || s_app_running (self, c->app_id))
-        return;
-    char dir[4096];
-    snprintf (dir, sizeof dir, "%s/%s", self->work_dir, c->app_id);
-    log_info ("removing %s", dir);
-    nftw (dir, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-    zlistx_delete (self->cleanups, zlistx_cursor (self->cleanups));
+    const char *app_id = cleanups_due (self->cleanups, now_ms);
+    if (app_id && !s_app_running (self, app_id))
+        cleanups_remove_first (self->cleanups);
 }
 
 /* --- views ------------------------------------------------------------- */

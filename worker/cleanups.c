@@ -1,0 +1,124 @@
+/*  cleanups.c - directories waiting to be removed; see cleanups.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <czmq.h>
+
+#include "libcore/ids.h"
+#include "libcore/log.h"
+#include "worker/cleanups.h"
+
+typedef struct {
+    char name[HEARTH_ID_MAX + 1]; /* the directory under the root */
+    int64_t due_ms;               /* when it goes */
+} s_entry_t;
+
+struct cleanups {
+    char *root;        /* where the directories are */
+    zlistx_t *entries; /* s_entry_t *, due order (owned) */
+};
+
+static void
+s_free_entry (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
+cleanups_t *
+cleanups_new (const char *root)
+{
+    cleanups_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->root = strdup (root);
+    self->entries = zlistx_new ();
+    if (!self->root || !self->entries) {
+        cleanups_destroy (&self);
+        return NULL;
+    }
+    zlistx_set_destructor (self->entries, s_free_entry);
+    return self;
+}
+
+void
+cleanups_destroy (cleanups_t **self_p)
+{
+    cleanups_t *self = *self_p;
+    if (!self)
+        return;
+    zlistx_destroy (&self->entries);
+    free (self->root);
+    free (self);
+    *self_p = NULL;
+}
+
+static s_entry_t *
+s_find (cleanups_t *self, const char *name)
+{
+    for (s_entry_t *e = zlistx_first (self->entries); e;
+         e = zlistx_next (self->entries))
+        if (strcmp (e->name, name) == 0)
+            return e; /* the list's cursor is on it */
+    return NULL;
+}
+
+void
+cleanups_add (cleanups_t *self, const char *name, int64_t due_ms)
+{
+    if (s_find (self, name))
+        return;
+    s_entry_t *e = calloc (1, sizeof *e);
+    if (!e)
+        return;
+    snprintf (e->name, sizeof e->name, "%s", name);
+    e->due_ms = due_ms;
+    if (!zlistx_add_end (self->entries, e))
+        free (e);
+}
+
+void
+cleanups_cancel (cleanups_t *self, const char *name)
+{
+    if (s_find (self, name))
+        zlistx_delete (self->entries, zlistx_cursor (self->entries));
+}
+
+const char *
+cleanups_due (cleanups_t *self, int64_t now_ms)
+{
+    s_entry_t *e = zlistx_head (self->entries);
+    return e && now_ms >= e->due_ms ? e->name : NULL;
+}
+
+static int
+s_remove_entry (const char *path, const struct stat *st, int flag,
+                struct FTW *ftw)
+{
+    (void) st;
+    (void) ftw;
+    if (flag == FTW_DP ? rmdir (path) : unlink (path))
+        log_warn ("cannot remove %s: %s", path, strerror (errno));
+    return 0;
+}
+
+void
+cleanups_remove_first (cleanups_t *self)
+{
+    s_entry_t *e = zlistx_first (self->entries);
+    if (!e)
+        return;
+    char dir[4096];
+    if (snprintf (dir, sizeof dir, "%s/%s", self->root, e->name)
+        < (int) sizeof dir) {
+        log_info ("removing %s", dir);
+        nftw (dir, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    }
+    zlistx_delete (self->entries, zlistx_cursor (self->entries));
+}
