@@ -148,6 +148,29 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
     }
 }
 
+/* A worker registering with the host and work dir of another live one
+   replaced it: a worker holds its work dir's lock while it runs and kills
+   what an earlier one left there, so the earlier one is gone, with its
+   executors.  Say so now rather than after liveness x interval. */
+static void
+s_replaced (master_t *m, const char *id, const char *host, const char *work_dir)
+{
+    if (!work_dir)
+        return;
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
+        if (w->state == WORKER_ALIVE && strcmp (w->id, id) != 0 && w->work_dir
+            && strcmp (w->work_dir, work_dir) == 0
+            && strcmp (w->host, host) == 0) {
+            char reason[HEARTH_ID_MAX + 64];
+            snprintf (reason, sizeof reason, "replaced by worker %s", id);
+            log_warn ("worker %s (%s) is DEAD: %s in %s", w->id, w->host,
+                      reason, work_dir);
+            registry_worker_dead (m->reg, w, reason, master_now ());
+            return; /* only one can have held the lock */
+        }
+}
+
 static void
 s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -163,6 +186,7 @@ s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                         "duplicate worker id");
         return;
     }
+    s_replaced (m, id, host, hearth_json_str (b, "work_dir"));
     registry_worker_desc_t desc = {id,
                                    host,
                                    hearth_json_str (b, "version"),
