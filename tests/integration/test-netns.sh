@@ -4,7 +4,8 @@
 # two veth pairs through the master's namespace), with the cluster's keys
 # (a master on an address other than loopback needs them).  A job runs
 # across them: executors on both "hosts" connect back to a driver in the
-# master's namespace.  Nothing uses an address outside loopback and these
+# master's namespace.  Then one host's worker is killed (-9) mid-job: the
+# job still ends with exactly its output.  Nothing uses an address outside loopback and these
 # namespaces, which the test creates and deletes (trap), with every process
 # in them.  Skipped (77) where network namespaces cannot be created.
 . "$(dirname "$0")/lib.sh"
@@ -103,4 +104,35 @@ check "its executors registered from both addresses" \
   bash -c "grep -q 'registered from $H1' '$T/err' && grep -q 'registered from $H2' '$T/err'"
 check "the driver listened on the master's namespace address" \
   grep -q "executors connect to tcp://$M1:" "$T/err"
+check "every address the cluster shows is one of the test's own" \
+  eval '! ns_state | grep -oE "[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+" |
+    grep -vE "^(10\.213\.[12]\.[12]|127\.0\.0\.1)$"'
+
+# kill -9 of one "host"'s worker mid-job: its executor goes with it, the
+# master declares it DEAD, the driver runs its tasks again on the other
+# host, and the output is still exact.
+N=200
+J=$(job kill "{\"name\":\"kill\",\"stages\":[{\"name\":\"s\",\"tasks\":[
+  {\"cmd\":[\"sh\",\"-c\",\"sleep 0.1; echo {i}\"], \"count\":$N}]}]}")
+# shellcheck disable=SC2046
+in_m "$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys client) \
+  --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
+  --executor-cores 2 --log-level info "$J" >"$T/out" 2>"$T/err" &
+SUB=$!
+PIDS+=($SUB)
+on_both() {
+  ns_state | jq -e '[.apps[] | select(.state == "RUNNING") | .executors[]
+    | select(.state == "RUNNING")] | length == 2' >/dev/null
+}
+check "a second job runs on both hosts" wait_for 30 on_both
+kill9 "$PID_w2"
+w2_dead() {
+  ns_state | jq -e --arg h "$H2" '.workers[] | select(.host == $h)
+    | .state == "DEAD"' >/dev/null
+}
+check "the worker at $H2, killed, is DEAD" wait_for 10 w2_dead
+wait "$SUB"
+check "... and the job still succeeds" test $? -eq 0
+check "... with exactly its output" same "$T/out" <(seq 0 $((N - 1)))
+check "... its lost tasks run again" grep -q 'tasks to run again' "$T/err"
 finish
