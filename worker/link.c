@@ -407,13 +407,33 @@ s_heartbeat_in (worker_t *w, hearth_msg_t *msg)
     (void) msg;
 }
 
+/* A master that cannot read this worker's messages, or whose messages
+   this worker cannot read (another protocol version, or not Hearth at
+   all), will not on the next try either: before the first registration
+   that is a mistake in the set-up, said once, and the end.  Returns true
+   when the worker stops for it. */
+static bool
+s_incompatible (worker_t *w, const char *code, const char *text)
+{
+    if (w->ever_registered || !code
+        || (strcmp (code, "bad_version") != 0
+            && strcmp (code, "bad_protocol") != 0))
+        return false;
+    log_error ("cannot work with the master at %s: %s", w->master_url,
+               text ? text : code);
+    w->exit_code = 1;
+    w->stopping = true;
+    return true;
+}
+
 static void
 s_error (worker_t *w, hearth_msg_t *msg)
 {
-    (void) w;
-    log_warn ("the master reports an error: %s: %s",
-              hearth_json_str (msg->body, "code"),
-              hearth_json_str (msg->body, "message"));
+    const char *code = hearth_json_str (msg->body, "code");
+    const char *text = hearth_json_str (msg->body, "message");
+    if (!s_incompatible (w, code, text))
+        log_warn ("the master reports an error: %s: %s", code ? code : "?",
+                  text ? text : "");
 }
 
 static const struct {
@@ -457,7 +477,8 @@ worker_on_master (zloop_t *loop, zsock_t *sock, void *arg)
         hearth_error_t err;
         hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
         if (!msg) {
-            log_warn ("bad message from the master: %s", err.text);
+            if (!s_incompatible (w, err.code, err.text))
+                log_warn ("bad message from the master: %s", err.text);
             continue;
         }
         s_dispatch (w, msg);

@@ -20,6 +20,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-recovery-timeout.sh \
 	tests/integration/test-backoff.sh \
 	tests/integration/test-worker-restart.sh \
+	tests/integration/test-version.sh \
 	tests/integration/test-worker-kill.sh \
 	tests/integration/test-driver-kill.sh \
 	tests/integration/test-chaos.sh \

@@ -13,6 +13,12 @@
                                                messages, prints "ERRORS N"
                                                and "STATE_OK" when the master
                                                still answers MASTER_STATE
+        test-app --master URL --fake-master TAG
+                                               a master of another protocol
+                                               version: prints "FAKE_MASTER
+                                               URL", answers every message
+                                               there with ERROR bad_version
+                                               in frames tagged TAG, for 10 s
 
     Output lines (stdout, flushed):
         REGISTERED APP_ID
@@ -56,6 +62,8 @@ static const hearth_opt_t s_opts[] = {
          "send STOP_EXECUTOR to each executor once registered"),
     OPT ("kill", HEARTH_OPT_STR, NULL, "send KILL_APPLICATION for this id"),
     OPT ("garbage", HEARTH_OPT_BOOL, NULL, "send malformed messages"),
+    OPT ("fake-master", HEARTH_OPT_STR, NULL,
+         "be a master speaking this protocol tag"),
     {.name = NULL},
 };
 
@@ -413,6 +421,43 @@ s_garbage (app_t *a)
     return state_ok ? 0 : 1;
 }
 
+/* --fake-master TAG: a master that speaks another protocol version, on
+   the ROUTER bound for executors. */
+static int
+s_fake_master (app_t *a)
+{
+    const char *tag = hearth_conf_str (a->conf, "fake-master");
+    printf ("FAKE_MASTER %s\n", a->driver_url);
+    fflush (stdout);
+    zpoller_t *poller = zpoller_new (a->executors, NULL);
+    int answered = 0;
+    for (int64_t end = s_now () + 10000; s_now () < end;) {
+        if (!zpoller_wait (poller, 100)) {
+            if (zpoller_terminated (poller))
+                break;
+            continue;
+        }
+        zmsg_t *in = zmsg_recv (a->executors);
+        zframe_t *rid = in ? zmsg_pop (in) : NULL;
+        zmsg_destroy (&in);
+        if (!rid)
+            continue;
+        zmsg_t *out = zmsg_new ();
+        zmsg_append (out, &rid);
+        zmsg_addstr (out, tag);
+        zmsg_addstr (out, "ERROR");
+        zmsg_addstrf (out,
+                      "{\"code\":\"bad_version\",\"message\":\"this "
+                      "master speaks %s only\"}",
+                      tag);
+        zmsg_send (&out, a->executors);
+        printf ("ANSWERED %d\n", ++answered);
+        fflush (stdout);
+    }
+    zpoller_destroy (&poller);
+    return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -423,6 +468,8 @@ main (int argc, char **argv)
             rc = s_kill (&a);
         else if (hearth_conf_bool (a.conf, "garbage"))
             rc = s_garbage (&a);
+        else if (hearth_conf_str (a.conf, "fake-master"))
+            rc = s_fake_master (&a);
         else {
             s_run (&a);
             rc = 0;
