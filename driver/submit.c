@@ -6,6 +6,7 @@
                   [--driver-cores N] [--driver-memory SIZE] [--supervise]
                   [--no-wait] APP [ARGS...]
     hearth-submit --master tcp://HOST:PORT --status|--kill|--logs DRIVER_ID
+    hearth-submit --master tcp://HOST:PORT --kill APP_ID
 
     Client mode: the driver runs here.  Every driver setting given as a
     flag (or --conf KEY=VALUE) is handed to the driver as a HEARTH_*
@@ -30,6 +31,7 @@
 #include "driver/internal.h"
 #include "driver/submit.h"
 #include "libcore/conf.h"
+#include "libcore/ids.h"
 #include "libcore/spawn.h"
 
 /* submit's own options, then every driver option. */
@@ -51,8 +53,9 @@ static const hearth_opt_t s_own[] = {
      "cluster mode: largest application (with its libraries) to send"},
     {"status", HEARTH_OPT_STR, NULL, "DRIVER_ID",
      "print a cluster-mode driver's state, worker and error"},
-    {"kill", HEARTH_OPT_STR, NULL, "DRIVER_ID",
-     "kill a cluster-mode driver (and its relaunches); wait until KILLED"},
+    {"kill", HEARTH_OPT_STR, NULL, "ID",
+     "kill a cluster-mode driver (and its relaunches; wait until KILLED), "
+     "or an application of any deploy mode by its APP_ID"},
     {"logs", HEARTH_OPT_STR, NULL, "DRIVER_ID",
      "print a cluster-mode driver's output: its stdout on its worker"},
     {"log-stream", HEARTH_OPT_STR, "stdout", "STREAM",
@@ -222,7 +225,8 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
     if (id && strcmp (which, "status") == 0)
         return submit_status (conf, id);
     if (id && strcmp (which, "kill") == 0)
-        return submit_kill (conf, id);
+        return hearth_id_valid (HEARTH_ID_APP, id) ? submit_kill_app (conf, id)
+                                                   : submit_kill (conf, id);
     if (id)
         return submit_logs (conf, id);
     if (first >= argc)
@@ -263,7 +267,8 @@ main (int argc, char **argv)
             "       hearth-submit --master tcp://HOST:PORT --deploy-mode "
             "cluster [OPTIONS] APP [ARGS...]\n"
             "       hearth-submit --master tcp://HOST:PORT --status|--kill|"
-            "--logs DRIVER_ID",
+            "--logs DRIVER_ID\n"
+            "       hearth-submit --master tcp://HOST:PORT --kill APP_ID",
             "Runs APP, a JSON job file or a driver program, as a Hearth "
             "application.\nMASTER is local[N], local[*] (the default), "
             "local-cluster[W,C,M] or tcp://HOST:PORT.\nIn cluster mode the "

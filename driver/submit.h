@@ -16,4 +16,7 @@ int submit_status (hearth_conf_t *conf, const char *driver_id);
 int submit_kill (hearth_conf_t *conf, const char *driver_id);
 int submit_logs (hearth_conf_t *conf, const char *driver_id);
 
+/* --kill APP_ID: end an application (any deploy mode) KILLED. */
+int submit_kill_app (hearth_conf_t *conf, const char *app_id);
+
 #endif

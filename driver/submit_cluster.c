@@ -665,6 +665,32 @@ submit_kill (hearth_conf_t *conf, const char *driver_id)
 }
 
 int
+submit_kill_app (hearth_conf_t *conf, const char *app_id)
+{
+    s_link_t link;
+    hearth_error_t err;
+    int rc = s_link_open (&link, conf);
+    if (rc != 0)
+        return rc;
+    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_KILL_APPLICATION), *r;
+    if (req)
+        cJSON_AddStringToObject (req->body, "app_id", app_id);
+    r = req ? s_request (&link, &req, HEARTH_CMD_KILL_APPLICATION_RESPONSE,
+                         &err)
+            : NULL;
+    if (!r)
+        rc = s_fail (1, "%s", req ? err.text : "out of memory");
+    else if (!hearth_json_bool (r->body, "ok", false))
+        rc = s_fail (1, "application %s: %s", app_id,
+                     hearth_json_str (r->body, "message"));
+    else
+        printf ("application %s KILLED\n", app_id);
+    hearth_msg_destroy (&r);
+    s_link_close (&link);
+    return rc;
+}
+
+int
 submit_logs (hearth_conf_t *conf, const char *driver_id)
 {
     s_link_t link;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# hearth-submit --kill APP_ID ends an application of any deploy mode
+# (KILL_APPLICATION): the master ends it KILLED, the workers stop its
+# executors, its client-mode driver fails its job and exits non-zero
+# saying so; killing it again, or an unknown application, is refused.
+. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/lib-driver.sh"
+deadline 60
+export TMPDIR=$T
+
+start_master || exit 1
+CORES=2 start_worker w1 || exit 1
+
+J=$(job forever '{"name":"forever","stages":[{"name":"s","tasks":[
+  {"cmd":["sleep","60"],"count":2}]}]}')
+submit --master "$MASTER_URL" "$J" &
+SUB=$!
+PIDS+=($SUB)
+running() {
+  jq_state '[.apps[] | select(.state == "RUNNING")] | length == 1'
+}
+check "a client-mode job runs" wait_for 30 running
+APP=$(state_json | jq -r '.apps[] | select(.state == "RUNNING") | .id')
+check "... its tasks on the worker" wait_for 10 test -n "$(procs_in "$T/w1/$APP")"
+
+"$BIN/hearth-submit" --master "$MASTER_URL" --kill "$APP" >"$T/kill.out" 2>&1
+check "--kill APP_ID succeeds" test $? -eq 0
+check "... saying so" grep -qx "application $APP KILLED" "$T/kill.out"
+check "the application is KILLED" jq_state \
+  ".apps[] | select(.id == \"$APP\") | .state == \"KILLED\""
+check "nothing of it runs on the worker" wait_for 10 none_in "$T/w1/$APP"
+wait "$SUB"
+rc=$?
+check "its driver exits non-zero ($rc)" test $rc -ne 0
+check "... saying the application was killed" grep -qi 'killed' "$T/err"
+
+"$BIN/hearth-submit" --master "$MASTER_URL" --kill "$APP" >"$T/kill.out" 2>&1
+check "killing it again exits 1" test $? -eq 1
+check "... saying it already ended" grep -q 'already ended' "$T/kill.out"
+"$BIN/hearth-submit" --master "$MASTER_URL" --kill app-20200101000000-0001 \
+  >"$T/kill.out" 2>&1
+check "killing an unknown application exits 1" test $? -eq 1
+check "... saying so" grep -q 'no such application' "$T/kill.out"
+finish
