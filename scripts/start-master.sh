@@ -5,8 +5,9 @@
 #
 # Settings (environment or $HEARTH_CONF_DIR/hearth-env.sh):
 # HEARTH_MASTER_HOST, HEARTH_MASTER_PORT (0: any free port),
-# HEARTH_MASTER_EVENTS_PORT, HEARTH_MASTER_OPTS, HEARTH_PID_DIR,
-# HEARTH_LOG_DIR.  It prints the master's URL, also kept in
+# HEARTH_MASTER_EVENTS_PORT, HEARTH_MASTER_JOURNAL (its journal, so that
+# a master started again recovers the cluster; empty: none),
+# HEARTH_MASTER_OPTS, HEARTH_PID_DIR, HEARTH_LOG_DIR.  It prints the master's URL, also kept in
 # $HEARTH_PID_DIR/hearth-$USER-master.url.
 set -euo pipefail
 # shellcheck source=hearth-common.sh
@@ -23,6 +24,9 @@ args=(--host "$HEARTH_MASTER_HOST" --port "$HEARTH_MASTER_PORT"
   --ready-file "$urlfile")
 if [[ -n $HEARTH_MASTER_EVENTS_PORT ]]; then
   args+=(--events-port "$HEARTH_MASTER_EVENTS_PORT")
+fi
+if [[ -n $HEARTH_MASTER_JOURNAL ]]; then
+  args+=(--journal "$HEARTH_MASTER_JOURNAL")
 fi
 # shellcheck disable=SC2206
 args+=($HEARTH_MASTER_OPTS "$@")

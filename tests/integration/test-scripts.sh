@@ -71,6 +71,8 @@ MASTER_URL=$(head -1 "$R/hearth-$ME-master.url")
 check "... the master on an ephemeral port" grep -Eq '^tcp://127\.0\.0\.1:[0-9]+$' <<<"$MASTER_URL"
 check "... both workers registered" wait_for 10 eval '[[ $(alive_workers) == 2 ]]'
 check "... each in its own work dir" test -d "$T/work/worker-1" -a -d "$T/work/worker-2"
+check "... the master keeping its journal in HEARTH_PID_DIR" \
+  eval 'ls "$T"/run/journal/journal.* >/dev/null 2>&1'
 check "exactly one master and two workers run" \
   test "$(ours hearth-master | wc -l) $(ours hearth-worker | wc -l)" = "1 2"
 
