@@ -259,11 +259,12 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     if (registry_worker_report (m->reg, w, cores > 0 ? cores : 0,
                                 memory > 0 ? memory : 0))
         m->dirty = true;
+    int64_t now = registry_wall_ms ();
     cJSON *e = cJSON_CreateObject ();
     cJSON_AddStringToObject (e, "event", "heartbeat");
     cJSON_AddStringToObject (e, "kind", "worker");
-    cJSON_AddItemToObject (e, "worker",
-                           registry_worker_json (w, registry_wall_ms ()));
+    cJSON_AddNumberToObject (e, "time_ms", (double) now);
+    cJSON_AddItemToObject (e, "worker", registry_worker_json (w, now));
     master_publish (m, "heartbeat", e);
 }
 

@@ -88,7 +88,7 @@ check "heartbeat lines show cores and age" \
   grep -q 'heartbeat *worker worker-.* cores 0/4 used.*heartbeat age' "$T/beats.txt"
 "$BIN/hearth-tail" --master "$MASTER_URL" --json --topic heartbeat --count 1 \
   >"$T/beat.json"
-check "--json prints the raw event" jq -e '.worker.id' "$T/beat.json"
+check "--json prints the raw event, with its time" jq -e '.worker.id and (.time_ms | type == "number")' "$T/beat.json"
 
 # Bad flags: a clear message and a non-zero status, never a start.
 bad() {
