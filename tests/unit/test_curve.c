@@ -92,6 +92,28 @@ test_loopback (void **state)
     assert_false (hearth_host_is_loopback (NULL));
 }
 
+    assert_false (hearth_host_is_loopback (""));
+    /* Names are not resolved: only the exact forms count. */
+    assert_false (hearth_host_is_loopback ("127.example.com"));
+    assert_false (hearth_host_is_loopback ("127.0.0.1.example.com"));
+    assert_false (hearth_host_is_loopback ("127.1"));
+    assert_false (hearth_host_is_loopback ("128.0.0.1"));
+    assert_false (hearth_host_is_loopback ("localhost.example.com"));
+    assert_false (hearth_host_is_loopback ("::"));
+    assert_false (hearth_host_is_loopback ("::ffff:10.0.0.1"));
+    /* URLs of the master, tcp://HOST:PORT. */
+    assert_true (hearth_host_is_loopback ("tcp://127.0.0.1:7077"));
+    assert_true (hearth_host_is_loopback ("tcp://127.255.0.9:1"));
+    assert_true (hearth_host_is_loopback ("tcp://localhost:7077"));
+    assert_true (hearth_host_is_loopback ("tcp://[::1]:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://127.example.com:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://10.0.0.1:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://0.0.0.0:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://::1:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://127.0.0.1"));
+    assert_false (hearth_host_is_loopback ("tcp://127.0.0.1:"));
+    assert_false (hearth_host_is_loopback ("tcp://127.0.0.1:77x"));
+    assert_false (hearth_host_is_loopback ("ipc://127.0.0.1:7077"));
 static void
 test_server_settings (void **state)
 {
@@ -128,11 +150,11 @@ test_client_settings (void **state)
     snprintf (master, sizeof master, "%s/master.key", s_dir);
     hearth_conf_t *conf =
         s_conf (s_client_opts, "master-key", master, NULL, NULL);
-    assert_int_equal (hearth_curve_client_setup (&c, conf, &err), -1);
+    assert_int_equal (hearth_curve_client_setup (&c, conf, NULL, &err), -1);
     assert_contains (err.text, "go together");
     hearth_conf_destroy (&conf);
     conf = s_conf (s_client_opts, "master-key", master, "curve-secret", secret);
-    assert_int_equal (hearth_curve_client_setup (&c, conf, &err), 0);
+    assert_int_equal (hearth_curve_client_setup (&c, conf, NULL, &err), 0);
     assert_true (hearth_curve_on (&c));
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     hearth_curve_client_opts (&c, &opts);
@@ -155,7 +177,7 @@ s_gets_through (hearth_curve_t *server, zsock_t *router, int port,
     hearth_conf_t *conf =
         s_conf (s_client_opts, "master-key", master, "curve-secret", secret);
     hearth_curve_t client;
-    assert_int_equal (hearth_curve_client_setup (&client, conf, &err), 0);
+    assert_int_equal (hearth_curve_client_setup (&client, conf, NULL, &err), 0);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     hearth_curve_client_opts (&client, &opts);
     zsock_t *dealer = hearth_sock_new (&opts, &err);
