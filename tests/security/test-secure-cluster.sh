@@ -30,19 +30,26 @@ check "... and its result is right" grep -qx 200 "$T/out"
 
 # --- refused peers ------------------------------------------------------
 "$BIN/hearth-keygen" "$T/other" >/dev/null
-rogue() { # NAME ARGS...: a worker that should not get in
+rogue() { # NAME ARGS...: a worker that should not get in; sets ROGUE_NAME
   local name=$1; shift
   "$BIN/hearth-worker" --master "$MASTER_URL" --work-dir "$T/$name" \
     --ready-file "$T/$name.ready" --heartbeat-interval "${INTERVAL_MS}ms" \
     "$@" >>"$T/$name.log" 2>&1 &
   PIDS+=($!)
+  printf -v "ROGUE_$name" '%s' "$!"
 }
 rogue nokey
 rogue unknown --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key"
 rogue wrongmaster --curve-secret "$K/w1.key_secret" --master-key "$T/other/master.key"
 sleep 2
+# Refused, not crashed: still running, still trying, never answered.
 for r in nokey unknown wrongmaster; do
+  pid_var=ROGUE_$r
   check "a worker with $r keys does not register" test ! -s "$T/$r.ready"
+  check "... it is still running (refused, not crashed)" kill -0 "${!pid_var}"
+  check "... and tried again and again without an answer" \
+    test "$(count_lines "$T/$r.log" 'registering with')" -ge 2
+  check "... never registered" eval "! grep -q 'registered with' '$T/$r.log'"
 done
 check "the master still has exactly its 2 workers" two_alive
 
@@ -58,6 +65,10 @@ check "... and says the master did not answer" grep -q 'did not register the app
 submit --master "$MASTER_URL" --register-timeout 2s \
   --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key" "$J"
 check "a submit with a key not admitted cannot either" test $? -ne 0
+submit --master "$MASTER_URL" --register-timeout 2s \
+  --curve-secret "$K/client.key_secret" --master-key "$T/other/master.key" "$J"
+check "a submit with the wrong master key cannot either" test $? -ne 0
+check "... and says the master did not answer" grep -q 'did not register the application' "$T/err"
 check "the refused submits left no application behind" \
   eval '[[ $(state_as client | jq ".apps | length") == 1 ]]'
 check "the master logged the refusals with the peer's address" \
@@ -65,6 +76,28 @@ check "the master logged the refusals with the peer's address" \
 # shellcheck disable=SC2046
 check "the master still serves the legitimate peers" \
   submit --master "$MASTER_URL" $(client_keys client) "$J"
+
+# A refused peer gets no event either: tails straight to the events socket.
+follow() { # NAME ARGS...: hearth-tail following events to $T/NAME.events
+  local name=$1; shift
+  "$BIN/hearth-tail" --master "$MASTER_URL" --events "$EVENTS_URL" --json \
+    "$@" >"$T/$name.events" 2>"$T/$name.tail.err" &
+  PIDS+=($!)
+  printf -v "TAIL_$name" '%s' "$!"
+}
+# shellcheck disable=SC2046
+follow legit $(client_keys client)
+follow nokey_tail
+follow unknown_tail --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key"
+follow wrongmaster_tail --curve-secret "$K/client.key_secret" --master-key "$T/other/master.key"
+sleep 2.5
+check "a tail with a key receives heartbeat events" \
+  grep -q '"event":"heartbeat"' "$T/legit.events"
+for r in nokey_tail unknown_tail wrongmaster_tail; do
+  check "a $r receives nothing" test ! -s "$T/$r.events"
+done
+kill "$TAIL_legit" "$TAIL_nokey_tail" "$TAIL_unknown_tail" "$TAIL_wrongmaster_tail"
+wait "$TAIL_legit" "$TAIL_nokey_tail" "$TAIL_unknown_tail" "$TAIL_wrongmaster_tail" 2>/dev/null
 
 # --- an executor with a wrong token ------------------------------------------
 L=$(job long '{"name":"long","stages":[{"name":"s","tasks":[{"cmd":["sleep","60"]}]}]}')
