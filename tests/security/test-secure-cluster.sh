@@ -145,4 +145,49 @@ kill -HUP "$MASTER_PID"
 sleep 0.5
 check "its key removed, then SIGHUP: it is refused" eval '! served viewer'
 check "... while the others are still served" served client
+
+# --- rotation: peers already connected are cut off too --------------------
+"$BIN/hearth-keygen" --client watcher "$K" >/dev/null
+kill -HUP "$MASTER_PID"
+wait_for 5 served watcher
+# shellcheck disable=SC2046
+follow watcher $(client_keys watcher)
+# shellcheck disable=SC2046
+follow keeper $(client_keys client)
+check "a tail with a new key receives events" \
+  wait_for 5 grep -q '"event":"heartbeat"' "$T/watcher.events"
+W2_PUB=$(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/clients/w2.key")
+mv "$K/clients/w2.key" "$T/w2.key.removed"
+rm "$K/clients/watcher.key"
+kill -HUP "$MASTER_PID"
+w2_state() {
+  state_as client | jq -r --arg id "$ID_w2" '.workers[] | select(.id == $id) | .state'
+}
+w2_dead() { [[ $(w2_state) == DEAD ]]; }
+check "worker w2's key removed, then SIGHUP: w2 is declared DEAD" wait_for 10 w2_dead
+check "... its messages were refused, and the master says why" \
+  grep -q "refused 127.0.0.1: CURVE key $W2_PUB was removed from the allow directory" "$T/master.log"
+check "... w2 never registered again" \
+  eval '[[ $(grep -c "worker $ID_w2 registered" "$T/master.log") == 1 ]]'
+one_alive() { [[ $(alive_workers) == 1 ]]; }
+check "w1 is still ALIVE" one_alive
+sleep 0.5
+watched=$(wc -c <"$T/watcher.events")
+kept=$(wc -c <"$T/keeper.events")
+sleep 1.5
+check "the event tail whose key was removed gets no more events" \
+  test "$(wc -c <"$T/watcher.events")" -eq "$watched"
+check "... while a tail with a key still admitted does" \
+  test "$(wc -c <"$T/keeper.events")" -gt "$kept"
+# shellcheck disable=SC2046
+check "a job still runs on w1" submit --master "$MASTER_URL" $(client_keys client) "$J"
+check "... and its result is right" grep -qx 200 "$T/out"
+kill -TERM "$PID_w2"; wait "$PID_w2" 2>/dev/null
+mv "$T/w2.key.removed" "$K/clients/w2.key"
+kill -HUP "$MASTER_PID"
+sleep 0.3
+# shellcheck disable=SC2046
+CORES=2 start_worker w2b $(client_keys w2)
+check "w2's key back, then SIGHUP: a new worker with it registers" test $? -eq 0
+check "two workers are ALIVE again" wait_for 10 two_alive
 finish
