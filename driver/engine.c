@@ -479,7 +479,7 @@ s_security (engine_t *e, hearth_error_t *err)
         return hearth_errprintf (err, "cannot make the application's token");
     if (e->mode != MODE_CLUSTER)
         return 0; /* our own loopback daemons, or none */
-    if (hearth_curve_client_setup (&e->curve, e->conf, err) < 0)
+    if (hearth_curve_client_setup (&e->curve, e->conf, e->master_url, err) < 0)
         return -1;
     if (hearth_curve_on (&e->curve) && !(e->app_cert = zcert_new ()))
         return hearth_errprintf (err, "cannot make the application's keys");

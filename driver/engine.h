@@ -89,6 +89,8 @@ struct engine {
     /* executors */
     zhashx_t *execs; /* exec id -> exec_t */
     zhash_t *by_key; /* routing id hex -> exec_t (borrowed) */
+    /* refused executors, logged once a minute per address (execs.c) */
+    hearth_refusals_t *refusals;
     /* work */
     hearth_taskset_t *ts;    /* what runs where */
     hearth_stage_t **stages; /* by uid; NULL once its job ended */

@@ -53,6 +53,8 @@ execs_open (engine_t *e, hearth_error_t *err)
     /* CURVE server with the application's keys; executors are admitted
        by the token they present, not by their (throw-away) keys. */
     hearth_sock_opts_t opts = {.type = ZMQ_ROUTER, .curve_cert = e->app_cert};
+    if (!(e->refusals = hearth_refusals_new ()))
+        return hearth_errprintf (err, "out of memory");
     if (!(e->router = hearth_sock_new (&opts, err)))
         return -1;
     char endpoint[300];
@@ -79,6 +81,7 @@ execs_close (engine_t *e)
     if (e->router && e->loop)
         zloop_reader_end (e->loop, e->router);
     hearth_sock_destroy (&e->router);
+    hearth_refusals_destroy (&e->refusals);
 }
 
 exec_t *
@@ -177,35 +180,43 @@ s_reply_registered (engine_t *e, exec_t *x)
     s_send (e, x, &msg);
 }
 
+/* Refuse a peer: ERROR code to it, and a log line naming its real
+   address (the connection's, not what its message claims), once a
+   minute per address however often it tries. */
 static void
-s_refuse (engine_t *e, zframe_t *rid, const char *why)
+s_refuse (engine_t *e, zframe_t *rid, const hearth_sender_t *peer,
+          const char *code, const char *why, const char *command)
 {
-    log_warn ("executor registration refused: %s", why);
-    hearth_send_error (e->router, rid, "refused", why, "REGISTER_EXECUTOR");
+    hearth_refusals_log (e->refusals,
+                         peer->address[0] ? peer->address : "unknown address",
+                         NULL, why);
+    hearth_send_error (e->router, rid, code, why, command);
 }
 
 static void
-s_on_register (engine_t *e, zframe_t *rid, const char *key, hearth_msg_t *msg)
+s_on_register (engine_t *e, zframe_t *rid, const hearth_sender_t *peer,
+               const char *key, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     const char *app = hearth_json_str (b, "app_id");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
     int cores = (int) hearth_json_int (b, "cores", 1);
     const char *token = hearth_json_str (b, "token");
+    const char *cmd = "REGISTER_EXECUTOR";
     char why[256];
     if (!token || !hearth_keys_token_eq (token, e->token)) {
         snprintf (why, sizeof why,
-                  "executor %d (%s, pid %lld) presented %s "
+                  "executor %d (says host %.64s, pid %lld) presented %s "
                   "token",
                   exec_id, hearth_json_str (b, "host"),
                   (long long) hearth_json_int (b, "pid", 0),
                   token ? "a wrong" : "no");
-        return s_refuse (e, rid, why);
+        return s_refuse (e, rid, peer, "refused", why, cmd);
     }
     if (strcmp (app, e->app_id) != 0) {
         snprintf (why, sizeof why, "executor of %s, this is %s", app,
                   e->app_id);
-        return s_refuse (e, rid, why);
+        return s_refuse (e, rid, peer, "refused", why, cmd);
     }
     exec_t *x = execs_find (e, exec_id);
     if (x && x->registered) {
@@ -213,7 +224,7 @@ s_on_register (engine_t *e, zframe_t *rid, const char *key, hearth_msg_t *msg)
             return s_reply_registered (e, x); /* a repeat */
         snprintf (why, sizeof why, "executor %d is already registered",
                   exec_id);
-        return s_refuse (e, rid, why);
+        return s_refuse (e, rid, peer, "refused", why, cmd);
     }
     if (!x && !(x = execs_add (e, exec_id, cores, hearth_json_str (b, "host"))))
         return;
@@ -395,18 +406,24 @@ s_on_status (engine_t *e, exec_t *x, hearth_msg_t *msg)
 /* ---- the ROUTER ---------------------------------------------------------- */
 
 static void
-s_dispatch (engine_t *e, zframe_t *rid, hearth_msg_t *msg)
+s_dispatch (engine_t *e, zframe_t *rid, const hearth_sender_t *peer,
+            hearth_msg_t *msg)
 {
     char *key = zframe_strhex (rid);
     exec_t *x = key ? zhash_lookup (e->by_key, key) : NULL;
     if (x)
         x->last_recv_ms = zclock_mono ();
     if (msg->cmd == HEARTH_CMD_REGISTER_EXECUTOR && key)
-        s_on_register (e, rid, key, msg);
-    else if (!x)
-        hearth_send_error (e->router, rid, "not_registered",
-                           "send REGISTER_EXECUTOR first",
-                           hearth_cmd_name (msg->cmd));
+        s_on_register (e, rid, peer, key, msg);
+    else if (!x) {
+        char why[128];
+        snprintf (why, sizeof why,
+                  "%s from an executor that has not registered: send "
+                  "REGISTER_EXECUTOR first",
+                  hearth_cmd_name (msg->cmd));
+        s_refuse (e, rid, peer, "not_registered", why,
+                  hearth_cmd_name (msg->cmd));
+    }
     else if (msg->cmd == HEARTH_CMD_STATUS_UPDATE)
         s_on_status (e, x, msg);
     else if (msg->cmd == HEARTH_CMD_ERROR)
@@ -424,17 +441,22 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     engine_t *e = arg;
+    /* The peer's address, for refusals: messages claim a host, the
+       connection tells the real one. */
+    hearth_sender_t peer;
     for (int i = 0; i < s_max_drain; i++) {
         if (i > 0 && !(zsock_events (sock) & ZMQ_POLLIN))
             break;
         zframe_t *rid = NULL;
         hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv (sock, &rid, &err);
+        hearth_msg_t *msg = hearth_msg_recv_from (sock, &rid, &peer, &err);
         if (msg)
-            s_dispatch (e, rid, msg);
+            s_dispatch (e, rid, &peer, msg);
         else if (rid) {
-            log_warn ("bad message from an executor: %s", err.text);
-            hearth_send_error (sock, rid, err.code, err.text, NULL);
+            char why[HEARTH_ERROR_TEXT_MAX + 32];
+            snprintf (why, sizeof why, "bad message from an executor: %s",
+                      err.text);
+            s_refuse (e, rid, &peer, err.code, why, NULL);
         }
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);

@@ -77,7 +77,7 @@ s_link_open (s_link_t *l, hearth_conf_t *conf)
                        "this needs --master tcp://HOST:PORT (a running "
                        "master), not %s",
                        l->url ? l->url : "nothing");
-    if (hearth_curve_client_setup (&l->curve, conf, &err) < 0)
+    if (hearth_curve_client_setup (&l->curve, conf, l->url, &err) < 0)
         return s_fail (2, "%s", err.text);
     hearth_zsys_init ();
     return 0;

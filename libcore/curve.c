@@ -1,17 +1,50 @@
 /*  curve.c - CurveZMQ settings of servers and clients; see curve.h. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "libcore/curve.h"
+#include "libcore/log.h"
+
+/* How to make keys, for the messages that say keys are missing. */
+#define S_HOW_TO_MAKE_KEYS "make keys with 'hearth-keygen DIR'"
+
+/* True if host (a bare host, no URL) is loopback. */
+static bool
+s_host_is_loopback (const char *host)
+{
+    struct in_addr v4;
+    struct in6_addr v6;
+    if (strcmp (host, "localhost") == 0)
+        return true;
+    if (inet_pton (AF_INET, host, &v4) == 1)
+        return (ntohl (v4.s_addr) >> 24) == 127;
+    return inet_pton (AF_INET6, host, &v6) == 1 && IN6_IS_ADDR_LOOPBACK (&v6);
+}
 
 bool
 hearth_host_is_loopback (const char *host)
 {
-    return host
-           && (strncmp (host, "127.", 4) == 0 || strcmp (host, "localhost") == 0
-               || strcmp (host, "::1") == 0);
+    if (!host)
+        return false;
+    if (strncmp (host, "tcp://", 6) != 0)
+        return s_host_is_loopback (host);
+    /* tcp://HOST:PORT, HOST maybe in brackets ([::1]). */
+    char buf[256];
+    snprintf (buf, sizeof buf, "%s", host + 6);
+    char *colon = strrchr (buf, ':');
+    if (!colon || !colon[1]
+        || strspn (colon + 1, "0123456789") != strlen (colon + 1))
+        return false;
+    *colon = '\0';
+    size_t len = strlen (buf);
+    if (len >= 2 && buf[0] == '[' && buf[len - 1] == ']') {
+        buf[len - 1] = '\0';
+        return s_host_is_loopback (buf + 1);
+    }
+    return !strchr (buf, ':') && s_host_is_loopback (buf);
 }
 
 int
@@ -22,16 +55,26 @@ hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
     const char *allow = hearth_conf_str (conf, "curve-allow");
     memset (self, 0, sizeof *self);
     if (!secret && !allow) {
-        if (hearth_host_is_loopback (host)
-            || hearth_conf_bool (conf, "insecure"))
+        if (hearth_host_is_loopback (host))
             return 0;
-        return hearth_errprintf (
-            err,
-            "refusing to listen on %s without keys: anyone who reaches it "
-            "could run code on this cluster.  Make keys with 'hearth-keygen "
-            "DIR' and pass --curve-secret DIR/master.key_secret --curve-allow "
-            "DIR/clients, or pass --insecure to accept that risk",
-            host);
+        if (!hearth_conf_bool (conf, "insecure"))
+            return hearth_errprintf (
+                err,
+                "refusing to listen on %s without keys: anyone who reaches "
+                "it could run code on this cluster.  " S_HOW_TO_MAKE_KEYS
+                " and pass --curve-secret DIR/master.key_secret "
+                "--curve-allow DIR/clients, or pass --insecure to accept "
+                "that risk",
+                host);
+        log_warn ("INSECURE: listening on %s without keys (--insecure): "
+                  "anyone who reaches it can register workers, run code on "
+                  "them, read the cluster's state and events, and all "
+                  "traffic (tasks, tokens) is clear text.  To secure "
+                  "it, " S_HOW_TO_MAKE_KEYS
+                  " and pass --curve-secret DIR/master.key_secret "
+                  "--curve-allow DIR/clients",
+                  host);
+        return 0;
     }
     if (!secret || !allow)
         return hearth_errprintf (err, "--curve-secret and --curve-allow go "
@@ -47,13 +90,23 @@ hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
 
 int
 hearth_curve_client_setup (hearth_curve_t *self, hearth_conf_t *conf,
-                           hearth_error_t *err)
+                           const char *url, hearth_error_t *err)
 {
     const char *secret = hearth_conf_str (conf, "curve-secret");
     const char *master = hearth_conf_str (conf, "master-key");
     memset (self, 0, sizeof *self);
-    if (!secret && !master)
+    if (!secret && !master) {
+        if (url && !hearth_host_is_loopback (url))
+            log_warn (
+                "INSECURE: talking to the master at %s without keys: "
+                "everything on this link, and on a driver's link to "
+                "its executors, is clear text that anyone on the "
+                "network can read or forge.  To secure it, " S_HOW_TO_MAKE_KEYS
+                " (on the master's side) and pass --curve-secret "
+                "NAME.key_secret --master-key master.key",
+                url);
         return 0;
+    }
     if (!secret || !master)
         return hearth_errprintf (err, "--curve-secret and --master-key go "
                                       "together (our keys, and the "

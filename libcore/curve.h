@@ -43,15 +43,18 @@ typedef struct {
 
 /* A server's keys from conf ("curve-secret", "curve-allow", "insecure"),
    host being the address it binds.  Refuses keys without an allow
-   directory, and a non-loopback host without keys unless insecure.
-   Binds the ZAP handler when keys are set.  Returns 0 or -1 with err. */
+   directory, and a non-loopback host without keys unless insecure (and
+   then warns, in the log, what is open and how to make keys).  Binds
+   the ZAP handler when keys are set.  Returns 0 or -1 with err. */
 int hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
                                const char *host, hearth_error_t *err);
 
 /* A client's keys from conf ("curve-secret", "master-key"): both or
-   neither.  Returns 0 or -1 with err. */
+   neither.  url is the master's (may be NULL): without keys and beyond
+   loopback, a warning says the link is open.  Returns 0 or -1 with
+   err. */
 int hearth_curve_client_setup (hearth_curve_t *self, hearth_conf_t *conf,
-                               hearth_error_t *err);
+                               const char *url, hearth_error_t *err);
 
 /* True when CURVE is on. */
 bool hearth_curve_on (const hearth_curve_t *self);
@@ -65,7 +68,10 @@ void hearth_curve_client_opts (const hearth_curve_t *self,
 /* Release the keys and the ZAP handler (after the sockets are gone). */
 void hearth_curve_cleanup (hearth_curve_t *self);
 
-/* True if host names this machine's loopback only. */
+/* True if host names this machine's loopback only: a numeric IPv4
+   address in 127.0.0.0/8, "::1", "localhost", or a tcp://HOST:PORT URL
+   of one of those (IPv6 in brackets).  Names are not resolved: a host
+   name such as "127.example.com" is not loopback. */
 bool hearth_host_is_loopback (const char *host);
 
 #endif

@@ -413,8 +413,23 @@ done:;
     return rc;
 }
 
+/* A metadata property of part into buf ("" when absent). */
+static void
+s_property (zmq_msg_t *part, const char *name, char *buf, size_t size)
+{
+    const char *value = zmq_msg_gets (part, name);
+    snprintf (buf, size, "%s", value ? value : "");
+}
+
 hearth_msg_t *
 hearth_msg_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_error_t *err)
+{
+    return hearth_msg_recv_from (sock, routing_id_p, NULL, err);
+}
+
+hearth_msg_t *
+hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
+                      hearth_sender_t *sender, hearth_error_t *err)
 {
     /* The routing id and the header frames stay in zmq_msg_t's; only the
        binary frames become zframes. */
@@ -444,6 +459,15 @@ hearth_msg_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_error_t *err)
     }
     hearth_msg_t *self = NULL;
     size_t first = routing_id_p ? 1 : 0;
+    if (sender && nparts > 0) {
+        /* Every part of a message carries its connection's metadata. */
+        s_property (&part[nparts - 1], "Peer-Address", sender->address,
+                    sizeof sender->address);
+        s_property (&part[nparts - 1], "User-Id", sender->user_id,
+                    sizeof sender->user_id);
+    }
+    else if (sender)
+        *sender = (hearth_sender_t){""};
     if (!ok)
         hearth_errcode (err, "recv_failed", "receive failed: %s",
                         zmq_strerror (errno));

@@ -158,6 +158,18 @@ int hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
 hearth_msg_t *hearth_msg_recv (zsock_t *sock, zframe_t **routing_id_p,
                                hearth_error_t *err);
 
+/* Who sent a message, as libzmq knows it (its connection's metadata). */
+typedef struct {
+    char address[64]; /* "Peer-Address": the peer's IP, or "" */
+    char user_id[64]; /* "User-Id" the ZAP handler gave it, or "" */
+} hearth_sender_t;
+
+/* hearth_msg_recv, and the sender's address and ZAP user id into *sender
+   (filled whenever a message part arrived, even when decoding fails). */
+hearth_msg_t *hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
+                                    hearth_sender_t *sender,
+                                    hearth_error_t *err);
+
 /* Send ERROR {code, message, command} to a peer.  Returns 0 or -1. */
 int hearth_send_error (zsock_t *sock, zframe_t *routing_id, const char *code,
                        const char *message, const char *command);

@@ -21,15 +21,20 @@ static const size_t s_max_remembered = 4096;
 /* Socket monitors watched at most. */
 enum { s_max_watched = 8 };
 
+struct hearth_refusals {
+    zhash_t *logged; /* peer -> last log time (ms) */
+    size_t count;    /* refusals counted */
+};
+
 struct hearth_zap {
     char *dir;                        /* the allow directory */
     zsock_t *handler;                 /* REP bound to the ZAP endpoint */
     zhash_t *allowed;                 /* Z85 public key -> file name */
-    zhash_t *logged;                  /* address -> last log time (ms) */
+    size_t removed;                   /* keys the last reload removed */
+    hearth_refusals_t *refusals;      /* the refusal log */
     zsock_t *monitors[s_max_watched]; /* PAIRs receiving socket events */
     char *monitor_names[s_max_watched];
     size_t nmonitors;
-    size_t refusals; /* refusals seen */
 };
 
 static void
@@ -49,15 +54,45 @@ s_host_of (const char *address, char *buf, size_t size)
         *colon = '\0';
 }
 
-/* Log a refusal of a peer, at most once a minute per host. */
-static void
-s_refused (hearth_zap_t *self, const char *peer, const char *why)
+hearth_refusals_t *
+hearth_refusals_new (void)
 {
-    char address[256];
+    hearth_refusals_t *self = calloc (1, sizeof *self);
+    if (self && !(self->logged = zhash_new ())) {
+        free (self);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return self;
+}
+
+void
+hearth_refusals_destroy (hearth_refusals_t **self_p)
+{
+    hearth_refusals_t *self = *self_p;
+    if (!self)
+        return;
+    zhash_destroy (&self->logged);
+    free (self);
+    *self_p = NULL;
+}
+
+size_t
+hearth_refusals_count (const hearth_refusals_t *self)
+{
+    return self->count;
+}
+
+void
+hearth_refusals_log (hearth_refusals_t *self, const char *peer,
+                     const char *about, const char *why)
+{
+    char address[200], key[256];
     s_host_of (peer, address, sizeof address);
-    self->refusals++;
+    snprintf (key, sizeof key, "%s %s", address, about ? about : "");
+    self->count++;
     int64_t now = zclock_mono ();
-    int64_t *last = zhash_lookup (self->logged, address);
+    int64_t *last = zhash_lookup (self->logged, key);
     if (last && now - *last < s_log_period_ms)
         return;
     if (!last) {
@@ -66,10 +101,12 @@ s_refused (hearth_zap_t *self, const char *peer, const char *why)
             self->logged = zhash_new ();
         }
         last = malloc (sizeof *last);
-        if (!last || !self->logged)
+        if (!last || !self->logged) {
+            free (last);
             return;
-        zhash_insert (self->logged, address, last);
-        zhash_freefn (self->logged, address, s_free);
+        }
+        zhash_insert (self->logged, key, last);
+        zhash_freefn (self->logged, key, s_free);
     }
     *last = now;
     log_warn ("refused %s: %s", address, why);
@@ -118,6 +155,11 @@ hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err)
     zhash_t *keys = s_load_dir (self->dir, err);
     if (!keys)
         return -1;
+    self->removed = 0;
+    for (void *name = self->allowed ? zhash_first (self->allowed) : NULL; name;
+         name = zhash_next (self->allowed))
+        if (!zhash_lookup (keys, zhash_cursor (self->allowed)))
+            self->removed++;
     zhash_destroy (&self->allowed);
     self->allowed = keys;
     log_info ("%zu client keys admitted from %s", zhash_size (keys), self->dir);
@@ -133,7 +175,7 @@ hearth_zap_new (const char *allow_dir, hearth_error_t *err)
 {
     hearth_zap_t *self = calloc (1, sizeof *self);
     if (!self || !(self->dir = strdup (allow_dir))
-        || !(self->logged = zhash_new ())) {
+        || !(self->refusals = hearth_refusals_new ())) {
         hearth_errprintf (err, "out of memory");
         hearth_zap_destroy (&self);
         return NULL;
@@ -160,7 +202,7 @@ hearth_zap_destroy (hearth_zap_t **self_p)
     }
     hearth_sock_destroy (&self->handler);
     zhash_destroy (&self->allowed);
-    zhash_destroy (&self->logged);
+    hearth_refusals_destroy (&self->refusals);
     free (self->dir);
     free (self);
     *self_p = NULL;
@@ -173,9 +215,31 @@ hearth_zap_size (const hearth_zap_t *self)
 }
 
 size_t
+hearth_zap_removed (const hearth_zap_t *self)
+{
+    return self->removed;
+}
+
+size_t
 hearth_zap_refusals (const hearth_zap_t *self)
 {
-    return self->refusals;
+    return hearth_refusals_count (self->refusals);
+}
+
+bool
+hearth_zap_admits (hearth_zap_t *self, const char *user_id, const char *address)
+{
+    if (zhash_lookup (self->allowed, user_id))
+        return true;
+    char why[192];
+    snprintf (why, sizeof why,
+              "CURVE key %s was removed from the allow directory: its "
+              "messages are dropped",
+              user_id[0] ? user_id : "(none)");
+    /* A line per key: only keys once admitted get here. */
+    hearth_refusals_log (self->refusals, address[0] ? address : "?", user_id,
+                         why);
+    return false;
 }
 
 zsock_t *
@@ -210,19 +274,27 @@ s_handle_one (hearth_zap_t *self, zmsg_t *req)
     char *mechanism = zmsg_popstr (req);
     zframe_t *key = zmsg_pop (req);
     char txt[HEARTH_KEY_TXT_LEN + 1] = "";
+    bool ours = domain && streq (domain, HEARTH_ZAP_DOMAIN);
     const char *name = NULL;
-    if (mechanism && streq (mechanism, "CURVE") && key
+    if (ours && mechanism && streq (mechanism, "CURVE") && key
         && zframe_size (key) == 32) {
         zmq_z85_encode (txt, zframe_data (key), 32);
         name = zhash_lookup (self->allowed, txt);
     }
-    if (name)
-        s_reply (self->handler, "1.0", request_id, "200", "OK", name);
+    if (name) /* the key is the User-Id: hearth_zap_admits() checks it */
+        s_reply (self->handler, "1.0", request_id, "200", "OK", txt);
     else {
-        char why[128];
-        snprintf (why, sizeof why, "%s key %s is not in the allow directory",
-                  mechanism ? mechanism : "no", txt[0] ? txt : "(none)");
-        s_refused (self, address ? address : "?", why);
+        char why[160];
+        if (!ours)
+            snprintf (why, sizeof why,
+                      "a socket of ZAP domain '%.40s', not '%s'",
+                      domain ? domain : "", HEARTH_ZAP_DOMAIN);
+        else
+            snprintf (why, sizeof why,
+                      "%s key %s is not in the allow directory",
+                      mechanism ? mechanism : "no", txt[0] ? txt : "(none)");
+        hearth_refusals_log (self->refusals, address ? address : "?", NULL,
+                             why);
         s_reply (self->handler, "1.0", request_id, "400", "not admitted", "");
     }
     free (version);
@@ -300,7 +372,8 @@ hearth_zap_on_monitor (hearth_zap_t *self, zsock_t *monitor)
                       : "a peer without the right keys");
         /* ZAP refusals were logged by the handler already. */
         if (id != ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
-            s_refused (self, address ? address : "?", why);
+            hearth_refusals_log (self->refusals, address ? address : "?", NULL,
+                                 why);
         free (address);
     }
     zmsg_destroy (&msg);

@@ -9,9 +9,17 @@
     (daemons do it on SIGHUP).
 
     Refusals are logged once per peer address per minute: those the
-    handler decides (an unknown key), and, through a socket monitor
-    (hearth_zap_watch), handshakes that fail before it is asked (a peer
-    with no key, or one that expects another server key).
+    handler decides (an unknown key, a foreign ZAP domain), and, through a
+    socket monitor (hearth_zap_watch), handshakes that fail before it is
+    asked (a peer with no key, or one that expects another server key).
+
+    An admitted client's ZAP User-Id is its public key (Z85), which libzmq
+    attaches to every message of the connection: hearth_zap_admits() tells
+    whether a message's sender is still admitted after a reload, so that
+    removing a key cuts off connections made before the removal too.
+
+    The refusal log (hearth_refusals_t) serves other refusing code too
+    (the driver's executor socket): one line per peer per minute.
 */
 #ifndef HEARTH_ZAP_H
 #define HEARTH_ZAP_H
@@ -21,6 +29,23 @@
 #include "libcore/error.h"
 
 typedef struct hearth_zap hearth_zap_t;
+typedef struct hearth_refusals hearth_refusals_t;
+
+/* A log of refusals, rate-limited per peer.  NULL (errno) on failure. */
+hearth_refusals_t *hearth_refusals_new (void);
+void hearth_refusals_destroy (hearth_refusals_t **self_p);
+
+/* Count a refusal and log "refused HOST: WHY" (WARN), unless the same
+   host and about were logged less than a minute ago.  peer is a host or
+   a URL (tcp://HOST:PORT, logged as HOST); about (may be NULL) sets
+   apart refusals of one host that each deserve a line, such as
+   different keys that were once admitted (never anything a stranger
+   can vary at will: that would flood the log). */
+void hearth_refusals_log (hearth_refusals_t *self, const char *peer,
+                          const char *about, const char *why);
+
+/* Refusals counted (logged or not). */
+size_t hearth_refusals_count (const hearth_refusals_t *self);
 
 /* The ZAP domain Hearth's servers use. */
 #define HEARTH_ZAP_DOMAIN "hearth"
@@ -32,6 +57,16 @@ void hearth_zap_destroy (hearth_zap_t **self_p);
 /* Re-read the allow directory.  Returns the number of keys admitted, or
    -1 with err (the previous keys stay in force). */
 int hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err);
+
+/* Keys the last successful reload removed (0 after hearth_zap_new). */
+size_t hearth_zap_removed (const hearth_zap_t *self);
+
+/* True if a message whose connection has ZAP User-Id user_id (a public
+   key, from hearth_sender_t) may be handled: its key is admitted now.
+   Otherwise the refusal is logged (once a minute per key, naming the
+   peer's address) and the caller drops the message. */
+bool hearth_zap_admits (hearth_zap_t *self, const char *user_id,
+                        const char *address);
 
 /* Keys admitted now. */
 size_t hearth_zap_size (const hearth_zap_t *self);

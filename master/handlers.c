@@ -401,7 +401,8 @@ s_same_driver (const reg_app_t *app, const cJSON *b)
     const char *token = hearth_json_str (b, "token");
     return app->state <= APP_RUNNING
            && strcmp (app->driver_url, hearth_json_str (b, "driver_url")) == 0
-           && (!app->token || (token && strcmp (app->token, token) == 0));
+           && (!app->token
+               || (token && hearth_keys_token_eq (app->token, token)));
 }
 
 static void

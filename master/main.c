@@ -2,7 +2,9 @@
     recover.c), the event loop and its periodic tick (expire silent workers
     and drivers, heartbeat everyone, forget long-dead workers, sync the
     journal, schedule), and a clean stop on SIGTERM or SIGINT.  SIGHUP
-    reopens the log file. */
+    reopens the log file and re-reads the allow directory; with CURVE,
+    every message's sender is checked against it (removed keys are cut
+    off). */
 #include "config.h"
 
 #include <errno.h>
@@ -27,6 +29,10 @@ static const int s_max_batch = 256;
 static const size_t s_max_expire_per_tick = 1000;
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
 static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
+/* Binding the events socket again after SIGHUP: tries, and the pause
+   between them (its old listener closes asynchronously). */
+static const int s_rebind_tries = 100;
+static const int s_rebind_pause_ms = 10;
 
 /* Option rows: name, type, default, metavar, help (and range, alias). */
 #define OPT(n, t, d, mv, h)                                                    \
@@ -115,14 +121,23 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     master_t *m = arg;
+    /* With CURVE, each message's sender must still be admitted (its key
+       may have left the allow directory since it connected). */
+    hearth_zap_t *zap = m->curve.zap;
+    hearth_sender_t peer;
     for (int n = 0; n < s_max_batch && (zsock_events (sock) & ZMQ_POLLIN);
          n++) {
         zframe_t *rid = NULL;
         hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv (sock, &rid, &err);
-        if (msg)
+        hearth_msg_t *msg =
+            hearth_msg_recv_from (sock, &rid, zap ? &peer : NULL, &err);
+        /* A refused peer's messages are dropped: it goes silent, and
+           liveness ends it. */
+        bool refused =
+            zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
+        if (msg && !refused)
             master_dispatch (m, rid, msg);
-        else if (rid)
+        else if (rid && !refused)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
         hearth_msg_destroy (&msg);
@@ -180,6 +195,47 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     return 0;
 }
 
+/* After keys were removed: a PUB socket cannot refuse a subscriber
+   message by message, so end all its connections (unbind, and bind again
+   at the same address).  Subscribers reconnect on their own, through the
+   ZAP handler, which admits only the keys still allowed. */
+static void
+s_reconnect_subscribers (master_t *m)
+{
+    char *endpoint = zsock_last_endpoint (m->pub);
+    int rc = endpoint ? zsock_unbind (m->pub, "%s", endpoint) : -1;
+    /* The old listener closes in libzmq's I/O thread: wait for its port
+       (a try or two). */
+    for (int i = 0; rc == 0 && i < s_rebind_tries; i++) {
+        if (zsock_bind (m->pub, "%s", endpoint) >= 0)
+            break;
+        if (i + 1 == s_rebind_tries)
+            rc = -1;
+        zclock_sleep (s_rebind_pause_ms);
+    }
+    if (rc < 0)
+        log_error ("cannot bind the events socket again at %s: %s",
+                   endpoint ? endpoint : "?", zmq_strerror (errno));
+    else
+        log_info ("keys removed: the events socket's subscribers connect "
+                  "again, and only admitted keys get through");
+    free (endpoint);
+}
+
+static void
+s_on_sighup (master_t *m)
+{
+    hearth_error_t err;
+    log_info ("SIGHUP: reopening the log");
+    hearth_log_reopen ();
+    if (!m->curve.zap)
+        return;
+    if (hearth_zap_reload (m->curve.zap, &err) < 0)
+        log_error ("%s", err.text);
+    else if (hearth_zap_removed (m->curve.zap) > 0)
+        s_reconnect_subscribers (m);
+}
+
 static int
 s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 {
@@ -187,12 +243,7 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     int sig;
     while ((sig = hearth_signalfd_read (item->fd)) > 0) {
         if (sig == SIGHUP) {
-            master_t *m = arg;
-            hearth_error_t err;
-            log_info ("SIGHUP: reopening the log");
-            hearth_log_reopen ();
-            if (m->curve.zap && hearth_zap_reload (m->curve.zap, &err) < 0)
-                log_error ("%s", err.text);
+            s_on_sighup (arg);
             continue;
         }
         log_info ("%s: stopping", strsignal (sig));

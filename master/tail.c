@@ -394,7 +394,10 @@ main (int argc, char **argv)
         return 1;
     int rc = s_parse (&t, argc, argv);
     hearth_error_t err;
-    if (rc > 0 && hearth_curve_client_setup (&t.curve, t.conf, &err) < 0) {
+    if (rc > 0
+        && hearth_curve_client_setup (&t.curve, t.conf,
+                                      hearth_conf_str (t.conf, "master"), &err)
+               < 0) {
         fprintf (stderr, "hearth-tail: %s\n", err.text);
         rc = -1;
     }

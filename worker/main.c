@@ -283,7 +283,8 @@ s_setup (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "heartbeat-interval must be at least "
                                       "1ms");
     if (s_identity (w, err) < 0 || s_resources (w, err) < 0
-        || hearth_curve_client_setup (&w->curve, w->conf, err) < 0)
+        || hearth_curve_client_setup (&w->curve, w->conf, w->master_url, err)
+               < 0)
         return -1;
     const char *pidfile = hearth_conf_str (w->conf, "pid-file");
     if (pidfile && !(w->pidfile = hearth_pidfile_open (pidfile, err)))

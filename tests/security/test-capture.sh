@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The traffic of a job on a cluster with keys, captured on the loopback
-# ports of its master and driver, holds none of the command names or task
-# arguments in clear text -- while the same job without keys shows them
-# (so the check can fail).  Skipped where no capture is possible.
+# The traffic of a worker's registration and a job on a cluster with
+# keys, captured on the loopback ports of its master and of its driver,
+# each port checked on its own, holds none of the protocol's tag, command
+# names or task arguments in clear text -- while the same run without
+# keys shows them on each port (so the checks can fail).  Skipped where
+# no capture is possible.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../driver/lib-driver.sh"
 . "$(dirname "$0")/lib-security.sh"
@@ -22,40 +24,60 @@ kill "$probe"; wait "$probe" 2>/dev/null
 
 J=$(job marked '{"name":"marked","stages":[{"name":"s","tasks":[{"cmd":["echo","sekrit-argument-{i}"],"count":20}]}]}')
 
-# run_captured NAME SUBMIT-ARGS...: the job on the current cluster, with
-# the traffic of the master's and the driver's ports in $T/NAME.txt.
+# run_captured NAME SUBMIT-ARGS...: a worker (with $WORKER_KEYS) and then
+# the job on the current master, captured from before the worker
+# registers; the traffic of the master's port in $T/NAME-master.txt, of
+# the driver's port in $T/NAME-driver.txt.
 run_captured() {
   local name=$1; shift
   tcpdump -Z root -i lo --immediate-mode -U -w "$T/$name.pcap" tcp >/dev/null 2>"$T/$name.tcpdump" &
   local cap=$!
   PIDS+=($cap)
   wait_for 10 grep -q 'listening on' "$T/$name.tcpdump" || return 1
+  # shellcheck disable=SC2086
+  start_worker "$name" $WORKER_KEYS || return 1
   submit --master "$MASTER_URL" --log-level info "$@" "$J"
   local rc=$?
   sleep 0.5
   kill -INT "$cap"; wait "$cap" 2>/dev/null
   local dport
   dport=$(sed -n 's/.*executors connect to tcp:[^ ]*:\([0-9]*\).*/\1/p' "$T/err" | head -1)
-  tcpdump -r "$T/$name.pcap" -A "tcp port $MASTER_PORT or tcp port $dport" \
-    >"$T/$name.txt" 2>/dev/null
+  tcpdump -r "$T/$name.pcap" -A "tcp port $MASTER_PORT" \
+    >"$T/$name-master.txt" 2>/dev/null
+  tcpdump -r "$T/$name.pcap" -A "tcp port ${dport:-1}" \
+    >"$T/$name-driver.txt" 2>/dev/null
   return $rc
 }
-secrets_in() { grep -c -e REGISTER_WORKER -e LAUNCH_TASKS -e STATUS_UPDATE -e sekrit-argument "$1"; }
+# The words that give a link away: the protocol's tag and command names
+# the master's port carries, the driver's commands and a task's argument.
+MASTER_WORDS=(HEARTH/ HEARTBEAT REGISTER_WORKER REGISTER_APPLICATION LAUNCH_EXECUTOR)
+DRIVER_WORDS=(HEARTH/ LAUNCH_TASKS STATUS_UPDATE sekrit-argument)
+shows() { grep -q -F -- "$2" "$1"; }
 
 start_master || exit 1
-start_worker plain || exit 1
+WORKER_KEYS=
 check "without keys, the job runs" run_captured plain
-check "... and its capture shows commands and arguments in clear" \
-  test "$(secrets_in "$T/plain.txt")" -gt 0
+for w in "${MASTER_WORDS[@]}"; do
+  check "... the master's port shows $w in clear" shows "$T/plain-master.txt" "$w"
+done
+for w in "${DRIVER_WORDS[@]}"; do
+  check "... the driver's port shows $w in clear" shows "$T/plain-driver.txt" "$w"
+done
 kill -TERM "$MASTER_PID" "$PID_plain"; wait "$MASTER_PID" "$PID_plain" 2>/dev/null
 
 make_keys || exit 1
 secure_master || exit 1
-# shellcheck disable=SC2046
-start_worker w1 $(client_keys w1) || exit 1
+WORKER_KEYS=$(client_keys w1)
 # shellcheck disable=SC2046
 check "with keys, the job runs" run_captured secure $(client_keys client)
-check "... its capture is not empty" test -s "$T/secure.txt"
-check "... and shows no command name and no task argument" \
-  test "$(secrets_in "$T/secure.txt")" -eq 0
+check "... the capture of the master's port is not empty" \
+  test "$(grep -c 'length [1-9]' "$T/secure-master.txt")" -gt 10
+check "... nor that of the driver's port" \
+  test "$(grep -c 'length [1-9]' "$T/secure-driver.txt")" -gt 2
+for w in "${MASTER_WORDS[@]}"; do
+  check "... the master's port shows no $w" eval "! shows '$T/secure-master.txt' '$w'"
+done
+for w in "${DRIVER_WORDS[@]}"; do
+  check "... the driver's port shows no $w" eval "! shows '$T/secure-driver.txt' '$w'"
+done
 finish

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # A cluster with keys: workers and a job with keys are served; a worker, a
-# submit and a tail with no key, with a key not admitted, or with the
-# wrong master key are refused and change nothing, while the master keeps
-# serving the others; an executor with a wrong token is refused by the
-# driver; a client key removed from the allow directory is refused after
-# SIGHUP.
+# submit and a tail (state and events) with no key, with a key not
+# admitted, or with the wrong master key are refused and change nothing,
+# while the master keeps serving the others; executors with a wrong token
+# are refused by the driver, logged once with their real address, while
+# the job runs on; a client key added then removed, with SIGHUP, is
+# admitted then refused -- a worker and an event tail already connected
+# included: the worker is declared DEAD, the tail gets no more events.
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../driver/lib-driver.sh"
 . "$(dirname "$0")/lib-security.sh"
@@ -30,19 +32,26 @@ check "... and its result is right" grep -qx 200 "$T/out"
 
 # --- refused peers ------------------------------------------------------
 "$BIN/hearth-keygen" "$T/other" >/dev/null
-rogue() { # NAME ARGS...: a worker that should not get in
+rogue() { # NAME ARGS...: a worker that should not get in; sets ROGUE_NAME
   local name=$1; shift
   "$BIN/hearth-worker" --master "$MASTER_URL" --work-dir "$T/$name" \
     --ready-file "$T/$name.ready" --heartbeat-interval "${INTERVAL_MS}ms" \
     "$@" >>"$T/$name.log" 2>&1 &
   PIDS+=($!)
+  printf -v "ROGUE_$name" '%s' "$!"
 }
 rogue nokey
 rogue unknown --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key"
 rogue wrongmaster --curve-secret "$K/w1.key_secret" --master-key "$T/other/master.key"
 sleep 2
+# Refused, not crashed: still running, still trying, never answered.
 for r in nokey unknown wrongmaster; do
+  pid_var=ROGUE_$r
   check "a worker with $r keys does not register" test ! -s "$T/$r.ready"
+  check "... it is still running (refused, not crashed)" kill -0 "${!pid_var}"
+  check "... and tried again and again without an answer" \
+    test "$(count_lines "$T/$r.log" 'registering with')" -ge 2
+  check "... never registered" eval "! grep -q 'registered with' '$T/$r.log'"
 done
 check "the master still has exactly its 2 workers" two_alive
 
@@ -58,6 +67,10 @@ check "... and says the master did not answer" grep -q 'did not register the app
 submit --master "$MASTER_URL" --register-timeout 2s \
   --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key" "$J"
 check "a submit with a key not admitted cannot either" test $? -ne 0
+submit --master "$MASTER_URL" --register-timeout 2s \
+  --curve-secret "$K/client.key_secret" --master-key "$T/other/master.key" "$J"
+check "a submit with the wrong master key cannot either" test $? -ne 0
+check "... and says the master did not answer" grep -q 'did not register the application' "$T/err"
 check "the refused submits left no application behind" \
   eval '[[ $(state_as client | jq ".apps | length") == 1 ]]'
 check "the master logged the refusals with the peer's address" \
@@ -66,41 +79,68 @@ check "the master logged the refusals with the peer's address" \
 check "the master still serves the legitimate peers" \
   submit --master "$MASTER_URL" $(client_keys client) "$J"
 
-# --- an executor with a wrong token ------------------------------------------
-L=$(job long '{"name":"long","stages":[{"name":"s","tasks":[{"cmd":["sleep","60"]}]}]}')
+# A refused peer gets no event either: tails straight to the events socket.
+follow() { # NAME ARGS...: hearth-tail following events to $T/NAME.events
+  local name=$1; shift
+  "$BIN/hearth-tail" --master "$MASTER_URL" --events "$EVENTS_URL" --json \
+    "$@" >"$T/$name.events" 2>"$T/$name.tail.err" &
+  PIDS+=($!)
+  printf -v "TAIL_$name" '%s' "$!"
+}
+# shellcheck disable=SC2046
+follow legit $(client_keys client)
+follow nokey_tail
+follow unknown_tail --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key"
+follow wrongmaster_tail --curve-secret "$K/client.key_secret" --master-key "$T/other/master.key"
+sleep 2.5
+check "a tail with a key receives heartbeat events" \
+  grep -q '"event":"heartbeat"' "$T/legit.events"
+for r in nokey_tail unknown_tail wrongmaster_tail; do
+  check "a $r receives nothing" test ! -s "$T/$r.events"
+done
+kill "$TAIL_legit" "$TAIL_nokey_tail" "$TAIL_unknown_tail" "$TAIL_wrongmaster_tail"
+wait "$TAIL_legit" "$TAIL_nokey_tail" "$TAIL_unknown_tail" "$TAIL_wrongmaster_tail" 2>/dev/null
+
+# --- executors with a wrong token ---------------------------------------
+P=$(job paced '{"name":"paced","stages":[{"name":"s","tasks":[{"cmd":["sleep","1"],"count":16}]}]}')
 # shellcheck disable=SC2046
 "$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys client) --log-level info \
-  --heartbeat-interval "${INTERVAL_MS}ms" "$L" >"$T/long.out" 2>"$T/long.err" &
-LONG=$!
-PIDS+=($LONG)
-check "a long application starts" \
-  wait_for 15 grep -q 'executor 0 registered' "$T/long.err"
-DRIVER_URL=$(sed -n 's/.*executors connect to \(tcp:[^ ]*\) (CURVE server key \(.*\))$/\1/p' "$T/long.err")
-DRIVER_KEY=$(sed -n 's/.*executors connect to \(tcp:[^ ]*\) (CURVE server key \(.*\))$/\2/p' "$T/long.err")
-APP=$(sed -n 's/.*application \(app-[0-9-]*\) registered.*/\1/p' "$T/long.err")
+  --heartbeat-interval "${INTERVAL_MS}ms" "$P" >"$T/paced.out" 2>"$T/paced.err" &
+PACED=$!
+PIDS+=($PACED)
+check "an application starts" \
+  wait_for 15 grep -q 'executor 0 registered' "$T/paced.err"
+DRIVER_URL=$(sed -n 's/.*executors connect to \(tcp:[^ ]*\) (CURVE server key \(.*\))$/\1/p' "$T/paced.err")
+DRIVER_KEY=$(sed -n 's/.*executors connect to \(tcp:[^ ]*\) (CURVE server key \(.*\))$/\2/p' "$T/paced.err")
+APP=$(sed -n 's/.*application \(app-[0-9-]*\) registered.*/\1/p' "$T/paced.err")
 check "the driver's link to executors has a CURVE key" test ${#DRIVER_KEY} -eq 40
-intruder() { # TOKEN: an executor presenting it; returns its exit status
+intruder() { # TOKEN: an executor presenting it, claiming another host
   HEARTH_DRIVER_KEY=$DRIVER_KEY HEARTH_TOKEN=$1 timeout 20 "$BIN/hearth-executor" \
-    --driver-url "$DRIVER_URL" --app-id "$APP" --exec-id 99 \
+    --driver-url "$DRIVER_URL" --app-id "$APP" --exec-id 99 --host 10.9.8.7 \
     --heartbeat-interval "${INTERVAL_MS}ms" >"$T/intruder.out" 2>"$T/intruder.err"
 }
-intruder not-the-token
-check "an executor with a wrong token is refused (exits 1)" test $? -eq 1
-check "... told so by the driver" grep -q 'refused' "$T/intruder.err"
-check "... and the driver logs it" \
-  wait_for 5 grep -q 'executor 99 .* presented a wrong token' "$T/long.err"
+for i in 1 2 3; do
+  intruder not-the-token
+  check "an executor with a wrong token is refused (exits 1, try $i)" test $? -eq 1
+  check "... told so by the driver" grep -q 'refused' "$T/intruder.err"
+done
+check "the driver logs it with the real address, not the claimed host" \
+  wait_for 5 grep -q 'refused 127.0.0.1: executor 99 (says host 10.9.8.7, pid [0-9]*) presented a wrong token' "$T/paced.err"
 HEARTH_TOKEN= intruder ""
-check "an executor with no token is refused too" \
-  wait_for 5 grep -q 'executor 99 .* presented no token' "$T/long.err"
+check "an executor with no token is refused too" test $? -eq 1
+check "... told so by the driver" grep -q 'refused' "$T/intruder.err"
+check "four refusals from one address: one log line" \
+  test "$(count_lines "$T/paced.err" 'presented .* token')" -eq 1
 HEARTH_DRIVER_KEY= timeout 20 "$BIN/hearth-executor" --driver-url "$DRIVER_URL" \
   --app-id "$APP" --exec-id 98 --heartbeat-interval "${INTERVAL_MS}ms" \
   >"$T/plain.out" 2>"$T/plain.err"
 check "an executor without the driver's key never gets through" \
   grep -q 'did not answer' "$T/plain.err"
-check "the intruders ran no task: the driver still has one executor" \
-  eval '! grep -q "executor 9[89] registered" "$T/long.err"'
-kill -TERM "$LONG"
-wait "$LONG" 2>/dev/null
+check "the application was still running meanwhile" kill -0 "$PACED"
+wait "$PACED"
+check "the job ran to its end on the good executors" test $? -eq 0
+check "the intruders ran no task" \
+  eval '! grep -q "executor 9[89] registered" "$T/paced.err"'
 
 # --- rotation: a client key removed, then SIGHUP --------------------------
 "$BIN/hearth-keygen" --client viewer "$K" >/dev/null
@@ -112,4 +152,49 @@ kill -HUP "$MASTER_PID"
 sleep 0.5
 check "its key removed, then SIGHUP: it is refused" eval '! served viewer'
 check "... while the others are still served" served client
+
+# --- rotation: peers already connected are cut off too --------------------
+"$BIN/hearth-keygen" --client watcher "$K" >/dev/null
+kill -HUP "$MASTER_PID"
+wait_for 5 served watcher
+# shellcheck disable=SC2046
+follow watcher $(client_keys watcher)
+# shellcheck disable=SC2046
+follow keeper $(client_keys client)
+check "a tail with a new key receives events" \
+  wait_for 5 grep -q '"event":"heartbeat"' "$T/watcher.events"
+W2_PUB=$(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/clients/w2.key")
+mv "$K/clients/w2.key" "$T/w2.key.removed"
+rm "$K/clients/watcher.key"
+kill -HUP "$MASTER_PID"
+w2_state() {
+  state_as client | jq -r --arg id "$ID_w2" '.workers[] | select(.id == $id) | .state'
+}
+w2_dead() { [[ $(w2_state) == DEAD ]]; }
+check "worker w2's key removed, then SIGHUP: w2 is declared DEAD" wait_for 10 w2_dead
+check "... its messages were refused, and the master says why" \
+  grep -qF "refused 127.0.0.1: CURVE key $W2_PUB was removed from the allow directory" "$T/master.log"
+check "... w2 never registered again" \
+  eval '[[ $(grep -c "worker $ID_w2 registered" "$T/master.log") == 1 ]]'
+one_alive() { [[ $(alive_workers) == 1 ]]; }
+check "w1 is still ALIVE" one_alive
+sleep 0.5
+watched=$(wc -c <"$T/watcher.events")
+kept=$(wc -c <"$T/keeper.events")
+sleep 1.5
+check "the event tail whose key was removed gets no more events" \
+  test "$(wc -c <"$T/watcher.events")" -eq "$watched"
+check "... while a tail with a key still admitted does" \
+  test "$(wc -c <"$T/keeper.events")" -gt "$kept"
+# shellcheck disable=SC2046
+check "a job still runs on w1" submit --master "$MASTER_URL" $(client_keys client) "$J"
+check "... and its result is right" grep -qx 200 "$T/out"
+kill -TERM "$PID_w2"; wait "$PID_w2" 2>/dev/null
+mv "$T/w2.key.removed" "$K/clients/w2.key"
+kill -HUP "$MASTER_PID"
+sleep 0.3
+# shellcheck disable=SC2046
+CORES=2 start_worker w2b $(client_keys w2)
+check "w2's key back, then SIGHUP: a new worker with it registers" test $? -eq 0
+check "two workers are ALIVE again" wait_for 10 two_alive
 finish

@@ -1,6 +1,7 @@
 /*  test_curve.c - CURVE settings from options, and ZAP admission on real
     sockets: an admitted client gets through, others do not, and a reload
-    of the allow directory takes effect. */
+    of the allow directory takes effect, on connections made before it
+    too (the key as ZAP User-Id); exact loopback addresses. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 
 #include "libcore/curve.h"
 #include "libcore/log.h"
+#include "libcore/proto.h"
 #include "tests/unit/testutil.h"
 
 static char s_dir[64], s_allow[96];
@@ -90,6 +92,28 @@ test_loopback (void **state)
     assert_false (hearth_host_is_loopback ("10.0.0.1"));
     assert_false (hearth_host_is_loopback ("*"));
     assert_false (hearth_host_is_loopback (NULL));
+    assert_false (hearth_host_is_loopback (""));
+    /* Names are not resolved: only the exact forms count. */
+    assert_false (hearth_host_is_loopback ("127.example.com"));
+    assert_false (hearth_host_is_loopback ("127.0.0.1.example.com"));
+    assert_false (hearth_host_is_loopback ("127.1"));
+    assert_false (hearth_host_is_loopback ("128.0.0.1"));
+    assert_false (hearth_host_is_loopback ("localhost.example.com"));
+    assert_false (hearth_host_is_loopback ("::"));
+    assert_false (hearth_host_is_loopback ("::ffff:10.0.0.1"));
+    /* URLs of the master, tcp://HOST:PORT. */
+    assert_true (hearth_host_is_loopback ("tcp://127.0.0.1:7077"));
+    assert_true (hearth_host_is_loopback ("tcp://127.255.0.9:1"));
+    assert_true (hearth_host_is_loopback ("tcp://localhost:7077"));
+    assert_true (hearth_host_is_loopback ("tcp://[::1]:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://127.example.com:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://10.0.0.1:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://0.0.0.0:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://::1:7077"));
+    assert_false (hearth_host_is_loopback ("tcp://127.0.0.1"));
+    assert_false (hearth_host_is_loopback ("tcp://127.0.0.1:"));
+    assert_false (hearth_host_is_loopback ("tcp://127.0.0.1:77x"));
+    assert_false (hearth_host_is_loopback ("ipc://127.0.0.1:7077"));
 }
 
 static void
@@ -128,11 +152,11 @@ test_client_settings (void **state)
     snprintf (master, sizeof master, "%s/master.key", s_dir);
     hearth_conf_t *conf =
         s_conf (s_client_opts, "master-key", master, NULL, NULL);
-    assert_int_equal (hearth_curve_client_setup (&c, conf, &err), -1);
+    assert_int_equal (hearth_curve_client_setup (&c, conf, NULL, &err), -1);
     assert_contains (err.text, "go together");
     hearth_conf_destroy (&conf);
     conf = s_conf (s_client_opts, "master-key", master, "curve-secret", secret);
-    assert_int_equal (hearth_curve_client_setup (&c, conf, &err), 0);
+    assert_int_equal (hearth_curve_client_setup (&c, conf, NULL, &err), 0);
     assert_true (hearth_curve_on (&c));
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     hearth_curve_client_opts (&c, &opts);
@@ -155,7 +179,7 @@ s_gets_through (hearth_curve_t *server, zsock_t *router, int port,
     hearth_conf_t *conf =
         s_conf (s_client_opts, "master-key", master, "curve-secret", secret);
     hearth_curve_t client;
-    assert_int_equal (hearth_curve_client_setup (&client, conf, &err), 0);
+    assert_int_equal (hearth_curve_client_setup (&client, conf, NULL, &err), 0);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     hearth_curve_client_opts (&client, &opts);
     zsock_t *dealer = hearth_sock_new (&opts, &err);
@@ -214,6 +238,159 @@ test_admission_and_reload (void **state)
     hearth_conf_destroy (&conf);
 }
 
+/* A server (ROUTER) and a client with key NAME connected to it, serving
+   ZAP from the test's thread. */
+typedef struct {
+    hearth_curve_t server; /* keys and ZAP handler */
+    hearth_conf_t *sconf;  /* the server's settings */
+    zsock_t *router;       /* the server's socket */
+    hearth_curve_t client; /* the client's keys */
+    hearth_conf_t *cconf;  /* the client's settings */
+    zsock_t *dealer;       /* the client's socket */
+} s_pair_t;
+
+static void
+s_pair_open (s_pair_t *p, const char *name, const char *domain)
+{
+    char secret[128], master[128], endpoint[64];
+    hearth_error_t err;
+    snprintf (secret, sizeof secret, "%s/master.key_secret", s_dir);
+    p->sconf =
+        s_conf (s_server_opts, "curve-secret", secret, "curve-allow", s_allow);
+    /* The previous server's ZAP endpoint is released by libzmq's reaper
+       thread, a moment after its socket is destroyed. */
+    int rc = -1;
+    for (int i = 0; rc < 0 && i < 100; i++) {
+        rc =
+            hearth_curve_server_setup (&p->server, p->sconf, "127.0.0.1", &err);
+        if (rc < 0)
+            zclock_sleep (10);
+    }
+    assert_int_equal (rc, 0);
+    hearth_sock_opts_t sopts = {.type = ZMQ_ROUTER};
+    hearth_curve_server_opts (&p->server, &sopts);
+    sopts.zap_domain = domain;
+    p->router = hearth_sock_new (&sopts, &err);
+    int port = hearth_sock_bind (p->router, "tcp://127.0.0.1:0", &err);
+    assert_true (port > 0);
+    snprintf (secret, sizeof secret, "%s/%s.key_secret", s_dir, name);
+    snprintf (master, sizeof master, "%s/master.key", s_dir);
+    p->cconf =
+        s_conf (s_client_opts, "master-key", master, "curve-secret", secret);
+    assert_int_equal (
+        hearth_curve_client_setup (&p->client, p->cconf, NULL, &err), 0);
+    hearth_sock_opts_t copts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&p->client, &copts);
+    p->dealer = hearth_sock_new (&copts, &err);
+    snprintf (endpoint, sizeof endpoint, "tcp://127.0.0.1:%d", port);
+    assert_int_equal (hearth_sock_connect (p->dealer, endpoint, &err), 0);
+}
+
+static void
+s_pair_close (s_pair_t *p)
+{
+    zsock_destroy (&p->dealer);
+    zsock_destroy (&p->router);
+    hearth_curve_cleanup (&p->client);
+    hearth_curve_cleanup (&p->server);
+    hearth_conf_destroy (&p->cconf);
+    hearth_conf_destroy (&p->sconf);
+}
+
+/* Send MASTER_STATE from the client; true if the server receives it
+   within a second, with who sent it in *sender. */
+static bool
+s_pair_message (s_pair_t *p, hearth_sender_t *sender)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
+    assert_int_equal (hearth_msg_send (&msg, p->dealer, NULL, NULL), 0);
+    zpoller_t *poller =
+        zpoller_new (p->router, hearth_zap_sock (p->server.zap), NULL);
+    bool through = false;
+    int64_t deadline = zclock_mono () + 1000;
+    while (!through && zclock_mono () < deadline) {
+        void *which = zpoller_wait (poller, 50);
+        if (which == hearth_zap_sock (p->server.zap))
+            hearth_zap_handle (p->server.zap);
+        else if (which == p->router) {
+            zframe_t *rid = NULL;
+            msg = hearth_msg_recv_from (p->router, &rid, sender, NULL);
+            through = msg != NULL;
+            hearth_msg_destroy (&msg);
+            zframe_destroy (&rid);
+        }
+    }
+    zpoller_destroy (&poller);
+    return through;
+}
+
+/* An admitted client's messages carry its key as ZAP User-Id and its
+   address; once its key is removed (reload), hearth_zap_admits() refuses
+   the messages of the connection it already has. */
+static void
+test_user_id_and_removal (void **state)
+{
+    (void) state;
+    char pub[128], key[HEARTH_KEY_TXT_LEN + 1];
+    hearth_error_t err;
+    s_make ("kept", true);
+    snprintf (pub, sizeof pub, "%s/kept.key", s_allow);
+    assert_int_equal (hearth_keys_load_public (pub, key, sizeof key, &err), 0);
+    s_pair_t p;
+    s_pair_open (&p, "kept", HEARTH_ZAP_DOMAIN);
+    hearth_sender_t sender;
+    assert_true (s_pair_message (&p, &sender));
+    assert_string_equal (sender.user_id, key);
+    assert_string_equal (sender.address, "127.0.0.1");
+    assert_true (hearth_zap_admits (p.server.zap, sender.user_id, ""));
+    assert_int_equal (hearth_zap_removed (p.server.zap), 0);
+    size_t refusals = hearth_zap_refusals (p.server.zap);
+    assert_int_equal (unlink (pub), 0);
+    assert_true (hearth_zap_reload (p.server.zap, &err) >= 0);
+    assert_int_equal (hearth_zap_removed (p.server.zap), 1);
+    /* The connection stays up, but its messages are no longer admitted. */
+    assert_true (s_pair_message (&p, &sender));
+    assert_string_equal (sender.user_id, key);
+    assert_false (
+        hearth_zap_admits (p.server.zap, sender.user_id, sender.address));
+    assert_int_equal (hearth_zap_refusals (p.server.zap), refusals + 1);
+    assert_false (hearth_zap_admits (p.server.zap, "", ""));
+    s_pair_close (&p);
+}
+
+/* The handler answers for Hearth's ZAP domain only. */
+static void
+test_foreign_domain (void **state)
+{
+    (void) state;
+    s_make ("visitor", true);
+    s_pair_t p;
+    hearth_sender_t sender;
+    s_pair_open (&p, "visitor", "another");
+    assert_false (s_pair_message (&p, &sender));
+    assert_true (hearth_zap_refusals (p.server.zap) >= 1);
+    s_pair_close (&p);
+    s_pair_open (&p, "visitor", HEARTH_ZAP_DOMAIN);
+    assert_true (s_pair_message (&p, &sender));
+    s_pair_close (&p);
+}
+
+/* The refusal log counts every refusal, whether it logs it or not. */
+static void
+test_refusals (void **state)
+{
+    (void) state;
+    hearth_refusals_t *r = hearth_refusals_new ();
+    assert_non_null (r);
+    for (int i = 0; i < 3; i++)
+        hearth_refusals_log (r, "tcp://10.0.0.5:4000", NULL, "test");
+    hearth_refusals_log (r, "10.0.0.6", "key", "test");
+    assert_int_equal (hearth_refusals_count (r), 4);
+    hearth_refusals_destroy (&r);
+    assert_null (r);
+    hearth_refusals_destroy (&r);
+}
+
 int
 main (void)
 {
@@ -223,6 +400,9 @@ main (void)
         cmocka_unit_test (test_server_settings),
         cmocka_unit_test (test_client_settings),
         cmocka_unit_test (test_admission_and_reload),
+        cmocka_unit_test (test_user_id_and_removal),
+        cmocka_unit_test (test_foreign_domain),
+        cmocka_unit_test (test_refusals),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }
