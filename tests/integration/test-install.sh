@@ -29,6 +29,10 @@ check "... no placeholder left" \
 check "installs the header" test -f "$D$includedir/hearth.h"
 check "installs libhearth" eval 'ls "$D$libdir"/libhearth.so* >/dev/null'
 check "installs hearth.pc" grep -q '^Libs: .*-lhearth' "$D$pkgconfigdir/hearth.pc"
+lib=$(ls "$D$libdir"/libhearth.so.* 2>/dev/null | head -1)
+check "libhearth exports exactly the functions hearth.h declares" \
+  test "$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)" = \
+  "$(grep -oE '\bhearth_[a-z_]+ \(' "$D$includedir/hearth.h" | tr -d ' (' | sort -u)"
 for c in workers.template hearth-env.sh.template master.env.template \
   worker.env.template; do
   check "installs the sample $c" test -f "$D$hearthconfdir/$c"
