@@ -116,6 +116,40 @@ master_now (void)
 
 /* --- the loop ---------------------------------------------------------- */
 
+/* A peer whose key left the allow directory: its worker or application
+   ends now, not when liveness notices its silence, so that the master
+   sends it nothing more (no LAUNCH_EXECUTOR, no token). */
+static void
+s_cut_off (master_t *m, zframe_t *rid)
+{
+    static const char why[] =
+        "its CURVE key was removed from the allow directory";
+    char reason[sizeof why + 32];
+    void *record;
+    switch (registry_peer (m->reg, rid, &record)) {
+    case PEER_WORKER: {
+        reg_worker_t *w = record;
+        if (w->state != WORKER_ALIVE)
+            break;
+        log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, why);
+        registry_worker_dead (m->reg, w, why, master_now ());
+        break;
+    }
+    case PEER_APP: {
+        reg_app_t *app = record;
+        if (app->state > APP_RUNNING)
+            break;
+        snprintf (reason, sizeof reason, "driver cut off: %s", why);
+        log_warn ("application %s FAILED: %s", app->id, reason);
+        registry_app_end (m->reg, app, APP_FAILED, reason, master_kill_executor,
+                          m);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
 static int
 s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
 {
@@ -131,13 +165,14 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
         hearth_error_t err;
         hearth_msg_t *msg =
             hearth_msg_recv_from (sock, &rid, zap ? &peer : NULL, &err);
-        /* A refused peer's messages are dropped: it goes silent, and
-           liveness ends it. */
+        /* A refused peer's messages are dropped, and its record ends. */
         bool refused =
             zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
-        if (msg && !refused)
+        if (refused)
+            s_cut_off (m, rid);
+        else if (msg)
             master_dispatch (m, rid, msg);
-        else if (rid && !refused)
+        else if (rid)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
         hearth_msg_destroy (&msg);

@@ -172,6 +172,9 @@ w2_state() {
 }
 w2_dead() { [[ $(w2_state) == DEAD ]]; }
 check "worker w2's key removed, then SIGHUP: w2 is declared DEAD" wait_for 10 w2_dead
+check "... at its next message, not after liveness x interval" \
+  grep -q "worker $ID_w2 .* is DEAD: its CURVE key was removed from the allow directory" \
+  "$T/master.log"
 check "... its messages were refused, and the master says why" \
   grep -qF "refused 127.0.0.1: CURVE key $W2_PUB was removed from the allow directory" "$T/master.log"
 check "... w2 never registered again" \
