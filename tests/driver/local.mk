@@ -28,7 +28,8 @@ DRIVER_TESTS = \
 	tests/driver/test-worker-stop-driver.sh \
 	tests/driver/test-progress.sh \
 	tests/driver/test-driver-retention.sh \
-	tests/driver/test-kill-app.sh
+	tests/driver/test-kill-app.sh \
+	tests/driver/test-fair.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
 	$(DRIVER_TESTS)
