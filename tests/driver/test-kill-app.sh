@@ -13,7 +13,7 @@ CORES=2 start_worker w1 || exit 1
 
 J=$(job forever '{"name":"forever","stages":[{"name":"s","tasks":[
   {"cmd":["sleep","60"],"count":2}]}]}')
-submit --master "$MASTER_URL" "$J" &
+submit --master "$MASTER_URL" --name "kill me" "$J" &
 SUB=$!
 PIDS+=($SUB)
 running() {
@@ -21,6 +21,8 @@ running() {
 }
 check "a client-mode job runs" wait_for 30 running
 APP=$(state_json | jq -r '.apps[] | select(.state == "RUNNING") | .id')
+check "... under the name --name gave it" jq_state \
+  ".apps[] | select(.id == \"$APP\") | .name == \"kill me\""
 check "... its tasks on the worker" wait_for 10 test -n "$(procs_in "$T/w1/$APP")"
 
 "$BIN/hearth-submit" --master "$MASTER_URL" --kill "$APP" >"$T/kill.out" 2>&1
