@@ -680,9 +680,10 @@ submit_kill_app (hearth_conf_t *conf, const char *app_id)
             : NULL;
     if (!r)
         rc = s_fail (1, "%s", req ? err.text : "out of memory");
-    else if (!hearth_json_bool (r->body, "ok", false))
-        rc = s_fail (1, "application %s: %s", app_id,
-                     hearth_json_str (r->body, "message"));
+    else if (!hearth_json_bool (r->body, "ok", false)) {
+        const char *why = hearth_json_str (r->body, "message");
+        rc = s_fail (1, "application %s: %s", app_id, why ? why : "refused");
+    }
     else
         printf ("application %s KILLED\n", app_id);
     hearth_msg_destroy (&r);

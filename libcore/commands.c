@@ -143,6 +143,7 @@ static const hearth_field_t b_register_worker[] = {
     F_WORKER_ID ("id", true), STR ("host", true, 1, MAX_HOST),
     F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
     STR ("version", true, 1, 64), STR ("work_dir", false, 0, 4096),
+    STR ("work_dir_id", false, 0, 128),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs), END};
 static const hearth_field_t b_registered_worker[] = {

@@ -97,8 +97,11 @@ hearth_refusals_log (hearth_refusals_t *self, const char *peer,
         return;
     if (!last) {
         if (zhash_size (self->logged) >= s_max_remembered) {
-            zhash_destroy (&self->logged);
-            self->logged = zhash_new ();
+            zhash_t *fresh = zhash_new (); /* on no memory: keep the old */
+            if (fresh) {
+                zhash_destroy (&self->logged);
+                self->logged = fresh;
+            }
         }
         last = malloc (sizeof *last);
         if (!last || !self->logged) {

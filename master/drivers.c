@@ -549,6 +549,23 @@ master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, false, id, text);
         return;
     }
+    master_driver_kill (m, d, text, sizeof text);
+    s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, true, id, text);
+}
+
+reg_driver_t *
+master_driver_of_app (master_t *m, const char *app_id)
+{
+    zlistx_t *drivers = registry_drivers (m->reg);
+    for (reg_driver_t *d = zlistx_first (drivers); d; d = zlistx_next (drivers))
+        if (strcmp (d->app_id, app_id) == 0)
+            return d;
+    return NULL;
+}
+
+void
+master_driver_kill (master_t *m, reg_driver_t *d, char *text, size_t size)
+{
     log_info ("driver %s: kill requested", d->id);
     registry_driver_kill_requested (m->reg, d);
     /* Its application ends now, KILLED, whatever the driver says while it
@@ -558,17 +575,16 @@ master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         registry_app_end (m->reg, app, APP_KILLED, "its driver was killed",
                           master_kill_executor, m);
     if (d->worker) {
-        snprintf (text, sizeof text, "stopping it on %s", d->worker->id);
+        snprintf (text, size, "stopping it on %s", d->worker->id);
         s_send_kill (m, d, d->worker);
     }
     else {
-        snprintf (text, sizeof text, "killed before it was launched");
+        snprintf (text, size, "killed before it was launched");
         registry_driver_update_t u = {.state = DRIVER_KILLED,
                                       .error = "killed by request",
                                       .exit_status = -1};
         registry_driver_set_state (m->reg, d, &u);
     }
-    s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, true, id, text);
 }
 
 /* --- DRIVER_LOG, relayed ----------------------------------------------- */

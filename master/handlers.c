@@ -148,24 +148,26 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
     }
 }
 
-/* A worker registering with the host and work dir of another live one
-   replaced it: a worker holds its work dir's lock while it runs and kills
-   what an earlier one left there, so the earlier one is gone, with its
-   executors.  Say so now rather than after liveness x interval. */
+/* A worker registering under a new id with the work dir of another live
+   one replaced it: a worker holds its work dir's lock while it runs and
+   kills what an earlier one left there, so the earlier one is gone, with
+   its executors.  Say so now rather than after liveness x interval.  The
+   work dir is told by work_dir_id (the machine's boot and the lock file's
+   device and inode), not by host and path: two workers on one host may
+   use the same path in different mount namespaces. */
 static void
-s_replaced (master_t *m, const char *id, const char *host, const char *work_dir)
+s_replaced (master_t *m, const char *id, const char *work_dir_id)
 {
-    if (!work_dir)
+    if (!work_dir_id || !work_dir_id[0])
         return;
     zlistx_t *workers = registry_workers (m->reg);
     for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
-        if (w->state == WORKER_ALIVE && strcmp (w->id, id) != 0 && w->work_dir
-            && strcmp (w->work_dir, work_dir) == 0
-            && strcmp (w->host, host) == 0) {
+        if (w->state == WORKER_ALIVE && strcmp (w->id, id) != 0
+            && w->work_dir_id && strcmp (w->work_dir_id, work_dir_id) == 0) {
             char reason[HEARTH_ID_MAX + 64];
             snprintf (reason, sizeof reason, "replaced by worker %s", id);
             log_warn ("worker %s (%s) is DEAD: %s in %s", w->id, w->host,
-                      reason, work_dir);
+                      reason, w->work_dir ? w->work_dir : "its work dir");
             registry_worker_dead (m->reg, w, reason, master_now ());
             return; /* only one can have held the lock */
         }
@@ -186,14 +188,15 @@ s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                         "duplicate worker id");
         return;
     }
-    s_replaced (m, id, host, hearth_json_str (b, "work_dir"));
+    s_replaced (m, id, hearth_json_str (b, "work_dir_id"));
     registry_worker_desc_t desc = {id,
                                    host,
                                    hearth_json_str (b, "version"),
                                    hearth_json_str (b, "work_dir"),
                                    (int) hearth_json_int (b, "cores", 1),
                                    hearth_json_int (b, "memory_mb", 1),
-                                   rid};
+                                   rid,
+                                   hearth_json_str (b, "work_dir_id")};
     reg_worker_t *w = registry_worker_register (m->reg, &desc, master_now ());
     if (!w) {
         s_reply_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED,
@@ -518,8 +521,15 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     if (!ok)
         return;
     log_info ("application %s killed on request", id);
-    registry_app_end (m->reg, app, APP_KILLED, "killed by request",
-                      master_kill_executor, m);
+    /* A cluster-mode driver's application: the driver goes too, and a
+       supervised one is not relaunched (as with --kill DRIVER_ID). */
+    reg_driver_t *d = master_driver_of_app (m, id);
+    char text[300];
+    if (d)
+        master_driver_kill (m, d, text, sizeof text);
+    else
+        registry_app_end (m->reg, app, APP_KILLED, "killed by request",
+                          master_kill_executor, m);
 }
 
 /* A driver gave up on one of its executors (silent: hung, or cut off

@@ -142,6 +142,13 @@ void master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg);
 void master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg);
 void master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg);
 void master_driver_log_response (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+
+/* The active cluster-mode driver whose application this is, or NULL. */
+reg_driver_t *master_driver_of_app (master_t *m, const char *app_id);
+
+/* Kill a driver that has not ended: it is not relaunched, its application
+   ends KILLED, its worker stops it.  text says what was done. */
+void master_driver_kill (master_t *m, reg_driver_t *d, char *text, size_t size);
 void master_driver_state_changed (master_t *m, zframe_t *rid,
                                   hearth_msg_t *msg);
 /* Send LAUNCH_DRIVER for d, just placed on d->worker. */

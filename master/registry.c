@@ -436,6 +436,7 @@ s_worker_free (reg_worker_t **w_p)
     free (w->host);
     free (w->version);
     free (w->work_dir);
+    free (w->work_dir_id);
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);
@@ -476,7 +477,8 @@ s_worker_fill (registry_t *self, reg_worker_t *w,
     if ((desc->routing_id && !rid)
         || registry__set_str (&w->host, desc->host) < 0
         || registry__set_str (&w->version, desc->version) < 0
-        || registry__set_str (&w->work_dir, desc->work_dir) < 0) {
+        || registry__set_str (&w->work_dir, desc->work_dir) < 0
+        || registry__set_str (&w->work_dir_id, desc->work_dir_id) < 0) {
         zframe_destroy (&rid);
         return -1;
     }

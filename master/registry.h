@@ -72,6 +72,7 @@ struct reg_worker {
     char *host;                 /* address it advertises */
     char *version;              /* its Hearth version */
     char *work_dir;             /* its work dir, or NULL */
+    char *work_dir_id;          /* what tells its work dir apart, or NULL */
     int cores;                  /* cores it offers */
     int64_t memory_mb;          /* memory it offers, MiB */
     int cores_used;             /* cores of executors placed here */
@@ -213,6 +214,7 @@ typedef struct {
     int cores;                                  /* cores offered */
     int64_t memory_mb;                          /* memory offered */
     zframe_t *routing_id;                       /* copied */
+    const char *work_dir_id; /* what tells its work dir apart, or NULL */
 } registry_worker_desc_t;
 
 /* Register a worker.  A record with the same id (DEAD, UNKNOWN after a

@@ -495,6 +495,26 @@ execs_tick (execs_t *self, int64_t now_ms)
 
 /* --- views ------------------------------------------------------------- */
 
+int
+execs_work_dir_id (const execs_t *self, char *buf, size_t size)
+{
+    struct stat st;
+    char boot[64] = "";
+    FILE *f = fopen ("/proc/sys/kernel/random/boot_id", "re");
+    if (f) {
+        if (!fgets (boot, sizeof boot, f))
+            boot[0] = '\0';
+        fclose (f);
+    }
+    boot[strcspn (boot, "\n")] = '\0';
+    if (!boot[0] || self->lock_fd < 0 || fstat (self->lock_fd, &st) < 0)
+        return -1;
+    int n = snprintf (buf, size, "%s:%llx:%llx", boot,
+                      (unsigned long long) st.st_dev,
+                      (unsigned long long) st.st_ino);
+    return n > 0 && (size_t) n < size ? 0 : -1;
+}
+
 size_t
 execs_count (const execs_t *self)
 {

@@ -92,6 +92,11 @@ void execs_tick (execs_t *self, int64_t now_ms);
 /* Executors alive (started, not yet reaped). */
 size_t execs_count (const execs_t *self);
 
+/* What tells this work dir from any other in the cluster: this boot of
+   this machine (its boot id), and the device and inode of the lock file
+   the worker holds.  Fills buf and returns 0, or -1 when unknown. */
+int execs_work_dir_id (const execs_t *self, char *buf, size_t size);
+
 /* Cores and memory held by live executors. */
 void execs_usage (const execs_t *self, int *cores, int64_t *memory_mb);
 

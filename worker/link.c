@@ -109,6 +109,9 @@ s_register (worker_t *w, int64_t now)
     cJSON_AddNumberToObject (b, "memory_mb", (double) w->memory_mb);
     cJSON_AddStringToObject (b, "version", PACKAGE_VERSION);
     cJSON_AddStringToObject (b, "work_dir", w->work_dir);
+    char dir_id[128];
+    if (execs_work_dir_id (w->execs, dir_id, sizeof dir_id) == 0)
+        cJSON_AddStringToObject (b, "work_dir_id", dir_id);
     s_add_usage (w, b);
     s_add_ended_drivers (w, b);
     cJSON_DeleteItemFromObject (b, "cores_used");

@@ -207,8 +207,13 @@ s_identity (worker_t *w, hearth_error_t *err)
         /* what the master and the drivers see of this machine, not a
            loopback address that would name every worker alike */
         if (hearth_address_towards (host, port, w->host_buf, sizeof w->host_buf)
-            < 0)
+            < 0) {
+            log_warn ("cannot find this machine's IPv4 address towards %s: "
+                      "advertising 127.0.0.1 (set --host to an address "
+                      "the master and the drivers reach it on)",
+                      host);
             snprintf (w->host_buf, sizeof w->host_buf, "127.0.0.1");
+        }
         w->host = w->host_buf;
     }
     const char *id = hearth_conf_str (w->conf, "id");

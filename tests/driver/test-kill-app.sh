@@ -43,4 +43,32 @@ check "... saying it already ended" grep -q 'already ended' "$T/kill.out"
   >"$T/kill.out" 2>&1
 check "killing an unknown application exits 1" test $? -eq 1
 check "... saying so" grep -q 'no such application' "$T/kill.out"
+
+# The application of a supervised cluster-mode driver: the driver is
+# killed with it, for good (as --kill DRIVER_ID).
+"$BIN/hearth-submit" --master "$MASTER_URL" --deploy-mode cluster --supervise \
+  --no-wait --executor-memory 512M "$J" >"$T/cm.out" 2>"$T/cm.err"
+DRV=$(head -1 "$T/cm.out")
+app_of() {
+  state_json | jq -r --arg d "$DRV" '.drivers[] | select(.id == $d) | .app_id // empty'
+}
+cm_running() {
+  local a; a=$(app_of)
+  [[ -n $a ]] && jq_state ".apps[] | select(.id == \"$a\") | .state == \"RUNNING\""
+}
+check "a supervised cluster-mode job runs" wait_for 30 cm_running
+CM_APP=$(app_of)
+"$BIN/hearth-submit" --master "$MASTER_URL" --kill "$CM_APP" >"$T/kill.out" 2>&1
+check "--kill of its application succeeds" test $? -eq 0
+drv_state() {
+  "$BIN/hearth-submit" --master "$MASTER_URL" --status "$DRV" 2>/dev/null |
+    awk '$1 == "state:" {print $2}'
+}
+killed() { [[ $(drv_state) == KILLED ]]; }
+check "... its driver ends KILLED" wait_for 10 killed
+sleep 2
+check "... and is not relaunched" \
+  eval '[[ $(drv_state) == KILLED ]] && "$BIN/hearth-submit" --master "$MASTER_URL" \
+    --status "$DRV" | grep -Eq "^launches: +1( |$)"'
+check "nothing of it runs on the worker" wait_for 10 none_in "$T/w1/$DRV"
 finish

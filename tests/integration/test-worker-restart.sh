@@ -52,4 +52,30 @@ check "a replacement executor runs on the new worker" wait_for 10 replacement
 wait "$SUB"
 check "the job succeeds" test $? -eq 0
 check "... with exactly its output" same "$T/out" "$T/expected"
+
+# Two workers that give the same host and the same work dir path but work
+# in different directories (each its own mount namespace, as containers
+# on one host): neither replaces the other.
+SHARED=$T/shared-path
+mkdir -p "$SHARED"
+in_own_mount() { # NAME: a worker on its own tmpfs mounted at $SHARED
+  unshare -m sh -c "mount -t tmpfs none '$SHARED' && exec \"\$0\" \"\$@\"" \
+    "$BIN/hearth-worker" --master "$MASTER_URL" --work-dir "$SHARED" \
+    --host 10.9.9.9 --cores 1 --memory 1G --heartbeat-interval "${INTERVAL_MS}ms" \
+    --heartbeat-liveness "$LIVENESS" --log-level debug >>"$T/$1.log" 2>&1 &
+  PIDS+=($!)
+}
+if unshare -m true 2>/dev/null; then
+  in_own_mount ns1
+  in_own_mount ns2
+  two() { jq_state '[.workers[] | select(.host == "10.9.9.9" and .state == "ALIVE")]
+    | length == 2'; }
+  check "two workers on one path in two mount namespaces both register" wait_for 10 two
+  sleep $((3 * INTERVAL_MS / 1000))
+  check "... and both stay ALIVE (3 intervals later)" two
+  check "... neither replaced the other" \
+    eval '! grep -q "is DEAD: replaced by .* in $SHARED" "$T/master.log"'
+else
+  say "SKIP (part): unshare -m needs root; the mount-namespace case is not run"
+fi
 finish
