@@ -245,6 +245,12 @@ hearth_zap_admits (hearth_zap_t *self, const char *user_id, const char *address)
     return false;
 }
 
+bool
+hearth_zap_allowed (hearth_zap_t *self, const char *key)
+{
+    return key && zhash_lookup (self->allowed, key) != NULL;
+}
+
 zsock_t *
 hearth_zap_sock (hearth_zap_t *self)
 {

@@ -71,6 +71,9 @@ bool hearth_zap_admits (hearth_zap_t *self, const char *user_id,
 /* Keys admitted now. */
 size_t hearth_zap_size (const hearth_zap_t *self);
 
+/* True if this public key (Z85) is admitted now.  Logs nothing. */
+bool hearth_zap_allowed (hearth_zap_t *self, const char *key);
+
 /* The handler's socket (borrowed), to watch for input. */
 zsock_t *hearth_zap_sock (hearth_zap_t *self);
 

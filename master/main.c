@@ -117,37 +117,73 @@ master_now (void)
 /* --- the loop ---------------------------------------------------------- */
 
 /* A peer whose key left the allow directory: its worker or application
-   ends now, not when liveness notices its silence, so that the master
-   sends it nothing more (no LAUNCH_EXECUTOR, no token). */
+   ends now, so that the master sends it nothing more (no
+   LAUNCH_EXECUTOR, no token). */
+static const char s_key_gone[] =
+    "its CURVE key was removed from the allow directory";
+
 static void
-s_cut_off (master_t *m, zframe_t *rid)
+s_cut_off_worker (master_t *m, reg_worker_t *w)
 {
-    static const char why[] =
-        "its CURVE key was removed from the allow directory";
-    char reason[sizeof why + 32];
+    if (w->state != WORKER_ALIVE)
+        return;
+    log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, s_key_gone);
+    registry_worker_dead (m->reg, w, s_key_gone, master_now ());
+}
+
+static void
+s_cut_off_app (master_t *m, reg_app_t *app)
+{
+    char reason[sizeof s_key_gone + 32];
+    if (app->state > APP_RUNNING)
+        return;
+    snprintf (reason, sizeof reason, "driver cut off: %s", s_key_gone);
+    log_warn ("application %s FAILED: %s", app->id, reason);
+    registry_app_end (m->reg, app, APP_FAILED, reason, master_kill_executor, m);
+}
+
+/* After a message of rid with CURVE key `key` was handled or refused:
+   remember the key of its worker or application (so that a reload that
+   removes the key ends it at once), or, refused, end it. */
+static void
+s_peer_key (master_t *m, zframe_t *rid, const char *key, bool refused)
+{
     void *record;
-    switch (registry_peer (m->reg, rid, &record)) {
-    case PEER_WORKER: {
-        reg_worker_t *w = record;
-        if (w->state != WORKER_ALIVE)
-            break;
-        log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, why);
-        registry_worker_dead (m->reg, w, why, master_now ());
-        break;
+    peer_kind_t kind = registry_peer (m->reg, rid, &record);
+    char *kept = kind == PEER_WORKER ? ((reg_worker_t *) record)->curve_key
+                 : kind == PEER_APP  ? ((reg_app_t *) record)->curve_key
+                                     : NULL;
+    if (!kept)
+        return;
+    if (refused) {
+        if (kind == PEER_WORKER)
+            s_cut_off_worker (m, record);
+        else
+            s_cut_off_app (m, record);
     }
-    case PEER_APP: {
-        reg_app_t *app = record;
-        if (app->state > APP_RUNNING)
-            break;
-        snprintf (reason, sizeof reason, "driver cut off: %s", why);
-        log_warn ("application %s FAILED: %s", app->id, reason);
-        registry_app_end (m->reg, app, APP_FAILED, reason, master_kill_executor,
-                          m);
-        break;
-    }
-    default:
-        break;
-    }
+    else if (strcmp (kept, key) != 0)
+        snprintf (kept, sizeof ((reg_worker_t *) 0)->curve_key, "%s", key);
+}
+
+/* A reload removed keys: end, now, the workers and applications that
+   registered with one of them. */
+static void
+s_cut_off_removed (master_t *m)
+{
+    hearth_zap_t *zap = m->curve.zap;
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
+        if (w->curve_key[0] && !hearth_zap_allowed (zap, w->curve_key))
+            s_cut_off_worker (m, w);
+    zlistx_t *gone = zlistx_new ();
+    zlistx_t *apps = registry_apps (m->reg);
+    for (reg_app_t *a = zlistx_first (apps); gone && a; a = zlistx_next (apps))
+        if (a->curve_key[0] && !hearth_zap_allowed (zap, a->curve_key))
+            zlistx_add_end (gone, a);
+    for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
+         a = zlistx_next (gone))
+        s_cut_off_app (m, a); /* not while walking the active list */
+    zlistx_destroy (&gone);
 }
 
 static int
@@ -168,13 +204,13 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
         /* A refused peer's messages are dropped, and its record ends. */
         bool refused =
             zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
-        if (refused)
-            s_cut_off (m, rid);
-        else if (msg)
+        if (msg && !refused)
             master_dispatch (m, rid, msg);
-        else if (rid)
+        else if (rid && !refused)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
+        if (zap && rid)
+            s_peer_key (m, rid, peer.user_id, refused);
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);
     }
@@ -267,8 +303,10 @@ s_on_sighup (master_t *m)
         return;
     if (hearth_zap_reload (m->curve.zap, &err) < 0)
         log_error ("%s", err.text);
-    else if (hearth_zap_removed (m->curve.zap) > 0)
+    else if (hearth_zap_removed (m->curve.zap) > 0) {
+        s_cut_off_removed (m);
         s_reconnect_subscribers (m);
+    }
 }
 
 static int

@@ -73,6 +73,7 @@ struct reg_worker {
     char *version;              /* its Hearth version */
     char *work_dir;             /* its work dir, or NULL */
     char *work_dir_id;          /* what tells its work dir apart, or NULL */
+    char curve_key[64];         /* its CURVE public key (Z85), or "" */
     int cores;                  /* cores it offers */
     int64_t memory_mb;          /* memory it offers, MiB */
     int cores_used;             /* cores of executors placed here */
@@ -100,6 +101,7 @@ struct reg_app {
     char *driver_key;               /* passed to executors, or NULL */
     cJSON *conf;                    /* KEY=VALUE map for executors, or NULL */
     char *user;                     /* who submitted it, or NULL */
+    char curve_key[64];             /* its driver's CURVE key, or "" */
     app_state_t state;              /* WAITING ... KILLED */
     int max_cores;                  /* 0: unset (all it can get) */
     int cores_per_executor;         /* 0: unset (one executor per worker) */

@@ -172,11 +172,16 @@ w2_state() {
 }
 w2_dead() { [[ $(w2_state) == DEAD ]]; }
 check "worker w2's key removed, then SIGHUP: w2 is declared DEAD" wait_for 10 w2_dead
-check "... at its next message, not after liveness x interval" \
+check "... at the reload, not after liveness x interval" \
   grep -q "worker $ID_w2 .* is DEAD: its CURVE key was removed from the allow directory" \
   "$T/master.log"
 check "... its messages were refused, and the master says why" \
-  grep -qF "refused 127.0.0.1: CURVE key $W2_PUB was removed from the allow directory" "$T/master.log"
+  wait_for 5 grep -qF "refused 127.0.0.1: CURVE key $W2_PUB was removed from the allow directory" "$T/master.log"
+# before any of its messages was refused: at the reload itself
+first_line() { grep -n -m1 -F -- "$1" "$T/master.log" | cut -d: -f1; }
+dead_at=$(first_line "worker $ID_w2 (") refused_at=$(first_line "CURVE key $W2_PUB was removed")
+check "... DEAD (log line $dead_at) before any of its messages was refused (line $refused_at)" \
+  test "${dead_at:-999999}" -lt "${refused_at:-0}"
 check "... w2 never registered again" \
   eval '[[ $(grep -c "worker $ID_w2 registered" "$T/master.log") == 1 ]]'
 one_alive() { [[ $(alive_workers) == 1 ]]; }
