@@ -166,8 +166,8 @@ s_export (hearth_conf_t *conf)
     return 0;
 }
 
-static bool
-s_is_job_file (const char *app)
+bool
+submit_is_job_file (const char *app)
 {
     size_t len = strlen (app);
     if (len > 5 && strcmp (app + len - 5, ".json") == 0)
@@ -191,7 +191,7 @@ s_exec (int argc, char **argv, int first)
     if (!args)
         return s_fail (1, "out of memory");
     size_t n = 0;
-    if (s_is_job_file (app))
+    if (submit_is_job_file (app))
         args[n++] = hearth_program_path ("hearth-driver", path, sizeof path);
     for (int i = first; i < argc; i++)
         args[n++] = argv[i];

@@ -5,7 +5,13 @@
 #ifndef HEARTH_DRIVER_SUBMIT_H
 #define HEARTH_DRIVER_SUBMIT_H
 
+#include <stdbool.h>
+
 #include "libcore/conf.h"
+
+/* Whether app is a JSON job file (named .json, or starting with '{'),
+   not a driver program. */
+bool submit_is_job_file (const char *app);
 
 /* Submit argv[first] (a job file or a program) with argv[first + 1...]
    as its arguments; follow its driver unless --no-wait. */

@@ -303,22 +303,6 @@ s_job_libs (s_files_t *f, const char *job_path)
     return rc;
 }
 
-static bool
-s_is_job_file (const char *app)
-{
-    size_t len = strlen (app);
-    if (len > 5 && strcmp (app + len - 5, ".json") == 0)
-        return true;
-    FILE *f = fopen (app, "r");
-    int c = EOF;
-    if (f) {
-        while ((c = fgetc (f)) != EOF && isspace (c))
-            ;
-        fclose (f);
-    }
-    return c == '{';
-}
-
 /* The application, its libraries, and the job file's libraries. */
 static int
 s_collect (hearth_conf_t *conf, const char *app, bool job, s_files_t *f)
@@ -537,7 +521,7 @@ submit_cluster (hearth_conf_t *conf, int argc, char **argv, int first)
     if (rc != 0)
         return rc;
     const char *app = argv[first];
-    bool job = s_is_job_file (app);
+    bool job = submit_is_job_file (app);
     hearth_msg_t *msg = NULL, *reply = NULL;
     if (s_collect (conf, app, job, &files) < 0
         || !(msg = s_build (conf, argc, argv, first, &files, job))) {
@@ -623,6 +607,28 @@ submit_status (hearth_conf_t *conf, const char *driver_id)
     return rc;
 }
 
+/* Send cmd {field: id} and wait for expect.  Returns 0 when its answer
+   says ok, else 1, having said why ("what ID: message"). */
+static int
+s_ask (s_link_t *link, hearth_cmd_t cmd, hearth_cmd_t expect, const char *field,
+       const char *id, const char *what)
+{
+    hearth_error_t err;
+    hearth_msg_t *req = hearth_msg_new (cmd), *r;
+    if (req)
+        cJSON_AddStringToObject (req->body, field, id);
+    r = req ? s_request (link, &req, expect, &err) : NULL;
+    int rc = 0;
+    if (!r)
+        rc = s_fail (1, "%s", req ? err.text : "out of memory");
+    else if (!hearth_json_bool (r->body, "ok", false)) {
+        const char *why = hearth_json_str (r->body, "message");
+        rc = s_fail (1, "%s %s: %s", what, id, why ? why : "refused");
+    }
+    hearth_msg_destroy (&r);
+    return rc;
+}
+
 int
 submit_kill (hearth_conf_t *conf, const char *driver_id)
 {
@@ -631,23 +637,14 @@ submit_kill (hearth_conf_t *conf, const char *driver_id)
     int rc = s_check_id (driver_id);
     if (rc != 0 || (rc = s_link_open (&link, conf)) != 0)
         return rc;
-    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_KILL_DRIVER), *r = NULL;
-    if (req)
-        cJSON_AddStringToObject (req->body, "driver_id", driver_id);
-    r = req ? s_request (&link, &req, HEARTH_CMD_KILL_DRIVER_RESPONSE, &err)
-            : NULL;
-    if (!r)
-        rc = s_fail (1, "%s", req ? err.text : "out of memory");
-    else if (!hearth_json_bool (r->body, "ok", false))
-        rc = s_fail (1, "driver %s: %s", driver_id,
-                     hearth_json_str (r->body, "message"));
-    hearth_msg_destroy (&r);
+    rc = s_ask (&link, HEARTH_CMD_KILL_DRIVER, HEARTH_CMD_KILL_DRIVER_RESPONSE,
+                "driver_id", driver_id, "driver");
     /* Wait for the end, so that nothing of it runs when we return. */
     int64_t interval = hearth_conf_ms (conf, "heartbeat-interval");
     int64_t deadline = zclock_mono () + s_kill_wait_ms;
     bool ended = false;
     while (rc == 0 && !ended) {
-        r = s_status (&link, driver_id, &err);
+        hearth_msg_t *r = s_status (&link, driver_id, &err);
         const char *state = r ? hearth_json_str (r->body, "state") : NULL;
         if ((ended = s_final (state))) {
             printf ("driver %s %s\n", driver_id, state);
@@ -668,25 +665,14 @@ int
 submit_kill_app (hearth_conf_t *conf, const char *app_id)
 {
     s_link_t link;
-    hearth_error_t err;
     int rc = s_link_open (&link, conf);
     if (rc != 0)
         return rc;
-    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_KILL_APPLICATION), *r;
-    if (req)
-        cJSON_AddStringToObject (req->body, "app_id", app_id);
-    r = req ? s_request (&link, &req, HEARTH_CMD_KILL_APPLICATION_RESPONSE,
-                         &err)
-            : NULL;
-    if (!r)
-        rc = s_fail (1, "%s", req ? err.text : "out of memory");
-    else if (!hearth_json_bool (r->body, "ok", false)) {
-        const char *why = hearth_json_str (r->body, "message");
-        rc = s_fail (1, "application %s: %s", app_id, why ? why : "refused");
-    }
-    else
+    rc = s_ask (&link, HEARTH_CMD_KILL_APPLICATION,
+                HEARTH_CMD_KILL_APPLICATION_RESPONSE, "app_id", app_id,
+                "application");
+    if (rc == 0)
         printf ("application %s KILLED\n", app_id);
-    hearth_msg_destroy (&r);
     s_link_close (&link);
     return rc;
 }
