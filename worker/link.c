@@ -176,6 +176,21 @@ worker_report (void *arg, const execs_report_t *r)
     s_send (w, msg);
 }
 
+/* What both a DRIVER_STATE_CHANGED and a registration's list of ended
+   drivers say of a driver. */
+static void
+s_driver_fields (cJSON *o, const drivers_report_t *r)
+{
+    cJSON_AddStringToObject (o, "driver_id", r->driver_id);
+    cJSON_AddStringToObject (o, "state", r->state);
+    if (r->launch > 0)
+        cJSON_AddNumberToObject (o, "launch", r->launch);
+    if (r->error)
+        cJSON_AddStringToObject (o, "error", r->error);
+    if (r->exit_status >= 0)
+        cJSON_AddNumberToObject (o, "exit_status", r->exit_status);
+}
+
 void
 worker_report_driver (void *arg, const drivers_report_t *r)
 {
@@ -186,14 +201,7 @@ worker_report_driver (void *arg, const drivers_report_t *r)
         cJSON *ref = final ? cJSON_CreateObject () : NULL;
         if (!ref)
             return;
-        cJSON_AddStringToObject (ref, "driver_id", r->driver_id);
-        if (r->launch > 0)
-            cJSON_AddNumberToObject (ref, "launch", r->launch);
-        cJSON_AddStringToObject (ref, "state", r->state);
-        if (r->exit_status >= 0)
-            cJSON_AddNumberToObject (ref, "exit_status", r->exit_status);
-        if (r->error)
-            cJSON_AddStringToObject (ref, "error", r->error);
+        s_driver_fields (ref, r);
         zlistx_add_end (w->ended_drivers, ref);
         return;
     }
@@ -201,14 +209,7 @@ worker_report_driver (void *arg, const drivers_report_t *r)
     if (!msg)
         return;
     cJSON *b = msg->body;
-    cJSON_AddStringToObject (b, "driver_id", r->driver_id);
-    cJSON_AddStringToObject (b, "state", r->state);
-    if (r->launch > 0)
-        cJSON_AddNumberToObject (b, "launch", r->launch);
-    if (r->error)
-        cJSON_AddStringToObject (b, "error", r->error);
-    if (r->exit_status >= 0)
-        cJSON_AddNumberToObject (b, "exit_status", r->exit_status);
+    s_driver_fields (b, r);
     if (r->signal > 0)
         cJSON_AddNumberToObject (b, "signal", r->signal);
     if (r->pid > 0)
