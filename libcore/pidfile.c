@@ -36,6 +36,33 @@ hearth_pidfile_read (const char *path)
     return (pid_t) pid;
 }
 
+int
+hearth_pid_lock (const char *path, const char *what, int mode, bool *held,
+                 hearth_error_t *err)
+{
+    *held = false;
+    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, mode);
+    if (fd < 0)
+        return hearth_errprintf (err, "cannot open %s%s: %s", what, path,
+                                 strerror (errno));
+    if (flock (fd, LOCK_EX | LOCK_NB) < 0) {
+        *held = errno == EWOULDBLOCK;
+        hearth_errprintf (err, "cannot lock %s%s: %s", what, path,
+                          strerror (errno));
+        close (fd);
+        return -1;
+    }
+    char text[PID_TEXT_MAX];
+    int n = snprintf (text, sizeof text, "%d\n", (int) getpid ());
+    if (ftruncate (fd, 0) < 0 || pwrite (fd, text, (size_t) n, 0) != n) {
+        hearth_errprintf (err, "cannot write the pid into %s%s: %s", what, path,
+                          strerror (errno));
+        close (fd);
+        return -1;
+    }
+    return fd;
+}
+
 hearth_pidfile_t *
 hearth_pidfile_open (const char *path, hearth_error_t *err)
 {
@@ -45,37 +72,19 @@ hearth_pidfile_open (const char *path, hearth_error_t *err)
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    self->fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    bool held;
+    self->fd = hearth_pid_lock (path, "the pid file ", 0644, &held, err);
     if (self->fd < 0) {
-        hearth_errprintf (err, "cannot open the pid file %s: %s", path,
-                          strerror (errno));
-        goto error;
-    }
-    if (flock (self->fd, LOCK_EX | LOCK_NB) < 0) {
-        if (errno == EWOULDBLOCK)
+        if (held)
             hearth_errprintf (err,
                               "the pid file %s is held by process %d: "
                               "already running?",
                               path, (int) hearth_pidfile_read (path));
-        else
-            hearth_errprintf (err, "cannot lock the pid file %s: %s", path,
-                              strerror (errno));
-        goto error;
-    }
-    char text[PID_TEXT_MAX];
-    int n = snprintf (text, sizeof text, "%d\n", (int) getpid ());
-    if (ftruncate (self->fd, 0) < 0 || write (self->fd, text, n) != n) {
-        hearth_errprintf (err, "cannot write the pid file %s: %s", path,
-                          strerror (errno));
-        goto error;
+        free (self->path);
+        free (self);
+        return NULL;
     }
     return self;
-error:
-    if (self->fd >= 0)
-        close (self->fd);
-    free (self->path);
-    free (self);
-    return NULL;
 }
 
 void

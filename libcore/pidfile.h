@@ -11,6 +11,7 @@
 #ifndef HEARTH_PIDFILE_H
 #define HEARTH_PIDFILE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "libcore/error.h"
@@ -32,5 +33,14 @@ void hearth_pidfile_close (hearth_pidfile_t **self_p);
 
 /* The pid written in path, or -1 (no file, or no pid in it). */
 pid_t hearth_pidfile_read (const char *path);
+
+/* What a pid file, a journal's and a work dir's lock have in common: open
+   path (created with mode), take its exclusive lock without waiting and
+   write this process's pid in it.  Returns the descriptor (close-on-exec;
+   closing it releases the lock), or -1 with err ("cannot open WHAT PATH:
+   ...", what being "" or e.g. "the pid file "), and *held true when
+   another process holds the lock (its pid: hearth_pidfile_read). */
+int hearth_pid_lock (const char *path, const char *what, int mode, bool *held,
+                     hearth_error_t *err);
 
 #endif

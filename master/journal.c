@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include "libcore/log.h"
+#include "libcore/pidfile.h"
 #include "master/journal.h"
 
 /* The journal directory and its files are private to the master's user. */
@@ -102,26 +102,16 @@ s_read_file (const char *path, size_t *len)
 static int
 s_lock (journal_t *self, hearth_error_t *err)
 {
-    char path[4200], pid[32];
+    char path[4200];
+    bool held;
     s_path (self, path, sizeof path, "lock");
-    self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, s_file_mode);
-    if (self->lock_fd < 0)
-        return hearth_errprintf (err, "cannot open %s: %s", path,
-                                 strerror (errno));
-    if (flock (self->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-        ssize_t n = pread (self->lock_fd, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? n : 0] = '\0';
-        pid[strcspn (pid, "\n")] = '\0';
+    self->lock_fd = hearth_pid_lock (path, "", s_file_mode, &held, err);
+    if (self->lock_fd < 0 && held)
         return hearth_errprintf (err,
                                  "journal %s is in use by another master "
-                                 "(pid %s)",
-                                 self->dir, pid[0] ? pid : "unknown");
-    }
-    int n = snprintf (pid, sizeof pid, "%d\n", (int) getpid ());
-    if (ftruncate (self->lock_fd, 0) < 0
-        || pwrite (self->lock_fd, pid, (size_t) n, 0) != n)
-        log_warn ("cannot write the pid into %s: %s", path, strerror (errno));
-    return 0;
+                                 "(pid %d)",
+                                 self->dir, (int) hearth_pidfile_read (path));
+    return self->lock_fd < 0 ? -1 : 0;
 }
 
 static void

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 
 #include "libcore/ids.h"
 #include "libcore/log.h"
+#include "libcore/pidfile.h"
 #include "libcore/spawn.h"
 #include "worker/cleanups.h"
 #include "worker/execs.h"
@@ -77,26 +77,17 @@ s_mkdir (const char *path, mode_t mode, hearth_error_t *err)
 static int
 s_lock (execs_t *self, hearth_error_t *err)
 {
-    char path[4200], pid[32];
+    char path[4200];
+    bool held;
     snprintf (path, sizeof path, "%s/%s", self->work_dir, s_lock_name);
-    self->lock_fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (self->lock_fd < 0)
-        return hearth_errprintf (err, "cannot open %s: %s", path,
-                                 strerror (errno));
-    if (flock (self->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-        ssize_t n = pread (self->lock_fd, pid, sizeof pid - 1, 0);
-        pid[n > 0 ? n : 0] = '\0';
-        pid[strcspn (pid, "\n")] = '\0';
+    self->lock_fd = hearth_pid_lock (path, "", 0600, &held, err);
+    if (self->lock_fd < 0 && held)
         return hearth_errprintf (err,
                                  "work dir %s is in use by another worker "
-                                 "(pid %s)",
-                                 self->work_dir, pid[0] ? pid : "unknown");
-    }
-    int n = snprintf (pid, sizeof pid, "%d\n", (int) getpid ());
-    if (ftruncate (self->lock_fd, 0) < 0
-        || pwrite (self->lock_fd, pid, (size_t) n, 0) != n)
-        log_warn ("cannot write the pid into %s: %s", path, strerror (errno));
-    return 0;
+                                 "(pid %d)",
+                                 self->work_dir,
+                                 (int) hearth_pidfile_read (path));
+    return self->lock_fd < 0 ? -1 : 0;
 }
 
 execs_t *
