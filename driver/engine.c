@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/clock.h"
 #include "libcore/intkeys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -29,14 +30,6 @@
 static const int64_t s_speculation_period_ms = 100;
 /* Jobs waiting this long without any executor deserve a warning. */
 static const int64_t s_starved_warning_ms = 10000;
-
-int64_t
-engine_now_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void
 s_exec_free (void **item)
@@ -449,7 +442,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     (void) loop;
     (void) timer_id;
     engine_t *e = arg;
-    int64_t now = zclock_mono ();
+    int64_t now = hearth_mono_ms ();
     if (e->mode != MODE_LOCAL)
         master_tick (e);
     if (e->mode != MODE_CLUSTER)
@@ -458,7 +451,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     s_check_starved (e, now);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;
-        size_t n = hearth_taskset_speculate (e->ts, engine_now_us ());
+        size_t n = hearth_taskset_speculate (e->ts, hearth_mono_us ());
         if (n)
             log_info ("speculation: %zu straggling tasks copied to run "
                       "elsewhere",

@@ -112,8 +112,6 @@ struct engine {
     char error[512];           /* start-up failure */
 };
 
-/* engine.c */
-int64_t engine_now_us (void);
 /* Start-up is over (error NULL) or failed (error set): tell the API. */
 void engine_signal_ready (engine_t *e, const char *error);
 /* Handle the task set's events, then offer free slots to executors. */

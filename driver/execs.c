@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/clock.h"
 #include "libcore/intkeys.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
@@ -101,7 +102,7 @@ execs_add (engine_t *e, int exec_id, int cores, const char *host)
     x->exec_id = exec_id;
     x->cores = cores;
     snprintf (x->host, sizeof x->host, "%s", host ? host : "");
-    x->last_recv_ms = x->last_send_ms = zclock_mono ();
+    x->last_recv_ms = x->last_send_ms = hearth_mono_ms ();
     zhashx_insert (e->execs, hearth_intkey (exec_id), x);
     return x;
 }
@@ -118,7 +119,7 @@ s_send (engine_t *e, exec_t *x, hearth_msg_t **msg_p)
         log_warn ("executor %d: %s", x->exec_id, err.text);
         return -1;
     }
-    x->last_send_ms = zclock_mono ();
+    x->last_send_ms = hearth_mono_ms ();
     return 0;
 }
 
@@ -295,7 +296,7 @@ s_apply_update (engine_t *e, exec_t *x, const s_update_t *u)
         return NULL;
     hearth_ts_outcome_t out =
         hearth_taskset_update (e->ts, x->exec_id, uid, index, u->attempt, state,
-                               u->run_us, engine_now_us ());
+                               u->run_us, hearth_mono_us ());
     if (out == HEARTH_TS_ACCEPT)
         s_keep_result (st, index, u->result, u->result_len);
     else if (out == HEARTH_TS_RELEASED && state == HEARTH_TS_KILLED)
@@ -412,7 +413,7 @@ s_dispatch (engine_t *e, zframe_t *rid, const hearth_sender_t *peer,
     char *key = zframe_strhex (rid);
     exec_t *x = key ? zhash_lookup (e->by_key, key) : NULL;
     if (x)
-        x->last_recv_ms = zclock_mono ();
+        x->last_recv_ms = hearth_mono_ms ();
     if (msg->cmd == HEARTH_CMD_REGISTER_EXECUTOR && key)
         s_on_register (e, rid, peer, key, msg);
     else if (!x) {
@@ -493,7 +494,7 @@ static size_t
 s_offer (engine_t *e, exec_t *x)
 {
     hearth_assign_t as[s_offer_batch];
-    size_t n = hearth_taskset_offer (e->ts, x->exec_id, engine_now_us (), as,
+    size_t n = hearth_taskset_offer (e->ts, x->exec_id, hearth_mono_us (), as,
                                      s_offer_batch);
     if (n == 0)
         return 0;
@@ -572,7 +573,7 @@ execs_stop_all (engine_t *e, const char *reason)
 void
 execs_tick (engine_t *e)
 {
-    int64_t now = zclock_mono ();
+    int64_t now = hearth_mono_ms ();
     int64_t deadline = e->hb_liveness * e->hb_interval_ms;
     int silent[64];
     size_t nsilent = 0;

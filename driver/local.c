@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "libcore/clock.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
@@ -149,7 +150,7 @@ s_spawn_executor (engine_t *e, hearth_error_t *err)
     if (x) {
         x->local = true;
         x->local_pid = pid;
-        x->started_ms = zclock_mono ();
+        x->started_ms = hearth_mono_ms ();
     }
     return 0;
 }
@@ -165,7 +166,7 @@ local_executor_gone (engine_t *e, exec_t *x)
     x->local_pid = 0;
     if (e->stopping)
         return;
-    if (zclock_mono () - x->started_ms > s_healthy_ms)
+    if (hearth_mono_ms () - x->started_ms > s_healthy_ms)
         e->local_failures = 0;
     if (++e->local_failures > s_max_local_failures) {
         engine_app_dead (e, "the local executor keeps failing (see its "
@@ -224,8 +225,8 @@ static int
 s_wait_ready (engine_t *e, const char *path, char *url, size_t size,
               hearth_error_t *err)
 {
-    int64_t deadline = zclock_mono () + s_start_timeout_ms;
-    while (zclock_mono () < deadline) {
+    int64_t deadline = hearth_mono_ms () + s_start_timeout_ms;
+    while (hearth_mono_ms () < deadline) {
         FILE *f = fopen (path, "r");
         if (f) {
             bool ok = fgets (url, (int) size, f) != NULL;
@@ -330,9 +331,9 @@ local_start (engine_t *e, hearth_error_t *err)
 static void
 s_reap (pid_t pid, int64_t timeout_ms)
 {
-    int64_t deadline = zclock_mono () + timeout_ms;
+    int64_t deadline = hearth_mono_ms () + timeout_ms;
     int status;
-    while (zclock_mono () < deadline)
+    while (hearth_mono_ms () < deadline)
         if (waitpid (pid, &status, WNOHANG) != 0)
             return;
         else

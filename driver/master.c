@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "driver/engine.h"
+#include "libcore/clock.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -37,7 +38,7 @@ s_send (engine_t *e, hearth_msg_t **msg_p)
         log_warn ("to the master: %s", err.text);
         return -1;
     }
-    e->master_send_ms = zclock_mono ();
+    e->master_send_ms = hearth_mono_ms ();
     return 0;
 }
 
@@ -127,8 +128,8 @@ master_open (engine_t *e, const char *url, hearth_error_t *err)
     if (s_connect (e, err) < 0)
         return -1;
     e->register_deadline =
-        zclock_mono () + hearth_conf_ms (e->conf, "register-timeout");
-    e->master_recv_ms = zclock_mono ();
+        hearth_mono_ms () + hearth_conf_ms (e->conf, "register-timeout");
+    e->master_recv_ms = hearth_mono_ms ();
     s_send_register (e);
     return 0;
 }
@@ -164,9 +165,9 @@ s_unlink (engine_t *e, const char *why)
     log_warn ("the master at %s: %s; registering again (jobs go on)",
               e->master_url, why);
     e->master_linked = false;
-    e->master_lost_ms = zclock_mono ();
+    e->master_lost_ms = hearth_mono_ms ();
     e->master_backoff_ms = e->hb_interval_ms;
-    e->master_next_attempt_ms = zclock_mono ();
+    e->master_next_attempt_ms = hearth_mono_ms ();
 }
 
 void
@@ -204,7 +205,7 @@ s_on_registered (engine_t *e, hearth_msg_t *msg)
     if (again && !e->master_linked)
         log_warn ("application %s registered again with %s after %lld ms",
                   e->app_id, e->master_url,
-                  (long long) (zclock_mono () - e->master_lost_ms));
+                  (long long) (hearth_mono_ms () - e->master_lost_ms));
     else
         log_info ("application %s %sregistered with %s", e->app_id,
                   again ? "re-" : "", e->master_url);
@@ -302,7 +303,7 @@ s_on_master (zloop_t *loop, zsock_t *sock, void *arg)
     engine_t *e = arg;
     hearth_error_t err;
     hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
-    e->master_recv_ms = zclock_mono ();
+    e->master_recv_ms = hearth_mono_ms ();
     if (!msg) {
         log_warn ("bad message from the master: %s", err.text);
         return 0;
@@ -318,7 +319,7 @@ master_tick (engine_t *e)
 {
     if (!e->master)
         return;
-    int64_t now = zclock_mono ();
+    int64_t now = hearth_mono_ms ();
     if (!e->registered) {
         if (now > e->register_deadline) {
             char text[600];

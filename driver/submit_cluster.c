@@ -25,6 +25,7 @@
 
 #include "driver/internal.h"
 #include "driver/submit.h"
+#include "libcore/clock.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/proto.h"
@@ -108,11 +109,11 @@ s_request (s_link_t *l, hearth_msg_t **req, hearth_cmd_t expect,
     }
     if (hearth_msg_send (req, l->sock, NULL, err) < 0)
         return NULL;
-    int64_t deadline = zclock_mono () + l->timeout_ms;
+    int64_t deadline = hearth_mono_ms () + l->timeout_ms;
     zpoller_t *poller = zpoller_new (l->sock, NULL);
     hearth_msg_t *reply = NULL;
     while (poller && !reply) {
-        int64_t left = deadline - zclock_mono ();
+        int64_t left = deadline - hearth_mono_ms ();
         if (left <= 0 || !zpoller_wait (poller, (int) left))
             break;
         hearth_msg_t *msg = hearth_msg_recv (l->sock, NULL, err);
@@ -129,7 +130,7 @@ s_request (s_link_t *l, hearth_msg_t **req, hearth_cmd_t expect,
             hearth_msg_destroy (&msg); /* a late answer, a heartbeat */
     }
     zpoller_destroy (&poller);
-    if (!reply && zclock_mono () >= deadline) {
+    if (!reply && hearth_mono_ms () >= deadline) {
         hearth_errprintf (err, "no answer from the master at %s within %lld ms",
                           l->url, (long long) l->timeout_ms);
         hearth_sock_destroy (&l->sock);
@@ -641,7 +642,7 @@ submit_kill (hearth_conf_t *conf, const char *driver_id)
                 "driver_id", driver_id, "driver");
     /* Wait for the end, so that nothing of it runs when we return. */
     int64_t interval = hearth_conf_ms (conf, "heartbeat-interval");
-    int64_t deadline = zclock_mono () + s_kill_wait_ms;
+    int64_t deadline = hearth_mono_ms () + s_kill_wait_ms;
     bool ended = false;
     while (rc == 0 && !ended) {
         hearth_msg_t *r = s_status (&link, driver_id, &err);
@@ -650,7 +651,7 @@ submit_kill (hearth_conf_t *conf, const char *driver_id)
             printf ("driver %s %s\n", driver_id, state);
             rc = strcmp (state, "KILLED") == 0 ? 0 : 1;
         }
-        else if (zclock_mono () > deadline)
+        else if (hearth_mono_ms () > deadline)
             rc = s_fail (1, "driver %s is still %s after %lld ms", driver_id,
                          state ? state : "unknown", (long long) s_kill_wait_ms);
         else

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "executor/executor.h"
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 
@@ -225,7 +226,7 @@ s_exited (pid_t pid)
 static void
 s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
 {
-    int64_t now = executor_now_us ();
+    int64_t now = hearth_mono_us ();
     int64_t next_check = now + s_exit_check_ms * 1000;
     int64_t deadline =
         t->timeout_ms > 0 ? t->start_us + t->timeout_ms * 1000 : INT64_MAX;
@@ -237,7 +238,7 @@ s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
         if (poll (p, 2, wait_ms) < 0 && errno != EINTR)
             break;
         bool exited = false;
-        now = executor_now_us ();
+        now = hearth_mono_us ();
         if (now >= deadline && !t->timed_out) {
             t->timed_out = true;
             cmdrun_kill (ex, t, SIGKILL);

@@ -207,6 +207,4 @@ int libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
 hearth_task_fn libs_lookup (libs_t *self, const char *lib, const char *fn,
                             hearth_error_t *err);
 
-int64_t executor_now_us (void);
-
 #endif

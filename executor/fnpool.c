@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "executor/executor.h"
+#include "libcore/clock.h"
 #include "libcore/log.h"
 
 /* How long destroy waits for a busy thread before leaving it to exit()
@@ -52,11 +53,11 @@ fnpool_wake (fnpool_t *self, bool *pending)
 static void
 s_run (fnpool_t *self, task_t *t, bool *wake)
 {
-    __atomic_store_n (&t->start_us, executor_now_us (), __ATOMIC_RELAXED);
+    __atomic_store_n (&t->start_us, hearth_mono_us (), __ATOMIC_RELAXED);
     if (t->argv) {
         cmdrun_run (t->ex, t, wake);
         fnpool_wake (self, wake);
-        t->end_us = executor_now_us ();
+        t->end_us = hearth_mono_us ();
         return;
     }
     fnpool_wake (self, wake);
@@ -68,7 +69,7 @@ s_run (fnpool_t *self, task_t *t, bool *wake)
         .attempt = t->attempt,
     };
     t->fn_rc = t->func (&in, &t->fn_out);
-    t->end_us = executor_now_us ();
+    t->end_us = hearth_mono_us ();
 }
 
 /* The loop is woken (an eventfd) when a task joins an empty done list,

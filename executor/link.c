@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "executor/executor.h"
+#include "libcore/clock.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -69,7 +70,7 @@ link_close (executor_t *ex)
     /* A driver silent for two intervals (gone, or the reason we stop)
        will not read what is still queued: exit now rather than linger. */
     if (ex->driver
-        && zclock_mono () - ex->last_recv_ms > 2 * ex->hb_interval_ms)
+        && hearth_mono_ms () - ex->last_recv_ms > 2 * ex->hb_interval_ms)
         zsock_set_linger (ex->driver, 0);
     hearth_msg_destroy (&ex->batch);
     hearth_packer_release (&ex->updates);
@@ -85,7 +86,7 @@ s_send (executor_t *ex, hearth_msg_t **msg_p)
         log_error ("%s", err.text);
         return -1;
     }
-    ex->last_send_ms = zclock_mono ();
+    ex->last_send_ms = hearth_mono_ms ();
     return 0;
 }
 
@@ -246,7 +247,7 @@ s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
             break;
         hearth_error_t err;
         hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
-        ex->last_recv_ms = zclock_mono ();
+        ex->last_recv_ms = hearth_mono_ms ();
         if (!msg) {
             log_warn ("bad message from the driver: %s", err.text);
             continue;
@@ -275,7 +276,7 @@ s_send_heartbeat (executor_t *ex)
 int
 link_on_tick (executor_t *ex)
 {
-    int64_t now = zclock_mono ();
+    int64_t now = hearth_mono_ms ();
     int64_t deadline = ex->hb_liveness * ex->hb_interval_ms;
     if (!ex->registered && now - ex->started_ms > deadline) {
         log_error ("the driver at %s did not answer within %lld ms: exiting",
@@ -288,7 +289,7 @@ link_on_tick (executor_t *ex)
                   (long long) (now - ex->last_recv_ms));
         return -1;
     }
-    tasks_report_running (ex, executor_now_us ());
+    tasks_report_running (ex, hearth_mono_us ());
     link_flush (ex);
     if (ex->registered && now - ex->last_send_ms >= ex->hb_interval_ms)
         s_send_heartbeat (ex);

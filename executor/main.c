@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "executor/executor.h"
+#include "libcore/clock.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -56,14 +57,6 @@ static const hearth_opt_t s_opts[] = {
     {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
     {NULL},
 };
-
-int64_t
-executor_now_us (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static int
 s_usage_error (const char *text)
@@ -161,7 +154,7 @@ s_setup (executor_t *ex, hearth_error_t *err)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
     hearth_zsys_init ();
     ex->parent = getppid ();
-    ex->started_ms = zclock_mono ();
+    ex->started_ms = hearth_mono_ms ();
     pthread_mutex_init (&ex->cmd_lock, NULL);
     tlist_init (&ex->queue, offsetof (task_t, link));
     tlist_init (&ex->running, offsetof (task_t, link));

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "executor/executor.h"
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 
@@ -210,7 +211,7 @@ s_complete (executor_t *ex, task_t *t, const char *state, const char *error,
             const void *result, size_t len)
 {
     if (!t->end_us)
-        t->end_us = executor_now_us ();
+        t->end_us = hearth_mono_us ();
     if (!t->final_sent)
         link_add_update (ex, t, state, error, result, len);
     if (t->timer_id >= 0)
@@ -243,7 +244,7 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
         char error[128];
         snprintf (error, sizeof error, "timed out after %lld ms",
                   (long long) t->timeout_ms);
-        t->end_us = executor_now_us ();
+        t->end_us = hearth_mono_us ();
         link_add_update (ex, t, "FAILED", error, NULL, 0);
         t->final_sent = true;
         link_flush (ex);
@@ -403,7 +404,7 @@ tasks_kill (executor_t *ex, uint64_t tid, int attempt)
     else if (!t->final_sent) {
         /* A function cannot be interrupted: report it now, drop its
            result when it returns. */
-        t->end_us = executor_now_us ();
+        t->end_us = hearth_mono_us ();
         link_add_update (ex, t, "KILLED", "killed at the driver's request",
                          NULL, 0);
         t->final_sent = true;
@@ -444,7 +445,7 @@ tasks_discard_all (executor_t *ex, bool free_them)
     task_t *t;
     while ((t = ex->running.head)) {
         if (!t->final_sent) {
-            t->end_us = executor_now_us ();
+            t->end_us = hearth_mono_us ();
             link_add_update (ex, t, "KILLED", "the executor is stopping", NULL,
                              0);
         }

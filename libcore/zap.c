@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcore/clock.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -91,7 +92,7 @@ hearth_refusals_log (hearth_refusals_t *self, const char *peer,
     s_host_of (peer, address, sizeof address);
     snprintf (key, sizeof key, "%s %s", address, about ? about : "");
     self->count++;
-    int64_t now = zclock_mono ();
+    int64_t now = hearth_mono_ms ();
     int64_t *last = zhash_lookup (self->logged, key);
     if (last && now - *last < s_log_period_ms)
         return;

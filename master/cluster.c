@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libcore/alloc.h"
+#include "libcore/clock.h"
 #include "libcore/jsonprint.h"
 #include "libcore/log.h"
 #include "master/master.h"
@@ -165,7 +166,7 @@ s_snapshot (master_t *m, s_snapshot_t *s)
             true, w->cores - registry_worker_cores_used (w),
             w->memory_mb - registry_worker_memory_used (w)};
     }
-    int64_t now = master_now ();
+    int64_t now = hearth_mono_ms ();
     m->held = false;
     for (reg_driver_t *d = zlistx_first (drivers); d;
          d = zlistx_next (drivers)) {
@@ -220,7 +221,7 @@ master_schedule (master_t *m)
     for (size_t i = 0; i < r.ndrivers; i++) {
         reg_driver_t *d = s.drec[r.drivers[i].driver];
         reg_worker_t *w = s.wrec[r.drivers[i].worker];
-        registry_driver_launch (m->reg, d, w, master_now ());
+        registry_driver_launch (m->reg, d, w, hearth_mono_ms ());
         if (d->worker == w)
             master_launch_driver (m, d);
     }

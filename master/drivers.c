@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "master/master.h"
 
@@ -160,7 +161,7 @@ static void
 s_apply (master_t *m, reg_driver_t *d, int state, const char *error,
          int exit_status, int pid)
 {
-    int64_t now = master_now ();
+    int64_t now = hearth_mono_ms ();
     registry_driver_update_t u = {
         .state = state, .error = error, .exit_status = exit_status, .pid = pid};
     switch (state) {
@@ -207,7 +208,7 @@ s_lost (master_t *m, reg_driver_t *d, const char *reason)
         u.state = DRIVER_KILLED;
     else if (d->supervise) {
         u.state = DRIVER_RELAUNCHING;
-        u.relaunch_ms = master_now ();
+        u.relaunch_ms = hearth_mono_ms ();
     }
     log_warn ("driver %s on %s: %s: %s", d->id, d->worker_id, reason,
               hearth_driver_states[u.state]);
@@ -656,7 +657,7 @@ master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     }
     r->client_request_id = hearth_json_int (b, "request_id", -1);
     snprintf (r->driver_id, sizeof r->driver_id, "%s", id);
-    r->deadline_ms = master_now () + s_log_timeout_ms;
+    r->deadline_ms = hearth_mono_ms () + s_log_timeout_ms;
     char key[32];
     uint64_t request_id = m->next_log_request++;
     snprintf (key, sizeof key, "%" PRIu64, request_id);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "master/master.h"
 
@@ -35,7 +36,7 @@ master_reject (master_t *m, zframe_t *rid, const char *code, const char *text,
 {
     char peer[64];
     s_peer_text (rid, peer, sizeof peer);
-    int64_t now = master_now ();
+    int64_t now = hearth_mono_ms ();
     int64_t *last = zhashx_lookup (m->log_limit, peer);
     if (!last || now - *last >= s_error_log_period_ms) {
         log_warn ("peer %s: %s%s%s (dropped; further errors from this peer "
@@ -168,7 +169,7 @@ s_replaced (master_t *m, const char *id, const char *work_dir_id)
             snprintf (reason, sizeof reason, "replaced by worker %s", id);
             log_warn ("worker %s (%s) is DEAD: %s in %s", w->id, w->host,
                       reason, w->work_dir ? w->work_dir : "its work dir");
-            registry_worker_dead (m->reg, w, reason, master_now ());
+            registry_worker_dead (m->reg, w, reason, hearth_mono_ms ());
             return; /* only one can have held the lock */
         }
 }
@@ -197,7 +198,8 @@ s_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                                    hearth_json_int (b, "memory_mb", 1),
                                    rid,
                                    hearth_json_str (b, "work_dir_id")};
-    reg_worker_t *w = registry_worker_register (m->reg, &desc, master_now ());
+    reg_worker_t *w =
+        registry_worker_register (m->reg, &desc, hearth_mono_ms ());
     if (!w) {
         s_reply_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED,
                         "master out of memory");
@@ -248,7 +250,7 @@ s_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
         return;
     }
     /* By id too: one connection may carry many workers (load tests). */
-    registry_touch_worker (m->reg, w, master_now ());
+    registry_touch_worker (m->reg, w, hearth_mono_ms ());
     /* Without a list, what it uses beyond the master's books is foreign. */
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     int cores = (int) hearth_json_int (b, "cores_used", 0) - w->cores_used;
@@ -285,7 +287,7 @@ s_app_heartbeat (master_t *m, zframe_t *rid, const char *id)
                             : "the application has ended");
         return;
     }
-    registry_touch_app (m->reg, app, master_now ());
+    registry_touch_app (m->reg, app, hearth_mono_ms ());
     cJSON *e = cJSON_CreateObject ();
     cJSON_AddStringToObject (e, "event", "heartbeat");
     cJSON_AddStringToObject (e, "kind", "driver");
@@ -414,7 +416,7 @@ s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
     bool restored = app->recovering;
     registry_app_adopt (m->reg, app, rid,
                         s_first_exec_id (cJSON_GetObjectItem (b, "executors")),
-                        master_now ());
+                        hearth_mono_ms ());
     m->rec.apps_back += restored;
     log_info ("application %s (%s): its driver is back%s", app->id, app->name,
               restored ? " after the master's restart" : " on a new socket");
@@ -460,9 +462,9 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
            the workers that run its executors time to register again and
            report their exec ids before placing new ones. */
         .hold_until_ms =
-            wanted ? master_now () + m->interval_ms * m->liveness : 0,
+            wanted ? hearth_mono_ms () + m->interval_ms * m->liveness : 0,
         .routing_id = rid};
-    reg_app_t *app = registry_app_register (m->reg, &desc, master_now ());
+    reg_app_t *app = registry_app_register (m->reg, &desc, hearth_mono_ms ());
     if (!app) {
         master_reject (m, rid, "no_memory", "master out of memory", NULL);
         return;
@@ -619,10 +621,10 @@ s_sign_of_life (master_t *m, zframe_t *rid)
     void *record;
     switch (registry_peer (m->reg, rid, &record)) {
     case PEER_WORKER:
-        registry_touch_worker (m->reg, record, master_now ());
+        registry_touch_worker (m->reg, record, hearth_mono_ms ());
         break;
     case PEER_APP:
-        registry_touch_app (m->reg, record, master_now ());
+        registry_touch_app (m->reg, record, hearth_mono_ms ());
         break;
     default:
         break;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libcore/clock.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -106,14 +107,6 @@ static const hearth_opt_t s_opts[] = {
     {.name = NULL},
 };
 
-int64_t
-master_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* --- the loop ---------------------------------------------------------- */
 
 /* A peer whose key left the allow directory: its worker or application
@@ -128,7 +121,7 @@ s_cut_off_worker (master_t *m, reg_worker_t *w)
     if (w->state != WORKER_ALIVE)
         return;
     log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, s_key_gone);
-    registry_worker_dead (m->reg, w, s_key_gone, master_now ());
+    registry_worker_dead (m->reg, w, s_key_gone, hearth_mono_ms ());
 }
 
 static void
@@ -251,7 +244,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     (void) loop;
     (void) timer_id;
     master_t *m = arg;
-    int64_t now = master_now ();
+    int64_t now = hearth_mono_ms ();
     s_expire (m, now);
     if (now >= m->next_heartbeat_ms) {
         master_broadcast_heartbeat (m);

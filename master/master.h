@@ -74,9 +74,6 @@ typedef struct master {
     hearth_curve_t curve;      /* keys and admitted clients, if secure */
 } master_t;
 
-/* Monotonic milliseconds. */
-int64_t master_now (void);
-
 /* Handle one message from the ROUTER (borrowed; the handler may not keep
    it).  Never fails: errors are answered or logged. */
 void master_dispatch (master_t *m, zframe_t *rid, hearth_msg_t *msg);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "master/master.h"
 
@@ -62,8 +63,8 @@ master_publish_master (master_t *m, const char *what, const char *reason)
                                  (double) m->rec.execs_adopted);
         cJSON_AddNumberToObject (r, "executors_lost",
                                  (double) m->rec.execs_lost);
-        cJSON_AddNumberToObject (r, "elapsed_ms",
-                                 (double) (master_now () - m->rec_start_ms));
+        cJSON_AddNumberToObject (
+            r, "elapsed_ms", (double) (hearth_mono_ms () - m->rec_start_ms));
     }
     cJSON_AddNumberToObject (e, "time_ms", (double) registry_wall_ms ());
     master_publish (m, "master", e);
@@ -153,7 +154,7 @@ master_journal_open (master_t *m, hearth_error_t *err)
         return 0;
     if (!(m->journal = journal_open (dir, &st, err)))
         return -1;
-    int64_t now = master_now ();
+    int64_t now = hearth_mono_ms ();
     registry_restored_t r;
     registry_restore (m->reg, jstate_workers (st), jstate_apps (st),
                       jstate_execs (st), jstate_drivers (st), s_files, m, now,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -47,7 +48,7 @@ worker_link_reset (worker_t *w, const char *why)
 {
     log_warn ("master link: %s; registering again", why);
     w->registered = false;
-    w->next_attempt_ms = worker_now ();
+    w->next_attempt_ms = hearth_mono_ms ();
 }
 
 static void
@@ -249,7 +250,7 @@ s_registered (worker_t *w, hearth_msg_t *msg)
     /* The registration listed the drivers that ended meanwhile. */
     zlistx_purge (w->ended_drivers);
     w->backoff_ms = w->interval_ms;
-    w->next_heartbeat_ms = worker_now () + w->interval_ms;
+    w->next_heartbeat_ms = hearth_mono_ms () + w->interval_ms;
     if (!w->ever_registered)
         s_ready_file (w);
     w->ever_registered = true;
@@ -295,7 +296,7 @@ s_launch (worker_t *w, hearth_msg_t *msg)
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
-    if (execs_launch (w->execs, &l, worker_now ()) < 0) {
+    if (execs_launch (w->execs, &l, hearth_mono_ms ()) < 0) {
         /* The id is taken by an executor of an earlier master: refuse it,
            so the master frees the slot and places another. */
         log_warn ("LAUNCH_EXECUTOR %s/%d refused: already running", l.app_id,
@@ -313,7 +314,7 @@ s_kill (worker_t *w, hearth_msg_t *msg)
 {
     const char *app_id = hearth_json_str (msg->body, "app_id");
     int exec_id = (int) hearth_json_int (msg->body, "exec_id", 0);
-    if (execs_kill (w->execs, app_id, exec_id, worker_now ()) < 0)
+    if (execs_kill (w->execs, app_id, exec_id, hearth_mono_ms ()) < 0)
         log_debug ("KILL_EXECUTOR %s/%d: not running", app_id, exec_id);
 }
 
@@ -324,7 +325,7 @@ s_app_removed (worker_t *w, hearth_msg_t *msg)
     if (!app_id)
         return;
     log_info ("application %s removed: stopping its executors", app_id);
-    execs_app_removed (w->execs, app_id, worker_now ());
+    execs_app_removed (w->execs, app_id, hearth_mono_ms ());
 }
 
 static void
@@ -347,7 +348,7 @@ s_launch_driver (worker_t *w, hearth_msg_t *msg)
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
-    if (drivers_launch (w->drivers, &l, worker_now ()) < 0)
+    if (drivers_launch (w->drivers, &l, hearth_mono_ms ()) < 0)
         log_warn ("LAUNCH_DRIVER %s ignored: it already runs here",
                   l.driver_id);
 }
@@ -356,7 +357,7 @@ static void
 s_kill_driver (worker_t *w, hearth_msg_t *msg)
 {
     const char *id = hearth_json_str (msg->body, "driver_id");
-    if (drivers_kill (w->drivers, id, worker_now ()) < 0)
+    if (drivers_kill (w->drivers, id, hearth_mono_ms ()) < 0)
         log_debug ("KILL_DRIVER %s: not running", id);
 }
 
@@ -460,7 +461,7 @@ static const struct {
 static void
 s_dispatch (worker_t *w, hearth_msg_t *msg)
 {
-    w->last_master_ms = worker_now ();
+    w->last_master_ms = hearth_mono_ms ();
     for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
         if (s_handlers[i].cmd == msg->cmd) {
             s_handlers[i].handler (w, msg);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libcore/clock.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -83,14 +84,6 @@ static const hearth_opt_t s_opts[] = {
     {.name = NULL},
 };
 
-int64_t
-worker_now (void)
-{
-    struct timespec ts;
-    clock_gettime (CLOCK_MONOTONIC, &ts);
-    return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* --- the loop ---------------------------------------------------------- */
 
 static int
@@ -99,7 +92,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     (void) loop;
     (void) timer_id;
     worker_t *w = arg;
-    int64_t now = worker_now ();
+    int64_t now = hearth_mono_ms ();
     if (!w->execs)
         return -1;
     execs_tick (w->execs, now);
@@ -124,8 +117,8 @@ s_stop (worker_t *w, int sig)
     log_info ("%s: stopping %zu executors and %zu drivers", strsignal (sig),
               execs_count (w->execs), drivers_count (w->drivers));
     w->stopping = true;
-    execs_kill_all (w->execs, worker_now ());
-    drivers_kill_all (w->drivers, worker_now ());
+    execs_kill_all (w->execs, hearth_mono_ms ());
+    drivers_kill_all (w->drivers, hearth_mono_ms ());
 }
 
 /* Reap every child that exited: an executor or a driver. */
@@ -136,7 +129,7 @@ s_reap (worker_t *w)
     pid_t pid;
     while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
         if (!execs_exited (w->execs, pid, status))
-            drivers_exited (w->drivers, pid, status, worker_now ());
+            drivers_exited (w->drivers, pid, status, hearth_mono_ms ());
 }
 
 static int
@@ -254,7 +247,7 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     /* Orphaned grandchildren come to us, to be reaped (orphans.h). */
     if (orphans_subreaper () < 0)
         log_warn ("cannot become a child subreaper: %s", strerror (errno));
-    execs_clean_start (w->execs, worker_now ());
+    execs_clean_start (w->execs, hearth_mono_ms ());
     hearth_program_path ("hearth-driver", program, sizeof program);
     drivers_config_t dc = {
         .work_dir = w->work_dir,
@@ -314,7 +307,7 @@ s_setup (worker_t *w, hearth_error_t *err)
         || zloop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     w->backoff_ms = w->interval_ms;
-    w->next_attempt_ms = worker_now ();
+    w->next_attempt_ms = hearth_mono_ms ();
     return 0;
 }
 
@@ -363,7 +356,8 @@ main (int argc, char **argv)
     }
     log_info ("worker %s: %d cores, %lld MiB, work dir %s, master %s", w.id,
               w.cores, (long long) w.memory_mb, w.work_dir, w.master_url);
-    worker_link_tick (&w, worker_now ()); /* register now, not a tick later */
+    worker_link_tick (&w,
+                      hearth_mono_ms ()); /* register now, not a tick later */
     zloop_start (w.loop);
     log_info ("worker stopped");
     rc = w.exit_code;

@@ -55,9 +55,6 @@ typedef struct worker {
     hearth_curve_t curve;       /* keys for the master link, if secure */
 } worker_t;
 
-/* Monotonic milliseconds. */
-int64_t worker_now (void);
-
 /* Periodic link work: (re)register when due, heartbeat, notice a silent
    master. */
 void worker_link_tick (worker_t *w, int64_t now);
