@@ -1,6 +1,6 @@
 # The driver's integration tests: real hearth-submit, hearth-driver,
 # executors (and, for the cluster cases, a real master and workers), with
-# the shared helpers of tests/integration/lib.sh.
+# the shared helpers of tests/lib/.
 #
 # libtesttasks.so is a plug-in built with a plain rule and without the
 # sanitizers, like examples/libpi.so.
@@ -31,7 +31,7 @@ DRIVER_TESTS = \
 	tests/driver/test-kill-app.sh \
 	tests/driver/test-fair.sh
 TESTS += $(DRIVER_TESTS)
-EXTRA_DIST += tests/driver/test_tasks.c tests/driver/lib-driver.sh \
+EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)
 
 # valgrind cannot run sanitized programs: only in a plain build.

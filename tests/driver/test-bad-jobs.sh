@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Malformed job files and bad command lines are refused before anything
 # runs, with a message that says what is wrong and where.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 60
 export TMPDIR=$T
 

@@ -2,8 +2,8 @@
 # A cluster started by hand (a master and two workers): a job file and a C
 # driver program run on it in client mode, executors are placed by the
 # master, and the application ends FINISHED with its executors gone.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 180
 export TMPDIR=$T
 

@@ -4,9 +4,9 @@
 # with the worker's key (HEARTH_CURVE_SECRET/HEARTH_MASTER_KEY, absolute
 # paths), --status and --logs work with keys, and without a key submit is
 # refused.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
-. "$(dirname "$0")/../security/lib-security.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../lib/security.sh"
 deadline 120
 export TMPDIR=$T
 

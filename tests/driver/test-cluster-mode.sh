@@ -4,8 +4,8 @@
 # with their output there; --status, --logs, --kill (nothing of the
 # driver left running), --no-wait, the size bound of SUBMIT_DRIVER, and
 # the drivers in hearth-tail --state.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 150
 export TMPDIR=$T
 

@@ -4,8 +4,8 @@
 # worker (same launch, same pid) with its application, and finishes; a
 # driver still waiting for cores keeps its files in the journal and runs
 # once the master is back and the cores are free.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 150
 export TMPDIR=$T
 JOURNAL=$T/journal

@@ -6,8 +6,8 @@
 # any worker has stays SUBMITTED (--status says what it waits for) without
 # blocking smaller drivers behind it, is placed when a big enough worker
 # joins, and one killed while it waits ends KILLED, never launched.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 120
 export TMPDIR=$T
 

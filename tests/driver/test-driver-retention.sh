@@ -2,8 +2,8 @@
 # A cluster-mode driver's directory (its job, stdout and stderr) stays on
 # its worker for --driver-retention after the driver ended, then goes;
 # --logs can fetch its output meanwhile.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 60
 export TMPDIR=$T
 

@@ -7,8 +7,8 @@
 # the master to kill it, its worker SIGKILLs it after the grace period,
 # a replacement executor takes its cores, and the job ends with exactly its
 # output.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 120
 export TMPDIR=$T
 LIMIT=$((LIVENESS * INTERVAL_MS + INTERVAL_MS))

@@ -2,8 +2,8 @@
 # kill -9 of an executor mid-job: the job still completes, with every
 # result exactly once (local mode: the driver starts a new executor;
 # local-cluster: the master launches a replacement on a worker).
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 240
 export TMPDIR=$T
 

@@ -4,8 +4,8 @@
 # cores share them 1:3 while both have work; with FIFO (the default) the
 # first stage takes every core until it runs out.  Each task notes its
 # stage when it starts; the first 20 starts tell the policy.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 90
 export TMPDIR=$T
 

@@ -3,8 +3,8 @@
 # (KILL_APPLICATION): the master ends it KILLED, the workers stop its
 # executors, its client-mode driver fails its job and exits non-zero
 # saying so; killing it again, or an unknown application, is refused.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 60
 export TMPDIR=$T
 

@@ -2,8 +2,8 @@
 # local-cluster[W,C,M]: a real master and workers started and stopped by
 # the driver; 1,000 command tasks print exactly the expected lines in
 # order, and nothing is left running afterwards.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 180
 export TMPDIR=$T
 

@@ -2,8 +2,8 @@
 # Jobs in local mode: command and function tasks, a map/reduce, the
 # examples and a C driver program, each checked against its expected
 # output, exactly.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 180
 export TMPDIR=$T
 

@@ -4,8 +4,8 @@
 # (tasks queued ahead on an executor are not running), and the line is
 # erased at the end; off a terminal nothing of it is written.  `script`
 # (util-linux, in every Debian) gives the job a terminal.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 60
 export TMPDIR=$T
 

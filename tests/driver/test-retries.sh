@@ -2,8 +2,8 @@
 # Failures: a flaky task is retried until it succeeds; a broken one fails
 # its job after exactly max-failures attempts, with an error that names
 # it; timeouts, unknown functions and oversized results fail clearly.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 180
 export TMPDIR=$T
 

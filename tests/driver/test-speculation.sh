@@ -8,8 +8,8 @@
 # - both attempts of a task finish while the driver cannot answer (it is
 #   stopped): the second result is discarded, the stage's output and its
 #   input to the next stage hold each result exactly once.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 150
 export TMPDIR=$T
 LC='local-cluster[2,1,512]'

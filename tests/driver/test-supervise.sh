@@ -4,8 +4,8 @@
 # supervised driver whose worker dies is relaunched on another worker; an
 # unsupervised one then ends ERROR; --kill stops a supervised driver and
 # its relaunches.  Also: cluster mode on a master with CURVE keys.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 150
 export TMPDIR=$T
 

@@ -6,8 +6,8 @@
 # memory error and no leak.  Runs only in a build without sanitizers.
 command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 export HEARTH_FAKE_EXECUTOR=1
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 180
 INTERVAL_MS=300
 WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect

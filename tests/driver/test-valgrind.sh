@@ -4,8 +4,8 @@
 # and jobs that fail end with no memory error and no leak in any of them.
 # Runs only in a build without sanitizers.
 command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 300
 export TMPDIR=$T
 

@@ -7,8 +7,8 @@
 # ends the driver and its application.  (test-valgrind-cluster-mode.sh
 # checks a program driver under valgrind, in builds without sanitizers;
 # this runs in every build, with a job file's driver and executors.)
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 120
 export TMPDIR=$T
 

@@ -29,7 +29,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-app-waiting.sh \
 	tests/integration/test-tail-topics.sh
 TESTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += tests/integration/lib.sh $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
 	HEARTH_BIN_DIR='$(abs_top_builddir)'; \
 	HEARTH_TEST_BIN_DIR='$(abs_top_builddir)/tests/integration'; \

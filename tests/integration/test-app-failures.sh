@@ -6,8 +6,8 @@
 # elsewhere; a driver gone silent ends its application and its executors
 # are killed; an executor that takes longer than the worker's --kill-grace
 # to stop (a function task still runs) gets SIGKILL after the grace.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 90
 export TMPDIR=$T
 

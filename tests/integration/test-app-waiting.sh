@@ -4,7 +4,7 @@
 # RUNNING when a worker joins, or when another application's cores free
 # up, with the cores granted, and its job (a real hearth-submit in client
 # mode, tasks of half a second) then completes.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 90
 
 printf '%s\n' '{"name":"n","stages":[{"name":"s","tasks":[{"cmd":["sh","-c","sleep 0.5; echo {i}"],"count":7}]},{"name":"c","tasks":[{"cmd":["wc","-l"],"input":"s"}]}]}' >"$T/job.json"

@@ -4,8 +4,8 @@
 # back-off, one interval, then twice that and so on, the worker up to its
 # --reconnect-max; the job goes on meanwhile, and when the master is back
 # both register within one back-off step.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 90
 export TMPDIR=$T
 CAP_MS=1000   # the worker's --reconnect-max

@@ -5,8 +5,8 @@
 # work dirs.  The job succeeds, its output is exactly the expected one
 # (each result once, in order, although some tasks ran more than once),
 # and no process of the test is left.  CHAOS_SEED=N replays a run.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 240
 export TMPDIR=$T
 SEED=${CHAOS_SEED:-$((RANDOM))}

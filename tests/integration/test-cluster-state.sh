@@ -4,7 +4,7 @@
 # their headings, and, with an application and a cluster-mode driver
 # running, the workers' memory and last heartbeat, the applications,
 # executors and drivers as the JSON has them; bad flags fail clearly.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 60
 
 start_master || exit 1

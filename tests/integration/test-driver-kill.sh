@@ -6,8 +6,8 @@
 # function task.  Executors that lose their driver also exit by
 # themselves: with the master gone too, they are gone within liveness x
 # interval + one interval (+ 2 s for a running function task).
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 120
 export TMPDIR=$T
 GRACE_MS=500 # the workers' --kill-grace

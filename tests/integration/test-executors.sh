@@ -4,7 +4,7 @@
 # stderr land there, it registers with the driver; killing the
 # application stops it and the directory goes after the retention; a
 # worker stopped with SIGTERM stops its executors first.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 90
 
 start_master || exit 1

@@ -4,7 +4,7 @@
 # unexpected commands, raw bytes that are not even ZMTP, a duplicate
 # worker id.  The master answers ERROR where it can, refuses the
 # duplicate, logs, and keeps answering MASTER_STATE.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 60
 
 start_master || exit 1

@@ -4,7 +4,7 @@
 # header, the library and hearth.pc, the sample configuration and the
 # systemd units; every program documents its flags in --help; uninstall
 # removes it all again.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 240
 : "${MAKE:=make}"
 B=$HEARTH_BIN_DIR

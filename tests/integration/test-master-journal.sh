@@ -6,8 +6,8 @@
 # is needed), then is ALIVE; the job finishes with exactly its output, and
 # `hearth-tail --state` shows the same application and workers as before.
 # Then a corrupt journal tail: the master starts, warns, keeps the rest.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 150
 export TMPDIR=$T
 JOURNAL=$T/journal

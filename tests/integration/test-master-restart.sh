@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Master restart on the same port: the workers notice, register again
 # (RECONNECT_WORKER or their own silence detection), and show ALIVE.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 90
 
 start_master || exit 1

@@ -8,9 +8,9 @@
 # job still ends with exactly its output.  Nothing uses an address outside loopback and these
 # namespaces, which the test creates and deletes (trap), with every process
 # in them.  Skipped (77) where network namespaces cannot be created.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
-. "$(dirname "$0")/../security/lib-security.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../lib/security.sh"
 deadline 120
 export TMPDIR=$T
 

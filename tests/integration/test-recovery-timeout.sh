@@ -7,8 +7,8 @@
 #     is back) still finishes with exactly its output on the other worker.
 #  2. A driver killed while the master is down: after the deadline its
 #     application is FAILED "driver lost", and nothing of it runs anywhere.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 120
 export TMPDIR=$T
 JOURNAL=$T/journal

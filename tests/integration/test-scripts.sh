@@ -7,7 +7,7 @@
 # stop-cluster.sh, with a cluster-mode job still running, stops exactly
 # those processes, and nothing is left: no daemon, and no driver,
 # executor or task in the workers' dirs.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 120
 SRC=${HEARTH_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 S=$SRC/scripts

@@ -3,7 +3,7 @@
 # job on a master and 2 workers started by hand (tcp://), then through
 # local-cluster[2,1,512]; the answer comes out, the application ends
 # FINISHED, and no executor is left running.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 90
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 for f in "$BIN/hearth-submit" "$BIN/hearth-executor" "$BIN/examples/libpi.so"; do

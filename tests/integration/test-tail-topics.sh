@@ -5,7 +5,7 @@
 # and end, and its executors launched, running and ended; and
 # `--topic driver` follows a cluster-mode driver from SUBMITTED to
 # FINISHED.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 90
 
 start_master || exit 1

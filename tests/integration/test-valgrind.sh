@@ -5,7 +5,7 @@
 # worker with its executor running, stop the master.  Both must exit 0 with no
 # memory error and no leak.  Runs only in a build without sanitizers.
 command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 120
 INTERVAL_MS=300
 WRAP="valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect

@@ -4,7 +4,7 @@
 # master's answer is in a version the worker cannot read, or an ERROR
 # bad_version it can.  (test-app --fake-master plays that master; the real
 # master's side, answering a foreign version, is test-garbage's.)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 60
 
 for tag in HEARTH/2 HEARTH/1; do

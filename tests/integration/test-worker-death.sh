@@ -2,7 +2,7 @@
 # kill -9 of a worker: the master marks it DEAD within liveness x interval
 # plus one interval, hearth-tail sees the `worker` event, and the others
 # stay ALIVE.  A worker stopped with SIGTERM exits cleanly.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 60
 
 start_master || exit 1

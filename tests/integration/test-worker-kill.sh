@@ -11,8 +11,8 @@
 #   next worker started on the same work dir kills it.  (A stopped executor
 #   does not stay stopped: when its worker dies, its process group is
 #   orphaned and the kernel sends it SIGHUP and SIGCONT.)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 150
 export TMPDIR=$T
 LIMIT=$((LIVENESS * INTERVAL_MS + INTERVAL_MS))

@@ -5,8 +5,8 @@
 # is DEAD "replaced by" the new one, its executor LOST, a replacement
 # executor placed on the new worker, and the job ends with exactly its
 # output.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
 deadline 90
 export TMPDIR=$T
 # liveness x interval of 5 s: a DEAD seen sooner is the replacement's doing

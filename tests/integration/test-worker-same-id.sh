@@ -11,7 +11,7 @@
 # not the connection's source address, so another host is a worker
 # started with --host 127.0.0.2 on loopback; a worker on a really
 # different machine is not tested here.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
 deadline 90
 SRC=${HEARTH_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 # 25 x 200 ms: the restart has 5 s before the old record would expire.

@@ -4,4 +4,4 @@ SECURITY_TESTS = \
 	tests/security/test-secure-cluster.sh \
 	tests/security/test-capture.sh
 TESTS += $(SECURITY_TESTS)
-EXTRA_DIST += tests/security/lib-security.sh $(SECURITY_TESTS)
+EXTRA_DIST += $(SECURITY_TESTS)

@@ -5,9 +5,9 @@
 # names or task arguments in clear text -- while the same run without
 # keys shows them on each port (so the checks can fail).  Skipped where
 # no capture is possible.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
-. "$(dirname "$0")/lib-security.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../lib/security.sh"
 deadline 180
 export TMPDIR=$T
 

@@ -5,9 +5,9 @@
 # to listen beyond loopback without keys, and warns in its log when told
 # --insecure; so do clients that talk to a master beyond loopback without
 # keys.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
-. "$(dirname "$0")/lib-security.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../lib/security.sh"
 deadline 60
 
 check "hearth-keygen makes a cluster's keys" make_keys

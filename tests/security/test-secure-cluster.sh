@@ -7,9 +7,9 @@
 # the job runs on; a client key added then removed, with SIGHUP, is
 # admitted then refused -- a worker and an event tail already connected
 # included: the worker is declared DEAD, the tail gets no more events.
-. "$(dirname "$0")/../integration/lib.sh"
-. "$(dirname "$0")/../driver/lib-driver.sh"
-. "$(dirname "$0")/lib-security.sh"
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../lib/security.sh"
 deadline 240
 export TMPDIR=$T
 

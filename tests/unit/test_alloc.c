@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -701,6 +702,7 @@ test_scale_10000_workers (void **state)
 int
 main (void)
 {
+    alarm (60); /* a hung test fails instead of stalling make check */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_max12_cpe2),
         cmocka_unit_test (test_max12_cpe_unset),

@@ -472,6 +472,7 @@ test_files (void **state)
 int
 main (void)
 {
+    alarm (60); /* a hung test fails instead of stalling make check */
     hearth_test_clear_env ();
     hearth_log_open ("test_journal", "error", NULL, NULL);
     const struct CMUnitTest tests[] = {

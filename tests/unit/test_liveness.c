@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -205,6 +206,7 @@ test_scale_20000_peers (void **state)
 int
 main (void)
 {
+    alarm (60); /* a hung test fails instead of stalling make check */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_expires_after_timeout),
         cmocka_unit_test (test_touch_postpones),

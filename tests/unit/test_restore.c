@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -367,6 +368,7 @@ test_nonsense_skipped (void **state)
 int
 main (void)
 {
+    alarm (60); /* a hung test fails instead of stalling make check */
     hearth_test_clear_env ();
     hearth_log_open ("test_restore", "error", NULL, NULL);
     const struct CMUnitTest tests[] = {

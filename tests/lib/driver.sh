@@ -1,4 +1,4 @@
-# lib-driver.sh - what the driver's tests add to tests/integration/lib.sh
+# driver.sh - what the tests of jobs and drivers add to tests/lib/cluster.sh
 # (sourced after it).
 
 TASKS_LIB=$BIN/tests/driver/libtesttasks.so

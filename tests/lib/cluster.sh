@@ -1,4 +1,4 @@
-# lib.sh - shared helpers of the integration tests (sourced, not run).
+# cluster.sh - shared helpers of every shell test (sourced, not run).
 #
 # Every test starts real processes on 127.0.0.1 with ephemeral ports, in a
 # private temporary directory, and stops every one of them by PID in an

@@ -1,5 +1,5 @@
-# lib-security.sh - what the security tests add to tests/integration/lib.sh
-# and tests/driver/lib-driver.sh (sourced after them).
+# security.sh - what the security tests add to tests/lib/cluster.sh and
+# tests/lib/driver.sh (sourced after them).
 
 K=$T/keys
 
