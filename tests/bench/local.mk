@@ -1,4 +1,4 @@
-# Benchmarks (issue 7, docs/performance.md).  The programs are built by
+# Benchmarks (docs/performance.md).  The programs are built by
 # `make check` (so that they always compile, and distcheck builds them),
 # which runs each once at a tiny size (test-bench-smoke.sh) so that they
 # keep working; only `make bench` measures: tests/bench/run-bench.sh,

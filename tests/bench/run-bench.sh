@@ -1,5 +1,5 @@
 #!/bin/bash
-# run-bench.sh - Hearth's benchmarks (issue 7), run by `make bench`.
+# run-bench.sh - Hearth's benchmarks (docs/performance.md), run by `make bench`.
 #
 # Runs the eight benchmarks of tests/bench/ in order, each next to the
 # reference it is compared with (measured in this same run), then prints

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A worker stopped with SIGTERM while a cluster-mode driver, its executors
-# and their tasks run on it (issue 6: "stops cleanly on SIGTERM, taking
-# its children with it"): it exits 0, and once it has exited nothing of
+# and their tasks run on it (docs/operations.md: a worker stops cleanly
+# on SIGTERM, taking its children with it): it exits 0, and once it has exited nothing of
 # them is left: no hearth-driver, no hearth-executor, no task.  The
 # driver's executors on another worker are stopped too, and the master
 # ends the driver and its application.  (test-valgrind-cluster-mode.sh

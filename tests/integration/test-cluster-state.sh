@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A master and 3 workers: all ALIVE in `hearth-tail --state` (table and
-# JSON), with the fields issue 3 lists; the table's four sections with
+# JSON), with the fields docs/cluster.md lists; the table's four sections with
 # their headings, and, with an application and a cluster-mode driver
 # running, the workers' memory and last heartbeat, the applications,
 # executors and drivers as the JSON has them; bad flags fail clearly.

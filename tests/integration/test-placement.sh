@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Executors are placed as the allocator says, with --spread-out and with
 # --consolidate: 3 workers of 8 cores and 16 GiB, an application of
-# max_cores 12 with 2 cores and 2 GiB per executor (issue 3's first case),
+# max_cores 12 with 2 cores and 2 GiB per executor (Spark's MasterSuite's first case),
 # checked in the driver's EXECUTOR_ADDED messages and in MASTER_STATE.
 . "$(dirname "$0")/../lib/cluster.sh"
 deadline 90

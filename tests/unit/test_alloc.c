@@ -1,5 +1,5 @@
-/*  test_alloc.c - the allocator against the worked examples of issue 3
-    and Spark standalone's MasterSuite (3 workers of 8 free cores and 16
+/*  test_alloc.c - the allocator against worked examples, Spark
+    standalone's MasterSuite (3 workers of 8 free cores and 16
     GiB, 2 GiB per executor unless stated), plus drivers, dead workers,
     FIFO order and the shuffle; against an independent reference of
     DESIGN §5 on random clusters; and the properties of a 10,000-worker
@@ -690,7 +690,8 @@ s_scale_pass (bool spread_out)
     free (assigned);
 }
 
-/* Issue 7's target: 100 waiting apps over 10,000 workers in one pass. */
+/* The scale target (docs/performance.md): 100 waiting apps over 10,000
+   workers in one pass. */
 static void
 test_scale_10000_workers (void **state)
 {
