@@ -20,6 +20,48 @@ die() {
 }
 say() { echo "$hearth_me: $*"; }
 
+# What every script reads, for the end of its --help.
+hearth_env_help() {
+  cat <<'EOF'
+
+Settings come from the environment, or from hearth-env.sh in the
+configuration directory (docs/operations.md):
+  HEARTH_CONF_DIR       the configuration directory (default: the installed
+                        one, or conf/ beside scripts/ in the source tree)
+  HEARTH_BIN_DIR        where hearth-master and hearth-worker are
+  HEARTH_PID_DIR        pid files and the master's URL file
+                        (default /tmp/hearth-$USER)
+  HEARTH_LOG_DIR        log files (default $HEARTH_PID_DIR/logs)
+  HEARTH_IDENT_STRING   part of every pid and log file name (default $USER)
+  HEARTH_START_TIMEOUT  seconds to wait for a daemon to start (default 30)
+  HEARTH_STOP_TIMEOUT   seconds before SIGKILL when stopping (default 30)
+EOF
+}
+
+# Refuse an argument a script does not take, pointing to --help (exit 2,
+# as the programs do).
+hearth_bad_arg() {
+  echo "$hearth_me: unexpected argument '$1' (see $hearth_me --help)" >&2
+  exit 2
+}
+
+# Before anything below can fail or start: --help (or -h) anywhere among
+# the arguments prints the script's usage (its usage function, defined
+# before this file is sourced) and exits; then the script's check_args,
+# when it has one, refuses what it does not take.  Sourced without
+# arguments, this file sees the script's own.
+for hearth_arg in "$@"; do
+  case $hearth_arg in
+    -h | --help)
+      usage
+      hearth_env_help
+      exit 0
+      ;;
+  esac
+done
+unset hearth_arg
+if declare -F check_args >/dev/null; then check_args "$@"; fi
+
 # The configuration directory: $HEARTH_CONF_DIR, else the installed one,
 # else conf/ beside scripts/ in the source tree.
 if [[ -z ${HEARTH_CONF_DIR:-} ]]; then

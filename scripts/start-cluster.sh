@@ -5,6 +5,23 @@
 # host named N times runs N workers.  Running it again starts only what
 # is not running.  See docs/operations.md.
 set -euo pipefail
+usage() {
+  cat <<EOF
+Usage: $(basename "$0")
+
+Start a whole cluster from this machine: the master here (start-master.sh),
+then one worker per line of \$HEARTH_CONF_DIR/workers (start-worker.sh),
+over ssh for other hosts; a host named N times runs N workers.  Running it
+again starts only what is not running.  It takes no argument: everything
+comes from the settings of start-master.sh and start-worker.sh (see their
+--help) and from:
+
+  HEARTH_SSH_OPTS  ssh options for the other hosts
+                   (-o BatchMode=yes -o ConnectTimeout=10)
+EOF
+}
+# It takes no argument.
+check_args() { [[ $# -eq 0 ]] || hearth_bad_arg "$1"; }
 # shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 

@@ -10,6 +10,23 @@
 # HEARTH_MASTER_OPTS, HEARTH_PID_DIR, HEARTH_LOG_DIR.  It prints the master's URL, also kept in
 # $HEARTH_PID_DIR/hearth-$USER-master.url.
 set -euo pipefail
+usage() {
+  cat <<EOF
+Usage: $(basename "$0") [MASTER_FLAGS...]
+
+Start hearth-master on this machine in the background, with a pid file and
+a log file, and print its URL once it has bound its ports.  Does nothing
+when the master of this pid file already runs.  MASTER_FLAGS are passed to
+hearth-master (hearth-master --help); it refuses a flag it does not know.
+
+  HEARTH_MASTER_HOST         address to bind and advertise (127.0.0.1)
+  HEARTH_MASTER_PORT         ROUTER port (7077; 0: any free port)
+  HEARTH_MASTER_EVENTS_PORT  events port (default: the port + 1)
+  HEARTH_MASTER_JOURNAL      its journal (\$HEARTH_PID_DIR/journal;
+                             empty: none)
+  HEARTH_MASTER_OPTS         more hearth-master flags
+EOF
+}
 # shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 

@@ -10,11 +10,29 @@
 # works in HEARTH_WORKER_DIR/worker-N), HEARTH_WORKER_HOST (the address it
 # advertises), HEARTH_WORKER_OPTS, HEARTH_PID_DIR, HEARTH_LOG_DIR.
 set -euo pipefail
+usage() {
+  cat <<EOF
+Usage: $(basename "$0") MASTER_URL [INSTANCE] [WORKER_FLAGS...]
+
+Start hearth-worker number INSTANCE (default 1) of this machine in the
+background, with a pid file and a log file, and wait until it has
+registered with the master at MASTER_URL (tcp://HOST:PORT).  Does nothing
+when that instance already runs.  WORKER_FLAGS are passed to
+hearth-worker (hearth-worker --help); it refuses a flag it does not know.
+
+  HEARTH_WORKER_CORES   cores offered (default: the machine's)
+  HEARTH_WORKER_MEMORY  memory offered (default: the machine's less 1G)
+  HEARTH_WORKER_DIR     instance N works in HEARTH_WORKER_DIR/worker-N
+                        (default \$HEARTH_PID_DIR/work)
+  HEARTH_WORKER_HOST    the address it advertises
+  HEARTH_WORKER_OPTS    more hearth-worker flags
+EOF
+}
 # shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 
 [[ $# -ge 1 && $1 == tcp://* ]] ||
-  die "usage: $hearth_me MASTER_URL [INSTANCE] [WORKER_FLAGS...] (MASTER_URL: tcp://HOST:PORT)"
+  die "usage: $hearth_me MASTER_URL [INSTANCE] [WORKER_FLAGS...] (MASTER_URL: tcp://HOST:PORT; see $hearth_me --help)"
 url=$1
 shift
 n=1

@@ -3,6 +3,21 @@
 # start-worker.sh started here (all instances, or those named), through
 # their pid files; each stops its executors and drivers first.
 set -euo pipefail
+usage() {
+  cat <<EOF
+Usage: $(basename "$0") [INSTANCE...]
+
+Stop the hearth-workers that start-worker.sh started here, all of them or
+the numbered instances given, through their pid files (SIGTERM, then
+SIGKILL after HEARTH_STOP_TIMEOUT); each stops its executors and drivers
+first.
+EOF
+}
+# Instance numbers only.
+check_args() {
+  local a
+  for a in "$@"; do [[ $a =~ ^[0-9]+$ ]] || hearth_bad_arg "$a"; done
+}
 # shellcheck source=hearth-common.sh
 . "$(dirname "$0")/hearth-common.sh"
 

@@ -27,7 +27,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-netns.sh \
 	tests/integration/test-worker-same-id.sh \
 	tests/integration/test-app-waiting.sh \
-	tests/integration/test-tail-topics.sh
+	tests/integration/test-tail-topics.sh \
+	tests/integration/test-scripts-usage.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
