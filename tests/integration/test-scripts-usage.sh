@@ -17,14 +17,6 @@ mkdir -p "$HEARTH_CONF_DIR"
 printf 'localhost\n' >"$HEARTH_CONF_DIR/workers"
 ME=${USER:-$(id -un)}
 
-# ours PROGRAM: processes of that name whose command line names $T.
-ours() {
-  local p
-  for p in $(pgrep -x "$1"); do
-    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$T" && echo "$p"
-  done
-  return 0
-}
 nothing_started() { test -z "$(ours hearth-master; ours hearth-worker)"; }
 
 for s in start-master start-worker start-cluster stop-cluster stop-master \

@@ -39,15 +39,6 @@ track() {
 }
 # daemon_pids: the pids in the pid files, sorted.
 daemon_pids() { cat "$R"/*.pid 2>/dev/null | sort -n | tr '\n' ' '; }
-# ours PROGRAM: processes of that name whose command line names $T (the
-# daemons: their pid files, logs and work dirs are there).
-ours() {
-  local p
-  for p in $(pgrep -x "$1"); do
-    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$T" && echo "$p"
-  done
-  return 0
-}
 # in_work: "N PROGRAM, " for the processes working in the workers' dirs:
 # drivers, executors and their tasks (an executor's command line does not
 # name $T, its working directory does: worker/execs.c).

@@ -205,6 +205,16 @@ procs_in() {
   done
 }
 
+# ours PROGRAM: processes of that name whose command line names $T (the
+# daemons: their pid files, logs and work dirs are there).
+ours() {
+  local p
+  for p in $(pgrep -x "$1"); do
+    tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$T" && echo "$p"
+  done
+  return 0
+}
+
 # none_in DIR: no process works in DIR.
 none_in() {
   [[ -z $(procs_in "$1") ]]
