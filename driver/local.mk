@@ -22,3 +22,9 @@ hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 bin_PROGRAMS += hearth-submit
 hearth_submit_SOURCES = driver/submit.c driver/submit.h driver/submit_cluster.c
 hearth_submit_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
+
+# libtool installs libhearth.so.0 but leaves the dynamic linker's cache
+# stale: refresh it where the linker searches libdir, else say what a
+# program linked with it needs (scripts/install-ldconfig).
+install-exec-hook:
+	@$(SHELL) $(srcdir)/scripts/install-ldconfig '$(DESTDIR)' '$(libdir)'

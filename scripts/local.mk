@@ -11,7 +11,7 @@ cluster_scripts = start-master.sh start-worker.sh start-cluster.sh \
 EXTRA_DIST += scripts/start-master.sh scripts/start-worker.sh \
 	scripts/start-cluster.sh scripts/stop-cluster.sh scripts/stop-master.sh \
 	scripts/stop-worker.sh scripts/hearth-common.sh \
-	scripts/quickstart scripts/test scripts/install-deps \
+	scripts/quickstart scripts/test scripts/install-deps scripts/install-ldconfig \
 	systemd/hearth-master.service.in systemd/hearth-worker.service.in
 
 dist_hearthconf_DATA = conf/workers.template conf/hearth-env.sh.template \

@@ -28,7 +28,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-same-id.sh \
 	tests/integration/test-app-waiting.sh \
 	tests/integration/test-tail-topics.sh \
-	tests/integration/test-scripts-usage.sh
+	tests/integration/test-scripts-usage.sh \
+	tests/integration/test-install-run.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
