@@ -29,7 +29,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-app-waiting.sh \
 	tests/integration/test-tail-topics.sh \
 	tests/integration/test-scripts-usage.sh \
-	tests/integration/test-install-run.sh
+	tests/integration/test-install-run.sh \
+	tests/integration/test-systemd-units.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
