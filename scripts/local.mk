@@ -57,6 +57,7 @@ print-install-dirs:
 	@echo "hearthconfdir=$(hearthconfdir)"
 	@echo "systemdunitdir=$(systemdunitdir)"
 	@echo "docdir=$(docdir)"
+	@echo "mandir=$(mandir)"
 	@echo "pkgdatadir=$(pkgdatadir)"
 	@echo "san_cflags='$(SAN_CFLAGS)'"
 .PHONY: print-install-dirs

@@ -30,7 +30,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-tail-topics.sh \
 	tests/integration/test-scripts-usage.sh \
 	tests/integration/test-install-run.sh \
-	tests/integration/test-systemd-units.sh
+	tests/integration/test-systemd-units.sh \
+	tests/integration/test-man-pages.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The manual pages (man/local.mk): `make install` installs one per program
+# (section 1) and cluster script (section 8), each naming every flag its
+# --help lists, and hearth-job(5); groff formats each without a warning.
+# Skipped when configure found no help2man (scripts/install-deps
+# installs it).
+. "$(dirname "$0")/../lib/cluster.sh"
+deadline 120
+: "${MAKE:=make}"
+B=$HEARTH_BIN_DIR
+if [[ ! -f $B/man/pages.stamp ]]; then
+  echo "SKIP: built without help2man"
+  exit 77
+fi
+D=$T/root
+$MAKE -s -C "$B" install DESTDIR="$D" >"$T/install.log" 2>&1
+check "make install DESTDIR=... succeeds" test $? -eq 0
+eval "$($MAKE -s --no-print-directory -C "$B" print-install-dirs)"
+M=$D$mandir
+
+# flags PROGRAM ARGS...: the long flags its --help lists, one a line.
+flags() { "$@" --help 2>&1 | grep -oE -- '(^|[ ,])--[a-z][a-z0-9-]*' | tr -d ' ,' | sort -u; }
+# in_page PAGE FLAG: the page names the flag (help2man escapes '-').
+in_page() { grep -qF -- "$(sed 's/-/\\-/g' <<<"$2")" "$1"; }
+# clean_groff PAGE: groff formats it with every warning on, printing none.
+clean_groff() {
+  command -v groff >/dev/null || return 0
+  test -z "$(groff -man -ww -z "$1" 2>&1)"
+}
+
+for p in hearth-master hearth-worker hearth-executor hearth-driver \
+  hearth-submit hearth-tail hearth-keygen; do
+  page=$M/man1/$p.1
+  check "installs $p(1)" test -s "$page"
+  missing=""
+  for f in $(flags "$D$bindir/$p"); do in_page "$page" "$f" || missing+=" $f"; done
+  check "... naming every flag of $p --help${missing:+ (missing:$missing)}" \
+    test -z "$missing"
+  check "... formatted without a warning" clean_groff "$page"
+done
+for s in start-master start-worker start-cluster stop-cluster stop-master \
+  stop-worker; do
+  page=$M/man8/hearth-$s.sh.8
+  check "installs hearth-$s.sh(8)" test -s "$page"
+  check "... with its usage and settings" grep -q 'HEARTH_CONF_DIR' "$page"
+  check "... formatted without a warning" clean_groff "$page"
+done
+check "hearth-start-master.sh(8) names the master's settings" \
+  grep -q HEARTH_MASTER_PORT "$M/man8/hearth-start-master.sh.8"
+check "installs hearth-job(5)" test -s "$M/man5/hearth-job.5"
+check "... describing every key of a task" eval \
+  'for k in cmd fn arg count foreach input env timeout; do grep -q "^\.B.* $k\b\|^\.B $k$" "$M/man5/hearth-job.5" || exit 1; done'
+check "... formatted without a warning" clean_groff "$M/man5/hearth-job.5"
+$MAKE -s -C "$B" uninstall DESTDIR="$D" >/dev/null 2>&1
+check "make uninstall removes the pages" test -z "$(find "$M" -type f 2>/dev/null)"
+finish
