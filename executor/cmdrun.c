@@ -39,8 +39,6 @@
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 
-extern char **environ;
-
 /* Inputs up to this size go through a pipe filled before the spawn (it
    fits in the pipe's buffer); larger ones through an unlinked file. */
 static const size_t s_pipe_input_max = 60 * 1024;
@@ -84,39 +82,6 @@ s_input_fd (executor_t *ex, task_t *t, hearth_error_t *err)
                                  strerror (errno));
     }
     return fd;
-}
-
-static bool
-s_env_overridden (char **env, const char *entry)
-{
-    const char *eq = strchr (entry, '=');
-    size_t klen = eq ? (size_t) (eq - entry) : strlen (entry);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp (env[i], entry, klen) == 0 && env[i][klen] == '=')
-            return true;
-    return false;
-}
-
-/* environ with the task's variables added or replacing; caller frees the
-   array (not the strings). */
-static const char **
-s_merge_env (char **env)
-{
-    size_t n = 0, m = 0;
-    while (environ[n])
-        n++;
-    while (env[m])
-        m++;
-    const char **out = calloc (n + m + 1, sizeof *out);
-    if (!out)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!s_env_overridden (env, environ[i]))
-            out[k++] = environ[i];
-    for (size_t i = 0; i < m; i++)
-        out[k++] = env[i];
-    return out;
 }
 
 void
@@ -270,7 +235,8 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
         return -1;
     if (pipe2 (outp, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0)
         hearth_errprintf (err, "pipe: %s", strerror (errno));
-    else if (t->env && !(envp = s_merge_env (t->env)))
+    else if (t->env
+             && !(envp = hearth_env_merge (NULL, (const char *const *) t->env)))
         hearth_errprintf (err, "out of memory");
     else {
         hearth_spawn_opts_t opts = {
