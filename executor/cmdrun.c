@@ -13,6 +13,11 @@
     exit and result went through, and posix_spawn blocks its caller until
     the child has exec'ed.  See docs/performance.md, benchmark 4.)
 
+    The thread starts the command (cmdrun_start); only then does it wake
+    the loop for the tasks it finished before (fnpool.c), so that the
+    woken loop does not take the CPU before the child has started; then
+    it runs the command to its end (cmdrun_wait).
+
     The thread kills a command that runs past its time limit; the loop may
     kill one at any time (KILL_TASK, the executor stopping):
     cmdrun_kill and the thread agree under ex->cmd_lock, so that a signal
@@ -34,7 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "executor/executor.h"
+#include "executor/cmdrun.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
@@ -266,17 +271,22 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
     return pid;
 }
 
-void
-cmdrun_run (executor_t *ex, task_t *t, bool *wake)
+int
+cmdrun_start (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
 {
     hearth_error_t err;
-    int out = -1, errfd = -1;
-    pid_t pid = s_spawn (ex, t, &out, &errfd, &err);
-    if (pid < 0) {
+    proc->pid = s_spawn (ex, t, &proc->out, &proc->err, &err);
+    if (proc->pid < 0) {
         t->run_error = strdup (err.text);
-        return;
+        return -1;
     }
-    fnpool_wake (ex->pool, wake); /* the child runs: the loop may have us */
+    return 0;
+}
+
+void
+cmdrun_wait (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
+{
+    pid_t pid = proc->pid;
     if (ex->pinned) /* it started on our CPU: now it may go anywhere */
         sched_setaffinity (pid, sizeof ex->cpus, &ex->cpus);
     pthread_mutex_lock (&ex->cmd_lock);
@@ -284,7 +294,7 @@ cmdrun_run (executor_t *ex, task_t *t, bool *wake)
     if (t->kill_sig)
         kill (-pid, t->kill_sig); /* asked for before it started */
     pthread_mutex_unlock (&ex->cmd_lock);
-    s_collect (ex, t, &out, &errfd, pid);
+    s_collect (ex, t, &proc->out, &proc->err, pid);
     /* The pipes may reach their end while the process is still exiting:
        wait until it is a zombie, without reaping it.  From here the loop
        sends no more signals; the group keeps its id until the leader is
@@ -300,6 +310,6 @@ cmdrun_run (executor_t *ex, task_t *t, bool *wake)
     kill (-pid, SIGKILL);
     while (waitpid (pid, &t->wait_status, 0) < 0 && errno == EINTR)
         ;
-    s_close (&out);
-    s_close (&errfd);
+    s_close (&proc->out);
+    s_close (&proc->err);
 }
