@@ -13,6 +13,11 @@
     exit and result went through, and posix_spawn blocks its caller until
     the child has exec'ed.  See docs/performance.md, benchmark 4.)
 
+    The thread starts the command (cmdrun_start); only then does it wake
+    the loop for the tasks it finished before (fnpool.c), so that the
+    woken loop does not take the CPU before the child has started; then
+    it runs the command to its end (cmdrun_wait).
+
     The thread kills a command that runs past its time limit; the loop may
     kill one at any time (KILL_TASK, the executor stopping):
     cmdrun_kill and the thread agree under ex->cmd_lock, so that a signal
@@ -34,12 +39,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "executor/executor.h"
+#include "executor/cmdrun.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
-
-extern char **environ;
 
 /* Inputs up to this size go through a pipe filled before the spawn (it
    fits in the pipe's buffer); larger ones through an unlinked file. */
@@ -84,39 +87,6 @@ s_input_fd (executor_t *ex, task_t *t, hearth_error_t *err)
                                  strerror (errno));
     }
     return fd;
-}
-
-static bool
-s_env_overridden (char **env, const char *entry)
-{
-    const char *eq = strchr (entry, '=');
-    size_t klen = eq ? (size_t) (eq - entry) : strlen (entry);
-    for (size_t i = 0; env && env[i]; i++)
-        if (strncmp (env[i], entry, klen) == 0 && env[i][klen] == '=')
-            return true;
-    return false;
-}
-
-/* environ with the task's variables added or replacing; caller frees the
-   array (not the strings). */
-static const char **
-s_merge_env (char **env)
-{
-    size_t n = 0, m = 0;
-    while (environ[n])
-        n++;
-    while (env[m])
-        m++;
-    const char **out = calloc (n + m + 1, sizeof *out);
-    if (!out)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!s_env_overridden (env, environ[i]))
-            out[k++] = environ[i];
-    for (size_t i = 0; i < m; i++)
-        out[k++] = env[i];
-    return out;
 }
 
 void
@@ -270,7 +240,8 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
         return -1;
     if (pipe2 (outp, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0)
         hearth_errprintf (err, "pipe: %s", strerror (errno));
-    else if (t->env && !(envp = s_merge_env (t->env)))
+    else if (t->env
+             && !(envp = hearth_env_merge (NULL, (const char *const *) t->env)))
         hearth_errprintf (err, "out of memory");
     else {
         hearth_spawn_opts_t opts = {
@@ -300,17 +271,22 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
     return pid;
 }
 
-void
-cmdrun_run (executor_t *ex, task_t *t, bool *wake)
+int
+cmdrun_start (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
 {
     hearth_error_t err;
-    int out = -1, errfd = -1;
-    pid_t pid = s_spawn (ex, t, &out, &errfd, &err);
-    if (pid < 0) {
+    proc->pid = s_spawn (ex, t, &proc->out, &proc->err, &err);
+    if (proc->pid < 0) {
         t->run_error = strdup (err.text);
-        return;
+        return -1;
     }
-    fnpool_wake (ex->pool, wake); /* the child runs: the loop may have us */
+    return 0;
+}
+
+void
+cmdrun_wait (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
+{
+    pid_t pid = proc->pid;
     if (ex->pinned) /* it started on our CPU: now it may go anywhere */
         sched_setaffinity (pid, sizeof ex->cpus, &ex->cpus);
     pthread_mutex_lock (&ex->cmd_lock);
@@ -318,7 +294,7 @@ cmdrun_run (executor_t *ex, task_t *t, bool *wake)
     if (t->kill_sig)
         kill (-pid, t->kill_sig); /* asked for before it started */
     pthread_mutex_unlock (&ex->cmd_lock);
-    s_collect (ex, t, &out, &errfd, pid);
+    s_collect (ex, t, &proc->out, &proc->err, pid);
     /* The pipes may reach their end while the process is still exiting:
        wait until it is a zombie, without reaping it.  From here the loop
        sends no more signals; the group keeps its id until the leader is
@@ -334,6 +310,6 @@ cmdrun_run (executor_t *ex, task_t *t, bool *wake)
     kill (-pid, SIGKILL);
     while (waitpid (pid, &t->wait_status, 0) < 0 && errno == EINTR)
         ;
-    s_close (&out);
-    s_close (&errfd);
+    s_close (&proc->out);
+    s_close (&proc->err);
 }

@@ -1,17 +1,31 @@
-/*  executor.h - hearth-executor's context and the modules that share it.
+/*  executor.h - hearth-executor's context, and the task record that its
+    modules share.
 
     One executor runs tasks for one application.  Its single-threaded event
     loop (zloop) owns everything here; the only other threads are the task
     pool's, which touch nothing but the tasks handed to them (and read the
     settings): they call functions and run commands.
 
-        link.c     the DEALER to the driver: registration, heartbeats,
-                   LAUNCH_TASKS / KILL_TASK / STOP_EXECUTOR in, batched
-                   STATUS_UPDATE out
-        tasks.c    the task queue, starting and finishing tasks
-        cmdrun.c   command tasks as child processes (on pool threads)
-        fnpool.c   the pool of `cores` threads that run tasks
+        main.c     options, start-up, signals, the tick, shutdown
+        link.c     the DEALER to the driver (link.h): registration,
+                   heartbeats, the handler table of REGISTERED_EXECUTOR,
+                   LAUNCH_TASKS, KILL_TASK, STOP_EXECUTOR, ERROR and
+                   HEARTBEAT, and batched STATUS_UPDATE out
+        tasks.c    the task table (tasks.h): queue, running list, starting,
+                   finishing and killing tasks
+        fnpool.c   the pool of `cores` threads that run tasks (fnpool.h)
+        cmdrun.c   command tasks as child processes, on pool threads
+                   (cmdrun.h)
         libs.c     shipped libraries: cached by content hash, dlopen'ed
+                   (libs.h)
+        tlist.h    intrusive task lists
+
+    The calls go one way, a tree: main -> link -> tasks -> fnpool ->
+    cmdrun (and tasks -> cmdrun to kill a command; link and tasks ->
+    libs).  Upward, a child reports only through the callbacks it was
+    given at its creation: the pool hands the tasks that ran to the task
+    table (fnpool_done_fn), the task table hands their updates to the
+    link (tasks_events_t).
 */
 #ifndef HEARTH_EXECUTOR_H
 #define HEARTH_EXECUTOR_H
@@ -27,14 +41,13 @@
 #include "driver/hearth.h"
 #include "executor/tlist.h"
 #include "libcore/conf.h"
-#include "libcore/packed.h"
-#include "libcore/proto.h"
 
 /* Bytes of a command's stderr kept for its error text. */
 #define EXECUTOR_ERR_TAIL 1024
 
 typedef struct executor executor_t;
-typedef struct fnpool fnpool_t;
+typedef struct link link_t;
+typedef struct tasks tasks_t;
 typedef struct libs libs_t;
 
 /* Frames of one LAUNCH_TASKS message, shared by the tasks that use them. */
@@ -51,7 +64,7 @@ typedef enum {
 
 /* One task attempt on this executor. */
 typedef struct task {
-    executor_t *ex;     /* the executor it runs on */
+    tasks_t *tasks;     /* the task table that holds it */
     uint64_t tid;       /* driver's task id: stage << 32 | index */
     int attempt;        /* attempt number */
     task_phase_t phase; /* queued or running */
@@ -96,6 +109,7 @@ typedef struct task {
     int64_t end_us;           /* when it ended */
 } task_t;
 
+/* The process's context: settings, the loop, and its parts. */
 struct executor {
     hearth_conf_t *conf;       /* flags, env and file settings */
     char *app_id;              /* the application */
@@ -105,106 +119,25 @@ struct executor {
     char *driver_url;          /* where the driver listens */
     char *token;               /* per-application secret, or NULL */
     zloop_t *loop;             /* the event loop */
-    zsock_t *driver;           /* DEALER to the driver */
-    zcert_t *cert;             /* our CURVE keys, when the driver has a key */
     int sigfd;                 /* SIGCHLD, SIGTERM, SIGINT, SIGHUP */
     pid_t parent;              /* the worker (or local driver) that ran us */
-    int64_t hb_interval_ms;    /* heartbeat interval */
+    int64_t hb_interval_ms;    /* heartbeat interval (the driver's once
+                                  registered) */
     int64_t hb_liveness;       /* missed intervals before the driver is dead */
-    int64_t last_recv_ms;      /* last message from the driver (mono) */
-    int64_t last_send_ms;      /* last message to the driver (mono) */
     int64_t started_ms;        /* when we started (mono) */
-    bool registered;           /* REGISTERED_EXECUTOR received */
     int64_t max_result_bytes;  /* largest result a task may return */
     int64_t running_report_ms; /* report RUNNING for tasks older than this */
-    tlist_t queue;             /* task_t waiting for a slot, FIFO */
-    tlist_t running;           /* task_t started: commands running, functions
-                                  handed to the pool */
-    int cmd_running;           /* commands handed to the pool, not done */
-    size_t fn_in_pool;         /* functions handed to the pool, not done */
     bool pinned;               /* task threads pinned one per CPU */
     cpu_set_t cpus;            /* the CPUs we may use (commands' children
                                   get them all back once started) */
     pthread_mutex_t cmd_lock;  /* between the loop's kills and the
                                   threads that run commands */
-    hearth_msg_t *batch;       /* STATUS_UPDATE's large result frames
-                                  while updates are packed, or NULL */
-    hearth_packer_t updates;   /* the updates (and small results) packed */
-    size_t batch_bytes;        /* result bytes in the batch */
-    int batch_count;           /* updates in the batch */
-    int flush_timer;           /* zloop timer of link_flush_soon, or -1 */
-    fnpool_t *pool;            /* function-task threads */
-    libs_t *libs;              /* shipped libraries */
+    link_t *link;              /* the driver link, and through it the
+                                  tasks (owned) */
+    libs_t *libs;              /* shipped libraries (owned) */
     char *work_dir;            /* where files go (cwd by default) */
     bool stopping;             /* leaving the loop */
     int exit_code;             /* process exit status */
 };
-
-/* link.c */
-int link_open (executor_t *ex, hearth_error_t *err);
-void link_close (executor_t *ex);
-int link_send_register (executor_t *ex);
-int link_on_tick (executor_t *ex);
-/* Queue one update for the next STATUS_UPDATE; result may be NULL. */
-void link_add_update (executor_t *ex, const task_t *t, const char *state,
-                      const char *error, const void *result, size_t len);
-/* Send the pending STATUS_UPDATE, if any. */
-void link_flush (executor_t *ex);
-/* Send it now if the driver may be short of news (the executor holds
-   few tasks), else within a couple of milliseconds, with what else ends
-   meanwhile: one message for several short commands. */
-void link_flush_soon (executor_t *ex);
-
-/* tasks.c */
-task_t *task_from_json (const cJSON *json, shared_frames_t *sf);
-task_t *task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf);
-void task_destroy (task_t **task_p);
-void tasks_enqueue (executor_t *ex, task_t *t);
-/* Start queued tasks: functions go to the pool (whose cores threads bound
-   them), commands while fewer than cores tasks run. */
-void tasks_dispatch (executor_t *ex);
-/* A running task has ended: report it, free its slot. */
-void tasks_finish (executor_t *ex, task_t *t);
-int tasks_kill (executor_t *ex, uint64_t tid, int attempt);
-void tasks_kill_all (executor_t *ex);
-/* Report every task still held as KILLED; free them if free_them. */
-void tasks_discard_all (executor_t *ex, bool free_them);
-void tasks_report_running (executor_t *ex, int64_t now_us);
-size_t tasks_running (executor_t *ex);
-void shared_frames_release (shared_frames_t **sf_p);
-
-/* cmdrun.c */
-/* On a pool thread: run command task t to its end (fills exited,
-   wait_status, out, err_tail, too_big, or run_error); once the child has
-   started, fnpool_wake (ex->pool, wake). */
-void cmdrun_run (executor_t *ex, task_t *t, bool *wake);
-/* On the loop: signal a command's process group, now if it runs, else as
-   soon as it has started; never after it has exited. */
-void cmdrun_kill (executor_t *ex, task_t *t, int sig);
-
-/* fnpool.c */
-/* pin: "auto" (NULL), "yes" or "no": see fnpool.c. */
-fnpool_t *fnpool_new (executor_t *ex, int threads, const char *pin,
-                      hearth_error_t *err);
-/* Stop the threads.  Returns 0, or -1 if a thread was still busy after a
-   grace period (its task must then not be freed). */
-int fnpool_destroy (fnpool_t **self_p);
-/* On a pool thread: if *pending, wake the loop for the finished tasks
-   (and clear *pending). */
-void fnpool_wake (fnpool_t *self, bool *pending);
-/* Hand n tasks to the threads at once (one lock, one wake-up). */
-void fnpool_submit (fnpool_t *self, task_t **tasks, size_t n);
-/* Take t back if no thread has started it.  Returns true if taken. */
-bool fnpool_cancel (fnpool_t *self, task_t *t);
-
-/* libs.c */
-libs_t *libs_new (const char *dir);
-void libs_destroy (libs_t **self_p);
-/* Store and load one shipped library.  Returns 0 or -1 with err. */
-int libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
-              hearth_error_t *err);
-/* The function fn in library lib (or in any library when lib is NULL). */
-hearth_task_fn libs_lookup (libs_t *self, const char *lib, const char *fn,
-                            hearth_error_t *err);
 
 #endif

@@ -1,10 +1,11 @@
-/*  fnpool.c - tasks on a fixed pool of threads.
+/*  fnpool.c - tasks on a fixed pool of threads; see fnpool.h.
 
     The event loop hands a task to the pool (fnpool_submit); a thread calls
     the task's function, or runs its command (cmdrun.c), and puts the task
-    on the done list, then wakes the loop through an eventfd.  The loop drains
-   the done list and reports the whole lot in one STATUS_UPDATE.  Threads touch
-   only the task they run; everything else stays with the loop's thread.
+    on the done list, then wakes the loop through an eventfd.  The loop
+    hands the whole done list to the pool's done callback (the task table
+    reports the lot in one STATUS_UPDATE).  Threads touch only the task
+    they run; everything else stays with the loop's thread.
 */
 #include "config.h"
 
@@ -17,7 +18,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "executor/executor.h"
+#include "executor/cmdrun.h"
+#include "executor/fnpool.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
 
@@ -26,19 +28,24 @@
 static const int s_join_timeout_ms = 2000;
 
 struct fnpool {
-    executor_t *ex;       /* for finishing tasks on the loop's thread */
-    pthread_t *threads;   /* the pool */
-    int nthreads;         /* started threads */
-    pthread_mutex_t lock; /* guards todo, done and quit */
-    pthread_cond_t wake;  /* signalled when todo grows or quit is set */
-    tlist_t todo;         /* task_t to run (pool_link) */
-    tlist_t done;         /* task_t that ran (pool_link) */
-    int efd;              /* eventfd: done is not empty */
-    bool quit;            /* threads should leave */
+    executor_t *ex;          /* the loop, the pinning, commands' settings */
+    fnpool_done_fn *on_done; /* hears of the tasks that ran, on the loop */
+    void *on_done_arg;       /* passed to on_done */
+    pthread_t *threads;      /* the pool */
+    int nthreads;            /* started threads */
+    pthread_mutex_t lock;    /* guards todo, done and quit */
+    pthread_cond_t wake;     /* signalled when todo grows or quit is set */
+    tlist_t todo;            /* task_t to run (pool_link) */
+    tlist_t done;            /* task_t that ran (pool_link) */
+    int efd;                 /* eventfd: done is not empty */
+    bool quit;               /* threads should leave */
+    bool stopped;            /* fnpool_stop has run */
 };
 
-void
-fnpool_wake (fnpool_t *self, bool *pending)
+/* On a pool thread: if *pending, wake the loop for the finished tasks
+   (and clear *pending). */
+static void
+s_wake (fnpool_t *self, bool *pending)
 {
     if (!*pending)
         return;
@@ -55,12 +62,16 @@ s_run (fnpool_t *self, task_t *t, bool *wake)
 {
     __atomic_store_n (&t->start_us, hearth_mono_us (), __ATOMIC_RELAXED);
     if (t->argv) {
-        cmdrun_run (t->ex, t, wake);
-        fnpool_wake (self, wake);
+        cmdrun_proc_t proc;
+        if (cmdrun_start (self->ex, t, &proc) == 0) {
+            s_wake (self, wake); /* the child runs: the loop may have us */
+            cmdrun_wait (self->ex, t, &proc);
+        }
+        s_wake (self, wake);
         t->end_us = hearth_mono_us ();
         return;
     }
-    fnpool_wake (self, wake);
+    s_wake (self, wake);
     hearth_task_in_t in = {
         .arg = t->arg,
         .input = t->input ? zframe_data (t->input) : NULL,
@@ -87,7 +98,7 @@ s_thread (void *arg)
         while (!self->quit && self->todo.size == 0) {
             if (wake) {
                 pthread_mutex_unlock (&self->lock);
-                fnpool_wake (self, &wake);
+                s_wake (self, &wake);
                 pthread_mutex_lock (&self->lock);
                 continue;
             }
@@ -104,7 +115,7 @@ s_thread (void *arg)
         tlist_push (&self->done, t);
     }
     pthread_mutex_unlock (&self->lock);
-    fnpool_wake (self, &wake);
+    s_wake (self, &wake);
     return NULL;
 }
 
@@ -122,10 +133,7 @@ s_on_done (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     tlist_t done = self->done; /* take the whole list */
     tlist_init (&self->done, offsetof (task_t, pool_link));
     pthread_mutex_unlock (&self->lock);
-    task_t *t;
-    while ((t = tlist_pop (&done)))
-        tasks_finish (self->ex, t);
-    link_flush_soon (self->ex);
+    self->on_done (self->on_done_arg, &done);
     return 0;
 }
 
@@ -160,7 +168,8 @@ s_nth_cpu (const cpu_set_t *cpus, int index)
 }
 
 fnpool_t *
-fnpool_new (executor_t *ex, int threads, const char *pin, hearth_error_t *err)
+fnpool_new (executor_t *ex, int threads, const char *pin, fnpool_done_fn *done,
+            void *arg, hearth_error_t *err)
 {
     fnpool_t *self = calloc (1, sizeof *self);
     if (!self) {
@@ -168,6 +177,8 @@ fnpool_new (executor_t *ex, int threads, const char *pin, hearth_error_t *err)
         return NULL;
     }
     self->ex = ex;
+    self->on_done = done;
+    self->on_done_arg = arg;
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->wake, NULL);
     tlist_init (&self->todo, offsetof (task_t, pool_link));
@@ -255,16 +266,26 @@ s_join_all (fnpool_t *self)
 }
 
 int
-fnpool_destroy (fnpool_t **self_p)
+fnpool_stop (fnpool_t *self)
 {
-    fnpool_t *self = *self_p;
-    if (!self)
+    if (self->stopped)
         return 0;
+    self->stopped = true;
     pthread_mutex_lock (&self->lock);
     self->quit = true;
     pthread_cond_broadcast (&self->wake);
     pthread_mutex_unlock (&self->lock);
-    int rc = s_join_all (self);
+    return s_join_all (self);
+}
+
+void
+fnpool_destroy (fnpool_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    fnpool_t *self = *self_p;
+    fnpool_stop (self);
     if (self->efd >= 0) {
         zmq_pollitem_t item = {NULL, self->efd, ZMQ_POLLIN, 0};
         if (self->ex->loop)
@@ -274,5 +295,5 @@ fnpool_destroy (fnpool_t **self_p)
     free (self->threads); /* tasks on todo and done are the loop's to free */
     free (self);
     *self_p = NULL;
-    return rc;
+    errno = saved;
 }

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "executor/executor.h"
+#include "executor/libs.h"
 #include "libcore/ids.h"
 
 typedef struct {
@@ -120,14 +120,16 @@ libs_new (const char *work_dir)
 void
 libs_destroy (libs_t **self_p)
 {
-    libs_t *self = *self_p;
-    if (!self)
+    if (!self_p || !*self_p)
         return;
+    int saved = errno;
+    libs_t *self = *self_p;
     s_cache_clear (self);
     zlistx_destroy (&self->list);
     free (self->dir);
     free (self);
     *self_p = NULL;
+    errno = saved;
 }
 
 /* Write data to path unless it is there already (tmp + rename). */

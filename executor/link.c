@@ -1,11 +1,12 @@
-/*  link.c - the executor's connection to its driver.
+/*  link.c - the executor's connection to its driver; see link.h.
 
     A DEALER socket to the driver's ROUTER.  In: REGISTERED_EXECUTOR (with
     the application's shipped libraries), LAUNCH_TASKS, KILL_TASK,
-    STOP_EXECUTOR, HEARTBEAT.  Out: REGISTER_EXECUTOR once, STATUS_UPDATE
-    in batches (all the updates that are ready when a handler returns go
-    in one message), and HEARTBEAT only when nothing else was sent for an
-    interval.
+    STOP_EXECUTOR, ERROR, HEARTBEAT (s_handlers).  Out: REGISTER_EXECUTOR
+    once, STATUS_UPDATE in batches (all the updates that are ready when a
+    handler returns go in one message), and HEARTBEAT only when nothing
+    else was sent for an interval.  The link owns the task table, which
+    hands it the updates through the callbacks of tasks_events_t.
 */
 #include "config.h"
 
@@ -17,10 +18,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "executor/executor.h"
+#include "executor/libs.h"
+#include "executor/link.h"
+#include "executor/tasks.h"
 #include "libcore/clock.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
+#include "libcore/packed.h"
+#include "libcore/proto.h"
 #include "libcore/sock.h"
 
 /* Messages read per wake-up before letting the loop run other handlers. */
@@ -33,14 +38,37 @@ static const size_t s_batch_max_bytes = 8 * 1024 * 1024;
 static const size_t s_inline_result_max = 64 * 1024;
 /* While the executor holds more than twice as many tasks as cores (work
    enough queued), finished tasks are reported at most this late, several
-   to a message (link_flush_soon). */
+   to a message (s_flush_soon). */
 static const int s_flush_delay_ms = 2;
 
-static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
+struct link {
+    executor_t *ex;          /* the context (borrowed) */
+    tasks_t *tasks;          /* the task table (owned) */
+    zsock_t *driver;         /* DEALER to the driver */
+    zcert_t *cert;           /* our CURVE keys, when the driver has a key */
+    bool registered;         /* REGISTERED_EXECUTOR received */
+    int64_t last_recv_ms;    /* last message from the driver (mono) */
+    int64_t last_send_ms;    /* last message to the driver (mono) */
+    hearth_msg_t *batch;     /* STATUS_UPDATE's large result frames
+                                while updates are packed, or NULL */
+    hearth_packer_t updates; /* the updates (and small results) packed */
+    size_t batch_bytes;      /* result bytes in the batch */
+    int batch_count;         /* updates in the batch */
+    int flush_timer;         /* zloop timer of s_flush_soon, or -1 */
+};
 
-int
-link_open (executor_t *ex, hearth_error_t *err)
+static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
+static int s_send_register (link_t *self);
+static void s_add_update (void *arg, const task_t *t, const char *state,
+                          const char *error, const void *result, size_t len);
+static void s_flush (void *arg);
+static void s_flush_soon (void *arg);
+
+/* Connect to the driver, with CURVE when it has a key. */
+static int
+s_connect (link_t *self, hearth_error_t *err)
 {
+    executor_t *ex = self->ex;
     char identity[64];
     snprintf (identity, sizeof identity, "E%lld-%d", (long long) ex->exec_id,
               (int) getpid ());
@@ -49,50 +77,85 @@ link_open (executor_t *ex, hearth_error_t *err)
     if (key && *key) {
         /* An encrypted link to a driver of a secure cluster: our keys are
            throw-away, the driver admits us by the application's token. */
-        if (strlen (key) != HEARTH_KEY_TXT_LEN || !(ex->cert = zcert_new ()))
+        if (strlen (key) != HEARTH_KEY_TXT_LEN || !(self->cert = zcert_new ()))
             return hearth_errprintf (err, "bad --driver-key");
-        opts.curve_cert = ex->cert;
+        opts.curve_cert = self->cert;
         opts.curve_server_key = key;
     }
-    if (!(ex->driver = hearth_sock_new (&opts, err)))
+    if (!(self->driver = hearth_sock_new (&opts, err)))
         return -1;
-    if (hearth_sock_connect (ex->driver, ex->driver_url, err) < 0)
+    if (hearth_sock_connect (self->driver, ex->driver_url, err) < 0)
         return -1;
-    zloop_reader (ex->loop, ex->driver, s_on_driver, ex);
-    return link_send_register (ex);
-}
-
-void
-link_close (executor_t *ex)
-{
-    if (ex->driver && ex->loop)
-        zloop_reader_end (ex->loop, ex->driver);
-    /* A driver silent for two intervals (gone, or the reason we stop)
-       will not read what is still queued: exit now rather than linger. */
-    if (ex->driver
-        && hearth_mono_ms () - ex->last_recv_ms > 2 * ex->hb_interval_ms)
-        zsock_set_linger (ex->driver, 0);
-    hearth_msg_destroy (&ex->batch);
-    hearth_packer_release (&ex->updates);
-    hearth_sock_destroy (&ex->driver);
-    zcert_destroy (&ex->cert);
-}
-
-static int
-s_send (executor_t *ex, hearth_msg_t **msg_p)
-{
-    hearth_error_t err;
-    if (hearth_msg_send (msg_p, ex->driver, NULL, &err) < 0) {
-        log_error ("%s", err.text);
-        return -1;
-    }
-    ex->last_send_ms = hearth_mono_ms ();
+    zloop_reader (ex->loop, self->driver, s_on_driver, self);
     return 0;
 }
 
-int
-link_send_register (executor_t *ex)
+link_t *
+link_new (executor_t *ex, hearth_error_t *err)
 {
+    link_t *self = calloc (1, sizeof *self);
+    if (!self) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    self->ex = ex;
+    self->flush_timer = -1;
+    tasks_events_t events = {.update = s_add_update,
+                             .flush = s_flush,
+                             .flush_soon = s_flush_soon,
+                             .arg = self};
+    if (!(self->tasks = tasks_new (ex, &events, err))
+        || s_connect (self, err) < 0
+        || (s_send_register (self) < 0
+            && hearth_errprintf (err, "cannot register with the driver"))) {
+        link_destroy (&self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+link_destroy (link_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    link_t *self = *self_p;
+    executor_t *ex = self->ex;
+    tasks_destroy (&self->tasks); /* reports what it still held */
+    s_flush (self);
+    if (self->driver && ex->loop)
+        zloop_reader_end (ex->loop, self->driver);
+    /* A driver silent for two intervals (gone, or the reason we stop)
+       will not read what is still queued: exit now rather than linger. */
+    if (self->driver
+        && hearth_mono_ms () - self->last_recv_ms > 2 * ex->hb_interval_ms)
+        zsock_set_linger (self->driver, 0);
+    hearth_msg_destroy (&self->batch);
+    hearth_packer_release (&self->updates);
+    hearth_sock_destroy (&self->driver);
+    zcert_destroy (&self->cert);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+static int
+s_send (link_t *self, hearth_msg_t **msg_p)
+{
+    hearth_error_t err;
+    if (hearth_msg_send (msg_p, self->driver, NULL, &err) < 0) {
+        log_error ("%s", err.text);
+        return -1;
+    }
+    self->last_send_ms = hearth_mono_ms ();
+    return 0;
+}
+
+static int
+s_send_register (link_t *self)
+{
+    executor_t *ex = self->ex;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_EXECUTOR);
     if (!msg)
         return -1;
@@ -104,14 +167,19 @@ link_send_register (executor_t *ex)
     cJSON_AddNumberToObject (b, "pid", getpid ());
     if (ex->token)
         cJSON_AddStringToObject (b, "token", ex->token);
-    return s_send (ex, &msg);
+    return s_send (self, &msg);
 }
 
+/* --- the driver's messages --------------------------------------------- */
+
+typedef void (s_handler_fn) (link_t *self, hearth_msg_t *msg);
+
 static void
-s_on_registered (executor_t *ex, hearth_msg_t *msg)
+s_on_registered (link_t *self, hearth_msg_t *msg)
 {
+    executor_t *ex = self->ex;
     const cJSON *b = msg->body;
-    ex->registered = true;
+    self->registered = true;
     ex->hb_interval_ms =
         hearth_json_int (b, "heartbeat_interval_ms", ex->hb_interval_ms);
     ex->hb_liveness =
@@ -152,7 +220,7 @@ s_share_frames (hearth_msg_t *msg)
 
 /* The packed function tasks (the decoder has checked every record). */
 static void
-s_launch_packed (executor_t *ex, const cJSON *index, shared_frames_t *sf)
+s_launch_packed (link_t *self, const cJSON *index, shared_frames_t *sf)
 {
     hearth_unpacker_t u;
     hearth_packed_task_t p;
@@ -165,14 +233,14 @@ s_launch_packed (executor_t *ex, const cJSON *index, shared_frames_t *sf)
     while (hearth_unpack_task (&u, sf->nframes, &p, &err) > 0) {
         task_t *t = task_from_packed (&p, sf);
         if (t)
-            tasks_enqueue (ex, t);
+            tasks_enqueue (self->tasks, t);
         else
             log_error ("out of memory queueing a task");
     }
 }
 
 static void
-s_on_launch (executor_t *ex, hearth_msg_t *msg)
+s_on_launch (link_t *self, hearth_msg_t *msg)
 {
     shared_frames_t *sf = s_share_frames (msg);
     if (sf)
@@ -186,115 +254,139 @@ s_on_launch (executor_t *ex, hearth_msg_t *msg)
             log_error ("out of memory queueing a task");
             continue;
         }
-        tasks_enqueue (ex, t);
+        tasks_enqueue (self->tasks, t);
     }
-    s_launch_packed (ex, cJSON_GetObjectItemCaseSensitive (msg->body, "packed"),
-                     sf);
+    s_launch_packed (
+        self, cJSON_GetObjectItemCaseSensitive (msg->body, "packed"), sf);
     shared_frames_release (&sf);
-    tasks_dispatch (ex);
+    tasks_dispatch (self->tasks);
 }
 
 static void
-s_on_error (executor_t *ex, hearth_msg_t *msg)
+s_on_kill (link_t *self, hearth_msg_t *msg)
+{
+    tasks_kill (self->tasks, hearth_json_int (msg->body, "tid", 0),
+                (int) hearth_json_int (msg->body, "attempt", 0));
+}
+
+static void
+s_on_stop (link_t *self, hearth_msg_t *msg)
+{
+    log_info ("driver says stop: %s",
+              hearth_json_str (msg->body, "reason") ?: "no reason");
+    self->ex->stopping = true;
+}
+
+static void
+s_on_error (link_t *self, hearth_msg_t *msg)
 {
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
     log_error ("driver says %s: %s", code, text);
-    if (!ex->registered) {
-        ex->stopping = true;
-        ex->exit_code = 1;
+    if (!self->registered) {
+        self->ex->stopping = true;
+        self->ex->exit_code = 1;
     }
 }
 
+/* A sign of life, which s_on_driver has counted already. */
+static void
+s_on_heartbeat (link_t *self, hearth_msg_t *msg)
+{
+    (void) self;
+    (void) msg;
+}
+
+/* The driver's commands, LAUNCH_TASKS first: by far the most frequent. */
+static const struct {
+    hearth_cmd_t cmd;      /* what arrived */
+    s_handler_fn *handler; /* what to do */
+} s_handlers[] = {
+    {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
+    {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
+    {HEARTH_CMD_REGISTERED_EXECUTOR, s_on_registered},
+    {HEARTH_CMD_KILL_TASK, s_on_kill},
+    {HEARTH_CMD_STOP_EXECUTOR, s_on_stop},
+    {HEARTH_CMD_ERROR, s_on_error},
+};
+
 /* Handle one message from the driver. */
 static void
-s_dispatch (executor_t *ex, hearth_msg_t *msg)
+s_dispatch (link_t *self, hearth_msg_t *msg)
 {
-    switch (msg->cmd) {
-    case HEARTH_CMD_REGISTERED_EXECUTOR:
-        s_on_registered (ex, msg);
-        break;
-    case HEARTH_CMD_LAUNCH_TASKS:
-        s_on_launch (ex, msg);
-        break;
-    case HEARTH_CMD_KILL_TASK:
-        tasks_kill (ex, hearth_json_int (msg->body, "tid", 0),
-                    (int) hearth_json_int (msg->body, "attempt", 0));
-        break;
-    case HEARTH_CMD_STOP_EXECUTOR:
-        log_info ("driver says stop: %s",
-                  hearth_json_str (msg->body, "reason") ?: "no reason");
-        ex->stopping = true;
-        break;
-    case HEARTH_CMD_ERROR:
-        s_on_error (ex, msg);
-        break;
-    case HEARTH_CMD_HEARTBEAT:
-        break;
-    default:
-        log_warn ("unexpected %s from the driver, ignored",
-                  hearth_cmd_name (msg->cmd));
-    }
+    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
+        if (s_handlers[i].cmd == msg->cmd) {
+            s_handlers[i].handler (self, msg);
+            return;
+        }
+    log_warn ("unexpected %s from the driver, ignored",
+              hearth_cmd_name (msg->cmd));
 }
 
 static int
 s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
-    executor_t *ex = arg;
+    link_t *self = arg;
+    executor_t *ex = self->ex;
     for (int i = 0; i < s_max_drain && !ex->stopping; i++) {
         if (i > 0 && !(zsock_events (sock) & ZMQ_POLLIN))
             break;
         hearth_error_t err;
         hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
-        ex->last_recv_ms = hearth_mono_ms ();
+        self->last_recv_ms = hearth_mono_ms ();
         if (!msg) {
             log_warn ("bad message from the driver: %s", err.text);
             continue;
         }
-        s_dispatch (ex, msg);
+        s_dispatch (self, msg);
         hearth_msg_destroy (&msg);
     }
-    link_flush (ex);
+    s_flush (self);
     return ex->stopping ? -1 : 0;
 }
 
+/* --- the tick ---------------------------------------------------------- */
+
 static void
-s_send_heartbeat (executor_t *ex)
+s_send_heartbeat (link_t *self)
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
     if (!msg)
         return;
     char id[32];
-    snprintf (id, sizeof id, "%lld", (long long) ex->exec_id);
+    snprintf (id, sizeof id, "%lld", (long long) self->ex->exec_id);
     cJSON_AddStringToObject (msg->body, "id", id);
     cJSON_AddNumberToObject (msg->body, "tasks_running",
-                             (double) tasks_running (ex));
-    s_send (ex, &msg);
+                             (double) tasks_running (self->tasks));
+    s_send (self, &msg);
 }
 
 int
-link_on_tick (executor_t *ex)
+link_on_tick (link_t *self)
 {
+    executor_t *ex = self->ex;
     int64_t now = hearth_mono_ms ();
     int64_t deadline = ex->hb_liveness * ex->hb_interval_ms;
-    if (!ex->registered && now - ex->started_ms > deadline) {
+    if (!self->registered && now - ex->started_ms > deadline) {
         log_error ("the driver at %s did not answer within %lld ms: exiting",
                    ex->driver_url, (long long) deadline);
         ex->exit_code = 1;
         return -1;
     }
-    if (ex->registered && now - ex->last_recv_ms > deadline) {
+    if (self->registered && now - self->last_recv_ms > deadline) {
         log_warn ("the driver has been silent for %lld ms: exiting",
-                  (long long) (now - ex->last_recv_ms));
+                  (long long) (now - self->last_recv_ms));
         return -1;
     }
-    tasks_report_running (ex, hearth_mono_us ());
-    link_flush (ex);
-    if (ex->registered && now - ex->last_send_ms >= ex->hb_interval_ms)
-        s_send_heartbeat (ex);
+    tasks_report_running (self->tasks, hearth_mono_us ());
+    s_flush (self);
+    if (self->registered && now - self->last_send_ms >= ex->hb_interval_ms)
+        s_send_heartbeat (self);
     return 0;
 }
+
+/* --- status updates ---------------------------------------------------- */
 
 /* Exit status or signal of a command task, into the update. */
 static void
@@ -322,12 +414,15 @@ s_state_index (const char *state)
     return 0;
 }
 
-void
-link_add_update (executor_t *ex, const task_t *t, const char *state,
-                 const char *error, const void *result, size_t len)
+/* The task table's update callback: queue one update for the next
+   STATUS_UPDATE; result may be NULL. */
+static void
+s_add_update (void *arg, const task_t *t, const char *state, const char *error,
+              const void *result, size_t len)
 {
-    if (ex->batch_count == 0)
-        ex->batch_bytes = 0;
+    link_t *self = arg;
+    if (self->batch_count == 0)
+        self->batch_bytes = 0;
     hearth_packed_update_t u = {.tid = t->tid,
                                 .attempt = t->attempt,
                                 .state = s_state_index (state),
@@ -343,24 +438,24 @@ link_add_update (executor_t *ex, const task_t *t, const char *state,
     }
     s_add_exit (&u, t);
     if (result && len > s_inline_result_max) {
-        if (!ex->batch
-            && !(ex->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
+        if (!self->batch
+            && !(self->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
             return;
-        u.result_frame = hearth_msg_add_bytes (ex->batch, result, len);
+        u.result_frame = hearth_msg_add_bytes (self->batch, result, len);
     }
     else if (result && len) {
         u.result = result;
         u.result_len = len;
     }
-    if (hearth_packer_add_update (&ex->updates, &u) < 0) {
+    if (hearth_packer_add_update (&self->updates, &u) < 0) {
         log_error ("cannot queue the update of task %llu: %s",
                    (unsigned long long) t->tid, strerror (errno));
         return;
     }
-    ex->batch_bytes += len;
-    if (++ex->batch_count >= s_batch_max_updates
-        || ex->batch_bytes >= s_batch_max_bytes)
-        link_flush (ex);
+    self->batch_bytes += len;
+    if (++self->batch_count >= s_batch_max_updates
+        || self->batch_bytes >= s_batch_max_bytes)
+        s_flush (self);
 }
 
 static int
@@ -368,45 +463,53 @@ s_on_flush_timer (zloop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
-    executor_t *ex = arg;
-    ex->flush_timer = -1;
-    link_flush (ex);
+    link_t *self = arg;
+    self->flush_timer = -1;
+    s_flush (self);
     return 0;
 }
 
-void
-link_flush_soon (executor_t *ex)
+/* The task table's flush_soon callback: send the pending STATUS_UPDATE
+   now if the driver may be short of news (the executor holds few tasks),
+   else within a couple of milliseconds, with what else ends meanwhile:
+   one message for several short commands. */
+static void
+s_flush_soon (void *arg)
 {
-    if (ex->batch_count == 0)
+    link_t *self = arg;
+    executor_t *ex = self->ex;
+    if (self->batch_count == 0)
         return;
-    size_t held = ex->queue.size + ex->running.size;
-    if (held <= 2 * (size_t) ex->cores || !ex->loop) {
-        link_flush (ex); /* the driver may be waiting to refill us */
+    if (tasks_held (self->tasks) <= 2 * (size_t) ex->cores || !ex->loop) {
+        s_flush (self); /* the driver may be waiting to refill us */
         return;
     }
-    if (ex->flush_timer < 0)
-        ex->flush_timer =
-            zloop_timer (ex->loop, s_flush_delay_ms, 1, s_on_flush_timer, ex);
+    if (self->flush_timer < 0)
+        self->flush_timer =
+            zloop_timer (ex->loop, s_flush_delay_ms, 1, s_on_flush_timer, self);
 }
 
-void
-link_flush (executor_t *ex)
+/* Send the pending STATUS_UPDATE, if any (also the task table's flush
+   callback). */
+static void
+s_flush (void *arg)
 {
-    if (ex->flush_timer >= 0 && ex->loop) {
-        zloop_timer_end (ex->loop, ex->flush_timer);
-        ex->flush_timer = -1;
+    link_t *self = arg;
+    if (self->flush_timer >= 0 && self->ex->loop) {
+        zloop_timer_end (self->ex->loop, self->flush_timer);
+        self->flush_timer = -1;
     }
-    if (ex->batch_count == 0 || !ex->driver)
+    if (self->batch_count == 0 || !self->driver)
         return;
-    hearth_msg_t *msg = ex->batch;
-    ex->batch = NULL;
-    ex->batch_count = 0;
-    ex->batch_bytes = 0;
+    hearth_msg_t *msg = self->batch;
+    self->batch = NULL;
+    self->batch_count = 0;
+    self->batch_bytes = 0;
     if (!msg && !(msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE))) {
-        hearth_packer_frame (&ex->updates); /* dropped: no memory */
+        hearth_packer_frame (&self->updates); /* dropped: no memory */
         return;
     }
-    zframe_t *packed = hearth_packer_frame (&ex->updates);
+    zframe_t *packed = hearth_packer_frame (&self->updates);
     int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
     if (index < 0 || !cJSON_AddArrayToObject (msg->body, "updates")) {
         log_error ("out of memory sending updates");
@@ -414,5 +517,5 @@ link_flush (executor_t *ex)
         return;
     }
     cJSON_AddNumberToObject (msg->body, "packed", index);
-    s_send (ex, &msg);
+    s_send (self, &msg);
 }

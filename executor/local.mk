@@ -3,6 +3,11 @@ bin_PROGRAMS += hearth-executor
 hearth_executor_SOURCES = \
 	executor/executor.h \
 	executor/tlist.h \
+	executor/link.h \
+	executor/tasks.h \
+	executor/cmdrun.h \
+	executor/fnpool.h \
+	executor/libs.h \
 	executor/main.c \
 	executor/link.c \
 	executor/tasks.c \

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "executor/executor.h"
+#include "executor/libs.h"
+#include "executor/link.h"
 #include "libcore/clock.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
@@ -142,7 +144,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
         ex->stopping = true;
         return -1;
     }
-    return link_on_tick (ex);
+    return link_on_tick (ex->link);
 }
 
 static int
@@ -156,34 +158,24 @@ s_setup (executor_t *ex, hearth_error_t *err)
     ex->parent = getppid ();
     ex->started_ms = hearth_mono_ms ();
     pthread_mutex_init (&ex->cmd_lock, NULL);
-    tlist_init (&ex->queue, offsetof (task_t, link));
-    tlist_init (&ex->running, offsetof (task_t, link));
     ex->loop = zloop_new ();
     if (!ex->loop)
         return hearth_errprintf (err, "out of memory");
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
                                  ex->work_dir, strerror (errno));
-    if (!(ex->pool = fnpool_new (
-              ex, ex->cores, hearth_conf_str (ex->conf, "pin-threads"), err)))
-        return -1;
     zmq_pollitem_t sig_item = {NULL, ex->sigfd, ZMQ_POLLIN, 0};
     zloop_poller (ex->loop, &sig_item, s_on_signal, ex);
     int64_t tick = ex->hb_interval_ms / 4;
     zloop_timer (ex->loop, tick < 10 ? 10 : tick, 0, s_on_tick, ex);
-    return link_open (ex, err);
+    ex->link = link_new (ex, err);
+    return ex->link ? 0 : -1;
 }
 
 static void
 s_teardown (executor_t *ex)
 {
-    if (ex->loop) {
-        tasks_kill_all (ex);
-        bool joined = fnpool_destroy (&ex->pool) == 0;
-        tasks_discard_all (ex, joined);
-    }
-    link_flush (ex);
-    link_close (ex);
+    link_destroy (&ex->link); /* the tasks first, then the socket */
     libs_destroy (&ex->libs);
     zloop_destroy (&ex->loop);
     pthread_mutex_destroy (&ex->cmd_lock);
@@ -200,7 +192,7 @@ s_teardown (executor_t *ex)
 int
 main (int argc, char **argv)
 {
-    executor_t ex = {.sigfd = -1, .flush_timer = -1};
+    executor_t ex = {.sigfd = -1};
     hearth_error_t err;
     ex.conf = hearth_conf_new ("hearth-executor", s_opts);
     if (!ex.conf)

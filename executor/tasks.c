@@ -1,36 +1,58 @@
-/*  tasks.c - the executor's task queue and its `cores` run slots.
+/*  tasks.c - the executor's task table and its `cores` run slots; see
+    tasks.h.
 
     Tasks arrive in LAUNCH_TASKS batches (the driver may send more than
     there are cores, so that a core never waits for a round trip); they
-    wait here in FIFO order and start as slots free up.  A task that ends,
-    whatever the reason, is reported exactly once through link_add_update.
+    wait here in FIFO order and go to the pool in that order.  A task
+    that ends, whatever the reason, is reported exactly once through the
+    table's update callback.
 */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
-#include "executor/executor.h"
+#include "executor/cmdrun.h"
+#include "executor/fnpool.h"
+#include "executor/libs.h"
+#include "executor/tasks.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/proto.h"
 #include "libcore/spawn.h"
+
+struct tasks {
+    executor_t *ex;        /* the loop, libs and settings (borrowed) */
+    tasks_events_t events; /* what the owner hears */
+    tlist_t queue;         /* task_t waiting for a slot, FIFO */
+    tlist_t running;       /* task_t started: commands running, functions
+                              handed to the pool */
+    int cmd_running;       /* commands handed to the pool, not done */
+    size_t fn_in_pool;     /* functions handed to the pool, not done */
+    fnpool_t *pool;        /* the threads that run them (owned) */
+};
+
+static void s_on_pool_done (void *arg, tlist_t *done);
 
 void
 shared_frames_release (shared_frames_t **sf_p)
 {
-    shared_frames_t *sf = *sf_p;
-    if (!sf)
+    if (!sf_p || !*sf_p)
         return;
+    shared_frames_t *sf = *sf_p;
     *sf_p = NULL;
     if (--sf->refs > 0)
         return;
+    int saved = errno;
     for (size_t i = 0; i < sf->nframes; i++)
         zframe_destroy (&sf->frames[i]);
     free (sf->frames);
     free (sf);
+    errno = saved;
 }
 
 static void
@@ -44,9 +66,10 @@ s_strv_free (char **v)
 void
 task_destroy (task_t **task_p)
 {
-    task_t *t = *task_p;
-    if (!t)
+    if (!task_p || !*task_p)
         return;
+    int saved = errno;
+    task_t *t = *task_p;
     s_strv_free (t->argv);
     s_strv_free (t->env);
     free (t->out);
@@ -56,6 +79,7 @@ task_destroy (task_t **task_p)
     shared_frames_release (&t->frames);
     free (t);
     *task_p = NULL;
+    errno = saved;
 }
 
 static char **
@@ -191,41 +215,83 @@ task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf)
     return t;
 }
 
-void
-tasks_enqueue (executor_t *ex, task_t *t)
+/* --- the table --------------------------------------------------------- */
+
+tasks_t *
+tasks_new (executor_t *ex, const tasks_events_t *events, hearth_error_t *err)
 {
-    t->ex = ex;
+    tasks_t *self = calloc (1, sizeof *self);
+    if (!self) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    self->ex = ex;
+    self->events = *events;
+    tlist_init (&self->queue, offsetof (task_t, link));
+    tlist_init (&self->running, offsetof (task_t, link));
+    self->pool =
+        fnpool_new (ex, ex->cores, hearth_conf_str (ex->conf, "pin-threads"),
+                    s_on_pool_done, self, err);
+    if (!self->pool) {
+        free (self);
+        return NULL;
+    }
+    return self;
+}
+
+void
+tasks_enqueue (tasks_t *self, task_t *t)
+{
+    t->tasks = self;
     t->phase = TASK_QUEUED;
-    tlist_push (&ex->queue, t);
+    tlist_push (&self->queue, t);
 }
 
 size_t
-tasks_running (executor_t *ex)
+tasks_running (const tasks_t *self)
 {
-    return ex->running.size;
+    return self->running.size;
 }
+
+size_t
+tasks_held (const tasks_t *self)
+{
+    return self->queue.size + self->running.size;
+}
+
+/* --- starting and finishing -------------------------------------------- */
 
 /* Report a final state once, free the slot and the task. */
 static void
-s_complete (executor_t *ex, task_t *t, const char *state, const char *error,
+s_complete (tasks_t *self, task_t *t, const char *state, const char *error,
             const void *result, size_t len)
 {
     if (!t->end_us)
         t->end_us = hearth_mono_us ();
     if (!t->final_sent)
-        link_add_update (ex, t, state, error, result, len);
+        self->events.update (self->events.arg, t, state, error, result, len);
     if (t->timer_id >= 0)
-        zloop_timer_end (ex->loop, t->timer_id);
+        zloop_timer_end (self->ex->loop, t->timer_id);
     if (t->phase == TASK_RUNNING) {
-        tlist_remove (&ex->running, t);
+        tlist_remove (&self->running, t);
         if (t->argv)
-            ex->cmd_running--;
+            self->cmd_running--;
         else
-            ex->fn_in_pool--;
+            self->fn_in_pool--;
     }
     else
-        tlist_remove (&ex->queue, t);
+        tlist_remove (&self->queue, t);
     task_destroy (&t);
+}
+
+/* Report a task's end now, ahead of its thread (a function cannot be
+   interrupted): what it returns later is dropped. */
+static void
+s_report_early (tasks_t *self, task_t *t, const char *state, const char *error)
+{
+    t->end_us = hearth_mono_us ();
+    self->events.update (self->events.arg, t, state, error, NULL, 0);
+    t->final_sent = true;
 }
 
 /* A function ran past its time limit: it cannot be interrupted, so its
@@ -237,17 +303,15 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
     (void) loop;
     (void) timer_id;
     task_t *t = arg;
-    executor_t *ex = t->ex;
+    tasks_t *self = t->tasks;
     t->timer_id = -1;
     t->timed_out = true;
     if (!t->final_sent) {
         char error[128];
         snprintf (error, sizeof error, "timed out after %lld ms",
                   (long long) t->timeout_ms);
-        t->end_us = hearth_mono_us ();
-        link_add_update (ex, t, "FAILED", error, NULL, 0);
-        t->final_sent = true;
-        link_flush (ex);
+        s_report_early (self, t, "FAILED", error);
+        self->events.flush (self->events.arg);
     }
     return 0;
 }
@@ -255,26 +319,27 @@ s_on_timeout (zloop_t *loop, int timer_id, void *arg)
 /* Start one task: it goes to *batch, handed to the pool by the caller.
    Returns 0, or -1 when it failed at once (already reported and freed). */
 static int
-s_start (executor_t *ex, task_t *t, task_t **batch, size_t *nbatch)
+s_start (tasks_t *self, task_t *t, task_t **batch, size_t *nbatch)
 {
     hearth_error_t err;
     t->phase = TASK_RUNNING;
-    tlist_push (&ex->running, t);
+    tlist_push (&self->running, t);
     if (t->argv) {
         /* its thread keeps its time limit (cmdrun.c) */
         batch[(*nbatch)++] = t;
-        ex->cmd_running++;
+        self->cmd_running++;
         return 0;
     }
-    t->func = libs_lookup (ex->libs, t->lib, t->fn, &err);
+    t->func = libs_lookup (self->ex->libs, t->lib, t->fn, &err);
     if (!t->func) {
-        s_complete (ex, t, "FAILED", err.text, NULL, 0);
+        s_complete (self, t, "FAILED", err.text, NULL, 0);
         return -1;
     }
     batch[(*nbatch)++] = t;
-    ex->fn_in_pool++;
+    self->fn_in_pool++;
     if (t->timeout_ms > 0)
-        t->timer_id = zloop_timer (ex->loop, t->timeout_ms, 1, s_on_timeout, t);
+        t->timer_id =
+            zloop_timer (self->ex->loop, t->timeout_ms, 1, s_on_timeout, t);
     return 0;
 }
 
@@ -283,19 +348,19 @@ s_start (executor_t *ex, task_t *t, task_t **batch, size_t *nbatch)
    core, to be started by the loop; its thread now starts it, and the
    next, without the loop in between.) */
 void
-tasks_dispatch (executor_t *ex)
+tasks_dispatch (tasks_t *self)
 {
     task_t *batch[256];
     size_t nbatch = 0;
     task_t *t;
-    while ((t = tlist_pop (&ex->queue))) {
-        s_start (ex, t, batch, &nbatch);
+    while ((t = tlist_pop (&self->queue))) {
+        s_start (self, t, batch, &nbatch);
         if (nbatch == sizeof batch / sizeof batch[0]) {
-            fnpool_submit (ex->pool, batch, nbatch);
+            fnpool_submit (self->pool, batch, nbatch);
             nbatch = 0;
         }
     }
-    fnpool_submit (ex->pool, batch, nbatch);
+    fnpool_submit (self->pool, batch, nbatch);
 }
 
 /* The error text of a command that did not succeed. */
@@ -318,7 +383,7 @@ s_command_error (const task_t *t, char *buf, size_t size)
 }
 
 static void
-s_finish_command (executor_t *ex, task_t *t)
+s_finish_command (tasks_t *self, task_t *t)
 {
     char error[1200];
     if (t->run_error)
@@ -329,18 +394,18 @@ s_finish_command (executor_t *ex, task_t *t)
     else if (t->too_big)
         snprintf (error, sizeof error,
                   "output exceeded max-result-bytes (%lld bytes)",
-                  (long long) ex->max_result_bytes);
+                  (long long) self->ex->max_result_bytes);
     else if (WIFEXITED (t->wait_status) && WEXITSTATUS (t->wait_status) == 0) {
-        s_complete (ex, t, "FINISHED", NULL, t->out, t->out_len);
+        s_complete (self, t, "FINISHED", NULL, t->out, t->out_len);
         return;
     }
     else
         s_command_error (t, error, sizeof error);
-    s_complete (ex, t, "FAILED", error, NULL, 0);
+    s_complete (self, t, "FAILED", error, NULL, 0);
 }
 
 static void
-s_finish_function (executor_t *ex, task_t *t)
+s_finish_function (tasks_t *self, task_t *t)
 {
     if (t->timed_out || t->fn_rc != 0) {
         char error[600];
@@ -352,30 +417,47 @@ s_finish_function (executor_t *ex, task_t *t)
                       (int) sizeof t->fn_out.error, t->fn_out.error);
         else
             snprintf (error, sizeof error, "%s returned %d", t->fn, t->fn_rc);
-        s_complete (ex, t, "FAILED", error, NULL, 0);
+        s_complete (self, t, "FAILED", error, NULL, 0);
     }
-    else if ((int64_t) t->fn_out.len > ex->max_result_bytes) {
+    else if ((int64_t) t->fn_out.len > self->ex->max_result_bytes) {
         char error[128];
         snprintf (error, sizeof error,
                   "result of %zu bytes exceeds max-result-bytes (%lld)",
-                  t->fn_out.len, (long long) ex->max_result_bytes);
-        s_complete (ex, t, "FAILED", error, NULL, 0);
+                  t->fn_out.len, (long long) self->ex->max_result_bytes);
+        s_complete (self, t, "FAILED", error, NULL, 0);
     }
     else
-        s_complete (ex, t, "FINISHED", NULL, t->fn_out.data, t->fn_out.len);
+        s_complete (self, t, "FINISHED", NULL, t->fn_out.data, t->fn_out.len);
 }
 
-void
-tasks_finish (executor_t *ex, task_t *t)
+/* A running task has ended: report it, free its slot. */
+static void
+s_finish (tasks_t *self, task_t *t)
 {
     if (t->killed)
-        s_complete (ex, t, "KILLED", "killed at the driver's request", NULL, 0);
+        s_complete (self, t, "KILLED", "killed at the driver's request", NULL,
+                    0);
     else if (t->argv)
-        s_finish_command (ex, t);
+        s_finish_command (self, t);
     else
-        s_finish_function (ex, t);
-    tasks_dispatch (ex);
+        s_finish_function (self, t);
 }
+
+/* The pool's done callback, on the loop: finish every task that ran,
+   start what waits, and have the updates sent. */
+static void
+s_on_pool_done (void *arg, tlist_t *done)
+{
+    tasks_t *self = arg;
+    task_t *t;
+    while ((t = tlist_pop (done))) {
+        s_finish (self, t);
+        tasks_dispatch (self);
+    }
+    self->events.flush_soon (self->events.arg);
+}
+
+/* --- killing ----------------------------------------------------------- */
 
 static task_t *
 s_find (tlist_t *list, uint64_t tid, int attempt)
@@ -387,72 +469,87 @@ s_find (tlist_t *list, uint64_t tid, int attempt)
 }
 
 int
-tasks_kill (executor_t *ex, uint64_t tid, int attempt)
+tasks_kill (tasks_t *self, uint64_t tid, int attempt)
 {
-    task_t *t = s_find (&ex->queue, tid, attempt);
+    task_t *t = s_find (&self->queue, tid, attempt);
     if (t) {
-        s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
+        s_complete (self, t, "KILLED", "killed before it started", NULL, 0);
         return 0;
     }
-    if (!(t = s_find (&ex->running, tid, attempt)))
+    if (!(t = s_find (&self->running, tid, attempt)))
         return -1;
     t->killed = true;
-    if (fnpool_cancel (ex->pool, t))
-        s_complete (ex, t, "KILLED", "killed before it started", NULL, 0);
+    if (fnpool_cancel (self->pool, t))
+        s_complete (self, t, "KILLED", "killed before it started", NULL, 0);
     else if (t->argv)
-        cmdrun_kill (ex, t, SIGKILL); /* reported when its thread is done */
-    else if (!t->final_sent) {
-        /* A function cannot be interrupted: report it now, drop its
-           result when it returns. */
-        t->end_us = hearth_mono_us ();
-        link_add_update (ex, t, "KILLED", "killed at the driver's request",
-                         NULL, 0);
-        t->final_sent = true;
-    }
+        cmdrun_kill (self->ex, t, SIGKILL); /* reported when its thread is
+                                               done */
+    else if (!t->final_sent)
+        s_report_early (self, t, "KILLED", "killed at the driver's request");
     return 0;
 }
 
-void
-tasks_kill_all (executor_t *ex)
+/* Stop: the queued tasks end now, the running ones are killed. */
+static void
+s_kill_all (tasks_t *self)
 {
     task_t *t;
-    while ((t = ex->queue.head))
-        s_complete (ex, t, "KILLED", "the executor is stopping", NULL, 0);
-    for (t = ex->running.head; t; t = tlist_next (&ex->running, t)) {
+    while ((t = self->queue.head))
+        s_complete (self, t, "KILLED", "the executor is stopping", NULL, 0);
+    for (t = self->running.head; t; t = tlist_next (&self->running, t)) {
         t->killed = true;
         if (t->argv)
-            cmdrun_kill (ex, t, SIGKILL);
+            cmdrun_kill (self->ex, t, SIGKILL);
     }
 }
 
 void
-tasks_report_running (executor_t *ex, int64_t now_us)
+tasks_report_running (tasks_t *self, int64_t now_us)
 {
-    int64_t after_us = ex->running_report_ms * 1000;
-    for (task_t *t = ex->running.head; t; t = tlist_next (&ex->running, t)) {
+    int64_t after_us = self->ex->running_report_ms * 1000;
+    for (task_t *t = self->running.head; t;
+         t = tlist_next (&self->running, t)) {
         int64_t start = __atomic_load_n (&t->start_us, __ATOMIC_RELAXED);
         if (!t->reported_running && !t->final_sent && start
             && now_us - start >= after_us) {
-            link_add_update (ex, t, "RUNNING", NULL, NULL, 0);
+            self->events.update (self->events.arg, t, "RUNNING", NULL, NULL, 0);
             t->reported_running = true;
         }
     }
 }
 
-void
-tasks_discard_all (executor_t *ex, bool free_them)
+/* Report every task still held as KILLED; free them if free_them (not
+   when a thread may still run one). */
+static void
+s_discard_all (tasks_t *self, bool free_them)
 {
     task_t *t;
-    while ((t = ex->running.head)) {
+    while ((t = self->running.head)) {
         if (!t->final_sent) {
             t->end_us = hearth_mono_us ();
-            link_add_update (ex, t, "KILLED", "the executor is stopping", NULL,
-                             0);
+            self->events.update (self->events.arg, t, "KILLED",
+                                 "the executor is stopping", NULL, 0);
         }
-        tlist_remove (&ex->running, t);
+        tlist_remove (&self->running, t);
         if (t->timer_id >= 0)
-            zloop_timer_end (ex->loop, t->timer_id);
+            zloop_timer_end (self->ex->loop, t->timer_id);
         if (free_them)
             task_destroy (&t);
     }
+}
+
+void
+tasks_destroy (tasks_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    tasks_t *self = *self_p;
+    s_kill_all (self);
+    bool joined = fnpool_stop (self->pool) == 0;
+    fnpool_destroy (&self->pool);
+    s_discard_all (self, joined);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
 }

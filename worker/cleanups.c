@@ -1,4 +1,5 @@
-/*  cleanups.c - directories waiting to be removed; see cleanups.h. */
+/*  cleanups.c - directories waiting to be removed, in due order; see
+    cleanups.h. */
 #include "config.h"
 
 #include <errno.h>
@@ -24,6 +25,14 @@ struct cleanups {
     zlistx_t *entries; /* s_entry_t *, due order (owned) */
 };
 
+/* The list's order (zlistx's comparator). */
+static int
+s_compare_due (const void *a, const void *b)
+{
+    const s_entry_t *x = a, *y = b;
+    return x->due_ms < y->due_ms ? -1 : x->due_ms > y->due_ms;
+}
+
 static void
 s_free_entry (void **item)
 {
@@ -44,19 +53,22 @@ cleanups_new (const char *root)
         return NULL;
     }
     zlistx_set_destructor (self->entries, s_free_entry);
+    zlistx_set_comparator (self->entries, s_compare_due);
     return self;
 }
 
 void
 cleanups_destroy (cleanups_t **self_p)
 {
-    cleanups_t *self = *self_p;
-    if (!self)
+    if (!self_p || !*self_p)
         return;
+    int saved = errno;
+    cleanups_t *self = *self_p;
     zlistx_destroy (&self->entries);
     free (self->root);
     free (self);
     *self_p = NULL;
+    errno = saved;
 }
 
 static s_entry_t *
@@ -79,7 +91,8 @@ cleanups_add (cleanups_t *self, const char *name, int64_t due_ms)
         return;
     snprintf (e->name, sizeof e->name, "%s", name);
     e->due_ms = due_ms;
-    if (!zlistx_add_end (self->entries, e))
+    /* searched from the end: most often it goes last */
+    if (!zlistx_insert (self->entries, e, false))
         free (e);
 }
 
@@ -88,13 +101,6 @@ cleanups_cancel (cleanups_t *self, const char *name)
 {
     if (s_find (self, name))
         zlistx_delete (self->entries, zlistx_cursor (self->entries));
-}
-
-const char *
-cleanups_due (cleanups_t *self, int64_t now_ms)
-{
-    s_entry_t *e = zlistx_head (self->entries);
-    return e && now_ms >= e->due_ms ? e->name : NULL;
 }
 
 static int
@@ -109,10 +115,15 @@ s_remove_entry (const char *path, const struct stat *st, int flag,
 }
 
 void
-cleanups_remove_first (cleanups_t *self)
+cleanups_remove_due (cleanups_t *self, int64_t now_ms, cleanups_busy_fn *busy,
+                     void *arg)
 {
-    s_entry_t *e = zlistx_first (self->entries);
-    if (!e)
+    s_entry_t *e;
+    for (e = zlistx_first (self->entries); e && now_ms >= e->due_ms;
+         e = zlistx_next (self->entries))
+        if (!busy || !busy (arg, e->name))
+            break;
+    if (!e || now_ms < e->due_ms)
         return;
     char dir[4096];
     if (snprintf (dir, sizeof dir, "%s/%s", self->root, e->name)

@@ -1,28 +1,26 @@
-/*  drivers.c - starting, stopping, reaping and reading the output of a
-    worker's cluster-mode drivers; see drivers.h. */
+/*  drivers.c - a worker's cluster-mode drivers: the files they are
+    shipped, their command line and environment, their reports, and
+    their output read back; the processes themselves are a children
+    table's (children.h).  See drivers.h. */
 #include "config.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
-#include "worker/cleanups.h"
+#include "worker/children.h"
 #include "worker/drivers.h"
 
 extern char **environ;
 
-/* Driver directories: private to the worker's user. */
-static const mode_t s_dir_mode = 0700;
 /* Shipped files without a mode, and the program of a binary driver. */
 static const mode_t s_file_mode = 0600, s_program_mode = 0700;
 /* How much of the end of stderr is searched for its last line. */
@@ -32,101 +30,92 @@ static const size_t s_stderr_tail_bytes = 4096;
 /* Names the worker writes itself in a driver's directory. */
 static const char *const s_reserved[] = {"stdout", "stderr", NULL};
 
-/* One driver process. */
+/* What the table keeps of a driver beside its process (the children
+   table's data block). */
 typedef struct {
-    char id[HEARTH_ID_MAX + 1]; /* driver-... */
-    int launch;                 /* the launch that started it */
-    int cores;                  /* cores it may use */
-    int64_t memory_mb;          /* memory it may use */
-    pid_t pid;                  /* leads its own process group */
-    bool killing;               /* we asked it to stop */
-    int64_t kill_deadline_ms;   /* SIGKILL at this time, or 0 */
+    int launch; /* the launch that started it */
 } s_driver_t;
 
+/* A NULL-terminated array of "NAME=value" strings (owned). */
+typedef struct {
+    char **items; /* owned strings */
+    size_t count; /* used */
+    size_t alloc; /* allocated */
+} s_env_t;
+
 struct drivers {
-    char *work_dir;            /* root of the driver directories */
+    children_t *children;      /* the worker's children (borrowed) */
+    s_env_t own_env;           /* every driver's first variables: its
+                                  master, the worker's keys (absolute) */
     char *program;             /* hearth-driver's path */
-    char *master_url;          /* what drivers register with */
-    char *curve_secret;        /* absolute path of the worker's key, or NULL */
-    char *master_key;          /* absolute path of the master's, or NULL */
-    int64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
     int64_t retention_ms;      /* end to removed directory; 0: keep */
-    zhashx_t *table;           /* id -> s_driver_t * (owned) */
-    cleanups_t *cleanups;      /* ended drivers' directories */
     drivers_report_fn *report; /* told of every state change */
     void *report_arg;          /* passed to report */
 };
 
-static void
-s_free_item (void **item)
-{
-    free (*item);
-    *item = NULL;
-}
+static int s_env_add (s_env_t *env, const char *name, size_t len,
+                      const char *value);
+static void s_env_free (s_env_t *env);
 
-/* An absolute copy of a key file's path (NULL stays NULL); -1 when it
+static void s_on_exit (void *arg, const children_exit_t *e);
+static void s_json_fields (void *arg, const char *name, const void *data,
+                           cJSON *o);
+
+const children_kind_t drivers_kind = {
+    .what = "driver", .exit = s_on_exit, .json = s_json_fields};
+
+/* name=(the absolute path of a key file) into env; -1 with err when it
    cannot be resolved. */
 static int
-s_key_path (const char *path, char **copy, hearth_error_t *err)
+s_key_env (s_env_t *env, const char *name, const char *path,
+           hearth_error_t *err)
 {
-    *copy = NULL;
-    if (path && !(*copy = realpath (path, NULL)))
+    char *abs = realpath (path, NULL);
+    if (!abs)
         return hearth_errprintf (err, "%s: %s", path, strerror (errno));
-    return 0;
+    int rc = s_env_add (env, name, strlen (name), abs);
+    free (abs);
+    return rc < 0 ? hearth_errprintf (err, "out of memory") : 0;
 }
 
 drivers_t *
 drivers_new (const drivers_config_t *c, hearth_error_t *err)
 {
     drivers_t *self = calloc (1, sizeof *self);
-    if (!self) {
-        hearth_errprintf (err, "out of memory");
-        return NULL;
-    }
-    self->work_dir = strdup (c->work_dir);
-    self->program = strdup (c->program);
-    self->master_url = strdup (c->master_url);
-    self->table = zhashx_new ();
-    self->cleanups = cleanups_new (c->work_dir);
-    if (!self->work_dir || !self->program || !self->master_url || !self->table
-        || !self->cleanups) {
+    if (!self || !(self->program = strdup (c->program))
+        || s_env_add (&self->own_env, "HEARTH_MASTER", 13, c->master_url) < 0) {
         drivers_destroy (&self);
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    if (s_key_path (c->curve_secret, &self->curve_secret, err) < 0
-        || s_key_path (c->master_key, &self->master_key, err) < 0) {
-        drivers_destroy (&self);
-        return NULL;
-    }
-    zhashx_set_destructor (self->table, s_free_item);
-    self->kill_grace_ms = c->kill_grace_ms;
+    self->children = c->children;
     self->retention_ms = c->retention_ms;
     self->report = c->report;
     self->report_arg = c->report_arg;
+    /* a secure master: the worker's keys, for the driver too */
+    if (c->curve_secret && c->master_key
+        && (s_key_env (&self->own_env, "HEARTH_CURVE_SECRET", c->curve_secret,
+                       err)
+                < 0
+            || s_key_env (&self->own_env, "HEARTH_MASTER_KEY", c->master_key,
+                          err)
+                   < 0))
+        drivers_destroy (&self);
     return self;
 }
 
 void
 drivers_destroy (drivers_t **self_p)
 {
-    if (!self_p || !*self_p)
-        return;
-    drivers_t *self = *self_p;
-    for (s_driver_t *d = self->table ? zhashx_first (self->table) : NULL; d;
-         d = zhashx_next (self->table)) {
-        kill (-d->pid, SIGKILL);
-        waitpid (d->pid, NULL, 0);
+    drivers_t *self = self_p ? *self_p : NULL;
+    int saved = errno;
+    if (self) {
+        s_env_free (&self->own_env);
+        free (self->program);
+        free (self);
+        *self_p = NULL;
     }
-    zhashx_destroy (&self->table);
-    cleanups_destroy (&self->cleanups);
-    free (self->work_dir);
-    free (self->program);
-    free (self->master_url);
-    free (self->curve_secret);
-    free (self->master_key);
-    free (self);
-    *self_p = NULL;
+    errno = saved;
 }
 
 static void
@@ -146,13 +135,6 @@ s_join (char *buf, size_t size, const char *dir, const char *name)
 {
     int n = snprintf (buf, size, "%s/%s", dir, name);
     return n < 0 || (size_t) n >= size ? -1 : 0;
-}
-
-static void
-s_dir (const drivers_t *self, const char *id, char *buf, size_t size)
-{
-    if (s_join (buf, size, self->work_dir, id) < 0)
-        buf[0] = '\0'; /* an over-long path fails at its first use */
 }
 
 static int
@@ -195,15 +177,14 @@ s_reserved_name (const char *name)
     return false;
 }
 
-/* Create the directory and write the shipped files into it. */
+/* Create the directory (its path into dir) and write the shipped files
+   into it. */
 static int
-s_prepare (drivers_t *self, const drivers_launch_t *l, const char *dir,
+s_prepare (drivers_t *self, const drivers_launch_t *l, char *dir, size_t size,
            hearth_error_t *err)
 {
-    if (mkdir (dir, s_dir_mode) < 0 && errno != EEXIST)
-        return hearth_errprintf (err, "cannot create %s: %s", dir,
-                                 strerror (errno));
-    (void) self;
+    if (children_mkdir (self->children, l->driver_id, dir, size, err) < 0)
+        return -1;
     const cJSON *f;
     cJSON_ArrayForEach (f, l->files)
     {
@@ -233,13 +214,6 @@ s_prepare (drivers_t *self, const drivers_launch_t *l, const char *dir,
 }
 
 /* --- the environment --------------------------------------------------- */
-
-/* A NULL-terminated array of "NAME=value" strings (owned). */
-typedef struct {
-    char **items; /* owned strings */
-    size_t count; /* used */
-    size_t alloc; /* allocated */
-} s_env_t;
 
 static void
 s_env_free (s_env_t *env)
@@ -297,8 +271,20 @@ s_setting_env (const char *key, char *buf, size_t size)
     return *key ? -1 : 0;
 }
 
-/* The driver's environment: its id, its master and the worker's keys
-   for it first, then its settings (conf), the variables it was given
+/* Add "NAME=value" entries (first wins). */
+static int
+s_env_add_all (s_env_t *env, char *const *entries)
+{
+    for (char *const *e = entries; e && *e; e++) {
+        const char *eq = strchr (*e, '=');
+        if (eq && s_env_add (env, *e, (size_t) (eq - *e), eq + 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The driver's environment: its master, the worker's keys for it and
+   its id first, then its settings (conf), the variables it was given
    (env), and the worker's own environment without the worker's HEARTH_
    settings. */
 static int
@@ -307,12 +293,8 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
     char name[300];
     const cJSON *kv;
     memset (env, 0, sizeof *env);
-    if (s_env_add (env, "HEARTH_MASTER", 13, self->master_url) < 0
+    if (s_env_add_all (env, self->own_env.items) < 0
         || s_env_add (env, "HEARTH_DRIVER_ID", 16, l->driver_id) < 0)
-        return -1;
-    if (self->curve_secret
-        && (s_env_add (env, "HEARTH_CURVE_SECRET", 19, self->curve_secret) < 0
-            || s_env_add (env, "HEARTH_MASTER_KEY", 17, self->master_key) < 0))
         return -1;
     cJSON_ArrayForEach (kv, l->conf)
     {
@@ -346,17 +328,6 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
 
 /* --- launching --------------------------------------------------------- */
 
-static int
-s_open_log (const char *dir, const char *name, hearth_error_t *err)
-{
-    char path[4096];
-    snprintf (path, sizeof path, "%s/%s", dir, name);
-    int fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0)
-        hearth_errprintf (err, "cannot open %s: %s", path, strerror (errno));
-    return fd;
-}
-
 /* Spawn the driver in dir.  Returns its pid or -1. */
 static pid_t
 s_spawn (drivers_t *self, const drivers_launch_t *l, const char *dir,
@@ -366,8 +337,6 @@ s_spawn (drivers_t *self, const drivers_launch_t *l, const char *dir,
     const char **argv = calloc (nargs + 3, sizeof *argv);
     char program[4096];
     s_env_t env;
-    pid_t pid = -1;
-    int out = -1, errfd = -1;
     if (!argv || s_env_build (self, l, &env) < 0) {
         free (argv);
         return hearth_errprintf (err, "out of memory");
@@ -390,21 +359,18 @@ s_spawn (drivers_t *self, const drivers_launch_t *l, const char *dir,
         if (cJSON_IsString (a))
             argv[n++] = a->valuestring;
     }
-    if ((out = s_open_log (dir, "stdout", err)) >= 0
-        && (errfd = s_open_log (dir, "stderr", err)) >= 0) {
-        hearth_spawn_opts_t opts = {.argv = argv,
-                                    .envp = (const char *const *) env.items,
-                                    .cwd = dir,
-                                    .stdin_fd = HEARTH_SPAWN_DEVNULL,
-                                    .stdout_fd = out,
-                                    .stderr_fd = errfd,
-                                    .new_pgroup = true};
-        pid = hearth_spawn (&opts, err);
-    }
-    if (out >= 0)
-        close (out);
-    if (errfd >= 0)
-        close (errfd);
+    s_driver_t d = {.launch = l->launch};
+    children_spawn_t spawn = {.kind = &drivers_kind,
+                              .arg = self,
+                              .name = l->driver_id,
+                              .dir = l->driver_id,
+                              .argv = argv,
+                              .envp = (const char *const *) env.items,
+                              .cores = l->cores,
+                              .memory_mb = l->memory_mb,
+                              .data = &d,
+                              .data_size = sizeof d};
+    pid_t pid = children_spawn (self->children, &spawn, err);
     s_env_free (&env);
     free (argv);
     return pid;
@@ -416,66 +382,29 @@ drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
     (void) now_ms;
     char dir[4096];
     hearth_error_t err;
-    if (zhashx_lookup (self->table, l->driver_id))
+    pid_t pid;
+    if (children_has (self->children, l->driver_id))
         return -1;
-    s_driver_t *d = calloc (1, sizeof *d);
-    if (!d) {
-        s_report (self, l->driver_id, l->launch, "ERROR",
-                  "worker out of memory", -1, 0, 0);
+    children_keep (self->children, l->driver_id);
+    if (s_prepare (self, l, dir, sizeof dir, &err) < 0
+        || (pid = s_spawn (self, l, dir, &err)) < 0) {
+        log_warn ("driver %s could not start: %s", l->driver_id, err.text);
+        s_report (self, l->driver_id, l->launch, "ERROR", err.text, -1, 0, 0);
         return 0;
     }
-    snprintf (d->id, sizeof d->id, "%s", l->driver_id);
-    d->launch = l->launch;
-    d->cores = l->cores;
-    d->memory_mb = l->memory_mb;
-    s_dir (self, d->id, dir, sizeof dir);
-    cleanups_cancel (self->cleanups, d->id);
-    if (s_prepare (self, l, dir, &err) < 0
-        || (d->pid = s_spawn (self, l, dir, &err)) < 0) {
-        log_warn ("driver %s could not start: %s", d->id, err.text);
-        s_report (self, d->id, d->launch, "ERROR", err.text, -1, 0, 0);
-        free (d);
-        return 0;
-    }
-    zhashx_insert (self->table, d->id, d);
-    log_info ("driver %s (launch %d) started: pid %d, %s %s in %s", d->id,
-              d->launch, (int) d->pid, l->binary ? "program" : "job file",
-              l->app, dir);
-    s_report (self, d->id, d->launch, "RUNNING", NULL, -1, 0, d->pid);
+    log_info ("driver %s (launch %d) started: pid %d, %s %s in %s",
+              l->driver_id, l->launch, (int) pid,
+              l->binary ? "program" : "job file", l->app, dir);
+    s_report (self, l->driver_id, l->launch, "RUNNING", NULL, -1, 0, pid);
     return 0;
 }
 
 /* --- stopping and reaping ---------------------------------------------- */
 
-static void
-s_stop (drivers_t *self, s_driver_t *d, int64_t now_ms)
-{
-    if (d->killing)
-        return;
-    d->killing = true;
-    d->kill_deadline_ms = now_ms + self->kill_grace_ms;
-    if (kill (-d->pid, SIGTERM) < 0 && errno != ESRCH)
-        log_warn ("cannot signal driver %s (pid %d): %s", d->id, (int) d->pid,
-                  strerror (errno));
-}
-
 int
 drivers_kill (drivers_t *self, const char *driver_id, int64_t now_ms)
 {
-    s_driver_t *d = zhashx_lookup (self->table, driver_id);
-    if (!d)
-        return -1;
-    log_info ("stopping driver %s (pid %d)", d->id, (int) d->pid);
-    s_stop (self, d, now_ms);
-    return 0;
-}
-
-void
-drivers_kill_all (drivers_t *self, int64_t now_ms)
-{
-    for (s_driver_t *d = zhashx_first (self->table); d;
-         d = zhashx_next (self->table))
-        s_stop (self, d, now_ms);
+    return children_stop (self->children, &drivers_kind, driver_id, now_ms);
 }
 
 /* The last non-empty line of the driver's stderr, into buf ("" if
@@ -511,86 +440,41 @@ s_last_error_line (const char *dir, char *buf, size_t size)
             *p = ' ';
 }
 
-bool
-drivers_exited (drivers_t *self, pid_t pid, int status, int64_t now_ms)
+/* The children table reaped a driver: report how it ended, with the
+   last line of its stderr when it failed, and remove its directory
+   after the retention. */
+static void
+s_on_exit (void *arg, const children_exit_t *x)
 {
-    s_driver_t *d = NULL;
-    for (d = zhashx_first (self->table); d && d->pid != pid;
-         d = zhashx_next (self->table))
-        ;
-    if (!d)
-        return false;
-    /* The group may hold the driver's own children: end them. */
-    kill (-pid, SIGKILL);
-    char text[128], dir[4096], last[STDERR_QUOTE_MAX], error[800];
-    hearth_wait_status_text (status, text, sizeof text);
-    int code = WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-    int sig = WIFSIGNALED (status) ? WTERMSIG (status) : 0;
-    const char *state = d->killing  ? "KILLED"
+    drivers_t *self = arg;
+    const s_driver_t *d = x->data;
+    int code = x->exit_status;
+    char last[STDERR_QUOTE_MAX], error[800];
+    const char *state = x->stopped  ? "KILLED"
                         : code == 0 ? "FINISHED"
                                     : "FAILED";
-    s_dir (self, d->id, dir, sizeof dir);
-    s_last_error_line (dir, last, sizeof last);
-    snprintf (error, sizeof error, "%s%s%s", text,
+    s_last_error_line (x->path, last, sizeof last);
+    snprintf (error, sizeof error, "%s%s%s", x->text,
               last[0] && code != 0 ? ": " : "", code != 0 ? last : "");
-    log_info ("driver %s (pid %d) %s: %s", d->id, (int) pid, state, error);
-    s_report (self, d->id, d->launch, state, code == 0 ? NULL : error, code,
-              sig, pid);
+    log_info ("driver %s (pid %d) %s: %s", x->name, (int) x->pid, state, error);
+    s_report (self, x->name, d->launch, state, code == 0 ? NULL : error, code,
+              x->signal, x->pid);
     if (self->retention_ms > 0)
-        cleanups_add (self->cleanups, d->id, now_ms + self->retention_ms);
-    zhashx_delete (self->table, d->id);
-    return true;
-}
-
-void
-drivers_tick (drivers_t *self, int64_t now_ms)
-{
-    for (s_driver_t *d = zhashx_first (self->table); d;
-         d = zhashx_next (self->table))
-        if (d->killing && d->kill_deadline_ms
-            && now_ms >= d->kill_deadline_ms) {
-            log_warn ("driver %s ignored SIGTERM: SIGKILL", d->id);
-            kill (-d->pid, SIGKILL);
-            d->kill_deadline_ms = 0;
-        }
-    if (cleanups_due (self->cleanups, now_ms))
-        cleanups_remove_first (self->cleanups);
+        children_remove_later (self->children, x->name,
+                               x->now_ms + self->retention_ms);
 }
 
 /* --- views ------------------------------------------------------------- */
 
-size_t
-drivers_count (const drivers_t *self)
+/* A driver's own fields in the children table's JSON view. */
+static void
+s_json_fields (void *arg, const char *name, const void *data, cJSON *o)
 {
-    return zhashx_size (self->table);
-}
-
-void
-drivers_usage (const drivers_t *self, int *cores, int64_t *memory_mb)
-{
-    for (s_driver_t *d = zhashx_first (self->table); d;
-         d = zhashx_next (self->table)) {
-        *cores += d->cores;
-        *memory_mb += d->memory_mb;
-    }
-}
-
-cJSON *
-drivers_json (const drivers_t *self)
-{
-    cJSON *list = cJSON_CreateArray ();
-    for (s_driver_t *d = zhashx_first (self->table); list && d;
-         d = zhashx_next (self->table)) {
-        cJSON *o = cJSON_CreateObject ();
-        cJSON_AddStringToObject (o, "driver_id", d->id);
-        if (d->launch > 0)
-            cJSON_AddNumberToObject (o, "launch", d->launch);
-        cJSON_AddNumberToObject (o, "cores", d->cores);
-        cJSON_AddNumberToObject (o, "memory_mb", (double) d->memory_mb);
-        cJSON_AddNumberToObject (o, "pid", (int) d->pid);
-        cJSON_AddItemToArray (list, o);
-    }
-    return list;
+    (void) arg;
+    const s_driver_t *d = data;
+    cJSON_AddStringToObject (o, "driver_id", name);
+    if (d->launch > 0)
+        cJSON_AddNumberToObject (o, "launch", d->launch);
 }
 
 int
@@ -598,9 +482,11 @@ drivers_read_log (drivers_t *self, const char *driver_id, const char *stream,
                   uint64_t offset, size_t max_bytes, zframe_t **data, bool *eof,
                   hearth_error_t *err)
 {
-    char path[4096];
+    char dir[4096], path[4200];
     *data = NULL;
-    snprintf (path, sizeof path, "%s/%s/%s", self->work_dir, driver_id, stream);
+    if (children_path (self->children, driver_id, dir, sizeof dir, err) < 0)
+        return -1;
+    snprintf (path, sizeof path, "%s/%s", dir, stream);
     int fd = open (path, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat (fd, &st) < 0) {
@@ -628,7 +514,7 @@ drivers_read_log (drivers_t *self, const char *driver_id, const char *stream,
         zframe_destroy (data);
         *data = shorter;
     }
-    *eof = !zhashx_lookup (self->table, driver_id)
+    *eof = !children_has (self->children, driver_id)
            && offset + (uint64_t) n >= size;
     return *data ? 0 : hearth_errprintf (err, "out of memory");
 }

@@ -1,10 +1,13 @@
 /*  drivers.h - the cluster-mode drivers a worker runs: write their files
-    into WORK_DIR/DRIVER_ID/ and start them there, stop them (SIGTERM to
-    the process group, SIGKILL after a grace period), reap them, serve
-    their output files, and remove the directories of drivers that ended
-    after a retention period.
+    into WORK_DIR/DRIVER_ID/ and start them there with their command line
+    and environment, serve their output files, and remove the
+    directories of drivers that ended after a retention period.
 
-    The table owns its records.  Every state change (RUNNING after a
+    The processes are children of the worker's children table
+    (children.h), of the kind drivers_kind: it starts, stops (SIGTERM to
+    the process group, SIGKILL after a grace period) and reaps them, and
+    lists them (children_json with drivers_kind gives {driver_id, launch,
+    cores, memory_mb, pid} objects).  Every state change (RUNNING after a
     start, ERROR when it cannot start, FINISHED, FAILED or KILLED after an
     exit) goes through one callback, so that the worker can tell the
     master.  Nothing here reads a clock: times come in as arguments
@@ -21,6 +24,7 @@
 #include <czmq.h>
 
 #include "libcore/error.h"
+#include "worker/children.h"
 
 typedef struct drivers drivers_t;
 
@@ -57,23 +61,28 @@ typedef struct {
 
 /* Where and how drivers run (borrowed by drivers_new, which copies). */
 typedef struct {
-    const char *work_dir;      /* drivers run in work_dir/DRIVER_ID */
+    children_t *children;      /* the worker's children: drivers run in
+                                  ROOT/DRIVER_ID (borrowed: it must
+                                  outlive the set) */
     const char *program;       /* hearth-driver's path, for job files */
     const char *master_url;    /* what drivers register with */
     const char *curve_secret;  /* the worker's secret key file, or NULL */
     const char *master_key;    /* the master's public key file, or NULL */
-    int64_t kill_grace_ms;     /* SIGTERM to SIGKILL */
     int64_t retention_ms;      /* end to removed directory (0: never) */
     drivers_report_fn *report; /* told of every state change */
     void *report_arg;          /* passed to report */
 } drivers_config_t;
 
-/* A new table.  Drivers get the worker's keys (as absolute paths in
+/* The kind of the drivers in the children table. */
+extern const children_kind_t drivers_kind;
+
+/* A new set.  Drivers get the worker's keys (as absolute paths in
    HEARTH_CURVE_SECRET and HEARTH_MASTER_KEY), so that they reach a
    secure master as the worker does.  NULL with err. */
 drivers_t *drivers_new (const drivers_config_t *config, hearth_error_t *err);
 
-/* SIGKILL every driver still running, reap them, free the table. */
+/* Free the set.  The drivers themselves go with the children table.
+   Accepts NULL and a NULL *self_p; nulls the pointer; keeps errno. */
 void drivers_destroy (drivers_t **self_p);
 
 /* Start a driver.  Reports RUNNING, or ERROR when it cannot start.  A
@@ -85,26 +94,6 @@ int drivers_launch (drivers_t *self, const drivers_launch_t *launch,
 /* Stop one driver (SIGTERM to its group now, SIGKILL after the grace
    period).  Returns -1 when it is not running here. */
 int drivers_kill (drivers_t *self, const char *driver_id, int64_t now_ms);
-
-/* Stop every driver (worker shutdown). */
-void drivers_kill_all (drivers_t *self, int64_t now_ms);
-
-/* A child exited (waitpid status): if it is one of the drivers, report
-   it and return true. */
-bool drivers_exited (drivers_t *self, pid_t pid, int status, int64_t now_ms);
-
-/* Periodic work: SIGKILL after grace periods, remove due directories. */
-void drivers_tick (drivers_t *self, int64_t now_ms);
-
-/* Drivers alive (started, not yet reaped). */
-size_t drivers_count (const drivers_t *self);
-
-/* Cores and memory held by live drivers, added to *cores, *memory_mb. */
-void drivers_usage (const drivers_t *self, int *cores, int64_t *memory_mb);
-
-/* The live drivers as an array of {driver_id, launch, cores, memory_mb,
-   pid} objects (a new tree, caller deletes). */
-cJSON *drivers_json (const drivers_t *self);
 
 /* Read up to max_bytes of a driver's output (stream "stdout" or
    "stderr") from offset into a new frame (*data, caller destroys).  *eof

@@ -1,11 +1,11 @@
-/*  execs.c - starting, stopping and reaping a worker's executors; see
-    execs.h. */
+/*  execs.c - a worker's executors: their command line and environment,
+    their reports, the work dir's lock, and what they leave behind; the
+    processes themselves are the worker's children table's (children.h).
+    See execs.h. */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,37 +19,31 @@
 #include "libcore/log.h"
 #include "libcore/pidfile.h"
 #include "libcore/spawn.h"
-#include "worker/cleanups.h"
+#include "worker/children.h"
 #include "worker/execs.h"
 #include "worker/orphans.h"
 
 /* Arguments of the executor's command line, at most. */
 #define MAX_ARGS 64
 
-/* Executor directories and their parents: private to the worker's user. */
-static const mode_t s_dir_mode = 0700;
+/* The work dir itself (its executor directories are private). */
+static const mode_t s_work_dir_mode = 0755;
 /* In the work dir: flock()ed by the worker that uses it. */
 static const char s_lock_name[] = ".worker.lock";
 
-/* One executor process. */
+/* What the table keeps of an executor beside its process (the children
+   table's data block). */
 typedef struct {
     char app_id[HEARTH_ID_MAX + 1]; /* its application */
     int exec_id;                    /* its id within the application */
-    int cores;                      /* cores it may use */
-    int64_t memory_mb;              /* memory it may use */
-    pid_t pid;                      /* leads its own process group */
-    bool killing;                   /* we asked it to stop */
-    int64_t kill_deadline_ms;       /* SIGKILL at this time, or 0 */
 } s_exec_t;
 
 struct execs {
     char *work_dir;          /* root of the executor directories */
     char *program;           /* hearth-executor's path */
     char *host;              /* address the worker advertises */
-    int64_t kill_grace_ms;   /* SIGTERM to SIGKILL */
+    children_t *children;    /* the worker's children (borrowed) */
     int64_t retention_ms;    /* removed app to removed directory */
-    zhashx_t *table;         /* "APP/EXEC" -> s_exec_t * (owned) */
-    cleanups_t *cleanups;    /* ended applications' directories */
     execs_report_fn *report; /* told of every state change */
     void *report_arg;        /* passed to report */
     int lock_fd;             /* the work dir's lock, held */
@@ -57,21 +51,12 @@ struct execs {
                                 last sweep for their leftovers (a set) */
 };
 
-static void
-s_free_item (void **item)
-{
-    free (*item);
-    *item = NULL;
-}
+static void s_on_exit (void *arg, const children_exit_t *e);
+static void s_json_fields (void *arg, const char *name, const void *data,
+                           cJSON *o);
 
-static int
-s_mkdir (const char *path, mode_t mode, hearth_error_t *err)
-{
-    if (mkdir (path, mode) < 0 && errno != EEXIST)
-        return hearth_errprintf (err, "cannot create %s: %s", path,
-                                 strerror (errno));
-    return 0;
-}
+const children_kind_t execs_kind = {
+    .what = "executor", .exit = s_on_exit, .json = s_json_fields};
 
 /* One worker per work dir: what it finds there is an earlier worker's. */
 static int
@@ -91,12 +76,15 @@ s_lock (execs_t *self, hearth_error_t *err)
 }
 
 execs_t *
-execs_new (const char *work_dir, const char *program, const char *host,
-           int64_t kill_grace_ms, int64_t retention_ms, execs_report_fn *report,
+execs_new (children_t *children, const char *work_dir, const char *program,
+           const char *host, int64_t retention_ms, execs_report_fn *report,
            void *arg, hearth_error_t *err)
 {
-    if (s_mkdir (work_dir, 0755, err) < 0)
+    if (mkdir (work_dir, s_work_dir_mode) < 0 && errno != EEXIST) {
+        hearth_errprintf (err, "cannot create %s: %s", work_dir,
+                          strerror (errno));
         return NULL;
+    }
     execs_t *self = calloc (1, sizeof *self);
     if (!self) {
         hearth_errprintf (err, "out of memory");
@@ -105,12 +93,13 @@ execs_new (const char *work_dir, const char *program, const char *host,
     self->work_dir = strdup (work_dir);
     self->program = strdup (program);
     self->host = strdup (host);
-    self->table = zhashx_new ();
-    self->cleanups = cleanups_new (work_dir);
+    self->children = children;
+    self->retention_ms = retention_ms;
     self->exited = zhashx_new ();
     self->lock_fd = -1;
-    if (!self->work_dir || !self->program || !self->host || !self->table
-        || !self->cleanups || !self->exited) {
+    self->report = report;
+    self->report_arg = arg;
+    if (!self->work_dir || !self->program || !self->host || !self->exited) {
         execs_destroy (&self);
         hearth_errprintf (err, "out of memory");
         return NULL;
@@ -119,11 +108,6 @@ execs_new (const char *work_dir, const char *program, const char *host,
         execs_destroy (&self);
         return NULL;
     }
-    zhashx_set_destructor (self->table, s_free_item);
-    self->kill_grace_ms = kill_grace_ms;
-    self->retention_ms = retention_ms;
-    self->report = report;
-    self->report_arg = arg;
     return self;
 }
 
@@ -132,12 +116,8 @@ execs_destroy (execs_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     execs_t *self = *self_p;
-    for (s_exec_t *e = self->table ? zhashx_first (self->table) : NULL; e;
-         e = zhashx_next (self->table)) {
-        kill (-e->pid, SIGKILL);
-        waitpid (e->pid, NULL, 0);
-    }
     /* Whatever executors left: nothing of them outlives the worker. */
     if (self->lock_fd >= 0 && self->work_dir) {
         size_t n = orphans_kill (self->work_dir, NULL);
@@ -146,9 +126,7 @@ execs_destroy (execs_t **self_p)
         while (waitpid (-1, NULL, WNOHANG) > 0)
             ;
     }
-    zhashx_destroy (&self->table);
     zhashx_destroy (&self->exited);
-    cleanups_destroy (&self->cleanups);
     if (self->lock_fd >= 0)
         close (self->lock_fd);
     free (self->work_dir);
@@ -156,21 +134,22 @@ execs_destroy (execs_t **self_p)
     free (self->host);
     free (self);
     *self_p = NULL;
+    errno = saved;
 }
 
 static void
 s_report (execs_t *self, const s_exec_t *e, const char *state,
-          const char *message, int exit_status, int sig)
+          const char *message, int exit_status, int sig, pid_t pid)
 {
     execs_report_t r = {e->app_id,   e->exec_id, state, message,
-                        exit_status, sig,        e->pid};
+                        exit_status, sig,        pid};
     if (self->report)
         self->report (self->report_arg, &r);
 }
 
 /* --- launching --------------------------------------------------------- */
 
-/* The executor's argv into args (strings in buf).  Returns argc. */
+/* The executor's argv (strings in the struct and in conf). */
 typedef struct {
     const char *argv[MAX_ARGS + 1]; /* NULL-terminated */
     char numbers[3][24];            /* exec id, cores, memory */
@@ -221,69 +200,64 @@ s_argv_free (s_argv_t *a)
         free (a->conf[i]);
 }
 
-static int
-s_open_log (const char *dir, const char *name, hearth_error_t *err)
+/* What the executor's environment adds to the worker's: the markers of
+   orphans.h and the application's secrets (which only the executor's
+   user can read there, unlike its command line). */
+typedef struct {
+    char dir[4200];         /* ORPHANS_ENV_DIR=... */
+    char exec[200];         /* ORPHANS_ENV_EXEC=... */
+    char token[256];        /* HEARTH_TOKEN=..., if any */
+    char key[256];          /* HEARTH_DRIVER_KEY=..., if any */
+    const char *entries[5]; /* those set, NULL-terminated */
+} s_env_extra_t;
+
+/* The executor's environment: a new array (caller frees) of environ's
+   strings and x's, or NULL on no memory. */
+static const char **
+s_env_build (execs_t *self, const execs_launch_t *l, s_env_extra_t *x)
 {
-    char path[4096];
-    snprintf (path, sizeof path, "%s/%s", dir, name);
-    int fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0)
-        hearth_errprintf (err, "cannot open %s: %s", path, strerror (errno));
-    return fd;
+    int n = 0;
+    memset (x->entries, 0, sizeof x->entries);
+    snprintf (x->dir, sizeof x->dir, "%s=%s", ORPHANS_ENV_DIR, self->work_dir);
+    x->entries[n++] = x->dir;
+    snprintf (x->exec, sizeof x->exec, "%s=%s/%d", ORPHANS_ENV_EXEC, l->app_id,
+              l->exec_id);
+    x->entries[n++] = x->exec;
+    if (l->token
+        && snprintf (x->token, sizeof x->token, "HEARTH_TOKEN=%s", l->token)
+               < (int) sizeof x->token)
+        x->entries[n++] = x->token;
+    if (l->driver_key
+        && snprintf (x->key, sizeof x->key, "HEARTH_DRIVER_KEY=%s",
+                     l->driver_key)
+               < (int) sizeof x->key)
+        x->entries[n++] = x->key;
+    return hearth_env_merge (NULL, x->entries);
 }
 
-/* Create WORK_DIR/APP/EXEC and spawn there.  Returns the pid or -1. */
+/* Spawn the executor in WORK_DIR/APP/EXEC.  Returns its pid or -1. */
 static pid_t
-s_spawn (execs_t *self, const execs_launch_t *l, hearth_error_t *err)
+s_spawn (execs_t *self, const execs_launch_t *l, const char *key,
+         const s_exec_t *e, hearth_error_t *err)
 {
-    char dir[4096];
-    snprintf (dir, sizeof dir, "%s/%s", self->work_dir, l->app_id);
-    if (s_mkdir (dir, s_dir_mode, err) < 0)
-        return -1;
-    snprintf (dir, sizeof dir, "%s/%s/%d", self->work_dir, l->app_id,
-              l->exec_id);
-    if (s_mkdir (dir, s_dir_mode, err) < 0)
-        return -1;
-    int out = s_open_log (dir, "stdout", err);
-    int errfd = out < 0 ? -1 : s_open_log (dir, "stderr", err);
-    pid_t pid = -1;
-    if (out >= 0 && errfd >= 0) {
-        s_argv_t a;
-        s_argv_build (self, l, &a);
-        /* The application's secrets go in the environment, which only the
-           executor's user can read, not on its command line. */
-        char token[256] = "", key[256] = "", mark_dir[4200], mark_exec[200];
-        const char *extra[5] = {mark_dir, mark_exec};
-        int nextra = 2;
-        snprintf (mark_dir, sizeof mark_dir, "%s=%s", ORPHANS_ENV_DIR,
-                  self->work_dir);
-        snprintf (mark_exec, sizeof mark_exec, "%s=%s/%d", ORPHANS_ENV_EXEC,
-                  l->app_id, l->exec_id);
-        if (l->token
-            && snprintf (token, sizeof token, "HEARTH_TOKEN=%s", l->token)
-                   < (int) sizeof token)
-            extra[nextra++] = token;
-        if (l->driver_key
-            && snprintf (key, sizeof key, "HEARTH_DRIVER_KEY=%s", l->driver_key)
-                   < (int) sizeof key)
-            extra[nextra++] = key;
-        const char **envp = hearth_env_merge (NULL, extra);
-        hearth_spawn_opts_t opts = {.argv = a.argv,
-                                    .envp = envp,
-                                    .cwd = dir,
-                                    .stdin_fd = HEARTH_SPAWN_DEVNULL,
-                                    .stdout_fd = out,
-                                    .stderr_fd = errfd,
-                                    .new_pgroup = true};
-        pid = envp ? hearth_spawn (&opts, err)
-                   : hearth_errprintf (err, "out of memory");
-        free (envp);
-        s_argv_free (&a);
-    }
-    if (out >= 0)
-        close (out);
-    if (errfd >= 0)
-        close (errfd);
+    s_argv_t a;
+    s_env_extra_t extra;
+    s_argv_build (self, l, &a);
+    const char **envp = s_env_build (self, l, &extra);
+    children_spawn_t spawn = {.kind = &execs_kind,
+                              .arg = self,
+                              .name = key,
+                              .dir = key,
+                              .argv = a.argv,
+                              .envp = envp,
+                              .cores = l->cores,
+                              .memory_mb = l->memory_mb,
+                              .data = e,
+                              .data_size = sizeof *e};
+    pid_t pid = envp ? children_spawn (self->children, &spawn, err)
+                     : hearth_errprintf (err, "out of memory");
+    free (envp);
+    s_argv_free (&a);
     return pid;
 }
 
@@ -300,80 +274,38 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
     char key[HEARTH_ID_MAX + 32];
     hearth_error_t err;
     s_key (l->app_id, l->exec_id, key, sizeof key);
-    if (zhashx_lookup (self->table, key))
+    if (children_has (self->children, key))
         return -1;
-    s_exec_t *e = calloc (1, sizeof *e);
-    if (!e)
-        return -1;
-    snprintf (e->app_id, sizeof e->app_id, "%s", l->app_id);
-    e->exec_id = l->exec_id;
-    e->cores = l->cores;
-    e->memory_mb = l->memory_mb;
-    e->pid = s_spawn (self, l, &err);
-    if (e->pid < 0) {
+    s_exec_t e = {.exec_id = l->exec_id};
+    snprintf (e.app_id, sizeof e.app_id, "%s", l->app_id);
+    pid_t pid = s_spawn (self, l, key, &e, &err);
+    if (pid < 0) {
         log_warn ("executor %s could not start: %s", key, err.text);
-        s_report (self, e, "FAILED", err.text, -1, 0);
-        free (e);
+        s_report (self, &e, "FAILED", err.text, -1, 0, -1);
         return 0;
     }
-    zhashx_insert (self->table, key, e);
-    log_info ("executor %s started: pid %d, %d cores", key, (int) e->pid,
-              e->cores);
-    s_report (self, e, "RUNNING", NULL, -1, 0);
+    log_info ("executor %s started: pid %d, %d cores", key, (int) pid,
+              l->cores);
+    s_report (self, &e, "RUNNING", NULL, -1, 0, pid);
     return 0;
 }
 
 /* --- stopping ---------------------------------------------------------- */
-
-static void
-s_stop (execs_t *self, s_exec_t *e, int64_t now_ms)
-{
-    if (e->killing)
-        return;
-    e->killing = true;
-    e->kill_deadline_ms = now_ms + self->kill_grace_ms;
-    if (kill (-e->pid, SIGTERM) < 0 && errno != ESRCH)
-        log_warn ("cannot signal executor %s/%d (pid %d): %s", e->app_id,
-                  e->exec_id, (int) e->pid, strerror (errno));
-}
 
 int
 execs_kill (execs_t *self, const char *app_id, int exec_id, int64_t now_ms)
 {
     char key[HEARTH_ID_MAX + 32];
     s_key (app_id, exec_id, key, sizeof key);
-    s_exec_t *e = zhashx_lookup (self->table, key);
-    if (!e)
-        return -1;
-    log_info ("stopping executor %s (pid %d)", key, (int) e->pid);
-    s_stop (self, e, now_ms);
-    return 0;
-}
-
-void
-execs_kill_all (execs_t *self, int64_t now_ms)
-{
-    for (s_exec_t *e = zhashx_first (self->table); e;
-         e = zhashx_next (self->table))
-        s_stop (self, e, now_ms);
-}
-
-/* Remove WORK_DIR/APP_ID after the retention, once none of its
-   executors runs (execs_tick). */
-static void
-s_schedule_cleanup (execs_t *self, const char *app_id, int64_t now_ms)
-{
-    cleanups_add (self->cleanups, app_id, now_ms + self->retention_ms);
+    return children_stop (self->children, &execs_kind, key, now_ms);
 }
 
 void
 execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms)
 {
-    for (s_exec_t *e = zhashx_first (self->table); e;
-         e = zhashx_next (self->table))
-        if (strcmp (e->app_id, app_id) == 0)
-            s_stop (self, e, now_ms);
-    s_schedule_cleanup (self, app_id, now_ms);
+    children_stop_under (self->children, app_id, now_ms);
+    /* removed once none of its executors runs (children_tick) */
+    children_remove_later (self->children, app_id, now_ms + self->retention_ms);
 }
 
 void
@@ -388,7 +320,8 @@ execs_clean_start (execs_t *self, int64_t now_ms)
     size_t dirs = 0;
     while (d && (ent = readdir (d)))
         if (hearth_id_valid (HEARTH_ID_APP, ent->d_name)) {
-            s_schedule_cleanup (self, ent->d_name, now_ms);
+            children_remove_later (self->children, ent->d_name,
+                                   now_ms + self->retention_ms);
             dirs++;
         }
     if (d)
@@ -401,60 +334,25 @@ execs_clean_start (execs_t *self, int64_t now_ms)
 
 /* --- reaping ----------------------------------------------------------- */
 
-static s_exec_t *
-s_find_pid (execs_t *self, pid_t pid, char *key, size_t size)
-{
-    for (s_exec_t *e = zhashx_first (self->table); e;
-         e = zhashx_next (self->table))
-        if (e->pid == pid) {
-            s_key (e->app_id, e->exec_id, key, size);
-            return e;
-        }
-    return NULL;
-}
-
+/* The children table reaped an executor: report how it ended. */
 static void
-s_exited (execs_t *self, s_exec_t *e, int status)
+s_on_exit (void *arg, const children_exit_t *x)
 {
-    char text[128];
-    hearth_wait_status_text (status, text, sizeof text);
-    int code = WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-    int sig = WIFSIGNALED (status) ? WTERMSIG (status) : 0;
-    const char *state = e->killing ? "KILLED" : code == 0 ? "EXITED" : "FAILED";
-    log_info ("executor %s/%d (pid %d) %s: %s", e->app_id, e->exec_id,
-              (int) e->pid, state, text);
-    s_report (self, e, state, text, code, sig);
-}
-
-bool
-execs_exited (execs_t *self, pid_t pid, int status)
-{
-    char key[HEARTH_ID_MAX + 32];
-    s_exec_t *e = s_find_pid (self, pid, key, sizeof key);
-    if (!e)
-        return false;
-    /* The group may hold the executor's own children: end them, and the
-       next tick ends those in groups of their own (orphans.h). */
-    kill (-pid, SIGKILL);
-    s_exited (self, e, status);
-    zhashx_update (self->exited, key, (void *) "");
-    zhashx_delete (self->table, key);
-    return true;
-}
-
-static bool
-s_app_running (execs_t *self, const char *app_id)
-{
-    for (s_exec_t *e = zhashx_first (self->table); e;
-         e = zhashx_next (self->table))
-        if (strcmp (e->app_id, app_id) == 0)
-            return true;
-    return false;
+    execs_t *self = arg;
+    const s_exec_t *e = x->data;
+    const char *state = x->stopped            ? "KILLED"
+                        : x->exit_status == 0 ? "EXITED"
+                                              : "FAILED";
+    log_info ("executor %s (pid %d) %s: %s", x->name, (int) x->pid, state,
+              x->text);
+    s_report (self, e, state, x->text, x->exit_status, x->signal, x->pid);
+    /* its own children in groups of their own go at the next tick */
+    zhashx_update (self->exited, x->name, (void *) "");
 }
 
 /* Kill what the executors reaped since the last tick left running. */
-static void
-s_sweep (execs_t *self)
+void
+execs_tick (execs_t *self)
 {
     if (zhashx_size (self->exited) == 0)
         return;
@@ -463,25 +361,6 @@ s_sweep (execs_t *self)
         log_warn ("killed %zu processes left by %zu exited executors", n,
                   zhashx_size (self->exited));
     zhashx_purge (self->exited);
-}
-
-void
-execs_tick (execs_t *self, int64_t now_ms)
-{
-    s_sweep (self);
-    for (s_exec_t *e = zhashx_first (self->table); e;
-         e = zhashx_next (self->table))
-        if (e->killing && e->kill_deadline_ms
-            && now_ms >= e->kill_deadline_ms) {
-            log_warn ("executor %s/%d did not stop within %lld ms of "
-                      "SIGTERM: SIGKILL",
-                      e->app_id, e->exec_id, (long long) self->kill_grace_ms);
-            kill (-e->pid, SIGKILL);
-            e->kill_deadline_ms = 0;
-        }
-    const char *app_id = cleanups_due (self->cleanups, now_ms);
-    if (app_id && !s_app_running (self, app_id))
-        cleanups_remove_first (self->cleanups);
 }
 
 /* --- views ------------------------------------------------------------- */
@@ -506,38 +385,14 @@ execs_work_dir_id (const execs_t *self, char *buf, size_t size)
     return n > 0 && (size_t) n < size ? 0 : -1;
 }
 
-size_t
-execs_count (const execs_t *self)
+/* An executor's own fields in the children table's JSON view. */
+static void
+s_json_fields (void *arg, const char *name, const void *data, cJSON *o)
 {
-    return zhashx_size (self->table);
-}
-
-void
-execs_usage (const execs_t *self, int *cores, int64_t *memory_mb)
-{
-    *cores = 0;
-    *memory_mb = 0;
-    for (s_exec_t *e = zhashx_first (self->table); e;
-         e = zhashx_next (self->table)) {
-        *cores += e->cores;
-        *memory_mb += e->memory_mb;
-    }
-}
-
-cJSON *
-execs_json (const execs_t *self)
-{
-    cJSON *list = cJSON_CreateArray ();
-    for (s_exec_t *e = zhashx_first (self->table); list && e;
-         e = zhashx_next (self->table)) {
-        cJSON *o = cJSON_CreateObject ();
-        cJSON_AddStringToObject (o, "app_id", e->app_id);
-        cJSON_AddNumberToObject (o, "exec_id", e->exec_id);
-        cJSON_AddNumberToObject (o, "cores", e->cores);
-        cJSON_AddNumberToObject (o, "memory_mb", (double) e->memory_mb);
-        cJSON_AddStringToObject (o, "state", "RUNNING");
-        cJSON_AddNumberToObject (o, "pid", (int) e->pid);
-        cJSON_AddItemToArray (list, o);
-    }
-    return list;
+    (void) arg;
+    (void) name;
+    const s_exec_t *e = data;
+    cJSON_AddStringToObject (o, "app_id", e->app_id);
+    cJSON_AddNumberToObject (o, "exec_id", e->exec_id);
+    cJSON_AddStringToObject (o, "state", "RUNNING");
 }

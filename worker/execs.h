@@ -1,12 +1,17 @@
-/*  execs.h - the executors a worker runs: start them in their work dirs,
-    stop them (SIGTERM to the process group, SIGKILL after a grace
-    period), reap them, and remove finished applications' directories
-    after a retention period.
+/*  execs.h - the executors a worker runs: their command line and
+    environment, started in WORK_DIR/APP/EXEC; an application's directory
+    removed a retention period after the application; the work dir's
+    lock; and what executors leave behind (orphans.h).
 
-    The table owns its records.  Every state change (RUNNING after a
-    start, EXITED, FAILED or KILLED after an exit) is reported through one
-    callback, so that the worker can tell the master.  Nothing here reads
-    a clock: times come in as arguments (monotonic ms).
+    The processes are children of the worker's children table
+    (children.h), of the kind execs_kind: it starts, stops (SIGTERM to the
+    process group, SIGKILL after a grace period) and reaps them, and
+    lists them (children_json with execs_kind gives {app_id, exec_id,
+    state, cores, memory_mb, pid} objects).  Every state change (RUNNING
+    after a start, EXITED, FAILED or KILLED after an exit) is reported
+    through one callback, so that the worker can tell the master.
+    Nothing here reads a clock: times come in as arguments (monotonic
+    ms).
 */
 #ifndef HEARTH_WORKER_EXECS_H
 #define HEARTH_WORKER_EXECS_H
@@ -18,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "libcore/error.h"
+#include "worker/children.h"
 
 typedef struct execs execs_t;
 
@@ -47,13 +53,17 @@ typedef struct {
     const cJSON *conf;      /* KEY=VALUE map, or NULL */
 } execs_launch_t;
 
-/* A new table: executors run program (a path) in work_dir/APP/EXEC,
-   advertising host; a killed executor gets SIGKILL kill_grace_ms after
-   SIGTERM; a removed application's directory goes retention_ms later.
-   It locks work_dir (WORK_DIR/.worker.lock): one worker per work dir.
-   NULL with err (no memory, or another worker holds the lock). */
-execs_t *execs_new (const char *work_dir, const char *program, const char *host,
-                    int64_t kill_grace_ms, int64_t retention_ms,
+/* The kind of the executors in the children table. */
+extern const children_kind_t execs_kind;
+
+/* A new set: executors run program (a path) in work_dir/APP/EXEC as
+   children of children (borrowed: the worker's table, rooted at
+   work_dir, which must outlive the set), advertising host; a removed
+   application's directory goes retention_ms later.  It creates work_dir
+   and locks it (WORK_DIR/.worker.lock): one worker per work dir.  NULL
+   with err (no memory, or another worker holds the lock). */
+execs_t *execs_new (children_t *children, const char *work_dir,
+                    const char *program, const char *host, int64_t retention_ms,
                     execs_report_fn *report, void *arg, hearth_error_t *err);
 
 /* At start-up: kill what an earlier worker on the same work dir left
@@ -61,8 +71,10 @@ execs_t *execs_new (const char *work_dir, const char *program, const char *host,
    removal after the retention. */
 void execs_clean_start (execs_t *self, int64_t now_ms);
 
-/* SIGKILL every executor still running and whatever they left (orphans.h),
-   reap them, free the table, unlock the work dir. */
+/* SIGKILL whatever executors left (orphans.h) and reap it, free the set,
+   unlock the work dir.  The executors themselves go with the children
+   table, destroyed first.  Accepts NULL and a NULL *self_p; nulls the
+   pointer; keeps errno. */
 void execs_destroy (execs_t **self_p);
 
 /* Start an executor.  Reports RUNNING, or FAILED when it cannot start.
@@ -77,31 +89,13 @@ int execs_kill (execs_t *self, const char *app_id, int exec_id, int64_t now_ms);
    removal. */
 void execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms);
 
-/* Stop every executor (worker shutdown). */
-void execs_kill_all (execs_t *self, int64_t now_ms);
-
-/* A child exited (waitpid status): if it is one of the executors, report
-   it and return true. */
-bool execs_exited (execs_t *self, pid_t pid, int status);
-
 /* Periodic work: kill what executors reaped since the last tick left
-   running (orphans.h), SIGKILL after grace periods, remove due
-   directories. */
-void execs_tick (execs_t *self, int64_t now_ms);
-
-/* Executors alive (started, not yet reaped). */
-size_t execs_count (const execs_t *self);
+   running (orphans.h). */
+void execs_tick (execs_t *self);
 
 /* What tells this work dir from any other in the cluster: this boot of
    this machine (its boot id), and the device and inode of the lock file
    the worker holds.  Fills buf and returns 0, or -1 when unknown. */
 int execs_work_dir_id (const execs_t *self, char *buf, size_t size);
-
-/* Cores and memory held by live executors. */
-void execs_usage (const execs_t *self, int *cores, int64_t *memory_mb);
-
-/* The live executors as an array of {app_id, exec_id, cores, memory_mb,
-   state, pid} objects (a new tree, caller deletes). */
-cJSON *execs_json (const execs_t *self);
 
 #endif

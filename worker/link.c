@@ -56,12 +56,13 @@ s_add_usage (worker_t *w, cJSON *body)
 {
     int cores;
     int64_t memory;
-    execs_usage (w->execs, &cores, &memory);
-    drivers_usage (w->drivers, &cores, &memory);
+    children_usage (w->children, &cores, &memory);
     cJSON_AddNumberToObject (body, "cores_used", cores);
     cJSON_AddNumberToObject (body, "memory_used_mb", (double) memory);
-    cJSON_AddItemToObject (body, "executors", execs_json (w->execs));
-    cJSON_AddItemToObject (body, "drivers", drivers_json (w->drivers));
+    cJSON_AddItemToObject (body, "executors",
+                           children_json (w->children, &execs_kind));
+    cJSON_AddItemToObject (body, "drivers",
+                           children_json (w->children, &drivers_kind));
 }
 
 /* Drivers that ended while the worker was not registered join the list

@@ -1,9 +1,10 @@
 /*  main.c - hearth-worker: options, start-up (the work dir's lock, and
     what an earlier worker left there), the event loop (the master's
-    DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors and
-    drivers; SIGTERM or SIGINT stops them all (SIGTERM to each process
-    group, SIGKILL after the grace period) before the worker exits, and a
-    second one kills them at once; SIGHUP reopens the log. */
+    DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors
+    and drivers (children.h); SIGTERM or SIGINT stops them all (SIGTERM
+    to each process group, SIGKILL after the grace period) before the
+    worker exits, and a second one kills them at once; SIGHUP reopens
+    the log. */
 #include "config.h"
 
 #include <errno.h>
@@ -93,15 +94,24 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     (void) timer_id;
     worker_t *w = arg;
     int64_t now = hearth_mono_ms ();
-    if (!w->execs)
+    if (!w->children)
         return -1;
-    execs_tick (w->execs, now);
-    drivers_tick (w->drivers, now);
+    execs_tick (w->execs);
+    children_tick (w->children, now);
     if (w->stopping)
-        return execs_count (w->execs) + drivers_count (w->drivers) == 0 ? -1
-                                                                        : 0;
+        return children_count (w->children, NULL) == 0 ? -1 : 0;
     worker_link_tick (w, now);
     return 0;
+}
+
+/* SIGKILL the children and reap them, then what executors left behind
+   (execs_destroy). */
+static void
+s_end_children (worker_t *w)
+{
+    children_destroy (&w->children);
+    execs_destroy (&w->execs);
+    drivers_destroy (&w->drivers);
 }
 
 static void
@@ -110,15 +120,14 @@ s_stop (worker_t *w, int sig)
     if (w->stopping) {
         log_warn ("%s again: killing executors and drivers now",
                   strsignal (sig));
-        execs_destroy (&w->execs);
-        drivers_destroy (&w->drivers);
+        s_end_children (w);
         return;
     }
     log_info ("%s: stopping %zu executors and %zu drivers", strsignal (sig),
-              execs_count (w->execs), drivers_count (w->drivers));
+              children_count (w->children, &execs_kind),
+              children_count (w->children, &drivers_kind));
     w->stopping = true;
-    execs_kill_all (w->execs, hearth_mono_ms ());
-    drivers_kill_all (w->drivers, hearth_mono_ms ());
+    children_stop_under (w->children, NULL, hearth_mono_ms ());
 }
 
 /* Reap every child that exited: an executor or a driver. */
@@ -128,8 +137,7 @@ s_reap (worker_t *w)
     int status;
     pid_t pid;
     while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
-        if (!execs_exited (w->execs, pid, status))
-            drivers_exited (w->drivers, pid, status, hearth_mono_ms ());
+        children_reap (w->children, pid, status, hearth_mono_ms ());
 }
 
 static int
@@ -139,7 +147,7 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     worker_t *w = arg;
     int sig;
     while ((sig = hearth_signalfd_read (item->fd)) > 0) {
-        if (sig == SIGCHLD && w->execs)
+        if (sig == SIGCHLD && w->children)
             s_reap (w);
         else if (sig == SIGHUP)
             hearth_log_reopen ();
@@ -148,10 +156,9 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     }
     /* Stopping and the last executor and driver reaped: leave now, not at
        the next tick (a local cluster's shutdown waits for this). */
-    if (w->stopping && w->execs
-        && execs_count (w->execs) + drivers_count (w->drivers) == 0)
+    if (w->stopping && w->children && children_count (w->children, NULL) == 0)
         return -1;
-    return w->execs ? 0 : -1;
+    return w->children ? 0 : -1;
 }
 
 /* --- start-up ---------------------------------------------------------- */
@@ -238,10 +245,15 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     if (n < 0 || (size_t) n >= sizeof w->work_dir)
         return hearth_errprintf (err, "--work-dir is too long");
     char program[PATH_MAX];
+    children_config_t cc = {.root = w->work_dir,
+                            .kill_grace_ms =
+                                hearth_conf_ms (w->conf, "kill-grace")};
+    if (!(w->children = children_new (&cc)))
+        return hearth_errprintf (err, "out of memory");
     hearth_program_path ("hearth-executor", program, sizeof program);
-    w->execs = execs_new (
-        w->work_dir, program, w->host, hearth_conf_ms (w->conf, "kill-grace"),
-        hearth_conf_ms (w->conf, "app-retention"), worker_report, w, err);
+    w->execs = execs_new (w->children, w->work_dir, program, w->host,
+                          hearth_conf_ms (w->conf, "app-retention"),
+                          worker_report, w, err);
     if (!w->execs)
         return -1;
     /* Orphaned grandchildren come to us, to be reaped (orphans.h). */
@@ -250,12 +262,11 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     execs_clean_start (w->execs, hearth_mono_ms ());
     hearth_program_path ("hearth-driver", program, sizeof program);
     drivers_config_t dc = {
-        .work_dir = w->work_dir,
+        .children = w->children,
         .program = program,
         .master_url = w->master_url,
         .curve_secret = hearth_conf_str (w->conf, "curve-secret"),
         .master_key = hearth_conf_str (w->conf, "master-key"),
-        .kill_grace_ms = hearth_conf_ms (w->conf, "kill-grace"),
         .retention_ms = hearth_conf_ms (w->conf, "driver-retention"),
         .report = worker_report_driver,
         .report_arg = w};
@@ -314,8 +325,7 @@ s_setup (worker_t *w, hearth_error_t *err)
 static void
 s_teardown (worker_t *w)
 {
-    execs_destroy (&w->execs);
-    drivers_destroy (&w->drivers);
+    s_end_children (w);
     zlistx_destroy (&w->ended_drivers);
     zloop_destroy (&w->loop);
     hearth_sock_destroy (&w->dealer);

@@ -1,12 +1,24 @@
 /*  worker.h - hearth-worker's context, shared by its source files:
 
-        main.c   options, start-up, the event loop, signals, shutdown
-        link.c   the link to the master: register, heartbeat, re-register
-                 with back-off and a fresh socket, and the handlers of the
-                 master's commands
-        execs.c  the executor processes (execs.h)
-        orphans.c what executors left behind (orphans.h)
-        drivers.c  the cluster-mode driver processes (drivers.h)
+        main.c      options, start-up, the event loop, signals, shutdown
+        link.c      the link to the master: register, heartbeat,
+                    re-register with back-off and a fresh socket, and the
+                    handlers of the master's commands
+        children.c  the table of child processes, executors and drivers
+                    alike: spawn in a directory with output files, stop
+                    (TERM, KILL after a grace), reap, usage, JSON view, and
+                    directories removed when due (children.h)
+        cleanups.c  the directories waiting for removal, in due order
+                    (cleanups.h; the children table's)
+        execs.c     the executors: command line, environment, reports,
+                    the work dir's lock (execs.h)
+        orphans.c   what executors left behind (orphans.h)
+        drivers.c   the cluster-mode drivers: shipped files, command line,
+                    environment, reports, output read back (drivers.h)
+
+    main calls link, and both call children, execs and drivers; execs and
+    drivers call children, which calls them back only through the
+    callbacks of their kind (children_kind_t) and tells them nothing else.
 */
 #ifndef HEARTH_WORKER_WORKER_H
 #define HEARTH_WORKER_WORKER_H
@@ -20,6 +32,7 @@
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/pidfile.h"
+#include "worker/children.h"
 #include "worker/drivers.h"
 #include "worker/execs.h"
 
@@ -28,6 +41,7 @@ typedef struct worker {
     zloop_t *loop;              /* the reactor */
     zsock_t *dealer;            /* to the master; NULL between attempts */
     int sigfd;                  /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
+    children_t *children;       /* executor and driver processes (owned) */
     execs_t *execs;             /* the executors (owned) */
     drivers_t *drivers;         /* the cluster-mode drivers (owned) */
     zlistx_t *ended_drivers;    /* cJSON * driver refs with a final state

@@ -1,0 +1,30 @@
+/*  libs.h - the application's shipped libraries: stored under
+    WORK_DIR/libs by content hash, dlopen'ed, and their task functions
+    looked up (with a cache). */
+#ifndef HEARTH_EXECUTOR_LIBS_H
+#define HEARTH_EXECUTOR_LIBS_H
+
+#include <czmq.h>
+
+#include "driver/hearth.h"
+#include "executor/executor.h"
+#include "libcore/error.h"
+
+/* A new, empty set stored under dir/libs.  NULL on failure (errno). */
+libs_t *libs_new (const char *dir);
+
+/* dlclose every library and free the set.  Accepts NULL and a NULL
+ *self_p; nulls the pointer; keeps errno. */
+void libs_destroy (libs_t **self_p);
+
+/* Store and load one shipped library (frame borrowed).  Returns 0 or -1
+   with err. */
+int libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
+              hearth_error_t *err);
+
+/* The function fn in library lib (or in any library when lib is NULL),
+   or NULL with err. */
+hearth_task_fn libs_lookup (libs_t *self, const char *lib, const char *fn,
+                            hearth_error_t *err);
+
+#endif

@@ -1,0 +1,377 @@
+/*  children.c - the worker's supervised child processes: start, stop
+    (TERM, then KILL after the grace), reap, and the directories removed
+    when their time has come; see children.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <czmq.h>
+
+#include "libcore/log.h"
+#include "libcore/spawn.h"
+#include "worker/children.h"
+#include "worker/cleanups.h"
+
+/* Children's directories and the ones between: private to the worker's
+   user. */
+static const mode_t s_dir_mode = 0700;
+/* Their output files. */
+static const mode_t s_log_mode = 0600;
+
+/* One child process.  Its block holds, after the struct, the caller's
+   data (aligned), then its name and its directory. */
+typedef struct {
+    const children_kind_t *kind; /* what it is */
+    void *arg;                   /* for its kind's callbacks */
+    const char *name;            /* its key in the table (in the block) */
+    const char *dir;             /* relative to the root (in the block) */
+    void *data;                  /* the caller's copy (in the block), or NULL */
+    int cores;                   /* cores it may use */
+    int64_t memory_mb;           /* memory it may use */
+    pid_t pid;                   /* leads its own process group */
+    bool stopping;               /* we asked it to stop */
+    int64_t kill_deadline_ms;    /* SIGKILL at this time, or 0 */
+} s_child_t;
+
+struct children {
+    char *root;            /* where the children's directories are */
+    int64_t kill_grace_ms; /* SIGTERM to SIGKILL */
+    zhashx_t *table;       /* name -> s_child_t * (owned) */
+    cleanups_t *cleanups;  /* directories waiting for removal */
+};
+
+children_t *
+children_new (const children_config_t *c)
+{
+    children_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->root = strdup (c->root);
+    self->table = zhashx_new ();
+    self->cleanups = cleanups_new (c->root);
+    self->kill_grace_ms = c->kill_grace_ms;
+    if (!self->root || !self->table || !self->cleanups) {
+        children_destroy (&self);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return self;
+}
+
+void
+children_destroy (children_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    children_t *self = *self_p;
+    for (s_child_t *c = self->table ? zhashx_first (self->table) : NULL; c;
+         c = zhashx_next (self->table)) {
+        kill (-c->pid, SIGKILL);
+        waitpid (c->pid, NULL, 0);
+        free (c);
+    }
+    zhashx_destroy (&self->table);
+    cleanups_destroy (&self->cleanups);
+    free (self->root);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+/* --- starting ---------------------------------------------------------- */
+
+int
+children_path (const children_t *self, const char *dir, char *path, size_t size,
+               hearth_error_t *err)
+{
+    int n = snprintf (path, size, "%s/%s", self->root, dir);
+    if (n < 0 || (size_t) n >= size)
+        return hearth_errprintf (err, "path too long: %s/%s", self->root, dir);
+    return 0;
+}
+
+int
+children_mkdir (children_t *self, const char *dir, char *path, size_t size,
+                hearth_error_t *err)
+{
+    if (children_path (self, dir, path, size, err) < 0)
+        return -1;
+    /* each component under the root in turn: APP, then APP/EXEC */
+    for (char *p = path + strlen (self->root) + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char c = *p;
+        *p = '\0';
+        int rc = mkdir (path, s_dir_mode);
+        *p = c;
+        if (rc < 0 && errno != EEXIST)
+            return hearth_errprintf (err, "cannot create %.*s: %s",
+                                     (int) (p - path), path, strerror (errno));
+        if (c == '\0')
+            return 0;
+    }
+}
+
+static int
+s_open_log (const char *dir, const char *name, hearth_error_t *err)
+{
+    char path[4200];
+    snprintf (path, sizeof path, "%s/%s", dir, name);
+    int fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, s_log_mode);
+    if (fd < 0)
+        hearth_errprintf (err, "cannot open %s: %s", path, strerror (errno));
+    return fd;
+}
+
+/* A record with copies of the name, the directory and the data. */
+static s_child_t *
+s_child_new (const children_spawn_t *s)
+{
+    const size_t align = alignof (max_align_t);
+    size_t head = (sizeof (s_child_t) + align - 1) / align * align;
+    size_t name_size = strlen (s->name) + 1, dir_size = strlen (s->dir) + 1;
+    s_child_t *c = calloc (1, head + s->data_size + name_size + dir_size);
+    if (!c)
+        return NULL;
+    char *p = (char *) c + head;
+    if (s->data_size)
+        c->data = memcpy (p, s->data, s->data_size);
+    c->name = memcpy (p + s->data_size, s->name, name_size);
+    c->dir = memcpy (p + s->data_size + name_size, s->dir, dir_size);
+    c->kind = s->kind;
+    c->arg = s->arg;
+    c->cores = s->cores;
+    c->memory_mb = s->memory_mb;
+    return c;
+}
+
+/* Spawn in path with the output files there.  Its pid, or -1. */
+static pid_t
+s_start (const children_spawn_t *s, const char *path, hearth_error_t *err)
+{
+    int out = s_open_log (path, "stdout", err);
+    int errfd = out < 0 ? -1 : s_open_log (path, "stderr", err);
+    pid_t pid = -1;
+    if (errfd >= 0) {
+        hearth_spawn_opts_t opts = {.argv = s->argv,
+                                    .envp = s->envp,
+                                    .cwd = path,
+                                    .stdin_fd = HEARTH_SPAWN_DEVNULL,
+                                    .stdout_fd = out,
+                                    .stderr_fd = errfd,
+                                    .new_pgroup = true};
+        pid = hearth_spawn (&opts, err);
+    }
+    if (out >= 0)
+        close (out);
+    if (errfd >= 0)
+        close (errfd);
+    return pid;
+}
+
+pid_t
+children_spawn (children_t *self, const children_spawn_t *s,
+                hearth_error_t *err)
+{
+    char path[4096];
+    if (zhashx_lookup (self->table, s->name))
+        return hearth_errprintf (err, "%s %s is already running", s->kind->what,
+                                 s->name);
+    if (children_mkdir (self, s->dir, path, sizeof path, err) < 0)
+        return -1;
+    s_child_t *c = s_child_new (s);
+    if (!c)
+        return hearth_errprintf (err, "out of memory");
+    pid_t pid = c->pid = s_start (s, path, err);
+    if (pid > 0 && zhashx_insert (self->table, c->name, c) < 0) {
+        /* started, but cannot be kept: not left behind (the worker's
+           SIGCHLD loop reaps it as no one's) */
+        kill (-pid, SIGKILL);
+        pid = hearth_errprintf (err, "out of memory");
+    }
+    if (pid < 0)
+        free (c);
+    return pid;
+}
+
+/* --- stopping ---------------------------------------------------------- */
+
+static void
+s_stop (children_t *self, s_child_t *c, int64_t now_ms)
+{
+    if (c->stopping)
+        return;
+    c->stopping = true;
+    c->kill_deadline_ms = now_ms + self->kill_grace_ms;
+    if (kill (-c->pid, SIGTERM) < 0 && errno != ESRCH)
+        log_warn ("cannot signal %s %s (pid %d): %s", c->kind->what, c->name,
+                  (int) c->pid, strerror (errno));
+}
+
+int
+children_stop (children_t *self, const children_kind_t *kind, const char *name,
+               int64_t now_ms)
+{
+    s_child_t *c = zhashx_lookup (self->table, name);
+    if (!c || c->kind != kind)
+        return -1;
+    log_info ("stopping %s %s (pid %d)", kind->what, c->name, (int) c->pid);
+    s_stop (self, c, now_ms);
+    return 0;
+}
+
+/* Whether path (relative to the root) is dir or below it. */
+static bool
+s_under (const char *path, const char *dir)
+{
+    size_t n = strlen (dir);
+    return strncmp (path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+void
+children_stop_under (children_t *self, const char *dir, int64_t now_ms)
+{
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table))
+        if (!dir || s_under (c->dir, dir))
+            s_stop (self, c, now_ms);
+}
+
+/* --- reaping ----------------------------------------------------------- */
+
+bool
+children_reap (children_t *self, pid_t pid, int status, int64_t now_ms)
+{
+    s_child_t *c;
+    for (c = zhashx_first (self->table); c && c->pid != pid;
+         c = zhashx_next (self->table))
+        ;
+    if (!c)
+        return false;
+    zhashx_delete (self->table, c->name);
+    /* The group may hold the child's own children: end them (the leader
+       is reaped, but its group keeps its id while they live). */
+    kill (-pid, SIGKILL);
+    char text[128], path[4096];
+    hearth_wait_status_text (status, text, sizeof text);
+    children_path (self, c->dir, path, sizeof path, NULL);
+    children_exit_t e = {
+        .name = c->name,
+        .path = path,
+        .data = c->data,
+        .pid = pid,
+        .stopped = c->stopping,
+        .exit_status = WIFEXITED (status) ? WEXITSTATUS (status) : -1,
+        .signal = WIFSIGNALED (status) ? WTERMSIG (status) : 0,
+        .text = text,
+        .now_ms = now_ms,
+    };
+    if (c->kind->exit)
+        c->kind->exit (c->arg, &e);
+    free (c);
+    return true;
+}
+
+/* Whether a child runs in ROOT/dir or below (a cleanups_busy_fn). */
+static bool
+s_busy (void *arg, const char *dir)
+{
+    children_t *self = arg;
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table))
+        if (s_under (c->dir, dir))
+            return true;
+    return false;
+}
+
+void
+children_tick (children_t *self, int64_t now_ms)
+{
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table))
+        if (c->stopping && c->kill_deadline_ms
+            && now_ms >= c->kill_deadline_ms) {
+            log_warn ("%s %s did not stop within %lld ms of SIGTERM: SIGKILL",
+                      c->kind->what, c->name, (long long) self->kill_grace_ms);
+            kill (-c->pid, SIGKILL);
+            c->kill_deadline_ms = 0;
+        }
+    cleanups_remove_due (self->cleanups, now_ms, s_busy, self);
+}
+
+void
+children_remove_later (children_t *self, const char *dir, int64_t due_ms)
+{
+    cleanups_add (self->cleanups, dir, due_ms);
+}
+
+void
+children_keep (children_t *self, const char *dir)
+{
+    cleanups_cancel (self->cleanups, dir);
+}
+
+/* --- views ------------------------------------------------------------- */
+
+bool
+children_has (const children_t *self, const char *name)
+{
+    return zhashx_lookup (self->table, name) != NULL;
+}
+
+size_t
+children_count (const children_t *self, const children_kind_t *kind)
+{
+    if (!kind)
+        return zhashx_size (self->table);
+    size_t n = 0;
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table))
+        n += c->kind == kind;
+    return n;
+}
+
+void
+children_usage (const children_t *self, int *cores, int64_t *memory_mb)
+{
+    *cores = 0;
+    *memory_mb = 0;
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table)) {
+        *cores += c->cores;
+        *memory_mb += c->memory_mb;
+    }
+}
+
+cJSON *
+children_json (const children_t *self, const children_kind_t *kind)
+{
+    cJSON *list = cJSON_CreateArray ();
+    for (s_child_t *c = zhashx_first (self->table); list && c;
+         c = zhashx_next (self->table)) {
+        if (c->kind != kind)
+            continue;
+        cJSON *o = cJSON_CreateObject ();
+        if (!o || !cJSON_AddItemToArray (list, o)) {
+            cJSON_Delete (o);
+            cJSON_Delete (list);
+            return NULL;
+        }
+        if (kind->json)
+            kind->json (c->arg, c->name, c->data, o);
+        cJSON_AddNumberToObject (o, "cores", c->cores);
+        cJSON_AddNumberToObject (o, "memory_mb", (double) c->memory_mb);
+        cJSON_AddNumberToObject (o, "pid", (int) c->pid);
+    }
+    return list;
+}
