@@ -91,6 +91,11 @@ extern const char *const hearth_executor_states[]; /* LAUNCHING RUNNING ... */
 extern const char *const hearth_driver_states[];   /* SUBMITTED RUNNING ... */
 extern const char *const hearth_task_states[];     /* PENDING LAUNCHING ... */
 
+/* Names in hearth_task_states before its NULL: a state's index (the state
+   byte of a packed update, packed.h) is below it.  A constant, so that
+   packed.c checks states without reaching into the command table. */
+#define HEARTH_TASK_STATES 7
+
 /* The command's wire name, e.g. "REGISTER_WORKER"; NULL if out of range. */
 const char *hearth_cmd_name (hearth_cmd_t cmd);
 

@@ -18,7 +18,6 @@ fi
 # circles that the structural refactor is removing, one by one.
 allowed=(
     "master: regdrivers registry"
-    "libcore: commands packed"
     "master: cluster drivers recover"
     "executor: cmdrun fnpool link tasks"
     "driver: submit submit_cluster"
