@@ -19,7 +19,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/clock.h \
 	libcore/liveness.c libcore/liveness.h \
 	libcore/intkeys.c libcore/intkeys.h \
-	libcore/taskset.c libcore/taskset.h \
+	libcore/taskset.c libcore/taskset.h libcore/taskset_int.h \
+	libcore/taskset_offer.c libcore/taskset_spec.c libcore/taskset_queue.c \
 	libcore/keys.c libcore/keys.h \
 	libcore/zap.c libcore/zap.h \
 	libcore/curve.c libcore/curve.h
