@@ -20,7 +20,6 @@ allowed=(
     "master: regdrivers registry"
     "master: cluster drivers recover"
     "executor: cmdrun fnpool link tasks"
-    "driver: submit submit_cluster"
     "driver: ctx engine execs jobs local master render"
 )
 
