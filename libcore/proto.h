@@ -124,7 +124,8 @@ typedef struct {
 /* A new message with an empty body object.  NULL on allocation failure. */
 hearth_msg_t *hearth_msg_new (hearth_cmd_t cmd);
 
-/* Destroy the message and everything it owns; nulls *self_p. */
+/* Destroy the message and everything it owns.  Accepts NULL; nulls
+ *self_p; keeps errno. */
 void hearth_msg_destroy (hearth_msg_t **self_p);
 
 /* Append a binary frame, taking ownership of *frame_p (nulled).  Returns its
