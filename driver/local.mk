@@ -20,7 +20,10 @@ hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h
 hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 bin_PROGRAMS += hearth-submit
-hearth_submit_SOURCES = driver/submit.c driver/submit.h driver/submit_cluster.c
+hearth_submit_SOURCES = driver/submit.c \
+	driver/submit_request.c driver/submit_request.h \
+	driver/submit_driver.c driver/submit_driver.h \
+	driver/submit_admin.c driver/submit_admin.h
 hearth_submit_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 # libtool installs libhearth.so.0 but leaves the dynamic linker's cache

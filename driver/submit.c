@@ -14,9 +14,11 @@
     signals and the exit status are the driver's own.  The master defaults
     to $HEARTH_MASTER, else local[*].
 
-    Cluster mode (submit_cluster.c): the application and its libraries go
+    Cluster mode (submit_driver.c): the application and its libraries go
     to the master, which runs the driver on a worker; the same settings
-    travel with it.
+    travel with it.  --status, --kill and --logs are submit_admin.c; both
+    talk to the master through submit_request.c.  This file is the root:
+    it calls them, they never call it.
 */
 #include "config.h"
 
@@ -29,7 +31,9 @@
 #include <unistd.h>
 
 #include "driver/internal.h"
-#include "driver/submit.h"
+#include "driver/submit_admin.h"
+#include "driver/submit_driver.h"
+#include "driver/submit_request.h"
 #include "libcore/conf.h"
 #include "libcore/ids.h"
 #include "libcore/spawn.h"
@@ -84,13 +88,6 @@ s_table (void)
     memcpy (table, s_own, nown * sizeof *table);
     memcpy (table + nown, driver, ndriver * sizeof *table);
     return table;
-}
-
-static int
-s_fail (int code, const char *text)
-{
-    fprintf (stderr, "hearth-submit: %s\n", text);
-    return code;
 }
 
 /* HEARTH_NAME for option name. */
@@ -166,22 +163,6 @@ s_export (hearth_conf_t *conf)
     return 0;
 }
 
-bool
-submit_is_job_file (const char *app)
-{
-    size_t len = strlen (app);
-    if (len > 5 && strcmp (app + len - 5, ".json") == 0)
-        return true;
-    FILE *f = fopen (app, "r");
-    int c = EOF;
-    if (f) {
-        while ((c = fgetc (f)) != EOF && isspace (c))
-            ;
-        fclose (f);
-    }
-    return c == '{';
-}
-
 static int
 s_exec (int argc, char **argv, int first)
 {
@@ -189,7 +170,7 @@ s_exec (int argc, char **argv, int first)
     char path[PATH_MAX];
     char **args = calloc (argc - first + 2, sizeof *args);
     if (!args)
-        return s_fail (1, "out of memory");
+        return submit_fail (1, "out of memory");
     size_t n = 0;
     if (submit_is_job_file (app))
         args[n++] = hearth_program_path ("hearth-driver", path, sizeof path);
@@ -230,11 +211,11 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
     if (id)
         return submit_logs (conf, id);
     if (first >= argc)
-        return s_fail (2, "no application given (see --help)");
+        return submit_fail (2, "no application given (see --help)");
     if (strcmp (mode, "cluster") == 0)
         return submit_cluster (conf, argc, argv, first);
     if (strcmp (mode, "client") != 0)
-        return s_fail (2, "--deploy-mode: client or cluster");
+        return submit_fail (2, "--deploy-mode: client or cluster");
     for (int i = 0; s_cluster_only[i]; i++)
         if (hearth_conf_source (conf, s_cluster_only[i]) == HEARTH_SRC_FLAG) {
             fprintf (stderr,
@@ -243,7 +224,7 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
             return 2;
         }
     if (s_export (conf) < 0)
-        return s_fail (1, "cannot prepare the driver's environment");
+        return submit_fail (1, "cannot prepare the driver's environment");
     return s_exec (argc, argv, first);
 }
 
@@ -255,11 +236,11 @@ main (int argc, char **argv)
     hearth_conf_t *conf =
         table ? hearth_conf_new ("hearth-submit", table) : NULL;
     if (!conf)
-        return s_fail (1, "out of memory");
+        return submit_fail (1, "out of memory");
     int first = hearth_conf_parse (conf, argc, argv, &err);
     int rc = 0;
     if (first < 0)
-        rc = s_fail (2, err.text);
+        rc = submit_fail (2, "%s", err.text);
     else if (hearth_conf_wants_help (conf))
         hearth_conf_usage (
             conf, stdout,

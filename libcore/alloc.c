@@ -17,7 +17,7 @@ typedef struct {
 } s_pool_t;
 
 static void
-s_pool_free (s_pool_t *pool)
+s_pool_release (s_pool_t *pool)
 {
     free (pool->cores);
     free (pool->memory_mb);
@@ -34,7 +34,7 @@ s_pool_init (s_pool_t *pool, const hearth_alloc_input_t *in)
     pool->order = calloc (n, sizeof *pool->order);
     pool->assigned = calloc (n, sizeof *pool->assigned);
     if (!pool->cores || !pool->memory_mb || !pool->order || !pool->assigned) {
-        s_pool_free (pool);
+        s_pool_release (pool);
         return -1;
     }
     for (size_t i = 0; i < in->nworkers; i++) {
@@ -351,10 +351,10 @@ hearth_alloc_schedule (const hearth_alloc_input_t *in,
         goto error;
     if (s_schedule_drivers (in, &pool, result) < 0
         || s_schedule_apps (in, &pool, result) < 0) {
-        s_pool_free (&pool);
+        s_pool_release (&pool);
         goto error;
     }
-    s_pool_free (&pool);
+    s_pool_release (&pool);
     return 0;
 error:
     hearth_alloc_result_clear (result);

@@ -40,6 +40,9 @@ const char *const hearth_driver_states[] = {
 const char *const hearth_task_states[] = {"PENDING",  "LAUNCHING", "RUNNING",
                                           "FINISHED", "FAILED",    "KILLED",
                                           "LOST",     NULL};
+_Static_assert(sizeof hearth_task_states / sizeof *hearth_task_states
+                   == HEARTH_TASK_STATES + 1,
+               "HEARTH_TASK_STATES counts hearth_task_states");
 static const char *const s_driver_kinds[] = {"job", "binary", NULL};
 static const char *const s_streams[] = {"stdout", "stderr", NULL};
 

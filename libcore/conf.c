@@ -125,6 +125,7 @@ hearth_conf_destroy (hearth_conf_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     hearth_conf_t *self = *self_p;
     for (size_t i = 0; self->values && i < self->nopts; i++) {
         free (self->values[i].text);
@@ -136,6 +137,7 @@ hearth_conf_destroy (hearth_conf_t **self_p)
     free (self->program);
     free (self);
     *self_p = NULL;
+    errno = saved;
 }
 
 /* Parse text for option o into *number.  Returns 0 or -1 with err. */

@@ -64,7 +64,7 @@ typedef struct hearth_conf hearth_conf_t;
    must outlive the conf; ends with a {NULL} row).  NULL on no memory. */
 hearth_conf_t *hearth_conf_new (const char *program, const hearth_opt_t *opts);
 
-/* Destroy; accepts NULL; nulls the pointer. */
+/* Destroy; accepts NULL; nulls the pointer; keeps errno. */
 void hearth_conf_destroy (hearth_conf_t **self_p);
 
 /* Read flags from argv (stopping at the first argument that is not an

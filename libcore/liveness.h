@@ -31,7 +31,8 @@ typedef struct hearth_peer hearth_peer_t;
    life.  NULL with errno on failure. */
 hearth_liveness_t *hearth_liveness_new (int64_t timeout_ms);
 
-/* Destroy the tracker and every handle (not the items); nulls *self_p. */
+/* Destroy the tracker and every handle (not the items).  Accepts NULL;
+   nulls *self_p; keeps errno. */
 void hearth_liveness_destroy (hearth_liveness_t **self_p);
 
 /* Change the timeout of every peer (the order does not change). */

@@ -19,8 +19,10 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/clock.h \
 	libcore/liveness.c libcore/liveness.h \
 	libcore/intkeys.c libcore/intkeys.h \
-	libcore/taskset.c libcore/taskset.h \
+	libcore/taskset.c libcore/taskset.h libcore/taskset_int.h \
+	libcore/taskset_offer.c libcore/taskset_spec.c libcore/taskset_queue.c \
 	libcore/keys.c libcore/keys.h \
+	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
 	libcore/curve.c libcore/curve.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread

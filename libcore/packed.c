@@ -33,16 +33,6 @@ enum {
     S_UPDATE_FIXED = 40 /* up to the error text */
 };
 
-/* Task states: the state byte of an update indexes them. */
-static size_t
-s_nstates (void)
-{
-    size_t n = 0;
-    while (hearth_task_states[n])
-        n++;
-    return n;
-}
-
 static size_t
 s_pad8 (size_t n)
 {
@@ -195,7 +185,7 @@ hearth_packer_add_update (hearth_packer_t *self,
     size_t result_len = inline_result ? u->result_len : 0;
     if (u->tid > s_max_tid || u->attempt < 0
         || (uint32_t) u->attempt > s_max_attempt || u->state < 0
-        || (size_t) u->state >= s_nstates () || u->result_frame < -1
+        || (size_t) u->state >= HEARTH_TASK_STATES || u->result_frame < -1
         || error_len > s_max_error || result_len > UINT32_MAX || u->run_us < 0
         || (uint64_t) u->run_us > s_max_tid || self->count >= s_max_records)
         return errno = EINVAL, -1;
@@ -409,7 +399,7 @@ hearth_unpack_update (hearth_unpacker_t *self, size_t nframes,
         return s_bad (self, err, "update", "tid above 2^53 - 1");
     if (attempt > s_max_attempt)
         return s_bad (self, err, "update", "attempt above 1000");
-    if ((size_t) u->state >= s_nstates ())
+    if ((size_t) u->state >= HEARTH_TASK_STATES)
         return s_bad (self, err, "update", "state is not a task state");
     if (u->exit_status < -s_max_exit || u->exit_status > s_max_exit
         || u->signal < 0 || u->signal > s_max_signal || run_us > s_max_tid)

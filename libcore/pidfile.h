@@ -28,7 +28,7 @@ hearth_pidfile_t *hearth_pidfile_open (const char *path, hearth_error_t *err);
 void hearth_pidfile_remove (hearth_pidfile_t **self_p);
 
 /* Close the file without removing it (a child between fork and exec has
-   no use for it).  Accepts NULL; nulls the pointer. */
+   no use for it).  Accepts NULL; nulls the pointer; keeps errno. */
 void hearth_pidfile_close (hearth_pidfile_t **self_p);
 
 /* The pid written in path, or -1 (no file, or no pid in it). */

@@ -91,6 +91,11 @@ extern const char *const hearth_executor_states[]; /* LAUNCHING RUNNING ... */
 extern const char *const hearth_driver_states[];   /* SUBMITTED RUNNING ... */
 extern const char *const hearth_task_states[];     /* PENDING LAUNCHING ... */
 
+/* Names in hearth_task_states before its NULL: a state's index (the state
+   byte of a packed update, packed.h) is below it.  A constant, so that
+   packed.c checks states without reaching into the command table. */
+#define HEARTH_TASK_STATES 7
+
 /* The command's wire name, e.g. "REGISTER_WORKER"; NULL if out of range. */
 const char *hearth_cmd_name (hearth_cmd_t cmd);
 
@@ -119,7 +124,8 @@ typedef struct {
 /* A new message with an empty body object.  NULL on allocation failure. */
 hearth_msg_t *hearth_msg_new (hearth_cmd_t cmd);
 
-/* Destroy the message and everything it owns; nulls *self_p. */
+/* Destroy the message and everything it owns.  Accepts NULL; nulls
+ *self_p; keeps errno. */
 void hearth_msg_destroy (hearth_msg_t **self_p);
 
 /* Append a binary frame, taking ownership of *frame_p (nulled).  Returns its

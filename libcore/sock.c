@@ -114,8 +114,11 @@ hearth_sock_connect (zsock_t *sock, const char *endpoint, hearth_error_t *err)
 void
 hearth_sock_destroy (zsock_t **sock_p)
 {
-    if (sock_p && *sock_p)
-        zsock_destroy (sock_p);
+    if (!sock_p || !*sock_p)
+        return;
+    int saved = errno;
+    zsock_destroy (sock_p);
+    errno = saved;
 }
 
 int

@@ -55,7 +55,7 @@ int hearth_sock_bind (zsock_t *sock, const char *endpoint, hearth_error_t *err);
 int hearth_sock_connect (zsock_t *sock, const char *endpoint,
                          hearth_error_t *err);
 
-/* Destroy a socket, nulling the pointer; accepts NULL. */
+/* Destroy a socket, nulling the pointer; accepts NULL; keeps errno. */
 void hearth_sock_destroy (zsock_t **sock_p);
 
 /* Split "tcp://HOST:PORT" into host (at most host_size bytes) and port.

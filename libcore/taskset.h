@@ -6,7 +6,9 @@
     what to launch where (hearth_taskset_offer); it answers with assignments
     and with events for the engine (a stage finished, a job failed, an
     attempt to kill).  No I/O, no clock of its own: every call that needs
-    the time takes now_us, so tests drive it with a fake clock.
+    the time takes now_us, so tests drive it with a fake clock.  The board
+    owns all its records; nothing it returns needs freeing (the parts of
+    its implementation: taskset_int.h).
 
     Rules (DESIGN §4, §6):
     - A stage runs when every stage it depends on has finished.
@@ -49,13 +51,18 @@ typedef struct {
    per core, no speculation (1.5 x median after 75%, at least 100 ms). */
 void hearth_taskset_opts_default (hearth_taskset_opts_t *opts);
 
-/* A new, empty task set board.  NULL on no memory. */
+/* A new, empty task set board, for the caller to destroy; opts (NULL:
+   the defaults) is copied.  NULL on no memory. */
 hearth_taskset_t *hearth_taskset_new (const hearth_taskset_opts_t *opts);
+
+/* Free the board and everything on it (events not taken are lost).
+   Accepts NULL and a NULL *self_p; nulls *self_p; keeps errno. */
 void hearth_taskset_destroy (hearth_taskset_t **self_p);
 
 /* Add a stage of ntasks tasks (> 0) with id stage (unique, < 2^21) in job
    job.  parents (nparents ids of stages added before) must finish first.
    pool/weight matter in FAIR mode (pool NULL: "default", weight >= 1).
+   parents and pool are borrowed (copied).
    Returns 0, or -1 with errno EINVAL (bad id, unknown parent) or ENOMEM. */
 int hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage,
                               uint64_t job, uint64_t ntasks,
@@ -79,8 +86,8 @@ typedef struct {
     bool speculative; /* a copy of a straggler */
 } hearth_assign_t;
 
-/* Fill out (up to max) with attempts for exec_id's free slots; they count
-   as in flight from now_us.  Returns how many. */
+/* Fill out (up to max entries, the caller's) with attempts for exec_id's
+   free slots; they count as in flight from now_us.  Returns how many. */
 size_t hearth_taskset_offer (hearth_taskset_t *self, int exec_id,
                              int64_t now_us, hearth_assign_t *out, size_t max);
 
@@ -133,16 +140,17 @@ typedef enum {
 } hearth_ts_event_type_t;
 
 typedef struct {
-    hearth_ts_event_type_t type;
-    uint64_t job;   /* the job concerned */
-    uint32_t stage; /* the stage concerned */
-    uint64_t index; /* the task (JOB_FAILED, KILL) */
-    int attempt;    /* the attempt (JOB_FAILED: the last one, KILL) */
-    int exec_id;    /* where (KILL) */
-    bool lost;      /* JOB_FAILED because of losses, not failures */
+    hearth_ts_event_type_t type; /* what happened */
+    uint64_t job;                /* the job concerned */
+    uint32_t stage;              /* the stage concerned */
+    uint64_t index;              /* the task (JOB_FAILED, KILL) */
+    int attempt; /* the attempt (JOB_FAILED: the last one, KILL) */
+    int exec_id; /* where (KILL) */
+    bool lost;   /* JOB_FAILED because of losses, not failures */
 } hearth_ts_event_t;
 
-/* Take the next pending event.  Returns true and fills ev, or false. */
+/* Take the next pending event (the oldest), copied into the caller's ev.
+   Returns true and fills ev, or false when none is pending. */
 bool hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev);
 
 /* Counts for a stage: tasks finished, attempts running (those sent to

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libcore/clock.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -15,106 +14,19 @@
 
 /* libzmq asks for authentication on this endpoint (RFC 27). */
 static const char s_zap_endpoint[] = "inproc://zeromq.zap.01";
-/* One log line per refused address per this many ms. */
-static const int64_t s_log_period_ms = 60000;
-/* Addresses remembered for rate limiting before the memory is reset. */
-static const size_t s_max_remembered = 4096;
 /* Socket monitors watched at most. */
 enum { s_max_watched = 8 };
 
-struct hearth_refusals {
-    zhash_t *logged; /* peer -> last log time (ms) */
-    size_t count;    /* refusals counted */
-};
-
 struct hearth_zap {
-    char *dir;                        /* the allow directory */
-    zsock_t *handler;                 /* REP bound to the ZAP endpoint */
-    zhash_t *allowed;                 /* Z85 public key -> file name */
-    size_t removed;                   /* keys the last reload removed */
-    hearth_refusals_t *refusals;      /* the refusal log */
-    zsock_t *monitors[s_max_watched]; /* PAIRs receiving socket events */
-    char *monitor_names[s_max_watched];
-    size_t nmonitors;
+    char *dir;                          /* the allow directory */
+    zsock_t *handler;                   /* REP bound to the ZAP endpoint */
+    zhash_t *allowed;                   /* Z85 public key -> file name */
+    size_t removed;                     /* keys the last reload removed */
+    hearth_refusals_t *refusals;        /* the refusal log */
+    zsock_t *monitors[s_max_watched];   /* PAIRs receiving socket events */
+    char *monitor_names[s_max_watched]; /* their sockets' names, for logs */
+    size_t nmonitors;                   /* monitors in use */
 };
-
-static void
-s_free (void *data)
-{
-    free (data);
-}
-
-/* The peer's host in address ("tcp://10.0.0.5:43210" -> "10.0.0.5"). */
-static void
-s_host_of (const char *address, char *buf, size_t size)
-{
-    const char *p = strstr (address, "://");
-    snprintf (buf, size, "%s", p ? p + 3 : address);
-    char *colon = strrchr (buf, ':');
-    if (colon && p)
-        *colon = '\0';
-}
-
-hearth_refusals_t *
-hearth_refusals_new (void)
-{
-    hearth_refusals_t *self = calloc (1, sizeof *self);
-    if (self && !(self->logged = zhash_new ())) {
-        free (self);
-        errno = ENOMEM;
-        return NULL;
-    }
-    return self;
-}
-
-void
-hearth_refusals_destroy (hearth_refusals_t **self_p)
-{
-    hearth_refusals_t *self = *self_p;
-    if (!self)
-        return;
-    zhash_destroy (&self->logged);
-    free (self);
-    *self_p = NULL;
-}
-
-size_t
-hearth_refusals_count (const hearth_refusals_t *self)
-{
-    return self->count;
-}
-
-void
-hearth_refusals_log (hearth_refusals_t *self, const char *peer,
-                     const char *about, const char *why)
-{
-    char address[200], key[256];
-    s_host_of (peer, address, sizeof address);
-    snprintf (key, sizeof key, "%s %s", address, about ? about : "");
-    self->count++;
-    int64_t now = hearth_mono_ms ();
-    int64_t *last = zhash_lookup (self->logged, key);
-    if (last && now - *last < s_log_period_ms)
-        return;
-    if (!last) {
-        if (zhash_size (self->logged) >= s_max_remembered) {
-            zhash_t *fresh = zhash_new (); /* on no memory: keep the old */
-            if (fresh) {
-                zhash_destroy (&self->logged);
-                self->logged = fresh;
-            }
-        }
-        last = malloc (sizeof *last);
-        if (!last || !self->logged) {
-            free (last);
-            return;
-        }
-        zhash_insert (self->logged, key, last);
-        zhash_freefn (self->logged, key, s_free);
-    }
-    *last = now;
-    log_warn ("refused %s: %s", address, why);
-}
 
 static bool
 s_is_key_file (const char *name)
@@ -147,7 +59,7 @@ s_load_dir (const char *dir, hearth_error_t *err)
             continue;
         }
         zhash_insert (keys, key, strdup (ent->d_name));
-        zhash_freefn (keys, key, s_free);
+        zhash_freefn (keys, key, free);
     }
     closedir (d);
     return keys;
@@ -197,9 +109,10 @@ hearth_zap_new (const char *allow_dir, hearth_error_t *err)
 void
 hearth_zap_destroy (hearth_zap_t **self_p)
 {
-    hearth_zap_t *self = *self_p;
-    if (!self)
+    if (!self_p || !*self_p)
         return;
+    int saved = errno;
+    hearth_zap_t *self = *self_p;
     for (size_t i = 0; i < self->nmonitors; i++) {
         zsock_destroy (&self->monitors[i]);
         free (self->monitor_names[i]);
@@ -210,6 +123,7 @@ hearth_zap_destroy (hearth_zap_t **self_p)
     free (self->dir);
     free (self);
     *self_p = NULL;
+    errno = saved;
 }
 
 size_t

@@ -18,8 +18,8 @@
     whether a message's sender is still admitted after a reload, so that
     removing a key cuts off connections made before the removal too.
 
-    The refusal log (hearth_refusals_t) serves other refusing code too
-    (the driver's executor socket): one line per peer per minute.
+    The handler logs its refusals through a refusal log (refusals.h),
+    which other refusing code uses too.
 */
 #ifndef HEARTH_ZAP_H
 #define HEARTH_ZAP_H
@@ -27,31 +27,19 @@
 #include <czmq.h>
 
 #include "libcore/error.h"
+/* hearth_refusals_t: its users found it here before it had a file */
+#include "libcore/refusals.h"
 
 typedef struct hearth_zap hearth_zap_t;
-typedef struct hearth_refusals hearth_refusals_t;
-
-/* A log of refusals, rate-limited per peer.  NULL (errno) on failure. */
-hearth_refusals_t *hearth_refusals_new (void);
-void hearth_refusals_destroy (hearth_refusals_t **self_p);
-
-/* Count a refusal and log "refused HOST: WHY" (WARN), unless the same
-   host and about were logged less than a minute ago.  peer is a host or
-   a URL (tcp://HOST:PORT, logged as HOST); about (may be NULL) sets
-   apart refusals of one host that each deserve a line, such as
-   different keys that were once admitted (never anything a stranger
-   can vary at will: that would flood the log). */
-void hearth_refusals_log (hearth_refusals_t *self, const char *peer,
-                          const char *about, const char *why);
-
-/* Refusals counted (logged or not). */
-size_t hearth_refusals_count (const hearth_refusals_t *self);
-
 /* The ZAP domain Hearth's servers use. */
 #define HEARTH_ZAP_DOMAIN "hearth"
 
-/* Bind the process's ZAP handler and load allow_dir.  NULL with err. */
+/* Bind the process's ZAP handler and load allow_dir (borrowed: copied),
+   for the caller to destroy.  NULL with err. */
 hearth_zap_t *hearth_zap_new (const char *allow_dir, hearth_error_t *err);
+
+/* Close the handler and its monitors, free the keys.  Accepts NULL and
+   a NULL *self_p; nulls *self_p; keeps errno. */
 void hearth_zap_destroy (hearth_zap_t **self_p);
 
 /* Re-read the allow directory.  Returns the number of keys admitted, or

@@ -18,9 +18,7 @@ fi
 # circles that the structural refactor is removing, one by one.
 allowed=(
     "master: regdrivers registry"
-    "libcore: commands packed"
     "master: cluster drivers recover"
-    "driver: submit submit_cluster"
     "driver: ctx engine execs jobs local master render"
 )
 

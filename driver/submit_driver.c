@@ -1,0 +1,430 @@
+/*  submit_driver.c - hearth-submit in cluster mode: the application (a
+    job file or a program) and the libraries it ships travel to the master
+    inside SUBMIT_DRIVER as binary frames, with the driver's settings; the
+    master places the driver on a worker, and this side follows it with
+    DRIVER_STATUS until it ends.
+*/
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "driver/internal.h"
+#include "driver/submit_driver.h"
+#include "driver/submit_request.h"
+#include "libcore/ids.h"
+#include "libcore/proto.h"
+#include "libcore/units.h"
+
+/* Shipped files: the program of a binary driver, and the rest. */
+static const int s_program_mode = 0700, s_file_mode = 0600;
+
+bool
+submit_is_job_file (const char *app)
+{
+    size_t len = strlen (app);
+    if (len > 5 && strcmp (app + len - 5, ".json") == 0)
+        return true;
+    FILE *f = fopen (app, "r");
+    int c = EOF;
+    if (f) {
+        while ((c = fgetc (f)) != EOF && isspace (c))
+            ;
+        fclose (f);
+    }
+    return c == '{';
+}
+
+/* ---- the files to ship -------------------------------------------------- */
+
+/* A file to ship. */
+typedef struct {
+    char *path; /* where it is here (owned) */
+    char *name; /* its name there: the base name (owned) */
+    int mode;   /* its permission bits there */
+} s_file_t;
+
+/* Everything that goes into SUBMIT_DRIVER's files. */
+typedef struct {
+    s_file_t *items; /* owned */
+    size_t count;    /* used */
+    uint64_t bytes;  /* their total size */
+} s_files_t;
+
+/* Free what f holds; it is empty again. */
+static void
+s_files_release (s_files_t *f)
+{
+    for (size_t i = 0; i < f->count; i++) {
+        free (f->items[i].path);
+        free (f->items[i].name);
+    }
+    free (f->items);
+    memset (f, 0, sizeof *f);
+}
+
+static bool
+s_files_has (const s_files_t *f, const char *name)
+{
+    for (size_t i = 0; i < f->count; i++)
+        if (strcmp (f->items[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* Add path to the files; -1 after a message. */
+static int
+s_files_add (s_files_t *f, const char *path, int mode)
+{
+    struct stat st;
+    if (stat (path, &st) < 0 || !S_ISREG (st.st_mode))
+        return submit_fail (-1, "%s: %s", path,
+                            errno ? strerror (errno) : "not a regular file");
+    char *copy = strdup (path);
+    char *name = copy ? strdup (basename (copy)) : NULL;
+    free (copy);
+    if (!name)
+        return submit_fail (-1, "out of memory");
+    if (!hearth_name_safe (name) || strcmp (name, "stdout") == 0
+        || strcmp (name, "stderr") == 0) {
+        submit_fail (
+            -1,
+            "%s: '%s' cannot be shipped under that name (use letters, "
+            "digits and ._+- , not starting with . or -; not stdout or "
+            "stderr): rename it",
+            path, name);
+        free (name);
+        return -1;
+    }
+    if (s_files_has (f, name)) {
+        submit_fail (-1, "two files to ship are called %s: rename one", name);
+        free (name);
+        return -1;
+    }
+    s_file_t *items = realloc (f->items, (f->count + 1) * sizeof *items);
+    if (!items) {
+        free (name);
+        return submit_fail (-1, "out of memory");
+    }
+    f->items = items;
+    f->items[f->count++] = (s_file_t){strdup (path), name, mode};
+    f->bytes += (uint64_t) st.st_size;
+    return 0;
+}
+
+/* The "lib" names of a job file, resolved as hearth-driver would
+   (beside the job file, then here), unless a --lib of the same base name
+   ships it already. */
+static int
+s_job_libs (s_files_t *f, const char *job_path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *in = fopen (job_path, "r");
+    if (!in)
+        return submit_fail (-1, "%s: %s", job_path, strerror (errno));
+    FILE *mem = open_memstream (&text, &len);
+    int c;
+    while (mem && (c = fgetc (in)) != EOF)
+        fputc (c, mem);
+    fclose (in);
+    if (mem)
+        fclose (mem);
+    cJSON *root = text ? cJSON_Parse (text) : NULL;
+    free (text);
+    if (!root) /* hearth-driver reports the mistake, with its place */
+        return 0;
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive (root, "lib");
+    cJSON *one = cJSON_IsString (lib) ? cJSON_CreateArray () : NULL;
+    if (one) {
+        cJSON_AddItemToArray (one, cJSON_CreateString (lib->valuestring));
+        lib = one;
+    }
+    int rc = 0;
+    const cJSON *item, *list = cJSON_IsArray (lib) ? lib : NULL;
+    cJSON_ArrayForEach (item, list)
+    {
+        if (!cJSON_IsString (item) || rc < 0)
+            continue;
+        char *copy = strdup (item->valuestring), *jcopy = strdup (job_path);
+        char *path = NULL;
+        const char *base = copy ? basename (copy) : "";
+        if (copy && jcopy && !s_files_has (f, base)) {
+            if (item->valuestring[0] != '/'
+                && asprintf (&path, "%s/%s", dirname (jcopy), item->valuestring)
+                       > 0
+                && access (path, R_OK) != 0) {
+                free (path);
+                path = NULL;
+            }
+            if (!path)
+                path = strdup (item->valuestring);
+            rc = path ? s_files_add (f, path, s_file_mode) : -1;
+        }
+        free (path);
+        free (copy);
+        free (jcopy);
+    }
+    cJSON_Delete (one);
+    cJSON_Delete (root);
+    return rc;
+}
+
+/* The application, its libraries, and the job file's libraries. */
+static int
+s_collect (hearth_conf_t *conf, const char *app, bool job, s_files_t *f)
+{
+    if (!job && access (app, X_OK) != 0)
+        return submit_fail (
+            -1,
+            "%s is neither a job file (JSON) nor a program this "
+            "user can run",
+            app);
+    if (s_files_add (f, app, job ? s_file_mode : s_program_mode) < 0)
+        return -1;
+    const char *const *libs;
+    size_t n = hearth_conf_list (conf, "lib", &libs);
+    for (size_t i = 0; i < n; i++)
+        if (s_files_add (f, libs[i], s_file_mode) < 0)
+            return -1;
+    if (job && s_job_libs (f, app) < 0)
+        return -1;
+    uint64_t limit = hearth_conf_bytes (conf, "max-submit-size");
+    if (f->bytes > limit)
+        return submit_fail (
+            -1,
+            "%s and the libraries it ships are %llu bytes, more "
+            "than --max-submit-size (%llu bytes): cluster mode "
+            "carries them inside one message",
+            app, (unsigned long long) f->bytes, (unsigned long long) limit);
+    return 0;
+}
+
+/* ---- SUBMIT_DRIVER ---------------------------------------------------- */
+
+/* Read path into a new frame and add it to msg; returns its index or -1
+   after a message. */
+static int
+s_add_file_frame (hearth_msg_t *msg, const char *path)
+{
+    FILE *in = fopen (path, "rb");
+    struct stat st;
+    if (!in || fstat (fileno (in), &st) < 0) {
+        if (in)
+            fclose (in);
+        return submit_fail (-1, "%s: %s", path, strerror (errno));
+    }
+    zframe_t *frame = zframe_new (NULL, (size_t) st.st_size);
+    size_t got =
+        frame ? fread (zframe_data (frame), 1, zframe_size (frame), in) : 0;
+    fclose (in);
+    if (!frame || got != zframe_size (frame)) {
+        zframe_destroy (&frame);
+        return submit_fail (-1, "%s: could not read it whole", path);
+    }
+    int index = hearth_msg_add_frame (msg, &frame);
+    return index < 0 ? submit_fail (-1, "out of memory") : index;
+}
+
+/* The driver's settings: every driver option given as a flag here, the
+   shipped libraries by name, and --conf KEY=VALUE extras. */
+static cJSON *
+s_settings (hearth_conf_t *conf, const s_files_t *f)
+{
+    /* Not the submitter's keys: the driver uses its worker's. */
+    static const char *const skipped[] = {
+        "master", "lib", "driver-id", "curve-secret", "master-key", NULL};
+    cJSON *map = cJSON_CreateObject ();
+    for (const hearth_opt_t *o = driver_options (); map && o->name; o++) {
+        bool skip = false;
+        for (int i = 0; skipped[i]; i++)
+            skip |= strcmp (o->name, skipped[i]) == 0;
+        if (!skip && hearth_conf_source (conf, o->name) == HEARTH_SRC_FLAG)
+            cJSON_AddStringToObject (map, o->name,
+                                     hearth_conf_str (conf, o->name));
+    }
+    char *libs = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream (&libs, &len);
+    for (size_t i = 1; out && i < f->count; i++) /* [0] is the application */
+        fprintf (out, "%s%s", i > 1 ? "," : "", f->items[i].name);
+    if (out)
+        fclose (out);
+    if (map && libs && libs[0])
+        cJSON_AddStringToObject (map, "lib", libs);
+    free (libs);
+    const char *const *extras;
+    size_t n = hearth_conf_extras (conf, &extras);
+    for (size_t i = 0; map && i < n; i++) {
+        const char *eq = strchr (extras[i], '=');
+        char *key = eq ? strndup (extras[i], (size_t) (eq - extras[i])) : NULL;
+        if (key && !cJSON_GetObjectItem (map, key))
+            cJSON_AddStringToObject (map, key, eq + 1);
+        free (key);
+    }
+    return map;
+}
+
+static hearth_msg_t *
+s_build (hearth_conf_t *conf, int argc, char **argv, int first,
+         const s_files_t *f, bool job)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_SUBMIT_DRIVER);
+    if (!msg)
+        return NULL;
+    cJSON *b = msg->body;
+    const char *name = hearth_conf_str (conf, "name");
+    cJSON_AddStringToObject (b, "name", name ? name : f->items[0].name);
+    cJSON_AddStringToObject (b, "app", f->items[0].name);
+    cJSON_AddStringToObject (b, "kind", job ? "job" : "binary");
+    cJSON *args = cJSON_AddArrayToObject (b, "args");
+    for (int i = first + 1; args && i < argc; i++)
+        cJSON_AddItemToArray (args, cJSON_CreateString (argv[i]));
+    cJSON *files = cJSON_AddArrayToObject (b, "files");
+    for (size_t i = 0; files && i < f->count; i++) {
+        int index = s_add_file_frame (msg, f->items[i].path);
+        if (index < 0) {
+            hearth_msg_destroy (&msg);
+            return NULL;
+        }
+        cJSON *o = cJSON_CreateObject ();
+        cJSON_AddStringToObject (o, "name", f->items[i].name);
+        cJSON_AddNumberToObject (o, "frame", index);
+        cJSON_AddNumberToObject (o, "mode", f->items[i].mode);
+        cJSON_AddItemToArray (files, o);
+    }
+    if (hearth_conf_isset (conf, "driver-cores"))
+        cJSON_AddNumberToObject (
+            b, "cores", (double) hearth_conf_int (conf, "driver-cores"));
+    int64_t memory_mb =
+        (int64_t) (hearth_conf_bytes (conf, "driver-memory") / HEARTH_MiB);
+    cJSON_AddNumberToObject (b, "memory_mb",
+                             (double) (memory_mb > 0 ? memory_mb : 1));
+    cJSON_AddBoolToObject (b, "supervise",
+                           hearth_conf_bool (conf, "supervise"));
+    cJSON_AddItemToObject (b, "conf", s_settings (conf, f));
+    return msg;
+}
+
+/* ---- following the driver ---------------------------------------------- */
+
+/* Print a status change line on stderr. */
+static void
+s_tell (const char *driver_id, const cJSON *b)
+{
+    const char *state = hearth_json_str (b, "state");
+    const char *worker = hearth_json_str (b, "worker_id");
+    const char *error = hearth_json_str (b, "error");
+    const char *note = hearth_json_str (b, "message");
+    bool launching = strcmp (state, "SUBMITTED") == 0 && worker;
+    fprintf (stderr, "hearth-submit: driver %s %s", driver_id,
+             launching ? "launching" : state);
+    if (worker && !submit_driver_ended (state)
+        && strcmp (state, "RELAUNCHING") != 0)
+        fprintf (stderr, " on %s (%s)", worker,
+                 hearth_json_str (b, "worker_host")
+                     ? hearth_json_str (b, "worker_host")
+                     : "?");
+    if (hearth_json_int (b, "launches", 0) > 1)
+        fprintf (stderr, ", launch %lld",
+                 (long long) hearth_json_int (b, "launches", 0));
+    if (error && strcmp (state, "FINISHED") != 0)
+        fprintf (stderr, ": %s", error);
+    else if (note && strcmp (state, "SUBMITTED") == 0)
+        fprintf (stderr, " (%s)", note);
+    fprintf (stderr, "\n");
+}
+
+/* Poll DRIVER_STATUS until the driver ends; 0 only when it FINISHED. */
+static int
+s_follow (submit_link_t *link, hearth_conf_t *conf, const char *driver_id)
+{
+    int64_t interval = hearth_conf_ms (conf, "heartbeat-interval");
+    char last[64] = "";
+    int64_t last_launches = 0;
+    bool silent = false;
+    while (true) {
+        hearth_error_t err;
+        hearth_msg_t *r = submit_link_status (link, driver_id, &err);
+        if (!r) {
+            if (!silent)
+                fprintf (stderr,
+                         "hearth-submit: %s; still following driver %s "
+                         "(Ctrl-C stops following, not the driver)\n",
+                         err.text, driver_id);
+            silent = true;
+            zclock_sleep ((int) interval);
+            continue;
+        }
+        silent = false;
+        const char *state = hearth_json_str (r->body, "state");
+        if (!hearth_json_bool (r->body, "found", false) || !state) {
+            hearth_msg_destroy (&r);
+            return submit_fail (1, "the master no longer knows driver %s",
+                                driver_id);
+        }
+        int64_t launches = hearth_json_int (r->body, "launches", 0);
+        if (strcmp (state, last) != 0 || launches != last_launches)
+            s_tell (driver_id, r->body);
+        snprintf (last, sizeof last, "%s", state);
+        last_launches = launches;
+        if (submit_driver_ended (state)) {
+            int rc = strcmp (state, "FINISHED") == 0 ? 0 : 1;
+            fprintf (stderr,
+                     "hearth-submit: its output: hearth-submit --master %s "
+                     "--logs %s\n",
+                     submit_link_url (link), driver_id);
+            hearth_msg_destroy (&r);
+            return rc;
+        }
+        hearth_msg_destroy (&r);
+        zclock_sleep ((int) interval);
+    }
+}
+
+int
+submit_cluster (hearth_conf_t *conf, int argc, char **argv, int first)
+{
+    s_files_t files = {0};
+    hearth_error_t err;
+    int rc;
+    submit_link_t *link = submit_link_new (conf, &rc);
+    if (!link)
+        return rc;
+    const char *app = argv[first];
+    bool job = submit_is_job_file (app);
+    hearth_msg_t *msg = NULL, *reply = NULL;
+    if (s_collect (conf, app, job, &files) < 0
+        || !(msg = s_build (conf, argc, argv, first, &files, job))) {
+        s_files_release (&files);
+        submit_link_destroy (&link);
+        return 1;
+    }
+    s_files_release (&files);
+    reply = submit_link_request (link, &msg, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE,
+                                 &err);
+    if (!reply)
+        rc = submit_fail (1, "%s", err.text);
+    else if (!hearth_json_bool (reply->body, "ok", false))
+        rc = submit_fail (1, "the master refused the application: %s",
+                          hearth_json_str (reply->body, "message"));
+    else {
+        const char *id = hearth_json_str (reply->body, "driver_id");
+        printf ("%s\n", id);
+        fflush (stdout);
+        if (!hearth_conf_bool (conf, "no-wait"))
+            rc = s_follow (link, conf, id);
+    }
+    hearth_msg_destroy (&reply);
+    submit_link_destroy (&link);
+    return rc;
+}

@@ -1,0 +1,195 @@
+/*  taskset_int.h - what the parts of the task set share; private to them.
+
+    taskset.h is the task set's one public face.  Its implementation is
+    split by concept, each part a .c file that includes this header:
+
+      taskset.c         the records (stages, executors, attempts, jobs),
+                        their life cycle, and status updates
+      taskset_offer.c   offers: the slots of an executor, FIFO and FAIR
+      taskset_spec.c    speculation: finding stragglers to copy
+      taskset_queue.c   the queues: a stage's tasks to run again, and the
+                        events for the engine
+
+    The parts call each other's functions only where the call is not per
+    task (a push on a retry, an event); the small helpers that offers and
+    status updates use for every task are static inline here, so that
+    splitting the file added no call on the hot path (about a million
+    offers and updates a second).
+
+    Memory: 8 bytes per task (ts_task_t), plus one ts_attempt_t per
+    attempt in flight (bounded by the executors' slots), so a stage of a
+    million tasks costs a few megabytes.
+*/
+#ifndef HEARTH_TASKSET_INT_H
+#define HEARTH_TASKSET_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "libcore/intkeys.h"
+#include "libcore/taskset.h"
+
+/* Entries of a retry queue looked at to find one for an executor. */
+#define TS_LOOKAHEAD 64
+
+/* A task's state (ts_task_t.state). */
+enum { TASK_PENDING = 0, TASK_RUNNING = 1, TASK_DONE = 2 };
+
+typedef struct {
+    uint8_t state;         /* TASK_PENDING, TASK_RUNNING or TASK_DONE */
+    uint8_t running;       /* attempts in flight */
+    uint8_t failures;      /* attempts that failed */
+    uint8_t lost;          /* attempts lost with their executor */
+    uint16_t next_attempt; /* number of the next attempt */
+    uint8_t speculated;    /* a copy was queued */
+    uint8_t spare;         /* padding to 8 bytes */
+} ts_task_t;
+
+/* A queue of tasks to re-run, each avoiding the executor it last ran on.
+   Zero-initialised when empty; taskset_queue.c grows it. */
+typedef struct {
+    uint64_t *index; /* task indices */
+    int *avoid;      /* executor to avoid, or -1 */
+    size_t head;     /* first live entry */
+    size_t tail;     /* one past the last */
+    size_t alloc;    /* allocated entries */
+} ts_queue_t;
+
+typedef struct {
+    uint32_t id;         /* stage id */
+    uint64_t job;        /* job it belongs to */
+    uint64_t ntasks;     /* tasks in the stage */
+    ts_task_t *tasks;    /* ntasks entries */
+    uint64_t next_fresh; /* tasks from here on never launched */
+    ts_queue_t retry;    /* failed or lost tasks to run again */
+    ts_queue_t spec;     /* stragglers to copy */
+    uint64_t finished;   /* tasks done */
+    uint64_t running;    /* attempts in flight */
+    uint32_t *parents;   /* stages that must finish first */
+    size_t nparents;     /* count */
+    size_t parents_left; /* of them not finished yet */
+    bool done;           /* every task finished */
+    bool failed;         /* its job failed */
+    char *pool;          /* FAIR pool */
+    int weight;          /* FAIR weight */
+    int64_t *durations;  /* run times of finished tasks (speculation) */
+} ts_stage_t;
+
+/* Identity of an attempt: the hash key. */
+typedef struct {
+    uint32_t stage;  /* stage id */
+    int32_t attempt; /* attempt number */
+    uint64_t index;  /* task index within the stage */
+} ts_akey_t;
+
+typedef struct ts_attempt ts_attempt_t;
+struct ts_attempt {
+    ts_akey_t key;      /* stage, index, attempt */
+    int exec_id;        /* where it runs */
+    int64_t start_us;   /* when it was offered */
+    bool speculative;   /* a copy */
+    bool killing;       /* we asked for it to be killed */
+    ts_attempt_t *prev; /* the executor's list */
+    ts_attempt_t *next; /* likewise */
+};
+
+typedef struct {
+    int id;             /* executor id */
+    int cores;          /* task slots without prefetch */
+    size_t inflight;    /* attempts on it */
+    ts_attempt_t *head; /* them */
+} ts_exec_t;
+
+struct hearth_taskset {
+    hearth_taskset_opts_t opts; /* rules */
+    ts_stage_t **stages;        /* in id order (= submission order) */
+    size_t nstages;             /* stages used */
+    size_t stages_alloc;        /* stages allocated */
+    zhashx_t *attempts;         /* ts_akey_t -> ts_attempt_t in flight */
+    zhashx_t *execs;            /* exec id -> ts_exec_t */
+    hearth_ts_event_t *events;  /* FIFO of events for the engine */
+    size_t ev_head;             /* first pending event */
+    size_t ev_tail;             /* one past the last */
+    size_t ev_alloc;            /* events allocated */
+    int64_t mean_run_us;        /* EWMA of attempt run times, 0: none yet */
+    uint64_t cores;             /* of every executor: attempts that run */
+};
+
+/* ---- taskset_queue.c ---------------------------------------------------- */
+
+/* Append index (to avoid executor avoid, or -1).  Returns 0, or -1 when
+   out of memory (the entry is lost). */
+int ts_queue_push (ts_queue_t *q, uint64_t index, int avoid);
+
+/* Free the queue's entries; it is empty again. */
+void ts_queue_release (ts_queue_t *q);
+
+/* Queue a copy of ev for the engine (lost, not the board, when out of
+   memory). */
+void ts_event_push (hearth_taskset_t *self, const hearth_ts_event_t *ev);
+
+/* ---- inline helpers, used per task -------------------------------------- */
+
+static inline size_t
+ts_queue_size (const ts_queue_t *q)
+{
+    return q->tail - q->head;
+}
+
+/* Take the first of the first TS_LOOKAHEAD entries usable by exec_id
+   (one not avoiding it, unless alone is true).  Returns true and sets
+   *index. */
+static inline bool
+ts_queue_take (ts_queue_t *q, int exec_id, bool alone, uint64_t *index)
+{
+    size_t end =
+        q->head + TS_LOOKAHEAD < q->tail ? q->head + TS_LOOKAHEAD : q->tail;
+    for (size_t i = q->head; i < end; i++) {
+        if (q->avoid[i] == exec_id && !alone)
+            continue;
+        *index = q->index[i];
+        q->index[i] = q->index[q->head]; /* keep the rest, fill the hole */
+        q->avoid[i] = q->avoid[q->head];
+        q->head++;
+        return true;
+    }
+    return false;
+}
+
+/* The executor of that id (borrowed), or NULL. */
+static inline ts_exec_t *
+ts_exec (const hearth_taskset_t *self, int id)
+{
+    return zhashx_lookup (self->execs, hearth_intkey (id));
+}
+
+/* The stage of that id (borrowed), or NULL: a binary search, the stages
+   being in id order. */
+static inline ts_stage_t *
+ts_stage (const hearth_taskset_t *self, uint32_t id)
+{
+    size_t lo = 0, hi = self->nstages;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        uint32_t mid_id = self->stages[mid]->id;
+        if (mid_id == id)
+            return self->stages[mid];
+        if (mid_id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Not finished, not failed, and every parent finished. */
+static inline bool
+ts_stage_runnable (const ts_stage_t *st)
+{
+    return !st->done && !st->failed && st->parents_left == 0;
+}
+
+#endif

@@ -1,0 +1,215 @@
+/*  taskset_offer.c - what the task set offers an executor: how many
+    attempts it may hold (its slots, with prefetch), and which tasks fill
+    them, in FIFO order or FAIR by pool (see taskset.h).
+
+    Within a stage a task comes from the retry queue first (one that did
+    not last fail on this executor, when there is another), then the tasks
+    never launched, then the stragglers to copy.  This runs per task: keep
+    it free of calls into the other parts (the helpers it needs are inline
+    in taskset_int.h).
+*/
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "libcore/taskset_int.h"
+
+/* Prefetch for tasks this long or longer: none (a round trip is nothing
+   beside them). */
+static const int64_t s_no_prefetch_us = 1000000;
+
+size_t
+hearth_taskset_slots (const hearth_taskset_t *self, int cores)
+{
+    int64_t mean = self->mean_run_us;
+    int64_t extra = 1; /* no run time known yet: one ahead per core */
+    if (mean > 0) {
+        extra = (self->opts.prefetch_target_us + mean - 1) / mean;
+        if (extra < 1)
+            extra = 1;
+        if (mean >= s_no_prefetch_us)
+            extra = 0; /* long tasks: no tail imbalance for one round trip */
+    }
+    if (extra > self->opts.prefetch_max)
+        extra = self->opts.prefetch_max; /* --task-prefetch 0: none, ever */
+    return (size_t) cores * (size_t) (1 + extra);
+}
+
+size_t
+hearth_taskset_free_slots (const hearth_taskset_t *self, int exec_id)
+{
+    ts_exec_t *e = ts_exec (self, exec_id);
+    if (!e)
+        return 0;
+    size_t slots = hearth_taskset_slots (self, e->cores);
+    return e->inflight < slots ? slots - e->inflight : 0;
+}
+
+static bool
+s_alone (const hearth_taskset_t *self)
+{
+    return zhashx_size (self->execs) <= 1;
+}
+
+/* The next task of st for exec e.  Returns true and fills *out. */
+static bool
+s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
+             hearth_assign_t *out)
+{
+    uint64_t index;
+    bool speculative = false;
+    if (ts_queue_take (&st->retry, e->id, s_alone (self), &index))
+        ;
+    else if (st->next_fresh < st->ntasks)
+        index = st->next_fresh++;
+    else {
+        for (;;) {
+            if (!ts_queue_take (&st->spec, e->id, false, &index))
+                return false;
+            if (st->tasks[index].state != TASK_DONE)
+                break; /* a copy still worth running */
+        }
+        speculative = true;
+    }
+    ts_task_t *t = &st->tasks[index];
+    out->stage = st->id;
+    out->index = index;
+    out->attempt = t->next_attempt++;
+    out->speculative = speculative;
+    return true;
+}
+
+/* Put attempt a at the head of its executor's list. */
+static void
+s_link (ts_exec_t *e, ts_attempt_t *a)
+{
+    a->prev = NULL;
+    a->next = e->head;
+    if (e->head)
+        e->head->prev = a;
+    e->head = a;
+    e->inflight++;
+}
+
+/* Record the assignment as an attempt in flight on e from now_us. */
+static void
+s_launch (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
+          const hearth_assign_t *as, int64_t now_us)
+{
+    ts_attempt_t *a = calloc (1, sizeof *a);
+    if (!a)
+        return;
+    a->key = (ts_akey_t){as->stage, as->attempt, as->index};
+    a->exec_id = e->id;
+    a->start_us = now_us;
+    a->speculative = as->speculative;
+    zhashx_insert (self->attempts, &a->key, a);
+    s_link (e, a);
+    ts_task_t *t = &st->tasks[as->index];
+    t->state = TASK_RUNNING;
+    t->running++;
+    st->running++;
+}
+
+static bool
+s_has_work (const ts_stage_t *st)
+{
+    return ts_stage_runnable (st)
+           && (ts_queue_size (&st->retry) || st->next_fresh < st->ntasks
+               || ts_queue_size (&st->spec));
+}
+
+/* FAIR: pool_running[i] is the number of attempts running in stage i's
+   pool.  Pick the stage with work whose pool has the fewest running
+   attempts per unit of weight (ties: the earlier stage).  Returns its
+   position in stages, or -1. */
+static ssize_t
+s_fair_pick (const hearth_taskset_t *self, const uint64_t *pool_running,
+             const bool *tried)
+{
+    ssize_t best = -1;
+    double best_share = 0;
+    for (size_t i = 0; i < self->nstages; i++) {
+        const ts_stage_t *st = self->stages[i];
+        if (tried[i] || !s_has_work (st))
+            continue;
+        double share = (double) pool_running[i] / st->weight;
+        if (best < 0 || share < best_share) {
+            best = (ssize_t) i;
+            best_share = share;
+        }
+    }
+    return best;
+}
+
+/* Count, for each stage, the attempts running in its pool. */
+static void
+s_pool_counts (const hearth_taskset_t *self, uint64_t *pool_running)
+{
+    for (size_t i = 0; i < self->nstages; i++) {
+        pool_running[i] = 0;
+        for (size_t j = 0; j < self->nstages; j++)
+            if (strcmp (self->stages[j]->pool, self->stages[i]->pool) == 0)
+                pool_running[i] += self->stages[j]->running;
+    }
+}
+
+static size_t
+s_offer_fair (hearth_taskset_t *self, ts_exec_t *e, int64_t now_us,
+              hearth_assign_t *out, size_t want)
+{
+    size_t n = 0, count = self->nstages ? self->nstages : 1;
+    bool *tried = calloc (count, sizeof *tried);
+    uint64_t *pool_running = calloc (count, sizeof *pool_running);
+    if (tried && pool_running)
+        s_pool_counts (self, pool_running);
+    while (tried && pool_running && n < want) {
+        ssize_t i = s_fair_pick (self, pool_running, tried);
+        if (i < 0)
+            break;
+        ts_stage_t *st = self->stages[i];
+        if (!s_pick_task (self, st, e, &out[n])) {
+            tried[i] = true; /* nothing there for this executor */
+            continue;
+        }
+        s_launch (self, st, e, &out[n++], now_us);
+        for (size_t j = 0; j < self->nstages; j++)
+            if (strcmp (self->stages[j]->pool, st->pool) == 0)
+                pool_running[j]++;
+    }
+    free (tried);
+    free (pool_running);
+    return n;
+}
+
+static size_t
+s_offer_fifo (hearth_taskset_t *self, ts_exec_t *e, int64_t now_us,
+              hearth_assign_t *out, size_t want)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < self->nstages && n < want; i++) {
+        ts_stage_t *st = self->stages[i];
+        while (n < want && s_has_work (st)
+               && s_pick_task (self, st, e, &out[n]))
+            s_launch (self, st, e, &out[n++], now_us);
+    }
+    return n;
+}
+
+size_t
+hearth_taskset_offer (hearth_taskset_t *self, int exec_id, int64_t now_us,
+                      hearth_assign_t *out, size_t max)
+{
+    ts_exec_t *e = ts_exec (self, exec_id);
+    if (!e)
+        return 0;
+    size_t want = hearth_taskset_free_slots (self, exec_id);
+    if (want > max)
+        want = max;
+    if (want == 0)
+        return 0;
+    return self->opts.fair ? s_offer_fair (self, e, now_us, out, want)
+                           : s_offer_fifo (self, e, now_us, out, want);
+}
