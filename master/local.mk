@@ -1,11 +1,15 @@
 # hearth-master and hearth-tail, the master's event client.
 bin_PROGRAMS += hearth-master hearth-tail
 hearth_master_SOURCES = \
-	master/master.h master/main.c master/handlers.c master/cluster.c \
-	master/drivers.c \
+	master/master.h master/main.c \
+	master/handlers.c master/handlers.h master/workers.c master/workers.h \
+	master/cluster.c master/cluster.h master/state.c master/state.h \
+	master/send.c master/send.h \
+	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
+	master/drvlog.c master/drvlog.h \
 	master/registry.c master/regdrivers.c master/registry.h \
 	master/registry_int.h master/records.c master/restore.c \
-	master/recover.c \
+	master/recover.c master/recover.h \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h
 hearth_master_LDADD = $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c

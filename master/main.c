@@ -22,7 +22,13 @@
 #include "libcore/spawn.h"
 #include "libcore/start.h"
 #include "libcore/units.h"
+#include "master/cluster.h"
+#include "master/drivers.h"
+#include "master/drvlog.h"
+#include "master/handlers.h"
 #include "master/master.h"
+#include "master/recover.h"
+#include "master/send.h"
 
 /* Messages handled per wake-up before the loop looks at other sockets. */
 static const int s_max_batch = 256;
@@ -253,7 +259,8 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     int64_t retention = hearth_conf_ms (m->conf, "dead-worker-retention");
     registry_reap (m->reg, now - retention, s_max_expire_per_tick);
     master_journal_tick (m, now);
-    master_drivers_tick (m, now);
+    master_driver_logs_tick (m, now);
+    master_drivers_settle (m);
     if (m->dirty || m->held)
         master_schedule (m);
     return 0;
@@ -483,7 +490,7 @@ s_watch_refusals (master_t *m, hearth_error_t *err)
 }
 
 static void
-s_free_stamp (void **item)
+s_stamp_destroy (void **item)
 {
     free (*item);
     *item = NULL;
@@ -505,9 +512,11 @@ s_setup (master_t *m, hearth_error_t *err)
     m->reg = registry_new (retained, m->interval_ms * m->liveness);
     m->log_limit = zhashx_new ();
     m->loop = zloop_new ();
-    if (!m->reg || !m->log_limit || !m->loop || master_drivers_init (m) < 0)
+    m->logs = drvlog_new ();
+    m->orphan_apps = master_orphan_list_new ();
+    if (!m->reg || !m->log_limit || !m->loop || !m->logs || !m->orphan_apps)
         return hearth_errprintf (err, "out of memory");
-    zhashx_set_destructor (m->log_limit, s_free_stamp);
+    zhashx_set_destructor (m->log_limit, s_stamp_destroy);
     registry_set_observer (m->reg, master_on_change, m);
     if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
         return -1;
@@ -534,7 +543,8 @@ s_teardown (master_t *m)
     master_journal_close (m);
     registry_destroy (&m->reg);
     zhashx_destroy (&m->log_limit);
-    master_drivers_fini (m);
+    drvlog_destroy (&m->logs);
+    zlistx_destroy (&m->orphan_apps);
     hearth_sock_destroy (&m->router);
     hearth_sock_destroy (&m->pub);
     hearth_curve_cleanup (&m->curve);

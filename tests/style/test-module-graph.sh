@@ -19,7 +19,6 @@ fi
 allowed=(
     "master: regdrivers registry"
     "libcore: commands packed"
-    "master: cluster drivers recover"
     "executor: cmdrun fnpool link tasks"
     "driver: submit submit_cluster"
     "driver: ctx engine execs jobs local master render"
