@@ -7,8 +7,9 @@ hearth_master_SOURCES = \
 	master/send.c master/send.h \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
 	master/drvlog.c master/drvlog.h \
-	master/registry.c master/regdrivers.c master/registry.h \
-	master/registry_int.h master/records.c master/restore.c \
+	master/registry.c master/registry.h master/registry_int.h \
+	master/regworkers.c master/regapps.c master/regdrivers.c \
+	master/reglive.c master/regviews.c master/records.c master/restore.c \
 	master/recover.c master/recover.h \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h
 hearth_master_LDADD = $(CORE_LIBS)
