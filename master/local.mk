@@ -11,7 +11,8 @@ hearth_master_SOURCES = \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
 	master/reglive.c master/regviews.c master/records.c master/restore.c \
 	master/recover.c master/recover.h \
-	master/jstate.c master/jstate.h master/journal.c master/journal.h
+	master/jstate.c master/jstate.h master/journal.c master/journal.h \
+	master/jfiles.c master/jfiles.h master/jio.c master/jio.h
 hearth_master_LDADD = $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c
 hearth_tail_LDADD = $(CORE_LIBS)

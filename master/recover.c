@@ -23,6 +23,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "master/jfiles.h"
 #include "master/recover.h"
 #include "master/send.h"
 #include "master/state.h"

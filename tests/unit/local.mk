@@ -92,7 +92,7 @@ tests_unit_test_curve_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_journal
 tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
 	tests/unit/testutil.h master/jstate.c master/jstate.h \
-	master/journal.c master/journal.h
+	master/journal.c master/journal.h master/jio.c master/jio.h
 tests_unit_test_journal_CFLAGS = $(unit_cflags)
 tests_unit_test_journal_LDADD = $(unit_libs)
 
