@@ -1,7 +1,7 @@
 # hearth-master and hearth-tail, the master's event client.
 bin_PROGRAMS += hearth-master hearth-tail
 hearth_master_SOURCES = \
-	master/master.h master/main.c \
+	master/master.h master/main.c master/admit.c master/admit.h \
 	master/handlers.c master/handlers.h master/workers.c master/workers.h \
 	master/cluster.c master/cluster.h master/state.c master/state.h \
 	master/send.c master/send.h \
