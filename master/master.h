@@ -2,6 +2,7 @@
     of the master is handed.  The files, each with its header:
 
         main.c       options, start-up, the event loop, signals, the tick
+        admit.c      CURVE: the ZAP handler, each message's key, reloads
         handlers.c   the ROUTER's table of {command, handler} rows, and
                      the handlers of what applications' drivers send
         workers.c    the handlers of what workers send: registration,
@@ -9,9 +10,6 @@
         cluster.c    scheduling and launching executors, heartbeats to
                      every peer, the registry's observer (events, and
                      what drivers and workers must hear of a change)
-        state.c      the master's status and MASTER_STATE's answer
-        send.c       what the master puts on its sockets: a message to a
-                     peer, an ERROR, an event, KILL_EXECUTOR (a leaf)
         drivers.c    cluster-mode drivers: launches, what workers report,
                      supervision, kills, the end of their applications
         drvsubmit.c  hearth-submit's SUBMIT_DRIVER, DRIVER_STATUS and
@@ -20,14 +18,20 @@
                      driver's output (its own context, drvlog_t)
         recover.c    the journal (--journal DIR) and RECOVERING after a
                      restart
+        state.c      the master's status and MASTER_STATE's answer
+        send.c       what the master puts on its sockets: a message to a
+                     peer, an ERROR, an event, KILL_EXECUTOR
 
     The registry (registry.h: registry.c, regworkers.c, regapps.c,
     regdrivers.c, reglive.c, regviews.c, records.c, restore.c) holds every
-    record of the cluster; the journal (journal.h: journal.c, jfiles.c,
-    jio.c, and jstate.c's records) keeps it across restarts.  A file calls
-    the ones below it and never the ones above: main, then handlers, then
-    workers, drvsubmit and drvlog, then cluster, then drivers, then
-    recover and state, then send, then the registry.
+    record of the cluster; the journal (journal.h, jfiles.h, jio.h and
+    jstate.h's records) keeps it across restarts.
+
+    A file calls only the ones below it: main; handlers; workers,
+    drvsubmit, drvlog, cluster, admit and recover; drivers and state;
+    send; the registry and the journal.  Inside the registry, registry.c
+    (the store) and regdrivers.c call each other, the one such pair; the
+    other files of the registry call the store, which calls none of them.
 
     This struct holds the sockets, the settings, and the pointers to the
     parts that have their own context.

@@ -5,9 +5,9 @@
     each change is reported, as it happens, to one observer as a
     registry_change_t carrying a JSON event.  The master publishes those
     events on its PUB socket and turns executor changes into messages for
-    drivers; a journal (issue 5) can subscribe to the same stream and
-    replay it, because nothing else changes the records.  The journal
-    (journal.h) is that second subscriber: registry_set_journal() gives
+    drivers; a journal can follow the same stream and replay it, because
+    nothing else changes the records.  The journal (journal.h) is that
+    second subscriber: registry_set_journal() gives
     the registry a hook that receives, for every change that must survive
     a restart, the whole record of what changed (registry_dump() emits
     them all, for a snapshot), and registry_restore() rebuilds the records
