@@ -27,6 +27,8 @@ static const int64_t s_default_executor_memory_mb = 1024;
 
 typedef void (s_handler_fn) (master_t *m, zframe_t *rid, hearth_msg_t *msg);
 
+/* --- heartbeats -------------------------------------------------------- */
+
 static void
 s_app_heartbeat (master_t *m, zframe_t *rid, const char *id)
 {
