@@ -1,7 +1,7 @@
 /*  cluster.c - what the master does to the cluster: schedule with the
-    allocator, launch and kill executors, heartbeat every peer, publish
-    events, tell drivers about their executors, and describe it all as
-    MASTER_STATE. */
+    allocator and launch what it decides, heartbeat every peer, and turn
+    each change of the registry into its event and into what drivers and
+    workers must hear of it; see cluster.h. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -9,9 +9,11 @@
 
 #include "libcore/alloc.h"
 #include "libcore/clock.h"
-#include "libcore/jsonprint.h"
 #include "libcore/log.h"
-#include "master/master.h"
+#include "master/cluster.h"
+#include "master/drivers.h"
+#include "master/send.h"
+#include "master/state.h"
 
 /* xorshift64*: the allocator's shuffle source. */
 static unsigned
@@ -24,37 +26,7 @@ s_rand (void *arg, unsigned bound)
     return bound ? (unsigned) ((*x * 0x2545F4914F6CDD1DULL) >> 33) % bound : 0;
 }
 
-void
-master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    hearth_error_t err;
-    const char *name = hearth_cmd_name (msg->cmd);
-    if (hearth_msg_send (&msg, m->router, rid, &err) < 0)
-        log_warn ("cannot send %s: %s", name, err.text);
-}
-
-void
-master_publish (master_t *m, const char *topic, cJSON *event)
-{
-    if (!event)
-        return;
-    /* One event per worker heartbeat: printed with libcore's printer
-       (cJSON's own spent half the master's instructions at 10,000
-       workers: every number through sprintf and sscanf), sent straight
-       from the stack. */
-    char stack[4096];
-    hearth_jsonbuf_t buf;
-    const char *text = hearth_json_print (event, &buf, stack, sizeof stack);
-    cJSON_Delete (event);
-    if (!text)
-        return;
-    void *pub = zsock_resolve (m->pub);
-    if (zmq_send (pub, topic, strlen (topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
-        zmq_send (pub, text, buf.len, ZMQ_DONTWAIT);
-    hearth_jsonbuf_release (&buf);
-}
-
-/* --- launching and killing --------------------------------------------- */
+/* --- launching -------------------------------------------------------- */
 
 static void
 s_launch (master_t *m, reg_exec_t *exec)
@@ -82,36 +54,6 @@ s_launch (master_t *m, reg_exec_t *exec)
     master_send (m, exec->worker->routing_id, msg);
 }
 
-void
-master_send_kill (master_t *m, reg_worker_t *w, const char *app_id, int exec_id,
-                  const char *reason)
-{
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
-    if (!msg)
-        return;
-    cJSON_AddStringToObject (msg->body, "app_id", app_id);
-    cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
-    cJSON_AddStringToObject (msg->body, "reason", reason);
-    log_info ("killing executor %s/%d on %s: %s", app_id, exec_id, w->id,
-              reason);
-    master_send (m, w->routing_id, msg);
-}
-
-void
-master_kill_executor (void *arg, reg_exec_t *exec)
-{
-    master_t *m = arg;
-    if (exec->worker->state != WORKER_ALIVE)
-        return;
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
-    if (!msg)
-        return;
-    cJSON_AddStringToObject (msg->body, "app_id", exec->app->id);
-    cJSON_AddNumberToObject (msg->body, "exec_id", exec->exec_id);
-    cJSON_AddStringToObject (msg->body, "reason", "application ended");
-    master_send (m, exec->worker->routing_id, msg);
-}
-
 /* --- scheduling -------------------------------------------------------- */
 
 /* The registry's alive workers, waiting drivers and apps as allocator
@@ -129,7 +71,7 @@ typedef struct {
 } s_snapshot_t;
 
 static void
-s_snapshot_free (s_snapshot_t *s)
+s_snapshot_clear (s_snapshot_t *s)
 {
     free (s->workers);
     free (s->wrec);
@@ -204,7 +146,7 @@ master_schedule (master_t *m)
     m->dirty = false;
     if (s_snapshot (m, &s) < 0 || (s.napps == 0 && s.ndrivers == 0)
         || s.nworkers == 0) {
-        s_snapshot_free (&s);
+        s_snapshot_clear (&s);
         return;
     }
     hearth_alloc_input_t in = {.workers = s.workers,
@@ -233,7 +175,7 @@ master_schedule (master_t *m)
             s_launch (m, exec);
     }
     hearth_alloc_result_clear (&r);
-    s_snapshot_free (&s);
+    s_snapshot_clear (&s);
 }
 
 /* --- heartbeats -------------------------------------------------------- */
@@ -366,59 +308,4 @@ master_on_change (void *arg, registry_change_t *c)
         master_driver_changed (m, c->driver);
     master_publish (m, c->topic, c->event);
     c->event = NULL;
-}
-
-/* --- MASTER_STATE ------------------------------------------------------ */
-
-static cJSON *
-s_workers_json (master_t *m, int64_t now)
-{
-    cJSON *list = cJSON_CreateArray ();
-    zlistx_t *workers = registry_workers (m->reg);
-    for (reg_worker_t *w = zlistx_first (workers); list && w;
-         w = zlistx_next (workers))
-        cJSON_AddItemToArray (list, registry_worker_json (w, now));
-    return list;
-}
-
-static void
-s_add_apps (cJSON *list, zlistx_t *apps)
-{
-    for (reg_app_t *a = zlistx_first (apps); list && a; a = zlistx_next (apps))
-        cJSON_AddItemToArray (list, registry_app_json (a));
-}
-
-static void
-s_add_drivers (cJSON *list, zlistx_t *drivers)
-{
-    for (reg_driver_t *d = zlistx_first (drivers); list && d;
-         d = zlistx_next (drivers))
-        cJSON_AddItemToArray (list, registry_driver_json (d));
-}
-
-cJSON *
-master_state_json (master_t *m)
-{
-    cJSON *b = cJSON_CreateObject ();
-    if (!b)
-        return NULL;
-    cJSON_AddStringToObject (b, "status", master_status (m));
-    cJSON_AddStringToObject (b, "url", m->url);
-    cJSON_AddStringToObject (b, "events_url", m->events_url);
-    cJSON_AddStringToObject (b, "policy",
-                             m->spread_out ? "spread-out" : "consolidate");
-    cJSON_AddNumberToObject (b, "heartbeat_interval_ms",
-                             (double) m->interval_ms);
-    cJSON_AddNumberToObject (b, "heartbeat_liveness", (double) m->liveness);
-    cJSON_AddNumberToObject (b, "started_ms", (double) m->started_ms);
-    cJSON_AddNumberToObject (b, "time_ms", (double) registry_wall_ms ());
-    cJSON_AddItemToObject (b, "workers",
-                           s_workers_json (m, registry_wall_ms ()));
-    cJSON *apps = cJSON_AddArrayToObject (b, "apps");
-    s_add_apps (apps, registry_apps (m->reg));
-    s_add_apps (apps, registry_completed (m->reg));
-    cJSON *drivers = cJSON_AddArrayToObject (b, "drivers");
-    s_add_drivers (drivers, registry_drivers (m->reg));
-    s_add_drivers (drivers, registry_drivers_completed (m->reg));
-    return b;
 }

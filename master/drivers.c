@@ -1,39 +1,24 @@
-/*  drivers.c - cluster-mode drivers in the master: SUBMIT_DRIVER,
-    DRIVER_STATUS, KILL_DRIVER and DRIVER_LOG from hearth-submit; the
-    launches the allocator decides (LAUNCH_DRIVER); what workers report
-    (DRIVER_STATE_CHANGED, the drivers they list when they register); the
-    supervision of drivers that fail; and the relay of DRIVER_LOG to the
-    worker that holds a driver's output.
+/*  drivers.c - the life of cluster-mode drivers in the master: the
+    launches the allocator decides (LAUNCH_DRIVER), what workers report
+    (DRIVER_STATE_CHANGED, and the drivers they list when they register or
+    heartbeat), the supervision of drivers that fail (relaunched with a
+    doubling back-off), kills, and the end of a driver's application when
+    the driver ends; see drivers.h.  The requests of hearth-submit are
+    drvsubmit.c's, the relay of a driver's log drvlog.c's.
 
     Every change to a driver record goes through the registry, like
     applications' and workers': these functions decide, the registry
     records and reports (registry.h). */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
-#include "master/master.h"
-
-/* Defaults of a driver that does not say what it needs. */
-static const int s_default_driver_cores = 1;
-static const int64_t s_default_driver_memory_mb = 1024;
-/* How long the master waits for a worker's DRIVER_LOG_RESPONSE. */
-static const int64_t s_log_timeout_ms = 10000;
-/* DRIVER_LOG requests relayed at once, at most. */
-static const size_t s_max_log_requests = 1000;
-
-/* A DRIVER_LOG relayed to a worker, waiting for its answer. */
-typedef struct {
-    zframe_t *client;                  /* who asked (owned routing id) */
-    int64_t client_request_id;         /* its request_id, or -1 */
-    char driver_id[HEARTH_ID_MAX + 1]; /* whose log */
-    int64_t deadline_ms;               /* monotonic: answer by then */
-} s_log_request_t;
+#include "master/drivers.h"
+#include "master/send.h"
 
 /* An application to end because its driver ended (see
    master_drivers_settle). */
@@ -44,39 +29,19 @@ typedef struct {
 } s_orphan_app_t;
 
 static void
-s_log_request_free (void **item)
-{
-    s_log_request_t *r = *item;
-    if (r)
-        zframe_destroy (&r->client);
-    free (r);
-    *item = NULL;
-}
-
-static void
-s_free_item (void **item)
+s_orphan_destroy (void **item)
 {
     free (*item);
     *item = NULL;
 }
 
-int
-master_drivers_init (master_t *m)
+zlistx_t *
+master_orphan_list_new (void)
 {
-    m->log_requests = zhashx_new ();
-    m->orphan_apps = zlistx_new ();
-    if (!m->log_requests || !m->orphan_apps)
-        return -1;
-    zhashx_set_destructor (m->log_requests, s_log_request_free);
-    zlistx_set_destructor (m->orphan_apps, s_free_item);
-    return 0;
-}
-
-void
-master_drivers_fini (master_t *m)
-{
-    zhashx_destroy (&m->log_requests);
-    zlistx_destroy (&m->orphan_apps);
+    zlistx_t *list = zlistx_new ();
+    if (list)
+        zlistx_set_destructor (list, s_orphan_destroy);
+    return list;
 }
 
 static int
@@ -90,8 +55,8 @@ s_state_index (const char *name)
 
 /* --- launching --------------------------------------------------------- */
 
-static void
-s_copy_member (cJSON *to, const cJSON *from, const char *name)
+void
+master_json_copy (cJSON *to, const cJSON *from, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive (from, name);
     if (v)
@@ -114,10 +79,10 @@ master_launch_driver (master_t *m, reg_driver_t *d)
     cJSON_AddNumberToObject (b, "launch", d->launches);
     if (d->name)
         cJSON_AddStringToObject (b, "name", d->name);
-    s_copy_member (b, d->spec, "args");
-    s_copy_member (b, d->spec, "files");
-    s_copy_member (b, d->spec, "env");
-    s_copy_member (b, d->spec, "conf");
+    master_json_copy (b, d->spec, "args");
+    master_json_copy (b, d->spec, "files");
+    master_json_copy (b, d->spec, "env");
+    master_json_copy (b, d->spec, "conf");
     for (size_t i = 0; i < d->nframes; i++) {
         zframe_t *copy = zframe_dup (d->frames[i]);
         if (!copy || hearth_msg_add_frame (msg, &copy) < 0) {
@@ -216,27 +181,11 @@ s_lost (master_t *m, reg_driver_t *d, const char *reason)
 }
 
 /* The sending worker, or NULL after answering RECONNECT_WORKER. */
-static reg_worker_t *
-s_sender_worker (master_t *m, zframe_t *rid)
-{
-    void *record;
-    if (registry_peer (m->reg, rid, &record) == PEER_WORKER
-        && ((reg_worker_t *) record)->state == WORKER_ALIVE)
-        return record;
-    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_RECONNECT_WORKER);
-    if (reply) {
-        cJSON_AddStringToObject (reply->body, "reason",
-                                 "the master does not know this worker");
-        master_send (m, rid, reply);
-    }
-    return NULL;
-}
-
 void
 master_driver_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
-    reg_worker_t *w = s_sender_worker (m, rid);
+    reg_worker_t *w = master_sender_worker (m, rid);
     if (!w)
         return;
     const char *id = hearth_json_str (b, "driver_id");
@@ -386,174 +335,6 @@ master_drivers_reconcile (master_t *m, reg_worker_t *w, const cJSON *drivers)
     zlistx_destroy (&lost);
 }
 
-/* --- requests from hearth-submit --------------------------------------- */
-
-static void
-s_response (master_t *m, zframe_t *rid, hearth_cmd_t cmd, bool ok,
-            const char *driver_id, const char *text)
-{
-    hearth_msg_t *reply = hearth_msg_new (cmd);
-    if (!reply)
-        return;
-    cJSON_AddBoolToObject (reply->body, "ok", ok);
-    if (driver_id)
-        cJSON_AddStringToObject (reply->body, "driver_id", driver_id);
-    if (text)
-        cJSON_AddStringToObject (reply->body, "message", text);
-    master_send (m, rid, reply);
-}
-
-/* The files' names are unique and app is one of them; their frames add
-   up to at most the limit.  Returns 0, or -1 with text filled. */
-static int
-s_check_submission (master_t *m, hearth_msg_t *msg, char *text, size_t size)
-{
-    const cJSON *files = cJSON_GetObjectItem (msg->body, "files");
-    const char *app = hearth_json_str (msg->body, "app");
-    bool found = false;
-    const cJSON *f, *g;
-    cJSON_ArrayForEach (f, files)
-    {
-        const char *name = hearth_json_str (f, "name");
-        found |= strcmp (name, app) == 0;
-        if (strcmp (name, "stdout") == 0 || strcmp (name, "stderr") == 0) {
-            snprintf (text, size,
-                      "the file name '%s' is reserved for the driver's "
-                      "output: rename the file",
-                      name);
-            return -1;
-        }
-        for (g = f->next; g; g = g->next)
-            if (strcmp (name, hearth_json_str (g, "name")) == 0) {
-                snprintf (text, size, "the file name '%s' is given twice",
-                          name);
-                return -1;
-            }
-    }
-    if (!found) {
-        snprintf (text, size, "the application '%s' is not one of the files",
-                  app);
-        return -1;
-    }
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < msg->nframes; i++)
-        bytes += zframe_size (msg->frames[i]);
-    if (bytes > (uint64_t) m->max_submit_bytes) {
-        snprintf (text, size,
-                  "the application's files are %" PRIu64
-                  " bytes, more than this master accepts (%lld bytes, its "
-                  "--max-submit-size)",
-                  bytes, (long long) m->max_submit_bytes);
-        return -1;
-    }
-    return 0;
-}
-
-void
-master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    const cJSON *b = msg->body;
-    char text[512];
-    if (s_check_submission (m, msg, text, sizeof text) < 0) {
-        log_warn ("SUBMIT_DRIVER refused: %s", text);
-        s_response (m, rid, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE, false, NULL,
-                    text);
-        return;
-    }
-    cJSON *spec = cJSON_CreateObject ();
-    if (spec) {
-        s_copy_member (spec, b, "args");
-        s_copy_member (spec, b, "files");
-        s_copy_member (spec, b, "env");
-        s_copy_member (spec, b, "conf");
-    }
-    registry_driver_desc_t desc = {
-        .name = hearth_json_str (b, "name"),
-        .app = hearth_json_str (b, "app"),
-        .binary = strcmp (hearth_json_str (b, "kind"), "binary") == 0,
-        .spec = spec,
-        .frames = msg->frames,
-        .nframes = msg->nframes,
-        .cores = (int) hearth_json_int (b, "cores", s_default_driver_cores),
-        .memory_mb =
-            hearth_json_int (b, "memory_mb", s_default_driver_memory_mb),
-        .supervise = hearth_json_bool (b, "supervise", false)};
-    reg_driver_t *d = spec ? registry_driver_submit (m->reg, &desc) : NULL;
-    cJSON_Delete (spec);
-    if (!d) {
-        s_response (m, rid, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE, false, NULL,
-                    "master out of memory");
-        return;
-    }
-    log_info ("driver %s submitted: %s %s, %d cores, %lld MiB%s, %zu bytes",
-              d->id, d->binary ? "program" : "job file", d->app, d->cores,
-              (long long) d->memory_mb, d->supervise ? ", supervised" : "",
-              d->bytes);
-    s_response (m, rid, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE, true, d->id,
-                "submitted");
-}
-
-void
-master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    const char *id = hearth_json_str (msg->body, "driver_id");
-    reg_driver_t *d = registry_driver (m->reg, id);
-    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_DRIVER_STATUS_RESPONSE);
-    if (!reply)
-        return;
-    cJSON *b = reply->body;
-    cJSON_AddBoolToObject (b, "found", d != NULL);
-    cJSON_AddStringToObject (b, "driver_id", id);
-    if (!d) {
-        cJSON_AddStringToObject (b, "message",
-                                 "no such driver (never submitted here, or "
-                                 "forgotten)");
-        master_send (m, rid, reply);
-        return;
-    }
-    cJSON_AddStringToObject (b, "state", hearth_driver_states[d->state]);
-    if (d->worker_id[0])
-        cJSON_AddStringToObject (b, "worker_id", d->worker_id);
-    if (d->worker_host)
-        cJSON_AddStringToObject (b, "worker_host", d->worker_host);
-    if (d->worker_dir)
-        cJSON_AddStringToObject (b, "work_dir", d->worker_dir);
-    if (d->app_id[0])
-        cJSON_AddStringToObject (b, "app_id", d->app_id);
-    if (d->error)
-        cJSON_AddStringToObject (b, "error", d->error);
-    if (d->exit_status >= 0)
-        cJSON_AddNumberToObject (b, "exit_status", d->exit_status);
-    cJSON_AddNumberToObject (b, "launches", d->launches);
-    cJSON_AddBoolToObject (b, "supervise", d->supervise);
-    if (!d->worker && !registry_driver_final (d->state)) {
-        char text[200];
-        snprintf (text, sizeof text,
-                  "waiting for a worker with %d free cores and %lld MiB of "
-                  "free memory",
-                  d->cores, (long long) d->memory_mb);
-        cJSON_AddStringToObject (b, "message", text);
-    }
-    master_send (m, rid, reply);
-}
-
-void
-master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    const char *id = hearth_json_str (msg->body, "driver_id");
-    reg_driver_t *d = registry_driver (m->reg, id);
-    char text[300];
-    if (!d || registry_driver_final (d->state)) {
-        snprintf (text, sizeof text, "%s%s",
-                  d ? "the driver has already ended: " : "no such driver",
-                  d ? hearth_driver_states[d->state] : "");
-        s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, false, id, text);
-        return;
-    }
-    master_driver_kill (m, d, text, sizeof text);
-    s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, true, id, text);
-}
-
 reg_driver_t *
 master_driver_of_app (master_t *m, const char *app_id)
 {
@@ -586,147 +367,4 @@ master_driver_kill (master_t *m, reg_driver_t *d, char *text, size_t size)
                                       .exit_status = -1};
         registry_driver_set_state (m->reg, d, &u);
     }
-}
-
-/* --- DRIVER_LOG, relayed ----------------------------------------------- */
-
-static void
-s_log_refuse (master_t *m, zframe_t *rid, const cJSON *request,
-              const char *driver_id, const char *text)
-{
-    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_DRIVER_LOG_RESPONSE);
-    if (!reply)
-        return;
-    cJSON_AddBoolToObject (reply->body, "ok", false);
-    if (driver_id)
-        cJSON_AddStringToObject (reply->body, "driver_id", driver_id);
-    int64_t request_id = hearth_json_int (request, "request_id", -1);
-    if (request_id >= 0)
-        cJSON_AddNumberToObject (reply->body, "request_id",
-                                 (double) request_id);
-    cJSON_AddStringToObject (reply->body, "message", text);
-    master_send (m, rid, reply);
-}
-
-/* Can d's log be asked of w?  Returns 0, or -1 with text filled. */
-static int
-s_log_check (master_t *m, const reg_driver_t *d, const reg_worker_t *w,
-             char *text, size_t size)
-{
-    if (!d)
-        snprintf (text, size, "no such driver");
-    else if (!d->worker_id[0])
-        snprintf (text, size,
-                  "the driver has not been launched yet: no output");
-    else if (!w || w->state != WORKER_ALIVE)
-        snprintf (text, size,
-                  "the driver's worker %s is %s: its output stays in %s on "
-                  "%s",
-                  d->worker_id, w ? hearth_worker_states[w->state] : "gone",
-                  d->worker_dir ? d->worker_dir : "its work directory",
-                  d->worker_host ? d->worker_host : "that host");
-    else if (zhashx_size (m->log_requests) >= s_max_log_requests)
-        snprintf (text, size, "too many log requests in flight: try again");
-    else
-        return 0;
-    return -1;
-}
-
-void
-master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    const cJSON *b = msg->body;
-    const char *id = hearth_json_str (b, "driver_id");
-    reg_driver_t *d = registry_driver (m->reg, id);
-    reg_worker_t *w = !d                ? NULL
-                      : d->worker       ? d->worker
-                      : d->worker_id[0] ? registry_worker (m->reg, d->worker_id)
-                                        : NULL;
-    char text[600];
-    if (s_log_check (m, d, w, text, sizeof text) < 0) {
-        s_log_refuse (m, rid, b, id, text);
-        return;
-    }
-    s_log_request_t *r = calloc (1, sizeof *r);
-    hearth_msg_t *ask = hearth_msg_new (HEARTH_CMD_DRIVER_LOG);
-    if (!r || !ask || !(r->client = zframe_dup (rid))) {
-        free (r);
-        hearth_msg_destroy (&ask);
-        s_log_refuse (m, rid, b, id, "master out of memory");
-        return;
-    }
-    r->client_request_id = hearth_json_int (b, "request_id", -1);
-    snprintf (r->driver_id, sizeof r->driver_id, "%s", id);
-    r->deadline_ms = hearth_mono_ms () + s_log_timeout_ms;
-    char key[32];
-    uint64_t request_id = m->next_log_request++;
-    snprintf (key, sizeof key, "%" PRIu64, request_id);
-    zhashx_update (m->log_requests, key, r);
-    s_copy_member (ask->body, b, "driver_id");
-    s_copy_member (ask->body, b, "stream");
-    s_copy_member (ask->body, b, "offset");
-    s_copy_member (ask->body, b, "max_bytes");
-    cJSON_AddNumberToObject (ask->body, "request_id", (double) request_id);
-    master_send (m, w->routing_id, ask);
-}
-
-void
-master_driver_log_response (master_t *m, zframe_t *rid, hearth_msg_t *msg)
-{
-    const cJSON *b = msg->body;
-    if (!s_sender_worker (m, rid))
-        return;
-    char key[32];
-    snprintf (key, sizeof key, "%lld",
-              (long long) hearth_json_int (b, "request_id", -1));
-    s_log_request_t *r = zhashx_lookup (m->log_requests, key);
-    if (!r) {
-        log_debug ("late DRIVER_LOG_RESPONSE %s ignored", key);
-        return;
-    }
-    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_DRIVER_LOG_RESPONSE);
-    if (reply) {
-        cJSON *o = reply->body;
-        static const char *const copied[] = {
-            "ok", "driver_id", "stream", "offset", "size", "eof", "message"};
-        for (size_t i = 0; i < sizeof copied / sizeof copied[0]; i++)
-            s_copy_member (o, b, copied[i]);
-        if (r->client_request_id >= 0)
-            cJSON_AddNumberToObject (o, "request_id",
-                                     (double) r->client_request_id);
-        zframe_t *data =
-            hearth_msg_frame (msg, hearth_json_int (b, "data", -1));
-        zframe_t *copy = data ? zframe_dup (data) : NULL;
-        int index = copy ? hearth_msg_add_frame (reply, &copy) : -1;
-        if (index >= 0)
-            cJSON_AddNumberToObject (o, "data", index);
-        master_send (m, r->client, reply);
-    }
-    zhashx_delete (m->log_requests, key);
-}
-
-void
-master_drivers_tick (master_t *m, int64_t now)
-{
-    zlistx_t *expired = zlistx_new ();
-    if (!expired)
-        return;
-    for (s_log_request_t *r = zhashx_first (m->log_requests); r;
-         r = zhashx_next (m->log_requests))
-        if (now >= r->deadline_ms)
-            zlistx_add_end (expired, (void *) zhashx_cursor (m->log_requests));
-    for (const char *key = zlistx_first (expired); key;
-         key = zlistx_next (expired)) {
-        s_log_request_t *r = zhashx_lookup (m->log_requests, key);
-        cJSON *request = cJSON_CreateObject ();
-        if (r->client_request_id >= 0)
-            cJSON_AddNumberToObject (request, "request_id",
-                                     (double) r->client_request_id);
-        s_log_refuse (m, r->client, request, r->driver_id,
-                      "the driver's worker did not answer in time");
-        cJSON_Delete (request);
-        zhashx_delete (m->log_requests, key);
-    }
-    zlistx_destroy (&expired);
-    master_drivers_settle (m);
 }

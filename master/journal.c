@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +13,11 @@
 
 #include "libcore/log.h"
 #include "libcore/pidfile.h"
+#include "master/jio.h"
 #include "master/journal.h"
 
 /* The journal directory and its files are private to the master's user. */
-static const mode_t s_dir_mode = 0700, s_file_mode = 0600;
+static const mode_t s_dir_mode = JIO_DIR_MODE, s_file_mode = JIO_FILE_MODE;
 
 struct journal {
     char *dir;       /* the directory */
@@ -49,52 +49,6 @@ static void
 s_journal_path (const journal_t *self, char *buf, size_t size, int64_t gen)
 {
     snprintf (buf, size, "%s/journal.%lld", self->dir, (long long) gen);
-}
-
-/* Write all of len bytes.  0 or -1 with errno. */
-static int
-s_write_all (int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write (fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t) n;
-    }
-    return 0;
-}
-
-/* The whole file into a new buffer (*len bytes); NULL with errno (ENOENT
-   when it does not exist). */
-static char *
-s_read_file (const char *path, size_t *len)
-{
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return NULL;
-    if (fstat (fd, &st) < 0) {
-        close (fd);
-        return NULL;
-    }
-    char *buf = malloc ((size_t) st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t) st.st_size) {
-        ssize_t n = read (fd, buf + got, (size_t) st.st_size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t) n;
-    }
-    close (fd);
-    if (buf)
-        buf[got] = '\0';
-    *len = got;
-    return buf;
 }
 
 /* --- opening ----------------------------------------------------------- */
@@ -133,7 +87,7 @@ s_load_snapshot (journal_t *self, jstate_t *state)
     size_t len;
     s_path (self, path, sizeof path, "snapshot");
     self->gen = -1;
-    char *buf = s_read_file (path, &len);
+    char *buf = jio_read_file (path, &len);
     if (!buf) {
         if (errno != ENOENT)
             log_warn ("cannot read %s: %s", path, strerror (errno));
@@ -205,7 +159,7 @@ s_save_tail (journal_t *self, const char *buf, size_t len)
     snprintf (path, sizeof path, "%s/journal.%lld.bad", self->dir,
               (long long) self->gen);
     int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
-    if (fd < 0 || s_write_all (fd, buf, len) < 0)
+    if (fd < 0 || jio_write_all (fd, buf, len) < 0)
         log_warn ("cannot keep the skipped bytes in %s: %s", path,
                   strerror (errno));
     else
@@ -227,7 +181,7 @@ s_write_header (int fd, const char *type, int64_t gen, size_t *len)
         line = jstate_encode (h, len);
     }
     cJSON_Delete (h);
-    int rc = line ? s_write_all (fd, line, *len) : -1;
+    int rc = line ? jio_write_all (fd, line, *len) : -1;
     free (line);
     return rc;
 }
@@ -240,7 +194,7 @@ s_open_journal (journal_t *self, jstate_t *state, hearth_error_t *err)
     char path[4200];
     size_t len = 0;
     s_journal_path (self, path, sizeof path, self->gen);
-    char *buf = s_read_file (path, &len);
+    char *buf = jio_read_file (path, &len);
     if (!buf && errno != ENOENT)
         return hearth_errprintf (err, "cannot read %s: %s", path,
                                  strerror (errno));
@@ -362,7 +316,7 @@ journal_append (journal_t *self, const cJSON *record, bool sync)
     bool encoded = line != NULL;
     int rc = !encoded || (self->fd < 0 && s_reopen (self) < 0)
                  ? -1
-                 : s_write_all (self->fd, line, len);
+                 : jio_write_all (self->fd, line, len);
     free (line);
     if (rc == 0) {
         self->size += len;
@@ -520,146 +474,4 @@ journal_compact (journal_t *self, journal_dump_fn *dump, void *dump_arg,
     self->dirty = false;
     log_debug ("journal compacted: generation %lld", (long long) gen);
     return 0;
-}
-
-/* --- files records refer to -------------------------------------------- */
-
-static void
-s_files_path (const journal_t *self, char *buf, size_t size, const char *key,
-              const char *suffix)
-{
-    snprintf (buf, size, "%s/files/%s%s", self->dir, key, suffix);
-}
-
-static int
-s_rm_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void) st;
-    (void) ftw;
-    if (flag == FTW_DP ? rmdir (path) : unlink (path))
-        log_warn ("cannot remove %s: %s", path, strerror (errno));
-    return 0;
-}
-
-static void
-s_rm_tree (const char *path)
-{
-    if (access (path, F_OK) == 0)
-        nftw (path, s_rm_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
-
-int
-journal_files_put (journal_t *self, const char *key, zframe_t *const *frames,
-                   size_t n, hearth_error_t *err)
-{
-    char tmp[4200], dir[4200], path[4300];
-    snprintf (path, sizeof path, "%s/files", self->dir);
-    if (mkdir (path, s_dir_mode) < 0 && errno != EEXIST)
-        return hearth_errprintf (err, "cannot create %s: %s", path,
-                                 strerror (errno));
-    s_files_path (self, tmp, sizeof tmp, key, ".tmp");
-    s_files_path (self, dir, sizeof dir, key, "");
-    s_rm_tree (tmp);
-    if (mkdir (tmp, s_dir_mode) < 0)
-        return hearth_errprintf (err, "cannot create %s: %s", tmp,
-                                 strerror (errno));
-    for (size_t i = 0; i < n; i++) {
-        snprintf (path, sizeof path, "%s/%zu", tmp, i);
-        int fd =
-            open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
-        bool ok = fd >= 0
-                  && s_write_all (fd, (const char *) zframe_data (frames[i]),
-                                  zframe_size (frames[i]))
-                         == 0
-                  && fdatasync (fd) == 0;
-        if (fd >= 0)
-            close (fd);
-        if (!ok) {
-            hearth_errprintf (err, "cannot write %s: %s", path,
-                              strerror (errno));
-            s_rm_tree (tmp);
-            return -1;
-        }
-    }
-    s_rm_tree (dir);
-    if (rename (tmp, dir) < 0) {
-        hearth_errprintf (err, "cannot rename %s: %s", tmp, strerror (errno));
-        s_rm_tree (tmp);
-        return -1;
-    }
-    snprintf (path, sizeof path, "%s/files", self->dir);
-    int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync (fd);
-        close (fd);
-    }
-    return 0;
-}
-
-bool
-journal_files_have (journal_t *self, const char *key)
-{
-    char dir[4200];
-    s_files_path (self, dir, sizeof dir, key, "");
-    return access (dir, F_OK) == 0;
-}
-
-zframe_t **
-journal_files_get (journal_t *self, const char *key, size_t n,
-                   hearth_error_t *err)
-{
-    char path[4300];
-    zframe_t **frames = calloc (n ? n : 1, sizeof *frames);
-    if (!frames) {
-        hearth_errprintf (err, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < n; i++) {
-        size_t len;
-        s_files_path (self, path, sizeof path, key, "");
-        snprintf (path + strlen (path), sizeof path - strlen (path), "/%zu", i);
-        char *data = s_read_file (path, &len);
-        if (!data || !(frames[i] = zframe_new (data, len))) {
-            hearth_errprintf (err, "cannot read %s: %s", path,
-                              data ? "out of memory" : strerror (errno));
-            free (data);
-            for (size_t k = 0; k < i; k++)
-                zframe_destroy (&frames[k]);
-            free (frames);
-            return NULL;
-        }
-        free (data);
-    }
-    return frames;
-}
-
-void
-journal_files_drop (journal_t *self, const char *key)
-{
-    char dir[4200];
-    s_files_path (self, dir, sizeof dir, key, "");
-    s_rm_tree (dir);
-}
-
-void
-journal_files_gc (journal_t *self, bool (*keep) (void *arg, const char *key),
-                  void *arg)
-{
-    char path[4200];
-    snprintf (path, sizeof path, "%s/files", self->dir);
-    DIR *d = opendir (path);
-    struct dirent *ent;
-    zlistx_t *gone = zlistx_new ();
-    while (d && gone && (ent = readdir (d)))
-        if (ent->d_name[0] != '.' && !keep (arg, ent->d_name))
-            zlistx_add_end (gone, strdup (ent->d_name));
-    if (d)
-        closedir (d);
-    for (char *key = gone ? zlistx_first (gone) : NULL; key;
-         key = zlistx_next (gone)) {
-        snprintf (path, sizeof path, "%s/files/%s", self->dir, key);
-        s_rm_tree (path);
-        free (key);
-    }
-    zlistx_destroy (&gone);
 }

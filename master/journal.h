@@ -13,6 +13,7 @@
         files/KEY/N the bytes records refer to but do not hold (the files
                     of a cluster-mode driver not yet ended, KEY its id),
                     written whole before the record that needs them
+                    (jfiles.h)
 
     The record format is jstate.h's.  Recovery reads the snapshot (if any)
     and journal.G of the same generation into a jstate_t; a torn or corrupt
@@ -51,7 +52,8 @@ typedef struct journal journal_t;
 journal_t *journal_open (const char *dir, jstate_t **state,
                          hearth_error_t *err);
 
-/* Unlock and close; what was appended is fsync'd first.  Accepts NULL. */
+/* Unlock and close; what was appended is fsync'd first.  Accepts NULL
+   and a NULL *self_p; sets *self_p to NULL; keeps errno. */
 void journal_destroy (journal_t **self_p);
 
 /* Append one record (borrowed).  0 or -1. */
@@ -68,26 +70,6 @@ int64_t journal_gen (const journal_t *self);
 
 /* The directory (borrowed). */
 const char *journal_dir (const journal_t *self);
-
-/* Keep n frames (borrowed) under key (an id: no '/'), fsync'd, replacing
-   what key held.  0 or -1 with err. */
-int journal_files_put (journal_t *self, const char *key,
-                       zframe_t *const *frames, size_t n, hearth_error_t *err);
-
-/* True when key's frames are kept. */
-bool journal_files_have (journal_t *self, const char *key);
-
-/* Read key's n frames into a new array of new frames (caller destroys
-   both).  NULL with err when they are not all there. */
-zframe_t **journal_files_get (journal_t *self, const char *key, size_t n,
-                              hearth_error_t *err);
-
-/* Forget key's frames. */
-void journal_files_drop (journal_t *self, const char *key);
-
-/* Forget the frames of every key for which keep() is false. */
-void journal_files_gc (journal_t *self,
-                       bool (*keep) (void *arg, const char *key), void *arg);
 
 /* Called by a dump for each record of the state. */
 typedef void (journal_emit_fn) (void *emit_arg, const cJSON *record, bool sync);

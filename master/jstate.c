@@ -1,6 +1,7 @@
 /*  jstate.c - journal records and the state they rebuild; see jstate.h. */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +165,7 @@ s_kind_init (s_kind_t *k)
 }
 
 static void
-s_kind_free (s_kind_t *k)
+s_kind_clear (s_kind_t *k)
 {
     cJSON_Delete (k->order);
     zhashx_destroy (&k->index);
@@ -187,13 +188,15 @@ jstate_destroy (jstate_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     jstate_t *self = *self_p;
-    s_kind_free (&self->workers);
-    s_kind_free (&self->apps);
-    s_kind_free (&self->execs);
-    s_kind_free (&self->drivers);
+    s_kind_clear (&self->workers);
+    s_kind_clear (&self->apps);
+    s_kind_clear (&self->execs);
+    s_kind_clear (&self->drivers);
     free (self);
     *self_p = NULL;
+    errno = saved;
 }
 
 static void

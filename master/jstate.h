@@ -93,6 +93,8 @@ const char *jstate_status_text (jrec_status_t status);
 
 /* A new, empty state.  NULL on no memory. */
 jstate_t *jstate_new (void);
+/* Free the state.  Accepts NULL and a NULL *self_p; sets *self_p to NULL;
+   keeps errno. */
 void jstate_destroy (jstate_t **self_p);
 
 /* Apply one record (borrowed; copied as needed).  Returns 1 when it

@@ -1,12 +1,18 @@
 # hearth-master and hearth-tail, the master's event client.
 bin_PROGRAMS += hearth-master hearth-tail
 hearth_master_SOURCES = \
-	master/master.h master/main.c master/handlers.c master/cluster.c \
-	master/drivers.c \
-	master/registry.c master/regdrivers.c master/registry.h \
-	master/registry_int.h master/records.c master/restore.c \
-	master/recover.c \
-	master/jstate.c master/jstate.h master/journal.c master/journal.h
+	master/master.h master/main.c master/admit.c master/admit.h \
+	master/handlers.c master/handlers.h master/workers.c master/workers.h \
+	master/cluster.c master/cluster.h master/state.c master/state.h \
+	master/send.c master/send.h \
+	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
+	master/drvlog.c master/drvlog.h \
+	master/registry.c master/registry.h master/registry_int.h \
+	master/regworkers.c master/regapps.c master/regdrivers.c \
+	master/reglive.c master/regviews.c master/records.c master/restore.c \
+	master/recover.c master/recover.h \
+	master/jstate.c master/jstate.h master/journal.c master/journal.h \
+	master/jfiles.c master/jfiles.h master/jio.c master/jio.h
 hearth_master_LDADD = $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c
 hearth_tail_LDADD = $(CORE_LIBS)

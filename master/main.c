@@ -4,7 +4,7 @@
     journal, schedule), and a clean stop on SIGTERM or SIGINT.  SIGHUP
     reopens the log file and re-reads the allow directory; with CURVE,
     every message's sender is checked against it (removed keys are cut
-    off). */
+    off: admit.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -22,7 +22,14 @@
 #include "libcore/spawn.h"
 #include "libcore/start.h"
 #include "libcore/units.h"
+#include "master/admit.h"
+#include "master/cluster.h"
+#include "master/drivers.h"
+#include "master/drvlog.h"
+#include "master/handlers.h"
 #include "master/master.h"
+#include "master/recover.h"
+#include "master/send.h"
 
 /* Messages handled per wake-up before the loop looks at other sockets. */
 static const int s_max_batch = 256;
@@ -30,10 +37,6 @@ static const int s_max_batch = 256;
 static const size_t s_max_expire_per_tick = 1000;
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
 static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
-/* Binding the events socket again after SIGHUP: tries, and the pause
-   between them (its old listener closes asynchronously). */
-static const int s_rebind_tries = 100;
-static const int s_rebind_pause_ms = 10;
 
 /* Option rows: name, type, default, metavar, help (and range, alias). */
 #define OPT(n, t, d, mv, h)                                                    \
@@ -109,76 +112,6 @@ static const hearth_opt_t s_opts[] = {
 
 /* --- the loop ---------------------------------------------------------- */
 
-/* A peer whose key left the allow directory: its worker or application
-   ends now, so that the master sends it nothing more (no
-   LAUNCH_EXECUTOR, no token). */
-static const char s_key_gone[] =
-    "its CURVE key was removed from the allow directory";
-
-static void
-s_cut_off_worker (master_t *m, reg_worker_t *w)
-{
-    if (w->state != WORKER_ALIVE)
-        return;
-    log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, s_key_gone);
-    registry_worker_dead (m->reg, w, s_key_gone, hearth_mono_ms ());
-}
-
-static void
-s_cut_off_app (master_t *m, reg_app_t *app)
-{
-    char reason[sizeof s_key_gone + 32];
-    if (app->state > APP_RUNNING)
-        return;
-    snprintf (reason, sizeof reason, "driver cut off: %s", s_key_gone);
-    log_warn ("application %s FAILED: %s", app->id, reason);
-    registry_app_end (m->reg, app, APP_FAILED, reason, master_kill_executor, m);
-}
-
-/* After a message of rid with CURVE key `key` was handled or refused:
-   remember the key of its worker or application (so that a reload that
-   removes the key ends it at once), or, refused, end it. */
-static void
-s_peer_key (master_t *m, zframe_t *rid, const char *key, bool refused)
-{
-    void *record;
-    peer_kind_t kind = registry_peer (m->reg, rid, &record);
-    char *kept = kind == PEER_WORKER ? ((reg_worker_t *) record)->curve_key
-                 : kind == PEER_APP  ? ((reg_app_t *) record)->curve_key
-                                     : NULL;
-    if (!kept)
-        return;
-    if (refused) {
-        if (kind == PEER_WORKER)
-            s_cut_off_worker (m, record);
-        else
-            s_cut_off_app (m, record);
-    }
-    else if (strcmp (kept, key) != 0)
-        snprintf (kept, sizeof ((reg_worker_t *) 0)->curve_key, "%s", key);
-}
-
-/* A reload removed keys: end, now, the workers and applications that
-   registered with one of them. */
-static void
-s_cut_off_removed (master_t *m)
-{
-    hearth_zap_t *zap = m->curve.zap;
-    zlistx_t *workers = registry_workers (m->reg);
-    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
-        if (w->curve_key[0] && !hearth_zap_allowed (zap, w->curve_key))
-            s_cut_off_worker (m, w);
-    zlistx_t *gone = zlistx_new ();
-    zlistx_t *apps = registry_apps (m->reg);
-    for (reg_app_t *a = zlistx_first (apps); gone && a; a = zlistx_next (apps))
-        if (a->curve_key[0] && !hearth_zap_allowed (zap, a->curve_key))
-            zlistx_add_end (gone, a);
-    for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
-         a = zlistx_next (gone))
-        s_cut_off_app (m, a); /* not while walking the active list */
-    zlistx_destroy (&gone);
-}
-
 static int
 s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
 {
@@ -203,7 +136,7 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
         if (zap && rid)
-            s_peer_key (m, rid, peer.user_id, refused);
+            master_admit_seen (m, rid, peer.user_id, refused);
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);
     }
@@ -253,53 +186,20 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     int64_t retention = hearth_conf_ms (m->conf, "dead-worker-retention");
     registry_reap (m->reg, now - retention, s_max_expire_per_tick);
     master_journal_tick (m, now);
-    master_drivers_tick (m, now);
+    master_driver_logs_tick (m, now);
+    master_drivers_settle (m);
     if (m->dirty || m->held)
         master_schedule (m);
     return 0;
 }
 
-/* After keys were removed: a PUB socket cannot refuse a subscriber
-   message by message, so end all its connections (unbind, and bind again
-   at the same address).  Subscribers reconnect on their own, through the
-   ZAP handler, which admits only the keys still allowed. */
-static void
-s_reconnect_subscribers (master_t *m)
-{
-    char *endpoint = zsock_last_endpoint (m->pub);
-    int rc = endpoint ? zsock_unbind (m->pub, "%s", endpoint) : -1;
-    /* The old listener closes in libzmq's I/O thread: wait for its port
-       (a try or two). */
-    for (int i = 0; rc == 0 && i < s_rebind_tries; i++) {
-        if (zsock_bind (m->pub, "%s", endpoint) >= 0)
-            break;
-        if (i + 1 == s_rebind_tries)
-            rc = -1;
-        zclock_sleep (s_rebind_pause_ms);
-    }
-    if (rc < 0)
-        log_error ("cannot bind the events socket again at %s: %s",
-                   endpoint ? endpoint : "?", zmq_strerror (errno));
-    else
-        log_info ("keys removed: the events socket's subscribers connect "
-                  "again, and only admitted keys get through");
-    free (endpoint);
-}
-
 static void
 s_on_sighup (master_t *m)
 {
-    hearth_error_t err;
     log_info ("SIGHUP: reopening the log");
     hearth_log_reopen ();
-    if (!m->curve.zap)
-        return;
-    if (hearth_zap_reload (m->curve.zap, &err) < 0)
-        log_error ("%s", err.text);
-    else if (hearth_zap_removed (m->curve.zap) > 0) {
-        s_cut_off_removed (m);
-        s_reconnect_subscribers (m);
-    }
+    if (m->curve.zap)
+        master_admit_reload (m);
 }
 
 static int
@@ -443,47 +343,8 @@ s_configure (master_t *m, hearth_error_t *err)
     return 0;
 }
 
-static int
-s_on_zap (zloop_t *loop, zsock_t *sock, void *arg)
-{
-    (void) loop;
-    (void) sock;
-    master_t *m = arg;
-    hearth_zap_handle (m->curve.zap);
-    return 0;
-}
-
-static int
-s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
-{
-    (void) loop;
-    master_t *m = arg;
-    hearth_zap_on_monitor (m->curve.zap, sock);
-    return 0;
-}
-
-/* With keys: answer ZAP requests, and log failed handshakes. */
-static int
-s_watch_refusals (master_t *m, hearth_error_t *err)
-{
-    zsock_t *router_mon =
-        hearth_zap_watch (m->curve.zap, m->router, "ROUTER", err);
-    zsock_t *pub_mon =
-        router_mon ? hearth_zap_watch (m->curve.zap, m->pub, "events", err)
-                   : NULL;
-    if (!pub_mon)
-        return -1;
-    if (zloop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap, m) < 0
-        || zloop_reader (m->loop, router_mon, s_on_monitor, m) < 0
-        || zloop_reader (m->loop, pub_mon, s_on_monitor, m) < 0)
-        return hearth_errprintf (err, "cannot set up the event loop");
-    log_info ("CURVE on: %zu client keys admitted",
-              hearth_zap_size (m->curve.zap));
-    return 0;
-}
-
 static void
-s_free_stamp (void **item)
+s_stamp_destroy (void **item)
 {
     free (*item);
     *item = NULL;
@@ -505,9 +366,11 @@ s_setup (master_t *m, hearth_error_t *err)
     m->reg = registry_new (retained, m->interval_ms * m->liveness);
     m->log_limit = zhashx_new ();
     m->loop = zloop_new ();
-    if (!m->reg || !m->log_limit || !m->loop || master_drivers_init (m) < 0)
+    m->logs = drvlog_new ();
+    m->orphan_apps = master_orphan_list_new ();
+    if (!m->reg || !m->log_limit || !m->loop || !m->logs || !m->orphan_apps)
         return hearth_errprintf (err, "out of memory");
-    zhashx_set_destructor (m->log_limit, s_free_stamp);
+    zhashx_set_destructor (m->log_limit, s_stamp_destroy);
     registry_set_observer (m->reg, master_on_change, m);
     if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
         return -1;
@@ -521,7 +384,7 @@ s_setup (master_t *m, hearth_error_t *err)
         || zloop_poller (m->loop, &sigitem, s_on_signal, m) < 0
         || zloop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
-    if (m->curve.zap && s_watch_refusals (m, err) < 0)
+    if (m->curve.zap && master_admit_watch (m, err) < 0)
         return -1;
     const char *ready = hearth_conf_str (m->conf, "ready-file");
     return ready ? s_write_ready_file (m, ready, err) : 0;
@@ -534,7 +397,8 @@ s_teardown (master_t *m)
     master_journal_close (m);
     registry_destroy (&m->reg);
     zhashx_destroy (&m->log_limit);
-    master_drivers_fini (m);
+    drvlog_destroy (&m->logs);
+    zlistx_destroy (&m->orphan_apps);
     hearth_sock_destroy (&m->router);
     hearth_sock_destroy (&m->pub);
     hearth_curve_cleanup (&m->curve);

@@ -1,8 +1,8 @@
 /*  records.c - the journal's records of the registry (jstate.h's format):
     what a restarted master needs to rebuild a worker, an application, an
     executor or a cluster-mode driver, and nothing it can learn again from
-    its peers (routing ids, heartbeat times, resources a worker reports).  The
-   reading side is registry_restore() in registry.c. */
+    its peers (routing ids, heartbeat times, resources a worker reports).
+    The reading side is registry_restore() in restore.c. */
 #include "config.h"
 
 #include "libcore/proto.h"

@@ -23,7 +23,10 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
-#include "master/master.h"
+#include "master/jfiles.h"
+#include "master/recover.h"
+#include "master/send.h"
+#include "master/state.h"
 
 /* Compact once the journal has grown past this. */
 static const size_t s_compact_bytes = 4 * 1024 * 1024;
@@ -33,12 +36,6 @@ static const size_t s_compact_bytes = 4 * 1024 * 1024;
 static const int64_t s_min_recovery_ms = 5000;
 /* Workers and applications given up per tick at the deadline. */
 static const size_t s_max_give_up_per_tick = 1000;
-
-const char *
-master_status (const master_t *m)
-{
-    return m->recovering ? "RECOVERING" : "ALIVE";
-}
 
 void
 master_publish_master (master_t *m, const char *what, const char *reason)

@@ -1,9 +1,12 @@
 /*  regdrivers.c - the registry's records of cluster-mode drivers
     (submitted with hearth-submit --deploy-mode cluster) and every change
-    to them; see registry.h.  The rest of the registry is registry.c. */
+    to them; see registry.h.  With registry.c, the store, it is the one
+    pair of the master's files that call each other: the store frees
+    driver records, and every change here goes through the store. */
 #include "config.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,18 +33,13 @@ registry_drivers_completed (registry_t *self)
     return self->drivers_completed;
 }
 
-bool
-registry_driver_final (driver_state_t state)
-{
-    return state >= DRIVER_FINISHED && state <= DRIVER_ERROR;
-}
-
 void
-registry__driver_free (reg_driver_t **d_p)
+registry__driver_destroy (reg_driver_t **d_p)
 {
-    reg_driver_t *d = *d_p;
-    if (!d)
+    if (!d_p || !*d_p)
         return;
+    int saved = errno;
+    reg_driver_t *d = *d_p;
     for (size_t i = 0; i < d->nframes; i++)
         zframe_destroy (&d->frames[i]);
     free (d->frames);
@@ -53,43 +51,7 @@ registry__driver_free (reg_driver_t **d_p)
     free (d->error);
     free (d);
     *d_p = NULL;
-}
-
-cJSON *
-registry_driver_json (const reg_driver_t *d)
-{
-    cJSON *o = cJSON_CreateObject ();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject (o, "id", d->id);
-    if (d->name)
-        cJSON_AddStringToObject (o, "name", d->name);
-    cJSON_AddStringToObject (o, "app", d->app);
-    cJSON_AddStringToObject (o, "kind", d->binary ? "binary" : "job");
-    cJSON_AddStringToObject (o, "state", hearth_driver_states[d->state]);
-    cJSON_AddNumberToObject (o, "cores", d->cores);
-    cJSON_AddNumberToObject (o, "memory_mb", (double) d->memory_mb);
-    cJSON_AddBoolToObject (o, "supervise", d->supervise);
-    cJSON_AddNumberToObject (o, "launches", d->launches);
-    cJSON_AddNumberToObject (o, "bytes", (double) d->bytes);
-    if (d->worker_id[0])
-        cJSON_AddStringToObject (o, "worker_id", d->worker_id);
-    if (d->worker_host)
-        cJSON_AddStringToObject (o, "worker_host", d->worker_host);
-    if (d->worker_dir)
-        cJSON_AddStringToObject (o, "work_dir", d->worker_dir);
-    if (d->app_id[0])
-        cJSON_AddStringToObject (o, "app_id", d->app_id);
-    if (d->pid > 0)
-        cJSON_AddNumberToObject (o, "pid", d->pid);
-    if (d->exit_status >= 0)
-        cJSON_AddNumberToObject (o, "exit_status", d->exit_status);
-    if (d->error)
-        cJSON_AddStringToObject (o, "error", d->error);
-    cJSON_AddNumberToObject (o, "submit_ms", (double) d->submit_ms);
-    if (d->end_ms)
-        cJSON_AddNumberToObject (o, "end_ms", (double) d->end_ms);
-    return o;
+    errno = saved;
 }
 
 static void
@@ -137,7 +99,7 @@ registry_driver_submit (registry_t *self, const registry_driver_desc_t *desc)
     if (!d)
         return NULL;
     if (registry__driver_fill (d, desc) < 0) {
-        registry__driver_free (&d);
+        registry__driver_destroy (&d);
         return NULL;
     }
     do
@@ -149,7 +111,7 @@ registry_driver_submit (registry_t *self, const registry_driver_desc_t *desc)
     d->submit_ms = registry_wall_ms ();
     d->order_handle = zlistx_add_end (self->drivers_active, d);
     if (!d->order_handle) {
-        registry__driver_free (&d);
+        registry__driver_destroy (&d);
         return NULL;
     }
     zhashx_insert (self->drivers, d->id, d);

@@ -5,13 +5,19 @@
     each change is reported, as it happens, to one observer as a
     registry_change_t carrying a JSON event.  The master publishes those
     events on its PUB socket and turns executor changes into messages for
-    drivers; a journal (issue 5) can subscribe to the same stream and
-    replay it, because nothing else changes the records.  The journal
-    (journal.h) is that second subscriber: registry_set_journal() gives
+    drivers; a journal can follow the same stream and replay it, because
+    nothing else changes the records.  The journal (journal.h) is that
+    second subscriber: registry_set_journal() gives
     the registry a hook that receives, for every change that must survive
     a restart, the whole record of what changed (registry_dump() emits
     them all, for a snapshot), and registry_restore() rebuilds the records
     from what a replay recovered.
+
+    The files: registry.c (the store, its indexes, registry__notify),
+    regworkers.c (workers), regapps.c (applications and executors),
+    regdrivers.c (cluster-mode drivers), reglive.c (liveness), regviews.c
+    (JSON views), records.c (the journal's records), restore.c (snapshot,
+    restore, recovery).  Their shared insides are registry_int.h's.
 
     Ownership: the registry owns every record.  Pointers handed out stay
     valid until the record is removed: a worker when it is forgotten
@@ -192,6 +198,10 @@ typedef struct registry registry_t;
    applications; workers and drivers silent for timeout_ms expire.  NULL
    on no memory. */
 registry_t *registry_new (size_t retained_apps, int64_t timeout_ms);
+
+/* Free the registry and every record, telling neither observer nor
+   journal.  Accepts NULL and a NULL *self_p; sets *self_p to NULL; keeps
+   errno. */
 void registry_destroy (registry_t **self_p);
 
 /* The one observer of changes (NULL: none). */
@@ -240,9 +250,19 @@ bool registry_worker_report (registry_t *self, reg_worker_t *w,
    under its id, start past it, so that no id is used twice. */
 void registry_note_orphan (registry_t *self, const char *app_id, int exec_id);
 
-/* Cores and memory in use on w, as the allocator must see them. */
-int registry_worker_cores_used (const reg_worker_t *w);
-int64_t registry_worker_memory_used (const reg_worker_t *w);
+/* Cores and memory in use on w, as the allocator must see them: what the
+   master placed there and what the worker reports beyond that. */
+static inline int
+registry_worker_cores_used (const reg_worker_t *w)
+{
+    return w->cores_used + w->cores_foreign;
+}
+
+static inline int64_t
+registry_worker_memory_used (const reg_worker_t *w)
+{
+    return w->memory_used_mb + w->memory_foreign_mb;
+}
 
 /* The worker went silent: DEAD, its executors LOST, and its drivers
    RELAUNCHING (supervised; placeable at once), KILLED (a kill was asked
@@ -360,11 +380,12 @@ void registry_driver_kill_requested (registry_t *self, reg_driver_t *d);
 void registry_driver_set_app (registry_t *self, reg_driver_t *d,
                               const char *app_id);
 
-/* True when the state is final. */
-bool registry_driver_final (driver_state_t state);
-
-/* JSON view (a new tree). */
-cJSON *registry_driver_json (const reg_driver_t *d);
+/* True when the state is final (FINISHED, FAILED, KILLED, ERROR). */
+static inline bool
+registry_driver_final (driver_state_t state)
+{
+    return state >= DRIVER_FINISHED && state <= DRIVER_ERROR;
+}
 
 /* --- the journal ------------------------------------------------------ */
 
@@ -422,8 +443,8 @@ size_t registry_pending (registry_t *self);
 void registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
                          int first_exec_id, int64_t now_ms);
 
-/* Liveness, on the monotonic clock (ms).  Any message from a known peer
-   is a sign of life. */
+/* Liveness (reglive.c), on the monotonic clock (ms).  Any message from a known
+   peer is a sign of life. */
 void registry_touch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms);
 void registry_touch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
 /* The next worker or application silent past the timeout, taken off the
@@ -431,15 +452,19 @@ void registry_touch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
 reg_worker_t *registry_silent_worker (registry_t *self, int64_t now_ms);
 reg_app_t *registry_silent_app (registry_t *self, int64_t now_ms);
 
-/* Routing-id index: which record a peer's routing id belongs to. */
+/* Routing-id index: which record a peer's routing id belongs to
+   (*record: borrowed, or NULL with PEER_NONE). */
 typedef enum { PEER_NONE, PEER_WORKER, PEER_APP } peer_kind_t;
 peer_kind_t registry_peer (registry_t *self, zframe_t *routing_id,
                            void **record);
 
-/* JSON views (new trees; the caller owns them). */
+/* JSON views (regviews.c; new trees, the caller owns them; NULL on no
+   memory).  now_ms (wall clock) dates a worker's heartbeat age; an
+   application's view lists its executors in exec_id order. */
 cJSON *registry_worker_json (const reg_worker_t *w, int64_t now_ms);
 cJSON *registry_app_json (const reg_app_t *app);
 cJSON *registry_exec_json (const reg_exec_t *exec);
+cJSON *registry_driver_json (const reg_driver_t *d);
 
 /* The journal's records (records.c; new trees, the caller owns them):
    everything needed to rebuild the record, with "t" set. */
@@ -448,8 +473,12 @@ cJSON *registry_app_record (const reg_app_t *app);
 cJSON *registry_exec_record (const reg_exec_t *exec);
 cJSON *registry_driver_record (const reg_driver_t *d);
 
-/* True when the state is final. */
-bool registry_exec_final (exec_state_t state);
+/* True when the state is final (EXITED, KILLED, FAILED, LOST). */
+static inline bool
+registry_exec_final (exec_state_t state)
+{
+    return state >= EXEC_EXITED;
+}
 
 /* Wall-clock milliseconds since the epoch. */
 int64_t registry_wall_ms (void);

@@ -1,7 +1,7 @@
-/*  registry_int.h - the registry's insides, shared by registry.c (every
-    change), regdrivers.c (cluster-mode drivers) and restore.c (rebuilding
-    the records from the journal).
-    Nothing else includes it: the rest of the master uses registry.h. */
+/*  registry_int.h - the registry's insides, shared by the files that
+    implement registry.h: registry.c (the store), regworkers.c,
+    regapps.c, regdrivers.c, reglive.c and restore.c.  Nothing else
+    includes it: the rest of the master uses registry.h. */
 #ifndef HEARTH_MASTER_REGISTRY_INT_H
 #define HEARTH_MASTER_REGISTRY_INT_H
 
@@ -35,12 +35,20 @@ struct registry {
     unsigned next_driver_seq;    /* counter in driver ids */
 };
 
-/* registry.c's helpers, for restore.c and regdrivers.c. */
-reg_worker_t *registry__worker_new (registry_t *self,
-                                    const registry_worker_desc_t *desc);
-int registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc);
-void registry__app_free (reg_app_t **app_p);
+/* registry.c's, for the other files of the registry. */
+/* Free a worker or an application record (not unlinked from anything);
+   accept a NULL *p and set it to NULL. */
+void registry__worker_destroy (reg_worker_t **w_p);
+void registry__app_destroy (reg_app_t **app_p);
+/* Index rid (borrowed; NULL: nothing) as record's; unindex it if it is
+   still record's. */
+void registry__peer_set (registry_t *self, zframe_t *rid, peer_kind_t kind,
+                         void *record);
+void registry__peer_unset (registry_t *self, zframe_t *rid, void *record);
+/* Replace *field by a copy of value (NULL: none); -1 on no memory. */
 int registry__set_str (char **field, const char *value);
+/* Hand a record (consumed; NULL: nothing) to the journal. */
+void registry__record (registry_t *self, cJSON *record, bool sync);
 /* Journal a change, then tell the observer; the event is consumed. */
 void registry__notify (registry_t *self, registry_change_t *change);
 /* Journal that a record of this type ("worker-", "app-", "driver-") is
@@ -50,9 +58,25 @@ void registry__record_forget (registry_t *self, const char *type,
 /* A new event object {event, time_ms}, or NULL on no memory. */
 cJSON *registry__event (const char *what);
 
+/* regworkers.c's, for restore.c: a new worker record from desc, indexed,
+   in registration order; NULL on no memory. */
+reg_worker_t *registry__worker_new (registry_t *self,
+                                    const registry_worker_desc_t *desc);
+
+/* regapps.c's, for restore.c: copy desc into a new app; -1 on no
+   memory. */
+int registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc);
+
+/* reglive.c's: watch a worker or an application for silence from now_ms
+   on (a sign of life if it is watched already), or stop watching it. */
+void registry__watch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms);
+void registry__unwatch_worker (registry_t *self, reg_worker_t *w);
+void registry__watch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
+void registry__unwatch_app (registry_t *self, reg_app_t *app);
+
 /* regdrivers.c's, for registry.c and restore.c. */
 int registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc);
-void registry__driver_free (reg_driver_t **d_p);
+void registry__driver_destroy (reg_driver_t **d_p);
 void registry__driver_complete (registry_t *self, reg_driver_t *d);
 /* The drivers placed on w, which died at dead_ms: relaunched when
    supervised, else ended. */

@@ -1,6 +1,7 @@
 /*  restore.c - the registry and the journal: every record of the state
-    for a snapshot (registry_dump), and the registry rebuilt from the
-    records a replay recovered (registry_restore); see registry.h.
+    for a snapshot (registry_dump), the registry rebuilt from the records
+    a replay recovered (registry_restore), and how many of the restored
+    peers are not back yet (registry_pending); see registry.h.
 
     Recovered records passed a CRC, not a schema: every value is checked
     here, and a record that makes no sense (an executor of an unknown
@@ -144,7 +145,7 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
         return false;
     reg_app_t *app = calloc (1, sizeof *app);
     if (!app || registry__app_fill (app, &desc) < 0) {
-        registry__app_free (&app);
+        registry__app_destroy (&app);
         return false;
     }
     snprintf (app->id, sizeof app->id, "%s", id);
@@ -269,7 +270,7 @@ s_restore_driver (registry_t *self, const cJSON *r, registry_files_fn *files,
         .memory_mb = s_rec_int (r, "memory_mb", 1, s_max_mb, 1),
         .supervise = s_rec_bool (r, "supervise")};
     if (!d || registry__driver_fill (d, &desc) < 0) {
-        registry__driver_free (&d);
+        registry__driver_destroy (&d);
         return false;
     }
     snprintf (d->id, sizeof d->id, "%s", id);
@@ -362,4 +363,17 @@ registry_restore (registry_t *self, const cJSON *workers, const cJSON *apps,
         else
             s_skipped (out, "driver", r);
     }
+}
+
+size_t
+registry_pending (registry_t *self)
+{
+    size_t n = 0;
+    for (reg_worker_t *w = zlistx_first (self->worker_order); w;
+         w = zlistx_next (self->worker_order))
+        n += w->state == WORKER_UNKNOWN;
+    for (reg_app_t *a = zlistx_first (self->active); a;
+         a = zlistx_next (self->active))
+        n += a->recovering;
+    return n;
 }

@@ -18,7 +18,6 @@ fi
 # circles that the structural refactor is removing, one by one.
 allowed=(
     "master: regdrivers registry"
-    "master: cluster drivers recover"
     "driver: ctx engine execs jobs local master render"
 )
 

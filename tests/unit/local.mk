@@ -92,7 +92,7 @@ tests_unit_test_curve_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_journal
 tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
 	tests/unit/testutil.h master/jstate.c master/jstate.h \
-	master/journal.c master/journal.h
+	master/journal.c master/journal.h master/jio.c master/jio.h
 tests_unit_test_journal_CFLAGS = $(unit_cflags)
 tests_unit_test_journal_LDADD = $(unit_libs)
 
@@ -100,8 +100,9 @@ tests_unit_test_journal_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_restore
 tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
 	tests/unit/testutil.h master/jstate.c master/jstate.h \
-	master/registry.c master/regdrivers.c master/registry.h \
-	master/registry_int.h \
+	master/registry.c master/registry.h master/registry_int.h \
+	master/regworkers.c master/regapps.c master/regdrivers.c \
+	master/reglive.c master/regviews.c \
 	master/records.c master/restore.c
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
 tests_unit_test_restore_LDADD = $(unit_libs)

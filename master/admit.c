@@ -1,0 +1,166 @@
+/*  admit.c - who may talk to hearth-master when it runs with CURVE keys:
+    the ZAP handler and the monitors that log refused handshakes, what
+    each message's key says (a worker or an application whose key left
+    the allow directory ends), and a reload of that directory on SIGHUP
+    (removed keys end their workers and applications at once, and the
+    events socket's subscribers connect again); see admit.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/clock.h"
+#include "libcore/log.h"
+#include "master/admit.h"
+#include "master/send.h"
+
+/* Binding the events socket again after SIGHUP: tries, and the pause
+   between them (its old listener closes asynchronously). */
+static const int s_rebind_tries = 100;
+static const int s_rebind_pause_ms = 10;
+
+/* A peer whose key left the allow directory: its worker or application
+   ends now, so that the master sends it nothing more (no
+   LAUNCH_EXECUTOR, no token). */
+static const char s_key_gone[] =
+    "its CURVE key was removed from the allow directory";
+
+static void
+s_cut_off_worker (master_t *m, reg_worker_t *w)
+{
+    if (w->state != WORKER_ALIVE)
+        return;
+    log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, s_key_gone);
+    registry_worker_dead (m->reg, w, s_key_gone, hearth_mono_ms ());
+}
+
+static void
+s_cut_off_app (master_t *m, reg_app_t *app)
+{
+    char reason[sizeof s_key_gone + 32];
+    if (app->state > APP_RUNNING)
+        return;
+    snprintf (reason, sizeof reason, "driver cut off: %s", s_key_gone);
+    log_warn ("application %s FAILED: %s", app->id, reason);
+    registry_app_end (m->reg, app, APP_FAILED, reason, master_kill_executor, m);
+}
+
+void
+master_admit_seen (master_t *m, zframe_t *rid, const char *key, bool refused)
+{
+    void *record;
+    peer_kind_t kind = registry_peer (m->reg, rid, &record);
+    char *kept = kind == PEER_WORKER ? ((reg_worker_t *) record)->curve_key
+                 : kind == PEER_APP  ? ((reg_app_t *) record)->curve_key
+                                     : NULL;
+    if (!kept)
+        return;
+    if (refused) {
+        if (kind == PEER_WORKER)
+            s_cut_off_worker (m, record);
+        else
+            s_cut_off_app (m, record);
+    }
+    else if (strcmp (kept, key) != 0)
+        snprintf (kept, sizeof ((reg_worker_t *) 0)->curve_key, "%s", key);
+}
+
+/* A reload removed keys: end, now, the workers and applications that
+   registered with one of them. */
+static void
+s_cut_off_removed (master_t *m)
+{
+    hearth_zap_t *zap = m->curve.zap;
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
+        if (w->curve_key[0] && !hearth_zap_allowed (zap, w->curve_key))
+            s_cut_off_worker (m, w);
+    zlistx_t *gone = zlistx_new ();
+    zlistx_t *apps = registry_apps (m->reg);
+    for (reg_app_t *a = zlistx_first (apps); gone && a; a = zlistx_next (apps))
+        if (a->curve_key[0] && !hearth_zap_allowed (zap, a->curve_key))
+            zlistx_add_end (gone, a);
+    for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
+         a = zlistx_next (gone))
+        s_cut_off_app (m, a); /* not while walking the active list */
+    zlistx_destroy (&gone);
+}
+
+/* After keys were removed: a PUB socket cannot refuse a subscriber
+   message by message, so end all its connections (unbind, and bind again
+   at the same address).  Subscribers reconnect on their own, through the
+   ZAP handler, which admits only the keys still allowed. */
+static void
+s_reconnect_subscribers (master_t *m)
+{
+    char *endpoint = zsock_last_endpoint (m->pub);
+    int rc = endpoint ? zsock_unbind (m->pub, "%s", endpoint) : -1;
+    /* The old listener closes in libzmq's I/O thread: wait for its port
+       (a try or two). */
+    for (int i = 0; rc == 0 && i < s_rebind_tries; i++) {
+        if (zsock_bind (m->pub, "%s", endpoint) >= 0)
+            break;
+        if (i + 1 == s_rebind_tries)
+            rc = -1;
+        zclock_sleep (s_rebind_pause_ms);
+    }
+    if (rc < 0)
+        log_error ("cannot bind the events socket again at %s: %s",
+                   endpoint ? endpoint : "?", zmq_strerror (errno));
+    else
+        log_info ("keys removed: the events socket's subscribers connect "
+                  "again, and only admitted keys get through");
+    free (endpoint);
+}
+
+static int
+s_on_zap (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    (void) sock;
+    master_t *m = arg;
+    hearth_zap_handle (m->curve.zap);
+    return 0;
+}
+
+static int
+s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    master_t *m = arg;
+    hearth_zap_on_monitor (m->curve.zap, sock);
+    return 0;
+}
+
+int
+master_admit_watch (master_t *m, hearth_error_t *err)
+{
+    zsock_t *router_mon =
+        hearth_zap_watch (m->curve.zap, m->router, "ROUTER", err);
+    zsock_t *pub_mon =
+        router_mon ? hearth_zap_watch (m->curve.zap, m->pub, "events", err)
+                   : NULL;
+    if (!pub_mon)
+        return -1;
+    if (zloop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap, m) < 0
+        || zloop_reader (m->loop, router_mon, s_on_monitor, m) < 0
+        || zloop_reader (m->loop, pub_mon, s_on_monitor, m) < 0)
+        return hearth_errprintf (err, "cannot set up the event loop");
+    log_info ("CURVE on: %zu client keys admitted",
+              hearth_zap_size (m->curve.zap));
+    return 0;
+}
+
+void
+master_admit_reload (master_t *m)
+{
+    hearth_error_t err;
+    if (hearth_zap_reload (m->curve.zap, &err) < 0)
+        log_error ("%s", err.text);
+    else if (hearth_zap_removed (m->curve.zap) > 0) {
+        s_cut_off_removed (m);
+        s_reconnect_subscribers (m);
+    }
+}

@@ -1,0 +1,74 @@
+/*  jio.c - the journal's few POSIX file helpers; see jio.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libcore/log.h"
+#include "master/jio.h"
+
+int
+jio_write_all (int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write (fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t) n;
+    }
+    return 0;
+}
+
+char *
+jio_read_file (const char *path, size_t *len)
+{
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    if (fstat (fd, &st) < 0) {
+        close (fd);
+        return NULL;
+    }
+    char *buf = malloc ((size_t) st.st_size + 1);
+    size_t got = 0;
+    while (buf && got < (size_t) st.st_size) {
+        ssize_t n = read (fd, buf + got, (size_t) st.st_size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t) n;
+    }
+    close (fd);
+    if (buf)
+        buf[got] = '\0';
+    *len = got;
+    return buf;
+}
+
+static int
+s_rm_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void) st;
+    (void) ftw;
+    if (flag == FTW_DP ? rmdir (path) : unlink (path))
+        log_warn ("cannot remove %s: %s", path, strerror (errno));
+    return 0;
+}
+
+void
+jio_rm_tree (const char *path)
+{
+    if (access (path, F_OK) == 0)
+        nftw (path, s_rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}

@@ -1,0 +1,275 @@
+/*  regapps.c - the registry's applications and their executors:
+    registration (and a driver's return under its application's id),
+    the end of an application (its executors killed), an executor's
+    placement and each change of its state; see registry.h. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "master/registry.h"
+#include "master/registry_int.h"
+
+static void
+s_exec_destroy (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
+static cJSON *
+s_app_event (reg_app_t *app, const char *what)
+{
+    cJSON *e = registry__event (what);
+    if (e)
+        cJSON_AddItemToObject (e, "app", registry_app_json (app));
+    return e;
+}
+
+int
+registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
+{
+    if (registry__set_str (&app->name, desc->name) < 0
+        || registry__set_str (&app->driver_url, desc->driver_url) < 0
+        || registry__set_str (&app->token, desc->token) < 0
+        || registry__set_str (&app->driver_key, desc->driver_key) < 0
+        || registry__set_str (&app->user, desc->user) < 0)
+        return -1;
+    if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
+        return -1;
+    if (desc->routing_id && !(app->routing_id = zframe_dup (desc->routing_id)))
+        return -1;
+    if (!(app->executors = zhashx_new ()) || !(app->workers = zhashx_new ()))
+        return -1;
+    zhashx_set_destructor (app->executors, s_exec_destroy);
+    app->max_cores = desc->max_cores;
+    app->cores_per_executor = desc->cores_per_executor;
+    app->memory_per_executor_mb = desc->memory_per_executor_mb;
+    app->next_exec_id = desc->first_exec_id;
+    app->hold_until_ms = desc->hold_until_ms;
+    return 0;
+}
+
+static void
+s_app_id (registry_t *self, reg_app_t *app, const char *wanted)
+{
+    if (wanted) {
+        snprintf (app->id, sizeof app->id, "%s", wanted);
+        return;
+    }
+    do
+        hearth_id_format (app->id, sizeof app->id, HEARTH_ID_APP, time (NULL),
+                          self->next_app_seq++ % 10000);
+    while (registry_app (self, app->id));
+}
+
+void
+registry_note_orphan (registry_t *self, const char *app_id, int exec_id)
+{
+    reg_app_t *app = registry_app (self, app_id);
+    if (app) {
+        if (exec_id >= app->next_exec_id)
+            app->next_exec_id = exec_id + 1;
+        return;
+    }
+    int *next = zhashx_lookup (self->orphans, app_id);
+    if (!next && (next = calloc (1, sizeof *next)))
+        zhashx_insert (self->orphans, app_id, next);
+    if (next && exec_id >= *next)
+        *next = exec_id + 1;
+}
+
+reg_app_t *
+registry_app_register (registry_t *self, const registry_app_desc_t *desc,
+                       int64_t now_ms)
+{
+    if (desc->id && registry_app (self, desc->id))
+        return NULL;
+    reg_app_t *app = calloc (1, sizeof *app);
+    if (!app)
+        return NULL;
+    if (registry__app_fill (app, desc) < 0) {
+        registry__app_destroy (&app);
+        return NULL;
+    }
+    s_app_id (self, app, desc->id);
+    int *orphan_next = zhashx_lookup (self->orphans, app->id);
+    if (orphan_next && *orphan_next > app->next_exec_id)
+        app->next_exec_id = *orphan_next;
+    zhashx_delete (self->orphans, app->id);
+    app->state = APP_WAITING;
+    app->submit_ms = app->last_heartbeat_ms = registry_wall_ms ();
+    registry__watch_app (self, app, now_ms);
+    app->order_handle = zlistx_add_end (self->active, app);
+    zhashx_insert (self->apps, app->id, app);
+    registry__peer_set (self, app->routing_id, PEER_APP, app);
+    registry_change_t c = {.topic = "app",
+                           .app = app,
+                           .exit_status = -1,
+                           .event = s_app_event (app, "registered")};
+    registry__notify (self, &c);
+    return app;
+}
+
+/* Move app to the completed list, dropping the oldest beyond the limit. */
+static void
+s_app_complete (registry_t *self, reg_app_t *app)
+{
+    zlistx_detach (self->active, app->order_handle);
+    app->order_handle = zlistx_add_end (self->completed, app);
+    while (zlistx_size (self->completed) > self->retained_apps) {
+        reg_app_t *old = zlistx_first (self->completed);
+        registry__record_forget (self, "app-", old->id);
+        zhashx_delete (self->apps, old->id);
+        zlistx_delete (self->completed, zlistx_cursor (self->completed));
+    }
+}
+
+void
+registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
+                  const char *reason,
+                  void (*kill_fn) (void *arg, reg_exec_t *exec), void *arg)
+{
+    if (app->state != APP_WAITING && app->state != APP_RUNNING)
+        return;
+    reg_exec_t *exec;
+    while ((exec = zhashx_first (app->executors))) {
+        if (kill_fn)
+            kill_fn (arg, exec);
+        registry_exec_set_state (self, exec, EXEC_KILLED, "application ended",
+                                 -1, false);
+    }
+    registry__unwatch_app (self, app);
+    registry__peer_unset (self, app->routing_id, app);
+    app->state = state;
+    app->end_ms = registry_wall_ms ();
+    registry__set_str (&app->end_reason, reason);
+    registry_change_t c = {.topic = "app",
+                           .app = app,
+                           .exit_status = -1,
+                           .event = s_app_event (app, "ended")};
+    registry__notify (self, &c);
+    s_app_complete (self, app);
+}
+
+void
+registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
+                    int first_exec_id, int64_t now_ms)
+{
+    zframe_t *rid = zframe_dup (routing_id);
+    if (!rid)
+        return;
+    registry__peer_unset (self, app->routing_id, app);
+    zframe_destroy (&app->routing_id);
+    app->routing_id = rid;
+    registry__peer_set (self, rid, PEER_APP, app);
+    app->recovering = false;
+    if (first_exec_id > app->next_exec_id)
+        app->next_exec_id = first_exec_id;
+    app->last_heartbeat_ms = registry_wall_ms ();
+    registry__watch_app (self, app, now_ms);
+    registry_change_t c = {.topic = "app",
+                           .app = app,
+                           .exit_status = -1,
+                           .event = s_app_event (app, "reregistered")};
+    registry__notify (self, &c);
+}
+
+static cJSON *
+s_exec_event (reg_exec_t *exec, const char *what, const char *message,
+              int exit_status, bool worker_lost)
+{
+    cJSON *e = registry__event (what);
+    if (!e)
+        return NULL;
+    cJSON_AddItemToObject (e, "executor", registry_exec_json (exec));
+    if (message)
+        cJSON_AddStringToObject (e, "message", message);
+    if (exit_status >= 0)
+        cJSON_AddNumberToObject (e, "exit_status", exit_status);
+    if (worker_lost)
+        cJSON_AddBoolToObject (e, "worker_lost", true);
+    return e;
+}
+
+reg_exec_t *
+registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
+                   int64_t memory_mb)
+{
+    char key[16];
+    reg_exec_t *exec = calloc (1, sizeof *exec);
+    if (!exec)
+        return NULL;
+    *exec = (reg_exec_t){app,       app->next_exec_id, w, cores,
+                         memory_mb, EXEC_LAUNCHING,    0, NULL};
+    exec->worker_handle = zlistx_add_end (w->executors, exec);
+    if (!exec->worker_handle) {
+        free (exec);
+        return NULL;
+    }
+    app->next_exec_id++;
+    if (self->journal) /* next_exec_id moved */
+        registry__record (self, registry_app_record (app), false);
+    zhashx_update (app->workers, w->id, (void *) "");
+    snprintf (key, sizeof key, "%d", exec->exec_id);
+    zhashx_insert (app->executors, key, exec);
+    app->cores_granted += cores;
+    w->cores_used += cores;
+    w->memory_used_mb += memory_mb;
+    registry_change_t c = {.topic = "executor",
+                           .worker = w,
+                           .app = app,
+                           .exec = exec,
+                           .exit_status = -1,
+                           .event =
+                               s_exec_event (exec, "added", NULL, -1, false)};
+    registry__notify (self, &c);
+    if (app->state == APP_WAITING) {
+        app->state = APP_RUNNING;
+        registry_change_t r = {.topic = "app",
+                               .app = app,
+                               .exit_status = -1,
+                               .event = s_app_event (app, "running")};
+        registry__notify (self, &r);
+    }
+    return exec;
+}
+
+/* Give back the executor's resources and free it. */
+static void
+s_exec_remove (reg_exec_t *exec)
+{
+    char key[16];
+    reg_worker_t *w = exec->worker;
+    reg_app_t *app = exec->app;
+    w->cores_used -= exec->cores;
+    w->memory_used_mb -= exec->memory_mb;
+    app->cores_granted -= exec->cores;
+    zlistx_delete (w->executors, exec->worker_handle);
+    snprintf (key, sizeof key, "%d", exec->exec_id);
+    zhashx_delete (app->executors, key); /* frees exec */
+}
+
+void
+registry_exec_set_state (registry_t *self, reg_exec_t *exec, exec_state_t state,
+                         const char *message, int exit_status, bool worker_lost)
+{
+    exec->state = state;
+    if (state == EXEC_EXITED && exit_status == 0)
+        exec->app->retries = 0;
+    else if (state == EXEC_FAILED || (state == EXEC_EXITED && exit_status > 0))
+        exec->app->retries++;
+    registry_change_t c = {.topic = "executor",
+                           .worker = exec->worker,
+                           .app = exec->app,
+                           .exec = exec,
+                           .worker_lost = worker_lost,
+                           .message = message,
+                           .exit_status = exit_status,
+                           .event = s_exec_event (exec, "state", message,
+                                                  exit_status, worker_lost)};
+    registry__notify (self, &c);
+    if (registry_exec_final (state))
+        s_exec_remove (exec);
+}

@@ -1,0 +1,151 @@
+/*  regviews.c - the JSON views of the registry's records (events,
+    MASTER_STATE, hearth-tail): pure functions of one record, calling
+    nothing else of the registry; see registry.h. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "libcore/proto.h"
+#include "master/registry.h"
+
+cJSON *
+registry_worker_json (const reg_worker_t *w, int64_t now_ms)
+{
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
+        return NULL;
+    int cores_used = registry_worker_cores_used (w);
+    int64_t mem_used = registry_worker_memory_used (w);
+    cJSON_AddStringToObject (o, "id", w->id);
+    cJSON_AddStringToObject (o, "host", w->host);
+    cJSON_AddStringToObject (o, "state", hearth_worker_states[w->state]);
+    cJSON_AddNumberToObject (o, "cores", w->cores);
+    cJSON_AddNumberToObject (o, "cores_used", cores_used);
+    cJSON_AddNumberToObject (o, "memory_mb", (double) w->memory_mb);
+    cJSON_AddNumberToObject (o, "memory_used_mb", (double) mem_used);
+    cJSON_AddNumberToObject (o, "last_heartbeat_ms",
+                             (double) w->last_heartbeat_ms);
+    cJSON_AddNumberToObject (o, "heartbeat_age_ms",
+                             (double) (now_ms - w->last_heartbeat_ms));
+    cJSON_AddNumberToObject (o, "executors",
+                             (double) zlistx_size (w->executors));
+    cJSON_AddNumberToObject (o, "drivers", (double) zlistx_size (w->drivers));
+    return o;
+}
+
+cJSON *
+registry_exec_json (const reg_exec_t *exec)
+{
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject (o, "app_id", exec->app->id);
+    cJSON_AddNumberToObject (o, "exec_id", exec->exec_id);
+    cJSON_AddStringToObject (o, "worker_id", exec->worker->id);
+    cJSON_AddStringToObject (o, "host", exec->worker->host);
+    cJSON_AddNumberToObject (o, "cores", exec->cores);
+    cJSON_AddNumberToObject (o, "memory_mb", (double) exec->memory_mb);
+    cJSON_AddStringToObject (o, "state", hearth_executor_states[exec->state]);
+    if (exec->pid > 0)
+        cJSON_AddNumberToObject (o, "pid", exec->pid);
+    return o;
+}
+
+static int
+s_exec_cmp (const void *a, const void *b)
+{
+    const reg_exec_t *x = *(reg_exec_t *const *) a;
+    const reg_exec_t *y = *(reg_exec_t *const *) b;
+    return (x->exec_id > y->exec_id) - (x->exec_id < y->exec_id);
+}
+
+/* The app's executors in exec_id order. */
+static cJSON *
+s_app_executors_json (const reg_app_t *app)
+{
+    cJSON *list = cJSON_CreateArray ();
+    size_t n = zhashx_size (app->executors), i = 0;
+    reg_exec_t **sorted = calloc (n ? n : 1, sizeof *sorted);
+    if (!list || !sorted) {
+        free (sorted);
+        return list;
+    }
+    for (reg_exec_t *e = zhashx_first (app->executors); e && i < n;
+         e = zhashx_next (app->executors))
+        sorted[i++] = e;
+    qsort (sorted, i, sizeof *sorted, s_exec_cmp);
+    for (size_t k = 0; k < i; k++)
+        cJSON_AddItemToArray (list, registry_exec_json (sorted[k]));
+    free (sorted);
+    return list;
+}
+
+cJSON *
+registry_app_json (const reg_app_t *app)
+{
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject (o, "id", app->id);
+    cJSON_AddStringToObject (o, "name", app->name);
+    cJSON_AddStringToObject (o, "state", hearth_app_states[app->state]);
+    cJSON_AddNumberToObject (o, "cores_granted", app->cores_granted);
+    if (app->max_cores)
+        cJSON_AddNumberToObject (o, "max_cores", app->max_cores);
+    else
+        cJSON_AddNullToObject (o, "max_cores");
+    if (app->cores_per_executor)
+        cJSON_AddNumberToObject (o, "cores_per_executor",
+                                 app->cores_per_executor);
+    cJSON_AddNumberToObject (o, "memory_per_executor_mb",
+                             (double) app->memory_per_executor_mb);
+    cJSON_AddStringToObject (o, "driver_url", app->driver_url);
+    if (app->user)
+        cJSON_AddStringToObject (o, "user", app->user);
+    cJSON_AddNumberToObject (o, "submit_ms", (double) app->submit_ms);
+    if (app->end_ms)
+        cJSON_AddNumberToObject (o, "end_ms", (double) app->end_ms);
+    if (app->end_reason)
+        cJSON_AddStringToObject (o, "reason", app->end_reason);
+    if (app->recovering)
+        cJSON_AddBoolToObject (o, "recovering", true);
+    cJSON_AddItemToObject (o, "executors", s_app_executors_json (app));
+    return o;
+}
+
+cJSON *
+registry_driver_json (const reg_driver_t *d)
+{
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject (o, "id", d->id);
+    if (d->name)
+        cJSON_AddStringToObject (o, "name", d->name);
+    cJSON_AddStringToObject (o, "app", d->app);
+    cJSON_AddStringToObject (o, "kind", d->binary ? "binary" : "job");
+    cJSON_AddStringToObject (o, "state", hearth_driver_states[d->state]);
+    cJSON_AddNumberToObject (o, "cores", d->cores);
+    cJSON_AddNumberToObject (o, "memory_mb", (double) d->memory_mb);
+    cJSON_AddBoolToObject (o, "supervise", d->supervise);
+    cJSON_AddNumberToObject (o, "launches", d->launches);
+    cJSON_AddNumberToObject (o, "bytes", (double) d->bytes);
+    if (d->worker_id[0])
+        cJSON_AddStringToObject (o, "worker_id", d->worker_id);
+    if (d->worker_host)
+        cJSON_AddStringToObject (o, "worker_host", d->worker_host);
+    if (d->worker_dir)
+        cJSON_AddStringToObject (o, "work_dir", d->worker_dir);
+    if (d->app_id[0])
+        cJSON_AddStringToObject (o, "app_id", d->app_id);
+    if (d->pid > 0)
+        cJSON_AddNumberToObject (o, "pid", d->pid);
+    if (d->exit_status >= 0)
+        cJSON_AddNumberToObject (o, "exit_status", d->exit_status);
+    if (d->error)
+        cJSON_AddStringToObject (o, "error", d->error);
+    cJSON_AddNumberToObject (o, "submit_ms", (double) d->submit_ms);
+    if (d->end_ms)
+        cJSON_AddNumberToObject (o, "end_ms", (double) d->end_ms);
+    return o;
+}

@@ -1,0 +1,157 @@
+/*  regworkers.c - the registry's workers: registration (again, in place,
+    keeping their executors), what they report using beyond the master's
+    books, death (their executors LOST, their drivers relaunched or
+    ended), and forgetting long-dead ones; see registry.h. */
+#include "config.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "master/registry.h"
+#include "master/registry_int.h"
+
+bool
+registry_worker_report (registry_t *self, reg_worker_t *w, int cores_foreign,
+                        int64_t memory_foreign_mb)
+{
+    (void) self;
+    int cores_before = registry_worker_cores_used (w);
+    int64_t memory_before = registry_worker_memory_used (w);
+    w->cores_foreign = cores_foreign;
+    w->memory_foreign_mb = memory_foreign_mb;
+    return cores_before != registry_worker_cores_used (w)
+           || memory_before != registry_worker_memory_used (w);
+}
+
+static cJSON *
+s_worker_event (reg_worker_t *w, const char *what, const char *reason)
+{
+    cJSON *e = registry__event (what);
+    if (!e)
+        return NULL;
+    cJSON_AddItemToObject (e, "worker",
+                           registry_worker_json (w, registry_wall_ms ()));
+    if (reason)
+        cJSON_AddStringToObject (e, "reason", reason);
+    return e;
+}
+
+/* Copy the description into w; -1 on no memory. */
+static int
+s_worker_fill (registry_t *self, reg_worker_t *w,
+               const registry_worker_desc_t *desc)
+{
+    zframe_t *rid = desc->routing_id ? zframe_dup (desc->routing_id) : NULL;
+    if ((desc->routing_id && !rid)
+        || registry__set_str (&w->host, desc->host) < 0
+        || registry__set_str (&w->version, desc->version) < 0
+        || registry__set_str (&w->work_dir, desc->work_dir) < 0
+        || registry__set_str (&w->work_dir_id, desc->work_dir_id) < 0) {
+        zframe_destroy (&rid);
+        return -1;
+    }
+    registry__peer_unset (self, w->routing_id, w);
+    zframe_destroy (&w->routing_id);
+    w->routing_id = rid;
+    registry__peer_set (self, rid, PEER_WORKER, w);
+    w->cores = desc->cores;
+    w->memory_mb = desc->memory_mb;
+    return 0;
+}
+
+reg_worker_t *
+registry__worker_new (registry_t *self, const registry_worker_desc_t *desc)
+{
+    reg_worker_t *w = calloc (1, sizeof *w);
+    if (!w)
+        return NULL;
+    snprintf (w->id, sizeof w->id, "%s", desc->id);
+    w->executors = zlistx_new ();
+    w->drivers = zlistx_new ();
+    if (!w->executors || !w->drivers || s_worker_fill (self, w, desc) < 0) {
+        registry__peer_unset (self, w->routing_id, w);
+        registry__worker_destroy (&w);
+        return NULL;
+    }
+    zhashx_insert (self->workers, w->id, w);
+    w->order_handle = zlistx_add_end (self->worker_order, w);
+    return w;
+}
+
+reg_worker_t *
+registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
+                          int64_t now_ms)
+{
+    reg_worker_t *w = registry_worker (self, desc->id);
+    bool again = w != NULL;
+    if (w && s_worker_fill (self, w, desc) < 0)
+        return NULL;
+    if (!w && !(w = registry__worker_new (self, desc)))
+        return NULL;
+    if (w->dead_handle)
+        zlistx_delete (self->dead, w->dead_handle);
+    w->dead_handle = NULL;
+    w->state = WORKER_ALIVE;
+    w->dead_ms = 0;
+    w->registered_ms = w->last_heartbeat_ms = registry_wall_ms ();
+    registry__watch_worker (self, w, now_ms);
+    registry_change_t c = {.topic = "worker",
+                           .worker = w,
+                           .exit_status = -1,
+                           .event = s_worker_event (
+                               w, again ? "reregistered" : "registered", NULL)};
+    registry__notify (self, &c);
+    return w;
+}
+
+void
+registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
+                      int64_t dead_ms)
+{
+    if (w->state == WORKER_DEAD)
+        return;
+    registry__unwatch_worker (self, w);
+    w->state = WORKER_DEAD;
+    w->dead_ms = dead_ms;
+    w->dead_handle = zlistx_add_end (self->dead, w);
+    w->cores_foreign = 0;
+    w->memory_foreign_mb = 0;
+    reg_exec_t *exec;
+    while ((exec = zlistx_first (w->executors)))
+        registry_exec_set_state (self, exec, EXEC_LOST, "worker lost", -1,
+                                 true);
+    registry__drivers_worker_dead (self, w, dead_ms);
+    registry_change_t c = {.topic = "worker",
+                           .worker = w,
+                           .exit_status = -1,
+                           .event = s_worker_event (w, "dead", reason)};
+    registry__notify (self, &c);
+}
+
+static void
+s_worker_forget (registry_t *self, reg_worker_t *w)
+{
+    assert (zlistx_size (w->executors) == 0);
+    assert (zlistx_size (w->drivers) == 0);
+    registry__unwatch_worker (self, w);
+    registry__peer_unset (self, w->routing_id, w);
+    if (w->dead_handle)
+        zlistx_delete (self->dead, w->dead_handle);
+    zlistx_delete (self->worker_order, w->order_handle);
+    registry__record_forget (self, "worker-", w->id);
+    zhashx_delete (self->workers, w->id);
+}
+
+size_t
+registry_reap (registry_t *self, int64_t cutoff_ms, size_t max)
+{
+    size_t n = 0;
+    reg_worker_t *w;
+    while (n < max && (w = zlistx_first (self->dead))
+           && w->dead_ms < cutoff_ms) {
+        s_worker_forget (self, w);
+        n++;
+    }
+    return n;
+}

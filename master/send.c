@@ -1,0 +1,127 @@
+/*  send.c - the messages hearth-master puts on its ROUTER and the events
+    it puts on its PUB socket; see send.h. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/clock.h"
+#include "libcore/jsonprint.h"
+#include "libcore/log.h"
+#include "master/send.h"
+
+/* Errors from one peer are logged at most once per this period. */
+static const int64_t s_error_log_period_ms = 60000;
+/* Peers remembered for that; past it the memory is cleared. */
+static const size_t s_error_log_peers_max = 10000;
+
+void
+master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    hearth_error_t err;
+    const char *name = hearth_cmd_name (msg->cmd);
+    if (hearth_msg_send (&msg, m->router, rid, &err) < 0)
+        log_warn ("cannot send %s: %s", name, err.text);
+}
+
+void
+master_send_reason (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
+                    const char *reason)
+{
+    hearth_msg_t *reply = hearth_msg_new (cmd);
+    if (!reply)
+        return;
+    cJSON_AddStringToObject (reply->body, "reason", reason);
+    master_send (m, rid, reply);
+}
+
+void
+master_reject (master_t *m, zframe_t *rid, const char *code, const char *text,
+               const char *command)
+{
+    char peer[64];
+    char *hex = zframe_strhex (rid);
+    snprintf (peer, sizeof peer, "%s", hex ? hex : "?");
+    free (hex);
+    int64_t now = hearth_mono_ms ();
+    int64_t *last = zhashx_lookup (m->log_limit, peer);
+    if (!last || now - *last >= s_error_log_period_ms) {
+        log_warn ("peer %s: %s%s%s (dropped; further errors from this peer "
+                  "are not logged for a minute)",
+                  peer, command ? command : "", command ? ": " : "", text);
+        if (zhashx_size (m->log_limit) >= s_error_log_peers_max)
+            zhashx_purge (m->log_limit);
+        int64_t *stamp = malloc (sizeof *stamp);
+        if (stamp) {
+            *stamp = now;
+            zhashx_update (m->log_limit, peer, stamp);
+        }
+    }
+    hearth_send_error (m->router, rid, code, text, command);
+}
+
+void
+master_publish (master_t *m, const char *topic, cJSON *event)
+{
+    if (!event)
+        return;
+    /* One event per worker heartbeat: printed with libcore's printer
+       (cJSON's own spent half the master's instructions at 10,000
+       workers: every number through sprintf and sscanf), sent straight
+       from the stack. */
+    char stack[4096];
+    hearth_jsonbuf_t buf;
+    const char *text = hearth_json_print (event, &buf, stack, sizeof stack);
+    cJSON_Delete (event);
+    if (!text)
+        return;
+    void *pub = zsock_resolve (m->pub);
+    if (zmq_send (pub, topic, strlen (topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
+        zmq_send (pub, text, buf.len, ZMQ_DONTWAIT);
+    hearth_jsonbuf_release (&buf);
+}
+
+/* KILL_EXECUTOR {app_id, exec_id, reason} to w. */
+static void
+s_kill (master_t *m, reg_worker_t *w, const char *app_id, int exec_id,
+        const char *reason)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "app_id", app_id);
+    cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
+    cJSON_AddStringToObject (msg->body, "reason", reason);
+    master_send (m, w->routing_id, msg);
+}
+
+void
+master_send_kill (master_t *m, reg_worker_t *w, const char *app_id, int exec_id,
+                  const char *reason)
+{
+    log_info ("killing executor %s/%d on %s: %s", app_id, exec_id, w->id,
+              reason);
+    s_kill (m, w, app_id, exec_id, reason);
+}
+
+void
+master_kill_executor (void *arg, reg_exec_t *exec)
+{
+    if (exec->worker->state != WORKER_ALIVE)
+        return;
+    s_kill (arg, exec->worker, exec->app->id, exec->exec_id,
+            "application ended");
+}
+
+reg_worker_t *
+master_sender_worker (master_t *m, zframe_t *rid)
+{
+    void *record;
+    if (registry_peer (m->reg, rid, &record) == PEER_WORKER
+        && ((reg_worker_t *) record)->state == WORKER_ALIVE)
+        return record;
+    master_send_reason (m, rid, HEARTH_CMD_RECONNECT_WORKER,
+                        "the master does not know this worker");
+    return NULL;
+}

@@ -1,0 +1,50 @@
+/*  send.h - everything hearth-master puts on its sockets that is not a
+    handler's own answer: a message to one peer on the ROUTER, an ERROR
+    for a malformed message, an event on the PUB, KILL_EXECUTOR for an
+    executor, and the RECONNECT_WORKER that a message from a worker the
+    master does not know gets.  A leaf of the master: it calls nothing of
+    the master's other files, so that every one of them may call it. */
+#ifndef HEARTH_MASTER_SEND_H
+#define HEARTH_MASTER_SEND_H
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "libcore/proto.h"
+#include "master/master.h"
+#include "master/registry.h"
+
+/* Send msg (consumed) to the peer of routing id rid (borrowed); failures
+   are logged. */
+void master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+
+/* Send a command whose body is {reason} (borrowed) to rid (borrowed):
+   RECONNECT_WORKER, REGISTER_WORKER_FAILED, RECONNECT_APPLICATION. */
+void master_send_reason (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
+                         const char *reason);
+
+/* Answer a malformed or refused message of rid (borrowed): ERROR {code,
+   message, command} (all borrowed; command may be NULL), logged once per
+   peer per minute. */
+void master_reject (master_t *m, zframe_t *rid, const char *code,
+                    const char *text, const char *command);
+
+/* Publish event (consumed; NULL: nothing) on topic (borrowed). */
+void master_publish (master_t *m, const char *topic, cJSON *event);
+
+/* Send KILL_EXECUTOR {app_id, exec_id, reason} (borrowed) to worker w
+   (borrowed), and log it: for an executor of an ended application that a
+   worker reports, or one its driver gave up on. */
+void master_send_kill (master_t *m, reg_worker_t *w, const char *app_id,
+                       int exec_id, const char *reason);
+
+/* Send KILL_EXECUTOR for exec (borrowed) to its worker, if that is alive:
+   registry_app_end's kill_fn, with the master as arg. */
+void master_kill_executor (void *arg, reg_exec_t *exec);
+
+/* The ALIVE worker that rid (borrowed) belongs to (borrowed), or NULL
+   after answering RECONNECT_WORKER: a worker's report from a socket the
+   master does not know. */
+reg_worker_t *master_sender_worker (master_t *m, zframe_t *rid);
+
+#endif

@@ -1,0 +1,273 @@
+/*  workers.c - what workers tell hearth-master: REGISTER_WORKER (with
+    what each one runs: the master keeps, re-adopts or loses executors and
+    drivers by it), their HEARTBEAT (with what they use beyond the
+    master's books), and EXECUTOR_STATE_CHANGED (an application fails
+    after too many executor failures in a row); see workers.h. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "libcore/clock.h"
+#include "libcore/log.h"
+#include "master/drivers.h"
+#include "master/send.h"
+#include "master/workers.h"
+
+static const cJSON *
+s_reported (const cJSON *reported, const reg_exec_t *e)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach (r, reported)
+    {
+        if (hearth_json_int (r, "exec_id", -1) == e->exec_id
+            && strcmp (hearth_json_str (r, "app_id"), e->app->id) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+/* After a re-registration: what the master placed on w but the worker no
+   longer reports is LOST; what it reports, the master keeps (re-adopts,
+   after a restart), RUNNING with its pid.  restored: w was UNKNOWN (the
+   master restarted), counted for the recovery's report. */
+static void
+s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported, bool restored)
+{
+    zlistx_t *lost = zlistx_new ();
+    zlistx_t *running = zlistx_new ();
+    if (!lost || !running) {
+        zlistx_destroy (&lost);
+        zlistx_destroy (&running);
+        return;
+    }
+    for (reg_exec_t *e = zlistx_first (w->executors); e;
+         e = zlistx_next (w->executors)) {
+        const cJSON *r = s_reported (reported, e);
+        if (!r)
+            zlistx_add_end (lost, e);
+        else {
+            e->pid = (int) hearth_json_int (r, "pid", e->pid);
+            if (e->state != EXEC_RUNNING)
+                zlistx_add_end (running, e);
+        }
+    }
+    if (restored) {
+        m->rec.execs_adopted += zlistx_size (w->executors) - zlistx_size (lost);
+        m->rec.execs_lost += zlistx_size (lost);
+    }
+    for (reg_exec_t *e = zlistx_first (running); e; e = zlistx_next (running))
+        registry_exec_set_state (m->reg, e, EXEC_RUNNING,
+                                 "reported by its worker", -1, false);
+    for (reg_exec_t *e = zlistx_first (lost); e; e = zlistx_next (lost))
+        registry_exec_set_state (m->reg, e, EXEC_LOST,
+                                 "not reported by its worker", -1, true);
+    zlistx_destroy (&lost);
+    zlistx_destroy (&running);
+}
+
+/* Cores and memory of the executors a worker lists that the master's
+   books do not have on it; executors of applications the master does not
+   know are noted as orphans.  On registration (kill_ended), those of
+   applications the master knows have ended are killed: they ended while
+   the worker could not be told (the master restarted, or the worker was
+   cut off). */
+static void
+s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
+                 bool kill_ended, int *cores, int64_t *memory)
+{
+    const cJSON *e;
+    *cores = 0;
+    *memory = 0;
+    cJSON_ArrayForEach (e, executors)
+    {
+        const char *app_id = hearth_json_str (e, "app_id");
+        int exec_id = (int) hearth_json_int (e, "exec_id", 0);
+        reg_exec_t *known = registry_exec (m->reg, app_id, exec_id);
+        if (known && known->worker == w)
+            continue;
+        *cores += (int) hearth_json_int (e, "cores", 0);
+        *memory += hearth_json_int (e, "memory_mb", 0);
+        registry_note_orphan (m->reg, app_id, exec_id);
+        reg_app_t *app = registry_app (m->reg, app_id);
+        if (kill_ended && app && app->state > APP_RUNNING)
+            master_send_kill (m, w, app_id, exec_id,
+                              "its application has ended");
+    }
+}
+
+/* A worker registering under a new id with the work dir of another live
+   one replaced it: a worker holds its work dir's lock while it runs and
+   kills what an earlier one left there, so the earlier one is gone, with
+   its executors.  Say so now rather than after liveness x interval.  The
+   work dir is told by work_dir_id (the machine's boot and the lock file's
+   device and inode), not by host and path: two workers on one host may
+   use the same path in different mount namespaces. */
+static void
+s_replaced (master_t *m, const char *id, const char *work_dir_id)
+{
+    if (!work_dir_id || !work_dir_id[0])
+        return;
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
+        if (w->state == WORKER_ALIVE && strcmp (w->id, id) != 0
+            && w->work_dir_id && strcmp (w->work_dir_id, work_dir_id) == 0) {
+            char reason[HEARTH_ID_MAX + 64];
+            snprintf (reason, sizeof reason, "replaced by worker %s", id);
+            log_warn ("worker %s (%s) is DEAD: %s in %s", w->id, w->host,
+                      reason, w->work_dir ? w->work_dir : "its work dir");
+            registry_worker_dead (m->reg, w, reason, hearth_mono_ms ());
+            return; /* only one can have held the lock */
+        }
+}
+
+void
+master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    const char *id = hearth_json_str (b, "id");
+    const char *host = hearth_json_str (b, "host");
+    reg_worker_t *old = registry_worker (m->reg, id);
+    bool restored = old && old->state == WORKER_UNKNOWN;
+    if (old && old->state == WORKER_ALIVE && strcmp (old->host, host) != 0) {
+        log_warn ("worker %s at %s refused: id in use by a live worker at %s",
+                  id, host, old->host);
+        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED,
+                            "duplicate worker id");
+        return;
+    }
+    s_replaced (m, id, hearth_json_str (b, "work_dir_id"));
+    registry_worker_desc_t desc = {id,
+                                   host,
+                                   hearth_json_str (b, "version"),
+                                   hearth_json_str (b, "work_dir"),
+                                   (int) hearth_json_int (b, "cores", 1),
+                                   hearth_json_int (b, "memory_mb", 1),
+                                   rid,
+                                   hearth_json_str (b, "work_dir_id")};
+    reg_worker_t *w =
+        registry_worker_register (m->reg, &desc, hearth_mono_ms ());
+    if (!w) {
+        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED,
+                            "master out of memory");
+        return;
+    }
+    const cJSON *execs = cJSON_GetObjectItem (b, "executors");
+    const cJSON *drivers = cJSON_GetObjectItem (b, "drivers");
+    int cores;
+    int64_t memory;
+    m->rec.workers_back += restored;
+    s_reconcile (m, w, execs, restored);
+    master_drivers_reconcile (m, w, drivers);
+    s_foreign_usage (m, w, execs, true, &cores, &memory);
+    master_drivers_foreign (m, w, drivers, &cores, &memory);
+    registry_worker_report (m->reg, w, cores, memory);
+    log_info ("worker %s registered%s: %s, %d cores, %lld MiB", w->id,
+              restored ? " again after the master's restart"
+              : old    ? " again"
+                       : "",
+              w->host, w->cores, (long long) w->memory_mb);
+    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_REGISTERED_WORKER);
+    if (!reply)
+        return;
+    cJSON_AddNumberToObject (reply->body, "heartbeat_interval_ms",
+                             (double) m->interval_ms);
+    cJSON_AddNumberToObject (reply->body, "heartbeat_liveness",
+                             (double) m->liveness);
+    cJSON_AddStringToObject (reply->body, "master_url", m->url);
+    master_send (m, rid, reply);
+    m->dirty = true;
+}
+
+void
+master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
+{
+    const char *id = hearth_json_str (b, "id");
+    reg_worker_t *w = registry_worker (m->reg, id);
+    if (!w || w->state != WORKER_ALIVE || !zframe_eq (w->routing_id, rid)) {
+        log_info ("heartbeat from unknown worker %s: asking it to register",
+                  id);
+        master_send_reason (m, rid, HEARTH_CMD_RECONNECT_WORKER,
+                            !w ? "the master does not know this worker"
+                            : w->state == WORKER_UNKNOWN
+                                ? "the master restarted: register again"
+                            : w->state == WORKER_DEAD
+                                ? "the master timed this worker out"
+                                : "a new connection: register again");
+        return;
+    }
+    /* By id too: one connection may carry many workers (load tests). */
+    registry_touch_worker (m->reg, w, hearth_mono_ms ());
+    /* Without a list, what it uses beyond the master's books is foreign. */
+    const cJSON *execs = cJSON_GetObjectItem (b, "executors");
+    int cores = (int) hearth_json_int (b, "cores_used", 0) - w->cores_used;
+    int64_t memory =
+        hearth_json_int (b, "memory_used_mb", 0) - w->memory_used_mb;
+    if (execs)
+        s_foreign_usage (m, w, execs, false, &cores, &memory);
+    if (execs)
+        master_drivers_foreign (m, w, cJSON_GetObjectItem (b, "drivers"),
+                                &cores, &memory);
+    if (registry_worker_report (m->reg, w, cores > 0 ? cores : 0,
+                                memory > 0 ? memory : 0))
+        m->dirty = true;
+    int64_t now = registry_wall_ms ();
+    cJSON *e = cJSON_CreateObject ();
+    cJSON_AddStringToObject (e, "event", "heartbeat");
+    cJSON_AddStringToObject (e, "kind", "worker");
+    cJSON_AddNumberToObject (e, "time_ms", (double) now);
+    cJSON_AddItemToObject (e, "worker", registry_worker_json (w, now));
+    master_publish (m, "heartbeat", e);
+}
+
+static int
+s_exec_state (const char *name)
+{
+    for (int i = 0; hearth_executor_states[i]; i++)
+        if (strcmp (hearth_executor_states[i], name) == 0)
+            return i;
+    return -1;
+}
+
+void
+master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    const char *app_id = hearth_json_str (b, "app_id");
+    int exec_id = (int) hearth_json_int (b, "exec_id", -1);
+    if (!master_sender_worker (m, rid))
+        return;
+    reg_exec_t *exec = registry_exec (m->reg, app_id, exec_id);
+    if (!exec || !zframe_eq (exec->worker->routing_id, rid)) {
+        log_debug ("state of unknown executor %s/%d ignored", app_id, exec_id);
+        return;
+    }
+    int state = s_exec_state (hearth_json_str (b, "state"));
+    if (state < 0 || (int) exec->state == state)
+        return;
+    reg_app_t *app = exec->app;
+    int exit_status = (int) hearth_json_int (b, "exit_status", -1);
+    exec->pid = (int) hearth_json_int (b, "pid", exec->pid);
+    log_info ("executor %s/%d on %s: %s%s%s", app_id, exec_id, exec->worker->id,
+              hearth_executor_states[state],
+              hearth_json_str (b, "message") ? ", " : "",
+              hearth_json_str (b, "message") ? hearth_json_str (b, "message")
+                                             : "");
+    registry_exec_set_state (m->reg, exec, state,
+                             hearth_json_str (b, "message"), exit_status,
+                             false);
+    if (registry_exec_final (state) && m->max_executor_retries >= 0
+        && app->retries >= m->max_executor_retries) {
+        bool running = false;
+        for (reg_exec_t *e = zhashx_first (app->executors); e;
+             e = zhashx_next (app->executors))
+            running |= e->state == EXEC_RUNNING;
+        if (!running) {
+            log_warn ("application %s failed: %d executor failures in a row",
+                      app->id, app->retries);
+            registry_app_end (m->reg, app, APP_FAILED,
+                              "too many executor failures",
+                              master_kill_executor, m);
+        }
+    }
+}

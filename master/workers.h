@@ -1,0 +1,27 @@
+/*  workers.h - the handlers of what workers send hearth-master (rid and
+    msg borrowed; answers go to rid). */
+#ifndef HEARTH_MASTER_WORKERS_H
+#define HEARTH_MASTER_WORKERS_H
+
+#include <cjson/cJSON.h>
+#include <czmq.h>
+
+#include "libcore/proto.h"
+#include "master/master.h"
+
+/* REGISTER_WORKER: record the worker (again), reconcile what it reports
+   running with the master's books, answer REGISTERED_WORKER (or
+   REGISTER_WORKER_FAILED). */
+void master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+
+/* HEARTBEAT whose body b (borrowed) names a worker: a sign of life and
+   what it uses beyond the master's books; an unknown one is asked to
+   register (RECONNECT_WORKER).  Publishes a `heartbeat` event. */
+void master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b);
+
+/* EXECUTOR_STATE_CHANGED: apply the executor's new state; an application
+   with too many executor failures in a row, none running, FAILS. */
+void master_executor_state_changed (master_t *m, zframe_t *rid,
+                                    hearth_msg_t *msg);
+
+#endif
