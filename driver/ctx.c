@@ -1,5 +1,5 @@
 /*  ctx.c - the application context: starting and stopping the engine,
-    submitting and cancelling jobs. */
+    submitting, running and cancelling jobs. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,8 +10,6 @@
 #include "driver/internal.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
-
-void job_free (hearth_job_t *job);
 
 static void
 s_copy (char *buf, size_t size, const char *text)
@@ -204,6 +202,14 @@ hearth_job_submit (hearth_job_t *job)
     job->state = HEARTH_JOB_RUNNING;
     pthread_mutex_unlock (&job->lock);
     return zsock_send (job->ctx->pipe, "sp", "SUBMIT", job);
+}
+
+int
+hearth_job_run (hearth_job_t *job)
+{
+    if (hearth_job_submit (job) < 0 || hearth_job_wait (job, -1) < 0)
+        return -1;
+    return hearth_job_state (job) == HEARTH_JOB_SUCCEEDED ? 0 : -1;
 }
 
 void

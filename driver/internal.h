@@ -115,6 +115,8 @@ void job_set_progress (hearth_job_t *job, hearth_stage_t *stage,
                        uint64_t finished, uint64_t running, bool done);
 /* The group holding task index (binary search). */
 const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
+/* Free a job and its stages (the engine no longer refers to it). */
+void job_free (hearth_job_t *job);
 
 /* engine.c */
 engine_t *engine_new (hearth_ctx_t *ctx);

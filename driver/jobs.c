@@ -79,9 +79,6 @@ s_stage_free (hearth_stage_t *st)
     free (st);
 }
 
-/* Free a job's memory (the engine no longer refers to it). */
-void job_free (hearth_job_t *job);
-
 void
 job_free (hearth_job_t *job)
 {
@@ -323,14 +320,6 @@ hearth_job_wait (hearth_job_t *job, int timeout_ms)
     if (!ended)
         return errno = ETIMEDOUT, -1;
     return 0;
-}
-
-int
-hearth_job_run (hearth_job_t *job)
-{
-    if (hearth_job_submit (job) < 0 || hearth_job_wait (job, -1) < 0)
-        return -1;
-    return hearth_job_state (job) == HEARTH_JOB_SUCCEEDED ? 0 : -1;
 }
 
 hearth_job_state_t
