@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/engine.h"
 #include "driver/internal.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"

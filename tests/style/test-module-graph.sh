@@ -22,7 +22,6 @@ allowed=(
     "master: cluster drivers recover"
     "executor: cmdrun fnpool link tasks"
     "driver: submit submit_cluster"
-    "driver: ctx engine execs jobs local master render"
 )
 
 # The objects of one program directory: its plain objects, or libtool's
