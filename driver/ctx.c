@@ -112,18 +112,20 @@ hearth_ctx_destroy (hearth_ctx_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     hearth_ctx_t *ctx = *self_p;
     s_stop_engine (ctx);
     engine_destroy (&ctx->engine);
     hearth_job_t *job;
     while (ctx->jobs && (job = zlistx_first (ctx->jobs))) {
         zlistx_delete (ctx->jobs, zlistx_cursor (ctx->jobs));
-        job_free (job);
+        job_destroy (&job);
     }
     zlistx_destroy (&ctx->jobs);
     hearth_conf_destroy (&ctx->conf);
     free (ctx);
     *self_p = NULL;
+    errno = saved;
 }
 
 const char *
@@ -218,6 +220,7 @@ hearth_job_destroy (hearth_job_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     hearth_job_t *job = *self_p;
     hearth_ctx_t *ctx = job->ctx;
     if (hearth_job_state (job) == HEARTH_JOB_RUNNING && ctx->running) {
@@ -225,6 +228,6 @@ hearth_job_destroy (hearth_job_t **self_p)
         zsock_wait (ctx->pipe);
     }
     zlistx_delete (ctx->jobs, job->handle);
-    job_free (job);
-    *self_p = NULL;
+    job_destroy (self_p);
+    errno = saved;
 }

@@ -123,8 +123,10 @@ void job_set_progress (hearth_job_t *job, hearth_stage_t *stage,
                        uint64_t finished, uint64_t running, bool done);
 /* The group holding task index (binary search). */
 const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
-/* Free a job and its stages (the engine no longer refers to it). */
-void job_free (hearth_job_t *job);
+/* Free a job and its stages (the engine no longer refers to it); the
+   caller has taken it out of its context's list.  Accepts NULL; keeps
+   errno. */
+void job_destroy (hearth_job_t **self_p);
 
 /* render.c */
 /* Append task index of stage to a LAUNCH_TASKS tasks array; input_frame
