@@ -12,8 +12,8 @@
     master and a periodic tick.
 
     The parts never call the engine: each tells it what happened through
-    the callbacks below (the s_*_cbs tables), and the engine calls the
-    part that must act on it.
+    the callbacks of "what the parts tell the engine" below, given to it
+    where it is made, and the engine calls the part that must act on it.
 */
 #include "config.h"
 
@@ -80,17 +80,9 @@ s_process (engine_t *e)
         execs_offer_all (e->execs);
 }
 
-/* The application is over (the master or a local mode says so). */
-static void
-s_app_dead (void *arg, const char *reason)
-{
-    engine_t *e = arg;
-    work_fail_all (e->work, reason);
-    s_process (e);
-}
-
 /* ---- what the parts tell the engine ------------------------------------- */
 
+/* From the work: an attempt to kill. */
 static void
 s_kill (void *arg, int exec_id, uint64_t tid, int attempt)
 {
@@ -99,6 +91,9 @@ s_kill (void *arg, int exec_id, uint64_t tid, int attempt)
         execs_send_kill (e->execs, exec_id, tid, attempt);
 }
 
+/* From the executor set: an executor lost (perhaps one of local[N]'s), an
+   executor silent (the master may give its cores to another), the task
+   set changed. */
 static void
 s_exec_lost (void *arg, int exec_id)
 {
@@ -121,6 +116,18 @@ s_changed (void *arg)
     s_process (arg);
 }
 
+/* From the master link and the local modes: the application is over. */
+static void
+s_app_dead (void *arg, const char *reason)
+{
+    engine_t *e = arg;
+    work_fail_all (e->work, reason);
+    s_process (e);
+}
+
+/* From the master link: registered (the application's id and heartbeat
+   settings), start-up failed, executors granted or lost, the executors
+   to register again with. */
 static void
 s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
               int64_t hb_liveness)
@@ -159,6 +166,7 @@ s_list_executors (void *arg, cJSON *list)
     execs_list (e->execs, list);
 }
 
+/* From the local modes: our executor started, or its process exited. */
 static void
 s_local_started (void *arg, int exec_id, int cores)
 {
