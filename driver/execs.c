@@ -450,6 +450,19 @@ static const struct {
 };
 
 static void
+s_handle (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
+{
+    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
+        if (s_handlers[i].cmd == msg->cmd) {
+            s_handlers[i].handler (self, from, msg);
+            return;
+        }
+    if (s_registered (self, from, msg))
+        log_warn ("executor %d sent %s, ignored", from->x->exec_id,
+                  hearth_cmd_name (msg->cmd));
+}
+
+static void
 s_dispatch (execs_t *self, zframe_t *rid, const hearth_sender_t *peer,
             hearth_msg_t *msg)
 {
@@ -460,14 +473,7 @@ s_dispatch (execs_t *self, zframe_t *rid, const hearth_sender_t *peer,
                      .x = key ? zhash_lookup (self->by_key, key) : NULL};
     if (from.x)
         from.x->last_recv_ms = hearth_mono_ms (); /* a sign of life */
-    size_t i = 0, n = sizeof s_handlers / sizeof s_handlers[0];
-    while (i < n && s_handlers[i].cmd != msg->cmd)
-        i++;
-    if (i < n)
-        s_handlers[i].handler (self, &from, msg);
-    else if (s_registered (self, &from, msg))
-        log_warn ("executor %d sent %s, ignored", from.x->exec_id,
-                  hearth_cmd_name (msg->cmd));
+    s_handle (self, &from, msg);
     free (key);
 }
 
