@@ -1,5 +1,5 @@
 /*  ctx.c - the application context: starting and stopping the engine,
-    submitting and cancelling jobs. */
+    submitting, running and cancelling jobs. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/engine.h"
 #include "driver/internal.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
-
-void job_free (hearth_job_t *job);
 
 static void
 s_copy (char *buf, size_t size, const char *text)
@@ -113,18 +112,20 @@ hearth_ctx_destroy (hearth_ctx_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     hearth_ctx_t *ctx = *self_p;
     s_stop_engine (ctx);
     engine_destroy (&ctx->engine);
     hearth_job_t *job;
     while (ctx->jobs && (job = zlistx_first (ctx->jobs))) {
         zlistx_delete (ctx->jobs, zlistx_cursor (ctx->jobs));
-        job_free (job);
+        job_destroy (&job);
     }
     zlistx_destroy (&ctx->jobs);
     hearth_conf_destroy (&ctx->conf);
     free (ctx);
     *self_p = NULL;
+    errno = saved;
 }
 
 const char *
@@ -206,11 +207,20 @@ hearth_job_submit (hearth_job_t *job)
     return zsock_send (job->ctx->pipe, "sp", "SUBMIT", job);
 }
 
+int
+hearth_job_run (hearth_job_t *job)
+{
+    if (hearth_job_submit (job) < 0 || hearth_job_wait (job, -1) < 0)
+        return -1;
+    return hearth_job_state (job) == HEARTH_JOB_SUCCEEDED ? 0 : -1;
+}
+
 void
 hearth_job_destroy (hearth_job_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     hearth_job_t *job = *self_p;
     hearth_ctx_t *ctx = job->ctx;
     if (hearth_job_state (job) == HEARTH_JOB_RUNNING && ctx->running) {
@@ -218,6 +228,6 @@ hearth_job_destroy (hearth_job_t **self_p)
         zsock_wait (ctx->pipe);
     }
     zlistx_delete (ctx->jobs, job->handle);
-    job_free (job);
-    *self_p = NULL;
+    job_destroy (self_p);
+    errno = saved;
 }

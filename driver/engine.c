@@ -1,4 +1,5 @@
-/*  engine.c - the driver's engine: a thread that owns every socket.
+/*  engine.c - the driver's engine: a thread that owns every socket, and
+    the root of the driver's parts.
 
     (Not a zactor: czmq detaches actor threads, so at exit a process cannot
     know they have closed their sockets, and czmq then sleeps 200 ms in its
@@ -9,11 +10,14 @@
     hearth_ctx_new() returns a registered application or an error.  Then the
     loop serves the API pipe (SUBMIT, CANCEL, $TERM), the executors, the
     master and a periodic tick.
+
+    The parts never call the engine: each tells it what happened through
+    the callbacks of "what the parts tell the engine" below, given to it
+    where it is made, and the engine calls the part that must act on it.
 */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,43 +25,163 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "driver/execs.h"
+#include "driver/local.h"
+#include "driver/master.h"
+#include "driver/work.h"
 #include "libcore/clock.h"
-#include "libcore/intkeys.h"
+#include "libcore/ids.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
-#include "libcore/sock.h"
 
 /* Between looks for stragglers. */
 static const int64_t s_speculation_period_ms = 100;
 /* Jobs waiting this long without any executor deserve a warning. */
 static const int64_t s_starved_warning_ms = 10000;
 
+struct engine {
+    hearth_conf_t *conf;      /* settings (borrowed from the context) */
+    zsock_t *pipe;            /* to the API thread (borrowed) */
+    zloop_t *loop;            /* the engine's loop */
+    engine_mode_t mode;       /* how executors come to be */
+    char app_id[160];         /* from the master, or made locally */
+    int64_t hb_interval_ms;   /* heartbeat interval, from the settings */
+    int64_t hb_liveness;      /* missed intervals before a peer is gone */
+    work_t *work;             /* the task set, the stages, running jobs */
+    execs_t *execs;           /* the executors, once started */
+    master_link_t *master;    /* the master (cluster modes), or NULL */
+    local_t *local;           /* our own processes (local modes), or NULL */
+    bool signaled;            /* the API was told start-up is over */
+    bool stopping;            /* shutting down */
+    int64_t last_spec_ms;     /* last look for stragglers */
+    int64_t starved_since_ms; /* jobs wait with no executor since, or 0 */
+    bool starved_logged;      /* "no executor yet" said for this wait */
+    char error[512];          /* start-up failure */
+};
+
+/* Start-up is over (error NULL) or failed (error set): tell the API. */
 static void
-s_exec_free (void **item)
+s_signal_ready (engine_t *e, const char *error)
 {
-    exec_t *x = *item;
-    if (!x)
+    if (error)
+        snprintf (e->error, sizeof e->error, "%s", error);
+    if (e->signaled)
         return;
-    zframe_destroy (&x->rid);
-    free (x->key);
-    free (x);
-    *item = NULL;
+    e->signaled = true;
+    zsock_signal (e->pipe, error ? 1 : 0);
+}
+
+/* Handle the task set's events, then offer free slots to executors. */
+static void
+s_process (engine_t *e)
+{
+    work_process (e->work);
+    if (!e->stopping && work_has_jobs (e->work))
+        execs_offer_all (e->execs);
+}
+
+/* ---- what the parts tell the engine ------------------------------------- */
+
+/* From the work: an attempt to kill. */
+static void
+s_kill (void *arg, int exec_id, uint64_t tid, int attempt)
+{
+    engine_t *e = arg;
+    if (e->execs)
+        execs_send_kill (e->execs, exec_id, tid, attempt);
+}
+
+/* From the executor set: an executor lost (perhaps one of local[N]'s), an
+   executor silent (the master may give its cores to another), the task
+   set changed. */
+static void
+s_exec_lost (void *arg, int exec_id)
+{
+    engine_t *e = arg;
+    if (e->local)
+        local_executor_gone (e->local, exec_id);
 }
 
 static void
-s_taskset_opts (hearth_conf_t *conf, hearth_taskset_opts_t *o)
+s_exec_silent (void *arg, int exec_id, const char *reason)
 {
-    hearth_taskset_opts_default (o);
-    const char *mode = hearth_conf_str (conf, "scheduler-mode");
-    o->fair = mode && strcasecmp (mode, "FAIR") == 0;
-    o->max_failures = (int) hearth_conf_int (conf, "max-failures");
-    o->max_lost = (int) hearth_conf_int (conf, "max-lost");
-    o->prefetch_max = (int) hearth_conf_int (conf, "task-prefetch");
-    o->speculation = hearth_conf_bool (conf, "speculation");
-    o->spec_multiplier =
-        atof (hearth_conf_str (conf, "speculation-multiplier"));
-    o->spec_quantile = atof (hearth_conf_str (conf, "speculation-quantile"));
-    o->spec_min_us = hearth_conf_ms (conf, "speculation-min") * 1000;
+    engine_t *e = arg;
+    if (e->master)
+        master_link_release_executor (e->master, exec_id, reason);
 }
+
+static void
+s_changed (void *arg)
+{
+    s_process (arg);
+}
+
+/* From the master link and the local modes: the application is over. */
+static void
+s_app_dead (void *arg, const char *reason)
+{
+    engine_t *e = arg;
+    work_fail_all (e->work, reason);
+    s_process (e);
+}
+
+/* From the master link: registered (the application's id and heartbeat
+   settings), start-up failed, executors granted or lost, the executors
+   to register again with. */
+static void
+s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
+              int64_t hb_liveness)
+{
+    engine_t *e = arg;
+    snprintf (e->app_id, sizeof e->app_id, "%s", app_id);
+    execs_set_app (e->execs, app_id);
+    execs_set_heartbeat (e->execs, hb_interval_ms, hb_liveness);
+    s_signal_ready (e, NULL);
+}
+
+static void
+s_failed (void *arg, const char *error)
+{
+    s_signal_ready (arg, error);
+}
+
+static void
+s_executor_added (void *arg, int exec_id, int cores, const char *host)
+{
+    engine_t *e = arg;
+    execs_add (e->execs, exec_id, cores, host);
+}
+
+static void
+s_executor_lost (void *arg, int exec_id, const char *reason)
+{
+    engine_t *e = arg;
+    execs_lost (e->execs, exec_id, reason);
+}
+
+static void
+s_list_executors (void *arg, cJSON *list)
+{
+    engine_t *e = arg;
+    execs_list (e->execs, list);
+}
+
+/* From the local modes: our executor started, or its process exited. */
+static void
+s_local_started (void *arg, int exec_id, int cores)
+{
+    engine_t *e = arg;
+    execs_add (e->execs, exec_id, cores, "localhost");
+}
+
+static void
+s_local_exited (void *arg, int exec_id)
+{
+    engine_t *e = arg;
+    execs_lost (e->execs, exec_id, "process exited");
+}
+
+/* ---- the engine ---------------------------------------------------------- */
 
 engine_t *
 engine_new (hearth_ctx_t *ctx)
@@ -65,54 +189,31 @@ engine_new (hearth_ctx_t *ctx)
     engine_t *e = calloc (1, sizeof *e);
     if (!e)
         return NULL;
-    e->ctx = ctx;
     e->conf = ctx->conf;
     e->hb_interval_ms = hearth_conf_ms (e->conf, "heartbeat-interval");
     e->hb_liveness = hearth_conf_int (e->conf, "heartbeat-liveness");
-    e->max_result_bytes =
-        (int64_t) hearth_conf_bytes (e->conf, "max-result-bytes");
     if (e->hb_interval_ms < 1)
         e->hb_interval_ms = 1;
-    hearth_taskset_opts_t tso;
-    s_taskset_opts (e->conf, &tso);
-    e->ts = hearth_taskset_new (&tso);
-    e->execs = zhashx_new ();
-    e->by_key = zhash_new ();
-    e->jobs = zlistx_new ();
-    e->next_uid = 1;
-    e->next_job = 1;
-    if (!e->ts || !e->execs || !e->by_key || !e->jobs) {
+    work_cbs_t cbs = {.kill = s_kill, .arg = e};
+    if (!(e->work = work_new (e->conf, &cbs)))
         engine_destroy (&e);
-        return NULL;
-    }
-    hearth_intkeys_setup (e->execs);
-    zhashx_set_destructor (e->execs, s_exec_free);
     return e;
 }
 
 void
 engine_destroy (engine_t **self_p)
 {
-    engine_t *e = *self_p;
-    if (!e)
+    if (!self_p || !*self_p)
         return;
-    hearth_taskset_destroy (&e->ts);
-    zhash_destroy (&e->by_key);
-    zhashx_destroy (&e->execs);
-    zlistx_destroy (&e->jobs);
-    for (size_t i = 0; i < e->nlibs; i++) {
-        free (e->libs[i].name);
-        zchunk_destroy (&e->libs[i].data);
-    }
-    free (e->libs);
-    hearth_packer_release (&e->packer);
-    free (e->stages);
-    free (e->lc_worker_pids);
-    zcert_destroy (&e->app_cert);
-    hearth_curve_cleanup (&e->curve);
-    free (e->scratch_dir);
+    int saved = errno;
+    engine_t *e = *self_p;
+    master_link_destroy (&e->master);
+    local_destroy (&e->local);
+    execs_destroy (&e->execs);
+    work_destroy (&e->work);
     free (e);
     *self_p = NULL;
+    errno = saved;
 }
 
 const char *
@@ -125,253 +226,6 @@ const char *
 engine_app_id (const engine_t *self)
 {
     return self->app_id;
-}
-
-void
-engine_signal_ready (engine_t *e, const char *error)
-{
-    if (error)
-        snprintf (e->error, sizeof e->error, "%s", error);
-    if (e->signaled)
-        return;
-    e->signaled = true;
-    zsock_signal (e->pipe, error ? 1 : 0);
-}
-
-/* ---- shipped libraries ------------------------------------------------ */
-
-static int
-s_load_lib (engine_t *e, const char *path, hearth_error_t *err)
-{
-    zfile_t *file = zfile_new (NULL, path);
-    zchunk_t *data = NULL;
-    if (!file || zfile_input (file) < 0
-        || !(data = zfile_read (file, zfile_cursize (file), 0))) {
-        zfile_destroy (&file);
-        return hearth_errprintf (err, "cannot read library %s: %s", path,
-                                 strerror (errno));
-    }
-    zfile_destroy (&file);
-    shipped_lib_t *libs = realloc (e->libs, (e->nlibs + 1) * sizeof *libs);
-    if (!libs) {
-        zchunk_destroy (&data);
-        return hearth_errprintf (err, "out of memory");
-    }
-    e->libs = libs;
-    shipped_lib_t *lib = &e->libs[e->nlibs++];
-    const char *slash = strrchr (path, '/');
-    lib->name = strdup (slash ? slash + 1 : path);
-    lib->data = data;
-    snprintf (lib->hash, sizeof lib->hash, "%s", zchunk_digest (data));
-    return 0;
-}
-
-static int
-s_load_libs (engine_t *e, hearth_error_t *err)
-{
-    const char *const *paths;
-    size_t n = hearth_conf_list (e->conf, "lib", &paths);
-    for (size_t i = 0; i < n; i++)
-        if (s_load_lib (e, paths[i], err) < 0)
-            return -1;
-    return 0;
-}
-
-/* ---- jobs --------------------------------------------------------------- */
-
-static hearth_job_t *
-s_find_job (engine_t *e, uint64_t id)
-{
-    for (hearth_job_t *j = zlistx_first (e->jobs); j; j = zlistx_next (e->jobs))
-        if (j->id == id)
-            return j;
-    return NULL;
-}
-
-/* The engine lets go of a job, then tells the user it has ended. */
-static void
-s_end_job (engine_t *e, hearth_job_t *job, hearth_job_state_t state,
-           const char *error)
-{
-    void *handle = zlistx_find (e->jobs, job);
-    if (!handle)
-        return;
-    zlistx_delete (e->jobs, handle);
-    for (size_t i = 0; i < job->nstages; i++) {
-        hearth_stage_t *st = job->stages[i];
-        uint64_t finished = 0, running = 0, total = 0;
-        hearth_taskset_stage_counts (e->ts, st->uid, &finished, &running,
-                                     &total);
-        job_set_progress (job, st, finished, 0, finished == st->ntasks);
-        if (st->uid < e->stages_alloc)
-            e->stages[st->uid] = NULL;
-    }
-    hearth_taskset_forget_job (e->ts, job->id);
-    job_end (job, state, error);
-}
-
-void
-engine_fail_job (engine_t *e, hearth_job_t *job, const char *error)
-{
-    if (!zlistx_find (e->jobs, job))
-        return;
-    hearth_taskset_fail_job (e->ts, job->id);
-    log_info ("job %s failed: %s", job->name, error);
-    s_end_job (e, job, HEARTH_JOB_FAILED, error);
-}
-
-void
-engine_app_dead (engine_t *e, const char *reason)
-{
-    e->app_dead = true;
-    snprintf (e->app_dead_reason, sizeof e->app_dead_reason, "%s", reason);
-    hearth_job_t *job;
-    while ((job = zlistx_first (e->jobs)))
-        engine_fail_job (e, job, reason);
-}
-
-static int
-s_stage_slot (engine_t *e, uint32_t uid)
-{
-    if (uid < e->stages_alloc)
-        return 0;
-    size_t n = e->stages_alloc ? e->stages_alloc * 2 : 64;
-    while (n <= uid)
-        n *= 2;
-    hearth_stage_t **stages = realloc (e->stages, n * sizeof *stages);
-    if (!stages)
-        return -1;
-    memset (stages + e->stages_alloc, 0,
-            (n - e->stages_alloc) * sizeof *stages);
-    e->stages = stages;
-    e->stages_alloc = n;
-    return 0;
-}
-
-/* Give a stage its uid, result slots and a place in the task set. */
-static int
-s_add_stage (engine_t *e, hearth_job_t *job, hearth_stage_t *st,
-             hearth_error_t *err)
-{
-    if (e->next_uid > DRIVER_MAX_STAGES || s_stage_slot (e, e->next_uid) < 0)
-        return hearth_errprintf (err, "too many stages in one application");
-    st->uid = e->next_uid++;
-    st->results = calloc (st->ntasks, sizeof *st->results);
-    uint32_t *parents = calloc (st->nparents + 1, sizeof *parents);
-    if (!st->results || !parents) {
-        free (parents);
-        return hearth_errprintf (err, "out of memory for %llu tasks",
-                                 (unsigned long long) st->ntasks);
-    }
-    for (size_t i = 0; i < st->nparents; i++)
-        parents[i] = st->parents[i]->uid;
-    int rc =
-        hearth_taskset_add_stage (e->ts, st->uid, job->id, st->ntasks, parents,
-                                  st->nparents, st->pool, st->weight);
-    free (parents);
-    if (rc < 0)
-        return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
-                                 strerror (errno));
-    e->stages[st->uid] = st;
-    return 0;
-}
-
-static void
-s_on_submit (engine_t *e, hearth_job_t *job)
-{
-    hearth_error_t err;
-    job->id = e->next_job++;
-    zlistx_add_end (e->jobs, job);
-    if (e->app_dead) {
-        engine_fail_job (e, job, e->app_dead_reason);
-        return;
-    }
-    for (size_t i = 0; i < job->nstages; i++)
-        if (s_add_stage (e, job, job->stages[i], &err) < 0) {
-            engine_fail_job (e, job, err.text);
-            return;
-        }
-    log_debug ("job %s: %zu stages submitted", job->name, job->nstages);
-    engine_process (e);
-}
-
-/* The input of stages reading st: its results in task order, one trailing
-   newline of each removed, each followed by a newline. */
-static void
-s_build_inputs (engine_t *e, hearth_stage_t *st)
-{
-    hearth_job_t *job = st->job;
-    size_t size = 0;
-    for (uint64_t i = 0; i < st->ntasks; i++)
-        size += st->results[i].len + 1;
-    for (size_t k = 0; k < job->nstages; k++) {
-        hearth_stage_t *child = job->stages[k];
-        if (child->input != st)
-            continue;
-        zframe_t *frame = zframe_new (NULL, size);
-        if (!frame) {
-            engine_fail_job (e, job, "out of memory building a stage input");
-            return;
-        }
-        char *o = (char *) zframe_data (frame);
-        for (uint64_t i = 0; i < st->ntasks; i++) {
-            const result_t *r = &st->results[i];
-            size_t len = r->len;
-            if (len && ((char *) r->data)[len - 1] == '\n')
-                len--;
-            if (len)
-                memcpy (o, r->data, len);
-            o += len;
-            *o++ = '\n';
-        }
-        zframe_destroy (&child->input_frame);
-        child->input_frame =
-            zframe_new (zframe_data (frame), o - (char *) zframe_data (frame));
-        zframe_destroy (&frame);
-    }
-}
-
-static void
-s_on_event (engine_t *e, const hearth_ts_event_t *ev)
-{
-    hearth_stage_t *st =
-        ev->stage < e->stages_alloc ? e->stages[ev->stage] : NULL;
-    hearth_job_t *job = s_find_job (e, ev->job);
-    char error[512];
-    switch (ev->type) {
-    case HEARTH_TS_EV_STAGE_DONE:
-        if (!st)
-            break;
-        job_set_progress (st->job, st, st->ntasks, 0, true);
-        s_build_inputs (e, st);
-        break;
-    case HEARTH_TS_EV_JOB_DONE:
-        if (job)
-            s_end_job (e, job, HEARTH_JOB_SUCCEEDED, NULL);
-        break;
-    case HEARTH_TS_EV_JOB_FAILED:
-        if (!job || !st)
-            break;
-        snprintf (error, sizeof error,
-                  "stage %s, task %llu: lost with its executor %d times",
-                  st->name, (unsigned long long) ev->index, ev->attempt + 1);
-        engine_fail_job (e, job, error);
-        break;
-    case HEARTH_TS_EV_KILL:
-        execs_send_kill (e, ev->exec_id, DRIVER_TID (ev->stage, ev->index),
-                         ev->attempt);
-        break;
-    }
-}
-
-void
-engine_process (engine_t *e)
-{
-    hearth_ts_event_t ev;
-    while (hearth_taskset_next_event (e->ts, &ev))
-        s_on_event (e, &ev);
-    if (!e->stopping)
-        execs_offer_all (e);
 }
 
 /* ---- the loop ----------------------------------------------------------- */
@@ -392,11 +246,13 @@ s_on_pipe (zloop_t *loop, zsock_t *pipe, void *arg)
     int rc = 0;
     if (!cmd || streq (cmd, "$TERM"))
         rc = -1;
-    else if (streq (cmd, "SUBMIT") && job)
-        s_on_submit (e, job);
+    else if (streq (cmd, "SUBMIT") && job) {
+        work_submit (e->work, job);
+        s_process (e);
+    }
     else if (streq (cmd, "CANCEL") && job) {
-        engine_fail_job (e, job, "cancelled");
-        engine_process (e);
+        work_fail_job (e->work, job, "cancelled");
+        s_process (e);
         zsock_signal (pipe, 0);
     }
     free (cmd);
@@ -405,21 +261,12 @@ s_on_pipe (zloop_t *loop, zsock_t *pipe, void *arg)
     return rc;
 }
 
-static bool
-s_has_executor (engine_t *e)
-{
-    for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs))
-        if (x->registered)
-            return true;
-    return false;
-}
-
 /* Like Spark's "Initial job has not accepted any resources": say so when
    jobs wait for long with no executor at all. */
 static void
 s_check_starved (engine_t *e, int64_t now)
 {
-    if (zlistx_size (e->jobs) == 0 || s_has_executor (e)) {
+    if (!work_has_jobs (e->work) || execs_any_registered (e->execs)) {
         e->starved_since_ms = 0;
         e->starved_logged = false;
         return;
@@ -443,22 +290,113 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     (void) timer_id;
     engine_t *e = arg;
     int64_t now = hearth_mono_ms ();
-    if (e->mode != MODE_LOCAL)
-        master_tick (e);
-    if (e->mode != MODE_CLUSTER)
-        local_tick (e);
-    execs_tick (e);
+    if (e->master)
+        master_link_tick (e->master);
+    if (e->local)
+        local_tick (e->local);
+    execs_tick (e->execs);
     s_check_starved (e, now);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;
-        size_t n = hearth_taskset_speculate (e->ts, hearth_mono_us ());
+        size_t n = hearth_taskset_speculate (work_taskset (e->work),
+                                             hearth_mono_us ());
         if (n)
             log_info ("speculation: %zu straggling tasks copied to run "
                       "elsewhere",
                       n);
     }
-    engine_process (e);
+    s_process (e);
     return e->error[0] ? -1 : 0;
+}
+
+/* ---- start-up and shutdown ---------------------------------------------- */
+
+static int
+s_new_execs (engine_t *e, const char *token, hearth_error_t *err)
+{
+    execs_opts_t opts = {.conf = e->conf,
+                         .work = e->work,
+                         .token = token,
+                         .hb_interval_ms = e->hb_interval_ms,
+                         .hb_liveness = e->hb_liveness};
+    execs_cbs_t cbs = {.lost = s_exec_lost,
+                       .silent = s_exec_silent,
+                       .changed = s_changed,
+                       .arg = e};
+    e->execs = execs_new (&opts, &cbs, err);
+    return e->execs ? 0 : -1;
+}
+
+/* A link to the master at url; curve: CURVE if the settings have keys
+   (a tcp:// master, not our own local cluster's). */
+static int
+s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
+{
+    master_link_opts_t opts = {.conf = e->conf,
+                               .loop = e->loop,
+                               .url = url,
+                               .curve = curve,
+                               .hb_interval_ms = e->hb_interval_ms,
+                               .hb_liveness = e->hb_liveness};
+    master_link_cbs_t cbs = {.registered = s_registered,
+                             .failed = s_failed,
+                             .executor_added = s_executor_added,
+                             .executor_lost = s_executor_lost,
+                             .app_dead = s_app_dead,
+                             .list_executors = s_list_executors,
+                             .arg = e};
+    e->master = master_link_new (&opts, &cbs, err);
+    return e->master ? 0 : -1;
+}
+
+/* Memory per executor, for the master.  A local cluster's workers are
+   small: unless told otherwise, an executor takes a whole worker's memory
+   (as in local-cluster[2,1,512]). */
+static int64_t
+s_executor_memory_mb (hearth_conf_t *conf, const local_setup_t *setup)
+{
+    if (setup->mode == MODE_LOCAL_CLUSTER
+        && hearth_conf_source (conf, "executor-memory") <= HEARTH_SRC_DEFAULT)
+        return setup->worker_memory_mb;
+    return (int64_t) (hearth_conf_bytes (conf, "executor-memory")
+                      / (1024 * 1024));
+}
+
+static int
+s_open_master (engine_t *e, const local_setup_t *setup, const char *token,
+               hearth_error_t *err)
+{
+    const char *name = hearth_conf_str (e->conf, "name");
+    master_link_app_t app = {.name = name ? name : "hearth",
+                             .driver_url = execs_url (e->execs),
+                             .token = token,
+                             .driver_key = execs_public_key (e->execs),
+                             .memory_mb =
+                                 s_executor_memory_mb (e->conf, setup)};
+    return master_link_open (e->master, &app, err);
+}
+
+static int
+s_start_local (engine_t *e, const local_setup_t *setup, const char *token,
+               hearth_error_t *err)
+{
+    local_opts_t opts = {.conf = e->conf,
+                         .setup = setup,
+                         .token = token,
+                         .hb_interval_ms = e->hb_interval_ms,
+                         .hb_liveness = e->hb_liveness};
+    local_cbs_t cbs = {.executor_started = s_local_started,
+                       .executor_exited = s_local_exited,
+                       .app_dead = s_app_dead,
+                       .arg = e};
+    if (!(e->local = local_new (&opts, &cbs)))
+        return hearth_errprintf (err, "out of memory");
+    if (setup->mode == MODE_LOCAL) {
+        hearth_id_format (e->app_id, sizeof e->app_id, HEARTH_ID_APP,
+                          time (NULL), (unsigned) getpid ());
+        execs_set_app (e->execs, e->app_id);
+    }
+    return local_start (e->local, execs_url (e->execs), e->app_id, err);
 }
 
 /* Every application has a token its executors must present.  With a
@@ -466,46 +404,48 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
    encrypted too, with a key pair made for this application alone; its
    public key reaches them through the master and their worker. */
 static int
-s_security (engine_t *e, hearth_error_t *err)
-{
-    if (hearth_keys_token (e->token, sizeof e->token) < 0)
-        return hearth_errprintf (err, "cannot make the application's token");
-    if (e->mode != MODE_CLUSTER)
-        return 0; /* our own loopback daemons, or none */
-    if (hearth_curve_client_setup (&e->curve, e->conf, e->master_url, err) < 0)
-        return -1;
-    if (hearth_curve_on (&e->curve) && !(e->app_cert = zcert_new ()))
-        return hearth_errprintf (err, "cannot make the application's keys");
-    return 0;
-}
-
-static int
 s_start (engine_t *e, hearth_error_t *err)
 {
-    const char *name = hearth_conf_str (e->conf, "name");
-    snprintf (e->app_name, sizeof e->app_name, "%s", name ? name : "hearth");
-    if (local_parse_master (e, hearth_conf_str (e->conf, "master"), err) < 0
-        || s_load_libs (e, err) < 0)
+    local_setup_t setup;
+    char token[64];
+    if (local_parse_master (hearth_conf_str (e->conf, "master"), &setup, err)
+        < 0)
+        return -1;
+    e->mode = setup.mode;
+    if (hearth_keys_token (token, sizeof token) < 0)
+        return hearth_errprintf (err, "cannot make the application's token");
+    if (s_new_execs (e, token, err) < 0)
         return -1;
     if (!(e->loop = zloop_new ()))
         return hearth_errprintf (err, "out of memory");
-    if (s_security (e, err) < 0 || execs_open (e, err) < 0
-        || local_start (e, err) < 0)
+    bool cluster = e->mode == MODE_CLUSTER;
+    if (cluster && s_new_master (e, setup.master_url, true, err) < 0)
         return -1;
-    return 0;
+    if (execs_open (e->execs, e->loop, cluster ? setup.master_url : NULL,
+                    e->master && master_link_secure (e->master), err)
+        < 0)
+        return -1;
+    if (!cluster && s_start_local (e, &setup, token, err) < 0)
+        return -1;
+    if (e->mode == MODE_LOCAL_CLUSTER
+        && s_new_master (e, local_master_url (e->local), false, err) < 0)
+        return -1;
+    return e->master ? s_open_master (e, &setup, token, err) : 0;
 }
 
 static void
 s_shutdown (engine_t *e)
 {
     e->stopping = true;
-    hearth_job_t *job;
-    while ((job = zlistx_first (e->jobs)))
-        engine_fail_job (e, job, "the application stopped");
-    execs_stop_all (e, "the application is over");
-    master_close (e);
-    local_stop (e);
-    execs_close (e);
+    work_fail_all (e->work, "the application stopped");
+    if (e->execs)
+        execs_stop_all (e->execs, "the application is over");
+    if (e->master)
+        master_link_close (e->master);
+    if (e->local)
+        local_stop (e->local);
+    if (e->execs)
+        execs_close (e->execs);
     zloop_destroy (&e->loop);
 }
 
@@ -515,18 +455,18 @@ engine_run (engine_t *e, zsock_t *pipe)
     hearth_error_t err;
     e->pipe = pipe;
     if (s_start (e, &err) < 0) {
-        engine_signal_ready (e, err.text);
+        s_signal_ready (e, err.text);
         s_shutdown (e);
         return;
     }
     if (e->mode == MODE_LOCAL)
-        engine_signal_ready (e, NULL);
+        s_signal_ready (e, NULL);
     int64_t tick = e->hb_interval_ms / 4;
     tick = tick < 10 ? 10 : tick > 250 ? 250 : tick;
     zloop_reader (e->loop, pipe, s_on_pipe, e);
     zloop_timer (e->loop, tick, 0, s_on_tick, e);
     zloop_start (e->loop);
     if (!e->signaled)
-        engine_signal_ready (e, e->error[0] ? e->error : "start-up failed");
+        s_signal_ready (e, e->error[0] ? e->error : "start-up failed");
     s_shutdown (e);
 }

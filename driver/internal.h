@@ -1,12 +1,22 @@
 /*  internal.h - libhearth's insides, shared by its modules.
 
-    The user's thread builds jobs (jobs.c) and calls the API; one engine
-    thread per context (engine.c) does all the I/O:
+    The user's thread builds jobs (jobs.c) and calls the API (ctx.c); one
+    engine thread per context does all the I/O.  The engine is the root
+    of its parts: it calls them, they tell it what happened through
+    callbacks given at creation, and none calls another's parent:
 
-        engine.c     the actor: start-up, the loop, the pipe to the API
-        master.c     the link to the master (cluster mode)
-        execs.c      executors: registration, launches, status, losses
-        local.c      local[N] executors and local-cluster daemons
+        ctx.c        the context: the engine thread, submit, cancel, run
+        jobs.c       jobs and stages: building, waiting, results
+        engine.c     the engine: start-up, the loop, the pipe to the API,
+                     and what its parts tell it
+          work.c     the work in progress: task set, stages, running jobs
+          execs.c    the executor set: its ROUTER, registration,
+                     heartbeats, losses
+            launch.c tasks to executors (LAUNCH_TASKS) and back
+                     (STATUS_UPDATE)
+            libs.c   the libraries shipped to every executor
+          master.c   the link to the master (cluster modes)
+          local.c    local[N] executors and local-cluster daemons; the mode
         render.c     a task's wire form from its group's templates
         opts.c       settings (hearth_opts_t)
 
@@ -85,17 +95,15 @@ struct hearth_job {
     void *handle;             /* node in the context's job list */
 };
 
-typedef struct engine engine_t;
-
 struct hearth_ctx {
-    hearth_conf_t *conf; /* settings (copied from opts) */
-    engine_t *engine;    /* the I/O side */
-    zsock_t *pipe;       /* to the engine thread (PAIR) */
-    pthread_t thread;    /* runs the engine */
-    bool running;        /* thread started, not yet joined */
-    zlistx_t *jobs;      /* hearth_job_t not yet destroyed */
-    char app_id[160];    /* from the master, or local-made */
-    char error[512];     /* last context-level error */
+    hearth_conf_t *conf;   /* settings (copied from opts) */
+    struct engine *engine; /* the I/O side (engine.h) */
+    zsock_t *pipe;         /* to the engine thread (PAIR) */
+    pthread_t thread;      /* runs the engine */
+    bool running;          /* thread started, not yet joined */
+    zlistx_t *jobs;        /* hearth_job_t not yet destroyed */
+    char app_id[160];      /* from the master, or local-made */
+    char error[512];       /* last context-level error */
 };
 
 /* opts.c */
@@ -115,15 +123,10 @@ void job_set_progress (hearth_job_t *job, hearth_stage_t *stage,
                        uint64_t finished, uint64_t running, bool done);
 /* The group holding task index (binary search). */
 const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
-
-/* engine.c */
-engine_t *engine_new (hearth_ctx_t *ctx);
-/* The engine thread's body: serves pipe until "$TERM" (the thread owns
-   pipe and destroys it before returning). */
-void engine_run (engine_t *e, zsock_t *pipe);
-void engine_destroy (engine_t **self_p);
-const char *engine_error (const engine_t *self);
-const char *engine_app_id (const engine_t *self);
+/* Free a job and its stages (the engine no longer refers to it); the
+   caller has taken it out of its context's list.  Accepts NULL; keeps
+   errno. */
+void job_destroy (hearth_job_t **self_p);
 
 /* render.c */
 /* Append task index of stage to a LAUNCH_TASKS tasks array; input_frame

@@ -33,11 +33,13 @@ s_strv_dup (const char *const *v)
 }
 
 static void
-s_strv_free (char **v)
+s_strv_destroy (char ***strv_p)
 {
+    char **v = *strv_p;
     for (size_t i = 0; v && v[i]; i++)
         free (v[i]);
     free (v);
+    *strv_p = NULL;
 }
 
 hearth_job_t *
@@ -59,12 +61,13 @@ hearth_job_new (hearth_ctx_t *ctx, const char *name)
 }
 
 static void
-s_stage_free (hearth_stage_t *st)
+s_stage_destroy (hearth_stage_t **self_p)
 {
+    hearth_stage_t *st = *self_p;
     for (size_t i = 0; i < st->ngroups; i++) {
         task_group_t *g = &st->groups[i];
-        s_strv_free (g->argv);
-        s_strv_free (g->env);
+        s_strv_destroy (&g->argv);
+        s_strv_destroy (&g->env);
         free (g->fn);
         free (g->arg);
     }
@@ -77,22 +80,26 @@ s_stage_free (hearth_stage_t *st)
     free (st->pool);
     free (st->name);
     free (st);
+    *self_p = NULL;
 }
 
-/* Free a job's memory (the engine no longer refers to it). */
-void job_free (hearth_job_t *job);
-
 void
-job_free (hearth_job_t *job)
+job_destroy (hearth_job_t **self_p)
 {
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    hearth_job_t *job = *self_p;
     for (size_t i = 0; i < job->nstages; i++)
-        s_stage_free (job->stages[i]);
+        s_stage_destroy (&job->stages[i]);
     free (job->stages);
     free (job->name);
     free (job->error);
     pthread_mutex_destroy (&job->lock);
     pthread_cond_destroy (&job->ended);
     free (job);
+    *self_p = NULL;
+    errno = saved;
 }
 
 hearth_stage_t *
@@ -211,7 +218,7 @@ hearth_stage_add_commands (hearth_stage_t *stage, const char *const *argv,
     if (!g || !(g->argv = s_strv_dup (argv))
         || (env && !(g->env = s_strv_dup (env)))) {
         if (g)
-            s_strv_free (g->argv);
+            s_strv_destroy (&g->argv);
         return -1;
     }
     stage->ngroups++;
@@ -323,14 +330,6 @@ hearth_job_wait (hearth_job_t *job, int timeout_ms)
     if (!ended)
         return errno = ETIMEDOUT, -1;
     return 0;
-}
-
-int
-hearth_job_run (hearth_job_t *job)
-{
-    if (hearth_job_submit (job) < 0 || hearth_job_wait (job, -1) < 0)
-        return -1;
-    return hearth_job_state (job) == HEARTH_JOB_SUCCEEDED ? 0 : -1;
 }
 
 hearth_job_state_t

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver/engine.h"
+#include "driver/local.h"
 #include "libcore/clock.h"
-#include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 
@@ -29,34 +29,64 @@ static const int64_t s_healthy_ms = 10000;
 /* Local executors that may die in a row before the application fails. */
 static const int s_max_local_failures = 10;
 
+/* Our executor process (local[N]): one at a time, the next one started
+   once the executor set has let go of the last. */
+typedef struct {
+    int exec_id;        /* its id, or -1: none */
+    pid_t pid;          /* its pid until reaped, then 0 */
+    int64_t started_ms; /* when we started it (monotonic) */
+} s_proc_t;
+
+struct local {
+    hearth_conf_t *conf;    /* settings (borrowed) */
+    local_setup_t setup;    /* which mode, how big */
+    char token[64];         /* our executors present it */
+    int64_t hb_interval_ms; /* heartbeat interval */
+    int64_t hb_liveness;    /* for our executors */
+    char driver_url[300];   /* where our executors connect */
+    char app_id[160];       /* the application they belong to */
+    char *scratch_dir;      /* our temporary directory, or NULL */
+    bool scratch_owned;     /* we made it: remove it at the end */
+    s_proc_t exec;          /* our executor process */
+    int next_exec;          /* next local executor id */
+    int failures;           /* local executors that died in a row */
+    pid_t master_pid;       /* local-cluster: our master, or 0 */
+    pid_t *worker_pids;     /* local-cluster: our workers (0: reaped) */
+    char master_url[512];   /* local-cluster: where our master listens */
+    bool stopping;          /* local_stop began: start nothing more */
+    local_cbs_t cbs;        /* the owner's callbacks */
+};
+
 int
-local_parse_master (engine_t *e, const char *master, hearth_error_t *err)
+local_parse_master (const char *master, local_setup_t *setup,
+                    hearth_error_t *err)
 {
     int a, b, c, n = 0;
     long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+    memset (setup, 0, sizeof *setup);
     if (!master || strcmp (master, "local") == 0) {
-        e->mode = MODE_LOCAL;
-        e->local_cores = 1;
+        setup->mode = MODE_LOCAL;
+        setup->cores = 1;
     }
     else if (strcmp (master, "local[*]") == 0) {
-        e->mode = MODE_LOCAL;
-        e->local_cores = cpus > 0 ? (int) cpus : 1;
+        setup->mode = MODE_LOCAL;
+        setup->cores = cpus > 0 ? (int) cpus : 1;
     }
     else if (sscanf (master, "local[%d]%n", &a, &n) == 1 && master[n] == '\0'
              && a >= 1 && a <= 65536) {
-        e->mode = MODE_LOCAL;
-        e->local_cores = a;
+        setup->mode = MODE_LOCAL;
+        setup->cores = a;
     }
     else if (sscanf (master, "local-cluster[%d,%d,%d]%n", &a, &b, &c, &n) == 3
              && master[n] == '\0' && a >= 1 && a <= 64 && b >= 1 && c >= 1) {
-        e->mode = MODE_LOCAL_CLUSTER;
-        e->lc_workers = a;
-        e->lc_cores = b;
-        e->lc_memory_mb = c;
+        setup->mode = MODE_LOCAL_CLUSTER;
+        setup->workers = a;
+        setup->worker_cores = b;
+        setup->worker_memory_mb = c;
     }
     else if (strncmp (master, "tcp://", 6) == 0) {
-        e->mode = MODE_CLUSTER;
-        snprintf (e->master_url, sizeof e->master_url, "%s", master);
+        setup->mode = MODE_CLUSTER;
+        snprintf (setup->master_url, sizeof setup->master_url, "%s", master);
     }
     else
         return hearth_errprintf (err,
@@ -68,15 +98,51 @@ local_parse_master (engine_t *e, const char *master, hearth_error_t *err)
     return 0;
 }
 
-static int
-s_make_scratch (engine_t *e, hearth_error_t *err)
+local_t *
+local_new (const local_opts_t *opts, const local_cbs_t *cbs)
 {
-    const char *dir = hearth_conf_str (e->conf, "work-dir");
+    local_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->conf = opts->conf;
+    self->setup = *opts->setup;
+    snprintf (self->token, sizeof self->token, "%s", opts->token);
+    self->hb_interval_ms = opts->hb_interval_ms;
+    self->hb_liveness = opts->hb_liveness;
+    self->cbs = *cbs;
+    self->exec.exec_id = -1;
+    return self;
+}
+
+void
+local_destroy (local_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    local_t *self = *self_p;
+    free (self->worker_pids);
+    free (self->scratch_dir);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+const char *
+local_master_url (const local_t *self)
+{
+    return self->master_url;
+}
+
+static int
+s_make_scratch (local_t *self, hearth_error_t *err)
+{
+    const char *dir = hearth_conf_str (self->conf, "work-dir");
     if (dir) {
         if (mkdir (dir, 0700) < 0 && errno != EEXIST)
             return hearth_errprintf (err, "cannot create %s: %s", dir,
                                      strerror (errno));
-        e->scratch_dir = strdup (dir);
+        self->scratch_dir = strdup (dir);
         return 0;
     }
     const char *tmp = getenv ("TMPDIR");
@@ -86,8 +152,8 @@ s_make_scratch (engine_t *e, hearth_error_t *err)
     if (!mkdtemp (path))
         return hearth_errprintf (err, "cannot create a directory in %s: %s",
                                  tmp && *tmp ? tmp : "/tmp", strerror (errno));
-    e->scratch_dir = strdup (path);
-    e->scratch_owned = true;
+    self->scratch_dir = strdup (path);
+    self->scratch_owned = true;
     return 0;
 }
 
@@ -100,24 +166,25 @@ s_ms_text (char *buf, size_t size, int64_t ms)
 /* ---- local[N] ----------------------------------------------------------- */
 
 static int
-s_spawn_executor (engine_t *e, hearth_error_t *err)
+s_spawn_executor (local_t *self, hearth_error_t *err)
 {
-    int id = e->next_local_exec++;
+    int id = self->next_exec++;
+    int ncores = self->setup.cores;
     char dir[4200], exec_id[16], cores[16], hb[32], live[16], path[4096];
-    snprintf (dir, sizeof dir, "%s/exec-%d", e->scratch_dir, id);
+    snprintf (dir, sizeof dir, "%s/exec-%d", self->scratch_dir, id);
     if (mkdir (dir, 0700) < 0 && errno != EEXIST)
         return hearth_errprintf (err, "cannot create %s: %s", dir,
                                  strerror (errno));
     snprintf (exec_id, sizeof exec_id, "%d", id);
-    snprintf (cores, sizeof cores, "%d", e->local_cores);
-    s_ms_text (hb, sizeof hb, e->hb_interval_ms);
-    snprintf (live, sizeof live, "%lld", (long long) e->hb_liveness);
+    snprintf (cores, sizeof cores, "%d", ncores);
+    s_ms_text (hb, sizeof hb, self->hb_interval_ms);
+    snprintf (live, sizeof live, "%lld", (long long) self->hb_liveness);
     const char *argv[] = {
         hearth_program_path ("hearth-executor", path, sizeof path),
         "--driver-url",
-        e->driver_url,
+        self->driver_url,
         "--app-id",
-        e->app_id,
+        self->app_id,
         "--exec-id",
         exec_id,
         "--cores",
@@ -129,10 +196,10 @@ s_spawn_executor (engine_t *e, hearth_error_t *err)
         "--heartbeat-liveness",
         live,
         "--log-level",
-        hearth_conf_str (e->conf, "log-level"),
+        hearth_conf_str (self->conf, "log-level"),
         NULL};
     char token[128];
-    snprintf (token, sizeof token, "HEARTH_TOKEN=%s", e->token);
+    snprintf (token, sizeof token, "HEARTH_TOKEN=%s", self->token);
     const char *extra[] = {token, NULL};
     const char **envp = hearth_env_merge (NULL, extra);
     hearth_spawn_opts_t opts = {.argv = argv,
@@ -146,62 +213,56 @@ s_spawn_executor (engine_t *e, hearth_error_t *err)
     free (envp);
     if (pid < 0)
         return -1;
-    exec_t *x = execs_add (e, id, e->local_cores, "localhost");
-    if (x) {
-        x->local = true;
-        x->local_pid = pid;
-        x->started_ms = hearth_mono_ms ();
-    }
+    self->exec =
+        (s_proc_t){.exec_id = id, .pid = pid, .started_ms = hearth_mono_ms ()};
+    self->cbs.executor_started (self->cbs.arg, id, ncores);
     return 0;
 }
 
 void
-local_executor_gone (engine_t *e, exec_t *x)
+local_executor_gone (local_t *self, int exec_id)
 {
+    s_proc_t *p = &self->exec;
+    if (exec_id < 0 || p->exec_id != exec_id)
+        return; /* not ours */
     int status;
-    if (x->local_pid > 0 && waitpid (x->local_pid, &status, WNOHANG) == 0) {
-        kill (x->local_pid, SIGKILL); /* hung: it goes */
-        waitpid (x->local_pid, &status, 0);
+    if (p->pid > 0 && waitpid (p->pid, &status, WNOHANG) == 0) {
+        kill (p->pid, SIGKILL); /* hung: it goes */
+        waitpid (p->pid, &status, 0);
     }
-    x->local_pid = 0;
-    if (e->stopping)
+    int64_t started_ms = p->started_ms;
+    *p = (s_proc_t){.exec_id = -1};
+    if (self->stopping)
         return;
-    if (hearth_mono_ms () - x->started_ms > s_healthy_ms)
-        e->local_failures = 0;
-    if (++e->local_failures > s_max_local_failures) {
-        engine_app_dead (e, "the local executor keeps failing (see its "
+    if (hearth_mono_ms () - started_ms > s_healthy_ms)
+        self->failures = 0;
+    if (++self->failures > s_max_local_failures) {
+        self->cbs.app_dead (self->cbs.arg,
+                            "the local executor keeps failing (see its "
                             "messages above)");
         return;
     }
     hearth_error_t err;
-    if (s_spawn_executor (e, &err) < 0)
-        engine_app_dead (e, err.text);
+    if (s_spawn_executor (self, &err) < 0)
+        self->cbs.app_dead (self->cbs.arg, err.text);
 }
 
 void
-local_tick (engine_t *e)
+local_tick (local_t *self)
 {
-    int dead[16];
-    size_t ndead = 0;
-    for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs)) {
-        int status;
-        if (x->local_pid && ndead < 16
-            && waitpid (x->local_pid, &status, WNOHANG) == x->local_pid) {
-            char text[128];
-            log_warn ("local executor %d %s", x->exec_id,
-                      hearth_wait_status_text (status, text, sizeof text));
-            x->local_pid = 0; /* reaped */
-            dead[ndead++] = x->exec_id;
-        }
+    s_proc_t *p = &self->exec;
+    int status;
+    if (p->pid > 0 && waitpid (p->pid, &status, WNOHANG) == p->pid) {
+        char text[128];
+        log_warn ("local executor %d %s", p->exec_id,
+                  hearth_wait_status_text (status, text, sizeof text));
+        p->pid = 0; /* reaped; the slot is free once the set lets go */
+        self->cbs.executor_exited (self->cbs.arg, p->exec_id);
     }
-    for (size_t i = 0; i < ndead; i++)
-        execs_lost (e, dead[i], "process exited");
-    if (e->mode == MODE_LOCAL_CLUSTER && e->lc_master_pid > 0) {
-        int status;
-        if (waitpid (e->lc_master_pid, &status, WNOHANG) == e->lc_master_pid) {
-            e->lc_master_pid = 0;
-            engine_app_dead (e, "the local-cluster master exited");
-        }
+    if (self->master_pid > 0
+        && waitpid (self->master_pid, &status, WNOHANG) == self->master_pid) {
+        self->master_pid = 0;
+        self->cbs.app_dead (self->cbs.arg, "the local-cluster master exited");
     }
 }
 
@@ -222,9 +283,10 @@ s_spawn_daemon (const char *const *argv, hearth_error_t *err)
 
 /* Wait for the master's ready file; read its URL from the first line. */
 static int
-s_wait_ready (engine_t *e, const char *path, char *url, size_t size,
-              hearth_error_t *err)
+s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
 {
+    char *url = self->master_url;
+    size_t size = sizeof self->master_url;
     int64_t deadline = hearth_mono_ms () + s_start_timeout_ms;
     while (hearth_mono_ms () < deadline) {
         FILE *f = fopen (path, "r");
@@ -236,9 +298,9 @@ s_wait_ready (engine_t *e, const char *path, char *url, size_t size,
                 return 0;
         }
         int status;
-        if (waitpid (e->lc_master_pid, &status, WNOHANG) == e->lc_master_pid) {
+        if (waitpid (self->master_pid, &status, WNOHANG) == self->master_pid) {
             char text[128];
-            e->lc_master_pid = 0;
+            self->master_pid = 0;
             return hearth_errprintf (
                 err, "hearth-master %s",
                 hearth_wait_status_text (status, text, sizeof text));
@@ -252,11 +314,12 @@ s_wait_ready (engine_t *e, const char *path, char *url, size_t size,
 }
 
 static int
-s_start_cluster (engine_t *e, hearth_error_t *err)
+s_start_cluster (local_t *self, hearth_error_t *err)
 {
-    char path[4096], ready[4200], hb[32], url[512];
-    s_ms_text (hb, sizeof hb, e->hb_interval_ms);
-    snprintf (ready, sizeof ready, "%s/master.ready", e->scratch_dir);
+    char path[4096], ready[4200], hb[32];
+    const local_setup_t *setup = &self->setup;
+    s_ms_text (hb, sizeof hb, self->hb_interval_ms);
+    snprintf (ready, sizeof ready, "%s/master.ready", self->scratch_dir);
     const char *margv[] = {
         hearth_program_path ("hearth-master", path, sizeof path),
         "--host",
@@ -272,24 +335,25 @@ s_start_cluster (engine_t *e, hearth_error_t *err)
         "--log-level",
         "error",
         NULL};
-    if ((e->lc_master_pid = s_spawn_daemon (margv, err)) < 0) {
-        e->lc_master_pid = 0;
+    if ((self->master_pid = s_spawn_daemon (margv, err)) < 0) {
+        self->master_pid = 0;
         return -1;
     }
-    if (s_wait_ready (e, ready, url, sizeof url, err) < 0)
+    if (s_wait_ready (self, ready, err) < 0)
         return -1;
-    e->lc_worker_pids = calloc (e->lc_workers, sizeof (pid_t));
-    if (!e->lc_worker_pids)
+    self->worker_pids = calloc (setup->workers, sizeof (pid_t));
+    if (!self->worker_pids)
         return hearth_errprintf (err, "out of memory");
-    for (int i = 0; i < e->lc_workers; i++) {
+    for (int i = 0; i < setup->workers; i++) {
         char dir[4200], cores[16], memory[32];
-        snprintf (dir, sizeof dir, "%s/worker-%d", e->scratch_dir, i);
-        snprintf (cores, sizeof cores, "%d", e->lc_cores);
-        snprintf (memory, sizeof memory, "%lldM", (long long) e->lc_memory_mb);
+        snprintf (dir, sizeof dir, "%s/worker-%d", self->scratch_dir, i);
+        snprintf (cores, sizeof cores, "%d", setup->worker_cores);
+        snprintf (memory, sizeof memory, "%lldM",
+                  (long long) setup->worker_memory_mb);
         const char *wargv[] = {
             hearth_program_path ("hearth-worker", path, sizeof path),
             "--master",
-            url,
+            self->master_url,
             "--cores",
             cores,
             "--memory",
@@ -306,23 +370,22 @@ s_start_cluster (engine_t *e, hearth_error_t *err)
         pid_t pid = s_spawn_daemon (wargv, err);
         if (pid < 0)
             return -1;
-        e->lc_worker_pids[i] = pid;
+        self->worker_pids[i] = pid;
     }
-    return master_open (e, url, err);
+    return 0;
 }
 
 int
-local_start (engine_t *e, hearth_error_t *err)
+local_start (local_t *self, const char *driver_url, const char *app_id,
+             hearth_error_t *err)
 {
-    if (e->mode == MODE_CLUSTER)
-        return master_open (e, e->master_url, err);
-    if (s_make_scratch (e, err) < 0)
+    snprintf (self->driver_url, sizeof self->driver_url, "%s", driver_url);
+    snprintf (self->app_id, sizeof self->app_id, "%s", app_id);
+    if (s_make_scratch (self, err) < 0)
         return -1;
-    if (e->mode == MODE_LOCAL_CLUSTER)
-        return s_start_cluster (e, err);
-    hearth_id_format (e->app_id, sizeof e->app_id, HEARTH_ID_APP, time (NULL),
-                      (unsigned) getpid ());
-    return s_spawn_executor (e, err);
+    if (self->setup.mode == MODE_LOCAL_CLUSTER)
+        return s_start_cluster (self, err);
+    return s_spawn_executor (self, err);
 }
 
 /* ---- stopping ----------------------------------------------------------- */
@@ -354,26 +417,26 @@ s_remove_entry (const char *path, const struct stat *st, int flag,
 }
 
 void
-local_stop (engine_t *e)
+local_stop (local_t *self)
 {
-    for (exec_t *x = zhashx_first (e->execs); x; x = zhashx_next (e->execs))
-        if (x->local_pid > 0) {
-            s_reap (x->local_pid, s_stop_timeout_ms);
-            x->local_pid = 0;
-        }
-    for (int i = 0; e->lc_worker_pids && i < e->lc_workers; i++)
-        if (e->lc_worker_pids[i] > 0)
-            kill (e->lc_worker_pids[i], SIGTERM);
-    for (int i = 0; e->lc_worker_pids && i < e->lc_workers; i++)
-        if (e->lc_worker_pids[i] > 0) {
-            s_reap (e->lc_worker_pids[i], s_stop_timeout_ms);
-            e->lc_worker_pids[i] = 0;
-        }
-    if (e->lc_master_pid > 0) {
-        kill (e->lc_master_pid, SIGTERM);
-        s_reap (e->lc_master_pid, s_stop_timeout_ms);
-        e->lc_master_pid = 0;
+    self->stopping = true;
+    if (self->exec.pid > 0) {
+        s_reap (self->exec.pid, s_stop_timeout_ms);
+        self->exec.pid = 0;
     }
-    if (e->scratch_owned && e->scratch_dir)
-        nftw (e->scratch_dir, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
+        if (self->worker_pids[i] > 0)
+            kill (self->worker_pids[i], SIGTERM);
+    for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
+        if (self->worker_pids[i] > 0) {
+            s_reap (self->worker_pids[i], s_stop_timeout_ms);
+            self->worker_pids[i] = 0;
+        }
+    if (self->master_pid > 0) {
+        kill (self->master_pid, SIGTERM);
+        s_reap (self->master_pid, s_stop_timeout_ms);
+        self->master_pid = 0;
+    }
+    if (self->scratch_owned && self->scratch_dir)
+        nftw (self->scratch_dir, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

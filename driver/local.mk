@@ -3,9 +3,12 @@
 # installed shared library and, statically, into hearth-driver.
 noinst_LTLIBRARIES += driver/libdriver.la
 driver_libdriver_la_SOURCES = \
-	driver/hearth.h driver/internal.h driver/engine.h \
+	driver/hearth.h driver/internal.h \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/render.c \
-	driver/engine.c driver/execs.c driver/master.c driver/local.c
+	driver/engine.c driver/engine.h driver/work.c driver/work.h \
+	driver/execs.c driver/execs.h driver/launch.c driver/launch.h \
+	driver/libs.c driver/libs.h \
+	driver/master.c driver/master.h driver/local.c driver/local.h
 driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 
 lib_LTLIBRARIES += libhearth.la

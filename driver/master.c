@@ -1,6 +1,6 @@
 /*  master.c - the driver's link to the master (cluster and local-cluster
     modes): registering the application, heartbeats, and the executors the
-    master grants or loses.
+    master grants or loses, dispatched by one handler table.
 
     The link follows the ZeroMQ guide's reliability rules (protocol.md §7):
     any message from the master is a sign of life; when the master has
@@ -15,219 +15,290 @@
     ends the jobs. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/engine.h"
+#include "driver/master.h"
 #include "libcore/clock.h"
+#include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
+#include "libcore/proto.h"
 #include "libcore/sock.h"
 
 /* The longest wait between two registration attempts. */
 static const int64_t s_backoff_max_ms = 32000;
 
+struct master_link {
+    hearth_conf_t *conf;       /* settings (borrowed) */
+    zloop_t *loop;             /* serves sock (borrowed) */
+    zsock_t *sock;             /* DEALER, the newest one */
+    char url[512];             /* where the master is */
+    hearth_curve_t curve;      /* keys for the link (off: none) */
+    char app_name[256];        /* as registered */
+    char driver_url[300];      /* where executors connect */
+    char token[64];            /* executors must present it (Z85) */
+    char driver_key[64];       /* the executors' link's key, or "" */
+    int64_t memory_mb;         /* per executor */
+    char app_id[160];          /* from the master, once registered */
+    int64_t hb_interval_ms;    /* heartbeat interval */
+    int64_t hb_liveness;       /* missed intervals before the link is down */
+    bool registered;           /* REGISTERED_APPLICATION received */
+    int64_t register_deadline; /* give up registering after this (mono) */
+    int64_t recv_ms;           /* last message from the master (mono) */
+    int64_t send_ms;           /* last message to the master (mono) */
+    bool linked;               /* the current socket is registered */
+    int64_t lost_ms;           /* when the link went down (mono) */
+    int64_t backoff_ms;        /* wait before the next attempt after */
+    int64_t next_attempt_ms;   /* next registration attempt (mono) */
+    bool failed;               /* start-up failure told: the loop ends */
+    master_link_cbs_t cbs;     /* the owner's callbacks */
+};
+
 static int s_on_master (zloop_t *loop, zsock_t *sock, void *arg);
 
+master_link_t *
+master_link_new (const master_link_opts_t *opts, const master_link_cbs_t *cbs,
+                 hearth_error_t *err)
+{
+    master_link_t *self = calloc (1, sizeof *self);
+    if (!self) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    self->conf = opts->conf;
+    self->loop = opts->loop;
+    snprintf (self->url, sizeof self->url, "%s", opts->url);
+    self->hb_interval_ms = opts->hb_interval_ms;
+    self->hb_liveness = opts->hb_liveness;
+    self->cbs = *cbs;
+    if (opts->curve
+        && hearth_curve_client_setup (&self->curve, self->conf, self->url, err)
+               < 0)
+        master_link_destroy (&self);
+    return self;
+}
+
+void
+master_link_destroy (master_link_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    master_link_t *self = *self_p;
+    hearth_sock_destroy (&self->sock);
+    hearth_curve_cleanup (&self->curve);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+bool
+master_link_secure (const master_link_t *self)
+{
+    return hearth_curve_on (&self->curve);
+}
+
 static int
-s_send (engine_t *e, hearth_msg_t **msg_p)
+s_send (master_link_t *self, hearth_msg_t **msg_p)
 {
     hearth_error_t err;
-    if (hearth_msg_send (msg_p, e->master, NULL, &err) < 0) {
+    if (hearth_msg_send (msg_p, self->sock, NULL, &err) < 0) {
         log_warn ("to the master: %s", err.text);
         return -1;
     }
-    e->master_send_ms = hearth_mono_ms ();
+    self->send_ms = hearth_mono_ms ();
     return 0;
 }
 
 static void
-s_send_register (engine_t *e)
+s_send_register (master_link_t *self)
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_APPLICATION);
     if (!msg)
         return;
     cJSON *b = msg->body;
-    cJSON_AddStringToObject (b, "name", e->app_name);
-    cJSON_AddStringToObject (b, "driver_url", e->driver_url);
-    if (hearth_conf_isset (e->conf, "total-executor-cores"))
+    hearth_conf_t *conf = self->conf;
+    cJSON_AddStringToObject (b, "name", self->app_name);
+    cJSON_AddStringToObject (b, "driver_url", self->driver_url);
+    if (hearth_conf_isset (conf, "total-executor-cores"))
         cJSON_AddNumberToObject (
             b, "max_cores",
-            (double) hearth_conf_int (e->conf, "total-executor-cores"));
-    if (hearth_conf_isset (e->conf, "executor-cores"))
+            (double) hearth_conf_int (conf, "total-executor-cores"));
+    if (hearth_conf_isset (conf, "executor-cores"))
         cJSON_AddNumberToObject (
             b, "cores_per_executor",
-            (double) hearth_conf_int (e->conf, "executor-cores"));
-    int64_t memory_mb =
-        (int64_t) (hearth_conf_bytes (e->conf, "executor-memory")
-                   / (1024 * 1024));
-    /* A local cluster's workers are small: unless told otherwise, an
-       executor takes a whole worker's memory (as in local-cluster[2,1,512]). */
-    if (e->mode == MODE_LOCAL_CLUSTER
-        && hearth_conf_source (e->conf, "executor-memory")
-               <= HEARTH_SRC_DEFAULT)
-        memory_mb = e->lc_memory_mb;
-    cJSON_AddNumberToObject (b, "memory_per_executor_mb",
-                             (double) (memory_mb > 0 ? memory_mb : 1));
-    if (e->app_id[0])
-        cJSON_AddStringToObject (b, "app_id", e->app_id);
-    if (e->registered) { /* again: what still runs */
-        cJSON *list = cJSON_AddArrayToObject (b, "executors");
-        for (exec_t *x = zhashx_first (e->execs); list && x;
-             x = zhashx_next (e->execs)) {
-            if (!x->registered)
-                continue;
-            cJSON *o = cJSON_CreateObject ();
-            cJSON_AddStringToObject (o, "app_id", e->app_id);
-            cJSON_AddNumberToObject (o, "exec_id", x->exec_id);
-            cJSON_AddNumberToObject (o, "cores", x->cores);
-            cJSON_AddItemToArray (list, o);
-        }
-    }
-    cJSON_AddStringToObject (b, "token", e->token);
-    if (e->app_cert)
-        cJSON_AddStringToObject (b, "driver_key",
-                                 zcert_public_txt (e->app_cert));
+            (double) hearth_conf_int (conf, "executor-cores"));
+    cJSON_AddNumberToObject (
+        b, "memory_per_executor_mb",
+        (double) (self->memory_mb > 0 ? self->memory_mb : 1));
+    if (self->app_id[0])
+        cJSON_AddStringToObject (b, "app_id", self->app_id);
+    if (self->registered) /* again: what still runs */
+        self->cbs.list_executors (self->cbs.arg,
+                                  cJSON_AddArrayToObject (b, "executors"));
+    cJSON_AddStringToObject (b, "token", self->token);
+    if (self->driver_key[0])
+        cJSON_AddStringToObject (b, "driver_key", self->driver_key);
     /* Cluster mode: the worker that runs us says which driver we are. */
-    const char *driver_id = hearth_conf_str (e->conf, "driver-id");
+    const char *driver_id = hearth_conf_str (conf, "driver-id");
     if (driver_id && hearth_id_valid (HEARTH_ID_DRIVER, driver_id))
         cJSON_AddStringToObject (b, "driver_id", driver_id);
     const char *user = getenv ("USER");
     if (user && strlen (user) < 255)
         cJSON_AddStringToObject (b, "user", user);
-    s_send (e, &msg);
+    s_send (self, &msg);
 }
 
 /* A fresh DEALER to the master (the old one, if any, is dropped with
    whatever it still queued for a master that is gone). */
 static int
-s_connect (engine_t *e, hearth_error_t *err)
+s_connect (master_link_t *self, hearth_error_t *err)
 {
-    if (e->master) {
-        zloop_reader_end (e->loop, e->master);
-        hearth_sock_destroy (&e->master);
+    if (self->sock) {
+        zloop_reader_end (self->loop, self->sock);
+        hearth_sock_destroy (&self->sock);
     }
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
-    hearth_curve_client_opts (&e->curve, &opts);
-    if (!(e->master = hearth_sock_new (&opts, err)))
+    hearth_curve_client_opts (&self->curve, &opts);
+    if (!(self->sock = hearth_sock_new (&opts, err)))
         return -1;
-    if (hearth_sock_connect (e->master, e->master_url, err) < 0) {
-        hearth_sock_destroy (&e->master);
+    if (hearth_sock_connect (self->sock, self->url, err) < 0) {
+        hearth_sock_destroy (&self->sock);
         return -1;
     }
-    zloop_reader (e->loop, e->master, s_on_master, e);
+    zloop_reader (self->loop, self->sock, s_on_master, self);
     return 0;
 }
 
 int
-master_open (engine_t *e, const char *url, hearth_error_t *err)
+master_link_open (master_link_t *self, const master_link_app_t *app,
+                  hearth_error_t *err)
 {
-    if (url != e->master_url) /* the same buffer in cluster mode */
-        snprintf (e->master_url, sizeof e->master_url, "%s", url);
-    if (s_connect (e, err) < 0)
+    snprintf (self->app_name, sizeof self->app_name, "%s", app->name);
+    snprintf (self->driver_url, sizeof self->driver_url, "%s", app->driver_url);
+    snprintf (self->token, sizeof self->token, "%s", app->token);
+    snprintf (self->driver_key, sizeof self->driver_key, "%s",
+              app->driver_key ? app->driver_key : "");
+    self->memory_mb = app->memory_mb;
+    if (s_connect (self, err) < 0)
         return -1;
-    e->register_deadline =
-        hearth_mono_ms () + hearth_conf_ms (e->conf, "register-timeout");
-    e->master_recv_ms = hearth_mono_ms ();
-    s_send_register (e);
+    self->register_deadline =
+        hearth_mono_ms () + hearth_conf_ms (self->conf, "register-timeout");
+    self->recv_ms = hearth_mono_ms ();
+    s_send_register (self);
     return 0;
 }
 
 /* Register again on a fresh socket, now and then at back-off. */
 static void
-s_relink (engine_t *e, int64_t now)
+s_relink (master_link_t *self, int64_t now)
 {
     hearth_error_t err;
-    e->master_next_attempt_ms = now + e->master_backoff_ms;
-    e->master_backoff_ms = e->master_backoff_ms * 2 > s_backoff_max_ms
-                               ? s_backoff_max_ms
-                               : e->master_backoff_ms * 2;
-    if (s_connect (e, &err) < 0) {
-        log_warn ("cannot reconnect to the master at %s: %s", e->master_url,
+    self->next_attempt_ms = now + self->backoff_ms;
+    self->backoff_ms = self->backoff_ms * 2 > s_backoff_max_ms
+                           ? s_backoff_max_ms
+                           : self->backoff_ms * 2;
+    if (s_connect (self, &err) < 0) {
+        log_warn ("cannot reconnect to the master at %s: %s", self->url,
                   err.text);
         return;
     }
     log_info ("registering %s again with the master at %s (next attempt in "
               "%lld ms)",
-              e->app_id, e->master_url,
-              (long long) (e->master_next_attempt_ms - now));
-    s_send_register (e);
+              self->app_id, self->url,
+              (long long) (self->next_attempt_ms - now));
+    s_send_register (self);
 }
 
 /* The link is down: register again from the next tick on (never inside
    the socket's own reader). */
 static void
-s_unlink (engine_t *e, const char *why)
+s_unlink (master_link_t *self, const char *why)
 {
-    if (!e->master_linked)
+    if (!self->linked)
         return;
-    log_warn ("the master at %s: %s; registering again (jobs go on)",
-              e->master_url, why);
-    e->master_linked = false;
-    e->master_lost_ms = hearth_mono_ms ();
-    e->master_backoff_ms = e->hb_interval_ms;
-    e->master_next_attempt_ms = hearth_mono_ms ();
+    log_warn ("the master at %s: %s; registering again (jobs go on)", self->url,
+              why);
+    self->linked = false;
+    self->lost_ms = hearth_mono_ms ();
+    self->backoff_ms = self->hb_interval_ms;
+    self->next_attempt_ms = hearth_mono_ms ();
 }
 
 void
-master_close (engine_t *e)
+master_link_close (master_link_t *self)
 {
-    if (!e->master)
+    if (!self->sock)
         return;
-    if (e->registered) {
+    if (self->registered) {
         hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
         if (msg) {
-            cJSON_AddStringToObject (msg->body, "app_id", e->app_id);
+            cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
             cJSON_AddStringToObject (msg->body, "state", "FINISHED");
-            s_send (e, &msg);
+            s_send (self, &msg);
         }
     }
-    if (e->loop)
-        zloop_reader_end (e->loop, e->master);
-    hearth_sock_destroy (&e->master);
+    zloop_reader_end (self->loop, self->sock);
+    hearth_sock_destroy (&self->sock);
 }
 
+/* Start-up failed: the owner hears why, the loop ends. */
 static void
-s_on_registered (engine_t *e, hearth_msg_t *msg)
+s_fail (master_link_t *self, const char *text)
+{
+    self->failed = true;
+    self->cbs.failed (self->cbs.arg, text);
+}
+
+/* ---- the DEALER's handlers ---------------------------------------------- */
+
+typedef void s_handler_fn (master_link_t *self, hearth_msg_t *msg);
+
+static void
+s_registered (master_link_t *self, hearth_msg_t *msg)
 {
     const char *id = hearth_json_str (msg->body, "app_id");
-    bool again = e->registered;
-    if (again && strcmp (id, e->app_id) != 0)
+    bool again = self->registered;
+    if (again && strcmp (id, self->app_id) != 0)
         log_warn ("the master registered the application as %s, not %s", id,
-                  e->app_id);
-    snprintf (e->app_id, sizeof e->app_id, "%s", id);
-    e->registered = true;
-    e->hb_interval_ms =
-        hearth_json_int (msg->body, "heartbeat_interval_ms", e->hb_interval_ms);
-    e->hb_liveness =
-        hearth_json_int (msg->body, "heartbeat_liveness", e->hb_liveness);
-    if (again && !e->master_linked)
+                  self->app_id);
+    snprintf (self->app_id, sizeof self->app_id, "%s", id);
+    self->registered = true;
+    self->hb_interval_ms = hearth_json_int (msg->body, "heartbeat_interval_ms",
+                                            self->hb_interval_ms);
+    self->hb_liveness =
+        hearth_json_int (msg->body, "heartbeat_liveness", self->hb_liveness);
+    if (again && !self->linked)
         log_warn ("application %s registered again with %s after %lld ms",
-                  e->app_id, e->master_url,
-                  (long long) (hearth_mono_ms () - e->master_lost_ms));
+                  self->app_id, self->url,
+                  (long long) (hearth_mono_ms () - self->lost_ms));
     else
-        log_info ("application %s %sregistered with %s", e->app_id,
-                  again ? "re-" : "", e->master_url);
-    e->master_linked = true;
-    e->master_backoff_ms = e->hb_interval_ms;
-    engine_signal_ready (e, NULL);
+        log_info ("application %s %sregistered with %s", self->app_id,
+                  again ? "re-" : "", self->url);
+    self->linked = true;
+    self->backoff_ms = self->hb_interval_ms;
+    self->cbs.registered (self->cbs.arg, self->app_id, self->hb_interval_ms,
+                          self->hb_liveness);
 }
 
 static void
-s_on_executor_added (engine_t *e, hearth_msg_t *msg)
+s_executor_added (master_link_t *self, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
     log_info ("executor %d granted on %s (%lld cores)", exec_id,
               hearth_json_str (b, "host"),
               (long long) hearth_json_int (b, "cores", 0));
-    execs_add (e, exec_id, (int) hearth_json_int (b, "cores", 1),
-               hearth_json_str (b, "host"));
+    self->cbs.executor_added (self->cbs.arg, exec_id,
+                              (int) hearth_json_int (b, "cores", 1),
+                              hearth_json_str (b, "host"));
 }
 
 static void
-s_on_executor_updated (engine_t *e, hearth_msg_t *msg)
+s_executor_updated (master_link_t *self, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     const char *state = hearth_json_str (b, "state");
@@ -239,130 +310,152 @@ s_on_executor_updated (engine_t *e, hearth_msg_t *msg)
     snprintf (reason, sizeof reason, "%s%s%s%s", state,
               hearth_json_bool (b, "worker_lost", false) ? ", worker lost" : "",
               text ? ": " : "", text ? text : "");
-    execs_lost (e, exec_id, reason);
+    self->cbs.executor_lost (self->cbs.arg, exec_id, reason);
 }
 
 static void
-s_on_error (engine_t *e, hearth_msg_t *msg)
+s_application_removed (master_link_t *self, hearth_msg_t *msg)
+{
+    const char *reason = hearth_json_str (msg->body, "reason");
+    log_warn ("the master removed the application: %s", reason);
+    self->cbs.app_dead (self->cbs.arg, reason);
+}
+
+static void
+s_reconnect (master_link_t *self, hearth_msg_t *msg)
+{
+    const char *reason = hearth_json_str (msg->body, "reason");
+    if (self->registered)
+        s_unlink (self, reason ? reason : "it asks to register again");
+    else
+        s_send_register (self);
+}
+
+static void
+s_error (master_link_t *self, hearth_msg_t *msg)
 {
     char text[600];
-    snprintf (text, sizeof text, "the master at %s says %s: %s", e->master_url,
+    snprintf (text, sizeof text, "the master at %s says %s: %s", self->url,
               hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
     log_warn ("%s", text);
-    if (!e->registered)
-        engine_signal_ready (e, text);
-    else if (!e->master_linked
+    if (!self->registered)
+        s_fail (self, text);
+    else if (!self->linked
              && streq (hearth_json_str (msg->body, "code"), "duplicate_app")) {
         /* The master ended the application while it could not hear us. */
-        engine_app_dead (e, text);
+        self->cbs.app_dead (self->cbs.arg, text);
     }
 }
 
+/* Nothing to do but the sign of life s_on_master has counted. */
 static void
-s_dispatch (engine_t *e, hearth_msg_t *msg)
+s_heartbeat (master_link_t *self, hearth_msg_t *msg)
 {
-    switch (msg->cmd) {
-    case HEARTH_CMD_REGISTERED_APPLICATION:
-        s_on_registered (e, msg);
-        break;
-    case HEARTH_CMD_EXECUTOR_ADDED:
-        s_on_executor_added (e, msg);
-        break;
-    case HEARTH_CMD_EXECUTOR_UPDATED:
-        s_on_executor_updated (e, msg);
-        break;
-    case HEARTH_CMD_APPLICATION_REMOVED:
-        log_warn ("the master removed the application: %s",
-                  hearth_json_str (msg->body, "reason"));
-        engine_app_dead (e, hearth_json_str (msg->body, "reason"));
-        break;
-    case HEARTH_CMD_RECONNECT_APPLICATION:
-        if (e->registered)
-            s_unlink (e, hearth_json_str (msg->body, "reason")
-                             ? hearth_json_str (msg->body, "reason")
-                             : "it asks to register again");
-        else
-            s_send_register (e);
-        break;
-    case HEARTH_CMD_ERROR:
-        s_on_error (e, msg);
-        break;
-    case HEARTH_CMD_HEARTBEAT:
-        break;
-    default:
-        log_warn ("unexpected %s from the master, ignored",
-                  hearth_cmd_name (msg->cmd));
-    }
+    (void) self;
+    (void) msg;
+}
+
+static const struct {
+    hearth_cmd_t cmd;      /* what arrived */
+    s_handler_fn *handler; /* what to do */
+} s_handlers[] = {
+    {HEARTH_CMD_HEARTBEAT, s_heartbeat},
+    {HEARTH_CMD_REGISTERED_APPLICATION, s_registered},
+    {HEARTH_CMD_EXECUTOR_ADDED, s_executor_added},
+    {HEARTH_CMD_EXECUTOR_UPDATED, s_executor_updated},
+    {HEARTH_CMD_APPLICATION_REMOVED, s_application_removed},
+    {HEARTH_CMD_RECONNECT_APPLICATION, s_reconnect},
+    {HEARTH_CMD_ERROR, s_error},
+};
+
+static void
+s_dispatch (master_link_t *self, hearth_msg_t *msg)
+{
+    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
+        if (s_handlers[i].cmd == msg->cmd) {
+            s_handlers[i].handler (self, msg);
+            return;
+        }
+    log_warn ("unexpected %s from the master, ignored",
+              hearth_cmd_name (msg->cmd));
 }
 
 static int
 s_on_master (zloop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
-    engine_t *e = arg;
+    master_link_t *self = arg;
     hearth_error_t err;
     hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
-    e->master_recv_ms = hearth_mono_ms ();
+    self->recv_ms = hearth_mono_ms ();
     if (!msg) {
         log_warn ("bad message from the master: %s", err.text);
         return 0;
     }
-    s_dispatch (e, msg);
+    s_dispatch (self, msg);
     hearth_msg_destroy (&msg);
-    engine_process (e);
-    return e->error[0] ? -1 : 0;
+    return self->failed ? -1 : 0;
+}
+
+/* ---- the tick ------------------------------------------------------------ */
+
+static void
+s_heartbeat_out (master_link_t *self)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
+    if (msg) {
+        cJSON_AddStringToObject (msg->body, "id", self->app_id);
+        s_send (self, &msg);
+    }
 }
 
 void
-master_tick (engine_t *e)
+master_link_tick (master_link_t *self)
 {
-    if (!e->master)
+    if (!self->sock)
         return;
     int64_t now = hearth_mono_ms ();
-    if (!e->registered) {
-        if (now > e->register_deadline) {
+    if (!self->registered) {
+        if (now > self->register_deadline) {
             char text[600];
-            snprintf (text, sizeof text,
-                      "the master at %s did not register the application "
-                      "within %lld ms",
-                      e->master_url,
-                      (long long) hearth_conf_ms (e->conf, "register-timeout"));
-            engine_signal_ready (e, text);
+            snprintf (
+                text, sizeof text,
+                "the master at %s did not register the application "
+                "within %lld ms",
+                self->url,
+                (long long) hearth_conf_ms (self->conf, "register-timeout"));
+            s_fail (self, text);
         }
         return;
     }
-    if (e->master_linked
-        && now - e->master_recv_ms > e->hb_liveness * e->hb_interval_ms) {
+    if (self->linked
+        && now - self->recv_ms > self->hb_liveness * self->hb_interval_ms) {
         char why[128];
         snprintf (why, sizeof why, "silent for %lld ms",
-                  (long long) (now - e->master_recv_ms));
-        s_unlink (e, why);
+                  (long long) (now - self->recv_ms));
+        s_unlink (self, why);
     }
-    if (!e->master_linked) {
-        if (now >= e->master_next_attempt_ms)
-            s_relink (e, now);
+    if (!self->linked) {
+        if (now >= self->next_attempt_ms)
+            s_relink (self, now);
         return;
     }
-    if (now - e->master_send_ms >= e->hb_interval_ms) {
-        hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
-        if (msg) {
-            cJSON_AddStringToObject (msg->body, "id", e->app_id);
-            s_send (e, &msg);
-        }
-    }
+    if (now - self->send_ms >= self->hb_interval_ms)
+        s_heartbeat_out (self);
 }
 
 void
-master_release_executor (engine_t *e, int exec_id, const char *reason)
+master_link_release_executor (master_link_t *self, int exec_id,
+                              const char *reason)
 {
-    if (!e->master || !e->master_linked)
+    if (!self->sock || !self->linked)
         return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
     if (!msg)
         return;
-    cJSON_AddStringToObject (msg->body, "app_id", e->app_id);
+    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
     cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
     cJSON_AddStringToObject (msg->body, "reason", reason);
-    s_send (e, &msg);
+    s_send (self, &msg);
 }

@@ -2,6 +2,7 @@
     hearth-driver and (as environment variables) hearth-submit. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,9 +117,11 @@ hearth_opts_destroy (hearth_opts_t **self_p)
 {
     if (!self_p || !*self_p)
         return;
+    int saved = errno;
     hearth_conf_destroy (&(*self_p)->conf);
     free (*self_p);
     *self_p = NULL;
+    errno = saved;
 }
 
 int

@@ -14,11 +14,9 @@ fi
 
 # Intended circles, as "dir: file file" (sorted names).  The master's
 # registry and its cluster-mode drivers' part are one record store split
-# in two files for size: each calls the other.  The others are the
-# circles that the structural refactor is removing, one by one.
+# in two files for size: each calls the other.
 allowed=(
     "master: regdrivers registry"
-    "driver: ctx engine execs jobs local master render"
 )
 
 # The objects of one program directory: its plain objects, or libtool's

@@ -1,0 +1,284 @@
+/*  launch.c - tasks to and from executors: LAUNCH_TASKS built from the
+    task set's assignments, STATUS_UPDATE applied back to it.
+
+    Launches go out in batches (one LAUNCH_TASKS per executor per offer
+    round, each stage's input frame once per message); status updates come
+    back in batches and are applied in one pass before new offers are made.
+    Consecutive tasks mostly belong to one stage: the stage of the last
+    one is kept at hand rather than looked up per task.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/launch.h"
+#include "libcore/clock.h"
+#include "libcore/log.h"
+#include "libcore/packed.h"
+
+/* Assignments asked of the task set at a time. */
+enum { s_offer_batch = 1024 };
+/* Distinct stage inputs remembered per LAUNCH_TASKS message. */
+enum { s_max_inputs = 8 };
+/* Distinct stages whose progress one STATUS_UPDATE publishes. */
+enum { s_max_touched = 16 };
+
+struct launch {
+    work_t *work;           /* stages and jobs (borrowed) */
+    hearth_taskset_t *ts;   /* its task set (borrowed) */
+    hearth_packer_t packer; /* scratch for packing LAUNCH_TASKS */
+};
+
+launch_t *
+launch_new (work_t *work)
+{
+    launch_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->work = work;
+    self->ts = work_taskset (work);
+    return self;
+}
+
+void
+launch_destroy (launch_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    hearth_packer_release (&(*self_p)->packer);
+    free (*self_p);
+    *self_p = NULL;
+    errno = saved;
+}
+
+/* ---- offers ------------------------------------------------------------- */
+
+typedef struct {
+    uint32_t uid; /* stage */
+    int frame;    /* its input's frame index in the message */
+} s_input_t;
+
+static int
+s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
+               size_t *ninputs)
+{
+    if (!st->input || !st->input_frame)
+        return -1;
+    for (size_t i = 0; i < *ninputs; i++)
+        if (inputs[i].uid == st->uid)
+            return inputs[i].frame;
+    zframe_t *copy = zframe_dup (st->input_frame);
+    int frame = hearth_msg_add_frame (msg, &copy);
+    if (*ninputs < s_max_inputs)
+        inputs[(*ninputs)++] = (s_input_t){st->uid, frame};
+    return frame;
+}
+
+hearth_msg_t *
+launch_offer (launch_t *self, int exec_id, bool *full)
+{
+    hearth_assign_t as[s_offer_batch];
+    size_t n = hearth_taskset_offer (self->ts, exec_id, hearth_mono_us (), as,
+                                     s_offer_batch);
+    *full = false;
+    if (n == 0)
+        return NULL;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON *tasks = msg ? cJSON_AddArrayToObject (msg->body, "tasks") : NULL;
+    s_input_t inputs[s_max_inputs];
+    size_t ninputs = 0;
+    hearth_stage_t *st = NULL; /* the stage of as[i - 1] */
+    for (size_t i = 0; tasks && i < n; i++) {
+        if (!st || st->uid != as[i].stage)
+            st = work_stage (self->work, as[i].stage);
+        int input = s_input_index (msg, st, inputs, &ninputs);
+        if (render_packed (&self->packer, st, as[i].index, as[i].attempt, input)
+            < 0)
+            render_task (tasks, st, as[i].index, as[i].attempt, input);
+    }
+    if (tasks && hearth_packer_count (&self->packer) > 0) {
+        zframe_t *packed = hearth_packer_frame (&self->packer);
+        int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
+        if (index < 0 || !cJSON_AddNumberToObject (msg->body, "packed", index))
+            tasks = NULL;
+    }
+    if (!tasks) {
+        log_error ("out of memory launching tasks on executor %d", exec_id);
+        hearth_msg_destroy (&msg);
+        return NULL;
+    }
+    *full = n == s_offer_batch;
+    return msg;
+}
+
+/* ---- status updates ----------------------------------------------------- */
+
+static hearth_ts_state_t
+s_ts_state (const char *state, bool *known)
+{
+    *known = true;
+    if (streq (state, "RUNNING"))
+        return HEARTH_TS_RUNNING;
+    if (streq (state, "FINISHED"))
+        return HEARTH_TS_FINISHED;
+    if (streq (state, "KILLED"))
+        return HEARTH_TS_KILLED;
+    if (streq (state, "FAILED"))
+        return HEARTH_TS_FAILED;
+    *known = false;
+    return HEARTH_TS_FAILED;
+}
+
+/* One update, from JSON or packed: the fields the driver uses. */
+typedef struct {
+    uint64_t tid;       /* task id */
+    int attempt;        /* attempt */
+    const char *state;  /* task state name */
+    int64_t run_us;     /* run time, 0 if not given */
+    const char *error;  /* or NULL */
+    const void *result; /* result bytes, or NULL */
+    size_t result_len;  /* bytes */
+} s_update_t;
+
+/* One STATUS_UPDATE being applied. */
+typedef struct {
+    int exec_id;                     /* who sent it */
+    hearth_stage_t *stage;           /* of the last update, or NULL */
+    uint32_t touched[s_max_touched]; /* stages to publish, distinct */
+    size_t ntouched;                 /* entries of touched */
+} s_status_t;
+
+static void
+s_keep_result (hearth_stage_t *st, uint64_t index, const void *data, size_t len)
+{
+    result_t *r = &st->results[index];
+    if (!data || len == 0)
+        return;
+    r->data = malloc (len);
+    if (!r->data)
+        return;
+    memcpy (r->data, data, len);
+    r->len = (uint32_t) len;
+}
+
+static void
+s_touch (s_status_t *s, uint32_t uid)
+{
+    if (s->ntouched && s->touched[s->ntouched - 1] == uid)
+        return;
+    if (s->ntouched < s_max_touched)
+        s->touched[s->ntouched++] = uid;
+}
+
+/* The task gave up: its job fails, and its stages leave the table (the
+   user may free them as soon as the job has ended). */
+static void
+s_gave_up (launch_t *self, s_status_t *s, hearth_stage_t *st, uint64_t index,
+           const s_update_t *u)
+{
+    char text[1024];
+    snprintf (text, sizeof text,
+              "stage %s, task %llu failed %d time%s; "
+              "last error: %s",
+              st->name, (unsigned long long) index, u->attempt + 1,
+              u->attempt ? "s" : "", u->error ? u->error : "none given");
+    s->stage = NULL;
+    work_fail_job (self->work, st->job, text);
+}
+
+static void
+s_apply_update (launch_t *self, s_status_t *s, const s_update_t *u)
+{
+    uint32_t uid = DRIVER_TID_STAGE (u->tid);
+    uint64_t index = DRIVER_TID_INDEX (u->tid);
+    if (!s->stage || s->stage->uid != uid)
+        s->stage = work_stage (self->work, uid);
+    hearth_stage_t *st = s->stage;
+    bool known;
+    hearth_ts_state_t state = s_ts_state (u->state, &known);
+    if (!st || !known || index >= st->ntasks)
+        return;
+    hearth_ts_outcome_t out =
+        hearth_taskset_update (self->ts, s->exec_id, uid, index, u->attempt,
+                               state, u->run_us, hearth_mono_us ());
+    if (out == HEARTH_TS_ACCEPT)
+        s_keep_result (st, index, u->result, u->result_len);
+    else if (out == HEARTH_TS_RELEASED && state == HEARTH_TS_KILLED)
+        log_info ("stage %s, task %llu, attempt %d: killed as asked", st->name,
+                  (unsigned long long) index, u->attempt);
+    else if (out == HEARTH_TS_DUPLICATE)
+        log_info ("stage %s, task %llu, attempt %d: finished after another "
+                  "attempt's result; discarded (exactly once)",
+                  st->name, (unsigned long long) index, u->attempt);
+    else if (out == HEARTH_TS_RETRY)
+        log_info ("stage %s, task %llu, attempt %d: %s; trying again", st->name,
+                  (unsigned long long) index, u->attempt,
+                  u->error ? u->error : u->state);
+    else if (out == HEARTH_TS_GAVE_UP) {
+        s_gave_up (self, s, st, index, u);
+        return;
+    }
+    s_touch (s, uid);
+}
+
+static s_update_t
+s_update_from_json (hearth_msg_t *msg, const cJSON *json)
+{
+    zframe_t *frame =
+        hearth_msg_frame (msg, hearth_json_int (json, "result", -1));
+    return (s_update_t){.tid = (uint64_t) hearth_json_int (json, "tid", 0),
+                        .attempt = (int) hearth_json_int (json, "attempt", 0),
+                        .state = hearth_json_str (json, "state"),
+                        .run_us = hearth_json_int (json, "run_us", 0),
+                        .error = hearth_json_str (json, "error"),
+                        .result = frame ? zframe_data (frame) : NULL,
+                        .result_len = frame ? zframe_size (frame) : 0};
+}
+
+static s_update_t
+s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
+{
+    zframe_t *frame = hearth_msg_frame (msg, p->result_frame);
+    return (s_update_t){
+        .tid = p->tid,
+        .attempt = p->attempt,
+        .state = hearth_task_states[p->state],
+        .run_us = p->flags & HEARTH_PACKED_RUN_US ? p->run_us : 0,
+        .error = p->error,
+        .result = frame ? zframe_data (frame) : p->result,
+        .result_len = frame ? zframe_size (frame) : p->result_len};
+}
+
+void
+launch_status (launch_t *self, int exec_id, hearth_msg_t *msg)
+{
+    s_status_t s = {.exec_id = exec_id};
+    const cJSON *updates =
+        cJSON_GetObjectItemCaseSensitive (msg->body, "updates");
+    const cJSON *json;
+    cJSON_ArrayForEach (json, updates)
+    {
+        s_update_t u = s_update_from_json (msg, json);
+        s_apply_update (self, &s, &u);
+    }
+    /* The decoder has checked every packed record. */
+    const cJSON *packed =
+        cJSON_GetObjectItemCaseSensitive (msg->body, "packed");
+    hearth_unpacker_t unpacker;
+    hearth_packed_update_t p;
+    if (packed
+        && hearth_unpacker_init (&unpacker,
+                                 hearth_msg_frame (msg, packed->valuedouble),
+                                 HEARTH_PACKED_UPDATES, NULL)
+               == 0)
+        while (hearth_unpack_update (&unpacker, msg->nframes, &p, NULL) > 0) {
+            s_update_t u = s_update_from_packed (msg, &p);
+            s_apply_update (self, &s, &u);
+        }
+    for (size_t i = 0; i < s.ntouched; i++)
+        work_publish (self->work, s.touched[i]);
+}

@@ -1,0 +1,302 @@
+/*  work.c - the engine's work in progress: the task set, the stages by
+    uid and the running jobs, from submission to the end of each job.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "driver/work.h"
+#include "libcore/log.h"
+
+struct work {
+    hearth_taskset_t *ts;      /* what runs where */
+    hearth_stage_t **stages;   /* by uid; NULL once its job ended */
+    size_t stages_alloc;       /* entries at stages */
+    uint32_t next_uid;         /* next stage uid (from 1) */
+    uint64_t next_job;         /* next job id (from 1) */
+    zlistx_t *jobs;            /* hearth_job_t running (borrowed) */
+    bool app_dead;             /* the application is over */
+    char app_dead_reason[512]; /* why, for jobs submitted after */
+    work_cbs_t cbs;            /* the owner's callbacks */
+};
+
+static void
+s_taskset_opts (hearth_conf_t *conf, hearth_taskset_opts_t *o)
+{
+    hearth_taskset_opts_default (o);
+    const char *mode = hearth_conf_str (conf, "scheduler-mode");
+    o->fair = mode && strcasecmp (mode, "FAIR") == 0;
+    o->max_failures = (int) hearth_conf_int (conf, "max-failures");
+    o->max_lost = (int) hearth_conf_int (conf, "max-lost");
+    o->prefetch_max = (int) hearth_conf_int (conf, "task-prefetch");
+    o->speculation = hearth_conf_bool (conf, "speculation");
+    o->spec_multiplier =
+        atof (hearth_conf_str (conf, "speculation-multiplier"));
+    o->spec_quantile = atof (hearth_conf_str (conf, "speculation-quantile"));
+    o->spec_min_us = hearth_conf_ms (conf, "speculation-min") * 1000;
+}
+
+work_t *
+work_new (hearth_conf_t *conf, const work_cbs_t *cbs)
+{
+    work_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    hearth_taskset_opts_t tso;
+    s_taskset_opts (conf, &tso);
+    self->ts = hearth_taskset_new (&tso);
+    self->jobs = zlistx_new ();
+    self->next_uid = 1;
+    self->next_job = 1;
+    self->cbs = *cbs;
+    if (!self->ts || !self->jobs)
+        work_destroy (&self);
+    return self;
+}
+
+void
+work_destroy (work_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    work_t *self = *self_p;
+    hearth_taskset_destroy (&self->ts);
+    zlistx_destroy (&self->jobs);
+    free (self->stages);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+hearth_taskset_t *
+work_taskset (work_t *self)
+{
+    return self->ts;
+}
+
+hearth_stage_t *
+work_stage (const work_t *self, uint32_t uid)
+{
+    return uid < self->stages_alloc ? self->stages[uid] : NULL;
+}
+
+bool
+work_has_jobs (const work_t *self)
+{
+    return zlistx_size (self->jobs) > 0;
+}
+
+static hearth_job_t *
+s_find_job (work_t *self, uint64_t id)
+{
+    for (hearth_job_t *j = zlistx_first (self->jobs); j;
+         j = zlistx_next (self->jobs))
+        if (j->id == id)
+            return j;
+    return NULL;
+}
+
+/* The engine lets go of a job, then tells the user it has ended. */
+static void
+s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
+           const char *error)
+{
+    void *handle = zlistx_find (self->jobs, job);
+    if (!handle)
+        return;
+    zlistx_delete (self->jobs, handle);
+    for (size_t i = 0; i < job->nstages; i++) {
+        hearth_stage_t *st = job->stages[i];
+        uint64_t finished = 0, running = 0, total = 0;
+        hearth_taskset_stage_counts (self->ts, st->uid, &finished, &running,
+                                     &total);
+        job_set_progress (job, st, finished, 0, finished == st->ntasks);
+        if (st->uid < self->stages_alloc)
+            self->stages[st->uid] = NULL;
+    }
+    hearth_taskset_forget_job (self->ts, job->id);
+    job_end (job, state, error);
+}
+
+void
+work_fail_job (work_t *self, hearth_job_t *job, const char *error)
+{
+    if (!zlistx_find (self->jobs, job))
+        return;
+    hearth_taskset_fail_job (self->ts, job->id);
+    log_info ("job %s failed: %s", job->name, error);
+    s_end_job (self, job, HEARTH_JOB_FAILED, error);
+}
+
+void
+work_fail_all (work_t *self, const char *reason)
+{
+    self->app_dead = true;
+    snprintf (self->app_dead_reason, sizeof self->app_dead_reason, "%s",
+              reason);
+    hearth_job_t *job;
+    while ((job = zlistx_first (self->jobs)))
+        work_fail_job (self, job, reason);
+}
+
+void
+work_publish (work_t *self, uint32_t uid)
+{
+    hearth_stage_t *st = work_stage (self, uid);
+    uint64_t finished, running, total;
+    if (st
+        && hearth_taskset_stage_counts (self->ts, uid, &finished, &running,
+                                        &total)
+               == 0)
+        job_set_progress (st->job, st, finished, running, finished == total);
+}
+
+/* ---- submission ------------------------------------------------------- */
+
+static int
+s_stage_slot (work_t *self, uint32_t uid)
+{
+    if (uid < self->stages_alloc)
+        return 0;
+    size_t n = self->stages_alloc ? self->stages_alloc * 2 : 64;
+    while (n <= uid)
+        n *= 2;
+    hearth_stage_t **stages = realloc (self->stages, n * sizeof *stages);
+    if (!stages)
+        return -1;
+    memset (stages + self->stages_alloc, 0,
+            (n - self->stages_alloc) * sizeof *stages);
+    self->stages = stages;
+    self->stages_alloc = n;
+    return 0;
+}
+
+/* Give a stage its uid, result slots and a place in the task set. */
+static int
+s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
+             hearth_error_t *err)
+{
+    if (self->next_uid > DRIVER_MAX_STAGES
+        || s_stage_slot (self, self->next_uid) < 0)
+        return hearth_errprintf (err, "too many stages in one application");
+    st->uid = self->next_uid++;
+    st->results = calloc (st->ntasks, sizeof *st->results);
+    uint32_t *parents = calloc (st->nparents + 1, sizeof *parents);
+    if (!st->results || !parents) {
+        free (parents);
+        return hearth_errprintf (err, "out of memory for %llu tasks",
+                                 (unsigned long long) st->ntasks);
+    }
+    for (size_t i = 0; i < st->nparents; i++)
+        parents[i] = st->parents[i]->uid;
+    int rc =
+        hearth_taskset_add_stage (self->ts, st->uid, job->id, st->ntasks,
+                                  parents, st->nparents, st->pool, st->weight);
+    free (parents);
+    if (rc < 0)
+        return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
+                                 strerror (errno));
+    self->stages[st->uid] = st;
+    return 0;
+}
+
+void
+work_submit (work_t *self, hearth_job_t *job)
+{
+    hearth_error_t err;
+    job->id = self->next_job++;
+    zlistx_add_end (self->jobs, job);
+    if (self->app_dead) {
+        work_fail_job (self, job, self->app_dead_reason);
+        return;
+    }
+    for (size_t i = 0; i < job->nstages; i++)
+        if (s_add_stage (self, job, job->stages[i], &err) < 0) {
+            work_fail_job (self, job, err.text);
+            return;
+        }
+    log_debug ("job %s: %zu stages submitted", job->name, job->nstages);
+}
+
+/* ---- the task set's events ---------------------------------------------- */
+
+/* The input of stages reading st: its results in task order, one trailing
+   newline of each removed, each followed by a newline. */
+static void
+s_build_inputs (work_t *self, hearth_stage_t *st)
+{
+    hearth_job_t *job = st->job;
+    size_t size = 0;
+    for (uint64_t i = 0; i < st->ntasks; i++)
+        size += st->results[i].len + 1;
+    for (size_t k = 0; k < job->nstages; k++) {
+        hearth_stage_t *child = job->stages[k];
+        if (child->input != st)
+            continue;
+        zframe_t *frame = zframe_new (NULL, size);
+        if (!frame) {
+            work_fail_job (self, job, "out of memory building a stage input");
+            return;
+        }
+        char *o = (char *) zframe_data (frame);
+        for (uint64_t i = 0; i < st->ntasks; i++) {
+            const result_t *r = &st->results[i];
+            size_t len = r->len;
+            if (len && ((char *) r->data)[len - 1] == '\n')
+                len--;
+            if (len)
+                memcpy (o, r->data, len);
+            o += len;
+            *o++ = '\n';
+        }
+        zframe_destroy (&child->input_frame);
+        child->input_frame =
+            zframe_new (zframe_data (frame), o - (char *) zframe_data (frame));
+        zframe_destroy (&frame);
+    }
+}
+
+static void
+s_on_event (work_t *self, const hearth_ts_event_t *ev)
+{
+    hearth_stage_t *st = work_stage (self, ev->stage);
+    hearth_job_t *job = s_find_job (self, ev->job);
+    char error[512];
+    switch (ev->type) {
+    case HEARTH_TS_EV_STAGE_DONE:
+        if (!st)
+            break;
+        job_set_progress (st->job, st, st->ntasks, 0, true);
+        s_build_inputs (self, st);
+        break;
+    case HEARTH_TS_EV_JOB_DONE:
+        if (job)
+            s_end_job (self, job, HEARTH_JOB_SUCCEEDED, NULL);
+        break;
+    case HEARTH_TS_EV_JOB_FAILED:
+        if (!job || !st)
+            break;
+        snprintf (error, sizeof error,
+                  "stage %s, task %llu: lost with its executor %d times",
+                  st->name, (unsigned long long) ev->index, ev->attempt + 1);
+        work_fail_job (self, job, error);
+        break;
+    case HEARTH_TS_EV_KILL:
+        self->cbs.kill (self->cbs.arg, ev->exec_id,
+                        DRIVER_TID (ev->stage, ev->index), ev->attempt);
+        break;
+    }
+}
+
+void
+work_process (work_t *self)
+{
+    hearth_ts_event_t ev;
+    while (hearth_taskset_next_event (self->ts, &ev))
+        s_on_event (self, &ev);
+}

@@ -1,0 +1,60 @@
+/*  work.h - the engine's work in progress: the task set, the stages by
+    uid and the running jobs.
+
+    A submitted job's stages get their uids, result slots and a place in
+    the task set here; the task set's events (a stage done, a job done or
+    failed) end jobs here and build the inputs of the stages that read
+    another's results.  Everything belongs to the engine thread; what the
+    user reads (a job's state and progress) is published under the job's
+    lock (jobs.c).
+*/
+#ifndef HEARTH_DRIVER_WORK_H
+#define HEARTH_DRIVER_WORK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "driver/internal.h"
+#include "libcore/conf.h"
+#include "libcore/taskset.h"
+
+typedef struct work work_t;
+
+/* What the work asks of its owner. */
+typedef struct {
+    /* The task set wants an attempt killed where it runs (a copy lost
+       the race, or its job ended). */
+    void (*kill) (void *arg, int exec_id, uint64_t tid, int attempt);
+    void *arg; /* given to every callback */
+} work_cbs_t;
+
+/* A new, empty work with the scheduler settings of conf (borrowed, read
+   now) and the owner's callbacks (copied).  NULL on no memory. */
+work_t *work_new (hearth_conf_t *conf, const work_cbs_t *cbs);
+/* Free the stage table and the task set; running jobs are not ended
+   (fail them first).  Accepts NULL. */
+void work_destroy (work_t **self_p);
+
+/* The task set (borrowed: it lives as long as the work). */
+hearth_taskset_t *work_taskset (work_t *self);
+/* The stage of uid (borrowed), or NULL once its job has ended. */
+hearth_stage_t *work_stage (const work_t *self, uint32_t uid);
+/* Whether any job is running. */
+bool work_has_jobs (const work_t *self);
+
+/* Take a job the user submitted (borrowed until it ends: the engine then
+   lets go of it and the user frees it).  A job that cannot be scheduled,
+   or that comes after work_fail_all(), ends at once as failed. */
+void work_submit (work_t *self, hearth_job_t *job);
+/* End a running job as failed with error (copied). */
+void work_fail_job (work_t *self, hearth_job_t *job, const char *error);
+/* The application is over: fail every running job, and every job
+   submitted from now on, with reason (copied). */
+void work_fail_all (work_t *self, const char *reason);
+/* Publish the progress of stage uid to its job (nothing once the job has
+   ended: the user may have freed it). */
+void work_publish (work_t *self, uint32_t uid);
+/* Handle the task set's pending events (kills go to the owner). */
+void work_process (work_t *self);
+
+#endif
