@@ -23,6 +23,7 @@
     Sharing: after hearth_job_submit() a job's stages belong to the engine
     until the job ends; the engine publishes progress and the end under the
     job's lock, and the user reads results only after the end.
+    docs/architecture.md draws the processes and sockets around it.
 */
 #ifndef HEARTH_DRIVER_INTERNAL_H
 #define HEARTH_DRIVER_INTERNAL_H

@@ -25,7 +25,8 @@
     libs).  Upward, a child reports only through the callbacks it was
     given at its creation: the pool hands the tasks that ran to the task
     table (fnpool_done_fn), the task table hands their updates to the
-    link (tasks_events_t).
+    link (tasks_events_t).  docs/architecture.md draws the processes and
+    sockets around it.
 */
 #ifndef HEARTH_EXECUTOR_H
 #define HEARTH_EXECUTOR_H

@@ -34,7 +34,8 @@
     other files of the registry call the store, which calls none of them.
 
     This struct holds the sockets, the settings, and the pointers to the
-    parts that have their own context.
+    parts that have their own context.  docs/architecture.md draws the
+    processes and sockets around it.
 */
 #ifndef HEARTH_MASTER_MASTER_H
 #define HEARTH_MASTER_MASTER_H

@@ -19,6 +19,7 @@
     main calls link, and both call children, execs and drivers; execs and
     drivers call children, which calls them back only through the
     callbacks of their kind (children_kind_t) and tells them nothing else.
+    docs/architecture.md draws the processes and sockets around it.
 */
 #ifndef HEARTH_WORKER_WORKER_H
 #define HEARTH_WORKER_WORKER_H

@@ -10,6 +10,13 @@
     its row with the right type word, required column and limits, that no
     row documents a field the schema lacks, that the state tables list the
     codec's state names, and that the decoder's limits are quoted.
+
+    It also ties each command's "Handled by:" line to the code: every
+    socket dispatches by an s_handlers[] table of {HEARTH_CMD_NAME,
+    handler} rows, and every row of every table is named on its command's
+    line, as `DIR/FILE.c` `handler` pairs, with the handler defined in that
+    file; a pair without a row names a request/reply client that waits
+    for that command by name.
 */
 #include "config.h"
 
@@ -21,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <dirent.h>
 
 #include <cmocka.h>
 
@@ -366,6 +375,228 @@ test_limits_documented (void **state)
     }
 }
 
+/* --- "Handled by:" against the handler tables ------------------------- */
+
+/* The programs whose sockets dispatch by table, by directory. */
+static const char *const s_program_dirs[] = {"master", "worker", "executor",
+                                             "driver"};
+
+/* One {HEARTH_CMD_NAME, handler} row of an s_handlers[] table. */
+typedef struct {
+    char dir[16];  /* the program's directory */
+    char file[64]; /* the file holding the table */
+    char cmd[64];  /* the command */
+    char fn[64];   /* its handler */
+    bool local;    /* the table's file defines it (a static handler) */
+    bool listed;   /* named on the command's "Handled by:" line */
+} s_hrow_t;
+
+static s_hrow_t s_hrows[512];
+static size_t s_nhrows;
+
+static bool s_defines (const char *text, const char *fn);
+
+/* The contents of a source file (relative to the top), or NULL. */
+static char *
+s_read_source (const char *relpath)
+{
+    char path[512];
+    snprintf (path, sizeof path, "%s/%s", HEARTH_TEST_SRCDIR, relpath);
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return NULL;
+    char *text = calloc (1, 1 << 20);
+    size_t n = text ? fread (text, 1, (1 << 20) - 1, f) : 0;
+    fclose (f);
+    if (text)
+        text[n] = '\0';
+    return text;
+}
+
+/* The length of the run of chars of set at p. */
+static size_t
+s_run (const char *p, const char *set)
+{
+    return strspn (p, set);
+}
+
+/* Note the table rows of one line, when it is one:
+   "    {HEARTH_CMD_NAME, handler},". */
+static void
+s_scan_line (const char *dir, const char *file, const char *line)
+{
+    static const char upper[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_";
+    static const char lower[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+    line += s_run (line, " ");
+    if (strncmp (line, "{HEARTH_CMD_", 12) != 0)
+        return;
+    const char *cmd = line + 12;
+    size_t clen = s_run (cmd, upper);
+    if (clen == 0 || strncmp (cmd + clen, ", ", 2) != 0)
+        return;
+    const char *fn = cmd + clen + 2;
+    size_t flen = s_run (fn, lower);
+    if (flen == 0 || strncmp (fn + flen, "},", 2) != 0)
+        return;
+    assert_true (s_nhrows < sizeof s_hrows / sizeof s_hrows[0]);
+    s_hrow_t *r = &s_hrows[s_nhrows++];
+    snprintf (r->dir, sizeof r->dir, "%s", dir);
+    snprintf (r->file, sizeof r->file, "%s/%s", dir, file);
+    snprintf (r->cmd, sizeof r->cmd, "%.*s", (int) clen, cmd);
+    snprintf (r->fn, sizeof r->fn, "%.*s", (int) flen, fn);
+}
+
+/* Every table row of the C files of the programs' directories. */
+static void
+s_scan_tables (void)
+{
+    s_nhrows = 0;
+    for (size_t d = 0; d < sizeof s_program_dirs / sizeof *s_program_dirs;
+         d++) {
+        char path[512];
+        snprintf (path, sizeof path, "%s/%s", HEARTH_TEST_SRCDIR,
+                  s_program_dirs[d]);
+        DIR *dh = opendir (path);
+        assert_non_null (dh);
+        struct dirent *de;
+        while ((de = readdir (dh))) {
+            size_t len = strlen (de->d_name);
+            if (len < 3 || strcmp (de->d_name + len - 2, ".c") != 0)
+                continue;
+            char rel[300];
+            snprintf (rel, sizeof rel, "%s/%s", s_program_dirs[d], de->d_name);
+            char *text = s_read_source (rel);
+            assert_non_null (text);
+            size_t first = s_nhrows;
+            for (char *line = text; line;) {
+                s_scan_line (s_program_dirs[d], de->d_name, line);
+                line = strchr (line, '\n');
+                line = line ? line + 1 : NULL;
+            }
+            for (size_t i = first; i < s_nhrows; i++)
+                s_hrows[i].local = s_defines (text, s_hrows[i].fn);
+            free (text);
+        }
+        closedir (dh);
+    }
+}
+
+/* text defines fn: a line starts with "fn (". */
+static bool
+s_defines (const char *text, const char *fn)
+{
+    char want[128];
+    snprintf (want, sizeof want, "\n%.100s (", fn);
+    return strstr (text, want) != NULL;
+}
+
+/* Check one `file` `fn` pair of cmd's line; 0 or the errors found. */
+static int
+s_check_pair (const char *cmd, const char *file, const char *fn)
+{
+    char *text = s_read_source (file);
+    if (!text) {
+        print_error ("%s: Handled by names %s, which does not exist\n", cmd,
+                     file);
+        return 1;
+    }
+    int errors = 0;
+    if (!s_defines (text, fn)) {
+        print_error ("%s: Handled by names %s in %s, which does not define "
+                     "it\n",
+                     cmd, fn, file);
+        errors++;
+    }
+    bool row = false;
+    size_t dlen = strcspn (file, "/");
+    for (size_t i = 0; i < s_nhrows; i++)
+        if (strcmp (s_hrows[i].cmd, cmd) == 0 && strcmp (s_hrows[i].fn, fn) == 0
+            && strncmp (s_hrows[i].dir, file, dlen) == 0
+            && s_hrows[i].dir[dlen] == '\0'
+            && (!s_hrows[i].local || strcmp (s_hrows[i].file, file) == 0)) {
+            s_hrows[i].listed = true;
+            row = true;
+        }
+    char want[128];
+    snprintf (want, sizeof want, "HEARTH_CMD_%.100s", cmd);
+    if (!row && !strstr (text, want)) {
+        print_error ("%s: Handled by names %s in %s, but no table row "
+                     "dispatches %s to it and the file never names %s\n",
+                     cmd, fn, file, cmd, want);
+        errors++;
+    }
+    free (text);
+    return errors;
+}
+
+/* Check the "Handled by:" paragraph of one command; 0 or the errors. */
+static int
+s_check_handled_by (const char *cmd)
+{
+    char *section = s_section (cmd);
+    const char *p = section ? strstr (section, "Handled by:") : NULL;
+    if (!p) {
+        print_error ("%s: no \"Handled by:\" line\n", cmd);
+        free (section);
+        return 1;
+    }
+    const char *end = strstr (p, "\n\n");
+    if (!end)
+        end = p + strlen (p);
+    int errors = 0, pairs = 0;
+    char file[128], fn[96];
+    for (p += 11; p < end; pairs++) {
+        const char *a = strchr (p, '`');
+        if (!a || a >= end)
+            break;
+        const char *b = strchr (a + 1, '`');
+        const char *c = b ? strchr (b + 1, '`') : NULL;
+        const char *d = c ? strchr (c + 1, '`') : NULL;
+        if (!d || d >= end || strspn (b + 1, " \n") != (size_t) (c - b - 1)) {
+            print_error ("%s: Handled by wants `FILE` `FUNCTION` pairs\n", cmd);
+            errors++;
+            break;
+        }
+        snprintf (file, sizeof file, "%.*s", (int) (b - a - 1), a + 1);
+        snprintf (fn, sizeof fn, "%.*s", (int) (d - c - 1), c + 1);
+        errors += s_check_pair (cmd, file, fn);
+        p = d + 1;
+    }
+    if (pairs == 0) {
+        print_error ("%s: Handled by names no handler\n", cmd);
+        errors++;
+    }
+    free (section);
+    return errors;
+}
+
+/* Every command's "Handled by:" pairs exist, and name every table row. */
+static void
+test_handlers_documented (void **state)
+{
+    (void) state;
+    s_scan_tables ();
+    assert_true (s_nhrows > 0);
+    int errors = 0;
+    for (size_t i = 0; i < s_nhrows; i++)
+        if (hearth_cmd_lookup (s_hrows[i].cmd, strlen (s_hrows[i].cmd)) < 0) {
+            print_error ("%s: a table row dispatches %s, not a command\n",
+                         s_hrows[i].file, s_hrows[i].cmd);
+            errors++;
+        }
+    for (int c = 0; c < HEARTH_CMD_COUNT; c++)
+        errors += s_check_handled_by (hearth_cmd_name ((hearth_cmd_t) c));
+    for (size_t i = 0; i < s_nhrows; i++)
+        if (!s_hrows[i].listed) {
+            print_error ("%s: the table dispatches %s to %s, which %s's "
+                         "\"Handled by:\" does not name\n",
+                         s_hrows[i].file, s_hrows[i].cmd, s_hrows[i].fn,
+                         s_hrows[i].cmd);
+            errors++;
+        }
+    assert_int_equal (errors, 0);
+}
+
 int
 main (void)
 {
@@ -375,6 +606,7 @@ main (void)
         cmocka_unit_test (test_no_extra_commands),
         cmocka_unit_test (test_states_documented),
         cmocka_unit_test (test_limits_documented),
+        cmocka_unit_test (test_handlers_documented),
     };
     return cmocka_run_group_tests_name ("spec", tests, s_load, s_unload);
 }
