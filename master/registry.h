@@ -451,6 +451,10 @@ void registry_touch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
    tracker (the caller then ends it), or NULL. */
 reg_worker_t *registry_silent_worker (registry_t *self, int64_t now_ms);
 reg_app_t *registry_silent_app (registry_t *self, int64_t now_ms);
+/* The master was not running for gap_ms (hearth_liveness_gap): every
+   watched worker's and driver's deadline moves by it, so that peers are
+   judged by what they missed while the master ran. */
+void registry_liveness_pause (registry_t *self, int64_t gap_ms);
 
 /* Routing-id index: which record a peer's routing id belongs to
    (*record: borrowed, or NULL with PEER_NONE). */
