@@ -91,10 +91,17 @@ tests_unit_test_curve_LDADD = $(unit_libs)
 # The master's journal: its pure record codec and replay, and its files.
 UNIT_TESTS += tests/unit/test_journal
 tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
-	tests/unit/testutil.h master/jstate.c master/jstate.h \
-	master/journal.c master/journal.h master/jio.c master/jio.h
+	tests/unit/testutil.h tests/unit/journaltest.h master/jstate.c \
+	master/jstate.h
 tests_unit_test_journal_CFLAGS = $(unit_cflags)
 tests_unit_test_journal_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_journal_files
+tests_unit_test_journal_files_SOURCES = tests/unit/test_journal_files.c \
+	tests/unit/testutil.h tests/unit/journaltest.h master/jstate.c \
+	master/jstate.h master/journal.c master/journal.h master/jio.c \
+	master/jio.h
+tests_unit_test_journal_files_CFLAGS = $(unit_cflags)
+tests_unit_test_journal_files_LDADD = $(unit_libs)
 
 # The registry and its journal: records of every change, replay, restore.
 UNIT_TESTS += tests/unit/test_restore
