@@ -33,7 +33,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-systemd-units.sh \
 	tests/integration/test-man-pages.sh \
 	tests/integration/test-master-pause.sh \
-	tests/integration/test-journal-disk-full.sh
+	tests/integration/test-journal-disk-full.sh \
+	tests/integration/test-cores-after-end.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

@@ -109,7 +109,7 @@ tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
 	tests/unit/testutil.h master/jstate.c master/jstate.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
-	master/reglive.c master/regviews.c \
+	master/reglive.c master/regviews.c master/regstopping.c \
 	master/records.c master/restore.c
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
 tests_unit_test_restore_LDADD = $(unit_libs)
