@@ -20,6 +20,7 @@
 #include "libcore/conf.h"
 #include "libcore/liveness.h"
 #include "libcore/log.h"
+#include "libcore/notify.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/start.h"
@@ -467,6 +468,7 @@ main (int argc, char **argv)
 {
     master_t m = {.sigfd = -1, .last_tick_ms = INT64_MIN};
     hearth_error_t err;
+    hearth_notify_init ();
     int rc = s_parse (&m, argc, argv);
     if (rc <= 0) {
         hearth_conf_destroy (&m.conf);
@@ -486,7 +488,11 @@ main (int argc, char **argv)
         master_publish_master (&m, "recovering",
                                "restarted on a journal with live workers or "
                                "applications");
+    /* Ready: its sockets are bound and its journal replayed. */
+    hearth_notifyf ("READY=1\nSTATUS=master %s up (events %s)%s", m.url,
+                    m.events_url, m.recovering ? ", RECOVERING" : "");
     zloop_start (m.loop);
+    hearth_notify ("STOPPING=1\nSTATUS=stopping");
     master_publish_master (&m, "stopping", NULL);
     log_info ("master stopped");
     s_teardown (&m);

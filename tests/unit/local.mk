@@ -114,6 +114,11 @@ tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
 tests_unit_test_restore_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_notify
+tests_unit_test_notify_SOURCES = tests/unit/test_notify.c tests/unit/testutil.h
+tests_unit_test_notify_CFLAGS = $(unit_cflags)
+tests_unit_test_notify_LDADD = $(NOTIFY_LIBS) $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h
 tests_unit_test_packed_CFLAGS = $(unit_cflags)
