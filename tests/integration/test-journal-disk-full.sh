@@ -67,8 +67,10 @@ say "master: $(grep -o '(the [0-9]* bytes written of a record were cut off\|(not
 
 # Space comes back: a snapshot makes the journal whole.
 rm -f "$JFS/fill"
+t_free=$(now_ms)
 check "the journal is written again once there is space" \
   wait_for 5 grep -q "the journal in .* is written again" "$T/master.log"
+say "journal whole again $(($(log_ms "$T/master.log" "is written again") - t_free)) ms after the space came back"
 check "a job after the disk is freed" run_job after
 
 settled() {
