@@ -138,6 +138,25 @@ hearth_liveness_expire (hearth_liveness_t *self, int64_t now_ms)
     return item;
 }
 
+void
+hearth_liveness_pause (hearth_liveness_t *self, int64_t gap_ms)
+{
+    if (gap_ms <= 0 || self->latest_ms == INT64_MIN)
+        return;
+    for (hearth_peer_t *p = self->head; p; p = p->next)
+        p->last_ms += gap_ms;
+    self->latest_ms += gap_ms;
+}
+
+int64_t
+hearth_liveness_gap (int64_t last_tick_ms, int64_t now_ms, int64_t tick_ms)
+{
+    if (last_tick_ms == INT64_MIN || now_ms <= last_tick_ms)
+        return 0;
+    int64_t elapsed = now_ms - last_tick_ms;
+    return elapsed > 2 * tick_ms ? elapsed - tick_ms : 0;
+}
+
 int64_t
 hearth_liveness_next_deadline (const hearth_liveness_t *self)
 {

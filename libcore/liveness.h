@@ -13,6 +13,13 @@
     clock that goes backwards is clamped to the latest time seen, which
     keeps the order intact.
 
+    The tracker's owner may itself stop running (SIGSTOP, a VM stall, a
+    handler that blocked): peers cannot be blamed for time the owner was
+    not looking.  The owner's tick measures its own absence with
+    hearth_liveness_gap() and credits it with hearth_liveness_pause(),
+    which shifts every peer's last sign of life (so its deadline) by the
+    gap: a peer is judged by what it missed while its owner ran.
+
     The tracker borrows the items it tracks (void *, never freed by it) and
     owns the handles it returns; a handle stays valid until it is removed
     or returned by hearth_liveness_expire(), or the tracker is destroyed.
@@ -54,6 +61,20 @@ void hearth_liveness_remove (hearth_liveness_t *self, hearth_peer_t **peer_p);
    and returns its item, or NULL when none has expired.  Call it in a loop,
    as many times per tick as the caller wants to work. */
 void *hearth_liveness_expire (hearth_liveness_t *self, int64_t now_ms);
+
+/* The owner was not running for gap_ms (from hearth_liveness_gap):
+   every peer's last sign of life, and the latest time seen, move forward
+   by it, so every deadline does.  O(n), for a rare event; the order is
+   kept.  A gap <= 0 does nothing. */
+void hearth_liveness_pause (hearth_liveness_t *self, int64_t gap_ms);
+
+/* The rule of a periodic tick of period tick_ms that last ran at
+   last_tick_ms and runs again at now_ms (same clock): when more than two
+   periods have passed, the owner was not running for the time beyond one
+   period, which it returns; otherwise 0 (a normal or slightly late tick,
+   no previous tick, INT64_MIN, or a clock that went backwards). */
+int64_t hearth_liveness_gap (int64_t last_tick_ms, int64_t now_ms,
+                             int64_t tick_ms);
 
 /* When the oldest peer expires (ms, same clock), or INT64_MAX if none. */
 int64_t hearth_liveness_next_deadline (const hearth_liveness_t *self);

@@ -26,3 +26,12 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/zap.c libcore/zap.h \
 	libcore/curve.c libcore/curve.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
+
+# The daemons' notifications to systemd: a library of its own, linked by
+# hearth-master and hearth-worker only, so that libhearth (and the
+# programs of users that link it) do not depend on libsystemd.
+noinst_LTLIBRARIES += libcore/libhearthnotify.la
+libcore_libhearthnotify_la_SOURCES = libcore/notify.c libcore/notify.h
+libcore_libhearthnotify_la_CPPFLAGS = $(AM_CPPFLAGS) $(SYSTEMD_CFLAGS)
+libcore_libhearthnotify_la_LIBADD = $(SYSTEMD_LIBS)
+NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)

@@ -20,16 +20,22 @@
 static const mode_t s_dir_mode = JIO_DIR_MODE, s_file_mode = JIO_FILE_MODE;
 
 struct journal {
-    char *dir;       /* the directory */
-    int dir_fd;      /* open on it, to fsync renames */
-    int lock_fd;     /* DIR/lock, flock()ed */
-    int fd;          /* DIR/journal.GEN, appended to */
-    int64_t gen;     /* current generation */
-    size_t size;     /* bytes in journal.GEN */
-    bool dirty;      /* appended since the last fsync */
-    bool failing;    /* the last write failed (logged once) */
-    size_t appended; /* records appended since open */
+    char *dir;         /* the directory */
+    int dir_fd;        /* open on it, to fsync renames */
+    int lock_fd;       /* DIR/lock, flock()ed */
+    int fd;            /* DIR/journal.GEN, appended to */
+    int64_t gen;       /* current generation */
+    size_t size;       /* bytes in journal.GEN */
+    bool dirty;        /* appended since the last fsync */
+    bool behind;       /* a record was not written (or not synced) since
+                          the last snapshot: the files hold a prefix of the
+                          changes, until the next snapshot */
+    int64_t repair_ms; /* when the last snapshot was tried while behind */
+    size_t appended;   /* records appended since open */
 };
+
+/* While behind, a snapshot is tried at most this often. */
+static const int64_t s_repair_every_ms = 1000;
 
 static int64_t
 s_wall_ms (void)
@@ -69,14 +75,23 @@ s_lock (journal_t *self, hearth_error_t *err)
 }
 
 static void
-s_warn_tail (const char *path, const jload_t *rep)
+s_warn_skipped (const char *path, const jload_t *rep)
 {
     if (rep->status == JREC_OK)
         return;
-    log_warn ("journal file %s: %s at line %zu (byte %zu): skipped the last "
-              "%zu bytes; the %zu records before it are kept",
-              path, jstate_status_text (rep->status), rep->bad_line,
-              rep->good_bytes, rep->bad_bytes, rep->records);
+    if (rep->bad_bytes == rep->tail_bytes)
+        log_warn ("journal file %s: %s at line %zu (byte %zu): skipped the "
+                  "last %zu bytes; the %zu records before it are kept",
+                  path, jstate_status_text (rep->status), rep->bad_line,
+                  rep->bad_at, rep->tail_bytes, rep->records);
+    else
+        log_warn ("journal file %s: %s at line %zu (byte %zu): skipped %zu "
+                  "bad bytes in %zu stretches (the last %zu bytes of them "
+                  "after the last good record); the %zu good records around "
+                  "them are kept",
+                  path, jstate_status_text (rep->status), rep->bad_line,
+                  rep->bad_at, rep->bad_bytes, rep->skipped, rep->tail_bytes,
+                  rep->records);
 }
 
 /* Load the snapshot, if any, into state; sets self->gen (-1 when unknown). */
@@ -96,7 +111,7 @@ s_load_snapshot (journal_t *self, jstate_t *state)
     jload_t rep;
     jstate_load (state, buf, len, &rep);
     free (buf);
-    s_warn_tail (path, &rep);
+    s_warn_skipped (path, &rep);
     if (!rep.header || strcmp (rep.header, "snapshot") != 0 || rep.gen < 0)
         log_warn ("%s has no snapshot header: its generation is unknown", path);
     else
@@ -151,21 +166,42 @@ s_remove_stale (journal_t *self)
         closedir (d);
 }
 
-/* Keep a copy of a skipped tail for whoever investigates. */
+/* Where the skipped bytes of a replay are kept for whoever investigates:
+   DIR/journal.GEN.bad, every stretch in order. */
+typedef struct {
+    journal_t *journal; /* whose file is replayed */
+    int fd;             /* journal.GEN.bad, opened at the first stretch */
+    bool failed;        /* it could not be written (logged) */
+} s_bad_t;
+
 static void
-s_save_tail (journal_t *self, const char *buf, size_t len)
+s_keep_skipped (void *arg, const char *bytes, size_t n, jrec_status_t status)
 {
+    (void) status;
+    s_bad_t *bad = arg;
     char path[4200];
-    snprintf (path, sizeof path, "%s/journal.%lld.bad", self->dir,
-              (long long) self->gen);
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
-    if (fd < 0 || jio_write_all (fd, buf, len) < 0)
+    snprintf (path, sizeof path, "%s/journal.%lld.bad", bad->journal->dir,
+              (long long) bad->journal->gen);
+    if (bad->fd < 0 && !bad->failed)
+        bad->fd =
+            open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
+    if (!bad->failed
+        && (bad->fd < 0 || jio_write_all (bad->fd, bytes, n) < 0)) {
         log_warn ("cannot keep the skipped bytes in %s: %s", path,
                   strerror (errno));
-    else
-        log_warn ("the skipped bytes are kept in %s", path);
-    if (fd >= 0)
-        close (fd);
+        bad->failed = true;
+    }
+}
+
+static void
+s_bad_close (s_bad_t *bad)
+{
+    if (bad->fd < 0)
+        return;
+    close (bad->fd);
+    if (!bad->failed)
+        log_warn ("the skipped bytes are kept in %s/journal.%lld.bad",
+                  bad->journal->dir, (long long) bad->journal->gen);
 }
 
 static int
@@ -187,7 +223,8 @@ s_write_header (int fd, const char *type, int64_t gen, size_t *len)
 }
 
 /* Replay journal.GEN into state and open it for appending, cutting a bad
-   tail off (it is saved aside first). */
+   tail off (what was skipped is saved aside first; bad stretches in the
+   middle stay until the compaction that follows a recovery). */
 static int
 s_open_journal (journal_t *self, jstate_t *state, hearth_error_t *err)
 {
@@ -199,17 +236,17 @@ s_open_journal (journal_t *self, jstate_t *state, hearth_error_t *err)
         return hearth_errprintf (err, "cannot read %s: %s", path,
                                  strerror (errno));
     jload_t rep = {.status = JREC_OK};
+    s_bad_t bad = {.journal = self, .fd = -1};
     if (buf) {
-        jstate_load (state, buf, len, &rep);
-        s_warn_tail (path, &rep);
+        jstate_load_skips (state, buf, len, &rep, s_keep_skipped, &bad);
+        s_bad_close (&bad);
+        s_warn_skipped (path, &rep);
         if (rep.records
             && (!rep.header || strcmp (rep.header, "journal") != 0
                 || rep.gen != self->gen))
             log_warn ("%s: header says generation %lld, not %lld: replayed "
                       "anyway",
                       path, (long long) rep.gen, (long long) self->gen);
-        if (rep.bad_bytes)
-            s_save_tail (self, buf + rep.good_bytes, rep.bad_bytes);
         log_info ("journal %s: %zu records replayed", path, rep.applied);
     }
     free (buf);
@@ -219,7 +256,7 @@ s_open_journal (journal_t *self, jstate_t *state, hearth_error_t *err)
         return hearth_errprintf (err, "cannot open %s: %s", path,
                                  strerror (errno));
     self->size = rep.good_bytes;
-    if (rep.bad_bytes && ftruncate (self->fd, (off_t) rep.good_bytes) < 0)
+    if (rep.tail_bytes && ftruncate (self->fd, (off_t) rep.good_bytes) < 0)
         return hearth_errprintf (err, "cannot cut the bad tail of %s: %s", path,
                                  strerror (errno));
     if (self->size == 0
@@ -308,31 +345,59 @@ s_reopen (journal_t *self)
     return 0;
 }
 
+/* A record could not be written or synced: the journal is behind until a
+   snapshot (journal_compact) holds the whole state again.  A write cut
+   short is cut off first, so that no torn record is ever followed by
+   good ones; the cut is synced, as any write would be. */
+static void
+s_fall_behind (journal_t *self, const char *why)
+{
+    struct stat st;
+    char cut[96] = "nothing was cut short";
+    if (self->fd >= 0 && fstat (self->fd, &st) == 0
+        && (size_t) st.st_size > self->size) {
+        bool ok = ftruncate (self->fd, (off_t) self->size) == 0
+                  && fdatasync (self->fd) == 0;
+        snprintf (cut, sizeof cut,
+                  ok ? "the %zu bytes written of a record were cut off"
+                     : "the %zu bytes written of a record could not be cut "
+                       "off: a torn tail",
+                  (size_t) st.st_size - self->size);
+    }
+    if (!self->behind)
+        log_error ("cannot write to the journal in %s: %s (%s; the master "
+                   "goes on, and writes a snapshot of its whole state as "
+                   "soon as the disk takes one)",
+                   self->dir, why, cut);
+    self->behind = true;
+    self->dirty = false;
+}
+
 int
 journal_append (journal_t *self, const cJSON *record, bool sync)
 {
+    /* Behind, a record would follow a missing one: the snapshot that ends
+       it will hold this change too. */
+    if (self->behind)
+        return -1;
     size_t len;
     char *line = jstate_encode (record, &len);
-    bool encoded = line != NULL;
-    int rc = !encoded || (self->fd < 0 && s_reopen (self) < 0)
+    if (!line) {
+        s_fall_behind (self, "out of memory");
+        return -1;
+    }
+    int rc = self->fd < 0 && s_reopen (self) < 0
                  ? -1
                  : jio_write_all (self->fd, line, len);
     free (line);
-    if (rc == 0) {
-        self->size += len;
-        self->appended++;
-        self->dirty = true;
-        if (sync)
-            rc = journal_sync (self);
+    if (rc < 0) {
+        s_fall_behind (self, strerror (errno));
+        return -1;
     }
-    if (rc < 0 && !self->failing)
-        log_error ("cannot write to the journal in %s: %s (the master goes "
-                   "on; a restart may lose recent changes)",
-                   self->dir, encoded ? strerror (errno) : "out of memory");
-    else if (rc == 0 && self->failing)
-        log_info ("the journal in %s is written again", self->dir);
-    self->failing = rc < 0;
-    return rc;
+    self->size += len;
+    self->appended++;
+    self->dirty = true;
+    return sync ? journal_sync (self) : 0;
 }
 
 int
@@ -340,10 +405,28 @@ journal_sync (journal_t *self)
 {
     if (!self->dirty || self->fd < 0)
         return 0;
-    if (fdatasync (self->fd) < 0)
+    if (fdatasync (self->fd) < 0) {
+        /* What the kernel lost is not known: start again from a snapshot. */
+        s_fall_behind (self, strerror (errno));
         return -1;
+    }
     self->dirty = false;
     return 0;
+}
+
+bool
+journal_behind (const journal_t *self)
+{
+    return self->behind;
+}
+
+bool
+journal_repair_due (journal_t *self, int64_t now_ms)
+{
+    if (!self->behind || now_ms - self->repair_ms < s_repair_every_ms)
+        return false;
+    self->repair_ms = now_ms;
+    return true;
 }
 
 size_t
@@ -434,6 +517,18 @@ s_write_snapshot (journal_t *self, int64_t gen, journal_dump_fn *dump,
     return 0;
 }
 
+/* A snapshot of the whole state is on disk: the journal is whole again. */
+static void
+s_caught_up (journal_t *self)
+{
+    if (self->behind)
+        log_info ("the journal in %s is written again: a snapshot of the "
+                  "whole state (generation %lld) holds what could not be "
+                  "written",
+                  self->dir, (long long) self->gen);
+    self->behind = false;
+}
+
 int
 journal_compact (journal_t *self, journal_dump_fn *dump, void *dump_arg,
                  hearth_error_t *err)
@@ -457,21 +552,25 @@ journal_compact (journal_t *self, journal_dump_fn *dump, void *dump_arg,
         if (fd >= 0)
             close (fd);
         unlink (path);
-        close (self->fd);
+        if (self->fd >= 0)
+            close (self->fd);
         self->fd = -1;
         unlink (old);
         self->gen = gen;
         self->size = 0;
         self->dirty = false;
+        s_caught_up (self); /* the snapshot holds everything */
         return -1;
     }
     fsync (self->dir_fd);
-    close (self->fd);
+    if (self->fd >= 0)
+        close (self->fd);
     self->fd = fd;
     unlink (old);
     self->gen = gen;
     self->size = size;
     self->dirty = false;
+    s_caught_up (self);
     log_debug ("journal compacted: generation %lld", (long long) gen);
     return 0;
 }

@@ -15,9 +15,12 @@
                     written whole before the record that needs them
                     (jfiles.h)
 
-    The record format is jstate.h's.  Recovery reads the snapshot (if any)
-    and journal.G of the same generation into a jstate_t; a torn or corrupt
-    tail is logged as a warning and skipped, never applied.  Compaction
+    The record format is jstate.h's: length-prefixed, checksummed lines.
+    Recovery reads the snapshot (if any) and journal.G of the same
+    generation into a jstate_t; a bad record is logged as a warning and
+    skipped, never applied, and the good records after it are kept (a
+    torn or corrupt tail is cut off).  The skipped bytes are kept in
+    journal.G.bad.  Compaction
     writes a new snapshot of generation G + 1, starts journal.(G + 1) and
     removes journal.G; a crash at any point leaves either the old snapshot
     and its journal or the new ones.  The master compacts right after
@@ -27,8 +30,13 @@
     Writes: each record is written (write(2)) when it is appended, so a
     master killed with kill -9 loses nothing; it is fsync'd at once when
     the caller says it matters (sync), else at the next journal_sync().
-    Errors are logged once per kind and returned; the journal then keeps
-    trying on later appends.
+    A write that fails (a full disk) is cut back to the last whole record
+    (ftruncate, then fdatasync), so that a torn record is never followed
+    by good ones, and the journal is then behind: it appends nothing more
+    (a record after a missing one would lie) until a snapshot of the whole
+    state succeeds, which the caller tries when journal_repair_due() says
+    so.  A failed fdatasync counts as a failed write.  The failure is
+    logged once, and its end once.
 */
 #ifndef HEARTH_MASTER_JOURNAL_H
 #define HEARTH_MASTER_JOURNAL_H
@@ -62,6 +70,15 @@ int journal_append (journal_t *self, const cJSON *record, bool sync);
 /* fsync what was appended since the last sync.  0 or -1. */
 int journal_sync (journal_t *self);
 
+/* True while a record could not be written: the files hold a prefix of
+   the changes, and appends are refused until a journal_compact()
+   succeeds. */
+bool journal_behind (const journal_t *self);
+
+/* True when the journal is behind and no snapshot was tried in the last
+   second (now_ms: any monotonic clock); notes the attempt. */
+bool journal_repair_due (journal_t *self, int64_t now_ms);
+
 /* Bytes in the current journal file. */
 size_t journal_size (const journal_t *self);
 
@@ -77,8 +94,9 @@ typedef void (journal_emit_fn) (void *emit_arg, const cJSON *record, bool sync);
 typedef void (journal_dump_fn) (void *dump_arg, journal_emit_fn *emit,
                                 void *emit_arg);
 
-/* Write a snapshot of what dump emits and start a new generation.  On
-   failure (err) the old snapshot and journal stay in use. */
+/* Write a snapshot of what dump emits and start a new generation; a
+   journal that was behind is whole again.  On failure (err) the old
+   snapshot and journal stay in use. */
 int journal_compact (journal_t *self, journal_dump_fn *dump, void *dump_arg,
                      hearth_error_t *err);
 

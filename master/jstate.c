@@ -11,8 +11,15 @@
 
 #include "master/jstate.h"
 
-/* "CCCCCCCC " in front of the JSON. */
-enum { s_crc_chars = 8, s_prefix = s_crc_chars + 1 };
+/* In front of the JSON: "CCCCCCCC LLLLLLLL " (version 2: the CRC, then
+   the JSON's length); version 1 wrote "CCCCCCCC " only. */
+enum {
+    s_hex_chars = 8,
+    s_v1_prefix = s_hex_chars + 1,
+    s_prefix = 2 * (s_hex_chars + 1)
+};
+/* The largest JSON text a length field can say. */
+static const size_t s_max_json = 0xffffffffu;
 
 /* One kind of record: the objects in replay order, and an index. */
 typedef struct {
@@ -59,41 +66,97 @@ jstate_encode (const cJSON *record, size_t *len)
     if (!json)
         return NULL;
     size_t n = strlen (json);
-    char *line = malloc (s_prefix + n + 2);
+    char *line = n <= s_max_json ? malloc (s_prefix + n + 2) : NULL;
     if (line) {
-        snprintf (line, s_prefix + 1, "%08x ", jstate_crc32 (json, n));
+        char head[s_prefix + 1];
+        snprintf (head, sizeof head, "%08x %08x ", 0u, (unsigned) n);
+        memcpy (line, head, s_prefix);
         memcpy (line + s_prefix, json, n);
         line[s_prefix + n] = '\n';
         line[s_prefix + n + 1] = '\0';
+        /* the CRC covers the length and the JSON */
+        uint32_t crc =
+            jstate_crc32 (line + s_v1_prefix, s_prefix + n - s_v1_prefix);
+        snprintf (head, sizeof head, "%08x", crc);
+        memcpy (line, head, s_hex_chars);
         *len = s_prefix + n + 1;
     }
     free (json);
     return line;
 }
 
+/* A lower-case hex digit's value, or -1 (the writer writes lower case:
+   anything else is damage). */
 static int
 s_hex (char c)
 {
     return c >= '0' && c <= '9'   ? c - '0'
            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-           : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                   : -1;
 }
 
-/* The CRC written in front of a line, or -1. */
-static int64_t
-s_read_crc (const char *line, size_t len)
+/* "XXXXXXXX " at p, of which avail bytes exist: 1 when whole (*v its
+   value), 0 when what exists fits but is cut short, -1 when it does not
+   fit. */
+static int
+s_hex_field (const char *p, size_t avail, uint32_t *v)
 {
-    if (len < s_prefix || line[s_crc_chars] != ' ')
-        return -1;
-    uint32_t crc = 0;
-    for (int i = 0; i < s_crc_chars; i++) {
-        int d = s_hex (line[i]);
+    *v = 0;
+    for (size_t i = 0; i < s_hex_chars + 1; i++) {
+        if (i == avail)
+            return 0;
+        int d = i < s_hex_chars ? s_hex (p[i]) : p[i] == ' ' ? 0 : -1;
         if (d < 0)
             return -1;
-        crc = crc << 4 | (uint32_t) d;
+        *v = i < s_hex_chars ? *v << 4 | (uint32_t) d : *v;
     }
-    return crc;
+    return 1;
+}
+
+/* The bytes of a bad line: up to its newline, or all. */
+static size_t
+s_line_bytes (const char *buf, size_t len)
+{
+    const char *nl = memchr (buf, '\n', len);
+    return nl ? (size_t) (nl - buf) + 1 : len;
+}
+
+/* Where the JSON of the record at buf is: JREC_OK with its offset and
+   length and *used the record's bytes, once its CRC matched; JREC_TORN
+   when buf ends before the record does; JREC_CRC otherwise. */
+static jrec_status_t
+s_frame (const char *buf, size_t len, size_t *at, size_t *n, size_t *used)
+{
+    uint32_t crc, jlen;
+    *used = len;
+    int crc_field = s_hex_field (buf, len, &crc);
+    if (crc_field < 0)
+        return JREC_CRC;
+    if (crc_field == 0)
+        return JREC_TORN;
+    /* version 2 when a length field follows (a JSON object cannot look
+       like one) */
+    int len_field = s_hex_field (buf + s_v1_prefix, len - s_v1_prefix, &jlen);
+    if (len_field == 0 || (len_field > 0 && len - s_prefix <= jlen))
+        return JREC_TORN; /* its end is not there yet */
+    if (len_field > 0) {
+        if (buf[s_prefix + jlen] != '\n'
+            || jstate_crc32 (buf + s_v1_prefix, s_prefix - s_v1_prefix + jlen)
+                   != crc)
+            return JREC_CRC;
+        *at = s_prefix;
+        *n = jlen;
+        *used = s_prefix + jlen + 1;
+        return JREC_OK;
+    }
+    /* version 1: the CRC of the JSON, up to the newline */
+    const char *nl = memchr (buf, '\n', len);
+    if (!nl)
+        return JREC_TORN;
+    *at = s_v1_prefix;
+    *used = (size_t) (nl - buf) + 1;
+    *n = *used - 1 - s_v1_prefix;
+    return jstate_crc32 (buf + *at, *n) == crc ? JREC_OK : JREC_CRC;
 }
 
 static bool
@@ -108,21 +171,17 @@ s_blank (const char *p, const char *end)
 jrec_status_t
 jstate_decode (const char *buf, size_t len, size_t *used, cJSON **record)
 {
+    size_t at = 0, n = 0;
     *record = NULL;
-    const char *nl = memchr (buf, '\n', len);
-    if (!nl) {
-        *used = len;
-        return JREC_TORN;
-    }
-    size_t n = (size_t) (nl - buf);
-    *used = n + 1;
-    int64_t crc = s_read_crc (buf, n);
-    if (crc < 0 || jstate_crc32 (buf + s_prefix, n - s_prefix) != crc)
-        return JREC_CRC;
+    jrec_status_t st = s_frame (buf, len, &at, &n, used);
+    if (st == JREC_CRC)
+        *used = s_line_bytes (buf, len);
+    if (st != JREC_OK)
+        return st;
     const char *end = NULL;
-    cJSON *json =
-        cJSON_ParseWithLengthOpts (buf + s_prefix, n - s_prefix, &end, false);
-    if (!json || !cJSON_IsObject (json) || !end || !s_blank (end, nl)) {
+    cJSON *json = cJSON_ParseWithLengthOpts (buf + at, n, &end, false);
+    if (!json || !cJSON_IsObject (json) || !end
+        || !s_blank (end, buf + at + n)) {
         cJSON_Delete (json);
         return JREC_JSON;
     }
@@ -359,39 +418,101 @@ s_check_order (const cJSON *r, const char *t, jload_t *rep)
     return JREC_OK;
 }
 
+/* The first offset from `from` on where a record proved whole (its CRC
+   matches, over the length it states) starts, or len. */
+static size_t
+s_resync (const char *buf, size_t from, size_t len)
+{
+    uint32_t crc;
+    for (size_t q = from; q < len; q++) {
+        size_t at, n, used;
+        if (s_hex (buf[q]) >= 0 && s_hex_field (buf + q, len - q, &crc) > 0
+            && s_frame (buf + q, len - q, &at, &n, &used) == JREC_OK)
+            return q;
+    }
+    return len;
+}
+
+/* Bytes [pos, end) are skipped for status st. */
+static void
+s_skip (const char *buf, size_t pos, size_t end, jrec_status_t st, jload_t *rep,
+        jstate_skip_fn *on_skip, void *arg)
+{
+    if (rep->status == JREC_OK) {
+        rep->status = st;
+        rep->bad_at = pos;
+        rep->bad_line = 1;
+        for (const char *p = buf;
+             (p = memchr (p, '\n', (size_t) (buf + pos - p))); p++)
+            rep->bad_line++;
+    }
+    /* a stretch that starts where the last one ended is the same one */
+    if (!rep->skipped || rep->skip_end != pos)
+        rep->skipped++;
+    rep->skip_end = end;
+    rep->bad_bytes += end - pos;
+    if (on_skip)
+        on_skip (arg, buf + pos, end - pos, st);
+}
+
+/* One record proved whole at buf: checked and applied.  JREC_OK, or why
+   it is skipped. */
+static jrec_status_t
+s_load_one (jstate_t *self, cJSON *r, jload_t *rep, bool *applied, bool *known)
+{
+    const char *t = s_str (r, "t");
+    *applied = false;
+    *known = t && s_known (t);
+    if (!t)
+        return JREC_TYPE;
+    jrec_status_t st = s_check_order (r, t, rep);
+    if (st != JREC_OK)
+        return st;
+    int rc = jstate_apply (self, r);
+    *applied = rc == 1;
+    return rc < 0 ? JREC_TYPE : JREC_OK;
+}
+
 void
-jstate_load (jstate_t *self, const char *buf, size_t len, jload_t *rep)
+jstate_load_skips (jstate_t *self, const char *buf, size_t len, jload_t *rep,
+                   jstate_skip_fn *on_skip, void *arg)
 {
     memset (rep, 0, sizeof *rep);
     rep->gen = -1;
-    size_t pos = 0, line = 0;
+    size_t pos = 0;
     while (pos < len) {
         size_t used;
         cJSON *r;
-        line++;
+        bool applied = false, known = false;
         jrec_status_t st = jstate_decode (buf + pos, len - pos, &used, &r);
-        const char *t = r ? s_str (r, "t") : NULL;
-        if (st == JREC_OK && !t)
-            st = JREC_TYPE;
+        if (st == JREC_TORN || st == JREC_CRC) {
+            /* not proved whole: where it ends is not known either */
+            size_t next = s_resync (buf, pos + 1, len);
+            s_skip (buf, pos, next, st, rep, on_skip, arg);
+            pos = next;
+            continue;
+        }
         if (st == JREC_OK)
-            st = s_check_order (r, t, rep);
-        int applied = st == JREC_OK ? jstate_apply (self, r) : 0;
-        if (applied < 0)
-            st = JREC_TYPE;
-        bool known = t && s_known (t);
+            st = s_load_one (self, r, rep, &applied, &known);
         cJSON_Delete (r);
         if (st != JREC_OK) {
-            rep->status = st;
-            rep->bad_line = line;
-            rep->bad_bytes = len - pos;
-            return;
+            s_skip (buf, pos, pos + used, st, rep, on_skip, arg);
+            pos += used;
+            continue;
         }
         rep->records++;
-        rep->applied += applied == 1;
+        rep->applied += applied;
         rep->unknown += !known;
         pos += used;
         rep->good_bytes = pos;
     }
+    rep->tail_bytes = len - rep->good_bytes;
+}
+
+void
+jstate_load (jstate_t *self, const char *buf, size_t len, jload_t *rep)
+{
+    jstate_load_skips (self, buf, len, rep, NULL, NULL);
 }
 
 /* --- views ------------------------------------------------------------- */

@@ -4,11 +4,16 @@
     A journal file and a snapshot file (journal.h) are sequences of
     records, one per line:
 
-        CCCCCCCC {"t":"app","id":"app-20240101000000-0001",...}\n
+        CCCCCCCC LLLLLLLL {"t":"app","id":"app-20240101000000-0001",...}\n
 
-    CCCCCCCC is the CRC-32 (IEEE 802.3, as in zlib) of the JSON text, in
-    lower-case hex; the JSON is one object on one line (cJSON escapes
-    newlines inside strings) whose member "t" names the record type:
+    LLLLLLLL is the length in bytes of the JSON text and CCCCCCCC the
+    CRC-32 (IEEE 802.3, as in zlib) of everything between them and the
+    newline (the length, its space and the JSON), both in lower-case hex:
+    a record is proved whole when the byte its length points to is its
+    newline and the CRC matches.  (Version 1 wrote "CCCCCCCC {...}\n", the
+    CRC of the JSON alone; such lines are still read.)  The JSON is one
+    object on one line (cJSON escapes newlines inside strings) whose
+    member "t" names the record type:
 
         journal   {gen, version}   first record of a journal file
         snapshot  {gen, version}   first record of a snapshot file
@@ -24,10 +29,13 @@
         driver-   {id}             a driver forgotten
 
     Types this code does not know are skipped (counted), so that a newer
-    master can add some.  A line that is cut short (a torn write), whose
-    CRC does not match, or that is not a JSON object with a string "t",
-    ends the load: what came before it is kept, it and everything after it
-    are skipped and reported, never applied.
+    master can add some.  A bad record is skipped, reported and never
+    applied, and the load goes on after it: a record proved whole but
+    wrong inside (not a JSON object with a string "t", a header out of
+    place) is skipped alone; bytes that are not a record proved whole (a
+    write cut short, a CRC that does not match) are skipped up to the next
+    record that is, wherever it starts.  What follows the last good record
+    is the tail, which a writer may cut off.
 
     The state keeps each kind in a cJSON object keyed by id, in the order
     a replay must rebuild: workers in registration order; applications in
@@ -46,13 +54,15 @@
 #include <cjson/cJSON.h>
 
 /* The format written by this code. */
-#define JSTATE_VERSION 1
+#define JSTATE_VERSION 2
 
-/* Why a load stopped. */
+/* What is wrong with a record. */
 typedef enum {
     JREC_OK,    /* a good record */
-    JREC_TORN,  /* the last line has no newline: a write cut short */
-    JREC_CRC,   /* no CRC field, or it does not match the text */
+    JREC_TORN,  /* the bytes end before the record does: a write cut
+                   short */
+    JREC_CRC,   /* no CRC field, no newline where the length says, or a
+                   CRC that does not match */
     JREC_JSON,  /* not one JSON object */
     JREC_TYPE,  /* no string "t", or a known type without its key fields */
     JREC_ORDER, /* a header that is not first, or a second one */
@@ -63,10 +73,16 @@ typedef struct {
     size_t records;       /* good records read (headers included) */
     size_t applied;       /* records that changed the state */
     size_t unknown;       /* records of unknown types, skipped */
-    size_t good_bytes;    /* bytes of good records, from the start */
-    size_t bad_bytes;     /* bytes skipped from the first bad record on */
-    jrec_status_t status; /* JREC_OK when every byte was good */
+    size_t good_bytes;    /* bytes from the start to the end of the last
+                             good record */
+    size_t bad_bytes;     /* bytes skipped, in all */
+    size_t skipped;       /* stretches of bytes skipped */
+    size_t skip_end;      /* where the last stretch skipped ends */
+    size_t tail_bytes;    /* bytes after the last good record (skipped) */
+    jrec_status_t status; /* JREC_OK when every byte was good, else what
+                             was wrong first */
     size_t bad_line;      /* line number (from 1) of the first bad record */
+    size_t bad_at;        /* its offset in bytes */
     const char *header;   /* "journal", "snapshot" or NULL (static) */
     int64_t gen;          /* the header's generation, or -1 */
     bool ended;           /* an "end" record was read (snapshots) */
@@ -102,8 +118,17 @@ void jstate_destroy (jstate_t **self_p);
    lacks its key fields or on no memory. */
 int jstate_apply (jstate_t *self, const cJSON *record);
 
-/* Apply every record of a file's bytes, stopping at the first bad one;
-   fills rep. */
+/* Called for each stretch of n bytes skipped (borrowed), and why. */
+typedef void (jstate_skip_fn) (void *arg, const char *bytes, size_t n,
+                               jrec_status_t status);
+
+/* Apply every good record of a file's bytes, skipping bad ones as said
+   above; fills rep, and calls on_skip (unless NULL) for every stretch
+   skipped, in order. */
+void jstate_load_skips (jstate_t *self, const char *buf, size_t len,
+                        jload_t *rep, jstate_skip_fn *on_skip, void *arg);
+
+/* The same without on_skip. */
 void jstate_load (jstate_t *self, const char *buf, size_t len, jload_t *rep);
 
 /* The state (borrowed; objects keyed by id, in replay order). */

@@ -9,10 +9,10 @@ hearth_master_SOURCES = \
 	master/drvlog.c master/drvlog.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
-	master/reglive.c master/regviews.c master/records.c master/restore.c \
-	master/recover.c master/recover.h \
+	master/reglive.c master/regviews.c master/regstopping.c \
+	master/records.c master/restore.c master/recover.c master/recover.h \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h
-hearth_master_LDADD = $(CORE_LIBS)
+hearth_master_LDADD = $(NOTIFY_LIBS) $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c
 hearth_tail_LDADD = $(CORE_LIBS)

@@ -1,5 +1,6 @@
 /*  main.c - hearth-master: options, start-up (with the journal's recovery,
-    recover.c), the event loop and its periodic tick (expire silent workers
+    recover.c), the event loop and its periodic tick (credit the master's
+    own pauses to its peers, read what they sent, expire silent workers
     and drivers, heartbeat everyone, forget long-dead workers, sync the
     journal, schedule), and a clean stop on SIGTERM or SIGINT.  SIGHUP
     reopens the log file and re-reads the allow directory; with CURVE,
@@ -17,7 +18,9 @@
 
 #include "libcore/clock.h"
 #include "libcore/conf.h"
+#include "libcore/liveness.h"
 #include "libcore/log.h"
+#include "libcore/notify.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/start.h"
@@ -33,6 +36,9 @@
 
 /* Messages handled per wake-up before the loop looks at other sockets. */
 static const int s_max_batch = 256;
+/* Messages read before the tick judges liveness after a pause (its
+   peers' heartbeats of the whole pause may be waiting). */
+static const int s_max_drain = 4096;
 /* Workers or drivers expired, and dead workers forgotten, per tick. */
 static const size_t s_max_expire_per_tick = 1000;
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
@@ -112,17 +118,16 @@ static const hearth_opt_t s_opts[] = {
 
 /* --- the loop ---------------------------------------------------------- */
 
-static int
-s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
+/* Read at most max messages already queued on the ROUTER, without
+   waiting. */
+static void
+s_read (master_t *m, zsock_t *sock, int max)
 {
-    (void) loop;
-    master_t *m = arg;
     /* With CURVE, each message's sender must still be admitted (its key
        may have left the allow directory since it connected). */
     hearth_zap_t *zap = m->curve.zap;
     hearth_sender_t peer;
-    for (int n = 0; n < s_max_batch && (zsock_events (sock) & ZMQ_POLLIN);
-         n++) {
+    for (int n = 0; n < max && (zsock_events (sock) & ZMQ_POLLIN); n++) {
         zframe_t *rid = NULL;
         hearth_error_t err;
         hearth_msg_t *msg =
@@ -143,6 +148,13 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
     master_drivers_settle (m);
     if (m->dirty)
         master_schedule (m);
+}
+
+static int
+s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    s_read (arg, sock, s_max_batch);
     return 0;
 }
 
@@ -171,6 +183,28 @@ s_expire (master_t *m, int64_t now)
     }
 }
 
+/* A tick that comes more than a tick late found the master not running
+   (stopped, a stalled machine, a handler that blocked): its peers cannot
+   be blamed for that time, so every deadline moves by the gap (and the
+   recovery's), and what they sent meanwhile is read before anyone is
+   judged.  Returns the gap credited (0: none). */
+static int64_t
+s_credit_pause (master_t *m, int64_t now)
+{
+    int64_t gap = hearth_liveness_gap (m->last_tick_ms, now, m->tick_ms);
+    m->last_tick_ms = now;
+    if (gap <= 0)
+        return 0;
+    if (gap >= m->interval_ms)
+        log_warn ("the master was not running for %lld ms: every worker's "
+                  "and driver's deadline moves by that much",
+                  (long long) gap);
+    registry_liveness_pause (m->reg, gap);
+    if (m->recovering)
+        m->rec_deadline_ms += gap;
+    return gap;
+}
+
 static int
 s_on_tick (zloop_t *loop, int timer_id, void *arg)
 {
@@ -178,6 +212,12 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     (void) timer_id;
     master_t *m = arg;
     int64_t now = hearth_mono_ms ();
+    /* zloop runs due timers before it reads sockets: read what is queued
+       first (after a pause, more of it), so that a heartbeat waiting there
+       counts. */
+    int64_t gap = s_credit_pause (m, now);
+    s_read (m, m->router, gap > 0 ? s_max_drain : s_max_batch);
+    now = hearth_mono_ms ();
     s_expire (m, now);
     if (now >= m->next_heartbeat_ms) {
         master_broadcast_heartbeat (m);
@@ -378,6 +418,7 @@ s_setup (master_t *m, hearth_error_t *err)
     tick = tick < s_tick_min_ms   ? s_tick_min_ms
            : tick > s_tick_max_ms ? s_tick_max_ms
                                   : tick;
+    m->tick_ms = tick;
     zmq_pollitem_t sigitem = {NULL, m->sigfd, ZMQ_POLLIN, 0};
     zloop_set_nonstop (m->loop, true);
     if (zloop_reader (m->loop, m->router, s_on_router, m) < 0
@@ -425,8 +466,9 @@ s_parse (master_t *m, int argc, char **argv)
 int
 main (int argc, char **argv)
 {
-    master_t m = {.sigfd = -1};
+    master_t m = {.sigfd = -1, .last_tick_ms = INT64_MIN};
     hearth_error_t err;
+    hearth_notify_init ();
     int rc = s_parse (&m, argc, argv);
     if (rc <= 0) {
         hearth_conf_destroy (&m.conf);
@@ -446,7 +488,11 @@ main (int argc, char **argv)
         master_publish_master (&m, "recovering",
                                "restarted on a journal with live workers or "
                                "applications");
+    /* Ready: its sockets are bound and its journal replayed. */
+    hearth_notifyf ("READY=1\nSTATUS=master %s up (events %s)%s", m.url,
+                    m.events_url, m.recovering ? ", RECOVERING" : "");
     zloop_start (m.loop);
+    hearth_notify ("STOPPING=1\nSTATUS=stopping");
     master_publish_master (&m, "stopping", NULL);
     log_info ("master stopped");
     s_teardown (&m);

@@ -76,6 +76,9 @@ typedef struct master {
     int64_t liveness;          /* missed intervals before death */
     int max_executor_retries;  /* failures in a row before FAILED */
     int64_t next_heartbeat_ms; /* monotonic time of the next broadcast */
+    int64_t tick_ms;           /* period of the tick */
+    int64_t last_tick_ms;      /* monotonic time of the last tick, or
+                                  INT64_MIN before the first */
     bool dirty;                /* resources changed: schedule soon */
     bool held;                 /* an app waits for its hold to pass */
     zhashx_t *log_limit;       /* peer key -> last error log time (send.c) */

@@ -3,18 +3,19 @@
     With --journal DIR every change the registry makes is appended to the
     journal (journal.h) as it happens.  At start-up the master replays
     DIR, rebuilds the registry (registry_restore) and compacts at once, so
-    that a skipped corrupt tail is gone for good.  When the journal held
-    live workers or applications the master is RECOVERING: workers come
-    back UNKNOWN and applications without their driver, their executors
-    still counted where they run.  Peers are told to reconnect by the
-    answers to their next message (RECONNECT_WORKER, RECONNECT_APPLICATION);
-    a worker that registers again keeps the executors it reports (the rest
-    are LOST), a driver that registers again under its app_id gets its
-    application back.  When all of them are back, or at the recovery
-    deadline, the master is ALIVE again: the workers still UNKNOWN become
-    DEAD (their executors LOST), the applications whose driver did not
-    come back FAILED, and scheduling resumes.  Nothing is ever killed
-    because the master restarted.
+    that skipped corrupt records are gone for good.  A journal that falls
+    behind (a write failed: a full disk) is made whole by a snapshot of the
+    whole state, tried every second until the disk takes it.  When the journal
+   held live workers or applications the master is RECOVERING: workers come back
+   UNKNOWN and applications without their driver, their executors still counted
+   where they run.  Peers are told to reconnect by the answers to their next
+   message (RECONNECT_WORKER, RECONNECT_APPLICATION); a worker that registers
+   again keeps the executors it reports (the rest are LOST), a driver that
+   registers again under its app_id gets its application back.  When all of them
+   are back, or at the recovery deadline, the master is ALIVE again: the workers
+   still UNKNOWN become DEAD (their executors LOST), the applications whose
+   driver did not come back FAILED, and scheduling resumes.  Nothing is ever
+   killed because the master restarted.
 */
 #include "config.h"
 
@@ -133,6 +134,26 @@ s_compact (master_t *m)
         log_error ("journal compaction failed: %s", err.text);
 }
 
+/* The journal is behind (a write failed, a full disk): the files of live
+   cluster-mode drivers that could not be kept, then a snapshot of the
+   whole state, which makes it whole again.  A failure is the one already
+   logged: try again later, quietly. */
+static void
+s_repair (master_t *m)
+{
+    hearth_error_t err;
+    zlistx_t *drivers = registry_drivers (m->reg);
+    for (reg_driver_t *d = zlistx_first (drivers); d; d = zlistx_next (drivers))
+        if (!registry_driver_final (d->state) && d->nframes
+            && !journal_files_have (m->journal, d->id)
+            && journal_files_put (m->journal, d->id, d->frames, d->nframes,
+                                  &err)
+                   < 0)
+            return;
+    if (journal_compact (m->journal, s_dump, m, &err) < 0)
+        log_debug ("journal: still behind: %s", err.text);
+}
+
 static int64_t
 s_recovery_timeout (master_t *m)
 {
@@ -245,7 +266,11 @@ master_journal_tick (master_t *m, int64_t now)
     if (!m->journal)
         return;
     journal_sync (m->journal);
-    if (journal_size (m->journal) > s_compact_bytes)
+    if (journal_behind (m->journal)) {
+        if (journal_repair_due (m->journal, now))
+            s_repair (m);
+    }
+    else if (journal_size (m->journal) > s_compact_bytes)
         s_compact (m);
     if (m->recovering)
         s_check_recovery (m, now);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "libcore/clock.h"
 #include "master/registry.h"
 #include "master/registry_int.h"
 
@@ -134,9 +135,12 @@ registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
     if (app->state != APP_WAITING && app->state != APP_RUNNING)
         return;
     reg_exec_t *exec;
+    int64_t now = hearth_mono_ms ();
     while ((exec = zhashx_first (app->executors))) {
         if (kill_fn)
             kill_fn (arg, exec);
+        /* its worker has not stopped it yet: its cores stay counted */
+        registry__stopping_add (exec->worker, exec, now);
         registry_exec_set_state (self, exec, EXEC_KILLED, "application ended",
                                  -1, false);
     }

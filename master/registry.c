@@ -116,6 +116,7 @@ registry__worker_destroy (reg_worker_t **w_p)
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);
+    zhashx_destroy (&w->stopping);
     free (w);
     *w_p = NULL;
     errno = saved;

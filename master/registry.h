@@ -82,8 +82,9 @@ struct reg_worker {
     char curve_key[64];         /* its CURVE public key (Z85), or "" */
     int cores;                  /* cores it offers */
     int64_t memory_mb;          /* memory it offers, MiB */
-    int cores_used;             /* cores of executors placed here */
-    int64_t memory_used_mb;     /* memory of executors placed here */
+    int cores_used;             /* cores of executors placed here, and of
+                                   those still stopping */
+    int64_t memory_used_mb;     /* memory of the same */
     int cores_foreign;          /* cores of executors it reports that the
                                    master's books lack (after a restart) */
     int64_t memory_foreign_mb;  /* their memory */
@@ -94,6 +95,9 @@ struct reg_worker {
     int64_t dead_ms;            /* monotonic time it died, or 0 */
     zlistx_t *executors;        /* reg_exec_t * living here (borrowed) */
     zlistx_t *drivers;          /* reg_driver_t * placed here (borrowed) */
+    zhashx_t *stopping;         /* "APP/EXEC" of executors the master ended
+                                   whose end this worker has not reported
+                                   (regstopping.c; owned; NULL: none) */
     hearth_peer_t *peer;        /* liveness handle while ALIVE */
     void *order_handle;         /* handle in the registry's worker order */
     void *dead_handle;          /* handle in the dead list while DEAD */
@@ -317,6 +321,27 @@ void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
                               exec_state_t state, const char *message,
                               int exit_status, bool worker_lost);
 
+/* Executors still stopping (regstopping.c).  An executor the master ends
+   (its application ended) keeps its cores and memory counted in its
+   worker's cores_used until the worker reports its end, as the worker
+   counts it until it has reaped it: so the master never offers cores an
+   executor still holds, and a worker's cores_used never goes back up
+   after an application ends. */
+/* True when the executor is one of w's still stopping. */
+bool registry_stopping_has (const reg_worker_t *w, const char *app_id,
+                            int exec_id);
+/* The worker reports the executor ended (a final EXECUTOR_STATE_CHANGED):
+   its cores are free.  True when it was stopping (the caller schedules). */
+bool registry_stopping_ended (reg_worker_t *w, const char *app_id, int exec_id);
+/* The worker lists what it runs (borrowed; a registration's or a
+   heartbeat's "executors"): those stopping it no longer lists have ended.
+   A heartbeat does not count for one the worker never reported started
+   until grace_ms after the master ended it (the launch may not have
+   reached the worker when it sent it).  True when cores were freed. */
+bool registry_stopping_listed (reg_worker_t *w, const cJSON *executors,
+                               bool registration, int64_t now_ms,
+                               int64_t grace_ms);
+
 /* --- cluster-mode drivers ----------------------------------------------- */
 
 /* Lookup (borrowed, NULL when unknown or forgotten). */
@@ -451,6 +476,10 @@ void registry_touch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
    tracker (the caller then ends it), or NULL. */
 reg_worker_t *registry_silent_worker (registry_t *self, int64_t now_ms);
 reg_app_t *registry_silent_app (registry_t *self, int64_t now_ms);
+/* The master was not running for gap_ms (hearth_liveness_gap): every
+   watched worker's and driver's deadline moves by it, so that peers are
+   judged by what they missed while the master ran. */
+void registry_liveness_pause (registry_t *self, int64_t gap_ms);
 
 /* Routing-id index: which record a peer's routing id belongs to
    (*record: borrowed, or NULL with PEER_NONE). */

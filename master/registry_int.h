@@ -1,7 +1,7 @@
 /*  registry_int.h - the registry's insides, shared by the files that
     implement registry.h: registry.c (the store), regworkers.c,
-    regapps.c, regdrivers.c, reglive.c and restore.c.  Nothing else
-    includes it: the rest of the master uses registry.h. */
+    regapps.c, regdrivers.c, reglive.c, regstopping.c and restore.c.  Nothing
+   else includes it: the rest of the master uses registry.h. */
 #ifndef HEARTH_MASTER_REGISTRY_INT_H
 #define HEARTH_MASTER_REGISTRY_INT_H
 
@@ -73,6 +73,14 @@ void registry__watch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms);
 void registry__unwatch_worker (registry_t *self, reg_worker_t *w);
 void registry__watch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
 void registry__unwatch_app (registry_t *self, reg_app_t *app);
+
+/* regstopping.c's: the executor (about to end, not by its worker's
+   report) goes on counting on its worker until the worker reports its
+   end; -1 on no memory (then it does not).  Forget every one of w's
+   (its cores free), as when it dies. */
+int registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec,
+                            int64_t now_ms);
+void registry__stopping_clear (reg_worker_t *w);
 
 /* regdrivers.c's, for registry.c and restore.c. */
 int registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc);

@@ -1,7 +1,8 @@
 /*  reglive.c - the registry's liveness: which workers and applications'
     drivers are watched for silence (on the monotonic clock), their signs
-    of life, and the next one silent past the timeout.  Any message from a
-    known peer is a sign of life; see registry.h. */
+    of life, the next one silent past the timeout, and the credit of the
+    master's own pauses.  Any message from a known peer is a sign of life;
+    see registry.h. */
 #include "config.h"
 
 #include "master/registry.h"
@@ -41,6 +42,13 @@ registry_silent_app (registry_t *self, int64_t now_ms)
     if (app)
         app->peer = NULL;
     return app;
+}
+
+void
+registry_liveness_pause (registry_t *self, int64_t gap_ms)
+{
+    hearth_liveness_pause (self->worker_live, gap_ms);
+    hearth_liveness_pause (self->app_live, gap_ms);
 }
 
 void

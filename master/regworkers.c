@@ -117,6 +117,7 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     w->dead_handle = zlistx_add_end (self->dead, w);
     w->cores_foreign = 0;
     w->memory_foreign_mb = 0;
+    registry__stopping_clear (w);
     reg_exec_t *exec;
     while ((exec = zlistx_first (w->executors)))
         registry_exec_set_state (self, exec, EXEC_LOST, "worker lost", -1,

@@ -86,9 +86,12 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
         reg_exec_t *known = registry_exec (m->reg, app_id, exec_id);
         if (known && known->worker == w)
             continue;
-        *cores += (int) hearth_json_int (e, "cores", 0);
-        *memory += hearth_json_int (e, "memory_mb", 0);
-        registry_note_orphan (m->reg, app_id, exec_id);
+        /* one the master ended is still in its books, until it ends */
+        if (!registry_stopping_has (w, app_id, exec_id)) {
+            *cores += (int) hearth_json_int (e, "cores", 0);
+            *memory += hearth_json_int (e, "memory_mb", 0);
+            registry_note_orphan (m->reg, app_id, exec_id);
+        }
         reg_app_t *app = registry_app (m->reg, app_id);
         if (kill_ended && app && app->state > APP_RUNNING)
             master_send_kill (m, w, app_id, exec_id,
@@ -158,6 +161,7 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     int64_t memory;
     m->rec.workers_back += restored;
     s_reconcile (m, w, execs, restored);
+    registry_stopping_listed (w, execs, true, hearth_mono_ms (), 0);
     master_drivers_reconcile (m, w, drivers);
     s_foreign_usage (m, w, execs, true, &cores, &memory);
     master_drivers_foreign (m, w, drivers, &cores, &memory);
@@ -200,6 +204,9 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     registry_touch_worker (m->reg, w, hearth_mono_ms ());
     /* Without a list, what it uses beyond the master's books is foreign. */
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
+    if (registry_stopping_listed (w, execs, false, hearth_mono_ms (),
+                                  m->interval_ms * m->liveness))
+        m->dirty = true;
     int cores = (int) hearth_json_int (b, "cores_used", 0) - w->cores_used;
     int64_t memory =
         hearth_json_int (b, "memory_used_mb", 0) - w->memory_used_mb;
@@ -235,14 +242,23 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const cJSON *b = msg->body;
     const char *app_id = hearth_json_str (b, "app_id");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
-    if (!master_sender_worker (m, rid))
+    reg_worker_t *w = master_sender_worker (m, rid);
+    if (!w)
         return;
     reg_exec_t *exec = registry_exec (m->reg, app_id, exec_id);
+    int state = s_exec_state (hearth_json_str (b, "state"));
     if (!exec || !zframe_eq (exec->worker->routing_id, rid)) {
+        /* one the master ended: the worker has stopped it */
+        if (state >= 0 && registry_exec_final (state)
+            && registry_stopping_ended (w, app_id, exec_id)) {
+            log_debug ("executor %s/%d on %s ended: its cores are free", app_id,
+                       exec_id, w->id);
+            m->dirty = true;
+            return;
+        }
         log_debug ("state of unknown executor %s/%d ignored", app_id, exec_id);
         return;
     }
-    int state = s_exec_state (hearth_json_str (b, "state"));
     if (state < 0 || (int) exec->state == state)
         return;
     reg_app_t *app = exec->app;

@@ -5,4 +5,4 @@ hearth_worker_SOURCES = \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/drivers.c worker/drivers.h worker/children.c worker/children.h \
 	worker/cleanups.c worker/cleanups.h
-hearth_worker_LDADD = $(CORE_LIBS)
+hearth_worker_LDADD = $(NOTIFY_LIBS) $(CORE_LIBS)

@@ -20,6 +20,7 @@
 #include "libcore/clock.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
+#include "libcore/notify.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/start.h"
@@ -126,6 +127,9 @@ s_stop (worker_t *w, int sig)
     log_info ("%s: stopping %zu executors and %zu drivers", strsignal (sig),
               children_count (w->children, &execs_kind),
               children_count (w->children, &drivers_kind));
+    hearth_notifyf ("STOPPING=1\nSTATUS=stopping %zu executors and %zu drivers",
+                    children_count (w->children, &execs_kind),
+                    children_count (w->children, &drivers_kind));
     w->stopping = true;
     children_stop_under (w->children, NULL, hearth_mono_ms ());
 }
@@ -353,6 +357,7 @@ main (int argc, char **argv)
 {
     worker_t w = {.sigfd = -1};
     hearth_error_t err;
+    hearth_notify_init (); /* before any child: none inherits the socket */
     int rc = s_parse (&w, argc, argv);
     if (rc <= 0) {
         hearth_conf_destroy (&w.conf);
@@ -368,6 +373,10 @@ main (int argc, char **argv)
               w.cores, (long long) w.memory_mb, w.work_dir, w.master_url);
     worker_link_tick (&w,
                       hearth_mono_ms ()); /* register now, not a tick later */
+    /* Ready once its link is started: it does not wait for the master,
+       which may be down while the machine boots (docs/operations.md). */
+    hearth_notifyf ("READY=1\nSTATUS=worker %s registering with %s", w.id,
+                    w.master_url);
     zloop_start (w.loop);
     log_info ("worker stopped");
     rc = w.exit_code;

@@ -4,6 +4,9 @@
 check_PROGRAMS += tests/integration/test-app
 tests_integration_test_app_SOURCES = tests/integration/test-app.c
 tests_integration_test_app_LDADD = $(CORE_LIBS)
+# The service manager's end of sd_notify, for test-notify.sh.
+check_PROGRAMS += tests/integration/notify-listen
+tests_integration_notify_listen_SOURCES = tests/integration/notify-listen.c
 
 INTEGRATION_TESTS = \
 	tests/integration/test-cluster-state.sh \
@@ -32,7 +35,11 @@ INTEGRATION_TESTS = \
 	tests/integration/test-install-run.sh \
 	tests/integration/test-systemd-units.sh \
 	tests/integration/test-man-pages.sh \
-	tests/integration/test-readme-cluster.sh
+	tests/integration/test-readme-cluster.sh \
+	tests/integration/test-master-pause.sh \
+	tests/integration/test-journal-disk-full.sh \
+	tests/integration/test-cores-after-end.sh \
+	tests/integration/test-notify.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

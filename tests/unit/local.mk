@@ -96,10 +96,17 @@ tests_unit_test_curve_LDADD = $(unit_libs)
 # The master's journal: its pure record codec and replay, and its files.
 UNIT_TESTS += tests/unit/test_journal
 tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
-	tests/unit/testutil.h master/jstate.c master/jstate.h \
-	master/journal.c master/journal.h master/jio.c master/jio.h
+	tests/unit/testutil.h tests/unit/journaltest.h master/jstate.c \
+	master/jstate.h
 tests_unit_test_journal_CFLAGS = $(unit_cflags)
 tests_unit_test_journal_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_journal_files
+tests_unit_test_journal_files_SOURCES = tests/unit/test_journal_files.c \
+	tests/unit/testutil.h tests/unit/journaltest.h master/jstate.c \
+	master/jstate.h master/journal.c master/journal.h master/jio.c \
+	master/jio.h
+tests_unit_test_journal_files_CFLAGS = $(unit_cflags)
+tests_unit_test_journal_files_LDADD = $(unit_libs)
 
 # The registry and its journal: records of every change, replay, restore.
 UNIT_TESTS += tests/unit/test_restore
@@ -107,10 +114,15 @@ tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
 	tests/unit/testutil.h master/jstate.c master/jstate.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
-	master/reglive.c master/regviews.c \
+	master/reglive.c master/regviews.c master/regstopping.c \
 	master/records.c master/restore.c
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
 tests_unit_test_restore_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_notify
+tests_unit_test_notify_SOURCES = tests/unit/test_notify.c tests/unit/testutil.h
+tests_unit_test_notify_CFLAGS = $(unit_cflags)
+tests_unit_test_notify_LDADD = $(NOTIFY_LIBS) $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h

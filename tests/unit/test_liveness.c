@@ -1,6 +1,7 @@
 /*  test_liveness.c - the liveness tracker with an injected clock: expiry
     at the right time and in order, O(1) touch, the order invariant after
-    every step of a long random run, and 10,000+ peers. */
+    every step of a long random run, 10,000+ peers, and the owner's
+    pauses: a gap longer than a tick shifts every deadline by the gap. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -203,6 +204,79 @@ test_scale_20000_peers (void **state)
     free (ids);
 }
 
+/* The owner stopped (SIGSTOP, a VM stall) for longer than a tick: the
+   gap beyond one tick is credited, a normal or slightly late tick is not. */
+static void
+test_gap_rule (void **state)
+{
+    (void) state;
+    assert_int_equal (hearth_liveness_gap (1000, 1050, 50), 0);
+    assert_int_equal (hearth_liveness_gap (1000, 1100, 50), 0);
+    assert_int_equal (hearth_liveness_gap (1000, 1101, 50), 51);
+    assert_int_equal (hearth_liveness_gap (1000, 3050, 50), 2000);
+    /* no previous tick yet, or a clock that went backwards */
+    assert_int_equal (hearth_liveness_gap (INT64_MIN, 3050, 50), 0);
+    assert_int_equal (hearth_liveness_gap (3050, 1000, 50), 0);
+}
+
+/* A peer is judged by what it missed while the owner ran: timeout 1000,
+   a heard at 100 and b at 900, the owner stopped for 2000 ms more than a
+   tick: a expires at 3100, not at 1100; b's heartbeat queued meanwhile,
+   read after the resume, keeps it alive until 3960. */
+static void
+test_pause_shifts_deadlines (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (1000);
+    int a = 1, b = 2;
+    hearth_peer_t *pa = hearth_liveness_add (lv, &a, 100);
+    hearth_peer_t *pb = hearth_liveness_add (lv, &b, 900);
+    assert_int_equal (hearth_liveness_next_deadline (lv), 1100);
+    hearth_liveness_pause (lv, 2000);
+    assert_true (hearth_liveness_check (lv));
+    assert_int_equal (hearth_liveness_last_seen (pa), 2100);
+    assert_int_equal (hearth_liveness_last_seen (pb), 2900);
+    assert_int_equal (hearth_liveness_next_deadline (lv), 3100);
+    assert_null (hearth_liveness_expire (lv, 2950));
+    assert_null (hearth_liveness_expire (lv, 3099));
+    /* b's heartbeat, queued during the pause, is read now */
+    hearth_liveness_touch (lv, pb, 2960);
+    assert_true (hearth_liveness_check (lv));
+    assert_ptr_equal (hearth_liveness_expire (lv, 3100), &a);
+    assert_null (hearth_liveness_expire (lv, 3959));
+    assert_ptr_equal (hearth_liveness_expire (lv, 3960), &b);
+    hearth_liveness_destroy (&lv);
+}
+
+/* A shift keeps the order and the clamp: a touch stamped before the
+   shifted times (a clock read before the pause) cannot go back. */
+static void
+test_pause_keeps_order_and_clamp (void **state)
+{
+    (void) state;
+    hearth_liveness_t *lv = hearth_liveness_new (100);
+    int items[50];
+    hearth_peer_t *peers[50];
+    for (int i = 0; i < 50; i++) {
+        items[i] = i;
+        peers[i] = hearth_liveness_add (lv, &items[i], i * 10);
+    }
+    hearth_liveness_pause (lv, 5000);
+    hearth_liveness_pause (lv, 0);
+    hearth_liveness_pause (lv, -7); /* ignored: a gap is never negative */
+    assert_true (hearth_liveness_check (lv));
+    hearth_liveness_touch (lv, peers[0], 100); /* stale: clamped */
+    assert_int_equal (hearth_liveness_last_seen (peers[0]), 5490);
+    assert_true (hearth_liveness_check (lv));
+    for (int i = 1; i < 50; i++)
+        assert_int_equal (hearth_liveness_last_seen (peers[i]), 5000 + i * 10);
+    hearth_liveness_destroy (&lv);
+    hearth_liveness_t *empty = hearth_liveness_new (100);
+    hearth_liveness_pause (empty, 1000);
+    assert_true (hearth_liveness_check (empty));
+    hearth_liveness_destroy (&empty);
+}
+
 int
 main (void)
 {
@@ -216,6 +290,9 @@ main (void)
         cmocka_unit_test (test_set_timeout),
         cmocka_unit_test (test_random_walk_keeps_order),
         cmocka_unit_test (test_scale_20000_peers),
+        cmocka_unit_test (test_gap_rule),
+        cmocka_unit_test (test_pause_shifts_deadlines),
+        cmocka_unit_test (test_pause_keeps_order_and_clamp),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

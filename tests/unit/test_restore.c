@@ -2,7 +2,9 @@
     makes reaches the journal hook as a record, a replay of those records
     (jstate.c) rebuilds the same books in a new registry (restore.c), a
     snapshot (registry_dump) rebuilds them too, and records that make no
-    sense are skipped, never trusted. */
+    sense are skipped, never trusted.  Also the books of cores after an
+    application ends: its executors' cores stay counted on their worker
+    until the worker reports them ended (regstopping.c). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "master/jstate.h"
@@ -365,6 +368,66 @@ test_nonsense_skipped (void **state)
     jstate_destroy (&st);
 }
 
+/* An application ends: its executors' cores stay counted until their
+   worker reports them ended, by a final state, by a registration or
+   heartbeat that no longer lists them (one never started: a heartbeat
+   only after the grace), or by dying. */
+static void
+test_stopping_keeps_cores (void **state)
+{
+    (void) state;
+    registry_t *reg = registry_new (10, 1000);
+    reg_worker_t *w = s_worker (reg, W1, "host1");
+    reg_app_t *a = s_app (reg, "ends");
+    char id[HEARTH_ID_MAX + 1];
+    snprintf (id, sizeof id, "%s", a->id);
+    reg_exec_t *e0 = registry_exec_add (reg, a, w, 2, 512);
+    registry_exec_add (reg, a, w, 2, 512); /* never reported started */
+    registry_exec_set_state (reg, e0, EXEC_RUNNING, NULL, -1, false);
+    assert_int_equal (registry_worker_cores_used (w), 4);
+    int64_t now = hearth_mono_ms ();
+    registry_app_end (reg, a, APP_FINISHED, "done", NULL, NULL);
+    assert_int_equal (registry_worker_cores_used (w), 4);
+    assert_int_equal (registry_worker_memory_used (w), 1024);
+    assert_int_equal (zlistx_size (w->executors), 0);
+    assert_true (registry_stopping_has (w, id, 0));
+    assert_true (registry_stopping_has (w, id, 1));
+    assert_false (registry_stopping_has (w, id, 2));
+    /* a heartbeat that lists exec 0 and not exec 1 (maybe not launched
+       yet): nothing is free */
+    char text[256];
+    snprintf (text, sizeof text, "[{\"app_id\":\"%s\",\"exec_id\":0}]", id);
+    cJSON *listed = cJSON_Parse (text);
+    assert_false (registry_stopping_listed (w, listed, false, now, 1000));
+    assert_int_equal (registry_worker_cores_used (w), 4);
+    /* the worker reports exec 0 ended */
+    assert_true (registry_stopping_ended (w, id, 0));
+    assert_false (registry_stopping_ended (w, id, 0));
+    assert_int_equal (registry_worker_cores_used (w), 2);
+    /* past the grace, a heartbeat without exec 1 frees it */
+    assert_false (registry_stopping_listed (w, listed, false, now + 999, 1000));
+    assert_true (registry_stopping_listed (w, listed, false, now + 1000, 1000));
+    assert_int_equal (registry_worker_cores_used (w), 0);
+    assert_int_equal (registry_worker_memory_used (w), 0);
+    /* a registration without it frees one at once; death frees all */
+    reg_app_t *b = s_app (reg, "again");
+    snprintf (id, sizeof id, "%s", b->id);
+    registry_exec_add (reg, b, w, 2, 512);
+    registry_exec_add (reg, b, w, 2, 512);
+    registry_app_end (reg, b, APP_KILLED, "killed", NULL, NULL);
+    assert_int_equal (registry_worker_cores_used (w), 4);
+    snprintf (text, sizeof text, "[{\"app_id\":\"%s\",\"exec_id\":1}]", id);
+    cJSON_Delete (listed);
+    listed = cJSON_Parse (text);
+    assert_true (registry_stopping_listed (w, listed, true, now, 1000));
+    assert_int_equal (registry_worker_cores_used (w), 2);
+    registry_worker_dead (reg, w, "silent", 5);
+    assert_int_equal (registry_worker_cores_used (w), 0);
+    assert_false (registry_stopping_has (w, id, 1));
+    cJSON_Delete (listed);
+    registry_destroy (&reg);
+}
+
 int
 main (void)
 {
@@ -376,6 +439,7 @@ main (void)
         cmocka_unit_test (test_snapshot_rebuilds),
         cmocka_unit_test (test_missing_files),
         cmocka_unit_test (test_nonsense_skipped),
+        cmocka_unit_test (test_stopping_keeps_cores),
     };
     int rc = cmocka_run_group_tests (tests, NULL, NULL);
     hearth_log_close ();
