@@ -57,7 +57,8 @@ static const hearth_opt_t s_opts[] = {
          "the address this worker advertises (default: its address "
          "facing the master)"),
     OPT ("id", HEARTH_OPT_STR, NULL, "ID",
-         "worker id (default: worker-TIME-HOST-PID)"),
+         "worker id, a name such as node-a: " HEARTH_WORKER_ID_RULE
+         " (default: worker-TIME-HOST-PID)"),
     OPT ("heartbeat-interval", HEARTH_OPT_DURATION, "1s", NULL,
          "heartbeat interval until registered (then the master's)"),
     INT_OPT ("heartbeat-liveness", "5", NULL,
@@ -218,10 +219,8 @@ s_identity (worker_t *w, hearth_error_t *err)
     }
     const char *id = hearth_conf_str (w->conf, "id");
     if (id && !hearth_id_valid (HEARTH_ID_WORKER, id))
-        return hearth_errprintf (err,
-                                 "bad --id '%s': expected "
-                                 "worker-YYYYMMDDHHMMSS-HOST-PID",
-                                 id);
+        return hearth_errprintf (
+            err, "bad --id '%s': a worker id is " HEARTH_WORKER_ID_RULE, id);
     if (id)
         snprintf (w->id, sizeof w->id, "%s", id);
     else
