@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
@@ -121,6 +122,51 @@ s_replaced (master_t *m, const char *id, const char *work_dir_id)
         }
 }
 
+/* Whether a registration of old's id comes from old itself: on its
+   connection, or from the same work dir (the worker reconnecting on a
+   fresh socket, or restarted there: one worker holds a work dir's lock
+   at a time).  The work dir is told by work_dir_id when both have one,
+   else by host and path. */
+static bool
+s_same_worker (const reg_worker_t *old, zframe_t *rid, const cJSON *b)
+{
+    const char *dir_id = hearth_json_str (b, "work_dir_id");
+    const char *dir = hearth_json_str (b, "work_dir");
+    if (old->routing_id && zframe_eq (old->routing_id, rid))
+        return true;
+    if (old->work_dir_id && dir_id)
+        return strcmp (old->work_dir_id, dir_id) == 0;
+    return strcmp (old->host, hearth_json_str (b, "host")) == 0 && dir
+           && old->work_dir && strcmp (old->work_dir, dir) == 0;
+}
+
+/* A second live worker under old's id is refused, whatever its host
+   (issue 13: two of them took the id from each other for ever), with a
+   reason that names the one that has it. */
+static void
+s_refuse_duplicate (master_t *m, zframe_t *rid, const reg_worker_t *old,
+                    const cJSON *b)
+{
+    char since[32], reason[1024];
+    time_t t = (time_t) (old->registered_ms / 1000);
+    struct tm tm;
+    gmtime_r (&t, &tm);
+    strftime (since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *dir = hearth_json_str (b, "work_dir");
+    log_warn ("worker %s at %s (work dir %s) refused: id in use by a live "
+              "worker at %s (work dir %s, registered at %s)",
+              old->id, hearth_json_str (b, "host"), dir ? dir : "?", old->host,
+              old->work_dir ? old->work_dir : "?", since);
+    snprintf (reason, sizeof reason,
+              "duplicate worker id: %s is in use by a live worker at %s "
+              "(work dir %s, registered at %s, %lld s ago); give this "
+              "worker another --id",
+              old->id, old->host, old->work_dir ? old->work_dir : "unknown",
+              since,
+              (long long) ((registry_wall_ms () - old->registered_ms) / 1000));
+    master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED, reason);
+}
+
 void
 master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -129,11 +175,8 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *host = hearth_json_str (b, "host");
     reg_worker_t *old = registry_worker (m->reg, id);
     bool restored = old && old->state == WORKER_UNKNOWN;
-    if (old && old->state == WORKER_ALIVE && strcmp (old->host, host) != 0) {
-        log_warn ("worker %s at %s refused: id in use by a live worker at %s",
-                  id, host, old->host);
-        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED,
-                            "duplicate worker id");
+    if (old && old->state == WORKER_ALIVE && !s_same_worker (old, rid, b)) {
+        s_refuse_duplicate (m, rid, old, b);
         return;
     }
     s_replaced (m, id, hearth_json_str (b, "work_dir_id"));
