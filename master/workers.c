@@ -263,6 +263,25 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     master_publish (m, "heartbeat", e);
 }
 
+void
+master_worker_stopping (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    const char *id = hearth_json_str (msg->body, "id");
+    const char *why = hearth_json_str (msg->body, "reason");
+    reg_worker_t *w = registry_worker (m->reg, id);
+    if (!w || w->state != WORKER_ALIVE || !zframe_eq (w->routing_id, rid)) {
+        log_debug ("WORKER_STOPPING of %s ignored: not from that live worker",
+                   id);
+        return;
+    }
+    const char *reason = why[0] ? why : "stopped";
+    log_warn ("worker %s (%s) is DEAD: %s (%zu executors and %zu drivers "
+              "lost with it)",
+              w->id, w->host, reason, zlistx_size (w->executors),
+              zlistx_size (w->drivers));
+    registry_worker_dead (m->reg, w, reason, hearth_mono_ms ());
+}
+
 static int
 s_exec_state (const char *name)
 {

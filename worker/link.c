@@ -134,6 +134,21 @@ s_heartbeat (worker_t *w)
 }
 
 void
+worker_link_stopping (worker_t *w, const char *why)
+{
+    hearth_msg_t *msg =
+        w->registered ? hearth_msg_new (HEARTH_CMD_WORKER_STOPPING) : NULL;
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "id", w->id);
+    cJSON_AddStringToObject (msg->body, "reason", why);
+    s_send (w, msg);
+    /* The master has marked this worker DEAD and its executors LOST: their
+       ends, from now on, would only be answered RECONNECT_WORKER. */
+    w->registered = false;
+}
+
+void
 worker_link_tick (worker_t *w, int64_t now)
 {
     if (w->stopping)
@@ -276,6 +291,8 @@ s_register_failed (worker_t *w, hearth_msg_t *msg)
 static void
 s_reconnect (worker_t *w, hearth_msg_t *msg)
 {
+    if (w->stopping)
+        return; /* leaving: no registration again */
     const char *reason = hearth_json_str (msg->body, "reason");
     worker_link_reset (w, reason ? reason : "the master asked to reconnect");
 }

@@ -127,6 +127,10 @@ s_stop (worker_t *w, int sig)
     log_info ("%s: stopping %zu executors and %zu drivers", strsignal (sig),
               children_count (w->children, &execs_kind),
               children_count (w->children, &drivers_kind));
+    /* The master hears it first, so that it places nothing more here and
+       replaces the executors at once (WORKER_STOPPING). */
+    worker_link_stopping (w, sig == SIGTERM ? "stopped: SIGTERM"
+                                            : "stopped: SIGINT");
     w->stopping = true;
     children_stop_under (w->children, NULL, hearth_mono_ms ());
 }

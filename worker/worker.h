@@ -74,6 +74,11 @@ typedef struct worker {
    master. */
 void worker_link_tick (worker_t *w, int64_t now);
 
+/* The worker is stopping (why: "stopped: SIGTERM"): tell the master
+   (WORKER_STOPPING), which closes its records of this worker at once, and
+   send nothing more. */
+void worker_link_stopping (worker_t *w, const char *why);
+
 /* Drop the link and try again at once with a fresh socket. */
 void worker_link_reset (worker_t *w, const char *why);
 

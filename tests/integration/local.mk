@@ -33,7 +33,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-systemd-units.sh \
 	tests/integration/test-man-pages.sh \
 	tests/integration/test-worker-ids.sh \
-	tests/integration/test-worker-duplicate.sh
+	tests/integration/test-worker-duplicate.sh \
+	tests/integration/test-worker-stopping.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
