@@ -100,10 +100,12 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
 /* A worker registering under a new id with the work dir of another live
    one replaced it: a worker holds its work dir's lock while it runs and
    kills what an earlier one left there, so the earlier one is gone, with
-   its executors.  Say so now rather than after liveness x interval.  The
-   work dir is told by work_dir_id (the machine's boot and the lock file's
-   device and inode), not by host and path: two workers on one host may
-   use the same path in different mount namespaces. */
+   its executors.  Say so now rather than after liveness x interval, or,
+   for a worker restored UNKNOWN from the journal (restarted on its work
+   dir while the master was down), rather than at the recovery deadline.
+   The work dir is told by work_dir_id (the machine's boot and the lock
+   file's device and inode), not by host and path: two workers on one
+   host may use the same path in different mount namespaces. */
 static void
 s_replaced (master_t *m, const char *id, const char *work_dir_id)
 {
@@ -111,12 +113,14 @@ s_replaced (master_t *m, const char *id, const char *work_dir_id)
         return;
     zlistx_t *workers = registry_workers (m->reg);
     for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
-        if (w->state == WORKER_ALIVE && strcmp (w->id, id) != 0
-            && w->work_dir_id && strcmp (w->work_dir_id, work_dir_id) == 0) {
+        if (w->state != WORKER_DEAD && strcmp (w->id, id) != 0 && w->work_dir_id
+            && strcmp (w->work_dir_id, work_dir_id) == 0) {
             char reason[HEARTH_ID_MAX + 64];
             snprintf (reason, sizeof reason, "replaced by worker %s", id);
             log_warn ("worker %s (%s) is DEAD: %s in %s", w->id, w->host,
                       reason, w->work_dir ? w->work_dir : "its work dir");
+            if (w->state == WORKER_UNKNOWN)
+                m->rec.execs_lost += zlistx_size (w->executors);
             registry_worker_dead (m->reg, w, reason, hearth_mono_ms ());
             return; /* only one can have held the lock */
         }
