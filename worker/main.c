@@ -168,31 +168,64 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 
 /* --- start-up ---------------------------------------------------------- */
 
+/* This machine's memory, MiB (0 when unknown). */
+static int64_t
+s_physical_memory_mb (void)
+{
+    long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (int64_t) pages * size / (int64_t) HEARTH_MiB
+                                 : 0;
+}
+
 static int64_t
 s_machine_memory_mb (void)
 {
-    long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
-    int64_t mb = pages > 0 && size > 0
-                     ? (int64_t) pages * size / (int64_t) HEARTH_MiB
-                     : 0;
+    int64_t mb = s_physical_memory_mb ();
     return mb - s_reserved_memory_mb > s_min_memory_mb
                ? mb - s_reserved_memory_mb
                : s_min_memory_mb;
+}
+
+/* More than the machine has is allowed (overbooking on purpose), but said
+   once, with both figures: a typo in --cores or --memory otherwise shows
+   only as executors starved of what they were promised. */
+static void
+s_warn_overbooked (const worker_t *w, int ncpu, int64_t machine_mb)
+{
+    bool cores = w->cores > ncpu;
+    bool memory = machine_mb > 0 && w->memory_mb > machine_mb;
+    if (cores && memory)
+        log_warn ("offering %d cores and %lld MiB, more than this machine has "
+                  "(%d cores and %lld MiB): executors may get less than they "
+                  "are granted",
+                  w->cores, (long long) w->memory_mb, ncpu,
+                  (long long) machine_mb);
+    else if (cores)
+        log_warn ("offering %d cores, more than this machine has %d cores "
+                  "online: executors may get less than they are granted",
+                  w->cores, ncpu);
+    else if (memory)
+        log_warn ("offering %lld MiB, more than this machine has %lld MiB: "
+                  "executors may get less than they are granted",
+                  (long long) w->memory_mb, (long long) machine_mb);
 }
 
 static int
 s_resources (worker_t *w, hearth_error_t *err)
 {
     long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1)
+        ncpu = 1;
     w->cores = hearth_conf_isset (w->conf, "cores")
                    ? (int) hearth_conf_int (w->conf, "cores")
-                   : (int) (ncpu > 0 ? ncpu : 1);
+                   : (int) ncpu;
     w->memory_mb =
         hearth_conf_isset (w->conf, "memory")
             ? (int64_t) (hearth_conf_bytes (w->conf, "memory") / HEARTH_MiB)
             : s_machine_memory_mb ();
     if (w->memory_mb < 1)
         return hearth_errprintf (err, "--memory must be at least 1M");
+    s_warn_overbooked (w, (int) ncpu, s_physical_memory_mb ());
     return 0;
 }
 

@@ -35,7 +35,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-ids.sh \
 	tests/integration/test-worker-duplicate.sh \
 	tests/integration/test-worker-stopping.sh \
-	tests/integration/test-recovery-replaced.sh
+	tests/integration/test-recovery-replaced.sh \
+	tests/integration/test-worker-resources.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
