@@ -455,8 +455,10 @@ s_error (worker_t *w, hearth_msg_t *msg)
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
     if (!s_incompatible (w, code, text))
-        log_warn ("the master reports an error: %s: %s", code ? code : "?",
-                  text ? text : "");
+        hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
+                            "error reported by the master", w->last_master_ms,
+                            "the master reports an error: %s: %s",
+                            code ? code : "?", text ? text : "");
 }
 
 static const struct {
@@ -485,8 +487,10 @@ s_dispatch (worker_t *w, hearth_msg_t *msg)
             s_handlers[i].handler (w, msg);
             return;
         }
-    log_warn ("unexpected %s from the master, ignored",
-              hearth_cmd_name (msg->cmd));
+    hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
+                        "unexpected command from the master", w->last_master_ms,
+                        "unexpected %s from the master, ignored",
+                        hearth_cmd_name (msg->cmd));
 }
 
 int
@@ -501,7 +505,10 @@ worker_on_master (zloop_t *loop, zsock_t *sock, void *arg)
         hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
         if (!msg) {
             if (!s_incompatible (w, err.code, err.text))
-                log_warn ("bad message from the master: %s", err.text);
+                hearth_log_limited (
+                    w->log_limit, HEARTH_LOG_WARN,
+                    "bad message from the master", hearth_mono_ms (),
+                    "bad message from the master: %s", err.text);
             continue;
         }
         s_dispatch (w, msg);

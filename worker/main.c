@@ -29,6 +29,11 @@
 
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
 static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
+/* What the master sends wrong is logged once per kind per this period
+   (then counted): a peer that sends garbage does not fill the log. */
+static const int64_t s_log_period_ms = 60000;
+/* Kinds of such lines (a few fixed keys). */
+static const size_t s_log_keys_max = 16;
 /* Memory kept back for the system when --memory is not given, and the
    least a worker offers (Spark's rule: total - 1 GiB, at least 1 GiB). */
 static const int64_t s_reserved_memory_mb = 1024, s_min_memory_mb = 1024;
@@ -99,6 +104,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
         return -1;
     execs_tick (w->execs);
     children_tick (w->children, now);
+    hearth_loglimit_flush (w->log_limit, HEARTH_LOG_WARN, now);
     if (w->stopping)
         return children_count (w->children, NULL) == 0 ? -1 : 0;
     worker_link_tick (w, now);
@@ -334,7 +340,9 @@ s_setup (worker_t *w, hearth_error_t *err)
     const char *pidfile = hearth_conf_str (w->conf, "pid-file");
     if (pidfile && !(w->pidfile = hearth_pidfile_open (pidfile, err)))
         return -1;
-    if (!(w->ended_drivers = zlistx_new ()))
+    if (!(w->ended_drivers = zlistx_new ())
+        || !(w->log_limit =
+                 hearth_loglimit_new (s_log_period_ms, s_log_keys_max)))
         return hearth_errprintf (err, "out of memory");
     zlistx_set_destructor (w->ended_drivers, s_json_destructor);
     if ((w->sigfd = hearth_signalfd_open (sigs)) < 0)
@@ -363,6 +371,7 @@ s_teardown (worker_t *w)
 {
     s_end_children (w);
     zlistx_destroy (&w->ended_drivers);
+    hearth_loglimit_destroy (&w->log_limit);
     zloop_destroy (&w->loop);
     hearth_sock_destroy (&w->dealer);
     hearth_curve_cleanup (&w->curve);

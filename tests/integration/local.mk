@@ -4,6 +4,9 @@
 check_PROGRAMS += tests/integration/test-app
 tests_integration_test_app_SOURCES = tests/integration/test-app.c
 tests_integration_test_app_LDADD = $(CORE_LIBS)
+check_PROGRAMS += tests/integration/test-fakepeer
+tests_integration_test_fakepeer_SOURCES = tests/integration/test-fakepeer.c
+tests_integration_test_fakepeer_LDADD = $(CORE_LIBS)
 
 INTEGRATION_TESTS = \
 	tests/integration/test-cluster-state.sh \
@@ -36,7 +39,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-duplicate.sh \
 	tests/integration/test-worker-stopping.sh \
 	tests/integration/test-recovery-replaced.sh \
-	tests/integration/test-worker-resources.sh
+	tests/integration/test-worker-resources.sh \
+	tests/integration/test-peer-garbage.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

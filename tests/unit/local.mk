@@ -15,6 +15,11 @@ tests_unit_test_liveness_SOURCES = tests/unit/test_liveness.c
 tests_unit_test_liveness_CFLAGS = $(unit_cflags)
 tests_unit_test_liveness_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_loglimit
+tests_unit_test_loglimit_SOURCES = tests/unit/test_loglimit.c tests/unit/testutil.h
+tests_unit_test_loglimit_CFLAGS = $(unit_cflags)
+tests_unit_test_loglimit_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
 tests_unit_test_proto_CFLAGS = $(unit_cflags)
