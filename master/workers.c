@@ -11,6 +11,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/loglimit.h"
 #include "master/drivers.h"
 #include "master/send.h"
 #include "master/workers.h"
@@ -286,6 +287,28 @@ master_worker_stopping (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     registry_worker_dead (m->reg, w, reason, hearth_mono_ms ());
 }
 
+/* The worker could not start exec (FAILED before RUNNING: no work dir,
+   a full disk): it backs off, and once every launch fails it is
+   unhealthy (registry.h).  Its lines are limited per worker: a worker
+   that fails every launch fails them all alike. */
+static void
+s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
+{
+    reg_worker_t *w = exec->worker;
+    int64_t now = hearth_mono_ms ();
+    char key[HEARTH_ID_MAX + 32];
+    snprintf (key, sizeof key, "launch failed on %s", w->id);
+    hearth_log_limited (m->launch_log, HEARTH_LOG_WARN, key, now,
+                        "executor %s/%d on %s: FAILED to start, %s",
+                        exec->app->id, exec->exec_id, w->id,
+                        message ? message : "no reason given");
+    if (registry_worker_launch_failed (m->reg, w, message, now))
+        log_warn ("worker %s is unhealthy: its last %d executor launches "
+                  "failed (%s); it gets only what other workers cannot take, "
+                  "one executor at a time, until a launch succeeds",
+                  w->id, w->launch_failures, w->unhealthy);
+}
+
 static int
 s_exec_state (const char *name)
 {
@@ -314,14 +337,18 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     reg_app_t *app = exec->app;
     int exit_status = (int) hearth_json_int (b, "exit_status", -1);
     exec->pid = (int) hearth_json_int (b, "pid", exec->pid);
-    log_info ("executor %s/%d on %s: %s%s%s", app_id, exec_id, exec->worker->id,
-              hearth_executor_states[state],
-              hearth_json_str (b, "message") ? ", " : "",
-              hearth_json_str (b, "message") ? hearth_json_str (b, "message")
-                                             : "");
-    registry_exec_set_state (m->reg, exec, state,
-                             hearth_json_str (b, "message"), exit_status,
-                             false);
+    const char *message = hearth_json_str (b, "message");
+    if (exec->state == EXEC_LAUNCHING && state == EXEC_FAILED)
+        s_launch_failed (m, exec, message);
+    else
+        log_info ("executor %s/%d on %s: %s%s%s", app_id, exec_id,
+                  exec->worker->id, hearth_executor_states[state],
+                  message ? ", " : "", message ? message : "");
+    if (state == EXEC_RUNNING
+        && registry_worker_launch_ok (m->reg, exec->worker))
+        log_info ("worker %s is healthy again: an executor started there",
+                  exec->worker->id);
+    registry_exec_set_state (m->reg, exec, state, message, exit_status, false);
     if (registry_exec_final (state) && m->max_executor_retries >= 0
         && app->retries >= m->max_executor_retries) {
         bool running = false;

@@ -102,7 +102,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     int64_t now = hearth_mono_ms ();
     if (!w->children)
         return -1;
-    execs_tick (w->execs);
+    execs_tick (w->execs, now);
     children_tick (w->children, now);
     hearth_loglimit_flush (w->log_limit, HEARTH_LOG_WARN, now);
     if (w->stopping)

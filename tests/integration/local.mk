@@ -40,7 +40,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-stopping.sh \
 	tests/integration/test-recovery-replaced.sh \
 	tests/integration/test-worker-resources.sh \
-	tests/integration/test-peer-garbage.sh
+	tests/integration/test-peer-garbage.sh \
+	tests/integration/test-launch-storm.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

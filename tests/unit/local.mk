@@ -102,15 +102,24 @@ tests_unit_test_journal_CFLAGS = $(unit_cflags)
 tests_unit_test_journal_LDADD = $(unit_libs)
 
 # The registry and its journal: records of every change, replay, restore.
-UNIT_TESTS += tests/unit/test_restore
-tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
-	tests/unit/testutil.h master/jstate.c master/jstate.h \
+# The master's registry and its journal records, for the tests of them.
+registry_sources = tests/unit/testutil.h master/jstate.c master/jstate.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
 	master/reglive.c master/regviews.c \
 	master/records.c master/restore.c
+
+UNIT_TESTS += tests/unit/test_restore
+tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
+	$(registry_sources)
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
 tests_unit_test_restore_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_regworkers
+tests_unit_test_regworkers_SOURCES = tests/unit/test_regworkers.c \
+	$(registry_sources)
+tests_unit_test_regworkers_CFLAGS = $(unit_cflags)
+tests_unit_test_regworkers_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h
