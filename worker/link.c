@@ -375,8 +375,17 @@ static void
 s_kill_driver (worker_t *w, hearth_msg_t *msg)
 {
     const char *id = hearth_json_str (msg->body, "driver_id");
-    if (drivers_kill (w->drivers, id, hearth_mono_ms ()) < 0)
-        log_debug ("KILL_DRIVER %s: not running", id);
+    if (drivers_kill (w->drivers, id, hearth_mono_ms ()) == 0)
+        return;
+    /* Nothing of it here: the master's books say otherwise (a launch
+       that never came, or ended unheard).  KILLED with no launch applies
+       to whatever launch it has placed here, so that they follow. */
+    log_info ("KILL_DRIVER %s: not running here; telling the master", id);
+    drivers_report_t r = {.driver_id = id,
+                          .state = "KILLED",
+                          .error = "not running on its worker",
+                          .exit_status = -1};
+    worker_report_driver (w, &r);
 }
 
 /* Most bytes of a driver's output sent in one DRIVER_LOG_RESPONSE. */

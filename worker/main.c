@@ -138,6 +138,7 @@ s_stop (worker_t *w, int sig)
     worker_link_stopping (w, sig == SIGTERM ? "stopped: SIGTERM"
                                             : "stopped: SIGINT");
     w->stopping = true;
+    drivers_stop_waiting (w->drivers);
     children_stop_under (w->children, NULL, hearth_mono_ms ());
 }
 

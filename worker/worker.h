@@ -15,10 +15,14 @@
         orphans.c   what executors left behind (orphans.h)
         drivers.c   the cluster-mode drivers: shipped files, command line,
                     environment, reports, output read back (drivers.h)
+        relaunch.c  newer launches of drivers whose older launch is still
+                    stopping, kept until it has ended (relaunch.h; the
+                    drivers')
 
     main calls link, and both call children, execs and drivers; execs and
     drivers call children, which calls them back only through the
-    callbacks of their kind (children_kind_t) and tells them nothing else.
+    callbacks of their kind (children_kind_t) and tells them nothing else;
+    drivers calls relaunch, which calls nothing of the worker.
     docs/architecture.md draws the processes and sockets around it.
 */
 #ifndef HEARTH_WORKER_WORKER_H
