@@ -24,6 +24,7 @@
 #include "libcore/clock.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
+#include "libcore/loglimit.h"
 #include "libcore/packed.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -40,6 +41,11 @@ static const size_t s_inline_result_max = 64 * 1024;
    enough queued), finished tasks are reported at most this late, several
    to a message (s_flush_soon). */
 static const int s_flush_delay_ms = 2;
+/* What the driver sends wrong is logged once per kind per this period
+   (then counted): a peer that sends garbage does not fill the log. */
+static const int64_t s_log_period_ms = 60000;
+/* Kinds of such lines (a few fixed keys). */
+static const size_t s_log_keys_max = 16;
 
 struct link {
     executor_t *ex;          /* the context (borrowed) */
@@ -55,6 +61,7 @@ struct link {
     size_t batch_bytes;      /* result bytes in the batch */
     int batch_count;         /* updates in the batch */
     int flush_timer;         /* zloop timer of s_flush_soon, or -1 */
+    hearth_loglimit_t *log_limit; /* lines about the driver's bad messages */
 };
 
 static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
@@ -100,10 +107,16 @@ link_new (executor_t *ex, hearth_error_t *err)
     }
     self->ex = ex;
     self->flush_timer = -1;
+    self->log_limit = hearth_loglimit_new (s_log_period_ms, s_log_keys_max);
     tasks_events_t events = {.update = s_add_update,
                              .flush = s_flush,
                              .flush_soon = s_flush_soon,
                              .arg = self};
+    if (!self->log_limit) {
+        link_destroy (&self);
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
     if (!(self->tasks = tasks_new (ex, &events, err))
         || s_connect (self, err) < 0
         || (s_send_register (self) < 0
@@ -135,6 +148,7 @@ link_destroy (link_t **self_p)
     hearth_packer_release (&self->updates);
     hearth_sock_destroy (&self->driver);
     zcert_destroy (&self->cert);
+    hearth_loglimit_destroy (&self->log_limit);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -282,11 +296,15 @@ s_on_error (link_t *self, hearth_msg_t *msg)
 {
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
-    log_error ("driver says %s: %s", code, text);
-    if (!self->registered) {
-        self->ex->stopping = true;
-        self->ex->exit_code = 1;
+    if (self->registered) {
+        hearth_log_limited (self->log_limit, HEARTH_LOG_ERROR,
+                            "error reported by the driver", hearth_mono_ms (),
+                            "driver says %s: %s", code, text);
+        return;
     }
+    log_error ("driver says %s: %s", code, text);
+    self->ex->stopping = true;
+    self->ex->exit_code = 1;
 }
 
 /* A sign of life, which s_on_driver has counted already. */
@@ -319,8 +337,10 @@ s_dispatch (link_t *self, hearth_msg_t *msg)
             s_handlers[i].handler (self, msg);
             return;
         }
-    log_warn ("unexpected %s from the driver, ignored",
-              hearth_cmd_name (msg->cmd));
+    hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
+                        "unexpected command from the driver", hearth_mono_ms (),
+                        "unexpected %s from the driver, ignored",
+                        hearth_cmd_name (msg->cmd));
 }
 
 static int
@@ -336,7 +356,10 @@ s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
         hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
         self->last_recv_ms = hearth_mono_ms ();
         if (!msg) {
-            log_warn ("bad message from the driver: %s", err.text);
+            hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
+                                "bad message from the driver",
+                                self->last_recv_ms,
+                                "bad message from the driver: %s", err.text);
             continue;
         }
         s_dispatch (self, msg);
@@ -381,6 +404,7 @@ link_on_tick (link_t *self)
     }
     tasks_report_running (self->tasks, hearth_mono_us ());
     s_flush (self);
+    hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now);
     if (self->registered && now - self->last_send_ms >= ex->hb_interval_ms)
         s_send_heartbeat (self);
     return 0;

@@ -260,6 +260,9 @@ static const hearth_field_t b_status_update[] = {
     ARRAY ("updates", true, MAX_BATCH, s_updates), FRAME ("packed", false),
     END};
 
+static const hearth_field_t b_worker_stopping[] = {
+    F_WORKER_ID ("id", true), F_TEXT ("reason", true), END};
+
 /* clang-format on */
 
 /* The binary frame a body's `packed` field names, if any, checked as a
@@ -367,6 +370,7 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_STOP_EXECUTOR] = {"STOP_EXECUTOR", b_optional_reason},
     [HEARTH_CMD_STATUS_UPDATE] = {"STATUS_UPDATE", b_status_update,
                                   s_check_updates},
+    [HEARTH_CMD_WORKER_STOPPING] = {"WORKER_STOPPING", b_worker_stopping},
 };
 
 const char *

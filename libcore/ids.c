@@ -81,19 +81,16 @@ hearth_name_safe (const char *name)
     return true;
 }
 
-/* The worker tail: HOST-PID, host of [A-Za-z0-9.-], no "..". */
+/* A worker id: the operator's name for the node (--id node-a) or the
+   default worker-TIME-HOST-PID; never one that reads as an app or driver
+   id, so that the id of a HEARTBEAT says who sent it. */
 static bool
-s_worker_tail_ok (const char *tail)
+s_worker_id_ok (const char *id)
 {
-    const char *dash = strrchr (tail, '-');
-    if (!dash || dash == tail || !s_all_digits (dash + 1, strlen (dash + 1)))
-        return false;
-    if (strstr (tail, ".."))
-        return false;
-    for (const char *p = tail; p < dash; p++)
-        if (!isalnum ((unsigned char) *p) && *p != '.' && *p != '-')
-            return false;
-    return true;
+    /* '+' is safe in a file name, not one of a worker id's characters */
+    return !strstr (id, "..") && !strchr (id, '+')
+           && !hearth_id_valid (HEARTH_ID_APP, id)
+           && !hearth_id_valid (HEARTH_ID_DRIVER, id);
 }
 
 bool
@@ -104,6 +101,8 @@ hearth_id_valid (hearth_id_kind_t kind, const char *id)
     size_t len = strnlen (id, HEARTH_ID_MAX + 1);
     if (len > HEARTH_ID_MAX || !hearth_name_safe (id))
         return false;
+    if (kind == HEARTH_ID_WORKER)
+        return s_worker_id_ok (id);
     const char *prefix = s_prefix[kind];
     size_t plen = strlen (prefix);
     if (strncmp (id, prefix, plen) != 0 || len < plen + s_stamp_len + 2)
@@ -112,8 +111,6 @@ hearth_id_valid (hearth_id_kind_t kind, const char *id)
     if (!s_all_digits (stamp, s_stamp_len) || stamp[s_stamp_len] != '-')
         return false;
     const char *tail = stamp + s_stamp_len + 1;
-    if (kind == HEARTH_ID_WORKER)
-        return s_worker_tail_ok (tail);
     size_t tlen = strlen (tail);
     return tlen >= 4 && tlen <= 10 && s_all_digits (tail, tlen);
 }

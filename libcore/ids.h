@@ -2,11 +2,14 @@
 
     app-YYYYMMDDHHMMSS-NNNN      made by the master, NNNN a counter
     driver-YYYYMMDDHHMMSS-NNNN   made by the master (cluster mode)
-    worker-YYYYMMDDHHMMSS-HOST-PID   made by the worker itself
+    worker-YYYYMMDDHHMMSS-HOST-PID   made by the worker itself, unless
+                                 the operator names it (--id node-a)
 
-    They sort by time, are unique per master (or per host and pid), and are
-    used as directory names (WORK_DIR/APP_ID/...), so validation accepts
-    only [A-Za-z0-9._-], never "/", "..", or a leading "." or "-".
+    App and driver ids sort by time and are unique per master; a worker
+    id is any name of HEARTH_WORKER_ID_RULE's characters that is not an
+    app or driver id.  Ids are used as directory names (WORK_DIR/APP_ID/...),
+    so validation accepts only [A-Za-z0-9._-], never "/", "..", or a
+    leading "." or "-".
 */
 #ifndef HEARTH_IDS_H
 #define HEARTH_IDS_H
@@ -18,11 +21,16 @@
 typedef enum {
     HEARTH_ID_APP,    /* app-YYYYMMDDHHMMSS-NNNN */
     HEARTH_ID_DRIVER, /* driver-YYYYMMDDHHMMSS-NNNN */
-    HEARTH_ID_WORKER, /* worker-YYYYMMDDHHMMSS-HOST-PID */
+    HEARTH_ID_WORKER, /* HEARTH_WORKER_ID_RULE; default worker-TIME-HOST-PID */
 } hearth_id_kind_t;
 
 /* Longest id accepted anywhere, not counting the NUL. */
 #define HEARTH_ID_MAX 128
+
+/* What a worker id may be, for error messages and --help. */
+#define HEARTH_WORKER_ID_RULE                                                  \
+    "1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or "     \
+    "'-', without '..', and not an app or driver id"
 
 /* Write an app or driver id for time t (UTC) and counter seq into buf
    (at least HEARTH_ID_MAX + 1 bytes).  Returns buf. */

@@ -74,7 +74,8 @@
     X (LAUNCH_TASKS)                                                           \
     X (KILL_TASK)                                                              \
     X (STOP_EXECUTOR)                                                          \
-    X (STATUS_UPDATE)
+    X (STATUS_UPDATE)                                                          \
+    X (WORKER_STOPPING)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

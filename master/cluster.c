@@ -81,8 +81,23 @@ s_snapshot_clear (s_snapshot_t *s)
     free (s->arec);
 }
 
+/* Whether w takes part in a pass: the first pass has the workers whose
+   launches succeed, the second (probes) those whose launches fail, once
+   their hold has passed (registry.h). */
+static bool
+s_in_pass (master_t *m, const reg_worker_t *w, bool probes, int64_t now)
+{
+    if (w->state != WORKER_ALIVE || (w->launch_failures > 0) != probes)
+        return false;
+    if (probes && now < w->launch_hold_ms) {
+        m->held = true; /* placeable again later: the tick looks again */
+        return false;
+    }
+    return true;
+}
+
 static int
-s_snapshot (master_t *m, s_snapshot_t *s)
+s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
 {
     zlistx_t *workers = registry_workers (m->reg);
     zlistx_t *apps = registry_apps (m->reg);
@@ -99,18 +114,19 @@ s_snapshot (master_t *m, s_snapshot_t *s)
     if (!s->workers || !s->wrec || !s->drivers || !s->drec || !s->apps
         || !s->arec)
         return -1;
+    int64_t now = hearth_mono_ms ();
     for (reg_worker_t *w = zlistx_first (workers); w;
          w = zlistx_next (workers)) {
-        if (w->state != WORKER_ALIVE)
+        if (!s_in_pass (m, w, probes, now))
             continue;
         s->wrec[s->nworkers] = w;
         s->workers[s->nworkers++] = (hearth_alloc_worker_t){
             true, w->cores - registry_worker_cores_used (w),
             w->memory_mb - registry_worker_memory_used (w)};
     }
-    int64_t now = hearth_mono_ms ();
-    m->held = false;
-    for (reg_driver_t *d = zlistx_first (drivers); d;
+    /* A driver that cannot start is lost for good (ERROR): drivers go to
+       workers whose launches succeed only. */
+    for (reg_driver_t *d = probes ? NULL : zlistx_first (drivers); d;
          d = zlistx_next (drivers)) {
         if (d->worker || d->kill_requested)
             continue;
@@ -136,15 +152,15 @@ s_snapshot (master_t *m, s_snapshot_t *s)
     return 0;
 }
 
-void
-master_schedule (master_t *m)
+/* One pass of the allocator over the workers of the pass, and the
+   launches it decides.  A probing pass gives each worker one executor at
+   most, and holds it until that launch's result. */
+static void
+s_pass (master_t *m, bool probes)
 {
     s_snapshot_t s;
     hearth_alloc_result_t r = {0};
-    if (m->recovering)
-        return; /* the picture is incomplete: wait (dirty stays set) */
-    m->dirty = false;
-    if (s_snapshot (m, &s) < 0 || (s.napps == 0 && s.ndrivers == 0)
+    if (s_snapshot (m, &s, probes) < 0 || (s.napps == 0 && s.ndrivers == 0)
         || s.nworkers == 0) {
         s_snapshot_clear (&s);
         return;
@@ -169,13 +185,34 @@ master_schedule (master_t *m)
     }
     for (size_t i = 0; i < r.nexecutors; i++) {
         const hearth_alloc_executor_t *e = &r.executors[i];
-        reg_exec_t *exec = registry_exec_add (
-            m->reg, s.arec[e->app], s.wrec[e->worker], e->cores, e->memory_mb);
+        reg_worker_t *w = s.wrec[e->worker];
+        if (probes && hearth_mono_ms () < w->launch_hold_ms)
+            continue; /* probed already in this pass */
+        reg_exec_t *exec = registry_exec_add (m->reg, s.arec[e->app], w,
+                                              e->cores, e->memory_mb);
+        if (probes) {
+            registry_worker_probe (m->reg, w, hearth_mono_ms ());
+            m->held = true; /* what it could not take is placed later */
+        }
         if (exec)
             s_launch (m, exec);
     }
     hearth_alloc_result_clear (&r);
     s_snapshot_clear (&s);
+}
+
+void
+master_schedule (master_t *m)
+{
+    if (m->recovering)
+        return; /* the picture is incomplete: wait (dirty stays set) */
+    m->dirty = false;
+    m->held = false;
+    /* What healthy workers cannot take goes to those whose launches
+       fail, a probe at a time (issue 14: a full disk made 10,000 failed
+       launches a second). */
+    s_pass (m, false);
+    s_pass (m, true);
 }
 
 /* --- heartbeats -------------------------------------------------------- */

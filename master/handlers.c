@@ -290,6 +290,7 @@ static const struct {
     {HEARTH_CMD_DRIVER_LOG_RESPONSE, master_driver_log_response},
     {HEARTH_CMD_DRIVER_STATE_CHANGED, master_driver_state_changed},
     {HEARTH_CMD_ERROR, s_peer_error},
+    {HEARTH_CMD_WORKER_STOPPING, master_worker_stopping},
 };
 
 /* Any message from a known peer is a sign of life. */

@@ -43,6 +43,10 @@ static const int s_max_drain = 4096;
 static const size_t s_max_expire_per_tick = 1000;
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
 static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
+/* Failed launches are logged once per worker per this period (then
+   counted), for at most this many workers at once. */
+static const int64_t s_launch_log_period_ms = 60000;
+static const size_t s_launch_log_keys_max = 10000;
 
 /* Option rows: name, type, default, metavar, help (and range, alias). */
 #define OPT(n, t, d, mv, h)                                                    \
@@ -227,6 +231,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     registry_reap (m->reg, now - retention, s_max_expire_per_tick);
     master_journal_tick (m, now);
     master_driver_logs_tick (m, now);
+    hearth_loglimit_flush (m->launch_log, HEARTH_LOG_WARN, now);
     master_drivers_settle (m);
     if (m->dirty || m->held)
         master_schedule (m);
@@ -405,10 +410,13 @@ s_setup (master_t *m, hearth_error_t *err)
     size_t retained = (size_t) hearth_conf_int (m->conf, "retained-apps");
     m->reg = registry_new (retained, m->interval_ms * m->liveness);
     m->log_limit = zhashx_new ();
+    m->launch_log =
+        hearth_loglimit_new (s_launch_log_period_ms, s_launch_log_keys_max);
     m->loop = zloop_new ();
     m->logs = drvlog_new ();
     m->orphan_apps = master_orphan_list_new ();
-    if (!m->reg || !m->log_limit || !m->loop || !m->logs || !m->orphan_apps)
+    if (!m->reg || !m->log_limit || !m->launch_log || !m->loop || !m->logs
+        || !m->orphan_apps)
         return hearth_errprintf (err, "out of memory");
     zhashx_set_destructor (m->log_limit, s_stamp_destroy);
     registry_set_observer (m->reg, master_on_change, m);
@@ -438,6 +446,7 @@ s_teardown (master_t *m)
     master_journal_close (m);
     registry_destroy (&m->reg);
     zhashx_destroy (&m->log_limit);
+    hearth_loglimit_destroy (&m->launch_log);
     drvlog_destroy (&m->logs);
     zlistx_destroy (&m->orphan_apps);
     hearth_sock_destroy (&m->router);

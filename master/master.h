@@ -47,6 +47,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/curve.h"
+#include "libcore/loglimit.h"
 #include "libcore/pidfile.h"
 #include "master/journal.h"
 #include "master/registry.h"
@@ -82,9 +83,11 @@ typedef struct master {
     bool dirty;                /* resources changed: schedule soon */
     bool held;                 /* an app waits for its hold to pass */
     zhashx_t *log_limit;       /* peer key -> last error log time (send.c) */
-    uint64_t rand_state;       /* shuffle source for the allocator */
-    int64_t started_ms;        /* wall clock at start */
-    journal_t *journal;        /* --journal DIR, or NULL */
+    hearth_loglimit_t *launch_log; /* failed launches' lines, one per worker
+                                      per minute (workers.c; owned) */
+    uint64_t rand_state;           /* shuffle source for the allocator */
+    int64_t started_ms;            /* wall clock at start */
+    journal_t *journal;            /* --journal DIR, or NULL */
     bool recovering;           /* RECOVERING: not every restored peer back */
     int64_t rec_start_ms;      /* monotonic time recovery began */
     int64_t rec_deadline_ms;   /* monotonic: give up on the rest then */

@@ -34,6 +34,9 @@ registry_worker_record (const reg_worker_t *w)
     s_add_str (r, "host", w->host);
     s_add_str (r, "version", w->version);
     s_add_str (r, "work_dir", w->work_dir);
+    /* which work dir it holds: a worker restarted there while the master
+       was down replaces this one (master/workers.c) */
+    s_add_str (r, "work_dir_id", w->work_dir_id);
     cJSON_AddNumberToObject (r, "cores", w->cores);
     cJSON_AddNumberToObject (r, "memory_mb", (double) w->memory_mb);
     cJSON_AddStringToObject (r, "state", hearth_worker_states[w->state]);

@@ -4,23 +4,12 @@
     observer); see registry.h.  Who changes what: workers in regworkers.c,
     applications and executors in regapps.c, cluster-mode drivers in
     regdrivers.c, liveness in reglive.c, the journal's side in records.c
-    and restore.c, JSON views in regviews.c. */
-#include "config.h"
-
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/time.h>
-
-#include "master/registry.h"
-#include "master/registry_int.h"
-
-/*  registry.c - the master's records and every change to them; see
-    registry.h. */
+    and restore.c, JSON views in regviews.c, the executors of ended
+    applications still stopping in regstopping.c. */
 #include "config.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +102,7 @@ registry__worker_destroy (reg_worker_t **w_p)
     free (w->version);
     free (w->work_dir);
     free (w->work_dir_id);
+    free (w->unhealthy);
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);

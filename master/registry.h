@@ -93,6 +93,9 @@ struct reg_worker {
     int64_t registered_ms;      /* wall clock at registration */
     int64_t last_heartbeat_ms;  /* wall clock of its last sign of life */
     int64_t dead_ms;            /* monotonic time it died, or 0 */
+    int launch_failures;        /* executor launches failed in a row here */
+    int64_t launch_hold_ms;     /* monotonic: nothing placed before, or 0 */
+    char *unhealthy;            /* why every launch fails here, or NULL */
     zlistx_t *executors;        /* reg_exec_t * living here (borrowed) */
     zlistx_t *drivers;          /* reg_driver_t * placed here (borrowed) */
     zhashx_t *stopping;         /* "APP/EXEC" of executors the master ended
@@ -273,6 +276,31 @@ registry_worker_memory_used (const reg_worker_t *w)
    for) or ERROR.  dead_ms is the monotonic time, for registry_reap(). */
 void registry_worker_dead (registry_t *self, reg_worker_t *w,
                            const char *reason, int64_t dead_ms);
+
+/* Launches on a worker (regworkers.c).  A worker whose launches fail
+   (it reports an executor FAILED before RUNNING: no work dir, a full
+   disk) backs off: nothing is placed on it for a hold that doubles with
+   each failure in a row, from half a second up to 30 s, and after 3 in a
+   row it is unhealthy, with the last failure's reason, until a launch
+   succeeds.  The master places on such a worker only what healthy
+   workers cannot take, one executor at a time (a probe,
+   registry_worker_probe).  Health is the master's own view: it is not
+   journaled, and a registration starts it afresh. */
+
+/* A launch on w failed for reason (borrowed), at now_ms (monotonic).
+   Returns true when w has just become unhealthy (a `worker` event
+   "unhealthy" with the reason). */
+bool registry_worker_launch_failed (registry_t *self, reg_worker_t *w,
+                                    const char *reason, int64_t now_ms);
+
+/* A launch on w succeeded (its executor RUNNING): its failures in a row
+   end.  Returns true when w was unhealthy and is healthy again (a
+   `worker` event "healthy"). */
+bool registry_worker_launch_ok (registry_t *self, reg_worker_t *w);
+
+/* An executor is being placed on w while its launches fail (a probe):
+   nothing more goes there until its result, or the hold, passes. */
+void registry_worker_probe (registry_t *self, reg_worker_t *w, int64_t now_ms);
 
 /* Remove DEAD workers that died before cutoff_ms (monotonic), oldest
    first, at most max of them.  Returns how many were removed. */

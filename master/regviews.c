@@ -30,6 +30,10 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
     cJSON_AddNumberToObject (o, "executors",
                              (double) zlistx_size (w->executors));
     cJSON_AddNumberToObject (o, "drivers", (double) zlistx_size (w->drivers));
+    if (w->launch_failures)
+        cJSON_AddNumberToObject (o, "launch_failures", w->launch_failures);
+    if (w->unhealthy)
+        cJSON_AddStringToObject (o, "unhealthy", w->unhealthy);
     return o;
 }
 

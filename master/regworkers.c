@@ -11,6 +11,12 @@
 #include "master/registry.h"
 #include "master/registry_int.h"
 
+/* A worker whose launches fail: the first hold, its cap, and the failures
+   in a row that make it unhealthy (registry.h). */
+static const int64_t s_launch_hold_ms = 500;
+static const int64_t s_launch_hold_max_ms = 30000;
+static const int s_unhealthy_after = 3;
+
 bool
 registry_worker_report (registry_t *self, reg_worker_t *w, int cores_foreign,
                         int64_t memory_foreign_mb)
@@ -94,6 +100,10 @@ registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
     w->dead_handle = NULL;
     w->state = WORKER_ALIVE;
     w->dead_ms = 0;
+    /* a new process, or a new connection: its health is learnt again */
+    w->launch_failures = 0;
+    w->launch_hold_ms = 0;
+    registry__set_str (&w->unhealthy, NULL);
     w->registered_ms = w->last_heartbeat_ms = registry_wall_ms ();
     registry__watch_worker (self, w, now_ms);
     registry_change_t c = {.topic = "worker",
@@ -103,6 +113,61 @@ registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
                                w, again ? "reregistered" : "registered", NULL)};
     registry__notify (self, &c);
     return w;
+}
+
+/* The hold after n failures in a row. */
+static int64_t
+s_hold (int n)
+{
+    int64_t hold = s_launch_hold_ms;
+    for (int i = 1; i < n && hold < s_launch_hold_max_ms; i++)
+        hold *= 2;
+    return hold < s_launch_hold_max_ms ? hold : s_launch_hold_max_ms;
+}
+
+static void
+s_health_event (registry_t *self, reg_worker_t *w, const char *what,
+                const char *reason)
+{
+    registry_change_t c = {.topic = "worker",
+                           .worker = w,
+                           .exit_status = -1,
+                           .event = s_worker_event (w, what, reason)};
+    registry__notify (self, &c);
+}
+
+bool
+registry_worker_launch_failed (registry_t *self, reg_worker_t *w,
+                               const char *reason, int64_t now_ms)
+{
+    w->launch_failures++;
+    w->launch_hold_ms = now_ms + s_hold (w->launch_failures);
+    bool turned = !w->unhealthy && w->launch_failures >= s_unhealthy_after;
+    if (w->launch_failures >= s_unhealthy_after)
+        registry__set_str (&w->unhealthy,
+                           reason && reason[0] ? reason : "launches fail");
+    if (turned)
+        s_health_event (self, w, "unhealthy", w->unhealthy);
+    return turned;
+}
+
+bool
+registry_worker_launch_ok (registry_t *self, reg_worker_t *w)
+{
+    bool was = w->unhealthy != NULL;
+    w->launch_failures = 0;
+    w->launch_hold_ms = 0;
+    registry__set_str (&w->unhealthy, NULL);
+    if (was)
+        s_health_event (self, w, "healthy", NULL);
+    return was;
+}
+
+void
+registry_worker_probe (registry_t *self, reg_worker_t *w, int64_t now_ms)
+{
+    (void) self;
+    w->launch_hold_ms = now_ms + s_hold (w->launch_failures);
 }
 
 void

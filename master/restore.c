@@ -101,7 +101,8 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
         s_rec_str (r, "work_dir"),
         (int) s_rec_int (r, "cores", 1, 65536, 0),
         s_rec_int (r, "memory_mb", 1, s_max_mb, 0),
-        NULL};
+        NULL,
+        s_rec_str (r, "work_dir_id")};
     if (!id || !hearth_id_valid (HEARTH_ID_WORKER, id) || !desc.host
         || !desc.cores || !desc.memory_mb || registry_worker (self, id))
         return false;

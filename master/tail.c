@@ -134,6 +134,8 @@ s_print_workers (const cJSON *state)
         printf ("%-44s %-16s %-7s %-11s %-17s %.0f ms ago\n", s_str (w, "id"),
                 s_str (w, "host"), s_str (w, "state"), cores, mem,
                 s_num (w, "heartbeat_age_ms"));
+        if (hearth_json_str (w, "unhealthy"))
+            printf ("    unhealthy: %s\n", s_str (w, "unhealthy"));
     }
 }
 

@@ -7,9 +7,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/loglimit.h"
 #include "master/drivers.h"
 #include "master/send.h"
 #include "master/workers.h"
@@ -102,10 +104,12 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
 /* A worker registering under a new id with the work dir of another live
    one replaced it: a worker holds its work dir's lock while it runs and
    kills what an earlier one left there, so the earlier one is gone, with
-   its executors.  Say so now rather than after liveness x interval.  The
-   work dir is told by work_dir_id (the machine's boot and the lock file's
-   device and inode), not by host and path: two workers on one host may
-   use the same path in different mount namespaces. */
+   its executors.  Say so now rather than after liveness x interval, or,
+   for a worker restored UNKNOWN from the journal (restarted on its work
+   dir while the master was down), rather than at the recovery deadline.
+   The work dir is told by work_dir_id (the machine's boot and the lock
+   file's device and inode), not by host and path: two workers on one
+   host may use the same path in different mount namespaces. */
 static void
 s_replaced (master_t *m, const char *id, const char *work_dir_id)
 {
@@ -113,15 +117,62 @@ s_replaced (master_t *m, const char *id, const char *work_dir_id)
         return;
     zlistx_t *workers = registry_workers (m->reg);
     for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
-        if (w->state == WORKER_ALIVE && strcmp (w->id, id) != 0
-            && w->work_dir_id && strcmp (w->work_dir_id, work_dir_id) == 0) {
+        if (w->state != WORKER_DEAD && strcmp (w->id, id) != 0 && w->work_dir_id
+            && strcmp (w->work_dir_id, work_dir_id) == 0) {
             char reason[HEARTH_ID_MAX + 64];
             snprintf (reason, sizeof reason, "replaced by worker %s", id);
             log_warn ("worker %s (%s) is DEAD: %s in %s", w->id, w->host,
                       reason, w->work_dir ? w->work_dir : "its work dir");
+            if (w->state == WORKER_UNKNOWN)
+                m->rec.execs_lost += zlistx_size (w->executors);
             registry_worker_dead (m->reg, w, reason, hearth_mono_ms ());
             return; /* only one can have held the lock */
         }
+}
+
+/* Whether a registration of old's id comes from old itself: on its
+   connection, or from the same work dir (the worker reconnecting on a
+   fresh socket, or restarted there: one worker holds a work dir's lock
+   at a time).  The work dir is told by work_dir_id when both have one,
+   else by host and path. */
+static bool
+s_same_worker (const reg_worker_t *old, zframe_t *rid, const cJSON *b)
+{
+    const char *dir_id = hearth_json_str (b, "work_dir_id");
+    const char *dir = hearth_json_str (b, "work_dir");
+    if (old->routing_id && zframe_eq (old->routing_id, rid))
+        return true;
+    if (old->work_dir_id && dir_id)
+        return strcmp (old->work_dir_id, dir_id) == 0;
+    return strcmp (old->host, hearth_json_str (b, "host")) == 0 && dir
+           && old->work_dir && strcmp (old->work_dir, dir) == 0;
+}
+
+/* A second live worker under old's id is refused, whatever its host
+   (issue 13: two of them took the id from each other for ever), with a
+   reason that names the one that has it. */
+static void
+s_refuse_duplicate (master_t *m, zframe_t *rid, const reg_worker_t *old,
+                    const cJSON *b)
+{
+    char since[32], reason[1024];
+    time_t t = (time_t) (old->registered_ms / 1000);
+    struct tm tm;
+    gmtime_r (&t, &tm);
+    strftime (since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *dir = hearth_json_str (b, "work_dir");
+    log_warn ("worker %s at %s (work dir %s) refused: id in use by a live "
+              "worker at %s (work dir %s, registered at %s)",
+              old->id, hearth_json_str (b, "host"), dir ? dir : "?", old->host,
+              old->work_dir ? old->work_dir : "?", since);
+    snprintf (reason, sizeof reason,
+              "duplicate worker id: %s is in use by a live worker at %s "
+              "(work dir %s, registered at %s, %lld s ago); give this "
+              "worker another --id",
+              old->id, old->host, old->work_dir ? old->work_dir : "unknown",
+              since,
+              (long long) ((registry_wall_ms () - old->registered_ms) / 1000));
+    master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED, reason);
 }
 
 void
@@ -132,11 +183,8 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *host = hearth_json_str (b, "host");
     reg_worker_t *old = registry_worker (m->reg, id);
     bool restored = old && old->state == WORKER_UNKNOWN;
-    if (old && old->state == WORKER_ALIVE && strcmp (old->host, host) != 0) {
-        log_warn ("worker %s at %s refused: id in use by a live worker at %s",
-                  id, host, old->host);
-        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED,
-                            "duplicate worker id");
+    if (old && old->state == WORKER_ALIVE && !s_same_worker (old, rid, b)) {
+        s_refuse_duplicate (m, rid, old, b);
         return;
     }
     s_replaced (m, id, hearth_json_str (b, "work_dir_id"));
@@ -227,6 +275,47 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     master_publish (m, "heartbeat", e);
 }
 
+void
+master_worker_stopping (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    const char *id = hearth_json_str (msg->body, "id");
+    const char *why = hearth_json_str (msg->body, "reason");
+    reg_worker_t *w = registry_worker (m->reg, id);
+    if (!w || w->state != WORKER_ALIVE || !zframe_eq (w->routing_id, rid)) {
+        log_debug ("WORKER_STOPPING of %s ignored: not from that live worker",
+                   id);
+        return;
+    }
+    const char *reason = why[0] ? why : "stopped";
+    log_warn ("worker %s (%s) is DEAD: %s (%zu executors and %zu drivers "
+              "lost with it)",
+              w->id, w->host, reason, zlistx_size (w->executors),
+              zlistx_size (w->drivers));
+    registry_worker_dead (m->reg, w, reason, hearth_mono_ms ());
+}
+
+/* The worker could not start exec (FAILED before RUNNING: no work dir,
+   a full disk): it backs off, and once every launch fails it is
+   unhealthy (registry.h).  Its lines are limited per worker: a worker
+   that fails every launch fails them all alike. */
+static void
+s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
+{
+    reg_worker_t *w = exec->worker;
+    int64_t now = hearth_mono_ms ();
+    char key[HEARTH_ID_MAX + 32];
+    snprintf (key, sizeof key, "launch failed on %s", w->id);
+    hearth_log_limited (m->launch_log, HEARTH_LOG_WARN, key, now,
+                        "executor %s/%d on %s: FAILED to start, %s",
+                        exec->app->id, exec->exec_id, w->id,
+                        message ? message : "no reason given");
+    if (registry_worker_launch_failed (m->reg, w, message, now))
+        log_warn ("worker %s is unhealthy: its last %d executor launches "
+                  "failed (%s); it gets only what other workers cannot take, "
+                  "one executor at a time, until a launch succeeds",
+                  w->id, w->launch_failures, w->unhealthy);
+}
+
 static int
 s_exec_state (const char *name)
 {
@@ -264,14 +353,18 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     reg_app_t *app = exec->app;
     int exit_status = (int) hearth_json_int (b, "exit_status", -1);
     exec->pid = (int) hearth_json_int (b, "pid", exec->pid);
-    log_info ("executor %s/%d on %s: %s%s%s", app_id, exec_id, exec->worker->id,
-              hearth_executor_states[state],
-              hearth_json_str (b, "message") ? ", " : "",
-              hearth_json_str (b, "message") ? hearth_json_str (b, "message")
-                                             : "");
-    registry_exec_set_state (m->reg, exec, state,
-                             hearth_json_str (b, "message"), exit_status,
-                             false);
+    const char *message = hearth_json_str (b, "message");
+    if (exec->state == EXEC_LAUNCHING && state == EXEC_FAILED)
+        s_launch_failed (m, exec, message);
+    else
+        log_info ("executor %s/%d on %s: %s%s%s", app_id, exec_id,
+                  exec->worker->id, hearth_executor_states[state],
+                  message ? ", " : "", message ? message : "");
+    if (state == EXEC_RUNNING
+        && registry_worker_launch_ok (m->reg, exec->worker))
+        log_info ("worker %s is healthy again: an executor started there",
+                  exec->worker->id);
+    registry_exec_set_state (m->reg, exec, state, message, exit_status, false);
     if (registry_exec_final (state) && m->max_executor_retries >= 0
         && app->retries >= m->max_executor_retries) {
         bool running = false;

@@ -24,4 +24,9 @@ void master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b);
 void master_executor_state_changed (master_t *m, zframe_t *rid,
                                     hearth_msg_t *msg);
 
+/* WORKER_STOPPING: the worker, on the connection it registered on, is
+   DEAD at once with its reason (its executors LOST, its drivers lost
+   with it); from anyone else, ignored. */
+void master_worker_stopping (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+
 #endif

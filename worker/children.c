@@ -329,6 +329,14 @@ children_has (const children_t *self, const char *name)
     return zhashx_lookup (self->table, name) != NULL;
 }
 
+const void *
+children_data (const children_t *self, const children_kind_t *kind,
+               const char *name)
+{
+    const s_child_t *c = zhashx_lookup (self->table, name);
+    return c && c->kind == kind ? c->data : NULL;
+}
+
 size_t
 children_count (const children_t *self, const children_kind_t *kind)
 {

@@ -141,6 +141,11 @@ void children_keep (children_t *self, const char *dir);
 /* Whether a child of that name runs. */
 bool children_has (const children_t *self, const char *name);
 
+/* The caller's data block of the live child of that kind and name
+   (borrowed: valid until the child is reaped), or NULL. */
+const void *children_data (const children_t *self, const children_kind_t *kind,
+                           const char *name);
+
 /* Children of that kind alive (started, not yet reaped); kind NULL:
    of every kind. */
 size_t children_count (const children_t *self, const children_kind_t *kind);

@@ -18,6 +18,7 @@
 #include "libcore/spawn.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
+#include "worker/relaunch.h"
 
 extern char **environ;
 
@@ -51,6 +52,8 @@ struct drivers {
     int64_t retention_ms;      /* end to removed directory; 0: keep */
     drivers_report_fn *report; /* told of every state change */
     void *report_arg;          /* passed to report */
+    relaunches_t *waiting;     /* newer launches of drivers still stopping
+                                  (owned) */
 };
 
 static int s_env_add (s_env_t *env, const char *name, size_t len,
@@ -83,6 +86,7 @@ drivers_new (const drivers_config_t *c, hearth_error_t *err)
 {
     drivers_t *self = calloc (1, sizeof *self);
     if (!self || !(self->program = strdup (c->program))
+        || !(self->waiting = relaunches_new ())
         || s_env_add (&self->own_env, "HEARTH_MASTER", 13, c->master_url) < 0) {
         drivers_destroy (&self);
         hearth_errprintf (err, "out of memory");
@@ -111,6 +115,7 @@ drivers_destroy (drivers_t **self_p)
     int saved = errno;
     if (self) {
         s_env_free (&self->own_env);
+        relaunches_destroy (&self->waiting);
         free (self->program);
         free (self);
         *self_p = NULL;
@@ -376,13 +381,41 @@ s_spawn (drivers_t *self, const drivers_launch_t *l, const char *dir,
     return pid;
 }
 
+/* A newer launch of a driver whose older launch still runs here (the
+   master took that one for gone): the older one is stopped, the newer
+   starts once it has been reaped (s_on_exit).  An older or the same
+   launch is a duplicate: -1. */
+static int
+s_launch_later (drivers_t *self, const drivers_launch_t *l, int running,
+                int64_t now_ms)
+{
+    if (l->launch <= running)
+        return -1;
+    if (relaunches_put (self->waiting, l) < 0) {
+        log_error ("driver %s (launch %d): out of memory keeping it for "
+                   "later",
+                   l->driver_id, l->launch);
+        s_report (self, l->driver_id, l->launch, "ERROR", "out of memory", -1,
+                  0, 0);
+        return 0;
+    }
+    log_info ("LAUNCH_DRIVER %s (launch %d): launch %d is still stopping; "
+              "launch %d starts once it has ended",
+              l->driver_id, l->launch, running, l->launch);
+    children_stop (self->children, &drivers_kind, l->driver_id, now_ms);
+    return 0;
+}
+
 int
 drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
 {
-    (void) now_ms;
     char dir[4096];
     hearth_error_t err;
     pid_t pid;
+    const s_driver_t *running =
+        children_data (self->children, &drivers_kind, l->driver_id);
+    if (running)
+        return s_launch_later (self, l, running->launch, now_ms);
     if (children_has (self->children, l->driver_id))
         return -1;
     children_keep (self->children, l->driver_id);
@@ -401,10 +434,33 @@ drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
 
 /* --- stopping and reaping ---------------------------------------------- */
 
+/* A launch that waited and will not run: KILLED, and forgotten. */
+static void
+s_drop_waiting (drivers_t *self, const drivers_launch_t *l, const char *why)
+{
+    char id[HEARTH_ID_MAX + 1];
+    snprintf (id, sizeof id, "%s", l->driver_id);
+    log_info ("driver %s (launch %d) will not start: %s", id, l->launch, why);
+    s_report (self, id, l->launch, "KILLED", why, -1, 0, 0);
+    relaunches_drop (self->waiting, id);
+}
+
 int
 drivers_kill (drivers_t *self, const char *driver_id, int64_t now_ms)
 {
-    return children_stop (self->children, &drivers_kind, driver_id, now_ms);
+    const drivers_launch_t *waiting = relaunches_get (self->waiting, driver_id);
+    int rc = children_stop (self->children, &drivers_kind, driver_id, now_ms);
+    if (waiting)
+        s_drop_waiting (self, waiting, "killed before it started");
+    return waiting ? 0 : rc;
+}
+
+void
+drivers_stop_waiting (drivers_t *self)
+{
+    const drivers_launch_t *l;
+    while ((l = relaunches_first (self->waiting)))
+        s_drop_waiting (self, l, "the worker is stopping");
 }
 
 /* The last non-empty line of the driver's stderr, into buf ("" if
@@ -462,6 +518,12 @@ s_on_exit (void *arg, const children_exit_t *x)
     if (self->retention_ms > 0)
         children_remove_later (self->children, x->name,
                                x->now_ms + self->retention_ms);
+    /* A newer launch waited for this one to end (s_launch_later). */
+    const drivers_launch_t *next = relaunches_get (self->waiting, x->name);
+    if (next) {
+        drivers_launch (self, next, x->now_ms);
+        relaunches_drop (self->waiting, x->name);
+    }
 }
 
 /* --- views ------------------------------------------------------------- */

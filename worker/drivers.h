@@ -85,15 +85,23 @@ drivers_t *drivers_new (const drivers_config_t *config, hearth_error_t *err);
    Accepts NULL and a NULL *self_p; nulls the pointer; keeps errno. */
 void drivers_destroy (drivers_t **self_p);
 
-/* Start a driver.  Reports RUNNING, or ERROR when it cannot start.  A
-   driver of that id already running is refused with -1 (nothing
-   reported). */
+/* Start a driver.  Reports RUNNING, or ERROR when it cannot start.
+   While an older launch of that driver runs here (the master took it for
+   gone), the older one is stopped and this one is kept (a copy) and
+   started once the older one has been reaped (relaunch.h).  The same
+   launch, or an older one, of a driver running here is refused with -1
+   (nothing reported). */
 int drivers_launch (drivers_t *self, const drivers_launch_t *launch,
                     int64_t now_ms);
 
 /* Stop one driver (SIGTERM to its group now, SIGKILL after the grace
-   period).  Returns -1 when it is not running here. */
+   period); a launch of it waiting for an older one is reported KILLED
+   and dropped.  Returns -1 when nothing of it runs or waits here. */
 int drivers_kill (drivers_t *self, const char *driver_id, int64_t now_ms);
+
+/* The worker is stopping: every launch that waits is reported KILLED and
+   dropped (what runs is stopped with the rest of the children). */
+void drivers_stop_waiting (drivers_t *self);
 
 /* Read up to max_bytes of a driver's output (stream "stdout" or
    "stderr") from offset into a new frame (*data, caller destroys).  *eof

@@ -17,6 +17,7 @@
 
 #include "libcore/ids.h"
 #include "libcore/log.h"
+#include "libcore/loglimit.h"
 #include "libcore/pidfile.h"
 #include "libcore/spawn.h"
 #include "worker/children.h"
@@ -30,6 +31,9 @@
 static const mode_t s_work_dir_mode = 0755;
 /* In the work dir: flock()ed by the worker that uses it. */
 static const char s_lock_name[] = ".worker.lock";
+/* Executors that cannot start are logged once per this period (then
+   counted): a full disk fails every launch alike. */
+static const int64_t s_log_period_ms = 60000;
 
 /* What the table keeps of an executor beside its process (the children
    table's data block). */
@@ -39,16 +43,17 @@ typedef struct {
 } s_exec_t;
 
 struct execs {
-    char *work_dir;          /* root of the executor directories */
-    char *program;           /* hearth-executor's path */
-    char *host;              /* address the worker advertises */
-    children_t *children;    /* the worker's children (borrowed) */
-    int64_t retention_ms;    /* removed app to removed directory */
-    execs_report_fn *report; /* told of every state change */
-    void *report_arg;        /* passed to report */
-    int lock_fd;             /* the work dir's lock, held */
-    zhashx_t *exited;        /* "APP/EXEC" of executors reaped since the
-                                last sweep for their leftovers (a set) */
+    char *work_dir;               /* root of the executor directories */
+    char *program;                /* hearth-executor's path */
+    char *host;                   /* address the worker advertises */
+    children_t *children;         /* the worker's children (borrowed) */
+    int64_t retention_ms;         /* removed app to removed directory */
+    execs_report_fn *report;      /* told of every state change */
+    void *report_arg;             /* passed to report */
+    int lock_fd;                  /* the work dir's lock, held */
+    zhashx_t *exited;             /* "APP/EXEC" of executors reaped since the
+                                     last sweep for their leftovers (a set) */
+    hearth_loglimit_t *log_limit; /* lines of executors that cannot start */
 };
 
 static void s_on_exit (void *arg, const children_exit_t *e);
@@ -96,10 +101,12 @@ execs_new (children_t *children, const char *work_dir, const char *program,
     self->children = children;
     self->retention_ms = retention_ms;
     self->exited = zhashx_new ();
+    self->log_limit = hearth_loglimit_new (s_log_period_ms, 1);
     self->lock_fd = -1;
     self->report = report;
     self->report_arg = arg;
-    if (!self->work_dir || !self->program || !self->host || !self->exited) {
+    if (!self->work_dir || !self->program || !self->host || !self->exited
+        || !self->log_limit) {
         execs_destroy (&self);
         hearth_errprintf (err, "out of memory");
         return NULL;
@@ -127,6 +134,7 @@ execs_destroy (execs_t **self_p)
             ;
     }
     zhashx_destroy (&self->exited);
+    hearth_loglimit_destroy (&self->log_limit);
     if (self->lock_fd >= 0)
         close (self->lock_fd);
     free (self->work_dir);
@@ -270,7 +278,6 @@ s_key (const char *app_id, int exec_id, char *buf, size_t size)
 int
 execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
 {
-    (void) now_ms;
     char key[HEARTH_ID_MAX + 32];
     hearth_error_t err;
     s_key (l->app_id, l->exec_id, key, sizeof key);
@@ -280,7 +287,9 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
     snprintf (e.app_id, sizeof e.app_id, "%s", l->app_id);
     pid_t pid = s_spawn (self, l, key, &e, &err);
     if (pid < 0) {
-        log_warn ("executor %s could not start: %s", key, err.text);
+        hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
+                            "executor could not start", now_ms,
+                            "executor %s could not start: %s", key, err.text);
         s_report (self, &e, "FAILED", err.text, -1, 0, -1);
         return 0;
     }
@@ -352,8 +361,9 @@ s_on_exit (void *arg, const children_exit_t *x)
 
 /* Kill what the executors reaped since the last tick left running. */
 void
-execs_tick (execs_t *self)
+execs_tick (execs_t *self, int64_t now_ms)
 {
+    hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now_ms);
     if (zhashx_size (self->exited) == 0)
         return;
     size_t n = orphans_kill (self->work_dir, self->exited);

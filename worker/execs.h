@@ -90,8 +90,9 @@ int execs_kill (execs_t *self, const char *app_id, int exec_id, int64_t now_ms);
 void execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms);
 
 /* Periodic work: kill what executors reaped since the last tick left
-   running (orphans.h). */
-void execs_tick (execs_t *self);
+   running (orphans.h); say how many lines of executors that could not
+   start were held back (one is logged per minute). */
+void execs_tick (execs_t *self, int64_t now_ms);
 
 /* What tells this work dir from any other in the cluster: this boot of
    this machine (its boot id), and the device and inode of the lock file

@@ -134,6 +134,21 @@ s_heartbeat (worker_t *w)
 }
 
 void
+worker_link_stopping (worker_t *w, const char *why)
+{
+    hearth_msg_t *msg =
+        w->registered ? hearth_msg_new (HEARTH_CMD_WORKER_STOPPING) : NULL;
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "id", w->id);
+    cJSON_AddStringToObject (msg->body, "reason", why);
+    s_send (w, msg);
+    /* The master has marked this worker DEAD and its executors LOST: their
+       ends, from now on, would only be answered RECONNECT_WORKER. */
+    w->registered = false;
+}
+
+void
 worker_link_tick (worker_t *w, int64_t now)
 {
     if (w->stopping)
@@ -276,6 +291,8 @@ s_register_failed (worker_t *w, hearth_msg_t *msg)
 static void
 s_reconnect (worker_t *w, hearth_msg_t *msg)
 {
+    if (w->stopping)
+        return; /* leaving: no registration again */
     const char *reason = hearth_json_str (msg->body, "reason");
     worker_link_reset (w, reason ? reason : "the master asked to reconnect");
 }
@@ -358,8 +375,17 @@ static void
 s_kill_driver (worker_t *w, hearth_msg_t *msg)
 {
     const char *id = hearth_json_str (msg->body, "driver_id");
-    if (drivers_kill (w->drivers, id, hearth_mono_ms ()) < 0)
-        log_debug ("KILL_DRIVER %s: not running", id);
+    if (drivers_kill (w->drivers, id, hearth_mono_ms ()) == 0)
+        return;
+    /* Nothing of it here: the master's books say otherwise (a launch
+       that never came, or ended unheard).  KILLED with no launch applies
+       to whatever launch it has placed here, so that they follow. */
+    log_info ("KILL_DRIVER %s: not running here; telling the master", id);
+    drivers_report_t r = {.driver_id = id,
+                          .state = "KILLED",
+                          .error = "not running on its worker",
+                          .exit_status = -1};
+    worker_report_driver (w, &r);
 }
 
 /* Most bytes of a driver's output sent in one DRIVER_LOG_RESPONSE. */
@@ -438,8 +464,10 @@ s_error (worker_t *w, hearth_msg_t *msg)
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
     if (!s_incompatible (w, code, text))
-        log_warn ("the master reports an error: %s: %s", code ? code : "?",
-                  text ? text : "");
+        hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
+                            "error reported by the master", w->last_master_ms,
+                            "the master reports an error: %s: %s",
+                            code ? code : "?", text ? text : "");
 }
 
 static const struct {
@@ -468,8 +496,10 @@ s_dispatch (worker_t *w, hearth_msg_t *msg)
             s_handlers[i].handler (w, msg);
             return;
         }
-    log_warn ("unexpected %s from the master, ignored",
-              hearth_cmd_name (msg->cmd));
+    hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
+                        "unexpected command from the master", w->last_master_ms,
+                        "unexpected %s from the master, ignored",
+                        hearth_cmd_name (msg->cmd));
 }
 
 int
@@ -484,7 +514,10 @@ worker_on_master (zloop_t *loop, zsock_t *sock, void *arg)
         hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
         if (!msg) {
             if (!s_incompatible (w, err.code, err.text))
-                log_warn ("bad message from the master: %s", err.text);
+                hearth_log_limited (
+                    w->log_limit, HEARTH_LOG_WARN,
+                    "bad message from the master", hearth_mono_ms (),
+                    "bad message from the master: %s", err.text);
             continue;
         }
         s_dispatch (w, msg);

@@ -3,6 +3,7 @@ bin_PROGRAMS += hearth-worker
 hearth_worker_SOURCES = \
 	worker/worker.h worker/main.c worker/link.c \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
-	worker/drivers.c worker/drivers.h worker/children.c worker/children.h \
+	worker/drivers.c worker/drivers.h worker/relaunch.c worker/relaunch.h \
+	worker/children.c worker/children.h \
 	worker/cleanups.c worker/cleanups.h
 hearth_worker_LDADD = $(NOTIFY_LIBS) $(CORE_LIBS)

@@ -30,6 +30,11 @@
 
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
 static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
+/* What the master sends wrong is logged once per kind per this period
+   (then counted): a peer that sends garbage does not fill the log. */
+static const int64_t s_log_period_ms = 60000;
+/* Kinds of such lines (a few fixed keys). */
+static const size_t s_log_keys_max = 16;
 /* Memory kept back for the system when --memory is not given, and the
    least a worker offers (Spark's rule: total - 1 GiB, at least 1 GiB). */
 static const int64_t s_reserved_memory_mb = 1024, s_min_memory_mb = 1024;
@@ -58,7 +63,8 @@ static const hearth_opt_t s_opts[] = {
          "the address this worker advertises (default: its address "
          "facing the master)"),
     OPT ("id", HEARTH_OPT_STR, NULL, "ID",
-         "worker id (default: worker-TIME-HOST-PID)"),
+         "worker id, a name such as node-a: " HEARTH_WORKER_ID_RULE
+         " (default: worker-TIME-HOST-PID)"),
     OPT ("heartbeat-interval", HEARTH_OPT_DURATION, "1s", NULL,
          "heartbeat interval until registered (then the master's)"),
     INT_OPT ("heartbeat-liveness", "5", NULL,
@@ -97,8 +103,9 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     int64_t now = hearth_mono_ms ();
     if (!w->children)
         return -1;
-    execs_tick (w->execs);
+    execs_tick (w->execs, now);
     children_tick (w->children, now);
+    hearth_loglimit_flush (w->log_limit, HEARTH_LOG_WARN, now);
     if (w->stopping)
         return children_count (w->children, NULL) == 0 ? -1 : 0;
     worker_link_tick (w, now);
@@ -127,10 +134,15 @@ s_stop (worker_t *w, int sig)
     log_info ("%s: stopping %zu executors and %zu drivers", strsignal (sig),
               children_count (w->children, &execs_kind),
               children_count (w->children, &drivers_kind));
+    /* The master hears it first, so that it places nothing more here and
+       replaces the executors at once (WORKER_STOPPING). */
+    worker_link_stopping (w, sig == SIGTERM ? "stopped: SIGTERM"
+                                            : "stopped: SIGINT");
     hearth_notifyf ("STOPPING=1\nSTATUS=stopping %zu executors and %zu drivers",
                     children_count (w->children, &execs_kind),
                     children_count (w->children, &drivers_kind));
     w->stopping = true;
+    drivers_stop_waiting (w->drivers);
     children_stop_under (w->children, NULL, hearth_mono_ms ());
 }
 
@@ -167,31 +179,64 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 
 /* --- start-up ---------------------------------------------------------- */
 
+/* This machine's memory, MiB (0 when unknown). */
+static int64_t
+s_physical_memory_mb (void)
+{
+    long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (int64_t) pages * size / (int64_t) HEARTH_MiB
+                                 : 0;
+}
+
 static int64_t
 s_machine_memory_mb (void)
 {
-    long pages = sysconf (_SC_PHYS_PAGES), size = sysconf (_SC_PAGESIZE);
-    int64_t mb = pages > 0 && size > 0
-                     ? (int64_t) pages * size / (int64_t) HEARTH_MiB
-                     : 0;
+    int64_t mb = s_physical_memory_mb ();
     return mb - s_reserved_memory_mb > s_min_memory_mb
                ? mb - s_reserved_memory_mb
                : s_min_memory_mb;
+}
+
+/* More than the machine has is allowed (overbooking on purpose), but said
+   once, with both figures: a typo in --cores or --memory otherwise shows
+   only as executors starved of what they were promised. */
+static void
+s_warn_overbooked (const worker_t *w, int ncpu, int64_t machine_mb)
+{
+    bool cores = w->cores > ncpu;
+    bool memory = machine_mb > 0 && w->memory_mb > machine_mb;
+    if (cores && memory)
+        log_warn ("offering %d cores and %lld MiB, more than this machine has "
+                  "(%d cores and %lld MiB): executors may get less than they "
+                  "are granted",
+                  w->cores, (long long) w->memory_mb, ncpu,
+                  (long long) machine_mb);
+    else if (cores)
+        log_warn ("offering %d cores, more than this machine has %d cores "
+                  "online: executors may get less than they are granted",
+                  w->cores, ncpu);
+    else if (memory)
+        log_warn ("offering %lld MiB, more than this machine has %lld MiB: "
+                  "executors may get less than they are granted",
+                  (long long) w->memory_mb, (long long) machine_mb);
 }
 
 static int
 s_resources (worker_t *w, hearth_error_t *err)
 {
     long ncpu = sysconf (_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1)
+        ncpu = 1;
     w->cores = hearth_conf_isset (w->conf, "cores")
                    ? (int) hearth_conf_int (w->conf, "cores")
-                   : (int) (ncpu > 0 ? ncpu : 1);
+                   : (int) ncpu;
     w->memory_mb =
         hearth_conf_isset (w->conf, "memory")
             ? (int64_t) (hearth_conf_bytes (w->conf, "memory") / HEARTH_MiB)
             : s_machine_memory_mb ();
     if (w->memory_mb < 1)
         return hearth_errprintf (err, "--memory must be at least 1M");
+    s_warn_overbooked (w, (int) ncpu, s_physical_memory_mb ());
     return 0;
 }
 
@@ -222,10 +267,8 @@ s_identity (worker_t *w, hearth_error_t *err)
     }
     const char *id = hearth_conf_str (w->conf, "id");
     if (id && !hearth_id_valid (HEARTH_ID_WORKER, id))
-        return hearth_errprintf (err,
-                                 "bad --id '%s': expected "
-                                 "worker-YYYYMMDDHHMMSS-HOST-PID",
-                                 id);
+        return hearth_errprintf (
+            err, "bad --id '%s': a worker id is " HEARTH_WORKER_ID_RULE, id);
     if (id)
         snprintf (w->id, sizeof w->id, "%s", id);
     else
@@ -302,7 +345,9 @@ s_setup (worker_t *w, hearth_error_t *err)
     const char *pidfile = hearth_conf_str (w->conf, "pid-file");
     if (pidfile && !(w->pidfile = hearth_pidfile_open (pidfile, err)))
         return -1;
-    if (!(w->ended_drivers = zlistx_new ()))
+    if (!(w->ended_drivers = zlistx_new ())
+        || !(w->log_limit =
+                 hearth_loglimit_new (s_log_period_ms, s_log_keys_max)))
         return hearth_errprintf (err, "out of memory");
     zlistx_set_destructor (w->ended_drivers, s_json_destructor);
     if ((w->sigfd = hearth_signalfd_open (sigs)) < 0)
@@ -331,6 +376,7 @@ s_teardown (worker_t *w)
 {
     s_end_children (w);
     zlistx_destroy (&w->ended_drivers);
+    hearth_loglimit_destroy (&w->log_limit);
     zloop_destroy (&w->loop);
     hearth_sock_destroy (&w->dealer);
     hearth_curve_cleanup (&w->curve);

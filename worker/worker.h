@@ -15,10 +15,14 @@
         orphans.c   what executors left behind (orphans.h)
         drivers.c   the cluster-mode drivers: shipped files, command line,
                     environment, reports, output read back (drivers.h)
+        relaunch.c  newer launches of drivers whose older launch is still
+                    stopping, kept until it has ended (relaunch.h; the
+                    drivers')
 
     main calls link, and both call children, execs and drivers; execs and
     drivers call children, which calls them back only through the
-    callbacks of their kind (children_kind_t) and tells them nothing else.
+    callbacks of their kind (children_kind_t) and tells them nothing else;
+    drivers calls relaunch, which calls nothing of the worker.
     docs/architecture.md draws the processes and sockets around it.
 */
 #ifndef HEARTH_WORKER_WORKER_H
@@ -32,47 +36,55 @@
 #include "libcore/conf.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
+#include "libcore/loglimit.h"
 #include "libcore/pidfile.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
 #include "worker/execs.h"
 
 typedef struct worker {
-    hearth_conf_t *conf;        /* settings (owned) */
-    zloop_t *loop;              /* the reactor */
-    zsock_t *dealer;            /* to the master; NULL between attempts */
-    int sigfd;                  /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
-    children_t *children;       /* executor and driver processes (owned) */
-    execs_t *execs;             /* the executors (owned) */
-    drivers_t *drivers;         /* the cluster-mode drivers (owned) */
-    zlistx_t *ended_drivers;    /* cJSON * driver refs with a final state
-                                   that ended while not registered: listed
-                                   in the next REGISTER_WORKER (owned) */
-    hearth_pidfile_t *pidfile;  /* --pid-file, or NULL */
-    char id[HEARTH_ID_MAX + 1]; /* worker-... */
-    const char *host;           /* advertised address */
-    char host_buf[64];          /* its default: the one facing the master */
-    const char *master_url;     /* tcp://HOST:PORT (conf) */
-    char work_dir[4096];        /* absolute work dir */
-    int cores;                  /* cores offered */
-    int64_t memory_mb;          /* memory offered, MiB */
-    int64_t interval_ms;        /* heartbeat interval */
-    int64_t liveness;           /* missed intervals: master gone */
-    int64_t backoff_max_ms;     /* cap of the re-registration back-off */
-    bool registered;            /* the master answered REGISTERED_WORKER */
-    bool ever_registered;       /* at least once since start */
-    int64_t last_master_ms;     /* last message from the master */
-    int64_t next_heartbeat_ms;  /* when to heartbeat next */
-    int64_t backoff_ms;         /* wait before the next attempt */
-    int64_t next_attempt_ms;    /* when to try registering next */
-    bool stopping;              /* SIGTERM: stopping executors */
-    int exit_code;              /* the process's exit status */
-    hearth_curve_t curve;       /* keys for the master link, if secure */
+    hearth_conf_t *conf;          /* settings (owned) */
+    zloop_t *loop;                /* the reactor */
+    zsock_t *dealer;              /* to the master; NULL between attempts */
+    int sigfd;                    /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
+    children_t *children;         /* executor and driver processes (owned) */
+    execs_t *execs;               /* the executors (owned) */
+    drivers_t *drivers;           /* the cluster-mode drivers (owned) */
+    zlistx_t *ended_drivers;      /* cJSON * driver refs with a final state
+                                     that ended while not registered: listed
+                                     in the next REGISTER_WORKER (owned) */
+    hearth_pidfile_t *pidfile;    /* --pid-file, or NULL */
+    char id[HEARTH_ID_MAX + 1];   /* worker-... */
+    const char *host;             /* advertised address */
+    char host_buf[64];            /* its default: the one facing the master */
+    const char *master_url;       /* tcp://HOST:PORT (conf) */
+    char work_dir[4096];          /* absolute work dir */
+    int cores;                    /* cores offered */
+    int64_t memory_mb;            /* memory offered, MiB */
+    int64_t interval_ms;          /* heartbeat interval */
+    int64_t liveness;             /* missed intervals: master gone */
+    int64_t backoff_max_ms;       /* cap of the re-registration back-off */
+    bool registered;              /* the master answered REGISTERED_WORKER */
+    bool ever_registered;         /* at least once since start */
+    int64_t last_master_ms;       /* last message from the master */
+    int64_t next_heartbeat_ms;    /* when to heartbeat next */
+    int64_t backoff_ms;           /* wait before the next attempt */
+    int64_t next_attempt_ms;      /* when to try registering next */
+    bool stopping;                /* SIGTERM: stopping executors */
+    int exit_code;                /* the process's exit status */
+    hearth_curve_t curve;         /* keys for the master link, if secure */
+    hearth_loglimit_t *log_limit; /* lines about the master's bad messages:
+                                     one per kind per minute (owned) */
 } worker_t;
 
 /* Periodic link work: (re)register when due, heartbeat, notice a silent
    master. */
 void worker_link_tick (worker_t *w, int64_t now);
+
+/* The worker is stopping (why: "stopped: SIGTERM"): tell the master
+   (WORKER_STOPPING), which closes its records of this worker at once, and
+   send nothing more. */
+void worker_link_stopping (worker_t *w, const char *why);
 
 /* Drop the link and try again at once with a fresh socket. */
 void worker_link_reset (worker_t *w, const char *why);

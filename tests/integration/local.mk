@@ -7,6 +7,9 @@ tests_integration_test_app_LDADD = $(CORE_LIBS)
 # The service manager's end of sd_notify, for test-notify.sh.
 check_PROGRAMS += tests/integration/notify-listen
 tests_integration_notify_listen_SOURCES = tests/integration/notify-listen.c
+check_PROGRAMS += tests/integration/test-fakepeer
+tests_integration_test_fakepeer_SOURCES = tests/integration/test-fakepeer.c
+tests_integration_test_fakepeer_LDADD = $(CORE_LIBS)
 
 INTEGRATION_TESTS = \
 	tests/integration/test-cluster-state.sh \
@@ -39,7 +42,14 @@ INTEGRATION_TESTS = \
 	tests/integration/test-master-pause.sh \
 	tests/integration/test-journal-disk-full.sh \
 	tests/integration/test-cores-after-end.sh \
-	tests/integration/test-notify.sh
+	tests/integration/test-notify.sh \
+	tests/integration/test-worker-ids.sh \
+	tests/integration/test-worker-duplicate.sh \
+	tests/integration/test-worker-stopping.sh \
+	tests/integration/test-recovery-replaced.sh \
+	tests/integration/test-worker-resources.sh \
+	tests/integration/test-peer-garbage.sh \
+	tests/integration/test-launch-storm.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

@@ -72,5 +72,7 @@ pids=$(awk '/^EXECUTOR_REGISTERED/{print $3}' "$T/orphan.out")
 kill -TERM "$PID_w1"; wait "$PID_w1"
 check "worker exits 0 after stopping its executors" test $? -eq 0
 check "no executor left behind" gone
-check "driver heard KILLED" grep -q '^EXECUTOR_UPDATED [01] KILLED' "$T/orphan.out"
+# The worker said it was stopping (WORKER_STOPPING): the master closed its
+# executors LOST at once, without waiting for their ends.
+check "driver heard LOST" grep -q '^EXECUTOR_UPDATED [01] LOST' "$T/orphan.out"
 finish

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# A worker restarted under the same --id on the same host replaces its old
-# record (master/handlers.c, docs/cluster.md "Decisions"): killed with
+# A worker restarted under the same --id on the same work dir replaces its
+# old record (master/workers.c, docs/cluster.md "Duplicate ids"): killed with
 # kill -9 and started again before the master's liveness expires, it is
 # one worker, ALIVE, the new process is the one the master uses (its
 # executors are the new pid's children) and a job runs on it; the old
 # record's liveness never marks it DEAD.  A second live worker claiming
-# that id from another host is refused and the first keeps its record.
+# that id from another host (and work dir) is refused and the first keeps
+# its record; the same host with another work dir is
+# test-worker-duplicate.sh.
 #
 # "Host" is what the worker advertises (--host, sent in REGISTER_WORKER),
 # not the connection's source address, so another host is a worker
@@ -92,7 +94,7 @@ check "... exiting 1" test $? -eq 1
 check "... saying the master refused it" \
   grep -q "the master refused this worker: duplicate worker id" "$T/y.log"
 check "the master says why" \
-  grep -q "worker $ID at 127.0.0.2 refused: id in use by a live worker at 127.0.0.1" \
+  grep -q "worker $ID at 127.0.0.2 (work dir $T/y) refused: id in use by a live worker at 127.0.0.1 (work dir $T/x" \
   "$T/master.log"
 check "the first worker keeps the record: one, ALIVE, on 127.0.0.1, 4 cores" \
   test "$(workers_with_id) $(worker_field state) $(worker_field host) $(worker_field cores)" \

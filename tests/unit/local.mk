@@ -20,6 +20,11 @@ tests_unit_test_liveness_SOURCES = tests/unit/test_liveness.c
 tests_unit_test_liveness_CFLAGS = $(unit_cflags)
 tests_unit_test_liveness_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_loglimit
+tests_unit_test_loglimit_SOURCES = tests/unit/test_loglimit.c tests/unit/testutil.h
+tests_unit_test_loglimit_CFLAGS = $(unit_cflags)
+tests_unit_test_loglimit_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
 tests_unit_test_proto_CFLAGS = $(unit_cflags)
@@ -109,13 +114,16 @@ tests_unit_test_journal_files_CFLAGS = $(unit_cflags)
 tests_unit_test_journal_files_LDADD = $(unit_libs)
 
 # The registry and its journal: records of every change, replay, restore.
-UNIT_TESTS += tests/unit/test_restore
-tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
-	tests/unit/testutil.h master/jstate.c master/jstate.h \
+# The master's registry and its journal records, for the tests of them.
+registry_sources = tests/unit/testutil.h master/jstate.c master/jstate.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
 	master/reglive.c master/regviews.c master/regstopping.c \
 	master/records.c master/restore.c
+
+UNIT_TESTS += tests/unit/test_restore
+tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
+	$(registry_sources)
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
 tests_unit_test_restore_LDADD = $(unit_libs)
 
@@ -123,6 +131,12 @@ UNIT_TESTS += tests/unit/test_notify
 tests_unit_test_notify_SOURCES = tests/unit/test_notify.c tests/unit/testutil.h
 tests_unit_test_notify_CFLAGS = $(unit_cflags)
 tests_unit_test_notify_LDADD = $(NOTIFY_LIBS) $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_regworkers
+tests_unit_test_regworkers_SOURCES = tests/unit/test_regworkers.c \
+	$(registry_sources)
+tests_unit_test_regworkers_CFLAGS = $(unit_cflags)
+tests_unit_test_regworkers_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h

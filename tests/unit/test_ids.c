@@ -127,6 +127,47 @@ test_valid (void **state)
                                   "worker-20261129201435-10.0.0.5-65535"));
 }
 
+/* Operators name their nodes (Slurm's NodeName, a host name): any id of
+   the safe characters is a worker id (issue 13, defect 8), the
+   worker-TIME-HOST-PID form being only the default. */
+static void
+test_free_form_worker_ids (void **state)
+{
+    (void) state;
+    static const char *const good[] = {
+        "node-a",
+        "node_a",
+        "NODE.A",
+        "n1",
+        "x",
+        "9",
+        "rack1.node-07_b",
+        "worker-20261129201435-host", /* the old form's parts, any shape */
+        "worker-20261129201435-ho_st-1",
+        "app-node", /* not an app id: no stamp and counter */
+        "driver-7",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (!hearth_id_valid (HEARTH_ID_WORKER, good[i]))
+            fail_msg ("'%s' refused as a worker id", good[i]);
+    /* A worker id never reads as an application's or a driver's: a
+       HEARTBEAT's id says which of them sent it. */
+    assert_false (
+        hearth_id_valid (HEARTH_ID_WORKER, "app-20261129201435-0001"));
+    assert_false (
+        hearth_id_valid (HEARTH_ID_WORKER, "driver-20261129201435-0001"));
+    /* The protocol's length limit. */
+    char id[HEARTH_ID_MAX + 2];
+    memset (id, 'n', HEARTH_ID_MAX);
+    id[HEARTH_ID_MAX] = '\0';
+    assert_true (hearth_id_valid (HEARTH_ID_WORKER, id));
+    id[HEARTH_ID_MAX] = 'n';
+    id[HEARTH_ID_MAX + 1] = '\0';
+    assert_false (hearth_id_valid (HEARTH_ID_WORKER, id));
+    /* The rule is one sentence a user can read. */
+    assert_non_null (strstr (HEARTH_WORKER_ID_RULE, "letters, digits"));
+}
+
 static void
 test_wrong_shape (void **state)
 {
@@ -135,26 +176,30 @@ test_wrong_shape (void **state)
         hearth_id_kind_t kind;
         const char *id;
     } bad[] = {
-        {HEARTH_ID_APP, "driver-20261129201435-0001"},       /* other kind */
-        {HEARTH_ID_DRIVER, "app-20261129201435-0001"},       /* other kind */
-        {HEARTH_ID_WORKER, "app-20261129201435-0001"},       /* other kind */
-        {HEARTH_ID_APP, "app-"},                             /* no stamp */
-        {HEARTH_ID_APP, "app-20261129201435"},               /* no counter */
-        {HEARTH_ID_APP, "app-20261129201435-"},              /* empty counter */
-        {HEARTH_ID_APP, "app-2026112920143-0001"},           /* short stamp */
-        {HEARTH_ID_APP, "app-2026112920143x-0001"},          /* not digits */
-        {HEARTH_ID_APP, "app-20261129201435_0001"},          /* separator */
-        {HEARTH_ID_APP, "app-20261129201435-001"},           /* short counter */
-        {HEARTH_ID_APP, "app-20261129201435-01234567890"},   /* long counter */
-        {HEARTH_ID_APP, "app-20261129201435-00a1"},          /* not digits */
-        {HEARTH_ID_APP, "APP-20261129201435-0001"},          /* case */
-        {HEARTH_ID_APP, "app-20261129201435-0001 "},         /* space */
-        {HEARTH_ID_APP, "app-20261129201435-0001\n"},        /* newline */
-        {HEARTH_ID_WORKER, "worker-20261129201435-host"},    /* no pid */
-        {HEARTH_ID_WORKER, "worker-20261129201435-host-"},   /* empty pid */
-        {HEARTH_ID_WORKER, "worker-20261129201435-host-1a"}, /* pid */
-        {HEARTH_ID_WORKER, "worker-20261129201435--1"},      /* no host */
-        {HEARTH_ID_WORKER, "worker-20261129201435-ho_st-1"}, /* '_' */
+        {HEARTH_ID_APP, "driver-20261129201435-0001"},     /* other kind */
+        {HEARTH_ID_DRIVER, "app-20261129201435-0001"},     /* other kind */
+        {HEARTH_ID_WORKER, "app-20261129201435-0001"},     /* other kind */
+        {HEARTH_ID_APP, "app-"},                           /* no stamp */
+        {HEARTH_ID_APP, "app-20261129201435"},             /* no counter */
+        {HEARTH_ID_APP, "app-20261129201435-"},            /* empty counter */
+        {HEARTH_ID_APP, "app-2026112920143-0001"},         /* short stamp */
+        {HEARTH_ID_APP, "app-2026112920143x-0001"},        /* not digits */
+        {HEARTH_ID_APP, "app-20261129201435_0001"},        /* separator */
+        {HEARTH_ID_APP, "app-20261129201435-001"},         /* short counter */
+        {HEARTH_ID_APP, "app-20261129201435-01234567890"}, /* long counter */
+        {HEARTH_ID_APP, "app-20261129201435-00a1"},        /* not digits */
+        {HEARTH_ID_APP, "APP-20261129201435-0001"},        /* case */
+        {HEARTH_ID_APP, "app-20261129201435-0001 "},       /* space */
+        {HEARTH_ID_APP, "app-20261129201435-0001\n"},      /* newline */
+        {HEARTH_ID_WORKER, "driver-20261129201435-0042"},  /* other kind */
+        {HEARTH_ID_WORKER, "-node-a"},                     /* leading - */
+        {HEARTH_ID_WORKER, "node a"},                      /* space */
+        {HEARTH_ID_WORKER, "node+a"},                      /* '+' */
+        {HEARTH_ID_WORKER, "node:a"},                      /* ':' */
+        {HEARTH_ID_WORKER, "n\xc3\xb6"
+                           "de"}, /* not ASCII */
+        {HEARTH_ID_WORKER, ""},
+        {HEARTH_ID_WORKER, NULL},
         {HEARTH_ID_APP, ""},
         {HEARTH_ID_APP, NULL},
         {(hearth_id_kind_t) 7, "app-20261129201435-0001"},
@@ -185,9 +230,17 @@ test_path_escapes (void **state)
         if (hearth_id_valid (HEARTH_ID_APP, apps[i]))
             fail_msg ("'%s' accepted as an app id", apps[i]);
     static const char *const workers[] = {
-        "worker-20261129201435-..-1",        "worker-20261129201435-a..b-1",
-        "worker-20261129201435-../../etc-1", "worker-20261129201435-a/b-1",
+        "worker-20261129201435-..-1",
+        "worker-20261129201435-a..b-1",
+        "worker-20261129201435-../../etc-1",
+        "worker-20261129201435-a/b-1",
         ".worker-20261129201435-host-1",
+        ".",
+        "..",
+        "a..b",
+        ".node",
+        "/",
+        "node/a",
     };
     for (size_t i = 0; i < sizeof workers / sizeof workers[0]; i++)
         if (hearth_id_valid (HEARTH_ID_WORKER, workers[i]))
@@ -248,6 +301,7 @@ main (void)
         cmocka_unit_test (test_format_worker),
         cmocka_unit_test (test_worker_ids_always_valid),
         cmocka_unit_test (test_valid),
+        cmocka_unit_test (test_free_form_worker_ids),
         cmocka_unit_test (test_wrong_shape),
         cmocka_unit_test (test_path_escapes),
         cmocka_unit_test (test_too_long),

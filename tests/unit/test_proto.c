@@ -157,6 +157,8 @@ static const s_sample_t s_samples[HEARTH_CMD_COUNT] = {
         "'exit_status':1,'error':'exited with status 1','result':1,"
         "'truncated':true},{'tid':2,'attempt':0,'state':'RUNNING'}],"
         "'packed':2}", 3, {24, 0, 0}, 3},
+    [HEARTH_CMD_WORKER_STOPPING] = {
+        "{'id':'node-a','reason':'stopped: SIGTERM'}"},
 };
 /* clang-format on */
 

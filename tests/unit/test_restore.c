@@ -45,7 +45,10 @@ static reg_worker_t *
 s_worker (registry_t *reg, const char *id, const char *host)
 {
     zframe_t *rid = s_rid (id);
-    registry_worker_desc_t desc = {id, host, "0.1.0", "/work", 8, 8192, rid};
+    char dir_id[64];
+    snprintf (dir_id, sizeof dir_id, "boot-1:fd00:%s", host);
+    registry_worker_desc_t desc = {id, host, "0.1.0", "/work",
+                                   8,  8192, rid,     dir_id};
     reg_worker_t *w = registry_worker_register (reg, &desc, 0);
     zframe_destroy (&rid);
     assert_non_null (w);
@@ -183,6 +186,10 @@ s_check_restored (s_books_t *b, registry_t *r)
     assert_int_equal (w1->state, WORKER_UNKNOWN);
     assert_int_equal (w2->state, WORKER_DEAD);
     assert_string_equal (w1->host, "host1");
+    /* what tells its work dir apart, for a worker restarted there while
+       the master was down (issue 14, defect 5) */
+    assert_non_null (w1->work_dir_id);
+    assert_string_equal (w1->work_dir_id, "boot-1:fd00:host1");
     assert_int_equal (w1->cores, 8);
     assert_null (w1->routing_id);
     /* exec 0 (2 cores, 512) and the running driver (1 core, 256) */
@@ -325,7 +332,7 @@ test_nonsense_skipped (void **state)
 {
     (void) state;
     const char *records[] = {
-        "{\"t\":\"worker\",\"id\":\"not-a-worker-id\",\"host\":\"h\","
+        "{\"t\":\"worker\",\"id\":\"../not a worker id\",\"host\":\"h\","
         "\"cores\":1,\"memory_mb\":1}",
         "{\"t\":\"worker\",\"id\":\"" W1 "\",\"host\":\"h\",\"cores\":0,"
         "\"memory_mb\":1}",
