@@ -25,7 +25,11 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/keys.c libcore/keys.h \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
-	libcore/curve.c libcore/curve.h
+	libcore/curve.c libcore/curve.h \
+	libcore/crc32c.c libcore/crc32c.h \
+	libcore/records.h libcore/partfmt.c libcore/partfmt.h \
+	libcore/kmerge.c libcore/kmerge.h \
+	libcore/partwriter.c libcore/partwriter.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
 
 # The daemons' notifications to systemd: a library of its own, linked by

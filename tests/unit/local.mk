@@ -147,3 +147,13 @@ UNIT_TESTS += tests/unit/test_jsonprint
 tests_unit_test_jsonprint_SOURCES = tests/unit/test_jsonprint.c tests/unit/testutil.h
 tests_unit_test_jsonprint_CFLAGS = $(unit_cflags)
 tests_unit_test_jsonprint_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_crc32c
+tests_unit_test_crc32c_SOURCES = tests/unit/test_crc32c.c
+tests_unit_test_crc32c_CFLAGS = $(unit_cflags)
+tests_unit_test_crc32c_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_partition
+tests_unit_test_partition_SOURCES = tests/unit/test_partition.c
+tests_unit_test_partition_CFLAGS = $(unit_cflags)
+tests_unit_test_partition_LDADD = $(unit_libs)
