@@ -29,7 +29,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/crc32c.c libcore/crc32c.h \
 	libcore/records.h libcore/partfmt.c libcore/partfmt.h \
 	libcore/kmerge.c libcore/kmerge.h \
-	libcore/partwriter.c libcore/partwriter.h
+	libcore/partwriter.c libcore/partwriter.h \
+	libcore/blockmerge.c libcore/blockmerge.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
 
 # The daemons' notifications to systemd: a library of its own, linked by

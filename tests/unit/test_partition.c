@@ -1,7 +1,8 @@
-/*  test_partition.c - the pieces of a partitioned shuffle's map side:
-    keys and their hash (records.h), frames and the index (partfmt.h), the
-    merge of sorted streams (kmerge.h), and the writer with its spills
-    (partwriter.h), each record checked against a plain reference: its
+/*  test_partition.c - the pieces of a partitioned shuffle: keys and
+    their hash (records.h), frames and the index (partfmt.h), the merge of
+    sorted streams (kmerge.h), the map side's writer with its spills
+    (partwriter.h) and the reduce side's stream of blocks
+    (blockmerge.h), each record checked against a plain reference: its
     partition, its place in the partition's order, and every byte. */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "libcore/blockmerge.h"
 #include "libcore/crc32c.h"
 #include "libcore/kmerge.h"
 #include "libcore/partfmt.h"
@@ -477,6 +479,115 @@ test_kmerge_stable (void **state)
     hearth_kmerge_destroy (&km);
 }
 
+/* --- the reduce side -------------------------------------------------- */
+
+/* Map task m's block of partition q, as a fetch would bring it: the
+   stored bytes of that partition, in a file of its own. */
+static void
+s_block_file (const char *data, const hearth_part_t *part, const char *out)
+{
+    FILE *in = fopen (data, "r"), *o = fopen (out, "w");
+    assert_non_null (in);
+    assert_non_null (o);
+    fseek (in, (long) part->offset, SEEK_SET);
+    char *buf = malloc (part->length + 1);
+    assert_int_equal (fread (buf, 1, part->length, in), part->length);
+    assert_int_equal (fwrite (buf, 1, part->length, o), part->length);
+    free (buf);
+    fclose (in);
+    fclose (o);
+}
+
+/* M map tasks of r's records (map m takes every M-th), R partitions;
+   partition q's blocks merged with fan-in fanin, against the reference:
+   the maps' records of q in map order (unsorted), or by key with ties in
+   map order (sorted). */
+static void
+s_check_reduce (const s_recs_t *r, size_t M, uint32_t R, uint32_t q, bool sort,
+                size_t fanin, size_t want_passes)
+{
+    char **blocks = calloc (M, sizeof *blocks);
+    for (size_t m = 0; m < M; m++) {
+        char path[300], index[320];
+        snprintf (path, sizeof path, "%s/map-%zu", s_dir, m);
+        snprintf (index, sizeof index, "%s.index", path);
+        hearth_partwriter_opts_t opts = {
+            .path = path, .partitions = R, .sort = sort};
+        hearth_partwriter_t *w = hearth_partwriter_new (&opts, NULL);
+        for (size_t i = m; i < r->n; i += M)
+            assert_int_equal (
+                hearth_partwriter_write (w, r->recs[i], r->lens[i], NULL), 0);
+        assert_int_equal (hearth_partwriter_finish (w, NULL), 0);
+        blocks[m] = malloc (320);
+        snprintf (blocks[m], 320, "%s/block-%zu", s_dir, m);
+        s_block_file (path, &hearth_partwriter_parts (w)[q], blocks[m]);
+        hearth_partwriter_destroy (&w);
+        unlink (path);
+        unlink (index);
+    }
+    /* the reference: records of q, in map order, then sorted if asked */
+    s_recs_t in_map_order = {calloc (r->n, sizeof (char *)),
+                             calloc (r->n, sizeof (size_t)), 0};
+    for (size_t m = 0; m < M; m++)
+        for (size_t i = m; i < r->n; i += M) {
+            in_map_order.recs[in_map_order.n] = r->recs[i];
+            in_map_order.lens[in_map_order.n++] = r->lens[i];
+        }
+    size_t want_n;
+    size_t *want = s_expected (&in_map_order, q, R, sort, &want_n);
+    hearth_error_t err;
+    hearth_blockmerge_t *bm = hearth_blockmerge_new (
+        (const char *const *) blocks, M, sort, fanin, s_dir, &err);
+    assert_non_null (bm);
+    const char *rec;
+    size_t len, k = 0;
+    while (hearth_blockmerge_next (bm, &rec, &len, &err) == 1) {
+        assert_true (k < want_n);
+        assert_int_equal (len, in_map_order.lens[want[k]]);
+        assert_memory_equal (rec, in_map_order.recs[want[k]], len);
+        k++;
+    }
+    assert_int_equal (k, want_n);
+    assert_int_equal (hearth_blockmerge_passes (bm), want_passes);
+    hearth_blockmerge_destroy (&bm);
+    assert_int_equal (s_files (), (int) M); /* the blocks: no merge file */
+    /* a damaged block: the stream says so */
+    FILE *f = fopen (blocks[M / 2], "r+");
+    fseek (f, 20, SEEK_SET);
+    fputc ('~', f);
+    fclose (f);
+    bm = hearth_blockmerge_new ((const char *const *) blocks, M, sort, fanin,
+                                s_dir, &err);
+    int rc;
+    while ((rc = hearth_blockmerge_next (bm, &rec, &len, &err)) == 1)
+        ;
+    assert_int_equal (rc, -1);
+    assert_string_equal (err.code, "checksum");
+    hearth_blockmerge_destroy (&bm);
+    for (size_t m = 0; m < M; m++) {
+        unlink (blocks[m]);
+        free (blocks[m]);
+    }
+    free (blocks);
+    free (want);
+    free (in_map_order.recs);
+    free (in_map_order.lens);
+    assert_int_equal (s_files (), 0);
+}
+
+static void
+test_reduce_blocks (void **state)
+{
+    (void) state;
+    s_recs_t r;
+    s_make_records (&r, 3000, 40, 3);
+    s_check_reduce (&r, 10, 4, 1, false, 0, 0);
+    s_check_reduce (&r, 10, 4, 2, true, 0, 0); /* one pass */
+    s_check_reduce (&r, 10, 4, 3, true, 3, 2); /* 10 -> 4 -> 2, merged */
+    s_check_reduce (&r, 7, 1, 0, true, 2, 2);  /* 7 -> 4 -> 2 */
+    s_free_records (&r);
+}
+
 int
 main (void)
 {
@@ -489,6 +600,7 @@ main (void)
         cmocka_unit_test (test_writer_sorted),
         cmocka_unit_test (test_writer_edges),
         cmocka_unit_test (test_kmerge_stable),
+        cmocka_unit_test (test_reduce_blocks),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }

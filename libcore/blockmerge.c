@@ -1,0 +1,245 @@
+/*  blockmerge.c - a reduce task's blocks as one stream, merged in passes
+    of bounded fan-in when sorted; see blockmerge.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libcore/blockmerge.h"
+#include "libcore/kmerge.h"
+#include "libcore/partfmt.h"
+
+/* Blocks open at once unless told otherwise. */
+static const size_t s_default_fanin = 64;
+
+struct hearth_blockmerge {
+    char **files;                  /* the blocks of the current level */
+    size_t n;                      /* entries in files */
+    bool sorted;                   /* merge by key */
+    size_t fanin;                  /* blocks open at once, at most */
+    char *tmp_dir;                 /* where intermediate files go */
+    char **temps;                  /* intermediate files made */
+    size_t ntemps;                 /* entries in temps */
+    size_t passes;                 /* merge passes before the final one */
+    bool started;                  /* the final pass is open */
+    size_t next_block;             /* unsorted: the next block to open */
+    hearth_partreader_t *reader;   /* unsorted: the block being read */
+    hearth_partreader_t **readers; /* sorted: the final pass's blocks */
+    hearth_kmerge_t *merge;        /* sorted: their merge */
+};
+
+/* A reader of a whole block file.  NULL with err. */
+static hearth_partreader_t *
+s_open (const char *path, hearth_error_t *err)
+{
+    struct stat st;
+    if (stat (path, &st) < 0) {
+        hearth_errcode (err, "io", "cannot read block %s: %s", path,
+                        strerror (errno));
+        return NULL;
+    }
+    return hearth_partreader_new (path, 0, (uint64_t) st.st_size, err);
+}
+
+static void
+s_close_all (hearth_partreader_t **readers, size_t n)
+{
+    for (size_t i = 0; readers && i < n; i++)
+        hearth_partreader_destroy (&readers[i]);
+}
+
+/* Readers of files[0..n) and their merge, into *readers and *merge.
+   0, or -1 with err (nothing left open). */
+static int
+s_open_merge (char *const *files, size_t n, hearth_partreader_t ***readers,
+              hearth_kmerge_t **merge, hearth_error_t *err)
+{
+    *readers = calloc (n ? n : 1, sizeof **readers);
+    if (!*readers)
+        return hearth_errprintf (err, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (!((*readers)[i] = s_open (files[i], err)))
+            goto error;
+    *merge = hearth_kmerge_new (
+        (void *const *) *readers, n,
+        (hearth_kmerge_next_fn *) hearth_partreader_next, err);
+    if (*merge)
+        return 0;
+error:
+    s_close_all (*readers, n);
+    free (*readers);
+    *readers = NULL;
+    return -1;
+}
+
+/* Merge files[0..n) into a new intermediate file, its path in *out.
+   0, or -1 with err. */
+static int
+s_merge_group (hearth_blockmerge_t *self, char *const *files, size_t n,
+               char **out, hearth_error_t *err)
+{
+    char **t = realloc (self->temps, (self->ntemps + 1) * sizeof *t);
+    if (!t)
+        return hearth_errprintf (err, "out of memory");
+    self->temps = t;
+    size_t size = strlen (self->tmp_dir) + 48;
+    char *path = malloc (size);
+    if (!path)
+        return hearth_errprintf (err, "out of memory");
+    snprintf (path, size, "%s/.merge%zu", self->tmp_dir, self->ntemps);
+    t[self->ntemps++] = path; /* removed by destroy, whatever happens */
+    hearth_partreader_t **readers;
+    hearth_kmerge_t *merge;
+    if (s_open_merge (files, n, &readers, &merge, err) < 0)
+        return -1;
+    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    hearth_framer_t fr = {.buf = NULL};
+    int rc = fd < 0 ? hearth_errcode (err, "io", "cannot create %s: %s", path,
+                                      strerror (errno))
+                    : hearth_framer_init (&fr, fd, err);
+    const char *rec;
+    size_t len;
+    while (rc == 0
+           && (rc = hearth_kmerge_next (merge, &rec, &len, NULL, err)) > 0)
+        rc = hearth_framer_write (&fr, rec, len, err);
+    if (rc == 0)
+        rc = hearth_framer_flush (&fr, err);
+    hearth_framer_release (&fr);
+    if (fd >= 0 && close (fd) < 0 && rc == 0)
+        rc = hearth_errcode (err, "io", "cannot write %s: %s", path,
+                             strerror (errno));
+    hearth_kmerge_destroy (&merge);
+    s_close_all (readers, n);
+    free (readers);
+    *out = path;
+    return rc < 0 ? -1 : 0;
+}
+
+/* Merge passes until at most fanin files are left.  0 or -1. */
+static int
+s_reduce_fanin (hearth_blockmerge_t *self, hearth_error_t *err)
+{
+    while (self->n > self->fanin) {
+        size_t groups = (self->n + self->fanin - 1) / self->fanin;
+        char **next = calloc (groups, sizeof *next);
+        if (!next)
+            return hearth_errprintf (err, "out of memory");
+        for (size_t g = 0; g < groups; g++) {
+            size_t first = g * self->fanin;
+            size_t count =
+                self->n - first < self->fanin ? self->n - first : self->fanin;
+            if (s_merge_group (self, self->files + first, count, &next[g], err)
+                < 0) {
+                free (next);
+                return -1;
+            }
+        }
+        /* The level's files are done with: the blocks' copied paths are
+           freed (the blocks stay the caller's), a former level's
+           intermediate files removed (their paths stay in temps). */
+        for (size_t i = 0; i < self->n; i++) {
+            if (self->passes == 0)
+                free (self->files[i]);
+            else
+                unlink (self->files[i]);
+        }
+        free (self->files);
+        self->files = next;
+        self->n = groups;
+        self->passes++;
+    }
+    return 0;
+}
+
+hearth_blockmerge_t *
+hearth_blockmerge_new (const char *const *files, size_t n, bool sorted,
+                       size_t max_fanin, const char *tmp_dir,
+                       hearth_error_t *err)
+{
+    hearth_blockmerge_t *self = calloc (1, sizeof *self);
+    if (!self)
+        goto nomem;
+    self->files = calloc (n ? n : 1, sizeof *self->files);
+    self->tmp_dir = strdup (tmp_dir ? tmp_dir : ".");
+    if (!self->files || !self->tmp_dir)
+        goto nomem;
+    self->n = n;
+    self->sorted = sorted;
+    self->fanin = max_fanin >= 2 ? max_fanin : s_default_fanin;
+    for (size_t i = 0; i < n; i++)
+        if (!(self->files[i] = strdup (files[i])))
+            goto nomem;
+    return self;
+nomem:
+    hearth_blockmerge_destroy (&self);
+    hearth_errprintf (err, "out of memory");
+    return NULL;
+}
+
+int
+hearth_blockmerge_next (hearth_blockmerge_t *self, const char **rec,
+                        size_t *len, hearth_error_t *err)
+{
+    if (!self->started) {
+        self->started = true;
+        if (self->sorted
+            && (s_reduce_fanin (self, err) < 0
+                || s_open_merge (self->files, self->n, &self->readers,
+                                 &self->merge, err)
+                       < 0))
+            return -1;
+    }
+    if (self->sorted)
+        return hearth_kmerge_next (self->merge, rec, len, NULL, err);
+    for (;;) {
+        if (self->reader) {
+            int rc = hearth_partreader_next (self->reader, rec, len, err);
+            if (rc != 0)
+                return rc;
+            hearth_partreader_destroy (&self->reader);
+        }
+        if (self->next_block == self->n)
+            return 0;
+        if (!(self->reader = s_open (self->files[self->next_block++], err)))
+            return -1;
+    }
+}
+
+size_t
+hearth_blockmerge_passes (const hearth_blockmerge_t *self)
+{
+    return self->passes;
+}
+
+void
+hearth_blockmerge_destroy (hearth_blockmerge_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    hearth_blockmerge_t *self = *self_p;
+    hearth_kmerge_destroy (&self->merge);
+    s_close_all (self->readers, self->n);
+    free (self->readers);
+    hearth_partreader_destroy (&self->reader);
+    /* the current level's files are copies (the blocks) or temps (their
+       paths owned by temps): free only the copies */
+    if (self->passes == 0)
+        for (size_t i = 0; self->files && i < self->n; i++)
+            free (self->files[i]);
+    free (self->files);
+    for (size_t i = 0; i < self->ntemps; i++) {
+        unlink (self->temps[i]);
+        free (self->temps[i]);
+    }
+    free (self->temps);
+    free (self->tmp_dir);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
