@@ -11,7 +11,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/jsonprint.c libcore/jsonprint.h \
 	libcore/packed.c libcore/packed.h \
 	libcore/sock.c libcore/sock.h \
-	libcore/conf.c libcore/conf.h \
+	libcore/conf.c libcore/conf.h libcore/conf_int.h libcore/confparse.c \
 	libcore/start.c libcore/start.h \
 	libcore/spawn.c libcore/spawn.h \
 	libcore/pidfile.c libcore/pidfile.h \
