@@ -111,12 +111,15 @@ s_ask (submit_link_t *link, hearth_cmd_t cmd, hearth_cmd_t expect,
 {
     hearth_error_t err;
     hearth_msg_t *req = hearth_msg_new (cmd), *r;
-    if (req)
-        cJSON_AddStringToObject (req->body, field, id);
-    r = req ? submit_link_request (link, &req, expect, &err) : NULL;
+    if (!req)
+        return submit_fail (1, "out of memory");
+    cJSON_AddStringToObject (req->body, field, id);
+    /* req is consumed (and nulled) by the request, whatever its end: the
+       error is err's, "no answer from the master" when it was silent. */
+    r = submit_link_request (link, &req, expect, &err);
     int rc = 0;
     if (!r)
-        rc = submit_fail (1, "%s", req ? err.text : "out of memory");
+        rc = submit_fail (1, "%s", err.text);
     else if (!hearth_json_bool (r->body, "ok", false)) {
         const char *why = hearth_json_str (r->body, "message");
         rc = submit_fail (1, "%s %s: %s", what, id, why ? why : "refused");

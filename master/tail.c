@@ -383,6 +383,17 @@ s_parse (tail_t *t, int argc, char **argv)
                          "HEARTH_MASTER)\n");
         return -1;
     }
+    static const char *const urls[] = {"master", "events", NULL};
+    for (int i = 0; rc == 1 && urls[i]; i++) {
+        const char *url = hearth_conf_str (t->conf, urls[i]);
+        char host[256];
+        int port;
+        hearth_error_t err;
+        if (url && hearth_url_split (url, host, sizeof host, &port, &err) < 0) {
+            fprintf (stderr, "hearth-tail: bad --%s: %s\n", urls[i], err.text);
+            return -1;
+        }
+    }
     return rc;
 }
 
