@@ -34,7 +34,7 @@ check "libhearth exports exactly the functions hearth.h declares" \
   test "$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)" = \
   "$(grep -oE '\bhearth_[a-z_]+ \(' "$D$includedir/hearth.h" | tr -d ' (' | sort -u)"
 for c in workers.template hearth-env.sh.template master.env.template \
-  worker.env.template; do
+  worker.env.template hearth-defaults.conf.template; do
   check "installs the sample $c" test -f "$D$hearthconfdir/$c"
 done
 for u in hearth-master.service hearth-worker.service; do
