@@ -24,5 +24,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/keys.c libcore/keys.h \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
-	libcore/curve.c libcore/curve.h
+	libcore/curve.c libcore/curve.h \
+	libcore/wnames.c libcore/wnames.h \
+	libcore/stateview.c libcore/stateview.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread

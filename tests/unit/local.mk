@@ -116,3 +116,14 @@ UNIT_TESTS += tests/unit/test_jsonprint
 tests_unit_test_jsonprint_SOURCES = tests/unit/test_jsonprint.c tests/unit/testutil.h
 tests_unit_test_jsonprint_CFLAGS = $(unit_cflags)
 tests_unit_test_jsonprint_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_wnames
+tests_unit_test_wnames_SOURCES = tests/unit/test_wnames.c
+tests_unit_test_wnames_CFLAGS = $(unit_cflags)
+tests_unit_test_wnames_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_stateview
+tests_unit_test_stateview_SOURCES = tests/unit/test_stateview.c \
+	tests/unit/testutil.h
+tests_unit_test_stateview_CFLAGS = $(unit_cflags)
+tests_unit_test_stateview_LDADD = $(unit_libs)
