@@ -14,5 +14,6 @@ hearth_master_SOURCES = \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h
 hearth_master_LDADD = $(CORE_LIBS)
-hearth_tail_SOURCES = master/tail.c
+hearth_tail_SOURCES = master/tail.c master/taillink.c master/taillink.h \
+	master/tailev.c master/tailev.h
 hearth_tail_LDADD = $(CORE_LIBS)

@@ -31,7 +31,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-scripts-usage.sh \
 	tests/integration/test-install-run.sh \
 	tests/integration/test-systemd-units.sh \
-	tests/integration/test-man-pages.sh
+	tests/integration/test-man-pages.sh \
+	tests/integration/test-tail-defaults.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \
