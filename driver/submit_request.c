@@ -47,11 +47,17 @@ submit_link_new (hearth_conf_t *conf, int *rc)
     const char *url = hearth_conf_str (conf, "master");
     char host[256];
     int port;
-    if (!url || strncmp (url, "tcp://", 6) != 0) {
+    if (!url) {
+        *rc = submit_fail (2, "no master: give --master tcp://HOST:PORT (or "
+                              "HEARTH_MASTER, or master in the defaults "
+                              "file)");
+        return NULL;
+    }
+    if (strncmp (url, "tcp://", 6) != 0) {
         *rc = submit_fail (2,
                            "this needs --master tcp://HOST:PORT (a running "
                            "master), not %s",
-                           url ? url : "nothing");
+                           url);
         return NULL;
     }
     if (hearth_url_split (url, host, sizeof host, &port, &err) < 0) {

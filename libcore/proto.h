@@ -74,7 +74,11 @@
     X (LAUNCH_TASKS)                                                           \
     X (KILL_TASK)                                                              \
     X (STOP_EXECUTOR)                                                          \
-    X (STATUS_UPDATE)
+    X (STATUS_UPDATE)                                                          \
+    X (DRAIN_WORKER)                                                           \
+    X (DRAIN_WORKER_RESPONSE)                                                  \
+    X (RESUME_WORKER)                                                          \
+    X (RESUME_WORKER_RESPONSE)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

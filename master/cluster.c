@@ -101,7 +101,7 @@ s_snapshot (master_t *m, s_snapshot_t *s)
         return -1;
     for (reg_worker_t *w = zlistx_first (workers); w;
          w = zlistx_next (workers)) {
-        if (w->state != WORKER_ALIVE)
+        if (w->state != WORKER_ALIVE || registry_worker_draining (w))
             continue;
         s->wrec[s->nworkers] = w;
         s->workers[s->nworkers++] = (hearth_alloc_worker_t){

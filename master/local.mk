@@ -6,7 +6,7 @@ hearth_master_SOURCES = \
 	master/cluster.c master/cluster.h master/state.c master/state.h \
 	master/send.c master/send.h \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
-	master/drvlog.c master/drvlog.h \
+	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
 	master/reglive.c master/regviews.c master/records.c master/restore.c \

@@ -113,6 +113,7 @@ registry__worker_destroy (reg_worker_t **w_p)
     free (w->version);
     free (w->work_dir);
     free (w->work_dir_id);
+    free (w->drain_reason);
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);

@@ -32,6 +32,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-install-run.sh \
 	tests/integration/test-systemd-units.sh \
 	tests/integration/test-man-pages.sh \
+	tests/integration/test-admin.sh \
 	tests/integration/test-tail-defaults.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)

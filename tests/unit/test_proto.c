@@ -157,6 +157,15 @@ static const s_sample_t s_samples[HEARTH_CMD_COUNT] = {
         "'exit_status':1,'error':'exited with status 1','result':1,"
         "'truncated':true},{'tid':2,'attempt':0,'state':'RUNNING'}],"
         "'packed':2}", 3, {24, 0, 0}, 3},
+    [HEARTH_CMD_DRAIN_WORKER] = {
+        "{'worker_id':'" WORKER_ID "','reason':'disk replacement'}"},
+    [HEARTH_CMD_DRAIN_WORKER_RESPONSE] = {
+        "{'ok':true,'worker_id':'" WORKER_ID "','draining':true,"
+        "'message':'draining: nothing new is placed on it'}"},
+    [HEARTH_CMD_RESUME_WORKER] = {"{'worker_id':'" WORKER_ID "'}"},
+    [HEARTH_CMD_RESUME_WORKER_RESPONSE] = {
+        "{'ok':true,'worker_id':'" WORKER_ID "','draining':false,"
+        "'message':'taking work'}"},
 };
 /* clang-format on */
 
