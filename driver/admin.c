@@ -91,12 +91,12 @@ s_state (admin_t *a)
     submit_link_t *link = submit_link_new (a->conf, &rc);
     if (!link)
         return rc;
-    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
-    hearth_msg_t *r = req ? submit_link_request (
-                          link, &req, HEARTH_CMD_MASTER_STATE_RESPONSE, &err)
-                          : NULL;
-    if (!r)
-        rc = submit_fail (1, "%s", req || !r ? err.text : "out of memory");
+    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE), *r = NULL;
+    if (!req)
+        rc = submit_fail (1, "out of memory");
+    else if (!(r = submit_link_request (
+                   link, &req, HEARTH_CMD_MASTER_STATE_RESPONSE, &err)))
+        rc = submit_fail (1, "%s", err.text);
     else {
         a->state = r->body;
         r->body = NULL;
