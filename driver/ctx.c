@@ -79,7 +79,9 @@ hearth_ctx_new (const hearth_opts_t *opts, char *errbuf, size_t errlen)
     }
     if (!(ctx->conf = driver_conf_copy (opts, errbuf, errlen)))
         goto error;
-    if (hearth_log_open ("hearth-driver",
+    /* Log under the name of the program the user ran: hearth-driver, or
+       hearth-submit running it, or their own driver program. */
+    if (hearth_log_open (program_invocation_short_name,
                          hearth_conf_str (ctx->conf, "log-level"),
                          hearth_conf_str (ctx->conf, "log-file"), &err)
         < 0) {

@@ -18,7 +18,8 @@
 
     Settings (master URL, application name, resources, retries...) come from
     hearth_opts_t: by default from HEARTH_* environment variables, which is
-    how hearth-submit passes its flags to a driver program.
+    how hearth-submit passes its flags to a driver program, over the
+    machine's defaults file (hearth-defaults.conf, docs/driver.md).
 
     Tasks are commands (an argv run by the executor, stdout is the result)
     or functions (a symbol in a shared library shipped to the executors with
@@ -72,9 +73,12 @@ typedef int (*hearth_task_fn) (const hearth_task_in_t *in,
 
 typedef struct hearth_opts hearth_opts_t;
 
-/* Settings with their defaults, then HEARTH_* environment variables
-   (e.g. HEARTH_MASTER, HEARTH_NAME, HEARTH_TOTAL_EXECUTOR_CORES).  NULL on
-   no memory or when the environment holds a bad value (errbuf says). */
+/* Settings with their defaults, then the defaults file
+   ($HEARTH_CONF_DIR/hearth-defaults.conf, else the installed one), then
+   HEARTH_* environment variables (e.g. HEARTH_MASTER, HEARTH_NAME,
+   HEARTH_TOTAL_EXECUTOR_CORES), each stronger than the one before.  NULL
+   on no memory or when the environment or the file holds a bad value
+   (errbuf says). */
 hearth_opts_t *hearth_opts_new (char *errbuf, size_t errlen);
 void hearth_opts_destroy (hearth_opts_t **self_p);
 
@@ -93,7 +97,8 @@ typedef struct hearth_ctx hearth_ctx_t;
 
 /* Start an application: register with the master (or start the local
    executors) and wait until it is registered.  opts may be NULL (defaults
-   and environment); it is copied.  NULL with errbuf filled on failure. */
+   defaults file and environment); it is copied.  NULL with errbuf filled
+   on failure, a tcp:// master without a port included. */
 hearth_ctx_t *hearth_ctx_new (const hearth_opts_t *opts, char *errbuf,
                               size_t errlen);
 

@@ -5,7 +5,9 @@
     Checks the whole job file first; then registers the application, runs
     the job, prints the results of its last stage (one per line, in task
     order) and exits 0 only if the job succeeded.  A progress line on
-    stderr when it is a terminal.
+    stderr when it is a terminal.  Its messages give the name it was run
+    under: hearth-submit runs it as "hearth-submit", the program its user
+    ran.
 */
 #include "config.h"
 
@@ -26,7 +28,7 @@ static const int s_progress_ms = 100;
 static int
 s_fail (int code, const char *fmt, const char *text)
 {
-    fprintf (stderr, "hearth-driver: ");
+    fprintf (stderr, "%s: ", program_invocation_short_name);
     fprintf (stderr, fmt, text);
     fprintf (stderr, "\n");
     return code;
@@ -110,12 +112,13 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf)
     else if (hearth_job_submit (job) < 0)
         s_fail (1, "%s", hearth_job_error (job));
     else if (!s_wait (job))
-        fprintf (stderr, "hearth-driver: stopped by signal %d\n",
-                 (int) s_stop_signal);
+        fprintf (stderr, "%s: stopped by signal %d\n",
+                 program_invocation_short_name, (int) s_stop_signal);
     else {
         if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED) {
-            fprintf (stderr, "hearth-driver: job %s failed: %s\n",
-                     jobfile_name (jf), hearth_job_error (job));
+            fprintf (stderr, "%s: job %s failed: %s\n",
+                     program_invocation_short_name, jobfile_name (jf),
+                     hearth_job_error (job));
         }
         else if (s_print_results (job, jobfile_output_stage (jf)) < 0)
             s_fail (1, "cannot write the results: %s", strerror (errno));

@@ -116,6 +116,15 @@ hearth_conf_t *driver_conf_copy (const hearth_opts_t *opts, char *errbuf,
 hearth_opts_t *driver_opts_from_argv (int argc, char **argv, int *first,
                                       char *errbuf, size_t errlen);
 hearth_conf_t *driver_opts_conf (hearth_opts_t *opts);
+/* A tcp:// master URL of conf that is not tcp://HOST:PORT: -1 with err
+   saying what is wrong ("missing port") and where it came from; else 0
+   (local modes are checked when the engine starts). */
+int driver_check_master (hearth_conf_t *conf, hearth_error_t *err);
+/* hearth-submit: whether a setting was given on its command line (a
+   flag, --conf KEY=VALUE, or a --conf FILE), and so travels to the driver
+   it runs; the environment and the defaults file are read where the
+   driver runs. */
+bool driver_setting_given (const hearth_conf_t *conf, const char *name);
 
 /* jobs.c */
 /* Set the job's final state and wake its waiters. */

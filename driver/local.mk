@@ -29,6 +29,14 @@ hearth_submit_SOURCES = driver/submit.c \
 	driver/submit_admin.c driver/submit_admin.h
 hearth_submit_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
+# hearth-admin: an operator's commands (list, kill, drain, resume), over
+# hearth-submit's link to the master and its kills.
+bin_PROGRAMS += hearth-admin
+hearth_admin_SOURCES = driver/admin.c \
+	driver/submit_request.c driver/submit_request.h \
+	driver/submit_admin.c driver/submit_admin.h
+hearth_admin_LDADD = $(CORE_LIBS)
+
 # libtool installs libhearth.so.0 but leaves the dynamic linker's cache
 # stale: refresh it where the linker searches libdir, else say what a
 # program linked with it needs (scripts/install-ldconfig).

@@ -1,5 +1,7 @@
 /*  opts.c - a driver's settings: the one option table of libhearth,
-    hearth-driver and (as environment variables) hearth-submit. */
+    hearth-driver and (as environment variables) hearth-submit, read from
+    flags, HEARTH_* variables, --conf files and the defaults file
+    (conf.h), and the check of a tcp:// master URL. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,6 +11,7 @@
 
 #include "driver/internal.h"
 #include "libcore/log.h"
+#include "libcore/sock.h"
 
 struct hearth_opts {
     hearth_conf_t *conf; /* the settings */
@@ -79,14 +82,44 @@ s_copy_error (char *errbuf, size_t errlen, const char *text)
         snprintf (errbuf, errlen, "%s", text);
 }
 
-/* Read defaults, HEARTH_* variables and HEARTH_CONF into a new conf. */
+bool
+driver_setting_given (const hearth_conf_t *conf, const char *name)
+{
+    hearth_src_t src = hearth_conf_source (conf, name);
+    return src == HEARTH_SRC_FLAG || src == HEARTH_SRC_FILE;
+}
+
+int
+driver_check_master (hearth_conf_t *conf, hearth_error_t *err)
+{
+    static const char *const from[] = {
+        [HEARTH_SRC_DEFAULTS_FILE] = " (from the defaults file)",
+        [HEARTH_SRC_FILE] = " (from a --conf file)",
+        [HEARTH_SRC_ENV] = " (from HEARTH_MASTER)",
+    };
+    const char *url = hearth_conf_str (conf, "master");
+    char host[256];
+    int port;
+    hearth_error_t uerr;
+    if (!url || strncmp (url, "tcp://", 6) != 0
+        || hearth_url_split (url, host, sizeof host, &port, &uerr) == 0)
+        return 0; /* local modes are the engine's to check */
+    hearth_src_t src = hearth_conf_source (conf, "master");
+    return hearth_errprintf (err, "bad --master: %s%s", uerr.text,
+                             src < HEARTH_SRC_FLAG && from[src] ? from[src]
+                                                                : "");
+}
+
+/* Read defaults, the defaults file, HEARTH_* variables and HEARTH_CONF
+   into a new conf. */
 static hearth_conf_t *
 s_conf_from_env (char *errbuf, size_t errlen)
 {
     hearth_error_t err;
     hearth_conf_t *conf = hearth_conf_new ("libhearth", s_options);
     char *argv[] = {"libhearth", NULL};
-    if (!conf) {
+    if (!conf || hearth_conf_use_defaults (conf, NULL, false) < 0) {
+        hearth_conf_destroy (&conf);
         s_copy_error (errbuf, errlen, "out of memory");
         return NULL;
     }
@@ -147,9 +180,10 @@ hearth_conf_t *
 driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
 {
     hearth_conf_t *conf = s_conf_from_env (errbuf, errlen);
-    if (!conf || !opts)
-        return conf;
-    for (const hearth_opt_t *o = s_options; o->name; o++) {
+    hearth_error_t err;
+    if (!conf)
+        return NULL;
+    for (const hearth_opt_t *o = s_options; opts && o->name; o++) {
         hearth_src_t src = hearth_conf_source (opts->conf, o->name);
         if (src <= HEARTH_SRC_DEFAULT)
             continue;
@@ -163,6 +197,10 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
             hearth_conf_set (conf, o->name,
                              hearth_conf_str (opts->conf, o->name), src, NULL);
     }
+    if (driver_check_master (conf, &err) < 0) {
+        s_copy_error (errbuf, errlen, err.text);
+        hearth_conf_destroy (&conf);
+    }
     return conf;
 }
 
@@ -172,12 +210,19 @@ driver_opts_from_argv (int argc, char **argv, int *first, char *errbuf,
 {
     hearth_error_t err;
     hearth_opts_t *self = calloc (1, sizeof *self);
-    if (!self || !(self->conf = hearth_conf_new ("hearth-driver", s_options))) {
+    if (!self || !(self->conf = hearth_conf_new ("hearth-driver", s_options))
+        || hearth_conf_use_defaults (self->conf, NULL, false) < 0) {
+        if (self)
+            hearth_conf_destroy (&self->conf);
         free (self);
         s_copy_error (errbuf, errlen, "out of memory");
         return NULL;
     }
     *first = hearth_conf_parse (self->conf, argc, argv, &err);
+    if (*first >= 0 && !hearth_conf_wants_help (self->conf)
+        && !hearth_conf_wants_version (self->conf)
+        && driver_check_master (self->conf, &err) < 0)
+        *first = -1;
     if (*first < 0) {
         s_copy_error (errbuf, errlen, err.text);
         hearth_opts_destroy (&self);

@@ -8,11 +8,14 @@
     hearth-submit --master tcp://HOST:PORT --status|--kill|--logs DRIVER_ID
     hearth-submit --master tcp://HOST:PORT --kill APP_ID
 
-    Client mode: the driver runs here.  Every driver setting given as a
-    flag (or --conf KEY=VALUE) is handed to the driver as a HEARTH_*
-    environment variable, then the driver replaces this process, so that
-    signals and the exit status are the driver's own.  The master defaults
-    to $HEARTH_MASTER, else local[*].
+    Client mode: the driver runs here.  Every driver setting given on the
+    command line (a flag, --conf KEY=VALUE or a --conf FILE) is handed to
+    the driver as a HEARTH_* environment variable, then the driver
+    replaces this process, so that signals and the exit status are the
+    driver's own; a job file's hearth-driver runs under this program's
+    name, which its messages give.  The driver reads the environment and
+    the defaults file itself.  The master defaults to $HEARTH_MASTER, else
+    the defaults file's, else local[*].
 
     Cluster mode (submit_driver.c): the application and its libraries go
     to the master, which runs the driver on a worker; the same settings
@@ -22,7 +25,6 @@
 */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -90,16 +92,6 @@ s_table (void)
     return table;
 }
 
-/* HEARTH_NAME for option name. */
-static void
-s_env_name (const char *name, char *buf, size_t size)
-{
-    size_t n = snprintf (buf, size, "HEARTH_");
-    for (; *name && n < size - 1; name++)
-        buf[n++] = *name == '-' ? '_' : (char) toupper ((unsigned char) *name);
-    buf[n] = '\0';
-}
-
 /* An absolute path for a library given relative to here. */
 static char *
 s_absolute (const char *path)
@@ -114,7 +106,7 @@ s_export_libs (hearth_conf_t *conf)
 {
     const char *const *libs;
     size_t n = hearth_conf_list (conf, "lib", &libs);
-    if (n == 0 || hearth_conf_source (conf, "lib") < HEARTH_SRC_FLAG)
+    if (n == 0 || !driver_setting_given (conf, "lib"))
         return 0;
     char *joined = calloc (1, 1);
     for (size_t i = 0; joined && i < n; i++) {
@@ -142,10 +134,9 @@ s_export (hearth_conf_t *conf)
 {
     char env[160];
     for (const hearth_opt_t *o = driver_options (); o->name; o++) {
-        if (o->type == HEARTH_OPT_LIST
-            || hearth_conf_source (conf, o->name) != HEARTH_SRC_FLAG)
+        if (o->type == HEARTH_OPT_LIST || !driver_setting_given (conf, o->name))
             continue;
-        s_env_name (o->name, env, sizeof env);
+        hearth_conf_env_name (o->name, env, sizeof env);
         if (setenv (env, hearth_conf_str (conf, o->name), 1) < 0)
             return -1;
     }
@@ -163,6 +154,9 @@ s_export (hearth_conf_t *conf)
     return 0;
 }
 
+/* Become the driver: hearth-driver for a job file, run as argv[0]
+   "hearth-submit" so that its messages name the program the user ran,
+   else the user's program itself. */
 static int
 s_exec (int argc, char **argv, int first)
 {
@@ -172,12 +166,15 @@ s_exec (int argc, char **argv, int first)
     if (!args)
         return submit_fail (1, "out of memory");
     size_t n = 0;
-    if (submit_is_job_file (app))
-        args[n++] = hearth_program_path ("hearth-driver", path, sizeof path);
+    const char *file = app;
+    if (submit_is_job_file (app)) {
+        file = hearth_program_path ("hearth-driver", path, sizeof path);
+        args[n++] = "hearth-submit";
+    }
     for (int i = first; i < argc; i++)
         args[n++] = argv[i];
-    execvp (args[0], args);
-    fprintf (stderr, "hearth-submit: cannot run %s: %s\n", args[0],
+    execvp (file, args);
+    fprintf (stderr, "hearth-submit: cannot run %s: %s\n", file,
              strerror (errno));
     free (args);
     return 1;
@@ -203,6 +200,9 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
     const char *which = NULL;
     const char *id = s_request (conf, &which);
     const char *mode = hearth_conf_str (conf, "deploy-mode");
+    hearth_error_t err;
+    if (driver_check_master (conf, &err) < 0)
+        return submit_fail (2, "%s", err.text);
     if (id && strcmp (which, "status") == 0)
         return submit_status (conf, id);
     if (id && strcmp (which, "kill") == 0)
@@ -235,8 +235,12 @@ main (int argc, char **argv)
     hearth_opt_t *table = s_table ();
     hearth_conf_t *conf =
         table ? hearth_conf_new ("hearth-submit", table) : NULL;
-    if (!conf)
+    /* Strict: hearth-submit knows every key of the defaults file. */
+    if (!conf || hearth_conf_use_defaults (conf, NULL, true) < 0) {
+        hearth_conf_destroy (&conf);
+        free (table);
         return submit_fail (1, "out of memory");
+    }
     int first = hearth_conf_parse (conf, argc, argv, &err);
     int rc = 0;
     if (first < 0)

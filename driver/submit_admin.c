@@ -2,6 +2,8 @@
     --logs of a cluster-mode driver, and --kill of an application.  Each
     is one request to the master (a few for --logs, which reads the output
     in chunks, and for --kill of a driver, which waits for its end).
+    hearth-admin's kill uses the two kills too (admin.c); they read only
+    the link's settings (master, timeout, keys) from the conf.
 */
 #include "config.h"
 
@@ -21,8 +23,10 @@
 
 /* Bytes of output asked for per DRIVER_LOG. */
 static const int64_t s_log_chunk = 1024 * 1024;
-/* How long --kill waits for the driver to be KILLED. */
+/* How long --kill waits for the driver to be KILLED, asking how it is
+   every s_kill_poll_ms. */
 static const int64_t s_kill_wait_ms = 60000;
+static const int s_kill_poll_ms = 100;
 
 static int
 s_check_id (const char *driver_id)
@@ -111,12 +115,15 @@ s_ask (submit_link_t *link, hearth_cmd_t cmd, hearth_cmd_t expect,
 {
     hearth_error_t err;
     hearth_msg_t *req = hearth_msg_new (cmd), *r;
-    if (req)
-        cJSON_AddStringToObject (req->body, field, id);
-    r = req ? submit_link_request (link, &req, expect, &err) : NULL;
+    if (!req)
+        return submit_fail (1, "out of memory");
+    cJSON_AddStringToObject (req->body, field, id);
+    /* req is consumed (and nulled) by the request, whatever its end: the
+       error is err's, "no answer from the master" when it was silent. */
+    r = submit_link_request (link, &req, expect, &err);
     int rc = 0;
     if (!r)
-        rc = submit_fail (1, "%s", req ? err.text : "out of memory");
+        rc = submit_fail (1, "%s", err.text);
     else if (!hearth_json_bool (r->body, "ok", false)) {
         const char *why = hearth_json_str (r->body, "message");
         rc = submit_fail (1, "%s %s: %s", what, id, why ? why : "refused");
@@ -136,7 +143,6 @@ submit_kill (hearth_conf_t *conf, const char *driver_id)
     rc = s_ask (link, HEARTH_CMD_KILL_DRIVER, HEARTH_CMD_KILL_DRIVER_RESPONSE,
                 "driver_id", driver_id, "driver");
     /* Wait for the end, so that nothing of it runs when we return. */
-    int64_t interval = hearth_conf_ms (conf, "heartbeat-interval");
     int64_t deadline = hearth_mono_ms () + s_kill_wait_ms;
     bool ended = false;
     while (rc == 0 && !ended) {
@@ -151,7 +157,7 @@ submit_kill (hearth_conf_t *conf, const char *driver_id)
                               driver_id, state ? state : "unknown",
                               (long long) s_kill_wait_ms);
         else
-            zclock_sleep ((int) interval);
+            zclock_sleep (s_kill_poll_ms);
         hearth_msg_destroy (&r);
     }
     submit_link_destroy (&link);

@@ -235,8 +235,9 @@ s_add_file_frame (hearth_msg_t *msg, const char *path)
     return index < 0 ? submit_fail (-1, "out of memory") : index;
 }
 
-/* The driver's settings: every driver option given as a flag here, the
-   shipped libraries by name, and --conf KEY=VALUE extras. */
+/* The driver's settings: every driver option given on the command line
+   here (a flag, or in a --conf FILE), the shipped libraries by name, and
+   --conf KEY=VALUE extras. */
 static cJSON *
 s_settings (hearth_conf_t *conf, const s_files_t *f)
 {
@@ -248,7 +249,7 @@ s_settings (hearth_conf_t *conf, const s_files_t *f)
         bool skip = false;
         for (int i = 0; skipped[i]; i++)
             skip |= strcmp (o->name, skipped[i]) == 0;
-        if (!skip && hearth_conf_source (conf, o->name) == HEARTH_SRC_FLAG)
+        if (!skip && driver_setting_given (conf, o->name))
             cJSON_AddStringToObject (map, o->name,
                                      hearth_conf_str (conf, o->name));
     }

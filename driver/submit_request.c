@@ -33,7 +33,7 @@ submit_fail (int code, const char *fmt, ...)
 {
     va_list ap;
     va_start (ap, fmt);
-    fprintf (stderr, "hearth-submit: ");
+    fprintf (stderr, "%s: ", program_invocation_short_name);
     vfprintf (stderr, fmt, ap);
     fprintf (stderr, "\n");
     va_end (ap);
@@ -47,12 +47,21 @@ submit_link_new (hearth_conf_t *conf, int *rc)
     const char *url = hearth_conf_str (conf, "master");
     char host[256];
     int port;
-    if (!url || strncmp (url, "tcp://", 6) != 0
-        || hearth_url_split (url, host, sizeof host, &port, &err) < 0) {
+    if (!url) {
+        *rc = submit_fail (2, "no master: give --master tcp://HOST:PORT (or "
+                              "HEARTH_MASTER, or master in the defaults "
+                              "file)");
+        return NULL;
+    }
+    if (strncmp (url, "tcp://", 6) != 0) {
         *rc = submit_fail (2,
                            "this needs --master tcp://HOST:PORT (a running "
                            "master), not %s",
-                           url ? url : "nothing");
+                           url);
+        return NULL;
+    }
+    if (hearth_url_split (url, host, sizeof host, &port, &err) < 0) {
+        *rc = submit_fail (2, "bad --master: %s", err.text);
         return NULL;
     }
     submit_link_t *self = calloc (1, sizeof *self);
@@ -110,27 +119,36 @@ submit_link_request (submit_link_t *self, hearth_msg_t **req,
     int64_t deadline = hearth_mono_ms () + self->timeout_ms;
     zpoller_t *poller = zpoller_new (self->sock, NULL);
     hearth_msg_t *reply = NULL;
-    while (poller && !reply) {
+    bool refused = false, interrupted = false;
+    while (poller && !reply && !refused) {
         int64_t left = deadline - hearth_mono_ms ();
-        if (left <= 0 || !zpoller_wait (poller, (int) left))
+        if (left <= 0 || !zpoller_wait (poller, (int) left)) {
+            interrupted = left > 0 && zpoller_terminated (poller);
             break;
-        hearth_msg_t *msg = hearth_msg_recv (self->sock, NULL, err);
-        if (msg && msg->cmd == HEARTH_CMD_ERROR) {
+        }
+        hearth_msg_t *msg = hearth_msg_recv (self->sock, NULL, NULL);
+        if ((refused = msg && msg->cmd == HEARTH_CMD_ERROR))
             hearth_errprintf (err, "the master refused the request: %s: %s",
                               hearth_json_str (msg->body, "code"),
                               hearth_json_str (msg->body, "message"));
-            hearth_msg_destroy (&msg);
-            break;
-        }
         if (msg && msg->cmd == expect)
             reply = msg;
         else
             hearth_msg_destroy (&msg); /* a late answer, a heartbeat */
     }
     zpoller_destroy (&poller);
-    if (!reply && hearth_mono_ms () >= deadline) {
-        hearth_errprintf (err, "no answer from the master at %s within %lld ms",
-                          self->url, (long long) self->timeout_ms);
+    if (!reply && !refused) {
+        /* Every other end is silence: say so, and drop the socket so that
+           a late answer is never taken for the next request's. */
+        if (interrupted)
+            hearth_errprintf (err,
+                              "interrupted while waiting for the master "
+                              "at %s",
+                              self->url);
+        else
+            hearth_errprintf (err,
+                              "no answer from the master at %s within %lld ms",
+                              self->url, (long long) self->timeout_ms);
         hearth_sock_destroy (&self->sock);
     }
     return reply;

@@ -259,6 +259,13 @@ static const hearth_field_t b_kill_task[] = {
 static const hearth_field_t b_status_update[] = {
     ARRAY ("updates", true, MAX_BATCH, s_updates), FRAME ("packed", false),
     END};
+static const hearth_field_t b_drain_worker[] = {
+    F_WORKER_ID ("worker_id", true), F_TEXT ("reason", false), END};
+static const hearth_field_t b_worker_id[] = {F_WORKER_ID ("worker_id", true),
+                                             END};
+static const hearth_field_t b_worker_response[] = {
+    BOOL ("ok", true), STR ("worker_id", false, 0, 128),
+    BOOL ("draining", false), F_TEXT ("message", false), END};
 
 static const hearth_field_t b_worker_stopping[] = {
     F_WORKER_ID ("id", true), F_TEXT ("reason", true), END};
@@ -371,6 +378,12 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_STATUS_UPDATE] = {"STATUS_UPDATE", b_status_update,
                                   s_check_updates},
     [HEARTH_CMD_WORKER_STOPPING] = {"WORKER_STOPPING", b_worker_stopping},
+    [HEARTH_CMD_DRAIN_WORKER] = {"DRAIN_WORKER", b_drain_worker},
+    [HEARTH_CMD_DRAIN_WORKER_RESPONSE] = {"DRAIN_WORKER_RESPONSE",
+                                          b_worker_response},
+    [HEARTH_CMD_RESUME_WORKER] = {"RESUME_WORKER", b_worker_id},
+    [HEARTH_CMD_RESUME_WORKER_RESPONSE] = {"RESUME_WORKER_RESPONSE",
+                                           b_worker_response},
 };
 
 const char *

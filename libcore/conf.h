@@ -6,8 +6,12 @@
     HEARTH_, the environment variable (HEARTH_HEARTBEAT_INTERVAL=2s).
 
     Precedence: flags beat the environment, which beats the config file,
-    which beats the defaults.  Config files are "key = value" lines, '#'
-    starts a comment; they come from --conf FILE (or HEARTH_CONF).  An
+    which beats the defaults file, which beats the built-in defaults.
+    Config files are "key = value" lines, '#' starts a comment; they come
+    from --conf FILE (or HEARTH_CONF).  The defaults file is the installed
+    configuration directory's hearth-defaults.conf, read by the programs
+    that ask for it (hearth_conf_use_defaults: hearth-submit, libhearth,
+    hearth-admin), as Spark's spark-defaults.conf.  An
     argument --conf KEY=VALUE instead sets one key at flag level; a key this
     program does not know is kept as an "extra" setting to pass on (so that
     hearth-submit can hand --conf speculation=true to the driver).  Unknown
@@ -47,12 +51,15 @@ typedef struct {
     int64_t min, max;        /* for HEARTH_OPT_INT (both 0: any) */
     const char *alias_of;    /* for HEARTH_OPT_ALIAS: the option it sets */
     const char *alias_value; /* for HEARTH_OPT_ALIAS: the value it sets */
+    bool flag_only;          /* only a flag: no HEARTH_ variable, no file
+                                (a subcommand's filter, not a setting) */
 } hearth_opt_t;
 
 /* Where a value came from, weakest first. */
 typedef enum {
     HEARTH_SRC_UNSET = 0,
     HEARTH_SRC_DEFAULT,
+    HEARTH_SRC_DEFAULTS_FILE,
     HEARTH_SRC_FILE,
     HEARTH_SRC_ENV,
     HEARTH_SRC_FLAG,
@@ -74,6 +81,34 @@ void hearth_conf_destroy (hearth_conf_t **self_p);
    below) and stop option parsing. */
 int hearth_conf_parse (hearth_conf_t *self, int argc, char **argv,
                        hearth_error_t *err);
+
+/* Parse more flags, from argv[from] up to the first argument that is not
+   an option (a subcommand's flags, after hearth_conf_parse stopped at the
+   subcommand); a --conf FILE among them is read at once.  Returns the
+   index of that argument (argc if none), or -1 with err. */
+int hearth_conf_parse_more (hearth_conf_t *self, int argc, char **argv,
+                            int from, hearth_error_t *err);
+
+/* The environment variable of option name into buf: HEARTH_NAME, upper
+   case, '-' as '_'.  Returns buf. */
+const char *hearth_conf_env_name (const char *name, char *buf, size_t size);
+
+/* The defaults file's name, in the configuration directory. */
+#define HEARTH_DEFAULTS_NAME "hearth-defaults.conf"
+
+/* The defaults file's path into buf: $HEARTH_CONF_DIR/hearth-defaults.conf
+   when HEARTH_CONF_DIR is set, else $sysconfdir/hearth/hearth-defaults.conf.
+   Returns buf. */
+const char *hearth_conf_defaults_path (char *buf, size_t size);
+
+/* Have hearth_conf_parse read the defaults file at path (copied; NULL:
+   hearth_conf_defaults_path's), at its level, when the file exists.
+   strict: a key the program does not know is an error naming the file
+   and the line (hearth-submit knows every key such a file holds); else it
+   is ignored (libhearth leaves hearth-submit's own keys to it).  Returns
+   0, or -1 when out of memory. */
+int hearth_conf_use_defaults (hearth_conf_t *self, const char *path,
+                              bool strict);
 
 /* Set one option from text at a level, checking it.  Returns 0 or -1. */
 int hearth_conf_set (hearth_conf_t *self, const char *name, const char *value,

@@ -32,6 +32,26 @@ s_key_line (const char *line, const char *name, char *out)
     return true;
 }
 
+/* A key file without a secret key, where one was wanted: a public key,
+   most likely, whose secret half hearth-keygen wrote beside it as
+   PATH_secret.  Returns -1. */
+static int
+s_no_secret (const char *path, hearth_error_t *err)
+{
+    char secret[4200];
+    snprintf (secret, sizeof secret, "%s_secret", path);
+    if (access (secret, F_OK) == 0)
+        return hearth_errprintf (err,
+                                 "%s is a public key (it holds no secret "
+                                 "key): give its secret half, %s",
+                                 path, secret);
+    return hearth_errprintf (err,
+                             "%s is a public key (it holds no secret key): "
+                             "give the NAME.key_secret file hearth-keygen "
+                             "made with it",
+                             path);
+}
+
 /* Read the curve section of a certificate file (czmq's ZPL format): its
    public key, and its secret key unless secret_txt is NULL.  Parsed by
    hand: czmq's zconfig_load leaks on a file that is not ZPL.  Returns 0 or
@@ -62,10 +82,7 @@ s_read_cert (const char *path, char *public_txt, char *secret_txt,
                                "hearth-keygen",
                                path);
     else if (secret_txt && !sec[0])
-        rc = hearth_errprintf (err,
-                               "%s holds no secret key (give the "
-                               "..._secret file)",
-                               path);
+        rc = s_no_secret (path, err);
     else {
         memcpy (public_txt, pub, sizeof pub);
         if (secret_txt)
@@ -85,15 +102,18 @@ hearth_keys_load_secret (const char *path, hearth_error_t *err)
                           strerror (errno));
         return NULL;
     }
+    /* Read it before judging its mode: a public key, readable by all as
+       it should be, is a wrong file to name, not a secret to protect. */
+    if (s_read_cert (path, pub, sec, err) < 0)
+        return NULL;
     if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+        explicit_bzero (sec, sizeof sec);
         hearth_errprintf (err,
                           "secret key file %s may be read by others "
                           "(mode %04o): refused; chmod 600 %s",
                           path, (unsigned) (st.st_mode & 07777), path);
         return NULL;
     }
-    if (s_read_cert (path, pub, sec, err) < 0)
-        return NULL;
     uint8_t pub_bin[32], sec_bin[32];
     zcert_t *cert = NULL;
     if (zmq_z85_decode (pub_bin, pub) && zmq_z85_decode (sec_bin, sec))

@@ -11,7 +11,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/jsonprint.c libcore/jsonprint.h \
 	libcore/packed.c libcore/packed.h \
 	libcore/sock.c libcore/sock.h \
-	libcore/conf.c libcore/conf.h \
+	libcore/conf.c libcore/conf.h libcore/conf_int.h libcore/confparse.c \
 	libcore/start.c libcore/start.h \
 	libcore/spawn.c libcore/spawn.h \
 	libcore/pidfile.c libcore/pidfile.h \
@@ -30,7 +30,9 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/records.h libcore/partfmt.c libcore/partfmt.h \
 	libcore/kmerge.c libcore/kmerge.h \
 	libcore/partwriter.c libcore/partwriter.h \
-	libcore/blockmerge.c libcore/blockmerge.h
+	libcore/blockmerge.c libcore/blockmerge.h \
+	libcore/wnames.c libcore/wnames.h \
+	libcore/stateview.c libcore/stateview.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
 
 # The daemons' notifications to systemd: a library of its own, linked by

@@ -75,7 +75,11 @@
     X (KILL_TASK)                                                              \
     X (STOP_EXECUTOR)                                                          \
     X (STATUS_UPDATE)                                                          \
-    X (WORKER_STOPPING)
+    X (WORKER_STOPPING)                                                        \
+    X (DRAIN_WORKER)                                                           \
+    X (DRAIN_WORKER_RESPONSE)                                                  \
+    X (RESUME_WORKER)                                                          \
+    X (RESUME_WORKER_RESPONSE)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

@@ -130,9 +130,22 @@ hearth_url_split (const char *url, char *host, size_t host_size, int *port,
         return hearth_errprintf (err, "'%s' is not a tcp://HOST:PORT URL",
                                  url ? url : "");
     const char *h = url + strlen (prefix);
-    const char *colon = strrchr (h, ':');
-    if (!colon || colon == h || (size_t) (colon - h) >= host_size)
-        return hearth_errprintf (err, "'%s' is not a tcp://HOST:PORT URL", url);
+    /* The port's colon comes after the host, and after the ']' of an
+       IPv6 address in brackets. */
+    const char *bracket = *h == '[' ? strchr (h, ']') : NULL;
+    const char *colon = strrchr (bracket ? bracket : h, ':');
+    if (colon == h || *h == '\0')
+        return hearth_errprintf (err,
+                                 "'%s': missing host (expected "
+                                 "tcp://HOST:PORT)",
+                                 url);
+    if (!colon || colon[1] == '\0')
+        return hearth_errprintf (err,
+                                 "'%s': missing port (expected "
+                                 "tcp://HOST:PORT)",
+                                 url);
+    if ((size_t) (colon - h) >= host_size)
+        return hearth_errprintf (err, "'%s': host too long", url);
     int64_t p;
     if (hearth_parse_int (colon + 1, 1, 65535, &p, NULL) < 0)
         return hearth_errprintf (err, "'%s': bad port '%s'", url, colon + 1);

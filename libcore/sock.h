@@ -59,7 +59,8 @@ int hearth_sock_connect (zsock_t *sock, const char *endpoint,
 void hearth_sock_destroy (zsock_t **sock_p);
 
 /* Split "tcp://HOST:PORT" into host (at most host_size bytes) and port.
-   Returns 0 or -1 with err when the URL is not of that form. */
+   Returns 0 or -1 with err when the URL is not of that form, saying what
+   is wrong: "missing port", "missing host", "bad port". */
 int hearth_url_split (const char *url, char *host, size_t host_size, int *port,
                       hearth_error_t *err);
 

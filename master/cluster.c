@@ -87,7 +87,8 @@ s_snapshot_clear (s_snapshot_t *s)
 static bool
 s_in_pass (master_t *m, const reg_worker_t *w, bool probes, int64_t now)
 {
-    if (w->state != WORKER_ALIVE || (w->launch_failures > 0) != probes)
+    if (w->state != WORKER_ALIVE || registry_worker_draining (w)
+        || (w->launch_failures > 0) != probes)
         return false;
     if (probes && now < w->launch_hold_ms) {
         m->held = true; /* placeable again later: the tick looks again */

@@ -2,7 +2,8 @@
     table of {command, handler} rows, and the handlers of what drivers
     (applications) send it; those of workers are workers.c's, of
     cluster-mode drivers drivers.c's, drvsubmit.c's and drvlog.c's, of
-    MASTER_STATE state.c's.  Messages arrive decoded and checked against
+    MASTER_STATE state.c's, of DRAIN_WORKER and RESUME_WORKER admin.c's.
+    Messages arrive decoded and checked against
     their schema (proto.h), so handlers read fields without re-checking
     types; what they check is meaning: unknown ids, senders that are not
     who they claim, states that do not allow the request. */
@@ -14,6 +15,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "master/admin.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
 #include "master/drvsubmit.h"
@@ -291,6 +293,8 @@ static const struct {
     {HEARTH_CMD_DRIVER_STATE_CHANGED, master_driver_state_changed},
     {HEARTH_CMD_ERROR, s_peer_error},
     {HEARTH_CMD_WORKER_STOPPING, master_worker_stopping},
+    {HEARTH_CMD_DRAIN_WORKER, master_drain_worker},
+    {HEARTH_CMD_RESUME_WORKER, master_resume_worker},
 };
 
 /* Any message from a known peer is a sign of life. */

@@ -6,7 +6,7 @@ hearth_master_SOURCES = \
 	master/cluster.c master/cluster.h master/state.c master/state.h \
 	master/send.c master/send.h \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
-	master/drvlog.c master/drvlog.h \
+	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
 	master/reglive.c master/regviews.c master/regstopping.c \
@@ -14,5 +14,6 @@ hearth_master_SOURCES = \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h
 hearth_master_LDADD = $(NOTIFY_LIBS) $(CORE_LIBS)
-hearth_tail_SOURCES = master/tail.c
+hearth_tail_SOURCES = master/tail.c master/taillink.c master/taillink.h \
+	master/tailev.c master/tailev.h
 hearth_tail_LDADD = $(CORE_LIBS)

@@ -16,6 +16,7 @@
                      KILL_DRIVER
         drvlog.c     the relay of DRIVER_LOG to the worker holding a
                      driver's output (its own context, drvlog_t)
+        admin.c      an operator's DRAIN_WORKER and RESUME_WORKER
         recover.c    the journal (--journal DIR) and RECOVERING after a
                      restart
         state.c      the master's status and MASTER_STATE's answer
@@ -28,7 +29,7 @@
     jstate.h's records) keeps it across restarts.
 
     A file calls only the ones below it: main; handlers; workers,
-    drvsubmit, drvlog, cluster, admit and recover; drivers and state;
+    drvsubmit, drvlog, admin, cluster, admit and recover; drivers and state;
     send; the registry and the journal.  Inside the registry, registry.c
     (the store) and regdrivers.c call each other, the one such pair; the
     other files of the registry call the store, which calls none of them.

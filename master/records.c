@@ -40,6 +40,9 @@ registry_worker_record (const reg_worker_t *w)
     cJSON_AddNumberToObject (r, "cores", w->cores);
     cJSON_AddNumberToObject (r, "memory_mb", (double) w->memory_mb);
     cJSON_AddStringToObject (r, "state", hearth_worker_states[w->state]);
+    if (w->draining)
+        cJSON_AddBoolToObject (r, "draining", true);
+    s_add_str (r, "drain_reason", w->drain_reason);
     cJSON_AddNumberToObject (r, "registered_ms", (double) w->registered_ms);
     return r;
 }

@@ -103,6 +103,7 @@ registry__worker_destroy (reg_worker_t **w_p)
     free (w->work_dir);
     free (w->work_dir_id);
     free (w->unhealthy);
+    free (w->drain_reason);
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);

@@ -89,6 +89,9 @@ struct reg_worker {
                                    master's books lack (after a restart) */
     int64_t memory_foreign_mb;  /* their memory */
     worker_state_t state;       /* ALIVE, DEAD or UNKNOWN */
+    bool draining;              /* drained by an operator: nothing new is
+                                   placed here (journaled) */
+    char *drain_reason;         /* why, or NULL */
     zframe_t *routing_id;       /* its DEALER's routing id (owned) */
     int64_t registered_ms;      /* wall clock at registration */
     int64_t last_heartbeat_ms;  /* wall clock of its last sign of life */
@@ -269,6 +272,23 @@ static inline int64_t
 registry_worker_memory_used (const reg_worker_t *w)
 {
     return w->memory_used_mb + w->memory_foreign_mb;
+}
+
+/* Drain a worker (draining true; reason copied, NULL: none) or resume it
+   (false): the scheduler places no new executor or driver on a drained
+   worker, and what runs there keeps running.  The flag is the record's:
+   it is journaled, survives the worker's death and re-registration under
+   its id, and goes when the record is forgotten.  Publishes a worker event
+   ("draining" or "resumed").  Returns 1, or 0 changing nothing when the
+   worker was so already, or -1 when out of memory. */
+int registry_worker_drain (registry_t *self, reg_worker_t *w, bool draining,
+                           const char *reason);
+
+/* Whether the scheduler must leave w out (drained). */
+static inline bool
+registry_worker_draining (const reg_worker_t *w)
+{
+    return w->draining;
 }
 
 /* The worker went silent: DEAD, its executors LOST, and its drivers

@@ -19,6 +19,10 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
     cJSON_AddStringToObject (o, "id", w->id);
     cJSON_AddStringToObject (o, "host", w->host);
     cJSON_AddStringToObject (o, "state", hearth_worker_states[w->state]);
+    if (w->draining)
+        cJSON_AddBoolToObject (o, "draining", true);
+    if (w->drain_reason)
+        cJSON_AddStringToObject (o, "drain_reason", w->drain_reason);
     cJSON_AddNumberToObject (o, "cores", w->cores);
     cJSON_AddNumberToObject (o, "cores_used", cores_used);
     cJSON_AddNumberToObject (o, "memory_mb", (double) w->memory_mb);

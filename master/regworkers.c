@@ -1,7 +1,7 @@
 /*  regworkers.c - the registry's workers: registration (again, in place,
     keeping their executors), what they report using beyond the master's
-    books, death (their executors LOST, their drivers relaunched or
-    ended), and forgetting long-dead ones; see registry.h. */
+    books, draining, death (their executors LOST, their drivers relaunched
+    or ended), and forgetting long-dead ones; see registry.h. */
 #include "config.h"
 
 #include <assert.h>
@@ -168,6 +168,25 @@ registry_worker_probe (registry_t *self, reg_worker_t *w, int64_t now_ms)
 {
     (void) self;
     w->launch_hold_ms = now_ms + s_hold (w->launch_failures);
+}
+
+int
+registry_worker_drain (registry_t *self, reg_worker_t *w, bool draining,
+                       const char *reason)
+{
+    if (w->draining == draining)
+        return 0;
+    if (registry__set_str (&w->drain_reason, draining ? reason : NULL) < 0)
+        return -1;
+    w->draining = draining;
+    registry_change_t c = {
+        .topic = "worker",
+        .worker = w,
+        .exit_status = -1,
+        .event = s_worker_event (w, draining ? "draining" : "resumed",
+                                 draining ? reason : NULL)};
+    registry__notify (self, &c);
+    return 1;
 }
 
 void

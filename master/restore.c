@@ -111,6 +111,10 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
         return false;
     w->registered_ms = w->last_heartbeat_ms =
         s_rec_int (r, "registered_ms", 0, s_max_ms, registry_wall_ms ());
+    w->draining =
+        cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (r, "draining"));
+    if (w->draining)
+        registry__set_str (&w->drain_reason, s_rec_str (r, "drain_reason"));
     if (s_rec_state (r, hearth_worker_states) == WORKER_DEAD) {
         w->state = WORKER_DEAD;
         w->dead_ms = now_ms; /* forgotten after the retention from now */

@@ -5,15 +5,18 @@
         hearth-tail --master tcp://HOST:PORT --state [--json]
 
     The events URL comes from the master's MASTER_STATE answer (unless
-    --events gives it), so --master is all a user needs to know.
+    --events gives it), so --master is all a user needs to know.  Every
+    topic but heartbeat is shown unless --topic says which; workers are
+    shown by their short names (wnames.h) unless --full-ids; when the
+    master goes away and comes back, a line says so (taillink.c).  The
+    files: tail.c (options, --state, the loop) → taillink.c (the sockets),
+    tailev.c (an event's line).
 */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <time.h>
 
 #include "libcore/conf.h"
 #include "libcore/curve.h"
@@ -21,11 +24,23 @@
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/start.h"
+#include "libcore/stateview.h"
+#include "libcore/wnames.h"
+#include "master/tailev.h"
+#include "master/taillink.h"
 
 #define OPT(n, t, d, mv, h)                                                    \
     {                                                                          \
         .name = n, .type = t, .dflt = d, .metavar = mv, .help = h              \
     }
+
+/* The topics the master publishes (protocol.md §8), and those shown when
+   --topic does not say: all but heartbeat, one event per worker and per
+   interval. */
+static const char *const s_topics[] = {"heartbeat", "worker", "app",
+                                       "executor",  "driver", "master"};
+static const char *const s_default_topics[] = {"worker", "app", "executor",
+                                               "driver", "master"};
 
 static const hearth_opt_t s_opts[] = {
     OPT ("master", HEARTH_OPT_STR, NULL, "URL",
@@ -34,8 +49,9 @@ static const hearth_opt_t s_opts[] = {
          "the master's events URL (default: asked from the master)"),
     OPT ("topic", HEARTH_OPT_LIST, NULL, "TOPIC",
          "only these topics: heartbeat, worker, app, executor, driver, "
-         "master (repeatable)"),
-    OPT ("json", HEARTH_OPT_BOOL, NULL, NULL, "print raw JSON"),
+         "master (repeatable; default: all but heartbeat)"),
+    OPT ("json", HEARTH_OPT_BOOL, NULL, NULL,
+         "print each event's JSON, with its topic added"),
     {.name = "count",
      .type = HEARTH_OPT_INT,
      .metavar = "N",
@@ -44,6 +60,8 @@ static const hearth_opt_t s_opts[] = {
      .max = 1000000000},
     OPT ("state", HEARTH_OPT_BOOL, NULL, NULL,
          "print the cluster's state once and exit"),
+    OPT ("full-ids", HEARTH_OPT_BOOL, NULL, NULL,
+         "show workers by their ids, not their short names"),
     OPT ("timeout", HEARTH_OPT_DURATION, "5s", NULL,
          "how long to wait for the master's answer"),
     HEARTH_CURVE_CLIENT_OPTIONS,
@@ -54,144 +72,21 @@ static const hearth_opt_t s_opts[] = {
 
 /* The program's context. */
 typedef struct {
-    hearth_conf_t *conf;  /* settings (owned) */
-    zsock_t *dealer;      /* to the master, for MASTER_STATE */
-    zsock_t *sub;         /* the master's events */
-    hearth_curve_t curve; /* keys, when the cluster has them */
+    hearth_conf_t *conf;       /* settings (owned) */
+    tail_link_t *link;         /* to the master (owned) */
+    hearth_curve_t curve;      /* keys, when the cluster has them */
+    hearth_wnames_t *names;    /* short worker names (owned), or NULL */
+    const char *const *topics; /* shown (the conf's, or s_default_topics) */
+    size_t ntopics;            /* entries in topics */
 } tail_t;
 
-/* --- MASTER_STATE ------------------------------------------------------ */
-
-/* Ask the master for its state.  Returns the body (caller deletes), or
-   NULL with err. */
-static cJSON *
-s_master_state (tail_t *t, hearth_error_t *err)
-{
-    const char *url = hearth_conf_str (t->conf, "master");
-    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
-    hearth_curve_client_opts (&t->curve, &opts);
-    if (!t->dealer
-        && (!(t->dealer = hearth_sock_new (&opts, err))
-            || hearth_sock_connect (t->dealer, url, err) < 0))
-        return NULL;
-    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
-    if (!req || hearth_msg_send (&req, t->dealer, NULL, err) < 0)
-        return NULL;
-    zpoller_t *poller = zpoller_new (t->dealer, NULL);
-    int64_t timeout = hearth_conf_ms (t->conf, "timeout");
-    void *ready = zpoller_wait (poller, (int) timeout);
-    zpoller_destroy (&poller);
-    if (!ready) {
-        hearth_errprintf (err, "no answer from the master at %s within %lld ms",
-                          url, (long long) timeout);
-        return NULL;
-    }
-    hearth_msg_t *reply = hearth_msg_recv (t->dealer, NULL, err);
-    if (!reply)
-        return NULL;
-    if (reply->cmd != HEARTH_CMD_MASTER_STATE_RESPONSE) {
-        hearth_errprintf (err, "the master answered %s: %s",
-                          hearth_cmd_name (reply->cmd),
-                          hearth_json_str (reply->body, "message")
-                              ? hearth_json_str (reply->body, "message")
-                              : "");
-        hearth_msg_destroy (&reply);
-        return NULL;
-    }
-    cJSON *body = reply->body;
-    reply->body = NULL;
-    hearth_msg_destroy (&reply);
-    return body;
-}
-
-static double
-s_num (const cJSON *o, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive (o, name);
-    return cJSON_IsNumber (v) ? v->valuedouble : 0;
-}
-
-static const char *
-s_str (const cJSON *o, const char *name)
-{
-    const char *s = hearth_json_str (o, name);
-    return s ? s : "-";
-}
-
-static void
-s_print_workers (const cJSON *state)
-{
-    const cJSON *w;
-    printf ("WORKERS\n%-44s %-16s %-7s %-11s %-17s %s\n", "ID", "HOST", "STATE",
-            "CORES", "MEMORY (MiB)", "LAST HEARTBEAT");
-    cJSON_ArrayForEach (w, cJSON_GetObjectItem (state, "workers"))
-    {
-        char cores[32], mem[48];
-        snprintf (cores, sizeof cores, "%.0f/%.0f", s_num (w, "cores_used"),
-                  s_num (w, "cores"));
-        snprintf (mem, sizeof mem, "%.0f/%.0f", s_num (w, "memory_used_mb"),
-                  s_num (w, "memory_mb"));
-        printf ("%-44s %-16s %-7s %-11s %-17s %.0f ms ago\n", s_str (w, "id"),
-                s_str (w, "host"), s_str (w, "state"), cores, mem,
-                s_num (w, "heartbeat_age_ms"));
-        if (hearth_json_str (w, "unhealthy"))
-            printf ("    unhealthy: %s\n", s_str (w, "unhealthy"));
-    }
-}
-
-static void
-s_print_apps (const cJSON *state)
-{
-    const cJSON *a, *e;
-    printf ("\nAPPLICATIONS\n%-26s %-20s %-9s %-7s %s\n", "ID", "NAME", "STATE",
-            "CORES", "MAX");
-    cJSON_ArrayForEach (a, cJSON_GetObjectItem (state, "apps"))
-    {
-        const cJSON *max = cJSON_GetObjectItem (a, "max_cores");
-        char maxtext[16];
-        snprintf (maxtext, sizeof maxtext, "%.0f", s_num (a, "max_cores"));
-        printf ("%-26s %-20s %-9s %-7.0f %s\n", s_str (a, "id"),
-                s_str (a, "name"), s_str (a, "state"),
-                s_num (a, "cores_granted"),
-                cJSON_IsNumber (max) ? maxtext : "-");
-    }
-    printf ("\nEXECUTORS\n%-26s %-5s %-44s %-6s %-8s %s\n", "APP", "EXEC",
-            "WORKER", "CORES", "MEMORY", "STATE");
-    cJSON_ArrayForEach (a, cJSON_GetObjectItem (state, "apps"))
-    {
-        cJSON_ArrayForEach (e, cJSON_GetObjectItem (a, "executors"))
-        {
-            printf ("%-26s %-5.0f %-44s %-6.0f %-8.0f %s\n", s_str (a, "id"),
-                    s_num (e, "exec_id"), s_str (e, "worker_id"),
-                    s_num (e, "cores"), s_num (e, "memory_mb"),
-                    s_str (e, "state"));
-        }
-    }
-}
-
-static void
-s_print_drivers (const cJSON *state)
-{
-    const cJSON *d;
-    printf ("\nDRIVERS\n%-28s %-11s %-44s %-5s %-8s %-8s %s\n", "ID", "STATE",
-            "WORKER", "CORES", "MEMORY", "LAUNCHES", "APP");
-    cJSON_ArrayForEach (d, cJSON_GetObjectItem (state, "drivers"))
-    {
-        char launches[32];
-        snprintf (launches, sizeof launches, "%.0f%s", s_num (d, "launches"),
-                  cJSON_IsTrue (cJSON_GetObjectItem (d, "supervise")) ? " (s)"
-                                                                      : "");
-        printf ("%-28s %-11s %-44s %-5.0f %-8.0f %-8s %s\n", s_str (d, "id"),
-                s_str (d, "state"), s_str (d, "worker_id"), s_num (d, "cores"),
-                s_num (d, "memory_mb"), launches, s_str (d, "app_id"));
-    }
-}
+/* --- --state ----------------------------------------------------------- */
 
 static int
 s_state (tail_t *t)
 {
     hearth_error_t err;
-    cJSON *state = s_master_state (t, &err);
+    cJSON *state = tail_link_state (t->link, &err);
     if (!state) {
         fprintf (stderr, "hearth-tail: %s\n", err.text);
         return 1;
@@ -200,174 +95,175 @@ s_state (tail_t *t)
         char *text = cJSON_PrintUnformatted (state);
         printf ("%s\n", text ? text : "{}");
         free (text);
+        cJSON_Delete (state);
+        return 0;
     }
-    else {
-        printf ("MASTER %s  %s  %s\n\n", s_str (state, "url"),
-                s_str (state, "status"), s_str (state, "policy"));
-        s_print_workers (state);
-        s_print_apps (state);
-        s_print_drivers (state);
-    }
+    if (t->names)
+        hearth_view_learn (t->names, state);
+    hearth_view_t v = {.names = t->names,
+                       .now_ms = hearth_json_int (state, "time_ms", 0)};
+    const char *s = hearth_json_str (state, "url");
+    const char *status = hearth_json_str (state, "status");
+    const char *policy = hearth_json_str (state, "policy");
+    printf ("MASTER %s  %s  %s\n\n", s ? s : "-", status ? status : "-",
+            policy ? policy : "-");
+    hearth_view_workers (stdout, state, &v);
+    printf ("\n");
+    hearth_view_apps (stdout, state, &v);
+    printf ("\n");
+    hearth_view_executors (stdout, state, &v);
+    printf ("\n");
+    hearth_view_drivers (stdout, state, &v);
     cJSON_Delete (state);
     return 0;
 }
 
 /* --- following events -------------------------------------------------- */
 
+/* Print one line: an event of the master's, or the tail's own word about
+   the master (e NULL, what: "gone" or "back", text: why). */
 static void
-s_stamp (double ms, char *buf, size_t size)
+s_print (tail_t *t, const char *topic, cJSON *e, const char *what,
+         const char *text)
 {
-    time_t sec = (time_t) (ms / 1000);
-    struct tm tm;
-    if (ms <= 0) {
-        struct timeval tv;
-        gettimeofday (&tv, NULL);
-        sec = tv.tv_sec;
-        ms = (double) tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    if (hearth_conf_bool (t->conf, "json")) {
+        cJSON *own = e ? NULL : cJSON_CreateObject ();
+        if (own) {
+            cJSON_AddStringToObject (own, "event", what);
+            cJSON_AddStringToObject (own, "from", "hearth-tail");
+            cJSON_AddStringToObject (own, "message", text ? text : "");
+            cJSON_AddNumberToObject (own, "time_ms", (double) (zclock_time ()));
+        }
+        cJSON *o = e ? e : own;
+        if (cJSON_IsObject (o)
+            && !cJSON_GetObjectItemCaseSensitive (o, "topic"))
+            cJSON_AddStringToObject (o, "topic", topic);
+        char *json = o ? cJSON_PrintUnformatted (o) : NULL;
+        printf ("%s\n", json ? json : text ? text : "{}");
+        free (json);
+        cJSON_Delete (own);
     }
-    gmtime_r (&sec, &tm);
-    snprintf (buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-              tm.tm_min, tm.tm_sec, (int) ((int64_t) ms % 1000));
-}
-
-/* One readable line describing the event. */
-static void
-s_describe (const char *topic, const cJSON *e, char *buf, size_t size)
-{
-    const cJSON *w = cJSON_GetObjectItem (e, "worker");
-    const cJSON *a = cJSON_GetObjectItem (e, "app");
-    const cJSON *x = cJSON_GetObjectItem (e, "executor");
-    const cJSON *d = cJSON_GetObjectItem (e, "driver");
-    const char *what = s_str (e, "event");
-    if (strcmp (topic, "heartbeat") == 0 && w)
-        snprintf (buf, size,
-                  "worker %s %s cores %.0f/%.0f used, memory %.0f/%.0f MiB, "
-                  "heartbeat age %.0f ms",
-                  s_str (w, "id"), s_str (w, "host"), s_num (w, "cores_used"),
-                  s_num (w, "cores"), s_num (w, "memory_used_mb"),
-                  s_num (w, "memory_mb"), s_num (w, "heartbeat_age_ms"));
-    else if (strcmp (topic, "heartbeat") == 0)
-        snprintf (buf, size, "driver of %s", s_str (e, "app_id"));
-    else if (w)
-        snprintf (buf, size, "%s %s %s %s cores %.0f/%.0f%s%s", what,
-                  s_str (w, "id"), s_str (w, "host"), s_str (w, "state"),
-                  s_num (w, "cores_used"), s_num (w, "cores"),
-                  hearth_json_str (e, "reason") ? ": " : "",
-                  hearth_json_str (e, "reason") ? s_str (e, "reason") : "");
-    else if (a)
-        snprintf (buf, size, "%s %s (%s) %s cores %.0f%s%s", what,
-                  s_str (a, "id"), s_str (a, "name"), s_str (a, "state"),
-                  s_num (a, "cores_granted"),
-                  hearth_json_str (a, "reason") ? ": " : "",
-                  hearth_json_str (a, "reason") ? s_str (a, "reason") : "");
-    else if (x)
-        snprintf (buf, size, "%s %s/%.0f on %s: %s, %.0f cores%s%s", what,
-                  s_str (x, "app_id"), s_num (x, "exec_id"),
-                  s_str (x, "worker_id"), s_str (x, "state"),
-                  s_num (x, "cores"),
-                  hearth_json_str (e, "message") ? ", " : "",
-                  hearth_json_str (e, "message") ? s_str (e, "message") : "");
-    else if (d)
-        snprintf (buf, size, "%s %s %s on %s, launch %.0f%s%s", what,
-                  s_str (d, "id"), s_str (d, "state"), s_str (d, "worker_id"),
-                  s_num (d, "launches"),
-                  hearth_json_str (d, "error") ? ": " : "",
-                  hearth_json_str (d, "error") ? s_str (d, "error") : "");
-    else if (strcmp (topic, "master") == 0)
-        snprintf (buf, size, "%s %s %s%s%s", what, s_str (e, "url"),
-                  s_str (e, "status"),
-                  hearth_json_str (e, "reason") ? ": " : "",
-                  hearth_json_str (e, "reason") ? s_str (e, "reason") : "");
-    else
-        snprintf (buf, size, "%s %s", what, s_str (e, "url"));
+    else {
+        char stamp[96], line[1024];
+        const cJSON *ms =
+            e ? cJSON_GetObjectItemCaseSensitive (e, "time_ms") : NULL;
+        hearth_view_stamp (cJSON_IsNumber (ms) ? ms->valuedouble : 0, stamp,
+                           sizeof stamp);
+        if (e)
+            tail_event_describe (topic, e, t->names, line, sizeof line);
+        else
+            snprintf (line, sizeof line, "%s: %s", what, text ? text : "");
+        printf ("%s %-9s %s\n", stamp, topic, line);
+    }
+    fflush (stdout);
 }
 
 static void
 s_print_event (tail_t *t, const char *topic, const char *text)
 {
-    if (hearth_conf_bool (t->conf, "json")) {
-        printf ("%s\n", text);
-        fflush (stdout);
-        return;
-    }
     cJSON *e = cJSON_Parse (text);
-    char stamp[96], line[1024];
-    s_stamp (s_num (e, "time_ms"), stamp, sizeof stamp);
+    if (e && t->names)
+        tail_event_learn (t->names, e);
     if (e)
-        s_describe (topic, e, line, sizeof line);
+        s_print (t, topic, e, NULL, NULL);
+    else if (hearth_conf_bool (t->conf, "json"))
+        printf ("%s\n", text); /* not JSON: as it came */
     else
-        snprintf (line, sizeof line, "%s", text);
-    printf ("%s %-9s %s\n", stamp, topic, line);
-    fflush (stdout);
+        s_print (t, topic, NULL, "unreadable event", text);
     cJSON_Delete (e);
 }
 
-static int
-s_subscribe (tail_t *t, hearth_error_t *err)
-{
-    char url[600];
-    const char *events = hearth_conf_str (t->conf, "events");
-    if (!events) {
-        cJSON *state = s_master_state (t, err);
-        if (!state)
-            return -1;
-        snprintf (url, sizeof url, "%s", s_str (state, "events_url"));
-        cJSON_Delete (state);
-        events = url;
-    }
-    hearth_sock_opts_t opts = {.type = ZMQ_SUB};
-    hearth_curve_client_opts (&t->curve, &opts);
-    if (!(t->sub = hearth_sock_new (&opts, err))
-        || hearth_sock_connect (t->sub, events, err) < 0)
-        return -1;
-    const char *const *topics;
-    size_t n = hearth_conf_list (t->conf, "topic", &topics);
-    for (size_t i = 0; i < n; i++)
-        zsock_set_subscribe (t->sub, topics[i]);
-    if (n == 0)
-        zsock_set_subscribe (t->sub, "");
-    return 0;
-}
-
-/* True when the frame is exactly one of the wanted topics (SUB filters
+/* True when the frame is exactly one of the shown topics (SUB filters
    by prefix only). */
 static bool
 s_wanted (tail_t *t, const char *topic)
 {
-    const char *const *topics;
-    size_t n = hearth_conf_list (t->conf, "topic", &topics);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp (topics[i], topic) == 0)
+    for (size_t i = 0; i < t->ntopics; i++)
+        if (strcmp (t->topics[i], topic) == 0)
             return true;
-    return n == 0;
+    return false;
 }
 
 static int
 s_follow (tail_t *t)
 {
     hearth_error_t err;
-    if (s_subscribe (t, &err) < 0) {
+    /* --events spares the question to the master. */
+    bool ask = !hearth_conf_str (t->conf, "events");
+    cJSON *state = ask ? tail_link_state (t->link, &err) : NULL;
+    if (state && t->names)
+        hearth_view_learn (t->names, state);
+    if ((ask && !state)
+        || tail_link_subscribe (t->link, state, t->topics, t->ntopics, &err)
+               < 0) {
+        cJSON_Delete (state);
         fprintf (stderr, "hearth-tail: %s\n", err.text);
         return 1;
     }
+    cJSON_Delete (state);
     int64_t count = hearth_conf_isset (t->conf, "count")
                         ? hearth_conf_int (t->conf, "count")
                         : -1;
     int64_t seen = 0;
     while (count < 0 || seen < count) {
-        zmsg_t *msg = zmsg_recv (t->sub);
-        if (!msg)
+        char *topic, *text;
+        tail_link_news_t news = tail_link_next (t->link, &topic, &text);
+        if (news == TAIL_LINK_END)
             break;
-        char *topic = zmsg_popstr (msg);
-        char *text = zmsg_popstr (msg);
-        if (topic && text && s_wanted (t, topic)) {
+        if (news == TAIL_LINK_EVENT && s_wanted (t, topic)) {
             s_print_event (t, topic, text);
             seen++;
         }
+        else if (news != TAIL_LINK_EVENT)
+            s_print (t, "master", NULL,
+                     news == TAIL_LINK_GONE ? "gone" : "back", text);
         free (topic);
         free (text);
-        zmsg_destroy (&msg);
+    }
+    return 0;
+}
+
+/* --- the command line -------------------------------------------------- */
+
+/* The topics to show: --topic's, each one the master publishes, or all
+   but heartbeat.  0 or -1 after saying why. */
+static int
+s_topics_of (tail_t *t)
+{
+    t->ntopics = hearth_conf_list (t->conf, "topic", &t->topics);
+    if (t->ntopics == 0) {
+        t->topics = s_default_topics;
+        t->ntopics = sizeof s_default_topics / sizeof s_default_topics[0];
+    }
+    for (size_t i = 0; i < t->ntopics; i++) {
+        bool known = false;
+        for (size_t k = 0; k < sizeof s_topics / sizeof s_topics[0]; k++)
+            known |= strcmp (t->topics[i], s_topics[k]) == 0;
+        if (!known) {
+            fprintf (stderr,
+                     "hearth-tail: unknown topic '%s' (heartbeat, worker, app, "
+                     "executor, driver or master)\n",
+                     t->topics[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --master (and --events) must be tcp://HOST:PORT.  0 or -1. */
+static int
+s_check_urls (tail_t *t)
+{
+    static const char *const urls[] = {"master", "events", NULL};
+    for (int i = 0; urls[i]; i++) {
+        const char *url = hearth_conf_str (t->conf, urls[i]);
+        char host[256];
+        int port;
+        hearth_error_t err;
+        if (url && hearth_url_split (url, host, sizeof host, &port, &err) < 0) {
+            fprintf (stderr, "hearth-tail: bad --%s: %s\n", urls[i], err.text);
+            return -1;
+        }
     }
     return 0;
 }
@@ -385,6 +281,8 @@ s_parse (tail_t *t, int argc, char **argv)
                          "HEARTH_MASTER)\n");
         return -1;
     }
+    if (rc == 1 && (s_check_urls (t) < 0 || s_topics_of (t) < 0))
+        return -1;
     return rc;
 }
 
@@ -403,14 +301,21 @@ main (int argc, char **argv)
         fprintf (stderr, "hearth-tail: %s\n", err.text);
         rc = -1;
     }
+    if (rc > 0
+        && (!(t.link = tail_link_new (t.conf, &t.curve))
+            || (!hearth_conf_bool (t.conf, "full-ids")
+                && !(t.names = hearth_wnames_new ())))) {
+        fprintf (stderr, "hearth-tail: out of memory\n");
+        rc = -1;
+    }
     if (rc > 0) {
         hearth_zsys_init ();
         rc = hearth_conf_bool (t.conf, "state") ? s_state (&t) : s_follow (&t);
     }
     else
         rc = rc == 0 ? 0 : 2;
-    hearth_sock_destroy (&t.dealer);
-    hearth_sock_destroy (&t.sub);
+    tail_link_destroy (&t.link);
+    hearth_wnames_destroy (&t.names);
     hearth_curve_cleanup (&t.curve);
     hearth_conf_destroy (&t.conf);
     return rc;

@@ -15,7 +15,8 @@ EXTRA_DIST += scripts/start-master.sh scripts/start-worker.sh \
 	systemd/hearth-master.service.in systemd/hearth-worker.service.in
 
 dist_hearthconf_DATA = conf/workers.template conf/hearth-env.sh.template \
-	conf/master.env.template conf/worker.env.template
+	conf/master.env.template conf/worker.env.template \
+	conf/hearth-defaults.conf.template
 
 hearth_subst = sed -e 's|@bindir[@]|$(bindir)|g' \
 	-e 's|@hearthconfdir[@]|$(hearthconfdir)|g' \

@@ -291,7 +291,8 @@ s_env_add_all (s_env_t *env, char *const *entries)
 /* The driver's environment: its master, the worker's keys for it and
    its id first, then its settings (conf), the variables it was given
    (env), and the worker's own environment without the worker's HEARTH_
-   settings. */
+   settings (but where the programs and the configuration directory are:
+   the driver reads this machine's defaults file). */
 static int
 s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
 {
@@ -323,7 +324,8 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
         const char *eq = strchr (*e, '=');
         if (!eq
             || (strncmp (*e, "HEARTH_", 7) == 0
-                && strncmp (*e, "HEARTH_BIN_DIR=", 15) != 0))
+                && strncmp (*e, "HEARTH_BIN_DIR=", 15) != 0
+                && strncmp (*e, "HEARTH_CONF_DIR=", 16) != 0))
             continue;
         if (s_env_add (env, *e, (size_t) (eq - *e), eq + 1) < 0)
             return -1;

@@ -250,8 +250,9 @@ s_identity (worker_t *w, hearth_error_t *err)
     if (!w->master_url)
         return hearth_errprintf (err, "--master URL is required (or "
                                       "HEARTH_MASTER)");
-    if (hearth_url_split (w->master_url, host, sizeof host, &port, err) < 0)
-        return hearth_errprintf (err, "bad --master: %s", err->text);
+    hearth_error_t uerr;
+    if (hearth_url_split (w->master_url, host, sizeof host, &port, &uerr) < 0)
+        return hearth_errprintf (err, "bad --master: %s", uerr.text);
     if (!w->host) {
         /* what the master and the drivers see of this machine, not a
            loopback address that would name every worker alike */

@@ -30,7 +30,9 @@ DRIVER_TESTS = \
 	tests/driver/test-driver-retention.sh \
 	tests/driver/test-kill-app.sh \
 	tests/driver/test-fair.sh \
-	tests/driver/test-driver-relaunch-race.sh
+	tests/driver/test-driver-relaunch-race.sh \
+	tests/driver/test-submit-errors.sh \
+	tests/driver/test-defaults-file.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)

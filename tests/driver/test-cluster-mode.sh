@@ -106,9 +106,9 @@ check "... and its application KILLED" wait_for 5 jq_state \
 check "a second --kill says it has ended" grep -q "already ended: KILLED" "$T/err"
 
 # --- the state, as hearth-tail shows it ----------------------------------
-"$BIN/hearth-tail" "${M[@]}" --state >"$T/state"
+"$BIN/hearth-tail" "${M[@]}" --state --full-ids >"$T/state"
 check "hearth-tail --state lists the drivers" \
-  grep -Eq "^$ID +FINISHED .*worker-" "$T/state"
+  grep -Eq "^$ID +\S+ +FINISHED .*worker-" "$T/state"
 check "... and --state --json too" jq_driver "$LONG" '.state == "KILLED"'
 
 # --- refusals --------------------------------------------------------------

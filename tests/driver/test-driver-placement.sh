@@ -43,11 +43,11 @@ check "... MASTER_STATE shows what it holds" \
   driver "$D1" '.cores == 3 and .memory_mb == 1536'
 check "... and its worker uses 3 cores and 1536 MiB" \
   test "$(usage "$ID_w1")" = "3 1536"
-"$BIN/hearth-tail" "${M[@]}" --state >"$T/table"
+"$BIN/hearth-tail" "${M[@]}" --state --full-ids >"$T/table"
 check "... as hearth-tail --state shows too" \
   grep -Eq "^$ID_w1 +127\.0\.0\.1 +ALIVE +3/4 +1536/2048 " "$T/table"
 check "... and in its DRIVERS row" \
-  grep -Eq "^$D1 +RUNNING +$ID_w1 +3 +1536 " "$T/table"
+  grep -Eq "^$D1 +\S+ +RUNNING +$ID_w1 +3 +1536 " "$T/table"
 check "--kill stops it" kill_driver "$D1"
 check "... KILLED" driver "$D1" '.state == "KILLED"'
 check "... its worker's cores and memory given back" \

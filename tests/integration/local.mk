@@ -49,7 +49,9 @@ INTEGRATION_TESTS = \
 	tests/integration/test-recovery-replaced.sh \
 	tests/integration/test-worker-resources.sh \
 	tests/integration/test-peer-garbage.sh \
-	tests/integration/test-launch-storm.sh
+	tests/integration/test-launch-storm.sh \
+	tests/integration/test-admin.sh \
+	tests/integration/test-tail-defaults.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

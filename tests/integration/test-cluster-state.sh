@@ -20,17 +20,20 @@ check "worker fields" jq_state '.workers[0] | has("id") and has("host")
 check "cores and memory as offered" \
   jq_state 'all(.workers[]; .cores == 4 and .memory_mb == 4096)'
 
-"$BIN/hearth-tail" --master "$MASTER_URL" --state >"$T/table.txt"
+# --full-ids: rows start with the workers' ids (their short names are
+# test-tail-defaults.sh's).
+"$BIN/hearth-tail" --master "$MASTER_URL" --state --full-ids >"$T/table.txt"
 check "table lists the 3 workers ALIVE" \
   test "$(grep -c '^worker-.* ALIVE ' "$T/table.txt")" -eq 3
-# The table's sections and their headings (master/tail.c), in order.
+# The table's sections and their headings (libcore/stateview.c), in order.
 heading() { grep -Eq "^$1\$" "$T/table.txt"; }
 check "table headings: WORKERS, APPLICATIONS, EXECUTORS, DRIVERS, in order" \
   test "$(grep -E '^(WORKERS|APPLICATIONS|EXECUTORS|DRIVERS)$' "$T/table.txt" | tr '\n' ' ')" \
   = "WORKERS APPLICATIONS EXECUTORS DRIVERS "
 check "... with their columns" eval 'heading "ID +HOST +STATE +CORES +MEMORY \(MiB\) +LAST HEARTBEAT" &&
-  heading "ID +NAME +STATE +CORES +MAX" && heading "APP +EXEC +WORKER +CORES +MEMORY +STATE" &&
-  heading "ID +STATE +WORKER +CORES +MEMORY +LAUNCHES +APP"'
+  heading "ID +NAME +STATE +CORES +MAX +SUBMITTED +DURATION +REASON" &&
+  heading "APP +EXEC +WORKER +CORES +MEMORY +STATE" &&
+  heading "ID +NAME +STATE +WORKER +CORES +MEMORY +LAUNCHES +APP"'
 
 # With an application (2 executors of 1 core, 256 MiB) and a cluster-mode
 # driver (1 core, 512 MiB, a program: no application) running, every
@@ -47,7 +50,7 @@ D=$(head -1 "$T/driver.out")
 check "a cluster-mode driver runs" wait_for 20 jq_state \
   ".drivers[] | select(.id == \"$D\") | .state == \"RUNNING\""
 state_json >"$T/state.json"
-"$BIN/hearth-tail" --master "$MASTER_URL" --state >"$T/table.txt"
+"$BIN/hearth-tail" --master "$MASTER_URL" --state --full-ids >"$T/table.txt"
 # rows FILTER: the lines the table should have, from the JSON; each a
 # regular expression (ids and numbers only, nothing to escape).
 rows() { jq -r "$1" "$T/state.json"; }
@@ -68,19 +71,19 @@ check "... and heartbeats less than liveness x interval ago" eval \
   '[[ $(grep -Eo "[0-9]+ ms ago$" "$T/table.txt" | awk "\$1 >= $LIVENESS * $INTERVAL_MS" | wc -l) == 0 &&
      $(grep -Ec "^worker-.* [0-9]+ ms ago$" "$T/table.txt") == 3 ]]'
 check "APPLICATIONS: the application, RUNNING with 2 of max 2 cores" \
-  grep -Eq "^$APP_ID +tbl +RUNNING +2 +2\$" "$T/table.txt"
+  grep -Eq "^$APP_ID +tbl +RUNNING +2 +2 +[0-9T:-]+Z +[0-9.]+(ms|s)\$" "$T/table.txt"
 check "EXECUTORS: its 2 executors, each on its worker, 1 core, 256 MiB, RUNNING" \
   eval 'has_rows ".apps[] | select(.id == \"$APP_ID\") | .executors[] |
     \"\\(.app_id // \"$APP_ID\") +\\(.exec_id) +\\(.worker_id) +1 +256 +RUNNING\"" &&
     [[ $(grep -Ec "^$APP_ID +[0-9]+ +worker-" "$T/table.txt") == 2 ]]'
 check "DRIVERS: the driver, RUNNING on its worker, 1 core, 512 MiB, launched once" has_rows \
-  '.drivers[] | "\(.id) +RUNNING +\(.worker_id) +1 +512 +1 +-"'
+  '.drivers[] | "\(.id) +[^ ]+ +RUNNING +\(.worker_id) +1 +512 +1 +-"'
 kill -TERM "$APP_PID"
 "$BIN/hearth-submit" --master "$MASTER_URL" --kill "$D" >/dev/null 2>&1
 
 # Heartbeat events show each worker, its cores in use and the age.
 "$BIN/hearth-tail" --master "$MASTER_URL" --topic heartbeat --count 3 \
-  >"$T/beats.txt" &
+  --full-ids >"$T/beats.txt" &
 tail_pid=$!; PIDS+=($tail_pid)
 check "hearth-tail --topic heartbeat --count 3 exits" wait_for 10 \
   bash -c "! kill -0 $tail_pid"

@@ -14,7 +14,7 @@ $MAKE -s -C "$B" install DESTDIR="$D" >"$T/install.log" 2>&1
 check "make install DESTDIR=... succeeds" test $? -eq 0 || tail -20 "$T/install.log"
 eval "$($MAKE -s --no-print-directory -C "$B" print-install-dirs)"
 for p in hearth-master hearth-worker hearth-executor hearth-driver \
-  hearth-submit hearth-tail hearth-keygen; do
+  hearth-submit hearth-tail hearth-keygen hearth-admin; do
   check "installs $p" test -x "$D$bindir/$p"
 done
 for s in start-master start-worker start-cluster stop-cluster stop-master \
@@ -34,7 +34,7 @@ check "libhearth exports exactly the functions hearth.h declares" \
   test "$(nm -D --defined-only "$lib" | awk '{print $3}' | sort -u)" = \
   "$(grep -oE '\bhearth_[a-z_]+ \(' "$D$includedir/hearth.h" | tr -d ' (' | sort -u)"
 for c in workers.template hearth-env.sh.template master.env.template \
-  worker.env.template; do
+  worker.env.template hearth-defaults.conf.template; do
   check "installs the sample $c" test -f "$D$hearthconfdir/$c"
 done
 for u in hearth-master.service hearth-worker.service; do
@@ -47,7 +47,7 @@ check "installs docs/operations.md" test -f "$D$docdir/operations.md"
 # Every installed program answers --help, and the daemons document the
 # operating flags.
 for p in hearth-master hearth-worker hearth-executor hearth-driver \
-  hearth-submit hearth-tail hearth-keygen; do
+  hearth-submit hearth-tail hearth-keygen hearth-admin; do
   check "$p --help" eval '"$D$bindir/$p" --help >"$T/$p.help" 2>&1'
 done
 for f in --pid-file --log-file --ready-file --max-submit-size \

@@ -72,7 +72,7 @@ check "MASTER_STATE shows the worker unhealthy, with the reason" \
   grep -q -e 'No space left on device' -e 'Permission denied' <<<"$reason"
 check "... still ALIVE" test "$(worker_state "$BAD")" = ALIVE
 check "hearth-tail --state shows it" \
-  bash -c "'$BIN/hearth-tail' --master '$MASTER_URL' --state | grep -A1 '^$BAD ' | grep -q 'unhealthy: .*cannot create'"
+  bash -c "'$BIN/hearth-tail' --master '$MASTER_URL' --state --full-ids | grep -A1 '^$BAD ' | grep -q 'unhealthy: .*cannot create'"
 check "the master logged the worker's turn to unhealthy once" \
   test "$(count_lines "$T/master.log" "worker $BAD is unhealthy")" = 1
 # Room again: the next probe starts an executor, and the worker is healthy.

@@ -29,7 +29,7 @@ clean_groff() {
 }
 
 for p in hearth-master hearth-worker hearth-executor hearth-driver \
-  hearth-submit hearth-tail hearth-keygen; do
+  hearth-submit hearth-tail hearth-keygen hearth-admin; do
   page=$M/man1/$p.1
   check "installs $p(1)" test -s "$page"
   missing=""

@@ -11,18 +11,20 @@ deadline 90
 start_master || exit 1
 start_worker w1 || exit 1
 
-# tail_to FILE ARGS...: hearth-tail in the background, lines to $T/FILE.
+# tail_to FILE ARGS...: hearth-tail in the background, lines to $T/FILE
+# (workers by their ids: this test follows topics, not names).
 tail_to() {
   local file=$1; shift
-  "$BIN/hearth-tail" --master "$MASTER_URL" "$@" >"$T/$file" 2>&1 &
+  "$BIN/hearth-tail" --master "$MASTER_URL" --full-ids "$@" >"$T/$file" 2>&1 &
   PIDS+=($!)
   TAILS+=($!)
 }
 TAILS=()
 tail_to two.txt --topic app --topic executor
 tail_to driver.txt --topic driver
-tail_to all.txt
-# The tails subscribed when the unfiltered one sees a heartbeat.
+tail_to all.txt --topic heartbeat --topic worker --topic app \
+  --topic executor --topic driver --topic master
+# The tails subscribed when the one of every topic sees a heartbeat.
 wait_for 10 grep -q ' heartbeat ' "$T/all.txt" || fail "no heartbeat seen"
 sleep 0.3
 

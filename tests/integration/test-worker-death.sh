@@ -10,7 +10,8 @@ for w in w1 w2 w3; do start_worker "$w" || exit 1; done
 check "3 workers ALIVE" \
   wait_for 5 jq_state '[.workers[] | select(.state == "ALIVE")] | length == 3'
 
-"$BIN/hearth-tail" --master "$MASTER_URL" --topic worker >"$T/events.txt" &
+"$BIN/hearth-tail" --master "$MASTER_URL" --topic worker --full-ids \
+  >"$T/events.txt" &
 PIDS+=($!)
 # The SUB socket needs a moment to subscribe (slow joiner).
 sleep 0.5

@@ -88,7 +88,7 @@ follow() { # NAME ARGS...: hearth-tail following events to $T/NAME.events
   printf -v "TAIL_$name" '%s' "$!"
 }
 # shellcheck disable=SC2046
-follow legit $(client_keys client)
+follow legit $(client_keys client) --topic heartbeat
 follow nokey_tail
 follow unknown_tail --curve-secret "$T/other/client.key_secret" --master-key "$K/master.key"
 follow wrongmaster_tail --curve-secret "$K/client.key_secret" --master-key "$T/other/master.key"
@@ -158,9 +158,9 @@ check "... while the others are still served" served client
 kill -HUP "$MASTER_PID"
 wait_for 5 served watcher
 # shellcheck disable=SC2046
-follow watcher $(client_keys watcher)
+follow watcher $(client_keys watcher) --topic heartbeat
 # shellcheck disable=SC2046
-follow keeper $(client_keys client)
+follow keeper $(client_keys client) --topic heartbeat
 check "a tail with a new key receives events" \
   wait_for 5 grep -q '"event":"heartbeat"' "$T/watcher.events"
 W2_PUB=$(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/clients/w2.key")

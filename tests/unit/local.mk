@@ -157,3 +157,14 @@ UNIT_TESTS += tests/unit/test_partition
 tests_unit_test_partition_SOURCES = tests/unit/test_partition.c
 tests_unit_test_partition_CFLAGS = $(unit_cflags)
 tests_unit_test_partition_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_wnames
+tests_unit_test_wnames_SOURCES = tests/unit/test_wnames.c
+tests_unit_test_wnames_CFLAGS = $(unit_cflags)
+tests_unit_test_wnames_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_stateview
+tests_unit_test_stateview_SOURCES = tests/unit/test_stateview.c \
+	tests/unit/testutil.h
+tests_unit_test_stateview_CFLAGS = $(unit_cflags)
+tests_unit_test_stateview_LDADD = $(unit_libs)

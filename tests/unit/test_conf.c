@@ -48,6 +48,10 @@ static const hearth_opt_t s_opts[] = {
      .help = "fill one worker first",
      .alias_of = "policy",
      .alias_value = "consolidate"},
+    {.name = "state",
+     .type = HEARTH_OPT_STR,
+     .help = "a subcommand's filter",
+     .flag_only = true},
     {.name = NULL},
 };
 
@@ -354,6 +358,156 @@ test_bad_file (void **state)
 }
 
 /* ---------------------------------------------------------------------
+   The defaults file */
+
+/* Parse argv with the defaults file at path (strict or not) into a new
+   conf; -1 (with err) or the first positional's index into *rc. */
+static hearth_conf_t *
+s_parse_defaults (const char **argv, const char *path, bool strict, int *rc,
+                  hearth_error_t *err)
+{
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
+    assert_non_null (conf);
+    assert_int_equal (hearth_conf_use_defaults (conf, path, strict), 0);
+    *rc = hearth_conf_parse (conf, argc, (char **) argv, err);
+    return conf;
+}
+
+/* Flags beat the environment, which beats --conf FILE, which beats the
+   defaults file, which beats the built-in defaults: each level wins when
+   it is the strongest one given. */
+static void
+test_defaults_file_precedence (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    int rc;
+    const char *dflt = s_file ("defaults.conf", "port = 1001\nname = dfile\n"
+                                                "memory = 2G\nretries = 7\n"
+                                                "lib = a.so,b.so\n");
+    const char *file = s_file ("a.conf", "port = 1002\nname = file\n");
+    setenv ("HEARTH_NAME", "env", 1);
+    setenv ("HEARTH_MEMORY", "3G", 1);
+    const char *argv[] = {PROGRAM, "--conf", file, "--memory", "4G", NULL};
+    hearth_conf_t *conf = s_parse_defaults (argv, dflt, false, &rc, &err);
+    assert_int_equal (rc, 5);
+    /* memory: flag, over environment and defaults file */
+    assert_int_equal (hearth_conf_bytes (conf, "memory"), 4 * HEARTH_GiB);
+    /* name: environment, over --conf file and defaults file */
+    assert_string_equal (hearth_conf_str (conf, "name"), "env");
+    assert_int_equal (hearth_conf_source (conf, "name"), HEARTH_SRC_ENV);
+    /* port: --conf file, over the defaults file */
+    assert_int_equal (hearth_conf_int (conf, "port"), 1002);
+    /* retries: only in the defaults file, over nothing */
+    assert_int_equal (hearth_conf_int (conf, "retries"), 7);
+    assert_int_equal (hearth_conf_source (conf, "retries"),
+                      HEARTH_SRC_DEFAULTS_FILE);
+    const char *const *items;
+    assert_int_equal (hearth_conf_list (conf, "lib", &items), 2);
+    assert_string_equal (items[1], "b.so");
+    /* policy: the built-in default, in no file */
+    assert_string_equal (hearth_conf_str (conf, "policy"), "spread");
+    assert_int_equal (hearth_conf_source (conf, "policy"), HEARTH_SRC_DEFAULT);
+    hearth_conf_destroy (&conf);
+
+    /* without the defaults file asked for, it is not read */
+    const char *none[] = {PROGRAM, NULL};
+    conf = s_parse (none, NULL);
+    assert_int_equal (hearth_conf_source (conf, "retries"), HEARTH_SRC_UNSET);
+    hearth_conf_destroy (&conf);
+}
+
+/* Where the defaults file is, and what a missing or bad one does. */
+static void
+test_defaults_file_errors (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    int rc;
+    char path[300], want[600];
+    setenv ("HEARTH_CONF_DIR", "/etc/elsewhere", 1);
+    assert_string_equal (hearth_conf_defaults_path (path, sizeof path),
+                         "/etc/elsewhere/hearth-defaults.conf");
+    unsetenv ("HEARTH_CONF_DIR");
+    assert_string_equal (hearth_conf_defaults_path (path, sizeof path),
+                         HEARTH_SYSCONFDIR "/hearth/hearth-defaults.conf");
+
+    /* no such file: no defaults, no error */
+    snprintf (path, sizeof path, "%s/no-defaults.conf", s_dir);
+    const char *argv[] = {PROGRAM, NULL};
+    hearth_conf_t *conf = s_parse_defaults (argv, path, true, &rc, &err);
+    assert_int_equal (rc, 1);
+    hearth_conf_destroy (&conf);
+
+    /* a bad line names the file and the line */
+    const char *bad = s_file ("defaults.conf", "# ok\nport = 1\nport: 2\n");
+    conf = s_parse_defaults (argv, bad, false, &rc, &err);
+    assert_int_equal (rc, -1);
+    snprintf (want, sizeof want, "%s:3: expected 'key = value'", bad);
+    assert_string_equal (err.text, want);
+    hearth_conf_destroy (&conf);
+    bad = s_file ("defaults.conf", "\nport = 70000\n");
+    conf = s_parse_defaults (argv, bad, false, &rc, &err);
+    assert_int_equal (rc, -1);
+    snprintf (want, sizeof want,
+              "%s:2: defaults file: bad value for port: ", bad);
+    assert_contains (err.text, want);
+    hearth_conf_destroy (&conf);
+
+    /* an unknown key: ignored, unless strict; a flag-only option is not
+       a setting a file may hold */
+    bad = s_file ("defaults.conf", "port = 5\nprot = 6\nstate = RUNNING\n");
+    conf = s_parse_defaults (argv, bad, false, &rc, &err);
+    assert_int_equal (rc, 1);
+    assert_int_equal (hearth_conf_int (conf, "port"), 5);
+    assert_false (hearth_conf_isset (conf, "state"));
+    hearth_conf_destroy (&conf);
+    conf = s_parse_defaults (argv, bad, true, &rc, &err);
+    assert_int_equal (rc, -1);
+    snprintf (want, sizeof want,
+              "%s:2: unknown setting 'prot' (" PROGRAM " --help lists them)",
+              bad);
+    assert_string_equal (err.text, want);
+    hearth_conf_destroy (&conf);
+
+    /* --help is answered whatever the defaults file holds */
+    const char *help[] = {PROGRAM, "--help", NULL};
+    conf = s_parse_defaults (help, bad, true, &rc, &err);
+    assert_true (rc >= 0);
+    assert_true (hearth_conf_wants_help (conf));
+    hearth_conf_destroy (&conf);
+}
+
+/* A flag-only option comes from the command line alone; more flags can be
+   parsed after a subcommand. */
+static void
+test_flag_only_and_more (void **state)
+{
+    (void) state;
+    setenv ("HEARTH_STATE", "FROM-ENV", 1);
+    const char *argv[] = {PROGRAM,   "--port",  "9",      "list",
+                          "--state", "RUNNING", "--name", "n",
+                          "ID1",     "--bad",   NULL};
+    int first;
+    hearth_conf_t *conf = s_parse (argv, &first);
+    assert_int_equal (first, 3);
+    assert_false (hearth_conf_isset (conf, "state"));
+    hearth_error_t err;
+    int next = hearth_conf_parse_more (conf, 10, (char **) argv, 4, &err);
+    assert_int_equal (next, 8);
+    assert_string_equal (hearth_conf_str (conf, "state"), "RUNNING");
+    assert_string_equal (hearth_conf_str (conf, "name"), "n");
+    assert_int_equal (hearth_conf_int (conf, "port"), 9);
+    assert_int_equal (
+        hearth_conf_parse_more (conf, 10, (char **) argv, 9, &err), -1);
+    assert_contains (err.text, "unknown option --bad");
+    hearth_conf_destroy (&conf);
+}
+
+/* ---------------------------------------------------------------------
    --conf KEY=VALUE */
 
 static void
@@ -640,8 +794,8 @@ s_group_teardown (void **state)
 {
     (void) state;
     static const char *const names[] = {
-        "levels.conf", "a.conf",   "lib.conf", "syntax.conf",
-        "one.conf",    "two.conf", "bad.conf", "value.conf",
+        "levels.conf", "a.conf",   "lib.conf",   "syntax.conf",   "one.conf",
+        "two.conf",    "bad.conf", "value.conf", "defaults.conf",
     };
     char path[300];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -662,6 +816,9 @@ main (void)
         cmocka_unit_test_setup (test_conf_file_syntax, s_setup),
         cmocka_unit_test_setup (test_hearth_conf_env, s_setup),
         cmocka_unit_test_setup (test_bad_file, s_setup),
+        cmocka_unit_test_setup (test_defaults_file_precedence, s_setup),
+        cmocka_unit_test_setup (test_defaults_file_errors, s_setup),
+        cmocka_unit_test_setup (test_flag_only_and_more, s_setup),
         cmocka_unit_test_setup (test_conf_key_value, s_setup),
         cmocka_unit_test_setup (test_alias, s_setup),
         cmocka_unit_test_setup (test_bool_flags, s_setup),

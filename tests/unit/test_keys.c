@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +91,13 @@ test_secret_refused_when_readable (void **state)
     assert_int_equal (chmod (base, 0600), 0);
     assert_null (hearth_keys_load_secret (base, &err));
     assert_contains (err.text, "holds no secret key");
+    /* ... and, readable by all as a public key is, it is named as the
+       wrong file, not as a secret to chmod (issue 13). */
+    assert_int_equal (chmod (base, 0644), 0);
+    assert_null (hearth_keys_load_secret (base, &err));
+    assert_contains (err.text, "is a public key");
+    assert_contains (err.text, secret);
+    assert_null (strstr (err.text, "chmod"));
 }
 
 static void

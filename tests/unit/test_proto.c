@@ -159,6 +159,15 @@ static const s_sample_t s_samples[HEARTH_CMD_COUNT] = {
         "'packed':2}", 3, {24, 0, 0}, 3},
     [HEARTH_CMD_WORKER_STOPPING] = {
         "{'id':'node-a','reason':'stopped: SIGTERM'}"},
+    [HEARTH_CMD_DRAIN_WORKER] = {
+        "{'worker_id':'" WORKER_ID "','reason':'disk replacement'}"},
+    [HEARTH_CMD_DRAIN_WORKER_RESPONSE] = {
+        "{'ok':true,'worker_id':'" WORKER_ID "','draining':true,"
+        "'message':'draining: nothing new is placed on it'}"},
+    [HEARTH_CMD_RESUME_WORKER] = {"{'worker_id':'" WORKER_ID "'}"},
+    [HEARTH_CMD_RESUME_WORKER_RESPONSE] = {
+        "{'ok':true,'worker_id':'" WORKER_ID "','draining':false,"
+        "'message':'taking work'}"},
 };
 /* clang-format on */
 

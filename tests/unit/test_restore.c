@@ -123,6 +123,11 @@ s_fill (s_books_t *b)
     registry_exec_set_state (b->reg, e0, EXEC_RUNNING, NULL, -1, false);
     registry_exec_set_state (b->reg, e1, EXEC_FAILED, "boom", 3, false);
     (void) e2;
+    /* w1 drained (journaled with its reason); w2 drained, then resumed */
+    assert_int_equal (registry_worker_drain (b->reg, w1, true, "disk swap"), 1);
+    assert_int_equal (registry_worker_drain (b->reg, w1, true, "again"), 0);
+    assert_int_equal (registry_worker_drain (b->reg, w2, true, NULL), 1);
+    assert_int_equal (registry_worker_drain (b->reg, w2, false, NULL), 1);
     registry_worker_dead (b->reg, w2, "silent", 5);
     reg_app_t *a2 = s_app (b->reg, "two");
     snprintf (b->app2, sizeof b->app2, "%s", a2->id);
@@ -192,6 +197,10 @@ s_check_restored (s_books_t *b, registry_t *r)
     assert_string_equal (w1->work_dir_id, "boot-1:fd00:host1");
     assert_int_equal (w1->cores, 8);
     assert_null (w1->routing_id);
+    assert_true (w1->draining);
+    assert_string_equal (w1->drain_reason, "disk swap");
+    assert_false (w2->draining);
+    assert_null (w2->drain_reason);
     /* exec 0 (2 cores, 512) and the running driver (1 core, 256) */
     assert_int_equal (w1->cores_used, 3);
     assert_int_equal (w1->memory_used_mb, 768);

@@ -178,6 +178,17 @@ test_url_split (void **state)
     assert_int_equal (
         hearth_url_split ("tcp://h:0", host, sizeof host, &port, &err), -1);
     assert_string_equal (err.text, "'tcp://h:0': bad port '0'");
+    /* what is wrong is said (issue 13: "tcp://127.0.0.1" without a port) */
+    static const char *const no_port[] = {
+        "tcp://h", "tcp://h:", "tcp://127.0.0.1", "tcp://[::1]"};
+    for (size_t i = 0; i < sizeof no_port / sizeof no_port[0]; i++) {
+        assert_int_equal (
+            hearth_url_split (no_port[i], host, sizeof host, &port, &err), -1);
+        assert_contains (err.text, "missing port");
+    }
+    assert_int_equal (
+        hearth_url_split ("tcp://:7077", host, sizeof host, &port, &err), -1);
+    assert_contains (err.text, "missing host");
     assert_int_equal (hearth_url_split (NULL, host, sizeof host, &port, &err),
                       -1);
     assert_string_equal (err.text, "'' is not a tcp://HOST:PORT URL");

@@ -1,0 +1,73 @@
+/*  stateview.h - the cluster's state as tables for people: the workers,
+    applications, executors and drivers of a MASTER_STATE_RESPONSE body,
+    as hearth-tail --state and hearth-admin print them.
+
+    Rows can be filtered by state and by name (a shell glob, fnmatch(3)),
+    and workers are shown by their short names (wnames.h) when a name set
+    is given.  A worker's shown state is DRAINING while it is ALIVE and
+    drained.  Applications show when they were submitted, how long they
+    ran (or have run so far) and, once ended, their final state's reason.
+
+    Everything here borrows what it is given and prints to out; nothing
+    is kept.
+*/
+#ifndef HEARTH_LIBCORE_STATEVIEW_H
+#define HEARTH_LIBCORE_STATEVIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "libcore/wnames.h"
+
+/* How rows are chosen and shown. */
+typedef struct {
+    const char *state;      /* only rows shown in this state, or NULL */
+    const char *name;       /* only rows whose name matches this glob (a
+                               worker's: its id or its short name), or
+                               NULL */
+    hearth_wnames_t *names; /* short worker names (borrowed), or NULL: ids
+                               in full */
+    int64_t now_ms;         /* wall clock the state was taken at (its
+                               time_ms): how long running ones have run */
+} hearth_view_t;
+
+/* Make every worker id of state (workers, executors, drivers) known to
+   names.  0, or -1 when out of memory. */
+int hearth_view_learn (hearth_wnames_t *names, const cJSON *state);
+
+/* The tables, each with its heading line; the rows v selects.  Each
+   returns how many rows it printed. */
+size_t hearth_view_workers (FILE *out, const cJSON *state,
+                            const hearth_view_t *v);
+size_t hearth_view_apps (FILE *out, const cJSON *state, const hearth_view_t *v);
+size_t hearth_view_executors (FILE *out, const cJSON *state,
+                              const hearth_view_t *v);
+size_t hearth_view_drivers (FILE *out, const cJSON *state,
+                            const hearth_view_t *v);
+
+/* Whether a row (a worker, application or driver object of the state)
+   is one v selects. */
+bool hearth_view_match (const hearth_view_t *v, const cJSON *row);
+
+/* A worker's state as shown: DRAINING for a drained ALIVE worker, else
+   its state (borrowed; "-" when it has none). */
+const char *hearth_view_worker_state (const cJSON *worker);
+
+/* Readers of a state's objects: a number member (0 when absent), a
+   string member ("-" when absent, borrowed), a worker id as v's names
+   show it ("-" for NULL; borrowed). */
+double hearth_view_num (const cJSON *o, const char *name);
+const char *hearth_view_text (const cJSON *o, const char *name);
+const char *hearth_view_worker_name (hearth_wnames_t *names, const char *id);
+
+/* A wall-clock time (ms since the epoch; 0 or less: now) as
+   2026-12-01T09:30:00.123Z. */
+void hearth_view_stamp (double ms, char *buf, size_t size);
+
+/* A duration as 850ms, 12.3s, 4m05s, 2h07m or 3d04h. */
+void hearth_view_duration (int64_t ms, char *buf, size_t size);
+
+#endif

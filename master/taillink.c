@@ -1,0 +1,343 @@
+/*  taillink.c - hearth-tail's links to the master; see taillink.h.
+
+    One zmq_poll over three sockets: the SUB of the events, the PAIR end
+    of its socket monitor (DISCONNECTED, HANDSHAKE_SUCCEEDED), and the
+    DEALER of MASTER_STATE while a probe is out. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <czmq.h>
+
+#include "libcore/clock.h"
+#include "libcore/proto.h"
+#include "libcore/sock.h"
+#include "master/taillink.h"
+
+struct tail_link {
+    hearth_conf_t *conf;         /* master, events, timeout (borrowed) */
+    const hearth_curve_t *curve; /* keys (borrowed) */
+    zsock_t *dealer;             /* MASTER_STATE, or NULL */
+    zsock_t *sub;                /* the events, or NULL */
+    zsock_t *monitor;            /* the SUB's monitor events (PAIR) */
+    unsigned monitors;           /* monitors made, for their endpoints */
+    char events_url[600];        /* what sub is connected to */
+    const char *const *topics;   /* subscribed (borrowed) */
+    size_t ntopics;              /* entries in topics */
+    bool up;                     /* the master is there, as far as known */
+    bool shaken;                 /* the SUB's connection completed its
+                                    handshake (a refused one never does) */
+    bool refusal_said;           /* a failed handshake was told */
+    bool probing;                /* a MASTER_STATE is out while it is away */
+    int64_t probe_deadline_ms;   /* monotonic: a fresh socket after this */
+};
+
+tail_link_t *
+tail_link_new (hearth_conf_t *conf, const hearth_curve_t *curve)
+{
+    tail_link_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->conf = conf;
+    self->curve = curve;
+    self->up = true;
+    return self;
+}
+
+static void
+s_close_sub (tail_link_t *self)
+{
+    if (self->sub)
+        zmq_socket_monitor (zsock_resolve (self->sub), NULL, 0);
+    hearth_sock_destroy (&self->sub);
+    hearth_sock_destroy (&self->monitor);
+}
+
+void
+tail_link_destroy (tail_link_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    tail_link_t *self = *self_p;
+    s_close_sub (self);
+    hearth_sock_destroy (&self->dealer);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+/* --- MASTER_STATE -------------------------------------------------------- */
+
+/* Send MASTER_STATE on the DEALER (made first if need be).  0 or -1. */
+static int
+s_ask (tail_link_t *self, hearth_error_t *err)
+{
+    const char *url = hearth_conf_str (self->conf, "master");
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (self->curve, &opts);
+    if (!self->dealer
+        && (!(self->dealer = hearth_sock_new (&opts, err))
+            || hearth_sock_connect (self->dealer, url, err) < 0)) {
+        hearth_sock_destroy (&self->dealer);
+        return -1;
+    }
+    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
+    if (!req)
+        return hearth_errprintf (err, "out of memory");
+    return hearth_msg_send (&req, self->dealer, NULL, err);
+}
+
+/* The MASTER_STATE_RESPONSE waiting on the DEALER: its body, or NULL with
+   err (another answer: an ERROR). */
+static cJSON *
+s_answer (tail_link_t *self, hearth_error_t *err)
+{
+    hearth_msg_t *reply = hearth_msg_recv (self->dealer, NULL, err);
+    if (!reply)
+        return NULL;
+    cJSON *body = NULL;
+    if (reply->cmd == HEARTH_CMD_MASTER_STATE_RESPONSE) {
+        body = reply->body;
+        reply->body = NULL;
+    }
+    else
+        hearth_errprintf (err, "the master answered %s: %s",
+                          hearth_cmd_name (reply->cmd),
+                          hearth_json_str (reply->body, "message")
+                              ? hearth_json_str (reply->body, "message")
+                              : "");
+    hearth_msg_destroy (&reply);
+    return body;
+}
+
+cJSON *
+tail_link_state (tail_link_t *self, hearth_error_t *err)
+{
+    if (s_ask (self, err) < 0)
+        return NULL;
+    int64_t timeout = hearth_conf_ms (self->conf, "timeout");
+    zpoller_t *poller = zpoller_new (self->dealer, NULL);
+    void *ready = poller ? zpoller_wait (poller, (int) timeout) : NULL;
+    zpoller_destroy (&poller);
+    if (ready)
+        return s_answer (self, err);
+    /* A late answer must not be taken for the next request's. */
+    hearth_sock_destroy (&self->dealer);
+    hearth_errprintf (err, "no answer from the master at %s within %lld ms",
+                      hearth_conf_str (self->conf, "master"),
+                      (long long) timeout);
+    return NULL;
+}
+
+/* --- the events ---------------------------------------------------------- */
+
+/* A SUB to url, its monitor watching for the connection's end and its
+   handshakes.  0 or -1 with err. */
+static int
+s_open_sub (tail_link_t *self, const char *url, hearth_error_t *err)
+{
+    hearth_sock_opts_t opts = {.type = ZMQ_SUB};
+    hearth_curve_client_opts (self->curve, &opts);
+    char endpoint[80];
+    snprintf (endpoint, sizeof endpoint, "inproc://hearth-tail-%p-%u",
+              (void *) self, self->monitors++);
+    if (!(self->sub = hearth_sock_new (&opts, err)))
+        return -1;
+    int events = ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_HANDSHAKE_SUCCEEDED
+                 | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                 | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                 | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    self->shaken = false;
+    if (zmq_socket_monitor (zsock_resolve (self->sub), endpoint, events) < 0
+        || !(self->monitor = zsock_new_pair (endpoint))) {
+        s_close_sub (self);
+        return hearth_errprintf (err, "cannot watch the events socket: %s",
+                                 zmq_strerror (errno));
+    }
+    if (hearth_sock_connect (self->sub, url, err) < 0) {
+        s_close_sub (self);
+        return -1;
+    }
+    for (size_t i = 0; i < self->ntopics; i++)
+        zsock_set_subscribe (self->sub, self->topics[i]);
+    snprintf (self->events_url, sizeof self->events_url, "%s", url);
+    return 0;
+}
+
+int
+tail_link_subscribe (tail_link_t *self, const cJSON *state,
+                     const char *const *topics, size_t n, hearth_error_t *err)
+{
+    const char *url = hearth_conf_str (self->conf, "events");
+    if (!url)
+        url = hearth_json_str (state, "events_url");
+    if (!url)
+        return hearth_errprintf (err, "the master did not say its events URL "
+                                      "(give --events URL)");
+    self->topics = topics;
+    self->ntopics = n;
+    s_close_sub (self);
+    return s_open_sub (self, url, err);
+}
+
+/* --- following --------------------------------------------------------- */
+
+/* news, with *text made from fmt (NULL when out of memory). */
+static tail_link_news_t s_news (tail_link_news_t news, char **text,
+                                const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+static tail_link_news_t
+s_news (tail_link_news_t news, char **text, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    if (vasprintf (text, fmt, ap) < 0)
+        *text = NULL;
+    va_end (ap);
+    return news;
+}
+
+/* What the monitor says; TAIL_LINK_END when it is not news.  Only a
+   connection that completed its handshake can be lost: one the master
+   refuses (keys) never was there, and is told once on stderr. */
+static tail_link_news_t
+s_on_monitor (tail_link_t *self, char **text)
+{
+    zmsg_t *msg = zmsg_recv (self->monitor);
+    zframe_t *event = msg ? zmsg_first (msg) : NULL;
+    uint16_t id = 0;
+    if (event && zframe_size (event) >= 2)
+        memcpy (&id, zframe_data (event), sizeof id);
+    zmsg_destroy (&msg);
+    bool refused = id == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL
+                   || id == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL
+                   || id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    if (refused && !self->refusal_said) {
+        self->refusal_said = true;
+        fprintf (stderr,
+                 "hearth-tail: the events socket at %s refused the handshake "
+                 "(%s)\n",
+                 self->events_url,
+                 id == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH
+                     ? "our key is not admitted"
+                     : "its keys and ours do not match, or it is no master");
+    }
+    bool lost = id == ZMQ_EVENT_DISCONNECTED && self->shaken;
+    if (id == ZMQ_EVENT_DISCONNECTED)
+        self->shaken = false;
+    if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED)
+        self->shaken = true;
+    if (lost && self->up) {
+        self->up = false;
+        return s_news (TAIL_LINK_GONE, text,
+                       "the connection to %s closed: the master stopped, or "
+                       "the network cut it off; waiting for it",
+                       self->events_url);
+    }
+    if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !self->up) {
+        self->up = true;
+        self->probing = false;
+        return s_news (TAIL_LINK_BACK, text, "events from %s again",
+                       self->events_url);
+    }
+    return TAIL_LINK_END;
+}
+
+/* The probe's answer: the master is back, followed to its events URL
+   when that changed (and --events did not fix it). */
+static tail_link_news_t
+s_on_probe (tail_link_t *self, char **text)
+{
+    hearth_error_t err;
+    cJSON *state = s_answer (self, &err);
+    self->probing = false;
+    if (!state || self->up) {
+        cJSON_Delete (state);
+        return TAIL_LINK_END;
+    }
+    const char *url = hearth_json_str (state, "events_url");
+    bool moved = url && !hearth_conf_str (self->conf, "events")
+                 && strcmp (url, self->events_url) != 0;
+    if (moved) {
+        s_close_sub (self);
+        if (s_open_sub (self, url, &err) < 0) {
+            cJSON_Delete (state);
+            return s_news (TAIL_LINK_GONE, text, "the master is back, but %s",
+                           err.text);
+        }
+    }
+    self->up = true;
+    const char *status = hearth_json_str (state, "status");
+    tail_link_news_t news =
+        s_news (TAIL_LINK_BACK, text, "the master answers again (%s)%s%s",
+                status ? status : "?", moved ? ", events now from " : "",
+                moved ? url : "");
+    cJSON_Delete (state);
+    return news;
+}
+
+/* While the master is away: one MASTER_STATE out at a time, each on a
+   fresh socket (after a silent --timeout, or a probe left unanswered when
+   the events came back first), so that no stale answer is ever read as
+   the master's return. */
+static void
+s_probe (tail_link_t *self, int64_t now)
+{
+    if (self->up || (self->probing && now < self->probe_deadline_ms))
+        return;
+    hearth_sock_destroy (&self->dealer);
+    self->probing = s_ask (self, NULL) == 0;
+    self->probe_deadline_ms = now + hearth_conf_ms (self->conf, "timeout");
+}
+
+/* The next event on the SUB, or TAIL_LINK_END when it is not one. */
+static tail_link_news_t
+s_on_event (tail_link_t *self, char **topic, char **text)
+{
+    zmsg_t *msg = zmsg_recv (self->sub);
+    *topic = msg ? zmsg_popstr (msg) : NULL;
+    *text = msg ? zmsg_popstr (msg) : NULL;
+    zmsg_destroy (&msg);
+    if (*topic && *text)
+        return TAIL_LINK_EVENT;
+    free (*topic);
+    free (*text);
+    *topic = *text = NULL;
+    return TAIL_LINK_END;
+}
+
+tail_link_news_t
+tail_link_next (tail_link_t *self, char **topic, char **text)
+{
+    *topic = *text = NULL;
+    while (self->sub && !zsys_interrupted) {
+        int64_t now = hearth_mono_ms ();
+        s_probe (self, now);
+        zmq_pollitem_t items[3] = {
+            {zsock_resolve (self->sub), 0, ZMQ_POLLIN, 0},
+            {zsock_resolve (self->monitor), 0, ZMQ_POLLIN, 0},
+            {self->probing ? zsock_resolve (self->dealer) : NULL, 0, ZMQ_POLLIN,
+             0}};
+        long timeout =
+            self->probing ? (long) (self->probe_deadline_ms - now) : -1;
+        int rc = zmq_poll (items, self->probing ? 3 : 2,
+                           timeout < 0 && self->probing ? 0 : timeout);
+        if (rc < 0 && errno != EINTR)
+            break;
+        tail_link_news_t news = TAIL_LINK_END;
+        if (items[1].revents & ZMQ_POLLIN)
+            news = s_on_monitor (self, text);
+        else if (items[0].revents & ZMQ_POLLIN)
+            news = s_on_event (self, topic, text);
+        else if (self->probing && (items[2].revents & ZMQ_POLLIN))
+            news = s_on_probe (self, text);
+        if (news != TAIL_LINK_END)
+            return news;
+    }
+    return TAIL_LINK_END;
+}
