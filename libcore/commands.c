@@ -117,6 +117,7 @@ static const hearth_field_t s_update[] = {
     INT ("run_us", false, 0, MAX_TASK_ID),
     FRAME ("result", false),
     BOOL ("truncated", false),
+    BOOL ("permanent", false),
     END};
 
 /* Element descriptors built from the member lists. */

@@ -293,17 +293,26 @@ s_fail_job (hearth_taskset_t *self, uint64_t job)
     }
 }
 
-/* A task's attempt did not succeed (failed or lost): run it again, or
-   give up on its job.  Returns true if the job was failed. */
+/* How an attempt that did not succeed ended. */
+typedef enum {
+    S_FAILED,    /* it failed: counts toward max_failures */
+    S_LOST,      /* lost with its executor: toward max_lost */
+    S_PERMANENT, /* it failed, and a retry would too */
+} s_miss_t;
+
+/* A task's attempt did not succeed: run it again, or give up on its job.
+   Returns true if the job was failed. */
 static bool
 s_requeue (hearth_taskset_t *self, ts_stage_t *st, uint64_t index, int attempt,
-           int exec_id, bool lost)
+           int exec_id, s_miss_t miss)
 {
     ts_task_t *t = &st->tasks[index];
     if (t->state == TASK_DONE || st->failed)
         return false;
-    bool give_up = lost ? ++t->lost > self->opts.max_lost
-                        : ++t->failures >= self->opts.max_failures;
+    bool lost = miss == S_LOST;
+    bool give_up = miss == S_PERMANENT
+                   || (lost ? ++t->lost > self->opts.max_lost
+                            : ++t->failures >= self->opts.max_failures);
     if (give_up) {
         hearth_ts_event_t ev = {.type = HEARTH_TS_EV_JOB_FAILED,
                                 .job = st->job,
@@ -338,7 +347,7 @@ hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
         ts_stage_t *st = ts_stage (self, key.stage);
         if (!st || killing)
             continue;
-        s_requeue (self, st, key.index, key.attempt, exec_id, true);
+        s_requeue (self, st, key.index, key.attempt, exec_id, S_LOST);
         requeued++;
     }
     self->cores -= (uint64_t) e->cores;
@@ -414,7 +423,7 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
     ts_stage_t *st = ts_stage (self, stage);
     bool killing = a->killing;
     s_attempt_drop (self, a);
-    if (state == HEARTH_TS_FINISHED || state == HEARTH_TS_FAILED)
+    if (state != HEARTH_TS_KILLED)
         s_note_run_time (self, run_us);
     if (!st || st->failed)
         return HEARTH_TS_RELEASED;
@@ -422,8 +431,10 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
         return s_finished (self, st, index, run_us);
     if (killing || st->tasks[index].state == TASK_DONE)
         return HEARTH_TS_RELEASED;
-    bool lost = state == HEARTH_TS_KILLED; /* not at our request */
-    return s_requeue (self, st, index, attempt, exec_id, lost)
+    s_miss_t miss = state == HEARTH_TS_KILLED ? S_LOST /* not at our request */
+                    : state == HEARTH_TS_FAILED_PERMANENT ? S_PERMANENT
+                                                          : S_FAILED;
+    return s_requeue (self, st, index, attempt, exec_id, miss)
                ? HEARTH_TS_GAVE_UP
                : HEARTH_TS_RETRY;
 }

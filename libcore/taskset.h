@@ -20,7 +20,8 @@
     - A failed attempt is re-queued, on another executor where one exists,
       until max_failures attempts have failed; then its job fails.  An
       attempt lost with its executor is re-queued without counting as a
-      failure, up to max_lost times.
+      failure, up to max_lost times.  A failure that a retry cannot change
+      (HEARTH_TS_FAILED_PERMANENT) fails the job at once.
     - The first attempt of a task to finish wins: later results are
       duplicates and other running attempts are killed.
     - With speculation, once quantile of a stage has finished, an attempt
@@ -103,6 +104,8 @@ typedef enum {
     HEARTH_TS_FINISHED, /* it succeeded */
     HEARTH_TS_FAILED,   /* it failed (counts toward max_failures) */
     HEARTH_TS_KILLED,   /* it was killed (by us, or its executor stopping) */
+    HEARTH_TS_FAILED_PERMANENT, /* it failed, and any retry would: the
+                                   task gives up (and its job fails) now */
 } hearth_ts_state_t;
 
 typedef enum {

@@ -240,6 +240,36 @@ test_gives_up_after_max_failures (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* A failure that a retry cannot change gives up at the first attempt,
+   however many attempts are left; a plain failure of another task of the
+   job before it still counted as one. */
+static void
+test_permanent_failure_gives_up_at_once (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 4, 2, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    hearth_taskset_add_executor (ts, 1, 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 2), 2);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_FAILED, 10, 1),
+        HEARTH_TS_RETRY);
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0,
+                                             HEARTH_TS_FAILED_PERMANENT, 10, 1),
+                      HEARTH_TS_GAVE_UP);
+    hearth_ts_event_t failed = {0};
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, &failed), 1);
+    assert_int_equal (failed.job, 4);
+    assert_int_equal (failed.index, 0);
+    assert_int_equal (failed.attempt, 0);
+    assert_false (failed.lost);
+    /* Nothing of the failed job is offered any more. */
+    assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 8), 0);
+    hearth_taskset_destroy (&ts);
+}
+
 static void
 test_executor_loss_requeues (void **state)
 {
@@ -478,6 +508,7 @@ main (void)
         cmocka_unit_test (test_retry_goes_elsewhere),
         cmocka_unit_test (test_retry_same_executor_when_alone),
         cmocka_unit_test (test_gives_up_after_max_failures),
+        cmocka_unit_test (test_permanent_failure_gives_up_at_once),
         cmocka_unit_test (test_executor_loss_requeues),
         cmocka_unit_test (test_too_many_losses_fail_the_job),
         cmocka_unit_test (test_killed_not_by_us_is_requeued),
