@@ -128,6 +128,10 @@ hearth_taskset_destroy (hearth_taskset_t **self_p)
     zhashx_destroy (&self->attempts);
     zhashx_destroy (&self->execs);
     free (self->events);
+    for (size_t i = 0; i < self->nhosts; i++)
+        free (self->hosts[i]);
+    free (self->hosts);
+    free (self->host_execs);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -226,16 +230,50 @@ s_stage_done (hearth_taskset_t *self, ts_stage_t *st)
 
 /* ---- executors and attempts ------------------------------------------- */
 
+/* The index of host in the host table, added if new; -1 on no memory.
+   (Hosts are few, and never forgotten: a linear search.) */
+static int
+s_host_index (hearth_taskset_t *self, const char *host)
+{
+    for (size_t i = 0; i < self->nhosts; i++)
+        if (strcmp (self->hosts[i], host) == 0)
+            return (int) i;
+    size_t n = self->nhosts + 1;
+    char **hosts = realloc (self->hosts, n * sizeof *hosts);
+    if (hosts)
+        self->hosts = hosts;
+    size_t *counts = realloc (self->host_execs, n * sizeof *counts);
+    if (counts)
+        self->host_execs = counts;
+    char *copy = hosts && counts ? strdup (host) : NULL;
+    if (!copy)
+        return -1;
+    self->hosts[self->nhosts] = copy;
+    self->host_execs[self->nhosts] = 0;
+    return (int) self->nhosts++;
+}
+
 int
 hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id, int cores)
 {
+    return hearth_taskset_add_executor_on (self, exec_id, cores, NULL);
+}
+
+int
+hearth_taskset_add_executor_on (hearth_taskset_t *self, int exec_id, int cores,
+                                const char *host)
+{
     if (ts_exec (self, exec_id) || cores < 1)
         return errno = EEXIST, -1;
-    ts_exec_t *e = calloc (1, sizeof *e);
+    int index = host ? s_host_index (self, host) : -1;
+    ts_exec_t *e = host && index < 0 ? NULL : calloc (1, sizeof *e);
     if (!e)
         return errno = ENOMEM, -1;
     e->id = exec_id;
     e->cores = cores;
+    e->host = index;
+    if (index >= 0)
+        self->host_execs[index]++;
     zhashx_insert (self->execs, hearth_intkey (exec_id), e);
     self->cores += (uint64_t) cores;
     return 0;
@@ -293,6 +331,14 @@ s_fail_job (hearth_taskset_t *self, uint64_t job)
     }
 }
 
+/* The host of executor exec_id (an index in hosts), or -1. */
+static int
+s_exec_host (const hearth_taskset_t *self, int exec_id)
+{
+    ts_exec_t *e = ts_exec (self, exec_id);
+    return e ? e->host : -1;
+}
+
 /* How an attempt that did not succeed ended. */
 typedef enum {
     S_FAILED,    /* it failed: counts toward max_failures */
@@ -326,8 +372,11 @@ s_requeue (hearth_taskset_t *self, ts_stage_t *st, uint64_t index, int attempt,
         return true;
     }
     if (t->running == 0) {
+        /* A failure may be the host's (a full disk): the retry prefers
+           another host.  A loss says nothing of the host. */
+        ts_avoid_t avoid = {exec_id, lost ? -1 : s_exec_host (self, exec_id)};
         t->state = TASK_PENDING;
-        ts_queue_push (&st->retry, index, exec_id);
+        ts_queue_push (&st->retry, index, avoid);
     }
     return false;
 }
@@ -351,6 +400,8 @@ hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
         requeued++;
     }
     self->cores -= (uint64_t) e->cores;
+    if (e->host >= 0)
+        self->host_execs[e->host]--;
     zhashx_delete (self->execs, hearth_intkey (exec_id));
     return requeued;
 }

@@ -30,6 +30,7 @@ DRIVER_TESTS = \
 	tests/driver/test-driver-retention.sh \
 	tests/driver/test-kill-app.sh \
 	tests/driver/test-fair.sh \
+	tests/driver/test-retry-host.sh \
 	tests/driver/test-permanent-failures.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \

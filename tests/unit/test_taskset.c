@@ -176,6 +176,51 @@ test_retry_goes_elsewhere (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* A failed task prefers an executor of another host while one exists
+   (two executors on one bad host must not use up its attempts); with
+   none left elsewhere, the failed host's executors take it again.  A
+   loss says nothing of the host. */
+static void
+test_retry_prefers_another_host (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 1, 2, NULL, 0, NULL, 1);
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 0, 1, "bad"), 0);
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 1, 1, "bad"), 0);
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 2, 1, "good"), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 1), 1);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FAILED, 10, 1),
+        HEARTH_TS_RETRY);
+    /* Executor 1 shares the failed host: it gets the next fresh task,
+       not the retry; executor 2, on another host, gets the retry. */
+    assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 1), 1);
+    assert_int_equal (as[0].index, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 2, as, 8), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 2, 2, as, 1), 1);
+    assert_int_equal (as[0].index, 0);
+    assert_int_equal (as[0].attempt, 1);
+    /* It fails there too; then the good host's executor is lost: the bad
+       host's executors are all there is, and take the retry. */
+    assert_int_equal (
+        hearth_taskset_update (ts, 2, 1, 0, 1, HEARTH_TS_FAILED, 10, 3),
+        HEARTH_TS_RETRY);
+    assert_int_equal (hearth_taskset_remove_executor (ts, 2), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 4, as, 8), 1);
+    assert_int_equal (as[0].index, 0);
+    assert_int_equal (as[0].attempt, 2);
+    /* Lost with executor 0 while the good host is back: a loss says
+       nothing of the host, the other executor of the bad host takes it. */
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 3, 1, "good"), 0);
+    assert_int_equal (hearth_taskset_remove_executor (ts, 0), 1);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 5, as, 8), 1);
+    assert_int_equal (as[0].index, 0);
+    assert_int_equal (as[0].attempt, 3);
+    hearth_taskset_destroy (&ts);
+}
+
 static void
 test_retry_same_executor_when_alone (void **state)
 {
@@ -507,6 +552,7 @@ main (void)
         cmocka_unit_test (test_add_stage_rejects),
         cmocka_unit_test (test_retry_goes_elsewhere),
         cmocka_unit_test (test_retry_same_executor_when_alone),
+        cmocka_unit_test (test_retry_prefers_another_host),
         cmocka_unit_test (test_gives_up_after_max_failures),
         cmocka_unit_test (test_permanent_failure_gives_up_at_once),
         cmocka_unit_test (test_executor_loss_requeues),
