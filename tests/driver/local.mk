@@ -31,7 +31,8 @@ DRIVER_TESTS = \
 	tests/driver/test-kill-app.sh \
 	tests/driver/test-fair.sh \
 	tests/driver/test-retry-host.sh \
-	tests/driver/test-permanent-failures.sh
+	tests/driver/test-permanent-failures.sh \
+	tests/driver/test-local-interrupt.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)
