@@ -17,6 +17,7 @@
             libs.c   the libraries shipped to every executor
           master.c   the link to the master (cluster modes)
           local.c    local[N] executors and local-cluster daemons; the mode
+          signals.c  SIGINT and SIGTERM of programs that leave them alone
         render.c     a task's wire form from its group's templates
         opts.c       settings (hearth_opts_t)
 

@@ -7,7 +7,7 @@ driver_libdriver_la_SOURCES = \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/render.c \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
 	driver/execs.c driver/execs.h driver/launch.c driver/launch.h \
-	driver/libs.c driver/libs.h \
+	driver/libs.c driver/libs.h driver/signals.c driver/signals.h \
 	driver/master.c driver/master.h driver/local.c driver/local.h
 driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 

@@ -229,7 +229,7 @@ s_unlink (master_link_t *self, const char *why)
 }
 
 void
-master_link_close (master_link_t *self)
+master_link_close (master_link_t *self, const char *state, const char *reason)
 {
     if (!self->sock)
         return;
@@ -237,7 +237,8 @@ master_link_close (master_link_t *self)
         hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
         if (msg) {
             cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
-            cJSON_AddStringToObject (msg->body, "state", "FINISHED");
+            cJSON_AddStringToObject (msg->body, "state", state);
+            cJSON_AddStringToObject (msg->body, "message", reason);
             s_send (self, &msg);
         }
     }

@@ -80,8 +80,10 @@ void master_link_tick (master_link_t *self);
    or cut off), so that its cores go to a replacement. */
 void master_link_release_executor (master_link_t *self, int exec_id,
                                    const char *reason);
-/* Unregister the application (if registered) and close the socket
-   (before the loop is destroyed). */
-void master_link_close (master_link_t *self);
+/* Unregister the application (if registered), ending in state
+   ("FINISHED", "FAILED" or "KILLED") for reason (both copied), and close
+   the socket (before the loop is destroyed). */
+void master_link_close (master_link_t *self, const char *state,
+                        const char *reason);
 
 #endif
