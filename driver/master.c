@@ -12,7 +12,15 @@
     soon as the master is back.  Jobs go on all the while: the
     executors talk to the driver, not to the master.  A master that
     answers that the application has ended (it gave up on the driver)
-    ends the jobs. */
+    ends the jobs.
+
+    At the end the driver tells the master how the application ended
+    (UNREGISTER_APPLICATION) and waits for its answer (APPLICATION_REMOVED),
+    up to register-timeout: a master that is down meanwhile gets the
+    application registered again, then unregistered, once it is back, so
+    that the end survives the master's restart.  (The message alone used
+    to be lost with a master that was down, which then recorded the
+    application FAILED, "driver lost".) */
 #include "config.h"
 
 #include <errno.h>
@@ -54,6 +62,10 @@ struct master_link {
     int64_t backoff_ms;        /* wait before the next attempt after */
     int64_t next_attempt_ms;   /* next registration attempt (mono) */
     bool failed;               /* start-up failure told: the loop ends */
+    bool finishing;            /* unregistering: see master_link_close */
+    bool unregistered;         /* the master recorded the end */
+    char end_state[16];        /* the end to record: FINISHED, ... */
+    char end_reason[1024];     /* and why */
     master_link_cbs_t cbs;     /* the owner's callbacks */
 };
 
@@ -228,22 +240,16 @@ s_unlink (master_link_t *self, const char *why)
     self->next_attempt_ms = hearth_mono_ms ();
 }
 
-void
-master_link_close (master_link_t *self, const char *state, const char *reason)
+static void
+s_send_unregister (master_link_t *self)
 {
-    if (!self->sock)
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
+    if (!msg)
         return;
-    if (self->registered) {
-        hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
-        if (msg) {
-            cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
-            cJSON_AddStringToObject (msg->body, "state", state);
-            cJSON_AddStringToObject (msg->body, "message", reason);
-            s_send (self, &msg);
-        }
-    }
-    zloop_reader_end (self->loop, self->sock);
-    hearth_sock_destroy (&self->sock);
+    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
+    cJSON_AddStringToObject (msg->body, "state", self->end_state);
+    cJSON_AddStringToObject (msg->body, "message", self->end_reason);
+    s_send (self, &msg);
 }
 
 /* Start-up failed: the owner hears why, the loop ends. */
@@ -261,6 +267,14 @@ typedef void s_handler_fn (master_link_t *self, hearth_msg_t *msg);
 static void
 s_registered (master_link_t *self, hearth_msg_t *msg)
 {
+    if (self->finishing && !self->linked) { /* back: tell it the end */
+        self->linked = true;
+        self->backoff_ms = self->hb_interval_ms;
+        log_info ("application %s registered again with %s: unregistering",
+                  self->app_id, self->url);
+        s_send_unregister (self);
+        return;
+    }
     const char *id = hearth_json_str (msg->body, "app_id");
     bool again = self->registered;
     if (again && strcmp (id, self->app_id) != 0)
@@ -288,6 +302,8 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
 static void
 s_executor_added (master_link_t *self, hearth_msg_t *msg)
 {
+    if (self->finishing)
+        return; /* the executors are stopping: news of them is moot */
     const cJSON *b = msg->body;
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
     log_info ("executor %d granted on %s (%lld cores)", exec_id,
@@ -301,6 +317,8 @@ s_executor_added (master_link_t *self, hearth_msg_t *msg)
 static void
 s_executor_updated (master_link_t *self, hearth_msg_t *msg)
 {
+    if (self->finishing)
+        return;
     const cJSON *b = msg->body;
     const char *state = hearth_json_str (b, "state");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
@@ -314,10 +332,29 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
     self->cbs.executor_lost (self->cbs.arg, exec_id, reason);
 }
 
+/* The master answered UNREGISTER_APPLICATION (or had ended the
+   application already): the end is recorded. */
+static void
+s_unregistered (master_link_t *self, const char *state, const char *reason)
+{
+    self->unregistered = true;
+    if (state && strcmp (state, self->end_state) != 0)
+        log_warn ("the master at %s had ended application %s already: %s "
+                  "(%s)",
+                  self->url, self->app_id, state, reason);
+    else
+        log_info ("the master at %s recorded the end of %s: %s", self->url,
+                  self->app_id, state ? state : "unknown application");
+}
+
 static void
 s_application_removed (master_link_t *self, hearth_msg_t *msg)
 {
     const char *reason = hearth_json_str (msg->body, "reason");
+    if (self->finishing) {
+        s_unregistered (self, hearth_json_str (msg->body, "state"), reason);
+        return;
+    }
     log_warn ("the master removed the application: %s", reason);
     self->cbs.app_dead (self->cbs.arg, reason);
 }
@@ -340,7 +377,10 @@ s_error (master_link_t *self, hearth_msg_t *msg)
               hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
     log_warn ("%s", text);
-    if (!self->registered)
+    if (self->finishing
+        && streq (hearth_json_str (msg->body, "code"), "duplicate_app"))
+        s_unregistered (self, "ended", text); /* no need to say it again */
+    else if (!self->registered)
         s_fail (self, text);
     else if (!self->linked
              && streq (hearth_json_str (msg->body, "code"), "duplicate_app")) {
@@ -459,4 +499,64 @@ master_link_release_executor (master_link_t *self, int exec_id,
     cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
     cJSON_AddStringToObject (msg->body, "reason", reason);
     s_send (self, &msg);
+}
+
+/* ---- the end ------------------------------------------------------------- */
+
+/* Say once that the driver waits for the master, and for how long. */
+static void
+s_say_waiting (master_link_t *self, int64_t wait_ms)
+{
+    log_warn ("the master at %s has not confirmed the end of application %s "
+              "(%s): waiting up to %lld ms for the master (a second Ctrl-C "
+              "stops waiting)",
+              self->url, self->app_id, self->end_state, (long long) wait_ms);
+}
+
+/* Serve the link, alone, until the master has recorded the end or
+   deadline: registering again if it is gone, then unregistering. */
+static void
+s_wait_unregistered (master_link_t *self, int64_t deadline, int64_t wait_ms)
+{
+    bool said = false;
+    int64_t start = hearth_mono_ms (), now = start;
+    while (!self->unregistered && now < deadline) {
+        if (!said && (!self->linked || now - start >= self->hb_interval_ms)) {
+            s_say_waiting (self, deadline - now);
+            said = true;
+        }
+        int64_t wait = deadline - now < self->hb_interval_ms / 4 + 1
+                           ? deadline - now
+                           : self->hb_interval_ms / 4 + 1;
+        zmq_pollitem_t item = {self->sock ? zsock_resolve (self->sock) : NULL,
+                               0, ZMQ_POLLIN, 0};
+        if (zmq_poll (&item, self->sock ? 1 : 0, (long) wait) > 0
+            && (item.revents & ZMQ_POLLIN))
+            s_on_master (NULL, self->sock, self);
+        master_link_tick (self);
+        now = hearth_mono_ms ();
+    }
+    if (!self->unregistered)
+        log_warn ("the master at %s did not confirm the end of application %s "
+                  "within %lld ms: it will record it FAILED (driver lost)",
+                  self->url, self->app_id, (long long) wait_ms);
+}
+
+void
+master_link_close (master_link_t *self, const char *state, const char *reason)
+{
+    if (!self->sock)
+        return;
+    if (self->registered) {
+        int64_t wait_ms = hearth_conf_ms (self->conf, "register-timeout");
+        self->finishing = true;
+        snprintf (self->end_state, sizeof self->end_state, "%s", state);
+        snprintf (self->end_reason, sizeof self->end_reason, "%s", reason);
+        if (self->linked)
+            s_send_unregister (self);
+        s_wait_unregistered (self, hearth_mono_ms () + wait_ms, wait_ms);
+    }
+    if (self->sock)
+        zloop_reader_end (self->loop, self->sock);
+    hearth_sock_destroy (&self->sock);
 }

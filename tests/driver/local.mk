@@ -39,7 +39,8 @@ DRIVER_TESTS = \
 	tests/driver/test-retry-host.sh \
 	tests/driver/test-permanent-failures.sh \
 	tests/driver/test-local-interrupt.sh \
-	tests/driver/test-app-final-state.sh
+	tests/driver/test-app-final-state.sh \
+	tests/driver/test-unregister-resend.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)
