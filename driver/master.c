@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include "driver/master.h"
+#include "driver/master_msgs.h"
+#include "driver/master_watch.h"
 #include "libcore/clock.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
@@ -43,6 +45,8 @@ struct master_link {
     hearth_conf_t *conf;       /* settings (borrowed) */
     zloop_t *loop;             /* serves sock (borrowed) */
     zsock_t *sock;             /* DEALER, the newest one */
+    master_watch_t *watch;     /* why it does not connect, until the
+                                  first registration; or NULL */
     char url[512];             /* where the master is */
     hearth_curve_t curve;      /* keys for the link (off: none) */
     char app_name[256];        /* as registered */
@@ -70,6 +74,7 @@ struct master_link {
 };
 
 static int s_on_master (zloop_t *loop, zsock_t *sock, void *arg);
+static void s_fail (master_link_t *self, const char *text);
 
 master_link_t *
 master_link_new (const master_link_opts_t *opts, const master_link_cbs_t *cbs,
@@ -100,6 +105,7 @@ master_link_destroy (master_link_t **self_p)
         return;
     int saved = errno;
     master_link_t *self = *self_p;
+    master_watch_destroy (&self->watch, false); /* the loop may be gone */
     hearth_sock_destroy (&self->sock);
     hearth_curve_cleanup (&self->curve);
     free (self);
@@ -128,40 +134,26 @@ s_send (master_link_t *self, hearth_msg_t **msg_p)
 static void
 s_send_register (master_link_t *self)
 {
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_APPLICATION);
-    if (!msg)
-        return;
-    cJSON *b = msg->body;
-    hearth_conf_t *conf = self->conf;
-    cJSON_AddStringToObject (b, "name", self->app_name);
-    cJSON_AddStringToObject (b, "driver_url", self->driver_url);
-    if (hearth_conf_isset (conf, "total-executor-cores"))
-        cJSON_AddNumberToObject (
-            b, "max_cores",
-            (double) hearth_conf_int (conf, "total-executor-cores"));
-    if (hearth_conf_isset (conf, "executor-cores"))
-        cJSON_AddNumberToObject (
-            b, "cores_per_executor",
-            (double) hearth_conf_int (conf, "executor-cores"));
-    cJSON_AddNumberToObject (
-        b, "memory_per_executor_mb",
-        (double) (self->memory_mb > 0 ? self->memory_mb : 1));
-    if (self->app_id[0])
-        cJSON_AddStringToObject (b, "app_id", self->app_id);
-    if (self->registered) /* again: what still runs */
-        self->cbs.list_executors (self->cbs.arg,
-                                  cJSON_AddArrayToObject (b, "executors"));
-    cJSON_AddStringToObject (b, "token", self->token);
-    if (self->driver_key[0])
-        cJSON_AddStringToObject (b, "driver_key", self->driver_key);
-    /* Cluster mode: the worker that runs us says which driver we are. */
-    const char *driver_id = hearth_conf_str (conf, "driver-id");
-    if (driver_id && hearth_id_valid (HEARTH_ID_DRIVER, driver_id))
-        cJSON_AddStringToObject (b, "driver_id", driver_id);
-    const char *user = getenv ("USER");
-    if (user && strlen (user) < 255)
-        cJSON_AddStringToObject (b, "user", user);
-    s_send (self, &msg);
+    master_reg_t reg = {.conf = self->conf,
+                        .name = self->app_name,
+                        .driver_url = self->driver_url,
+                        .app_id = self->app_id,
+                        .token = self->token,
+                        .driver_key = self->driver_key,
+                        .memory_mb = self->memory_mb};
+    cJSON *executors = NULL;
+    if (self->registered && (executors = cJSON_CreateArray ()))
+        self->cbs.list_executors (self->cbs.arg, executors);
+    hearth_msg_t *msg = master_msg_register (&reg, executors);
+    if (msg)
+        s_send (self, &msg);
+}
+
+/* The watch found that waiting cannot help: start-up fails. */
+static void
+s_watch_fatal (void *arg, const char *text)
+{
+    s_fail (arg, text);
 }
 
 /* A fresh DEALER to the master (the old one, if any, is dropped with
@@ -169,6 +161,7 @@ s_send_register (master_link_t *self)
 static int
 s_connect (master_link_t *self, hearth_error_t *err)
 {
+    master_watch_destroy (&self->watch, true);
     if (self->sock) {
         zloop_reader_end (self->loop, self->sock);
         hearth_sock_destroy (&self->sock);
@@ -177,7 +170,11 @@ s_connect (master_link_t *self, hearth_error_t *err)
     hearth_curve_client_opts (&self->curve, &opts);
     if (!(self->sock = hearth_sock_new (&opts, err)))
         return -1;
+    if (!self->registered)
+        self->watch = master_watch_new (self->loop, self->sock, self->url,
+                                        &self->curve, s_watch_fatal, self);
     if (hearth_sock_connect (self->sock, self->url, err) < 0) {
+        master_watch_destroy (&self->watch, true);
         hearth_sock_destroy (&self->sock);
         return -1;
     }
@@ -243,13 +240,10 @@ s_unlink (master_link_t *self, const char *why)
 static void
 s_send_unregister (master_link_t *self)
 {
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
-    if (!msg)
-        return;
-    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
-    cJSON_AddStringToObject (msg->body, "state", self->end_state);
-    cJSON_AddStringToObject (msg->body, "message", self->end_reason);
-    s_send (self, &msg);
+    hearth_msg_t *msg =
+        master_msg_unregister (self->app_id, self->end_state, self->end_reason);
+    if (msg)
+        s_send (self, &msg);
 }
 
 /* Start-up failed: the owner hears why, the loop ends. */
@@ -282,6 +276,7 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
                   self->app_id);
     snprintf (self->app_id, sizeof self->app_id, "%s", id);
     self->registered = true;
+    master_watch_destroy (&self->watch, true); /* the link works */
     self->hb_interval_ms = hearth_json_int (msg->body, "heartbeat_interval_ms",
                                             self->hb_interval_ms);
     self->hb_liveness =
@@ -458,14 +453,18 @@ master_link_tick (master_link_t *self)
         return;
     int64_t now = hearth_mono_ms ();
     if (!self->registered) {
-        if (now > self->register_deadline) {
-            char text[600];
+        if (self->watch)
+            master_watch_tick (self->watch);
+        const char *last = self->watch ? master_watch_last (self->watch) : NULL;
+        if (!self->failed && now > self->register_deadline) {
+            char text[1400];
             snprintf (
                 text, sizeof text,
                 "the master at %s did not register the application "
-                "within %lld ms",
+                "within %lld ms%s%s",
                 self->url,
-                (long long) hearth_conf_ms (self->conf, "register-timeout"));
+                (long long) hearth_conf_ms (self->conf, "register-timeout"),
+                last ? ": " : "", last ? last : "");
             s_fail (self, text);
         }
         return;
@@ -545,8 +544,11 @@ s_wait_unregistered (master_link_t *self, int64_t deadline, int64_t wait_ms)
 void
 master_link_close (master_link_t *self, const char *state, const char *reason)
 {
+    master_watch_destroy (&self->watch, true); /* it serves on the loop */
     if (!self->sock)
         return;
+    if (!self->registered) /* a registration nobody took: do not linger */
+        zsock_set_linger (self->sock, 0);
     if (self->registered) {
         int64_t wait_ms = hearth_conf_ms (self->conf, "register-timeout");
         self->finishing = true;

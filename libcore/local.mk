@@ -24,5 +24,6 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/keys.c libcore/keys.h \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
+	libcore/connwatch.c libcore/connwatch.h \
 	libcore/curve.c libcore/curve.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread

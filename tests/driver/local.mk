@@ -11,6 +11,9 @@ tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/driv
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/driver/test_tasks.c
 
+# A TCP server that does not speak ZeroMQ (test-connect-errors.sh).
+check_PROGRAMS += tests/driver/test-peer
+tests_driver_test_peer_SOURCES = tests/driver/test_peer.c
 # A libhearth driver program (test-app-final-state.sh).
 check_PROGRAMS += tests/driver/test-ctx
 tests_driver_test_ctx_SOURCES = tests/driver/test_ctx.c
@@ -40,7 +43,8 @@ DRIVER_TESTS = \
 	tests/driver/test-permanent-failures.sh \
 	tests/driver/test-local-interrupt.sh \
 	tests/driver/test-app-final-state.sh \
-	tests/driver/test-unregister-resend.sh
+	tests/driver/test-unregister-resend.sh \
+	tests/driver/test-connect-errors.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)
