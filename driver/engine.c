@@ -487,30 +487,26 @@ s_start (engine_t *e, hearth_error_t *err)
 }
 
 /* How the application ends: the program's word, else the rule of
-   hearth.h (hearth_ctx_set_final_state).  *reason is borrowed from e or
-   the work. */
+   hearth.h (hearth_ctx_set_final_state); the reason into why. */
 static hearth_app_end_t
-s_final_state (engine_t *e, const char **reason)
+s_final_state (engine_t *e, char *why, size_t size)
 {
-    static char signal_reason[64];
-    if (e->final_set) {
-        *reason = e->final_reason;
-        return e->final_state;
-    }
-    if (e->stop_signal) {
-        snprintf (signal_reason, sizeof signal_reason, "stopped by %s",
-                  s_signal_name (e->stop_signal));
-        *reason = signal_reason;
-        return HEARTH_APP_KILLED;
-    }
-    if (e->app_failure[0]) {
-        *reason = e->app_failure;
-        return HEARTH_APP_FAILED;
-    }
-    if ((*reason = work_last_failure (e->work)))
-        return HEARTH_APP_FAILED;
-    *reason = "its driver finished";
-    return HEARTH_APP_FINISHED;
+    const char *failure = work_last_failure (e->work);
+    hearth_app_end_t state = e->final_set        ? e->final_state
+                             : e->stop_signal    ? HEARTH_APP_KILLED
+                             : e->app_failure[0] ? HEARTH_APP_FAILED
+                             : failure           ? HEARTH_APP_FAILED
+                                                 : HEARTH_APP_FINISHED;
+    if (e->final_set)
+        snprintf (why, size, "%s", e->final_reason);
+    else if (e->stop_signal)
+        snprintf (why, size, "stopped by %s", s_signal_name (e->stop_signal));
+    else
+        snprintf (why, size, "%s",
+                  e->app_failure[0] ? e->app_failure
+                  : failure         ? failure
+                                    : "its driver finished");
+    return state;
 }
 
 static void
@@ -521,10 +517,8 @@ s_shutdown (engine_t *e)
                                          [HEARTH_APP_KILLED] = "KILLED"};
     e->stopping = true;
     /* The last failure first: the jobs failed below do not count. */
-    const char *reason;
-    hearth_app_end_t state = s_final_state (e, &reason);
     char why[1024];
-    snprintf (why, sizeof why, "%s", reason);
+    hearth_app_end_t state = s_final_state (e, why, sizeof why);
     work_fail_all (e->work, "the application stopped");
     if (e->execs)
         execs_stop_all (e->execs, "the application is over");
