@@ -486,6 +486,19 @@ s_start (engine_t *e, hearth_error_t *err)
     return e->master ? s_open_master (e, &setup, token, err) : 0;
 }
 
+/* How long to wait for the master to confirm the application's end: a
+   real master may be restarting (register-timeout); our own local
+   cluster's answers at once if it runs at all (liveness x interval). */
+static int64_t
+s_end_wait_ms (engine_t *e)
+{
+    if (e->mode == MODE_CLUSTER)
+        return hearth_conf_ms (e->conf, "register-timeout");
+    return e->local && local_master_running (e->local)
+               ? e->hb_liveness * e->hb_interval_ms
+               : 0;
+}
+
 /* How the application ends: the program's word, else the rule of
    hearth.h (hearth_ctx_set_final_state); the reason into why. */
 static hearth_app_end_t
@@ -523,7 +536,7 @@ s_shutdown (engine_t *e)
     if (e->execs)
         execs_stop_all (e->execs, "the application is over");
     if (e->master)
-        master_link_close (e->master, states[state], why);
+        master_link_close (e->master, states[state], why, s_end_wait_ms (e));
     if (e->local)
         local_stop (e->local);
     if (e->execs)

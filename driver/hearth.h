@@ -97,8 +97,10 @@ typedef struct hearth_ctx hearth_ctx_t;
 hearth_ctx_t *hearth_ctx_new (const hearth_opts_t *opts, char *errbuf,
                               size_t errlen);
 
-/* Stop the application: stop its executors, unregister, free every job.
-   Accepts NULL; nulls the pointer. */
+/* Stop the application: stop its executors, unregister (telling the
+   master how it ended; with a tcp:// master, waiting up to the
+   register-timeout setting for the master to confirm, should it be down
+   or restarting), free every job.  Accepts NULL; nulls the pointer. */
 void hearth_ctx_destroy (hearth_ctx_t **self_p);
 
 /* The application id given by the master ("local-..." in local mode). */

@@ -143,6 +143,12 @@ local_master_url (const local_t *self)
     return self->master_url;
 }
 
+bool
+local_master_running (const local_t *self)
+{
+    return self->master_pid > 0;
+}
+
 static int
 s_make_scratch (local_t *self, hearth_error_t *err)
 {

@@ -542,7 +542,8 @@ s_wait_unregistered (master_link_t *self, int64_t deadline, int64_t wait_ms)
 }
 
 void
-master_link_close (master_link_t *self, const char *state, const char *reason)
+master_link_close (master_link_t *self, const char *state, const char *reason,
+                   int64_t wait_ms)
 {
     master_watch_destroy (&self->watch, true); /* it serves on the loop */
     if (!self->sock)
@@ -550,13 +551,15 @@ master_link_close (master_link_t *self, const char *state, const char *reason)
     if (!self->registered) /* a registration nobody took: do not linger */
         zsock_set_linger (self->sock, 0);
     if (self->registered) {
-        int64_t wait_ms = hearth_conf_ms (self->conf, "register-timeout");
         self->finishing = true;
         snprintf (self->end_state, sizeof self->end_state, "%s", state);
         snprintf (self->end_reason, sizeof self->end_reason, "%s", reason);
         if (self->linked)
             s_send_unregister (self);
-        s_wait_unregistered (self, hearth_mono_ms () + wait_ms, wait_ms);
+        if (wait_ms > 0)
+            s_wait_unregistered (self, hearth_mono_ms () + wait_ms, wait_ms);
+        else /* nobody to wait for: what is queued is all there is */
+            zsock_set_linger (self->sock, 0);
     }
     if (self->sock)
         zloop_reader_end (self->loop, self->sock);
