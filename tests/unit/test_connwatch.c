@@ -156,6 +156,7 @@ test_probe_tells_another_protocol (void **state)
     pid_t pid = fork ();
     assert_true (pid >= 0);
     if (pid == 0) {
+        alarm (30); /* never outlive a test that failed */
         for (;;) {
             int c = accept (fd, NULL, NULL);
             if (c >= 0 && write (c, "SSH-2.0-OpenSSH_9\r\n", 19) < 0)
