@@ -333,13 +333,16 @@ static void
 s_unregistered (master_link_t *self, const char *state, const char *reason)
 {
     self->unregistered = true;
-    if (state && strcmp (state, self->end_state) != 0)
+    if (!state) /* it does not know the application, or will not say */
+        log_warn ("the master at %s did not record the end of %s: %s",
+                  self->url, self->app_id, reason);
+    else if (strcmp (state, self->end_state) != 0)
         log_warn ("the master at %s had ended application %s already: %s "
                   "(%s)",
                   self->url, self->app_id, state, reason);
     else
         log_info ("the master at %s recorded the end of %s: %s", self->url,
-                  self->app_id, state ? state : "unknown application");
+                  self->app_id, state);
 }
 
 static void
@@ -374,7 +377,7 @@ s_error (master_link_t *self, hearth_msg_t *msg)
     log_warn ("%s", text);
     if (self->finishing
         && streq (hearth_json_str (msg->body, "code"), "duplicate_app"))
-        s_unregistered (self, "ended", text); /* no need to say it again */
+        s_unregistered (self, NULL, hearth_json_str (msg->body, "message"));
     else if (!self->registered)
         s_fail (self, text);
     else if (!self->linked
