@@ -142,6 +142,18 @@ hearth_ctx_error (const hearth_ctx_t *self)
     return self ? self->error : "no context";
 }
 
+int
+hearth_ctx_set_final_state (hearth_ctx_t *self, hearth_app_end_t state,
+                            const char *reason)
+{
+    if (!self || !self->running
+        || (state != HEARTH_APP_FINISHED && state != HEARTH_APP_FAILED
+            && state != HEARTH_APP_KILLED))
+        return errno = EINVAL, -1;
+    return zsock_send (self->pipe, "sis", "FINAL", (int) state,
+                       reason ? reason : "");
+}
+
 static int
 s_job_error (hearth_job_t *job, const char *fmt, const char *name)
 {

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "driver/execs.h"
 #include "driver/local.h"
 #include "driver/master.h"
+#include "driver/signals.h"
 #include "driver/work.h"
 #include "libcore/clock.h"
 #include "libcore/ids.h"
@@ -40,23 +42,28 @@ static const int64_t s_speculation_period_ms = 100;
 static const int64_t s_starved_warning_ms = 10000;
 
 struct engine {
-    hearth_conf_t *conf;      /* settings (borrowed from the context) */
-    zsock_t *pipe;            /* to the API thread (borrowed) */
-    zloop_t *loop;            /* the engine's loop */
-    engine_mode_t mode;       /* how executors come to be */
-    char app_id[160];         /* from the master, or made locally */
-    int64_t hb_interval_ms;   /* heartbeat interval, from the settings */
-    int64_t hb_liveness;      /* missed intervals before a peer is gone */
-    work_t *work;             /* the task set, the stages, running jobs */
-    execs_t *execs;           /* the executors, once started */
-    master_link_t *master;    /* the master (cluster modes), or NULL */
-    local_t *local;           /* our own processes (local modes), or NULL */
-    bool signaled;            /* the API was told start-up is over */
-    bool stopping;            /* shutting down */
-    int64_t last_spec_ms;     /* last look for stragglers */
-    int64_t starved_since_ms; /* jobs wait with no executor since, or 0 */
-    bool starved_logged;      /* "no executor yet" said for this wait */
-    char error[512];          /* start-up failure */
+    hearth_conf_t *conf;          /* settings (borrowed from the context) */
+    zsock_t *pipe;                /* to the API thread (borrowed) */
+    zloop_t *loop;                /* the engine's loop */
+    engine_mode_t mode;           /* how executors come to be */
+    char app_id[160];             /* from the master, or made locally */
+    int64_t hb_interval_ms;       /* heartbeat interval, from the settings */
+    int64_t hb_liveness;          /* missed intervals before a peer is gone */
+    work_t *work;                 /* the task set, the stages, running jobs */
+    execs_t *execs;               /* the executors, once started */
+    master_link_t *master;        /* the master (cluster modes), or NULL */
+    local_t *local;               /* our own processes (local modes), or NULL */
+    bool signaled;                /* the API was told start-up is over */
+    bool stopping;                /* shutting down */
+    int64_t last_spec_ms;         /* last look for stragglers */
+    int64_t starved_since_ms;     /* jobs wait with no executor since, or 0 */
+    bool starved_logged;          /* "no executor yet" said for this wait */
+    char error[512];              /* start-up failure */
+    bool final_set;               /* the program said how the app ends */
+    hearth_app_end_t final_state; /* what it said */
+    char final_reason[1024];      /* and why */
+    char app_failure[512];        /* why the app could not go on, or "" */
+    int stop_signal;              /* the signal that stopped us, or 0 */
 };
 
 /* Start-up is over (error NULL) or failed (error set): tell the API. */
@@ -121,6 +128,8 @@ static void
 s_app_dead (void *arg, const char *reason)
 {
     engine_t *e = arg;
+    if (!e->app_failure[0])
+        snprintf (e->app_failure, sizeof e->app_failure, "%s", reason);
     work_fail_all (e->work, reason);
     s_process (e);
 }
@@ -230,6 +239,20 @@ engine_app_id (const engine_t *self)
 
 /* ---- the loop ----------------------------------------------------------- */
 
+/* FINAL STATE REASON: how the program says the application ends. */
+static void
+s_on_final (engine_t *e, zmsg_t *msg)
+{
+    char *state = zmsg_popstr (msg), *reason = zmsg_popstr (msg);
+    if (state && reason) {
+        e->final_set = true;
+        e->final_state = (hearth_app_end_t) atoi (state);
+        snprintf (e->final_reason, sizeof e->final_reason, "%s", reason);
+    }
+    free (state);
+    free (reason);
+}
+
 static int
 s_on_pipe (zloop_t *loop, zsock_t *pipe, void *arg)
 {
@@ -239,6 +262,12 @@ s_on_pipe (zloop_t *loop, zsock_t *pipe, void *arg)
     if (!msg)
         return -1;
     char *cmd = zmsg_popstr (msg);
+    if (cmd && streq (cmd, "FINAL")) {
+        s_on_final (e, msg);
+        free (cmd);
+        zmsg_destroy (&msg);
+        return 0;
+    }
     zframe_t *ptr = zmsg_pop (msg);
     hearth_job_t *job = NULL;
     if (ptr && zframe_size (ptr) == sizeof job)
@@ -251,7 +280,7 @@ s_on_pipe (zloop_t *loop, zsock_t *pipe, void *arg)
         s_process (e);
     }
     else if (streq (cmd, "CANCEL") && job) {
-        work_fail_job (e->work, job, "cancelled");
+        work_cancel_job (e->work, job, "cancelled");
         s_process (e);
         zsock_signal (pipe, 0);
     }
@@ -283,12 +312,36 @@ s_check_starved (engine_t *e, int64_t now)
     }
 }
 
+static const char *
+s_signal_name (int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/* SIGINT or SIGTERM caught by libhearth (signals.c): stop.  Returns
+   true when the loop should end. */
+static bool
+s_check_signal (engine_t *e)
+{
+    int sig = driver_signals_caught ();
+    if (!sig)
+        return false;
+    char why[64];
+    snprintf (why, sizeof why, "stopped by %s", s_signal_name (sig));
+    e->stop_signal = sig;
+    log_info ("%s: ending the application", why);
+    work_fail_all (e->work, why);
+    return true;
+}
+
 static int
 s_on_tick (zloop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
     engine_t *e = arg;
+    if (s_check_signal (e))
+        return -1;
     int64_t now = hearth_mono_ms ();
     if (e->master)
         master_link_tick (e->master);
@@ -433,15 +486,57 @@ s_start (engine_t *e, hearth_error_t *err)
     return e->master ? s_open_master (e, &setup, token, err) : 0;
 }
 
+/* How long to wait for the master to confirm the application's end: a
+   real master may be restarting (register-timeout); our own local
+   cluster's answers at once if it runs at all (liveness x interval). */
+static int64_t
+s_end_wait_ms (engine_t *e)
+{
+    if (e->mode == MODE_CLUSTER)
+        return hearth_conf_ms (e->conf, "register-timeout");
+    return e->local && local_master_running (e->local)
+               ? e->hb_liveness * e->hb_interval_ms
+               : 0;
+}
+
+/* How the application ends: the program's word, else the rule of
+   hearth.h (hearth_ctx_set_final_state); the reason into why. */
+static hearth_app_end_t
+s_final_state (engine_t *e, char *why, size_t size)
+{
+    const char *failure = work_last_failure (e->work);
+    hearth_app_end_t state = e->final_set        ? e->final_state
+                             : e->stop_signal    ? HEARTH_APP_KILLED
+                             : e->app_failure[0] ? HEARTH_APP_FAILED
+                             : failure           ? HEARTH_APP_FAILED
+                                                 : HEARTH_APP_FINISHED;
+    if (e->final_set)
+        snprintf (why, size, "%s", e->final_reason);
+    else if (e->stop_signal)
+        snprintf (why, size, "stopped by %s", s_signal_name (e->stop_signal));
+    else
+        snprintf (why, size, "%s",
+                  e->app_failure[0] ? e->app_failure
+                  : failure         ? failure
+                                    : "its driver finished");
+    return state;
+}
+
 static void
 s_shutdown (engine_t *e)
 {
+    static const char *const states[] = {[HEARTH_APP_FINISHED] = "FINISHED",
+                                         [HEARTH_APP_FAILED] = "FAILED",
+                                         [HEARTH_APP_KILLED] = "KILLED"};
     e->stopping = true;
+    /* The last failure first: the jobs failed below do not count. */
+    char why[1024];
+    hearth_app_end_t state = s_final_state (e, why, sizeof why);
     work_fail_all (e->work, "the application stopped");
     if (e->execs)
         execs_stop_all (e->execs, "the application is over");
     if (e->master)
-        master_link_close (e->master);
+        master_link_close (e->master, states[state], why, s_end_wait_ms (e));
     if (e->local)
         local_stop (e->local);
     if (e->execs)
@@ -454,9 +549,11 @@ engine_run (engine_t *e, zsock_t *pipe)
 {
     hearth_error_t err;
     e->pipe = pipe;
+    driver_signals_engine_start ();
     if (s_start (e, &err) < 0) {
         s_signal_ready (e, err.text);
         s_shutdown (e);
+        driver_signals_engine_end ();
         return;
     }
     if (e->mode == MODE_LOCAL)
@@ -469,4 +566,5 @@ engine_run (engine_t *e, zsock_t *pipe)
     if (!e->signaled)
         s_signal_ready (e, e->error[0] ? e->error : "start-up failed");
     s_shutdown (e);
+    driver_signals_engine_end (); /* dies of a signal caught, if any */
 }

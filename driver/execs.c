@@ -410,7 +410,7 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     x->registered = true;
     snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
     zhash_insert (self->by_key, from->key, x);
-    hearth_taskset_add_executor (self->ts, exec_id, cores);
+    hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
     log_info ("executor %d registered from %s with %d cores", exec_id, x->host,
               cores);
     s_reply_registered (self, x);

@@ -102,8 +102,10 @@ typedef struct hearth_ctx hearth_ctx_t;
 hearth_ctx_t *hearth_ctx_new (const hearth_opts_t *opts, char *errbuf,
                               size_t errlen);
 
-/* Stop the application: stop its executors, unregister, free every job.
-   Accepts NULL; nulls the pointer. */
+/* Stop the application: stop its executors, unregister (telling the
+   master how it ended; with a tcp:// master, waiting up to the
+   register-timeout setting for the master to confirm, should it be down
+   or restarting), free every job.  Accepts NULL; nulls the pointer. */
 void hearth_ctx_destroy (hearth_ctx_t **self_p);
 
 /* The application id given by the master ("local-..." in local mode). */
@@ -111,6 +113,31 @@ const char *hearth_ctx_app_id (const hearth_ctx_t *self);
 
 /* The last error of a context-level call. */
 const char *hearth_ctx_error (const hearth_ctx_t *self);
+
+/* How an application ends, as the master records it. */
+typedef enum {
+    HEARTH_APP_FINISHED, /* it did what it set out to do */
+    HEARTH_APP_FAILED,   /* it could not */
+    HEARTH_APP_KILLED,   /* it was stopped: a signal, its user */
+} hearth_app_end_t;
+
+/* Say how the application ends, and why (reason copied; NULL: none):
+   what the master records when the context is destroyed.  The last call
+   wins.  Without one, the rule is (docs/driver.md):
+   - KILLED when SIGINT or SIGTERM stopped the program, if it left those
+     signals at their default action: libhearth then catches the first
+     one, ends the application KILLED, stops its executors, and the
+     process dies of the signal as it would have (a second one kills it
+     at once);
+   - FAILED when the application could not go on (the master removed it,
+     the local executor kept failing), or when the last job to end
+     failed (its error is the reason; a job that succeeds after it makes
+     the end FINISHED again; jobs cancelled by hearth_job_destroy and
+     jobs still running at the end do not count);
+   - FINISHED otherwise, no job at all included.
+   Returns 0, or -1 with errno EINVAL (no context, a bad state). */
+int hearth_ctx_set_final_state (hearth_ctx_t *self, hearth_app_end_t state,
+                                const char *reason);
 
 /* ---- jobs and stages ---------------------------------------------------- */
 

@@ -56,12 +56,13 @@ s_on_signal (int sig)
     s_stop_signal = sig;
 }
 
-/* SIGINT and SIGTERM stop the application cleanly: its executors and,
-   in local-cluster mode, its master and workers go with it. */
+/* SIGINT and SIGTERM stop the application cleanly: it ends KILLED, its
+   executors and, in local-cluster mode, its master and workers go with
+   it.  A second signal kills at once (the default action is back). */
 static void
 s_catch_signals (void)
 {
-    struct sigaction sa = {.sa_handler = s_on_signal};
+    struct sigaction sa = {.sa_handler = s_on_signal, .sa_flags = SA_RESETHAND};
     sigemptyset (&sa.sa_mask);
     sigaction (SIGINT, &sa, NULL);
     sigaction (SIGTERM, &sa, NULL);
@@ -111,9 +112,13 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf)
         s_fail (1, "%s", err.text);
     else if (hearth_job_submit (job) < 0)
         s_fail (1, "%s", hearth_job_error (job));
-    else if (!s_wait (job))
-        fprintf (stderr, "%s: stopped by signal %d\n",
-                 program_invocation_short_name, (int) s_stop_signal);
+    else if (!s_wait (job)) {
+        char why[64];
+        snprintf (why, sizeof why, "stopped by %s",
+                  s_stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        fprintf (stderr, "%s: %s\n", program_invocation_short_name, why);
+        hearth_ctx_set_final_state (ctx, HEARTH_APP_KILLED, why);
+    }
     else {
         if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED) {
             fprintf (stderr, "%s: job %s failed: %s\n",

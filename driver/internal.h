@@ -16,7 +16,10 @@
                      (STATUS_UPDATE)
             libs.c   the libraries shipped to every executor
           master.c   the link to the master (cluster modes)
+            master_msgs.c  what it sends: (un)registering
+            master_watch.c why it cannot reach the master
           local.c    local[N] executors and local-cluster daemons; the mode
+          signals.c  SIGINT and SIGTERM of programs that leave them alone
         render.c     a task's wire form from its group's templates
         opts.c       settings (hearth_opts_t)
 

@@ -142,6 +142,7 @@ typedef struct {
     const char *error;  /* or NULL */
     const void *result; /* result bytes, or NULL */
     size_t result_len;  /* bytes */
+    bool permanent;     /* a failure a retry cannot change */
 } s_update_t;
 
 /* One STATUS_UPDATE being applied. */
@@ -183,9 +184,10 @@ s_gave_up (launch_t *self, s_status_t *s, hearth_stage_t *st, uint64_t index,
     char text[1024];
     snprintf (text, sizeof text,
               "stage %s, task %llu failed %d time%s; "
-              "last error: %s",
+              "last error: %s%s",
               st->name, (unsigned long long) index, u->attempt + 1,
-              u->attempt ? "s" : "", u->error ? u->error : "none given");
+              u->attempt ? "s" : "", u->error ? u->error : "none given",
+              u->permanent ? " (not retried: it would fail again)" : "");
     s->stage = NULL;
     work_fail_job (self->work, st->job, text);
 }
@@ -202,6 +204,8 @@ s_apply_update (launch_t *self, s_status_t *s, const s_update_t *u)
     hearth_ts_state_t state = s_ts_state (u->state, &known);
     if (!st || !known || index >= st->ntasks)
         return;
+    if (state == HEARTH_TS_FAILED && u->permanent)
+        state = HEARTH_TS_FAILED_PERMANENT;
     hearth_ts_outcome_t out =
         hearth_taskset_update (self->ts, s->exec_id, uid, index, u->attempt,
                                state, u->run_us, hearth_mono_us ());
@@ -236,7 +240,9 @@ s_update_from_json (hearth_msg_t *msg, const cJSON *json)
                         .run_us = hearth_json_int (json, "run_us", 0),
                         .error = hearth_json_str (json, "error"),
                         .result = frame ? zframe_data (frame) : NULL,
-                        .result_len = frame ? zframe_size (frame) : 0};
+                        .result_len = frame ? zframe_size (frame) : 0,
+                        .permanent =
+                            hearth_json_bool (json, "permanent", false)};
 }
 
 static s_update_t
@@ -250,7 +256,8 @@ s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
         .run_us = p->flags & HEARTH_PACKED_RUN_US ? p->run_us : 0,
         .error = p->error,
         .result = frame ? zframe_data (frame) : p->result,
-        .result_len = frame ? zframe_size (frame) : p->result_len};
+        .result_len = frame ? zframe_size (frame) : p->result_len,
+        .permanent = (p->flags & HEARTH_PACKED_PERMANENT) != 0};
 }
 
 void

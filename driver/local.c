@@ -1,7 +1,16 @@
 /*  local.c - the embedded modes: local[N] runs one executor process of
     ours with N cores, local-cluster[W,C,M] starts a real master and W real
     workers on loopback for the application's lifetime; and the choice of
-    mode from the "master" setting. */
+    mode from the "master" setting.
+
+    Every process started here leads a process group of its own: a
+    terminal's Ctrl-C (SIGINT to its foreground group) then reaches the
+    driver alone, which stops its executors and daemons in order, as
+    against a cluster.  (In the driver's group they took the signal too,
+    died under it, and the driver saw a lost executor, re-ran its tasks
+    on a new one and waited for that one to stop.)  They still go when
+    the driver dies: they get SIGTERM when the thread that started them
+    ends. */
 #include "config.h"
 
 #include <errno.h>
@@ -134,6 +143,12 @@ local_master_url (const local_t *self)
     return self->master_url;
 }
 
+bool
+local_master_running (const local_t *self)
+{
+    return self->master_pid > 0;
+}
+
 static int
 s_make_scratch (local_t *self, hearth_error_t *err)
 {
@@ -207,6 +222,7 @@ s_spawn_executor (local_t *self, hearth_error_t *err)
                                 .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                 .stdout_fd = HEARTH_SPAWN_DEVNULL,
                                 .stderr_fd = HEARTH_SPAWN_INHERIT,
+                                .new_pgroup = true,
                                 .die_with_parent = true};
     pid_t pid = envp ? hearth_spawn (&opts, err)
                      : hearth_errprintf (err, "out of memory");
@@ -269,7 +285,9 @@ local_tick (local_t *self)
 /* ---- local-cluster[W,C,M] ----------------------------------------------- */
 
 /* Our daemons get SIGTERM should this thread end without stopping them
-   (the driver killed): a local cluster never outlives its driver. */
+   (the driver killed): a local cluster never outlives its driver.  Like
+   our executors, they lead process groups of their own (see the top of
+   this file). */
 static pid_t
 s_spawn_daemon (const char *const *argv, hearth_error_t *err)
 {
@@ -277,6 +295,7 @@ s_spawn_daemon (const char *const *argv, hearth_error_t *err)
                                 .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                 .stdout_fd = HEARTH_SPAWN_DEVNULL,
                                 .stderr_fd = HEARTH_SPAWN_INHERIT,
+                                .new_pgroup = true,
                                 .die_with_parent = true};
     return hearth_spawn (&opts, err);
 }

@@ -9,6 +9,7 @@
 #ifndef HEARTH_DRIVER_LOCAL_H
 #define HEARTH_DRIVER_LOCAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "libcore/conf.h"
@@ -70,6 +71,8 @@ int local_start (local_t *self, const char *driver_url, const char *app_id,
                  hearth_error_t *err);
 /* local-cluster: our master's URL (borrowed), once started. */
 const char *local_master_url (const local_t *self);
+/* local-cluster: whether our master runs (not reaped yet). */
+bool local_master_running (const local_t *self);
 /* Reap what exited: our executors, our master. */
 void local_tick (local_t *self);
 /* Executor exec_id is gone: if it is ours, make sure its process is,

@@ -7,8 +7,10 @@ driver_libdriver_la_SOURCES = \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/render.c \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
 	driver/execs.c driver/execs.h driver/launch.c driver/launch.h \
-	driver/libs.c driver/libs.h \
-	driver/master.c driver/master.h driver/local.c driver/local.h
+	driver/libs.c driver/libs.h driver/signals.c driver/signals.h \
+	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \
+	driver/master_watch.c driver/master_watch.h \
+	driver/local.c driver/local.h
 driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 
 lib_LTLIBRARIES += libhearth.la

@@ -12,7 +12,15 @@
     soon as the master is back.  Jobs go on all the while: the
     executors talk to the driver, not to the master.  A master that
     answers that the application has ended (it gave up on the driver)
-    ends the jobs. */
+    ends the jobs.
+
+    At the end the driver tells the master how the application ended
+    (UNREGISTER_APPLICATION) and waits for its answer (APPLICATION_REMOVED),
+    up to register-timeout: a master that is down meanwhile gets the
+    application registered again, then unregistered, once it is back, so
+    that the end survives the master's restart.  (The message alone used
+    to be lost with a master that was down, which then recorded the
+    application FAILED, "driver lost".) */
 #include "config.h"
 
 #include <errno.h>
@@ -21,6 +29,8 @@
 #include <string.h>
 
 #include "driver/master.h"
+#include "driver/master_msgs.h"
+#include "driver/master_watch.h"
 #include "libcore/clock.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
@@ -35,6 +45,8 @@ struct master_link {
     hearth_conf_t *conf;       /* settings (borrowed) */
     zloop_t *loop;             /* serves sock (borrowed) */
     zsock_t *sock;             /* DEALER, the newest one */
+    master_watch_t *watch;     /* why it does not connect, until the
+                                  first registration; or NULL */
     char url[512];             /* where the master is */
     hearth_curve_t curve;      /* keys for the link (off: none) */
     char app_name[256];        /* as registered */
@@ -54,10 +66,15 @@ struct master_link {
     int64_t backoff_ms;        /* wait before the next attempt after */
     int64_t next_attempt_ms;   /* next registration attempt (mono) */
     bool failed;               /* start-up failure told: the loop ends */
+    bool finishing;            /* unregistering: see master_link_close */
+    bool unregistered;         /* the master recorded the end */
+    char end_state[16];        /* the end to record: FINISHED, ... */
+    char end_reason[1024];     /* and why */
     master_link_cbs_t cbs;     /* the owner's callbacks */
 };
 
 static int s_on_master (zloop_t *loop, zsock_t *sock, void *arg);
+static void s_fail (master_link_t *self, const char *text);
 
 master_link_t *
 master_link_new (const master_link_opts_t *opts, const master_link_cbs_t *cbs,
@@ -88,6 +105,7 @@ master_link_destroy (master_link_t **self_p)
         return;
     int saved = errno;
     master_link_t *self = *self_p;
+    master_watch_destroy (&self->watch, false); /* the loop may be gone */
     hearth_sock_destroy (&self->sock);
     hearth_curve_cleanup (&self->curve);
     free (self);
@@ -116,40 +134,26 @@ s_send (master_link_t *self, hearth_msg_t **msg_p)
 static void
 s_send_register (master_link_t *self)
 {
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_APPLICATION);
-    if (!msg)
-        return;
-    cJSON *b = msg->body;
-    hearth_conf_t *conf = self->conf;
-    cJSON_AddStringToObject (b, "name", self->app_name);
-    cJSON_AddStringToObject (b, "driver_url", self->driver_url);
-    if (hearth_conf_isset (conf, "total-executor-cores"))
-        cJSON_AddNumberToObject (
-            b, "max_cores",
-            (double) hearth_conf_int (conf, "total-executor-cores"));
-    if (hearth_conf_isset (conf, "executor-cores"))
-        cJSON_AddNumberToObject (
-            b, "cores_per_executor",
-            (double) hearth_conf_int (conf, "executor-cores"));
-    cJSON_AddNumberToObject (
-        b, "memory_per_executor_mb",
-        (double) (self->memory_mb > 0 ? self->memory_mb : 1));
-    if (self->app_id[0])
-        cJSON_AddStringToObject (b, "app_id", self->app_id);
-    if (self->registered) /* again: what still runs */
-        self->cbs.list_executors (self->cbs.arg,
-                                  cJSON_AddArrayToObject (b, "executors"));
-    cJSON_AddStringToObject (b, "token", self->token);
-    if (self->driver_key[0])
-        cJSON_AddStringToObject (b, "driver_key", self->driver_key);
-    /* Cluster mode: the worker that runs us says which driver we are. */
-    const char *driver_id = hearth_conf_str (conf, "driver-id");
-    if (driver_id && hearth_id_valid (HEARTH_ID_DRIVER, driver_id))
-        cJSON_AddStringToObject (b, "driver_id", driver_id);
-    const char *user = getenv ("USER");
-    if (user && strlen (user) < 255)
-        cJSON_AddStringToObject (b, "user", user);
-    s_send (self, &msg);
+    master_reg_t reg = {.conf = self->conf,
+                        .name = self->app_name,
+                        .driver_url = self->driver_url,
+                        .app_id = self->app_id,
+                        .token = self->token,
+                        .driver_key = self->driver_key,
+                        .memory_mb = self->memory_mb};
+    cJSON *executors = NULL;
+    if (self->registered && (executors = cJSON_CreateArray ()))
+        self->cbs.list_executors (self->cbs.arg, executors);
+    hearth_msg_t *msg = master_msg_register (&reg, executors);
+    if (msg)
+        s_send (self, &msg);
+}
+
+/* The watch found that waiting cannot help: start-up fails. */
+static void
+s_watch_fatal (void *arg, const char *text)
+{
+    s_fail (arg, text);
 }
 
 /* A fresh DEALER to the master (the old one, if any, is dropped with
@@ -157,6 +161,7 @@ s_send_register (master_link_t *self)
 static int
 s_connect (master_link_t *self, hearth_error_t *err)
 {
+    master_watch_destroy (&self->watch, true);
     if (self->sock) {
         zloop_reader_end (self->loop, self->sock);
         hearth_sock_destroy (&self->sock);
@@ -165,7 +170,11 @@ s_connect (master_link_t *self, hearth_error_t *err)
     hearth_curve_client_opts (&self->curve, &opts);
     if (!(self->sock = hearth_sock_new (&opts, err)))
         return -1;
+    if (!self->registered)
+        self->watch = master_watch_new (self->loop, self->sock, self->url,
+                                        &self->curve, s_watch_fatal, self);
     if (hearth_sock_connect (self->sock, self->url, err) < 0) {
+        master_watch_destroy (&self->watch, true);
         hearth_sock_destroy (&self->sock);
         return -1;
     }
@@ -228,21 +237,13 @@ s_unlink (master_link_t *self, const char *why)
     self->next_attempt_ms = hearth_mono_ms ();
 }
 
-void
-master_link_close (master_link_t *self)
+static void
+s_send_unregister (master_link_t *self)
 {
-    if (!self->sock)
-        return;
-    if (self->registered) {
-        hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
-        if (msg) {
-            cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
-            cJSON_AddStringToObject (msg->body, "state", "FINISHED");
-            s_send (self, &msg);
-        }
-    }
-    zloop_reader_end (self->loop, self->sock);
-    hearth_sock_destroy (&self->sock);
+    hearth_msg_t *msg =
+        master_msg_unregister (self->app_id, self->end_state, self->end_reason);
+    if (msg)
+        s_send (self, &msg);
 }
 
 /* Start-up failed: the owner hears why, the loop ends. */
@@ -260,6 +261,14 @@ typedef void s_handler_fn (master_link_t *self, hearth_msg_t *msg);
 static void
 s_registered (master_link_t *self, hearth_msg_t *msg)
 {
+    if (self->finishing && !self->linked) { /* back: tell it the end */
+        self->linked = true;
+        self->backoff_ms = self->hb_interval_ms;
+        log_info ("application %s registered again with %s: unregistering",
+                  self->app_id, self->url);
+        s_send_unregister (self);
+        return;
+    }
     const char *id = hearth_json_str (msg->body, "app_id");
     bool again = self->registered;
     if (again && strcmp (id, self->app_id) != 0)
@@ -267,6 +276,7 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
                   self->app_id);
     snprintf (self->app_id, sizeof self->app_id, "%s", id);
     self->registered = true;
+    master_watch_destroy (&self->watch, true); /* the link works */
     self->hb_interval_ms = hearth_json_int (msg->body, "heartbeat_interval_ms",
                                             self->hb_interval_ms);
     self->hb_liveness =
@@ -287,6 +297,8 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
 static void
 s_executor_added (master_link_t *self, hearth_msg_t *msg)
 {
+    if (self->finishing)
+        return; /* the executors are stopping: news of them is moot */
     const cJSON *b = msg->body;
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
     log_info ("executor %d granted on %s (%lld cores)", exec_id,
@@ -300,6 +312,8 @@ s_executor_added (master_link_t *self, hearth_msg_t *msg)
 static void
 s_executor_updated (master_link_t *self, hearth_msg_t *msg)
 {
+    if (self->finishing)
+        return;
     const cJSON *b = msg->body;
     const char *state = hearth_json_str (b, "state");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);
@@ -313,10 +327,32 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
     self->cbs.executor_lost (self->cbs.arg, exec_id, reason);
 }
 
+/* The master answered UNREGISTER_APPLICATION (or had ended the
+   application already): the end is recorded. */
+static void
+s_unregistered (master_link_t *self, const char *state, const char *reason)
+{
+    self->unregistered = true;
+    if (!state) /* it does not know the application, or will not say */
+        log_warn ("the master at %s did not record the end of %s: %s",
+                  self->url, self->app_id, reason);
+    else if (strcmp (state, self->end_state) != 0)
+        log_warn ("the master at %s had ended application %s already: %s "
+                  "(%s)",
+                  self->url, self->app_id, state, reason);
+    else
+        log_info ("the master at %s recorded the end of %s: %s", self->url,
+                  self->app_id, state);
+}
+
 static void
 s_application_removed (master_link_t *self, hearth_msg_t *msg)
 {
     const char *reason = hearth_json_str (msg->body, "reason");
+    if (self->finishing) {
+        s_unregistered (self, hearth_json_str (msg->body, "state"), reason);
+        return;
+    }
     log_warn ("the master removed the application: %s", reason);
     self->cbs.app_dead (self->cbs.arg, reason);
 }
@@ -339,7 +375,10 @@ s_error (master_link_t *self, hearth_msg_t *msg)
               hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
     log_warn ("%s", text);
-    if (!self->registered)
+    if (self->finishing
+        && streq (hearth_json_str (msg->body, "code"), "duplicate_app"))
+        s_unregistered (self, NULL, hearth_json_str (msg->body, "message"));
+    else if (!self->registered)
         s_fail (self, text);
     else if (!self->linked
              && streq (hearth_json_str (msg->body, "code"), "duplicate_app")) {
@@ -417,14 +456,18 @@ master_link_tick (master_link_t *self)
         return;
     int64_t now = hearth_mono_ms ();
     if (!self->registered) {
-        if (now > self->register_deadline) {
-            char text[600];
+        if (self->watch)
+            master_watch_tick (self->watch);
+        const char *last = self->watch ? master_watch_last (self->watch) : NULL;
+        if (!self->failed && now > self->register_deadline) {
+            char text[1400];
             snprintf (
                 text, sizeof text,
                 "the master at %s did not register the application "
-                "within %lld ms",
+                "within %lld ms%s%s",
                 self->url,
-                (long long) hearth_conf_ms (self->conf, "register-timeout"));
+                (long long) hearth_conf_ms (self->conf, "register-timeout"),
+                last ? ": " : "", last ? last : "");
             s_fail (self, text);
         }
         return;
@@ -458,4 +501,70 @@ master_link_release_executor (master_link_t *self, int exec_id,
     cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
     cJSON_AddStringToObject (msg->body, "reason", reason);
     s_send (self, &msg);
+}
+
+/* ---- the end ------------------------------------------------------------- */
+
+/* Say once that the driver waits for the master, and for how long. */
+static void
+s_say_waiting (master_link_t *self, int64_t wait_ms)
+{
+    log_warn ("the master at %s has not confirmed the end of application %s "
+              "(%s): waiting up to %lld ms for the master (a second Ctrl-C "
+              "stops waiting)",
+              self->url, self->app_id, self->end_state, (long long) wait_ms);
+}
+
+/* Serve the link, alone, until the master has recorded the end or
+   deadline: registering again if it is gone, then unregistering. */
+static void
+s_wait_unregistered (master_link_t *self, int64_t deadline, int64_t wait_ms)
+{
+    bool said = false;
+    int64_t start = hearth_mono_ms (), now = start;
+    while (!self->unregistered && now < deadline) {
+        if (!said && (!self->linked || now - start >= self->hb_interval_ms)) {
+            s_say_waiting (self, deadline - now);
+            said = true;
+        }
+        int64_t wait = deadline - now < self->hb_interval_ms / 4 + 1
+                           ? deadline - now
+                           : self->hb_interval_ms / 4 + 1;
+        zmq_pollitem_t item = {self->sock ? zsock_resolve (self->sock) : NULL,
+                               0, ZMQ_POLLIN, 0};
+        if (zmq_poll (&item, self->sock ? 1 : 0, (long) wait) > 0
+            && (item.revents & ZMQ_POLLIN))
+            s_on_master (NULL, self->sock, self);
+        master_link_tick (self);
+        now = hearth_mono_ms ();
+    }
+    if (!self->unregistered)
+        log_warn ("the master at %s did not confirm the end of application %s "
+                  "within %lld ms: it will record it FAILED (driver lost)",
+                  self->url, self->app_id, (long long) wait_ms);
+}
+
+void
+master_link_close (master_link_t *self, const char *state, const char *reason,
+                   int64_t wait_ms)
+{
+    master_watch_destroy (&self->watch, true); /* it serves on the loop */
+    if (!self->sock)
+        return;
+    if (!self->registered) /* a registration nobody took: do not linger */
+        zsock_set_linger (self->sock, 0);
+    if (self->registered) {
+        self->finishing = true;
+        snprintf (self->end_state, sizeof self->end_state, "%s", state);
+        snprintf (self->end_reason, sizeof self->end_reason, "%s", reason);
+        if (self->linked)
+            s_send_unregister (self);
+        if (wait_ms > 0)
+            s_wait_unregistered (self, hearth_mono_ms () + wait_ms, wait_ms);
+        else /* nobody to wait for: what is queued is all there is */
+            zsock_set_linger (self->sock, 0);
+    }
+    if (self->sock)
+        zloop_reader_end (self->loop, self->sock);
+    hearth_sock_destroy (&self->sock);
 }

@@ -80,8 +80,13 @@ void master_link_tick (master_link_t *self);
    or cut off), so that its cores go to a replacement. */
 void master_link_release_executor (master_link_t *self, int exec_id,
                                    const char *reason);
-/* Unregister the application (if registered) and close the socket
-   (before the loop is destroyed). */
-void master_link_close (master_link_t *self);
+/* Unregister the application (if registered), ending in state
+   ("FINISHED", "FAILED" or "KILLED") for reason (both copied), and wait,
+   up to wait_ms, for the master to confirm it: registering again first,
+   if the master was lost (it logs that it waits, and whether the master
+   confirmed).  Then close the socket (before the loop is destroyed: the
+   loop is not run meanwhile). */
+void master_link_close (master_link_t *self, const char *state,
+                        const char *reason, int64_t wait_ms);
 
 #endif

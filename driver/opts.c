@@ -51,7 +51,8 @@ static const hearth_opt_t s_options[] = {
     {"heartbeat-liveness", HEARTH_OPT_INT, "5", "N",
      "missed intervals before a peer counts as gone", 1, 1000},
     {"register-timeout", HEARTH_OPT_DURATION, "30s", "TIME",
-     "how long to wait for the master to register the application"},
+     "how long to wait for the master to register the application, and at "
+     "the end to confirm how it ended"},
     {"driver-host", HEARTH_OPT_STR, NULL, "ADDR",
      "address executors connect to (default: the one facing the master)"},
     {"max-result-bytes", HEARTH_OPT_SIZE, "64M", "SIZE",

@@ -83,7 +83,16 @@ submit_status (hearth_conf_t *conf, const char *driver_id)
                           : "?");
             s_line ("worker:", text);
         }
-        s_line ("application:", hearth_json_str (b, "app_id"));
+        const char *app_state = hearth_json_str (b, "app_state");
+        const char *app_reason = hearth_json_str (b, "app_reason");
+        if (app_state) { /* APP (STATE: REASON) */
+            snprintf (text, sizeof text, "%s (%s%s%s)",
+                      hearth_json_str (b, "app_id"), app_state,
+                      app_reason ? ": " : "", app_reason ? app_reason : "");
+            s_line ("application:", text);
+        }
+        else
+            s_line ("application:", hearth_json_str (b, "app_id"));
         snprintf (text, sizeof text, "%lld%s",
                   (long long) hearth_json_int (b, "launches", 0),
                   hearth_json_bool (b, "supervise", false) ? " (supervised)"

@@ -21,6 +21,7 @@ struct work {
     zlistx_t *jobs;            /* hearth_job_t running (borrowed) */
     bool app_dead;             /* the application is over */
     char app_dead_reason[512]; /* why, for jobs submitted after */
+    char last_failure[1200];   /* why the last job to end failed, or "" */
     work_cbs_t cbs;            /* the owner's callbacks */
 };
 
@@ -101,14 +102,20 @@ s_find_job (work_t *self, uint64_t id)
     return NULL;
 }
 
-/* The engine lets go of a job, then tells the user it has ended. */
+/* The engine lets go of a job, then tells the user it has ended; counted:
+   its end decides the application's last failure. */
 static void
 s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
-           const char *error)
+           const char *error, bool counted)
 {
     void *handle = zlistx_find (self->jobs, job);
     if (!handle)
         return;
+    if (counted && state == HEARTH_JOB_SUCCEEDED)
+        self->last_failure[0] = '\0';
+    else if (counted)
+        snprintf (self->last_failure, sizeof self->last_failure,
+                  "job %s failed: %s", job->name, error);
     zlistx_delete (self->jobs, handle);
     for (size_t i = 0; i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
@@ -123,14 +130,26 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
     job_end (job, state, error);
 }
 
-void
-work_fail_job (work_t *self, hearth_job_t *job, const char *error)
+static void
+s_fail_job (work_t *self, hearth_job_t *job, const char *error, bool counted)
 {
     if (!zlistx_find (self->jobs, job))
         return;
     hearth_taskset_fail_job (self->ts, job->id);
     log_info ("job %s failed: %s", job->name, error);
-    s_end_job (self, job, HEARTH_JOB_FAILED, error);
+    s_end_job (self, job, HEARTH_JOB_FAILED, error, counted);
+}
+
+void
+work_fail_job (work_t *self, hearth_job_t *job, const char *error)
+{
+    s_fail_job (self, job, error, true);
+}
+
+void
+work_cancel_job (work_t *self, hearth_job_t *job, const char *error)
+{
+    s_fail_job (self, job, error, false);
 }
 
 void
@@ -141,7 +160,13 @@ work_fail_all (work_t *self, const char *reason)
               reason);
     hearth_job_t *job;
     while ((job = zlistx_first (self->jobs)))
-        work_fail_job (self, job, reason);
+        s_fail_job (self, job, reason, false);
+}
+
+const char *
+work_last_failure (const work_t *self)
+{
+    return self->last_failure[0] ? self->last_failure : NULL;
 }
 
 void
@@ -212,7 +237,7 @@ work_submit (work_t *self, hearth_job_t *job)
     job->id = self->next_job++;
     zlistx_add_end (self->jobs, job);
     if (self->app_dead) {
-        work_fail_job (self, job, self->app_dead_reason);
+        s_fail_job (self, job, self->app_dead_reason, false);
         return;
     }
     for (size_t i = 0; i < job->nstages; i++)
@@ -276,7 +301,7 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
         break;
     case HEARTH_TS_EV_JOB_DONE:
         if (job)
-            s_end_job (self, job, HEARTH_JOB_SUCCEEDED, NULL);
+            s_end_job (self, job, HEARTH_JOB_SUCCEEDED, NULL, true);
         break;
     case HEARTH_TS_EV_JOB_FAILED:
         if (!job || !st)

@@ -48,9 +48,17 @@ bool work_has_jobs (const work_t *self);
 void work_submit (work_t *self, hearth_job_t *job);
 /* End a running job as failed with error (copied). */
 void work_fail_job (work_t *self, hearth_job_t *job, const char *error);
+/* The same for a job its user gave up on (hearth_job_destroy of a
+   running job): it does not count as the application's last failure. */
+void work_cancel_job (work_t *self, hearth_job_t *job, const char *error);
 /* The application is over: fail every running job, and every job
-   submitted from now on, with reason (copied). */
+   submitted from now on, with reason (copied); not counted as the
+   application's last failure either. */
 void work_fail_all (work_t *self, const char *reason);
+/* Why the last job to end failed ("job NAME failed: ERROR", borrowed), or
+   NULL when it succeeded, or when no job ended yet (cancelled jobs and
+   those ended by work_fail_all do not count). */
+const char *work_last_failure (const work_t *self);
 /* Publish the progress of stage uid to its job (nothing once the job has
    ended: the user may have freed it). */
 void work_publish (work_t *self, uint32_t uid);

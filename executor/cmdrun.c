@@ -228,9 +228,11 @@ s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
     }
 }
 
-/* Start the child; its pid, or -1 with err. */
+/* Start the child; its pid, or -1 with err (and *spawn_errno the
+   reason posix_spawn gave, when it was the one to fail). */
 static pid_t
-s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
+s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, int *spawn_errno,
+         hearth_error_t *err)
 {
     int outp[2] = {-1, -1}, errp[2] = {-1, -1};
     const char **envp = NULL;
@@ -253,6 +255,8 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
             .new_pgroup = true,
         };
         pid = hearth_spawn (&opts, err);
+        if (pid < 0)
+            *spawn_errno = errno;
     }
     free (envp);
     if (in >= 0)
@@ -271,13 +275,25 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, hearth_error_t *err)
     return pid;
 }
 
+/* Whether a spawn that failed with errno e fails on every retry: the
+   program is not there, or cannot be executed.  (Running out of fds or
+   processes is not.) */
+static bool
+s_spawn_failure_permanent (int e)
+{
+    return e == ENOENT || e == EACCES || e == ENOEXEC || e == ENOTDIR
+           || e == ELOOP || e == ENAMETOOLONG;
+}
+
 int
 cmdrun_start (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
 {
     hearth_error_t err;
-    proc->pid = s_spawn (ex, t, &proc->out, &proc->err, &err);
+    int spawn_errno = 0;
+    proc->pid = s_spawn (ex, t, &proc->out, &proc->err, &spawn_errno, &err);
     if (proc->pid < 0) {
         t->run_error = strdup (err.text);
+        t->permanent = s_spawn_failure_permanent (spawn_errno);
         return -1;
     }
     return 0;

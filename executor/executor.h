@@ -96,6 +96,8 @@ typedef struct task {
     int kill_sig;    /* a signal the loop asked for, or 0 */
     int wait_status; /* from waitpid */
     char *run_error; /* why it could not start, or NULL */
+    bool permanent;  /* its failure cannot change on a retry (no such
+                        function or command: reported as such) */
     char *out;       /* captured stdout */
     size_t out_len, out_alloc;
     /* the last EXECUTOR_ERR_TAIL bytes of stderr, for the error text:

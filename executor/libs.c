@@ -247,12 +247,13 @@ libs_lookup (libs_t *self, const char *lib, const char *fn, hearth_error_t *err)
     if (load_error)
         hearth_errprintf (err, "%s", load_error);
     else if (zlistx_size (self->list) == 0)
-        hearth_errprintf (err,
-                          "no function %s: the application shipped no "
-                          "library (use --lib)",
-                          fn);
+        hearth_errcode (err, LIBS_NO_FUNCTION,
+                        "no function %s: the application shipped no "
+                        "library (use --lib)",
+                        fn);
     else
-        hearth_errprintf (err, "no function %s in the shipped %s", fn,
-                          lib ? lib : "libraries");
+        hearth_errcode (err, LIBS_NO_FUNCTION,
+                        "no function %s in the shipped %s", fn,
+                        lib ? lib : "libraries");
     return NULL;
 }

@@ -22,8 +22,14 @@ void libs_destroy (libs_t **self_p);
 int libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
               hearth_error_t *err);
 
+/* The error code of a lookup that found every library loaded and none
+   with the function: the same bytes go to every executor, so a retry
+   elsewhere cannot find it either.  (A library that failed to load here
+   may load on another host: that error has another code.) */
+#define LIBS_NO_FUNCTION "no_function"
+
 /* The function fn in library lib (or in any library when lib is NULL),
-   or NULL with err. */
+   or NULL with err (code LIBS_NO_FUNCTION when no library has it). */
 hearth_task_fn libs_lookup (libs_t *self, const char *lib, const char *fn,
                             hearth_error_t *err);
 

@@ -461,6 +461,8 @@ s_add_update (void *arg, const task_t *t, const char *state, const char *error,
         u.error = text;
     }
     s_add_exit (&u, t);
+    if (t->permanent && strcmp (state, "FAILED") == 0)
+        u.flags |= HEARTH_PACKED_PERMANENT;
     if (result && len > s_inline_result_max) {
         if (!self->batch
             && !(self->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))

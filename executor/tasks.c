@@ -332,6 +332,7 @@ s_start (tasks_t *self, task_t *t, task_t **batch, size_t *nbatch)
     }
     t->func = libs_lookup (self->ex->libs, t->lib, t->fn, &err);
     if (!t->func) {
+        t->permanent = err.code && strcmp (err.code, LIBS_NO_FUNCTION) == 0;
         s_complete (self, t, "FAILED", err.text, NULL, 0);
         return -1;
     }

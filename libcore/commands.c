@@ -117,6 +117,7 @@ static const hearth_field_t s_update[] = {
     INT ("run_us", false, 0, MAX_TASK_ID),
     FRAME ("result", false),
     BOOL ("truncated", false),
+    BOOL ("permanent", false),
     END};
 
 /* Element descriptors built from the member lists. */
@@ -223,7 +224,9 @@ static const hearth_field_t b_driver_status_response[] = {
     STR ("worker_id", false, 0, 128), STR ("worker_host", false, 0, MAX_HOST),
     F_APP_ID (false), F_TEXT ("error", false), F_EXIT ("exit_status"),
     INT ("launches", false, 0, 1e9), BOOL ("supervise", false),
-    F_TEXT ("message", false), STR ("work_dir", false, 0, 4096), END};
+    F_TEXT ("message", false), STR ("work_dir", false, 0, 4096),
+    ENUM ("app_state", false, hearth_app_states), F_TEXT ("app_reason", false),
+    END};
 static const hearth_field_t b_driver_log[] = {
     F_DRIVER_ID (true), ENUM ("stream", false, s_streams),
     INT ("offset", false, 0, MAX_TASK_ID),

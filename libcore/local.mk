@@ -25,6 +25,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/keys.c libcore/keys.h \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
+	libcore/connwatch.c libcore/connwatch.h \
 	libcore/curve.c libcore/curve.h \
 	libcore/crc32c.c libcore/crc32c.h \
 	libcore/records.h libcore/partfmt.c libcore/partfmt.h \

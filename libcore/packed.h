@@ -14,7 +14,8 @@
                 strings and envc "NAME=VALUE" strings, each NUL-terminated:
                 a function has fn, a command argv, never both
       update    u64 tid, u32 attempt, u8 state (index in
-                hearth_task_states), u8 flags (PACKED_*), u16 error_len,
+                hearth_task_states), u8 flags (PACKED_*: exit status,
+                signal, truncated, run time, permanent), u16 error_len,
                 i32 exit_status, i32 signal, u64 run_us, i32 result
                 (frame index, -1: inline or none), u32 result_len (inline
                 bytes), then the error and a NUL byte, then the inline
@@ -47,6 +48,7 @@
 #define HEARTH_PACKED_SIGNAL 0x02    /* signal is set */
 #define HEARTH_PACKED_TRUNCATED 0x04 /* the result was truncated */
 #define HEARTH_PACKED_RUN_US 0x08    /* run_us is set */
+#define HEARTH_PACKED_PERMANENT 0x10 /* a failure a retry cannot change */
 
 /* One task: a function (fn set, argc 0) or a command (argc > 0, fn
    NULL).  From a reader, the strings are borrowed from the frame

@@ -128,6 +128,10 @@ hearth_taskset_destroy (hearth_taskset_t **self_p)
     zhashx_destroy (&self->attempts);
     zhashx_destroy (&self->execs);
     free (self->events);
+    for (size_t i = 0; i < self->nhosts; i++)
+        free (self->hosts[i]);
+    free (self->hosts);
+    free (self->host_execs);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -226,16 +230,50 @@ s_stage_done (hearth_taskset_t *self, ts_stage_t *st)
 
 /* ---- executors and attempts ------------------------------------------- */
 
+/* The index of host in the host table, added if new; -1 on no memory.
+   (Hosts are few, and never forgotten: a linear search.) */
+static int
+s_host_index (hearth_taskset_t *self, const char *host)
+{
+    for (size_t i = 0; i < self->nhosts; i++)
+        if (strcmp (self->hosts[i], host) == 0)
+            return (int) i;
+    size_t n = self->nhosts + 1;
+    char **hosts = realloc (self->hosts, n * sizeof *hosts);
+    if (hosts)
+        self->hosts = hosts;
+    size_t *counts = realloc (self->host_execs, n * sizeof *counts);
+    if (counts)
+        self->host_execs = counts;
+    char *copy = hosts && counts ? strdup (host) : NULL;
+    if (!copy)
+        return -1;
+    self->hosts[self->nhosts] = copy;
+    self->host_execs[self->nhosts] = 0;
+    return (int) self->nhosts++;
+}
+
 int
 hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id, int cores)
 {
+    return hearth_taskset_add_executor_on (self, exec_id, cores, NULL);
+}
+
+int
+hearth_taskset_add_executor_on (hearth_taskset_t *self, int exec_id, int cores,
+                                const char *host)
+{
     if (ts_exec (self, exec_id) || cores < 1)
         return errno = EEXIST, -1;
-    ts_exec_t *e = calloc (1, sizeof *e);
+    int index = host ? s_host_index (self, host) : -1;
+    ts_exec_t *e = host && index < 0 ? NULL : calloc (1, sizeof *e);
     if (!e)
         return errno = ENOMEM, -1;
     e->id = exec_id;
     e->cores = cores;
+    e->host = index;
+    if (index >= 0)
+        self->host_execs[index]++;
     zhashx_insert (self->execs, hearth_intkey (exec_id), e);
     self->cores += (uint64_t) cores;
     return 0;
@@ -293,17 +331,34 @@ s_fail_job (hearth_taskset_t *self, uint64_t job)
     }
 }
 
-/* A task's attempt did not succeed (failed or lost): run it again, or
-   give up on its job.  Returns true if the job was failed. */
+/* The host of executor exec_id (an index in hosts), or -1. */
+static int
+s_exec_host (const hearth_taskset_t *self, int exec_id)
+{
+    ts_exec_t *e = ts_exec (self, exec_id);
+    return e ? e->host : -1;
+}
+
+/* How an attempt that did not succeed ended. */
+typedef enum {
+    S_FAILED,    /* it failed: counts toward max_failures */
+    S_LOST,      /* lost with its executor: toward max_lost */
+    S_PERMANENT, /* it failed, and a retry would too */
+} s_miss_t;
+
+/* A task's attempt did not succeed: run it again, or give up on its job.
+   Returns true if the job was failed. */
 static bool
 s_requeue (hearth_taskset_t *self, ts_stage_t *st, uint64_t index, int attempt,
-           int exec_id, bool lost)
+           int exec_id, s_miss_t miss)
 {
     ts_task_t *t = &st->tasks[index];
     if (t->state == TASK_DONE || st->failed)
         return false;
-    bool give_up = lost ? ++t->lost > self->opts.max_lost
-                        : ++t->failures >= self->opts.max_failures;
+    bool lost = miss == S_LOST;
+    bool give_up = miss == S_PERMANENT
+                   || (lost ? ++t->lost > self->opts.max_lost
+                            : ++t->failures >= self->opts.max_failures);
     if (give_up) {
         hearth_ts_event_t ev = {.type = HEARTH_TS_EV_JOB_FAILED,
                                 .job = st->job,
@@ -317,8 +372,11 @@ s_requeue (hearth_taskset_t *self, ts_stage_t *st, uint64_t index, int attempt,
         return true;
     }
     if (t->running == 0) {
+        /* A failure may be the host's (a full disk): the retry prefers
+           another host.  A loss says nothing of the host. */
+        ts_avoid_t avoid = {exec_id, lost ? -1 : s_exec_host (self, exec_id)};
         t->state = TASK_PENDING;
-        ts_queue_push (&st->retry, index, exec_id);
+        ts_queue_push (&st->retry, index, avoid);
     }
     return false;
 }
@@ -338,10 +396,12 @@ hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
         ts_stage_t *st = ts_stage (self, key.stage);
         if (!st || killing)
             continue;
-        s_requeue (self, st, key.index, key.attempt, exec_id, true);
+        s_requeue (self, st, key.index, key.attempt, exec_id, S_LOST);
         requeued++;
     }
     self->cores -= (uint64_t) e->cores;
+    if (e->host >= 0)
+        self->host_execs[e->host]--;
     zhashx_delete (self->execs, hearth_intkey (exec_id));
     return requeued;
 }
@@ -414,7 +474,7 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
     ts_stage_t *st = ts_stage (self, stage);
     bool killing = a->killing;
     s_attempt_drop (self, a);
-    if (state == HEARTH_TS_FINISHED || state == HEARTH_TS_FAILED)
+    if (state != HEARTH_TS_KILLED)
         s_note_run_time (self, run_us);
     if (!st || st->failed)
         return HEARTH_TS_RELEASED;
@@ -422,8 +482,10 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
         return s_finished (self, st, index, run_us);
     if (killing || st->tasks[index].state == TASK_DONE)
         return HEARTH_TS_RELEASED;
-    bool lost = state == HEARTH_TS_KILLED; /* not at our request */
-    return s_requeue (self, st, index, attempt, exec_id, lost)
+    s_miss_t miss = state == HEARTH_TS_KILLED ? S_LOST /* not at our request */
+                    : state == HEARTH_TS_FAILED_PERMANENT ? S_PERMANENT
+                                                          : S_FAILED;
+    return s_requeue (self, st, index, attempt, exec_id, miss)
                ? HEARTH_TS_GAVE_UP
                : HEARTH_TS_RETRY;
 }

@@ -18,9 +18,12 @@
       growing as tasks get shorter (see hearth_taskset_slots), so that a
       core never waits a round trip for its next task.
     - A failed attempt is re-queued, on another executor where one exists,
-      until max_failures attempts have failed; then its job fails.  An
+      and on an executor of another host while one exists (the host may
+      be what failed it: a full disk), until max_failures attempts have
+      failed; then its job fails.  An
       attempt lost with its executor is re-queued without counting as a
-      failure, up to max_lost times.
+      failure, up to max_lost times.  A failure that a retry cannot change
+      (HEARTH_TS_FAILED_PERMANENT) fails the job at once.
     - The first attempt of a task to finish wins: later results are
       duplicates and other running attempts are killed.
     - With speculation, once quantile of a stage has finished, an attempt
@@ -69,7 +72,12 @@ int hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage,
                               const uint32_t *parents, size_t nparents,
                               const char *pool, int weight);
 
-/* An executor with cores cores is ready.  Returns 0 or -1 (exists). */
+/* An executor with cores cores is ready, on host (borrowed: copied; NULL:
+   not told, never avoided as a host).  Returns 0, or -1 with errno EEXIST
+   (it exists, or cores < 1) or ENOMEM. */
+int hearth_taskset_add_executor_on (hearth_taskset_t *self, int exec_id,
+                                    int cores, const char *host);
+/* The same, on no host told. */
 int hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id,
                                  int cores);
 
@@ -103,6 +111,8 @@ typedef enum {
     HEARTH_TS_FINISHED, /* it succeeded */
     HEARTH_TS_FAILED,   /* it failed (counts toward max_failures) */
     HEARTH_TS_KILLED,   /* it was killed (by us, or its executor stopping) */
+    HEARTH_TS_FAILED_PERMANENT, /* it failed, and any retry would: the
+                                   task gives up (and its job fails) now */
 } hearth_ts_state_t;
 
 typedef enum {

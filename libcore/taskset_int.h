@@ -48,14 +48,21 @@ typedef struct {
     uint8_t spare;         /* padding to 8 bytes */
 } ts_task_t;
 
-/* A queue of tasks to re-run, each avoiding the executor it last ran on.
-   Zero-initialised when empty; taskset_queue.c grows it. */
+/* Where a queued task should not run again, if it can run elsewhere. */
 typedef struct {
-    uint64_t *index; /* task indices */
-    int *avoid;      /* executor to avoid, or -1 */
-    size_t head;     /* first live entry */
-    size_t tail;     /* one past the last */
-    size_t alloc;    /* allocated entries */
+    int exec; /* the executor it last ran on, or -1 */
+    int host; /* the host it last failed on (index in hosts), or -1 */
+} ts_avoid_t;
+
+/* A queue of tasks to re-run, each avoiding the executor it last ran on
+   and the host it last failed on.  Zero-initialised when empty;
+   taskset_queue.c grows it. */
+typedef struct {
+    uint64_t *index;   /* task indices */
+    ts_avoid_t *avoid; /* where each should not run */
+    size_t head;       /* first live entry */
+    size_t tail;       /* one past the last */
+    size_t alloc;      /* allocated entries */
 } ts_queue_t;
 
 typedef struct {
@@ -99,6 +106,7 @@ struct ts_attempt {
 typedef struct {
     int id;             /* executor id */
     int cores;          /* task slots without prefetch */
+    int host;           /* index of its host in hosts, or -1: not told */
     size_t inflight;    /* attempts on it */
     ts_attempt_t *head; /* them */
 } ts_exec_t;
@@ -116,13 +124,16 @@ struct hearth_taskset {
     size_t ev_alloc;            /* events allocated */
     int64_t mean_run_us;        /* EWMA of attempt run times, 0: none yet */
     uint64_t cores;             /* of every executor: attempts that run */
+    char **hosts;               /* every host an executor was on (owned) */
+    size_t *host_execs;         /* executors on each host now */
+    size_t nhosts;              /* entries of hosts and host_execs */
 };
 
 /* ---- taskset_queue.c ---------------------------------------------------- */
 
-/* Append index (to avoid executor avoid, or -1).  Returns 0, or -1 when
-   out of memory (the entry is lost). */
-int ts_queue_push (ts_queue_t *q, uint64_t index, int avoid);
+/* Append index, to avoid what avoid says.  Returns 0, or -1 when out of
+   memory (the entry is lost). */
+int ts_queue_push (ts_queue_t *q, uint64_t index, ts_avoid_t avoid);
 
 /* Free the queue's entries; it is empty again. */
 void ts_queue_release (ts_queue_t *q);
@@ -139,16 +150,20 @@ ts_queue_size (const ts_queue_t *q)
     return q->tail - q->head;
 }
 
-/* Take the first of the first TS_LOOKAHEAD entries usable by exec_id
-   (one not avoiding it, unless alone is true).  Returns true and sets
-   *index. */
+/* Take the first of the first TS_LOOKAHEAD entries usable by executor
+   exec_id on host host: one not avoiding that executor unless alone (it
+   is the only one), nor that host unless elsewhere is false (no executor
+   on another host).  Returns true and sets *index. */
 static inline bool
-ts_queue_take (ts_queue_t *q, int exec_id, bool alone, uint64_t *index)
+ts_queue_take (ts_queue_t *q, int exec_id, bool alone, int host, bool elsewhere,
+               uint64_t *index)
 {
     size_t end =
         q->head + TS_LOOKAHEAD < q->tail ? q->head + TS_LOOKAHEAD : q->tail;
     for (size_t i = q->head; i < end; i++) {
-        if (q->avoid[i] == exec_id && !alone)
+        if (q->avoid[i].exec == exec_id && !alone)
+            continue;
+        if (host >= 0 && q->avoid[i].host == host && elsewhere)
             continue;
         *index = q->index[i];
         q->index[i] = q->index[q->head]; /* keep the rest, fill the hole */
@@ -157,6 +172,13 @@ ts_queue_take (ts_queue_t *q, int exec_id, bool alone, uint64_t *index)
         return true;
     }
     return false;
+}
+
+/* Whether some executor runs on another host than host (-1: not told). */
+static inline bool
+ts_elsewhere (const hearth_taskset_t *self, int host)
+{
+    return host >= 0 && zhashx_size (self->execs) > self->host_execs[host];
 }
 
 /* The executor of that id (borrowed), or NULL. */

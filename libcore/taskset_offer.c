@@ -3,7 +3,8 @@
     them, in FIFO order or FAIR by pool (see taskset.h).
 
     Within a stage a task comes from the retry queue first (one that did
-    not last fail on this executor, when there is another), then the tasks
+    not last fail on this executor, when there is another, nor on this
+    executor's host, when an executor runs on another), then the tasks
     never launched, then the stragglers to copy.  This runs per task: keep
     it free of calls into the other parts (the helpers it needs are inline
     in taskset_int.h).
@@ -60,13 +61,15 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
 {
     uint64_t index;
     bool speculative = false;
-    if (ts_queue_take (&st->retry, e->id, s_alone (self), &index))
+    if (ts_queue_size (&st->retry)
+        && ts_queue_take (&st->retry, e->id, s_alone (self), e->host,
+                          ts_elsewhere (self, e->host), &index))
         ;
     else if (st->next_fresh < st->ntasks)
         index = st->next_fresh++;
     else {
         for (;;) {
-            if (!ts_queue_take (&st->spec, e->id, false, &index))
+            if (!ts_queue_take (&st->spec, e->id, false, -1, false, &index))
                 return false;
             if (st->tasks[index].state != TASK_DONE)
                 break; /* a copy still worth running */

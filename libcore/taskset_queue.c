@@ -18,7 +18,7 @@ static const size_t s_queue_first_alloc = 16;
 static const size_t s_events_first_alloc = 64;
 
 int
-ts_queue_push (ts_queue_t *q, uint64_t index, int avoid)
+ts_queue_push (ts_queue_t *q, uint64_t index, ts_avoid_t avoid)
 {
     if (q->tail == q->alloc) {
         if (q->head > 0) { /* slide down before growing */
@@ -33,7 +33,7 @@ ts_queue_push (ts_queue_t *q, uint64_t index, int avoid)
             uint64_t *indices = realloc (q->index, n * sizeof *indices);
             if (indices)
                 q->index = indices;
-            int *avoids = realloc (q->avoid, n * sizeof *avoids);
+            ts_avoid_t *avoids = realloc (q->avoid, n * sizeof *avoids);
             if (avoids)
                 q->avoid = avoids;
             if (!indices || !avoids)

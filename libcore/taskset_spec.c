@@ -89,7 +89,7 @@ hearth_taskset_speculate (hearth_taskset_t *self, int64_t now_us)
             || now_us - a->start_us <= threshold[pos])
             continue;
         t->speculated = 1;
-        ts_queue_push (&st->spec, a->key.index, a->exec_id);
+        ts_queue_push (&st->spec, a->key.index, (ts_avoid_t){a->exec_id, -1});
         found++;
     }
     free (threshold);

@@ -148,6 +148,11 @@ master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         cJSON_AddStringToObject (b, "work_dir", d->worker_dir);
     if (d->app_id[0])
         cJSON_AddStringToObject (b, "app_id", d->app_id);
+    reg_app_t *app = d->app_id[0] ? registry_app (m->reg, d->app_id) : NULL;
+    if (app)
+        cJSON_AddStringToObject (b, "app_state", hearth_app_states[app->state]);
+    if (app && app->state > APP_RUNNING && app->end_reason)
+        cJSON_AddStringToObject (b, "app_reason", app->end_reason);
     if (d->error)
         cJSON_AddStringToObject (b, "error", d->error);
     if (d->exit_status >= 0)

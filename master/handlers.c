@@ -186,23 +186,56 @@ s_app_state (const char *name, int dflt)
     return dflt;
 }
 
+/* The answer to UNREGISTER_APPLICATION: APPLICATION_REMOVED, so that the
+   driver knows its end is recorded (it sends it again, on a fresh
+   socket, until it hears this). */
+static void
+s_reply_removed (master_t *m, zframe_t *rid, const char *app_id,
+                 const char *state, const char *reason)
+{
+    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_APPLICATION_REMOVED);
+    if (!reply)
+        return;
+    cJSON_AddStringToObject (reply->body, "app_id", app_id);
+    cJSON_AddStringToObject (reply->body, "reason", reason);
+    if (state)
+        cJSON_AddStringToObject (reply->body, "state", state);
+    master_send (m, rid, reply);
+}
+
 static void
 s_unregister_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
-    (void) rid;
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
-    if (!app || app->state > APP_RUNNING)
+    if (!app) {
+        s_reply_removed (m, rid, id, NULL,
+                         "the master does not know this application");
         return;
+    }
+    if (app->state > APP_RUNNING) { /* a repeat, or it ended otherwise */
+        s_reply_removed (m, rid, id, hearth_app_states[app->state],
+                         app->end_reason ? app->end_reason : "ended");
+        return;
+    }
     int state =
         s_app_state (hearth_json_str (msg->body, "state"), APP_FINISHED);
     if (state <= APP_RUNNING)
         state = APP_FINISHED;
     const char *message = hearth_json_str (msg->body, "message");
-    log_info ("application %s unregistered: %s", id, hearth_app_states[state]);
-    registry_app_end (m->reg, app, state,
-                      message ? message : "unregistered by its driver",
-                      master_kill_executor, m);
+    char reason[4200];
+    snprintf (reason, sizeof reason, "%s",
+              message && *message ? message : "unregistered by its driver");
+    /* The registry's observer tells the driver of an end other than
+       FINISHED, where it knows the driver (cluster.c); the rest is
+       answered here.  (The record may be gone after registry_app_end.) */
+    bool told = state != APP_FINISHED && app->routing_id
+                && zframe_eq (app->routing_id, rid);
+    log_info ("application %s unregistered: %s (%s)", id,
+              hearth_app_states[state], reason);
+    registry_app_end (m->reg, app, state, reason, master_kill_executor, m);
+    if (!told)
+        s_reply_removed (m, rid, id, hearth_app_states[state], reason);
 }
 
 static void

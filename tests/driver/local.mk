@@ -11,6 +11,15 @@ tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/driv
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/driver/test_tasks.c
 
+# A TCP server that does not speak ZeroMQ (test-connect-errors.sh).
+check_PROGRAMS += tests/driver/test-peer
+tests_driver_test_peer_SOURCES = tests/driver/test_peer.c
+# A libhearth driver program (test-app-final-state.sh).
+check_PROGRAMS += tests/driver/test-ctx
+tests_driver_test_ctx_SOURCES = tests/driver/test_ctx.c
+tests_driver_test_ctx_CPPFLAGS = -I$(top_srcdir)/driver
+tests_driver_test_ctx_LDADD = libhearth.la
+
 DRIVER_TESTS = \
 	tests/driver/test-local-jobs.sh \
 	tests/driver/test-retries.sh \
@@ -32,7 +41,13 @@ DRIVER_TESTS = \
 	tests/driver/test-fair.sh \
 	tests/driver/test-driver-relaunch-race.sh \
 	tests/driver/test-submit-errors.sh \
-	tests/driver/test-defaults-file.sh
+	tests/driver/test-defaults-file.sh \
+	tests/driver/test-retry-host.sh \
+	tests/driver/test-permanent-failures.sh \
+	tests/driver/test-local-interrupt.sh \
+	tests/driver/test-app-final-state.sh \
+	tests/driver/test-unregister-resend.sh \
+	tests/driver/test-connect-errors.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)

@@ -93,6 +93,12 @@ tests_unit_test_keys_SOURCES = tests/unit/test_keys.c tests/unit/testutil.h
 tests_unit_test_keys_CFLAGS = $(unit_cflags)
 tests_unit_test_keys_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_connwatch
+tests_unit_test_connwatch_SOURCES = tests/unit/test_connwatch.c \
+	tests/unit/testutil.h
+tests_unit_test_connwatch_CFLAGS = $(unit_cflags)
+tests_unit_test_connwatch_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_curve
 tests_unit_test_curve_SOURCES = tests/unit/test_curve.c tests/unit/testutil.h
 tests_unit_test_curve_CFLAGS = $(unit_cflags)

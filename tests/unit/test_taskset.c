@@ -176,6 +176,51 @@ test_retry_goes_elsewhere (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* A failed task prefers an executor of another host while one exists
+   (two executors on one bad host must not use up its attempts); with
+   none left elsewhere, the failed host's executors take it again.  A
+   loss says nothing of the host. */
+static void
+test_retry_prefers_another_host (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 1, 2, NULL, 0, NULL, 1);
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 0, 1, "bad"), 0);
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 1, 1, "bad"), 0);
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 2, 1, "good"), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 1), 1);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FAILED, 10, 1),
+        HEARTH_TS_RETRY);
+    /* Executor 1 shares the failed host: it gets the next fresh task,
+       not the retry; executor 2, on another host, gets the retry. */
+    assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 1), 1);
+    assert_int_equal (as[0].index, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 2, as, 8), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 2, 2, as, 1), 1);
+    assert_int_equal (as[0].index, 0);
+    assert_int_equal (as[0].attempt, 1);
+    /* It fails there too; then the good host's executor is lost: the bad
+       host's executors are all there is, and take the retry. */
+    assert_int_equal (
+        hearth_taskset_update (ts, 2, 1, 0, 1, HEARTH_TS_FAILED, 10, 3),
+        HEARTH_TS_RETRY);
+    assert_int_equal (hearth_taskset_remove_executor (ts, 2), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 4, as, 8), 1);
+    assert_int_equal (as[0].index, 0);
+    assert_int_equal (as[0].attempt, 2);
+    /* Lost with executor 0 while the good host is back: a loss says
+       nothing of the host, the other executor of the bad host takes it. */
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 3, 1, "good"), 0);
+    assert_int_equal (hearth_taskset_remove_executor (ts, 0), 1);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 5, as, 8), 1);
+    assert_int_equal (as[0].index, 0);
+    assert_int_equal (as[0].attempt, 3);
+    hearth_taskset_destroy (&ts);
+}
+
 static void
 test_retry_same_executor_when_alone (void **state)
 {
@@ -237,6 +282,36 @@ test_gives_up_after_max_failures (void **state)
         hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_KILLED, 0, 2),
         HEARTH_TS_RELEASED);
     assert_int_equal (hearth_taskset_inflight (ts), 0);
+    hearth_taskset_destroy (&ts);
+}
+
+/* A failure that a retry cannot change gives up at the first attempt,
+   however many attempts are left; a plain failure of another task of the
+   job before it still counted as one. */
+static void
+test_permanent_failure_gives_up_at_once (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 4, 2, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    hearth_taskset_add_executor (ts, 1, 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 2), 2);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 1, 0, HEARTH_TS_FAILED, 10, 1),
+        HEARTH_TS_RETRY);
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 0, 0,
+                                             HEARTH_TS_FAILED_PERMANENT, 10, 1),
+                      HEARTH_TS_GAVE_UP);
+    hearth_ts_event_t failed = {0};
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, &failed), 1);
+    assert_int_equal (failed.job, 4);
+    assert_int_equal (failed.index, 0);
+    assert_int_equal (failed.attempt, 0);
+    assert_false (failed.lost);
+    /* Nothing of the failed job is offered any more. */
+    assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 8), 0);
     hearth_taskset_destroy (&ts);
 }
 
@@ -477,7 +552,9 @@ main (void)
         cmocka_unit_test (test_add_stage_rejects),
         cmocka_unit_test (test_retry_goes_elsewhere),
         cmocka_unit_test (test_retry_same_executor_when_alone),
+        cmocka_unit_test (test_retry_prefers_another_host),
         cmocka_unit_test (test_gives_up_after_max_failures),
+        cmocka_unit_test (test_permanent_failure_gives_up_at_once),
         cmocka_unit_test (test_executor_loss_requeues),
         cmocka_unit_test (test_too_many_losses_fail_the_job),
         cmocka_unit_test (test_killed_not_by_us_is_requeued),

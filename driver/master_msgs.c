@@ -1,0 +1,62 @@
+/*  master_msgs.c - REGISTER_APPLICATION and UNREGISTER_APPLICATION, as
+    the driver's link to the master sends them; see master_msgs.h. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/master_msgs.h"
+#include "libcore/ids.h"
+
+hearth_msg_t *
+master_msg_register (const master_reg_t *reg, cJSON *executors)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_APPLICATION);
+    if (!msg) {
+        cJSON_Delete (executors);
+        return NULL;
+    }
+    cJSON *b = msg->body;
+    hearth_conf_t *conf = reg->conf;
+    cJSON_AddStringToObject (b, "name", reg->name);
+    cJSON_AddStringToObject (b, "driver_url", reg->driver_url);
+    if (hearth_conf_isset (conf, "total-executor-cores"))
+        cJSON_AddNumberToObject (
+            b, "max_cores",
+            (double) hearth_conf_int (conf, "total-executor-cores"));
+    if (hearth_conf_isset (conf, "executor-cores"))
+        cJSON_AddNumberToObject (
+            b, "cores_per_executor",
+            (double) hearth_conf_int (conf, "executor-cores"));
+    cJSON_AddNumberToObject (
+        b, "memory_per_executor_mb",
+        (double) (reg->memory_mb > 0 ? reg->memory_mb : 1));
+    if (reg->app_id && reg->app_id[0])
+        cJSON_AddStringToObject (b, "app_id", reg->app_id);
+    if (executors) /* again: what still runs */
+        cJSON_AddItemToObject (b, "executors", executors);
+    cJSON_AddStringToObject (b, "token", reg->token);
+    if (reg->driver_key && reg->driver_key[0])
+        cJSON_AddStringToObject (b, "driver_key", reg->driver_key);
+    /* Cluster mode: the worker that runs us says which driver we are. */
+    const char *driver_id = hearth_conf_str (conf, "driver-id");
+    if (driver_id && hearth_id_valid (HEARTH_ID_DRIVER, driver_id))
+        cJSON_AddStringToObject (b, "driver_id", driver_id);
+    const char *user = getenv ("USER");
+    if (user && strlen (user) < 255)
+        cJSON_AddStringToObject (b, "user", user);
+    return msg;
+}
+
+hearth_msg_t *
+master_msg_unregister (const char *app_id, const char *state,
+                       const char *reason)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
+    if (!msg)
+        return NULL;
+    cJSON_AddStringToObject (msg->body, "app_id", app_id);
+    cJSON_AddStringToObject (msg->body, "state", state);
+    cJSON_AddStringToObject (msg->body, "message", reason);
+    return msg;
+}

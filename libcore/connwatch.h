@@ -1,0 +1,73 @@
+/*  connwatch.h - what a client can tell of why it cannot reach its
+    server: connection refused, a host that does not resolve, a peer that
+    speaks another protocol, CURVE keys that do not match, a key the
+    server does not admit, no answer at all.
+
+    ZeroMQ reconnects silently; its socket monitor reports each step of a
+    connection (ZMQ_EVENT_CONNECT_DELAYED, CONNECTED, CLOSED,
+    CONNECT_RETRIED, HANDSHAKE_FAILED_*, HANDSHAKE_SUCCEEDED).  A watch
+    reads those events and turns them into one sentence for a person,
+    said once per cause (hearth_connwatch_news).  Where the events cannot
+    tell (a handshake that failed with no detail: the server dropped the
+    connection), the watch asks the server itself, once: it opens a plain
+    TCP connection, starts a ZMTP greeting and reads the server's, which
+    names its security mechanism (or shows it is not ZeroMQ at all).
+
+    The diagnosis is pure logic over the events (hearth_connwatch_event),
+    so that it is tested without a network; hearth_connwatch_attach adds
+    the monitor of a real socket.  Nothing is sent on the watched socket.
+    Owned by its creator; single-threaded (the creator's loop).
+*/
+#ifndef HEARTH_CONNWATCH_H
+#define HEARTH_CONNWATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "libcore/error.h"
+
+typedef struct hearth_connwatch hearth_connwatch_t;
+
+/* A watch of the connection to url (tcp://HOST:PORT), for the messages:
+   what the server is ("the master"), whether the client uses CURVE, and
+   its public key (Z85, or NULL).  All copied.  NULL on no memory. */
+hearth_connwatch_t *hearth_connwatch_new (const char *url, const char *what,
+                                          bool curve, const char *public_key);
+
+/* Stop watching and free.  Accepts NULL and a NULL *self_p; nulls the
+   pointer; keeps errno.  Destroy it before the watched socket. */
+void hearth_connwatch_destroy (hearth_connwatch_t **self_p);
+
+/* Monitor sock (borrowed: it must outlive the watch), before it
+   connects.  Returns the monitor's socket (owned by the watch) to read
+   when it is readable (hearth_connwatch_read), or NULL with err. */
+zsock_t *hearth_connwatch_attach (hearth_connwatch_t *self, zsock_t *sock,
+                                  hearth_error_t *err);
+
+/* The monitor's socket (borrowed), once attached, or NULL. */
+zsock_t *hearth_connwatch_monitor (hearth_connwatch_t *self);
+
+/* Read the events waiting on the monitor's socket. */
+void hearth_connwatch_read (hearth_connwatch_t *self, int64_t now_ms);
+
+/* One monitor event (a ZMQ_EVENT_* and its value) at now_ms: what
+   hearth_connwatch_read does with each; for tests. */
+void hearth_connwatch_event (hearth_connwatch_t *self, int event,
+                             uint32_t value, int64_t now_ms);
+
+/* Something new to say since the last call, at now_ms (some causes show
+   only with time: no answer, no handshake), or NULL.  The text is
+   borrowed until the next call.  *fatal (may be NULL) is set when
+   waiting cannot mend it (a host that does not resolve). */
+const char *hearth_connwatch_news (hearth_connwatch_t *self, int64_t now_ms,
+                                   bool *fatal);
+
+/* The last thing said, or NULL: for the error at a deadline. */
+const char *hearth_connwatch_last (const hearth_connwatch_t *self);
+
+/* True once a handshake succeeded (nothing is wrong with the link). */
+bool hearth_connwatch_ok (const hearth_connwatch_t *self);
+
+#endif

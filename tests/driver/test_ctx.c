@@ -1,0 +1,87 @@
+/*  test_ctx.c - a libhearth driver program for the tests of how an
+    application ends (test-app-final-state.sh).
+
+    test-ctx MODE, run through hearth-submit (which passes the settings):
+
+    sleep          one job of two `sleep 60` tasks: for a signal to stop
+    fail-then-ok   a job that fails, then one that succeeds
+    ok-then-fail   a job that succeeds, then one that fails
+    explicit       a job that succeeds, then hearth_ctx_set_final_state
+                   (FAILED, "the answer was wrong")
+    cancel         a job of `sleep 60` tasks given up (destroyed while it
+                   runs), then nothing
+
+    Prints "job N: succeeded|failed" per job; exits 0 unless something
+    unexpected happened.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include <hearth.h>
+
+/* Run a one-task job of argv; prints how it ended.  Returns 0 if it
+   succeeded. */
+static int
+s_job (hearth_ctx_t *ctx, int n, const char *const *argv)
+{
+    hearth_job_t *job = hearth_job_new (ctx, "job");
+    hearth_stage_t *st = hearth_job_stage (job, "s");
+    hearth_stage_add_command (st, argv);
+    int rc = hearth_job_run (job);
+    printf ("job %d: %s\n", n, rc == 0 ? "succeeded" : "failed");
+    fflush (stdout);
+    hearth_job_destroy (&job);
+    return rc;
+}
+
+static int
+s_cancel (hearth_ctx_t *ctx)
+{
+    static const char *const sleep60[] = {"sleep", "60", NULL};
+    hearth_job_t *job = hearth_job_new (ctx, "given-up");
+    hearth_stage_t *st = hearth_job_stage (job, "s");
+    hearth_stage_add_commands (st, sleep60, NULL, 2);
+    if (hearth_job_submit (job) < 0)
+        return 1;
+    hearth_job_wait (job, 1500); /* its tasks start */
+    hearth_job_destroy (&job);
+    printf ("job 1: given up\n");
+    return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+    static const char *const ok[] = {"true", NULL};
+    static const char *const bad[] = {"false", NULL};
+    static const char *const sleep60[] = {"sleep", "60", NULL};
+    const char *mode = argc > 1 ? argv[1] : "";
+    char err[512];
+    hearth_ctx_t *ctx = hearth_ctx_new (NULL, err, sizeof err);
+    if (!ctx) {
+        fprintf (stderr, "test-ctx: %s\n", err);
+        return 1;
+    }
+    int rc = 0;
+    if (strcmp (mode, "sleep") == 0)
+        s_job (ctx, 1, sleep60);
+    else if (strcmp (mode, "fail-then-ok") == 0)
+        rc = s_job (ctx, 1, bad) == 0 || s_job (ctx, 2, ok) != 0;
+    else if (strcmp (mode, "ok-then-fail") == 0)
+        rc = s_job (ctx, 1, ok) != 0 || s_job (ctx, 2, bad) == 0;
+    else if (strcmp (mode, "explicit") == 0)
+        rc = s_job (ctx, 1, ok) != 0
+             || hearth_ctx_set_final_state (ctx, (hearth_app_end_t) 7, NULL)
+                    != -1
+             || hearth_ctx_set_final_state (ctx, HEARTH_APP_FAILED,
+                                            "the answer was wrong")
+                    != 0;
+    else if (strcmp (mode, "cancel") == 0)
+        rc = s_cancel (ctx);
+    else {
+        fprintf (stderr, "test-ctx: unknown mode '%s'\n", mode);
+        rc = 2;
+    }
+    hearth_ctx_destroy (&ctx);
+    return rc;
+}
