@@ -1,4 +1,7 @@
-# The code's formatting, checked against .clang-format, and the call graph
-# between the files of each program (no circle but the intended ones).
-TESTS += tests/style/test-format.sh tests/style/test-module-graph.sh
-EXTRA_DIST += tests/style/test-format.sh tests/style/test-module-graph.sh
+# The code's formatting (checked against .clang-format), the call graph
+# between the files of each program (no circle but the intended ones),
+# and the size of each file (at most 700 lines).
+STYLE_TESTS = tests/style/test-format.sh tests/style/test-module-graph.sh \
+	tests/style/test-file-size.sh
+TESTS += $(STYLE_TESTS)
+EXTRA_DIST += $(STYLE_TESTS)

@@ -26,9 +26,17 @@ tests_unit_test_loglimit_CFLAGS = $(unit_cflags)
 tests_unit_test_loglimit_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_proto
-tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h
+tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h \
+	tests/unit/proto_samples.c tests/unit/proto_samples.h
 tests_unit_test_proto_CFLAGS = $(unit_cflags)
 tests_unit_test_proto_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_proto_reject
+tests_unit_test_proto_reject_SOURCES = tests/unit/test_proto_reject.c \
+	tests/unit/testutil.h tests/unit/proto_samples.c \
+	tests/unit/proto_samples.h
+tests_unit_test_proto_reject_CFLAGS = $(unit_cflags)
+tests_unit_test_proto_reject_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_schema
 tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/testutil.h
@@ -51,9 +59,17 @@ tests_unit_test_error_CFLAGS = $(unit_cflags)
 tests_unit_test_error_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_conf
-tests_unit_test_conf_SOURCES = tests/unit/test_conf.c tests/unit/testutil.h
+tests_unit_test_conf_SOURCES = tests/unit/test_conf.c tests/unit/testutil.h \
+	tests/unit/conf_testing.c tests/unit/conf_testing.h
 tests_unit_test_conf_CFLAGS = $(unit_cflags)
 tests_unit_test_conf_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_conf_flags
+tests_unit_test_conf_flags_SOURCES = tests/unit/test_conf_flags.c \
+	tests/unit/testutil.h tests/unit/conf_testing.c \
+	tests/unit/conf_testing.h
+tests_unit_test_conf_flags_CFLAGS = $(unit_cflags)
+tests_unit_test_conf_flags_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_spawn
 tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c tests/unit/testutil.h

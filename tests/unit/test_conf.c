@@ -24,107 +24,13 @@
 #include "libcore/log.h"
 #include "libcore/start.h"
 #include "libcore/units.h"
+#include "tests/unit/conf_testing.h"
 #include "tests/unit/testutil.h"
-
-#define PROGRAM "test-conf"
-
-static const hearth_opt_t s_opts[] = {
-    {.name = "name", .type = HEARTH_OPT_STR, .dflt = "hearth", .help = "name"},
-    {.name = "port",
-     .type = HEARTH_OPT_INT,
-     .dflt = "7077",
-     .help = "the port",
-     .min = 1,
-     .max = 65535},
-    {.name = "retries", .type = HEARTH_OPT_INT, .help = "any whole number"},
-    {.name = "verbose", .type = HEARTH_OPT_BOOL, .dflt = "false"},
-    {.name = "max-result", .type = HEARTH_OPT_SIZE, .dflt = "1M"},
-    {.name = "memory", .type = HEARTH_OPT_MEMORY, .dflt = "1G"},
-    {.name = "heartbeat-interval", .type = HEARTH_OPT_DURATION, .dflt = "1s"},
-    {.name = "lib", .type = HEARTH_OPT_LIST, .metavar = "FILE"},
-    {.name = "policy", .type = HEARTH_OPT_STR, .dflt = "spread"},
-    {.name = "consolidate",
-     .type = HEARTH_OPT_ALIAS,
-     .help = "fill one worker first",
-     .alias_of = "policy",
-     .alias_value = "consolidate"},
-    {.name = "state",
-     .type = HEARTH_OPT_STR,
-     .help = "a subcommand's filter",
-     .flag_only = true},
-    {.name = NULL},
-};
-
-/* The scratch directory of this run. */
-static char s_dir[] = "test_conf.XXXXXX";
-
-/* ---------------------------------------------------------------------
-   Helpers */
-
-static int
-s_setup (void **state)
-{
-    (void) state;
-    hearth_test_clear_env ();
-    return 0;
-}
-
-/* Write text into the scratch file called name; return its path. */
-static const char *
-s_file (const char *name, const char *text)
-{
-    static char paths[4][256];
-    static int next;
-    char *path = paths[next++ % 4];
-    snprintf (path, sizeof paths[0], "%s/%s", s_dir, name);
-    FILE *f = fopen (path, "w");
-    assert_non_null (f);
-    fputs (text, f);
-    fclose (f);
-    return path;
-}
-
-/* Parse argv (NULL-terminated, argv[0] included) into a new conf;
-   expect success and return the index of the first positional. */
-static hearth_conf_t *
-s_parse (const char **argv, int *first)
-{
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
-    assert_non_null (conf);
-    hearth_error_t err;
-    int rc = hearth_conf_parse (conf, argc, (char **) argv, &err);
-    if (rc < 0)
-        fail_msg ("parse failed: %s", err.text);
-    if (first)
-        *first = rc;
-    return conf;
-}
-
-/* Parse argv, expecting failure with exactly this text. */
-static void
-s_parse_fails (const char **argv, const char *text)
-{
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
-    assert_non_null (conf);
-    hearth_error_t err;
-    hearth_error_clear (&err);
-    if (hearth_conf_parse (conf, argc, (char **) argv, &err) >= 0)
-        fail_msg ("parse succeeded, expected: %s", text);
-    assert_string_equal (err.text, text);
-    hearth_conf_destroy (&conf);
-    assert_null (conf);
-}
 
 static hearth_opt_type_t
 s_type (const char *name)
 {
-    for (const hearth_opt_t *o = s_opts; o->name; o++)
+    for (const hearth_opt_t *o = ct_opts; o->name; o++)
         if (strcmp (o->name, name) == 0)
             return o->type;
     fail_msg ("test bug: no option %s", name);
@@ -192,7 +98,7 @@ s_check_level (const s_levels_t *l, int top)
 {
     char line[128], flag[128];
     snprintf (line, sizeof line, "# settings\n%s = %s\n", l->name, l->text[1]);
-    const char *file = s_file ("levels.conf", line);
+    const char *file = ct_file ("levels.conf", line);
     if (top >= 2)
         setenv (l->env, l->text[2], 1);
     if (*l->text[3])
@@ -204,7 +110,7 @@ s_check_level (const s_levels_t *l, int top)
         argv[3] = NULL;
     if (top < 1)
         argv[1] = NULL;
-    hearth_conf_t *conf = s_parse (argv, NULL);
+    hearth_conf_t *conf = ct_parse (argv, NULL);
     static const hearth_src_t srcs[] = {HEARTH_SRC_DEFAULT, HEARTH_SRC_FILE,
                                         HEARTH_SRC_ENV, HEARTH_SRC_FLAG};
     assert_int_equal (hearth_conf_source (conf, l->name), srcs[top]);
@@ -234,10 +140,10 @@ static void
 test_flag_beats_file (void **state)
 {
     (void) state;
-    const char *file = s_file ("a.conf", "port = 2000\nname = file\n");
+    const char *file = ct_file ("a.conf", "port = 2000\nname = file\n");
     setenv ("HEARTH_NAME", "env", 1);
     const char *argv[] = {PROGRAM, "--port", "3000", "--conf", file, NULL};
-    hearth_conf_t *conf = s_parse (argv, NULL);
+    hearth_conf_t *conf = ct_parse (argv, NULL);
     assert_int_equal (hearth_conf_int (conf, "port"), 3000);
     assert_string_equal (hearth_conf_str (conf, "name"), "env");
     hearth_conf_destroy (&conf);
@@ -248,29 +154,29 @@ test_list_precedence (void **state)
 {
     (void) state;
     const char *const *items;
-    const char *file = s_file ("lib.conf", "lib = a.so\nlib = b.so\n");
+    const char *file = ct_file ("lib.conf", "lib = a.so\nlib = b.so\n");
     const char *none[] = {PROGRAM, NULL};
-    hearth_conf_t *conf = s_parse (none, NULL);
+    hearth_conf_t *conf = ct_parse (none, NULL);
     assert_int_equal (hearth_conf_list (conf, "lib", &items), 0);
     assert_false (hearth_conf_isset (conf, "lib"));
     hearth_conf_destroy (&conf);
 
     const char *with_file[] = {PROGRAM, "--conf", file, NULL};
-    conf = s_parse (with_file, NULL);
+    conf = ct_parse (with_file, NULL);
     assert_int_equal (hearth_conf_list (conf, "lib", &items), 2);
     assert_string_equal (items[0], "a.so");
     assert_string_equal (items[1], "b.so");
     hearth_conf_destroy (&conf);
 
     setenv ("HEARTH_LIB", "c.so", 1);
-    conf = s_parse (with_file, NULL);
+    conf = ct_parse (with_file, NULL);
     assert_int_equal (hearth_conf_list (conf, "lib", &items), 1);
     assert_string_equal (items[0], "c.so");
     hearth_conf_destroy (&conf);
 
     const char *flags[] = {PROGRAM,      "--lib",  "d.so",     "--conf", file,
                            "--lib=e.so", "--conf", "lib=f.so", NULL};
-    conf = s_parse (flags, NULL);
+    conf = ct_parse (flags, NULL);
     assert_int_equal (hearth_conf_list (conf, "lib", &items), 3);
     assert_string_equal (items[0], "d.so");
     assert_string_equal (items[1], "e.so");
@@ -286,14 +192,14 @@ static void
 test_conf_file_syntax (void **state)
 {
     (void) state;
-    const char *file = s_file ("syntax.conf", "# a comment\n"
-                                              "\n"
-                                              "   port=10   # trailing\n"
-                                              "name =  a b c  \n"
-                                              "no-such-key = ignored\n"
-                                              "memory = 2G\n");
+    const char *file = ct_file ("syntax.conf", "# a comment\n"
+                                               "\n"
+                                               "   port=10   # trailing\n"
+                                               "name =  a b c  \n"
+                                               "no-such-key = ignored\n"
+                                               "memory = 2G\n");
     const char *argv[] = {PROGRAM, "--conf", file, NULL};
-    hearth_conf_t *conf = s_parse (argv, NULL);
+    hearth_conf_t *conf = ct_parse (argv, NULL);
     assert_int_equal (hearth_conf_int (conf, "port"), 10);
     assert_string_equal (hearth_conf_str (conf, "name"), "a b c");
     assert_int_equal (hearth_conf_bytes (conf, "memory"), 2 * HEARTH_GiB);
@@ -306,18 +212,18 @@ static void
 test_hearth_conf_env (void **state)
 {
     (void) state;
-    const char *one = s_file ("one.conf", "port = 1111\nname = one\n");
-    const char *two = s_file ("two.conf", "port = 2222\n");
+    const char *one = ct_file ("one.conf", "port = 1111\nname = one\n");
+    const char *two = ct_file ("two.conf", "port = 2222\n");
     setenv ("HEARTH_CONF", one, 1);
     const char *none[] = {PROGRAM, NULL};
-    hearth_conf_t *conf = s_parse (none, NULL);
+    hearth_conf_t *conf = ct_parse (none, NULL);
     assert_int_equal (hearth_conf_int (conf, "port"), 1111);
     assert_int_equal (hearth_conf_source (conf, "port"), HEARTH_SRC_FILE);
     hearth_conf_destroy (&conf);
 
     /* --conf FILE replaces HEARTH_CONF */
     const char *argv[] = {PROGRAM, "--conf", two, NULL};
-    conf = s_parse (argv, NULL);
+    conf = ct_parse (argv, NULL);
     assert_int_equal (hearth_conf_int (conf, "port"), 2222);
     assert_string_equal (hearth_conf_str (conf, "name"), "hearth");
     hearth_conf_destroy (&conf);
@@ -325,7 +231,7 @@ test_hearth_conf_env (void **state)
     /* several files: read in order, the last one wins */
     unsetenv ("HEARTH_CONF");
     const char *both[] = {PROGRAM, "--conf", one, "--conf", two, NULL};
-    conf = s_parse (both, NULL);
+    conf = ct_parse (both, NULL);
     assert_int_equal (hearth_conf_int (conf, "port"), 2222);
     assert_string_equal (hearth_conf_str (conf, "name"), "one");
     hearth_conf_destroy (&conf);
@@ -336,25 +242,25 @@ test_bad_file (void **state)
 {
     (void) state;
     char text[300];
-    const char *file = s_file ("bad.conf", "port = 9\njust some words\n");
+    const char *file = ct_file ("bad.conf", "port = 9\njust some words\n");
     snprintf (text, sizeof text, "%s:2: expected 'key = value'", file);
     const char *argv[] = {PROGRAM, "--conf", file, NULL};
-    s_parse_fails (argv, text);
+    ct_parse_fails (argv, text);
 
-    file = s_file ("value.conf", "# x\nheartbeat-interval = soon\n");
+    file = ct_file ("value.conf", "# x\nheartbeat-interval = soon\n");
     snprintf (text, sizeof text,
               "%s:2: config file: bad value for heartbeat-interval: 'soon' "
               "is not a duration (expected e.g. 500ms or 5s)",
               file);
     argv[2] = file;
-    s_parse_fails (argv, text);
+    ct_parse_fails (argv, text);
 
-    snprintf (text, sizeof text, "%s/missing.conf", s_dir);
+    snprintf (text, sizeof text, "%s/missing.conf", ct_dir);
     argv[2] = text;
     char want[400];
     snprintf (want, sizeof want,
               "cannot read config file %s: No such file or directory", text);
-    s_parse_fails (argv, want);
+    ct_parse_fails (argv, want);
 }
 
 /* ---------------------------------------------------------------------
@@ -369,7 +275,7 @@ s_parse_defaults (const char **argv, const char *path, bool strict, int *rc,
     int argc = 0;
     while (argv[argc])
         argc++;
-    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
+    hearth_conf_t *conf = hearth_conf_new (PROGRAM, ct_opts);
     assert_non_null (conf);
     assert_int_equal (hearth_conf_use_defaults (conf, path, strict), 0);
     *rc = hearth_conf_parse (conf, argc, (char **) argv, err);
@@ -385,10 +291,10 @@ test_defaults_file_precedence (void **state)
     (void) state;
     hearth_error_t err;
     int rc;
-    const char *dflt = s_file ("defaults.conf", "port = 1001\nname = dfile\n"
-                                                "memory = 2G\nretries = 7\n"
-                                                "lib = a.so,b.so\n");
-    const char *file = s_file ("a.conf", "port = 1002\nname = file\n");
+    const char *dflt = ct_file ("defaults.conf", "port = 1001\nname = dfile\n"
+                                                 "memory = 2G\nretries = 7\n"
+                                                 "lib = a.so,b.so\n");
+    const char *file = ct_file ("a.conf", "port = 1002\nname = file\n");
     setenv ("HEARTH_NAME", "env", 1);
     setenv ("HEARTH_MEMORY", "3G", 1);
     const char *argv[] = {PROGRAM, "--conf", file, "--memory", "4G", NULL};
@@ -415,7 +321,7 @@ test_defaults_file_precedence (void **state)
 
     /* without the defaults file asked for, it is not read */
     const char *none[] = {PROGRAM, NULL};
-    conf = s_parse (none, NULL);
+    conf = ct_parse (none, NULL);
     assert_int_equal (hearth_conf_source (conf, "retries"), HEARTH_SRC_UNSET);
     hearth_conf_destroy (&conf);
 }
@@ -436,20 +342,20 @@ test_defaults_file_errors (void **state)
                          HEARTH_SYSCONFDIR "/hearth/hearth-defaults.conf");
 
     /* no such file: no defaults, no error */
-    snprintf (path, sizeof path, "%s/no-defaults.conf", s_dir);
+    snprintf (path, sizeof path, "%s/no-defaults.conf", ct_dir);
     const char *argv[] = {PROGRAM, NULL};
     hearth_conf_t *conf = s_parse_defaults (argv, path, true, &rc, &err);
     assert_int_equal (rc, 1);
     hearth_conf_destroy (&conf);
 
     /* a bad line names the file and the line */
-    const char *bad = s_file ("defaults.conf", "# ok\nport = 1\nport: 2\n");
+    const char *bad = ct_file ("defaults.conf", "# ok\nport = 1\nport: 2\n");
     conf = s_parse_defaults (argv, bad, false, &rc, &err);
     assert_int_equal (rc, -1);
     snprintf (want, sizeof want, "%s:3: expected 'key = value'", bad);
     assert_string_equal (err.text, want);
     hearth_conf_destroy (&conf);
-    bad = s_file ("defaults.conf", "\nport = 70000\n");
+    bad = ct_file ("defaults.conf", "\nport = 70000\n");
     conf = s_parse_defaults (argv, bad, false, &rc, &err);
     assert_int_equal (rc, -1);
     snprintf (want, sizeof want,
@@ -459,7 +365,7 @@ test_defaults_file_errors (void **state)
 
     /* an unknown key: ignored, unless strict; a flag-only option is not
        a setting a file may hold */
-    bad = s_file ("defaults.conf", "port = 5\nprot = 6\nstate = RUNNING\n");
+    bad = ct_file ("defaults.conf", "port = 5\nprot = 6\nstate = RUNNING\n");
     conf = s_parse_defaults (argv, bad, false, &rc, &err);
     assert_int_equal (rc, 1);
     assert_int_equal (hearth_conf_int (conf, "port"), 5);
@@ -492,7 +398,7 @@ test_flag_only_and_more (void **state)
                           "--state", "RUNNING", "--name", "n",
                           "ID1",     "--bad",   NULL};
     int first;
-    hearth_conf_t *conf = s_parse (argv, &first);
+    hearth_conf_t *conf = ct_parse (argv, &first);
     assert_int_equal (first, 3);
     assert_false (hearth_conf_isset (conf, "state"));
     hearth_error_t err;
@@ -518,7 +424,7 @@ test_conf_key_value (void **state)
     const char *argv[] = {PROGRAM,  "--conf",           "port=1234",
                           "--conf", "speculation=true", "--conf=max-failures=8",
                           "--conf", "consolidate=",     NULL};
-    hearth_conf_t *conf = s_parse (argv, NULL);
+    hearth_conf_t *conf = ct_parse (argv, NULL);
     assert_int_equal (hearth_conf_int (conf, "port"), 1234);
     assert_int_equal (hearth_conf_source (conf, "port"), HEARTH_SRC_FLAG);
     assert_string_equal (hearth_conf_str (conf, "policy"), "consolidate");
@@ -529,280 +435,10 @@ test_conf_key_value (void **state)
     hearth_conf_destroy (&conf);
 
     const char *bad[] = {PROGRAM, "--conf", "port=x", NULL};
-    s_parse_fails (bad, "command line: bad value for port: 'x' is not a "
-                        "whole number");
+    ct_parse_fails (bad, "command line: bad value for port: 'x' is not a "
+                         "whole number");
     const char *nokey[] = {PROGRAM, "--conf", "=x", NULL};
-    s_parse_fails (nokey, "--conf =x: expected KEY=VALUE or FILE");
-}
-
-/* ---------------------------------------------------------------------
-   Flags */
-
-static void
-test_alias (void **state)
-{
-    (void) state;
-    setenv ("HEARTH_POLICY", "spread-out", 1);
-    const char *env_only[] = {PROGRAM, NULL};
-    hearth_conf_t *conf = s_parse (env_only, NULL);
-    assert_string_equal (hearth_conf_str (conf, "policy"), "spread-out");
-    hearth_conf_destroy (&conf);
-
-    const char *argv[] = {PROGRAM, "--consolidate", NULL};
-    conf = s_parse (argv, NULL);
-    assert_string_equal (hearth_conf_str (conf, "policy"), "consolidate");
-    assert_int_equal (hearth_conf_source (conf, "policy"), HEARTH_SRC_FLAG);
-    hearth_conf_destroy (&conf);
-
-    const char *value[] = {PROGRAM, "--consolidate=yes", NULL};
-    s_parse_fails (value, "option --consolidate takes no value");
-}
-
-static void
-test_bool_flags (void **state)
-{
-    (void) state;
-    static const struct {
-        const char *arg;
-        bool value;
-    } cases[] = {
-        {"--verbose", true},        {"--verbose=true", true},
-        {"--verbose=false", false}, {"--verbose=no", false},
-        {"--verbose=ON", true},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *argv[] = {PROGRAM, cases[i].arg, NULL};
-        hearth_conf_t *conf = s_parse (argv, NULL);
-        assert_int_equal (hearth_conf_bool (conf, "verbose"), cases[i].value);
-        assert_int_equal (hearth_conf_source (conf, "verbose"),
-                          HEARTH_SRC_FLAG);
-        hearth_conf_destroy (&conf);
-    }
-    /* a bool flag never takes the next argument as its value */
-    const char *sep[] = {PROGRAM, "--verbose", "false", NULL};
-    int first;
-    hearth_conf_t *conf = s_parse (sep, &first);
-    assert_true (hearth_conf_bool (conf, "verbose"));
-    assert_int_equal (first, 2);
-    hearth_conf_destroy (&conf);
-
-    const char *bad[] = {PROGRAM, "--verbose=maybe", NULL};
-    s_parse_fails (bad, "command line: bad value for verbose: 'maybe' is not "
-                        "a boolean (expected true or false)");
-}
-
-static void
-test_bad_values (void **state)
-{
-    (void) state;
-    const char *port[] = {PROGRAM, "--port", "0", NULL};
-    s_parse_fails (port, "command line: bad value for port: 0 is out of "
-                         "range (1 to 65535)");
-    const char *mem[] = {PROGRAM, "--memory=12X", NULL};
-    s_parse_fails (mem, "command line: bad value for memory: '12X': unknown "
-                        "size unit 'X' (expected K, M, G or T)");
-    const char *none[] = {PROGRAM, NULL};
-    setenv ("HEARTH_MEMORY", "lots", 1);
-    s_parse_fails (none, "environment: bad value for memory: 'lots' is not a "
-                         "size (expected e.g. 512M or 2G) (from "
-                         "HEARTH_MEMORY)");
-    /* without an error structure the failure is still reported */
-    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
-    assert_int_equal (hearth_conf_parse (conf, 1, (char **) none, NULL), -1);
-    hearth_conf_destroy (&conf);
-    unsetenv ("HEARTH_MEMORY");
-    setenv ("HEARTH_RETRIES", "-5", 1);
-    conf = s_parse (none, NULL);
-    assert_int_equal (hearth_conf_int (conf, "retries"), -5);
-    hearth_conf_destroy (&conf);
-}
-
-static void
-test_unknown_and_missing (void **state)
-{
-    (void) state;
-    const char *unknown[] = {PROGRAM, "--frobnicate", NULL};
-    s_parse_fails (unknown, "unknown option --frobnicate (see test-conf "
-                            "--help)");
-    const char *unknown_eq[] = {PROGRAM, "--frob=1", NULL};
-    s_parse_fails (unknown_eq, "unknown option --frob (see test-conf --help)");
-    const char *shortopt[] = {PROGRAM, "-x", NULL};
-    s_parse_fails (shortopt, "unknown option -x (see test-conf --help)");
-    const char *missing[] = {PROGRAM, "--port", NULL};
-    s_parse_fails (missing, "option --port needs a value");
-    const char *conf_missing[] = {PROGRAM, "--conf", NULL};
-    s_parse_fails (conf_missing, "option --conf needs a value");
-}
-
-static void
-test_help_and_version (void **state)
-{
-    (void) state;
-    int first;
-    const char *help[] = {PROGRAM, "--port", "5", "--help", "--bogus", NULL};
-    hearth_conf_t *conf = s_parse (help, &first);
-    assert_int_equal (first, 5);
-    assert_true (hearth_conf_wants_help (conf));
-    assert_false (hearth_conf_wants_version (conf));
-    assert_int_equal (hearth_conf_int (conf, "port"), 5);
-    hearth_conf_destroy (&conf);
-
-    const char *h[] = {PROGRAM, "-h", NULL};
-    conf = s_parse (h, &first);
-    assert_int_equal (first, 2);
-    assert_true (hearth_conf_wants_help (conf));
-    hearth_conf_destroy (&conf);
-
-    const char *version[] = {PROGRAM, "--version", "-z", NULL};
-    conf = s_parse (version, &first);
-    assert_int_equal (first, 3);
-    assert_true (hearth_conf_wants_version (conf));
-    assert_false (hearth_conf_wants_help (conf));
-    hearth_conf_destroy (&conf);
-
-    const char *none[] = {PROGRAM, NULL};
-    conf = s_parse (none, &first);
-    assert_int_equal (first, 1);
-    assert_false (hearth_conf_wants_help (conf));
-    assert_false (hearth_conf_wants_version (conf));
-    hearth_conf_destroy (&conf);
-}
-
-static void
-test_stops_at_positional (void **state)
-{
-    (void) state;
-    int first;
-    const char *argv[] = {PROGRAM,  "--port", "1",       "job.json",
-                          "--port", "2",      "--bogus", NULL};
-    hearth_conf_t *conf = s_parse (argv, &first);
-    assert_int_equal (first, 3);
-    assert_int_equal (hearth_conf_int (conf, "port"), 1);
-    hearth_conf_destroy (&conf);
-
-    const char *dashes[] = {PROGRAM, "--verbose", "--", "--port", "2", NULL};
-    conf = s_parse (dashes, &first);
-    assert_int_equal (first, 3);
-    assert_int_equal (hearth_conf_int (conf, "port"), 7077);
-    assert_true (hearth_conf_bool (conf, "verbose"));
-    hearth_conf_destroy (&conf);
-
-    const char *dash[] = {PROGRAM, "-", "--port", "2", NULL};
-    conf = s_parse (dash, &first);
-    assert_int_equal (first, 1);
-    hearth_conf_destroy (&conf);
-}
-
-/* ---------------------------------------------------------------------
-   The API directly */
-
-static void
-test_set_and_readers (void **state)
-{
-    (void) state;
-    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
-    hearth_error_t err;
-    assert_false (hearth_conf_isset (conf, "retries"));
-    assert_null (hearth_conf_str (conf, "retries"));
-    assert_int_equal (hearth_conf_int (conf, "retries"), 0);
-    assert_int_equal (hearth_conf_source (conf, "retries"), HEARTH_SRC_UNSET);
-    assert_int_equal (hearth_conf_source (conf, "port"), HEARTH_SRC_DEFAULT);
-
-    assert_int_equal (
-        hearth_conf_set (conf, "port", "80", HEARTH_SRC_FLAG, &err), 0);
-    /* a weaker source does not override, and that is not an error */
-    assert_int_equal (
-        hearth_conf_set (conf, "port", "81", HEARTH_SRC_FILE, &err), 0);
-    assert_int_equal (hearth_conf_int (conf, "port"), 80);
-    assert_string_equal (hearth_conf_str (conf, "port"), "80");
-    /* a bad value leaves the old one */
-    assert_int_equal (
-        hearth_conf_set (conf, "port", "x", HEARTH_SRC_FLAG, &err), -1);
-    assert_int_equal (hearth_conf_int (conf, "port"), 80);
-    assert_int_equal (
-        hearth_conf_set (conf, "nope", "1", HEARTH_SRC_FLAG, &err), -1);
-    assert_string_equal (err.text, "unknown option 'nope'");
-    hearth_conf_destroy (&conf);
-    hearth_conf_destroy (&conf);
-    hearth_conf_destroy (NULL);
-}
-
-static void
-test_usage (void **state)
-{
-    (void) state;
-    char *text = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream (&text, &size);
-    assert_non_null (out);
-    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
-    hearth_conf_usage (conf, out, "[OPTIONS] JOB", "Runs a job.");
-    fclose (out);
-    assert_contains (text, "Usage: test-conf [OPTIONS] JOB\n\nRuns a job.\n");
-    assert_contains (text, "--port N");
-    assert_contains (text, "the port (default: 7077)");
-    assert_contains (text, "--lib FILE");
-    assert_contains (text, "--heartbeat-interval TIME");
-    assert_contains (text, "--consolidate ");
-    assert_contains (text, "fill one worker first\n");
-    assert_contains (text, "--conf FILE|KEY=VALUE");
-    assert_contains (text, "-h, --help");
-    assert_contains (text, "--version");
-    free (text);
-    hearth_conf_destroy (&conf);
-}
-
-/* hearth_start: go on, answer --help/--version, refuse what is wrong. */
-static void
-test_start (void **state)
-{
-    (void) state;
-    char *argv[] = {"test-conf", "--port", "80", NULL, NULL};
-    hearth_conf_t *conf = hearth_conf_new (PROGRAM, s_opts);
-    assert_int_equal (hearth_start (conf, 3, argv, "", ""), 1);
-    assert_int_equal (hearth_conf_int (conf, "port"), 80);
-    hearth_conf_destroy (&conf);
-    hearth_log_close ();
-
-    argv[1] = "--version";
-    conf = hearth_conf_new (PROGRAM, s_opts);
-    assert_int_equal (hearth_start (conf, 2, argv, "", ""), 0);
-    hearth_conf_destroy (&conf);
-
-    argv[1] = "--port", argv[2] = "80", argv[3] = "extra";
-    conf = hearth_conf_new (PROGRAM, s_opts);
-    assert_int_equal (hearth_start (conf, 4, argv, "", ""), -1);
-    hearth_conf_destroy (&conf);
-
-    argv[2] = "eighty";
-    conf = hearth_conf_new (PROGRAM, s_opts);
-    assert_int_equal (hearth_start (conf, 3, argv, "", ""), -1);
-    hearth_conf_destroy (&conf);
-}
-
-static int
-s_group_setup (void **state)
-{
-    (void) state;
-    hearth_test_tmpdir (s_dir);
-    return 0;
-}
-
-/* Remove the scratch directory and what the tests wrote in it. */
-static int
-s_group_teardown (void **state)
-{
-    (void) state;
-    static const char *const names[] = {
-        "levels.conf", "a.conf",   "lib.conf",   "syntax.conf",   "one.conf",
-        "two.conf",    "bad.conf", "value.conf", "defaults.conf",
-    };
-    char path[300];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf (path, sizeof path, "%s/%s", s_dir, names[i]);
-        unlink (path);
-    }
-    return rmdir (s_dir);
+    ct_parse_fails (nokey, "--conf =x: expected KEY=VALUE or FILE");
 }
 
 int
@@ -810,26 +446,17 @@ main (void)
 {
     alarm (120);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup (test_precedence_each_type, s_setup),
-        cmocka_unit_test_setup (test_flag_beats_file, s_setup),
-        cmocka_unit_test_setup (test_list_precedence, s_setup),
-        cmocka_unit_test_setup (test_conf_file_syntax, s_setup),
-        cmocka_unit_test_setup (test_hearth_conf_env, s_setup),
-        cmocka_unit_test_setup (test_bad_file, s_setup),
-        cmocka_unit_test_setup (test_defaults_file_precedence, s_setup),
-        cmocka_unit_test_setup (test_defaults_file_errors, s_setup),
-        cmocka_unit_test_setup (test_flag_only_and_more, s_setup),
-        cmocka_unit_test_setup (test_conf_key_value, s_setup),
-        cmocka_unit_test_setup (test_alias, s_setup),
-        cmocka_unit_test_setup (test_bool_flags, s_setup),
-        cmocka_unit_test_setup (test_bad_values, s_setup),
-        cmocka_unit_test_setup (test_unknown_and_missing, s_setup),
-        cmocka_unit_test_setup (test_help_and_version, s_setup),
-        cmocka_unit_test_setup (test_stops_at_positional, s_setup),
-        cmocka_unit_test_setup (test_set_and_readers, s_setup),
-        cmocka_unit_test_setup (test_usage, s_setup),
-        cmocka_unit_test_setup (test_start, s_setup),
+        cmocka_unit_test_setup (test_precedence_each_type, ct_setup),
+        cmocka_unit_test_setup (test_flag_beats_file, ct_setup),
+        cmocka_unit_test_setup (test_list_precedence, ct_setup),
+        cmocka_unit_test_setup (test_conf_file_syntax, ct_setup),
+        cmocka_unit_test_setup (test_hearth_conf_env, ct_setup),
+        cmocka_unit_test_setup (test_bad_file, ct_setup),
+        cmocka_unit_test_setup (test_defaults_file_precedence, ct_setup),
+        cmocka_unit_test_setup (test_defaults_file_errors, ct_setup),
+        cmocka_unit_test_setup (test_flag_only_and_more, ct_setup),
+        cmocka_unit_test_setup (test_conf_key_value, ct_setup),
     };
-    return cmocka_run_group_tests_name ("conf", tests, s_group_setup,
-                                        s_group_teardown);
+    return cmocka_run_group_tests_name ("conf", tests, ct_group_setup,
+                                        ct_group_teardown);
 }
