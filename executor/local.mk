@@ -13,5 +13,6 @@ hearth_executor_SOURCES = \
 	executor/tasks.c \
 	executor/cmdrun.c \
 	executor/fnpool.c \
-	executor/libs.c
+	executor/libs.c \
+	executor/fetch.c executor/fetch.h
 hearth_executor_LDADD = $(CORE_LIBS) -ldl -lpthread

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libcore/blockmerge.h"
@@ -17,9 +16,16 @@
 /* Blocks open at once unless told otherwise. */
 static const size_t s_default_fanin = 64;
 
+/* A block of the current level (its path owned). */
+typedef struct {
+    char *path;      /* the file */
+    uint64_t offset; /* of its first frame */
+    uint64_t length; /* stored bytes */
+} s_block_t;
+
 struct hearth_blockmerge {
-    char **files;                  /* the blocks of the current level */
-    size_t n;                      /* entries in files */
+    s_block_t *blocks;             /* the blocks of the current level */
+    size_t n;                      /* entries in blocks */
     bool sorted;                   /* merge by key */
     size_t fanin;                  /* blocks open at once, at most */
     char *tmp_dir;                 /* where intermediate files go */
@@ -33,17 +39,11 @@ struct hearth_blockmerge {
     hearth_kmerge_t *merge;        /* sorted: their merge */
 };
 
-/* A reader of a whole block file.  NULL with err. */
+/* A reader of one block.  NULL with err. */
 static hearth_partreader_t *
-s_open (const char *path, hearth_error_t *err)
+s_open (const s_block_t *b, hearth_error_t *err)
 {
-    struct stat st;
-    if (stat (path, &st) < 0) {
-        hearth_errcode (err, "io", "cannot read block %s: %s", path,
-                        strerror (errno));
-        return NULL;
-    }
-    return hearth_partreader_new (path, 0, (uint64_t) st.st_size, err);
+    return hearth_partreader_new (b->path, b->offset, b->length, err);
 }
 
 static void
@@ -53,17 +53,17 @@ s_close_all (hearth_partreader_t **readers, size_t n)
         hearth_partreader_destroy (&readers[i]);
 }
 
-/* Readers of files[0..n) and their merge, into *readers and *merge.
+/* Readers of blocks[0..n) and their merge, into *readers and *merge.
    0, or -1 with err (nothing left open). */
 static int
-s_open_merge (char *const *files, size_t n, hearth_partreader_t ***readers,
+s_open_merge (const s_block_t *blocks, size_t n, hearth_partreader_t ***readers,
               hearth_kmerge_t **merge, hearth_error_t *err)
 {
     *readers = calloc (n ? n : 1, sizeof **readers);
     if (!*readers)
         return hearth_errprintf (err, "out of memory");
     for (size_t i = 0; i < n; i++)
-        if (!((*readers)[i] = s_open (files[i], err)))
+        if (!((*readers)[i] = s_open (&blocks[i], err)))
             goto error;
     *merge = hearth_kmerge_new (
         (void *const *) *readers, n,
@@ -77,11 +77,11 @@ error:
     return -1;
 }
 
-/* Merge files[0..n) into a new intermediate file, its path in *out.
-   0, or -1 with err. */
+/* Merge blocks[0..n) into a new intermediate file, the block it is in
+ *out.  0, or -1 with err. */
 static int
-s_merge_group (hearth_blockmerge_t *self, char *const *files, size_t n,
-               char **out, hearth_error_t *err)
+s_merge_group (hearth_blockmerge_t *self, const s_block_t *blocks, size_t n,
+               s_block_t *out, hearth_error_t *err)
 {
     char **t = realloc (self->temps, (self->ntemps + 1) * sizeof *t);
     if (!t)
@@ -95,7 +95,7 @@ s_merge_group (hearth_blockmerge_t *self, char *const *files, size_t n,
     t[self->ntemps++] = path; /* removed by destroy, whatever happens */
     hearth_partreader_t **readers;
     hearth_kmerge_t *merge;
-    if (s_open_merge (files, n, &readers, &merge, err) < 0)
+    if (s_open_merge (blocks, n, &readers, &merge, err) < 0)
         return -1;
     int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     hearth_framer_t fr = {.buf = NULL};
@@ -109,6 +109,7 @@ s_merge_group (hearth_blockmerge_t *self, char *const *files, size_t n,
         rc = hearth_framer_write (&fr, rec, len, err);
     if (rc == 0)
         rc = hearth_framer_flush (&fr, err);
+    uint64_t written = fr.written;
     hearth_framer_release (&fr);
     if (fd >= 0 && close (fd) < 0 && rc == 0)
         rc = hearth_errcode (err, "io", "cannot write %s: %s", path,
@@ -116,7 +117,7 @@ s_merge_group (hearth_blockmerge_t *self, char *const *files, size_t n,
     hearth_kmerge_destroy (&merge);
     s_close_all (readers, n);
     free (readers);
-    *out = path;
+    *out = (s_block_t){path, 0, written};
     return rc < 0 ? -1 : 0;
 }
 
@@ -126,14 +127,14 @@ s_reduce_fanin (hearth_blockmerge_t *self, hearth_error_t *err)
 {
     while (self->n > self->fanin) {
         size_t groups = (self->n + self->fanin - 1) / self->fanin;
-        char **next = calloc (groups, sizeof *next);
+        s_block_t *next = calloc (groups, sizeof *next);
         if (!next)
             return hearth_errprintf (err, "out of memory");
         for (size_t g = 0; g < groups; g++) {
             size_t first = g * self->fanin;
             size_t count =
                 self->n - first < self->fanin ? self->n - first : self->fanin;
-            if (s_merge_group (self, self->files + first, count, &next[g], err)
+            if (s_merge_group (self, self->blocks + first, count, &next[g], err)
                 < 0) {
                 free (next);
                 return -1;
@@ -144,12 +145,12 @@ s_reduce_fanin (hearth_blockmerge_t *self, hearth_error_t *err)
            intermediate files removed (their paths stay in temps). */
         for (size_t i = 0; i < self->n; i++) {
             if (self->passes == 0)
-                free (self->files[i]);
+                free (self->blocks[i].path);
             else
-                unlink (self->files[i]);
+                unlink (self->blocks[i].path);
         }
-        free (self->files);
-        self->files = next;
+        free (self->blocks);
+        self->blocks = next;
         self->n = groups;
         self->passes++;
     }
@@ -157,23 +158,26 @@ s_reduce_fanin (hearth_blockmerge_t *self, hearth_error_t *err)
 }
 
 hearth_blockmerge_t *
-hearth_blockmerge_new (const char *const *files, size_t n, bool sorted,
+hearth_blockmerge_new (const hearth_block_ref_t *blocks, size_t n, bool sorted,
                        size_t max_fanin, const char *tmp_dir,
                        hearth_error_t *err)
 {
     hearth_blockmerge_t *self = calloc (1, sizeof *self);
     if (!self)
         goto nomem;
-    self->files = calloc (n ? n : 1, sizeof *self->files);
+    self->blocks = calloc (n ? n : 1, sizeof *self->blocks);
     self->tmp_dir = strdup (tmp_dir ? tmp_dir : ".");
-    if (!self->files || !self->tmp_dir)
+    if (!self->blocks || !self->tmp_dir)
         goto nomem;
     self->n = n;
     self->sorted = sorted;
     self->fanin = max_fanin >= 2 ? max_fanin : s_default_fanin;
-    for (size_t i = 0; i < n; i++)
-        if (!(self->files[i] = strdup (files[i])))
+    for (size_t i = 0; i < n; i++) {
+        self->blocks[i] = (s_block_t){strdup (blocks[i].path), blocks[i].offset,
+                                      blocks[i].length};
+        if (!self->blocks[i].path)
             goto nomem;
+    }
     return self;
 nomem:
     hearth_blockmerge_destroy (&self);
@@ -189,7 +193,7 @@ hearth_blockmerge_next (hearth_blockmerge_t *self, const char **rec,
         self->started = true;
         if (self->sorted
             && (s_reduce_fanin (self, err) < 0
-                || s_open_merge (self->files, self->n, &self->readers,
+                || s_open_merge (self->blocks, self->n, &self->readers,
                                  &self->merge, err)
                        < 0))
             return -1;
@@ -205,7 +209,7 @@ hearth_blockmerge_next (hearth_blockmerge_t *self, const char **rec,
         }
         if (self->next_block == self->n)
             return 0;
-        if (!(self->reader = s_open (self->files[self->next_block++], err)))
+        if (!(self->reader = s_open (&self->blocks[self->next_block++], err)))
             return -1;
     }
 }
@@ -230,9 +234,9 @@ hearth_blockmerge_destroy (hearth_blockmerge_t **self_p)
     /* the current level's files are copies (the blocks) or temps (their
        paths owned by temps): free only the copies */
     if (self->passes == 0)
-        for (size_t i = 0; self->files && i < self->n; i++)
-            free (self->files[i]);
-    free (self->files);
+        for (size_t i = 0; self->blocks && i < self->n; i++)
+            free (self->blocks[i].path);
+    free (self->blocks);
     for (size_t i = 0; i < self->ntemps; i++) {
         unlink (self->temps[i]);
         free (self->temps[i]);

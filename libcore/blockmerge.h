@@ -1,30 +1,41 @@
 /*  blockmerge.h - a reduce task's input: the blocks of its partition,
     one per map task, read back as one stream of records.
 
-    Each block is a file of frames (partfmt.h), fetched from a worker or
-    read where the map task left it.  Unsorted, the stream is the blocks
-    one after the other, in map-task order.  Sorted, it is their merge by
-    key (kmerge.h: records of equal keys in map-task order), with at most
-    max_fanin blocks open at once: past that, groups of blocks are first
-    merged into larger sorted files in tmp_dir (each merge pass reads and
-    writes the data once), so that the memory a reducer needs does not
-    grow with the number of map tasks.
+    Each block is stored bytes in the form of partfmt.h (frames, each
+    checked before use): a file fetched from another node's worker, or a
+    partition of a map output on this node, read where its map task left
+    it.  Unsorted, the stream is the blocks one after the other, in
+    map-task order.  Sorted, it is their merge by key (kmerge.h: records
+    of equal keys in map-task order), with at most max_fanin blocks open
+    at once: past that, groups of blocks are first merged into larger
+    sorted files in tmp_dir (each merge pass reads and writes the data
+    once), so that the memory a reducer needs does not grow with the
+    number of map tasks.
 */
 #ifndef HEARTH_BLOCKMERGE_H
 #define HEARTH_BLOCKMERGE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "libcore/error.h"
 
+/* Where one block's stored bytes are. */
+typedef struct {
+    const char *path; /* the file */
+    uint64_t offset;  /* of the block's first frame */
+    uint64_t length;  /* its stored bytes (0: an empty block) */
+} hearth_block_ref_t;
+
 typedef struct hearth_blockmerge hearth_blockmerge_t;
 
-/* A stream over n block files (paths copied), in map-task order; sorted:
-   merged by key with at most max_fanin open (0: 64); intermediate files
-   go to tmp_dir and are removed by destroy.  NULL with err. */
-hearth_blockmerge_t *hearth_blockmerge_new (const char *const *files, size_t n,
-                                            bool sorted, size_t max_fanin,
+/* A stream over n blocks (copied), in map-task order; sorted: merged by
+   key with at most max_fanin open (0: 64); intermediate files go to
+   tmp_dir and are removed by destroy.  NULL with err. */
+hearth_blockmerge_t *hearth_blockmerge_new (const hearth_block_ref_t *blocks,
+                                            size_t n, bool sorted,
+                                            size_t max_fanin,
                                             const char *tmp_dir,
                                             hearth_error_t *err);
 /* The next record ('\n' included; borrowed until the next call).

@@ -10,6 +10,7 @@
 
 #include "libcore/ids.h"
 #include "libcore/packed.h"
+#include "libcore/partfmt.h"
 #include "libcore/proto.h"
 
 /* Limits shared by many fields. */
@@ -21,10 +22,11 @@
 #define MAX_TEXT 4096 /* messages, reasons, errors */
 #define MAX_HOST 255
 #define MAX_URL 512
-#define MAX_ARG 65536    /* one argv element or task argument */
-#define MAX_ARGV 4096    /* argv elements of one command */
-#define MAX_BATCH 100000 /* tasks or updates in one message */
-#define MAX_LIST 1000000 /* executors, workers, files listed at once */
+#define MAX_SHUFFLE 2147483647.0 /* a partitioned stage's shuffle id */
+#define MAX_ARG 65536            /* one argv element or task argument */
+#define MAX_ARGV 4096            /* argv elements of one command */
+#define MAX_BATCH 100000         /* tasks or updates in one message */
+#define MAX_LIST 1000000         /* executors, workers, files listed at once */
 #define MAX_EXIT 65535
 
 const char *const hearth_master_states[] = {"ALIVE", "RECOVERING", "STANDBY",
@@ -142,6 +144,7 @@ static const hearth_field_t b_heartbeat[] = {
     INT ("tasks_running", false, 0, MAX_LIST),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
+    INT ("shuffle_bytes", false, 0, 9007199254740991),
     END};
 static const hearth_field_t b_register_worker[] = {
     F_WORKER_ID ("id", true), STR ("host", true, 1, MAX_HOST),
@@ -149,7 +152,9 @@ static const hearth_field_t b_register_worker[] = {
     STR ("version", true, 1, 64), STR ("work_dir", false, 0, 4096),
     STR ("work_dir_id", false, 0, 128),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
-    ARRAY ("drivers", false, MAX_LIST, s_driver_refs), END};
+    ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
+    STR ("shuffle_url", false, 0, MAX_URL), STR ("shuffle_key", false, 0, 64),
+    END};
 static const hearth_field_t b_registered_worker[] = {
     F_INTERVAL ("heartbeat_interval_ms", true),
     INT ("heartbeat_liveness", false, 1, 1000),
@@ -273,6 +278,22 @@ static const hearth_field_t b_worker_response[] = {
 static const hearth_field_t b_worker_stopping[] = {
     F_WORKER_ID ("id", true), F_TEXT ("reason", true), END};
 
+/* The shuffle's blocks, from a worker's block server. */
+static const hearth_field_t b_fetch_block[] = {
+    F_APP_ID (true), STR ("token", true, 1, 128),
+    INT ("shuffle", true, 0, MAX_SHUFFLE), INT ("map", true, 0, 4294967295),
+    INT ("attempt", true, 0, 1000000),
+    INT ("partition", true, 0, HEARTH_MAX_PARTITIONS - 1),
+    INT ("offset", true, 0, 9007199254740991),
+    INT ("max_bytes", true, 1, HEARTH_FETCH_MAX_BYTES),
+    INT ("request", false, 0, 9007199254740991), END};
+static const hearth_field_t b_block_data[] = {
+    INT ("request", false, 0, 9007199254740991),
+    INT ("offset", true, 0, 9007199254740991),
+    INT ("length", true, 0, 9007199254740991), BOOL ("eof", true),
+    FRAME ("data", false), STR ("code", false, 0, 64),
+    F_TEXT ("error", false), END};
+
 /* clang-format on */
 
 /* The binary frame a body's `packed` field names, if any, checked as a
@@ -387,6 +408,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_RESUME_WORKER] = {"RESUME_WORKER", b_worker_id},
     [HEARTH_CMD_RESUME_WORKER_RESPONSE] = {"RESUME_WORKER_RESPONSE",
                                            b_worker_response},
+    [HEARTH_CMD_FETCH_BLOCK] = {"FETCH_BLOCK", b_fetch_block},
+    [HEARTH_CMD_BLOCK_DATA] = {"BLOCK_DATA", b_block_data},
 };
 
 const char *

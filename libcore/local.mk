@@ -32,6 +32,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/kmerge.c libcore/kmerge.h \
 	libcore/partwriter.c libcore/partwriter.h \
 	libcore/blockmerge.c libcore/blockmerge.h \
+	libcore/fstree.c libcore/fstree.h \
 	libcore/wnames.c libcore/wnames.h \
 	libcore/stateview.c libcore/stateview.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread

@@ -36,6 +36,8 @@
 #define HEARTH_MAX_BODY_BYTES (64 * 1024 * 1024)
 #define HEARTH_MAX_DEPTH 32
 #define HEARTH_MAX_FRAMES (1024 * 1024)
+/* Largest piece of a shuffle block one FETCH_BLOCK asks for. */
+#define HEARTH_FETCH_MAX_BYTES (16 * 1024 * 1024)
 
 /* Every command of the protocol, in the order of docs/protocol.md. */
 #define HEARTH_COMMANDS(X)                                                     \
@@ -79,7 +81,9 @@
     X (DRAIN_WORKER)                                                           \
     X (DRAIN_WORKER_RESPONSE)                                                  \
     X (RESUME_WORKER)                                                          \
-    X (RESUME_WORKER_RESPONSE)
+    X (RESUME_WORKER_RESPONSE)                                                 \
+    X (FETCH_BLOCK)                                                            \
+    X (BLOCK_DATA)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

@@ -3,13 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libcore/fstree.h"
 #include "libcore/log.h"
 #include "master/jio.h"
 
@@ -56,19 +56,8 @@ jio_read_file (const char *path, size_t *len)
     return buf;
 }
 
-static int
-s_rm_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void) st;
-    (void) ftw;
-    if (flag == FTW_DP ? rmdir (path) : unlink (path))
-        log_warn ("cannot remove %s: %s", path, strerror (errno));
-    return 0;
-}
-
 void
 jio_rm_tree (const char *path)
 {
-    if (access (path, F_OK) == 0)
-        nftw (path, s_rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    hearth_rm_tree (path);
 }

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include <czmq.h>
 
+#include "libcore/fstree.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "worker/cleanups.h"
@@ -103,17 +103,6 @@ cleanups_cancel (cleanups_t *self, const char *name)
         zlistx_delete (self->entries, zlistx_cursor (self->entries));
 }
 
-static int
-s_remove_entry (const char *path, const struct stat *st, int flag,
-                struct FTW *ftw)
-{
-    (void) st;
-    (void) ftw;
-    if (flag == FTW_DP ? rmdir (path) : unlink (path))
-        log_warn ("cannot remove %s: %s", path, strerror (errno));
-    return 0;
-}
-
 void
 cleanups_remove_due (cleanups_t *self, int64_t now_ms, cleanups_busy_fn *busy,
                      void *arg)
@@ -129,7 +118,7 @@ cleanups_remove_due (cleanups_t *self, int64_t now_ms, cleanups_busy_fn *busy,
     if (snprintf (dir, sizeof dir, "%s/%s", self->root, e->name)
         < (int) sizeof dir) {
         log_info ("removing %s", dir);
-        nftw (dir, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        hearth_rm_tree (dir);
     }
     zlistx_delete (self->entries, zlistx_cursor (self->entries));
 }

@@ -63,6 +63,9 @@ s_add_usage (worker_t *w, cJSON *body)
                            children_json (w->children, &execs_kind));
     cJSON_AddItemToObject (body, "drivers",
                            children_json (w->children, &drivers_kind));
+    if (w->shuffle)
+        cJSON_AddNumberToObject (body, "shuffle_bytes",
+                                 (double) shuffle_bytes (w->shuffle));
 }
 
 /* Drivers that ended while the worker was not registered join the list
@@ -114,10 +117,17 @@ s_register (worker_t *w, int64_t now)
     char dir_id[128];
     if (execs_work_dir_id (w->execs, dir_id, sizeof dir_id) == 0)
         cJSON_AddStringToObject (b, "work_dir_id", dir_id);
+    if (w->shuffle) {
+        cJSON_AddStringToObject (b, "shuffle_url", shuffle_url (w->shuffle));
+        if (shuffle_key (w->shuffle))
+            cJSON_AddStringToObject (b, "shuffle_key",
+                                     shuffle_key (w->shuffle));
+    }
     s_add_usage (w, b);
     s_add_ended_drivers (w, b);
     cJSON_DeleteItemFromObject (b, "cores_used");
     cJSON_DeleteItemFromObject (b, "memory_used_mb");
+    cJSON_DeleteItemFromObject (b, "shuffle_bytes");
     log_info ("registering with %s as %s", w->master_url, w->id);
     s_send (w, msg);
 }
@@ -314,6 +324,9 @@ s_launch (worker_t *w, hearth_msg_t *msg)
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
+    /* Its map outputs here are served to whoever holds this token. */
+    if (w->shuffle)
+        shuffle_app_token (w->shuffle, l.app_id, l.token);
     if (execs_launch (w->execs, &l, hearth_mono_ms ()) < 0) {
         /* The id is taken by an executor of an earlier master: refuse it,
            so the master frees the slot and places another. */
@@ -344,6 +357,8 @@ s_app_removed (worker_t *w, hearth_msg_t *msg)
         return;
     log_info ("application %s removed: stopping its executors", app_id);
     execs_app_removed (w->execs, app_id, hearth_mono_ms ());
+    if (w->shuffle)
+        shuffle_app_removed (w->shuffle, app_id);
 }
 
 static void

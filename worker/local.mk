@@ -5,5 +5,6 @@ hearth_worker_SOURCES = \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/drivers.c worker/drivers.h worker/relaunch.c worker/relaunch.h \
 	worker/children.c worker/children.h \
-	worker/cleanups.c worker/cleanups.h
+	worker/cleanups.c worker/cleanups.h \
+	worker/shuffle.c worker/shuffle.h
 hearth_worker_LDADD = $(NOTIFY_LIBS) $(CORE_LIBS)

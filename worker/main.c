@@ -7,6 +7,7 @@
     the log. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -80,6 +81,10 @@ static const hearth_opt_t s_opts[] = {
     OPT ("driver-retention", HEARTH_OPT_DURATION, "1d", NULL,
          "how long the directory (and output) of a driver that ended is "
          "kept (0: for ever)"),
+    INT_OPT ("shuffle-port", "0", "N",
+             "port of the block server that serves this node's map outputs "
+             "to reducers (0: any free one)",
+             0, 65535),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once registered, write the worker id there"),
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -105,6 +110,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
         return -1;
     execs_tick (w->execs, now);
     children_tick (w->children, now);
+    shuffle_tick (w->shuffle, now);
     hearth_loglimit_flush (w->log_limit, HEARTH_LOG_WARN, now);
     if (w->stopping)
         return children_count (w->children, NULL) == 0 ? -1 : 0;
@@ -329,6 +335,42 @@ s_json_destructor (void **item)
     *item = NULL;
 }
 
+/* The block server, in WORK_DIR/shuffle, on the advertised address (all
+   of them when that is a name rather than an address). */
+static int
+s_shuffle (worker_t *w, hearth_error_t *err)
+{
+    char root[4200];
+    if (snprintf (root, sizeof root, "%s/shuffle", w->work_dir)
+        >= (int) sizeof root)
+        return hearth_errprintf (err, "work dir too long");
+    shuffle_config_t sc = {
+        .root = root,
+        .host = w->host,
+        .port = (int) hearth_conf_int (w->conf, "shuffle-port"),
+        .cert = w->curve.cert,
+        .loop = w->loop,
+    };
+    hearth_error_t first;
+    if ((w->shuffle = shuffle_new (&sc, &first)))
+        goto served;
+    struct in_addr a4;
+    struct in6_addr a6;
+    if (inet_pton (AF_INET, w->host, &a4) == 1
+        || inet_pton (AF_INET6, w->host, &a6) == 1) {
+        *err = first;
+        return -1;
+    }
+    sc.bind = "*";
+    if (!(w->shuffle = shuffle_new (&sc, err)))
+        return -1;
+served:
+    log_info ("serving this node's map outputs at %s%s",
+              shuffle_url (w->shuffle),
+              shuffle_key (w->shuffle) ? " (CURVE)" : "");
+    return 0;
+}
+
 static int
 s_setup (worker_t *w, hearth_error_t *err)
 {
@@ -367,6 +409,8 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (zloop_poller (w->loop, &sigitem, s_on_signal, w) < 0
         || zloop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
+    if (s_shuffle (w, err) < 0)
+        return -1;
     w->backoff_ms = w->interval_ms;
     w->next_attempt_ms = hearth_mono_ms ();
     return 0;
@@ -376,6 +420,7 @@ static void
 s_teardown (worker_t *w)
 {
     s_end_children (w);
+    shuffle_destroy (&w->shuffle);
     zlistx_destroy (&w->ended_drivers);
     hearth_loglimit_destroy (&w->log_limit);
     zloop_destroy (&w->loop);

@@ -41,6 +41,7 @@
 #include "worker/children.h"
 #include "worker/drivers.h"
 #include "worker/execs.h"
+#include "worker/shuffle.h"
 
 typedef struct worker {
     hearth_conf_t *conf;          /* settings (owned) */
@@ -50,6 +51,7 @@ typedef struct worker {
     children_t *children;         /* executor and driver processes (owned) */
     execs_t *execs;               /* the executors (owned) */
     drivers_t *drivers;           /* the cluster-mode drivers (owned) */
+    shuffle_t *shuffle;           /* the block server of map outputs */
     zlistx_t *ended_drivers;      /* cJSON * driver refs with a final state
                                      that ended while not registered: listed
                                      in the next REGISTER_WORKER (owned) */

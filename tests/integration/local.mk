@@ -7,6 +7,12 @@ tests_integration_test_app_LDADD = $(CORE_LIBS)
 # The service manager's end of sd_notify, for test-notify.sh.
 check_PROGRAMS += tests/integration/notify-listen
 tests_integration_notify_listen_SOURCES = tests/integration/notify-listen.c
+# The shuffle's pieces from a script: map outputs written, blocks fetched
+# from a worker (test-shuffle-server.sh).
+check_PROGRAMS += tests/integration/shuffle-tool
+tests_integration_shuffle_tool_SOURCES = tests/integration/shuffle-tool.c \
+	executor/fetch.c executor/fetch.h
+tests_integration_shuffle_tool_LDADD = $(CORE_LIBS)
 check_PROGRAMS += tests/integration/test-fakepeer
 tests_integration_test_fakepeer_SOURCES = tests/integration/test-fakepeer.c
 tests_integration_test_fakepeer_LDADD = $(CORE_LIBS)
@@ -51,7 +57,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-peer-garbage.sh \
 	tests/integration/test-launch-storm.sh \
 	tests/integration/test-admin.sh \
-	tests/integration/test-tail-defaults.sh
+	tests/integration/test-tail-defaults.sh \
+	tests/integration/test-shuffle-server.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

@@ -147,6 +147,13 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_RESUME_WORKER_RESPONSE] = {
         "{'ok':true,'worker_id':'" WORKER_ID "','draining':false,"
         "'message':'taking work'}"},
+    [HEARTH_CMD_FETCH_BLOCK] = {
+        "{'app_id':'" APP_ID "','token':'Zk8s2Jd','shuffle':3,'map':41,"
+        "'attempt':1,'partition':7,'offset':0,'max_bytes':4194304,"
+        "'request':12}"},
+    [HEARTH_CMD_BLOCK_DATA] = {
+        "{'request':12,'offset':0,'length':70000,'eof':false,'data':0}",
+        1, {4096}},
 };
 /* clang-format on */
 

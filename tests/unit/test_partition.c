@@ -501,15 +501,19 @@ s_block_file (const char *data, const hearth_part_t *part, const char *out)
 /* M map tasks of r's records (map m takes every M-th), R partitions;
    partition q's blocks merged with fan-in fanin, against the reference:
    the maps' records of q in map order (unsorted), or by key with ties in
-   map order (sorted). */
+   map order (sorted).  The even maps' blocks are read where they lie in
+   their map output (as on the map's own node), the odd maps' from a file
+   of their own (as fetched). */
 static void
 s_check_reduce (const s_recs_t *r, size_t M, uint32_t R, uint32_t q, bool sort,
                 size_t fanin, size_t want_passes)
 {
     char **blocks = calloc (M, sizeof *blocks);
+    hearth_block_ref_t *refs = calloc (M, sizeof *refs);
+    char **maps = calloc (M, sizeof *maps);
     for (size_t m = 0; m < M; m++) {
-        char path[300], index[320];
-        snprintf (path, sizeof path, "%s/map-%zu", s_dir, m);
+        char *path = maps[m] = malloc (300), index[320];
+        snprintf (path, 300, "%s/map-%zu", s_dir, m);
         snprintf (index, sizeof index, "%s.index", path);
         hearth_partwriter_opts_t opts = {
             .path = path, .partitions = R, .sort = sort};
@@ -518,11 +522,14 @@ s_check_reduce (const s_recs_t *r, size_t M, uint32_t R, uint32_t q, bool sort,
             assert_int_equal (
                 hearth_partwriter_write (w, r->recs[i], r->lens[i], NULL), 0);
         assert_int_equal (hearth_partwriter_finish (w, NULL), 0);
+        const hearth_part_t *part = &hearth_partwriter_parts (w)[q];
         blocks[m] = malloc (320);
         snprintf (blocks[m], 320, "%s/block-%zu", s_dir, m);
-        s_block_file (path, &hearth_partwriter_parts (w)[q], blocks[m]);
+        s_block_file (path, part, blocks[m]);
+        refs[m] = m % 2
+                      ? (hearth_block_ref_t){blocks[m], 0, part->length}
+                      : (hearth_block_ref_t){path, part->offset, part->length};
         hearth_partwriter_destroy (&w);
-        unlink (path);
         unlink (index);
     }
     /* the reference: records of q, in map order, then sorted if asked */
@@ -536,8 +543,8 @@ s_check_reduce (const s_recs_t *r, size_t M, uint32_t R, uint32_t q, bool sort,
     size_t want_n;
     size_t *want = s_expected (&in_map_order, q, R, sort, &want_n);
     hearth_error_t err;
-    hearth_blockmerge_t *bm = hearth_blockmerge_new (
-        (const char *const *) blocks, M, sort, fanin, s_dir, &err);
+    hearth_blockmerge_t *bm =
+        hearth_blockmerge_new (refs, M, sort, fanin, s_dir, &err);
     assert_non_null (bm);
     const char *rec;
     size_t len, k = 0;
@@ -550,14 +557,14 @@ s_check_reduce (const s_recs_t *r, size_t M, uint32_t R, uint32_t q, bool sort,
     assert_int_equal (k, want_n);
     assert_int_equal (hearth_blockmerge_passes (bm), want_passes);
     hearth_blockmerge_destroy (&bm);
-    assert_int_equal (s_files (), (int) M); /* the blocks: no merge file */
+    assert_int_equal (s_files (), (int) (2 * M)); /* no merge file left */
     /* a damaged block: the stream says so */
-    FILE *f = fopen (blocks[M / 2], "r+");
+    size_t bad = M / 2 | 1; /* a fetched one */
+    FILE *f = fopen (blocks[bad], "r+");
     fseek (f, 20, SEEK_SET);
     fputc ('~', f);
     fclose (f);
-    bm = hearth_blockmerge_new ((const char *const *) blocks, M, sort, fanin,
-                                s_dir, &err);
+    bm = hearth_blockmerge_new (refs, M, sort, fanin, s_dir, &err);
     int rc;
     while ((rc = hearth_blockmerge_next (bm, &rec, &len, &err)) == 1)
         ;
@@ -566,9 +573,13 @@ s_check_reduce (const s_recs_t *r, size_t M, uint32_t R, uint32_t q, bool sort,
     hearth_blockmerge_destroy (&bm);
     for (size_t m = 0; m < M; m++) {
         unlink (blocks[m]);
+        unlink (maps[m]);
         free (blocks[m]);
+        free (maps[m]);
     }
     free (blocks);
+    free (maps);
+    free (refs);
     free (want);
     free (in_map_order.recs);
     free (in_map_order.lens);

@@ -1,0 +1,520 @@
+/*  fetch.c - a reduce task's blocks, fetched piece by piece from the
+    workers' block servers and checked as they come; see fetch.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <czmq.h>
+
+#include "executor/fetch.h"
+#include "libcore/clock.h"
+#include "libcore/partfmt.h"
+#include "libcore/proto.h"
+#include "libcore/sock.h"
+
+static const size_t s_default_in_flight = 48u << 20;
+static const size_t s_default_piece = 4u << 20;
+static const int64_t s_default_timeout_ms = 10000;
+static const int s_default_tries = 4;
+static const int64_t s_default_retry_wait_ms = 250;
+
+/* A block server, and the socket to it. */
+typedef struct {
+    const char *url; /* borrowed from a block */
+    const char *key; /* its CURVE key, or NULL */
+    zsock_t *sock;   /* the DEALER, or NULL until needed */
+    zcert_t *cert;   /* this side's key pair under CURVE */
+    int64_t last_ms; /* last answer (or the first request) */
+    size_t asked;    /* requests not yet answered */
+} s_server_t;
+
+/* A remote block being fetched. */
+typedef struct {
+    const fetch_block_t *b;   /* which */
+    size_t index;             /* in the caller's array */
+    s_server_t *server;       /* where from */
+    char path[4200];          /* DIR/block-MAP */
+    int fd;                   /* the file, open while fetching */
+    uint64_t asked;           /* stored bytes asked for so far */
+    uint64_t got;             /* received and written */
+    hearth_unframer_t frames; /* checks what arrives */
+    int tries;                /* failed tries so far */
+    int64_t retry_ms;         /* wait until then before asking again */
+    bool done;                /* all of it is here, checked */
+} s_fetch_t;
+
+/* A request in flight. */
+typedef struct {
+    uint64_t id;     /* its request id (0: a free slot) */
+    s_fetch_t *f;    /* for this block */
+    uint64_t offset; /* asked from */
+    uint64_t size;   /* bytes asked */
+} s_ask_t;
+
+typedef struct {
+    const fetch_opts_t *o;    /* the caller's */
+    s_server_t *servers;      /* the distinct block servers */
+    size_t nservers;          /* entries in servers */
+    s_fetch_t *fetches;       /* the remote blocks */
+    size_t nfetches;          /* entries in fetches */
+    s_ask_t *asks;            /* requests in flight */
+    size_t nasks;             /* slots in asks */
+    uint64_t next_id;         /* next request id */
+    size_t in_flight;         /* bytes asked, not yet received */
+    size_t piece;             /* bytes asked at a time */
+    size_t budget;            /* max_in_flight */
+    unsigned char *scratch;   /* one frame's payload, for checking */
+    fetch_failure_t *failure; /* filled on a fetch failure */
+    hearth_error_t *err;      /* a local failure */
+    int rc;                   /* 0, 1 (fetch failure) or -1 (local) */
+} s_run_t;
+
+/* --- the blocks on this node ------------------------------------------ */
+
+/* The block of b as it lies in this node's map output.  0, or 1 with
+ *failure (the output is not there). */
+static int
+s_local (const fetch_opts_t *o, const fetch_block_t *b, hearth_block_ref_t *r,
+         fetch_failure_t *failure)
+{
+    char data[4200], index[4300];
+    snprintf (data, sizeof data, "%s/%u/%u.%u", o->local_dir, o->shuffle,
+              b->map, b->attempt);
+    snprintf (index, sizeof index, "%s.index", data);
+    uint32_t n;
+    bool sorted;
+    hearth_part_t *parts = NULL;
+    hearth_error_t err;
+    if (hearth_partindex_read (index, &n, &sorted, &parts, &err) < 0
+        || o->partition >= n || parts[o->partition].length != b->length) {
+        *failure = (fetch_failure_t){.map = b->map, .attempt = b->attempt};
+        snprintf (failure->url, sizeof failure->url, "%s", b->url);
+        snprintf (failure->reason, sizeof failure->reason,
+                  "map output %u.%u is not whole on this node: %s", b->map,
+                  b->attempt, parts ? "its index disagrees" : err.text);
+        free (parts);
+        return 1;
+    }
+    *r = (hearth_block_ref_t){strdup (data), parts[o->partition].offset,
+                              parts[o->partition].length};
+    free (parts);
+    return 0;
+}
+
+/* --- requests --------------------------------------------------------- */
+
+static s_server_t *
+s_server_of (s_run_t *run, const fetch_block_t *b)
+{
+    for (size_t i = 0; i < run->nservers; i++)
+        if (strcmp (run->servers[i].url, b->url) == 0)
+            return &run->servers[i];
+    s_server_t *s = &run->servers[run->nservers++];
+    *s = (s_server_t){.url = b->url, .key = b->server_key};
+    return s;
+}
+
+/* A fresh socket to s (dropping whatever the old one still holds).
+   0, or -1 with run's err. */
+static int
+s_connect (s_run_t *run, s_server_t *s)
+{
+    hearth_sock_destroy (&s->sock);
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    if (s->key) {
+        if (!s->cert && !(s->cert = zcert_new ()))
+            return hearth_errprintf (run->err, "out of memory");
+        opts.curve_cert = s->cert;
+        opts.curve_server_key = s->key;
+    }
+    if (!(s->sock = hearth_sock_new (&opts, run->err))
+        || hearth_sock_connect (s->sock, s->url, run->err) < 0)
+        return -1;
+    s->asked = 0;
+    s->last_ms = hearth_mono_ms ();
+    return 0;
+}
+
+static s_ask_t *
+s_ask_slot (s_run_t *run)
+{
+    for (size_t i = 0; i < run->nasks; i++)
+        if (run->asks[i].id == 0)
+            return &run->asks[i];
+    size_t n = run->nasks ? run->nasks * 2 : 16;
+    s_ask_t *a = realloc (run->asks, n * sizeof *a);
+    if (!a)
+        return NULL;
+    memset (a + run->nasks, 0, (n - run->nasks) * sizeof *a);
+    run->asks = a;
+    s_ask_t *slot = &a[run->nasks];
+    run->nasks = n;
+    return slot;
+}
+
+/* Ask f's server for f's next piece.  0, or -1 (run's rc set). */
+static int
+s_ask (s_run_t *run, s_fetch_t *f)
+{
+    s_server_t *s = f->server;
+    if (!s->sock && s_connect (run, s) < 0)
+        return run->rc = -1;
+    uint64_t size = f->b->length - f->asked;
+    size = size < run->piece ? size : run->piece;
+    s_ask_t *a = s_ask_slot (run);
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FETCH_BLOCK);
+    if (!a || !msg) {
+        hearth_msg_destroy (&msg);
+        hearth_errprintf (run->err, "out of memory");
+        return run->rc = -1;
+    }
+    const fetch_opts_t *o = run->o;
+    *a = (s_ask_t){++run->next_id, f, f->asked, size};
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id", o->app_id);
+    cJSON_AddStringToObject (b, "token", o->token);
+    cJSON_AddNumberToObject (b, "shuffle", o->shuffle);
+    cJSON_AddNumberToObject (b, "map", f->b->map);
+    cJSON_AddNumberToObject (b, "attempt", f->b->attempt);
+    cJSON_AddNumberToObject (b, "partition", o->partition);
+    cJSON_AddNumberToObject (b, "offset", (double) f->asked);
+    cJSON_AddNumberToObject (b, "max_bytes", (double) size);
+    cJSON_AddNumberToObject (b, "request", (double) a->id);
+    if (hearth_msg_send (&msg, s->sock, NULL, run->err) < 0) {
+        a->id = 0;
+        return run->rc = -1;
+    }
+    if (s->asked++ == 0)
+        s->last_ms = hearth_mono_ms (); /* the clock of its silence starts */
+    f->asked += size;
+    run->in_flight += size;
+    return 0;
+}
+
+/* Ask for what fits in the budget.  0 or -1. */
+static int
+s_ask_more (s_run_t *run, int64_t now)
+{
+    for (size_t i = 0; i < run->nfetches; i++) {
+        s_fetch_t *f = &run->fetches[i];
+        while (!f->done && f->retry_ms <= now && f->asked < f->b->length
+               && (run->in_flight + run->piece <= run->budget
+                   || run->in_flight == 0))
+            if (s_ask (run, f) < 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* --- answers ---------------------------------------------------------- */
+
+/* A try of f failed: forget its requests and what it got, and wait
+   before the next try; after the last, the whole fetch fails. */
+static void
+s_try_failed (s_run_t *run, s_fetch_t *f, const char *reason)
+{
+    for (size_t i = 0; i < run->nasks; i++)
+        if (run->asks[i].id && run->asks[i].f == f) {
+            run->in_flight -= run->asks[i].size;
+            f->server->asked--;
+            run->asks[i].id = 0;
+        }
+    if (++f->tries >= (run->o->tries ? run->o->tries : s_default_tries)) {
+        fetch_failure_t *x = run->failure;
+        *x = (fetch_failure_t){.map = f->b->map, .attempt = f->b->attempt};
+        snprintf (x->url, sizeof x->url, "%s", f->b->url);
+        snprintf (x->reason, sizeof x->reason, "%s", reason);
+        run->rc = 1;
+        return;
+    }
+    int64_t wait =
+        run->o->retry_wait_ms ? run->o->retry_wait_ms : s_default_retry_wait_ms;
+    f->retry_ms = hearth_mono_ms () + (wait << (f->tries - 1));
+    f->asked = f->got = 0;
+    hearth_unframer_init (&f->frames);
+    if (ftruncate (f->fd, 0) < 0 || lseek (f->fd, 0, SEEK_SET) < 0) {
+        hearth_errcode (run->err, "io", "cannot rewrite %s: %s", f->path,
+                        strerror (errno));
+        run->rc = -1;
+    }
+}
+
+static int
+s_discard (void *arg, const void *data, size_t len, hearth_error_t *err)
+{
+    (void) arg;
+    (void) data;
+    (void) len;
+    (void) err;
+    return 0; /* checked is all: the bytes are already in the file */
+}
+
+/* A piece of f arrived: write it, check it.  0 or -1 (local failure). */
+static int
+s_piece (s_run_t *run, s_fetch_t *f, const void *data, size_t n)
+{
+    const char *p = data;
+    for (size_t left = n; left > 0;) {
+        ssize_t w = write (f->fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            hearth_errcode (run->err, "io", "cannot write %s: %s", f->path,
+                            strerror (errno));
+            return run->rc = -1;
+        }
+        p += w;
+        left -= (size_t) w;
+    }
+    f->got += n;
+    hearth_error_t err;
+    if (hearth_unframer_feed (&f->frames, data, n, run->scratch, s_discard,
+                              NULL, &err)
+            < 0
+        || (f->got == f->b->length
+            && hearth_unframer_end (&f->frames, &err) < 0)) {
+        char reason[400];
+        snprintf (reason, sizeof reason, "block of map output %u.%u: %s",
+                  f->b->map, f->b->attempt, err.text);
+        s_try_failed (run, f, reason);
+        return 0;
+    }
+    if (f->got == f->b->length) {
+        f->done = true;
+        close (f->fd);
+        f->fd = -1;
+    }
+    return 0;
+}
+
+static void
+s_on_block (s_run_t *run, s_server_t *s, hearth_msg_t *msg)
+{
+    uint64_t id = (uint64_t) hearth_json_int (msg->body, "request", 0);
+    s_ask_t *a = NULL;
+    for (size_t i = 0; i < run->nasks && !a; i++)
+        if (run->asks[i].id == id && id)
+            a = &run->asks[i];
+    if (!a)
+        return; /* an answer to a try given up on */
+    s_ask_t ask = *a;
+    a->id = 0;
+    run->in_flight -= ask.size;
+    s->asked--;
+    s_fetch_t *f = ask.f;
+    const char *code = hearth_json_str (msg->body, "code");
+    zframe_t *data =
+        hearth_msg_frame (msg, hearth_json_int (msg->body, "data", -1));
+    char reason[600];
+    if (code || !data) {
+        snprintf (reason, sizeof reason, "%s says: %s", s->url,
+                  code ? hearth_json_str (msg->body, "error") : "no data");
+        s_try_failed (run, f, reason);
+    }
+    else if ((uint64_t) hearth_json_int (msg->body, "offset", -1) != f->got
+             || (uint64_t) hearth_json_int (msg->body, "length", 0)
+                    != f->b->length
+             || zframe_size (data) > ask.size) {
+        snprintf (reason, sizeof reason,
+                  "%s answered another piece than asked (map output %u.%u)",
+                  s->url, f->b->map, f->b->attempt);
+        s_try_failed (run, f, reason);
+    }
+    else
+        s_piece (run, f, zframe_data (data), zframe_size (data));
+}
+
+/* The server refused a message of ours: every try on it failed. */
+static void
+s_on_error (s_run_t *run, s_server_t *s, hearth_msg_t *msg)
+{
+    char reason[600];
+    snprintf (reason, sizeof reason, "%s refused a request: %s", s->url,
+              hearth_json_str (msg->body, "message"));
+    for (size_t i = 0; i < run->nfetches && run->rc == 0; i++)
+        if (run->fetches[i].server == s && !run->fetches[i].done)
+            s_try_failed (run, &run->fetches[i], reason);
+}
+
+typedef void (s_handler_fn) (s_run_t *run, s_server_t *s, hearth_msg_t *msg);
+
+static const struct {
+    hearth_cmd_t cmd;
+    s_handler_fn *handler;
+} s_handlers[] = {
+    {HEARTH_CMD_BLOCK_DATA, s_on_block},
+    {HEARTH_CMD_ERROR, s_on_error},
+};
+
+static void
+s_read (s_run_t *run, s_server_t *s)
+{
+    while (run->rc == 0 && (zsock_events (s->sock) & ZMQ_POLLIN)) {
+        hearth_error_t err;
+        hearth_msg_t *msg = hearth_msg_recv (s->sock, NULL, &err);
+        s->last_ms = hearth_mono_ms ();
+        for (size_t i = 0; msg && i < sizeof s_handlers / sizeof s_handlers[0];
+             i++)
+            if (s_handlers[i].cmd == msg->cmd) {
+                s_handlers[i].handler (run, s, msg);
+                break;
+            }
+        hearth_msg_destroy (&msg);
+    }
+}
+
+/* Servers silent too long with requests in flight: their tries failed,
+   on a fresh socket next time. */
+static void
+s_check_silence (s_run_t *run, int64_t now)
+{
+    int64_t timeout =
+        run->o->timeout_ms ? run->o->timeout_ms : s_default_timeout_ms;
+    for (size_t i = 0; i < run->nservers && run->rc == 0; i++) {
+        s_server_t *s = &run->servers[i];
+        if (s->asked == 0 || now - s->last_ms < timeout)
+            continue;
+        char reason[600];
+        snprintf (reason, sizeof reason, "%s did not answer within %lld ms",
+                  s->url, (long long) timeout);
+        for (size_t k = 0; k < run->nfetches && run->rc == 0; k++)
+            if (run->fetches[k].server == s && !run->fetches[k].done)
+                s_try_failed (run, &run->fetches[k], reason);
+        hearth_sock_destroy (&s->sock);
+        s->asked = 0;
+    }
+}
+
+static bool
+s_all_done (const s_run_t *run)
+{
+    for (size_t i = 0; i < run->nfetches; i++)
+        if (!run->fetches[i].done)
+            return false;
+    return true;
+}
+
+/* Fetch until everything is here, or a fetch or local failure. */
+static void
+s_loop (s_run_t *run)
+{
+    while (run->rc == 0 && !s_all_done (run)) {
+        int64_t now = hearth_mono_ms ();
+        if (s_ask_more (run, now) < 0)
+            return;
+        zpoller_t *poller = zpoller_new (NULL);
+        for (size_t i = 0; poller && i < run->nservers; i++)
+            if (run->servers[i].sock)
+                zpoller_add (poller, run->servers[i].sock);
+        zpoller_wait (poller, 100);
+        zpoller_destroy (&poller);
+        for (size_t i = 0; i < run->nservers && run->rc == 0; i++)
+            if (run->servers[i].sock)
+                s_read (run, &run->servers[i]);
+        s_check_silence (run, hearth_mono_ms ());
+    }
+}
+
+/* --- the call --------------------------------------------------------- */
+
+static void
+s_run_free (s_run_t *run)
+{
+    for (size_t i = 0; i < run->nfetches; i++)
+        if (run->fetches[i].fd >= 0)
+            close (run->fetches[i].fd);
+    for (size_t i = 0; i < run->nservers; i++) {
+        hearth_sock_destroy (&run->servers[i].sock);
+        zcert_destroy (&run->servers[i].cert);
+    }
+    free (run->servers);
+    free (run->fetches);
+    free (run->asks);
+    free (run->scratch);
+}
+
+/* Set up the remote fetches of blocks[i] (and the local and empty
+   references in refs).  0, 1 (fetch failure) or -1. */
+static int
+s_plan (s_run_t *run, const fetch_block_t *blocks, size_t n,
+        hearth_block_ref_t *refs)
+{
+    const fetch_opts_t *o = run->o;
+    for (size_t i = 0; i < n; i++) {
+        const fetch_block_t *b = &blocks[i];
+        if (b->length == 0)
+            refs[i] = (hearth_block_ref_t){strdup ("/dev/null"), 0, 0};
+        else if (o->local_url && o->local_dir
+                 && strcmp (b->url, o->local_url) == 0) {
+            if (s_local (o, b, &refs[i], run->failure))
+                return 1;
+        }
+        else {
+            s_fetch_t *f = &run->fetches[run->nfetches++];
+            *f = (s_fetch_t){.b = b, .index = i, .fd = -1};
+            f->server = s_server_of (run, b);
+            hearth_unframer_init (&f->frames);
+            snprintf (f->path, sizeof f->path, "%s/block-%u", o->dir, b->map);
+            f->fd =
+                open (f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            if (f->fd < 0)
+                return hearth_errcode (run->err, "io", "cannot create %s: %s",
+                                       f->path, strerror (errno));
+            refs[i] = (hearth_block_ref_t){strdup (f->path), 0, b->length};
+        }
+        if (!refs[i].path)
+            return hearth_errprintf (run->err, "out of memory");
+    }
+    return 0;
+}
+
+int
+fetch_blocks (const fetch_opts_t *opts, const fetch_block_t *blocks, size_t n,
+              hearth_block_ref_t **refs, fetch_failure_t *failure,
+              hearth_error_t *err)
+{
+    s_run_t run = {
+        .o = opts,
+        .servers = calloc (n ? n : 1, sizeof *run.servers),
+        .fetches = calloc (n ? n : 1, sizeof *run.fetches),
+        .scratch = malloc (HEARTH_FRAME_MAX),
+        .piece = opts->piece_bytes ? opts->piece_bytes : s_default_piece,
+        .budget =
+            opts->max_in_flight ? opts->max_in_flight : s_default_in_flight,
+        .failure = failure,
+        .err = err,
+    };
+    *refs = calloc (n ? n : 1, sizeof **refs);
+    if (!run.servers || !run.fetches || !run.scratch || !*refs) {
+        run.rc = hearth_errprintf (err, "out of memory");
+        goto done;
+    }
+    if (run.piece > HEARTH_FETCH_MAX_BYTES)
+        run.piece = HEARTH_FETCH_MAX_BYTES;
+    run.rc = s_plan (&run, blocks, n, *refs);
+    if (run.rc == 0)
+        s_loop (&run);
+done:
+    if (run.rc != 0) {
+        for (size_t i = 0; i < run.nfetches; i++)
+            unlink (run.fetches[i].path);
+        fetch_refs_free (*refs, n);
+        *refs = NULL;
+    }
+    s_run_free (&run);
+    return run.rc;
+}
+
+void
+fetch_refs_free (hearth_block_ref_t *refs, size_t n)
+{
+    for (size_t i = 0; refs && i < n; i++)
+        free ((char *) refs[i].path);
+    free (refs);
+}

@@ -1,0 +1,24 @@
+/*  fstree.h - whole directory trees: remove one, make one, count its
+    bytes.  The worker's removals (executor and driver directories, the
+    shuffle's outputs) and the master's journal use the same code. */
+#ifndef HEARTH_FSTREE_H
+#define HEARTH_FSTREE_H
+
+#include <stdint.h>
+
+#include "libcore/error.h"
+
+/* Remove path and everything below it (no symbolic link is followed); a
+   path that does not exist is no error.  What cannot be removed is
+   logged (WARN) and skipped. */
+void hearth_rm_tree (const char *path);
+
+/* Make path and every missing directory above it, mode mode (an existing
+   directory is fine).  Returns 0, or -1 with err. */
+int hearth_mkdir_p (const char *path, unsigned mode, hearth_error_t *err);
+
+/* Bytes the regular files below path take on disk (allocated blocks), 0
+   when it does not exist. */
+uint64_t hearth_tree_bytes (const char *path);
+
+#endif
