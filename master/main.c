@@ -30,6 +30,7 @@
 #include "master/drivers.h"
 #include "master/drvlog.h"
 #include "master/handlers.h"
+#include "master/limits.h"
 #include "master/master.h"
 #include "master/recover.h"
 #include "master/send.h"
@@ -109,6 +110,13 @@ static const hearth_opt_t s_opts[] = {
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_SERVER_OPTIONS,
+    INT_OPT ("max-cores-per-key", "0", "N",
+             "cores the applications and drivers of one CURVE key may hold "
+             "together (0: no limit)",
+             0, 1000000),
+    OPT ("key-limits", HEARTH_OPT_STR, NULL, "FILE",
+         "per-key overrides of --max-cores-per-key, lines 'KEY CORES' "
+         "(reloaded on SIGHUP)"),
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -135,11 +143,13 @@ s_read (master_t *m, zsock_t *sock, int max)
         /* A refused peer's messages are dropped, and its record ends. */
         bool refused =
             zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
+        m->sender_key = zap ? peer.user_id : NULL; /* for authz.c */
         if (msg && !refused)
             master_dispatch (m, rid, msg);
         else if (rid && !refused)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
+        m->sender_key = NULL;
         if (zap && rid)
             master_admit_seen (m, rid, peer.user_id, refused);
         hearth_msg_destroy (&msg);
@@ -240,6 +250,10 @@ s_on_sighup (master_t *m)
     hearth_log_reopen ();
     if (m->curve.zap)
         master_admit_reload (m);
+    hearth_error_t err;
+    if (limits_reload (m->limits, &err) < 0)
+        log_error ("%s: the key limits stay as they were", err.text);
+    m->dirty = true; /* limits may have changed */
 }
 
 static int
@@ -408,8 +422,14 @@ s_setup (master_t *m, hearth_error_t *err)
     m->loop = zloop_new ();
     m->logs = drvlog_new ();
     m->orphan_apps = master_orphan_list_new ();
-    if (!m->reg || !m->log_limit || !m->loop || !m->logs || !m->orphan_apps)
+    m->denials = hearth_refusals_new ();
+    if (!m->reg || !m->log_limit || !m->loop || !m->logs || !m->orphan_apps
+        || !m->denials)
         return hearth_errprintf (err, "out of memory");
+    if (!(m->limits =
+              limits_new (hearth_conf_int (m->conf, "max-cores-per-key"),
+                          hearth_conf_str (m->conf, "key-limits"), err)))
+        return -1;
     zhashx_set_destructor (m->log_limit, s_stamp_destroy);
     registry_set_observer (m->reg, master_on_change, m);
     if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
@@ -427,6 +447,9 @@ s_setup (master_t *m, hearth_error_t *err)
         return hearth_errprintf (err, "cannot set up the event loop");
     if (m->curve.zap && master_admit_watch (m, err) < 0)
         return -1;
+    if (!m->curve.zap && limits_any (m->limits))
+        log_warn ("per-key limits need CURVE keys (--curve-secret): without "
+                  "them no application has a key, and none is limited");
     const char *ready = hearth_conf_str (m->conf, "ready-file");
     return ready ? s_write_ready_file (m, ready, err) : 0;
 }
@@ -440,6 +463,8 @@ s_teardown (master_t *m)
     zhashx_destroy (&m->log_limit);
     drvlog_destroy (&m->logs);
     zlistx_destroy (&m->orphan_apps);
+    hearth_refusals_destroy (&m->denials);
+    limits_destroy (&m->limits);
     hearth_sock_destroy (&m->router);
     hearth_sock_destroy (&m->pub);
     hearth_curve_cleanup (&m->curve);

@@ -10,6 +10,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "master/authz.h"
 #include "master/drivers.h"
 #include "master/send.h"
 #include "master/workers.h"
@@ -132,6 +133,12 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *host = hearth_json_str (b, "host");
     reg_worker_t *old = registry_worker (m->reg, id);
     bool restored = old && old->state == WORKER_UNKNOWN;
+    char why[400];
+    if (!master_sender_has (m, HEARTH_ROLE_WORKER, "REGISTER_WORKER", why,
+                            sizeof why)) {
+        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED, why);
+        return;
+    }
     if (old && old->state == WORKER_ALIVE && strcmp (old->host, host) != 0) {
         log_warn ("worker %s at %s refused: id in use by a live worker at %s",
                   id, host, old->host);
