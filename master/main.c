@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +45,8 @@ static const int s_max_drain = 4096;
 static const size_t s_max_expire_per_tick = 1000;
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
 static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
+/* Most open files the master asks for (when the hard limit is higher). */
+static const rlim_t s_max_open_files = 1 << 20;
 
 /* Option rows: name, type, default, metavar, help (and range, alias). */
 #define OPT(n, t, d, mv, h)                                                    \
@@ -404,6 +407,27 @@ s_stamp_destroy (void **item)
     *item = NULL;
 }
 
+/* Every peer is a connection: raise the soft limit of open files to the
+   hard one, so that a login shell's 1024 does not cap the cluster, nor
+   let a flood of idle connections take the last one (past the limit
+   libzmq accepts nothing: the next worker goes unanswered). */
+static void
+s_raise_open_files (void)
+{
+    struct rlimit rl;
+    if (getrlimit (RLIMIT_NOFILE, &rl) < 0)
+        return;
+    rlim_t want =
+        rl.rlim_max < s_max_open_files ? rl.rlim_max : s_max_open_files;
+    if (rl.rlim_cur >= want)
+        return;
+    rlim_t old = rl.rlim_cur;
+    rl.rlim_cur = want;
+    if (setrlimit (RLIMIT_NOFILE, &rl) == 0)
+        log_info ("open files: %llu (raised from %llu)",
+                  (unsigned long long) want, (unsigned long long) old);
+}
+
 static int
 s_setup (master_t *m, hearth_error_t *err)
 {
@@ -415,6 +439,7 @@ s_setup (master_t *m, hearth_error_t *err)
         return -1;
     if ((m->sigfd = hearth_signalfd_open (sigs)) < 0)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
+    s_raise_open_files ();
     hearth_zsys_init ();
     size_t retained = (size_t) hearth_conf_int (m->conf, "retained-apps");
     m->reg = registry_new (retained, m->interval_ms * m->liveness);
