@@ -152,6 +152,8 @@ s_print_apps (const cJSON *state)
                 s_str (a, "name"), s_str (a, "state"),
                 s_num (a, "cores_granted"),
                 cJSON_IsNumber (max) ? maxtext : "-");
+        if (hearth_json_str (a, "waiting")) /* its key's core limit */
+            printf ("  waiting: %s\n", s_str (a, "waiting"));
     }
     printf ("\nEXECUTORS\n%-26s %-5s %-44s %-6s %-8s %s\n", "APP", "EXEC",
             "WORKER", "CORES", "MEMORY", "STATE");
@@ -253,12 +255,14 @@ s_describe (const char *topic, const cJSON *e, char *buf, size_t size)
                   s_num (w, "cores_used"), s_num (w, "cores"),
                   hearth_json_str (e, "reason") ? ": " : "",
                   hearth_json_str (e, "reason") ? s_str (e, "reason") : "");
-    else if (a)
+    else if (a) {
+        const char *why = hearth_json_str (a, "reason")
+                              ? hearth_json_str (a, "reason")
+                              : hearth_json_str (a, "waiting");
         snprintf (buf, size, "%s %s (%s) %s cores %.0f%s%s", what,
                   s_str (a, "id"), s_str (a, "name"), s_str (a, "state"),
-                  s_num (a, "cores_granted"),
-                  hearth_json_str (a, "reason") ? ": " : "",
-                  hearth_json_str (a, "reason") ? s_str (a, "reason") : "");
+                  s_num (a, "cores_granted"), why ? ": " : "", why ? why : "");
+    }
     else if (x)
         snprintf (buf, size, "%s %s/%.0f on %s: %s, %.0f cores%s%s", what,
                   s_str (x, "app_id"), s_num (x, "exec_id"),

@@ -163,6 +163,9 @@ sleep 1
 check "carol's second application waits" app_is "$APP_c2" WAITING
 check "... saying why in --state" \
   eval '[[ $(app_field "$APP_c2" waiting) == "its key carol.key ("*") holds 1 of its 1 cores (--max-cores-per-key, --key-limits): it waits until that key'"'"'s applications free cores" ]]'
+# shellcheck disable=SC2046
+check "... and in hearth-tail --state's table" \
+  eval '"$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 2s $(client_keys bob) | grep -q "^  waiting: its key carol.key"'
 check "... and in its events" \
   grep -q "\"event\":\"waiting\".*\"id\":\"$APP_c2\".*\"waiting\":\"its key carol.key" "$T/events"
 check "... and in the master's log" \
@@ -219,4 +222,11 @@ check "... and bob still cannot kill it" test $? -eq 1
 check "... which runs on" app_is "$APP_a3" RUNNING
 kill_as alice "$APP_a3"
 check "alice can" test $? -eq 0
+
+# Without CURVE there are no keys: limits are not applied, and it is said.
+kill -TERM "$MASTER_PID"; wait "$MASTER_PID" 2>/dev/null
+start_master --max-cores-per-key 1 || fail "a master without keys starts"
+check "a master without keys but with a core limit warns that none applies" \
+  grep -q "WARN per-key limits need CURVE keys (--curve-secret): without them no application has a key, and none is limited" "$T/master.log"
+check "... and says nothing of roles" eval '! grep -q "keys without roles" "$T/master.log"'
 finish
