@@ -14,6 +14,7 @@ typedef struct {
     int64_t *memory_mb; /* free memory per input worker */
     size_t *order;      /* scratch: worker indices (shuffle, usable) */
     int *assigned;      /* scratch: cores per usable worker */
+    int *group_used;    /* cores each input group holds so far */
 } s_pool_t;
 
 static void
@@ -23,6 +24,7 @@ s_pool_release (s_pool_t *pool)
     free (pool->memory_mb);
     free (pool->order);
     free (pool->assigned);
+    free (pool->group_used);
 }
 
 static int
@@ -33,7 +35,10 @@ s_pool_init (s_pool_t *pool, const hearth_alloc_input_t *in)
     pool->memory_mb = calloc (n, sizeof *pool->memory_mb);
     pool->order = calloc (n, sizeof *pool->order);
     pool->assigned = calloc (n, sizeof *pool->assigned);
-    if (!pool->cores || !pool->memory_mb || !pool->order || !pool->assigned) {
+    pool->group_used =
+        calloc (in->ngroups ? in->ngroups : 1, sizeof *pool->group_used);
+    if (!pool->cores || !pool->memory_mb || !pool->order || !pool->assigned
+        || !pool->group_used) {
         s_pool_release (pool);
         return -1;
     }
@@ -41,7 +46,28 @@ s_pool_init (s_pool_t *pool, const hearth_alloc_input_t *in)
         pool->cores[i] = in->workers[i].cores_free;
         pool->memory_mb[i] = in->workers[i].memory_free_mb;
     }
+    for (size_t i = 0; i < in->ngroups; i++)
+        pool->group_used[i] = in->groups[i].cores_used;
     return 0;
+}
+
+/* The index of group in the input's groups, or -1 (none, or not one of
+   them: no cap). */
+static long
+s_group (const hearth_alloc_input_t *in, const hearth_alloc_group_t *group)
+{
+    if (!group || !in->groups || group < in->groups
+        || group >= in->groups + in->ngroups)
+        return -1;
+    return (long) (group - in->groups);
+}
+
+/* Cores group g may still take (0 when it is at or past its cap). */
+static int
+s_group_room (const hearth_alloc_input_t *in, const s_pool_t *pool, long g)
+{
+    int room = in->groups[g].cores_limit - pool->group_used[g];
+    return room > 0 ? room : 0;
 }
 
 static bool
@@ -83,12 +109,19 @@ s_schedule_drivers (const hearth_alloc_input_t *in, s_pool_t *pool,
         return -1;
     for (size_t d = 0; d < in->ndrivers; d++) {
         const hearth_alloc_driver_t *drv = &in->drivers[d];
+        long g = s_group (in, drv->group);
+        if (g >= 0 && s_group_room (in, pool, g) < drv->cores) {
+            result->drivers_capped[d] = true;
+            continue;
+        }
         for (size_t visited = 0; visited < nalive; visited++) {
             size_t w = pool->order[pos];
             pos = (pos + 1) % nalive;
             if (s_can_launch (pool, w, drv->cores, drv->memory_mb)) {
                 pool->cores[w] -= drv->cores;
                 pool->memory_mb[w] -= drv->memory_mb;
+                if (g >= 0)
+                    pool->group_used[g] += drv->cores;
                 result->drivers[result->ndrivers++] =
                     (hearth_alloc_driver_launch_t){d, w};
                 break;
@@ -187,14 +220,21 @@ s_usable_workers (const hearth_alloc_input_t *in, s_pool_t *pool,
    spread-out grants each at least once in order until the cores run out,
    consolidate fills them in order.  Cutting the list there keeps the pass
    linear when many workers are free and an app wants a few cores. */
+static int64_t
+s_free_total (const s_pool_t *pool, size_t nusable)
+{
+    int64_t free_total = 0;
+    for (size_t pos = 0; pos < nusable; pos++)
+        free_total += pool->cores[pool->order[pos]];
+    return free_total;
+}
+
 static size_t
 s_reachable (const s_pool_t *pool, const hearth_alloc_app_t *app,
              size_t nusable)
 {
     int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
-    int64_t free_total = 0;
-    for (size_t pos = 0; pos < nusable; pos++)
-        free_total += pool->cores[pool->order[pos]];
+    int64_t free_total = s_free_total (pool, nusable);
     int64_t to_assign =
         app->cores_left < free_total ? app->cores_left : free_total;
     int64_t reach = to_assign / min_cores;
@@ -310,6 +350,27 @@ s_pool_view (const s_pool_t *pool, const hearth_alloc_input_t *in,
     }
 }
 
+/* Cut app's cores left (in *eff) to what its group has room for, and
+   say whether the cap holds it back: it leaves fewer cores than the
+   usable workers have free (and the app wants), or less than one
+   executor.  False when app must be skipped. */
+static bool
+s_cap (const hearth_alloc_input_t *in, const s_pool_t *pool, long g, size_t a,
+       size_t nusable, hearth_alloc_app_t *eff, hearth_alloc_result_t *result)
+{
+    int min_cores = eff->cores_per_executor ? eff->cores_per_executor : 1;
+    if (g < 0)
+        return true;
+    int room = s_group_room (in, pool, g);
+    int64_t free_total = s_free_total (pool, nusable);
+    int64_t want = eff->cores_left < free_total ? eff->cores_left : free_total;
+    if (room < min_cores || room < want)
+        result->apps_capped[a] = true;
+    if (room < eff->cores_left)
+        eff->cores_left = room;
+    return eff->cores_left >= min_cores;
+}
+
 static int
 s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
                  hearth_alloc_result_t *result)
@@ -320,22 +381,27 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
         return -1;
     int rc = 0;
     for (size_t a = 0; a < in->napps && rc == 0; a++) {
-        const hearth_alloc_app_t *app = &in->apps[a];
-        int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
-        if (app->cores_left < min_cores)
+        hearth_alloc_app_t app = in->apps[a];
+        long g = s_group (in, app.group);
+        int min_cores = app.cores_per_executor ? app.cores_per_executor : 1;
+        if (app.cores_left < min_cores)
             continue;
-        long nusable = s_usable_workers (in, pool, app);
+        long nusable = s_usable_workers (in, pool, &app);
         if (nusable < 0) {
             rc = -1;
             break;
         }
-        size_t reach = s_reachable (pool, app, (size_t) nusable);
+        if (!s_cap (in, pool, g, a, (size_t) nusable, &app, result))
+            continue;
+        size_t reach = s_reachable (pool, &app, (size_t) nusable);
         if (reach == 0)
             continue;
         s_pool_view (pool, in, view, reach);
-        hearth_alloc_assign_cores (app, view, pool->order, reach,
+        hearth_alloc_assign_cores (&app, view, pool->order, reach,
                                    in->spread_out, pool->assigned);
-        rc = s_launch_assigned (pool, app, a, reach, result);
+        for (size_t pos = 0; g >= 0 && pos < reach; pos++)
+            pool->group_used[g] += pool->assigned[pos];
+        rc = s_launch_assigned (pool, &app, a, reach, result);
     }
     free (view);
     return rc;
@@ -349,6 +415,14 @@ hearth_alloc_schedule (const hearth_alloc_input_t *in,
     memset (result, 0, sizeof *result);
     if (s_pool_init (&pool, in) < 0)
         goto error;
+    if (in->ngroups
+        && (!(result->apps_capped =
+                  calloc (in->napps ? in->napps : 1, sizeof (bool)))
+            || !(result->drivers_capped = calloc (
+                     in->ndrivers ? in->ndrivers : 1, sizeof (bool))))) {
+        s_pool_release (&pool);
+        goto error;
+    }
     if (s_schedule_drivers (in, &pool, result) < 0
         || s_schedule_apps (in, &pool, result) < 0) {
         s_pool_release (&pool);
@@ -369,5 +443,7 @@ hearth_alloc_result_clear (hearth_alloc_result_t *result)
         return;
     free (result->drivers);
     free (result->executors);
+    free (result->apps_capped);
+    free (result->drivers_capped);
     memset (result, 0, sizeof *result);
 }

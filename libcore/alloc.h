@@ -20,6 +20,15 @@
        executor, the memory.  The total is capped by the application's
        cores left and the cluster's free cores.
 
+    4. Per-key caps (hearth-master --max-cores-per-key): a driver or an
+       application may name a group, the cores one key's drivers and
+       applications hold together and may hold at most.  A driver that
+       does not fit under its group's cap is skipped; an application's
+       cores left are cut to what its group has left, and it is skipped
+       when that is less than one executor.  What this pass grants counts
+       for the drivers and applications after it.  The result says which
+       of them their cap held back (apps_capped, drivers_capped).
+
     The function is pure: the input is borrowed and not changed, the
     result is written into a hearth_alloc_result_t that the caller clears.
     Resources taken by one step are not available to the next (a driver's
@@ -35,6 +44,12 @@
 /* An application's cores left when it set no max_cores. */
 #define HEARTH_ALLOC_UNLIMITED INT32_MAX
 
+/* One key's cap: the cores its drivers and applications hold together. */
+typedef struct {
+    int cores_limit; /* cores they may hold in all */
+    int cores_used;  /* cores they hold before this pass */
+} hearth_alloc_group_t;
+
 /* A worker as the allocator sees it. */
 typedef struct {
     bool alive;             /* only ALIVE workers get anything */
@@ -44,16 +59,20 @@ typedef struct {
 
 /* A driver waiting for a worker (cluster mode). */
 typedef struct {
-    int cores;         /* cores it needs */
-    int64_t memory_mb; /* memory it needs, MiB */
+    int cores;                         /* cores it needs */
+    int64_t memory_mb;                 /* memory it needs, MiB */
+    const hearth_alloc_group_t *group; /* its key's cap (an entry of the
+                                          input's groups), or NULL */
 } hearth_alloc_driver_t;
 
 /* An application waiting for cores. */
 typedef struct {
-    int cores_left;                 /* max_cores - cores granted, or
-                                       HEARTH_ALLOC_UNLIMITED */
-    int cores_per_executor;         /* 0: unset (one executor per worker) */
-    int64_t memory_per_executor_mb; /* memory of each executor, MiB */
+    int cores_left;                    /* max_cores - cores granted, or
+                                          HEARTH_ALLOC_UNLIMITED */
+    int cores_per_executor;            /* 0: unset (one executor per worker) */
+    int64_t memory_per_executor_mb;    /* memory of each executor, MiB */
+    const hearth_alloc_group_t *group; /* its key's cap (an entry of the
+                                          input's groups), or NULL */
 } hearth_alloc_app_t;
 
 /* The shuffle's random source: a number in [0, bound).  NULL: no shuffle
@@ -67,6 +86,8 @@ typedef struct {
     size_t ndrivers;                      /* entries in drivers */
     const hearth_alloc_app_t *apps;       /* waiting apps, FIFO */
     size_t napps;                         /* entries in apps */
+    const hearth_alloc_group_t *groups;   /* per-key caps (borrowed) */
+    size_t ngroups;                       /* entries in groups */
     bool spread_out;                      /* false: consolidate */
     hearth_alloc_rand_fn rand;            /* shuffle source, or NULL */
     void *rand_arg;                       /* passed to rand */
@@ -92,6 +113,11 @@ typedef struct {
     hearth_alloc_executor_t *executors;    /* owned; nexecutors entries */
     size_t nexecutors;                     /* executors to start */
     size_t executors_alloc;                /* allocated slots */
+    bool *apps_capped;    /* owned, one per input app, or NULL without
+                             groups: its group's cap held it back (it got
+                             fewer cores than it wanted and there were) */
+    bool *drivers_capped; /* owned, one per input driver, or NULL without
+                             groups: its group's cap kept it waiting */
 } hearth_alloc_result_t;
 
 /* Run one scheduling pass.  result must be zeroed or cleared; it receives

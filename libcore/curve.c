@@ -47,14 +47,39 @@ hearth_host_is_loopback (const char *host)
     return !strchr (buf, ':') && s_host_is_loopback (buf);
 }
 
+/* The allow directories of conf into dirs (at least 3 entries): with
+   --curve-allow alone, its keys may do everything.  Returns how many. */
+static size_t
+s_allow_dirs (hearth_conf_t *conf, hearth_zap_dir_t *dirs)
+{
+    const char *allow = hearth_conf_str (conf, "curve-allow");
+    const char *workers = hearth_conf_str (conf, "curve-allow-workers");
+    const char *operators = hearth_conf_str (conf, "curve-operators");
+    size_t n = 0;
+    if (!workers && !operators) {
+        dirs[n++] = (hearth_zap_dir_t){allow, HEARTH_ROLE_ALL, "client"};
+        return n;
+    }
+    if (allow)
+        dirs[n++] = (hearth_zap_dir_t){allow, HEARTH_ROLE_CLIENT, "client"};
+    if (workers)
+        dirs[n++] = (hearth_zap_dir_t){workers, HEARTH_ROLE_WORKER, "worker"};
+    if (operators)
+        dirs[n++] = (hearth_zap_dir_t){
+            operators, HEARTH_ROLE_CLIENT | HEARTH_ROLE_OPERATOR, "operator"};
+    return n;
+}
+
 int
 hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
                            const char *host, hearth_error_t *err)
 {
     const char *secret = hearth_conf_str (conf, "curve-secret");
-    const char *allow = hearth_conf_str (conf, "curve-allow");
+    bool dirs_given = hearth_conf_str (conf, "curve-allow")
+                      || hearth_conf_str (conf, "curve-allow-workers")
+                      || hearth_conf_str (conf, "curve-operators");
     memset (self, 0, sizeof *self);
-    if (!secret && !allow) {
+    if (!secret && !dirs_given) {
         if (hearth_host_is_loopback (host))
             return 0;
         if (!hearth_conf_bool (conf, "insecure"))
@@ -76,15 +101,25 @@ hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
                   host);
         return 0;
     }
-    if (!secret || !allow)
+    if (!secret || !dirs_given)
         return hearth_errprintf (err, "--curve-secret and --curve-allow go "
                                       "together (keys, and who is admitted)");
+    hearth_zap_dir_t dirs[3];
+    size_t ndirs = s_allow_dirs (conf, dirs);
     if (!(self->cert = hearth_keys_load_secret (secret, err)))
         return -1;
-    if (!(self->zap = hearth_zap_new (allow, err))) {
+    if (!(self->zap = hearth_zap_new_dirs (dirs, ndirs, err))) {
         zcert_destroy (&self->cert);
         return -1;
     }
+    if (!hearth_zap_has_roles (self->zap))
+        log_warn ("keys without roles: every key of %s may do everything "
+                  "(register workers, run applications, kill any "
+                  "application or driver, drain workers).  To separate "
+                  "them, give the workers' keys --curve-allow-workers DIR "
+                  "and the operators' --curve-operators DIR "
+                  "(docs/security.md)",
+                  dirs[0].dir);
     return 0;
 }
 

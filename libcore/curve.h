@@ -2,11 +2,14 @@
 
     Servers (the master) take --curve-secret FILE --curve-allow DIR and
     refuse to listen on anything but loopback without them, unless told
-    --insecure.  Clients (workers, drivers, hearth-submit, hearth-tail)
-    take --curve-secret FILE --master-key FILE.  Each program adds the
-    option rows below to its table, sets up a hearth_curve_t from its
-    settings once, and lets hearth_curve_*_opts() fill the socket options
-    of the sockets that face the network.
+    --insecure.  With --curve-allow alone every admitted key may do
+    everything; --curve-allow-workers DIR and --curve-operators DIR give
+    keys roles (zap.h): then --curve-allow's keys are clients only.  Clients
+   (workers, drivers, hearth-submit, hearth-tail) take --curve-secret FILE
+   --master-key FILE.  Each program adds the option rows below to its table,
+   sets up a hearth_curve_t from its settings once, and lets
+   hearth_curve_*_opts() fill the socket options of the sockets that face the
+   network.
 */
 #ifndef HEARTH_CURVE_H
 #define HEARTH_CURVE_H
@@ -26,6 +29,12 @@
      "this server's secret key file (hearth-keygen): serve over CURVE"},     \
     {"curve-allow", HEARTH_OPT_STR, NULL, "DIR",                             \
      "public key files of the clients admitted (reloaded on SIGHUP)"},       \
+    {"curve-allow-workers", HEARTH_OPT_STR, NULL, "DIR",                     \
+     "public key files of the workers: only they may register workers, "    \
+     "and --curve-allow's keys become clients only"},                        \
+    {"curve-operators", HEARTH_OPT_STR, NULL, "DIR",                         \
+     "public key files of operators: clients that may also kill any "        \
+     "application or driver and drain workers"},                             \
     {"insecure", HEARTH_OPT_BOOL, "false", "",                               \
      "allow listening beyond loopback without keys (anyone may connect)"}
 #define HEARTH_CURVE_CLIENT_OPTIONS                                          \
@@ -41,11 +50,13 @@ typedef struct {
     hearth_zap_t *zap;                       /* server: who is admitted */
 } hearth_curve_t;
 
-/* A server's keys from conf ("curve-secret", "curve-allow", "insecure"),
-   host being the address it binds.  Refuses keys without an allow
-   directory, and a non-loopback host without keys unless insecure (and
-   then warns, in the log, what is open and how to make keys).  Binds
-   the ZAP handler when keys are set.  Returns 0 or -1 with err. */
+/* A server's keys from conf ("curve-secret", "curve-allow",
+   "curve-allow-workers", "curve-operators", "insecure"), host being the
+   address it binds.  Refuses keys without an allow directory, and a
+   non-loopback host without keys unless insecure (and then warns, in the
+   log, what is open and how to make keys).  Binds the ZAP handler when
+   keys are set; with --curve-allow alone, warns that every key may do
+   everything.  Returns 0 or -1 with err. */
 int hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
                                const char *host, hearth_error_t *err);
 

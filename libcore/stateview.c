@@ -262,6 +262,8 @@ hearth_view_apps (FILE *out, const cJSON *state, const hearth_view_t *v)
             hearth_view_text (a, "state"), hearth_view_num (a, "cores_granted"),
             cJSON_IsNumber (max) ? maxtext : "-", submitted, reason ? 8 : 0,
             duration, reason ? " " : "", reason ? reason : "");
+        if (hearth_json_str (a, "waiting")) /* its key's core limit */
+            fprintf (out, "  waiting: %s\n", hearth_json_str (a, "waiting"));
         rows++;
     }
     return rows;

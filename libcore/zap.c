@@ -1,4 +1,5 @@
-/*  zap.c - admitting CURVE clients by their public key; see zap.h. */
+/*  zap.c - admitting CURVE clients by their public key, and the roles
+    their allow directories give them; see zap.h. */
 #include "config.h"
 
 #include <dirent.h>
@@ -16,11 +17,27 @@
 static const char s_zap_endpoint[] = "inproc://zeromq.zap.01";
 /* Socket monitors watched at most. */
 enum { s_max_watched = 8 };
+/* Allow directories at most. */
+enum { s_max_dirs = 4 };
+
+/* An allow directory of ours. */
+typedef struct {
+    char *dir;      /* its path */
+    unsigned roles; /* the roles of its keys */
+    char *what;     /* its keys, for the log */
+} s_dir_t;
+
+/* An admitted key. */
+typedef struct {
+    char *name;     /* the file that admits it (the first one found) */
+    unsigned roles; /* the roles of every directory holding it */
+} s_entry_t;
 
 struct hearth_zap {
-    char *dir;                          /* the allow directory */
+    s_dir_t dirs[s_max_dirs];           /* the allow directories */
+    size_t ndirs;                       /* entries in dirs */
     zsock_t *handler;                   /* REP bound to the ZAP endpoint */
-    zhash_t *allowed;                   /* Z85 public key -> file name */
+    zhash_t *allowed;                   /* Z85 public key -> s_entry_t */
     size_t removed;                     /* keys the last reload removed */
     hearth_refusals_t *refusals;        /* the refusal log */
     zsock_t *monitors[s_max_watched];   /* PAIRs receiving socket events */
@@ -36,65 +53,126 @@ s_is_key_file (const char *name)
            && !(len > 7 && strcmp (name + len - 7, "_secret") == 0);
 }
 
-/* Read every key file of dir into a new set.  NULL with err. */
-static zhash_t *
-s_load_dir (const char *dir, hearth_error_t *err)
+static void
+s_entry_free (void *item)
 {
-    DIR *d = opendir (dir);
-    if (!d) {
-        hearth_errprintf (err, "cannot read the allow directory %s: %s", dir,
-                          strerror (errno));
-        return NULL;
+    s_entry_t *e = item;
+    if (e)
+        free (e->name);
+    free (e);
+}
+
+/* Add key, of file name, with roles to keys; -1 on no memory. */
+static int
+s_admit (zhash_t *keys, const char *key, const char *name, unsigned roles)
+{
+    s_entry_t *e = zhash_lookup (keys, key);
+    if (e) {
+        e->roles |= roles;
+        return 0;
     }
-    zhash_t *keys = zhash_new ();
+    if (!(e = calloc (1, sizeof *e)) || !(e->name = strdup (name))) {
+        s_entry_free (e);
+        return -1;
+    }
+    e->roles = roles;
+    zhash_insert (keys, key, e);
+    zhash_freefn (keys, key, s_entry_free);
+    return 0;
+}
+
+/* Read every key file of d into keys; logs how many.  -1 with err. */
+static int
+s_load_dir (const s_dir_t *d, zhash_t *keys, hearth_error_t *err)
+{
+    DIR *dir = opendir (d->dir);
+    if (!dir)
+        return hearth_errprintf (err, "cannot read the allow directory %s: %s",
+                                 d->dir, strerror (errno));
     struct dirent *ent;
-    while (keys && (ent = readdir (d))) {
+    size_t n = 0;
+    int rc = 0;
+    while (rc == 0 && (ent = readdir (dir))) {
         char path[4096], key[HEARTH_KEY_TXT_LEN + 1];
         hearth_error_t kerr;
         if (!s_is_key_file (ent->d_name))
             continue;
-        snprintf (path, sizeof path, "%s/%s", dir, ent->d_name);
+        snprintf (path, sizeof path, "%s/%s", d->dir, ent->d_name);
         if (hearth_keys_load_public (path, key, sizeof key, &kerr) < 0) {
             log_warn ("allow directory: %s", kerr.text);
             continue;
         }
-        zhash_insert (keys, key, strdup (ent->d_name));
-        zhash_freefn (keys, key, free);
+        if ((rc = s_admit (keys, key, ent->d_name, d->roles)) == 0)
+            n++;
     }
-    closedir (d);
-    return keys;
+    closedir (dir);
+    if (rc < 0)
+        return hearth_errprintf (err, "out of memory");
+    log_info ("%zu %s keys admitted from %s", n, d->what, d->dir);
+    if (n == 0)
+        log_warn ("the allow directory %s (%s keys) holds no key", d->dir,
+                  d->what);
+    return 0;
+}
+
+/* Keys of old missing from new, or with fewer roles there. */
+static size_t
+s_count_removed (zhash_t *old, zhash_t *new)
+{
+    size_t n = 0;
+    for (s_entry_t *e = old ? zhash_first (old) : NULL; e;
+         e = zhash_next (old)) {
+        s_entry_t *now = zhash_lookup (new, zhash_cursor (old));
+        n += !now || (e->roles & ~now->roles) != 0;
+    }
+    return n;
 }
 
 int
 hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err)
 {
-    zhash_t *keys = s_load_dir (self->dir, err);
+    zhash_t *keys = zhash_new ();
     if (!keys)
-        return -1;
-    self->removed = 0;
-    for (void *name = self->allowed ? zhash_first (self->allowed) : NULL; name;
-         name = zhash_next (self->allowed))
-        if (!zhash_lookup (keys, zhash_cursor (self->allowed)))
-            self->removed++;
+        return hearth_errprintf (err, "out of memory");
+    for (size_t i = 0; i < self->ndirs; i++)
+        if (s_load_dir (&self->dirs[i], keys, err) < 0) {
+            zhash_destroy (&keys);
+            return -1;
+        }
+    self->removed = s_count_removed (self->allowed, keys);
     zhash_destroy (&self->allowed);
     self->allowed = keys;
-    log_info ("%zu client keys admitted from %s", zhash_size (keys), self->dir);
-    if (zhash_size (keys) == 0)
-        log_warn ("the allow directory %s holds no key: no client can "
-                  "connect",
-                  self->dir);
     return (int) zhash_size (keys);
 }
 
 hearth_zap_t *
-hearth_zap_new (const char *allow_dir, hearth_error_t *err)
+hearth_zap_new_dirs (const hearth_zap_dir_t *dirs, size_t ndirs,
+                     hearth_error_t *err)
 {
     hearth_zap_t *self = calloc (1, sizeof *self);
-    if (!self || !(self->dir = strdup (allow_dir))
-        || !(self->refusals = hearth_refusals_new ())) {
+    if (!self || !(self->refusals = hearth_refusals_new ())) {
         hearth_errprintf (err, "out of memory");
         hearth_zap_destroy (&self);
         return NULL;
+    }
+    if (ndirs == 0 || ndirs > s_max_dirs) {
+        hearth_errprintf (err, "between 1 and %d allow directories",
+                          (int) s_max_dirs);
+        hearth_zap_destroy (&self);
+        return NULL;
+    }
+    for (; self->ndirs < ndirs; self->ndirs++) {
+        s_dir_t *d = &self->dirs[self->ndirs];
+        d->roles = dirs[self->ndirs].roles;
+        d->dir = strdup (dirs[self->ndirs].dir);
+        d->what =
+            strdup (dirs[self->ndirs].what ? dirs[self->ndirs].what : "client");
+        if (!d->dir || !d->what) {
+            self->ndirs++;
+            hearth_errprintf (err, "out of memory");
+            hearth_zap_destroy (&self);
+            return NULL;
+        }
     }
     hearth_sock_opts_t opts = {.type = ZMQ_REP};
     if (hearth_zap_reload (self, err) < 0
@@ -104,6 +182,13 @@ hearth_zap_new (const char *allow_dir, hearth_error_t *err)
         return NULL;
     }
     return self;
+}
+
+hearth_zap_t *
+hearth_zap_new (const char *allow_dir, hearth_error_t *err)
+{
+    hearth_zap_dir_t dir = {allow_dir, HEARTH_ROLE_ALL, "client"};
+    return hearth_zap_new_dirs (&dir, 1, err);
 }
 
 void
@@ -120,7 +205,10 @@ hearth_zap_destroy (hearth_zap_t **self_p)
     hearth_sock_destroy (&self->handler);
     zhash_destroy (&self->allowed);
     hearth_refusals_destroy (&self->refusals);
-    free (self->dir);
+    for (size_t i = 0; i < self->ndirs; i++) {
+        free (self->dirs[i].dir);
+        free (self->dirs[i].what);
+    }
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -166,6 +254,26 @@ hearth_zap_allowed (hearth_zap_t *self, const char *key)
     return key && zhash_lookup (self->allowed, key) != NULL;
 }
 
+unsigned
+hearth_zap_roles (hearth_zap_t *self, const char *key)
+{
+    s_entry_t *e = key ? zhash_lookup (self->allowed, key) : NULL;
+    return e ? e->roles : 0;
+}
+
+const char *
+hearth_zap_name (hearth_zap_t *self, const char *key)
+{
+    s_entry_t *e = key ? zhash_lookup (self->allowed, key) : NULL;
+    return e ? e->name : NULL;
+}
+
+bool
+hearth_zap_has_roles (const hearth_zap_t *self)
+{
+    return self->ndirs > 1 || self->dirs[0].roles != HEARTH_ROLE_ALL;
+}
+
 zsock_t *
 hearth_zap_sock (hearth_zap_t *self)
 {
@@ -199,13 +307,13 @@ s_handle_one (hearth_zap_t *self, zmsg_t *req)
     zframe_t *key = zmsg_pop (req);
     char txt[HEARTH_KEY_TXT_LEN + 1] = "";
     bool ours = domain && streq (domain, HEARTH_ZAP_DOMAIN);
-    const char *name = NULL;
+    const s_entry_t *found = NULL;
     if (ours && mechanism && streq (mechanism, "CURVE") && key
         && zframe_size (key) == 32) {
         zmq_z85_encode (txt, zframe_data (key), 32);
-        name = zhash_lookup (self->allowed, txt);
+        found = zhash_lookup (self->allowed, txt);
     }
-    if (name) /* the key is the User-Id: hearth_zap_admits() checks it */
+    if (found) /* the key is the User-Id: hearth_zap_admits() checks it */
         s_reply (self->handler, "1.0", request_id, "200", "OK", txt);
     else {
         char why[160];

@@ -1,6 +1,8 @@
 /*  zap.h - who may talk to a CURVE server: a ZAP handler (RFC 27) that
-    admits the clients whose public keys are in an allow directory, and
-    logs refusals.
+    admits the clients whose public keys are in its allow directories, and
+    logs refusals.  Each directory gives its keys roles (what they may do
+    once in: hearth-master's --curve-allow, --curve-allow-workers and
+    --curve-operators); a key found in several has all their roles.
 
     The handler lives in the server's own event loop (no thread): bind it
     before the CURVE sockets, and call hearth_zap_handle() when its socket
@@ -34,19 +36,42 @@ typedef struct hearth_zap hearth_zap_t;
 /* The ZAP domain Hearth's servers use. */
 #define HEARTH_ZAP_DOMAIN "hearth"
 
-/* Bind the process's ZAP handler and load allow_dir (borrowed: copied),
-   for the caller to destroy.  NULL with err. */
+/* What an admitted key may do (docs/security.md, "Who may do what"). */
+enum {
+    HEARTH_ROLE_CLIENT = 1,   /* run applications, kill its own, read */
+    HEARTH_ROLE_WORKER = 2,   /* register workers */
+    HEARTH_ROLE_OPERATOR = 4, /* kill any application or driver, drain */
+};
+/* Every role: the keys of a server given one allow directory only. */
+#define HEARTH_ROLE_ALL                                                        \
+    (HEARTH_ROLE_CLIENT | HEARTH_ROLE_WORKER | HEARTH_ROLE_OPERATOR)
+
+/* An allow directory and the roles of its keys. */
+typedef struct {
+    const char *dir;  /* its path (borrowed) */
+    unsigned roles;   /* HEARTH_ROLE_* of every key in it */
+    const char *what; /* its keys, for the log: "client", "worker"... */
+} hearth_zap_dir_t;
+
+/* Bind the process's ZAP handler and load the ndirs allow directories
+   (borrowed: copied; at least one), for the caller to destroy.  NULL with
+   err. */
+hearth_zap_t *hearth_zap_new_dirs (const hearth_zap_dir_t *dirs, size_t ndirs,
+                                   hearth_error_t *err);
+
+/* The same with one directory whose keys have every role. */
 hearth_zap_t *hearth_zap_new (const char *allow_dir, hearth_error_t *err);
 
 /* Close the handler and its monitors, free the keys.  Accepts NULL and
    a NULL *self_p; nulls *self_p; keeps errno. */
 void hearth_zap_destroy (hearth_zap_t **self_p);
 
-/* Re-read the allow directory.  Returns the number of keys admitted, or
-   -1 with err (the previous keys stay in force). */
+/* Re-read the allow directories.  Returns the number of keys admitted,
+   or -1 with err (the previous keys stay in force). */
 int hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err);
 
-/* Keys the last successful reload removed (0 after hearth_zap_new). */
+/* Keys the last successful reload removed or took a role from (0 after
+   hearth_zap_new). */
 size_t hearth_zap_removed (const hearth_zap_t *self);
 
 /* True if a message whose connection has ZAP User-Id user_id (a public
@@ -61,6 +86,18 @@ size_t hearth_zap_size (const hearth_zap_t *self);
 
 /* True if this public key (Z85) is admitted now.  Logs nothing. */
 bool hearth_zap_allowed (hearth_zap_t *self, const char *key);
+
+/* The roles of this public key (Z85; NULL accepted) now: 0 when it is
+   not admitted. */
+unsigned hearth_zap_roles (hearth_zap_t *self, const char *key);
+
+/* The name of the key file that admits this key ("alice.key", borrowed
+   until the next reload), or NULL when it is not admitted. */
+const char *hearth_zap_name (hearth_zap_t *self, const char *key);
+
+/* True when the directories give keys different roles (more than one
+   directory); false when every key may do everything. */
+bool hearth_zap_has_roles (const hearth_zap_t *self);
 
 /* The handler's socket (borrowed), to watch for input. */
 zsock_t *hearth_zap_sock (hearth_zap_t *self);

@@ -27,13 +27,17 @@ static const int s_rebind_pause_ms = 10;
 static const char s_key_gone[] =
     "its CURVE key was removed from the allow directory";
 
+/* A worker whose key is still admitted, but no longer as a worker's. */
+static const char s_role_gone[] =
+    "its CURVE key is no longer a worker key (--curve-allow-workers)";
+
 static void
-s_cut_off_worker (master_t *m, reg_worker_t *w)
+s_cut_off_worker (master_t *m, reg_worker_t *w, const char *why)
 {
     if (w->state != WORKER_ALIVE)
         return;
-    log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, s_key_gone);
-    registry_worker_dead (m->reg, w, s_key_gone, hearth_mono_ms ());
+    log_warn ("worker %s (%s) is DEAD: %s", w->id, w->host, why);
+    registry_worker_dead (m->reg, w, why, hearth_mono_ms ());
 }
 
 static void
@@ -59,7 +63,7 @@ master_admit_seen (master_t *m, zframe_t *rid, const char *key, bool refused)
         return;
     if (refused) {
         if (kind == PEER_WORKER)
-            s_cut_off_worker (m, record);
+            s_cut_off_worker (m, record, s_key_gone);
         else
             s_cut_off_app (m, record);
     }
@@ -67,16 +71,20 @@ master_admit_seen (master_t *m, zframe_t *rid, const char *key, bool refused)
         snprintf (kept, sizeof ((reg_worker_t *) 0)->curve_key, "%s", key);
 }
 
-/* A reload removed keys: end, now, the workers and applications that
-   registered with one of them. */
+/* A reload removed keys (or took the worker role from some): end, now,
+   the workers and applications that registered with one of them. */
 static void
 s_cut_off_removed (master_t *m)
 {
     hearth_zap_t *zap = m->curve.zap;
     zlistx_t *workers = registry_workers (m->reg);
     for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
-        if (w->curve_key[0] && !hearth_zap_allowed (zap, w->curve_key))
-            s_cut_off_worker (m, w);
+        if (w->curve_key[0]
+            && !(hearth_zap_roles (zap, w->curve_key) & HEARTH_ROLE_WORKER))
+            s_cut_off_worker (m, w,
+                              hearth_zap_allowed (zap, w->curve_key)
+                                  ? s_role_gone
+                                  : s_key_gone);
     zlistx_t *gone = zlistx_new ();
     zlistx_t *apps = registry_apps (m->reg);
     for (reg_app_t *a = zlistx_first (apps); gone && a; a = zlistx_next (apps))

@@ -12,6 +12,7 @@
 #include "libcore/log.h"
 #include "master/cluster.h"
 #include "master/drivers.h"
+#include "master/limits.h"
 #include "master/send.h"
 #include "master/state.h"
 
@@ -68,6 +69,7 @@ typedef struct {
     hearth_alloc_app_t *apps;       /* allocator view */
     reg_app_t **arec;               /* same index: the records */
     size_t napps;                   /* entries */
+    limits_pass_t limits;           /* their keys' limits (owned) */
 } s_snapshot_t;
 
 static void
@@ -79,6 +81,7 @@ s_snapshot_clear (s_snapshot_t *s)
     free (s->drec);
     free (s->apps);
     free (s->arec);
+    limits_pass_clear (&s->limits);
 }
 
 /* Whether w takes part in a pass: the first pass has the workers whose
@@ -137,7 +140,7 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
         }
         s->drec[s->ndrivers] = d;
         s->drivers[s->ndrivers++] =
-            (hearth_alloc_driver_t){d->cores, d->memory_mb};
+            (hearth_alloc_driver_t){d->cores, d->memory_mb, NULL};
     }
     for (reg_app_t *a = zlistx_first (apps); a; a = zlistx_next (apps)) {
         if (a->hold_until_ms > now) {
@@ -147,10 +150,12 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
         int left = a->max_cores ? a->max_cores - a->cores_granted
                                 : HEARTH_ALLOC_UNLIMITED;
         s->arec[s->napps] = a;
-        s->apps[s->napps++] = (hearth_alloc_app_t){left, a->cores_per_executor,
-                                                   a->memory_per_executor_mb};
+        s->apps[s->napps++] = (hearth_alloc_app_t){
+            left, a->cores_per_executor, a->memory_per_executor_mb, NULL};
     }
-    return 0;
+    return limits_pass_new (&s->limits, m->limits, m->curve.zap, m->reg,
+                            s->arec, s->apps, s->napps, s->drec, s->drivers,
+                            s->ndrivers);
 }
 
 /* One pass of the allocator over the workers of the pass, and the
@@ -172,6 +177,8 @@ s_pass (master_t *m, bool probes)
                                .ndrivers = s.ndrivers,
                                .apps = s.apps,
                                .napps = s.napps,
+                               .groups = s.limits.groups,
+                               .ngroups = s.limits.ngroups,
                                .spread_out = m->spread_out,
                                .rand = s_rand,
                                .rand_arg = &m->rand_state};
@@ -198,6 +205,8 @@ s_pass (master_t *m, bool probes)
         if (exec)
             s_launch (m, exec);
     }
+    limits_pass_report (&s.limits, m->curve.zap, m->reg, s.arec, s.apps,
+                        s.napps, r.apps_capped);
     hearth_alloc_result_clear (&r);
     s_snapshot_clear (&s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libcore/log.h"
+#include "master/authz.h"
 #include "master/drivers.h"
 #include "master/drvsubmit.h"
 #include "master/send.h"
@@ -82,6 +83,12 @@ master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     char text[512];
+    if (!master_sender_has (m, HEARTH_ROLE_CLIENT, "SUBMIT_DRIVER", text,
+                            sizeof text)) {
+        s_response (m, rid, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE, false, NULL,
+                    text);
+        return;
+    }
     if (s_check_submission (m, msg, text, sizeof text) < 0) {
         log_warn ("SUBMIT_DRIVER refused: %s", text);
         s_response (m, rid, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE, false, NULL,
@@ -105,7 +112,8 @@ master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         .cores = (int) hearth_json_int (b, "cores", s_default_driver_cores),
         .memory_mb =
             hearth_json_int (b, "memory_mb", s_default_driver_memory_mb),
-        .supervise = hearth_json_bool (b, "supervise", false)};
+        .supervise = hearth_json_bool (b, "supervise", false),
+        .owner = master_sender_key (m)};
     reg_driver_t *d = spec ? registry_driver_submit (m->reg, &desc) : NULL;
     cJSON_Delete (spec);
     if (!d) {
@@ -180,6 +188,13 @@ master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         snprintf (text, sizeof text, "%s%s",
                   d ? "the driver has already ended: " : "no such driver",
                   d ? hearth_driver_states[d->state] : "");
+        s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, false, id, text);
+        return;
+    }
+    char what[HEARTH_ID_MAX + 16];
+    snprintf (what, sizeof what, "driver %s", d->id);
+    if (!master_may_act_on (m, d->owner, what, "KILL_DRIVER", text,
+                            sizeof text)) {
         s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, false, id, text);
         return;
     }

@@ -16,6 +16,7 @@
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "master/admin.h"
+#include "master/authz.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
 #include "master/drvsubmit.h"
@@ -126,6 +127,24 @@ s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
     m->dirty = true;
 }
 
+/* Whose a new application is: a cluster-mode driver's (driver_id, from
+   where it runs) is its submitter's; any other is its sender's, who must
+   hold a client key.  NULL after answering ERROR. */
+static const char *
+s_new_app_owner (master_t *m, zframe_t *rid, const cJSON *b)
+{
+    const char *driver_id = hearth_json_str (b, "driver_id");
+    reg_driver_t *d = driver_id ? registry_driver (m->reg, driver_id) : NULL;
+    char why[400];
+    if (d && master_sender_runs (m, d))
+        return d->owner;
+    if (master_sender_has (m, HEARTH_ROLE_CLIENT, "REGISTER_APPLICATION", why,
+                           sizeof why))
+        return master_sender_key (m);
+    master_reject (m, rid, "not_allowed", why, "REGISTER_APPLICATION");
+    return NULL;
+}
+
 static void
 s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -144,9 +163,14 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         master_reject (m, rid, "duplicate_app", text, "REGISTER_APPLICATION");
         return;
     }
+    const char *owner = s_new_app_owner (m, rid, b);
+    if (!owner)
+        return;
     const cJSON *conf = cJSON_GetObjectItem (b, "conf");
     registry_app_desc_t desc = {
         .id = wanted,
+        .owner = owner,
+        .curve_key = master_sender_key (m),
         .name = hearth_json_str (b, "name"),
         .driver_url = hearth_json_str (b, "driver_url"),
         .token = hearth_json_str (b, "token"),
@@ -218,6 +242,12 @@ s_unregister_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                          app->end_reason ? app->end_reason : "ended");
         return;
     }
+    char why[400];
+    if (!master_may_end_app (m, rid, app, "UNREGISTER_APPLICATION", why,
+                             sizeof why)) {
+        master_reject (m, rid, "not_allowed", why, "UNREGISTER_APPLICATION");
+        return;
+    }
     int state =
         s_app_state (hearth_json_str (msg->body, "state"), APP_FINISHED);
     if (state <= APP_RUNNING)
@@ -244,14 +274,20 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
     bool ok = app && app->state <= APP_RUNNING;
+    char why[400], what[HEARTH_ID_MAX + 16];
+    snprintf (why, sizeof why, "%s",
+              ok    ? "application killed"
+              : app ? "application already ended"
+                    : "no such application");
+    snprintf (what, sizeof what, "application %s", id);
+    if (ok)
+        ok = master_may_act_on (m, app->owner, what, "KILL_APPLICATION", why,
+                                sizeof why);
     hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_KILL_APPLICATION_RESPONSE);
     if (reply) {
         cJSON_AddBoolToObject (reply->body, "ok", ok);
         cJSON_AddStringToObject (reply->body, "app_id", id);
-        cJSON_AddStringToObject (reply->body, "message",
-                                 ok    ? "application killed"
-                                 : app ? "application already ended"
-                                       : "no such application");
+        cJSON_AddStringToObject (reply->body, "message", why);
         master_send (m, rid, reply);
     }
     if (!ok)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +31,7 @@
 #include "master/drivers.h"
 #include "master/drvlog.h"
 #include "master/handlers.h"
+#include "master/limits.h"
 #include "master/master.h"
 #include "master/recover.h"
 #include "master/send.h"
@@ -47,6 +49,8 @@ static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
    counted), for at most this many workers at once. */
 static const int64_t s_launch_log_period_ms = 60000;
 static const size_t s_launch_log_keys_max = 10000;
+/* Most open files the master asks for (when the hard limit is higher). */
+static const rlim_t s_max_open_files = 1 << 20;
 
 /* Option rows: name, type, default, metavar, help (and range, alias). */
 #define OPT(n, t, d, mv, h)                                                    \
@@ -113,6 +117,13 @@ static const hearth_opt_t s_opts[] = {
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_SERVER_OPTIONS,
+    INT_OPT ("max-cores-per-key", "0", "N",
+             "cores the applications and drivers of one CURVE key may hold "
+             "together (0: no limit)",
+             0, 1000000),
+    OPT ("key-limits", HEARTH_OPT_STR, NULL, "FILE",
+         "per-key overrides of --max-cores-per-key, lines 'KEY CORES' "
+         "(reloaded on SIGHUP)"),
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -139,11 +150,13 @@ s_read (master_t *m, zsock_t *sock, int max)
         /* A refused peer's messages are dropped, and its record ends. */
         bool refused =
             zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
+        m->sender_key = zap ? peer.user_id : NULL; /* for authz.c */
         if (msg && !refused)
             master_dispatch (m, rid, msg);
         else if (rid && !refused)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
+        m->sender_key = NULL;
         if (zap && rid)
             master_admit_seen (m, rid, peer.user_id, refused);
         hearth_msg_destroy (&msg);
@@ -245,6 +258,10 @@ s_on_sighup (master_t *m)
     hearth_log_reopen ();
     if (m->curve.zap)
         master_admit_reload (m);
+    hearth_error_t err;
+    if (limits_reload (m->limits, &err) < 0)
+        log_error ("%s: the key limits stay as they were", err.text);
+    m->dirty = true; /* limits may have changed */
 }
 
 static int
@@ -395,6 +412,27 @@ s_stamp_destroy (void **item)
     *item = NULL;
 }
 
+/* Every peer is a connection: raise the soft limit of open files to the
+   hard one, so that a login shell's 1024 does not cap the cluster, nor
+   let a flood of idle connections take the last one (past the limit
+   libzmq accepts nothing: the next worker goes unanswered). */
+static void
+s_raise_open_files (void)
+{
+    struct rlimit rl;
+    if (getrlimit (RLIMIT_NOFILE, &rl) < 0)
+        return;
+    rlim_t want =
+        rl.rlim_max < s_max_open_files ? rl.rlim_max : s_max_open_files;
+    if (rl.rlim_cur >= want)
+        return;
+    rlim_t old = rl.rlim_cur;
+    rl.rlim_cur = want;
+    if (setrlimit (RLIMIT_NOFILE, &rl) == 0)
+        log_info ("open files: %llu (raised from %llu)",
+                  (unsigned long long) want, (unsigned long long) old);
+}
+
 static int
 s_setup (master_t *m, hearth_error_t *err)
 {
@@ -406,6 +444,7 @@ s_setup (master_t *m, hearth_error_t *err)
         return -1;
     if ((m->sigfd = hearth_signalfd_open (sigs)) < 0)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
+    s_raise_open_files ();
     hearth_zsys_init ();
     size_t retained = (size_t) hearth_conf_int (m->conf, "retained-apps");
     m->reg = registry_new (retained, m->interval_ms * m->liveness);
@@ -415,9 +454,14 @@ s_setup (master_t *m, hearth_error_t *err)
     m->loop = zloop_new ();
     m->logs = drvlog_new ();
     m->orphan_apps = master_orphan_list_new ();
+    m->denials = hearth_refusals_new ();
     if (!m->reg || !m->log_limit || !m->launch_log || !m->loop || !m->logs
-        || !m->orphan_apps)
+        || !m->orphan_apps || !m->denials)
         return hearth_errprintf (err, "out of memory");
+    if (!(m->limits =
+              limits_new (hearth_conf_int (m->conf, "max-cores-per-key"),
+                          hearth_conf_str (m->conf, "key-limits"), err)))
+        return -1;
     zhashx_set_destructor (m->log_limit, s_stamp_destroy);
     registry_set_observer (m->reg, master_on_change, m);
     if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
@@ -435,6 +479,9 @@ s_setup (master_t *m, hearth_error_t *err)
         return hearth_errprintf (err, "cannot set up the event loop");
     if (m->curve.zap && master_admit_watch (m, err) < 0)
         return -1;
+    if (!m->curve.zap && limits_any (m->limits))
+        log_warn ("per-key limits need CURVE keys (--curve-secret): without "
+                  "them no application has a key, and none is limited");
     const char *ready = hearth_conf_str (m->conf, "ready-file");
     return ready ? s_write_ready_file (m, ready, err) : 0;
 }
@@ -449,6 +496,8 @@ s_teardown (master_t *m)
     hearth_loglimit_destroy (&m->launch_log);
     drvlog_destroy (&m->logs);
     zlistx_destroy (&m->orphan_apps);
+    hearth_refusals_destroy (&m->denials);
+    limits_destroy (&m->limits);
     hearth_sock_destroy (&m->router);
     hearth_sock_destroy (&m->pub);
     hearth_curve_cleanup (&m->curve);

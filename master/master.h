@@ -3,6 +3,9 @@
 
         main.c       options, start-up, the event loop, signals, the tick
         admit.c      CURVE: the ZAP handler, each message's key, reloads
+        authz.c      who may do what: the sender's roles, owners
+        limits.c     per-key core limits (--max-cores-per-key), for the
+                     allocator's passes
         handlers.c   the ROUTER's table of {command, handler} rows, and
                      the handlers of what applications' drivers send
         workers.c    the handlers of what workers send: registration,
@@ -30,9 +33,10 @@
 
     A file calls only the ones below it: main; handlers; workers,
     drvsubmit, drvlog, admin, cluster, admit and recover; drivers and state;
-    send; the registry and the journal.  Inside the registry, registry.c
-    (the store) and regdrivers.c call each other, the one such pair; the
-    other files of the registry call the store, which calls none of them.
+    send, authz and limits; the registry and the journal.  Inside the
+    registry, registry.c (the store) and regdrivers.c call each other, the
+    one such pair; the other files of the registry call the store, which
+    calls none of them.
 
     This struct holds the sockets, the settings, and the pointers to the
     parts that have their own context.  docs/architecture.md draws the
@@ -89,19 +93,24 @@ typedef struct master {
     uint64_t rand_state;           /* shuffle source for the allocator */
     int64_t started_ms;            /* wall clock at start */
     journal_t *journal;            /* --journal DIR, or NULL */
-    bool recovering;           /* RECOVERING: not every restored peer back */
-    int64_t rec_start_ms;      /* monotonic time recovery began */
-    int64_t rec_deadline_ms;   /* monotonic: give up on the rest then */
-    master_recovery_t rec;     /* what recovery found */
-    int64_t max_submit_bytes;  /* largest files of one SUBMIT_DRIVER */
-    int64_t relaunch_delay_ms; /* first back-off of a supervised driver */
-    int64_t relaunch_max_ms;   /* its cap */
-    struct drvlog *logs;       /* DRIVER_LOG requests relayed to workers
-                                  (drvlog.h; owned) */
-    zlistx_t *orphan_apps;     /* applications whose driver ended, to end
-                                  on the next turn (drivers.c; owned) */
-    hearth_pidfile_t *pidfile; /* --pid-file, or NULL */
-    hearth_curve_t curve;      /* keys and admitted clients, if secure */
+    bool recovering;            /* RECOVERING: not every restored peer back */
+    int64_t rec_start_ms;       /* monotonic time recovery began */
+    int64_t rec_deadline_ms;    /* monotonic: give up on the rest then */
+    master_recovery_t rec;      /* what recovery found */
+    int64_t max_submit_bytes;   /* largest files of one SUBMIT_DRIVER */
+    int64_t relaunch_delay_ms;  /* first back-off of a supervised driver */
+    int64_t relaunch_max_ms;    /* its cap */
+    struct drvlog *logs;        /* DRIVER_LOG requests relayed to workers
+                                   (drvlog.h; owned) */
+    zlistx_t *orphan_apps;      /* applications whose driver ended, to end
+                                   on the next turn (drivers.c; owned) */
+    hearth_pidfile_t *pidfile;  /* --pid-file, or NULL */
+    hearth_curve_t curve;       /* keys and admitted clients, if secure */
+    const char *sender_key;     /* CURVE key of the message being handled
+                                   (main.c's, borrowed), or NULL (authz.h) */
+    hearth_refusals_t *denials; /* refused actions, logged once a minute
+                                   per key (authz.c; owned) */
+    struct limits *limits;      /* per-key core limits (limits.h; owned) */
 } master_t;
 
 #endif

@@ -59,6 +59,10 @@ registry_app_record (const reg_app_t *app)
     s_add_str (r, "token", app->token);
     s_add_str (r, "driver_key", app->driver_key);
     s_add_str (r, "user", app->user);
+    if (app->owner[0])
+        cJSON_AddStringToObject (r, "owner", app->owner);
+    if (app->curve_key[0])
+        cJSON_AddStringToObject (r, "curve_key", app->curve_key);
     if (app->conf)
         cJSON_AddItemToObject (r, "conf", cJSON_Duplicate (app->conf, true));
     cJSON_AddStringToObject (r, "state", hearth_app_states[app->state]);
@@ -133,6 +137,8 @@ registry_driver_record (const reg_driver_t *d)
     cJSON_AddNumberToObject (r, "launches", d->launches);
     cJSON_AddNumberToObject (r, "failures", d->failures);
     cJSON_AddBoolToObject (r, "kill_requested", d->kill_requested);
+    if (d->owner[0])
+        cJSON_AddStringToObject (r, "owner", d->owner);
     cJSON_AddNumberToObject (r, "submit_ms", (double) d->submit_ms);
     if (d->end_ms)
         cJSON_AddNumberToObject (r, "end_ms", (double) d->end_ms);

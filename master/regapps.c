@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "libcore/clock.h"
@@ -39,6 +40,10 @@ registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
         return -1;
     if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
         return -1;
+    snprintf (app->owner, sizeof app->owner, "%s",
+              desc->owner ? desc->owner : "");
+    snprintf (app->curve_key, sizeof app->curve_key, "%s",
+              desc->curve_key ? desc->curve_key : "");
     if (desc->routing_id && !(app->routing_id = zframe_dup (desc->routing_id)))
         return -1;
     if (!(app->executors = zhashx_new ()) || !(app->workers = zhashx_new ()))
@@ -146,6 +151,8 @@ registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
     }
     registry__unwatch_app (self, app);
     registry__peer_unset (self, app->routing_id, app);
+    free (app->waiting);
+    app->waiting = NULL;
     app->state = state;
     app->end_ms = registry_wall_ms ();
     registry__set_str (&app->end_reason, reason);
@@ -177,6 +184,23 @@ registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
                            .app = app,
                            .exit_status = -1,
                            .event = s_app_event (app, "reregistered")};
+    registry__notify (self, &c);
+}
+
+void
+registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *why)
+{
+    if (!why || (app->waiting && strcmp (app->waiting, why) == 0)) {
+        if (!why)
+            registry__set_str (&app->waiting, NULL);
+        return;
+    }
+    if (registry__set_str (&app->waiting, why) < 0)
+        return;
+    /* No .app: the journal has nothing to keep of it. */
+    registry_change_t c = {.topic = "app",
+                           .exit_status = -1,
+                           .event = s_app_event (app, "waiting")};
     registry__notify (self, &c);
 }
 

@@ -85,6 +85,7 @@ registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc)
         d->nframes++;
         d->bytes += zframe_size (desc->frames[i]);
     }
+    snprintf (d->owner, sizeof d->owner, "%s", desc->owner ? desc->owner : "");
     d->binary = desc->binary;
     d->cores = desc->cores;
     d->memory_mb = desc->memory_mb;

@@ -128,6 +128,7 @@ registry__app_destroy (reg_app_t **app_p)
     free (app->driver_key);
     free (app->user);
     free (app->end_reason);
+    free (app->waiting);
     cJSON_Delete (app->conf);
     zframe_destroy (&app->routing_id);
     free (app);

@@ -118,6 +118,11 @@ struct reg_app {
     cJSON *conf;                    /* KEY=VALUE map for executors, or NULL */
     char *user;                     /* who submitted it, or NULL */
     char curve_key[64];             /* its driver's CURVE key, or "" */
+    char owner[64];                 /* the CURVE key that submitted it (a
+                                       cluster-mode driver's submitter), or
+                                       "" without CURVE (authz.h) */
+    char *waiting;                  /* why its key's limit holds it back
+                                       (limits.h), or NULL; not journaled */
     app_state_t state;              /* WAITING ... KILLED */
     int max_cores;                  /* 0: unset (all it can get) */
     int cores_per_executor;         /* 0: unset (one executor per worker) */
@@ -178,6 +183,8 @@ struct reg_driver {
     int launches;                      /* times placed on a worker */
     int failures;                      /* failed runs in a row */
     bool kill_requested;               /* KILL_DRIVER arrived */
+    char owner[64];                    /* the CURVE key that submitted it,
+                                          or "" without CURVE */
     int64_t submit_ms;                 /* wall clock at submission */
     int64_t end_ms;                    /* wall clock at its end, or 0 */
     int64_t launched_ms;               /* monotonic time of the last launch */
@@ -330,6 +337,8 @@ size_t registry_reap (registry_t *self, int64_t cutoff_ms, size_t max);
 typedef struct {
     const char *id; /* a re-registering driver's own id, or NULL */
     const char *name, *driver_url, *token, *driver_key, *user;
+    const char *owner;      /* the key that submitted it, or NULL */
+    const char *curve_key;  /* its driver's CURVE key, or NULL */
     const cJSON *conf;      /* copied, or NULL */
     int max_cores;          /* 0: unset */
     int cores_per_executor; /* 0: unset */
@@ -353,6 +362,13 @@ void registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
                        const char *reason,
                        void (*kill_fn) (void *arg, reg_exec_t *exec),
                        void *arg);
+
+/* Why app waits beyond the cluster's own room (its key's limit), or NULL:
+   copied into app->waiting.  A new reason is published (an `app` event
+   `waiting`, not journaled: the next scheduling pass says it again);
+   the same one, or NULL, is not. */
+void registry_app_set_waiting (registry_t *self, reg_app_t *app,
+                               const char *why);
 
 /* A new executor of app on w (LAUNCHING), taking the resources.  The app
    becomes RUNNING.  NULL on no memory. */
@@ -411,6 +427,7 @@ typedef struct {
     int cores;               /* cores it needs */
     int64_t memory_mb;       /* memory it needs, MiB */
     bool supervise;          /* relaunch when it fails */
+    const char *owner;       /* the key that submitted it, or NULL */
 } registry_driver_desc_t;
 
 /* A new driver, SUBMITTED, waiting for a worker.  NULL on no memory. */

@@ -117,6 +117,10 @@ registry_app_json (const reg_app_t *app)
         cJSON_AddStringToObject (o, "reason", app->end_reason);
     if (app->recovering)
         cJSON_AddBoolToObject (o, "recovering", true);
+    if (app->owner[0])
+        cJSON_AddStringToObject (o, "owner", app->owner);
+    if (app->waiting)
+        cJSON_AddStringToObject (o, "waiting", app->waiting);
     cJSON_AddItemToObject (o, "executors", s_app_executors_json (app));
     return o;
 }
@@ -155,5 +159,7 @@ registry_driver_json (const reg_driver_t *d)
     cJSON_AddNumberToObject (o, "submit_ms", (double) d->submit_ms);
     if (d->end_ms)
         cJSON_AddNumberToObject (o, "end_ms", (double) d->end_ms);
+    if (d->owner[0])
+        cJSON_AddStringToObject (o, "owner", d->owner);
     return o;
 }

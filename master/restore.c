@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "libcore/ids.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "master/registry.h"
@@ -75,6 +76,15 @@ s_rec_int (const cJSON *r, const char *name, int64_t lo, int64_t hi,
         || !(v->valuedouble <= (double) hi))
         return dflt;
     return (int64_t) v->valuedouble;
+}
+
+/* A CURVE public key (Z85, 40 characters), or NULL: an owner that is
+   not a key would match no sender. */
+static const char *
+s_rec_key (const cJSON *r, const char *name)
+{
+    const char *key = s_rec_str (r, name);
+    return key && strlen (key) == HEARTH_KEY_TXT_LEN ? key : NULL;
 }
 
 static int
@@ -138,6 +148,8 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
         .token = s_rec_str (r, "token"),
         .driver_key = s_rec_str (r, "driver_key"),
         .user = s_rec_str (r, "user"),
+        .owner = s_rec_key (r, "owner"),
+        .curve_key = s_rec_key (r, "curve_key"),
         .conf = cJSON_IsObject (conf) ? conf : NULL,
         .max_cores = (int) s_rec_int (r, "max_cores", 1, 65536, 0),
         .cores_per_executor =
@@ -273,7 +285,8 @@ s_restore_driver (registry_t *self, const cJSON *r, registry_files_fn *files,
         .spec = spec,
         .cores = (int) s_rec_int (r, "cores", 1, 65536, 1),
         .memory_mb = s_rec_int (r, "memory_mb", 1, s_max_mb, 1),
-        .supervise = s_rec_bool (r, "supervise")};
+        .supervise = s_rec_bool (r, "supervise"),
+        .owner = s_rec_key (r, "owner")};
     if (!d || registry__driver_fill (d, &desc) < 0) {
         registry__driver_destroy (&d);
         return false;

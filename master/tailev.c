@@ -57,10 +57,11 @@ tail_event_describe (const char *topic, const cJSON *e, hearth_wnames_t *names,
                   hearth_view_num (w, "cores_used"),
                   hearth_view_num (w, "cores"), S_WHY (e, "reason"));
     else if (a)
-        snprintf (buf, size, "%s %s (%s) %s cores %.0f%s%s", what,
-                  hearth_view_text (a, "id"), hearth_view_text (a, "name"),
-                  hearth_view_text (a, "state"),
-                  hearth_view_num (a, "cores_granted"), S_WHY (a, "reason"));
+        snprintf (
+            buf, size, "%s %s (%s) %s cores %.0f%s%s", what,
+            hearth_view_text (a, "id"), hearth_view_text (a, "name"),
+            hearth_view_text (a, "state"), hearth_view_num (a, "cores_granted"),
+            S_WHY (a, hearth_json_str (a, "reason") ? "reason" : "waiting"));
     else if (x)
         snprintf (
             buf, size, "%s %s/%.0f on %s: %s, %.0f cores%s%s", what,

@@ -3,13 +3,16 @@
     hearth-keygen DIR                 the master's key pair and a first
                                       client key pair named "client"
     hearth-keygen --client NAME DIR   one more client key pair
+    hearth-keygen --worker NAME DIR   a worker's key pair (role: worker)
+    hearth-keygen --operator NAME DIR an operator's key pair
     hearth-keygen --public FILE       print a key file's public key
 
     DIR/master.key           the master's public key: every peer's --master-key
     DIR/master.key_secret    the master's secret key: its --curve-secret
     DIR/clients/NAME.key     admitted clients: the master's --curve-allow
-   DIR/clients DIR/NAME.key_secret      a client's secret key: that node's
-   --curve-secret
+    DIR/workers/NAME.key     admitted workers: --curve-allow-workers
+    DIR/operators/NAME.key   admitted operators: --curve-operators
+    DIR/NAME.key_secret      a peer's secret key: that node's --curve-secret
 
     Secret files are written mode 0600 and never overwritten.  See
     docs/security.md.
@@ -30,6 +33,12 @@
 static const hearth_opt_t s_opts[] = {
     {"client", HEARTH_OPT_STR, NULL, "NAME",
      "add a client key pair NAME to DIR (instead of making DIR)"},
+    {"worker", HEARTH_OPT_STR, NULL, "NAME",
+     "add a worker key pair NAME, admitted in DIR/workers "
+     "(--curve-allow-workers)"},
+    {"operator", HEARTH_OPT_STR, NULL, "NAME",
+     "add an operator key pair NAME, admitted in DIR/operators "
+     "(--curve-operators)"},
     {"public", HEARTH_OPT_STR, NULL, "FILE",
      "print the public key held in FILE and exit"},
     {NULL},
@@ -52,14 +61,16 @@ s_mkdir (const char *path, mode_t mode, hearth_error_t *err)
 }
 
 /* A new key pair saved as DIR/NAME.key(_secret), its public key also in
-   DIR/clients/NAME.key when client. */
+   DIR/SUB/NAME.key unless sub is NULL (the master's). */
 static int
-s_make_pair (const char *dir, const char *name, bool client,
+s_make_pair (const char *dir, const char *name, const char *sub,
              hearth_error_t *err)
 {
     char base[4200], allowed[4300];
+    bool client = sub != NULL;
     snprintf (base, sizeof base, "%s/%s.key", dir, name);
-    snprintf (allowed, sizeof allowed, "%s/clients/%s.key", dir, name);
+    snprintf (allowed, sizeof allowed, "%s/%s/%s.key", dir, sub ? sub : "",
+              name);
     if (client && access (allowed, F_OK) == 0)
         return hearth_errprintf (err, "%s exists already: not overwritten",
                                  allowed);
@@ -77,38 +88,63 @@ s_make_pair (const char *dir, const char *name, bool client,
     return rc;
 }
 
+/* name: the peer to add (NULL: make DIR), admitted in DIR/sub. */
 static int
-s_run (const char *dir, const char *client, hearth_error_t *err)
+s_run (const char *dir, const char *name, const char *sub, hearth_error_t *err)
 {
-    char clients[4200];
-    snprintf (clients, sizeof clients, "%s/clients", dir);
-    if (client && !hearth_name_safe (client))
+    char allow[4200];
+    snprintf (allow, sizeof allow, "%s/%s", dir, sub);
+    if (name && !hearth_name_safe (name))
         return hearth_errprintf (err,
                                  "'%s' is not a usable name (letters, "
                                  "digits, '.', '_', '-')",
-                                 client);
-    if (s_mkdir (dir, 0700, err) < 0 || s_mkdir (clients, 0755, err) < 0)
+                                 name);
+    if (s_mkdir (dir, 0700, err) < 0 || s_mkdir (allow, 0755, err) < 0)
         return -1;
-    if (client)
-        return s_make_pair (dir, client, true, err);
-    if (s_make_pair (dir, "master", false, err) < 0)
+    if (name)
+        return s_make_pair (dir, name, sub, err);
+    if (s_make_pair (dir, "master", NULL, err) < 0)
         return -1;
-    return s_make_pair (dir, "client", true, err);
+    return s_make_pair (dir, "client", sub, err);
+}
+
+/* The peer to add, and its allow directory; -1 when several are asked. */
+static int
+s_peer (hearth_conf_t *conf, const char **name, const char **sub)
+{
+    static const char *const kinds[][2] = {{"client", "clients"},
+                                           {"worker", "workers"},
+                                           {"operator", "operators"}};
+    *name = NULL;
+    *sub = "clients";
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = hearth_conf_str (conf, kinds[i][0]);
+        if (v && *name)
+            return -1;
+        if (v) {
+            *name = v;
+            *sub = kinds[i][1];
+        }
+    }
+    return 0;
 }
 
 int
 main (int argc, char **argv)
 {
     hearth_error_t err;
+    const char *name, *sub;
     hearth_conf_t *conf = hearth_conf_new ("hearth-keygen", s_opts);
     int first = conf ? hearth_conf_parse (conf, argc, argv, &err) : -1;
     int rc = 0;
     if (!conf || first < 0)
         rc = s_fail (conf ? err.text : "out of memory");
     else if (hearth_conf_wants_help (conf))
-        hearth_conf_usage (conf, stdout, "[--client NAME] DIR | --public FILE",
-                           "Makes the CurveZMQ keys of a Hearth cluster (see "
-                           "docs/security.md).");
+        hearth_conf_usage (
+            conf, stdout,
+            "[--client|--worker|--operator NAME] DIR | --public FILE",
+            "Makes the CurveZMQ keys of a Hearth cluster (see "
+            "docs/security.md).");
     else if (hearth_conf_wants_version (conf))
         printf ("hearth-keygen %s\n", PACKAGE_VERSION);
     else if (hearth_conf_str (conf, "public")) {
@@ -122,7 +158,9 @@ main (int argc, char **argv)
     }
     else if (argc - first != 1)
         rc = s_fail ("expected one directory (see --help)");
-    else if (s_run (argv[first], hearth_conf_str (conf, "client"), &err) < 0)
+    else if (s_peer (conf, &name, &sub) < 0)
+        rc = s_fail ("one of --client, --worker and --operator at a time");
+    else if (s_run (argv[first], name, sub, &err) < 0)
         rc = s_fail (err.text);
     hearth_conf_destroy (&conf);
     return rc;

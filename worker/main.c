@@ -7,7 +7,6 @@
     the log. */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -335,8 +334,9 @@ s_json_destructor (void **item)
     *item = NULL;
 }
 
-/* The block server, in WORK_DIR/shuffle, on the advertised address (all
-   of them when that is a name rather than an address). */
+/* The block server, in WORK_DIR/shuffle, on the advertised address, or
+   on every address when that one cannot be bound (a name rather than an
+   address, or an address of a router in front of this node). */
 static int
 s_shuffle (worker_t *w, hearth_error_t *err)
 {
@@ -352,19 +352,13 @@ s_shuffle (worker_t *w, hearth_error_t *err)
         .loop = w->loop,
     };
     hearth_error_t first;
-    if ((w->shuffle = shuffle_new (&sc, &first)))
-        goto served;
-    struct in_addr a4;
-    struct in6_addr a6;
-    if (inet_pton (AF_INET, w->host, &a4) == 1
-        || inet_pton (AF_INET6, w->host, &a6) == 1) {
-        *err = first;
-        return -1;
+    if (!(w->shuffle = shuffle_new (&sc, &first))) {
+        log_info ("block server: cannot bind %s (%s): binding every address",
+                  w->host, first.text);
+        sc.bind = "*";
+        if (!(w->shuffle = shuffle_new (&sc, err)))
+            return -1;
     }
-    sc.bind = "*";
-    if (!(w->shuffle = shuffle_new (&sc, err)))
-        return -1;
-served:
     log_info ("serving this node's map outputs at %s%s",
               shuffle_url (w->shuffle),
               shuffle_key (w->shuffle) ? " (CURVE)" : "");

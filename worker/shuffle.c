@@ -191,7 +191,7 @@ s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
     snprintf (data, sizeof data, "%s/%s/%lld/%lld.%lld", self->root, f.app_id,
               (long long) f.shuffle, (long long) f.map, (long long) f.attempt);
     snprintf (index, sizeof index, "%s.index", data);
-    hearth_part_t part;
+    hearth_part_t part = {0};
     hearth_error_t err;
     if (s_locate (index, f.partition, &part, &err) < 0) {
         s_refuse (self, rid, &f, err.code, "%s/%lld map %lld.%lld: %s",

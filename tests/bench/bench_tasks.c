@@ -4,14 +4,32 @@
 
     noop      returns nothing at once
     sleep_ms  sleeps arg milliseconds (default 10), returns nothing
+    echo      returns its arg and a newline (bench-load.sh checks them)
+    cat       returns its input
 */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "driver/hearth.h"
 
 int noop (const hearth_task_in_t *in, hearth_task_out_t *out);
 int sleep_ms (const hearth_task_in_t *in, hearth_task_out_t *out);
+int echo (const hearth_task_in_t *in, hearth_task_out_t *out);
+int cat (const hearth_task_in_t *in, hearth_task_out_t *out);
+
+/* A copy of len bytes of data as the task's result; 1 on no memory. */
+static int
+s_result (hearth_task_out_t *out, const void *data, size_t len, char tail)
+{
+    if (!(out->data = malloc (len + 1)))
+        return 1;
+    memcpy (out->data, data, len);
+    if (tail)
+        ((char *) out->data)[len++] = tail;
+    out->len = len;
+    return 0;
+}
 
 int
 noop (const hearth_task_in_t *in, hearth_task_out_t *out)
@@ -30,4 +48,17 @@ sleep_ms (const hearth_task_in_t *in, hearth_task_out_t *out)
     while (nanosleep (&ts, &ts) != 0)
         ;
     return 0;
+}
+
+int
+echo (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    const char *arg = in->arg ? in->arg : "";
+    return s_result (out, arg, strlen (arg), '\n');
+}
+
+int
+cat (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    return s_result (out, in->input, in->input_len, 0);
 }

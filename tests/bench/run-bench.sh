@@ -1,7 +1,7 @@
 #!/bin/bash
 # run-bench.sh - Hearth's benchmarks (docs/performance.md), run by `make bench`.
 #
-# Runs the eight benchmarks of tests/bench/ in order, each next to the
+# Runs the ten benchmarks of tests/bench/ in order, each next to the
 # reference it is compared with (measured in this same run), then prints
 # one table: figure (median [min..max] of the repetitions), reference,
 # ratio, target, and whether the target is met.  docs/performance.md holds
@@ -12,7 +12,7 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale.  Run it in a build without --enable-sanitizers: sanitized numbers
+# scale load flood.  Run it in a build without --enable-sanitizers: sanitized numbers
 # mean nothing (the script says so and goes on).
 #
 # Environment (set by make): HEARTH_BIN_DIR (the daemons), HEARTH_BENCH_DIR
@@ -37,9 +37,11 @@ done
 reps=3
 tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
 scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
+load_clients=500 load_seq=50 flood_conns=1000
 if [ $quick = 1 ]; then
     tp_tasks=50000 lat_jobs=500 cmd_tasks=2000 sleep_tasks=200
     scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
+    load_clients=100 load_seq=20 flood_conns=400
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -131,6 +133,15 @@ if wants scale; then
     run "$driver" throughput --master 'local[2]' --lib "$lib" --reps $reps \
         --tasks $scale_tasks --key scale.local
 fi
+if wants load; then
+    echo "== 9. $load_clients hearth-submit clients at once (200 tasks each)"
+    run bash "$(dirname "$0")/bench-load.sh" clients --clients $load_clients \
+        --seq $load_seq
+fi
+if wants flood; then
+    echo "== 10. $flood_conns idle or hostile connections to the master and a driver"
+    run bash "$(dirname "$0")/bench-load.sh" flood --conns $flood_conns
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -151,7 +162,8 @@ group_of () {
     case $1 in
     tp.*) echo throughput ;; lat.*) echo latency ;; cmd.*) echo commands ;;
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
-    scale.*) echo scale ;; *) echo zmq ;;
+    scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
+    *) echo zmq ;;
     esac
 }
 
@@ -213,6 +225,20 @@ row "7. MASTER_STATE ms, $last workers" master.$last.state master.1000.state "" 
 row "7. allocation pass µs, 100 apps × $last workers" master.alloc_pass "" "" "" '<=' 10000 "≤ 10 ms"
 row "8. no-op tasks/s, $scale_tasks tasks, local[2]" scale.local.tasks_per_s tp.local.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × the $tp_tasks-task figure"
 row "8. driver peak RSS per task (B)" scale.local.peak_rss_per_task "" "" "" '<=' 300 "≤ 300 B"
+lc=$load_clients
+row "9. jobs/s, $lc clients at once" load.$lc.jobs_per_s load.seq.jobs_per_s '>=' 1 "" "" "≥ the same jobs one after the other ($load_seq of them)"
+row "9. ms per client, $lc at once" load.$lc.client_ms load.alone_ms "" "" "" "" "(reference: one client alone)"
+row "9. slowest client / mean" load.$lc.slowest_over_mean "" "" "" '<=' 3 "≤ 3: none starves"
+row "9. exact outputs" load.$lc.exact "" "" "" '>=' $lc "all $lc"
+row "9. ERROR or FAILED log lines" load.$lc.error_lines "" "" "" '<=' 0 "none"
+row "9. master CPU s for the $lc jobs" load.$lc.master_cpu_s "" "" "" "" "" ""
+row "9. master RSS KiB after the $lc jobs" load.$lc.master_rss_after_kb load.$lc.master_rss_before_kb "" "" "" "" "(reference: before)"
+row "10. job ms during the flood" flood.job_during_ms flood.job_alone_ms '<=' 2 "" "" "≤ 2 × the same job before"
+row "10. master RSS KiB, connections open" flood.master_rss_during_kb flood.master_rss_before_kb '<=' 2 "" "" "≤ 2 × before"
+row "10. master RSS KiB, after" flood.master_rss_after_kb flood.master_rss_before_kb '<=' 2 "" "" "≤ 2 × before"
+row "10. driver RSS KiB, connections open" flood.driver_rss_during_kb flood.driver_rss_before_kb '<=' 2 "" "" "≤ 2 × before"
+row "10. driver RSS KiB, after" flood.driver_rss_after_kb flood.driver_rss_before_kb '<=' 2 "" "" "≤ 2 × before"
+row "10. master log lines" flood.master_log_lines "" "" "" '<=' 10 "≤ 10 (refusals rate-limited)"
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

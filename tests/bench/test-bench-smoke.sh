@@ -54,5 +54,10 @@ runs bench-startup smoke.start -- "$B/bench-startup" --reps 1 \
 runs bench-master master.100.cpu master.100.state master.alloc_pass -- \
   "$B/bench-master" --workers 100 --reps 1 --window-ms 500 --app-life-ms 500
 
+runs "bench-load clients" load.4.exact load.4.slowest_over_mean load.alone_ms -- \
+  bash "$(dirname "$0")/bench-load.sh" clients --clients 4 --tasks 10 --seq 2
+runs "bench-load flood" flood.master_rss_during_kb flood.job_during_ms -- \
+  bash "$(dirname "$0")/bench-load.sh" flood --conns 20 --job-tasks 200
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

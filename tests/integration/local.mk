@@ -4,6 +4,9 @@
 check_PROGRAMS += tests/integration/test-app
 tests_integration_test_app_SOURCES = tests/integration/test-app.c
 tests_integration_test_app_LDADD = $(CORE_LIBS)
+# Many idle or hostile TCP connections, for test-load-flood.sh.
+check_PROGRAMS += tests/integration/flood
+tests_integration_flood_SOURCES = tests/integration/flood.c
 # The service manager's end of sd_notify, for test-notify.sh.
 check_PROGRAMS += tests/integration/notify-listen
 tests_integration_notify_listen_SOURCES = tests/integration/notify-listen.c
@@ -58,7 +61,9 @@ INTEGRATION_TESTS = \
 	tests/integration/test-launch-storm.sh \
 	tests/integration/test-admin.sh \
 	tests/integration/test-tail-defaults.sh \
-	tests/integration/test-shuffle-server.sh
+	tests/integration/test-shuffle-server.sh \
+	tests/integration/test-load-clients.sh \
+	tests/integration/test-load-flood.sh
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS)
 AM_TESTS_ENVIRONMENT += \

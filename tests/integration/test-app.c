@@ -9,6 +9,13 @@
 
         test-app --master URL --kill APP_ID    KILL_APPLICATION, prints
                                                "KILL ok=0|1 MESSAGE"
+        test-app --master URL --unregister APP_ID
+                                               UNREGISTER_APPLICATION of
+                                               another's application: prints
+                                               "UNREGISTER ERROR CODE MESSAGE"
+                                               or "UNREGISTER no answer"
+        (--curve-secret FILE --master-key FILE: talk to the master over
+        CURVE with that key.)
         test-app --master URL --garbage        sends malformed and hostile
                                                messages, prints "ERRORS N"
                                                and "STATE_OK" when the master
@@ -41,6 +48,7 @@
 #include <unistd.h>
 
 #include "libcore/conf.h"
+#include "libcore/curve.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
@@ -61,6 +69,9 @@ static const hearth_opt_t s_opts[] = {
     OPT ("stop-executors", HEARTH_OPT_BOOL, NULL,
          "send STOP_EXECUTOR to each executor once registered"),
     OPT ("kill", HEARTH_OPT_STR, NULL, "send KILL_APPLICATION for this id"),
+    OPT ("unregister", HEARTH_OPT_STR, NULL,
+         "send UNREGISTER_APPLICATION for this id"),
+    HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("garbage", HEARTH_OPT_BOOL, NULL, "send malformed messages"),
     OPT ("fake-master", HEARTH_OPT_STR, NULL,
          "be a master speaking this protocol tag"),
@@ -77,6 +88,7 @@ typedef struct {
     int64_t next_beat_ms; /* next heartbeat */
     int sigfd;            /* SIGTERM, SIGINT */
     bool removed;         /* APPLICATION_REMOVED arrived: exit */
+    hearth_curve_t curve; /* keys toward the master, if given */
 } app_t;
 
 static int64_t
@@ -235,7 +247,15 @@ s_setup (app_t *a, int argc, char **argv)
     a->sigfd = hearth_signalfd_open (sigs);
     hearth_zsys_init ();
     hearth_sock_opts_t router = {.type = ZMQ_ROUTER};
-    a->master = hearth_sock_new (NULL, &err);
+    hearth_sock_opts_t dealer = {.type = ZMQ_DEALER};
+    if (hearth_curve_client_setup (&a->curve, a->conf,
+                                   hearth_conf_str (a->conf, "master"), &err)
+        < 0) {
+        fprintf (stderr, "test-app: %s\n", err.text);
+        return -1;
+    }
+    hearth_curve_client_opts (&a->curve, &dealer);
+    a->master = hearth_sock_new (&dealer, &err);
     a->executors = hearth_sock_new (&router, &err);
     a->exec_ids = zlistx_new ();
     zlistx_set_destructor (a->exec_ids, s_frame_destructor);
@@ -311,6 +331,27 @@ s_kill (app_t *a)
     }
     printf ("KILL ok=%d %s\n", hearth_json_bool (reply->body, "ok", false),
             hearth_json_str (reply->body, "message"));
+    hearth_msg_destroy (&reply);
+    return 0;
+}
+
+/* --unregister APP_ID: end another's application, as its driver would;
+   the master answers a refusal with ERROR (and nothing otherwise). */
+static int
+s_unregister_other (app_t *a)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
+    cJSON_AddStringToObject (msg->body, "app_id",
+                             hearth_conf_str (a->conf, "unregister"));
+    cJSON_AddStringToObject (msg->body, "state", "FINISHED");
+    s_send (a->master, NULL, msg);
+    hearth_msg_t *reply = s_recv_wait (a->master, 2000);
+    if (reply && reply->cmd == HEARTH_CMD_ERROR)
+        printf ("UNREGISTER ERROR %s %s\n",
+                hearth_json_str (reply->body, "code"),
+                hearth_json_str (reply->body, "message"));
+    else
+        printf ("UNREGISTER no answer\n");
     hearth_msg_destroy (&reply);
     return 0;
 }
@@ -466,6 +507,8 @@ main (int argc, char **argv)
     if (s_setup (&a, argc, argv) == 0) {
         if (hearth_conf_str (a.conf, "kill"))
             rc = s_kill (&a);
+        else if (hearth_conf_str (a.conf, "unregister"))
+            rc = s_unregister_other (&a);
         else if (hearth_conf_bool (a.conf, "garbage"))
             rc = s_garbage (&a);
         else if (hearth_conf_str (a.conf, "fake-master"))
@@ -479,6 +522,7 @@ main (int argc, char **argv)
     zlistx_destroy (&a.exec_ids);
     hearth_sock_destroy (&a.master);
     hearth_sock_destroy (&a.executors);
+    hearth_curve_cleanup (&a.curve);
     hearth_conf_destroy (&a.conf);
     return rc;
 }

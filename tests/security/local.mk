@@ -2,6 +2,7 @@
 SECURITY_TESTS = \
 	tests/security/test-keys.sh \
 	tests/security/test-secure-cluster.sh \
+	tests/security/test-authz.sh \
 	tests/security/test-capture.sh
 TESTS += $(SECURITY_TESTS)
 EXTRA_DIST += $(SECURITY_TESTS)

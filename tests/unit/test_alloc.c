@@ -3,7 +3,7 @@
     per executor unless stated), plus drivers, dead workers, FIFO order
     and the shuffle.  test_alloc_ref.c holds its comparison with an
     independent reference on random clusters and the 10,000-worker
-    pass. */
+    pass; per-key caps (groups) last. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -326,6 +326,186 @@ test_assign_cores_direct (void **state)
     assert_int_equal (assigned[2], 1);
 }
 
+/* --- per-key caps (groups) ---------------------------------------------- */
+
+/* A key at 2 of its 6 cores: its first app gets the 4 left, its second
+   none; both are told capped.  An app of no key gets the rest. */
+static void
+test_group_caps_apps (void **state)
+{
+    (void) state;
+    hearth_alloc_worker_t workers[] = {
+        {true, 8, 16 * GiB}, {true, 8, 16 * GiB}, {true, 8, 16 * GiB}};
+    hearth_alloc_group_t groups[] = {{6, 2}};
+    hearth_alloc_app_t apps[] = {{HEARTH_ALLOC_UNLIMITED, 2, GiB, &groups[0]},
+                                 {HEARTH_ALLOC_UNLIMITED, 1, GiB, &groups[0]},
+                                 {HEARTH_ALLOC_UNLIMITED, 0, GiB, NULL}};
+    hearth_alloc_input_t in = {.workers = workers,
+                               .nworkers = 3,
+                               .apps = apps,
+                               .napps = 3,
+                               .groups = groups,
+                               .ngroups = 1,
+                               .spread_out = true};
+    hearth_alloc_result_t r = {0};
+    s_grant_t g;
+    assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+    s_collect (&r, 0, &g);
+    s_expect3 (&g, 2, 2, 0);
+    s_collect (&r, 1, &g);
+    s_expect3 (&g, 0, 0, 0);
+    s_collect (&r, 2, &g);
+    s_expect3 (&g, 6, 6, 8); /* no key: everything left */
+    assert_non_null (r.apps_capped);
+    assert_true (r.apps_capped[0]);
+    assert_true (r.apps_capped[1]);
+    assert_false (r.apps_capped[2]);
+    assert_int_equal (groups[0].cores_used, 2); /* the input is not changed */
+    hearth_alloc_result_clear (&r);
+    assert_null (r.apps_capped);
+}
+
+/* Drivers count against their key: a 2-core driver fits under a cap of
+   4, a 3-core one no longer does (it waits, capped) and the key's app
+   gets the 2 cores left, capped. */
+static void
+test_group_counts_drivers (void **state)
+{
+    (void) state;
+    hearth_alloc_worker_t workers[] = {{true, 8, 16 * GiB},
+                                       {true, 8, 16 * GiB}};
+    hearth_alloc_group_t groups[] = {{4, 0}};
+    hearth_alloc_driver_t drivers[] = {{2, GiB, &groups[0]},
+                                       {3, GiB, &groups[0]}};
+    hearth_alloc_app_t app = {HEARTH_ALLOC_UNLIMITED, 1, GiB, &groups[0]};
+    hearth_alloc_input_t in = {.workers = workers,
+                               .nworkers = 2,
+                               .drivers = drivers,
+                               .ndrivers = 2,
+                               .apps = &app,
+                               .napps = 1,
+                               .groups = groups,
+                               .ngroups = 1,
+                               .spread_out = true};
+    hearth_alloc_result_t r = {0};
+    s_grant_t g;
+    assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+    assert_int_equal (r.ndrivers, 1);
+    assert_int_equal (r.drivers[0].driver, 0);
+    assert_false (r.drivers_capped[0]);
+    assert_true (r.drivers_capped[1]);
+    s_collect (&r, 0, &g);
+    assert_int_equal (g.cores[0] + g.cores[1], 2);
+    assert_true (r.apps_capped[0]);
+    hearth_alloc_result_clear (&r);
+}
+
+/* A cap above what the cluster has free holds nothing back: the app gets
+   every free core and is not told capped. */
+static void
+test_group_above_cluster (void **state)
+{
+    (void) state;
+    s_grant_t g;
+    hearth_alloc_worker_t workers[] = {
+        {true, 8, 16 * GiB}, {true, 8, 16 * GiB}, {true, 8, 16 * GiB}};
+    hearth_alloc_group_t groups[] = {{100, 10}};
+    hearth_alloc_app_t app = {HEARTH_ALLOC_UNLIMITED, 0, GiB, &groups[0]};
+    hearth_alloc_input_t in = {.workers = workers,
+                               .nworkers = 3,
+                               .apps = &app,
+                               .napps = 1,
+                               .groups = groups,
+                               .ngroups = 1,
+                               .spread_out = true};
+    hearth_alloc_result_t r = {0};
+    assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+    s_collect (&r, 0, &g);
+    s_expect3 (&g, 8, 8, 8);
+    assert_false (r.apps_capped[0]);
+    hearth_alloc_result_clear (&r);
+}
+
+/* Room for less than one executor: skipped, and capped even when the
+   cluster has nothing free either (the key is at its limit); room for
+   one executor of 2 out of 3 cores: one executor, capped, and the next
+   app of the key finds 1 core of room: skipped, capped. */
+static void
+test_group_room_below_executor (void **state)
+{
+    (void) state;
+    s_grant_t g;
+    hearth_alloc_worker_t full[] = {{true, 0, 16 * GiB}};
+    hearth_alloc_group_t at_cap[] = {{2, 2}};
+    hearth_alloc_app_t app = {HEARTH_ALLOC_UNLIMITED, 1, GiB, &at_cap[0]};
+    hearth_alloc_input_t in = {.workers = full,
+                               .nworkers = 1,
+                               .apps = &app,
+                               .napps = 1,
+                               .groups = at_cap,
+                               .ngroups = 1,
+                               .spread_out = true};
+    hearth_alloc_result_t r = {0};
+    assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+    assert_int_equal (r.nexecutors, 0);
+    assert_true (r.apps_capped[0]);
+    hearth_alloc_result_clear (&r);
+
+    hearth_alloc_worker_t workers[] = {{true, 8, 16 * GiB}};
+    hearth_alloc_group_t groups[] = {{5, 2}};
+    hearth_alloc_app_t apps[] = {{HEARTH_ALLOC_UNLIMITED, 2, GiB, &groups[0]},
+                                 {4, 2, GiB, &groups[0]}};
+    in = (hearth_alloc_input_t){.workers = workers,
+                                .nworkers = 1,
+                                .apps = apps,
+                                .napps = 2,
+                                .groups = groups,
+                                .ngroups = 1,
+                                .spread_out = false};
+    assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+    s_collect (&r, 0, &g);
+    assert_int_equal (g.cores[0], 2);
+    assert_int_equal (g.n, 1);
+    s_collect (&r, 1, &g);
+    assert_int_equal (g.cores[0], 0);
+    assert_true (r.apps_capped[0]);
+    assert_true (r.apps_capped[1]);
+    hearth_alloc_result_clear (&r);
+}
+
+/* A group pointer that is not one of the input's groups means no cap; so
+   does NULL; and without groups the result has no capped arrays. */
+static void
+test_group_foreign_pointer (void **state)
+{
+    (void) state;
+    s_grant_t g;
+    hearth_alloc_worker_t workers[] = {{true, 8, 16 * GiB}};
+    hearth_alloc_group_t groups[] = {{1, 0}}, other = {1, 0};
+    hearth_alloc_app_t app = {HEARTH_ALLOC_UNLIMITED, 0, GiB, &other};
+    hearth_alloc_input_t in = {.workers = workers,
+                               .nworkers = 1,
+                               .apps = &app,
+                               .napps = 1,
+                               .groups = groups,
+                               .ngroups = 1};
+    hearth_alloc_result_t r = {0};
+    assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+    s_collect (&r, 0, &g);
+    assert_int_equal (g.cores[0], 8);
+    assert_false (r.apps_capped[0]);
+    hearth_alloc_result_clear (&r);
+    in.groups = NULL;
+    in.ngroups = 0;
+    app.group = NULL;
+    assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+    assert_null (r.apps_capped);
+    assert_null (r.drivers_capped);
+    s_collect (&r, 0, &g);
+    assert_int_equal (g.cores[0], 8);
+    hearth_alloc_result_clear (&r);
+}
+
 int
 main (void)
 {
@@ -344,6 +524,11 @@ main (void)
         cmocka_unit_test (test_drivers_first_round_robin),
         cmocka_unit_test (test_drivers_shuffle_is_an_input),
         cmocka_unit_test (test_assign_cores_direct),
+        cmocka_unit_test (test_group_caps_apps),
+        cmocka_unit_test (test_group_counts_drivers),
+        cmocka_unit_test (test_group_above_cluster),
+        cmocka_unit_test (test_group_room_below_executor),
+        cmocka_unit_test (test_group_foreign_pointer),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

@@ -391,6 +391,100 @@ test_refusals (void **state)
     hearth_refusals_destroy (&r);
 }
 
+/* The public key of a fresh pair saved as DIR/NAME.key; into key. */
+static void
+s_public_in (const char *dir, const char *name, char *key)
+{
+    char path[200];
+    mkdir (dir, 0755);
+    snprintf (path, sizeof path, "%s/%s.key", dir, name);
+    zcert_t *cert = zcert_new ();
+    assert_int_equal (zcert_save_public (cert, path), 0);
+    snprintf (key, HEARTH_KEY_TXT_LEN + 1, "%s", zcert_public_txt (cert));
+    zcert_destroy (&cert);
+}
+
+/* Roles: each directory gives its keys its roles, a key in two has both,
+   and a reload that takes a role away counts as a removal. */
+static void
+test_roles (void **state)
+{
+    (void) state;
+    char users[96], workers[96], ops[96], path[256];
+    char alice[HEARTH_KEY_TXT_LEN + 1], w1[HEARTH_KEY_TXT_LEN + 1];
+    char both[HEARTH_KEY_TXT_LEN + 1], boss[HEARTH_KEY_TXT_LEN + 1];
+    hearth_error_t err;
+    snprintf (users, sizeof users, "%s/r-users", s_dir);
+    snprintf (workers, sizeof workers, "%s/r-workers", s_dir);
+    snprintf (ops, sizeof ops, "%s/r-ops", s_dir);
+    s_public_in (users, "alice", alice);
+    s_public_in (workers, "w1", w1);
+    s_public_in (ops, "boss", boss);
+    s_public_in (users, "both", both);
+    snprintf (path, sizeof path, "%s/both.key", users);
+    char copy[600];
+    snprintf (copy, sizeof copy, "cp %s %s/both.key", path, workers);
+    assert_int_equal (system (copy), 0);
+    hearth_zap_dir_t dirs[] = {
+        {users, HEARTH_ROLE_CLIENT, "client"},
+        {workers, HEARTH_ROLE_WORKER, "worker"},
+        {ops, HEARTH_ROLE_CLIENT | HEARTH_ROLE_OPERATOR, "operator"}};
+    hearth_zap_t *zap = hearth_zap_new_dirs (dirs, 3, &err);
+    assert_non_null (zap);
+    assert_true (hearth_zap_has_roles (zap));
+    assert_int_equal (hearth_zap_size (zap), 4);
+    assert_int_equal (hearth_zap_roles (zap, alice), HEARTH_ROLE_CLIENT);
+    assert_int_equal (hearth_zap_roles (zap, w1), HEARTH_ROLE_WORKER);
+    assert_int_equal (hearth_zap_roles (zap, boss),
+                      HEARTH_ROLE_CLIENT | HEARTH_ROLE_OPERATOR);
+    assert_int_equal (hearth_zap_roles (zap, both),
+                      HEARTH_ROLE_CLIENT | HEARTH_ROLE_WORKER);
+    assert_int_equal (hearth_zap_roles (zap, "nobody"), 0);
+    assert_int_equal (hearth_zap_roles (zap, NULL), 0);
+    assert_string_equal (hearth_zap_name (zap, w1), "w1.key");
+    assert_null (hearth_zap_name (zap, "nobody"));
+    /* "both" loses its worker role; nothing else changes. */
+    snprintf (path, sizeof path, "%s/both.key", workers);
+    assert_int_equal (unlink (path), 0);
+    assert_int_equal (hearth_zap_reload (zap, &err), 4);
+    assert_int_equal (hearth_zap_removed (zap), 1);
+    assert_int_equal (hearth_zap_roles (zap, both), HEARTH_ROLE_CLIENT);
+    assert_true (hearth_zap_allowed (zap, both));
+    /* A directory that cannot be read: refused, the keys stay. */
+    snprintf (copy, sizeof copy, "rm -rf %s", ops);
+    assert_int_equal (system (copy), 0);
+    assert_int_equal (hearth_zap_reload (zap, &err), -1);
+    assert_non_null (strstr (err.text, "cannot read the allow directory"));
+    assert_int_equal (hearth_zap_roles (zap, boss),
+                      HEARTH_ROLE_CLIENT | HEARTH_ROLE_OPERATOR);
+    hearth_zap_destroy (&zap);
+    assert_null (zap);
+    /* One directory: every key has every role, and no roles are told. */
+    zap = hearth_zap_new (users, &err);
+    assert_non_null (zap);
+    assert_false (hearth_zap_has_roles (zap));
+    assert_int_equal (hearth_zap_roles (zap, alice), HEARTH_ROLE_ALL);
+    hearth_zap_destroy (&zap);
+    assert_null (hearth_zap_new_dirs (dirs, 0, &err));
+    /* From options: a role directory turns roles on; one needs keys. */
+    char secret[128];
+    hearth_curve_t c;
+    snprintf (secret, sizeof secret, "%s/master.key_secret", s_dir);
+    hearth_conf_t *conf =
+        s_conf (s_server_opts, "curve-allow-workers", workers, NULL, NULL);
+    assert_int_equal (hearth_curve_server_setup (&c, conf, "127.0.0.1", &err),
+                      -1);
+    assert_contains (err.text, "go together");
+    hearth_conf_set (conf, "curve-secret", secret, HEARTH_SRC_FLAG, NULL);
+    hearth_conf_set (conf, "curve-allow", users, HEARTH_SRC_FLAG, NULL);
+    assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err), 0);
+    assert_true (hearth_zap_has_roles (c.zap));
+    assert_int_equal (hearth_zap_roles (c.zap, alice), HEARTH_ROLE_CLIENT);
+    assert_int_equal (hearth_zap_roles (c.zap, w1), HEARTH_ROLE_WORKER);
+    hearth_curve_cleanup (&c);
+    hearth_conf_destroy (&conf);
+}
+
 int
 main (void)
 {
@@ -403,6 +497,7 @@ main (void)
         cmocka_unit_test (test_user_id_and_removal),
         cmocka_unit_test (test_foreign_domain),
         cmocka_unit_test (test_refusals),
+        cmocka_unit_test (test_roles),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }
