@@ -221,6 +221,28 @@ int hearth_job_progress (hearth_job_t *job, const char **stage,
                          uint64_t *finished, uint64_t *running,
                          uint64_t *total);
 
+/* One active stage's progress (hearth_job_active_stages). */
+typedef struct {
+    const char *name;   /* the stage's name (borrowed: lives with the job) */
+    uint64_t finished;  /* tasks finished */
+    uint64_t running;   /* tasks running on executors' cores (not those
+                           queued on an executor behind them) */
+    uint64_t total;     /* tasks in the stage */
+    uint64_t failed;    /* failed attempts so far (each one retried, or
+                           the one that failed the job) */
+    int64_t elapsed_ms; /* since the stage could start: since the job was
+                           submitted, or its last parent stage finished */
+} hearth_stage_progress_t;
+
+/* The active stages of a running job: those not finished whose parent
+   stages have all finished, in the order they were added (a stage added
+   before its parent comes after it).  Fills out with the first max of them
+   (out may be NULL when max is 0) and returns how many are active, which
+   may be more than max; 0 when the job is not running.  What
+   hearth-driver's progress display shows. */
+size_t hearth_job_active_stages (hearth_job_t *job,
+                                 hearth_stage_progress_t *out, size_t max);
+
 /* Result of task index of a finished stage (borrowed; NULL with *len 0 if
    the stage has not finished or index is out of range). */
 const void *hearth_stage_result (const hearth_stage_t *stage, uint64_t index,

@@ -21,7 +21,8 @@ libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '
 include_HEADERS += driver/hearth.h
 
 bin_PROGRAMS += hearth-driver
-hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h
+hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h \
+	driver/progress.c driver/progress.h
 hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 bin_PROGRAMS += hearth-submit
