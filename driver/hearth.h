@@ -85,9 +85,13 @@ void hearth_opts_destroy (hearth_opts_t **self_p);
 /* Set one setting by name, as hearth-submit's flags and --conf do:
    "master" (local[N], local[*], local-cluster[W,C,M], tcp://HOST:PORT),
    "name", "total-executor-cores", "executor-cores", "executor-memory",
-   "lib" (adds one shared library), "max-failures", "scheduler-mode"
-   (FIFO or FAIR), "speculation", ... (see docs/driver.md).  Returns 0, or
-   -1 with errbuf filled for an unknown name or a bad value. */
+   "lib" (adds one shared library), "files" (adds files, comma-separated,
+   put in every executor's work dir under their base names, where command
+   tasks read them: hearth_ctx_new refuses, naming it, one that is not a
+   regular file, two of one base name, and a total over the message size
+   limit), "max-failures", "scheduler-mode" (FIFO or FAIR), "speculation",
+   ... (see docs/driver.md).  Returns 0, or -1 with errbuf filled for an
+   unknown name or a bad value. */
 int hearth_opts_set (hearth_opts_t *self, const char *name, const char *value,
                      char *errbuf, size_t errlen);
 

@@ -21,7 +21,9 @@
 #include "driver/hearth.h"
 #include "driver/internal.h"
 #include "driver/jobfile.h"
+#include "driver/jobnames.h"
 #include "driver/progress.h"
+#include "driver/ship.h"
 #include "libcore/clock.h"
 
 /* How often the progress display is redrawn, and how long a job runs
@@ -139,6 +141,32 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf, progress_t *bar)
     return s_stop_signal ? 128 + s_stop_signal : rc;
 }
 
+/* Add what the job file names under key ("lib", "files") to that
+   setting, at the strength of what set it already (hearth-submit's
+   --lib arrives as HEARTH_LIB), so that both are shipped: a stronger
+   source would replace the list. */
+static int
+s_add_named (hearth_conf_t *conf, const jobfile_t *jf, const char *key,
+             hearth_error_t *err)
+{
+    const char *const *items;
+    size_t ngiven = hearth_conf_list (conf, key, &items), n = 0;
+    char **split = NULL, **paths = NULL;
+    if (strcmp (key, "files") == 0
+        && !(split = ship_file_paths (conf, &ngiven)))
+        return hearth_errprintf (err, "out of memory");
+    const char *const *given = split ? (const char *const *) split : items;
+    int rc = jobfile_names (jf, key, given, ngiven, &paths, &n, err);
+    hearth_src_t src = hearth_conf_source (conf, key);
+    if (src <= HEARTH_SRC_DEFAULT)
+        src = HEARTH_SRC_FLAG;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = hearth_conf_set (conf, key, paths[i], src, err);
+    jobnames_destroy (&paths);
+    ship_paths_destroy (&split);
+    return rc;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -163,18 +191,14 @@ main (int argc, char **argv)
         return s_fail (2, "%s", "no job file given (see --help)");
     }
     hearth_error_t err;
-    const char *const *shipped;
-    size_t nshipped = hearth_conf_list (conf, "lib", &shipped);
-    jobfile_t *jf = jobfile_load (argv[first], argv + first + 1,
-                                  argc - first - 1, shipped, nshipped, &err);
-    if (!jf) {
+    jobfile_t *jf =
+        jobfile_load (argv[first], argv + first + 1, argc - first - 1, &err);
+    if (!jf || s_add_named (conf, jf, "lib", &err) < 0
+        || s_add_named (conf, jf, "files", &err) < 0) {
+        jobfile_destroy (&jf);
         hearth_opts_destroy (&opts);
         return s_fail (2, "%s", err.text);
     }
-    const char *const *libs;
-    size_t nlibs = jobfile_libs (jf, &libs);
-    for (size_t i = 0; i < nlibs; i++)
-        hearth_opts_set (opts, "lib", libs[i], NULL, 0);
     if (!hearth_conf_isset (conf, "name"))
         hearth_opts_set (opts, "name", jobfile_name (jf), NULL, 0);
     s_catch_signals ();

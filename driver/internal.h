@@ -14,7 +14,7 @@
                      heartbeats, losses
             launch.c tasks to executors (LAUNCH_TASKS) and back
                      (STATUS_UPDATE)
-            libs.c   the libraries shipped to every executor
+            ship.c   the libraries and files shipped to every executor
           master.c   the link to the master (cluster modes)
             master_msgs.c  what it sends: (un)registering
             master_watch.c why it cannot reach the master

@@ -8,10 +8,12 @@ hearth_executor_SOURCES = \
 	executor/cmdrun.h \
 	executor/fnpool.h \
 	executor/libs.h \
+	executor/files.h \
 	executor/main.c \
 	executor/link.c \
 	executor/tasks.c \
 	executor/cmdrun.c \
 	executor/fnpool.c \
-	executor/libs.c
+	executor/libs.c \
+	executor/files.c
 hearth_executor_LDADD = $(CORE_LIBS) -ldl -lpthread
