@@ -9,6 +9,7 @@
 
 #include "driver/engine.h"
 #include "driver/internal.h"
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 
@@ -217,6 +218,7 @@ hearth_job_submit (hearth_job_t *job)
                             job->name);
     pthread_mutex_lock (&job->lock);
     job->state = HEARTH_JOB_RUNNING;
+    job->submitted_ms = hearth_mono_ms ();
     pthread_mutex_unlock (&job->lock);
     return zsock_send (job->ctx->pipe, "sp", "SUBMIT", job);
 }

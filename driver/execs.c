@@ -1,5 +1,5 @@
 /*  execs.c - the driver's executors: their ROUTER socket and its handler
-    table, registration (with the libraries of libs.c), heartbeats and
+    table, registration (with the libraries and files of ship.c), heartbeats and
     losses.  What tasks go to an executor and what its status updates do
     is launch.c's.
 */
@@ -13,7 +13,7 @@
 
 #include "driver/execs.h"
 #include "driver/launch.h"
-#include "driver/libs.h"
+#include "driver/ship.h"
 #include "libcore/clock.h"
 #include "libcore/intkeys.h"
 #include "libcore/keys.h"
@@ -52,7 +52,7 @@ struct execs {
     zhashx_t *by_id;             /* exec id -> exec_t */
     zhash_t *by_key;             /* routing id hex -> exec_t (borrowed) */
     hearth_refusals_t *refusals; /* refused peers, logged once a minute */
-    libs_t *libs;                /* shipped at registration */
+    ship_t *ship;                /* shipped at registration */
     hearth_taskset_t *ts;        /* executors' slots (borrowed) */
     launch_t *launch;            /* tasks to and from executors */
     execs_cbs_t cbs;             /* the owner's callbacks */
@@ -102,7 +102,7 @@ execs_new (const execs_opts_t *opts, const execs_cbs_t *cbs,
     }
     hearth_intkeys_setup (self->by_id);
     zhashx_set_destructor (self->by_id, s_exec_destroy);
-    if (!(self->libs = libs_new (opts->conf, err)))
+    if (!(self->ship = ship_new (opts->conf, err)))
         execs_destroy (&self);
     return self;
 }
@@ -119,7 +119,7 @@ execs_destroy (execs_t **self_p)
     zhash_destroy (&self->by_key);
     zhashx_destroy (&self->by_id);
     hearth_refusals_destroy (&self->refusals);
-    libs_destroy (&self->libs);
+    ship_destroy (&self->ship);
     launch_destroy (&self->launch);
     free (self);
     *self_p = NULL;
@@ -362,7 +362,7 @@ s_reply_registered (execs_t *self, exec_t *x)
                              (double) self->hb_liveness);
     cJSON_AddNumberToObject (b, "max_result_bytes",
                              (double) self->max_result_bytes);
-    libs_add (self->libs, msg, cJSON_AddArrayToObject (b, "libs"));
+    ship_add (self->ship, msg);
     s_send (self, x, &msg);
 }
 

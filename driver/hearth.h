@@ -85,9 +85,13 @@ void hearth_opts_destroy (hearth_opts_t **self_p);
 /* Set one setting by name, as hearth-submit's flags and --conf do:
    "master" (local[N], local[*], local-cluster[W,C,M], tcp://HOST:PORT),
    "name", "total-executor-cores", "executor-cores", "executor-memory",
-   "lib" (adds one shared library), "max-failures", "scheduler-mode"
-   (FIFO or FAIR), "speculation", ... (see docs/driver.md).  Returns 0, or
-   -1 with errbuf filled for an unknown name or a bad value. */
+   "lib" (adds one shared library), "files" (adds files, comma-separated,
+   put in every executor's work dir under their base names, where command
+   tasks read them: hearth_ctx_new refuses, naming it, one that is not a
+   regular file, two of one base name, and a total over the message size
+   limit), "max-failures", "scheduler-mode" (FIFO or FAIR), "speculation",
+   ... (see docs/driver.md).  Returns 0, or -1 with errbuf filled for an
+   unknown name or a bad value. */
 int hearth_opts_set (hearth_opts_t *self, const char *name, const char *value,
                      char *errbuf, size_t errlen);
 
@@ -220,6 +224,28 @@ const char *hearth_job_error (const hearth_job_t *job);
 int hearth_job_progress (hearth_job_t *job, const char **stage,
                          uint64_t *finished, uint64_t *running,
                          uint64_t *total);
+
+/* One active stage's progress (hearth_job_active_stages). */
+typedef struct {
+    const char *name;   /* the stage's name (borrowed: lives with the job) */
+    uint64_t finished;  /* tasks finished */
+    uint64_t running;   /* tasks running on executors' cores (not those
+                           queued on an executor behind them) */
+    uint64_t total;     /* tasks in the stage */
+    uint64_t failed;    /* failed attempts so far (each one retried, or
+                           the one that failed the job) */
+    int64_t elapsed_ms; /* since the stage could start: since the job was
+                           submitted, or its last parent stage finished */
+} hearth_stage_progress_t;
+
+/* The active stages of a running job: those not finished whose parent
+   stages have all finished, in the order they were added (a stage added
+   before its parent comes after it).  Fills out with the first max of them
+   (out may be NULL when max is 0) and returns how many are active, which
+   may be more than max; 0 when the job is not running.  What
+   hearth-driver's progress display shows. */
+size_t hearth_job_active_stages (hearth_job_t *job,
+                                 hearth_stage_progress_t *out, size_t max);
 
 /* Result of task index of a finished stage (borrowed; NULL with *len 0 if
    the stage has not finished or index is out of range). */

@@ -4,10 +4,10 @@
 
     Checks the whole job file first; then registers the application, runs
     the job, prints the results of its last stage (one per line, in task
-    order) and exits 0 only if the job succeeded.  A progress line on
-    stderr when it is a terminal.  Its messages give the name it was run
-    under: hearth-submit runs it as "hearth-submit", the program its user
-    ran.
+    order) and exits 0 only if the job succeeded.  When stderr is a
+    terminal, the progress display of progress.h runs below the messages
+    there.  Its messages give the name it was run under: hearth-submit
+    runs it as "hearth-submit", the program its user ran.
 */
 #include "config.h"
 
@@ -21,9 +21,17 @@
 #include "driver/hearth.h"
 #include "driver/internal.h"
 #include "driver/jobfile.h"
+#include "driver/jobnames.h"
+#include "driver/progress.h"
+#include "driver/ship.h"
+#include "libcore/clock.h"
 
-/* How often the progress line is redrawn. */
-static const int s_progress_ms = 100;
+/* How often the progress display is redrawn, and how long a job runs
+   before it is first drawn (a quick job shows none: no flicker). */
+static const int s_redraw_ms = 200;
+static const int64_t s_first_draw_ms = 500;
+/* Stages the display shows at most; the others are "+N more". */
+enum { s_shown_stages = 3 };
 
 static int
 s_fail (int code, const char *fmt, const char *text)
@@ -35,16 +43,16 @@ s_fail (int code, const char *fmt, const char *text)
 }
 
 static void
-s_progress (hearth_job_t *job, bool *drawn)
+s_draw (progress_t *bar, hearth_job_t *job)
 {
-    const char *stage;
-    uint64_t finished, running, total;
-    if (hearth_job_progress (job, &stage, &finished, &running, &total) < 0)
-        return;
-    fprintf (stderr, "\r[%s] %llu + %llu / %llu   ", stage,
-             (unsigned long long) finished, (unsigned long long) running,
-             (unsigned long long) total);
-    *drawn = true;
+    hearth_stage_progress_t stages[s_shown_stages];
+    size_t active = hearth_job_active_stages (job, stages, s_shown_stages);
+    size_t shown = active < s_shown_stages ? active : s_shown_stages;
+    char *text =
+        progress_format (stages, shown, active, progress_columns (bar));
+    if (text)
+        progress_draw (bar, text);
+    free (text);
 }
 
 /* The signal that asked us to stop, or 0. */
@@ -68,17 +76,16 @@ s_catch_signals (void)
     sigaction (SIGTERM, &sa, NULL);
 }
 
-/* Wait for the job, drawing progress when stderr is a terminal.  Returns
-   false if a signal cut the wait short. */
+/* Wait for the job, drawing its progress on bar (NULL: none); erase it
+   at the end.  Returns false if a signal cut the wait short. */
 static bool
-s_wait (hearth_job_t *job)
+s_wait (hearth_job_t *job, progress_t *bar)
 {
-    bool tty = isatty (2), drawn = false;
-    while (!s_stop_signal && hearth_job_wait (job, s_progress_ms) < 0)
-        if (tty)
-            s_progress (job, &drawn);
-    if (drawn)
-        fprintf (stderr, "\r\033[K");
+    int64_t first_ms = hearth_mono_ms () + s_first_draw_ms;
+    while (!s_stop_signal && hearth_job_wait (job, s_redraw_ms) < 0)
+        if (bar && hearth_mono_ms () >= first_ms)
+            s_draw (bar, job);
+    progress_clear (bar);
     return !s_stop_signal;
 }
 
@@ -99,7 +106,7 @@ s_print_results (hearth_job_t *job, const char *stage_name)
 }
 
 static int
-s_run (hearth_opts_t *opts, const jobfile_t *jf)
+s_run (hearth_opts_t *opts, const jobfile_t *jf, progress_t *bar)
 {
     char errbuf[512];
     hearth_error_t err;
@@ -112,7 +119,7 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf)
         s_fail (1, "%s", err.text);
     else if (hearth_job_submit (job) < 0)
         s_fail (1, "%s", hearth_job_error (job));
-    else if (!s_wait (job)) {
+    else if (!s_wait (job, bar)) {
         char why[64];
         snprintf (why, sizeof why, "stopped by %s",
                   s_stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
@@ -132,6 +139,32 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf)
     }
     hearth_ctx_destroy (&ctx);
     return s_stop_signal ? 128 + s_stop_signal : rc;
+}
+
+/* Add what the job file names under key ("lib", "files") to that
+   setting, at the strength of what set it already (hearth-submit's
+   --lib arrives as HEARTH_LIB), so that both are shipped: a stronger
+   source would replace the list. */
+static int
+s_add_named (hearth_conf_t *conf, const jobfile_t *jf, const char *key,
+             hearth_error_t *err)
+{
+    const char *const *items;
+    size_t ngiven = hearth_conf_list (conf, key, &items), n = 0;
+    char **split = NULL, **paths = NULL;
+    if (strcmp (key, "files") == 0
+        && !(split = ship_file_paths (conf, &ngiven)))
+        return hearth_errprintf (err, "out of memory");
+    const char *const *given = split ? (const char *const *) split : items;
+    int rc = jobfile_names (jf, key, given, ngiven, &paths, &n, err);
+    hearth_src_t src = hearth_conf_source (conf, key);
+    if (src <= HEARTH_SRC_DEFAULT)
+        src = HEARTH_SRC_FLAG;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = hearth_conf_set (conf, key, paths[i], src, err);
+    jobnames_destroy (&paths);
+    ship_paths_destroy (&split);
+    return rc;
 }
 
 int
@@ -158,22 +191,22 @@ main (int argc, char **argv)
         return s_fail (2, "%s", "no job file given (see --help)");
     }
     hearth_error_t err;
-    const char *const *shipped;
-    size_t nshipped = hearth_conf_list (conf, "lib", &shipped);
-    jobfile_t *jf = jobfile_load (argv[first], argv + first + 1,
-                                  argc - first - 1, shipped, nshipped, &err);
-    if (!jf) {
+    jobfile_t *jf =
+        jobfile_load (argv[first], argv + first + 1, argc - first - 1, &err);
+    if (!jf || s_add_named (conf, jf, "lib", &err) < 0
+        || s_add_named (conf, jf, "files", &err) < 0) {
+        jobfile_destroy (&jf);
         hearth_opts_destroy (&opts);
         return s_fail (2, "%s", err.text);
     }
-    const char *const *libs;
-    size_t nlibs = jobfile_libs (jf, &libs);
-    for (size_t i = 0; i < nlibs; i++)
-        hearth_opts_set (opts, "lib", libs[i], NULL, 0);
     if (!hearth_conf_isset (conf, "name"))
         hearth_opts_set (opts, "name", jobfile_name (jf), NULL, 0);
     s_catch_signals ();
-    int rc = s_run (opts, jf);
+    /* Before the context starts our local executors: their messages too
+       pass above the display. */
+    progress_t *bar = progress_new ();
+    int rc = s_run (opts, jf, bar);
+    progress_destroy (&bar);
     jobfile_destroy (&jf);
     hearth_opts_destroy (&opts);
     return rc;

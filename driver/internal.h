@@ -14,7 +14,7 @@
                      heartbeats, losses
             launch.c tasks to executors (LAUNCH_TASKS) and back
                      (STATUS_UPDATE)
-            libs.c   the libraries shipped to every executor
+            ship.c   the libraries and files shipped to every executor
           master.c   the link to the master (cluster modes)
             master_msgs.c  what it sends: (un)registering
             master_watch.c why it cannot reach the master
@@ -79,11 +79,14 @@ struct hearth_stage {
     int weight;            /* FAIR weight */
     int64_t timeout_ms;    /* for groups added from now on */
     /* engine side, from submit on */
-    result_t *results;     /* ntasks entries */
-    zframe_t *input_frame; /* the input, once the input parent is done */
-    bool done;             /* all tasks finished (under job lock) */
-    uint64_t finished;     /* progress (under job lock) */
-    uint64_t running;      /* progress (under job lock) */
+    result_t *results;        /* ntasks entries */
+    zframe_t *input_frame;    /* the input, once the input parent is done */
+    uint64_t failed_attempts; /* failed attempts counted by the engine */
+    bool done;                /* all tasks finished (under job lock) */
+    uint64_t finished;        /* progress (under job lock) */
+    uint64_t running;         /* progress (under job lock) */
+    uint64_t failed;          /* progress: failed_attempts (under job lock) */
+    int64_t done_ms;          /* when done became true, monotonic (job lock) */
 };
 
 struct hearth_job {
@@ -95,6 +98,7 @@ struct hearth_job {
     pthread_mutex_t lock;     /* guards state, error and progress */
     pthread_cond_t ended;     /* broadcast when state leaves RUNNING */
     hearth_job_state_t state; /* see hearth.h */
+    int64_t submitted_ms;     /* when it was submitted, monotonic */
     char *error;              /* why it failed */
     void *handle;             /* node in the context's job list */
 };
@@ -132,6 +136,8 @@ bool driver_setting_given (const hearth_conf_t *conf, const char *name);
 /* jobs.c */
 /* Set the job's final state and wake its waiters. */
 void job_end (hearth_job_t *job, hearth_job_state_t state, const char *error);
+/* Publish a stage's counts, with the failed attempts the engine counted
+   in stage->failed_attempts (engine thread). */
 void job_set_progress (hearth_job_t *job, hearth_stage_t *stage,
                        uint64_t finished, uint64_t running, bool done);
 /* The group holding task index (binary search). */

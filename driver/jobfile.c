@@ -1,6 +1,6 @@
 /*  jobfile.c - reading JSON job files; see jobfile.h.
 
-    {"name": "pi", "lib": "libpi.so",
+    {"name": "pi", "lib": "libpi.so", "files": ["data.txt"],
      "stages": [{"name": "sample",
                  "tasks": [{"fn": "pi_sample", "arg": "{i}", "count": 100}]},
                 {"name": "sum", "after": ["sample"],
@@ -18,16 +18,15 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "driver/jobfile.h"
+#include "driver/jobnames.h"
 #include "libcore/units.h"
 
 /* Largest job file read. */
@@ -38,12 +37,11 @@ static const double s_max_count = 4294967295.0;
 
 struct jobfile {
     cJSON *root; /* the parsed file, with arguments substituted */
-    char *dir;   /* the file's directory */
-    char **libs; /* resolved library paths */
-    size_t nlibs;
+    char *path;  /* where it was read from */
 };
 
-static const char *const s_job_keys[] = {"name", "lib", "stages", NULL};
+static const char *const s_job_keys[] = {"name", "lib", "files", "stages",
+                                         NULL};
 static const char *const s_stage_keys[] = {"name", "after",  "tasks",
                                            "pool", "weight", NULL};
 static const char *const s_task_keys[] = {
@@ -336,8 +334,12 @@ s_check_job (const cJSON *root, hearth_error_t *err)
     const cJSON *stages = cJSON_GetObjectItemCaseSensitive (root, "stages");
     if (name && !cJSON_IsString (name))
         return hearth_errprintf (err, "name: expected a string");
+    const cJSON *files = cJSON_GetObjectItemCaseSensitive (root, "files");
     if (lib && !cJSON_IsString (lib)
         && s_string_array (lib, false, "lib", err) < 0)
+        return -1;
+    if (files && !cJSON_IsString (files)
+        && s_string_array (files, false, "files", err) < 0)
         return -1;
     if (!cJSON_IsArray (stages) || cJSON_GetArraySize (stages) == 0)
         return hearth_errprintf (err, "stages: expected a non-empty array");
@@ -447,54 +449,8 @@ s_expand_foreach (cJSON *root, char **args, size_t nargs)
 
 /* ---- loading ------------------------------------------------------------ */
 
-static const char *
-s_basename (const char *path)
-{
-    const char *slash = strrchr (path, '/');
-    return slash ? slash + 1 : path;
-}
-
-static bool
-s_is_shipped (const char *name, const char *const *shipped, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp (s_basename (shipped[i]), s_basename (name)) == 0)
-            return true;
-    return false;
-}
-
-static int
-s_resolve_libs (jobfile_t *self, const char *const *shipped, size_t nshipped,
-                hearth_error_t *err)
-{
-    const cJSON *lib = cJSON_GetObjectItemCaseSensitive (self->root, "lib");
-    int n = !lib ? 0 : cJSON_IsString (lib) ? 1 : cJSON_GetArraySize (lib);
-    self->libs = calloc (n + 1, sizeof *self->libs);
-    if (!self->libs)
-        return hearth_errprintf (err, "out of memory");
-    for (int i = 0; i < n; i++) {
-        const char *name = cJSON_IsString (lib)
-                               ? lib->valuestring
-                               : cJSON_GetArrayItem (lib, i)->valuestring;
-        char path[PATH_MAX];
-        if (s_is_shipped (name, shipped, nshipped))
-            continue;
-        if (name[0] == '/')
-            snprintf (path, sizeof path, "%s", name);
-        else
-            snprintf (path, sizeof path, "%s/%s", self->dir, name);
-        if (access (path, R_OK) != 0 && access (name, R_OK) == 0)
-            snprintf (path, sizeof path, "%s", name);
-        if (access (path, R_OK) != 0)
-            return hearth_errprintf (err, "lib: cannot read %s", path);
-        self->libs[self->nlibs++] = strdup (path);
-    }
-    return 0;
-}
-
 jobfile_t *
-jobfile_load (const char *path, char **args, size_t nargs,
-              const char *const *shipped, size_t nshipped, hearth_error_t *err)
+jobfile_load (const char *path, char **args, size_t nargs, hearth_error_t *err)
 {
     jobfile_t *self = calloc (1, sizeof *self);
     char *text = self ? s_read_file (path, err) : NULL;
@@ -511,10 +467,10 @@ jobfile_load (const char *path, char **args, size_t nargs,
     }
     s_substitute_args (self->root, args, nargs);
     s_expand_foreach (self->root, args, nargs);
-    const char *slash = strrchr (path, '/');
-    self->dir = slash ? strndup (path, slash - path) : strdup (".");
-    if (s_resolve_libs (self, shipped, nshipped, err) < 0)
+    if (!(self->path = strdup (path))) {
+        hearth_errprintf (err, "out of memory");
         goto error;
+    }
     return self;
 error:
     jobfile_destroy (&self);
@@ -528,10 +484,7 @@ jobfile_destroy (jobfile_t **self_p)
     if (!self)
         return;
     cJSON_Delete (self->root);
-    for (size_t i = 0; i < self->nlibs; i++)
-        free (self->libs[i]);
-    free (self->libs);
-    free (self->dir);
+    free (self->path);
     free (self);
     *self_p = NULL;
 }
@@ -544,11 +497,12 @@ jobfile_name (const jobfile_t *self)
     return name ? name : "job";
 }
 
-size_t
-jobfile_libs (const jobfile_t *self, const char *const **paths)
+int
+jobfile_names (const jobfile_t *self, const char *key, const char *const *given,
+               size_t ngiven, char ***paths, size_t *n, hearth_error_t *err)
 {
-    *paths = (const char *const *) self->libs;
-    return self->nlibs;
+    return jobnames_resolve (self->root, key, self->path, given, ngiven, paths,
+                             n, err);
 }
 
 const char *

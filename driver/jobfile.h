@@ -16,19 +16,22 @@
 typedef struct jobfile jobfile_t;
 
 /* Load path; args (nargs) fill "{arg0}", "{arg1}"... and "foreach": "args".
-   shipped (nshipped) are libraries given on the command line: a "lib" of
-   the file with the same base name is taken to be one of them.  Other
-   "lib" names are looked for beside the job file, then in the current
-   directory.  NULL with err on any mistake. */
+   NULL with err on any mistake. */
 jobfile_t *jobfile_load (const char *path, char **args, size_t nargs,
-                         const char *const *shipped, size_t nshipped,
                          hearth_error_t *err);
 void jobfile_destroy (jobfile_t **self_p);
 
-/* The job's name, and the libraries it names that were not shipped
-   already (paths resolved). */
+/* The job's name. */
 const char *jobfile_name (const jobfile_t *self);
-size_t jobfile_libs (const jobfile_t *self, const char *const **paths);
+
+/* The files the job names under key ("lib": its libraries, "files": the
+   files shipped for its tasks), found beside the job file, then in the
+   current directory, less those of the base name of one given (the
+   command line's): jobnames.h.  A new array in *paths for
+   jobnames_destroy(), *n long.  Returns 0, or -1 with err. */
+int jobfile_names (const jobfile_t *self, const char *key,
+                   const char *const *given, size_t ngiven, char ***paths,
+                   size_t *n, hearth_error_t *err);
 
 /* Create the job in ctx.  Returns it (owned by ctx) or NULL with err. */
 hearth_job_t *jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx,

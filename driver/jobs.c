@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "driver/internal.h"
+#include "libcore/clock.h"
 
 /* Tasks one stage may hold: indexes must fit in 32 bits. */
 static const uint64_t s_max_tasks = 0xffffffffu;
@@ -302,6 +303,9 @@ job_set_progress (hearth_job_t *job, hearth_stage_t *stage, uint64_t finished,
     pthread_mutex_lock (&job->lock);
     stage->finished = finished;
     stage->running = running;
+    stage->failed = stage->failed_attempts;
+    if (done && !stage->done)
+        stage->done_ms = hearth_mono_ms ();
     stage->done = done;
     pthread_mutex_unlock (&job->lock);
 }
@@ -371,6 +375,49 @@ hearth_job_progress (hearth_job_t *job, const char **stage, uint64_t *finished,
     }
     pthread_mutex_unlock (&job->lock);
     return rc;
+}
+
+/* Whether st can run: its parents are done (under the job's lock). */
+static bool
+s_stage_active (const hearth_stage_t *st, int64_t *since_ms)
+{
+    if (st->done)
+        return false;
+    *since_ms = st->job->submitted_ms;
+    for (size_t i = 0; i < st->nparents; i++) {
+        if (!st->parents[i]->done)
+            return false;
+        if (st->parents[i]->done_ms > *since_ms)
+            *since_ms = st->parents[i]->done_ms;
+    }
+    return true;
+}
+
+size_t
+hearth_job_active_stages (hearth_job_t *job, hearth_stage_progress_t *out,
+                          size_t max)
+{
+    if (!job)
+        return 0;
+    size_t n = 0;
+    int64_t now_ms = hearth_mono_ms (), since_ms;
+    pthread_mutex_lock (&job->lock);
+    for (size_t i = 0; job->state == HEARTH_JOB_RUNNING && i < job->nstages;
+         i++) {
+        const hearth_stage_t *st = job->stages[i];
+        if (!s_stage_active (st, &since_ms))
+            continue;
+        if (n < max)
+            out[n] = (hearth_stage_progress_t){.name = st->name,
+                                               .finished = st->finished,
+                                               .running = st->running,
+                                               .total = st->ntasks,
+                                               .failed = st->failed,
+                                               .elapsed_ms = now_ms - since_ms};
+        n++;
+    }
+    pthread_mutex_unlock (&job->lock);
+    return n;
 }
 
 const void *

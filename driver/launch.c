@@ -209,6 +209,10 @@ s_apply_update (launch_t *self, s_status_t *s, const s_update_t *u)
     hearth_ts_outcome_t out =
         hearth_taskset_update (self->ts, s->exec_id, uid, index, u->attempt,
                                state, u->run_us, hearth_mono_us ());
+    /* the progress display counts failures, not kills and losses */
+    if ((out == HEARTH_TS_RETRY || out == HEARTH_TS_GAVE_UP)
+        && (state == HEARTH_TS_FAILED || state == HEARTH_TS_FAILED_PERMANENT))
+        st->failed_attempts++;
     if (out == HEARTH_TS_ACCEPT)
         s_keep_result (st, index, u->result, u->result_len);
     else if (out == HEARTH_TS_RELEASED && state == HEARTH_TS_KILLED)

@@ -157,7 +157,10 @@ s_make_scratch (local_t *self, hearth_error_t *err)
         if (mkdir (dir, 0700) < 0 && errno != EEXIST)
             return hearth_errprintf (err, "cannot create %s: %s", dir,
                                      strerror (errno));
-        self->scratch_dir = strdup (dir);
+        /* absolute: our executors run in directories below it */
+        if (!(self->scratch_dir = realpath (dir, NULL)))
+            return hearth_errprintf (err, "cannot use %s: %s", dir,
+                                     strerror (errno));
         return 0;
     }
     const char *tmp = getenv ("TMPDIR");
@@ -167,9 +170,10 @@ s_make_scratch (local_t *self, hearth_error_t *err)
     if (!mkdtemp (path))
         return hearth_errprintf (err, "cannot create a directory in %s: %s",
                                  tmp && *tmp ? tmp : "/tmp", strerror (errno));
-    self->scratch_dir = strdup (path);
     self->scratch_owned = true;
-    return 0;
+    if (!(self->scratch_dir = realpath (path, NULL)))
+        self->scratch_dir = strdup (path); /* removed at the end all the same */
+    return self->scratch_dir ? 0 : hearth_errprintf (err, "out of memory");
 }
 
 static void
@@ -217,8 +221,11 @@ s_spawn_executor (local_t *self, hearth_error_t *err)
     snprintf (token, sizeof token, "HEARTH_TOKEN=%s", self->token);
     const char *extra[] = {token, NULL};
     const char **envp = hearth_env_merge (NULL, extra);
+    /* In its work dir, as a worker's executor is: command tasks read the
+       shipped files there by name. */
     hearth_spawn_opts_t opts = {.argv = argv,
                                 .envp = envp,
+                                .cwd = dir,
                                 .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                 .stdout_fd = HEARTH_SPAWN_DEVNULL,
                                 .stderr_fd = HEARTH_SPAWN_INHERIT,

@@ -7,7 +7,7 @@ driver_libdriver_la_SOURCES = \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/render.c \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
 	driver/execs.c driver/execs.h driver/launch.c driver/launch.h \
-	driver/libs.c driver/libs.h driver/signals.c driver/signals.h \
+	driver/ship.c driver/ship.h driver/signals.c driver/signals.h \
 	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \
 	driver/master_watch.c driver/master_watch.h \
 	driver/local.c driver/local.h
@@ -21,11 +21,12 @@ libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '
 include_HEADERS += driver/hearth.h
 
 bin_PROGRAMS += hearth-driver
-hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h
+hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h \
+	driver/jobnames.c driver/jobnames.h driver/progress.c driver/progress.h
 hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 bin_PROGRAMS += hearth-submit
-hearth_submit_SOURCES = driver/submit.c \
+hearth_submit_SOURCES = driver/submit.c driver/jobnames.c driver/jobnames.h \
 	driver/submit_request.c driver/submit_request.h \
 	driver/submit_driver.c driver/submit_driver.h \
 	driver/submit_admin.c driver/submit_admin.h

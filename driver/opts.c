@@ -29,6 +29,9 @@ static const hearth_opt_t s_options[] = {
      "memory per executor (plain numbers are MiB)"},
     {"lib", HEARTH_OPT_LIST, NULL, "FILE",
      "a shared library of function tasks to ship (repeatable)"},
+    {"files", HEARTH_OPT_LIST, NULL, "FILE[,FILE...]",
+     "files to put in every executor's work dir, where command tasks read "
+     "them by base name (comma-separated, repeatable)"},
     {"max-failures", HEARTH_OPT_INT, "4", "N",
      "failed attempts of one task before its job fails", 1, 1000},
     {"max-lost", HEARTH_OPT_INT, "8", "N",
@@ -189,10 +192,15 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
         if (src <= HEARTH_SRC_DEFAULT)
             continue;
         if (o->type == HEARTH_OPT_LIST) {
+            /* Exactly opts' list: at its own level the items would add
+               to what the copy read again from the environment (each
+               library shipped twice, each file refused as a duplicate),
+               as flags they replace it. */
             const char *const *items;
             size_t n = hearth_conf_list (opts->conf, o->name, &items);
             for (size_t i = 0; i < n; i++)
-                hearth_conf_set (conf, o->name, items[i], src, NULL);
+                hearth_conf_set (conf, o->name, items[i], HEARTH_SRC_FLAG,
+                                 NULL);
         }
         else
             hearth_conf_set (conf, o->name,

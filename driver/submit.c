@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "driver/internal.h"
+#include "driver/ship.h"
 #include "driver/submit_admin.h"
 #include "driver/submit_driver.h"
 #include "driver/submit_request.h"
@@ -92,7 +93,7 @@ s_table (void)
     return table;
 }
 
-/* An absolute path for a library given relative to here. */
+/* An absolute path for a file given relative to here. */
 static char *
 s_absolute (const char *path)
 {
@@ -100,7 +101,25 @@ s_absolute (const char *path)
     return abs ? abs : strdup (path);
 }
 
-/* The libraries, comma-separated and absolute. */
+/* Put n paths, comma-separated and absolute, in the variable env. */
+static int
+s_export_paths (const char *env, const char *const *paths, size_t n)
+{
+    char *joined = calloc (1, 1);
+    for (size_t i = 0; joined && i < n; i++) {
+        char *abs = s_absolute (paths[i]), *next = NULL;
+        if (!abs || asprintf (&next, "%s%s%s", joined, i ? "," : "", abs) < 0)
+            next = NULL;
+        free (abs);
+        free (joined);
+        joined = next;
+    }
+    int rc = joined ? setenv (env, joined, 1) : -1;
+    free (joined);
+    return rc;
+}
+
+/* The libraries given on the command line, checked, for the driver. */
 static int
 s_export_libs (hearth_conf_t *conf)
 {
@@ -108,23 +127,32 @@ s_export_libs (hearth_conf_t *conf)
     size_t n = hearth_conf_list (conf, "lib", &libs);
     if (n == 0 || !driver_setting_given (conf, "lib"))
         return 0;
-    char *joined = calloc (1, 1);
-    for (size_t i = 0; joined && i < n; i++) {
-        if (access (libs[i], R_OK) != 0) {
-            fprintf (stderr, "hearth-submit: --lib %s: %s\n", libs[i],
-                     strerror (errno));
-            free (joined);
-            return -1;
-        }
-        char *abs = s_absolute (libs[i]), *next = NULL;
-        if (asprintf (&next, "%s%s%s", joined, i ? "," : "", abs) < 0)
-            next = NULL;
-        free (abs);
-        free (joined);
-        joined = next;
-    }
-    int rc = joined ? setenv ("HEARTH_LIB", joined, 1) : -1;
-    free (joined);
+    for (size_t i = 0; i < n; i++)
+        if (access (libs[i], R_OK) != 0)
+            return submit_fail (-1, "--lib %s: %s", libs[i], strerror (errno));
+    return s_export_paths ("HEARTH_LIB", libs, n) < 0
+               ? submit_fail (-1, "out of memory")
+               : 0;
+}
+
+/* The files given on the command line, checked as the driver will
+   (before anything runs), for the driver. */
+static int
+s_export_files (hearth_conf_t *conf)
+{
+    size_t n = 0;
+    hearth_error_t err;
+    if (!driver_setting_given (conf, "files"))
+        return 0;
+    char **files = ship_file_paths (conf, &n);
+    int rc =
+        !files ? submit_fail (-1, "out of memory")
+        : ship_check_files ((const char *const *) files, n, NULL, &err) < 0
+            ? submit_fail (-1, "--files: %s", err.text)
+        : s_export_paths ("HEARTH_FILES", (const char *const *) files, n) < 0
+            ? submit_fail (-1, "out of memory")
+            : 0;
+    ship_paths_destroy (&files);
     return rc;
 }
 
@@ -138,9 +166,9 @@ s_export (hearth_conf_t *conf)
             continue;
         hearth_conf_env_name (o->name, env, sizeof env);
         if (setenv (env, hearth_conf_str (conf, o->name), 1) < 0)
-            return -1;
+            return submit_fail (-1, "cannot prepare the driver's environment");
     }
-    if (s_export_libs (conf) < 0)
+    if (s_export_libs (conf) < 0 || s_export_files (conf) < 0)
         return -1;
     /* Our programs find each other beside this one. */
     char dir[PATH_MAX];
@@ -224,7 +252,7 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
             return 2;
         }
     if (s_export (conf) < 0)
-        return submit_fail (1, "cannot prepare the driver's environment");
+        return 1; /* said why */
     return s_exec (argc, argv, first);
 }
 

@@ -1,8 +1,10 @@
 /*  submit_driver.c - hearth-submit in cluster mode: the application (a
-    job file or a program) and the libraries it ships travel to the master
-    inside SUBMIT_DRIVER as binary frames, with the driver's settings; the
-    master places the driver on a worker, and this side follows it with
-    DRIVER_STATUS until it ends.
+    job file or a program) and the libraries and files it ships travel to
+    the master inside SUBMIT_DRIVER as binary frames, with the driver's
+    settings (the libraries and files by name: the worker writes them all
+    into the driver's directory, where it runs); the master places the
+    driver on a worker, and this side follows it with DRIVER_STATUS until
+    it ends.
 */
 #include "config.h"
 
@@ -19,6 +21,8 @@
 #include <czmq.h>
 
 #include "driver/internal.h"
+#include "driver/jobnames.h"
+#include "driver/ship.h"
 #include "driver/submit_driver.h"
 #include "driver/submit_request.h"
 #include "libcore/ids.h"
@@ -46,11 +50,19 @@ submit_is_job_file (const char *app)
 
 /* ---- the files to ship -------------------------------------------------- */
 
+/* What a file to ship is to the driver. */
+typedef enum {
+    S_APP,  /* the application: the job file or the program */
+    S_LIB,  /* a library of function tasks ("lib") */
+    S_FILE, /* a file for the executors' work dirs ("files") */
+} s_kind_t;
+
 /* A file to ship. */
 typedef struct {
-    char *path; /* where it is here (owned) */
-    char *name; /* its name there: the base name (owned) */
-    int mode;   /* its permission bits there */
+    char *path;    /* where it is here (owned) */
+    char *name;    /* its name there: the base name (owned) */
+    int mode;      /* its permission bits there */
+    s_kind_t kind; /* what it is */
 } s_file_t;
 
 /* Everything that goes into SUBMIT_DRIVER's files. */
@@ -83,7 +95,7 @@ s_files_has (const s_files_t *f, const char *name)
 
 /* Add path to the files; -1 after a message. */
 static int
-s_files_add (s_files_t *f, const char *path, int mode)
+s_files_add (s_files_t *f, const char *path, int mode, s_kind_t kind)
 {
     struct stat st;
     if (stat (path, &st) < 0 || !S_ISREG (st.st_mode))
@@ -116,22 +128,21 @@ s_files_add (s_files_t *f, const char *path, int mode)
         return submit_fail (-1, "out of memory");
     }
     f->items = items;
-    f->items[f->count++] = (s_file_t){strdup (path), name, mode};
+    f->items[f->count++] = (s_file_t){strdup (path), name, mode, kind};
     f->bytes += (uint64_t) st.st_size;
     return 0;
 }
 
-/* The "lib" names of a job file, resolved as hearth-driver would
-   (beside the job file, then here), unless a --lib of the same base name
-   ships it already. */
-static int
-s_job_libs (s_files_t *f, const char *job_path)
+/* The job file's JSON, or NULL when it is not valid (hearth-driver
+   reports the mistake, with its place). */
+static cJSON *
+s_job_json (const char *job_path)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *in = fopen (job_path, "r");
     if (!in)
-        return submit_fail (-1, "%s: %s", job_path, strerror (errno));
+        return NULL;
     FILE *mem = open_memstream (&text, &len);
     int c;
     while (mem && (c = fgetc (in)) != EOF)
@@ -141,45 +152,60 @@ s_job_libs (s_files_t *f, const char *job_path)
         fclose (mem);
     cJSON *root = text ? cJSON_Parse (text) : NULL;
     free (text);
-    if (!root) /* hearth-driver reports the mistake, with its place */
-        return 0;
-    const cJSON *lib = cJSON_GetObjectItemCaseSensitive (root, "lib");
-    cJSON *one = cJSON_IsString (lib) ? cJSON_CreateArray () : NULL;
-    if (one) {
-        cJSON_AddItemToArray (one, cJSON_CreateString (lib->valuestring));
-        lib = one;
-    }
+    return root;
+}
+
+/* n files to ship as "files": checked as the driver will check them
+   (names, one per base name), executable or not as they are here. */
+static int
+s_add_files (s_files_t *f, const char *const *paths, size_t n)
+{
+    hearth_error_t err;
+    if (ship_check_files (paths, n, NULL, &err) < 0)
+        return submit_fail (-1, "--files: %s", err.text);
+    for (size_t i = 0; i < n; i++)
+        if (s_files_add (f, paths[i],
+                         access (paths[i], X_OK) == 0 ? s_program_mode
+                                                      : s_file_mode,
+                         S_FILE)
+            < 0)
+            return -1;
+    return 0;
+}
+
+/* What the job file names under "lib" and "files", found as
+   hearth-driver finds them (jobnames.h), less what the command line
+   ships under the same base names. */
+static int
+s_job_names (s_files_t *f, const char *job_path, const char *const *libs,
+             size_t nlibs, const char *const *files, size_t nfiles)
+{
+    hearth_error_t err;
+    char **paths = NULL;
+    size_t n = 0;
+    cJSON *root = s_job_json (job_path);
     int rc = 0;
-    const cJSON *item, *list = cJSON_IsArray (lib) ? lib : NULL;
-    cJSON_ArrayForEach (item, list)
-    {
-        if (!cJSON_IsString (item) || rc < 0)
-            continue;
-        char *copy = strdup (item->valuestring), *jcopy = strdup (job_path);
-        char *path = NULL;
-        const char *base = copy ? basename (copy) : "";
-        if (copy && jcopy && !s_files_has (f, base)) {
-            if (item->valuestring[0] != '/'
-                && asprintf (&path, "%s/%s", dirname (jcopy), item->valuestring)
-                       > 0
-                && access (path, R_OK) != 0) {
-                free (path);
-                path = NULL;
-            }
-            if (!path)
-                path = strdup (item->valuestring);
-            rc = path ? s_files_add (f, path, s_file_mode) : -1;
-        }
-        free (path);
-        free (copy);
-        free (jcopy);
-    }
-    cJSON_Delete (one);
+    if (!root)
+        return 0;
+    if (jobnames_resolve (root, "lib", job_path, libs, nlibs, &paths, &n, &err)
+        < 0)
+        rc = submit_fail (-1, "%s: %s", job_path, err.text);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = s_files_add (f, paths[i], s_file_mode, S_LIB);
+    jobnames_destroy (&paths);
+    if (rc == 0
+        && jobnames_resolve (root, "files", job_path, files, nfiles, &paths, &n,
+                             &err)
+               < 0)
+        rc = submit_fail (-1, "%s: %s", job_path, err.text);
+    if (rc == 0)
+        rc = s_add_files (f, (const char *const *) paths, n);
+    jobnames_destroy (&paths);
     cJSON_Delete (root);
     return rc;
 }
 
-/* The application, its libraries, and the job file's libraries. */
+/* The application, its libraries and files, and the job file's. */
 static int
 s_collect (hearth_conf_t *conf, const char *app, bool job, s_files_t *f)
 {
@@ -189,20 +215,27 @@ s_collect (hearth_conf_t *conf, const char *app, bool job, s_files_t *f)
             "%s is neither a job file (JSON) nor a program this "
             "user can run",
             app);
-    if (s_files_add (f, app, job ? s_file_mode : s_program_mode) < 0)
+    if (s_files_add (f, app, job ? s_file_mode : s_program_mode, S_APP) < 0)
         return -1;
     const char *const *libs;
-    size_t n = hearth_conf_list (conf, "lib", &libs);
-    for (size_t i = 0; i < n; i++)
-        if (s_files_add (f, libs[i], s_file_mode) < 0)
+    size_t nlibs = hearth_conf_list (conf, "lib", &libs), nfiles = 0;
+    for (size_t i = 0; i < nlibs; i++)
+        if (s_files_add (f, libs[i], s_file_mode, S_LIB) < 0)
             return -1;
-    if (job && s_job_libs (f, app) < 0)
+    char **files = ship_file_paths (conf, &nfiles);
+    int rc = !files ? submit_fail (-1, "out of memory")
+                    : s_add_files (f, (const char *const *) files, nfiles);
+    if (rc == 0 && job)
+        rc = s_job_names (f, app, libs, nlibs, (const char *const *) files,
+                          nfiles);
+    ship_paths_destroy (&files);
+    if (rc < 0)
         return -1;
     uint64_t limit = hearth_conf_bytes (conf, "max-submit-size");
     if (f->bytes > limit)
         return submit_fail (
             -1,
-            "%s and the libraries it ships are %llu bytes, more "
+            "%s and the libraries and files it ships are %llu bytes, more "
             "than --max-submit-size (%llu bytes): cluster mode "
             "carries them inside one message",
             app, (unsigned long long) f->bytes, (unsigned long long) limit);
@@ -235,15 +268,35 @@ s_add_file_frame (hearth_msg_t *msg, const char *path)
     return index < 0 ? submit_fail (-1, "out of memory") : index;
 }
 
+/* The names of the files of one kind, comma-separated, as setting key of
+   map (nothing when there are none). */
+static void
+s_add_names (cJSON *map, const s_files_t *f, s_kind_t kind, const char *key)
+{
+    char *names = NULL;
+    size_t len = 0, n = 0;
+    FILE *out = open_memstream (&names, &len);
+    for (size_t i = 0; out && i < f->count; i++)
+        if (f->items[i].kind == kind)
+            fprintf (out, "%s%s", n++ ? "," : "", f->items[i].name);
+    if (out)
+        fclose (out);
+    if (map && names && names[0])
+        cJSON_AddStringToObject (map, key, names);
+    free (names);
+}
+
 /* The driver's settings: every driver option given on the command line
    here (a flag, or in a --conf FILE), the shipped libraries by name, and
    --conf KEY=VALUE extras. */
 static cJSON *
 s_settings (hearth_conf_t *conf, const s_files_t *f)
 {
-    /* Not the submitter's keys: the driver uses its worker's. */
+    /* Not the submitter's keys: the driver uses its worker's; not the
+       paths of libraries and files here: their names there, below. */
     static const char *const skipped[] = {
-        "master", "lib", "driver-id", "curve-secret", "master-key", NULL};
+        "master",       "lib",        "files", "driver-id",
+        "curve-secret", "master-key", NULL};
     cJSON *map = cJSON_CreateObject ();
     for (const hearth_opt_t *o = driver_options (); map && o->name; o++) {
         bool skip = false;
@@ -253,16 +306,8 @@ s_settings (hearth_conf_t *conf, const s_files_t *f)
             cJSON_AddStringToObject (map, o->name,
                                      hearth_conf_str (conf, o->name));
     }
-    char *libs = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream (&libs, &len);
-    for (size_t i = 1; out && i < f->count; i++) /* [0] is the application */
-        fprintf (out, "%s%s", i > 1 ? "," : "", f->items[i].name);
-    if (out)
-        fclose (out);
-    if (map && libs && libs[0])
-        cJSON_AddStringToObject (map, "lib", libs);
-    free (libs);
+    s_add_names (map, f, S_LIB, "lib");
+    s_add_names (map, f, S_FILE, "files");
     const char *const *extras;
     size_t n = hearth_conf_extras (conf, &extras);
     for (size_t i = 0; map && i < n; i++) {

@@ -18,13 +18,15 @@
                    (cmdrun.h)
         libs.c     shipped libraries: cached by content hash, dlopen'ed
                    (libs.h)
+        files.c    shipped files: the content-hash store (libs.c's too),
+                   and the --files linked into the work dir (files.h)
         tlist.h    intrusive task lists
 
     The calls go one way, a tree: main -> link -> tasks -> fnpool ->
     cmdrun (and tasks -> cmdrun to kill a command; link and tasks ->
-    libs).  Upward, a child reports only through the callbacks it was
-    given at its creation: the pool hands the tasks that ran to the task
-    table (fnpool_done_fn), the task table hands their updates to the
+    libs; link and libs -> files).  Upward, a child reports only through the
+   callbacks it was given at its creation: the pool hands the tasks that ran to
+   the task table (fnpool_done_fn), the task table hands their updates to the
     link (tasks_events_t).  docs/architecture.md draws the processes and
     sockets around it.
 */

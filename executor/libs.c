@@ -2,24 +2,21 @@
 
     Each library arrives once, in REGISTERED_EXECUTOR, with its SHA-1.  It
     is checked against that hash, written to WORK_DIR/libs/HASH-NAME (kept
-    if already there: the cache), and dlopen'ed.  A library that fails to
-    load is remembered with its error, so that the tasks that need it fail
-    with that error rather than with "no such function".
+    if already there: the cache; files.c's store), and dlopen'ed.  A
+    library that fails to load is remembered with its error, so that the
+    tasks that need it fail with that error rather than with "no such
+    function".
 */
 #include "config.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "executor/files.h"
 #include "executor/libs.h"
-#include "libcore/ids.h"
 
 typedef struct {
     char *name;   /* as shipped, e.g. "libpi.so" */
@@ -132,61 +129,14 @@ libs_destroy (libs_t **self_p)
     errno = saved;
 }
 
-/* Write data to path unless it is there already (tmp + rename). */
-static int
-s_store (const char *path, const void *data, size_t len, hearth_error_t *err)
-{
-    if (access (path, R_OK) == 0)
-        return 0;
-    char tmp[4200];
-    snprintf (tmp, sizeof tmp, "%s.tmp%d", path, (int) getpid ());
-    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-    if (fd < 0)
-        return hearth_errprintf (err, "cannot write %s: %s", tmp,
-                                 strerror (errno));
-    ssize_t n = write (fd, data, len);
-    int rc = close (fd);
-    if (n != (ssize_t) len || rc < 0 || rename (tmp, path) < 0) {
-        unlink (tmp);
-        return hearth_errprintf (err, "cannot write %s: %s", path,
-                                 strerror (errno));
-    }
-    return 0;
-}
-
-/* The SHA-1 of data must be hash (hex, any case). */
-static int
-s_check_hash (const char *name, const char *hash, zframe_t *frame,
-              hearth_error_t *err)
-{
-    zdigest_t *digest = zdigest_new ();
-    if (!digest)
-        return hearth_errprintf (err, "out of memory");
-    zdigest_update (digest, zframe_data (frame), zframe_size (frame));
-    int same = strcasecmp (zdigest_string (digest), hash) == 0;
-    zdigest_destroy (&digest);
-    if (!same)
-        return hearth_errprintf (err,
-                                 "library %s does not match its hash "
-                                 "%s",
-                                 name, hash);
-    return 0;
-}
-
 static int
 s_load (libs_t *self, s_lib_t *lib, const char *hash, zframe_t *frame,
         hearth_error_t *err)
 {
     char path[4096];
-    if (!hearth_name_safe (hash))
-        return hearth_errprintf (err, "library %s: bad hash", lib->name);
-    if (s_check_hash (lib->name, hash, frame, err) < 0)
-        return -1;
-    if (mkdir (self->dir, 0700) < 0 && errno != EEXIST)
-        return hearth_errprintf (err, "cannot create %s: %s", self->dir,
-                                 strerror (errno));
-    snprintf (path, sizeof path, "%s/%s-%s", self->dir, hash, lib->name);
-    if (s_store (path, zframe_data (frame), zframe_size (frame), err) < 0)
+    if (files_store (self->dir, "library", lib->name, hash, frame, 0700, path,
+                     sizeof path, err)
+        < 0)
         return -1;
     if (!(lib->handle = dlopen (path, RTLD_NOW | RTLD_LOCAL)))
         return hearth_errprintf (err, "cannot load library %s: %s", lib->name,

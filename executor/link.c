@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "executor/files.h"
 #include "executor/libs.h"
 #include "executor/link.h"
 #include "executor/tasks.h"
@@ -212,8 +213,21 @@ s_on_registered (link_t *self, hearth_msg_t *msg)
             < 0)
             log_error ("%s", err.text);
     }
-    log_info ("registered with the driver (%d libraries)",
-              cJSON_GetArraySize (libs));
+    const cJSON *files = cJSON_GetObjectItemCaseSensitive (b, "files");
+    const cJSON *file;
+    cJSON_ArrayForEach (file, files)
+    {
+        hearth_error_t err;
+        zframe_t *frame =
+            hearth_msg_frame (msg, hearth_json_int (file, "frame", -1));
+        if (files_add (ex->work_dir, hearth_json_str (file, "name"),
+                       hearth_json_str (file, "hash"),
+                       (int) hearth_json_int (file, "mode", 0600), frame, &err)
+            < 0)
+            log_error ("%s", err.text);
+    }
+    log_info ("registered with the driver (%d libraries, %d files)",
+              cJSON_GetArraySize (libs), cJSON_GetArraySize (files));
 }
 
 /* Move the message's frames into a shared block the tasks reference. */

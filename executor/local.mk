@@ -8,11 +8,13 @@ hearth_executor_SOURCES = \
 	executor/cmdrun.h \
 	executor/fnpool.h \
 	executor/libs.h \
+	executor/files.h \
 	executor/main.c \
 	executor/link.c \
 	executor/tasks.c \
 	executor/cmdrun.c \
 	executor/fnpool.c \
 	executor/libs.c \
+	executor/files.c \
 	executor/fetch.c executor/fetch.h
 hearth_executor_LDADD = $(CORE_LIBS) -ldl -lpthread

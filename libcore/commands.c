@@ -98,6 +98,9 @@ static const hearth_field_t s_file[] = {
 static const hearth_field_t s_lib[] = {
     NAME ("name", true), STR ("hash", true, 1, 128), FRAME ("frame", true),
     END};
+static const hearth_field_t s_shipped_file[] = {
+    NAME ("name", true), STR ("hash", true, 1, 128), FRAME ("frame", true),
+    INT ("mode", false, 0, 07777), END};
 static const hearth_field_t s_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID),
     INT ("attempt", true, 0, MAX_ATTEMPT),
@@ -128,6 +131,8 @@ static const hearth_field_t s_executor_refs[] = {OBJECT ("", true,
 static const hearth_field_t s_driver_refs[] = {OBJECT ("", true, s_driver_ref)};
 static const hearth_field_t s_files[] = {OBJECT ("", true, s_file)};
 static const hearth_field_t s_libs[] = {OBJECT ("", true, s_lib)};
+static const hearth_field_t s_shipped_files[] = {
+    OBJECT ("", true, s_shipped_file)};
 static const hearth_field_t s_tasks[] = {OBJECT ("", true, s_task)};
 static const hearth_field_t s_updates[] = {OBJECT ("", true, s_update)};
 static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
@@ -258,7 +263,8 @@ static const hearth_field_t b_registered_executor[] = {
     ARRAY ("libs", false, 1024, s_libs), F_INTERVAL ("heartbeat_interval_ms",
                                                      false),
     INT ("heartbeat_liveness", false, 1, 1000),
-    INT ("max_result_bytes", false, 0, 1LL << 40), END};
+    INT ("max_result_bytes", false, 0, 1LL << 40),
+    ARRAY ("files", false, 1024, s_shipped_files), END};
 static const hearth_field_t b_launch_tasks[] = {
     ARRAY ("tasks", true, MAX_BATCH, s_tasks), FRAME ("packed", false), END};
 static const hearth_field_t b_kill_task[] = {

@@ -14,11 +14,22 @@ tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/driv
 # A TCP server that does not speak ZeroMQ (test-connect-errors.sh).
 check_PROGRAMS += tests/driver/test-peer
 tests_driver_test_peer_SOURCES = tests/driver/test_peer.c
+# Renders what a terminal received (test-progress.sh).
+check_PROGRAMS += tests/driver/test-vt
+tests_driver_test_vt_SOURCES = tests/driver/test_vt.c
 # A libhearth driver program (test-app-final-state.sh).
 check_PROGRAMS += tests/driver/test-ctx
 tests_driver_test_ctx_SOURCES = tests/driver/test_ctx.c
 tests_driver_test_ctx_CPPFLAGS = -I$(top_srcdir)/driver
 tests_driver_test_ctx_LDADD = libhearth.la
+
+# hearth-driver's progress display, its text and its terminal (cmocka).
+check_PROGRAMS += tests/driver/test_progress
+tests_driver_test_progress_SOURCES = tests/driver/test_progress.c \
+	driver/progress.c driver/progress.h
+tests_driver_test_progress_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_driver_test_progress_LDADD = $(CMOCKA_LIBS) -lutil -lpthread
+TESTS += tests/driver/test_progress
 
 DRIVER_TESTS = \
 	tests/driver/test-local-jobs.sh \
@@ -47,7 +58,8 @@ DRIVER_TESTS = \
 	tests/driver/test-local-interrupt.sh \
 	tests/driver/test-app-final-state.sh \
 	tests/driver/test-unregister-resend.sh \
-	tests/driver/test-connect-errors.sh
+	tests/driver/test-connect-errors.sh \
+	tests/driver/test-files.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)

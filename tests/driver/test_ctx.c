@@ -10,6 +10,10 @@
                    (FAILED, "the answer was wrong")
     cancel         a job of `sleep 60` tasks given up (destroyed while it
                    runs), then nothing
+    files LIST NAME
+                   the "files" setting set to LIST through hearth_opts_set
+                   (test-files.sh): one task `cat NAME`, its result
+                   printed; a refused LIST ends with the context's error
 
     Prints "job N: succeeded|failed" per job; exits 0 unless something
     unexpected happened.
@@ -49,6 +53,38 @@ s_cancel (hearth_ctx_t *ctx)
     return 0;
 }
 
+/* files LIST NAME: ship LIST, cat NAME in a task. */
+static int
+s_files (const char *list, const char *name)
+{
+    char err[512];
+    hearth_opts_t *opts = hearth_opts_new (err, sizeof err);
+    if (!opts || hearth_opts_set (opts, "files", list, err, sizeof err) < 0) {
+        fprintf (stderr, "test-ctx: %s\n", err);
+        hearth_opts_destroy (&opts);
+        return 1;
+    }
+    hearth_ctx_t *ctx = hearth_ctx_new (opts, err, sizeof err);
+    hearth_opts_destroy (&opts);
+    if (!ctx) {
+        fprintf (stderr, "test-ctx: %s\n", err);
+        return 1;
+    }
+    const char *const argv[] = {"cat", name, NULL};
+    hearth_job_t *job = hearth_job_new (ctx, "files");
+    hearth_stage_t *st = hearth_job_stage (job, "cat");
+    hearth_stage_add_command (st, argv);
+    int rc = hearth_job_run (job);
+    size_t len = 0;
+    const char *r = rc == 0 ? hearth_stage_result (st, 0, &len) : NULL;
+    if (r)
+        fwrite (r, 1, len, stdout);
+    else
+        fprintf (stderr, "test-ctx: %s\n", hearth_job_error (job));
+    hearth_ctx_destroy (&ctx);
+    return rc == 0 ? 0 : 1;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -56,6 +92,8 @@ main (int argc, char **argv)
     static const char *const bad[] = {"false", NULL};
     static const char *const sleep60[] = {"sleep", "60", NULL};
     const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp (mode, "files") == 0 && argc == 4)
+        return s_files (argv[2], argv[3]);
     char err[512];
     hearth_ctx_t *ctx = hearth_ctx_new (NULL, err, sizeof err);
     if (!ctx) {

@@ -122,7 +122,9 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_REGISTERED_EXECUTOR] = {
         "{'libs':[{'name':'libpi.so','hash':'sha256:9f86d081884c7d65',"
         "'frame':0}],'heartbeat_interval_ms':1000,'heartbeat_liveness':5,"
-        "'max_result_bytes':1048576}", 1, {16384}},
+        "'max_result_bytes':1048576,'files':[{'name':'data.txt',"
+        "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','frame':1,"
+        "'mode':384}]}", 2, {16384, 100}},
     [HEARTH_CMD_LAUNCH_TASKS] = {
         "{'tasks':[{'tid':0,'attempt':0,'fn':'pi_sample','lib':'libpi.so',"
         "'arg':'0','input':0,'timeout_ms':60000},"
