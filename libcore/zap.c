@@ -202,6 +202,11 @@ hearth_zap_destroy (hearth_zap_t **self_p)
         zsock_destroy (&self->monitors[i]);
         free (self->monitor_names[i]);
     }
+    /* Unbinding an inproc endpoint is synchronous, closing is not: without
+       it a handler made right after this one may find the ZAP endpoint
+       still taken. */
+    if (self->handler)
+        zsock_unbind (self->handler, "%s", s_zap_endpoint);
     hearth_sock_destroy (&self->handler);
     zhash_destroy (&self->allowed);
     hearth_refusals_destroy (&self->refusals);
