@@ -27,6 +27,7 @@
 
 #include "driver/jobfile.h"
 #include "driver/jobnames.h"
+#include "driver/jobshuffle.h"
 #include "libcore/units.h"
 
 /* Largest job file read. */
@@ -43,7 +44,8 @@ struct jobfile {
 static const char *const s_job_keys[] = {"name", "lib", "files", "stages",
                                          NULL};
 static const char *const s_stage_keys[] = {"name", "after",  "tasks",
-                                           "pool", "weight", NULL};
+                                           "pool", "weight", "partitions",
+                                           "sort", "output", NULL};
 static const char *const s_task_keys[] = {
     "cmd", "fn", "arg", "count", "foreach", "input", "env", "timeout", NULL};
 
@@ -321,7 +323,9 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
         if (s_check_task (t, sub, err) < 0)
             return -1;
     }
-    return s_check_links (stages, st, pos, where, err);
+    if (s_check_links (stages, st, pos, where, err) < 0)
+        return -1;
+    return jobshuffle_check_stage (stages, st, where, err);
 }
 
 static int
@@ -533,11 +537,12 @@ s_env_array (const cJSON *env)
 }
 
 static int
-s_add_task (hearth_stage_t *stage, const cJSON *t)
+s_add_task (hearth_stage_t *stage, const cJSON *t, const hearth_stage_t *in)
 {
     const cJSON *count = cJSON_GetObjectItemCaseSensitive (t, "count");
     const cJSON *timeout = cJSON_GetObjectItemCaseSensitive (t, "timeout");
-    uint64_t n = count ? (uint64_t) count->valuedouble : 1;
+    uint64_t n =
+        count ? (uint64_t) count->valuedouble : jobshuffle_default_count (in);
     int64_t ms = 0;
     if (cJSON_IsNumber (timeout))
         ms = (int64_t) timeout->valuedouble;
@@ -569,7 +574,8 @@ s_add_task (hearth_stage_t *stage, const cJSON *t)
 }
 
 static int
-s_build_stage (hearth_job_t *job, const cJSON *st, hearth_error_t *err)
+s_build_stage (hearth_job_t *job, const cJSON *st, const char *output_dir,
+               hearth_error_t *err)
 {
     const char *name =
         cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (st, "name"));
@@ -581,17 +587,20 @@ s_build_stage (hearth_job_t *job, const cJSON *st, hearth_error_t *err)
     if (pool)
         hearth_stage_set_pool (stage, pool->valuestring,
                                weight ? (int) weight->valuedouble : 1);
+    if (jobshuffle_build_stage (stage, st, output_dir, err) < 0)
+        return -1;
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
         hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));
     const cJSON *t;
     cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
     {
-        const char *in = cJSON_GetStringValue (
-            cJSON_GetObjectItemCaseSensitive (t, "input"));
+        hearth_stage_t *in = hearth_job_find_stage (
+            job, cJSON_GetStringValue (
+                     cJSON_GetObjectItemCaseSensitive (t, "input")));
         if (in)
-            hearth_stage_input (stage, hearth_job_find_stage (job, in));
-        if (s_add_task (stage, t) < 0)
+            hearth_stage_input (stage, in);
+        if (s_add_task (stage, t, in) < 0)
             return hearth_errprintf (err, "stage %s: cannot add a task: %s",
                                      name, strerror (errno));
     }
@@ -599,8 +608,13 @@ s_build_stage (hearth_job_t *job, const cJSON *st, hearth_error_t *err)
 }
 
 hearth_job_t *
-jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, hearth_error_t *err)
+jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
+               hearth_error_t *err)
 {
+    const cJSON *stages =
+        cJSON_GetObjectItemCaseSensitive (self->root, "stages");
+    const cJSON *last =
+        cJSON_GetArrayItem (stages, cJSON_GetArraySize (stages) - 1);
     hearth_job_t *job = hearth_job_new (ctx, jobfile_name (self));
     if (!job) {
         hearth_errprintf (err, "out of memory");
@@ -610,7 +624,7 @@ jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, hearth_error_t *err)
     cJSON_ArrayForEach (st,
                         cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
     {
-        if (s_build_stage (job, st, err) < 0) {
+        if (s_build_stage (job, st, st == last ? output_dir : NULL, err) < 0) {
             hearth_job_destroy (&job);
             return NULL;
         }

@@ -60,6 +60,9 @@ static const hearth_opt_t s_options[] = {
      "address executors connect to (default: the one facing the master)"},
     {"max-result-bytes", HEARTH_OPT_SIZE, "64M", "SIZE",
      "largest result of one task"},
+    {"output", HEARTH_OPT_STR, NULL, "DIR",
+     "job files: the last stage's results go to DIR/part-NNNNN, written by "
+     "the executors, not to standard output"},
     {"work-dir", HEARTH_OPT_STR, NULL, "DIR",
      "scratch space of local modes (default: a new directory in $TMPDIR)"},
     {"driver-id", HEARTH_OPT_STR, NULL, "ID",
