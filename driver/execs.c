@@ -366,6 +366,15 @@ s_reply_registered (execs_t *self, exec_t *x)
                              (double) self->hb_liveness);
     cJSON_AddNumberToObject (b, "max_result_bytes",
                              (double) self->max_result_bytes);
+    /* the shuffle's bounds, from the application's settings */
+    static const char *const sizes[][2] = {
+        {"shuffle-memory", "shuffle_memory"},
+        {"fetch-max-in-flight", "fetch_max_in_flight"},
+        {"max-input-bytes", "max_input_bytes"}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        cJSON_AddNumberToObject (
+            b, sizes[i][1],
+            (double) hearth_conf_bytes (self->conf, sizes[i][0]));
     ship_add (self->ship, msg);
     s_send (self, x, &msg);
 }

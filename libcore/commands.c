@@ -264,7 +264,10 @@ static const hearth_field_t b_registered_executor[] = {
                                                      false),
     INT ("heartbeat_liveness", false, 1, 1000),
     INT ("max_result_bytes", false, 0, 1LL << 40),
-    ARRAY ("files", false, 1024, s_shipped_files), END};
+    ARRAY ("files", false, 1024, s_shipped_files),
+    INT ("shuffle_memory", false, 0, 1LL << 40),
+    INT ("fetch_max_in_flight", false, 0, 1LL << 40),
+    INT ("max_input_bytes", false, 0, 1LL << 40), END};
 static const hearth_field_t b_launch_tasks[] = {
     ARRAY ("tasks", true, MAX_BATCH, s_tasks), FRAME ("packed", false), END};
 static const hearth_field_t b_kill_task[] = {
