@@ -197,3 +197,9 @@ tests_unit_test_exec_files_SOURCES = tests/unit/test_exec_files.c \
 	tests/unit/testutil.h executor/files.c executor/files.h
 tests_unit_test_exec_files_CFLAGS = $(unit_cflags)
 tests_unit_test_exec_files_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_driver_shuffle
+tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
+	driver/shuffle.c driver/shuffle.h
+tests_unit_test_driver_shuffle_CFLAGS = $(unit_cflags)
+tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
