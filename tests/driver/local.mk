@@ -59,7 +59,9 @@ DRIVER_TESTS = \
 	tests/driver/test-app-final-state.sh \
 	tests/driver/test-unregister-resend.sh \
 	tests/driver/test-connect-errors.sh \
-	tests/driver/test-files.sh
+	tests/driver/test-files.sh \
+	tests/driver/test-job-params.sh \
+	tests/driver/test-task-stderr.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)
