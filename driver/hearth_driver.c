@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,31 @@ s_add_named (hearth_conf_t *conf, const jobfile_t *jf, const char *key,
     return rc;
 }
 
+/* Load the job file argv[first] with the job's arguments after it, the
+   --param values and the submit directory. */
+static jobfile_t *
+s_load (const hearth_conf_t *conf, int argc, char **argv, int first,
+        hearth_error_t *err)
+{
+    char dir[PATH_MAX];
+    size_t nparams = 0;
+    if (driver_submit_dir (conf, dir, sizeof dir, err) < 0)
+        return NULL;
+    char **params = driver_params (conf, &nparams);
+    if (!params) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    jobparams_input_t in = {.args = argv + first + 1,
+                            .nargs = (size_t) (argc - first - 1),
+                            .params = (const char *const *) params,
+                            .nparams = nparams,
+                            .submit_dir = dir};
+    jobfile_t *jf = jobfile_load (argv[first], &in, err);
+    driver_params_destroy (&params);
+    return jf;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -199,8 +225,7 @@ main (int argc, char **argv)
         return s_fail (2, "%s", "no job file given (see --help)");
     }
     hearth_error_t err;
-    jobfile_t *jf =
-        jobfile_load (argv[first], argv + first + 1, argc - first - 1, &err);
+    jobfile_t *jf = s_load (conf, argc, argv, first, &err);
     if (!jf || s_add_named (conf, jf, "lib", &err) < 0
         || s_add_named (conf, jf, "files", &err) < 0) {
         jobfile_destroy (&jf);

@@ -149,6 +149,18 @@ int driver_check_master (hearth_conf_t *conf, hearth_error_t *err);
    it runs; the environment and the defaults file are read where the
    driver runs. */
 bool driver_setting_given (const hearth_conf_t *conf, const char *name);
+/* The absolute directory command tasks get as HEARTH_SUBMIT_DIR: conf's
+   submit-dir, else the current one, into buf.  0, or -1 with err. */
+int driver_submit_dir (const hearth_conf_t *conf, char *buf, size_t size,
+                       hearth_error_t *err);
+/* conf's --param values as one HEARTH_PARAM value (',' and '%' in an
+   item encoded), for hearth-submit to pass on; caller frees. */
+char *driver_params_encode (const hearth_conf_t *conf);
+/* conf's --param values, decoded when they came from HEARTH_PARAM or a
+   file: a new NULL-terminated array (*n long) for
+   driver_params_destroy(), NULL on no memory. */
+char **driver_params (const hearth_conf_t *conf, size_t *n);
+void driver_params_destroy (char ***params_p);
 
 /* jobs.c */
 /* Set the job's final state and wake its waiters. */

@@ -8,12 +8,14 @@
 
     A task is {"cmd": [argv...]} or {"fn": NAME, "arg": TEXT}, with
     optional "count" (copies, "{i}" = 0...count-1), "foreach": "args" (one
-    copy per job argument, "{item}" = the argument), "input" (a parent
-    stage whose results are its input), "env" {NAME: VALUE}, "timeout"
-    ("5s" or milliseconds).  A stage has "name", "tasks", optional "after"
-    (stage names), "pool" and "weight" (FAIR scheduling).  "{argN}" in any
-    task string is the job's N-th argument.  Unknown keys are refused, so
-    that a typo does not silently change a job.
+    copy per job argument, "{item}" = the argument) or {"lines": FILE}
+    (one per line), "input" (a parent stage whose results are its input),
+    "env" {NAME: VALUE}, "timeout" ("5s" or milliseconds).  A stage has
+    "name", "tasks", optional "after" (stage names), "pool" and "weight"
+    (FAIR scheduling), "env".  The job may have "params" and "env".  What
+    fills the strings ({argN}, params, {submit_dir}, {item}) and the env
+    merge are jobparams.c's.  Unknown keys are refused, so that a typo
+    does not silently change a job.
 */
 #include "config.h"
 
@@ -27,6 +29,7 @@
 
 #include "driver/jobfile.h"
 #include "driver/jobnames.h"
+#include "driver/jobparams.h"
 #include "driver/jobshuffle.h"
 #include "libcore/units.h"
 
@@ -37,15 +40,19 @@ static const int s_max_stages = 10000;
 static const double s_max_count = 4294967295.0;
 
 struct jobfile {
-    cJSON *root; /* the parsed file, with arguments substituted */
-    char *path;  /* where it was read from */
+    cJSON *root;       /* the parsed file, its strings filled (jobparams.h) */
+    char *path;        /* where it was read from */
+    char **args;       /* the job's arguments (borrowed): "foreach": "args" */
+    size_t nargs;      /* how many */
+    jobitems_t *lines; /* the lines of each "foreach": {"lines"} task */
+    size_t nlines;     /* how many such tasks, in the file's order */
 };
 
-static const char *const s_job_keys[] = {"name", "lib", "files", "stages",
-                                         NULL};
-static const char *const s_stage_keys[] = {"name", "after",  "tasks",
-                                           "pool", "weight", "partitions",
-                                           "sort", "output", NULL};
+static const char *const s_job_keys[] = {"name",   "lib", "files", "stages",
+                                         "params", "env", NULL};
+static const char *const s_stage_keys[] = {
+    "name", "after",      "tasks", "pool",   "weight",
+    "env",  "partitions", "sort",  "output", NULL};
 static const char *const s_task_keys[] = {
     "cmd", "fn", "arg", "count", "foreach", "input", "env", "timeout", NULL};
 
@@ -153,25 +160,20 @@ s_check_timeout (const cJSON *t, const char *where, hearth_error_t *err)
                              where);
 }
 
+/* "foreach": "args", or {"lines": FILE}. */
 static int
-s_check_env (const cJSON *t, const char *where, hearth_error_t *err)
+s_check_foreach (const cJSON *each, const char *where, hearth_error_t *err)
 {
-    const cJSON *env = cJSON_GetObjectItemCaseSensitive (t, "env");
-    if (!env)
+    const cJSON *lines = cJSON_GetObjectItemCaseSensitive (each, "lines");
+    if (cJSON_IsString (each) && strcmp (each->valuestring, "args") == 0)
         return 0;
-    if (!cJSON_IsObject (env))
-        return hearth_errprintf (err, "%s.env: expected an object of strings",
-                                 where);
-    const cJSON *e;
-    cJSON_ArrayForEach (e, env)
-    {
-        if (!cJSON_IsString (e) || !*e->string || strchr (e->string, '='))
-            return hearth_errprintf (err,
-                                     "%s.env.%s: expected a string value "
-                                     "and a name without '='",
-                                     where, e->string);
-    }
-    return 0;
+    if (cJSON_IsObject (each) && cJSON_GetArraySize (each) == 1
+        && cJSON_IsString (lines) && *lines->valuestring)
+        return 0;
+    return hearth_errprintf (err,
+                             "%s.foreach: expected \"args\" or "
+                             "{\"lines\": FILE}",
+                             where);
 }
 
 static int
@@ -211,11 +213,8 @@ s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
                                  "%s.count: expected a whole number from "
                                  "1 to %.0f",
                                  where, s_max_count);
-    if (each && (!cJSON_IsString (each) || strcmp (each->valuestring, "args")))
-        return hearth_errprintf (err,
-                                 "%s.foreach: the only value is "
-                                 "\"args\"",
-                                 where);
+    if (each && s_check_foreach (each, where, err) < 0)
+        return -1;
     if (each && count)
         return hearth_errprintf (err,
                                  "%s: \"count\" and \"foreach\" exclude "
@@ -223,7 +222,10 @@ s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
                                  where);
     if (input && !cJSON_IsString (input))
         return hearth_errprintf (err, "%s.input: expected a stage name", where);
-    if (s_check_env (t, where, err) < 0)
+    snprintf (sub, sizeof sub, "%s.env", where);
+    if (jobparams_check_env (cJSON_GetObjectItemCaseSensitive (t, "env"), sub,
+                             err)
+        < 0)
         return -1;
     return s_check_timeout (t, where, err);
 }
@@ -315,6 +317,11 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
     if (weight && (!cJSON_IsNumber (weight) || weight->valuedouble < 1))
         return hearth_errprintf (err, "%s.weight: expected a number >= 1",
                                  where);
+    snprintf (sub, sizeof sub, "%s.env", where);
+    if (jobparams_check_env (cJSON_GetObjectItemCaseSensitive (st, "env"), sub,
+                             err)
+        < 0)
+        return -1;
     int i = 0;
     const cJSON *t;
     cJSON_ArrayForEach (t, tasks)
@@ -345,6 +352,10 @@ s_check_job (const cJSON *root, hearth_error_t *err)
     if (files && !cJSON_IsString (files)
         && s_string_array (files, false, "files", err) < 0)
         return -1;
+    if (jobparams_check_env (cJSON_GetObjectItemCaseSensitive (root, "env"),
+                             "env", err)
+        < 0)
+        return -1;
     if (!cJSON_IsArray (stages) || cJSON_GetArraySize (stages) == 0)
         return hearth_errprintf (err, "stages: expected a non-empty array");
     if (cJSON_GetArraySize (stages) > s_max_stages)
@@ -356,105 +367,59 @@ s_check_job (const cJSON *root, hearth_error_t *err)
     return 0;
 }
 
-/* ---- arguments ---------------------------------------------------------- */
-
-/* Replace every "{pattern}" in text by value.  Caller frees. */
-static char *
-s_replace (const char *text, const char *pattern, const char *value)
-{
-    size_t plen = strlen (pattern), vlen = strlen (value), hits = 0;
-    for (const char *p = strstr (text, pattern); p;
-         p = strstr (p + plen, pattern))
-        hits++;
-    char *out = malloc (strlen (text) + hits * vlen + 1), *o = out;
-    if (!out)
-        return NULL;
-    const char *p = text, *hit;
-    while ((hit = strstr (p, pattern))) {
-        memcpy (o, p, hit - p);
-        o += hit - p;
-        memcpy (o, value, vlen);
-        o += vlen;
-        p = hit + plen;
-    }
-    strcpy (o, p);
-    return out;
-}
-
-/* Substitute "{argN}" in every string under node. */
-static void
-s_substitute_args (cJSON *node, char **args, size_t nargs)
-{
-    for (cJSON *c = node->child; c; c = c->next) {
-        if (c->child)
-            s_substitute_args (c, args, nargs);
-        if (!cJSON_IsString (c) || !strstr (c->valuestring, "{arg"))
-            continue;
-        for (size_t i = 0; i < nargs; i++) {
-            char pattern[32];
-            snprintf (pattern, sizeof pattern, "{arg%zu}", i);
-            char *r = s_replace (c->valuestring, pattern, args[i]);
-            if (r) {
-                cJSON_SetValuestring (c, r);
-                free (r);
-            }
-        }
-    }
-}
-
-/* A copy of t for one argument: "{item}" replaced, "foreach" dropped. */
-static cJSON *
-s_task_for_item (const cJSON *t, const char *item)
-{
-    cJSON *copy = cJSON_Duplicate (t, 1);
-    cJSON_DeleteItemFromObjectCaseSensitive (copy, "foreach");
-    cJSON *stack[64];
-    int depth = 0;
-    stack[depth++] = copy;
-    while (depth > 0) {
-        cJSON *node = stack[--depth];
-        for (cJSON *c = node->child; c; c = c->next) {
-            if (c->child && depth < 64)
-                stack[depth++] = c;
-            if (cJSON_IsString (c) && strstr (c->valuestring, "{item}")) {
-                char *r = s_replace (c->valuestring, "{item}", item);
-                if (r) {
-                    cJSON_SetValuestring (c, r);
-                    free (r);
-                }
-            }
-        }
-    }
-    return copy;
-}
-
-/* Expand "foreach": "args" tasks into one task per argument. */
-static void
-s_expand_foreach (cJSON *root, char **args, size_t nargs)
-{
-    cJSON *st;
-    cJSON_ArrayForEach (st, cJSON_GetObjectItemCaseSensitive (root, "stages"))
-    {
-        cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
-        cJSON *expanded = cJSON_CreateArray ();
-        cJSON *t;
-        cJSON_ArrayForEach (t, tasks)
-        {
-            if (!cJSON_HasObjectItem (t, "foreach"))
-                cJSON_AddItemToArray (expanded, cJSON_Duplicate (t, 1));
-            else
-                for (size_t i = 0; i < nargs; i++)
-                    cJSON_AddItemToArray (expanded,
-                                          s_task_for_item (t, args[i]));
-        }
-        cJSON_ReplaceItemInObjectCaseSensitive (st, "tasks", expanded);
-    }
-}
-
 /* ---- loading ------------------------------------------------------------ */
 
+/* FILE of a "foreach": {"lines": FILE} task, beside the job file when
+   relative. */
+static int
+s_read_task_lines (jobfile_t *self, const cJSON *each, jobitems_t *items,
+                   hearth_error_t *err)
+{
+    const char *file =
+        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (each, "lines"));
+    const char *slash = strrchr (self->path, '/');
+    char *path = NULL;
+    if (file[0] == '/' || !slash)
+        path = strdup (file);
+    else if (asprintf (&path, "%.*s/%s", (int) (slash - self->path), self->path,
+                       file)
+             < 0)
+        path = NULL;
+    if (!path)
+        return hearth_errprintf (err, "out of memory");
+    int rc = jobitems_read (items, path, err);
+    free (path);
+    return rc;
+}
+
+/* Read the lines of every "foreach": {"lines"} task, in the file's
+   order, which jobfile_build() follows. */
+static int
+s_read_lines (jobfile_t *self, hearth_error_t *err)
+{
+    const cJSON *st, *t;
+    cJSON_ArrayForEach (st,
+                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
+        cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
+    {
+        const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
+        if (!cJSON_IsObject (each))
+            continue;
+        jobitems_t *more =
+            realloc (self->lines, (self->nlines + 1) * sizeof *more);
+        if (!more)
+            return hearth_errprintf (err, "out of memory");
+        self->lines = more;
+        if (s_read_task_lines (self, each, &self->lines[self->nlines], err) < 0)
+            return -1;
+        self->nlines++;
+    }
+    return 0;
+}
+
 jobfile_t *
-jobfile_load (const char *path, char **args, size_t nargs, hearth_error_t *err)
+jobfile_load (const char *path, const jobparams_input_t *in,
+              hearth_error_t *err)
 {
     jobfile_t *self = calloc (1, sizeof *self);
     char *text = self ? s_read_file (path, err) : NULL;
@@ -465,16 +430,19 @@ jobfile_load (const char *path, char **args, size_t nargs, hearth_error_t *err)
     if (!self->root)
         goto error;
     hearth_error_t inner;
-    if (s_check_job (self->root, &inner) < 0) {
+    if (jobparams_apply (self->root, in, &inner) < 0
+        || s_check_job (self->root, &inner) < 0) {
         hearth_errprintf (err, "%s: %s", path, inner.text);
         goto error;
     }
-    s_substitute_args (self->root, args, nargs);
-    s_expand_foreach (self->root, args, nargs);
+    self->args = in->args;
+    self->nargs = in->nargs;
     if (!(self->path = strdup (path))) {
         hearth_errprintf (err, "out of memory");
         goto error;
     }
+    if (s_read_lines (self, err) < 0)
+        goto error;
     return self;
 error:
     jobfile_destroy (&self);
@@ -489,6 +457,9 @@ jobfile_destroy (jobfile_t **self_p)
         return;
     cJSON_Delete (self->root);
     free (self->path);
+    for (size_t i = 0; i < self->nlines; i++)
+        jobitems_free (&self->lines[i]);
+    free (self->lines);
     free (self);
     *self_p = NULL;
 }
@@ -522,60 +493,100 @@ jobfile_output_stage (const jobfile_t *self)
 
 /* ---- building ----------------------------------------------------------- */
 
-static char **
-s_env_array (const cJSON *env)
+/* What a task is built from beyond itself. */
+typedef struct {
+    const cJSON *job_env;        /* the job's "env", or NULL */
+    const cJSON *stage_env;      /* its stage's "env", or NULL */
+    const char *item;            /* a foreach task's item, or NULL */
+    const hearth_stage_t *input; /* the stage the task reads, or NULL */
+} s_scope_t;
+
+/* text of a task, finished for the scope's item (jobparams.h); caller
+   frees. */
+static char *
+s_text (const s_scope_t *sc, const char *text)
 {
-    int n = cJSON_GetArraySize (env);
-    char **v = calloc (n + 1, sizeof *v);
-    int i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach (
-        e,
-        env) if (v && asprintf (&v[i], "%s=%s", e->string, e->valuestring) >= 0)
-        i++;
-    return v;
+    return sc->item ? jobparams_finish (text, sc->item) : strdup (text);
 }
 
 static int
-s_add_task (hearth_stage_t *stage, const cJSON *t, const hearth_stage_t *in)
+s_add_function (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc,
+                uint64_t n)
+{
+    const char *arg =
+        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "arg"));
+    char *fn = s_text (
+        sc, cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "fn")));
+    char *a = s_text (sc, arg ? arg : "");
+    int rc = fn && a ? hearth_stage_add_functions (stage, fn, a, n) : -1;
+    free (fn);
+    free (a);
+    return rc;
+}
+
+static int
+s_add_task (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc)
 {
     const cJSON *count = cJSON_GetObjectItemCaseSensitive (t, "count");
     const cJSON *timeout = cJSON_GetObjectItemCaseSensitive (t, "timeout");
-    uint64_t n =
-        count ? (uint64_t) count->valuedouble : jobshuffle_default_count (in);
+    uint64_t n = count ? (uint64_t) count->valuedouble
+                       : jobshuffle_default_count (sc->input);
     int64_t ms = 0;
     if (cJSON_IsNumber (timeout))
         ms = (int64_t) timeout->valuedouble;
     else if (cJSON_IsString (timeout))
         hearth_parse_duration (timeout->valuestring, &ms, NULL);
     hearth_stage_set_timeout (stage, ms);
-    const char *fn =
-        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "fn"));
-    if (fn)
-        return hearth_stage_add_functions (
-            stage, fn,
-            cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "arg")),
-            n);
+    if (cJSON_HasObjectItem (t, "fn"))
+        return s_add_function (stage, t, sc, n);
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (t, "cmd");
     int argc = cJSON_GetArraySize (cmd), i = 0;
-    const char **argv = calloc (argc + 1, sizeof *argv);
+    char **argv = calloc (argc + 1, sizeof *argv);
+    char **envv = NULL;
     const cJSON *a;
-    cJSON_ArrayForEach (a, cmd) if (argv) argv[i++] = a->valuestring;
-    const cJSON *env = cJSON_GetObjectItemCaseSensitive (t, "env");
-    char **envv = env ? s_env_array (env) : NULL;
-    int rc = argv ? hearth_stage_add_commands (stage, argv,
-                                               (const char *const *) envv, n)
-                  : -1;
-    for (size_t k = 0; envv && envv[k]; k++)
-        free (envv[k]);
-    free (envv);
-    free (argv);
+    int rc = argv ? 0 : -1;
+    cJSON_ArrayForEach (
+        a, cmd) if (rc == 0 && !(argv[i++] = s_text (sc, a->valuestring))) rc =
+        -1;
+    if (rc == 0)
+        rc = jobparams_env (sc->job_env, sc->stage_env,
+                            cJSON_GetObjectItemCaseSensitive (t, "env"),
+                            sc->item, &envv);
+    if (rc == 0)
+        rc = hearth_stage_add_commands (stage, (const char *const *) argv,
+                                        (const char *const *) envv, n);
+    jobparams_env_destroy (&envv);
+    jobparams_env_destroy (&argv);
     return rc;
 }
 
+/* A task, or one per item of a foreach task; *lines counts the lines
+   files used so far. */
 static int
-s_build_stage (hearth_job_t *job, const cJSON *st, const char *output_dir,
-               hearth_error_t *err)
+s_add_tasks (const jobfile_t *self, hearth_stage_t *stage, const cJSON *t,
+             s_scope_t *sc, size_t *lines)
+{
+    const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
+    if (!each)
+        return s_add_task (stage, t, sc);
+    char **items = self->args;
+    size_t n = self->nargs;
+    if (cJSON_IsObject (each)) {
+        items = self->lines[*lines].lines;
+        n = self->lines[(*lines)++].n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sc->item = items[i];
+        if (s_add_task (stage, t, sc) < 0)
+            return -1;
+    }
+    sc->item = NULL;
+    return 0;
+}
+
+static int
+s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
+               size_t *lines, const char *output_dir, hearth_error_t *err)
 {
     const char *name =
         cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (st, "name"));
@@ -592,6 +603,9 @@ s_build_stage (hearth_job_t *job, const cJSON *st, const char *output_dir,
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
         hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));
+    s_scope_t sc = {.job_env =
+                        cJSON_GetObjectItemCaseSensitive (self->root, "env"),
+                    .stage_env = cJSON_GetObjectItemCaseSensitive (st, "env")};
     const cJSON *t;
     cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
     {
@@ -600,7 +614,8 @@ s_build_stage (hearth_job_t *job, const cJSON *st, const char *output_dir,
                      cJSON_GetObjectItemCaseSensitive (t, "input")));
         if (in)
             hearth_stage_input (stage, in);
-        if (s_add_task (stage, t, in) < 0)
+        sc.input = in;
+        if (s_add_tasks (self, stage, t, &sc, lines) < 0)
             return hearth_errprintf (err, "stage %s: cannot add a task: %s",
                                      name, strerror (errno));
     }
@@ -620,11 +635,14 @@ jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
+    size_t lines = 0;
     const cJSON *st;
     cJSON_ArrayForEach (st,
                         cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
     {
-        if (s_build_stage (job, st, st == last ? output_dir : NULL, err) < 0) {
+        if (s_build_stage (self, job, st, &lines,
+                           st == last ? output_dir : NULL, err)
+            < 0) {
             hearth_job_destroy (&job);
             return NULL;
         }

@@ -11,13 +11,14 @@
 #include <stddef.h>
 
 #include "driver/hearth.h"
+#include "driver/jobparams.h"
 #include "libcore/error.h"
 
 typedef struct jobfile jobfile_t;
 
-/* Load path; args (nargs) fill "{arg0}", "{arg1}"... and "foreach": "args".
-   NULL with err on any mistake. */
-jobfile_t *jobfile_load (const char *path, char **args, size_t nargs,
+/* Load path; in (borrowed, and its args until jobfile_destroy()) fills
+   its strings: jobparams.h.  NULL with err on any mistake. */
+jobfile_t *jobfile_load (const char *path, const jobparams_input_t *in,
                          hearth_error_t *err);
 void jobfile_destroy (jobfile_t **self_p);
 

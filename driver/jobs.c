@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -264,6 +265,32 @@ s_new_group (hearth_stage_t *st, uint64_t count)
     return g;
 }
 
+/* A copy of env with, unless it sets its own, HEARTH_SUBMIT_DIR: the
+   directory hearth-submit or the driver started in, which a command
+   task's relative paths may be taken from (docs/jobs.md). */
+static char **
+s_env_dup (const hearth_stage_t *st, const char *const *env)
+{
+    const char *dir = hearth_conf_str (st->job->ctx->conf, "submit-dir");
+    size_t n = 0;
+    bool own = !dir;
+    for (; env && env[n]; n++)
+        own |= strncmp (env[n], "HEARTH_SUBMIT_DIR=", 18) == 0;
+    const char **all = calloc (n + 2, sizeof *all);
+    char *entry = NULL;
+    if (!all || (!own && asprintf (&entry, "HEARTH_SUBMIT_DIR=%s", dir) < 0)) {
+        free (all);
+        return NULL;
+    }
+    all[0] = entry;
+    if (n)
+        memcpy (all + (entry ? 1 : 0), env, n * sizeof *all);
+    char **copy = s_strv_dup (all);
+    free (entry);
+    free (all);
+    return copy;
+}
+
 int
 hearth_stage_add_commands (hearth_stage_t *stage, const char *const *argv,
                            const char *const *env, uint64_t count)
@@ -272,7 +299,7 @@ hearth_stage_add_commands (hearth_stage_t *stage, const char *const *argv,
         return errno = EINVAL, -1;
     task_group_t *g = s_new_group (stage, count);
     if (!g || !(g->argv = s_strv_dup (argv))
-        || (env && !(g->env = s_strv_dup (env)))) {
+        || !(g->env = s_env_dup (stage, env))) {
         if (g)
             s_strv_destroy (&g->argv);
         return -1;

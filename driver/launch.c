@@ -213,7 +213,7 @@ static void
 s_gave_up (launch_t *self, s_status_t *s, hearth_stage_t *st, uint64_t index,
            const s_update_t *u)
 {
-    char text[1024];
+    char text[4608]; /* a command's error is up to 4 KiB of its stderr */
     snprintf (text, sizeof text,
               "stage %s, task %llu failed %d time%s; "
               "last error: %s%s",

@@ -5,9 +5,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "driver/internal.h"
 #include "libcore/log.h"
@@ -78,6 +81,12 @@ static const hearth_opt_t s_options[] = {
      "this driver's secret key file (hearth-keygen); with --master-key"},
     {"master-key", HEARTH_OPT_STR, NULL, "FILE",
      "the master's public key file: talk to a tcp:// master over CURVE"},
+    {"submit-dir", HEARTH_OPT_STR, NULL, "DIR",
+     "the directory command tasks get as HEARTH_SUBMIT_DIR and job files as "
+     "{submit_dir} (default: the current one; hearth-submit's own)"},
+    {"param", HEARTH_OPT_LIST, NULL, "NAME=VALUE",
+     "job files: the value of a param the file declares, its {NAME} "
+     "(repeatable)"},
     {"log-level", HEARTH_OPT_STR, "warn", "LEVEL", "error, warn, info, debug"},
     {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
     {NULL},
@@ -189,6 +198,94 @@ driver_opts_conf (hearth_opts_t *opts)
     return opts->conf;
 }
 
+int
+driver_submit_dir (const hearth_conf_t *conf, char *buf, size_t size,
+                   hearth_error_t *err)
+{
+    const char *dir = hearth_conf_str (conf, "submit-dir");
+    char cwd[PATH_MAX];
+    if ((!dir || dir[0] != '/') && !getcwd (cwd, sizeof cwd))
+        return hearth_errprintf (err, "cannot tell the current directory: %s",
+                                 strerror (errno));
+    int n = !dir            ? snprintf (buf, size, "%s", cwd)
+            : dir[0] == '/' ? snprintf (buf, size, "%s", dir)
+                            : snprintf (buf, size, "%s/%s", cwd, dir);
+    if (n < 0 || (size_t) n >= size)
+        return hearth_errprintf (err, "--submit-dir: path too long");
+    return 0;
+}
+
+/* Make conf's submit-dir absolute, the current directory when unset, so
+   that every task sees the same one (jobs.c). */
+static int
+s_resolve_submit_dir (hearth_conf_t *conf, hearth_error_t *err)
+{
+    char dir[PATH_MAX];
+    hearth_src_t src = hearth_conf_source (conf, "submit-dir");
+    if (driver_submit_dir (conf, dir, sizeof dir, err) < 0)
+        return -1;
+    return hearth_conf_set (conf, "submit-dir", dir,
+                            src > HEARTH_SRC_DEFAULT ? src : HEARTH_SRC_DEFAULT,
+                            err);
+}
+
+/* Params travel from hearth-submit in HEARTH_PARAM or a driver's
+   settings, where a list is comma-separated: each item's '%' and ','
+   are written %25 and %2C there. */
+char *
+driver_params_encode (const hearth_conf_t *conf)
+{
+    const char *const *items;
+    size_t n = hearth_conf_list (conf, "param", &items), len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += 3 * strlen (items[i]) + 1;
+    char *out = malloc (len), *o = out;
+    for (size_t i = 0; out && i < n; i++) {
+        if (i)
+            *o++ = ',';
+        for (const char *p = items[i]; *p; p++)
+            o += *p == '%'   ? sprintf (o, "%%25")
+                 : *p == ',' ? sprintf (o, "%%2C")
+                             : (*o = *p, 1);
+    }
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+char **
+driver_params (const hearth_conf_t *conf, size_t *n)
+{
+    const char *const *items;
+    bool encoded = hearth_conf_source (conf, "param") < HEARTH_SRC_FLAG;
+    *n = hearth_conf_list (conf, "param", &items);
+    char **out = calloc (*n + 1, sizeof *out);
+    for (size_t i = 0; out && i < *n; i++) {
+        char *o = out[i] = strdup (items[i]);
+        if (!o) {
+            driver_params_destroy (&out);
+            break;
+        }
+        for (const char *p = items[i]; encoded && *p; p++)
+            *o++ = strncmp (p, "%25", 3) == 0       ? (p += 2, '%')
+                   : strncasecmp (p, "%2C", 3) == 0 ? (p += 2, ',')
+                                                    : *p;
+        if (encoded)
+            *o = '\0';
+    }
+    return out;
+}
+
+void
+driver_params_destroy (char ***params_p)
+{
+    char **v = *params_p;
+    for (size_t i = 0; v && v[i]; i++)
+        free (v[i]);
+    free (v);
+    *params_p = NULL;
+}
+
 /* Copy every set value of from into a new conf, at the same level. */
 hearth_conf_t *
 driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
@@ -216,7 +313,8 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
             hearth_conf_set (conf, o->name,
                              hearth_conf_str (opts->conf, o->name), src, NULL);
     }
-    if (driver_check_master (conf, &err) < 0) {
+    if (driver_check_master (conf, &err) < 0
+        || s_resolve_submit_dir (conf, &err) < 0) {
         s_copy_error (errbuf, errlen, err.text);
         hearth_conf_destroy (&conf);
     }

@@ -156,6 +156,18 @@ s_export_files (hearth_conf_t *conf)
     return rc;
 }
 
+/* The --param values, for the driver (in HEARTH_PARAM, encoded). */
+static int
+s_export_params (hearth_conf_t *conf)
+{
+    if (!driver_setting_given (conf, "param"))
+        return 0;
+    char *text = driver_params_encode (conf);
+    int rc = text ? setenv ("HEARTH_PARAM", text, 1) : -1;
+    free (text);
+    return rc < 0 ? submit_fail (-1, "out of memory") : 0;
+}
+
 /* Hand every driver setting given on the command line to the driver. */
 static int
 s_export (hearth_conf_t *conf)
@@ -168,7 +180,8 @@ s_export (hearth_conf_t *conf)
         if (setenv (env, hearth_conf_str (conf, o->name), 1) < 0)
             return submit_fail (-1, "cannot prepare the driver's environment");
     }
-    if (s_export_libs (conf) < 0 || s_export_files (conf) < 0)
+    if (s_export_libs (conf) < 0 || s_export_files (conf) < 0
+        || s_export_params (conf) < 0)
         return -1;
     /* Our programs find each other beside this one. */
     char dir[PATH_MAX];
@@ -240,6 +253,11 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
         return submit_logs (conf, id);
     if (first >= argc)
         return submit_fail (2, "no application given (see --help)");
+    /* Tasks see where we run as HEARTH_SUBMIT_DIR, whichever the mode. */
+    char dir[PATH_MAX];
+    if (driver_submit_dir (conf, dir, sizeof dir, &err) < 0
+        || hearth_conf_set (conf, "submit-dir", dir, HEARTH_SRC_FLAG, &err) < 0)
+        return submit_fail (2, "%s", err.text);
     if (strcmp (mode, "cluster") == 0)
         return submit_cluster (conf, argc, argv, first);
     if (strcmp (mode, "client") != 0)

@@ -302,7 +302,15 @@ s_settings (hearth_conf_t *conf, const s_files_t *f)
         bool skip = false;
         for (int i = 0; skipped[i]; i++)
             skip |= strcmp (o->name, skipped[i]) == 0;
-        if (!skip && driver_setting_given (conf, o->name))
+        if (skip || !driver_setting_given (conf, o->name))
+            continue;
+        if (strcmp (o->name, "param") == 0) { /* a list: all its items */
+            char *text = driver_params_encode (conf);
+            if (text)
+                cJSON_AddStringToObject (map, o->name, text);
+            free (text);
+        }
+        else
             cJSON_AddStringToObject (map, o->name,
                                      hearth_conf_str (conf, o->name));
     }

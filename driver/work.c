@@ -23,7 +23,7 @@ struct work {
     zlistx_t *jobs;             /* hearth_job_t running (borrowed) */
     bool app_dead;              /* the application is over */
     char app_dead_reason[512];  /* why, for jobs submitted after */
-    char last_failure[1200];    /* why the last job to end failed, or "" */
+    char last_failure[4800];    /* why the last job to end failed, or "" */
     work_cbs_t cbs;             /* the owner's callbacks */
 };
 

@@ -133,6 +133,7 @@ static void
 s_keep_stderr (task_t *t, const char *data, size_t n)
 {
     size_t cap = EXECUTOR_ERR_TAIL;
+    t->err_total += n;
     if (!t->err_tail && !(t->err_tail = malloc (cap)))
         return; /* the error text goes without it */
     if (n >= cap) {

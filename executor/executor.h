@@ -45,8 +45,12 @@
 #include "executor/tlist.h"
 #include "libcore/conf.h"
 
-/* Bytes of a command's stderr kept for its error text. */
-#define EXECUTOR_ERR_TAIL 1024
+/* Bytes of a command's stderr kept: the end of a failed one's error
+   text, or what the log keeps of a successful one's. */
+#define EXECUTOR_ERR_TAIL 4096
+/* Longest error text of a task: the protocol's (MAX_TEXT in
+   libcore/commands.c, s_max_error in libcore/packed.c), less its NUL. */
+#define EXECUTOR_ERR_TEXT 4096
 
 typedef struct executor executor_t;
 typedef struct link link_t;
@@ -105,8 +109,9 @@ typedef struct task {
     /* the last EXECUTOR_ERR_TAIL bytes of stderr, for the error text:
        allocated at the first byte, so that a task_t stays small */
     char *err_tail;
-    size_t err_len; /* bytes in err_tail */
-    bool too_big;   /* stdout passed max_result_bytes */
+    size_t err_len;     /* bytes in err_tail */
+    uint64_t err_total; /* bytes of stderr in all, kept or not */
+    bool too_big;       /* stdout passed max_result_bytes */
     /* function task outcome (written by a pool thread) */
     hearth_task_fn func;      /* resolved symbol */
     int fn_rc;                /* its return code */

@@ -365,28 +365,87 @@ tasks_dispatch (tasks_t *self)
 }
 
 /* The error text of a command that did not succeed. */
+/* The kept end of t's stderr, its trailing newlines left out and, when
+   earlier bytes were dropped, from the start of a line; *dropped: the
+   bytes before it. */
+static const char *
+s_err_tail (const task_t *t, size_t *len, uint64_t *dropped)
+{
+    const char *tail = t->err_tail ? t->err_tail : "";
+    size_t n = t->err_tail ? t->err_len : 0, start = 0;
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+        n--;
+    const char *nl = memchr (tail, '\n', n);
+    if (t->err_total > t->err_len && nl)
+        start = (size_t) (nl - tail) + 1;
+    *dropped = t->err_total - t->err_len + start;
+    *len = n - start;
+    return tail + start;
+}
+
+/* "ARGV0 STATUS: STDERR", the end of stderr as much as the protocol's
+   text carries, a line saying how much was left out before it. */
 static void
 s_command_error (const task_t *t, char *buf, size_t size)
 {
-    char status[128];
+    char status[128], marker[80] = "";
     hearth_wait_status_text (t->wait_status, status, sizeof status);
-    const char *tail = t->err_tail ? t->err_tail : "";
-    size_t len = t->err_tail ? t->err_len : 0;
-    while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == '\r'))
-        len--;
-    const char *nl = memrchr (tail, '\n', len);
-    size_t start = nl ? (size_t) (nl - tail) + 1 : 0;
-    if (len > start)
-        snprintf (buf, size, "%s %s: %.*s", t->argv[0], status,
-                  (int) (len - start), tail + start);
-    else
-        snprintf (buf, size, "%s %s", t->argv[0], status);
+    size_t len;
+    uint64_t dropped;
+    const char *tail = s_err_tail (t, &len, &dropped);
+    int head = snprintf (buf, size, "%.256s %s", t->argv[0], status);
+    /* Room for ": ", the marker (at most 64 bytes) and the NUL. */
+    size_t room = size > (size_t) head + 2 + 64 + 1
+                      ? size - (size_t) head - 2 - 64 - 1
+                      : 0;
+    if (len > room) {
+        const char *cut = tail + (len - room);
+        const char *nl = memchr (cut, '\n', room);
+        size_t skip =
+            (size_t) ((nl && nl + 1 < tail + len ? nl + 1 : cut) - tail);
+        dropped += skip;
+        tail += skip;
+        len -= skip;
+    }
+    if (len == 0)
+        return;
+    if (dropped)
+        snprintf (marker, sizeof marker,
+                  "[%llu earlier bytes of stderr left out]\n",
+                  (unsigned long long) dropped);
+    snprintf (buf + head, size - (size_t) head, ": %s%.*s", marker, (int) len,
+              tail);
+}
+
+/* A successful command's stderr goes to our log, a line per line of its
+   kept end (EXECUTOR_ERR_TAIL bytes at most), after one saying how much
+   came before. */
+static void
+s_log_stderr (const task_t *t)
+{
+    size_t len;
+    uint64_t dropped;
+    const char *tail = s_err_tail (t, &len, &dropped);
+    unsigned long long stage = t->tid >> 32, index = t->tid & 0xffffffffu;
+    if (len == 0)
+        return;
+    if (dropped)
+        log_info ("task %llu.%llu attempt %d: %llu earlier bytes of its "
+                  "stderr not kept",
+                  stage, index, t->attempt, (unsigned long long) dropped);
+    for (const char *p = tail, *end = tail + len; p < end;) {
+        const char *nl = memchr (p, '\n', (size_t) (end - p));
+        size_t n = (size_t) ((nl ? nl : end) - p);
+        log_info ("task %llu.%llu attempt %d stderr: %.*s", stage, index,
+                  t->attempt, (int) n, p);
+        p += n + 1;
+    }
 }
 
 static void
 s_finish_command (tasks_t *self, task_t *t)
 {
-    char error[1200];
+    char error[EXECUTOR_ERR_TEXT];
     if (t->run_error)
         snprintf (error, sizeof error, "%s", t->run_error);
     else if (t->timed_out)
@@ -397,6 +456,7 @@ s_finish_command (tasks_t *self, task_t *t)
                   "output exceeded max-result-bytes (%lld bytes)",
                   (long long) self->ex->max_result_bytes);
     else if (WIFEXITED (t->wait_status) && WEXITSTATUS (t->wait_status) == 0) {
+        s_log_stderr (t);
         s_complete (self, t, "FINISHED", NULL, t->out, t->out_len);
         return;
     }

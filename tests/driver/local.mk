@@ -66,6 +66,8 @@ DRIVER_TESTS = \
 	tests/driver/test-unregister-resend.sh \
 	tests/driver/test-connect-errors.sh \
 	tests/driver/test-files.sh \
+	tests/driver/test-job-params.sh \
+	tests/driver/test-task-stderr.sh \
 	tests/driver/test-shuffle.sh \
 	tests/driver/test-shuffle-api.sh
 TESTS += $(DRIVER_TESTS)

@@ -1,0 +1,583 @@
+/*  jobparams.c - a job file's placeholders, environments and lines
+    files; see jobparams.h.
+
+    Filling is one pass over each string, never over what was put in, so
+    a value holding braces (a path "a{b}.txt", a param "{x}") is never
+    read as a placeholder.  A foreach task's strings are filled in two
+    steps: jobparams_apply() fills the params and arguments and keeps
+    the text escaped (every literal "{" as "{{"), jobparams_finish() then
+    puts in the item and unescapes; so the file's tree holds one copy of
+    the task, not one per item.
+*/
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver/jobparams.h"
+
+/* Most lines of a lines file, and its largest size. */
+static const size_t s_max_lines = 1000000;
+static const long s_max_lines_bytes = 1024L * 1024 * 1024;
+
+/* Where a string is, which says the placeholders it may hold. */
+typedef enum {
+    S_JOB,     /* outside any task: params, {argN}, {submit_dir} */
+    S_TASK,    /* a task's string: and {i} */
+    S_FOREACH, /* a foreach task's string: and {item}; kept escaped */
+} s_where_t;
+
+/* What strings are filled with. */
+typedef struct {
+    const cJSON *params;         /* NAME: value, defaults overridden */
+    const jobparams_input_t *in; /* arguments, submit dir */
+    const char *submit_dir;      /* absolute */
+} s_vars_t;
+
+/* A growing string. */
+typedef struct {
+    char *data;  /* the text, NUL-terminated while ok */
+    size_t len;  /* bytes used, without the NUL */
+    size_t size; /* bytes at data */
+    bool failed; /* an allocation failed */
+} s_buf_t;
+
+static void
+s_put (s_buf_t *b, const char *text, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->len + n + 1 > b->size) {
+        size_t size = b->size ? b->size * 2 : 64;
+        while (size < b->len + n + 1)
+            size *= 2;
+        char *data = realloc (b->data, size);
+        if (!data) {
+            b->failed = true;
+            return;
+        }
+        b->data = data;
+        b->size = size;
+    }
+    memcpy (b->data + b->len, text, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+/* Put value, its braces doubled when escaped. */
+static void
+s_put_value (s_buf_t *b, const char *value, bool escaped)
+{
+    for (const char *p = value; *p; p++)
+        s_put (b, *p == '{' && escaped ? "{{" : p,
+               *p == '{' && escaped ? 2 : 1);
+}
+
+/* The length of the identifier at p followed by '}', or 0. */
+static size_t
+s_name_len (const char *p)
+{
+    if (!isalpha ((unsigned char) *p) && *p != '_')
+        return 0;
+    size_t n = 1;
+    while (isalnum ((unsigned char) p[n]) || p[n] == '_')
+        n++;
+    return p[n] == '}' ? n : 0;
+}
+
+/* The index N of "argN" (name of len bytes), or -1. */
+static long
+s_arg_index (const char *name, size_t len)
+{
+    if (len < 4 || strncmp (name, "arg", 3) != 0)
+        return -1;
+    long n = 0;
+    for (size_t i = 3; i < len; i++) {
+        if (!isdigit ((unsigned char) name[i]) || n > 100000000)
+            return -1;
+        n = n * 10 + (name[i] - '0');
+    }
+    return n;
+}
+
+static bool
+s_reserved (const char *name, size_t len)
+{
+    return (len == 1 && name[0] == 'i')
+           || (len == 4 && !strncmp (name, "item", 4))
+           || (len == 10 && !strncmp (name, "submit_dir", 10))
+           || s_arg_index (name, len) >= 0;
+}
+
+/* Fill placeholder name (len bytes) into b.  Returns 0, or -1 with err. */
+static int
+s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
+        s_where_t where, const char *place, hearth_error_t *err)
+{
+    bool escaped = where == S_FOREACH;
+    long argn = s_arg_index (name, len);
+    char key[128];
+    snprintf (key, sizeof key, "%.*s", (int) (len < 100 ? len : 100), name);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive (v->params, key);
+    if ((len == 1 && name[0] == 'i')
+        || (len == 4 && !strncmp (name, "item", 4))) {
+        bool item = len == 4;
+        if (where == S_JOB || (item && where != S_FOREACH))
+            return hearth_errprintf (err, "%s: {%s} is only known in a task%s",
+                                     place, key,
+                                     item ? " with \"foreach\"" : "");
+        s_put (b, name - 1, len + 2); /* {i} for the library, {item} later */
+    }
+    else if (len == 10 && !strncmp (name, "submit_dir", 10))
+        s_put_value (b, v->submit_dir, escaped);
+    else if (argn >= 0) {
+        if ((size_t) argn >= v->in->nargs)
+            return hearth_errprintf (err,
+                                     "%s: {%s}: the job was given %zu "
+                                     "argument%s",
+                                     place, key, v->in->nargs,
+                                     v->in->nargs == 1 ? "" : "s");
+        s_put_value (b, v->in->args[argn], escaped);
+    }
+    else if (p && len < 100)
+        s_put_value (b, p->valuestring, escaped);
+    else
+        return hearth_errprintf (err,
+                                 "%s: unknown {%s}: not a param of the job, "
+                                 "{i}, {item}, {argN} or {submit_dir} (write "
+                                 "{{ for a literal {)",
+                                 place, key);
+    return 0;
+}
+
+/* text filled for where; a new string in *out.  Returns 0 or -1. */
+static int
+s_render (const s_vars_t *v, const char *text, s_where_t where,
+          const char *place, char **out, hearth_error_t *err)
+{
+    s_buf_t b = {0};
+    bool escaped = where == S_FOREACH;
+    s_put (&b, "", 0);
+    for (const char *p = text; *p;) {
+        const char *brace = strchr (p, '{');
+        size_t plain = brace ? (size_t) (brace - p) : strlen (p);
+        s_put (&b, p, plain);
+        if (!brace)
+            break;
+        size_t len = s_name_len (brace + 1);
+        if (brace[1] == '{' || !len) {
+            bool literal_i = brace[1] == '{' && where != S_JOB
+                             && strncmp (brace + 2, "i}", 2) == 0;
+            if (literal_i) {
+                free (b.data);
+                return hearth_errprintf (err,
+                                         "%s: a literal {i} cannot be "
+                                         "written: every {i} of a task "
+                                         "becomes its index",
+                                         place);
+            }
+            s_put (&b, "{{", escaped ? 2 : 1);
+            p = brace + (brace[1] == '{' ? 2 : 1);
+            continue;
+        }
+        if (s_fill (v, &b, brace + 1, len, where, place, err) < 0) {
+            free (b.data);
+            return -1;
+        }
+        p = brace + len + 2;
+    }
+    if (b.failed) {
+        free (b.data);
+        return hearth_errprintf (err, "out of memory");
+    }
+    *out = b.data;
+    return 0;
+}
+
+/* Fill every string under node in place; place names node. */
+static int
+s_render_tree (const s_vars_t *v, cJSON *node, s_where_t where,
+               const char *place, hearth_error_t *err)
+{
+    char sub[256];
+    int i = 0;
+    for (cJSON *c = node->child; c; c = c->next, i++) {
+        if (cJSON_IsArray (node))
+            snprintf (sub, sizeof sub, "%s[%d]", place, i);
+        else
+            snprintf (sub, sizeof sub, "%s%s%s", place, *place ? "." : "",
+                      c->string);
+        if (c->child && s_render_tree (v, c, where, sub, err) < 0)
+            return -1;
+        if (!cJSON_IsString (c) || !strchr (c->valuestring, '{'))
+            continue;
+        char *r = NULL;
+        if (s_render (v, c->valuestring, where, sub, &r, err) < 0)
+            return -1;
+        bool ok = cJSON_SetValuestring (c, r) != NULL;
+        free (r);
+        if (!ok)
+            return hearth_errprintf (err, "out of memory");
+    }
+    return 0;
+}
+
+/* A task's members: "cmd", "fn", "arg" and "env" are per item. */
+static int
+s_render_task (const s_vars_t *v, cJSON *task, const char *place,
+               hearth_error_t *err)
+{
+    static const char *const per_item[] = {"cmd", "fn", "arg", "env", NULL};
+    bool each = cJSON_HasObjectItem (task, "foreach");
+    for (cJSON *c = task->child; c; c = c->next) {
+        bool item = false;
+        for (int k = 0; per_item[k]; k++)
+            item |= strcmp (c->string, per_item[k]) == 0;
+        s_where_t where = !item ? S_JOB : each ? S_FOREACH : S_TASK;
+        /* One member at a time through a one-member object. */
+        cJSON holder = {.child = c, .type = cJSON_Object};
+        cJSON *next = c->next;
+        c->next = NULL;
+        int rc = s_render_tree (v, &holder, where, place, err);
+        c->next = next;
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+s_render_job (const s_vars_t *v, cJSON *root, hearth_error_t *err)
+{
+    char place[128];
+    for (cJSON *c = root->child; c; c = c->next) {
+        if (strcmp (c->string, "params") == 0)
+            continue; /* values, not templates */
+        bool stages = strcmp (c->string, "stages") == 0 && cJSON_IsArray (c);
+        cJSON holder = {.child = c, .type = cJSON_Object};
+        cJSON *next = c->next;
+        int rc = 0;
+        c->next = NULL;
+        if (!stages) /* env values may hold {i}: they are a task's */
+            rc = s_render_tree (v, &holder,
+                                strcmp (c->string, "env") ? S_JOB : S_TASK, "",
+                                err);
+        c->next = next;
+        if (rc < 0)
+            return -1;
+        int s = 0;
+        for (cJSON *st = stages ? c->child : NULL; st; st = st->next, s++) {
+            for (cJSON *m = cJSON_IsObject (st) ? st->child : NULL; m;
+                 m = m->next) {
+                snprintf (place, sizeof place, "stages[%d]", s);
+                bool tasks =
+                    strcmp (m->string, "tasks") == 0 && cJSON_IsArray (m);
+                int t = 0;
+                for (cJSON *task = tasks ? m->child : NULL; task;
+                     task = task->next, t++) {
+                    char tp[160];
+                    snprintf (tp, sizeof tp, "%s.tasks[%d]", place, t);
+                    if (cJSON_IsObject (task)
+                        && s_render_task (v, task, tp, err) < 0)
+                        return -1;
+                }
+                if (tasks)
+                    continue;
+                cJSON one = {.child = m, .type = cJSON_Object};
+                cJSON *after = m->next;
+                m->next = NULL;
+                rc = s_render_tree (v, &one,
+                                    strcmp (m->string, "env") ? S_JOB : S_TASK,
+                                    place, err);
+                m->next = after;
+                if (rc < 0)
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- params ------------------------------------------------------------- */
+
+/* root's "params", checked, into a new object with in's values. */
+static cJSON *
+s_params (const cJSON *root, const jobparams_input_t *in, hearth_error_t *err)
+{
+    const cJSON *decl = cJSON_GetObjectItemCaseSensitive (root, "params");
+    if (decl && !cJSON_IsObject (decl)) {
+        hearth_errprintf (err, "params: expected an object of strings");
+        return NULL;
+    }
+    const cJSON *p;
+    cJSON_ArrayForEach (p, decl)
+    {
+        size_t len = strlen (p->string);
+        bool ident =
+            len > 0 && len < 100
+            && (isalpha ((unsigned char) p->string[0]) || p->string[0] == '_');
+        for (size_t i = 1; ident && i < len; i++)
+            ident =
+                isalnum ((unsigned char) p->string[i]) || p->string[i] == '_';
+        if (!ident) {
+            hearth_errprintf (err,
+                              "params.%s: a name is letters, digits and '_' "
+                              "(not starting with a digit), under 100",
+                              p->string);
+            return NULL;
+        }
+        if (s_reserved (p->string, len)) {
+            hearth_errprintf (err, "params.%s: a name Hearth fills itself",
+                              p->string);
+            return NULL;
+        }
+        if (!cJSON_IsString (p)) {
+            hearth_errprintf (err, "params.%s: expected a string", p->string);
+            return NULL;
+        }
+    }
+    cJSON *params = decl ? cJSON_Duplicate (decl, 1) : cJSON_CreateObject ();
+    for (size_t i = 0; params && i < in->nparams; i++) {
+        const char *eq = strchr (in->params[i], '=');
+        char name[128];
+        size_t len = eq ? (size_t) (eq - in->params[i]) : 0;
+        snprintf (name, sizeof name, "%.*s", (int) (len < 100 ? len : 100),
+                  in->params[i]);
+        if (!eq || len == 0)
+            hearth_errprintf (err, "--param %.100s: expected NAME=VALUE",
+                              in->params[i]);
+        else if (len >= 100 || !cJSON_HasObjectItem (params, name))
+            hearth_errprintf (err,
+                              "--param %s: the job file declares no such "
+                              "param (\"params\": {\"%s\": \"DEFAULT\"})",
+                              name, name);
+        else if (cJSON_ReplaceItemInObjectCaseSensitive (
+                     params, name, cJSON_CreateString (eq + 1)))
+            continue;
+        else
+            hearth_errprintf (err, "out of memory");
+        cJSON_Delete (params);
+        return NULL;
+    }
+    if (!params)
+        hearth_errprintf (err, "out of memory");
+    return params;
+}
+
+int
+jobparams_apply (cJSON *root, const jobparams_input_t *in, hearth_error_t *err)
+{
+    char cwd[4096];
+    const char *dir = in->submit_dir;
+    if (!dir && !(dir = getcwd (cwd, sizeof cwd)))
+        return hearth_errprintf (err, "cannot tell the current directory: %s",
+                                 strerror (errno));
+    cJSON *params = s_params (root, in, err);
+    if (!params)
+        return -1;
+    s_vars_t v = {.params = params, .in = in, .submit_dir = dir};
+    int rc = s_render_job (&v, root, err);
+    cJSON_Delete (params);
+    return rc;
+}
+
+char *
+jobparams_finish (const char *text, const char *item)
+{
+    s_buf_t b = {0};
+    s_put (&b, "", 0);
+    for (const char *p = text; *p;) {
+        const char *brace = strchr (p, '{');
+        s_put (&b, p, brace ? (size_t) (brace - p) : strlen (p));
+        if (!brace)
+            break;
+        if (brace[1] == '{') {
+            s_put (&b, "{", 1);
+            p = brace + 2;
+        }
+        else if (item && strncmp (brace, "{item}", 6) == 0) {
+            s_put (&b, item, strlen (item));
+            p = brace + 6;
+        }
+        else {
+            s_put (&b, "{", 1);
+            p = brace + 1;
+        }
+    }
+    if (b.failed) {
+        free (b.data);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* ---- environments ------------------------------------------------------- */
+
+int
+jobparams_check_env (const cJSON *env, const char *where, hearth_error_t *err)
+{
+    if (!env)
+        return 0;
+    if (!cJSON_IsObject (env))
+        return hearth_errprintf (err, "%s: expected an object of strings",
+                                 where);
+    const cJSON *e;
+    cJSON_ArrayForEach (e, env)
+    {
+        if (!cJSON_IsString (e) || !*e->string || strchr (e->string, '='))
+            return hearth_errprintf (err,
+                                     "%s.%s: expected a string value and a "
+                                     "name without '='",
+                                     where, e->string);
+    }
+    return 0;
+}
+
+void
+jobparams_env_destroy (char ***envv_p)
+{
+    char **v = envv_p ? *envv_p : NULL;
+    for (size_t i = 0; v && v[i]; i++)
+        free (v[i]);
+    free (v);
+    if (envv_p)
+        *envv_p = NULL;
+}
+
+/* The entry of v (n long) for name, or -1. */
+static long
+s_env_find (char **v, size_t n, const char *name)
+{
+    size_t len = strlen (name);
+    for (size_t i = 0; i < n; i++)
+        if (strncmp (v[i], name, len) == 0 && v[i][len] == '=')
+            return (long) i;
+    return -1;
+}
+
+int
+jobparams_env (const cJSON *job, const cJSON *stage, const cJSON *task,
+               const char *item, char ***envv)
+{
+    const cJSON *levels[] = {job, stage, task};
+    size_t most = 0, n = 0;
+    for (int l = 0; l < 3; l++)
+        most += (size_t) cJSON_GetArraySize (levels[l]);
+    *envv = NULL;
+    if (most == 0)
+        return 0;
+    char **v = calloc (most + 1, sizeof *v);
+    if (!v)
+        return -1;
+    for (int l = 0; l < 3; l++) {
+        const cJSON *e;
+        cJSON_ArrayForEach (e, levels[l])
+        {
+            /* Only a task's own env is a foreach template. */
+            bool each = item && l == 2;
+            char *value = each ? jobparams_finish (e->valuestring, item) : NULL;
+            char *entry = NULL;
+            if ((each && !value)
+                || asprintf (&entry, "%s=%s", e->string,
+                             value ? value : e->valuestring)
+                       < 0)
+                entry = NULL;
+            free (value);
+            if (!entry) {
+                jobparams_env_destroy (&v);
+                return -1;
+            }
+            long at = s_env_find (v, n, e->string);
+            if (at >= 0) { /* the later level wins */
+                free (v[at]);
+                v[at] = entry;
+            }
+            else
+                v[n++] = entry;
+        }
+    }
+    *envv = v;
+    return 0;
+}
+
+/* ---- lines files -------------------------------------------------------- */
+
+void
+jobitems_free (jobitems_t *items)
+{
+    free (items->text);
+    free (items->lines);
+    memset (items, 0, sizeof *items);
+}
+
+/* Split items->text (size bytes) into its non-empty lines. */
+static int
+s_split_lines (jobitems_t *items, size_t size, const char *path,
+               hearth_error_t *err)
+{
+    size_t n = 0, lineno = 0;
+    char *text = items->text;
+    for (size_t at = 0; at < size; lineno++) {
+        char *nl = memchr (text + at, '\n', size - at);
+        size_t end = nl ? (size_t) (nl - text) : size;
+        if (memchr (text + at, '\0', end - at))
+            return hearth_errprintf (err, "%s: line %zu holds a NUL byte", path,
+                                     lineno + 1);
+        if (end > at && ++n > s_max_lines)
+            return hearth_errprintf (err,
+                                     "%s: more than %zu lines: split the "
+                                     "job, or give each task a range",
+                                     path, s_max_lines);
+        at = end + 1;
+    }
+    if (!(items->lines = calloc (n + 1, sizeof *items->lines)))
+        return hearth_errprintf (err, "out of memory");
+    for (size_t at = 0; at < size;) {
+        char *nl = memchr (text + at, '\n', size - at);
+        size_t end = nl ? (size_t) (nl - text) : size;
+        text[end] = '\0';
+        if (end > at)
+            items->lines[items->n++] = text + at;
+        at = end + 1;
+    }
+    return 0;
+}
+
+int
+jobitems_read (jobitems_t *items, const char *path, hearth_error_t *err)
+{
+    memset (items, 0, sizeof *items);
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return hearth_errprintf (err, "cannot read %s: %s", path,
+                                 strerror (errno));
+    long size = -1;
+    if (fseek (f, 0, SEEK_END) == 0)
+        size = ftell (f);
+    int rc = 0;
+    if (size < 0 || size > s_max_lines_bytes)
+        rc = hearth_errprintf (err,
+                               "%s: not a readable file of at most %ld "
+                               "bytes",
+                               path, s_max_lines_bytes);
+    else if (!(items->text = malloc ((size_t) size + 1)))
+        rc = hearth_errprintf (err, "out of memory");
+    else {
+        rewind (f);
+        if (fread (items->text, 1, (size_t) size, f) != (size_t) size)
+            rc = hearth_errprintf (err, "cannot read %s", path);
+        else {
+            items->text[size] = '\0';
+            rc = s_split_lines (items, (size_t) size, path, err);
+        }
+    }
+    fclose (f);
+    if (rc < 0)
+        jobitems_free (items);
+    return rc;
+}

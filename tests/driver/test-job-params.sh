@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Job files for real data (issue 21): "params" and --param NAME=VALUE
+# (repeatable; HEARTH_PARAM), a job- and stage-level "env" under each
+# task's own, "foreach": {"lines": FILE} (one task per non-empty line),
+# "{{" for a literal brace, and HEARTH_SUBMIT_DIR / {submit_dir}: the
+# directory hearth-submit ran in, through which a relative path works in
+# local[2], local-cluster and cluster mode alike, while the task itself
+# runs in its executor's work dir.  Refused before anything runs, naming
+# the mistake and its place: an unknown {name}, an undeclared --param, a
+# --param without '=', {item} outside a foreach task, {argN} past the
+# arguments given, a literal {i}, a missing lines file, one over
+# 1,000,000 lines, a reserved or malformed param name.
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+deadline 240
+export TMPDIR=$T
+
+mkdir -p "$T/here" "$T/job"
+echo "the data" >"$T/here/data.txt"
+# Two items with braces and spaces; blank lines skipped.
+printf 'one\n\n{two} 2\n\n' >"$T/job/items.txt"
+
+# Everything at once: params (one overridden), the env merge, {{, lines,
+# {submit_dir} and HEARTH_SUBMIT_DIR, a relative path through both.
+cat >"$T/job/p.json" <<'JSON'
+{"name": "p", "params": {"greet": "hello", "who": "world"},
+ "env": {"LC_ALL": "C", "A": "job", "B": "job", "C": "job"},
+ "stages": [{"name": "s", "env": {"B": "stage", "C": "stage"}, "tasks": [
+   {"cmd": ["sh", "-c",
+     "echo \"{greet} {who} {{x} {{ {i} $A $B $C $LC_ALL [$1]\"", "sh",
+     "{item}"],
+    "foreach": {"lines": "items.txt"}, "env": {"C": "task:{item}"}},
+   {"cmd": ["sh", "-c",
+     "cat {submit_dir}/data.txt \"$HEARTH_SUBMIT_DIR/data.txt\"; pwd"]}]}]}
+JSON
+J=$T/job/p.json
+
+# expected DIR: what p.json prints when submitted from DIR.
+expected() {
+  echo "hi, there world {x} { 0 job stage task:one C [one]"
+  echo "hi, there world {x} { 0 job stage task:{two} 2 C [{two} 2]"
+  echo "the data"
+  echo "the data"
+}
+run_here() { (cd "$T/here" && submit "$@"); }
+
+for master in 'local[2]' 'local-cluster[2,1,512]'; do
+  check "$master: params, env, lines, {submit_dir} in one job" \
+    run_here --master "$master" --param 'greet=hi, there' "$J"
+  head -4 "$T/out" >"$T/got"
+  expected >"$T/want"
+  check "... each filled as documented" same "$T/got" "$T/want"
+  wd=$(sed -n 5p "$T/out")
+  check "... the task ran in its executor's work dir, not the submit dir" \
+    test -n "$wd" -a "$wd" != "$T/here"
+done
+
+# The relative path alone fails (the rule every mode keeps), and works
+# through the variable.
+REL=$(job rel '{"name": "rel", "stages": [{"name": "s", "tasks": [
+  {"cmd": ["cat", "data.txt"]}]}]}')
+fails() { ! "$@"; }
+check "local[2]: a bare relative path is the work dir's, not the submit dir's" \
+  fails run_here --master 'local[2]' --max-failures 1 "$REL"
+check "... the error says so" grep -qF "No such file" "$T/err"
+
+# hearth-driver run directly: its own directory; --submit-dir given.
+SD=$(job sd '{"name": "sd", "stages": [{"name": "s", "tasks": [
+  {"cmd": ["sh", "-c", "echo {submit_dir} $HEARTH_SUBMIT_DIR"]}]}]}')
+(cd "$T/here" && "$BIN/hearth-driver" --master 'local[1]' "$SD") >"$T/out" 2>"$T/err"
+check "hearth-driver: HEARTH_SUBMIT_DIR is its current directory" \
+  test "$(cat "$T/out")" = "$T/here $T/here"
+(cd "$T/here" && "$BIN/hearth-driver" --master 'local[1]' --submit-dir ../job \
+  "$SD") >"$T/out" 2>"$T/err"
+check "... or --submit-dir, made absolute" \
+  test "$(cat "$T/out")" = "$T/here/../job $T/here/../job"
+
+# HEARTH_PARAM: comma-separated, %2C and %25 inside a value.
+HEARTH_PARAM='greet=a%2Cb%25,who=c' run_here --master 'local[1]' "$J"
+check "HEARTH_PARAM: two params, a comma and a percent in one" \
+  grep -qF "a,b% c {x}" "$T/out"
+
+# refused TEXT ARGS...: hearth-submit exits 2 before running anything,
+# its message holding TEXT.
+refused() {
+  local text=$1; shift
+  run_here --master 'local[1]' "$@"
+  local rc=$?
+  if [[ $rc -ne 2 ]] || ! grep -qF -- "$text" "$T/err"; then
+    echo "exit $rc: $(cat "$T/err")" >&2
+    return 1
+  fi
+}
+bad() { job bad "{\"name\": \"bad\", $1}"; }
+TASK='"stages": [{"name": "s", "tasks": [{"cmd": ["echo", "TEXT"]}]}]'
+one() { bad "${TASK/TEXT/$1}"; }
+
+check "an unknown {name} is refused, with its place" \
+  refused "stages[0].tasks[0].cmd[1]: unknown {nope}" "$(one '{nope}')"
+check "a param's name is known only once declared" \
+  refused "unknown {greet}" "$(one '{greet}')"
+check "an undeclared --param is refused" \
+  refused "--param colour: the job file declares no such param" \
+  --param colour=red "$J"
+check "a --param without '=' is refused" \
+  refused "--param greet: expected NAME=VALUE" --param greet "$J"
+check "{item} outside a foreach task is refused" \
+  refused 'stages[0].tasks[0].cmd[1]: {item} is only known in a task with "foreach"' \
+  "$(one '{item}')"
+check "{i} outside a task is refused" \
+  refused 'name: {i} is only known in a task' \
+  "$(job bad '{"name": "x{i}", '"$TASK"'}')"
+check "{arg2} with one argument is refused" \
+  refused "{arg2}: the job was given 1 argument" "$(one '{arg2}')" only
+check "a literal {i} is refused (every {i} becomes the index)" \
+  refused "a literal {i} cannot be written" "$(one '{{i}')"
+check "a reserved param name is refused" \
+  refused "params.item: a name Hearth fills itself" \
+  "$(bad '"params": {"item": "x"}, '"$TASK")"
+check "a param name that is not an identifier is refused" \
+  refused "params.a-b: a name is letters" \
+  "$(bad '"params": {"a-b": "x"}, '"$TASK")"
+check "a stage's env must be strings" \
+  refused "stages[0].env.X: expected a string" \
+  "$(bad '"stages": [{"name": "s", "env": {"X": 1}, "tasks": [{"cmd": ["true"]}]}]')"
+check "a missing lines file is refused, named" \
+  refused "cannot read $T/job/none.txt: No such file or directory" \
+  "$(sed 's/items.txt/none.txt/' "$J" >"$T/job/none.json"; echo "$T/job/none.json")"
+seq 1000001 >"$T/job/many.txt"
+check "a lines file over 1,000,000 lines is refused" \
+  refused "many.txt: more than 1000000 lines" \
+  "$(sed 's/items.txt/many.txt/' "$J" >"$T/job/many.json"; echo "$T/job/many.json")"
+check "foreach takes \"args\" or {\"lines\": FILE} only" \
+  refused 'stages[0].tasks[0].foreach: expected "args" or {"lines": FILE}' \
+  "$(bad '"stages": [{"name": "s", "tasks": [{"cmd": ["true"], "foreach": {"lines": "x", "y": 1}}]}]')"
+
+# --- cluster mode: params and the submit dir travel with the driver -------
+start_master || { fail "master"; finish; exit 1; }
+CORES=2 MEMORY=2G start_worker w1 || fail "worker w1"
+CM=(--master "$MASTER_URL" --deploy-mode cluster --executor-memory 512M)
+# The lines file travels as one of the job's files, beside the job file.
+sed 's/"name": "p",/"name": "p", "files": ["items.txt"],/' "$J" >"$T/job/pc.json"
+check "cluster mode: the same job" \
+  run_here "${CM[@]}" --param 'greet=hi, there' "$T/job/pc.json"
+ID=$(head -1 "$T/out")
+"$BIN/hearth-submit" --master "$MASTER_URL" --logs "$ID" >"$T/logs"
+head -4 "$T/logs" >"$T/got"
+check "... every string filled as in local[2], HEARTH_SUBMIT_DIR the submitter's" \
+  same "$T/got" "$T/want"
+finish
