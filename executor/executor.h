@@ -141,6 +141,13 @@ struct executor {
                                   tasks (owned) */
     libs_t *libs;              /* shipped libraries (owned) */
     char *work_dir;            /* where files go (cwd by default) */
+    char *shuffle_dir;         /* SHUFFLE_ROOT: map outputs go under
+                                  SHUFFLE_ROOT/APP_ID, or NULL: none */
+    char *shuffle_url;         /* this node's block server, or NULL */
+    char *shuffle_key;         /* its CURVE public key, or NULL */
+    size_t shuffle_memory;     /* a map task's records held before a spill */
+    size_t fetch_in_flight;    /* a reduce task's bytes asked, not got */
+    size_t max_input_bytes;    /* largest reduce input of a function */
     bool stopping;             /* leaving the loop */
     int exit_code;             /* process exit status */
 };

@@ -182,6 +182,10 @@ s_send_register (link_t *self)
     cJSON_AddNumberToObject (b, "pid", getpid ());
     if (ex->token)
         cJSON_AddStringToObject (b, "token", ex->token);
+    if (ex->shuffle_url)
+        cJSON_AddStringToObject (b, "shuffle_url", ex->shuffle_url);
+    if (ex->shuffle_key)
+        cJSON_AddStringToObject (b, "shuffle_key", ex->shuffle_key);
     return s_send (self, &msg);
 }
 
