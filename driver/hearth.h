@@ -309,7 +309,9 @@ size_t hearth_job_active_stages (hearth_job_t *job,
                                  hearth_stage_progress_t *out, size_t max);
 
 /* Result of task index of a finished stage (borrowed; NULL with *len 0 if
-   the stage has not finished or index is out of range). */
+   the stage has not finished or index is out of range, and for a stage
+   whose results went elsewhere: partitioned, written to files, or
+   discarded after its result callback). */
 const void *hearth_stage_result (const hearth_stage_t *stage, uint64_t index,
                                  size_t *len);
 

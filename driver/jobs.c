@@ -506,8 +506,9 @@ const void *
 hearth_stage_result (const hearth_stage_t *stage, uint64_t index, size_t *len)
 {
     *len = 0;
-    if (!stage || !stage->results || index >= stage->ntasks)
-        return NULL;
+    if (!stage || !stage->results || index >= stage->ntasks || stage->partitions
+        || stage->output_dir || stage->discard_results)
+        return NULL; /* its results went elsewhere */
     hearth_job_t *job = stage->job;
     pthread_mutex_lock (&job->lock);
     bool done = stage->done; /* set by the engine under the lock */

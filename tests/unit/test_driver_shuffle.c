@@ -52,7 +52,7 @@ s_job_init (s_job_t *j, uint64_t nmaps, uint32_t r)
 static void
 s_job_free (s_job_t *j)
 {
-    for (uint64_t m = 0; m < j->map.ntasks; m++)
+    for (uint64_t m = 0; j->map.maps && m < j->map.ntasks; m++)
         free (j->map.maps[m].sizes);
     free (j->map.maps);
 }

@@ -417,6 +417,16 @@ test_writer_edges (void **state)
     snprintf (index, sizeof index, "%s.index", path);
     unlink (path);
     unlink (index);
+    /* nothing written to a sorted writer: the same (it once sorted a NULL
+       array) */
+    opts.sort = true;
+    w = hearth_partwriter_new (&opts, &err);
+    assert_int_equal (hearth_partwriter_finish (w, &err), 0);
+    assert_int_equal (hearth_partwriter_parts (w)[3].length, 0);
+    hearth_partwriter_destroy (&w);
+    unlink (path);
+    unlink (index);
+    opts.sort = false;
     /* destroyed before its end: nothing left, spills included */
     opts.memory_bytes = 4096;
     w = hearth_partwriter_new (&opts, &err);
