@@ -69,7 +69,8 @@ DRIVER_TESTS = \
 	tests/driver/test-job-params.sh \
 	tests/driver/test-task-stderr.sh \
 	tests/driver/test-shuffle.sh \
-	tests/driver/test-shuffle-api.sh
+	tests/driver/test-shuffle-api.sh \
+	tests/driver/test-shuffle-failures.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)
