@@ -144,6 +144,13 @@ hearth_conf_t *driver_opts_conf (hearth_opts_t *opts);
    saying what is wrong ("missing port") and where it came from; else 0
    (local modes are checked when the engine starts). */
 int driver_check_master (hearth_conf_t *conf, hearth_error_t *err);
+/* The largest result (max-result-bytes) and the largest input from an
+   unpartitioned stage: what one message may carry (HEARTH_SOCK_MAX_MSG_BYTES,
+   256 MiB) less room for the rest of a batch.  A larger one is dropped by
+   ZeroMQ without a word, so it is refused before. */
+#define DRIVER_MAX_MESSAGE_DATA ((uint64_t) 240 * 1024 * 1024)
+/* max-result-bytes within DRIVER_MAX_MESSAGE_DATA: 0, or -1 with err. */
+int driver_check_limits (hearth_conf_t *conf, hearth_error_t *err);
 /* hearth-submit: whether a setting was given on its command line (a
    flag, --conf KEY=VALUE, or a --conf FILE), and so travels to the driver
    it runs; the environment and the defaults file are read where the

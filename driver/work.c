@@ -274,6 +274,23 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
     size_t size = 0;
     for (uint64_t i = 0; i < st->ntasks; i++)
         size += st->results[i].len + 1;
+    if (size > DRIVER_MAX_MESSAGE_DATA) {
+        char text[512];
+        snprintf (text, sizeof text,
+                  "stage %s's results, %.1f MiB in all, are over the %llu MiB "
+                  "a stage's input may be when it is sent whole to every "
+                  "task: partition stage %s (\"partitions\") so that each "
+                  "task of the next stage reads only its share",
+                  st->name, size / 1048576.0,
+                  (unsigned long long) (DRIVER_MAX_MESSAGE_DATA >> 20),
+                  st->name);
+        for (size_t k = 0; k < job->nstages; k++)
+            if (job->stages[k]->input == st) {
+                work_fail_job (self, job, text);
+                return;
+            }
+        return; /* nothing reads it whole */
+    }
     for (size_t k = 0; k < job->nstages; k++) {
         hearth_stage_t *child = job->stages[k];
         if (child->input != st)

@@ -158,6 +158,20 @@ J=$(job badparts '{"name": "b", "stages": [
 check "partitions 0 is refused" expect_fail submit --master "$M" "$J"
 check "... with its place" grep -q 'stages\[0\].partitions' "$T/err"
 
+# What does not fit a message is refused with its size, never dropped.
+J=$(job seq1 '{"name": "one", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}')
+check "--max-result-bytes over what a message carries is refused" \
+  expect_fail submit --master "$M" --max-result-bytes 300M "$J"
+check "... naming both sizes" grep -q 'max-result-bytes 300M is over the 240M' "$T/err"
+J=$(job big '{"name": "big", "stages": [
+  {"name": "gen", "tasks": [{"cmd": ["sh", "-c",
+   "head -c 54525952 /dev/zero | tr \"\\\\0\" x"], "count": 5}]},
+  {"name": "all", "tasks": [{"cmd": ["wc", "-c"], "input": "gen"}]}]}')
+check "an unpartitioned input of 260 MiB fails the job at once (it used to be lost 9 times, silently)" \
+  expect_fail submit --master "$M" --max-result-bytes 60M "$J"
+check "... saying its size, the limit and what to do" \
+  grep -q "stage gen's results, 260.0 MiB in all, are over the 240 MiB.*partition stage gen" "$T/err"
+
 check "no shuffle file is left in the temporary directory" \
   test -z "$(find "$T" -name '*.index' -path '*shuffle*')"
 check "no master, worker or executor is left" no_leftovers
