@@ -228,7 +228,7 @@ start_tool e4 || fail "exec-tool e4"
 mkdir -p "$T/e4"
 HEARTH_TOKEN=$TOKEN "$BIN/hearth-executor" --driver-url "$URL_e4" \
   --app-id "$APP_ID" --cores 1 --work-dir "$T/e4" --shuffle-dir "$T/local" \
-  --heartbeat-interval 200ms >>"$T/e4.log" 2>&1 &
+  --max-input-bytes 64K --heartbeat-interval 200ms >>"$T/e4.log" 2>&1 &
 E4_PID=$!
 PIDS+=($E4_PID)
 wait_for 20 grep -q '^REGISTERED' "$T/e4.out"
@@ -236,6 +236,10 @@ send e4 "{\"tid\":$(tid 51 0),\"attempt\":0,\"cmd\":[\"wc\",\"-c\"],\"reduce\":{
 update e4 "$(tid 51 0)" >/dev/null
 check "wc -c reads every byte of it ($BYTES)" test "$(result e4 "$(tid 51 0)")" = "$BYTES"
 HWM=$(awk '/^VmHWM/{print $2}' "/proc/$E4_PID/status")
+send e4 "{\"tid\":$(tid 52 0),\"attempt\":0,\"fn\":\"cat\",\"reduce\":{\"shuffle\":3,\"partition\":0,\"servers\":[],\"blocks\":$(blocks -1 3 $M 0)}}"
+check "a function's reduce input over max-input-bytes: FAILED, naming both sizes" \
+  grep -q "FAILED error=the reduce input of partition 0 is $(cat "${IN[@]}" | wc -c | awk '{print $1 + 1}') bytes, over max-input-bytes (65536)" \
+  <<<"$(update e4 "$(tid 52 0)")"
 say "the executor's peak RSS while it streamed $((BYTES >> 20)) MiB: $((HWM >> 10)) MiB"
 check "... with the executor's RSS well below the input (< 64 MiB)" \
   test "$HWM" -lt $((64 * 1024))
