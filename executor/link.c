@@ -194,6 +194,16 @@ s_send_register (link_t *self)
 
 typedef void (s_handler_fn) (link_t *self, hearth_msg_t *msg);
 
+/* A size the driver sets (a positive integer field of REGISTERED_EXECUTOR),
+   into *bound; absent or 0: the executor's own stays. */
+static void
+s_bound (const cJSON *body, const char *name, size_t *bound)
+{
+    int64_t v = hearth_json_int (body, name, 0);
+    if (v > 0)
+        *bound = (size_t) v;
+}
+
 static void
 s_on_registered (link_t *self, hearth_msg_t *msg)
 {
@@ -206,6 +216,11 @@ s_on_registered (link_t *self, hearth_msg_t *msg)
         hearth_json_int (b, "heartbeat_liveness", ex->hb_liveness);
     ex->max_result_bytes =
         hearth_json_int (b, "max_result_bytes", ex->max_result_bytes);
+    /* the shuffle's bounds are the application's: its driver's settings
+       win over this executor's own flags */
+    s_bound (b, "shuffle_memory", &ex->shuffle_memory);
+    s_bound (b, "fetch_max_in_flight", &ex->fetch_in_flight);
+    s_bound (b, "max_input_bytes", &ex->max_input_bytes);
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
     const cJSON *lib;
     cJSON_ArrayForEach (lib, libs)

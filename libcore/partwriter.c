@@ -124,7 +124,7 @@ static int
 s_order (hearth_partwriter_t *self, hearth_error_t *err)
 {
     if (self->sort) {
-        if (self->n > 0) /* an empty output has no entries at all */
+        if (self->n > 1) /* none held: ents and arena may be NULL */
             qsort_r (self->ents, self->n, sizeof *self->ents, s_cmp_sorted,
                      self->arena);
         return 0;

@@ -67,6 +67,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-admin.sh \
 	tests/integration/test-tail-defaults.sh \
 	tests/integration/test-shuffle-server.sh \
+	tests/integration/test-executor-shuffle.sh \
 	tests/integration/test-load-clients.sh \
 	tests/integration/test-load-flood.sh
 TESTS += $(INTEGRATION_TESTS)

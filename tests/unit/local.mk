@@ -207,3 +207,11 @@ tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
 	driver/shuffle.c driver/shuffle.h
 tests_unit_test_driver_shuffle_CFLAGS = $(unit_cflags)
 tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
+
+# A reduce task's input over map outputs of this node (executor/reducein.c).
+UNIT_TESTS += tests/unit/test_reducein
+tests_unit_test_reducein_SOURCES = tests/unit/test_reducein.c \
+	tests/unit/testutil.h executor/reducein.c executor/reducein.h \
+	executor/fetch.c executor/fetch.h
+tests_unit_test_reducein_CFLAGS = $(unit_cflags)
+tests_unit_test_reducein_LDADD = $(unit_libs)
