@@ -23,8 +23,6 @@
 
 /* Rounds of lost inputs in a row after which a stage is abandoned. */
 static const size_t s_max_fetch_rounds = 4;
-/* Bytes of one block's entry in a reduce task's "blocks" frame. */
-enum { s_block_entry = 16 };
 
 /* ---- servers ------------------------------------------------------------- */
 
@@ -236,7 +234,7 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
 {
     const hearth_stage_t *in = st->input;
     uint32_t *local = malloc ((servers->n + 1) * sizeof *local);
-    zframe_t *frame = zframe_new (NULL, in->ntasks * s_block_entry);
+    zframe_t *frame = zframe_new (NULL, in->ntasks * HEARTH_BLOCK_RECORD);
     cJSON *reduce = cJSON_AddObjectToObject (t, "reduce");
     cJSON *list = reduce ? cJSON_AddArrayToObject (reduce, "servers") : NULL;
     int rc = local && frame && list ? 0 : -1;
@@ -244,7 +242,8 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
         local[i] = SHUFFLE_NO_SERVER;
     unsigned char *p = frame ? zframe_data (frame) : NULL;
     uint32_t nlocal = 0;
-    for (uint64_t m = 0; rc == 0 && m < in->ntasks; m++, p += s_block_entry) {
+    for (uint64_t m = 0; rc == 0 && m < in->ntasks;
+         m++, p += HEARTH_BLOCK_RECORD) {
         const mapout_t *mo = &in->maps[m];
         if (!mo->sizes) {
             rc = 1;

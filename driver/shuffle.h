@@ -33,7 +33,7 @@
 
 /* The server of a map output on the driver's own node (local[N]: its
    executor runs no block server). */
-#define SHUFFLE_NO_SERVER UINT32_MAX
+#define SHUFFLE_NO_SERVER HEARTH_BLOCK_LOCAL
 
 /* The block servers the application's executors have named, each once. */
 typedef struct shuffle_servers shuffle_servers_t;

@@ -158,6 +158,31 @@ J=$(job badparts '{"name": "b", "stages": [
 check "partitions 0 is refused" expect_fail submit --master "$M" "$J"
 check "... with its place" grep -q 'stages\[0\].partitions' "$T/err"
 
+# The README's example: the partitioned word count agrees with the plain one.
+check "examples/wordcount.json runs" \
+  submit --master "$M" "$SRC/examples/wordcount.json" "$SRC"/examples/data/*.txt
+cp "$T/out" "$T/top.plain"
+check "examples/wordcount-partitioned.json runs" \
+  submit --master "$M" "$SRC/examples/wordcount-partitioned.json" \
+  "$SRC"/examples/data/*.txt
+check "... and finds the same top ten words" same "$T/out" "$T/top.plain"
+check "... ten of them" test "$(wc -l <"$T/out")" -eq 10
+
+# A function reducer gets its partition as input bytes, up to the
+# application's max-input-bytes (told to the executors by the driver).
+J=$(job fnreduce '{"name": "fnreduce", "stages": [
+  {"name": "map", "partitions": 1,
+   "tasks": [{"cmd": ["sh", "-c", "seq 1 1000"], "count": 2}]},
+  {"name": "reduce", "tasks": [{"fn": "cat", "input": "map"}]}]}')
+check "a function reducer gets its partition as input bytes" \
+  submit --master "$M" --lib "$TASKS_LIB" "$J"
+check "... all of it, in map order" same "$T/out" <(seq 1 1000; seq 1 1000)
+check "... and past --max-input-bytes the task fails" \
+  expect_fail submit --master "$M" --lib "$TASKS_LIB" --max-input-bytes 4K \
+  --max-failures 1 "$J"
+check "... saying both sizes" \
+  grep -q 'reduce input of partition 0 is 7786 bytes, over max-input-bytes (4096)' "$T/err"
+
 # What does not fit a message is refused with its size, never dropped.
 J=$(job seq1 '{"name": "one", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}')
 check "--max-result-bytes over what a message carries is refused" \
