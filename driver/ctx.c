@@ -9,6 +9,7 @@
 
 #include "driver/engine.h"
 #include "driver/internal.h"
+#include "driver/shuffle.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
@@ -211,6 +212,10 @@ hearth_job_submit (hearth_job_t *job)
         if (job->stages[i]->ntasks == 0)
             return s_job_error (job, "stage %s has no tasks",
                                 job->stages[i]->name);
+    char why[512];
+    for (size_t i = 0; i < job->nstages; i++)
+        if (shuffle_check_stage (job->stages[i], why, sizeof why) < 0)
+            return s_job_error (job, "%s", why);
     if (s_topological_order (job) < 0)
         return s_job_error (job,
                             "the stages of job %s depend on each other "

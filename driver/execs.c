@@ -14,6 +14,7 @@
 #include "driver/execs.h"
 #include "driver/launch.h"
 #include "driver/ship.h"
+#include "driver/shuffle.h"
 #include "libcore/clock.h"
 #include "libcore/intkeys.h"
 #include "libcore/keys.h"
@@ -34,6 +35,7 @@ typedef struct {
     char *key;            /* hex of its routing id once registered */
     zframe_t *rid;        /* its routing id once registered */
     bool registered;      /* REGISTER_EXECUTOR accepted: in the task set */
+    uint32_t server;      /* its node's block server (shuffle.h) */
     int64_t last_recv_ms; /* last message from it (monotonic) */
     int64_t last_send_ms; /* last message to it (monotonic) */
 } exec_t;
@@ -54,6 +56,7 @@ struct execs {
     hearth_refusals_t *refusals; /* refused peers, logged once a minute */
     ship_t *ship;                /* shipped at registration */
     hearth_taskset_t *ts;        /* executors' slots (borrowed) */
+    work_t *work;                /* stages and block servers (borrowed) */
     launch_t *launch;            /* tasks to and from executors */
     execs_cbs_t cbs;             /* the owner's callbacks */
 };
@@ -90,6 +93,7 @@ execs_new (const execs_opts_t *opts, const execs_cbs_t *cbs,
     self->max_result_bytes =
         (int64_t) hearth_conf_bytes (opts->conf, "max-result-bytes");
     self->ts = work_taskset (opts->work);
+    self->work = opts->work;
     self->cbs = *cbs;
     self->by_id = zhashx_new ();
     self->by_key = zhash_new ();
@@ -362,6 +366,15 @@ s_reply_registered (execs_t *self, exec_t *x)
                              (double) self->hb_liveness);
     cJSON_AddNumberToObject (b, "max_result_bytes",
                              (double) self->max_result_bytes);
+    /* the shuffle's bounds, from the application's settings */
+    static const char *const sizes[][2] = {
+        {"shuffle-memory", "shuffle_memory"},
+        {"fetch-max-in-flight", "fetch_max_in_flight"},
+        {"max-input-bytes", "max_input_bytes"}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        cJSON_AddNumberToObject (
+            b, sizes[i][1],
+            (double) hearth_conf_bytes (self->conf, sizes[i][0]));
     ship_add (self->ship, msg);
     s_send (self, x, &msg);
 }
@@ -408,6 +421,9 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     x->key = strdup (from->key);
     x->cores = cores;
     x->registered = true;
+    x->server = shuffle_servers_intern (work_servers (self->work),
+                                        hearth_json_str (b, "shuffle_url"),
+                                        hearth_json_str (b, "shuffle_key"));
     snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
     zhash_insert (self->by_key, from->key, x);
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
@@ -420,7 +436,7 @@ static void
 s_status (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
     if (s_registered (self, from, msg))
-        launch_status (self->launch, from->x->exec_id, msg);
+        launch_status (self->launch, from->x->exec_id, from->x->server, msg);
 }
 
 /* Nothing to do but the sign of life s_dispatch has counted. */

@@ -176,6 +176,67 @@ int hearth_stage_after (hearth_stage_t *stage, hearth_stage_t *parent);
    followed by a newline. */
 int hearth_stage_input (hearth_stage_t *stage, hearth_stage_t *parent);
 
+/* ---- data between stages (docs/jobs.md "Partitioned stages") ----
+   A task's output is a sequence of records: lines, a record's key its
+   bytes before the first TAB (the whole line without one). */
+
+/* The most partitions of one stage. */
+#define HEARTH_MAX_STAGE_PARTITIONS 100000
+
+/* The stage's partitions (hearth_stage_set_partitions), 0 when its
+   results go to the driver. */
+uint32_t hearth_stage_partitions (const hearth_stage_t *stage);
+
+/* hearth_stage_set_partitions flags. */
+#define HEARTH_PARTITION_SORT                                                  \
+    1u /* each partition sorted by key (bytewise;                              \
+          equal keys keep their map-task order) */
+
+/* Partition the stage's output: each record of each of its tasks goes to
+   partition FNV-1a-64(key) mod partitions, written by its executor on its
+   node and served from there; nothing of it reaches the driver.  A stage
+   reading it (hearth_stage_input) must have exactly `partitions` tasks:
+   task i receives partition i of every task's output (on standard input
+   for a command, as input bytes for a function), sorted with
+   HEARTH_PARTITION_SORT.  Returns 0, or -1 with errno EINVAL
+   (partitions not in 1..HEARTH_MAX_STAGE_PARTITIONS, unknown flags, a
+   job already submitted). */
+int hearth_stage_set_partitions (hearth_stage_t *stage, uint32_t partitions,
+                                 unsigned flags);
+
+/* Write each task's result to DIR/part-NNNNN (NNNNN its index, five
+   digits at least) from its executor, instead of sending it to the
+   driver: the attempt the driver accepts is renamed into place from
+   DIR/_temporary, so that retries and speculative copies never leave two
+   files or a partial one; DIR/_SUCCESS appears when the stage is done.
+   On a cluster DIR must be a path that the driver and every worker see
+   (a shared filesystem).  Not with partitions.  Returns 0 or -1 (EINVAL).
+ */
+int hearth_stage_set_output (hearth_stage_t *stage, const char *dir);
+
+/* The stage's output directory (absolute once submitted; borrowed), or
+   NULL. */
+const char *hearth_stage_output (const hearth_stage_t *stage);
+
+/* hearth_stage_on_result flags. */
+#define HEARTH_RESULT_DISCARD                                                  \
+    1u /* do not keep results for                                              \
+          hearth_stage_result: fn is the only                                  \
+          reader */
+
+/* Called once for each task of the stage that finishes (exactly once per
+   task, the accepted attempt's result), on the context's engine thread,
+   as results arrive: it must return quickly and must not wait on a job.
+   data is borrowed for the call. */
+typedef void (hearth_result_fn) (hearth_stage_t *stage, uint64_t index,
+                                 const void *data, size_t len, void *user);
+
+/* Hand each result of the stage to fn as it arrives; with
+   HEARTH_RESULT_DISCARD the driver keeps none, so a stage of millions of
+   results needs no memory for them.  Returns 0 or -1 (EINVAL). */
+int hearth_stage_on_result (hearth_stage_t *stage, hearth_result_fn *fn,
+                            void *user, unsigned flags);
+
 /* Put the stage in a FAIR scheduling pool (scheduler-mode FAIR). */
 int hearth_stage_set_pool (hearth_stage_t *stage, const char *pool, int weight);
 
@@ -248,7 +309,9 @@ size_t hearth_job_active_stages (hearth_job_t *job,
                                  hearth_stage_progress_t *out, size_t max);
 
 /* Result of task index of a finished stage (borrowed; NULL with *len 0 if
-   the stage has not finished or index is out of range). */
+   the stage has not finished or index is out of range, and for a stage
+   whose results went elsewhere: partitioned, written to files, or
+   discarded after its result callback). */
 const void *hearth_stage_result (const hearth_stage_t *stage, uint64_t index,
                                  size_t *len);
 

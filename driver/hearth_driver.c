@@ -95,6 +95,13 @@ static int
 s_print_results (hearth_job_t *job, const char *stage_name)
 {
     hearth_stage_t *stage = hearth_job_find_stage (job, stage_name);
+    if (hearth_stage_output (stage)) {
+        fprintf (stderr, "%s: %llu part files in %s\n",
+                 program_invocation_short_name,
+                 (unsigned long long) hearth_stage_size (stage),
+                 hearth_stage_output (stage));
+        return 0;
+    }
     for (uint64_t i = 0; i < hearth_stage_size (stage); i++) {
         size_t len;
         const char *r = hearth_stage_result (stage, i, &len);
@@ -114,7 +121,8 @@ s_run (hearth_opts_t *opts, const jobfile_t *jf, progress_t *bar)
     hearth_ctx_t *ctx = hearth_ctx_new (opts, errbuf, sizeof errbuf);
     if (!ctx)
         return s_fail (1, "%s", errbuf);
-    hearth_job_t *job = jobfile_build (jf, ctx, &err);
+    hearth_job_t *job = jobfile_build (
+        jf, ctx, hearth_conf_str (driver_opts_conf (opts), "output"), &err);
     int rc = 1;
     if (!job)
         s_fail (1, "%s", err.text);

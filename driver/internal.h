@@ -59,6 +59,15 @@ typedef struct {
     int64_t timeout_ms; /* per-task limit, 0: none */
 } task_group_t;
 
+/* Where one map task's output is (a partitioned stage's task). */
+typedef struct {
+    uint64_t *sizes;  /* stored bytes of each partition's block (R), or
+                         NULL: no output registered (not run yet, or lost) */
+    uint32_t server;  /* the block server holding it (shuffle.h), or
+                         SHUFFLE_NO_SERVER: on the driver's node */
+    uint32_t attempt; /* the attempt that wrote it */
+} mapout_t;
+
 /* One task's result. */
 typedef struct {
     void *data;   /* malloc'ed bytes, or NULL */
@@ -74,11 +83,19 @@ struct hearth_stage {
     uint64_t ntasks;          /* sum of the groups' counts */
     hearth_stage_t **parents; /* stages to finish first */
     size_t nparents;
-    hearth_stage_t *input; /* parent whose results are the input */
-    char *pool;            /* FAIR pool, or NULL */
-    int weight;            /* FAIR weight */
-    int64_t timeout_ms;    /* for groups added from now on */
+    hearth_stage_t *input;       /* parent whose results are the input */
+    char *pool;                  /* FAIR pool, or NULL */
+    int weight;                  /* FAIR weight */
+    int64_t timeout_ms;          /* for groups added from now on */
+    uint32_t partitions;         /* 0: results go to the driver; else R, the
+                                    partitions of a shuffle (a "map" stage) */
+    bool sort;                   /* partitions sorted by key */
+    char *output_dir;            /* results written to files here, or NULL */
+    hearth_result_fn *on_result; /* each accepted result, or NULL */
+    void *on_result_user;        /* given to it */
+    bool discard_results;        /* keep none (HEARTH_RESULT_DISCARD) */
     /* engine side, from submit on */
+    mapout_t *maps;           /* partitioned: ntasks map outputs */
     result_t *results;        /* ntasks entries */
     zframe_t *input_frame;    /* the input, once the input parent is done */
     uint64_t failed_attempts; /* failed attempts counted by the engine */
@@ -127,6 +144,13 @@ hearth_conf_t *driver_opts_conf (hearth_opts_t *opts);
    saying what is wrong ("missing port") and where it came from; else 0
    (local modes are checked when the engine starts). */
 int driver_check_master (hearth_conf_t *conf, hearth_error_t *err);
+/* The largest result (max-result-bytes) and the largest input from an
+   unpartitioned stage: what one message may carry (HEARTH_SOCK_MAX_MSG_BYTES,
+   256 MiB) less room for the rest of a batch.  A larger one is dropped by
+   ZeroMQ without a word, so it is refused before. */
+#define DRIVER_MAX_MESSAGE_DATA ((uint64_t) 240 * 1024 * 1024)
+/* max-result-bytes within DRIVER_MAX_MESSAGE_DATA: 0, or -1 with err. */
+int driver_check_limits (hearth_conf_t *conf, hearth_error_t *err);
 /* hearth-submit: whether a setting was given on its command line (a
    flag, --conf KEY=VALUE, or a --conf FILE), and so travels to the driver
    it runs; the environment and the defaults file are read where the

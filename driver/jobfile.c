@@ -30,6 +30,7 @@
 #include "driver/jobfile.h"
 #include "driver/jobnames.h"
 #include "driver/jobparams.h"
+#include "driver/jobshuffle.h"
 #include "libcore/units.h"
 
 /* Largest job file read. */
@@ -49,8 +50,9 @@ struct jobfile {
 
 static const char *const s_job_keys[] = {"name",   "lib", "files", "stages",
                                          "params", "env", NULL};
-static const char *const s_stage_keys[] = {"name",   "after", "tasks", "pool",
-                                           "weight", "env",   NULL};
+static const char *const s_stage_keys[] = {
+    "name", "after",      "tasks", "pool",   "weight",
+    "env",  "partitions", "sort",  "output", NULL};
 static const char *const s_task_keys[] = {
     "cmd", "fn", "arg", "count", "foreach", "input", "env", "timeout", NULL};
 
@@ -328,7 +330,9 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
         if (s_check_task (t, sub, err) < 0)
             return -1;
     }
-    return s_check_links (stages, st, pos, where, err);
+    if (s_check_links (stages, st, pos, where, err) < 0)
+        return -1;
+    return jobshuffle_check_stage (stages, st, where, err);
 }
 
 static int
@@ -491,9 +495,10 @@ jobfile_output_stage (const jobfile_t *self)
 
 /* What a task is built from beyond itself. */
 typedef struct {
-    const cJSON *job_env;   /* the job's "env", or NULL */
-    const cJSON *stage_env; /* its stage's "env", or NULL */
-    const char *item;       /* a foreach task's item, or NULL */
+    const cJSON *job_env;        /* the job's "env", or NULL */
+    const cJSON *stage_env;      /* its stage's "env", or NULL */
+    const char *item;            /* a foreach task's item, or NULL */
+    const hearth_stage_t *input; /* the stage the task reads, or NULL */
 } s_scope_t;
 
 /* text of a task, finished for the scope's item (jobparams.h); caller
@@ -524,7 +529,8 @@ s_add_task (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc)
 {
     const cJSON *count = cJSON_GetObjectItemCaseSensitive (t, "count");
     const cJSON *timeout = cJSON_GetObjectItemCaseSensitive (t, "timeout");
-    uint64_t n = count ? (uint64_t) count->valuedouble : 1;
+    uint64_t n = count ? (uint64_t) count->valuedouble
+                       : jobshuffle_default_count (sc->input);
     int64_t ms = 0;
     if (cJSON_IsNumber (timeout))
         ms = (int64_t) timeout->valuedouble;
@@ -580,7 +586,7 @@ s_add_tasks (const jobfile_t *self, hearth_stage_t *stage, const cJSON *t,
 
 static int
 s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
-               size_t *lines, hearth_error_t *err)
+               size_t *lines, const char *output_dir, hearth_error_t *err)
 {
     const char *name =
         cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (st, "name"));
@@ -592,6 +598,8 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
     if (pool)
         hearth_stage_set_pool (stage, pool->valuestring,
                                weight ? (int) weight->valuedouble : 1);
+    if (jobshuffle_build_stage (stage, st, output_dir, err) < 0)
+        return -1;
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
         hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));
@@ -601,10 +609,12 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
     const cJSON *t;
     cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
     {
-        const char *in = cJSON_GetStringValue (
-            cJSON_GetObjectItemCaseSensitive (t, "input"));
+        hearth_stage_t *in = hearth_job_find_stage (
+            job, cJSON_GetStringValue (
+                     cJSON_GetObjectItemCaseSensitive (t, "input")));
         if (in)
-            hearth_stage_input (stage, hearth_job_find_stage (job, in));
+            hearth_stage_input (stage, in);
+        sc.input = in;
         if (s_add_tasks (self, stage, t, &sc, lines) < 0)
             return hearth_errprintf (err, "stage %s: cannot add a task: %s",
                                      name, strerror (errno));
@@ -613,8 +623,13 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
 }
 
 hearth_job_t *
-jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, hearth_error_t *err)
+jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
+               hearth_error_t *err)
 {
+    const cJSON *stages =
+        cJSON_GetObjectItemCaseSensitive (self->root, "stages");
+    const cJSON *last =
+        cJSON_GetArrayItem (stages, cJSON_GetArraySize (stages) - 1);
     hearth_job_t *job = hearth_job_new (ctx, jobfile_name (self));
     if (!job) {
         hearth_errprintf (err, "out of memory");
@@ -625,7 +640,9 @@ jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, hearth_error_t *err)
     cJSON_ArrayForEach (st,
                         cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
     {
-        if (s_build_stage (self, job, st, &lines, err) < 0) {
+        if (s_build_stage (self, job, st, &lines,
+                           st == last ? output_dir : NULL, err)
+            < 0) {
             hearth_job_destroy (&job);
             return NULL;
         }

@@ -34,9 +34,11 @@ int jobfile_names (const jobfile_t *self, const char *key,
                    const char *const *given, size_t ngiven, char ***paths,
                    size_t *n, hearth_error_t *err);
 
-/* Create the job in ctx.  Returns it (owned by ctx) or NULL with err. */
+/* Create the job in ctx, the last stage's results written to files in
+   output_dir when it is not NULL (hearth-submit --output).  Returns it
+   (owned by ctx) or NULL with err. */
 hearth_job_t *jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx,
-                             hearth_error_t *err);
+                             const char *output_dir, hearth_error_t *err);
 
 /* The stage whose results the job prints: the last one in the file. */
 const char *jobfile_output_stage (const jobfile_t *self);

@@ -77,6 +77,10 @@ s_stage_destroy (hearth_stage_t **self_p)
     for (uint64_t i = 0; st->results && i < st->ntasks; i++)
         free (st->results[i].data);
     free (st->results);
+    for (uint64_t i = 0; st->maps && i < st->ntasks; i++)
+        free (st->maps[i].sizes);
+    free (st->maps);
+    free (st->output_dir);
     zframe_destroy (&st->input_frame);
     free (st->parents);
     free (st->pool);
@@ -162,6 +166,57 @@ hearth_stage_input (hearth_stage_t *stage, hearth_stage_t *parent)
     if (hearth_stage_after (stage, parent) < 0)
         return -1;
     stage->input = parent;
+    return 0;
+}
+
+int
+hearth_stage_set_partitions (hearth_stage_t *stage, uint32_t partitions,
+                             unsigned flags)
+{
+    if (!stage || stage->job->state != HEARTH_JOB_NEW || partitions == 0
+        || partitions > HEARTH_MAX_STAGE_PARTITIONS
+        || (flags & ~HEARTH_PARTITION_SORT))
+        return errno = EINVAL, -1;
+    stage->partitions = partitions;
+    stage->sort = (flags & HEARTH_PARTITION_SORT) != 0;
+    return 0;
+}
+
+uint32_t
+hearth_stage_partitions (const hearth_stage_t *stage)
+{
+    return stage ? stage->partitions : 0;
+}
+
+int
+hearth_stage_set_output (hearth_stage_t *stage, const char *dir)
+{
+    if (!stage || !dir || !*dir || stage->job->state != HEARTH_JOB_NEW)
+        return errno = EINVAL, -1;
+    char *copy = strdup (dir);
+    if (!copy)
+        return -1;
+    free (stage->output_dir);
+    stage->output_dir = copy;
+    return 0;
+}
+
+const char *
+hearth_stage_output (const hearth_stage_t *stage)
+{
+    return stage ? stage->output_dir : NULL;
+}
+
+int
+hearth_stage_on_result (hearth_stage_t *stage, hearth_result_fn *fn, void *user,
+                        unsigned flags)
+{
+    if (!stage || stage->job->state != HEARTH_JOB_NEW
+        || (flags & ~HEARTH_RESULT_DISCARD))
+        return errno = EINVAL, -1;
+    stage->on_result = fn;
+    stage->on_result_user = user;
+    stage->discard_results = (flags & HEARTH_RESULT_DISCARD) != 0;
     return 0;
 }
 
@@ -451,8 +506,9 @@ const void *
 hearth_stage_result (const hearth_stage_t *stage, uint64_t index, size_t *len)
 {
     *len = 0;
-    if (!stage || !stage->results || index >= stage->ntasks)
-        return NULL;
+    if (!stage || !stage->results || index >= stage->ntasks || stage->partitions
+        || stage->output_dir || stage->discard_results)
+        return NULL; /* its results went elsewhere */
     hearth_job_t *job = stage->job;
     pthread_mutex_lock (&job->lock);
     bool done = stage->done; /* set by the engine under the lock */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "driver/launch.h"
+#include "driver/shuffle.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/packed.h"
@@ -66,7 +67,7 @@ static int
 s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
                size_t *ninputs)
 {
-    if (!st->input || !st->input_frame)
+    if (!st->input || !st->input_frame || st->input->partitions)
         return -1;
     for (size_t i = 0; i < *ninputs; i++)
         if (inputs[i].uid == st->uid)
@@ -76,6 +77,29 @@ s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
     if (*ninputs < s_max_inputs)
         inputs[(*ninputs)++] = (s_input_t){st->uid, frame};
     return frame;
+}
+
+/* A task with shuffle roles, in JSON.  One whose input is not all there
+   (a map output lost since the offer) goes back to wait for it. */
+static void
+s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
+                  hearth_stage_t *st, int exec_id, const hearth_assign_t *a)
+{
+    int rc = render_task (tasks, st, a->index, a->attempt, -1);
+    cJSON *t = cJSON_GetArrayItem (tasks, cJSON_GetArraySize (tasks) - 1);
+    if (rc == 0 && t)
+        rc = shuffle_render (msg, t, work_servers (self->work), st, a->index,
+                             a->attempt);
+    if (rc == 0)
+        return;
+    if (t)
+        cJSON_DeleteItemFromArray (tasks, cJSON_GetArraySize (tasks) - 1);
+    log_warn ("stage %s, task %llu: %s; it waits", st->name,
+              (unsigned long long) a->index,
+              rc > 0 ? "an output of its input stage is missing"
+                     : "out of memory launching it");
+    hearth_taskset_update (self->ts, exec_id, a->stage, a->index, a->attempt,
+                           HEARTH_TS_FETCH_FAILED, 0, hearth_mono_us ());
 }
 
 hearth_msg_t *
@@ -96,8 +120,11 @@ launch_offer (launch_t *self, int exec_id, bool *full)
         if (!st || st->uid != as[i].stage)
             st = work_stage (self->work, as[i].stage);
         int input = s_input_index (msg, st, inputs, &ninputs);
-        if (render_packed (&self->packer, st, as[i].index, as[i].attempt, input)
-            < 0)
+        if (shuffle_has_roles (st))
+            s_render_shuffle (self, msg, tasks, st, exec_id, &as[i]);
+        else if (render_packed (&self->packer, st, as[i].index, as[i].attempt,
+                                input)
+                 < 0)
             render_task (tasks, st, as[i].index, as[i].attempt, input);
     }
     if (tasks && hearth_packer_count (&self->packer) > 0) {
@@ -143,11 +170,14 @@ typedef struct {
     const void *result; /* result bytes, or NULL */
     size_t result_len;  /* bytes */
     bool permanent;     /* a failure a retry cannot change */
+    const cJSON *json;  /* its JSON form, or NULL: it came packed */
 } s_update_t;
 
 /* One STATUS_UPDATE being applied. */
 typedef struct {
     int exec_id;                     /* who sent it */
+    uint32_t server;                 /* its block server (shuffle.h) */
+    hearth_msg_t *msg;               /* the message (its frames) */
     hearth_stage_t *stage;           /* of the last update, or NULL */
     uint32_t touched[s_max_touched]; /* stages to publish, distinct */
     size_t ntouched;                 /* entries of touched */
@@ -157,7 +187,9 @@ static void
 s_keep_result (hearth_stage_t *st, uint64_t index, const void *data, size_t len)
 {
     result_t *r = &st->results[index];
-    if (!data || len == 0)
+    if (st->on_result)
+        st->on_result (st, index, data, len, st->on_result_user);
+    if (!data || len == 0 || st->discard_results)
         return;
     r->data = malloc (len);
     if (!r->data)
@@ -192,8 +224,33 @@ s_gave_up (launch_t *self, s_status_t *s, hearth_stage_t *st, uint64_t index,
     work_fail_job (self->work, st->job, text);
 }
 
+/* What the shuffle makes of the task set's outcome: a map output
+   registered, an output file committed or removed, lost inputs run again.
+   Returns -1 when the job has failed (st is gone). */
+static int
+s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
+                   const s_update_t *u, hearth_ts_outcome_t out)
+{
+    uint64_t index = DRIVER_TID_INDEX (u->tid);
+    hearth_error_t err;
+    int rc = 0;
+    if (out == HEARTH_TS_ACCEPT)
+        rc = shuffle_accepted (st, index, u->attempt, s->server, s->msg,
+                               u->json, &err);
+    else if (out == HEARTH_TS_FETCH_WAIT)
+        rc = shuffle_fetch_failed (self->ts, work_servers (self->work), st,
+                                   u->json, u->error, &err);
+    if (out != HEARTH_TS_ACCEPT && out != HEARTH_TS_NOTED)
+        shuffle_discard (st, index, u->attempt);
+    if (rc < 0) {
+        s->stage = NULL;
+        work_fail_job (self->work, st->job, err.text);
+    }
+    return rc;
+}
+
 static void
-s_apply_update (launch_t *self, s_status_t *s, const s_update_t *u)
+s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
 {
     uint32_t uid = DRIVER_TID_STAGE (u->tid);
     uint64_t index = DRIVER_TID_INDEX (u->tid);
@@ -206,9 +263,13 @@ s_apply_update (launch_t *self, s_status_t *s, const s_update_t *u)
         return;
     if (state == HEARTH_TS_FAILED && u->permanent)
         state = HEARTH_TS_FAILED_PERMANENT;
+    if (shuffle_has_roles (st))
+        state = shuffle_update_state (st, s->msg, u->json, state, &u->error);
     hearth_ts_outcome_t out =
         hearth_taskset_update (self->ts, s->exec_id, uid, index, u->attempt,
                                state, u->run_us, hearth_mono_us ());
+    if (shuffle_has_roles (st) && s_shuffle_outcome (self, s, st, u, out) < 0)
+        return;
     /* the progress display counts failures, not kills and losses */
     if ((out == HEARTH_TS_RETRY || out == HEARTH_TS_GAVE_UP)
         && (state == HEARTH_TS_FAILED || state == HEARTH_TS_FAILED_PERMANENT))
@@ -246,7 +307,8 @@ s_update_from_json (hearth_msg_t *msg, const cJSON *json)
                         .result = frame ? zframe_data (frame) : NULL,
                         .result_len = frame ? zframe_size (frame) : 0,
                         .permanent =
-                            hearth_json_bool (json, "permanent", false)};
+                            hearth_json_bool (json, "permanent", false),
+                        .json = json};
 }
 
 static s_update_t
@@ -265,9 +327,9 @@ s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
 }
 
 void
-launch_status (launch_t *self, int exec_id, hearth_msg_t *msg)
+launch_status (launch_t *self, int exec_id, uint32_t server, hearth_msg_t *msg)
 {
-    s_status_t s = {.exec_id = exec_id};
+    s_status_t s = {.exec_id = exec_id, .server = server, .msg = msg};
     const cJSON *updates =
         cJSON_GetObjectItemCaseSensitive (msg->body, "updates");
     const cJSON *json;

@@ -28,9 +28,11 @@ void launch_destroy (launch_t **self_p);
    batch was full: more may be waiting.  The caller sends the message
    (which destroys it). */
 hearth_msg_t *launch_offer (launch_t *self, int exec_id, bool *full);
-/* Apply a STATUS_UPDATE from exec_id (msg borrowed): results kept, task
+/* Apply a STATUS_UPDATE from exec_id, whose node's block server is server
+   (shuffle.h; msg borrowed): results kept, map outputs registered, task
    set updated, progress published; a task that failed too often fails
    its job. */
-void launch_status (launch_t *self, int exec_id, hearth_msg_t *msg);
+void launch_status (launch_t *self, int exec_id, uint32_t server,
+                    hearth_msg_t *msg);
 
 #endif

@@ -190,7 +190,9 @@ s_spawn_executor (local_t *self, hearth_error_t *err)
     int id = self->next_exec++;
     int ncores = self->setup.cores;
     char dir[4200], exec_id[16], cores[16], hb[32], live[16], path[4096];
+    char shuffle[4200]; /* our map outputs: no block server, all local */
     snprintf (dir, sizeof dir, "%s/exec-%d", self->scratch_dir, id);
+    snprintf (shuffle, sizeof shuffle, "%s/shuffle", self->scratch_dir);
     if (mkdir (dir, 0700) < 0 && errno != EEXIST)
         return hearth_errprintf (err, "cannot create %s: %s", dir,
                                  strerror (errno));
@@ -216,6 +218,8 @@ s_spawn_executor (local_t *self, hearth_error_t *err)
         live,
         "--log-level",
         hearth_conf_str (self->conf, "log-level"),
+        "--shuffle-dir",
+        shuffle,
         NULL};
     char token[128];
     snprintf (token, sizeof token, "HEARTH_TOKEN=%s", self->token);
@@ -465,4 +469,13 @@ local_stop (local_t *self)
     }
     if (self->scratch_owned && self->scratch_dir)
         nftw (self->scratch_dir, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else if (self->scratch_dir) {
+        /* a --work-dir of the user's, which other applications may share:
+           this one's map outputs go, and the shuffle directory if empty */
+        char shuffle[4200], app[4400];
+        snprintf (shuffle, sizeof shuffle, "%s/shuffle", self->scratch_dir);
+        snprintf (app, sizeof app, "%s/%s", shuffle, self->app_id);
+        nftw (app, s_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        rmdir (shuffle);
+    }
 }

@@ -10,7 +10,7 @@ driver_libdriver_la_SOURCES = \
 	driver/ship.c driver/ship.h driver/signals.c driver/signals.h \
 	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \
 	driver/master_watch.c driver/master_watch.h \
-	driver/local.c driver/local.h
+	driver/local.c driver/local.h driver/shuffle.c driver/shuffle.h
 driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 
 lib_LTLIBRARIES += libhearth.la
@@ -23,7 +23,8 @@ include_HEADERS += driver/hearth.h
 bin_PROGRAMS += hearth-driver
 hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h \
 	driver/jobparams.c driver/jobparams.h \
-	driver/jobnames.c driver/jobnames.h driver/progress.c driver/progress.h
+	driver/jobnames.c driver/jobnames.h driver/jobshuffle.c driver/jobshuffle.h \
+	driver/progress.c driver/progress.h
 hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 bin_PROGRAMS += hearth-submit

@@ -15,6 +15,7 @@
 #include "driver/internal.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
+#include "libcore/units.h"
 
 struct hearth_opts {
     hearth_conf_t *conf; /* the settings */
@@ -63,6 +64,16 @@ static const hearth_opt_t s_options[] = {
      "address executors connect to (default: the one facing the master)"},
     {"max-result-bytes", HEARTH_OPT_SIZE, "64M", "SIZE",
      "largest result of one task"},
+    {"max-input-bytes", HEARTH_OPT_SIZE, "256M", "SIZE",
+     "largest input a function task reading a partitioned stage is given "
+     "(commands read theirs as a stream, unbounded)"},
+    {"shuffle-memory", HEARTH_OPT_SIZE, "64M", "SIZE",
+     "records a map task holds before spilling them to its node's disk"},
+    {"fetch-max-in-flight", HEARTH_OPT_SIZE, "48M", "SIZE",
+     "bytes a reduce task has asked of block servers and not yet received"},
+    {"output", HEARTH_OPT_STR, NULL, "DIR",
+     "job files: the last stage's results go to DIR/part-NNNNN, written by "
+     "the executors, not to standard output"},
     {"work-dir", HEARTH_OPT_STR, NULL, "DIR",
      "scratch space of local modes (default: a new directory in $TMPDIR)"},
     {"driver-id", HEARTH_OPT_STR, NULL, "ID",
@@ -121,6 +132,24 @@ driver_check_master (hearth_conf_t *conf, hearth_error_t *err)
     return hearth_errprintf (err, "bad --master: %s%s", uerr.text,
                              src < HEARTH_SRC_FLAG && from[src] ? from[src]
                                                                 : "");
+}
+
+int
+driver_check_limits (hearth_conf_t *conf, hearth_error_t *err)
+{
+    uint64_t max = hearth_conf_bytes (conf, "max-result-bytes");
+    char given[32], limit[32], message[32];
+    if (max <= DRIVER_MAX_MESSAGE_DATA)
+        return 0;
+    return hearth_errprintf (
+        err,
+        "max-result-bytes %s is over the %s a task's result may be (the "
+        "messages that carry results are at most %s); write large results "
+        "to files (a stage's \"output\") or partition the stage",
+        hearth_format_size (max, given, sizeof given),
+        hearth_format_size (DRIVER_MAX_MESSAGE_DATA, limit, sizeof limit),
+        hearth_format_size ((uint64_t) HEARTH_SOCK_MAX_MSG_BYTES, message,
+                            sizeof message));
 }
 
 /* Read defaults, the defaults file, HEARTH_* variables and HEARTH_CONF
@@ -304,6 +333,7 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
                              hearth_conf_str (opts->conf, o->name), src, NULL);
     }
     if (driver_check_master (conf, &err) < 0
+        || driver_check_limits (conf, &err) < 0
         || s_resolve_submit_dir (conf, &err) < 0) {
         s_copy_error (errbuf, errlen, err.text);
         hearth_conf_destroy (&conf);

@@ -242,7 +242,8 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
     const char *id = s_request (conf, &which);
     const char *mode = hearth_conf_str (conf, "deploy-mode");
     hearth_error_t err;
-    if (driver_check_master (conf, &err) < 0)
+    if (driver_check_master (conf, &err) < 0
+        || driver_check_limits (conf, &err) < 0)
         return submit_fail (2, "%s", err.text);
     if (id && strcmp (which, "status") == 0)
         return submit_status (conf, id);

@@ -9,20 +9,22 @@
 #include <string.h>
 #include <strings.h>
 
+#include "driver/shuffle.h"
 #include "driver/work.h"
 #include "libcore/log.h"
 
 struct work {
-    hearth_taskset_t *ts;      /* what runs where */
-    hearth_stage_t **stages;   /* by uid; NULL once its job ended */
-    size_t stages_alloc;       /* entries at stages */
-    uint32_t next_uid;         /* next stage uid (from 1) */
-    uint64_t next_job;         /* next job id (from 1) */
-    zlistx_t *jobs;            /* hearth_job_t running (borrowed) */
-    bool app_dead;             /* the application is over */
-    char app_dead_reason[512]; /* why, for jobs submitted after */
-    char last_failure[4800];   /* why the last job to end failed, or "" */
-    work_cbs_t cbs;            /* the owner's callbacks */
+    hearth_taskset_t *ts;       /* what runs where */
+    shuffle_servers_t *servers; /* block servers of the map outputs */
+    hearth_stage_t **stages;    /* by uid; NULL once its job ended */
+    size_t stages_alloc;        /* entries at stages */
+    uint32_t next_uid;          /* next stage uid (from 1) */
+    uint64_t next_job;          /* next job id (from 1) */
+    zlistx_t *jobs;             /* hearth_job_t running (borrowed) */
+    bool app_dead;              /* the application is over */
+    char app_dead_reason[512];  /* why, for jobs submitted after */
+    char last_failure[4800];    /* why the last job to end failed, or "" */
+    work_cbs_t cbs;             /* the owner's callbacks */
 };
 
 static void
@@ -51,10 +53,11 @@ work_new (hearth_conf_t *conf, const work_cbs_t *cbs)
     s_taskset_opts (conf, &tso);
     self->ts = hearth_taskset_new (&tso);
     self->jobs = zlistx_new ();
+    self->servers = shuffle_servers_new ();
     self->next_uid = 1;
     self->next_job = 1;
     self->cbs = *cbs;
-    if (!self->ts || !self->jobs)
+    if (!self->ts || !self->jobs || !self->servers)
         work_destroy (&self);
     return self;
 }
@@ -67,6 +70,7 @@ work_destroy (work_t **self_p)
     int saved = errno;
     work_t *self = *self_p;
     hearth_taskset_destroy (&self->ts);
+    shuffle_servers_destroy (&self->servers);
     zlistx_destroy (&self->jobs);
     free (self->stages);
     free (self);
@@ -78,6 +82,12 @@ hearth_taskset_t *
 work_taskset (work_t *self)
 {
     return self->ts;
+}
+
+shuffle_servers_t *
+work_servers (work_t *self)
+{
+    return self->servers;
 }
 
 hearth_stage_t *
@@ -127,6 +137,7 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
             self->stages[st->uid] = NULL;
     }
     hearth_taskset_forget_job (self->ts, job->id);
+    shuffle_job_ended (job);
     job_end (job, state, error);
 }
 
@@ -210,6 +221,8 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
         || s_stage_slot (self, self->next_uid) < 0)
         return hearth_errprintf (err, "too many stages in one application");
     st->uid = self->next_uid++;
+    if (shuffle_prepare_stage (st, err) < 0)
+        return -1;
     st->results = calloc (st->ntasks, sizeof *st->results);
     uint32_t *parents = calloc (st->nparents + 1, sizeof *parents);
     if (!st->results || !parents) {
@@ -256,9 +269,28 @@ static void
 s_build_inputs (work_t *self, hearth_stage_t *st)
 {
     hearth_job_t *job = st->job;
+    if (st->partitions || st->output_dir)
+        return; /* its readers fetch partitions; no stage reads files */
     size_t size = 0;
     for (uint64_t i = 0; i < st->ntasks; i++)
         size += st->results[i].len + 1;
+    if (size > DRIVER_MAX_MESSAGE_DATA) {
+        char text[512];
+        snprintf (text, sizeof text,
+                  "stage %s's results, %.1f MiB in all, are over the %llu MiB "
+                  "a stage's input may be when it is sent whole to every "
+                  "task: partition stage %s (\"partitions\") so that each "
+                  "task of the next stage reads only its share",
+                  st->name, size / 1048576.0,
+                  (unsigned long long) (DRIVER_MAX_MESSAGE_DATA >> 20),
+                  st->name);
+        for (size_t k = 0; k < job->nstages; k++)
+            if (job->stages[k]->input == st) {
+                work_fail_job (self, job, text);
+                return;
+            }
+        return; /* nothing reads it whole */
+    }
     for (size_t k = 0; k < job->nstages; k++) {
         hearth_stage_t *child = job->stages[k];
         if (child->input != st)
@@ -297,6 +329,7 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
         if (!st)
             break;
         job_set_progress (st->job, st, st->ntasks, 0, true);
+        shuffle_stage_done (st);
         s_build_inputs (self, st);
         break;
     case HEARTH_TS_EV_JOB_DONE:

@@ -37,6 +37,9 @@ void work_destroy (work_t **self_p);
 
 /* The task set (borrowed: it lives as long as the work). */
 hearth_taskset_t *work_taskset (work_t *self);
+/* The block servers of the application's map outputs (borrowed: it
+   lives as long as the work). */
+struct shuffle_servers *work_servers (work_t *self);
 /* The stage of uid (borrowed), or NULL once its job has ended. */
 hearth_stage_t *work_stage (const work_t *self, uint32_t uid);
 /* Whether any job is running. */

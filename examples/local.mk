@@ -17,6 +17,7 @@ examples_pi_driver_LDADD = libhearth.la
 # Installed together, so that pi.json's "lib": "libpi.so" finds it.
 examplesdir = $(pkgdatadir)/examples
 dist_examples_DATA = examples/pi.json examples/wordcount.json \
+	examples/wordcount-partitioned.json \
 	examples/pi_tasks.c examples/pi_driver.c
 nodist_examples_DATA = examples/libpi.so
 exampledatadir = $(pkgdatadir)/examples/data

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "executor/cmdrun.h"
+#include "executor/shuffletask.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
@@ -53,10 +54,20 @@ enum { s_read_chunk = 65536 };
    this often (ms). */
 static const int s_exit_check_ms = 20;
 
-/* An fd from which the child reads its input, or HEARTH_SPAWN_DEVNULL. */
+/* An fd from which the child reads its input, or HEARTH_SPAWN_DEVNULL.
+   A reduce stream goes through a pipe whose write end (*feed) the
+   thread fills while the command runs. */
 static int
-s_input_fd (executor_t *ex, task_t *t, hearth_error_t *err)
+s_input_fd (executor_t *ex, task_t *t, int *feed, hearth_error_t *err)
 {
+    if (shuffletask_feeds_stdin (t)) {
+        int p[2];
+        if (pipe2 (p, O_CLOEXEC) < 0)
+            return hearth_errprintf (err, "pipe: %s", strerror (errno));
+        fcntl (p[1], F_SETFL, fcntl (p[1], F_GETFL) | O_NONBLOCK);
+        *feed = p[1];
+        return p[0];
+    }
     size_t len = t->input ? zframe_size (t->input) : 0;
     const void *data = len ? zframe_data (t->input) : NULL;
     if (len == 0)
@@ -100,10 +111,16 @@ cmdrun_kill (executor_t *ex, task_t *t, int sig)
     pthread_mutex_unlock (&ex->cmd_lock);
 }
 
-/* Append captured stdout, up to the limit. */
+/* Append captured stdout, up to the limit; or hand it to the task's map
+   output or output file, which have none. */
 static void
 s_keep_output (executor_t *ex, task_t *t, const char *data, size_t n)
 {
+    if (shuffletask_takes_stdout (t)) {
+        if (shuffletask_stdout (t, data, n) < 0)
+            cmdrun_kill (ex, t, SIGKILL); /* its error says why */
+        return;
+    }
     if (t->too_big)
         return;
     if ((int64_t) (t->out_len + n) > ex->max_result_bytes) {
@@ -188,6 +205,45 @@ s_exited (pid_t pid)
            && info.si_pid == pid;
 }
 
+/* The piece of a reduce stream being written to a command's stdin. */
+typedef struct {
+    const char *data; /* what is left of it (borrowed: shuffletask.h) */
+    size_t len;       /* its bytes */
+} s_feed_t;
+
+/* Write what the command's stdin pipe takes of the reduce stream, the
+   next pieces as they are needed; at the stream's end, close the pipe
+   (the command sees its end of file).  A command that closes its stdin
+   early (head) is not fed more: that is its business.  A stream that
+   fails (a damaged block) kills the command: the error says why. */
+static void
+s_feed (executor_t *ex, task_t *t, cmdrun_proc_t *proc, s_feed_t *feed)
+{
+    for (;;) {
+        if (feed->len == 0) {
+            const void *data;
+            int rc = shuffletask_stdin (t, &data, &feed->len);
+            if (rc <= 0) {
+                if (rc < 0)
+                    cmdrun_kill (ex, t, SIGKILL);
+                s_close (&proc->in);
+                return;
+            }
+            feed->data = data;
+        }
+        ssize_t n = write (proc->in, feed->data, feed->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            if (errno != EAGAIN)
+                s_close (&proc->in); /* EPIPE: it reads no more */
+            return;
+        }
+        feed->data += n;
+        feed->len -= (size_t) n;
+    }
+}
+
 /* Read both pipes until they are at their end, or until the process has
    exited: a descendant that still holds a pipe open does not delay the
    task (what is in the pipes is read, and that is all).  The exit is
@@ -195,19 +251,25 @@ s_exited (pid_t pid)
    pidfd: valgrind does not know pidfd_open.)  At the task's time limit,
    its group is killed and the task marked timed out. */
 static void
-s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
+s_collect (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
 {
+    int *out = &proc->out, *err = &proc->err;
+    pid_t pid = proc->pid;
+    s_feed_t feed = {NULL, 0};
     int64_t now = hearth_mono_us ();
     int64_t next_check = now + s_exit_check_ms * 1000;
     int64_t deadline =
         t->timeout_ms > 0 ? t->start_us + t->timeout_ms * 1000 : INT64_MAX;
-    while (*out >= 0 || *err >= 0) {
-        struct pollfd p[2] = {{*out, POLLIN, 0}, {*err, POLLIN, 0}};
+    while (*out >= 0 || *err >= 0 || proc->in >= 0) {
+        struct pollfd p[3] = {
+            {*out, POLLIN, 0}, {*err, POLLIN, 0}, {proc->in, POLLOUT, 0}};
         int64_t wait_us =
             next_check < deadline ? next_check - now : deadline - now;
         int wait_ms = wait_us > 0 ? (int) ((wait_us + 999) / 1000) : 0;
-        if (poll (p, 2, wait_ms) < 0 && errno != EINTR)
+        if (poll (p, 3, wait_ms) < 0 && errno != EINTR)
             break;
+        if (proc->in >= 0 && p[2].revents)
+            s_feed (ex, t, proc, &feed);
         bool exited = false;
         now = hearth_mono_us ();
         if (now >= deadline && !t->timed_out) {
@@ -227,18 +289,20 @@ s_collect (executor_t *ex, task_t *t, int *out, int *err, pid_t pid)
         if (exited)
             break;
     }
+    s_close (&proc->in);
 }
 
 /* Start the child; its pid, or -1 with err (and *spawn_errno the
    reason posix_spawn gave, when it was the one to fail). */
 static pid_t
-s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, int *spawn_errno,
+s_spawn (executor_t *ex, task_t *t, cmdrun_proc_t *proc, int *spawn_errno,
          hearth_error_t *err)
 {
     int outp[2] = {-1, -1}, errp[2] = {-1, -1};
     const char **envp = NULL;
     pid_t pid = -1;
-    int in = s_input_fd (ex, t, err);
+    proc->in = -1;
+    int in = s_input_fd (ex, t, &proc->in, err);
     if (in == -1)
         return -1;
     if (pipe2 (outp, O_CLOEXEC) < 0 || pipe2 (errp, O_CLOEXEC) < 0)
@@ -267,12 +331,13 @@ s_spawn (executor_t *ex, task_t *t, int *out, int *err_fd, int *spawn_errno,
     if (pid < 0) {
         s_close (&outp[0]);
         s_close (&errp[0]);
+        s_close (&proc->in);
         return -1;
     }
     fcntl (outp[0], F_SETFL, fcntl (outp[0], F_GETFL) | O_NONBLOCK);
     fcntl (errp[0], F_SETFL, fcntl (errp[0], F_GETFL) | O_NONBLOCK);
-    *out = outp[0];
-    *err_fd = errp[0];
+    proc->out = outp[0];
+    proc->err = errp[0];
     return pid;
 }
 
@@ -291,7 +356,7 @@ cmdrun_start (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
 {
     hearth_error_t err;
     int spawn_errno = 0;
-    proc->pid = s_spawn (ex, t, &proc->out, &proc->err, &spawn_errno, &err);
+    proc->pid = s_spawn (ex, t, proc, &spawn_errno, &err);
     if (proc->pid < 0) {
         t->run_error = strdup (err.text);
         t->permanent = s_spawn_failure_permanent (spawn_errno);
@@ -311,7 +376,7 @@ cmdrun_wait (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
     if (t->kill_sig)
         kill (-pid, t->kill_sig); /* asked for before it started */
     pthread_mutex_unlock (&ex->cmd_lock);
-    s_collect (ex, t, &proc->out, &proc->err, pid);
+    s_collect (ex, t, proc);
     /* The pipes may reach their end while the process is still exiting:
        wait until it is a zombie, without reaping it.  From here the loop
        sends no more signals; the group keeps its id until the leader is

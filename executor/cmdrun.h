@@ -12,6 +12,8 @@ typedef struct {
     pid_t pid; /* the child, leading its own process group */
     int out;   /* read end of its stdout pipe */
     int err;   /* read end of its stderr pipe */
+    int in;    /* write end of its stdin pipe, while a reduce stream is fed
+                  to it (shuffletask.h), or -1 */
 } cmdrun_proc_t;
 
 /* On a pool thread: start command task t (ex and t borrowed).  Returns

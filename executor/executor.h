@@ -16,6 +16,13 @@
         fnpool.c   the pool of `cores` threads that run tasks (fnpool.h)
         cmdrun.c   command tasks as child processes, on pool threads
                    (cmdrun.h)
+        shuffletask.c  a task's shuffle roles around its command or
+                   function (shuffletask.h): the map output or output
+                   file it writes, the fields of its final update
+        reducein.c a reduce task's input: its blocks fetched (fetch.c),
+                   merged and read back as a stream (reducein.h)
+        fetch.c    a reduce task's blocks from the block servers
+                   (fetch.h)
         libs.c     shipped libraries: cached by content hash, dlopen'ed
                    (libs.h)
         files.c    shipped files: the content-hash store (libs.c's too),
@@ -24,7 +31,8 @@
 
     The calls go one way, a tree: main -> link -> tasks -> fnpool ->
     cmdrun (and tasks -> cmdrun to kill a command; link and tasks ->
-    libs; link and libs -> files).  Upward, a child reports only through the
+    libs; link and libs -> files); link, tasks, fnpool and cmdrun ->
+    shuffletask -> reducein -> fetch.  Upward, a child reports only through the
    callbacks it was given at its creation: the pool hands the tasks that ran to
    the task table (fnpool_done_fn), the task table hands their updates to the
     link (tasks_events_t).  docs/architecture.md draws the processes and
@@ -56,6 +64,7 @@ typedef struct executor executor_t;
 typedef struct link link_t;
 typedef struct tasks tasks_t;
 typedef struct libs libs_t;
+typedef struct shuffletask shuffletask_t;
 
 /* Frames of one LAUNCH_TASKS message, shared by the tasks that use them. */
 typedef struct {
@@ -86,6 +95,8 @@ typedef struct task {
     const char *arg;         /* function: argument ("" if none) */
     shared_frames_t *frames; /* input frames (a reference), or NULL */
     zframe_t *input;         /* the input frame within frames, or NULL */
+    shuffletask_t *roles;    /* map, reduce, output (shuffletask.h), or
+                                NULL: none */
     int64_t timeout_ms;      /* 0: none */
     /* while it runs */
     int64_t start_us;      /* monotonic start (atomic: pool threads
@@ -146,6 +157,13 @@ struct executor {
                                   tasks (owned) */
     libs_t *libs;              /* shipped libraries (owned) */
     char *work_dir;            /* where files go (cwd by default) */
+    char *shuffle_dir;         /* SHUFFLE_ROOT: map outputs go under
+                                  SHUFFLE_ROOT/APP_ID, or NULL: none */
+    char *shuffle_url;         /* this node's block server, or NULL */
+    char *shuffle_key;         /* its CURVE public key, or NULL */
+    size_t shuffle_memory;     /* a map task's records held before a spill */
+    size_t fetch_in_flight;    /* a reduce task's bytes asked, not got */
+    size_t max_input_bytes;    /* largest reduce input of a function */
     bool stopping;             /* leaving the loop */
     int exit_code;             /* process exit status */
 };

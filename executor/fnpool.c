@@ -16,10 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "executor/cmdrun.h"
 #include "executor/fnpool.h"
+#include "executor/shuffletask.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
 
@@ -57,20 +59,37 @@ s_wake (fnpool_t *self, bool *pending)
 
 /* Run t.  *wake: the loop has finished tasks to hear of; a command's
    thread tells it once the next child has started (cmdrun.c). */
-static void
-s_run (fnpool_t *self, task_t *t, bool *wake)
+/* Whether the loop has given up on t (killed, or a function past its time
+   limit): its output must not be kept. */
+static bool
+s_abandoned (task_t *t)
 {
-    __atomic_store_n (&t->start_us, hearth_mono_us (), __ATOMIC_RELAXED);
-    if (t->argv) {
-        cmdrun_proc_t proc;
-        if (cmdrun_start (self->ex, t, &proc) == 0) {
-            s_wake (self, wake); /* the child runs: the loop may have us */
-            cmdrun_wait (self->ex, t, &proc);
-        }
-        s_wake (self, wake);
-        t->end_us = hearth_mono_us ();
-        return;
+    return __atomic_load_n (&t->killed, __ATOMIC_RELAXED)
+           || __atomic_load_n (&t->timed_out, __ATOMIC_RELAXED);
+}
+
+/* Run a command task (its shuffle roles begun already). */
+static void
+s_run_command (fnpool_t *self, task_t *t, bool *wake)
+{
+    cmdrun_proc_t proc;
+    bool started = cmdrun_start (self->ex, t, &proc) == 0;
+    if (started) {
+        s_wake (self, wake); /* the child runs: the loop may have us */
+        cmdrun_wait (self->ex, t, &proc);
     }
+    s_wake (self, wake);
+    if (t->roles)
+        shuffletask_end (self->ex, t,
+                         started && !s_abandoned (t)
+                             && WIFEXITED (t->wait_status)
+                             && WEXITSTATUS (t->wait_status) == 0);
+}
+
+/* Call a function task (its shuffle roles begun already). */
+static void
+s_run_function (fnpool_t *self, task_t *t, bool *wake)
+{
     s_wake (self, wake);
     hearth_task_in_t in = {
         .arg = t->arg,
@@ -79,7 +98,33 @@ s_run (fnpool_t *self, task_t *t, bool *wake)
         .index = t->tid & 0xffffffffu,
         .attempt = t->attempt,
     };
+    const void *data;
+    size_t len;
+    if (shuffletask_fn_input (t, &data, &len)) {
+        in.input = data;
+        in.input_len = len;
+    }
     t->fn_rc = t->func (&in, &t->fn_out);
+    if (t->roles)
+        shuffletask_end (self->ex, t, t->fn_rc == 0 && !s_abandoned (t));
+}
+
+static void
+s_run (fnpool_t *self, task_t *t, bool *wake)
+{
+    __atomic_store_n (&t->start_us, hearth_mono_us (), __ATOMIC_RELAXED);
+    if (t->roles) {
+        s_wake (self, wake); /* a reduce's fetch may take a while */
+        if (shuffletask_begin (self->ex, t) < 0) {
+            shuffletask_end (self->ex, t, false);
+            t->end_us = hearth_mono_us ();
+            return;
+        }
+    }
+    if (t->argv)
+        s_run_command (self, t, wake);
+    else
+        s_run_function (self, t, wake);
     t->end_us = hearth_mono_us ();
 }
 

@@ -21,6 +21,7 @@
 #include "executor/files.h"
 #include "executor/libs.h"
 #include "executor/link.h"
+#include "executor/shuffletask.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
 #include "libcore/keys.h"
@@ -182,12 +183,26 @@ s_send_register (link_t *self)
     cJSON_AddNumberToObject (b, "pid", getpid ());
     if (ex->token)
         cJSON_AddStringToObject (b, "token", ex->token);
+    if (ex->shuffle_url)
+        cJSON_AddStringToObject (b, "shuffle_url", ex->shuffle_url);
+    if (ex->shuffle_key)
+        cJSON_AddStringToObject (b, "shuffle_key", ex->shuffle_key);
     return s_send (self, &msg);
 }
 
 /* --- the driver's messages --------------------------------------------- */
 
 typedef void (s_handler_fn) (link_t *self, hearth_msg_t *msg);
+
+/* A size the driver sets (a positive integer field of REGISTERED_EXECUTOR),
+   into *bound; absent or 0: the executor's own stays. */
+static void
+s_bound (const cJSON *body, const char *name, size_t *bound)
+{
+    int64_t v = hearth_json_int (body, name, 0);
+    if (v > 0)
+        *bound = (size_t) v;
+}
 
 static void
 s_on_registered (link_t *self, hearth_msg_t *msg)
@@ -201,6 +216,11 @@ s_on_registered (link_t *self, hearth_msg_t *msg)
         hearth_json_int (b, "heartbeat_liveness", ex->hb_liveness);
     ex->max_result_bytes =
         hearth_json_int (b, "max_result_bytes", ex->max_result_bytes);
+    /* the shuffle's bounds are the application's: its driver's settings
+       win over this executor's own flags */
+    s_bound (b, "shuffle_memory", &ex->shuffle_memory);
+    s_bound (b, "fetch_max_in_flight", &ex->fetch_in_flight);
+    s_bound (b, "max_input_bytes", &ex->max_input_bytes);
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
     const cJSON *lib;
     cJSON_ArrayForEach (lib, libs)
@@ -452,6 +472,49 @@ s_state_index (const char *state)
     return 0;
 }
 
+/* A STATUS_UPDATE's "updates" list (JSON form), made if missing; NULL on
+   no memory. */
+static cJSON *
+s_updates_of (hearth_msg_t *msg)
+{
+    cJSON *list = cJSON_GetObjectItemCaseSensitive (msg->body, "updates");
+    return list ? list : cJSON_AddArrayToObject (msg->body, "updates");
+}
+
+/* An update with a shuffle's fields (shuffletask.h), in JSON form: they
+   have no packed form.  0, or -1 on no memory. */
+static int
+s_add_json_update (link_t *self, const task_t *t, const char *state,
+                   const char *error)
+{
+    if (!self->batch
+        && !(self->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
+        return -1;
+    cJSON *list = s_updates_of (self->batch);
+    cJSON *u = list ? cJSON_CreateObject () : NULL;
+    if (!u)
+        return -1;
+    cJSON_AddItemToArray (list, u);
+    cJSON_AddNumberToObject (u, "tid", (double) t->tid);
+    cJSON_AddNumberToObject (u, "attempt", t->attempt);
+    cJSON_AddStringToObject (u, "state", state);
+    hearth_packed_update_t p = {0};
+    s_add_exit (&p, t);
+    if (p.flags & HEARTH_PACKED_EXIT)
+        cJSON_AddNumberToObject (u, "exit_status", p.exit_status);
+    if (p.flags & HEARTH_PACKED_SIGNAL)
+        cJSON_AddNumberToObject (u, "signal", p.signal);
+    if (error) {
+        char text[4096];
+        snprintf (text, sizeof text, "%s", error);
+        cJSON_AddStringToObject (u, "error", text);
+    }
+    if (t->end_us && t->start_us && t->end_us >= t->start_us)
+        cJSON_AddNumberToObject (u, "run_us",
+                                 (double) (t->end_us - t->start_us));
+    return shuffletask_add_fields (t, state, u, self->batch);
+}
+
 /* The task table's update callback: queue one update for the next
    STATUS_UPDATE; result may be NULL. */
 static void
@@ -461,6 +524,14 @@ s_add_update (void *arg, const task_t *t, const char *state, const char *error,
     link_t *self = arg;
     if (self->batch_count == 0)
         self->batch_bytes = 0;
+    if (shuffletask_has_fields (t, state)) {
+        if (s_add_json_update (self, t, state, error) < 0)
+            log_error ("out of memory queueing the update of task %llu",
+                       (unsigned long long) t->tid);
+        if (++self->batch_count >= s_batch_max_updates)
+            s_flush (self);
+        return;
+    }
     hearth_packed_update_t u = {.tid = t->tid,
                                 .attempt = t->attempt,
                                 .state = s_state_index (state),
@@ -549,13 +620,19 @@ s_flush (void *arg)
         hearth_packer_frame (&self->updates); /* dropped: no memory */
         return;
     }
+    /* updates with a shuffle's fields are in the body already */
+    bool any_packed = hearth_packer_count (&self->updates) > 0;
     zframe_t *packed = hearth_packer_frame (&self->updates);
-    int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
-    if (index < 0 || !cJSON_AddArrayToObject (msg->body, "updates")) {
+    int index = 0;
+    if (any_packed)
+        index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
+    zframe_destroy (&packed);
+    if (index < 0 || !s_updates_of (msg)) {
         log_error ("out of memory sending updates");
         hearth_msg_destroy (&msg);
         return;
     }
-    cJSON_AddNumberToObject (msg->body, "packed", index);
+    if (any_packed)
+        cJSON_AddNumberToObject (msg->body, "packed", index);
     s_send (self, &msg);
 }

@@ -16,5 +16,7 @@ hearth_executor_SOURCES = \
 	executor/fnpool.c \
 	executor/libs.c \
 	executor/files.c \
-	executor/fetch.c executor/fetch.h
+	executor/fetch.c executor/fetch.h \
+	executor/shuffletask.c executor/shuffletask.h \
+	executor/reducein.c executor/reducein.h
 hearth_executor_LDADD = $(CORE_LIBS) -ldl -lpthread

@@ -21,6 +21,7 @@
 #include "executor/link.h"
 #include "libcore/clock.h"
 #include "libcore/ids.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
@@ -50,6 +51,20 @@ static const hearth_opt_t s_opts[] = {
      "missed intervals before the driver counts as gone", 1, 1000},
     {"max-result-bytes", HEARTH_OPT_SIZE, "64M", "SIZE",
      "largest result (stdout) a task may return; more fails the task"},
+    {"shuffle-dir", HEARTH_OPT_STR, NULL, "DIR",
+     "where map tasks write their outputs (under DIR/APP_ID): the worker's "
+     "WORK_DIR/shuffle; without it, map tasks fail"},
+    {"shuffle-url", HEARTH_OPT_STR, NULL, "URL",
+     "this node's block server, tcp://HOST:PORT (none in local[N])"},
+    {"shuffle-key", HEARTH_OPT_STR, NULL, "KEY",
+     "that server's CURVE public key (Z85), in a keyed cluster"},
+    {"shuffle-memory", HEARTH_OPT_SIZE, "64M", "SIZE",
+     "records a map task holds before it spills them to disk"},
+    {"fetch-max-in-flight", HEARTH_OPT_SIZE, "48M", "SIZE",
+     "bytes a reduce task has asked of block servers and not yet received"},
+    {"max-input-bytes", HEARTH_OPT_SIZE, "256M", "SIZE",
+     "largest reduce input a function task is given in memory; more fails "
+     "the task"},
     {"running-report", HEARTH_OPT_DURATION, "50ms", "TIME",
      "report RUNNING for tasks that have run this long"},
     {"pin-threads", HEARTH_OPT_STR, "auto", "MODE",
@@ -65,6 +80,35 @@ s_usage_error (const char *text)
 {
     fprintf (stderr, "hearth-executor: %s\n", text);
     return 2;
+}
+
+/* The shuffle's settings: a copy of each string given (empty: none). */
+static int
+s_configure_shuffle (executor_t *ex, hearth_error_t *err)
+{
+    const char *names[] = {"shuffle-dir", "shuffle-url", "shuffle-key"};
+    char **fields[] = {&ex->shuffle_dir, &ex->shuffle_url, &ex->shuffle_key};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = hearth_conf_str (ex->conf, names[i]);
+        if (v && *v && !(*fields[i] = strdup (v)))
+            return hearth_errprintf (err, "out of memory");
+    }
+    if (ex->shuffle_url && strncmp (ex->shuffle_url, "tcp://", 6) != 0)
+        return hearth_errprintf (err,
+                                 "--shuffle-url: expected tcp://HOST:PORT, "
+                                 "got '%s'",
+                                 ex->shuffle_url);
+    if (ex->shuffle_key && strlen (ex->shuffle_key) != HEARTH_KEY_TXT_LEN)
+        return hearth_errprintf (err,
+                                 "--shuffle-key: expected a Z85 key of "
+                                 "%d characters",
+                                 HEARTH_KEY_TXT_LEN);
+    if (ex->shuffle_memory < 1 || ex->fetch_in_flight < 1
+        || ex->max_input_bytes < 1)
+        return hearth_errprintf (err, "shuffle-memory, fetch-max-in-flight and "
+                                      "max-input-bytes must be at least 1 "
+                                      "byte");
+    return 0;
 }
 
 /* Copy the settings into the context and check them. */
@@ -101,6 +145,11 @@ s_configure (executor_t *ex, hearth_error_t *err)
     ex->hb_liveness = hearth_conf_int (c, "heartbeat-liveness");
     ex->max_result_bytes = (int64_t) hearth_conf_bytes (c, "max-result-bytes");
     ex->running_report_ms = hearth_conf_ms (c, "running-report");
+    ex->shuffle_memory = hearth_conf_bytes (c, "shuffle-memory");
+    ex->fetch_in_flight = hearth_conf_bytes (c, "fetch-max-in-flight");
+    ex->max_input_bytes = hearth_conf_bytes (c, "max-input-bytes");
+    if (s_configure_shuffle (ex, err) < 0)
+        return -1;
     if (ex->hb_interval_ms < 1)
         return hearth_errprintf (err, "--heartbeat-interval must be > 0");
     const char *pin = hearth_conf_str (c, "pin-threads");
@@ -186,6 +235,9 @@ s_teardown (executor_t *ex)
     free (ex->host);
     free (ex->token);
     free (ex->work_dir);
+    free (ex->shuffle_dir);
+    free (ex->shuffle_url);
+    free (ex->shuffle_key);
     hearth_conf_destroy (&ex->conf);
 }
 

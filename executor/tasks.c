@@ -19,6 +19,7 @@
 #include "executor/cmdrun.h"
 #include "executor/fnpool.h"
 #include "executor/libs.h"
+#include "executor/shuffletask.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
@@ -76,6 +77,7 @@ task_destroy (task_t **task_p)
     free (t->err_tail);
     free (t->run_error);
     free (t->fn_out.data);
+    shuffletask_destroy (&t->roles);
     shared_frames_release (&t->frames);
     free (t);
     *task_p = NULL;
@@ -173,6 +175,8 @@ task_from_json (const cJSON *json, shared_frames_t *sf)
         ok = (t->argv = s_argv_from_json (cmd)) != NULL;
     if (ok && env)
         ok = (t->env = s_env_from_json (env)) != NULL;
+    if (ok)
+        ok = shuffletask_from_json (json, sf, &t->roles) == 0;
     if (!ok) {
         task_destroy (&t);
         return NULL;
@@ -451,13 +455,17 @@ s_finish_command (tasks_t *self, task_t *t)
     else if (t->timed_out)
         snprintf (error, sizeof error, "timed out after %lld ms",
                   (long long) t->timeout_ms);
+    else if (shuffletask_error (t))
+        snprintf (error, sizeof error, "%s", shuffletask_error (t));
     else if (t->too_big)
         snprintf (error, sizeof error,
                   "output exceeded max-result-bytes (%lld bytes)",
                   (long long) self->ex->max_result_bytes);
     else if (WIFEXITED (t->wait_status) && WEXITSTATUS (t->wait_status) == 0) {
         s_log_stderr (t);
-        s_complete (self, t, "FINISHED", NULL, t->out, t->out_len);
+        bool back = shuffletask_returns_result (t);
+        s_complete (self, t, "FINISHED", NULL, back ? t->out : NULL,
+                    back ? t->out_len : 0);
         return;
     }
     else
@@ -468,11 +476,13 @@ s_finish_command (tasks_t *self, task_t *t)
 static void
 s_finish_function (tasks_t *self, task_t *t)
 {
-    if (t->timed_out || t->fn_rc != 0) {
-        char error[600];
+    if (t->timed_out || t->fn_rc != 0 || shuffletask_error (t)) {
+        char error[1200];
         if (t->timed_out)
             snprintf (error, sizeof error, "timed out after %lld ms",
                       (long long) t->timeout_ms);
+        else if (shuffletask_error (t))
+            snprintf (error, sizeof error, "%s", shuffletask_error (t));
         else if (t->fn_out.error[0])
             snprintf (error, sizeof error, "%s: %.*s", t->fn,
                       (int) sizeof t->fn_out.error, t->fn_out.error);
@@ -480,6 +490,8 @@ s_finish_function (tasks_t *self, task_t *t)
             snprintf (error, sizeof error, "%s returned %d", t->fn, t->fn_rc);
         s_complete (self, t, "FAILED", error, NULL, 0);
     }
+    else if (!shuffletask_returns_result (t))
+        s_complete (self, t, "FINISHED", NULL, NULL, 0);
     else if ((int64_t) t->fn_out.len > self->ex->max_result_bytes) {
         char error[128];
         snprintf (error, sizeof error,

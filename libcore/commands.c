@@ -6,6 +6,7 @@
 */
 #include "config.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "libcore/ids.h"
@@ -28,6 +29,9 @@
 #define MAX_BATCH 100000         /* tasks or updates in one message */
 #define MAX_LIST 1000000         /* executors, workers, files listed at once */
 #define MAX_EXIT 65535
+#define MAX_PATH 4096                /* a file path */
+#define MAX_BYTES 9007199254740991.0 /* a byte count: 2^53 - 1 */
+#define MAX_SERVERS 100000           /* block servers of one reduce task */
 
 const char *const hearth_master_states[] = {"ALIVE", "RECOVERING", "STANDBY",
                                             NULL};
@@ -101,6 +105,26 @@ static const hearth_field_t s_lib[] = {
 static const hearth_field_t s_shipped_file[] = {
     NAME ("name", true), STR ("hash", true, 1, 128), FRAME ("frame", true),
     INT ("mode", false, 0, 07777), END};
+/* A task's shuffle roles (docs/protocol.md, "map role", "reduce role"). */
+static const hearth_field_t s_map_role[] = {
+    INT ("shuffle", true, 0, MAX_SHUFFLE),
+    INT ("partitions", true, 1, HEARTH_MAX_PARTITIONS), BOOL ("sort", false),
+    END};
+static const hearth_field_t s_block_server[] = {
+    STR ("url", false, 0, MAX_URL), STR ("key", false, 0, 64), END};
+static const hearth_field_t s_block_servers[] = {OBJECT ("", true,
+                                                         s_block_server)};
+static const hearth_field_t s_reduce_role[] = {
+    INT ("shuffle", true, 0, MAX_SHUFFLE),
+    INT ("partition", true, 0, HEARTH_MAX_PARTITIONS - 1),
+    BOOL ("sort", false),
+    ARRAY ("servers", true, MAX_SERVERS, s_block_servers),
+    FRAME ("blocks", true),
+    END};
+static const hearth_field_t s_fetch_failed[] = {
+    INT ("shuffle", true, 0, MAX_SHUFFLE), INT ("map", true, 0, 4294967295),
+    INT ("attempt", true, 0, MAX_ATTEMPT), STR ("url", false, 0, MAX_URL),
+    END};
 static const hearth_field_t s_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID),
     INT ("attempt", true, 0, MAX_ATTEMPT),
@@ -111,6 +135,9 @@ static const hearth_field_t s_task[] = {
     MAP ("env", false, 1024, s_arg),
     FRAME ("input", false),
     INT ("timeout_ms", false, 0, 31536000000.0),
+    OBJECT ("map", false, s_map_role),
+    OBJECT ("reduce", false, s_reduce_role),
+    STR ("output", false, 1, MAX_PATH),
     END};
 static const hearth_field_t s_update[] = {
     INT ("tid", true, 0, MAX_TASK_ID),
@@ -123,6 +150,10 @@ static const hearth_field_t s_update[] = {
     FRAME ("result", false),
     BOOL ("truncated", false),
     BOOL ("permanent", false),
+    FRAME ("map_sizes", false),
+    INT ("map_bytes", false, 0, MAX_BYTES),
+    OBJECT ("fetch_failed", false, s_fetch_failed),
+    INT ("output_bytes", false, 0, MAX_BYTES),
     END};
 
 /* Element descriptors built from the member lists. */
@@ -258,13 +289,17 @@ static const hearth_field_t b_master_state_response[] = {
 static const hearth_field_t b_register_executor[] = {
     F_APP_ID (true), F_EXEC_ID (true), STR ("host", true, 1, MAX_HOST),
     F_CORES ("cores", true), INT ("pid", true, 0, 1e9),
-    STR ("token", false, 0, 128), END};
+    STR ("token", false, 0, 128), STR ("shuffle_url", false, 0, MAX_URL),
+    STR ("shuffle_key", false, 0, 64), END};
 static const hearth_field_t b_registered_executor[] = {
     ARRAY ("libs", false, 1024, s_libs), F_INTERVAL ("heartbeat_interval_ms",
                                                      false),
     INT ("heartbeat_liveness", false, 1, 1000),
     INT ("max_result_bytes", false, 0, 1LL << 40),
-    ARRAY ("files", false, 1024, s_shipped_files), END};
+    ARRAY ("files", false, 1024, s_shipped_files),
+    INT ("shuffle_memory", false, 0, 1LL << 40),
+    INT ("fetch_max_in_flight", false, 0, 1LL << 40),
+    INT ("max_input_bytes", false, 0, 1LL << 40), END};
 static const hearth_field_t b_launch_tasks[] = {
     ARRAY ("tasks", true, MAX_BATCH, s_tasks), FRAME ("packed", false), END};
 static const hearth_field_t b_kill_task[] = {
@@ -316,11 +351,66 @@ s_check_packed (const cJSON *body, zframe_t *const *frames, size_t nframes,
                                 nframes, err);
 }
 
+/* A little-endian u32 at p. */
+static uint32_t
+s_le32 (const unsigned char *p)
+{
+    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16
+           | (uint32_t) p[3] << 24;
+}
+
 static int
 s_check_updates (const cJSON *body, zframe_t *const *frames, size_t nframes,
                  hearth_error_t *err)
 {
+    const cJSON *updates = cJSON_GetObjectItemCaseSensitive (body, "updates");
+    int i = 0;
+    for (const cJSON *u = updates ? updates->child : NULL; u;
+         u = u->next, i++) {
+        const cJSON *sizes = cJSON_GetObjectItemCaseSensitive (u, "map_sizes");
+        size_t len =
+            sizes ? zframe_size (frames[(size_t) sizes->valuedouble]) : 8;
+        if (len == 0 || len % 8 != 0 || len / 8 > HEARTH_MAX_PARTITIONS)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'updates[%d].map_sizes': expected "
+                                   "1..%u u64 sizes, got a frame of %zu bytes",
+                                   i, HEARTH_MAX_PARTITIONS, len);
+    }
     return s_check_packed (body, frames, nframes, HEARTH_PACKED_UPDATES, err);
+}
+
+/* A reduce role's "blocks" frame: whole records, each naming one of its
+   servers (or none: HEARTH_BLOCK_LOCAL) and a possible attempt. */
+static int
+s_check_blocks (const cJSON *reduce, zframe_t *const *frames, int i,
+                hearth_error_t *err)
+{
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive (reduce, "blocks");
+    zframe_t *frame = frames[(size_t) index->valuedouble];
+    size_t len = zframe_size (frame);
+    const unsigned char *data = zframe_data (frame);
+    int nservers = cJSON_GetArraySize (
+        cJSON_GetObjectItemCaseSensitive (reduce, "servers"));
+    if (len % HEARTH_BLOCK_RECORD != 0)
+        return hearth_errcode (err, "bad_field",
+                               "field 'tasks[%d].reduce.blocks': expected a "
+                               "multiple of %d bytes, got %zu",
+                               i, HEARTH_BLOCK_RECORD, len);
+    for (size_t m = 0; m < len / HEARTH_BLOCK_RECORD; m++) {
+        const unsigned char *r = data + m * HEARTH_BLOCK_RECORD;
+        uint32_t server = s_le32 (r), attempt = s_le32 (r + 4);
+        if (server != HEARTH_BLOCK_LOCAL && server >= (uint32_t) nservers)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].reduce.blocks': map %zu "
+                                   "names server %u of %d",
+                                   i, m, server, nservers);
+        if (attempt > MAX_ATTEMPT)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].reduce.blocks': map %zu "
+                                   "has attempt %u (at most %d)",
+                                   i, m, attempt, MAX_ATTEMPT);
+    }
+    return 0;
 }
 
 /* Rules across fields that a schema cannot say. */
@@ -345,6 +435,15 @@ s_check_tasks (const cJSON *body, zframe_t *const *frames, size_t nframes,
                                    "field 'tasks[%d].cmd': expected a "
                                    "non-empty argv, got an empty array",
                                    i);
+        if (cJSON_GetObjectItemCaseSensitive (t, "map")
+            && cJSON_GetObjectItemCaseSensitive (t, "output"))
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d]': 'map' and 'output' "
+                                   "exclude each other",
+                                   i);
+        const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (t, "reduce");
+        if (reduce && s_check_blocks (reduce, frames, i, err) < 0)
+            return -1;
     }
     return s_check_packed (body, frames, nframes, HEARTH_PACKED_TASKS, err);
 }

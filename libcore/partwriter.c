@@ -124,8 +124,9 @@ static int
 s_order (hearth_partwriter_t *self, hearth_error_t *err)
 {
     if (self->sort) {
-        qsort_r (self->ents, self->n, sizeof *self->ents, s_cmp_sorted,
-                 self->arena);
+        if (self->n > 1) /* none held: ents and arena may be NULL */
+            qsort_r (self->ents, self->n, sizeof *self->ents, s_cmp_sorted,
+                     self->arena);
         return 0;
     }
     size_t *start = calloc ((size_t) self->partitions + 1, sizeof *start);

@@ -38,6 +38,12 @@
 #define HEARTH_MAX_FRAMES (1024 * 1024)
 /* Largest piece of a shuffle block one FETCH_BLOCK asks for. */
 #define HEARTH_FETCH_MAX_BYTES (16 * 1024 * 1024)
+/* A reduce task's "blocks" frame (LAUNCH_TASKS): one record per map task,
+   u32 server index, u32 attempt, u64 stored length, little-endian. */
+#define HEARTH_BLOCK_RECORD 16
+/* The server index of a map output on the reducer's node with no block
+   server (local[N]). */
+#define HEARTH_BLOCK_LOCAL 0xffffffffu
 
 /* Every command of the protocol, in the order of docs/protocol.md. */
 #define HEARTH_COMMANDS(X)                                                     \

@@ -14,6 +14,7 @@
 
 #include "libcore/proto.h"
 #include "libcore/stateview.h"
+#include "libcore/units.h"
 
 /* Widths of the fixed columns: ids as the master makes them. */
 static const int s_app_id_width = 26, s_driver_id_width = 28;
@@ -185,13 +186,15 @@ hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
         fprintf (out, "WORKERS\n%-*s %-*s", nw, "NAME", iw, "ID");
     else
         fprintf (out, "WORKERS\n%-*s", iw, "ID");
-    fprintf (out, " %-*s %-8s %-11s %-17s %s\n", hw, "HOST", "STATE", "CORES",
-             "MEMORY (MiB)", "LAST HEARTBEAT");
+    fprintf (out, " %-*s %-8s %-11s %-17s %-10s %s\n", hw, "HOST", "STATE",
+             "CORES", "MEMORY (MiB)", "SHUFFLE", "LAST HEARTBEAT");
     cJSON_ArrayForEach (w, list)
     {
         if (!hearth_view_match (v, w))
             continue;
-        char cores[32], mem[48];
+        char cores[32], mem[48], shuffle[32];
+        hearth_format_size ((uint64_t) hearth_view_num (w, "shuffle_bytes"),
+                            shuffle, sizeof shuffle);
         snprintf (cores, sizeof cores, "%.0f/%.0f",
                   hearth_view_num (w, "cores_used"),
                   hearth_view_num (w, "cores"));
@@ -200,9 +203,9 @@ hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
                   hearth_view_num (w, "memory_mb"));
         if (v->names)
             fprintf (out, "%-*s ", nw, s_worker (v, hearth_json_str (w, "id")));
-        fprintf (out, "%-*s %-*s %-8s %-11s %-17s %.0f ms ago", iw,
+        fprintf (out, "%-*s %-*s %-8s %-11s %-17s %-10s %.0f ms ago", iw,
                  hearth_view_text (w, "id"), hw, hearth_view_text (w, "host"),
-                 hearth_view_worker_state (w), cores, mem,
+                 hearth_view_worker_state (w), cores, mem, shuffle,
                  hearth_view_num (w, "heartbeat_age_ms"));
         if (hearth_json_str (w, "drain_reason"))
             fprintf (out, "  (drained: %s)",

@@ -217,8 +217,10 @@ s_stage_done (hearth_taskset_t *self, ts_stage_t *st)
         if (other->job != st->job)
             continue;
         for (size_t p = 0; p < other->nparents; p++)
-            if (other->parents[p] == st->id)
+            if (other->parents[p] == st->id) {
                 other->parents_left--;
+                other->fetch_round_open = false; /* its input is re-made */
+            }
         if (!other->done)
             job_done = false;
     }
@@ -302,10 +304,28 @@ s_attempt_drop (hearth_taskset_t *self, ts_attempt_t *a)
     ts_stage_t *st = ts_stage (self, a->key.stage);
     if (st) {
         st->running--;
-        st->tasks[a->key.index].running--;
+        if (!a->killing) /* else no longer counted: s_kill */
+            st->tasks[a->key.index].running--;
     }
     ts_akey_t key = a->key;
     zhashx_delete (self->attempts, &key);
+}
+
+/* Ask for attempt a of task index of st to be killed.  It stops counting
+   as its task's attempt now (not when its end is heard): a task whose
+   output is lost again (hearth_taskset_resubmit) must not wait for it. */
+static void
+s_kill (hearth_taskset_t *self, ts_stage_t *st, ts_attempt_t *a)
+{
+    a->killing = true;
+    st->tasks[a->key.index].running--;
+    hearth_ts_event_t ev = {.type = HEARTH_TS_EV_KILL,
+                            .job = st->job,
+                            .stage = a->key.stage,
+                            .index = a->key.index,
+                            .attempt = a->key.attempt,
+                            .exec_id = a->exec_id};
+    ts_event_push (self, &ev);
 }
 
 /* Fail a job: drop its stages from scheduling, kill its attempts. */
@@ -318,16 +338,8 @@ s_fail_job (hearth_taskset_t *self, uint64_t job)
     for (ts_attempt_t *a = zhashx_first (self->attempts); a;
          a = zhashx_next (self->attempts)) {
         ts_stage_t *st = ts_stage (self, a->key.stage);
-        if (!st || st->job != job || a->killing)
-            continue;
-        a->killing = true;
-        hearth_ts_event_t ev = {.type = HEARTH_TS_EV_KILL,
-                                .job = job,
-                                .stage = a->key.stage,
-                                .index = a->key.index,
-                                .attempt = a->key.attempt,
-                                .exec_id = a->exec_id};
-        ts_event_push (self, &ev);
+        if (st && st->job == job && !a->killing)
+            s_kill (self, st, a);
     }
 }
 
@@ -429,16 +441,8 @@ s_kill_others (hearth_taskset_t *self, ts_stage_t *st, uint64_t index)
     for (int n = 0; n < t->next_attempt && t->running > 0; n++) {
         ts_akey_t key = {st->id, n, index};
         ts_attempt_t *a = zhashx_lookup (self->attempts, &key);
-        if (!a || a->killing)
-            continue;
-        a->killing = true;
-        hearth_ts_event_t ev = {.type = HEARTH_TS_EV_KILL,
-                                .job = st->job,
-                                .stage = st->id,
-                                .index = index,
-                                .attempt = n,
-                                .exec_id = a->exec_id};
-        ts_event_push (self, &ev);
+        if (a && !a->killing)
+            s_kill (self, st, a);
     }
 }
 
@@ -453,6 +457,8 @@ s_finished (hearth_taskset_t *self, ts_stage_t *st, uint64_t index,
     if (st->durations)
         st->durations[st->finished] = run_us;
     st->finished++;
+    st->fetch_rounds = 0; /* the stage makes progress */
+    st->fetch_round_open = false;
     s_kill_others (self, st, index);
     if (st->finished == st->ntasks)
         s_stage_done (self, st);
@@ -474,12 +480,14 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
     ts_stage_t *st = ts_stage (self, stage);
     bool killing = a->killing;
     s_attempt_drop (self, a);
-    if (state != HEARTH_TS_KILLED)
-        s_note_run_time (self, run_us);
+    if (state != HEARTH_TS_KILLED && state != HEARTH_TS_FETCH_FAILED)
+        s_note_run_time (self, run_us); /* not a run of the task's work */
     if (!st || st->failed)
         return HEARTH_TS_RELEASED;
     if (state == HEARTH_TS_FINISHED)
         return s_finished (self, st, index, run_us);
+    if (state == HEARTH_TS_FETCH_FAILED)
+        return ts_fetch_failed (self, st, index, killing);
     if (killing || st->tasks[index].state == TASK_DONE)
         return HEARTH_TS_RELEASED;
     s_miss_t miss = state == HEARTH_TS_KILLED ? S_LOST /* not at our request */

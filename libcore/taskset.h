@@ -28,6 +28,11 @@
       duplicates and other running attempts are killed.
     - With speculation, once quantile of a stage has finished, an attempt
       running longer than multiplier x the median gets a copy elsewhere.
+    - Lost map outputs (a shuffle, issue 21): a finished task whose output
+      is gone is resubmitted (hearth_taskset_resubmit), which makes its
+      stage not done again and holds back the stages that read it; an
+      attempt that could not fetch its input ends FETCH_FAILED and waits,
+      uncounted, for its parents (taskset_lost.c).
 */
 #ifndef HEARTH_TASKSET_H
 #define HEARTH_TASKSET_H
@@ -113,19 +118,36 @@ typedef enum {
     HEARTH_TS_KILLED,   /* it was killed (by us, or its executor stopping) */
     HEARTH_TS_FAILED_PERMANENT, /* it failed, and any retry would: the
                                    task gives up (and its job fails) now */
+    HEARTH_TS_FETCH_FAILED,     /* it could not fetch a parent's output: not
+                                   counted; see hearth_taskset_update */
 } hearth_ts_state_t;
 
 typedef enum {
-    HEARTH_TS_STALE,     /* not an attempt in flight there: ignore it */
-    HEARTH_TS_NOTED,     /* a RUNNING update, noted */
-    HEARTH_TS_ACCEPT,    /* the task's first success: keep its result */
-    HEARTH_TS_DUPLICATE, /* the task had already succeeded: drop it */
-    HEARTH_TS_RETRY,     /* failed or killed, re-queued */
-    HEARTH_TS_GAVE_UP,   /* failed too often: the job has failed */
-    HEARTH_TS_RELEASED,  /* killed on purpose (by us): slot freed */
+    HEARTH_TS_STALE,      /* not an attempt in flight there: ignore it */
+    HEARTH_TS_NOTED,      /* a RUNNING update, noted */
+    HEARTH_TS_ACCEPT,     /* the task's first success: keep its result */
+    HEARTH_TS_DUPLICATE,  /* the task had already succeeded: drop it */
+    HEARTH_TS_RETRY,      /* failed or killed, re-queued */
+    HEARTH_TS_GAVE_UP,    /* failed too often: the job has failed */
+    HEARTH_TS_RELEASED,   /* killed on purpose (by us): slot freed */
+    HEARTH_TS_FETCH_WAIT, /* FETCH_FAILED, re-queued without counting: it
+                             waits for its stage's parents */
 } hearth_ts_outcome_t;
 
-/* A status update for attempt of task index of stage, from exec_id. */
+/* A status update for attempt of task index of stage, from exec_id.
+
+   FETCH_FAILED (the attempt could not read a parent stage's output): the
+   attempt is over and its slot freed; its task goes back to pending
+   without counting toward max_failures or max_lost (outcome FETCH_WAIT;
+   RELEASED instead when the task had already finished or the attempt was
+   being killed), and it runs again only once every parent of its stage
+   is done.  Resubmit the lost parent tasks (hearth_taskset_resubmit)
+   before the next offer: a stage whose parents are all done is runnable,
+   so a task that failed to fetch from a parent still done runs again at
+   once (its output may have been re-made since the attempt started).
+   Other attempts of the task (speculative copies) go on.  Every
+   FETCH_FAILED of a stage whose job has not failed counts toward
+   hearth_taskset_fetch_failures. */
 hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self, int exec_id,
                                            uint32_t stage, uint64_t index,
                                            int attempt, hearth_ts_state_t state,
@@ -134,6 +156,34 @@ hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self, int exec_id,
 /* Look for stragglers (speculation on); copies go to the queues.  Returns
    how many were found. */
 size_t hearth_taskset_speculate (hearth_taskset_t *self, int64_t now_us);
+
+/* The output of the finished task index of stage is lost (a map output
+   whose worker is gone): the task goes back to pending, to be offered
+   again as a retry.  If its stage was done it no longer is (its counts
+   say so), and every stage that depends on it gets no new offer (nor
+   speculative copy) until it is done again; attempts already running
+   there go on, and their FINISHED is accepted as usual.  STAGE_DONE fires
+   again when the stage completes again; JOB_DONE fires once every stage
+   of the job is done, once per job.
+   Returns 0 (also when the task is pending or running: nothing to do),
+   or -1 with errno EINVAL (an unknown stage, index >= its tasks),
+   ECANCELED (its job has failed), EALREADY (every stage of its job is
+   done: JOB_DONE has fired, and nothing will read the output) or ENOMEM
+   (nothing changed). */
+int hearth_taskset_resubmit (hearth_taskset_t *self, uint32_t stage,
+                             uint64_t index);
+
+/* Consecutive rounds of fetch failures of stage, or -1 (errno EINVAL) for
+   an unknown stage.  A round opens with the first FETCH_FAILED update of
+   one of its attempts while no round is open, and closes when a parent
+   stage of it becomes done (again); the count grows by one per round
+   opened, and goes back to 0 when one of its tasks finishes (an accepted
+   FINISHED).  So n FETCH_FAILEDs before the lost map tasks are done again
+   are one round; the driver abandons the stage at 4.  A round stays open
+   while no parent is re-done: a task re-offered at once (its parents all
+   done) that fails to fetch again adds nothing. */
+int hearth_taskset_fetch_failures (const hearth_taskset_t *self,
+                                   uint32_t stage);
 
 /* Fail a job from outside (e.g. the application was killed): its stages
    are dropped and KILL events queued for its attempts in flight. */

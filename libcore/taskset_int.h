@@ -9,6 +9,7 @@
       taskset_spec.c    speculation: finding stragglers to copy
       taskset_queue.c   the queues: a stage's tasks to run again, and the
                         events for the engine
+      taskset_lost.c    lost map outputs (resubmits) and fetch failures
 
     The parts call each other's functions only where the call is not per
     task (a push on a retry, an event); the small helpers that offers and
@@ -40,7 +41,7 @@ enum { TASK_PENDING = 0, TASK_RUNNING = 1, TASK_DONE = 2 };
 
 typedef struct {
     uint8_t state;         /* TASK_PENDING, TASK_RUNNING or TASK_DONE */
-    uint8_t running;       /* attempts in flight */
+    uint8_t running;       /* attempts in flight, not being killed */
     uint8_t failures;      /* attempts that failed */
     uint8_t lost;          /* attempts lost with their executor */
     uint16_t next_attempt; /* number of the next attempt */
@@ -66,23 +67,25 @@ typedef struct {
 } ts_queue_t;
 
 typedef struct {
-    uint32_t id;         /* stage id */
-    uint64_t job;        /* job it belongs to */
-    uint64_t ntasks;     /* tasks in the stage */
-    ts_task_t *tasks;    /* ntasks entries */
-    uint64_t next_fresh; /* tasks from here on never launched */
-    ts_queue_t retry;    /* failed or lost tasks to run again */
-    ts_queue_t spec;     /* stragglers to copy */
-    uint64_t finished;   /* tasks done */
-    uint64_t running;    /* attempts in flight */
-    uint32_t *parents;   /* stages that must finish first */
-    size_t nparents;     /* count */
-    size_t parents_left; /* of them not finished yet */
-    bool done;           /* every task finished */
-    bool failed;         /* its job failed */
-    char *pool;          /* FAIR pool */
-    int weight;          /* FAIR weight */
-    int64_t *durations;  /* run times of finished tasks (speculation) */
+    uint32_t id;           /* stage id */
+    uint64_t job;          /* job it belongs to */
+    uint64_t ntasks;       /* tasks in the stage */
+    ts_task_t *tasks;      /* ntasks entries */
+    uint64_t next_fresh;   /* tasks from here on never launched */
+    ts_queue_t retry;      /* failed or lost tasks to run again */
+    ts_queue_t spec;       /* stragglers to copy */
+    uint64_t finished;     /* tasks done */
+    uint64_t running;      /* attempts in flight */
+    uint32_t *parents;     /* stages that must finish first */
+    size_t nparents;       /* count */
+    size_t parents_left;   /* of them not finished yet */
+    bool done;             /* every task finished */
+    bool failed;           /* its job failed */
+    char *pool;            /* FAIR pool */
+    int weight;            /* FAIR weight */
+    int64_t *durations;    /* run times of finished tasks (speculation) */
+    uint32_t fetch_rounds; /* consecutive rounds of fetch failures */
+    bool fetch_round_open; /* a round is open: no parent re-done since */
 } ts_stage_t;
 
 /* Identity of an attempt: the hash key. */
@@ -141,6 +144,14 @@ void ts_queue_release (ts_queue_t *q);
 /* Queue a copy of ev for the engine (lost, not the board, when out of
    memory). */
 void ts_event_push (hearth_taskset_t *self, const hearth_ts_event_t *ev);
+
+/* ---- taskset_lost.c ----------------------------------------------------- */
+
+/* An attempt of task index of st (killing: we had asked for it to be
+   killed) ended FETCH_FAILED; it is already off the board.  Returns the
+   outcome for hearth_taskset_update. */
+hearth_ts_outcome_t ts_fetch_failed (hearth_taskset_t *self, ts_stage_t *st,
+                                     uint64_t index, bool killing);
 
 /* ---- inline helpers, used per task -------------------------------------- */
 

@@ -54,6 +54,21 @@ s_alone (const hearth_taskset_t *self)
     return zhashx_size (self->execs) <= 1;
 }
 
+/* A task to run again from st's retry queue for e.  An entry whose task
+   is no longer pending is dropped: a resubmitted task (its output lost)
+   that an attempt being killed finished after all, or a second entry of
+   a task resubmitted twice. */
+static bool
+s_take_retry (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
+              uint64_t *index)
+{
+    while (ts_queue_take (&st->retry, e->id, s_alone (self), e->host,
+                          ts_elsewhere (self, e->host), index))
+        if (st->tasks[*index].state == TASK_PENDING)
+            return true;
+    return false;
+}
+
 /* The next task of st for exec e.  Returns true and fills *out. */
 static bool
 s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
@@ -61,9 +76,7 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
 {
     uint64_t index;
     bool speculative = false;
-    if (ts_queue_size (&st->retry)
-        && ts_queue_take (&st->retry, e->id, s_alone (self), e->host,
-                          ts_elsewhere (self, e->host), &index))
+    if (ts_queue_size (&st->retry) && s_take_retry (self, st, e, &index))
         ;
     else if (st->next_fresh < st->ntasks)
         index = st->next_fresh++;
@@ -71,8 +84,10 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
         for (;;) {
             if (!ts_queue_take (&st->spec, e->id, false, -1, false, &index))
                 return false;
-            if (st->tasks[index].state != TASK_DONE)
-                break; /* a copy still worth running */
+            /* a copy is of a running straggler: one done needs none, one
+               pending (its attempt failed) is in the retry queue */
+            if (st->tasks[index].state == TASK_RUNNING)
+                break;
         }
         speculative = true;
     }

@@ -27,6 +27,7 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
     cJSON_AddNumberToObject (o, "cores_used", cores_used);
     cJSON_AddNumberToObject (o, "memory_mb", (double) w->memory_mb);
     cJSON_AddNumberToObject (o, "memory_used_mb", (double) mem_used);
+    cJSON_AddNumberToObject (o, "shuffle_bytes", (double) w->shuffle_bytes);
     cJSON_AddNumberToObject (o, "last_heartbeat_ms",
                              (double) w->last_heartbeat_ms);
     cJSON_AddNumberToObject (o, "heartbeat_age_ms",

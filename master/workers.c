@@ -257,6 +257,7 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     }
     /* By id too: one connection may carry many workers (load tests). */
     registry_touch_worker (m->reg, w, hearth_mono_ms ());
+    w->shuffle_bytes = (uint64_t) hearth_json_int (b, "shuffle_bytes", 0);
     /* Without a list, what it uses beyond the master's books is foreign. */
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     if (registry_stopping_listed (w, execs, false, hearth_mono_ms (),

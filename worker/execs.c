@@ -161,6 +161,7 @@ s_report (execs_t *self, const s_exec_t *e, const char *state,
 typedef struct {
     const char *argv[MAX_ARGS + 1]; /* NULL-terminated */
     char numbers[3][24];            /* exec id, cores, memory */
+    char shuffle_dir[4200];         /* WORK_DIR/shuffle */
     char *conf[MAX_ARGS];           /* KEY=VALUE strings (owned) */
     int argc;                       /* used */
     int nconf;                      /* used in conf */
@@ -188,6 +189,20 @@ s_argv_build (execs_t *self, const execs_launch_t *l, s_argv_t *a)
                            self->host};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         s_arg (a, fixed[i]);
+    /* Its map outputs go where the block server serves them from, so that
+       they outlive it (shuffle.h). */
+    snprintf (a->shuffle_dir, sizeof a->shuffle_dir, "%s/shuffle",
+              self->work_dir);
+    s_arg (a, "--shuffle-dir");
+    s_arg (a, a->shuffle_dir);
+    if (l->shuffle_url) {
+        s_arg (a, "--shuffle-url");
+        s_arg (a, l->shuffle_url);
+    }
+    if (l->shuffle_key) {
+        s_arg (a, "--shuffle-key");
+        s_arg (a, l->shuffle_key);
+    }
     const cJSON *kv;
     cJSON_ArrayForEach (kv, l->conf)
     {

@@ -43,14 +43,17 @@ typedef void (execs_report_fn) (void *arg, const execs_report_t *report);
 
 /* What the worker needs to start an executor (all borrowed). */
 typedef struct {
-    const char *app_id;     /* valid app id */
-    int exec_id;            /* >= 0 */
-    int cores;              /* cores it may use */
-    int64_t memory_mb;      /* memory it may use */
-    const char *driver_url; /* where it connects */
-    const char *token;      /* or NULL */
-    const char *driver_key; /* or NULL */
-    const cJSON *conf;      /* KEY=VALUE map, or NULL */
+    const char *app_id;      /* valid app id */
+    int exec_id;             /* >= 0 */
+    int cores;               /* cores it may use */
+    int64_t memory_mb;       /* memory it may use */
+    const char *driver_url;  /* where it connects */
+    const char *token;       /* or NULL */
+    const char *driver_key;  /* or NULL */
+    const cJSON *conf;       /* KEY=VALUE map, or NULL */
+    const char *shuffle_url; /* the node's block server (shuffle.h), or
+                                NULL */
+    const char *shuffle_key; /* its CURVE public key, or NULL */
 } execs_launch_t;
 
 /* The kind of the executors in the children table. */

@@ -321,6 +321,8 @@ s_launch (worker_t *w, hearth_msg_t *msg)
         hearth_json_str (b, "token"),
         hearth_json_str (b, "driver_key"),
         cJSON_IsObject (conf) ? conf : NULL,
+        w->shuffle ? shuffle_url (w->shuffle) : NULL,
+        w->shuffle ? shuffle_key (w->shuffle) : NULL,
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */

@@ -23,6 +23,12 @@ tests_driver_test_ctx_SOURCES = tests/driver/test_ctx.c
 tests_driver_test_ctx_CPPFLAGS = -I$(top_srcdir)/driver
 tests_driver_test_ctx_LDADD = libhearth.la
 
+# A libhearth driver program of the shuffle's API (test-shuffle-api.sh).
+check_PROGRAMS += tests/driver/test-shuffle-api
+tests_driver_test_shuffle_api_SOURCES = tests/driver/test_shuffle_api.c
+tests_driver_test_shuffle_api_CPPFLAGS = -I$(top_srcdir)/driver
+tests_driver_test_shuffle_api_LDADD = libhearth.la
+
 # hearth-driver's progress display, its text and its terminal (cmocka).
 check_PROGRAMS += tests/driver/test_progress
 tests_driver_test_progress_SOURCES = tests/driver/test_progress.c \
@@ -61,7 +67,10 @@ DRIVER_TESTS = \
 	tests/driver/test-connect-errors.sh \
 	tests/driver/test-files.sh \
 	tests/driver/test-job-params.sh \
-	tests/driver/test-task-stderr.sh
+	tests/driver/test-task-stderr.sh \
+	tests/driver/test-shuffle.sh \
+	tests/driver/test-shuffle-api.sh \
+	tests/driver/test-shuffle-failures.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)

@@ -16,6 +16,11 @@ check_PROGRAMS += tests/integration/shuffle-tool
 tests_integration_shuffle_tool_SOURCES = tests/integration/shuffle-tool.c \
 	executor/fetch.c executor/fetch.h
 tests_integration_shuffle_tool_LDADD = $(CORE_LIBS)
+# The driver's part toward one real executor: tasks with shuffle roles
+# launched, their updates printed (test-executor-shuffle.sh).
+check_PROGRAMS += tests/integration/exec-tool
+tests_integration_exec_tool_SOURCES = tests/integration/exec-tool.c
+tests_integration_exec_tool_LDADD = $(CORE_LIBS)
 check_PROGRAMS += tests/integration/test-fakepeer
 tests_integration_test_fakepeer_SOURCES = tests/integration/test-fakepeer.c
 tests_integration_test_fakepeer_LDADD = $(CORE_LIBS)
@@ -62,6 +67,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-admin.sh \
 	tests/integration/test-tail-defaults.sh \
 	tests/integration/test-shuffle-server.sh \
+	tests/integration/test-executor-shuffle.sh \
 	tests/integration/test-load-clients.sh \
 	tests/integration/test-load-flood.sh
 TESTS += $(INTEGRATION_TESTS)

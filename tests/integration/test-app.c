@@ -6,6 +6,7 @@
         test-app --master URL [--name N] [--max-cores N]
                  [--cores-per-executor N] [--memory-mb N] [--token T]
                  [--conf KEY=VALUE]... [--stop-executors]
+                 [--driver-url URL]   (register URL: executors go there)
 
         test-app --master URL --kill APP_ID    KILL_APPLICATION, prints
                                                "KILL ok=0|1 MESSAGE"
@@ -65,6 +66,8 @@ static const hearth_opt_t s_opts[] = {
     OPT ("cores-per-executor", HEARTH_OPT_INT, NULL, "cores_per_executor"),
     OPT ("memory-mb", HEARTH_OPT_INT, NULL, "memory_per_executor_mb"),
     OPT ("token", HEARTH_OPT_STR, NULL, "token for executors"),
+    OPT ("driver-url", HEARTH_OPT_STR, NULL,
+         "the driver_url to register (executors go there, not to us)"),
     OPT ("interval", HEARTH_OPT_DURATION, "200ms", "heartbeat interval"),
     OPT ("stop-executors", HEARTH_OPT_BOOL, NULL,
          "send STOP_EXECUTOR to each executor once registered"),
@@ -113,7 +116,8 @@ s_register (app_t *a)
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_APPLICATION);
     cJSON *b = msg->body;
     cJSON_AddStringToObject (b, "name", hearth_conf_str (a->conf, "name"));
-    cJSON_AddStringToObject (b, "driver_url", a->driver_url);
+    const char *url = hearth_conf_str (a->conf, "driver-url");
+    cJSON_AddStringToObject (b, "driver_url", url ? url : a->driver_url);
     const char *ints[][2] = {{"max-cores", "max_cores"},
                              {"cores-per-executor", "cores_per_executor"},
                              {"memory-mb", "memory_per_executor_mb"}};

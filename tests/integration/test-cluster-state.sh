@@ -30,7 +30,7 @@ heading() { grep -Eq "^$1\$" "$T/table.txt"; }
 check "table headings: WORKERS, APPLICATIONS, EXECUTORS, DRIVERS, in order" \
   test "$(grep -E '^(WORKERS|APPLICATIONS|EXECUTORS|DRIVERS)$' "$T/table.txt" | tr '\n' ' ')" \
   = "WORKERS APPLICATIONS EXECUTORS DRIVERS "
-check "... with their columns" eval 'heading "ID +HOST +STATE +CORES +MEMORY \(MiB\) +LAST HEARTBEAT" &&
+check "... with their columns" eval 'heading "ID +HOST +STATE +CORES +MEMORY \(MiB\) +SHUFFLE +LAST HEARTBEAT" &&
   heading "ID +NAME +STATE +CORES +MAX +SUBMITTED +DURATION +REASON" &&
   heading "APP +EXEC +WORKER +CORES +MEMORY +STATE" &&
   heading "ID +NAME +STATE +WORKER +CORES +MEMORY +LAUNCHES +APP"'

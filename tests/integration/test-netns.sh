@@ -4,14 +4,15 @@
 # two veth pairs through the master's namespace), with the cluster's keys
 # (a master on an address other than loopback needs them).  A job runs
 # across them: executors on both "hosts" connect back to a driver in the
-# master's namespace.  Then one host's worker is killed (-9) mid-job: the
+# master's namespace, and a shuffle whose reducers fetch from the other
+# host's block server.  Then one host's worker is killed (-9) mid-job: the
 # job still ends with exactly its output.  Nothing uses an address outside loopback and these
 # namespaces, which the test creates and deletes (trap), with every process
 # in them.  Skipped (77) where network namespaces cannot be created.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
-deadline 120
+deadline 180
 export TMPDIR=$T
 
 NS_M=hearth-$$-m NS_1=hearth-$$-w1 NS_2=hearth-$$-w2
@@ -45,7 +46,8 @@ setup() {
   local ns
   for ns in "$NS_M" "$NS_1" "$NS_2"; do ip -n "$ns" link set lo up || return 1; done
   # veth pairs created with their ends inside the namespaces: master <-> w1,
-  # master <-> w2; the workers route everything through the master's side.
+  # master <-> w2; the workers route everything through the master's side,
+  # which forwards between them.
   ip -n "$NS_M" link add m1 type veth peer name w netns "$NS_1" &&
     ip -n "$NS_M" link add m2 type veth peer name w netns "$NS_2" &&
     ip -n "$NS_M" addr add "$M1/24" dev m1 && ip -n "$NS_M" addr add "$M2/24" dev m2 &&
@@ -53,7 +55,10 @@ setup() {
     ip -n "$NS_M" link set m1 up && ip -n "$NS_M" link set m2 up &&
     ip -n "$NS_1" link set w up && ip -n "$NS_2" link set w up &&
     ip -n "$NS_1" route add default via "$M1" &&
-    ip -n "$NS_2" route add default via "$M2"
+    ip -n "$NS_2" route add default via "$M2" &&
+    # the two hosts reach each other through the master's namespace (a
+    # reducer fetches from the other host's block server)
+    ip netns exec "$NS_M" sysctl -qw net.ipv4.ip_forward=1
 }
 if ! setup 2>"$T/netns.err"; then
   say "SKIP: cannot set up the namespaces' network ($(head -1 "$T/netns.err"))"
@@ -107,6 +112,26 @@ check "the driver listened on the master's namespace address" \
 check "every address the cluster shows is one of the test's own" \
   eval '! ns_state | grep -oE "[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+" |
     grep -vE "^(10\.213\.[12]\.[12]|127\.0\.0\.1)$"'
+
+# A shuffle across the hosts, over CURVE: 8 map tasks each write 5
+# records (value: the worker it ran on) into 3 partitions; each reducer
+# says where it ran, how many records it got and from which workers.
+J=$(job shuffle "{\"name\":\"shuffle\",\"stages\":[
+  {\"name\":\"map\",\"partitions\":3,\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+   \"w=\$(basename \$(dirname \$(dirname \$PWD))); sleep 0.5;
+     for k in a b c d e; do printf '%s\\\\t%s\\\\n' \$k-{i} \$w; done\"],\"count\":8}]},
+  {\"name\":\"reduce\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+   \"cat > r{i}; echo \$(basename \$(dirname \$(dirname \$PWD))) \$(wc -l < r{i}) \$(cut -f2 r{i} | sort -u)\"],
+   \"input\":\"map\"}]}]}")
+# shellcheck disable=SC2046
+in_m "$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys client) \
+  --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
+  --executor-cores 2 --task-prefetch 0 "$J" >"$T/out" 2>"$T/err"
+check "a shuffle runs across the namespaces (block servers with keys)" test $? -eq 0
+check "... every record reaches one reducer" \
+  test "$(awk '{s += $2} END {print s}' "$T/out")" -eq 40
+check "... and some reducer fetched records from the other host" \
+  awk '{for (i = 3; i <= NF; i++) if ($i != $1) x = 1} END {exit !x}' "$T/out"
 
 # kill -9 of one "host"'s worker mid-job: its executor goes with it, the
 # master declares it DEAD, the driver runs its tasks again on the other

@@ -98,6 +98,10 @@ UNIT_TESTS += tests/unit/test_taskset
 tests_unit_test_taskset_SOURCES = tests/unit/test_taskset.c
 tests_unit_test_taskset_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_taskset_lost
+tests_unit_test_taskset_lost_SOURCES = tests/unit/test_taskset_lost.c
+tests_unit_test_taskset_lost_CFLAGS = $(unit_cflags)
+tests_unit_test_taskset_lost_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_pidfile
 tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/testutil.h
@@ -197,3 +201,17 @@ tests_unit_test_exec_files_SOURCES = tests/unit/test_exec_files.c \
 	tests/unit/testutil.h executor/files.c executor/files.h
 tests_unit_test_exec_files_CFLAGS = $(unit_cflags)
 tests_unit_test_exec_files_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_driver_shuffle
+tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
+	driver/shuffle.c driver/shuffle.h
+tests_unit_test_driver_shuffle_CFLAGS = $(unit_cflags)
+tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
+
+# A reduce task's input over map outputs of this node (executor/reducein.c).
+UNIT_TESTS += tests/unit/test_reducein
+tests_unit_test_reducein_SOURCES = tests/unit/test_reducein.c \
+	tests/unit/testutil.h executor/reducein.c executor/reducein.h \
+	executor/fetch.c executor/fetch.h
+tests_unit_test_reducein_CFLAGS = $(unit_cflags)
+tests_unit_test_reducein_LDADD = $(unit_libs)

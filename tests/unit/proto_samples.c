@@ -118,7 +118,9 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'drivers':[],'policy':{'name':'spread-out'}}"},
     [HEARTH_CMD_REGISTER_EXECUTOR] = {
         "{'app_id':'" APP_ID "','exec_id':3,'host':'node1.example.com',"
-        "'cores':4,'pid':4243,'token':'s3cr3t'}"},
+        "'cores':4,'pid':4243,'token':'s3cr3t',"
+        "'shuffle_url':'tcp://node1.example.com:41000',"
+        "'shuffle_key':'rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7'}"},
     [HEARTH_CMD_REGISTERED_EXECUTOR] = {
         "{'libs':[{'name':'libpi.so','hash':'sha256:9f86d081884c7d65',"
         "'frame':0}],'heartbeat_interval_ms':1000,'heartbeat_liveness':5,"
@@ -129,14 +131,27 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "{'tasks':[{'tid':0,'attempt':0,'fn':'pi_sample','lib':'libpi.so',"
         "'arg':'0','input':0,'timeout_ms':60000},"
         "{'tid':1,'attempt':1,'cmd':['sh','-c','wc -c'],"
-        "'env':{'LC_ALL':'C'},'input':1}],'packed':2}", 3, {8, 300, 0}, 3},
+        "'env':{'LC_ALL':'C'},'input':1},"
+        "{'tid':8589934592,'attempt':0,'cmd':['sort'],"
+        "'reduce':{'shuffle':1,'partition':0,'sort':true,"
+        "'servers':[{'url':'tcp://node2.example.com:41000'}],'blocks':3},"
+        "'map':{'shuffle':2,'partitions':8,'sort':false}},"
+        "{'tid':12884901888,'attempt':0,'fn':'wc_sum','output':"
+        "'/data/out/_temporary/part-00000.0'}],'packed':2}",
+        4, {8, 300, 0, 32}, 3},
     [HEARTH_CMD_KILL_TASK] = {"{'tid':1,'attempt':1}"},
     [HEARTH_CMD_STOP_EXECUTOR] = {"{'reason':'application finished'}"},
     [HEARTH_CMD_STATUS_UPDATE] = {
         "{'updates':[{'tid':0,'attempt':0,'state':'FINISHED','exit_status':0,"
         "'run_us':1234,'result':0},{'tid':1,'attempt':1,'state':'FAILED',"
         "'exit_status':1,'error':'exited with status 1','result':1,"
-        "'truncated':true},{'tid':2,'attempt':0,'state':'RUNNING'}],"
+        "'truncated':true},{'tid':2,'attempt':0,'state':'RUNNING'},"
+        "{'tid':8589934592,'attempt':0,'state':'FINISHED','run_us':99,"
+        "'map_sizes':0,'map_bytes':1000},{'tid':8589934593,'attempt':0,"
+        "'state':'FAILED','error':'map output 1.0 of tcp://n:1: no such map "
+        "output','fetch_failed':{'shuffle':1,'map':1,'attempt':0,"
+        "'url':'tcp://n:1'}},{'tid':12884901888,'attempt':0,"
+        "'state':'FINISHED','output_bytes':12}],"
         "'packed':2}", 3, {24, 0, 0}, 3},
     [HEARTH_CMD_WORKER_STOPPING] = {
         "{'id':'node-a','reason':'stopped: SIGTERM'}"},
@@ -215,11 +230,32 @@ pt_packed_frame (hearth_cmd_t cmd)
     return frame;
 }
 
+/* A reduce role's blocks frame of size / 16 map tasks: server 0 or none,
+   attempts and lengths that vary. */
+zframe_t *
+pt_blocks_frame (size_t size)
+{
+    zframe_t *frame = zframe_new (NULL, size);
+    assert_non_null (frame);
+    byte *data = zframe_data (frame);
+    memset (data, 0, size);
+    for (size_t m = 0; m < size / HEARTH_BLOCK_RECORD; m++) {
+        byte *r = data + m * HEARTH_BLOCK_RECORD;
+        if (m % 2)
+            memset (r, 0xff, 4); /* on the reducer's node */
+        r[4] = (byte) m;         /* attempt */
+        r[8] = (byte) (100 + m); /* length */
+    }
+    return frame;
+}
+
 zframe_t *
 pt_fill_frame (hearth_cmd_t cmd, size_t i, size_t size)
 {
     if (pt_samples[cmd].packed == i + 1)
         return pt_packed_frame (cmd);
+    if (cmd == HEARTH_CMD_LAUNCH_TASKS && i == 3)
+        return pt_blocks_frame (size);
     zframe_t *frame = zframe_new (NULL, size);
     assert_non_null (frame);
     byte *data = zframe_data (frame);

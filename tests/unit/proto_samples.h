@@ -24,7 +24,7 @@
 typedef struct {
     const char *json;     /* the body, with ' standing for " */
     size_t nframes;       /* binary frames that go with it */
-    size_t frame_size[3]; /* their sizes (contents: pt_fill_frame) */
+    size_t frame_size[4]; /* their sizes (contents: pt_fill_frame) */
     size_t packed;        /* 1 + index of a frame of packed records, or 0 */
 } pt_sample_t;
 
@@ -32,6 +32,9 @@ extern const pt_sample_t pt_samples[HEARTH_CMD_COUNT];
 
 /* Parse a body written with single quotes. */
 cJSON *pt_json (const char *squoted);
+
+/* A reduce role's blocks frame of size / 16 records (LAUNCH_TASKS). */
+zframe_t *pt_blocks_frame (size_t size);
 
 /* The packed frame of the LAUNCH_TASKS and STATUS_UPDATE samples. */
 zframe_t *pt_packed_frame (hearth_cmd_t cmd);

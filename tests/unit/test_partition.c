@@ -417,6 +417,17 @@ test_writer_edges (void **state)
     snprintf (index, sizeof index, "%s.index", path);
     unlink (path);
     unlink (index);
+    /* the same, sorted (a sorted map task with no output) */
+    opts.sort = true;
+    w = hearth_partwriter_new (&opts, &err);
+    assert_int_equal (hearth_partwriter_finish (w, &err), 0);
+    for (int q = 0; q < 4; q++)
+        assert_int_equal (hearth_partwriter_parts (w)[q].length, 0);
+    hearth_partwriter_destroy (&w);
+    assert_int_equal (s_files (), 2);
+    unlink (path);
+    unlink (index);
+    opts.sort = false;
     /* destroyed before its end: nothing left, spills included */
     opts.memory_bytes = 4096;
     w = hearth_partwriter_new (&opts, &err);

@@ -292,7 +292,7 @@ test_send_recv (void **state)
     assert_true (zframe_streq (rid, "peer-1"));
     assert_int_equal (msg->cmd, HEARTH_CMD_LAUNCH_TASKS);
     assert_true (cJSON_Compare (msg->body, expected, true));
-    assert_int_equal (msg->nframes, 3);
+    assert_int_equal (msg->nframes, 4);
     zframe_t *want = pt_fill_frame (HEARTH_CMD_LAUNCH_TASKS, 1, 300);
     assert_true (zframe_eq (hearth_msg_frame (msg, 1), want));
     zframe_destroy (&want);

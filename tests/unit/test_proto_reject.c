@@ -424,6 +424,88 @@ test_task_cmd_or_fn (void **state)
     hearth_msg_destroy (&msg);
 }
 
+/* A LAUNCH_TASKS of one command task with roles (JSON, ' for "), and one
+   binary frame of len bytes of data. */
+static zmsg_t *
+s_roles (const char *roles, const void *data, size_t len)
+{
+    char body[1024];
+    snprintf (body, sizeof body,
+              "{'tasks':[{'tid':1,'attempt':0,'cmd':['cat'],%s}]}", roles);
+    zmsg_t *zmsg = pt_wire ("LAUNCH_TASKS", body);
+    assert_int_equal (zmsg_addmem (zmsg, data, len), 0);
+    return zmsg;
+}
+
+/* The shuffle's rules across fields: "map" and "output" exclude each
+   other; a reduce role's blocks are whole 16-byte records naming one of
+   its servers (or none) and an attempt the protocol allows. */
+static void
+test_shuffle_roles (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    zframe_t *blocks = pt_blocks_frame (48); /* servers 0, none, 0 */
+    const byte *b = zframe_data (blocks);
+    const char *reduce = "'reduce':{'shuffle':3,'partition':2,"
+                         "'servers':[{'url':'tcp://a:1'}],'blocks':0}";
+    hearth_msg_t *msg = pt_decode_ok (s_roles (reduce, b, 48));
+    hearth_msg_destroy (&msg);
+    msg = pt_decode_ok (
+        s_roles ("'map':{'shuffle':1,'partitions':100000}", "", 0));
+    hearth_msg_destroy (&msg);
+
+    pt_decode_fails (s_roles ("'map':{'shuffle':1,'partitions':4},"
+                              "'output':'/tmp/x'",
+                              "", 0),
+                     "bad_field", &err);
+    assert_string_equal (err.text, "LAUNCH_TASKS: field 'tasks[0]': 'map' "
+                                   "and 'output' exclude each other");
+    pt_decode_fails (s_roles (reduce, b, 47), "bad_field", &err);
+    assert_string_equal (err.text, "LAUNCH_TASKS: field "
+                                   "'tasks[0].reduce.blocks': expected a "
+                                   "multiple of 16 bytes, got 47");
+    byte bad[48];
+    memcpy (bad, b, sizeof bad);
+    bad[32] = 1; /* map 2 names server 1 of 1 */
+    pt_decode_fails (s_roles (reduce, bad, 48), "bad_field", &err);
+    assert_string_equal (err.text, "LAUNCH_TASKS: field "
+                                   "'tasks[0].reduce.blocks': map 2 names "
+                                   "server 1 of 1");
+    memcpy (bad, b, sizeof bad);
+    bad[20] = 0xe9, bad[21] = 0x03; /* map 1: attempt 1001 */
+    pt_decode_fails (s_roles (reduce, bad, 48), "bad_field", &err);
+    assert_contains (err.text, "map 1 has attempt 1001 (at most 1000)");
+    zframe_destroy (&blocks);
+
+    pt_decode_fails (s_roles ("'map':{'shuffle':1,'partitions':0}", "", 0),
+                     "bad_field", &err);
+    assert_contains (err.text, "'tasks[0].map.partitions'");
+    pt_decode_fails (s_roles ("'map':{'partitions':2}", "", 0), "bad_field",
+                     &err);
+    assert_contains (err.text, "missing required field "
+                               "'tasks[0].map.shuffle'");
+    pt_decode_fails (s_roles ("'reduce':{'shuffle':1,'partition':0,"
+                              "'servers':[],'blocks':1}",
+                              "", 0),
+                     "bad_frame", &err);
+
+    zmsg_t *zmsg =
+        pt_wire ("STATUS_UPDATE", "{'updates':[{'tid':1,'attempt':0,"
+                                  "'state':'FINISHED','map_sizes':0}]}");
+    assert_int_equal (zmsg_addmem (zmsg, "1234567", 7), 0);
+    pt_decode_fails (zmsg, "bad_field", &err);
+    assert_string_equal (err.text, "STATUS_UPDATE: field "
+                                   "'updates[0].map_sizes': expected "
+                                   "1..100000 u64 sizes, got a frame of 7 "
+                                   "bytes");
+    zmsg = pt_wire ("STATUS_UPDATE",
+                    "{'updates':[{'tid':1,'attempt':0,'state':'FAILED',"
+                    "'fetch_failed':{'shuffle':1,'map':2}}]}");
+    pt_decode_fails (zmsg, "bad_field", &err);
+    assert_contains (err.text, "'updates[0].fetch_failed.attempt'");
+}
+
 /* An invalid body fails at the sender, and everything is freed (the
    sanitizers' leak check verifies the frames and the body). */
 static void
@@ -509,6 +591,7 @@ main (void)
         cmocka_unit_test (test_bad_ids),
         cmocka_unit_test (test_frame_index),
         cmocka_unit_test (test_task_cmd_or_fn),
+        cmocka_unit_test (test_shuffle_roles),
         cmocka_unit_test (test_encode_invalid),
         cmocka_unit_test (test_frames_grow),
         cmocka_unit_test (test_json_readers),

@@ -256,9 +256,14 @@ s_check_field (const char *where, const char *section, const hearth_field_t *f)
     s_check_limits (where, f, &row);
     if ((f->type == HEARTH_F_ARRAY || f->type == HEARTH_F_MAP) && f->sub)
         s_check_container (where, f, &row);
-    if (f->type == HEARTH_F_OBJECT && f->sub)
-        fail_msg ("%s.%s: nested objects are documented as 'array of NAME'",
-                  where, f->name);
+    /* a member that is an object of known fields: "object NAME", its
+       fields under ### NAME */
+    if (f->type == HEARTH_F_OBJECT && f->sub) {
+        if (strncmp (row.col[1], "object ", 7) != 0 || !row.col[1][7])
+            fail_msg ("%s.%s: type '%s', expected 'object NAME'", where,
+                      f->name, row.col[1]);
+        s_check_fields (row.col[1] + 7, f->sub);
+    }
 }
 
 /* Check the table under "### where" against fields. */

@@ -1,0 +1,409 @@
+/*  shuffletask.c - a task's shuffle roles around its command or function:
+    the map output and the output file it writes, the reduce input it
+    reads (reducein.c), and the fields of its final update; see
+    shuffletask.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "executor/reducein.h"
+#include "executor/shuffletask.h"
+#include "libcore/fstree.h"
+#include "libcore/log.h"
+#include "libcore/partwriter.h"
+
+/* Directories made for map outputs and output files. */
+static const unsigned s_dir_mode = 0755;
+
+struct shuffletask {
+    /* map */
+    bool map;            /* has the role */
+    uint32_t shuffle;    /* its shuffle id */
+    uint32_t partitions; /* R */
+    bool sort;           /* sort each partition */
+    /* output */
+    char *output; /* the file, or NULL */
+    /* reduce */
+    reducein_t *in; /* the input, or NULL */
+    /* while it runs (its thread's) */
+    hearth_partwriter_t *writer; /* the map output being written */
+    char path[4200];             /* the map output's data file */
+    int out_fd;                  /* the output file, or -1 */
+    bool out_made;               /* the output file exists: remove it if
+                                    the attempt does not succeed */
+    bool stopped;                /* a write failed: drop the rest */
+    /* the outcome, read by the loop after the thread */
+    char *error;         /* why the attempt failed, or NULL */
+    uint64_t *map_sizes; /* R stored lengths, once finished */
+    uint64_t map_bytes;  /* record bytes written */
+    uint64_t out_bytes;  /* bytes written to the output file */
+    bool finished;       /* the map output or output file is whole */
+};
+
+static void s_fail (shuffletask_t *self, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* Keep the first error (later ones follow from it). */
+static void
+s_fail (shuffletask_t *self, const char *fmt, ...)
+{
+    if (self->error)
+        return;
+    va_list ap;
+    va_start (ap, fmt);
+    if (vasprintf (&self->error, fmt, ap) < 0)
+        self->error = NULL;
+    va_end (ap);
+    if (!self->error)
+        self->error = strdup ("out of memory");
+}
+
+/* --- from the wire ---------------------------------------------------- */
+
+static int
+s_map_from_json (shuffletask_t *self, const cJSON *map)
+{
+    self->map = true;
+    self->shuffle = (uint32_t) hearth_json_int (map, "shuffle", 0);
+    self->partitions = (uint32_t) hearth_json_int (map, "partitions", 1);
+    self->sort = hearth_json_bool (map, "sort", false);
+    return 0;
+}
+
+int
+shuffletask_from_json (const cJSON *json, const shared_frames_t *sf,
+                       shuffletask_t **roles)
+{
+    const cJSON *map = cJSON_GetObjectItemCaseSensitive (json, "map");
+    const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (json, "reduce");
+    const char *output = hearth_json_str (json, "output");
+    *roles = NULL;
+    if (!map && !reduce && !output)
+        return 0;
+    shuffletask_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return -1;
+    self->out_fd = -1;
+    if ((map && s_map_from_json (self, map) < 0)
+        || (output && !(self->output = strdup (output)))
+        || (reduce && !(self->in = reducein_from_json (reduce, sf)))) {
+        shuffletask_destroy (&self);
+        return -1;
+    }
+    *roles = self;
+    return 0;
+}
+
+/* Remove what an attempt that did not succeed wrote. */
+static void
+s_discard (shuffletask_t *self)
+{
+    hearth_partwriter_destroy (&self->writer); /* removes its files */
+    if (self->out_fd >= 0)
+        close (self->out_fd);
+    self->out_fd = -1;
+    if (self->out_made && !self->finished && unlink (self->output) < 0
+        && errno != ENOENT)
+        log_warn ("cannot remove %s: %s", self->output, strerror (errno));
+    self->out_made = false;
+}
+
+void
+shuffletask_destroy (shuffletask_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    shuffletask_t *self = *self_p;
+    s_discard (self);
+    reducein_destroy (&self->in);
+    free (self->output);
+    free (self->error);
+    free (self->map_sizes);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+/* --- opening ---------------------------------------------------------- */
+
+/* The writer of map output SHUFFLE_ROOT/APP_ID/S/M.A. */
+static int
+s_open_map (executor_t *ex, task_t *t)
+{
+    shuffletask_t *self = t->roles;
+    if (!ex->shuffle_dir) {
+        s_fail (self, "a map task, and this executor has no --shuffle-dir");
+        return -1;
+    }
+    char dir[4096];
+    hearth_error_t err;
+    snprintf (dir, sizeof dir, "%s/%s/%u", ex->shuffle_dir, ex->app_id,
+              self->shuffle);
+    if (snprintf (self->path, sizeof self->path, "%s/%u.%d", dir,
+                  (unsigned) (t->tid & 0xffffffffu), t->attempt)
+        >= (int) sizeof self->path) {
+        s_fail (self, "the shuffle dir's path is too long");
+        return -1;
+    }
+    if (hearth_mkdir_p (dir, s_dir_mode, &err) < 0) {
+        s_fail (self, "map output %s: %s", self->path, err.text);
+        return -1;
+    }
+    hearth_partwriter_opts_t opts = {.path = self->path,
+                                     .partitions = self->partitions,
+                                     .sort = self->sort,
+                                     .memory_bytes = ex->shuffle_memory};
+    if (!(self->writer = hearth_partwriter_new (&opts, &err))) {
+        s_fail (self, "map output %s: %s", self->path, err.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* The output file, its parent directory made if missing. */
+static int
+s_open_output (shuffletask_t *self)
+{
+    hearth_error_t err;
+    char *slash = strrchr (self->output, '/');
+    if (slash && slash != self->output) {
+        *slash = '\0';
+        int rc = hearth_mkdir_p (self->output, s_dir_mode, &err);
+        *slash = '/';
+        if (rc < 0) {
+            s_fail (self, "output %s: %s", self->output, err.text);
+            return -1;
+        }
+    }
+    self->out_fd =
+        open (self->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (self->out_fd < 0) {
+        s_fail (self, "output %s: %s", self->output, strerror (errno));
+        return -1;
+    }
+    self->out_made = true;
+    return 0;
+}
+
+int
+shuffletask_begin (executor_t *ex, task_t *t)
+{
+    shuffletask_t *self = t->roles;
+    char *error = NULL;
+    if (self->in && reducein_open (self->in, ex, t, !t->argv, &error) < 0) {
+        s_fail (self, "%s", error ? error : "out of memory");
+        free (error);
+        return -1;
+    }
+    if ((self->map && s_open_map (ex, t) < 0)
+        || (self->output && s_open_output (self) < 0)) {
+        s_discard (self);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- while it runs ---------------------------------------------------- */
+
+bool
+shuffletask_fn_input (const task_t *t, const void **data, size_t *len)
+{
+    return t->roles && t->roles->in
+           && reducein_gathered (t->roles->in, data, len);
+}
+
+bool
+shuffletask_feeds_stdin (const task_t *t)
+{
+    return t->roles && t->roles->in;
+}
+
+int
+shuffletask_stdin (task_t *t, const void **data, size_t *len)
+{
+    shuffletask_t *self = t->roles;
+    char *error = NULL;
+    int rc = reducein_next (self->in, data, len, &error);
+    if (rc < 0) {
+        s_fail (self, "%s", error ? error : "out of memory");
+        free (error);
+    }
+    return rc;
+}
+
+bool
+shuffletask_takes_stdout (const task_t *t)
+{
+    return t->roles && (t->roles->map || t->roles->output);
+}
+
+/* Write all of data to fd. */
+static int
+s_write_all (int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write (fd, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        data += n;
+        len -= (size_t) n;
+    }
+    return 0;
+}
+
+int
+shuffletask_stdout (task_t *t, const void *data, size_t len)
+{
+    shuffletask_t *self = t->roles;
+    hearth_error_t err;
+    if (self->stopped)
+        return -1;
+    if (self->writer
+        && hearth_partwriter_write (self->writer, data, len, &err) < 0) {
+        s_fail (self, "map output %s: %s", self->path, err.text);
+        self->stopped = true;
+        return -1;
+    }
+    if (self->out_fd >= 0) {
+        if (s_write_all (self->out_fd, data, len) < 0) {
+            s_fail (self, "output %s: %s", self->output, strerror (errno));
+            self->stopped = true;
+            return -1;
+        }
+        self->out_bytes += len;
+    }
+    return 0;
+}
+
+/* --- the end ---------------------------------------------------------- */
+
+/* Finish the map output: its sizes kept.  0 or -1 (the error kept). */
+static int
+s_finish_map (shuffletask_t *self)
+{
+    hearth_error_t err;
+    if (hearth_partwriter_finish (self->writer, &err) < 0) {
+        s_fail (self, "map output %s: %s", self->path, err.text);
+        return -1;
+    }
+    const hearth_part_t *parts = hearth_partwriter_parts (self->writer);
+    if (!(self->map_sizes = calloc (self->partitions, sizeof (uint64_t)))) {
+        s_fail (self, "out of memory");
+        return -1;
+    }
+    for (uint32_t p = 0; p < self->partitions; p++) {
+        self->map_sizes[p] = parts[p].length;
+        self->map_bytes += parts[p].bytes;
+    }
+    hearth_partwriter_destroy (&self->writer); /* finished: files stay */
+    return 0;
+}
+
+/* Close the output file.  0 or -1 (the error kept). */
+static int
+s_finish_output (shuffletask_t *self)
+{
+    int fd = self->out_fd;
+    self->out_fd = -1;
+    if (close (fd) < 0) {
+        s_fail (self, "output %s: %s", self->output, strerror (errno));
+        return -1;
+    }
+    return 0;
+}
+
+void
+shuffletask_end (executor_t *ex, task_t *t, bool ok)
+{
+    (void) ex;
+    shuffletask_t *self = t->roles;
+    ok = ok && !self->error;
+    if (ok && !t->argv && shuffletask_takes_stdout (t)) {
+        /* a function's result: where a command's stdout would go */
+        ok = shuffletask_stdout (t, t->fn_out.data, t->fn_out.len) == 0;
+        free (t->fn_out.data);
+        t->fn_out.data = NULL;
+        t->fn_out.len = 0;
+    }
+    if (ok && self->writer && s_finish_map (self) < 0)
+        ok = false;
+    if (ok && self->out_fd >= 0 && s_finish_output (self) < 0)
+        ok = false;
+    self->finished = ok;
+    if (!ok)
+        s_discard (self);
+    if (self->in)
+        reducein_close (self->in);
+}
+
+const char *
+shuffletask_error (const task_t *t)
+{
+    if (!t->roles)
+        return NULL;
+    return t->roles->error;
+}
+
+bool
+shuffletask_returns_result (const task_t *t)
+{
+    return !shuffletask_takes_stdout (t);
+}
+
+bool
+shuffletask_has_fields (const task_t *t, const char *state)
+{
+    const shuffletask_t *self = t->roles;
+    if (!self)
+        return false;
+    if (strcmp (state, "FINISHED") == 0)
+        return self->finished && (self->map || self->output);
+    return strcmp (state, "FAILED") == 0 && self->in
+           && reducein_failure (self->in);
+}
+
+/* map_sizes as R little-endian u64, a frame of msg. */
+static int
+s_add_sizes (const shuffletask_t *self, cJSON *update, hearth_msg_t *msg)
+{
+    size_t len = (size_t) self->partitions * 8;
+    unsigned char *le = malloc (len);
+    if (!le)
+        return -1;
+    for (uint32_t p = 0; p < self->partitions; p++)
+        for (int b = 0; b < 8; b++)
+            le[p * 8 + b] = (unsigned char) (self->map_sizes[p] >> (8 * b));
+    int index = hearth_msg_add_bytes (msg, le, len);
+    free (le);
+    if (index < 0 || !cJSON_AddNumberToObject (update, "map_sizes", index)
+        || !cJSON_AddNumberToObject (update, "map_bytes",
+                                     (double) self->map_bytes))
+        return -1;
+    return 0;
+}
+
+int
+shuffletask_add_fields (const task_t *t, const char *state, cJSON *update,
+                        hearth_msg_t *msg)
+{
+    const shuffletask_t *self = t->roles;
+    if (!shuffletask_has_fields (t, state))
+        return 0;
+    if (strcmp (state, "FAILED") == 0)
+        return reducein_add_failure (self->in, update);
+    if (self->map)
+        return s_add_sizes (self, update, msg);
+    return cJSON_AddNumberToObject (update, "output_bytes",
+                                    (double) self->out_bytes)
+               ? 0
+               : -1;
+}

@@ -1,0 +1,96 @@
+/*  shuffletask.h - what a task's shuffle roles do around the command or
+    function it runs (docs/protocol.md, "map role", "reduce role", and
+    LAUNCH_TASKS's "output").
+
+    A task may have any of three roles beside running its command or
+    function:
+    - map: its output (a command's standard output, as it is read; a
+      function's result bytes) goes through a partition writer
+      (libcore/partwriter.h) into the map output SHUFFLE_ROOT/APP_ID/S/M.A
+      of this node, whose partition sizes the final update carries;
+    - reduce: its input is one partition of every map output of a
+      shuffle: fetched (fetch.h) into a directory of the attempt's own,
+      merged (libcore/blockmerge.h), and handed over as a stream, a
+      chunk at a time (a command's standard input), or gathered up to
+      max-input-bytes (a function's input bytes);
+    - output: its output goes to a file, not back to the driver.
+    map and output exclude each other (the decoder checks it); reduce
+    goes with either.
+
+    The roles belong to their task (task_t.roles) and are driven by the
+    thread that runs it: shuffletask_begin before the command or the
+    function, the stdin and stdout calls while a command runs (cmdrun.c),
+    shuffletask_end after it.  The loop reads only the outcome, once the
+    thread has handed the task back: the error, and the fields of the
+    final update.  Whatever a role leaves on disk goes when the attempt
+    does not succeed (a map output appears only whole; an output file is
+    removed), and the attempt's fetched blocks go at its end.
+*/
+#ifndef HEARTH_EXECUTOR_SHUFFLETASK_H
+#define HEARTH_EXECUTOR_SHUFFLETASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "executor/executor.h"
+#include "libcore/proto.h"
+
+/* The roles of a task's LAUNCH_TASKS entry (checked by the decoder), the
+   reduce's blocks read from sf's frames (borrowed; copied).  Returns 0
+   with *roles the task's (NULL when it has none), or -1 on no memory. */
+int shuffletask_from_json (const cJSON *json, const shared_frames_t *sf,
+                           shuffletask_t **roles);
+
+/* Free the roles, removing what an unfinished attempt left on disk.
+   Accepts NULL and a NULL *self_p; nulls the pointer; keeps errno. */
+void shuffletask_destroy (shuffletask_t **self_p);
+
+/* On t's thread, before it runs: fetch and open a reduce's input (for a
+   function: gathered into its input bytes), open the map output's writer
+   or the output file.  Returns 0, or -1 when the attempt cannot run (its
+   error, and a fetch failure, are kept for the update). */
+int shuffletask_begin (executor_t *ex, task_t *t);
+
+/* A function's input bytes from its reduce role: true with *data and
+ *len (borrowed until shuffletask_end) if it has one. */
+bool shuffletask_fn_input (const task_t *t, const void **data, size_t *len);
+
+/* Whether a command's standard input is the reduce stream. */
+bool shuffletask_feeds_stdin (const task_t *t);
+/* The next piece of it: 1 with *data and *len (borrowed until the next
+   call), 0 at its end, -1 on an error (kept; the command must stop). */
+int shuffletask_stdin (task_t *t, const void **data, size_t *len);
+
+/* Whether a command's standard output goes to the map output or the
+   output file rather than into the result. */
+bool shuffletask_takes_stdout (const task_t *t);
+/* Take len more bytes of it.  Returns 0, or -1 on an error (kept; the
+   command must stop; later bytes are dropped). */
+int shuffletask_stdout (task_t *t, const void *data, size_t len);
+
+/* On t's thread, after it ran; ok: the command or function succeeded.
+   Then the map output is finished (its sizes kept), or the output file
+   closed; a function's result bytes go there first (and are freed).
+   When not ok, or when that fails (the error kept), nothing is left.
+   The reduce's fetched blocks are removed either way. */
+void shuffletask_end (executor_t *ex, task_t *t, bool ok);
+
+/* The error that ended the attempt because of a role, or NULL. */
+const char *shuffletask_error (const task_t *t);
+
+/* Whether the task's result goes back to the driver (no map, no
+   output). */
+bool shuffletask_returns_result (const task_t *t);
+
+/* Whether the final update in state carries role fields (and so travels
+   in JSON form): a FINISHED map or output task, a fetch failure. */
+bool shuffletask_has_fields (const task_t *t, const char *state);
+
+/* Add those fields to update (a STATUS_UPDATE entry), map_sizes as a
+   frame of msg.  Returns 0, or -1 on no memory. */
+int shuffletask_add_fields (const task_t *t, const char *state, cJSON *update,
+                            hearth_msg_t *msg);
+
+#endif

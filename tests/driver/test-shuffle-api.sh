@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The C API of data between stages (tests/driver/test_shuffle_api.c) in
+# local[2] and local-cluster[2,1,512]: hearth_stage_set_partitions with a
+# sorted shuffle of function map tasks into command reducers;
+# hearth_stage_on_result with HEARTH_RESULT_DISCARD, every one of 200,000
+# results handed over exactly once and none kept; hearth_stage_set_output;
+# and the API's refusals (bad partitions, flags, a reducer count that is
+# not the partitions, output with partitions).
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+deadline 300
+export TMPDIR=$T LC_ALL=C
+P=$BIN/tests/driver/test-shuffle-api
+
+# The reference: 4 maps of "apple w{i} pear apple", counted.
+printf '      8 apple\n      4 pear\n' >"$T/wc.ref"
+for i in 0 1 2 3; do printf '      1 w%d\n' $i; done >>"$T/wc.ref"
+sort "$T/wc.ref" -o "$T/wc.ref"
+
+for M in 'local[2]' 'local-cluster[2,1,512]'; do
+  check "$M: a sorted shuffle of function maps into 3 command reducers" \
+    submit --master "$M" --lib "$TASKS_LIB" "$P" wordcount 3
+  check "... counts right" same <(sort "$T/out") "$T/wc.ref"
+  check "$M: 200,000 results streamed to a callback, none kept" \
+    submit --master "$M" --lib "$TASKS_LIB" "$P" stream 200000
+  check "... each once, and hearth_stage_result has none" \
+    grep -qx 'calls 200000 sum 19999900000 once yes kept no' "$T/out"
+done
+
+check "hearth_stage_set_output writes the part files" \
+  submit --master 'local[2]' "$P" output "$T/o"
+check "... with the results" same <(cat "$T/o"/part-*) <(printf 'line %d\n' 0 1 2)
+check "... and _SUCCESS" test -f "$T/o/_SUCCESS" -a ! -e "$T/o/_temporary"
+
+check "the API's refusals" submit --master 'local[2]' "$P" refusals
+check "... every one refused" test "$(grep -c '^refused: ' "$T/out")" -eq 6
+check "... none accepted" test "$(grep -c ACCEPTED "$T/out")" -eq 0
+check "no master, worker or executor is left" no_leftovers
+finish

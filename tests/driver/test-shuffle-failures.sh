@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The shuffle when things break, on hand-started clusters (a master and two
+# workers of 2 cores), each job a sorted word count of 8 map tasks into 4
+# reducers checked against sort/uniq:
+# - kill -9 of a worker and its executors once every map output is
+#   written, before the reducers fetch: the job succeeds, and the driver
+#   runs again exactly as many map tasks as that worker held;
+# - a byte of a map output flipped on disk: the reducer's checksum
+#   catches it, the map is run again, and the result is still right;
+# - a keyed cluster (CURVE): reducers fetch from the block servers with
+#   the workers' keys;
+# - after each application, no shuffle file is left on any worker.
+# A "gate" stage holds the reducers back until the test has done its
+# damage (the reduce stage runs after it).
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../lib/security.sh"
+deadline 420
+export TMPDIR=$T LC_ALL=C
+
+mkdir -p "$T/in"
+for f in 0 1 2 3 4 5 6 7; do
+  awk -v seed=$((f + 3)) 'BEGIN { srand(seed);
+    for (i = 0; i < 5000; i++) printf "w%d\n", int(rand() * rand() * 800) }' \
+    >"$T/in/$f.txt"
+done
+cat "$T/in"/*.txt | sort | uniq -c | awk '{print $2, $1}' | sort >"$T/counts.ref"
+J=$(job gated "{\"name\": \"gated\", \"stages\": [
+  {\"name\": \"map\", \"partitions\": 4, \"sort\": true,
+   \"tasks\": [{\"cmd\": [\"cat\", \"$T/in/{i}.txt\"], \"count\": 8}]},
+  {\"name\": \"gate\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
+   \"i=0; while [ ! -e $T/go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done\"]}]},
+  {\"name\": \"reduce\", \"after\": [\"gate\"], \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
+   \"uniq -c | while read n w; do echo \$w \$n; done\"], \"input\": \"map\"}]}]}")
+
+# outputs NAME: map outputs (index files) on worker NAME's disk.
+outputs() {
+  find "$T/$1/shuffle" -name '*.index' 2>/dev/null | wc -l
+}
+all_written() { (($(outputs wa) + $(outputs wb) == 8)); }
+# run_gated ARGS...: submit the gated job in the background (SUBMIT_PID).
+run_gated() {
+  rm -f "$T/go"
+  submit "$@" "$J" &
+  SUBMIT_PID=$!
+  PIDS+=($SUBMIT_PID)
+}
+# lost_total: map outputs the driver said it lost and ran again.
+lost_total() {
+  sed -n 's/.*: \([0-9]*\) map outputs\{0,1\} lost, run again.*/\1/p' "$T/err" |
+    awk '{s += $1} END {print s + 0}'
+}
+
+# --- a worker killed with its executors after the maps ----------------------
+start_master
+CORES=2 start_worker wa
+CORES=2 start_worker wb
+run_gated --master "$MASTER_URL" --executor-memory 256M
+check "every map output is written on the two workers' disks" \
+  wait_for 60 all_written
+HELD=$(outputs wb)
+say "worker wb holds $HELD of the 8 map outputs"
+check "... some on each worker" test "$HELD" -gt 0 -a "$(outputs wa)" -gt 0
+kill -9 $(procs_in "$T/wb") "$PID_wb" 2>/dev/null
+touch "$T/go"
+wait "$SUBMIT_PID"
+check "with worker wb killed before the fetch, the job succeeds" test $? -eq 0
+check "... counting right" same <(sort "$T/out") "$T/counts.ref"
+check "... a fetch failure named wb's block server" \
+  grep -q 'could not be fetched from tcp://' "$T/err"
+check "... and exactly the $HELD map tasks wb held ran again" \
+  test "$(lost_total)" -eq "$HELD"
+check "... worker wa's shuffle files are gone with the application" \
+  wait_for 10 test "$(outputs wa)" -eq 0
+
+# --- a corrupted block --------------------------------------------------------
+CORES=2 start_worker wb
+run_gated --master "$MASTER_URL" --executor-memory 256M
+check "(a second job's map outputs are written)" wait_for 60 all_written
+DATA=$(find "$T/wa/shuffle" "$T/wb/shuffle" -name '*.index' | head -1)
+DATA=${DATA%.index}
+SIZE=$(stat -c %s "$DATA")
+# flip one byte in the middle of the first partition's frames
+printf '\xff' | dd of="$DATA" bs=1 seek=$((SIZE / 2)) conv=notrunc 2>/dev/null
+touch "$T/go"
+wait "$SUBMIT_PID"
+check "with a byte of a map output flipped, the job succeeds" test $? -eq 0
+check "... counting right" same <(sort "$T/out") "$T/counts.ref"
+check "... the checksum caught it" grep -q 'checksum' "$T/err"
+check "... and the lost outputs ran again" test "$(lost_total)" -ge 1
+check "no shuffle file is left on either worker" \
+  wait_for 10 test "$(outputs wa)" -eq 0 -a "$(outputs wb)" -eq 0
+kill "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
+wait "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
+
+# --- a keyed cluster ----------------------------------------------------------
+make_keys || fail "keys"
+secure_master
+CORES=2 start_worker ka --curve-secret "$K/w1.key_secret" --master-key "$K/master.key"
+CORES=2 start_worker kb --curve-secret "$K/w2.key_secret" --master-key "$K/master.key"
+touch "$T/go"
+# shellcheck disable=SC2046
+submit --master "$MASTER_URL" $(client_keys client) --executor-memory 256M "$J"
+check "on a keyed cluster, the shuffle runs" test $? -eq 0
+check "... counting right" same <(sort "$T/out") "$T/counts.ref"
+check "... its block servers are encrypted (CURVE, with the workers' keys)" \
+  grep -q "serving this node's map outputs at tcp:.* (CURVE)" "$T/ka.log"
+kill "$PID_ka" "$PID_kb" "$MASTER_PID" 2>/dev/null
+wait "$PID_ka" "$PID_kb" "$MASTER_PID" 2>/dev/null
+check "no master, worker or executor is left" wait_for 10 no_leftovers
+finish

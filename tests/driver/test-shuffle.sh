@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# The partitioned shuffle through job files, in local[2] and
+# local-cluster[2,1,512], each result checked against a reference the test
+# computes with sort/uniq: a word count of 8 reducers (each word counted
+# by exactly one of them), a sorted shuffle (reducers check their input
+# with `sort -c` and sum runs of equal keys), a chain of two shuffles,
+# R = 1 and R larger than the number of keys, empty map outputs, keys of
+# every byte but NUL, TAB and newline, a 1 MiB line, a last line without
+# its newline, outputs written to part files (exactly one per task, a
+# first attempt failing on purpose), an output directory that already
+# holds an output (refused), a count that disagrees with the partitions
+# (refused before anything runs), and no shuffle file left afterwards.
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+deadline 420
+export TMPDIR=$T LC_ALL=C
+
+# expect_fail COMMAND...: it fails with an error, not a crash.
+expect_fail() {
+  "$@"
+  local rc=$?
+  ((rc > 0 && rc < 128))
+}
+
+# Input: 6 files of words drawn (seeded) from 3,000 distinct words.
+mkdir -p "$T/in"
+for f in 0 1 2 3 4 5; do
+  awk -v seed=$((f + 7)) 'BEGIN { srand(seed);
+    for (i = 0; i < 20000; i++) printf "w%d\n", int(rand() * rand() * 3000) }' \
+    >"$T/in/$f.txt"
+done
+cat "$T/in"/*.txt | sort | uniq -c | awk '{print $2, $1}' | sort >"$T/counts.ref"
+
+# A map stage reading its file, R partitions, then reducers.
+# wordcount NAME R SORT REDUCER: a job file with those settings.
+wordcount() {
+  job "$1" "{\"name\": \"$1\", \"stages\": [
+  {\"name\": \"map\", \"partitions\": $2, \"sort\": $3,
+   \"tasks\": [{\"cmd\": [\"cat\", \"$T/in/{i}.txt\"], \"count\": 6}]},
+  {\"name\": \"reduce\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"$4\"],
+   \"input\": \"map\"}]}]}"
+}
+UNSORTED='sort | uniq -c | while read n w; do echo \"$w $n\"; done'
+SORTED='cat > r{i} && sort -c r{i} && uniq -c < r{i} | while read n w; do echo \"$w $n\"; done'
+
+for M in 'local[2]' 'local-cluster[2,1,512]'; do
+  J=$(wordcount wc8 8 false "$UNSORTED")
+  check "$M: a word count with 8 reducers succeeds" submit --master "$M" "$J"
+  check "... and counts every word right" same <(sort "$T/out") "$T/counts.ref"
+  check "... each word counted by one reducer only" \
+    test "$(awk '{print $1}' "$T/out" | sort | uniq -d | wc -l)" -eq 0
+
+  J=$(wordcount sorted 5 true "$SORTED")
+  check "$M: a sorted shuffle delivers each partition sorted" \
+    submit --master "$M" "$J"
+  check "... and a reducer sums runs of equal keys right" \
+    same <(sort "$T/out") "$T/counts.ref"
+
+  J=$(wordcount r1 1 true "$SORTED")
+  check "$M: R = 1: one reducer gets everything, sorted" \
+    submit --master "$M" "$J"
+  check "... right" same <(sort "$T/out") "$T/counts.ref"
+done
+
+M='local[2]'
+# R larger than the keys: most partitions empty; their reducers get nothing.
+J=$(job many '{"name": "many", "stages": [
+  {"name": "map", "partitions": 50,
+   "tasks": [{"cmd": ["printf", "a\\nb\\nc\\na\\n"], "count": 3}]},
+  {"name": "reduce", "tasks": [{"cmd": ["sh", "-c", "echo $(wc -l)"],
+   "input": "map"}]}]}')
+check "R = 50 over 3 keys succeeds" submit --master "$M" "$J"
+check "... 50 reducers, 47 of them given nothing" \
+  test "$(grep -c '^0$' "$T/out")" -eq 47 -a "$(wc -l <"$T/out")" -eq 50
+check "... the others 12 records in all" \
+  test "$(awk '{s += $1} END {print s}' "$T/out")" -eq 12
+
+# Empty map outputs, and a last line without its newline.
+J=$(job empty '{"name": "empty", "stages": [
+  {"name": "map", "partitions": 3, "sort": true,
+   "tasks": [{"cmd": ["true"], "count": 4},
+             {"cmd": ["printf", "k\\tv1\\nk\\tv2"]}]},
+  {"name": "reduce", "tasks": [{"cmd": ["cat"], "input": "map"}]}]}')
+check "empty map outputs and an unterminated last line succeed" \
+  submit --master "$M" "$J"
+check "... the two records arrive, in map order, each with its newline" \
+  same <(grep -v '^$' "$T/out") <(printf 'k\tv1\nk\tv2\n')
+
+# Every byte but NUL, TAB and newline in keys; TABs in values; a 1 MiB line.
+awk 'BEGIN { for (i = 1; i < 256; i++) if (i != 9 && i != 10)
+  printf "%c%c\tvalue\twith tabs %d\n", i, (i * 7) % 200 + 32, i }' >"$T/bin.txt"
+head -c 1048576 /dev/zero | tr '\0' 'x' >>"$T/bin.txt"
+printf '\n' >>"$T/bin.txt"
+sort "$T/bin.txt" | md5sum >"$T/bin.ref"
+J=$(job binary "{\"name\": \"binary\", \"stages\": [
+  {\"name\": \"map\", \"partitions\": 4, \"sort\": true,
+   \"tasks\": [{\"cmd\": [\"cat\", \"$T/bin.txt\"]}]},
+  {\"name\": \"reduce\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
+   \"cat > $T/bin.part{i} && sort -c $T/bin.part{i}\"], \"input\": \"map\"}]}]}")
+check "binary-looking keys and a 1 MiB line succeed" submit --master "$M" "$J"
+check "... every record arrives once, unchanged" \
+  same <(cat "$T"/bin.part* | sort | md5sum) "$T/bin.ref"
+
+# A chain of two shuffles: words -> (word, 1) by word -> counts by count.
+J=$(job chain "{\"name\": \"chain\", \"stages\": [
+  {\"name\": \"map\", \"partitions\": 4, \"sort\": true,
+   \"tasks\": [{\"cmd\": [\"cat\", \"$T/in/{i}.txt\"], \"count\": 6}]},
+  {\"name\": \"count\", \"partitions\": 3, \"sort\": true,
+   \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
+     \"uniq -c | while read n w; do printf '%s\\\\t%s\\\\n' \$n \$w; done\"],
+     \"input\": \"map\"}]},
+  {\"name\": \"histogram\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
+     \"cut -f1 | uniq -c | while read n c; do echo \$c \$n; done\"],
+     \"input\": \"count\"}]}]}")
+awk '{print $2}' "$T/counts.ref" | sort | uniq -c | awk '{print $2, $1}' |
+  sort >"$T/histogram.ref"
+check "a chain of two shuffles succeeds" submit --master "$M" "$J"
+check "... how many words have each count, right" \
+  same <(grep -v '^$' "$T/out" | sort) "$T/histogram.ref"
+
+# Outputs to files: one part file per task, whatever the attempts.  Each
+# reducer's first attempt fails after writing half its output.
+J=$(job out "{\"name\": \"out\", \"stages\": [
+  {\"name\": \"map\", \"partitions\": 4,
+   \"tasks\": [{\"cmd\": [\"cat\", \"$T/in/{i}.txt\"], \"count\": 6}]},
+  {\"name\": \"reduce\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
+   \"sort | uniq -c | while read n w; do echo \$w \$n; done > r{i}; head -n 5 r{i};
+     if mkdir $T/failed-{i} 2>/dev/null; then exit 3; fi; tail -n +6 r{i}\"],
+   \"input\": \"map\"}]}]}")
+check "outputs to files (--output) succeed, a first attempt failing each" \
+  submit --master "$M" --output "$T/result" "$J"
+check "... nothing on standard output" test ! -s "$T/out"
+check "... exactly part-00000 to part-00003 and _SUCCESS" \
+  same <(ls "$T/result") <( (printf 'part-0000%d\n' 0 1 2 3; echo _SUCCESS) | sort)
+check "... the words counted right, once each" \
+  same <(cat "$T/result"/part-* | sort) "$T/counts.ref"
+check "an output directory holding an output is refused" \
+  expect_fail submit --master "$M" --output "$T/result" "$J"
+check "... saying so" grep -q 'already holds an output' "$T/err"
+J=$(job outkey "{\"name\": \"outkey\", \"stages\": [
+  {\"name\": \"s\", \"output\": \"rel-out\",
+   \"tasks\": [{\"cmd\": [\"echo\", \"part {i}\"], \"count\": 3}]}]}")
+check "\"output\" in the job file, relative to the current directory" \
+  bash -c "cd '$T' && '$BIN/hearth-submit' --master '$M' '$J' >'$T/out' 2>'$T/err'"
+check "... the part files hold the results" \
+  same <(cat "$T/rel-out"/part-*) <(printf 'part %d\n' 0 1 2)
+
+# Mistakes refused before anything runs.
+J=$(job badcount '{"name": "badcount", "stages": [
+  {"name": "map", "partitions": 4, "tasks": [{"cmd": ["true"]}]},
+  {"name": "reduce", "tasks": [{"cmd": ["cat"], "input": "map",
+   "count": 3}]}]}')
+check "a count that disagrees with the partitions is refused" \
+  expect_fail submit --master "$M" "$J"
+check "... naming both numbers" grep -q '4 partitions.*count is 3' "$T/err"
+J=$(job badparts '{"name": "b", "stages": [
+  {"name": "map", "partitions": 0, "tasks": [{"cmd": ["true"]}]}]}')
+check "partitions 0 is refused" expect_fail submit --master "$M" "$J"
+check "... with its place" grep -q 'stages\[0\].partitions' "$T/err"
+
+# The README's example: the partitioned word count agrees with the plain one.
+check "examples/wordcount.json runs" \
+  submit --master "$M" "$SRC/examples/wordcount.json" "$SRC"/examples/data/*.txt
+cp "$T/out" "$T/top.plain"
+check "examples/wordcount-partitioned.json runs" \
+  submit --master "$M" "$SRC/examples/wordcount-partitioned.json" \
+  "$SRC"/examples/data/*.txt
+check "... and finds the same top ten words" same "$T/out" "$T/top.plain"
+check "... ten of them" test "$(wc -l <"$T/out")" -eq 10
+
+# A function reducer gets its partition as input bytes, up to the
+# application's max-input-bytes (told to the executors by the driver).
+J=$(job fnreduce '{"name": "fnreduce", "stages": [
+  {"name": "map", "partitions": 1,
+   "tasks": [{"cmd": ["sh", "-c", "seq 1 1000"], "count": 2}]},
+  {"name": "reduce", "tasks": [{"fn": "cat", "input": "map"}]}]}')
+check "a function reducer gets its partition as input bytes" \
+  submit --master "$M" --lib "$TASKS_LIB" "$J"
+check "... all of it, in map order" same "$T/out" <(seq 1 1000; seq 1 1000)
+check "... and past --max-input-bytes the task fails" \
+  expect_fail submit --master "$M" --lib "$TASKS_LIB" --max-input-bytes 4K \
+  --max-failures 1 "$J"
+check "... saying both sizes" \
+  grep -q 'reduce input of partition 0 is 7786 bytes, over max-input-bytes (4096)' "$T/err"
+
+# What does not fit a message is refused with its size, never dropped.
+J=$(job seq1 '{"name": "one", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}')
+check "--max-result-bytes over what a message carries is refused" \
+  expect_fail submit --master "$M" --max-result-bytes 300M "$J"
+check "... naming both sizes" grep -q 'max-result-bytes 300M is over the 240M' "$T/err"
+J=$(job big '{"name": "big", "stages": [
+  {"name": "gen", "tasks": [{"cmd": ["sh", "-c",
+   "head -c 54525952 /dev/zero | tr \"\\\\0\" x"], "count": 5}]},
+  {"name": "all", "tasks": [{"cmd": ["wc", "-c"], "input": "gen"}]}]}')
+check "an unpartitioned input of 260 MiB fails the job at once (it used to be lost 9 times, silently)" \
+  expect_fail submit --master "$M" --max-result-bytes 60M "$J"
+check "... saying its size, the limit and what to do" \
+  grep -q "stage gen's results, 260.0 MiB in all, are over the 240 MiB.*partition stage gen" "$T/err"
+
+check "no shuffle file is left in the temporary directory" \
+  test -z "$(find "$T" -name '*.index' -path '*shuffle*')"
+check "no master, worker or executor is left" no_leftovers
+finish

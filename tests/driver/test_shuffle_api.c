@@ -1,0 +1,183 @@
+/*  test_shuffle_api.c - the C API of data between stages, for
+    test-shuffle-api.sh; run through hearth-submit (which passes the
+    settings, the library included: libtesttasks.so).
+
+    test-shuffle-api wordcount R
+        map: 4 function tasks `echo` of "w{i}\n..." lines; a partitioned
+        stage of R sorted partitions; reduce: R command tasks `uniq -c`.
+        Prints the reduce results (every line of them), sorted by the test.
+    test-shuffle-api stream N
+        N function tasks `echo` "{i}" whose results go only to a
+        HEARTH_RESULT_DISCARD callback: prints how many calls, the sum of
+        the indexes, whether each index came once, and whether
+        hearth_stage_result kept anything.
+    test-shuffle-api output DIR
+        3 command tasks written to DIR by hearth_stage_set_output.
+    test-shuffle-api refusals
+        the API's refusals: each printed as "refused: WHAT".
+
+    Exits 0 unless something unexpected happened.
+*/
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hearth.h>
+
+static hearth_ctx_t *
+s_ctx (void)
+{
+    char err[512];
+    hearth_opts_t *opts = hearth_opts_new (err, sizeof err);
+    hearth_ctx_t *ctx = opts ? hearth_ctx_new (opts, err, sizeof err) : NULL;
+    hearth_opts_destroy (&opts);
+    if (!ctx)
+        fprintf (stderr, "test-shuffle-api: %s\n", err);
+    return ctx;
+}
+
+static int
+s_wordcount (hearth_ctx_t *ctx, uint32_t r)
+{
+    static const char *const uniq[] = {"uniq", "-c", NULL};
+    hearth_job_t *job = hearth_job_new (ctx, "wordcount");
+    hearth_stage_t *map = hearth_job_stage (job, "map");
+    hearth_stage_add_functions (map, "echo", "apple\nw{i}\npear\napple", 4);
+    hearth_stage_set_partitions (map, r, HEARTH_PARTITION_SORT);
+    hearth_stage_t *reduce = hearth_job_stage (job, "reduce");
+    hearth_stage_input (reduce, map);
+    hearth_stage_add_commands (reduce, uniq, NULL, r);
+    int rc = hearth_job_run (job);
+    if (rc < 0)
+        fprintf (stderr, "test-shuffle-api: %s\n", hearth_job_error (job));
+    for (uint32_t i = 0; rc == 0 && i < r; i++) {
+        size_t len;
+        const char *res = hearth_stage_result (reduce, i, &len);
+        fwrite (res, 1, len, stdout);
+    }
+    size_t len = 1;
+    if (hearth_stage_result (map, 0, &len) || len != 0)
+        rc = -1, fprintf (stderr, "a map stage kept a result\n");
+    hearth_job_destroy (&job);
+    return rc;
+}
+
+typedef struct {
+    uint64_t calls, sum, n;
+    unsigned char *seen;
+    bool twice;
+} s_tally_t;
+
+static void
+s_count (hearth_stage_t *stage, uint64_t index, const void *data, size_t len,
+         void *user)
+{
+    (void) stage;
+    s_tally_t *t = user;
+    char text[32];
+    snprintf (text, sizeof text, "%llu\n", (unsigned long long) index);
+    if (len != strlen (text) || memcmp (data, text, len) != 0)
+        t->twice = true; /* a wrong result counts as a defect too */
+    t->calls++;
+    t->sum += index;
+    if (index < t->n && t->seen[index]++)
+        t->twice = true;
+}
+
+static int
+s_stream (hearth_ctx_t *ctx, uint64_t n)
+{
+    s_tally_t t = {.n = n, .seen = calloc (n, 1)};
+    hearth_job_t *job = hearth_job_new (ctx, "stream");
+    hearth_stage_t *st = hearth_job_stage (job, "s");
+    hearth_stage_add_functions (st, "echo", "{i}", n);
+    hearth_stage_on_result (st, s_count, &t, HEARTH_RESULT_DISCARD);
+    int rc = t.seen ? hearth_job_run (job) : -1;
+    size_t len = 1;
+    bool kept = hearth_stage_result (st, 0, &len) != NULL || len != 0;
+    printf ("calls %llu sum %llu once %s kept %s\n",
+            (unsigned long long) t.calls, (unsigned long long) t.sum,
+            t.twice ? "no" : "yes", kept ? "yes" : "no");
+    hearth_job_destroy (&job);
+    free (t.seen);
+    return rc;
+}
+
+static int
+s_output (hearth_ctx_t *ctx, const char *dir)
+{
+    static const char *const argv[] = {"echo", "line {i}", NULL};
+    hearth_job_t *job = hearth_job_new (ctx, "output");
+    hearth_stage_t *st = hearth_job_stage (job, "s");
+    hearth_stage_add_commands (st, argv, NULL, 3);
+    hearth_stage_set_output (st, dir);
+    int rc = hearth_job_run (job);
+    if (rc < 0)
+        fprintf (stderr, "test-shuffle-api: %s\n", hearth_job_error (job));
+    hearth_job_destroy (&job);
+    return rc;
+}
+
+static void
+s_refused (bool refused, const char *what)
+{
+    printf ("%s: %s\n", refused ? "refused" : "ACCEPTED", what);
+}
+
+static int
+s_refusals (hearth_ctx_t *ctx)
+{
+    static const char *const cat[] = {"cat", NULL};
+    hearth_job_t *job = hearth_job_new (ctx, "bad");
+    hearth_stage_t *map = hearth_job_stage (job, "map");
+    hearth_stage_add_command (map, cat);
+    s_refused (hearth_stage_set_partitions (map, 0, 0) < 0 && errno == EINVAL,
+               "0 partitions");
+    s_refused (hearth_stage_set_partitions (map, 100001, 0) < 0,
+               "100001 partitions");
+    s_refused (hearth_stage_set_partitions (map, 4, 0x80) < 0, "unknown flags");
+    s_refused (hearth_stage_set_output (map, "") < 0, "an empty output");
+    hearth_stage_set_partitions (map, 4, 0);
+    hearth_stage_t *reduce = hearth_job_stage (job, "reduce");
+    hearth_stage_input (reduce, map);
+    hearth_stage_add_commands (reduce, cat, NULL, 3);
+    s_refused (hearth_job_submit (job) < 0
+                   && strstr (hearth_job_error (job), "has 3 tasks")
+                   && strstr (hearth_job_error (job), "4 partitions"),
+               "3 reducers of 4 partitions");
+    hearth_job_destroy (&job);
+    job = hearth_job_new (ctx, "bad2");
+    map = hearth_job_stage (job, "map");
+    hearth_stage_add_command (map, cat);
+    hearth_stage_set_partitions (map, 2, 0);
+    hearth_stage_set_output (map, "/tmp/x");
+    s_refused (hearth_job_submit (job) < 0
+                   && strstr (hearth_job_error (job), "do not go together"),
+               "output with partitions");
+    hearth_job_destroy (&job);
+    return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    hearth_ctx_t *ctx = s_ctx ();
+    if (!ctx)
+        return 1;
+    int rc = 2;
+    if (strcmp (argv[1], "wordcount") == 0 && argc == 3)
+        rc = s_wordcount (ctx, (uint32_t) atoi (argv[2])) == 0 ? 0 : 1;
+    else if (strcmp (argv[1], "stream") == 0 && argc == 3)
+        rc = s_stream (ctx, strtoull (argv[2], NULL, 10)) == 0 ? 0 : 1;
+    else if (strcmp (argv[1], "output") == 0 && argc == 3)
+        rc = s_output (ctx, argv[2]) == 0 ? 0 : 1;
+    else if (strcmp (argv[1], "refusals") == 0)
+        rc = s_refusals (ctx);
+    hearth_ctx_destroy (&ctx);
+    return rc;
+}

@@ -1,0 +1,377 @@
+/*  exec-tool.c - plays the driver to one real hearth-executor, for the
+    tests of the executor's side of the shuffle (test-executor-shuffle.sh).
+
+        exec-tool [--lib PATH] [--results DIR] [--interval MS]
+
+    Binds a ROUTER on 127.0.0.1 (a free port) and prints
+
+        LISTENING tcp://127.0.0.1:PORT
+
+    An executor that connects there (started by the script, or by a
+    worker for an application whose driver_url is this one) is admitted
+    without question: REGISTERED_EXECUTOR, with the library PATH shipped
+    for function tasks, and heartbeats every MS (default 200).  It prints
+
+        REGISTERED EXEC_ID PID SHUFFLE_URL|- SHUFFLE_KEY|-
+
+    Each line of standard input is one task of LAUNCH_TASKS's tasks[], as
+    JSON, sent in a LAUNCH_TASKS of its own once the executor is here,
+    with two conveniences: "input_file": PATH becomes the "input" frame
+    (the file's bytes), and a "reduce" role's "blocks" may be a JSON array
+    of [SERVER, ATTEMPT, LENGTH] triples (SERVER -1: none, 0xffffffff),
+    packed into the 16-byte records of its frame.  Every final update
+    (FINISHED, FAILED, KILLED) is printed as
+
+        UPDATE TID ATTEMPT STATE [map_sizes=A,B,...] [map_bytes=N]
+               [output_bytes=N] [fetch_failed=S/M.A[@URL]] [result=LEN]
+               [exit=N] [error=TEXT]
+
+    (one line; TEXT last), and with --results its result bytes go to
+    DIR/TID.ATTEMPT.  At the end of standard input: STOP_EXECUTOR, and
+    exit.  Test scaffolding that plays a peer: the executor is real.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libcore/clock.h"
+#include "libcore/packed.h"
+#include "libcore/proto.h"
+#include "libcore/sock.h"
+
+typedef struct {
+    zsock_t *router;     /* the executor's peer */
+    zframe_t *rid;       /* its routing id, once registered */
+    const char *lib;     /* the library to ship, or NULL */
+    const char *results; /* where results go, or NULL */
+    int64_t interval_ms; /* heartbeat interval */
+    char line[1 << 20];  /* standard input not yet split into lines */
+    size_t line_len;     /* bytes in line */
+    zlistx_t *pending;   /* task lines waiting for the executor (char *) */
+    bool eof;            /* standard input ended */
+} tool_t;
+
+static void
+s_send (tool_t *t, hearth_msg_t *msg)
+{
+    hearth_error_t err;
+    if (hearth_msg_send (&msg, t->router, t->rid, &err) < 0)
+        fprintf (stderr, "exec-tool: %s\n", err.text);
+}
+
+/* A file's bytes as a frame, or NULL. */
+static zframe_t *
+s_file_frame (const char *path)
+{
+    FILE *f = fopen (path, "rb");
+    if (!f)
+        return NULL;
+    fseek (f, 0, SEEK_END);
+    long size = ftell (f);
+    fseek (f, 0, SEEK_SET);
+    zframe_t *frame = zframe_new (NULL, (size_t) size);
+    if (frame && size > 0
+        && fread (zframe_data (frame), 1, (size_t) size, f) != (size_t) size)
+        zframe_destroy (&frame);
+    fclose (f);
+    return frame;
+}
+
+static void
+s_on_register (tool_t *t, zframe_t *rid, const cJSON *b)
+{
+    printf ("REGISTERED %d %d %s %s\n",
+            (int) hearth_json_int (b, "exec_id", -1),
+            (int) hearth_json_int (b, "pid", 0),
+            hearth_json_str (b, "shuffle_url") ?: "-",
+            hearth_json_str (b, "shuffle_key") ?: "-");
+    fflush (stdout);
+    zframe_destroy (&t->rid);
+    t->rid = zframe_dup (rid);
+    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_REGISTERED_EXECUTOR);
+    cJSON_AddNumberToObject (reply->body, "heartbeat_interval_ms",
+                             (double) t->interval_ms);
+    zframe_t *frame = t->lib ? s_file_frame (t->lib) : NULL;
+    if (frame) {
+        zdigest_t *d = zdigest_new ();
+        zdigest_update (d, zframe_data (frame), zframe_size (frame));
+        cJSON *lib = cJSON_CreateObject ();
+        cJSON_AddStringToObject (lib, "name", "libtesttasks.so");
+        cJSON_AddStringToObject (lib, "hash", zdigest_string (d));
+        zdigest_destroy (&d);
+        cJSON_AddNumberToObject (lib, "frame",
+                                 hearth_msg_add_frame (reply, &frame));
+        cJSON_AddItemToArray (cJSON_AddArrayToObject (reply->body, "libs"),
+                              lib);
+    }
+    s_send (t, reply);
+}
+
+/* "map_sizes=A,B,..." of a frame of little-endian u64. */
+static void
+s_print_sizes (zframe_t *frame)
+{
+    const byte *p = zframe_data (frame);
+    printf (" map_sizes=");
+    for (size_t i = 0; i + 8 <= zframe_size (frame); i += 8) {
+        uint64_t v = 0;
+        for (int b = 7; b >= 0; b--)
+            v = v << 8 | p[i + b];
+        printf ("%s%llu", i ? "," : "", (unsigned long long) v);
+    }
+}
+
+/* Print one final update; keep its result (data, len) if asked. */
+static void
+s_print (tool_t *t, uint64_t tid, int attempt, const char *state,
+         const cJSON *u, const hearth_msg_t *msg, const void *data, size_t len,
+         const char *error, int exit_status)
+{
+    if (strcmp (state, "FINISHED") != 0 && strcmp (state, "FAILED") != 0
+        && strcmp (state, "KILLED") != 0)
+        return;
+    printf ("UPDATE %llu %d %s", (unsigned long long) tid, attempt, state);
+    zframe_t *sizes =
+        u ? hearth_msg_frame (msg, hearth_json_int (u, "map_sizes", -1)) : NULL;
+    if (sizes)
+        s_print_sizes (sizes);
+    const char *ints[] = {"map_bytes", "output_bytes"};
+    for (size_t i = 0; u && i < 2; i++)
+        if (cJSON_HasObjectItem (u, ints[i]))
+            printf (" %s=%lld", ints[i],
+                    (long long) hearth_json_int (u, ints[i], 0));
+    const cJSON *ff =
+        u ? cJSON_GetObjectItemCaseSensitive (u, "fetch_failed") : NULL;
+    if (ff) {
+        printf (" fetch_failed=%lld/%lld.%lld",
+                (long long) hearth_json_int (ff, "shuffle", -1),
+                (long long) hearth_json_int (ff, "map", -1),
+                (long long) hearth_json_int (ff, "attempt", -1));
+        if (hearth_json_str (ff, "url"))
+            printf ("@%s", hearth_json_str (ff, "url"));
+    }
+    if (data)
+        printf (" result=%zu", len);
+    if (exit_status >= 0)
+        printf (" exit=%d", exit_status);
+    if (error) {
+        printf (" error=");
+        for (const char *c = error; *c; c++)
+            putchar (*c == '\n' ? ' ' : *c);
+    }
+    printf ("\n");
+    fflush (stdout);
+    if (t->results && data) {
+        char path[4096];
+        snprintf (path, sizeof path, "%s/%llu.%d", t->results,
+                  (unsigned long long) tid, attempt);
+        FILE *f = fopen (path, "wb");
+        if (f) {
+            fwrite (data, 1, len, f);
+            fclose (f);
+        }
+    }
+}
+
+static void
+s_on_status (tool_t *t, const hearth_msg_t *msg)
+{
+    const cJSON *u;
+    cJSON_ArrayForEach (u,
+                        cJSON_GetObjectItemCaseSensitive (msg->body, "updates"))
+    {
+        zframe_t *r = hearth_msg_frame (msg, hearth_json_int (u, "result", -1));
+        s_print (t, (uint64_t) hearth_json_int (u, "tid", 0),
+                 (int) hearth_json_int (u, "attempt", 0),
+                 hearth_json_str (u, "state"), u, msg,
+                 r ? zframe_data (r) : NULL, r ? zframe_size (r) : 0,
+                 hearth_json_str (u, "error"),
+                 (int) hearth_json_int (u, "exit_status", -1));
+    }
+    hearth_unpacker_t up;
+    hearth_packed_update_t p;
+    hearth_error_t err;
+    zframe_t *packed =
+        hearth_msg_frame (msg, hearth_json_int (msg->body, "packed", -1));
+    if (!packed
+        || hearth_unpacker_init (&up, packed, HEARTH_PACKED_UPDATES, &err) < 0)
+        return;
+    while (hearth_unpack_update (&up, msg->nframes, &p, &err) > 0) {
+        zframe_t *r = hearth_msg_frame (msg, p.result_frame);
+        s_print (t, p.tid, p.attempt, hearth_task_states[p.state], NULL, msg,
+                 r ? zframe_data (r) : p.result,
+                 r ? zframe_size (r) : p.result_len, p.error,
+                 p.flags & HEARTH_PACKED_EXIT ? p.exit_status : -1);
+    }
+}
+
+/* "blocks": [[SERVER, ATTEMPT, LENGTH], ...] as a frame of msg. */
+static int
+s_pack_blocks (cJSON *reduce, hearth_msg_t *msg)
+{
+    cJSON *blocks = cJSON_GetObjectItemCaseSensitive (reduce, "blocks");
+    if (!cJSON_IsArray (blocks))
+        return 0;
+    size_t n = (size_t) cJSON_GetArraySize (blocks);
+    byte *data = calloc (n ? n : 1, HEARTH_BLOCK_RECORD);
+    size_t m = 0;
+    const cJSON *b;
+    cJSON_ArrayForEach (b, blocks)
+    {
+        byte *r = data + m++ * HEARTH_BLOCK_RECORD;
+        double server = cJSON_GetArrayItem (b, 0)->valuedouble;
+        uint64_t v[3] = {server < 0 ? HEARTH_BLOCK_LOCAL : (uint64_t) server,
+                         (uint64_t) cJSON_GetArrayItem (b, 1)->valuedouble,
+                         (uint64_t) cJSON_GetArrayItem (b, 2)->valuedouble};
+        for (int k = 0; k < 4; k++) {
+            r[k] = (byte) (v[0] >> (8 * k));
+            r[4 + k] = (byte) (v[1] >> (8 * k));
+        }
+        for (int k = 0; k < 8; k++)
+            r[8 + k] = (byte) (v[2] >> (8 * k));
+    }
+    int index = hearth_msg_add_bytes (msg, data, n * HEARTH_BLOCK_RECORD);
+    free (data);
+    cJSON_ReplaceItemInObject (reduce, "blocks", cJSON_CreateNumber (index));
+    return 0;
+}
+
+static void
+s_launch (tool_t *t, const char *line)
+{
+    cJSON *task = cJSON_Parse (line);
+    if (!task) {
+        fprintf (stderr, "exec-tool: not JSON: %s\n", line);
+        return;
+    }
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    const char *input = hearth_json_str (task, "input_file");
+    if (input) {
+        zframe_t *frame = s_file_frame (input);
+        if (!frame)
+            fprintf (stderr, "exec-tool: cannot read %s\n", input);
+        else
+            cJSON_AddNumberToObject (task, "input",
+                                     hearth_msg_add_frame (msg, &frame));
+        cJSON_DeleteItemFromObject (task, "input_file");
+    }
+    cJSON *reduce = cJSON_GetObjectItemCaseSensitive (task, "reduce");
+    if (reduce)
+        s_pack_blocks (reduce, msg);
+    cJSON_AddItemToArray (cJSON_AddArrayToObject (msg->body, "tasks"), task);
+    s_send (t, msg);
+}
+
+/* Standard input's complete lines: sent, or kept until the executor is
+   here. */
+static void
+s_read_stdin (tool_t *t)
+{
+    ssize_t n =
+        read (0, t->line + t->line_len, sizeof t->line - t->line_len - 1);
+    if (n <= 0) {
+        t->eof = true;
+        return;
+    }
+    t->line_len += (size_t) n;
+    char *start = t->line, *nl;
+    while ((nl = memchr (start, '\n', t->line_len - (start - t->line)))) {
+        *nl = '\0';
+        if (nl > start)
+            zlistx_add_end (t->pending, strdup (start));
+        start = nl + 1;
+    }
+    t->line_len -= (size_t) (start - t->line);
+    memmove (t->line, start, t->line_len);
+}
+
+static void
+s_str_destructor (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
+int
+main (int argc, char **argv)
+{
+    tool_t t = {.interval_ms = 200};
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp (argv[i], "--lib") == 0)
+            t.lib = argv[i + 1];
+        else if (strcmp (argv[i], "--results") == 0)
+            t.results = argv[i + 1];
+        else if (strcmp (argv[i], "--interval") == 0)
+            t.interval_ms = atoll (argv[i + 1]);
+        else {
+            fprintf (stderr, "usage: see exec-tool.c\n");
+            return 2;
+        }
+    }
+    hearth_zsys_init ();
+    hearth_error_t err;
+    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
+    t.router = hearth_sock_new (&opts, &err);
+    if (!t.router
+        || hearth_sock_bind (t.router, "tcp://127.0.0.1:0", &err) < 0) {
+        fprintf (stderr, "exec-tool: %s\n", err.text);
+        return 1;
+    }
+    char *endpoint = zsock_last_endpoint (t.router);
+    printf ("LISTENING %s\n", endpoint);
+    fflush (stdout);
+    free (endpoint);
+    t.pending = zlistx_new ();
+    zlistx_set_destructor (t.pending, s_str_destructor);
+    int64_t next_beat = 0, stop_at = 0;
+    for (;;) {
+        zmq_pollitem_t items[2] = {{zsock_resolve (t.router), 0, ZMQ_POLLIN, 0},
+                                   {NULL, 0, ZMQ_POLLIN, 0}};
+        if (zmq_poll (items, t.eof ? 1 : 2, 50) < 0 && errno != EINTR)
+            break;
+        if (!t.eof && items[1].revents)
+            s_read_stdin (&t);
+        zframe_t *rid = NULL;
+        hearth_msg_t *msg = NULL;
+        if (items[0].revents
+            && (msg = hearth_msg_recv (t.router, &rid, &err))) {
+            if (msg->cmd == HEARTH_CMD_REGISTER_EXECUTOR)
+                s_on_register (&t, rid, msg->body);
+            else if (msg->cmd == HEARTH_CMD_STATUS_UPDATE)
+                s_on_status (&t, msg);
+        }
+        hearth_msg_destroy (&msg);
+        zframe_destroy (&rid);
+        char *line;
+        while (t.rid && (line = zlistx_first (t.pending))) {
+            s_launch (&t, line);
+            zlistx_delete (t.pending, NULL);
+        }
+        int64_t now = hearth_mono_ms ();
+        if (t.rid && now >= next_beat) {
+            s_send (&t, hearth_msg_new (HEARTH_CMD_HEARTBEAT));
+            next_beat = now + t.interval_ms;
+        }
+        if (t.eof && !stop_at) {
+            if (t.rid) {
+                hearth_msg_t *stop = hearth_msg_new (HEARTH_CMD_STOP_EXECUTOR);
+                cJSON_AddStringToObject (stop->body, "reason",
+                                         "exec-tool done");
+                s_send (&t, stop);
+            }
+            stop_at = now + 500;
+        }
+        if (stop_at && now >= stop_at)
+            break;
+    }
+    zlistx_destroy (&t.pending);
+    zframe_destroy (&t.rid);
+    hearth_sock_destroy (&t.router);
+    return 0;
+}

@@ -1,0 +1,351 @@
+/*  test_driver_shuffle.c - the driver's side of the shuffle
+    (driver/shuffle.c): the block servers' table, the submit checks, a
+    reduce task's block list on the wire, the states it makes of updates,
+    map outputs registered and lost (with a real task set), and output
+    files committed or discarded. */
+#include "config.h"
+
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "driver/shuffle.h"
+#include "libcore/fstree.h"
+
+/* A job of a map stage (uid 1, nmaps tasks, R partitions) read by a
+   reduce stage (uid 2, R tasks). */
+typedef struct {
+    hearth_job_t job;
+    hearth_stage_t map, reduce;
+    hearth_stage_t *stages[2];
+} s_job_t;
+
+static void
+s_job_init (s_job_t *j, uint64_t nmaps, uint32_t r)
+{
+    memset (j, 0, sizeof *j);
+    j->map = (hearth_stage_t){.job = &j->job,
+                              .name = "map",
+                              .uid = 1,
+                              .ntasks = nmaps,
+                              .partitions = r};
+    j->reduce = (hearth_stage_t){.job = &j->job,
+                                 .name = "reduce",
+                                 .uid = 2,
+                                 .ntasks = r,
+                                 .input = &j->map};
+    j->stages[0] = &j->map;
+    j->stages[1] = &j->reduce;
+    j->job.stages = j->stages;
+    j->job.nstages = 2;
+    j->map.maps = calloc (nmaps, sizeof *j->map.maps);
+}
+
+static void
+s_job_free (s_job_t *j)
+{
+    for (uint64_t m = 0; j->map.maps && m < j->map.ntasks; m++)
+        free (j->map.maps[m].sizes);
+    free (j->map.maps);
+}
+
+/* A FINISHED update of a map task with sizes (R of them) in msg. */
+static cJSON *
+s_finished (hearth_msg_t *msg, const uint64_t *sizes, uint32_t r)
+{
+    zframe_t *f = zframe_new (NULL, (size_t) r * 8);
+    unsigned char *p = zframe_data (f);
+    for (uint32_t i = 0; i < r; i++)
+        for (int b = 0; b < 8; b++)
+            p[8 * i + b] = (unsigned char) (sizes[i] >> (8 * b));
+    cJSON *u = cJSON_CreateObject ();
+    cJSON_AddNumberToObject (u, "map_sizes", hearth_msg_add_frame (msg, &f));
+    return u;
+}
+
+static void
+test_servers (void **state)
+{
+    (void) state;
+    shuffle_servers_t *s = shuffle_servers_new ();
+    assert_non_null (s);
+    assert_int_equal (shuffle_servers_intern (s, "tcp://a:1", NULL), 0);
+    assert_int_equal (shuffle_servers_intern (s, "tcp://b:1", "KEY"), 1);
+    assert_int_equal (shuffle_servers_intern (s, "tcp://a:1", NULL), 0);
+    assert_int_equal (shuffle_servers_intern (s, NULL, NULL),
+                      SHUFFLE_NO_SERVER);
+    assert_int_equal (shuffle_servers_intern (s, "", NULL), SHUFFLE_NO_SERVER);
+    assert_string_equal (shuffle_servers_url (s, 1), "tcp://b:1");
+    assert_null (shuffle_servers_url (s, SHUFFLE_NO_SERVER));
+    shuffle_servers_destroy (&s);
+    assert_null (s);
+}
+
+static void
+test_checks (void **state)
+{
+    (void) state;
+    s_job_t j;
+    char text[512];
+    s_job_init (&j, 3, 4);
+    j.reduce.ntasks = 3;
+    assert_int_equal (shuffle_check_stage (&j.reduce, text, sizeof text), -1);
+    assert_non_null (strstr (text, "has 3 tasks"));
+    assert_non_null (strstr (text, "4 partitions"));
+    j.reduce.ntasks = 4;
+    assert_int_equal (shuffle_check_stage (&j.reduce, text, sizeof text), 0);
+    j.map.output_dir = "/x";
+    assert_int_equal (shuffle_check_stage (&j.map, text, sizeof text), -1);
+    assert_non_null (strstr (text, "do not go together"));
+    j.map.partitions = 0;
+    assert_int_equal (shuffle_check_stage (&j.reduce, text, sizeof text), -1);
+    assert_non_null (strstr (text, "writes its results to files"));
+    j.map.output_dir = NULL;
+    s_job_free (&j);
+}
+
+static uint64_t
+s_le (const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void
+test_render_reduce (void **state)
+{
+    (void) state;
+    s_job_t j;
+    s_job_init (&j, 3, 2);
+    shuffle_servers_t *s = shuffle_servers_new ();
+    uint32_t a = shuffle_servers_intern (s, "tcp://a:1", NULL);
+    uint32_t b = shuffle_servers_intern (s, "tcp://b:1", "BKEY");
+    (void) a;
+    /* map 0 on b, map 1 with no server, map 2 missing for now */
+    uint64_t s0[] = {10, 20}, s1[] = {0, 7};
+    j.map.maps[0] = (mapout_t){malloc (16), b, 3};
+    memcpy (j.map.maps[0].sizes, s0, 16);
+    j.map.maps[1] = (mapout_t){malloc (16), SHUFFLE_NO_SERVER, 0};
+    memcpy (j.map.maps[1].sizes, s1, 16);
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON *t = cJSON_CreateObject ();
+    assert_int_equal (shuffle_render (msg, t, s, &j.reduce, 1, 0), 1);
+    cJSON_Delete (t);
+    j.map.maps[2] = (mapout_t){calloc (2, 8), b, 1};
+    j.map.maps[2].sizes[1] = 5;
+    t = cJSON_CreateObject ();
+    assert_int_equal (shuffle_render (msg, t, s, &j.reduce, 1, 0), 0);
+    cJSON *r = cJSON_GetObjectItem (t, "reduce");
+    assert_int_equal (hearth_json_int (r, "shuffle", -1), 1);
+    assert_int_equal (hearth_json_int (r, "partition", -1), 1);
+    cJSON *servers = cJSON_GetObjectItem (r, "servers");
+    assert_int_equal (cJSON_GetArraySize (servers), 1); /* only b is used */
+    assert_string_equal (
+        hearth_json_str (cJSON_GetArrayItem (servers, 0), "url"), "tcp://b:1");
+    assert_string_equal (
+        hearth_json_str (cJSON_GetArrayItem (servers, 0), "key"), "BKEY");
+    zframe_t *f = hearth_msg_frame (msg, hearth_json_int (r, "blocks", -1));
+    assert_non_null (f);
+    assert_int_equal (zframe_size (f), 3 * 16);
+    const unsigned char *p = zframe_data (f);
+    uint64_t want[3][3] = {{0, 3, 20}, {SHUFFLE_NO_SERVER, 0, 7}, {0, 1, 5}};
+    for (int m = 0; m < 3; m++) {
+        assert_int_equal (s_le (p + 16 * m, 4), want[m][0]);
+        assert_int_equal (s_le (p + 16 * m + 4, 4), want[m][1]);
+        assert_int_equal (s_le (p + 16 * m + 8, 8), want[m][2]);
+    }
+    assert_null (cJSON_GetObjectItem (t, "map"));
+    cJSON_Delete (t);
+    /* the map stage's own role */
+    t = cJSON_CreateObject ();
+    j.map.sort = true;
+    assert_int_equal (shuffle_render (msg, t, s, &j.map, 0, 0), 0);
+    cJSON *map = cJSON_GetObjectItem (t, "map");
+    assert_int_equal (hearth_json_int (map, "partitions", 0), 2);
+    assert_true (hearth_json_bool (map, "sort", false));
+    cJSON_Delete (t);
+    hearth_msg_destroy (&msg);
+    shuffle_servers_destroy (&s);
+    s_job_free (&j);
+}
+
+static void
+test_update_states (void **state)
+{
+    (void) state;
+    s_job_t j;
+    s_job_init (&j, 2, 3);
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE);
+    const char *error = NULL;
+    assert_int_equal (
+        shuffle_update_state (&j.map, msg, NULL, HEARTH_TS_FINISHED, &error),
+        HEARTH_TS_FAILED);
+    assert_non_null (strstr (error, "map_sizes"));
+    uint64_t two[] = {1, 2};
+    cJSON *bad = s_finished (msg, two, 2); /* 2 sizes for 3 partitions */
+    assert_int_equal (
+        shuffle_update_state (&j.map, msg, bad, HEARTH_TS_FINISHED, &error),
+        HEARTH_TS_FAILED);
+    uint64_t three[] = {1, 2, 3};
+    cJSON *good = s_finished (msg, three, 3);
+    error = NULL;
+    assert_int_equal (
+        shuffle_update_state (&j.map, msg, good, HEARTH_TS_FINISHED, &error),
+        HEARTH_TS_FINISHED);
+    assert_null (error);
+    cJSON *ff = cJSON_CreateObject ();
+    cJSON_AddObjectToObject (ff, "fetch_failed");
+    assert_int_equal (
+        shuffle_update_state (&j.reduce, msg, ff, HEARTH_TS_FAILED, &error),
+        HEARTH_TS_FETCH_FAILED);
+    hearth_error_t err;
+    assert_int_equal (shuffle_accepted (&j.map, 1, 2, 7, msg, good, &err), 0);
+    assert_int_equal (j.map.maps[1].server, 7);
+    assert_int_equal (j.map.maps[1].attempt, 2);
+    assert_int_equal (j.map.maps[1].sizes[2], 3);
+    cJSON_Delete (bad);
+    cJSON_Delete (good);
+    cJSON_Delete (ff);
+    hearth_msg_destroy (&msg);
+    s_job_free (&j);
+}
+
+/* Run every task of stage uid on executor 1 to FINISHED. */
+static void
+s_finish_all (hearth_taskset_t *ts, uint32_t uid, size_t n)
+{
+    hearth_assign_t as[64];
+    size_t got = hearth_taskset_offer (ts, 1, 0, as, 64);
+    size_t done = 0;
+    for (size_t i = 0; i < got; i++)
+        if (as[i].stage == uid
+            && hearth_taskset_update (ts, 1, uid, as[i].index, as[i].attempt,
+                                      HEARTH_TS_FINISHED, 1, 1)
+                   == HEARTH_TS_ACCEPT)
+            done++;
+    assert_int_equal (done, n);
+}
+
+static void
+test_fetch_failed (void **state)
+{
+    (void) state;
+    s_job_t j;
+    s_job_init (&j, 3, 2);
+    shuffle_servers_t *s = shuffle_servers_new ();
+    uint32_t a = shuffle_servers_intern (s, "tcp://a:1", NULL);
+    uint32_t b = shuffle_servers_intern (s, "tcp://b:1", NULL);
+    hearth_taskset_opts_t o;
+    hearth_taskset_opts_default (&o);
+    hearth_taskset_t *ts = hearth_taskset_new (&o);
+    uint32_t parent = 1;
+    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 3, NULL, 0, NULL, 1),
+                      0);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 2, 1, 2, &parent, 1, NULL, 1), 0);
+    assert_int_equal (hearth_taskset_add_executor (ts, 1, 8), 0);
+    s_finish_all (ts, 1, 3);
+    uint32_t where[] = {a, a, b};
+    for (int m = 0; m < 3; m++)
+        j.map.maps[m] = (mapout_t){calloc (2, 8), where[m], 0};
+    /* a reduce task could not fetch map 1 from a: maps 0 and 1 go */
+    cJSON *u = cJSON_Parse ("{\"fetch_failed\": {\"shuffle\": 1, \"map\": 1, "
+                            "\"attempt\": 0, \"url\": \"tcp://a:1\"}}");
+    hearth_error_t err;
+    assert_int_equal (
+        shuffle_fetch_failed (ts, s, &j.reduce, u, "worker gone", &err), 0);
+    assert_null (j.map.maps[0].sizes);
+    assert_null (j.map.maps[1].sizes);
+    assert_non_null (j.map.maps[2].sizes);
+    uint64_t finished = 9, running, total;
+    hearth_taskset_stage_counts (ts, 1, &finished, &running, &total);
+    assert_int_equal (finished, 1); /* the two lost run again */
+    /* a stale report (that attempt is lost already): nothing more */
+    assert_int_equal (
+        shuffle_fetch_failed (ts, s, &j.reduce, u, "worker gone", &err), 0);
+    hearth_taskset_stage_counts (ts, 1, &finished, &running, &total);
+    assert_int_equal (finished, 1);
+    cJSON_Delete (u);
+    hearth_taskset_destroy (&ts);
+    shuffle_servers_destroy (&s);
+    s_job_free (&j);
+}
+
+static void
+test_outputs (void **state)
+{
+    (void) state;
+    char dir[] = "/tmp/hearth-shuffle-XXXXXX", path[PATH_MAX];
+    assert_non_null (mkdtemp (dir));
+    s_job_t j;
+    s_job_init (&j, 2, 0);
+    j.map.output_dir = strdup (dir);
+    hearth_error_t err;
+    assert_int_equal (shuffle_prepare_stage (&j.map, &err), 0);
+    snprintf (path, sizeof path, "%s/_temporary", dir);
+    struct stat sb;
+    assert_int_equal (stat (path, &sb), 0);
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON *t = cJSON_CreateObject ();
+    assert_int_equal (shuffle_render (msg, t, NULL, &j.map, 1, 2), 0);
+    snprintf (path, sizeof path, "%s/_temporary/part-00001.2", dir);
+    assert_string_equal (hearth_json_str (t, "output"), path);
+    FILE *f = fopen (path, "w");
+    fputs ("done\n", f);
+    fclose (f);
+    assert_int_equal (shuffle_accepted (&j.map, 1, 2, 0, msg, NULL, &err), 0);
+    snprintf (path, sizeof path, "%s/part-00001", dir);
+    assert_int_equal (stat (path, &sb), 0);
+    assert_int_equal (sb.st_size, 5);
+    /* a losing attempt's file goes */
+    snprintf (path, sizeof path, "%s/_temporary/part-00000.4", dir);
+    fclose (fopen (path, "w"));
+    shuffle_discard (&j.map, 0, 4);
+    assert_int_not_equal (stat (path, &sb), 0);
+    /* an attempt whose file is missing cannot commit: said clearly */
+    assert_int_equal (shuffle_accepted (&j.map, 0, 5, 0, msg, NULL, &err), -1);
+    assert_non_null (strstr (err.text, "must be a path the driver"));
+    shuffle_stage_done (&j.map);
+    snprintf (path, sizeof path, "%s/_SUCCESS", dir);
+    assert_int_equal (stat (path, &sb), 0);
+    snprintf (path, sizeof path, "%s/_temporary", dir);
+    assert_int_not_equal (stat (path, &sb), 0);
+    /* a directory holding an output is refused */
+    free (j.map.output_dir);
+    j.map.output_dir = strdup (dir);
+    free (j.map.maps);
+    j.map.maps = NULL;
+    assert_int_equal (shuffle_prepare_stage (&j.map, &err), -1);
+    assert_non_null (strstr (err.text, "already holds an output"));
+    cJSON_Delete (t);
+    hearth_msg_destroy (&msg);
+    free (j.map.output_dir);
+    j.map.output_dir = NULL;
+    hearth_rm_tree (dir);
+    s_job_free (&j);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_servers),
+        cmocka_unit_test (test_checks),
+        cmocka_unit_test (test_render_reduce),
+        cmocka_unit_test (test_update_states),
+        cmocka_unit_test (test_fetch_failed),
+        cmocka_unit_test (test_outputs),
+    };
+    alarm (60);
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -1,0 +1,254 @@
+/*  test_reducein.c - a reduce task's input (executor/reducein.c) over map
+    outputs of this node: the blocks frame read, the stream handed on in
+    pieces of whole records (one longer record alone), a function's input
+    gathered up to its limit, and a damaged block of this node as a fetch
+    failure naming its map output; the attempt's directory removed. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "executor/reducein.h"
+#include "libcore/fstree.h"
+#include "libcore/partwriter.h"
+#include "libcore/proto.h"
+#include "libcore/records.h"
+#include "libcore/sock.h"
+#include "tests/unit/testutil.h"
+
+#define APP "app-20261129201435-0001"
+#define R 2
+
+static char s_dir[256];       /* the test's directory */
+static char *s_in[2];         /* the two map tasks' outputs */
+static uint64_t s_len[2][R];  /* their blocks' stored lengths */
+static executor_t s_ex;       /* the settings reducein reads */
+static shared_frames_t s_sf;  /* the blocks frame */
+static zframe_t *s_frames[1]; /* its frame */
+
+/* Map output M of shuffle 5 on "this node", from text. */
+static void
+s_write_map (int m, const char *text)
+{
+    char dir[400], path[420];
+    snprintf (dir, sizeof dir, "%s/sh/%s/5", s_dir, APP);
+    hearth_error_t err;
+    assert_int_equal (hearth_mkdir_p (dir, 0755, &err), 0);
+    snprintf (path, sizeof path, "%s/%d.0", dir, m);
+    hearth_partwriter_opts_t o = {.path = path, .partitions = R};
+    hearth_partwriter_t *w = hearth_partwriter_new (&o, &err);
+    assert_non_null (w);
+    assert_int_equal (hearth_partwriter_write (w, text, strlen (text), &err),
+                      0);
+    assert_int_equal (hearth_partwriter_finish (w, &err), 0);
+    for (int p = 0; p < R; p++)
+        s_len[m][p] = hearth_partwriter_parts (w)[p].length;
+    hearth_partwriter_destroy (&w);
+}
+
+/* The records of text in partition p, in order. */
+static void
+s_expect (const char *text, uint32_t p, char *out, size_t *len)
+{
+    for (const char *l = text; *l;) {
+        const char *nl = strchr (l, '\n');
+        size_t n = (size_t) (nl - l);
+        if (hearth_record_partition (l, n, R) == p) {
+            memcpy (out + *len, l, n + 1);
+            *len += n + 1;
+        }
+        l = nl + 1;
+    }
+}
+
+static int
+s_setup (void **state)
+{
+    (void) state;
+    snprintf (s_dir, sizeof s_dir, "/tmp/test_reducein.XXXXXX");
+    assert_non_null (mkdtemp (s_dir));
+    size_t big = 100 * 1024; /* longer than a piece (64 KiB) */
+    s_in[0] = calloc (1, big + 4096);
+    s_in[1] = calloc (1, 4096);
+    char *p = s_in[0];
+    for (int i = 0; i < 50; i++)
+        p += sprintf (p, "k%d\tmap0 %d\n", i % 7, i);
+    p += sprintf (p, "long\t");
+    memset (p, 'x', big);
+    p += big;
+    sprintf (p, "\nk1\tafter the long one\n");
+    p = s_in[1];
+    for (int i = 0; i < 50; i++)
+        p += sprintf (p, "k%d\tmap1 %d\n", i % 5, i);
+    s_write_map (0, s_in[0]);
+    s_write_map (1, s_in[1]);
+    char shuffle[300];
+    snprintf (shuffle, sizeof shuffle, "%s/sh", s_dir);
+    static char app[] = APP;
+    s_ex = (executor_t){.app_id = app,
+                        .work_dir = s_dir,
+                        .shuffle_dir = strdup (shuffle),
+                        .max_input_bytes = 1 << 20};
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    (void) state;
+    hearth_rm_tree (s_dir);
+    free (s_in[0]);
+    free (s_in[1]);
+    free (s_ex.shuffle_dir);
+    return 0;
+}
+
+/* The input of partition p: both blocks on this node, unserved. */
+static reducein_t *
+s_input (uint32_t p)
+{
+    unsigned char rec[2 * HEARTH_BLOCK_RECORD] = {0};
+    for (int m = 0; m < 2; m++) {
+        unsigned char *r = rec + m * HEARTH_BLOCK_RECORD;
+        memset (r, 0xff, 4);
+        for (int b = 0; b < 8; b++)
+            r[8 + b] = (unsigned char) (s_len[m][p] >> (8 * b));
+    }
+    s_frames[0] = zframe_new (rec, sizeof rec);
+    s_sf = (shared_frames_t){s_frames, 1, 1};
+    char json[128];
+    snprintf (json, sizeof json,
+              "{\"shuffle\":5,\"partition\":%u,\"servers\":[],\"blocks\":0}",
+              p);
+    cJSON *role = cJSON_Parse (json);
+    reducein_t *in = reducein_from_json (role, &s_sf);
+    cJSON_Delete (role);
+    zframe_destroy (&s_frames[0]);
+    assert_non_null (in);
+    return in;
+}
+
+static bool
+s_reduce_dir_gone (void)
+{
+    char path[400];
+    snprintf (path, sizeof path, "%s/.reduce-%llu.0", s_dir,
+              (unsigned long long) ((2ull << 32) + 1));
+    struct stat st;
+    return stat (path, &st) < 0;
+}
+
+static void
+test_stream_in_pieces (void **state)
+{
+    (void) state;
+    task_t t = {.tid = (2ull << 32) + 1};
+    for (uint32_t p = 0; p < R; p++) {
+        reducein_t *in = s_input (p);
+        char *error = NULL;
+        assert_int_equal (reducein_open (in, &s_ex, &t, false, &error), 0);
+        char *want = malloc (300 * 1024), *got = malloc (300 * 1024);
+        size_t want_len = 0, got_len = 0;
+        s_expect (s_in[0], p, want, &want_len);
+        s_expect (s_in[1], p, want, &want_len);
+        const void *data;
+        size_t len;
+        int rc;
+        while ((rc = reducein_next (in, &data, &len, &error)) == 1) {
+            /* whole records; more than a piece only when one record is */
+            assert_int_equal (((const char *) data)[len - 1], '\n');
+            if (len > 64 * 1024)
+                assert_null (memchr (data, '\n', len - 1));
+            memcpy (got + got_len, data, len);
+            got_len += len;
+        }
+        assert_int_equal (rc, 0);
+        assert_int_equal (got_len, want_len);
+        assert_memory_equal (got, want, want_len);
+        reducein_close (in);
+        assert_true (s_reduce_dir_gone ());
+        reducein_destroy (&in);
+        free (want);
+        free (got);
+    }
+}
+
+static void
+test_gather_limit (void **state)
+{
+    (void) state;
+    task_t t = {.tid = (2ull << 32) + 1};
+    uint32_t p = hearth_record_partition ("long", 4, R);
+    reducein_t *in = s_input (p);
+    char *error = NULL;
+    s_ex.max_input_bytes = 1000;
+    assert_int_equal (reducein_open (in, &s_ex, &t, true, &error), -1);
+    s_ex.max_input_bytes = 1 << 20;
+    assert_non_null (error);
+    assert_non_null (strstr (error, "over max-input-bytes (1000) of a "
+                                    "function task"));
+    assert_false (reducein_failure (in));
+    free (error);
+    reducein_destroy (&in);
+    assert_true (s_reduce_dir_gone ());
+}
+
+static void
+test_damaged_local_block (void **state)
+{
+    (void) state;
+    task_t t = {.tid = (2ull << 32) + 1};
+    char path[400];
+    snprintf (path, sizeof path, "%s/sh/%s/5/1.0", s_dir, APP);
+    FILE *f = fopen (path, "r+b");
+    assert_non_null (f);
+    fseek (f, 20, SEEK_SET); /* in partition 0's first frame */
+    fputc ('#', f);
+    fclose (f);
+    assert_true (s_len[1][0] > 20);
+    reducein_t *in = s_input (0);
+    char *error = NULL;
+    assert_int_equal (reducein_open (in, &s_ex, &t, false, &error), 0);
+    const void *data;
+    size_t len;
+    int rc;
+    while ((rc = reducein_next (in, &data, &len, &error)) == 1)
+        ;
+    assert_int_equal (rc, -1);
+    assert_true (reducein_failure (in));
+    assert_non_null (error);
+    assert_non_null (strstr (error, "fetch failed: map output 5/1.0 on this "
+                                    "node: "));
+    cJSON *u = cJSON_CreateObject ();
+    assert_int_equal (reducein_add_failure (in, u), 0);
+    char *text = cJSON_PrintUnformatted (u);
+    assert_string_equal (text, "{\"fetch_failed\":{\"shuffle\":5,\"map\":1,"
+                               "\"attempt\":0}}");
+    free (text);
+    cJSON_Delete (u);
+    free (error);
+    reducein_destroy (&in);
+    assert_true (s_reduce_dir_gone ());
+}
+
+int
+main (void)
+{
+    alarm (60);
+    hearth_zsys_init ();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_stream_in_pieces),
+        cmocka_unit_test (test_gather_limit),
+        cmocka_unit_test (test_damaged_local_block),
+    };
+    return cmocka_run_group_tests_name ("reducein", tests, s_setup, s_teardown);
+}
