@@ -63,8 +63,8 @@ has_rows() {
   done < <(rows "$1")
   ((n > 0))
 }
-check "WORKERS: each worker's state, cores and memory used/total, as in the JSON" has_rows \
-  '.workers[] | "\(.id) +\(.host) +\(.state) +\(.cores_used)/\(.cores) +\(.memory_used_mb)/\(.memory_mb) +[0-9]+ ms ago"'
+check "WORKERS: each worker's state, cores and memory used/total, shuffle bytes, as in the JSON" has_rows \
+  '.workers[] | "\(.id) +\(.host) +\(.state) +\(.cores_used)/\(.cores) +\(.memory_used_mb)/\(.memory_mb) +[0-9.]+[KMGTPE]? +[0-9]+ ms ago"'
 check "... memory in use where the executors and the driver run" \
   jq -e '([.workers[].memory_used_mb] | add) == 2 * 256 + 512' "$T/state.json" >/dev/null
 check "... and heartbeats less than liveness x interval ago" eval \
