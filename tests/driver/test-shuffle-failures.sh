@@ -9,6 +9,9 @@
 #   catches it, the map is run again, and the result is still right;
 # - a keyed cluster (CURVE): reducers fetch from the block servers with
 #   the workers' keys;
+# - a shuffle directory on a full disk (a 1 MiB tmpfs): the map task fails
+#   saying so, and no partial block is left;
+# - the master shows each worker's shuffle bytes on disk;
 # - after each application, no shuffle file is left on any worker.
 # A "gate" stage holds the reducers back until the test has done its
 # damage (the reduce stage runs after it).
@@ -60,6 +63,10 @@ check "every map output is written on the two workers' disks" \
   wait_for 60 all_written
 HELD=$(outputs wb)
 say "worker wb holds $HELD of the 8 map outputs"
+check "... and the master shows their bytes on disk (hearth-tail --state)" \
+  wait_for 10 jq_state '[.workers[] | select(.shuffle_bytes > 0)] | length == 2'
+check "... in the table too" eval \
+  '"$BIN/hearth-tail" --master "$MASTER_URL" --state --full-ids | grep -E "^worker-.* ALIVE .* [0-9.]+[KM] +[0-9]+ ms ago" >/dev/null'
 check "... some on each worker" test "$HELD" -gt 0 -a "$(outputs wa)" -gt 0
 kill -9 $(procs_in "$T/wb") "$PID_wb" 2>/dev/null
 touch "$T/go"
@@ -92,6 +99,32 @@ check "no shuffle file is left on either worker" \
   wait_for 10 test "$(outputs wa)" -eq 0 -a "$(outputs wb)" -eq 0
 kill "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
 wait "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
+
+# --- a full disk ----------------------------------------------------------------
+# A worker whose shuffle directory is a 1 MiB tmpfs: the map task that
+# cannot write its output fails saying so, leaving no partial block.
+start_master
+mkdir -p "$T/wf/shuffle"
+if mount -t tmpfs -o size=1m tmpfs "$T/wf/shuffle" 2>"$T/mount.err"; then
+  MOUNTED=$T/wf/shuffle
+  trap 'cleanup; umount "$MOUNTED" 2>/dev/null' EXIT
+  CORES=2 start_worker wf
+  J2=$(job full "{\"name\": \"full\", \"stages\": [
+    {\"name\": \"map\", \"partitions\": 2,
+     \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"seq 1 400000\"]}]},
+    {\"name\": \"reduce\", \"tasks\": [{\"cmd\": [\"wc\", \"-l\"], \"input\": \"map\"}]}]}")
+  submit --master "$MASTER_URL" --executor-memory 256M --max-failures 2 "$J2"
+  check "a map output that does not fit the disk fails the job" test $? -ne 0
+  check "... saying why" grep -q 'No space left on device' "$T/err"
+  check "... and leaves no block behind" test "$(find "$T/wf/shuffle" -type f | wc -l)" -eq 0
+  kill "$PID_wf" 2>/dev/null
+  wait "$PID_wf" 2>/dev/null
+  umount "$MOUNTED"
+else
+  say "SKIP the full-disk case: cannot mount a tmpfs ($(head -1 "$T/mount.err"))"
+fi
+kill "$MASTER_PID" 2>/dev/null
+wait "$MASTER_PID" 2>/dev/null
 
 # --- a keyed cluster ----------------------------------------------------------
 make_keys || fail "keys"
