@@ -7,16 +7,21 @@
             "KEY\tVALUE\n": KEY 10 digits, one of K distinct keys (1,000,000)
             drawn uniformly with a seeded generator (1), VALUE 88 random
             letters.  Prints the file's checksum line (below).
-        bench-shuffle slice FILE I N
+        bench-shuffle slice FILE I N [--rss]
             Writes slice I of N of FILE to standard output, cut at record
             boundaries (a slice starts at the first record that starts at
             or after I/N of the file): what map task I reads.
-        bench-shuffle check [--partition I --of R] [--sorted]
+        bench-shuffle check [--partition I --of R] [--sorted] [--rss]
             Reads records on standard input (a reducer's input) and prints
             one checksum line: "I RECORDS BYTES SUM MISPLACED UNSORTED",
             SUM the sum (mod 2^64) of a 64-bit hash of every record,
             MISPLACED the records whose key does not go to partition I of
             R, UNSORTED those whose key is less than the one before.
+            --rss (for both): at the end, append to the line the parent's
+            (the executor's) peak RSS in KiB since the last reset, then
+            reset it (/proc/PPID/clear_refs): with one core per executor,
+            a reducer's figure is its executor's peak from the end of the
+            task before it to its own end, its fetches included.
         bench-shuffle verify EXPECTED R
             Reads reducers' checksum lines on standard input and exits 0
             when they are R lines, one per partition, whose records, bytes
@@ -207,6 +212,23 @@ s_records (int fd, void (*fn) (void *, const char *, size_t), void *arg)
     free (buf);
 }
 
+/* The parent's VmHWM in KiB (-1 if unknown), then reset it to its RSS. */
+static long
+s_parent_hwm_reset (void)
+{
+    int ppid = (int) getppid ();
+    long kb = bench_proc_status_kb (ppid, "VmHWM");
+    char path[64];
+    snprintf (path, sizeof path, "/proc/%d/clear_refs", ppid);
+    int fd = open (path, O_WRONLY);
+    if (fd >= 0) {
+        if (write (fd, "5", 1) != 1)
+            kb = -1;
+        close (fd);
+    }
+    return kb;
+}
+
 static void
 s_check_cb (void *arg, const char *rec, size_t len)
 {
@@ -298,7 +320,8 @@ s_boundary (int fd, off_t off, off_t size)
 static int
 s_slice (int argc, char **argv)
 {
-    if (argc != 3)
+    int rss = argc == 4 && !strcmp (argv[3], "--rss");
+    if (argc != 3 && !rss)
         return 2;
     long long i = strtoll (argv[1], NULL, 10),
               n = bench_arg_long ("N", argv[2]);
@@ -324,6 +347,8 @@ s_slice (int argc, char **argv)
     }
     free (buf);
     close (fd);
+    if (rss)
+        s_parent_hwm_reset ();
     return 0;
 }
 
@@ -331,6 +356,7 @@ static int
 s_check (int argc, char **argv)
 {
     checker_t c = {.sums = {.index = -1}};
+    int rss = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp (argv[i], "--partition") && i + 1 < argc)
             c.sums.index = strtoll (argv[++i], NULL, 10);
@@ -338,6 +364,8 @@ s_check (int argc, char **argv)
             c.of = (uint32_t) bench_arg_long ("--of", argv[++i]);
         else if (!strcmp (argv[i], "--sorted"))
             c.sorted = 1;
+        else if (!strcmp (argv[i], "--rss"))
+            rss = 1;
         else
             return 2;
     }
@@ -345,7 +373,16 @@ s_check (int argc, char **argv)
         return 2;
     s_records (0, s_check_cb, &c);
     free (c.prev);
-    s_print_sums (stdout, &c.sums);
+    if (!rss) {
+        s_print_sums (stdout, &c.sums);
+        return 0;
+    }
+    char line[256];
+    FILE *mem = fmemopen (line, sizeof line, "w");
+    s_print_sums (mem, &c.sums);
+    fclose (mem);
+    line[strcspn (line, "\n")] = 0;
+    printf ("%s %ld\n", line, s_parent_hwm_reset ());
     return 0;
 }
 
@@ -507,8 +544,9 @@ main (int argc, char **argv)
         fprintf (
             stderr,
             "usage: bench-shuffle gen --bytes N [--seed S] [--keys K] FILE\n"
-            "       bench-shuffle slice FILE I N\n"
-            "       bench-shuffle check [--partition I --of R] [--sorted]\n"
+            "       bench-shuffle slice FILE I N [--rss]\n"
+            "       bench-shuffle check [--partition I --of R] [--sorted] "
+            "[--rss]\n"
             "       bench-shuffle verify EXPECTED R\n"
             "       bench-shuffle ref FILE DIR R\n");
     return rc;
