@@ -1,13 +1,13 @@
 #!/bin/bash
 # run-bench.sh - Hearth's benchmarks (docs/performance.md), run by `make bench`.
 #
-# Runs the ten benchmarks of tests/bench/ in order, each next to the
+# Runs the benchmarks of tests/bench/ in order, each next to the
 # reference it is compared with (measured in this same run), then prints
 # one table: figure (median [min..max] of the repetitions), reference,
 # ratio, target, and whether the target is met.  docs/performance.md holds
 # the latest table and explains it.
 #
-#   make bench                        everything (about 6 minutes)
+#   make bench                        everything (about 17 minutes, 11 of them the shuffle)
 #   make bench BENCH_ARGS=--quick     fewer tasks and repetitions (smoke)
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
