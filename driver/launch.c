@@ -72,8 +72,8 @@ s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
     for (size_t i = 0; i < *ninputs; i++)
         if (inputs[i].uid == st->uid)
             return inputs[i].frame;
-    zframe_t *copy = zframe_dup (st->input_frame);
-    int frame = hearth_msg_add_frame (msg, &copy);
+    /* by reference: every message shares the stage's one copy */
+    int frame = hearth_msg_add_shared (msg, st->input_frame);
     if (*ninputs < s_max_inputs)
         inputs[(*ninputs)++] = (s_input_t){st->uid, frame};
     return frame;

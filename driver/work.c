@@ -270,10 +270,13 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
 {
     hearth_job_t *job = st->job;
     if (st->partitions || st->output_dir)
-        return; /* its readers fetch partitions; no stage reads files */
-    size_t size = 0;
-    for (uint64_t i = 0; i < st->ntasks; i++)
-        size += st->results[i].len + 1;
+        return;      /* its readers fetch partitions; no stage reads files */
+    size_t size = 0; /* exactly: one trailing newline each, at most */
+    for (uint64_t i = 0; i < st->ntasks; i++) {
+        const result_t *r = &st->results[i];
+        size +=
+            r->len + (r->len && ((char *) r->data)[r->len - 1] == '\n' ? 0 : 1);
+    }
     if (size > DRIVER_MAX_MESSAGE_DATA) {
         char text[512];
         snprintf (text, sizeof text,
@@ -291,6 +294,8 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
             }
         return; /* nothing reads it whole */
     }
+    /* One frame per reading stage, built in place: the messages that
+       carry it share it (launch.c), so it is the only copy. */
     for (size_t k = 0; k < job->nstages; k++) {
         hearth_stage_t *child = job->stages[k];
         if (child->input != st)
@@ -312,9 +317,7 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
             *o++ = '\n';
         }
         zframe_destroy (&child->input_frame);
-        child->input_frame =
-            zframe_new (zframe_data (frame), o - (char *) zframe_data (frame));
-        zframe_destroy (&frame);
+        child->input_frame = frame;
     }
 }
 

@@ -39,8 +39,7 @@ typedef struct {
     const fetch_block_t *b;   /* which */
     size_t index;             /* in the caller's array */
     s_server_t *server;       /* where from */
-    char path[4200];          /* DIR/block-MAP */
-    int fd;                   /* the file, open while fetching */
+    uint64_t base;            /* where it goes in DIR/blocks */
     uint64_t asked;           /* stored bytes asked for so far */
     uint64_t got;             /* received and written */
     hearth_unframer_t frames; /* checks what arrives */
@@ -59,6 +58,12 @@ typedef struct {
 
 typedef struct {
     const fetch_opts_t *o;    /* the caller's */
+    char path[4200];          /* DIR/blocks: every fetched block, one
+                                 after the other (one file, not one per
+                                 block: creating and removing a million
+                                 files cost more than the data) */
+    int fd;                   /* it, open while fetching, or -1 */
+    uint64_t end;             /* bytes planned in it */
     s_server_t *servers;      /* the distinct block servers */
     size_t nservers;          /* entries in servers */
     s_fetch_t *fetches;       /* the remote blocks */
@@ -238,11 +243,6 @@ s_try_failed (s_run_t *run, s_fetch_t *f, const char *reason)
     f->retry_ms = hearth_mono_ms () + (wait << (f->tries - 1));
     f->asked = f->got = 0;
     hearth_unframer_init (&f->frames);
-    if (ftruncate (f->fd, 0) < 0 || lseek (f->fd, 0, SEEK_SET) < 0) {
-        hearth_errcode (run->err, "io", "cannot rewrite %s: %s", f->path,
-                        strerror (errno));
-        run->rc = -1;
-    }
 }
 
 static int
@@ -260,16 +260,17 @@ static int
 s_piece (s_run_t *run, s_fetch_t *f, const void *data, size_t n)
 {
     const char *p = data;
-    for (size_t left = n; left > 0;) {
-        ssize_t w = write (f->fd, p, left);
+    for (size_t left = n, at = 0; left > 0;) {
+        ssize_t w = pwrite (run->fd, p, left, (off_t) (f->base + f->got + at));
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0) {
-            hearth_errcode (run->err, "io", "cannot write %s: %s", f->path,
+            hearth_errcode (run->err, "io", "cannot write %s: %s", run->path,
                             strerror (errno));
             return run->rc = -1;
         }
         p += w;
+        at += (size_t) w;
         left -= (size_t) w;
     }
     f->got += n;
@@ -285,11 +286,8 @@ s_piece (s_run_t *run, s_fetch_t *f, const void *data, size_t n)
         s_try_failed (run, f, reason);
         return 0;
     }
-    if (f->got == f->b->length) {
+    if (f->got == f->b->length)
         f->done = true;
-        close (f->fd);
-        f->fd = -1;
-    }
     return 0;
 }
 
@@ -426,9 +424,8 @@ s_loop (s_run_t *run)
 static void
 s_run_free (s_run_t *run)
 {
-    for (size_t i = 0; i < run->nfetches; i++)
-        if (run->fetches[i].fd >= 0)
-            close (run->fetches[i].fd);
+    if (run->fd >= 0)
+        close (run->fd);
     for (size_t i = 0; i < run->nservers; i++) {
         hearth_sock_destroy (&run->servers[i].sock);
         zcert_destroy (&run->servers[i].cert);
@@ -457,16 +454,22 @@ s_plan (s_run_t *run, const fetch_block_t *blocks, size_t n,
         }
         else {
             s_fetch_t *f = &run->fetches[run->nfetches++];
-            *f = (s_fetch_t){.b = b, .index = i, .fd = -1};
+            *f = (s_fetch_t){.b = b, .index = i};
             f->server = s_server_of (run, b);
             hearth_unframer_init (&f->frames);
-            snprintf (f->path, sizeof f->path, "%s/block-%u", o->dir, b->map);
-            f->fd =
-                open (f->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-            if (f->fd < 0)
-                return hearth_errcode (run->err, "io", "cannot create %s: %s",
-                                       f->path, strerror (errno));
-            refs[i] = (hearth_block_ref_t){strdup (f->path), 0, b->length};
+            if (run->fd < 0) {
+                snprintf (run->path, sizeof run->path, "%s/blocks", o->dir);
+                run->fd = open (run->path,
+                                O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+                if (run->fd < 0)
+                    return hearth_errcode (run->err, "io",
+                                           "cannot create %s: %s", run->path,
+                                           strerror (errno));
+            }
+            f->base = run->end;
+            run->end += b->length;
+            refs[i] =
+                (hearth_block_ref_t){strdup (run->path), f->base, b->length};
         }
         if (!refs[i].path)
             return hearth_errprintf (run->err, "out of memory");
@@ -489,6 +492,7 @@ fetch_blocks (const fetch_opts_t *opts, const fetch_block_t *blocks, size_t n,
             opts->max_in_flight ? opts->max_in_flight : s_default_in_flight,
         .failure = failure,
         .err = err,
+        .fd = -1,
     };
     *refs = calloc (n ? n : 1, sizeof **refs);
     if (!run.servers || !run.fetches || !run.scratch || !*refs) {
@@ -502,8 +506,8 @@ fetch_blocks (const fetch_opts_t *opts, const fetch_block_t *blocks, size_t n,
         s_loop (&run);
 done:
     if (run.rc != 0) {
-        for (size_t i = 0; i < run.nfetches; i++)
-            unlink (run.fetches[i].path);
+        if (run.fd >= 0)
+            unlink (run.path);
         fetch_refs_free (*refs, n);
         *refs = NULL;
     }

@@ -1,8 +1,9 @@
 /*  fetch.h - a reduce task's fetch of its partition's blocks from the
     workers that hold the map outputs.
 
-    One call fetches every remote block of one reduce task into files of
-    its own (DIR/block-MAP), asking each worker's block server
+    One call fetches every remote block of one reduce task into one file
+    of its own (DIR/blocks, one block after the other), asking each
+    worker's block server
     (worker/shuffle.h) for pieces of at most piece_bytes with FETCH_BLOCK,
     with at most max_in_flight bytes asked and not yet received over all
     of them, and checks each piece's frames as it arrives (partfmt.h), so

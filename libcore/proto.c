@@ -38,8 +38,10 @@ hearth_msg_destroy (hearth_msg_t **self_p)
     hearth_msg_t *self = *self_p;
     cJSON_Delete (self->body);
     for (size_t i = 0; i < self->nframes; i++)
-        zframe_destroy (&self->frames[i]);
+        if (!self->borrowed || !self->borrowed[i])
+            zframe_destroy (&self->frames[i]);
     free (self->frames);
+    free (self->borrowed);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -57,6 +59,14 @@ s_reserve_frames (hearth_msg_t *self, size_t count)
     if (!frames)
         return -1;
     self->frames = frames;
+    if (self->borrowed) {
+        bool *b = realloc (self->borrowed, n * sizeof *b);
+        if (!b)
+            return -1;
+        memset (b + self->frames_alloc, 0,
+                (n - self->frames_alloc) * sizeof *b);
+        self->borrowed = b;
+    }
     self->frames_alloc = n;
     return 0;
 }
@@ -70,6 +80,18 @@ hearth_msg_add_frame (hearth_msg_t *self, zframe_t **frame_p)
     }
     self->frames[self->nframes] = *frame_p;
     *frame_p = NULL;
+    return (int) self->nframes++;
+}
+
+int
+hearth_msg_add_shared (hearth_msg_t *self, zframe_t *frame)
+{
+    if (!frame || s_reserve_frames (self, self->nframes + 1) < 0
+        || (!self->borrowed
+            && !(self->borrowed = calloc (self->frames_alloc, sizeof (bool)))))
+        return -1;
+    self->frames[self->nframes] = frame;
+    self->borrowed[self->nframes] = true;
     return (int) self->nframes++;
 }
 
@@ -137,8 +159,12 @@ hearth_msg_encode (hearth_msg_t **self_p, hearth_error_t *err)
         zmsg_addstr (zmsg, HEARTH_PROTO_TAG);
         zmsg_addstr (zmsg, hearth_cmd_name (self->cmd));
         zmsg_addmem (zmsg, text, buf.len);
-        for (size_t i = 0; i < self->nframes; i++)
-            zmsg_append (zmsg, &self->frames[i]);
+        for (size_t i = 0; i < self->nframes; i++) {
+            zframe_t *f = self->frames[i];
+            if (self->borrowed && self->borrowed[i])
+                f = zframe_dup (f); /* a zmsg owns its frames */
+            zmsg_append (zmsg, &f);
+        }
         self->nframes = 0;
     }
     if (text)
@@ -397,6 +423,8 @@ hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
     }
     for (size_t i = 0; i < self->nframes; i++) {
         int flags = ZFRAME_DONTWAIT | (i + 1 < self->nframes ? ZFRAME_MORE : 0);
+        if (self->borrowed && self->borrowed[i])
+            flags |= ZFRAME_REUSE; /* by reference: the caller keeps it */
         if (zframe_send (&self->frames[i], sock, flags) < 0) {
             hearth_errcode (err, "send_failed", "cannot send %s: %s", name,
                             zmq_strerror (errno));

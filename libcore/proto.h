@@ -134,6 +134,9 @@ typedef struct {
     zframe_t **frames;   /* binary frames, index 0 = wire frame 3 */
     size_t nframes;      /* number of binary frames */
     size_t frames_alloc; /* allocated slots in frames */
+    bool *borrowed;      /* per frame: the caller's (hearth_msg_add_shared),
+                            sent by reference, never destroyed here; NULL
+                            while there is none */
 } hearth_msg_t;
 
 /* A new message with an empty body object.  NULL on allocation failure. */
@@ -146,6 +149,13 @@ void hearth_msg_destroy (hearth_msg_t **self_p);
 /* Append a binary frame, taking ownership of *frame_p (nulled).  Returns its
    index, or -1 (the frame is destroyed) on allocation failure. */
 int hearth_msg_add_frame (hearth_msg_t *self, zframe_t **frame_p);
+
+/* Append frame without taking it: the caller keeps it, alive and
+   unchanged, until the message is sent or destroyed.  Sending does not
+   copy its bytes (ZeroMQ shares them by reference count, and keeps them
+   until they are on the wire), so one stage input goes to any number of
+   LAUNCH_TASKS as one copy in memory.  Returns its index or -1. */
+int hearth_msg_add_shared (hearth_msg_t *self, zframe_t *frame);
 
 /* Append a copy of size bytes of data as a binary frame.  Returns its index
    or -1. */

@@ -8,7 +8,8 @@
 # libbenchtasks.so (noop, sleep_ms) is a plug-in built with a plain rule
 # and without the sanitizers, like examples/libpi.so.
 BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
-	tests/bench/bench-master tests/bench/bench-startup
+	tests/bench/bench-master tests/bench/bench-startup \
+	tests/bench/bench-shuffle
 check_PROGRAMS += $(BENCH_PROGS)
 
 tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
@@ -26,6 +27,9 @@ tests_bench_bench_master_LDADD = $(CORE_LIBS)
 tests_bench_bench_startup_SOURCES = tests/bench/bench_startup.c \
 	tests/bench/benchutil.h
 
+tests_bench_bench_shuffle_SOURCES = tests/bench/bench_shuffle.c \
+	tests/bench/benchutil.h
+
 check_DATA += tests/bench/libbenchtasks.so
 CLEANFILES += tests/bench/libbenchtasks.so
 tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driver/hearth.h
@@ -35,7 +39,7 @@ tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driv
 
 TESTS += tests/bench/test-bench-smoke.sh
 EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
-	tests/bench/bench-load.sh \
+	tests/bench/bench-load.sh tests/bench/bench-shuffle.sh \
 	tests/bench/test-bench-smoke.sh
 
 if SANITIZERS

@@ -1,18 +1,20 @@
 #!/bin/bash
 # run-bench.sh - Hearth's benchmarks (docs/performance.md), run by `make bench`.
 #
-# Runs the ten benchmarks of tests/bench/ in order, each next to the
+# Runs the benchmarks of tests/bench/ in order, each next to the
 # reference it is compared with (measured in this same run), then prints
 # one table: figure (median [min..max] of the repetitions), reference,
 # ratio, target, and whether the target is met.  docs/performance.md holds
 # the latest table and explains it.
 #
-#   make bench                        everything (about 6 minutes)
+#   make bench                        everything (about 17 minutes, 11 of them the shuffle)
 #   make bench BENCH_ARGS=--quick     fewer tasks and repetitions (smoke)
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood.  Run it in a build without --enable-sanitizers: sanitized numbers
+# scale load flood shuffle.  The shuffle group (bench-shuffle.sh) needs
+# about 3.5 x 2 GiB of free disk in $TMPDIR, and 2.5 x 8 GiB more for its
+# 8 GiB run, which it skips, saying so, when the disk has less.  Run it in a build without --enable-sanitizers: sanitized numbers
 # mean nothing (the script says so and goes on).
 #
 # Environment (set by make): HEARTH_BIN_DIR (the daemons), HEARTH_BENCH_DIR
@@ -38,7 +40,10 @@ reps=3
 tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
 scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
 load_clients=500 load_seq=50 flood_conns=1000
+shuffle_args=()
 if [ $quick = 1 ]; then
+    shuffle_args=(--size $((256 << 20)) --big $((1 << 30)) --reps 1
+        --wide 300,300,30000000)
     tp_tasks=50000 lat_jobs=500 cmd_tasks=2000 sleep_tasks=200
     scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
     load_clients=100 load_seq=20 flood_conns=400
@@ -142,6 +147,10 @@ if wants flood; then
     echo "== 10. $flood_conns idle or hostile connections to the master and a driver"
     run bash "$(dirname "$0")/bench-load.sh" flood --conns $flood_conns
 fi
+if wants shuffle; then
+    echo "== 11-14. the partitioned shuffle on local-cluster[2,1,2048]"
+    run bash "$(dirname "$0")/bench-shuffle.sh" "${shuffle_args[@]}"
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -163,6 +172,7 @@ group_of () {
     tp.*) echo throughput ;; lat.*) echo latency ;; cmd.*) echo commands ;;
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
+    shuffle.*) echo shuffle ;;
     *) echo zmq ;;
     esac
 }
@@ -170,6 +180,12 @@ group_of () {
 failed=0 missing=0
 row () { # name figure-key ref-key|"" ratio-op ratio-limit|"" abs-op abs-limit|"" target-text [ratio-key]
     local name=$1 key=$2 ref=$3 rop=$4 rlim=$5 aop=$6 alim=$7 text=$8 rkey=${9:-}
+    if ! have "$key" && have "$key.skipped"; then
+        # a benchmark that said why it did not run (too little disk)
+        printf '| %s | skipped: %s GiB free | - | - | %s | skipped |\n' "$name" \
+            "${MED[$key.skipped]}" "$text"
+        return 0
+    fi
     if ! have "$key"; then
         # a group that ran but left no figure: its benchmark broke
         wants "$(group_of "$key")" || return 0
@@ -239,6 +255,16 @@ row "10. master RSS KiB, after" flood.master_rss_after_kb flood.master_rss_befor
 row "10. driver RSS KiB, connections open" flood.driver_rss_during_kb flood.driver_rss_before_kb '<=' 2 "" "" "≤ 2 × before"
 row "10. driver RSS KiB, after" flood.driver_rss_after_kb flood.driver_rss_before_kb '<=' 2 "" "" "≤ 2 × before"
 row "10. master log lines" flood.master_log_lines "" "" "" '<=' 10 "≤ 10 (refusals rate-limited)"
+row "11. reference: hash, write, read back R files, MB/s" shuffle.ref.mb_s "" "" "" "" "" "(the reference)"
+row "11. unsorted shuffle MB/s, 32 x 32" shuffle.unsorted.mb_s shuffle.ref.mb_s '>=' 0.5 "" "" "≥ 0.5 × the reference (median of the repetitions' ratios)" shuffle.unsorted.ratio
+row "12. reference: LC_ALL=C sort --parallel=2 -S 1G, MB/s" shuffle.sort.mb_s "" "" "" "" "" "(the reference)"
+row "12. sorted shuffle MB/s, 32 x 32" shuffle.sorted.mb_s shuffle.sort.mb_s '>=' 1.0 "" "" "≥ 1.0 × GNU sort (median of the repetitions' ratios)" shuffle.sorted.ratio
+row "12. sorted shuffle MB/s per core" shuffle.sorted.mb_s_per_core "" "" "" '>=' 40 "≥ 40 MB/s per core"
+row "13. driver peak RSS KiB, --size shuffle" shuffle.driver_rss_kb "" "" "" '<=' 65536 "≤ 64 MiB"
+row "13. driver peak RSS KiB, --big shuffle" shuffle.big.driver_rss_kb shuffle.driver_rss_kb '<=' 1.1 '<=' 65536 "≤ 64 MiB and ≤ 1.1 × the smaller shuffle's"
+row "13. reducer's executor peak RSS KiB, unsorted" shuffle.unsorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ its budget: --fetch-max-in-flight + --shuffle-memory"
+row "13. reducer's executor peak RSS KiB, sorted" shuffle.sorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ the same budget"
+row "14. driver RSS growth KiB, 1,000 x 1,000 blocks (--quick: 300 x 300)" shuffle.wide.growth_kb "" "" "" '<=' 32768 "≤ 32 MiB (reference: the same maps, R = 1)"
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

@@ -59,5 +59,14 @@ runs "bench-load clients" load.4.exact load.4.slowest_over_mean load.alone_ms --
 runs "bench-load flood" flood.master_rss_during_kb flood.job_during_ms -- \
   bash "$(dirname "$0")/bench-load.sh" flood --conns 20 --job-tasks 200
 
+# the shuffle's tools and benchmarks at 2 MB, 4 x 4 tasks (the wide one
+# 20 x 20), every reducer's output checked by the benchmark itself
+runs "bench-shuffle" shuffle.ref.mb_s shuffle.unsorted.ratio \
+  shuffle.sort.mb_s shuffle.sorted.ratio shuffle.driver_rss_kb \
+  shuffle.sorted.reducer_rss_kb shuffle.big.driver_rss_kb \
+  shuffle.wide.growth_kb -- \
+  bash "$(dirname "$0")/bench-shuffle.sh" --size 2000000 --big 4000000 \
+  --maps 4 --reduces 4 --reps 1 --wide 20,20,200000
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

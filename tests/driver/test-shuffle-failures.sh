@@ -7,8 +7,13 @@
 #   runs again exactly as many map tasks as that worker held;
 # - a byte of a map output flipped on disk: the reducer's checksum
 #   catches it, the map is run again, and the result is still right;
+# - every map output deleted as soon as it appears: the reduce stage is
+#   abandoned after 4 rounds of fetch failures, naming the worker;
 # - a keyed cluster (CURVE): reducers fetch from the block servers with
 #   the workers' keys;
+# - a shuffle directory on a full disk (a 1 MiB tmpfs): the map task fails
+#   saying so, and no partial block is left;
+# - the master shows each worker's shuffle bytes on disk;
 # - after each application, no shuffle file is left on any worker.
 # A "gate" stage holds the reducers back until the test has done its
 # damage (the reduce stage runs after it).
@@ -60,6 +65,10 @@ check "every map output is written on the two workers' disks" \
   wait_for 60 all_written
 HELD=$(outputs wb)
 say "worker wb holds $HELD of the 8 map outputs"
+check "... and the master shows their bytes on disk (hearth-tail --state)" \
+  wait_for 10 jq_state '[.workers[] | select(.shuffle_bytes > 0)] | length == 2'
+check "... in the table too" eval \
+  '"$BIN/hearth-tail" --master "$MASTER_URL" --state --full-ids | grep -E "^worker-.* ALIVE .* [0-9.]+[KM] +[0-9]+ ms ago" >/dev/null'
 check "... some on each worker" test "$HELD" -gt 0 -a "$(outputs wa)" -gt 0
 kill -9 $(procs_in "$T/wb") "$PID_wb" 2>/dev/null
 touch "$T/go"
@@ -90,8 +99,48 @@ check "... the checksum caught it" grep -q 'checksum' "$T/err"
 check "... and the lost outputs ran again" test "$(lost_total)" -ge 1
 check "no shuffle file is left on either worker" \
   wait_for 10 test "$(outputs wa)" -eq 0 -a "$(outputs wb)" -eq 0
+# --- inputs that keep getting lost ---------------------------------------------
+# Every map output is deleted as soon as it appears: after 4 rounds of
+# fetch failures in a row the stage is abandoned, naming the worker.
+run_gated --master "$MASTER_URL" --executor-memory 256M
+check "(a third job's map outputs are written)" wait_for 60 all_written
+touch "$T/go"
+while kill -0 "$SUBMIT_PID" 2>/dev/null; do
+  find "$T/wa/shuffle" "$T/wb/shuffle" -type f -delete 2>/dev/null
+  sleep 0.05
+done
+wait "$SUBMIT_PID"
+check "with its inputs lost again and again, the job fails" test $? -ne 0
+check "... abandoned after 4 rounds, naming the map output's worker" \
+  grep -q 'stage reduce lost its input 4 times in a row; last: map output [0-9]* of stage map on \(tcp://\|this node\)' "$T/err"
 kill "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
 wait "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
+
+# --- a full disk ----------------------------------------------------------------
+# A worker whose shuffle directory is a 1 MiB tmpfs: the map task that
+# cannot write its output fails saying so, leaving no partial block.
+start_master
+mkdir -p "$T/wf/shuffle"
+if mount -t tmpfs -o size=1m tmpfs "$T/wf/shuffle" 2>"$T/mount.err"; then
+  MOUNTED=$T/wf/shuffle
+  trap 'cleanup; umount "$MOUNTED" 2>/dev/null' EXIT
+  CORES=2 start_worker wf
+  J2=$(job full "{\"name\": \"full\", \"stages\": [
+    {\"name\": \"map\", \"partitions\": 2,
+     \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"seq 1 400000\"]}]},
+    {\"name\": \"reduce\", \"tasks\": [{\"cmd\": [\"wc\", \"-l\"], \"input\": \"map\"}]}]}")
+  submit --master "$MASTER_URL" --executor-memory 256M --max-failures 2 "$J2"
+  check "a map output that does not fit the disk fails the job" test $? -ne 0
+  check "... saying why" grep -q 'No space left on device' "$T/err"
+  check "... and leaves no block behind" test "$(find "$T/wf/shuffle" -type f | wc -l)" -eq 0
+  kill "$PID_wf" 2>/dev/null
+  wait "$PID_wf" 2>/dev/null
+  umount "$MOUNTED"
+else
+  say "SKIP the full-disk case: cannot mount a tmpfs ($(head -1 "$T/mount.err"))"
+fi
+kill "$MASTER_PID" 2>/dev/null
+wait "$MASTER_PID" 2>/dev/null
 
 # --- a keyed cluster ----------------------------------------------------------
 make_keys || fail "keys"

@@ -311,6 +311,46 @@ test_send_recv (void **state)
     hearth_msg_destroy (&msg);
 }
 
+/* A shared frame goes out by reference, twice, and stays its owner's; a
+   message destroyed unsent or encoded leaves it alone too. */
+static void
+test_send_shared (void **state)
+{
+    s_pair_t *pair = *state;
+    hearth_error_t err;
+    zframe_t *input = zframe_new (NULL, 1 << 20);
+    memset (zframe_data (input), 'x', 1 << 20);
+    for (int i = 0; i < 2; i++) {
+        hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+        cJSON_AddArrayToObject (msg->body, "tasks");
+        assert_int_equal (hearth_msg_add_bytes (msg, "own", 3), 0);
+        assert_int_equal (hearth_msg_add_shared (msg, input), 1);
+        assert_int_equal (hearth_msg_send (&msg, pair->dealer, NULL, &err), 0);
+        zframe_t *rid = NULL;
+        msg = hearth_msg_recv (pair->router, &rid, &err);
+        assert_non_null (msg);
+        assert_true (zframe_eq (hearth_msg_frame (msg, 1), input));
+        assert_true (zframe_streq (hearth_msg_frame (msg, 0), "own"));
+        hearth_msg_destroy (&msg);
+        zframe_destroy (&rid);
+    }
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    assert_int_equal (hearth_msg_add_shared (msg, input), 0);
+    hearth_msg_destroy (&msg); /* unsent: input is not freed */
+    msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON_AddArrayToObject (msg->body, "tasks");
+    assert_int_equal (hearth_msg_add_shared (msg, input), 0);
+    zmsg_t *z = hearth_msg_encode (&msg, &err);
+    assert_non_null (z);
+    zmsg_destroy (&z); /* it held a copy */
+    assert_int_equal (zframe_size (input), 1 << 20);
+    assert_int_equal (((char *) zframe_data (input))[12345], 'x');
+    msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    assert_int_equal (hearth_msg_add_shared (msg, NULL), -1);
+    hearth_msg_destroy (&msg);
+    zframe_destroy (&input);
+}
+
 static void
 test_send_invalid (void **state)
 {
@@ -419,6 +459,7 @@ main (void)
     };
     const struct CMUnitTest sockets[] = {
         cmocka_unit_test (test_send_recv),
+        cmocka_unit_test (test_send_shared),
         cmocka_unit_test (test_send_invalid),
         cmocka_unit_test (test_send_error),
         cmocka_unit_test (test_recv_garbage),
