@@ -15,6 +15,9 @@
             launch.c tasks to executors (LAUNCH_TASKS) and back
                      (STATUS_UPDATE)
             ship.c   the libraries and files shipped to every executor
+            shuffle.c  data between stages (launch.c's and work.c's):
+                     where map outputs are, reduce tasks' block lists,
+                     lost outputs, output files
           master.c   the link to the master (cluster modes)
             master_msgs.c  what it sends: (un)registering
             master_watch.c why it cannot reach the master
