@@ -244,22 +244,6 @@ shuffletask_takes_stdout (const task_t *t)
     return t->roles && (t->roles->map || t->roles->output);
 }
 
-/* Write all of data to fd. */
-static int
-s_write_all (int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write (fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t) n;
-    }
-    return 0;
-}
-
 int
 shuffletask_stdout (task_t *t, const void *data, size_t len)
 {
@@ -274,7 +258,7 @@ shuffletask_stdout (task_t *t, const void *data, size_t len)
         return -1;
     }
     if (self->out_fd >= 0) {
-        if (s_write_all (self->out_fd, data, len) < 0) {
+        if (hearth_write_all (self->out_fd, data, len) < 0) {
             s_fail (self, "output %s: %s", self->output, strerror (errno));
             self->stopped = true;
             return -1;

@@ -79,3 +79,19 @@ hearth_tree_bytes (const char *path)
         nftw (path, s_add_entry, s_open_fds, FTW_PHYS);
     return s_sum;
 }
+
+int
+hearth_write_all (int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write (fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        p += n;
+        len -= (size_t) n;
+    }
+    return 0;
+}

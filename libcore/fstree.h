@@ -1,6 +1,8 @@
 /*  fstree.h - whole directory trees: remove one, make one, count its
-    bytes.  The worker's removals (executor and driver directories, the
-    shuffle's outputs) and the master's journal use the same code. */
+    bytes; and whole buffers written to a file.  The worker's removals
+    (executor and driver directories, the shuffle's outputs), the master's
+    journal, the shuffle's files and the executor's outputs use the same
+    code. */
 #ifndef HEARTH_FSTREE_H
 #define HEARTH_FSTREE_H
 
@@ -17,6 +19,9 @@ void hearth_rm_tree (const char *path);
    directory is fine).  Returns 0, or -1 with err. */
 int hearth_mkdir_p (const char *path, unsigned mode, hearth_error_t *err);
 
+/* Write all len bytes of data to fd (again after a short write or
+   EINTR).  Returns 0, or -1 with errno. */
+int hearth_write_all (int fd, const void *data, size_t len);
 /* Bytes the regular files below path take on disk (allocated blocks), 0
    when it does not exist. */
 uint64_t hearth_tree_bytes (const char *path);

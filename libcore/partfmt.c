@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "libcore/crc32c.h"
+#include "libcore/fstree.h"
 #include "libcore/partfmt.h"
 
 static const char s_index_magic[8] = {'H', 'R', 'T', 'H', 'I', 'D', 'X', '1'};
@@ -47,17 +48,8 @@ s_get64 (const unsigned char *p)
 static int
 s_write_all (int fd, const void *data, size_t len, hearth_error_t *err)
 {
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write (fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return hearth_errcode (err, "io", "cannot write: %s",
-                                   strerror (errno));
-        p += n;
-        len -= (size_t) n;
-    }
+    if (hearth_write_all (fd, data, len) < 0)
+        return hearth_errcode (err, "io", "cannot write: %s", strerror (errno));
     return 0;
 }
 

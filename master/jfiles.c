@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libcore/fstree.h"
 #include "master/jfiles.h"
 #include "master/jio.h"
 
@@ -44,11 +45,12 @@ journal_files_put (journal_t *self, const char *key, zframe_t *const *frames,
         snprintf (path, sizeof path, "%s/%zu", tmp, i);
         int fd =
             open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
-        bool ok = fd >= 0
-                  && jio_write_all (fd, (const char *) zframe_data (frames[i]),
-                                    zframe_size (frames[i]))
-                         == 0
-                  && fdatasync (fd) == 0;
+        bool ok =
+            fd >= 0
+            && hearth_write_all (fd, (const char *) zframe_data (frames[i]),
+                                 zframe_size (frames[i]))
+                   == 0
+            && fdatasync (fd) == 0;
         if (fd >= 0)
             close (fd);
         if (!ok) {

@@ -13,21 +13,6 @@
 #include "libcore/log.h"
 #include "master/jio.h"
 
-int
-jio_write_all (int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write (fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        data += n;
-        len -= (size_t) n;
-    }
-    return 0;
-}
-
 char *
 jio_read_file (const char *path, size_t *len)
 {

@@ -1,6 +1,7 @@
 /*  jio.h - the few POSIX file helpers of the master's journal (journal.c,
-    jfiles.c): write a whole buffer, read a whole file, remove a tree.  No
-    state; errors are errno's. */
+    jfiles.c): read a whole file, remove a tree (a whole buffer is written
+    by libcore/fstree.h's hearth_write_all).  No state; errors are
+    errno's. */
 #ifndef HEARTH_MASTER_JIO_H
 #define HEARTH_MASTER_JIO_H
 
@@ -10,10 +11,6 @@
    user (records carry application tokens). */
 #define JIO_DIR_MODE 0700
 #define JIO_FILE_MODE 0600
-
-/* Write all of len bytes of data (borrowed) to fd.  0, or -1 with
-   errno. */
-int jio_write_all (int fd, const char *data, size_t len);
 
 /* The whole file at path, in a new NUL-terminated buffer (caller frees)
    of *len bytes; NULL with errno (ENOENT when it does not exist). */

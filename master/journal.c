@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "libcore/fstree.h"
 #include "libcore/log.h"
 #include "libcore/pidfile.h"
 #include "master/jio.h"
@@ -186,7 +187,7 @@ s_keep_skipped (void *arg, const char *bytes, size_t n, jrec_status_t status)
         bad->fd =
             open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, s_file_mode);
     if (!bad->failed
-        && (bad->fd < 0 || jio_write_all (bad->fd, bytes, n) < 0)) {
+        && (bad->fd < 0 || hearth_write_all (bad->fd, bytes, n) < 0)) {
         log_warn ("cannot keep the skipped bytes in %s: %s", path,
                   strerror (errno));
         bad->failed = true;
@@ -217,7 +218,7 @@ s_write_header (int fd, const char *type, int64_t gen, size_t *len)
         line = jstate_encode (h, len);
     }
     cJSON_Delete (h);
-    int rc = line ? jio_write_all (fd, line, *len) : -1;
+    int rc = line ? hearth_write_all (fd, line, *len) : -1;
     free (line);
     return rc;
 }
@@ -388,7 +389,7 @@ journal_append (journal_t *self, const cJSON *record, bool sync)
     }
     int rc = self->fd < 0 && s_reopen (self) < 0
                  ? -1
-                 : jio_write_all (self->fd, line, len);
+                 : hearth_write_all (self->fd, line, len);
     free (line);
     if (rc < 0) {
         s_fall_behind (self, strerror (errno));
