@@ -44,6 +44,7 @@
 #include "driver/hearth.h"
 #include "libcore/conf.h"
 #include "libcore/packed.h"
+#include "libcore/sock.h"
 
 /* Stage uids stay below 2^21: a task id is uid << 32 | index. */
 #define DRIVER_MAX_STAGES ((1u << 21) - 1)
@@ -148,11 +149,12 @@ hearth_conf_t *driver_opts_conf (hearth_opts_t *opts);
    (local modes are checked when the engine starts). */
 int driver_check_master (hearth_conf_t *conf, hearth_error_t *err);
 /* The largest result (max-result-bytes) and the largest input from an
-   unpartitioned stage: what one message may carry (HEARTH_SOCK_MAX_MSG_BYTES,
-   256 MiB) less room for the rest of a batch.  A larger one is dropped by
-   ZeroMQ without a word, so it is refused before. */
-#define DRIVER_MAX_MESSAGE_DATA ((uint64_t) 240 * 1024 * 1024)
-/* max-result-bytes within DRIVER_MAX_MESSAGE_DATA: 0, or -1 with err. */
+   unpartitioned stage: each travels as one frame of a message, and a
+   frame larger than the sockets' ZMQ_MAXMSGSIZE (HEARTH_SOCK_MAX_MSG_BYTES,
+   256 MiB; libzmq checks it per frame) is dropped by ZeroMQ without a
+   word, so it is refused before. */
+#define DRIVER_MAX_FRAME_DATA ((uint64_t) HEARTH_SOCK_MAX_MSG_BYTES)
+/* max-result-bytes within DRIVER_MAX_FRAME_DATA: 0, or -1 with err. */
 int driver_check_limits (hearth_conf_t *conf, hearth_error_t *err);
 /* hearth-submit: whether a setting was given on its command line (a
    flag, --conf KEY=VALUE, or a --conf FILE), and so travels to the driver

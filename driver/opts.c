@@ -138,18 +138,16 @@ int
 driver_check_limits (hearth_conf_t *conf, hearth_error_t *err)
 {
     uint64_t max = hearth_conf_bytes (conf, "max-result-bytes");
-    char given[32], limit[32], message[32];
-    if (max <= DRIVER_MAX_MESSAGE_DATA)
+    char given[32], limit[32];
+    if (max <= DRIVER_MAX_FRAME_DATA)
         return 0;
     return hearth_errprintf (
         err,
         "max-result-bytes %s is over the %s a task's result may be (the "
-        "messages that carry results are at most %s); write large results "
-        "to files (a stage's \"output\") or partition the stage",
+        "largest frame a message carries); write large results to files (a "
+        "stage's \"output\") or partition the stage",
         hearth_format_size (max, given, sizeof given),
-        hearth_format_size (DRIVER_MAX_MESSAGE_DATA, limit, sizeof limit),
-        hearth_format_size ((uint64_t) HEARTH_SOCK_MAX_MSG_BYTES, message,
-                            sizeof message));
+        hearth_format_size (DRIVER_MAX_FRAME_DATA, limit, sizeof limit));
 }
 
 /* Read defaults, the defaults file, HEARTH_* variables and HEARTH_CONF

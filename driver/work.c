@@ -277,7 +277,7 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
         size +=
             r->len + (r->len && ((char *) r->data)[r->len - 1] == '\n' ? 0 : 1);
     }
-    if (size > DRIVER_MAX_MESSAGE_DATA) {
+    if (size > DRIVER_MAX_FRAME_DATA) {
         char text[512];
         snprintf (text, sizeof text,
                   "stage %s's results, %.1f MiB in all, are over the %llu MiB "
@@ -285,8 +285,7 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
                   "task: partition stage %s (\"partitions\") so that each "
                   "task of the next stage reads only its share",
                   st->name, size / 1048576.0,
-                  (unsigned long long) (DRIVER_MAX_MESSAGE_DATA >> 20),
-                  st->name);
+                  (unsigned long long) (DRIVER_MAX_FRAME_DATA >> 20), st->name);
         for (size_t k = 0; k < job->nstages; k++)
             if (job->stages[k]->input == st) {
                 work_fail_job (self, job, text);

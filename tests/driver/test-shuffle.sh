@@ -187,7 +187,7 @@ check "... saying both sizes" \
 J=$(job seq1 '{"name": "one", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}')
 check "--max-result-bytes over what a message carries is refused" \
   expect_fail submit --master "$M" --max-result-bytes 300M "$J"
-check "... naming both sizes" grep -q 'max-result-bytes 300M is over the 240M' "$T/err"
+check "... naming both sizes" grep -q 'max-result-bytes 300M is over the 256M' "$T/err"
 J=$(job big '{"name": "big", "stages": [
   {"name": "gen", "tasks": [{"cmd": ["sh", "-c",
    "head -c 54525952 /dev/zero | tr \"\\\\0\" x"], "count": 5}]},
@@ -195,7 +195,7 @@ J=$(job big '{"name": "big", "stages": [
 check "an unpartitioned input of 260 MiB fails the job at once (it used to be lost 9 times, silently)" \
   expect_fail submit --master "$M" --max-result-bytes 60M "$J"
 check "... saying its size, the limit and what to do" \
-  grep -q "stage gen's results, 260.0 MiB in all, are over the 240 MiB.*partition stage gen" "$T/err"
+  grep -q "stage gen's results, 260.0 MiB in all, are over the 256 MiB.*partition stage gen" "$T/err"
 
 check "no shuffle file is left in the temporary directory" \
   test -z "$(find "$T" -name '*.index' -path '*shuffle*')"
