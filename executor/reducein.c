@@ -48,7 +48,9 @@ struct reducein {
     size_t gathered_len;        /* its bytes */
     bool is_gathered;           /* it was read into gathered */
     /* the outcome */
-    bool failed;             /* a map output could not be had */
+    bool failed;             /* a map output could not be had (atomic:
+                                set on the task's thread, read on the
+                                loop) */
     fetch_failure_t failure; /* which, and why */
 };
 
@@ -173,8 +175,10 @@ reducein_destroy (reducein_t **self_p)
 static int
 s_fetch_failed (reducein_t *self, const fetch_failure_t *f, char **error)
 {
-    self->failed = true;
     self->failure = *f;
+    /* released after the failure it names: the loop may read it while a
+       function task's early report (a timeout) races this thread */
+    __atomic_store_n (&self->failed, true, __ATOMIC_RELEASE);
     if (f->url[0])
         return s_error (error, "fetch failed: map output %u/%u.%u of %s: %s",
                         self->shuffle, f->map, f->attempt, f->url, f->reason);
@@ -389,7 +393,7 @@ reducein_close (reducein_t *self)
 bool
 reducein_failure (const reducein_t *self)
 {
-    return self->failed;
+    return __atomic_load_n (&self->failed, __ATOMIC_ACQUIRE);
 }
 
 int
