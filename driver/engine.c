@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "driver/engine.h"
+#include "driver/eventlog.h"
 #include "driver/execs.h"
 #include "driver/local.h"
 #include "driver/master.h"
@@ -64,12 +65,18 @@ struct engine {
     char final_reason[1024];      /* and why */
     char app_failure[512];        /* why the app could not go on, or "" */
     int stop_signal;              /* the signal that stopped us, or 0 */
+    eventlog_t *el;               /* the event log, or NULL */
 };
 
 /* Start-up is over (error NULL) or failed (error set): tell the API. */
 static void
 s_signal_ready (engine_t *e, const char *error)
 {
+    hearth_error_t err;
+    if (!error && !e->signaled
+        && eventlog_open_app (e->conf, e->app_id, &e->el, &err) < 0)
+        error = err.text;
+    work_set_eventlog (e->work, e->el);
     if (error)
         snprintf (e->error, sizeof e->error, "%s", error);
     if (e->signaled)
@@ -218,6 +225,7 @@ engine_destroy (engine_t **self_p)
     engine_t *e = *self_p;
     master_link_destroy (&e->master);
     local_destroy (&e->local);
+    eventlog_destroy (&e->el);
     execs_destroy (&e->execs);
     work_destroy (&e->work);
     free (e);
@@ -348,6 +356,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     if (e->local)
         local_tick (e->local);
     execs_tick (e->execs);
+    eventlog_tick (e->el);
     s_check_starved (e, now);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;
@@ -465,6 +474,8 @@ s_start (engine_t *e, hearth_error_t *err)
         < 0)
         return -1;
     e->mode = setup.mode;
+    if (eventlog_check_dir (e->conf, err) < 0)
+        return -1;
     if (hearth_keys_token (token, sizeof token) < 0)
         return hearth_errprintf (err, "cannot make the application's token");
     if (s_new_execs (e, token, err) < 0)
@@ -535,6 +546,9 @@ s_shutdown (engine_t *e)
     work_fail_all (e->work, "the application stopped");
     if (e->execs)
         execs_stop_all (e->execs, "the application is over");
+    eventlog_app_end (e->el, states[state], why);
+    work_set_eventlog (e->work, NULL);
+    eventlog_destroy (&e->el); /* written before the wait for the master */
     if (e->master)
         master_link_close (e->master, states[state], why, s_end_wait_ms (e));
     if (e->local)

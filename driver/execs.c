@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "driver/eventlog.h"
 #include "driver/execs.h"
 #include "driver/launch.h"
 #include "driver/ship.h"
@@ -292,6 +293,24 @@ s_send_simple (execs_t *self, exec_t *x, hearth_cmd_t cmd, const char *reason)
     s_send (self, x, &msg);
 }
 
+/* executor_added (reason NULL) or executor_removed, to the event log. */
+static void
+s_ev_executor (execs_t *self, const exec_t *x, const char *reason, int lost)
+{
+    eventlog_t *el = work_eventlog (self->work);
+    eventlog_begin (el, reason ? "executor_removed" : "executor_added");
+    eventlog_int (el, "executor", x->exec_id);
+    if (reason) {
+        eventlog_str (el, "reason", reason);
+        eventlog_int (el, "tasks_lost", lost);
+    }
+    else {
+        eventlog_str (el, "host", x->host);
+        eventlog_int (el, "cores", x->cores);
+    }
+    eventlog_end (el);
+}
+
 void
 execs_lost (execs_t *self, int exec_id, const char *reason)
 {
@@ -302,6 +321,7 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
         int n = hearth_taskset_remove_executor (self->ts, exec_id);
         log_warn ("executor %d lost (%s): %d tasks to run again", exec_id,
                   reason, n < 0 ? 0 : n);
+        s_ev_executor (self, x, reason, n < 0 ? 0 : n);
         s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         zhash_delete (self->by_key, x->key);
         x->registered = false; /* for what the owner does meanwhile */
@@ -429,6 +449,7 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
     log_info ("executor %d registered from %s with %d cores", exec_id, x->host,
               cores);
+    s_ev_executor (self, x, NULL, 0);
     s_reply_registered (self, x);
 }
 
@@ -577,8 +598,10 @@ execs_stop_all (execs_t *self, const char *reason)
 {
     for (exec_t *x = zhashx_first (self->by_id); x;
          x = zhashx_next (self->by_id))
-        if (x->registered)
+        if (x->registered) {
+            s_ev_executor (self, x, reason, 0);
             s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
+        }
 }
 
 void

@@ -108,6 +108,8 @@ struct hearth_stage {
     uint64_t running;         /* progress (under job lock) */
     uint64_t failed;          /* progress: failed_attempts (under job lock) */
     int64_t done_ms;          /* when done became true, monotonic (job lock) */
+    bool ev_started;          /* its stage_start event is written */
+    bool ev_ended;            /* its stage_end event is written */
 };
 
 struct hearth_job {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/eventlog.h"
 #include "driver/launch.h"
 #include "driver/shuffle.h"
 #include "libcore/clock.h"
@@ -79,6 +80,60 @@ s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
     return frame;
 }
 
+/* ---- events ------------------------------------------------------------- */
+
+static void
+s_ev_task_start (eventlog_t *el, int exec_id, const hearth_assign_t *a)
+{
+    eventlog_begin (el, "task_start");
+    eventlog_int (el, "stage", a->stage);
+    eventlog_int (el, "index", (int64_t) a->index);
+    eventlog_int (el, "attempt", a->attempt);
+    eventlog_int (el, "executor", exec_id);
+    eventlog_bool (el, "speculative", a->speculative);
+    eventlog_end (el);
+}
+
+static const char *
+s_outcome_name (hearth_ts_outcome_t out)
+{
+    static const char *const names[] = {[HEARTH_TS_STALE] = "stale",
+                                        [HEARTH_TS_NOTED] = "noted",
+                                        [HEARTH_TS_ACCEPT] = "accepted",
+                                        [HEARTH_TS_DUPLICATE] = "duplicate",
+                                        [HEARTH_TS_RETRY] = "retried",
+                                        [HEARTH_TS_GAVE_UP] = "gave_up",
+                                        [HEARTH_TS_RELEASED] = "released",
+                                        [HEARTH_TS_FETCH_WAIT] = "fetch_wait"};
+    return (size_t) out < sizeof names / sizeof *names && names[out]
+               ? names[out]
+               : "unknown";
+}
+
+/* An attempt's end: state as the executor said, outcome what the driver
+   made of it. */
+static void
+s_ev_task_end (eventlog_t *el, int exec_id, uint32_t stage, uint64_t index,
+               int attempt, const char *state, int64_t run_us,
+               const char *error, size_t result_bytes, hearth_ts_outcome_t out)
+{
+    eventlog_begin (el, "task_end");
+    eventlog_int (el, "stage", stage);
+    eventlog_int (el, "index", (int64_t) index);
+    eventlog_int (el, "attempt", attempt);
+    eventlog_int (el, "executor", exec_id);
+    eventlog_str (el, "state", state);
+    eventlog_str (el, "outcome", s_outcome_name (out));
+    eventlog_int (el, "run_us", run_us);
+    eventlog_str (el, "error", error);
+    eventlog_int (el, "result_bytes", (int64_t) result_bytes);
+    if (out == HEARTH_TS_FETCH_WAIT)
+        eventlog_bool (el, "fetch_failed", true);
+    eventlog_end (el);
+}
+
+/* ---- offers (continued) ------------------------------------------------- */
+
 /* A task with shuffle roles, in JSON.  One whose input is not all there
    (a map output lost since the offer) goes back to wait for it. */
 static void
@@ -98,8 +153,15 @@ s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
               (unsigned long long) a->index,
               rc > 0 ? "an output of its input stage is missing"
                      : "out of memory launching it");
-    hearth_taskset_update (self->ts, exec_id, a->stage, a->index, a->attempt,
-                           HEARTH_TS_FETCH_FAILED, 0, hearth_mono_us ());
+    hearth_ts_outcome_t out = hearth_taskset_update (
+        self->ts, exec_id, a->stage, a->index, a->attempt,
+        HEARTH_TS_FETCH_FAILED, 0, hearth_mono_us ());
+    eventlog_t *el = work_eventlog (self->work);
+    if (el)
+        s_ev_task_end (el, exec_id, a->stage, a->index, a->attempt, "FAILED", 0,
+                       rc > 0 ? "an output of its input stage is missing"
+                              : "out of memory launching it",
+                       0, out);
 }
 
 hearth_msg_t *
@@ -116,9 +178,12 @@ launch_offer (launch_t *self, int exec_id, bool *full)
     s_input_t inputs[s_max_inputs];
     size_t ninputs = 0;
     hearth_stage_t *st = NULL; /* the stage of as[i - 1] */
+    eventlog_t *el = work_eventlog (self->work);
     for (size_t i = 0; tasks && i < n; i++) {
         if (!st || st->uid != as[i].stage)
             st = work_stage (self->work, as[i].stage);
+        if (el)
+            s_ev_task_start (el, exec_id, &as[i]);
         int input = s_input_index (msg, st, inputs, &ninputs);
         if (shuffle_has_roles (st))
             s_render_shuffle (self, msg, tasks, st, exec_id, &as[i]);
@@ -268,6 +333,10 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
     hearth_ts_outcome_t out =
         hearth_taskset_update (self->ts, s->exec_id, uid, index, u->attempt,
                                state, u->run_us, hearth_mono_us ());
+    eventlog_t *el = work_eventlog (self->work);
+    if (el && state != HEARTH_TS_RUNNING && out != HEARTH_TS_STALE)
+        s_ev_task_end (el, s->exec_id, uid, index, u->attempt, u->state,
+                       u->run_us, u->error, u->result_len, out);
     if (shuffle_has_roles (st) && s_shuffle_outcome (self, s, st, u, out) < 0)
         return;
     /* the progress display counts failures, not kills and losses */

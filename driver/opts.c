@@ -88,6 +88,11 @@ static const hearth_opt_t s_options[] = {
     {"param", HEARTH_OPT_LIST, NULL, "NAME=VALUE",
      "job files: the value of a param the file declares, its {NAME} "
      "(repeatable)"},
+    {"event-log", HEARTH_OPT_STR, NULL, "DIR",
+     "write the application's events to DIR/APP_ID.events (JSON lines, "
+     "docs/event-log.md; HEARTH_EVENT_LOG_DIR too)"},
+    {"event-log-roll", HEARTH_OPT_SIZE, "128M", "SIZE",
+     "start the event log's next file (.events.1, .2 ...) past this size"},
     {"log-level", HEARTH_OPT_STR, "warn", "LEVEL", "error, warn, info, debug"},
     {"log-file", HEARTH_OPT_STR, NULL, "FILE", "log here instead of stderr"},
     {NULL},

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "driver/eventlog.h"
 #include "driver/shuffle.h"
 #include "driver/work.h"
 #include "libcore/log.h"
@@ -25,6 +26,7 @@ struct work {
     char app_dead_reason[512];  /* why, for jobs submitted after */
     char last_failure[4800];    /* why the last job to end failed, or "" */
     work_cbs_t cbs;             /* the owner's callbacks */
+    eventlog_t *el;             /* the event log (borrowed), or NULL */
 };
 
 static void
@@ -76,6 +78,82 @@ work_destroy (work_t **self_p)
     free (self);
     *self_p = NULL;
     errno = saved;
+}
+
+void
+work_set_eventlog (work_t *self, eventlog_t *el)
+{
+    self->el = el;
+}
+
+eventlog_t *
+work_eventlog (const work_t *self)
+{
+    return self->el;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static void
+s_ev_stage_start (work_t *self, hearth_stage_t *st)
+{
+    if (!self->el || st->ev_started)
+        return;
+    st->ev_started = true;
+    eventlog_begin (self->el, "stage_start");
+    eventlog_int (self->el, "job", (int64_t) st->job->id);
+    eventlog_int (self->el, "stage", st->uid);
+    eventlog_str (self->el, "name", st->name);
+    eventlog_int (self->el, "tasks", (int64_t) st->ntasks);
+    eventlog_end (self->el);
+}
+
+/* state: SUCCEEDED, or how its job ended before it did. */
+static void
+s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
+                uint64_t finished)
+{
+    if (!self->el || !st->ev_started || st->ev_ended)
+        return;
+    st->ev_ended = true;
+    eventlog_begin (self->el, "stage_end");
+    eventlog_int (self->el, "job", (int64_t) st->job->id);
+    eventlog_int (self->el, "stage", st->uid);
+    eventlog_str (self->el, "name", st->name);
+    eventlog_str (self->el, "state", state);
+    eventlog_int (self->el, "tasks", (int64_t) st->ntasks);
+    eventlog_int (self->el, "finished", (int64_t) finished);
+    eventlog_int (self->el, "failed_attempts", (int64_t) st->failed_attempts);
+    eventlog_end (self->el);
+}
+
+/* The stages of job that can run now: every parent done. */
+static void
+s_ev_runnable (work_t *self, hearth_job_t *job)
+{
+    for (size_t i = 0; self->el && i < job->nstages; i++) {
+        hearth_stage_t *st = job->stages[i];
+        bool ready = !st->ev_started;
+        for (size_t k = 0; ready && k < st->nparents; k++)
+            ready = st->parents[k]->ev_ended;
+        if (ready)
+            s_ev_stage_start (self, st);
+    }
+}
+
+static void
+s_ev_job_end (work_t *self, hearth_job_t *job, hearth_job_state_t state,
+              const char *error)
+{
+    if (!self->el)
+        return;
+    eventlog_begin (self->el, "job_end");
+    eventlog_int (self->el, "job", (int64_t) job->id);
+    eventlog_str (self->el, "name", job->name);
+    eventlog_str (self->el, "state",
+                  state == HEARTH_JOB_SUCCEEDED ? "SUCCEEDED" : "FAILED");
+    eventlog_str (self->el, "error", error);
+    eventlog_end (self->el);
 }
 
 hearth_taskset_t *
@@ -133,11 +211,15 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
         hearth_taskset_stage_counts (self->ts, st->uid, &finished, &running,
                                      &total);
         job_set_progress (job, st, finished, 0, finished == st->ntasks);
+        s_ev_stage_end (self, st,
+                        state == HEARTH_JOB_SUCCEEDED ? "SUCCEEDED" : "FAILED",
+                        finished);
         if (st->uid < self->stages_alloc)
             self->stages[st->uid] = NULL;
     }
     hearth_taskset_forget_job (self->ts, job->id);
     shuffle_job_ended (job);
+    s_ev_job_end (self, job, state, error);
     job_end (job, state, error);
 }
 
@@ -249,6 +331,13 @@ work_submit (work_t *self, hearth_job_t *job)
     hearth_error_t err;
     job->id = self->next_job++;
     zlistx_add_end (self->jobs, job);
+    if (self->el) {
+        eventlog_begin (self->el, "job_start");
+        eventlog_int (self->el, "job", (int64_t) job->id);
+        eventlog_str (self->el, "name", job->name);
+        eventlog_int (self->el, "stages", (int64_t) job->nstages);
+        eventlog_end (self->el);
+    }
     if (self->app_dead) {
         s_fail_job (self, job, self->app_dead_reason, false);
         return;
@@ -259,6 +348,7 @@ work_submit (work_t *self, hearth_job_t *job)
             return;
         }
     log_debug ("job %s: %zu stages submitted", job->name, job->nstages);
+    s_ev_runnable (self, job);
 }
 
 /* ---- the task set's events ---------------------------------------------- */
@@ -332,7 +422,10 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
             break;
         job_set_progress (st->job, st, st->ntasks, 0, true);
         shuffle_stage_done (st);
+        s_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
         s_build_inputs (self, st);
+        if (work_stage (self, ev->stage)) /* s_build_inputs may fail it */
+            s_ev_runnable (self, st->job);
         break;
     case HEARTH_TS_EV_JOB_DONE:
         if (job)

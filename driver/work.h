@@ -35,6 +35,12 @@ work_t *work_new (hearth_conf_t *conf, const work_cbs_t *cbs);
    (fail them first).  Accepts NULL. */
 void work_destroy (work_t **self_p);
 
+/* Write events to el (borrowed: it outlives the work's use of it), or
+   stop with NULL. */
+void work_set_eventlog (work_t *self, struct eventlog *el);
+/* The event log (borrowed), or NULL when there is none: launch.c and
+   execs.c write theirs there. */
+struct eventlog *work_eventlog (const work_t *self);
 /* The task set (borrowed: it lives as long as the work). */
 hearth_taskset_t *work_taskset (work_t *self);
 /* The block servers of the application's map outputs (borrowed: it

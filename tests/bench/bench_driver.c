@@ -47,6 +47,7 @@ typedef struct {
     const char *master; /* --master */
     const char *lib;    /* --lib */
     const char *key;    /* prefix of the figures' keys */
+    const char *evlog;  /* --event-log DIR, or NULL */
     long reps;          /* repetitions */
     long tasks;         /* tasks per job (jobs for latency) */
     long cores;         /* cores in all */
@@ -60,7 +61,10 @@ s_context (const s_args_t *a)
     hearth_opts_t *opts = hearth_opts_new (err, sizeof err);
     if (!opts || hearth_opts_set (opts, "master", a->master, err, sizeof err)
         || hearth_opts_set (opts, "name", "bench", err, sizeof err)
-        || (a->lib && hearth_opts_set (opts, "lib", a->lib, err, sizeof err))) {
+        || (a->lib && hearth_opts_set (opts, "lib", a->lib, err, sizeof err))
+        || (a->evlog
+            && hearth_opts_set (opts, "event-log", a->evlog, err,
+                                sizeof err))) {
         fprintf (stderr, "bench-driver: %s\n", err);
         exit (1);
     }
@@ -328,7 +332,7 @@ s_usage (void)
     fprintf (stderr,
              "usage: bench-driver throughput|latency|commands|sleep "
              "[--master URL] [--lib FILE] [--reps N] [--tasks N] [--jobs N] "
-             "[--cores N] [--ms N] [--key PREFIX]\n");
+             "[--cores N] [--ms N] [--key PREFIX] [--event-log DIR]\n");
     exit (2);
 }
 
@@ -349,6 +353,8 @@ main (int argc, char **argv)
             a.lib = value;
         else if (strcmp (name, "--key") == 0)
             a.key = value;
+        else if (strcmp (name, "--event-log") == 0)
+            a.evlog = value;
         else if (strcmp (name, "--reps") == 0)
             a.reps = bench_arg_long (name, value);
         else if (strcmp (name, "--tasks") == 0 || strcmp (name, "--jobs") == 0)

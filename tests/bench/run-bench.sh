@@ -99,6 +99,13 @@ if wants throughput; then
         --tasks $tp_tasks --key tp.cluster
     run "$driver" throughput --master 'local[2]' --lib "$lib" --reps $reps \
         --tasks $tp_tasks --key tp.local
+    # the event log's cost (docs/event-log.md): without and with, in turn
+    for i in 1 2 3; do
+        run "$driver" throughput --master 'local[2]' --lib "$lib" --reps 1 \
+            --tasks $tp_tasks --key tp.local.noevlog$i
+        run "$driver" throughput --master 'local[2]' --lib "$lib" --reps 1 \
+            --tasks $tp_tasks --key tp.local.evlog$i --event-log "$scratch/evlog"
+    done
 fi
 if wants latency; then
     echo "== 3. single-task latency"

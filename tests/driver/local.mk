@@ -48,6 +48,7 @@ DRIVER_TESTS = \
 	tests/driver/test-supervise.sh \
 	tests/driver/test-cluster-mode-keys.sh \
 	tests/driver/test-speculation.sh \
+	tests/driver/test-event-log.sh \
 	tests/driver/test-executor-hung.sh \
 	tests/driver/test-driver-journal.sh \
 	tests/driver/test-driver-placement.sh \

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The application event log (--event-log DIR, docs/event-log.md), with real
+# hearth-submit runs in local[2] and local-cluster[2,1,512]:
+# - a job with a task retried (its first attempt fails, a marker file says
+#   so), a stage that fails, and a straggler speculated: every kind of
+#   event, counts that match the runs (task_end lines = attempts);
+# - HEARTH_EVENT_LOG_DIR works as the setting does;
+# - rolling at a small size keeps every event, in whole lines, across the
+#   files;
+# - a driver killed with SIGKILL leaves a log whose whole lines all parse.
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+deadline 200
+export TMPDIR=$T
+LC='local-cluster[2,1,512]'
+
+# the one log file of DIR (none rolled); events LOG KIND: how many
+log_of() { ls "$1"/*.events 2>/dev/null | head -1; }
+events() { jq -c "select(.event == \"$2\")" "$1" | wc -l; }
+# field LOG KIND JQ: the values of JQ in events of KIND, one a line
+field() { jq -r "select(.event == \"$2\") | $3" "$1"; }
+parses() { jq -e . "$@" >/dev/null; }
+
+# --- retries and a failed stage, local[2] ---------------------------------
+N=6
+M=$T/retry.att
+J=$(job retry "{\"name\":\"retry\",\"stages\":[
+  {\"name\":\"s\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+    \"echo x >>$M.{i}; if [ {i} = 2 ] && [ \$(wc -l <$M.{i}) = 1 ]; then echo first try >&2; exit 3; fi; echo {i}\"],
+    \"count\":$N}]},
+  {\"name\":\"t\",\"tasks\":[{\"cmd\":[\"cat\"],\"input\":\"s\"}]}]}")
+check "a job with a retried task succeeds, with --event-log" \
+  submit --master 'local[2]' --event-log "$T/ev1" "$J"
+L=$(log_of "$T/ev1")
+check "... writing DIR/APP_ID.events" test -s "$L"
+check "... every line of it JSON" parses "$L"
+check "... the first line log_start, format 1, with the settings" \
+  test "$(head -1 "$L" | jq -r '[.event, .format, .name, .settings["event-log"], (.user|length>0), (.app_id|length>0)] | join(" ")')" \
+  = "log_start 1 retry $T/ev1 true true"
+check "... the file named by the app_id" test "$(basename "$L")" = "$(head -1 "$L" | jq -r .app_id).events"
+check "... every event with a time_ms" test "$(jq -c 'select(.time_ms|type != "number")' "$L" | wc -l)" -eq 0
+check "... one app_start, one app_end FINISHED, last" \
+  test "$(events "$L" app_start) $(tail -1 "$L" | jq -r '.event + " " + .state')" = "1 app_end FINISHED"
+check "... one job_start, one job_end SUCCEEDED" \
+  test "$(events "$L" job_start) $(field "$L" job_end .state)" = "1 SUCCEEDED"
+check "... two stages started and ended SUCCEEDED" \
+  test "$(events "$L" stage_start) $(field "$L" stage_end .state | sort -u)" = "2 SUCCEEDED"
+att=$(cat "$M".* | wc -l)
+check "... task_start lines = attempts ($((N + 2)))" test "$(events "$L" task_start)" -eq $((N + 2))
+check "... task_end lines = attempts too ($att of stage s, 1 of t)" \
+  test "$(events "$L" task_end)" -eq $((att + 1))
+check "... the failed first attempt of task 2: state, error, retried" \
+  test "$(field "$L" task_end 'select(.state == "FAILED") | [.index, .attempt, .outcome, (.error|test("first try"))] | map(tostring) | join(" ")')" = "2 0 retried true"
+check "... its second attempt accepted" \
+  test "$(field "$L" task_end 'select(.index == 2 and .attempt == 1 and .stage == 1) | .outcome')" = accepted
+check "... results' bytes and run times" \
+  test "$(field "$L" task_end 'select(.outcome == "accepted" and (.result_bytes < 1 or .run_us < 1))' | wc -l)" -eq 0
+check "... executors added and removed with a reason" \
+  test "$(events "$L" executor_added) $(field "$L" executor_removed .reason)" = "1 the application is over"
+
+J=$(job fail "{\"name\":\"fail\",\"stages\":[
+  {\"name\":\"ok\",\"tasks\":[{\"cmd\":[\"echo\",\"fine\"]}]},
+  {\"name\":\"bad\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",\"cat >/dev/null; echo boom >&2; exit 7\"],\"input\":\"ok\"}]}]}")
+HEARTH_EVENT_LOG_DIR=$T/ev2 submit --master 'local[2]' --max-failures 2 "$J"
+check "a job whose stage fails fails (HEARTH_EVENT_LOG_DIR set)" test $? -eq 1
+L=$(log_of "$T/ev2")
+check "... and logs to HEARTH_EVENT_LOG_DIR" test -s "$L"
+check "... stage ok SUCCEEDED, stage bad FAILED" \
+  test "$(field "$L" stage_end '.name + "=" + .state' | tr '\n' ' ')" = "ok=SUCCEEDED bad=FAILED "
+check "... 2 failed attempts, the last gave up" \
+  test "$(field "$L" task_end 'select(.stage == 2) | .outcome' | tr '\n' ' ')" = "retried gave_up "
+check "... job_end FAILED with the task's error" \
+  test "$(field "$L" job_end '[.state, (.error|test("stage bad, task 0 failed 2 times"))] | map(tostring) | join(" ")')" = "FAILED true"
+check "... app_end FAILED with its reason" \
+  test "$(field "$L" app_end '[.state, (.reason|test("job fail failed"))] | map(tostring) | join(" ")')" = "FAILED true"
+
+# --- a speculated straggler, local-cluster -------------------------------
+M=$T/spec.att
+J=$(job spec "{\"name\":\"spec\",\"stages\":[
+  {\"name\":\"s\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+    \"echo x >>$M.{i}; if [ {i} = 5 ] && [ \$(wc -l <$M.{i}) = 1 ]; then sleep 5; fi; sleep 0.2; echo {i}\"],
+    \"count\":12}]},
+  {\"name\":\"t\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",\"sleep 0.5; cat\"],\"input\":\"s\"}]}]}")
+check "a job with a straggler succeeds with speculation on $LC" \
+  submit --master "$LC" --speculation --event-log "$T/ev3" "$J"
+L=$(log_of "$T/ev3")
+# (under load another task may straggle and be copied too)
+check "... a speculative task_start of task 5" \
+  grep -qx 5 <(field "$L" task_start 'select(.speculative) | .index')
+check "... every speculative start a later attempt" \
+  test "$(field "$L" task_start 'select(.speculative and .attempt < 1)' | wc -l)" -eq 0
+check "... two executors added (two workers)" test "$(events "$L" executor_added)" -eq 2
+check "... task 5's two attempts on different executors" \
+  test "$(field "$L" task_start 'select(.stage == 1 and .index == 5) | .executor' | sort -u | wc -l)" -eq 2
+check "... one accepted result per task of stage s" \
+  test "$(field "$L" task_end 'select(.stage == 1 and .outcome == "accepted") | .index' | sort -u | wc -l)" -eq 12
+check "... and the straggler's end: killed, or a duplicate" \
+  test "$(field "$L" task_end 'select(.stage == 1 and .index == 5 and .outcome != "accepted") | .outcome' | grep -cE 'released|duplicate|retried')" -eq 1
+
+# --- rolling --------------------------------------------------------------
+N=60
+J=$(job roll "{\"name\":\"roll\",\"stages\":[{\"name\":\"s\",\"tasks\":[{\"cmd\":[\"echo\",\"{i}\"],\"count\":$N}]}]}")
+check "a job with --event-log-roll 2K succeeds" \
+  submit --master 'local[2]' --event-log "$T/ev4" --event-log-roll 2K "$J"
+files=$(ls "$T"/ev4/*.events* | sort -V)
+nfiles=$(echo "$files" | wc -l)
+say "rolled into $nfiles files"
+check "... into several files (.events, .events.1 ...)" test "$nfiles" -ge 4
+check "... the first one .events, the others numbered from 1" \
+  test "$(echo "$files" | sed 's/.*\.events//' | tr '\n' ' ')" = "$(seq 1 $((nfiles - 1)) | sed 's/^/./' | tr '\n' ' ' | sed 's/^/ /')"
+big=0
+for f in $files; do [ "$(stat -c %s "$f")" -le 2048 ] || big=1; done
+check "... none over 2 KiB" test $big -eq 0
+cat $files >"$T/all4"
+check "... each a set of whole lines" parses $files
+check "... log_start first, app_end last" \
+  test "$(head -1 "$T/all4" | jq -r .event) $(tail -1 "$T/all4" | jq -r .event)" = "log_start app_end"
+check "... every task's start and end kept ($N each)" \
+  test "$(events "$T/all4" task_start) $(events "$T/all4" task_end)" = "$N $N"
+
+# --- a killed driver ------------------------------------------------------
+J=$(job long "{\"name\":\"long\",\"stages\":[{\"name\":\"s\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",\"sleep 0.05; echo {i}\"],\"count\":100000}]}]}")
+submit --master 'local[2]' --event-log "$T/ev5" "$J" &
+PIDS+=($!)
+ended() { L=$(log_of "$T/ev5"); [ -n "$L" ] && [ "$(grep -c task_end "$L")" -ge 20 ]; }
+check "a long job's log fills while it runs" wait_for 30 ended
+DPID=$(test_pids hearth-driver)
+check "... its driver runs" test -n "$DPID"
+kill -9 $DPID
+wait_for 10 no_leftovers
+L=$(log_of "$T/ev5")
+# the whole lines: all but a last one cut
+if [ -n "$(tail -c 1 "$L")" ]; then head -n -1 "$L" >"$T/whole5"; else cp "$L" "$T/whole5"; fi
+say "killed driver: $(wc -l <"$T/whole5") whole lines, last byte $(tail -c 1 "$L" | od -An -c)"
+check "after kill -9, every whole line parses" parses "$T/whole5"
+check "... from log_start on, with no app_end" \
+  test "$(head -1 "$T/whole5" | jq -r .event) $(events "$T/whole5" app_end)" = "log_start 0"
+check "nothing is left running" wait_for 10 no_leftovers
+finish
