@@ -132,7 +132,9 @@ s_put32 (unsigned char *p, uint32_t v)
         p[i] = (unsigned char) (v >> (8 * i));
 }
 
-/* Free b's frames (its table kept for the next ones). */
+/* Free b's frames and their table: after a spill, what a partition
+   held costs nothing (with many partitions and a small budget, tables
+   kept would be the budget). */
 static void
 s_empty (hearth_partbuckets_t *self, s_bucket_t *b)
 {
@@ -141,9 +143,9 @@ s_empty (hearth_partbuckets_t *self, s_bucket_t *b)
     self->held -= b->n ? (b->n - 1) * (HEARTH_FRAME_HEADER + HEARTH_FRAME_MAX)
                              + HEARTH_FRAME_HEADER + b->last_cap
                        : 0;
-    b->n = 0;
-    b->last_used = b->last_cap = 0;
-    b->bytes = b->records = 0;
+    self->held -= b->cap * sizeof *b->frames;
+    free (b->frames);
+    *b = (s_bucket_t){.frames = NULL};
 }
 
 int
@@ -180,10 +182,8 @@ hearth_partbuckets_destroy (hearth_partbuckets_t **self_p)
     if (!self_p || !*self_p)
         return;
     hearth_partbuckets_t *self = *self_p;
-    for (uint32_t p = 0; p < self->partitions; p++) {
+    for (uint32_t p = 0; p < self->partitions; p++)
         s_empty (self, &self->b[p]);
-        free (self->b[p].frames);
-    }
     free (self->b);
     free (self);
     *self_p = NULL;

@@ -433,6 +433,7 @@ test_writer_unsorted (void **state)
     s_check_writer (&r, 7, false, 0, false);
     s_check_writer (&r, 64, false, 64 * 1024, true); /* many spills */
     s_check_writer (&r, 1000, false, 0, false);      /* R > keys */
+    s_check_writer (&r, 1000, false, 4096, true);    /* a small budget */
     s_free_records (&r);
 }
 
@@ -493,6 +494,20 @@ test_writer_edges (void **state)
                           0);
     }
     assert_true (hearth_partwriter_spills (w) > 0);
+    hearth_partwriter_destroy (&w);
+    assert_int_equal (s_files (), 0);
+    /* many partitions, the smallest budget: what a spill wrote costs
+       nothing after it, so a spill holds tens of records, not one (a
+       file per record, all open at the end) */
+    opts.partitions = 1000;
+    w = hearth_partwriter_new (&opts, &err);
+    for (int i = 0; i < 2000; i++) {
+        char line[64];
+        int n = snprintf (line, sizeof line, "k%d\tv\n", i);
+        assert_int_equal (hearth_partwriter_write (w, line, (size_t) n, &err),
+                          0);
+    }
+    assert_true (hearth_partwriter_spills (w) < 200);
     hearth_partwriter_destroy (&w);
     assert_int_equal (s_files (), 0);
 }
