@@ -337,6 +337,21 @@ reducein_next (reducein_t *self, const void **data, size_t *len, char **error)
 {
     hearth_error_t err;
     *error = NULL;
+    if (!self->sort) {
+        /* unsorted: the blocks' records as they were read, a chunk at a
+           time, not one by one through the chunk */
+        const char *run = NULL;
+        size_t n = 0;
+        int rc = self->at_end ? 0
+                              : hearth_blockmerge_next_run (
+                                  self->merge, s_chunk_bytes, &run, &n, &err);
+        if (rc < 0)
+            return s_read_failed (self, &err, error);
+        self->at_end = rc == 0;
+        *data = run;
+        *len = n;
+        return rc;
+    }
     self->chunk_len = 0;
     if (self->held) {
         const char *rec = self->held;

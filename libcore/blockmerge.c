@@ -185,6 +185,29 @@ nomem:
     return NULL;
 }
 
+/* Unsorted: the blocks one after the other, a record at a time (max 0)
+   or runs of up to max bytes. */
+static int
+s_next_unsorted (hearth_blockmerge_t *self, size_t max, const char **data,
+                 size_t *len, hearth_error_t *err)
+{
+    for (;;) {
+        if (self->reader) {
+            int rc =
+                max ? hearth_partreader_next_run (self->reader, max, data, len,
+                                                  err)
+                    : hearth_partreader_next (self->reader, data, len, err);
+            if (rc != 0)
+                return rc;
+            hearth_partreader_destroy (&self->reader);
+        }
+        if (self->next_block == self->n)
+            return 0;
+        if (!(self->reader = s_open (&self->blocks[self->next_block++], err)))
+            return -1;
+    }
+}
+
 int
 hearth_blockmerge_next (hearth_blockmerge_t *self, const char **rec,
                         size_t *len, hearth_error_t *err)
@@ -200,18 +223,17 @@ hearth_blockmerge_next (hearth_blockmerge_t *self, const char **rec,
     }
     if (self->sorted)
         return hearth_kmerge_next (self->merge, rec, len, NULL, err);
-    for (;;) {
-        if (self->reader) {
-            int rc = hearth_partreader_next (self->reader, rec, len, err);
-            if (rc != 0)
-                return rc;
-            hearth_partreader_destroy (&self->reader);
-        }
-        if (self->next_block == self->n)
-            return 0;
-        if (!(self->reader = s_open (&self->blocks[self->next_block++], err)))
-            return -1;
-    }
+    return s_next_unsorted (self, 0, rec, len, err);
+}
+
+int
+hearth_blockmerge_next_run (hearth_blockmerge_t *self, size_t max,
+                            const char **data, size_t *len, hearth_error_t *err)
+{
+    if (self->sorted)
+        return hearth_blockmerge_next (self, data, len, err);
+    self->started = true;
+    return s_next_unsorted (self, max ? max : 1, data, len, err);
 }
 
 size_t

@@ -43,6 +43,15 @@ hearth_blockmerge_t *hearth_blockmerge_new (const hearth_block_ref_t *blocks,
    error: code "checksum", "truncated", "io"). */
 int hearth_blockmerge_next (hearth_blockmerge_t *self, const char **rec,
                             size_t *len, hearth_error_t *err);
+/* The next records, whole, up to max bytes (or one longer record): an
+   unsorted stream's blocks handed on as they were read, without a look
+   at each record; sorted, one record, as hearth_blockmerge_next.  Mixing
+   the two calls on one unsorted stream keeps the order.  Returns 1 with
+   *data and *len (borrowed until the next call), 0 at the end, or -1
+   with err, as hearth_blockmerge_next. */
+int hearth_blockmerge_next_run (hearth_blockmerge_t *self, size_t max,
+                                const char **data, size_t *len,
+                                hearth_error_t *err);
 /* Merge passes done before the final one (for tests and logs). */
 size_t hearth_blockmerge_passes (const hearth_blockmerge_t *self);
 /* Free it and remove its intermediate files.  Accepts NULL and a NULL

@@ -32,6 +32,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/records.h libcore/partfmt.c libcore/partfmt.h \
 	libcore/kmerge.c libcore/kmerge.h \
 	libcore/partwriter.c libcore/partwriter.h \
+	libcore/partbucket.c libcore/partbucket.h \
 	libcore/blockmerge.c libcore/blockmerge.h \
 	libcore/fstree.c libcore/fstree.h \
 	libcore/wnames.c libcore/wnames.h \

@@ -151,6 +151,20 @@ hearth_unframer_feed (hearth_unframer_t *self, const void *data, size_t len,
             continue;
         }
         size_t n = self->want - self->got;
+        if (self->got == 0 && len >= n) {
+            /* the whole payload is in data: check and hand it in place */
+            if (hearth_crc32c (p, n) != self->crc)
+                return hearth_errcode (err, "checksum",
+                                       "frame %llu: checksum mismatch",
+                                       (unsigned long long) self->frames);
+            self->frames++;
+            self->header_used = 0;
+            if (fn (arg, p, n, err) < 0)
+                return -1;
+            p += n;
+            len -= n;
+            continue;
+        }
         n = n < len ? n : len;
         memcpy (scratch + self->got, p, n);
         self->got += (uint32_t) n;
@@ -407,6 +421,35 @@ hearth_partreader_next (hearth_partreader_t *self, const char **rec,
         if (s_fill (self, err) < 0)
             return -1;
         scanned = self->start + from;
+    }
+}
+
+int
+hearth_partreader_next_run (hearth_partreader_t *self, size_t max,
+                            const char **data, size_t *len, hearth_error_t *err)
+{
+    for (;;) {
+        size_t avail = self->end - self->start;
+        size_t window = avail < max ? avail : max;
+        char *at = self->pending + self->start;
+        /* the last record that ends within max, else the first one */
+        char *nl = window ? memrchr (at, '\n', window) : NULL;
+        if (!nl && avail > window)
+            nl = memchr (at + window, '\n', avail - window);
+        if (nl) {
+            *data = at;
+            *len = (size_t) (nl + 1 - at);
+            self->start += *len;
+            return 1;
+        }
+        if (self->eof) {
+            if (avail > 0)
+                return hearth_errcode (err, "bad_frame",
+                                       "the block ends inside a record");
+            return 0;
+        }
+        if (s_fill (self, err) < 0)
+            return -1;
     }
 }
 

@@ -131,6 +131,14 @@ hearth_partreader_t *hearth_partreader_new (const char *path, uint64_t offset,
    a frame cut short, a read error). */
 int hearth_partreader_next (hearth_partreader_t *self, const char **rec,
                             size_t *len, hearth_error_t *err);
+/* The next records, as many whole ones as are read and checked and fit
+   in max bytes (at least one: a record longer than max comes alone), in
+   *data and *len (borrowed until the next call): an unsorted reader's
+   way, without looking at each record.  Returns 1, 0 at the end, or -1
+   with err, as hearth_partreader_next. */
+int hearth_partreader_next_run (hearth_partreader_t *self, size_t max,
+                                const char **data, size_t *len,
+                                hearth_error_t *err);
 /* Accepts NULL and a NULL *self_p; sets *self_p to NULL; keeps errno. */
 void hearth_partreader_destroy (hearth_partreader_t **self_p);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "libcore/kmerge.h"
+#include "libcore/partbucket.h"
 #include "libcore/partwriter.h"
 #include "libcore/records.h"
 
@@ -33,36 +34,47 @@ typedef struct {
 } s_spill_t;
 
 struct hearth_partwriter {
-    char *path;           /* the data file */
-    char *index;          /* PATH.index */
-    char *spill_dir;      /* where spills go */
-    uint32_t partitions;  /* R */
-    bool sort;            /* sort within partitions */
-    size_t memory;        /* the budget */
-    char *arena;          /* record bytes, then an incomplete line */
-    size_t used, cap;     /* arena bytes used, allocated */
-    size_t scan;          /* where the incomplete line starts */
-    size_t searched;      /* arena[scan..searched) holds no '\n' */
-    s_ent_t *ents;        /* the complete records in the arena */
-    size_t n, ents_cap;   /* entries used, allocated */
-    s_spill_t *spills;    /* on disk now */
-    size_t nspills;       /* entries in spills */
-    size_t spilled;       /* spills written in all */
-    hearth_part_t *parts; /* the final table, after finish */
-    bool finished;        /* DATA and its index exist */
+    char *path;          /* the data file */
+    char *index;         /* PATH.index */
+    char *spill_dir;     /* where spills go */
+    uint32_t partitions; /* R */
+    bool sort;           /* sort within partitions */
+    size_t memory;       /* the budget */
+    char *arena;         /* record bytes, then an incomplete line (unsorted:
+                            the incomplete line only) */
+    size_t used, cap;    /* arena bytes used, allocated */
+    size_t scan;         /* where the incomplete line starts */
+    size_t searched;     /* arena[scan..searched) holds no '\n' */
+    s_ent_t *ents;       /* the complete records in the arena (sorted) */
+    hearth_partbuckets_t *buckets; /* the held records (unsorted) */
+    size_t n, ents_cap;            /* entries used, allocated */
+    s_spill_t *spills;             /* on disk now */
+    size_t nspills;                /* entries in spills */
+    size_t spilled;                /* spills written in all */
+    hearth_part_t *parts;          /* the final table, after finish */
+    bool finished;                 /* DATA and its index exist */
 };
 
 /* --- in memory -------------------------------------------------------- */
+
+/* Whether a record is over the limit (an entry's length is 32 bits), err
+   saying so. */
+static bool
+s_too_long (size_t len, hearth_error_t *err)
+{
+    if (len <= UINT32_MAX)
+        return false;
+    hearth_errprintf (err, "a record of %zu bytes is over the limit of 4 GiB",
+                      len);
+    return true;
+}
 
 static int
 s_add_entry (hearth_partwriter_t *self, size_t off, size_t len,
              hearth_error_t *err)
 {
-    if (len > UINT32_MAX)
-        return hearth_errprintf (err,
-                                 "a record of %zu bytes is over the "
-                                 "limit of 4 GiB",
-                                 len);
+    if (s_too_long (len, err))
+        return -1;
     if (self->n == self->ents_cap) {
         size_t cap = self->ents_cap ? self->ents_cap * 2 : 1024;
         s_ent_t *e = realloc (self->ents, cap * sizeof *e);
@@ -181,6 +193,13 @@ static int
 s_write_held (hearth_partwriter_t *self, const char *path, hearth_part_t *parts,
               hearth_error_t *err)
 {
+    if (self->buckets) {
+        int fd = s_open_output (path, err);
+        if (fd < 0)
+            return -1;
+        int rc = hearth_partbuckets_write (self->buckets, fd, parts, err);
+        return s_close_output (fd, path, rc, err);
+    }
     if (s_order (self, err) < 0)
         return -1;
     int fd = s_open_output (path, err);
@@ -215,6 +234,13 @@ s_drop_held (hearth_partwriter_t *self)
     self->used = tail;
     self->scan = 0;
     self->n = 0;
+}
+
+/* Records held, ready for a spill. */
+static size_t
+s_records (const hearth_partwriter_t *self)
+{
+    return self->buckets ? hearth_partbuckets_records (self->buckets) : self->n;
 }
 
 static int
@@ -403,10 +429,14 @@ hearth_partwriter_new (const hearth_partwriter_opts_t *opts,
         free (copy);
     }
     self->cap = self->memory / 2 > 4096 ? self->memory / 2 : 4096;
+    if (!self->sort) { /* the arena holds an incomplete line only */
+        self->buckets = hearth_partbuckets_new (self->partitions);
+        self->cap = 4096;
+    }
     self->arena = malloc (self->cap);
     self->parts = calloc (self->partitions, sizeof *self->parts);
     if (!self->path || !self->index || !self->spill_dir || !self->arena
-        || !self->parts)
+        || !self->parts || (!self->sort && !self->buckets))
         goto nomem;
     sprintf (self->index, "%s.index", opts->path);
     return self;
@@ -416,6 +446,20 @@ nomem:
     return NULL;
 }
 
+/* An arena of at least need bytes (doubled at least).  0 or -1. */
+static int
+s_grow_arena (hearth_partwriter_t *self, size_t need, hearth_error_t *err)
+{
+    size_t cap = self->cap * 2 > need ? self->cap * 2 : need;
+    char *a = realloc (self->arena, cap);
+    if (!a)
+        return hearth_errprintf (err, "out of memory (a line of %zu bytes)",
+                                 need);
+    self->arena = a;
+    self->cap = cap;
+    return 0;
+}
+
 /* Room for len more bytes in the arena: spill what is held when the
    budget would pass, grow for a line longer than the arena. */
 static int
@@ -423,18 +467,65 @@ s_make_room (hearth_partwriter_t *self, size_t len, hearth_error_t *err)
 {
     if (self->used + len <= self->cap && s_held (self) + len <= self->memory)
         return 0;
-    if (self->n > 0 && s_spill (self, err) < 0)
+    if (s_records (self) > 0 && s_spill (self, err) < 0)
         return -1;
     if (self->used + len <= self->cap)
         return 0;
-    size_t cap =
-        self->cap * 2 > self->used + len ? self->cap * 2 : self->used + len;
-    char *a = realloc (self->arena, cap);
-    if (!a)
-        return hearth_errprintf (err, "out of memory (a line of %zu bytes)",
-                                 self->used + len);
-    self->arena = a;
-    self->cap = cap;
+    return s_grow_arena (self, self->used + len, err);
+}
+
+/* Unsorted: the incomplete line grown by len bytes at data. */
+static int
+s_carry (hearth_partwriter_t *self, const char *data, size_t len,
+         hearth_error_t *err)
+{
+    if (self->used + len > self->cap
+        && s_grow_arena (self, self->used + len, err) < 0)
+        return -1;
+    memcpy (self->arena + self->used, data, len);
+    self->used += len;
+    return 0;
+}
+
+/* Unsorted: one record into its partition's frames, after a spill when
+   it would pass the budget (half of it, as the sorted arena). */
+static int
+s_route (hearth_partwriter_t *self, const char *rec, size_t len,
+         hearth_error_t *err)
+{
+    if (s_too_long (len, err))
+        return -1;
+    size_t budget = self->memory / 2 > 4096 ? self->memory / 2 : 4096;
+    if (hearth_partbuckets_held (self->buckets) + len > budget
+        && hearth_partbuckets_records (self->buckets) > 0
+        && s_spill (self, err) < 0)
+        return -1;
+    uint32_t part = hearth_record_partition (rec, len - 1, self->partitions);
+    return hearth_partbuckets_add (self->buckets, part, rec, len, err);
+}
+
+/* Unsorted: the lines of data routed as they come, the incomplete one
+   carried in the arena to the next write. */
+static int
+s_route_all (hearth_partwriter_t *self, const char *p, size_t len,
+             hearth_error_t *err)
+{
+    const char *end = p + len;
+    while (p < end) {
+        const char *nl = memchr (p, '\n', (size_t) (end - p));
+        if (!nl)
+            return s_carry (self, p, (size_t) (end - p), err);
+        size_t n = (size_t) (nl + 1 - p);
+        if (self->used > 0) { /* the end of the carried line */
+            if (s_carry (self, p, n, err) < 0
+                || s_route (self, self->arena, self->used, err) < 0)
+                return -1;
+            self->used = 0;
+        }
+        else if (s_route (self, p, n, err) < 0)
+            return -1;
+        p += n;
+    }
     return 0;
 }
 
@@ -442,6 +533,8 @@ int
 hearth_partwriter_write (hearth_partwriter_t *self, const void *data,
                          size_t len, hearth_error_t *err)
 {
+    if (self->buckets)
+        return s_route_all (self, data, len, err);
     const char *p = data;
     while (len > 0) {
         /* Whatever fits of the budget, at least what makes progress. */
@@ -467,7 +560,11 @@ hearth_partwriter_finish (hearth_partwriter_t *self, hearth_error_t *err)
 {
     if (self->finished)
         return 0;
-    if (self->scan < self->used) { /* a last line without its '\n' */
+    if (self->buckets && self->used > 0) { /* a last line without '\n' */
+        if (s_route_all (self, "\n", 1, err) < 0)
+            return -1;
+    }
+    else if (self->scan < self->used) { /* a last line without its '\n' */
         if (s_make_room (self, 1, err) < 0)
             return -1;
         self->arena[self->used++] = '\n';
@@ -482,7 +579,7 @@ hearth_partwriter_finish (hearth_partwriter_t *self, hearth_error_t *err)
     if (self->nspills == 0)
         rc = s_write_held (self, tmp, self->parts, err);
     else {
-        rc = self->n > 0 ? s_spill (self, err) : 0;
+        rc = s_records (self) > 0 ? s_spill (self, err) : 0;
         if (rc == 0)
             rc = s_merge_spills (self, tmp, err);
     }
@@ -527,6 +624,7 @@ hearth_partwriter_destroy (hearth_partwriter_t **self_p)
     free (self->spill_dir);
     free (self->arena);
     free (self->ents);
+    hearth_partbuckets_destroy (&self->buckets);
     free (self->parts);
     free (self);
     *self_p = NULL;

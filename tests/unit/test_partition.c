@@ -293,6 +293,57 @@ s_expected (const s_recs_t *r, uint32_t p, uint32_t R, bool sort, size_t *n)
     return idx;
 }
 
+/* Unsorted and not spilled, each partition of the data file at path is
+   what the framer writes of its records in order, byte for byte. */
+static void
+s_check_framed (const s_recs_t *r, uint32_t R, const char *path,
+                const hearth_part_t *parts)
+{
+    FILE *g = fopen (path, "r");
+    assert_non_null (g);
+    for (uint32_t q = 0; q < R; q++) {
+        size_t n, *want = s_expected (r, q, R, false, &n);
+        char *payload = malloc (parts[q].bytes + 1), *stored, *got;
+        size_t len = 0;
+        for (size_t k = 0; k < n; k++, len += r->lens[want[k - 1]])
+            memcpy (payload + len, r->recs[want[k]], r->lens[want[k]]);
+        size_t size = s_frame (payload, len, &stored);
+        assert_int_equal (size, parts[q].length);
+        got = malloc (size + 1);
+        assert_int_equal (fread (got, 1, size, g), size);
+        assert_memory_equal (got, stored, size);
+        free (payload);
+        free (stored);
+        free (got);
+        free (want);
+    }
+    fclose (g);
+}
+
+/* Partition p read back in runs of at most max bytes: whole records, a
+   longer one alone, all of them in order (what want holds, in r). */
+static void
+s_check_runs (const s_recs_t *r, const char *path, const hearth_part_t *p,
+              const size_t *want, size_t want_n, size_t max)
+{
+    hearth_partreader_t *rd =
+        hearth_partreader_new (path, p->offset, p->length, NULL);
+    assert_non_null (rd);
+    const char *run;
+    size_t len, k = 0;
+    while (hearth_partreader_next_run (rd, max, &run, &len, NULL) == 1) {
+        assert_int_equal (run[len - 1], '\n');
+        if (len > max) /* a record longer than max, alone */
+            assert_null (memchr (run, '\n', len - 1));
+        for (size_t off = 0; off < len; off += r->lens[want[k++]]) {
+            assert_true (k < want_n);
+            assert_memory_equal (run + off, r->recs[want[k]], r->lens[want[k]]);
+        }
+    }
+    assert_int_equal (k, want_n);
+    hearth_partreader_destroy (&rd);
+}
+
 /* Write r through a writer (in pieces), then read every partition back
    and compare it with the reference. */
 static void
@@ -359,9 +410,13 @@ s_check_writer (const s_recs_t *r, uint32_t R, bool sort, size_t memory,
         assert_int_equal (bytes, back[q].bytes);
         records += k;
         hearth_partreader_destroy (&rd);
+        s_check_runs (r, path, &back[q], want, want_n, 1000);
+        s_check_runs (r, path, &back[q], want, want_n, 64 * 1024);
         free (want);
     }
     assert_int_equal (records, r->n);
+    if (!sort && !expect_spills)
+        s_check_framed (r, R, path, back);
     free (back);
     hearth_partwriter_destroy (&w);
     unlink (path);
@@ -378,6 +433,7 @@ test_writer_unsorted (void **state)
     s_check_writer (&r, 7, false, 0, false);
     s_check_writer (&r, 64, false, 64 * 1024, true); /* many spills */
     s_check_writer (&r, 1000, false, 0, false);      /* R > keys */
+    s_check_writer (&r, 1000, false, 4096, true);    /* a small budget */
     s_free_records (&r);
 }
 
@@ -438,6 +494,20 @@ test_writer_edges (void **state)
                           0);
     }
     assert_true (hearth_partwriter_spills (w) > 0);
+    hearth_partwriter_destroy (&w);
+    assert_int_equal (s_files (), 0);
+    /* many partitions, the smallest budget: what a spill wrote costs
+       nothing after it, so a spill holds tens of records, not one (a
+       file per record, all open at the end) */
+    opts.partitions = 1000;
+    w = hearth_partwriter_new (&opts, &err);
+    for (int i = 0; i < 2000; i++) {
+        char line[64];
+        int n = snprintf (line, sizeof line, "k%d\tv\n", i);
+        assert_int_equal (hearth_partwriter_write (w, line, (size_t) n, &err),
+                          0);
+    }
+    assert_true (hearth_partwriter_spills (w) < 200);
     hearth_partwriter_destroy (&w);
     assert_int_equal (s_files (), 0);
 }
