@@ -281,6 +281,79 @@ test_fetch_failed (void **state)
     s_job_free (&j);
 }
 
+/* Offer executor 1 its tasks; finish those of stage uid (ACCEPT each),
+   and return the attempt of the first task of stage other, or -1. */
+static int
+s_round (hearth_taskset_t *ts, uint32_t uid, uint32_t other, int *done_attempt)
+{
+    hearth_assign_t as[16];
+    size_t n = hearth_taskset_offer (ts, 1, 0, as, 16);
+    int other_attempt = -1;
+    for (size_t i = 0; i < n; i++)
+        if (as[i].stage == uid) {
+            assert_int_equal (hearth_taskset_update (ts, 1, uid, as[i].index,
+                                                     as[i].attempt,
+                                                     HEARTH_TS_FINISHED, 1, 1),
+                              HEARTH_TS_ACCEPT);
+            *done_attempt = as[i].attempt;
+        }
+        else if (as[i].stage == other && other_attempt < 0)
+            other_attempt = as[i].attempt;
+    return other_attempt;
+}
+
+/* A reduce stage that loses its input round after round is abandoned at
+   the 4th, with the map output, its server and the reason. */
+static void
+test_abandon (void **state)
+{
+    (void) state;
+    s_job_t j;
+    s_job_init (&j, 1, 1);
+    shuffle_servers_t *s = shuffle_servers_new ();
+    uint32_t a = shuffle_servers_intern (s, "tcp://a:1", NULL);
+    hearth_taskset_opts_t o;
+    hearth_taskset_opts_default (&o);
+    hearth_taskset_t *ts = hearth_taskset_new (&o);
+    uint32_t parent = 1;
+    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1),
+                      0);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 2, 1, 1, &parent, 1, NULL, 1), 0);
+    assert_int_equal (hearth_taskset_add_executor (ts, 1, 4), 0);
+    hearth_error_t err;
+    int rc = 0, round = 0;
+    while (rc == 0 && round < 6) {
+        int map_attempt = -1, reduce_attempt;
+        s_round (ts, 1, 2, &map_attempt); /* the map runs (again) */
+        assert_true (map_attempt >= 0);
+        free (j.map.maps[0].sizes);
+        j.map.maps[0] = (mapout_t){calloc (1, 8), a, (uint32_t) map_attempt};
+        reduce_attempt = s_round (ts, 1, 2, &map_attempt);
+        assert_true (reduce_attempt >= 0);
+        assert_int_equal (hearth_taskset_update (ts, 1, 2, 0, reduce_attempt,
+                                                 HEARTH_TS_FETCH_FAILED, 0, 1),
+                          HEARTH_TS_FETCH_WAIT);
+        char json[200];
+        snprintf (json, sizeof json,
+                  "{\"fetch_failed\": {\"shuffle\": 1, \"map\": 0, "
+                  "\"attempt\": %d, \"url\": \"tcp://a:1\"}}",
+                  map_attempt);
+        cJSON *u = cJSON_Parse (json);
+        rc = shuffle_fetch_failed (ts, s, &j.reduce, u, "no answer", &err);
+        cJSON_Delete (u);
+        round++;
+    }
+    assert_int_equal (rc, -1);
+    assert_int_equal (round, 4);
+    assert_non_null (strstr (err.text, "stage reduce lost its input 4 times "
+                                       "in a row; last: map output 0 of "
+                                       "stage map on tcp://a:1: no answer"));
+    hearth_taskset_destroy (&ts);
+    shuffle_servers_destroy (&s);
+    s_job_free (&j);
+}
+
 static void
 test_outputs (void **state)
 {
@@ -344,6 +417,7 @@ main (void)
         cmocka_unit_test (test_render_reduce),
         cmocka_unit_test (test_update_states),
         cmocka_unit_test (test_fetch_failed),
+        cmocka_unit_test (test_abandon),
         cmocka_unit_test (test_outputs),
     };
     alarm (60);
