@@ -134,13 +134,16 @@ s_ev_task_end (eventlog_t *el, int exec_id, uint32_t stage, uint64_t index,
 
 /* ---- offers (continued) ------------------------------------------------- */
 
-/* A task with shuffle roles, in JSON.  One whose input is not all there
-   (a map output lost since the offer) goes back to wait for it. */
+/* A task with shuffle roles, in JSON, with its stage's input frame
+   (input, or -1: an output or map task may read a stage's results whole).
+   One whose partitioned input is not all there (a map output lost since
+   the offer) goes back to wait for it. */
 static void
 s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
-                  hearth_stage_t *st, int exec_id, const hearth_assign_t *a)
+                  hearth_stage_t *st, int exec_id, const hearth_assign_t *a,
+                  int input)
 {
-    int rc = render_task (tasks, st, a->index, a->attempt, -1);
+    int rc = render_task (tasks, st, a->index, a->attempt, input);
     cJSON *t = cJSON_GetArrayItem (tasks, cJSON_GetArraySize (tasks) - 1);
     if (rc == 0 && t)
         rc = shuffle_render (msg, t, work_servers (self->work), st, a->index,
@@ -186,7 +189,7 @@ launch_offer (launch_t *self, int exec_id, bool *full)
             s_ev_task_start (el, exec_id, &as[i]);
         int input = s_input_index (msg, st, inputs, &ninputs);
         if (shuffle_has_roles (st))
-            s_render_shuffle (self, msg, tasks, st, exec_id, &as[i]);
+            s_render_shuffle (self, msg, tasks, st, exec_id, &as[i], input);
         else if (render_packed (&self->packer, st, as[i].index, as[i].attempt,
                                 input)
                  < 0)

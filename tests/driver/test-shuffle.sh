@@ -167,6 +167,11 @@ check "examples/wordcount-partitioned.json runs" \
   "$SRC"/examples/data/*.txt
 check "... and finds the same top ten words" same "$T/out" "$T/top.plain"
 check "... ten of them" test "$(wc -l <"$T/out")" -eq 10
+check "... and with --output, as the README has it, writes them to part-00000" \
+  submit --master "$M" --output "$T/top" \
+  "$SRC/examples/wordcount-partitioned.json" "$SRC"/examples/data/*.txt
+check "... the same ten (an output task reading a stage's results whole)" \
+  same "$T/top/part-00000" "$T/top.plain"
 
 # A function reducer gets its partition as input bytes, up to the
 # application's max-input-bytes (told to the executors by the driver).
