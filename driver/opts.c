@@ -14,6 +14,7 @@
 
 #include "driver/internal.h"
 #include "libcore/log.h"
+#include "libcore/shuffleopts.h"
 #include "libcore/sock.h"
 #include "libcore/units.h"
 
@@ -64,13 +65,7 @@ static const hearth_opt_t s_options[] = {
      "address executors connect to (default: the one facing the master)"},
     {"max-result-bytes", HEARTH_OPT_SIZE, "64M", "SIZE",
      "largest result of one task"},
-    {"max-input-bytes", HEARTH_OPT_SIZE, "256M", "SIZE",
-     "largest input a function task reading a partitioned stage is given "
-     "(commands read theirs as a stream, unbounded)"},
-    {"shuffle-memory", HEARTH_OPT_SIZE, "64M", "SIZE",
-     "records a map task holds before spilling them to its node's disk"},
-    {"fetch-max-in-flight", HEARTH_OPT_SIZE, "48M", "SIZE",
-     "bytes a reduce task has asked of block servers and not yet received"},
+    HEARTH_SHUFFLE_BOUND_OPTS,
     {"output", HEARTH_OPT_STR, NULL, "DIR",
      "job files: the last stage's results go to DIR/part-NNNNN, written by "
      "the executors, not to standard output"},

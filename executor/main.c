@@ -23,6 +23,7 @@
 #include "libcore/ids.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
+#include "libcore/shuffleopts.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/start.h"
@@ -58,13 +59,7 @@ static const hearth_opt_t s_opts[] = {
      "this node's block server, tcp://HOST:PORT (none in local[N])"},
     {"shuffle-key", HEARTH_OPT_STR, NULL, "KEY",
      "that server's CURVE public key (Z85), in a keyed cluster"},
-    {"shuffle-memory", HEARTH_OPT_SIZE, "64M", "SIZE",
-     "records a map task holds before it spills them to disk"},
-    {"fetch-max-in-flight", HEARTH_OPT_SIZE, "48M", "SIZE",
-     "bytes a reduce task has asked of block servers and not yet received"},
-    {"max-input-bytes", HEARTH_OPT_SIZE, "256M", "SIZE",
-     "largest reduce input a function task is given in memory; more fails "
-     "the task"},
+    HEARTH_SHUFFLE_BOUND_OPTS,
     {"running-report", HEARTH_OPT_DURATION, "50ms", "TIME",
      "report RUNNING for tasks that have run this long"},
     {"pin-threads", HEARTH_OPT_STR, "auto", "MODE",

@@ -29,7 +29,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/connwatch.c libcore/connwatch.h \
 	libcore/curve.c libcore/curve.h \
 	libcore/crc32c.c libcore/crc32c.h \
-	libcore/records.h libcore/partfmt.c libcore/partfmt.h \
+	libcore/records.h libcore/shuffleopts.h libcore/partfmt.c libcore/partfmt.h \
 	libcore/kmerge.c libcore/kmerge.h \
 	libcore/partwriter.c libcore/partwriter.h \
 	libcore/partbucket.c libcore/partbucket.h \
