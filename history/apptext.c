@@ -1,0 +1,297 @@
+/*  apptext.c - one application's summary as text; see apptext.h. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "history/apptext.h"
+#include "libcore/stateview.h"
+
+/* The settings the text shows, in this order (the JSON has them all). */
+static const char *const s_settings[] = {
+    "master",          "total-executor-cores", "executor-cores",
+    "executor-memory", "max-failures",         "max-lost",
+    "scheduler-mode",  "speculation",          "event-log-roll"};
+
+/* ---- readers of the document: absent or null is -1 / "-" ---------------- */
+
+static int64_t
+s_i (const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (o, k);
+    return cJSON_IsNumber (v) ? (int64_t) v->valuedouble : -1;
+}
+
+static const char *
+s_s (const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (o, k);
+    return cJSON_IsString (v) && v->valuestring[0] ? v->valuestring : "-";
+}
+
+static const cJSON *
+s_o (const cJSON *o, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive (o, k);
+}
+
+void
+hist_format_us (int64_t us, char *buf, size_t size)
+{
+    if (us < 0)
+        snprintf (buf, size, "-");
+    else if (us < 1000)
+        snprintf (buf, size, "%" PRId64 "us", us);
+    else if (us < 1000000)
+        snprintf (buf, size, "%.1fms", (double) us / 1000);
+    else
+        hearth_view_duration (us / 1000, buf, size);
+}
+
+static void
+s_stamp (int64_t ms, char *buf, size_t size)
+{
+    char full[40];
+    if (ms < 0) {
+        snprintf (buf, size, "-");
+        return;
+    }
+    hearth_view_stamp ((double) ms, full, sizeof full);
+    snprintf (buf, size, "%.19sZ", full);
+}
+
+static void
+s_dur (int64_t ms, char *buf, size_t size)
+{
+    if (ms < 0)
+        snprintf (buf, size, "-");
+    else
+        hearth_view_duration (ms, buf, size);
+}
+
+/* A run's p50/p95/max as "p50 X  p95 Y  max Z", or "-". */
+static void
+s_run (const cJSON *run, char *buf, size_t size)
+{
+    char a[24], b[24], c[24];
+    if (!cJSON_IsObject (run)) {
+        snprintf (buf, size, "-");
+        return;
+    }
+    hist_format_us (s_i (run, "p50_us"), a, sizeof a);
+    hist_format_us (s_i (run, "p95_us"), b, sizeof b);
+    hist_format_us (s_i (run, "max_us"), c, sizeof c);
+    snprintf (buf, size, "%s %s %s", a, b, c);
+}
+
+/* A ratio as a percentage, or "unknown". */
+static void
+s_pct (const cJSON *o, const char *k, char *buf, size_t size)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (o, k);
+    if (cJSON_IsNumber (v))
+        snprintf (buf, size, "%.1f%%", v->valuedouble * 100);
+    else
+        snprintf (buf, size, "unknown");
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+static void
+s_head (FILE *out, const cJSON *doc)
+{
+    char start[32], end[32], dur[24];
+    s_stamp (s_i (doc, "start_ms"), start, sizeof start);
+    s_stamp (s_i (doc, "end_ms"), end, sizeof end);
+    s_dur (s_i (doc, "duration_ms"), dur, sizeof dur);
+    fprintf (out, "APPLICATION %s  %s  user %s\n", s_s (doc, "id"),
+             s_s (doc, "name"), s_s (doc, "user"));
+    fprintf (out, "  state    %s%s%s\n", s_s (doc, "state"),
+             strcmp (s_s (doc, "reason"), "-") ? ": " : "",
+             strcmp (s_s (doc, "reason"), "-") ? s_s (doc, "reason") : "");
+    fprintf (out, "  master   %s  driver pid %" PRId64 " on %s\n",
+             s_s (doc, "master"), s_i (doc, "pid"), s_s (doc, "host"));
+    fprintf (out, "  started  %s  ended %s  duration %s\n", start, end, dur);
+    fprintf (out,
+             "  cores    %" PRId64 " at most at once (%" PRId64
+             " added in all)\n",
+             s_i (doc, "cores"), s_i (doc, "cores_added"));
+    if (cJSON_IsTrue (s_o (doc, "cut_last_line")) || s_i (doc, "bad_lines") > 0
+        || s_i (doc, "events_dropped") > 0)
+        fprintf (out,
+                 "  log      %" PRId64 " lines, %" PRId64 " unreadable, %s, "
+                 "%" PRId64 " events dropped by the driver\n",
+                 s_i (doc, "lines"), s_i (doc, "bad_lines"),
+                 cJSON_IsTrue (s_o (doc, "cut_last_line"))
+                     ? "the last one cut (ignored)"
+                     : "none cut",
+                 s_i (doc, "events_dropped") > 0 ? s_i (doc, "events_dropped")
+                                                 : 0);
+    const cJSON *set = s_o (doc, "settings");
+    if (!cJSON_IsObject (set))
+        return;
+    fprintf (out, "\nSETTINGS\n");
+    for (size_t i = 0; i < sizeof s_settings / sizeof s_settings[0]; i++) {
+        const cJSON *v = s_o (set, s_settings[i]);
+        if (cJSON_IsString (v))
+            fprintf (out, "  %-22s %s\n", s_settings[i], v->valuestring);
+    }
+}
+
+static void
+s_tasks (FILE *out, const cJSON *doc)
+{
+    const cJSON *t = s_o (doc, "tasks"), *a = s_o (doc, "accounting");
+    char run[80], cr[24], mr[24];
+    s_run (s_o (t, "run"), run, sizeof run);
+    fprintf (out,
+             "\nTASKS\n  %" PRId64 " succeeded, %" PRId64
+             " failed attempts, %" PRId64 " attempts started\n"
+             "  run time of successful attempts (p50 p95 max): %s\n",
+             s_i (t, "succeeded"), s_i (t, "failed_attempts"),
+             s_i (t, "attempts_started"), run);
+    s_pct (a, "core_ratio", cr, sizeof cr);
+    s_pct (a, "memory_ratio", mr, sizeof mr);
+    fprintf (out,
+             "\nACCOUNTING\n  core-seconds: %.3f reserved (from %s), %.3f "
+             "used (from %s): %s used\n",
+             (double) s_i (a, "core_ms_reserved") / 1000,
+             s_s (a, "core_ms_reserved_from"),
+             (double) s_i (a, "core_ms_used") / 1000,
+             s_s (a, "core_ms_used_from"), cr);
+    if (s_i (a, "memory_executors_known") > 0)
+        fprintf (out,
+                 "  memory: %" PRId64 " MiB reserved, %.1f MiB peak (%" PRId64
+                 " executors with a figure): %s\n",
+                 s_i (a, "memory_mb_reserved"),
+                 (double) s_i (a, "peak_rss_bytes") / (1024.0 * 1024.0),
+                 s_i (a, "memory_executors_known"), mr);
+    else
+        fprintf (out, "  memory: reserved against peak unknown (no executor "
+                      "has both figures in this log)\n");
+}
+
+static void
+s_jobs (FILE *out, const cJSON *doc)
+{
+    const cJSON *j;
+    fprintf (out, "\nJOBS\n  %-4s %-20s %-6s %-10s %-8s %s\n", "JOB", "NAME",
+             "STAGES", "STATE", "DURATION", "ERROR");
+    cJSON_ArrayForEach (j, s_o (doc, "jobs"))
+    {
+        char dur[24] = "-";
+        if (s_i (j, "end_ms") >= 0 && s_i (j, "start_ms") >= 0)
+            s_dur (s_i (j, "end_ms") - s_i (j, "start_ms"), dur, sizeof dur);
+        fprintf (out, "  %-4" PRId64 " %-20s %-6" PRId64 " %-10s %-8s %s\n",
+                 s_i (j, "job"), s_s (j, "name"), s_i (j, "stages"),
+                 s_s (j, "state"), dur, s_s (j, "error"));
+    }
+}
+
+static void
+s_stages (FILE *out, const cJSON *doc)
+{
+    const cJSON *s;
+    fprintf (out,
+             "\nSTAGES\n  %-5s %-4s %-16s %-10s %6s %6s %6s %6s %5s %5s %4s  "
+             "%s\n",
+             "STAGE", "JOB", "NAME", "STATE", "TASKS", "OK", "FAILED", "KILLED",
+             "LOST", "SPEC", "RUNS", "RUN p50 p95 max");
+    cJSON_ArrayForEach (s, s_o (doc, "stages"))
+    {
+        char run[80];
+        s_run (s_o (s, "run"), run, sizeof run);
+        fprintf (out,
+                 "  %-5" PRId64 " %-4" PRId64 " %-16.16s %-10s %6" PRId64
+                 " %6" PRId64 " %6" PRId64 " %6" PRId64 " %5" PRId64
+                 " %5" PRId64 " %4" PRId64 "  %s\n",
+                 s_i (s, "stage"), s_i (s, "job"), s_s (s, "name"),
+                 s_s (s, "state"), s_i (s, "tasks"), s_i (s, "accepted"),
+                 s_i (s, "failed"), s_i (s, "killed"), s_i (s, "lost"),
+                 s_i (s, "speculative"), s_i (s, "runs"), run);
+    }
+}
+
+static void
+s_slowest (FILE *out, const cJSON *doc)
+{
+    const cJSON *a;
+    fprintf (out, "\nSLOWEST ATTEMPTS\n  %-5s %-7s %-7s %-8s %-9s %-9s %s\n",
+             "STAGE", "TASK", "ATTEMPT", "EXECUTOR", "RUN", "STATE", "OUTCOME");
+    cJSON_ArrayForEach (a, s_o (doc, "slowest"))
+    {
+        char run[24];
+        hist_format_us (s_i (a, "run_us"), run, sizeof run);
+        fprintf (out,
+                 "  %-5" PRId64 " %-7" PRId64 " %-7" PRId64 " %-8" PRId64
+                 " %-9s %-9s %s\n",
+                 s_i (a, "stage"), s_i (a, "index"), s_i (a, "attempt"),
+                 s_i (a, "executor"), run, s_s (a, "state"),
+                 s_s (a, "outcome"));
+    }
+}
+
+static void
+s_failures (FILE *out, const cJSON *doc)
+{
+    const cJSON *f, *list = s_o (doc, "failures");
+    if (cJSON_GetArraySize (list) == 0) {
+        fprintf (out, "\nFAILURES\n  none\n");
+        return;
+    }
+    fprintf (out, "\nFAILURES\n  %-5s %-7s %-6s %-9s %-8s %-9s %s\n", "STAGE",
+             "TASK", "FAILED", "LAST-ATT", "EXECUTOR", "RESULT", "LAST ERROR");
+    cJSON_ArrayForEach (f, list)
+    {
+        char err[256];
+        snprintf (err, sizeof err, "%s", s_s (f, "last_error"));
+        for (char *p = err; *p; p++)
+            if (*p == '\n' || *p == '\r' || *p == '\t')
+                *p = ' ';
+        fprintf (out,
+                 "  %-5" PRId64 " %-7" PRId64 " %-6" PRId64 " %-9" PRId64
+                 " %-8" PRId64 " %-9s %s\n",
+                 s_i (f, "stage"), s_i (f, "index"), s_i (f, "failed_attempts"),
+                 s_i (f, "last_attempt"), s_i (f, "last_executor"),
+                 s_s (f, "result"), err);
+    }
+}
+
+static void
+s_execs (FILE *out, const cJSON *doc)
+{
+    const cJSON *x;
+    fprintf (out,
+             "\nEXECUTORS\n  %-4s %-16s %-12s %5s %7s %9s %7s %-8s %6s %s\n",
+             "ID", "HOST", "WORKER", "CORES", "MEMORY", "PEAK", "RATIO",
+             "LIFETIME", "TASKS", "EXIT REASON");
+    cJSON_ArrayForEach (x, s_o (doc, "executors"))
+    {
+        char mem[24] = "unknown", peak[24] = "unknown", ratio[24], life[24];
+        if (s_i (x, "memory_mb") >= 0)
+            snprintf (mem, sizeof mem, "%" PRId64 "M", s_i (x, "memory_mb"));
+        if (s_i (x, "peak_rss_bytes") >= 0)
+            snprintf (peak, sizeof peak, "%.1fM",
+                      (double) s_i (x, "peak_rss_bytes") / (1024.0 * 1024.0));
+        s_pct (x, "memory_ratio", ratio, sizeof ratio);
+        s_dur (s_i (x, "lifetime_ms"), life, sizeof life);
+        fprintf (out,
+                 "  %-4" PRId64 " %-16.16s %-12.12s %5" PRId64
+                 " %7s %9s %7s %-8s %6" PRId64 " %s\n",
+                 s_i (x, "executor"), s_s (x, "host"), s_s (x, "worker"),
+                 s_i (x, "cores"), mem, peak, ratio, life, s_i (x, "attempts"),
+                 s_s (x, "reason"));
+    }
+}
+
+void
+hist_apptext (FILE *out, const cJSON *doc)
+{
+    s_head (out, doc);
+    s_tasks (out, doc);
+    s_jobs (out, doc);
+    s_stages (out, doc);
+    s_slowest (out, doc);
+    s_failures (out, doc);
+    s_execs (out, doc);
+}

@@ -1,0 +1,285 @@
+/*  scan.c - the logs of a directory, and the lines of one log; see
+    scan.h. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "history/scan.h"
+
+/* A read's size; a line longer than the buffer grows it. */
+static const size_t s_read_bytes = 4 << 20;
+/* Rolled files are numbered below this (a damaged name is not a log). */
+static const unsigned long s_max_file_no = 1000000;
+
+bool
+hist_log_name (const char *name, size_t *stem_len, unsigned *no)
+{
+    static const char ext[] = ".events";
+    if (name[0] == '.')
+        return false;
+    const char *e = strstr (name, ext);
+    while (e && e[sizeof ext - 1] != '\0' && e[sizeof ext - 1] != '.')
+        e = strstr (e + 1, ext);
+    if (!e || e == name)
+        return false;
+    const char *tail = e + sizeof ext - 1;
+    unsigned long n = 0;
+    if (*tail == '.') {
+        char *end;
+        if (tail[1] < '1' || tail[1] > '9')
+            return false;
+        n = strtoul (tail + 1, &end, 10);
+        if (*end || n >= s_max_file_no)
+            return false;
+    }
+    *stem_len = (size_t) (e - name);
+    *no = (unsigned) n;
+    return true;
+}
+
+static int
+s_by_id (const void *a, const void *b)
+{
+    return strcmp (((const hist_log_t *) a)->id, ((const hist_log_t *) b)->id);
+}
+
+static int
+s_by_no (const void *a, const void *b)
+{
+    unsigned x = ((const hist_file_t *) a)->no,
+             y = ((const hist_file_t *) b)->no;
+    return x < y ? -1 : x > y;
+}
+
+/* The log of stem in d, added at the end when new (d unsorted while
+   scanning: the last one is the likely match, files coming in order). */
+static hist_log_t *
+s_log_of (hist_dir_t *d, size_t *alloc, const char *stem, size_t len)
+{
+    for (size_t i = d->n; i-- > 0 && i + 8 >= d->n;)
+        if (strlen (d->logs[i].id) == len
+            && memcmp (d->logs[i].id, stem, len) == 0)
+            return &d->logs[i];
+    if (d->n == *alloc) {
+        size_t n = *alloc ? *alloc * 2 : 64;
+        hist_log_t *l = realloc (d->logs, n * sizeof *l);
+        if (!l)
+            return NULL;
+        d->logs = l;
+        *alloc = n;
+    }
+    hist_log_t *log = &d->logs[d->n];
+    *log = (hist_log_t){.id = strndup (stem, len)};
+    if (!log->id)
+        return NULL;
+    d->n++;
+    return log;
+}
+
+static int
+s_add_file (hist_log_t *log, const char *name, unsigned no,
+            const struct stat *st)
+{
+    hist_file_t *f = realloc (log->files, (log->nfiles + 1) * sizeof *f);
+    if (!f)
+        return -1;
+    log->files = f;
+    f = &log->files[log->nfiles];
+    *f = (hist_file_t){strdup (name), no, (uint64_t) st->st_size,
+                       st->st_mtim.tv_sec, st->st_mtim.tv_nsec};
+    if (!f->name)
+        return -1;
+    log->nfiles++;
+    log->bytes += f->size;
+    int64_t ms =
+        (int64_t) st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+    if (ms > log->mtime_ms)
+        log->mtime_ms = ms;
+    return 0;
+}
+
+/* Merge the entries of one stem that were not adjacent in readdir's
+   order (s_log_of only looks back a little). */
+static int
+s_merge_dups (hist_dir_t *d)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        if (w > 0 && strcmp (d->logs[w - 1].id, d->logs[i].id) == 0) {
+            hist_log_t *to = &d->logs[w - 1], *from = &d->logs[i];
+            hist_file_t *f =
+                realloc (to->files, (to->nfiles + from->nfiles) * sizeof *f);
+            if (!f)
+                return -1;
+            memcpy (f + to->nfiles, from->files, from->nfiles * sizeof *f);
+            to->files = f;
+            to->nfiles += from->nfiles;
+            to->bytes += from->bytes;
+            if (from->mtime_ms > to->mtime_ms)
+                to->mtime_ms = from->mtime_ms;
+            free (from->files);
+            free (from->id);
+            continue;
+        }
+        d->logs[w++] = d->logs[i];
+    }
+    d->n = w;
+    return 0;
+}
+
+int
+hist_dir_scan (const char *dir, hist_dir_t *out, hearth_error_t *err)
+{
+    *out = (hist_dir_t){0};
+    DIR *dh = opendir (dir);
+    if (!dh)
+        return hearth_errprintf (err, "cannot read the directory %s: %s", dir,
+                                 strerror (errno));
+    size_t alloc = 0;
+    struct dirent *de;
+    errno = 0;
+    while ((de = readdir (dh))) {
+        size_t len;
+        unsigned no;
+        struct stat st;
+        if (!hist_log_name (de->d_name, &len, &no))
+            continue;
+        if (fstatat (dirfd (dh), de->d_name, &st, 0) < 0
+            || !S_ISREG (st.st_mode))
+            continue; /* gone since readdir, or not a file */
+        hist_log_t *log = s_log_of (out, &alloc, de->d_name, len);
+        if (!log || s_add_file (log, de->d_name, no, &st) < 0)
+            goto nomem;
+    }
+    closedir (dh);
+    if (out->n > 1)
+        qsort (out->logs, out->n, sizeof *out->logs, s_by_id);
+    if (s_merge_dups (out) < 0)
+        goto nomem_closed;
+    for (size_t i = 0; i < out->n; i++)
+        qsort (out->logs[i].files, out->logs[i].nfiles, sizeof (hist_file_t),
+               s_by_no);
+    return 0;
+nomem:
+    closedir (dh);
+nomem_closed:
+    hist_dir_release (out);
+    return hearth_errprintf (err, "out of memory");
+}
+
+void
+hist_dir_release (hist_dir_t *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        for (size_t k = 0; k < d->logs[i].nfiles; k++)
+            free (d->logs[i].files[k].name);
+        free (d->logs[i].files);
+        free (d->logs[i].id);
+    }
+    free (d->logs);
+    *d = (hist_dir_t){0};
+}
+
+const hist_log_t *
+hist_dir_find (const hist_dir_t *d, const char *id)
+{
+    hist_log_t key = {.id = (char *) id};
+    return d->n ? bsearch (&key, d->logs, d->n, sizeof key, s_by_id) : NULL;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+typedef struct {
+    char *buf;    /* bytes read, not yet given as lines */
+    size_t alloc; /* its size */
+    size_t have;  /* bytes in it */
+    bool first;   /* no line given yet */
+} s_reader_t;
+
+/* Give the whole lines of r->buf to fn; keep the rest at its start. */
+static int
+s_lines (s_reader_t *r, hist_line_fn *fn, void *arg)
+{
+    char *p = r->buf, *end = r->buf + r->have;
+    char *nl;
+    while (p < end && (nl = memchr (p, '\n', (size_t) (end - p)))) {
+        int rc = fn (arg, p, (size_t) (nl - p), r->first);
+        r->first = false;
+        if (rc)
+            return rc;
+        p = nl + 1;
+    }
+    r->have = (size_t) (end - p);
+    memmove (r->buf, p, r->have);
+    return 0;
+}
+
+static int
+s_read_file (s_reader_t *r, const char *path, hist_line_fn *fn, void *arg,
+             hearth_error_t *err)
+{
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return hearth_errprintf (err, "cannot open %s: %s", path,
+                                 strerror (errno));
+    int rc = 0;
+    for (;;) {
+        if (r->have == r->alloc) {
+            size_t n = r->alloc ? r->alloc * 2 : s_read_bytes;
+            char *b = realloc (r->buf, n);
+            if (!b) {
+                rc = hearth_errprintf (err, "out of memory reading %s", path);
+                break;
+            }
+            r->buf = b;
+            r->alloc = n;
+        }
+        ssize_t got = read (fd, r->buf + r->have, r->alloc - r->have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = hearth_errprintf (err, "cannot read %s: %s", path,
+                                   strerror (errno));
+            break;
+        }
+        if (got == 0)
+            break;
+        r->have += (size_t) got;
+        if ((rc = s_lines (r, fn, arg)))
+            break;
+    }
+    close (fd);
+    return rc;
+}
+
+int
+hist_log_read (const char *dir, const hist_log_t *log, hist_line_fn *fn,
+               void *arg, bool *cut, hearth_error_t *err)
+{
+    s_reader_t r = {.first = true};
+    int rc = 0;
+    *cut = false;
+    for (size_t i = 0; i < log->nfiles && !rc; i++) {
+        char path[4096];
+        snprintf (path, sizeof path, "%s/%s", dir, log->files[i].name);
+        rc = s_read_file (&r, path, fn, arg, err);
+        if (!rc && r.have && i + 1 < log->nfiles) {
+            /* a rolled file not ending in a newline: its last bytes are
+               given alone (they will not parse) */
+            rc = fn (arg, r.buf, r.have, r.first);
+            r.first = false;
+            r.have = 0;
+        }
+    }
+    if (!rc && r.have)
+        *cut = true;
+    free (r.buf);
+    return rc;
+}
