@@ -13,8 +13,9 @@
 
 #include "history/scan.h"
 
-/* A read's size; a line longer than the buffer grows it. */
-static const size_t s_read_bytes = 4 << 20;
+/* The read buffer's first size (most logs are smaller; a line longer
+   than the buffer doubles it). */
+static const size_t s_read_bytes = 256 << 10;
 /* Rolled files are numbered below this (a damaged name is not a log). */
 static const unsigned long s_max_file_no = 1000000;
 

@@ -9,7 +9,7 @@
 # and without the sanitizers, like examples/libpi.so.
 BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
 	tests/bench/bench-master tests/bench/bench-startup \
-	tests/bench/bench-shuffle
+	tests/bench/bench-shuffle tests/bench/bench-histgen
 check_PROGRAMS += $(BENCH_PROGS)
 
 tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
@@ -30,6 +30,8 @@ tests_bench_bench_startup_SOURCES = tests/bench/bench_startup.c \
 tests_bench_bench_shuffle_SOURCES = tests/bench/bench_shuffle.c \
 	tests/bench/benchutil.h
 
+tests_bench_bench_histgen_SOURCES = tests/bench/bench_histgen.c
+
 check_DATA += tests/bench/libbenchtasks.so
 CLEANFILES += tests/bench/libbenchtasks.so
 tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driver/hearth.h
@@ -40,6 +42,7 @@ tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driv
 TESTS += tests/bench/test-bench-smoke.sh
 EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/bench-load.sh tests/bench/bench-shuffle.sh \
+	tests/bench/bench-history.sh \
 	tests/bench/test-bench-smoke.sh
 
 if SANITIZERS
@@ -51,7 +54,7 @@ endif
 # `make bench BENCH_ARGS=--quick` for a short smoke run; see run-bench.sh.
 bench: $(BENCH_PROGS) tests/bench/libbenchtasks.so hearth-submit \
 		hearth-driver hearth-executor hearth-master hearth-worker \
-		hearth-keygen tests/integration/flood
+		hearth-keygen hearth-history tests/integration/flood
 	HEARTH_BIN_DIR='$(abs_top_builddir)' \
 	HEARTH_BENCH_DIR='$(abs_top_builddir)/tests/bench' \
 	HEARTH_BENCH_SANITIZED=$(BENCH_SANITIZED) \

@@ -12,7 +12,7 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle.  The shuffle group (bench-shuffle.sh) needs
+# scale load flood shuffle history.  The shuffle group (bench-shuffle.sh) needs
 # about 3.5 x 2 GiB of free disk in $TMPDIR, and 2.5 x 8 GiB more for its
 # 8 GiB run, which it skips, saying so, when the disk has less.  Run it in a build without --enable-sanitizers: sanitized numbers
 # mean nothing (the script says so and goes on).
@@ -41,9 +41,11 @@ tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
 scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
 load_clients=500 load_seq=50 flood_conns=1000
 shuffle_args=()
+history_args=()
 if [ $quick = 1 ]; then
     shuffle_args=(--size $((256 << 20)) --big $((1 << 30)) --reps 1
         --wide 300,300,30000000)
+    history_args=(--apps 2000 --events 200000 --reps 1)
     tp_tasks=50000 lat_jobs=500 cmd_tasks=2000 sleep_tasks=200
     scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
     load_clients=100 load_seq=20 flood_conns=400
@@ -158,6 +160,10 @@ if wants shuffle; then
     echo "== 11-14. the partitioned shuffle on local-cluster[2,1,2048]"
     run bash "$(dirname "$0")/bench-shuffle.sh" "${shuffle_args[@]}"
 fi
+if wants history; then
+    echo "== 15-16. hearth-history: listing 10,000 logs, summarizing 1,000,000 task events"
+    run bash "$(dirname "$0")/bench-history.sh" "${history_args[@]}"
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -179,7 +185,7 @@ group_of () {
     tp.*) echo throughput ;; lat.*) echo latency ;; cmd.*) echo commands ;;
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
-    shuffle.*) echo shuffle ;;
+    shuffle.*) echo shuffle ;; history.*) echo history ;;
     *) echo zmq ;;
     esac
 }
@@ -272,6 +278,13 @@ row "13. driver peak RSS KiB, --big shuffle" shuffle.big.driver_rss_kb shuffle.d
 row "13. reducer's executor peak RSS KiB, unsorted" shuffle.unsorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ its budget: --fetch-max-in-flight + --shuffle-memory"
 row "13. reducer's executor peak RSS KiB, sorted" shuffle.sorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ the same budget"
 row "14. driver RSS growth KiB, 1,000 x 1,000 blocks (--quick: 300 x 300)" shuffle.wide.growth_kb "" "" "" '<=' 32768 "≤ 32 MiB (reference: the same maps, R = 1)"
+row "15. reference: cat every log | wc -l, s" history.list.cat_s "" "" "" "" "" "(the reference: every byte read once)"
+row "15. reference: ls -l of the directory, s" history.list.ls_s "" "" "" "" "" "(the reference: a stat of every file)"
+row "15. hearth-history listing, no index, s" history.list.cold_s history.list.cat_s "" "" "" "" "(reads every log, writes the index)"
+row "15. hearth-history listing, index valid, s" history.list.warm_s history.list.ls_s "" "" '<=' 1 "≤ 1 s for 10,000 logs (--quick: 2,000)"
+row "16. reference: wc -l of the log, s" history.app.wc_s "" "" "" "" "" "(the reference: one pass over the bytes)"
+row "16. reference: jq select task_end, s" history.app.jq_s "" "" "" "" "" "(what a user runs without hearth-history)"
+row "16. hearth-history APP_ID, 1,000,000 task events, s" history.app.s history.app.wc_s "" "" '<=' 3 "≤ 3 s (--quick: 200,000 events)"
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

@@ -68,5 +68,12 @@ runs "bench-shuffle" shuffle.ref.mb_s shuffle.unsorted.ratio \
   bash "$(dirname "$0")/bench-shuffle.sh" --size 2000000 --big 4000000 \
   --maps 4 --reduces 4 --reps 1 --wide 20,20,200000
 
+# hearth-history's benchmark: 50 logs, one of 2,000 task events, each
+# listing and summary checked by the benchmark itself
+runs "bench-history" history.list.cold_s history.list.warm_s \
+  history.list.cat_s history.app.s history.app.wc_s -- \
+  bash "$(dirname "$0")/bench-history.sh" --apps 50 --tasks 5 --events 2000 \
+  --reps 1
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -87,7 +87,7 @@ edges_of() {
 }
 
 passed=0 failed=0
-for dir in libcore master worker executor driver; do
+for dir in libcore master worker executor driver history; do
     if [ -z "$(objects "$dir")" ]; then
         echo "no objects in $builddir/$dir: build first"
         failed=$((failed + 1))

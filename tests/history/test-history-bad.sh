@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# hearth-history on bad input: each gets a clear error and a non-zero exit
+# (1: what was asked for cannot be read; 2: a bad command line), never a
+# crash, and what can be read is still listed:
+# a missing directory, no --dir, a file that cannot be read, files in DIR
+# that are not logs (ignored by name, or named *.events and said), an
+# empty log, an unknown APP_ID, a log whose last line is cut, bad
+# --since / --state, two APP_IDs, an index that cannot be written, an
+# index file damaged.
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+deadline 120
+export TMPDIR=$T
+unset HEARTH_EVENT_LOG_DIR
+H=$BIN/hearth-history
+
+# hist ARGS...: hearth-history, stdout to $T/hout, stderr to $T/herr; its
+# exit status in $rc
+hist() { "$H" "$@" >"$T/hout" 2>"$T/herr"; rc=$?; }
+said() { grep -q "$1" "$T/herr" || { cat "$T/herr" >&2; return 1; }; }
+rows() { tail -n +2 "$T/hout" | wc -l; }
+
+J=$(job one '{"name":"one","stages":[{"name":"s","tasks":[{"cmd":["echo","{i}"],"count":3}]}]}')
+check "a real log to start from" submit --master 'local[2]' --event-log "$T/ev" "$J"
+ID=$(basename "$(ls "$T"/ev/*.events)" .events)
+
+hist --dir "$T/nope"
+check "a missing directory: exit 1" test $rc -eq 1
+check "... saying so, with its name" said "cannot read the directory $T/nope: No such file"
+hist
+check "no --dir and no HEARTH_EVENT_LOG_DIR: exit 2" test $rc -eq 2
+check "... saying --dir is required" said "dir DIR is required"
+HEARTH_EVENT_LOG_DIR=$T/ev hist
+check "HEARTH_EVENT_LOG_DIR stands for --dir" test $rc -eq 0 -a "$(rows)" -eq 1
+hist --dir "$T/ev/$ID.events"
+check "a file as --dir: exit 1, not a directory" test $rc -eq 1
+check "... said" said "Not a directory"
+
+echo "hello" >"$T/ev/README"
+echo "not json" >"$T/ev/junk.events"
+: >"$T/ev/empty.events"
+hist --dir "$T/ev"
+check "files that are not logs: exit 1" test $rc -eq 1
+check "... junk.events said not an event log" said "junk.events is not an event log"
+check "... an empty one too" said "empty.events is not an event log"
+check "... README ignored (not a log's name)" test "$(grep -c README "$T/herr")" -eq 0
+check "... and the real log still listed" test "$(rows)" -eq 1
+hist --dir "$T/ev" junk
+check "a summary of a file that is not a log: exit 1" test $rc -eq 1
+check "... said" said "junk.events is not an event log"
+rm "$T/ev/junk.events" "$T/ev/empty.events"
+
+# a file that cannot be read: mode 000 (or, as root, who reads any mode, a
+# name for /proc/self/mem, whose first page read fails)
+if [ "$(id -u)" = 0 ]; then
+  ln -s /proc/self/mem "$T/ev/unreadable.events"
+else
+  echo x >"$T/ev/unreadable.events" && chmod 000 "$T/ev/unreadable.events"
+fi
+hist --dir "$T/ev"
+check "an unreadable file: exit 1" test $rc -eq 1
+check "... named, with the system's reason" said "unreadable.events: "
+check "... the real log still listed" test "$(rows)" -eq 1
+hist --dir "$T/ev" unreadable
+check "its summary: exit 1, said" test $rc -eq 1 -a -s "$T/herr"
+rm -f "$T/ev/unreadable.events"
+
+hist --dir "$T/ev" app-00000000000000-1
+check "an unknown APP_ID: exit 1" test $rc -eq 1
+check "... saying there is no such application" said "no application app-00000000000000-1 in $T/ev"
+
+# a cut last line (a driver killed mid-write): ignored, said in the summary
+head -c -20 "$T/ev/$ID.events" >"$T/ev/cut.events"
+hist --dir "$T/ev" --json
+check "a log with a cut last line: listed, exit 0" test $rc -eq 0
+check "... (cut_last_line true, no app_end: FAILED)" \
+  test "$(jq -r '.applications[] | select(.id == "cut") | [.cut_last_line, .state] | map(tostring) | join(" ")' "$T/hout")" = "true FAILED"
+hist --dir "$T/ev" cut
+check "... its summary reads: exit 0" test $rc -eq 0
+check "... and says the last line was cut" grep -q "the last one cut (ignored)" "$T/hout"
+rm "$T/ev/cut.events"
+
+hist --dir "$T/ev" --since yesterday
+check "a bad --since: exit 2" test $rc -eq 2
+check "... with the forms it takes" said "a duration back from now"
+hist --dir "$T/ev" --state DONE
+check "a bad --state: exit 2, naming the states" test $rc -eq 2
+check "... said" said "RUNNING, FINISHED, FAILED or KILLED"
+hist --dir "$T/ev" "$ID" other
+check "two APP_IDs: exit 2" test $rc -eq 2
+check "... said" said "unexpected argument 'other'"
+
+# the index cannot be written (its directory's name taken by a file): the
+# listing goes on in memory
+rm -rf "$T/ev/.hearth-history" && echo x >"$T/ev/.hearth-history"
+hist --dir "$T/ev"
+check "an index that cannot be written: exit 0, listed" test $rc -eq 0 -a "$(rows)" -eq 1
+check "... silently" test ! -s "$T/herr"
+rm "$T/ev/.hearth-history"
+# a damaged index: not trusted, rewritten
+hist --dir "$T/ev" && cp "$T/hout" "$T/good"
+printf '{"hearth_history_index":1}\n{"id":"%s","files":[["%s.events",1,1,1]],"app":{"id":"x"}}\ngarbage\n' \
+  "$ID" "$ID" >"$T/ev/.hearth-history/index"
+hist --dir "$T/ev"
+check "a damaged index: the same listing" same "$T/good" "$T/hout"
+check "... the index rewritten whole" jq -e . "$T/ev/.hearth-history/index" >/dev/null
+check "nothing is left running" wait_for 10 no_leftovers
+finish

@@ -1,0 +1,410 @@
+/*  test_hist_dir.c - hearth-history over a directory: log names and
+    rolled files (scan.c), a cut last line, the index's invalidation and
+    its atomic, optional file (index.c), the listing's filters and order
+    (list.c), --since's forms, and the running-or-failed rule (live.c). */
+#include "config.h"
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "history/index.h"
+#include "history/list.h"
+#include "history/live.h"
+#include "history/scan.h"
+#include "libcore/fstree.h"
+#include "tests/unit/testutil.h"
+
+static char s_dir[256];
+
+static int
+s_setup (void **state)
+{
+    (void) state;
+    snprintf (s_dir, sizeof s_dir, "%s/hist-dir-XXXXXX",
+              getenv ("TMPDIR") ? getenv ("TMPDIR") : "/tmp");
+    return mkdtemp (s_dir) ? 0 : -1;
+}
+
+static int
+s_teardown (void **state)
+{
+    (void) state;
+    hearth_rm_tree (s_dir);
+    return 0;
+}
+
+static void
+s_write (const char *name, const char *text)
+{
+    char path[512];
+    snprintf (path, sizeof path, "%s/%s", s_dir, name);
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    fputs (text, f);
+    fclose (f);
+}
+
+/* A whole log: log_start at start_ms, then app_end state (NULL: none). */
+static void
+s_log (const char *id, const char *name, int64_t start_ms, const char *state,
+       int64_t pid)
+{
+    char text[2048], file[128];
+    int n = snprintf (text, sizeof text,
+                      "{\"event\":\"log_start\",\"time_ms\":%lld,\"format\":1,"
+                      "\"app_id\":\"%s\",\"name\":\"%s\",\"user\":\"u\"}\n"
+                      "{\"event\":\"app_start\",\"time_ms\":%lld,\"app_id\":"
+                      "\"%s\",\"master\":\"local[2]\",\"pid\":%lld}\n",
+                      (long long) start_ms, id, name, (long long) start_ms, id,
+                      (long long) pid);
+    if (state)
+        snprintf (text + n, sizeof text - (size_t) n,
+                  "{\"event\":\"app_end\",\"time_ms\":%lld,\"state\":\"%s\","
+                  "\"reason\":\"r\"}\n",
+                  (long long) start_ms + 5000, state);
+    snprintf (file, sizeof file, "%s.events", id);
+    s_write (file, text);
+}
+
+static void
+test_names (void **state)
+{
+    (void) state;
+    size_t len;
+    unsigned no;
+    assert_true (hist_log_name ("app-1.events", &len, &no));
+    assert_int_equal (len, 5);
+    assert_int_equal (no, 0);
+    assert_true (hist_log_name ("app-1.events.12", &len, &no));
+    assert_int_equal (no, 12);
+    assert_false (hist_log_name ("app-1.events.0", &len, &no));
+    assert_false (hist_log_name ("app-1.events.x", &len, &no));
+    assert_false (hist_log_name ("app-1.events.1x", &len, &no));
+    assert_false (hist_log_name (".events", &len, &no));
+    assert_false (hist_log_name (".hidden.events", &len, &no));
+    assert_false (hist_log_name ("README", &len, &no));
+    assert_false (hist_log_name ("app.eventsx", &len, &no));
+}
+
+typedef struct {
+    char text[8192]; /* the lines, each ending in '|' */
+    int n;           /* how many */
+} s_lines_t;
+
+static int
+s_collect (void *arg, const char *text, size_t len, bool first)
+{
+    s_lines_t *l = arg;
+    size_t used = strlen (l->text);
+    snprintf (l->text + used, sizeof l->text - used, "%s%.*s|",
+              first ? "^" : "", (int) len, text);
+    l->n++;
+    return 0;
+}
+
+/* Rolled files are one log, read in number order (.10 after .2); the
+   last line without its newline is not given, and said. */
+static void
+test_rolled_and_cut (void **state)
+{
+    (void) state;
+    s_write ("app-2.events", "a\nb\n");
+    s_write ("app-2.events.1", "c\n");
+    s_write ("app-2.events.2", "d\n");
+    s_write ("app-2.events.10", "e\nhalf");
+    s_write ("other.txt", "x\n");
+    hist_dir_t d;
+    hearth_error_t err;
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    assert_int_equal (d.n, 1);
+    const hist_log_t *log = hist_dir_find (&d, "app-2");
+    assert_non_null (log);
+    assert_int_equal (log->nfiles, 4);
+    assert_string_equal (log->files[3].name, "app-2.events.10");
+    s_lines_t l = {{0}, 0};
+    bool cut;
+    assert_int_equal (hist_log_read (s_dir, log, s_collect, &l, &cut, &err), 0);
+    assert_string_equal (l.text, "^a|b|c|d|e|");
+    assert_true (cut);
+    assert_null (hist_dir_find (&d, "app-3"));
+    hist_dir_release (&d);
+    /* a missing directory: an error naming it */
+    char missing[300];
+    snprintf (missing, sizeof missing, "%s/none", s_dir);
+    assert_int_equal (hist_dir_scan (missing, &d, &err), -1);
+    assert_contains (err.text, "none");
+    assert_contains (err.text, "No such file");
+}
+
+/* A summary is reused only while its files are unchanged. */
+static void
+test_index_invalidation (void **state)
+{
+    (void) state;
+    s_log ("app-a", "x", 1000, "FINISHED", 1);
+    s_log ("app-b", "y", 2000, NULL, 1);
+    hist_dir_t d;
+    hearth_error_t err;
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    hist_index_t *idx = hist_index_load (s_dir);
+    assert_int_equal (hist_index_loaded (idx), 0);
+    for (size_t i = 0; i < d.n; i++) {
+        assert_null (hist_index_get (idx, &d.logs[i]));
+        hist_app_t *a = hist_list_read_app (s_dir, &d.logs[i], &err);
+        assert_non_null (a);
+        assert_int_equal (hist_index_put (idx, &d.logs[i], a), 0);
+    }
+    assert_int_equal (hist_index_save (idx, &d, &err), 0);
+    hist_index_destroy (&idx);
+    hist_dir_release (&d);
+
+    /* reloaded: both found; then app-b grows and app-a is touched */
+    idx = hist_index_load (s_dir);
+    assert_int_equal (hist_index_loaded (idx), 2);
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    const hist_app_t *a = hist_index_get (idx, hist_dir_find (&d, "app-a"));
+    assert_non_null (a);
+    assert_string_equal (a->state, "FINISHED");
+    assert_non_null (hist_index_get (idx, hist_dir_find (&d, "app-b")));
+    hist_dir_release (&d);
+    char path[512];
+    snprintf (path, sizeof path, "%s/app-b.events", s_dir);
+    FILE *f = fopen (path, "a");
+    fputs ("{\"event\":\"app_end\",\"time_ms\":3000,\"state\":\"KILLED\"}\n",
+           f);
+    fclose (f);
+    snprintf (path, sizeof path, "%s/app-a.events", s_dir);
+    struct timespec t[2] = {{1, 0}, {1, 0}};
+    assert_int_equal (utimensat (AT_FDCWD, path, t, 0), 0);
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    assert_null (hist_index_get (idx, hist_dir_find (&d, "app-a")));
+    assert_null (hist_index_get (idx, hist_dir_find (&d, "app-b")));
+    hist_dir_release (&d);
+    /* a rolled file added: changed too */
+    hist_index_destroy (&idx);
+    idx = hist_index_load (s_dir);
+    s_write ("app-a.events.1", "");
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    assert_null (hist_index_get (idx, hist_dir_find (&d, "app-a")));
+    hist_dir_release (&d);
+    hist_index_destroy (&idx);
+}
+
+/* A damaged index file is not trusted; one that cannot be written is
+   an error the caller may ignore (the listing goes on in memory). */
+static void
+test_index_file (void **state)
+{
+    (void) state;
+    char idir[512], path[600];
+    snprintf (idir, sizeof idir, "%s/%s", s_dir, HIST_INDEX_DIR);
+    mkdir (idir, 0755);
+    snprintf (path, sizeof path, "%s/%s", idir, HIST_INDEX_FILE);
+    FILE *f = fopen (path, "w");
+    fputs ("{\"hearth_history_index\":1}\n{\"id\":\"app-a\",\"files\":[[\"app-"
+           "a.events\",1,2,3]],\"app\":{\"id\":\"app-a\"}}\nnot json\n",
+           f);
+    fclose (f);
+    hist_index_t *idx = hist_index_load (s_dir);
+    assert_int_equal (hist_index_loaded (idx), 0); /* app lacks its numbers */
+    hist_index_destroy (&idx);
+    /* the index's directory is a file: not writable */
+    hearth_rm_tree (idir);
+    s_write (HIST_INDEX_DIR, "in the way\n");
+    s_log ("app-c", "z", 1000, "FINISHED", 1);
+    hist_dir_t d;
+    hearth_error_t err;
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    idx = hist_index_load (s_dir);
+    hist_app_t *a = hist_list_read_app (s_dir, &d.logs[0], &err);
+    assert_int_equal (hist_index_put (idx, &d.logs[0], a), 0);
+    assert_int_equal (hist_index_save (idx, &d, &err), -1);
+    assert_contains (err.text, HIST_INDEX_DIR);
+    hist_index_destroy (&idx);
+    hist_dir_release (&d);
+    /* and the listing still works, exit 0 */
+    char *out = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream (&out, &len);
+    hist_list_opts_t opts = {.dir = s_dir, .since_ms = -1, .stale_ms = 3600000};
+    assert_int_equal (hist_list (&opts, o, stderr), 0);
+    fclose (o);
+    assert_contains (out, "app-c");
+    free (out);
+}
+
+/* The listing's text for opts (new string). */
+static char *
+s_listing (hist_list_opts_t *opts, int *status)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream (&out, &len);
+    opts->dir = s_dir;
+    opts->stale_ms = 3600000;
+    *status = hist_list (opts, o, stderr);
+    fclose (o);
+    return out;
+}
+
+static void
+test_filters_and_order (void **state)
+{
+    (void) state;
+    struct timeval tv;
+    gettimeofday (&tv, NULL);
+    int64_t now = (int64_t) tv.tv_sec * 1000;
+    s_log ("app-old", "etl-old", now - 3 * 86400000LL, "FAILED", 1);
+    s_log ("app-new", "etl-new", now - 3600000, "FINISHED", 1);
+    s_log ("app-mid", "report", now - 86400000LL - 3600000, "FAILED", 1);
+    s_log ("app-run", "etl-live", now - 1000, NULL, (int64_t) getpid ());
+    int status;
+    hist_list_opts_t o = {.since_ms = -1};
+    char *out = s_listing (&o, &status);
+    assert_int_equal (status, 0);
+    /* newest first */
+    char *run = strstr (out, "app-run"), *nw = strstr (out, "app-new");
+    char *mid = strstr (out, "app-mid"), *old = strstr (out, "app-old");
+    assert_true (run && nw && mid && old && run < nw && nw < mid && mid < old);
+    assert_contains (run, "RUNNING"); /* this test's own pid: alive */
+    free (out);
+    const char *failed[] = {"failed"};
+    o = (hist_list_opts_t){
+        .since_ms = now - 2 * 86400000LL, .states = failed, .nstates = 1};
+    out = s_listing (&o, &status);
+    assert_non_null (strstr (out, "app-mid"));
+    assert_null (strstr (out, "app-old")); /* before --since */
+    assert_null (strstr (out, "app-new")); /* not FAILED */
+    free (out);
+    o = (hist_list_opts_t){.since_ms = -1, .name_glob = "etl-*"};
+    out = s_listing (&o, &status);
+    assert_null (strstr (out, "app-mid"));
+    assert_non_null (strstr (out, "app-old"));
+    free (out);
+    o = (hist_list_opts_t){.since_ms = -1, .json = true};
+    out = s_listing (&o, &status);
+    cJSON *doc = cJSON_Parse (out);
+    assert_non_null (doc);
+    assert_int_equal (cJSON_GetArraySize (cJSON_GetObjectItemCaseSensitive (
+                          doc, "applications")),
+                      4);
+    cJSON_Delete (doc);
+    free (out);
+    /* a file in DIR that is not a log: said, exit 1, the others listed */
+    s_write ("junk.events", "hello\n");
+    o = (hist_list_opts_t){.since_ms = -1};
+    out = s_listing (&o, &status);
+    assert_int_equal (status, 1);
+    assert_non_null (strstr (out, "app-new"));
+    free (out);
+}
+
+static void
+test_since (void **state)
+{
+    (void) state;
+    int64_t ms;
+    hearth_error_t err;
+    int64_t now = 1800000000000LL;
+    assert_int_equal (hist_parse_since ("24h", now, &ms, &err), 0);
+    assert_int_equal (ms, now - 86400000LL);
+    assert_int_equal (hist_parse_since ("7d", now, &ms, &err), 0);
+    assert_int_equal (ms, now - 7 * 86400000LL);
+    assert_int_equal (hist_parse_since ("90m", now, &ms, &err), 0);
+    assert_int_equal (ms, now - 90 * 60000LL);
+    assert_int_equal (hist_parse_since ("2w", now, &ms, &err), 0);
+    assert_int_equal (ms, now - 14 * 86400000LL);
+    assert_int_equal (hist_parse_since ("2026-12-01", now, &ms, &err), 0);
+    assert_int_equal (ms, 1796083200000LL);
+    assert_int_equal (hist_parse_since ("2026-12-01T09:30", now, &ms, &err), 0);
+    assert_int_equal (ms, 1796083200000LL + 9 * 3600000LL + 30 * 60000LL);
+    assert_int_equal (hist_parse_since ("2026-12-01 09:30:05Z", now, &ms, &err),
+                      0);
+    assert_int_equal (ms,
+                      1796083200000LL + 9 * 3600000LL + 30 * 60000LL + 5000);
+    const char *bad[] = {"",
+                         "h",
+                         "24",
+                         "24x",
+                         "-3h",
+                         "2026-13-01",
+                         "yesterday",
+                         "2026-12-01T09:30Q",
+                         "99999999999999999999d"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal (hist_parse_since (bad[i], now, &ms, &err), -1);
+        assert_contains (err.text, "--since");
+    }
+}
+
+static void
+test_live (void **state)
+{
+    (void) state;
+    hist_here_t h;
+    hist_here_init (&h, 3600000);
+    hist_app_t *a = hist_app_new ("x");
+    char reason[256];
+    a->start_ms = h.now_ms - 1000;
+    a->pid = getpid ();
+    /* no host (older log), our own pid: running */
+    assert_string_equal (
+        hist_shown_state (a, h.now_ms, &h, reason, sizeof reason), "RUNNING");
+    /* this host, a pid that does not exist: failed, saying why */
+    a->host = strdup (h.host);
+    a->pid = 2147483600;
+    assert_string_equal (
+        hist_shown_state (a, h.now_ms, &h, reason, sizeof reason), "FAILED");
+    assert_contains (reason, "without app_end");
+    assert_contains (reason, "2147483600");
+    /* our pid, but a log older than the process: a reused pid */
+    a->pid = getpid ();
+    a->start_ms = 1000;
+    assert_string_equal (
+        hist_shown_state (a, h.now_ms, &h, reason, sizeof reason), "FAILED");
+    /* elsewhere: the log's age decides */
+    free (a->host);
+    a->host = strdup ("some-other-host.example");
+    assert_string_equal (
+        hist_shown_state (a, h.now_ms - 60000, &h, reason, sizeof reason),
+        "RUNNING");
+    assert_string_equal (
+        hist_shown_state (a, h.now_ms - 7200000, &h, reason, sizeof reason),
+        "FAILED");
+    assert_contains (reason, "some-other-host.example");
+    /* an app_end: its state, whatever the pid */
+    a->state = strdup ("KILLED");
+    a->reason = strdup ("by alice");
+    assert_string_equal (hist_shown_state (a, 0, &h, reason, sizeof reason),
+                         "KILLED");
+    assert_string_equal (reason, "by alice");
+    hist_app_destroy (&a);
+}
+
+int
+main (void)
+{
+    alarm (120);
+    hearth_test_clear_env ();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_names),
+        cmocka_unit_test_setup_teardown (test_rolled_and_cut, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_index_invalidation, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_index_file, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_filters_and_order, s_setup,
+                                         s_teardown),
+        cmocka_unit_test (test_since),
+        cmocka_unit_test (test_live),
+    };
+    return cmocka_run_group_tests_name ("hist_dir", tests, NULL, NULL);
+}

@@ -1,0 +1,409 @@
+/*  test_hist_parse.c - hearth-history's pure parts: a line of each event
+    kind (evline.c), what is refused (a cut line, garbage, deep nesting),
+    unescaping, the listing's summary (appsum.c) and its index form, the
+    detailed summary (detail.c): percentiles, failures per task, the
+    slowest attempts, executors and web-wire §5's fields. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "history/appsum.h"
+#include "history/detail.h"
+#include "history/evline.h"
+#include "tests/unit/testutil.h"
+
+/* docs/event-log.md's example (shortened settings), one event a line. */
+static const char *const s_example[] = {
+    "{\"event\":\"log_start\",\"time_ms\":1796134911653,\"format\":1,\"app_"
+    "id\":\"app-1\",\"name\":\"demo\",\"user\":\"alice\",\"settings\":{"
+    "\"master\":\"local[2]\",\"max-failures\":\"4\",\"files\":[\"a\",\"b\"]}}",
+    "{\"event\":\"app_start\",\"time_ms\":1796134911653,\"app_id\":\"app-1\","
+    "\"master\":\"local[2]\",\"pid\":13216}",
+    "{\"event\":\"job_start\",\"time_ms\":1796134911654,\"job\":1,\"name\":"
+    "\"demo\",\"stages\":2}",
+    "{\"event\":\"stage_start\",\"time_ms\":1796134911654,\"job\":1,\"stage\":"
+    "1,\"name\":\"a\",\"tasks\":3}",
+    "{\"event\":\"executor_added\",\"time_ms\":1796134911671,\"executor\":0,"
+    "\"host\":\"vm\",\"cores\":2}",
+    "{\"event\":\"task_start\",\"time_ms\":1796134911672,\"stage\":1,\"index\":"
+    "0,\"attempt\":0,\"executor\":0,\"speculative\":false}",
+    "{\"event\":\"task_start\",\"time_ms\":1796134911672,\"stage\":1,\"index\":"
+    "1,\"attempt\":0,\"executor\":0,\"speculative\":false}",
+    "{\"event\":\"task_start\",\"time_ms\":1796134911672,\"stage\":1,\"index\":"
+    "2,\"attempt\":0,\"executor\":0,\"speculative\":false}",
+    "{\"event\":\"task_end\",\"time_ms\":1796134911680,\"stage\":1,\"index\":0,"
+    "\"attempt\":0,\"executor\":0,\"state\":\"FINISHED\",\"outcome\":"
+    "\"accepted\",\"run_us\":5893,\"error\":null,\"result_bytes\":2}",
+    "{\"event\":\"task_end\",\"time_ms\":1796134911680,\"stage\":1,\"index\":1,"
+    "\"attempt\":0,\"executor\":0,\"state\":\"FAILED\",\"outcome\":\"retried\","
+    "\"run_us\":2133,\"error\":\"sh exited with status 3: first try\","
+    "\"result_bytes\":0}",
+    "{\"event\":\"task_start\",\"time_ms\":1796134911680,\"stage\":1,\"index\":"
+    "1,\"attempt\":1,\"executor\":0,\"speculative\":false}",
+    "{\"event\":\"task_end\",\"time_ms\":1796134911683,\"stage\":1,\"index\":2,"
+    "\"attempt\":0,\"executor\":0,\"state\":\"FINISHED\",\"outcome\":"
+    "\"accepted\",\"run_us\":8168,\"error\":null,\"result_bytes\":2}",
+    "{\"event\":\"task_end\",\"time_ms\":1796134911684,\"stage\":1,\"index\":1,"
+    "\"attempt\":1,\"executor\":0,\"state\":\"FINISHED\",\"outcome\":"
+    "\"accepted\",\"run_us\":2011,\"error\":null,\"result_bytes\":2}",
+    "{\"event\":\"stage_end\",\"time_ms\":1796134911684,\"job\":1,\"stage\":1,"
+    "\"name\":\"a\",\"state\":\"SUCCEEDED\",\"tasks\":3,\"finished\":3,"
+    "\"failed_attempts\":1}",
+    "{\"event\":\"stage_start\",\"time_ms\":1796134911684,\"job\":1,\"stage\":"
+    "2,\"name\":\"b\",\"tasks\":1}",
+    "{\"event\":\"task_start\",\"time_ms\":1796134911684,\"stage\":2,\"index\":"
+    "0,\"attempt\":0,\"executor\":0,\"speculative\":false}",
+    "{\"event\":\"task_end\",\"time_ms\":1796134911686,\"stage\":2,\"index\":0,"
+    "\"attempt\":0,\"executor\":0,\"state\":\"FINISHED\",\"outcome\":"
+    "\"accepted\",\"run_us\":1850,\"error\":null,\"result_bytes\":6}",
+    "{\"event\":\"stage_end\",\"time_ms\":1796134911686,\"job\":1,\"stage\":2,"
+    "\"name\":\"b\",\"state\":\"SUCCEEDED\",\"tasks\":1,\"finished\":1,"
+    "\"failed_attempts\":0}",
+    "{\"event\":\"job_end\",\"time_ms\":1796134911686,\"job\":1,\"name\":"
+    "\"demo\",\"state\":\"SUCCEEDED\",\"error\":null}",
+    "{\"event\":\"executor_removed\",\"time_ms\":1796134911686,\"executor\":0,"
+    "\"reason\":\"the application is over\",\"tasks_lost\":0}",
+    "{\"event\":\"app_end\",\"time_ms\":1796134911686,\"state\":\"FINISHED\","
+    "\"reason\":\"its driver finished\"}",
+};
+#define N_EXAMPLE (sizeof s_example / sizeof s_example[0])
+
+static void
+test_each_kind (void **state)
+{
+    (void) state;
+    static const hist_kind_t kinds[N_EXAMPLE] = {
+        HIST_EV_LOG_START,   HIST_EV_APP_START,    HIST_EV_JOB_START,
+        HIST_EV_STAGE_START, HIST_EV_EXEC_ADDED,   HIST_EV_TASK_START,
+        HIST_EV_TASK_START,  HIST_EV_TASK_START,   HIST_EV_TASK_END,
+        HIST_EV_TASK_END,    HIST_EV_TASK_START,   HIST_EV_TASK_END,
+        HIST_EV_TASK_END,    HIST_EV_STAGE_END,    HIST_EV_STAGE_START,
+        HIST_EV_TASK_START,  HIST_EV_TASK_END,     HIST_EV_STAGE_END,
+        HIST_EV_JOB_END,     HIST_EV_EXEC_REMOVED, HIST_EV_APP_END};
+    for (size_t i = 0; i < N_EXAMPLE; i++) {
+        hist_line_t l;
+        assert_int_equal (
+            hist_line_parse (s_example[i], strlen (s_example[i]), &l), 0);
+        assert_int_equal (l.kind, kinds[i]);
+        assert_true (l.time_ms >= 1796134911653);
+    }
+    hist_line_t l;
+    const char *t = s_example[9];
+    assert_int_equal (hist_line_parse (t, strlen (t), &l), 0);
+    assert_int_equal (hist_line_int_or (&l, "run_us", -1), 2133);
+    assert_true (hist_line_is (&l, "state", "FAILED"));
+    assert_false (hist_line_is (&l, "state", "FAILE"));
+    char *e = hist_line_str (&l, "error");
+    assert_string_equal (e, "sh exited with status 3: first try");
+    free (e);
+    assert_null (hist_line_str (&l, "missing"));
+    t = s_example[0];
+    assert_int_equal (hist_line_parse (t, strlen (t), &l), 0);
+    const hist_field_t *f = hist_line_get (&l, "settings");
+    assert_non_null (f);
+    assert_int_equal (f->val[0], '{');
+    assert_int_equal (f->val[f->val_len - 1], '}');
+    /* a kind this reader does not know: parsed, OTHER */
+    t = "{\"event\":\"shiny_new\",\"time_ms\":5,\"x\":[1,{\"y\":null}]}";
+    assert_int_equal (hist_line_parse (t, strlen (t), &l), 0);
+    assert_int_equal (l.kind, HIST_EV_OTHER);
+    assert_int_equal (l.time_ms, 5);
+}
+
+static void
+test_refused (void **state)
+{
+    (void) state;
+    const char *bad[] = {
+        "",
+        "   ",
+        "[1,2]",
+        "{}",
+        "{\"time_ms\":1}",                       /* no event */
+        "{\"event\":7}",                         /* not a string */
+        "{\"event\":\"task_end\",\"time_ms\":1", /* cut */
+        "{\"event\":\"task_end\",\"stage\":1,",
+        "{\"event\":\"task_end\"} x", /* after the object */
+        "{\"event\":\"a\",\"b\":01}", /* leading zero */
+        "{\"event\":\"a\",\"b\":tru}",
+        "{\"event\":\"a\",\"b\":\"\\q\"}", /* bad escape */
+        "{\"event\":\"a\",\"b\":\"\\u12\"}",
+        "{\"event\":\"a\" \"b\":1}",
+        "{\"event\":\"a\",\"b\":\"tab\there\"}", /* raw control byte */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        hist_line_t l;
+        assert_int_equal (hist_line_parse (bad[i], strlen (bad[i]), &l), -1);
+    }
+    /* brackets deeper than the bound: refused, not a stack overflow */
+    size_t n = 100000;
+    char *deep = malloc (2 * n + 32);
+    strcpy (deep, "{\"event\":\"a\",\"b\":");
+    size_t k = strlen (deep);
+    memset (deep + k, '[', n);
+    memset (deep + k + n, ']', n);
+    strcpy (deep + k + 2 * n, "}");
+    hist_line_t l;
+    assert_int_equal (hist_line_parse (deep, strlen (deep), &l), -1);
+    free (deep);
+    /* every prefix of a good line is refused */
+    const char *good = s_example[8];
+    for (size_t len = 0; len < strlen (good); len++)
+        assert_int_equal (hist_line_parse (good, len, &l), -1);
+    assert_int_equal (hist_line_parse (good, strlen (good), &l), 0);
+}
+
+static void
+test_unescape (void **state)
+{
+    (void) state;
+    const char *t =
+        "{\"event\":\"a\",\"s\":\"q\\\"b\\\\n\\n\\u00e9\\ud83d\\ude00"
+        "\\u0000.\",\"n\":-12,\"f\":1.5,\"big\":99999999999999999999,"
+        "\"nul\":null,\"t\":true}";
+    hist_line_t l;
+    assert_int_equal (hist_line_parse (t, strlen (t), &l), 0);
+    char *s = hist_line_str (&l, "s");
+    assert_string_equal (s, "q\"b\\n\n\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbd.");
+    free (s);
+    int64_t v;
+    assert_true (hist_line_int (&l, "n", &v));
+    assert_int_equal (v, -12);
+    assert_false (hist_line_int (&l, "f", &v));   /* not an integer */
+    assert_false (hist_line_int (&l, "big", &v)); /* past int64 */
+    assert_false (hist_line_int (&l, "nul", &v));
+    assert_null (hist_line_str (&l, "nul"));
+    assert_true (hist_line_true (&l, "t"));
+    assert_false (hist_line_true (&l, "nul"));
+    /* an escaped value still compares */
+    t = "{\"event\":\"a\",\"state\":\"FAIL\\u0045D\"}";
+    assert_int_equal (hist_line_parse (t, strlen (t), &l), 0);
+    assert_true (hist_line_is (&l, "state", "FAILED"));
+}
+
+static hist_app_t *
+s_fed (size_t upto)
+{
+    hist_app_t *a = hist_app_new ("app-1");
+    for (size_t i = 0; i < upto; i++)
+        assert_int_equal (
+            hist_app_feed (a, s_example[i], strlen (s_example[i]), i == 0), 0);
+    return a;
+}
+
+static void
+test_appsum (void **state)
+{
+    (void) state;
+    hist_app_t *a = s_fed (N_EXAMPLE);
+    assert_true (a->is_log);
+    assert_string_equal (a->name, "demo");
+    assert_string_equal (a->user, "alice");
+    assert_string_equal (a->state, "FINISHED");
+    assert_string_equal (a->reason, "its driver finished");
+    assert_int_equal (a->pid, 13216);
+    assert_null (a->host);
+    assert_int_equal (a->start_ms, 1796134911653);
+    assert_int_equal (a->end_ms, 1796134911686);
+    assert_int_equal (a->tasks_ok, 4);
+    assert_int_equal (a->tasks_failed, 1);
+    assert_int_equal (a->cores_max, 2);
+    assert_int_equal (a->lines, (int64_t) N_EXAMPLE);
+    assert_int_equal (a->bad_lines, 0);
+    /* the index's form and back */
+    cJSON *o = hist_app_to_json (a);
+    hist_app_t *b = hist_app_from_json (o);
+    assert_non_null (b);
+    assert_string_equal (b->name, "demo");
+    assert_string_equal (b->reason, "its driver finished");
+    assert_int_equal (b->start_ms, a->start_ms);
+    assert_int_equal (b->tasks_failed, 1);
+    assert_true (b->is_log);
+    assert_null (b->host);
+    /* a damaged entry: refused */
+    cJSON_DeleteItemFromObject (o, "tasks_ok");
+    assert_null (hist_app_from_json (o));
+    cJSON_Delete (o);
+    hist_app_destroy (&b);
+    hist_app_destroy (&a);
+    /* not a log: the first line is something else */
+    a = hist_app_new ("x");
+    hist_app_feed (a, s_example[1], strlen (s_example[1]), true);
+    assert_false (a->is_log);
+    hist_app_feed (a, "garbage", 7, false);
+    assert_int_equal (a->bad_lines, 1);
+    hist_app_destroy (&a);
+}
+
+/* Cores at once: executors overlapping or one after the other. */
+static void
+test_cores_at_once (void **state)
+{
+    (void) state;
+    hist_app_t *a = hist_app_new ("c");
+    const char *lines[] = {
+        "{\"event\":\"executor_added\",\"time_ms\":1,\"executor\":0,\"cores\":"
+        "4}",
+        "{\"event\":\"executor_added\",\"time_ms\":2,\"executor\":1,\"cores\":"
+        "2}",
+        "{\"event\":\"executor_removed\",\"time_ms\":3,\"executor\":0}",
+        "{\"event\":\"executor_added\",\"time_ms\":4,\"executor\":2,\"cores\":"
+        "3}",
+        "{\"event\":\"executor_removed\",\"time_ms\":5,\"executor\":9}",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        hist_app_feed (a, lines[i], strlen (lines[i]), false);
+    assert_int_equal (a->cores_max, 6); /* 4 + 2 */
+    assert_int_equal (a->cores_sum, 9); /* 4 + 2 + 3 */
+    assert_int_equal (a->cores_now, 5); /* 2 + 3; an unknown removal ignored */
+    assert_int_equal (a->executors, 3);
+    hist_app_destroy (&a);
+}
+
+static void
+test_percentiles (void **state)
+{
+    (void) state;
+    int64_t v[100];
+    for (int i = 0; i < 100; i++)
+        v[i] = i + 1;
+    hist_vec_t vec = {v, 100, 100};
+    assert_int_equal (hist_percentile (&vec, 50), 50);
+    assert_int_equal (hist_percentile (&vec, 95), 95);
+    assert_int_equal (hist_percentile (&vec, 100), 100);
+    vec.n = 1;
+    assert_int_equal (hist_percentile (&vec, 50), 1);
+    assert_int_equal (hist_percentile (&vec, 95), 1);
+    int64_t w[] = {10, 20, 30};
+    hist_vec_t three = {w, 3, 3};
+    assert_int_equal (hist_percentile (&three, 50), 20);
+    assert_int_equal (hist_percentile (&three, 95), 30);
+    hist_vec_t none = {NULL, 0, 0};
+    assert_int_equal (hist_percentile (&none, 50), -1);
+}
+
+static hist_detail_t *
+s_detail (const char *const *lines, size_t n, int top)
+{
+    hist_detail_t *d = hist_detail_new ("app-1", top);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal (
+            hist_detail_feed (d, lines[i], strlen (lines[i]), i == 0), 0);
+    assert_int_equal (hist_detail_finish (d), 0);
+    return d;
+}
+
+static void
+test_detail (void **state)
+{
+    (void) state;
+    hist_detail_t *d = s_detail (s_example, N_EXAMPLE, 3);
+    size_t n;
+    const hist_stage_t *st = hist_detail_stages (d, &n);
+    assert_true (n > 2);
+    assert_true (st[1].seen && st[2].seen && !st[0].seen);
+    assert_string_equal (st[1].name, "a");
+    assert_int_equal (st[1].tasks, 3);
+    assert_int_equal (st[1].started, 4);
+    assert_int_equal (st[1].accepted, 3);
+    assert_int_equal (st[1].failed, 1);
+    assert_string_equal (st[1].state, "SUCCEEDED");
+    /* the run times of stage a's FINISHED attempts, sorted */
+    assert_int_equal (st[1].ok_us.n, 3);
+    assert_int_equal (st[1].ok_us.v[0], 2011);
+    assert_int_equal (hist_percentile (&st[1].ok_us, 50), 5893);
+    assert_int_equal (st[1].ok_us.v[2], 8168);
+    const hist_attempt_t *top = hist_detail_top (d, &n);
+    assert_int_equal (n, 3);
+    assert_int_equal (top[0].run_us, 8168);
+    assert_int_equal (top[1].run_us, 5893);
+    assert_int_equal (top[2].run_us, 2133);
+    assert_string_equal (top[2].outcome, "retried");
+    const hist_taskfail_t *f = hist_detail_fails (d, &n);
+    assert_int_equal (n, 1);
+    assert_int_equal (f[0].stage, 1);
+    assert_int_equal (f[0].index, 1);
+    assert_int_equal (f[0].failed, 1);
+    assert_true (f[0].succeeded);
+    assert_string_equal (f[0].last_error, "sh exited with status 3: first try");
+    const hist_job_t *j = hist_detail_jobs (d, &n);
+    assert_string_equal (j[1].state, "SUCCEEDED");
+    const hist_exec_t *x = hist_detail_execs (d, &n);
+    assert_int_equal (x[0].cores, 2);
+    assert_int_equal (x[0].memory_mb, -1); /* older log: unknown */
+    assert_int_equal (x[0].peak_rss, -1);
+    assert_int_equal (hist_detail_end_total (d, "core_ms_used"), -1);
+    assert_non_null (hist_detail_settings (d));
+    hist_detail_destroy (&d);
+}
+
+/* web-wire §5's fields read where present; a task given up; LOST. */
+static void
+test_detail_new_fields (void **state)
+{
+    (void) state;
+    const char *lines[] = {
+        "{\"event\":\"log_start\",\"time_ms\":1000,\"format\":1,\"app_id\":"
+        "\"a\"}",
+        "{\"event\":\"executor_added\",\"time_ms\":1000,\"executor\":1,"
+        "\"host\":"
+        "\"h\",\"cores\":2,\"memory_mb\":512,\"worker\":\"worker-1\"}",
+        "{\"event\":\"task_end\",\"time_ms\":1100,\"stage\":3,\"index\":7,"
+        "\"attempt\":0,\"executor\":1,\"state\":\"LOST\",\"outcome\":"
+        "\"retried\",\"run_us\":100,\"error\":null}",
+        "{\"event\":\"task_end\",\"time_ms\":1200,\"stage\":3,\"index\":7,"
+        "\"attempt\":1,\"executor\":1,\"state\":\"FAILED\",\"outcome\":"
+        "\"gave_up\",\"run_us\":100,\"error\":\"boom\"}",
+        "{\"event\":\"executor_removed\",\"time_ms\":3000,\"executor\":1,"
+        "\"reason\":\"exit 9\",\"tasks_lost\":1,\"cores\":2,\"memory_mb\":512,"
+        "\"peak_rss_bytes\":268435456,\"lifetime_ms\":2000}",
+        "{\"event\":\"app_end\",\"time_ms\":3000,\"state\":\"FAILED\","
+        "\"reason\":"
+        "\"job x failed\",\"duration_ms\":2000,\"tasks_succeeded\":0,"
+        "\"tasks_failed\":1,\"executors\":1,\"core_ms_reserved\":4000,"
+        "\"core_ms_used\":1}",
+    };
+    hist_detail_t *d = s_detail (lines, sizeof lines / sizeof lines[0], 10);
+    size_t n;
+    const hist_exec_t *x = hist_detail_execs (d, &n);
+    assert_int_equal (x[1].memory_mb, 512);
+    assert_int_equal (x[1].peak_rss, 268435456);
+    assert_int_equal (x[1].lifetime_ms, 2000);
+    assert_string_equal (x[1].worker, "worker-1");
+    assert_string_equal (x[1].reason, "exit 9");
+    const hist_taskfail_t *f = hist_detail_fails (d, &n);
+    assert_int_equal (n, 1);
+    assert_int_equal (f[0].failed, 2); /* lost, then failed */
+    assert_true (f[0].gave_up);
+    assert_false (f[0].succeeded);
+    assert_string_equal (f[0].last_error, "boom");
+    const hist_stage_t *st = hist_detail_stages (d, &n);
+    assert_int_equal (st[3].lost, 1);
+    assert_int_equal (st[3].failed, 1);
+    assert_int_equal (hist_detail_end_total (d, "core_ms_reserved"), 4000);
+    assert_int_equal (hist_detail_end_total (d, "tasks_failed"), 1);
+    hist_detail_destroy (&d);
+}
+
+int
+main (void)
+{
+    alarm (120);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_each_kind),
+        cmocka_unit_test (test_refused),
+        cmocka_unit_test (test_unescape),
+        cmocka_unit_test (test_appsum),
+        cmocka_unit_test (test_cores_at_once),
+        cmocka_unit_test (test_percentiles),
+        cmocka_unit_test (test_detail),
+        cmocka_unit_test (test_detail_new_fields),
+    };
+    return cmocka_run_group_tests_name ("hist_parse", tests, NULL, NULL);
+}
