@@ -7,7 +7,7 @@ EXTRA_DIST += man/make-man
 if HAVE_HELP2MAN
 man1_MANS = man/hearth-master.1 man/hearth-worker.1 man/hearth-executor.1 \
 	man/hearth-driver.1 man/hearth-submit.1 man/hearth-tail.1 \
-	man/hearth-keygen.1 man/hearth-admin.1
+	man/hearth-keygen.1 man/hearth-admin.1 man/hearth-history.1
 man8_MANS = man/hearth-start-master.sh.8 man/hearth-start-worker.sh.8 \
 	man/hearth-start-cluster.sh.8 man/hearth-stop-cluster.sh.8 \
 	man/hearth-stop-master.sh.8 man/hearth-stop-worker.sh.8
