@@ -294,10 +294,18 @@ hist_index_save (hist_index_t *self, const hist_dir_t *current,
     if (mkdir (idir, 0755) < 0 && errno != EEXIST)
         return hearth_errprintf (err, "cannot create %s: %s", idir,
                                  strerror (errno));
-    FILE *f = fopen (tmp, "we");
-    if (!f)
+    /* a new file, never through a link someone left at its name */
+    unlink (tmp);
+    int fd =
+        open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd >= 0 ? fdopen (fd, "w") : NULL;
+    if (!f) {
+        int saved = errno;
+        if (fd >= 0)
+            close (fd);
         return hearth_errprintf (err, "cannot write %s: %s", tmp,
-                                 strerror (errno));
+                                 strerror (saved));
+    }
     int rc = s_write_entries (self, current, f);
     if (fflush (f) != 0 || fsync (fileno (f)) != 0)
         rc = -1;
