@@ -82,7 +82,7 @@ s_task (gen_t *g, int stage, long index, int executor, bool fail_first,
 }
 
 static void
-s_head (gen_t *g, const char *id, long pid)
+s_head (gen_t *g, const char *id, long pid, long tasks)
 {
     fprintf (g->f,
              "{\"event\":\"log_start\",\"time_ms\":%lld,\"format\":1,"
@@ -95,9 +95,9 @@ s_head (gen_t *g, const char *id, long pid)
              "{\"event\":\"job_start\",\"time_ms\":%lld,\"job\":1,\"name\":"
              "\"etl\",\"stages\":1}\n"
              "{\"event\":\"stage_start\",\"time_ms\":%lld,\"job\":1,\"stage\":"
-             "1,\"name\":\"s\",\"tasks\":0,\"attempt\":0}\n",
+             "1,\"name\":\"s\",\"tasks\":%ld,\"attempt\":0}\n",
              (long long) g->now, id, s_rand () % 100, (long long) g->now, id,
-             pid, (long long) g->now, (long long) g->now);
+             pid, (long long) g->now, (long long) g->now, tasks);
     for (int x = 0; x < 2; x++)
         fprintf (g->f,
                  "{\"event\":\"executor_added\",\"time_ms\":%lld,\"executor\":"
@@ -150,7 +150,7 @@ s_log (const char *path, const char *id, long tasks, const char *state,
         return -1;
     }
     bool failing = strcmp (state, "FAILED") == 0;
-    s_head (&g, id, *state ? 4242 : s_dead_pid);
+    s_head (&g, id, *state ? 4242 : s_dead_pid, tasks);
     for (long i = 0; i < tasks; i++)
         s_task (&g, 1, i, (int) (i % 2), s_rand () % 50 == 0,
                 failing && i == tasks / 2);
