@@ -162,10 +162,11 @@ s_failed (void *arg, const char *error)
 }
 
 static void
-s_executor_added (void *arg, int exec_id, int cores, const char *host)
+s_executor_added (void *arg, int exec_id, int cores, const char *host,
+                  const char *worker_id, int64_t memory_mb)
 {
     engine_t *e = arg;
-    execs_add (e->execs, exec_id, cores, host);
+    execs_add (e->execs, exec_id, cores, host, worker_id, memory_mb);
 }
 
 static void
@@ -187,7 +188,7 @@ static void
 s_local_started (void *arg, int exec_id, int cores)
 {
     engine_t *e = arg;
-    execs_add (e->execs, exec_id, cores, "localhost");
+    execs_add (e->execs, exec_id, cores, "localhost", NULL, 0);
 }
 
 static void

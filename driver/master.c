@@ -304,9 +304,10 @@ s_executor_added (master_link_t *self, hearth_msg_t *msg)
     log_info ("executor %d granted on %s (%lld cores)", exec_id,
               hearth_json_str (b, "host"),
               (long long) hearth_json_int (b, "cores", 0));
-    self->cbs.executor_added (self->cbs.arg, exec_id,
-                              (int) hearth_json_int (b, "cores", 1),
-                              hearth_json_str (b, "host"));
+    self->cbs.executor_added (
+        self->cbs.arg, exec_id, (int) hearth_json_int (b, "cores", 1),
+        hearth_json_str (b, "host"), hearth_json_str (b, "worker_id"),
+        hearth_json_int (b, "memory_mb", 0));
 }
 
 static void

@@ -28,9 +28,10 @@ typedef struct {
     /* The master refused to register the application, or did not answer
        in time: start-up failed, for error (borrowed). */
     void (*failed) (void *arg, const char *error);
-    /* The master granted an executor (host borrowed). */
-    void (*executor_added) (void *arg, int exec_id, int cores,
-                            const char *host);
+    /* The master granted an executor on worker_id at host, with
+       memory_mb (strings borrowed). */
+    void (*executor_added) (void *arg, int exec_id, int cores, const char *host,
+                            const char *worker_id, int64_t memory_mb);
     /* An executor ended on its worker (reason borrowed). */
     void (*executor_lost) (void *arg, int exec_id, const char *reason);
     /* The master ended the application (reason borrowed). */

@@ -104,7 +104,9 @@ s_ev_stage_start (work_t *self, hearth_stage_t *st)
     eventlog_int (self->el, "job", (int64_t) st->job->id);
     eventlog_int (self->el, "stage", st->uid);
     eventlog_str (self->el, "name", st->name);
-    eventlog_int (self->el, "tasks", (int64_t) st->ntasks);
+    eventlog_int (self->el, "attempt", st->ev_attempt);
+    eventlog_int (self->el, "tasks",
+                  (int64_t) (st->ev_attempt ? st->ev_rerun : st->ntasks));
     eventlog_end (self->el);
 }
 
@@ -121,7 +123,12 @@ s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
     eventlog_int (self->el, "stage", st->uid);
     eventlog_str (self->el, "name", st->name);
     eventlog_str (self->el, "state", state);
-    eventlog_int (self->el, "tasks", (int64_t) st->ntasks);
+    eventlog_int (self->el, "attempt", st->ev_attempt);
+    eventlog_int (self->el, "tasks",
+                  (int64_t) (st->ev_attempt ? st->ev_rerun : st->ntasks));
+    uint64_t before = st->ntasks - st->ev_rerun; /* done before a re-run */
+    if (st->ev_attempt) /* a re-run counts its own tasks */
+        finished = finished > before ? finished - before : 0;
     eventlog_int (self->el, "finished", (int64_t) finished);
     eventlog_int (self->el, "failed_attempts", (int64_t) st->failed_attempts);
     eventlog_end (self->el);
@@ -260,6 +267,13 @@ const char *
 work_last_failure (const work_t *self)
 {
     return self->last_failure[0] ? self->last_failure : NULL;
+}
+
+void
+work_stages_runnable (work_t *self, hearth_job_t *job)
+{
+    if (zlistx_find (self->jobs, job))
+        s_ev_runnable (self, job);
 }
 
 void

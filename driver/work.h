@@ -71,6 +71,9 @@ const char *work_last_failure (const work_t *self);
 /* Publish the progress of stage uid to its job (nothing once the job has
    ended: the user may have freed it). */
 void work_publish (work_t *self, uint32_t uid);
+/* Write stage_start for job's stages that can run now (after lost map
+   outputs made a finished stage run again). */
+void work_stages_runnable (work_t *self, hearth_job_t *job);
 /* Handle the task set's pending events (kills go to the owner). */
 void work_process (work_t *self);
 
