@@ -503,6 +503,16 @@ master_link_release_executor (master_link_t *self, int exec_id,
     s_send (self, &msg);
 }
 
+int
+master_link_send_progress (master_link_t *self, hearth_msg_t **msg_p)
+{
+    if (!self->sock || !self->linked || self->finishing) {
+        hearth_msg_destroy (msg_p);
+        return -1;
+    }
+    return s_send (self, msg_p);
+}
+
 /* ---- the end ------------------------------------------------------------- */
 
 /* Say once that the driver waits for the master, and for how long. */

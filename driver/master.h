@@ -16,6 +16,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/proto.h"
 
 typedef struct master_link master_link_t;
 
@@ -80,6 +81,10 @@ void master_link_tick (master_link_t *self);
    or cut off), so that its cores go to a replacement. */
 void master_link_release_executor (master_link_t *self, int exec_id,
                                    const char *reason);
+/* Send a progress summary (APPLICATION_PROGRESS, taken: *msg_p is
+   nulled) while the application is registered on a working link and not
+   finishing.  Returns 0 when it went, -1 when it was dropped. */
+int master_link_send_progress (master_link_t *self, hearth_msg_t **msg_p);
 /* Unregister the application (if registered), ending in state
    ("FINISHED", "FAILED" or "KILLED") for reason (both copied), and wait,
    up to wait_ms, for the master to confirm it: registering again first,

@@ -335,6 +335,23 @@ static const hearth_field_t b_block_data[] = {
     FRAME ("data", false), STR ("code", false, 0, 64),
     F_TEXT ("error", false), END};
 
+/* A driver's progress summary (docs/protocol.md, APPLICATION_PROGRESS). */
+static const hearth_field_t s_progress_stage[] = {
+    INT ("job", true, 0, MAX_TASK_ID), INT ("stage", true, 0, MAX_EXEC_ID),
+    STR ("name", true, 0, HEARTH_PROGRESS_NAME_MAX),
+    INT ("tasks", true, 0, MAX_TASK_ID), INT ("finished", true, 0, MAX_TASK_ID),
+    INT ("running", true, 0, MAX_TASK_ID), INT ("failed", true, 0, MAX_TASK_ID),
+    END};
+static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
+                                                           s_progress_stage)};
+static const hearth_field_t b_application_progress[] = {
+    F_APP_ID (true), INT ("jobs_active", true, 0, MAX_LIST),
+    INT ("tasks_total", true, 0, MAX_TASK_ID),
+    INT ("tasks_finished", true, 0, MAX_TASK_ID),
+    INT ("tasks_failed", true, 0, MAX_TASK_ID),
+    INT ("tasks_running", true, 0, MAX_TASK_ID),
+    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages), END};
+
 /* clang-format on */
 
 /* The binary frame a body's `packed` field names, if any, checked as a
@@ -515,6 +532,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
                                            b_worker_response},
     [HEARTH_CMD_FETCH_BLOCK] = {"FETCH_BLOCK", b_fetch_block},
     [HEARTH_CMD_BLOCK_DATA] = {"BLOCK_DATA", b_block_data},
+    [HEARTH_CMD_APPLICATION_PROGRESS] = {"APPLICATION_PROGRESS",
+                                         b_application_progress},
 };
 
 const char *

@@ -204,6 +204,28 @@ registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *why)
     registry__notify (self, &c);
 }
 
+int
+registry_app_set_progress (reg_app_t *app, const cJSON *body, int64_t wall_ms)
+{
+    cJSON *p = cJSON_CreateObject ();
+    bool ok = p && cJSON_AddNumberToObject (p, "time_ms", (double) wall_ms);
+    for (const cJSON *f = body->child; ok && f; f = f->next) {
+        if (strcmp (f->string, "app_id") == 0)
+            continue;
+        cJSON *copy = cJSON_Duplicate (f, 1);
+        ok = copy && cJSON_AddItemToObject (p, f->string, copy);
+        if (!ok)
+            cJSON_Delete (copy);
+    }
+    if (!ok) {
+        cJSON_Delete (p);
+        return -1;
+    }
+    cJSON_Delete (app->progress);
+    app->progress = p;
+    return 0;
+}
+
 static cJSON *
 s_exec_event (reg_exec_t *exec, const char *what, const char *message,
               int exit_status, bool worker_lost)
