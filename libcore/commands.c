@@ -232,7 +232,8 @@ static const hearth_field_t b_register_application[] = {
     F_DRIVER_ID (false), STR ("user", false, 0, 255),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     STR ("token", false, 0, 128), STR ("driver_key", false, 0, 64),
-    MAP ("conf", false, 1024, s_arg), END};
+    MAP ("conf", false, 1024, s_arg), STR ("event_log", false, 1, MAX_PATH),
+    END};
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
     INT ("heartbeat_liveness", false, 1, 1000), END};

@@ -145,6 +145,21 @@ s_new_app_owner (master_t *m, zframe_t *rid, const cJSON *b)
     return NULL;
 }
 
+/* The event log's directory a driver names, if absolute (a relative one
+   means nothing where the master is). */
+static const char *
+s_event_log (const cJSON *b)
+{
+    const char *dir = hearth_json_str (b, "event_log");
+    if (dir && dir[0] != '/') {
+        log_warn ("REGISTER_APPLICATION: event_log %.200s is not absolute: "
+                  "not recorded",
+                  dir);
+        return NULL;
+    }
+    return dir;
+}
+
 static void
 s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -176,6 +191,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         .token = hearth_json_str (b, "token"),
         .driver_key = hearth_json_str (b, "driver_key"),
         .user = hearth_json_str (b, "user"),
+        .event_log = s_event_log (b),
         .conf = cJSON_IsObject (conf) ? conf : NULL,
         .max_cores = (int) hearth_json_int (b, "max_cores", 0),
         .cores_per_executor =

@@ -36,7 +36,8 @@ registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
         || registry__set_str (&app->driver_url, desc->driver_url) < 0
         || registry__set_str (&app->token, desc->token) < 0
         || registry__set_str (&app->driver_key, desc->driver_key) < 0
-        || registry__set_str (&app->user, desc->user) < 0)
+        || registry__set_str (&app->user, desc->user) < 0
+        || registry__set_str (&app->event_log, desc->event_log) < 0)
         return -1;
     if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
         return -1;

@@ -344,6 +344,7 @@ size_t registry_reap (registry_t *self, int64_t cutoff_ms, size_t max);
 typedef struct {
     const char *id; /* a re-registering driver's own id, or NULL */
     const char *name, *driver_url, *token, *driver_key, *user;
+    const char *event_log;  /* its event log's directory, or NULL */
     const char *owner;      /* the key that submitted it, or NULL */
     const char *curve_key;  /* its driver's CURVE key, or NULL */
     const cJSON *conf;      /* copied, or NULL */
