@@ -173,9 +173,11 @@ s_executor_added (void *arg, int exec_id, int cores, const char *host)
 }
 
 static void
-s_executor_lost (void *arg, int exec_id, const char *reason)
+s_executor_lost (void *arg, int exec_id, const char *reason,
+                 int64_t peak_rss_bytes)
 {
     engine_t *e = arg;
+    execs_set_peak_rss (e->execs, exec_id, peak_rss_bytes);
     execs_lost (e->execs, exec_id, reason);
 }
 
@@ -195,9 +197,10 @@ s_local_started (void *arg, int exec_id, int cores)
 }
 
 static void
-s_local_exited (void *arg, int exec_id)
+s_local_exited (void *arg, int exec_id, int64_t peak_rss_bytes)
 {
     engine_t *e = arg;
+    execs_set_peak_rss (e->execs, exec_id, peak_rss_bytes);
     execs_lost (e->execs, exec_id, "process exited");
 }
 

@@ -324,7 +324,8 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
     snprintf (reason, sizeof reason, "%s%s%s%s", state,
               hearth_json_bool (b, "worker_lost", false) ? ", worker lost" : "",
               text ? ": " : "", text ? text : "");
-    self->cbs.executor_lost (self->cbs.arg, exec_id, reason);
+    self->cbs.executor_lost (self->cbs.arg, exec_id, reason,
+                             hearth_json_int (b, "peak_rss_bytes", -1));
 }
 
 /* The master answered UNREGISTER_APPLICATION (or had ended the

@@ -32,8 +32,10 @@ typedef struct {
     /* The master granted an executor (host borrowed). */
     void (*executor_added) (void *arg, int exec_id, int cores,
                             const char *host);
-    /* An executor ended on its worker (reason borrowed). */
-    void (*executor_lost) (void *arg, int exec_id, const char *reason);
+    /* An executor ended on its worker (reason borrowed), its peak memory
+       in bytes as its worker measured it, or -1 when unknown. */
+    void (*executor_lost) (void *arg, int exec_id, const char *reason,
+                           int64_t peak_rss_bytes);
     /* The master ended the application (reason borrowed). */
     void (*app_dead) (void *arg, const char *reason);
     /* Append the executors still running to list (borrowed), to register

@@ -209,7 +209,8 @@ static const hearth_field_t b_executor_state_changed[] = {
     F_APP_ID (true), F_EXEC_ID (true),
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
     F_EXIT ("exit_status"), INT ("signal", false, 0, 128),
-    INT ("pid", false, 0, 1e9), END};
+    INT ("pid", false, 0, 1e9), INT ("peak_rss_bytes", false, 0, MAX_BYTES),
+    END};
 static const hearth_field_t b_launch_driver[] = {
     F_DRIVER_ID (true), F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
     NAME ("app", true), ENUM ("kind", true, s_driver_kinds),
@@ -244,7 +245,8 @@ static const hearth_field_t b_executor_added[] = {
 static const hearth_field_t b_executor_updated[] = {
     F_APP_ID (false), F_EXEC_ID (true),
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
-    F_EXIT ("exit_status"), BOOL ("worker_lost", false), END};
+    F_EXIT ("exit_status"), BOOL ("worker_lost", false),
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_application_removed[] = {
     F_APP_ID (false), F_TEXT ("reason", true),
     ENUM ("state", false, hearth_app_states), END};

@@ -152,14 +152,16 @@ struct reg_app {
 };
 
 struct reg_exec {
-    reg_app_t *app;       /* the application it runs for */
-    int exec_id;          /* per application, from 0 */
-    reg_worker_t *worker; /* where it runs */
-    int cores;            /* cores it holds */
-    int64_t memory_mb;    /* memory it holds, MiB */
-    exec_state_t state;   /* LAUNCHING ... LOST */
-    int pid;              /* as the worker reported, or 0 */
-    void *worker_handle;  /* handle in worker->executors */
+    reg_app_t *app;         /* the application it runs for */
+    int exec_id;            /* per application, from 0 */
+    reg_worker_t *worker;   /* where it runs */
+    int cores;              /* cores it holds */
+    int64_t memory_mb;      /* memory it holds, MiB */
+    exec_state_t state;     /* LAUNCHING ... LOST */
+    int pid;                /* as the worker reported, or 0 */
+    void *worker_handle;    /* handle in worker->executors */
+    int64_t peak_rss_bytes; /* its peak memory once its worker reaped it
+                               (EXECUTOR_STATE_CHANGED), or 0 */
 };
 
 /* A cluster-mode driver (SUBMIT_DRIVER).  It keeps what it needs to be
