@@ -255,14 +255,6 @@ execs_add (execs_t *self, int exec_id, int cores, const char *host,
     return 0;
 }
 
-void
-execs_note_peak (execs_t *self, int exec_id, int64_t peak_rss_bytes)
-{
-    exec_t *x = s_find (self, exec_id);
-    if (x && peak_rss_bytes >= 0)
-        x->peak_rss = peak_rss_bytes;
-}
-
 bool
 execs_any_registered (const execs_t *self)
 {
@@ -329,11 +321,29 @@ s_ev_info (const exec_t *x)
 }
 
 void
+execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes)
+{
+    exec_t *x = s_find (self, exec_id);
+    if (x)
+        x->peak_rss = peak_rss_bytes > 0 ? peak_rss_bytes : -1;
+}
+
+int64_t
+execs_peak_rss (const execs_t *self, int exec_id)
+{
+    const exec_t *x = s_find (self, exec_id);
+    return x ? x->peak_rss : -1;
+}
+
+void
 execs_lost (execs_t *self, int exec_id, const char *reason)
 {
     exec_t *x = s_find (self, exec_id);
     if (!x)
         return;
+    if (x->peak_rss > 0)
+        log_info ("executor %d: peak memory %lld MiB (%lld bytes)", exec_id,
+                  (long long) (x->peak_rss >> 20), (long long) x->peak_rss);
     if (x->registered) {
         eventlog_t *el = work_eventlog (self->work);
         evexec_lost_t lost = {el, exec_id, reason, hearth_mono_us ()};
