@@ -324,8 +324,8 @@ void
 execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes)
 {
     exec_t *x = s_find (self, exec_id);
-    if (x)
-        x->peak_rss = peak_rss_bytes > 0 ? peak_rss_bytes : -1;
+    if (x && peak_rss_bytes > x->peak_rss)
+        x->peak_rss = peak_rss_bytes;
 }
 
 int64_t
@@ -485,18 +485,32 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     s_reply_registered (self, x);
 }
 
+/* The executor's own peak memory so far (HEARTBEAT, STATUS_UPDATE):
+   the largest figure told is kept, its worker's (execs_set_peak_rss)
+   included. */
+static void
+s_note_peak (exec_t *x, const hearth_msg_t *msg)
+{
+    int64_t peak = hearth_json_int (msg->body, "peak_rss_bytes", -1);
+    if (peak > x->peak_rss)
+        x->peak_rss = peak;
+}
+
 static void
 s_status (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    if (s_registered (self, from, msg))
-        launch_status (self->launch, from->x->exec_id, from->x->server, msg);
+    if (!s_registered (self, from, msg))
+        return;
+    s_note_peak (from->x, msg);
+    launch_status (self->launch, from->x->exec_id, from->x->server, msg);
 }
 
-/* Nothing to do but the sign of life s_dispatch has counted. */
+/* The sign of life s_dispatch has counted, and the peak. */
 static void
 s_heartbeat (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    s_registered (self, from, msg);
+    if (s_registered (self, from, msg))
+        s_note_peak (from->x, msg);
 }
 
 static void

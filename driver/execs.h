@@ -78,7 +78,9 @@ int execs_add (execs_t *self, int exec_id, int cores, const char *host,
                const char *worker_id, int64_t memory_mb);
 /* The peak memory (bytes, -1: unknown) of executor exec_id as its
    worker measured it when it reaped it: set before execs_lost, so that
-   its executor_removed event can say it (execs_peak_rss). */
+   its executor_removed event can say it (execs_peak_rss).  The largest
+   figure is kept: the executor's own reports (HEARTBEAT, STATUS_UPDATE)
+   count too. */
 void execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes);
 /* That figure, or -1 when unknown or no such executor. */
 int64_t execs_peak_rss (const execs_t *self, int exec_id);

@@ -181,6 +181,7 @@ static const hearth_field_t b_heartbeat[] = {
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
     INT ("shuffle_bytes", false, 0, 9007199254740991),
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES),
     END};
 static const hearth_field_t b_register_worker[] = {
     F_WORKER_ID ("id", true), STR ("host", true, 1, MAX_HOST),
@@ -310,7 +311,7 @@ static const hearth_field_t b_kill_task[] = {
     END};
 static const hearth_field_t b_status_update[] = {
     ARRAY ("updates", true, MAX_BATCH, s_updates), FRAME ("packed", false),
-    END};
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_drain_worker[] = {
     F_WORKER_ID ("worker_id", true), F_TEXT ("reason", false), END};
 static const hearth_field_t b_worker_id[] = {F_WORKER_ID ("worker_id", true),

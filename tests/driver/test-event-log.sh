@@ -57,8 +57,8 @@ check "... results' bytes and run times" \
   test "$(field "$L" task_end 'select(.outcome == "accepted" and (.result_bytes < 1 or .run_us < 1))' | wc -l)" -eq 0
 check "... executors added and removed with a reason" \
   test "$(events "$L" executor_added) $(field "$L" executor_removed .reason)" = "1 the application is over"
-check "... executor_removed with its cores, lifetime, no peak in local mode" \
-  test "$(field "$L" executor_removed '[.cores, (.lifetime_ms >= 0), .peak_rss_bytes] | map(tostring) | join(" ")')" = "2 true null"
+check "... executor_removed with its cores, lifetime and peak memory (the executor's own report)" \
+  test "$(field "$L" executor_removed '[.cores, (.lifetime_ms >= 0), (.peak_rss_bytes > 1048576)] | map(tostring) | join(" ")')" = "2 true true"
 check "... app_start names the driver's host" \
   test "$(field "$L" app_start .host)" = "$(hostname)"
 check "... app_end's totals: $((N + 1)) succeeded, 1 failed, 1 executor" \
@@ -130,6 +130,8 @@ check "... executor_added with the worker's id and memory" \
   test "$(field "$L" executor_added 'select((.worker|startswith("worker-")) and .memory_mb > 0)' | jq -s length)" -ge 2
 check "... every task_start has its task_end" \
   test "$(events "$L" task_start)" -eq "$(events "$L" task_end)"
+check "... the executors that ended with the application have a peak memory" \
+  test "$(field "$L" executor_removed 'select(.reason == "the application is over" and (.peak_rss_bytes|type) != "number")' | wc -l)" -eq 0
 
 # --- rolling --------------------------------------------------------------
 N=60
