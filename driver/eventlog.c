@@ -1,19 +1,26 @@
 /*  eventlog.c - the application's event log: events built on the engine
-    thread into one buffer, written by a background thread.
+    thread into chunks, written by a background thread.
 
-    Two buffers: the engine fills `fill`; the writer owns `pending` while
-    pending_len > 0.  A hand-over (a full fill, a tick after the flush
-    interval, the end) swaps them when the writer is idle; when it is
-    still busy the engine keeps filling (up to s_max_buffered, then events
-    are counted as dropped and the count logged as an event).  The writer
-    rolls to the next file between lines, never inside one.
+    The engine fills one chunk (256 KiB) at a time, in place; a chunk that
+    is full, or whose first event has waited the flush interval, goes to
+    the writer's queue (one lock a chunk, never one an event) and the
+    engine goes on in a chunk the writer has given back, so nothing is
+    copied or reallocated on the way (a single growing buffer used to be:
+    its reallocations cost the engine as much as the formatting when the
+    writer was slow to get a core).  Past s_max_buffered bytes queued (a
+    stuck disk), events are counted as dropped and the count is logged as
+    an event once there is room again.  The writer rolls to the next file
+    between lines, never inside one.
+
+    What is written about the application as a whole (its first lines,
+    app_end with the totals) is evapp.c's; the task events, one pair per
+    task and so the hot path, are formatted in place by evtask.c.
 */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,23 +29,27 @@
 #include <unistd.h>
 
 #include "driver/eventlog.h"
-#include "driver/internal.h"
 #include "libcore/clock.h"
 #include "libcore/fstree.h"
 #include "libcore/log.h"
 
-/* A fill this large goes to the writer at once. */
-static const size_t s_handover_bytes = 256 * 1024;
-/* Events wait at most this long in the fill before a tick hands them. */
+/* The size of a chunk: what the writer gets at a time. */
+static const size_t s_chunk_bytes = 256 * 1024;
+/* Written chunks kept for reuse. */
+static const size_t s_max_free = 4;
+/* Events wait at most this long in a chunk before a tick hands it over. */
 static const int64_t s_flush_interval_ms = 500;
 /* Past this much unwritten (a stuck disk), events are dropped. */
 static const size_t s_max_buffered = 64 * 1024 * 1024;
 
-typedef struct {
-    char *data;   /* bytes, whole lines */
-    size_t len;   /* used */
-    size_t alloc; /* allocated */
-} s_buf_t;
+/* A piece of the log: whole lines. */
+typedef struct s_chunk s_chunk_t;
+struct s_chunk {
+    s_chunk_t *next; /* in the queue or the free list */
+    size_t len;      /* bytes used */
+    size_t size;     /* bytes of data */
+    char data[];     /* the lines */
+};
 
 struct eventlog {
     char *dir;           /* the directory */
@@ -46,18 +57,27 @@ struct eventlog {
     char path[4096];     /* the first file */
     uint64_t roll_bytes; /* roll past this many bytes, 0: never */
     /* engine side */
-    s_buf_t fill;      /* events not yet handed over */
-    size_t rec_start;  /* where the event being built starts */
-    bool rec_fields;   /* it has a field after "event" */
-    bool rec_bad;      /* no memory while building it: dropped */
-    int64_t filled_ms; /* when fill got its first event, monotonic */
-    uint64_t dropped;  /* events dropped since the last hand-over */
+    s_chunk_t *cur;           /* being filled, or NULL */
+    size_t rec_start;         /* where the event being built starts in cur */
+    bool rec_bad;             /* no room while building it: dropped */
+    int64_t filled_ms;        /* when cur got its first event, monotonic */
+    uint64_t dropped;         /* events dropped, not yet said */
+    bool say_dropped;         /* there is room again: say how many */
+    bool clock_held;          /* events take held_ms (one clock read) */
+    int64_t held_ms;          /* the wall clock when it was held */
+    char held_text[24];       /* held_ms in decimal */
+    size_t held_len;          /* its length */
+    eventlog_totals_t totals; /* what app_end sums up */
     /* shared, under lock */
-    pthread_mutex_t lock; /* guards pending and stop */
-    pthread_cond_t work;  /* pending filled, or stop */
-    pthread_cond_t idle;  /* pending written */
-    s_buf_t pending;      /* the writer's, while len > 0 */
-    bool stop;            /* write what is pending, then end */
+    pthread_mutex_t lock; /* guards what follows up to the writer's side */
+    pthread_cond_t work;  /* a chunk queued, or stop */
+    s_chunk_t *head;      /* the writer's queue: first */
+    s_chunk_t *tail;      /* and last */
+    size_t queued;        /* bytes queued or being written */
+    bool writing;         /* the writer holds a chunk */
+    s_chunk_t *free;      /* written chunks to reuse */
+    size_t nfree;         /* how many */
+    bool stop;            /* write what is queued, then end */
     pthread_t thread;     /* the writer */
     bool started;         /* thread running */
     /* writer side */
@@ -141,22 +161,40 @@ s_write_lines (eventlog_t *self, const char *data, size_t len)
     }
 }
 
+/* A chunk no longer needed (the lock held): kept for reuse, or freed. */
+static void
+s_recycle_locked (eventlog_t *self, s_chunk_t *c)
+{
+    if (c->size == s_chunk_bytes && self->nfree < s_max_free) {
+        c->next = self->free;
+        self->free = c;
+        self->nfree++;
+    }
+    else
+        free (c);
+}
+
 static void *
 s_writer (void *arg)
 {
     eventlog_t *self = arg;
     pthread_mutex_lock (&self->lock);
     for (;;) {
-        while (!self->pending.len && !self->stop)
+        while (!self->head && !self->stop)
             pthread_cond_wait (&self->work, &self->lock);
-        if (!self->pending.len)
+        s_chunk_t *c = self->head;
+        if (!c)
             break; /* stop, and nothing left */
-        s_buf_t b = self->pending;
+        self->head = c->next;
+        if (!self->head)
+            self->tail = NULL;
+        self->writing = true;
         pthread_mutex_unlock (&self->lock);
-        s_write_lines (self, b.data, b.len);
+        s_write_lines (self, c->data, c->len);
         pthread_mutex_lock (&self->lock);
-        self->pending.len = 0;
-        pthread_cond_signal (&self->idle);
+        self->queued -= c->len;
+        self->writing = false;
+        s_recycle_locked (self, c);
     }
     pthread_mutex_unlock (&self->lock);
     return NULL;
@@ -164,49 +202,93 @@ s_writer (void *arg)
 
 /* ---- hand-over ---------------------------------------------------------- */
 
-static void s_dropped_event (eventlog_t *self);
-
-/* Give the fill to the writer if it is idle (wait: until it is). */
+/* Queue c for the writer (the lock held); an empty one is kept free. */
 static void
-s_handover (eventlog_t *self, bool wait)
+s_queue_locked (eventlog_t *self, s_chunk_t *c)
 {
+    c->next = NULL;
+    if (!c->len) {
+        s_recycle_locked (self, c);
+        return;
+    }
+    if (self->tail)
+        self->tail->next = c;
+    else
+        self->head = c;
+    self->tail = c;
+    self->queued += c->len;
+    pthread_cond_signal (&self->work);
+}
+
+/* Hand cur to the writer. */
+static void
+s_handover (eventlog_t *self)
+{
+    if (!self->cur)
+        return;
     pthread_mutex_lock (&self->lock);
-    while (wait && self->pending.len)
-        pthread_cond_wait (&self->idle, &self->lock);
-    bool swapped = false;
-    if (!self->pending.len && self->fill.len) {
-        s_buf_t t = self->pending;
-        self->pending = self->fill;
-        self->fill = t;
-        self->fill.len = 0;
-        swapped = true;
-        pthread_cond_signal (&self->work);
+    s_queue_locked (self, self->cur);
+    pthread_mutex_unlock (&self->lock);
+    self->cur = NULL;
+}
+
+/* A chunk of at least size bytes, in place of cur, whose first keep
+   bytes after rec_start (the event being built) move to it; cur goes to
+   the writer.  -1 when the writer is too far behind or memory is out. */
+static int
+s_next_chunk (eventlog_t *self, size_t size, size_t keep)
+{
+    s_chunk_t *c = NULL;
+    pthread_mutex_lock (&self->lock);
+    bool room =
+        self->queued + (self->cur ? self->cur->len : 0) <= s_max_buffered;
+    if (room && size <= s_chunk_bytes && self->free) {
+        c = self->free;
+        self->free = c->next;
+        self->nfree--;
     }
     pthread_mutex_unlock (&self->lock);
-    if (swapped && self->dropped)
-        s_dropped_event (self);
+    if (!room)
+        return -1;
+    if (!c) {
+        size_t n = size > s_chunk_bytes ? size : s_chunk_bytes;
+        c = malloc (sizeof *c + n);
+        if (!c)
+            return -1;
+        c->size = n;
+    }
+    c->len = 0;
+    if (self->cur) {
+        memcpy (c->data, self->cur->data + self->rec_start, keep);
+        self->cur->len = self->rec_start;
+        pthread_mutex_lock (&self->lock);
+        s_queue_locked (self, self->cur);
+        pthread_mutex_unlock (&self->lock);
+    }
+    c->len = keep;
+    self->cur = c;
+    self->rec_start = 0;
+    if (self->dropped)
+        self->say_dropped = true;
+    return 0;
 }
 
 /* ---- building events ---------------------------------------------------- */
 
+/* Room for more bytes of the event being built. */
 static bool
 s_reserve (eventlog_t *self, size_t more)
 {
-    s_buf_t *b = &self->fill;
     if (self->rec_bad)
         return false;
-    if (b->len + more <= b->alloc)
+    s_chunk_t *c = self->cur;
+    if (c && c->len + more <= c->size)
         return true;
-    size_t n = b->alloc ? b->alloc : s_handover_bytes + 4096;
-    while (n < b->len + more)
-        n *= 2;
-    char *data = realloc (b->data, n);
-    if (!data) {
+    size_t keep = c ? c->len - self->rec_start : 0;
+    if (s_next_chunk (self, keep + more, keep) < 0) {
         self->rec_bad = true;
         return false;
     }
-    b->data = data;
-    b->alloc = n;
     return true;
 }
 
@@ -215,20 +297,14 @@ s_raw (eventlog_t *self, const char *text, size_t len)
 {
     if (!s_reserve (self, len))
         return;
-    memcpy (self->fill.data + self->fill.len, text, len);
-    self->fill.len += len;
+    memcpy (self->cur->data + self->cur->len, text, len);
+    self->cur->len += len;
 }
 
-/* A JSON string: quotes, backslashes and control bytes escaped; other
-   bytes as they are. */
-static void
-s_string (eventlog_t *self, const char *s)
+char *
+eventlog_put_string (char *o, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t len = strlen (s);
-    if (!s_reserve (self, len * 6 + 2))
-        return;
-    char *o = self->fill.data + self->fill.len;
     *o++ = '"';
     for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
         if (*p == '"' || *p == '\\') {
@@ -249,15 +325,62 @@ s_string (eventlog_t *self, const char *s)
             *o++ = (char) *p;
     }
     *o++ = '"';
-    self->fill.len = (size_t) (o - self->fill.data);
+    return o;
+}
+
+char *
+eventlog_put_int (char *o, int64_t value)
+{
+    /* by hand, two digits a step: this runs several times per task */
+    static const char pairs[] =
+        "00010203040506070809101112131415161718192021222324"
+        "25262728293031323334353637383940414243444546474849"
+        "50515253545556575859606162636465666768697071727374"
+        "75767778798081828384858687888990919293949596979899";
+    char text[24], *p = text + sizeof text;
+    uint64_t u = value < 0 ? -(uint64_t) value : (uint64_t) value;
+    while (u >= 100) {
+        unsigned d = (unsigned) (u % 100) * 2;
+        u /= 100;
+        *--p = pairs[d + 1];
+        *--p = pairs[d];
+    }
+    if (u >= 10) {
+        *--p = pairs[u * 2 + 1];
+        *--p = pairs[u * 2];
+    }
+    else
+        *--p = (char) ('0' + u);
+    if (value < 0)
+        *--p = '-';
+    size_t n = (size_t) (text + sizeof text - p);
+    memcpy (o, p, n);
+    return o + n;
 }
 
 static void
+s_string (eventlog_t *self, const char *s)
+{
+    if (!s_reserve (self, EVENTLOG_STRING_MAX (strlen (s))))
+        return;
+    char *o = eventlog_put_string (self->cur->data + self->cur->len, s);
+    self->cur->len = (size_t) (o - self->cur->data);
+}
+
+/* ,"key": -- keys are the program's own identifiers: nothing to escape. */
+static void
 s_key (eventlog_t *self, const char *key)
 {
-    s_raw (self, ",", 1);
-    s_string (self, key);
-    s_raw (self, ":", 1);
+    size_t len = strlen (key);
+    if (!s_reserve (self, len + 4))
+        return;
+    char *o = self->cur->data + self->cur->len;
+    o[0] = ',';
+    o[1] = '"';
+    memcpy (o + 2, key, len);
+    o[len + 2] = '"';
+    o[len + 3] = ':';
+    self->cur->len += len + 4;
 }
 
 static int64_t
@@ -268,18 +391,89 @@ s_wall_ms (void)
     return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t
+eventlog_time_ms (eventlog_t *self)
+{
+    return self && self->clock_held ? self->held_ms : s_wall_ms ();
+}
+
+char *
+eventlog_put_time (eventlog_t *self, char *o)
+{
+    if (!self->clock_held)
+        return eventlog_put_int (o, s_wall_ms ());
+    memcpy (o, self->held_text, self->held_len);
+    return o + self->held_len;
+}
+
+void
+eventlog_hold_clock (eventlog_t *self)
+{
+    if (!self)
+        return;
+    self->held_ms = s_wall_ms ();
+    self->held_len = (size_t) (eventlog_put_int (self->held_text, self->held_ms)
+                               - self->held_text);
+    self->clock_held = true;
+}
+
+void
+eventlog_release_clock (eventlog_t *self)
+{
+    if (self)
+        self->clock_held = false;
+}
+
+static void s_dropped_event (eventlog_t *self);
+
+/* An event starts (a chunk's first dates it), after the count of those
+   dropped when there is room again. */
+static void
+s_open_event (eventlog_t *self)
+{
+    if (self->say_dropped) {
+        self->say_dropped = false;
+        s_dropped_event (self);
+    }
+    if (!self->cur || !self->cur->len)
+        self->filled_ms = hearth_mono_ms ();
+    self->rec_start = self->cur ? self->cur->len : 0;
+    self->rec_bad = false;
+}
+
 void
 eventlog_begin (eventlog_t *self, const char *event)
 {
     if (!self)
         return;
-    if (!self->fill.len)
-        self->filled_ms = hearth_mono_ms ();
-    self->rec_start = self->fill.len;
-    self->rec_bad = false;
+    s_open_event (self);
     s_raw (self, "{\"event\":", 9);
     s_string (self, event);
-    eventlog_int (self, "time_ms", s_wall_ms ());
+    eventlog_int (self, "time_ms", eventlog_time_ms (self));
+}
+
+char *
+eventlog_line_open (eventlog_t *self, size_t max)
+{
+    s_open_event (self);
+    if (!s_reserve (self, max)) {
+        self->dropped++;
+        self->rec_bad = false;
+        return NULL;
+    }
+    return self->cur->data + self->cur->len;
+}
+
+void
+eventlog_line_close (eventlog_t *self, char *end)
+{
+    self->cur->len = (size_t) (end - self->cur->data);
+}
+
+eventlog_totals_t *
+eventlog_totals (eventlog_t *self)
+{
+    return self ? &self->totals : NULL;
 }
 
 void
@@ -299,16 +493,11 @@ eventlog_int (eventlog_t *self, const char *key, int64_t value)
 {
     if (!self)
         return;
-    /* by hand, not snprintf: this runs several times per task */
-    char text[24], *p = text + sizeof text;
-    uint64_t u = value < 0 ? -(uint64_t) value : (uint64_t) value;
-    do
-        *--p = (char) ('0' + u % 10);
-    while (u /= 10);
-    if (value < 0)
-        *--p = '-';
     s_key (self, key);
-    s_raw (self, p, (size_t) (text + sizeof text - p));
+    if (!s_reserve (self, 24))
+        return;
+    char *o = eventlog_put_int (self->cur->data + self->cur->len, value);
+    self->cur->len = (size_t) (o - self->cur->data);
 }
 
 void
@@ -341,14 +530,12 @@ eventlog_end (eventlog_t *self)
     if (!self)
         return;
     s_raw (self, "}\n", 2);
-    if (self->rec_bad || self->fill.len > s_max_buffered) {
-        self->fill.len = self->rec_start; /* the whole event, or nothing */
+    if (self->rec_bad) { /* the whole event, or nothing */
+        if (self->cur)
+            self->cur->len = self->rec_start;
         self->dropped++;
         self->rec_bad = false;
-        return;
     }
-    if (self->fill.len >= s_handover_bytes)
-        s_handover (self, false);
 }
 
 /* Events were dropped (no memory, or the writer far behind): say how
@@ -382,7 +569,6 @@ eventlog_new (const char *dir, const char *app_id, uint64_t roll_bytes,
     self->app_id = strdup (app_id);
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->work, NULL);
-    pthread_cond_init (&self->idle, NULL);
     if (!self->dir || !self->app_id) {
         hearth_errprintf (err, "out of memory");
         goto error;
@@ -414,8 +600,9 @@ eventlog_destroy (eventlog_t **self_p)
     int saved = errno;
     eventlog_t *self = *self_p;
     if (self->started) {
-        s_handover (self, true);
-        s_handover (self, true); /* the dropped count, if any */
+        if (self->dropped) /* said now, whatever the room */
+            s_dropped_event (self);
+        s_handover (self);
         pthread_mutex_lock (&self->lock);
         self->stop = true;
         pthread_cond_signal (&self->work);
@@ -426,11 +613,14 @@ eventlog_destroy (eventlog_t **self_p)
         fdatasync (self->fd);
         close (self->fd);
     }
-    pthread_cond_destroy (&self->idle);
     pthread_cond_destroy (&self->work);
     pthread_mutex_destroy (&self->lock);
-    free (self->fill.data);
-    free (self->pending.data);
+    free (self->cur);
+    while (self->free) {
+        s_chunk_t *c = self->free;
+        self->free = c->next;
+        free (c);
+    }
     free (self->dir);
     free (self->app_id);
     free (self);
@@ -441,117 +631,13 @@ eventlog_destroy (eventlog_t **self_p)
 void
 eventlog_tick (eventlog_t *self)
 {
-    if (self && self->fill.len
+    if (self && self->cur && self->cur->len
         && hearth_mono_ms () - self->filled_ms >= s_flush_interval_ms)
-        s_handover (self, false);
+        s_handover (self);
 }
 
 const char *
 eventlog_path (const eventlog_t *self)
 {
     return self->path;
-}
-
-/* ---- the application's log ---------------------------------------------- */
-
-const char *
-eventlog_dir (const hearth_conf_t *conf)
-{
-    const char *dir = hearth_conf_str (conf, "event-log");
-    if (!dir || !*dir)
-        dir = getenv ("HEARTH_EVENT_LOG_DIR");
-    return dir && *dir ? dir : NULL;
-}
-
-int
-eventlog_check_dir (const hearth_conf_t *conf, hearth_error_t *err)
-{
-    const char *dir = eventlog_dir (conf);
-    if (!dir)
-        return 0;
-    hearth_error_t merr;
-    if (hearth_mkdir_p (dir, 0755, &merr) < 0)
-        return hearth_errprintf (err, "event-log %s: %s", dir, merr.text);
-    if (access (dir, W_OK | X_OK) < 0)
-        return hearth_errprintf (err, "event-log %s: cannot write there: %s",
-                                 dir, strerror (errno));
-    return 0;
-}
-
-/* Every setting that has a value, as its text (lists as arrays). */
-static cJSON *
-s_settings (const hearth_conf_t *conf)
-{
-    cJSON *o = cJSON_CreateObject ();
-    for (const hearth_opt_t *opt = driver_options (); o && opt->name; opt++) {
-        if (opt->type == HEARTH_OPT_ALIAS
-            || !hearth_conf_isset (conf, opt->name))
-            continue;
-        if (opt->type == HEARTH_OPT_LIST) {
-            const char *const *items;
-            size_t n = hearth_conf_list (conf, opt->name, &items);
-            cJSON *a = cJSON_AddArrayToObject (o, opt->name);
-            for (size_t i = 0; a && i < n; i++)
-                cJSON_AddItemToArray (a, cJSON_CreateString (items[i]));
-        }
-        else if (hearth_conf_str (conf, opt->name))
-            cJSON_AddStringToObject (o, opt->name,
-                                     hearth_conf_str (conf, opt->name));
-    }
-    return o;
-}
-
-static void
-s_user (char *buf, size_t size)
-{
-    struct passwd pw, *found = NULL;
-    char scratch[4096];
-    if (getpwuid_r (getuid (), &pw, scratch, sizeof scratch, &found) == 0
-        && found)
-        snprintf (buf, size, "%s", found->pw_name);
-    else
-        snprintf (buf, size, "%u", (unsigned) getuid ());
-}
-
-int
-eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
-                   eventlog_t **el_p, hearth_error_t *err)
-{
-    const char *dir = eventlog_dir (conf);
-    *el_p = NULL;
-    if (!dir)
-        return 0;
-    eventlog_t *el = eventlog_new (
-        dir, app_id, hearth_conf_bytes (conf, "event-log-roll"), err);
-    if (!el)
-        return -1;
-    const char *name = hearth_conf_str (conf, "name");
-    char user[256];
-    s_user (user, sizeof user);
-    cJSON *settings = s_settings (conf);
-    eventlog_begin (el, "log_start");
-    eventlog_int (el, "format", EVENTLOG_FORMAT);
-    eventlog_str (el, "app_id", app_id);
-    eventlog_str (el, "name", name ? name : "hearth");
-    eventlog_str (el, "user", user);
-    eventlog_json (el, "settings", settings);
-    eventlog_end (el);
-    cJSON_Delete (settings);
-    eventlog_begin (el, "app_start");
-    eventlog_str (el, "app_id", app_id);
-    eventlog_str (el, "master", hearth_conf_str (conf, "master"));
-    eventlog_int (el, "pid", (int64_t) getpid ());
-    eventlog_end (el);
-    log_info ("event log: %s", el->path);
-    *el_p = el;
-    return 0;
-}
-
-void
-eventlog_app_end (eventlog_t *self, const char *state, const char *reason)
-{
-    eventlog_begin (self, "app_end");
-    eventlog_str (self, "state", state);
-    eventlog_str (self, "reason", reason);
-    eventlog_end (self);
 }

@@ -60,8 +60,21 @@ int eventlog_check_dir (const hearth_conf_t *conf, hearth_error_t *err);
    of conf) and app_start.  Returns 0, or -1 with err. */
 int eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
                        eventlog_t **el_p, hearth_error_t *err);
-/* app_end: state (FINISHED, FAILED, KILLED) and why. */
+/* app_end: state (FINISHED, FAILED, KILLED), why, and the totals. */
 void eventlog_app_end (eventlog_t *self, const char *state, const char *reason);
+
+/* What app_end sums up, counted as the events are written (evtask.c,
+   the executors' events). */
+typedef struct {
+    int64_t start_ms;         /* the application's start (wall clock) */
+    uint64_t tasks_succeeded; /* attempts whose result was taken */
+    uint64_t tasks_failed;    /* attempts that failed */
+    uint64_t executors;       /* executors added */
+    int64_t core_ms_reserved; /* executors' cores x their lifetime */
+    int64_t core_us_used;     /* attempts' run time, one core each */
+} eventlog_totals_t;
+/* The log's totals (NULL for a NULL log). */
+eventlog_totals_t *eventlog_totals (eventlog_t *self);
 
 /* One event: begin (writes "event" and "time_ms", the wall clock), the
    fields in order, end.  Strings are copied and escaped; a NULL string
@@ -73,5 +86,26 @@ void eventlog_bool (eventlog_t *self, const char *key, bool value);
 /* value (borrowed) printed unformatted. */
 void eventlog_json (eventlog_t *self, const char *key, const cJSON *value);
 void eventlog_end (eventlog_t *self);
+
+/* The time events get: the wall clock in ms, or the one read by
+   eventlog_hold_clock until eventlog_release_clock (a batch of task
+   events shares one clock read).  Both accept NULL. */
+int64_t eventlog_time_ms (eventlog_t *self);
+void eventlog_hold_clock (eventlog_t *self);
+void eventlog_release_clock (eventlog_t *self);
+
+/* For the formatters of the hot events (evtask.c), which write a line in
+   place: room for at most max bytes at the end of the buffer, or NULL
+   (no memory: the event is counted as dropped); then the line written up
+   to end, its "}\n" included. */
+char *eventlog_line_open (eventlog_t *self, size_t max);
+void eventlog_line_close (eventlog_t *self, char *end);
+/* Write s as a JSON string at o (room for EVENTLOG_STRING_MAX (strlen
+   (s)) bytes), value as a number (room for 24); return the end. */
+#define EVENTLOG_STRING_MAX(len) ((len) *6 + 2)
+char *eventlog_put_string (char *o, const char *s);
+char *eventlog_put_int (char *o, int64_t value);
+/* eventlog_time_ms's value as a number at o (room for 24); the end. */
+char *eventlog_put_time (eventlog_t *self, char *o);
 
 #endif

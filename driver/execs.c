@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "driver/eventlog.h"
+#include "driver/evexec.h"
 #include "driver/execs.h"
 #include "driver/launch.h"
 #include "driver/ship.h"
 #include "driver/shuffle.h"
 #include "libcore/clock.h"
+#include "libcore/ids.h"
 #include "libcore/intkeys.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
@@ -30,9 +32,14 @@ enum { s_max_silent = 64 };
 
 /* One executor of the application. */
 typedef struct {
-    int exec_id;          /* its id (from the master, or local) */
-    int cores;            /* task slots */
-    char host[256];       /* where it runs */
+    int exec_id;                    /* its id (from the master, or local) */
+    int cores;                      /* task slots */
+    char host[256];                 /* where it runs */
+    char worker[HEARTH_ID_MAX + 1]; /* its worker's id ("" in local modes) */
+    int64_t memory_mb;              /* its memory (0: not told) */
+    int64_t added_ms;               /* when it registered (wall clock) */
+    int64_t peak_rss;     /* its peak memory, bytes, as its worker saw it
+                             (-1: not told) */
     char *key;            /* hex of its routing id once registered */
     zframe_t *rid;        /* its routing id once registered */
     bool registered;      /* REGISTER_EXECUTOR accepted: in the task set */
@@ -229,6 +236,7 @@ s_add (execs_t *self, int exec_id, int cores, const char *host)
         return NULL;
     x->exec_id = exec_id;
     x->cores = cores;
+    x->peak_rss = -1;
     snprintf (x->host, sizeof x->host, "%s", host ? host : "");
     x->last_recv_ms = x->last_send_ms = hearth_mono_ms ();
     zhashx_insert (self->by_id, hearth_intkey (exec_id), x);
@@ -236,9 +244,15 @@ s_add (execs_t *self, int exec_id, int cores, const char *host)
 }
 
 int
-execs_add (execs_t *self, int exec_id, int cores, const char *host)
+execs_add (execs_t *self, int exec_id, int cores, const char *host,
+           const char *worker_id, int64_t memory_mb)
 {
-    return s_add (self, exec_id, cores, host) ? 0 : -1;
+    exec_t *x = s_add (self, exec_id, cores, host);
+    if (!x)
+        return -1;
+    snprintf (x->worker, sizeof x->worker, "%s", worker_id ? worker_id : "");
+    x->memory_mb = memory_mb;
+    return 0;
 }
 
 bool
@@ -293,22 +307,32 @@ s_send_simple (execs_t *self, exec_t *x, hearth_cmd_t cmd, const char *reason)
     s_send (self, x, &msg);
 }
 
-/* executor_added (reason NULL) or executor_removed, to the event log. */
-static void
-s_ev_executor (execs_t *self, const exec_t *x, const char *reason, int lost)
+/* executor_added or executor_removed for x. */
+static evexec_t
+s_ev_info (const exec_t *x)
 {
-    eventlog_t *el = work_eventlog (self->work);
-    eventlog_begin (el, reason ? "executor_removed" : "executor_added");
-    eventlog_int (el, "executor", x->exec_id);
-    if (reason) {
-        eventlog_str (el, "reason", reason);
-        eventlog_int (el, "tasks_lost", lost);
-    }
-    else {
-        eventlog_str (el, "host", x->host);
-        eventlog_int (el, "cores", x->cores);
-    }
-    eventlog_end (el);
+    return (evexec_t){.exec_id = x->exec_id,
+                      .host = x->host,
+                      .worker = x->worker,
+                      .cores = x->cores,
+                      .memory_mb = x->memory_mb,
+                      .added_ms = x->added_ms,
+                      .peak_rss = x->peak_rss};
+}
+
+void
+execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes)
+{
+    exec_t *x = s_find (self, exec_id);
+    if (x && peak_rss_bytes > x->peak_rss)
+        x->peak_rss = peak_rss_bytes;
+}
+
+int64_t
+execs_peak_rss (const execs_t *self, int exec_id)
+{
+    const exec_t *x = s_find (self, exec_id);
+    return x ? x->peak_rss : -1;
 }
 
 void
@@ -317,11 +341,18 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
     exec_t *x = s_find (self, exec_id);
     if (!x)
         return;
+    if (x->peak_rss > 0)
+        log_info ("executor %d: peak memory %lld MiB (%lld bytes)", exec_id,
+                  (long long) (x->peak_rss >> 20), (long long) x->peak_rss);
     if (x->registered) {
-        int n = hearth_taskset_remove_executor (self->ts, exec_id);
+        eventlog_t *el = work_eventlog (self->work);
+        evexec_lost_t lost = {el, exec_id, reason, hearth_mono_us ()};
+        int n = hearth_taskset_remove_executor_each (
+            self->ts, exec_id, el ? evexec_attempt_lost : NULL, &lost);
         log_warn ("executor %d lost (%s): %d tasks to run again", exec_id,
                   reason, n < 0 ? 0 : n);
-        s_ev_executor (self, x, reason, n < 0 ? 0 : n);
+        evexec_t info = s_ev_info (x);
+        evexec_removed (el, &info, reason, n < 0 ? 0 : n);
         s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         zhash_delete (self->by_key, x->key);
         x->registered = false; /* for what the owner does meanwhile */
@@ -449,22 +480,37 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
     log_info ("executor %d registered from %s with %d cores", exec_id, x->host,
               cores);
-    s_ev_executor (self, x, NULL, 0);
+    evexec_t info = s_ev_info (x);
+    x->added_ms = evexec_added (work_eventlog (self->work), &info);
     s_reply_registered (self, x);
+}
+
+/* The executor's own peak memory so far (HEARTBEAT, STATUS_UPDATE):
+   the largest figure told is kept, its worker's (execs_set_peak_rss)
+   included. */
+static void
+s_note_peak (exec_t *x, const hearth_msg_t *msg)
+{
+    int64_t peak = hearth_json_int (msg->body, "peak_rss_bytes", -1);
+    if (peak > x->peak_rss)
+        x->peak_rss = peak;
 }
 
 static void
 s_status (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    if (s_registered (self, from, msg))
-        launch_status (self->launch, from->x->exec_id, from->x->server, msg);
+    if (!s_registered (self, from, msg))
+        return;
+    s_note_peak (from->x, msg);
+    launch_status (self->launch, from->x->exec_id, from->x->server, msg);
 }
 
-/* Nothing to do but the sign of life s_dispatch has counted. */
+/* The sign of life s_dispatch has counted, and the peak. */
 static void
 s_heartbeat (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    s_registered (self, from, msg);
+    if (s_registered (self, from, msg))
+        s_note_peak (from->x, msg);
 }
 
 static void
@@ -599,7 +645,8 @@ execs_stop_all (execs_t *self, const char *reason)
     for (exec_t *x = zhashx_first (self->by_id); x;
          x = zhashx_next (self->by_id))
         if (x->registered) {
-            s_ev_executor (self, x, reason, 0);
+            evexec_t info = s_ev_info (x);
+            evexec_removed (work_eventlog (self->work), &info, reason, 0);
             s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         }
 }

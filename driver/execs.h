@@ -71,8 +71,19 @@ void execs_set_app (execs_t *self, const char *app_id);
 void execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness);
 
 /* Note an executor the master announced or we started (nothing if it is
-   known).  host is copied.  Returns 0, or -1 on no memory. */
-int execs_add (execs_t *self, int exec_id, int cores, const char *host);
+   known): its worker's id (NULL in local modes) and memory (0: not told)
+   for the event log.  Strings are copied.  Returns 0, or -1 on no
+   memory. */
+int execs_add (execs_t *self, int exec_id, int cores, const char *host,
+               const char *worker_id, int64_t memory_mb);
+/* The peak memory (bytes, -1: unknown) of executor exec_id as its
+   worker measured it when it reaped it: set before execs_lost, so that
+   its executor_removed event can say it (execs_peak_rss).  The largest
+   figure is kept: the executor's own reports (HEARTBEAT, STATUS_UPDATE)
+   count too. */
+void execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes);
+/* That figure, or -1 when unknown or no such executor. */
+int64_t execs_peak_rss (const execs_t *self, int exec_id);
 /* An executor is gone: re-queue its tasks and forget it. */
 void execs_lost (execs_t *self, int exec_id, const char *reason);
 /* Whether any executor has registered. */

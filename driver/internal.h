@@ -110,6 +110,8 @@ struct hearth_stage {
     int64_t done_ms;          /* when done became true, monotonic (job lock) */
     bool ev_started;          /* its stage_start event is written */
     bool ev_ended;            /* its stage_end event is written */
+    int ev_attempt;           /* 0, then 1, 2...: run again for lost outputs */
+    uint64_t ev_rerun;        /* tasks run again in that attempt */
 };
 
 struct hearth_job {

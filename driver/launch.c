@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "driver/eventlog.h"
+#include "driver/evtask.h"
 #include "driver/launch.h"
 #include "driver/shuffle.h"
 #include "libcore/clock.h"
@@ -80,58 +81,6 @@ s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
     return frame;
 }
 
-/* ---- events ------------------------------------------------------------- */
-
-static void
-s_ev_task_start (eventlog_t *el, int exec_id, const hearth_assign_t *a)
-{
-    eventlog_begin (el, "task_start");
-    eventlog_int (el, "stage", a->stage);
-    eventlog_int (el, "index", (int64_t) a->index);
-    eventlog_int (el, "attempt", a->attempt);
-    eventlog_int (el, "executor", exec_id);
-    eventlog_bool (el, "speculative", a->speculative);
-    eventlog_end (el);
-}
-
-static const char *
-s_outcome_name (hearth_ts_outcome_t out)
-{
-    static const char *const names[] = {[HEARTH_TS_STALE] = "stale",
-                                        [HEARTH_TS_NOTED] = "noted",
-                                        [HEARTH_TS_ACCEPT] = "accepted",
-                                        [HEARTH_TS_DUPLICATE] = "duplicate",
-                                        [HEARTH_TS_RETRY] = "retried",
-                                        [HEARTH_TS_GAVE_UP] = "gave_up",
-                                        [HEARTH_TS_RELEASED] = "released",
-                                        [HEARTH_TS_FETCH_WAIT] = "fetch_wait"};
-    return (size_t) out < sizeof names / sizeof *names && names[out]
-               ? names[out]
-               : "unknown";
-}
-
-/* An attempt's end: state as the executor said, outcome what the driver
-   made of it. */
-static void
-s_ev_task_end (eventlog_t *el, int exec_id, uint32_t stage, uint64_t index,
-               int attempt, const char *state, int64_t run_us,
-               const char *error, size_t result_bytes, hearth_ts_outcome_t out)
-{
-    eventlog_begin (el, "task_end");
-    eventlog_int (el, "stage", stage);
-    eventlog_int (el, "index", (int64_t) index);
-    eventlog_int (el, "attempt", attempt);
-    eventlog_int (el, "executor", exec_id);
-    eventlog_str (el, "state", state);
-    eventlog_str (el, "outcome", s_outcome_name (out));
-    eventlog_int (el, "run_us", run_us);
-    eventlog_str (el, "error", error);
-    eventlog_int (el, "result_bytes", (int64_t) result_bytes);
-    if (out == HEARTH_TS_FETCH_WAIT)
-        eventlog_bool (el, "fetch_failed", true);
-    eventlog_end (el);
-}
-
 /* ---- offers (continued) ------------------------------------------------- */
 
 /* A task with shuffle roles, in JSON, with its stage's input frame
@@ -160,11 +109,16 @@ s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
         self->ts, exec_id, a->stage, a->index, a->attempt,
         HEARTH_TS_FETCH_FAILED, 0, hearth_mono_us ());
     eventlog_t *el = work_eventlog (self->work);
-    if (el)
-        s_ev_task_end (el, exec_id, a->stage, a->index, a->attempt, "FAILED", 0,
-                       rc > 0 ? "an output of its input stage is missing"
-                              : "out of memory launching it",
-                       0, out);
+    evtask_end (el,
+                &(evtask_end_t){
+                    .exec_id = exec_id,
+                    .stage = a->stage,
+                    .index = a->index,
+                    .attempt = a->attempt,
+                    .state = "FAILED",
+                    .out = out,
+                    .error = rc > 0 ? "an output of its input stage is missing"
+                                    : "out of memory launching it"});
 }
 
 hearth_msg_t *
@@ -182,11 +136,11 @@ launch_offer (launch_t *self, int exec_id, bool *full)
     size_t ninputs = 0;
     hearth_stage_t *st = NULL; /* the stage of as[i - 1] */
     eventlog_t *el = work_eventlog (self->work);
+    eventlog_hold_clock (el); /* one clock read for the batch's events */
     for (size_t i = 0; tasks && i < n; i++) {
         if (!st || st->uid != as[i].stage)
             st = work_stage (self->work, as[i].stage);
-        if (el)
-            s_ev_task_start (el, exec_id, &as[i]);
+        evtask_start (el, exec_id, &as[i]);
         int input = s_input_index (msg, st, inputs, &ninputs);
         if (shuffle_has_roles (st))
             s_render_shuffle (self, msg, tasks, st, exec_id, &as[i], input);
@@ -195,6 +149,7 @@ launch_offer (launch_t *self, int exec_id, bool *full)
                  < 0)
             render_task (tasks, st, as[i].index, as[i].attempt, input);
     }
+    eventlog_release_clock (el);
     if (tasks && hearth_packer_count (&self->packer) > 0) {
         zframe_t *packed = hearth_packer_frame (&self->packer);
         int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
@@ -305,9 +260,12 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
     if (out == HEARTH_TS_ACCEPT)
         rc = shuffle_accepted (st, index, u->attempt, s->server, s->msg,
                                u->json, &err);
-    else if (out == HEARTH_TS_FETCH_WAIT)
+    else if (out == HEARTH_TS_FETCH_WAIT) {
         rc = shuffle_fetch_failed (self->ts, work_servers (self->work), st,
                                    u->json, u->error, &err);
+        if (rc == 0)
+            work_stages_runnable (self->work, st->job);
+    }
     if (out != HEARTH_TS_ACCEPT && out != HEARTH_TS_NOTED)
         shuffle_discard (st, index, u->attempt);
     if (rc < 0) {
@@ -338,8 +296,15 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
                                state, u->run_us, hearth_mono_us ());
     eventlog_t *el = work_eventlog (self->work);
     if (el && state != HEARTH_TS_RUNNING && out != HEARTH_TS_STALE)
-        s_ev_task_end (el, s->exec_id, uid, index, u->attempt, u->state,
-                       u->run_us, u->error, u->result_len, out);
+        evtask_end (el, &(evtask_end_t){.exec_id = s->exec_id,
+                                        .stage = uid,
+                                        .index = index,
+                                        .attempt = u->attempt,
+                                        .state = u->state,
+                                        .out = out,
+                                        .run_us = u->run_us,
+                                        .error = u->error,
+                                        .result_bytes = u->result_len});
     if (shuffle_has_roles (st) && s_shuffle_outcome (self, s, st, u, out) < 0)
         return;
     /* the progress display counts failures, not kills and losses */
@@ -402,6 +367,8 @@ void
 launch_status (launch_t *self, int exec_id, uint32_t server, hearth_msg_t *msg)
 {
     s_status_t s = {.exec_id = exec_id, .server = server, .msg = msg};
+    eventlog_t *el = work_eventlog (self->work);
+    eventlog_hold_clock (el); /* one clock read for the message's events */
     const cJSON *updates =
         cJSON_GetObjectItemCaseSensitive (msg->body, "updates");
     const cJSON *json;
@@ -424,6 +391,7 @@ launch_status (launch_t *self, int exec_id, uint32_t server, hearth_msg_t *msg)
             s_update_t u = s_update_from_packed (msg, &p);
             s_apply_update (self, &s, &u);
         }
+    eventlog_release_clock (el);
     for (size_t i = 0; i < s.ntouched; i++)
         work_publish (self->work, s.touched[i]);
 }

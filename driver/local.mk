@@ -6,11 +6,13 @@ driver_libdriver_la_SOURCES = \
 	driver/hearth.h driver/internal.h \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/render.c \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
-	driver/eventlog.c driver/eventlog.h \
+	driver/eventlog.c driver/eventlog.h driver/evapp.c \
+	driver/evtask.c driver/evtask.h driver/evexec.c driver/evexec.h \
 	driver/execs.c driver/execs.h driver/launch.c driver/launch.h \
 	driver/ship.c driver/ship.h driver/signals.c driver/signals.h \
 	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \
 	driver/master_watch.c driver/master_watch.h \
+	driver/progress_report.c driver/progress_report.h \
 	driver/local.c driver/local.h driver/shuffle.c driver/shuffle.h
 driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 

@@ -304,9 +304,10 @@ s_executor_added (master_link_t *self, hearth_msg_t *msg)
     log_info ("executor %d granted on %s (%lld cores)", exec_id,
               hearth_json_str (b, "host"),
               (long long) hearth_json_int (b, "cores", 0));
-    self->cbs.executor_added (self->cbs.arg, exec_id,
-                              (int) hearth_json_int (b, "cores", 1),
-                              hearth_json_str (b, "host"));
+    self->cbs.executor_added (
+        self->cbs.arg, exec_id, (int) hearth_json_int (b, "cores", 1),
+        hearth_json_str (b, "host"), hearth_json_str (b, "worker_id"),
+        hearth_json_int (b, "memory_mb", 0));
 }
 
 static void
@@ -324,7 +325,8 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
     snprintf (reason, sizeof reason, "%s%s%s%s", state,
               hearth_json_bool (b, "worker_lost", false) ? ", worker lost" : "",
               text ? ": " : "", text ? text : "");
-    self->cbs.executor_lost (self->cbs.arg, exec_id, reason);
+    self->cbs.executor_lost (self->cbs.arg, exec_id, reason,
+                             hearth_json_int (b, "peak_rss_bytes", -1));
 }
 
 /* The master answered UNREGISTER_APPLICATION (or had ended the
@@ -501,6 +503,16 @@ master_link_release_executor (master_link_t *self, int exec_id,
     cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
     cJSON_AddStringToObject (msg->body, "reason", reason);
     s_send (self, &msg);
+}
+
+int
+master_link_send_progress (master_link_t *self, hearth_msg_t **msg_p)
+{
+    if (!self->sock || !self->linked || self->finishing) {
+        hearth_msg_destroy (msg_p);
+        return -1;
+    }
+    return s_send (self, msg_p);
 }
 
 /* ---- the end ------------------------------------------------------------- */

@@ -399,6 +399,12 @@ s_lose (hearth_taskset_t *ts, hearth_stage_t *ms, uint64_t m)
 {
     free (ms->maps[m].sizes);
     ms->maps[m].sizes = NULL;
+    if (ms->ev_ended) { /* a stage that had ended runs again: its events */
+        ms->ev_started = ms->ev_ended = false;
+        ms->ev_attempt++;
+        ms->ev_rerun = 0;
+    }
+    ms->ev_rerun++;
     if (hearth_taskset_resubmit (ts, ms->uid, m) < 0)
         log_error ("stage %s, task %" PRIu64 ": cannot run it again: %s",
                    ms->name, m, strerror (errno));

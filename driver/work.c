@@ -27,6 +27,7 @@ struct work {
     char last_failure[4800];    /* why the last job to end failed, or "" */
     work_cbs_t cbs;             /* the owner's callbacks */
     eventlog_t *el;             /* the event log (borrowed), or NULL */
+    work_totals_t ended;        /* what the jobs that ended did */
 };
 
 static void
@@ -104,7 +105,9 @@ s_ev_stage_start (work_t *self, hearth_stage_t *st)
     eventlog_int (self->el, "job", (int64_t) st->job->id);
     eventlog_int (self->el, "stage", st->uid);
     eventlog_str (self->el, "name", st->name);
-    eventlog_int (self->el, "tasks", (int64_t) st->ntasks);
+    eventlog_int (self->el, "attempt", st->ev_attempt);
+    eventlog_int (self->el, "tasks",
+                  (int64_t) (st->ev_attempt ? st->ev_rerun : st->ntasks));
     eventlog_end (self->el);
 }
 
@@ -121,7 +124,12 @@ s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
     eventlog_int (self->el, "stage", st->uid);
     eventlog_str (self->el, "name", st->name);
     eventlog_str (self->el, "state", state);
-    eventlog_int (self->el, "tasks", (int64_t) st->ntasks);
+    eventlog_int (self->el, "attempt", st->ev_attempt);
+    eventlog_int (self->el, "tasks",
+                  (int64_t) (st->ev_attempt ? st->ev_rerun : st->ntasks));
+    uint64_t before = st->ntasks - st->ev_rerun; /* done before a re-run */
+    if (st->ev_attempt) /* a re-run counts its own tasks */
+        finished = finished > before ? finished - before : 0;
     eventlog_int (self->el, "finished", (int64_t) finished);
     eventlog_int (self->el, "failed_attempts", (int64_t) st->failed_attempts);
     eventlog_end (self->el);
@@ -205,11 +213,15 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
         snprintf (self->last_failure, sizeof self->last_failure,
                   "job %s failed: %s", job->name, error);
     zlistx_delete (self->jobs, handle);
+    self->ended.jobs++;
     for (size_t i = 0; i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
         uint64_t finished = 0, running = 0, total = 0;
         hearth_taskset_stage_counts (self->ts, st->uid, &finished, &running,
                                      &total);
+        self->ended.tasks += st->ntasks;
+        self->ended.finished += finished;
+        self->ended.failed += st->failed_attempts;
         job_set_progress (job, st, finished, 0, finished == st->ntasks);
         s_ev_stage_end (self, st,
                         state == HEARTH_JOB_SUCCEEDED ? "SUCCEEDED" : "FAILED",
@@ -256,10 +268,35 @@ work_fail_all (work_t *self, const char *reason)
         s_fail_job (self, job, reason, false);
 }
 
+const work_totals_t *
+work_ended_totals (const work_t *self)
+{
+    return &self->ended;
+}
+
+hearth_job_t *
+work_first_job (work_t *self)
+{
+    return zlistx_first (self->jobs);
+}
+
+hearth_job_t *
+work_next_job (work_t *self)
+{
+    return zlistx_next (self->jobs);
+}
+
 const char *
 work_last_failure (const work_t *self)
 {
     return self->last_failure[0] ? self->last_failure : NULL;
+}
+
+void
+work_stages_runnable (work_t *self, hearth_job_t *job)
+{
+    if (zlistx_find (self->jobs, job))
+        s_ev_runnable (self, job);
 }
 
 void

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,8 @@ struct link {
     int batch_count;         /* updates in the batch */
     int flush_timer;         /* zloop timer of s_flush_soon, or -1 */
     hearth_loglimit_t *log_limit; /* lines about the driver's bad messages */
+    int64_t peak_rss;             /* our peak memory so far, bytes */
+    bool peak_unsent;             /* it grew since the driver was told */
 };
 
 static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
@@ -405,6 +408,37 @@ s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
 
 /* --- the tick ---------------------------------------------------------- */
 
+/* Our peak memory: the larger of our own maximum resident set and that
+   of the largest child we reaped (getrusage gives no sum), as a worker's
+   wait4 would report it; checked each tick, sent when it grew (the
+   driver's accounting: an executor that ends with its application is
+   reaped only after its driver has stopped listening). */
+static void
+s_measure_peak (link_t *self)
+{
+    struct rusage own, children;
+    if (getrusage (RUSAGE_SELF, &own) < 0
+        || getrusage (RUSAGE_CHILDREN, &children) < 0)
+        return;
+    long kib =
+        own.ru_maxrss > children.ru_maxrss ? own.ru_maxrss : children.ru_maxrss;
+    if ((int64_t) kib * 1024 > self->peak_rss) {
+        self->peak_rss = (int64_t) kib * 1024;
+        self->peak_unsent = true;
+    }
+}
+
+/* The peak into a message to the driver, when it grew. */
+static void
+s_add_peak (link_t *self, hearth_msg_t *msg)
+{
+    if (!self->peak_unsent)
+        return;
+    cJSON_AddNumberToObject (msg->body, "peak_rss_bytes",
+                             (double) self->peak_rss);
+    self->peak_unsent = false;
+}
+
 static void
 s_send_heartbeat (link_t *self)
 {
@@ -416,6 +450,7 @@ s_send_heartbeat (link_t *self)
     cJSON_AddStringToObject (msg->body, "id", id);
     cJSON_AddNumberToObject (msg->body, "tasks_running",
                              (double) tasks_running (self->tasks));
+    s_add_peak (self, msg);
     s_send (self, &msg);
 }
 
@@ -437,6 +472,9 @@ link_on_tick (link_t *self)
         return -1;
     }
     tasks_report_running (self->tasks, hearth_mono_us ());
+    s_measure_peak (self);
+    if (self->peak_unsent && self->batch_count == 0 && self->registered)
+        s_send_heartbeat (self); /* idle: the peak goes now */
     s_flush (self);
     hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now);
     if (self->registered && now - self->last_send_ms >= ex->hb_interval_ms)
@@ -634,5 +672,8 @@ s_flush (void *arg)
     }
     if (any_packed)
         cJSON_AddNumberToObject (msg->body, "packed", index);
+    if (self->peak_rss == 0) /* an executor shorter than a tick: now */
+        s_measure_peak (self);
+    s_add_peak (self, msg);
     s_send (self, &msg);
 }

@@ -396,6 +396,13 @@ s_requeue (hearth_taskset_t *self, ts_stage_t *st, uint64_t index, int attempt,
 int
 hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
 {
+    return hearth_taskset_remove_executor_each (self, exec_id, NULL, NULL);
+}
+
+int
+hearth_taskset_remove_executor_each (hearth_taskset_t *self, int exec_id,
+                                     hearth_ts_dropped_fn *fn, void *arg)
+{
     ts_exec_t *e = ts_exec (self, exec_id);
     if (!e)
         return -1;
@@ -404,9 +411,17 @@ hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
         ts_attempt_t *a = e->head;
         ts_akey_t key = a->key;
         bool killing = a->killing;
+        hearth_assign_t as = {.stage = key.stage,
+                              .index = key.index,
+                              .attempt = key.attempt,
+                              .speculative = a->speculative};
+        int64_t start_us = a->start_us;
         s_attempt_drop (self, a);
         ts_stage_t *st = ts_stage (self, key.stage);
-        if (!st || killing)
+        bool requeue = st && !killing;
+        if (fn)
+            fn (arg, &as, start_us, requeue);
+        if (!requeue)
             continue;
         s_requeue (self, st, key.index, key.attempt, exec_id, S_LOST);
         requeued++;

@@ -99,6 +99,15 @@ typedef struct {
     bool speculative; /* a copy of a straggler */
 } hearth_assign_t;
 
+/* An attempt dropped with its executor: offered at start_us; requeued
+   false when it was being killed anyway (or its stage is gone). */
+typedef void (hearth_ts_dropped_fn) (void *arg, const hearth_assign_t *a,
+                                     int64_t start_us, bool requeued);
+/* hearth_taskset_remove_executor, telling fn (when not NULL) of each
+   attempt dropped, before it is re-queued. */
+int hearth_taskset_remove_executor_each (hearth_taskset_t *self, int exec_id,
+                                         hearth_ts_dropped_fn *fn, void *arg);
+
 /* Fill out (up to max entries, the caller's) with attempts for exec_id's
    free slots; they count as in flight from now_us.  Returns how many. */
 size_t hearth_taskset_offer (hearth_taskset_t *self, int exec_id,

@@ -57,6 +57,16 @@ check "... results' bytes and run times" \
   test "$(field "$L" task_end 'select(.outcome == "accepted" and (.result_bytes < 1 or .run_us < 1))' | wc -l)" -eq 0
 check "... executors added and removed with a reason" \
   test "$(events "$L" executor_added) $(field "$L" executor_removed .reason)" = "1 the application is over"
+check "... executor_removed with its cores, lifetime and peak memory (the executor's own report)" \
+  test "$(field "$L" executor_removed '[.cores, (.lifetime_ms >= 0), (.peak_rss_bytes > 1048576)] | map(tostring) | join(" ")')" = "2 true true"
+check "... app_start names the driver's host" \
+  test "$(field "$L" app_start .host)" = "$(hostname)"
+check "... app_end's totals: $((N + 1)) succeeded, 1 failed, 1 executor" \
+  test "$(field "$L" app_end '[.tasks_succeeded, .tasks_failed, .executors] | map(tostring) | join(" ")')" = "$((N + 1)) 1 1"
+check "... core time reserved >= used > 0, duration > 0" \
+  test "$(field "$L" app_end '.core_ms_reserved >= .core_ms_used and .core_ms_used > 0 and .duration_ms > 0')" = true
+check "... used: the attempts' run times summed" \
+  test "$(jq -s '([.[] | select(.event == "task_end") | .run_us] | add / 1000 | floor) as $u | (.[-1].core_ms_used - $u | fabs) <= 1' "$L")" = true
 
 J=$(job fail "{\"name\":\"fail\",\"stages\":[
   {\"name\":\"ok\",\"tasks\":[{\"cmd\":[\"echo\",\"fine\"]}]},
@@ -96,6 +106,32 @@ check "... one accepted result per task of stage s" \
   test "$(field "$L" task_end 'select(.stage == 1 and .outcome == "accepted") | .index' | sort -u | wc -l)" -eq 12
 check "... and the straggler's end: killed, or a duplicate" \
   test "$(field "$L" task_end 'select(.stage == 1 and .index == 5 and .outcome != "accepted") | .outcome' | grep -cE 'released|duplicate|retried')" -eq 1
+
+# --- an executor killed under its tasks, local-cluster ----------------------
+# Task 1's first attempt kills its executor (its shell's parent) while the
+# executor's other task runs: both attempts are lost with it.
+M=$T/lost.att
+J=$(job lost "{\"name\":\"lost\",\"stages\":[
+  {\"name\":\"s\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+    \"echo x >>$M.{i}; if [ {i} = 1 ] && [ \$(wc -l <$M.{i}) = 1 ]; then sleep 0.5; kill -9 \$PPID; fi; sleep 1; echo {i}\"],
+    \"count\":4}]}]}")
+check "a job whose executor is killed under its tasks succeeds on local-cluster[2,2,512]" \
+  submit --master 'local-cluster[2,2,512]' --event-log "$T/ev6" "$J"
+L=$(log_of "$T/ev6")
+check "... its output exact" test "$(sort "$T/out" | tr '\n' ' ')" = "0 1 2 3 "
+lost=$(jq -s '[.[] | select(.event == "executor_removed" and .tasks_lost > 0) | .tasks_lost] | add // 0' "$L")
+say "attempts lost with the killed executor: $lost"
+check "... the killed executor took attempts along (executor_removed)" test "$lost" -ge 1
+check "... each of them has a task_end LOST, retried, naming why" \
+  test "$(field "$L" task_end 'select(.state == "LOST" and .outcome == "retried" and (.error|test("executor [0-9]+ lost")))' | jq -s length)" -eq "$lost"
+check "... task 1's lost attempt is one of them" \
+  test "$(field "$L" task_end 'select(.state == "LOST" and .index == 1 and .attempt == 0) | .outcome')" = retried
+check "... executor_added with the worker's id and memory" \
+  test "$(field "$L" executor_added 'select((.worker|startswith("worker-")) and .memory_mb > 0)' | jq -s length)" -ge 2
+check "... every task_start has its task_end" \
+  test "$(events "$L" task_start)" -eq "$(events "$L" task_end)"
+check "... the executors that ended with the application have a peak memory" \
+  test "$(field "$L" executor_removed 'select(.reason == "the application is over" and (.peak_rss_bytes|type) != "number")' | wc -l)" -eq 0
 
 # --- rolling --------------------------------------------------------------
 N=60

@@ -61,7 +61,7 @@ lost_total() {
 start_master
 CORES=2 start_worker wa
 CORES=2 start_worker wb
-run_gated --master "$MASTER_URL" --executor-memory 256M
+run_gated --master "$MASTER_URL" --executor-memory 256M --event-log "$T/ev"
 check "every map output is written on the two workers' disks" \
   wait_for 60 all_written
 HELD=$(outputs wb)
@@ -82,6 +82,11 @@ check "... and exactly the $HELD map tasks wb held ran again" \
   test "$(lost_total)" -eq "$HELD"
 check "... worker wa's shuffle files are gone with the application" \
   wait_for 10 test "$(outputs wa)" -eq 0
+EV=$(ls "$T"/ev/*.events)
+check "... its event log: the map stage started again, attempt 1, $HELD tasks" \
+  test "$(jq -r 'select(.event == "stage_start" and .name == "map") | "\(.attempt):\(.tasks)"' "$EV" | tr '\n' ' ')" = "0:8 1:$HELD "
+check "... and ended twice, SUCCEEDED" \
+  test "$(jq -r 'select(.event == "stage_end" and .name == "map") | "\(.attempt):\(.state):\(.finished)"' "$EV" | tr '\n' ' ')" = "0:SUCCEEDED:8 1:SUCCEEDED:$HELD "
 
 # --- a corrupted block --------------------------------------------------------
 CORES=2 start_worker wb

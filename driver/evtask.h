@@ -1,0 +1,36 @@
+/*  evtask.h - the event log's lines about task attempts: task_start and
+    task_end (docs/event-log.md), two a task and so the log's hot path:
+    each is formatted in place with one reservation and counted into the
+    log's totals for app_end.  Every function accepts a NULL log.
+*/
+#ifndef HEARTH_DRIVER_EVTASK_H
+#define HEARTH_DRIVER_EVTASK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "driver/eventlog.h"
+#include "libcore/taskset.h"
+
+/* An attempt's end: state as the executor said it (FINISHED, FAILED,
+   KILLED) or LOST (with its executor), outcome what the driver made of
+   it; error NULL when none. */
+typedef struct {
+    int exec_id;             /* where it ran */
+    uint32_t stage;          /* its stage */
+    uint64_t index;          /* its task */
+    int attempt;             /* its attempt */
+    const char *state;       /* see above */
+    hearth_ts_outcome_t out; /* the task set's verdict */
+    int64_t run_us;          /* how long it ran */
+    const char *error;       /* why it failed, or NULL */
+    size_t result_bytes;     /* its result's size */
+} evtask_end_t;
+
+/* task_start: attempt a sent to executor exec_id. */
+void evtask_start (eventlog_t *el, int exec_id, const hearth_assign_t *a);
+/* task_end. */
+void evtask_end (eventlog_t *el, const evtask_end_t *e);
+
+#endif
