@@ -257,15 +257,31 @@ s_failures (FILE *out, const cJSON *doc)
     }
 }
 
+/* The widest worker id of the executors (worker ids are long: shown
+   whole, or the column says nothing). */
+static int
+s_worker_width (const cJSON *list)
+{
+    const cJSON *x;
+    int w = 6;
+    cJSON_ArrayForEach (x, list)
+    {
+        int n = (int) strlen (s_s (x, "worker"));
+        w = n > w ? n : w;
+    }
+    return w;
+}
+
 static void
 s_execs (FILE *out, const cJSON *doc)
 {
-    const cJSON *x;
+    const cJSON *x, *list = s_o (doc, "executors");
+    int ww = s_worker_width (list);
     fprintf (out,
-             "\nEXECUTORS\n  %-4s %-16s %-12s %5s %7s %9s %7s %-8s %6s %s\n",
-             "ID", "HOST", "WORKER", "CORES", "MEMORY", "PEAK", "RATIO",
-             "LIFETIME", "TASKS", "EXIT REASON");
-    cJSON_ArrayForEach (x, s_o (doc, "executors"))
+             "\nEXECUTORS\n  %-4s %-16s %5s %7s %9s %7s %-8s %6s %-*s %s\n",
+             "ID", "HOST", "CORES", "MEMORY", "PEAK", "RATIO", "LIFETIME",
+             "TASKS", ww, "WORKER", "EXIT REASON");
+    cJSON_ArrayForEach (x, list)
     {
         char mem[24] = "unknown", peak[24] = "unknown", ratio[24], life[24];
         if (s_i (x, "memory_mb") >= 0)
@@ -276,10 +292,10 @@ s_execs (FILE *out, const cJSON *doc)
         s_pct (x, "memory_ratio", ratio, sizeof ratio);
         s_dur (s_i (x, "lifetime_ms"), life, sizeof life);
         fprintf (out,
-                 "  %-4" PRId64 " %-16.16s %-12.12s %5" PRId64
-                 " %7s %9s %7s %-8s %6" PRId64 " %s\n",
-                 s_i (x, "executor"), s_s (x, "host"), s_s (x, "worker"),
-                 s_i (x, "cores"), mem, peak, ratio, life, s_i (x, "attempts"),
+                 "  %-4" PRId64 " %-16.16s %5" PRId64
+                 " %7s %9s %7s %-8s %6" PRId64 " %-*s %s\n",
+                 s_i (x, "executor"), s_s (x, "host"), s_i (x, "cores"), mem,
+                 peak, ratio, life, s_i (x, "attempts"), ww, s_s (x, "worker"),
                  s_s (x, "reason"));
     }
 }

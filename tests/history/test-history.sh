@@ -81,7 +81,16 @@ check "... the slowest attempts, slowest first, at most 10" \
   test "$(js '[.slowest[].run_us] | (. == (sort | reverse)) and length == 8')" = true
 check "... core-seconds used ≤ reserved, from the log's figures" \
   test "$(js '.accounting | (.core_ms_used <= .core_ms_reserved) and .core_ratio > 0')" = true
+# the totals the driver writes in app_end (web-wire §5) agree with the
+# counts made from the events
+totals() { jq -r 'select(.event == "app_end") | [.tasks_succeeded, .tasks_failed] | map(tostring) | join(" ")' "$1"; }
+check "... its counts those of the log's app_end" \
+  test "$(js '[.tasks.succeeded, .tasks.failed_attempts] | map(tostring) | join(" ")')" = "$(totals "$T/ev/$RETRY.events")"
+check "... core-seconds from app_end, the driver's host from app_start" \
+  test "$(js '[.accounting.core_ms_reserved_from, .accounting.core_ms_used_from, .host] | join(" ")')" = "app_end app_end $(hostname)"
 check "the failed application's summary (JSON)" hist --dir "$T/ev" "$FAIL" --json
+check "... its counts those of the log's app_end" \
+  test "$(js '[.tasks.succeeded, .tasks.failed_attempts] | map(tostring) | join(" ")')" = "$(totals "$T/ev/$FAIL.events")"
 check "... task 0 of stage 2 failed twice, gave up, with boom" \
   test "$(js '.failures[] | [.stage, .index, .failed_attempts, .result, (.last_error | test("boom"))] | map(tostring) | join(" ")')" = "2 0 2 gave_up true"
 check "... stage bad FAILED, job FAILED" \
@@ -101,6 +110,10 @@ check "... a speculative copy counted, 12 accepted" \
 check "... two executors with their hosts and cores" \
   test "$(js '[.executors[] | select(.host != null and .cores == 1)] | length')" -eq 2
 check "... the most cores at once: 2" test "$(js .cores)" -eq 2
+check "... each executor's worker and memory (512 MiB) from the log" \
+  test "$(js '[.executors[] | select(.worker != null and .memory_mb == 512)] | length')" -eq 2
+check "... the memory accounting over the executors with a peak" \
+  test "$(js '.accounting | (.memory_executors_known == 0 and .memory_ratio == null) or (.memory_mb_reserved == 512 * .memory_executors_known and .memory_ratio > 0)')" = true
 
 # --- a killed executor ----------------------------------------------------
 J=$(job slow '{"name":"slow","stages":[{"name":"s","tasks":[{"cmd":["sh","-c","sleep 0.02; echo {i}"],"count":300}]}]}')
@@ -117,6 +130,8 @@ say "executors: $(js '[.executors[] | [.executor, .reason, .tasks_lost] | map(to
 check "... two executors, the first removed for another reason than the end" \
   test "$(js '[.executors | length >= 2, (.[0].reason != "the application is over")] | map(tostring) | join(" ")')" = "true true"
 check "... with its lost tasks" test "$(js '.executors[0].tasks_lost')" -ge 1
+check "... each ended LOST in the stage's counts and the failures" \
+  test "$(js '[.stages[0].lost == .executors[0].tasks_lost, ([.failures[] | select(.result == "succeeded")] | length) >= .executors[0].tasks_lost] | map(tostring) | join(" ")')" = "true true"
 check "... 300 tasks succeeded" test "$(js .tasks.succeeded)" -eq 300
 
 # --- a driver killed ------------------------------------------------------
