@@ -120,9 +120,11 @@ J=$(job slow '{"name":"slow","stages":[{"name":"s","tasks":[{"cmd":["sh","-c","s
 submit --master 'local[2]' --event-log "$T/ev4" "$J" &
 job=$!
 PIDS+=($job)
-if wait_for 30 executors_running && sleep 0.5; then
-  kill -9 "$(test_pids hearth-executor | head -1)"
-fi
+# killed once some tasks have ended (the log says so), not at a guess
+some_ended() { [ "$(cat "$T"/ev4/*.events 2>/dev/null | grep -c '"task_end"')" -ge 20 ]; }
+check "(the job is under way: 20 tasks ended)" wait_for 60 some_ended
+EX=$(test_pids hearth-executor | head -1)
+check "(its executor found, and killed)" kill -9 "${EX:-none}"
 wait $job
 check "a job whose executor is killed still succeeds" test $? -eq 0
 check "... its summary" hist --dir "$T/ev4" "$(idof "$T/ev4")" --json
