@@ -1,6 +1,7 @@
 # The daemons' web servers: routes, logs, metrics, security
 # (tests/web/web.sh holds their helpers).
 WEB_TESTS = \
-	tests/web/test-web-master.sh
+	tests/web/test-web-master.sh \
+	tests/web/test-web-worker.sh
 TESTS += $(WEB_TESTS)
 EXTRA_DIST += $(WEB_TESTS) tests/web/web.sh
