@@ -56,12 +56,23 @@ s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     hearth_web_reply (rep, 204, NULL, NULL, 0);
 }
 
+static void
+s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    size_t len;
+    char *text = master_web_metrics (arg, &len);
+    if (!text)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          text, len);
+}
+
 static const hearth_web_route_t s_routes[] = {
-    {"/api/v1/state", false, s_state},
-    {"/json", false, s_spark},
-    {"/json/", false, s_spark},
-    {"/favicon.ico", false, s_favicon},
-    {NULL, false, NULL},
+    {"/metrics", false, s_metrics},     {"/api/v1/state", false, s_state},
+    {"/json", false, s_spark},          {"/json/", false, s_spark},
+    {"/favicon.ico", false, s_favicon}, {NULL, false, NULL},
 };
 
 int

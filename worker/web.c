@@ -102,6 +102,20 @@ s_log (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 }
 
 static void
+s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    worker_t *w = arg;
+    size_t len;
+    char *text = w->children ? worker_web_metrics (w, &len) : NULL;
+    if (!text)
+        hearth_web_reply_text (rep, 503, "503 no metrics now\n");
+    else
+        hearth_web_reply (rep, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          text, len);
+}
+
+static void
 s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
     (void) arg;
@@ -112,6 +126,7 @@ s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 static const hearth_web_route_t s_routes[] = {
     {"/api/v1/state", false, s_state},
     {"/log", false, s_log},
+    {"/metrics", false, s_metrics},
     {"/favicon.ico", false, s_favicon},
     {NULL, false, NULL},
 };
