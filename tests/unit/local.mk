@@ -215,3 +215,11 @@ tests_unit_test_reducein_SOURCES = tests/unit/test_reducein.c \
 	executor/fetch.c executor/fetch.h
 tests_unit_test_reducein_CFLAGS = $(unit_cflags)
 tests_unit_test_reducein_LDADD = $(unit_libs)
+
+# A driver's progress summary: the codec's bounds, the driver's cut of a
+# stage's name, the master's record of it.
+UNIT_TESTS += tests/unit/test_progress
+tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
+	$(registry_sources)
+tests_unit_test_progress_CFLAGS = $(unit_cflags)
+tests_unit_test_progress_LDADD = driver/libdriver.la $(unit_libs)
