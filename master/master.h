@@ -81,6 +81,11 @@ typedef struct {
     uint64_t exec_exits[8];      /* executors ended, by executor state */
     hearth_prom_hist_t schedule; /* allocation passes (master_schedule) */
     hearth_prom_hist_t journal;  /* journal appends and syncs */
+    zhashx_t *tasks_seen;        /* app id -> int64_t[2], its progress's
+                                    finished and failed tasks at the last
+                                    scrape (webmetrics.c; owned) */
+    uint64_t tasks_finished;     /* tasks finished, summed over scrapes */
+    uint64_t tasks_failed;       /* failed attempts, likewise */
 } master_metrics_t;
 
 typedef struct master {

@@ -90,4 +90,5 @@ void
 master_web_close (master_t *m)
 {
     hearth_web_destroy (&m->web);
+    zhashx_destroy (&m->metrics.tasks_seen);
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libcore/prom.h"
@@ -84,6 +85,68 @@ s_apps (hearth_prom_t *p, master_t *m)
 }
 
 static void
+s_seen_destroy (void **item)
+{
+    free (*item);
+    *item = NULL;
+}
+
+/* Add what one application's progress counts beyond the last scrape,
+   and remember its counts in now. */
+static void
+s_app_tasks (master_metrics_t *c, zhashx_t *now, const reg_app_t *a)
+{
+    if (!a->progress)
+        return;
+    int64_t cur[2] = {hearth_json_int (a->progress, "tasks_finished", 0),
+                      hearth_json_int (a->progress, "tasks_failed", 0)};
+    const int64_t *last =
+        c->tasks_seen ? zhashx_lookup (c->tasks_seen, a->id) : NULL;
+    int64_t *seen = malloc (2 * sizeof *seen);
+    uint64_t *total[2] = {&c->tasks_finished, &c->tasks_failed};
+    for (int i = 0; i < 2; i++) {
+        int64_t before = last ? last[i] : 0;
+        if (cur[i] > before)
+            *total[i] += (uint64_t) (cur[i] - before);
+        if (seen)
+            seen[i] = cur[i] > before ? cur[i] : before;
+    }
+    if (seen)
+        zhashx_update (now, a->id, seen);
+}
+
+/* Tasks finished and failed as counters, from the drivers' progress
+   summaries (each application's counts only grow: what grew since the
+   last scrape is added).  An application the master forgot between two
+   scrapes (past --retained-apps) loses what it did since the first. */
+static void
+s_tasks (hearth_prom_t *p, master_t *m)
+{
+    master_metrics_t *c = &m->metrics;
+    zhashx_t *now = zhashx_new ();
+    if (now) {
+        zhashx_set_destructor (now, s_seen_destroy);
+        zlistx_t *lists[2] = {registry_apps (m->reg),
+                              registry_completed (m->reg)};
+        for (int i = 0; i < 2; i++)
+            for (reg_app_t *a = zlistx_first (lists[i]); a;
+                 a = zlistx_next (lists[i]))
+                s_app_tasks (c, now, a);
+        zhashx_destroy (&c->tasks_seen);
+        c->tasks_seen = now;
+    }
+    hearth_prom_family (p, "hearth_tasks_finished_total", "counter",
+                        "Tasks finished, from the drivers' progress "
+                        "summaries.");
+    hearth_prom_sample (p, "hearth_tasks_finished_total", NULL, NULL,
+                        (double) c->tasks_finished);
+    hearth_prom_family (p, "hearth_tasks_failed_total", "counter",
+                        "Task attempts failed, likewise.");
+    hearth_prom_sample (p, "hearth_tasks_failed_total", NULL, NULL,
+                        (double) c->tasks_failed);
+}
+
+static void
 s_counters (hearth_prom_t *p, master_t *m)
 {
     const master_metrics_t *c = &m->metrics;
@@ -143,5 +206,6 @@ master_web_metrics (master_t *m, size_t *len)
     s_workers (p, m);
     s_apps (p, m);
     s_counters (p, m);
+    s_tasks (p, m);
     return hearth_prom_take (&p, len);
 }

@@ -223,3 +223,8 @@ tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
 	$(registry_sources)
 tests_unit_test_progress_CFLAGS = $(unit_cflags)
 tests_unit_test_progress_LDADD = driver/libdriver.la $(unit_libs)
+# The Prometheus text and the web token's comparison (libhearthweb).
+UNIT_TESTS += tests/unit/test_prom
+tests_unit_test_prom_SOURCES = tests/unit/test_prom.c tests/unit/testutil.h
+tests_unit_test_prom_CFLAGS = $(unit_cflags)
+tests_unit_test_prom_LDADD = $(WEB_LIBS) $(unit_libs)

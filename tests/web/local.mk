@@ -2,6 +2,7 @@
 # (tests/web/web.sh holds their helpers).
 WEB_TESTS = \
 	tests/web/test-web-master.sh \
-	tests/web/test-web-worker.sh
+	tests/web/test-web-worker.sh \
+	tests/web/test-web-metrics.sh
 TESTS += $(WEB_TESTS)
 EXTRA_DIST += $(WEB_TESTS) tests/web/web.sh
