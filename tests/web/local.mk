@@ -3,6 +3,7 @@
 WEB_TESTS = \
 	tests/web/test-web-master.sh \
 	tests/web/test-web-worker.sh \
-	tests/web/test-web-metrics.sh
+	tests/web/test-web-metrics.sh \
+	tests/web/test-web-security.sh
 TESTS += $(WEB_TESTS)
 EXTRA_DIST += $(WEB_TESTS) tests/web/web.sh
