@@ -215,3 +215,8 @@ tests_unit_test_reducein_SOURCES = tests/unit/test_reducein.c \
 	executor/fetch.c executor/fetch.h
 tests_unit_test_reducein_CFLAGS = $(unit_cflags)
 tests_unit_test_reducein_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_webpage
+tests_unit_test_webpage_SOURCES = tests/unit/test_webpage.c tests/unit/testutil.h
+tests_unit_test_webpage_CFLAGS = $(unit_cflags)
+tests_unit_test_webpage_LDADD = $(unit_libs)
