@@ -49,3 +49,11 @@ libcore_libhearthnotify_la_SOURCES = libcore/notify.c libcore/notify.h
 libcore_libhearthnotify_la_CPPFLAGS = $(AM_CPPFLAGS) $(SYSTEMD_CFLAGS)
 libcore_libhearthnotify_la_LIBADD = $(SYSTEMD_LIBS)
 NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
+
+# The daemons' HTTP server (pages, JSON, metrics) on libmicrohttpd: a
+# library of its own, linked by the programs that serve pages only.
+noinst_LTLIBRARIES += libcore/libhearthweb.la
+libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h
+libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
+libcore_libhearthweb_la_LIBADD = $(MHD_LIBS)
+WEB_LIBS = libcore/libhearthweb.la $(MHD_LIBS)

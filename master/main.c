@@ -26,6 +26,7 @@
 #include "libcore/spawn.h"
 #include "libcore/start.h"
 #include "libcore/units.h"
+#include "libcore/web.h"
 #include "master/admit.h"
 #include "master/cluster.h"
 #include "master/drivers.h"
@@ -35,6 +36,7 @@
 #include "master/master.h"
 #include "master/recover.h"
 #include "master/send.h"
+#include "master/web.h"
 
 /* Messages handled per wake-up before the loop looks at other sockets. */
 static const int s_max_batch = 256;
@@ -117,6 +119,7 @@ static const hearth_opt_t s_opts[] = {
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_SERVER_OPTIONS,
+    HEARTH_WEB_OPTIONS ("8080"),
     INT_OPT ("max-cores-per-key", "0", "N",
              "cores the applications and drivers of one CURVE key may hold "
              "together (0: no limit)",
@@ -479,6 +482,8 @@ s_setup (master_t *m, hearth_error_t *err)
         return hearth_errprintf (err, "cannot set up the event loop");
     if (m->curve.zap && master_admit_watch (m, err) < 0)
         return -1;
+    if (master_web_open (m, err) < 0)
+        return -1;
     if (!m->curve.zap && limits_any (m->limits))
         log_warn ("per-key limits need CURVE keys (--curve-secret): without "
                   "them no application has a key, and none is limited");
@@ -489,6 +494,7 @@ s_setup (master_t *m, hearth_error_t *err)
 static void
 s_teardown (master_t *m)
 {
+    master_web_close (m); /* its poller and timer are the loop's */
     zloop_destroy (&m->loop);
     master_journal_close (m);
     registry_destroy (&m->reg);

@@ -25,13 +25,15 @@
         state.c      the master's status and MASTER_STATE's answer
         send.c       what the master puts on its sockets: a message to a
                      peer, an ERROR, an event, KILL_EXECUTOR
+        web.c        the web server's routes (pages, /json, /metrics);
+                     webjson.c, Spark's /json document
 
     The registry (registry.h: registry.c, regworkers.c, regapps.c,
     regdrivers.c, reglive.c, regviews.c, records.c, restore.c) holds every
     record of the cluster; the journal (journal.h, jfiles.h, jio.h and
     jstate.h's records) keeps it across restarts.
 
-    A file calls only the ones below it: main; handlers; workers,
+    A file calls only the ones below it: main; web and handlers; workers,
     drvsubmit, drvlog, admin, cluster, admit and recover; drivers and state;
     send, authz and limits; the registry and the journal.  Inside the
     registry, registry.c (the store) and regdrivers.c call each other, the
@@ -111,6 +113,7 @@ typedef struct master {
     hearth_refusals_t *denials; /* refused actions, logged once a minute
                                    per key (authz.c; owned) */
     struct limits *limits;      /* per-key core limits (limits.h; owned) */
+    struct hearth_web *web;     /* the web server (web.h; owned), or NULL */
 } master_t;
 
 #endif

@@ -1,0 +1,586 @@
+/*  web.c - the HTTP server of the daemons' pages; see web.h. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "libcore/curve.h"
+#include "libcore/log.h"
+#include "libcore/refusals.h"
+#include "libcore/web.h"
+
+/* Connections open at once; past it new ones wait in the backlog. */
+static const unsigned s_max_connections = 256;
+/* Seconds a connection may stay idle (or trickle) before it is closed. */
+static const unsigned s_idle_timeout_s = 10;
+/* Memory of one connection: its request's headers must fit (else 431). */
+static const size_t s_conn_memory_bytes = 32 * 1024;
+/* Longest token accepted from the file. */
+#define S_TOKEN_MAX 256
+/* The cookie that carries the token. */
+#define S_COOKIE "hearth_token"
+
+struct hearth_web {
+    struct MHD_Daemon *mhd;           /* the server (owned) */
+    zloop_t *loop;                    /* the daemon's reactor (borrowed) */
+    int epoll_fd;                     /* libmicrohttpd's one fd */
+    int timer_id;                     /* the pending one-shot timer, or -1 */
+    int listen_fd;                    /* the bound socket (owned) */
+    int port;                         /* the port bound */
+    char url[300];                    /* http://HOST:PORT */
+    bool open;                        /* every request admitted */
+    char token[S_TOKEN_MAX + 1];      /* required token, or "" */
+    const hearth_web_route_t *routes; /* the table (borrowed) */
+    void *arg;                        /* for the handlers */
+    hearth_refusals_t *refusals;      /* 401s, one log line a minute */
+    hearth_web_stats_t stats;         /* counters */
+};
+
+struct hearth_web_request {
+    struct MHD_Connection *conn; /* libmicrohttpd's (borrowed) */
+    const char *method;          /* "GET"... */
+    const char *path;            /* "/json" */
+};
+
+bool
+hearth_web_token_equal (const char *token, const char *expected)
+{
+    size_t a = strlen (token), b = strlen (expected);
+    size_t n = a > b ? a : b;
+    unsigned char diff = a != b;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = i < a ? (unsigned char) token[i] : 0;
+        unsigned char y = i < b ? (unsigned char) expected[i] : 0;
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
+/* --- the reply ---------------------------------------------------------- */
+
+void
+hearth_web_reply (hearth_web_reply_t *rep, int status, const char *type,
+                  char *body, size_t len)
+{
+    free (rep->body);
+    rep->status = status;
+    rep->type = type;
+    rep->body = body;
+    rep->len = body ? len : 0;
+}
+
+void
+hearth_web_reply_text (hearth_web_reply_t *rep, int status, const char *fmt,
+                       ...)
+{
+    va_list ap;
+    char *text = NULL;
+    va_start (ap, fmt);
+    int n = vasprintf (&text, fmt, ap);
+    va_end (ap);
+    if (n < 0)
+        text = NULL;
+    hearth_web_reply (rep, status, "text/plain; charset=utf-8", text,
+                      n < 0 ? 0 : (size_t) n);
+}
+
+void
+hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
+                         const char *value)
+{
+    if (rep->nheaders >= HEARTH_WEB_MAX_HEADERS
+        || strlen (name) >= sizeof rep->headers[0].name
+        || strlen (value) >= sizeof rep->headers[0].value)
+        return;
+    snprintf (rep->headers[rep->nheaders].name, sizeof rep->headers[0].name,
+              "%s", name);
+    snprintf (rep->headers[rep->nheaders].value, sizeof rep->headers[0].value,
+              "%s", value);
+    rep->nheaders++;
+}
+
+const char *
+hearth_web_method (const hearth_web_request_t *req)
+{
+    return req->method;
+}
+
+const char *
+hearth_web_path (const hearth_web_request_t *req)
+{
+    return req->path;
+}
+
+const char *
+hearth_web_arg (const hearth_web_request_t *req, const char *name)
+{
+    return MHD_lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* --- answering a request ------------------------------------------------ */
+
+/* The client's address, for the refusals' log. */
+static void
+s_client (struct MHD_Connection *conn, char *buf, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf (buf, size, "?");
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop (AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, buf,
+                   (socklen_t) size);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop (AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr,
+                   buf, (socklen_t) size);
+}
+
+/* 1: admitted; 2: admitted by ?token= (the cookie is to be set); 0: no. */
+static int
+s_admitted (hearth_web_t *self, struct MHD_Connection *conn)
+{
+    if (self->open)
+        return 1;
+    const char *auth =
+        MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Authorization");
+    if (auth && strncasecmp (auth, "Bearer ", 7) == 0
+        && hearth_web_token_equal (auth + 7, self->token))
+        return 1;
+    const char *cookie =
+        MHD_lookup_connection_value (conn, MHD_COOKIE_KIND, S_COOKIE);
+    if (cookie && hearth_web_token_equal (cookie, self->token))
+        return 1;
+    const char *arg =
+        MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "token");
+    if (arg && hearth_web_token_equal (arg, self->token))
+        return 2;
+    return 0;
+}
+
+static const hearth_web_route_t *
+s_route (const hearth_web_t *self, const char *path)
+{
+    for (const hearth_web_route_t *r = self->routes; r->path; r++)
+        if (r->prefix ? strncmp (path, r->path, strlen (r->path)) == 0
+                      : strcmp (path, r->path) == 0)
+            return r;
+    return NULL;
+}
+
+/* Fill rep for one request: the token, the method, the route. */
+static void
+s_answer (hearth_web_t *self, const hearth_web_request_t *req,
+          hearth_web_reply_t *rep)
+{
+    int admitted = s_admitted (self, req->conn);
+    if (!admitted) {
+        char client[64];
+        s_client (req->conn, client, sizeof client);
+        hearth_refusals_log (self->refusals, client, "web",
+                             "web request without the token");
+        self->stats.unauthorized++;
+        hearth_web_reply_header (rep, "WWW-Authenticate", "Bearer");
+        hearth_web_reply_text (rep, 401,
+                               "401 unauthorized: this server needs its "
+                               "token (Authorization: Bearer, the "
+                               "hearth_token cookie or ?token=)\n");
+        return;
+    }
+    if (admitted == 2) {
+        char cookie[S_TOKEN_MAX + 64];
+        snprintf (cookie, sizeof cookie,
+                  S_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/",
+                  self->token);
+        /* a header too long for the reply is left out: the token works in
+           the URL anyway */
+        hearth_web_reply_header (rep, "Set-Cookie", cookie);
+    }
+    if (strcmp (req->method, "GET") != 0 && strcmp (req->method, "HEAD") != 0) {
+        self->stats.bad_method++;
+        hearth_web_reply_header (rep, "Allow", "GET, HEAD");
+        hearth_web_reply_text (rep, 405, "405 method not allowed: %.32s\n",
+                               req->method);
+        return;
+    }
+    const hearth_web_route_t *route = s_route (self, req->path);
+    if (!route) {
+        self->stats.not_found++;
+        hearth_web_reply_text (rep, 404, "404 not found\n");
+        return;
+    }
+    route->fn (self->arg, req, rep);
+}
+
+static enum MHD_Result
+s_queue (struct MHD_Connection *conn, hearth_web_reply_t *rep)
+{
+    struct MHD_Response *resp =
+        rep->body ? MHD_create_response_from_buffer (rep->len, rep->body,
+                                                     MHD_RESPMEM_MUST_FREE)
+                  : MHD_create_response_from_buffer (0, (void *) "",
+                                                     MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free (rep->body);
+        return MHD_NO; /* closes the connection */
+    }
+    rep->body = NULL;
+    if (rep->type)
+        MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, rep->type);
+    MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header (resp, "X-Content-Type-Options", "nosniff");
+    /* Inline CSS and JS only, data fetched from this server: nothing else
+       runs, and no other site may frame the pages. */
+    MHD_add_response_header (resp, "Content-Security-Policy",
+                             "default-src 'self' 'unsafe-inline' data:; "
+                             "frame-ancestors 'none'");
+    for (size_t i = 0; i < rep->nheaders; i++)
+        MHD_add_response_header (resp, rep->headers[i].name,
+                                 rep->headers[i].value);
+    enum MHD_Result rc =
+        MHD_queue_response (conn, (unsigned) rep->status, resp);
+    MHD_destroy_response (resp);
+    return rc;
+}
+
+/* libmicrohttpd's access handler: every request is answered on its first
+   call (a body, which only methods refused with 405 carry, is never
+   read). */
+static enum MHD_Result
+s_access (void *cls, struct MHD_Connection *conn, const char *url,
+          const char *method, const char *version, const char *upload_data,
+          size_t *upload_data_size, void **con_cls)
+{
+    (void) version;
+    (void) upload_data;
+    hearth_web_t *self = cls;
+    if (*con_cls) { /* a later call for the same request: its body */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    *con_cls = self;
+    hearth_web_request_t req = {.conn = conn, .method = method, .path = url};
+    hearth_web_reply_t rep = {.status = 200};
+    s_answer (self, &req, &rep);
+    self->stats.requests++;
+    self->stats.bytes += rep.len;
+    return s_queue (conn, &rep);
+}
+
+/* libmicrohttpd's own messages (a malformed request, no memory). */
+static void
+s_mhd_log (void *cls, const char *fmt, va_list ap)
+{
+    (void) cls;
+    char line[512];
+    vsnprintf (line, sizeof line, fmt, ap);
+    size_t n = strlen (line);
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    log_debug ("web: %s", line);
+}
+
+/* --- the loop ----------------------------------------------------------- */
+
+static int s_on_timer (zloop_t *loop, int timer_id, void *arg);
+
+/* Run what is due, then set the timer to libmicrohttpd's next deadline. */
+static void
+s_run (hearth_web_t *self)
+{
+    MHD_run (self->mhd);
+    if (self->timer_id >= 0)
+        zloop_timer_end (self->loop, self->timer_id);
+    self->timer_id = -1;
+    MHD_UNSIGNED_LONG_LONG ms;
+    if (MHD_get_timeout (self->mhd, &ms) == MHD_YES)
+        self->timer_id = zloop_timer (self->loop, ms < 1 ? 1 : (size_t) ms, 1,
+                                      s_on_timer, self);
+}
+
+static int
+s_on_timer (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    hearth_web_t *self = arg;
+    if (timer_id == self->timer_id)
+        self->timer_id = -1; /* a one-shot: zloop drops it */
+    s_run (self);
+    return 0;
+}
+
+static int
+s_on_ready (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    (void) loop;
+    (void) item;
+    s_run (arg);
+    return 0;
+}
+
+/* --- start-up ----------------------------------------------------------- */
+
+/* The first line of path, trimmed, into self->token. */
+static int
+s_read_token (hearth_web_t *self, const char *path, hearth_error_t *err)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return hearth_errprintf (err, "cannot read the web token file %s: %s",
+                                 path, strerror (errno));
+    char line[S_TOKEN_MAX + 2] = "";
+    bool got = fgets (line, sizeof line, f) != NULL;
+    fclose (f);
+    line[strcspn (line, "\r\n")] = '\0';
+    size_t n = strlen (line);
+    while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+        line[--n] = '\0';
+    if (!got || n == 0)
+        return hearth_errprintf (err, "the web token file %s is empty", path);
+    if (n > S_TOKEN_MAX)
+        return hearth_errprintf (err,
+                                 "the web token in %s is longer than %d "
+                                 "characters",
+                                 path, S_TOKEN_MAX);
+    if (strspn (line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                      "0123456789-._~+/=")
+        != n)
+        return hearth_errprintf (err,
+                                 "the web token in %s has characters a "
+                                 "cookie cannot carry (use letters, digits "
+                                 "and -._~+/=)",
+                                 path);
+    memcpy (self->token, line, n + 1);
+    return 0;
+}
+
+/* Bind host:port (a listening socket, close-on-exec: the daemon's
+   children must not hold it).  -1 with errno on failure. */
+static int
+s_listen (const char *host, int port)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE};
+    struct addrinfo *ai = NULL;
+    char service[16];
+    snprintf (service, sizeof service, "%d", port);
+    int rc = getaddrinfo (host, service, &hints, &ai);
+    if (rc != 0) {
+        errno = rc == EAI_SYSTEM ? errno : EADDRNOTAVAIL;
+        return -1;
+    }
+    int fd =
+        socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                ai->ai_protocol);
+    int one = 1;
+    if (fd >= 0
+        && (setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0
+            || bind (fd, ai->ai_addr, ai->ai_addrlen) < 0
+            || listen (fd, 64) < 0)) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        fd = -1;
+    }
+    freeaddrinfo (ai);
+    return fd;
+}
+
+/* Bind the first free port of cfg's range. */
+static int
+s_bind (hearth_web_t *self, const hearth_web_config_t *cfg, const char *host,
+        hearth_error_t *err)
+{
+    int tries = cfg->tries > 0 ? cfg->tries : HEARTH_WEB_PORT_TRIES;
+    int last = cfg->port + tries - 1 > 65535 ? 65535 : cfg->port + tries - 1;
+    for (int port = cfg->port; port <= last; port++) {
+        self->listen_fd = s_listen (host, port);
+        if (self->listen_fd >= 0) {
+            self->port = port;
+            return 0;
+        }
+        if (errno != EADDRINUSE)
+            return hearth_errprintf (err,
+                                     "cannot bind the web server to %s:%d: %s",
+                                     host, port, strerror (errno));
+    }
+    hearth_errprintf (err,
+                      "cannot bind the web server to %s: ports %d to %d "
+                      "are all taken",
+                      host, cfg->port, last);
+    errno = EADDRINUSE;
+    return -1;
+}
+
+/* Who is admitted: loopback, a token, or everyone (--insecure). */
+static int
+s_admission (hearth_web_t *self, const hearth_web_config_t *cfg,
+             const char *host, hearth_error_t *err)
+{
+    if (cfg->token_file && s_read_token (self, cfg->token_file, err) < 0)
+        return -1;
+    if (hearth_host_is_loopback (host)) {
+        self->open = true;
+        return 0;
+    }
+    if (self->token[0])
+        return 0;
+    if (!cfg->insecure) {
+        hearth_errprintf (
+            err,
+            "refusing to serve web pages on %s without a token: anyone who "
+            "reaches it could read the cluster's state and every log it "
+            "serves.  Write a secret token to a file only this user can "
+            "read and pass --web-token-file FILE, or pass --insecure to "
+            "accept that risk",
+            host);
+        errno = EACCES;
+        return -1;
+    }
+    log_warn ("INSECURE: serving web pages on %s without a token "
+              "(--insecure): anyone who reaches it can read the cluster's "
+              "state and the logs it serves.  To secure it, pass "
+              "--web-token-file FILE",
+              host);
+    self->open = true;
+    return 0;
+}
+
+/* The URL's host: the bound address, or for a wildcard the advertised
+   host (or the hostname). */
+static void
+s_make_url (hearth_web_t *self, const hearth_web_config_t *cfg,
+            const char *host)
+{
+    char name[256];
+    bool wildcard = strcmp (host, "0.0.0.0") == 0 || strcmp (host, "::") == 0
+                    || strcmp (host, "*") == 0;
+    if (wildcard && cfg->advertise && strcmp (cfg->advertise, "0.0.0.0") != 0)
+        host = cfg->advertise;
+    else if (wildcard) {
+        host = gethostname (name, sizeof name) == 0 ? name : "127.0.0.1";
+        name[sizeof name - 1] = '\0';
+    }
+    bool v6 = strchr (host, ':') != NULL;
+    snprintf (self->url, sizeof self->url,
+              v6 ? "http://[%s]:%d" : "http://%s:%d", host, self->port);
+}
+
+static int
+s_start (hearth_web_t *self, hearth_error_t *err)
+{
+    unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    self->mhd = MHD_start_daemon (
+        flags, 0, NULL, NULL, s_access, self, MHD_OPTION_LISTEN_SOCKET,
+        self->listen_fd, MHD_OPTION_CONNECTION_LIMIT, s_max_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, s_idle_timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, s_conn_memory_bytes,
+        MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, NULL, MHD_OPTION_END);
+    if (!self->mhd)
+        return hearth_errprintf (err, "cannot start the web server: %s",
+                                 strerror (errno));
+    self->listen_fd = -1; /* the daemon's now: MHD_stop_daemon closes it */
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info (self->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+    if (!info || info->epoll_fd < 0)
+        return hearth_errprintf (err, "the web server has no epoll fd");
+    self->epoll_fd = info->epoll_fd;
+    zmq_pollitem_t item = {NULL, self->epoll_fd, ZMQ_POLLIN, 0};
+    if (zloop_poller (self->loop, &item, s_on_ready, self) < 0)
+        return hearth_errprintf (err, "cannot poll the web server");
+    s_run (self);
+    return 0;
+}
+
+hearth_web_t *
+hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
+                const hearth_web_route_t *routes, void *arg,
+                hearth_error_t *err)
+{
+    assert (loop && cfg && routes);
+    const char *host = cfg->host ? cfg->host : "127.0.0.1";
+    hearth_web_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->refusals = hearth_refusals_new ())) {
+        free (self);
+        hearth_errprintf (err, "out of memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    self->loop = loop;
+    self->routes = routes;
+    self->arg = arg;
+    self->timer_id = -1;
+    self->listen_fd = -1;
+    self->epoll_fd = -1;
+    if (cfg->port < 1 || cfg->port > 65535) {
+        hearth_errprintf (err, "bad web port %d", cfg->port);
+        errno = EINVAL;
+        goto error;
+    }
+    if (s_admission (self, cfg, host, err) < 0
+        || s_bind (self, cfg, host, err) < 0)
+        goto error;
+    s_make_url (self, cfg, host);
+    if (s_start (self, err) < 0)
+        goto error;
+    log_info ("%s web pages at %s%s", cfg->who ? cfg->who : "serving",
+              self->url, self->open ? "" : " (token required)");
+    return self;
+error:
+    hearth_web_destroy (&self);
+    return NULL;
+}
+
+void
+hearth_web_destroy (hearth_web_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    hearth_web_t *self = *self_p;
+    if (self->epoll_fd >= 0) {
+        zmq_pollitem_t item = {NULL, self->epoll_fd, ZMQ_POLLIN, 0};
+        zloop_poller_end (self->loop, &item);
+    }
+    if (self->timer_id >= 0)
+        zloop_timer_end (self->loop, self->timer_id);
+    if (self->mhd)
+        MHD_stop_daemon (self->mhd);
+    if (self->listen_fd >= 0)
+        close (self->listen_fd); /* bound, but no daemon took it */
+    hearth_refusals_destroy (&self->refusals);
+    memset (self->token, 0, sizeof self->token);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+const char *
+hearth_web_url (const hearth_web_t *self)
+{
+    return self->url;
+}
+
+int
+hearth_web_port (const hearth_web_t *self)
+{
+    return self->port;
+}
+
+hearth_web_stats_t
+hearth_web_stats (const hearth_web_t *self)
+{
+    return self->stats;
+}

@@ -1,0 +1,106 @@
+/*  web.c - the master's web server: its options and routes; see web.h.
+    Every route answers from master_state_json's document, built on the
+    loop's thread when the request is answered. */
+#include "config.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libcore/log.h"
+#include "libcore/sock.h"
+#include "libcore/web.h"
+#include "master/state.h"
+#include "master/web.h"
+
+static const char *const s_json_type = "application/json";
+
+/* Answer rep with doc printed (doc is deleted). */
+static void
+s_reply_json (hearth_web_reply_t *rep, cJSON *doc)
+{
+    char *text = doc ? cJSON_PrintUnformatted (doc) : NULL;
+    cJSON_Delete (doc);
+    if (!text) {
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+        return;
+    }
+    hearth_web_reply (rep, 200, s_json_type, text, strlen (text));
+    /* as MASTER_STATE's answer does (state.c): the tree's pages back */
+    malloc_trim (0);
+}
+
+static void
+s_state (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    s_reply_json (rep, master_state_json (arg));
+}
+
+static void
+s_spark (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    cJSON *state = master_state_json (arg);
+    cJSON *doc = state ? master_web_spark_json (state) : NULL;
+    cJSON_Delete (state);
+    s_reply_json (rep, doc);
+}
+
+static void
+s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) arg;
+    (void) req;
+    hearth_web_reply (rep, 204, NULL, NULL, 0);
+}
+
+static const hearth_web_route_t s_routes[] = {
+    {"/api/v1/state", false, s_state},
+    {"/json", false, s_spark},
+    {"/json/", false, s_spark},
+    {"/favicon.ico", false, s_favicon},
+    {NULL, false, NULL},
+};
+
+int
+master_web_open (master_t *m, hearth_error_t *err)
+{
+    int port = (int) hearth_conf_int (m->conf, "web-port");
+    if (port == 0) {
+        log_info ("web pages off (--web-port 0)");
+        return 0;
+    }
+    char host[256];
+    int router_port;
+    if (hearth_url_split (m->url, host, sizeof host, &router_port, NULL) < 0)
+        snprintf (host, sizeof host, "127.0.0.1");
+    hearth_web_config_t cfg = {
+        .host = hearth_conf_str (m->conf, "web-host"),
+        .port = port,
+        .token_file = hearth_conf_str (m->conf, "web-token-file"),
+        .insecure = hearth_conf_bool (m->conf, "insecure"),
+        .advertise = host,
+        .who = "master",
+    };
+    hearth_error_t werr;
+    m->web = hearth_web_new (m->loop, &cfg, s_routes, m, &werr);
+    if (m->web)
+        return 0;
+    /* The default port range taken (many daemons on one host): run
+       without pages rather than not at all; a port asked for is a
+       promise, and a refusal is never passed over. */
+    if (errno == EADDRINUSE
+        && hearth_conf_source (m->conf, "web-port") == HEARTH_SRC_DEFAULT) {
+        log_warn ("%s: no web pages (set --web-port)", werr.text);
+        return 0;
+    }
+    return hearth_errprintf (err, "%s", werr.text);
+}
+
+void
+master_web_close (master_t *m)
+{
+    hearth_web_destroy (&m->web);
+}
