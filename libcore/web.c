@@ -543,6 +543,36 @@ error:
     return NULL;
 }
 
+int
+hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
+                  const char *advertise, const hearth_web_route_t *routes,
+                  void *arg, hearth_web_t **out, hearth_error_t *err)
+{
+    *out = NULL;
+    int port = (int) hearth_conf_int (conf, "web-port");
+    if (port == 0) {
+        log_info ("web pages off (--web-port 0)");
+        return 0;
+    }
+    hearth_web_config_t cfg = {
+        .host = hearth_conf_str (conf, "web-host"),
+        .port = port,
+        .token_file = hearth_conf_str (conf, "web-token-file"),
+        .insecure = hearth_conf_bool (conf, "insecure"),
+        .advertise = advertise,
+        .who = who,
+    };
+    hearth_error_t werr;
+    if ((*out = hearth_web_new (loop, &cfg, routes, arg, &werr)))
+        return 0;
+    if (errno == EADDRINUSE
+        && hearth_conf_source (conf, "web-port") == HEARTH_SRC_DEFAULT) {
+        log_warn ("%s: no web pages (set --web-port)", werr.text);
+        return 0;
+    }
+    return hearth_errprintf (err, "%s", werr.text);
+}
+
 void
 hearth_web_destroy (hearth_web_t **self_p)
 {

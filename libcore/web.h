@@ -34,6 +34,7 @@
 
 #include <czmq.h>
 
+#include "libcore/conf.h"
 #include "libcore/error.h"
 
 /* The options of a daemon's web server, for its option table (default
@@ -111,6 +112,16 @@ typedef struct {
 hearth_web_t *hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
                               const hearth_web_route_t *routes, void *arg,
                               hearth_error_t *err);
+
+/* Start a daemon's server per conf's options (web-port, web-host,
+   web-token-file, insecure: HEARTH_WEB_OPTIONS) into *out.  *out stays
+   NULL when web-port is 0, or when the default port's range is all
+   taken (a warning: many daemons on one host run without pages rather
+   than not at all; a port asked for is a promise, and a refusal is never
+   passed over).  Returns 0, or -1 with err. */
+int hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
+                      const char *advertise, const hearth_web_route_t *routes,
+                      void *arg, hearth_web_t **out, hearth_error_t *err);
 
 /* Stop the server, close its connections.  Accepts NULL and a NULL
  *self_p; nulls *self_p; keeps errno. */

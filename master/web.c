@@ -67,36 +67,12 @@ static const hearth_web_route_t s_routes[] = {
 int
 master_web_open (master_t *m, hearth_error_t *err)
 {
-    int port = (int) hearth_conf_int (m->conf, "web-port");
-    if (port == 0) {
-        log_info ("web pages off (--web-port 0)");
-        return 0;
-    }
     char host[256];
     int router_port;
     if (hearth_url_split (m->url, host, sizeof host, &router_port, NULL) < 0)
         snprintf (host, sizeof host, "127.0.0.1");
-    hearth_web_config_t cfg = {
-        .host = hearth_conf_str (m->conf, "web-host"),
-        .port = port,
-        .token_file = hearth_conf_str (m->conf, "web-token-file"),
-        .insecure = hearth_conf_bool (m->conf, "insecure"),
-        .advertise = host,
-        .who = "master",
-    };
-    hearth_error_t werr;
-    m->web = hearth_web_new (m->loop, &cfg, s_routes, m, &werr);
-    if (m->web)
-        return 0;
-    /* The default port range taken (many daemons on one host): run
-       without pages rather than not at all; a port asked for is a
-       promise, and a refusal is never passed over. */
-    if (errno == EADDRINUSE
-        && hearth_conf_source (m->conf, "web-port") == HEARTH_SRC_DEFAULT) {
-        log_warn ("%s: no web pages (set --web-port)", werr.text);
-        return 0;
-    }
-    return hearth_errprintf (err, "%s", werr.text);
+    return hearth_web_start (m->loop, m->conf, "master", host, s_routes, m,
+                             &m->web, err);
 }
 
 void

@@ -119,30 +119,8 @@ static const hearth_web_route_t s_routes[] = {
 int
 worker_web_open (worker_t *w, hearth_error_t *err)
 {
-    int port = (int) hearth_conf_int (w->conf, "web-port");
-    if (port == 0) {
-        log_info ("web pages off (--web-port 0)");
-        return 0;
-    }
-    hearth_web_config_t cfg = {
-        .host = hearth_conf_str (w->conf, "web-host"),
-        .port = port,
-        .token_file = hearth_conf_str (w->conf, "web-token-file"),
-        .insecure = hearth_conf_bool (w->conf, "insecure"),
-        .advertise = w->host,
-        .who = "worker",
-    };
-    hearth_error_t werr;
-    w->web = hearth_web_new (w->loop, &cfg, s_routes, w, &werr);
-    if (w->web)
-        return 0;
-    /* as the master's (master/web.c): the default range taken warns */
-    if (errno == EADDRINUSE
-        && hearth_conf_source (w->conf, "web-port") == HEARTH_SRC_DEFAULT) {
-        log_warn ("%s: no web pages (set --web-port)", werr.text);
-        return 0;
-    }
-    return hearth_errprintf (err, "%s", werr.text);
+    return hearth_web_start (w->loop, w->conf, "worker", w->host, s_routes, w,
+                             &w->web, err);
 }
 
 void
