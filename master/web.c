@@ -11,6 +11,7 @@
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
+#include "libcore/webpage.h"
 #include "master/state.h"
 #include "master/web.h"
 
@@ -56,7 +57,35 @@ s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     hearth_web_reply (rep, 204, NULL, NULL, 0);
 }
 
+/* Answer rep with an HTML page of the renderers (libcore/webpage.h). */
+static void
+s_reply_page (hearth_web_reply_t *rep, char *page, int status)
+{
+    if (!page)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, status, "text/html; charset=utf-8", page,
+                          strlen (page));
+}
+
+static void
+s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    cJSON *state = master_state_json (arg);
+    const char *path = hearth_web_path (req);
+    int status = 500;
+    char *page = NULL;
+    if (state && strncmp (path, "/app/", 5) == 0)
+        page = hearth_page_app (state, path + 5, &status);
+    else if (state)
+        page = hearth_page_master (state, &status);
+    cJSON_Delete (state);
+    s_reply_page (rep, page, status);
+}
+
 static const hearth_web_route_t s_routes[] = {
+    {"/", false, s_page},
+    {"/app/", true, s_page},
     {"/api/v1/state", false, s_state},
     {"/json", false, s_spark},
     {"/json/", false, s_spark},
