@@ -4,6 +4,12 @@
 WEB_TESTS = \
 	tests/web/test-web-master.sh \
 	tests/web/test-web-worker.sh \
-	tests/web/test-browser-harness.sh
+	tests/web/test-browser-harness.sh \
+	tests/web/test-browser.sh
 TESTS += $(WEB_TESTS)
 EXTRA_DIST += $(WEB_TESTS) tests/web/web.sh
+# test-browser.sh keeps its screenshots and console log here.
+clean-local: clean-browser-artifacts
+clean-browser-artifacts:
+	rm -rf tests/web/test-browser-artifacts
+.PHONY: clean-browser-artifacts
