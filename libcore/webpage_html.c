@@ -233,7 +233,10 @@ hearth_html_table (FILE *out, const char *id, const char *caption,
     const cJSON *item;
     size_t rows = 0;
     hearth_html_table_open (out, id, caption, cols);
-    cJSON_ArrayForEach (item, list) rows += row (out, item, ctx);
+    cJSON_ArrayForEach (item, list)
+    {
+        rows += row (out, item, ctx);
+    }
     if (!rows)
         hearth_html_table_empty (out, cols);
     hearth_html_table_close (out);
