@@ -11,6 +11,7 @@
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
+#include "libcore/webpage.h"
 #include "master/state.h"
 #include "master/web.h"
 
@@ -69,10 +70,30 @@ s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
                           text, len);
 }
 
+static void
+s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    cJSON *state = master_state_json (arg);
+    const char *path = hearth_web_path (req);
+    int status = 500;
+    char *page = NULL;
+    if (state && strncmp (path, "/app/", 5) == 0)
+        page = hearth_page_app (state, path + 5, &status);
+    else if (state)
+        page = hearth_page_master (state, &status);
+    cJSON_Delete (state);
+    hearth_web_reply_html (rep, page, status);
+}
+
 static const hearth_web_route_t s_routes[] = {
-    {"/metrics", false, s_metrics},     {"/api/v1/state", false, s_state},
-    {"/json", false, s_spark},          {"/json/", false, s_spark},
-    {"/favicon.ico", false, s_favicon}, {NULL, false, NULL},
+    {"/", false, s_page},
+    {"/app/", true, s_page},
+    {"/api/v1/state", false, s_state},
+    {"/json", false, s_spark},
+    {"/json/", false, s_spark},
+    {"/metrics", false, s_metrics},
+    {"/favicon.ico", false, s_favicon},
+    {NULL, false, NULL},
 };
 
 int

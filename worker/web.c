@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "libcore/log.h"
 #include "libcore/web.h"
+#include "libcore/webpage.h"
 #include "worker/web.h"
 #include "worker/weblog.h"
 #include "worker/webstate.h"
@@ -78,14 +80,21 @@ s_state (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
         hearth_web_reply (rep, 200, "application/json", text, strlen (text));
 }
 
+/* The arguments of /log and /logpage. */
+static weblog_args_t
+s_log_args (const hearth_web_request_t *req)
+{
+    return (weblog_args_t){
+        hearth_web_arg (req, "app"),    hearth_web_arg (req, "exec"),
+        hearth_web_arg (req, "driver"), hearth_web_arg (req, "stream"),
+        hearth_web_arg (req, "offset"), hearth_web_arg (req, "length")};
+}
+
 static void
 s_log (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
     worker_t *w = arg;
-    weblog_args_t a = {
-        hearth_web_arg (req, "app"),    hearth_web_arg (req, "exec"),
-        hearth_web_arg (req, "driver"), hearth_web_arg (req, "stream"),
-        hearth_web_arg (req, "offset"), hearth_web_arg (req, "length")};
+    weblog_args_t a = s_log_args (req);
     weblog_t log;
     if (weblog_read (w->work_dir, &a, &log) != 200) {
         hearth_web_reply_text (rep, log.status, "%d %s\n", log.status,
@@ -123,7 +132,62 @@ s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     hearth_web_reply (rep, 204, NULL, NULL, 0);
 }
 
+static void
+s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    worker_t *w = arg;
+    if (!w->children) { /* as s_state */
+        hearth_web_reply_text (rep, 503, "503 the worker is stopping\n");
+        return;
+    }
+    cJSON *doc = worker_web_state (w);
+    int status = 500;
+    char *page = doc ? hearth_page_worker (doc, &status) : NULL;
+    cJSON_Delete (doc);
+    hearth_web_reply_html (rep, page, status);
+}
+
+/* /logpage: /log's bytes (same arguments) as HTML; a bad request is
+   answered as /log answers it, a missing log by a page saying so. */
+static void
+s_logpage (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    worker_t *w = arg;
+    weblog_args_t a = s_log_args (req);
+    weblog_t log;
+    if (!w->children) { /* as s_state */
+        hearth_web_reply_text (rep, 503, "503 the worker is stopping\n");
+        return;
+    }
+    int rc = weblog_read (w->work_dir, &a, &log);
+    if (rc != 200 && rc != 404) {
+        hearth_web_reply_text (rep, log.status, "%d %s\n", log.status,
+                               log.error);
+        return;
+    }
+    /* the arguments read are valid ids: the links need no encoding */
+    char query[512];
+    if (a.driver)
+        snprintf (query, sizeof query, "driver=%s&stream=%s", a.driver,
+                  a.stream);
+    else
+        snprintf (query, sizeof query, "app=%s&exec=%s&stream=%s", a.app,
+                  a.exec, a.stream);
+    cJSON *doc = worker_web_state (w);
+    int status = 500;
+    char *page = hearth_page_log (
+        doc, log.what, a.stream, rc == 200 ? (log.data ? log.data : "") : NULL,
+        log.len, log.offset, log.total, query, &status);
+    cJSON_Delete (doc);
+    w->log_bytes_served += log.len;
+    free (log.data);
+    hearth_web_reply_html (rep, page, status);
+}
+
 static const hearth_web_route_t s_routes[] = {
+    {"/", false, s_page},
+    {"/logpage", false, s_logpage},
     {"/api/v1/state", false, s_state},
     {"/log", false, s_log},
     {"/metrics", false, s_metrics},
