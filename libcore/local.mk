@@ -54,6 +54,7 @@ NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
 # library of its own, linked by the programs that serve pages only.
 noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
+	libcore/webauth.c libcore/webauth.h \
 	libcore/prom.c libcore/prom.h
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
 libcore_libhearthweb_la_LIBADD = $(MHD_LIBS) -lm

@@ -15,10 +15,10 @@
 
 #include <microhttpd.h>
 
-#include "libcore/curve.h"
 #include "libcore/log.h"
 #include "libcore/refusals.h"
 #include "libcore/web.h"
+#include "libcore/webauth.h"
 
 /* Connections open at once; past it new ones wait in the backlog. */
 static const unsigned s_max_connections = 256;
@@ -27,7 +27,6 @@ static const unsigned s_idle_timeout_s = 10;
 /* Memory of one connection: its request's headers must fit (else 431). */
 static const size_t s_conn_memory_bytes = 32 * 1024;
 /* Longest token accepted from the file. */
-#define S_TOKEN_MAX 256
 /* The cookie that carries the token. */
 #define S_COOKIE "hearth_token"
 
@@ -39,8 +38,7 @@ struct hearth_web {
     int listen_fd;                    /* the bound socket (owned) */
     int port;                         /* the port bound */
     char url[300];                    /* http://HOST:PORT */
-    bool open;                        /* every request admitted */
-    char token[S_TOKEN_MAX + 1];      /* required token, or "" */
+    hearth_webauth_t auth;            /* who is admitted (webauth.h) */
     const hearth_web_route_t *routes; /* the table (borrowed) */
     void *arg;                        /* for the handlers */
     hearth_refusals_t *refusals;      /* 401s, one log line a minute */
@@ -52,20 +50,6 @@ struct hearth_web_request {
     const char *method;          /* "GET"... */
     const char *path;            /* "/json" */
 };
-
-bool
-hearth_web_token_equal (const char *token, const char *expected)
-{
-    size_t a = strlen (token), b = strlen (expected);
-    size_t n = a > b ? a : b;
-    unsigned char diff = a != b;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char x = i < a ? (unsigned char) token[i] : 0;
-        unsigned char y = i < b ? (unsigned char) expected[i] : 0;
-        diff |= x ^ y;
-    }
-    return diff == 0;
-}
 
 /* --- the reply ---------------------------------------------------------- */
 
@@ -158,28 +142,6 @@ s_client (struct MHD_Connection *conn, char *buf, size_t size)
                    buf, (socklen_t) size);
 }
 
-/* 1: admitted; 2: admitted by ?token= (the cookie is to be set); 0: no. */
-static int
-s_admitted (hearth_web_t *self, struct MHD_Connection *conn)
-{
-    if (self->open)
-        return 1;
-    const char *auth =
-        MHD_lookup_connection_value (conn, MHD_HEADER_KIND, "Authorization");
-    if (auth && strncasecmp (auth, "Bearer ", 7) == 0
-        && hearth_web_token_equal (auth + 7, self->token))
-        return 1;
-    const char *cookie =
-        MHD_lookup_connection_value (conn, MHD_COOKIE_KIND, S_COOKIE);
-    if (cookie && hearth_web_token_equal (cookie, self->token))
-        return 1;
-    const char *arg =
-        MHD_lookup_connection_value (conn, MHD_GET_ARGUMENT_KIND, "token");
-    if (arg && hearth_web_token_equal (arg, self->token))
-        return 2;
-    return 0;
-}
-
 static const hearth_web_route_t *
 s_route (const hearth_web_t *self, const char *path)
 {
@@ -195,7 +157,13 @@ static void
 s_answer (hearth_web_t *self, const hearth_web_request_t *req,
           hearth_web_reply_t *rep)
 {
-    int admitted = s_admitted (self, req->conn);
+    int admitted = hearth_webauth_check (
+        &self->auth,
+        MHD_lookup_connection_value (req->conn, MHD_HEADER_KIND,
+                                     "Authorization"),
+        MHD_lookup_connection_value (req->conn, MHD_COOKIE_KIND, S_COOKIE),
+        MHD_lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND,
+                                     "token"));
     if (!admitted) {
         char client[64];
         s_client (req->conn, client, sizeof client);
@@ -210,10 +178,10 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
         return;
     }
     if (admitted == 2) {
-        char cookie[S_TOKEN_MAX + 64];
+        char cookie[HEARTH_WEBAUTH_TOKEN_MAX + 64];
         snprintf (cookie, sizeof cookie,
                   S_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/",
-                  self->token);
+                  self->auth.token);
         /* a header too long for the reply is left out: the token works in
            the URL anyway */
         hearth_web_reply_header (rep, "Set-Cookie", cookie);
@@ -342,40 +310,6 @@ s_on_ready (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 
 /* --- start-up ----------------------------------------------------------- */
 
-/* The first line of path, trimmed, into self->token. */
-static int
-s_read_token (hearth_web_t *self, const char *path, hearth_error_t *err)
-{
-    FILE *f = fopen (path, "r");
-    if (!f)
-        return hearth_errprintf (err, "cannot read the web token file %s: %s",
-                                 path, strerror (errno));
-    char line[S_TOKEN_MAX + 2] = "";
-    bool got = fgets (line, sizeof line, f) != NULL;
-    fclose (f);
-    line[strcspn (line, "\r\n")] = '\0';
-    size_t n = strlen (line);
-    while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
-        line[--n] = '\0';
-    if (!got || n == 0)
-        return hearth_errprintf (err, "the web token file %s is empty", path);
-    if (n > S_TOKEN_MAX)
-        return hearth_errprintf (err,
-                                 "the web token in %s is longer than %d "
-                                 "characters",
-                                 path, S_TOKEN_MAX);
-    if (strspn (line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                      "0123456789-._~+/=")
-        != n)
-        return hearth_errprintf (err,
-                                 "the web token in %s has characters a "
-                                 "cookie cannot carry (use letters, digits "
-                                 "and -._~+/=)",
-                                 path);
-    memcpy (self->token, line, n + 1);
-    return 0;
-}
-
 /* Bind host:port (a listening socket, close-on-exec: the daemon's
    children must not hold it).  -1 with errno on failure. */
 static int
@@ -432,40 +366,6 @@ s_bind (hearth_web_t *self, const hearth_web_config_t *cfg, const char *host,
                       host, cfg->port, last);
     errno = EADDRINUSE;
     return -1;
-}
-
-/* Who is admitted: loopback, a token, or everyone (--insecure). */
-static int
-s_admission (hearth_web_t *self, const hearth_web_config_t *cfg,
-             const char *host, hearth_error_t *err)
-{
-    if (cfg->token_file && s_read_token (self, cfg->token_file, err) < 0)
-        return -1;
-    if (hearth_host_is_loopback (host)) {
-        self->open = true;
-        return 0;
-    }
-    if (self->token[0])
-        return 0;
-    if (!cfg->insecure) {
-        hearth_errprintf (
-            err,
-            "refusing to serve web pages on %s without a token: anyone who "
-            "reaches it could read the cluster's state and every log it "
-            "serves.  Write a secret token to a file only this user can "
-            "read and pass --web-token-file FILE, or pass --insecure to "
-            "accept that risk",
-            host);
-        errno = EACCES;
-        return -1;
-    }
-    log_warn ("INSECURE: serving web pages on %s without a token "
-              "(--insecure): anyone who reaches it can read the cluster's "
-              "state and the logs it serves.  To secure it, pass "
-              "--web-token-file FILE",
-              host);
-    self->open = true;
-    return 0;
 }
 
 /* The URL's host: the bound address, or for a wildcard the advertised
@@ -539,14 +439,16 @@ hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
         errno = EINVAL;
         goto error;
     }
-    if (s_admission (self, cfg, host, err) < 0
+    if (hearth_webauth_setup (&self->auth, host, cfg->token_file, cfg->insecure,
+                              err)
+            < 0
         || s_bind (self, cfg, host, err) < 0)
         goto error;
     s_make_url (self, cfg, host);
     if (s_start (self, err) < 0)
         goto error;
     log_info ("%s web pages at %s%s", cfg->who ? cfg->who : "serving",
-              self->url, self->open ? "" : " (token required)");
+              self->url, self->auth.open ? "" : " (token required)");
     return self;
 error:
     hearth_web_destroy (&self);
@@ -601,7 +503,7 @@ hearth_web_destroy (hearth_web_t **self_p)
     if (self->listen_fd >= 0)
         close (self->listen_fd); /* bound, but no daemon took it */
     hearth_refusals_destroy (&self->refusals);
-    memset (self->token, 0, sizeof self->token);
+    hearth_webauth_clear (&self->auth);
     free (self);
     *self_p = NULL;
     errno = saved;

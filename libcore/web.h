@@ -162,8 +162,4 @@ void hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status);
 void hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
                               const char *value);
 
-/* True when token and expected are equal, in time that depends only on
-   their lengths' bound, not on where they differ. */
-bool hearth_web_token_equal (const char *token, const char *expected);
-
 #endif

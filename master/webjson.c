@@ -10,7 +10,7 @@
     meanwhile; the text alone takes a fraction of that. */
 #include "config.h"
 
-#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,61 +27,82 @@ typedef struct {
     bool failed; /* out of memory */
 } s_buf_t;
 
-static void s_put (s_buf_t *b, const char *fmt, ...)
-    __attribute__ ((format (printf, 2, 3)));
-
+/* len bytes of text, appended. */
 static void
-s_put (s_buf_t *b, const char *fmt, ...)
+s_raw (s_buf_t *b, const char *text, size_t len)
 {
-    for (int round = 0; round < 2 && !b->failed; round++) {
-        va_list ap;
-        va_start (ap, fmt);
-        size_t room = b->size - b->len;
-        int n = vsnprintf (b->text ? b->text + b->len : NULL, room, fmt, ap);
-        va_end (ap);
-        if (n < 0) {
+    if (b->failed)
+        return;
+    if (b->len + len + 1 > b->size) {
+        size_t size = b->size * 2 + len + 65536;
+        char *grown = realloc (b->text, size);
+        if (!grown) {
             b->failed = true;
             return;
         }
-        if ((size_t) n < room) {
-            b->len += (size_t) n;
-            return;
-        }
-        size_t size = b->size * 2 + (size_t) n + 65536;
-        char *text = realloc (b->text, size);
-        if (!text)
-            b->failed = true;
-        else {
-            b->text = text;
-            b->size = size;
-        }
+        b->text = grown;
+        b->size = size;
     }
+    memcpy (b->text + b->len, text, len);
+    b->len += len;
+    b->text[b->len] = '\0';
+}
+
+/* A string literal, appended. */
+#define S_LIT(b, lit) s_raw ((b), (lit), sizeof (lit) - 1)
+
+/* "name": */
+static void
+s_key (s_buf_t *b, const char *name)
+{
+    s_raw (b, "\"", 1);
+    s_raw (b, name, strlen (name));
+    s_raw (b, "\":", 2);
 }
 
 /* "name":"value" with value escaped (NULL: ""), then a comma unless
-   last. */
+   last.  Runs of plain characters go in one copy (ids, hosts). */
 static void
 s_str (s_buf_t *b, const char *name, const char *value, bool last)
 {
-    s_put (b, "\"%s\":\"", name);
-    for (const unsigned char *p = (const unsigned char *) (value ? value : "");
-         *p; p++) {
-        if (*p == '"' || *p == '\\')
-            s_put (b, "\\%c", *p);
-        else if (*p < 0x20)
-            s_put (b, "\\u%04x", *p);
-        else if (b->len + 1 < b->size)
-            b->text[b->len++] = (char) *p; /* the common case, no printf */
-        else
-            s_put (b, "%c", *p);
+    const char *p = value ? value : "";
+    s_key (b, name);
+    s_raw (b, "\"", 1);
+    while (*p) {
+        size_t run = 0;
+        while (p[run] && p[run] != '"' && p[run] != '\\'
+               && (unsigned char) p[run] >= 0x20)
+            run++;
+        s_raw (b, p, run);
+        p += run;
+        if (*p) {
+            char esc[8];
+            if (*p == '"' || *p == '\\')
+                snprintf (esc, sizeof esc, "\\%c", *p);
+            else
+                snprintf (esc, sizeof esc, "\\u%04x", (unsigned char) *p);
+            s_raw (b, esc, strlen (esc));
+            p++;
+        }
     }
-    s_put (b, "\"%s", last ? "" : ",");
+    s_raw (b, last ? "\"" : "\",", last ? 1 : 2);
 }
 
+/* "name":V, with V in decimal, then a comma unless last. */
 static void
 s_int (s_buf_t *b, const char *name, int64_t v, bool last)
 {
-    s_put (b, "\"%s\":%lld%s", name, (long long) v, last ? "" : ",");
+    char digits[24], *end = digits + sizeof digits, *q = end;
+    uint64_t u = v < 0 ? (uint64_t) 0 - (uint64_t) v : (uint64_t) v;
+    do
+        *--q = (char) ('0' + u % 10);
+    while ((u /= 10));
+    if (v < 0)
+        *--q = '-';
+    s_key (b, name);
+    s_raw (b, q, (size_t) (end - q));
+    if (!last)
+        s_raw (b, ",", 1);
 }
 
 /* Spark's submitdate: a date in words (UTC). */
@@ -102,13 +123,13 @@ static void
 s_workers (s_buf_t *b, master_t *m, int64_t *sums)
 {
     zlistx_t *workers = registry_workers (m->reg);
-    s_put (b, "\"workers\":[");
+    S_LIT (b, "\"workers\":[");
     bool first = true;
     for (reg_worker_t *w = zlistx_first (workers); w;
          w = zlistx_next (workers)) {
         int used = registry_worker_cores_used (w);
         int64_t mem_used = registry_worker_memory_used (w);
-        s_put (b, "%s{", first ? "" : ",");
+        s_raw (b, first ? "{" : ",{", first ? 1 : 2);
         first = false;
         s_str (b, "id", w->id, false);
         s_str (b, "host", w->host, false);
@@ -121,7 +142,7 @@ s_workers (s_buf_t *b, master_t *m, int64_t *sums)
         s_int (b, "memoryfree", w->memory_mb - mem_used, false);
         s_str (b, "state", hearth_worker_states[w->state], false);
         s_int (b, "lastheartbeat", w->last_heartbeat_ms, true);
-        s_put (b, "}");
+        S_LIT (b, "}");
         if (w->state == WORKER_ALIVE) {
             sums[0]++;
             sums[1] += w->cores;
@@ -130,7 +151,7 @@ s_workers (s_buf_t *b, master_t *m, int64_t *sums)
             sums[4] += mem_used;
         }
     }
-    s_put (b, "],");
+    S_LIT (b, "],");
 }
 
 static bool
@@ -142,7 +163,7 @@ s_app_active (const reg_app_t *a)
 static void
 s_app (s_buf_t *b, const reg_app_t *a, int64_t now, bool *first)
 {
-    s_put (b, "%s{", *first ? "" : ",");
+    s_raw (b, *first ? "{" : ",{", *first ? 1 : 2);
     *first = false;
     s_str (b, "id", a->id, false);
     s_int (b, "starttime", a->submit_ms, false);
@@ -154,7 +175,7 @@ s_app (s_buf_t *b, const reg_app_t *a, int64_t now, bool *first)
     s_date (b, a->submit_ms);
     s_str (b, "state", hearth_app_states[a->state], false);
     s_int (b, "duration", (a->end_ms ? a->end_ms : now) - a->submit_ms, true);
-    s_put (b, "}");
+    S_LIT (b, "}");
 }
 
 /* "name":[...] of the applications of both lists that are (or are not)
@@ -164,13 +185,14 @@ s_apps (s_buf_t *b, master_t *m, const char *name, bool active, int64_t now)
 {
     zlistx_t *lists[2] = {registry_apps (m->reg), registry_completed (m->reg)};
     bool first = true;
-    s_put (b, "\"%s\":[", name);
+    s_key (b, name);
+    S_LIT (b, "[");
     for (int i = 0; i < 2; i++)
         for (reg_app_t *a = zlistx_first (lists[i]); a;
              a = zlistx_next (lists[i]))
             if (s_app_active (a) == active)
                 s_app (b, a, now, &first);
-    s_put (b, "],");
+    S_LIT (b, "],");
 }
 
 static bool
@@ -186,13 +208,14 @@ s_drivers (s_buf_t *b, master_t *m, const char *name, bool active)
     zlistx_t *lists[2] = {registry_drivers (m->reg),
                           registry_drivers_completed (m->reg)};
     bool first = true;
-    s_put (b, "\"%s\":[", name);
+    s_key (b, name);
+    S_LIT (b, "[");
     for (int i = 0; i < 2; i++)
         for (reg_driver_t *d = zlistx_first (lists[i]); d;
              d = zlistx_next (lists[i])) {
             if (s_driver_active (d) != active)
                 continue;
-            s_put (b, "%s{", first ? "" : ",");
+            s_raw (b, first ? "{" : ",{", first ? 1 : 2);
             first = false;
             s_str (b, "id", d->id, false);
             s_int (b, "starttime", d->submit_ms, false);
@@ -202,9 +225,9 @@ s_drivers (s_buf_t *b, master_t *m, const char *name, bool active)
             s_date (b, d->submit_ms);
             s_str (b, "worker", d->worker_id, false);
             s_str (b, "mainclass", d->name, true);
-            s_put (b, "}");
+            S_LIT (b, "}");
         }
-    s_put (b, "],");
+    S_LIT (b, "],");
 }
 
 char *
@@ -212,7 +235,7 @@ master_web_spark_json (master_t *m, size_t *len)
 {
     s_buf_t b = {0};
     int64_t sums[5] = {0}, now = registry_wall_ms ();
-    s_put (&b, "{");
+    S_LIT (&b, "{");
     s_str (&b, "url", m->url, false);
     s_workers (&b, m, sums);
     s_int (&b, "aliveworkers", sums[0], false);
@@ -225,7 +248,7 @@ master_web_spark_json (master_t *m, size_t *len)
     s_drivers (&b, m, "activedrivers", true);
     s_drivers (&b, m, "completeddrivers", false);
     s_str (&b, "status", master_status (m), true);
-    s_put (&b, "}");
+    S_LIT (&b, "}");
     if (b.failed) {
         free (b.text);
         return NULL;

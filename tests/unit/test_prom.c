@@ -1,5 +1,5 @@
 /*  test_prom.c - unit tests of the Prometheus text (libcore/prom.c) and
-    of the web server's token comparison (libcore/web.c): families,
+    of the web server's token comparison (libcore/webauth.c): families,
     escaped label values, whole numbers without a fraction, cumulative
     histogram buckets whose +Inf equals the count, and tokens equal only
     when every byte and the length are. */
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "libcore/prom.h"
-#include "libcore/web.h"
+#include "libcore/webauth.h"
 #include "tests/unit/testutil.h"
 
 static char *

@@ -48,6 +48,14 @@ check "... then in completedapps" \
   wait_for 10 eval 'http_get "$WEB/json" "$T/spark.json" &&
     jq -e >/dev/null --arg id "$APP_ID" ".completedapps[0].id == \$id and .activeapps == []" "$T/spark.json"'
 
+# A name that JSON must escape: /json stays valid and carries it whole.
+ODD='q"uote\back	tab'
+start_app "$ODD" --max-cores 1 || fail "the oddly named application did not register"
+check "/json escapes an application's name (quote, backslash, tab)" \
+  wait_for 5 eval 'http_get "$WEB/json" "$T/spark.json" &&
+    jq -e --arg n "$ODD" "[.activeapps[] | select(.name == \$n)] | length == 1" "$T/spark.json" >/dev/null'
+kill "$APP_PID"
+
 http_get "$WEB/favicon.ico" "$T/favicon"
 check "/favicon.ico: 204" test "$(http_status)" = 204
 http_get "$WEB/no-such-page" "$T/none"
