@@ -1,6 +1,8 @@
 /*  web.c - the master's web server: its options and routes; see web.h.
-    Every route answers from master_state_json's document, built on the
-    loop's thread when the request is answered. */
+    Every route answers from the registry as it is when the request is
+    answered, on the loop's thread: the pages and /api/v1/state from
+    master_state_json's document, /json and /metrics written straight
+    from the records (webjson.c, webmetrics.c). */
 #include "config.h"
 
 #include <errno.h>

@@ -2,12 +2,12 @@
     /json document (webjson.c), on libcore/web.h's server.
 
     Routes (docs/operations.md, "Web pages and metrics"):
+        /, /app/ID     the HTML pages (libcore/webpage.h's renderers)
         /api/v1/state  hearth-tail --state --json's document
         /json          Spark's master fields under Spark's names
         /metrics       Prometheus text format (webmetrics.c)
         /favicon.ico   204
-    The server reads the registry on the loop's thread (no lock), from
-    the state document master_state_json builds. */
+    The server reads the registry on the loop's thread (no lock). */
 #ifndef HEARTH_MASTER_WEB_H
 #define HEARTH_MASTER_WEB_H
 
