@@ -191,11 +191,12 @@ static const hearth_field_t b_register_worker[] = {
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
     STR ("shuffle_url", false, 0, MAX_URL), STR ("shuffle_key", false, 0, 64),
-    END};
+    STR ("web_url", false, 0, 255), END};
 static const hearth_field_t b_registered_worker[] = {
     F_INTERVAL ("heartbeat_interval_ms", true),
     INT ("heartbeat_liveness", false, 1, 1000),
-    STR ("master_url", false, 0, MAX_URL), END};
+    STR ("master_url", false, 0, MAX_URL),
+    STR ("master_web_url", false, 0, 255), END};
 static const hearth_field_t b_reason[] = {F_TEXT ("reason", true), END};
 static const hearth_field_t b_optional_reason[] = {F_TEXT ("reason", false),
                                                    END};

@@ -36,7 +36,9 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/blockmerge.c libcore/blockmerge.h \
 	libcore/fstree.c libcore/fstree.h \
 	libcore/wnames.c libcore/wnames.h \
-	libcore/stateview.c libcore/stateview.h
+	libcore/stateview.c libcore/stateview.h \
+	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
+	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
 
 # The daemons' notifications to systemd: a library of its own, linked by
@@ -47,3 +49,13 @@ libcore_libhearthnotify_la_SOURCES = libcore/notify.c libcore/notify.h
 libcore_libhearthnotify_la_CPPFLAGS = $(AM_CPPFLAGS) $(SYSTEMD_CFLAGS)
 libcore_libhearthnotify_la_LIBADD = $(SYSTEMD_LIBS)
 NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
+
+# The daemons' HTTP server (pages, JSON, metrics) on libmicrohttpd: a
+# library of its own, linked by the programs that serve pages only.
+noinst_LTLIBRARIES += libcore/libhearthweb.la
+libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
+	libcore/webauth.c libcore/webauth.h \
+	libcore/prom.c libcore/prom.h
+libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
+libcore_libhearthweb_la_LIBADD = $(MHD_LIBS) -lm
+WEB_LIBS = libcore/libhearthweb.la $(MHD_LIBS)

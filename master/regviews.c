@@ -28,6 +28,8 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
     cJSON_AddNumberToObject (o, "memory_mb", (double) w->memory_mb);
     cJSON_AddNumberToObject (o, "memory_used_mb", (double) mem_used);
     cJSON_AddNumberToObject (o, "shuffle_bytes", (double) w->shuffle_bytes);
+    if (w->web_url[0])
+        cJSON_AddStringToObject (o, "web_url", w->web_url);
     cJSON_AddNumberToObject (o, "last_heartbeat_ms",
                              (double) w->last_heartbeat_ms);
     cJSON_AddNumberToObject (o, "heartbeat_age_ms",

@@ -4,6 +4,7 @@
 
 #include <malloc.h>
 
+#include "libcore/web.h"
 #include "master/send.h"
 #include "master/state.h"
 
@@ -48,6 +49,8 @@ master_state_json (master_t *m)
     cJSON_AddStringToObject (b, "status", master_status (m));
     cJSON_AddStringToObject (b, "url", m->url);
     cJSON_AddStringToObject (b, "events_url", m->events_url);
+    if (m->web)
+        cJSON_AddStringToObject (b, "web_url", hearth_web_url (m->web));
     cJSON_AddStringToObject (b, "policy",
                              m->spread_out ? "spread-out" : "consolidate");
     cJSON_AddNumberToObject (b, "heartbeat_interval_ms",

@@ -147,12 +147,14 @@ s_state (tail_t *t)
     if (t->names)
         hearth_view_learn (t->names, state);
     hearth_view_t v = {.names = t->names,
-                       .now_ms = hearth_json_int (state, "time_ms", 0)};
+                       .now_ms = hearth_json_int (state, "time_ms", 0),
+                       .web = true};
     const char *s = hearth_json_str (state, "url");
     const char *status = hearth_json_str (state, "status");
     const char *policy = hearth_json_str (state, "policy");
-    printf ("MASTER %s  %s  %s\n\n", s ? s : "-", status ? status : "-",
-            policy ? policy : "-");
+    const char *web = hearth_json_str (state, "web_url");
+    printf ("MASTER %s  %s  %s%s%s\n\n", s ? s : "-", status ? status : "-",
+            policy ? policy : "-", web ? "  web " : "", web ? web : "");
     hearth_view_workers (stdout, state, &v);
     printf ("\n");
     hearth_view_apps (stdout, state, &v);

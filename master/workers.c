@@ -12,6 +12,7 @@
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/loglimit.h"
+#include "libcore/web.h"
 #include "master/authz.h"
 #include "master/drivers.h"
 #include "master/send.h"
@@ -210,6 +211,8 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                             "master out of memory");
         return;
     }
+    const char *web = hearth_json_str (b, "web_url");
+    snprintf (w->web_url, sizeof w->web_url, "%s", web ? web : "");
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     const cJSON *drivers = cJSON_GetObjectItem (b, "drivers");
     int cores;
@@ -234,6 +237,9 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     cJSON_AddNumberToObject (reply->body, "heartbeat_liveness",
                              (double) m->liveness);
     cJSON_AddStringToObject (reply->body, "master_url", m->url);
+    if (m->web)
+        cJSON_AddStringToObject (reply->body, "master_web_url",
+                                 hearth_web_url (m->web));
     master_send (m, rid, reply);
     m->dirty = true;
 }

@@ -15,6 +15,7 @@
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
+#include "libcore/web.h"
 #include "worker/worker.h"
 
 typedef void (s_handler_fn) (worker_t *w, hearth_msg_t *msg);
@@ -123,6 +124,8 @@ s_register (worker_t *w, int64_t now)
             cJSON_AddStringToObject (b, "shuffle_key",
                                      shuffle_key (w->shuffle));
     }
+    if (w->web)
+        cJSON_AddStringToObject (b, "web_url", hearth_web_url (w->web));
     s_add_usage (w, b);
     s_add_ended_drivers (w, b);
     cJSON_DeleteItemFromObject (b, "cores_used");
@@ -276,6 +279,9 @@ s_registered (worker_t *w, hearth_msg_t *msg)
     log_info ("registered with %s (heartbeat every %lld ms)", w->master_url,
               (long long) w->interval_ms);
     w->registered = true;
+    const char *web = hearth_json_str (msg->body, "master_web_url");
+    snprintf (w->master_web_url, sizeof w->master_web_url, "%s",
+              web ? web : "");
     /* The registration listed the drivers that ended meanwhile. */
     zlistx_purge (w->ended_drivers);
     w->backoff_ms = w->interval_ms;

@@ -6,5 +6,7 @@ hearth_worker_SOURCES = \
 	worker/drivers.c worker/drivers.h worker/relaunch.c worker/relaunch.h \
 	worker/children.c worker/children.h \
 	worker/cleanups.c worker/cleanups.h \
-	worker/shuffle.c worker/shuffle.h
-hearth_worker_LDADD = $(NOTIFY_LIBS) $(CORE_LIBS)
+	worker/shuffle.c worker/shuffle.h \
+	worker/web.c worker/web.h worker/weblog.c worker/weblog.h \
+	worker/webstate.c worker/webstate.h worker/webmetrics.c
+hearth_worker_LDADD = $(WEB_LIBS) $(NOTIFY_LIBS) $(CORE_LIBS)

@@ -26,7 +26,10 @@
 #include "libcore/spawn.h"
 #include "libcore/start.h"
 #include "libcore/units.h"
+#include "libcore/web.h"
 #include "worker/orphans.h"
+#include "worker/web.h"
+#include "worker/webstate.h"
 #include "worker/worker.h"
 
 /* Bounds of the tick period (a quarter of the heartbeat interval). */
@@ -90,6 +93,9 @@ static const hearth_opt_t s_opts[] = {
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_CLIENT_OPTIONS,
+    HEARTH_WEB_OPTIONS ("8081"),
+    OPT ("insecure", HEARTH_OPT_BOOL, "false", "",
+         "allow web pages beyond loopback without --web-token-file"),
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -186,6 +192,26 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
     if (w->stopping && w->children && children_count (w->children, NULL) == 0)
         return -1;
     return w->children ? 0 : -1;
+}
+
+/* The execs' and drivers' report callbacks: the pages' history first,
+   then the link (which tells the master). */
+static void
+s_exec_report (void *arg, const execs_report_t *r)
+{
+    worker_t *w = arg;
+    if (w->webstate)
+        webstate_exec (w->webstate, r);
+    worker_report (w, r);
+}
+
+static void
+s_driver_report (void *arg, const drivers_report_t *r)
+{
+    worker_t *w = arg;
+    if (w->webstate)
+        webstate_driver (w->webstate, r);
+    worker_report_driver (w, r);
 }
 
 /* --- start-up ---------------------------------------------------------- */
@@ -312,9 +338,11 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     hearth_program_path ("hearth-executor", program, sizeof program);
     w->execs = execs_new (w->children, w->work_dir, program, w->host,
                           hearth_conf_ms (w->conf, "app-retention"),
-                          worker_report, w, err);
+                          s_exec_report, w, err);
     if (!w->execs)
         return -1;
+    if (!(w->webstate = webstate_new (w->children, w->work_dir)))
+        return hearth_errprintf (err, "out of memory");
     /* Orphaned grandchildren come to us, to be reaped (orphans.h). */
     if (orphans_subreaper () < 0)
         log_warn ("cannot become a child subreaper: %s", strerror (errno));
@@ -327,7 +355,7 @@ s_work_dir (worker_t *w, hearth_error_t *err)
         .curve_secret = hearth_conf_str (w->conf, "curve-secret"),
         .master_key = hearth_conf_str (w->conf, "master-key"),
         .retention_ms = hearth_conf_ms (w->conf, "driver-retention"),
-        .report = worker_report_driver,
+        .report = s_driver_report,
         .report_arg = w};
     w->drivers = drivers_new (&dc, err);
     return w->drivers ? 0 : -1;
@@ -409,7 +437,7 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (zloop_poller (w->loop, &sigitem, s_on_signal, w) < 0
         || zloop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
-    if (s_shuffle (w, err) < 0)
+    if (s_shuffle (w, err) < 0 || worker_web_open (w, err) < 0)
         return -1;
     w->backoff_ms = w->interval_ms;
     w->next_attempt_ms = hearth_mono_ms ();
@@ -419,7 +447,9 @@ s_setup (worker_t *w, hearth_error_t *err)
 static void
 s_teardown (worker_t *w)
 {
+    worker_web_close (w); /* its poller and timer are the loop's */
     s_end_children (w);
+    webstate_destroy (&w->webstate);
     shuffle_destroy (&w->shuffle);
     zlistx_destroy (&w->ended_drivers);
     hearth_loglimit_destroy (&w->log_limit);
@@ -447,7 +477,7 @@ s_parse (worker_t *w, int argc, char **argv)
 int
 main (int argc, char **argv)
 {
-    worker_t w = {.sigfd = -1};
+    worker_t w = {.sigfd = -1, .started_ms = (int64_t) time (NULL) * 1000};
     hearth_error_t err;
     hearth_notify_init (); /* before any child: none inherits the socket */
     int rc = s_parse (&w, argc, argv);

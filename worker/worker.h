@@ -18,8 +18,13 @@
         relaunch.c  newer launches of drivers whose older launch is still
                     stopping, kept until it has ended (relaunch.h; the
                     drivers')
+        web.c       the web server's routes and the worker's state
+                    document (web.h); weblog.c, the log bytes it serves;
+                    webstate.c, the history of executors and drivers it
+                    shows (fed by main.c's report callbacks)
 
-    main calls link, and both call children, execs and drivers; execs and
+    main calls web, webstate and link; web calls webstate, weblog and
+    children; main and link call children, execs and drivers; execs and
     drivers call children, which calls them back only through the
     callbacks of their kind (children_kind_t) and tells them nothing else;
     drivers calls relaunch, which calls nothing of the worker.
@@ -77,6 +82,13 @@ typedef struct worker {
     hearth_curve_t curve;         /* keys for the master link, if secure */
     hearth_loglimit_t *log_limit; /* lines about the master's bad messages:
                                      one per kind per minute (owned) */
+    struct hearth_web *web;       /* the web server (web.h; owned), or NULL */
+    struct webstate *webstate;    /* the pages' history of executors and
+                                     drivers (webstate.h; owned) */
+    char master_web_url[256];     /* the master's pages (its
+                                     REGISTERED_WORKER), or "" */
+    int64_t started_ms;           /* wall clock at start */
+    uint64_t log_bytes_served;    /* log bytes /log served (web.c) */
 } worker_t;
 
 /* Periodic link work: (re)register when due, heartbeat, notice a silent

@@ -1,0 +1,528 @@
+/*  web.c - the HTTP server of the daemons' pages; see web.h. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "libcore/log.h"
+#include "libcore/refusals.h"
+#include "libcore/web.h"
+#include "libcore/webauth.h"
+
+/* Connections open at once; past it new ones wait in the backlog. */
+static const unsigned s_max_connections = 256;
+/* Seconds a connection may stay idle (or trickle) before it is closed. */
+static const unsigned s_idle_timeout_s = 10;
+/* Memory of one connection: its request's headers must fit (else 431). */
+static const size_t s_conn_memory_bytes = 32 * 1024;
+/* Longest token accepted from the file. */
+/* The cookie that carries the token. */
+#define S_COOKIE "hearth_token"
+
+struct hearth_web {
+    struct MHD_Daemon *mhd;           /* the server (owned) */
+    zloop_t *loop;                    /* the daemon's reactor (borrowed) */
+    int epoll_fd;                     /* libmicrohttpd's one fd */
+    int timer_id;                     /* the pending one-shot timer, or -1 */
+    int listen_fd;                    /* the bound socket (owned) */
+    int port;                         /* the port bound */
+    char url[300];                    /* http://HOST:PORT */
+    hearth_webauth_t auth;            /* who is admitted (webauth.h) */
+    const hearth_web_route_t *routes; /* the table (borrowed) */
+    void *arg;                        /* for the handlers */
+    hearth_refusals_t *refusals;      /* 401s, one log line a minute */
+    hearth_web_stats_t stats;         /* counters */
+};
+
+struct hearth_web_request {
+    struct MHD_Connection *conn; /* libmicrohttpd's (borrowed) */
+    const char *method;          /* "GET"... */
+    const char *path;            /* "/json" */
+};
+
+/* --- the reply ---------------------------------------------------------- */
+
+void
+hearth_web_reply (hearth_web_reply_t *rep, int status, const char *type,
+                  char *body, size_t len)
+{
+    free (rep->body);
+    rep->status = status;
+    rep->type = type;
+    rep->body = body;
+    rep->len = body ? len : 0;
+}
+
+void
+hearth_web_reply_text (hearth_web_reply_t *rep, int status, const char *fmt,
+                       ...)
+{
+    va_list ap;
+    char *text = NULL;
+    va_start (ap, fmt);
+    int n = vasprintf (&text, fmt, ap);
+    va_end (ap);
+    if (n < 0)
+        text = NULL;
+    hearth_web_reply (rep, status, "text/plain; charset=utf-8", text,
+                      n < 0 ? 0 : (size_t) n);
+}
+
+void
+hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status)
+{
+    if (!page)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, status, "text/html; charset=utf-8", page,
+                          strlen (page));
+}
+
+void
+hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
+                         const char *value)
+{
+    if (rep->nheaders >= HEARTH_WEB_MAX_HEADERS
+        || strlen (name) >= sizeof rep->headers[0].name
+        || strlen (value) >= sizeof rep->headers[0].value)
+        return;
+    snprintf (rep->headers[rep->nheaders].name, sizeof rep->headers[0].name,
+              "%s", name);
+    snprintf (rep->headers[rep->nheaders].value, sizeof rep->headers[0].value,
+              "%s", value);
+    rep->nheaders++;
+}
+
+const char *
+hearth_web_method (const hearth_web_request_t *req)
+{
+    return req->method;
+}
+
+const char *
+hearth_web_path (const hearth_web_request_t *req)
+{
+    return req->path;
+}
+
+const char *
+hearth_web_arg (const hearth_web_request_t *req, const char *name)
+{
+    return MHD_lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* --- answering a request ------------------------------------------------ */
+
+/* The client's address, for the refusals' log. */
+static void
+s_client (struct MHD_Connection *conn, char *buf, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    snprintf (buf, size, "?");
+    if (!ci || !ci->client_addr)
+        return;
+    const struct sockaddr *sa = ci->client_addr;
+    if (sa->sa_family == AF_INET)
+        inet_ntop (AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, buf,
+                   (socklen_t) size);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop (AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr,
+                   buf, (socklen_t) size);
+}
+
+static const hearth_web_route_t *
+s_route (const hearth_web_t *self, const char *path)
+{
+    for (const hearth_web_route_t *r = self->routes; r->path; r++)
+        if (r->prefix ? strncmp (path, r->path, strlen (r->path)) == 0
+                      : strcmp (path, r->path) == 0)
+            return r;
+    return NULL;
+}
+
+/* Fill rep for one request: the token, the method, the route. */
+static void
+s_answer (hearth_web_t *self, const hearth_web_request_t *req,
+          hearth_web_reply_t *rep)
+{
+    int admitted = hearth_webauth_check (
+        &self->auth,
+        MHD_lookup_connection_value (req->conn, MHD_HEADER_KIND,
+                                     "Authorization"),
+        MHD_lookup_connection_value (req->conn, MHD_COOKIE_KIND, S_COOKIE),
+        MHD_lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND,
+                                     "token"));
+    if (!admitted) {
+        char client[64];
+        s_client (req->conn, client, sizeof client);
+        hearth_refusals_log (self->refusals, client, "web",
+                             "web request without the token");
+        self->stats.unauthorized++;
+        hearth_web_reply_header (rep, "WWW-Authenticate", "Bearer");
+        hearth_web_reply_text (rep, 401,
+                               "401 unauthorized: this server needs its "
+                               "token (Authorization: Bearer, the "
+                               "hearth_token cookie or ?token=)\n");
+        return;
+    }
+    if (admitted == 2) {
+        char cookie[HEARTH_WEBAUTH_TOKEN_MAX + 64];
+        snprintf (cookie, sizeof cookie,
+                  S_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/",
+                  self->auth.token);
+        /* a header too long for the reply is left out: the token works in
+           the URL anyway */
+        hearth_web_reply_header (rep, "Set-Cookie", cookie);
+    }
+    if (strcmp (req->method, "GET") != 0 && strcmp (req->method, "HEAD") != 0) {
+        self->stats.bad_method++;
+        hearth_web_reply_header (rep, "Allow", "GET, HEAD");
+        hearth_web_reply_text (rep, 405, "405 method not allowed: %.32s\n",
+                               req->method);
+        return;
+    }
+    const hearth_web_route_t *route = s_route (self, req->path);
+    if (!route) {
+        self->stats.not_found++;
+        hearth_web_reply_text (rep, 404, "404 not found\n");
+        return;
+    }
+    route->fn (self->arg, req, rep);
+}
+
+static enum MHD_Result
+s_queue (struct MHD_Connection *conn, hearth_web_reply_t *rep)
+{
+    struct MHD_Response *resp =
+        rep->body ? MHD_create_response_from_buffer (rep->len, rep->body,
+                                                     MHD_RESPMEM_MUST_FREE)
+                  : MHD_create_response_from_buffer (0, (void *) "",
+                                                     MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free (rep->body);
+        return MHD_NO; /* closes the connection */
+    }
+    rep->body = NULL;
+    if (rep->type)
+        MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, rep->type);
+    MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header (resp, "X-Content-Type-Options", "nosniff");
+    /* Inline CSS and JS only, data fetched from this server: nothing else
+       runs, and no other site may frame the pages. */
+    MHD_add_response_header (resp, "Content-Security-Policy",
+                             "default-src 'self' 'unsafe-inline' data:; "
+                             "frame-ancestors 'none'");
+    for (size_t i = 0; i < rep->nheaders; i++)
+        MHD_add_response_header (resp, rep->headers[i].name,
+                                 rep->headers[i].value);
+    enum MHD_Result rc =
+        MHD_queue_response (conn, (unsigned) rep->status, resp);
+    MHD_destroy_response (resp);
+    return rc;
+}
+
+/* libmicrohttpd's access handler: every request is answered on its first
+   call (a body, which only methods refused with 405 carry, is never
+   read). */
+static enum MHD_Result
+s_access (void *cls, struct MHD_Connection *conn, const char *url,
+          const char *method, const char *version, const char *upload_data,
+          size_t *upload_data_size, void **con_cls)
+{
+    (void) version;
+    (void) upload_data;
+    hearth_web_t *self = cls;
+    if (*con_cls) { /* a later call for the same request: its body */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    *con_cls = self;
+    hearth_web_request_t req = {.conn = conn, .method = method, .path = url};
+    hearth_web_reply_t rep = {.status = 200};
+    s_answer (self, &req, &rep);
+    self->stats.requests++;
+    self->stats.bytes += rep.len;
+    return s_queue (conn, &rep);
+}
+
+/* libmicrohttpd's own messages (a malformed request, no memory). */
+static void
+s_mhd_log (void *cls, const char *fmt, va_list ap)
+{
+    (void) cls;
+    char line[512];
+    vsnprintf (line, sizeof line, fmt, ap);
+    size_t n = strlen (line);
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    log_debug ("web: %s", line);
+}
+
+/* --- the loop ----------------------------------------------------------- */
+
+static int s_on_timer (zloop_t *loop, int timer_id, void *arg);
+
+/* Run what is due, then set the timer to libmicrohttpd's next deadline. */
+static void
+s_run (hearth_web_t *self)
+{
+    MHD_run (self->mhd);
+    if (self->timer_id >= 0)
+        zloop_timer_end (self->loop, self->timer_id);
+    self->timer_id = -1;
+    MHD_UNSIGNED_LONG_LONG ms;
+    if (MHD_get_timeout (self->mhd, &ms) == MHD_YES)
+        self->timer_id = zloop_timer (self->loop, ms < 1 ? 1 : (size_t) ms, 1,
+                                      s_on_timer, self);
+}
+
+static int
+s_on_timer (zloop_t *loop, int timer_id, void *arg)
+{
+    (void) loop;
+    hearth_web_t *self = arg;
+    if (timer_id == self->timer_id)
+        self->timer_id = -1; /* a one-shot: zloop drops it */
+    s_run (self);
+    return 0;
+}
+
+static int
+s_on_ready (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+{
+    (void) loop;
+    (void) item;
+    s_run (arg);
+    return 0;
+}
+
+/* --- start-up ----------------------------------------------------------- */
+
+/* Bind host:port (a listening socket, close-on-exec: the daemon's
+   children must not hold it).  -1 with errno on failure. */
+static int
+s_listen (const char *host, int port)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE};
+    struct addrinfo *ai = NULL;
+    char service[16];
+    snprintf (service, sizeof service, "%d", port);
+    int rc = getaddrinfo (host, service, &hints, &ai);
+    if (rc != 0) {
+        errno = rc == EAI_SYSTEM ? errno : EADDRNOTAVAIL;
+        return -1;
+    }
+    int fd =
+        socket (ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                ai->ai_protocol);
+    int one = 1;
+    if (fd >= 0
+        && (setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0
+            || bind (fd, ai->ai_addr, ai->ai_addrlen) < 0
+            || listen (fd, 64) < 0)) {
+        int saved = errno;
+        close (fd);
+        errno = saved;
+        fd = -1;
+    }
+    freeaddrinfo (ai);
+    return fd;
+}
+
+/* Bind the first free port of cfg's range. */
+static int
+s_bind (hearth_web_t *self, const hearth_web_config_t *cfg, const char *host,
+        hearth_error_t *err)
+{
+    int tries = cfg->tries > 0 ? cfg->tries : HEARTH_WEB_PORT_TRIES;
+    int last = cfg->port + tries - 1 > 65535 ? 65535 : cfg->port + tries - 1;
+    for (int port = cfg->port; port <= last; port++) {
+        self->listen_fd = s_listen (host, port);
+        if (self->listen_fd >= 0) {
+            self->port = port;
+            return 0;
+        }
+        if (errno != EADDRINUSE)
+            return hearth_errprintf (err,
+                                     "cannot bind the web server to %s:%d: %s",
+                                     host, port, strerror (errno));
+    }
+    hearth_errprintf (err,
+                      "cannot bind the web server to %s: ports %d to %d "
+                      "are all taken",
+                      host, cfg->port, last);
+    errno = EADDRINUSE;
+    return -1;
+}
+
+/* The URL's host: the bound address, or for a wildcard the advertised
+   host (or the hostname). */
+static void
+s_make_url (hearth_web_t *self, const hearth_web_config_t *cfg,
+            const char *host)
+{
+    char name[256];
+    bool wildcard = strcmp (host, "0.0.0.0") == 0 || strcmp (host, "::") == 0
+                    || strcmp (host, "*") == 0;
+    if (wildcard && cfg->advertise && strcmp (cfg->advertise, "0.0.0.0") != 0)
+        host = cfg->advertise;
+    else if (wildcard) {
+        host = gethostname (name, sizeof name) == 0 ? name : "127.0.0.1";
+        name[sizeof name - 1] = '\0';
+    }
+    bool v6 = strchr (host, ':') != NULL;
+    snprintf (self->url, sizeof self->url,
+              v6 ? "http://[%s]:%d" : "http://%s:%d", host, self->port);
+}
+
+static int
+s_start (hearth_web_t *self, hearth_error_t *err)
+{
+    unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+    self->mhd = MHD_start_daemon (
+        flags, 0, NULL, NULL, s_access, self, MHD_OPTION_LISTEN_SOCKET,
+        self->listen_fd, MHD_OPTION_CONNECTION_LIMIT, s_max_connections,
+        MHD_OPTION_CONNECTION_TIMEOUT, s_idle_timeout_s,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, s_conn_memory_bytes,
+        MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, NULL, MHD_OPTION_END);
+    if (!self->mhd)
+        return hearth_errprintf (err, "cannot start the web server: %s",
+                                 strerror (errno));
+    self->listen_fd = -1; /* the daemon's now: MHD_stop_daemon closes it */
+    const union MHD_DaemonInfo *info =
+        MHD_get_daemon_info (self->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+    if (!info || info->epoll_fd < 0)
+        return hearth_errprintf (err, "the web server has no epoll fd");
+    self->epoll_fd = info->epoll_fd;
+    zmq_pollitem_t item = {NULL, self->epoll_fd, ZMQ_POLLIN, 0};
+    if (zloop_poller (self->loop, &item, s_on_ready, self) < 0)
+        return hearth_errprintf (err, "cannot poll the web server");
+    s_run (self);
+    return 0;
+}
+
+hearth_web_t *
+hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
+                const hearth_web_route_t *routes, void *arg,
+                hearth_error_t *err)
+{
+    assert (loop && cfg && routes);
+    const char *host = cfg->host ? cfg->host : "127.0.0.1";
+    hearth_web_t *self = calloc (1, sizeof *self);
+    if (!self || !(self->refusals = hearth_refusals_new ())) {
+        free (self);
+        hearth_errprintf (err, "out of memory");
+        errno = ENOMEM;
+        return NULL;
+    }
+    self->loop = loop;
+    self->routes = routes;
+    self->arg = arg;
+    self->timer_id = -1;
+    self->listen_fd = -1;
+    self->epoll_fd = -1;
+    if (cfg->port < 1 || cfg->port > 65535) {
+        hearth_errprintf (err, "bad web port %d", cfg->port);
+        errno = EINVAL;
+        goto error;
+    }
+    if (hearth_webauth_setup (&self->auth, host, cfg->token_file, cfg->insecure,
+                              err)
+            < 0
+        || s_bind (self, cfg, host, err) < 0)
+        goto error;
+    s_make_url (self, cfg, host);
+    if (s_start (self, err) < 0)
+        goto error;
+    log_info ("%s web pages at %s%s", cfg->who ? cfg->who : "serving",
+              self->url, self->auth.open ? "" : " (token required)");
+    return self;
+error:
+    hearth_web_destroy (&self);
+    return NULL;
+}
+
+int
+hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
+                  const char *advertise, const hearth_web_route_t *routes,
+                  void *arg, hearth_web_t **out, hearth_error_t *err)
+{
+    *out = NULL;
+    int port = (int) hearth_conf_int (conf, "web-port");
+    if (port == 0) {
+        log_info ("web pages off (--web-port 0)");
+        return 0;
+    }
+    hearth_web_config_t cfg = {
+        .host = hearth_conf_str (conf, "web-host"),
+        .port = port,
+        .token_file = hearth_conf_str (conf, "web-token-file"),
+        .insecure = hearth_conf_bool (conf, "insecure"),
+        .advertise = advertise,
+        .who = who,
+    };
+    hearth_error_t werr;
+    if ((*out = hearth_web_new (loop, &cfg, routes, arg, &werr)))
+        return 0;
+    if (errno == EADDRINUSE
+        && hearth_conf_source (conf, "web-port") == HEARTH_SRC_DEFAULT) {
+        log_warn ("%s: no web pages (set --web-port)", werr.text);
+        return 0;
+    }
+    return hearth_errprintf (err, "%s", werr.text);
+}
+
+void
+hearth_web_destroy (hearth_web_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    int saved = errno;
+    hearth_web_t *self = *self_p;
+    if (self->epoll_fd >= 0) {
+        zmq_pollitem_t item = {NULL, self->epoll_fd, ZMQ_POLLIN, 0};
+        zloop_poller_end (self->loop, &item);
+    }
+    if (self->timer_id >= 0)
+        zloop_timer_end (self->loop, self->timer_id);
+    if (self->mhd)
+        MHD_stop_daemon (self->mhd);
+    if (self->listen_fd >= 0)
+        close (self->listen_fd); /* bound, but no daemon took it */
+    hearth_refusals_destroy (&self->refusals);
+    hearth_webauth_clear (&self->auth);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+const char *
+hearth_web_url (const hearth_web_t *self)
+{
+    return self->url;
+}
+
+int
+hearth_web_port (const hearth_web_t *self)
+{
+    return self->port;
+}
+
+hearth_web_stats_t
+hearth_web_stats (const hearth_web_t *self)
+{
+    return self->stats;
+}

@@ -1,0 +1,165 @@
+/*  web.h - a small HTTP server for a daemon's pages, JSON and metrics,
+    on libmicrohttpd, driven from the daemon's own zloop.
+
+    The server is single-threaded: libmicrohttpd runs in its epoll mode,
+    which gives one file descriptor; the zloop polls it and calls MHD_run
+    when it is readable, and a one-shot timer set from MHD_get_timeout
+    after every run closes idle connections.  Route handlers therefore
+    run on the loop's thread and may read the daemon's records without a
+    lock.  A handler must not block: it builds its answer from memory (or
+    a bounded read of a local file) and returns.
+
+    Security (docs/security.md): a server bound to loopback admits every
+    request.  One bound to any other address (a wildcard included) needs
+    a token file, whose token every request must carry (Authorization:
+    Bearer TOKEN, the cookie hearth_token=TOKEN, or ?token=TOKEN, which
+    answers with that cookie set), compared in constant time; else 401.
+    Without a token file such a server is refused at start, unless
+    insecure is set (then it admits everyone, with a warning in the log).
+    Only GET and HEAD are served (405 otherwise); a request whose headers
+    pass the per-connection memory bound is refused by libmicrohttpd
+    (431); idle or slow connections are closed after a timeout.
+
+    The server owns its socket, its libmicrohttpd daemon and the copy of
+    the token; it borrows the loop and the route table (both must outlive
+    it).  hearth-master and hearth-worker link it (libhearthweb.la), not
+    libhearth.
+*/
+#ifndef HEARTH_WEB_H
+#define HEARTH_WEB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "libcore/conf.h"
+#include "libcore/error.h"
+
+/* The options of a daemon's web server, for its option table (default
+   port given; 0 turns the server off). */
+/* clang-format off */
+#define HEARTH_WEB_OPTIONS(default_port)                                     \
+    {"web-port", HEARTH_OPT_INT, default_port, "N",                          \
+     "port of the web pages, JSON and metrics (0: off; taken: the next "    \
+     "free one, up to 16 tries)", .min = 0, .max = 65535},                   \
+    {"web-host", HEARTH_OPT_STR, "127.0.0.1", "ADDR",                        \
+     "address the web server binds (beyond loopback it needs "              \
+     "--web-token-file or --insecure)"},                                     \
+    {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",                         \
+     "file holding the token every web request must carry (first line)"}
+/* clang-format on */
+
+/* Ports tried from the one asked for up, when it is taken. */
+#define HEARTH_WEB_PORT_TRIES 16
+
+typedef struct hearth_web hearth_web_t;
+typedef struct hearth_web_request hearth_web_request_t;
+
+/* Extra headers a reply may carry. */
+#define HEARTH_WEB_MAX_HEADERS 4
+
+/* What a route answers; the server frees body after sending it. */
+typedef struct {
+    int status;       /* HTTP status (200 unless the route sets it) */
+    const char *type; /* Content-Type (static text) */
+    char *body;       /* malloc'ed bytes (owned), or NULL: empty */
+    size_t len;       /* length of body */
+    struct {
+        char name[32];                 /* header name */
+        char value[128];               /* its value */
+    } headers[HEARTH_WEB_MAX_HEADERS]; /* extra headers */
+    size_t nheaders;                   /* how many of them are set */
+} hearth_web_reply_t;
+
+/* A route's handler: arg is the one given to hearth_web_new; req and rep
+   are borrowed for the call. */
+typedef void (hearth_web_fn) (void *arg, const hearth_web_request_t *req,
+                              hearth_web_reply_t *rep);
+
+/* One row of a route table; a table ends with a NULL path. */
+typedef struct {
+    const char *path; /* "/json"; with prefix, "/app/" matches "/app/X" */
+    bool prefix;      /* match paths that start with path */
+    hearth_web_fn *fn;
+} hearth_web_route_t;
+
+typedef struct {
+    const char *host;       /* address to bind (NULL: 127.0.0.1) */
+    int port;               /* first port tried (1..65535) */
+    int tries;              /* ports tried from port up (0: 16) */
+    const char *token_file; /* the token's file, or NULL */
+    bool insecure;          /* beyond loopback without a token: allowed */
+    const char *advertise;  /* host of the URL when host is a wildcard
+                               (NULL: the hostname) */
+    const char *who;        /* for log lines: "master", "worker" */
+} hearth_web_config_t;
+
+/* Requests counted since the start, for /metrics. */
+typedef struct {
+    uint64_t requests;     /* every request answered */
+    uint64_t unauthorized; /* answered 401 */
+    uint64_t bad_method;   /* answered 405 */
+    uint64_t not_found;    /* answered 404 by the server (no route) */
+    uint64_t bytes;        /* body bytes queued */
+} hearth_web_stats_t;
+
+/* Bind and start a server on loop with the routes (borrowed, until
+   destroyed) and arg for their handlers.  NULL on failure, with err's
+   text (errno EADDRINUSE when every port tried was taken, EACCES when a
+   non-loopback address has neither a token nor insecure). */
+hearth_web_t *hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
+                              const hearth_web_route_t *routes, void *arg,
+                              hearth_error_t *err);
+
+/* Start a daemon's server per conf's options (web-port, web-host,
+   web-token-file, insecure: HEARTH_WEB_OPTIONS) into *out.  *out stays
+   NULL when web-port is 0, or when the default port's range is all
+   taken (a warning: many daemons on one host run without pages rather
+   than not at all; a port asked for is a promise, and a refusal is never
+   passed over).  Returns 0, or -1 with err. */
+int hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
+                      const char *advertise, const hearth_web_route_t *routes,
+                      void *arg, hearth_web_t **out, hearth_error_t *err);
+
+/* Stop the server, close its connections.  Accepts NULL and a NULL
+ *self_p; nulls *self_p; keeps errno. */
+void hearth_web_destroy (hearth_web_t **self_p);
+
+/* http://HOST:PORT of the server (borrowed). */
+const char *hearth_web_url (const hearth_web_t *self);
+
+/* The port bound. */
+int hearth_web_port (const hearth_web_t *self);
+
+/* The counters. */
+hearth_web_stats_t hearth_web_stats (const hearth_web_t *self);
+
+/* The request's method ("GET", "HEAD") and path ("/json"), borrowed. */
+const char *hearth_web_method (const hearth_web_request_t *req);
+const char *hearth_web_path (const hearth_web_request_t *req);
+
+/* The query argument name (decoded), or NULL (borrowed). */
+const char *hearth_web_arg (const hearth_web_request_t *req, const char *name);
+
+/* Fill rep with status, a content type and body (taken: the server frees
+   it; NULL with len 0: empty). */
+void hearth_web_reply (hearth_web_reply_t *rep, int status, const char *type,
+                       char *body, size_t len);
+
+/* Fill rep with status and a short text/plain body, printf-style. */
+void hearth_web_reply_text (hearth_web_reply_t *rep, int status,
+                            const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* Fill rep with an HTML page (taken: the server frees it) and status;
+   page NULL (a renderer out of memory): 500. */
+void hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status);
+
+/* Add a header to rep (ignored past HEARTH_WEB_MAX_HEADERS or when too
+   long). */
+void hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
+                              const char *value);
+
+#endif

@@ -1,0 +1,120 @@
+/*  webauth.c - who the web server admits; see webauth.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "libcore/curve.h"
+#include "libcore/log.h"
+#include "libcore/webauth.h"
+
+bool
+hearth_web_token_equal (const char *token, const char *expected)
+{
+    size_t a = strlen (token), b = strlen (expected);
+    size_t n = a > b ? a : b;
+    unsigned char diff = a != b;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = i < a ? (unsigned char) token[i] : 0;
+        unsigned char y = i < b ? (unsigned char) expected[i] : 0;
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
+/* The first line of path, trimmed, into self->token. */
+static int
+s_read_token (hearth_webauth_t *self, const char *path, hearth_error_t *err)
+{
+    FILE *f = fopen (path, "r");
+    if (!f)
+        return hearth_errprintf (err, "cannot read the web token file %s: %s",
+                                 path, strerror (errno));
+    char line[HEARTH_WEBAUTH_TOKEN_MAX + 2] = "";
+    bool got = fgets (line, sizeof line, f) != NULL;
+    fclose (f);
+    line[strcspn (line, "\r\n")] = '\0';
+    size_t n = strlen (line);
+    while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+        line[--n] = '\0';
+    if (!got || n == 0)
+        return hearth_errprintf (err, "the web token file %s is empty", path);
+    if (n > HEARTH_WEBAUTH_TOKEN_MAX)
+        return hearth_errprintf (err,
+                                 "the web token in %s is longer than %d "
+                                 "characters",
+                                 path, HEARTH_WEBAUTH_TOKEN_MAX);
+    if (strspn (line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                      "0123456789-._~+/=")
+        != n)
+        return hearth_errprintf (err,
+                                 "the web token in %s has characters a "
+                                 "cookie cannot carry (use letters, digits "
+                                 "and -._~+/=)",
+                                 path);
+    memcpy (self->token, line, n + 1);
+    return 0;
+}
+
+/* Who is admitted: loopback, a token, or everyone (--insecure). */
+int
+hearth_webauth_setup (hearth_webauth_t *self, const char *host,
+                      const char *token_file, bool insecure,
+                      hearth_error_t *err)
+{
+    memset (self, 0, sizeof *self);
+    if (token_file && s_read_token (self, token_file, err) < 0)
+        return -1;
+    if (hearth_host_is_loopback (host)) {
+        self->open = true;
+        return 0;
+    }
+    if (self->token[0])
+        return 0;
+    if (!insecure) {
+        hearth_errprintf (
+            err,
+            "refusing to serve web pages on %s without a token: anyone who "
+            "reaches it could read the cluster's state and every log it "
+            "serves.  Write a secret token to a file only this user can "
+            "read and pass --web-token-file FILE, or pass --insecure to "
+            "accept that risk",
+            host);
+        errno = EACCES;
+        return -1;
+    }
+    log_warn ("INSECURE: serving web pages on %s without a token "
+              "(--insecure): anyone who reaches it can read the cluster's "
+              "state and the logs it serves.  To secure it, pass "
+              "--web-token-file FILE",
+              host);
+    self->open = true;
+    return 0;
+}
+
+int
+hearth_webauth_check (const hearth_webauth_t *self, const char *authorization,
+                      const char *cookie, const char *query_token)
+{
+    if (self->open)
+        return 1;
+    if (authorization && strncasecmp (authorization, "Bearer ", 7) == 0
+        && hearth_web_token_equal (authorization + 7, self->token))
+        return 1;
+    if (cookie && hearth_web_token_equal (cookie, self->token))
+        return 1;
+    if (query_token && hearth_web_token_equal (query_token, self->token))
+        return 2;
+    return 0;
+}
+
+void
+hearth_webauth_clear (hearth_webauth_t *self)
+{
+    /* volatile: the compiler may not drop a store to memory freed next */
+    volatile char *p = self->token;
+    for (size_t i = 0; i < sizeof self->token; i++)
+        p[i] = 0;
+}

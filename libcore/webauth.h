@@ -1,0 +1,46 @@
+/*  webauth.h - who a web server admits (libcore/web.c's rule,
+    docs/security.md): everyone when it is bound to loopback; beyond
+    loopback, requests that carry the token of its token file (an
+    Authorization: Bearer header, the hearth_token cookie, or the token
+    query argument), or everyone with insecure (and a warning); neither
+    a token nor insecure beyond loopback is refused at start.  Tokens are
+    compared in constant time.  The struct is its owner's (web.c's
+    server); nothing is allocated. */
+#ifndef HEARTH_WEBAUTH_H
+#define HEARTH_WEBAUTH_H
+
+#include <stdbool.h>
+
+#include "libcore/error.h"
+
+/* Longest token a token file may hold. */
+#define HEARTH_WEBAUTH_TOKEN_MAX 256
+
+typedef struct {
+    bool open;                                /* every request admitted */
+    char token[HEARTH_WEBAUTH_TOKEN_MAX + 1]; /* the token, or "" */
+} hearth_webauth_t;
+
+/* Decide self for a server bound to host: read token_file (NULL: none)
+   and apply the rule.  0, or -1 with err (errno EACCES for a refusal
+   beyond loopback) when the file cannot be used or the server must not
+   start. */
+int hearth_webauth_setup (hearth_webauth_t *self, const char *host,
+                          const char *token_file, bool insecure,
+                          hearth_error_t *err);
+
+/* A request's credentials (each borrowed, NULL when absent): 1 when
+   admitted, 2 when admitted by query_token (the caller sets the cookie),
+   0 when not. */
+int hearth_webauth_check (const hearth_webauth_t *self,
+                          const char *authorization, const char *cookie,
+                          const char *query_token);
+
+/* Wipe the token from memory. */
+void hearth_webauth_clear (hearth_webauth_t *self);
+
+/* True when token and expected are equal, in time that depends only on
+   their lengths, not on where they differ. */
+bool hearth_web_token_equal (const char *token, const char *expected);
+
+#endif

@@ -1,0 +1,52 @@
+/*  webpage.h - the HTML pages of the master and the workers: pure
+    renderers from a JSON state document to one HTML document.
+
+    `state` is the master's /api/v1/state document (MASTER_STATE's body,
+    workers with `web_url` when they serve pages), `wstate` a worker's
+    /api/v1/state document (docs/operations.md, "The pages").  The pages
+    carry their own CSS and script (no external asset); read without
+    JavaScript they are plain tables, and with it they poll
+    /api/v1/state (a URL relative to the server that served the page)
+    once a second and rebuild their tables in place.
+
+    Every value taken from a document is HTML-escaped, every link made of
+    one is URL-encoded, and a web_url that is not http:// or https:// is
+    shown as text, never made a link.
+
+    Everything here borrows what it is given.  Each function returns a new
+    NUL-terminated HTML document that the caller frees with free(), or
+    NULL when out of memory; *status is set to 200, or to 404 when the
+    thing asked for is not in the document (the page then says so).
+*/
+#ifndef HEARTH_LIBCORE_WEBPAGE_H
+#define HEARTH_LIBCORE_WEBPAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+/* The master's page: its status, URL and uptime; the workers; running
+   and completed applications; cluster-mode drivers. */
+char *hearth_page_master (const cJSON *state, int *status);
+
+/* An application's page: its details, active stages and executors (with
+   their workers and log links).  404 when app_id is not in state. */
+char *hearth_page_app (const cJSON *state, const char *app_id, int *status);
+
+/* A worker's page: its resources, executors and drivers (ended ones too)
+   with links to their stdout and stderr. */
+char *hearth_page_worker (const cJSON *wstate, int *status);
+
+/* A log's page: len bytes of text (any bytes; NUL allowed) that start at
+   offset of a file of total bytes, in a <pre>, with links to the
+   previous, next and last part.  what names the log's owner ("app-…
+   executor 3"), stream is stdout or stderr, query the log's query string
+   without offset and length (app=…&exec=…&stream=…), to which the links
+   add theirs.  text NULL: no such log (404).  wstate may be NULL. */
+char *hearth_page_log (const cJSON *wstate, const char *what,
+                       const char *stream, const char *text, size_t len,
+                       int64_t offset, int64_t total, const char *query,
+                       int *status);
+
+#endif

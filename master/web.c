@@ -1,0 +1,119 @@
+/*  web.c - the master's web server: its options and routes; see web.h.
+    Every route answers from the registry as it is when the request is
+    answered, on the loop's thread: the pages and /api/v1/state from
+    master_state_json's document, /json and /metrics written straight
+    from the records (webjson.c, webmetrics.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libcore/log.h"
+#include "libcore/sock.h"
+#include "libcore/web.h"
+#include "libcore/webpage.h"
+#include "master/state.h"
+#include "master/web.h"
+
+static const char *const s_json_type = "application/json";
+
+/* Answer rep with doc printed (doc is deleted). */
+static void
+s_reply_json (hearth_web_reply_t *rep, cJSON *doc)
+{
+    char *text = doc ? cJSON_PrintUnformatted (doc) : NULL;
+    cJSON_Delete (doc);
+    if (!text) {
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+        return;
+    }
+    hearth_web_reply (rep, 200, s_json_type, text, strlen (text));
+    /* as MASTER_STATE's answer does (state.c): the tree's pages back */
+    malloc_trim (0);
+}
+
+static void
+s_state (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    s_reply_json (rep, master_state_json (arg));
+}
+
+static void
+s_spark (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    size_t len;
+    char *text = master_web_spark_json (arg, &len);
+    if (!text)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, 200, s_json_type, text, len);
+}
+
+static void
+s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) arg;
+    (void) req;
+    hearth_web_reply (rep, 204, NULL, NULL, 0);
+}
+
+static void
+s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    size_t len;
+    char *text = master_web_metrics (arg, &len);
+    if (!text)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          text, len);
+}
+
+static void
+s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    cJSON *state = master_state_json (arg);
+    const char *path = hearth_web_path (req);
+    int status = 500;
+    char *page = NULL;
+    if (state && strncmp (path, "/app/", 5) == 0)
+        page = hearth_page_app (state, path + 5, &status);
+    else if (state)
+        page = hearth_page_master (state, &status);
+    cJSON_Delete (state);
+    hearth_web_reply_html (rep, page, status);
+}
+
+static const hearth_web_route_t s_routes[] = {
+    {"/", false, s_page},
+    {"/app/", true, s_page},
+    {"/api/v1/state", false, s_state},
+    {"/json", false, s_spark},
+    {"/json/", false, s_spark},
+    {"/metrics", false, s_metrics},
+    {"/favicon.ico", false, s_favicon},
+    {NULL, false, NULL},
+};
+
+int
+master_web_open (master_t *m, hearth_error_t *err)
+{
+    char host[256];
+    int router_port;
+    if (hearth_url_split (m->url, host, sizeof host, &router_port, NULL) < 0)
+        snprintf (host, sizeof host, "127.0.0.1");
+    return hearth_web_start (m->loop, m->conf, "master", host, s_routes, m,
+                             &m->web, err);
+}
+
+void
+master_web_close (master_t *m)
+{
+    hearth_web_destroy (&m->web);
+    zhashx_destroy (&m->metrics.tasks_seen);
+}

@@ -1,0 +1,449 @@
+/*  test_webpage.c - unit tests of the HTML pages (libcore/webpage*.c)
+    on documents built here: every row present, values escaped (names
+    with <script>, quotes, ampersands; javascript: URLs never links),
+    progress shown (and "-" before the first report), 404 for an unknown
+    application or log, the log page's bytes and part links, and a master
+    page of 1,000 workers. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "libcore/webpage.h"
+#include "tests/unit/testutil.h"
+
+#define WA "worker-20261201093000-node1-4242"
+#define WB "worker-20261201093000-node2-4343"
+#define APP "app-20261201093000-0001"
+#define DONE "app-20261201093000-0002"
+#define DRV "driver-20261201093000-0001"
+/* 2026-12-01T09:30:00Z */
+#define T0 1796117400000.0
+
+/* Fail unless text does not contain needle. */
+#define assert_lacks(text, needle)                                             \
+    do {                                                                       \
+        if (strstr ((text), (needle)))                                         \
+            fail_msg ("page contains '%s'", (needle));                         \
+    } while (0)
+
+static size_t
+s_count (const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = strstr (text, needle); p;
+         p = strstr (p + strlen (needle), needle))
+        n++;
+    return n;
+}
+
+static cJSON *
+s_parse (const char *text)
+{
+    cJSON *doc = cJSON_Parse (text);
+    assert_non_null (doc);
+    return doc;
+}
+
+/* A master's state: two workers (B drained and without pages), a running
+   application with progress and one executor on A, a completed one, a
+   cluster-mode driver on A. */
+static cJSON *
+s_state (bool progress)
+{
+    char text[8192];
+    snprintf (
+        text, sizeof text,
+        "{\"status\":\"ALIVE\",\"url\":\"tcp://10.0.0.9:7077\","
+        "\"web_url\":\"http://10.0.0.9:8080\",\"started_ms\":%.0f,"
+        "\"time_ms\":%.0f,"
+        "\"workers\":[{\"id\":\"" WA "\",\"host\":\"10.0.0.1\","
+        "\"state\":\"ALIVE\",\"cores\":8,\"cores_used\":2,\"memory_mb\":"
+        "16384,\"memory_used_mb\":2048,\"heartbeat_age_ms\":1200,"
+        "\"executors\":1,\"web_url\":\"http://10.0.0.1:8081\"},"
+        "{\"id\":\"" WB "\",\"host\":\"10.0.0.2\",\"state\":\"ALIVE\","
+        "\"draining\":true,\"cores\":4,\"cores_used\":0,\"memory_mb\":8192,"
+        "\"memory_used_mb\":0,\"heartbeat_age_ms\":300,\"executors\":0}],"
+        "\"apps\":[{\"id\":\"" APP "\",\"name\":\"wordcount\",\"state\":"
+        "\"RUNNING\",\"cores_granted\":2,\"memory_per_executor_mb\":1024,"
+        "\"submit_ms\":%.0f,\"user\":\"ann\",%s"
+        "\"executors\":[{\"app_id\":\"" APP "\",\"exec_id\":3,\"worker_id\":"
+        "\"" WA "\",\"host\":\"10.0.0.1\",\"cores\":2,\"memory_mb\":1024,"
+        "\"state\":\"RUNNING\"}]},"
+        "{\"id\":\"" DONE "\",\"name\":\"sort\",\"state\":\"FAILED\","
+        "\"reason\":\"task 4 failed 4 times\",\"cores_granted\":0,"
+        "\"submit_ms\":%.0f,\"end_ms\":%.0f,\"executors\":[]}],"
+        "\"drivers\":[{\"id\":\"" DRV "\",\"name\":\"etl\",\"app\":\"x\","
+        "\"state\":\"RUNNING\",\"cores\":1,\"memory_mb\":512,\"worker_id\":"
+        "\"" WA "\",\"app_id\":\"" APP "\",\"submit_ms\":%.0f}]}",
+        T0 - 3600e3, T0, T0 - 90e3,
+        progress ? "\"progress\":{\"time_ms\":1,\"jobs_active\":1,"
+                   "\"tasks_finished\":57,\"tasks_failed\":1,"
+                   "\"tasks_running\":4,\"stages\":[{\"job\":0,\"stage\":2,"
+                   "\"name\":\"map at wc.c:10\",\"tasks\":100,\"finished\":"
+                   "57,\"running\":4,\"failed\":1}]},"
+                 : "",
+        T0 - 600e3, T0 - 540e3, T0 - 100e3);
+    return s_parse (text);
+}
+
+static void
+test_master_rows (void **state)
+{
+    (void) state;
+    cJSON *doc = s_state (true);
+    int status = 0;
+    char *html = hearth_page_master (doc, &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "<!DOCTYPE html>");
+    assert_contains (html, "<link rel=\"icon\" href=\"data:,\">");
+    assert_contains (html, "<b>Status:</b> ALIVE");
+    assert_contains (html, "<b>URL:</b> tcp://10.0.0.9:7077");
+    assert_contains (html, "<b>Uptime:</b> 1h00m");
+    assert_contains (html, "<b>Workers:</b> 2 alive of 2");
+    assert_contains (html, "<b>Cores:</b> 2 / 12");
+    /* Every worker; A linked to its pages, B (drained) DRAINING. */
+    assert_contains (html, "<tr data-id=\"" WA "\">");
+    assert_contains (html, "<tr data-id=\"" WB "\">");
+    assert_contains (html, "<a href=\"http://10.0.0.1:8081\">" WA "</a>");
+    assert_contains (html, "<td>" WB "</td>");
+    assert_contains (html, "<span class=\"st-DRAINING\">DRAINING</span>");
+    assert_contains (html, "<td>2 / 8</td><td>2048 / 16384 MiB</td>"
+                           "<td>1.2s ago</td><td>1</td>");
+    /* The running application: link, submitted, duration, progress. */
+    assert_contains (html, "<a href=\"/app/" APP "\">" APP "</a>");
+    assert_contains (html, "<td>wordcount</td>");
+    assert_contains (html, "<td>2026-12-01T09:28:30Z</td><td>1m30s</td>");
+    assert_contains (html, "<td>1024 MiB</td><td>1</td>");
+    assert_contains (html, "<span class=\"done\">57</span> tasks done, 4 "
+                           "running, 1 failed");
+    assert_contains (html, "stage 2 map at wc.c:10: ");
+    assert_contains (html, "57/100 (+4 running) (1 failed)");
+    /* The completed one, with its final state and reason. */
+    assert_contains (html, "<td>1m00s</td><td><span class=\"st-FAILED\">"
+                           "FAILED</span></td><td>task 4 failed 4 times</td>");
+    /* The driver's logs on its worker. */
+    assert_contains (html, "<a href=\"http://10.0.0.1:8081/logpage?driver=" DRV
+                           "&amp;stream=stderr\">stderr</a>");
+    /* Inline only: no external script, style or image. */
+    assert_lacks (html, "<script src");
+    assert_lacks (html, "stylesheet");
+    assert_lacks (html, "<img");
+    assert_int_equal (s_count (html, "<tr"), s_count (html, "</tr>"));
+    free (html);
+    cJSON_Delete (doc);
+}
+
+static void
+test_master_no_progress (void **state)
+{
+    (void) state;
+    cJSON *doc = s_state (false);
+    int status = 0;
+    char *html = hearth_page_master (doc, &status);
+    assert_non_null (html);
+    assert_contains (html, "<td>1024 MiB</td><td>1</td><td>-</td></tr>");
+    assert_lacks (html, "class=\"done\"");
+    free (html);
+    cJSON_Delete (doc);
+}
+
+static void
+test_master_empty (void **state)
+{
+    (void) state;
+    cJSON *doc = s_parse ("{\"status\":\"RECOVERING\",\"workers\":[]}");
+    int status = 0;
+    char *html = hearth_page_master (doc, &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "<b>Status:</b> RECOVERING");
+    assert_contains (html, "<b>Uptime:</b> -");
+    /* Four tables, each with its "none" row. */
+    assert_int_equal (s_count (html, "<tr class=\"none\">"), 4);
+    free (html);
+    cJSON_Delete (doc);
+}
+
+/* Values that would be markup: every one shown as text. */
+static const char s_evil[] =
+    "{\"status\":\"<b>\",\"url\":\"a&b\",\"time_ms\":1,"
+    "\"workers\":[{\"id\":\"<script>alert(1)</script>\",\"host\":"
+    "\"h\\\"onmouseover=\\\"x\",\"state\":\"ALIVE\",\"web_url\":"
+    "\"javascript:alert(2)\"},{\"id\":\"w'2\",\"state\":\"DEAD\","
+    "\"web_url\":\"http://x/\\\"><script>alert(3)</script>\"}],"
+    "\"apps\":[{\"id\":\"a\\\"&<\",\"name\":\"<img src=x onerror=y>\","
+    "\"state\":\"RUNNING\",\"progress\":{\"stages\":[{\"name\":"
+    "\"</td><script>\"}]},\"executors\":[{\"exec_id\":1,\"worker_id\":"
+    "\"w'2\",\"state\":\"<i>\",\"exit_reason\":\"&amp;\"}]}],"
+    "\"drivers\":[{\"id\":\"d&<>\",\"state\":\"RUNNING\",\"worker_id\":"
+    "\"w'2\"}]}";
+
+static void
+test_escaping (void **state)
+{
+    (void) state;
+    cJSON *doc = s_parse (s_evil);
+    int status = 0;
+    char *html = hearth_page_master (doc, &status);
+    assert_non_null (html);
+    /* The page's own script is the only one. */
+    assert_int_equal (s_count (html, "<script"), 1);
+    assert_lacks (html, "<img");
+    assert_lacks (html, "<b>\"");
+    assert_lacks (html, "javascript:");
+    assert_contains (html, "<b>Status:</b> &lt;b&gt;");
+    assert_contains (html, "<b>URL:</b> a&amp;b");
+    assert_contains (html, "&lt;script&gt;alert(1)&lt;/script&gt;");
+    assert_contains (html, "<td>h&quot;onmouseover=&quot;x</td>");
+    assert_contains (html, "<tr data-id=\"w&#39;2\">");
+    assert_contains (html, "<a href=\"http://x/&quot;&gt;&lt;script&gt;");
+    assert_contains (html, "<a href=\"/app/a%22%26%3C\">a&quot;&amp;&lt;</a>");
+    assert_contains (html, "&lt;img src=x onerror=y&gt;");
+    assert_contains (html, "&lt;/td&gt;&lt;script&gt;");
+    assert_contains (html, "/logpage?driver=d%26%3C%3E&amp;stream=stdout");
+    free (html);
+
+    html = hearth_page_app (doc, "a\"&<", &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_int_equal (s_count (html, "<script"), 1);
+    assert_contains (html, "data-app=\"a&quot;&amp;&lt;\"");
+    assert_contains (html, "<span class=\"st-&lt;i&gt;\">&lt;i&gt;</span>");
+    assert_contains (html, "<td>&amp;amp;</td>");
+    assert_contains (html, "logpage?app=a%22%26%3C&amp;exec=1&amp;stream=");
+    free (html);
+
+    html = hearth_page_app (doc, "<script>", &status);
+    assert_non_null (html);
+    assert_int_equal (status, 404);
+    assert_int_equal (s_count (html, "<script"), 0);
+    assert_contains (html, "knows no application &lt;script&gt;");
+    free (html);
+    cJSON_Delete (doc);
+}
+
+static void
+test_app_page (void **state)
+{
+    (void) state;
+    cJSON *doc = s_state (true);
+    int status = 0;
+    char *html = hearth_page_app (doc, APP, &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "<title>Application " APP "</title>");
+    assert_contains (html, "data-page=\"app\" data-app=\"" APP "\"");
+    assert_contains (html, "<b>User:</b> ann");
+    assert_contains (html, "<b>Duration:</b> 1m30s");
+    /* The active stage and the executor with its worker and logs. */
+    assert_contains (html, "<td>0</td><td>2</td><td>map at wc.c:10</td>"
+                           "<td>100</td><td>57</td><td>4</td><td>1</td>");
+    assert_contains (html, "<tr data-id=\"3\"><td>3</td><td><a href=\"http:"
+                           "//10.0.0.1:8081\">" WA "</a></td>");
+    assert_contains (html, "<span class=\"st-RUNNING\">RUNNING</span></td>"
+                           "<td>-</td>");
+    assert_contains (html, "<a href=\"http://10.0.0.1:8081/logpage?app=" APP
+                           "&amp;exec=3&amp;stream=stdout\">stdout</a>");
+    free (html);
+
+    html = hearth_page_app (doc, DONE, &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "<b>State:</b> FAILED");
+    assert_contains (html, "<b>Reason:</b> task 4 failed 4 times");
+    assert_int_equal (s_count (html, "<tr class=\"none\">"), 2);
+    free (html);
+
+    html = hearth_page_app (doc, "app-nope", &status);
+    assert_non_null (html);
+    assert_int_equal (status, 404);
+    assert_contains (html, "knows no application app-nope");
+    free (html);
+    html = hearth_page_app (doc, NULL, &status);
+    assert_non_null (html);
+    assert_int_equal (status, 404);
+    free (html);
+    cJSON_Delete (doc);
+}
+
+/* A worker's state: a running executor, an ended one, an ended driver. */
+static const char s_wstate[] =
+    "{\"id\":\"" WA "\",\"host\":\"node1\",\"state\":\"REGISTERED\","
+    "\"master\":\"tcp://10.0.0.9:7077\",\"web_url\":\"http://10.0.0.1:8081\","
+    "\"master_web_url\":\"http://10.0.0.9:8080\",\"started_ms\":"
+    "1796117000000,\"time_ms\":1796117400000,\"cores\":8,\"cores_used\":2,"
+    "\"memory_mb\":16384,\"memory_used_mb\":1024,\"shuffle_bytes\":2048,"
+    "\"executors\":[{\"app_id\":\"" APP "\",\"exec_id\":3,\"cores\":2,"
+    "\"memory_mb\":1024,\"state\":\"RUNNING\",\"pid\":4711,\"started_ms\":"
+    "1796117390000,\"stdout_bytes\":10,\"stderr_bytes\":3072},"
+    "{\"app_id\":\"" DONE "\",\"exec_id\":0,\"cores\":1,\"memory_mb\":512,"
+    "\"state\":\"FAILED\",\"pid\":4700,\"started_ms\":1796117300000,"
+    "\"ended_ms\":1796117360000,\"exit_reason\":\"exit status 3\","
+    "\"stdout_bytes\":0,\"stderr_bytes\":0}],"
+    "\"drivers\":[{\"driver_id\":\"" DRV "\",\"state\":\"FINISHED\","
+    "\"cores\":1,\"memory_mb\":512,\"pid\":4600,\"started_ms\":"
+    "1796117100000,\"ended_ms\":1796117200000,\"exit_reason\":\"exit "
+    "status 0\"}]}";
+
+static void
+test_worker_page (void **state)
+{
+    (void) state;
+    cJSON *doc = s_parse (s_wstate);
+    int status = 0;
+    char *html = hearth_page_worker (doc, &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "data-page=\"worker\"");
+    assert_contains (html, "<b>Master:</b> <a href=\"http://10.0.0.9:8080\">"
+                           "tcp://10.0.0.9:7077</a>");
+    assert_contains (html, "<b>Uptime:</b> 6m40s");
+    assert_contains (html, "<b>Shuffle:</b> 2K");
+    assert_contains (html, "<tr data-id=\"" APP "/3\"><td><a href=\"http://"
+                           "10.0.0.9:8080/app/" APP "\">" APP "</a></td>"
+                           "<td>3</td><td>2</td><td>1024 MiB</td>");
+    assert_contains (html, "<td>4711</td><td>2026-12-01T09:29:50Z</td>"
+                           "<td>10.0s</td><td>-</td><td>10 / 3K</td>");
+    assert_contains (html, "<a href=\"/logpage?app=" APP
+                           "&amp;exec=3&amp;stream=stderr\">stderr</a>");
+    /* Ended ones stay, with their reason and their lifetime. */
+    assert_contains (html, "<td>1m00s</td><td>exit status 3</td>");
+    assert_contains (html, "<tr data-id=\"" DRV "\"><td>" DRV "</td><td>-"
+                           "</td>");
+    assert_contains (html, "<td>1m40s</td><td>exit status 0</td>");
+    assert_contains (html, "<a href=\"/logpage?driver=" DRV
+                           "&amp;stream=stdout\">stdout</a>");
+    free (html);
+    cJSON_Delete (doc);
+}
+
+static void
+test_log_page (void **state)
+{
+    (void) state;
+    cJSON *doc = s_parse (s_wstate);
+    static const char bytes[] = "line <1> & \"two\"\n\0tail";
+    int status = 0;
+    char *html = hearth_page_log (doc, APP " executor 3", "stdout", bytes,
+                                  sizeof bytes - 1, 100000, 300000,
+                                  "app=" APP "&exec=3&stream=stdout", &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "<title>stdout of " APP " executor 3</title>");
+    assert_contains (html, "<pre id=\"log\">line &lt;1&gt; &amp; &quot;two"
+                           "&quot;\n&#xFFFD;tail</pre>");
+    const char *q = "/logpage?app=" APP "&amp;exec=3&amp;stream=stdout";
+    char link[256];
+    snprintf (link, sizeof link,
+              "%s&amp;offset=34464&amp;length=65536\">"
+              "previous</a>",
+              q);
+    assert_contains (html, link);
+    snprintf (link, sizeof link,
+              "%s&amp;offset=100022&amp;length=65536\">"
+              "next</a>",
+              q);
+    assert_contains (html, link);
+    snprintf (link, sizeof link,
+              "%s&amp;offset=-65536&amp;length=65536\">"
+              "last</a>",
+              q);
+    assert_contains (html, link);
+    assert_contains (html, "bytes 100000-100022 of 300000");
+    assert_int_equal (s_count (html, "<script"), 0);
+    free (html);
+
+    /* The whole file: no previous, no next. */
+    html = hearth_page_log (NULL, "d", "stderr", "x", 1, 0, 1, "driver=d",
+                            &status);
+    assert_non_null (html);
+    assert_lacks (html, "previous");
+    assert_lacks (html, "next");
+    assert_contains (html, "/logpage?driver=d&amp;offset=-65536");
+    free (html);
+
+    /* Near the start: previous asks only for what is before. */
+    html = hearth_page_log (NULL, "d", "stderr", "x", 1, 1000, 2000, "driver=d",
+                            &status);
+    assert_non_null (html);
+    assert_contains (html, "offset=0&amp;length=1000\">previous</a>");
+    free (html);
+
+    html = hearth_page_log (doc, "d\"<", "stderr", NULL, 0, 0, 0, "driver=d&<",
+                            &status);
+    assert_non_null (html);
+    assert_int_equal (status, 404);
+    assert_contains (html, "no such log");
+    assert_contains (html, "stderr of d&quot;&lt;");
+    free (html);
+    cJSON_Delete (doc);
+}
+
+/* 1,000 workers, 200 applications: every row rendered. */
+static void
+test_large (void **state)
+{
+    (void) state;
+    cJSON *doc = cJSON_CreateObject ();
+    cJSON *workers = cJSON_AddArrayToObject (doc, "workers");
+    cJSON *apps = cJSON_AddArrayToObject (doc, "apps");
+    assert_non_null (apps);
+    for (int i = 0; i < 1000; i++) {
+        char id[64], url[64];
+        snprintf (id, sizeof id, "worker-20261201093000-node%d-%d", i, i);
+        snprintf (url, sizeof url, "http://10.0.%d.%d:8081", i / 256, i % 256);
+        cJSON *w = cJSON_CreateObject ();
+        cJSON_AddStringToObject (w, "id", id);
+        cJSON_AddStringToObject (w, "state", i % 10 ? "ALIVE" : "DEAD");
+        cJSON_AddStringToObject (w, "web_url", url);
+        cJSON_AddNumberToObject (w, "cores", 16);
+        cJSON_AddItemToArray (workers, w);
+    }
+    for (int i = 0; i < 200; i++) {
+        char id[64];
+        snprintf (id, sizeof id, "app-20261201093000-%04d", i);
+        cJSON *a = cJSON_CreateObject ();
+        cJSON_AddStringToObject (a, "id", id);
+        cJSON_AddStringToObject (a, "state", i % 2 ? "RUNNING" : "FINISHED");
+        cJSON_AddItemToArray (apps, a);
+    }
+    int status = 0;
+    char *html = hearth_page_master (doc, &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_int_equal (s_count (html, "<tr data-id=\"worker-"), 1000);
+    assert_int_equal (s_count (html, "<tr data-id=\"app-"), 200);
+    assert_int_equal (s_count (html, "class=\"st-DEAD\""), 100);
+    assert_contains (html, "<b>Workers:</b> 900 alive of 1000");
+    assert_contains (html, "<b>Cores:</b> 0 / 14400");
+    assert_contains (html, "<b>Applications:</b> 100 running, 100 completed");
+    assert_contains (html, "worker-20261201093000-node999-999");
+    assert_contains (html, "</html>");
+    free (html);
+    cJSON_Delete (doc);
+}
+
+int
+main (void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_master_rows),
+        cmocka_unit_test (test_master_no_progress),
+        cmocka_unit_test (test_master_empty),
+        cmocka_unit_test (test_escaping),
+        cmocka_unit_test (test_app_page),
+        cmocka_unit_test (test_worker_page),
+        cmocka_unit_test (test_log_page),
+        cmocka_unit_test (test_large),
+    };
+    return cmocka_run_group_tests (tests, NULL, NULL);
+}
