@@ -30,6 +30,7 @@
 #include "driver/execs.h"
 #include "driver/local.h"
 #include "driver/master.h"
+#include "driver/progress_report.h"
 #include "driver/signals.h"
 #include "driver/work.h"
 #include "libcore/clock.h"
@@ -39,6 +40,8 @@
 
 /* Between looks for stragglers. */
 static const int64_t s_speculation_period_ms = 100;
+/* At most one progress summary to the master in this while. */
+static const int64_t s_progress_interval_ms = 1000;
 /* Jobs waiting this long without any executor deserve a warning. */
 static const int64_t s_starved_warning_ms = 10000;
 
@@ -53,6 +56,7 @@ struct engine {
     work_t *work;                 /* the task set, the stages, running jobs */
     execs_t *execs;               /* the executors, once started */
     master_link_t *master;        /* the master (cluster modes), or NULL */
+    progress_report_t *progress;  /* summaries for it (with master) */
     local_t *local;               /* our own processes (local modes), or NULL */
     bool signaled;                /* the API was told start-up is over */
     bool stopping;                /* shutting down */
@@ -169,9 +173,11 @@ s_executor_added (void *arg, int exec_id, int cores, const char *host)
 }
 
 static void
-s_executor_lost (void *arg, int exec_id, const char *reason)
+s_executor_lost (void *arg, int exec_id, const char *reason,
+                 int64_t peak_rss_bytes)
 {
     engine_t *e = arg;
+    execs_set_peak_rss (e->execs, exec_id, peak_rss_bytes);
     execs_lost (e->execs, exec_id, reason);
 }
 
@@ -191,9 +197,10 @@ s_local_started (void *arg, int exec_id, int cores)
 }
 
 static void
-s_local_exited (void *arg, int exec_id)
+s_local_exited (void *arg, int exec_id, int64_t peak_rss_bytes)
 {
     engine_t *e = arg;
+    execs_set_peak_rss (e->execs, exec_id, peak_rss_bytes);
     execs_lost (e->execs, exec_id, "process exited");
 }
 
@@ -224,6 +231,7 @@ engine_destroy (engine_t **self_p)
     int saved = errno;
     engine_t *e = *self_p;
     master_link_destroy (&e->master);
+    progress_report_destroy (&e->progress);
     local_destroy (&e->local);
     eventlog_destroy (&e->el);
     execs_destroy (&e->execs);
@@ -320,6 +328,19 @@ s_check_starved (engine_t *e, int64_t now)
     }
 }
 
+/* A progress summary for the master when one is due (final: at the end,
+   whenever it changed); from the tick, never from the task path. */
+static void
+s_report_progress (engine_t *e, int64_t now, bool final)
+{
+    if (!e->master || !e->progress || !e->signaled || e->error[0]
+        || !progress_report_due (e->progress, e->work, now, final))
+        return;
+    hearth_msg_t *msg = progress_report_msg (e->progress, e->app_id);
+    if (msg && master_link_send_progress (e->master, &msg) == 0)
+        progress_report_sent (e->progress, now);
+}
+
 static const char *
 s_signal_name (int sig)
 {
@@ -357,6 +378,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
         local_tick (e->local);
     execs_tick (e->execs);
     eventlog_tick (e->el);
+    s_report_progress (e, now, false);
     s_check_starved (e, now);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;
@@ -408,6 +430,9 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
                              .list_executors = s_list_executors,
                              .arg = e};
     e->master = master_link_new (&opts, &cbs, err);
+    if (e->master
+        && !(e->progress = progress_report_new (s_progress_interval_ms)))
+        return hearth_errprintf (err, "out of memory");
     return e->master ? 0 : -1;
 }
 
@@ -544,6 +569,7 @@ s_shutdown (engine_t *e)
     char why[1024];
     hearth_app_end_t state = s_final_state (e, why, sizeof why);
     work_fail_all (e->work, "the application stopped");
+    s_report_progress (e, hearth_mono_ms (), true); /* the exact end */
     if (e->execs)
         execs_stop_all (e->execs, "the application is over");
     eventlog_app_end (e->el, states[state], why);

@@ -30,15 +30,17 @@ enum { s_max_silent = 64 };
 
 /* One executor of the application. */
 typedef struct {
-    int exec_id;          /* its id (from the master, or local) */
-    int cores;            /* task slots */
-    char host[256];       /* where it runs */
-    char *key;            /* hex of its routing id once registered */
-    zframe_t *rid;        /* its routing id once registered */
-    bool registered;      /* REGISTER_EXECUTOR accepted: in the task set */
-    uint32_t server;      /* its node's block server (shuffle.h) */
-    int64_t last_recv_ms; /* last message from it (monotonic) */
-    int64_t last_send_ms; /* last message to it (monotonic) */
+    int exec_id;            /* its id (from the master, or local) */
+    int cores;              /* task slots */
+    char host[256];         /* where it runs */
+    char *key;              /* hex of its routing id once registered */
+    zframe_t *rid;          /* its routing id once registered */
+    bool registered;        /* REGISTER_EXECUTOR accepted: in the task set */
+    uint32_t server;        /* its node's block server (shuffle.h) */
+    int64_t last_recv_ms;   /* last message from it (monotonic) */
+    int64_t last_send_ms;   /* last message to it (monotonic) */
+    int64_t peak_rss_bytes; /* its peak memory once it ended (its
+                               worker's wait4), or -1: unknown */
 } exec_t;
 
 struct execs {
@@ -231,6 +233,7 @@ s_add (execs_t *self, int exec_id, int cores, const char *host)
     x->cores = cores;
     snprintf (x->host, sizeof x->host, "%s", host ? host : "");
     x->last_recv_ms = x->last_send_ms = hearth_mono_ms ();
+    x->peak_rss_bytes = -1;
     zhashx_insert (self->by_id, hearth_intkey (exec_id), x);
     return x;
 }
@@ -312,11 +315,30 @@ s_ev_executor (execs_t *self, const exec_t *x, const char *reason, int lost)
 }
 
 void
+execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes)
+{
+    exec_t *x = s_find (self, exec_id);
+    if (x)
+        x->peak_rss_bytes = peak_rss_bytes > 0 ? peak_rss_bytes : -1;
+}
+
+int64_t
+execs_peak_rss (const execs_t *self, int exec_id)
+{
+    const exec_t *x = s_find (self, exec_id);
+    return x ? x->peak_rss_bytes : -1;
+}
+
+void
 execs_lost (execs_t *self, int exec_id, const char *reason)
 {
     exec_t *x = s_find (self, exec_id);
     if (!x)
         return;
+    if (x->peak_rss_bytes > 0)
+        log_info ("executor %d: peak memory %lld MiB (%lld bytes)", exec_id,
+                  (long long) (x->peak_rss_bytes >> 20),
+                  (long long) x->peak_rss_bytes);
     if (x->registered) {
         int n = hearth_taskset_remove_executor (self->ts, exec_id);
         log_warn ("executor %d lost (%s): %d tasks to run again", exec_id,

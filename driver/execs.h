@@ -73,6 +73,12 @@ void execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness);
 /* Note an executor the master announced or we started (nothing if it is
    known).  host is copied.  Returns 0, or -1 on no memory. */
 int execs_add (execs_t *self, int exec_id, int cores, const char *host);
+/* The peak memory (bytes, -1: unknown) of executor exec_id as its
+   worker measured it when it reaped it: set before execs_lost, so that
+   its executor_removed event can say it (execs_peak_rss). */
+void execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes);
+/* That figure, or -1 when unknown or no such executor. */
+int64_t execs_peak_rss (const execs_t *self, int exec_id);
 /* An executor is gone: re-queue its tasks and forget it. */
 void execs_lost (execs_t *self, int exec_id, const char *reason);
 /* Whether any executor has registered. */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -279,12 +280,15 @@ local_tick (local_t *self)
 {
     s_proc_t *p = &self->exec;
     int status;
-    if (p->pid > 0 && waitpid (p->pid, &status, WNOHANG) == p->pid) {
+    struct rusage ru;
+    if (p->pid > 0 && wait4 (p->pid, &status, WNOHANG, &ru) == p->pid) {
         char text[128];
         log_warn ("local executor %d %s", p->exec_id,
                   hearth_wait_status_text (status, text, sizeof text));
         p->pid = 0; /* reaped; the slot is free once the set lets go */
-        self->cbs.executor_exited (self->cbs.arg, p->exec_id);
+        self->cbs.executor_exited (
+            self->cbs.arg, p->exec_id,
+            ru.ru_maxrss > 0 ? (int64_t) ru.ru_maxrss * 1024 : -1);
     }
     if (self->master_pid > 0
         && waitpid (self->master_pid, &status, WNOHANG) == self->master_pid) {

@@ -42,8 +42,9 @@ typedef struct local local_t;
 typedef struct {
     /* We started executor exec_id, with cores, on this machine. */
     void (*executor_started) (void *arg, int exec_id, int cores);
-    /* Executor exec_id's process exited. */
-    void (*executor_exited) (void *arg, int exec_id);
+    /* Executor exec_id's process exited; its peak memory in bytes
+       (wait4's ru_maxrss), or -1 when unknown. */
+    void (*executor_exited) (void *arg, int exec_id, int64_t peak_rss_bytes);
     /* The application cannot go on (reason borrowed): our executor keeps
        failing, or our master exited. */
     void (*app_dead) (void *arg, const char *reason);

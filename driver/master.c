@@ -324,7 +324,8 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
     snprintf (reason, sizeof reason, "%s%s%s%s", state,
               hearth_json_bool (b, "worker_lost", false) ? ", worker lost" : "",
               text ? ": " : "", text ? text : "");
-    self->cbs.executor_lost (self->cbs.arg, exec_id, reason);
+    self->cbs.executor_lost (self->cbs.arg, exec_id, reason,
+                             hearth_json_int (b, "peak_rss_bytes", -1));
 }
 
 /* The master answered UNREGISTER_APPLICATION (or had ended the
@@ -501,6 +502,16 @@ master_link_release_executor (master_link_t *self, int exec_id,
     cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
     cJSON_AddStringToObject (msg->body, "reason", reason);
     s_send (self, &msg);
+}
+
+int
+master_link_send_progress (master_link_t *self, hearth_msg_t **msg_p)
+{
+    if (!self->sock || !self->linked || self->finishing) {
+        hearth_msg_destroy (msg_p);
+        return -1;
+    }
+    return s_send (self, msg_p);
 }
 
 /* ---- the end ------------------------------------------------------------- */

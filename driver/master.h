@@ -16,6 +16,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/proto.h"
 
 typedef struct master_link master_link_t;
 
@@ -31,8 +32,10 @@ typedef struct {
     /* The master granted an executor (host borrowed). */
     void (*executor_added) (void *arg, int exec_id, int cores,
                             const char *host);
-    /* An executor ended on its worker (reason borrowed). */
-    void (*executor_lost) (void *arg, int exec_id, const char *reason);
+    /* An executor ended on its worker (reason borrowed), its peak memory
+       in bytes as its worker measured it, or -1 when unknown. */
+    void (*executor_lost) (void *arg, int exec_id, const char *reason,
+                           int64_t peak_rss_bytes);
     /* The master ended the application (reason borrowed). */
     void (*app_dead) (void *arg, const char *reason);
     /* Append the executors still running to list (borrowed), to register
@@ -80,6 +83,10 @@ void master_link_tick (master_link_t *self);
    or cut off), so that its cores go to a replacement. */
 void master_link_release_executor (master_link_t *self, int exec_id,
                                    const char *reason);
+/* Send a progress summary (APPLICATION_PROGRESS, taken: *msg_p is
+   nulled) while the application is registered on a working link and not
+   finishing.  Returns 0 when it went, -1 when it was dropped. */
+int master_link_send_progress (master_link_t *self, hearth_msg_t **msg_p);
 /* Unregister the application (if registered), ending in state
    ("FINISHED", "FAILED" or "KILLED") for reason (both copied), and wait,
    up to wait_ms, for the master to confirm it: registering again first,

@@ -5,8 +5,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/eventlog.h"
 #include "driver/master_msgs.h"
 #include "libcore/ids.h"
+
+/* The longest path REGISTER_APPLICATION's event_log carries. */
+static const size_t s_max_path = 4096;
+
+/* The event log's directory, absolute (it exists: eventlog_check_dir
+   made it at start-up), or NULL when there is none; caller frees. */
+static char *
+s_event_log_dir (const hearth_conf_t *conf)
+{
+    const char *dir = eventlog_dir (conf);
+    if (!dir || !*dir)
+        return NULL;
+    char *abs = realpath (dir, NULL);
+    if (!abs || strlen (abs) > s_max_path) {
+        free (abs);
+        return dir[0] == '/' && strlen (dir) <= s_max_path ? strdup (dir)
+                                                           : NULL;
+    }
+    return abs;
+}
 
 hearth_msg_t *
 master_msg_register (const master_reg_t *reg, cJSON *executors)
@@ -42,6 +63,10 @@ master_msg_register (const master_reg_t *reg, cJSON *executors)
     const char *driver_id = hearth_conf_str (conf, "driver-id");
     if (driver_id && hearth_id_valid (HEARTH_ID_DRIVER, driver_id))
         cJSON_AddStringToObject (b, "driver_id", driver_id);
+    char *dir = s_event_log_dir (conf);
+    if (dir)
+        cJSON_AddStringToObject (b, "event_log", dir);
+    free (dir);
     const char *user = getenv ("USER");
     if (user && strlen (user) < 255)
         cJSON_AddStringToObject (b, "user", user);

@@ -27,6 +27,7 @@ struct work {
     char last_failure[4800];    /* why the last job to end failed, or "" */
     work_cbs_t cbs;             /* the owner's callbacks */
     eventlog_t *el;             /* the event log (borrowed), or NULL */
+    work_totals_t ended;        /* what the jobs that ended did */
 };
 
 static void
@@ -205,11 +206,15 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
         snprintf (self->last_failure, sizeof self->last_failure,
                   "job %s failed: %s", job->name, error);
     zlistx_delete (self->jobs, handle);
+    self->ended.jobs++;
     for (size_t i = 0; i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
         uint64_t finished = 0, running = 0, total = 0;
         hearth_taskset_stage_counts (self->ts, st->uid, &finished, &running,
                                      &total);
+        self->ended.tasks += st->ntasks;
+        self->ended.finished += finished;
+        self->ended.failed += st->failed_attempts;
         job_set_progress (job, st, finished, 0, finished == st->ntasks);
         s_ev_stage_end (self, st,
                         state == HEARTH_JOB_SUCCEEDED ? "SUCCEEDED" : "FAILED",
@@ -254,6 +259,24 @@ work_fail_all (work_t *self, const char *reason)
     hearth_job_t *job;
     while ((job = zlistx_first (self->jobs)))
         s_fail_job (self, job, reason, false);
+}
+
+const work_totals_t *
+work_ended_totals (const work_t *self)
+{
+    return &self->ended;
+}
+
+hearth_job_t *
+work_first_job (work_t *self)
+{
+    return zlistx_first (self->jobs);
+}
+
+hearth_job_t *
+work_next_job (work_t *self)
+{
+    return zlistx_next (self->jobs);
 }
 
 const char *

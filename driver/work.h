@@ -18,6 +18,7 @@
 #include "libcore/conf.h"
 #include "libcore/taskset.h"
 
+struct eventlog;
 typedef struct work work_t;
 
 /* What the work asks of its owner. */
@@ -48,6 +49,19 @@ hearth_taskset_t *work_taskset (work_t *self);
 struct shuffle_servers *work_servers (work_t *self);
 /* The stage of uid (borrowed), or NULL once its job has ended. */
 hearth_stage_t *work_stage (const work_t *self, uint32_t uid);
+/* What the jobs that have ended did, for progress summaries. */
+typedef struct {
+    uint64_t jobs;     /* jobs ended, in any state */
+    uint64_t tasks;    /* their tasks */
+    uint64_t finished; /* their tasks finished */
+    uint64_t failed;   /* their failed attempts */
+} work_totals_t;
+/* The totals (borrowed: they live as long as the work). */
+const work_totals_t *work_ended_totals (const work_t *self);
+/* The running jobs in submission order (borrowed), NULL after the last;
+   nothing may be submitted or ended between the calls of one walk. */
+hearth_job_t *work_first_job (work_t *self);
+hearth_job_t *work_next_job (work_t *self);
 /* Whether any job is running. */
 bool work_has_jobs (const work_t *self);
 

@@ -210,7 +210,8 @@ static const hearth_field_t b_executor_state_changed[] = {
     F_APP_ID (true), F_EXEC_ID (true),
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
     F_EXIT ("exit_status"), INT ("signal", false, 0, 128),
-    INT ("pid", false, 0, 1e9), END};
+    INT ("pid", false, 0, 1e9), INT ("peak_rss_bytes", false, 0, MAX_BYTES),
+    END};
 static const hearth_field_t b_launch_driver[] = {
     F_DRIVER_ID (true), F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
     NAME ("app", true), ENUM ("kind", true, s_driver_kinds),
@@ -233,7 +234,8 @@ static const hearth_field_t b_register_application[] = {
     F_DRIVER_ID (false), STR ("user", false, 0, 255),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     STR ("token", false, 0, 128), STR ("driver_key", false, 0, 64),
-    MAP ("conf", false, 1024, s_arg), END};
+    MAP ("conf", false, 1024, s_arg), STR ("event_log", false, 1, MAX_PATH),
+    END};
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
     INT ("heartbeat_liveness", false, 1, 1000), END};
@@ -244,7 +246,8 @@ static const hearth_field_t b_executor_added[] = {
 static const hearth_field_t b_executor_updated[] = {
     F_APP_ID (false), F_EXEC_ID (true),
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
-    F_EXIT ("exit_status"), BOOL ("worker_lost", false), END};
+    F_EXIT ("exit_status"), BOOL ("worker_lost", false),
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_application_removed[] = {
     F_APP_ID (false), F_TEXT ("reason", true),
     ENUM ("state", false, hearth_app_states), END};
@@ -335,6 +338,23 @@ static const hearth_field_t b_block_data[] = {
     INT ("length", true, 0, 9007199254740991), BOOL ("eof", true),
     FRAME ("data", false), STR ("code", false, 0, 64),
     F_TEXT ("error", false), END};
+
+/* A driver's progress summary (docs/protocol.md, APPLICATION_PROGRESS). */
+static const hearth_field_t s_progress_stage[] = {
+    INT ("job", true, 0, MAX_TASK_ID), INT ("stage", true, 0, MAX_EXEC_ID),
+    STR ("name", true, 0, HEARTH_PROGRESS_NAME_MAX),
+    INT ("tasks", true, 0, MAX_TASK_ID), INT ("finished", true, 0, MAX_TASK_ID),
+    INT ("running", true, 0, MAX_TASK_ID), INT ("failed", true, 0, MAX_TASK_ID),
+    END};
+static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
+                                                           s_progress_stage)};
+static const hearth_field_t b_application_progress[] = {
+    F_APP_ID (true), INT ("jobs_active", true, 0, MAX_LIST),
+    INT ("tasks_total", true, 0, MAX_TASK_ID),
+    INT ("tasks_finished", true, 0, MAX_TASK_ID),
+    INT ("tasks_failed", true, 0, MAX_TASK_ID),
+    INT ("tasks_running", true, 0, MAX_TASK_ID),
+    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages), END};
 
 /* clang-format on */
 
@@ -516,6 +536,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
                                            b_worker_response},
     [HEARTH_CMD_FETCH_BLOCK] = {"FETCH_BLOCK", b_fetch_block},
     [HEARTH_CMD_BLOCK_DATA] = {"BLOCK_DATA", b_block_data},
+    [HEARTH_CMD_APPLICATION_PROGRESS] = {"APPLICATION_PROGRESS",
+                                         b_application_progress},
 };
 
 const char *

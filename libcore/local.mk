@@ -53,7 +53,8 @@ NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
 # The daemons' HTTP server (pages, JSON, metrics) on libmicrohttpd: a
 # library of its own, linked by the programs that serve pages only.
 noinst_LTLIBRARIES += libcore/libhearthweb.la
-libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h
+libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
+	libcore/prom.c libcore/prom.h
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
-libcore_libhearthweb_la_LIBADD = $(MHD_LIBS)
+libcore_libhearthweb_la_LIBADD = $(MHD_LIBS) -lm
 WEB_LIBS = libcore/libhearthweb.la $(MHD_LIBS)

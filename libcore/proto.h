@@ -44,6 +44,10 @@
 /* The server index of a map output on the reducer's node with no block
    server (local[N]). */
 #define HEARTH_BLOCK_LOCAL 0xffffffffu
+/* APPLICATION_PROGRESS: at most this many stages, names of at most
+   HEARTH_PROGRESS_NAME_MAX bytes (the driver cuts longer ones). */
+#define HEARTH_PROGRESS_STAGES 16
+#define HEARTH_PROGRESS_NAME_MAX 255
 
 /* Every command of the protocol, in the order of docs/protocol.md. */
 #define HEARTH_COMMANDS(X)                                                     \
@@ -89,7 +93,8 @@
     X (RESUME_WORKER)                                                          \
     X (RESUME_WORKER_RESPONSE)                                                 \
     X (FETCH_BLOCK)                                                            \
-    X (BLOCK_DATA)
+    X (BLOCK_DATA)                                                             \
+    X (APPLICATION_PROGRESS)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

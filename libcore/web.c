@@ -96,6 +96,16 @@ hearth_web_reply_text (hearth_web_reply_t *rep, int status, const char *fmt,
 }
 
 void
+hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status)
+{
+    if (!page)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, status, "text/html; charset=utf-8", page,
+                          strlen (page));
+}
+
+void
 hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
                          const char *value)
 {

@@ -153,6 +153,10 @@ void hearth_web_reply_text (hearth_web_reply_t *rep, int status,
                             const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 
+/* Fill rep with an HTML page (taken: the server frees it) and status;
+   page NULL (a renderer out of memory): 500. */
+void hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status);
+
 /* Add a header to rep (ignored past HEARTH_WEB_MAX_HEADERS or when too
    long). */
 void hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,

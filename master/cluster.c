@@ -299,6 +299,9 @@ s_executor_updated (master_t *m, const registry_change_t *c)
     if (c->exit_status >= 0)
         cJSON_AddNumberToObject (b, "exit_status", c->exit_status);
     cJSON_AddBoolToObject (b, "worker_lost", c->worker_lost);
+    if (exec->peak_rss_bytes > 0)
+        cJSON_AddNumberToObject (b, "peak_rss_bytes",
+                                 (double) exec->peak_rss_bytes);
     master_send (m, exec->app->routing_id, msg);
 }
 

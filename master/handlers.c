@@ -145,6 +145,21 @@ s_new_app_owner (master_t *m, zframe_t *rid, const cJSON *b)
     return NULL;
 }
 
+/* The event log's directory a driver names, if absolute (a relative one
+   means nothing where the master is). */
+static const char *
+s_event_log (const cJSON *b)
+{
+    const char *dir = hearth_json_str (b, "event_log");
+    if (dir && dir[0] != '/') {
+        log_warn ("REGISTER_APPLICATION: event_log %.200s is not absolute: "
+                  "not recorded",
+                  dir);
+        return NULL;
+    }
+    return dir;
+}
+
 static void
 s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -176,6 +191,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         .token = hearth_json_str (b, "token"),
         .driver_key = hearth_json_str (b, "driver_key"),
         .user = hearth_json_str (b, "user"),
+        .event_log = s_event_log (b),
         .conf = cJSON_IsObject (conf) ? conf : NULL,
         .max_cores = (int) hearth_json_int (b, "max_cores", 0),
         .cores_per_executor =
@@ -304,6 +320,32 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                           master_kill_executor, m);
 }
 
+/* The driver's progress summary: kept as the application's `progress`
+   (MASTER_STATE), from its own connection only; a stray one is refused
+   as UNREGISTER_APPLICATION's would be. */
+static void
+s_application_progress (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    const char *id = hearth_json_str (msg->body, "app_id");
+    reg_app_t *app = registry_app (m->reg, id);
+    void *record;
+    if (!app || app->state > APP_RUNNING) {
+        master_reject (m, rid, "no_app",
+                       app ? "the application has ended"
+                           : "the master does not know this application",
+                       "APPLICATION_PROGRESS");
+        return;
+    }
+    if (registry_peer (m->reg, rid, &record) != PEER_APP || record != app) {
+        master_reject (m, rid, "not_allowed",
+                       "only the application's driver may report its progress",
+                       "APPLICATION_PROGRESS");
+        return;
+    }
+    if (registry_app_set_progress (app, msg->body, registry_wall_ms ()) < 0)
+        log_warn ("application %s: no memory for its progress", id);
+}
+
 /* A driver gave up on one of its executors (silent: hung, or cut off
    from it): the worker kills it, and its cores come back for another. */
 static void
@@ -353,6 +395,7 @@ static const struct {
     {HEARTH_CMD_UNREGISTER_APPLICATION, s_unregister_application},
     {HEARTH_CMD_KILL_APPLICATION, s_kill_application},
     {HEARTH_CMD_KILL_EXECUTOR, s_kill_executor},
+    {HEARTH_CMD_APPLICATION_PROGRESS, s_application_progress},
     {HEARTH_CMD_MASTER_STATE, master_state_request},
     {HEARTH_CMD_SUBMIT_DRIVER, master_submit_driver},
     {HEARTH_CMD_DRIVER_STATUS, master_driver_status},

@@ -416,6 +416,12 @@ journal_sync (journal_t *self)
 }
 
 bool
+journal_dirty (const journal_t *self)
+{
+    return self->dirty && self->fd >= 0;
+}
+
+bool
 journal_behind (const journal_t *self)
 {
     return self->behind;

@@ -70,6 +70,10 @@ int journal_append (journal_t *self, const cJSON *record, bool sync);
 /* fsync what was appended since the last sync.  0 or -1. */
 int journal_sync (journal_t *self);
 
+/* Whether appends wait for journal_sync (for /metrics, which times the
+   syncs that write). */
+bool journal_dirty (const journal_t *self);
+
 /* True while a record could not be written: the files hold a prefix of
    the changes, and appends are refused until a journal_compact()
    succeeds. */

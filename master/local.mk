@@ -14,7 +14,7 @@ hearth_master_SOURCES = \
 	master/records.c master/restore.c master/recover.c master/recover.h \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \
-	master/web.c master/web.h master/webjson.c
+	master/web.c master/web.h master/webjson.c master/webmetrics.c
 hearth_master_LDADD = $(WEB_LIBS) $(NOTIFY_LIBS) $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c master/taillink.c master/taillink.h \
 	master/tailev.c master/tailev.h

@@ -136,6 +136,30 @@ static const hearth_opt_t s_opts[] = {
 
 /* --- the loop ---------------------------------------------------------- */
 
+/* An allocation pass, timed for /metrics. */
+static void
+s_schedule (master_t *m)
+{
+    int64_t t0 = hearth_mono_us ();
+    master_schedule (m);
+    hearth_prom_observe (&m->metrics.schedule,
+                         (double) (hearth_mono_us () - t0) / 1e6);
+}
+
+/* The registry's observer: executor ends counted for /metrics, then
+   cluster.c's (events, and who must hear of the change). */
+static void
+s_on_change (void *arg, registry_change_t *c)
+{
+    master_t *m = arg;
+    if (c->exec && strcmp (c->topic, "executor") == 0
+        && registry_exec_final (c->exec->state)
+        && (size_t) c->exec->state
+               < sizeof m->metrics.exec_exits / sizeof m->metrics.exec_exits[0])
+        m->metrics.exec_exits[c->exec->state]++;
+    master_on_change (arg, c);
+}
+
 /* Read at most max messages already queued on the ROUTER, without
    waiting. */
 static void
@@ -154,6 +178,9 @@ s_read (master_t *m, zsock_t *sock, int max)
         bool refused =
             zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
         m->sender_key = zap ? peer.user_id : NULL; /* for authz.c */
+        m->metrics.heartbeats += msg && msg->cmd == HEARTH_CMD_HEARTBEAT;
+        m->metrics.refused_unadmitted += refused;
+        m->metrics.refused_malformed += !msg && rid && !refused;
         if (msg && !refused)
             master_dispatch (m, rid, msg);
         else if (rid && !refused)
@@ -167,7 +194,7 @@ s_read (master_t *m, zsock_t *sock, int max)
     }
     master_drivers_settle (m);
     if (m->dirty)
-        master_schedule (m);
+        s_schedule (m);
 }
 
 static int
@@ -250,7 +277,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     hearth_loglimit_flush (m->launch_log, HEARTH_LOG_WARN, now);
     master_drivers_settle (m);
     if (m->dirty || m->held)
-        master_schedule (m);
+        s_schedule (m);
     return 0;
 }
 
@@ -466,7 +493,7 @@ s_setup (master_t *m, hearth_error_t *err)
                           hearth_conf_str (m->conf, "key-limits"), err)))
         return -1;
     zhashx_set_destructor (m->log_limit, s_stamp_destroy);
-    registry_set_observer (m->reg, master_on_change, m);
+    registry_set_observer (m->reg, s_on_change, m);
     if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
         return -1;
     int64_t tick = m->interval_ms / 4;

@@ -26,7 +26,8 @@
         send.c       what the master puts on its sockets: a message to a
                      peer, an ERROR, an event, KILL_EXECUTOR
         web.c        the web server's routes (pages, /json, /metrics);
-                     webjson.c, Spark's /json document
+                     webjson.c, Spark's /json document; webmetrics.c,
+                     the /metrics text
 
     The registry (registry.h: registry.c, regworkers.c, regapps.c,
     regdrivers.c, reglive.c, regviews.c, records.c, restore.c) holds every
@@ -56,6 +57,7 @@
 #include "libcore/curve.h"
 #include "libcore/loglimit.h"
 #include "libcore/pidfile.h"
+#include "libcore/prom.h"
 #include "master/journal.h"
 #include "master/registry.h"
 
@@ -69,6 +71,22 @@ typedef struct {
     size_t execs_adopted; /* of those, reported running by their worker */
     size_t execs_lost;    /* of those, not reported: LOST */
 } master_recovery_t;
+
+/* What /metrics counts as it happens (webmetrics.c prints it with what
+   it reads from the registry). */
+typedef struct {
+    uint64_t heartbeats;         /* HEARTBEATs received */
+    uint64_t refused_unadmitted; /* messages of keys no longer admitted */
+    uint64_t refused_malformed;  /* messages the codec rejected */
+    uint64_t exec_exits[8];      /* executors ended, by executor state */
+    hearth_prom_hist_t schedule; /* allocation passes (master_schedule) */
+    hearth_prom_hist_t journal;  /* journal appends and syncs */
+    zhashx_t *tasks_seen;        /* app id -> int64_t[2], its progress's
+                                    finished and failed tasks at the last
+                                    scrape (webmetrics.c; owned) */
+    uint64_t tasks_finished;     /* tasks finished, summed over scrapes */
+    uint64_t tasks_failed;       /* failed attempts, likewise */
+} master_metrics_t;
 
 typedef struct master {
     hearth_conf_t *conf;       /* settings (owned) */
@@ -114,6 +132,7 @@ typedef struct master {
                                    per key (authz.c; owned) */
     struct limits *limits;      /* per-key core limits (limits.h; owned) */
     struct hearth_web *web;     /* the web server (web.h; owned), or NULL */
+    master_metrics_t metrics;   /* counters and histograms for /metrics */
 } master_t;
 
 #endif

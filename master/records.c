@@ -59,6 +59,7 @@ registry_app_record (const reg_app_t *app)
     s_add_str (r, "token", app->token);
     s_add_str (r, "driver_key", app->driver_key);
     s_add_str (r, "user", app->user);
+    s_add_str (r, "event_log", app->event_log);
     if (app->owner[0])
         cJSON_AddStringToObject (r, "owner", app->owner);
     if (app->curve_key[0])

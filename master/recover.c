@@ -96,7 +96,10 @@ s_on_record (void *arg, const cJSON *record, bool sync)
     const char *t = hearth_json_str (record, "t");
     if (t && strncmp (t, "driver", 6) == 0)
         s_driver_files (m, record);
+    int64_t t0 = hearth_mono_us (); /* timed for /metrics */
     journal_append (m->journal, record, sync);
+    hearth_prom_observe (&m->metrics.journal,
+                         (double) (hearth_mono_us () - t0) / 1e6);
 }
 
 static zframe_t **
@@ -265,7 +268,12 @@ master_journal_tick (master_t *m, int64_t now)
 {
     if (!m->journal)
         return;
-    journal_sync (m->journal);
+    if (journal_dirty (m->journal)) {
+        int64_t t0 = hearth_mono_us ();
+        journal_sync (m->journal);
+        hearth_prom_observe (&m->metrics.journal,
+                             (double) (hearth_mono_us () - t0) / 1e6);
+    }
     if (journal_behind (m->journal)) {
         if (journal_repair_due (m->journal, now))
             s_repair (m);

@@ -36,7 +36,8 @@ registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
         || registry__set_str (&app->driver_url, desc->driver_url) < 0
         || registry__set_str (&app->token, desc->token) < 0
         || registry__set_str (&app->driver_key, desc->driver_key) < 0
-        || registry__set_str (&app->user, desc->user) < 0)
+        || registry__set_str (&app->user, desc->user) < 0
+        || registry__set_str (&app->event_log, desc->event_log) < 0)
         return -1;
     if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
         return -1;
@@ -202,6 +203,28 @@ registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *why)
                            .exit_status = -1,
                            .event = s_app_event (app, "waiting")};
     registry__notify (self, &c);
+}
+
+int
+registry_app_set_progress (reg_app_t *app, const cJSON *body, int64_t wall_ms)
+{
+    cJSON *p = cJSON_CreateObject ();
+    bool ok = p && cJSON_AddNumberToObject (p, "time_ms", (double) wall_ms);
+    for (const cJSON *f = body->child; ok && f; f = f->next) {
+        if (strcmp (f->string, "app_id") == 0)
+            continue;
+        cJSON *copy = cJSON_Duplicate (f, 1);
+        ok = copy && cJSON_AddItemToObject (p, f->string, copy);
+        if (!ok)
+            cJSON_Delete (copy);
+    }
+    if (!ok) {
+        cJSON_Delete (p);
+        return -1;
+    }
+    cJSON_Delete (app->progress);
+    app->progress = p;
+    return 0;
 }
 
 static cJSON *

@@ -129,7 +129,9 @@ registry__app_destroy (reg_app_t **app_p)
     free (app->user);
     free (app->end_reason);
     free (app->waiting);
+    free (app->event_log);
     cJSON_Delete (app->conf);
+    cJSON_Delete (app->progress);
     zframe_destroy (&app->routing_id);
     free (app);
     *app_p = NULL;

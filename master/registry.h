@@ -141,6 +141,11 @@ struct reg_app {
     int64_t end_ms;                 /* wall clock at its end, or 0 */
     int64_t last_heartbeat_ms;      /* wall clock of the driver's last sign */
     char *end_reason;               /* why it ended, or NULL */
+    char *event_log;                /* where its driver writes its event
+                                       log (absolute), or NULL */
+    cJSON *progress;                /* its driver's last progress summary
+                                       (APPLICATION_PROGRESS, with time_ms),
+                                       or NULL; not journaled */
     int64_t hold_until_ms;          /* monotonic: not scheduled before, or 0 */
     bool recovering;                /* restored from the journal, its driver
                                        not back yet (no routing id) */
@@ -149,14 +154,16 @@ struct reg_app {
 };
 
 struct reg_exec {
-    reg_app_t *app;       /* the application it runs for */
-    int exec_id;          /* per application, from 0 */
-    reg_worker_t *worker; /* where it runs */
-    int cores;            /* cores it holds */
-    int64_t memory_mb;    /* memory it holds, MiB */
-    exec_state_t state;   /* LAUNCHING ... LOST */
-    int pid;              /* as the worker reported, or 0 */
-    void *worker_handle;  /* handle in worker->executors */
+    reg_app_t *app;         /* the application it runs for */
+    int exec_id;            /* per application, from 0 */
+    reg_worker_t *worker;   /* where it runs */
+    int cores;              /* cores it holds */
+    int64_t memory_mb;      /* memory it holds, MiB */
+    exec_state_t state;     /* LAUNCHING ... LOST */
+    int pid;                /* as the worker reported, or 0 */
+    void *worker_handle;    /* handle in worker->executors */
+    int64_t peak_rss_bytes; /* its peak memory once its worker reaped it
+                               (EXECUTOR_STATE_CHANGED), or 0 */
 };
 
 /* A cluster-mode driver (SUBMIT_DRIVER).  It keeps what it needs to be
@@ -341,6 +348,7 @@ size_t registry_reap (registry_t *self, int64_t cutoff_ms, size_t max);
 typedef struct {
     const char *id; /* a re-registering driver's own id, or NULL */
     const char *name, *driver_url, *token, *driver_key, *user;
+    const char *event_log;  /* its event log's directory, or NULL */
     const char *owner;      /* the key that submitted it, or NULL */
     const char *curve_key;  /* its driver's CURVE key, or NULL */
     const cJSON *conf;      /* copied, or NULL */
@@ -366,6 +374,13 @@ void registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
                        const char *reason,
                        void (*kill_fn) (void *arg, reg_exec_t *exec),
                        void *arg);
+
+/* The driver's progress summary (an APPLICATION_PROGRESS body,
+   borrowed, checked against its schema) becomes app's progress, dated
+   wall_ms.  Neither observed nor journaled: the driver sends it again
+   within a second.  Returns 0, or -1 on no memory (the last one stays). */
+int registry_app_set_progress (reg_app_t *app, const cJSON *body,
+                               int64_t wall_ms);
 
 /* Why app waits beyond the cluster's own room (its key's limit), or NULL:
    copied into app->waiting.  A new reason is published (an `app` event

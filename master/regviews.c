@@ -124,6 +124,11 @@ registry_app_json (const reg_app_t *app)
         cJSON_AddStringToObject (o, "owner", app->owner);
     if (app->waiting)
         cJSON_AddStringToObject (o, "waiting", app->waiting);
+    if (app->event_log)
+        cJSON_AddStringToObject (o, "event_log", app->event_log);
+    if (app->progress)
+        cJSON_AddItemToObject (o, "progress",
+                               cJSON_Duplicate (app->progress, 1));
     cJSON_AddItemToObject (o, "executors", s_app_executors_json (app));
     return o;
 }

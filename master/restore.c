@@ -148,6 +148,7 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
         .token = s_rec_str (r, "token"),
         .driver_key = s_rec_str (r, "driver_key"),
         .user = s_rec_str (r, "user"),
+        .event_log = s_rec_str (r, "event_log"),
         .owner = s_rec_key (r, "owner"),
         .curve_key = s_rec_key (r, "curve_key"),
         .conf = cJSON_IsObject (conf) ? conf : NULL,

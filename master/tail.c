@@ -82,6 +82,52 @@ typedef struct {
 
 /* --- --state ----------------------------------------------------------- */
 
+/* The progress its driver reports of each running application: tasks
+   done/total, then its active stages (APPLICATION_PROGRESS). */
+static void
+s_print_progress (const cJSON *state)
+{
+    const cJSON *a;
+    printf ("PROGRESS (running applications, as their drivers report it)\n");
+    cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (state, "apps"))
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive (a, "progress");
+        if (!p || !streq (hearth_view_text (a, "state"), "RUNNING"))
+            continue;
+        printf ("%s  tasks %.0f/%.0f  running %.0f  failed %.0f  jobs %.0f\n",
+                hearth_view_text (a, "id"),
+                hearth_view_num (p, "tasks_finished"),
+                hearth_view_num (p, "tasks_total"),
+                hearth_view_num (p, "tasks_running"),
+                hearth_view_num (p, "tasks_failed"),
+                hearth_view_num (p, "jobs_active"));
+        const cJSON *st;
+        cJSON_ArrayForEach (st, cJSON_GetObjectItemCaseSensitive (p, "stages"))
+            printf (
+                "  job %.0f stage %.0f %s: %.0f/%.0f  running %.0f  failed "
+                "%.0f\n",
+                hearth_view_num (st, "job"), hearth_view_num (st, "stage"),
+                hearth_view_text (st, "name"), hearth_view_num (st, "finished"),
+                hearth_view_num (st, "tasks"), hearth_view_num (st, "running"),
+                hearth_view_num (st, "failed"));
+    }
+}
+
+/* Where each completed application's driver wrote its event log. */
+static void
+s_print_event_logs (const cJSON *state)
+{
+    const cJSON *a;
+    printf ("EVENT LOGS (completed applications)\n");
+    cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (state, "apps"))
+    {
+        const char *where = hearth_json_str (a, "event_log");
+        const char *st = hearth_view_text (a, "state");
+        if (where && !streq (st, "RUNNING") && !streq (st, "WAITING"))
+            printf ("%s  %-8s  %s\n", hearth_view_text (a, "id"), st, where);
+    }
+}
+
 static int
 s_state (tail_t *t)
 {
@@ -111,6 +157,10 @@ s_state (tail_t *t)
     hearth_view_workers (stdout, state, &v);
     printf ("\n");
     hearth_view_apps (stdout, state, &v);
+    printf ("\n");
+    s_print_progress (state);
+    printf ("\n");
+    s_print_event_logs (state);
     printf ("\n");
     hearth_view_executors (stdout, state, &v);
     printf ("\n");

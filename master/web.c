@@ -57,15 +57,17 @@ s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     hearth_web_reply (rep, 204, NULL, NULL, 0);
 }
 
-/* Answer rep with an HTML page of the renderers (libcore/webpage.h). */
 static void
-s_reply_page (hearth_web_reply_t *rep, char *page, int status)
+s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
-    if (!page)
+    (void) req;
+    size_t len;
+    char *text = master_web_metrics (arg, &len);
+    if (!text)
         hearth_web_reply_text (rep, 500, "500 out of memory\n");
     else
-        hearth_web_reply (rep, status, "text/html; charset=utf-8", page,
-                          strlen (page));
+        hearth_web_reply (rep, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          text, len);
 }
 
 static void
@@ -80,7 +82,7 @@ s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     else if (state)
         page = hearth_page_master (state, &status);
     cJSON_Delete (state);
-    s_reply_page (rep, page, status);
+    hearth_web_reply_html (rep, page, status);
 }
 
 static const hearth_web_route_t s_routes[] = {
@@ -89,6 +91,7 @@ static const hearth_web_route_t s_routes[] = {
     {"/api/v1/state", false, s_state},
     {"/json", false, s_spark},
     {"/json/", false, s_spark},
+    {"/metrics", false, s_metrics},
     {"/favicon.ico", false, s_favicon},
     {NULL, false, NULL},
 };
@@ -108,4 +111,5 @@ void
 master_web_close (master_t *m)
 {
     hearth_web_destroy (&m->web);
+    zhashx_destroy (&m->metrics.tasks_seen);
 }

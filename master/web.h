@@ -25,6 +25,10 @@ int master_web_open (master_t *m, hearth_error_t *err);
 /* Stop it (before the loop is destroyed).  Accepts m->web NULL. */
 void master_web_close (master_t *m);
 
+/* The /metrics text (Prometheus format, malloc'ed: the caller's) and
+   its length into *len; NULL on no memory.  m->web must be set. */
+char *master_web_metrics (master_t *m, size_t *len);
+
 /* Spark's /json document built from state (the master's state
    document, borrowed): a new tree for the caller, or NULL on no
    memory. */

@@ -250,7 +250,8 @@ children_stop_under (children_t *self, const char *dir, int64_t now_ms)
 /* --- reaping ----------------------------------------------------------- */
 
 bool
-children_reap (children_t *self, pid_t pid, int status, int64_t now_ms)
+children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
+               int64_t now_ms)
 {
     s_child_t *c;
     for (c = zhashx_first (self->table); c && c->pid != pid;
@@ -275,6 +276,7 @@ children_reap (children_t *self, pid_t pid, int status, int64_t now_ms)
         .signal = WIFSIGNALED (status) ? WTERMSIG (status) : 0,
         .text = text,
         .now_ms = now_ms,
+        .peak_rss_bytes = peak_rss_bytes,
     };
     if (c->kind->exit)
         c->kind->exit (c->arg, &e);

@@ -50,6 +50,9 @@ typedef struct {
     int signal;       /* signal that ended it, or 0 */
     const char *text; /* "exited with status 3", "killed by signal 9 ..." */
     int64_t now_ms;   /* the time given to children_reap */
+    int64_t peak_rss_bytes; /* the largest resident set of it or of any of
+                               its children it reaped (wait4's ru_maxrss),
+                               or -1 when unknown */
 } children_exit_t;
 
 typedef void (children_exit_fn) (void *arg, const children_exit_t *exit);
@@ -121,10 +124,12 @@ int children_stop (children_t *self, const children_kind_t *kind,
    child), without a log line each. */
 void children_stop_under (children_t *self, const char *dir, int64_t now_ms);
 
-/* A child exited (waitpid status): if it is on the table, take it off,
+/* A child exited (waitpid status; peak_rss_bytes from wait4's rusage,
+   or -1): if it is on the table, take it off,
    SIGKILL what is left in its group, tell its kind's exit callback, and
    return true. */
-bool children_reap (children_t *self, pid_t pid, int status, int64_t now_ms);
+bool children_reap (children_t *self, pid_t pid, int status,
+                    int64_t peak_rss_bytes, int64_t now_ms);
 
 /* Periodic work: SIGKILL the children whose grace period has passed;
    remove the first due directory in which no child runs. */

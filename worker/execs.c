@@ -150,7 +150,7 @@ s_report (execs_t *self, const s_exec_t *e, const char *state,
           const char *message, int exit_status, int sig, pid_t pid)
 {
     execs_report_t r = {e->app_id,   e->exec_id, state, message,
-                        exit_status, sig,        pid};
+                        exit_status, sig,        pid,   -1};
     if (self->report)
         self->report (self->report_arg, &r);
 }
@@ -369,7 +369,10 @@ s_on_exit (void *arg, const children_exit_t *x)
                                               : "FAILED";
     log_info ("executor %s (pid %d) %s: %s", x->name, (int) x->pid, state,
               x->text);
-    s_report (self, e, state, x->text, x->exit_status, x->signal, x->pid);
+    execs_report_t r = {e->app_id,      e->exec_id, state,  x->text,
+                        x->exit_status, x->signal,  x->pid, x->peak_rss_bytes};
+    if (self->report)
+        self->report (self->report_arg, &r);
     /* its own children in groups of their own go at the next tick */
     zhashx_update (self->exited, x->name, (void *) "");
 }

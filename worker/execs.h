@@ -30,13 +30,15 @@ typedef struct execs execs_t;
 /* A state change of one executor, reported to the callback (borrowed for
    the duration of the call). */
 typedef struct {
-    const char *app_id;  /* its application */
-    int exec_id;         /* its id within the application */
-    const char *state;   /* RUNNING, EXITED, FAILED or KILLED */
-    const char *message; /* why, or NULL */
-    int exit_status;     /* exit code, or -1 */
-    int signal;          /* signal that ended it, or 0 */
-    pid_t pid;           /* its pid */
+    const char *app_id;     /* its application */
+    int exec_id;            /* its id within the application */
+    const char *state;      /* RUNNING, EXITED, FAILED or KILLED */
+    const char *message;    /* why, or NULL */
+    int exit_status;        /* exit code, or -1 */
+    int signal;             /* signal that ended it, or 0 */
+    pid_t pid;              /* its pid */
+    int64_t peak_rss_bytes; /* once reaped: its largest resident set, or
+                               that of any process it reaped, or -1 */
 } execs_report_t;
 
 typedef void (execs_report_fn) (void *arg, const execs_report_t *report);

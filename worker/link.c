@@ -203,6 +203,9 @@ worker_report (void *arg, const execs_report_t *r)
         cJSON_AddNumberToObject (b, "signal", r->signal);
     if (r->pid > 0)
         cJSON_AddNumberToObject (b, "pid", (int) r->pid);
+    if (r->peak_rss_bytes > 0)
+        cJSON_AddNumberToObject (b, "peak_rss_bytes",
+                                 (double) r->peak_rss_bytes);
     s_send (w, msg);
 }
 

@@ -8,5 +8,5 @@ hearth_worker_SOURCES = \
 	worker/cleanups.c worker/cleanups.h \
 	worker/shuffle.c worker/shuffle.h \
 	worker/web.c worker/web.h worker/weblog.c worker/weblog.h \
-	worker/webstate.c worker/webstate.h
+	worker/webstate.c worker/webstate.h worker/webmetrics.c
 hearth_worker_LDADD = $(WEB_LIBS) $(NOTIFY_LIBS) $(CORE_LIBS)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,8 +164,13 @@ s_reap (worker_t *w)
 {
     int status;
     pid_t pid;
-    while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
-        children_reap (w->children, pid, status, hearth_mono_ms ());
+    struct rusage ru;
+    /* wait4: the child's peak memory (ru_maxrss, KiB on Linux) comes with
+       its end, covering the children it reaped itself */
+    while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0)
+        children_reap (w->children, pid, status,
+                       ru.ru_maxrss > 0 ? (int64_t) ru.ru_maxrss * 1024 : -1,
+                       hearth_mono_ms ());
 }
 
 static int

@@ -111,22 +111,25 @@ s_log (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 }
 
 static void
+s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    worker_t *w = arg;
+    size_t len;
+    char *text = w->children ? worker_web_metrics (w, &len) : NULL;
+    if (!text)
+        hearth_web_reply_text (rep, 503, "503 no metrics now\n");
+    else
+        hearth_web_reply (rep, 200, "text/plain; version=0.0.4; charset=utf-8",
+                          text, len);
+}
+
+static void
 s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
     (void) arg;
     (void) req;
     hearth_web_reply (rep, 204, NULL, NULL, 0);
-}
-
-/* Answer rep with an HTML page of the renderers (libcore/webpage.h). */
-static void
-s_reply_page (hearth_web_reply_t *rep, char *page, int status)
-{
-    if (!page)
-        hearth_web_reply_text (rep, 500, "500 out of memory\n");
-    else
-        hearth_web_reply (rep, status, "text/html; charset=utf-8", page,
-                          strlen (page));
 }
 
 static void
@@ -142,7 +145,7 @@ s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     int status = 500;
     char *page = doc ? hearth_page_worker (doc, &status) : NULL;
     cJSON_Delete (doc);
-    s_reply_page (rep, page, status);
+    hearth_web_reply_html (rep, page, status);
 }
 
 /* /logpage: /log's bytes (same arguments) as HTML; a bad request is
@@ -153,6 +156,10 @@ s_logpage (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     worker_t *w = arg;
     weblog_args_t a = s_log_args (req);
     weblog_t log;
+    if (!w->children) { /* as s_state */
+        hearth_web_reply_text (rep, 503, "503 the worker is stopping\n");
+        return;
+    }
     int rc = weblog_read (w->work_dir, &a, &log);
     if (rc != 200 && rc != 404) {
         hearth_web_reply_text (rep, log.status, "%d %s\n", log.status,
@@ -173,8 +180,9 @@ s_logpage (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
         doc, log.what, a.stream, rc == 200 ? (log.data ? log.data : "") : NULL,
         log.len, log.offset, log.total, query, &status);
     cJSON_Delete (doc);
+    w->log_bytes_served += log.len;
     free (log.data);
-    s_reply_page (rep, page, status);
+    hearth_web_reply_html (rep, page, status);
 }
 
 static const hearth_web_route_t s_routes[] = {
@@ -182,6 +190,7 @@ static const hearth_web_route_t s_routes[] = {
     {"/logpage", false, s_logpage},
     {"/api/v1/state", false, s_state},
     {"/log", false, s_log},
+    {"/metrics", false, s_metrics},
     {"/favicon.ico", false, s_favicon},
     {NULL, false, NULL},
 };

@@ -20,6 +20,11 @@ int worker_web_open (worker_t *w, hearth_error_t *err);
 /* Stop it (before the loop is destroyed).  Accepts w->web NULL. */
 void worker_web_close (worker_t *w);
 
+/* The /metrics text (Prometheus format, malloc'ed: the caller's) and
+   its length into *len; NULL on no memory.  w->web and w->children must
+   be set. */
+char *worker_web_metrics (worker_t *w, size_t *len);
+
 /* The worker's state document (web-wire §2): a new tree, or NULL. */
 cJSON *worker_web_state (worker_t *w);
 

@@ -64,6 +64,9 @@ DRIVER_TESTS = \
 	tests/driver/test-permanent-failures.sh \
 	tests/driver/test-local-interrupt.sh \
 	tests/driver/test-app-final-state.sh \
+	tests/driver/test-master-progress.sh \
+	tests/driver/test-app-record.sh \
+	tests/driver/test-peak-memory.sh \
 	tests/driver/test-unregister-resend.sh \
 	tests/driver/test-connect-errors.sh \
 	tests/driver/test-files.sh \

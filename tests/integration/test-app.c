@@ -15,6 +15,11 @@
                                                another's application: prints
                                                "UNREGISTER ERROR CODE MESSAGE"
                                                or "UNREGISTER no answer"
+        test-app --master URL --progress APP_ID
+                                               APPLICATION_PROGRESS of
+                                               another's application: prints
+                                               "PROGRESS ERROR CODE MESSAGE"
+                                               or "PROGRESS no answer"
         (--curve-secret FILE --master-key FILE: talk to the master over
         CURVE with that key.)
         test-app --master URL --garbage        sends malformed and hostile
@@ -74,6 +79,8 @@ static const hearth_opt_t s_opts[] = {
     OPT ("kill", HEARTH_OPT_STR, NULL, "send KILL_APPLICATION for this id"),
     OPT ("unregister", HEARTH_OPT_STR, NULL,
          "send UNREGISTER_APPLICATION for this id"),
+    OPT ("progress", HEARTH_OPT_STR, NULL,
+         "send APPLICATION_PROGRESS for this id"),
     HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("garbage", HEARTH_OPT_BOOL, NULL, "send malformed messages"),
     OPT ("fake-master", HEARTH_OPT_STR, NULL,
@@ -360,6 +367,32 @@ s_unregister_other (app_t *a)
     return 0;
 }
 
+/* --progress APP_ID: report progress for another's application; the
+   master refuses it with ERROR. */
+static int
+s_progress_other (app_t *a)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_APPLICATION_PROGRESS);
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id",
+                             hearth_conf_str (a->conf, "progress"));
+    cJSON_AddNumberToObject (b, "jobs_active", 9);
+    cJSON_AddNumberToObject (b, "tasks_total", 999);
+    cJSON_AddNumberToObject (b, "tasks_finished", 999);
+    cJSON_AddNumberToObject (b, "tasks_failed", 0);
+    cJSON_AddNumberToObject (b, "tasks_running", 0);
+    cJSON_AddArrayToObject (b, "stages");
+    s_send (a->master, NULL, msg);
+    hearth_msg_t *reply = s_recv_wait (a->master, 2000);
+    if (reply && reply->cmd == HEARTH_CMD_ERROR)
+        printf ("PROGRESS ERROR %s %s\n", hearth_json_str (reply->body, "code"),
+                hearth_json_str (reply->body, "message"));
+    else
+        printf ("PROGRESS no answer\n");
+    hearth_msg_destroy (&reply);
+    return 0;
+}
+
 /* One multipart message of text frames, sent raw. */
 static void
 s_raw (zsock_t *sock, const char *const *frames, size_t n)
@@ -513,6 +546,8 @@ main (int argc, char **argv)
             rc = s_kill (&a);
         else if (hearth_conf_str (a.conf, "unregister"))
             rc = s_unregister_other (&a);
+        else if (hearth_conf_str (a.conf, "progress"))
+            rc = s_progress_other (&a);
         else if (hearth_conf_bool (a.conf, "garbage"))
             rc = s_garbage (&a);
         else if (hearth_conf_str (a.conf, "fake-master"))

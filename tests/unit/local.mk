@@ -216,6 +216,18 @@ tests_unit_test_reducein_SOURCES = tests/unit/test_reducein.c \
 tests_unit_test_reducein_CFLAGS = $(unit_cflags)
 tests_unit_test_reducein_LDADD = $(unit_libs)
 
+# A driver's progress summary: the codec's bounds, the driver's cut of a
+# stage's name, the master's record of it.
+UNIT_TESTS += tests/unit/test_progress
+tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
+	$(registry_sources)
+tests_unit_test_progress_CFLAGS = $(unit_cflags)
+tests_unit_test_progress_LDADD = driver/libdriver.la $(unit_libs)
+# The Prometheus text and the web token's comparison (libhearthweb).
+UNIT_TESTS += tests/unit/test_prom
+tests_unit_test_prom_SOURCES = tests/unit/test_prom.c tests/unit/testutil.h
+tests_unit_test_prom_CFLAGS = $(unit_cflags)
+tests_unit_test_prom_LDADD = $(WEB_LIBS) $(unit_libs)
 UNIT_TESTS += tests/unit/test_webpage
 tests_unit_test_webpage_SOURCES = tests/unit/test_webpage.c tests/unit/testutil.h
 tests_unit_test_webpage_CFLAGS = $(unit_cflags)

@@ -171,6 +171,11 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_BLOCK_DATA] = {
         "{'request':12,'offset':0,'length':70000,'eof':false,'data':0}",
         1, {4096}},
+    [HEARTH_CMD_APPLICATION_PROGRESS] = {
+        "{'app_id':'" APP_ID "','jobs_active':1,'tasks_total':120,"
+        "'tasks_finished':57,'tasks_failed':2,'tasks_running':4,"
+        "'stages':[{'job':1,'stage':2,'name':'reduce','tasks':20,"
+        "'finished':7,'running':4,'failed':1}]}"},
 };
 /* clang-format on */
 

@@ -56,3 +56,78 @@ http_header() {
   tr -d '\r' <"$T/headers" | awk -v n="$1" 'BEGIN { n = tolower(n) ":" }
     tolower($1) == n { sub(/^[^:]*: */, ""); print }'
 }
+
+# garbage PORT N SEED: N connections to 127.0.0.1:PORT, each sending one
+# kind of malformed HTTP (random bytes, bad request lines, bad versions,
+# absurd headers and lengths, cut requests), reading what comes back;
+# 20 at a time; prints how many got an answer (within 1 s).  Seeded: a
+# failure can be replayed.
+garbage() {
+  python3 - "$@" <<'PY'
+import random, socket, sys
+port, n, seed = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(seed)
+def rnd(k): return bytes(rng.randrange(256) for _ in range(k))
+kinds = [
+    lambda: rnd(rng.randrange(1, 2000)),
+    lambda: b"GET " + rnd(50) + b" HTTP/1.1\r\n\r\n",
+    lambda: b"GET /json HTTP/9.9\r\n\r\n",
+    lambda: b"GARBAGE\r\n\r\n",
+    lambda: b"GET /json HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n",
+    lambda: b"POST /json HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+    lambda: b"GET /json HTTP/1.1\r\n" + b"X: " + b"a" * 70000 + b"\r\n\r\n",
+    lambda: b"GET /json HTTP/1.1\r\nHost: x\r\n" + b"H: v\r\n" * 5000 + b"\r\n",
+    lambda: b"GET /log?app=" + b"%" * 300 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+    lambda: b"GET /json HTTP/1.1\r\nHo",
+    lambda: b"\r\n" * 500,
+    lambda: b"GET /" + b"../" * 400 + b"etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+]
+def one(data):
+    s = socket.socket()
+    s.settimeout(1)
+    try:
+        s.connect(("127.0.0.1", port))
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        return 1 if s.recv(1) else 0
+    except OSError:
+        return 0
+    finally:
+        s.close()
+# 20 at a time: a request cut short is answered only at the server's idle
+# timeout, and the flood need not wait for each.
+from concurrent.futures import ThreadPoolExecutor
+payloads = [rng.choice(kinds)() for _ in range(n)]
+with ThreadPoolExecutor(20) as pool:
+    answered = sum(pool.map(one, payloads))
+print(answered)
+PY
+}
+
+# slow_clients PORT N SECONDS: N connections that send a request one byte
+# a second and never finish it, for SECONDS (in the background: sets
+# SLOW_PID).
+slow_clients() {
+  python3 - "$@" <<'PY' &
+import socket, sys, time
+port, n, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+socks = []
+for _ in range(n):
+    s = socket.socket()
+    s.connect(("127.0.0.1", port))
+    socks.append(s)
+req = b"GET /json HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 1000
+end = time.time() + secs
+i = 0
+while time.time() < end:
+    for s in socks:
+        try:
+            s.send(req[i % len(req):i % len(req) + 1])
+        except OSError:
+            pass
+    i += 1
+    time.sleep(1)
+PY
+  SLOW_PID=$!
+  PIDS+=($SLOW_PID)
+}
