@@ -214,7 +214,7 @@ hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
         if (hearth_json_str (w, "unhealthy"))
             fprintf (out, "    unhealthy: %s\n",
                      hearth_json_str (w, "unhealthy"));
-        if (hearth_json_str (w, "web_url")) /* its pages (issue 20) */
+        if (v->web && hearth_json_str (w, "web_url")) /* its pages */
             fprintf (out, "    web: %s\n", hearth_json_str (w, "web_url"));
         rows++;
     }

@@ -32,6 +32,8 @@ typedef struct {
                                in full */
     int64_t now_ms;         /* wall clock the state was taken at (its
                                time_ms): how long running ones have run */
+    bool web;               /* a "web: URL" line under each worker that
+                               serves pages (hearth-tail --state) */
 } hearth_view_t;
 
 /* Make every worker id of state (workers, executors, drivers) known to

@@ -147,7 +147,8 @@ s_state (tail_t *t)
     if (t->names)
         hearth_view_learn (t->names, state);
     hearth_view_t v = {.names = t->names,
-                       .now_ms = hearth_json_int (state, "time_ms", 0)};
+                       .now_ms = hearth_json_int (state, "time_ms", 0),
+                       .web = true};
     const char *s = hearth_json_str (state, "url");
     const char *status = hearth_json_str (state, "status");
     const char *policy = hearth_json_str (state, "policy");

@@ -43,10 +43,12 @@ static void
 s_spark (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
     (void) req;
-    cJSON *state = master_state_json (arg);
-    cJSON *doc = state ? master_web_spark_json (state) : NULL;
-    cJSON_Delete (state);
-    s_reply_json (rep, doc);
+    size_t len;
+    char *text = master_web_spark_json (arg, &len);
+    if (!text)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, 200, s_json_type, text, len);
 }
 
 static void

@@ -29,9 +29,8 @@ void master_web_close (master_t *m);
    its length into *len; NULL on no memory.  m->web must be set. */
 char *master_web_metrics (master_t *m, size_t *len);
 
-/* Spark's /json document built from state (the master's state
-   document, borrowed): a new tree for the caller, or NULL on no
-   memory. */
-cJSON *master_web_spark_json (const cJSON *state);
+/* Spark's /json document, as text (malloc'ed: the caller's) and its
+   length into *len; NULL on no memory. */
+char *master_web_spark_json (master_t *m, size_t *len);
 
 #endif

@@ -9,7 +9,7 @@
 # and without the sanitizers, like examples/libpi.so.
 BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
 	tests/bench/bench-master tests/bench/bench-startup \
-	tests/bench/bench-shuffle
+	tests/bench/bench-shuffle tests/bench/bench-hbprobe
 check_PROGRAMS += $(BENCH_PROGS)
 
 tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
@@ -30,6 +30,11 @@ tests_bench_bench_startup_SOURCES = tests/bench/bench_startup.c \
 tests_bench_bench_shuffle_SOURCES = tests/bench/bench_shuffle.c \
 	tests/bench/benchutil.h
 
+# The master's heartbeat-to-reply time, for bench-web.sh.
+tests_bench_bench_hbprobe_SOURCES = tests/bench/bench_hbprobe.c \
+	tests/bench/benchutil.h
+tests_bench_bench_hbprobe_LDADD = $(CORE_LIBS)
+
 check_DATA += tests/bench/libbenchtasks.so
 CLEANFILES += tests/bench/libbenchtasks.so
 tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driver/hearth.h
@@ -40,7 +45,7 @@ tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driv
 TESTS += tests/bench/test-bench-smoke.sh
 EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/bench-load.sh tests/bench/bench-shuffle.sh \
-	tests/bench/test-bench-smoke.sh
+	tests/bench/bench-web.sh tests/bench/test-bench-smoke.sh
 
 if SANITIZERS
 BENCH_SANITIZED = 1

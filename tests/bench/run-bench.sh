@@ -12,7 +12,7 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle.  The shuffle group (bench-shuffle.sh) needs
+# scale load flood shuffle web.  The shuffle group (bench-shuffle.sh) needs
 # about 3.5 x 2 GiB of free disk in $TMPDIR, and 2.5 x 8 GiB more for its
 # 8 GiB run, which it skips, saying so, when the disk has less.  Run it in a build without --enable-sanitizers: sanitized numbers
 # mean nothing (the script says so and goes on).
@@ -40,6 +40,7 @@ reps=3
 tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
 scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
 load_clients=500 load_seq=50 flood_conns=1000
+web_args=(--levels 1000,10000 --secs 30 --rate 50)
 shuffle_args=()
 if [ $quick = 1 ]; then
     shuffle_args=(--size $((256 << 20)) --big $((1 << 30)) --reps 1
@@ -47,6 +48,7 @@ if [ $quick = 1 ]; then
     tp_tasks=50000 lat_jobs=500 cmd_tasks=2000 sleep_tasks=200
     scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
     load_clients=100 load_seq=20 flood_conns=400
+    web_args=(--levels 1000 --secs 5 --rate 50)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -154,6 +156,10 @@ if wants flood; then
     echo "== 10. $flood_conns idle or hostile connections to the master and a driver"
     run bash "$(dirname "$0")/bench-load.sh" flood --conns $flood_conns
 fi
+if wants web; then
+    echo "== 15. the web pages under 50 requests/s: /json, /metrics, heartbeats"
+    run bash "$(dirname "$0")/bench-web.sh" "${web_args[@]}"
+fi
 if wants shuffle; then
     echo "== 11-14. the partitioned shuffle on local-cluster[2,1,2048]"
     run bash "$(dirname "$0")/bench-shuffle.sh" "${shuffle_args[@]}"
@@ -179,7 +185,7 @@ group_of () {
     tp.*) echo throughput ;; lat.*) echo latency ;; cmd.*) echo commands ;;
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
-    shuffle.*) echo shuffle ;;
+    shuffle.*) echo shuffle ;; web.* | hb.*) echo web ;;
     *) echo zmq ;;
     esac
 }
@@ -272,6 +278,14 @@ row "13. driver peak RSS KiB, --big shuffle" shuffle.big.driver_rss_kb shuffle.d
 row "13. reducer's executor peak RSS KiB, unsorted" shuffle.unsorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ its budget: --fetch-max-in-flight + --shuffle-memory"
 row "13. reducer's executor peak RSS KiB, sorted" shuffle.sorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ the same budget"
 row "14. driver RSS growth KiB, 1,000 x 1,000 blocks (--quick: 300 x 300)" shuffle.wide.growth_kb "" "" "" '<=' 32768 "≤ 32 MiB (reference: the same maps, R = 1)"
+web_levels=$(printf '%s\n' "${web_args[@]}" | sed -n '/^--levels$/{n;p}')
+for w in ${web_levels//,/ }; do
+    lim=20
+    [ "$w" -ge 10000 ] && lim=100
+    row "15. /json p99 ms, $w workers, 50 req/s" web.json.p99.$w "" "" "" '<=' $lim "≤ $lim ms"
+    row "15. /metrics p99 ms, $w workers, 50 req/s" web.metrics.p99.$w "" "" "" '<=' $lim "≤ $lim ms"
+    row "15. heartbeat-to-reply p99 µs, $w workers, with 50 req/s" hb.web.p99.$w hb.idle.p99.$w '<=' 1.1 "" "" "≤ 1.1 × without (reference)"
+done
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not
