@@ -22,11 +22,11 @@
 static const int64_t s_log_page_bytes = 65536;
 
 static const char *const s_exec_cols[] = {
-    "Application", "Executor", "Cores",       "Memory", "State", "PID",
-    "Started",     "Duration", "Exit reason", "Output", "Logs",  NULL};
+    "Application", "Executor", "Cores",       "Memory",         "State", "PID",
+    "Started",     "Duration", "Exit reason", "Out / err size", "Logs",  NULL};
 static const char *const s_driver_cols[] = {
-    "Driver",  "Application", "State",       "Cores",  "Memory", "PID",
-    "Started", "Duration",    "Exit reason", "Output", "Logs",   NULL};
+    "Driver",  "Application", "State",       "Cores",          "Memory", "PID",
+    "Started", "Duration",    "Exit reason", "Out / err size", "Logs",   NULL};
 
 static const cJSON *
 s_list (const cJSON *o, const char *name)

@@ -22,7 +22,7 @@ cat >"$T/static.html" <<'HTML'
 <script>
 console.log("harness info line");
 console.error("planted error 4711");
-setTimeout(function () { document.getElementById("later").textContent = "yes"; }, 1500);
+function later() { document.getElementById("later").textContent = "yes"; }
 </script></body></html>
 HTML
 
@@ -35,7 +35,10 @@ check "a script's value comes back ($rows)" \
 check "an argument reaches the script" \
   test "$(browser_js 'return arguments[0] + "!";' 'x"y')" = '"x\"y!"'
 check "a script's error is an error" eval '! browser_js "throw new Error(1)" 2>/dev/null'
-check "not yet changed" test "$(browser_js 'return document.getElementById("later").textContent')" = '"no"'
+# The change is started by the script that reads the value before it, so
+# that no timing decides what is seen first.
+check "a change not yet made" test "$(browser_js 'var t = document.getElementById("later").textContent;
+  setTimeout(later, 1000); return t;')" = '"no"'
 check "a later change is waited for" browser_until 10 \
   'return document.getElementById("later").textContent === "yes";'
 browser_console >/dev/null

@@ -115,6 +115,15 @@ log_line() {
 }
 check "... that log's page shows the line a task printed" wait_for 20 log_line
 browser_screenshot "$ART/log.png"
+check "w1's page loads" browser_go "$w1_web/"
+check "... listing the application's executor with its log links" browser_until 10 \
+  'var id = arguments[0];
+   return Array.from(document.querySelectorAll("#executors tbody tr[data-id]")).some(function (r) {
+     return r.getAttribute("data-id").indexOf(id + "/") === 0
+       && !!r.querySelector("a[href^=\"/logpage?app=\"]"); });' "$APP_ID"
+check "... and polls its own /api/v1/state" browser_until 10 \
+  'return Number(document.body.getAttribute("data-polls")) >= 1;'
+browser_screenshot "$ART/worker.png"
 
 # The end: FINISHED among the completed applications.
 check "the master's page again" browser_go "$WEB/"
