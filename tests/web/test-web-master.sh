@@ -74,8 +74,9 @@ check "... and answers there" \
   eval 'http_get "http://127.0.0.1:$((BASE + 1))/json" "$T/j2" && test "$(http_status)" = 200'
 
 # Sixteen taken ports: an explicit --web-port is a promise, not kept.
-hold_ports "$((BASE + 2))" 16
-"$BIN/hearth-master" --port 0 --events-port 0 --web-port "$((BASE + 2))" \
+check "(16 ports held by the test)" hold_ports "$((BASE + 2))" 16
+# (timeout: a master that wrongly starts must not hang the test)
+timeout 30 "$BIN/hearth-master" --port 0 --events-port 0 --web-port "$((BASE + 2))" \
   >"$T/m3.log" 2>&1
 check "16 taken ports: the master exits 1" test $? -eq 1
 check "... saying so" grep -q "ports $((BASE + 2)) to $((BASE + 17)) are all taken" "$T/m3.log"

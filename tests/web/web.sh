@@ -7,7 +7,9 @@ free_port_range() {
 import random, socket, sys
 n = int(sys.argv[1])
 for _ in range(200):
-    base = random.randrange(20000, 60000 - n)
+    # below the kernel's ephemeral ports (32768 and up here), which any
+    # outgoing connection may take between this check and the test's use
+    base = random.randrange(20000, 32768 - n)
     socks = []
     try:
         for p in range(base, base + n):
@@ -24,9 +26,11 @@ for _ in range(200):
 PY
 }
 
-# hold_ports FIRST N: listen on FIRST..FIRST+N-1 until the test ends.
+# hold_ports FIRST N: listen on FIRST..FIRST+N-1 until the test ends;
+# fails (returns 1) when one of them could not be taken.
 hold_ports() {
-  python3 - "$1" "$2" <<'PY' &
+  rm -f "$T/held"
+  python3 - "$1" "$2" "$T/held" <<'PY' &
 import socket, sys, time
 socks = []
 for p in range(int(sys.argv[1]), int(sys.argv[1]) + int(sys.argv[2])):
@@ -35,10 +39,13 @@ for p in range(int(sys.argv[1]), int(sys.argv[1]) + int(sys.argv[2])):
     s.bind(("127.0.0.1", p))
     s.listen(1)
     socks.append(s)
+open(sys.argv[3], "w").close()
 time.sleep(600)
 PY
-  PIDS+=($!)
-  sleep 0.5
+  local pid=$!
+  PIDS+=($pid)
+  wait_for 10 eval 'test -e "$T/held" || ! kill -0 '"$pid"' 2>/dev/null'
+  test -e "$T/held"
 }
 
 # http_get URL FILE [CURL ARGS...]: the body into FILE, the headers into
