@@ -32,6 +32,11 @@ typedef struct {
     bool new_pgroup;         /* child leads a new process group */
     bool die_with_parent;    /* SIGTERM to the child when the calling thread
                                 exits (PR_SET_PDEATHSIG); uses fork+exec */
+    const int *join_fds;     /* files (cgroup.procs) the child writes "0" to
+                                before it execs, so that it runs in those
+                                groups from its first instruction; a write
+                                that fails fails the spawn; uses fork+exec */
+    size_t njoin_fds;        /* entries of join_fds */
 } hearth_spawn_opts_t;
 
 /* Start a child.  Returns its pid, or -1 with err (e.g. "cannot run

@@ -18,6 +18,7 @@
 
 #include "libcore/log.h"
 #include "libcore/spawn.h"
+#include "worker/cgroup.h"
 #include "worker/children.h"
 #include "worker/cleanups.h"
 
@@ -40,14 +41,129 @@ typedef struct {
     pid_t pid;                   /* leads its own process group */
     bool stopping;               /* we asked it to stop */
     int64_t kill_deadline_ms;    /* SIGKILL at this time, or 0 */
+    cgroup_t *cgroup;            /* its group (owned), or NULL */
+    bool oom_said;               /* its OOM kill is logged */
 } s_child_t;
 
 struct children {
-    char *root;            /* where the children's directories are */
-    int64_t kill_grace_ms; /* SIGTERM to SIGKILL */
-    zhashx_t *table;       /* name -> s_child_t * (owned) */
-    cleanups_t *cleanups;  /* directories waiting for removal */
+    char *root;              /* where the children's directories are */
+    int64_t kill_grace_ms;   /* SIGTERM to SIGKILL */
+    zhashx_t *table;         /* name -> s_child_t * (owned) */
+    cleanups_t *cleanups;    /* directories waiting for removal */
+    cgroups_t *cgroups;      /* the worker's cgroups, or NULL (borrowed) */
+    int overhead_percent;    /* memory limit: memory plus this % of it */
+    int64_t overhead_min_mb; /* or plus this, whichever is more */
+    int64_t pids_max;        /* per group, 0: any */
+    zlistx_t *doomed;        /* cgroup_t * of reaped children, killed, to
+                                remove once empty (owned) */
 };
+
+/* --- cgroups ------------------------------------------------------------ */
+
+/* How long the table waits, at its end, for killed processes to leave
+   their groups (ms), checked every s_doomed_step_ms. */
+static const int s_doomed_wait_ms = 2000, s_doomed_step_ms = 10;
+/* How long a new child waits for the group of an earlier one of the same
+   name (a driver's relaunch) to empty (ms). */
+static const int s_reuse_wait_ms = 500;
+
+/* Remove the groups of reaped children that are empty now (wait: until
+   all are, or s_doomed_wait_ms). */
+static void
+s_doomed_remove (children_t *self, bool wait)
+{
+    for (int t = 0; self->doomed && zlistx_size (self->doomed); t++) {
+        for (cgroup_t *g = zlistx_first (self->doomed); g;
+             g = zlistx_next (self->doomed)) {
+            cgroup_kill (g);
+            if (cgroup_destroy (&g) == 0)
+                zlistx_delete (self->doomed, zlistx_cursor (self->doomed));
+        }
+        if (!wait || t * s_doomed_step_ms >= s_doomed_wait_ms)
+            break;
+        usleep (s_doomed_step_ms * 1000);
+    }
+}
+
+/* Kill what is left in a child's group and remove it, now or later. */
+static void
+s_group_end (children_t *self, s_child_t *c)
+{
+    if (!c->cgroup)
+        return;
+    cgroup_kill (c->cgroup);
+    if (cgroup_destroy (&c->cgroup) < 0) {
+        /* its processes are still leaving it: at a tick */
+        if (!zlistx_add_end (self->doomed, c->cgroup)) {
+            log_warn ("cgroup %s left behind: out of memory",
+                      cgroup_name (c->cgroup));
+        }
+        c->cgroup = NULL;
+    }
+}
+
+char *
+children_oom_text (const children_exit_t *x, char *buf, size_t size)
+{
+    snprintf (
+        buf, size, "killed: out of memory, limit %lld MiB, peak %lld MiB",
+        (long long) (x->memory_limit_bytes >> 20),
+        (long long) (x->peak_rss_bytes > 0 ? x->peak_rss_bytes >> 20 : -1));
+    return buf;
+}
+
+int64_t
+children_memory_limit (const children_t *self, int64_t memory_mb)
+{
+    int64_t overhead = memory_mb * self->overhead_percent / 100;
+    if (overhead < self->overhead_min_mb)
+        overhead = self->overhead_min_mb;
+    return (memory_mb + overhead) * 1024 * 1024;
+}
+
+/* A group for a child about to start (name: its group name), or NULL
+   with err.  An earlier child's group of the same name still leaving is
+   removed first. */
+static cgroup_t *
+s_group_new (children_t *self, const children_spawn_t *s, const char *name,
+             hearth_error_t *err)
+{
+    for (cgroup_t *g = zlistx_first (self->doomed); g;
+         g = zlistx_next (self->doomed))
+        if (strcmp (cgroup_name (g), name) == 0) {
+            /* killed at its reap: its processes are leaving it */
+            for (int t = 0;
+                 t * s_doomed_step_ms < s_reuse_wait_ms && !cgroup_empty (g);
+                 t++) {
+                cgroup_kill (g);
+                usleep (s_doomed_step_ms * 1000);
+            }
+            if (cgroup_destroy (&g) < 0) {
+                hearth_errprintf (err,
+                                  "the cgroup %s of an earlier %s is still "
+                                  "in use",
+                                  name, s->kind->what);
+                return NULL;
+            }
+            zlistx_delete (self->doomed, zlistx_cursor (self->doomed));
+            break;
+        }
+    cgroup_limits_t l = {.memory_bytes =
+                             children_memory_limit (self, s->memory_mb),
+                         .cores = s->cores,
+                         .pids_max = self->pids_max};
+    return cgroup_new (self->cgroups, name, &l, err);
+}
+
+/* The group name of a child: given, or its dir with '-' for '/'. */
+static void
+s_group_name (const children_spawn_t *s, char *buf, size_t size)
+{
+    snprintf (buf, size, "%s", s->group ? s->group : s->dir);
+    for (char *p = buf; *p; p++)
+        if (*p == '/')
+            *p = '-';
+}
 
 children_t *
 children_new (const children_config_t *c)
@@ -59,7 +175,12 @@ children_new (const children_config_t *c)
     self->table = zhashx_new ();
     self->cleanups = cleanups_new (c->root);
     self->kill_grace_ms = c->kill_grace_ms;
-    if (!self->root || !self->table || !self->cleanups) {
+    self->cgroups = c->cgroups;
+    self->overhead_percent = c->overhead_percent;
+    self->overhead_min_mb = c->overhead_min_mb;
+    self->pids_max = c->pids_max;
+    self->doomed = zlistx_new ();
+    if (!self->root || !self->table || !self->cleanups || !self->doomed) {
         children_destroy (&self);
         errno = ENOMEM;
         return NULL;
@@ -78,8 +199,11 @@ children_destroy (children_t **self_p)
          c = zhashx_next (self->table)) {
         kill (-c->pid, SIGKILL);
         waitpid (c->pid, NULL, 0);
+        s_group_end (self, c);
         free (c);
     }
+    s_doomed_remove (self, true);
+    zlistx_destroy (&self->doomed);
     zhashx_destroy (&self->table);
     cleanups_destroy (&self->cleanups);
     free (self->root);
@@ -155,10 +279,16 @@ s_child_new (const children_spawn_t *s)
     return c;
 }
 
-/* Spawn in path with the output files there.  Its pid, or -1. */
+/* Spawn in path with the output files there, into group g (or none).
+   Its pid, or -1. */
 static pid_t
-s_start (const children_spawn_t *s, const char *path, hearth_error_t *err)
+s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
+         hearth_error_t *err)
 {
+    int join[CGROUP_MAX_DIRS];
+    int njoin = g ? cgroup_join_fds (g, join, CGROUP_MAX_DIRS, err) : 0;
+    if (njoin < 0)
+        return -1;
     int out = s_open_log (path, "stdout", err);
     int errfd = out < 0 ? -1 : s_open_log (path, "stderr", err);
     pid_t pid = -1;
@@ -169,13 +299,17 @@ s_start (const children_spawn_t *s, const char *path, hearth_error_t *err)
                                     .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                     .stdout_fd = out,
                                     .stderr_fd = errfd,
-                                    .new_pgroup = true};
+                                    .new_pgroup = true,
+                                    .join_fds = join,
+                                    .njoin_fds = (size_t) njoin};
         pid = hearth_spawn (&opts, err);
     }
     if (out >= 0)
         close (out);
     if (errfd >= 0)
         close (errfd);
+    for (int i = 0; i < njoin; i++)
+        close (join[i]);
     return pid;
 }
 
@@ -192,15 +326,23 @@ children_spawn (children_t *self, const children_spawn_t *s,
     s_child_t *c = s_child_new (s);
     if (!c)
         return hearth_errprintf (err, "out of memory");
-    pid_t pid = c->pid = s_start (s, path, err);
+    char group[256];
+    s_group_name (s, group, sizeof group);
+    if (self->cgroups && !(c->cgroup = s_group_new (self, s, group, err))) {
+        free (c);
+        return -1;
+    }
+    pid_t pid = c->pid = s_start (s, path, c->cgroup, err);
     if (pid > 0 && zhashx_insert (self->table, c->name, c) < 0) {
         /* started, but cannot be kept: not left behind (the worker's
            SIGCHLD loop reaps it as no one's) */
         kill (-pid, SIGKILL);
         pid = hearth_errprintf (err, "out of memory");
     }
-    if (pid < 0)
+    if (pid < 0) {
+        s_group_end (self, c);
         free (c);
+    }
     return pid;
 }
 
@@ -263,6 +405,10 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
     /* The group may hold the child's own children: end them (the leader
        is reaped, but its group keeps its id while they live). */
     kill (-pid, SIGKILL);
+    cgroup_stats_t st = {.memory_limit_bytes = -1, .peak_bytes = -1};
+    if (c->cgroup)
+        cgroup_stats (c->cgroup, &st);
+    s_group_end (self, c);
     char text[128], path[4096];
     hearth_wait_status_text (status, text, sizeof text);
     children_path (self, c->dir, path, sizeof path, NULL);
@@ -276,7 +422,9 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
         .signal = WIFSIGNALED (status) ? WTERMSIG (status) : 0,
         .text = text,
         .now_ms = now_ms,
-        .peak_rss_bytes = peak_rss_bytes,
+        .peak_rss_bytes = st.peak_bytes > 0 ? st.peak_bytes : peak_rss_bytes,
+        .oom_killed = st.oom,
+        .memory_limit_bytes = st.memory_limit_bytes,
     };
     if (c->kind->exit)
         c->kind->exit (c->arg, &e);
@@ -296,9 +444,28 @@ s_busy (void *arg, const char *dir)
     return false;
 }
 
+/* A child's group at its memory limit: the whole group goes (the
+   reap reads the OOM from the group). */
+static void
+s_check_oom (s_child_t *c)
+{
+    if (!c->cgroup || !cgroup_oom (c->cgroup))
+        return;
+    int n = cgroup_kill (c->cgroup);
+    if (n > 0 && !c->oom_said)
+        log_warn ("%s %s (pid %d) reached its memory limit: killing its "
+                  "cgroup (%d processes)",
+                  c->kind->what, c->name, (int) c->pid, n);
+    c->oom_said |= n > 0;
+}
+
 void
 children_tick (children_t *self, int64_t now_ms)
 {
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table))
+        s_check_oom (c);
+    s_doomed_remove (self, false);
     for (s_child_t *c = zhashx_first (self->table); c;
          c = zhashx_next (self->table))
         if (c->stopping && c->kill_deadline_ms

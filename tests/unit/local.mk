@@ -223,3 +223,10 @@ tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
 	$(registry_sources)
 tests_unit_test_progress_CFLAGS = $(unit_cflags)
 tests_unit_test_progress_LDADD = driver/libdriver.la $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_cgroup
+tests_unit_test_cgroup_SOURCES = tests/unit/test_cgroup.c tests/unit/testutil.h \
+	worker/cgroup.c worker/cgroup.h worker/cgroup_impl.h \
+	worker/cgroup_v1.c worker/cgroup_v2.c worker/cgroupfs.c
+tests_unit_test_cgroup_CFLAGS = $(unit_cflags)
+tests_unit_test_cgroup_LDADD = $(unit_libs)
