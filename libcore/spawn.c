@@ -107,6 +107,18 @@ s_child (const hearth_spawn_opts_t *opts, pid_t parent, int report_fd)
     _exit (127);
 }
 
+/* The error of a child that could not exec (e: its errno, negative when
+   it could not join its cgroups).  Returns -1. */
+static int
+s_exec_error (int e, const char *what, hearth_error_t *err)
+{
+    errno = e < 0 ? -e : e;
+    if (e < 0)
+        return hearth_errprintf (err, "cannot put %s into its cgroup: %s", what,
+                                 strerror (-e));
+    return hearth_errprintf (err, "cannot run %s: %s", what, strerror (e));
+}
+
 /* fork+exec the libuv way: signals blocked around fork, reset in the
    child, an exec failure reported through a close-on-exec pipe. */
 static pid_t
@@ -130,6 +142,13 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
         return hearth_errprintf (err, "cannot run %s: fork: %s", opts->argv[0],
                                  strerror (fork_errno));
     }
+    if (opts->exec_report_fd) {
+        /* the caller reads the outcome later (hearth_spawn_report) and
+           reaps the child itself */
+        fcntl (report[0], F_SETFL, O_NONBLOCK);
+        *opts->exec_report_fd = report[0];
+        return pid;
+    }
     int e = 0;
     ssize_t n;
     do
@@ -138,14 +157,24 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
     close (report[0]);
     if (n == (ssize_t) sizeof e) {
         waitpid (pid, NULL, 0);
-        errno = e < 0 ? -e : e;
-        if (e < 0)
-            return hearth_errprintf (err, "cannot put %s into its cgroup: %s",
-                                     opts->argv[0], strerror (-e));
-        return hearth_errprintf (err, "cannot run %s: %s", opts->argv[0],
-                                 strerror (e));
+        return s_exec_error (e, opts->argv[0], err);
     }
     return pid;
+}
+
+int
+hearth_spawn_report (int fd, const char *what, hearth_error_t *err)
+{
+    int e = 0;
+    ssize_t n;
+    do
+        n = read (fd, &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 1;
+    if (n == (ssize_t) sizeof e)
+        return s_exec_error (e, what, err);
+    return 0;
 }
 
 pid_t

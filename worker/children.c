@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdalign.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include <czmq.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 #include "worker/cgroup.h"
@@ -43,6 +45,8 @@ typedef struct {
     int64_t kill_deadline_ms;    /* SIGKILL at this time, or 0 */
     cgroup_t *cgroup;            /* its group (owned), or NULL */
     bool oom_said;               /* its OOM kill is logged */
+    int report_fd;               /* its exec's outcome, while not yet read
+                                    (hearth_spawn_report), or -1 */
 } s_child_t;
 
 struct children {
@@ -200,6 +204,8 @@ children_destroy (children_t **self_p)
         kill (-c->pid, SIGKILL);
         waitpid (c->pid, NULL, 0);
         s_group_end (self, c);
+        if (c->report_fd >= 0)
+            close (c->report_fd);
         free (c);
     }
     s_doomed_remove (self, true);
@@ -283,7 +289,7 @@ s_child_new (const children_spawn_t *s)
    Its pid, or -1. */
 static pid_t
 s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
-         hearth_error_t *err)
+         int *report_fd, hearth_error_t *err)
 {
     int join[CGROUP_MAX_DIRS];
     int njoin = g ? cgroup_join_fds (g, join, CGROUP_MAX_DIRS, err) : 0;
@@ -301,7 +307,11 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
                                     .stderr_fd = errfd,
                                     .new_pgroup = true,
                                     .join_fds = join,
-                                    .njoin_fds = (size_t) njoin};
+                                    .njoin_fds = (size_t) njoin,
+                                    /* the child's join may wait for the
+                                       kernel (a grace period on v1): the
+                                       worker does not wait with it */
+                                    .exec_report_fd = g ? report_fd : NULL};
         pid = hearth_spawn (&opts, err);
     }
     if (out >= 0)
@@ -328,11 +338,13 @@ children_spawn (children_t *self, const children_spawn_t *s,
         return hearth_errprintf (err, "out of memory");
     char group[256];
     s_group_name (s, group, sizeof group);
+    int64_t start_us = hearth_mono_us ();
     if (self->cgroups && !(c->cgroup = s_group_new (self, s, group, err))) {
         free (c);
         return -1;
     }
-    pid_t pid = c->pid = s_start (s, path, c->cgroup, err);
+    c->report_fd = -1;
+    pid_t pid = c->pid = s_start (s, path, c->cgroup, &c->report_fd, err);
     if (pid > 0 && zhashx_insert (self->table, c->name, c) < 0) {
         /* started, but cannot be kept: not left behind (the worker's
            SIGCHLD loop reaps it as no one's) */
@@ -341,8 +353,15 @@ children_spawn (children_t *self, const children_spawn_t *s,
     }
     if (pid < 0) {
         s_group_end (self, c);
+        if (c->report_fd >= 0)
+            close (c->report_fd);
         free (c);
+        return pid;
     }
+    /* the cost of a launch, with or without its group (bench-isolation) */
+    log_debug ("%s %s spawned in %lld us%s", s->kind->what, s->name,
+               (long long) (hearth_mono_us () - start_us),
+               c->cgroup ? " with its cgroup" : "");
     return pid;
 }
 
@@ -389,6 +408,33 @@ children_stop_under (children_t *self, const char *dir, int64_t now_ms)
             s_stop (self, c, now_ms);
 }
 
+/* The outcome of a child's exec, at its reap: when it could not exec,
+   why, into text. */
+static void
+s_exec_outcome (s_child_t *c, char *text, size_t size)
+{
+    if (c->report_fd < 0)
+        return;
+    hearth_error_t err;
+    if (hearth_spawn_report (c->report_fd, c->kind->what, &err) < 0)
+        snprintf (text, size, "%s", err.text);
+    close (c->report_fd);
+    c->report_fd = -1;
+}
+
+/* At a tick: a child that has exec'd no longer needs its pipe (at EOF,
+   no data); one whose error waits there keeps it for its reap. */
+static void
+s_exec_done (s_child_t *c)
+{
+    struct pollfd p = {.fd = c->report_fd, .events = POLLIN};
+    if (c->report_fd >= 0 && poll (&p, 1, 0) == 1
+        && (p.revents & (POLLHUP | POLLIN)) == POLLHUP) {
+        close (c->report_fd);
+        c->report_fd = -1;
+    }
+}
+
 /* --- reaping ----------------------------------------------------------- */
 
 bool
@@ -406,11 +452,16 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
        is reaped, but its group keeps its id while they live). */
     kill (-pid, SIGKILL);
     cgroup_stats_t st = {.memory_limit_bytes = -1, .peak_bytes = -1};
-    if (c->cgroup)
+    int64_t start_us = hearth_mono_us ();
+    if (c->cgroup) {
         cgroup_stats (c->cgroup, &st);
-    s_group_end (self, c);
-    char text[128], path[4096];
+        s_group_end (self, c);
+        log_debug ("%s %s: cgroup read and removed in %lld us", c->kind->what,
+                   c->name, (long long) (hearth_mono_us () - start_us));
+    }
+    char text[HEARTH_ERROR_TEXT_MAX], path[4096];
     hearth_wait_status_text (status, text, sizeof text);
+    s_exec_outcome (c, text, sizeof text);
     children_path (self, c->dir, path, sizeof path, NULL);
     children_exit_t e = {
         .name = c->name,
@@ -463,8 +514,10 @@ void
 children_tick (children_t *self, int64_t now_ms)
 {
     for (s_child_t *c = zhashx_first (self->table); c;
-         c = zhashx_next (self->table))
+         c = zhashx_next (self->table)) {
         s_check_oom (c);
+        s_exec_done (c);
+    }
     s_doomed_remove (self, false);
     for (s_child_t *c = zhashx_first (self->table); c;
          c = zhashx_next (self->table))

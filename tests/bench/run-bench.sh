@@ -12,7 +12,9 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle.  The shuffle group (bench-shuffle.sh) needs
+# scale load flood shuffle isolation.  The isolation group
+# (bench-isolation.sh) needs root and cgroups a worker can use, else it
+# says so and is skipped.  The shuffle group (bench-shuffle.sh) needs
 # about 3.5 x 2 GiB of free disk in $TMPDIR, and 2.5 x 8 GiB more for its
 # 8 GiB run, which it skips, saying so, when the disk has less.  Run it in a build without --enable-sanitizers: sanitized numbers
 # mean nothing (the script says so and goes on).
@@ -40,6 +42,7 @@ reps=3
 tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
 scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
 load_clients=500 load_seq=50 flood_conns=1000
+iso_tasks=5000 iso_launches=200
 shuffle_args=()
 if [ $quick = 1 ]; then
     shuffle_args=(--size $((256 << 20)) --big $((1 << 30)) --reps 1
@@ -47,6 +50,7 @@ if [ $quick = 1 ]; then
     tp_tasks=50000 lat_jobs=500 cmd_tasks=2000 sleep_tasks=200
     scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
     load_clients=100 load_seq=20 flood_conns=400
+    iso_tasks=1000 iso_launches=50
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -159,6 +163,12 @@ if wants shuffle; then
     run bash "$(dirname "$0")/bench-shuffle.sh" "${shuffle_args[@]}"
 fi
 
+if wants isolation; then
+    echo "== 15-16. confinement in cgroups, beside --isolation none"
+    run bash "$(dirname "$0")/bench-isolation.sh" --reps $reps \
+        --tasks $iso_tasks --launches $iso_launches
+fi
+
 # ---- the table -------------------------------------------------------------
 
 declare -A MED MIN MAX
@@ -179,7 +189,7 @@ group_of () {
     tp.*) echo throughput ;; lat.*) echo latency ;; cmd.*) echo commands ;;
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
-    shuffle.*) echo shuffle ;;
+    shuffle.*) echo shuffle ;; iso.*) echo isolation ;;
     *) echo zmq ;;
     esac
 }
@@ -272,6 +282,15 @@ row "13. driver peak RSS KiB, --big shuffle" shuffle.big.driver_rss_kb shuffle.d
 row "13. reducer's executor peak RSS KiB, unsorted" shuffle.unsorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ its budget: --fetch-max-in-flight + --shuffle-memory"
 row "13. reducer's executor peak RSS KiB, sorted" shuffle.sorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ the same budget"
 row "14. driver RSS growth KiB, 1,000 x 1,000 blocks (--quick: 300 x 300)" shuffle.wide.growth_kb "" "" "" '<=' 32768 "≤ 32 MiB (reference: the same maps, R = 1)"
+if have iso.skipped; then
+    printf '| 15-16. confinement in cgroups | skipped: no cgroups here | - | - | ≤ 5%% of the command-task rate, ≤ 2 ms per launch | skipped |\n'
+else
+    row "15. /bin/true commands/s, --isolation cgroup" iso.cmd.cgroup.commands_per_s iso.cmd.none.commands_per_s '>=' 0.95 "" "" "≥ 0.95 × --isolation none, same run (median of the repetitions' ratios)" iso.cmd.ratio
+    row "16. executor launch µs, --isolation cgroup" iso.launch.cgroup_us iso.launch.none_us "" "" "" "" "(reference: --isolation none)"
+    row "16. a launch's cgroup cost µs" iso.launch.cost_us "" "" "" '<=' 2000 "≤ 2 ms per executor launch (difference of the medians)"
+    row "16. a reap's cgroup work µs (counters, kill, remove)" iso.reap.cgroup_us "" "" "" "" "" ""
+    row "16. executor start ms (spawn to its first log line), cgroup" iso.start.cgroup_ms iso.start.none_ms "" "" "" "" "(reference: --isolation none)"
+fi
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

@@ -68,5 +68,10 @@ runs "bench-shuffle" shuffle.ref.mb_s shuffle.unsorted.ratio \
   bash "$(dirname "$0")/bench-shuffle.sh" --size 2000000 --big 4000000 \
   --maps 4 --reduces 4 --reps 1 --wide 20,20,200000
 
+# confinement beside none: where a worker can isolate, its figures; else
+# it says why and prints iso.skipped (the key is a grep pattern)
+runs "bench-isolation" 'iso\.\(skipped\|launch\.cost_us\)' -- \
+  bash "$(dirname "$0")/bench-isolation.sh" --reps 1 --tasks 100 --launches 10
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

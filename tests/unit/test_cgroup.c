@@ -424,6 +424,54 @@ test_v1_real_oom (void **state)
     cgroups_destroy (&t);
 }
 
+/* --- the spawn's join and its asynchronous report ---------------------- */
+
+static void
+test_spawn_report (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    int fd = -1, status;
+    /* a join that fails (a file not open for writing): said at the report */
+    int bad = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+    const char *argv[] = {"true", NULL};
+    hearth_spawn_opts_t o = {.argv = argv,
+                             .stdin_fd = HEARTH_SPAWN_DEVNULL,
+                             .stdout_fd = HEARTH_SPAWN_DEVNULL,
+                             .stderr_fd = HEARTH_SPAWN_DEVNULL,
+                             .join_fds = &bad,
+                             .njoin_fds = 1,
+                             .exec_report_fd = &fd};
+    pid_t pid = hearth_spawn (&o, &err);
+    assert_true (pid > 0);
+    assert_true (fd >= 0);
+    assert_int_equal (waitpid (pid, &status, 0), pid);
+    assert_int_equal (WEXITSTATUS (status), 127);
+    assert_int_equal (hearth_spawn_report (fd, "executor", &err), -1);
+    assert_contains (err.text, "cannot put executor into its cgroup");
+    close (fd);
+    close (bad);
+    /* a program that runs: EOF once it has exec'd */
+    int ok = open ("/dev/null", O_WRONLY | O_CLOEXEC);
+    o.join_fds = &ok;
+    pid = hearth_spawn (&o, &err);
+    assert_true (pid > 0);
+    assert_int_equal (waitpid (pid, &status, 0), pid);
+    assert_int_equal (WEXITSTATUS (status), 0);
+    assert_int_equal (hearth_spawn_report (fd, "executor", &err), 0);
+    close (fd);
+    /* a program that is not there */
+    const char *missing[] = {"/nonexistent/hearth-executor", NULL};
+    o.argv = missing;
+    pid = hearth_spawn (&o, &err);
+    assert_true (pid > 0);
+    assert_int_equal (waitpid (pid, &status, 0), pid);
+    assert_int_equal (hearth_spawn_report (fd, "executor", &err), -1);
+    assert_contains (err.text, "cannot run executor: No such file");
+    close (fd);
+    close (ok);
+}
+
 int
 main (void)
 {
@@ -435,6 +483,7 @@ main (void)
         cmocka_unit_test (test_v1_missing_cpu),
         cmocka_unit_test (test_v1_real_join),
         cmocka_unit_test (test_v1_real_oom),
+        cmocka_unit_test (test_spawn_report),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
