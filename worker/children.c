@@ -21,6 +21,7 @@
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 #include "worker/cgroup.h"
+#include "worker/childgroups.h"
 #include "worker/children.h"
 #include "worker/cleanups.h"
 
@@ -50,61 +51,15 @@ typedef struct {
 } s_child_t;
 
 struct children {
-    char *root;              /* where the children's directories are */
-    int64_t kill_grace_ms;   /* SIGTERM to SIGKILL */
-    zhashx_t *table;         /* name -> s_child_t * (owned) */
-    cleanups_t *cleanups;    /* directories waiting for removal */
-    cgroups_t *cgroups;      /* the worker's cgroups, or NULL (borrowed) */
-    int overhead_percent;    /* memory limit: memory plus this % of it */
-    int64_t overhead_min_mb; /* or plus this, whichever is more */
-    int64_t pids_max;        /* per group, 0: any */
-    zlistx_t *doomed;        /* cgroup_t * of reaped children, killed, to
-                                remove once empty (owned) */
+    char *root;            /* where the children's directories are */
+    int64_t kill_grace_ms; /* SIGTERM to SIGKILL */
+    zhashx_t *table;       /* name -> s_child_t * (owned) */
+    cleanups_t *cleanups;  /* directories waiting for removal */
+    childgroups_t *groups; /* the children's cgroups, or NULL: no
+                              isolation (owned) */
 };
 
 /* --- cgroups ------------------------------------------------------------ */
-
-/* How long the table waits, at its end, for killed processes to leave
-   their groups (ms), checked every s_doomed_step_ms. */
-static const int s_doomed_wait_ms = 2000, s_doomed_step_ms = 10;
-/* How long a new child waits for the group of an earlier one of the same
-   name (a driver's relaunch) to empty (ms). */
-static const int s_reuse_wait_ms = 500;
-
-/* Remove the groups of reaped children that are empty now (wait: until
-   all are, or s_doomed_wait_ms). */
-static void
-s_doomed_remove (children_t *self, bool wait)
-{
-    for (int t = 0; self->doomed && zlistx_size (self->doomed); t++) {
-        for (cgroup_t *g = zlistx_first (self->doomed); g;
-             g = zlistx_next (self->doomed)) {
-            cgroup_kill (g);
-            if (cgroup_destroy (&g) == 0)
-                zlistx_delete (self->doomed, zlistx_cursor (self->doomed));
-        }
-        if (!wait || t * s_doomed_step_ms >= s_doomed_wait_ms)
-            break;
-        usleep (s_doomed_step_ms * 1000);
-    }
-}
-
-/* Kill what is left in a child's group and remove it, now or later. */
-static void
-s_group_end (children_t *self, s_child_t *c)
-{
-    if (!c->cgroup)
-        return;
-    cgroup_kill (c->cgroup);
-    if (cgroup_destroy (&c->cgroup) < 0) {
-        /* its processes are still leaving it: at a tick */
-        if (!zlistx_add_end (self->doomed, c->cgroup)) {
-            log_warn ("cgroup %s left behind: out of memory",
-                      cgroup_name (c->cgroup));
-        }
-        c->cgroup = NULL;
-    }
-}
 
 char *
 children_oom_text (const children_exit_t *x, char *buf, size_t size)
@@ -119,44 +74,8 @@ children_oom_text (const children_exit_t *x, char *buf, size_t size)
 int64_t
 children_memory_limit (const children_t *self, int64_t memory_mb)
 {
-    int64_t overhead = memory_mb * self->overhead_percent / 100;
-    if (overhead < self->overhead_min_mb)
-        overhead = self->overhead_min_mb;
-    return (memory_mb + overhead) * 1024 * 1024;
-}
-
-/* A group for a child about to start (name: its group name), or NULL
-   with err.  An earlier child's group of the same name still leaving is
-   removed first. */
-static cgroup_t *
-s_group_new (children_t *self, const children_spawn_t *s, const char *name,
-             hearth_error_t *err)
-{
-    for (cgroup_t *g = zlistx_first (self->doomed); g;
-         g = zlistx_next (self->doomed))
-        if (strcmp (cgroup_name (g), name) == 0) {
-            /* killed at its reap: its processes are leaving it */
-            for (int t = 0;
-                 t * s_doomed_step_ms < s_reuse_wait_ms && !cgroup_empty (g);
-                 t++) {
-                cgroup_kill (g);
-                usleep (s_doomed_step_ms * 1000);
-            }
-            if (cgroup_destroy (&g) < 0) {
-                hearth_errprintf (err,
-                                  "the cgroup %s of an earlier %s is still "
-                                  "in use",
-                                  name, s->kind->what);
-                return NULL;
-            }
-            zlistx_delete (self->doomed, zlistx_cursor (self->doomed));
-            break;
-        }
-    cgroup_limits_t l = {.memory_bytes =
-                             children_memory_limit (self, s->memory_mb),
-                         .cores = s->cores,
-                         .pids_max = self->pids_max};
-    return cgroup_new (self->cgroups, name, &l, err);
+    return self->groups ? childgroups_memory_limit (self->groups, memory_mb)
+                        : -1;
 }
 
 /* The group name of a child: given, or its dir with '-' for '/'. */
@@ -169,6 +88,14 @@ s_group_name (const children_spawn_t *s, char *buf, size_t size)
             *p = '-';
 }
 
+/* Kill what is left in a child's group and remove it (now or later). */
+static void
+s_group_end (children_t *self, s_child_t *c)
+{
+    if (self->groups)
+        childgroups_end (self->groups, &c->cgroup);
+}
+
 children_t *
 children_new (const children_config_t *c)
 {
@@ -179,12 +106,12 @@ children_new (const children_config_t *c)
     self->table = zhashx_new ();
     self->cleanups = cleanups_new (c->root);
     self->kill_grace_ms = c->kill_grace_ms;
-    self->cgroups = c->cgroups;
-    self->overhead_percent = c->overhead_percent;
-    self->overhead_min_mb = c->overhead_min_mb;
-    self->pids_max = c->pids_max;
-    self->doomed = zlistx_new ();
-    if (!self->root || !self->table || !self->cleanups || !self->doomed) {
+    childgroups_config_t gc = {.cgroups = c->cgroups,
+                               .overhead_percent = c->overhead_percent,
+                               .overhead_min_mb = c->overhead_min_mb,
+                               .pids_max = c->pids_max};
+    bool groups_ok = !c->cgroups || (self->groups = childgroups_new (&gc));
+    if (!self->root || !self->table || !self->cleanups || !groups_ok) {
         children_destroy (&self);
         errno = ENOMEM;
         return NULL;
@@ -208,8 +135,7 @@ children_destroy (children_t **self_p)
             close (c->report_fd);
         free (c);
     }
-    s_doomed_remove (self, true);
-    zlistx_destroy (&self->doomed);
+    childgroups_destroy (&self->groups);
     zhashx_destroy (&self->table);
     cleanups_destroy (&self->cleanups);
     free (self->root);
@@ -339,7 +265,9 @@ children_spawn (children_t *self, const children_spawn_t *s,
     char group[256];
     s_group_name (s, group, sizeof group);
     int64_t start_us = hearth_mono_us ();
-    if (self->cgroups && !(c->cgroup = s_group_new (self, s, group, err))) {
+    if (self->groups
+        && !(c->cgroup = childgroups_create (self->groups, group, s->kind->what,
+                                             s->cores, s->memory_mb, err))) {
         free (c);
         return -1;
     }
@@ -518,7 +446,8 @@ children_tick (children_t *self, int64_t now_ms)
         s_check_oom (c);
         s_exec_done (c);
     }
-    s_doomed_remove (self, false);
+    if (self->groups)
+        childgroups_tick (self->groups);
     for (s_child_t *c = zhashx_first (self->table); c;
          c = zhashx_next (self->table))
         if (c->stopping && c->kill_deadline_ms

@@ -5,6 +5,7 @@ hearth_worker_SOURCES = \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/drivers.c worker/drivers.h worker/relaunch.c worker/relaunch.h \
 	worker/children.c worker/children.h \
+	worker/childgroups.c worker/childgroups.h \
 	worker/cgroup.c worker/cgroup.h worker/cgroup_impl.h \
 	worker/cgroup_v1.c worker/cgroup_v2.c worker/cgroupfs.c \
 	worker/cleanups.c worker/cleanups.h \

@@ -7,6 +7,9 @@
         cgroup.c    control groups (cgroup.h; v1 and v2 backends in
                     cgroup_v1.c, cgroup_v2.c, their file helpers in
                     cgroupfs.c): the children's limits and counters
+        childgroups.c the children's groups: made at their start, ended
+                    and removed after their reap (childgroups.h; the
+                    children table's)
         children.c  the table of child processes, executors and drivers
                     alike: spawn in a directory with output files, stop
                     (TERM, KILL after a grace), reap, usage, JSON view, and
