@@ -162,24 +162,48 @@ s_clean_one (cgroups_t *self, const char *name)
     }
 }
 
+/* The names of the groups in dir, a new NULL-terminated array (caller
+   frees each and it), or NULL on no memory or none. */
+static char **
+s_list_groups (const char *dir)
+{
+    DIR *d = opendir (dir);
+    struct dirent *ent;
+    char **names = NULL;
+    size_t n = 0;
+    while (d && (ent = readdir (d))) {
+        if (ent->d_type != DT_DIR || ent->d_name[0] == '.')
+            continue;
+        char **more = realloc (names, (n + 2) * sizeof *names);
+        if (!more || !(more[n] = strdup (ent->d_name))) {
+            names = more;
+            break;
+        }
+        names = more;
+        names[++n] = NULL;
+    }
+    if (names)
+        names[n] = NULL;
+    if (d)
+        closedir (d);
+    return names;
+}
+
 size_t
 cgroups_clean_stale (cgroups_t *self)
 {
     size_t found = 0;
+    /* each hierarchy in turn: a name removed in all of them is no longer
+       listed in the next; one that stays (a process that would not die)
+       is tried once */
     for (size_t i = 0; i < self->ndirs; i++) {
-        DIR *d = opendir (self->dirs[i]);
-        struct dirent *ent;
-        while (d && (ent = readdir (d))) {
-            if (ent->d_type != DT_DIR || ent->d_name[0] == '.')
-                continue;
-            /* the name leaves the listing once removed in every
-               hierarchy: count it where it is first met */
+        char **names = s_list_groups (self->dirs[i]);
+        for (size_t k = 0; names && names[k]; k++) {
             found += i == 0;
-            s_clean_one (self, ent->d_name);
-            rewinddir (d);
+            s_clean_one (self, names[k]);
+            free (names[k]);
         }
-        if (d)
-            closedir (d);
+        free (names);
     }
     return found;
 }
