@@ -164,7 +164,7 @@ if wants shuffle; then
 fi
 
 if wants isolation; then
-    echo "== 15-16. confinement in cgroups, beside --isolation none"
+    echo "== 18-19. confinement in cgroups, beside --isolation none"
     run bash "$(dirname "$0")/bench-isolation.sh" --reps $reps \
         --tasks $iso_tasks --launches $iso_launches
 fi
@@ -283,13 +283,13 @@ row "13. reducer's executor peak RSS KiB, unsorted" shuffle.unsorted.reducer_rss
 row "13. reducer's executor peak RSS KiB, sorted" shuffle.sorted.reducer_rss_kb shuffle.reducer_budget_kb '<=' 1 "" "" "≤ the same budget"
 row "14. driver RSS growth KiB, 1,000 x 1,000 blocks (--quick: 300 x 300)" shuffle.wide.growth_kb "" "" "" '<=' 32768 "≤ 32 MiB (reference: the same maps, R = 1)"
 if have iso.skipped; then
-    printf '| 15-16. confinement in cgroups | skipped: no cgroups here | - | - | ≤ 5%% of the command-task rate, ≤ 2 ms per launch | skipped |\n'
+    printf '| 18-19. confinement in cgroups | skipped: no cgroups here | - | - | ≤ 5%% of the command-task rate, ≤ 2 ms per launch | skipped |\n'
 else
-    row "15. /bin/true commands/s, --isolation cgroup" iso.cmd.cgroup.commands_per_s iso.cmd.none.commands_per_s '>=' 0.95 "" "" "≥ 0.95 × --isolation none, same run (median of the repetitions' ratios)" iso.cmd.ratio
-    row "16. executor launch µs, --isolation cgroup" iso.launch.cgroup_us iso.launch.none_us "" "" "" "" "(reference: --isolation none)"
-    row "16. a launch's cgroup cost µs" iso.launch.cost_us "" "" "" '<=' 2000 "≤ 2 ms per executor launch (difference of the medians)"
-    row "16. a reap's cgroup work µs (counters, kill, remove)" iso.reap.cgroup_us "" "" "" "" "" ""
-    row "16. executor start ms (spawn to its first log line), cgroup" iso.start.cgroup_ms iso.start.none_ms "" "" "" "" "(reference: --isolation none)"
+    row "18. /bin/true commands/s, --isolation cgroup" iso.cmd.cgroup.commands_per_s iso.cmd.none.commands_per_s '>=' 0.95 "" "" "≥ 0.95 × --isolation none, same run (median of the repetitions' ratios)" iso.cmd.ratio
+    row "19. executor launch µs, --isolation cgroup" iso.launch.cgroup_us iso.launch.none_us "" "" "" "" "(reference: --isolation none)"
+    row "19. a launch's cgroup cost µs" iso.launch.cost_us "" "" "" '<=' 2000 "≤ 2 ms per executor launch (difference of the medians)"
+    row "19. a reap's cgroup work µs (counters, kill, remove)" iso.reap.cgroup_us "" "" "" "" "" ""
+    row "19. executor start ms (spawn to its first log line), cgroup" iso.start.cgroup_ms iso.start.none_ms "" "" "" "" "(reference: --isolation none)"
 fi
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
