@@ -360,6 +360,19 @@ cgroup_destroy (cgroup_t **self_p)
     return 0;
 }
 
+void
+cgroup_forget (cgroup_t **self_p)
+{
+    if (!self_p || !*self_p)
+        return;
+    cgroup_t *self = *self_p;
+    for (size_t i = 0; i < CGROUP_MAX_DIRS; i++)
+        free (self->dirs[i]);
+    free (self->name);
+    free (self);
+    *self_p = NULL;
+}
+
 const char *
 cgroup_name (const cgroup_t *self)
 {

@@ -125,6 +125,10 @@ bool cgroup_empty (cgroup_t *self);
    call again later).  Accepts NULL. */
 int cgroup_destroy (cgroup_t **self_p);
 
+/* Free it, leaving its directories (a group that would not empty, at
+   the worker's end).  Accepts NULL and a NULL *self_p; nulls it. */
+void cgroup_forget (cgroup_t **self_p);
+
 /* Its name (borrowed). */
 const char *cgroup_name (const cgroup_t *self);
 

@@ -72,9 +72,11 @@ childgroups_destroy (childgroups_t **self_p)
     childgroups_t *self = *self_p;
     s_remove_ended (self, true);
     for (cgroup_t *g = zlistx_first (self->ending); g;
-         g = zlistx_next (self->ending))
+         g = zlistx_next (self->ending)) {
         log_warn ("cgroup %s left behind: a process in it did not die",
                   cgroup_name (g));
+        cgroup_forget (&g);
+    }
     zlistx_destroy (&self->ending);
     free (self);
     *self_p = NULL;
