@@ -322,6 +322,15 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
         return;
     char reason[300];
     const char *text = hearth_json_str (b, "message");
+    const char *why = hearth_json_str (b, "reason");
+    if (why && text) {
+        /* OOM_KILLED: its worker's words ("killed: out of memory, limit
+           1088 MiB, peak 1088 MiB") */
+        const char *worker = hearth_json_str (b, "worker_id");
+        log_warn ("executor %d on worker %s %s", exec_id, worker ? worker : "?",
+                  text);
+        state = why;
+    }
     snprintf (reason, sizeof reason, "%s%s%s%s", state,
               hearth_json_bool (b, "worker_lost", false) ? ", worker lost" : "",
               text ? ": " : "", text ? text : "");

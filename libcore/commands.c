@@ -51,6 +51,8 @@ _Static_assert(sizeof hearth_task_states / sizeof *hearth_task_states
                "HEARTH_TASK_STATES counts hearth_task_states");
 static const char *const s_driver_kinds[] = {"job", "binary", NULL};
 static const char *const s_streams[] = {"stdout", "stderr", NULL};
+/* Why an executor ended, beyond its state (docs/failures.md). */
+static const char *const s_exit_reasons[] = {"OOM_KILLED", NULL};
 
 /* clang-format off */
 /* Shorthands for field descriptors: name, required, then the type's
@@ -212,7 +214,8 @@ static const hearth_field_t b_executor_state_changed[] = {
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
     F_EXIT ("exit_status"), INT ("signal", false, 0, 128),
     INT ("pid", false, 0, 1e9), INT ("peak_rss_bytes", false, 0, MAX_BYTES),
-    END};
+    ENUM ("reason", false, s_exit_reasons),
+    INT ("memory_limit_bytes", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_launch_driver[] = {
     F_DRIVER_ID (true), F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
     NAME ("app", true), ENUM ("kind", true, s_driver_kinds),
@@ -248,7 +251,10 @@ static const hearth_field_t b_executor_updated[] = {
     F_APP_ID (false), F_EXEC_ID (true),
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
     F_EXIT ("exit_status"), BOOL ("worker_lost", false),
-    INT ("peak_rss_bytes", false, 0, MAX_BYTES), END};
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES),
+    ENUM ("reason", false, s_exit_reasons),
+    INT ("memory_limit_bytes", false, 0, MAX_BYTES),
+    F_WORKER_ID ("worker_id", false), END};
 static const hearth_field_t b_application_removed[] = {
     F_APP_ID (false), F_TEXT ("reason", true),
     ENUM ("state", false, hearth_app_states), END};

@@ -73,16 +73,22 @@ s_child (const hearth_spawn_opts_t *opts, pid_t parent, int report_fd)
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     for (int sig = 1; sig < NSIG; sig++)
         sigaction (sig, &dfl, NULL);
-    prctl (PR_SET_PDEATHSIG, SIGTERM);
-    if (getppid () != parent) /* the parent died before prctl */
-        _exit (127);
+    if (opts->die_with_parent) {
+        prctl (PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid () != parent) /* the parent died before prctl */
+            _exit (127);
+    }
     if (opts->new_pgroup)
         setpgid (0, 0);
+    int e = 0;
+    /* into its groups before anything else runs in it */
+    for (size_t i = 0; i < opts->njoin_fds && e == 0; i++)
+        if (write (opts->join_fds[i], "0", 1) != 1)
+            e = -(errno ? errno : EIO); /* negative: told apart below */
     s_child_fd (opts->stdin_fd, 0);
     s_child_fd (opts->stdout_fd, 1);
     s_child_fd (opts->stderr_fd, 2);
-    int e = 0;
-    if (opts->cwd && chdir (opts->cwd) < 0)
+    if (e == 0 && opts->cwd && chdir (opts->cwd) < 0)
         e = errno;
     sigset_t none;
     sigemptyset (&none);
@@ -99,6 +105,18 @@ s_child (const hearth_spawn_opts_t *opts, pid_t parent, int report_fd)
     ssize_t n = write (report_fd, &e, sizeof e);
     (void) n;
     _exit (127);
+}
+
+/* The error of a child that could not exec (e: its errno, negative when
+   it could not join its cgroups).  Returns -1. */
+static int
+s_exec_error (int e, const char *what, hearth_error_t *err)
+{
+    errno = e < 0 ? -e : e;
+    if (e < 0)
+        return hearth_errprintf (err, "cannot put %s into its cgroup: %s", what,
+                                 strerror (-e));
+    return hearth_errprintf (err, "cannot run %s: %s", what, strerror (e));
 }
 
 /* fork+exec the libuv way: signals blocked around fork, reset in the
@@ -124,6 +142,13 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
         return hearth_errprintf (err, "cannot run %s: fork: %s", opts->argv[0],
                                  strerror (fork_errno));
     }
+    if (opts->exec_report_fd) {
+        /* the caller reads the outcome later (hearth_spawn_report) and
+           reaps the child itself */
+        fcntl (report[0], F_SETFL, O_NONBLOCK);
+        *opts->exec_report_fd = report[0];
+        return pid;
+    }
     int e = 0;
     ssize_t n;
     do
@@ -132,17 +157,31 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
     close (report[0]);
     if (n == (ssize_t) sizeof e) {
         waitpid (pid, NULL, 0);
-        errno = e;
-        return hearth_errprintf (err, "cannot run %s: %s", opts->argv[0],
-                                 strerror (e));
+        return s_exec_error (e, opts->argv[0], err);
     }
     return pid;
+}
+
+int
+hearth_spawn_report (int fd, const char *what, hearth_error_t *err)
+{
+    int e = 0;
+    ssize_t n;
+    do
+        n = read (fd, &e, sizeof e);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 1;
+    if (n == (ssize_t) sizeof e)
+        return s_exec_error (e, what, err);
+    return 0;
 }
 
 pid_t
 hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err)
 {
-    if (opts->argv && opts->argv[0] && opts->die_with_parent)
+    if (opts->argv && opts->argv[0]
+        && (opts->die_with_parent || opts->njoin_fds))
         return s_spawn_fork (opts, err);
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;

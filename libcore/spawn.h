@@ -32,11 +32,27 @@ typedef struct {
     bool new_pgroup;         /* child leads a new process group */
     bool die_with_parent;    /* SIGTERM to the child when the calling thread
                                 exits (PR_SET_PDEATHSIG); uses fork+exec */
+    const int *join_fds;     /* files (cgroup.procs) the child writes "0" to
+                                before it execs, so that it runs in those
+                                groups from its first instruction; a write
+                                that fails fails the spawn; uses fork+exec */
+    size_t njoin_fds;        /* entries of join_fds */
+    int *exec_report_fd;     /* fork+exec only: when set, the parent does
+                                not wait for the child's exec: it gets in
+                                *exec_report_fd the read end (non-blocking,
+                                close-on-exec; the caller closes it) of the
+                                pipe on which the child says why it could
+                                not exec, read with hearth_spawn_report */
 } hearth_spawn_opts_t;
 
 /* Start a child.  Returns its pid, or -1 with err (e.g. "cannot run
    foo: No such file or directory"). */
 pid_t hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err);
+
+/* What the child of a spawn with exec_report_fd says on fd (named what
+   in the error): 1 while it has not exec'd yet, 0 once it has (the fd
+   can be closed), -1 with err when it could not (it exits 127). */
+int hearth_spawn_report (int fd, const char *what, hearth_error_t *err);
 
 /* base (NULL: this process's environment) with extra "NAME=VALUE"
    entries added, replacing base's entries of the same names.  The array

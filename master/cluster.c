@@ -302,6 +302,12 @@ s_executor_updated (master_t *m, const registry_change_t *c)
     if (exec->peak_rss_bytes > 0)
         cJSON_AddNumberToObject (b, "peak_rss_bytes",
                                  (double) exec->peak_rss_bytes);
+    if (exec->exit_reason)
+        cJSON_AddStringToObject (b, "reason", exec->exit_reason);
+    if (exec->memory_limit_bytes > 0)
+        cJSON_AddNumberToObject (b, "memory_limit_bytes",
+                                 (double) exec->memory_limit_bytes);
+    cJSON_AddStringToObject (b, "worker_id", exec->worker->id);
     master_send (m, exec->app->routing_id, msg);
 }
 

@@ -146,6 +146,10 @@ struct reg_app {
     cJSON *progress;                /* its driver's last progress summary
                                        (APPLICATION_PROGRESS, with time_ms),
                                        or NULL; not journaled */
+    cJSON *last_oom;                /* its last executor killed for memory:
+                                       {exec_id, worker_id,
+                                       memory_limit_bytes, peak_rss_bytes,
+                                       message}, or NULL; not journaled */
     int64_t hold_until_ms;          /* monotonic: not scheduled before, or 0 */
     bool recovering;                /* restored from the journal, its driver
                                        not back yet (no routing id) */
@@ -154,16 +158,19 @@ struct reg_app {
 };
 
 struct reg_exec {
-    reg_app_t *app;         /* the application it runs for */
-    int exec_id;            /* per application, from 0 */
-    reg_worker_t *worker;   /* where it runs */
-    int cores;              /* cores it holds */
-    int64_t memory_mb;      /* memory it holds, MiB */
-    exec_state_t state;     /* LAUNCHING ... LOST */
-    int pid;                /* as the worker reported, or 0 */
-    void *worker_handle;    /* handle in worker->executors */
-    int64_t peak_rss_bytes; /* its peak memory once its worker reaped it
-                               (EXECUTOR_STATE_CHANGED), or 0 */
+    reg_app_t *app;             /* the application it runs for */
+    int exec_id;                /* per application, from 0 */
+    reg_worker_t *worker;       /* where it runs */
+    int cores;                  /* cores it holds */
+    int64_t memory_mb;          /* memory it holds, MiB */
+    exec_state_t state;         /* LAUNCHING ... LOST */
+    int pid;                    /* as the worker reported, or 0 */
+    void *worker_handle;        /* handle in worker->executors */
+    int64_t peak_rss_bytes;     /* its peak memory once its worker reaped it
+                                   (EXECUTOR_STATE_CHANGED), or 0 */
+    const char *exit_reason;    /* "OOM_KILLED" (static), or NULL */
+    int64_t memory_limit_bytes; /* its cgroup's limit as its worker said, or
+                                   0 */
 };
 
 /* A cluster-mode driver (SUBMIT_DRIVER).  It keeps what it needs to be

@@ -59,6 +59,14 @@ registry_exec_json (const reg_exec_t *exec)
     cJSON_AddStringToObject (o, "state", hearth_executor_states[exec->state]);
     if (exec->pid > 0)
         cJSON_AddNumberToObject (o, "pid", exec->pid);
+    if (exec->exit_reason)
+        cJSON_AddStringToObject (o, "exit_reason", exec->exit_reason);
+    if (exec->memory_limit_bytes > 0)
+        cJSON_AddNumberToObject (o, "memory_limit_bytes",
+                                 (double) exec->memory_limit_bytes);
+    if (exec->peak_rss_bytes > 0)
+        cJSON_AddNumberToObject (o, "peak_rss_bytes",
+                                 (double) exec->peak_rss_bytes);
     return o;
 }
 
@@ -126,6 +134,9 @@ registry_app_json (const reg_app_t *app)
         cJSON_AddStringToObject (o, "waiting", app->waiting);
     if (app->event_log)
         cJSON_AddStringToObject (o, "event_log", app->event_log);
+    if (app->last_oom)
+        cJSON_AddItemToObject (o, "last_oom",
+                               cJSON_Duplicate (app->last_oom, true));
     if (app->progress)
         cJSON_AddItemToObject (o, "progress",
                                cJSON_Duplicate (app->progress, 1));

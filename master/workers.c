@@ -339,6 +339,26 @@ s_exec_state (const char *name)
     return -1;
 }
 
+/* The application's record of its last executor killed for memory
+   (MASTER_STATE's last_oom). */
+static void
+s_note_oom (reg_exec_t *exec, const char *message)
+{
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
+        return;
+    cJSON_AddNumberToObject (o, "exec_id", exec->exec_id);
+    cJSON_AddStringToObject (o, "worker_id", exec->worker->id);
+    cJSON_AddNumberToObject (o, "memory_limit_bytes",
+                             (double) exec->memory_limit_bytes);
+    cJSON_AddNumberToObject (o, "peak_rss_bytes",
+                             (double) exec->peak_rss_bytes);
+    if (message)
+        cJSON_AddStringToObject (o, "message", message);
+    cJSON_Delete (exec->app->last_oom);
+    exec->app->last_oom = o;
+}
+
 void
 master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -368,7 +388,13 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     int exit_status = (int) hearth_json_int (b, "exit_status", -1);
     exec->pid = (int) hearth_json_int (b, "pid", exec->pid);
     exec->peak_rss_bytes = hearth_json_int (b, "peak_rss_bytes", 0);
+    exec->memory_limit_bytes = hearth_json_int (b, "memory_limit_bytes", 0);
     const char *message = hearth_json_str (b, "message");
+    const char *reason = hearth_json_str (b, "reason");
+    if (reason && strcmp (reason, "OOM_KILLED") == 0) {
+        exec->exit_reason = "OOM_KILLED";
+        s_note_oom (exec, message);
+    }
     if (exec->state == EXEC_LAUNCHING && state == EXEC_FAILED)
         s_launch_failed (m, exec, message);
     else

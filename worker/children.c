@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdalign.h>
 #include <stdio.h>
@@ -16,8 +17,11 @@
 
 #include <czmq.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
+#include "worker/cgroup.h"
+#include "worker/childgroups.h"
 #include "worker/children.h"
 #include "worker/cleanups.h"
 
@@ -40,6 +44,10 @@ typedef struct {
     pid_t pid;                   /* leads its own process group */
     bool stopping;               /* we asked it to stop */
     int64_t kill_deadline_ms;    /* SIGKILL at this time, or 0 */
+    cgroup_t *cgroup;            /* its group (owned), or NULL */
+    bool oom_said;               /* its OOM kill is logged */
+    int report_fd;               /* its exec's outcome, while not yet read
+                                    (hearth_spawn_report), or -1 */
 } s_child_t;
 
 struct children {
@@ -47,7 +55,46 @@ struct children {
     int64_t kill_grace_ms; /* SIGTERM to SIGKILL */
     zhashx_t *table;       /* name -> s_child_t * (owned) */
     cleanups_t *cleanups;  /* directories waiting for removal */
+    childgroups_t *groups; /* the children's cgroups, or NULL: no
+                              isolation (owned) */
 };
+
+/* --- cgroups ------------------------------------------------------------ */
+
+char *
+children_oom_text (const children_exit_t *x, char *buf, size_t size)
+{
+    snprintf (
+        buf, size, "killed: out of memory, limit %lld MiB, peak %lld MiB",
+        (long long) (x->memory_limit_bytes >> 20),
+        (long long) (x->peak_rss_bytes > 0 ? x->peak_rss_bytes >> 20 : -1));
+    return buf;
+}
+
+int64_t
+children_memory_limit (const children_t *self, int64_t memory_mb)
+{
+    return self->groups ? childgroups_memory_limit (self->groups, memory_mb)
+                        : -1;
+}
+
+/* The group name of a child: given, or its dir with '-' for '/'. */
+static void
+s_group_name (const children_spawn_t *s, char *buf, size_t size)
+{
+    snprintf (buf, size, "%s", s->group ? s->group : s->dir);
+    for (char *p = buf; *p; p++)
+        if (*p == '/')
+            *p = '-';
+}
+
+/* Kill what is left in a child's group and remove it (now or later). */
+static void
+s_group_end (children_t *self, s_child_t *c)
+{
+    if (self->groups)
+        childgroups_end (self->groups, &c->cgroup);
+}
 
 children_t *
 children_new (const children_config_t *c)
@@ -59,7 +106,12 @@ children_new (const children_config_t *c)
     self->table = zhashx_new ();
     self->cleanups = cleanups_new (c->root);
     self->kill_grace_ms = c->kill_grace_ms;
-    if (!self->root || !self->table || !self->cleanups) {
+    childgroups_config_t gc = {.cgroups = c->cgroups,
+                               .overhead_percent = c->overhead_percent,
+                               .overhead_min_mb = c->overhead_min_mb,
+                               .pids_max = c->pids_max};
+    bool groups_ok = !c->cgroups || (self->groups = childgroups_new (&gc));
+    if (!self->root || !self->table || !self->cleanups || !groups_ok) {
         children_destroy (&self);
         errno = ENOMEM;
         return NULL;
@@ -78,8 +130,12 @@ children_destroy (children_t **self_p)
          c = zhashx_next (self->table)) {
         kill (-c->pid, SIGKILL);
         waitpid (c->pid, NULL, 0);
+        s_group_end (self, c);
+        if (c->report_fd >= 0)
+            close (c->report_fd);
         free (c);
     }
+    childgroups_destroy (&self->groups);
     zhashx_destroy (&self->table);
     cleanups_destroy (&self->cleanups);
     free (self->root);
@@ -155,10 +211,16 @@ s_child_new (const children_spawn_t *s)
     return c;
 }
 
-/* Spawn in path with the output files there.  Its pid, or -1. */
+/* Spawn in path with the output files there, into group g (or none).
+   Its pid, or -1. */
 static pid_t
-s_start (const children_spawn_t *s, const char *path, hearth_error_t *err)
+s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
+         int *report_fd, hearth_error_t *err)
 {
+    int join[CGROUP_MAX_DIRS];
+    int njoin = g ? cgroup_join_fds (g, join, CGROUP_MAX_DIRS, err) : 0;
+    if (njoin < 0)
+        return -1;
     int out = s_open_log (path, "stdout", err);
     int errfd = out < 0 ? -1 : s_open_log (path, "stderr", err);
     pid_t pid = -1;
@@ -169,13 +231,21 @@ s_start (const children_spawn_t *s, const char *path, hearth_error_t *err)
                                     .stdin_fd = HEARTH_SPAWN_DEVNULL,
                                     .stdout_fd = out,
                                     .stderr_fd = errfd,
-                                    .new_pgroup = true};
+                                    .new_pgroup = true,
+                                    .join_fds = join,
+                                    .njoin_fds = (size_t) njoin,
+                                    /* the child's join may wait for the
+                                       kernel (a grace period on v1): the
+                                       worker does not wait with it */
+                                    .exec_report_fd = g ? report_fd : NULL};
         pid = hearth_spawn (&opts, err);
     }
     if (out >= 0)
         close (out);
     if (errfd >= 0)
         close (errfd);
+    for (int i = 0; i < njoin; i++)
+        close (join[i]);
     return pid;
 }
 
@@ -192,15 +262,34 @@ children_spawn (children_t *self, const children_spawn_t *s,
     s_child_t *c = s_child_new (s);
     if (!c)
         return hearth_errprintf (err, "out of memory");
-    pid_t pid = c->pid = s_start (s, path, err);
+    char group[256];
+    s_group_name (s, group, sizeof group);
+    int64_t start_us = hearth_mono_us ();
+    if (self->groups
+        && !(c->cgroup = childgroups_create (self->groups, group, s->kind->what,
+                                             s->cores, s->memory_mb, err))) {
+        free (c);
+        return -1;
+    }
+    c->report_fd = -1;
+    pid_t pid = c->pid = s_start (s, path, c->cgroup, &c->report_fd, err);
     if (pid > 0 && zhashx_insert (self->table, c->name, c) < 0) {
         /* started, but cannot be kept: not left behind (the worker's
            SIGCHLD loop reaps it as no one's) */
         kill (-pid, SIGKILL);
         pid = hearth_errprintf (err, "out of memory");
     }
-    if (pid < 0)
+    if (pid < 0) {
+        s_group_end (self, c);
+        if (c->report_fd >= 0)
+            close (c->report_fd);
         free (c);
+        return pid;
+    }
+    /* the cost of a launch, with or without its group (bench-isolation) */
+    log_debug ("%s %s spawned in %lld us%s", s->kind->what, s->name,
+               (long long) (hearth_mono_us () - start_us),
+               c->cgroup ? " with its cgroup" : "");
     return pid;
 }
 
@@ -247,6 +336,33 @@ children_stop_under (children_t *self, const char *dir, int64_t now_ms)
             s_stop (self, c, now_ms);
 }
 
+/* The outcome of a child's exec, at its reap: when it could not exec,
+   why, into text. */
+static void
+s_exec_outcome (s_child_t *c, char *text, size_t size)
+{
+    if (c->report_fd < 0)
+        return;
+    hearth_error_t err;
+    if (hearth_spawn_report (c->report_fd, c->kind->what, &err) < 0)
+        snprintf (text, size, "%s", err.text);
+    close (c->report_fd);
+    c->report_fd = -1;
+}
+
+/* At a tick: a child that has exec'd no longer needs its pipe (at EOF,
+   no data); one whose error waits there keeps it for its reap. */
+static void
+s_exec_done (s_child_t *c)
+{
+    struct pollfd p = {.fd = c->report_fd, .events = POLLIN};
+    if (c->report_fd >= 0 && poll (&p, 1, 0) == 1
+        && (p.revents & (POLLHUP | POLLIN)) == POLLHUP) {
+        close (c->report_fd);
+        c->report_fd = -1;
+    }
+}
+
 /* --- reaping ----------------------------------------------------------- */
 
 bool
@@ -263,8 +379,17 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
     /* The group may hold the child's own children: end them (the leader
        is reaped, but its group keeps its id while they live). */
     kill (-pid, SIGKILL);
-    char text[128], path[4096];
+    cgroup_stats_t st = {.memory_limit_bytes = -1, .peak_bytes = -1};
+    int64_t start_us = hearth_mono_us ();
+    if (c->cgroup) {
+        cgroup_stats (c->cgroup, &st);
+        s_group_end (self, c);
+        log_debug ("%s %s: cgroup read and removed in %lld us", c->kind->what,
+                   c->name, (long long) (hearth_mono_us () - start_us));
+    }
+    char text[HEARTH_ERROR_TEXT_MAX], path[4096];
     hearth_wait_status_text (status, text, sizeof text);
+    s_exec_outcome (c, text, sizeof text);
     children_path (self, c->dir, path, sizeof path, NULL);
     children_exit_t e = {
         .name = c->name,
@@ -276,7 +401,9 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
         .signal = WIFSIGNALED (status) ? WTERMSIG (status) : 0,
         .text = text,
         .now_ms = now_ms,
-        .peak_rss_bytes = peak_rss_bytes,
+        .peak_rss_bytes = st.peak_bytes > 0 ? st.peak_bytes : peak_rss_bytes,
+        .oom_killed = st.oom,
+        .memory_limit_bytes = st.memory_limit_bytes,
     };
     if (c->kind->exit)
         c->kind->exit (c->arg, &e);
@@ -296,9 +423,31 @@ s_busy (void *arg, const char *dir)
     return false;
 }
 
+/* A child's group at its memory limit: the whole group goes (the
+   reap reads the OOM from the group). */
+static void
+s_check_oom (s_child_t *c)
+{
+    if (!c->cgroup || !cgroup_oom (c->cgroup))
+        return;
+    int n = cgroup_kill (c->cgroup);
+    if (n > 0 && !c->oom_said)
+        log_warn ("%s %s (pid %d) reached its memory limit: killing its "
+                  "cgroup (%d processes)",
+                  c->kind->what, c->name, (int) c->pid, n);
+    c->oom_said |= n > 0;
+}
+
 void
 children_tick (children_t *self, int64_t now_ms)
 {
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table)) {
+        s_check_oom (c);
+        s_exec_done (c);
+    }
+    if (self->groups)
+        childgroups_tick (self->groups);
     for (s_child_t *c = zhashx_first (self->table); c;
          c = zhashx_next (self->table))
         if (c->stopping && c->kill_deadline_ms

@@ -35,6 +35,7 @@
 #include <cjson/cJSON.h>
 
 #include "libcore/error.h"
+#include "worker/cgroup.h"
 
 typedef struct children children_t;
 
@@ -50,9 +51,13 @@ typedef struct {
     int signal;       /* signal that ended it, or 0 */
     const char *text; /* "exited with status 3", "killed by signal 9 ..." */
     int64_t now_ms;   /* the time given to children_reap */
-    int64_t peak_rss_bytes; /* the largest resident set of it or of any of
-                               its children it reaped (wait4's ru_maxrss),
-                               or -1 when unknown */
+    int64_t peak_rss_bytes;     /* with a cgroup, the group's peak memory; else
+                                   the largest resident set of it or of any of
+                                   its children it reaped (wait4's ru_maxrss);
+                                   or -1 when unknown */
+    bool oom_killed;            /* its cgroup hit its memory limit and the
+                                   whole group was killed */
+    int64_t memory_limit_bytes; /* its cgroup's memory limit, or -1 (none) */
 } children_exit_t;
 
 typedef void (children_exit_fn) (void *arg, const children_exit_t *exit);
@@ -71,8 +76,15 @@ typedef struct {
 
 /* A table's settings (borrowed by children_new, which copies them). */
 typedef struct {
-    const char *root;      /* children run in root/DIR */
-    int64_t kill_grace_ms; /* SIGTERM to SIGKILL */
+    const char *root;        /* children run in root/DIR */
+    int64_t kill_grace_ms;   /* SIGTERM to SIGKILL */
+    cgroups_t *cgroups;      /* each child in a group of its own there
+                                (borrowed: must outlive the table), or
+                                NULL: no isolation */
+    int overhead_percent;    /* a group's memory limit: the child's memory
+                                plus this percentage of it... */
+    int64_t overhead_min_mb; /* ...or plus this, whichever is more */
+    int64_t pids_max;        /* processes per group at most (0: any) */
 } children_config_t;
 
 /* One child to start (all borrowed by children_spawn). */
@@ -87,6 +99,8 @@ typedef struct {
     int64_t memory_mb;           /* memory it may use */
     const void *data;            /* the caller's block, copied, or NULL */
     size_t data_size;            /* bytes of data */
+    const char *group;           /* its cgroup's name ("app-...-exec-3"), or
+                                    NULL: dir with '-' for '/' */
 } children_spawn_t;
 
 /* A new, empty table.  NULL with errno on no memory. */
@@ -107,10 +121,21 @@ int children_path (const children_t *self, const char *dir, char *path,
 int children_mkdir (children_t *self, const char *dir, char *path, size_t size,
                     hearth_error_t *err);
 
-/* Start a child in ROOT/spawn->dir (created if missing), and put it on
-   the table.  Returns its pid, or -1 with err (a name already running,
-   a directory or log file that cannot be made, a program that cannot
-   run).  Its kind's exit callback hears of it once it has been reaped. */
+/* What an OOM kill says (x->oom_killed): "killed: out of memory, limit
+   1088 MiB, peak 1088 MiB" into buf.  Returns buf. */
+char *children_oom_text (const children_exit_t *x, char *buf, size_t size);
+
+/* Memory limit of a child's group for memory_mb of its own (bytes):
+   the overhead of the table's settings added. */
+int64_t children_memory_limit (const children_t *self, int64_t memory_mb);
+
+/* Start a child in ROOT/spawn->dir (created if missing), in a cgroup of
+   its own when the table has cgroups (it joins the group before it
+   execs; the group's limits: children_memory_limit of its memory, its
+   cores, the pids limit), and put it on the table.  Returns its pid, or -1 with
+   err (a name already running, a directory or log file that cannot be made, a
+   program that cannot run).  Its kind's exit callback hears of it once it has
+   been reaped. */
 pid_t children_spawn (children_t *self, const children_spawn_t *spawn,
                       hearth_error_t *err);
 
@@ -125,14 +150,18 @@ int children_stop (children_t *self, const children_kind_t *kind,
 void children_stop_under (children_t *self, const char *dir, int64_t now_ms);
 
 /* A child exited (waitpid status; peak_rss_bytes from wait4's rusage,
-   or -1): if it is on the table, take it off,
-   SIGKILL what is left in its group, tell its kind's exit callback, and
+   or -1): if it is on the table, take it off, read its cgroup's
+   counters (peak, OOM kill), SIGKILL what is left in its process group
+   and in its cgroup, remove the cgroup (later, at a tick, while killed
+   processes are still leaving it), tell its kind's exit callback, and
    return true. */
 bool children_reap (children_t *self, pid_t pid, int status,
                     int64_t peak_rss_bytes, int64_t now_ms);
 
-/* Periodic work: SIGKILL the children whose grace period has passed;
-   remove the first due directory in which no child runs. */
+/* Periodic work: kill the whole cgroup of a child that hit its memory
+   limit (cgroup_oom); SIGKILL the children whose grace period has
+   passed; remove the cgroups of reaped children once empty; remove the
+   first due directory in which no child runs. */
 void children_tick (children_t *self, int64_t now_ms);
 
 /* Remove ROOT/dir with everything in it once the retention has passed

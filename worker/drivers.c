@@ -512,8 +512,17 @@ s_on_exit (void *arg, const children_exit_t *x)
                         : code == 0 ? "FINISHED"
                                     : "FAILED";
     s_last_error_line (x->path, last, sizeof last);
-    snprintf (error, sizeof error, "%s%s%s", x->text,
-              last[0] && code != 0 ? ": " : "", code != 0 ? last : "");
+    char oom[128];
+    if (x->oom_killed && !x->stopped) {
+        /* its group hit its memory limit: that is why, not the signal */
+        state = "FAILED";
+        code = code == 0 ? -1 : code;
+        snprintf (error, sizeof error, "%s (%s)",
+                  children_oom_text (x, oom, sizeof oom), x->text);
+    }
+    else
+        snprintf (error, sizeof error, "%s%s%s", x->text,
+                  last[0] && code != 0 ? ": " : "", code != 0 ? last : "");
     log_info ("driver %s (pid %d) %s: %s", x->name, (int) x->pid, state, error);
     s_report (self, x->name, d->launch, state, code == 0 ? NULL : error, code,
               x->signal, x->pid);

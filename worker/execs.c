@@ -267,7 +267,10 @@ s_spawn (execs_t *self, const execs_launch_t *l, const char *key,
     s_env_extra_t extra;
     s_argv_build (self, l, &a);
     const char **envp = s_env_build (self, l, &extra);
+    char group[HEARTH_ID_MAX + 32];
+    snprintf (group, sizeof group, "%s-exec-%d", l->app_id, l->exec_id);
     children_spawn_t spawn = {.kind = &execs_kind,
+                              .group = group,
                               .arg = self,
                               .name = key,
                               .dir = key,
@@ -364,13 +367,32 @@ s_on_exit (void *arg, const children_exit_t *x)
 {
     execs_t *self = arg;
     const s_exec_t *e = x->data;
-    const char *state = x->stopped            ? "KILLED"
+    /* its cgroup hit its limit: that is why it ended, even when it was
+       being stopped meanwhile */
+    bool oom = x->oom_killed;
+    const char *state = oom                   ? "FAILED"
+                        : x->stopped          ? "KILLED"
                         : x->exit_status == 0 ? "EXITED"
                                               : "FAILED";
-    log_info ("executor %s (pid %d) %s: %s", x->name, (int) x->pid, state,
-              x->text);
-    execs_report_t r = {e->app_id,      e->exec_id, state,  x->text,
-                        x->exit_status, x->signal,  x->pid, x->peak_rss_bytes};
+    char oom_text[128];
+    const char *text =
+        oom ? children_oom_text (x, oom_text, sizeof oom_text) : x->text;
+    if (oom)
+        log_warn ("executor %s (pid %d) %s: %s (%s)", x->name, (int) x->pid,
+                  state, text, x->text);
+    else
+        log_info ("executor %s (pid %d) %s: %s", x->name, (int) x->pid, state,
+                  text);
+    execs_report_t r = {e->app_id,
+                        e->exec_id,
+                        state,
+                        text,
+                        x->exit_status,
+                        x->signal,
+                        x->pid,
+                        x->peak_rss_bytes,
+                        oom ? "OOM_KILLED" : NULL,
+                        x->memory_limit_bytes};
     if (self->report)
         self->report (self->report_arg, &r);
     /* its own children in groups of their own go at the next tick */

@@ -37,8 +37,12 @@ typedef struct {
     int exit_status;        /* exit code, or -1 */
     int signal;             /* signal that ended it, or 0 */
     pid_t pid;              /* its pid */
-    int64_t peak_rss_bytes; /* once reaped: its largest resident set, or
-                               that of any process it reaped, or -1 */
+    int64_t peak_rss_bytes; /* once reaped: its cgroup's peak memory; without
+                               one, its largest resident set or that of any
+                               process it reaped; or -1 */
+    const char *reason;     /* "OOM_KILLED" (its cgroup hit its memory
+                               limit), or NULL */
+    int64_t memory_limit_bytes; /* its cgroup's memory limit, or <= 0 */
 } execs_report_t;
 
 typedef void (execs_report_fn) (void *arg, const execs_report_t *report);

@@ -206,6 +206,11 @@ worker_report (void *arg, const execs_report_t *r)
     if (r->peak_rss_bytes > 0)
         cJSON_AddNumberToObject (b, "peak_rss_bytes",
                                  (double) r->peak_rss_bytes);
+    if (r->reason)
+        cJSON_AddStringToObject (b, "reason", r->reason);
+    if (r->memory_limit_bytes > 0)
+        cJSON_AddNumberToObject (b, "memory_limit_bytes",
+                                 (double) r->memory_limit_bytes);
     s_send (w, msg);
 }
 

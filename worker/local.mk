@@ -5,6 +5,9 @@ hearth_worker_SOURCES = \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/drivers.c worker/drivers.h worker/relaunch.c worker/relaunch.h \
 	worker/children.c worker/children.h \
+	worker/childgroups.c worker/childgroups.h \
+	worker/cgroup.c worker/cgroup.h worker/cgroup_impl.h \
+	worker/cgroup_v1.c worker/cgroup_v2.c worker/cgroupfs.c \
 	worker/cleanups.c worker/cleanups.h \
 	worker/shuffle.c worker/shuffle.h \
 	worker/web.c worker/web.h worker/weblog.c worker/weblog.h \

@@ -88,6 +88,19 @@ static const hearth_opt_t s_opts[] = {
              "port of the block server that serves this node's map outputs "
              "to reducers (0: any free one)",
              0, 65535),
+    OPT ("isolation", HEARTH_OPT_STR, "auto", "MODE",
+         "auto, cgroup or none: each executor and driver in a cgroup of its "
+         "own, held to its memory and cores (auto: when this worker can "
+         "create such groups)"),
+    INT_OPT ("memory-overhead", "10", "PERCENT",
+             "a cgroup's memory limit: the executor's memory plus this "
+             "percentage of it (at least --memory-overhead-min)",
+             0, 1000),
+    OPT ("memory-overhead-min", HEARTH_OPT_MEMORY, "64M", "SIZE",
+         "the least memory added to an executor's for its cgroup's limit"),
+    INT_OPT ("pids-limit", "4096", "N",
+             "processes per executor or driver cgroup at most (0: no limit)", 0,
+             4194304),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once registered, write the worker id there"),
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -315,6 +328,44 @@ s_identity (worker_t *w, hearth_error_t *err)
     return 0;
 }
 
+/* A short hash of the work dir (FNV-1a), in the worker's cgroup name: a
+   worker restarted on the same work dir finds its groups, two live
+   workers of one id (with their own work dirs) never share them. */
+static uint32_t
+s_dir_hash (const char *dir)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *) dir; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
+
+/* --isolation: the worker's cgroups, or none (auto: with one WARN line
+   saying why). */
+static int
+s_isolation (worker_t *w, hearth_error_t *err)
+{
+    const char *mode = hearth_conf_str (w->conf, "isolation");
+    if (strcmp (mode, "none") == 0)
+        return 0;
+    if (strcmp (mode, "auto") != 0 && strcmp (mode, "cgroup") != 0)
+        return hearth_errprintf (
+            err, "bad --isolation '%s': auto, cgroup or none", mode);
+    char name[HEARTH_ID_MAX + 16];
+    snprintf (name, sizeof name, "%s.%08x", w->id, s_dir_hash (w->work_dir));
+    cgroups_config_t c = {.worker_id = name};
+    hearth_error_t why;
+    if (!(w->cgroups = cgroups_new (&c, &why))) {
+        if (strcmp (mode, "cgroup") == 0)
+            return hearth_errprintf (err, "--isolation cgroup: %s", why.text);
+        log_warn ("isolation off (--isolation auto): %s", why.text);
+        return 0;
+    }
+    log_info ("isolation: cgroup v%d under %s", cgroups_version (w->cgroups),
+              cgroups_path (w->cgroups));
+    return 0;
+}
+
 static int
 s_work_dir (worker_t *w, hearth_error_t *err)
 {
@@ -330,9 +381,17 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     if (n < 0 || (size_t) n >= sizeof w->work_dir)
         return hearth_errprintf (err, "--work-dir is too long");
     char program[PATH_MAX];
-    children_config_t cc = {.root = w->work_dir,
-                            .kill_grace_ms =
-                                hearth_conf_ms (w->conf, "kill-grace")};
+    if (s_isolation (w, err) < 0)
+        return -1;
+    children_config_t cc = {
+        .root = w->work_dir,
+        .kill_grace_ms = hearth_conf_ms (w->conf, "kill-grace"),
+        .cgroups = w->cgroups,
+        .overhead_percent = (int) hearth_conf_int (w->conf, "memory-overhead"),
+        .overhead_min_mb =
+            (int64_t) (hearth_conf_bytes (w->conf, "memory-overhead-min")
+                       / HEARTH_MiB),
+        .pids_max = hearth_conf_int (w->conf, "pids-limit")};
     if (!(w->children = children_new (&cc)))
         return hearth_errprintf (err, "out of memory");
     hearth_program_path ("hearth-executor", program, sizeof program);
@@ -347,6 +406,11 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     if (orphans_subreaper () < 0)
         log_warn ("cannot become a child subreaper: %s", strerror (errno));
     execs_clean_start (w->execs, hearth_mono_ms ());
+    /* the work dir is ours (locked): so are the groups named after it */
+    size_t stale = w->cgroups ? cgroups_clean_stale (w->cgroups) : 0;
+    if (stale)
+        log_warn ("removed %zu cgroups left in %s by an earlier worker", stale,
+                  cgroups_path (w->cgroups));
     hearth_program_path ("hearth-driver", program, sizeof program);
     drivers_config_t dc = {
         .children = w->children,
@@ -450,6 +514,7 @@ s_teardown (worker_t *w)
     worker_web_close (w); /* its poller and timer are the loop's */
     s_end_children (w);
     webstate_destroy (&w->webstate);
+    cgroups_destroy (&w->cgroups);
     shuffle_destroy (&w->shuffle);
     zlistx_destroy (&w->ended_drivers);
     hearth_loglimit_destroy (&w->log_limit);

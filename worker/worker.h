@@ -4,6 +4,12 @@
         link.c      the link to the master: register, heartbeat,
                     re-register with back-off and a fresh socket, and the
                     handlers of the master's commands
+        cgroup.c    control groups (cgroup.h; v1 and v2 backends in
+                    cgroup_v1.c, cgroup_v2.c, their file helpers in
+                    cgroupfs.c): the children's limits and counters
+        childgroups.c the children's groups: made at their start, ended
+                    and removed after their reap (childgroups.h; the
+                    children table's)
         children.c  the table of child processes, executors and drivers
                     alike: spawn in a directory with output files, stop
                     (TERM, KILL after a grace), reap, usage, JSON view, and
@@ -43,6 +49,7 @@
 #include "libcore/ids.h"
 #include "libcore/loglimit.h"
 #include "libcore/pidfile.h"
+#include "worker/cgroup.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
 #include "worker/execs.h"
@@ -54,6 +61,8 @@ typedef struct worker {
     zsock_t *dealer;              /* to the master; NULL between attempts */
     int sigfd;                    /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
     children_t *children;         /* executor and driver processes (owned) */
+    cgroups_t *cgroups;           /* their cgroups, or NULL: no isolation
+                                     (owned; outlives children) */
     execs_t *execs;               /* the executors (owned) */
     drivers_t *drivers;           /* the cluster-mode drivers (owned) */
     shuffle_t *shuffle;           /* the block server of map outputs */

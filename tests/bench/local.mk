@@ -49,7 +49,7 @@ TESTS += tests/bench/test-bench-smoke.sh
 EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/bench-load.sh tests/bench/bench-shuffle.sh \
 	tests/bench/bench-history.sh tests/bench/bench-web.sh \
-	tests/bench/test-bench-smoke.sh
+	tests/bench/bench-isolation.sh tests/bench/test-bench-smoke.sh
 
 if SANITIZERS
 BENCH_SANITIZED = 1
@@ -60,7 +60,8 @@ endif
 # `make bench BENCH_ARGS=--quick` for a short smoke run; see run-bench.sh.
 bench: $(BENCH_PROGS) tests/bench/libbenchtasks.so hearth-submit \
 		hearth-driver hearth-executor hearth-master hearth-worker \
-		hearth-keygen hearth-history tests/integration/flood
+		hearth-keygen hearth-history tests/integration/flood \
+		tests/integration/test-app
 	HEARTH_BIN_DIR='$(abs_top_builddir)' \
 	HEARTH_BENCH_DIR='$(abs_top_builddir)/tests/bench' \
 	HEARTH_BENCH_SANITIZED=$(BENCH_SANITIZED) \

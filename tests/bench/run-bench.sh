@@ -12,7 +12,9 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle history web.  The shuffle group (bench-shuffle.sh) needs
+# scale load flood shuffle history web isolation.  The isolation group
+# (bench-isolation.sh) needs root and cgroups a worker can use, else it
+# says so and is skipped.  The shuffle group (bench-shuffle.sh) needs
 # about 3.5 x 2 GiB of free disk in $TMPDIR, and 2.5 x 8 GiB more for its
 # 8 GiB run, which it skips, saying so, when the disk has less.  Run it in a build without --enable-sanitizers: sanitized numbers
 # mean nothing (the script says so and goes on).
@@ -41,6 +43,7 @@ tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
 scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
 load_clients=500 load_seq=50 flood_conns=1000
 web_args=(--levels 1000,10000 --secs 30 --rate 50)
+iso_tasks=5000 iso_launches=200
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -51,6 +54,7 @@ if [ $quick = 1 ]; then
     scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
     load_clients=100 load_seq=20 flood_conns=400
     web_args=(--levels 1000 --secs 5 --rate 50)
+    iso_tasks=1000 iso_launches=50
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -171,6 +175,12 @@ if wants history; then
     run bash "$(dirname "$0")/bench-history.sh" "${history_args[@]}"
 fi
 
+if wants isolation; then
+    echo "== 18-19. confinement in cgroups, beside --isolation none"
+    run bash "$(dirname "$0")/bench-isolation.sh" --reps $reps \
+        --tasks $iso_tasks --launches $iso_launches
+fi
+
 # ---- the table -------------------------------------------------------------
 
 declare -A MED MIN MAX
@@ -192,7 +202,7 @@ group_of () {
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
     shuffle.*) echo shuffle ;; history.*) echo history ;;
-    web.* | hb.*) echo web ;;
+    web.* | hb.*) echo web ;; iso.*) echo isolation ;;
     *) echo zmq ;;
     esac
 }
@@ -300,6 +310,15 @@ for w in ${web_levels//,/ }; do
     row "17. /metrics p99 ms, $w workers, 50 req/s" web.metrics.p99.$w "" "" "" '<=' $lim "≤ $lim ms"
     row "17. heartbeat-to-reply p99 µs, $w workers, with 50 req/s" hb.web.p99.$w hb.idle.p99.$w '<=' 1.1 "" "" "≤ 1.1 × without (reference)"
 done
+if have iso.skipped; then
+    printf '| 18-19. confinement in cgroups | skipped: no cgroups here | - | - | ≤ 5%% of the command-task rate, ≤ 2 ms per launch | skipped |\n'
+else
+    row "18. /bin/true commands/s, --isolation cgroup" iso.cmd.cgroup.commands_per_s iso.cmd.none.commands_per_s '>=' 0.95 "" "" "≥ 0.95 × --isolation none, same run (median of the repetitions' ratios)" iso.cmd.ratio
+    row "19. executor launch µs, --isolation cgroup" iso.launch.cgroup_us iso.launch.none_us "" "" "" "" "(reference: --isolation none)"
+    row "19. a launch's cgroup cost µs" iso.launch.cost_us "" "" "" '<=' 2000 "≤ 2 ms per executor launch (difference of the medians)"
+    row "19. a reap's cgroup work µs (counters, kill, remove)" iso.reap.cgroup_us "" "" "" "" "" ""
+    row "19. executor start ms (spawn to its first log line), cgroup" iso.start.cgroup_ms iso.start.none_ms "" "" "" "" "(reference: --isolation none)"
+fi
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

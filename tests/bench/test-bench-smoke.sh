@@ -78,5 +78,10 @@ runs "bench-history" history.list.cold_s history.list.warm_s \
   bash "$(dirname "$0")/bench-history.sh" --apps 50 --tasks 5 --events 2000 \
   --reps 1
 
+# confinement beside none: where a worker can isolate, its figures; else
+# it says why and prints iso.skipped (the key is a grep pattern)
+runs "bench-isolation" 'iso\.\(skipped\|launch\.cost_us\)' -- \
+  bash "$(dirname "$0")/bench-isolation.sh" --reps 1 --tasks 100 --launches 10
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

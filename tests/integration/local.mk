@@ -26,6 +26,10 @@ tests_integration_test_fakepeer_SOURCES = tests/integration/test-fakepeer.c
 tests_integration_test_fakepeer_LDADD = $(CORE_LIBS)
 
 INTEGRATION_TESTS = \
+	tests/integration/test-cgroup-oom.sh \
+	tests/integration/test-cgroup-cpu.sh \
+	tests/integration/test-cgroup-cleanup.sh \
+	tests/integration/test-cgroup-auto.sh \
 	tests/integration/test-cluster-state.sh \
 	tests/integration/test-worker-death.sh \
 	tests/integration/test-master-restart.sh \

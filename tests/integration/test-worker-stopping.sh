@@ -19,11 +19,22 @@ B=$ID_b
 # 40 tasks of 0.3 s on 4 cores, then a stage that needs them all.
 printf '%s\n' '{"name":"stop","stages":[{"name":"s","tasks":[{"cmd":["sh","-c","sleep 0.3; echo {i}"],"count":40}]},{"name":"c","tasks":[{"cmd":["sh","-c","sort -n | tr \"\\n\" \" \""],"input":"s"}]}]}' >"$T/job.json"
 "$BIN/hearth-submit" --master "$MASTER_URL" --executor-memory 256M \
-  --executor-cores 1 "$T/job.json" >"$T/job.out" 2>"$T/job.err" &
+  --executor-cores 1 --log-level info "$T/job.json" >"$T/job.out" 2>"$T/job.err" &
 JOB=$!
 PIDS+=($JOB)
 check "the job's executors run on both workers" \
   wait_for 10 bash -c "grep -q 'executor app-.* started' '$T/a.log' && grep -q 'executor app-.* started' '$T/b.log'"
+# b_registered: every executor of b has registered with the driver (one
+# that has not yet is dropped by it without a word when it is LOST: the
+# check below needs them running; a started executor may take a while to
+# register, more in a cgroup, whose join can wait for the kernel)
+b_registered() {
+  local ids id
+  ids=$(state_json | jq -r --arg w "$B" '.apps[].executors[] | select(.worker_id == $w) | .exec_id')
+  [[ -n $ids ]] || return 1
+  for id in $ids; do grep -q "executor $id registered" "$T/job.err" || return 1; done
+}
+check "... and those of $B have registered with the driver" wait_for 10 b_registered
 
 sig_ms=$(now_ms)
 kill -TERM "$PID_b"
@@ -39,7 +50,7 @@ check "... shown DEAD in MASTER_STATE" test "$(worker_state "$B")" = DEAD
 check "its executors are LOST at once" \
   grep -q "worker $B (127.0.0.1) is DEAD: .* ([1-9][0-9]* executors and 0 drivers lost with it)" "$T/master.log"
 check "... and the driver hears it (EXECUTOR_UPDATED LOST)" \
-  grep -q "executor [0-9]* lost (LOST, worker lost" "$T/job.err"
+  wait_for 5 grep -q "executor [0-9]* lost (LOST, worker lost" "$T/job.err"
 # placed_after MS: executors the master placed on $B after that time.
 placed_after() {
   local stamp n=0

@@ -22,6 +22,7 @@ LIVENESS=${LIVENESS:-5}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-it.XXXXXX")
 PIDS=()
+WORKER_IDS=() # of the workers start_worker started (their cgroups go at the end)
 PASSED=0
 FAILED=0
 TEST_NAME=$(basename "$0" .sh)
@@ -52,6 +53,14 @@ cleanup() {
     [[ $cwd == "$T"/* ]] && kill -KILL "${p#/proc/}" 2>/dev/null
   done
   wait 2>/dev/null
+  # The control groups of its workers: one killed with SIGKILL leaves its
+  # own (docs/failures.md), and a test machine would gather them.  Only
+  # empty ones go (rmdir), deepest first.
+  local id
+  for id in "${WORKER_IDS[@]}"; do
+    find /sys/fs/cgroup/ -depth -type d -path "*/hearth/$id.*" \
+      -exec rmdir {} + 2>/dev/null
+  done
   if ((FAILED == 0)) && [[ -z ${KEEP_TMP:-} ]]; then
     rm -rf "$T"
   else
@@ -152,6 +161,7 @@ start_worker() {
     say "worker $name did not register:"; tail -20 "$T/$name.log"; return 1
   fi
   WORKER_ID=$(cat "$T/$name.ready")
+  WORKER_IDS+=("$WORKER_ID")
   printf -v "ID_$name" '%s' "$WORKER_ID"
 }
 

@@ -232,3 +232,10 @@ UNIT_TESTS += tests/unit/test_webpage
 tests_unit_test_webpage_SOURCES = tests/unit/test_webpage.c tests/unit/testutil.h
 tests_unit_test_webpage_CFLAGS = $(unit_cflags)
 tests_unit_test_webpage_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_cgroup
+tests_unit_test_cgroup_SOURCES = tests/unit/test_cgroup.c tests/unit/testutil.h \
+	worker/cgroup.c worker/cgroup.h worker/cgroup_impl.h \
+	worker/cgroup_v1.c worker/cgroup_v2.c worker/cgroupfs.c
+tests_unit_test_cgroup_CFLAGS = $(unit_cflags)
+tests_unit_test_cgroup_LDADD = $(unit_libs)

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Out-of-memory kills, for real, in this machine's cgroup v1 memory
+# hierarchy (skipped, saying why, when not root or when there is none).
+# A task that allocates 400 MiB in a 128 MiB executor (its cgroup's limit
+# 128 + 64 MiB of overhead): its executor's whole group is killed; the
+# worker reports OOM_KILLED with the limit and the group's peak; the
+# driver prints "executor N on worker W killed: out of memory, limit 192
+# MiB, peak P MiB"; hearth-tail's executor events and --state say it; the
+# task runs again on other executors, kills each one, and its job fails
+# after --max-lost.  The workers and another application's executor on
+# the same workers run on unaffected, and no group of the killed
+# executors is left.
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+if [[ $(id -u) != 0 ]]; then
+  echo "$TEST_NAME: SKIPPED: not root (cgroups need it here)"
+  exit 77
+fi
+if ! grep -q ' - cgroup [^ ]* [^ ]*memory' /proc/self/mountinfo; then
+  echo "$TEST_NAME: SKIPPED: no cgroup v1 memory hierarchy mounted"
+  exit 77
+fi
+deadline 150
+export TMPDIR=$T
+MIB=$((1024 * 1024))
+
+start_master || exit 1
+CORES=2 MEMORY=2G start_worker w1 --isolation cgroup || exit 1
+CORES=2 MEMORY=2G start_worker w2 --isolation cgroup || exit 1
+check "worker w1 runs with cgroup v1 isolation" \
+  grep -q 'isolation: cgroup v1 under ' "$T/w1.log"
+"$BIN/hearth-tail" --master "$MASTER_URL" --full-ids --topic executor \
+  >"$T/tail.out" 2>&1 &
+PIDS+=($!)
+
+# The neighbour: one executor whose task runs through the OOMs.
+C=$(job calm '{"name":"calm","stages":[{"name":"calm","tasks":[
+  {"cmd":["sh","-c","sleep 8; echo calm-done"]}]}]}')
+"$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
+  --heartbeat-liveness "$LIVENESS" --master "$MASTER_URL" --name calm \
+  --executor-memory 128M --total-executor-cores 1 "$C" \
+  >"$T/calm.out" 2>"$T/calm.err" &
+CALM=$!
+PIDS+=($CALM)
+check "the neighbour's executor runs" wait_for 20 jq_state \
+  '[.apps[] | select(.name == "calm") | .executors[] | select(.state == "RUNNING")] | length == 1'
+
+H=$(job hog '{"name":"hog","stages":[{"name":"hog","tasks":[
+  {"cmd":["perl","-e","my $x = \"a\" x (400 * 1024 * 1024); print length($x), \"\\n\""]}]}]}')
+"$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
+  --heartbeat-liveness "$LIVENESS" --master "$MASTER_URL" --name hog \
+  --executor-memory 128M --executor-cores 1 --total-executor-cores 2 \
+  --max-lost 2 --log-level info "$H" >"$T/hog.out" 2>"$T/hog.err"
+HOG_RC=$?
+check "the hog's job fails (exit status $HOG_RC)" test "$HOG_RC" -ne 0
+check "... after --max-lost 2: lost with its executor 3 times" \
+  grep -q 'lost with its executor 3 times' "$T/hog.err"
+LINE=$(grep -m1 -E 'executor [0-9]+ on worker [^ ]+ killed: out of memory, limit 192 MiB, peak [0-9]+ MiB' "$T/hog.err")
+check "the driver prints the OOM kill: $LINE" test -n "$LINE"
+PEAK_MIB=$(sed -n 's/.*peak \([0-9]*\) MiB.*/\1/p' <<<"$LINE")
+check "... its peak ($PEAK_MIB MiB) is the group's, at its limit" \
+  eval '((${PEAK_MIB:-0} >= 180 && ${PEAK_MIB:-0} <= 192))'
+check "the driver saw 3 executors killed for memory" \
+  test "$(grep -cE 'on worker [^ ]+ killed: out of memory' "$T/hog.err")" -ge 3
+check "the executor loss says OOM_KILLED" \
+  grep -q 'lost (OOM_KILLED: killed: out of memory, limit 192 MiB' "$T/hog.err"
+check "a worker logged the group killed at its limit" \
+  grep -qh 'reached its memory limit: killing its cgroup' "$T/w1.log" "$T/w2.log"
+check "hearth-tail's executor events show it" wait_for 5 \
+  grep -q 'FAILED, 1 cores, killed: out of memory, limit 192 MiB, peak' "$T/tail.out"
+check "--state: the application's last_oom has the limit and the peak" \
+  jq_state '.apps[] | select(.name == "hog") | .last_oom |
+    .memory_limit_bytes == 192 * 1048576 and .peak_rss_bytes >= 180 * 1048576
+    and (.message | test("killed: out of memory"))'
+check "both workers are alive" kill -0 "$PID_w1" "$PID_w2"
+check "both workers still ALIVE at the master" jq_state \
+  '[.workers[] | select(.state == "ALIVE")] | length == 2'
+wait "$CALM"
+check "the neighbour's job succeeds" test $? -eq 0
+check "... its executor never failed" eval '! grep -q "out of memory" "$T/calm.err"'
+
+# Nothing of the killed executors' groups is left.
+groups_left() {
+  find /sys/fs/cgroup/*/ -mindepth 1 -type d \
+    \( -path "*/hearth/$ID_w1.*/app-*" -o -path "*/hearth/$ID_w2.*/app-*" \) \
+    2>/dev/null | grep -c . || true
+}
+check "no executor group left once their executors end" \
+  wait_for 10 eval '[[ $(groups_left) == 0 ]]'
+finish
