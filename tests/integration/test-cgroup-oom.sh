@@ -50,7 +50,7 @@ H=$(job hog '{"name":"hog","stages":[{"name":"hog","tasks":[
 "$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
   --heartbeat-liveness "$LIVENESS" --master "$MASTER_URL" --name hog \
   --executor-memory 128M --executor-cores 1 --total-executor-cores 2 \
-  --max-lost 2 --log-level info "$H" >"$T/hog.out" 2>"$T/hog.err"
+  --max-lost 2 --log-level info --event-log "$T/ev" "$H" >"$T/hog.out" 2>"$T/hog.err"
 HOG_RC=$?
 check "the hog's job fails (exit status $HOG_RC)" test "$HOG_RC" -ne 0
 check "... after --max-lost 2: lost with its executor 3 times" \
@@ -64,6 +64,10 @@ check "the driver saw 3 executors killed for memory" \
   test "$(grep -cE 'on worker [^ ]+ killed: out of memory' "$T/hog.err")" -ge 3
 check "the executor loss says OOM_KILLED" \
   grep -q 'lost (OOM_KILLED: killed: out of memory, limit 192 MiB' "$T/hog.err"
+check "the event log's executor_removed says OOM_KILLED, with the group's peak" \
+  test "$(jq -c 'select(.event == "executor_removed" and (.reason|startswith("OOM_KILLED: killed: out of memory")) and .peak_rss_bytes >= 180 * 1048576)' "$T"/ev/*.events | wc -l)" -ge 3
+check "... and hearth-history lists those executors' exit reason" \
+  eval '"$BIN/hearth-history" --dir "$T/ev" "$(jq -r .app_id "$T"/ev/*.events | head -1)" | grep -c "OOM_KILLED: killed: out of memory" | grep -qx "[3-9]"'
 check "a worker logged the group killed at its limit" \
   grep -qh 'reached its memory limit: killing its cgroup' "$T/w1.log" "$T/w2.log"
 check "hearth-tail's executor events show it" wait_for 5 \
