@@ -281,10 +281,18 @@ hearth_taskset_add_executor_on (hearth_taskset_t *self, int exec_id, int cores,
     return 0;
 }
 
-/* Take attempt a off its executor's list (taskset_offer.c links it). */
+/* Take attempt a off its executor's list (taskset_offer.c links it).
+   An executing one frees its core for the oldest queued one. */
 static void
-s_unlink (ts_exec_t *e, ts_attempt_t *a)
+s_unlink (hearth_taskset_t *self, ts_exec_t *e, ts_attempt_t *a)
 {
+    ts_attempt_t *next_up = NULL; /* the oldest queued, if a frees a core */
+    if (a->executing) {
+        next_up = a == e->edge ? a->prev : e->edge->prev;
+        if (a == e->edge)
+            e->edge = a->next;
+        e->executing--;
+    }
     if (a->prev)
         a->prev->next = a->next;
     else
@@ -292,6 +300,14 @@ s_unlink (ts_exec_t *e, ts_attempt_t *a)
     if (a->next)
         a->next->prev = a->prev;
     e->inflight--;
+    if (!next_up)
+        return;
+    ts_stage_t *st = ts_stage (self, next_up->key.stage);
+    next_up->executing = true;
+    e->executing++;
+    e->edge = next_up;
+    if (st)
+        st->executing++;
 }
 
 /* Forget an attempt: off its executor, its task and stage counts. */
@@ -300,10 +316,12 @@ s_attempt_drop (hearth_taskset_t *self, ts_attempt_t *a)
 {
     ts_exec_t *e = ts_exec (self, a->exec_id);
     if (e)
-        s_unlink (e, a);
+        s_unlink (self, e, a);
     ts_stage_t *st = ts_stage (self, a->key.stage);
     if (st) {
         st->running--;
+        if (a->executing)
+            st->executing--;
         if (!a->killing) /* else no longer counted: s_kill */
             st->tasks[a->key.index].running--;
     }
@@ -560,8 +578,8 @@ hearth_taskset_stage_counts (const hearth_taskset_t *self, uint32_t stage,
     if (!st)
         return -1;
     *finished = st->finished;
-    /* attempts sent beyond the cores wait in the executors' queues */
-    *running = st->running < self->cores ? st->running : self->cores;
+    /* attempts sent beyond an executor's cores wait in its queue */
+    *running = st->executing;
     *total = st->ntasks;
     return 0;
 }

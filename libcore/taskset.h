@@ -222,9 +222,12 @@ typedef struct {
    Returns true and fills ev, or false when none is pending. */
 bool hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev);
 
-/* Counts for a stage: tasks finished, attempts running (those sent to
-   executors, at most as many as the executors' cores: the rest are queued
-   there), total tasks.
+/* Counts for a stage: tasks finished, attempts running, total tasks.
+   Running counts, on each executor, the oldest of the attempts sent to
+   it, at most as many as its cores (it runs them in the order sent; the
+   rest wait in its queue, prefetched), including those asked to be
+   killed whose end is not heard yet.  Attempts on an executor the task
+   set still has (its loss not yet told) count.
    Returns 0, or -1 for an unknown stage. */
 int hearth_taskset_stage_counts (const hearth_taskset_t *self, uint32_t stage,
                                  uint64_t *finished, uint64_t *running,

@@ -76,6 +76,8 @@ typedef struct {
     ts_queue_t spec;       /* stragglers to copy */
     uint64_t finished;     /* tasks done */
     uint64_t running;      /* attempts in flight */
+    uint64_t executing;    /* of them among the cores of their executor
+                              (ts_attempt_t.executing) */
     uint32_t *parents;     /* stages that must finish first */
     size_t nparents;       /* count */
     size_t parents_left;   /* of them not finished yet */
@@ -102,6 +104,9 @@ struct ts_attempt {
     int64_t start_us;   /* when it was offered */
     bool speculative;   /* a copy */
     bool killing;       /* we asked for it to be killed */
+    bool executing;     /* one of the oldest `cores` attempts on its
+                           executor, which runs them in the order sent
+                           (the rest wait in its queue) */
     ts_attempt_t *prev; /* the executor's list */
     ts_attempt_t *next; /* likewise */
 };
@@ -111,7 +116,11 @@ typedef struct {
     int cores;          /* task slots without prefetch */
     int host;           /* index of its host in hosts, or -1: not told */
     size_t inflight;    /* attempts on it */
-    ts_attempt_t *head; /* them */
+    ts_attempt_t *head; /* them, the newest first */
+    int executing;      /* of them executing: min(cores, inflight) */
+    ts_attempt_t *edge; /* the newest executing one, or NULL: the list is
+                           queued ones from head to edge's prev, then the
+                           executing ones from edge to the end */
 } ts_exec_t;
 
 struct hearth_taskset {

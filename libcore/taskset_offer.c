@@ -99,9 +99,10 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     return true;
 }
 
-/* Put attempt a at the head of its executor's list. */
+/* Put attempt a of st at the head of its executor's list: executing
+   when a core is free (then none waits), else queued. */
 static void
-s_link (ts_exec_t *e, ts_attempt_t *a)
+s_link (ts_exec_t *e, ts_stage_t *st, ts_attempt_t *a)
 {
     a->prev = NULL;
     a->next = e->head;
@@ -109,6 +110,12 @@ s_link (ts_exec_t *e, ts_attempt_t *a)
         e->head->prev = a;
     e->head = a;
     e->inflight++;
+    if (e->executing < e->cores) {
+        a->executing = true;
+        e->executing++;
+        e->edge = a;
+        st->executing++;
+    }
 }
 
 /* Record the assignment as an attempt in flight on e from now_us. */
@@ -124,7 +131,7 @@ s_launch (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     a->start_us = now_us;
     a->speculative = as->speculative;
     zhashx_insert (self->attempts, &a->key, a);
-    s_link (e, a);
+    s_link (e, st, a);
     ts_task_t *t = &st->tasks[as->index];
     t->state = TASK_RUNNING;
     t->running++;

@@ -39,6 +39,9 @@ static const char *const s_stage_cols[] = {"Job",    "Stage",    "Name",
 static const char *const s_exec_cols[] = {"Executor",    "Worker", "Host",
                                           "Cores",       "Memory", "State",
                                           "Exit reason", "Logs",   NULL};
+static const char *const s_ended_cols[] = {"Executor", "Worker", "Host",
+                                           "State",    "Exit",   "Exit reason",
+                                           "Ended",    "Logs",   NULL};
 
 static const cJSON *
 s_list (const cJSON *o, const char *name)
@@ -375,24 +378,81 @@ typedef struct {
     const cJSON *app;   /* the application shown */
 } s_app_ctx_t;
 
-static bool
-s_exec_row (FILE *out, const cJSON *e, const void *ctx)
+/* An executor's row up to its host: its id (into id) and its worker
+   (linked); returns the worker's object in the state, or NULL. */
+static const cJSON *
+s_exec_row_start (FILE *out, const cJSON *e, const s_app_ctx_t *c, char *id,
+                  size_t size)
 {
-    const s_app_ctx_t *c = ctx;
-    char id[32];
     const char *wid = hearth_json_str (e, "worker_id");
     const cJSON *w = hearth_html_find (s_list (c->state, "workers"), "id", wid);
-    snprintf (id, sizeof id, "%.0f", hearth_view_num (e, "exec_id"));
+    snprintf (id, size, "%.0f", hearth_view_num (e, "exec_id"));
     fprintf (out, "<tr data-id=\"%s\">", id);
     hearth_html_cell (out, id);
     fputs ("<td>", out);
     hearth_html_link (out, hearth_json_str (w, "web_url"), wid ? wid : "-");
     fputs ("</td>", out);
     hearth_html_cell (out, hearth_view_text (e, "host"));
+    return w;
+}
+
+static bool
+s_exec_row (FILE *out, const cJSON *e, const void *ctx)
+{
+    const s_app_ctx_t *c = ctx;
+    char id[32];
+    const cJSON *w = s_exec_row_start (out, e, c, id, sizeof id);
     hearth_html_cell_num (out, hearth_view_num (e, "cores"));
     fprintf (out, "<td>%.0f MiB</td>", hearth_view_num (e, "memory_mb"));
     hearth_html_cell_state (out, hearth_view_text (e, "state"));
     hearth_html_cell (out, hearth_view_text (e, "exit_reason"));
+    hearth_html_cell_logs (out, hearth_json_str (w, "web_url"), "app",
+                           hearth_json_str (c->app, "id"), "exec", id);
+    fputs ("</tr>\n", out);
+    return true;
+}
+
+/* How an ended executor ended: "status N", "signal N" or "-". */
+static void
+s_exit_text (const cJSON *e, char *buf, size_t size)
+{
+    if (cJSON_IsNumber (cJSON_GetObjectItem (e, "exit_status")))
+        snprintf (buf, size, "status %.0f", hearth_view_num (e, "exit_status"));
+    else if (hearth_view_num (e, "signal") > 0)
+        snprintf (buf, size, "signal %.0f", hearth_view_num (e, "signal"));
+    else
+        snprintf (buf, size, "-");
+}
+
+/* Its reason: the worker's exit_reason (OOM_KILLED) and its message. */
+static void
+s_exit_reason (FILE *out, const cJSON *e)
+{
+    const char *why = hearth_json_str (e, "exit_reason");
+    const char *msg = hearth_json_str (e, "message");
+    fputs ("<td>", out);
+    if (why)
+        hearth_html_text (out, why);
+    if (why && msg)
+        fputs (": ", out);
+    if (msg || !why)
+        hearth_html_text (out, msg);
+    fputs ("</td>", out);
+}
+
+/* A row of the ended executors' table (ctx: s_app_ctx_t). */
+static bool
+s_ended_row (FILE *out, const cJSON *e, const void *ctx)
+{
+    const s_app_ctx_t *c = ctx;
+    char id[32], text[64];
+    const cJSON *w = s_exec_row_start (out, e, c, id, sizeof id);
+    hearth_html_cell_state (out, hearth_view_text (e, "state"));
+    s_exit_text (e, text, sizeof text);
+    hearth_html_cell (out, text);
+    s_exit_reason (out, e);
+    s_stamp (hearth_view_num (e, "end_ms"), text, sizeof text);
+    hearth_html_cell (out, text);
     hearth_html_cell_logs (out, hearth_json_str (w, "web_url"), "app",
                            hearth_json_str (c->app, "id"), "exec", id);
     fputs ("</tr>\n", out);
@@ -425,6 +485,9 @@ hearth_page_app (const cJSON *state, const char *app_id, int *status)
                        NULL);
     hearth_html_table (h.out, "executors", "Executors", s_exec_cols,
                        s_list (a, "executors"), s_exec_row,
+                       &(s_app_ctx_t){.state = state, .app = a});
+    hearth_html_table (h.out, "executors-ended", "Ended executors (the last)",
+                       s_ended_cols, s_list (a, "ended_executors"), s_ended_row,
                        &(s_app_ctx_t){.state = state, .app = a});
     hearth_html_foot (h.out, true);
     return hearth_html_close (&h);

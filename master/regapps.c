@@ -287,6 +287,34 @@ registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
     return exec;
 }
 
+/* Keep how exec ended on its application's ended list (the oldest go
+   beyond REGISTRY_ENDED_EXECUTORS), for its page: an executor whose
+   record is gone still says why it ended.  Out of memory, it is not
+   kept. */
+static void
+s_exec_ended (reg_exec_t *exec, const char *message, int exit_status,
+              bool worker_lost)
+{
+    reg_app_t *app = exec->app;
+    if (!app->ended && !(app->ended = cJSON_CreateArray ()))
+        return;
+    cJSON *o = registry_exec_json (exec);
+    if (!o)
+        return;
+    if (exit_status >= 0)
+        cJSON_AddNumberToObject (o, "exit_status", exit_status);
+    if (exec->signal > 0)
+        cJSON_AddNumberToObject (o, "signal", exec->signal);
+    if (message)
+        cJSON_AddStringToObject (o, "message", message);
+    if (worker_lost)
+        cJSON_AddBoolToObject (o, "worker_lost", true);
+    cJSON_AddNumberToObject (o, "end_ms", (double) registry_wall_ms ());
+    cJSON_AddItemToArray (app->ended, o);
+    while (cJSON_GetArraySize (app->ended) > REGISTRY_ENDED_EXECUTORS)
+        cJSON_DeleteItemFromArray (app->ended, 0);
+}
+
 /* Give back the executor's resources and free it. */
 static void
 s_exec_remove (reg_exec_t *exec)
@@ -321,6 +349,8 @@ registry_exec_set_state (registry_t *self, reg_exec_t *exec, exec_state_t state,
                            .event = s_exec_event (exec, "state", message,
                                                   exit_status, worker_lost)};
     registry__notify (self, &c);
-    if (registry_exec_final (state))
+    if (registry_exec_final (state)) {
+        s_exec_ended (exec, message, exit_status, worker_lost);
         s_exec_remove (exec);
+    }
 }

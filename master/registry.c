@@ -133,6 +133,7 @@ registry__app_destroy (reg_app_t **app_p)
     cJSON_Delete (app->conf);
     cJSON_Delete (app->progress);
     cJSON_Delete (app->last_oom);
+    cJSON_Delete (app->ended);
     zframe_destroy (&app->routing_id);
     free (app);
     *app_p = NULL;

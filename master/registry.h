@@ -150,6 +150,11 @@ struct reg_app {
                                        {exec_id, worker_id,
                                        memory_limit_bytes, peak_rss_bytes,
                                        message}, or NULL; not journaled */
+    cJSON *ended;                   /* its last REGISTRY_ENDED_EXECUTORS
+                                       executors that ended, oldest first
+                                       (registry_exec_json's object with
+                                       how each ended; owned; NULL before
+                                       the first); not journaled */
     int64_t hold_until_ms;          /* monotonic: not scheduled before, or 0 */
     bool recovering;                /* restored from the journal, its driver
                                        not back yet (no routing id) */
@@ -171,6 +176,8 @@ struct reg_exec {
     const char *exit_reason;    /* "OOM_KILLED" (static), or NULL */
     int64_t memory_limit_bytes; /* its cgroup's limit as its worker said, or
                                    0 */
+    int signal;                 /* the signal that ended it, as its worker
+                                   said (EXECUTOR_STATE_CHANGED), or 0 */
 };
 
 /* A cluster-mode driver (SUBMIT_DRIVER).  It keeps what it needs to be
@@ -401,8 +408,15 @@ void registry_app_set_waiting (registry_t *self, reg_app_t *app,
 reg_exec_t *registry_exec_add (registry_t *self, reg_app_t *app,
                                reg_worker_t *w, int cores, int64_t memory_mb);
 
+/* How many ended executors an application keeps (reg_app's ended). */
+#define REGISTRY_ENDED_EXECUTORS 20
+
 /* Change an executor's state.  A final state (EXITED, KILLED, FAILED,
-   LOST) frees its resources and the record: exec is invalid afterwards.
+   LOST) frees its resources and the record: exec is invalid afterwards;
+   what it was and how it ended (state, message as its reason,
+   exit_status, exec->signal, worker_lost, the wall-clock end_ms) is kept
+   on its application's ended list, the oldest dropped beyond
+   REGISTRY_ENDED_EXECUTORS, for as long as the application is listed.
    exit_status -1 means none.  An abnormal end (FAILED, or EXITED with a
    non-zero status) adds one to the app's retry count, a clean exit
    (EXITED 0) resets it.  (Spark resets it on RUNNING, which its workers

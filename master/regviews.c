@@ -141,6 +141,9 @@ registry_app_json (const reg_app_t *app)
         cJSON_AddItemToObject (o, "progress",
                                cJSON_Duplicate (app->progress, 1));
     cJSON_AddItemToObject (o, "executors", s_app_executors_json (app));
+    cJSON_AddItemToObject (o, "ended_executors",
+                           app->ended ? cJSON_Duplicate (app->ended, true)
+                                      : cJSON_CreateArray ());
     return o;
 }
 

@@ -386,6 +386,7 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         return;
     reg_app_t *app = exec->app;
     int exit_status = (int) hearth_json_int (b, "exit_status", -1);
+    exec->signal = (int) hearth_json_int (b, "signal", 0);
     exec->pid = (int) hearth_json_int (b, "pid", exec->pid);
     exec->peak_rss_bytes = hearth_json_int (b, "peak_rss_bytes", 0);
     exec->memory_limit_bytes = hearth_json_int (b, "memory_limit_bytes", 0);

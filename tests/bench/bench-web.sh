@@ -3,28 +3,44 @@
 # under bench-master's simulated workers (one HEARTBEAT per worker per
 # second, applications coming and going):
 #   web.json.p99.N, web.metrics.p99.N   /json and /metrics, p99 of the
-#                                       requests of the loaded window (ms)
+#                                       requests of the loaded windows (ms)
 #   hb.idle.p99.N, hb.web.p99.N         the master's heartbeat-to-reply
 #                                       p99 (bench-hbprobe, us), without
 #                                       and with RATE requests/s on /json
 #                                       and /metrics (alternating)
-# for N in LEVELS simulated workers.  Each figure line is run-bench.sh's
+#   hb.ratio.N                          the median over the rounds of one
+#                                       round's with / without p99
+#   web.cpu_ms.N                        the master's CPU time per request
+#                                       (ms): its CPU in the loaded windows
+#                                       less the idle ones', over the
+#                                       requests served
+#   web.busy.N                          the share of the master's loop
+#                                       that the requests take (cpu_ms x
+#                                       RATE / 1000)
+# for N in LEVELS simulated workers.  The SECS of each condition are cut
+# into ROUNDS windows, idle and loaded alternating (idle first in even
+# rounds, loaded first in odd ones), and each condition's probes pooled,
+# so that a machine whose load drifts over a minute weighs on both alike.
+# The CPU figures, from /proc/PID/stat, do not depend on what else the
+# machine runs (but for its caches).  Each figure line is run-bench.sh's
 # FIGURE format (a single value: median = min = max).
 #
 # Usage: bench-web.sh [--levels 1000,10000] [--secs 30] [--rate 50]
+#                     [--rounds 6]
 # Environment: HEARTH_BIN_DIR, HEARTH_BENCH_DIR (as run-bench.sh's).
 set -u
 set -o pipefail
 
 bin=${HEARTH_BIN_DIR:?run me through make bench}
 bdir=${HEARTH_BENCH_DIR:-$bin/tests/bench}
-levels=1000,10000 secs=30 rate=50
+levels=1000,10000 secs=30 rate=50 rounds=6
 while [ $# -gt 0 ]; do
     case $1 in
     --levels) levels=$2; shift ;;
     --secs) secs=$2; shift ;;
     --rate) rate=$2; shift ;;
-    *) echo "usage: bench-web.sh [--levels N,N] [--secs S] [--rate R]" >&2; exit 2 ;;
+    --rounds) rounds=$2; shift ;;
+    *) echo "usage: bench-web.sh [--levels N,N] [--secs S] [--rate R] [--rounds N]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -50,12 +66,11 @@ trap stop EXIT
 alive() { curl -s -m 5 "$web/json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["aliveworkers"])' 2>/dev/null; }
 
 # load SECS RATE: RATE requests/s on /json and /metrics in turn for SECS;
-# prints "json p50 p99 n" and "metrics p50 p99 n" (ms).
+# prints "json MS" or "metrics MS", one line a request.
 load() {
     python3 - "$web" "$1" "$2" <<'PY'
 import sys, time, urllib.request
 web, secs, rate = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-lat = {"json": [], "metrics": []}
 start = time.time()
 i = 0
 while time.time() - start < secs:
@@ -63,16 +78,38 @@ while time.time() - start < secs:
     t0 = time.time()
     with urllib.request.urlopen(f"{web}/{route}", timeout=10) as r:
         r.read()
-    lat[route].append((time.time() - t0) * 1000)
+    print(route, f"{(time.time() - t0) * 1000:.2f}")
     i += 1
     delay = start + i / rate - time.time()
     if delay > 0:
         time.sleep(delay)
-for route, v in lat.items():
-    v.sort()
-    q = lambda p: v[min(len(v) - 1, max(0, int(p * len(v) + 0.999999) - 1))]
-    print(route, f"{q(0.5):.2f}", f"{q(0.99):.2f}", len(v))
 PY
+}
+
+# pct P: the P-th percentile (nearest rank) of the numbers on stdin.
+pct() { sort -n | awk -v p="$1" '{ v[NR] = $1 } END { r = int(p * NR + 0.999999); if (r < 1) r = 1; print NR ? v[r] : 0 }'; }
+
+# cpu_ticks PID: the process's user + system time, clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# window COND R: one window of COND (idle or web) in round R: the probes
+# appended to $scratch/COND.samples, the round's p99 to COND.p99, the
+# master's CPU ticks to COND.ticks, the requests' times to load.out.
+window() {
+    local cond=$1 r=$2 t0 t1 lp=
+    t0=$(cpu_ticks "$mpid")
+    if [ "$cond" = web ]; then
+        load "$win_s" "$rate" >>"$scratch/load.out" &
+        lp=$!
+    fi
+    : >"$scratch/round.samples"
+    "$bdir/bench-hbprobe" --master "$url" --ms "$win_ms" --key "hb.$cond.$r" \
+        --samples "$scratch/round.samples" >>"$scratch/probe.out"
+    [ -n "$lp" ] && wait "$lp"
+    t1=$(cpu_ticks "$mpid")
+    echo $((t1 - t0)) >>"$scratch/$cond.ticks"
+    pct 0.99 <"$scratch/round.samples" >>"$scratch/$cond.p99"
+    cat "$scratch/round.samples" >>"$scratch/$cond.samples"
 }
 
 figure() { echo "FIGURE $1 $2 $2 $2 $3 1"; }
@@ -89,18 +126,41 @@ for n in "${lv[@]}"; do
     done
     sleep 3 # a full heartbeat cycle of the new ones
     url=$(curl -s "$web/api/v1/state" | python3 -c 'import json, sys; print(json.load(sys.stdin)["url"])')
-    echo "# $n workers registered; master $url, pages $web"
-    read -r _ _ _ idle_p99 _ < <("$bdir/bench-hbprobe" --master "$url" --ms $((secs * 1000)) --key hb.idle |
-        tee -a "$scratch/probe.out" | sed 's/[a-z0-9]*=//g')
-    load "$secs" "$rate" >"$scratch/load.out" &
-    lp=$!
-    read -r _ _ _ web_p99 _ < <("$bdir/bench-hbprobe" --master "$url" --ms $((secs * 1000)) --key hb.web |
-        tee -a "$scratch/probe.out" | sed 's/[a-z0-9]*=//g')
-    wait "$lp"
-    cat "$scratch/probe.out" | tail -2 | sed 's/^/# /'
-    sed 's/^/# load: /' "$scratch/load.out"
+    mpid=$(pgrep -P "$bm" hearth-master)
+    echo "# $n workers registered; master $url (pid $mpid), pages $web"
+    win_ms=$((secs * 1000 / rounds))
+    win_s=$(awk -v m="$win_ms" 'BEGIN { print m / 1000 }')
+    rm -f "$scratch"/*.samples "$scratch"/*.p99 "$scratch"/*.ticks "$scratch/load.out"
+    : >"$scratch/probe.out"
+    for ((r = 0; r < rounds; r++)); do
+        if ((r % 2 == 0)); then
+            window idle "$r" && window web "$r"
+        else
+            window web "$r" && window idle "$r"
+        fi
+    done
+    sed 's/^/# /' "$scratch/probe.out"
+    idle_p99=$(pct 0.99 <"$scratch/idle.samples")
+    web_p99=$(pct 0.99 <"$scratch/web.samples")
+    ratio=$(paste "$scratch/web.p99" "$scratch/idle.p99" |
+        awk '$2 > 0 { print $1 / $2 }' | pct 0.5)
+    reqs=$(wc -l <"$scratch/load.out")
+    hz=$(getconf CLK_TCK)
+    ticks_idle=$(awk '{ s += $1 } END { print s }' "$scratch/idle.ticks")
+    ticks_web=$(awk '{ s += $1 } END { print s }' "$scratch/web.ticks")
+    cpu_ms=$(awk -v w="$ticks_web" -v i="$ticks_idle" -v hz="$hz" -v n="$reqs" \
+        'BEGIN { printf "%.3f", n ? (w - i) * 1000 / hz / n : 0 }')
+    busy=$(awk -v c="$cpu_ms" -v r="$rate" 'BEGIN { printf "%.4f", c * r / 1000 }')
+    echo "# master CPU: $ticks_idle ticks idle, $ticks_web loaded ($hz a second), $reqs requests"
+    for route in json metrics; do
+        awk -v r="$route" '$1 == r { print $2 }' "$scratch/load.out" >"$scratch/$route.ms"
+        echo "# load: $route n=$(wc -l <"$scratch/$route.ms") p50=$(pct 0.5 <"$scratch/$route.ms") p99=$(pct 0.99 <"$scratch/$route.ms") ms"
+    done
     figure "hb.idle.p99.$n" "$idle_p99" us
     figure "hb.web.p99.$n" "$web_p99" us
-    figure "web.json.p99.$n" "$(awk '$1 == "json" { print $3 }' "$scratch/load.out")" ms
-    figure "web.metrics.p99.$n" "$(awk '$1 == "metrics" { print $3 }' "$scratch/load.out")" ms
+    figure "hb.ratio.$n" "$ratio" x
+    figure "web.cpu_ms.$n" "$cpu_ms" ms
+    figure "web.busy.$n" "$busy" share
+    figure "web.json.p99.$n" "$(pct 0.99 <"$scratch/json.ms")" ms
+    figure "web.metrics.p99.$n" "$(pct 0.99 <"$scratch/metrics.ms")" ms
 done

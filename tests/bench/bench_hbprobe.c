@@ -7,7 +7,10 @@
     requests included).
 
     Usage: bench-hbprobe --master URL [--ms N] [--every-ms N] [--key K]
-    Prints "KEY n=N p50=US p99=US max=US" (microseconds). */
+                         [--samples FILE]
+    Prints "KEY n=N p50=US p99=US max=US" (microseconds); with --samples,
+    also appends every round trip (us, one a line) to FILE, so that a
+    script can pool the probes of several windows. */
 #include "config.h"
 
 #include <stdio.h>
@@ -26,14 +29,14 @@ static void
 s_usage (void)
 {
     fprintf (stderr, "usage: bench-hbprobe --master URL [--ms N] "
-                     "[--every-ms N] [--key KEY]\n");
+                     "[--every-ms N] [--key KEY] [--samples FILE]\n");
     exit (2);
 }
 
 int
 main (int argc, char **argv)
 {
-    const char *url = NULL, *key = "hb_rtt";
+    const char *url = NULL, *key = "hb_rtt", *samples = NULL;
     long ms = 10000, every_ms = 20;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp (argv[i], "--master") == 0)
@@ -44,6 +47,8 @@ main (int argc, char **argv)
             every_ms = bench_arg_long (argv[i], argv[i + 1]);
         else if (strcmp (argv[i], "--key") == 0)
             key = argv[i + 1];
+        else if (strcmp (argv[i], "--samples") == 0)
+            samples = argv[i + 1];
         else
             s_usage ();
     }
@@ -71,6 +76,17 @@ main (int argc, char **argv)
             lost++;
         hearth_msg_destroy (&reply);
         zclock_sleep ((int) every_ms);
+    }
+    FILE *out = samples ? fopen (samples, "a") : NULL;
+    if (samples && !out) {
+        perror (samples);
+        return 1;
+    }
+    for (size_t i = 0; out && i < n; i++)
+        fprintf (out, "%.0f\n", rtt[i]);
+    if (out && fclose (out) != 0) {
+        perror (samples);
+        return 1;
     }
     bench_sort (rtt, n);
     printf ("%s n=%zu p50=%.0f p99=%.0f max=%.0f\n", key, n,

@@ -42,7 +42,8 @@ reps=3
 tp_tasks=200000 lat_jobs=2000 cmd_tasks=20000 sleep_tasks=2000
 scale_tasks=1000000 start_reps=5 master_levels=1000,5000,10000 window=5000
 load_clients=500 load_seq=50 flood_conns=1000
-web_args=(--levels 1000,10000 --secs 30 --rate 50)
+web_args=(--levels 1000,10000 --secs 30 --rate 50 --rounds 6)
+paint_args=(--levels 1000 --loads 20)
 iso_tasks=5000 iso_launches=200
 shuffle_args=()
 history_args=()
@@ -53,7 +54,8 @@ if [ $quick = 1 ]; then
     tp_tasks=50000 lat_jobs=500 cmd_tasks=2000 sleep_tasks=200
     scale_tasks=200000 start_reps=3 master_levels=1000,2000 window=2000
     load_clients=100 load_seq=20 flood_conns=400
-    web_args=(--levels 1000 --secs 5 --rate 50)
+    web_args=(--levels 1000 --secs 6 --rate 50 --rounds 2)
+    paint_args=(--levels 1000 --loads 5)
     iso_tasks=1000 iso_launches=50
 fi
 
@@ -165,6 +167,8 @@ fi
 if wants web; then
     echo "== 17. the web pages under 50 requests/s: /json, /metrics, heartbeats"
     run bash "$(dirname "$0")/bench-web.sh" "${web_args[@]}"
+    echo "== 20. the master's page's first paint in headless Chromium"
+    run bash "$(dirname "$0")/bench-paint.sh" "${paint_args[@]}"
 fi
 if wants shuffle; then
     echo "== 11-14. the partitioned shuffle on local-cluster[2,1,2048]"
@@ -309,6 +313,18 @@ for w in ${web_levels//,/ }; do
     row "17. /json p99 ms, $w workers, 50 req/s" web.json.p99.$w "" "" "" '<=' $lim "≤ $lim ms"
     row "17. /metrics p99 ms, $w workers, 50 req/s" web.metrics.p99.$w "" "" "" '<=' $lim "≤ $lim ms"
     row "17. heartbeat-to-reply p99 µs, $w workers, with 50 req/s" hb.web.p99.$w hb.idle.p99.$w '<=' 1.1 "" "" "≤ 1.1 × without (reference)"
+    row "17. median of the rounds' with / without heartbeat p99, $w workers" hb.ratio.$w "" "" "" "" "" "(each round's two windows side by side)"
+    row "17. master CPU ms per web request, $w workers" web.cpu_ms.$w "" "" "" "" "" "(its CPU loaded less idle, per request)"
+done
+paint_levels=$(printf '%s\n' "${paint_args[@]}" | sed -n '/^--levels$/{n;p}')
+for w in ${paint_levels//,/ }; do
+    if ! have web.paint.p90.$w && wants web && ! command -v chromedriver >/dev/null; then
+        printf '| 20. first paint p90 ms, %s workers | skipped: no chromium | - | - | ≤ 500 ms | skipped |\n' "$w"
+        continue
+    fi
+    row "20. reference: the same page as a static file, first paint p90 ms, $w workers" web.paint.static.p90.$w "" "" "" "" "" "(what the browser alone costs)"
+    row "20. master's page first paint p50 ms, $w workers" web.paint.p50.$w "" "" "" "" "" "(headless Chromium, Performance API)"
+    row "20. master's page first paint p90 ms, $w workers" web.paint.p90.$w web.paint.static.p90.$w "" "" '<=' 500 "≤ 500 ms"
 done
 if have iso.skipped; then
     printf '| 18-19. confinement in cgroups | skipped: no cgroups here | - | - | ≤ 5%% of the command-task rate, ≤ 2 ms per launch | skipped |\n'

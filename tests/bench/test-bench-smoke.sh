@@ -59,8 +59,14 @@ runs "bench-load clients" load.4.exact load.4.slowest_over_mean load.alone_ms --
 runs "bench-load flood" flood.master_rss_during_kb flood.job_during_ms -- \
   bash "$(dirname "$0")/bench-load.sh" flood --conns 20 --job-tasks 200
 runs "bench-web" web.json.p99.100 web.metrics.p99.100 hb.idle.p99.100 \
-  hb.web.p99.100 -- \
-  bash "$(dirname "$0")/bench-web.sh" --levels 100 --secs 2 --rate 20
+  hb.web.p99.100 hb.ratio.100 web.cpu_ms.100 -- \
+  bash "$(dirname "$0")/bench-web.sh" --levels 100 --secs 2 --rate 20 \
+  --rounds 2
+if command -v chromedriver >/dev/null && [[ -x /usr/lib/chromium/chromium ]]; then
+  runs "bench-paint" web.paint.p50.100 web.paint.static.p50.100 \
+    web.page.server.p50.100 -- \
+    bash "$(dirname "$0")/bench-paint.sh" --levels 100 --loads 2
+fi
 
 # the shuffle's tools and benchmarks at 2 MB, 4 x 4 tasks (the wide one
 # 20 x 20), every reducer's output checked by the benchmark itself

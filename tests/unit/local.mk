@@ -164,6 +164,12 @@ tests_unit_test_regworkers_SOURCES = tests/unit/test_regworkers.c \
 tests_unit_test_regworkers_CFLAGS = $(unit_cflags)
 tests_unit_test_regworkers_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_regended
+tests_unit_test_regended_SOURCES = tests/unit/test_regended.c \
+	$(registry_sources)
+tests_unit_test_regended_CFLAGS = $(unit_cflags)
+tests_unit_test_regended_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h
 tests_unit_test_packed_CFLAGS = $(unit_cflags)

@@ -541,11 +541,62 @@ test_fail_and_forget_job (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* Running counts what executes: on each executor, its oldest attempts up
+   to its cores (the rest are prefetched, queued there), not the attempts
+   sent capped at the cluster's cores. */
+static void
+test_running_counts_each_executor (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_new (false, false);
+    hearth_assign_t as[64];
+    uint64_t finished, running, total;
+    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 20, NULL, 0, NULL, 1),
+                      0);
+    assert_int_equal (hearth_taskset_add_stage (ts, 2, 2, 20, NULL, 0, NULL, 1),
+                      0);
+    assert_int_equal (hearth_taskset_add_executor (ts, 0, 2), 0);
+    assert_int_equal (hearth_taskset_add_executor (ts, 1, 4), 0);
+    /* executor 0: 4 of stage 1 (2 run, 2 queued); executor 1: 1 */
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 64), 4);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 0, as, 1), 1);
+    assert_int_equal (
+        hearth_taskset_stage_counts (ts, 1, &finished, &running, &total), 0);
+    assert_int_equal (running, 3); /* was 5: min(5 sent, 6 cores) */
+    /* the oldest on executor 0 finishes: a queued one takes its core */
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_FINISHED, 100, 10),
+        HEARTH_TS_ACCEPT);
+    hearth_taskset_stage_counts (ts, 1, &finished, &running, &total);
+    assert_int_equal (running, 3);
+    /* a queued one (the newest, index 3) ends: nothing moves */
+    hearth_taskset_update (ts, 0, 1, 3, 0, HEARTH_TS_FINISHED, 100, 10);
+    hearth_taskset_stage_counts (ts, 1, &finished, &running, &total);
+    assert_int_equal (running, 3);
+    assert_int_equal (finished, 2);
+    /* executor 1 fills up, with stage 1 then stage 2 queued behind */
+    size_t n = hearth_taskset_offer (ts, 1, 0, as, 64);
+    assert_true (n >= 3);
+    uint64_t r1, r2;
+    hearth_taskset_stage_counts (ts, 1, &finished, &r1, &total);
+    hearth_taskset_stage_counts (ts, 2, &finished, &r2, &total);
+    /* the two stages together never exceed the 6 cores (each stage's own
+       count capped at 6 said up to 12) */
+    assert_int_equal (r1 + r2, 6);
+    /* executor 0 is lost: its attempts stop counting */
+    hearth_taskset_remove_executor_each (ts, 0, NULL, NULL);
+    hearth_taskset_stage_counts (ts, 1, &finished, &r1, &total);
+    hearth_taskset_stage_counts (ts, 2, &finished, &r2, &total);
+    assert_int_equal (r1 + r2, 4);
+    hearth_taskset_destroy (&ts);
+}
+
 int
 main (void)
 {
     alarm (60);
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_running_counts_each_executor),
         cmocka_unit_test (test_offer_fills_slots_in_order),
         cmocka_unit_test (test_stage_and_job_done),
         cmocka_unit_test (test_dependencies_wait),

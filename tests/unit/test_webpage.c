@@ -79,7 +79,13 @@ s_state (bool progress)
         "\"state\":\"RUNNING\"}]},"
         "{\"id\":\"" DONE "\",\"name\":\"sort\",\"state\":\"FAILED\","
         "\"reason\":\"task 4 failed 4 times\",\"cores_granted\":0,"
-        "\"submit_ms\":%.0f,\"end_ms\":%.0f,\"executors\":[]}],"
+        "\"submit_ms\":%.0f,\"end_ms\":%.0f,\"executors\":[],"
+        "\"ended_executors\":[{\"exec_id\":0,\"worker_id\":\"" WA "\","
+        "\"host\":\"10.0.0.1\",\"state\":\"FAILED\",\"signal\":9,"
+        "\"message\":\"killed by signal 9\",\"end_ms\":1796117360000},"
+        "{\"exec_id\":1,\"worker_id\":\"worker-gone\",\"host\":\"10.0.0.3\","
+        "\"state\":\"FAILED\",\"exit_status\":137,\"exit_reason\":"
+        "\"OOM_KILLED\",\"message\":\"<over 512 MiB>\"}]}],"
         "\"drivers\":[{\"id\":\"" DRV "\",\"name\":\"etl\",\"app\":\"x\","
         "\"state\":\"RUNNING\",\"cores\":1,\"memory_mb\":512,\"worker_id\":"
         "\"" WA "\",\"app_id\":\"" APP "\",\"submit_ms\":%.0f}]}",
@@ -261,6 +267,19 @@ test_app_page (void **state)
     assert_contains (html, "<b>State:</b> FAILED");
     assert_contains (html, "<b>Reason:</b> task 4 failed 4 times");
     assert_int_equal (s_count (html, "<tr class=\"none\">"), 2);
+    /* The ended executors: how each ended, its worker and logs (none
+       linked for a worker the master no longer lists). */
+    assert_contains (html, "<table id=\"executors-ended\"");
+    assert_contains (html, "<tr data-id=\"0\"><td>0</td><td><a href=\"http:"
+                           "//10.0.0.1:8081\">" WA "</a></td><td>10.0.0.1"
+                           "</td><td><span class=\"st-FAILED\">FAILED</span>"
+                           "</td><td>signal 9</td><td>killed by signal 9</td>"
+                           "<td>2026-12-01T");
+    assert_contains (html, "<a href=\"http://10.0.0.1:8081/logpage?app=" DONE
+                           "&amp;exec=0&amp;stream=stderr\">stderr</a>");
+    assert_contains (html, "<td>worker-gone</td><td>10.0.0.3</td>");
+    assert_contains (html, "<td>status 137</td><td>OOM_KILLED: &lt;over 512 "
+                           "MiB&gt;</td><td>-</td>");
     free (html);
 
     html = hearth_page_app (doc, "app-nope", &status);

@@ -43,6 +43,26 @@ check "/json: the running application in activeapps, 2 cores used" \
   wait_for 5 eval 'http_get "$WEB/json" "$T/spark.json" &&
     jq -e >/dev/null --arg id "$APP_ID" ".activeapps[0].id == \$id and .activeapps[0].name == \"spark\"
       and .coresused == 2 and .activeapps[0].memoryperexecutor == 256" "$T/spark.json"'
+
+# An executor killed: how it ended stays on the application's page (and in
+# its app object's ended_executors), with the links to its logs.
+exec_pid() {
+  state_json | jq -r --arg id "$APP_ID" '.apps[] | select(.id == $id) |
+    .executors[] | select(.state == "RUNNING" and .pid > 0) | "\(.exec_id) \(.pid)"' | head -1
+}
+check "an executor of the application runs" wait_for 10 eval '[[ -n $(exec_pid) ]]'
+read -r KX KPID <<<"$(exec_pid)"
+kill -9 "$KPID"
+check "the app object keeps the killed executor: FAILED, signal 9, its reason" \
+  wait_for 10 eval 'state_json | jq -e >/dev/null --arg id "$APP_ID" --argjson x "$KX" \
+    "[.apps[] | select(.id == \$id) | .ended_executors[] | select(.exec_id == \$x and
+      .state == \"FAILED\" and .signal == 9 and (.message | startswith(\"killed by signal 9\"))
+      and .end_ms > 0)] | length == 1"'
+http_get "$WEB/app/$APP_ID" "$T/app.html"
+check "the application's page shows its end and reason" \
+  grep -q "<tr data-id=\"$KX\"><td>$KX</td>.*<td>signal 9</td><td>killed by signal 9" "$T/app.html"
+check "... with the links to its logs on its worker" \
+  grep -q "/logpage?app=$APP_ID&amp;exec=$KX&amp;stream=stderr\">stderr</a>" "$T/app.html"
 kill "$APP_PID"
 check "... then in completedapps" \
   wait_for 10 eval 'http_get "$WEB/json" "$T/spark.json" &&
