@@ -15,13 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "executor/files.h"
 #include "executor/libs.h"
 #include "executor/link.h"
+#include "executor/peak.h"
 #include "executor/shuffletask.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
@@ -408,22 +408,15 @@ s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
 
 /* --- the tick ---------------------------------------------------------- */
 
-/* Our peak memory: the larger of our own maximum resident set and that
-   of the largest child we reaped (getrusage gives no sum), as a worker's
-   wait4 would report it; checked each tick, sent when it grew (the
+/* Our peak memory (peak.h), checked each tick, sent when it grew (the
    driver's accounting: an executor that ends with its application is
    reaped only after its driver has stopped listening). */
 static void
 s_measure_peak (link_t *self)
 {
-    struct rusage own, children;
-    if (getrusage (RUSAGE_SELF, &own) < 0
-        || getrusage (RUSAGE_CHILDREN, &children) < 0)
-        return;
-    long kib =
-        own.ru_maxrss > children.ru_maxrss ? own.ru_maxrss : children.ru_maxrss;
-    if ((int64_t) kib * 1024 > self->peak_rss) {
-        self->peak_rss = (int64_t) kib * 1024;
+    int64_t peak = peak_rss_bytes ();
+    if (peak > self->peak_rss) {
+        self->peak_rss = peak;
         self->peak_unsent = true;
     }
 }

@@ -10,7 +10,7 @@ hearth_executor_SOURCES = \
 	executor/libs.h \
 	executor/files.h \
 	executor/main.c \
-	executor/link.c \
+	executor/link.c executor/peak.c executor/peak.h \
 	executor/tasks.c \
 	executor/cmdrun.c \
 	executor/fnpool.c \

@@ -83,6 +83,21 @@ wait "$CALM"
 check "the neighbour's job succeeds" test $? -eq 0
 check "... its executor never failed" eval '! grep -q "out of memory" "$T/calm.err"'
 
+# The accounting's peak of an executor that ends with its application is
+# its group's (the sum at its highest), not its largest process's: two
+# tasks of about 80 MiB each at once on one 2-core executor.
+S=$(job sum '{"name":"sum","stages":[{"name":"sum","tasks":[
+  {"cmd":["perl","-e","my $x = \"a\" x (40 * 1024 * 1024); my $y = $x . \"b\"; sleep 2; print length($y), \"\\n\""],"count":2}]}]}')
+"$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
+  --heartbeat-liveness "$LIVENESS" --master "$MASTER_URL" --name sum \
+  --executor-memory 512M --executor-cores 2 --total-executor-cores 2 \
+  --event-log "$T/ev-sum" "$S" >"$T/sum.out" 2>"$T/sum.err"
+check "two tasks of 80 MiB at once succeed" test "$(sort -u "$T/sum.out")" = 41943041
+SUM_PEAK=$(jq -r 'select(.event == "executor_removed") | .peak_rss_bytes' "$T"/ev-sum/*.events)
+say "the executor's peak in the event log: $((${SUM_PEAK:-0} / MIB)) MiB"
+check "... its executor's peak in the event log is its group's sum (>= 150 MiB)" \
+  test "${SUM_PEAK:-0}" -ge $((150 * MIB))
+
 # Nothing of the killed executors' groups is left.
 groups_left() {
   find /sys/fs/cgroup/*/ -mindepth 1 -type d \
