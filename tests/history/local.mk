@@ -22,6 +22,7 @@ tests_history_test_hist_pages_SOURCES = tests/history/test_hist_pages.c \
 tests_history_test_hist_pages_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_history_test_hist_pages_LDADD = $(hist_unit_libs)
 
-HIST_TESTS = tests/history/test-history.sh tests/history/test-history-bad.sh
+HIST_TESTS = tests/history/test-history.sh tests/history/test-history-bad.sh \
+	tests/history/test-history-web.sh
 TESTS += $(HIST_TESTS)
 EXTRA_DIST += $(HIST_TESTS)
