@@ -23,6 +23,11 @@ tests_history_test_hist_pages_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_history_test_hist_pages_LDADD = $(hist_unit_libs)
 
 HIST_TESTS = tests/history/test-history.sh tests/history/test-history-bad.sh \
-	tests/history/test-history-web.sh
+	tests/history/test-history-web.sh tests/history/test-history-browser.sh
 TESTS += $(HIST_TESTS)
 EXTRA_DIST += $(HIST_TESTS)
+# test-history-browser.sh keeps its screenshots and console log here.
+clean-local: clean-history-browser-artifacts
+clean-history-browser-artifacts:
+	rm -rf tests/history/test-history-browser-artifacts
+.PHONY: clean-history-browser-artifacts
