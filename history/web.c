@@ -148,45 +148,47 @@ s_list (const hist_web_opts_t *o, const hearth_web_request_t *req,
     }
     char *warn = NULL;
     cJSON *doc = s_listing (o, &f, &warn);
+    int status;
     if (!doc)
         hearth_web_reply_text (rep, 500, "500 %s",
                                warn ? warn : "out of memory\n");
     else if (json)
-        s_reply_json (rep, doc), doc = NULL;
+        s_reply_json (rep, doc);
     else {
-        int status;
         char *page = hearth_page_history_list (doc, f.state, f.since, f.name,
                                                warn, &status);
         hearth_web_reply_html (rep, page, status);
+        cJSON_Delete (doc);
     }
-    cJSON_Delete (doc);
     free (warn);
 }
 
-/* /app/ID and /api/v1/apps/ID. */
+/* /app/ID and /api/v1/apps/ID.  An id is looked up among the logs of
+   the directory (scan.c), never opened as a path; one with a '/' (the
+   path decoded) is no id. */
 static void
 s_app (const hist_web_opts_t *o, const char *id, hearth_web_reply_t *rep,
        bool json)
 {
     hearth_error_t err;
     bool missing;
-    cJSON *doc =
-        *id && !strchr (id, '/')
-            ? hist_appview_doc (o->dir, id, o->top, o->stale_ms, &missing, &err)
-            : NULL;
-    if (!*id || strchr (id, '/'))
+    if (!*id || strchr (id, '/')) {
         hearth_web_reply_text (rep, 404, "404 no such application\n");
-    else if (!doc)
+        return;
+    }
+    cJSON *doc =
+        hist_appview_doc (o->dir, id, o->top, o->stale_ms, &missing, &err);
+    int status;
+    if (!doc)
         hearth_web_reply_text (rep, missing ? 404 : 500, "%d %s\n",
                                missing ? 404 : 500, err.text);
     else if (json)
-        s_reply_json (rep, doc), doc = NULL;
+        s_reply_json (rep, doc);
     else {
-        int status;
         char *page = hearth_page_history_app (doc, &status);
         hearth_web_reply_html (rep, page, status);
+        cJSON_Delete (doc);
     }
-    cJSON_Delete (doc);
 }
 
 static void
