@@ -38,50 +38,7 @@ s_o (const cJSON *o, const char *k)
 void
 hist_format_us (int64_t us, char *buf, size_t size)
 {
-    if (us < 0)
-        snprintf (buf, size, "-");
-    else if (us < 1000)
-        snprintf (buf, size, "%" PRId64 "us", us);
-    else if (us < 1000000)
-        snprintf (buf, size, "%.1fms", (double) us / 1000);
-    else
-        hearth_view_duration (us / 1000, buf, size);
-}
-
-static void
-s_stamp (int64_t ms, char *buf, size_t size)
-{
-    char full[40];
-    if (ms < 0) {
-        snprintf (buf, size, "-");
-        return;
-    }
-    hearth_view_stamp ((double) ms, full, sizeof full);
-    snprintf (buf, size, "%.19sZ", full);
-}
-
-static void
-s_dur (int64_t ms, char *buf, size_t size)
-{
-    if (ms < 0)
-        snprintf (buf, size, "-");
-    else
-        hearth_view_duration (ms, buf, size);
-}
-
-/* A run's p50/p95/max as "p50 X  p95 Y  max Z", or "-". */
-static void
-s_run (const cJSON *run, char *buf, size_t size)
-{
-    char a[24], b[24], c[24];
-    if (!cJSON_IsObject (run)) {
-        snprintf (buf, size, "-");
-        return;
-    }
-    hist_format_us (s_i (run, "p50_us"), a, sizeof a);
-    hist_format_us (s_i (run, "p95_us"), b, sizeof b);
-    hist_format_us (s_i (run, "max_us"), c, sizeof c);
-    snprintf (buf, size, "%s %s %s", a, b, c);
+    hearth_view_run_us (us, buf, size);
 }
 
 /* A ratio as a percentage, or "unknown". */
@@ -101,9 +58,9 @@ static void
 s_head (FILE *out, const cJSON *doc)
 {
     char start[32], end[32], dur[24];
-    s_stamp (s_i (doc, "start_ms"), start, sizeof start);
-    s_stamp (s_i (doc, "end_ms"), end, sizeof end);
-    s_dur (s_i (doc, "duration_ms"), dur, sizeof dur);
+    hearth_view_second (s_i (doc, "start_ms"), start, sizeof start);
+    hearth_view_second (s_i (doc, "end_ms"), end, sizeof end);
+    hearth_view_span (s_i (doc, "duration_ms"), dur, sizeof dur);
     fprintf (out, "APPLICATION %s  %s  user %s\n", s_s (doc, "id"),
              s_s (doc, "name"), s_s (doc, "user"));
     fprintf (out, "  state    %s%s%s\n", s_s (doc, "state"),
@@ -143,7 +100,7 @@ s_tasks (FILE *out, const cJSON *doc)
 {
     const cJSON *t = s_o (doc, "tasks"), *a = s_o (doc, "accounting");
     char run[80], cr[24], mr[24];
-    s_run (s_o (t, "run"), run, sizeof run);
+    hearth_view_run (s_o (t, "run"), run, sizeof run);
     fprintf (out,
              "\nTASKS\n  %" PRId64 " succeeded, %" PRId64
              " failed attempts, %" PRId64 " attempts started\n"
@@ -181,7 +138,8 @@ s_jobs (FILE *out, const cJSON *doc)
     {
         char dur[24] = "-";
         if (s_i (j, "end_ms") >= 0 && s_i (j, "start_ms") >= 0)
-            s_dur (s_i (j, "end_ms") - s_i (j, "start_ms"), dur, sizeof dur);
+            hearth_view_span (s_i (j, "end_ms") - s_i (j, "start_ms"), dur,
+                              sizeof dur);
         fprintf (out, "  %-4" PRId64 " %-20s %-6" PRId64 " %-10s %-8s %s\n",
                  s_i (j, "job"), s_s (j, "name"), s_i (j, "stages"),
                  s_s (j, "state"), dur, s_s (j, "error"));
@@ -200,7 +158,7 @@ s_stages (FILE *out, const cJSON *doc)
     cJSON_ArrayForEach (s, s_o (doc, "stages"))
     {
         char run[80];
-        s_run (s_o (s, "run"), run, sizeof run);
+        hearth_view_run (s_o (s, "run"), run, sizeof run);
         fprintf (out,
                  "  %-5" PRId64 " %-4" PRId64 " %-16.16s %-10s %6" PRId64
                  " %6" PRId64 " %6" PRId64 " %6" PRId64 " %5" PRId64
@@ -290,7 +248,7 @@ s_execs (FILE *out, const cJSON *doc)
             snprintf (peak, sizeof peak, "%.1fM",
                       (double) s_i (x, "peak_rss_bytes") / (1024.0 * 1024.0));
         s_pct (x, "memory_ratio", ratio, sizeof ratio);
-        s_dur (s_i (x, "lifetime_ms"), life, sizeof life);
+        hearth_view_span (s_i (x, "lifetime_ms"), life, sizeof life);
         fprintf (out,
                  "  %-4" PRId64 " %-16.16s %5" PRId64
                  " %7s %9s %7s %-8s %6" PRId64 " %-*s %s\n",

@@ -317,46 +317,41 @@ s_feed (void *arg, const char *text, size_t len, bool first)
     return hist_detail_feed (arg, text, len, first) < 0 ? -1 : 0;
 }
 
-static int
-s_fail (FILE *err_out, const char *what)
+cJSON *
+hist_appview_doc (const char *dir, const char *app_id, int top,
+                  int64_t stale_ms, bool *missing, hearth_error_t *err)
 {
-    fprintf (err_out, "hearth-history: %s\n", what);
-    return 1;
-}
-
-int
-hist_appview (const char *dir, const char *app_id, bool json, int top,
-              int64_t stale_ms, FILE *out, FILE *err_out)
-{
-    hearth_error_t err;
     hist_dir_t dl;
-    if (hist_dir_scan (dir, &dl, &err) < 0)
-        return s_fail (err_out, err.text);
+    *missing = false;
+    err->text[0] = '\0'; /* a reader's -1 without a text: out of memory */
+    if (hist_dir_scan (dir, &dl, err) < 0)
+        return NULL;
     const hist_log_t *log = hist_dir_find (&dl, app_id);
     hist_detail_t *d = log ? hist_detail_new (app_id, top) : NULL;
-    int rc = 0;
+    cJSON *doc = NULL;
     bool cut = false;
+    int rc;
     if (!log) {
-        snprintf (err.text, sizeof err.text,
-                  "no application %s in %s (no %s/%s.events)", app_id, dir, dir,
-                  app_id);
-        rc = s_fail (err_out, err.text);
+        *missing = true;
+        hearth_errprintf (err, "no application %s in %s (no %s/%s.events)",
+                          app_id, dir, dir, app_id);
     }
     else if (!d)
-        rc = s_fail (err_out, "out of memory");
-    else if ((rc = hist_log_read (dir, log, s_feed, d, &cut, &err)) != 0)
-        rc = s_fail (err_out,
-                     rc < 0 && err.text[0] ? err.text : "out of memory");
+        hearth_errprintf (err, "out of memory");
+    else if ((rc = hist_log_read (dir, log, s_feed, d, &cut, err)) != 0) {
+        if (rc > 0 || !err->text[0])
+            hearth_errprintf (err, "out of memory");
+    }
     else if (!hist_detail_app (d)->is_log) {
-        snprintf (err.text, sizeof err.text,
-                  "%s/%s is not an event log (its first line is not a "
-                  "log_start)",
-                  dir, log->files[0].name);
-        rc = s_fail (err_out, err.text);
+        *missing = true;
+        hearth_errprintf (err,
+                          "%s/%s is not an event log (its first line is not "
+                          "a log_start)",
+                          dir, log->files[0].name);
     }
     else if (hist_detail_finish (d) < 0)
-        rc = s_fail (err_out, "out of memory");
-    if (rc == 0) {
+        hearth_errprintf (err, "out of memory");
+    else {
         hist_app_t *a = hist_detail_app (d);
         a->cut = cut;
         hist_here_t here;
@@ -364,18 +359,36 @@ hist_appview (const char *dir, const char *app_id, bool json, int top,
         hist_here_init (&here, stale_ms);
         const char *state =
             hist_shown_state (a, log->mtime_ms, &here, reason, sizeof reason);
-        cJSON *doc = hist_appview_json (d, state, reason, here.now_ms);
-        char *text = doc && json ? cJSON_PrintUnformatted (doc) : NULL;
-        if (!doc || (json && !text))
-            rc = s_fail (err_out, "out of memory");
-        else if (json)
-            fprintf (out, "%s\n", text);
-        else
-            hist_apptext (out, doc);
-        free (text);
-        cJSON_Delete (doc);
+        if (!(doc = hist_appview_json (d, state, reason, here.now_ms)))
+            hearth_errprintf (err, "out of memory");
     }
     hist_detail_destroy (&d);
     hist_dir_release (&dl);
+    return doc;
+}
+
+int
+hist_appview (const char *dir, const char *app_id, bool json, int top,
+              int64_t stale_ms, FILE *out, FILE *err_out)
+{
+    hearth_error_t err;
+    bool missing;
+    cJSON *doc = hist_appview_doc (dir, app_id, top, stale_ms, &missing, &err);
+    if (!doc) {
+        fprintf (err_out, "hearth-history: %s\n", err.text);
+        return 1;
+    }
+    int rc = 0;
+    char *text = json ? cJSON_PrintUnformatted (doc) : NULL;
+    if (json && !text) {
+        fprintf (err_out, "hearth-history: out of memory\n");
+        rc = 1;
+    }
+    else if (json)
+        fprintf (out, "%s\n", text);
+    else
+        hist_apptext (out, doc);
+    free (text);
+    cJSON_Delete (doc);
     return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "history/detail.h"
 #include "history/live.h"
+#include "libcore/error.h"
 
 /* Read the log of app_id in dir and print its summary to out (top: how
    many of the slowest attempts; stale_ms: live.h's bound).  Errors to
@@ -18,6 +19,13 @@
    when there is no such log, it cannot be read or is not a log. */
 int hist_appview (const char *dir, const char *app_id, bool json, int top,
                   int64_t stale_ms, FILE *out, FILE *err_out);
+
+/* The summary document of app_id's log in dir, the one --json prints
+   (new; caller deletes), or NULL with err; *missing is then true when
+   there is no such log or it is not a log (else: the directory or the
+   log cannot be read, or out of memory). */
+cJSON *hist_appview_doc (const char *dir, const char *app_id, int top,
+                         int64_t stale_ms, bool *missing, hearth_error_t *err);
 
 /* The summary document of a finished detail d (new; caller deletes), or
    NULL when out of memory.  state, reason: as shown (live.h); now_ms:

@@ -243,9 +243,10 @@ s_row_json (const s_row_t *r)
     return o;
 }
 
-static int
-s_print_json (FILE *out, const hist_list_opts_t *o, const s_row_t *rows,
-              size_t n, int64_t now_ms)
+/* The listing's document (new; caller deletes), or NULL when out of
+   memory. */
+static cJSON *
+s_doc (const hist_list_opts_t *o, const s_row_t *rows, size_t n, int64_t now_ms)
 {
     cJSON *doc = cJSON_CreateObject ();
     cJSON *list = cJSON_AddArrayToObject (doc, "applications");
@@ -258,16 +259,10 @@ s_print_json (FILE *out, const hist_list_opts_t *o, const s_row_t *rows,
         if (!row || !cJSON_AddItemToArray (list, row))
             goto nomem;
     }
-    char *text = cJSON_PrintUnformatted (doc);
-    cJSON_Delete (doc);
-    if (!text)
-        return -1;
-    fprintf (out, "%s\n", text);
-    free (text);
-    return 0;
+    return doc;
 nomem:
     cJSON_Delete (doc);
-    return -1;
+    return NULL;
 }
 
 /* ---- the listing --------------------------------------------------------- */
@@ -295,58 +290,110 @@ s_summary (const hist_list_opts_t *o, hist_index_t *idx, const hist_log_t *log,
     return fresh;
 }
 
-int
-hist_list (const hist_list_opts_t *o, FILE *out, FILE *err_out)
+/* A listing being made: the directory, the index, the rows kept. */
+typedef struct {
+    hist_dir_t d;      /* the logs */
+    hist_index_t *idx; /* the cache, or NULL */
+    s_row_t *rows;     /* the rows kept, newest first */
+    hist_app_t **own;  /* summaries read without the index, per log */
+    size_t n;          /* rows kept */
+    int64_t now_ms;    /* the listing's now */
+} s_listing_t;
+
+static void
+s_release (s_listing_t *l)
+{
+    for (size_t i = 0; l->own && i < l->d.n; i++)
+        hist_app_destroy (&l->own[i]);
+    free (l->own);
+    free (l->rows);
+    hist_index_destroy (&l->idx);
+    hist_dir_release (&l->d);
+}
+
+/* Scan, summarize, decide, filter and sort into l.  Returns the exit
+   status (list.h); with l->rows NULL when nothing can be listed (l is to
+   be released either way). */
+static int
+s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
 {
     hearth_error_t err;
-    hist_dir_t d;
-    if (hist_dir_scan (o->dir, &d, &err) < 0) {
+    *l = (s_listing_t){0};
+    if (hist_dir_scan (o->dir, &l->d, &err) < 0) {
         fprintf (err_out, "hearth-history: %s\n", err.text);
         return 1;
     }
     int status = 0;
-    hist_index_t *idx = o->no_index ? NULL : hist_index_load (o->dir);
-    s_row_t *rows = calloc (d.n ? d.n : 1, sizeof *rows);
-    hist_app_t **own = calloc (d.n ? d.n : 1, sizeof *own);
+    hist_dir_t *d = &l->d;
+    l->idx = o->no_index ? NULL : hist_index_load (o->dir);
+    l->rows = calloc (d->n ? d->n : 1, sizeof *l->rows);
+    l->own = calloc (d->n ? d->n : 1, sizeof *l->own);
     hist_here_t here;
     hist_here_init (&here, o->stale_ms);
-    size_t n = 0;
-    for (size_t i = 0; rows && own && i < d.n; i++) {
-        const hist_app_t *a = s_summary (o, idx, &d.logs[i], &own[i], err_out);
+    l->now_ms = here.now_ms;
+    for (size_t i = 0; l->rows && l->own && i < d->n; i++) {
+        const hist_app_t *a =
+            s_summary (o, l->idx, &d->logs[i], &l->own[i], err_out);
         if (!a || !a->is_log) {
             if (a)
                 fprintf (err_out,
                          "hearth-history: %s/%s is not an event log (its "
                          "first line is not a log_start)\n",
-                         o->dir, d.logs[i].files[0].name);
+                         o->dir, d->logs[i].files[0].name);
             status = 1;
             continue;
         }
-        rows[n] = (s_row_t){.app = a, .log = &d.logs[i]};
-        s_decide (&rows[n], &here);
-        if (s_wanted (o, &rows[n]))
-            n++;
+        l->rows[l->n] = (s_row_t){.app = a, .log = &d->logs[i]};
+        s_decide (&l->rows[l->n], &here);
+        if (s_wanted (o, &l->rows[l->n]))
+            l->n++;
     }
-    if (!rows || !own) {
+    if (!l->rows || !l->own) {
         fprintf (err_out, "hearth-history: out of memory\n");
-        status = 1;
+        free (l->rows);
+        l->rows = NULL;
+        return 1;
     }
     /* a read-only DIR: the summaries stay in memory, silently */
-    if (idx)
-        hist_index_save (idx, &d, NULL);
-    if (rows)
-        qsort (rows, n, sizeof *rows, s_newest_first);
-    if (rows && o->json && s_print_json (out, o, rows, n, here.now_ms) < 0) {
+    if (l->idx)
+        hist_index_save (l->idx, d, NULL);
+    qsort (l->rows, l->n, sizeof *l->rows, s_newest_first);
+    return status;
+}
+
+cJSON *
+hist_list_json (const hist_list_opts_t *o, FILE *err_out, int *status)
+{
+    s_listing_t l;
+    *status = s_collect (o, &l, err_out);
+    cJSON *doc = l.rows ? s_doc (o, l.rows, l.n, l.now_ms) : NULL;
+    if (l.rows && !doc) {
         fprintf (err_out, "hearth-history: out of memory\n");
-        status = 1;
+        *status = 1;
     }
-    else if (rows && !o->json)
-        s_print_text (out, rows, n);
-    for (size_t i = 0; own && i < d.n; i++)
-        hist_app_destroy (&own[i]);
-    free (own);
-    free (rows);
-    hist_index_destroy (&idx);
-    hist_dir_release (&d);
+    s_release (&l);
+    return doc;
+}
+
+int
+hist_list (const hist_list_opts_t *o, FILE *out, FILE *err_out)
+{
+    s_listing_t l;
+    int status = s_collect (o, &l, err_out);
+    if (l.rows && o->json) {
+        cJSON *doc = s_doc (o, l.rows, l.n, l.now_ms);
+        char *text = doc ? cJSON_PrintUnformatted (doc) : NULL;
+        if (text)
+            fprintf (out, "%s\n", text);
+        else {
+            fprintf (err_out, "hearth-history: out of memory\n");
+            status = 1;
+        }
+        free (text);
+        cJSON_Delete (doc);
+    }
+    else if (l.rows)
+        s_print_text (out, l.rows, l.n);
+    s_release (&l);
     return status;
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "history/appsum.h"
 #include "history/scan.h"
 #include "libcore/error.h"
@@ -28,6 +30,12 @@ typedef struct {
    cannot be read or some file in it could not be read or is not a log
    (the others are still listed). */
 int hist_list (const hist_list_opts_t *o, FILE *out, FILE *err_out);
+
+/* The listing's document, the one --json prints (new; caller deletes),
+   with *status the exit status hist_list would return.  NULL (status 1)
+   when the directory cannot be read, after saying why on err_out, or
+   when out of memory. */
+cJSON *hist_list_json (const hist_list_opts_t *o, FILE *err_out, int *status);
 
 /* The summary of one log read from its files (new; caller destroys), or
    NULL with err. */

@@ -4,11 +4,14 @@
         hearth-history --dir DIR [--state S]... [--since T] [--name GLOB]
                        [--json]
         hearth-history --dir DIR APP_ID [--json] [--top N]
+        hearth-history --dir DIR --web-port N [--web-host ADDR]
+                       [--web-token-file FILE] [--insecure]
 
     The files: main.c (options) → list.c (the listing: scan.c the
     directory, index.c the cache, appsum.c a summary, live.c in progress
     or failed) and appview.c (one application: detail.c its figures);
-    evline.c reads a line for all of them.
+    evline.c reads a line for all of them; web.c serves both as pages
+    and JSON.
 */
 #include "config.h"
 
@@ -19,6 +22,7 @@
 
 #include "history/appview.h"
 #include "history/list.h"
+#include "history/web.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
 
@@ -30,10 +34,13 @@
 
 static const char s_synopsis[] =
     "--dir DIR [--state S]... [--since T] [--name GLOB] [--json]\n"
-    "       hearth-history --dir DIR APP_ID [--json] [--top N]";
+    "       hearth-history --dir DIR APP_ID [--json] [--top N]\n"
+    "       hearth-history --dir DIR --web-port N [--web-host ADDR] "
+    "[--web-token-file FILE] [--insecure]";
 static const char s_description[] =
     "List the applications of an event-log directory, newest first, or "
-    "summarize one of them.";
+    "summarize one of them; with --web-port, serve both as pages and JSON "
+    "until SIGINT or SIGTERM.";
 
 /* The shown states --state takes. */
 static const char *const s_states[] = {"RUNNING", "FINISHED", "FAILED",
@@ -64,6 +71,25 @@ static const hearth_opt_t s_opts[] = {
          "when unchanged this long"),
     OPT ("no-index", HEARTH_OPT_BOOL, NULL, NULL,
          "neither read nor write DIR/.hearth-history (read every log)"),
+    /* The daemons' web options (libcore/web.h), but --web-port is a flag
+       only: a HEARTH_WEB_PORT exported for a daemon must not turn every
+       listing into a server. */
+    {.name = "web-port",
+     .type = HEARTH_OPT_INT,
+     .dflt = "0",
+     .metavar = "N",
+     .help = "serve the listing and the summaries as pages and JSON on port "
+             "N (0: off; taken: the next free one, up to 16 tries)",
+     .min = 0,
+     .max = 65535,
+     .flag_only = true},
+    {"web-host", HEARTH_OPT_STR, "127.0.0.1", "ADDR",
+     "address the web server binds (beyond loopback it needs "
+     "--web-token-file or --insecure)"},
+    {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",
+     "file holding the token every web request must carry (first line)"},
+    {"insecure", HEARTH_OPT_BOOL, "false", "",
+     "allow web pages beyond loopback without --web-token-file"},
     {.name = NULL},
 };
 
@@ -141,6 +167,33 @@ s_parse (hearth_conf_t *conf, int argc, char **argv, const char **app_id)
     return 1;
 }
 
+/* --web-port: the filters and APP_ID are the pages' (query arguments,
+   paths), not the command line's. */
+static int
+s_serve (hearth_conf_t *conf, const hist_list_opts_t *lo, const char *app_id)
+{
+    static const char *const cli_only[] = {"state", "since", "name", "json"};
+    if (app_id) {
+        fprintf (stderr, "hearth-history: --web-port serves every "
+                         "application: no APP_ID (its page is /app/APP_ID)\n");
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof cli_only / sizeof cli_only[0]; i++)
+        if (hearth_conf_isset (conf, cli_only[i])) {
+            fprintf (stderr,
+                     "hearth-history: --%s is not for --web-port (the pages "
+                     "take ?state=, ?since=, ?name=; /api/v1/apps is the "
+                     "JSON)\n",
+                     cli_only[i]);
+            return 2;
+        }
+    hist_web_opts_t o = {.dir = lo->dir,
+                         .top = (int) hearth_conf_int (conf, "top"),
+                         .stale_ms = lo->stale_ms,
+                         .no_index = lo->no_index};
+    return hist_web_serve (conf, &o);
+}
+
 static int
 s_run (hearth_conf_t *conf, const char *app_id)
 {
@@ -158,6 +211,8 @@ s_run (hearth_conf_t *conf, const char *app_id)
     o.json = hearth_conf_bool (conf, "json");
     o.no_index = hearth_conf_bool (conf, "no-index");
     o.stale_ms = hearth_conf_ms (conf, "stale");
+    if (hearth_conf_int (conf, "web-port") > 0)
+        return s_serve (conf, &o, app_id);
     if (app_id)
         return hist_appview (o.dir, app_id, o.json,
                              (int) hearth_conf_int (conf, "top"), o.stale_ms,

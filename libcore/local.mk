@@ -38,7 +38,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/wnames.c libcore/wnames.h \
 	libcore/stateview.c libcore/stateview.h \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
-	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c
+	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c \
+	libcore/webpage_history.c
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
 
 # The daemons' notifications to systemd: a library of its own, linked by

@@ -154,6 +154,57 @@ hearth_view_duration (int64_t ms, char *buf, size_t size)
         snprintf (buf, size, "%" PRId64 "d%02" PRId64 "h", ms / d, ms % d / h);
 }
 
+void
+hearth_view_second (int64_t ms, char *buf, size_t size)
+{
+    char full[40];
+    if (ms < 0) {
+        snprintf (buf, size, "-");
+        return;
+    }
+    hearth_view_stamp ((double) ms, full, sizeof full);
+    snprintf (buf, size, "%.19sZ", full);
+}
+
+void
+hearth_view_span (int64_t ms, char *buf, size_t size)
+{
+    if (ms < 0)
+        snprintf (buf, size, "-");
+    else
+        hearth_view_duration (ms, buf, size);
+}
+
+void
+hearth_view_run_us (int64_t us, char *buf, size_t size)
+{
+    if (us < 0)
+        snprintf (buf, size, "-");
+    else if (us < 1000)
+        snprintf (buf, size, "%" PRId64 "us", us);
+    else if (us < 1000000)
+        snprintf (buf, size, "%.1fms", (double) us / 1000);
+    else
+        hearth_view_duration (us / 1000, buf, size);
+}
+
+void
+hearth_view_run (const cJSON *run, char *buf, size_t size)
+{
+    char t[3][24];
+    static const char *const keys[] = {"p50_us", "p95_us", "max_us"};
+    if (!cJSON_IsObject (run)) {
+        snprintf (buf, size, "-");
+        return;
+    }
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive (run, keys[i]);
+        hearth_view_run_us (cJSON_IsNumber (v) ? (int64_t) v->valuedouble : -1,
+                            t[i], sizeof t[i]);
+    }
+    snprintf (buf, size, "%s %s %s", t[0], t[1], t[2]);
+}
+
 /* A width for the text of field of the rows v selects, at least min. */
 static int
 s_width (const cJSON *list, const hearth_view_t *v, const char *field,

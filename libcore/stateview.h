@@ -72,4 +72,17 @@ void hearth_view_stamp (double ms, char *buf, size_t size);
 /* A duration as 850ms, 12.3s, 4m05s, 2h07m or 3d04h. */
 void hearth_view_duration (int64_t ms, char *buf, size_t size);
 
+/* The history's forms (hearth-history's text and pages), each "-" for a
+   negative value (a figure the log lacks): a time (ms since the epoch)
+   to the second, 2026-12-01T09:30:00Z; a duration as above; a run time
+   in µs as 850us, 12.3ms, then as a duration. */
+void hearth_view_second (int64_t ms, char *buf, size_t size);
+void hearth_view_span (int64_t ms, char *buf, size_t size);
+void hearth_view_run_us (int64_t us, char *buf, size_t size);
+
+/* A "run" object of hearth-history's documents ({"p50_us", "p95_us",
+   "max_us"}) as "P50 P95 MAX" run times, or "-" when it is not an
+   object (no successful attempt). */
+void hearth_view_run (const cJSON *run, char *buf, size_t size);
+
 #endif

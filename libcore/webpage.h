@@ -49,4 +49,22 @@ char *hearth_page_log (const cJSON *wstate, const char *what,
                        int64_t offset, int64_t total, const char *query,
                        int *status);
 
+/* hearth-history's pages (docs/history.md, "Pages"), from the documents
+   `hearth-history --json` prints (history/list.c's, history/appview.c's).
+
+   The listing: doc is the listing's document ({"dir", "time_ms",
+   "applications": [...]}), newest first as given, each id a link to
+   app/ID; a form of the filters holding state, since and name (the
+   request's, each NULL when not given); warnings (NULL or "") the
+   reader's complaints about files of the directory, shown as text.
+   Always 200. */
+char *hearth_page_history_list (const cJSON *doc, const char *state,
+                                const char *since, const char *name,
+                                const char *warnings, int *status);
+
+/* One application's summary: its state and reason, tasks, accounting,
+   jobs, stages, the slowest attempts, failures, executors and settings.
+   404 when doc has no id. */
+char *hearth_page_history_app (const cJSON *doc, int *status);
+
 #endif
