@@ -73,11 +73,21 @@ check "... and no line says it is back yet" eval '! grep -q " master *back" "$T/
 PORT=$MASTER_PORT start_master --events-port "$EVENTS_PORT" || exit 1
 check "on the same ports: it is back" \
   wait_for 10 grep -Eq "^\S+ master +back: " "$T/plain.txt"
-# (the workers' own re-registrations may be published before the SUB
-# is back: a worker started now is surely after it)
-start_worker w5 --id worker-20261201093000-node5-4646 || exit 1
+# Events are best effort: those published before hearth-tail's SUB has
+# reconnected are lost (the workers re-register within milliseconds of
+# the master's return, and "back" may come from the DEALER first), so
+# the check makes new ones (a drain and resume of one worker) until one
+# arrives after the "back" line.
+worker_event_after_back() {
+  [[ $(sed -n "/ master *back: /,\$p" "$T/plain.txt" | grep -c " worker ") -ge 1 ]]
+}
+poke_worker() {
+  "$BIN/hearth-admin" --master "$MASTER_URL" drain "$A" >/dev/null 2>&1
+  "$BIN/hearth-admin" --master "$MASTER_URL" resume "$A" >/dev/null 2>&1
+  false
+}
 check "... and events flow again" \
-  wait_for 10 eval '[[ $(sed -n "/ master *back: /,\$p" "$T/plain.txt" | grep -c " worker *registered node5 ") -ge 1 ]]'
+  wait_for 10 eval 'worker_event_after_back || poke_worker'
 OLD_EVENTS=$EVENTS_URL
 kill9 "$MASTER_PID"
 check "gone again" wait_for 5 eval '[[ $(grep -c " master *gone: " "$T/plain.txt") == 2 ]]'
@@ -116,7 +126,7 @@ check "... a running one: how long it has run so far, no reason" \
 check "... the workers by short name, then id" \
   grep -Eq "^node2 +$B +127\.0\.0\.1 +ALIVE " "$T/state.txt"
 check "... and the executors' workers by short name" \
-  grep -Eq "^$RUNNING +0 +node(1-4242|2|1-4444|4|5) " "$T/state.txt"
+  grep -Eq "^$RUNNING +0 +node(1-4242|2|1-4444|4) " "$T/state.txt"
 
 check "an unknown --topic is refused" \
   eval 'timeout 5 "$BIN/hearth-tail" --master "$MASTER_URL" --topic apps 2>"$T/err"; [[ $? == 2 ]] && grep -q "unknown topic .apps." "$T/err"'
