@@ -218,21 +218,12 @@ s_on_api_app (void *arg, const hearth_web_request_t *req,
     s_app (arg, hearth_web_path (req) + strlen ("/api/v1/apps/"), rep, true);
 }
 
-static void
-s_on_favicon (void *arg, const hearth_web_request_t *req,
-              hearth_web_reply_t *rep)
-{
-    (void) arg;
-    (void) req;
-    hearth_web_reply (rep, 204, NULL, NULL, 0);
-}
-
 static const hearth_web_route_t s_routes[] = {
     {"/", false, s_on_page},
     {"/app/", true, s_on_app_page},
     {"/api/v1/apps", false, s_on_api_list},
     {"/api/v1/apps/", true, s_on_api_app},
-    {"/favicon.ico", false, s_on_favicon},
+    {"/favicon.ico", false, hearth_web_no_content},
     {NULL, false, NULL},
 };
 

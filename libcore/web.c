@@ -90,6 +90,15 @@ hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status)
 }
 
 void
+hearth_web_no_content (void *arg, const hearth_web_request_t *req,
+                       hearth_web_reply_t *rep)
+{
+    (void) arg;
+    (void) req;
+    hearth_web_reply (rep, 204, NULL, NULL, 0);
+}
+
+void
 hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
                          const char *value)
 {

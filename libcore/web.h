@@ -157,6 +157,11 @@ void hearth_web_reply_text (hearth_web_reply_t *rep, int status,
    page NULL (a renderer out of memory): 500. */
 void hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status);
 
+/* A route handler for /favicon.ico: 204, no body (the pages name a data:
+   icon, so a browser that asks anyway gets no error in its console). */
+void hearth_web_no_content (void *arg, const hearth_web_request_t *req,
+                            hearth_web_reply_t *rep);
+
 /* Add a header to rep (ignored past HEARTH_WEB_MAX_HEADERS or when too
    long). */
 void hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,

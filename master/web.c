@@ -54,14 +54,6 @@ s_spark (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 }
 
 static void
-s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
-{
-    (void) arg;
-    (void) req;
-    hearth_web_reply (rep, 204, NULL, NULL, 0);
-}
-
-static void
 s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
     (void) req;
@@ -96,7 +88,7 @@ static const hearth_web_route_t s_routes[] = {
     {"/json", false, s_spark},
     {"/json/", false, s_spark},
     {"/metrics", false, s_metrics},
-    {"/favicon.ico", false, s_favicon},
+    {"/favicon.ico", false, hearth_web_no_content},
     {NULL, false, NULL},
 };
 

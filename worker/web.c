@@ -125,14 +125,6 @@ s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 }
 
 static void
-s_favicon (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
-{
-    (void) arg;
-    (void) req;
-    hearth_web_reply (rep, 204, NULL, NULL, 0);
-}
-
-static void
 s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
     (void) req;
@@ -191,7 +183,7 @@ static const hearth_web_route_t s_routes[] = {
     {"/api/v1/state", false, s_state},
     {"/log", false, s_log},
     {"/metrics", false, s_metrics},
-    {"/favicon.ico", false, s_favicon},
+    {"/favicon.ico", false, hearth_web_no_content},
     {NULL, false, NULL},
 };
 
