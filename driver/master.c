@@ -368,6 +368,19 @@ s_application_removed (master_link_t *self, hearth_msg_t *msg)
     self->cbs.app_dead (self->cbs.arg, reason);
 }
 
+/* The master holds the application back (a per-key cap, or executors that
+   ask for resources no worker has): the user hears why, once per reason. */
+static void
+s_application_waiting (master_link_t *self, hearth_msg_t *msg)
+{
+    (void) self;
+    const char *reason = hearth_json_str (msg->body, "reason");
+    if (reason && *reason)
+        log_warn ("the master holds the application back: %s", reason);
+    else
+        log_info ("the master no longer holds the application back");
+}
+
 static void
 s_reconnect (master_link_t *self, hearth_msg_t *msg)
 {
@@ -415,6 +428,7 @@ static const struct {
     {HEARTH_CMD_EXECUTOR_ADDED, s_executor_added},
     {HEARTH_CMD_EXECUTOR_UPDATED, s_executor_updated},
     {HEARTH_CMD_APPLICATION_REMOVED, s_application_removed},
+    {HEARTH_CMD_APPLICATION_WAITING, s_application_waiting},
     {HEARTH_CMD_RECONNECT_APPLICATION, s_reconnect},
     {HEARTH_CMD_ERROR, s_error},
 };

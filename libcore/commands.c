@@ -13,6 +13,7 @@
 #include "libcore/packed.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
+#include "libcore/resources.h"
 
 /* Limits shared by many fields. */
 #define MAX_CORES 65536
@@ -86,6 +87,15 @@ static const char *const s_exit_reasons[] = {"OOM_KILLED", NULL};
 /* Element descriptors. */
 static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
 static const hearth_field_t s_argv0[] = {STR ("", true, 1, MAX_ARG)};
+/* Custom resources (libcore/resources.h checks names and addresses). */
+static const hearth_field_t s_res_addr[] = {
+    STR ("", true, 1, HEARTH_RESOURCE_ADDR_MAX)};
+static const hearth_field_t s_res_addrs[] = {
+    ARRAY ("", true, HEARTH_RESOURCE_ADDRS_MAX, s_res_addr)};
+static const hearth_field_t s_res_amount[] = {
+    INT ("", true, 1, HEARTH_RESOURCE_AMOUNT_MAX)};
+#define F_RESOURCES(n)                                                         \
+    MAP (n, false, HEARTH_RESOURCES_MAX, s_res_addrs)
 
 /* Object member lists. */
 static const hearth_field_t s_executor_ref[] = {
@@ -193,7 +203,7 @@ static const hearth_field_t b_register_worker[] = {
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
     STR ("shuffle_url", false, 0, MAX_URL), STR ("shuffle_key", false, 0, 64),
-    STR ("web_url", false, 0, 255), END};
+    STR ("web_url", false, 0, 255), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_registered_worker[] = {
     F_INTERVAL ("heartbeat_interval_ms", true),
     INT ("heartbeat_liveness", false, 1, 1000),
@@ -206,7 +216,8 @@ static const hearth_field_t b_launch_executor[] = {
     F_APP_ID (true), F_EXEC_ID (true), F_CORES ("cores", true),
     F_MEMORY ("memory_mb", true), STR ("driver_url", true, 1, MAX_URL),
     STR ("app_name", false, 0, 255), STR ("driver_key", false, 0, 64),
-    STR ("token", false, 0, 128), MAP ("conf", false, 1024, s_arg), END};
+    STR ("token", false, 0, 128), MAP ("conf", false, 1024, s_arg),
+    F_RESOURCES ("resources"), END};
 static const hearth_field_t b_kill_executor[] = {
     F_APP_ID (true), F_EXEC_ID (true), F_TEXT ("reason", false), END};
 static const hearth_field_t b_executor_state_changed[] = {
@@ -239,6 +250,7 @@ static const hearth_field_t b_register_application[] = {
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     STR ("token", false, 0, 128), STR ("driver_key", false, 0, 64),
     MAP ("conf", false, 1024, s_arg), STR ("event_log", false, 1, MAX_PATH),
+    MAP ("executor_resources", false, HEARTH_RESOURCES_MAX, s_res_amount),
     END};
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
@@ -246,7 +258,7 @@ static const hearth_field_t b_registered_application[] = {
 static const hearth_field_t b_executor_added[] = {
     F_APP_ID (false), F_EXEC_ID (true), F_WORKER_ID ("worker_id", true),
     STR ("host", true, 1, MAX_HOST), F_CORES ("cores", true),
-    F_MEMORY ("memory_mb", true), END};
+    F_MEMORY ("memory_mb", true), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_executor_updated[] = {
     F_APP_ID (false), F_EXEC_ID (true),
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),
@@ -301,7 +313,7 @@ static const hearth_field_t b_register_executor[] = {
     F_APP_ID (true), F_EXEC_ID (true), STR ("host", true, 1, MAX_HOST),
     F_CORES ("cores", true), INT ("pid", true, 0, 1e9),
     STR ("token", false, 0, 128), STR ("shuffle_url", false, 0, MAX_URL),
-    STR ("shuffle_key", false, 0, 64), END};
+    STR ("shuffle_key", false, 0, 64), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_registered_executor[] = {
     ARRAY ("libs", false, 1024, s_libs), F_INTERVAL ("heartbeat_interval_ms",
                                                      false),
@@ -355,6 +367,9 @@ static const hearth_field_t s_progress_stage[] = {
     END};
 static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
                                                            s_progress_stage)};
+/* Why the master holds an application back ("" once it no longer does). */
+static const hearth_field_t b_application_waiting[] = {
+    F_APP_ID (false), F_TEXT ("reason", true), END};
 static const hearth_field_t b_application_progress[] = {
     F_APP_ID (true), INT ("jobs_active", true, 0, MAX_LIST),
     INT ("tasks_total", true, 0, MAX_TASK_ID),
@@ -545,6 +560,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_BLOCK_DATA] = {"BLOCK_DATA", b_block_data},
     [HEARTH_CMD_APPLICATION_PROGRESS] = {"APPLICATION_PROGRESS",
                                          b_application_progress},
+    [HEARTH_CMD_APPLICATION_WAITING] = {"APPLICATION_WAITING",
+                                        b_application_waiting},
 };
 
 const char *

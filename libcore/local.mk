@@ -16,6 +16,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/spawn.c libcore/spawn.h \
 	libcore/pidfile.c libcore/pidfile.h \
 	libcore/alloc.c libcore/alloc.h \
+	libcore/resources.c libcore/resources.h \
 	libcore/clock.h \
 	libcore/liveness.c libcore/liveness.h \
 	libcore/loglimit.c libcore/loglimit.h \

@@ -94,7 +94,8 @@
     X (RESUME_WORKER_RESPONSE)                                                 \
     X (FETCH_BLOCK)                                                            \
     X (BLOCK_DATA)                                                             \
-    X (APPLICATION_PROGRESS)
+    X (APPLICATION_PROGRESS)                                                   \
+    X (APPLICATION_WAITING)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

@@ -53,6 +53,11 @@ tests_unit_test_units_SOURCES = tests/unit/test_units.c tests/unit/testutil.h
 tests_unit_test_units_CFLAGS = $(unit_cflags)
 tests_unit_test_units_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_resources
+tests_unit_test_resources_SOURCES = tests/unit/test_resources.c tests/unit/testutil.h
+tests_unit_test_resources_CFLAGS = $(unit_cflags)
+tests_unit_test_resources_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_error
 tests_unit_test_error_SOURCES = tests/unit/test_error.c tests/unit/testutil.h
 tests_unit_test_error_CFLAGS = $(unit_cflags)

@@ -37,7 +37,7 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "{'id':'" WORKER_ID "','host':'node1.example.com','cores':8,"
         "'memory_mb':16384,'version':'0.1.0','work_dir':'/var/lib/hearth',"
         "'executors':[{'app_id':'" APP_ID "','exec_id':2,'cores':2,"
-        "'state':'RUNNING'}],'drivers':[]}"},
+        "'state':'RUNNING'}],'drivers':[],'resources':{'gpu':['0','1']}}"},
     [HEARTH_CMD_REGISTERED_WORKER] = {
         "{'heartbeat_interval_ms':1000,'heartbeat_liveness':5,"
         "'master_url':'tcp://master.example.com:7077'}"},
@@ -176,6 +176,9 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'tasks_finished':57,'tasks_failed':2,'tasks_running':4,"
         "'stages':[{'job':1,'stage':2,'name':'reduce','tasks':20,"
         "'finished':7,'running':4,'failed':1}]}"},
+    [HEARTH_CMD_APPLICATION_WAITING] = {
+        "{'app_id':'" APP_ID "','reason':'each executor asks for 2 gpu; "
+        "the most any worker has is 1'}"},
 };
 /* clang-format on */
 
@@ -363,21 +366,23 @@ pt_decode_ok (zmsg_t *zmsg)
     return msg;
 }
 
+/* Does one field or element (recursively) hold a binary frame? */
+static bool
+s_has_frame (const hearth_field_t *f)
+{
+    if (f->type == HEARTH_F_FRAME)
+        return true;
+    if ((f->type == HEARTH_F_ARRAY || f->type == HEARTH_F_MAP) && f->sub)
+        return s_has_frame (&f->sub[0]); /* one element descriptor */
+    return f->type == HEARTH_F_OBJECT && pt_has_frame_field (f->sub);
+}
+
 /* Does a field list (recursively) contain a binary-frame field? */
 bool
 pt_has_frame_field (const hearth_field_t *fields)
 {
-    for (const hearth_field_t *f = fields; f && f->name; f++) {
-        if (f->type == HEARTH_F_FRAME)
+    for (const hearth_field_t *f = fields; f && f->name; f++)
+        if (s_has_frame (f))
             return true;
-        bool container = f->type == HEARTH_F_ARRAY || f->type == HEARTH_F_MAP;
-        if (container && f->sub && f->sub[0].type == HEARTH_F_FRAME)
-            return true;
-        const hearth_field_t *sub = container && f->sub          ? f->sub[0].sub
-                                    : f->type == HEARTH_F_OBJECT ? f->sub
-                                                                 : NULL;
-        if (sub && pt_has_frame_field (sub))
-            return true;
-    }
     return false;
 }
