@@ -102,7 +102,7 @@ static const hearth_field_t s_executor_ref[] = {
     F_APP_ID (true), F_EXEC_ID (true), F_CORES ("cores", false),
     F_MEMORY ("memory_mb", false),
     ENUM ("state", false, hearth_executor_states), INT ("pid", false, 0, 1e9),
-    END};
+    F_RESOURCES ("resources"), END};
 static const hearth_field_t s_driver_ref[] = {
     F_DRIVER_ID (true), F_CORES ("cores", false),
     F_MEMORY ("memory_mb", false), INT ("pid", false, 0, 1e9),
@@ -150,6 +150,7 @@ static const hearth_field_t s_task[] = {
     OBJECT ("map", false, s_map_role),
     OBJECT ("reduce", false, s_reduce_role),
     STR ("output", false, 1, MAX_PATH),
+    MAP ("resources", false, HEARTH_RESOURCES_MAX, s_res_amount),
     END};
 static const hearth_field_t s_update[] = {
     INT ("tid", true, 0, MAX_TASK_ID),
