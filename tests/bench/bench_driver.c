@@ -18,7 +18,10 @@
 
     Common options: --master URL (default local[2]), --lib FILE (the
     benchmark tasks, libbenchtasks.so), --reps N (default 3), --cores N
-    (cores in all, for the ideal and the references; default 2).  Before
+    (cores in all, for the ideal and the references; default 2); latency's
+    --ref ENDPOINT [--ref-key Z85] measures the round trips against a
+    bench-zmq --serve on another host instead of a forked local one
+    (benchmark 21, bench-netns.sh).  Before
     the timed repetitions a warm-up job makes sure every executor has
     registered.  Output: FIGURE lines (benchutil.h).
 */
@@ -43,15 +46,18 @@
 extern char **environ;
 
 typedef struct {
-    const char *mode;   /* throughput, latency, commands, sleep */
-    const char *master; /* --master */
-    const char *lib;    /* --lib */
-    const char *key;    /* prefix of the figures' keys */
-    const char *evlog;  /* --event-log DIR, or NULL */
-    long reps;          /* repetitions */
-    long tasks;         /* tasks per job (jobs for latency) */
-    long cores;         /* cores in all */
-    long ms;            /* sleep: milliseconds per task */
+    const char *mode;    /* throughput, latency, commands, sleep */
+    const char *master;  /* --master */
+    const char *lib;     /* --lib */
+    const char *key;     /* prefix of the figures' keys */
+    const char *evlog;   /* --event-log DIR, or NULL */
+    const char *ref;     /* --ref ENDPOINT: latency's reference server on
+                            another host (bench-zmq --serve), or NULL */
+    const char *ref_key; /* --ref-key Z85: that server's CURVE key */
+    long reps;           /* repetitions */
+    long tasks;          /* tasks per job (jobs for latency) */
+    long cores;          /* cores in all */
+    long ms;             /* sleep: milliseconds per task */
 } s_args_t;
 
 static hearth_ctx_t *
@@ -332,7 +338,8 @@ s_usage (void)
     fprintf (stderr,
              "usage: bench-driver throughput|latency|commands|sleep "
              "[--master URL] [--lib FILE] [--reps N] [--tasks N] [--jobs N] "
-             "[--cores N] [--ms N] [--key PREFIX] [--event-log DIR]\n");
+             "[--cores N] [--ms N] [--key PREFIX] [--event-log DIR] "
+             "[--ref ENDPOINT [--ref-key Z85]]\n");
     exit (2);
 }
 
@@ -355,6 +362,10 @@ main (int argc, char **argv)
             a.key = value;
         else if (strcmp (name, "--event-log") == 0)
             a.evlog = value;
+        else if (strcmp (name, "--ref") == 0)
+            a.ref = value;
+        else if (strcmp (name, "--ref-key") == 0)
+            a.ref_key = value;
         else if (strcmp (name, "--reps") == 0)
             a.reps = bench_arg_long (name, value);
         else if (strcmp (name, "--tasks") == 0 || strcmp (name, "--jobs") == 0)
@@ -385,7 +396,14 @@ main (int argc, char **argv)
         s_usage ();
     if (!a.tasks)
         a.tasks = dflt;
-    if (run == s_latency && zmqref_start (&s_ref) < 0)
+    if (run == s_latency && a.ref) { /* the reference over the same link */
+        s_ref.pid = -1;
+        s_ref.ctx = zmq_ctx_new ();
+        s_ref.dealer = zmqref_connect (s_ref.ctx, a.ref, a.ref_key);
+        if (!s_ref.dealer)
+            return 1;
+    }
+    else if (run == s_latency && zmqref_start (&s_ref) < 0)
         return 1;
     hearth_ctx_t *ctx = s_context (&a);
     s_warm_up (ctx, &a);

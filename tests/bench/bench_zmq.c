@@ -11,6 +11,9 @@
 
     Each figure is the median of --reps repetitions (min and max beside it).
     Usage: bench-zmq [--reps N] [--rtt-count N] [--count N] [--json-count N]
+    Also, for benchmark 21 (bench-netns.sh): --serve ENDPOINT [--curve-secret
+    Z85] runs the server alone, --connect ENDPOINT [--server-key Z85]
+    measures against one on another host, --keygen prints a key pair.
 */
 #include "config.h"
 
@@ -95,32 +98,12 @@ s_oneway_json (void *dealer, long count, size_t *bytes)
     return (double) count / ((t1 - t0) / 1e6);
 }
 
-int
-main (int argc, char **argv)
+/* The measured part: repetitions against a connected dealer; figures
+   named KEY.rtt64.p50 and so on. */
+static void
+s_measure (void *dealer, const char *key, const char *where, long reps,
+           long rtt_count, long count, long json_count)
 {
-    long reps = 3, rtt_count = 10000, count = 1000000, json_count = 200000;
-    for (int i = 1; i < argc; i++) {
-        if (i + 1 < argc && strcmp (argv[i], "--reps") == 0)
-            reps = bench_arg_long (argv[i], argv[i + 1]), i++;
-        else if (i + 1 < argc && strcmp (argv[i], "--rtt-count") == 0)
-            rtt_count = bench_arg_long (argv[i], argv[i + 1]), i++;
-        else if (i + 1 < argc && strcmp (argv[i], "--count") == 0)
-            count = bench_arg_long (argv[i], argv[i + 1]), i++;
-        else if (i + 1 < argc && strcmp (argv[i], "--json-count") == 0)
-            json_count = bench_arg_long (argv[i], argv[i + 1]), i++;
-        else {
-            fprintf (stderr, "usage: bench-zmq [--reps N] [--rtt-count N] "
-                             "[--count N] [--json-count N]\n");
-            return 2;
-        }
-    }
-    if (reps > BENCH_MAX_REPS)
-        reps = BENCH_MAX_REPS;
-    zmqref_t ref;
-    if (zmqref_start (&ref) < 0)
-        return 1;
-    void *dealer = ref.dealer;
-
     double p50[BENCH_MAX_REPS], p99[BENCH_MAX_REPS], r64[BENCH_MAX_REPS],
         rjson[BENCH_MAX_REPS];
     double *us = calloc (rtt_count, sizeof *us);
@@ -133,15 +116,98 @@ main (int argc, char **argv)
         r64[r] = s_oneway (dealer, count);
         rjson[r] = s_oneway_json (dealer, json_count, &bytes);
     }
-    printf ("# raw ZeroMQ ROUTER<->DEALER over TCP loopback, %ld reps; "
+    printf ("# raw ZeroMQ ROUTER<->DEALER over %s, %ld reps; "
             "%ld round trips, %ld x 64 B, %ld x %zu B JSON per rep\n",
-            reps, rtt_count, count, json_count, bytes);
-    bench_figure ("zmq.rtt64.p50", p50, reps, "us");
-    bench_figure ("zmq.rtt64.p99", p99, reps, "us");
-    bench_figure ("zmq.oneway64", r64, reps, "msg/s");
-    bench_figure ("zmq.json200", rjson, reps, "msg/s");
-
-    zmqref_stop (&ref);
+            where, reps, rtt_count, count, json_count, bytes);
+    char name[128];
+    static const char *const what[] = {"rtt64.p50", "rtt64.p99", "oneway64",
+                                       "json200"};
+    static const char *const units[] = {"us", "us", "msg/s", "msg/s"};
+    double *figs[] = {p50, p99, r64, rjson};
+    for (int f = 0; f < 4; f++) {
+        snprintf (name, sizeof name, "%s.%s", key, what[f]);
+        bench_figure (name, figs[f], reps, units[f]);
+    }
     free (us);
+}
+
+static int
+s_usage (void)
+{
+    fprintf (stderr, "usage: bench-zmq [--reps N] [--rtt-count N] [--count N] "
+                     "[--json-count N] [--key PREFIX]\n"
+                     "       bench-zmq --serve ENDPOINT [--curve-secret Z85]\n"
+                     "       bench-zmq --connect ENDPOINT [--server-key Z85] "
+                     "[--key PREFIX] [counts as above]\n"
+                     "       bench-zmq --keygen\n");
+    return 2;
+}
+
+int
+main (int argc, char **argv)
+{
+    long reps = 3, rtt_count = 10000, count = 1000000, json_count = 200000;
+    const char *serve = NULL, *connect = NULL, *secret = NULL,
+               *server_key = NULL, *key = "zmq";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp (a, "--keygen") == 0) {
+            char pub[41], sec[41];
+            if (zmq_curve_keypair (pub, sec) < 0)
+                return 1;
+            printf ("%s %s\n", pub, sec);
+            return 0;
+        }
+        if (!v)
+            return s_usage ();
+        if (strcmp (a, "--reps") == 0)
+            reps = bench_arg_long (a, v);
+        else if (strcmp (a, "--rtt-count") == 0)
+            rtt_count = bench_arg_long (a, v);
+        else if (strcmp (a, "--count") == 0)
+            count = bench_arg_long (a, v);
+        else if (strcmp (a, "--json-count") == 0)
+            json_count = bench_arg_long (a, v);
+        else if (strcmp (a, "--serve") == 0)
+            serve = v;
+        else if (strcmp (a, "--connect") == 0)
+            connect = v;
+        else if (strcmp (a, "--curve-secret") == 0)
+            secret = v;
+        else if (strcmp (a, "--server-key") == 0)
+            server_key = v;
+        else if (strcmp (a, "--key") == 0)
+            key = v;
+        else
+            return s_usage ();
+        i++;
+    }
+    if (reps > BENCH_MAX_REPS)
+        reps = BENCH_MAX_REPS;
+    if (serve) { /* in the foreground, its endpoint on stdout, until 'Q' */
+        int rc = zmqref_serve (serve, secret, STDOUT_FILENO);
+        return rc;
+    }
+    if (connect) { /* a server of another host (namespace): leave it up */
+        void *ctx = zmq_ctx_new ();
+        void *dealer = zmqref_connect (ctx, connect, server_key);
+        if (!dealer)
+            return 1;
+        char where[300];
+        snprintf (where, sizeof where, "TCP to %s%s", connect,
+                  server_key ? ", CURVE" : "");
+        s_measure (dealer, key, where, reps, rtt_count, count, json_count);
+        int linger = 0;
+        zmq_setsockopt (dealer, ZMQ_LINGER, &linger, sizeof linger);
+        zmq_close (dealer);
+        zmq_ctx_term (ctx);
+        return 0;
+    }
+    zmqref_t ref;
+    if (zmqref_start (&ref) < 0)
+        return 1;
+    s_measure (ref.dealer, key, "TCP loopback", reps, rtt_count, count,
+               json_count);
+    zmqref_stop (&ref);
     return 0;
 }

@@ -12,7 +12,9 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle history web isolation.  The isolation group
+# scale load flood shuffle history web isolation netns.  The netns group
+# (bench-netns.sh) needs root to make network namespaces, else it says so
+# and is skipped.  The isolation group
 # (bench-isolation.sh) needs root and cgroups a worker can use, else it
 # says so and is skipped.  The shuffle group (bench-shuffle.sh) needs
 # about 3.5 x 2 GiB of free disk in $TMPDIR, and 2.5 x 8 GiB more for its
@@ -45,6 +47,7 @@ load_clients=500 load_seq=50 flood_conns=1000
 web_args=(--levels 1000,10000 --secs 30 --rate 50 --rounds 6)
 paint_args=(--levels 1000 --loads 20)
 iso_tasks=5000 iso_launches=200
+net_args=(--tasks 200000 --jobs 2000 --rtt-count 10000)
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -57,6 +60,7 @@ if [ $quick = 1 ]; then
     web_args=(--levels 1000 --secs 6 --rate 50 --rounds 2)
     paint_args=(--levels 1000 --loads 5)
     iso_tasks=1000 iso_launches=50
+    net_args=(--tasks 20000 --jobs 200 --rtt-count 1000)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -185,6 +189,11 @@ if wants isolation; then
         --tasks $iso_tasks --launches $iso_launches
 fi
 
+if wants netns; then
+    echo "== 21. three hosts over veth pairs, without and with CURVE"
+    run bash "$(dirname "$0")/bench-netns.sh" --reps $reps "${net_args[@]}"
+fi
+
 # ---- the table -------------------------------------------------------------
 
 declare -A MED MIN MAX
@@ -206,7 +215,7 @@ group_of () {
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
     shuffle.*) echo shuffle ;; history.*) echo history ;;
-    web.* | hb.*) echo web ;; iso.*) echo isolation ;;
+    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;;
     *) echo zmq ;;
     esac
 }
@@ -334,6 +343,19 @@ else
     row "19. a launch's cgroup cost µs" iso.launch.cost_us "" "" "" '<=' 2000 "≤ 2 ms per executor launch (difference of the medians)"
     row "19. a reap's cgroup work µs (counters, kill, remove)" iso.reap.cgroup_us "" "" "" "" "" ""
     row "19. executor start ms (spawn to its first log line), cgroup" iso.start.cgroup_ms iso.start.none_ms "" "" "" "" "(reference: --isolation none)"
+fi
+if have net.skipped; then
+    printf '| 21. three hosts over veth | skipped: no network namespaces here | - | - | ≥ 0.8 × loopback, CURVE ≤ 20%%, p50 ≤ 2 × raw ZeroMQ | skipped |\n'
+else
+    row "21. reference: no-op tasks/s, loopback local-cluster[2,1,512]" net.loop.tasks_per_s "" "" "" "" "" "(same run)"
+    row "21. reference: raw ZeroMQ 64 B round trip p50 µs, driver's host → master's" net.zmq.plain.rtt64.p50 "" "" "" "" "" "(same run)"
+    row "21. reference: raw ZeroMQ 64 B round trip p50 µs, same link, CURVE" net.zmq.curve.rtt64.p50 net.zmq.plain.rtt64.p50 "" "" "" "" "(beside it: without CURVE)"
+    row "21. reference: raw ZeroMQ 195 B cJSON msg/s, same link, CURVE" net.zmq.curve.json200 net.zmq.plain.json200 "" "" "" "" "(beside it: without CURVE)"
+    row "21. no-op tasks/s, 3 hosts over veth, no keys" net.plain.tasks_per_s net.loop.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × loopback local-cluster (median of the repetitions' ratios)" net.ratio.plain_loop
+    row "21. no-op tasks/s, 3 hosts over veth, CURVE" net.curve.tasks_per_s net.plain.tasks_per_s '>=' 0.8 "" "" "CURVE costs ≤ 20 % (≥ 0.8 × no keys; median of the repetitions' ratios)" net.ratio.curve_plain
+    row "21. one-task job p50 µs over veth, no keys" net.lat.plain.p50 net.lat.plain.rtt64_p50 "" "" "" "" "(beside it: raw ZeroMQ over the link, between the repetitions)"
+    row "21. one-task job p50 µs over veth, CURVE" net.lat.curve.p50 net.lat.curve.rtt64_p50 '<=' 2 "" "" "≤ 2 × raw ZeroMQ's over the same link, CURVE on both (median of the repetitions' ratios)" net.ratio.lat_curve
+    row "21. one-task job p99 µs over veth, CURVE" net.lat.curve.p99 net.lat.curve.rtt64_p99 "" "" "" "" "(p99 beside raw ZeroMQ's p99)"
 fi
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"

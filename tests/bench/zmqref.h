@@ -38,13 +38,24 @@ enum {
 /* Bytes of a small message; round trips before the measured ones. */
 enum { ZMQREF_SMALL = 64, ZMQREF_WARMUP = 1000 };
 
-/* The server: a ROUTER on an ephemeral port, written to port_fd. */
+/* The server: a ROUTER bound to endpoint (a port 0 picks one), CURVE
+   when curve_secret (Z85) is given, with no ZAP handler (any client key
+   is accepted: what the benchmark measures is the encryption); the
+   endpoint it bound is written to port_fd. */
 static inline int
-zmqref_server (int port_fd)
+zmqref_serve (const char *endpoint_in, const char *curve_secret, int port_fd)
 {
     void *ctx = zmq_ctx_new ();
     void *router = zmq_socket (ctx, ZMQ_ROUTER);
-    if (zmq_bind (router, "tcp://127.0.0.1:0") < 0) {
+    int one = 1;
+    if (curve_secret
+        && (zmq_setsockopt (router, ZMQ_CURVE_SERVER, &one, sizeof one) < 0
+            || zmq_setsockopt (router, ZMQ_CURVE_SECRETKEY, curve_secret, 40)
+                   < 0)) {
+        fprintf (stderr, "zmqref: curve: %s\n", zmq_strerror (errno));
+        return 1;
+    }
+    if (zmq_bind (router, endpoint_in) < 0) {
         fprintf (stderr, "zmqref: bind: %s\n", zmq_strerror (errno));
         return 1;
     }
@@ -53,7 +64,8 @@ zmqref_server (int port_fd)
     zmq_getsockopt (router, ZMQ_LAST_ENDPOINT, endpoint, &len);
     if (write (port_fd, endpoint, strlen (endpoint) + 1) < 0)
         return 1;
-    close (port_fd);
+    if (port_fd > 2)
+        close (port_fd);
     long count = 0, bad = 0;
     zmq_msg_t rid, body;
     zmq_msg_init (&rid);
@@ -96,6 +108,39 @@ zmqref_server (int port_fd)
     return 0;
 }
 
+/* The loopback server of the same-machine references. */
+static inline int
+zmqref_server (int port_fd)
+{
+    return zmqref_serve ("tcp://127.0.0.1:0", NULL, port_fd);
+}
+
+/* A DEALER of ctx connected to endpoint, a CURVE client of the server
+   whose public key (Z85) is server_key when given (with a key pair of
+   its own, made here); NULL on failure. */
+static inline void *
+zmqref_connect (void *ctx, const char *endpoint, const char *server_key)
+{
+    void *dealer = zmq_socket (ctx, ZMQ_DEALER);
+    char pub[41], sec[41];
+    if (server_key
+        && (zmq_curve_keypair (pub, sec) < 0
+            || zmq_setsockopt (dealer, ZMQ_CURVE_SERVERKEY, server_key, 40) < 0
+            || zmq_setsockopt (dealer, ZMQ_CURVE_PUBLICKEY, pub, 40) < 0
+            || zmq_setsockopt (dealer, ZMQ_CURVE_SECRETKEY, sec, 40) < 0)) {
+        fprintf (stderr, "zmqref: curve: %s\n", zmq_strerror (errno));
+        zmq_close (dealer);
+        return NULL;
+    }
+    if (zmq_connect (dealer, endpoint) < 0) {
+        fprintf (stderr, "zmqref: connect %s: %s\n", endpoint,
+                 zmq_strerror (errno));
+        zmq_close (dealer);
+        return NULL;
+    }
+    return dealer;
+}
+
 /* Round trips: fills us[0..n). */
 static inline void
 zmqref_rtt (void *dealer, double *us, int n)
@@ -114,7 +159,7 @@ zmqref_rtt (void *dealer, double *us, int n)
 
 /* The client side of the reference. */
 typedef struct {
-    pid_t pid;    /* the server */
+    pid_t pid;    /* the server, or -1 when it is another host's */
     void *ctx;    /* our context */
     void *dealer; /* connected to the server */
 } zmqref_t;
@@ -142,21 +187,23 @@ zmqref_start (zmqref_t *ref)
         return -1;
     }
     ref->ctx = zmq_ctx_new ();
-    ref->dealer = zmq_socket (ref->ctx, ZMQ_DEALER);
-    return zmq_connect (ref->dealer, endpoint);
+    ref->dealer = zmqref_connect (ref->ctx, endpoint, NULL);
+    return ref->dealer ? 0 : -1;
 }
 
 static inline void
 zmqref_stop (zmqref_t *ref)
 {
     char quit = MSG_QUIT;
-    zmq_send (ref->dealer, &quit, 1, 0);
+    if (ref->pid > 0) /* a server of our own; another host's stays up */
+        zmq_send (ref->dealer, &quit, 1, 0);
     int linger = 1000;
     zmq_setsockopt (ref->dealer, ZMQ_LINGER, &linger, sizeof linger);
     zmq_close (ref->dealer);
     zmq_ctx_term (ref->ctx);
     int status;
-    waitpid (ref->pid, &status, 0);
+    if (ref->pid > 0)
+        waitpid (ref->pid, &status, 0);
 }
 
 #endif
