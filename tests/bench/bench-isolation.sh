@@ -17,6 +17,7 @@
 # iso.skipped only.  Environment: HEARTH_BIN_DIR (the build),
 # HEARTH_BENCH_DIR (libbenchtasks.so, bench-driver).
 set -u
+. "$(dirname "$0")/benchlib.sh"
 bin=${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}
 bdir=${HEARTH_BENCH_DIR:-$bin/tests/bench}
 lib=$bdir/libbenchtasks.so
@@ -48,21 +49,6 @@ for p in hearth-master hearth-worker hearth-executor hearth-driver; do
     ln -sf "$bin/$p" "$T/bin/$p"
 done
 die() { echo "bench-isolation: $*" >&2; exit 1; }
-wait_file() { # FILE SECONDS
-    local i
-    for ((i = 0; i < $2 * 20; i++)); do [ -s "$1" ] && return 0; sleep 0.05; done
-    return 1
-}
-# stats KEY UNIT VALUES...: one FIGURE line, the median of the values
-stats() {
-    local key=$1 unit=$2
-    shift 2
-    printf '%s\n' "$@" | sort -g | awk -v k="$key" -v u="$unit" '
-        { v[NR] = $1 }
-        END { if (NR == 0) { printf "FIGURE %s nan nan nan %s 0\n", k, u; exit }
-              m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-              printf "FIGURE %s %.6g %.6g %.6g %s %d\n", k, m, v[1], v[NR], u, NR }'
-}
 
 "$bin/hearth-master" --port 0 --events-port 0 --ready-file "$T/master.ready" \
     --heartbeat-interval 200ms --max-executor-retries -1 --log-level warn \

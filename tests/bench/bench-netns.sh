@@ -26,6 +26,7 @@
 # HEARTH_BENCH_DIR.  Every process and namespace it makes is removed on
 # exit.
 set -u
+. "$(dirname "$0")/benchlib.sh"
 bin=${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}
 bdir=${HEARTH_BENCH_DIR:-$bin/tests/bench}
 lib=$bdir/libbenchtasks.so
@@ -64,11 +65,6 @@ skip() {
     echo "# skipped: $*"
     echo "FIGURE net.skipped 1 1 1 flag 1"
     exit 0
-}
-wait_file() { # FILE SECONDS
-    local i
-    for ((i = 0; i < $2 * 20; i++)); do [ -s "$1" ] && return 0; sleep 0.05; done
-    return 1
 }
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
@@ -144,16 +140,6 @@ fig() {
     [ -n "$v" ] || die "no figure $2 in $1: $(tail -3 "${1%.out}.err")"
     echo "$v"
 }
-# stats KEY UNIT VALUES...: one FIGURE line, the median of the values
-stats() {
-    local key=$1 unit=$2
-    shift 2
-    printf '%s\n' "$@" | sort -g | awk -v k="$key" -v u="$unit" '
-        { v[NR] = $1 }
-        END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-              printf "FIGURE %s %.6g %.6g %.6g %s %d\n", k, m, v[1], v[NR], u, NR }'
-}
-div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 
 cluster plain
 cluster curve

@@ -32,6 +32,7 @@
 # comma list of unsorted, sorted, big, wide.  Environment: HEARTH_BIN_DIR
 # (the build), HEARTH_BENCH_DIR (default $HEARTH_BIN_DIR/tests/bench).
 set -u
+. "$(dirname "$0")/benchlib.sh"
 set -o pipefail
 bin=${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}
 tool=${HEARTH_BENCH_DIR:-$bin/tests/bench}/bench-shuffle
@@ -64,20 +65,12 @@ cleanup() {
     rm -rf "$T"
 }
 trap cleanup EXIT
-exec {nap}<> <(:)
 export TMPDIR=$T LC_ALL=C
 die() { echo "bench-shuffle: $*" >&2; exit 1; }
 wants() { [[ ",$only," == *",$1,"* ]]; }
 now_ns() { date +%s%N; }
 figure() { echo "FIGURE $1 $2 $2 $2 $3 1"; }
-figures() { # KEY UNIT VALUES...: median, min, max of the values
-    local key=$1 unit=$2; shift 2
-    printf '%s\n' "$@" | sort -g | awk -v k="$key" -v u="$unit" \
-        '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-          printf "FIGURE %s %.6g %.6g %.6g %s %d\n", k, m, v[1], v[NR], u, NR }'
-}
 mb_s() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / 1e6 / (ns / 1e9) }'; }
-div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a / b }'; }
 free_bytes() { df -P -B1 "$T" | awk 'NR == 2 { print $4 }'; }
 
 # gen BYTES NAME: the input file $T/NAME.dat and its checksum $T/NAME.sum.
@@ -109,15 +102,7 @@ shuffle() {
     t0=$(now_ns)
     "$bin/hearth-submit" --master "$master" "$T/$name.json" >"$T/out" 2>"$T/err" &
     submit_pid=$!
-    hwm=0
-    # builtins only (read -t on a pipe that never speaks is the sleep), so
-    # that watching every 50 ms costs the two cores nothing measurable
-    while [ -e "/proc/$submit_pid/status" ]; do
-        while read -r k v _; do
-            [ "$k" = VmHWM: ] && ((v > hwm)) && hwm=$v
-        done <"/proc/$submit_pid/status" 2>/dev/null
-        read -r -t 0.05 -u "$nap" _
-    done
+    watch_hwm "$submit_pid"
     wait "$submit_pid" || { tail -5 "$T/err" >&2; die "$name: hearth-submit failed"; }
     ns=$(($(now_ns) - t0))
     submit_pid=
@@ -150,11 +135,11 @@ if wants unsorted; then
         refs+=("$ref") figs+=("$fig") ratios+=("$(div "$fig" "$ref")")
         hwms+=("$hwm") reds+=("$red")
     done
-    figures shuffle.ref.mb_s MB/s "${refs[@]}"
-    figures shuffle.unsorted.mb_s MB/s "${figs[@]}"
-    figures shuffle.unsorted.ratio x "${ratios[@]}"
-    figures shuffle.driver_rss_kb KiB "${hwms[@]}"
-    figures shuffle.unsorted.reducer_rss_kb KiB "${reds[@]}"
+    stats shuffle.ref.mb_s MB/s "${refs[@]}"
+    stats shuffle.unsorted.mb_s MB/s "${figs[@]}"
+    stats shuffle.unsorted.ratio x "${ratios[@]}"
+    stats shuffle.driver_rss_kb KiB "${hwms[@]}"
+    stats shuffle.unsorted.reducer_rss_kb KiB "${reds[@]}"
     figure shuffle.reducer_budget_kb "$reduce_budget_kb" KiB
 fi
 
@@ -171,11 +156,11 @@ if wants sorted; then
         refs+=("$ref") figs+=("$fig") ratios+=("$(div "$fig" "$ref")")
         percore+=("$(div "$fig" "$cores")") reds+=("$red")
     done
-    figures shuffle.sort.mb_s MB/s "${refs[@]}"
-    figures shuffle.sorted.mb_s MB/s "${figs[@]}"
-    figures shuffle.sorted.ratio x "${ratios[@]}"
-    figures shuffle.sorted.mb_s_per_core MB/s "${percore[@]}"
-    figures shuffle.sorted.reducer_rss_kb KiB "${reds[@]}"
+    stats shuffle.sort.mb_s MB/s "${refs[@]}"
+    stats shuffle.sorted.mb_s MB/s "${figs[@]}"
+    stats shuffle.sorted.ratio x "${ratios[@]}"
+    stats shuffle.sorted.mb_s_per_core MB/s "${percore[@]}"
+    stats shuffle.sorted.reducer_rss_kb KiB "${reds[@]}"
 fi
 rm -f "$T/main.dat"
 

@@ -15,6 +15,10 @@
         sleep --tasks N        N function tasks sleeping --ms each; the
                                efficiency ideal/measured, and beside it the
                                same sleeps on plain threads (bench 5)
+        cold --tasks N --kind fn|cmd
+                               N distinct tasks, a context made and
+                               destroyed around them, timed whole: the API's
+                               side of bench-jobfile.sh (bench 22)
 
     Common options: --master URL (default local[2]), --lib FILE (the
     benchmark tasks, libbenchtasks.so), --reps N (default 3), --cores N
@@ -58,6 +62,7 @@ typedef struct {
     long tasks;          /* tasks per job (jobs for latency) */
     long cores;          /* cores in all */
     long ms;             /* sleep: milliseconds per task */
+    const char *kind;    /* cold: "fn" or "cmd" */
 } s_args_t;
 
 static hearth_ctx_t *
@@ -201,6 +206,53 @@ s_latency (hearth_ctx_t *ctx, const s_args_t *a)
     bench_figure (key, ref99, a->reps, "us");
 }
 
+/* ---- cold (benchmark 22) ------------------------------------------------- */
+
+/* What a job file of N distinct tasks does, built with the API instead:
+   a new context (local[2]'s executors started), N tasks each with its
+   own argument ("noop" with "task-I", or /bin/true I), run, the context
+   destroyed; timed whole, as hearth-submit of the file is.  One
+   repetition per process (a context per run); the driver's peak RSS
+   (VmHWM) less what it was before, per task. */
+static void
+s_cold (const s_args_t *a)
+{
+    bool cmd = a->kind && strcmp (a->kind, "cmd") == 0;
+    long before_kb = bench_proc_status_kb (0, "VmRSS");
+    double t0 = bench_now_us ();
+    hearth_ctx_t *ctx = s_context (a);
+    hearth_job_t *job = hearth_job_new (ctx, "cold");
+    hearth_stage_t *st = job ? hearth_job_stage (job, "s") : NULL;
+    char arg[32];
+    for (long i = 0; st && i < a->tasks; i++) {
+        snprintf (arg, sizeof arg, cmd ? "%ld" : "task-%ld", i);
+        const char *const argv[] = {"/bin/true", arg, NULL};
+        int rc = cmd ? hearth_stage_add_command (st, argv)
+                     : hearth_stage_add_function (st, "noop", arg);
+        if (rc < 0)
+            st = NULL;
+    }
+    if (!st) {
+        fprintf (stderr, "bench-driver: cannot build the job\n");
+        exit (1);
+    }
+    s_run (job);
+    hearth_job_destroy (&job);
+    hearth_ctx_destroy (&ctx);
+    double us = bench_now_us () - t0;
+    long peak_kb = bench_proc_status_kb (0, "VmHWM");
+    double rate = (double) a->tasks / (us / 1e6);
+    double bytes = (double) (peak_kb - before_kb) * 1024.0 / (double) a->tasks;
+    char key[128];
+    printf ("# %ld distinct %s tasks built with the API, master %s, timed "
+            "from the context's creation to its end\n",
+            a->tasks, cmd ? "command" : "function", a->master);
+    s_key (key, sizeof key, a, "tasks_per_s");
+    bench_figure (key, &rate, 1, "tasks/s");
+    s_key (key, sizeof key, a, "rss_per_task");
+    bench_figure (key, &bytes, 1, "B");
+}
+
 /* ---- commands (benchmark 4) --------------------------------------------- */
 
 typedef struct {
@@ -336,7 +388,7 @@ static void
 s_usage (void)
 {
     fprintf (stderr,
-             "usage: bench-driver throughput|latency|commands|sleep "
+             "usage: bench-driver throughput|latency|commands|sleep|cold "
              "[--master URL] [--lib FILE] [--reps N] [--tasks N] [--jobs N] "
              "[--cores N] [--ms N] [--key PREFIX] [--event-log DIR] "
              "[--ref ENDPOINT [--ref-key Z85]]\n");
@@ -374,6 +426,8 @@ main (int argc, char **argv)
             a.cores = bench_arg_long (name, value);
         else if (strcmp (name, "--ms") == 0)
             a.ms = bench_arg_long (name, value);
+        else if (strcmp (name, "--kind") == 0)
+            a.kind = value;
         else
             s_usage ();
         i++;
@@ -392,6 +446,12 @@ main (int argc, char **argv)
         run = s_commands, dflt = 20000;
     else if (strcmp (a.mode, "sleep") == 0)
         run = s_sleep, dflt = 2000;
+    else if (strcmp (a.mode, "cold") == 0) {
+        if (!a.tasks)
+            a.tasks = 200000;
+        s_cold (&a);
+        return 0;
+    }
     else
         s_usage ();
     if (!a.tasks)

@@ -12,7 +12,7 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle history web isolation netns.  The netns group
+# scale load flood shuffle history web isolation netns jobfile.  The netns group
 # (bench-netns.sh) needs root to make network namespaces, else it says so
 # and is skipped.  The isolation group
 # (bench-isolation.sh) needs root and cgroups a worker can use, else it
@@ -48,6 +48,7 @@ web_args=(--levels 1000,10000 --secs 30 --rate 50 --rounds 6)
 paint_args=(--levels 1000 --loads 20)
 iso_tasks=5000 iso_launches=200
 net_args=(--tasks 200000 --jobs 2000 --rtt-count 10000)
+jf_args=(--fn-tasks 200000 --cmd-tasks 20000)
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -61,6 +62,7 @@ if [ $quick = 1 ]; then
     paint_args=(--levels 1000 --loads 5)
     iso_tasks=1000 iso_launches=50
     net_args=(--tasks 20000 --jobs 200 --rtt-count 1000)
+    jf_args=(--fn-tasks 20000 --cmd-tasks 2000)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -193,6 +195,10 @@ if wants netns; then
     echo "== 21. three hosts over veth pairs, without and with CURVE"
     run bash "$(dirname "$0")/bench-netns.sh" --reps $reps "${net_args[@]}"
 fi
+if wants jobfile; then
+    echo "== 22. job files beside the C API"
+    run bash "$(dirname "$0")/bench-jobfile.sh" --reps $reps "${jf_args[@]}"
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -215,7 +221,7 @@ group_of () {
     sleep.*) echo sleep ;; start.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
     shuffle.*) echo shuffle ;; history.*) echo history ;;
-    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;;
+    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;;
     *) echo zmq ;;
     esac
 }
@@ -357,6 +363,10 @@ else
     row "21. one-task job p50 µs over veth, CURVE" net.lat.curve.p50 net.lat.curve.rtt64_p50 '<=' 2 "" "" "≤ 2 × raw ZeroMQ's over the same link, CURVE on both (median of the repetitions' ratios)" net.ratio.lat_curve
     row "21. one-task job p99 µs over veth, CURVE" net.lat.curve.p99 net.lat.curve.rtt64_p99 "" "" "" "" "(p99 beside raw ZeroMQ's p99)"
 fi
+row "22. job file of distinct function tasks, tasks/s (hearth-submit, local[2])" jf.fn.file.tasks_per_s jf.fn.api.tasks_per_s '>=' 0.9 "" "" "≥ 0.9 × the C API's (median of the repetitions' ratios)" jf.fn.ratio
+row "22. job file of distinct command tasks, tasks/s" jf.cmd.file.tasks_per_s jf.cmd.api.tasks_per_s '>=' 0.9 "" "" "≥ 0.9 × the C API's (median of the repetitions' ratios)" jf.cmd.ratio
+row "22. parse and check of the function-task file, ms" jf.parse_ms "" "" "" '<=' 50 "≤ 50 ms"
+row "22. driver memory per distinct task, job file, B" jf.fn.file.rss_per_task jf.fn.api.rss_per_task "" "" '<=' 300 "≤ 300 B (beside it: the API's)"
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not
