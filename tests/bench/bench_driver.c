@@ -19,6 +19,8 @@
                                N distinct tasks, a context made and
                                destroyed around them, timed whole: the API's
                                side of bench-jobfile.sh (bench 22)
+        first --tasks N        a new application's first job of N no-op
+                               tasks, then --reps warm ones (bench 23)
 
     Common options: --master URL (default local[2]), --lib FILE (the
     benchmark tasks, libbenchtasks.so), --reps N (default 3), --cores N
@@ -253,6 +255,40 @@ s_cold (const s_args_t *a)
     bench_figure (key, &bytes, 1, "B");
 }
 
+/* ---- first (benchmark 23) ------------------------------------------------ */
+
+/* A new application's first job against its next ones: a context made,
+   at once a job of N no-op tasks (its executors still starting: timed
+   from its submission as every job is), then --reps warm jobs of the same
+   size.  One cold job per process: a context per run. */
+static void
+s_first (const s_args_t *a)
+{
+    hearth_ctx_t *ctx = s_context (a);
+    hearth_job_t *job = s_functions (ctx, "noop", NULL, a->tasks);
+    double cold = (double) a->tasks / (s_run (job) / 1e6);
+    hearth_job_destroy (&job);
+    double warm[BENCH_MAX_REPS];
+    for (long r = 0; r < a->reps; r++) {
+        job = s_functions (ctx, "noop", NULL, a->tasks);
+        warm[r] = (double) a->tasks / (s_run (job) / 1e6);
+        hearth_job_destroy (&job);
+    }
+    hearth_ctx_destroy (&ctx);
+    bench_sort (warm, a->reps);
+    double ratio = cold / bench_quantile (warm, a->reps, 0.5);
+    char key[128];
+    printf ("# %ld no-op tasks, master %s: a new application's first job, "
+            "then %ld warm ones\n",
+            a->tasks, a->master, a->reps);
+    s_key (key, sizeof key, a, "cold_tasks_per_s");
+    bench_figure (key, &cold, 1, "tasks/s");
+    s_key (key, sizeof key, a, "warm_tasks_per_s");
+    bench_figure (key, warm, a->reps, "tasks/s");
+    s_key (key, sizeof key, a, "ratio");
+    bench_figure (key, &ratio, 1, "ratio");
+}
+
 /* ---- commands (benchmark 4) --------------------------------------------- */
 
 typedef struct {
@@ -388,7 +424,7 @@ static void
 s_usage (void)
 {
     fprintf (stderr,
-             "usage: bench-driver throughput|latency|commands|sleep|cold "
+             "usage: bench-driver throughput|latency|commands|sleep|cold|first "
              "[--master URL] [--lib FILE] [--reps N] [--tasks N] [--jobs N] "
              "[--cores N] [--ms N] [--key PREFIX] [--event-log DIR] "
              "[--ref ENDPOINT [--ref-key Z85]]\n");
@@ -446,6 +482,12 @@ main (int argc, char **argv)
         run = s_commands, dflt = 20000;
     else if (strcmp (a.mode, "sleep") == 0)
         run = s_sleep, dflt = 2000;
+    else if (strcmp (a.mode, "first") == 0) {
+        if (!a.tasks)
+            a.tasks = 200000;
+        s_first (&a);
+        return 0;
+    }
     else if (strcmp (a.mode, "cold") == 0) {
         if (!a.tasks)
             a.tasks = 200000;
