@@ -61,3 +61,11 @@ libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
 libcore_libhearthweb_la_LIBADD = $(MHD_LIBS) -lm
 WEB_LIBS = libcore/libhearthweb.la $(MHD_LIBS)
+
+# Leader election through ZooKeeper (standby masters): a library of its
+# own, linked only by what elects.
+noinst_LTLIBRARIES += libcore/libhearthzk.la
+libcore_libhearthzk_la_SOURCES = libcore/zkelect.c libcore/zkelect.h
+libcore_libhearthzk_la_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADED
+libcore_libhearthzk_la_LIBADD = $(ZK_LIBS)
+ZK_ALL_LIBS = libcore/libhearthzk.la $(ZK_LIBS)

@@ -1,0 +1,375 @@
+/*  zkelect.c - leader election through ZooKeeper; see zkelect.h.
+
+    Level-triggered: whatever ZooKeeper says (a session event, a watched
+    node gone), the owner's thread looks at the whole picture again (the
+    session's state, the election's children) and decides from that, so
+    no event can be lost between two decisions.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zookeeper/zookeeper.h>
+
+#include "libcore/clock.h"
+#include "libcore/log.h"
+#include "libcore/zkelect.h"
+
+#define RETRY_MS 200
+#define NODE_PREFIX "n_"
+#define SEQ_DIGITS 10 /* ZooKeeper's sequence suffix */
+
+struct zkelect {
+    zhandle_t *zh;       /* the session's handle, or NULL between two */
+    char *hosts;         /* the ensemble */
+    char *dir;           /* DIR/election */
+    char *data;          /* this candidate's description */
+    char token[17];      /* names our node among the others */
+    int session_ms;      /* asked for */
+    char *node;          /* our node's name (not path), or NULL */
+    zkelect_fn *fn;      /* role changes */
+    void *arg;           /* given to fn */
+    int pipe[2];         /* the client threads' wake-up */
+    atomic_bool expired; /* the session expired (a client thread saw it) */
+    int64_t retry_at;    /* when to look again after a failure, or 0 */
+    zkelect_role_t role; /* as last told */
+    uint64_t epoch;      /* as last told */
+    char *leader;        /* the leader's data as last told, or NULL */
+};
+
+static const char *const s_role_names[] = {"SUSPENDED", "STANDBY", "LEADER"};
+
+const char *
+zkelect_role_name (zkelect_role_t role)
+{
+    return s_role_names[role];
+}
+
+/* On a ZooKeeper client thread: wake the owner, nothing else (no call
+   back into ZooKeeper from here: its synchronous calls would wait on this
+   very thread). */
+static void
+s_watcher (zhandle_t *zh, int type, int state, const char *path, void *ctx)
+{
+    (void) zh;
+    (void) path;
+    zkelect_t *self = ctx;
+    if (type == ZOO_SESSION_EVENT && state == ZOO_EXPIRED_SESSION_STATE)
+        atomic_store (&self->expired, true);
+    char one = 1;
+    if (write (self->pipe[1], &one, 1) < 0) {
+        /* full: a wake-up is pending already */
+    }
+}
+
+/* The client's own messages (a refused connection every 50 ms while the
+   ensemble is down, for instance): into our log, at debug level; what
+   matters of them the roles say. */
+static void
+s_client_log (const char *message)
+{
+    size_t n = strlen (message);
+    while (n && (message[n - 1] == '\n' || message[n - 1] == '\r'))
+        n--;
+    log_debug ("zookeeper client: %.*s", (int) n, message);
+}
+
+static int
+s_connect (zkelect_t *self)
+{
+    atomic_store (&self->expired, false);
+    self->zh = zookeeper_init2 (self->hosts, s_watcher, self->session_ms, NULL,
+                                self, 0, s_client_log);
+    return self->zh ? 0 : -1;
+}
+
+/* Tell the owner when something it acts on changed. */
+static void
+s_tell (zkelect_t *self, zkelect_role_t role, uint64_t epoch,
+        const char *leader, const char *why)
+{
+    bool same_leader =
+        (!leader && !self->leader)
+        || (leader && self->leader && strcmp (leader, self->leader) == 0);
+    if (role == self->role && epoch == self->epoch && same_leader)
+        return;
+    self->role = role;
+    self->epoch = epoch;
+    free (self->leader);
+    self->leader = leader ? strdup (leader) : NULL;
+    zkelect_view_t v = {role, epoch, self->leader, why};
+    self->fn (self->arg, &v);
+}
+
+static void
+s_suspend (zkelect_t *self, const char *why)
+{
+    s_tell (self, ZKELECT_SUSPENDED, 0, NULL, why);
+}
+
+/* The epoch a node's name gives: the sequence number at its end, plus
+   one (ZooKeeper counts from 0; an epoch of 0 means none). */
+static uint64_t
+s_seq (const char *name)
+{
+    size_t n = strlen (name);
+    return n > SEQ_DIGITS ? strtoull (name + n - SEQ_DIGITS, NULL, 10) + 1 : 0;
+}
+
+static int
+s_by_seq (const void *a, const void *b)
+{
+    uint64_t x = s_seq (*(char *const *) a), y = s_seq (*(char *const *) b);
+    return x < y ? -1 : x > y;
+}
+
+/* Make DIR/election and its parents; 0 or the ZooKeeper error. */
+static int
+s_make_dirs (zkelect_t *self)
+{
+    char path[1024];
+    for (const char *p = strchr (self->dir + 1, '/');;
+         p = strchr (p + 1, '/')) {
+        size_t n = p ? (size_t) (p - self->dir) : strlen (self->dir);
+        memcpy (path, self->dir, n);
+        path[n] = '\0';
+        int rc = zoo_create (self->zh, path, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0,
+                             NULL, 0);
+        if (rc != ZOK && rc != ZNODEEXISTS)
+            return rc;
+        if (!p)
+            return ZOK;
+    }
+}
+
+/* Our node among names (after a lost answer, one may exist already). */
+static const char *
+s_find_ours (const zkelect_t *self, const struct String_vector *kids)
+{
+    char prefix[64];
+    snprintf (prefix, sizeof prefix, NODE_PREFIX "%s_", self->token);
+    for (int i = 0; i < kids->count; i++)
+        if (strncmp (kids->data[i], prefix, strlen (prefix)) == 0)
+            return kids->data[i];
+    return NULL;
+}
+
+static int
+s_create_node (zkelect_t *self)
+{
+    char path[1024], made[1024];
+    snprintf (path, sizeof path, "%s/" NODE_PREFIX "%s_", self->dir,
+              self->token);
+    int rc = zoo_create (self->zh, path, self->data, (int) strlen (self->data),
+                         &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL, made,
+                         sizeof made);
+    if (rc != ZOK)
+        return rc;
+    const char *slash = strrchr (made, '/');
+    free (self->node);
+    self->node = strdup (slash ? slash + 1 : made);
+    log_info ("zookeeper: joined the election as %s/%s", self->dir, self->node);
+    return self->node ? ZOK : ZSYSTEMERROR;
+}
+
+/* Watch the node name of the election (its deletion wakes us); fills its
+   data into buf when buf is given.  ZOK, ZNONODE or an error. */
+static int
+s_watch (zkelect_t *self, const char *name, char *buf, int size)
+{
+    char path[1024];
+    snprintf (path, sizeof path, "%s/%s", self->dir, name);
+    struct Stat st;
+    int rc = zoo_wexists (self->zh, path, s_watcher, self, &st);
+    if (rc == ZOK && buf) {
+        int len = size - 1;
+        rc = zoo_get (self->zh, path, 0, buf, &len, &st);
+        buf[rc == ZOK && len > 0 ? len : 0] = '\0';
+    }
+    return rc;
+}
+
+/* Decide from the election's children; 0, or a ZooKeeper error (retry). */
+static int
+s_evaluate (zkelect_t *self)
+{
+    struct String_vector kids = {0, NULL};
+    int rc = zoo_get_children (self->zh, self->dir, 0, &kids);
+    if (rc == ZNONODE)
+        rc = s_make_dirs (self);
+    if (rc != ZOK)
+        return rc;
+    const char *ours = s_find_ours (self, &kids);
+    if (!ours) {
+        deallocate_String_vector (&kids);
+        rc = s_create_node (self);
+        if (rc == ZOK)
+            rc = zoo_get_children (self->zh, self->dir, 0, &kids);
+        if (rc != ZOK)
+            return rc;
+        ours = s_find_ours (self, &kids);
+        if (!ours) {
+            deallocate_String_vector (&kids);
+            return ZNONODE;
+        }
+    }
+    qsort (kids.data, (size_t) kids.count, sizeof *kids.data, s_by_seq);
+    int mine = 0;
+    while (mine < kids.count && strcmp (kids.data[mine], ours) != 0)
+        mine++;
+    char leader[1024] = "";
+    if (mine == 0) {
+        s_tell (self, ZKELECT_LEADER, s_seq (ours), self->data,
+                "the lowest node of the election is ours");
+    }
+    else if ((rc = s_watch (self, kids.data[0], leader, sizeof leader)) == ZOK
+             && (rc = s_watch (self, kids.data[mine - 1], NULL, 0)) == ZOK) {
+        s_tell (self, ZKELECT_STANDBY, s_seq (kids.data[0]), leader,
+                "another candidate's node is the lowest");
+    }
+    deallocate_String_vector (&kids);
+    return rc == ZNONODE ? ZNONODE : rc; /* gone meanwhile: look again */
+}
+
+void
+zkelect_dispatch (zkelect_t *self)
+{
+    char buf[64];
+    while (read (self->pipe[0], buf, sizeof buf) > 0)
+        ;
+    if (self->zh && zoo_state (self->zh) == ZOO_EXPIRED_SESSION_STATE)
+        atomic_store (&self->expired, true);
+    if (atomic_load (&self->expired) && self->zh) {
+        /* its node is gone with it: join again on a new session */
+        zookeeper_close (self->zh);
+        self->zh = NULL;
+        free (self->node);
+        self->node = NULL;
+        s_suspend (self, "the ZooKeeper session expired");
+    }
+    if (!self->zh && s_connect (self) < 0) {
+        self->retry_at = hearth_mono_ms () + RETRY_MS;
+        return;
+    }
+    if (zoo_state (self->zh) != ZOO_CONNECTED_STATE) {
+        s_suspend (self, "not connected to ZooKeeper");
+        return;
+    }
+    int rc = s_evaluate (self);
+    for (int again = 0; rc == ZNONODE && again < 3; again++)
+        rc = s_evaluate (self); /* a node went while we looked */
+    self->retry_at = rc == ZOK ? 0 : hearth_mono_ms () + RETRY_MS;
+    if (rc != ZOK && rc != ZNONODE)
+        log_warn ("zookeeper: the election at %s: %s (again in %d ms)",
+                  self->dir, zerror (rc), RETRY_MS);
+}
+
+void
+zkelect_tick (zkelect_t *self)
+{
+    bool due = self->retry_at && hearth_mono_ms () >= self->retry_at;
+    /* a state change without an event (the client gave up a connection
+       attempt quietly) is seen here too */
+    bool lost = self->role != ZKELECT_SUSPENDED && self->zh
+                && zoo_state (self->zh) != ZOO_CONNECTED_STATE;
+    if (due || lost || atomic_load (&self->expired))
+        zkelect_dispatch (self);
+}
+
+zkelect_t *
+zkelect_new (const char *hosts, const char *dir, int session_ms,
+             const char *data, zkelect_fn *fn, void *arg, hearth_error_t *err)
+{
+    if (!hosts || !*hosts || !dir || dir[0] != '/' || strlen (dir) > 512
+        || (strlen (dir) > 1 && dir[strlen (dir) - 1] == '/'))
+        return hearth_errprintf (err,
+                                 "a ZooKeeper directory must be an absolute "
+                                 "path like /hearth, without a trailing /"),
+               NULL;
+    if (session_ms < 1000)
+        return hearth_errprintf (err,
+                                 "a ZooKeeper session of %d ms is too "
+                                 "short (1 s at least)",
+                                 session_ms),
+               NULL;
+    zkelect_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return hearth_errprintf (err, "out of memory"), NULL;
+    self->pipe[0] = self->pipe[1] = -1;
+    self->hosts = strdup (hosts);
+    self->data = strdup (data ? data : "");
+    size_t n = strlen (dir) + sizeof "/election";
+    self->dir = malloc (n);
+    if (self->dir)
+        snprintf (self->dir, n, "%s/election", strcmp (dir, "/") ? dir : "");
+    self->session_ms = session_ms;
+    self->fn = fn;
+    self->arg = arg;
+    unsigned char r[8];
+    FILE *u = fopen ("/dev/urandom", "rb");
+    bool random = u && fread (r, 1, sizeof r, u) == sizeof r;
+    if (u)
+        fclose (u);
+    for (int i = 0; i < 8; i++)
+        snprintf (self->token + 2 * i, 3, "%02x", r[i]);
+    bool ok = self->hosts && self->data && self->dir && random
+              && pipe2 (self->pipe, O_NONBLOCK | O_CLOEXEC) == 0;
+    zoo_set_debug_level (hearth_log_enabled (HEARTH_LOG_DEBUG)
+                             ? ZOO_LOG_LEVEL_INFO
+                             : ZOO_LOG_LEVEL_ERROR);
+    if (!ok || s_connect (self) < 0) {
+        hearth_errprintf (err, "cannot start a ZooKeeper client for %s: %s",
+                          hosts, strerror (errno ? errno : ENOMEM));
+        zkelect_destroy (&self);
+    }
+    return self;
+}
+
+void
+zkelect_destroy (zkelect_t **self_p)
+{
+    zkelect_t *self = *self_p;
+    if (!self)
+        return;
+    int saved = errno;
+    if (self->zh)
+        zookeeper_close (self->zh); /* ends the session: our node goes */
+    for (int i = 0; i < 2; i++)
+        if (self->pipe[i] >= 0)
+            close (self->pipe[i]);
+    free (self->hosts);
+    free (self->dir);
+    free (self->data);
+    free (self->node);
+    free (self->leader);
+    free (self);
+    *self_p = NULL;
+    errno = saved;
+}
+
+int
+zkelect_fd (const zkelect_t *self)
+{
+    return self->pipe[0];
+}
+
+zkelect_role_t
+zkelect_role (const zkelect_t *self)
+{
+    return self->role;
+}
+
+int
+zkelect_session_ms (const zkelect_t *self)
+{
+    return self->zh && zoo_state (self->zh) == ZOO_CONNECTED_STATE
+               ? zoo_recv_timeout (self->zh)
+               : 0;
+}

@@ -1,0 +1,8 @@
+# High availability: standby masters elected through a real ZooKeeper
+# (tests/lib/zk.sh starts Debian's server on a random port).
+check_PROGRAMS += tests/ha/zkelect-probe
+tests_ha_zkelect_probe_SOURCES = tests/ha/zkelect-probe.c
+tests_ha_zkelect_probe_LDADD = $(ZK_ALL_LIBS) $(CORE_LIBS)
+HA_TESTS = tests/ha/test-zk-election.sh
+TESTS += $(HA_TESTS)
+EXTRA_DIST += $(HA_TESTS)

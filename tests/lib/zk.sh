@@ -1,0 +1,80 @@
+# zk.sh - real ZooKeeper servers for the high-availability tests (sourced
+# after tests/lib/cluster.sh): Debian's package (scripts/install-deps
+# installs it), each server in $T/zk-NAME on a free port of 127.0.0.1,
+# started in the foreground (its PID is the JVM's) and stopped by the
+# test's trap like every other process.
+
+ZK_SERVER=${ZK_SERVER:-/usr/share/zookeeper/bin/zkServer.sh}
+
+# zk_available: the server and a Java runtime are installed.
+zk_available() {
+  [[ -x $ZK_SERVER ]] && command -v java >/dev/null
+}
+
+# zk_free_port: a free port below the ephemeral range.
+zk_free_port() {
+  python3 - <<'PY'
+import random, socket
+for _ in range(200):
+    p = random.randrange(20000, 32000)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+PY
+}
+
+# zk_ruok PORT: the server on PORT answers "imok".
+zk_ruok() {
+  [[ $(timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1 && echo ruok >&3 && cat <&3" 2>/dev/null) == imok ]]
+}
+
+# start_zk NAME PORT [SERVERS]: a standalone server (or, with SERVERS, a
+# member of the ensemble "1=127.0.0.1:P1:E1,2=..." whose id is NAME's
+# digits) on 127.0.0.1:PORT with its data in $T/zk-NAME (kept across a
+# restart of the same NAME); sets ZK_PID[NAME].  Short ticks (200 ms) so
+# that sessions of 1 s and up are allowed.  Waits until it answers,
+# unless ZK_NOWAIT is set (an ensemble member waits for its quorum).
+declare -A ZK_PID
+start_zk() {
+  local name=$1 port=$2 servers=${3:-} dir=$T/zk-$1
+  mkdir -p "$dir/data"
+  cat >"$dir/zoo.cfg" <<CFG
+tickTime=200
+initLimit=25
+syncLimit=10
+dataDir=$dir/data
+clientPort=$port
+clientPortAddress=127.0.0.1
+admin.enableServer=false
+minSessionTimeout=400
+maxSessionTimeout=60000
+4lw.commands.whitelist=ruok,srvr,stat,mntr
+CFG
+  if [[ -n $servers ]]; then
+    local s
+    for s in ${servers//,/ }; do echo "server.${s%%=*}=${s#*=}" >>"$dir/zoo.cfg"; done
+    echo "${name//[!0-9]/}" >"$dir/data/myid"
+  fi
+  cp /etc/zookeeper/conf_example/log4j.properties "$dir/" 2>/dev/null
+  (cd "$dir" && ZOOCFGDIR=$dir ZOO_LOG_DIR=$dir JVMFLAGS="-Xmx192m" \
+    exec "$ZK_SERVER" start-foreground "$dir/zoo.cfg" >"$dir/out" 2>&1) &
+  ZK_PID[$name]=$!
+  PIDS+=($!)
+  [[ -n ${ZK_NOWAIT:-} ]] && return 0
+  wait_for 60 zk_ruok "$port"
+}
+
+# stop_zk NAME [SIGNAL]: stop that server (TERM by default) and reap it.
+stop_zk() {
+  local pid=${ZK_PID[$1]:-}
+  [[ -n $pid ]] || return 0
+  kill "-${2:-TERM}" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  ZK_PID[$1]=
+}
