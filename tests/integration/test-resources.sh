@@ -109,6 +109,31 @@ if "$BIN/hearth-executor" --help 2>&1 | grep -q -- --resource; then
       grep -c -- '--resource gpu=')" = 3
 fi
 
+check "hearth-tail --state lists the addresses and their holders" \
+  eval '"$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 3s |
+    grep -q "resources: gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)"'
+check "... the app's amounts and each executor's addresses" \
+  eval '"$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 3s >"$T/state.txt" &&
+    grep -q "each executor: gpu=1" "$T/state.txt" &&
+    test "$(grep -c "RUNNING  gpu=[01]$" "$T/state.txt")" = 3'
+WEB=$(jq -r '.web_url // empty' "$T/state.first" 2>/dev/null)
+[[ -z $WEB ]] && WEB=$(sed -n 's/.*web pages at \(http[^ ]*\).*/\1/p' "$T/master.log" | tail -1)
+curl -s -m 10 "$WEB/json" >"$T/spark.json"
+check "Spark's /json: a worker's resources, resourcesused and resourcesfree" \
+  jq -e --arg a "$ID_a" '[.workers[] | select(.id == $a)][0]
+    | .resources.gpu.addresses == ["0","1"] and .resourcesused.gpu.addresses == ["0","1"]
+    and .resourcesfree.gpu.addresses == []' "$T/spark.json"
+check "... and an app's resourcesperexecutor" \
+  jq -e '[.activeapps[] | select(.name == "first")][0].resourcesperexecutor
+    == [{"name": "gpu", "amount": 1}]' "$T/spark.json"
+curl -s -m 10 "$WEB/" >"$T/master.html"
+check "the master's page shows who holds each address" \
+  grep -q "gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)" "$T/master.html"
+WWEB=$(sed -n 's/.*worker web pages at \(http[^ ]*\).*/\1/p' "$T/a.log" | tail -1)
+curl -s -m 10 "$WWEB/" >"$T/worker.html"
+check "the worker's page too" \
+  grep -q "gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)" "$T/worker.html"
+
 # --- a second application waits for the addresses ----------------------------
 start_gpu second 1
 wait_for 10 test -n "$(app_id second)"
