@@ -13,7 +13,9 @@
 #   stderr: "the most any live worker has is 2"), the state's `waiting`
 #   too;
 # - a bad --resource and bad discovery output stop a worker (exit 1)
-#   with a message naming the value or the script.
+#   with a message naming the value or the script;
+# - local-cluster passes --worker-resource and --worker-resource-discovery
+#   to its workers: the same placement there.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 150
@@ -176,6 +178,34 @@ check "an application asking 3 gpu waits, its driver saying why" \
 check "... and its state's waiting says so" \
   jq_state '[.apps[] | select(.name == "third")][0]
     | .state == "WAITING" and (.waiting | test("the most any live worker has is 2"))'
+
+# --- local-cluster ------------------------------------------------------------
+# Two local workers of 2 cores, one gpu each: 1-core executors asking a
+# gpu are one per worker (4 without the gpu), each started with it.
+L=$(job local '{"name":"local","stages":[{"name":"s","tasks":[
+  {"fn":"sleep_ms","arg":"1500","count":4}]}]}')
+: >"$T/executor-argv"
+check "local-cluster with --worker-resource gpu=0: the job runs" \
+  env HEARTH_BIN_DIR="$T/bin" "$BIN/hearth-submit" --master 'local-cluster[2,2,512]' \
+  --lib "$TASKS_LIB" --executor-cores 1 --worker-resource gpu=0 \
+  --executor-resource gpu=1 "$L"
+check "... on 2 executors, one per worker, each with --resource gpu=0" \
+  eval 'test "$(grep -c -- "--resource gpu=0" "$T/executor-argv")" = 2 &&
+    test "$(grep -o -- "--shuffle-dir [^ ]*" "$T/executor-argv" | sort -u | wc -l)" = 2'
+: >"$T/executor-argv"
+check "HEARTH_WORKER_RESOURCE=gpu=0,1 (the environment's comma list) and gpu=2" \
+  env HEARTH_BIN_DIR="$T/bin" HEARTH_WORKER_RESOURCE=gpu=0,1 \
+  HEARTH_EXECUTOR_RESOURCE=gpu=2 "$BIN/hearth-submit" \
+  --master 'local-cluster[2,2,512]' --lib "$TASKS_LIB" --executor-cores 1 "$L"
+check "... one executor per worker holding both" \
+  test "$(grep -c -- "--resource gpu=0,1" "$T/executor-argv")" = 2
+check "local-cluster --worker-resource-discovery: the job runs" \
+  env HEARTH_BIN_DIR="$T/bin" "$BIN/hearth-submit" --master 'local-cluster[1,2,512]' \
+  --lib "$TASKS_LIB" --worker-resource-discovery "gpu=$T/gpus-a.sh" \
+  --executor-resource gpu=2 "$L"
+check "a bad --worker-resource is refused before anything starts" \
+  eval '! "$BIN/hearth-submit" --master "local-cluster[1,1,512]" --lib "$TASKS_LIB" \
+    --worker-resource gpu= "$L" 2>"$T/lerr" && grep -q "bad --worker-resource gpu=" "$T/lerr"'
 
 # --- bad values stop a worker -----------------------------------------------
 bad_worker() {
