@@ -24,16 +24,35 @@ s_holds (const hearth_resources_t *r, const char *name, const char *addr)
     return false;
 }
 
+/* The live executor of w holding addr of name, or NULL.  Callers may be
+   walking w->executors themselves (workers.c's reconciliation): its
+   cursor is put back where it was. */
+static const reg_exec_t *
+s_exec_holder (const reg_worker_t *w, const char *name, const char *addr)
+{
+    void *cursor = zlistx_cursor (w->executors); /* a handle, or NULL */
+    const reg_exec_t *found = NULL;
+    for (reg_exec_t *e = zlistx_first (w->executors); e && !found;
+         e = zlistx_next (w->executors))
+        if (s_holds (&e->resources, name, addr))
+            found = e;
+    /* back to where it was (the cursor's handle), or to the head when it
+       was there; zlistx_find would compare items with strcmp */
+    void *at = zlistx_first (w->executors);
+    while (at && zlistx_cursor (w->executors) != cursor)
+        at = zlistx_next (w->executors);
+    return found;
+}
+
 const char *
 registry_worker_holder (const reg_worker_t *w, const char *name,
                         const char *addr, char *buf, size_t size)
 {
-    for (reg_exec_t *e = zlistx_first (w->executors); e;
-         e = zlistx_next (w->executors))
-        if (s_holds (&e->resources, name, addr)) {
-            snprintf (buf, size, "%s/%d", e->app->id, e->exec_id);
-            return buf;
-        }
+    const reg_exec_t *e = s_exec_holder (w, name, addr);
+    if (e) {
+        snprintf (buf, size, "%s/%d", e->app->id, e->exec_id);
+        return buf;
+    }
     const char *key = registry__stopping_holder (w, name, addr);
     if (key) {
         snprintf (buf, size, "%s", key);

@@ -207,6 +207,7 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     w->dead_handle = zlistx_add_end (self->dead, w);
     w->cores_foreign = 0;
     w->memory_foreign_mb = 0;
+    hearth_resources_clear (&w->resources_foreign);
     registry__stopping_clear (w);
     reg_exec_t *exec;
     while ((exec = zlistx_first (w->executors)))

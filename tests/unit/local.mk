@@ -180,6 +180,12 @@ tests_unit_test_regended_SOURCES = tests/unit/test_regended.c \
 tests_unit_test_regended_CFLAGS = $(unit_cflags)
 tests_unit_test_regended_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_regres
+tests_unit_test_regres_SOURCES = tests/unit/test_regres.c \
+	$(registry_sources)
+tests_unit_test_regres_CFLAGS = $(unit_cflags)
+tests_unit_test_regres_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h
 tests_unit_test_packed_CFLAGS = $(unit_cflags)
