@@ -195,6 +195,16 @@ check "a worker with 3 gpus joins: the third application runs there" \
 check "... and its driver hears it is no longer held back" \
   wait_for 5 grep -q "the master no longer holds the application back" "$T/third.err"
 
+# --- cluster mode: the amounts travel with the driver's settings -----------
+Q=$(job quick '{"name":"quick","stages":[{"name":"s","tasks":[
+  {"fn":"sleep_ms","arg":"300","count":2}]}]}')
+check "a cluster-mode driver asking gpu=1 per executor runs its job" \
+  "$BIN/hearth-submit" --master "$MASTER_URL" --deploy-mode cluster \
+  --driver-memory 256M --lib "$TASKS_LIB" --executor-cores 1 \
+  --executor-resource gpu=1 --heartbeat-interval "${INTERVAL_MS}ms" "$Q"
+check "... its application asked for them" \
+  jq_state '[.apps[] | select(.name == "quick")][0].executor_resources == {"gpu": 1}'
+
 # --- local-cluster ------------------------------------------------------------
 # Two local workers of 2 cores, one gpu each: 1-core executors asking a
 # gpu are one per worker (4 without the gpu), each started with it.
