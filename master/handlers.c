@@ -187,8 +187,10 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     if (hearth_resource_amounts_from_json (
             &amounts, cJSON_GetObjectItem (b, "executor_resources"), &rerr)
         < 0) {
-        master_reject (m, rid, "bad_request", rerr.text,
-                       "REGISTER_APPLICATION");
+        char text[400];
+        snprintf (text, sizeof text,
+                  "REGISTER_APPLICATION executor_resources: %s", rerr.text);
+        master_reject (m, rid, "bad_field", text, "REGISTER_APPLICATION");
         return;
     }
     registry_app_desc_t desc = {

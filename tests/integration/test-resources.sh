@@ -233,6 +233,10 @@ check "a bad --worker-resource is refused before anything starts" \
   eval '! "$BIN/hearth-submit" --master "local-cluster[1,1,512]" --lib "$TASKS_LIB" \
     --worker-resource gpu= "$L" 2>"$T/lerr" && grep -q "bad --worker-resource gpu=" "$T/lerr"'
 
+check "a bad --executor-resource is refused by hearth-submit, naming it" \
+  eval '! "$BIN/hearth-submit" --master "$MASTER_URL" --executor-resource gpu=0 \
+    "$L" 2>"$T/eerr" && grep -q "bad --executor-resource gpu=0" "$T/eerr"'
+
 # --- bad values stop a worker -----------------------------------------------
 bad_worker() {
   HEARTH_BIN_DIR="$T/bin" "$BIN/hearth-worker" --master "$MASTER_URL" \
