@@ -63,6 +63,12 @@ s_worker_fill (registry_t *self, reg_worker_t *w,
     registry__peer_set (self, rid, PEER_WORKER, w);
     w->cores = desc->cores;
     w->memory_mb = desc->memory_mb;
+    hearth_resources_t offered = {0};
+    if (desc->resources
+        && hearth_resources_copy (&offered, desc->resources) < 0)
+        return -1;
+    hearth_resources_clear (&w->resources);
+    w->resources = offered;
     return 0;
 }
 
@@ -201,6 +207,7 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     w->dead_handle = zlistx_add_end (self->dead, w);
     w->cores_foreign = 0;
     w->memory_foreign_mb = 0;
+    hearth_resources_clear (&w->resources_foreign);
     registry__stopping_clear (w);
     reg_exec_t *exec;
     while ((exec = zlistx_first (w->executors)))
