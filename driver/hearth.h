@@ -47,6 +47,15 @@ extern "C" {
 
 /* ---- function tasks: what a shipped library exports ------------------- */
 
+/* One custom resource a function task was given (its stage's
+   "resources"): count addresses of name, held by no other running
+   attempt.  Borrowed for the call. */
+typedef struct {
+    const char *name;             /* "gpu" */
+    const char *const *addresses; /* count addresses: "0", "3" */
+    size_t count;                 /* the stage's amount of name */
+} hearth_task_resource_t;
+
 /* What a function task receives. */
 typedef struct {
     const char *arg;   /* the task's argument ("" when none) */
@@ -54,6 +63,10 @@ typedef struct {
     size_t input_len;  /* bytes at input */
     uint64_t index;    /* the task's index within its stage */
     int attempt;       /* 0 for the first attempt, then 1, 2... */
+    /* (added at the end: libraries built before still work) */
+    const hearth_task_resource_t *resources; /* the resources it was given,
+                                                NULL when none */
+    size_t nresources;                       /* entries at resources */
 } hearth_task_in_t;
 
 /* What a function task hands back. */
