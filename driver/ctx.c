@@ -81,6 +81,11 @@ hearth_ctx_new (const hearth_opts_t *opts, char *errbuf, size_t errlen)
     }
     if (!(ctx->conf = driver_conf_copy (opts, errbuf, errlen)))
         goto error;
+    if (driver_executor_resources (ctx->conf, &ctx->executor_resources, &err)
+        < 0) {
+        s_copy (errbuf, errlen, err.text);
+        goto error;
+    }
     /* Log under the name of the program the user ran: hearth-driver, or
        hearth-submit running it, or their own driver program. */
     if (hearth_log_open (program_invocation_short_name,
@@ -127,6 +132,7 @@ hearth_ctx_destroy (hearth_ctx_t **self_p)
     }
     zlistx_destroy (&ctx->jobs);
     hearth_conf_destroy (&ctx->conf);
+    hearth_resource_amounts_clear (&ctx->executor_resources);
     free (ctx);
     *self_p = NULL;
     errno = saved;

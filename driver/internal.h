@@ -44,6 +44,7 @@
 #include "driver/hearth.h"
 #include "libcore/conf.h"
 #include "libcore/packed.h"
+#include "libcore/resources.h"
 #include "libcore/sock.h"
 
 /* Stage uids stay below 2^21: a task id is uid << 32 | index. */
@@ -136,7 +137,9 @@ struct hearth_ctx {
     bool running;          /* thread started, not yet joined */
     zlistx_t *jobs;        /* hearth_job_t not yet destroyed */
     char app_id[160];      /* from the master, or local-made */
-    char error[512];       /* last context-level error */
+    hearth_resource_amounts_t executor_resources; /* parsed from conf's
+                                                     executor-resource */
+    char error[512];                              /* last context-level error */
 };
 
 /* opts.c */
@@ -152,6 +155,26 @@ hearth_conf_t *driver_opts_conf (hearth_opts_t *opts);
    saying what is wrong ("missing port") and where it came from; else 0
    (local modes are checked when the engine starts). */
 int driver_check_master (hearth_conf_t *conf, hearth_error_t *err);
+/* Each executor's custom resources, conf's --executor-resource values
+   ("gpu=1", repeatable; HEARTH_EXECUTOR_RESOURCE="gpu=1,fpga=2"), parsed
+   into an empty out (the caller clears it).  0, or -1 with err naming
+   the bad value. */
+int driver_executor_resources (const hearth_conf_t *conf,
+                               hearth_resource_amounts_t *out,
+                               hearth_error_t *err);
+/* A list setting's items joined by commas (items that hold none), as an
+   environment variable or a --conf value carries it; caller frees; NULL
+   on no memory. */
+char *driver_list_join (const hearth_conf_t *conf, const char *name);
+/* Whether conf's executor-resource values parse: 0, or -1 with err. */
+int driver_check_executor_resources (const hearth_conf_t *conf,
+                                     hearth_error_t *err);
+/* The parsed executor-resource amounts of ctx's settings (borrowed: they
+   live as long as ctx; empty when none was asked for).  What the driver
+   checks stages against, and what REGISTER_APPLICATION carries as
+   executor_resources. */
+const hearth_resource_amounts_t *
+opts_executor_resources (const hearth_ctx_t *ctx);
 /* The largest result (max-result-bytes) and the largest input from an
    unpartitioned stage: each travels as one frame of a message, and a
    frame larger than the sockets' ZMQ_MAXMSGSIZE (HEARTH_SOCK_MAX_MSG_BYTES,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "driver/eventlog.h"
+#include "driver/internal.h"
 #include "driver/master_msgs.h"
 #include "libcore/ids.h"
 
@@ -49,6 +50,13 @@ master_msg_register (const master_reg_t *reg, cJSON *executors)
         cJSON_AddNumberToObject (
             b, "cores_per_executor",
             (double) hearth_conf_int (conf, "executor-cores"));
+    hearth_resource_amounts_t amounts;
+    if (driver_executor_resources (conf, &amounts, NULL) == 0) {
+        if (amounts.n) /* checked when the context was made */
+            cJSON_AddItemToObject (b, "executor_resources",
+                                   hearth_resource_amounts_to_json (&amounts));
+        hearth_resource_amounts_clear (&amounts);
+    }
     cJSON_AddNumberToObject (
         b, "memory_per_executor_mb",
         (double) (reg->memory_mb > 0 ? reg->memory_mb : 1));

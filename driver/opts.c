@@ -14,6 +14,7 @@
 
 #include "driver/internal.h"
 #include "libcore/log.h"
+#include "libcore/resources.h"
 #include "libcore/shuffleopts.h"
 #include "libcore/sock.h"
 #include "libcore/units.h"
@@ -32,6 +33,10 @@ static const hearth_opt_t s_options[] = {
      "cores per executor (default: all of a worker's)", 1, 65536},
     {"executor-memory", HEARTH_OPT_MEMORY, "1G", "SIZE",
      "memory per executor (plain numbers are MiB)"},
+    {"executor-resource", HEARTH_OPT_LIST, NULL, "NAME=N",
+     "N addresses of custom resource NAME (gpu, fpga...) per executor: "
+     "executors go only where a worker has them free (repeatable; "
+     "docs/resources.md)"},
     {"lib", HEARTH_OPT_LIST, NULL, "FILE",
      "a shared library of function tasks to ship (repeatable)"},
     {"files", HEARTH_OPT_LIST, NULL, "FILE[,FILE...]",
@@ -150,6 +155,22 @@ driver_check_limits (hearth_conf_t *conf, hearth_error_t *err)
         hearth_format_size (DRIVER_MAX_FRAME_DATA, limit, sizeof limit));
 }
 
+int
+driver_check_executor_resources (const hearth_conf_t *conf, hearth_error_t *err)
+{
+    hearth_resource_amounts_t a;
+    if (driver_executor_resources (conf, &a, err) < 0)
+        return -1;
+    hearth_resource_amounts_clear (&a);
+    return 0;
+}
+
+const hearth_resource_amounts_t *
+opts_executor_resources (const hearth_ctx_t *ctx)
+{
+    return &ctx->executor_resources;
+}
+
 /* Read defaults, the defaults file, HEARTH_* variables and HEARTH_CONF
    into a new conf. */
 static hearth_conf_t *
@@ -198,10 +219,62 @@ hearth_opts_destroy (hearth_opts_t **self_p)
 }
 
 int
+driver_executor_resources (const hearth_conf_t *conf,
+                           hearth_resource_amounts_t *out, hearth_error_t *err)
+{
+    const char *const *items;
+    size_t n = hearth_conf_list (conf, "executor-resource", &items);
+    hearth_resource_amounts_t a = {0};
+    hearth_error_t perr;
+    for (size_t i = 0; i < n; i++)
+        if (hearth_resource_amounts_add_spec (&a, items[i], &perr) < 0) {
+            hearth_resource_amounts_clear (&a);
+            return hearth_errprintf (err, "bad --executor-resource %s: %s",
+                                     items[i], perr.text);
+        }
+    *out = a;
+    return 0;
+}
+
+char *
+driver_list_join (const hearth_conf_t *conf, const char *name)
+{
+    const char *const *items;
+    size_t n = hearth_conf_list (conf, name, &items), len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += strlen (items[i]) + 1;
+    char *out = malloc (len), *o = out;
+    for (size_t i = 0; out && i < n; i++)
+        o += sprintf (o, "%s%s", i ? "," : "", items[i]);
+    if (out)
+        *o = '\0';
+    return out;
+}
+
+/* An executor-resource value, refused where it is given rather than
+   when the application starts. */
+static int
+s_check_executor_resource (const char *value, hearth_error_t *err)
+{
+    hearth_resource_amounts_t a = {0};
+    hearth_error_t perr;
+    int rc = hearth_resource_amounts_add_spec (&a, value, &perr);
+    hearth_resource_amounts_clear (&a);
+    return rc < 0 ? hearth_errprintf (err, "bad --executor-resource %s: %s",
+                                      value, perr.text)
+                  : 0;
+}
+
+int
 hearth_opts_set (hearth_opts_t *self, const char *name, const char *value,
                  char *errbuf, size_t errlen)
 {
     hearth_error_t err;
+    if (name && value && strcmp (name, "executor-resource") == 0
+        && s_check_executor_resource (value, &err) < 0) {
+        s_copy_error (errbuf, errlen, err.text);
+        return -1;
+    }
     if (hearth_conf_set (self->conf, name, value, HEARTH_SRC_FLAG, &err) < 0) {
         s_copy_error (errbuf, errlen, err.text);
         return -1;
@@ -332,6 +405,7 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
     }
     if (driver_check_master (conf, &err) < 0
         || driver_check_limits (conf, &err) < 0
+        || driver_check_executor_resources (conf, &err) < 0
         || s_resolve_submit_dir (conf, &err) < 0) {
         s_copy_error (errbuf, errlen, err.text);
         hearth_conf_destroy (&conf);
@@ -356,7 +430,8 @@ driver_opts_from_argv (int argc, char **argv, int *first, char *errbuf,
     *first = hearth_conf_parse (self->conf, argc, argv, &err);
     if (*first >= 0 && !hearth_conf_wants_help (self->conf)
         && !hearth_conf_wants_version (self->conf)
-        && driver_check_master (self->conf, &err) < 0)
+        && (driver_check_master (self->conf, &err) < 0
+            || driver_check_executor_resources (self->conf, &err) < 0))
         *first = -1;
     if (*first < 0) {
         s_copy_error (errbuf, errlen, err.text);

@@ -168,6 +168,22 @@ s_export_params (hearth_conf_t *conf)
     return rc < 0 ? submit_fail (-1, "out of memory") : 0;
 }
 
+/* The --executor-resource values, for the driver (comma-separated in
+   HEARTH_EXECUTOR_RESOURCE: NAME=N holds no comma). */
+static int
+s_export_executor_resources (hearth_conf_t *conf)
+{
+    hearth_error_t err;
+    if (!driver_setting_given (conf, "executor-resource"))
+        return 0;
+    if (driver_check_executor_resources (conf, &err) < 0)
+        return submit_fail (-1, "%s", err.text);
+    char *text = driver_list_join (conf, "executor-resource");
+    int rc = text ? setenv ("HEARTH_EXECUTOR_RESOURCE", text, 1) : -1;
+    free (text);
+    return rc < 0 ? submit_fail (-1, "out of memory") : 0;
+}
+
 /* Hand every driver setting given on the command line to the driver. */
 static int
 s_export (hearth_conf_t *conf)
@@ -181,7 +197,7 @@ s_export (hearth_conf_t *conf)
             return submit_fail (-1, "cannot prepare the driver's environment");
     }
     if (s_export_libs (conf) < 0 || s_export_files (conf) < 0
-        || s_export_params (conf) < 0)
+        || s_export_params (conf) < 0 || s_export_executor_resources (conf) < 0)
         return -1;
     /* Our programs find each other beside this one. */
     char dir[PATH_MAX];

@@ -310,6 +310,12 @@ s_settings (hearth_conf_t *conf, const s_files_t *f)
                 cJSON_AddStringToObject (map, o->name, text);
             free (text);
         }
+        else if (strcmp (o->name, "executor-resource") == 0) {
+            char *text = driver_list_join (conf, o->name);
+            if (text)
+                cJSON_AddStringToObject (map, o->name, text);
+            free (text);
+        }
         else
             cJSON_AddStringToObject (map, o->name,
                                      hearth_conf_str (conf, o->name));
