@@ -269,6 +269,16 @@ int hearth_stage_add_command (hearth_stage_t *stage, const char *const *argv);
 int hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
                                const char *arg);
 
+/* Each task of the stage needs amount (1..1024) of the custom resource
+   name ("gpu"; a name as --resource takes: docs/resources.md): it runs
+   only where that many addresses are free, holding them while it runs,
+   and learns them from HEARTH_RESOURCE_<NAME> (CUDA_VISIBLE_DEVICES too
+   for gpu) or hearth_task_in_t's resources.  Setting a name again
+   replaces its amount.  Refused at submit when the executors get less
+   of it (--executor-resource).  Returns 0 or -1 (EINVAL). */
+int hearth_stage_set_resource (hearth_stage_t *stage, const char *name,
+                               int amount);
+
 /* Per-task time limit for the tasks added after this call; 0: none. */
 int hearth_stage_set_timeout (hearth_stage_t *stage, int64_t timeout_ms);
 

@@ -6,6 +6,7 @@
 */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,4 +135,63 @@ resalloc_give (resalloc_t *self, hearth_resources_t *got)
                     self->busy[i][k] = false;
     }
     hearth_resources_clear (got);
+}
+
+/* A command's environment gains "NAME=VALUE" lines for what t holds; a
+   function's fn_resources points into t->held.  -1 on no memory. */
+static int
+s_hand (task_t *t)
+{
+    const hearth_resources_t *held = &t->held;
+    if (!t->argv) {
+        t->fn_resources = calloc (held->n, sizeof *t->fn_resources);
+        for (size_t i = 0; t->fn_resources && i < held->n; i++)
+            t->fn_resources[i] = (hearth_task_resource_t){
+                .name = held->v[i].name,
+                .addresses = (const char *const *) held->v[i].addrs,
+                .count = held->v[i].naddrs};
+        return t->fn_resources ? 0 : -1;
+    }
+    size_t n = 0;
+    while (t->env && t->env[n])
+        n++;
+    char **env = realloc (t->env, (n + 2 * held->n + 1) * sizeof *env);
+    if (!env)
+        return -1;
+    t->env = env;
+    env[n] = NULL;
+    for (size_t i = 0; i < held->n; i++) {
+        char name[HEARTH_RESOURCE_ENV_MAX];
+        char *list = hearth_resource_join (&held->v[i]);
+        hearth_resource_env_name (held->v[i].name, name, sizeof name);
+        if (!list || asprintf (&env[n], "%s=%s", name, list) < 0) {
+            free (list);
+            return -1;
+        }
+        env[++n] = NULL;
+        if (strcmp (held->v[i].name, "gpu") == 0
+            && asprintf (&env[n], "CUDA_VISIBLE_DEVICES=%s", list) >= 0)
+            env[++n] = NULL;
+        free (list);
+    }
+    return 0;
+}
+
+int
+resalloc_acquire (resalloc_t *self, task_t *t, hearth_error_t *err)
+{
+    if (resalloc_check (self, &t->need, err) < 0) {
+        t->permanent = true; /* this executor will never have them */
+        return -1;
+    }
+    int rc = resalloc_take (self, &t->need, &t->held);
+    if (rc == 0 && s_hand (t) < 0)
+        rc = -1;
+    if (rc < 0) {
+        resalloc_give (self, &t->held);
+        free (t->fn_resources);
+        t->fn_resources = NULL;
+        return hearth_errprintf (err, "out of memory starting the task");
+    }
+    return rc;
 }

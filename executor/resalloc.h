@@ -8,7 +8,7 @@
     more such attempts than there are free addresses; one that arrives
     anyway waits in the task table's queue (resalloc_take says "not now").
 
-    Pure bookkeeping on the loop thread: no I/O, no locks.  The table
+    Bookkeeping on the loop thread: no I/O, no locks.  The table
     borrows the executor's address set, which must outlive it.
 */
 #ifndef HEARTH_EXECUTOR_RESALLOC_H
@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "executor/executor.h"
 #include "libcore/error.h"
 #include "libcore/resources.h"
 
@@ -39,6 +40,14 @@ int resalloc_take (resalloc_t *self, const hearth_resource_amounts_t *want,
                    hearth_resources_t *got);
 /* Give got's addresses back and clear got.  Accepts an empty set. */
 void resalloc_give (resalloc_t *self, hearth_resources_t *got);
+/* Give task t (queued, not started) what its need asks for: the
+   addresses into t->held, and their view: "HEARTH_RESOURCE_GPU=0,1" (and
+   "CUDA_VISIBLE_DEVICES=0,1" for gpu) added to a command's env, the
+   fn_resources of a function.  Returns 0, 1 when not enough are free now
+   (nothing taken: it waits), or -1 with err when it cannot run here (a
+   need beyond what the executor holds: t->permanent set) or on no
+   memory (nothing taken). */
+int resalloc_acquire (resalloc_t *self, task_t *t, hearth_error_t *err);
 /* Addresses of name free now (0 for an unknown name). */
 size_t resalloc_free (const resalloc_t *self, const char *name);
 

@@ -366,47 +366,6 @@ s_start (tasks_t *self, task_t *t, task_t **batch, size_t *nbatch)
     return 0;
 }
 
-/* Give t the addresses of its resources: "HEARTH_RESOURCE_GPU=0,1" (and
-   "CUDA_VISIBLE_DEVICES=0,1" for gpu) added to a command's environment,
-   their list to a function.  -1 on no memory. */
-static int
-s_hand_resources (task_t *t)
-{
-    const hearth_resources_t *held = &t->held;
-    if (!t->argv) {
-        t->fn_resources = calloc (held->n, sizeof *t->fn_resources);
-        for (size_t i = 0; t->fn_resources && i < held->n; i++)
-            t->fn_resources[i] = (hearth_task_resource_t){
-                .name = held->v[i].name,
-                .addresses = (const char *const *) held->v[i].addrs,
-                .count = held->v[i].naddrs};
-        return t->fn_resources ? 0 : -1;
-    }
-    size_t n = 0;
-    while (t->env && t->env[n])
-        n++;
-    char **env = realloc (t->env, (n + 2 * held->n + 1) * sizeof *env);
-    if (!env)
-        return -1;
-    t->env = env;
-    env[n] = NULL;
-    for (size_t i = 0; i < held->n; i++) {
-        char name[HEARTH_RESOURCE_ENV_MAX];
-        char *list = hearth_resource_join (&held->v[i]);
-        hearth_resource_env_name (held->v[i].name, name, sizeof name);
-        if (!list || asprintf (&env[n], "%s=%s", name, list) < 0) {
-            free (list);
-            return -1;
-        }
-        env[++n] = NULL;
-        if (strcmp (held->v[i].name, "gpu") == 0
-            && asprintf (&env[n], "CUDA_VISIBLE_DEVICES=%s", list) >= 0)
-            env[++n] = NULL;
-        free (list);
-    }
-    return 0;
-}
-
 /* Take t's resources.  Returns 0 (it holds them, or needs none), 1 when
    not enough addresses are free now (it waits), -1 when it failed
    (already reported and freed). */
@@ -414,21 +373,9 @@ static int
 s_take_resources (tasks_t *self, task_t *t)
 {
     hearth_error_t err;
-    if (t->need.n == 0)
-        return 0;
-    if (resalloc_check (self->res, &t->need, &err) < 0) {
-        t->permanent = true; /* this executor will never have them */
+    int rc = t->need.n ? resalloc_acquire (self->res, t, &err) : 0;
+    if (rc < 0)
         s_complete (self, t, "FAILED", err.text, NULL, 0);
-        return -1;
-    }
-    int rc = resalloc_take (self->res, &t->need, &t->held);
-    if (rc == 0 && s_hand_resources (t) < 0)
-        rc = -1;
-    if (rc < 0) {
-        resalloc_give (self->res, &t->held);
-        s_complete (self, t, "FAILED", "out of memory starting the task", NULL,
-                    0);
-    }
     return rc;
 }
 

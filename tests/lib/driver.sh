@@ -17,6 +17,20 @@ job() {
   echo "$T/$1.json"
 }
 
+# refused NAME CONTENT EXPECTED-MESSAGE: the job file NAME of CONTENT is
+# refused in local[1] with exit 2, saying EXPECTED-MESSAGE.
+refused() {
+  local file
+  file=$(job "$1" "$2")
+  submit --master 'local[1]' "$file"
+  local rc=$?
+  if [[ $rc -eq 2 ]] && grep -qF -- "$3" "$T/err"; then
+    pass "$1 is refused: $3"
+  else
+    fail "$1: exit $rc, stderr: $(cat "$T/err")"
+  fi
+}
+
 # same FILE1 FILE2: identical contents, else show the difference.
 same() {
   if cmp -s "$1" "$2"; then return 0; fi
