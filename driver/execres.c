@@ -3,10 +3,16 @@
 */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "driver/execres.h"
 #include "libcore/log.h"
+
+/* How the master's link words the loss of an executor killed for memory
+   (driver/master.c s_executor_updated). */
+static const char s_oom_prefix[] = "OOM_KILLED: ";
 
 void
 execres_register (hearth_taskset_t *ts, int exec_id, const cJSON *json,
@@ -39,8 +45,15 @@ int
 execres_remove (work_t *work, int exec_id, const char *worker,
                 const char *reason, hearth_ts_dropped_fn *fn, void *arg)
 {
-    (void) worker;
-    (void) reason;
-    return hearth_taskset_remove_executor_each (work_taskset (work), exec_id,
-                                                fn, arg);
+    hearth_taskset_t *ts = work_taskset (work);
+    if (strncmp (reason, s_oom_prefix, strlen (s_oom_prefix)) != 0)
+        return hearth_taskset_remove_executor_each (ts, exec_id, fn, arg);
+    /* Its tasks killed it: each counts as a failure of its task, so that
+       a task that kills every executor it lands on fails its job after
+       max-failures, with this reason. */
+    char text[512];
+    snprintf (text, sizeof text, "executor %d on worker %s %s", exec_id,
+              worker && *worker ? worker : "?", reason + strlen (s_oom_prefix));
+    work_set_exec_failure (work, text);
+    return hearth_taskset_remove_executor_failed (ts, exec_id, fn, arg);
 }

@@ -25,6 +25,9 @@ struct work {
     bool app_dead;              /* the application is over */
     char app_dead_reason[512];  /* why, for jobs submitted after */
     char last_failure[4800];    /* why the last job to end failed, or "" */
+    char exec_failure[512];     /* why the executor whose end counts as
+                                   its tasks' failure ended (set before
+                                   its removal, read by its events) */
     work_cbs_t cbs;             /* the owner's callbacks */
     eventlog_t *el;             /* the event log (borrowed), or NULL */
     work_totals_t ended;        /* what the jobs that ended did */
@@ -527,9 +530,16 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
     case HEARTH_TS_EV_JOB_FAILED:
         if (!job || !st)
             break;
-        snprintf (error, sizeof error,
-                  "stage %s, task %llu: lost with its executor %d times",
-                  st->name, (unsigned long long) ev->index, ev->attempt + 1);
+        if (ev->with_executor) /* it killed its executors (out of memory) */
+            snprintf (error, sizeof error,
+                      "stage %s, task %llu failed %d times; last error: %s",
+                      st->name, (unsigned long long) ev->index, ev->attempt + 1,
+                      self->exec_failure);
+        else
+            snprintf (error, sizeof error,
+                      "stage %s, task %llu: lost with its executor %d times",
+                      st->name, (unsigned long long) ev->index,
+                      ev->attempt + 1);
         work_fail_job (self, job, error);
         break;
     case HEARTH_TS_EV_KILL:
@@ -537,6 +547,12 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
                         DRIVER_TID (ev->stage, ev->index), ev->attempt);
         break;
     }
+}
+
+void
+work_set_exec_failure (work_t *self, const char *text)
+{
+    snprintf (self->exec_failure, sizeof self->exec_failure, "%s", text);
 }
 
 void
