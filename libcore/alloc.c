@@ -15,6 +15,9 @@ typedef struct {
     size_t *order;      /* scratch: worker indices (shuffle, usable) */
     int *assigned;      /* scratch: cores per usable worker */
     int *group_used;    /* cores each input group holds so far */
+    hearth_alloc_resource_t *res; /* free custom resources of every worker,
+                                     worker i's from res_first[i] */
+    size_t *res_first;            /* per worker: its first entry in res */
 } s_pool_t;
 
 static void
@@ -25,6 +28,8 @@ s_pool_release (s_pool_t *pool)
     free (pool->order);
     free (pool->assigned);
     free (pool->group_used);
+    free (pool->res);
+    free (pool->res_first);
 }
 
 static int
@@ -37,14 +42,23 @@ s_pool_init (s_pool_t *pool, const hearth_alloc_input_t *in)
     pool->assigned = calloc (n, sizeof *pool->assigned);
     pool->group_used =
         calloc (in->ngroups ? in->ngroups : 1, sizeof *pool->group_used);
+    size_t nres = 1;
+    for (size_t i = 0; i < in->nworkers; i++)
+        nres += in->workers[i].nresources;
+    pool->res = calloc (nres, sizeof *pool->res);
+    pool->res_first = calloc (n, sizeof *pool->res_first);
     if (!pool->cores || !pool->memory_mb || !pool->order || !pool->assigned
-        || !pool->group_used) {
+        || !pool->group_used || !pool->res || !pool->res_first) {
         s_pool_release (pool);
         return -1;
     }
+    nres = 0;
     for (size_t i = 0; i < in->nworkers; i++) {
         pool->cores[i] = in->workers[i].cores_free;
         pool->memory_mb[i] = in->workers[i].memory_free_mb;
+        pool->res_first[i] = nres;
+        for (size_t r = 0; r < in->workers[i].nresources; r++)
+            pool->res[nres++] = in->workers[i].resources[r];
     }
     for (size_t i = 0; i < in->ngroups; i++)
         pool->group_used[i] = in->groups[i].cores_used;
@@ -68,6 +82,43 @@ s_group_room (const hearth_alloc_input_t *in, const s_pool_t *pool, long g)
 {
     int room = in->groups[g].cores_limit - pool->group_used[g];
     return room > 0 ? room : 0;
+}
+
+int
+hearth_alloc_resource_room (const hearth_alloc_app_t *app,
+                            const hearth_alloc_worker_t *w)
+{
+    int room = INT32_MAX;
+    for (size_t i = 0; i < app->nresources; i++) {
+        int have = 0, want = app->resources[i].count;
+        for (size_t j = 0; j < w->nresources; j++)
+            if (strcmp (w->resources[j].name, app->resources[i].name) == 0)
+                have = w->resources[j].count;
+        if (want > 0 && have / want < room)
+            room = have / want;
+    }
+    return room;
+}
+
+/* Worker w as it stands in the pool now. */
+static hearth_alloc_worker_t
+s_pool_worker (const s_pool_t *pool, const hearth_alloc_input_t *in, size_t w)
+{
+    return (hearth_alloc_worker_t){
+        in->workers[w].alive, pool->cores[w], pool->memory_mb[w],
+        pool->res + pool->res_first[w], in->workers[w].nresources};
+}
+
+/* Take one executor's resources of app from worker w. */
+static void
+s_take_resources (s_pool_t *pool, const hearth_alloc_input_t *in, size_t w,
+                  const hearth_alloc_app_t *app)
+{
+    hearth_alloc_resource_t *res = pool->res + pool->res_first[w];
+    for (size_t i = 0; i < app->nresources; i++)
+        for (size_t j = 0; j < in->workers[w].nresources; j++)
+            if (strcmp (res[j].name, app->resources[i].name) == 0)
+                res[j].count -= app->resources[i].count;
 }
 
 static bool
@@ -187,8 +238,10 @@ static bool
 s_usable (const hearth_alloc_input_t *in, const s_pool_t *pool, size_t w,
           const hearth_alloc_app_t *app, int min_cores)
 {
+    hearth_alloc_worker_t now = s_pool_worker (pool, in, w);
     return in->workers[w].alive
-           && s_can_launch (pool, w, min_cores, app->memory_per_executor_mb);
+           && s_can_launch (pool, w, min_cores, app->memory_per_executor_mb)
+           && hearth_alloc_resource_room (app, &now) >= 1;
 }
 
 /* Usable workers for app into pool->order, most free cores first (ties
@@ -264,6 +317,8 @@ s_can_grant (const s_assign_t *a, size_t pos)
                                           : a->assigned[pos] / a->min_cores;
     if (a->one_per_worker && executors > 0)
         return true; /* more cores for the executor already there */
+    if (executors >= hearth_alloc_resource_room (a->app, w))
+        return false; /* no addresses for another one */
     int64_t memory_used = executors * a->app->memory_per_executor_mb;
     return w->memory_free_mb - memory_used >= a->app->memory_per_executor_mb;
 }
@@ -316,8 +371,9 @@ s_add_executor (hearth_alloc_result_t *result, hearth_alloc_executor_t exec)
 /* Turn the cores assigned on each usable worker into executors (Spark's
    allocateWorkerResourceToExecutors) and take them from the pool. */
 static int
-s_launch_assigned (s_pool_t *pool, const hearth_alloc_app_t *app, size_t a,
-                   size_t nusable, hearth_alloc_result_t *result)
+s_launch_assigned (s_pool_t *pool, const hearth_alloc_input_t *in,
+                   const hearth_alloc_app_t *app, size_t a, size_t nusable,
+                   hearth_alloc_result_t *result)
 {
     int cpe = app->cores_per_executor;
     for (size_t pos = 0; pos < nusable; pos++) {
@@ -333,6 +389,7 @@ s_launch_assigned (s_pool_t *pool, const hearth_alloc_app_t *app, size_t a,
                 return -1;
             pool->cores[w] -= e.cores;
             pool->memory_mb[w] -= e.memory_mb;
+            s_take_resources (pool, in, w, app);
         }
     }
     return 0;
@@ -345,8 +402,7 @@ s_pool_view (const s_pool_t *pool, const hearth_alloc_input_t *in,
 {
     for (size_t pos = 0; pos < reach; pos++) {
         size_t w = pool->order[pos];
-        view[w] = (hearth_alloc_worker_t){in->workers[w].alive, pool->cores[w],
-                                          pool->memory_mb[w]};
+        view[w] = s_pool_worker (pool, in, w);
     }
 }
 
@@ -401,7 +457,7 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
                                    in->spread_out, pool->assigned);
         for (size_t pos = 0; g >= 0 && pos < reach; pos++)
             pool->group_used[g] += pool->assigned[pos];
-        rc = s_launch_assigned (pool, &app, a, reach, result);
+        rc = s_launch_assigned (pool, in, &app, a, reach, result);
     }
     free (view);
     return rc;

@@ -29,6 +29,15 @@
        for the drivers and applications after it.  The result says which
        of them their cap held back (apps_capped, drivers_capped).
 
+    5. Custom resources (GPUs...; libcore/resources.h): a worker offers
+       free addresses by name, an application asks for an amount of some
+       names per executor.  A worker is usable for an application only
+       when its free addresses cover one executor, and each new executor
+       takes its amounts there (with cores_per_executor unset, the one
+       executor per worker takes them once).  Which addresses is the
+       caller's choice: the allocator counts.  An application that asks
+       for none is placed as before.
+
     The function is pure: the input is borrowed and not changed, the
     result is written into a hearth_alloc_result_t that the caller clears.
     Resources taken by one step are not available to the next (a driver's
@@ -50,11 +59,21 @@ typedef struct {
     int cores_used;  /* cores they hold before this pass */
 } hearth_alloc_group_t;
 
+/* A count of one custom resource: a worker's free addresses of name, or
+   what one executor of an application needs of it. */
+typedef struct {
+    const char *name; /* the resource's name (borrowed) */
+    int count;        /* addresses */
+} hearth_alloc_resource_t;
+
 /* A worker as the allocator sees it. */
 typedef struct {
     bool alive;             /* only ALIVE workers get anything */
     int cores_free;         /* cores not yet used */
     int64_t memory_free_mb; /* memory not yet used, MiB */
+    const hearth_alloc_resource_t *resources; /* free addresses by name
+                                                 (borrowed), or NULL */
+    size_t nresources;                        /* entries in resources */
 } hearth_alloc_worker_t;
 
 /* A driver waiting for a worker (cluster mode). */
@@ -73,6 +92,9 @@ typedef struct {
     int64_t memory_per_executor_mb;    /* memory of each executor, MiB */
     const hearth_alloc_group_t *group; /* its key's cap (an entry of the
                                           input's groups), or NULL */
+    const hearth_alloc_resource_t *resources; /* per executor (borrowed),
+                                                 or NULL */
+    size_t nresources;                        /* entries in resources */
 } hearth_alloc_app_t;
 
 /* The shuffle's random source: a number in [0, bound).  NULL: no shuffle
@@ -133,6 +155,11 @@ void hearth_alloc_assign_cores (const hearth_alloc_app_t *app,
                                 const hearth_alloc_worker_t *workers,
                                 const size_t *usable, size_t nusable,
                                 bool spread_out, int *assigned);
+
+/* How many more executors of app the free resources of w allow:
+   INT32_MAX when app asks for none (exposed for tests). */
+int hearth_alloc_resource_room (const hearth_alloc_app_t *app,
+                                const hearth_alloc_worker_t *w);
 
 /* Free what the result owns and zero it. */
 void hearth_alloc_result_clear (hearth_alloc_result_t *result);

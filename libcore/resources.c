@@ -440,3 +440,19 @@ hearth_resource_amounts_clear (hearth_resource_amounts_t *a)
     a->v = NULL;
     a->n = 0;
 }
+
+int
+hearth_resources_copy (hearth_resources_t *dst, const hearth_resources_t *src)
+{
+    hearth_resources_t built = {0};
+    for (size_t i = 0; src && i < src->n; i++)
+        if (hearth_resources_add (&built, src->v[i].name,
+                                  (const char *const *) src->v[i].addrs,
+                                  src->v[i].naddrs, NULL)
+            < 0) {
+            hearth_resources_clear (&built);
+            return -1;
+        }
+    *dst = built;
+    return 0;
+}

@@ -98,6 +98,10 @@ char *hearth_resource_spec (const hearth_resource_t *res);
     (sizeof "HEARTH_RESOURCE_" + HEARTH_RESOURCE_NAME_MAX)
 void hearth_resource_env_name (const char *name, char *buf, size_t len);
 void hearth_resources_clear (hearth_resources_t *r);
+/* Copy src (NULL: an empty set) into the empty dst.  -1 on no memory
+   (dst stays empty). */
+int hearth_resources_copy (hearth_resources_t *dst,
+                           const hearth_resources_t *src);
 
 /* ---- amounts ------------------------------------------------------------- */
 

@@ -29,6 +29,21 @@ s_rand (void *arg, unsigned bound)
 
 /* --- launching -------------------------------------------------------- */
 
+/* "gpu=0,1 fpga=3" into buf, for the log. */
+static void
+s_resources_text (const hearth_resources_t *r, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->n && n < size; i++) {
+        char *spec = hearth_resource_spec (&r->v[i]);
+        int k = snprintf (buf + n, size - n, "%s%s", i ? " " : "",
+                          spec ? spec : r->v[i].name);
+        free (spec);
+        n += k > 0 ? (size_t) k : 0;
+    }
+}
+
 static void
 s_launch (master_t *m, reg_exec_t *exec)
 {
@@ -49,9 +64,15 @@ s_launch (master_t *m, reg_exec_t *exec)
         cJSON_AddStringToObject (b, "driver_key", app->driver_key);
     if (app->conf)
         cJSON_AddItemToObject (b, "conf", cJSON_Duplicate (app->conf, 1));
-    log_info ("launching executor %s/%d on %s (%d cores, %lld MiB)", app->id,
-              exec->exec_id, exec->worker->id, exec->cores,
-              (long long) exec->memory_mb);
+    char held[256] = "";
+    if (exec->resources.n) {
+        cJSON_AddItemToObject (b, "resources",
+                               hearth_resources_to_json (&exec->resources));
+        s_resources_text (&exec->resources, held, sizeof held);
+    }
+    log_info ("launching executor %s/%d on %s (%d cores, %lld MiB%s%s)",
+              app->id, exec->exec_id, exec->worker->id, exec->cores,
+              (long long) exec->memory_mb, held[0] ? ", " : "", held);
     master_send (m, exec->worker->routing_id, msg);
 }
 
@@ -61,6 +82,9 @@ s_launch (master_t *m, reg_exec_t *exec)
    input. */
 typedef struct {
     hearth_alloc_worker_t *workers; /* allocator view */
+    hearth_alloc_resource_t **wres; /* same index: each worker's free
+                                       addresses by name (owned arrays) */
+    hearth_alloc_resource_t **ares; /* per app: its amounts (owned arrays) */
     reg_worker_t **wrec;            /* same index: the records */
     size_t nworkers;                /* entries */
     hearth_alloc_driver_t *drivers; /* allocator view */
@@ -75,6 +99,12 @@ typedef struct {
 static void
 s_snapshot_clear (s_snapshot_t *s)
 {
+    for (size_t i = 0; s->wres && i < s->nworkers; i++)
+        free (s->wres[i]);
+    for (size_t i = 0; s->ares && i < s->napps; i++)
+        free (s->ares[i]);
+    free (s->wres);
+    free (s->ares);
     free (s->workers);
     free (s->wrec);
     free (s->drivers);
@@ -115,18 +145,29 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
     s->drec = calloc (nd, sizeof *s->drec);
     s->apps = calloc (na, sizeof *s->apps);
     s->arec = calloc (na, sizeof *s->arec);
+    s->wres = calloc (nw, sizeof *s->wres);
+    s->ares = calloc (na, sizeof *s->ares);
     if (!s->workers || !s->wrec || !s->drivers || !s->drec || !s->apps
-        || !s->arec)
+        || !s->arec || !s->wres || !s->ares)
         return -1;
     int64_t now = hearth_mono_ms ();
     for (reg_worker_t *w = zlistx_first (workers); w;
          w = zlistx_next (workers)) {
         if (!s_in_pass (m, w, probes, now))
             continue;
+        hearth_alloc_resource_t *res = calloc (w->resources.n + 1, sizeof *res);
+        if (!res)
+            return -1;
+        for (size_t i = 0; i < w->resources.n; i++)
+            res[i] = (hearth_alloc_resource_t){
+                w->resources.v[i].name,
+                registry_worker_free_count (w, w->resources.v[i].name)};
         s->wrec[s->nworkers] = w;
+        s->wres[s->nworkers] = res;
         s->workers[s->nworkers++] = (hearth_alloc_worker_t){
             true, w->cores - registry_worker_cores_used (w),
-            w->memory_mb - registry_worker_memory_used (w)};
+            w->memory_mb - registry_worker_memory_used (w), res,
+            w->resources.n};
     }
     /* A driver that cannot start is lost for good (ERROR): drivers go to
        workers whose launches succeed only. */
@@ -149,9 +190,18 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
         }
         int left = a->max_cores ? a->max_cores - a->cores_granted
                                 : HEARTH_ALLOC_UNLIMITED;
+        const hearth_resource_amounts_t *want = &a->executor_resources;
+        hearth_alloc_resource_t *res = calloc (want->n + 1, sizeof *res);
+        if (!res)
+            return -1;
+        for (size_t i = 0; i < want->n; i++)
+            res[i] =
+                (hearth_alloc_resource_t){want->v[i].name, want->v[i].amount};
         s->arec[s->napps] = a;
+        s->ares[s->napps] = res;
         s->apps[s->napps++] = (hearth_alloc_app_t){
-            left, a->cores_per_executor, a->memory_per_executor_mb, NULL};
+            left,   a->cores_per_executor, a->memory_per_executor_mb, NULL, res,
+            want->n};
     }
     return limits_pass_new (&s->limits, m->limits, m->curve.zap, m->reg,
                             s->arec, s->apps, s->napps, s->drec, s->drivers,
@@ -196,8 +246,17 @@ s_pass (master_t *m, bool probes)
         reg_worker_t *w = s.wrec[e->worker];
         if (probes && hearth_mono_ms () < w->launch_hold_ms)
             continue; /* probed already in this pass */
-        reg_exec_t *exec = registry_exec_add (m->reg, s.arec[e->app], w,
-                                              e->cores, e->memory_mb);
+        reg_app_t *app = s.arec[e->app];
+        hearth_resources_t held = {0};
+        if (registry_worker_pick (w, &app->executor_resources, &held) < 0) {
+            /* the allocator counted them free: only no memory gets here */
+            log_error ("executor of %s on %s: cannot pick its resources",
+                       app->id, w->id);
+            continue;
+        }
+        reg_exec_t *exec = registry_exec_add_held (m->reg, app, w, e->cores,
+                                                   e->memory_mb, &held);
+        hearth_resources_clear (&held);
         if (probes) {
             registry_worker_probe (m->reg, w, hearth_mono_ms ());
             m->held = true; /* what it could not take is placed later */
@@ -278,7 +337,26 @@ s_executor_added (master_t *m, reg_exec_t *exec)
     cJSON_AddStringToObject (b, "host", exec->worker->host);
     cJSON_AddNumberToObject (b, "cores", exec->cores);
     cJSON_AddNumberToObject (b, "memory_mb", (double) exec->memory_mb);
+    if (exec->resources.n)
+        cJSON_AddItemToObject (b, "resources",
+                               hearth_resources_to_json (&exec->resources));
     master_send (m, exec->app->routing_id, msg);
+}
+
+/* The driver hears why its application waits, and when it no longer
+   does (an empty reason). */
+static void
+s_application_waiting (master_t *m, reg_app_t *app)
+{
+    if (!app->routing_id)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_APPLICATION_WAITING);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "app_id", app->id);
+    cJSON_AddStringToObject (msg->body, "reason",
+                             app->waiting ? app->waiting : "");
+    master_send (m, app->routing_id, msg);
 }
 
 static void
@@ -362,6 +440,8 @@ master_on_change (void *arg, registry_change_t *c)
         m->dirty = true;
     if (c->driver)
         master_driver_changed (m, c->driver);
+    if (c->waiting)
+        s_application_waiting (m, c->waiting);
     master_publish (m, c->topic, c->event);
     c->event = NULL;
 }

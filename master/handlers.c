@@ -182,8 +182,18 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     if (!owner)
         return;
     const cJSON *conf = cJSON_GetObjectItem (b, "conf");
+    hearth_resource_amounts_t amounts = {0};
+    hearth_error_t rerr;
+    if (hearth_resource_amounts_from_json (
+            &amounts, cJSON_GetObjectItem (b, "executor_resources"), &rerr)
+        < 0) {
+        master_reject (m, rid, "bad_request", rerr.text,
+                       "REGISTER_APPLICATION");
+        return;
+    }
     registry_app_desc_t desc = {
         .id = wanted,
+        .executor_resources = &amounts,
         .owner = owner,
         .curve_key = master_sender_key (m),
         .name = hearth_json_str (b, "name"),
@@ -206,6 +216,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
             wanted ? hearth_mono_ms () + m->interval_ms * m->liveness : 0,
         .routing_id = rid};
     reg_app_t *app = registry_app_register (m->reg, &desc, hearth_mono_ms ());
+    hearth_resource_amounts_clear (&amounts);
     if (!app) {
         master_reject (m, rid, "no_memory", "master out of memory", NULL);
         return;

@@ -71,10 +71,19 @@ int limits_pass_new (limits_pass_t *pass, const limits_t *self,
                      reg_driver_t *const *drec, hearth_alloc_driver_t *drivers,
                      size_t ndrivers);
 
+/* Why no live worker of reg can ever take one executor of app: "each
+   executor asks for 2 gpu; the most any live worker has is 1", into
+   buf; false (buf "") when some live worker offers enough of every
+   name it asks for. */
+bool limits_resource_why (registry_t *reg, const reg_app_t *app, char *buf,
+                          size_t size);
+
 /* After the pass was applied to reg: the groups' cores_used become what
-   the keys hold now, and each application whose capped[i] is set (NULL:
-   none) waits with a message naming its key and limit, the others with
-   none; a new message is logged. */
+   the keys hold now, and each application whose executors ask for custom
+   resources no live worker has enough of waits with a message saying so
+   (limits_resource_why), else one whose capped[i] is set (NULL:
+   none) with a message naming its key and limit, the others with none;
+   a new message is logged. */
 void limits_pass_report (limits_pass_t *pass, hearth_zap_t *zap,
                          registry_t *reg, reg_app_t *const *arec,
                          const hearth_alloc_app_t *apps, size_t napps,

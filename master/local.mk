@@ -10,7 +10,7 @@ hearth_master_SOURCES = \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
-	master/reglive.c master/regviews.c master/regstopping.c \
+	master/reglive.c master/regviews.c master/regstopping.c master/regres.c \
 	master/records.c master/restore.c master/recover.c master/recover.h \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \

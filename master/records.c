@@ -39,6 +39,9 @@ registry_worker_record (const reg_worker_t *w)
     s_add_str (r, "work_dir_id", w->work_dir_id);
     cJSON_AddNumberToObject (r, "cores", w->cores);
     cJSON_AddNumberToObject (r, "memory_mb", (double) w->memory_mb);
+    if (w->resources.n) /* shown until it registers again */
+        cJSON_AddItemToObject (r, "resources",
+                               hearth_resources_to_json (&w->resources));
     cJSON_AddStringToObject (r, "state", hearth_worker_states[w->state]);
     if (w->draining)
         cJSON_AddBoolToObject (r, "draining", true);
@@ -74,6 +77,10 @@ registry_app_record (const reg_app_t *app)
                                  app->cores_per_executor);
     cJSON_AddNumberToObject (r, "memory_per_executor_mb",
                              (double) app->memory_per_executor_mb);
+    if (app->executor_resources.n)
+        cJSON_AddItemToObject (
+            r, "executor_resources",
+            hearth_resource_amounts_to_json (&app->executor_resources));
     cJSON_AddNumberToObject (r, "next_exec_id", app->next_exec_id);
     cJSON *workers = cJSON_AddArrayToObject (r, "workers");
     for (void *v = zhashx_first (app->workers); workers && v;
@@ -98,6 +105,9 @@ registry_exec_record (const reg_exec_t *exec)
     cJSON_AddStringToObject (r, "worker_id", exec->worker->id);
     cJSON_AddNumberToObject (r, "cores", exec->cores);
     cJSON_AddNumberToObject (r, "memory_mb", (double) exec->memory_mb);
+    if (exec->resources.n) /* held across a restart */
+        cJSON_AddItemToObject (r, "resources",
+                               hearth_resources_to_json (&exec->resources));
     cJSON_AddStringToObject (r, "state", hearth_executor_states[exec->state]);
     if (exec->pid > 0)
         cJSON_AddNumberToObject (r, "pid", exec->pid);

@@ -16,6 +16,9 @@
 static void
 s_exec_destroy (void **item)
 {
+    reg_exec_t *exec = *item;
+    if (exec)
+        hearth_resources_clear (&exec->resources);
     free (*item);
     *item = NULL;
 }
@@ -54,6 +57,11 @@ registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
     app->cores_per_executor = desc->cores_per_executor;
     app->memory_per_executor_mb = desc->memory_per_executor_mb;
     app->next_exec_id = desc->first_exec_id;
+    if (desc->executor_resources
+        && hearth_resource_amounts_copy (&app->executor_resources,
+                                         desc->executor_resources)
+               < 0)
+        return -1;
     app->hold_until_ms = desc->hold_until_ms;
     return 0;
 }
@@ -191,15 +199,13 @@ registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
 void
 registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *why)
 {
-    if (!why || (app->waiting && strcmp (app->waiting, why) == 0)) {
-        if (!why)
-            registry__set_str (&app->waiting, NULL);
-        return;
-    }
+    if (!why ? !app->waiting : app->waiting && strcmp (app->waiting, why) == 0)
+        return; /* no change */
     if (registry__set_str (&app->waiting, why) < 0)
         return;
     /* No .app: the journal has nothing to keep of it. */
     registry_change_t c = {.topic = "app",
+                           .waiting = app,
                            .exit_status = -1,
                            .event = s_app_event (app, "waiting")};
     registry__notify (self, &c);
@@ -248,14 +254,31 @@ reg_exec_t *
 registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
                    int64_t memory_mb)
 {
+    return registry_exec_add_held (self, app, w, cores, memory_mb, NULL);
+}
+
+reg_exec_t *
+registry_exec_add_held (registry_t *self, reg_app_t *app, reg_worker_t *w,
+                        int cores, int64_t memory_mb,
+                        const hearth_resources_t *resources)
+{
     char key[16];
     reg_exec_t *exec = calloc (1, sizeof *exec);
     if (!exec)
         return NULL;
-    *exec = (reg_exec_t){app,       app->next_exec_id, w, cores,
-                         memory_mb, EXEC_LAUNCHING,    0, NULL};
+    *exec = (reg_exec_t){.app = app,
+                         .exec_id = app->next_exec_id,
+                         .worker = w,
+                         .cores = cores,
+                         .memory_mb = memory_mb,
+                         .state = EXEC_LAUNCHING};
+    if (resources && hearth_resources_copy (&exec->resources, resources) < 0) {
+        free (exec);
+        return NULL;
+    }
     exec->worker_handle = zlistx_add_end (w->executors, exec);
     if (!exec->worker_handle) {
+        hearth_resources_clear (&exec->resources);
         free (exec);
         return NULL;
     }

@@ -108,6 +108,8 @@ registry__worker_destroy (reg_worker_t **w_p)
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);
     zhashx_destroy (&w->stopping);
+    hearth_resources_clear (&w->resources);
+    hearth_resources_clear (&w->resources_foreign);
     free (w);
     *w_p = NULL;
     errno = saved;
@@ -134,6 +136,7 @@ registry__app_destroy (reg_app_t **app_p)
     cJSON_Delete (app->progress);
     cJSON_Delete (app->last_oom);
     cJSON_Delete (app->ended);
+    hearth_resource_amounts_clear (&app->executor_resources);
     zframe_destroy (&app->routing_id);
     free (app);
     *app_p = NULL;

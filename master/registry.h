@@ -37,6 +37,7 @@
 
 #include "libcore/ids.h"
 #include "libcore/liveness.h"
+#include "libcore/resources.h"
 
 /* Indices into hearth_worker_states[], hearth_app_states[] and
    hearth_executor_states[] (proto.h). */
@@ -74,43 +75,48 @@ typedef struct reg_exec reg_exec_t;
 typedef struct reg_driver reg_driver_t;
 
 struct reg_worker {
-    char id[HEARTH_ID_MAX + 1]; /* worker-... */
-    char *host;                 /* address it advertises */
-    char *version;              /* its Hearth version */
-    char *work_dir;             /* its work dir, or NULL */
-    char *work_dir_id;          /* what tells its work dir apart, or NULL */
-    char curve_key[64];         /* its CURVE public key (Z85), or "" */
-    int cores;                  /* cores it offers */
-    int64_t memory_mb;          /* memory it offers, MiB */
-    int cores_used;             /* cores of executors placed here, and of
-                                   those still stopping */
-    int64_t memory_used_mb;     /* memory of the same */
-    int cores_foreign;          /* cores of executors it reports that the
-                                   master's books lack (after a restart) */
-    int64_t memory_foreign_mb;  /* their memory */
-    worker_state_t state;       /* ALIVE, DEAD or UNKNOWN */
-    bool draining;              /* drained by an operator: nothing new is
-                                   placed here (journaled) */
-    char *drain_reason;         /* why, or NULL */
-    zframe_t *routing_id;       /* its DEALER's routing id (owned) */
-    int64_t registered_ms;      /* wall clock at registration */
-    int64_t last_heartbeat_ms;  /* wall clock of its last sign of life */
-    uint64_t shuffle_bytes;     /* map outputs its block server holds on
-                                   disk (its last HEARTBEAT) */
-    char web_url[256];          /* http://HOST:PORT of its pages (its
-                                   REGISTER_WORKER), or "" */
-    int64_t dead_ms;            /* monotonic time it died, or 0 */
-    int launch_failures;        /* executor launches failed in a row here */
-    int64_t launch_hold_ms;     /* monotonic: nothing placed before, or 0 */
-    char *unhealthy;            /* why every launch fails here, or NULL */
-    zlistx_t *executors;        /* reg_exec_t * living here (borrowed) */
-    zlistx_t *drivers;          /* reg_driver_t * placed here (borrowed) */
-    zhashx_t *stopping;         /* "APP/EXEC" of executors the master ended
-                                   whose end this worker has not reported
-                                   (regstopping.c; owned; NULL: none) */
-    hearth_peer_t *peer;        /* liveness handle while ALIVE */
-    void *order_handle;         /* handle in the registry's worker order */
-    void *dead_handle;          /* handle in the dead list while DEAD */
+    char id[HEARTH_ID_MAX + 1];   /* worker-... */
+    char *host;                   /* address it advertises */
+    char *version;                /* its Hearth version */
+    char *work_dir;               /* its work dir, or NULL */
+    char *work_dir_id;            /* what tells its work dir apart, or NULL */
+    char curve_key[64];           /* its CURVE public key (Z85), or "" */
+    int cores;                    /* cores it offers */
+    int64_t memory_mb;            /* memory it offers, MiB */
+    hearth_resources_t resources; /* custom resources' addresses it offers
+                                     (its REGISTER_WORKER; owned) */
+    hearth_resources_t resources_foreign; /* addresses its executors beyond
+                                             the master's books hold, as it
+                                             reports them (owned) */
+    int cores_used;            /* cores of executors placed here, and of
+                                  those still stopping */
+    int64_t memory_used_mb;    /* memory of the same */
+    int cores_foreign;         /* cores of executors it reports that the
+                                  master's books lack (after a restart) */
+    int64_t memory_foreign_mb; /* their memory */
+    worker_state_t state;      /* ALIVE, DEAD or UNKNOWN */
+    bool draining;             /* drained by an operator: nothing new is
+                                  placed here (journaled) */
+    char *drain_reason;        /* why, or NULL */
+    zframe_t *routing_id;      /* its DEALER's routing id (owned) */
+    int64_t registered_ms;     /* wall clock at registration */
+    int64_t last_heartbeat_ms; /* wall clock of its last sign of life */
+    uint64_t shuffle_bytes;    /* map outputs its block server holds on
+                                  disk (its last HEARTBEAT) */
+    char web_url[256];         /* http://HOST:PORT of its pages (its
+                                  REGISTER_WORKER), or "" */
+    int64_t dead_ms;           /* monotonic time it died, or 0 */
+    int launch_failures;       /* executor launches failed in a row here */
+    int64_t launch_hold_ms;    /* monotonic: nothing placed before, or 0 */
+    char *unhealthy;           /* why every launch fails here, or NULL */
+    zlistx_t *executors;       /* reg_exec_t * living here (borrowed) */
+    zlistx_t *drivers;         /* reg_driver_t * placed here (borrowed) */
+    zhashx_t *stopping;        /* "APP/EXEC" of executors the master ended
+                                  whose end this worker has not reported
+                                  (regstopping.c; owned; NULL: none) */
+    hearth_peer_t *peer;       /* liveness handle while ALIVE */
+    void *order_handle;        /* handle in the registry's worker order */
+    void *dead_handle;         /* handle in the dead list while DEAD */
 };
 
 struct reg_app {
@@ -131,53 +137,59 @@ struct reg_app {
     int max_cores;                  /* 0: unset (all it can get) */
     int cores_per_executor;         /* 0: unset (one executor per worker) */
     int64_t memory_per_executor_mb; /* memory of each executor, MiB */
-    int cores_granted;              /* cores of its live executors */
-    int next_exec_id;               /* exec ids count from 0 */
-    int retries;                    /* executor failures in a row */
-    zhashx_t *executors;            /* "exec_id" -> reg_exec_t * (owned) */
-    zhashx_t *workers;              /* ids of workers it has used (a set) */
-    zframe_t *routing_id;           /* its driver's DEALER routing id (owned) */
-    int64_t submit_ms;              /* wall clock at registration */
-    int64_t end_ms;                 /* wall clock at its end, or 0 */
-    int64_t last_heartbeat_ms;      /* wall clock of the driver's last sign */
-    char *end_reason;               /* why it ended, or NULL */
-    char *event_log;                /* where its driver writes its event
-                                       log (absolute), or NULL */
-    cJSON *progress;                /* its driver's last progress summary
-                                       (APPLICATION_PROGRESS, with time_ms),
-                                       or NULL; not journaled */
-    cJSON *last_oom;                /* its last executor killed for memory:
-                                       {exec_id, worker_id,
-                                       memory_limit_bytes, peak_rss_bytes,
-                                       message}, or NULL; not journaled */
-    cJSON *ended;                   /* its last REGISTRY_ENDED_EXECUTORS
-                                       executors that ended, oldest first
-                                       (registry_exec_json's object with
-                                       how each ended; owned; NULL before
-                                       the first); not journaled */
-    int64_t hold_until_ms;          /* monotonic: not scheduled before, or 0 */
-    bool recovering;                /* restored from the journal, its driver
-                                       not back yet (no routing id) */
-    hearth_peer_t *peer;            /* liveness handle while active */
-    void *order_handle;             /* handle in the active or completed list */
+    hearth_resource_amounts_t executor_resources; /* custom resources each
+                                                     executor needs (owned) */
+    int cores_granted;         /* cores of its live executors */
+    int next_exec_id;          /* exec ids count from 0 */
+    int retries;               /* executor failures in a row */
+    zhashx_t *executors;       /* "exec_id" -> reg_exec_t * (owned) */
+    zhashx_t *workers;         /* ids of workers it has used (a set) */
+    zframe_t *routing_id;      /* its driver's DEALER routing id (owned) */
+    int64_t submit_ms;         /* wall clock at registration */
+    int64_t end_ms;            /* wall clock at its end, or 0 */
+    int64_t last_heartbeat_ms; /* wall clock of the driver's last sign */
+    char *end_reason;          /* why it ended, or NULL */
+    char *event_log;           /* where its driver writes its event
+                                  log (absolute), or NULL */
+    cJSON *progress;           /* its driver's last progress summary
+                                  (APPLICATION_PROGRESS, with time_ms),
+                                  or NULL; not journaled */
+    cJSON *last_oom;           /* its last executor killed for memory:
+                                  {exec_id, worker_id,
+                                  memory_limit_bytes, peak_rss_bytes,
+                                  message}, or NULL; not journaled */
+    cJSON *ended;              /* its last REGISTRY_ENDED_EXECUTORS
+                                  executors that ended, oldest first
+                                  (registry_exec_json's object with
+                                  how each ended; owned; NULL before
+                                  the first); not journaled */
+    int64_t hold_until_ms;     /* monotonic: not scheduled before, or 0 */
+    bool recovering;           /* restored from the journal, its driver
+                                  not back yet (no routing id) */
+    hearth_peer_t *peer;       /* liveness handle while active */
+    void *order_handle;        /* handle in the active or completed list */
 };
 
 struct reg_exec {
-    reg_app_t *app;             /* the application it runs for */
-    int exec_id;                /* per application, from 0 */
-    reg_worker_t *worker;       /* where it runs */
-    int cores;                  /* cores it holds */
-    int64_t memory_mb;          /* memory it holds, MiB */
-    exec_state_t state;         /* LAUNCHING ... LOST */
-    int pid;                    /* as the worker reported, or 0 */
-    void *worker_handle;        /* handle in worker->executors */
-    int64_t peak_rss_bytes;     /* its peak memory once its worker reaped it
-                                   (EXECUTOR_STATE_CHANGED), or 0 */
-    const char *exit_reason;    /* "OOM_KILLED" (static), or NULL */
-    int64_t memory_limit_bytes; /* its cgroup's limit as its worker said, or
-                                   0 */
-    int signal;                 /* the signal that ended it, as its worker
-                                   said (EXECUTOR_STATE_CHANGED), or 0 */
+    reg_app_t *app;               /* the application it runs for */
+    int exec_id;                  /* per application, from 0 */
+    reg_worker_t *worker;         /* where it runs */
+    int cores;                    /* cores it holds */
+    int64_t memory_mb;            /* memory it holds, MiB */
+    hearth_resources_t resources; /* addresses of its worker's it holds
+                                     (owned; kept by the worker's stopping
+                                     entry after a final state the master
+                                     set, until the worker says it ended) */
+    exec_state_t state;           /* LAUNCHING ... LOST */
+    int pid;                      /* as the worker reported, or 0 */
+    void *worker_handle;          /* handle in worker->executors */
+    int64_t peak_rss_bytes;       /* its peak memory once its worker reaped it
+                                     (EXECUTOR_STATE_CHANGED), or 0 */
+    const char *exit_reason;      /* "OOM_KILLED" (static), or NULL */
+    int64_t memory_limit_bytes;   /* its cgroup's limit as its worker said, or
+                                     0 */
+    int signal;                   /* the signal that ended it, as its worker
+                                     said (EXECUTOR_STATE_CHANGED), or 0 */
 };
 
 /* A cluster-mode driver (SUBMIT_DRIVER).  It keeps what it needs to be
@@ -227,6 +239,8 @@ typedef struct {
     reg_exec_t *exec;     /* the executor concerned, or NULL */
     reg_driver_t *driver; /* the driver concerned, or NULL */
     bool worker_lost;     /* an executor LOST because its worker died */
+    reg_app_t *waiting;   /* an application whose waiting reason changed
+                             (registry_app_set_waiting), or NULL */
     const char *message;  /* why, for executor changes, or NULL */
     int exit_status;      /* for executor changes; -1 when none */
     cJSON *event;         /* the event object */
@@ -269,6 +283,8 @@ typedef struct {
     int64_t memory_mb;                          /* memory offered */
     zframe_t *routing_id;                       /* copied */
     const char *work_dir_id; /* what tells its work dir apart, or NULL */
+    const hearth_resources_t *resources; /* addresses it offers (copied),
+                                            or NULL */
 } registry_worker_desc_t;
 
 /* Register a worker.  A record with the same id (DEAD, UNKNOWN after a
@@ -369,7 +385,9 @@ typedef struct {
     int max_cores;          /* 0: unset */
     int cores_per_executor; /* 0: unset */
     int64_t memory_per_executor_mb;
-    int first_exec_id;     /* exec ids start here */
+    int first_exec_id; /* exec ids start here */
+    const hearth_resource_amounts_t *executor_resources; /* copied, or
+                                                            NULL */
     int64_t hold_until_ms; /* not scheduled before (monotonic), or 0 */
     zframe_t *routing_id;  /* copied */
 } registry_app_desc_t;
@@ -396,10 +414,13 @@ void registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
 int registry_app_set_progress (reg_app_t *app, const cJSON *body,
                                int64_t wall_ms);
 
-/* Why app waits beyond the cluster's own room (its key's limit), or NULL:
-   copied into app->waiting.  A new reason is published (an `app` event
-   `waiting`, not journaled: the next scheduling pass says it again);
-   the same one, or NULL, is not. */
+/* Why app waits beyond the cluster's own room (its key's limit, or
+   custom resources no live worker has enough of), or NULL: copied into
+   app->waiting.  A change (a new reason, or none after one) is observed
+   with change.waiting set (the master tells the driver,
+   APPLICATION_WAITING) and published (an `app` event `waiting`), not
+   journaled: the next scheduling pass says it again; the same one is
+   not. */
 void registry_app_set_waiting (registry_t *self, reg_app_t *app,
                                const char *why);
 
@@ -407,6 +428,31 @@ void registry_app_set_waiting (registry_t *self, reg_app_t *app,
    becomes RUNNING.  NULL on no memory. */
 reg_exec_t *registry_exec_add (registry_t *self, reg_app_t *app,
                                reg_worker_t *w, int cores, int64_t memory_mb);
+/* The same, the executor holding resources (copied; NULL: none), which
+   must be free addresses of w's (registry_worker_pick). */
+reg_exec_t *registry_exec_add_held (registry_t *self, reg_app_t *app,
+                                    reg_worker_t *w, int cores,
+                                    int64_t memory_mb,
+                                    const hearth_resources_t *resources);
+
+/* --- custom resources (regres.c) ---------------------------------------- */
+
+/* Who holds w's address addr of name: "APP/EXEC" of a live or stopping
+   executor, "foreign" for one beyond the master's books, into buf; NULL
+   when it is free. */
+const char *registry_worker_holder (const reg_worker_t *w, const char *name,
+                                    const char *addr, char *buf, size_t size);
+/* w's free addresses of name. */
+int registry_worker_free_count (const reg_worker_t *w, const char *name);
+/* Fill the empty out with the first free addresses of w that one
+   executor's amounts want.  -1 when w lacks them or on no memory (out
+   stays empty). */
+int registry_worker_pick (const reg_worker_t *w,
+                          const hearth_resource_amounts_t *want,
+                          hearth_resources_t *out);
+/* {"gpu": {"0": "APP/EXEC"}}: w's held addresses by holder; NULL when
+   none is held or on no memory. */
+cJSON *registry_worker_held_json (const reg_worker_t *w);
 
 /* How many ended executors an application keeps (reg_app's ended). */
 #define REGISTRY_ENDED_EXECUTORS 20

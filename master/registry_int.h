@@ -74,6 +74,11 @@ void registry__unwatch_worker (registry_t *self, reg_worker_t *w);
 void registry__watch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
 void registry__unwatch_app (registry_t *self, reg_app_t *app);
 
+/* regstopping.c's: the "APP/EXEC" key of the stopping executor holding
+   w's address addr of name, or NULL.  It iterates w->stopping: not
+   while the caller does. */
+const char *registry__stopping_holder (const reg_worker_t *w, const char *name,
+                                       const char *addr);
 /* regstopping.c's: the executor (about to end, not by its worker's
    report) goes on counting on its worker until the worker reports its
    end; -1 on no memory (then it does not).  Forget every one of w's

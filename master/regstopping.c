@@ -1,6 +1,7 @@
 /*  regstopping.c - the registry's executors still stopping: those the
     master ended (their application ended) whose end their worker has not
-    reported yet.  Their cores and memory stay counted in the worker's
+    reported yet.  Their cores, memory and custom resources' addresses stay
+    counted in the worker's
     cores_used until it does, so that the master never offers cores an
     executor still holds (the worker counts them the same way, until it
     has reaped the process); see registry.h. */
@@ -16,10 +17,11 @@
 
 /* One executor still stopping. */
 typedef struct {
-    int cores;         /* it holds */
-    int64_t memory_mb; /* it holds, MiB */
-    bool started;      /* its worker had reported it RUNNING */
-    int64_t since_ms;  /* monotonic time the master ended it */
+    int cores;                    /* it holds */
+    int64_t memory_mb;            /* it holds, MiB */
+    bool started;                 /* its worker had reported it RUNNING */
+    int64_t since_ms;             /* monotonic time the master ended it */
+    hearth_resources_t resources; /* the addresses it holds (owned) */
 } s_stopping_t;
 
 static void
@@ -31,6 +33,9 @@ s_key (const char *app_id, int exec_id, char *buf, size_t size)
 static void
 s_free (void **item)
 {
+    s_stopping_t *s = *item;
+    if (s)
+        hearth_resources_clear (&s->resources);
     free (*item);
     *item = NULL;
 }
@@ -51,6 +56,10 @@ registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms)
     if (zhashx_lookup (w->stopping, key)) {
         free (s);
         return 0;
+    }
+    if (hearth_resources_copy (&s->resources, &exec->resources) < 0) {
+        free (s);
+        return -1;
     }
     zhashx_insert (w->stopping, key, s);
     w->cores_used += s->cores;
@@ -76,6 +85,21 @@ registry__stopping_clear (reg_worker_t *w)
         key = zhashx_cursor (w->stopping);
         s_release (w, key, s);
     }
+}
+
+const char *
+registry__stopping_holder (const reg_worker_t *w, const char *name,
+                           const char *addr)
+{
+    for (s_stopping_t *s = w->stopping ? zhashx_first (w->stopping) : NULL; s;
+         s = zhashx_next (w->stopping)) {
+        const hearth_resource_t *r =
+            hearth_resources_find (&s->resources, name);
+        for (size_t i = 0; r && i < r->naddrs; i++)
+            if (strcmp (r->addrs[i], addr) == 0)
+                return zhashx_cursor (w->stopping);
+    }
+    return NULL;
 }
 
 bool

@@ -1,6 +1,7 @@
 /*  regviews.c - the JSON views of the registry's records (events,
     MASTER_STATE, hearth-tail): pure functions of one record, calling
-    nothing else of the registry; see registry.h. */
+    nothing else of the registry but regres.c's holders of a worker's
+    addresses; see registry.h. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -28,6 +29,13 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
     cJSON_AddNumberToObject (o, "memory_mb", (double) w->memory_mb);
     cJSON_AddNumberToObject (o, "memory_used_mb", (double) mem_used);
     cJSON_AddNumberToObject (o, "shuffle_bytes", (double) w->shuffle_bytes);
+    if (w->resources.n) { /* its addresses, and who holds which */
+        cJSON_AddItemToObject (o, "resources",
+                               hearth_resources_to_json (&w->resources));
+        cJSON *held = registry_worker_held_json (w);
+        cJSON_AddItemToObject (o, "resources_held",
+                               held ? held : cJSON_CreateObject ());
+    }
     if (w->web_url[0])
         cJSON_AddStringToObject (o, "web_url", w->web_url);
     cJSON_AddNumberToObject (o, "last_heartbeat_ms",
@@ -59,6 +67,9 @@ registry_exec_json (const reg_exec_t *exec)
     cJSON_AddStringToObject (o, "state", hearth_executor_states[exec->state]);
     if (exec->pid > 0)
         cJSON_AddNumberToObject (o, "pid", exec->pid);
+    if (exec->resources.n)
+        cJSON_AddItemToObject (o, "resources",
+                               hearth_resources_to_json (&exec->resources));
     if (exec->exit_reason)
         cJSON_AddStringToObject (o, "exit_reason", exec->exit_reason);
     if (exec->memory_limit_bytes > 0)
@@ -118,6 +129,10 @@ registry_app_json (const reg_app_t *app)
                                  app->cores_per_executor);
     cJSON_AddNumberToObject (o, "memory_per_executor_mb",
                              (double) app->memory_per_executor_mb);
+    if (app->executor_resources.n)
+        cJSON_AddItemToObject (
+            o, "executor_resources",
+            hearth_resource_amounts_to_json (&app->executor_resources));
     cJSON_AddStringToObject (o, "driver_url", app->driver_url);
     if (app->user)
         cJSON_AddStringToObject (o, "user", app->user);

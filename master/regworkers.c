@@ -63,6 +63,12 @@ s_worker_fill (registry_t *self, reg_worker_t *w,
     registry__peer_set (self, rid, PEER_WORKER, w);
     w->cores = desc->cores;
     w->memory_mb = desc->memory_mb;
+    hearth_resources_t offered = {0};
+    if (desc->resources
+        && hearth_resources_copy (&offered, desc->resources) < 0)
+        return -1;
+    hearth_resources_clear (&w->resources);
+    w->resources = offered;
     return 0;
 }
 

@@ -104,6 +104,11 @@ static bool
 s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
 {
     const char *id = s_rec_str (r, "id");
+    hearth_resources_t offered = {0};
+    if (hearth_resources_from_json (
+            &offered, cJSON_GetObjectItemCaseSensitive (r, "resources"), NULL)
+        < 0)
+        hearth_resources_clear (&offered);
     registry_worker_desc_t desc = {
         id,
         s_rec_str (r, "host"),
@@ -112,11 +117,13 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
         (int) s_rec_int (r, "cores", 1, 65536, 0),
         s_rec_int (r, "memory_mb", 1, s_max_mb, 0),
         NULL,
-        s_rec_str (r, "work_dir_id")};
-    if (!id || !hearth_id_valid (HEARTH_ID_WORKER, id) || !desc.host
-        || !desc.cores || !desc.memory_mb || registry_worker (self, id))
-        return false;
-    reg_worker_t *w = registry__worker_new (self, &desc);
+        s_rec_str (r, "work_dir_id"),
+        &offered};
+    reg_worker_t *w = NULL;
+    if (id && hearth_id_valid (HEARTH_ID_WORKER, id) && desc.host && desc.cores
+        && desc.memory_mb && !registry_worker (self, id))
+        w = registry__worker_new (self, &desc);
+    hearth_resources_clear (&offered);
     if (!w)
         return false;
     w->registered_ms = w->last_heartbeat_ms =
@@ -141,6 +148,12 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
     const char *id = s_rec_str (r, "id");
     const cJSON *conf = cJSON_GetObjectItemCaseSensitive (r, "conf");
     int state = s_rec_state (r, hearth_app_states);
+    hearth_resource_amounts_t amounts = {0};
+    if (hearth_resource_amounts_from_json (
+            &amounts,
+            cJSON_GetObjectItemCaseSensitive (r, "executor_resources"), NULL)
+        < 0)
+        hearth_resource_amounts_clear (&amounts);
     registry_app_desc_t desc = {
         .id = id,
         .name = s_rec_str (r, "name"),
@@ -157,15 +170,20 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
             (int) s_rec_int (r, "cores_per_executor", 1, 65536, 0),
         .memory_per_executor_mb =
             s_rec_int (r, "memory_per_executor_mb", 1, s_max_mb, 1024),
-        .first_exec_id = (int) s_rec_int (r, "next_exec_id", 0, 2147483647, 0)};
+        .first_exec_id = (int) s_rec_int (r, "next_exec_id", 0, 2147483647, 0),
+        .executor_resources = &amounts};
     if (!id || !hearth_id_valid (HEARTH_ID_APP, id) || !desc.name
-        || !desc.driver_url || state < 0 || registry_app (self, id))
+        || !desc.driver_url || state < 0 || registry_app (self, id)) {
+        hearth_resource_amounts_clear (&amounts);
         return false;
+    }
     reg_app_t *app = calloc (1, sizeof *app);
     if (!app || registry__app_fill (app, &desc) < 0) {
+        hearth_resource_amounts_clear (&amounts);
         registry__app_destroy (&app);
         return false;
     }
+    hearth_resource_amounts_clear (&amounts);
     snprintf (app->id, sizeof app->id, "%s", id);
     app->state = state;
     const cJSON *wid;
@@ -215,15 +233,22 @@ s_restore_exec (registry_t *self, const cJSON *r)
     reg_exec_t *exec = calloc (1, sizeof *exec);
     if (!exec)
         return false;
-    *exec = (reg_exec_t){app,
-                         exec_id,
-                         w,
-                         cores,
-                         memory,
-                         state,
-                         (int) s_rec_int (r, "pid", 1, 1000000000, 0),
-                         NULL};
+    *exec = (reg_exec_t){.app = app,
+                         .exec_id = exec_id,
+                         .worker = w,
+                         .cores = cores,
+                         .memory_mb = memory,
+                         .state = state,
+                         .pid = (int) s_rec_int (r, "pid", 1, 1000000000, 0)};
+    /* Its addresses stay held: a bad list is dropped, and its worker's
+       re-registration says them again (workers.c). */
+    if (hearth_resources_from_json (
+            &exec->resources, cJSON_GetObjectItemCaseSensitive (r, "resources"),
+            NULL)
+        < 0)
+        hearth_resources_clear (&exec->resources);
     if (!(exec->worker_handle = zlistx_add_end (w->executors, exec))) {
+        hearth_resources_clear (&exec->resources);
         free (exec);
         return false;
     }

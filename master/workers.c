@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -31,6 +32,35 @@ s_reported (const cJSON *reported, const reg_exec_t *e)
     return NULL;
 }
 
+/* What the worker says e holds is what it holds (a master restarted
+   from an older journal learns it here), unless another executor of
+   the master's books holds one of those addresses. */
+static void
+s_adopt_resources (reg_worker_t *w, reg_exec_t *e, const cJSON *reported)
+{
+    hearth_resources_t said = {0};
+    char buf[HEARTH_ID_MAX + 32], me[HEARTH_ID_MAX + 32];
+    if (hearth_resources_from_json (
+            &said, cJSON_GetObjectItem (reported, "resources"), NULL)
+        < 0)
+        return;
+    snprintf (me, sizeof me, "%s/%d", e->app->id, e->exec_id);
+    for (size_t i = 0; i < said.n; i++)
+        for (size_t j = 0; j < said.v[i].naddrs; j++) {
+            const char *who = registry_worker_holder (
+                w, said.v[i].name, said.v[i].addrs[j], buf, sizeof buf);
+            if (who && strcmp (who, me) != 0) {
+                log_warn ("worker %s says executor %s holds %s %s, which %s "
+                          "holds: kept as the master's books say",
+                          w->id, me, said.v[i].name, said.v[i].addrs[j], who);
+                hearth_resources_clear (&said);
+                return;
+            }
+        }
+    hearth_resources_clear (&e->resources);
+    e->resources = said;
+}
+
 /* After a re-registration: what the master placed on w but the worker no
    longer reports is LOST; what it reports, the master keeps (re-adopts,
    after a restart), RUNNING with its pid.  restored: w was UNKNOWN (the
@@ -52,6 +82,7 @@ s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported, bool restored)
             zlistx_add_end (lost, e);
         else {
             e->pid = (int) hearth_json_int (r, "pid", e->pid);
+            s_adopt_resources (w, e, r);
             if (e->state != EXEC_RUNNING)
                 zlistx_add_end (running, e);
         }
@@ -70,6 +101,43 @@ s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported, bool restored)
     zlistx_destroy (&running);
 }
 
+/* Add one foreign executor's addresses to set (names merged). */
+static void
+s_add_foreign (hearth_resources_t *set, const cJSON *json)
+{
+    hearth_resources_t r = {0};
+    if (hearth_resources_from_json (&r, json, NULL) < 0)
+        return;
+    for (size_t i = 0; i < r.n; i++) {
+        const hearth_resource_t *had = hearth_resources_find (set, r.v[i].name);
+        size_t n = (had ? had->naddrs : 0) + r.v[i].naddrs;
+        const char **addrs = calloc (n ? n : 1, sizeof *addrs);
+        if (!addrs)
+            break;
+        size_t k = 0;
+        for (size_t j = 0; had && j < had->naddrs; j++)
+            addrs[k++] = had->addrs[j];
+        for (size_t j = 0; j < r.v[i].naddrs; j++)
+            addrs[k++] = r.v[i].addrs[j];
+        hearth_resources_t merged = {0};
+        /* rebuilt with this name last; a repeated address (two foreign
+           executors claiming one) is refused: the old set stays */
+        for (size_t j = 0; j < set->n; j++)
+            if (strcmp (set->v[j].name, r.v[i].name) != 0)
+                hearth_resources_add (&merged, set->v[j].name,
+                                      (const char *const *) set->v[j].addrs,
+                                      set->v[j].naddrs, NULL);
+        if (hearth_resources_add (&merged, r.v[i].name, addrs, k, NULL) == 0) {
+            hearth_resources_clear (set);
+            *set = merged;
+        }
+        else
+            hearth_resources_clear (&merged);
+        free (addrs);
+    }
+    hearth_resources_clear (&r);
+}
+
 /* Cores and memory of the executors a worker lists that the master's
    books do not have on it; executors of applications the master does not
    know are noted as orphans.  On registration (kill_ended), those of
@@ -83,6 +151,7 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
     const cJSON *e;
     *cores = 0;
     *memory = 0;
+    hearth_resources_t foreign = {0};
     cJSON_ArrayForEach (e, executors)
     {
         const char *app_id = hearth_json_str (e, "app_id");
@@ -95,12 +164,15 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
             *cores += (int) hearth_json_int (e, "cores", 0);
             *memory += hearth_json_int (e, "memory_mb", 0);
             registry_note_orphan (m->reg, app_id, exec_id);
+            s_add_foreign (&foreign, cJSON_GetObjectItem (e, "resources"));
         }
         reg_app_t *app = registry_app (m->reg, app_id);
         if (kill_ended && app && app->state > APP_RUNNING)
             master_send_kill (m, w, app_id, exec_id,
                               "its application has ended");
     }
+    hearth_resources_clear (&w->resources_foreign);
+    w->resources_foreign = foreign;
 }
 
 /* A worker registering under a new id with the work dir of another live
@@ -196,6 +268,16 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         return;
     }
     s_replaced (m, id, hearth_json_str (b, "work_dir_id"));
+    hearth_resources_t offered = {0};
+    hearth_error_t rerr;
+    if (hearth_resources_from_json (&offered,
+                                    cJSON_GetObjectItem (b, "resources"), &rerr)
+        < 0) {
+        char text[400];
+        snprintf (text, sizeof text, "bad resources: %s", rerr.text);
+        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED, text);
+        return;
+    }
     registry_worker_desc_t desc = {id,
                                    host,
                                    hearth_json_str (b, "version"),
@@ -203,9 +285,11 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                                    (int) hearth_json_int (b, "cores", 1),
                                    hearth_json_int (b, "memory_mb", 1),
                                    rid,
-                                   hearth_json_str (b, "work_dir_id")};
+                                   hearth_json_str (b, "work_dir_id"),
+                                   &offered};
     reg_worker_t *w =
         registry_worker_register (m->reg, &desc, hearth_mono_ms ());
+    hearth_resources_clear (&offered);
     if (!w) {
         master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED,
                             "master out of memory");

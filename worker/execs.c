@@ -26,6 +26,10 @@
 
 /* Arguments of the executor's command line, at most. */
 #define MAX_ARGS 64
+/* An executor's addresses as JSON text, at most (a few devices each). */
+#define EXEC_RESOURCES_MAX 1024
+/* Custom resource names on one executor's command line, at most. */
+#define MAX_RESOURCE_ARGS 8
 
 /* The work dir itself (its executor directories are private). */
 static const mode_t s_work_dir_mode = 0755;
@@ -38,8 +42,10 @@ static const int64_t s_log_period_ms = 60000;
 /* What the table keeps of an executor beside its process (the children
    table's data block). */
 typedef struct {
-    char app_id[HEARTH_ID_MAX + 1]; /* its application */
-    int exec_id;                    /* its id within the application */
+    char app_id[HEARTH_ID_MAX + 1];     /* its application */
+    int exec_id;                        /* its id within the application */
+    char resources[EXEC_RESOURCES_MAX]; /* the addresses it holds, as the
+                                           wire's JSON object, or "" */
 } s_exec_t;
 
 struct execs {
@@ -163,8 +169,10 @@ typedef struct {
     char numbers[3][24];            /* exec id, cores, memory */
     char shuffle_dir[4200];         /* WORK_DIR/shuffle */
     char *conf[MAX_ARGS];           /* KEY=VALUE strings (owned) */
+    char *res[MAX_RESOURCE_ARGS];   /* NAME=ADDRS strings (owned) */
     int argc;                       /* used */
     int nconf;                      /* used in conf */
+    int nres;                       /* used in res */
 } s_argv_t;
 
 static void
@@ -203,6 +211,16 @@ s_argv_build (execs_t *self, const execs_launch_t *l, s_argv_t *a)
         s_arg (a, "--shuffle-key");
         s_arg (a, l->shuffle_key);
     }
+    /* The addresses it holds, one --resource gpu=0,2 per name (checked
+       against MAX_RESOURCE_ARGS at launch). */
+    for (size_t i = 0;
+         l->resources && i < l->resources->n && a->nres < MAX_RESOURCE_ARGS;
+         i++) {
+        if (!(a->res[a->nres] = hearth_resource_spec (&l->resources->v[i])))
+            break;
+        s_arg (a, "--resource");
+        s_arg (a, a->res[a->nres++]);
+    }
     const cJSON *kv;
     cJSON_ArrayForEach (kv, l->conf)
     {
@@ -221,6 +239,8 @@ s_argv_free (s_argv_t *a)
 {
     for (int i = 0; i < a->nconf; i++)
         free (a->conf[i]);
+    for (int i = 0; i < a->nres; i++)
+        free (a->res[i]);
 }
 
 /* What the executor's environment adds to the worker's: the markers of
@@ -280,11 +300,32 @@ s_spawn (execs_t *self, const execs_launch_t *l, const char *key,
                               .memory_mb = l->memory_mb,
                               .data = e,
                               .data_size = sizeof *e};
-    pid_t pid = envp ? children_spawn (self->children, &spawn, err)
-                     : hearth_errprintf (err, "out of memory");
+    pid_t pid = !envp ? hearth_errprintf (err, "out of memory")
+                : l->resources && a.nres < (int) l->resources->n
+                    ? hearth_errprintf (err, "too many resources")
+                    : children_spawn (self->children, &spawn, err);
     free (envp);
     s_argv_free (&a);
     return pid;
+}
+
+/* The addresses it holds, kept as text in its data block. */
+static int
+s_resources_text (const execs_launch_t *l, s_exec_t *e, hearth_error_t *err)
+{
+    if (!l->resources || l->resources->n == 0)
+        return 0;
+    cJSON *json = hearth_resources_to_json (l->resources);
+    char *text = json ? cJSON_PrintUnformatted (json) : NULL;
+    cJSON_Delete (json);
+    int rc = !text ? hearth_errprintf (err, "out of memory")
+             : strlen (text) >= sizeof e->resources
+                 ? hearth_errprintf (err, "too many resource addresses")
+                 : 0;
+    if (rc == 0)
+        snprintf (e->resources, sizeof e->resources, "%s", text);
+    cJSON_free (text);
+    return rc;
 }
 
 static void
@@ -303,7 +344,9 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
         return -1;
     s_exec_t e = {.exec_id = l->exec_id};
     snprintf (e.app_id, sizeof e.app_id, "%s", l->app_id);
-    pid_t pid = s_spawn (self, l, key, &e, &err);
+    pid_t pid = s_resources_text (l, &e, &err) < 0
+                    ? -1
+                    : s_spawn (self, l, key, &e, &err);
     if (pid < 0) {
         hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
                             "executor could not start", now_ms,
@@ -311,8 +354,8 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
         s_report (self, &e, "FAILED", err.text, -1, 0, -1);
         return 0;
     }
-    log_info ("executor %s started: pid %d, %d cores", key, (int) pid,
-              l->cores);
+    log_info ("executor %s started: pid %d, %d cores%s%s", key, (int) pid,
+              l->cores, e.resources[0] ? ", resources " : "", e.resources);
     s_report (self, &e, "RUNNING", NULL, -1, 0, pid);
     return 0;
 }
@@ -445,4 +488,7 @@ s_json_fields (void *arg, const char *name, const void *data, cJSON *o)
     cJSON_AddStringToObject (o, "app_id", e->app_id);
     cJSON_AddNumberToObject (o, "exec_id", e->exec_id);
     cJSON_AddStringToObject (o, "state", "RUNNING");
+    cJSON *res = e->resources[0] ? cJSON_Parse (e->resources) : NULL;
+    if (res)
+        cJSON_AddItemToObject (o, "resources", res);
 }

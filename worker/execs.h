@@ -7,7 +7,8 @@
     (children.h), of the kind execs_kind: it starts, stops (SIGTERM to the
     process group, SIGKILL after a grace period) and reaps them, and
     lists them (children_json with execs_kind gives {app_id, exec_id,
-    state, cores, memory_mb, pid} objects).  Every state change (RUNNING
+    state, cores, memory_mb, pid, resources} objects; resources only when
+    it holds some).  Every state change (RUNNING
     after a start, EXITED, FAILED or KILLED after an exit) is reported
     through one callback, so that the worker can tell the master.
     Nothing here reads a clock: times come in as arguments (monotonic
@@ -23,6 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "libcore/error.h"
+#include "libcore/resources.h"
 #include "worker/children.h"
 
 typedef struct execs execs_t;
@@ -60,6 +62,8 @@ typedef struct {
     const char *shuffle_url; /* the node's block server (shuffle.h), or
                                 NULL */
     const char *shuffle_key; /* its CURVE public key, or NULL */
+    const hearth_resources_t *resources; /* the custom resources' addresses
+                                            it holds, or NULL */
 } execs_launch_t;
 
 /* The kind of the executors in the children table. */

@@ -16,6 +16,7 @@
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
+#include "worker/devices.h"
 #include "worker/worker.h"
 
 typedef void (s_handler_fn) (worker_t *w, hearth_msg_t *msg);
@@ -113,6 +114,9 @@ s_register (worker_t *w, int64_t now)
     cJSON_AddStringToObject (b, "host", w->host);
     cJSON_AddNumberToObject (b, "cores", w->cores);
     cJSON_AddNumberToObject (b, "memory_mb", (double) w->memory_mb);
+    if (w->resources.n)
+        cJSON_AddItemToObject (b, "resources",
+                               hearth_resources_to_json (&w->resources));
     cJSON_AddStringToObject (b, "version", PACKAGE_VERSION);
     cJSON_AddStringToObject (b, "work_dir", w->work_dir);
     char dir_id[128];
@@ -337,9 +341,31 @@ s_launch (worker_t *w, hearth_msg_t *msg)
         cJSON_IsObject (conf) ? conf : NULL,
         w->shuffle ? shuffle_url (w->shuffle) : NULL,
         w->shuffle ? shuffle_key (w->shuffle) : NULL,
+        NULL,
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
+    hearth_resources_t held = {0};
+    hearth_error_t err;
+    if (hearth_resources_from_json (&held, cJSON_GetObjectItem (b, "resources"),
+                                    &err)
+            < 0
+        || !devices_contains (&w->resources, &held)) {
+        /* not this worker's addresses: refused, so that the master frees
+           the slot (and hears why) */
+        char why[300];
+        if (held.n)
+            snprintf (why, sizeof why, "resources not offered by this worker");
+        else
+            snprintf (why, sizeof why, "bad resources: %s", err.text);
+        log_warn ("LAUNCH_EXECUTOR %s/%d refused: %s", l.app_id, l.exec_id,
+                  why);
+        execs_report_t r = {l.app_id, l.exec_id, "FAILED", why, -1, 0, 0};
+        worker_report (w, &r);
+        hearth_resources_clear (&held);
+        return;
+    }
+    l.resources = &held;
     /* Its map outputs here are served to whoever holds this token. */
     if (w->shuffle)
         shuffle_app_token (w->shuffle, l.app_id, l.token);
@@ -354,6 +380,7 @@ s_launch (worker_t *w, hearth_msg_t *msg)
                             0};
         worker_report (w, &r);
     }
+    hearth_resources_clear (&held);
 }
 
 static void

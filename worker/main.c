@@ -27,6 +27,7 @@
 #include "libcore/start.h"
 #include "libcore/units.h"
 #include "libcore/web.h"
+#include "worker/devices.h"
 #include "worker/orphans.h"
 #include "worker/web.h"
 #include "worker/webstate.h"
@@ -61,6 +62,7 @@ static const hearth_opt_t s_opts[] = {
              65536),
     OPT ("memory", HEARTH_OPT_MEMORY, NULL, "SIZE",
          "memory to offer (default: this machine's less 1G)"),
+    DEVICES_OPTIONS,
     OPT ("work-dir", HEARTH_OPT_STR, "work", "DIR",
          "where executors run, one WORK_DIR/APP/EXEC directory each"),
     OPT ("host", HEARTH_OPT_STR, NULL, "ADDR",
@@ -287,7 +289,9 @@ s_resources (worker_t *w, hearth_error_t *err)
     if (w->memory_mb < 1)
         return hearth_errprintf (err, "--memory must be at least 1M");
     s_warn_overbooked (w, (int) ncpu, s_physical_memory_mb ());
-    return 0;
+    return devices_gather (
+        w->conf, hearth_conf_ms (w->conf, "resource-discovery-timeout"),
+        &w->resources, err);
 }
 
 static int
@@ -524,6 +528,7 @@ s_teardown (worker_t *w)
     if (w->sigfd >= 0)
         close (w->sigfd);
     hearth_pidfile_remove (&w->pidfile);
+    hearth_resources_clear (&w->resources);
     hearth_conf_destroy (&w->conf);
 }
 
@@ -558,6 +563,11 @@ main (int argc, char **argv)
     }
     log_info ("worker %s: %d cores, %lld MiB, work dir %s, master %s", w.id,
               w.cores, (long long) w.memory_mb, w.work_dir, w.master_url);
+    for (size_t i = 0; i < w.resources.n; i++) {
+        char *spec = hearth_resource_spec (&w.resources.v[i]);
+        log_info ("resource %s", spec ? spec : w.resources.v[i].name);
+        free (spec);
+    }
     worker_link_tick (&w,
                       hearth_mono_ms ()); /* register now, not a tick later */
     /* Ready once its link is started: it does not wait for the master,

@@ -16,6 +16,8 @@
                     directories removed when due (children.h)
         cleanups.c  the directories waiting for removal, in due order
                     (cleanups.h; the children table's)
+        devices.c   the custom resources offered: --resource values and
+                    discovery scripts, at start (devices.h)
         execs.c     the executors: command line, environment, reports,
                     the work dir's lock (execs.h)
         orphans.c   what executors left behind (orphans.h)
@@ -49,6 +51,7 @@
 #include "libcore/ids.h"
 #include "libcore/loglimit.h"
 #include "libcore/pidfile.h"
+#include "libcore/resources.h"
 #include "worker/cgroup.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
@@ -77,6 +80,8 @@ typedef struct worker {
     char work_dir[4096];          /* absolute work dir */
     int cores;                    /* cores offered */
     int64_t memory_mb;            /* memory offered, MiB */
+    hearth_resources_t resources; /* custom resources offered (devices.h;
+                                     owned) */
     int64_t interval_ms;          /* heartbeat interval */
     int64_t liveness;             /* missed intervals: master gone */
     int64_t backoff_max_ms;       /* cap of the re-registration back-off */

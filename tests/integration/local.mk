@@ -66,6 +66,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-stopping.sh \
 	tests/integration/test-recovery-replaced.sh \
 	tests/integration/test-worker-resources.sh \
+	tests/integration/test-resources.sh \
 	tests/integration/test-peer-garbage.sh \
 	tests/integration/test-launch-storm.sh \
 	tests/integration/test-admin.sh \

@@ -10,6 +10,11 @@ tests_unit_test_alloc_SOURCES = tests/unit/test_alloc.c
 tests_unit_test_alloc_CFLAGS = $(unit_cflags)
 tests_unit_test_alloc_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_alloc_res
+tests_unit_test_alloc_res_SOURCES = tests/unit/test_alloc_res.c
+tests_unit_test_alloc_res_CFLAGS = $(unit_cflags)
+tests_unit_test_alloc_res_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_alloc_ref
 tests_unit_test_alloc_ref_SOURCES = tests/unit/test_alloc_ref.c
 tests_unit_test_alloc_ref_CFLAGS = $(unit_cflags)
@@ -153,7 +158,7 @@ tests_unit_test_journal_files_LDADD = $(unit_libs)
 registry_sources = tests/unit/testutil.h master/jstate.c master/jstate.h \
 	master/registry.c master/registry.h master/registry_int.h \
 	master/regworkers.c master/regapps.c master/regdrivers.c \
-	master/reglive.c master/regviews.c master/regstopping.c \
+	master/reglive.c master/regviews.c master/regstopping.c master/regres.c \
 	master/records.c master/restore.c
 
 UNIT_TESTS += tests/unit/test_restore
