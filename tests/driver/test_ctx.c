@@ -17,7 +17,7 @@
     resources N    hearth_stage_set_resource: bad calls refused (EINVAL),
                    then a job of 4 tasks asking gpu=1 then gpu=N (the
                    second call replaces the first), each printing
-                   "result: $HEARTH_RESOURCE_GPU" (test-resources.sh);
+                   "result: $HEARTH_RESOURCE_GPU" (test-task-resources.sh);
                    a failed job ends with its error
 
     Prints "job N: succeeded|failed" per job; exits 0 unless something

@@ -44,17 +44,6 @@ count() {
 }
 # finished STAGE N: wait until N tasks of STAGE have a final update.
 finished() { wait_for 60 eval "[[ \$(count $1) -ge $2 ]]"; }
-# overlaps FILE: "START|END ADDRS TASK NS" lines; prints every address
-# held by two tasks at once (none: empty), checking per address that its
-# START and END lines alternate in time order, each END its START's task.
-overlaps() {
-  awk '{ n = split($2, a, ","); for (i = 1; i <= n; i++) print a[i], $4, $1, $3 }' "$1" |
-    sort -k1,1 -k2,2n | awk '
-      $1 != addr { if (held != "") print addr " still held"; addr = $1; held = "" }
-      $3 == "START" { if (held != "") print addr ": " $4 " started while " held " held it"; held = $4 }
-      $3 == "END" { if (held != $4) print addr ": " $4 " ended, not the holder (" held ")"; held = "" }
-      END { if (held != "") print addr " still held" }'
-}
 
 # 40 command tasks of gpu=1, sent at once to 8 cores and 4 gpus.
 LOG=$T/cmd.log
