@@ -160,9 +160,10 @@ s_configure (executor_t *ex, hearth_error_t *err)
     return 0;
 }
 
-/* The --resource addresses.  A task sees HEARTH_RESOURCE_<NAME> (and
-   CUDA_VISIBLE_DEVICES for gpu) only when it was given addresses: the
-   variables this process inherited for those names are dropped. */
+/* The --resource addresses.  A task sees HEARTH_RESOURCE_<NAME> only
+   for the addresses it was given (and CUDA_VISIBLE_DEVICES only when it
+   was given gpus, on an executor that holds some): what this process
+   inherited of those variables is dropped. */
 static int
 s_configure_resources (executor_t *ex, hearth_error_t *err)
 {
@@ -174,12 +175,26 @@ s_configure_resources (executor_t *ex, hearth_error_t *err)
             return hearth_errprintf (err, "--resource %s: %s", specs[i],
                                      e.text);
     }
-    for (size_t i = 0; i < ex->resources.n; i++) {
-        char name[HEARTH_RESOURCE_ENV_MAX];
-        hearth_resource_env_name (ex->resources.v[i].name, name, sizeof name);
-        unsetenv (name);
-        if (strcmp (ex->resources.v[i].name, "gpu") == 0)
-            unsetenv ("CUDA_VISIBLE_DEVICES");
+    if (hearth_resources_find (&ex->resources, "gpu"))
+        unsetenv ("CUDA_VISIBLE_DEVICES");
+    extern char **environ;
+    static const char prefix[] = "HEARTH_RESOURCE_";
+    for (size_t i = 0; environ && environ[i];) {
+        const char *eq = strchr (environ[i], '=');
+        if (strncmp (environ[i], prefix, sizeof prefix - 1) != 0 || !eq) {
+            i++;
+            continue;
+        }
+        char name[256];
+        size_t len = (size_t) (eq - environ[i]);
+        if (len >= sizeof name) { /* none of ours is that long */
+            i++;
+            continue;
+        }
+        snprintf (name, sizeof name, "%.*s", (int) len, environ[i]);
+        if (unsetenv (name) < 0)
+            i++;
+        /* else environ shifted: look at i again */
     }
     return 0;
 }

@@ -25,7 +25,8 @@ exec {FD}>"$T/tool.in"
 wait_for 10 grep -q '^LISTENING ' "$T/tool.out" || { fail "exec-tool"; finish; exit 1; }
 URL=$(awk '/^LISTENING/{print $2}' "$T/tool.out")
 # Variables inherited from outside must not reach tasks that hold nothing.
-HEARTH_RESOURCE_GPU=inherited CUDA_VISIBLE_DEVICES=inherited \
+HEARTH_RESOURCE_GPU=inherited HEARTH_RESOURCE_NIC=inherited \
+  CUDA_VISIBLE_DEVICES=inherited \
   "$BIN/hearth-executor" --driver-url "$URL" --app-id "$APP" --cores 8 \
   --resource gpu=0,1,2,3 --resource fpga=f0 --work-dir "$T/ex" \
   --heartbeat-interval 200ms >"$T/ex.log" 2>&1 &
