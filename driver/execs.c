@@ -1,7 +1,7 @@
 /*  execs.c - the driver's executors: their ROUTER socket and its handler
     table, registration (with the libraries and files of ship.c, the
-    resources of execres.c), heartbeats and losses.  What tasks go to an
-   executor and what its status updates do is launch.c's.
+    resources of execres.c), heartbeats and losses.  What tasks go to
+    an executor and what its status updates do is launch.c's.
 */
 #include "config.h"
 

@@ -13,10 +13,10 @@
     "env" {NAME: VALUE}, "timeout" ("5s" or milliseconds).  A stage has
     "name", "tasks", optional "after" (stage names), "pool" and "weight"
     (FAIR scheduling), "env", "resources" {NAME: AMOUNT} (custom resources
-    each task needs, docs/resources.md).  The job may have "params" and "env".
-   What fills the strings ({argN}, params, {submit_dir}, {item}) and the env
-    merge are jobparams.c's.  Unknown keys are refused, so that a typo
-    does not silently change a job.
+    each task needs, docs/resources.md).  The job may have "params" and
+    "env".  What fills the strings ({argN}, params, {submit_dir}, {item})
+    and the env merge are jobparams.c's.  Unknown keys are refused, so
+    that a typo does not silently change a job.
 */
 #include "config.h"
 
@@ -627,17 +627,14 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
     if (jobshuffle_build_stage (stage, st, output_dir, err) < 0)
         return -1;
     const cJSON *res;
-    cJSON_ArrayForEach (
-        res,
-        cJSON_GetObjectItemCaseSensitive (
-            st,
-            "resources")) if (hearth_stage_set_resource (stage, res->string,
-                                                         (int) res->valuedouble)
-                              < 0) return hearth_errprintf (err,
-                                                            "stage %s: "
-                                                            "resources: %s",
-                                                            name,
-                                                            strerror (errno));
+    cJSON_ArrayForEach (res, cJSON_GetObjectItemCaseSensitive (st, "resources"))
+    {
+        if (hearth_stage_set_resource (stage, res->string,
+                                       (int) res->valuedouble)
+            < 0)
+            return hearth_errprintf (err, "stage %s: resources: %s", name,
+                                     strerror (errno));
+    }
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
         hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));

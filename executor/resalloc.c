@@ -180,10 +180,9 @@ s_hand (task_t *t)
 int
 resalloc_acquire (resalloc_t *self, task_t *t, hearth_error_t *err)
 {
-    if (resalloc_check (self, &t->need, err) < 0) {
-        t->permanent = true; /* this executor will never have them */
-        return -1;
-    }
+    if (resalloc_check (self, &t->need, err) < 0)
+        return -1; /* not here, ever: a failure, retried where the driver
+                      counts enough (not permanent: another may have them) */
     int rc = resalloc_take (self, &t->need, &t->held);
     if (rc == 0 && s_hand (t) < 0)
         rc = -1;

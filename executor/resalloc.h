@@ -45,8 +45,8 @@ void resalloc_give (resalloc_t *self, hearth_resources_t *got);
    "CUDA_VISIBLE_DEVICES=0,1" for gpu) added to a command's env, the
    fn_resources of a function.  Returns 0, 1 when not enough are free now
    (nothing taken: it waits), or -1 with err when it cannot run here (a
-   need beyond what the executor holds: t->permanent set) or on no
-   memory (nothing taken). */
+   need beyond what the executor holds) or on no memory (nothing
+   taken). */
 int resalloc_acquire (resalloc_t *self, task_t *t, hearth_error_t *err);
 /* Addresses of name free now (0 for an unknown name). */
 size_t resalloc_free (const resalloc_t *self, const char *name);
