@@ -168,6 +168,13 @@ int driver_executor_resources (const hearth_conf_t *conf,
    environment variable or a --conf value carries it; caller frees; NULL
    on no memory. */
 char *driver_list_join (const hearth_conf_t *conf, const char *name);
+/* local-cluster: conf's worker-resource or worker-resource-discovery
+   values (name), each whole again ("gpu=0,1" split at its comma by the
+   environment is joined back) and checked: a new NULL-terminated array
+   (*n long) for driver_params_destroy(), or NULL with err naming the bad
+   value. */
+char **driver_worker_resources (const hearth_conf_t *conf, const char *name,
+                                size_t *n, hearth_error_t *err);
 /* Whether conf's executor-resource values parse: 0, or -1 with err. */
 int driver_check_executor_resources (const hearth_conf_t *conf,
                                      hearth_error_t *err);

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/internal.h"
 #include "driver/local.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
@@ -347,6 +348,57 @@ s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
                              (long long) s_start_timeout_ms);
 }
 
+/* A local worker's command line: the fixed part, then each
+   --worker-resource as --resource and each --worker-resource-discovery
+   as --resource-discovery. */
+typedef struct {
+    const char **argv; /* NULL-terminated (owned array) */
+    char **res;        /* the --resource values (owned) */
+    char **disc;       /* the --resource-discovery values (owned) */
+} s_wargv_t;
+
+static void
+s_wargv_free (s_wargv_t *w)
+{
+    free (w->argv);
+    driver_params_destroy (&w->res);
+    driver_params_destroy (&w->disc);
+}
+
+/* 0, or -1 with err (a bad value, no memory): w freed then. */
+static int
+s_wargv (hearth_conf_t *conf, const char *const *fixed, s_wargv_t *w,
+         hearth_error_t *err)
+{
+    size_t nfixed = 0, nres = 0, ndisc = 0, k = 0;
+    memset (w, 0, sizeof *w);
+    while (fixed[nfixed])
+        nfixed++;
+    if (!(w->res =
+              driver_worker_resources (conf, "worker-resource", &nres, err))
+        || !(w->disc = driver_worker_resources (
+                 conf, "worker-resource-discovery", &ndisc, err))) {
+        s_wargv_free (w);
+        return -1;
+    }
+    if (!(w->argv =
+              calloc (nfixed + 2 * (nres + ndisc) + 1, sizeof *w->argv))) {
+        s_wargv_free (w);
+        return hearth_errprintf (err, "out of memory");
+    }
+    for (size_t i = 0; i < nfixed; i++)
+        w->argv[k++] = fixed[i];
+    for (size_t i = 0; i < nres; i++) {
+        w->argv[k++] = "--resource";
+        w->argv[k++] = w->res[i];
+    }
+    for (size_t i = 0; i < ndisc; i++) {
+        w->argv[k++] = "--resource-discovery";
+        w->argv[k++] = w->disc[i];
+    }
+    return 0;
+}
+
 static int
 s_start_cluster (local_t *self, hearth_error_t *err)
 {
@@ -384,7 +436,7 @@ s_start_cluster (local_t *self, hearth_error_t *err)
         snprintf (cores, sizeof cores, "%d", setup->worker_cores);
         snprintf (memory, sizeof memory, "%lldM",
                   (long long) setup->worker_memory_mb);
-        const char *wargv[] = {
+        const char *fixed[] = {
             hearth_program_path ("hearth-worker", path, sizeof path),
             "--master",
             self->master_url,
@@ -401,7 +453,11 @@ s_start_cluster (local_t *self, hearth_error_t *err)
             "--log-level",
             "error",
             NULL};
-        pid_t pid = s_spawn_daemon (wargv, err);
+        s_wargv_t w;
+        if (s_wargv (self->conf, fixed, &w, err) < 0)
+            return -1;
+        pid_t pid = s_spawn_daemon (w.argv, err);
+        s_wargv_free (&w);
         if (pid < 0)
             return -1;
         self->worker_pids[i] = pid;

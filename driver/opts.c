@@ -37,6 +37,12 @@ static const hearth_opt_t s_options[] = {
      "N addresses of custom resource NAME (gpu, fpga...) per executor: "
      "executors go only where a worker has them free (repeatable; "
      "docs/resources.md)"},
+    {"worker-resource", HEARTH_OPT_LIST, NULL, "NAME=ADDR[,ADDR...]",
+     "local-cluster: addresses of a custom resource every local worker "
+     "offers (its --resource; repeatable)"},
+    {"worker-resource-discovery", HEARTH_OPT_LIST, NULL, "NAME=SCRIPT",
+     "local-cluster: a discovery script every local worker runs (its "
+     "--resource-discovery; repeatable)"},
     {"lib", HEARTH_OPT_LIST, NULL, "FILE",
      "a shared library of function tasks to ship (repeatable)"},
     {"files", HEARTH_OPT_LIST, NULL, "FILE[,FILE...]",
@@ -171,6 +177,23 @@ opts_executor_resources (const hearth_ctx_t *ctx)
     return &ctx->executor_resources;
 }
 
+/* The local-cluster workers' --resource and --resource-discovery values
+   parse. */
+static int
+s_check_worker_resources (const hearth_conf_t *conf, hearth_error_t *err)
+{
+    static const char *const names[] = {"worker-resource",
+                                        "worker-resource-discovery"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t n;
+        char **items = driver_worker_resources (conf, names[i], &n, err);
+        if (!items)
+            return -1;
+        driver_params_destroy (&items);
+    }
+    return 0;
+}
+
 /* Read defaults, the defaults file, HEARTH_* variables and HEARTH_CONF
    into a new conf. */
 static hearth_conf_t *
@@ -248,6 +271,56 @@ driver_list_join (const hearth_conf_t *conf, const char *name)
         o += sprintf (o, "%s%s", i ? "," : "", items[i]);
     if (out)
         *o = '\0';
+    return out;
+}
+
+char **
+driver_worker_resources (const hearth_conf_t *conf, const char *name, size_t *n,
+                         hearth_error_t *err)
+{
+    const char *const *items;
+    size_t count = hearth_conf_list (conf, name, &items);
+    char **out = calloc (count + 1, sizeof *out);
+    bool discovery = strcmp (name, "worker-resource-discovery") == 0;
+    *n = 0;
+    if (!out) {
+        hearth_errprintf (err, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < count; i++) {
+        /* the environment's "gpu=0,1" comes as "gpu=0" and "1": an item
+           without '=' continues the one before (an address has none) */
+        char *next = NULL;
+        if (*n && !strchr (items[i], '=')) {
+            if (asprintf (&next, "%s,%s", out[*n - 1], items[i]) < 0)
+                next = NULL;
+            free (out[*n - 1]);
+            out[*n - 1] = next;
+        }
+        else if ((out[*n] = strdup (items[i])))
+            next = out[(*n)++];
+        if (!next) {
+            driver_params_destroy (&out);
+            hearth_errprintf (err, "out of memory");
+            return NULL;
+        }
+    }
+    hearth_resources_t r = {0};
+    hearth_error_t perr;
+    for (size_t i = 0; i < *n; i++) {
+        const char *eq = strchr (out[i], '=');
+        int rc = !discovery ? hearth_resources_add_spec (&r, out[i], &perr)
+                 : !eq || eq == out[i] || !eq[1]
+                     ? hearth_errprintf (&perr, "expected NAME=SCRIPT")
+                     : 0;
+        if (rc < 0) {
+            hearth_errprintf (err, "bad --%s %s: %s", name, out[i], perr.text);
+            hearth_resources_clear (&r);
+            driver_params_destroy (&out);
+            return NULL;
+        }
+    }
+    hearth_resources_clear (&r);
     return out;
 }
 
@@ -406,6 +479,7 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
     if (driver_check_master (conf, &err) < 0
         || driver_check_limits (conf, &err) < 0
         || driver_check_executor_resources (conf, &err) < 0
+        || s_check_worker_resources (conf, &err) < 0
         || s_resolve_submit_dir (conf, &err) < 0) {
         s_copy_error (errbuf, errlen, err.text);
         hearth_conf_destroy (&conf);

@@ -168,20 +168,36 @@ s_export_params (hearth_conf_t *conf)
     return rc < 0 ? submit_fail (-1, "out of memory") : 0;
 }
 
-/* The --executor-resource values, for the driver (comma-separated in
-   HEARTH_EXECUTOR_RESOURCE: NAME=N holds no comma). */
+/* The --executor-resource and local-cluster --worker-resource(-discovery)
+   values, checked, for the driver (comma-separated in
+   HEARTH_EXECUTOR_RESOURCE...: the driver joins an address list split
+   there back, driver_worker_resources). */
 static int
-s_export_executor_resources (hearth_conf_t *conf)
+s_export_resources (hearth_conf_t *conf)
 {
+    static const char *const names[] = {"executor-resource", "worker-resource",
+                                        "worker-resource-discovery"};
     hearth_error_t err;
-    if (!driver_setting_given (conf, "executor-resource"))
-        return 0;
     if (driver_check_executor_resources (conf, &err) < 0)
         return submit_fail (-1, "%s", err.text);
-    char *text = driver_list_join (conf, "executor-resource");
-    int rc = text ? setenv ("HEARTH_EXECUTOR_RESOURCE", text, 1) : -1;
-    free (text);
-    return rc < 0 ? submit_fail (-1, "out of memory") : 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char env[64];
+        size_t n;
+        if (!driver_setting_given (conf, names[i]))
+            continue;
+        char **items =
+            i ? driver_worker_resources (conf, names[i], &n, &err) : NULL;
+        if (i && !items)
+            return submit_fail (-1, "%s", err.text);
+        driver_params_destroy (&items);
+        char *text = driver_list_join (conf, names[i]);
+        hearth_conf_env_name (names[i], env, sizeof env);
+        int rc = text ? setenv (env, text, 1) : -1;
+        free (text);
+        if (rc < 0)
+            return submit_fail (-1, "out of memory");
+    }
+    return 0;
 }
 
 /* Hand every driver setting given on the command line to the driver. */
@@ -197,7 +213,7 @@ s_export (hearth_conf_t *conf)
             return submit_fail (-1, "cannot prepare the driver's environment");
     }
     if (s_export_libs (conf) < 0 || s_export_files (conf) < 0
-        || s_export_params (conf) < 0 || s_export_executor_resources (conf) < 0)
+        || s_export_params (conf) < 0 || s_export_resources (conf) < 0)
         return -1;
     /* Our programs find each other beside this one. */
     char dir[PATH_MAX];

@@ -310,7 +310,7 @@ s_settings (hearth_conf_t *conf, const s_files_t *f)
                 cJSON_AddStringToObject (map, o->name, text);
             free (text);
         }
-        else if (strcmp (o->name, "executor-resource") == 0) {
+        else if (o->type == HEARTH_OPT_LIST) { /* executor-resource... */
             char *text = driver_list_join (conf, o->name);
             if (text)
                 cJSON_AddStringToObject (map, o->name, text);

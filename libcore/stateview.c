@@ -225,6 +225,70 @@ s_width (const cJSON *list, const hearth_view_t *v, const char *field,
     return width;
 }
 
+/* Append text to buf (size bytes, *n used), cut when full. */
+static void
+s_append (char *buf, size_t size, size_t *n, const char *text)
+{
+    int k = snprintf (buf + *n, size - *n, "%s", text);
+    *n = k < 0 ? *n : *n + (size_t) k < size ? *n + (size_t) k : size - 1;
+}
+
+void
+hearth_view_amounts_text (const cJSON *o, char *buf, size_t size)
+{
+    const cJSON *r, *a;
+    size_t n = 0;
+    char num[32];
+    buf[0] = '\0';
+    cJSON_ArrayForEach (r, o)
+    {
+        if (n)
+            s_append (buf, size, &n, " ");
+        s_append (buf, size, &n, r->string ? r->string : "?");
+        s_append (buf, size, &n, "=");
+        if (cJSON_IsNumber (r)) {
+            snprintf (num, sizeof num, "%.0f", r->valuedouble);
+            s_append (buf, size, &n, num);
+        }
+        int i = 0;
+        const cJSON *list = cJSON_IsArray (r) ? r : NULL;
+        cJSON_ArrayForEach (a, list)
+        {
+            if (i++)
+                s_append (buf, size, &n, ",");
+            s_append (buf, size, &n, cJSON_IsString (a) ? a->valuestring : "?");
+        }
+    }
+}
+
+void
+hearth_view_resources_text (const cJSON *w, char *buf, size_t size)
+{
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive (w, "resources"), *r;
+    const cJSON *held = cJSON_GetObjectItemCaseSensitive (w, "resources_held");
+    size_t n = 0;
+    buf[0] = '\0';
+    cJSON_ArrayForEach (r, res)
+    {
+        const cJSON *by = cJSON_GetObjectItemCaseSensitive (held, r->string);
+        const cJSON *addr;
+        int i = 0;
+        if (n)
+            s_append (buf, size, &n, "; ");
+        s_append (buf, size, &n, r->string ? r->string : "?");
+        cJSON_ArrayForEach (addr, r)
+        {
+            const char *a = cJSON_IsString (addr) ? addr->valuestring : "?";
+            const char *who = hearth_json_str (by, a);
+            s_append (buf, size, &n, i++ ? ", " : " ");
+            s_append (buf, size, &n, a);
+            s_append (buf, size, &n, " (");
+            s_append (buf, size, &n, who ? who : "free");
+            s_append (buf, size, &n, ")");
+        }
+    }
+}
+
 size_t
 hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
 {
@@ -265,11 +329,37 @@ hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
         if (hearth_json_str (w, "unhealthy"))
             fprintf (out, "    unhealthy: %s\n",
                      hearth_json_str (w, "unhealthy"));
+        char res[1024];
+        hearth_view_resources_text (w, res, sizeof res);
+        if (res[0]) /* its addresses, and who holds them */
+            fprintf (out, "    resources: %s\n", res);
         if (v->web && hearth_json_str (w, "web_url")) /* its pages */
             fprintf (out, "    web: %s\n", hearth_json_str (w, "web_url"));
         rows++;
     }
     return rows;
+}
+
+/* An application's last executor killed for memory, as the driver's
+   error says it. */
+static void
+s_last_oom (FILE *out, const cJSON *oom, const hearth_view_t *v)
+{
+    if (!cJSON_IsObject (oom))
+        return;
+    char limit[32] = "?", peak[32] = "?"; /* MiB, as the driver says */
+    double l = hearth_view_num (oom, "memory_limit_bytes"),
+           p = hearth_view_num (oom, "peak_rss_bytes");
+    if (l > 0)
+        snprintf (limit, sizeof limit, "%.0f MiB", l / (double) HEARTH_MiB);
+    if (p > 0)
+        snprintf (peak, sizeof peak, "%.0f MiB", p / (double) HEARTH_MiB);
+    fprintf (out, "  last OOM: executor %.0f on %s: limit %s, peak %s%s%s\n",
+             hearth_view_num (oom, "exec_id"),
+             s_worker (v, hearth_json_str (oom, "worker_id")), limit, peak,
+             hearth_json_str (oom, "message") ? ": " : "",
+             hearth_json_str (oom, "message") ? hearth_json_str (oom, "message")
+                                              : "");
 }
 
 /* SUBMITTED, DURATION and REASON of an application. */
@@ -318,8 +408,15 @@ hearth_view_apps (FILE *out, const cJSON *state, const hearth_view_t *v)
             hearth_view_text (a, "state"), hearth_view_num (a, "cores_granted"),
             cJSON_IsNumber (max) ? maxtext : "-", submitted, reason ? 8 : 0,
             duration, reason ? " " : "", reason ? reason : "");
-        if (hearth_json_str (a, "waiting")) /* its key's core limit */
+        if (hearth_json_str (a, "waiting")) /* its key's limit, resources */
             fprintf (out, "  waiting: %s\n", hearth_json_str (a, "waiting"));
+        char res[512];
+        hearth_view_amounts_text (
+            cJSON_GetObjectItemCaseSensitive (a, "executor_resources"), res,
+            sizeof res);
+        if (res[0])
+            fprintf (out, "  each executor: %s\n", res);
+        s_last_oom (out, cJSON_GetObjectItemCaseSensitive (a, "last_oom"), v);
         rows++;
     }
     return rows;
@@ -348,12 +445,16 @@ hearth_view_executors (FILE *out, const cJSON *state, const hearth_view_t *v)
         cJSON_ArrayForEach (e,
                             cJSON_GetObjectItemCaseSensitive (a, "executors"))
         {
-            fprintf (out, "%-*s %-5.0f %-*s %-6.0f %-8.0f %s\n", s_app_id_width,
-                     hearth_view_text (a, "id"), hearth_view_num (e, "exec_id"),
-                     ww, s_worker (v, hearth_json_str (e, "worker_id")),
-                     hearth_view_num (e, "cores"),
-                     hearth_view_num (e, "memory_mb"),
-                     hearth_view_text (e, "state"));
+            char res[512];
+            hearth_view_amounts_text (
+                cJSON_GetObjectItemCaseSensitive (e, "resources"), res,
+                sizeof res);
+            fprintf (
+                out, "%-*s %-5.0f %-*s %-6.0f %-8.0f %s%s%s\n", s_app_id_width,
+                hearth_view_text (a, "id"), hearth_view_num (e, "exec_id"), ww,
+                s_worker (v, hearth_json_str (e, "worker_id")),
+                hearth_view_num (e, "cores"), hearth_view_num (e, "memory_mb"),
+                hearth_view_text (e, "state"), res[0] ? "  " : "", res);
             rows++;
         }
     }

@@ -85,4 +85,13 @@ void hearth_view_run_us (int64_t us, char *buf, size_t size);
    object (no successful attempt). */
 void hearth_view_run (const cJSON *run, char *buf, size_t size);
 
+/* A worker's custom resources and who holds each address (its
+   `resources` and `resources_held`): "gpu 0 (APP/EXEC), 1 (free); fpga a
+   (free)" into buf; "" when it offers none.  Cut to size. */
+void hearth_view_resources_text (const cJSON *worker, char *buf, size_t size);
+/* Amounts by name ({"gpu": 1}: "gpu=1") or addresses by name ({"gpu":
+   ["0", "1"]}: "gpu=0,1"), space-separated, into buf; "" when o has
+   none.  Cut to size. */
+void hearth_view_amounts_text (const cJSON *o, char *buf, size_t size);
+
 #endif

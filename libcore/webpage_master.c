@@ -14,9 +14,9 @@
 #include "libcore/webpage.h"
 #include "libcore/webpage_int.h"
 
-static const char *const s_worker_cols[] = {"Worker",    "Host",   "State",
-                                            "Cores",     "Memory", "Heartbeat",
-                                            "Executors", NULL};
+static const char *const s_worker_cols[] = {
+    "Worker",    "Host",      "State",     "Cores", "Memory",
+    "Heartbeat", "Executors", "Resources", NULL};
 static const char *const s_running_cols[] = {"Application",
                                              "Name",
                                              "State",
@@ -36,9 +36,9 @@ static const char *const s_driver_cols[] = {
 static const char *const s_stage_cols[] = {"Job",    "Stage",    "Name",
                                            "Tasks",  "Finished", "Running",
                                            "Failed", "Progress", NULL};
-static const char *const s_exec_cols[] = {"Executor",    "Worker", "Host",
-                                          "Cores",       "Memory", "State",
-                                          "Exit reason", "Logs",   NULL};
+static const char *const s_exec_cols[] = {
+    "Executor", "Worker",      "Host", "Cores",     "Memory",
+    "State",    "Exit reason", "Logs", "Resources", NULL};
 static const char *const s_ended_cols[] = {"Executor", "Worker", "Host",
                                            "State",    "Exit",   "Exit reason",
                                            "Ended",    "Logs",   NULL};
@@ -167,6 +167,9 @@ s_worker_row (FILE *out, const cJSON *w, const void *ctx)
                             hearth_view_num (w, "memory_mb"), "MiB");
     hearth_html_cell (out, age);
     hearth_html_cell_num (out, hearth_view_num (w, "executors"));
+    char res[1024];
+    hearth_view_resources_text (w, res, sizeof res);
+    hearth_html_cell (out, res[0] ? res : "-");
     fputs ("</tr>\n", out);
     return true;
 }
@@ -347,6 +350,14 @@ s_app_summary (FILE *out, const cJSON *a, int64_t now)
     snprintf (text, sizeof text, "%.0f MiB",
               hearth_view_num (a, "memory_per_executor_mb"));
     hearth_html_summary_item (out, "Memory per executor", text);
+    char res[512];
+    hearth_view_amounts_text (s_list (a, "executor_resources"), res,
+                              sizeof res);
+    if (res[0])
+        hearth_html_summary_item (out, "Resources per executor", res);
+    if (hearth_json_str (a, "waiting"))
+        hearth_html_summary_item (out, "Waiting",
+                                  hearth_json_str (a, "waiting"));
     hearth_html_summary_item (out, "Reason", hearth_view_text (a, "reason"));
     hearth_html_summary_item (out, "Event log",
                               hearth_view_text (a, "event_log"));
@@ -408,6 +419,9 @@ s_exec_row (FILE *out, const cJSON *e, const void *ctx)
     hearth_html_cell (out, hearth_view_text (e, "exit_reason"));
     hearth_html_cell_logs (out, hearth_json_str (w, "web_url"), "app",
                            hearth_json_str (c->app, "id"), "exec", id);
+    char res[512];
+    hearth_view_amounts_text (s_list (e, "resources"), res, sizeof res);
+    hearth_html_cell (out, res[0] ? res : "-");
     fputs ("</tr>\n", out);
     return true;
 }

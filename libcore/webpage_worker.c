@@ -65,6 +65,10 @@ s_summary (FILE *out, const cJSON *ws)
     hearth_format_size ((uint64_t) hearth_view_num (ws, "shuffle_bytes"), size,
                         sizeof size);
     hearth_html_summary_item (out, "Shuffle", size);
+    char res[1024];
+    hearth_view_resources_text (ws, res, sizeof res);
+    if (res[0]) /* its addresses, and which executor holds each */
+        hearth_html_summary_item (out, "Resources", res);
     hearth_html_summary_close (out);
 }
 

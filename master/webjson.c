@@ -60,13 +60,12 @@ s_key (s_buf_t *b, const char *name)
     s_raw (b, "\":", 2);
 }
 
-/* "name":"value" with value escaped (NULL: ""), then a comma unless
-   last.  Runs of plain characters go in one copy (ids, hosts). */
+/* "value" escaped (NULL: ""), without the closing quote.  Runs of plain
+   characters go in one copy (ids, hosts). */
 static void
-s_str (s_buf_t *b, const char *name, const char *value, bool last)
+s_quoted (s_buf_t *b, const char *value)
 {
     const char *p = value ? value : "";
-    s_key (b, name);
     s_raw (b, "\"", 1);
     while (*p) {
         size_t run = 0;
@@ -85,7 +84,53 @@ s_str (s_buf_t *b, const char *name, const char *value, bool last)
             p++;
         }
     }
+}
+
+/* "name":"value" with value escaped (NULL: ""), then a comma unless
+   last. */
+static void
+s_str (s_buf_t *b, const char *name, const char *value, bool last)
+{
+    s_key (b, name);
+    s_quoted (b, value);
     s_raw (b, last ? "\"" : "\",", last ? 1 : 2);
+}
+
+/* Which of a worker's addresses a Spark resources map lists. */
+typedef enum { S_RES_ALL, S_RES_USED, S_RES_FREE } s_res_t;
+
+/* Spark's "resources", "resourcesused" or "resourcesfree" of a worker:
+   {"gpu":{"name":"gpu","addresses":["0"]}}, and a comma. */
+static void
+s_resources (s_buf_t *b, const char *key, const reg_worker_t *w, s_res_t which)
+{
+    char who[HEARTH_ID_MAX + 32];
+    s_key (b, key);
+    S_LIT (b, "{");
+    for (size_t i = 0; i < w->resources.n; i++) {
+        const hearth_resource_t *r = &w->resources.v[i];
+        if (i)
+            S_LIT (b, ",");
+        s_key (b, r->name);
+        S_LIT (b, "{");
+        s_str (b, "name", r->name, false);
+        s_key (b, "addresses");
+        S_LIT (b, "[");
+        bool first = true;
+        for (size_t j = 0; j < r->naddrs; j++) {
+            bool held = registry_worker_holder (w, r->name, r->addrs[j], who,
+                                                sizeof who);
+            if ((which == S_RES_USED && !held) || (which == S_RES_FREE && held))
+                continue;
+            if (!first)
+                S_LIT (b, ",");
+            first = false;
+            s_quoted (b, r->addrs[j]);
+            S_LIT (b, "\"");
+        }
+        S_LIT (b, "]}");
+    }
+    S_LIT (b, "},");
 }
 
 /* "name":V, with V in decimal, then a comma unless last. */
@@ -140,6 +185,9 @@ s_workers (s_buf_t *b, master_t *m, int64_t *sums)
         s_int (b, "memory", w->memory_mb, false);
         s_int (b, "memoryused", mem_used, false);
         s_int (b, "memoryfree", w->memory_mb - mem_used, false);
+        s_resources (b, "resources", w, S_RES_ALL);
+        s_resources (b, "resourcesused", w, S_RES_USED);
+        s_resources (b, "resourcesfree", w, S_RES_FREE);
         s_str (b, "state", hearth_worker_states[w->state], false);
         s_int (b, "lastheartbeat", w->last_heartbeat_ms, true);
         S_LIT (b, "}");
@@ -173,6 +221,18 @@ s_app (s_buf_t *b, const reg_app_t *a, int64_t now, bool *first)
     s_int (b, "memoryperexecutor", a->memory_per_executor_mb, false);
     s_int (b, "memoryperslave", a->memory_per_executor_mb, false);
     s_date (b, a->submit_ms);
+    /* Spark's ResourceRequirement: {"name":"gpu","amount":1} */
+    s_key (b, "resourcesperexecutor");
+    S_LIT (b, "[");
+    for (size_t i = 0; i < a->executor_resources.n; i++) {
+        S_LIT (b, "{");
+        s_str (b, "name", a->executor_resources.v[i].name, false);
+        s_int (b, "amount", a->executor_resources.v[i].amount, true);
+        S_LIT (b, "}");
+        if (i + 1 < a->executor_resources.n)
+            S_LIT (b, ",");
+    }
+    S_LIT (b, "],");
     s_str (b, "state", hearth_app_states[a->state], false);
     s_int (b, "duration", (a->end_ms ? a->end_ms : now) - a->submit_ms, true);
     S_LIT (b, "}");

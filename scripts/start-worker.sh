@@ -8,7 +8,9 @@
 # Settings (environment or $HEARTH_CONF_DIR/hearth-env.sh):
 # HEARTH_WORKER_CORES, HEARTH_WORKER_MEMORY, HEARTH_WORKER_DIR (instance N
 # works in HEARTH_WORKER_DIR/worker-N), HEARTH_WORKER_HOST (the address it
-# advertises), HEARTH_WORKER_OPTS, HEARTH_PID_DIR, HEARTH_LOG_DIR.
+# advertises), HEARTH_WORKER_RESOURCE and HEARTH_WORKER_RESOURCE_DISCOVERY
+# (custom resources, ';'-separated), HEARTH_WORKER_OPTS, HEARTH_PID_DIR,
+# HEARTH_LOG_DIR.
 set -euo pipefail
 usage() {
   cat <<EOF
@@ -25,6 +27,10 @@ hearth-worker (hearth-worker --help); it refuses a flag it does not know.
   HEARTH_WORKER_DIR     instance N works in HEARTH_WORKER_DIR/worker-N
                         (default \$HEARTH_PID_DIR/work)
   HEARTH_WORKER_HOST    the address it advertises
+  HEARTH_WORKER_RESOURCE  custom resources it offers, ';'-separated
+                        (gpu=0,1;fpga=0: one --resource each)
+  HEARTH_WORKER_RESOURCE_DISCOVERY  discovery scripts, ';'-separated
+                        (gpu=/etc/hearth/gpus.sh: one --resource-discovery each)
   HEARTH_WORKER_OPTS    more hearth-worker flags
 EOF
 }
@@ -54,6 +60,10 @@ args=(--master "$url" --work-dir "$work" --ready-file "$idfile")
 [[ -n $HEARTH_WORKER_HOST ]] && args+=(--host "$HEARTH_WORKER_HOST")
 [[ -n $HEARTH_WORKER_CORES ]] && args+=(--cores "$HEARTH_WORKER_CORES")
 [[ -n $HEARTH_WORKER_MEMORY ]] && args+=(--memory "$HEARTH_WORKER_MEMORY")
+IFS=';' read -ra res <<<"$HEARTH_WORKER_RESOURCE"
+for r in "${res[@]}"; do [[ -n $r ]] && args+=(--resource "$r"); done
+IFS=';' read -ra res <<<"$HEARTH_WORKER_RESOURCE_DISCOVERY"
+for r in "${res[@]}"; do [[ -n $r ]] && args+=(--resource-discovery "$r"); done
 # shellcheck disable=SC2206
 args+=($HEARTH_WORKER_OPTS "$@")
 hearth_launch hearth-worker "$role" "${args[@]}" || exit 1

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "libcore/log.h"
+#include "libcore/proto.h"
 #include "libcore/web.h"
 #include "libcore/webpage.h"
 #include "worker/web.h"
@@ -29,6 +30,37 @@ s_state_name (const worker_t *w)
     return w->stopping     ? "STOPPING"
            : w->registered ? "REGISTERED"
                            : "CONNECTING";
+}
+
+/* The addresses the worker offers, and which of its executors holds
+   each: the master's worker view's resources and resources_held. */
+static void
+s_add_resources (worker_t *w, cJSON *o)
+{
+    if (!w->resources.n)
+        return;
+    cJSON_AddItemToObject (o, "resources",
+                           hearth_resources_to_json (&w->resources));
+    cJSON *held = cJSON_AddObjectToObject (o, "resources_held");
+    cJSON *execs = children_json (w->children, &execs_kind), *e, *r, *a;
+    cJSON_ArrayForEach (e, execs)
+    {
+        char who[HEARTH_ID_MAX + 32];
+        snprintf (who, sizeof who, "%s/%d", hearth_json_str (e, "app_id"),
+                  (int) hearth_json_int (e, "exec_id", 0));
+        cJSON_ArrayForEach (r, cJSON_GetObjectItem (e, "resources"))
+        {
+            cJSON *by = cJSON_GetObjectItem (held, r->string);
+            if (!by)
+                by = cJSON_AddObjectToObject (held, r->string);
+            cJSON_ArrayForEach (a, r)
+            {
+                if (cJSON_IsString (a) && by)
+                    cJSON_AddStringToObject (by, a->valuestring, who);
+            }
+        }
+    }
+    cJSON_Delete (execs);
 }
 
 cJSON *
@@ -57,6 +89,7 @@ worker_web_state (worker_t *w)
     cJSON_AddNumberToObject (o, "shuffle_bytes",
                              w->shuffle ? (double) shuffle_bytes (w->shuffle)
                                         : 0);
+    s_add_resources (w, o);
     cJSON_AddItemToObject (o, "executors", webstate_json (w->webstate, false));
     cJSON_AddItemToObject (o, "drivers", webstate_json (w->webstate, true));
     return o;

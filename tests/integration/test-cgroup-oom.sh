@@ -83,6 +83,9 @@ check "--state: the application's last_oom has the limit and the peak" \
   jq_state '.apps[] | select(.name == "hog") | .last_oom |
     .memory_limit_bytes == 192 * 1048576 and .peak_rss_bytes >= 180 * 1048576
     and (.message | test("killed: out of memory"))'
+check "--state text: the application's last OOM, limit and peak" \
+  eval '"$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 3s |
+    grep -q "last OOM: executor [0-9]* on .*: limit 192 MiB, peak [0-9]* MiB: .*killed: out of memory"'
 check "both workers are alive" kill -0 "$PID_w1" "$PID_w2"
 check "both workers still ALIVE at the master" jq_state \
   '[.workers[] | select(.state == "ALIVE")] | length == 2'

@@ -13,11 +13,17 @@
 #   stderr: "the most any live worker has is 2"), the state's `waiting`
 #   too;
 # - a bad --resource and bad discovery output stop a worker (exit 1)
-#   with a message naming the value or the script.
+#   with a message naming the value or the script;
+# - local-cluster passes --worker-resource and --worker-resource-discovery
+#   to its workers: the same placement there.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
-deadline 150
+deadline 200
 export TMPDIR=$T
+# Heartbeats of 500 ms (liveness 2.5 s): what is tested is placement, and
+# on a loaded machine 1 s of silence lost executors and a worker mid-test
+# (then placed again, on other addresses).
+INTERVAL_MS=500
 
 # The executors' command lines, recorded by a wrapper in the workers'
 # bin dir.  An executor without --resource (the task side, merged apart)
@@ -63,14 +69,16 @@ check "a discovery script's stderr goes to the worker's log" \
 
 J=$(job slow '{"name":"slow","stages":[{"name":"s","tasks":[
   {"fn":"sleep_ms","arg":"60000","count":6}]}]}')
-# start_gpu NAME AMOUNT: the job as application NAME, AMOUNT gpus per
-# one-core executor, in the background (stderr in $T/NAME.err).
+# start_gpu NAME AMOUNT [ARGS...]: the job as application NAME, AMOUNT
+# gpus per one-core executor, in the background (stderr in $T/NAME.err).
 start_gpu() {
-  sed "s/\"slow\"/\"$1\"/" "$J" >"$T/$1.json"
+  local name=$1 amount=$2
+  shift 2
+  sed "s/\"slow\"/\"$name\"/" "$J" >"$T/$name.json"
   "$BIN/hearth-submit" --master "$MASTER_URL" --lib "$TASKS_LIB" \
     --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
-    --executor-cores 1 --executor-resource "gpu=$2" "$T/$1.json" \
-    >"$T/$1.out" 2>"$T/$1.err" &
+    --executor-cores 1 --executor-resource "gpu=$amount" "$@" "$T/$name.json" \
+    >"$T/$name.out" 2>"$T/$name.err" &
   PIDS+=($!)
 }
 app_id() { state_json | jq -r --arg n "$1" '.apps[] | select(.name == $n) | .id'; }
@@ -109,6 +117,33 @@ if "$BIN/hearth-executor" --help 2>&1 | grep -q -- --resource; then
       grep -c -- '--resource gpu=')" = 3
 fi
 
+check "hearth-tail --state lists the addresses and their holders" \
+  eval '"$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 3s |
+    grep -q "resources: gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)"'
+check "... the app's amounts and each executor's addresses" \
+  eval '"$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 3s >"$T/state.txt" &&
+    grep -q "each executor: gpu=1" "$T/state.txt" &&
+    test "$(grep -c "RUNNING  gpu=[01]$" "$T/state.txt")" = 3'
+WEB=$(jq -r '.web_url // empty' "$T/state.first" 2>/dev/null)
+[[ -z $WEB ]] && WEB=$(sed -n 's/.*web pages at \(http[^ ]*\).*/\1/p' "$T/master.log" | tail -1)
+curl -s -m 10 "$WEB/json" >"$T/spark.json"
+check "Spark's /json: a worker's resources, resourcesused and resourcesfree" \
+  jq -e --arg a "$ID_a" '[.workers[] | select(.id == $a)][0]
+    | .resources.gpu.addresses == ["0","1"] and .resourcesused.gpu.addresses == ["0","1"]
+    and .resourcesfree.gpu.addresses == []' "$T/spark.json"
+check "... and an app's resourcesperexecutor" \
+  jq -e '[.activeapps[] | select(.name == "first")][0].resourcesperexecutor
+    == [{"name": "gpu", "amount": 1}]' "$T/spark.json"
+curl -s -m 10 "$WEB/" >"$T/master.html"
+check "the master's page shows who holds each address" \
+  grep -q "gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)" "$T/master.html"
+WWEB=$(sed -n 's/.*worker web pages at \(http[^ ]*\).*/\1/p' "$T/a.log" | tail -1)
+worker_page() {
+  curl -s -m 10 "$WWEB/" >"$T/worker.html" &&
+    grep -q "gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)" "$T/worker.html"
+}
+check "the worker's page too" wait_for 5 worker_page
+
 # --- a second application waits for the addresses ----------------------------
 start_gpu second 1
 wait_for 10 test -n "$(app_id second)"
@@ -142,15 +177,51 @@ check "... and a new application asking 1 gpu is placed on none of them" \
 SECOND=$(app_id second)
 "$BIN/hearth-submit" --master "$MASTER_URL" --kill "$SECOND" >/dev/null 2>&1
 check "... until the second ends" wait_for 30 running fourth 3
+FOURTH=$(app_id fourth)
+"$BIN/hearth-submit" --master "$MASTER_URL" --kill "$FOURTH" >/dev/null 2>&1
 
 # --- more than any worker has ----------------------------------------------
-start_gpu third 3
+start_gpu third 3 --log-level info
 check "an application asking 3 gpu waits, its driver saying why" \
   wait_for 20 grep -q "each executor asks for 3 gpu; the most any live worker has is 2" \
   "$T/third.err"
 check "... and its state's waiting says so" \
   jq_state '[.apps[] | select(.name == "third")][0]
     | .state == "WAITING" and (.waiting | test("the most any live worker has is 2"))'
+discovery gpus-d 0 1 2
+CORES=4 start_worker d --resource-discovery "gpu=$T/gpus-d.sh" || exit 1
+check "a worker with 3 gpus joins: the third application runs there" \
+  wait_for 20 running third 1
+check "... and its driver hears it is no longer held back" \
+  wait_for 5 grep -q "the master no longer holds the application back" "$T/third.err"
+
+# --- local-cluster ------------------------------------------------------------
+# Two local workers of 2 cores, one gpu each: 1-core executors asking a
+# gpu are one per worker (4 without the gpu), each started with it.
+L=$(job local '{"name":"local","stages":[{"name":"s","tasks":[
+  {"fn":"sleep_ms","arg":"1500","count":4}]}]}')
+: >"$T/executor-argv"
+check "local-cluster with --worker-resource gpu=0: the job runs" \
+  env HEARTH_BIN_DIR="$T/bin" "$BIN/hearth-submit" --master 'local-cluster[2,2,512]' \
+  --lib "$TASKS_LIB" --executor-cores 1 --worker-resource gpu=0 \
+  --executor-resource gpu=1 "$L"
+check "... on 2 executors, one per worker, each with --resource gpu=0" \
+  eval 'test "$(grep -c -- "--resource gpu=0" "$T/executor-argv")" = 2 &&
+    test "$(grep -o -- "--shuffle-dir [^ ]*" "$T/executor-argv" | sort -u | wc -l)" = 2'
+: >"$T/executor-argv"
+check "HEARTH_WORKER_RESOURCE=gpu=0,1 (the environment's comma list) and gpu=2" \
+  env HEARTH_BIN_DIR="$T/bin" HEARTH_WORKER_RESOURCE=gpu=0,1 \
+  HEARTH_EXECUTOR_RESOURCE=gpu=2 "$BIN/hearth-submit" \
+  --master 'local-cluster[2,2,512]' --lib "$TASKS_LIB" --executor-cores 1 "$L"
+check "... one executor per worker holding both" \
+  test "$(grep -c -- "--resource gpu=0,1" "$T/executor-argv")" = 2
+check "local-cluster --worker-resource-discovery: the job runs" \
+  env HEARTH_BIN_DIR="$T/bin" "$BIN/hearth-submit" --master 'local-cluster[1,2,512]' \
+  --lib "$TASKS_LIB" --worker-resource-discovery "gpu=$T/gpus-a.sh" \
+  --executor-resource gpu=2 "$L"
+check "a bad --worker-resource is refused before anything starts" \
+  eval '! "$BIN/hearth-submit" --master "local-cluster[1,1,512]" --lib "$TASKS_LIB" \
+    --worker-resource gpu= "$L" 2>"$T/lerr" && grep -q "bad --worker-resource gpu=" "$T/lerr"'
 
 # --- bad values stop a worker -----------------------------------------------
 bad_worker() {

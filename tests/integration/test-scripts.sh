@@ -6,7 +6,8 @@
 # SIGHUP and refuse a second instance on the same pid file;
 # stop-cluster.sh, with a cluster-mode job still running, stops exactly
 # those processes, and nothing is left: no daemon, and no driver,
-# executor or task in the workers' dirs.
+# executor or task in the workers' dirs.  HEARTH_WORKER_RESOURCE becomes
+# each worker's --resource flags.
 . "$(dirname "$0")/../lib/cluster.sh"
 deadline 120
 SRC=${HEARTH_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -25,6 +26,7 @@ HEARTH_WORKER_CORES=2
 HEARTH_WORKER_MEMORY=1G
 HEARTH_MASTER_OPTS="--heartbeat-interval ${INTERVAL_MS}ms --log-level debug"
 HEARTH_WORKER_OPTS="--kill-grace 1s"
+HEARTH_WORKER_RESOURCE="gpu=0,1;fpga=a"
 HEARTH_START_TIMEOUT=20
 EOF
 R=$T/run
@@ -61,6 +63,9 @@ check "... and log files" test -s "$T/logs/hearth-$ME-master-$HOST.log"
 MASTER_URL=$(head -1 "$R/hearth-$ME-master.url")
 check "... the master on an ephemeral port" grep -Eq '^tcp://127\.0\.0\.1:[0-9]+$' <<<"$MASTER_URL"
 check "... both workers registered" wait_for 10 eval '[[ $(alive_workers) == 2 ]]'
+check "... offering HEARTH_WORKER_RESOURCE's gpu 0,1 and fpga a" \
+  jq_state '[.workers[] | select(.resources == {"gpu": ["0","1"], "fpga": ["a"]})]
+    | length == 2'
 check "... each in its own work dir" test -d "$T/work/worker-1" -a -d "$T/work/worker-2"
 check "... the master keeping its journal in HEARTH_PID_DIR" \
   eval 'ls "$T"/run/journal/journal.* >/dev/null 2>&1'

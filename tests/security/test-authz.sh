@@ -170,6 +170,8 @@ check "... and in its events" \
   grep -q "\"event\":\"waiting\".*\"id\":\"$APP_c2\".*\"waiting\":\"its key carol.key" "$T/events"
 check "... and in the master's log" \
   grep -q "application $APP_c2 waits: its key carol.key" "$T/master.log"
+check "... and its driver hears why (APPLICATION_WAITING)" \
+  wait_for 5 grep -q "the master holds the application back: its key carol.key" "$T/c2.err"
 # shellcheck disable=SC2046
 check "bob's application runs meanwhile: the limit is carol's" \
   submit --master "$MASTER_URL" $(client_keys bob) "$ECHO"
@@ -181,6 +183,8 @@ check "the gate opens: carol's first application ends well" test $? -eq 0
 wait "$PID_c2"
 check "... and her second one runs to its end when the core frees" test $? -eq 0
 check "... with its result" grep -qx out "$T/c2.out"
+check "... its driver told when the reason changed (it runs, on fewer cores)" \
+  grep -q "the master holds the application back: .*it runs on fewer cores than it asks" "$T/c2.err"
 rm -f "$T/open"
 
 gated c3 carol --total-executor-cores 1 || fail "carol's third application registers"
