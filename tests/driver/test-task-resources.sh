@@ -5,7 +5,8 @@
 # at submit with a message naming both numbers: a name the executors get
 # none of, more per task than per executor (--executor-resource), any in
 # local[N].  The tasks themselves, on a hand-started cluster whose worker
-# holds fake addresses, are at the end.
+# holds fake addresses and on local-cluster (--worker-resource), are at
+# the end.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 180
@@ -132,4 +133,22 @@ check "libhearth: a job of gpu=2 tasks succeeds (exit $?)" \
   grep -qx 'job 1: succeeded' "$T/out"
 check "... each task got two addresses" \
   test "$(grep -cE '^result: [0-3],[0-3]$' "$T/out")" = 4
+
+# local-cluster: its worker holds the addresses --worker-resource gives.
+cat >"$T/lc.json" <<'JSON'
+{"name": "lc", "stages": [
+  {"name": "gpu1", "resources": {"gpu": 1}, "tasks": [{"count": 12, "cmd": ["sh", "-c",
+    "echo START $HEARTH_RESOURCE_GPU {i} $(date +%s%N) >>@T@/lc.log; sleep 0.05; echo END $HEARTH_RESOURCE_GPU {i} $(date +%s%N) >>@T@/lc.log"]}]}]}
+JSON
+sed -i "s|@T@|$T|g" "$T/lc.json"
+submit --master 'local-cluster[1,4,512]' --worker-resource gpu=a,b \
+  --executor-resource gpu=2 --executor-cores 4 "$T/lc.json"
+RC=$?
+check "local-cluster --worker-resource gpu=a,b: gpu=1 tasks succeed (exit $RC)" \
+  test "$RC" -eq 0
+OV=$(overlaps "$T/lc.log")
+check "... 12 ran, never one address to two at once${OV:+: $OV}" \
+  eval '[[ -z $OV && $(grep -c "^START " "$T/lc.log") == 12 ]]'
+check "... both addresses used" \
+  test "$(awk '$1 == "START" {print $2}' "$T/lc.log" | sort -u | tr '\n' ' ')" = "a b "
 finish
