@@ -1,7 +1,7 @@
 /*  execs.c - the driver's executors: their ROUTER socket and its handler
-    table, registration (with the libraries and files of ship.c), heartbeats and
-    losses.  What tasks go to an executor and what its status updates do
-    is launch.c's.
+    table, registration (with the libraries and files of ship.c, the
+    resources of execres.c), heartbeats and losses.  What tasks go to
+    an executor and what its status updates do is launch.c's.
 */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 
 #include "driver/eventlog.h"
 #include "driver/evexec.h"
+#include "driver/execres.h"
 #include "driver/execs.h"
 #include "driver/launch.h"
 #include "driver/ship.h"
@@ -46,6 +47,8 @@ typedef struct {
     uint32_t server;      /* its node's block server (shuffle.h) */
     int64_t last_recv_ms; /* last message from it (monotonic) */
     int64_t last_send_ms; /* last message to it (monotonic) */
+    hearth_resources_t resources; /* its custom resource addresses
+                                     (REGISTER_EXECUTOR), owned */
 } exec_t;
 
 struct execs {
@@ -79,6 +82,7 @@ s_exec_destroy (void **item)
         return;
     zframe_destroy (&x->rid);
     free (x->key);
+    hearth_resources_clear (&x->resources);
     free (x);
     *item = NULL;
 }
@@ -347,8 +351,8 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
     if (x->registered) {
         eventlog_t *el = work_eventlog (self->work);
         evexec_lost_t lost = {el, exec_id, reason, hearth_mono_us ()};
-        int n = hearth_taskset_remove_executor_each (
-            self->ts, exec_id, el ? evexec_attempt_lost : NULL, &lost);
+        int n = execres_remove (self->work, exec_id, x->worker, reason,
+                                el ? evexec_attempt_lost : NULL, &lost);
         log_warn ("executor %d lost (%s): %d tasks to run again", exec_id,
                   reason, n < 0 ? 0 : n);
         evexec_t info = s_ev_info (x);
@@ -478,6 +482,10 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
     zhash_insert (self->by_key, from->key, x);
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
+    hearth_resources_clear (&x->resources); /* a known one registering */
+    execres_register (self->ts, exec_id,
+                      cJSON_GetObjectItemCaseSensitive (b, "resources"),
+                      &x->resources);
     log_info ("executor %d registered from %s with %d cores", exec_id, x->host,
               cores);
     evexec_t info = s_ev_info (x);

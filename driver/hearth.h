@@ -47,6 +47,15 @@ extern "C" {
 
 /* ---- function tasks: what a shipped library exports ------------------- */
 
+/* One custom resource a function task was given (its stage's
+   "resources"): count addresses of name, held by no other running
+   attempt.  Borrowed for the call. */
+typedef struct {
+    const char *name;             /* "gpu" */
+    const char *const *addresses; /* count addresses: "0", "3" */
+    size_t count;                 /* the stage's amount of name */
+} hearth_task_resource_t;
+
 /* What a function task receives. */
 typedef struct {
     const char *arg;   /* the task's argument ("" when none) */
@@ -54,6 +63,10 @@ typedef struct {
     size_t input_len;  /* bytes at input */
     uint64_t index;    /* the task's index within its stage */
     int attempt;       /* 0 for the first attempt, then 1, 2... */
+    /* (added at the end: libraries built before still work) */
+    const hearth_task_resource_t *resources; /* the resources it was given,
+                                                NULL when none */
+    size_t nresources;                       /* entries at resources */
 } hearth_task_in_t;
 
 /* What a function task hands back. */
@@ -255,6 +268,16 @@ int hearth_stage_add_functions (hearth_stage_t *stage, const char *fn,
 int hearth_stage_add_command (hearth_stage_t *stage, const char *const *argv);
 int hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
                                const char *arg);
+
+/* Each task of the stage needs amount (1..1024) of the custom resource
+   name ("gpu"; a name as --resource takes: docs/resources.md): it runs
+   only where that many addresses are free, holding them while it runs,
+   and learns them from HEARTH_RESOURCE_<NAME> (CUDA_VISIBLE_DEVICES too
+   for gpu) or hearth_task_in_t's resources.  Setting a name again
+   replaces its amount.  Refused at submit when the executors get less
+   of it (--executor-resource).  Returns 0 or -1 (EINVAL). */
+int hearth_stage_set_resource (hearth_stage_t *stage, const char *name,
+                               int amount);
 
 /* Per-task time limit for the tasks added after this call; 0: none. */
 int hearth_stage_set_timeout (hearth_stage_t *stage, int64_t timeout_ms);

@@ -99,6 +99,8 @@ struct hearth_stage {
     hearth_result_fn *on_result; /* each accepted result, or NULL */
     void *on_result_user;        /* given to it */
     bool discard_results;        /* keep none (HEARTH_RESULT_DISCARD) */
+    hearth_resource_amounts_t resources; /* custom resources per task
+                                            (hearth_stage_set_resource) */
     /* engine side, from submit on */
     mapout_t *maps;           /* partitioned: ntasks map outputs */
     result_t *results;        /* ntasks entries */

@@ -12,10 +12,11 @@
     (one per line), "input" (a parent stage whose results are its input),
     "env" {NAME: VALUE}, "timeout" ("5s" or milliseconds).  A stage has
     "name", "tasks", optional "after" (stage names), "pool" and "weight"
-    (FAIR scheduling), "env".  The job may have "params" and "env".  What
-    fills the strings ({argN}, params, {submit_dir}, {item}) and the env
-    merge are jobparams.c's.  Unknown keys are refused, so that a typo
-    does not silently change a job.
+    (FAIR scheduling), "env", "resources" {NAME: AMOUNT} (custom resources
+    each task needs, docs/resources.md).  The job may have "params" and
+    "env".  What fills the strings ({argN}, params, {submit_dir}, {item})
+    and the env merge are jobparams.c's.  Unknown keys are refused, so
+    that a typo does not silently change a job.
 */
 #include "config.h"
 
@@ -31,6 +32,7 @@
 #include "driver/jobnames.h"
 #include "driver/jobparams.h"
 #include "driver/jobshuffle.h"
+#include "libcore/resources.h"
 #include "libcore/units.h"
 
 /* Largest job file read. */
@@ -51,8 +53,8 @@ struct jobfile {
 static const char *const s_job_keys[] = {"name",   "lib", "files", "stages",
                                          "params", "env", NULL};
 static const char *const s_stage_keys[] = {
-    "name", "after",      "tasks", "pool",   "weight",
-    "env",  "partitions", "sort",  "output", NULL};
+    "name",       "after", "tasks",  "pool",      "weight", "env",
+    "partitions", "sort",  "output", "resources", NULL};
 static const char *const s_task_keys[] = {
     "cmd", "fn", "arg", "count", "foreach", "input", "env", "timeout", NULL};
 
@@ -289,6 +291,26 @@ s_check_links (const cJSON *stages, const cJSON *st, int pos, const char *where,
     return 0;
 }
 
+/* A stage's "resources": {"gpu": 1}, names and amounts as
+   libcore/resources.h has them. */
+static int
+s_check_resources (const cJSON *res, const char *where, hearth_error_t *err)
+{
+    if (!res)
+        return 0;
+    hearth_error_t e;
+    hearth_resource_amounts_t a = {0};
+    if (!cJSON_IsObject (res))
+        return hearth_errprintf (err,
+                                 "%s.resources: expected an object of "
+                                 "amounts, like {\"gpu\": 1}",
+                                 where);
+    int rc = hearth_resource_amounts_from_json (&a, res, &e);
+    hearth_resource_amounts_clear (&a);
+    return rc < 0 ? hearth_errprintf (err, "%s.resources: %s", where, e.text)
+                  : 0;
+}
+
 static int
 s_check_stage (const cJSON *stages, const cJSON *st, int pos,
                hearth_error_t *err)
@@ -320,6 +342,10 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
     snprintf (sub, sizeof sub, "%s.env", where);
     if (jobparams_check_env (cJSON_GetObjectItemCaseSensitive (st, "env"), sub,
                              err)
+        < 0)
+        return -1;
+    if (s_check_resources (cJSON_GetObjectItemCaseSensitive (st, "resources"),
+                           where, err)
         < 0)
         return -1;
     int i = 0;
@@ -600,6 +626,15 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
                                weight ? (int) weight->valuedouble : 1);
     if (jobshuffle_build_stage (stage, st, output_dir, err) < 0)
         return -1;
+    const cJSON *res;
+    cJSON_ArrayForEach (res, cJSON_GetObjectItemCaseSensitive (st, "resources"))
+    {
+        if (hearth_stage_set_resource (stage, res->string,
+                                       (int) res->valuedouble)
+            < 0)
+            return hearth_errprintf (err, "stage %s: resources: %s", name,
+                                     strerror (errno));
+    }
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
         hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));

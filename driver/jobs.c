@@ -84,6 +84,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     zframe_destroy (&st->input_frame);
     free (st->parents);
     free (st->pool);
+    hearth_resource_amounts_clear (&st->resources);
     free (st->name);
     free (st);
     *self_p = NULL;
@@ -232,6 +233,24 @@ hearth_stage_set_pool (hearth_stage_t *stage, const char *pool, int weight)
     stage->pool = copy;
     stage->weight = weight;
     return 0;
+}
+
+int
+hearth_stage_set_resource (hearth_stage_t *stage, const char *name, int amount)
+{
+    if (!stage || !name || stage->job->state != HEARTH_JOB_NEW
+        || !hearth_resource_name_valid (name) || amount < 1
+        || amount > HEARTH_RESOURCE_AMOUNT_MAX)
+        return errno = EINVAL, -1;
+    hearth_resource_amounts_t *a = &stage->resources;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp (a->v[i].name, name) == 0) {
+            a->v[i].amount = amount;
+            return 0;
+        }
+    return hearth_resource_amounts_add (a, name, amount, NULL) < 0
+               ? (errno = a->n >= HEARTH_RESOURCES_MAX ? EINVAL : ENOMEM, -1)
+               : 0;
 }
 
 int

@@ -144,9 +144,10 @@ launch_offer (launch_t *self, int exec_id, bool *full)
         int input = s_input_index (msg, st, inputs, &ninputs);
         if (shuffle_has_roles (st))
             s_render_shuffle (self, msg, tasks, st, exec_id, &as[i], input);
-        else if (render_packed (&self->packer, st, as[i].index, as[i].attempt,
-                                input)
-                 < 0)
+        else if (st->resources.n /* the packed form has no resources */
+                 || render_packed (&self->packer, st, as[i].index,
+                                   as[i].attempt, input)
+                        < 0)
             render_task (tasks, st, as[i].index, as[i].attempt, input);
     }
     eventlog_release_clock (el);

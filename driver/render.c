@@ -2,7 +2,9 @@
     launch time ("{i}" becomes the task's index within its group), so that
     a stage of a million tasks stores a template, not a million argvs.
     Tasks are packed (libcore/packed.h); render_task's JSON form is what
-    the driver falls back to when a task does not fit the packed limits. */
+    the driver falls back to when a task does not fit the packed limits,
+    and what a task that needs custom resources travels in (the packed
+    form has no field for them). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -207,6 +209,10 @@ render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
         cJSON_AddNumberToObject (t, "input", input_frame);
     if (g->timeout_ms > 0)
         cJSON_AddNumberToObject (t, "timeout_ms", (double) g->timeout_ms);
+    if (rc == 0 && stage->resources.n) {
+        cJSON *res = hearth_resource_amounts_to_json (&stage->resources);
+        rc = res && cJSON_AddItemToObject (t, "resources", res) ? 0 : -1;
+    }
     cJSON_AddItemToArray (tasks, t);
     return rc;
 }

@@ -25,6 +25,9 @@ struct work {
     bool app_dead;              /* the application is over */
     char app_dead_reason[512];  /* why, for jobs submitted after */
     char last_failure[4800];    /* why the last job to end failed, or "" */
+    char exec_failure[512];     /* why the executor whose end counts as
+                                   its tasks' failure ended (set before
+                                   its removal, read by its events) */
     work_cbs_t cbs;             /* the owner's callbacks */
     eventlog_t *el;             /* the event log (borrowed), or NULL */
     work_totals_t ended;        /* what the jobs that ended did */
@@ -331,6 +334,54 @@ s_stage_slot (work_t *self, uint32_t uid)
     return 0;
 }
 
+/* Whether master (the "master" setting) is local[N], local[*] or local:
+   one process of our own, with no custom resources. */
+static bool
+s_local_n (const char *master)
+{
+    return !master || strcmp (master, "local") == 0
+           || strncmp (master, "local[", 6) == 0;
+}
+
+/* A stage's custom resources must be ones each executor gets, as much
+   per task as per executor (--executor-resource), and not in local[N]:
+   else the job is refused at submit, rather than wait for ever.  0, or
+   -1 with err naming the stage, the resource and both numbers. */
+static int
+s_check_resources (const hearth_job_t *job, const hearth_stage_t *st,
+                   hearth_error_t *err)
+{
+    const hearth_resource_amounts_t *need = &st->resources;
+    if (need->n == 0)
+        return 0;
+    if (s_local_n (hearth_conf_str (job->ctx->conf, "master")))
+        return hearth_errprintf (err,
+                                 "stage %s: local[N] has no custom resources "
+                                 "(%s): use local-cluster[...] "
+                                 "--worker-resource or a cluster",
+                                 st->name, need->v[0].name);
+    const hearth_resource_amounts_t *have = opts_executor_resources (job->ctx);
+    for (size_t i = 0; i < need->n; i++) {
+        int per_exec = hearth_resource_amount (have, need->v[i].name);
+        if (per_exec == 0)
+            return hearth_errprintf (
+                err,
+                "stage %s: each task asks for %d %s, but the executors get "
+                "no %s: ask for it with --executor-resource %s=N",
+                st->name, need->v[i].amount, need->v[i].name, need->v[i].name,
+                need->v[i].name);
+        if (need->v[i].amount > per_exec)
+            return hearth_errprintf (err,
+                                     "stage %s: each task asks for %d %s, "
+                                     "more than each executor gets (%d, "
+                                     "--executor-resource %s=%d)",
+                                     st->name, need->v[i].amount,
+                                     need->v[i].name, per_exec, need->v[i].name,
+                                     per_exec);
+    }
+    return 0;
+}
+
 /* Give a stage its uid, result slots and a place in the task set. */
 static int
 s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
@@ -355,6 +406,9 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
         hearth_taskset_add_stage (self->ts, st->uid, job->id, st->ntasks,
                                   parents, st->nparents, st->pool, st->weight);
     free (parents);
+    if (rc == 0 && st->resources.n)
+        rc = hearth_taskset_set_stage_resources (self->ts, st->uid,
+                                                 &st->resources);
     if (rc < 0)
         return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
                                  strerror (errno));
@@ -379,6 +433,11 @@ work_submit (work_t *self, hearth_job_t *job)
         s_fail_job (self, job, self->app_dead_reason, false);
         return;
     }
+    for (size_t i = 0; i < job->nstages; i++)
+        if (s_check_resources (job, job->stages[i], &err) < 0) {
+            work_fail_job (self, job, err.text);
+            return;
+        }
     for (size_t i = 0; i < job->nstages; i++)
         if (s_add_stage (self, job, job->stages[i], &err) < 0) {
             work_fail_job (self, job, err.text);
@@ -452,7 +511,7 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
 {
     hearth_stage_t *st = work_stage (self, ev->stage);
     hearth_job_t *job = s_find_job (self, ev->job);
-    char error[512];
+    char error[1024];
     switch (ev->type) {
     case HEARTH_TS_EV_STAGE_DONE:
         if (!st)
@@ -471,9 +530,16 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
     case HEARTH_TS_EV_JOB_FAILED:
         if (!job || !st)
             break;
-        snprintf (error, sizeof error,
-                  "stage %s, task %llu: lost with its executor %d times",
-                  st->name, (unsigned long long) ev->index, ev->attempt + 1);
+        if (ev->with_executor) /* it killed its executors (out of memory) */
+            snprintf (error, sizeof error,
+                      "stage %s, task %llu failed %d times; last error: %s",
+                      st->name, (unsigned long long) ev->index, ev->attempt + 1,
+                      self->exec_failure);
+        else
+            snprintf (error, sizeof error,
+                      "stage %s, task %llu: lost with its executor %d times",
+                      st->name, (unsigned long long) ev->index,
+                      ev->attempt + 1);
         work_fail_job (self, job, error);
         break;
     case HEARTH_TS_EV_KILL:
@@ -481,6 +547,12 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
                         DRIVER_TID (ev->stage, ev->index), ev->attempt);
         break;
     }
+}
+
+void
+work_set_exec_failure (work_t *self, const char *text)
+{
+    snprintf (self->exec_failure, sizeof self->exec_failure, "%s", text);
 }
 
 void

@@ -69,6 +69,11 @@ bool work_has_jobs (const work_t *self);
    lets go of it and the user frees it).  A job that cannot be scheduled,
    or that comes after work_fail_all(), ends at once as failed. */
 void work_submit (work_t *self, hearth_job_t *job);
+/* Why an executor whose end counts as its tasks' failure ended (copied):
+   "executor 3 on worker W killed: out of memory, limit 192 MiB, peak 190
+   MiB".  Set before hearth_taskset_remove_executor_failed; a job failed
+   by that removal's events says it. */
+void work_set_exec_failure (work_t *self, const char *text);
 /* End a running job as failed with error (copied). */
 void work_fail_job (work_t *self, hearth_job_t *job, const char *error);
 /* The same for a job its user gave up on (hearth_job_destroy of a

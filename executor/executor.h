@@ -13,6 +13,8 @@
                    HEARTBEAT, and batched STATUS_UPDATE out
         tasks.c    the task table (tasks.h): queue, running list, starting,
                    finishing and killing tasks
+        resalloc.c the executor's resource addresses and which running
+                   attempt holds each (resalloc.h)
         fnpool.c   the pool of `cores` threads that run tasks (fnpool.h)
         cmdrun.c   command tasks as child processes, on pool threads
                    (cmdrun.h)
@@ -31,12 +33,12 @@
 
     The calls go one way, a tree: main -> link -> tasks -> fnpool ->
     cmdrun (and tasks -> cmdrun to kill a command; link and tasks ->
-    libs; link and libs -> files); link, tasks, fnpool and cmdrun ->
-    shuffletask -> reducein -> fetch.  Upward, a child reports only through the
-   callbacks it was given at its creation: the pool hands the tasks that ran to
-   the task table (fnpool_done_fn), the task table hands their updates to the
-    link (tasks_events_t).  docs/architecture.md draws the processes and
-    sockets around it.
+    libs; link and libs -> files); tasks -> resalloc; link, tasks, fnpool and
+   cmdrun -> shuffletask -> reducein -> fetch.  Upward, a child reports only
+   through the callbacks it was given at its creation: the pool hands the tasks
+   that ran to the task table (fnpool_done_fn), the task table hands their
+   updates to the link (tasks_events_t).  docs/architecture.md draws the
+   processes and sockets around it.
 */
 #ifndef HEARTH_EXECUTOR_H
 #define HEARTH_EXECUTOR_H
@@ -52,6 +54,7 @@
 #include "driver/hearth.h"
 #include "executor/tlist.h"
 #include "libcore/conf.h"
+#include "libcore/resources.h"
 
 /* Bytes of a command's stderr kept: the end of a failed one's error
    text, or what the log keeps of a successful one's. */
@@ -88,17 +91,23 @@ typedef struct task {
     tlink_t pool_link;  /* on the pool's to-do or done list */
     /* what to run (fn, lib and arg live in the task's own block, after
        the struct: one allocation per function task) */
-    char **argv;             /* command: NULL-terminated, owned */
-    char **env;              /* command: extra "K=V", NULL-terminated */
-    const char *fn;          /* function: symbol name */
-    const char *lib;         /* function: library name, or NULL: any */
-    const char *arg;         /* function: argument ("" if none) */
-    shared_frames_t *frames; /* input frames (a reference), or NULL */
-    zframe_t *input;         /* the input frame within frames, or NULL */
-    shuffletask_t *roles;    /* map, reduce, output (shuffletask.h), or
-                                NULL: none */
-    int64_t timeout_ms;      /* 0: none */
+    char **argv;                    /* command: NULL-terminated, owned */
+    char **env;                     /* command: extra "K=V", NULL-terminated */
+    const char *fn;                 /* function: symbol name */
+    const char *lib;                /* function: library name, or NULL: any */
+    const char *arg;                /* function: argument ("" if none) */
+    shared_frames_t *frames;        /* input frames (a reference), or NULL */
+    zframe_t *input;                /* the input frame within frames, or NULL */
+    shuffletask_t *roles;           /* map, reduce, output (shuffletask.h), or
+                                       NULL: none */
+    int64_t timeout_ms;             /* 0: none */
+    hearth_resource_amounts_t need; /* resources it needs (owned), or
+                                       none */
     /* while it runs */
+    hearth_resources_t held;              /* the addresses it holds (owned:
+                                             given back when it ends) */
+    hearth_task_resource_t *fn_resources; /* a function's view of held
+                                             (owned), or NULL */
     int64_t start_us;      /* monotonic start (atomic: pool threads
                               set it for function tasks) */
     int timer_id;          /* timeout timer, or -1 */
@@ -132,18 +141,20 @@ typedef struct task {
 
 /* The process's context: settings, the loop, and its parts. */
 struct executor {
-    hearth_conf_t *conf;       /* flags, env and file settings */
-    char *app_id;              /* the application */
-    int64_t exec_id;           /* our id within it */
-    int cores;                 /* task slots */
-    char *host;                /* as reported to the driver */
-    char *driver_url;          /* where the driver listens */
-    char *token;               /* per-application secret, or NULL */
-    zloop_t *loop;             /* the event loop */
-    int sigfd;                 /* SIGCHLD, SIGTERM, SIGINT, SIGHUP */
-    pid_t parent;              /* the worker (or local driver) that ran us */
-    int64_t hb_interval_ms;    /* heartbeat interval (the driver's once
-                                  registered) */
+    hearth_conf_t *conf;          /* flags, env and file settings */
+    char *app_id;                 /* the application */
+    int64_t exec_id;              /* our id within it */
+    int cores;                    /* task slots */
+    hearth_resources_t resources; /* --resource: the addresses this
+                                     executor holds (resalloc.h) */
+    char *host;                   /* as reported to the driver */
+    char *driver_url;             /* where the driver listens */
+    char *token;                  /* per-application secret, or NULL */
+    zloop_t *loop;                /* the event loop */
+    int sigfd;                    /* SIGCHLD, SIGTERM, SIGINT, SIGHUP */
+    pid_t parent;                 /* the worker (or local driver) that ran us */
+    int64_t hb_interval_ms;       /* heartbeat interval (the driver's once
+                                     registered) */
     int64_t hb_liveness;       /* missed intervals before the driver is dead */
     int64_t started_ms;        /* when we started (mono) */
     int64_t max_result_bytes;  /* largest result a task may return */

@@ -97,6 +97,8 @@ s_run_function (fnpool_t *self, task_t *t, bool *wake)
         .input_len = t->input ? zframe_size (t->input) : 0,
         .index = t->tid & 0xffffffffu,
         .attempt = t->attempt,
+        .resources = t->fn_resources,
+        .nresources = t->fn_resources ? t->held.n : 0,
     };
     const void *data;
     size_t len;

@@ -190,6 +190,10 @@ s_send_register (link_t *self)
         cJSON_AddStringToObject (b, "shuffle_url", ex->shuffle_url);
     if (ex->shuffle_key)
         cJSON_AddStringToObject (b, "shuffle_key", ex->shuffle_key);
+    cJSON *res =
+        ex->resources.n ? hearth_resources_to_json (&ex->resources) : NULL;
+    if (res)
+        cJSON_AddItemToObject (b, "resources", res);
     return s_send (self, &msg);
 }
 

@@ -12,6 +12,7 @@ hearth_executor_SOURCES = \
 	executor/main.c \
 	executor/link.c executor/peak.c executor/peak.h \
 	executor/tasks.c \
+	executor/resalloc.c executor/resalloc.h \
 	executor/cmdrun.c \
 	executor/fnpool.c \
 	executor/libs.c \

@@ -35,6 +35,9 @@ static const hearth_opt_t s_opts[] = {
     {"exec-id", HEARTH_OPT_INT, "0", "N", "this executor's id in the app", 0,
      2147483647},
     {"cores", HEARTH_OPT_INT, "1", "N", "tasks run at once", 1, 65536},
+    {"resource", HEARTH_OPT_LIST, NULL, "NAME=ADDRS",
+     "custom resource addresses this executor holds, gpu=0,2 (repeatable, "
+     "one per name): its tasks get them (docs/resources.md)"},
     {"memory-mb", HEARTH_OPT_INT, "1024", "N", "memory granted, in MiB", 1,
      INT64_MAX},
     {"host", HEARTH_OPT_STR, NULL, "NAME",
@@ -157,6 +160,45 @@ s_configure (executor_t *ex, hearth_error_t *err)
     return 0;
 }
 
+/* The --resource addresses.  A task sees HEARTH_RESOURCE_<NAME> only
+   for the addresses it was given (and CUDA_VISIBLE_DEVICES only when it
+   was given gpus, on an executor that holds some): what this process
+   inherited of those variables is dropped. */
+static int
+s_configure_resources (executor_t *ex, hearth_error_t *err)
+{
+    const char *const *specs;
+    size_t n = hearth_conf_list (ex->conf, "resource", &specs);
+    for (size_t i = 0; i < n; i++) {
+        hearth_error_t e;
+        if (hearth_resources_add_spec (&ex->resources, specs[i], &e) < 0)
+            return hearth_errprintf (err, "--resource %s: %s", specs[i],
+                                     e.text);
+    }
+    if (hearth_resources_find (&ex->resources, "gpu"))
+        unsetenv ("CUDA_VISIBLE_DEVICES");
+    extern char **environ;
+    static const char prefix[] = "HEARTH_RESOURCE_";
+    for (size_t i = 0; environ && environ[i];) {
+        const char *eq = strchr (environ[i], '=');
+        if (strncmp (environ[i], prefix, sizeof prefix - 1) != 0 || !eq) {
+            i++;
+            continue;
+        }
+        char name[256];
+        size_t len = (size_t) (eq - environ[i]);
+        if (len >= sizeof name) { /* none of ours is that long */
+            i++;
+            continue;
+        }
+        snprintf (name, sizeof name, "%.*s", (int) len, environ[i]);
+        if (unsetenv (name) < 0)
+            i++;
+        /* else environ shifted: look at i again */
+    }
+    return 0;
+}
+
 static int
 s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 {
@@ -233,6 +275,7 @@ s_teardown (executor_t *ex)
     free (ex->shuffle_dir);
     free (ex->shuffle_url);
     free (ex->shuffle_key);
+    hearth_resources_clear (&ex->resources);
     hearth_conf_destroy (&ex->conf);
 }
 
@@ -256,6 +299,11 @@ main (int argc, char **argv)
         s_teardown (&ex);
         return s_usage_error (err.text);
     }
+    if (s_configure_resources (&ex, &err) < 0) {
+        fprintf (stderr, "hearth-executor: %s\n", err.text);
+        s_teardown (&ex);
+        return 1;
+    }
     if (s_setup (&ex, &err) < 0) {
         log_error ("%s", err.text);
         s_teardown (&ex);
@@ -263,6 +311,11 @@ main (int argc, char **argv)
     }
     log_info ("executor %lld of %s: %d cores, driver %s",
               (long long) ex.exec_id, ex.app_id, ex.cores, ex.driver_url);
+    for (size_t i = 0; i < ex.resources.n; i++) {
+        char *spec = hearth_resource_spec (&ex.resources.v[i]);
+        log_info ("resource %s", spec ? spec : ex.resources.v[i].name);
+        free (spec);
+    }
     zloop_start (ex.loop);
     s_teardown (&ex);
     log_info ("exiting with status %d", ex.exit_code);

@@ -19,6 +19,7 @@
 #include "executor/cmdrun.h"
 #include "executor/fnpool.h"
 #include "executor/libs.h"
+#include "executor/resalloc.h"
 #include "executor/shuffletask.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
@@ -35,6 +36,7 @@ struct tasks {
     int cmd_running;       /* commands handed to the pool, not done */
     size_t fn_in_pool;     /* functions handed to the pool, not done */
     fnpool_t *pool;        /* the threads that run them (owned) */
+    resalloc_t *res;       /* who holds which resource address (owned) */
 };
 
 static void s_on_pool_done (void *arg, tlist_t *done);
@@ -77,6 +79,9 @@ task_destroy (task_t **task_p)
     free (t->err_tail);
     free (t->run_error);
     free (t->fn_out.data);
+    free (t->fn_resources);
+    hearth_resource_amounts_clear (&t->need);
+    hearth_resources_clear (&t->held);
     shuffletask_destroy (&t->roles);
     shared_frames_release (&t->frames);
     free (t);
@@ -177,6 +182,11 @@ task_from_json (const cJSON *json, shared_frames_t *sf)
         ok = (t->env = s_env_from_json (env)) != NULL;
     if (ok)
         ok = shuffletask_from_json (json, sf, &t->roles) == 0;
+    if (ok) /* checked by the decoder */
+        ok = hearth_resource_amounts_from_json (
+                 &t->need, cJSON_GetObjectItemCaseSensitive (json, "resources"),
+                 NULL)
+             == 0;
     if (!ok) {
         task_destroy (&t);
         return NULL;
@@ -233,10 +243,16 @@ tasks_new (executor_t *ex, const tasks_events_t *events, hearth_error_t *err)
     self->events = *events;
     tlist_init (&self->queue, offsetof (task_t, link));
     tlist_init (&self->running, offsetof (task_t, link));
+    if (!(self->res = resalloc_new (&ex->resources))) {
+        hearth_errprintf (err, "out of memory");
+        free (self);
+        return NULL;
+    }
     self->pool =
         fnpool_new (ex, ex->cores, hearth_conf_str (ex->conf, "pin-threads"),
                     s_on_pool_done, self, err);
     if (!self->pool) {
+        resalloc_destroy (&self->res);
         free (self);
         return NULL;
     }
@@ -277,6 +293,8 @@ s_complete (tasks_t *self, task_t *t, const char *state, const char *error,
     if (t->timer_id >= 0)
         zloop_timer_end (self->ex->loop, t->timer_id);
     if (t->phase == TASK_RUNNING) {
+        resalloc_give (self->res, &t->held); /* its thread is done with
+                                                them */
         tlist_remove (&self->running, t);
         if (t->argv)
             self->cmd_running--;
@@ -348,17 +366,36 @@ s_start (tasks_t *self, task_t *t, task_t **batch, size_t *nbatch)
     return 0;
 }
 
-/* Hand every queued task to the pool, in order: its `cores` threads take
-   them first come, first served.  (A command used to wait here for a free
-   core, to be started by the loop; its thread now starts it, and the
-   next, without the loop in between.) */
+/* Take t's resources.  Returns 0 (it holds them, or needs none), 1 when
+   not enough addresses are free now (it waits), -1 when it failed
+   (already reported and freed). */
+static int
+s_take_resources (tasks_t *self, task_t *t)
+{
+    hearth_error_t err;
+    int rc = t->need.n ? resalloc_acquire (self->res, t, &err) : 0;
+    if (rc < 0)
+        s_complete (self, t, "FAILED", err.text, NULL, 0);
+    return rc;
+}
+
+/* Hand the queued tasks to the pool, in order: its `cores` threads take
+   them first come, first served.  One whose resources are not free waits
+   in the queue for an attempt to give its addresses back; the tasks
+   behind it go on.  (A command used to wait here for a free core, to be
+   started by the loop; its thread now starts it, and the next, without
+   the loop in between.) */
 void
 tasks_dispatch (tasks_t *self)
 {
     task_t *batch[256];
     size_t nbatch = 0;
-    task_t *t;
-    while ((t = tlist_pop (&self->queue))) {
+    task_t *next;
+    for (task_t *t = self->queue.head; t; t = next) {
+        next = tlist_next (&self->queue, t);
+        if (s_take_resources (self, t) != 0)
+            continue; /* waits, or failed (and freed) */
+        tlist_remove (&self->queue, t);
         s_start (self, t, batch, &nbatch);
         if (nbatch == sizeof batch / sizeof batch[0]) {
             fnpool_submit (self->pool, batch, nbatch);
@@ -622,6 +659,7 @@ tasks_destroy (tasks_t **self_p)
     bool joined = fnpool_stop (self->pool) == 0;
     fnpool_destroy (&self->pool);
     s_discard_all (self, joined);
+    resalloc_destroy (&self->res);
     free (self);
     *self_p = NULL;
     errno = saved;

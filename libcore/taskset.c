@@ -65,12 +65,21 @@ hearth_taskset_opts_default (hearth_taskset_opts_t *opts)
     };
 }
 
-/* The tables' destructor: attempts and executors are plain blocks. */
+/* The attempts' destructor: plain blocks. */
 static void
 s_item_destroy (void **item)
 {
     free (*item);
     *item = NULL;
+}
+
+/* The executors' destructor. */
+static void
+s_exec_destroy (void **item)
+{
+    if (*item)
+        ts_res_exec_free (*item);
+    s_item_destroy (item);
 }
 
 hearth_taskset_t *
@@ -95,7 +104,7 @@ hearth_taskset_new (const hearth_taskset_opts_t *opts)
     zhashx_set_key_destructor (self->attempts, NULL);
     zhashx_set_destructor (self->attempts, s_item_destroy);
     hearth_intkeys_setup (self->execs);
-    zhashx_set_destructor (self->execs, s_item_destroy);
+    zhashx_set_destructor (self->execs, s_exec_destroy);
     return self;
 }
 
@@ -111,6 +120,7 @@ s_stage_destroy (ts_stage_t **st_p)
     free (st->parents);
     free (st->pool);
     free (st->durations);
+    ts_res_stage_free (st);
     free (st);
     *st_p = NULL;
 }
@@ -318,6 +328,8 @@ s_attempt_drop (hearth_taskset_t *self, ts_attempt_t *a)
     if (e)
         s_unlink (self, e, a);
     ts_stage_t *st = ts_stage (self, a->key.stage);
+    if (e && st && a->holds)
+        ts_res_release (e, st, a);
     if (st) {
         st->running--;
         if (a->executing)
@@ -371,9 +383,11 @@ s_exec_host (const hearth_taskset_t *self, int exec_id)
 
 /* How an attempt that did not succeed ended. */
 typedef enum {
-    S_FAILED,    /* it failed: counts toward max_failures */
-    S_LOST,      /* lost with its executor: toward max_lost */
-    S_PERMANENT, /* it failed, and a retry would too */
+    S_FAILED,           /* it failed: counts toward max_failures */
+    S_LOST,             /* lost with its executor: toward max_lost */
+    S_PERMANENT,        /* it failed, and a retry would too */
+    S_FAILED_WITH_EXEC, /* its executor was killed for what it did (out
+                           of memory): toward max_failures */
 } s_miss_t;
 
 /* A task's attempt did not succeed: run it again, or give up on its job.
@@ -396,7 +410,8 @@ s_requeue (hearth_taskset_t *self, ts_stage_t *st, uint64_t index, int attempt,
                                 .index = index,
                                 .attempt = attempt,
                                 .exec_id = exec_id,
-                                .lost = lost};
+                                .lost = lost,
+                                .with_executor = miss == S_FAILED_WITH_EXEC};
         ts_event_push (self, &ev);
         s_fail_job (self, st->job);
         return true;
@@ -417,9 +432,12 @@ hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id)
     return hearth_taskset_remove_executor_each (self, exec_id, NULL, NULL);
 }
 
-int
-hearth_taskset_remove_executor_each (hearth_taskset_t *self, int exec_id,
-                                     hearth_ts_dropped_fn *fn, void *arg)
+/* Drop every attempt on exec_id, telling fn; each not being killed is
+   re-queued as miss says (S_LOST, or S_FAILED when the executor's end
+   was its tasks' doing). */
+static int
+s_remove_executor (hearth_taskset_t *self, int exec_id,
+                   hearth_ts_dropped_fn *fn, void *arg, s_miss_t miss)
 {
     ts_exec_t *e = ts_exec (self, exec_id);
     if (!e)
@@ -441,7 +459,7 @@ hearth_taskset_remove_executor_each (hearth_taskset_t *self, int exec_id,
             fn (arg, &as, start_us, requeue);
         if (!requeue)
             continue;
-        s_requeue (self, st, key.index, key.attempt, exec_id, S_LOST);
+        s_requeue (self, st, key.index, key.attempt, exec_id, miss);
         requeued++;
     }
     self->cores -= (uint64_t) e->cores;
@@ -449,6 +467,20 @@ hearth_taskset_remove_executor_each (hearth_taskset_t *self, int exec_id,
         self->host_execs[e->host]--;
     zhashx_delete (self->execs, hearth_intkey (exec_id));
     return requeued;
+}
+
+int
+hearth_taskset_remove_executor_each (hearth_taskset_t *self, int exec_id,
+                                     hearth_ts_dropped_fn *fn, void *arg)
+{
+    return s_remove_executor (self, exec_id, fn, arg, S_LOST);
+}
+
+int
+hearth_taskset_remove_executor_failed (hearth_taskset_t *self, int exec_id,
+                                       hearth_ts_dropped_fn *fn, void *arg)
+{
+    return s_remove_executor (self, exec_id, fn, arg, S_FAILED_WITH_EXEC);
 }
 
 /* ---- status updates --------------------------------------------------- */

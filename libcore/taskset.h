@@ -33,6 +33,11 @@
       stage not done again and holds back the stages that read it; an
       attempt that could not fetch its input ends FETCH_FAILED and waits,
       uncounted, for its parents (taskset_lost.c).
+    - Custom resources (GPUs...; issue 15, taskset_res.c): an attempt of a
+      stage whose tasks need some is offered only to an executor with
+      that many of each free (no prefetch beyond them), within its slots,
+      and holds them until it ends, however (finished, failed, killed,
+      lost); tasks that need none fill the slots as before.
 */
 #ifndef HEARTH_TASKSET_H
 #define HEARTH_TASKSET_H
@@ -40,6 +45,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "libcore/resources.h"
 
 typedef struct hearth_taskset hearth_taskset_t;
 
@@ -91,6 +98,21 @@ int hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id,
    re-queued, or -1 if it was unknown. */
 int hearth_taskset_remove_executor (hearth_taskset_t *self, int exec_id);
 
+/* The custom resources executor exec_id holds (amounts by name; have is
+   copied).  Set once, after it was added and before its first offer.
+   Returns 0, or -1 with errno ENOENT (no such executor) or ENOMEM. */
+int
+hearth_taskset_set_executor_resources (hearth_taskset_t *self, int exec_id,
+                                       const hearth_resource_amounts_t *have);
+/* What each task of stage needs (need is copied), before its first
+   offer.  Returns 0, or -1 with errno EINVAL (no such stage) or ENOMEM. */
+int hearth_taskset_set_stage_resources (hearth_taskset_t *self, uint32_t stage,
+                                        const hearth_resource_amounts_t *need);
+/* How much of name executor exec_id has free now (not held by its
+   attempts); -1 for an unknown executor. */
+int hearth_taskset_resource_free (const hearth_taskset_t *self, int exec_id,
+                                  const char *name);
+
 /* What the engine should launch. */
 typedef struct {
     uint32_t stage;   /* stage id */
@@ -107,6 +129,14 @@ typedef void (hearth_ts_dropped_fn) (void *arg, const hearth_assign_t *a,
    attempt dropped, before it is re-queued. */
 int hearth_taskset_remove_executor_each (hearth_taskset_t *self, int exec_id,
                                          hearth_ts_dropped_fn *fn, void *arg);
+
+/* The same for an executor ended by what its attempts did (killed for
+   memory, OOM_KILLED): each attempt re-queued counts as a failure of its
+   task (toward max_failures, the executor's host avoided), not a loss;
+   a task that gives up fails its job with JOB_FAILED's with_executor
+   set. */
+int hearth_taskset_remove_executor_failed (hearth_taskset_t *self, int exec_id,
+                                           hearth_ts_dropped_fn *fn, void *arg);
 
 /* Fill out (up to max entries, the caller's) with attempts for exec_id's
    free slots; they count as in flight from now_us.  Returns how many. */
@@ -213,9 +243,11 @@ typedef struct {
     uint64_t job;                /* the job concerned */
     uint32_t stage;              /* the stage concerned */
     uint64_t index;              /* the task (JOB_FAILED, KILL) */
-    int attempt; /* the attempt (JOB_FAILED: the last one, KILL) */
-    int exec_id; /* where (KILL) */
-    bool lost;   /* JOB_FAILED because of losses, not failures */
+    int attempt;        /* the attempt (JOB_FAILED: the last one, KILL) */
+    int exec_id;        /* where (KILL) */
+    bool lost;          /* JOB_FAILED because of losses, not failures */
+    bool with_executor; /* JOB_FAILED: the last failure was an executor
+                           killed (hearth_taskset_remove_executor_failed) */
 } hearth_ts_event_t;
 
 /* Take the next pending event (the oldest), copied into the caller's ev.

@@ -10,6 +10,8 @@
       taskset_queue.c   the queues: a stage's tasks to run again, and the
                         events for the engine
       taskset_lost.c    lost map outputs (resubmits) and fetch failures
+      taskset_res.c     custom resources: what executors have, what a
+                        stage's tasks need, what attempts hold
 
     The parts call each other's functions only where the call is not per
     task (a push on a retry, an event); the small helpers that offers and
@@ -31,6 +33,7 @@
 #include <czmq.h>
 
 #include "libcore/intkeys.h"
+#include "libcore/resources.h"
 #include "libcore/taskset.h"
 
 /* Entries of a retry queue looked at to find one for an executor. */
@@ -88,6 +91,8 @@ typedef struct {
     int64_t *durations;    /* run times of finished tasks (speculation) */
     uint32_t fetch_rounds; /* consecutive rounds of fetch failures */
     bool fetch_round_open; /* a round is open: no parent re-done since */
+    hearth_resource_amounts_t need; /* custom resources per task (owned;
+                                       empty: none) */
 } ts_stage_t;
 
 /* Identity of an attempt: the hash key. */
@@ -107,6 +112,8 @@ struct ts_attempt {
     bool executing;     /* one of the oldest `cores` attempts on its
                            executor, which runs them in the order sent
                            (the rest wait in its queue) */
+    bool holds;         /* counts its stage's resources held on its
+                           executor until it ends */
     ts_attempt_t *prev; /* the executor's list */
     ts_attempt_t *next; /* likewise */
 };
@@ -121,6 +128,8 @@ typedef struct {
     ts_attempt_t *edge; /* the newest executing one, or NULL: the list is
                            queued ones from head to edge's prev, then the
                            executing ones from edge to the end */
+    hearth_resource_amounts_t have; /* its custom resources (owned) */
+    int *used; /* have.n counts held by its attempts, or NULL: none */
 } ts_exec_t;
 
 struct hearth_taskset {
@@ -161,6 +170,19 @@ void ts_event_push (hearth_taskset_t *self, const hearth_ts_event_t *ev);
    outcome for hearth_taskset_update. */
 hearth_ts_outcome_t ts_fetch_failed (hearth_taskset_t *self, ts_stage_t *st,
                                      uint64_t index, bool killing);
+
+/* ---- taskset_res.c ------------------------------------------------------ */
+
+/* Whether e can take an attempt of st now: st needs no resources, or e
+   has enough of each free (no prefetch for such attempts: none is sent
+   to wait there for addresses). */
+bool ts_res_fits (const ts_exec_t *e, const ts_stage_t *st);
+/* Attempt a of st on e holds st's resources until ts_res_release. */
+void ts_res_hold (ts_exec_t *e, const ts_stage_t *st, ts_attempt_t *a);
+void ts_res_release (ts_exec_t *e, const ts_stage_t *st, ts_attempt_t *a);
+/* Free what an executor or a stage owns of resources. */
+void ts_res_exec_free (ts_exec_t *e);
+void ts_res_stage_free (ts_stage_t *st);
 
 /* ---- inline helpers, used per task -------------------------------------- */
 

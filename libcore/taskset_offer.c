@@ -76,6 +76,8 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
 {
     uint64_t index;
     bool speculative = false;
+    if (st->need.n && !ts_res_fits (e, st))
+        return false; /* its resources are not free there */
     if (ts_queue_size (&st->retry) && s_take_retry (self, st, e, &index))
         ;
     else if (st->next_fresh < st->ntasks)
@@ -132,6 +134,8 @@ s_launch (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     a->speculative = as->speculative;
     zhashx_insert (self->attempts, &a->key, a);
     s_link (e, st, a);
+    if (st->need.n)
+        ts_res_hold (e, st, a);
     ts_task_t *t = &st->tasks[as->index];
     t->state = TASK_RUNNING;
     t->running++;

@@ -40,6 +40,7 @@ TESTS += tests/driver/test_progress
 DRIVER_TESTS = \
 	tests/driver/test-local-jobs.sh \
 	tests/driver/test-retries.sh \
+	tests/driver/test-task-resources.sh \
 	tests/driver/test-bad-jobs.sh \
 	tests/driver/test-executor-kill.sh \
 	tests/driver/test-local-cluster.sh \

@@ -19,19 +19,6 @@ EOF
 chmod +x "$T/bin/hearth-executor"
 export HEARTH_BIN_DIR=$T/bin
 
-# refused NAME CONTENT EXPECTED-MESSAGE: the job is refused with exit 2.
-refused() {
-  local file
-  file=$(job "$1" "$2")
-  submit --master 'local[1]' "$file"
-  local rc=$?
-  if [[ $rc -eq 2 ]] && grep -qF -- "$3" "$T/err"; then
-    pass "$1 is refused: $3"
-  else
-    fail "$1: exit $rc, stderr: $(cat "$T/err")"
-  fi
-}
-
 refused not-json '{"stages": [' 'not-json.json:2:1: not valid JSON here'
 refused not-object '[1, 2]' 'the job must be a JSON object'
 refused no-stages '{"name": "x"}' 'stages: expected a non-empty array'

@@ -14,11 +14,18 @@
                    the "files" setting set to LIST through hearth_opts_set
                    (test-files.sh): one task `cat NAME`, its result
                    printed; a refused LIST ends with the context's error
+    resources N    hearth_stage_set_resource: bad calls refused (EINVAL),
+                   then a job of 4 tasks asking gpu=1 then gpu=N (the
+                   second call replaces the first), each printing
+                   "result: $HEARTH_RESOURCE_GPU" (test-task-resources.sh);
+                   a failed job ends with its error
 
     Prints "job N: succeeded|failed" per job; exits 0 unless something
     unexpected happened.
 */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hearth.h>
@@ -85,6 +92,45 @@ s_files (const char *list, const char *name)
     return rc == 0 ? 0 : 1;
 }
 
+/* resources N: the per-task resource call, bad and good. */
+static int
+s_resources (hearth_ctx_t *ctx, int amount)
+{
+    static const char *const show[] = {"sh", "-c", "echo $HEARTH_RESOURCE_GPU",
+                                       NULL};
+    hearth_job_t *job = hearth_job_new (ctx, "resources");
+    hearth_stage_t *st = hearth_job_stage (job, "gpu");
+    const struct {
+        const char *name;
+        int amount;
+    } bad[] = {{"g pu", 1}, {"gpu", 0}, {"gpu", 1025}, {NULL, 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        errno = 0;
+        if (hearth_stage_set_resource (st, bad[i].name, bad[i].amount) != -1
+            || errno != EINVAL) {
+            fprintf (stderr, "test-ctx: %s=%d accepted\n",
+                     bad[i].name ? bad[i].name : "NULL", bad[i].amount);
+            return 1;
+        }
+    }
+    printf ("bad calls refused\n");
+    if (hearth_stage_set_resource (st, "gpu", 1) < 0
+        || hearth_stage_set_resource (st, "gpu", amount) < 0
+        || hearth_stage_add_commands (st, show, NULL, 4) < 0)
+        return 1;
+    int rc = hearth_job_run (job);
+    printf ("job 1: %s\n", rc == 0 ? "succeeded" : "failed");
+    for (uint64_t i = 0; rc == 0 && i < 4; i++) {
+        size_t len = 0;
+        const char *r = hearth_stage_result (st, i, &len);
+        printf ("result: %.*s", (int) len, r ? r : "");
+    }
+    if (rc != 0)
+        fprintf (stderr, "test-ctx: %s\n", hearth_job_error (job));
+    hearth_job_destroy (&job);
+    return rc == 0 ? 0 : 1;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -116,6 +162,8 @@ main (int argc, char **argv)
                     != 0;
     else if (strcmp (mode, "cancel") == 0)
         rc = s_cancel (ctx);
+    else if (strcmp (mode, "resources") == 0 && argc == 3)
+        rc = s_resources (ctx, atoi (argv[2]));
     else {
         fprintf (stderr, "test-ctx: unknown mode '%s'\n", mode);
         rc = 2;

@@ -6,11 +6,18 @@
     sleep    sleeps arg milliseconds, returns "slept ARG"
     fail     always fails with the error "failing on purpose: ARG"
     noop     returns nothing at once
+    res_log  appends "START ADDRS TASK NS" to the file arg names, sleeps
+             50 ms, appends "END ADDRS TASK NS" (ADDRS: its gpu addresses
+             from hearth_task_in_t's resources, comma-separated, or
+             "none"; TASK: index.attempt; NS: CLOCK_REALTIME in ns, as
+             date +%s%N), and returns "gpu=ADDRS" and a newline
 */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "driver/hearth.h"
 
@@ -19,6 +26,7 @@ int cat (const hearth_task_in_t *in, hearth_task_out_t *out);
 int sleep_ms (const hearth_task_in_t *in, hearth_task_out_t *out);
 int fail (const hearth_task_in_t *in, hearth_task_out_t *out);
 int noop (const hearth_task_in_t *in, hearth_task_out_t *out);
+int res_log (const hearth_task_in_t *in, hearth_task_out_t *out);
 
 static int
 s_result (hearth_task_out_t *out, const void *data, size_t len)
@@ -68,4 +76,52 @@ noop (const hearth_task_in_t *in, hearth_task_out_t *out)
     (void) in;
     (void) out;
     return 0;
+}
+
+/* One line appended to path in one write (O_APPEND: lines of tasks
+   running at once do not mix). */
+static int
+s_log_line (const char *path, const char *what, const char *addrs,
+            const hearth_task_in_t *in)
+{
+    struct timespec now;
+    clock_gettime (CLOCK_REALTIME, &now);
+    char line[1200];
+    int n = snprintf (line, sizeof line, "%s %s %llu.%d %lld%09ld\n", what,
+                      addrs, (unsigned long long) in->index, in->attempt,
+                      (long long) now.tv_sec, now.tv_nsec);
+    int fd = open (path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd < 0)
+        return -1;
+    int rc = write (fd, line, (size_t) n) == n ? 0 : -1;
+    close (fd);
+    return rc;
+}
+
+int
+res_log (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    char addrs[1024] = "none";
+    size_t len = 0;
+    for (size_t i = 0; in->resources && i < in->nresources; i++) {
+        if (strcmp (in->resources[i].name, "gpu") != 0)
+            continue;
+        for (size_t k = 0; k < in->resources[i].count; k++)
+            len +=
+                (size_t) snprintf (addrs + len, sizeof addrs - len, "%s%s",
+                                   k ? "," : "", in->resources[i].addresses[k]);
+    }
+    if (s_log_line (in->arg, "START", addrs, in) < 0) {
+        snprintf (out->error, sizeof out->error, "cannot write %s", in->arg);
+        return 1;
+    }
+    struct timespec ts = {0, 50 * 1000000};
+    nanosleep (&ts, NULL);
+    if (s_log_line (in->arg, "END", addrs, in) < 0) {
+        snprintf (out->error, sizeof out->error, "cannot write %s", in->arg);
+        return 1;
+    }
+    char buf[1100];
+    int n = snprintf (buf, sizeof buf, "gpu=%s\n", addrs);
+    return s_result (out, buf, (size_t) n);
 }

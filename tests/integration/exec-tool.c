@@ -13,6 +13,7 @@
     for function tasks, and heartbeats every MS (default 200).  It prints
 
         REGISTERED EXEC_ID PID SHUFFLE_URL|- SHUFFLE_KEY|-
+        RESOURCES JSON           (its `resources`, when it gave some)
 
     Each line of standard input is one task of LAUNCH_TASKS's tasks[], as
     JSON, sent in a LAUNCH_TASKS of its own once the executor is here,
@@ -91,6 +92,11 @@ s_on_register (tool_t *t, zframe_t *rid, const cJSON *b)
             (int) hearth_json_int (b, "pid", 0),
             hearth_json_str (b, "shuffle_url") ?: "-",
             hearth_json_str (b, "shuffle_key") ?: "-");
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive (b, "resources");
+    char *text = res ? cJSON_PrintUnformatted (res) : NULL;
+    if (text)
+        printf ("RESOURCES %s\n", text);
+    free (text);
     fflush (stdout);
     zframe_destroy (&t->rid);
     t->rid = zframe_dup (rid);

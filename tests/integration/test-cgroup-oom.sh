@@ -7,7 +7,8 @@
 # driver prints "executor N on worker W killed: out of memory, limit 192
 # MiB, peak P MiB"; hearth-tail's executor events and --state say it; the
 # task runs again on other executors, kills each one, and its job fails
-# after --max-lost.  The workers and another application's executor on
+# after --max-failures (3) with that reason, not after --max-lost (1): the
+# task is what kills its executors (issue 15).  The workers and another application's executor on
 # the same workers run on unaffected, and no group of the killed
 # executors is left.
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -47,14 +48,20 @@ check "the neighbour's executor runs" wait_for 20 jq_state \
 
 H=$(job hog '{"name":"hog","stages":[{"name":"hog","tasks":[
   {"cmd":["perl","-e","my $x = \"a\" x (400 * 1024 * 1024); print length($x), \"\\n\""]}]}]}')
+HOG_START=$(date +%s%N)
 "$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
   --heartbeat-liveness "$LIVENESS" --master "$MASTER_URL" --name hog \
   --executor-memory 128M --executor-cores 1 --total-executor-cores 2 \
-  --max-lost 2 --log-level info --event-log "$T/ev" "$H" >"$T/hog.out" 2>"$T/hog.err"
+  --max-failures 3 --max-lost 1 --log-level info --event-log "$T/ev" "$H" \
+  >"$T/hog.out" 2>"$T/hog.err"
 HOG_RC=$?
+say "the hog's job ended after $((($(date +%s%N) - HOG_START) / 1000000)) ms"
 check "the hog's job fails (exit status $HOG_RC)" test "$HOG_RC" -ne 0
-check "... after --max-lost 2: lost with its executor 3 times" \
-  grep -q 'lost with its executor 3 times' "$T/hog.err"
+say "the hog's error: $(grep -m1 'task 0' "$T/hog.err")"
+check "... after --max-failures 3, with the OOM as its last error" \
+  grep -qE 'stage hog, task 0 failed 3 times; last error: executor [0-9]+ on worker [^ ]+ killed: out of memory, limit 192 MiB, peak [0-9]+ MiB' "$T/hog.err"
+check "... not after --max-lost 1" \
+  eval '! grep -q "lost with its executor" "$T/hog.err"'
 LINE=$(grep -m1 -E 'executor [0-9]+ on worker [^ ]+ killed: out of memory, limit 192 MiB, peak [0-9]+ MiB' "$T/hog.err")
 check "the driver prints the OOM kill: $LINE" test -n "$LINE"
 PEAK_MIB=$(sed -n 's/.*peak \([0-9]*\) MiB.*/\1/p' <<<"$LINE")

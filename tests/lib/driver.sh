@@ -17,6 +17,33 @@ job() {
   echo "$T/$1.json"
 }
 
+# refused NAME CONTENT EXPECTED-MESSAGE: the job file NAME of CONTENT is
+# refused in local[1] with exit 2, saying EXPECTED-MESSAGE.
+refused() {
+  local file
+  file=$(job "$1" "$2")
+  submit --master 'local[1]' "$file"
+  local rc=$?
+  if [[ $rc -eq 2 ]] && grep -qF -- "$3" "$T/err"; then
+    pass "$1 is refused: $3"
+  else
+    fail "$1: exit $rc, stderr: $(cat "$T/err")"
+  fi
+}
+
+# overlaps FILE: FILE's lines are "START|END ADDRS TASK NS" (ADDRS a
+# comma list, NS a time in ns), one pair per task; prints every address
+# held by two tasks at once and every END not of its address's holder
+# (none: empty), from each address's lines in time order.
+overlaps() {
+  awk '{ n = split($2, a, ","); for (i = 1; i <= n; i++) print a[i], $4, $1, $3 }' "$1" |
+    sort -k1,1 -k2,2n | awk '
+      $1 "" != addr { if (held != "") print addr " still held"; addr = $1 ""; held = "" }
+      $3 == "START" { if (held != "") print addr ": " $4 " started while " held " held it"; held = $4 }
+      $3 == "END" { if (held != $4) print addr ": " $4 " ended, not the holder (" held ")"; held = "" }
+      END { if (held != "") print addr " still held" }'
+}
+
 # same FILE1 FILE2: identical contents, else show the difference.
 same() {
   if cmp -s "$1" "$2"; then return 0; fi

@@ -112,6 +112,10 @@ UNIT_TESTS += tests/unit/test_taskset_lost
 tests_unit_test_taskset_lost_SOURCES = tests/unit/test_taskset_lost.c
 tests_unit_test_taskset_lost_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_lost_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_taskset_res
+tests_unit_test_taskset_res_SOURCES = tests/unit/test_taskset_res.c
+tests_unit_test_taskset_res_CFLAGS = $(unit_cflags)
+tests_unit_test_taskset_res_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_pidfile
 tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/testutil.h
