@@ -1,16 +1,23 @@
-/*  eventlog.c - the application's event log: events built on the engine
-    thread into chunks, written by a background thread.
+/*  eventlog.c - the application's event log: events stored on the engine
+    thread into chunks, formatted and written by a background thread.
 
-    The engine fills one chunk (256 KiB) at a time, in place; a chunk that
-    is full, or whose first event has waited the flush interval, goes to
-    the writer's queue (one lock a chunk, never one an event) and the
-    engine goes on in a chunk the writer has given back, so nothing is
-    copied or reallocated on the way (a single growing buffer used to be:
-    its reallocations cost the engine as much as the formatting when the
-    writer was slow to get a core).  Past s_max_buffered bytes queued (a
-    stuck disk), events are counted as dropped and the count is logged as
-    an event once there is room again.  The writer rolls to the next file
-    between lines, never inside one.
+    The engine fills one chunk (256 KiB) at a time, in place: the rare
+    events as their JSON lines, the task events as binary records
+    (evrec.h) which the writer turns into lines, so that the engine's
+    share of a task event is a copy of about 40 bytes.  A chunk that is
+    full, or whose first event has waited the flush interval, goes to the
+    writer's queue (one lock a chunk, never one an event) and the engine
+    goes on in a chunk the writer has given back, so nothing is copied or
+    reallocated on the way.  The writer formats a chunk into its own
+    buffer and writes it with a write(2) a megabyte, never one a line.
+
+    When the writer falls behind, past s_max_buffered bytes queued, the
+    engine waits for it (the CPU it needs is the engine's own core, or
+    the disk is slow): events are never dropped for being many.  Only a
+    writer that has not taken a chunk for s_max_wait_ms (a stuck disk)
+    makes the engine give up waiting: then events are counted as dropped
+    and the count is logged as an event once there is room again.  The
+    writer rolls to the next file between lines, never inside one.
 
     What is written about the application as a whole (its first lines,
     app_end with the totals) is evapp.c's; the task events, one pair per
@@ -29,6 +36,8 @@
 #include <unistd.h>
 
 #include "driver/eventlog.h"
+#include "driver/evfmt.h"
+#include "driver/evrec.h"
 #include "libcore/clock.h"
 #include "libcore/fstree.h"
 #include "libcore/log.h"
@@ -39,8 +48,14 @@ static const size_t s_chunk_bytes = 256 * 1024;
 static const size_t s_max_free = 4;
 /* Events wait at most this long in a chunk before a tick hands it over. */
 static const int64_t s_flush_interval_ms = 500;
-/* Past this much unwritten (a stuck disk), events are dropped. */
-static const size_t s_max_buffered = 64 * 1024 * 1024;
+/* Past this much unwritten, the engine waits for the writer. */
+static const size_t s_max_buffered = 16 * 1024 * 1024;
+/* It waits at most this long for the writer to take a chunk (a stuck
+   disk); then events are dropped, and counted. */
+static const int64_t s_max_wait_ms = 5000;
+/* The writer's buffer of lines: what one write(2) writes at most (a
+   larger line gets a larger buffer). */
+static const size_t s_out_bytes = 1024 * 1024;
 
 /* A piece of the log: whole lines. */
 typedef struct s_chunk s_chunk_t;
@@ -65,12 +80,11 @@ struct eventlog {
     bool say_dropped;         /* there is room again: say how many */
     bool clock_held;          /* events take held_ms (one clock read) */
     int64_t held_ms;          /* the wall clock when it was held */
-    char held_text[24];       /* held_ms in decimal */
-    size_t held_len;          /* its length */
     eventlog_totals_t totals; /* what app_end sums up */
     /* shared, under lock */
     pthread_mutex_t lock; /* guards what follows up to the writer's side */
     pthread_cond_t work;  /* a chunk queued, or stop */
+    pthread_cond_t taken; /* the writer has taken or written a chunk */
     s_chunk_t *head;      /* the writer's queue: first */
     s_chunk_t *tail;      /* and last */
     size_t queued;        /* bytes queued or being written */
@@ -85,6 +99,9 @@ struct eventlog {
     unsigned file_no;    /* 0: APP.events, n: APP.events.n */
     uint64_t file_bytes; /* bytes in the current file */
     bool failed;         /* a write failed: said once */
+    char *out;           /* the lines being made from a chunk */
+    size_t out_len;      /* bytes in out */
+    size_t out_size;     /* its size */
 };
 
 /* ---- the writer --------------------------------------------------------- */
@@ -161,6 +178,66 @@ s_write_lines (eventlog_t *self, const char *data, size_t len)
     }
 }
 
+/* Write the lines made so far. */
+static void
+s_flush_out (eventlog_t *self)
+{
+    s_write_lines (self, self->out, self->out_len);
+    self->out_len = 0;
+}
+
+/* Room for need more bytes in out: false (the record is lost) only when
+   a line larger than out cannot get the memory. */
+static bool
+s_out_room (eventlog_t *self, size_t need)
+{
+    if (self->out_len + need <= self->out_size)
+        return true;
+    s_flush_out (self);
+    if (need <= self->out_size)
+        return true;
+    char *bigger = realloc (self->out, need);
+    if (!bigger) {
+        log_error ("event log %s: no memory for a line of %zu bytes; "
+                   "one event lost",
+                   self->path, need);
+        return false;
+    }
+    self->out = bigger;
+    self->out_size = need;
+    return true;
+}
+
+/* A chunk's records turned into lines, its lines copied (one written as
+   it is when large), all written in their order. */
+static void
+s_write_chunk (eventlog_t *self, const s_chunk_t *c)
+{
+    const char *p = c->data, *end = c->data + c->len;
+    while (p < end) {
+        if (evrec_is_record (*p)) {
+            if (s_out_room (self, evrec_line_max (p)))
+                self->out_len =
+                    (size_t) (evrec_format (self->out + self->out_len, p)
+                              - self->out);
+            p += evrec_length (p);
+            continue;
+        }
+        const char *nl = memchr (p, '\n', (size_t) (end - p));
+        size_t n = nl ? (size_t) (nl - p) + 1 : (size_t) (end - p);
+        if (n > s_out_bytes / 4) {
+            s_flush_out (self);
+            s_write_lines (self, p, n);
+        }
+        else if (s_out_room (self, n)) {
+            memcpy (self->out + self->out_len, p, n);
+            self->out_len += n;
+        }
+        p += n;
+    }
+    s_flush_out (self);
+}
+
 /* A chunk no longer needed (the lock held): kept for reuse, or freed. */
 static void
 s_recycle_locked (eventlog_t *self, s_chunk_t *c)
@@ -189,12 +266,14 @@ s_writer (void *arg)
         if (!self->head)
             self->tail = NULL;
         self->writing = true;
+        pthread_cond_signal (&self->taken);
         pthread_mutex_unlock (&self->lock);
-        s_write_lines (self, c->data, c->len);
+        s_write_chunk (self, c);
         pthread_mutex_lock (&self->lock);
         self->queued -= c->len;
         self->writing = false;
         s_recycle_locked (self, c);
+        pthread_cond_signal (&self->taken);
     }
     pthread_mutex_unlock (&self->lock);
     return NULL;
@@ -232,16 +311,53 @@ s_handover (eventlog_t *self)
     self->cur = NULL;
 }
 
+/* s_max_wait_ms from now, as pthread_cond_timedwait takes it. */
+static void
+s_wait_deadline (struct timespec *until)
+{
+    clock_gettime (CLOCK_REALTIME, until);
+    until->tv_sec += s_max_wait_ms / 1000;
+    until->tv_nsec += (s_max_wait_ms % 1000) * 1000000;
+    if (until->tv_nsec >= 1000000000) {
+        until->tv_sec++;
+        until->tv_nsec -= 1000000000;
+    }
+}
+
+/* Whether there is room for cur in the writer's queue (the lock held),
+   after waiting for the writer while it takes chunks: false once it has
+   taken none for s_max_wait_ms. */
+static bool
+s_wait_room_locked (eventlog_t *self)
+{
+    size_t more = self->cur ? self->cur->len : 0;
+    if (self->queued + more <= s_max_buffered)
+        return true;
+    struct timespec until;
+    s_wait_deadline (&until);
+    size_t before = self->queued;
+    while (self->queued + more > s_max_buffered) {
+        if (pthread_cond_timedwait (&self->taken, &self->lock, &until)
+            == ETIMEDOUT)
+            return self->queued + more <= s_max_buffered;
+        if (self->queued < before) { /* progress: wait longer */
+            before = self->queued;
+            s_wait_deadline (&until);
+        }
+    }
+    return true;
+}
+
 /* A chunk of at least size bytes, in place of cur, whose first keep
    bytes after rec_start (the event being built) move to it; cur goes to
-   the writer.  -1 when the writer is too far behind or memory is out. */
+   the writer, waited for when it is far behind.  -1 when it is stuck or
+   memory is out. */
 static int
 s_next_chunk (eventlog_t *self, size_t size, size_t keep)
 {
     s_chunk_t *c = NULL;
     pthread_mutex_lock (&self->lock);
-    bool room =
-        self->queued + (self->cur ? self->cur->len : 0) <= s_max_buffered;
+    bool room = s_wait_room_locked (self);
     if (room && size <= s_chunk_bytes && self->free) {
         c = self->free;
         self->free = c->next;
@@ -301,69 +417,13 @@ s_raw (eventlog_t *self, const char *text, size_t len)
     self->cur->len += len;
 }
 
-char *
-eventlog_put_string (char *o, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    *o++ = '"';
-    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            *o++ = '\\';
-            *o++ = (char) *p;
-        }
-        else if (*p == '\n') {
-            *o++ = '\\';
-            *o++ = 'n';
-        }
-        else if (*p < 0x20 || *p == 0x7f) {
-            memcpy (o, "\\u00", 4);
-            o[4] = hex[*p >> 4];
-            o[5] = hex[*p & 15];
-            o += 6;
-        }
-        else
-            *o++ = (char) *p;
-    }
-    *o++ = '"';
-    return o;
-}
-
-char *
-eventlog_put_int (char *o, int64_t value)
-{
-    /* by hand, two digits a step: this runs several times per task */
-    static const char pairs[] =
-        "00010203040506070809101112131415161718192021222324"
-        "25262728293031323334353637383940414243444546474849"
-        "50515253545556575859606162636465666768697071727374"
-        "75767778798081828384858687888990919293949596979899";
-    char text[24], *p = text + sizeof text;
-    uint64_t u = value < 0 ? -(uint64_t) value : (uint64_t) value;
-    while (u >= 100) {
-        unsigned d = (unsigned) (u % 100) * 2;
-        u /= 100;
-        *--p = pairs[d + 1];
-        *--p = pairs[d];
-    }
-    if (u >= 10) {
-        *--p = pairs[u * 2 + 1];
-        *--p = pairs[u * 2];
-    }
-    else
-        *--p = (char) ('0' + u);
-    if (value < 0)
-        *--p = '-';
-    size_t n = (size_t) (text + sizeof text - p);
-    memcpy (o, p, n);
-    return o + n;
-}
-
 static void
 s_string (eventlog_t *self, const char *s)
 {
-    if (!s_reserve (self, EVENTLOG_STRING_MAX (strlen (s))))
+    size_t len = strlen (s);
+    if (!s_reserve (self, EVFMT_STRING_MAX (len)))
         return;
-    char *o = eventlog_put_string (self->cur->data + self->cur->len, s);
+    char *o = evfmt_string (self->cur->data + self->cur->len, s, len);
     self->cur->len = (size_t) (o - self->cur->data);
 }
 
@@ -397,23 +457,12 @@ eventlog_time_ms (eventlog_t *self)
     return self && self->clock_held ? self->held_ms : s_wall_ms ();
 }
 
-char *
-eventlog_put_time (eventlog_t *self, char *o)
-{
-    if (!self->clock_held)
-        return eventlog_put_int (o, s_wall_ms ());
-    memcpy (o, self->held_text, self->held_len);
-    return o + self->held_len;
-}
-
 void
 eventlog_hold_clock (eventlog_t *self)
 {
     if (!self)
         return;
     self->held_ms = s_wall_ms ();
-    self->held_len = (size_t) (eventlog_put_int (self->held_text, self->held_ms)
-                               - self->held_text);
     self->clock_held = true;
 }
 
@@ -453,10 +502,10 @@ eventlog_begin (eventlog_t *self, const char *event)
 }
 
 char *
-eventlog_line_open (eventlog_t *self, size_t max)
+eventlog_record_open (eventlog_t *self, size_t len)
 {
     s_open_event (self);
-    if (!s_reserve (self, max)) {
+    if (!s_reserve (self, len)) {
         self->dropped++;
         self->rec_bad = false;
         return NULL;
@@ -465,7 +514,7 @@ eventlog_line_open (eventlog_t *self, size_t max)
 }
 
 void
-eventlog_line_close (eventlog_t *self, char *end)
+eventlog_record_close (eventlog_t *self, char *end)
 {
     self->cur->len = (size_t) (end - self->cur->data);
 }
@@ -494,9 +543,9 @@ eventlog_int (eventlog_t *self, const char *key, int64_t value)
     if (!self)
         return;
     s_key (self, key);
-    if (!s_reserve (self, 24))
+    if (!s_reserve (self, EVFMT_INT_MAX))
         return;
-    char *o = eventlog_put_int (self->cur->data + self->cur->len, value);
+    char *o = evfmt_int (self->cur->data + self->cur->len, value);
     self->cur->len = (size_t) (o - self->cur->data);
 }
 
@@ -569,7 +618,10 @@ eventlog_new (const char *dir, const char *app_id, uint64_t roll_bytes,
     self->app_id = strdup (app_id);
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->work, NULL);
-    if (!self->dir || !self->app_id) {
+    pthread_cond_init (&self->taken, NULL);
+    self->out_size = s_out_bytes;
+    self->out = malloc (self->out_size);
+    if (!self->dir || !self->app_id || !self->out) {
         hearth_errprintf (err, "out of memory");
         goto error;
     }
@@ -614,6 +666,8 @@ eventlog_destroy (eventlog_t **self_p)
         close (self->fd);
     }
     pthread_cond_destroy (&self->work);
+    pthread_cond_destroy (&self->taken);
+    free (self->out);
     pthread_mutex_destroy (&self->lock);
     free (self->cur);
     while (self->free) {

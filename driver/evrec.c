@@ -1,0 +1,151 @@
+/*  evrec.c - the task events' binary records and their lines; see
+    evrec.h.
+
+    The lines are those evtask.c used to format in place on the engine
+    thread (tests/unit/test_evrec.c keeps that formatter and compares):
+    moving the formatting here, to the writer thread, leaves the engine a
+    copy of about 40 bytes an event (docs/performance.md, "The event
+    log's cost").
+*/
+#include "config.h"
+
+#include <assert.h>
+#include <string.h>
+
+#include "driver/evfmt.h"
+#include "driver/evrec.h"
+
+/* A constant piece of a line. */
+#define S_PUT(o, lit)                                                          \
+    (memcpy ((o), (lit), sizeof (lit) - 1), (o) + sizeof (lit) - 1)
+
+/* The largest line without its strings: keys, numbers, booleans. */
+static const size_t s_fixed_max = 320;
+
+const char *
+evrec_outcome_name (hearth_ts_outcome_t out)
+{
+    static const char *const names[] = {[HEARTH_TS_STALE] = "stale",
+                                        [HEARTH_TS_NOTED] = "noted",
+                                        [HEARTH_TS_ACCEPT] = "accepted",
+                                        [HEARTH_TS_DUPLICATE] = "duplicate",
+                                        [HEARTH_TS_RETRY] = "retried",
+                                        [HEARTH_TS_GAVE_UP] = "gave_up",
+                                        [HEARTH_TS_RELEASED] = "released",
+                                        [HEARTH_TS_FETCH_WAIT] = "fetch_wait"};
+    return (size_t) out < sizeof names / sizeof *names && names[out]
+               ? names[out]
+               : "unknown";
+}
+
+/* ---- the engine's side -------------------------------------------------- */
+
+size_t
+evrec_end_size (size_t state_len, size_t error_len)
+{
+    return sizeof (evrec_end_t) + state_len + error_len;
+}
+
+char *
+evrec_put_start (char *o, const evrec_start_t *r)
+{
+    memcpy (o, r, sizeof *r);
+    return o + sizeof *r;
+}
+
+char *
+evrec_put_end (char *o, const evrec_end_t *r, const char *state,
+               const char *error)
+{
+    memcpy (o, r, sizeof *r);
+    o += sizeof *r;
+    memcpy (o, state, r->state_len);
+    o += r->state_len;
+    if (r->error_len)
+        memcpy (o, error, r->error_len);
+    return o + r->error_len;
+}
+
+/* ---- the writer's side -------------------------------------------------- */
+
+size_t
+evrec_length (const char *rec)
+{
+    if (*rec == EVREC_TASK_START)
+        return sizeof (evrec_start_t);
+    assert (*rec == EVREC_TASK_END);
+    evrec_end_t r;
+    memcpy (&r, rec, sizeof r);
+    return evrec_end_size (r.state_len, r.error_len);
+}
+
+size_t
+evrec_line_max (const char *rec)
+{
+    if (*rec == EVREC_TASK_START)
+        return s_fixed_max;
+    evrec_end_t r;
+    memcpy (&r, rec, sizeof r);
+    return s_fixed_max + EVFMT_STRING_MAX ((size_t) r.state_len)
+           + EVFMT_STRING_MAX (strlen (evrec_outcome_name (r.outcome)))
+           + EVFMT_STRING_MAX ((size_t) r.error_len);
+}
+
+/* What both lines have after their name: the time and the attempt. */
+static char *
+s_put_attempt (char *o, int64_t time_ms, uint32_t stage, uint64_t index,
+               int attempt, int exec_id)
+{
+    o = S_PUT (o, "\",\"time_ms\":");
+    o = evfmt_int (o, time_ms);
+    o = S_PUT (o, ",\"stage\":");
+    o = evfmt_int (o, stage);
+    o = S_PUT (o, ",\"index\":");
+    o = evfmt_int (o, (int64_t) index);
+    o = S_PUT (o, ",\"attempt\":");
+    o = evfmt_int (o, attempt);
+    o = S_PUT (o, ",\"executor\":");
+    return evfmt_int (o, exec_id);
+}
+
+static char *
+s_format_start (char *o, const char *rec)
+{
+    evrec_start_t r;
+    memcpy (&r, rec, sizeof r);
+    o = S_PUT (o, "{\"event\":\"task_start");
+    o = s_put_attempt (o, r.time_ms, r.stage, r.index, r.attempt, r.exec_id);
+    return r.speculative ? S_PUT (o, ",\"speculative\":true}\n")
+                         : S_PUT (o, ",\"speculative\":false}\n");
+}
+
+static char *
+s_format_end (char *o, const char *rec)
+{
+    evrec_end_t r;
+    memcpy (&r, rec, sizeof r);
+    const char *state = rec + sizeof r, *error = state + r.state_len;
+    const char *outcome = evrec_outcome_name (r.outcome);
+    o = S_PUT (o, "{\"event\":\"task_end");
+    o = s_put_attempt (o, r.time_ms, r.stage, r.index, r.attempt, r.exec_id);
+    o = S_PUT (o, ",\"state\":");
+    o = evfmt_string (o, state, r.state_len);
+    o = S_PUT (o, ",\"outcome\":");
+    o = evfmt_string (o, outcome, strlen (outcome));
+    o = S_PUT (o, ",\"run_us\":");
+    o = evfmt_int (o, r.run_us);
+    o = S_PUT (o, ",\"error\":");
+    o = r.has_error ? evfmt_string (o, error, r.error_len) : S_PUT (o, "null");
+    o = S_PUT (o, ",\"result_bytes\":");
+    o = evfmt_int (o, (int64_t) r.result_bytes);
+    if (r.outcome == HEARTH_TS_FETCH_WAIT)
+        o = S_PUT (o, ",\"fetch_failed\":true");
+    return S_PUT (o, "}\n");
+}
+
+char *
+evrec_format (char *o, const char *rec)
+{
+    return *rec == EVREC_TASK_START ? s_format_start (o, rec)
+                                    : s_format_end (o, rec);
+}
