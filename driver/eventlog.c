@@ -100,6 +100,7 @@ struct eventlog {
     uint64_t file_bytes; /* bytes in the current file */
     bool failed;         /* a write failed: said once */
     char *out;           /* the lines being made from a chunk */
+    evrec_cache_t cache; /* what the last record's line left */
     size_t out_len;      /* bytes in out */
     size_t out_size;     /* its size */
 };
@@ -218,7 +219,8 @@ s_write_chunk (eventlog_t *self, const s_chunk_t *c)
         if (evrec_is_record (*p)) {
             if (s_out_room (self, evrec_line_max (p)))
                 self->out_len =
-                    (size_t) (evrec_format (self->out + self->out_len, p)
+                    (size_t) (evrec_format (self->out + self->out_len, p,
+                                            &self->cache)
                               - self->out);
             p += evrec_length (p);
             continue;

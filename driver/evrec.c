@@ -22,20 +22,20 @@
 /* The largest line without its strings: keys, numbers, booleans. */
 static const size_t s_fixed_max = 320;
 
+/* The outcomes' names (none longer than s_outcome_max). */
+static const char *const s_outcome_names[] = {
+    [HEARTH_TS_STALE] = "stale",       [HEARTH_TS_NOTED] = "noted",
+    [HEARTH_TS_ACCEPT] = "accepted",   [HEARTH_TS_DUPLICATE] = "duplicate",
+    [HEARTH_TS_RETRY] = "retried",     [HEARTH_TS_GAVE_UP] = "gave_up",
+    [HEARTH_TS_RELEASED] = "released", [HEARTH_TS_FETCH_WAIT] = "fetch_wait"};
+static const size_t s_outcome_max = 10;
+
 const char *
 evrec_outcome_name (hearth_ts_outcome_t out)
 {
-    static const char *const names[] = {[HEARTH_TS_STALE] = "stale",
-                                        [HEARTH_TS_NOTED] = "noted",
-                                        [HEARTH_TS_ACCEPT] = "accepted",
-                                        [HEARTH_TS_DUPLICATE] = "duplicate",
-                                        [HEARTH_TS_RETRY] = "retried",
-                                        [HEARTH_TS_GAVE_UP] = "gave_up",
-                                        [HEARTH_TS_RELEASED] = "released",
-                                        [HEARTH_TS_FETCH_WAIT] = "fetch_wait"};
-    return (size_t) out < sizeof names / sizeof *names && names[out]
-               ? names[out]
-               : "unknown";
+    const size_t n = sizeof s_outcome_names / sizeof *s_outcome_names;
+    return (size_t) out < n && s_outcome_names[out] ? s_outcome_names[out]
+                                                    : "unknown";
 }
 
 /* ---- the engine's side -------------------------------------------------- */
@@ -87,17 +87,32 @@ evrec_line_max (const char *rec)
     evrec_end_t r;
     memcpy (&r, rec, sizeof r);
     return s_fixed_max + EVFMT_STRING_MAX ((size_t) r.state_len)
-           + EVFMT_STRING_MAX (strlen (evrec_outcome_name (r.outcome)))
+           + EVFMT_STRING_MAX (s_outcome_max)
            + EVFMT_STRING_MAX ((size_t) r.error_len);
+}
+
+/* time_ms's digits, from the cache when it is the last one's. */
+static char *
+s_put_time (char *o, int64_t time_ms, evrec_cache_t *cache)
+{
+    if (!cache->time_len || cache->time_ms != time_ms) {
+        cache->time_ms = time_ms;
+        cache->time_len =
+            (size_t) (evfmt_int (cache->time_text, time_ms) - cache->time_text);
+    }
+    /* the whole buffer, a copy of constant size: the line's room (its
+       fixed part alone is s_fixed_max) holds it */
+    memcpy (o, cache->time_text, sizeof cache->time_text);
+    return o + cache->time_len;
 }
 
 /* What both lines have after their name: the time and the attempt. */
 static char *
-s_put_attempt (char *o, int64_t time_ms, uint32_t stage, uint64_t index,
-               int attempt, int exec_id)
+s_put_attempt (char *o, evrec_cache_t *cache, int64_t time_ms, uint32_t stage,
+               uint64_t index, int attempt, int exec_id)
 {
     o = S_PUT (o, "\",\"time_ms\":");
-    o = evfmt_int (o, time_ms);
+    o = s_put_time (o, time_ms, cache);
     o = S_PUT (o, ",\"stage\":");
     o = evfmt_int (o, stage);
     o = S_PUT (o, ",\"index\":");
@@ -109,25 +124,27 @@ s_put_attempt (char *o, int64_t time_ms, uint32_t stage, uint64_t index,
 }
 
 static char *
-s_format_start (char *o, const char *rec)
+s_format_start (char *o, const char *rec, evrec_cache_t *cache)
 {
     evrec_start_t r;
     memcpy (&r, rec, sizeof r);
     o = S_PUT (o, "{\"event\":\"task_start");
-    o = s_put_attempt (o, r.time_ms, r.stage, r.index, r.attempt, r.exec_id);
+    o = s_put_attempt (o, cache, r.time_ms, r.stage, r.index, r.attempt,
+                       r.exec_id);
     return r.speculative ? S_PUT (o, ",\"speculative\":true}\n")
                          : S_PUT (o, ",\"speculative\":false}\n");
 }
 
 static char *
-s_format_end (char *o, const char *rec)
+s_format_end (char *o, const char *rec, evrec_cache_t *cache)
 {
     evrec_end_t r;
     memcpy (&r, rec, sizeof r);
     const char *state = rec + sizeof r, *error = state + r.state_len;
     const char *outcome = evrec_outcome_name (r.outcome);
     o = S_PUT (o, "{\"event\":\"task_end");
-    o = s_put_attempt (o, r.time_ms, r.stage, r.index, r.attempt, r.exec_id);
+    o = s_put_attempt (o, cache, r.time_ms, r.stage, r.index, r.attempt,
+                       r.exec_id);
     o = S_PUT (o, ",\"state\":");
     o = evfmt_string (o, state, r.state_len);
     o = S_PUT (o, ",\"outcome\":");
@@ -144,8 +161,8 @@ s_format_end (char *o, const char *rec)
 }
 
 char *
-evrec_format (char *o, const char *rec)
+evrec_format (char *o, const char *rec, evrec_cache_t *cache)
 {
-    return *rec == EVREC_TASK_START ? s_format_start (o, rec)
-                                    : s_format_end (o, rec);
+    return *rec == EVREC_TASK_START ? s_format_start (o, rec, cache)
+                                    : s_format_end (o, rec, cache);
 }

@@ -66,6 +66,14 @@ char *evrec_put_end (char *o, const evrec_end_t *r, const char *state,
 
 /* ---- the writer's side -------------------------------------------------- */
 
+/* The writer's memory between lines: the events of one batch share
+   their time (eventlog_hold_clock), so its digits are made once. */
+typedef struct {
+    int64_t time_ms;    /* the last time formatted */
+    char time_text[24]; /* its digits */
+    size_t time_len;    /* their length, 0: none yet */
+} evrec_cache_t;
+
 /* Whether byte c begins a record (else a line). */
 static inline bool
 evrec_is_record (char c)
@@ -76,8 +84,9 @@ evrec_is_record (char c)
 size_t evrec_length (const char *rec);
 /* The most bytes of its line. */
 size_t evrec_line_max (const char *rec);
-/* Its line at o, "}\n" included (room for evrec_line_max); the end. */
-char *evrec_format (char *o, const char *rec);
+/* Its line at o, "}\n" included (room for evrec_line_max); the end.
+   cache starts zeroed, and is the caller's. */
+char *evrec_format (char *o, const char *rec, evrec_cache_t *cache);
 
 /* The name a task_end gives outcome out ("accepted", "retried"...). */
 const char *evrec_outcome_name (hearth_ts_outcome_t out);
