@@ -8,36 +8,33 @@
     full, or whose first event has waited the flush interval, goes to the
     writer's queue (one lock a chunk, never one an event) and the engine
     goes on in a chunk the writer has given back, so nothing is copied or
-    reallocated on the way.  The writer formats a chunk into its own
-    buffer and writes it with a write(2) a megabyte, never one a line.
+    reallocated on the way.  The writer hands each chunk to the files
+    (evfile.c), which make its records into lines and write them a
+    megabyte at a time, never a line.
 
     When the writer falls behind, past s_max_buffered bytes queued, the
     engine waits for it (the CPU it needs is the engine's own core, or
     the disk is slow): events are never dropped for being many.  Only a
     writer that has not taken a chunk for s_max_wait_ms (a stuck disk)
     makes the engine give up waiting: then events are counted as dropped
-    and the count is logged as an event once there is room again.  The
-    writer rolls to the next file between lines, never inside one.
+    and the count is logged as an event once there is room again.
 
     What is written about the application as a whole (its first lines,
     app_end with the totals) is evapp.c's; the task events, one pair per
-    task and so the hot path, are formatted in place by evtask.c.
+    task and so the hot path, are stored as records by evtask.c.
 */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "driver/eventlog.h"
+#include "driver/evfile.h"
 #include "driver/evfmt.h"
-#include "driver/evrec.h"
 #include "libcore/clock.h"
 #include "libcore/fstree.h"
 #include "libcore/log.h"
@@ -53,9 +50,6 @@ static const size_t s_max_buffered = 16 * 1024 * 1024;
 /* It waits at most this long for the writer to take a chunk (a stuck
    disk); then events are dropped, and counted. */
 static const int64_t s_max_wait_ms = 5000;
-/* The writer's buffer of lines: what one write(2) writes at most (a
-   larger line gets a larger buffer). */
-static const size_t s_out_bytes = 1024 * 1024;
 
 /* A piece of the log: whole lines. */
 typedef struct s_chunk s_chunk_t;
@@ -67,10 +61,7 @@ struct s_chunk {
 };
 
 struct eventlog {
-    char *dir;           /* the directory */
-    char *app_id;        /* the files' stem */
-    char path[4096];     /* the first file */
-    uint64_t roll_bytes; /* roll past this many bytes, 0: never */
+    evfile_t *file; /* the files, the writer thread's (its path: any) */
     /* engine side */
     s_chunk_t *cur;           /* being filled, or NULL */
     size_t rec_start;         /* where the event being built starts in cur */
@@ -94,151 +85,9 @@ struct eventlog {
     bool stop;            /* write what is queued, then end */
     pthread_t thread;     /* the writer */
     bool started;         /* thread running */
-    /* writer side */
-    int fd;              /* the current file, or -1 */
-    unsigned file_no;    /* 0: APP.events, n: APP.events.n */
-    uint64_t file_bytes; /* bytes in the current file */
-    bool failed;         /* a write failed: said once */
-    char *out;           /* the lines being made from a chunk */
-    evrec_cache_t cache; /* what the last record's line left */
-    size_t out_len;      /* bytes in out */
-    size_t out_size;     /* its size */
 };
 
 /* ---- the writer --------------------------------------------------------- */
-
-static void
-s_file_path (const eventlog_t *self, unsigned n, char *buf, size_t size)
-{
-    if (n == 0)
-        snprintf (buf, size, "%s/%s.events", self->dir, self->app_id);
-    else
-        snprintf (buf, size, "%s/%s.events.%u", self->dir, self->app_id, n);
-}
-
-static int
-s_open_file (eventlog_t *self, unsigned n)
-{
-    char path[4096];
-    s_file_path (self, n, path, sizeof path);
-    self->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    self->file_no = n;
-    self->file_bytes = 0;
-    return self->fd < 0 ? -1 : 0;
-}
-
-static void
-s_write_failed (eventlog_t *self, const char *what)
-{
-    if (!self->failed)
-        log_error ("event log %s: %s: %s; events are lost", self->path, what,
-                   strerror (errno));
-    self->failed = true;
-}
-
-/* The next file: the current one synced and closed first. */
-static void
-s_roll (eventlog_t *self)
-{
-    if (self->fd >= 0) {
-        fdatasync (self->fd);
-        close (self->fd);
-    }
-    if (s_open_file (self, self->file_no + 1) < 0)
-        s_write_failed (self, "cannot open its next file");
-}
-
-/* Write whole lines, rolling between lines: a file never passes
-   roll_bytes unless one line alone does. */
-static void
-s_write_lines (eventlog_t *self, const char *data, size_t len)
-{
-    while (len > 0 && self->fd >= 0) {
-        size_t n = len;
-        uint64_t room = self->roll_bytes - self->file_bytes;
-        if (self->roll_bytes && self->file_bytes + len > self->roll_bytes) {
-            /* the last newline that fits, else (an empty file) one line */
-            const char *nl = room ? memrchr (data, '\n', room) : NULL;
-            if (!nl && self->file_bytes > 0) {
-                s_roll (self);
-                continue;
-            }
-            if (!nl)
-                nl = memchr (data, '\n', len);
-            n = nl ? (size_t) (nl - data) + 1 : len;
-        }
-        if (hearth_write_all (self->fd, data, n) < 0) {
-            s_write_failed (self, "cannot write");
-            return;
-        }
-        self->file_bytes += n;
-        data += n;
-        len -= n;
-        if (len > 0)
-            s_roll (self);
-    }
-}
-
-/* Write the lines made so far. */
-static void
-s_flush_out (eventlog_t *self)
-{
-    s_write_lines (self, self->out, self->out_len);
-    self->out_len = 0;
-}
-
-/* Room for need more bytes in out: false (the record is lost) only when
-   a line larger than out cannot get the memory. */
-static bool
-s_out_room (eventlog_t *self, size_t need)
-{
-    if (self->out_len + need <= self->out_size)
-        return true;
-    s_flush_out (self);
-    if (need <= self->out_size)
-        return true;
-    char *bigger = realloc (self->out, need);
-    if (!bigger) {
-        log_error ("event log %s: no memory for a line of %zu bytes; "
-                   "one event lost",
-                   self->path, need);
-        return false;
-    }
-    self->out = bigger;
-    self->out_size = need;
-    return true;
-}
-
-/* A chunk's records turned into lines, its lines copied (one written as
-   it is when large), all written in their order. */
-static void
-s_write_chunk (eventlog_t *self, const s_chunk_t *c)
-{
-    const char *p = c->data, *end = c->data + c->len;
-    while (p < end) {
-        if (evrec_is_record (*p)) {
-            if (s_out_room (self, evrec_line_max (p)))
-                self->out_len =
-                    (size_t) (evrec_format (self->out + self->out_len, p,
-                                            &self->cache)
-                              - self->out);
-            p += evrec_length (p);
-            continue;
-        }
-        const char *nl = memchr (p, '\n', (size_t) (end - p));
-        size_t n = nl ? (size_t) (nl - p) + 1 : (size_t) (end - p);
-        if (n > s_out_bytes / 4) {
-            s_flush_out (self);
-            s_write_lines (self, p, n);
-        }
-        else if (s_out_room (self, n)) {
-            memcpy (self->out + self->out_len, p, n);
-            self->out_len += n;
-        }
-        p += n;
-    }
-    s_flush_out (self);
-}
 
 /* A chunk no longer needed (the lock held): kept for reuse, or freed. */
 static void
@@ -270,7 +119,7 @@ s_writer (void *arg)
         self->writing = true;
         pthread_cond_signal (&self->taken);
         pthread_mutex_unlock (&self->lock);
-        s_write_chunk (self, c);
+        evfile_write (self->file, c->data, c->len);
         pthread_mutex_lock (&self->lock);
         self->queued -= c->len;
         self->writing = false;
@@ -596,7 +445,7 @@ s_dropped_event (eventlog_t *self)
 {
     uint64_t n = self->dropped;
     self->dropped = 0;
-    log_warn ("event log %s: %llu events dropped", self->path,
+    log_warn ("event log %s: %llu events dropped", evfile_path (self->file),
               (unsigned long long) n);
     eventlog_begin (self, "events_dropped");
     eventlog_int (self, "count", (int64_t) n);
@@ -614,27 +463,14 @@ eventlog_new (const char *dir, const char *app_id, uint64_t roll_bytes,
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    self->fd = -1;
-    self->roll_bytes = roll_bytes;
-    self->dir = strdup (dir);
-    self->app_id = strdup (app_id);
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->work, NULL);
     pthread_cond_init (&self->taken, NULL);
-    self->out_size = s_out_bytes;
-    self->out = malloc (self->out_size);
-    if (!self->dir || !self->app_id || !self->out) {
-        hearth_errprintf (err, "out of memory");
-        goto error;
-    }
-    s_file_path (self, 0, self->path, sizeof self->path);
     if (hearth_mkdir_p (dir, 0755, err) < 0)
         goto error;
-    if (s_open_file (self, 0) < 0) {
-        hearth_errprintf (err, "cannot create the event log %s: %s", self->path,
-                          strerror (errno));
+    self->file = evfile_new (dir, app_id, roll_bytes, err);
+    if (!self->file)
         goto error;
-    }
     if (pthread_create (&self->thread, NULL, s_writer, self) != 0) {
         hearth_errprintf (err, "cannot start the event log's writer");
         goto error;
@@ -663,13 +499,9 @@ eventlog_destroy (eventlog_t **self_p)
         pthread_mutex_unlock (&self->lock);
         pthread_join (self->thread, NULL);
     }
-    if (self->fd >= 0) {
-        fdatasync (self->fd);
-        close (self->fd);
-    }
+    evfile_destroy (&self->file); /* synced */
     pthread_cond_destroy (&self->work);
     pthread_cond_destroy (&self->taken);
-    free (self->out);
     pthread_mutex_destroy (&self->lock);
     free (self->cur);
     while (self->free) {
@@ -677,8 +509,6 @@ eventlog_destroy (eventlog_t **self_p)
         self->free = c->next;
         free (c);
     }
-    free (self->dir);
-    free (self->app_id);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -695,5 +525,5 @@ eventlog_tick (eventlog_t *self)
 const char *
 eventlog_path (const eventlog_t *self)
 {
-    return self->path;
+    return evfile_path (self->file);
 }

@@ -251,6 +251,7 @@ tests_unit_test_cgroup_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_evrec
 tests_unit_test_evrec_SOURCES = tests/unit/test_evrec.c tests/unit/testutil.h \
 	driver/evrec.c driver/evrec.h driver/evfmt.c driver/evfmt.h \
+	driver/evfile.c driver/evfile.h \
 	driver/eventlog.c driver/eventlog.h driver/evtask.c driver/evtask.h
 tests_unit_test_evrec_CFLAGS = $(unit_cflags)
 tests_unit_test_evrec_LDADD = $(unit_libs) -lpthread

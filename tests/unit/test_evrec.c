@@ -1,12 +1,13 @@
 /*  test_evrec.c - unit tests of the task events' binary records
     (driver/evrec.c, driver/evfmt.c) and of the log that carries them
-    (driver/eventlog.c, driver/evtask.c): every line a record becomes is
-    byte for byte what the engine's in-place formatter wrote before the
-    records (kept below as the reference: s_ref_*), for every field kind,
-    an error needing escaping and the largest record; in a log, records
-    and the other events' lines come out in their order, across chunks,
-    rolls and a line too large for the writer's buffer; and a writer far
-    behind makes the engine wait rather than drop events. */
+    (driver/eventlog.c, driver/evfile.c, driver/evtask.c): every line a
+    record becomes is byte for byte what the engine's in-place formatter
+    wrote before the records (kept below as the reference: s_ref_*), for
+    every field kind, an error needing escaping and the largest record;
+    in a log, records and the other events' lines come out in their
+    order, across chunks, rolls and a line too large for the writer's
+    buffer; and a writer far behind makes the engine wait rather than
+    drop events. */
 #include "config.h"
 
 #include <errno.h>
