@@ -1,34 +1,40 @@
-/*  eventlog.c - the application's event log: events built on the engine
-    thread into chunks, written by a background thread.
+/*  eventlog.c - the application's event log: events stored on the engine
+    thread into chunks, formatted and written by a background thread.
 
-    The engine fills one chunk (256 KiB) at a time, in place; a chunk that
-    is full, or whose first event has waited the flush interval, goes to
-    the writer's queue (one lock a chunk, never one an event) and the
-    engine goes on in a chunk the writer has given back, so nothing is
-    copied or reallocated on the way (a single growing buffer used to be:
-    its reallocations cost the engine as much as the formatting when the
-    writer was slow to get a core).  Past s_max_buffered bytes queued (a
-    stuck disk), events are counted as dropped and the count is logged as
-    an event once there is room again.  The writer rolls to the next file
-    between lines, never inside one.
+    The engine fills one chunk (256 KiB) at a time, in place: the rare
+    events as their JSON lines, the task events as binary records
+    (evrec.h) which the writer turns into lines, so that the engine's
+    share of a task event is a copy of about 40 bytes.  A chunk that is
+    full, or whose first event has waited the flush interval, goes to the
+    writer's queue (one lock a chunk, never one an event) and the engine
+    goes on in a chunk the writer has given back, so nothing is copied or
+    reallocated on the way.  The writer hands each chunk to the files
+    (evfile.c), which make its records into lines and write them a
+    megabyte at a time, never a line.
+
+    When the writer falls behind, past s_max_buffered bytes queued, the
+    engine waits for it (the CPU it needs is the engine's own core, or
+    the disk is slow): events are never dropped for being many.  Only a
+    writer that has not taken a chunk for s_max_wait_ms (a stuck disk)
+    makes the engine give up waiting: then events are counted as dropped
+    and the count is logged as an event once there is room again.
 
     What is written about the application as a whole (its first lines,
     app_end with the totals) is evapp.c's; the task events, one pair per
-    task and so the hot path, are formatted in place by evtask.c.
+    task and so the hot path, are stored as records by evtask.c.
 */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "driver/eventlog.h"
+#include "driver/evfile.h"
+#include "driver/evfmt.h"
 #include "libcore/clock.h"
 #include "libcore/fstree.h"
 #include "libcore/log.h"
@@ -39,8 +45,11 @@ static const size_t s_chunk_bytes = 256 * 1024;
 static const size_t s_max_free = 4;
 /* Events wait at most this long in a chunk before a tick hands it over. */
 static const int64_t s_flush_interval_ms = 500;
-/* Past this much unwritten (a stuck disk), events are dropped. */
-static const size_t s_max_buffered = 64 * 1024 * 1024;
+/* Past this much unwritten, the engine waits for the writer. */
+static const size_t s_max_buffered = 16 * 1024 * 1024;
+/* It waits at most this long for the writer to take a chunk (a stuck
+   disk); then events are dropped, and counted. */
+static const int64_t s_max_wait_ms = 5000;
 
 /* A piece of the log: whole lines. */
 typedef struct s_chunk s_chunk_t;
@@ -52,10 +61,7 @@ struct s_chunk {
 };
 
 struct eventlog {
-    char *dir;           /* the directory */
-    char *app_id;        /* the files' stem */
-    char path[4096];     /* the first file */
-    uint64_t roll_bytes; /* roll past this many bytes, 0: never */
+    evfile_t *file; /* the files, the writer thread's (its path: any) */
     /* engine side */
     s_chunk_t *cur;           /* being filled, or NULL */
     size_t rec_start;         /* where the event being built starts in cur */
@@ -65,12 +71,11 @@ struct eventlog {
     bool say_dropped;         /* there is room again: say how many */
     bool clock_held;          /* events take held_ms (one clock read) */
     int64_t held_ms;          /* the wall clock when it was held */
-    char held_text[24];       /* held_ms in decimal */
-    size_t held_len;          /* its length */
     eventlog_totals_t totals; /* what app_end sums up */
     /* shared, under lock */
     pthread_mutex_t lock; /* guards what follows up to the writer's side */
     pthread_cond_t work;  /* a chunk queued, or stop */
+    pthread_cond_t taken; /* the writer has taken or written a chunk */
     s_chunk_t *head;      /* the writer's queue: first */
     s_chunk_t *tail;      /* and last */
     size_t queued;        /* bytes queued or being written */
@@ -80,86 +85,9 @@ struct eventlog {
     bool stop;            /* write what is queued, then end */
     pthread_t thread;     /* the writer */
     bool started;         /* thread running */
-    /* writer side */
-    int fd;              /* the current file, or -1 */
-    unsigned file_no;    /* 0: APP.events, n: APP.events.n */
-    uint64_t file_bytes; /* bytes in the current file */
-    bool failed;         /* a write failed: said once */
 };
 
 /* ---- the writer --------------------------------------------------------- */
-
-static void
-s_file_path (const eventlog_t *self, unsigned n, char *buf, size_t size)
-{
-    if (n == 0)
-        snprintf (buf, size, "%s/%s.events", self->dir, self->app_id);
-    else
-        snprintf (buf, size, "%s/%s.events.%u", self->dir, self->app_id, n);
-}
-
-static int
-s_open_file (eventlog_t *self, unsigned n)
-{
-    char path[4096];
-    s_file_path (self, n, path, sizeof path);
-    self->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    self->file_no = n;
-    self->file_bytes = 0;
-    return self->fd < 0 ? -1 : 0;
-}
-
-static void
-s_write_failed (eventlog_t *self, const char *what)
-{
-    if (!self->failed)
-        log_error ("event log %s: %s: %s; events are lost", self->path, what,
-                   strerror (errno));
-    self->failed = true;
-}
-
-/* The next file: the current one synced and closed first. */
-static void
-s_roll (eventlog_t *self)
-{
-    if (self->fd >= 0) {
-        fdatasync (self->fd);
-        close (self->fd);
-    }
-    if (s_open_file (self, self->file_no + 1) < 0)
-        s_write_failed (self, "cannot open its next file");
-}
-
-/* Write whole lines, rolling between lines: a file never passes
-   roll_bytes unless one line alone does. */
-static void
-s_write_lines (eventlog_t *self, const char *data, size_t len)
-{
-    while (len > 0 && self->fd >= 0) {
-        size_t n = len;
-        uint64_t room = self->roll_bytes - self->file_bytes;
-        if (self->roll_bytes && self->file_bytes + len > self->roll_bytes) {
-            /* the last newline that fits, else (an empty file) one line */
-            const char *nl = room ? memrchr (data, '\n', room) : NULL;
-            if (!nl && self->file_bytes > 0) {
-                s_roll (self);
-                continue;
-            }
-            if (!nl)
-                nl = memchr (data, '\n', len);
-            n = nl ? (size_t) (nl - data) + 1 : len;
-        }
-        if (hearth_write_all (self->fd, data, n) < 0) {
-            s_write_failed (self, "cannot write");
-            return;
-        }
-        self->file_bytes += n;
-        data += n;
-        len -= n;
-        if (len > 0)
-            s_roll (self);
-    }
-}
 
 /* A chunk no longer needed (the lock held): kept for reuse, or freed. */
 static void
@@ -189,12 +117,14 @@ s_writer (void *arg)
         if (!self->head)
             self->tail = NULL;
         self->writing = true;
+        pthread_cond_signal (&self->taken);
         pthread_mutex_unlock (&self->lock);
-        s_write_lines (self, c->data, c->len);
+        evfile_write (self->file, c->data, c->len);
         pthread_mutex_lock (&self->lock);
         self->queued -= c->len;
         self->writing = false;
         s_recycle_locked (self, c);
+        pthread_cond_signal (&self->taken);
     }
     pthread_mutex_unlock (&self->lock);
     return NULL;
@@ -232,16 +162,53 @@ s_handover (eventlog_t *self)
     self->cur = NULL;
 }
 
+/* s_max_wait_ms from now, as pthread_cond_timedwait takes it. */
+static void
+s_wait_deadline (struct timespec *until)
+{
+    clock_gettime (CLOCK_REALTIME, until);
+    until->tv_sec += s_max_wait_ms / 1000;
+    until->tv_nsec += (s_max_wait_ms % 1000) * 1000000;
+    if (until->tv_nsec >= 1000000000) {
+        until->tv_sec++;
+        until->tv_nsec -= 1000000000;
+    }
+}
+
+/* Whether there is room for cur in the writer's queue (the lock held),
+   after waiting for the writer while it takes chunks: false once it has
+   taken none for s_max_wait_ms. */
+static bool
+s_wait_room_locked (eventlog_t *self)
+{
+    size_t more = self->cur ? self->cur->len : 0;
+    if (self->queued + more <= s_max_buffered)
+        return true;
+    struct timespec until;
+    s_wait_deadline (&until);
+    size_t before = self->queued;
+    while (self->queued + more > s_max_buffered) {
+        if (pthread_cond_timedwait (&self->taken, &self->lock, &until)
+            == ETIMEDOUT)
+            return self->queued + more <= s_max_buffered;
+        if (self->queued < before) { /* progress: wait longer */
+            before = self->queued;
+            s_wait_deadline (&until);
+        }
+    }
+    return true;
+}
+
 /* A chunk of at least size bytes, in place of cur, whose first keep
    bytes after rec_start (the event being built) move to it; cur goes to
-   the writer.  -1 when the writer is too far behind or memory is out. */
+   the writer, waited for when it is far behind.  -1 when it is stuck or
+   memory is out. */
 static int
 s_next_chunk (eventlog_t *self, size_t size, size_t keep)
 {
     s_chunk_t *c = NULL;
     pthread_mutex_lock (&self->lock);
-    bool room =
-        self->queued + (self->cur ? self->cur->len : 0) <= s_max_buffered;
+    bool room = s_wait_room_locked (self);
     if (room && size <= s_chunk_bytes && self->free) {
         c = self->free;
         self->free = c->next;
@@ -301,69 +268,13 @@ s_raw (eventlog_t *self, const char *text, size_t len)
     self->cur->len += len;
 }
 
-char *
-eventlog_put_string (char *o, const char *s)
-{
-    static const char hex[] = "0123456789abcdef";
-    *o++ = '"';
-    for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            *o++ = '\\';
-            *o++ = (char) *p;
-        }
-        else if (*p == '\n') {
-            *o++ = '\\';
-            *o++ = 'n';
-        }
-        else if (*p < 0x20 || *p == 0x7f) {
-            memcpy (o, "\\u00", 4);
-            o[4] = hex[*p >> 4];
-            o[5] = hex[*p & 15];
-            o += 6;
-        }
-        else
-            *o++ = (char) *p;
-    }
-    *o++ = '"';
-    return o;
-}
-
-char *
-eventlog_put_int (char *o, int64_t value)
-{
-    /* by hand, two digits a step: this runs several times per task */
-    static const char pairs[] =
-        "00010203040506070809101112131415161718192021222324"
-        "25262728293031323334353637383940414243444546474849"
-        "50515253545556575859606162636465666768697071727374"
-        "75767778798081828384858687888990919293949596979899";
-    char text[24], *p = text + sizeof text;
-    uint64_t u = value < 0 ? -(uint64_t) value : (uint64_t) value;
-    while (u >= 100) {
-        unsigned d = (unsigned) (u % 100) * 2;
-        u /= 100;
-        *--p = pairs[d + 1];
-        *--p = pairs[d];
-    }
-    if (u >= 10) {
-        *--p = pairs[u * 2 + 1];
-        *--p = pairs[u * 2];
-    }
-    else
-        *--p = (char) ('0' + u);
-    if (value < 0)
-        *--p = '-';
-    size_t n = (size_t) (text + sizeof text - p);
-    memcpy (o, p, n);
-    return o + n;
-}
-
 static void
 s_string (eventlog_t *self, const char *s)
 {
-    if (!s_reserve (self, EVENTLOG_STRING_MAX (strlen (s))))
+    size_t len = strlen (s);
+    if (!s_reserve (self, EVFMT_STRING_MAX (len)))
         return;
-    char *o = eventlog_put_string (self->cur->data + self->cur->len, s);
+    char *o = evfmt_string (self->cur->data + self->cur->len, s, len);
     self->cur->len = (size_t) (o - self->cur->data);
 }
 
@@ -397,23 +308,12 @@ eventlog_time_ms (eventlog_t *self)
     return self && self->clock_held ? self->held_ms : s_wall_ms ();
 }
 
-char *
-eventlog_put_time (eventlog_t *self, char *o)
-{
-    if (!self->clock_held)
-        return eventlog_put_int (o, s_wall_ms ());
-    memcpy (o, self->held_text, self->held_len);
-    return o + self->held_len;
-}
-
 void
 eventlog_hold_clock (eventlog_t *self)
 {
     if (!self)
         return;
     self->held_ms = s_wall_ms ();
-    self->held_len = (size_t) (eventlog_put_int (self->held_text, self->held_ms)
-                               - self->held_text);
     self->clock_held = true;
 }
 
@@ -453,10 +353,10 @@ eventlog_begin (eventlog_t *self, const char *event)
 }
 
 char *
-eventlog_line_open (eventlog_t *self, size_t max)
+eventlog_record_open (eventlog_t *self, size_t len)
 {
     s_open_event (self);
-    if (!s_reserve (self, max)) {
+    if (!s_reserve (self, len)) {
         self->dropped++;
         self->rec_bad = false;
         return NULL;
@@ -465,7 +365,7 @@ eventlog_line_open (eventlog_t *self, size_t max)
 }
 
 void
-eventlog_line_close (eventlog_t *self, char *end)
+eventlog_record_close (eventlog_t *self, char *end)
 {
     self->cur->len = (size_t) (end - self->cur->data);
 }
@@ -494,9 +394,9 @@ eventlog_int (eventlog_t *self, const char *key, int64_t value)
     if (!self)
         return;
     s_key (self, key);
-    if (!s_reserve (self, 24))
+    if (!s_reserve (self, EVFMT_INT_MAX))
         return;
-    char *o = eventlog_put_int (self->cur->data + self->cur->len, value);
+    char *o = evfmt_int (self->cur->data + self->cur->len, value);
     self->cur->len = (size_t) (o - self->cur->data);
 }
 
@@ -545,7 +445,7 @@ s_dropped_event (eventlog_t *self)
 {
     uint64_t n = self->dropped;
     self->dropped = 0;
-    log_warn ("event log %s: %llu events dropped", self->path,
+    log_warn ("event log %s: %llu events dropped", evfile_path (self->file),
               (unsigned long long) n);
     eventlog_begin (self, "events_dropped");
     eventlog_int (self, "count", (int64_t) n);
@@ -563,24 +463,14 @@ eventlog_new (const char *dir, const char *app_id, uint64_t roll_bytes,
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    self->fd = -1;
-    self->roll_bytes = roll_bytes;
-    self->dir = strdup (dir);
-    self->app_id = strdup (app_id);
     pthread_mutex_init (&self->lock, NULL);
     pthread_cond_init (&self->work, NULL);
-    if (!self->dir || !self->app_id) {
-        hearth_errprintf (err, "out of memory");
-        goto error;
-    }
-    s_file_path (self, 0, self->path, sizeof self->path);
+    pthread_cond_init (&self->taken, NULL);
     if (hearth_mkdir_p (dir, 0755, err) < 0)
         goto error;
-    if (s_open_file (self, 0) < 0) {
-        hearth_errprintf (err, "cannot create the event log %s: %s", self->path,
-                          strerror (errno));
+    self->file = evfile_new (dir, app_id, roll_bytes, err);
+    if (!self->file)
         goto error;
-    }
     if (pthread_create (&self->thread, NULL, s_writer, self) != 0) {
         hearth_errprintf (err, "cannot start the event log's writer");
         goto error;
@@ -609,11 +499,9 @@ eventlog_destroy (eventlog_t **self_p)
         pthread_mutex_unlock (&self->lock);
         pthread_join (self->thread, NULL);
     }
-    if (self->fd >= 0) {
-        fdatasync (self->fd);
-        close (self->fd);
-    }
+    evfile_destroy (&self->file); /* synced */
     pthread_cond_destroy (&self->work);
+    pthread_cond_destroy (&self->taken);
     pthread_mutex_destroy (&self->lock);
     free (self->cur);
     while (self->free) {
@@ -621,8 +509,6 @@ eventlog_destroy (eventlog_t **self_p)
         self->free = c->next;
         free (c);
     }
-    free (self->dir);
-    free (self->app_id);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -639,5 +525,5 @@ eventlog_tick (eventlog_t *self)
 const char *
 eventlog_path (const eventlog_t *self)
 {
-    return self->path;
+    return evfile_path (self->file);
 }

@@ -2,12 +2,14 @@
     DIR/APP_ID.events (then APP_ID.events.1, .2 ... as it rolls), the
     format docs/event-log.md describes.
 
-    The engine thread builds each event into a buffer of its own
-    (eventlog_begin, the field adders, eventlog_end: no system call); a
-    background thread writes whole buffers, handed to it when one grows
-    large, on eventlog_tick once events have waited a while, and at the
-    end.  So no task costs a write(2) on the engine thread, and a killed
-    driver leaves whole lines but perhaps the last.
+    The engine thread builds each event into a chunk of memory (no system
+    call): the rare ones as their JSON line (eventlog_begin, the field
+    adders, eventlog_end), the task events as binary records (evtask.c,
+    evrec.h).  A background thread turns the records into lines and
+    writes whole chunks, handed to it when one is full, on eventlog_tick
+    once events have waited a while, and at the end.  So no task costs a
+    write(2) or its formatting on the engine thread, and a killed driver
+    leaves whole lines but perhaps the last.
 
     Ownership: the engine owns the log (eventlog_new, eventlog_destroy);
     the parts that write events borrow it through work_eventlog().  Every
@@ -94,18 +96,11 @@ int64_t eventlog_time_ms (eventlog_t *self);
 void eventlog_hold_clock (eventlog_t *self);
 void eventlog_release_clock (eventlog_t *self);
 
-/* For the formatters of the hot events (evtask.c), which write a line in
-   place: room for at most max bytes at the end of the buffer, or NULL
-   (no memory: the event is counted as dropped); then the line written up
-   to end, its "}\n" included. */
-char *eventlog_line_open (eventlog_t *self, size_t max);
-void eventlog_line_close (eventlog_t *self, char *end);
-/* Write s as a JSON string at o (room for EVENTLOG_STRING_MAX (strlen
-   (s)) bytes), value as a number (room for 24); return the end. */
-#define EVENTLOG_STRING_MAX(len) ((len) *6 + 2)
-char *eventlog_put_string (char *o, const char *s);
-char *eventlog_put_int (char *o, int64_t value);
-/* eventlog_time_ms's value as a number at o (room for 24); the end. */
-char *eventlog_put_time (eventlog_t *self, char *o);
+/* For the hot events (evtask.c), stored as binary records (evrec.h)
+   that the writer thread formats: room for len bytes at the end of the
+   chunk being filled, or NULL (no memory, or the writer stuck: the
+   event is counted as dropped); then the record written up to end. */
+char *eventlog_record_open (eventlog_t *self, size_t len);
+void eventlog_record_close (eventlog_t *self, char *end);
 
 #endif

@@ -1,7 +1,8 @@
 /*  evtask.h - the event log's lines about task attempts: task_start and
     task_end (docs/event-log.md), two a task and so the log's hot path:
-    each is formatted in place with one reservation and counted into the
-    log's totals for app_end.  Every function accepts a NULL log.
+    each is stored as a binary record that the log's writer thread
+    formats (evrec.h), and counted into the log's totals for app_end.
+    Every function accepts a NULL log.
 */
 #ifndef HEARTH_DRIVER_EVTASK_H
 #define HEARTH_DRIVER_EVTASK_H
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "driver/eventlog.h"
+#include "driver/evrec.h"
 #include "libcore/taskset.h"
 
 /* An attempt's end: state as the executor said it (FINISHED, FAILED,
@@ -32,5 +34,11 @@ typedef struct {
 void evtask_start (eventlog_t *el, int exec_id, const hearth_assign_t *a);
 /* task_end. */
 void evtask_end (eventlog_t *el, const evtask_end_t *e);
+
+/* The records the two store (what the tests compare with the lines of
+   the formatter they replaced): at time_ms, strings borrowed from e. */
+evrec_start_t evtask_start_record (int exec_id, const hearth_assign_t *a,
+                                   int64_t time_ms);
+evrec_end_t evtask_end_record (const evtask_end_t *e, int64_t time_ms);
 
 #endif

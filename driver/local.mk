@@ -8,6 +8,8 @@ driver_libdriver_la_SOURCES = \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
 	driver/eventlog.c driver/eventlog.h driver/evapp.c \
 	driver/evtask.c driver/evtask.h driver/evexec.c driver/evexec.h \
+	driver/evfile.c driver/evfile.h driver/evfmt.c driver/evfmt.h \
+	driver/evrec.c driver/evrec.h \
 	driver/execs.c driver/execs.h driver/execres.c driver/execres.h \
 	driver/launch.c driver/launch.h \
 	driver/ship.c driver/ship.h driver/signals.c driver/signals.h \

@@ -10,7 +10,7 @@
 BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
 	tests/bench/bench-master tests/bench/bench-startup \
 	tests/bench/bench-shuffle tests/bench/bench-histgen \
-	tests/bench/bench-hbprobe
+	tests/bench/bench-hbprobe tests/bench/bench-evlog
 check_PROGRAMS += $(BENCH_PROGS)
 
 tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
@@ -32,6 +32,12 @@ tests_bench_bench_shuffle_SOURCES = tests/bench/bench_shuffle.c \
 	tests/bench/benchutil.h
 
 tests_bench_bench_histgen_SOURCES = tests/bench/bench_histgen.c
+
+# The event log's own CPU a task (docs/performance.md, "The event log's
+# cost").
+tests_bench_bench_evlog_SOURCES = tests/bench/bench_evlog.c \
+	tests/bench/benchutil.h
+tests_bench_bench_evlog_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 # The master's heartbeat-to-reply time, for bench-web.sh.
 tests_bench_bench_hbprobe_SOURCES = tests/bench/bench_hbprobe.c \

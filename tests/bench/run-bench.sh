@@ -123,6 +123,9 @@ if wants throughput; then
         run "$driver" throughput --master 'local[2]' --lib "$lib" --reps 1 \
             --tasks $tp_tasks --key tp.local.evlog$i --event-log "$scratch/evlog"
     done
+    # and what explains it: the log's own CPU a task, engine and writer
+    run "$bdir/bench-evlog" --dir "$scratch/evlog" --tasks $((5 * tp_tasks)) \
+        --reps $reps --key evlog
 fi
 if wants latency; then
     echo "== 3. single-task latency"

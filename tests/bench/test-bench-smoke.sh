@@ -37,6 +37,8 @@ runs bench-zmq zmq.rtt64.p50 zmq.oneway64 zmq.json200 -- \
 runs "bench-driver throughput" smoke.tp.tasks_per_s -- \
   "$B/bench-driver" throughput --master 'local[2]' --lib "$LIB" --reps 1 \
   --tasks 2000 --key smoke.tp
+runs bench-evlog smoke.evlog.engine_ns_per_task smoke.evlog.writer_ns_per_task -- \
+  "$B/bench-evlog" --dir "$T/evlog" --tasks 20000 --reps 1 --key smoke.evlog
 runs "bench-driver latency" smoke.lat.p50 smoke.lat.rtt64_p50 -- \
   "$B/bench-driver" latency --master 'local-cluster[2,1,512]' --lib "$LIB" \
   --reps 1 --jobs 50 --key smoke.lat

@@ -265,3 +265,13 @@ tests_unit_test_cgroup_SOURCES = tests/unit/test_cgroup.c tests/unit/testutil.h 
 	worker/cgroup_v1.c worker/cgroup_v2.c worker/cgroupfs.c
 tests_unit_test_cgroup_CFLAGS = $(unit_cflags)
 tests_unit_test_cgroup_LDADD = $(unit_libs)
+
+# The event log's task records and their lines, against the formatter
+# they replaced (driver/evrec.c), and the log that carries them.
+UNIT_TESTS += tests/unit/test_evrec
+tests_unit_test_evrec_SOURCES = tests/unit/test_evrec.c tests/unit/testutil.h \
+	driver/evrec.c driver/evrec.h driver/evfmt.c driver/evfmt.h \
+	driver/evfile.c driver/evfile.h \
+	driver/eventlog.c driver/eventlog.h driver/evtask.c driver/evtask.h
+tests_unit_test_evrec_CFLAGS = $(unit_cflags)
+tests_unit_test_evrec_LDADD = $(unit_libs) -lpthread
