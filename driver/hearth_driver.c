@@ -114,7 +114,7 @@ s_print_results (hearth_job_t *job, const char *stage_name)
 }
 
 static int
-s_run (hearth_opts_t *opts, const jobfile_t *jf, progress_t *bar)
+s_run (hearth_opts_t *opts, jobfile_t *jf, progress_t *bar)
 {
     char errbuf[512];
     hearth_error_t err;

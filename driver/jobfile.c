@@ -130,16 +130,18 @@ s_known_keys (const cJSON *obj, const char *const *keys, const char *where,
     return 0;
 }
 
+/* v is an array of strings (non-empty if asked); the messages name it
+   where + what (".cmd"), put together only for a message. */
 static int
 s_string_array (const cJSON *v, bool nonempty, const char *where,
-                hearth_error_t *err)
+                const char *what, hearth_error_t *err)
 {
-    if (!cJSON_IsArray (v) || (nonempty && cJSON_GetArraySize (v) == 0))
-        return hearth_errprintf (err, "%s: expected %s array of strings", where,
-                                 nonempty ? "a non-empty" : "an");
+    if (!cJSON_IsArray (v) || (nonempty && !v->child))
+        return hearth_errprintf (err, "%s%s: expected %s array of strings",
+                                 where, what, nonempty ? "a non-empty" : "an");
     const cJSON *e;
     cJSON_ArrayForEach (e, v) if (!cJSON_IsString (e)) return hearth_errprintf (
-        err, "%s: expected strings only", where);
+        err, "%s%s: expected strings only", where, what);
     return 0;
 }
 
@@ -191,14 +193,12 @@ s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
     const cJSON *count = cJSON_GetObjectItemCaseSensitive (t, "count");
     const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
     const cJSON *input = cJSON_GetObjectItemCaseSensitive (t, "input");
-    char sub[256];
     if (!cmd == !fn)
         return hearth_errprintf (err,
                                  "%s: expected exactly one of \"cmd\" "
                                  "and \"fn\"",
                                  where);
-    snprintf (sub, sizeof sub, "%s.cmd", where);
-    if (cmd && s_string_array (cmd, true, sub, err) < 0)
+    if (cmd && s_string_array (cmd, true, where, ".cmd", err) < 0)
         return -1;
     if (fn && (!cJSON_IsString (fn) || !*fn->valuestring))
         return hearth_errprintf (err, "%s.fn: expected a function name", where);
@@ -224,11 +224,13 @@ s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
                                  where);
     if (input && !cJSON_IsString (input))
         return hearth_errprintf (err, "%s.input: expected a stage name", where);
-    snprintf (sub, sizeof sub, "%s.env", where);
-    if (jobparams_check_env (cJSON_GetObjectItemCaseSensitive (t, "env"), sub,
-                             err)
-        < 0)
-        return -1;
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive (t, "env");
+    if (env) {
+        char sub[256];
+        snprintf (sub, sizeof sub, "%s.env", where);
+        if (jobparams_check_env (env, sub, err) < 0)
+            return -1;
+    }
     return s_check_timeout (t, where, err);
 }
 
@@ -255,9 +257,7 @@ s_check_links (const cJSON *stages, const cJSON *st, int pos, const char *where,
                hearth_error_t *err)
 {
     const cJSON *after = cJSON_GetObjectItemCaseSensitive (st, "after");
-    char sub[256];
-    snprintf (sub, sizeof sub, "%s.after", where);
-    if (after && s_string_array (after, false, sub, err) < 0)
+    if (after && s_string_array (after, false, where, ".after", err) < 0)
         return -1;
     const cJSON *name;
     cJSON_ArrayForEach (name, after) if (
@@ -352,9 +352,13 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
     const cJSON *t;
     cJSON_ArrayForEach (t, tasks)
     {
-        snprintf (sub, sizeof sub, "%s.tasks[%d]", where, i++);
-        if (s_check_task (t, sub, err) < 0)
-            return -1;
+        /* checked without its place first (no formatting for the 200,000
+           good tasks of a big file), again with it for the message */
+        if (s_check_task (t, "", err) < 0) {
+            snprintf (sub, sizeof sub, "%s.tasks[%d]", where, i);
+            return s_check_task (t, sub, err);
+        }
+        i++;
     }
     if (s_check_links (stages, st, pos, where, err) < 0)
         return -1;
@@ -373,10 +377,10 @@ s_check_job (const cJSON *root, hearth_error_t *err)
         return hearth_errprintf (err, "name: expected a string");
     const cJSON *files = cJSON_GetObjectItemCaseSensitive (root, "files");
     if (lib && !cJSON_IsString (lib)
-        && s_string_array (lib, false, "lib", err) < 0)
+        && s_string_array (lib, false, "lib", "", err) < 0)
         return -1;
     if (files && !cJSON_IsString (files)
-        && s_string_array (files, false, "files", err) < 0)
+        && s_string_array (files, false, "files", "", err) < 0)
         return -1;
     if (jobparams_check_env (cJSON_GetObjectItemCaseSensitive (root, "env"),
                              "env", err)
@@ -527,26 +531,34 @@ typedef struct {
     const hearth_stage_t *input; /* the stage the task reads, or NULL */
 } s_scope_t;
 
-/* text of a task, finished for the scope's item (jobparams.h); caller
-   frees. */
-static char *
-s_text (const s_scope_t *sc, const char *text)
+/* text of a task, finished for the scope's item (jobparams.h): a new
+   string in *copy, which the caller frees, or text itself without an
+   item (the library copies what it keeps). */
+static const char *
+s_text (const s_scope_t *sc, const char *text, char **copy)
 {
-    return sc->item ? jobparams_finish (text, sc->item) : strdup (text);
+    *copy = sc->item ? jobparams_finish (text, sc->item) : NULL;
+    return sc->item ? *copy : text;
 }
 
 static int
 s_add_function (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc,
                 uint64_t n)
 {
-    const char *arg =
-        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "arg"));
-    char *fn = s_text (
-        sc, cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (t, "fn")));
-    char *a = s_text (sc, arg ? arg : "");
-    int rc = fn && a ? hearth_stage_add_functions (stage, fn, a, n) : -1;
-    free (fn);
-    free (a);
+    const char *arg = NULL, *fn = NULL;
+    char *arg_copy = NULL, *fn_copy = NULL;
+    for (const cJSON *c = t->child; c; c = c->next) /* one pass */
+        if (strcmp (c->string, "fn") == 0)
+            fn = s_text (sc, c->valuestring, &fn_copy);
+        else if (strcmp (c->string, "arg") == 0)
+            arg = s_text (sc, c->valuestring, &arg_copy);
+    if (!arg && !sc->item)
+        arg = "";
+    else if (!arg)
+        arg = s_text (sc, "", &arg_copy);
+    int rc = fn && arg ? hearth_stage_add_functions (stage, fn, arg, n) : -1;
+    free (fn_copy);
+    free (arg_copy);
     return rc;
 }
 
@@ -571,9 +583,13 @@ s_add_task (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc)
     char **envv = NULL;
     const cJSON *a;
     int rc = argv ? 0 : -1;
-    cJSON_ArrayForEach (
-        a, cmd) if (rc == 0 && !(argv[i++] = s_text (sc, a->valuestring))) rc =
-        -1;
+    char *copy;
+    cJSON_ArrayForEach (a, cmd) if (rc == 0) /* argv owns its strings */
+    {
+        const char *text = s_text (sc, a->valuestring, &copy);
+        if (!(argv[i++] = copy ? copy : strdup (text)))
+            rc = -1;
+    }
     if (rc == 0)
         rc = jobparams_env (sc->job_env, sc->stage_env,
                             cJSON_GetObjectItemCaseSensitive (t, "env"),
@@ -641,9 +657,9 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
     s_scope_t sc = {.job_env =
                         cJSON_GetObjectItemCaseSensitive (self->root, "env"),
                     .stage_env = cJSON_GetObjectItemCaseSensitive (st, "env")};
-    const cJSON *t;
-    cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
-    {
+    cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
+    for (cJSON *t = tasks ? tasks->child : NULL, *next; t; t = next) {
+        next = t->next;
         hearth_stage_t *in = hearth_job_find_stage (
             job, cJSON_GetStringValue (
                      cJSON_GetObjectItemCaseSensitive (t, "input")));
@@ -653,12 +669,13 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
         if (s_add_tasks (self, stage, t, &sc, lines) < 0)
             return hearth_errprintf (err, "stage %s: cannot add a task: %s",
                                      name, strerror (errno));
+        cJSON_Delete (cJSON_DetachItemViaPointer (tasks, t)); /* in the job */
     }
     return 0;
 }
 
 hearth_job_t *
-jobfile_build (const jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
+jobfile_build (jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
                hearth_error_t *err)
 {
     const cJSON *stages =

@@ -39,6 +39,33 @@ typedef struct {
     const char *submit_dir;      /* absolute */
 } s_vars_t;
 
+/* Where in the file a string is, for error messages only: a chain from
+   the string up to the root, formatted ("stages[0].tasks[12].arg") only
+   when a message needs it, so that filling 200,000 tasks formats no
+   location at all. */
+typedef struct s_place {
+    const struct s_place *up; /* the enclosing place, or NULL */
+    const char *key;          /* a member's name, or NULL for an index */
+    int index;                /* an element's index (key NULL) */
+} s_place_t;
+
+/* The place as text into buf (which it returns). */
+static const char *
+s_place_text (const s_place_t *p, char *buf, size_t size)
+{
+    if (!p) {
+        buf[0] = '\0';
+        return buf;
+    }
+    s_place_text (p->up, buf, size);
+    size_t n = strlen (buf);
+    if (p->key)
+        snprintf (buf + n, size - n, "%s%s", n ? "." : "", p->key);
+    else
+        snprintf (buf + n, size - n, "[%d]", p->index);
+    return buf;
+}
+
 /* A growing string. */
 typedef struct {
     char *data;  /* the text, NUL-terminated while ok */
@@ -117,8 +144,9 @@ s_reserved (const char *name, size_t len)
 /* Fill placeholder name (len bytes) into b.  Returns 0, or -1 with err. */
 static int
 s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
-        s_where_t where, const char *place, hearth_error_t *err)
+        s_where_t where, const s_place_t *at, hearth_error_t *err)
 {
+    char place[256];
     bool escaped = where == S_FOREACH;
     long argn = s_arg_index (name, len);
     char key[128];
@@ -129,8 +157,8 @@ s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
         bool item = len == 4;
         if (where == S_JOB || (item && where != S_FOREACH))
             return hearth_errprintf (err, "%s: {%s} is only known in a task%s",
-                                     place, key,
-                                     item ? " with \"foreach\"" : "");
+                                     s_place_text (at, place, sizeof place),
+                                     key, item ? " with \"foreach\"" : "");
         s_put (b, name - 1, len + 2); /* {i} for the library, {item} later */
     }
     else if (len == 10 && !strncmp (name, "submit_dir", 10))
@@ -140,7 +168,8 @@ s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
             return hearth_errprintf (err,
                                      "%s: {%s}: the job was given %zu "
                                      "argument%s",
-                                     place, key, v->in->nargs,
+                                     s_place_text (at, place, sizeof place),
+                                     key, v->in->nargs,
                                      v->in->nargs == 1 ? "" : "s");
         s_put_value (b, v->in->args[argn], escaped);
     }
@@ -151,14 +180,14 @@ s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
                                  "%s: unknown {%s}: not a param of the job, "
                                  "{i}, {item}, {argN} or {submit_dir} (write "
                                  "{{ for a literal {)",
-                                 place, key);
+                                 s_place_text (at, place, sizeof place), key);
     return 0;
 }
 
 /* text filled for where; a new string in *out.  Returns 0 or -1. */
 static int
 s_render (const s_vars_t *v, const char *text, s_where_t where,
-          const char *place, char **out, hearth_error_t *err)
+          const s_place_t *at, char **out, hearth_error_t *err)
 {
     s_buf_t b = {0};
     bool escaped = where == S_FOREACH;
@@ -174,18 +203,20 @@ s_render (const s_vars_t *v, const char *text, s_where_t where,
             bool literal_i = brace[1] == '{' && where != S_JOB
                              && strncmp (brace + 2, "i}", 2) == 0;
             if (literal_i) {
+                char place[256];
                 free (b.data);
-                return hearth_errprintf (err,
-                                         "%s: a literal {i} cannot be "
-                                         "written: every {i} of a task "
-                                         "becomes its index",
-                                         place);
+                return hearth_errprintf (
+                    err,
+                    "%s: a literal {i} cannot be "
+                    "written: every {i} of a task "
+                    "becomes its index",
+                    s_place_text (at, place, sizeof place));
             }
             s_put (&b, "{{", escaped ? 2 : 1);
             p = brace + (brace[1] == '{' ? 2 : 1);
             continue;
         }
-        if (s_fill (v, &b, brace + 1, len, where, place, err) < 0) {
+        if (s_fill (v, &b, brace + 1, len, where, at, err) < 0) {
             free (b.data);
             return -1;
         }
@@ -199,25 +230,20 @@ s_render (const s_vars_t *v, const char *text, s_where_t where,
     return 0;
 }
 
-/* Fill every string under node in place; place names node. */
+/* Fill every string under node in place; at names node. */
 static int
 s_render_tree (const s_vars_t *v, cJSON *node, s_where_t where,
-               const char *place, hearth_error_t *err)
+               const s_place_t *at, hearth_error_t *err)
 {
-    char sub[256];
     int i = 0;
     for (cJSON *c = node->child; c; c = c->next, i++) {
-        if (cJSON_IsArray (node))
-            snprintf (sub, sizeof sub, "%s[%d]", place, i);
-        else
-            snprintf (sub, sizeof sub, "%s%s%s", place, *place ? "." : "",
-                      c->string);
-        if (c->child && s_render_tree (v, c, where, sub, err) < 0)
+        s_place_t sub = {at, cJSON_IsArray (node) ? NULL : c->string, i};
+        if (c->child && s_render_tree (v, c, where, &sub, err) < 0)
             return -1;
         if (!cJSON_IsString (c) || !strchr (c->valuestring, '{'))
             continue;
         char *r = NULL;
-        if (s_render (v, c->valuestring, where, sub, &r, err) < 0)
+        if (s_render (v, c->valuestring, where, &sub, &r, err) < 0)
             return -1;
         bool ok = cJSON_SetValuestring (c, r) != NULL;
         free (r);
@@ -229,7 +255,7 @@ s_render_tree (const s_vars_t *v, cJSON *node, s_where_t where,
 
 /* A task's members: "cmd", "fn", "arg" and "env" are per item. */
 static int
-s_render_task (const s_vars_t *v, cJSON *task, const char *place,
+s_render_task (const s_vars_t *v, cJSON *task, const s_place_t *place,
                hearth_error_t *err)
 {
     static const char *const per_item[] = {"cmd", "fn", "arg", "env", NULL};
@@ -254,7 +280,6 @@ s_render_task (const s_vars_t *v, cJSON *task, const char *place,
 static int
 s_render_job (const s_vars_t *v, cJSON *root, hearth_error_t *err)
 {
-    char place[128];
     for (cJSON *c = root->child; c; c = c->next) {
         if (strcmp (c->string, "params") == 0)
             continue; /* values, not templates */
@@ -265,25 +290,26 @@ s_render_job (const s_vars_t *v, cJSON *root, hearth_error_t *err)
         c->next = NULL;
         if (!stages) /* env values may hold {i}: they are a task's */
             rc = s_render_tree (v, &holder,
-                                strcmp (c->string, "env") ? S_JOB : S_TASK, "",
-                                err);
+                                strcmp (c->string, "env") ? S_JOB : S_TASK,
+                                NULL, err);
         c->next = next;
         if (rc < 0)
             return -1;
+        s_place_t in_stages = {NULL, "stages", 0};
         int s = 0;
         for (cJSON *st = stages ? c->child : NULL; st; st = st->next, s++) {
+            s_place_t stage = {&in_stages, NULL, s};
             for (cJSON *m = cJSON_IsObject (st) ? st->child : NULL; m;
                  m = m->next) {
-                snprintf (place, sizeof place, "stages[%d]", s);
                 bool tasks =
                     strcmp (m->string, "tasks") == 0 && cJSON_IsArray (m);
+                s_place_t in_tasks = {&stage, "tasks", 0};
                 int t = 0;
                 for (cJSON *task = tasks ? m->child : NULL; task;
                      task = task->next, t++) {
-                    char tp[160];
-                    snprintf (tp, sizeof tp, "%s.tasks[%d]", place, t);
+                    s_place_t tp = {&in_tasks, NULL, t};
                     if (cJSON_IsObject (task)
-                        && s_render_task (v, task, tp, err) < 0)
+                        && s_render_task (v, task, &tp, err) < 0)
                         return -1;
                 }
                 if (tasks)
@@ -293,7 +319,7 @@ s_render_job (const s_vars_t *v, cJSON *root, hearth_error_t *err)
                 m->next = NULL;
                 rc = s_render_tree (v, &one,
                                     strcmp (m->string, "env") ? S_JOB : S_TASK,
-                                    place, err);
+                                    &stage, err);
                 m->next = after;
                 if (rc < 0)
                     return -1;
