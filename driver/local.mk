@@ -28,6 +28,7 @@ include_HEADERS += driver/hearth.h
 
 bin_PROGRAMS += hearth-driver
 hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h \
+	driver/jobcheck.c driver/jobcheck.h \
 	driver/jobparams.c driver/jobparams.h \
 	driver/jobnames.c driver/jobnames.h driver/jobshuffle.c driver/jobshuffle.h \
 	driver/progress.c driver/progress.h
