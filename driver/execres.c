@@ -41,6 +41,27 @@ execres_register (hearth_taskset_t *ts, int exec_id, const cJSON *json,
     hearth_resource_amounts_clear (&have);
 }
 
+/* The OOM path's view of each dropped attempt: a failure of its task,
+   so its stage counts it among its failed attempts (the progress display,
+   stage_end), as a FAILED status would be; then the caller's fn. */
+typedef struct {
+    work_t *work;             /* the stages */
+    hearth_ts_dropped_fn *fn; /* the caller's, or NULL */
+    void *arg;                /* given to fn */
+} s_oom_drop_t;
+
+static void
+s_oom_dropped (void *arg, const hearth_assign_t *a, int64_t start_us,
+               bool requeued)
+{
+    s_oom_drop_t *d = arg;
+    hearth_stage_t *st = requeued ? work_stage (d->work, a->stage) : NULL;
+    if (st) /* counted as failed by the task set (not killed anyway) */
+        st->failed_attempts++;
+    if (d->fn)
+        d->fn (d->arg, a, start_us, requeued);
+}
+
 int
 execres_remove (work_t *work, int exec_id, const char *worker,
                 const char *reason, hearth_ts_dropped_fn *fn, void *arg)
@@ -55,5 +76,7 @@ execres_remove (work_t *work, int exec_id, const char *worker,
     snprintf (text, sizeof text, "executor %d on worker %s %s", exec_id,
               worker && *worker ? worker : "?", reason + strlen (s_oom_prefix));
     work_set_exec_failure (work, text);
-    return hearth_taskset_remove_executor_failed (ts, exec_id, fn, arg);
+    s_oom_drop_t drop = {work, fn, arg};
+    return hearth_taskset_remove_executor_failed (ts, exec_id, s_oom_dropped,
+                                                  &drop);
 }

@@ -73,6 +73,8 @@ check "the executor loss says OOM_KILLED" \
   grep -q 'lost (OOM_KILLED: killed: out of memory, limit 192 MiB' "$T/hog.err"
 check "the event log's executor_removed says OOM_KILLED, with the group's peak" \
   test "$(jq -c 'select(.event == "executor_removed" and (.reason|startswith("OOM_KILLED: killed: out of memory")) and .peak_rss_bytes >= 180 * 1048576)' "$T"/ev/*.events | wc -l)" -ge 3
+check "the hog stage's failed attempts count the OOM kills (stage_end failed_attempts 3, as the progress display shows)" \
+  test "$(jq -r 'select(.event == "stage_end" and .name == "hog") | .failed_attempts' "$T"/ev/*.events)" = 3
 check "... and hearth-history lists those executors' exit reason" \
   eval '"$BIN/hearth-history" --dir "$T/ev" "$(jq -r .app_id "$T"/ev/*.events | head -1)" | grep -c "OOM_KILLED: killed: out of memory" | grep -qx "[3-9]"'
 check "a worker logged the group killed at its limit" \
