@@ -33,7 +33,7 @@ done
 cat "$T/in"/*.txt | sort | uniq -c | awk '{print $2, $1}' | sort >"$T/counts.ref"
 J=$(job gated "{\"name\": \"gated\", \"stages\": [
   {\"name\": \"map\", \"partitions\": 4, \"sort\": true,
-   \"tasks\": [{\"cmd\": [\"cat\", \"$T/in/{i}.txt\"], \"count\": 8}]},
+   \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"sleep 0.3; cat $T/in/{i}.txt\"], \"count\": 8}]},
   {\"name\": \"gate\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
    \"i=0; while [ ! -e $T/go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done\"]}]},
   {\"name\": \"reduce\", \"after\": [\"gate\"], \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
@@ -61,7 +61,11 @@ lost_total() {
 start_master
 CORES=2 start_worker wa
 CORES=2 start_worker wb
-run_gated --master "$MASTER_URL" --executor-memory 256M --event-log "$T/ev"
+# (no prefetch, and maps of 0.3 s: the executor that registers first
+# cannot take all 8 maps before the other one is there; the checks below
+# need outputs on both workers)
+run_gated --master "$MASTER_URL" --executor-memory 256M --event-log "$T/ev" \
+  --task-prefetch 0
 check "every map output is written on the two workers' disks" \
   wait_for 60 all_written
 HELD=$(outputs wb)
