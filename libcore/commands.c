@@ -33,6 +33,7 @@
 #define MAX_PATH 4096                /* a file path */
 #define MAX_BYTES 9007199254740991.0 /* a byte count: 2^53 - 1 */
 #define MAX_SERVERS 100000           /* block servers of one reduce task */
+#define MAX_EPOCH 9007199254740991.0 /* a leader's epoch: 2^53 - 1 */
 
 const char *const hearth_master_states[] = {"ALIVE", "RECOVERING", "STANDBY",
                                             NULL};
@@ -184,7 +185,7 @@ static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
 /* Command bodies. */
 static const hearth_field_t b_error[] = {
     STR ("code", true, 1, 64), F_TEXT ("message", true),
-    STR ("command", false, 0, 64), END};
+    STR ("command", false, 0, 64), STR ("leader", false, 0, MAX_URL), END};
 static const hearth_field_t b_heartbeat[] = {
     STR ("id", false, 0, 128),
     ENUM ("status", false, hearth_master_states),
@@ -499,6 +500,11 @@ typedef struct {
                   hearth_error_t *err); /* rules beyond the schema, or NULL */
 } s_command_t;
 
+/* Fields any command may carry (protocol.md section 4): the leader's
+   epoch, which a master with --zookeeper puts in everything it sends. */
+static const hearth_field_t s_common[] = {INT ("epoch", false, 1, MAX_EPOCH),
+                                          END};
+
 static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_ERROR] = {"ERROR", b_error},
     [HEARTH_CMD_HEARTBEAT] = {"HEARTBEAT", b_heartbeat},
@@ -601,7 +607,8 @@ hearth_cmd_check_body (hearth_cmd_t cmd, const cJSON *body,
         return hearth_errcode (err, "unknown_command", "unknown command %d",
                                (int) cmd);
     const s_command_t *c = &s_commands[cmd];
-    if (hearth_schema_check (body, c->schema, nframes, err) < 0)
+    if (hearth_schema_check (body, s_common, nframes, err) < 0
+        || hearth_schema_check (body, c->schema, nframes, err) < 0)
         return -1;
     return c->check ? c->check (body, frames, nframes, err) : 0;
 }

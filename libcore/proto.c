@@ -112,6 +112,25 @@ hearth_msg_frame (const hearth_msg_t *self, int64_t i)
     return self->frames[i];
 }
 
+uint64_t
+hearth_msg_epoch (const hearth_msg_t *self)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive (self->body, "epoch");
+    /* the decoder checked it: an integer 1 .. 2^53 - 1 */
+    return cJSON_IsNumber (e) && e->valuedouble >= 1 ? (uint64_t) e->valuedouble
+                                                     : 0;
+}
+
+int
+hearth_msg_set_epoch (hearth_msg_t *self, uint64_t epoch)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive (self->body, "epoch");
+    if (epoch == 0)
+        return 0;
+    return cJSON_AddNumberToObject (self->body, "epoch", (double) epoch) ? 0
+                                                                         : -1;
+}
+
 int
 hearth_msg_check (const hearth_msg_t *self, hearth_error_t *err)
 {

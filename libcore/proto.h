@@ -170,6 +170,15 @@ int hearth_msg_add_bytes (hearth_msg_t *self, const void *data, size_t size);
 /* Binary frame i (borrowed), or NULL when out of range. */
 zframe_t *hearth_msg_frame (const hearth_msg_t *self, int64_t i);
 
+/* The leader's epoch the message carries (its body's common field
+   "epoch", protocol.md section 4), 0 when it carries none: a master
+   without --zookeeper, or any other peer. */
+uint64_t hearth_msg_epoch (const hearth_msg_t *self);
+
+/* Stamp the leader's epoch into the body (replacing one there); 0 removes
+   it.  Returns 0, or -1 on no memory. */
+int hearth_msg_set_epoch (hearth_msg_t *self, uint64_t epoch);
+
 /* Check the message against its command's schema. Returns 0 or -1. */
 int hearth_msg_check (const hearth_msg_t *self, hearth_error_t *err);
 

@@ -26,7 +26,8 @@
 const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_ERROR] = {
         "{'code':'bad_version','message':'protocol version HEARTH/2 is not "
-        "supported','command':'REGISTER_WORKER'}"},
+        "supported','command':'REGISTER_WORKER',"
+        "'leader':'tcp://10.0.0.2:7077'}"},
     [HEARTH_CMD_HEARTBEAT] = {
         "{'id':'" WORKER_ID "','cores_used':6,'memory_used_mb':12288,"
         "'tasks_running':3,'executors':[{'app_id':'" APP_ID "','exec_id':0,"

@@ -351,6 +351,37 @@ test_send_shared (void **state)
     zframe_destroy (&input);
 }
 
+/* The leader's epoch is a field of every command: set, read back through
+   the wire, removed, and refused when it is not 1 .. 2^53 - 1. */
+static void
+test_epoch_common_field (void **state)
+{
+    (void) state;
+    hearth_msg_t *msg = pt_sample_msg (HEARTH_CMD_HEARTBEAT);
+    assert_int_equal (hearth_msg_epoch (msg), 0);
+    assert_int_equal (hearth_msg_set_epoch (msg, 7), 0);
+    assert_int_equal (hearth_msg_set_epoch (msg, 42), 0);
+    hearth_error_t err;
+    zmsg_t *z = hearth_msg_encode (&msg, &err);
+    assert_non_null (z);
+    hearth_msg_t *back = pt_decode_ok (z);
+    assert_int_equal (hearth_msg_epoch (back), 42);
+    assert_int_equal (hearth_msg_set_epoch (back, 0), 0);
+    assert_int_equal (hearth_msg_epoch (back), 0);
+    assert_null (cJSON_GetObjectItem (back->body, "epoch"));
+    hearth_msg_destroy (&back);
+
+    pt_decode_fails (pt_wire ("KILL_EXECUTOR",
+                              "{'app_id':'" APP_ID "','exec_id':1,'epoch':0}"),
+                     "bad_field", &err);
+    assert_non_null (strstr (err.text, "epoch"));
+    pt_decode_fails (pt_wire ("HEARTBEAT", "{'epoch':'3'}"), "bad_field", &err);
+    pt_decode_fails (pt_wire ("HEARTBEAT", "{'epoch':1.5}"), "bad_field", &err);
+    back = pt_decode_ok (pt_wire ("HEARTBEAT", "{'epoch':9007199254740991}"));
+    assert_int_equal (hearth_msg_epoch (back), 9007199254740991ULL);
+    hearth_msg_destroy (&back);
+}
+
 static void
 test_send_invalid (void **state)
 {
@@ -456,6 +487,7 @@ main (void)
         cmocka_unit_test (test_missing_each_required_field),
         cmocka_unit_test (test_wrong_type_each_field),
         cmocka_unit_test (test_unknown_fields_ignored),
+        cmocka_unit_test (test_epoch_common_field),
     };
     const struct CMUnitTest sockets[] = {
         cmocka_unit_test (test_send_recv),
