@@ -143,6 +143,16 @@ int hearth_taskset_remove_executor_failed (hearth_taskset_t *self, int exec_id,
 size_t hearth_taskset_offer (hearth_taskset_t *self, int exec_id,
                              int64_t now_us, hearth_assign_t *out, size_t max);
 
+/* Offer nothing more to executor exec_id, for good (it is being
+   decommissioned or released): its free slots are 0 from now on; the
+   attempts it holds go on and end as usual (the caller kills or moves
+   them if it must).  Returns 0, or -1 with errno ENOENT. */
+int hearth_taskset_retire_executor (hearth_taskset_t *self, int exec_id);
+/* The attempts executor exec_id holds now (running or queued there), -1
+   for an unknown one: 0 means it is idle. */
+int64_t hearth_taskset_executor_attempts (const hearth_taskset_t *self,
+                                          int exec_id);
+
 /* Free slots of an executor now (0 for an unknown one). */
 size_t hearth_taskset_free_slots (const hearth_taskset_t *self, int exec_id);
 

@@ -129,7 +129,9 @@ typedef struct {
                            queued ones from head to edge's prev, then the
                            executing ones from edge to the end */
     hearth_resource_amounts_t have; /* its custom resources (owned) */
-    int *used; /* have.n counts held by its attempts, or NULL: none */
+    int *used;    /* have.n counts held by its attempts, or NULL: none */
+    bool retired; /* offered nothing more (decommissioned, or being
+                     released): hearth_taskset_retire_executor */
 } ts_exec_t;
 
 struct hearth_taskset {

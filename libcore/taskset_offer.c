@@ -11,6 +11,8 @@
 */
 #include "config.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -42,10 +44,29 @@ size_t
 hearth_taskset_free_slots (const hearth_taskset_t *self, int exec_id)
 {
     ts_exec_t *e = ts_exec (self, exec_id);
-    if (!e)
+    if (!e || e->retired)
         return 0;
     size_t slots = hearth_taskset_slots (self, e->cores);
     return e->inflight < slots ? slots - e->inflight : 0;
+}
+
+int
+hearth_taskset_retire_executor (hearth_taskset_t *self, int exec_id)
+{
+    ts_exec_t *e = ts_exec (self, exec_id);
+    if (!e) {
+        errno = ENOENT;
+        return -1;
+    }
+    e->retired = true;
+    return 0;
+}
+
+int64_t
+hearth_taskset_executor_attempts (const hearth_taskset_t *self, int exec_id)
+{
+    const ts_exec_t *e = ts_exec (self, exec_id);
+    return e ? (int64_t) e->inflight : -1;
 }
 
 static bool
