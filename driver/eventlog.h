@@ -29,7 +29,7 @@
 #include "libcore/error.h"
 
 /* The format version the first line names. */
-#define EVENTLOG_FORMAT 1
+#define EVENTLOG_FORMAT 2
 
 typedef struct eventlog eventlog_t;
 

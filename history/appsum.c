@@ -101,10 +101,10 @@ s_executor (hist_app_t *self, const hist_line_t *l, bool added)
 static void
 s_task_end (hist_app_t *self, const hist_line_t *l)
 {
-    if (hist_line_is (l, "outcome", "accepted"))
+    if (hist_task_outcome_is (l, "accepted"))
         self->tasks_ok++;
-    else if (hist_line_is (l, "state", "FAILED")
-             && !hist_line_is (l, "outcome", "fetch_wait"))
+    else if (hist_task_state_is (l, "FAILED")
+             && !hist_task_outcome_is (l, "fetch_wait"))
         self->tasks_failed++;
 }
 

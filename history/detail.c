@@ -154,14 +154,6 @@ s_set_str (char **dst, const hist_line_t *l, const char *key)
     }
 }
 
-static void
-s_copy_word (char *dst, size_t size, const hist_line_t *l, const char *key)
-{
-    char *s = hist_line_str (l, key);
-    snprintf (dst, size, "%s", s ? s : "");
-    free (s);
-}
-
 /* ---- events -------------------------------------------------------------- */
 
 static void
@@ -305,8 +297,8 @@ s_task_end (hist_detail_t *self, const hist_line_t *l)
         .run_us = hist_line_int_or (l, "run_us", 0),
         .time_ms = l->time_ms,
     };
-    s_copy_word (a.state, sizeof a.state, l, "state");
-    s_copy_word (a.outcome, sizeof a.outcome, l, "outcome");
+    hist_task_state (l, a.state, sizeof a.state);
+    hist_task_outcome (l, a.outcome, sizeof a.outcome);
     self->ended++;
     self->run_us_sum += a.run_us > 0 ? a.run_us : 0;
     s_top (self, &a);

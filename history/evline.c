@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -293,6 +294,52 @@ hist_line_str (const hist_line_t *l, const char *key)
 {
     const hist_field_t *f = hist_line_get (l, key);
     return f ? hist_json_unescape (f->val, f->val_len) : NULL;
+}
+
+/* Member key of a task_end, or dflt (format 2's default) when absent. */
+static bool
+s_task_is (const hist_line_t *l, const char *key, const char *dflt,
+           const char *s)
+{
+    return hist_line_get (l, key) ? hist_line_is (l, key, s)
+                                  : strcmp (dflt, s) == 0;
+}
+
+static void
+s_task_word (const hist_line_t *l, const char *key, const char *dflt, char *dst,
+             size_t size)
+{
+    if (!hist_line_get (l, key)) {
+        snprintf (dst, size, "%s", dflt);
+        return;
+    }
+    char *s = hist_line_str (l, key);
+    snprintf (dst, size, "%s", s ? s : "");
+    free (s);
+}
+
+bool
+hist_task_state_is (const hist_line_t *l, const char *s)
+{
+    return s_task_is (l, "state", "FINISHED", s);
+}
+
+bool
+hist_task_outcome_is (const hist_line_t *l, const char *s)
+{
+    return s_task_is (l, "outcome", "accepted", s);
+}
+
+void
+hist_task_state (const hist_line_t *l, char *dst, size_t size)
+{
+    s_task_word (l, "state", "FINISHED", dst, size);
+}
+
+void
+hist_task_outcome (const hist_line_t *l, char *dst, size_t size)
+{
+    s_task_word (l, "outcome", "accepted", dst, size);
 }
 
 /* ---- unescaping ---------------------------------------------------------- */

@@ -81,6 +81,15 @@ char *hist_line_str (const hist_line_t *l, const char *key);
    escapes). */
 bool hist_line_is (const hist_line_t *l, const char *key, const char *s);
 
+/* A task_end's state and outcome: the member, or the value format 2
+   leaves out ("FINISHED", "accepted") when it is absent.  The same as
+   hist_line_is otherwise. */
+bool hist_task_state_is (const hist_line_t *l, const char *s);
+bool hist_task_outcome_is (const hist_line_t *l, const char *s);
+/* Their text into dst (size bytes), with those defaults. */
+void hist_task_state (const hist_line_t *l, char *dst, size_t size);
+void hist_task_outcome (const hist_line_t *l, char *dst, size_t size);
+
 /* A JSON string's text (with its quotes), unescaped: a new string
    (caller frees), or NULL when it is not a valid string or no memory. */
 char *hist_json_unescape (const char *val, size_t len);

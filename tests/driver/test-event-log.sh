@@ -17,8 +17,14 @@ LC='local-cluster[2,1,512]'
 # the one log file of DIR (none rolled); events LOG KIND: how many
 log_of() { ls "$1"/*.events 2>/dev/null | head -1; }
 events() { jq -c "select(.event == \"$2\")" "$1" | wc -l; }
-# field LOG KIND JQ: the values of JQ in events of KIND, one a line
-field() { jq -r "select(.event == \"$2\") | $3" "$1"; }
+# field LOG KIND JQ: the values of JQ in events of KIND, one a line; a
+# task_end's state, outcome and result_bytes read with format 2's
+# defaults (docs/event-log.md), as any reader must
+field() {
+  jq -r "select(.event == \"$2\") | if .event == \"task_end\" then
+           {state: \"FINISHED\", outcome: \"accepted\", result_bytes: 0} + .
+         else . end | $3" "$1"
+}
 parses() { jq -e . "$@" >/dev/null; }
 
 # --- retries and a failed stage, local[2] ---------------------------------
@@ -34,9 +40,9 @@ check "a job with a retried task succeeds, with --event-log" \
 L=$(log_of "$T/ev1")
 check "... writing DIR/APP_ID.events" test -s "$L"
 check "... every line of it JSON" parses "$L"
-check "... the first line log_start, format 1, with the settings" \
+check "... the first line log_start, format 2, with the settings" \
   test "$(head -1 "$L" | jq -r '[.event, .format, .name, .settings["event-log"], (.user|length>0), (.app_id|length>0)] | join(" ")')" \
-  = "log_start 1 retry $T/ev1 true true"
+  = "log_start 2 retry $T/ev1 true true"
 check "... the file named by the app_id" test "$(basename "$L")" = "$(head -1 "$L" | jq -r .app_id).events"
 check "... every event with a time_ms" test "$(jq -c 'select(.time_ms|type != "number")' "$L" | wc -l)" -eq 0
 check "... one app_start, one app_end FINISHED, last" \
@@ -53,6 +59,11 @@ check "... the failed first attempt of task 2: state, error, retried" \
   test "$(field "$L" task_end 'select(.state == "FAILED") | [.index, .attempt, .outcome, (.error|test("first try"))] | map(tostring) | join(" ")')" = "2 0 retried true"
 check "... its second attempt accepted" \
   test "$(field "$L" task_end 'select(.index == 2 and .attempt == 1 and .stage == 1) | .outcome')" = accepted
+check "... format 2: accepted task_end lines leave out state, outcome and error" \
+  test "$(jq -c 'select(.event == "task_end" and .error == null) | [has("state"), has("outcome"), has("error")]' "$L" | sort -u | tr -d '\n')" \
+  = '[false,false,false]'
+check "... and task_start lines a false speculative" \
+  test "$(jq -c 'select(.event == "task_start") | has("speculative")' "$L" | sort -u)" = false
 check "... results' bytes and run times" \
   test "$(field "$L" task_end 'select(.outcome == "accepted" and (.result_bytes < 1 or .run_us < 1))' | wc -l)" -eq 0
 check "... executors added and removed with a reason" \

@@ -9,9 +9,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include <cjson/cJSON.h>
 
 #include "history/appsum.h"
 #include "history/detail.h"
@@ -343,6 +347,80 @@ test_detail (void **state)
     hist_detail_destroy (&d);
 }
 
+/* The example as a format 2 driver writes it: task lines without the
+   defaults (state FINISHED, outcome accepted, a null error, 0 result
+   bytes, speculative false).  Caller frees each line and the array. */
+static char **
+s_format2 (void)
+{
+    char **out = calloc (N_EXAMPLE, sizeof *out);
+    assert_non_null (out);
+    for (size_t i = 0; i < N_EXAMPLE; i++) {
+        cJSON *o = cJSON_Parse (s_example[i]);
+        assert_non_null (o);
+        const char *ev = cJSON_GetObjectItem (o, "event")->valuestring;
+        cJSON *st = cJSON_GetObjectItem (o, "state"),
+              *oc = cJSON_GetObjectItem (o, "outcome"),
+              *rb = cJSON_GetObjectItem (o, "result_bytes");
+        if (strcmp (ev, "log_start") == 0)
+            cJSON_SetNumberValue (cJSON_GetObjectItem (o, "format"), 2);
+        if (strcmp (ev, "task_start") == 0
+            && cJSON_IsFalse (cJSON_GetObjectItem (o, "speculative")))
+            cJSON_DeleteItemFromObject (o, "speculative");
+        if (strcmp (ev, "task_end") == 0) {
+            if (strcmp (st->valuestring, "FINISHED") == 0)
+                cJSON_DeleteItemFromObject (o, "state");
+            if (strcmp (oc->valuestring, "accepted") == 0)
+                cJSON_DeleteItemFromObject (o, "outcome");
+            if (rb->valuedouble == 0)
+                cJSON_DeleteItemFromObject (o, "result_bytes");
+            if (cJSON_IsNull (cJSON_GetObjectItem (o, "error")))
+                cJSON_DeleteItemFromObject (o, "error");
+        }
+        out[i] = cJSON_PrintUnformatted (o);
+        cJSON_Delete (o);
+    }
+    return out;
+}
+
+/* Format 2's left-out fields read as their defaults: the same summary
+   and detail as the format 1 example. */
+static void
+test_format2_defaults (void **state)
+{
+    (void) state;
+    char **lines = s_format2 ();
+    assert_null (strstr (lines[8], "outcome")); /* it is format 2 */
+    assert_non_null (strstr (lines[9], "\"outcome\":\"retried\""));
+    hist_app_t *a = hist_app_new ("app-1");
+    for (size_t i = 0; i < N_EXAMPLE; i++)
+        assert_int_equal (
+            hist_app_feed (a, lines[i], strlen (lines[i]), i == 0), 0);
+    assert_int_equal (a->tasks_ok, 4);
+    assert_int_equal (a->tasks_failed, 1);
+    hist_app_destroy (&a);
+    hist_detail_t *d = s_detail ((const char *const *) lines, N_EXAMPLE, 3);
+    size_t n;
+    const hist_stage_t *st = hist_detail_stages (d, &n);
+    assert_int_equal (st[1].accepted, 3);
+    assert_int_equal (st[1].failed, 1);
+    assert_int_equal (st[1].ok_us.n, 3);
+    assert_int_equal (st[2].accepted, 1);
+    const hist_attempt_t *top = hist_detail_top (d, &n);
+    assert_int_equal (n, 3);
+    assert_string_equal (top[0].state, "FINISHED");
+    assert_string_equal (top[0].outcome, "accepted");
+    assert_string_equal (top[2].state, "FAILED");
+    assert_string_equal (top[2].outcome, "retried");
+    const hist_taskfail_t *f = hist_detail_fails (d, &n);
+    assert_int_equal (n, 1);
+    assert_true (f[0].succeeded);
+    hist_detail_destroy (&d);
+    for (size_t i = 0; i < N_EXAMPLE; i++)
+        free (lines[i]);
+    free (lines);
+}
+
 /* web-wire §5's fields read where present; a task given up; LOST. */
 static void
 test_detail_new_fields (void **state)
@@ -403,6 +481,7 @@ main (void)
         cmocka_unit_test (test_cores_at_once),
         cmocka_unit_test (test_percentiles),
         cmocka_unit_test (test_detail),
+        cmocka_unit_test (test_format2_defaults),
         cmocka_unit_test (test_detail_new_fields),
     };
     return cmocka_run_group_tests_name ("hist_parse", tests, NULL, NULL);

@@ -2,7 +2,8 @@
     (driver/evrec.c, driver/evfmt.c) and of the log that carries them
     (driver/eventlog.c, driver/evfile.c, driver/evtask.c): every line a
     record becomes is byte for byte what the engine's in-place formatter
-    wrote before the records (kept below as the reference: s_ref_*), for
+    wrote before the records (kept below as the reference: s_ref_*, with
+    format 2's defaults left out), for
     every field kind, an error needing escaping and the largest record;
     in a log, records and the other events' lines come out in their
     order, across chunks, rolls and a line too large for the writer's
@@ -92,7 +93,7 @@ s_ref_start (char *o, int64_t time_ms, int exec_id, const hearth_assign_t *a)
     o = S_PUT (o, "{\"event\":\"task_start");
     o = s_ref_attempt (o, time_ms, a->stage, a->index, a->attempt, exec_id);
     return a->speculative ? S_PUT (o, ",\"speculative\":true}\n")
-                          : S_PUT (o, ",\"speculative\":false}\n");
+                          : S_PUT (o, "}\n"); /* format 2's default */
 }
 
 static char *
@@ -100,16 +101,25 @@ s_ref_end (char *o, int64_t time_ms, const evtask_end_t *e)
 {
     o = S_PUT (o, "{\"event\":\"task_end");
     o = s_ref_attempt (o, time_ms, e->stage, e->index, e->attempt, e->exec_id);
-    o = S_PUT (o, ",\"state\":");
-    o = s_ref_string (o, e->state);
-    o = S_PUT (o, ",\"outcome\":");
-    o = s_ref_string (o, evrec_outcome_name (e->out));
+    /* format 2 leaves out FINISHED, accepted, a null error and 0 bytes */
+    if (strcmp (e->state, "FINISHED") != 0) {
+        o = S_PUT (o, ",\"state\":");
+        o = s_ref_string (o, e->state);
+    }
+    if (e->out != HEARTH_TS_ACCEPT) {
+        o = S_PUT (o, ",\"outcome\":");
+        o = s_ref_string (o, evrec_outcome_name (e->out));
+    }
     o = S_PUT (o, ",\"run_us\":");
     o = s_ref_int (o, e->run_us);
-    o = S_PUT (o, ",\"error\":");
-    o = e->error ? s_ref_string (o, e->error) : S_PUT (o, "null");
-    o = S_PUT (o, ",\"result_bytes\":");
-    o = s_ref_int (o, (int64_t) e->result_bytes);
+    if (e->error) {
+        o = S_PUT (o, ",\"error\":");
+        o = s_ref_string (o, e->error);
+    }
+    if (e->result_bytes) {
+        o = S_PUT (o, ",\"result_bytes\":");
+        o = s_ref_int (o, (int64_t) e->result_bytes);
+    }
     if (e->out == HEARTH_TS_FETCH_WAIT)
         o = S_PUT (o, ",\"fetch_failed\":true");
     return S_PUT (o, "}\n");
@@ -181,6 +191,13 @@ test_task_start_lines (void **state)
 {
     (void) state;
     s_start_case (1796139985404, 0, (hearth_assign_t){1, 0, 0, false});
+    /* pinned: format 2 names speculative only when true */
+    const char *want = "{\"event\":\"task_start\",\"time_ms\":9,\"stage\":1,"
+                       "\"index\":0,\"attempt\":0,\"executor\":2}\n";
+    hearth_assign_t a = {1, 0, 0, false};
+    char rec[256];
+    size_t len = s_put_start (rec, 9, 2, &a);
+    s_check_line (rec, len, want, strlen (want));
     s_start_case (1796139985404, 3, (hearth_assign_t){7, 12345, 2, true});
     s_start_case (0, 99, (hearth_assign_t){99, 100, 10, false});
     /* every field at its largest */
@@ -216,6 +233,21 @@ test_task_end_lines (void **state)
                                    .error = "sh exited with status 3: first "
                                             "try"});
     }
+    /* the common case, pinned byte for byte: format 2 leaves out state,
+       outcome, error and result_bytes */
+    const char *want = "{\"event\":\"task_end\",\"time_ms\":5,\"stage\":1,"
+                       "\"index\":2,\"attempt\":0,\"executor\":3,"
+                       "\"run_us\":7}\n";
+    evtask_end_t plain = {.exec_id = 3,
+                          .stage = 1,
+                          .index = 2,
+                          .state = "FINISHED",
+                          .out = HEARTH_TS_ACCEPT,
+                          .run_us = 7};
+    s_end_case (5, plain);
+    char rec[256];
+    size_t len = s_put_end (rec, 5, &plain);
+    s_check_line (rec, len, want, strlen (want));
     /* LOST, an empty error, a zero run time */
     s_end_case (5, (evtask_end_t){.exec_id = 2,
                                   .stage = 3,
