@@ -16,7 +16,9 @@
     each task needs, docs/resources.md).  The job may have "params" and
     "env".  What fills the strings ({argN}, params, {submit_dir}, {item})
     and the env merge are jobparams.c's; the checks of the tree
-    jobcheck.c's.
+    jobcheck.c's.  The file is read as a stream (jobstream.h): simple
+    tasks stay out of the tree, in the store (jobstore.h), each run of
+    them one placeholder node of its stage's "tasks".
 */
 #include "config.h"
 
@@ -33,13 +35,15 @@
 #include "driver/jobnames.h"
 #include "driver/jobparams.h"
 #include "driver/jobshuffle.h"
+#include "driver/jobstream.h"
 #include "libcore/resources.h"
 #include "libcore/units.h"
 
 /* Largest job file read. */
-static const long s_max_file_bytes = 64 * 1024 * 1024;
+static const size_t s_max_file_bytes = 64 * 1024 * 1024;
 struct jobfile {
     cJSON *root;       /* the parsed file, its strings filled (jobparams.h) */
+    jobstore_t *store; /* its simple tasks, out of root (jobstore.h) */
     char *path;        /* where it was read from */
     char **args;       /* the job's arguments (borrowed): "foreach": "args" */
     size_t nargs;      /* how many */
@@ -48,57 +52,6 @@ struct jobfile {
 };
 
 /* ---- reading ------------------------------------------------------------ */
-
-static char *
-s_read_file (const char *path, hearth_error_t *err)
-{
-    FILE *f = fopen (path, "rb");
-    if (!f) {
-        hearth_errprintf (err, "cannot read %s: %s", path, strerror (errno));
-        return NULL;
-    }
-    char *text = NULL;
-    long size = -1;
-    if (fseek (f, 0, SEEK_END) == 0)
-        size = ftell (f);
-    if (size < 0 || size > s_max_file_bytes)
-        hearth_errprintf (err, "%s: not a readable file of at most %ld bytes",
-                          path, s_max_file_bytes);
-    else if ((text = malloc (size + 1))) {
-        rewind (f);
-        if (fread (text, 1, size, f) != (size_t) size) {
-            hearth_errprintf (err, "cannot read %s", path);
-            free (text);
-            text = NULL;
-        }
-        else
-            text[size] = '\0';
-    }
-    fclose (f);
-    return text;
-}
-
-static cJSON *
-s_parse (const char *path, const char *text, hearth_error_t *err)
-{
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts (text, &end, 1);
-    if (root && cJSON_IsObject (root))
-        return root;
-    cJSON_Delete (root);
-    if (root) {
-        hearth_errprintf (err, "%s: the job must be a JSON object", path);
-        return NULL;
-    }
-    int line = 1, col = 1;
-    for (const char *p = text; end && p < end && *p; p++, col++)
-        if (*p == '\n') {
-            line++;
-            col = 0;
-        }
-    hearth_errprintf (err, "%s:%d:%d: not valid JSON here", path, line, col);
-    return NULL;
-}
 
 /* ---- loading ------------------------------------------------------------ */
 
@@ -155,15 +108,20 @@ jobfile_load (const char *path, const jobparams_input_t *in,
               hearth_error_t *err)
 {
     jobfile_t *self = calloc (1, sizeof *self);
-    char *text = self ? s_read_file (path, err) : NULL;
-    if (!text)
-        goto error;
-    self->root = s_parse (path, text, err);
-    free (text);
-    if (!self->root)
+    FILE *f = self ? fopen (path, "rb") : NULL;
+    if (!self)
+        hearth_errprintf (err, "out of memory");
+    else if (!f)
+        hearth_errprintf (err, "cannot read %s: %s", path, strerror (errno));
+    int rc = f ? jobstream_read (f, path, 0, s_max_file_bytes, &self->root,
+                                 &self->store, err)
+               : -1;
+    if (f)
+        fclose (f);
+    if (rc < 0)
         goto error;
     hearth_error_t inner;
-    if (jobparams_apply (self->root, in, &inner) < 0
+    if (jobparams_apply (self->root, self->store, in, &inner) < 0
         || jobcheck_job (self->root, &inner) < 0) {
         hearth_errprintf (err, "%s: %s", path, inner.text);
         goto error;
@@ -189,6 +147,7 @@ jobfile_destroy (jobfile_t **self_p)
     if (!self)
         return;
     cJSON_Delete (self->root);
+    jobstore_destroy (&self->store);
     free (self->path);
     for (size_t i = 0; i < self->nlines; i++)
         jobitems_free (&self->lines[i]);
@@ -305,12 +264,57 @@ s_add_task (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc)
     return rc;
 }
 
+/* One task the store holds (jobstore.h): fn and arg, or a command with
+   the job's and the stage's env. */
+static int
+s_add_stored_one (hearth_stage_t *stage, const jobtask_view_t *v,
+                  const s_scope_t *sc, uint64_t n)
+{
+    if (v->kind != JOBTASK_CMD)
+        return hearth_stage_add_functions (
+            stage, v->first,
+            v->kind == JOBTASK_FN_ARG ? jobtask_next (v->first) : "", n);
+    const char **argv = malloc ((v->n + 1) * sizeof *argv);
+    char **envv = NULL;
+    if (!argv)
+        return -1;
+    const char *a = v->first;
+    for (size_t i = 0; i < v->n; i++, a = jobtask_next (a))
+        argv[i] = a;
+    argv[v->n] = NULL;
+    int rc = jobparams_env (sc->job_env, sc->stage_env, NULL, NULL, &envv);
+    if (rc == 0)
+        rc = hearth_stage_add_commands (stage, argv, (const char *const *) envv,
+                                        n);
+    jobparams_env_destroy (&envv);
+    free (argv);
+    return rc;
+}
+
+/* The run of stored tasks placeholder t stands for. */
+static int
+s_add_stored (const jobfile_t *self, hearth_stage_t *stage, const cJSON *t,
+              const s_scope_t *sc)
+{
+    uint64_t n = jobshuffle_default_count (sc->input);
+    size_t at = jobtask_first (t);
+    hearth_stage_set_timeout (stage, 0); /* as a task without "timeout" */
+    for (size_t k = 0; k < jobtask_span (t); k++) {
+        jobtask_view_t v = jobstore_view (self->store, &at);
+        if (s_add_stored_one (stage, &v, sc, n) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* A task, or one per item of a foreach task; *lines counts the lines
    files used so far. */
 static int
 s_add_tasks (const jobfile_t *self, hearth_stage_t *stage, const cJSON *t,
              s_scope_t *sc, size_t *lines)
 {
+    if (jobtask_is_stored (t))
+        return s_add_stored (self, stage, t, sc);
     const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
     if (!each)
         return s_add_task (stage, t, sc);

@@ -1,5 +1,5 @@
-/*  jobparams.c - a job file's placeholders, environments and lines
-    files; see jobparams.h.
+/*  jobparams.c - a job file's placeholders; see jobparams.h (its
+    environments and lines files are jobenv.c's).
 
     Filling is one pass over each string, never over what was put in, so
     a value holding braces (a path "a{b}.txt", a param "{x}") is never
@@ -21,10 +21,6 @@
 
 #include "driver/jobparams.h"
 
-/* Most lines of a lines file, and its largest size. */
-static const size_t s_max_lines = 1000000;
-static const long s_max_lines_bytes = 1024L * 1024 * 1024;
-
 /* Where a string is, which says the placeholders it may hold. */
 typedef enum {
     S_JOB,     /* outside any task: params, {argN}, {submit_dir} */
@@ -34,6 +30,7 @@ typedef enum {
 
 /* What strings are filled with. */
 typedef struct {
+    jobstore_t *store;           /* the file's simple tasks */
     const cJSON *params;         /* NAME: value, defaults overridden */
     const jobparams_input_t *in; /* arguments, submit dir */
     const char *submit_dir;      /* absolute */
@@ -277,6 +274,99 @@ s_render_task (const s_vars_t *v, cJSON *task, const s_place_t *place,
     return 0;
 }
 
+/* Free n strings and their array (NULL: nothing). */
+static void
+s_free_strings (char **strs, size_t n)
+{
+    for (size_t i = 0; strs && i < n; i++)
+        free (strs[i]);
+    free (strs);
+}
+
+/* Whether a stored task has a string to fill. */
+static bool
+s_has_brace (const jobtask_view_t *t)
+{
+    const char *s = t->first;
+    for (size_t i = 0; i < t->n; i++, s = jobtask_next (s))
+        if (strchr (s, '{'))
+            return true;
+    return false;
+}
+
+/* The strings of stored task t filled (a new array of new strings in
+ *out); *changed when any differs.  place is the task's.  0 or -1. */
+static int
+s_fill_stored (const s_vars_t *v, const jobtask_view_t *t,
+               const s_place_t *place, char ***out, bool *changed,
+               hearth_error_t *err)
+{
+    bool cmd = t->kind == JOBTASK_CMD;
+    s_place_t member = {place, cmd ? "cmd" : "fn", 0};
+    char **strs = calloc (t->n, sizeof *strs);
+    int rc = strs ? 0 : hearth_errprintf (err, "out of memory");
+    const char *s = t->first;
+    for (size_t i = 0; rc == 0 && i < t->n; i++, s = jobtask_next (s)) {
+        s_place_t at = cmd ? (s_place_t){&member, NULL, (int) i}
+                           : (s_place_t){place, i ? "arg" : "fn", 0};
+        if (!strchr (s, '{'))
+            rc = (strs[i] = strdup (s))
+                     ? 0
+                     : hearth_errprintf (err, "out of memory");
+        else if ((rc = s_render (v, s, S_TASK, &at, &strs[i], err)) == 0)
+            *changed |= strcmp (strs[i], s) != 0;
+    }
+    if (rc < 0)
+        s_free_strings (strs, t->n);
+    else
+        *out = strs;
+    return rc;
+}
+
+/* A run of stored tasks (jobstore.h) filled as tasks' strings, from
+   index first of its stage (in_tasks).  Nearly always nothing holds a
+   placeholder, or only {i}, which stays: nothing is copied.  Else the
+   run is written again, filled. */
+static int
+s_render_stored (const s_vars_t *v, cJSON *node, const s_place_t *in_tasks,
+                 int first, hearth_error_t *err)
+{
+    size_t at = jobtask_first (node), n = jobtask_span (node);
+    bool changed = false;
+    for (size_t k = 0; k < n && !changed; k++) {
+        jobtask_view_t t = jobstore_view (v->store, &at);
+        s_place_t tp = {in_tasks, NULL, first + (int) k};
+        char **strs = NULL;
+        if (s_has_brace (&t)
+            && s_fill_stored (v, &t, &tp, &strs, &changed, err) < 0)
+            return -1;
+        s_free_strings (strs, t.n);
+    }
+    if (!changed)
+        return 0;
+    size_t start = jobstore_end (v->store);
+    at = jobtask_first (node);
+    for (size_t k = 0; k < n; k++) {
+        size_t rec = at;
+        jobtask_view_t t = jobstore_view (v->store, &at);
+        s_place_t tp = {in_tasks, NULL, first + (int) k};
+        char **strs = NULL;
+        bool differs = false;
+        int rc = !s_has_brace (&t) ? jobstore_copy (v->store, rec)
+                 : s_fill_stored (v, &t, &tp, &strs, &differs, err) < 0
+                     ? -2
+                     : jobstore_put (v->store, t.kind,
+                                     (const char *const *) strs, t.n);
+        s_free_strings (strs, t.n);
+        if (rc == -2)
+            return -1;
+        if (rc < 0)
+            return hearth_errprintf (err, "out of memory");
+    }
+    jobstore_move (node, start);
+    return 0;
+}
+
 static int
 s_render_job (const s_vars_t *v, cJSON *root, hearth_error_t *err)
 {
@@ -306,10 +396,13 @@ s_render_job (const s_vars_t *v, cJSON *root, hearth_error_t *err)
                 s_place_t in_tasks = {&stage, "tasks", 0};
                 int t = 0;
                 for (cJSON *task = tasks ? m->child : NULL; task;
-                     task = task->next, t++) {
+                     t += (int) jobtask_span (task), task = task->next) {
                     s_place_t tp = {&in_tasks, NULL, t};
                     if (cJSON_IsObject (task)
                         && s_render_task (v, task, &tp, err) < 0)
+                        return -1;
+                    if (jobtask_is_stored (task)
+                        && s_render_stored (v, task, &in_tasks, t, err) < 0)
                         return -1;
                 }
                 if (tasks)
@@ -396,7 +489,8 @@ s_params (const cJSON *root, const jobparams_input_t *in, hearth_error_t *err)
 }
 
 int
-jobparams_apply (cJSON *root, const jobparams_input_t *in, hearth_error_t *err)
+jobparams_apply (cJSON *root, jobstore_t *store, const jobparams_input_t *in,
+                 hearth_error_t *err)
 {
     char cwd[4096];
     const char *dir = in->submit_dir;
@@ -406,7 +500,8 @@ jobparams_apply (cJSON *root, const jobparams_input_t *in, hearth_error_t *err)
     cJSON *params = s_params (root, in, err);
     if (!params)
         return -1;
-    s_vars_t v = {.params = params, .in = in, .submit_dir = dir};
+    s_vars_t v = {
+        .store = store, .params = params, .in = in, .submit_dir = dir};
     int rc = s_render_job (&v, root, err);
     cJSON_Delete (params);
     return rc;
@@ -440,170 +535,4 @@ jobparams_finish (const char *text, const char *item)
         return NULL;
     }
     return b.data;
-}
-
-/* ---- environments ------------------------------------------------------- */
-
-int
-jobparams_check_env (const cJSON *env, const char *where, hearth_error_t *err)
-{
-    if (!env)
-        return 0;
-    if (!cJSON_IsObject (env))
-        return hearth_errprintf (err, "%s: expected an object of strings",
-                                 where);
-    const cJSON *e;
-    cJSON_ArrayForEach (e, env)
-    {
-        if (!cJSON_IsString (e) || !*e->string || strchr (e->string, '='))
-            return hearth_errprintf (err,
-                                     "%s.%s: expected a string value and a "
-                                     "name without '='",
-                                     where, e->string);
-    }
-    return 0;
-}
-
-void
-jobparams_env_destroy (char ***envv_p)
-{
-    char **v = envv_p ? *envv_p : NULL;
-    for (size_t i = 0; v && v[i]; i++)
-        free (v[i]);
-    free (v);
-    if (envv_p)
-        *envv_p = NULL;
-}
-
-/* The entry of v (n long) for name, or -1. */
-static long
-s_env_find (char **v, size_t n, const char *name)
-{
-    size_t len = strlen (name);
-    for (size_t i = 0; i < n; i++)
-        if (strncmp (v[i], name, len) == 0 && v[i][len] == '=')
-            return (long) i;
-    return -1;
-}
-
-int
-jobparams_env (const cJSON *job, const cJSON *stage, const cJSON *task,
-               const char *item, char ***envv)
-{
-    const cJSON *levels[] = {job, stage, task};
-    size_t most = 0, n = 0;
-    for (int l = 0; l < 3; l++)
-        most += (size_t) cJSON_GetArraySize (levels[l]);
-    *envv = NULL;
-    if (most == 0)
-        return 0;
-    char **v = calloc (most + 1, sizeof *v);
-    if (!v)
-        return -1;
-    for (int l = 0; l < 3; l++) {
-        const cJSON *e;
-        cJSON_ArrayForEach (e, levels[l])
-        {
-            /* Only a task's own env is a foreach template. */
-            bool each = item && l == 2;
-            char *value = each ? jobparams_finish (e->valuestring, item) : NULL;
-            char *entry = NULL;
-            if ((each && !value)
-                || asprintf (&entry, "%s=%s", e->string,
-                             value ? value : e->valuestring)
-                       < 0)
-                entry = NULL;
-            free (value);
-            if (!entry) {
-                jobparams_env_destroy (&v);
-                return -1;
-            }
-            long at = s_env_find (v, n, e->string);
-            if (at >= 0) { /* the later level wins */
-                free (v[at]);
-                v[at] = entry;
-            }
-            else
-                v[n++] = entry;
-        }
-    }
-    *envv = v;
-    return 0;
-}
-
-/* ---- lines files -------------------------------------------------------- */
-
-void
-jobitems_free (jobitems_t *items)
-{
-    free (items->text);
-    free (items->lines);
-    memset (items, 0, sizeof *items);
-}
-
-/* Split items->text (size bytes) into its non-empty lines. */
-static int
-s_split_lines (jobitems_t *items, size_t size, const char *path,
-               hearth_error_t *err)
-{
-    size_t n = 0, lineno = 0;
-    char *text = items->text;
-    for (size_t at = 0; at < size; lineno++) {
-        char *nl = memchr (text + at, '\n', size - at);
-        size_t end = nl ? (size_t) (nl - text) : size;
-        if (memchr (text + at, '\0', end - at))
-            return hearth_errprintf (err, "%s: line %zu holds a NUL byte", path,
-                                     lineno + 1);
-        if (end > at && ++n > s_max_lines)
-            return hearth_errprintf (err,
-                                     "%s: more than %zu lines: split the "
-                                     "job, or give each task a range",
-                                     path, s_max_lines);
-        at = end + 1;
-    }
-    if (!(items->lines = calloc (n + 1, sizeof *items->lines)))
-        return hearth_errprintf (err, "out of memory");
-    for (size_t at = 0; at < size;) {
-        char *nl = memchr (text + at, '\n', size - at);
-        size_t end = nl ? (size_t) (nl - text) : size;
-        text[end] = '\0';
-        if (end > at)
-            items->lines[items->n++] = text + at;
-        at = end + 1;
-    }
-    return 0;
-}
-
-int
-jobitems_read (jobitems_t *items, const char *path, hearth_error_t *err)
-{
-    memset (items, 0, sizeof *items);
-    FILE *f = fopen (path, "rb");
-    if (!f)
-        return hearth_errprintf (err, "cannot read %s: %s", path,
-                                 strerror (errno));
-    long size = -1;
-    if (fseek (f, 0, SEEK_END) == 0)
-        size = ftell (f);
-    int rc = 0;
-    if (size < 0 || size > s_max_lines_bytes)
-        rc = hearth_errprintf (err,
-                               "%s: not a readable file of at most %ld "
-                               "bytes",
-                               path, s_max_lines_bytes);
-    else if (!(items->text = malloc ((size_t) size + 1)))
-        rc = hearth_errprintf (err, "out of memory");
-    else {
-        rewind (f);
-        if (fread (items->text, 1, (size_t) size, f) != (size_t) size)
-            rc = hearth_errprintf (err, "cannot read %s", path);
-        else {
-            items->text[size] = '\0';
-            rc = s_split_lines (items, (size_t) size, path, err);
-        }
-    }
-    fclose (f);
-    if (rc < 0)
-        jobitems_free (items);
-    return rc;
 }

@@ -19,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "driver/jobstore.h"
 #include "libcore/error.h"
 
 /* What the command line gives a job file (all borrowed). */
@@ -31,12 +32,13 @@ typedef struct {
 } jobparams_input_t;
 
 /* Check root's "params" and in's --param values against them, then fill
-   every string of root in place, except those of a task with "foreach"
+   every string of root in place (and of the tasks of store that root's
+   placeholders name: jobstore.h), except those of a task with "foreach"
    ("cmd", "fn", "arg", "env"), which stay in an escaped form that
    jobparams_finish() completes per item.  Returns 0, or -1 with err
    naming the place ("stages[0].tasks[1].cmd[2]: unknown {nme} ..."). */
-int jobparams_apply (cJSON *root, const jobparams_input_t *in,
-                     hearth_error_t *err);
+int jobparams_apply (cJSON *root, jobstore_t *store,
+                     const jobparams_input_t *in, hearth_error_t *err);
 
 /* The final text of a foreach task's string for one item: "{{" becomes
    "{", "{item}" becomes item.  A new string for the caller to free, or

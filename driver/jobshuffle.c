@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "driver/jobshuffle.h"
+#include "driver/jobstore.h"
 
 /* The stage named name among stages, or NULL. */
 static const cJSON *
@@ -68,7 +69,7 @@ jobshuffle_check_stage (const cJSON *stages, const cJSON *st, const char *where,
 {
     if (s_check_own_keys (st, where, err) < 0)
         return -1;
-    int i = 0;
+    size_t i = 0;
     const cJSON *t;
     cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
     {
@@ -82,7 +83,7 @@ jobshuffle_check_stage (const cJSON *stages, const cJSON *st, const char *where,
         if (in && cJSON_GetObjectItemCaseSensitive (in, "output"))
             return hearth_errprintf (
                 err,
-                "%s.tasks[%d].input: stage \"%s\" writes "
+                "%s.tasks[%zu].input: stage \"%s\" writes "
                 "its results to files (\"output\"); "
                 "read them from there",
                 where, i,
@@ -94,7 +95,7 @@ jobshuffle_check_stage (const cJSON *stages, const cJSON *st, const char *where,
                     && count->valuedouble != parts->valuedouble)))
             return hearth_errprintf (
                 err,
-                "%s.tasks[%d]: its input \"%s\" has %.0f partitions, so it "
+                "%s.tasks[%zu]: its input \"%s\" has %.0f partitions, so it "
                 "runs once per partition (%s %.0f): leave \"count\" out or "
                 "make it %.0f",
                 where, i,
@@ -102,7 +103,7 @@ jobshuffle_check_stage (const cJSON *stages, const cJSON *st, const char *where,
                     cJSON_GetObjectItemCaseSensitive (in, "name")),
                 parts->valuedouble, each ? "foreach would make" : "count is",
                 each ? 0.0 : count->valuedouble, parts->valuedouble);
-        i++;
+        i += jobtask_span (t); /* a run of stored tasks: jobstore.h */
     }
     return 0;
 }

@@ -29,10 +29,12 @@ include_HEADERS += driver/hearth.h
 bin_PROGRAMS += hearth-driver
 hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h \
 	driver/jobcheck.c driver/jobcheck.h \
-	driver/jobparams.c driver/jobparams.h \
+	driver/jobparams.c driver/jobparams.h driver/jobenv.c \
 	driver/jobnames.c driver/jobnames.h driver/jobshuffle.c driver/jobshuffle.h \
+	driver/jobstream.c driver/jobstream.h driver/jobstore.c driver/jobstore.h \
 	driver/progress.c driver/progress.h
-hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
+hearth_driver_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) $(YAJL_LIBS) -lpthread
 
 bin_PROGRAMS += hearth-submit
 hearth_submit_SOURCES = driver/submit.c driver/jobnames.c driver/jobnames.h \

@@ -25,6 +25,14 @@ refused no-stages '{"name": "x"}' 'stages: expected a non-empty array'
 refused empty-stages '{"stages": []}' 'stages: expected a non-empty array'
 refused typo '{"stages": [{"name": "a", "tasks": [{"comand": ["x"]}]}]}' \
   "stages[0].tasks[0]: unknown key 'comand'"
+# simple tasks are read out of the tree in runs (driver/jobstore.h): a
+# task after a run is named by its place in the file
+refused typo-after-run '{"stages": [{"name": "a", "tasks": [{"fn": "f"}, {"cmd": ["x"]}, {"fn": "g", "arg": "1"}, {"comand": ["x"]}]}]}' \
+  "stages[0].tasks[3]: unknown key 'comand'"
+refused empty-fn-after-run '{"stages": [{"name": "z", "tasks": [{"fn": "f"}, {"fn": ""}]}]}' \
+  'stages[0].tasks[1].fn: expected a function name'
+refused input-after-run '{"stages": [{"name": "a", "output": "d", "tasks": [{"fn": "f"}]}, {"name": "b", "tasks": [{"fn": "f"}, {"fn": "g"}, {"fn": "h", "input": "a"}]}]}' \
+  'stages[1].tasks[2].input: stage "a" writes its results to files'
 refused both '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "fn": "f"}]}]}' \
   'stages[0].tasks[0]: expected exactly one of "cmd" and "fn"'
 refused neither '{"stages": [{"name": "a", "tasks": [{"count": 3}]}]}' \

@@ -97,6 +97,12 @@ one() { bad "${TASK/TEXT/$1}"; }
 
 check "an unknown {name} is refused, with its place" \
   refused "stages[0].tasks[0].cmd[1]: unknown {nope}" "$(one '{nope}')"
+RUN='"stages": [{"name": "s", "tasks": [{"fn": "f"}, {"fn": "g", "arg": "a"}, {"cmd": ["echo", "x"]}, {"cmd": ["echo", "TEXT"]}]}]'
+check "... in a task after a run of simple ones, with its place" \
+  refused "stages[0].tasks[3].cmd[1]: unknown {nope}" "$(bad "${RUN/TEXT/\{nope\}}")"
+RUN2='"stages": [{"name": "s", "tasks": [{"fn": "f"}, {"fn": "g", "arg": "TEXT"}]}]'
+check "... in a function task's arg" \
+  refused "stages[0].tasks[1].arg: unknown {nope}" "$(bad "${RUN2/TEXT/\{nope\}}")"
 check "a param's name is known only once declared" \
   refused "unknown {greet}" "$(one '{greet}')"
 check "an undeclared --param is refused" \

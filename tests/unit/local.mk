@@ -112,6 +112,11 @@ UNIT_TESTS += tests/unit/test_taskset_lost
 tests_unit_test_taskset_lost_SOURCES = tests/unit/test_taskset_lost.c
 tests_unit_test_taskset_lost_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_lost_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_jobstream
+tests_unit_test_jobstream_SOURCES = tests/unit/test_jobstream.c \
+	driver/jobstream.c driver/jobstore.c
+tests_unit_test_jobstream_CFLAGS = $(unit_cflags) $(YAJL_CFLAGS)
+tests_unit_test_jobstream_LDADD = $(unit_libs) $(YAJL_LIBS)
 UNIT_TESTS += tests/unit/test_taskset_retire
 tests_unit_test_taskset_retire_SOURCES = tests/unit/test_taskset_retire.c
 tests_unit_test_taskset_retire_CFLAGS = $(unit_cflags)
