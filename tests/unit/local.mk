@@ -15,6 +15,11 @@ tests_unit_test_alloc_res_SOURCES = tests/unit/test_alloc_res.c
 tests_unit_test_alloc_res_CFLAGS = $(unit_cflags)
 tests_unit_test_alloc_res_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_alloc_target
+tests_unit_test_alloc_target_SOURCES = tests/unit/test_alloc_target.c
+tests_unit_test_alloc_target_CFLAGS = $(unit_cflags)
+tests_unit_test_alloc_target_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_alloc_ref
 tests_unit_test_alloc_ref_SOURCES = tests/unit/test_alloc_ref.c
 tests_unit_test_alloc_ref_CFLAGS = $(unit_cflags)
