@@ -384,6 +384,67 @@ s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                       reason ? reason : "its driver gave up on it");
 }
 
+/* --- dynamic allocation -------------------------------------------------- */
+
+/* The application rid's driver speaks for (borrowed), or NULL after
+   refusing command (a stray or ended one). */
+static reg_app_t *
+s_own_app (master_t *m, zframe_t *rid, hearth_msg_t *msg, const char *command)
+{
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    void *record;
+    if (registry_peer (m->reg, rid, &record) != PEER_APP
+        || strcmp (((reg_app_t *) record)->id, app_id) != 0) {
+        master_reject (m, rid, "not_allowed",
+                       "only the application's driver may change its "
+                       "executors",
+                       command);
+        return NULL;
+    }
+    return record;
+}
+
+/* The driver's executor target: the allocator gives the application new
+   executors only while it has fewer (alloc.h rule 6). */
+static void
+s_request_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    reg_app_t *app = s_own_app (m, rid, msg, "REQUEST_EXECUTORS");
+    int total = (int) hearth_json_int (msg->body, "total", 0);
+    if (!app || registry_app_set_target (m->reg, app, total) == 0)
+        return;
+    log_info ("application %s wants %d executors (it has %zu)", app->id, total,
+              registry_app_executors (app));
+    m->dirty = true; /* the pass right after this message */
+}
+
+/* The driver gives back idle executors: each is killed through its
+   worker and ended at once, its cores free for the pass that follows
+   this message (a waiting application gets them now). */
+static void
+s_kill_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    static const char *const reason = "released by dynamic allocation";
+    reg_app_t *app = s_own_app (m, rid, msg, "KILL_EXECUTORS");
+    const cJSON *id;
+    if (!app)
+        return;
+    cJSON_ArrayForEach (id, cJSON_GetObjectItem (msg->body, "exec_ids"))
+    {
+        reg_exec_t *exec =
+            registry_exec (m->reg, app->id, (int) id->valuedouble);
+        if (!exec) {
+            log_debug ("executor %s/%d to release: already ended", app->id,
+                       (int) id->valuedouble);
+            continue;
+        }
+        if (exec->worker->state == WORKER_ALIVE)
+            master_send_kill (m, exec->worker, app->id, exec->exec_id, reason);
+        registry_exec_release (m->reg, exec, reason);
+    }
+    m->dirty = true;
+}
+
 /* --- clients and the rest ---------------------------------------------- */
 
 static void
@@ -420,6 +481,8 @@ static const struct {
     {HEARTH_CMD_WORKER_STOPPING, master_worker_stopping},
     {HEARTH_CMD_DRAIN_WORKER, master_drain_worker},
     {HEARTH_CMD_RESUME_WORKER, master_resume_worker},
+    {HEARTH_CMD_REQUEST_EXECUTORS, s_request_executors},
+    {HEARTH_CMD_KILL_EXECUTORS, s_kill_executors},
 };
 
 /* Any message from a known peer is a sign of life. */
