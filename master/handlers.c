@@ -112,10 +112,22 @@ s_same_driver (const reg_app_t *app, const cJSON *b)
                || (token && hearth_keys_token_eq (app->token, token)));
 }
 
+/* REGISTER_APPLICATION's executor_target (dynamic allocation): the
+   first target, before the pass that follows; a driver back keeps the
+   one the master has. */
+static void
+s_first_target (master_t *m, reg_app_t *app, const cJSON *b)
+{
+    const cJSON *t = cJSON_GetObjectItem (b, "executor_target");
+    if (cJSON_IsNumber (t) && app->executor_target < 0)
+        registry_app_set_target (m->reg, app, (int) t->valuedouble);
+}
+
 static void
 s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
 {
     bool restored = app->recovering;
+    s_first_target (m, app, b);
     registry_app_adopt (m->reg, app, rid,
                         s_first_exec_id (cJSON_GetObjectItem (b, "executors")),
                         hearth_mono_ms ());
@@ -223,6 +235,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         master_reject (m, rid, "no_memory", "master out of memory", NULL);
         return;
     }
+    s_first_target (m, app, b);
     log_info ("application %s (%s) registered by %s", app->id, app->name,
               app->driver_url);
     master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));

@@ -284,3 +284,11 @@ tests_unit_test_evrec_SOURCES = tests/unit/test_evrec.c tests/unit/testutil.h \
 	driver/eventlog.c driver/eventlog.h driver/evtask.c driver/evtask.h
 tests_unit_test_evrec_CFLAGS = $(unit_cflags)
 tests_unit_test_evrec_LDADD = $(unit_libs) -lpthread
+
+# Dynamic allocation's schedule (driver/dynalloc_sched.c) and what the
+# task set's runnable stages want (libcore/taskset_demand.c).
+UNIT_TESTS += tests/unit/test_dynalloc
+tests_unit_test_dynalloc_SOURCES = tests/unit/test_dynalloc.c \
+	driver/dynalloc_sched.c driver/dynalloc_sched.h
+tests_unit_test_dynalloc_CFLAGS = $(unit_cflags)
+tests_unit_test_dynalloc_LDADD = $(unit_libs)
