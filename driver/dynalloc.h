@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "driver/dynalloc_opts.h"
 #include "driver/dynalloc_sched.h"
 #include "driver/execs.h"
 #include "libcore/conf.h"
@@ -31,15 +32,6 @@ typedef struct {
     void (*release) (void *arg, const int *exec_ids, size_t n);
     void *arg; /* given to every callback */
 } dynalloc_cbs_t;
-
-/* The settings of conf (borrowed; read now) as schedule options: 0, or
-   -1 with err set (a bad combination). */
-int dynalloc_opts_from_conf (const hearth_conf_t *conf, dynalloc_opts_t *opts,
-                             hearth_error_t *err);
-
-/* Check conf's dynamic allocation settings where they are given (driver
-   options): 0, or -1 with err set. */
-int driver_check_dynalloc (const hearth_conf_t *conf, hearth_error_t *err);
 
 /* A new manager for conf (borrowed, read now), or NULL with err set. */
 dynalloc_t *dynalloc_new (const hearth_conf_t *conf, const dynalloc_cbs_t *cbs,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/dynalloc.h"
+#include "driver/dynalloc_opts.h"
 #include "driver/eventlog.h"
 #include "driver/internal.h"
 #include "driver/master_msgs.h"

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "driver/dynalloc.h"
+#include "driver/dynalloc_opts.h"
 #include "driver/internal.h"
 #include "libcore/log.h"
 #include "libcore/resources.h"
