@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/dynalloc.h"
 #include "driver/engine.h"
 #include "driver/eventlog.h"
 #include "driver/execs.h"
@@ -70,6 +71,8 @@ struct engine {
     char app_failure[512];        /* why the app could not go on, or "" */
     int stop_signal;              /* the signal that stopped us, or 0 */
     eventlog_t *el;               /* the event log, or NULL */
+    dynalloc_t *dynalloc;         /* --dynamic-allocation with a master, or
+                                     NULL */
 };
 
 /* Start-up is over (error NULL) or failed (error set): tell the API. */
@@ -156,6 +159,8 @@ s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
     snprintf (e->app_id, sizeof e->app_id, "%s", app_id);
     execs_set_app (e->execs, app_id);
     execs_set_heartbeat (e->execs, hb_interval_ms, hb_liveness);
+    if (e->dynalloc)
+        dynalloc_registered (e->dynalloc);
     s_signal_ready (e, NULL);
 }
 
@@ -231,6 +236,7 @@ engine_destroy (engine_t **self_p)
         return;
     int saved = errno;
     engine_t *e = *self_p;
+    dynalloc_destroy (&e->dynalloc);
     master_link_destroy (&e->master);
     progress_report_destroy (&e->progress);
     local_destroy (&e->local);
@@ -378,6 +384,8 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     if (e->local)
         local_tick (e->local);
     execs_tick (e->execs);
+    if (e->dynalloc && e->signaled && !e->stopping)
+        dynalloc_tick (e->dynalloc, work_taskset (e->work), e->execs, now);
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
     s_check_starved (e, now);
@@ -435,6 +443,39 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
         && !(e->progress = progress_report_new (s_progress_interval_ms)))
         return hearth_errprintf (err, "out of memory");
     return e->master ? 0 : -1;
+}
+
+/* From dynamic allocation: what to tell the master. */
+static void
+s_dyn_request (void *arg, int total)
+{
+    engine_t *e = arg;
+    master_link_request_executors (e->master, total);
+}
+
+static void
+s_dyn_release (void *arg, const int *exec_ids, size_t n)
+{
+    engine_t *e = arg;
+    master_link_kill_executors (e->master, exec_ids, n);
+}
+
+/* --dynamic-allocation needs a master to ask: local[N] has one executor
+   of its own, shared with nobody, and ignores it (a defaults file that
+   turns it on for the cluster must not break local runs). */
+static int
+s_new_dynalloc (engine_t *e, hearth_error_t *err)
+{
+    if (!hearth_conf_bool (e->conf, "dynamic-allocation"))
+        return 0;
+    if (!e->master) {
+        log_warn ("--dynamic-allocation is ignored in local[N]: its one "
+                  "executor is shared with nobody");
+        return 0;
+    }
+    dynalloc_cbs_t cbs = {s_dyn_request, s_dyn_release, e};
+    e->dynalloc = dynalloc_new (e->conf, &cbs, err);
+    return e->dynalloc ? 0 : -1;
 }
 
 /* Memory per executor, for the master.  A local cluster's workers are
@@ -519,6 +560,8 @@ s_start (engine_t *e, hearth_error_t *err)
         return -1;
     if (e->mode == MODE_LOCAL_CLUSTER
         && s_new_master (e, local_master_url (e->local), false, err) < 0)
+        return -1;
+    if (s_new_dynalloc (e, err) < 0)
         return -1;
     return e->master ? s_open_master (e, &setup, token, err) : 0;
 }

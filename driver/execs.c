@@ -284,6 +284,14 @@ execs_list (const execs_t *self, cJSON *list)
     }
 }
 
+void
+execs_each (const execs_t *self, execs_each_fn *fn, void *arg)
+{
+    for (exec_t *x = zhashx_first (self->by_id); x;
+         x = zhashx_next (self->by_id))
+        fn (arg, x->exec_id, x->cores, x->registered);
+}
+
 static int
 s_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p)
 {
@@ -353,8 +361,11 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
         evexec_lost_t lost = {el, exec_id, reason, hearth_mono_us ()};
         int n = execres_remove (self->work, exec_id, x->worker, reason,
                                 el ? evexec_attempt_lost : NULL, &lost);
-        log_warn ("executor %d lost (%s): %d tasks to run again", exec_id,
-                  reason, n < 0 ? 0 : n);
+        hearth_log (strstr (reason, "released by dynamic allocation")
+                        ? HEARTH_LOG_INFO
+                        : HEARTH_LOG_WARN,
+                    "executor %d lost (%s): %d tasks to run again", exec_id,
+                    reason, n < 0 ? 0 : n);
         evexec_t info = s_ev_info (x);
         evexec_removed (el, &info, reason, n < 0 ? 0 : n);
         s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);

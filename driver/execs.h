@@ -92,6 +92,13 @@ bool execs_any_registered (const execs_t *self);
    (borrowed), for registering the application again. */
 void execs_list (const execs_t *self, cJSON *list);
 
+/* Call fn for every executor known (announced or registered): its id,
+   cores and whether it has registered (its slots are in the task set).
+   fn must not add or forget executors. */
+typedef void (execs_each_fn) (void *arg, int exec_id, int cores,
+                              bool registered);
+void execs_each (const execs_t *self, execs_each_fn *fn, void *arg);
+
 /* Offer free slots to every registered executor worth a LAUNCH_TASKS. */
 void execs_offer_all (execs_t *self);
 /* Ask an executor to kill an attempt of task tid. */

@@ -16,7 +16,9 @@ driver_libdriver_la_SOURCES = \
 	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \
 	driver/master_watch.c driver/master_watch.h \
 	driver/progress_report.c driver/progress_report.h \
-	driver/local.c driver/local.h driver/shuffle.c driver/shuffle.h
+	driver/local.c driver/local.h driver/shuffle.c driver/shuffle.h \
+	driver/dynalloc.c driver/dynalloc.h driver/dynalloc_opts.c driver/dynalloc_opts.h \
+	driver/dynalloc_sched.c driver/dynalloc_sched.h
 driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 
 lib_LTLIBRARIES += libhearth.la

@@ -323,6 +323,13 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
     char reason[300];
     const char *text = hearth_json_str (b, "message");
     const char *why = hearth_json_str (b, "reason");
+    if (why && streq (why, "RELEASED")) {
+        /* given back by dynamic allocation: not a loss */
+        self->cbs.executor_lost (self->cbs.arg, exec_id,
+                                 text ? text : "released by dynamic allocation",
+                                 hearth_json_int (b, "peak_rss_bytes", -1));
+        return;
+    }
     if (why && text) {
         /* OOM_KILLED: its worker's words ("killed: out of memory, limit
            1088 MiB, peak 1088 MiB") */
@@ -525,6 +532,36 @@ master_link_release_executor (master_link_t *self, int exec_id,
     cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
     cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
     cJSON_AddStringToObject (msg->body, "reason", reason);
+    s_send (self, &msg);
+}
+
+void
+master_link_request_executors (master_link_t *self, int total)
+{
+    if (!self->sock || !self->linked || self->finishing)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REQUEST_EXECUTORS);
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
+    cJSON_AddNumberToObject (msg->body, "total", total);
+    s_send (self, &msg);
+}
+
+void
+master_link_kill_executors (master_link_t *self, const int *exec_ids, size_t n)
+{
+    if (!self->sock || !self->linked || self->finishing)
+        return;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTORS);
+    cJSON *ids = msg ? cJSON_AddArrayToObject (msg->body, "exec_ids") : NULL;
+    if (!ids) {
+        hearth_msg_destroy (&msg);
+        return;
+    }
+    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray (ids, cJSON_CreateNumber (exec_ids[i]));
     s_send (self, &msg);
 }
 

@@ -84,6 +84,14 @@ void master_link_tick (master_link_t *self);
    or cut off), so that its cores go to a replacement. */
 void master_link_release_executor (master_link_t *self, int exec_id,
                                    const char *reason);
+/* Dynamic allocation (dynalloc.h): the executors the application wants
+   in all (REQUEST_EXECUTORS), and idle ones it gives back, already
+   retired in the task set (KILL_EXECUTORS; exec_ids borrowed).  Dropped
+   while the link is down (the target goes again after the next
+   registration, the release after a while). */
+void master_link_request_executors (master_link_t *self, int total);
+void master_link_kill_executors (master_link_t *self, const int *exec_ids,
+                                 size_t n);
 /* Send a progress summary (APPLICATION_PROGRESS, taken: *msg_p is
    nulled) while the application is registered on a working link and not
    finishing.  Returns 0 when it went, -1 when it was dropped. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/dynalloc_opts.h"
 #include "driver/eventlog.h"
 #include "driver/internal.h"
 #include "driver/master_msgs.h"
@@ -50,6 +51,12 @@ master_msg_register (const master_reg_t *reg, cJSON *executors)
         cJSON_AddNumberToObject (
             b, "cores_per_executor",
             (double) hearth_conf_int (conf, "executor-cores"));
+    /* Dynamic allocation: the first target comes with the application,
+       before the master's first pass can give it every core. */
+    dynalloc_opts_t dyn;
+    if (hearth_conf_bool (conf, "dynamic-allocation")
+        && dynalloc_opts_from_conf (conf, &dyn, NULL) == 0)
+        cJSON_AddNumberToObject (b, "executor_target", dyn.initial_executors);
     hearth_resource_amounts_t amounts;
     if (driver_executor_resources (conf, &amounts, NULL) == 0) {
         if (amounts.n) /* checked when the context was made */

@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "driver/dynalloc_opts.h"
 #include "driver/internal.h"
 #include "libcore/log.h"
 #include "libcore/resources.h"
@@ -31,6 +32,24 @@ static const hearth_opt_t s_options[] = {
      "cores for the whole application (default: all there are)", 1, 65536},
     {"executor-cores", HEARTH_OPT_INT, NULL, "N",
      "cores per executor (default: all of a worker's)", 1, 65536},
+    {"dynamic-allocation", HEARTH_OPT_BOOL, "false", "",
+     "cluster modes: grow and shrink the executors with the backlog "
+     "(docs/cluster.md \"Dynamic allocation\"; ignored in local[N])"},
+    {"min-executors", HEARTH_OPT_INT, "0", "N",
+     "dynamic allocation: never fewer executors", 0, 65536},
+    {"max-executors", HEARTH_OPT_INT, NULL, "N",
+     "dynamic allocation: never more executors (default: unbounded)", 1, 65536},
+    {"initial-executors", HEARTH_OPT_INT, NULL, "N",
+     "dynamic allocation: executors to start with (default: "
+     "--min-executors)",
+     0, 65536},
+    {"scheduler-backlog-timeout", HEARTH_OPT_DURATION, "1s", "TIME",
+     "dynamic allocation: tasks waiting this long ask for more executors"},
+    {"sustained-scheduler-backlog-timeout", HEARTH_OPT_DURATION, "1s", "TIME",
+     "dynamic allocation: then again each TIME they still wait, doubling "
+     "the number asked"},
+    {"executor-idle-timeout", HEARTH_OPT_DURATION, "60s", "TIME",
+     "dynamic allocation: an executor idle this long is given back"},
     {"executor-memory", HEARTH_OPT_MEMORY, "1G", "SIZE",
      "memory per executor (plain numbers are MiB)"},
     {"executor-resource", HEARTH_OPT_LIST, NULL, "NAME=N",
@@ -479,6 +498,7 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
     if (driver_check_master (conf, &err) < 0
         || driver_check_limits (conf, &err) < 0
         || driver_check_executor_resources (conf, &err) < 0
+        || driver_check_dynalloc (conf, &err) < 0
         || s_check_worker_resources (conf, &err) < 0
         || s_resolve_submit_dir (conf, &err) < 0) {
         s_copy_error (errbuf, errlen, err.text);
@@ -505,7 +525,8 @@ driver_opts_from_argv (int argc, char **argv, int *first, char *errbuf,
     if (*first >= 0 && !hearth_conf_wants_help (self->conf)
         && !hearth_conf_wants_version (self->conf)
         && (driver_check_master (self->conf, &err) < 0
-            || driver_check_executor_resources (self->conf, &err) < 0))
+            || driver_check_executor_resources (self->conf, &err) < 0
+            || driver_check_dynalloc (self->conf, &err) < 0))
         *first = -1;
     if (*first < 0) {
         s_copy_error (errbuf, errlen, err.text);

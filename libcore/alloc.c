@@ -427,6 +427,21 @@ s_cap (const hearth_alloc_input_t *in, const s_pool_t *pool, long g, size_t a,
     return eff->cores_left >= min_cores;
 }
 
+/* Rule 6: cut app's cores left to what its executor target leaves room
+   for.  False when it may get no new executor. */
+static bool
+s_target_cut (hearth_alloc_app_t *app)
+{
+    if (!app->has_target)
+        return true;
+    if (app->executors_left <= 0)
+        return false;
+    int64_t room = (int64_t) app->executors_left * app->cores_per_executor;
+    if (app->cores_per_executor && room < app->cores_left)
+        app->cores_left = (int) room;
+    return true;
+}
+
 static int
 s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
                  hearth_alloc_result_t *result)
@@ -440,7 +455,7 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
         hearth_alloc_app_t app = in->apps[a];
         long g = s_group (in, app.group);
         int min_cores = app.cores_per_executor ? app.cores_per_executor : 1;
-        if (app.cores_left < min_cores)
+        if (!s_target_cut (&app) || app.cores_left < min_cores)
             continue;
         long nusable = s_usable_workers (in, pool, &app);
         if (nusable < 0) {
@@ -450,6 +465,9 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
         if (!s_cap (in, pool, g, a, (size_t) nusable, &app, result))
             continue;
         size_t reach = s_reachable (pool, &app, (size_t) nusable);
+        if (app.has_target && !app.cores_per_executor
+            && reach > (size_t) app.executors_left)
+            reach = (size_t) app.executors_left; /* one executor each */
         if (reach == 0)
             continue;
         s_pool_view (pool, in, view, reach);

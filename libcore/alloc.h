@@ -38,6 +38,17 @@
        caller's choice: the allocator counts.  An application that asks
        for none is placed as before.
 
+    6. Executor targets (dynamic allocation, docs/cluster.md): an
+       application may set how many executors it wants in all; it then
+       gets new executors only while it has fewer (executors_left, the
+       target less those it has, live or launching).  With
+       cores_per_executor set its cores left are cut to executors_left x
+       cores_per_executor; unset (one executor per worker), at most
+       executors_left workers get anything, each one executor.  The cut
+       comes before the key's cap (4), which still holds, and is in both
+       spread-out and consolidate.  An application without a target
+       (has_target false) is placed as before.
+
     The function is pure: the input is borrowed and not changed, the
     result is written into a hearth_alloc_result_t that the caller clears.
     Resources taken by one step are not available to the next (a driver's
@@ -95,6 +106,9 @@ typedef struct {
     const hearth_alloc_resource_t *resources; /* per executor (borrowed),
                                                  or NULL */
     size_t nresources;                        /* entries in resources */
+    bool has_target;    /* it set an executor target (rule 6) */
+    int executors_left; /* with has_target: new executors it may get (the
+                           target less those it has; <= 0: none) */
 } hearth_alloc_app_t;
 
 /* The shuffle's random source: a number in [0, bound).  NULL: no shuffle

@@ -54,7 +54,7 @@ _Static_assert(sizeof hearth_task_states / sizeof *hearth_task_states
 static const char *const s_driver_kinds[] = {"job", "binary", NULL};
 static const char *const s_streams[] = {"stdout", "stderr", NULL};
 /* Why an executor ended, beyond its state (docs/failures.md). */
-static const char *const s_exit_reasons[] = {"OOM_KILLED", NULL};
+static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED", NULL};
 
 /* clang-format off */
 /* Shorthands for field descriptors: name, required, then the type's
@@ -253,7 +253,7 @@ static const hearth_field_t b_register_application[] = {
     STR ("token", false, 0, 128), STR ("driver_key", false, 0, 64),
     MAP ("conf", false, 1024, s_arg), STR ("event_log", false, 1, MAX_PATH),
     MAP ("executor_resources", false, HEARTH_RESOURCES_MAX, s_res_amount),
-    END};
+    INT ("executor_target", false, 0, MAX_CORES), END};
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
     INT ("heartbeat_liveness", false, 1, 1000), END};
@@ -372,6 +372,13 @@ static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
 /* Why the master holds an application back ("" once it no longer does). */
 static const hearth_field_t b_application_waiting[] = {
     F_APP_ID (false), F_TEXT ("reason", true), END};
+/* Dynamic allocation (driver/dynalloc.c): the executors the application
+   wants, and idle ones it gives back. */
+static const hearth_field_t s_exec_ids[] = {INT ("", true, 0, MAX_EXEC_ID)};
+static const hearth_field_t b_request_executors[] = {
+    F_APP_ID (true), INT ("total", true, 0, MAX_CORES), END};
+static const hearth_field_t b_kill_executors[] = {
+    F_APP_ID (true), ARRAY ("exec_ids", true, MAX_LIST, s_exec_ids), END};
 static const hearth_field_t b_application_progress[] = {
     F_APP_ID (true), INT ("jobs_active", true, 0, MAX_LIST),
     INT ("tasks_total", true, 0, MAX_TASK_ID),
@@ -569,6 +576,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
                                          b_application_progress},
     [HEARTH_CMD_APPLICATION_WAITING] = {"APPLICATION_WAITING",
                                         b_application_waiting},
+    [HEARTH_CMD_REQUEST_EXECUTORS] = {"REQUEST_EXECUTORS", b_request_executors},
+    [HEARTH_CMD_KILL_EXECUTORS] = {"KILL_EXECUTORS", b_kill_executors},
 };
 
 const char *

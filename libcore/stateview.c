@@ -408,6 +408,13 @@ hearth_view_apps (FILE *out, const cJSON *state, const hearth_view_t *v)
             hearth_view_text (a, "state"), hearth_view_num (a, "cores_granted"),
             cJSON_IsNumber (max) ? maxtext : "-", submitted, reason ? 8 : 0,
             duration, reason ? " " : "", reason ? reason : "");
+        const cJSON *target =
+            cJSON_GetObjectItemCaseSensitive (a, "executor_target");
+        if (cJSON_IsNumber (target)) /* dynamic allocation */
+            fprintf (out, "  executor_target: %.0f (has %d)\n",
+                     target->valuedouble,
+                     cJSON_GetArraySize (
+                         cJSON_GetObjectItemCaseSensitive (a, "executors")));
         if (hearth_json_str (a, "waiting")) /* its key's limit, resources */
             fprintf (out, "  waiting: %s\n", hearth_json_str (a, "waiting"));
         char res[512];

@@ -153,6 +153,13 @@ int hearth_taskset_retire_executor (hearth_taskset_t *self, int exec_id);
 int64_t hearth_taskset_executor_attempts (const hearth_taskset_t *self,
                                           int exec_id);
 
+/* What the stages that can run now (their parents done, not done nor
+   failed themselves) still want (taskset_demand.c, for dynamic
+   allocation): *unfinished their tasks not finished, *waiting those of
+   them not executing on a core (pending, or queued behind an executor's
+   cores by prefetch).  Stages waiting for their parents do not count. */
+void hearth_taskset_demand (const hearth_taskset_t *self, uint64_t *waiting,
+                            uint64_t *unfinished);
 /* Free slots of an executor now (0 for an unknown one). */
 size_t hearth_taskset_free_slots (const hearth_taskset_t *self, int exec_id);
 

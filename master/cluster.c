@@ -202,6 +202,11 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
         s->apps[s->napps++] = (hearth_alloc_app_t){
             left,   a->cores_per_executor, a->memory_per_executor_mb, NULL, res,
             want->n};
+        if (a->executor_target >= 0) { /* dynamic allocation: rule 6 */
+            s->apps[s->napps - 1].has_target = true;
+            s->apps[s->napps - 1].executors_left =
+                a->executor_target - (int) registry_app_executors (a);
+        }
     }
     return limits_pass_new (&s->limits, m->limits, m->curve.zap, m->reg,
                             s->arec, s->apps, s->napps, s->drec, s->drivers,

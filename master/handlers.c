@@ -112,10 +112,22 @@ s_same_driver (const reg_app_t *app, const cJSON *b)
                || (token && hearth_keys_token_eq (app->token, token)));
 }
 
+/* REGISTER_APPLICATION's executor_target (dynamic allocation): the
+   first target, before the pass that follows; a driver back keeps the
+   one the master has. */
+static void
+s_first_target (master_t *m, reg_app_t *app, const cJSON *b)
+{
+    const cJSON *t = cJSON_GetObjectItem (b, "executor_target");
+    if (cJSON_IsNumber (t) && app->executor_target < 0)
+        registry_app_set_target (m->reg, app, (int) t->valuedouble);
+}
+
 static void
 s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
 {
     bool restored = app->recovering;
+    s_first_target (m, app, b);
     registry_app_adopt (m->reg, app, rid,
                         s_first_exec_id (cJSON_GetObjectItem (b, "executors")),
                         hearth_mono_ms ());
@@ -223,6 +235,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         master_reject (m, rid, "no_memory", "master out of memory", NULL);
         return;
     }
+    s_first_target (m, app, b);
     log_info ("application %s (%s) registered by %s", app->id, app->name,
               app->driver_url);
     master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
@@ -384,6 +397,67 @@ s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                       reason ? reason : "its driver gave up on it");
 }
 
+/* --- dynamic allocation -------------------------------------------------- */
+
+/* The application rid's driver speaks for (borrowed), or NULL after
+   refusing command (a stray or ended one). */
+static reg_app_t *
+s_own_app (master_t *m, zframe_t *rid, hearth_msg_t *msg, const char *command)
+{
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    void *record;
+    if (registry_peer (m->reg, rid, &record) != PEER_APP
+        || strcmp (((reg_app_t *) record)->id, app_id) != 0) {
+        master_reject (m, rid, "not_allowed",
+                       "only the application's driver may change its "
+                       "executors",
+                       command);
+        return NULL;
+    }
+    return record;
+}
+
+/* The driver's executor target: the allocator gives the application new
+   executors only while it has fewer (alloc.h rule 6). */
+static void
+s_request_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    reg_app_t *app = s_own_app (m, rid, msg, "REQUEST_EXECUTORS");
+    int total = (int) hearth_json_int (msg->body, "total", 0);
+    if (!app || registry_app_set_target (m->reg, app, total) == 0)
+        return;
+    log_info ("application %s wants %d executors (it has %zu)", app->id, total,
+              registry_app_executors (app));
+    m->dirty = true; /* the pass right after this message */
+}
+
+/* The driver gives back idle executors: each is killed through its
+   worker and ended at once, its cores free for the pass that follows
+   this message (a waiting application gets them now). */
+static void
+s_kill_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+{
+    static const char *const reason = "released by dynamic allocation";
+    reg_app_t *app = s_own_app (m, rid, msg, "KILL_EXECUTORS");
+    const cJSON *id;
+    if (!app)
+        return;
+    cJSON_ArrayForEach (id, cJSON_GetObjectItem (msg->body, "exec_ids"))
+    {
+        reg_exec_t *exec =
+            registry_exec (m->reg, app->id, (int) id->valuedouble);
+        if (!exec) {
+            log_debug ("executor %s/%d to release: already ended", app->id,
+                       (int) id->valuedouble);
+            continue;
+        }
+        if (exec->worker->state == WORKER_ALIVE)
+            master_send_kill (m, exec->worker, app->id, exec->exec_id, reason);
+        registry_exec_release (m->reg, exec, reason);
+    }
+    m->dirty = true;
+}
+
 /* --- clients and the rest ---------------------------------------------- */
 
 static void
@@ -420,6 +494,8 @@ static const struct {
     {HEARTH_CMD_WORKER_STOPPING, master_worker_stopping},
     {HEARTH_CMD_DRAIN_WORKER, master_drain_worker},
     {HEARTH_CMD_RESUME_WORKER, master_resume_worker},
+    {HEARTH_CMD_REQUEST_EXECUTORS, s_request_executors},
+    {HEARTH_CMD_KILL_EXECUTORS, s_kill_executors},
 };
 
 /* Any message from a known peer is a sign of life. */

@@ -82,6 +82,8 @@ registry_app_record (const reg_app_t *app)
             r, "executor_resources",
             hearth_resource_amounts_to_json (&app->executor_resources));
     cJSON_AddNumberToObject (r, "next_exec_id", app->next_exec_id);
+    if (app->executor_target >= 0)
+        cJSON_AddNumberToObject (r, "executor_target", app->executor_target);
     cJSON *workers = cJSON_AddArrayToObject (r, "workers");
     for (void *v = zhashx_first (app->workers); workers && v;
          v = zhashx_next (app->workers))

@@ -54,6 +54,7 @@ registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
         return -1;
     zhashx_set_destructor (app->executors, s_exec_destroy);
     app->max_cores = desc->max_cores;
+    app->executor_target = -1; /* none asked: placed as before */
     app->cores_per_executor = desc->cores_per_executor;
     app->memory_per_executor_mb = desc->memory_per_executor_mb;
     app->next_exec_id = desc->first_exec_id;
@@ -212,6 +213,26 @@ registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *why)
 }
 
 int
+registry_app_set_target (registry_t *self, reg_app_t *app, int total)
+{
+    if (app->executor_target == total)
+        return 0;
+    app->executor_target = total;
+    registry_change_t c = {.topic = "app",
+                           .app = app,
+                           .exit_status = -1,
+                           .event = s_app_event (app, "target")};
+    registry__notify (self, &c); /* journals the app's record */
+    return 1;
+}
+
+size_t
+registry_app_executors (const reg_app_t *app)
+{
+    return zhashx_size (app->executors);
+}
+
+int
 registry_app_set_progress (reg_app_t *app, const cJSON *body, int64_t wall_ms)
 {
     cJSON *p = cJSON_CreateObject ();
@@ -351,6 +372,14 @@ s_exec_remove (reg_exec_t *exec)
     zlistx_delete (w->executors, exec->worker_handle);
     snprintf (key, sizeof key, "%d", exec->exec_id);
     zhashx_delete (app->executors, key); /* frees exec */
+}
+
+void
+registry_exec_release (registry_t *self, reg_exec_t *exec, const char *reason)
+{
+    registry__stopping_add_released (exec->worker, exec, hearth_mono_ms ());
+    exec->exit_reason = "RELEASED";
+    registry_exec_set_state (self, exec, EXEC_KILLED, reason, -1, false);
 }
 
 void

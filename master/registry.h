@@ -139,6 +139,9 @@ struct reg_app {
     int64_t memory_per_executor_mb; /* memory of each executor, MiB */
     hearth_resource_amounts_t executor_resources; /* custom resources each
                                                      executor needs (owned) */
+    int executor_target;       /* executors its driver wants in all
+                                  (REQUEST_EXECUTORS; journaled), or -1:
+                                  none asked (no dynamic allocation) */
     int cores_granted;         /* cores of its live executors */
     int next_exec_id;          /* exec ids count from 0 */
     int retries;               /* executor failures in a row */
@@ -423,6 +426,22 @@ int registry_app_set_progress (reg_app_t *app, const cJSON *body,
    not. */
 void registry_app_set_waiting (registry_t *self, reg_app_t *app,
                                const char *why);
+
+/* Dynamic allocation (regapps.c).  The executors app's driver wants in
+   all (>= 0): the allocator gives it new executors only while it has
+   fewer (alloc.h rule 6).  Journaled with the application and published
+   (an `app` event "target").  Returns 1, or 0 when it was so already. */
+int registry_app_set_target (registry_t *self, reg_app_t *app, int total);
+/* The executors app has, live or launching. */
+size_t registry_app_executors (const reg_app_t *app);
+/* Its driver gave exec back (idle; KILL_EXECUTORS): it ends KILLED with
+   reason (borrowed) as its message and exit_reason "RELEASED", and its
+   cores and memory are free at once, for the scheduling pass that
+   follows; its custom resources' addresses stay held until its worker
+   reports its end (the caller sends KILL_EXECUTOR first).  exec is
+   invalid afterwards. */
+void registry_exec_release (registry_t *self, reg_exec_t *exec,
+                            const char *reason);
 
 /* A new executor of app on w (LAUNCHING), taking the resources.  The app
    becomes RUNNING.  NULL on no memory. */

@@ -86,6 +86,11 @@ const char *registry__stopping_holder (const reg_worker_t *w, const char *name,
 int registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec,
                             int64_t now_ms);
 void registry__stopping_clear (reg_worker_t *w);
+/* The same as registry__stopping_add for an executor given back by its
+   driver (registry_exec_release): it runs nothing, so its cores and
+   memory are not counted while it stops; its addresses are. */
+int registry__stopping_add_released (reg_worker_t *w, const reg_exec_t *exec,
+                                     int64_t now_ms);
 
 /* regdrivers.c's, for registry.c and restore.c. */
 int registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc);

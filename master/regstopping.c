@@ -40,8 +40,10 @@ s_free (void **item)
     *item = NULL;
 }
 
-int
-registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms)
+/* Add exec to w's stopping executors, holding its cores and memory or
+   (released) not. */
+static int
+s_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms, bool released)
 {
     char key[HEARTH_ID_MAX + 32];
     if (!w->stopping && !(w->stopping = zhashx_new ()))
@@ -50,7 +52,8 @@ registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms)
     s_stopping_t *s = calloc (1, sizeof *s);
     if (!s)
         return -1;
-    *s = (s_stopping_t){exec->cores, exec->memory_mb,
+    *s = (s_stopping_t){released ? 0 : exec->cores,
+                        released ? 0 : exec->memory_mb,
                         exec->state == EXEC_RUNNING, now_ms};
     s_key (exec->app->id, exec->exec_id, key, sizeof key);
     if (zhashx_lookup (w->stopping, key)) {
@@ -65,6 +68,19 @@ registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms)
     w->cores_used += s->cores;
     w->memory_used_mb += s->memory_mb;
     return 0;
+}
+
+int
+registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms)
+{
+    return s_add (w, exec, now_ms, false);
+}
+
+int
+registry__stopping_add_released (reg_worker_t *w, const reg_exec_t *exec,
+                                 int64_t now_ms)
+{
+    return s_add (w, exec, now_ms, true);
 }
 
 /* Release one entry (its cores are free). */

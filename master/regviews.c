@@ -127,6 +127,8 @@ registry_app_json (const reg_app_t *app)
     if (app->cores_per_executor)
         cJSON_AddNumberToObject (o, "cores_per_executor",
                                  app->cores_per_executor);
+    if (app->executor_target >= 0)
+        cJSON_AddNumberToObject (o, "executor_target", app->executor_target);
     cJSON_AddNumberToObject (o, "memory_per_executor_mb",
                              (double) app->memory_per_executor_mb);
     if (app->executor_resources.n)

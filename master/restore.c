@@ -186,6 +186,7 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
     hearth_resource_amounts_clear (&amounts);
     snprintf (app->id, sizeof app->id, "%s", id);
     app->state = state;
+    app->executor_target = (int) s_rec_int (r, "executor_target", 0, 65536, -1);
     const cJSON *wid;
     cJSON_ArrayForEach (wid, cJSON_GetObjectItemCaseSensitive (r, "workers"))
     {

@@ -56,7 +56,8 @@ EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/bench-load.sh tests/bench/bench-shuffle.sh \
 	tests/bench/bench-history.sh tests/bench/bench-web.sh \
 	tests/bench/bench-isolation.sh tests/bench/bench-paint.sh \
-	tests/bench/bench-netns.sh tests/bench/bench-jobfile.sh tests/bench/benchlib.sh \
+	tests/bench/bench-netns.sh tests/bench/bench-jobfile.sh tests/bench/bench-dynalloc.sh \
+	tests/bench/benchlib.sh \
 	tests/bench/test-bench-smoke.sh
 
 if SANITIZERS

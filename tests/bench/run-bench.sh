@@ -12,7 +12,7 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle history web isolation netns jobfile.  The netns group
+# scale load flood shuffle history web isolation netns jobfile dynalloc.  The netns group
 # (bench-netns.sh) needs root to make network namespaces, else it says so
 # and is skipped.  The isolation group
 # (bench-isolation.sh) needs root and cgroups a worker can use, else it
@@ -215,6 +215,10 @@ if wants jobfile; then
     echo "== 22. job files beside the C API"
     run bash "$(dirname "$0")/bench-jobfile.sh" --reps $reps "${jf_args[@]}"
 fi
+if wants dynalloc; then
+    echo "== 24. dynamic allocation: growing to 16 one-core workers, releasing idle executors"
+    run bash "$(dirname "$0")/bench-dynalloc.sh" --reps $reps
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -237,7 +241,7 @@ group_of () {
     sleep.*) echo sleep ;; start.* | first.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
     shuffle.*) echo shuffle ;; history.*) echo history ;;
-    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;;
+    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
     *) echo zmq ;;
     esac
 }
@@ -392,6 +396,9 @@ row "22. job file of distinct function tasks, tasks/s (hearth-submit, local[2])"
 row "22. job file of distinct command tasks, tasks/s" jf.cmd.file.tasks_per_s jf.cmd.api.tasks_per_s '>=' 0.9 "" "" "≥ 0.9 × the C API's (median of the repetitions' ratios)" jf.cmd.ratio
 row "22. parse and check of the function-task file, ms" jf.parse_ms "" "" "" '<=' 50 "≤ 50 ms"
 row "22. driver memory per distinct task, job file, B" jf.fn.file.rss_per_task jf.fn.api.rss_per_task "" "" '<=' 300 "≤ 300 B (beside it: the API's)"
+row "24. dynamic allocation: registration to 16 executors, ms (backlog timeouts 1 s)" dyn.grow.default_ms "" "" "" '<=' 3000 "≤ 3 s (1 s timeouts allow 1, 3, 7, 15, 16 at 1..5 s: see performance.md)"
+row "24. the same with backlog timeouts of 0.25 s, ms" dyn.grow.fast_ms "" "" "" '<=' 3000 "≤ 3 s"
+row "24. idle executors released after the idle timeout, ms" dyn.release.default_ms "" "" "" '<=' 1000 "≤ idle timeout + 1 s"
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

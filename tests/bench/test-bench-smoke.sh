@@ -92,6 +92,8 @@ runs "bench-isolation" 'iso\.\(skipped\|launch\.cost_us\)' -- \
   bash "$(dirname "$0")/bench-isolation.sh" --reps 1 --tasks 100 --launches 10
 runs "bench-jobfile" jf.parse_ms jf.fn.ratio jf.cmd.ratio -- \
   bash "$(dirname "$0")/bench-jobfile.sh" --reps 1 --fn-tasks 2000 --cmd-tasks 50
+runs "bench-dynalloc" dyn.grow.fast_ms dyn.release.default_ms -- \
+  bash "$(dirname "$0")/bench-dynalloc.sh" --reps 1 --workers 4 --tasks 40
 runs "bench-netns" 'net\.\(skipped\|lat\.curve\.p50\)' 'net\.\(skipped\|curve\.tasks_per_s\)' -- \
   bash "$(dirname "$0")/bench-netns.sh" --reps 1 --tasks 2000 --jobs 20 \
   --rtt-count 100 --count 2000 --json-count 2000

@@ -15,6 +15,11 @@ tests_unit_test_alloc_res_SOURCES = tests/unit/test_alloc_res.c
 tests_unit_test_alloc_res_CFLAGS = $(unit_cflags)
 tests_unit_test_alloc_res_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_alloc_target
+tests_unit_test_alloc_target_SOURCES = tests/unit/test_alloc_target.c
+tests_unit_test_alloc_target_CFLAGS = $(unit_cflags)
+tests_unit_test_alloc_target_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_alloc_ref
 tests_unit_test_alloc_ref_SOURCES = tests/unit/test_alloc_ref.c
 tests_unit_test_alloc_ref_CFLAGS = $(unit_cflags)
@@ -284,3 +289,11 @@ tests_unit_test_evrec_SOURCES = tests/unit/test_evrec.c tests/unit/testutil.h \
 	driver/eventlog.c driver/eventlog.h driver/evtask.c driver/evtask.h
 tests_unit_test_evrec_CFLAGS = $(unit_cflags)
 tests_unit_test_evrec_LDADD = $(unit_libs) -lpthread
+
+# Dynamic allocation's schedule (driver/dynalloc_sched.c) and what the
+# task set's runnable stages want (libcore/taskset_demand.c).
+UNIT_TESTS += tests/unit/test_dynalloc
+tests_unit_test_dynalloc_SOURCES = tests/unit/test_dynalloc.c \
+	driver/dynalloc_sched.c driver/dynalloc_sched.h
+tests_unit_test_dynalloc_CFLAGS = $(unit_cflags)
+tests_unit_test_dynalloc_LDADD = $(unit_libs)

@@ -180,6 +180,10 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_APPLICATION_WAITING] = {
         "{'app_id':'" APP_ID "','reason':'each executor asks for 2 gpu; "
         "the most any worker has is 1'}"},
+    [HEARTH_CMD_REQUEST_EXECUTORS] = {
+        "{'app_id':'" APP_ID "','total':4}"},
+    [HEARTH_CMD_KILL_EXECUTORS] = {
+        "{'app_id':'" APP_ID "','exec_ids':[2,5]}"},
 };
 /* clang-format on */
 

@@ -116,6 +116,10 @@ s_fill (s_books_t *b)
     reg_worker_t *w2 = s_worker (b->reg, W2, "host2");
     reg_app_t *a1 = s_app (b->reg, "one");
     snprintf (b->app1, sizeof b->app1, "%s", a1->id);
+    /* dynamic allocation's target, journaled with the app */
+    assert_int_equal (a1->executor_target, -1);
+    assert_int_equal (registry_app_set_target (b->reg, a1, 4), 1);
+    assert_int_equal (registry_app_set_target (b->reg, a1, 4), 0);
     reg_exec_t *e0 = registry_exec_add (b->reg, a1, w1, 2, 512);
     reg_exec_t *e1 = registry_exec_add (b->reg, a1, w1, 2, 512);
     reg_exec_t *e2 = registry_exec_add (b->reg, a1, w2, 2, 512);
@@ -213,6 +217,7 @@ s_check_restored (s_books_t *b, registry_t *r)
     assert_string_equal (hearth_json_str (a1->conf, "speculation"), "true");
     assert_int_equal (a1->max_cores, 6);
     assert_int_equal (a1->cores_per_executor, 2);
+    assert_int_equal (a1->executor_target, 4);
     assert_int_equal (a1->next_exec_id, 3); /* never reuse 0..2 */
     assert_int_equal (zhashx_size (a1->executors), 1);
     reg_exec_t *e0 = registry_exec (r, b->app1, 0);
@@ -225,6 +230,7 @@ s_check_restored (s_books_t *b, registry_t *r)
     reg_app_t *a2 = registry_app (r, b->app2);
     assert_non_null (a2);
     assert_int_equal (a2->state, APP_KILLED);
+    assert_int_equal (a2->executor_target, -1); /* none asked */
     assert_string_equal (a2->end_reason, "killed by request");
     assert_int_equal (zlistx_size (registry_apps (r)), 1);
     assert_int_equal (zlistx_size (registry_completed (r)), 1);
@@ -388,6 +394,32 @@ test_nonsense_skipped (void **state)
    worker reports them ended, by a final state, by a registration or
    heartbeat that no longer lists them (one never started: a heartbeat
    only after the grace), or by dying. */
+/* An executor its driver gives back (KILL_EXECUTORS) ends KILLED,
+   RELEASED, and its cores are free at once; its worker's report of its
+   end is still recognised (stopping) and frees nothing twice. */
+static void
+test_release_frees_cores (void **state)
+{
+    (void) state;
+    registry_t *reg = registry_new (10, 1000);
+    reg_worker_t *w = s_worker (reg, W1, "host1");
+    reg_app_t *a = s_app (reg, "dyn");
+    reg_exec_t *e = registry_exec_add (reg, a, w, 2, 512);
+    registry_exec_add (reg, a, w, 2, 512);
+    registry_exec_set_state (reg, e, EXEC_RUNNING, NULL, -1, false);
+    assert_int_equal (w->cores_used, 4);
+    assert_int_equal (registry_app_executors (a), 2);
+    registry_exec_release (reg, e, "released by dynamic allocation");
+    assert_int_equal (w->cores_used, 2);
+    assert_int_equal (w->memory_used_mb, 512);
+    assert_int_equal (a->cores_granted, 2);
+    assert_int_equal (registry_app_executors (a), 1);
+    assert_true (registry_stopping_has (w, a->id, 0));
+    assert_true (registry_stopping_ended (w, a->id, 0));
+    assert_int_equal (w->cores_used, 2);
+    registry_destroy (&reg);
+}
+
 static void
 test_stopping_keeps_cores (void **state)
 {
@@ -455,6 +487,7 @@ main (void)
         cmocka_unit_test (test_snapshot_rebuilds),
         cmocka_unit_test (test_missing_files),
         cmocka_unit_test (test_nonsense_skipped),
+        cmocka_unit_test (test_release_frees_cores),
         cmocka_unit_test (test_stopping_keeps_cores),
     };
     int rc = cmocka_run_group_tests (tests, NULL, NULL);
