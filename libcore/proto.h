@@ -95,7 +95,12 @@
     X (FETCH_BLOCK)                                                            \
     X (BLOCK_DATA)                                                             \
     X (APPLICATION_PROGRESS)                                                   \
-    X (APPLICATION_WAITING)
+    X (APPLICATION_WAITING)                                                    \
+    X (WORKER_DECOMMISSIONING)                                                 \
+    X (EXECUTOR_DECOMMISSIONING)                                               \
+    X (DECOMMISSION_WORKER)                                                    \
+    X (DECOMMISSION_WORKER_RESPONSE)                                           \
+    X (DECOMMISSION)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,
@@ -106,7 +111,8 @@ typedef enum {
 
 /* State names shared by the protocol, the daemons and the docs. */
 extern const char *const hearth_master_states[]; /* ALIVE RECOVERING STANDBY */
-extern const char *const hearth_worker_states[]; /* ALIVE DEAD UNKNOWN */
+extern const char *const hearth_worker_states[]; /* ALIVE DEAD UNKNOWN
+                                                    DECOMMISSIONING */
 extern const char *const hearth_app_states[];    /* WAITING RUNNING ... */
 extern const char *const hearth_executor_states[]; /* LAUNCHING RUNNING ... */
 extern const char *const hearth_driver_states[];   /* SUBMITTED RUNNING ... */

@@ -420,6 +420,8 @@ static const struct {
     {HEARTH_CMD_WORKER_STOPPING, master_worker_stopping},
     {HEARTH_CMD_DRAIN_WORKER, master_drain_worker},
     {HEARTH_CMD_RESUME_WORKER, master_resume_worker},
+    {HEARTH_CMD_WORKER_DECOMMISSIONING, master_worker_decommissioning},
+    {HEARTH_CMD_DECOMMISSION_WORKER, master_decommission_worker},
 };
 
 /* Any message from a known peer is a sign of life. */
