@@ -121,8 +121,14 @@ master_worker_decommissioning (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                    id);
         return;
     }
-    s_decommission (m, w, reason[0] ? reason : "its worker leaves",
-                    hearth_json_int (msg->body, "timeout_ms", 0));
+    /* Said again (after the worker registered again: the master may have
+       restarted): its executors' drivers hear it again too, in case the
+       first notice found their link down (they ignore a repeat). */
+    bool again = w->decommissioning;
+    int64_t timeout_ms = hearth_json_int (msg->body, "timeout_ms", 0);
+    s_decommission (m, w, reason[0] ? reason : "its worker leaves", timeout_ms);
+    if (again)
+        s_tell_drivers (m, w, timeout_ms);
 }
 
 /* The answer to DECOMMISSION_WORKER. */

@@ -173,15 +173,17 @@ check "decommission of a DEAD worker fails, saying why" \
   grep -q "not ALIVE" "$T/a.err"
 admin decommission >"$T/a.out" 2>"$T/a.err"
 check "decommission without a worker is a usage error" test $? -eq 2
-# a job whose tasks keep we busy for a while
+# a job whose tasks keep we busy for a while (tasks of 3 s: the checks
+# below look at we while they run)
 J3=$(job busy "{\"name\": \"busy\", \"stages\": [{\"name\": \"s\", \"tasks\": [
-  {\"cmd\": [\"sh\", \"-c\", \"sleep 0.5; echo {i}\"], \"count\": 24}]}]}")
+  {\"cmd\": [\"sh\", \"-c\", \"sleep 3; echo {i}\"], \"count\": 12}]}]}")
 : >"$T/err"
 submit --master "$MASTER_URL" --executor-memory 256M --executor-cores 2 \
   --max-failures 1 --log-level info "$J3" &
 JOB=$!
 PIDS+=($JOB)
 check "(the job's executor on we has registered)" wait_for 20 registered_on "$E" "$T/err"
+check "(its tasks run there)" wait_for 10 sleeping_in we
 admin decommission --reason "kernel update" --decommission-timeout 30s "$E" \
   >"$T/a.out" 2>"$T/a.err"
 check "hearth-admin decommission succeeds" test $? -eq 0
@@ -195,7 +197,7 @@ check "... hearth-admin workers shows it" \
   eval 'admin workers --full-ids | grep -q "$E .*DECOMMISSIONING"'
 wait "$JOB"
 check "the job succeeds" test $? -eq 0
-check "... with its exact output" test "$(sort -n "$T/out" | tr '\n' ' ')" = "$(seq 0 23 | tr '\n' ' ')"
+check "... with its exact output" test "$(sort -n "$T/out" | tr '\n' ' ')" = "$(seq 0 11 | tr '\n' ' ')"
 check "we leaves once its work is done" wait_for 15 bash -c "! kill -0 $PID_we"
 check "... shown DEAD: decommissioned: kernel update" \
   test "$(dead_reason "$E")" = "decommissioned: kernel update (its work is done)"
