@@ -6,14 +6,16 @@
         hearth-admin [OPTIONS] kill [--state S] [--name GLOB] [ID...]
         hearth-admin [OPTIONS] drain [--reason TEXT] WORKER...
         hearth-admin [OPTIONS] resume WORKER...
+        hearth-admin [OPTIONS] decommission [--reason TEXT]
+                     [--decommission-timeout T] WORKER...
 
     It talks to the master as hearth-submit does (submit_request.c: the
     same --master, --timeout and keys, from flags, HEARTH_* variables or
     the defaults file), lists from one MASTER_STATE, kills with
-    hearth-submit's own kills (submit_admin.c), and drains with
-    DRAIN_WORKER and RESUME_WORKER.  A worker is named by its id or its
-    short name (wnames.h).  Exit status: 0; 1 when the master refused or
-    did not answer, or nothing matched; 2 for a usage mistake.
+    hearth-submit's own kills (submit_admin.c), drains with DRAIN_WORKER
+    and RESUME_WORKER, and decommissions with DECOMMISSION_WORKER.  A worker is
+   named by its id or its short name (wnames.h).  Exit status: 0; 1 when the
+   master refused or did not answer, or nothing matched; 2 for a usage mistake.
 */
 #include "config.h"
 
@@ -54,7 +56,12 @@ static const hearth_opt_t s_opts[] = {
          "or short name) matches GLOB",
          true),
     OPT ("reason", HEARTH_OPT_STR, NULL, "TEXT",
-         "drain: why, shown with the worker", true),
+         "drain, decommission: why, shown with the worker", true),
+    OPT ("decommission-timeout", HEARTH_OPT_DURATION, NULL, NULL,
+         "decommission: how long the worker's running tasks and served map "
+         "outputs may keep it (default: the worker's "
+         "--decommission-timeout; 0: it stops at once)",
+         true),
     OPT ("json", HEARTH_OPT_BOOL, "false", "",
          "apps, drivers, workers: one JSON object a line, as the master has "
          "it",
@@ -296,15 +303,49 @@ s_kill (admin_t *a)
     return failed ? 1 : 0;
 }
 
-/* drain and resume: each worker named, by id or short name. */
+/* DECOMMISSION_WORKER for worker_id, saying what happened.  0 or 1. */
 static int
-s_set_drain (admin_t *a, bool draining)
+s_decommission (admin_t *a, submit_link_t *link, const char *worker_id)
+{
+    hearth_error_t err;
+    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_DECOMMISSION_WORKER);
+    if (!req)
+        return submit_fail (1, "out of memory");
+    cJSON_AddStringToObject (req->body, "worker_id", worker_id);
+    const char *reason = hearth_conf_str (a->conf, "reason");
+    if (reason)
+        cJSON_AddStringToObject (req->body, "reason", reason);
+    if (hearth_conf_isset (a->conf, "decommission-timeout"))
+        cJSON_AddNumberToObject (
+            req->body, "timeout_ms",
+            (double) hearth_conf_ms (a->conf, "decommission-timeout"));
+    hearth_msg_t *r = submit_link_request (
+        link, &req, HEARTH_CMD_DECOMMISSION_WORKER_RESPONSE, &err);
+    const char *message = r ? hearth_json_str (r->body, "message") : NULL;
+    int rc = 0;
+    if (!r)
+        rc = submit_fail (1, "%s", err.text);
+    else if (!hearth_json_bool (r->body, "ok", false))
+        rc = submit_fail (1, "worker %s: %s", worker_id,
+                          message ? message : "refused");
+    else
+        printf ("worker %s %s\n", worker_id, message ? message : "");
+    hearth_msg_destroy (&r);
+    return rc;
+}
+
+/* drain, resume and decommission (decom): each worker named, by id or
+   short name. */
+static int
+s_set_drain (admin_t *a, bool draining, bool decom)
 {
     if (!a->nargs)
         return submit_fail (2,
                             "%s needs a worker (its id or its name, as "
                             "hearth-admin workers shows)",
-                            draining ? "drain" : "resume");
+                            decom      ? "decommission"
+                            : draining ? "drain"
+                                       : "resume");
     int rc = s_state (a), failed = 0;
     if (rc)
         return rc;
@@ -318,6 +359,8 @@ s_set_drain (admin_t *a, bool draining)
                                    "no worker '%s' (hearth-admin workers "
                                    "lists them)",
                                    a->args[i]);
+        else if (decom)
+            failed |= s_decommission (a, link, id);
         else
             failed |= s_drain (a, link, id, draining);
     }
@@ -328,21 +371,32 @@ s_set_drain (admin_t *a, bool draining)
 static int
 s_drain_cmd (admin_t *a)
 {
-    return s_set_drain (a, true);
+    return s_set_drain (a, true, false);
 }
 
 static int
 s_resume_cmd (admin_t *a)
 {
-    return s_set_drain (a, false);
+    return s_set_drain (a, false, false);
+}
+
+static int
+s_decommission_cmd (admin_t *a)
+{
+    return s_set_drain (a, false, true);
 }
 
 static const struct {
     const char *name;  /* as typed */
     s_command_fn *run; /* what it does */
 } s_commands[] = {
-    {"apps", s_apps}, {"drivers", s_drivers}, {"workers", s_workers},
-    {"kill", s_kill}, {"drain", s_drain_cmd}, {"resume", s_resume_cmd},
+    {"apps", s_apps},
+    {"drivers", s_drivers},
+    {"workers", s_workers},
+    {"kill", s_kill},
+    {"drain", s_drain_cmd},
+    {"resume", s_resume_cmd},
+    {"decommission", s_decommission_cmd},
 };
 
 /* --- the command line -------------------------------------------------- */
@@ -353,7 +407,9 @@ static const char s_synopsis[] =
     "[--json]\n"
     "       hearth-admin kill [--state S] [--name GLOB] [APP_ID|DRIVER_ID...]\n"
     "       hearth-admin drain [--reason TEXT] WORKER...\n"
-    "       hearth-admin resume WORKER...";
+    "       hearth-admin resume WORKER...\n"
+    "       hearth-admin decommission [--reason TEXT] "
+    "[--decommission-timeout T] WORKER...";
 static const char s_description[] =
     "An operator's commands on a Hearth cluster (docs/operations.md):\n"
     "  apps      list applications, active and finished\n"
@@ -364,6 +420,9 @@ static const char s_description[] =
     "  drain     place nothing new on WORKER (its id or short name); what\n"
     "            runs there keeps running\n"
     "  resume    let WORKER take work again\n"
+    "  decommission  WORKER leaves: nothing new is placed there, its\n"
+    "            queued tasks move, its running ones finish (up to the\n"
+    "            timeout), then it stops\n"
     "The master is --master, HEARTH_MASTER or the defaults file's.";
 
 /* The positional arguments after argv[from], flags anywhere among them
@@ -401,7 +460,7 @@ s_command (int argc, char **argv, int first)
             return (int) i;
     return submit_fail (-1,
                         "unknown command '%s' (apps, drivers, workers, kill, "
-                        "drain or resume; see --help)",
+                        "drain, resume or decommission; see --help)",
                         argv[first]);
 }
 

@@ -28,6 +28,7 @@
 #include "driver/dynalloc.h"
 #include "driver/engine.h"
 #include "driver/eventlog.h"
+#include "driver/execdecom.h"
 #include "driver/execs.h"
 #include "driver/local.h"
 #include "driver/master.h"
@@ -56,6 +57,7 @@ struct engine {
     int64_t hb_liveness;          /* missed intervals before a peer is gone */
     work_t *work;                 /* the task set, the stages, running jobs */
     execs_t *execs;               /* the executors, once started */
+    execdecom_t *decom;           /* those whose worker leaves (owned) */
     master_link_t *master;        /* the master (cluster modes), or NULL */
     progress_report_t *progress;  /* summaries for it (with master) */
     local_t *local;               /* our own processes (local modes), or NULL */
@@ -119,6 +121,7 @@ static void
 s_exec_lost (void *arg, int exec_id)
 {
     engine_t *e = arg;
+    execdecom_forget (e->decom, exec_id);
     if (e->local)
         local_executor_gone (e->local, exec_id);
 }
@@ -188,6 +191,30 @@ s_executor_lost (void *arg, int exec_id, const char *reason,
 }
 
 static void
+s_executor_decommissioning (void *arg, int exec_id, const char *reason)
+{
+    engine_t *e = arg;
+    if (execdecom_add (e->decom, exec_id, reason) > 0)
+        s_process (e); /* kill the moved attempts, offer them elsewhere */
+}
+
+/* Stop the executors of leaving workers that hold nothing now (their
+   queued tasks moved, their running ones done). */
+static void
+s_stop_decommissioned (engine_t *e)
+{
+    int ids[64];
+    size_t n = execdecom_idle (e->decom, ids, sizeof ids / sizeof ids[0]);
+    for (size_t i = 0; i < n; i++) {
+        char why[600];
+        snprintf (why, sizeof why, "decommissioned: %s; its tasks are done",
+                  execdecom_reason (e->decom, ids[i]));
+        execs_lost (e->execs, ids[i], why); /* STOP_EXECUTOR, forgotten */
+        execdecom_forget (e->decom, ids[i]);
+    }
+}
+
+static void
 s_list_executors (void *arg, cJSON *list)
 {
     engine_t *e = arg;
@@ -224,7 +251,8 @@ engine_new (hearth_ctx_t *ctx)
     if (e->hb_interval_ms < 1)
         e->hb_interval_ms = 1;
     work_cbs_t cbs = {.kill = s_kill, .arg = e};
-    if (!(e->work = work_new (e->conf, &cbs)))
+    if (!(e->work = work_new (e->conf, &cbs))
+        || !(e->decom = execdecom_new (work_taskset (e->work))))
         engine_destroy (&e);
     return e;
 }
@@ -242,6 +270,7 @@ engine_destroy (engine_t **self_p)
     local_destroy (&e->local);
     eventlog_destroy (&e->el);
     execs_destroy (&e->execs);
+    execdecom_destroy (&e->decom);
     work_destroy (&e->work);
     free (e);
     *self_p = NULL;
@@ -386,6 +415,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     execs_tick (e->execs);
     if (e->dynalloc && e->signaled && !e->stopping)
         dynalloc_tick (e->dynalloc, work_taskset (e->work), e->execs, now);
+    s_stop_decommissioned (e);
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
     s_check_starved (e, now);
@@ -435,6 +465,8 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
                              .failed = s_failed,
                              .executor_added = s_executor_added,
                              .executor_lost = s_executor_lost,
+                             .executor_decommissioning =
+                                 s_executor_decommissioning,
                              .app_dead = s_app_dead,
                              .list_executors = s_list_executors,
                              .arg = e};

@@ -6,6 +6,7 @@ driver_libdriver_la_SOURCES = \
 	driver/hearth.h driver/internal.h \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/render.c \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
+	driver/execdecom.c driver/execdecom.h \
 	driver/eventlog.c driver/eventlog.h driver/evapp.c \
 	driver/evtask.c driver/evtask.h driver/evexec.c driver/evexec.h \
 	driver/evfile.c driver/evfile.h driver/evfmt.c driver/evfmt.h \

@@ -345,6 +345,20 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
                              hearth_json_int (b, "peak_rss_bytes", -1));
 }
 
+static void
+s_executor_decommissioning (master_link_t *self, hearth_msg_t *msg)
+{
+    if (self->finishing || !self->cbs.executor_decommissioning)
+        return;
+    const cJSON *b = msg->body;
+    int exec_id = (int) hearth_json_int (b, "exec_id", -1);
+    const char *worker = hearth_json_str (b, "worker_id");
+    log_info ("executor %d: its worker %s leaves (%s)", exec_id,
+              worker ? worker : "?", hearth_json_str (b, "reason"));
+    self->cbs.executor_decommissioning (self->cbs.arg, exec_id,
+                                        hearth_json_str (b, "reason"));
+}
+
 /* The master answered UNREGISTER_APPLICATION (or had ended the
    application already): the end is recorded. */
 static void
@@ -438,6 +452,7 @@ static const struct {
     {HEARTH_CMD_APPLICATION_WAITING, s_application_waiting},
     {HEARTH_CMD_RECONNECT_APPLICATION, s_reconnect},
     {HEARTH_CMD_ERROR, s_error},
+    {HEARTH_CMD_EXECUTOR_DECOMMISSIONING, s_executor_decommissioning},
 };
 
 static void

@@ -37,6 +37,10 @@ typedef struct {
        in bytes as its worker measured it, or -1 when unknown. */
     void (*executor_lost) (void *arg, int exec_id, const char *reason,
                            int64_t peak_rss_bytes);
+    /* Executor exec_id's worker is leaving (EXECUTOR_DECOMMISSIONING;
+       reason borrowed): move its work off it and stop it once idle. */
+    void (*executor_decommissioning) (void *arg, int exec_id,
+                                      const char *reason);
     /* The master ended the application (reason borrowed). */
     void (*app_dead) (void *arg, const char *reason);
     /* Append the executors still running to list (borrowed), to register

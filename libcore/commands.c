@@ -37,7 +37,8 @@
 
 const char *const hearth_master_states[] = {"ALIVE", "RECOVERING", "STANDBY",
                                             NULL};
-const char *const hearth_worker_states[] = {"ALIVE", "DEAD", "UNKNOWN", NULL};
+const char *const hearth_worker_states[] = {"ALIVE", "DEAD", "UNKNOWN",
+                                            "DECOMMISSIONING", NULL};
 const char *const hearth_app_states[] = {"WAITING", "RUNNING", "FINISHED",
                                          "FAILED",  "KILLED",  NULL};
 const char *const hearth_executor_states[] = {
@@ -344,6 +345,26 @@ static const hearth_field_t b_worker_response[] = {
 static const hearth_field_t b_worker_stopping[] = {
     F_WORKER_ID ("id", true), F_TEXT ("reason", true), END};
 
+/* Decommission (issue 18): a worker leaving, its executors' drivers told,
+   an operator's request and the master's to the worker. */
+#define MAX_DECOM_MS 604800000 /* a week */
+static const hearth_field_t b_worker_decommissioning[] = {
+    F_WORKER_ID ("id", true), F_TEXT ("reason", true),
+    INT ("timeout_ms", true, 0, MAX_DECOM_MS), END};
+static const hearth_field_t b_executor_decommissioning[] = {
+    F_APP_ID (false), F_EXEC_ID (true), F_TEXT ("reason", true),
+    F_WORKER_ID ("worker_id", false), INT ("timeout_ms", false, 0, MAX_DECOM_MS),
+    END};
+static const hearth_field_t b_decommission_worker[] = {
+    F_WORKER_ID ("worker_id", true), F_TEXT ("reason", false),
+    INT ("timeout_ms", false, 0, MAX_DECOM_MS), END};
+static const hearth_field_t b_decommission_worker_response[] = {
+    BOOL ("ok", true), STR ("worker_id", false, 0, 128),
+    ENUM ("state", false, hearth_worker_states), F_TEXT ("message", false),
+    END};
+static const hearth_field_t b_decommission[] = {
+    F_TEXT ("reason", false), INT ("timeout_ms", false, 0, MAX_DECOM_MS), END};
+
 /* The shuffle's blocks, from a worker's block server. */
 static const hearth_field_t b_fetch_block[] = {
     F_APP_ID (true), STR ("token", true, 1, 128),
@@ -578,6 +599,15 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
                                         b_application_waiting},
     [HEARTH_CMD_REQUEST_EXECUTORS] = {"REQUEST_EXECUTORS", b_request_executors},
     [HEARTH_CMD_KILL_EXECUTORS] = {"KILL_EXECUTORS", b_kill_executors},
+    [HEARTH_CMD_WORKER_DECOMMISSIONING] = {"WORKER_DECOMMISSIONING",
+                                           b_worker_decommissioning},
+    [HEARTH_CMD_EXECUTOR_DECOMMISSIONING] = {"EXECUTOR_DECOMMISSIONING",
+                                             b_executor_decommissioning},
+    [HEARTH_CMD_DECOMMISSION_WORKER] = {"DECOMMISSION_WORKER",
+                                        b_decommission_worker},
+    [HEARTH_CMD_DECOMMISSION_WORKER_RESPONSE] =
+        {"DECOMMISSION_WORKER_RESPONSE", b_decommission_worker_response},
+    [HEARTH_CMD_DECOMMISSION] = {"DECOMMISSION", b_decommission},
 };
 
 const char *

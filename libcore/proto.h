@@ -97,7 +97,12 @@
     X (APPLICATION_PROGRESS)                                                   \
     X (APPLICATION_WAITING)                                                    \
     X (REQUEST_EXECUTORS)                                                      \
-    X (KILL_EXECUTORS)
+    X (KILL_EXECUTORS)                                                         \
+    X (WORKER_DECOMMISSIONING)                                                 \
+    X (EXECUTOR_DECOMMISSIONING)                                               \
+    X (DECOMMISSION_WORKER)                                                    \
+    X (DECOMMISSION_WORKER_RESPONSE)                                           \
+    X (DECOMMISSION)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,
@@ -108,7 +113,8 @@ typedef enum {
 
 /* State names shared by the protocol, the daemons and the docs. */
 extern const char *const hearth_master_states[]; /* ALIVE RECOVERING STANDBY */
-extern const char *const hearth_worker_states[]; /* ALIVE DEAD UNKNOWN */
+extern const char *const hearth_worker_states[]; /* ALIVE DEAD UNKNOWN
+                                                    DECOMMISSIONING */
 extern const char *const hearth_app_states[];    /* WAITING RUNNING ... */
 extern const char *const hearth_executor_states[]; /* LAUNCHING RUNNING ... */
 extern const char *const hearth_driver_states[];   /* SUBMITTED RUNNING ... */

@@ -325,6 +325,11 @@ hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
         if (hearth_json_str (w, "drain_reason"))
             fprintf (out, "  (drained: %s)",
                      hearth_json_str (w, "drain_reason"));
+        if (hearth_json_str (w, "decommission_reason"))
+            fprintf (out, "  (leaving: %s)",
+                     hearth_json_str (w, "decommission_reason"));
+        if (hearth_json_str (w, "dead_reason"))
+            fprintf (out, "  (gone: %s)", hearth_json_str (w, "dead_reason"));
         fprintf (out, "\n");
         if (hearth_json_str (w, "unhealthy"))
             fprintf (out, "    unhealthy: %s\n",

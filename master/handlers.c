@@ -496,6 +496,8 @@ static const struct {
     {HEARTH_CMD_RESUME_WORKER, master_resume_worker},
     {HEARTH_CMD_REQUEST_EXECUTORS, s_request_executors},
     {HEARTH_CMD_KILL_EXECUTORS, s_kill_executors},
+    {HEARTH_CMD_WORKER_DECOMMISSIONING, master_worker_decommissioning},
+    {HEARTH_CMD_DECOMMISSION_WORKER, master_decommission_worker},
 };
 
 /* Any message from a known peer is a sign of life. */

@@ -46,6 +46,13 @@ registry_worker_record (const reg_worker_t *w)
     if (w->draining)
         cJSON_AddBoolToObject (r, "draining", true);
     s_add_str (r, "drain_reason", w->drain_reason);
+    if (w->decommissioning) { /* a restarted master still knows */
+        cJSON_AddBoolToObject (r, "decommissioning", true);
+        cJSON_AddNumberToObject (r, "decommission_deadline_ms",
+                                 (double) w->decom_deadline_ms);
+    }
+    s_add_str (r, "decommission_reason", w->decom_reason);
+    s_add_str (r, "dead_reason", w->dead_reason);
     cJSON_AddNumberToObject (r, "registered_ms", (double) w->registered_ms);
     return r;
 }

@@ -104,6 +104,8 @@ registry__worker_destroy (reg_worker_t **w_p)
     free (w->work_dir_id);
     free (w->unhealthy);
     free (w->drain_reason);
+    free (w->decom_reason);
+    free (w->dead_reason);
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);

@@ -98,6 +98,15 @@ struct reg_worker {
     bool draining;             /* drained by an operator: nothing new is
                                   placed here (journaled) */
     char *drain_reason;        /* why, or NULL */
+    bool decommissioning;      /* leaving (issue 18): nothing new is placed
+                                  here, its drivers were told; shown as
+                                  DECOMMISSIONING while ALIVE (journaled;
+                                  cleared when it is DEAD) */
+    char *decom_reason;        /* why it leaves, or NULL */
+    int64_t decom_deadline_ms; /* wall clock it leaves by at the latest, or
+                                  0 when not told */
+    char *dead_reason;         /* why it is DEAD (shown while retained),
+                                  or NULL */
     zframe_t *routing_id;      /* its DEALER's routing id (owned) */
     int64_t registered_ms;     /* wall clock at registration */
     int64_t last_heartbeat_ms; /* wall clock of its last sign of life */
@@ -335,12 +344,32 @@ registry_worker_memory_used (const reg_worker_t *w)
 int registry_worker_drain (registry_t *self, reg_worker_t *w, bool draining,
                            const char *reason);
 
-/* Whether the scheduler must leave w out (drained). */
+/* Whether the scheduler must leave w out (drained, or leaving). */
 static inline bool
 registry_worker_draining (const reg_worker_t *w)
 {
-    return w->draining;
+    return w->draining || w->decommissioning;
 }
+
+/* The state a worker is shown in: its state's name, or DECOMMISSIONING
+   for an ALIVE worker that is leaving. */
+static inline const char *
+registry_worker_state_name (const reg_worker_t *w)
+{
+    extern const char *const hearth_worker_states[];
+    return w->state == WORKER_ALIVE && w->decommissioning
+               ? "DECOMMISSIONING"
+               : hearth_worker_states[w->state];
+}
+
+/* The worker is leaving (its WORKER_DECOMMISSIONING, or an operator's
+   DECOMMISSION_WORKER), by deadline_ms (wall clock; 0: not told), for
+   reason (copied): the scheduler leaves it out, the change is journaled
+   and published ("decommissioning").  Again on a leaving worker, only an
+   earlier deadline changes it.  Returns 1, 0 changing nothing, or -1
+   when out of memory. */
+int registry_worker_decommission (registry_t *self, reg_worker_t *w,
+                                  const char *reason, int64_t deadline_ms);
 
 /* The worker went silent: DEAD, its executors LOST, and its drivers
    RELAUNCHING (supervised; placeable at once), KILLED (a kill was asked

@@ -19,7 +19,14 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
     int64_t mem_used = registry_worker_memory_used (w);
     cJSON_AddStringToObject (o, "id", w->id);
     cJSON_AddStringToObject (o, "host", w->host);
-    cJSON_AddStringToObject (o, "state", hearth_worker_states[w->state]);
+    cJSON_AddStringToObject (o, "state", registry_worker_state_name (w));
+    if (w->decom_reason)
+        cJSON_AddStringToObject (o, "decommission_reason", w->decom_reason);
+    if (w->decom_deadline_ms)
+        cJSON_AddNumberToObject (o, "decommission_deadline_ms",
+                                 (double) w->decom_deadline_ms);
+    if (w->dead_reason)
+        cJSON_AddStringToObject (o, "dead_reason", w->dead_reason);
     if (w->draining)
         cJSON_AddBoolToObject (o, "draining", true);
     if (w->drain_reason)

@@ -110,6 +110,7 @@ registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
     w->launch_failures = 0;
     w->launch_hold_ms = 0;
     registry__set_str (&w->unhealthy, NULL);
+    registry__set_str (&w->dead_reason, NULL);
     w->registered_ms = w->last_heartbeat_ms = registry_wall_ms ();
     registry__watch_worker (self, w, now_ms);
     registry_change_t c = {.topic = "worker",
@@ -195,12 +196,45 @@ registry_worker_drain (registry_t *self, reg_worker_t *w, bool draining,
     return 1;
 }
 
+int
+registry_worker_decommission (registry_t *self, reg_worker_t *w,
+                              const char *reason, int64_t deadline_ms)
+{
+    bool sooner =
+        deadline_ms > 0
+        && (w->decom_deadline_ms == 0 || deadline_ms < w->decom_deadline_ms);
+    if (w->decommissioning && !sooner)
+        return 0;
+    if (!w->decommissioning && registry__set_str (&w->decom_reason, reason) < 0)
+        return -1;
+    bool first = !w->decommissioning;
+    w->decommissioning = true;
+    if (sooner)
+        w->decom_deadline_ms = deadline_ms;
+    registry_change_t c = {
+        .topic = "worker",
+        .worker = w,
+        .exit_status = -1,
+        .event = s_worker_event (w, "decommissioning", w->decom_reason)};
+    if (!first) /* journaled, not published again */
+        cJSON_Delete (c.event), c.event = NULL;
+    registry__notify (self, &c);
+    return 1;
+}
+
 void
 registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
                       int64_t dead_ms)
 {
     if (w->state == WORKER_DEAD)
         return;
+    /* it left: its executors end saying so, and it shows why it is gone */
+    const char *lost =
+        w->decommissioning ? "worker decommissioned" : "worker lost";
+    w->decommissioning = false;
+    registry__set_str (&w->decom_reason, NULL);
+    w->decom_deadline_ms = 0;
+    registry__set_str (&w->dead_reason, reason);
     registry__unwatch_worker (self, w);
     w->state = WORKER_DEAD;
     w->dead_ms = dead_ms;
@@ -211,8 +245,7 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     registry__stopping_clear (w);
     reg_exec_t *exec;
     while ((exec = zlistx_first (w->executors)))
-        registry_exec_set_state (self, exec, EXEC_LOST, "worker lost", -1,
-                                 true);
+        registry_exec_set_state (self, exec, EXEC_LOST, lost, -1, true);
     registry__drivers_worker_dead (self, w, dead_ms);
     registry_change_t c = {.topic = "worker",
                            .worker = w,

@@ -132,6 +132,15 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
         cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (r, "draining"));
     if (w->draining)
         registry__set_str (&w->drain_reason, s_rec_str (r, "drain_reason"));
+    w->decommissioning =
+        cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (r, "decommissioning"));
+    if (w->decommissioning) {
+        registry__set_str (&w->decom_reason,
+                           s_rec_str (r, "decommission_reason"));
+        w->decom_deadline_ms =
+            s_rec_int (r, "decommission_deadline_ms", 0, s_max_ms, 0);
+    }
+    registry__set_str (&w->dead_reason, s_rec_str (r, "dead_reason"));
     if (s_rec_state (r, hearth_worker_states) == WORKER_DEAD) {
         w->state = WORKER_DEAD;
         w->dead_ms = now_ms; /* forgotten after the retention from now */

@@ -188,7 +188,7 @@ s_workers (s_buf_t *b, master_t *m, int64_t *sums)
         s_resources (b, "resources", w, S_RES_ALL);
         s_resources (b, "resourcesused", w, S_RES_USED);
         s_resources (b, "resourcesfree", w, S_RES_FREE);
-        s_str (b, "state", hearth_worker_states[w->state], false);
+        s_str (b, "state", registry_worker_state_name (w), false);
         s_int (b, "lastheartbeat", w->last_heartbeat_ms, true);
         S_LIT (b, "}");
         if (w->state == WORKER_ALIVE) {

@@ -16,6 +16,7 @@
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
+#include "worker/decom.h"
 #include "worker/devices.h"
 #include "worker/worker.h"
 
@@ -151,21 +152,6 @@ s_heartbeat (worker_t *w)
 }
 
 void
-worker_link_stopping (worker_t *w, const char *why)
-{
-    hearth_msg_t *msg =
-        w->registered ? hearth_msg_new (HEARTH_CMD_WORKER_STOPPING) : NULL;
-    if (!msg)
-        return;
-    cJSON_AddStringToObject (msg->body, "id", w->id);
-    cJSON_AddStringToObject (msg->body, "reason", why);
-    s_send (w, msg);
-    /* The master has marked this worker DEAD and its executors LOST: their
-       ends, from now on, would only be answered RECONNECT_WORKER. */
-    w->registered = false;
-}
-
-void
 worker_link_tick (worker_t *w, int64_t now)
 {
     if (w->stopping)
@@ -298,6 +284,7 @@ s_registered (worker_t *w, hearth_msg_t *msg)
     if (!w->ever_registered)
         s_ready_file (w);
     w->ever_registered = true;
+    worker_decom_tell (w); /* leaving: a restarted master hears it again */
 }
 
 static void
@@ -345,6 +332,18 @@ s_launch (worker_t *w, hearth_msg_t *msg)
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
+    if (w->decommissioning) {
+        /* refused, so that the master frees the slot and places it
+           elsewhere (it has heard this worker leaves: a race) */
+        char why[300];
+        snprintf (why, sizeof why, "the worker is decommissioning (%s)",
+                  w->decom_reason);
+        log_warn ("LAUNCH_EXECUTOR %s/%d refused: %s", l.app_id, l.exec_id,
+                  why);
+        execs_report_t r = {l.app_id, l.exec_id, "FAILED", why, -1, 0, 0};
+        worker_report (w, &r);
+        return;
+    }
     hearth_resources_t held = {0};
     hearth_error_t err;
     if (hearth_resources_from_json (&held, cJSON_GetObjectItem (b, "resources"),
@@ -424,6 +423,13 @@ s_launch_driver (worker_t *w, hearth_msg_t *msg)
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
+    if (w->decommissioning) {
+        /* not started: the master relaunches it elsewhere once this
+           worker has left, as for a lost worker (docs/operations.md) */
+        log_warn ("LAUNCH_DRIVER %s ignored: the worker is decommissioning",
+                  l.driver_id);
+        return;
+    }
     if (drivers_launch (w->drivers, &l, hearth_mono_ms ()) < 0)
         log_warn ("LAUNCH_DRIVER %s ignored: it already runs here",
                   l.driver_id);
@@ -491,6 +497,21 @@ s_driver_log (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
+s_decommission (worker_t *w, hearth_msg_t *msg)
+{
+    const char *reason = hearth_json_str (msg->body, "reason");
+    int64_t timeout = hearth_json_int (msg->body, "timeout_ms", -1);
+    if (!w->registered)
+        return; /* only the master this worker registered with */
+    log_info ("the master asks this worker to leave: %s",
+              reason ? reason : "no reason given");
+    worker_decom_start (w, reason && reason[0] ? reason : "DECOMMISSION",
+                        timeout >= 0
+                            ? timeout
+                            : hearth_conf_ms (w->conf, "decommission-timeout"));
+}
+
+static void
 s_heartbeat_in (worker_t *w, hearth_msg_t *msg)
 {
     (void) w;
@@ -543,6 +564,7 @@ static const struct {
     {HEARTH_CMD_KILL_DRIVER, s_kill_driver},
     {HEARTH_CMD_DRIVER_LOG, s_driver_log},
     {HEARTH_CMD_ERROR, s_error},
+    {HEARTH_CMD_DECOMMISSION, s_decommission},
 };
 
 static void

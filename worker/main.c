@@ -1,10 +1,11 @@
 /*  main.c - hearth-worker: options, start-up (the work dir's lock, and
     what an earlier worker left there), the event loop (the master's
     DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors
-    and drivers (children.h); SIGTERM or SIGINT stops them all (SIGTERM
-    to each process group, SIGKILL after the grace period) before the
-    worker exits, and a second one kills them at once; SIGHUP reopens
-    the log. */
+    and drivers (children.h); SIGTERM decommissions the worker (decom.h:
+    it leaves once its work is done, up to --decommission-timeout);
+    SIGINT, or a signal while leaving, stops them all (SIGTERM to each
+    process group, SIGKILL after the grace period) before the worker
+    exits, and one more kills them at once; SIGHUP reopens the log. */
 #include "config.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include "libcore/start.h"
 #include "libcore/units.h"
 #include "libcore/web.h"
+#include "worker/decom.h"
 #include "worker/devices.h"
 #include "worker/orphans.h"
 #include "worker/web.h"
@@ -81,6 +83,10 @@ static const hearth_opt_t s_opts[] = {
          "longest wait between registration attempts"),
     OPT ("kill-grace", HEARTH_OPT_DURATION, "5s", NULL,
          "from SIGTERM to SIGKILL when stopping an executor"),
+    OPT ("decommission-timeout", HEARTH_OPT_DURATION,
+         WORKER_DECOM_TIMEOUT_DEFAULT, NULL,
+         "on SIGTERM, how long running tasks and the map outputs served "
+         "here may keep the worker before it stops (0: stop at once)"),
     OPT ("app-retention", HEARTH_OPT_DURATION, "1h", NULL,
          "how long a removed application's directory is kept"),
     OPT ("driver-retention", HEARTH_OPT_DURATION, "1d", NULL,
@@ -133,6 +139,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     children_tick (w->children, now);
     shuffle_tick (w->shuffle, now);
     hearth_loglimit_flush (w->log_limit, HEARTH_LOG_WARN, now);
+    worker_decom_tick (w, now);
     if (w->stopping)
         return children_count (w->children, NULL) == 0 ? -1 : 0;
     worker_link_tick (w, now);
@@ -149,6 +156,8 @@ s_end_children (worker_t *w)
     drivers_destroy (&w->drivers);
 }
 
+/* SIGTERM decommissions (decom.h); SIGINT, or a signal while leaving,
+   stops now; a signal while stopping kills the children at once. */
 static void
 s_stop (worker_t *w, int sig)
 {
@@ -158,19 +167,16 @@ s_stop (worker_t *w, int sig)
         s_end_children (w);
         return;
     }
-    log_info ("%s: stopping %zu executors and %zu drivers", strsignal (sig),
-              children_count (w->children, &execs_kind),
-              children_count (w->children, &drivers_kind));
-    /* The master hears it first, so that it places nothing more here and
-       replaces the executors at once (WORKER_STOPPING). */
-    worker_link_stopping (w, sig == SIGTERM ? "stopped: SIGTERM"
-                                            : "stopped: SIGINT");
-    hearth_notifyf ("STOPPING=1\nSTATUS=stopping %zu executors and %zu drivers",
-                    children_count (w->children, &execs_kind),
-                    children_count (w->children, &drivers_kind));
-    w->stopping = true;
-    drivers_stop_waiting (w->drivers);
-    children_stop_under (w->children, NULL, hearth_mono_ms ());
+    char why[300];
+    int64_t timeout = hearth_conf_ms (w->conf, "decommission-timeout");
+    if (sig == SIGTERM && !w->decommissioning && timeout > 0) {
+        worker_decom_start (w, "SIGTERM", timeout);
+        return;
+    }
+    snprintf (why, sizeof why, "stopped: %s%s",
+              sig == SIGTERM ? "SIGTERM" : "SIGINT",
+              w->decommissioning ? " while decommissioning" : "");
+    worker_stop (w, why);
 }
 
 /* Reap every child that exited: an executor or a driver. */

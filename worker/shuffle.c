@@ -384,6 +384,21 @@ shuffle_app_removed (shuffle_t *self, const char *app_id)
     }
 }
 
+size_t
+shuffle_apps_held (const shuffle_t *self)
+{
+    size_t n = 0;
+    char dir[4200];
+    for (const char *t = zhash_first (self->tokens); t;
+         t = zhash_next (self->tokens)) {
+        const char *app_id = zhash_cursor (self->tokens);
+        if (shuffle_app_dir (self, app_id, dir, sizeof dir, NULL) == 0
+            && hearth_tree_bytes (dir) > 0)
+            n++;
+    }
+    return n;
+}
+
 uint64_t
 shuffle_bytes (const shuffle_t *self)
 {

@@ -60,6 +60,9 @@ void shuffle_app_token (shuffle_t *self, const char *app_id, const char *token);
 /* The application ended: forget its token and remove its outputs. */
 void shuffle_app_removed (shuffle_t *self, const char *app_id);
 
+/* The applications whose map outputs are on disk here now (counted from
+   the disk: a worker that leaves waits for them, worker/decom.c). */
+size_t shuffle_apps_held (const shuffle_t *self);
 /* Bytes of map outputs on disk, as of the last shuffle_tick. */
 uint64_t shuffle_bytes (const shuffle_t *self);
 /* Periodic work: count the bytes on disk (at most every few seconds). */

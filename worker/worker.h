@@ -4,6 +4,9 @@
         link.c      the link to the master: register, heartbeat,
                     re-register with back-off and a fresh socket, and the
                     handlers of the master's commands
+        decom.c     the graceful decommission (SIGTERM, DECOMMISSION):
+                    no new work, wait for what runs and for the outputs
+                    served, then stop (decom.h); and the stop itself
         cgroup.c    control groups (cgroup.h; v1 and v2 backends in
                     cgroup_v1.c, cgroup_v2.c, their file helpers in
                     cgroupfs.c): the children's limits and counters
@@ -31,12 +34,14 @@
                     webstate.c, the history of executors and drivers it
                     shows (fed by main.c's report callbacks)
 
-    main calls web, webstate and link; web calls webstate, weblog and
-    children; main and link call children, execs and drivers; execs and
-    drivers call children, which calls them back only through the
-    callbacks of their kind (children_kind_t) and tells them nothing else;
-    drivers calls relaunch, which calls nothing of the worker.
-    docs/architecture.md draws the processes and sockets around it.
+    main calls web, webstate, decom and link; link calls decom, which
+    calls children, drivers and shuffle (and sends on the link's socket
+    itself); web calls webstate, weblog and children; main and link call
+    children, execs and drivers; execs and drivers call children, which
+    calls them back only through the callbacks of their kind
+    (children_kind_t) and tells them nothing else; drivers calls
+    relaunch, which calls nothing of the worker.  docs/architecture.md
+    draws the processes and sockets around it.
 */
 #ifndef HEARTH_WORKER_WORKER_H
 #define HEARTH_WORKER_WORKER_H
@@ -92,6 +97,12 @@ typedef struct worker {
     int64_t backoff_ms;           /* wait before the next attempt */
     int64_t next_attempt_ms;      /* when to try registering next */
     bool stopping;                /* SIGTERM: stopping executors */
+    bool decommissioning;         /* leaving: no new executor or driver,
+                                     waiting for its work (decom.c) */
+    int64_t decom_deadline_ms;    /* monotonic: it stops by then */
+    int64_t decom_timeout_ms;     /* the timeout in effect */
+    int64_t decom_checked_ms;     /* monotonic: outputs last looked at */
+    char decom_reason[256];       /* why it leaves ("SIGTERM", ...) */
     int exit_code;                /* the process's exit status */
     hearth_curve_t curve;         /* keys for the master link, if secure */
     hearth_loglimit_t *log_limit; /* lines about the master's bad messages:
@@ -108,11 +119,6 @@ typedef struct worker {
 /* Periodic link work: (re)register when due, heartbeat, notice a silent
    master. */
 void worker_link_tick (worker_t *w, int64_t now);
-
-/* The worker is stopping (why: "stopped: SIGTERM"): tell the master
-   (WORKER_STOPPING), which closes its records of this worker at once, and
-   send nothing more. */
-void worker_link_stopping (worker_t *w, const char *why);
 
 /* Drop the link and try again at once with a fresh socket. */
 void worker_link_reset (worker_t *w, const char *why);

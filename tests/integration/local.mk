@@ -65,6 +65,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-ids.sh \
 	tests/integration/test-worker-duplicate.sh \
 	tests/integration/test-worker-stopping.sh \
+	tests/integration/test-decommission.sh \
 	tests/integration/test-recovery-replaced.sh \
 	tests/integration/test-worker-resources.sh \
 	tests/integration/test-resources.sh \

@@ -145,7 +145,10 @@ start_master() {
 }
 
 # start_worker NAME [ARGS...]: a worker with its own work dir; waits until
-# it has registered, sets WORKER_ID and the variable PID_NAME.
+# it has registered, sets WORKER_ID and the variable PID_NAME.  Its
+# --decommission-timeout is DECOM_TIMEOUT, 0 unless set: SIGTERM stops it
+# at once, as the tests written before the decommission expect (issue 18;
+# tests/integration/test-decommission.sh sets it).
 start_worker() {
   local name=$1; shift
   rm -f "$T/$name.ready"
@@ -153,6 +156,7 @@ start_worker() {
     --work-dir "$T/$name" --ready-file "$T/$name.ready" \
     --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
     --cores "${CORES:-4}" --memory "${MEMORY:-4G}" --kill-grace 1s \
+    --decommission-timeout "${DECOM_TIMEOUT:-0}" \
     --log-level debug "$@" >>"$T/$name.log" 2>&1 &
   local pid=$!
   PIDS+=($pid)

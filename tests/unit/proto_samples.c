@@ -184,6 +184,19 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "{'app_id':'" APP_ID "','total':4}"},
     [HEARTH_CMD_KILL_EXECUTORS] = {
         "{'app_id':'" APP_ID "','exec_ids':[2,5]}"},
+    [HEARTH_CMD_WORKER_DECOMMISSIONING] = {
+        "{'id':'node-a','reason':'SIGTERM','timeout_ms':30000}"},
+    [HEARTH_CMD_EXECUTOR_DECOMMISSIONING] = {
+        "{'app_id':'" APP_ID "','exec_id':3,'reason':'SIGTERM',"
+        "'worker_id':'" WORKER_ID "','timeout_ms':30000}"},
+    [HEARTH_CMD_DECOMMISSION_WORKER] = {
+        "{'worker_id':'" WORKER_ID "','reason':'kernel update',"
+        "'timeout_ms':60000}"},
+    [HEARTH_CMD_DECOMMISSION_WORKER_RESPONSE] = {
+        "{'ok':true,'worker_id':'" WORKER_ID "','state':'DECOMMISSIONING',"
+        "'message':'decommissioning'}"},
+    [HEARTH_CMD_DECOMMISSION] = {
+        "{'reason':'kernel update','timeout_ms':60000}"},
 };
 /* clang-format on */
 
