@@ -13,6 +13,7 @@
 #include "master/cluster.h"
 #include "master/drivers.h"
 #include "master/limits.h"
+#include "master/regdrivers.h"
 #include "master/send.h"
 #include "master/state.h"
 

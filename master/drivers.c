@@ -18,6 +18,7 @@
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "master/drivers.h"
+#include "master/regdrivers.h"
 #include "master/send.h"
 
 /* An application to end because its driver ended (see

@@ -15,6 +15,7 @@
 #include "libcore/log.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
+#include "master/regdrivers.h"
 #include "master/send.h"
 
 /* How long the master waits for a worker's DRIVER_LOG_RESPONSE. */

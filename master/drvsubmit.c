@@ -11,6 +11,7 @@
 #include "master/authz.h"
 #include "master/drivers.h"
 #include "master/drvsubmit.h"
+#include "master/regdrivers.h"
 #include "master/send.h"
 
 /* Defaults of a driver that does not say what it needs. */

@@ -21,6 +21,7 @@
 #include "master/drvlog.h"
 #include "master/drvsubmit.h"
 #include "master/handlers.h"
+#include "master/regdrivers.h"
 #include "master/send.h"
 #include "master/state.h"
 #include "master/workers.h"

@@ -14,6 +14,7 @@
 #include "libcore/log.h"
 #include "libcore/units.h"
 #include "master/limits.h"
+#include "master/regdrivers.h"
 
 /* Bounds of a limit, in cores. */
 static const int64_t s_max_limit = 1000000;

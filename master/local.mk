@@ -9,7 +9,7 @@ hearth_master_SOURCES = \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/registry.c master/registry.h master/registry_int.h \
-	master/regworkers.c master/regapps.c master/regdrivers.c \
+	master/regworkers.c master/regapps.c master/regdrivers.c master/regdrivers.h \
 	master/reglive.c master/regviews.c master/regstopping.c master/regres.c \
 	master/records.c master/restore.c master/recover.c master/recover.h \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h \

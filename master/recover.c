@@ -26,6 +26,7 @@
 #include "libcore/log.h"
 #include "master/jfiles.h"
 #include "master/recover.h"
+#include "master/regdrivers.h"
 #include "master/send.h"
 #include "master/state.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "libcore/proto.h"
+#include "master/regdrivers.h"
 #include "master/registry.h"
 #include "master/registry_int.h"
 

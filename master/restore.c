@@ -19,6 +19,7 @@
 #include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
+#include "master/regdrivers.h"
 #include "master/registry.h"
 #include "master/registry_int.h"
 

@@ -5,6 +5,7 @@
 #include <malloc.h>
 
 #include "libcore/web.h"
+#include "master/regdrivers.h"
 #include "master/send.h"
 #include "master/state.h"
 

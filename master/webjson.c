@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "master/regdrivers.h"
 #include "master/state.h"
 #include "master/web.h"
 

@@ -21,6 +21,7 @@
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "master/jstate.h"
+#include "master/regdrivers.h"
 #include "master/registry.h"
 #include "tests/unit/testutil.h"
 
