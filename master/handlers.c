@@ -442,6 +442,12 @@ s_sign_of_life (master_t *m, zframe_t *rid)
 void
 master_dispatch (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
+    /* a standby serves nobody: everyone is pointed at the leader */
+    if (m->role == MASTER_STANDBY) {
+        if (msg->cmd != HEARTH_CMD_ERROR)
+            master_send_standby (m, rid, hearth_cmd_name (msg->cmd));
+        return;
+    }
     s_sign_of_life (m, rid);
     for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
         if (s_handlers[i].cmd == msg->cmd) {

@@ -22,6 +22,9 @@
         admin.c      an operator's DRAIN_WORKER and RESUME_WORKER
         recover.c    the journal (--journal DIR) and RECOVERING after a
                      restart
+        ha.c         standby masters: the election (--zookeeper), the
+                     roles it gives, and the re-execution of a leader
+                     that lost its role for good
         state.c      the master's status and MASTER_STATE's answer
         send.c       what the master puts on its sockets: a message to a
                      peer, an ERROR, an event, KILL_EXECUTOR
@@ -71,6 +74,16 @@ typedef struct {
     size_t execs_adopted; /* of those, reported running by their worker */
     size_t execs_lost;    /* of those, not reported: LOST */
 } master_recovery_t;
+
+/* Where the master stands in the election (--zookeeper; ha.c). */
+typedef enum {
+    MASTER_SINGLE,    /* no --zookeeper: the only master, always leading */
+    MASTER_STANDBY,   /* a candidate that has not led on this run: answers
+                         `standby`, holds no state of its own */
+    MASTER_LEADER,    /* elected: schedules, stamps its epoch */
+    MASTER_SUSPENDED, /* elected, but ZooKeeper is out of reach: keeps its
+                         state and its peers, places nothing */
+} master_role_t;
 
 /* What /metrics counts as it happens (webmetrics.c prints it with what
    it reads from the registry). */
@@ -133,6 +146,17 @@ typedef struct master {
     struct limits *limits;      /* per-key core limits (limits.h; owned) */
     struct hearth_web *web;     /* the web server (web.h; owned), or NULL */
     master_metrics_t metrics;   /* counters and histograms for /metrics */
+    struct zkelect *zk;         /* the election (ha.c; owned), or NULL
+                                   without --zookeeper */
+    master_role_t role;         /* where it stands in the election */
+    uint64_t epoch;             /* the epoch it leads with (stamped on all
+                                   it sends), 0 unless it has led */
+    char leader_url[300];       /* the leader's URL as the election says
+                                   ("" when unknown) */
+    bool reexec;                /* lost the leadership for good: stop the
+                                   loop and re-execute itself (ha.c) */
+    int argc;                   /* the command line, for that */
+    char **argv;                /* (borrowed from main) */
 } master_t;
 
 #endif
