@@ -95,7 +95,9 @@
     X (FETCH_BLOCK)                                                            \
     X (BLOCK_DATA)                                                             \
     X (APPLICATION_PROGRESS)                                                   \
-    X (APPLICATION_WAITING)
+    X (APPLICATION_WAITING)                                                    \
+    X (FOLLOW_JOURNAL)                                                         \
+    X (JOURNAL_DATA)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

@@ -21,8 +21,10 @@
 #include "libcore/sock.h"
 #include "libcore/web.h"
 #include "libcore/zkelect.h"
+#include "master/follow.h"
 #include "master/ha.h"
 #include "master/recover.h"
+#include "master/replicate.h"
 
 /* How often zkelect retries what failed (it asks for about 100 ms). */
 static const size_t s_zk_tick_ms = 100;
@@ -95,9 +97,10 @@ master_ha_configure (master_t *m, hearth_error_t *err)
 
 /* The leader's URL from its node's data ({"url": ...}), into m. */
 static void
-s_note_leader (master_t *m, const char *data)
+s_note_leader (master_t *m, const char *data, uint64_t epoch)
 {
     char before[sizeof m->leader_url];
+    uint64_t epoch_before = m->leader_epoch;
     snprintf (before, sizeof before, "%s", m->leader_url);
     m->leader_url[0] = '\0';
     cJSON *j = data ? cJSON_Parse (data) : NULL;
@@ -108,9 +111,12 @@ s_note_leader (master_t *m, const char *data)
         log_warn ("election: the leader's data is not a master's: %.200s",
                   data);
     cJSON_Delete (j);
-    if (strcmp (before, m->leader_url) != 0)
-        log_info ("STANDBY: the leader is %s",
-                  *m->leader_url ? m->leader_url : "unknown");
+    m->leader_epoch = *m->leader_url ? epoch : 0;
+    if (strcmp (before, m->leader_url) == 0 && epoch_before == m->leader_epoch)
+        return;
+    log_info ("STANDBY: the leader is %s",
+              *m->leader_url ? m->leader_url : "unknown");
+    master_follow_leader (m);
 }
 
 static void
@@ -118,10 +124,17 @@ s_lead (master_t *m, const zkelect_view_t *v)
 {
     hearth_error_t err;
     m->role = MASTER_LEADER;
-    m->epoch = v->epoch;
+    m->epoch = m->leader_epoch = v->epoch;
     snprintf (m->leader_url, sizeof m->leader_url, "%s", m->url);
     log_warn ("LEADER with epoch %llu (%s): recovering from the journal",
               (unsigned long long) v->epoch, v->why);
+    /* what the standby wrote is what the restarted master reads */
+    master_follow_close (m);
+    if (!(m->repl = replicate_new ())) {
+        log_error ("out of memory: cannot lead; starting again");
+        m->reexec = true;
+        return;
+    }
     if (master_journal_open (m, &err) < 0) {
         /* cannot lead without its state: give the role back */
         log_error ("%s: cannot lead; starting again as a candidate", err.text);
@@ -147,7 +160,8 @@ s_on_role (void *arg, const zkelect_view_t *v)
         if (v->role == ZKELECT_LEADER)
             s_lead (m, v);
         else
-            s_note_leader (m, v->role == ZKELECT_STANDBY ? v->leader : NULL);
+            s_note_leader (m, v->role == ZKELECT_STANDBY ? v->leader : NULL,
+                           v->epoch);
         return;
     }
     if (v->role == ZKELECT_SUSPENDED) {
@@ -212,6 +226,8 @@ master_ha_open (master_t *m, hearth_error_t *err)
 {
     if (m->role == MASTER_SINGLE)
         return 0;
+    if (master_follow_open (m, err) < 0)
+        return -1;
     char *data = s_node_data (m);
     if (!data)
         return hearth_errprintf (err, "out of memory");
@@ -236,6 +252,8 @@ void
 master_ha_close (master_t *m)
 {
     zkelect_destroy (&m->zk);
+    master_follow_close (m);
+    replicate_destroy (&m->repl);
 }
 
 /* The port of a URL "scheme://HOST:PORT", or -1. */

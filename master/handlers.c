@@ -21,6 +21,7 @@
 #include "master/drvlog.h"
 #include "master/drvsubmit.h"
 #include "master/handlers.h"
+#include "master/replicate.h"
 #include "master/send.h"
 #include "master/state.h"
 #include "master/workers.h"
@@ -420,6 +421,7 @@ static const struct {
     {HEARTH_CMD_WORKER_STOPPING, master_worker_stopping},
     {HEARTH_CMD_DRAIN_WORKER, master_drain_worker},
     {HEARTH_CMD_RESUME_WORKER, master_resume_worker},
+    {HEARTH_CMD_FOLLOW_JOURNAL, master_follow_journal},
 };
 
 /* Any message from a known peer is a sign of life. */

@@ -6,6 +6,7 @@ hearth_master_SOURCES = \
 	master/handlers.c master/handlers.h master/workers.c master/workers.h \
 	master/cluster.c master/cluster.h master/state.c master/state.h \
 	master/send.c master/send.h master/ha.c master/ha.h \
+	master/replicate.c master/replicate.h master/follow.c master/follow.h \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/registry.c master/registry.h master/registry_int.h \

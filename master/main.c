@@ -31,11 +31,13 @@
 #include "master/cluster.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
+#include "master/follow.h"
 #include "master/ha.h"
 #include "master/handlers.h"
 #include "master/limits.h"
 #include "master/master.h"
 #include "master/recover.h"
+#include "master/replicate.h"
 #include "master/send.h"
 #include "master/web.h"
 
@@ -201,6 +203,7 @@ s_read (master_t *m, zsock_t *sock, int max)
     master_drivers_settle (m);
     if (m->dirty)
         s_schedule (m);
+    master_replicate_flush (m); /* this turn's records, to the standbys */
 }
 
 static int
@@ -270,9 +273,12 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
        counts. */
     int64_t gap = s_credit_pause (m, now);
     s_read (m, m->router, gap > 0 ? s_max_drain : s_max_batch);
-    if (m->role == MASTER_STANDBY)
-        return m->reexec ? -1 : 0; /* no peers of its own: nothing to judge */
     now = hearth_mono_ms ();
+    if (m->role == MASTER_STANDBY) {
+        master_follow_tick (m, now); /* no peers of its own to judge */
+        return m->reexec ? -1 : 0;
+    }
+    master_replicate_tick (m, now);
     s_expire (m, now);
     if (now >= m->next_heartbeat_ms) {
         master_broadcast_heartbeat (m);
@@ -286,6 +292,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     master_drivers_settle (m);
     if (m->dirty || m->held)
         s_schedule (m);
+    master_replicate_flush (m);
     return m->reexec ? -1 : 0;
 }
 

@@ -25,6 +25,8 @@
         ha.c         standby masters: the election (--zookeeper), the
                      roles it gives, and the re-execution of a leader
                      that lost its role for good
+        replicate.c  the leader's journal stream to its standbys
+        follow.c     a standby's side of it: its own journal
         state.c      the master's status and MASTER_STATE's answer
         send.c       what the master puts on its sockets: a message to a
                      peer, an ERROR, an event, KILL_EXECUTOR
@@ -37,9 +39,10 @@
     record of the cluster; the journal (journal.h, jfiles.h, jio.h and
     jstate.h's records) keeps it across restarts.
 
-    A file calls only the ones below it: main; web and handlers; workers,
-    drvsubmit, drvlog, admin, cluster, admit and recover; drivers and state;
-    send, authz and limits; the registry and the journal.  Inside the
+    A file calls only the ones below it: main; ha, web and handlers;
+    workers, drvsubmit, drvlog, admin, cluster, admit, follow and recover;
+    replicate, drivers and state; send, authz and limits; the registry
+    and the journal.  Inside the
     registry, registry.c (the store) and regdrivers.c call each other, the
     one such pair; the other files of the registry call the store, which
     calls none of them.
@@ -153,6 +156,12 @@ typedef struct master {
                                    it sends), 0 unless it has led */
     char leader_url[300];       /* the leader's URL as the election says
                                    ("" when unknown) */
+    uint64_t leader_epoch;      /* the leader's epoch, as the election
+                                   says (0 when unknown) */
+    struct replicate *repl;     /* the leader's followers (replicate.h;
+                                   owned), or NULL unless leading */
+    struct follow *follow;      /* a standby's link to the leader and its
+                                   journal (follow.h; owned), or NULL */
     bool reexec;                /* lost the leadership for good: stop the
                                    loop and re-execute itself (ha.c) */
     int argc;                   /* the command line, for that */

@@ -26,6 +26,7 @@
 #include "libcore/log.h"
 #include "master/jfiles.h"
 #include "master/recover.h"
+#include "master/replicate.h"
 #include "master/send.h"
 #include "master/state.h"
 
@@ -100,6 +101,7 @@ s_on_record (void *arg, const cJSON *record, bool sync)
     journal_append (m->journal, record, sync);
     hearth_prom_observe (&m->metrics.journal,
                          (double) (hearth_mono_us () - t0) / 1e6);
+    master_replicate_record (m, record); /* to the standbys, if any */
 }
 
 static zframe_t **

@@ -4,8 +4,9 @@
 # Masters started before ZooKeeper elect one leader once it is up; the
 # standbys answer `standby` naming the leader's URL (MASTER_STATE, the
 # web page and /api/v1/state); kill -9 of the leader: another leads
-# after the session expires, with a higher epoch (in its answers, its
-# events and its log); SIGTERM hands over in a round trip; a frozen
+# after the session expires, with a higher epoch (in its answers and its
+# log), and its state holds the worker and application registered with
+# the old leader (the journal streamed to the standbys); SIGTERM hands over in a round trip; a frozen
 # ZooKeeper (SIGSTOP) suspends the leader, which then places nothing (a
 # registered worker gets no executor for a new application); a leader
 # frozen past its session re-executes itself (same pid) and comes back
@@ -123,7 +124,26 @@ check "a standby's web page says STANDBY and names the leader" eval \
 check "the leader's /api/v1/state says ALIVE, role LEADER" eval \
   'curl -sf "http://127.0.0.1:${WEB[$L1]}/api/v1/state" | jq -e ".status == \"ALIVE\" and .role == \"LEADER\"" >/dev/null'
 
-# 2. kill -9 of the leader: its node lives until its session expires.
+# 2. The standbys follow the leader's journal: a worker and a running
+# application registered with the leader are in the new leader's state
+# right after a kill -9 (they point at the old URL, so none of it comes
+# from a re-registration).
+MASTER_URL=${URL[$L1]}
+start_worker w0 || fail "a worker registers with the leader"
+KEPT_WORKER=$WORKER_ID
+start_app kept --max-cores 1 --memory-mb 128 || fail "an application registers with the leader"
+KEPT_APP=$APP_ID
+check "its executor runs" wait_for 15 grep -q '^EXECUTOR_REGISTERED 0 ' "$T/kept.out"
+for n in a b c; do
+  [[ $n == "$L1" ]] && continue
+  check "standby $n wrote the leader's state into its journal" \
+    wait_for 10 grep -q "follow: the leader's state is in journal" "$T/$n.log"
+done
+check "the leader streams its journal to both standbys" \
+  test "$(grep -c 'follows the journal: stream' "$T/$L1.log")" -ge 2
+sleep 0.5 # the executor's record reaches the standbys with the next turn
+
+# kill -9 of the leader: its node lives until its session expires.
 t0=$(now_ms)
 stop_ha "$L1" KILL
 check "after kill -9 of the leader, another one leads" wait_for $((SESSION / 1000 + 10)) settled
@@ -133,6 +153,14 @@ say "failover after kill -9: $L2 leads after $took ms (session $SESSION ms), epo
 check "... within the session time and a margin ($took ms <= $((SESSION + 4000)))" test "$took" -le $((SESSION + 4000))
 check "... with a higher epoch ($E2 > $E1)" test "$E2" -gt "$E1"
 check "... which its log names" grep -q "LEADER with epoch $E2 " "$T/$L2.log"
+ask "$L2" >"$T/after.json"
+check "the new leader's state lists the worker of the old one (UNKNOWN)" \
+  jq -e --arg w "$KEPT_WORKER" '[.workers[] | select(.id == $w and .state == "UNKNOWN")] | length == 1' "$T/after.json" >/dev/null
+check "... and its running application" \
+  jq -e --arg a "$KEPT_APP" '[.apps[] | select(.id == $a and .state == "RUNNING")] | length == 1' "$T/after.json" >/dev/null
+check "... and is RECOVERING, waiting for them" jq -e '.status == "RECOVERING"' "$T/after.json" >/dev/null
+check "... with the executor counted on the worker" \
+  jq -e --arg w "$KEPT_WORKER" '[.workers[] | select(.id == $w)][0].cores_used == 1' "$T/after.json" >/dev/null
 start_ha "$L1" || fail "the killed master starts again"
 check "the killed master, started again, is a standby naming the new leader" wait_for 15 settled
 

@@ -180,6 +180,11 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_APPLICATION_WAITING] = {
         "{'app_id':'" APP_ID "','reason':'each executor asks for 2 gpu; "
         "the most any worker has is 1'}"},
+    [HEARTH_CMD_FOLLOW_JOURNAL] = {
+        "{'stream':'5f1c2e9a0b3d4c6e','url':'tcp://10.0.0.3:7077'}"},
+    [HEARTH_CMD_JOURNAL_DATA] = {
+        "{'stream':'5f1c2e9a0b3d4c6e','seq':0,'snapshot':true,'last':true,"
+        "'records':[{'t':'worker','id':'" WORKER_ID "'}]}"},
 };
 /* clang-format on */
 
