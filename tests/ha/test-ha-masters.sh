@@ -78,6 +78,7 @@ settled() {
   LEADER=${l[0]}
 }
 epoch() { ask "$1" | jq -r '.epoch'; }
+quiet_jq() { jq -e "$@" >/dev/null; }
 stop_ha() { # NAME SIGNAL: stop and reap it; sets RC
   kill "-$2" "${MPID[$1]}" 2>/dev/null
   wait "${MPID[$1]}" 2>/dev/null
@@ -155,12 +156,12 @@ check "... with a higher epoch ($E2 > $E1)" test "$E2" -gt "$E1"
 check "... which its log names" grep -q "LEADER with epoch $E2 " "$T/$L2.log"
 ask "$L2" >"$T/after.json"
 check "the new leader's state lists the worker of the old one (UNKNOWN)" \
-  jq -e --arg w "$KEPT_WORKER" '[.workers[] | select(.id == $w and .state == "UNKNOWN")] | length == 1' "$T/after.json" >/dev/null
+  quiet_jq --arg w "$KEPT_WORKER" '[.workers[] | select(.id == $w and .state == "UNKNOWN")] | length == 1' "$T/after.json"
 check "... and its running application" \
-  jq -e --arg a "$KEPT_APP" '[.apps[] | select(.id == $a and .state == "RUNNING")] | length == 1' "$T/after.json" >/dev/null
-check "... and is RECOVERING, waiting for them" jq -e '.status == "RECOVERING"' "$T/after.json" >/dev/null
+  quiet_jq --arg a "$KEPT_APP" '[.apps[] | select(.id == $a and .state == "RUNNING")] | length == 1' "$T/after.json"
+check "... and is RECOVERING, waiting for them" quiet_jq '.status == "RECOVERING"' "$T/after.json"
 check "... with the executor counted on the worker" \
-  jq -e --arg w "$KEPT_WORKER" '[.workers[] | select(.id == $w)][0].cores_used == 1' "$T/after.json" >/dev/null
+  quiet_jq --arg w "$KEPT_WORKER" '[.workers[] | select(.id == $w)][0].cores_used == 1' "$T/after.json"
 start_ha "$L1" || fail "the killed master starts again"
 check "the killed master, started again, is a standby naming the new leader" wait_for 15 settled
 
