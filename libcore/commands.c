@@ -342,6 +342,15 @@ static const hearth_field_t b_worker_response[] = {
     BOOL ("ok", true), STR ("worker_id", false, 0, 128),
     BOOL ("draining", false), F_TEXT ("message", false), END};
 
+/* Standby masters following the leader's journal (master/replicate.c,
+   master/follow.c). */
+static const hearth_field_t b_follow_journal[] = {
+    STR ("stream", false, 0, 32), STR ("url", false, 0, MAX_URL), END};
+static const hearth_field_t b_journal_data[] = {
+    STR ("stream", true, 1, 32), INT ("seq", true, 0, MAX_EPOCH),
+    BOOL ("snapshot", false), BOOL ("last", false),
+    ARRAY ("records", true, MAX_LIST, s_objects), END};
+
 static const hearth_field_t b_worker_stopping[] = {
     F_WORKER_ID ("id", true), F_TEXT ("reason", true), END};
 
@@ -608,6 +617,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_DECOMMISSION_WORKER_RESPONSE] =
         {"DECOMMISSION_WORKER_RESPONSE", b_decommission_worker_response},
     [HEARTH_CMD_DECOMMISSION] = {"DECOMMISSION", b_decommission},
+    [HEARTH_CMD_FOLLOW_JOURNAL] = {"FOLLOW_JOURNAL", b_follow_journal},
+    [HEARTH_CMD_JOURNAL_DATA] = {"JOURNAL_DATA", b_journal_data},
 };
 
 const char *

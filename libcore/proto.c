@@ -539,20 +539,27 @@ hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
     return self;
 }
 
-int
-hearth_send_error (zsock_t *sock, zframe_t *routing_id, const char *code,
-                   const char *message, const char *command)
+hearth_msg_t *
+hearth_error_new (const char *code, const char *message, const char *command)
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_ERROR);
     if (!msg)
-        return -1;
+        return NULL;
     char text[HEARTH_ERROR_TEXT_MAX];
     snprintf (text, sizeof text, "%s", message ? message : "");
     cJSON_AddStringToObject (msg->body, "code", code && *code ? code : "error");
     cJSON_AddStringToObject (msg->body, "message", text);
     if (command && strlen (command) <= 64)
         cJSON_AddStringToObject (msg->body, "command", command);
-    return hearth_msg_send (&msg, sock, routing_id, NULL);
+    return msg;
+}
+
+int
+hearth_send_error (zsock_t *sock, zframe_t *routing_id, const char *code,
+                   const char *message, const char *command)
+{
+    hearth_msg_t *msg = hearth_error_new (code, message, command);
+    return msg ? hearth_msg_send (&msg, sock, routing_id, NULL) : -1;
 }
 
 const char *

@@ -102,7 +102,9 @@
     X (EXECUTOR_DECOMMISSIONING)                                               \
     X (DECOMMISSION_WORKER)                                                    \
     X (DECOMMISSION_WORKER_RESPONSE)                                           \
-    X (DECOMMISSION)
+    X (DECOMMISSION)                                                           \
+    X (FOLLOW_JOURNAL)                                                         \
+    X (JOURNAL_DATA)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,
@@ -223,6 +225,13 @@ typedef struct {
 hearth_msg_t *hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                                     hearth_sender_t *sender,
                                     hearth_error_t *err);
+
+/* A new ERROR {code, message, command} (borrowed: copied; message cut
+   at HEARTH_ERROR_TEXT_MAX, command left out past 64 bytes or when NULL),
+   or NULL on no memory: for a sender that adds fields (a standby
+   master's leader, the leader's epoch). */
+hearth_msg_t *hearth_error_new (const char *code, const char *message,
+                                const char *command);
 
 /* Send ERROR {code, message, command} to a peer.  Returns 0 or -1. */
 int hearth_send_error (zsock_t *sock, zframe_t *routing_id, const char *code,

@@ -127,6 +127,13 @@ s_summary (FILE *out, const cJSON *state)
     hearth_html_summary_item (out, "Status",
                               hearth_view_text (state, "status"));
     hearth_html_summary_item (out, "URL", hearth_view_text (state, "url"));
+    if (cJSON_GetObjectItemCaseSensitive (state, "role")) {
+        /* a master elected through ZooKeeper (issue 17) */
+        hearth_html_summary_item (out, "Role",
+                                  hearth_view_text (state, "role"));
+        hearth_html_summary_item (out, "Leader",
+                                  hearth_view_text (state, "leader"));
+    }
     hearth_html_summary_item (out, "Web", hearth_view_text (state, "web_url"));
     s_span (hearth_view_num (state, "started_ms"), 0, s_now (state), text,
             sizeof text);

@@ -281,6 +281,8 @@ master_schedule (master_t *m)
 {
     if (m->recovering)
         return; /* the picture is incomplete: wait (dirty stays set) */
+    if (m->role == MASTER_STANDBY || m->role == MASTER_SUSPENDED)
+        return; /* not the leader now (ha.c): place nothing */
     m->dirty = false;
     m->held = false;
     /* What healthy workers cannot take goes to those whose launches
@@ -299,6 +301,10 @@ master_broadcast_heartbeat (master_t *m)
     if (!msg)
         return;
     cJSON_AddStringToObject (msg->body, "status", master_status (m));
+    if (hearth_msg_set_epoch (msg, m->epoch) < 0) {
+        hearth_msg_destroy (&msg);
+        return;
+    }
     zmsg_t *wire = hearth_msg_encode (&msg, NULL);
     if (!wire)
         return;

@@ -22,6 +22,7 @@
 #include "master/drvsubmit.h"
 #include "master/handlers.h"
 #include "master/regdrivers.h"
+#include "master/replicate.h"
 #include "master/send.h"
 #include "master/state.h"
 #include "master/workers.h"
@@ -499,6 +500,7 @@ static const struct {
     {HEARTH_CMD_KILL_EXECUTORS, s_kill_executors},
     {HEARTH_CMD_WORKER_DECOMMISSIONING, master_worker_decommissioning},
     {HEARTH_CMD_DECOMMISSION_WORKER, master_decommission_worker},
+    {HEARTH_CMD_FOLLOW_JOURNAL, master_follow_journal},
 };
 
 /* Any message from a known peer is a sign of life. */
@@ -521,6 +523,12 @@ s_sign_of_life (master_t *m, zframe_t *rid)
 void
 master_dispatch (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
+    /* a standby serves nobody: everyone is pointed at the leader */
+    if (m->role == MASTER_STANDBY) {
+        if (msg->cmd != HEARTH_CMD_ERROR)
+            master_send_standby (m, rid, hearth_cmd_name (msg->cmd));
+        return;
+    }
     s_sign_of_life (m, rid);
     for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
         if (s_handlers[i].cmd == msg->cmd) {

@@ -5,7 +5,8 @@ hearth_master_SOURCES = \
 	master/authz.c master/authz.h master/limits.c master/limits.h \
 	master/handlers.c master/handlers.h master/workers.c master/workers.h \
 	master/cluster.c master/cluster.h master/state.c master/state.h \
-	master/send.c master/send.h \
+	master/send.c master/send.h master/ha.c master/ha.h \
+	master/replicate.c master/replicate.h master/follow.c master/follow.h \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/registry.c master/registry.h master/registry_int.h \
@@ -15,7 +16,7 @@ hearth_master_SOURCES = \
 	master/jstate.c master/jstate.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \
 	master/web.c master/web.h master/webjson.c master/webmetrics.c
-hearth_master_LDADD = $(WEB_LIBS) $(NOTIFY_LIBS) $(CORE_LIBS)
+hearth_master_LDADD = $(WEB_LIBS) $(NOTIFY_LIBS) $(ZK_ALL_LIBS) $(CORE_LIBS)
 hearth_tail_SOURCES = master/tail.c master/taillink.c master/taillink.h \
 	master/tailev.c master/tailev.h
 hearth_tail_LDADD = $(CORE_LIBS)

@@ -31,10 +31,13 @@
 #include "master/cluster.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
+#include "master/follow.h"
+#include "master/ha.h"
 #include "master/handlers.h"
 #include "master/limits.h"
 #include "master/master.h"
 #include "master/recover.h"
+#include "master/replicate.h"
 #include "master/send.h"
 #include "master/web.h"
 
@@ -74,6 +77,10 @@ static const hearth_opt_t s_opts[] = {
     OPT ("host", HEARTH_OPT_STR, "127.0.0.1", "ADDR",
          "address to bind and advertise (0.0.0.0: all, advertised by "
          "hostname)"),
+    OPT ("advertise-host", HEARTH_OPT_STR, NULL, "HOST",
+         "the host in the URLs the master gives out (its election node, "
+         "LAUNCH_DRIVER, the ready file; default: --host, or the hostname "
+         "for 0.0.0.0)"),
     INT_OPT ("port", "7077", "N", "ROUTER port (0: any free port)", 0, 65535),
     INT_OPT ("events-port", NULL, "N",
              "PUB port for events (default: port + 1; any free port when "
@@ -116,6 +123,7 @@ static const hearth_opt_t s_opts[] = {
     OPT ("recovery-timeout", HEARTH_OPT_DURATION, NULL, NULL,
          "after a restart, how long to wait for the journal's workers and "
          "drivers (default: twice liveness x interval, at least 5s)"),
+    MASTER_HA_OPTIONS,
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
     HEARTH_CURVE_SERVER_OPTIONS,
@@ -195,6 +203,7 @@ s_read (master_t *m, zsock_t *sock, int max)
     master_drivers_settle (m);
     if (m->dirty)
         s_schedule (m);
+    master_replicate_flush (m); /* this turn's records, to the standbys */
 }
 
 static int
@@ -265,6 +274,11 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     int64_t gap = s_credit_pause (m, now);
     s_read (m, m->router, gap > 0 ? s_max_drain : s_max_batch);
     now = hearth_mono_ms ();
+    if (m->role == MASTER_STANDBY) {
+        master_follow_tick (m, now); /* no peers of its own to judge */
+        return m->reexec ? -1 : 0;
+    }
+    master_replicate_tick (m, now);
     s_expire (m, now);
     if (now >= m->next_heartbeat_ms) {
         master_broadcast_heartbeat (m);
@@ -278,7 +292,8 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     master_drivers_settle (m);
     if (m->dirty || m->held)
         s_schedule (m);
-    return 0;
+    master_replicate_flush (m);
+    return m->reexec ? -1 : 0;
 }
 
 static void
@@ -312,11 +327,16 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 
 /* --- start-up ---------------------------------------------------------- */
 
-/* The host part of our URLs: the bind address, or the hostname for a
-   wildcard bind. */
+/* The host part of our URLs: --advertise-host, else the bind address, or
+   the hostname for a wildcard bind. */
 static void
-s_advertised_host (const char *host, char *buf, size_t size)
+s_advertised_host (const char *host, const char *advertise, char *buf,
+                   size_t size)
 {
+    if (advertise) {
+        snprintf (buf, size, "%s", advertise);
+        return;
+    }
     if (strcmp (host, "0.0.0.0") == 0 || strcmp (host, "*") == 0) {
         if (gethostname (buf, size) == 0) {
             buf[size - 1] = '\0';
@@ -342,8 +362,8 @@ s_bound_port (zsock_t *sock)
    up from 49152, so that concurrent masters, and a restarted one, keep
    colliding on the same few ports). */
 static int
-s_bind (zsock_t *sock, const char *host, int64_t port, char *url,
-        size_t url_size, hearth_error_t *err)
+s_bind (zsock_t *sock, const char *host, const char *advertise, int64_t port,
+        char *url, size_t url_size, hearth_error_t *err)
 {
     char endpoint[300], advertised[256];
     snprintf (endpoint, sizeof endpoint, "tcp://%s:%lld", host,
@@ -354,7 +374,7 @@ s_bind (zsock_t *sock, const char *host, int64_t port, char *url,
     if (bound < 0)
         return hearth_errprintf (err, "cannot tell the port bound for %s",
                                  endpoint);
-    s_advertised_host (host, advertised, sizeof advertised);
+    s_advertised_host (host, advertise, advertised, sizeof advertised);
     snprintf (url, url_size, "tcp://%s:%d", advertised, bound);
     return 0;
 }
@@ -396,9 +416,10 @@ s_open_sockets (master_t *m, hearth_error_t *err)
     if (!(m->router = hearth_sock_new (&router, err))
         || !(m->pub = hearth_sock_new (&pub, err)))
         return -1;
-    if (s_bind (m->router, host, port, m->url, sizeof m->url, err) < 0
-        || s_bind (m->pub, host, eport, m->events_url, sizeof m->events_url,
-                   err)
+    const char *adv = hearth_conf_str (m->conf, "advertise-host");
+    if (s_bind (m->router, host, adv, port, m->url, sizeof m->url, err) < 0
+        || s_bind (m->pub, host, adv, eport, m->events_url,
+                   sizeof m->events_url, err)
                < 0)
         return -1;
     return 0;
@@ -432,7 +453,7 @@ s_configure (master_t *m, hearth_error_t *err)
     m->rand_state = (uint64_t) time (NULL) ^ ((uint64_t) getpid () << 32);
     m->rand_state |= 1;
     m->started_ms = registry_wall_ms ();
-    return 0;
+    return master_ha_configure (m, err);
 }
 
 static void
@@ -494,7 +515,9 @@ s_setup (master_t *m, hearth_error_t *err)
         return -1;
     zhashx_set_destructor (m->log_limit, s_stamp_destroy);
     registry_set_observer (m->reg, s_on_change, m);
-    if (master_journal_open (m, err) < 0 || s_open_sockets (m, err) < 0)
+    /* a candidate opens its journal when it is elected (ha.c) */
+    if ((m->role == MASTER_SINGLE && master_journal_open (m, err) < 0)
+        || s_open_sockets (m, err) < 0)
         return -1;
     int64_t tick = m->interval_ms / 4;
     tick = tick < s_tick_min_ms   ? s_tick_min_ms
@@ -509,7 +532,7 @@ s_setup (master_t *m, hearth_error_t *err)
         return hearth_errprintf (err, "cannot set up the event loop");
     if (m->curve.zap && master_admit_watch (m, err) < 0)
         return -1;
-    if (master_web_open (m, err) < 0)
+    if (master_web_open (m, err) < 0 || master_ha_open (m, err) < 0)
         return -1;
     if (!m->curve.zap && limits_any (m->limits))
         log_warn ("per-key limits need CURVE keys (--curve-secret): without "
@@ -521,6 +544,7 @@ s_setup (master_t *m, hearth_error_t *err)
 static void
 s_teardown (master_t *m)
 {
+    master_ha_close (m);  /* first: the next leader takes over at once */
     master_web_close (m); /* its poller and timer are the loop's */
     zloop_destroy (&m->loop);
     master_journal_close (m);
@@ -540,6 +564,27 @@ s_teardown (master_t *m)
     hearth_conf_destroy (&m->conf);
 }
 
+/* The leadership is lost for good: every socket, the journal's lock and
+   the session go, then the same command line runs again in this process
+   (same pid: the pid file, systemd and the tests still know it), a fresh
+   candidate without the old leader's state (ha.h).  Returns only when
+   the exec fails: 1. */
+static int
+s_reexec (master_t *m)
+{
+    char **argv = master_ha_argv (m);
+    log_warn ("re-executing %s as a candidate", argv ? argv[0] : "(no memory)");
+    s_teardown (m);
+    hearth_log_close ();
+    zsys_shutdown ();
+    if (argv)
+        execv ("/proc/self/exe", argv);
+    fprintf (stderr, "hearth-master: cannot re-execute itself: %s\n",
+             strerror (errno));
+    master_ha_argv_free (&argv);
+    return 1;
+}
+
 /* Parse options; returns 1 to go on, 0 to exit with success (--help,
    --version), -1 to exit with failure. */
 static int
@@ -557,7 +602,8 @@ s_parse (master_t *m, int argc, char **argv)
 int
 main (int argc, char **argv)
 {
-    master_t m = {.sigfd = -1, .last_tick_ms = INT64_MIN};
+    master_t m = {
+        .sigfd = -1, .last_tick_ms = INT64_MIN, .argc = argc, .argv = argv};
     hearth_error_t err;
     hearth_notify_init ();
     int rc = s_parse (&m, argc, argv);
@@ -583,6 +629,8 @@ main (int argc, char **argv)
     hearth_notifyf ("READY=1\nSTATUS=master %s up (events %s)%s", m.url,
                     m.events_url, m.recovering ? ", RECOVERING" : "");
     zloop_start (m.loop);
+    if (m.reexec)
+        return s_reexec (&m);
     hearth_notify ("STOPPING=1\nSTATUS=stopping");
     master_publish_master (&m, "stopping", NULL);
     log_info ("master stopped");

@@ -22,6 +22,11 @@
         admin.c      an operator's DRAIN_WORKER and RESUME_WORKER
         recover.c    the journal (--journal DIR) and RECOVERING after a
                      restart
+        ha.c         standby masters: the election (--zookeeper), the
+                     roles it gives, and the re-execution of a leader
+                     that lost its role for good
+        replicate.c  the leader's journal stream to its standbys
+        follow.c     a standby's side of it: its own journal
         state.c      the master's status and MASTER_STATE's answer
         send.c       what the master puts on its sockets: a message to a
                      peer, an ERROR, an event, KILL_EXECUTOR
@@ -34,9 +39,10 @@
     record of the cluster; the journal (journal.h, jfiles.h, jio.h and
     jstate.h's records) keeps it across restarts.
 
-    A file calls only the ones below it: main; web and handlers; workers,
-    drvsubmit, drvlog, admin, cluster, admit and recover; drivers and state;
-    send, authz and limits; the registry and the journal.  Inside the
+    A file calls only the ones below it: main; ha, web and handlers;
+    workers, drvsubmit, drvlog, admin, cluster, admit, follow and recover;
+    replicate, drivers and state; send, authz and limits; the registry
+    and the journal.  Inside the
     registry, registry.c (the store) and regdrivers.c call each other, the
     one such pair; the other files of the registry call the store, which
     calls none of them.
@@ -71,6 +77,16 @@ typedef struct {
     size_t execs_adopted; /* of those, reported running by their worker */
     size_t execs_lost;    /* of those, not reported: LOST */
 } master_recovery_t;
+
+/* Where the master stands in the election (--zookeeper; ha.c). */
+typedef enum {
+    MASTER_SINGLE,    /* no --zookeeper: the only master, always leading */
+    MASTER_STANDBY,   /* a candidate that has not led on this run: answers
+                         `standby`, holds no state of its own */
+    MASTER_LEADER,    /* elected: schedules, stamps its epoch */
+    MASTER_SUSPENDED, /* elected, but ZooKeeper is out of reach: keeps its
+                         state and its peers, places nothing */
+} master_role_t;
 
 /* What /metrics counts as it happens (webmetrics.c prints it with what
    it reads from the registry). */
@@ -133,6 +149,23 @@ typedef struct master {
     struct limits *limits;      /* per-key core limits (limits.h; owned) */
     struct hearth_web *web;     /* the web server (web.h; owned), or NULL */
     master_metrics_t metrics;   /* counters and histograms for /metrics */
+    struct zkelect *zk;         /* the election (ha.c; owned), or NULL
+                                   without --zookeeper */
+    master_role_t role;         /* where it stands in the election */
+    uint64_t epoch;             /* the epoch it leads with (stamped on all
+                                   it sends), 0 unless it has led */
+    char leader_url[300];       /* the leader's URL as the election says
+                                   ("" when unknown) */
+    uint64_t leader_epoch;      /* the leader's epoch, as the election
+                                   says (0 when unknown) */
+    struct replicate *repl;     /* the leader's followers (replicate.h;
+                                   owned), or NULL unless leading */
+    struct follow *follow;      /* a standby's link to the leader and its
+                                   journal (follow.h; owned), or NULL */
+    bool reexec;                /* lost the leadership for good: stop the
+                                   loop and re-execute itself (ha.c) */
+    int argc;                   /* the command line, for that */
+    char **argv;                /* (borrowed from main) */
 } master_t;
 
 #endif

@@ -27,6 +27,7 @@
 #include "master/jfiles.h"
 #include "master/recover.h"
 #include "master/regdrivers.h"
+#include "master/replicate.h"
 #include "master/send.h"
 #include "master/state.h"
 
@@ -101,6 +102,7 @@ s_on_record (void *arg, const cJSON *record, bool sync)
     journal_append (m->journal, record, sync);
     hearth_prom_observe (&m->metrics.journal,
                          (double) (hearth_mono_us () - t0) / 1e6);
+    master_replicate_record (m, record); /* to the standbys, if any */
 }
 
 static zframe_t **

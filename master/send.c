@@ -21,6 +21,12 @@ master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     hearth_error_t err;
     const char *name = hearth_cmd_name (msg->cmd);
+    /* the leader's fencing token (0: not elected, nothing stamped) */
+    if (m->epoch && hearth_msg_set_epoch (msg, m->epoch) < 0) {
+        log_warn ("cannot send %s: out of memory", name);
+        hearth_msg_destroy (&msg);
+        return;
+    }
     if (hearth_msg_send (&msg, m->router, rid, &err) < 0)
         log_warn ("cannot send %s: %s", name, err.text);
 }
@@ -34,6 +40,20 @@ master_send_reason (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
         return;
     cJSON_AddStringToObject (reply->body, "reason", reason);
     master_send (m, rid, reply);
+}
+
+/* ERROR {code, message, command, leader} (borrowed; command and leader
+   may be NULL), through master_send so that it carries the epoch. */
+static void
+s_error (master_t *m, zframe_t *rid, const char *code, const char *text,
+         const char *command, const char *leader)
+{
+    hearth_msg_t *msg = hearth_error_new (code, text, command);
+    if (!msg)
+        return;
+    if (leader)
+        cJSON_AddStringToObject (msg->body, "leader", leader);
+    master_send (m, rid, msg);
 }
 
 void
@@ -58,7 +78,21 @@ master_reject (master_t *m, zframe_t *rid, const char *code, const char *text,
             zhashx_update (m->log_limit, peer, stamp);
         }
     }
-    hearth_send_error (m->router, rid, code, text, command);
+    s_error (m, rid, code, text, command, NULL);
+}
+
+void
+master_send_standby (master_t *m, zframe_t *rid, const char *command)
+{
+    char text[512];
+    if (*m->leader_url)
+        snprintf (text, sizeof text,
+                  "this master is a standby; the leader is %s", m->leader_url);
+    else
+        snprintf (text, sizeof text,
+                  "this master is a standby; no leader is known");
+    s_error (m, rid, "standby", text, command,
+             *m->leader_url ? m->leader_url : NULL);
 }
 
 void
@@ -70,6 +104,8 @@ master_publish (master_t *m, const char *topic, cJSON *event)
        (cJSON's own spent half the master's instructions at 10,000
        workers: every number through sprintf and sscanf), sent straight
        from the stack. */
+    if (m->epoch)
+        cJSON_AddNumberToObject (event, "epoch", (double) m->epoch);
     char stack[4096];
     hearth_jsonbuf_t buf;
     const char *text = hearth_json_print (event, &buf, stack, sizeof stack);

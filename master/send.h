@@ -14,8 +14,10 @@
 #include "master/master.h"
 #include "master/registry.h"
 
-/* Send msg (consumed) to the peer of routing id rid (borrowed); failures
-   are logged. */
+/* Send msg (consumed) to the peer of routing id rid (borrowed), stamped
+   with the leader's epoch when the master was elected (m->epoch);
+   failures are logged.  Every message of the ROUTER goes through here
+   but cluster.c's broadcast heartbeat, which stamps its own. */
 void master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg);
 
 /* Send a command whose body is {reason} (borrowed) to rid (borrowed):
@@ -29,7 +31,13 @@ void master_send_reason (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
 void master_reject (master_t *m, zframe_t *rid, const char *code,
                     const char *text, const char *command);
 
-/* Publish event (consumed; NULL: nothing) on topic (borrowed). */
+/* Answer rid (borrowed) as a standby does (wire6.md): ERROR {code
+   "standby", message, command (borrowed, may be NULL), leader: the
+   leader's URL when known}.  Not logged: a standby gets many. */
+void master_send_standby (master_t *m, zframe_t *rid, const char *command);
+
+/* Publish event (consumed; NULL: nothing) on topic (borrowed), with the
+   leader's epoch as its member "epoch" when the master was elected. */
 void master_publish (master_t *m, const char *topic, cJSON *event);
 
 /* Send KILL_EXECUTOR {app_id, exec_id, reason} (borrowed) to worker w

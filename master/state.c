@@ -12,7 +12,9 @@
 const char *
 master_status (const master_t *m)
 {
-    return m->recovering ? "RECOVERING" : "ALIVE";
+    return m->role == MASTER_STANDBY ? "STANDBY"
+           : m->recovering           ? "RECOVERING"
+                                     : "ALIVE";
 }
 
 static cJSON *
@@ -50,6 +52,16 @@ master_state_json (master_t *m)
     cJSON_AddStringToObject (b, "status", master_status (m));
     cJSON_AddStringToObject (b, "url", m->url);
     cJSON_AddStringToObject (b, "events_url", m->events_url);
+    if (m->role != MASTER_SINGLE) {
+        /* where it stands in the election (ha.c) */
+        static const char *const roles[] = {"SINGLE", "STANDBY", "LEADER",
+                                            "SUSPENDED"};
+        cJSON_AddStringToObject (b, "role", roles[m->role]);
+        if (*m->leader_url)
+            cJSON_AddStringToObject (b, "leader", m->leader_url);
+        if (m->epoch)
+            cJSON_AddNumberToObject (b, "epoch", (double) m->epoch);
+    }
     if (m->web)
         cJSON_AddStringToObject (b, "web_url", hearth_web_url (m->web));
     cJSON_AddStringToObject (b, "policy",

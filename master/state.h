@@ -11,7 +11,8 @@
 #include "libcore/proto.h"
 #include "master/master.h"
 
-/* "ALIVE" or "RECOVERING" (static). */
+/* "ALIVE", "RECOVERING" or, for a candidate that does not lead,
+   "STANDBY" (static). */
 const char *master_status (const master_t *m);
 
 /* The body of MASTER_STATE_RESPONSE: the master's settings, its workers,

@@ -12,10 +12,7 @@
 . "$(dirname "$0")/../lib/zk.sh"
 deadline 300
 
-if ! zk_available; then
-  say "SKIP: no ZooKeeper server ($ZK_SERVER) or no java: scripts/install-deps installs them"
-  exit 77
-fi
+zk_require
 PROBE=$BIN/tests/ha/zkelect-probe
 SESSION=3000
 ZKP=$(zk_free_port)

@@ -11,6 +11,13 @@ zk_available() {
   [[ -x $ZK_SERVER ]] && command -v java >/dev/null
 }
 
+# zk_require: skip the test (exit 77) unless zk_available.
+zk_require() {
+  zk_available && return 0
+  say "SKIP: no ZooKeeper server ($ZK_SERVER) or no java: scripts/install-deps installs them"
+  exit 77
+}
+
 # zk_free_port: a free port below the ephemeral range.
 zk_free_port() {
   python3 - <<'PY'

@@ -197,6 +197,11 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'message':'decommissioning'}"},
     [HEARTH_CMD_DECOMMISSION] = {
         "{'reason':'kernel update','timeout_ms':60000}"},
+    [HEARTH_CMD_FOLLOW_JOURNAL] = {
+        "{'stream':'5f1c2e9a0b3d4c6e','url':'tcp://10.0.0.3:7077'}"},
+    [HEARTH_CMD_JOURNAL_DATA] = {
+        "{'stream':'5f1c2e9a0b3d4c6e','seq':0,'snapshot':true,'last':true,"
+        "'records':[{'t':'worker','id':'" WORKER_ID "'}]}"},
 };
 /* clang-format on */
 

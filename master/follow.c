@@ -1,0 +1,270 @@
+/*  follow.c - a standby master following the leader's journal; see
+    follow.h. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libcore/clock.h"
+#include "libcore/log.h"
+#include "libcore/proto.h"
+#include "libcore/sock.h"
+#include "master/follow.h"
+#include "master/journal.h"
+
+/* Start again from a new snapshot once the journal is past this (the
+   leader compacts at the same size: recover.c). */
+static const size_t s_compact_bytes = 4 * 1024 * 1024;
+
+struct follow {
+    journal_t *journal; /* the standby's --journal DIR (owned, locked) */
+    zsock_t *dealer;    /* to the leader, or NULL when none is known */
+    char stream[33];    /* the stream followed ("" until a snapshot
+                           begins) */
+    uint64_t next_seq;  /* the number the next JOURNAL_DATA must carry */
+    cJSON *snapshot;    /* the snapshot's records so far, or NULL */
+    int64_t sent_ms;    /* monotonic: last FOLLOW_JOURNAL */
+    int64_t heard_ms;   /* monotonic: last JOURNAL_DATA, or the link's
+                           start */
+    bool whole;         /* a snapshot was written from this leader */
+    uint64_t records;   /* records appended since that snapshot */
+};
+
+typedef void (s_handler_fn) (master_t *m, hearth_msg_t *msg);
+
+/* FOLLOW_JOURNAL {stream (our stream, or none: a new one), url}. */
+static void
+s_ask (master_t *m)
+{
+    struct follow *f = m->follow;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FOLLOW_JOURNAL);
+    hearth_error_t err;
+    if (!msg)
+        return;
+    if (*f->stream)
+        cJSON_AddStringToObject (msg->body, "stream", f->stream);
+    cJSON_AddStringToObject (msg->body, "url", m->url);
+    if (hearth_msg_send (&msg, f->dealer, NULL, &err) < 0)
+        log_debug ("follow: cannot send FOLLOW_JOURNAL: %s", err.text);
+    f->sent_ms = hearth_mono_ms ();
+}
+
+/* Drop the stream and ask for a new one. */
+static void
+s_restart (master_t *m, const char *why)
+{
+    struct follow *f = m->follow;
+    if (why)
+        log_info ("follow: %s: asking the leader for a new snapshot", why);
+    f->stream[0] = '\0';
+    f->next_seq = 0;
+    cJSON_Delete (f->snapshot);
+    f->snapshot = NULL;
+    s_ask (m);
+}
+
+static void
+s_emit_snapshot (void *arg, journal_emit_fn *emit, void *emit_arg)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach (r, (cJSON *) arg) emit (emit_arg, r, false);
+}
+
+/* The snapshot is whole: it becomes the journal's. */
+static void
+s_write_snapshot (master_t *m)
+{
+    struct follow *f = m->follow;
+    hearth_error_t err;
+    int n = cJSON_GetArraySize (f->snapshot);
+    if (journal_compact (f->journal, s_emit_snapshot, f->snapshot, &err) < 0) {
+        log_error ("follow: cannot write the leader's snapshot: %s", err.text);
+        f->whole = false;
+    }
+    else {
+        if (!f->whole)
+            log_info ("follow: the leader's state is in journal %s (a "
+                      "snapshot of %d records, stream %s)",
+                      journal_dir (f->journal), n, f->stream);
+        f->whole = true;
+        f->records = 0;
+    }
+    cJSON_Delete (f->snapshot);
+    f->snapshot = NULL;
+}
+
+static void
+s_journal_data (master_t *m, hearth_msg_t *msg)
+{
+    struct follow *f = m->follow;
+    const char *stream = hearth_json_str (msg->body, "stream");
+    uint64_t seq = (uint64_t) hearth_json_int (msg->body, "seq", 0);
+    bool snapshot = cJSON_IsTrue (cJSON_GetObjectItem (msg->body, "snapshot"));
+    cJSON *records = cJSON_GetObjectItem (msg->body, "records");
+    if (hearth_msg_epoch (msg) != m->leader_epoch)
+        return; /* another leader's (an old one, or news of a new one that
+                   the election has not told us yet) */
+    if (!*f->stream && seq == 0 && snapshot)
+        snprintf (f->stream, sizeof f->stream, "%s", stream);
+    if (strcmp (stream, f->stream) != 0)
+        return; /* an earlier stream's, still on its way */
+    f->heard_ms = hearth_mono_ms ();
+    if (seq != f->next_seq) {
+        char why[96];
+        snprintf (why, sizeof why, "message %llu of the stream, expected %llu",
+                  (unsigned long long) seq, (unsigned long long) f->next_seq);
+        s_restart (m, why);
+        return;
+    }
+    f->next_seq++;
+    if (snapshot) {
+        if (!f->snapshot)
+            f->snapshot = cJSON_CreateArray ();
+        const cJSON *r;
+        cJSON_ArrayForEach (r, records)
+            cJSON_AddItemToArray (f->snapshot, cJSON_Duplicate (r, 1));
+        if (cJSON_IsTrue (cJSON_GetObjectItem (msg->body, "last")))
+            s_write_snapshot (m);
+        return;
+    }
+    const cJSON *r;
+    cJSON_ArrayForEach (r, records)
+    {
+        if (journal_append (f->journal, r, false) == 0)
+            f->records++;
+    }
+}
+
+static void
+s_error (master_t *m, hearth_msg_t *msg)
+{
+    (void) m;
+    log_debug ("follow: the leader answered %s: %s",
+               hearth_json_str (msg->body, "code"),
+               hearth_json_str (msg->body, "message"));
+}
+
+static const struct {
+    hearth_cmd_t cmd;      /* what arrived */
+    s_handler_fn *handler; /* what to do */
+} s_handlers[] = {
+    {HEARTH_CMD_JOURNAL_DATA, s_journal_data},
+    {HEARTH_CMD_ERROR, s_error},
+};
+
+static int
+s_on_dealer (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    master_t *m = arg;
+    for (int n = 0; n < 64 && m->follow && m->follow->dealer == sock
+                    && (zsock_events (sock) & ZMQ_POLLIN);
+         n++) {
+        hearth_error_t err;
+        hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+        if (!msg) {
+            log_warn ("follow: a bad message from the leader: %s", err.text);
+            continue;
+        }
+        for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
+            if (s_handlers[i].cmd == msg->cmd)
+                s_handlers[i].handler (m, msg);
+        hearth_msg_destroy (&msg);
+    }
+    return 0;
+}
+
+static void
+s_disconnect (master_t *m)
+{
+    struct follow *f = m->follow;
+    if (f->dealer) {
+        zloop_reader_end (m->loop, f->dealer);
+        hearth_sock_destroy (&f->dealer);
+    }
+    f->stream[0] = '\0';
+    cJSON_Delete (f->snapshot);
+    f->snapshot = NULL;
+}
+
+/* A fresh socket to the leader, and a new stream. */
+static void
+s_connect (master_t *m)
+{
+    struct follow *f = m->follow;
+    hearth_error_t err;
+    s_disconnect (m);
+    f->whole = false;
+    if (!*m->leader_url)
+        return;
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    if (!(f->dealer = hearth_sock_new (&opts, &err))
+        || hearth_sock_connect (f->dealer, m->leader_url, &err) < 0
+        || zloop_reader (m->loop, f->dealer, s_on_dealer, m) < 0) {
+        log_warn ("follow: cannot connect to the leader %s: %s", m->leader_url,
+                  err.text);
+        hearth_sock_destroy (&f->dealer);
+        return;
+    }
+    f->heard_ms = hearth_mono_ms ();
+    s_restart (m, NULL);
+}
+
+int
+master_follow_open (master_t *m, hearth_error_t *err)
+{
+    const char *dir = hearth_conf_str (m->conf, "journal");
+    jstate_t *st = NULL;
+    if (!(m->follow = calloc (1, sizeof *m->follow)))
+        return hearth_errprintf (err, "out of memory");
+    if (!(m->follow->journal = journal_open (dir, &st, err)))
+        return -1;
+    jstate_destroy (&st); /* the leader's snapshot replaces it */
+    return 0;
+}
+
+void
+master_follow_leader (master_t *m)
+{
+    if (!m->follow)
+        return;
+    s_connect (m);
+    if (*m->leader_url)
+        log_info ("follow: following the journal of %s (epoch %llu)",
+                  m->leader_url, (unsigned long long) m->leader_epoch);
+}
+
+void
+master_follow_tick (master_t *m, int64_t now)
+{
+    struct follow *f = m->follow;
+    if (!f)
+        return;
+    if (journal_dirty (f->journal))
+        journal_sync (f->journal);
+    if (!f->dealer)
+        return;
+    if (now - f->heard_ms > m->interval_ms * m->liveness) {
+        log_warn ("follow: no word from the leader %s for %lld ms: a new "
+                  "link",
+                  m->leader_url, (long long) (now - f->heard_ms));
+        s_connect (m);
+    }
+    else if (f->whole && journal_size (f->journal) > s_compact_bytes)
+        s_restart (m, "the journal is due for compaction");
+    else if (*f->stream && now - f->sent_ms >= m->interval_ms)
+        s_ask (m); /* a keepalive (without a stream it would restart the
+                      one the leader is sending) */
+}
+
+void
+master_follow_close (master_t *m)
+{
+    if (!m->follow)
+        return;
+    s_disconnect (m);
+    journal_destroy (&m->follow->journal);
+    free (m->follow);
+    m->follow = NULL;
+}
