@@ -1,7 +1,7 @@
 # hearth-worker: one per node, runs the executors the master launches.
 bin_PROGRAMS += hearth-worker
 hearth_worker_SOURCES = \
-	worker/worker.h worker/main.c worker/link.c \
+	worker/worker.h worker/main.c worker/link.c worker/follow.c \
 	worker/devices.c worker/devices.h \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/drivers.c worker/drivers.h worker/relaunch.c worker/relaunch.h \
