@@ -502,11 +502,11 @@ master_link_tick (master_link_t *self)
             char text[HEARTH_MASTERS_MAX * (HEARTH_MASTER_URL_MAX + 2) + 1400];
             snprintf (
                 text, sizeof text,
-                "%s%s did not register the application "
-                "within %lld ms%s%s",
-                many ? "none of the masters tried, " : "the master at ",
+                "%s%s%s did not register the application within %lld ms%s%s",
+                many ? "none of the masters (" : "the master at ",
                 many ? hearth_masters_text (self->masters)
                      : master_link_url (self),
+                many ? ")" : "",
                 (long long) hearth_conf_ms (self->conf, "register-timeout"),
                 last ? ": " : "", last ? last : "");
             s_fail (self, text);

@@ -165,6 +165,37 @@ test_fence (void **state)
     hearth_masters_destroy (&m);
 }
 
+/* What the clients' links share: a standby's answer and the fencing of
+   a whole message (the lines they log are log.h's). */
+static void
+test_links (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    hearth_masters_t *m = hearth_masters_parse ("tcp://a:1,tcp://b:2", &err);
+    hearth_loglimit_t *limit = hearth_loglimit_new (60000, 8);
+    cJSON *body = cJSON_Parse ("{\"code\":\"standby\",\"message\":\"x\","
+                               "\"leader\":\"tcp://z:9\"}");
+    assert_true (hearth_masters_standby (m, body, limit, 0));
+    assert_string_equal (hearth_masters_current (m), "tcp://z:9");
+    cJSON_DeleteItemFromObject (body, "leader");
+    assert_false (hearth_masters_standby (m, body, limit, 1));
+    assert_string_equal (hearth_masters_current (m), "tcp://b:2");
+    hearth_masters_move_on (m, "is silent");
+    assert_string_equal (hearth_masters_current (m), "tcp://a:1");
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
+    assert_true (hearth_masters_admit (m, msg, limit, 2));
+    hearth_msg_set_epoch (msg, 9);
+    assert_true (hearth_masters_admit (m, msg, limit, 3));
+    hearth_msg_set_epoch (msg, 8);
+    assert_false (hearth_masters_admit (m, msg, limit, 4));
+    assert_int_equal (hearth_masters_epoch (m), 9);
+    hearth_msg_destroy (&msg);
+    cJSON_Delete (body);
+    hearth_loglimit_destroy (&limit);
+    hearth_masters_destroy (&m);
+}
+
 int
 main (void)
 {
@@ -173,6 +204,7 @@ main (void)
         cmocka_unit_test (test_one),    cmocka_unit_test (test_list),
         cmocka_unit_test (test_bad),    cmocka_unit_test (test_too_many),
         cmocka_unit_test (test_follow), cmocka_unit_test (test_fence),
+        cmocka_unit_test (test_links),
     };
     return cmocka_run_group_tests_name ("masters", tests, NULL, NULL);
 }
