@@ -6,12 +6,8 @@
     it; it calls nothing of the driver. */
 #include "config.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #include "driver/master_int.h"
 #include "libcore/clock.h"
-#include "libcore/log.h"
 
 const char *
 master_link_url (const master_link_t *self)

@@ -6,11 +6,7 @@
     of the worker. */
 #include "config.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #include "libcore/clock.h"
-#include "libcore/log.h"
 #include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "worker/worker.h"
