@@ -141,20 +141,25 @@ s_answer_on (zsock_t *dealer, bool *standby, char *leader, size_t size,
 }
 
 /* The MASTER_STATE_RESPONSE waiting on the DEALER: its body, or NULL with
-   err; a standby's answer moves the link to its leader, or to the next
-   URL. */
+   err; a standby's answer moves the link to its leader (*followed, when
+   not NULL), or to the next URL. */
 static cJSON *
-s_answer (tail_link_t *self, hearth_error_t *err)
+s_answer (tail_link_t *self, hearth_error_t *err, bool *followed)
 {
     bool standby;
     char leader[HEARTH_MASTER_URL_MAX + 1];
     cJSON *body =
         s_answer_on (self->dealer, &standby, leader, sizeof leader, err);
+    bool to_leader = false;
     if (standby) {
         hearth_sock_destroy (&self->dealer);
-        if (!*leader || hearth_masters_follow (self->masters, leader, NULL) < 0)
+        to_leader =
+            *leader && hearth_masters_follow (self->masters, leader, NULL) == 0;
+        if (!to_leader)
             hearth_masters_next (self->masters);
     }
+    if (followed)
+        *followed = to_leader;
     return body;
 }
 
@@ -172,7 +177,7 @@ s_state_once (tail_link_t *self, bool *silent, hearth_error_t *err)
     void *ready = poller ? zpoller_wait (poller, (int) timeout) : NULL;
     zpoller_destroy (&poller);
     if (ready)
-        return s_answer (self, err);
+        return s_answer (self, err, NULL);
     /* A late answer must not be taken for the next request's. */
     hearth_sock_destroy (&self->dealer);
     hearth_errprintf (err, "no answer within %lld ms", (long long) timeout);
@@ -393,8 +398,11 @@ static tail_link_news_t
 s_on_probe (tail_link_t *self, char **text)
 {
     hearth_error_t err;
-    cJSON *state = s_answer (self, &err);
+    bool followed;
+    cJSON *state = s_answer (self, &err, &followed);
     self->probing = false;
+    if (!state && followed)
+        self->probe_deadline_ms = 0; /* a standby's leader: ask it at once */
     if (!state || self->up) {
         cJSON_Delete (state);
         return TAIL_LINK_END;
@@ -427,7 +435,9 @@ s_on_probe (tail_link_t *self, char **text)
 static void
 s_probe (tail_link_t *self, int64_t now)
 {
-    if (self->up || (self->probing && now < self->probe_deadline_ms))
+    /* waiting for the answer, or after an answer that was no state (a
+       standby naming none, an ERROR): one question a --timeout */
+    if (self->up || now < self->probe_deadline_ms)
         return;
     if (self->probing) /* unanswered: the next master may lead now */
         hearth_masters_next (self->masters);
@@ -464,10 +474,9 @@ tail_link_next (tail_link_t *self, char **topic, char **text)
             {zsock_resolve (self->monitor), 0, ZMQ_POLLIN, 0},
             {self->probing ? zsock_resolve (self->dealer) : NULL, 0, ZMQ_POLLIN,
              0}};
-        long timeout =
-            self->probing ? (long) (self->probe_deadline_ms - now) : -1;
+        long timeout = self->up ? -1 : (long) (self->probe_deadline_ms - now);
         int rc = zmq_poll (items, self->probing ? 3 : 2,
-                           timeout < 0 && self->probing ? 0 : timeout);
+                           timeout < 0 && !self->up ? 0 : timeout);
         if (rc < 0 && errno != EINTR)
             break;
         tail_link_news_t news = TAIL_LINK_END;
