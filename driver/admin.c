@@ -43,7 +43,9 @@
 
 static const hearth_opt_t s_opts[] = {
     OPT ("master", HEARTH_OPT_STR, NULL, "URL",
-         "the master's ROUTER URL, tcp://HOST:PORT", false),
+         "the master's ROUTER URL, tcp://HOST:PORT, or the masters' "
+         "comma-separated list of them",
+         false),
     OPT ("timeout", HEARTH_OPT_DURATION, "10s", NULL,
          "how long to wait for each answer of the master", false),
     HEARTH_CURVE_CLIENT_OPTIONS,

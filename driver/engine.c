@@ -584,7 +584,8 @@ s_start (engine_t *e, hearth_error_t *err)
     bool cluster = e->mode == MODE_CLUSTER;
     if (cluster && s_new_master (e, setup.master_url, true, err) < 0)
         return -1;
-    if (execs_open (e->execs, e->loop, cluster ? setup.master_url : NULL,
+    if (execs_open (e->execs, e->loop,
+                    cluster ? master_link_url (e->master) : NULL,
                     e->master && master_link_secure (e->master), err)
         < 0)
         return -1;

@@ -96,6 +96,10 @@ local_parse_master (const char *master, local_setup_t *setup,
         setup->worker_memory_mb = c;
     }
     else if (strncmp (master, "tcp://", 6) == 0) {
+        hearth_error_t lerr;
+        if (hearth_masters_check (master, &lerr) < 0)
+            return hearth_errprintf (err, "bad master '%s': %s", master,
+                                     lerr.text);
         setup->mode = MODE_CLUSTER;
         snprintf (setup->master_url, sizeof setup->master_url, "%s", master);
     }
@@ -104,7 +108,7 @@ local_parse_master (const char *master, local_setup_t *setup,
                                  "unknown master '%s' (expected "
                                  "local[N], local[*], "
                                  "local-cluster[W,C,M] or "
-                                 "tcp://HOST:PORT)",
+                                 "tcp://HOST:PORT[,tcp://HOST:PORT...])",
                                  master);
     return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/masters.h"
 
 typedef enum {
     MODE_LOCAL,         /* local[N]: one executor process of ours */
@@ -28,7 +29,8 @@ typedef struct {
     int workers;              /* local-cluster[W,C,M]: W */
     int worker_cores;         /* C */
     int64_t worker_memory_mb; /* M */
-    char master_url[512];     /* tcp://: where the master is */
+    char master_url[HEARTH_MASTERS_MAX * (HEARTH_MASTER_URL_MAX + 1)];
+    /* tcp://: where the master is, or the masters' list (masters.h) */
 } local_setup_t;
 
 /* Parse master (NULL: "local") into *setup.  Returns 0, or -1 with err

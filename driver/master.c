@@ -14,6 +14,12 @@
     answers that the application has ended (it gave up on the driver)
     ends the jobs.
 
+    With a list of masters (libcore/masters.h), a registration nobody
+    answered within the back-off, or a master silent for liveness
+    intervals, sends the next attempt to the next URL; a standby's ERROR
+    sends it to the leader it names (master_follow.c decides); messages
+    of an older leader's epoch are dropped.
+
     At the end the driver tells the master how the application ended
     (UNREGISTER_APPLICATION) and waits for its answer (APPLICATION_REMOVED),
     up to register-timeout: a master that is down meanwhile gets the
@@ -29,49 +35,20 @@
 #include <string.h>
 
 #include "driver/master.h"
+#include "driver/master_int.h"
 #include "driver/master_msgs.h"
 #include "driver/master_watch.h"
 #include "libcore/clock.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
+#include "libcore/loglimit.h"
+#include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 
 /* The longest wait between two registration attempts. */
 static const int64_t s_backoff_max_ms = 32000;
-
-struct master_link {
-    hearth_conf_t *conf;       /* settings (borrowed) */
-    zloop_t *loop;             /* serves sock (borrowed) */
-    zsock_t *sock;             /* DEALER, the newest one */
-    master_watch_t *watch;     /* why it does not connect, until the
-                                  first registration; or NULL */
-    char url[512];             /* where the master is */
-    hearth_curve_t curve;      /* keys for the link (off: none) */
-    char app_name[256];        /* as registered */
-    char driver_url[300];      /* where executors connect */
-    char token[64];            /* executors must present it (Z85) */
-    char driver_key[64];       /* the executors' link's key, or "" */
-    int64_t memory_mb;         /* per executor */
-    char app_id[160];          /* from the master, once registered */
-    int64_t hb_interval_ms;    /* heartbeat interval */
-    int64_t hb_liveness;       /* missed intervals before the link is down */
-    bool registered;           /* REGISTERED_APPLICATION received */
-    int64_t register_deadline; /* give up registering after this (mono) */
-    int64_t recv_ms;           /* last message from the master (mono) */
-    int64_t send_ms;           /* last message to the master (mono) */
-    bool linked;               /* the current socket is registered */
-    int64_t lost_ms;           /* when the link went down (mono) */
-    int64_t backoff_ms;        /* wait before the next attempt after */
-    int64_t next_attempt_ms;   /* next registration attempt (mono) */
-    bool failed;               /* start-up failure told: the loop ends */
-    bool finishing;            /* unregistering: see master_link_close */
-    bool unregistered;         /* the master recorded the end */
-    char end_state[16];        /* the end to record: FINISHED, ... */
-    char end_reason[1024];     /* and why */
-    master_link_cbs_t cbs;     /* the owner's callbacks */
-};
 
 static int s_on_master (zloop_t *loop, zsock_t *sock, void *arg);
 static void s_fail (master_link_t *self, const char *text);
@@ -87,12 +64,19 @@ master_link_new (const master_link_opts_t *opts, const master_link_cbs_t *cbs,
     }
     self->conf = opts->conf;
     self->loop = opts->loop;
-    snprintf (self->url, sizeof self->url, "%s", opts->url);
+    if (!(self->masters = hearth_masters_parse (opts->url, err))
+        || !(self->log_limit = hearth_loglimit_new (60000, 16))) {
+        if (self->masters)
+            hearth_errprintf (err, "out of memory");
+        master_link_destroy (&self);
+        return NULL;
+    }
     self->hb_interval_ms = opts->hb_interval_ms;
     self->hb_liveness = opts->hb_liveness;
     self->cbs = *cbs;
     if (opts->curve
-        && hearth_curve_client_setup (&self->curve, self->conf, self->url, err)
+        && hearth_curve_client_setup (&self->curve, self->conf,
+                                      master_link_url (self), err)
                < 0)
         master_link_destroy (&self);
     return self;
@@ -108,6 +92,8 @@ master_link_destroy (master_link_t **self_p)
     master_watch_destroy (&self->watch, false); /* the loop may be gone */
     hearth_sock_destroy (&self->sock);
     hearth_curve_cleanup (&self->curve);
+    hearth_masters_destroy (&self->masters);
+    hearth_loglimit_destroy (&self->log_limit);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -147,13 +133,22 @@ s_send_register (master_link_t *self)
     hearth_msg_t *msg = master_msg_register (&reg, executors);
     if (msg)
         s_send (self, &msg);
+    self->unanswered = true;
 }
 
-/* The watch found that waiting cannot help: start-up fails. */
-static void
+/* The watch found that waiting cannot help: start-up fails, unless
+   another master of the list may do (the tick moves to it). */
+static int
 s_watch_fatal (void *arg, const char *text)
 {
-    s_fail (arg, text);
+    master_link_t *self = arg;
+    if (hearth_masters_count (self->masters) > 1) {
+        log_warn ("%s", text);
+        self->next_attempt_ms = hearth_mono_ms ();
+        return 0;
+    }
+    s_fail (self, text);
+    return -1;
 }
 
 /* A fresh DEALER to the master (the old one, if any, is dropped with
@@ -171,9 +166,10 @@ s_connect (master_link_t *self, hearth_error_t *err)
     if (!(self->sock = hearth_sock_new (&opts, err)))
         return -1;
     if (!self->registered)
-        self->watch = master_watch_new (self->loop, self->sock, self->url,
-                                        &self->curve, s_watch_fatal, self);
-    if (hearth_sock_connect (self->sock, self->url, err) < 0) {
+        self->watch =
+            master_watch_new (self->loop, self->sock, master_link_url (self),
+                              &self->curve, s_watch_fatal, self);
+    if (hearth_sock_connect (self->sock, master_link_url (self), err) < 0) {
         master_watch_destroy (&self->watch, true);
         hearth_sock_destroy (&self->sock);
         return -1;
@@ -197,27 +193,34 @@ master_link_open (master_link_t *self, const master_link_app_t *app,
     self->register_deadline =
         hearth_mono_ms () + hearth_conf_ms (self->conf, "register-timeout");
     self->recv_ms = hearth_mono_ms ();
+    self->backoff_ms = self->hb_interval_ms;
+    self->next_attempt_ms = self->recv_ms + self->backoff_ms;
     s_send_register (self);
     return 0;
 }
 
-/* Register again on a fresh socket, now and then at back-off. */
+/* Register again on a fresh socket, now and then at back-off: with the
+   next master when the current one has not answered the last attempt. */
 static void
 s_relink (master_link_t *self, int64_t now)
 {
     hearth_error_t err;
+    if (self->unanswered && !self->reopen)
+        master_follow_next (self, "did not answer");
+    self->reopen = false;
     self->next_attempt_ms = now + self->backoff_ms;
     self->backoff_ms = self->backoff_ms * 2 > s_backoff_max_ms
                            ? s_backoff_max_ms
                            : self->backoff_ms * 2;
     if (s_connect (self, &err) < 0) {
-        log_warn ("cannot reconnect to the master at %s: %s", self->url,
-                  err.text);
+        log_warn ("cannot reconnect to the master at %s: %s",
+                  master_link_url (self), err.text);
         return;
     }
-    log_info ("registering %s again with the master at %s (next attempt in "
+    log_info ("registering %s%s with the master at %s (next attempt in "
               "%lld ms)",
-              self->app_id, self->url,
+              self->registered ? self->app_id : "the application",
+              self->registered ? " again" : "", master_link_url (self),
               (long long) (self->next_attempt_ms - now));
     s_send_register (self);
 }
@@ -229,8 +232,8 @@ s_unlink (master_link_t *self, const char *why)
 {
     if (!self->linked)
         return;
-    log_warn ("the master at %s: %s; registering again (jobs go on)", self->url,
-              why);
+    log_warn ("the master at %s: %s; registering again (jobs go on)",
+              master_link_url (self), why);
     self->linked = false;
     self->lost_ms = hearth_mono_ms ();
     self->backoff_ms = self->hb_interval_ms;
@@ -265,7 +268,7 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
         self->linked = true;
         self->backoff_ms = self->hb_interval_ms;
         log_info ("application %s registered again with %s: unregistering",
-                  self->app_id, self->url);
+                  self->app_id, master_link_url (self));
         s_send_unregister (self);
         return;
     }
@@ -283,12 +286,13 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
         hearth_json_int (msg->body, "heartbeat_liveness", self->hb_liveness);
     if (again && !self->linked)
         log_warn ("application %s registered again with %s after %lld ms",
-                  self->app_id, self->url,
+                  self->app_id, master_link_url (self),
                   (long long) (hearth_mono_ms () - self->lost_ms));
     else
         log_info ("application %s %sregistered with %s", self->app_id,
-                  again ? "re-" : "", self->url);
+                  again ? "re-" : "", master_link_url (self));
     self->linked = true;
+    self->leader_hops = 0;
     self->backoff_ms = self->hb_interval_ms;
     self->cbs.registered (self->cbs.arg, self->app_id, self->hb_interval_ms,
                           self->hb_liveness);
@@ -367,14 +371,14 @@ s_unregistered (master_link_t *self, const char *state, const char *reason)
     self->unregistered = true;
     if (!state) /* it does not know the application, or will not say */
         log_warn ("the master at %s did not record the end of %s: %s",
-                  self->url, self->app_id, reason);
+                  master_link_url (self), self->app_id, reason);
     else if (strcmp (state, self->end_state) != 0)
         log_warn ("the master at %s had ended application %s already: %s "
                   "(%s)",
-                  self->url, self->app_id, state, reason);
+                  master_link_url (self), self->app_id, state, reason);
     else
-        log_info ("the master at %s recorded the end of %s: %s", self->url,
-                  self->app_id, state);
+        log_info ("the master at %s recorded the end of %s: %s",
+                  master_link_url (self), self->app_id, state);
 }
 
 static void
@@ -416,8 +420,12 @@ static void
 s_error (master_link_t *self, hearth_msg_t *msg)
 {
     char text[600];
-    snprintf (text, sizeof text, "the master at %s says %s: %s", self->url,
-              hearth_json_str (msg->body, "code"),
+    if (streq (hearth_json_str (msg->body, "code"), "standby")) {
+        master_follow_standby (self, msg);
+        return;
+    }
+    snprintf (text, sizeof text, "the master at %s says %s: %s",
+              master_link_url (self), hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
     log_warn ("%s", text);
     if (self->finishing
@@ -474,11 +482,16 @@ s_on_master (zloop_t *loop, zsock_t *sock, void *arg)
     master_link_t *self = arg;
     hearth_error_t err;
     hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+    if (msg && !master_follow_fence (self, msg)) {
+        hearth_msg_destroy (&msg);
+        return 0;
+    }
     self->recv_ms = hearth_mono_ms ();
     if (!msg) {
         log_warn ("bad message from the master: %s", err.text);
         return 0;
     }
+    self->unanswered = false;
     s_dispatch (self, msg);
     hearth_msg_destroy (&msg);
     return self->failed ? -1 : 0;
@@ -506,17 +519,23 @@ master_link_tick (master_link_t *self)
         if (self->watch)
             master_watch_tick (self->watch);
         const char *last = self->watch ? master_watch_last (self->watch) : NULL;
+        bool many = hearth_masters_count (self->masters) > 1;
         if (!self->failed && now > self->register_deadline) {
-            char text[1400];
+            char text[HEARTH_MASTERS_MAX * (HEARTH_MASTER_URL_MAX + 2) + 1400];
             snprintf (
                 text, sizeof text,
-                "the master at %s did not register the application "
-                "within %lld ms%s%s",
-                self->url,
+                "%s%s%s did not register the application within %lld ms%s%s",
+                many ? "none of the masters (" : "the master at ",
+                many ? hearth_masters_text (self->masters)
+                     : master_link_url (self),
+                many ? ")" : "",
                 (long long) hearth_conf_ms (self->conf, "register-timeout"),
                 last ? ": " : "", last ? last : "");
             s_fail (self, text);
         }
+        if (!self->failed && now >= self->next_attempt_ms
+            && (self->reopen || (many && self->unanswered)))
+            s_relink (self, now);
         return;
     }
     if (self->linked
@@ -525,6 +544,7 @@ master_link_tick (master_link_t *self)
         snprintf (why, sizeof why, "silent for %lld ms",
                   (long long) (now - self->recv_ms));
         s_unlink (self, why);
+        master_follow_next (self, "is silent");
     }
     if (!self->linked) {
         if (now >= self->next_attempt_ms)
@@ -599,7 +619,8 @@ s_say_waiting (master_link_t *self, int64_t wait_ms)
     log_warn ("the master at %s has not confirmed the end of application %s "
               "(%s): waiting up to %lld ms for the master (a second Ctrl-C "
               "stops waiting)",
-              self->url, self->app_id, self->end_state, (long long) wait_ms);
+              master_link_url (self), self->app_id, self->end_state,
+              (long long) wait_ms);
 }
 
 /* Serve the link, alone, until the master has recorded the end or
@@ -628,7 +649,7 @@ s_wait_unregistered (master_link_t *self, int64_t deadline, int64_t wait_ms)
     if (!self->unregistered)
         log_warn ("the master at %s did not confirm the end of application %s "
                   "within %lld ms: it will record it FAILED (driver lost)",
-                  self->url, self->app_id, (long long) wait_ms);
+                  master_link_url (self), self->app_id, (long long) wait_ms);
 }
 
 void

@@ -53,7 +53,8 @@ typedef struct {
     hearth_conf_t *conf;    /* borrowed: register-timeout, executor-*,
                                driver-id, the CURVE keys */
     zloop_t *loop;          /* serves the link (borrowed) */
-    const char *url;        /* the master (copied) */
+    const char *url;        /* the master, or the masters' list
+                               (libcore/masters.h; copied) */
     bool curve;             /* a tcp:// master: CURVE if conf has keys */
     int64_t hb_interval_ms; /* until the master says otherwise */
     int64_t hb_liveness;    /* missed intervals before the link is down */
@@ -76,6 +77,9 @@ master_link_t *master_link_new (const master_link_opts_t *opts,
 /* Free the link (closing its socket if master_link_close was not called;
    the loop is not touched).  Accepts NULL; keeps errno. */
 void master_link_destroy (master_link_t **self_p);
+/* The master the link talks to now (borrowed: valid until the next
+   call of the link): the first of the list until it moves. */
+const char *master_link_url (const master_link_t *self);
 /* Whether the link is encrypted (and so should the executors' be). */
 bool master_link_secure (const master_link_t *self);
 

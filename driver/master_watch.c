@@ -25,10 +25,8 @@ s_news (master_watch_t *self)
     bool fatal;
     const char *news =
         hearth_connwatch_news (self->cw, hearth_mono_ms (), &fatal);
-    if (news && fatal) {
-        self->fatal (self->arg, news);
-        return -1;
-    }
+    if (news && fatal)
+        return self->fatal (self->arg, news);
     if (news)
         log_warn ("%s; still trying", news);
     return 0;

@@ -18,8 +18,10 @@
 
 typedef struct master_watch master_watch_t;
 
-/* Called with the cause (borrowed) when waiting cannot mend it. */
-typedef void (master_watch_fatal_fn) (void *arg, const char *text);
+/* Called with the cause (borrowed) when waiting cannot mend it; returns
+   -1 when that ends the loop (start-up failed), 0 when the link goes
+   on (another master of its list). */
+typedef int (master_watch_fatal_fn) (void *arg, const char *text);
 
 /* Watch sock (borrowed: destroy the watch first), about to connect to
    url with curve's keys, on loop (borrowed).  NULL when it cannot be

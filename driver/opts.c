@@ -15,6 +15,7 @@
 #include "driver/dynalloc_opts.h"
 #include "driver/internal.h"
 #include "libcore/log.h"
+#include "libcore/masters.h"
 #include "libcore/resources.h"
 #include "libcore/shuffleopts.h"
 #include "libcore/sock.h"
@@ -26,7 +27,8 @@ struct hearth_opts {
 
 static const hearth_opt_t s_options[] = {
     {"master", HEARTH_OPT_STR, "local[*]", "URL",
-     "local[N], local[*], local-cluster[W,C,M] or tcp://HOST:PORT"},
+     "local[N], local[*], local-cluster[W,C,M] or tcp://HOST:PORT (the "
+     "masters: a comma-separated list of them)"},
     {"name", HEARTH_OPT_STR, NULL, "NAME", "the application's name"},
     {"total-executor-cores", HEARTH_OPT_INT, NULL, "N",
      "cores for the whole application (default: all there are)", 1, 65536},
@@ -152,11 +154,9 @@ driver_check_master (hearth_conf_t *conf, hearth_error_t *err)
         [HEARTH_SRC_ENV] = " (from HEARTH_MASTER)",
     };
     const char *url = hearth_conf_str (conf, "master");
-    char host[256];
-    int port;
     hearth_error_t uerr;
     if (!url || strncmp (url, "tcp://", 6) != 0
-        || hearth_url_split (url, host, sizeof host, &port, &uerr) == 0)
+        || hearth_masters_check (url, &uerr) == 0)
         return 0; /* local modes are the engine's to check */
     hearth_src_t src = hearth_conf_source (conf, "master");
     return hearth_errprintf (err, "bad --master: %s%s", uerr.text,

@@ -4,6 +4,12 @@
     Requests are the ZeroMQ guide's Lazy Pirate: a DEALER, a timeout per
     request, and a fresh socket after a timeout, so that a late answer is
     never taken for the next one's.
+
+    With a list of masters (libcore/masters.h) a request goes to the URLs
+    in order: a silent one (--timeout) or a standby that names no leader
+    passes it to the next, a standby's leader gets it at once, and the
+    master that answers gets the next request first.  When none answers,
+    the error names every URL tried and what each did.
 */
 #include "config.h"
 
@@ -19,13 +25,17 @@
 #include "driver/submit_request.h"
 #include "libcore/clock.h"
 #include "libcore/curve.h"
+#include "libcore/masters.h"
 #include "libcore/sock.h"
 
+/* Room for the list of URLs tried and what each did. */
+#define S_TRIED_MAX (HEARTH_MASTERS_MAX * 2 * (HEARTH_MASTER_URL_MAX + 100))
+
 struct submit_link {
-    const char *url;      /* tcp://HOST:PORT, borrowed from the conf */
-    zsock_t *sock;        /* DEALER, or NULL until needed */
-    int64_t timeout_ms;   /* per request */
-    hearth_curve_t curve; /* keys, when the cluster has them */
+    hearth_masters_t *masters; /* the URLs, the one asked first (owned) */
+    zsock_t *sock;             /* DEALER, or NULL until needed */
+    int64_t timeout_ms;        /* per request */
+    hearth_curve_t curve;      /* keys, when the cluster has them */
 };
 
 int
@@ -45,8 +55,6 @@ submit_link_new (hearth_conf_t *conf, int *rc)
 {
     hearth_error_t err;
     const char *url = hearth_conf_str (conf, "master");
-    char host[256];
-    int port;
     if (!url) {
         *rc = submit_fail (2, "no master: give --master tcp://HOST:PORT (or "
                               "HEARTH_MASTER, or master in the defaults "
@@ -60,18 +68,20 @@ submit_link_new (hearth_conf_t *conf, int *rc)
                            url);
         return NULL;
     }
-    if (hearth_url_split (url, host, sizeof host, &port, &err) < 0) {
-        *rc = submit_fail (2, "bad --master: %s", err.text);
-        return NULL;
-    }
     submit_link_t *self = calloc (1, sizeof *self);
     if (!self) {
         *rc = submit_fail (1, "out of memory");
         return NULL;
     }
-    self->url = url;
+    if (!(self->masters = hearth_masters_parse (url, &err))) {
+        submit_link_destroy (&self);
+        *rc = submit_fail (2, "bad --master: %s", err.text);
+        return NULL;
+    }
     self->timeout_ms = hearth_conf_ms (conf, "timeout");
-    if (hearth_curve_client_setup (&self->curve, conf, url, &err) < 0) {
+    if (hearth_curve_client_setup (&self->curve, conf,
+                                   hearth_masters_url (self->masters, 0), &err)
+        < 0) {
         submit_link_destroy (&self);
         *rc = submit_fail (2, "%s", err.text);
         return NULL;
@@ -90,6 +100,7 @@ submit_link_destroy (submit_link_t **self_p)
     submit_link_t *self = *self_p;
     hearth_sock_destroy (&self->sock);
     hearth_curve_cleanup (&self->curve);
+    hearth_masters_destroy (&self->masters);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -98,59 +109,165 @@ submit_link_destroy (submit_link_t **self_p)
 const char *
 submit_link_url (const submit_link_t *self)
 {
-    return self->url;
+    return hearth_masters_current (self->masters);
+}
+
+/* How one master took a request. */
+typedef enum {
+    S_REPLY,       /* it answered with the command expected */
+    S_REFUSED,     /* it answered ERROR (err says what) */
+    S_STANDBY,     /* a standby: leader names the leader, or is "" */
+    S_SILENT,      /* no answer within --timeout (the socket is dropped) */
+    S_INTERRUPTED, /* a signal */
+    S_BROKEN,      /* no socket, or the request could not go (err) */
+} s_outcome_t;
+
+/* A copy of msg (body and frames) for another master, or NULL. */
+static hearth_msg_t *
+s_copy (const hearth_msg_t *msg)
+{
+    hearth_msg_t *copy = hearth_msg_new (msg->cmd);
+    if (!copy)
+        return NULL;
+    cJSON_Delete (copy->body);
+    copy->body = cJSON_Duplicate (msg->body, 1);
+    for (size_t i = 0; copy->body && i < msg->nframes; i++) {
+        zframe_t *f = zframe_dup (msg->frames[i]);
+        if (!f || hearth_msg_add_frame (copy, &f) < 0) {
+            zframe_destroy (&f);
+            hearth_msg_destroy (&copy);
+            return NULL;
+        }
+    }
+    if (!copy->body)
+        hearth_msg_destroy (&copy);
+    return copy;
+}
+
+/* Send *req (consumed) to the master followed now and wait for its
+   answer: *reply on S_REPLY. */
+static s_outcome_t
+s_attempt (submit_link_t *self, hearth_msg_t **req, hearth_cmd_t expect,
+           hearth_msg_t **reply, char *leader, size_t leader_size,
+           hearth_error_t *err)
+{
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&self->curve, &opts);
+    if (!self->sock
+        && (!(self->sock = hearth_sock_new (&opts, err))
+            || hearth_sock_connect (self->sock, submit_link_url (self), err)
+                   < 0)) {
+        hearth_msg_destroy (req);
+        hearth_sock_destroy (&self->sock);
+        return S_BROKEN;
+    }
+    if (hearth_msg_send (req, self->sock, NULL, err) < 0)
+        return S_BROKEN;
+    int64_t deadline = hearth_mono_ms () + self->timeout_ms;
+    zpoller_t *poller = zpoller_new (self->sock, NULL);
+    s_outcome_t outcome = S_SILENT;
+    while (poller && outcome == S_SILENT) {
+        int64_t left = deadline - hearth_mono_ms ();
+        if (left <= 0 || !zpoller_wait (poller, (int) left)) {
+            if (left > 0 && zpoller_terminated (poller))
+                outcome = S_INTERRUPTED;
+            break;
+        }
+        hearth_msg_t *msg = hearth_msg_recv (self->sock, NULL, NULL);
+        const char *code = msg && msg->cmd == HEARTH_CMD_ERROR
+                               ? hearth_json_str (msg->body, "code")
+                               : NULL;
+        if (code && strcmp (code, "standby") == 0) {
+            const char *l = hearth_json_str (msg->body, "leader");
+            snprintf (leader, leader_size, "%s", l ? l : "");
+            outcome = S_STANDBY;
+        }
+        else if (code) {
+            hearth_errprintf (err, "the master refused the request: %s: %s",
+                              code, hearth_json_str (msg->body, "message"));
+            outcome = S_REFUSED;
+        }
+        if (msg && msg->cmd == expect) {
+            *reply = msg;
+            outcome = S_REPLY;
+        }
+        else
+            hearth_msg_destroy (&msg); /* a late answer, a heartbeat */
+    }
+    zpoller_destroy (&poller);
+    if (outcome != S_REPLY && outcome != S_REFUSED)
+        /* drop the socket so that a late answer is never taken for the
+           next request's */
+        hearth_sock_destroy (&self->sock);
+    return outcome;
+}
+
+/* Say what the master at the current URL did, and move on: to the leader
+   it named, else to the next URL.  Returns whether that was one more URL
+   of the list (not a leader followed). */
+static bool
+s_move (submit_link_t *self, s_outcome_t outcome, const char *leader,
+        char *tried, size_t *used)
+{
+    char what[HEARTH_MASTER_URL_MAX + 100];
+    hearth_error_t ferr;
+    if (outcome == S_SILENT)
+        snprintf (what, sizeof what, "no answer within %lld ms",
+                  (long long) self->timeout_ms);
+    else if (*leader)
+        snprintf (what, sizeof what, "a standby; the leader is %s", leader);
+    else
+        snprintf (what, sizeof what, "a standby; no leader is known");
+    *used +=
+        (size_t) snprintf (tried + *used, S_TRIED_MAX - *used, "%s%s (%s)",
+                           *used ? "; " : "", submit_link_url (self), what);
+    if (*used >= S_TRIED_MAX)
+        *used = S_TRIED_MAX - 1;
+    if (outcome == S_STANDBY && *leader
+        && hearth_masters_follow (self->masters, leader, &ferr) == 0)
+        return false;
+    hearth_masters_next (self->masters);
+    return true;
 }
 
 hearth_msg_t *
 submit_link_request (submit_link_t *self, hearth_msg_t **req,
                      hearth_cmd_t expect, hearth_error_t *err)
 {
-    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
-    hearth_curve_client_opts (&self->curve, &opts);
-    if (!self->sock
-        && (!(self->sock = hearth_sock_new (&opts, err))
-            || hearth_sock_connect (self->sock, self->url, err) < 0)) {
-        hearth_msg_destroy (req);
-        hearth_sock_destroy (&self->sock);
-        return NULL;
-    }
-    if (hearth_msg_send (req, self->sock, NULL, err) < 0)
-        return NULL;
-    int64_t deadline = hearth_mono_ms () + self->timeout_ms;
-    zpoller_t *poller = zpoller_new (self->sock, NULL);
+    size_t n = hearth_masters_count (self->masters), urls = 0, hops = 0;
+    char *tried = calloc (1, S_TRIED_MAX), leader[HEARTH_MASTER_URL_MAX + 1];
+    size_t used = 0;
     hearth_msg_t *reply = NULL;
-    bool refused = false, interrupted = false;
-    while (poller && !reply && !refused) {
-        int64_t left = deadline - hearth_mono_ms ();
-        if (left <= 0 || !zpoller_wait (poller, (int) left)) {
-            interrupted = left > 0 && zpoller_terminated (poller);
+    s_outcome_t outcome = S_BROKEN;
+    if (!tried)
+        hearth_errprintf (err, "out of memory");
+    /* every URL of the list once, and as many leaders as there are URLs:
+       standbys naming each other cannot keep the request going round */
+    while (tried && urls < n && hops <= n) {
+        hearth_msg_t *copy = s_copy (*req);
+        if (!copy) {
+            hearth_errprintf (err, "out of memory");
             break;
         }
-        hearth_msg_t *msg = hearth_msg_recv (self->sock, NULL, NULL);
-        if ((refused = msg && msg->cmd == HEARTH_CMD_ERROR))
-            hearth_errprintf (err, "the master refused the request: %s: %s",
-                              hearth_json_str (msg->body, "code"),
-                              hearth_json_str (msg->body, "message"));
-        if (msg && msg->cmd == expect)
-            reply = msg;
+        outcome =
+            s_attempt (self, &copy, expect, &reply, leader, sizeof leader, err);
+        if (outcome != S_SILENT && outcome != S_STANDBY)
+            break;
+        if (s_move (self, outcome, leader, tried, &used))
+            urls++;
         else
-            hearth_msg_destroy (&msg); /* a late answer, a heartbeat */
+            hops++;
     }
-    zpoller_destroy (&poller);
-    if (!reply && !refused) {
-        /* Every other end is silence: say so, and drop the socket so that
-           a late answer is never taken for the next request's. */
-        if (interrupted)
-            hearth_errprintf (err,
-                              "interrupted while waiting for the master "
-                              "at %s",
-                              self->url);
-        else
-            hearth_errprintf (err,
-                              "no answer from the master at %s within %lld ms",
-                              self->url, (long long) self->timeout_ms);
-        hearth_sock_destroy (&self->sock);
-    }
+    hearth_msg_destroy (req);
+    if (outcome == S_INTERRUPTED)
+        hearth_errprintf (err, "interrupted while waiting for the master at %s",
+                          submit_link_url (self));
+    else if (outcome == S_SILENT && n == 1 && hops == 0)
+        hearth_errprintf (err, "no answer from the master at %s within %lld ms",
+                          submit_link_url (self), (long long) self->timeout_ms);
+    else if (outcome == S_SILENT || outcome == S_STANDBY)
+        hearth_errprintf (err, "no master took the request; tried %s", tried);
+    free (tried);
     return reply;
 }
 

@@ -13,8 +13,9 @@
 #include "libcore/error.h"
 #include "libcore/proto.h"
 
-/* The link to the master of --master (tcp://HOST:PORT), with the
-   cluster's keys, that makes its socket at the first request. */
+/* The link to the master of --master (tcp://HOST:PORT, or the masters'
+   list: libcore/masters.h), with the cluster's keys, that makes its
+   socket at the first request. */
 typedef struct submit_link submit_link_t;
 
 /* A link from conf ("master", "timeout", the client's keys; borrowed for
@@ -27,14 +28,17 @@ submit_link_t *submit_link_new (hearth_conf_t *conf, int *rc);
    nulls *self_p; keeps errno. */
 void submit_link_destroy (submit_link_t **self_p);
 
-/* The master's URL (borrowed from the conf). */
+/* The master's URL: the one asked first (borrowed, valid until the next
+   request). */
 const char *submit_link_url (const submit_link_t *self);
 
 /* Send *req (consumed, nulled) and wait up to --timeout for an answer of
    command expect (others are dropped: a late answer, a heartbeat).
    Returns it (the caller destroys it), or NULL with err: no answer in
    time (the socket is dropped, so that a late answer is never taken for
-   the next one's), or the master's ERROR. */
+   the next one's), or the master's ERROR.  With a list, each silent
+   master or standby passes the request on (a standby's leader first);
+   err then names every URL tried. */
 hearth_msg_t *submit_link_request (submit_link_t *self, hearth_msg_t **req,
                                    hearth_cmd_t expect, hearth_error_t *err);
 

@@ -21,6 +21,7 @@
 #include "libcore/conf.h"
 #include "libcore/curve.h"
 #include "libcore/log.h"
+#include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/start.h"
@@ -44,7 +45,8 @@ static const char *const s_default_topics[] = {"worker", "app", "executor",
 
 static const hearth_opt_t s_opts[] = {
     OPT ("master", HEARTH_OPT_STR, NULL, "URL",
-         "the master's ROUTER URL, tcp://HOST:PORT"),
+         "the master's ROUTER URL, tcp://HOST:PORT, or the masters' "
+         "comma-separated list of them"),
     OPT ("events", HEARTH_OPT_STR, NULL, "URL",
          "the master's events URL (default: asked from the master)"),
     OPT ("topic", HEARTH_OPT_LIST, NULL, "TOPIC",
@@ -128,11 +130,41 @@ s_print_event_logs (const cJSON *state)
     }
 }
 
+/* With a list of masters: a line per URL, what it is, before the
+   leader's state (and a "masters" array in --json). */
+static cJSON *
+s_roles (tail_t *t)
+{
+    size_t n = tail_link_masters (t->link);
+    cJSON *list = n > 1 ? cJSON_CreateArray () : NULL;
+    if (list && !hearth_conf_bool (t->conf, "json"))
+        printf ("MASTERS\n");
+    for (size_t i = 0; list && i < n; i++) {
+        char role[HEARTH_ERROR_TEXT_MAX + 64];
+        const char *url = tail_link_master_url (t->link, i);
+        tail_link_role (t->link, i, role, sizeof role);
+        cJSON *o = cJSON_CreateObject ();
+        cJSON_AddStringToObject (o, "url", url);
+        cJSON_AddStringToObject (o, "role", role);
+        cJSON_AddItemToArray (list, o);
+        if (!hearth_conf_bool (t->conf, "json"))
+            printf ("%s  %s\n", url, role);
+    }
+    if (list && !hearth_conf_bool (t->conf, "json"))
+        printf ("\n");
+    return list;
+}
+
 static int
 s_state (tail_t *t)
 {
     hearth_error_t err;
+    cJSON *roles = s_roles (t);
     cJSON *state = tail_link_state (t->link, &err);
+    if (state && roles)
+        cJSON_AddItemToObject (state, "masters", roles);
+    else
+        cJSON_Delete (roles);
     if (!state) {
         fprintf (stderr, "hearth-tail: %s\n", err.text);
         return 1;
@@ -302,11 +334,17 @@ s_topics_of (tail_t *t)
     return 0;
 }
 
-/* --master (and --events) must be tcp://HOST:PORT.  0 or -1. */
+/* --master must be tcp://HOST:PORT or a list of them, --events
+   tcp://HOST:PORT.  0 or -1. */
 static int
 s_check_urls (tail_t *t)
 {
-    static const char *const urls[] = {"master", "events", NULL};
+    hearth_error_t merr;
+    if (hearth_masters_check (hearth_conf_str (t->conf, "master"), &merr) < 0) {
+        fprintf (stderr, "hearth-tail: bad --master: %s\n", merr.text);
+        return -1;
+    }
+    static const char *const urls[] = {"events", NULL};
     for (int i = 0; urls[i]; i++) {
         const char *url = hearth_conf_str (t->conf, urls[i]);
         char host[256];
@@ -346,9 +384,13 @@ main (int argc, char **argv)
         return 1;
     int rc = s_parse (&t, argc, argv);
     hearth_error_t err;
+    /* the first master's URL says whether the link leaves this machine */
+    hearth_masters_t *m =
+        rc > 0 ? hearth_masters_parse (hearth_conf_str (t.conf, "master"), NULL)
+               : NULL;
     if (rc > 0
-        && hearth_curve_client_setup (&t.curve, t.conf,
-                                      hearth_conf_str (t.conf, "master"), &err)
+        && hearth_curve_client_setup (
+               &t.curve, t.conf, m ? hearth_masters_url (m, 0) : NULL, &err)
                < 0) {
         fprintf (stderr, "hearth-tail: %s\n", err.text);
         rc = -1;
@@ -366,6 +408,7 @@ main (int argc, char **argv)
     }
     else
         rc = rc == 0 ? 0 : 2;
+    hearth_masters_destroy (&m);
     tail_link_destroy (&t.link);
     hearth_wnames_destroy (&t.names);
     hearth_curve_cleanup (&t.curve);

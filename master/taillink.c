@@ -2,7 +2,13 @@
 
     One zmq_poll over three sockets: the SUB of the events, the PAIR end
     of its socket monitor (DISCONNECTED, HANDSHAKE_SUCCEEDED), and the
-    DEALER of MASTER_STATE while a probe is out. */
+    DEALER of MASTER_STATE while a probe is out.
+
+    With a list of masters (libcore/masters.h), MASTER_STATE goes to the
+    URLs in order: a silent one (--timeout) or a standby naming no leader
+    passes it on, a standby's leader is asked at once; the events come
+    from the one that answered, and a probe while it is away moves along
+    the list the same way. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +20,7 @@
 #include <czmq.h>
 
 #include "libcore/clock.h"
+#include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "master/taillink.h"
@@ -21,6 +28,7 @@
 struct tail_link {
     hearth_conf_t *conf;         /* master, events, timeout (borrowed) */
     const hearth_curve_t *curve; /* keys (borrowed) */
+    hearth_masters_t *masters;   /* --master's URLs, the one asked (owned) */
     zsock_t *dealer;             /* MASTER_STATE, or NULL */
     zsock_t *sub;                /* the events, or NULL */
     zsock_t *monitor;            /* the SUB's monitor events (PAIR) */
@@ -45,6 +53,9 @@ tail_link_new (hearth_conf_t *conf, const hearth_curve_t *curve)
     self->conf = conf;
     self->curve = curve;
     self->up = true;
+    if (!(self->masters =
+              hearth_masters_parse (hearth_conf_str (conf, "master"), NULL)))
+        tail_link_destroy (&self);
     return self;
 }
 
@@ -66,6 +77,7 @@ tail_link_destroy (tail_link_t **self_p)
     tail_link_t *self = *self_p;
     s_close_sub (self);
     hearth_sock_destroy (&self->dealer);
+    hearth_masters_destroy (&self->masters);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -77,7 +89,7 @@ tail_link_destroy (tail_link_t **self_p)
 static int
 s_ask (tail_link_t *self, hearth_error_t *err)
 {
-    const char *url = hearth_conf_str (self->conf, "master");
+    const char *url = hearth_masters_current (self->masters);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     hearth_curve_client_opts (self->curve, &opts);
     if (!self->dealer
@@ -95,15 +107,28 @@ s_ask (tail_link_t *self, hearth_error_t *err)
 /* The MASTER_STATE_RESPONSE waiting on the DEALER: its body, or NULL with
    err (another answer: an ERROR). */
 static cJSON *
-s_answer (tail_link_t *self, hearth_error_t *err)
+s_answer_on (zsock_t *dealer, bool *standby, char *leader, size_t size,
+             hearth_error_t *err)
 {
-    hearth_msg_t *reply = hearth_msg_recv (self->dealer, NULL, err);
+    hearth_msg_t *reply = hearth_msg_recv (dealer, NULL, err);
+    *standby = false;
     if (!reply)
         return NULL;
     cJSON *body = NULL;
+    const char *code = reply->cmd == HEARTH_CMD_ERROR
+                           ? hearth_json_str (reply->body, "code")
+                           : NULL;
     if (reply->cmd == HEARTH_CMD_MASTER_STATE_RESPONSE) {
         body = reply->body;
         reply->body = NULL;
+    }
+    else if (code && strcmp (code, "standby") == 0) {
+        const char *l = hearth_json_str (reply->body, "leader");
+        *standby = true;
+        snprintf (leader, size, "%s", l ? l : "");
+        hearth_errprintf (err, "a standby; %s%s",
+                          l ? "the leader is " : "no leader is known",
+                          l ? l : "");
     }
     else
         hearth_errprintf (err, "the master answered %s: %s",
@@ -115,9 +140,36 @@ s_answer (tail_link_t *self, hearth_error_t *err)
     return body;
 }
 
-cJSON *
-tail_link_state (tail_link_t *self, hearth_error_t *err)
+/* The MASTER_STATE_RESPONSE waiting on the DEALER: its body, or NULL with
+   err; a standby's answer moves the link to its leader (*followed, when
+   not NULL), or to the next URL. */
+static cJSON *
+s_answer (tail_link_t *self, hearth_error_t *err, bool *followed)
 {
+    bool standby;
+    char leader[HEARTH_MASTER_URL_MAX + 1];
+    cJSON *body =
+        s_answer_on (self->dealer, &standby, leader, sizeof leader, err);
+    bool to_leader = false;
+    if (standby) {
+        hearth_sock_destroy (&self->dealer);
+        to_leader =
+            *leader && hearth_masters_follow (self->masters, leader, NULL) == 0;
+        if (!to_leader)
+            hearth_masters_next (self->masters);
+    }
+    if (followed)
+        *followed = to_leader;
+    return body;
+}
+
+/* One MASTER_STATE to the URL followed now: its body, or NULL with err
+   (*silent when it did not answer; the link has moved on from a silent
+   master or a standby). */
+static cJSON *
+s_state_once (tail_link_t *self, bool *silent, hearth_error_t *err)
+{
+    *silent = false;
     if (s_ask (self, err) < 0)
         return NULL;
     int64_t timeout = hearth_conf_ms (self->conf, "timeout");
@@ -125,13 +177,105 @@ tail_link_state (tail_link_t *self, hearth_error_t *err)
     void *ready = poller ? zpoller_wait (poller, (int) timeout) : NULL;
     zpoller_destroy (&poller);
     if (ready)
-        return s_answer (self, err);
+        return s_answer (self, err, NULL);
     /* A late answer must not be taken for the next request's. */
     hearth_sock_destroy (&self->dealer);
-    hearth_errprintf (err, "no answer from the master at %s within %lld ms",
-                      hearth_conf_str (self->conf, "master"),
-                      (long long) timeout);
+    hearth_errprintf (err, "no answer within %lld ms", (long long) timeout);
+    *silent = true;
+    hearth_masters_next (self->masters);
     return NULL;
+}
+
+cJSON *
+tail_link_state (tail_link_t *self, hearth_error_t *err)
+{
+    size_t n = hearth_masters_count (self->masters);
+    char tried[HEARTH_MASTERS_MAX * 2 * (HEARTH_MASTER_URL_MAX + 100)];
+    size_t used = 0;
+    tried[0] = '\0';
+    /* every URL once, and as many leaders: standbys naming each other
+       cannot keep it going round */
+    for (size_t attempt = 0; attempt < 2 * n; attempt++) {
+        char url[HEARTH_MASTER_URL_MAX + 1];
+        bool silent;
+        snprintf (url, sizeof url, "%s",
+                  hearth_masters_current (self->masters));
+        cJSON *state = s_state_once (self, &silent, err);
+        if (state)
+            return state;
+        if (n == 1 && silent) {
+            hearth_errprintf (
+                err,
+                "no answer from the master at %s within "
+                "%lld ms",
+                url, (long long) hearth_conf_ms (self->conf, "timeout"));
+            return NULL;
+        }
+        if (!silent && strncmp (err->text, "a standby", 9) != 0)
+            return NULL; /* an answer, not a state: the master's ERROR */
+        used +=
+            (size_t) snprintf (tried + used, sizeof tried - used, "%s%s (%s)",
+                               used ? "; " : "", url, err->text);
+        if (used >= sizeof tried)
+            used = sizeof tried - 1;
+    }
+    hearth_errprintf (err, "no master answered; tried %s", tried);
+    return NULL;
+}
+
+size_t
+tail_link_masters (const tail_link_t *self)
+{
+    return hearth_masters_count (self->masters);
+}
+
+const char *
+tail_link_master_url (const tail_link_t *self, size_t i)
+{
+    return hearth_masters_url (self->masters, i);
+}
+
+void
+tail_link_role (tail_link_t *self, size_t i, char *role, size_t size)
+{
+    hearth_error_t err;
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (self->curve, &opts);
+    int64_t timeout = hearth_conf_ms (self->conf, "timeout");
+    zsock_t *dealer = hearth_sock_new (&opts, &err);
+    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
+    snprintf (role, size, "unreachable (no answer within %lld ms)",
+              (long long) timeout);
+    if (!dealer || !req
+        || hearth_sock_connect (dealer, hearth_masters_url (self->masters, i),
+                                &err)
+               < 0
+        || hearth_msg_send (&req, dealer, NULL, &err) < 0) {
+        snprintf (role, size, "unreachable (%s)",
+                  dealer && req ? err.text : "out of memory");
+        hearth_msg_destroy (&req);
+        hearth_sock_destroy (&dealer);
+        return;
+    }
+    zpoller_t *poller = zpoller_new (dealer, NULL);
+    bool standby = false;
+    char leader[HEARTH_MASTER_URL_MAX + 1];
+    bool answered = poller && zpoller_wait (poller, (int) timeout);
+    cJSON *state =
+        answered ? s_answer_on (dealer, &standby, leader, sizeof leader, &err)
+                 : NULL;
+    if (state) {
+        const char *status = hearth_json_str (state, "status");
+        snprintf (role, size, "%s", status ? status : "?");
+    }
+    else if (standby)
+        snprintf (role, size, "STANDBY (%s%s)", *leader ? "leader " : "",
+                  *leader ? leader : "no leader known");
+    else if (answered)
+        snprintf (role, size, "error (%s)", err.text);
+    cJSON_Delete (state);
+    zpoller_destroy (&poller);
+    hearth_sock_destroy (&dealer);
 }
 
 /* --- the events ---------------------------------------------------------- */
@@ -254,8 +398,11 @@ static tail_link_news_t
 s_on_probe (tail_link_t *self, char **text)
 {
     hearth_error_t err;
-    cJSON *state = s_answer (self, &err);
+    bool followed;
+    cJSON *state = s_answer (self, &err, &followed);
     self->probing = false;
+    if (!state && followed)
+        self->probe_deadline_ms = 0; /* a standby's leader: ask it at once */
     if (!state || self->up) {
         cJSON_Delete (state);
         return TAIL_LINK_END;
@@ -288,8 +435,12 @@ s_on_probe (tail_link_t *self, char **text)
 static void
 s_probe (tail_link_t *self, int64_t now)
 {
-    if (self->up || (self->probing && now < self->probe_deadline_ms))
+    /* waiting for the answer, or after an answer that was no state (a
+       standby naming none, an ERROR): one question a --timeout */
+    if (self->up || now < self->probe_deadline_ms)
         return;
+    if (self->probing) /* unanswered: the next master may lead now */
+        hearth_masters_next (self->masters);
     hearth_sock_destroy (&self->dealer);
     self->probing = s_ask (self, NULL) == 0;
     self->probe_deadline_ms = now + hearth_conf_ms (self->conf, "timeout");
@@ -323,10 +474,9 @@ tail_link_next (tail_link_t *self, char **topic, char **text)
             {zsock_resolve (self->monitor), 0, ZMQ_POLLIN, 0},
             {self->probing ? zsock_resolve (self->dealer) : NULL, 0, ZMQ_POLLIN,
              0}};
-        long timeout =
-            self->probing ? (long) (self->probe_deadline_ms - now) : -1;
+        long timeout = self->up ? -1 : (long) (self->probe_deadline_ms - now);
         int rc = zmq_poll (items, self->probing ? 3 : 2,
-                           timeout < 0 && self->probing ? 0 : timeout);
+                           timeout < 0 && !self->up ? 0 : timeout);
         if (rc < 0 && errno != EINTR)
             break;
         tail_link_news_t news = TAIL_LINK_END;

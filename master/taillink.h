@@ -15,6 +15,8 @@
 #ifndef HEARTH_MASTER_TAILLINK_H
 #define HEARTH_MASTER_TAILLINK_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
 #include "libcore/conf.h"
@@ -23,8 +25,9 @@
 
 typedef struct tail_link tail_link_t;
 
-/* A link to the master of conf's "master" (and "events", "timeout"),
-   with the keys of curve; no socket yet.  NULL on no memory. */
+/* A link to the master of conf's "master" (one URL or a checked list:
+   libcore/masters.h; and "events", "timeout"), with the keys of curve;
+   no socket yet.  NULL on no memory or a bad list. */
 tail_link_t *tail_link_new (hearth_conf_t *conf, const hearth_curve_t *curve);
 
 /* Close the sockets.  Accepts NULL and a NULL *self_p; nulls *self_p;
@@ -32,8 +35,20 @@ tail_link_t *tail_link_new (hearth_conf_t *conf, const hearth_curve_t *curve);
 void tail_link_destroy (tail_link_t **self_p);
 
 /* Ask MASTER_STATE and wait up to --timeout for the answer: its body (the
-   caller deletes it), or NULL with err. */
+   caller deletes it), or NULL with err.  With a list, the URLs in order
+   (a standby's leader at once); err then names every URL tried. */
 cJSON *tail_link_state (tail_link_t *self, hearth_error_t *err);
+
+/* How many URLs --master lists (1: a single master). */
+size_t tail_link_masters (const tail_link_t *self);
+
+/* URL i of the list (borrowed), or NULL. */
+const char *tail_link_master_url (const tail_link_t *self, size_t i);
+
+/* Ask URL i of the list alone, on a socket of its own, what it is: its
+   status (ALIVE, RECOVERING), "STANDBY (leader URL)", "STANDBY (no
+   leader known)" or "unreachable (...)", into role. */
+void tail_link_role (tail_link_t *self, size_t i, char *role, size_t size);
 
 /* Subscribe to these topics (n of them) on the events URL: --events, else
    the one state (borrowed, a MASTER_STATE body) names.  0 or -1 with

@@ -2,7 +2,12 @@
     reliability rules): register, heartbeat every interval, count any
     message from the master as a sign of life, and when it falls silent
     for liveness intervals or says RECONNECT_WORKER, drop the socket and
-    register again on a fresh one, doubling the wait between attempts. */
+    register again on a fresh one, doubling the wait between attempts.
+
+    With a list of masters, a silent master, or a registration nobody
+    answered, sends the next attempt to the next URL, and a standby's
+    ERROR to the leader it names (follow.c decides).  Nothing that runs
+    is stopped by a switch. */
 #include "config.h"
 
 #include <errno.h>
@@ -90,9 +95,9 @@ s_connect (worker_t *w)
     hearth_curve_client_opts (&w->curve, &opts);
     s_drop_socket (w);
     if (!(w->dealer = hearth_sock_new (&opts, &err))
-        || hearth_sock_connect (w->dealer, w->master_url, &err) < 0
+        || hearth_sock_connect (w->dealer, worker_master_url (w), &err) < 0
         || zloop_reader (w->loop, w->dealer, worker_on_master, w) < 0) {
-        log_error ("cannot connect to %s: %s", w->master_url, err.text);
+        log_error ("cannot connect to %s: %s", worker_master_url (w), err.text);
         hearth_sock_destroy (&w->dealer);
         return -1;
     }
@@ -102,6 +107,9 @@ s_connect (worker_t *w)
 static void
 s_register (worker_t *w, int64_t now)
 {
+    if (w->unanswered)
+        worker_follow_next (w, "did not answer");
+    w->unanswered = true;
     w->next_attempt_ms = now + w->backoff_ms;
     w->backoff_ms = w->backoff_ms * 2 > w->backoff_max_ms ? w->backoff_max_ms
                                                           : w->backoff_ms * 2;
@@ -136,7 +144,7 @@ s_register (worker_t *w, int64_t now)
     cJSON_DeleteItemFromObject (b, "cores_used");
     cJSON_DeleteItemFromObject (b, "memory_used_mb");
     cJSON_DeleteItemFromObject (b, "shuffle_bytes");
-    log_info ("registering with %s as %s", w->master_url, w->id);
+    log_info ("registering with %s as %s", worker_master_url (w), w->id);
     s_send (w, msg);
 }
 
@@ -163,6 +171,7 @@ worker_link_tick (worker_t *w, int64_t now)
     }
     if (now - w->last_master_ms > w->interval_ms * w->liveness) {
         worker_link_reset (w, "the master is silent");
+        worker_follow_next (w, "is silent");
         w->backoff_ms = w->interval_ms;
         return;
     }
@@ -271,9 +280,10 @@ s_registered (worker_t *w, hearth_msg_t *msg)
         hearth_json_int (msg->body, "heartbeat_interval_ms", w->interval_ms);
     w->liveness =
         hearth_json_int (msg->body, "heartbeat_liveness", w->liveness);
-    log_info ("registered with %s (heartbeat every %lld ms)", w->master_url,
-              (long long) w->interval_ms);
+    log_info ("registered with %s (heartbeat every %lld ms)",
+              worker_master_url (w), (long long) w->interval_ms);
     w->registered = true;
+    w->leader_hops = 0;
     const char *web = hearth_json_str (msg->body, "master_web_url");
     snprintf (w->master_web_url, sizeof w->master_web_url, "%s",
               web ? web : "");
@@ -530,7 +540,7 @@ s_incompatible (worker_t *w, const char *code, const char *text)
         || (strcmp (code, "bad_version") != 0
             && strcmp (code, "bad_protocol") != 0))
         return false;
-    log_error ("cannot work with the master at %s: %s", w->master_url,
+    log_error ("cannot work with the master at %s: %s", worker_master_url (w),
                text ? text : code);
     w->exit_code = 1;
     w->stopping = true;
@@ -542,6 +552,11 @@ s_error (worker_t *w, hearth_msg_t *msg)
 {
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
+    if (code && strcmp (code, "standby") == 0) {
+        if (!w->stopping)
+            worker_follow_standby (w, msg);
+        return;
+    }
     if (!s_incompatible (w, code, text))
         hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
                             "error reported by the master", w->last_master_ms,
@@ -570,7 +585,10 @@ static const struct {
 static void
 s_dispatch (worker_t *w, hearth_msg_t *msg)
 {
+    if (!worker_follow_fence (w, msg))
+        return;
     w->last_master_ms = hearth_mono_ms ();
+    w->unanswered = false;
     for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
         if (s_handlers[i].cmd == msg->cmd) {
             s_handlers[i].handler (w, msg);

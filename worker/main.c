@@ -58,7 +58,8 @@ static const int64_t s_reserved_memory_mb = 1024, s_min_memory_mb = 1024;
 
 static const hearth_opt_t s_opts[] = {
     OPT ("master", HEARTH_OPT_STR, NULL, "URL",
-         "the master's URL, tcp://HOST:PORT (required)"),
+         "the master's URL, tcp://HOST:PORT, or the masters' "
+         "comma-separated list of them (required)"),
     INT_OPT ("cores", NULL, "N",
              "cores to offer (default: this machine's; more is allowed)", 1,
              65536),
@@ -311,8 +312,12 @@ s_identity (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "--master URL is required (or "
                                       "HEARTH_MASTER)");
     hearth_error_t uerr;
-    if (hearth_url_split (w->master_url, host, sizeof host, &port, &uerr) < 0)
+    if (!(w->masters = hearth_masters_parse (w->master_url, &uerr)))
         return hearth_errprintf (err, "bad --master: %s", uerr.text);
+    /* the address facing the first master: the others are on the same
+       network, in any cluster this worker can serve */
+    hearth_url_split (hearth_masters_url (w->masters, 0), host, sizeof host,
+                      &port, NULL);
     if (!w->host) {
         /* what the master and the drivers see of this machine, not a
            loopback address that would name every worker alike */
@@ -484,7 +489,8 @@ s_setup (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "heartbeat-interval must be at least "
                                       "1ms");
     if (s_identity (w, err) < 0 || s_resources (w, err) < 0
-        || hearth_curve_client_setup (&w->curve, w->conf, w->master_url, err)
+        || hearth_curve_client_setup (&w->curve, w->conf,
+                                      hearth_masters_url (w->masters, 0), err)
                < 0)
         return -1;
     const char *pidfile = hearth_conf_str (w->conf, "pid-file");
@@ -528,6 +534,7 @@ s_teardown (worker_t *w)
     shuffle_destroy (&w->shuffle);
     zlistx_destroy (&w->ended_drivers);
     hearth_loglimit_destroy (&w->log_limit);
+    hearth_masters_destroy (&w->masters);
     zloop_destroy (&w->loop);
     hearth_sock_destroy (&w->dealer);
     hearth_curve_cleanup (&w->curve);
@@ -543,11 +550,12 @@ s_parse (worker_t *w, int argc, char **argv)
 {
     if (!(w->conf = hearth_conf_new ("hearth-worker", s_opts)))
         return -1;
-    return hearth_start (w->conf, argc, argv,
-                         "--master tcp://HOST:PORT [OPTIONS]",
-                         "The Hearth worker: offers this machine's cores "
-                         "and memory to a master and runs\nthe executors "
-                         "it launches (docs/cluster.md).");
+    return hearth_start (
+        w->conf, argc, argv,
+        "--master tcp://HOST:PORT[,tcp://HOST:PORT...] [OPTIONS]",
+        "The Hearth worker: offers this machine's cores "
+        "and memory to a master and runs\nthe executors "
+        "it launches (docs/cluster.md).");
 }
 
 int

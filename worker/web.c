@@ -75,7 +75,7 @@ worker_web_state (worker_t *w)
     cJSON_AddStringToObject (o, "id", w->id);
     cJSON_AddStringToObject (o, "host", w->host);
     cJSON_AddStringToObject (o, "state", s_state_name (w));
-    cJSON_AddStringToObject (o, "master", w->master_url);
+    cJSON_AddStringToObject (o, "master", hearth_masters_current (w->masters));
     if (w->web)
         cJSON_AddStringToObject (o, "web_url", hearth_web_url (w->web));
     if (w->master_web_url[0])

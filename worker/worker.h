@@ -7,6 +7,8 @@
         decom.c     the graceful decommission (SIGTERM, DECOMMISSION):
                     no new work, wait for what runs and for the outputs
                     served, then stop (decom.h); and the stop itself
+        follow.c    which of the masters the link talks to: the next one,
+                    a standby's leader, fencing by epoch (link.c's)
         cgroup.c    control groups (cgroup.h; v1 and v2 backends in
                     cgroup_v1.c, cgroup_v2.c, their file helpers in
                     cgroupfs.c): the children's limits and counters
@@ -55,7 +57,9 @@
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/loglimit.h"
+#include "libcore/masters.h"
 #include "libcore/pidfile.h"
+#include "libcore/proto.h"
 #include "libcore/resources.h"
 #include "worker/cgroup.h"
 #include "worker/children.h"
@@ -81,7 +85,14 @@ typedef struct worker {
     char id[HEARTH_ID_MAX + 1];   /* worker-... */
     const char *host;             /* advertised address */
     char host_buf[64];            /* its default: the one facing the master */
-    const char *master_url;       /* tcp://HOST:PORT (conf) */
+    const char *master_url;       /* the master URLs as given, one or a
+                                     list (conf): for the drivers */
+    hearth_masters_t *masters;    /* those URLs, the one followed now and
+                                     the highest epoch seen (owned) */
+    int leader_hops;              /* standbys' leaders followed since the
+                                     last registration */
+    bool unanswered;              /* nothing came from the master since
+                                     the last registration attempt */
     char work_dir[4096];          /* absolute work dir */
     int cores;                    /* cores offered */
     int64_t memory_mb;            /* memory offered, MiB */
@@ -132,5 +143,20 @@ void worker_report_driver (void *arg, const drivers_report_t *r);
 
 /* zloop reader of the DEALER. */
 int worker_on_master (zloop_t *loop, zsock_t *sock, void *arg);
+
+/* follow.c: the master the link talks to now (borrowed). */
+const char *worker_master_url (const worker_t *w);
+
+/* Move the link to the next master of the list (nothing with one), the
+   current one having done what why says ("is silent"); logged. */
+void worker_follow_next (worker_t *w, const char *why);
+
+/* A standby's ERROR (msg borrowed): unregister, and register next with
+   the leader it names, or with the next master. */
+void worker_follow_standby (worker_t *w, const hearth_msg_t *msg);
+
+/* Whether msg (borrowed) is to be handled: false, logged at WARN
+   (limited), when it carries an older epoch than the highest seen. */
+bool worker_follow_fence (worker_t *w, const hearth_msg_t *msg);
 
 #endif

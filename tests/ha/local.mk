@@ -3,6 +3,10 @@
 check_PROGRAMS += tests/ha/zkelect-probe
 tests_ha_zkelect_probe_SOURCES = tests/ha/zkelect-probe.c
 tests_ha_zkelect_probe_LDADD = $(ZK_ALL_LIBS) $(CORE_LIBS)
-HA_TESTS = tests/ha/test-zk-election.sh tests/ha/test-ha-masters.sh
+check_PROGRAMS += tests/ha/standby-peer
+tests_ha_standby_peer_SOURCES = tests/ha/standby-peer.c
+tests_ha_standby_peer_LDADD = $(CORE_LIBS)
+HA_TESTS = tests/ha/test-zk-election.sh tests/ha/test-ha-masters.sh \
+	tests/ha/test-ha-clients.sh
 TESTS += $(HA_TESTS)
 EXTRA_DIST += $(HA_TESTS)

@@ -47,7 +47,15 @@ role() {
   local out
   out=$(ask "$1")
   if [[ $out == '{'* ]]; then
-    jq -r '.role' <<<"$out"
+    # hearth-tail follows a standby to its leader: the answer is then
+    # the leader's state, whose own URL is not the one asked
+    local r l
+    r=$(jq -r '.role' <<<"$out") l=$(jq -r '.leader // empty' <<<"$out")
+    if [[ $r == LEADER && -n $l && $l != "${URL[$1]}" ]]; then
+      echo "STANDBY:$l"
+    else
+      echo "$r"
+    fi
   elif [[ $out =~ "standby; the leader is "([^ ]*) ]]; then
     echo "STANDBY:${BASH_REMATCH[1]}"
   elif [[ $out == *"standby; no leader is known"* ]]; then

@@ -35,6 +35,11 @@ tests_unit_test_loglimit_SOURCES = tests/unit/test_loglimit.c tests/unit/testuti
 tests_unit_test_loglimit_CFLAGS = $(unit_cflags)
 tests_unit_test_loglimit_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_masters
+tests_unit_test_masters_SOURCES = tests/unit/test_masters.c tests/unit/testutil.h
+tests_unit_test_masters_CFLAGS = $(unit_cflags)
+tests_unit_test_masters_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h \
 	tests/unit/proto_samples.c tests/unit/proto_samples.h
