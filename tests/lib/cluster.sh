@@ -34,16 +34,30 @@ now_ms() { date +%s%3N; }
 
 # Kill what this test started: the PIDs it recorded, then any process
 # whose working directory is inside the test's directory (executors).
+# A recorded PID is signalled only while it is still this shell's child:
+# one the test already reaped may belong to another test's process by
+# now (pid_max is 32768 here, and a suite goes through it in minutes).
+child_pids() {
+  local pid stat
+  for pid in "${PIDS[@]}"; do
+    stat=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+    stat=${stat##*) }  # after "pid (comm) ": state ppid ...
+    set -- $stat
+    [[ $2 == "$$" ]] && echo "$pid"
+  done
+  return 0
+}
 cleanup() {
-  local pid p cwd
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  local pid p cwd ours
+  ours=$(child_pids)
+  for pid in $ours; do kill -TERM "$pid" 2>/dev/null; done
   for _ in $(seq 1 30); do
     local alive=0
-    for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    for pid in $ours; do kill -0 "$pid" 2>/dev/null && alive=1; done
     ((alive)) || break
     sleep 0.1
   done
-  for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+  for pid in $ours; do kill -KILL "$pid" 2>/dev/null; done
   # Drivers the test ran in the foreground, and what they started, name
   # the test's directory on their command lines: stop them cleanly first.
   pkill -TERM -f -- "$T" 2>/dev/null && sleep 0.5
