@@ -7,6 +7,6 @@ check_PROGRAMS += tests/ha/standby-peer
 tests_ha_standby_peer_SOURCES = tests/ha/standby-peer.c
 tests_ha_standby_peer_LDADD = $(CORE_LIBS)
 HA_TESTS = tests/ha/test-zk-election.sh tests/ha/test-ha-masters.sh \
-	tests/ha/test-ha-clients.sh
+	tests/ha/test-ha-clients.sh tests/ha/test-ha-failover.sh
 TESTS += $(HA_TESTS)
 EXTRA_DIST += $(HA_TESTS)

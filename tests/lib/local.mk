@@ -3,4 +3,4 @@
 # hearth-submit), security.sh (keys) and browser.sh (headless Chromium
 # over WebDriver, for the web tests).
 EXTRA_DIST += tests/lib/cluster.sh tests/lib/driver.sh tests/lib/security.sh \
-	tests/lib/browser.sh tests/lib/zk.sh
+	tests/lib/browser.sh tests/lib/zk.sh tests/lib/hamasters.sh

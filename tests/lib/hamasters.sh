@@ -1,0 +1,76 @@
+# hamasters.sh - standby masters for the HA tests (sourced after
+# cluster.sh and zk.sh; ZK, SESSION, INTERVAL_MS and LIVENESS set by the
+# test): start_ha, ask, role, alive, settled (sets LEADER), epoch.
+
+declare -A MPID URL WEB
+# start_ha NAME: a master with its own journal, ports and web port.
+start_ha() {
+  local n=$1
+  rm -f "$T/$n.ready"
+  WEB[$n]=$(zk_free_port)
+  $WRAP "$BIN/hearth-master" --port 0 --events-port 0 --web-port "${WEB[$n]}" \
+    --ready-file "$T/$n.ready" --journal "$T/$n.journal" \
+    --zookeeper "$ZK" --zookeeper-dir /hearth-test \
+    --zookeeper-session "${SESSION}ms" \
+    --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
+    --log-level debug >>"$T/$n.log" 2>&1 &
+  MPID[$n]=$!
+  PIDS+=($!)
+  wait_for 10 test -s "$T/$n.ready" || { say "master $n did not start"; return 1; }
+  URL[$n]=$(sed -n 1p "$T/$n.ready")
+}
+# ask NAME: its MASTER_STATE (JSON) on stdout, or hearth-tail's error.
+ask() {
+  "$BIN/hearth-tail" --master "${URL[$1]}" --state --json --timeout 2s 2>&1
+}
+# role NAME: LEADER, STANDBY:URL (the leader it names), STANDBY:none,
+# or DOWN.
+role() {
+  local out
+  out=$(ask "$1")
+  if [[ $out == '{'* ]]; then
+    # hearth-tail follows a standby to its leader: the answer is then
+    # the leader's state, whose own URL is not the one asked
+    local r l
+    r=$(jq -r '.role' <<<"$out") l=$(jq -r '.leader // empty' <<<"$out")
+    if [[ $r == LEADER && -n $l && $l != "${URL[$1]}" ]]; then
+      echo "STANDBY:$l"
+    else
+      echo "$r"
+    fi
+  elif [[ $out =~ "standby; the leader is "([^ ]*) ]]; then
+    echo "STANDBY:${BASH_REMATCH[1]}"
+  elif [[ $out == *"standby; no leader is known"* ]]; then
+    echo STANDBY:none
+  else
+    echo DOWN
+  fi
+}
+# alive: the masters running now
+alive() {
+  local n
+  for n in "${!MPID[@]}"; do
+    [[ -n ${MPID[$n]} ]] && kill -0 "${MPID[$n]}" 2>/dev/null && echo "$n"
+  done | sort
+}
+# settled: exactly one live master leads, every other names its URL;
+# sets LEADER.
+settled() {
+  local n r l=() others=()
+  for n in $(alive); do
+    r=$(role "$n")
+    if [[ $r == LEADER ]]; then l+=("$n"); else others+=("$n=$r"); fi
+  done
+  [[ ${#l[@]} == 1 ]] || return 1
+  for r in "${others[@]}"; do
+    [[ ${r#*=} == "STANDBY:${URL[${l[0]}]}" ]] || return 1
+  done
+  LEADER=${l[0]}
+}
+epoch() { ask "$1" | jq -r '.epoch'; }
+stop_ha() { # NAME SIGNAL: stop and reap it; sets RC
+  kill "-$2" "${MPID[$1]}" 2>/dev/null
+  wait "${MPID[$1]}" 2>/dev/null
+  RC=$?
+  MPID[$1]=
+}
