@@ -484,9 +484,11 @@ s_count (const unsigned char *buf, size_t n, int *line, int *col)
     *col += (int) (end - p);
 }
 
-int
-jobstream_read (FILE *f, const char *name, size_t chunk, size_t max_bytes,
-                cJSON **root, jobstore_t **store, hearth_error_t *err)
+/* One parse of f; *syntax set when it failed on the text itself. */
+static int
+s_read_once (FILE *f, const char *name, size_t chunk, size_t max_bytes,
+             cJSON **root, jobstore_t **store, bool *syntax,
+             hearth_error_t *err)
 {
     s_parser_t *p = calloc (1, sizeof *p);
     unsigned char *buf = malloc (chunk ? chunk : s_default_chunk);
@@ -529,6 +531,7 @@ jobstream_read (FILE *f, const char *name, size_t chunk, size_t max_bytes,
         if (at > 0 && n)
             at--; /* the byte it refused */
         s_count (buf, at < n ? at : n, &line, &col);
+        *syntax = !deep;
         hearth_errprintf (err, "%s:%d:%d: %s", name, line, col,
                           deep ? "nested deeper than 128 levels"
                                : "not valid JSON here");
@@ -554,5 +557,66 @@ done:
         free (p->cand.lens);
         free (p);
     }
+    return rc;
+}
+
+/* The text with every control character inside a string escaped (a raw
+   newline becomes \n): what cJSON, which job files were read with
+   before, accepted and yajl does not.  A new buffer of *len bytes, or
+   NULL on no memory. */
+static char *
+s_escape_controls (const char *text, size_t n, size_t *len)
+{
+    char *out = malloc (6 * n + 1), *o = out;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; out && i < n; i++) {
+        unsigned char c = (unsigned char) text[i];
+        if (in_string && !escaped && c < 0x20) {
+            o += sprintf (o,
+                          c == '\n'   ? "\\n"
+                          : c == '\t' ? "\\t"
+                          : c == '\r' ? "\\r"
+                                      : "\\u%04x",
+                          c);
+            continue;
+        }
+        if (in_string && !escaped && c == '"')
+            in_string = false;
+        else if (!in_string && c == '"')
+            in_string = true;
+        escaped = in_string && !escaped && c == '\\';
+        *o++ = (char) c;
+    }
+    *len = out ? (size_t) (o - out) : 0;
+    return out;
+}
+
+int
+jobstream_read (FILE *f, const char *name, size_t chunk, size_t max_bytes,
+                cJSON **root, jobstore_t **store, hearth_error_t *err)
+{
+    bool syntax = false;
+    if (s_read_once (f, name, chunk, max_bytes, root, store, &syntax, err) == 0)
+        return 0;
+    /* A refused text may be JSON but for raw control characters in its
+       strings, which cJSON took: read it again with them escaped.  The
+       first message stays when that fails too. */
+    if (!syntax || fseek (f, 0, SEEK_SET) != 0)
+        return -1;
+    char *text = malloc (max_bytes + 1);
+    size_t n = text ? fread (text, 1, max_bytes + 1, f) : 0;
+    size_t len = 0;
+    char *fixed =
+        text && n <= max_bytes ? s_escape_controls (text, n, &len) : NULL;
+    FILE *m = fixed && len ? fmemopen (fixed, len, "r") : NULL;
+    hearth_error_t again;
+    bool dummy = false;
+    int rc = m ? s_read_once (m, name, chunk, 6 * max_bytes + 1, root, store,
+                              &dummy, &again)
+               : -1;
+    if (m)
+        fclose (m);
+    free (fixed);
+    free (text);
     return rc;
 }

@@ -174,6 +174,26 @@ test_same_as_cjson (void **state)
             1, 1);
 }
 
+/* Raw control characters inside strings (a shell script written over
+   lines): not JSON, but cJSON took them, so they read as escaped. */
+static void
+test_raw_controls_in_strings (void **state)
+{
+    (void) state;
+    s_same ("{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"cmd\": [\"sh\","
+            " \"-c\", \"echo \\\"a\\\";\n  exit 0\t\"]}]}]}",
+            1, 1);
+    /* a file wrong elsewhere too keeps the first message, the strict
+       parse's (its place is in the file as written) */
+    cJSON *root = NULL;
+    jobstore_t *store = NULL;
+    hearth_error_t err;
+    assert_int_equal (
+        s_read ("{\"a\": \"x\ny\",\n  [1]}", 0, &root, &store, &err), -1);
+    assert_non_null (strstr (err.text, "job.json:1:")); /* the newline's */
+    assert_non_null (strstr (err.text, "not valid JSON here"));
+}
+
 /* A string holding \u0000 is cut there, as cJSON cuts it. */
 static void
 test_nul_in_strings (void **state)
@@ -301,6 +321,7 @@ main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_same_as_cjson),
         cmocka_unit_test (test_nul_in_strings),
+        cmocka_unit_test (test_raw_controls_in_strings),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_runs_rewrite_and_grow),
     };
