@@ -133,6 +133,7 @@ s_send_register (master_link_t *self)
     hearth_msg_t *msg = master_msg_register (&reg, executors);
     if (msg)
         s_send (self, &msg);
+    self->register_us = hearth_mono_us ();
     self->unanswered = true;
 }
 
@@ -289,8 +290,9 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
                   self->app_id, master_link_url (self),
                   (long long) (hearth_mono_ms () - self->lost_ms));
     else
-        log_info ("application %s %sregistered with %s", self->app_id,
-                  again ? "re-" : "", master_link_url (self));
+        log_info ("application %s %sregistered with %s (round trip %.1f ms)",
+                  self->app_id, again ? "re-" : "", master_link_url (self),
+                  (double) (hearth_mono_us () - self->register_us) / 1000.0);
     self->linked = true;
     self->leader_hops = 0;
     self->backoff_ms = self->hb_interval_ms;

@@ -44,6 +44,7 @@ struct master_link {
     int64_t register_deadline;    /* give up registering after this (mono) */
     int64_t recv_ms;              /* last message from the master (mono) */
     int64_t send_ms;              /* last message to the master (mono) */
+    int64_t register_us;          /* last REGISTER_APPLICATION sent (mono) */
     bool linked;                  /* the current socket is registered */
     int64_t lost_ms;              /* when the link went down (mono) */
     int64_t backoff_ms;           /* wait before the next attempt after */

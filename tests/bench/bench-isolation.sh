@@ -33,17 +33,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-iso.XXXXXX")
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    sleep 0.5
-    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    rm -rf "$T"
-}
-trap cleanup EXIT
+bench_scratch iso
 mkdir -p "$T/bin"
 for p in hearth-master hearth-worker hearth-executor hearth-driver; do
     ln -sf "$bin/$p" "$T/bin/$p"

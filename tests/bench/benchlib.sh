@@ -38,3 +38,20 @@ watch_hwm() {
         read -r -t 0.05 -u "$BENCH_NAP" _
     done
 }
+
+# bench_scratch NAME: T, a scratch directory removed at exit, and pids,
+# the daemons the script starts (it adds their PIDs), stopped at exit by
+# PID: TERM, then KILL half a second later.
+bench_scratch() {
+    T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-$1.XXXXXX")
+    pids=()
+    trap bench_cleanup EXIT
+}
+bench_cleanup() {
+    local p
+    for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+    sleep 0.5
+    for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+    wait 2>/dev/null
+    rm -rf "$T"
+}

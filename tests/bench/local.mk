@@ -76,3 +76,6 @@ bench: $(BENCH_PROGS) tests/bench/libbenchtasks.so hearth-submit \
 	HEARTH_BENCH_SANITIZED=$(BENCH_SANITIZED) \
 		$(SHELL) $(srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
 .PHONY: bench
+
+# A thousand applications on one master (issue 19, benchmark 25).
+EXTRA_DIST += tests/bench/bench-apps.sh
