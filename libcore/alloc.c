@@ -182,56 +182,131 @@ s_schedule_drivers (const hearth_alloc_input_t *in, s_pool_t *pool,
     return 0;
 }
 
-/* Largest free-core count for which usable workers are ordered by a
-   counting sort (O(workers + cores)); above it, qsort. */
-static const int s_counting_sort_max = 1 << 16;
-
-/* Free cores of the usable workers, for qsort. */
+/* The usable-worker order of every application of the pass: the alive
+   workers with free cores, by free cores, most first, ties in input order
+   (rule 3).  Spark sorts the usable workers again for each application;
+   here one bucket per free-core count, each in input order, is built
+   once after the drivers and kept as executors take cores, and an
+   application walks it only as far as it can get cores: a pass with 100
+   waiting applications over 50,000 workers went from 100 scans and sorts
+   of the 50,000 (about 450 million instructions) to a walk of a few
+   hundred each (docs/performance.md, benchmark 7). */
 typedef struct {
-    size_t worker; /* input index */
-    int cores;     /* free cores */
-} s_usable_t;
+    size_t *w;   /* worker indices, ascending: w[head .. head + n) */
+    size_t head; /* free slots before the first */
+    size_t n;    /* entries */
+    size_t cap;  /* allocated */
+} s_bucket_t;
 
-static int
-s_by_free_cores (const void *a, const void *b)
+typedef struct {
+    s_bucket_t *b; /* b[c]: the workers with c free cores */
+    int max;       /* highest c */
+} s_order_t;
+
+static void
+s_order_release (s_order_t *o)
 {
-    const s_usable_t *x = a, *y = b;
-    if (x->cores != y->cores)
-        return x->cores > y->cores ? -1 : 1;
-    return x->worker < y->worker ? -1 : x->worker > y->worker;
+    for (int c = 0; o->b && c <= o->max; c++)
+        free (o->b[c].w);
+    free (o->b);
+    o->b = NULL;
 }
 
-static int
-s_sort_qsort (s_pool_t *pool, const size_t *in, size_t n)
+/* Where worker w is or would go in b: the first entry not below it. */
+static size_t
+s_bucket_find (const s_bucket_t *b, size_t w)
 {
-    s_usable_t *usable = malloc (n * sizeof *usable);
-    if (!usable)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        usable[i] = (s_usable_t){in[i], pool->cores[in[i]]};
-    qsort (usable, n, sizeof *usable, s_by_free_cores);
-    for (size_t i = 0; i < n; i++)
-        pool->order[i] = usable[i].worker;
-    free (usable);
+    size_t lo = 0, hi = b->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->w[b->head + mid] < w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Entries move toward whichever end is nearer: the workers an
+   application takes cores from are the first of their buckets, and they
+   go to the first places of the next ones down, so most moves are of a
+   few entries at the front, not of the whole bucket. */
+static int
+s_bucket_add (s_bucket_t *b, size_t w)
+{
+    /* the bucket's building adds in input order: at the end */
+    size_t i =
+        b->n && b->w[b->head + b->n - 1] < w ? b->n : s_bucket_find (b, w);
+    if (i < b->n / 2 && b->head > 0) {
+        memmove (b->w + b->head - 1, b->w + b->head, i * sizeof *b->w);
+        b->head--;
+    }
+    else {
+        if (b->head + b->n == b->cap) { /* no room after: re-centre */
+            size_t cap = b->cap ? b->cap * 2 : 16;
+            size_t *grown = malloc (cap * sizeof *grown);
+            if (!grown)
+                return -1;
+            size_t head = (cap - b->n) / 2;
+            if (b->n)
+                memcpy (grown + head, b->w + b->head, b->n * sizeof *grown);
+            free (b->w);
+            b->w = grown;
+            b->head = head;
+            b->cap = cap;
+        }
+        memmove (b->w + b->head + i + 1, b->w + b->head + i,
+                 (b->n - i) * sizeof *b->w);
+    }
+    b->w[b->head + i] = w;
+    b->n++;
     return 0;
 }
 
-/* Stable counting sort of in[] (worker indices) by free cores, most
-   first, into pool->order. */
-static int
-s_sort_counting (s_pool_t *pool, const size_t *in, size_t n, int max_cores)
+static void
+s_bucket_remove (s_bucket_t *b, size_t w)
 {
-    size_t *start = calloc ((size_t) max_cores + 2, sizeof *start);
-    if (!start)
+    size_t i = s_bucket_find (b, w);
+    if (i == b->n || b->w[b->head + i] != w)
+        return;
+    if (i < b->n / 2) {
+        memmove (b->w + b->head + 1, b->w + b->head, i * sizeof *b->w);
+        b->head++;
+    }
+    else
+        memmove (b->w + b->head + i, b->w + b->head + i + 1,
+                 (b->n - i - 1) * sizeof *b->w);
+    b->n--;
+}
+
+static int
+s_order_init (s_order_t *o, const hearth_alloc_input_t *in,
+              const s_pool_t *pool)
+{
+    o->max = 0;
+    for (size_t w = 0; w < in->nworkers; w++)
+        if (in->workers[w].alive && pool->cores[w] > o->max)
+            o->max = pool->cores[w];
+    if (!(o->b = calloc ((size_t) o->max + 1, sizeof *o->b)))
         return -1;
-    for (size_t i = 0; i < n; i++)
-        start[max_cores - pool->cores[in[i]] + 1]++;
-    for (int c = 1; c <= max_cores + 1; c++)
-        start[c] += start[c - 1];
-    for (size_t i = 0; i < n; i++)
-        pool->order[start[max_cores - pool->cores[in[i]]]++] = in[i];
-    free (start);
+    for (size_t w = 0; w < in->nworkers; w++)
+        if (in->workers[w].alive && pool->cores[w] > 0
+            && s_bucket_add (&o->b[pool->cores[w]], w) < 0) {
+            s_order_release (o);
+            return -1;
+        }
     return 0;
+}
+
+/* Worker w had was free cores and has pool->cores[w] now. */
+static int
+s_order_move (s_order_t *o, const s_pool_t *pool, size_t w, int was)
+{
+    int now = pool->cores[w];
+    if (now == was)
+        return 0;
+    s_bucket_remove (&o->b[was], w);
+    return now > 0 ? s_bucket_add (&o->b[now], w) : 0;
 }
 
 static bool
@@ -244,29 +319,30 @@ s_usable (const hearth_alloc_input_t *in, const s_pool_t *pool, size_t w,
            && hearth_alloc_resource_room (app, &now) >= 1;
 }
 
-/* Usable workers for app into pool->order, most free cores first (ties
-   in input order).  Returns how many, or -1 on no memory. */
-static long
+/* The first usable workers for app into pool->order, in the usable
+   order: as many as the pass can give anything to, that is until they
+   hold app's cores left and number cores left / min_cores (each has at
+   least min_cores free), or all of them.  Whatever the rest of the pass
+   computes from them (the cap's want, the reach) is then what it would
+   be from all the usable workers.  Returns how many. */
+static size_t
 s_usable_workers (const hearth_alloc_input_t *in, s_pool_t *pool,
-                  const hearth_alloc_app_t *app)
+                  const s_order_t *o, const hearth_alloc_app_t *app)
 {
     int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
-    size_t *found = malloc ((in->nworkers ? in->nworkers : 1) * sizeof *found);
-    if (!found)
-        return -1;
+    int64_t want = app->cores_left, free_sum = 0;
     size_t n = 0;
-    int max_cores = 0;
-    for (size_t w = 0; w < in->nworkers; w++)
-        if (s_usable (in, pool, w, app, min_cores)) {
-            found[n++] = w;
-            if (pool->cores[w] > max_cores)
-                max_cores = pool->cores[w];
+    for (int c = o->max; c >= min_cores; c--)
+        for (size_t i = 0; i < o->b[c].n; i++) {
+            size_t w = o->b[c].w[o->b[c].head + i];
+            if (!s_usable (in, pool, w, app, min_cores))
+                continue;
+            pool->order[n++] = w;
+            free_sum += pool->cores[w];
+            if (free_sum >= want && (int64_t) n >= want / min_cores)
+                return n;
         }
-    int rc = max_cores <= s_counting_sort_max
-                 ? s_sort_counting (pool, found, n, max_cores)
-                 : s_sort_qsort (pool, found, n);
-    free (found);
-    return rc < 0 ? -1 : (long) n;
+    return n;
 }
 
 /* Only the first cores_left / min_cores usable workers can get anything:
@@ -448,6 +524,7 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
 {
     hearth_alloc_worker_t *view =
         calloc (in->nworkers ? in->nworkers : 1, sizeof *view);
+    s_order_t order = {NULL, 0}; /* built for the first that can get any */
     if (!view)
         return -1;
     int rc = 0;
@@ -457,14 +534,14 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
         int min_cores = app.cores_per_executor ? app.cores_per_executor : 1;
         if (!s_target_cut (&app) || app.cores_left < min_cores)
             continue;
-        long nusable = s_usable_workers (in, pool, &app);
-        if (nusable < 0) {
+        if (!order.b && s_order_init (&order, in, pool) < 0) {
             rc = -1;
             break;
         }
-        if (!s_cap (in, pool, g, a, (size_t) nusable, &app, result))
+        size_t nusable = s_usable_workers (in, pool, &order, &app);
+        if (!s_cap (in, pool, g, a, nusable, &app, result))
             continue;
-        size_t reach = s_reachable (pool, &app, (size_t) nusable);
+        size_t reach = s_reachable (pool, &app, nusable);
         if (app.has_target && !app.cores_per_executor
             && reach > (size_t) app.executors_left)
             reach = (size_t) app.executors_left; /* one executor each */
@@ -476,7 +553,12 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
         for (size_t pos = 0; g >= 0 && pos < reach; pos++)
             pool->group_used[g] += pool->assigned[pos];
         rc = s_launch_assigned (pool, in, &app, a, reach, result);
+        for (size_t pos = 0; rc == 0 && pos < reach; pos++) {
+            size_t w = pool->order[pos];
+            rc = s_order_move (&order, pool, w, view[w].cores_free);
+        }
     }
+    s_order_release (&order);
     free (view);
     return rc;
 }
