@@ -19,6 +19,7 @@
 # benchmarks do.  Environment: HEARTH_BIN_DIR (the build), and
 # HEARTH_BENCH_DIR (libbenchtasks.so; default $HEARTH_BIN_DIR/tests/bench).
 set -u
+. "$(dirname "$0")/benchlib.sh" # bench_scratch
 bin=${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}
 lib=${HEARTH_BENCH_DIR:-$bin/tests/bench}/libbenchtasks.so
 flood_bin=$bin/tests/integration/flood
