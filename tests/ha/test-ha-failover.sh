@@ -28,15 +28,6 @@ LIST="${URL[a]},${URL[b]}"
 MASTER_URL=$LIST CORES=2 start_worker w1 || { finish; exit 1; }
 MASTER_URL=$LIST CORES=2 start_worker w2 || { finish; exit 1; }
 
-# job NAME N: N tasks of 0.3 s, then one that sorts their output.
-two_stages() {
-  job "$1" "{\"name\": \"$1\", \"stages\": [
-    {\"name\": \"s\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"sleep 0.3; echo {i}\"], \"count\": $2}]},
-    {\"name\": \"t\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"sort -n | tr '\\\\n' ' '\"], \"input\": \"s\"}]}]}"
-}
-# events DIR FILTER: how many events of the log in DIR pass FILTER.
-events() { jq -c "select($2)" "$1"/*.events | wc -l; }
-
 # --- kill -9 of the leader under a running job ------------------------------
 J=$(two_stages one 60)
 submit --master "$LIST" --event-log "$T/ev1" --log-level info "$J" &
