@@ -27,6 +27,7 @@
 # Options: --trials N (per kind, default 20; FAILOVER_TRIALS overrides),
 # --sessions MS,MS (the kill -9 trials' sessions, 6000,2000; SIGTERM uses
 # the first), --rec-trials N (3), --rec-timeout-ms N (10000),
+# --rec-session MS (the recovery trials' session, 2000),
 # --interval-ms N (the masters' heartbeat interval, 1000),
 # --tp-rounds N (3; 0: none), --tp-tasks N (200000; each run the median
 # of 3 repetitions).  Any figure that is not what it claims (a recovery
@@ -39,12 +40,14 @@ bin=${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}
 bdir=${HEARTH_BENCH_DIR:-$bin/tests/bench}
 trials=20 rec_trials=3 tp_rounds=3 tp_tasks=200000 sessions=6000,2000
 rec_timeout_ms=10000 # the default at 1 s x 5 heartbeats, set explicitly
+rec_session=2000     # ms, of the recovery trials
 interval_ms=1000     # the masters' heartbeat interval (the default)
 while [ $# -gt 0 ]; do
     case $1 in
     --trials) trials=$2; shift ;;
     --sessions) sessions=$2; shift ;;
     --rec-timeout-ms) rec_timeout_ms=$2; shift ;;
+    --rec-session) rec_session=$2; shift ;;
     --interval-ms) interval_ms=$2; shift ;;
     --rec-trials) rec_trials=$2; shift ;;
     --tp-rounds) tp_rounds=$2; shift ;;
@@ -215,8 +218,8 @@ echo '{"name": "one", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}' 
 echo '{"name": "long", "stages": [{"name": "s", "tasks": [{"cmd": ["sleep", "120"]}]}]}' >"$T/long.json"
 dir=/bench-rec
 rm -rf "$T"/?.journal
-leader a 2000 $dir
-standby b 2000 $dir
+leader a "$rec_session" $dir
+standby b "$rec_session" $dir
 list="${URL[a]},${URL[b]}"
 for w in w1 w2 w3 w4; do worker $w 2 "$list"; done
 "$bin/hearth-submit" --master "$list" --total-executor-cores 1 \
@@ -246,7 +249,7 @@ recover() {
     [[ $out =~ "recovery done in "([0-9]+)" ms ("([^\)]*)")" ]] || die "recovery: cannot read: $out"
     printf '%s\t%s\t%s\n' "${BASH_REMATCH[1]}" "$job" "${BASH_REMATCH[2]}" >>"$T/rec.tsv"
     say "recovery ${BASH_REMATCH[1]} ms (${BASH_REMATCH[2]}); one-task job at the kill done after $job ms"
-    standby "$cur" 2000 $dir
+    standby "$cur" "$rec_session" $dir
     cur=$new
 }
 for ((i = 0; i < rec_trials; i++)); do recover ""; done

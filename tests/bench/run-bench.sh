@@ -14,7 +14,7 @@
 # Groups for --only: zmq throughput latency commands sleep startup master
 # scale load flood shuffle history web isolation netns jobfile dynalloc
 # failover.  The failover group (bench-failover.sh) needs ZooKeeper
-# (scripts/install-deps), else it says so and is skipped; about 5 minutes.  The netns group
+# (scripts/install-deps), else it says so and is skipped; about 4 minutes.  The netns group
 # (bench-netns.sh) needs root to make network namespaces, else it says so
 # and is skipped.  The isolation group
 # (bench-isolation.sh) needs root and cgroups a worker can use, else it
@@ -421,7 +421,7 @@ else
     row "25. SIGTERM of the leader: max ms" fo.term.max_ms "" "" "" "" "" ""
     row "25. recovery, every peer back: election to ALIVE ms" fo.rec.all_back_ms fo.rec.timeout_ms '<=' 0.9 "" "" "ends when all answered, well before the recovery timeout (reference)"
     row "25. recovery, a worker gone: election to ALIVE ms" fo.rec.worker_gone_ms fo.rec.timeout_ms "" "" "" "" "(ends at the recovery timeout, the reference)"
-    row "25. a one-task job submitted at the kill (2 s session): done after ms" fo.rec.job_ms "" "" "" "" "" "(waits for the recovery)"
+    row "25. a one-task job submitted at the takeover (2 s session): done after the kill, ms" fo.rec.job_ms "" "" "" "" "" "(waits for the recovery)"
     row "25. no-op tasks/s, HA leader + 1 standby" fo.tp.ha1.tasks_per_s fo.tp.single.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × a single master (median of the rounds' ratios)" fo.tp.ha1.ratio
     row "25. no-op tasks/s, HA leader + 2 standbys" fo.tp.ha2.tasks_per_s fo.tp.single.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × a single master (median of the rounds' ratios)" fo.tp.ha2.ratio
 fi
