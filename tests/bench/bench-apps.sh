@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-apps.sh - a thousand applications (issue 19, benchmark 4;
+# bench-apps.sh - a thousand applications (issue 19's fourth, benchmark 26;
 # docs/performance.md "A thousand applications"), run by run-bench.sh
 # (group apps): one master, a few real workers, and --apps real
 # hearth-driver processes started evenly over --seconds, each a small

@@ -77,5 +77,14 @@ bench: $(BENCH_PROGS) tests/bench/libbenchtasks.so hearth-submit \
 		$(SHELL) $(srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
 .PHONY: bench
 
-# A thousand applications on one master (issue 19, benchmark 25).
+# A thousand applications on one master (issue 19, benchmark 26).
 EXTRA_DIST += tests/bench/bench-apps.sh
+
+# The failover-time benchmark (bench-failover.sh, issue 17): its probe
+# signals the leader and times the first REGISTER_APPLICATION accepted.
+check_PROGRAMS += tests/bench/bench-haprobe
+tests_bench_bench_haprobe_SOURCES = tests/bench/bench_haprobe.c \
+	tests/bench/benchutil.h
+tests_bench_bench_haprobe_LDADD = $(CORE_LIBS)
+bench: tests/bench/bench-haprobe hearth-tail
+EXTRA_DIST += tests/bench/bench-failover.sh

@@ -12,7 +12,9 @@
 #   make bench BENCH_ARGS='--only throughput,latency'
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
-# scale load flood shuffle history web isolation netns jobfile dynalloc apps.  The netns group
+# scale load flood shuffle history web isolation netns jobfile dynalloc
+# failover apps.  The failover group (bench-failover.sh) needs ZooKeeper
+# (scripts/install-deps), else it says so and is skipped; about 4 minutes.  The netns group
 # (bench-netns.sh) needs root to make network namespaces, else it says so
 # and is skipped.  The isolation group
 # (bench-isolation.sh) needs root and cgroups a worker can use, else it
@@ -51,6 +53,7 @@ iso_tasks=5000 iso_launches=200
 net_args=(--tasks 200000 --jobs 2000 --rtt-count 10000)
 jf_args=(--fn-tasks 200000 --cmd-tasks 20000)
 apps_n=1000 apps_args=(--apps 1000 --seconds 60)
+fo_args=()
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -66,6 +69,7 @@ if [ $quick = 1 ]; then
     net_args=(--tasks 20000 --jobs 200 --rtt-count 1000)
     jf_args=(--fn-tasks 20000 --cmd-tasks 2000)
     apps_n=100 apps_args=(--apps 100 --seconds 10)
+    fo_args=(--trials 3 --rec-trials 1 --tp-rounds 1 --tp-tasks 20000)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -221,8 +225,12 @@ if wants dynalloc; then
     echo "== 24. dynamic allocation: growing to 16 one-core workers, releasing idle executors"
     run bash "$(dirname "$0")/bench-dynalloc.sh" --reps $reps
 fi
+if wants failover; then
+    echo "== 25. failover: kill -9 and SIGTERM of the leader, recovery, replication's cost to tasks"
+    run bash "$(dirname "$0")/bench-failover.sh" "${fo_args[@]}"
+fi
 if wants apps; then
-    echo "== 25. a thousand applications on one master"
+    echo "== 26. a thousand applications on one master"
     run bash "$(dirname "$0")/bench-apps.sh" "${apps_args[@]}"
 fi
 
@@ -247,7 +255,8 @@ group_of () {
     sleep.*) echo sleep ;; start.* | first.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
     shuffle.*) echo shuffle ;; history.*) echo history ;;
-    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;; apps.*) echo apps ;;
+    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
+    fo.*) echo failover ;; apps.*) echo apps ;;
     *) echo zmq ;;
     esac
 }
@@ -405,11 +414,29 @@ row "22. driver memory per distinct task, job file, B" jf.fn.file.rss_per_task j
 row "24. dynamic allocation: registration to 16 executors, ms (backlog timeouts 1 s)" dyn.grow.default_ms "" "" "" '<=' 6000 "≤ 6 s: the fifth raise (1, 3, 7, 15, 16 at 1..5 s) + 1 s (design-changes.md)"
 row "24. the same with backlog timeouts of 0.25 s, ms" dyn.grow.fast_ms "" "" "" '<=' 3000 "≤ 3 s"
 row "24. idle executors released after the idle timeout, ms" dyn.release.default_ms "" "" "" '<=' 1000 "≤ idle timeout + 1 s"
-row "25. applications with their exact output, of $apps_n" apps.exact "" "" "" '>=' "$apps_n" "all of them"
-row "25. ERROR replies and failed tasks in the logs" apps.errors "" "" "" '<=' 0 "none"
-row "25. registration round trip p99, ms" apps.reg_rtt_p99_ms "" "" "" '<=' 20 "≤ 20 ms"
-row "25. the master's CPU while they come and go, cores" apps.master_cpu_cores "" "" "" '<=' 0.3 "≤ 0.3 core"
-row "25. applications given their first executor out of FIFO order" apps.fifo_out_of_order "" "" "" '<=' 0 "none (docs/cluster.md, Allocation)"
+row "26. applications with their exact output, of $apps_n" apps.exact "" "" "" '>=' "$apps_n" "all of them"
+row "26. ERROR replies and failed tasks in the logs" apps.errors "" "" "" '<=' 0 "none"
+row "26. registration round trip p99, ms" apps.reg_rtt_p99_ms "" "" "" '<=' 20 "≤ 20 ms"
+row "26. the master's CPU while they come and go, cores" apps.master_cpu_cores "" "" "" '<=' 0.3 "≤ 0.3 core"
+row "26. applications given their first executor out of FIFO order" apps.fifo_out_of_order "" "" "" '<=' 0 "none (docs/cluster.md, Allocation)"
+if have fo.skipped; then
+    printf '| 25. failover | skipped: no ZooKeeper | - | - | kill -9 p95 ≤ 10 s (6 s session), ≤ 4 s (2 s); SIGTERM ≤ 1 s; tasks ≥ 0.8 × single | skipped |\n'
+else
+    row "25. kill -9 of the leader, 6 s session: accepted after p50 ms" fo.kill6000.p50_ms "" "" "" "" "" "(REGISTER_APPLICATION accepted by the new leader)"
+    row "25. kill -9 of the leader, 6 s session: p95 ms" fo.kill6000.p95_ms "" "" "" '<=' 10000 "≤ 10 s at the 95th percentile"
+    row "25. kill -9 of the leader, 6 s session: max ms" fo.kill6000.max_ms "" "" "" "" "" ""
+    row "25. kill -9 of the leader, 2 s session: p50 ms" fo.kill2000.p50_ms "" "" "" "" "" ""
+    row "25. kill -9 of the leader, 2 s session: p95 ms" fo.kill2000.p95_ms "" "" "" '<=' 4000 "≤ 4 s at the 95th percentile"
+    row "25. kill -9 of the leader, 2 s session: max ms" fo.kill2000.max_ms "" "" "" "" "" ""
+    row "25. SIGTERM of the leader: p50 ms" fo.term.p50_ms "" "" "" "" "" ""
+    row "25. SIGTERM of the leader: p95 ms" fo.term.p95_ms "" "" "" '<=' 1000 "≤ 1 s"
+    row "25. SIGTERM of the leader: max ms" fo.term.max_ms "" "" "" "" "" ""
+    row "25. recovery, every peer back: election to ALIVE ms" fo.rec.all_back_ms fo.rec.timeout_ms '<=' 0.9 "" "" "ends when all answered, well before the recovery timeout (reference)"
+    row "25. recovery, a worker gone: election to ALIVE ms" fo.rec.worker_gone_ms fo.rec.timeout_ms "" "" "" "" "(ends at the recovery timeout, the reference)"
+    row "25. a one-task job submitted at the takeover (2 s session): done after the kill, ms" fo.rec.job_ms "" "" "" "" "" "(waits for the recovery)"
+    row "25. no-op tasks/s, HA leader + 1 standby" fo.tp.ha1.tasks_per_s fo.tp.single.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × a single master (median of the rounds' ratios)" fo.tp.ha1.ratio
+    row "25. no-op tasks/s, HA leader + 2 standbys" fo.tp.ha2.tasks_per_s fo.tp.single.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × a single master (median of the rounds' ratios)" fo.tp.ha2.ratio
+fi
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

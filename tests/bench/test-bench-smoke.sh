@@ -99,6 +99,11 @@ runs "bench-apps" apps.exact apps.reg_rtt_p99_ms apps.master_cpu_cores apps.fifo
 runs "bench-netns" 'net\.\(skipped\|lat\.curve\.p50\)' 'net\.\(skipped\|curve\.tasks_per_s\)' -- \
   bash "$(dirname "$0")/bench-netns.sh" --reps 1 --tasks 2000 --jobs 20 \
   --rtt-count 100 --count 2000 --json-count 2000
+# the failover benchmark at one trial of a 2 s session (no throughput
+# rounds, 200 ms heartbeats): where ZooKeeper is missing it says so (fo.skipped)
+runs "bench-failover" 'fo\.\(skipped\|kill2000\.p95_ms\)' 'fo\.\(skipped\|rec\.worker_gone_ms\)' -- \
+  bash "$(dirname "$0")/bench-failover.sh" --trials 1 --sessions 2000 \
+  --rec-trials 1 --interval-ms 200 --rec-timeout-ms 3000 --tp-rounds 0
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
