@@ -1,9 +1,13 @@
 # hamasters.sh - standby masters for the HA tests (sourced after
 # cluster.sh and zk.sh; ZK, SESSION, INTERVAL_MS and LIVENESS set by the
 # test): start_ha, ask, role, alive, settled (sets LEADER), epoch.
+# HA_ASK_WRAP prefixes hearth-tail's command line (a test in network
+# namespaces asks from one of them: "ip netns exec NS").
+HA_ASK_WRAP=${HA_ASK_WRAP:-}
 
 declare -A MPID URL WEB
-# start_ha NAME: a master with its own journal, ports and web port.
+# start_ha NAME [ARGS...]: a master with its own journal, ports and web
+# port, and ARGS.
 start_ha() {
   local n=$1
   rm -f "$T/$n.ready"
@@ -13,7 +17,7 @@ start_ha() {
     --zookeeper "$ZK" --zookeeper-dir /hearth-test \
     --zookeeper-session "${SESSION}ms" \
     --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
-    --log-level debug >>"$T/$n.log" 2>&1 &
+    --log-level debug "${@:2}" >>"$T/$n.log" 2>&1 &
   MPID[$n]=$!
   PIDS+=($!)
   wait_for 10 test -s "$T/$n.ready" || { say "master $n did not start"; return 1; }
@@ -21,7 +25,8 @@ start_ha() {
 }
 # ask NAME: its MASTER_STATE (JSON) on stdout, or hearth-tail's error.
 ask() {
-  "$BIN/hearth-tail" --master "${URL[$1]}" --state --json --timeout 2s 2>&1
+  $HA_ASK_WRAP "$BIN/hearth-tail" --master "${URL[$1]}" --state --json \
+    --timeout 2s --log-level error 2>&1
 }
 # role NAME: LEADER, STANDBY:URL (the leader it names), STANDBY:none,
 # or DOWN.
