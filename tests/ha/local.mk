@@ -12,3 +12,5 @@ TESTS += $(HA_TESTS)
 EXTRA_DIST += $(HA_TESTS)
 TESTS += tests/ha/test-ha-zk.sh tests/ha/test-ha-twenty.sh
 EXTRA_DIST += tests/ha/test-ha-zk.sh tests/ha/test-ha-twenty.sh
+TESTS += tests/ha/test-ha-partition.sh
+EXTRA_DIST += tests/ha/test-ha-partition.sh

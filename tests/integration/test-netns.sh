@@ -12,34 +12,13 @@
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
+. "$(dirname "$0")/../lib/netns.sh"
 deadline 180
 export TMPDIR=$T
 
 NS_M=hearth-$$-m NS_1=hearth-$$-w1 NS_2=hearth-$$-w2
 M1=10.213.1.1 H1=10.213.1.2 M2=10.213.2.1 H2=10.213.2.2
-MADE=()
-netns_cleanup() {
-  local ns pid
-  for ns in "${MADE[@]}"; do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-  done
-  for ns in "${MADE[@]}"; do ip netns del "$ns" 2>/dev/null; done
-  MADE=()
-}
-# Stop the test's processes the usual way first, then whatever is left in
-# the namespaces, then the namespaces.
-trap 'cleanup; netns_cleanup' EXIT
-
-if ! command -v ip >/dev/null; then
-  say "SKIP: no ip command (iproute2): cannot create network namespaces"
-  exit 77
-fi
-if ! ip netns add "$NS_M" 2>"$T/netns.err"; then
-  say "SKIP: cannot create a network namespace here ($(head -1 "$T/netns.err")):" \
-    "it needs root (CAP_SYS_ADMIN)"
-  exit 77
-fi
-MADE+=("$NS_M")
+netns_first "$NS_M"
 setup() {
   ip netns add "$NS_1" && MADE+=("$NS_1") && ip netns add "$NS_2" &&
     MADE+=("$NS_2") || return 1

@@ -7,9 +7,13 @@
 # restarted master does in production, so that a list of URLs given to
 # the clients stays true.  HA_MASTER_ARGS: more options for every master
 # (split on blanks).
+# HA_ASK_WRAP prefixes hearth-tail's command line (a test in network
+# namespaces asks from one of them: "ip netns exec NS").
+HA_ASK_WRAP=${HA_ASK_WRAP:-}
 
 declare -A MPID URL WEB
-# start_ha NAME: a master with its own journal, ports and web port.
+# start_ha NAME [ARGS...]: a master with its own journal, ports and web
+# port, and ARGS.
 start_ha() {
   local n=$1 port=0
   [[ -n ${HA_SAME_PORT:-} && -n ${URL[$n]:-} ]] && port=${URL[$n]##*:}
@@ -20,7 +24,7 @@ start_ha() {
     --zookeeper "$ZK" --zookeeper-dir "${ZKDIR:-/hearth-test}" \
     --zookeeper-session "${SESSION}ms" \
     --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
-    ${HA_MASTER_ARGS:-} --log-level debug >>"$T/$n.log" 2>&1 &
+    ${HA_MASTER_ARGS:-} --log-level debug "${@:2}" >>"$T/$n.log" 2>&1 &
   MPID[$n]=$!
   PIDS+=($!)
   wait_for 10 test -s "$T/$n.ready" || { say "master $n did not start"; return 1; }
@@ -30,7 +34,8 @@ start_ha() {
 # (after ASK_TIMEOUT, 2 s by default, per master it tries: a standby that
 # names a dead leader costs that long).
 ask() {
-  "$BIN/hearth-tail" --master "${URL[$1]}" --state --json --timeout "${ASK_TIMEOUT:-2s}" 2>&1
+  $HA_ASK_WRAP "$BIN/hearth-tail" --master "${URL[$1]}" --state --json \
+    --timeout "${ASK_TIMEOUT:-2s}" --log-level error 2>&1
 }
 # role NAME: LEADER, STANDBY:URL (the leader it names), STANDBY:none,
 # or DOWN.

@@ -4,3 +4,4 @@
 # over WebDriver, for the web tests).
 EXTRA_DIST += tests/lib/cluster.sh tests/lib/driver.sh tests/lib/security.sh \
 	tests/lib/browser.sh tests/lib/zk.sh tests/lib/hamasters.sh
+EXTRA_DIST += tests/lib/netns.sh

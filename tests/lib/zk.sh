@@ -5,6 +5,11 @@
 # test's trap like every other process.
 
 ZK_SERVER=${ZK_SERVER:-/usr/share/zookeeper/bin/zkServer.sh}
+# Where the servers listen, and a prefix of their command lines (a test
+# in network namespaces sets ZK_HOST to an address of one and ZK_WRAP to
+# "ip netns exec NS").
+ZK_HOST=${ZK_HOST:-127.0.0.1}
+ZK_WRAP=${ZK_WRAP:-}
 
 # zk_available: the server and a Java runtime are installed.
 zk_available() {
@@ -38,12 +43,12 @@ PY
 
 # zk_ruok PORT: the server on PORT answers "imok".
 zk_ruok() {
-  [[ $(timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1 && echo ruok >&3 && cat <&3" 2>/dev/null) == imok ]]
+  [[ $($ZK_WRAP timeout 2 bash -c "exec 3<>/dev/tcp/$ZK_HOST/$1 && echo ruok >&3 && cat <&3" 2>/dev/null) == imok ]]
 }
 
 # start_zk NAME PORT [SERVERS]: a standalone server (or, with SERVERS, a
 # member of the ensemble "1=127.0.0.1:P1:E1,2=..." whose id is NAME's
-# digits) on 127.0.0.1:PORT with its data in $T/zk-NAME (kept across a
+# digits) on ZK_HOST:PORT with its data in $T/zk-NAME (kept across a
 # restart of the same NAME); sets ZK_PID[NAME].  Short ticks (200 ms) so
 # that sessions of 1 s and up are allowed.  Waits until it answers,
 # unless ZK_NOWAIT is set (an ensemble member waits for its quorum).
@@ -57,7 +62,7 @@ initLimit=25
 syncLimit=10
 dataDir=$dir/data
 clientPort=$port
-clientPortAddress=127.0.0.1
+clientPortAddress=$ZK_HOST
 admin.enableServer=false
 minSessionTimeout=400
 maxSessionTimeout=60000
@@ -70,7 +75,7 @@ CFG
   fi
   cp /etc/zookeeper/conf_example/log4j.properties "$dir/" 2>/dev/null
   (cd "$dir" && ZOOCFGDIR=$dir ZOO_LOG_DIR=$dir JVMFLAGS="-Xmx192m" \
-    exec "$ZK_SERVER" start-foreground "$dir/zoo.cfg" >"$dir/out" 2>&1) &
+    exec $ZK_WRAP "$ZK_SERVER" start-foreground "$dir/zoo.cfg" >"$dir/out" 2>&1) &
   ZK_PID[$name]=$!
   PIDS+=($!)
   [[ -n ${ZK_NOWAIT:-} ]] && return 0
