@@ -10,3 +10,9 @@ HA_TESTS = tests/ha/test-zk-election.sh tests/ha/test-ha-masters.sh \
 	tests/ha/test-ha-clients.sh tests/ha/test-ha-failover.sh
 TESTS += $(HA_TESTS)
 EXTRA_DIST += $(HA_TESTS)
+# The leader's journal asked for as a standby would (test-ha-drivers.sh).
+check_PROGRAMS += tests/ha/follow-probe
+tests_ha_follow_probe_SOURCES = tests/ha/follow-probe.c
+tests_ha_follow_probe_LDADD = $(CORE_LIBS)
+TESTS += tests/ha/test-ha-drivers.sh
+EXTRA_DIST += tests/ha/test-ha-drivers.sh
