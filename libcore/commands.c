@@ -346,10 +346,19 @@ static const hearth_field_t b_worker_response[] = {
    master/follow.c). */
 static const hearth_field_t b_follow_journal[] = {
     STR ("stream", false, 0, 32), STR ("url", false, 0, MAX_URL), END};
+/* A cluster-mode driver's files in a JOURNAL_DATA: count frames from
+   first. */
+static const hearth_field_t s_journal_file[] = {
+    F_DRIVER_ID (true), FRAME ("first", true),
+    INT ("count", true, 1, HEARTH_MAX_FRAMES),
+    END};
+static const hearth_field_t s_journal_files[] = {
+    OBJECT ("", true, s_journal_file)};
 static const hearth_field_t b_journal_data[] = {
     STR ("stream", true, 1, 32), INT ("seq", true, 0, MAX_EPOCH),
     BOOL ("snapshot", false), BOOL ("last", false),
-    ARRAY ("records", true, MAX_LIST, s_objects), END};
+    ARRAY ("records", true, MAX_LIST, s_objects),
+    ARRAY ("files", false, MAX_LIST, s_journal_files), END};
 
 static const hearth_field_t b_worker_stopping[] = {
     F_WORKER_ID ("id", true), F_TEXT ("reason", true), END};

@@ -19,6 +19,8 @@ static const char s_zap_endpoint[] = "inproc://zeromq.zap.01";
 enum { s_max_watched = 8 };
 /* Allow directories at most. */
 enum { s_max_dirs = 4 };
+/* Keys admitted besides the directories' at most. */
+enum { s_max_fixed = 4 };
 
 /* An allow directory of ours. */
 typedef struct {
@@ -38,6 +40,10 @@ struct hearth_zap {
     size_t ndirs;                       /* entries in dirs */
     zsock_t *handler;                   /* REP bound to the ZAP endpoint */
     zhash_t *allowed;                   /* Z85 public key -> s_entry_t */
+    char *fixed[s_max_fixed];           /* keys admitted by the program */
+    char *fixed_names[s_max_fixed];     /* their names, for the log */
+    unsigned fixed_roles[s_max_fixed];  /* their roles */
+    size_t nfixed;                      /* entries in fixed */
     size_t removed;                     /* keys the last reload removed */
     hearth_refusals_t *refusals;        /* the refusal log */
     zsock_t *monitors[s_max_watched];   /* PAIRs receiving socket events */
@@ -139,10 +145,43 @@ hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err)
             zhash_destroy (&keys);
             return -1;
         }
+    for (size_t i = 0; i < self->nfixed; i++)
+        if (s_admit (keys, self->fixed[i], self->fixed_names[i],
+                     self->fixed_roles[i])
+            < 0) {
+            zhash_destroy (&keys);
+            return hearth_errprintf (err, "out of memory");
+        }
     self->removed = s_count_removed (self->allowed, keys);
     zhash_destroy (&self->allowed);
     self->allowed = keys;
     return (int) zhash_size (keys);
+}
+
+int
+hearth_zap_admit_key (hearth_zap_t *self, const char *key, const char *name,
+                      unsigned roles, hearth_error_t *err)
+{
+    if (!key || strlen (key) != HEARTH_KEY_TXT_LEN)
+        return hearth_errprintf (err, "not a public key: '%.60s'",
+                                 key ? key : "");
+    if (self->nfixed == s_max_fixed)
+        return hearth_errprintf (err,
+                                 "more than %d keys admitted besides "
+                                 "the allow directories",
+                                 (int) s_max_fixed);
+    size_t i = self->nfixed;
+    if (!(self->fixed[i] = strdup (key))
+        || !(self->fixed_names[i] = strdup (name))
+        || s_admit (self->allowed, key, name, roles) < 0) {
+        free (self->fixed[i]);
+        free (self->fixed_names[i]);
+        self->fixed[i] = self->fixed_names[i] = NULL;
+        return hearth_errprintf (err, "out of memory");
+    }
+    self->fixed_roles[i] = roles;
+    self->nfixed++;
+    return 0;
 }
 
 hearth_zap_t *
@@ -209,6 +248,10 @@ hearth_zap_destroy (hearth_zap_t **self_p)
         zsock_unbind (self->handler, "%s", s_zap_endpoint);
     hearth_sock_destroy (&self->handler);
     zhash_destroy (&self->allowed);
+    for (size_t i = 0; i < self->nfixed; i++) {
+        free (self->fixed[i]);
+        free (self->fixed_names[i]);
+    }
     hearth_refusals_destroy (&self->refusals);
     for (size_t i = 0; i < self->ndirs; i++) {
         free (self->dirs[i].dir);

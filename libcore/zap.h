@@ -41,6 +41,8 @@ enum {
     HEARTH_ROLE_CLIENT = 1,   /* run applications, kill its own, read */
     HEARTH_ROLE_WORKER = 2,   /* register workers */
     HEARTH_ROLE_OPERATOR = 4, /* kill any application or driver, drain */
+    HEARTH_ROLE_MASTER = 8,   /* follow the leader's journal (a standby
+                                 master: the key pair the masters share) */
 };
 /* Every role: the keys of a server given one allow directory only. */
 #define HEARTH_ROLE_ALL                                                        \
@@ -65,6 +67,13 @@ hearth_zap_t *hearth_zap_new (const char *allow_dir, hearth_error_t *err);
 /* Close the handler and its monitors, free the keys.  Accepts NULL and
    a NULL *self_p; nulls *self_p; keeps errno. */
 void hearth_zap_destroy (hearth_zap_t **self_p);
+
+/* Admit key (Z85, copied) with roles besides the allow directories' keys,
+   under name (copied) for the log, for as long as self lives: reloads
+   keep it.  A key already in a directory gets these roles too.  0, or -1
+   with err (no memory, bad key, too many). */
+int hearth_zap_admit_key (hearth_zap_t *self, const char *key, const char *name,
+                          unsigned roles, hearth_error_t *err);
 
 /* Re-read the allow directories.  Returns the number of keys admitted,
    or -1 with err (the previous keys stay in force). */

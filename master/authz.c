@@ -37,6 +37,8 @@ s_who (master_t *m, char *buf, size_t size)
 static const char *
 s_role_words (unsigned roles)
 {
+    if (roles == HEARTH_ROLE_MASTER)
+        return "the masters' key";
     switch (roles & HEARTH_ROLE_ALL) {
     case HEARTH_ROLE_CLIENT:
         return "a client key";
@@ -56,6 +58,9 @@ s_role_words (unsigned roles)
 static const char *
 s_needs (unsigned roles)
 {
+    if (roles & HEARTH_ROLE_MASTER)
+        return "the masters' key (the --curve-secret every master of the "
+               "cluster runs with)";
     if (roles & HEARTH_ROLE_OPERATOR)
         return "an operator key (--curve-operators)";
     if (roles & HEARTH_ROLE_WORKER)

@@ -7,28 +7,37 @@
 #include <string.h>
 
 #include "libcore/clock.h"
+#include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "master/follow.h"
+#include "master/jfiles.h"
 #include "master/journal.h"
+#include "master/registry.h"
 
 /* Start again from a new snapshot once the journal is past this (the
    leader compacts at the same size: recover.c). */
 static const size_t s_compact_bytes = 4 * 1024 * 1024;
 
 struct follow {
-    journal_t *journal; /* the standby's --journal DIR (owned, locked) */
-    zsock_t *dealer;    /* to the leader, or NULL when none is known */
-    char stream[33];    /* the stream followed ("" until a snapshot
-                           begins) */
-    uint64_t next_seq;  /* the number the next JOURNAL_DATA must carry */
-    cJSON *snapshot;    /* the snapshot's records so far, or NULL */
-    int64_t sent_ms;    /* monotonic: last FOLLOW_JOURNAL */
-    int64_t heard_ms;   /* monotonic: last JOURNAL_DATA, or the link's
-                           start */
-    bool whole;         /* a snapshot was written from this leader */
-    uint64_t records;   /* records appended since that snapshot */
+    journal_t *journal;   /* the standby's --journal DIR (owned, locked) */
+    zsock_t *dealer;      /* to the leader, or NULL when none is known */
+    char stream[33];      /* the stream followed ("" until a snapshot
+                             begins) */
+    uint64_t next_seq;    /* the number the next JOURNAL_DATA must carry */
+    cJSON *snapshot;      /* the snapshot's records so far, or NULL */
+    int64_t sent_ms;      /* monotonic: last FOLLOW_JOURNAL */
+    int64_t heard_ms;     /* monotonic: last JOURNAL_DATA, or the link's
+                             start */
+    bool whole;           /* a snapshot was written from this leader */
+    uint64_t records;     /* records appended since that snapshot */
+    uint64_t seen_epoch;  /* the newest leader followed on this run, or 0 */
+    uint64_t state_epoch; /* the leader whose snapshot the journal holds
+                             (written on this run), or 0 */
+    bool behind;          /* records of that leader were lost since (a gap
+                             in its stream) */
+    int64_t state_ms;     /* monotonic: when the journal last got data */
 };
 
 typedef void (s_handler_fn) (master_t *m, hearth_msg_t *msg);
@@ -71,6 +80,80 @@ s_emit_snapshot (void *arg, journal_emit_fn *emit, void *emit_arg)
     cJSON_ArrayForEach (r, (cJSON *) arg) emit (emit_arg, r, false);
 }
 
+/* True when r is the record of a driver that has not ended. */
+static bool
+s_driver_live (const cJSON *r)
+{
+    const char *t = hearth_json_str (r, "t");
+    const char *state = hearth_json_str (r, "state");
+    if (!t || strcmp (t, "driver") != 0 || !state)
+        return false;
+    for (int i = 0; hearth_driver_states[i]; i++)
+        if (strcmp (state, hearth_driver_states[i]) == 0)
+            return !registry_driver_final ((driver_state_t) i);
+    return false;
+}
+
+static bool
+s_in_set (void *arg, const char *key)
+{
+    return zhashx_lookup (arg, key) != NULL;
+}
+
+/* After a snapshot: the files of the drivers it does not hold live go. */
+static void
+s_gc_files (struct follow *f)
+{
+    zhashx_t *live = zhashx_new ();
+    const cJSON *r;
+    cJSON_ArrayForEach (r, f->snapshot)
+    {
+        if (live && s_driver_live (r))
+            zhashx_insert (live, hearth_json_str (r, "id"), (void *) 1);
+    }
+    if (live)
+        journal_files_gc (f->journal, s_in_set, live);
+    zhashx_destroy (&live);
+}
+
+/* The drivers' files that came with msg go beside the journal first: the
+   records that need them are in the same message or later ones. */
+static void
+s_put_files (master_t *m, hearth_msg_t *msg)
+{
+    struct follow *f = m->follow;
+    const cJSON *e;
+    cJSON_ArrayForEach (e, cJSON_GetObjectItem (msg->body, "files"))
+    {
+        const char *id = hearth_json_str (e, "driver_id");
+        size_t first = (size_t) hearth_json_int (e, "first", 0);
+        size_t count = (size_t) hearth_json_int (e, "count", 0);
+        hearth_error_t err;
+        if (count > msg->nframes - first) /* first < nframes: the schema */
+            log_warn ("follow: driver %s's %zu files from frame %zu of %zu: "
+                      "ignored",
+                      id, count, first, msg->nframes);
+        else if (journal_files_put (f->journal, id, msg->frames + first, count,
+                                    &err)
+                 < 0)
+            log_error ("follow: driver %s's files: %s (as leader, this "
+                       "master could not launch it again)",
+                       id, err.text);
+    }
+}
+
+/* A streamed driver record that ends the driver: its files go. */
+static void
+s_drop_files (struct follow *f, const cJSON *r)
+{
+    const char *t = hearth_json_str (r, "t");
+    const char *id = hearth_json_str (r, "id");
+    if (t && id && strncmp (t, "driver", 6) == 0 && !s_driver_live (r)
+        && hearth_id_valid (HEARTH_ID_DRIVER, id)
+        && journal_files_have (f->journal, id))
+        journal_files_drop (f->journal, id);
+}
+
 /* The snapshot is whole: it becomes the journal's. */
 static void
 s_write_snapshot (master_t *m)
@@ -89,6 +172,10 @@ s_write_snapshot (master_t *m)
                       journal_dir (f->journal), n, f->stream);
         f->whole = true;
         f->records = 0;
+        f->state_epoch = m->leader_epoch;
+        f->behind = false;
+        f->state_ms = hearth_mono_ms ();
+        s_gc_files (f);
     }
     cJSON_Delete (f->snapshot);
     f->snapshot = NULL;
@@ -114,10 +201,12 @@ s_journal_data (master_t *m, hearth_msg_t *msg)
         char why[96];
         snprintf (why, sizeof why, "message %llu of the stream, expected %llu",
                   (unsigned long long) seq, (unsigned long long) f->next_seq);
+        f->behind = true;
         s_restart (m, why);
         return;
     }
     f->next_seq++;
+    s_put_files (m, msg);
     if (snapshot) {
         if (!f->snapshot)
             f->snapshot = cJSON_CreateArray ();
@@ -131,9 +220,12 @@ s_journal_data (master_t *m, hearth_msg_t *msg)
     const cJSON *r;
     cJSON_ArrayForEach (r, records)
     {
+        s_drop_files (f, r);
         if (journal_append (f->journal, r, false) == 0)
             f->records++;
     }
+    if (cJSON_GetArraySize (records) > 0)
+        f->state_ms = hearth_mono_ms ();
 }
 
 static void
@@ -199,6 +291,11 @@ s_connect (master_t *m)
     if (!*m->leader_url)
         return;
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    if (m->curve.cert) /* the key pair every master shares (ha.c) */
+        opts = (hearth_sock_opts_t){.type = ZMQ_DEALER,
+                                    .curve_cert = m->curve.cert,
+                                    .curve_server_key =
+                                        zcert_public_txt (m->curve.cert)};
     if (!(f->dealer = hearth_sock_new (&opts, &err))
         || hearth_sock_connect (f->dealer, m->leader_url, &err) < 0
         || zloop_reader (m->loop, f->dealer, s_on_dealer, m) < 0) {
@@ -230,6 +327,8 @@ master_follow_leader (master_t *m)
     if (!m->follow)
         return;
     s_connect (m);
+    if (*m->leader_url && m->leader_epoch > m->follow->seen_epoch)
+        m->follow->seen_epoch = m->leader_epoch;
     if (*m->leader_url)
         log_info ("follow: following the journal of %s (epoch %llu)",
                   m->leader_url, (unsigned long long) m->leader_epoch);
@@ -247,8 +346,11 @@ master_follow_tick (master_t *m, int64_t now)
         return;
     if (now - f->heard_ms > m->interval_ms * m->liveness) {
         log_warn ("follow: no word from the leader %s for %lld ms: a new "
-                  "link",
-                  m->leader_url, (long long) (now - f->heard_ms));
+                  "link%s",
+                  m->leader_url, (long long) (now - f->heard_ms),
+                  m->curve.cert ? " (with CURVE, every master must run with "
+                                  "the same --curve-secret)"
+                                : "");
         s_connect (m);
     }
     else if (f->whole && journal_size (f->journal) > s_compact_bytes)
@@ -256,6 +358,41 @@ master_follow_tick (master_t *m, int64_t now)
     else if (*f->stream && now - f->sent_ms >= m->interval_ms)
         s_ask (m); /* a keepalive (without a stream it would restart the
                       one the leader is sending) */
+}
+
+master_follow_state_t
+master_follow_state (const master_t *m, char *text, size_t size)
+{
+    const struct follow *f = m->follow;
+    int64_t age = f ? hearth_mono_ms () - f->state_ms : 0;
+    if (!f || f->seen_epoch == 0) {
+        snprintf (text, size,
+                  "no leader was followed since this master started: its "
+                  "journal holds what it held then");
+        return FOLLOW_NONE;
+    }
+    if (f->state_epoch == f->seen_epoch && !f->behind) {
+        snprintf (text, size,
+                  "the journal holds the state of the leader of epoch %llu "
+                  "as it last heard it, %lld ms ago",
+                  (unsigned long long) f->state_epoch, (long long) age);
+        return FOLLOW_CURRENT;
+    }
+    if (f->state_epoch == 0)
+        snprintf (text, size,
+                  "no snapshot came from the leader of epoch %llu: the "
+                  "journal holds what it held when this master started (an "
+                  "older state, or none)",
+                  (unsigned long long) f->seen_epoch);
+    else
+        snprintf (text, size,
+                  "the journal holds the state of the leader of epoch %llu "
+                  "as of %lld ms ago%s, not that of the last leader (epoch "
+                  "%llu)",
+                  (unsigned long long) f->state_epoch, (long long) age,
+                  f->behind ? " with records lost since" : "",
+                  (unsigned long long) f->seen_epoch);
+    return FOLLOW_BEHIND;
 }
 
 void

@@ -13,6 +13,7 @@
 #ifndef HEARTH_MASTER_FOLLOW_H
 #define HEARTH_MASTER_FOLLOW_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "libcore/error.h"
@@ -28,6 +29,20 @@ void master_follow_leader (master_t *m);
 
 /* Keepalives, the leader's silence, fsync (now: monotonic ms). */
 void master_follow_tick (master_t *m, int64_t now);
+
+/* What the standby's journal holds, for a master being elected. */
+typedef enum {
+    FOLLOW_CURRENT, /* the last leader's state, as far as it was heard */
+    FOLLOW_NONE,    /* no leader was followed on this run (a cluster's
+                       first election, or every master restarted) */
+    FOLLOW_BEHIND,  /* an older state or none: no snapshot of the last
+                       leader followed, or records of it lost */
+} master_follow_state_t;
+
+/* Say which, with a sentence for people in text.  Call before
+   master_follow_close. */
+master_follow_state_t master_follow_state (const master_t *m, char *text,
+                                           size_t size);
 
 /* Stop following, sync and unlock the journal.  Accepts a master that
    never followed. */

@@ -126,8 +126,22 @@ s_lead (master_t *m, const zkelect_view_t *v)
     m->role = MASTER_LEADER;
     m->epoch = m->leader_epoch = v->epoch;
     snprintf (m->leader_url, sizeof m->leader_url, "%s", m->url);
+    char held[400], why[600];
+    master_follow_state_t st = master_follow_state (m, held, sizeof held);
     log_warn ("LEADER with epoch %llu (%s): recovering from the journal",
               (unsigned long long) v->epoch, v->why);
+    /* Leading on an older state is what a user must hear of: whatever the
+       last leader took on since is unknown here (docs/design-changes.md) */
+    if (st == FOLLOW_BEHIND)
+        log_error ("LEADER WITHOUT THE LAST LEADER'S STATE: %s; workers and "
+                   "drivers that come back register again, but what the "
+                   "last leader alone knew is lost",
+                   held);
+    else
+        log_info ("LEADER: %s", held);
+    snprintf (why, sizeof why, "%s%s%s", v->why,
+              st == FOLLOW_BEHIND ? "; without the last leader's state: " : "",
+              st == FOLLOW_BEHIND ? held : "");
     /* what the standby wrote is what the restarted master reads */
     master_follow_close (m);
     if (!(m->repl = replicate_new ())) {
@@ -142,7 +156,7 @@ s_lead (master_t *m, const zkelect_view_t *v)
         return;
     }
     m->dirty = true;
-    master_publish_master (m, "leading", v->why);
+    master_publish_master (m, "leading", why);
     if (m->recovering)
         master_publish_master (m, "recovering",
                                "elected on a journal with live workers or "
@@ -221,12 +235,26 @@ s_node_data (master_t *m)
     return text;
 }
 
+/* With CURVE, the masters share the cluster's key pair (clients have one
+   --master-key for the whole list): a standby's DEALER is a client of
+   that same pair, which the leader admits as the masters' key, the only
+   one that may follow its journal. */
+static int
+s_admit_masters (master_t *m, hearth_error_t *err)
+{
+    if (!m->curve.zap)
+        return 0;
+    return hearth_zap_admit_key (m->curve.zap, zcert_public_txt (m->curve.cert),
+                                 "the masters' key pair", HEARTH_ROLE_MASTER,
+                                 err);
+}
+
 int
 master_ha_open (master_t *m, hearth_error_t *err)
 {
     if (m->role == MASTER_SINGLE)
         return 0;
-    if (master_follow_open (m, err) < 0)
+    if (master_follow_open (m, err) < 0 || s_admit_masters (m, err) < 0)
         return -1;
     char *data = s_node_data (m);
     if (!data)

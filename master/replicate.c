@@ -10,11 +10,17 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "master/authz.h"
+#include "master/regdrivers.h"
 #include "master/replicate.h"
 #include "master/send.h"
 
 /* Records per JOURNAL_DATA (the snapshot's and a busy turn's). */
 #define CHUNK_RECORDS 1000
+/* A JOURNAL_DATA takes no more drivers' files once they reach this: so a
+   message holds at most this much plus one driver's (--max-submit-size,
+   64 MiB by default). */
+static const size_t s_message_file_bytes = 64 * 1024 * 1024;
 
 typedef struct {
     zframe_t *rid;   /* the standby's routing id (owned) */
@@ -23,6 +29,8 @@ typedef struct {
     uint64_t seq;    /* next message number */
     int64_t seen_ms; /* monotonic time of its last FOLLOW_JOURNAL */
     char url[300];   /* its URL, for the log */
+    zhashx_t *sent;  /* ids of the live drivers whose files its stream
+                        carried (values unused) */
 } s_follower_t;
 
 struct replicate {
@@ -37,6 +45,7 @@ s_follower_destroy (void **item)
     s_follower_t *f = *item;
     if (f) {
         zframe_destroy (&f->rid);
+        zhashx_destroy (&f->sent);
         free (f);
     }
     *item = NULL;
@@ -67,48 +76,99 @@ replicate_destroy (replicate_t **self_p)
     *self_p = NULL;
 }
 
-/* JOURNAL_DATA {stream, seq, snapshot, last, records} (records consumed)
-   to f. */
-static void
-s_send (master_t *m, s_follower_t *f, cJSON *records, bool snapshot, bool last)
-{
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_JOURNAL_DATA);
-    if (!msg) {
-        cJSON_Delete (records);
-        return;
-    }
-    cJSON_AddStringToObject (msg->body, "stream", f->stream);
-    cJSON_AddNumberToObject (msg->body, "seq", (double) f->seq++);
-    if (snapshot)
-        cJSON_AddBoolToObject (msg->body, "snapshot", true);
-    if (last)
-        cJSON_AddBoolToObject (msg->body, "last", true);
-    cJSON_AddItemToObject (msg->body, "records",
-                           records ? records : cJSON_CreateArray ());
-    master_send (m, f->rid, msg);
-}
-
-/* The snapshot being sent: its follower and the chunk being filled. */
+/* A JOURNAL_DATA being filled for one follower: its records and the
+   files of the live cluster-mode drivers they name that the follower's
+   stream has not carried yet. */
 typedef struct {
     master_t *m;
     s_follower_t *f;
-    cJSON *chunk;
-    size_t records;
-} s_dump_t;
+    hearth_msg_t *msg; /* being filled, or NULL */
+    bool snapshot;     /* the stream's snapshot */
+    size_t file_bytes; /* the files' bytes in msg */
+    size_t records;    /* records given in all */
+    size_t drivers;    /* drivers whose files went, in all */
+} s_batch_t;
+
+/* Send what b holds (an empty message too when last or when forced). */
+static void
+s_batch_send (s_batch_t *b, bool last, bool force)
+{
+    if (!b->msg && !last && !force)
+        return;
+    if (!b->msg && !(b->msg = hearth_msg_new (HEARTH_CMD_JOURNAL_DATA)))
+        return;
+    cJSON *body = b->msg->body;
+    cJSON_AddStringToObject (body, "stream", b->f->stream);
+    cJSON_AddNumberToObject (body, "seq", (double) b->f->seq++);
+    if (b->snapshot)
+        cJSON_AddBoolToObject (body, "snapshot", true);
+    if (last)
+        cJSON_AddBoolToObject (body, "last", true);
+    if (!cJSON_GetObjectItem (body, "records"))
+        cJSON_AddArrayToObject (body, "records");
+    master_send (b->m, b->f->rid, b->msg);
+    b->msg = NULL;
+    b->file_bytes = 0;
+}
+
+/* A driver's record: its files go with it the first time the stream
+   names the driver live; its end forgets them.  The frames are the
+   registry's, shared (not copied) until the message is sent, which is
+   before the registry can drop them: within this turn of the loop. */
+static void
+s_batch_files (s_batch_t *b, const cJSON *record)
+{
+    const char *id = hearth_json_str (record, "id");
+    reg_driver_t *d = id ? registry_driver (b->m->reg, id) : NULL;
+    if (strcmp (hearth_json_str (record, "t"), "driver-") == 0 || !d
+        || registry_driver_final (d->state)) {
+        if (id)
+            zhashx_delete (b->f->sent, id);
+        return;
+    }
+    if (d->nframes == 0 || zhashx_lookup (b->f->sent, id))
+        return;
+    cJSON *files = cJSON_GetObjectItem (b->msg->body, "files");
+    if (!files && !(files = cJSON_AddArrayToObject (b->msg->body, "files")))
+        return;
+    cJSON *entry = cJSON_CreateObject ();
+    cJSON_AddStringToObject (entry, "driver_id", id);
+    cJSON_AddNumberToObject (entry, "first", (double) b->msg->nframes);
+    cJSON_AddNumberToObject (entry, "count", (double) d->nframes);
+    cJSON_AddItemToArray (files, entry);
+    for (size_t i = 0; i < d->nframes; i++)
+        hearth_msg_add_shared (b->msg, d->frames[i]);
+    b->file_bytes += d->bytes;
+    b->drivers++;
+    zhashx_insert (b->f->sent, id, (void *) 1);
+}
+
+/* Add a record (borrowed) to b, and send b when it is full: 1,000
+   records, or the files past s_message_file_bytes. */
+static void
+s_batch_add (s_batch_t *b, const cJSON *record)
+{
+    if (!b->msg && !(b->msg = hearth_msg_new (HEARTH_CMD_JOURNAL_DATA)))
+        return;
+    cJSON *records = cJSON_GetObjectItem (b->msg->body, "records");
+    if (!records
+        && !(records = cJSON_AddArrayToObject (b->msg->body, "records")))
+        return;
+    cJSON_AddItemToArray (records, cJSON_Duplicate (record, 1));
+    b->records++;
+    const char *t = hearth_json_str (record, "t");
+    if (t && strncmp (t, "driver", 6) == 0)
+        s_batch_files (b, record);
+    if (cJSON_GetArraySize (records) >= CHUNK_RECORDS
+        || b->file_bytes >= s_message_file_bytes)
+        s_batch_send (b, false, false);
+}
 
 static void
 s_dump_record (void *arg, const cJSON *record, bool sync)
 {
     (void) sync;
-    s_dump_t *d = arg;
-    if (!d->chunk)
-        d->chunk = cJSON_CreateArray ();
-    cJSON_AddItemToArray (d->chunk, cJSON_Duplicate (record, 1));
-    d->records++;
-    if (cJSON_GetArraySize (d->chunk) >= CHUNK_RECORDS) {
-        s_send (d->m, d->f, d->chunk, true, false);
-        d->chunk = NULL;
-    }
+    s_batch_add (arg, record);
 }
 
 static void
@@ -121,12 +181,13 @@ s_new_stream (master_t *m, s_follower_t *f)
     snprintf (f->stream, sizeof f->stream, "%016llx",
               (unsigned long long) self->rand);
     f->seq = 0;
-    s_dump_t d = {m, f, NULL, 0};
-    registry_dump (m->reg, s_dump_record, &d);
-    s_send (m, f, d.chunk, true, true);
+    zhashx_purge (f->sent); /* a new stream carries every file again */
+    s_batch_t b = {.m = m, .f = f, .snapshot = true};
+    registry_dump (m->reg, s_dump_record, &b);
+    s_batch_send (&b, true, false);
     log_info ("standby %s follows the journal: stream %s, a snapshot of %zu "
-              "records",
-              *f->url ? f->url : f->key, f->stream, d.records);
+              "records and the files of %zu drivers",
+              *f->url ? f->url : f->key, f->stream, b.records, b.drivers);
 }
 
 void
@@ -145,12 +206,21 @@ master_follow_journal (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     char key[64];
     snprintf (key, sizeof key, "%s", hex);
     free (hex);
+    char why[600];
+    if (m->curve.zap
+        && !master_sender_has (m, HEARTH_ROLE_MASTER, "FOLLOW_JOURNAL", why,
+                               sizeof why)) {
+        master_reject (m, rid, "not_allowed", why, "FOLLOW_JOURNAL");
+        return;
+    }
     const char *stream = hearth_json_str (msg->body, "stream");
     const char *url = hearth_json_str (msg->body, "url");
     s_follower_t *f = zhashx_lookup (self->followers, key);
     if (!f) {
-        if (!(f = calloc (1, sizeof *f)) || !(f->rid = zframe_dup (rid))) {
-            free (f);
+        if (!(f = calloc (1, sizeof *f)) || !(f->rid = zframe_dup (rid))
+            || !(f->sent = zhashx_new ())) {
+            void *item = f;
+            s_follower_destroy (&item);
             return;
         }
         snprintf (f->key, sizeof f->key, "%s", key);
@@ -159,7 +229,8 @@ master_follow_journal (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     snprintf (f->url, sizeof f->url, "%s", url ? url : "");
     f->seen_ms = hearth_mono_ms ();
     if (stream && strcmp (stream, f->stream) == 0) {
-        s_send (m, f, NULL, false, false); /* the keepalive's answer */
+        s_batch_t b = {.m = m, .f = f};
+        s_batch_send (&b, false, true); /* the keepalive's answer */
         return;
     }
     /* the others get what is pending first: the snapshot already holds
@@ -189,14 +260,14 @@ master_replicate_flush (master_t *m)
         return;
     cJSON *records = self->pending;
     self->pending = NULL;
-    size_t n = zhashx_size (self->followers), i = 0;
-    /* the last follower gets the array itself, the others copies */
     for (s_follower_t *f = zhashx_first (self->followers); f;
-         f = zhashx_next (self->followers))
-        s_send (m, f, ++i == n ? records : cJSON_Duplicate (records, 1), false,
-                false);
-    if (n == 0)
-        cJSON_Delete (records);
+         f = zhashx_next (self->followers)) {
+        s_batch_t b = {.m = m, .f = f};
+        const cJSON *r;
+        cJSON_ArrayForEach (r, records) s_batch_add (&b, r);
+        s_batch_send (&b, false, false);
+    }
+    cJSON_Delete (records);
 }
 
 void

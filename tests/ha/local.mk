@@ -14,3 +14,9 @@ TESTS += tests/ha/test-ha-zk.sh tests/ha/test-ha-twenty.sh
 EXTRA_DIST += tests/ha/test-ha-zk.sh tests/ha/test-ha-twenty.sh
 TESTS += tests/ha/test-ha-partition.sh
 EXTRA_DIST += tests/ha/test-ha-partition.sh
+# The leader's journal asked for as a standby would (test-ha-drivers.sh).
+check_PROGRAMS += tests/ha/follow-probe
+tests_ha_follow_probe_SOURCES = tests/ha/follow-probe.c
+tests_ha_follow_probe_LDADD = $(CORE_LIBS)
+TESTS += tests/ha/test-ha-drivers.sh
+EXTRA_DIST += tests/ha/test-ha-drivers.sh

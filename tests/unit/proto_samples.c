@@ -201,7 +201,10 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "{'stream':'5f1c2e9a0b3d4c6e','url':'tcp://10.0.0.3:7077'}"},
     [HEARTH_CMD_JOURNAL_DATA] = {
         "{'stream':'5f1c2e9a0b3d4c6e','seq':0,'snapshot':true,'last':true,"
-        "'records':[{'t':'worker','id':'" WORKER_ID "'}]}"},
+        "'records':[{'t':'worker','id':'" WORKER_ID "'}],"
+        "'files':[{'driver_id':'" DRIVER_ID "','first':0,"
+        "'count':2}]}",
+        2, {120, 0}},
 };
 /* clang-format on */
 

@@ -485,6 +485,44 @@ test_roles (void **state)
     hearth_conf_destroy (&conf);
 }
 
+/* A key the program admits (a master's own, for its standbys) keeps its
+   role across reloads, adds it to a directory's key, and is checked. */
+static void
+test_admit_key (void **state)
+{
+    (void) state;
+    char users[96], alice[HEARTH_KEY_TXT_LEN + 1];
+    char mine[HEARTH_KEY_TXT_LEN + 1];
+    hearth_error_t err;
+    snprintf (users, sizeof users, "%s/k-users", s_dir);
+    s_public_in (users, "alice", alice);
+    s_public_in (users, "mine", mine);
+    char path[256];
+    snprintf (path, sizeof path, "%s/mine.key", users);
+    assert_int_equal (unlink (path), 0);
+    hearth_zap_dir_t dir = {users, HEARTH_ROLE_CLIENT, "client"};
+    hearth_zap_t *zap = hearth_zap_new_dirs (&dir, 1, &err);
+    assert_non_null (zap);
+    assert_int_equal (hearth_zap_roles (zap, mine), 0);
+    assert_int_equal (
+        hearth_zap_admit_key (zap, mine, "masters", HEARTH_ROLE_MASTER, &err),
+        0);
+    assert_int_equal (hearth_zap_roles (zap, mine), HEARTH_ROLE_MASTER);
+    assert_string_equal (hearth_zap_name (zap, mine), "masters");
+    assert_int_equal (
+        hearth_zap_admit_key (zap, alice, "also", HEARTH_ROLE_MASTER, &err), 0);
+    assert_int_equal (hearth_zap_roles (zap, alice),
+                      HEARTH_ROLE_CLIENT | HEARTH_ROLE_MASTER);
+    assert_int_equal (hearth_zap_reload (zap, &err), 2);
+    assert_int_equal (hearth_zap_removed (zap), 0);
+    assert_int_equal (hearth_zap_roles (zap, mine), HEARTH_ROLE_MASTER);
+    assert_int_equal (
+        hearth_zap_admit_key (zap, "short", "bad", HEARTH_ROLE_MASTER, &err),
+        -1);
+    assert_contains (err.text, "not a public key");
+    hearth_zap_destroy (&zap);
+}
+
 int
 main (void)
 {
@@ -498,6 +536,7 @@ main (void)
         cmocka_unit_test (test_foreign_domain),
         cmocka_unit_test (test_refusals),
         cmocka_unit_test (test_roles),
+        cmocka_unit_test (test_admit_key),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }
