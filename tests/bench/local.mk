@@ -76,3 +76,13 @@ bench: $(BENCH_PROGS) tests/bench/libbenchtasks.so hearth-submit \
 	HEARTH_BENCH_SANITIZED=$(BENCH_SANITIZED) \
 		$(SHELL) $(srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
 .PHONY: bench
+
+# Benchmark 22's parse and check alone, in one process (bench-jobfile.sh).
+BENCH_PROGS += tests/bench/bench-jobparse
+tests_bench_bench_jobparse_SOURCES = tests/bench/bench_jobparse.c \
+	tests/bench/benchutil.h driver/jobfile.c driver/jobcheck.c \
+	driver/jobparams.c driver/jobenv.c driver/jobnames.c \
+	driver/jobshuffle.c driver/jobstream.c driver/jobstore.c
+tests_bench_bench_jobparse_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_bench_bench_jobparse_LDADD = driver/libdriver.la $(CORE_LIBS) \
+	$(YAJL_LIBS) -lpthread
