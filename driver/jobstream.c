@@ -43,16 +43,19 @@ typedef struct {
     cJSON *node;   /* its node (NULL for R_CAND and R_CMD) */
 } s_frame_t;
 
-/* The candidate task: its members in the file's order. */
+/* The candidate task: its members in the file's order.  Its strings are
+   kept as a store's record keeps them (jobstore.h), so that a simple
+   task goes to the store in one copy. */
 typedef struct {
     char keys[3];  /* 'f' fn, 'a' arg, 'c' cmd, in order seen */
     int nkeys;     /* of keys */
-    char *buf;     /* the strings, one after another (lens in lens) */
+    char *buf;     /* the strings, each cut at a NUL and NUL-terminated,
+                      one after another */
     size_t len;    /* bytes used */
     size_t size;   /* bytes allocated */
-    size_t *lens;  /* each string's length: fn, arg, then cmd's */
+    size_t *offs;  /* where each string starts: fn, arg, then cmd's */
     size_t nstr;   /* strings */
-    size_t nalloc; /* of lens */
+    size_t nalloc; /* of offs */
     int fn, arg;   /* index of fn's and arg's string, -1: none */
     int cmd0;      /* index of cmd's first string, -1: no cmd */
     int cmd_end;   /* one past its last, once its array is closed, or -1 */
@@ -80,13 +83,17 @@ s_cand_reset (s_cand_t *c)
     c->fn = c->arg = c->cmd0 = c->cmd_end = -1;
 }
 
-/* Keep a string of the candidate.  0 or -1 (no memory). */
+/* Keep a string of the candidate, cut at a NUL as cJSON cuts strings.
+   0 or -1 (no memory). */
 static int
 s_cand_string (s_cand_t *c, const unsigned char *s, size_t len)
 {
-    if (c->len + len > c->size) {
+    const unsigned char *nul = memchr (s, '\0', len);
+    if (nul)
+        len = (size_t) (nul - s);
+    if (c->len + len + 1 > c->size) {
         size_t size = c->size ? c->size : 256;
-        while (size < c->len + len)
+        while (size < c->len + len + 1)
             size *= 2;
         char *buf = realloc (c->buf, size);
         if (!buf)
@@ -96,26 +103,24 @@ s_cand_string (s_cand_t *c, const unsigned char *s, size_t len)
     }
     if (c->nstr == c->nalloc) {
         size_t n = c->nalloc ? c->nalloc * 2 : 16;
-        size_t *lens = realloc (c->lens, n * sizeof *lens);
-        if (!lens)
+        size_t *offs = realloc (c->offs, n * sizeof *offs);
+        if (!offs)
             return -1;
-        c->lens = lens;
+        c->offs = offs;
         c->nalloc = n;
     }
+    c->offs[c->nstr++] = c->len;
     memcpy (c->buf + c->len, s, len);
-    c->len += len;
-    c->lens[c->nstr++] = len;
+    c->buf[c->len + len] = '\0';
+    c->len += len + 1;
     return 0;
 }
 
-/* String i of the candidate: its start in the buffer. */
+/* String i of the candidate. */
 static const char *
 s_cand_at (const s_cand_t *c, size_t i)
 {
-    const char *p = c->buf;
-    for (size_t k = 0; k < i; k++)
-        p += c->lens[k];
-    return p;
+    return c->buf + c->offs[i];
 }
 
 /* A NUL-terminated copy of len bytes at s (which need not be), cut at
@@ -145,7 +150,7 @@ s_cand_name (char k)
 static char
 s_cand_key (const unsigned char *s, size_t len)
 {
-    if (len == 2 && memcmp (s, "fn", 2) == 0)
+    if (len == 2 && s[0] == 'f' && s[1] == 'n')
         return 'f';
     if (len == 3 && memcmp (s, "arg", 3) == 0)
         return 'a';
@@ -154,14 +159,19 @@ s_cand_key (const unsigned char *s, size_t len)
     return 0;
 }
 
+/* Whether the candidate has key k already. */
+static bool
+s_cand_has (const s_cand_t *c, char k)
+{
+    return (k == 'f' && c->fn >= 0) || (k == 'a' && c->arg >= 0)
+           || (k == 'c' && c->cmd0 >= 0);
+}
+
 /* A new string node of string i. */
 static cJSON *
 s_cand_node (const s_cand_t *c, size_t i)
 {
-    char *copy = s_dup (s_cand_at (c, i), c->lens[i]);
-    cJSON *node = copy ? cJSON_CreateString (copy) : NULL;
-    free (copy);
-    return node;
+    return cJSON_CreateString (s_cand_at (c, i));
 }
 
 /* ---- building --------------------------------------------------------- */
@@ -255,7 +265,8 @@ s_cand_end (s_parser_t *p)
     s_cand_t *c = &p->cand;
     bool has_cmd = c->cmd0 >= 0, has_fn = c->fn >= 0;
     bool simple = has_cmd != has_fn
-                  && (has_fn ? c->lens[c->fn] > 0 : c->cmd_end > c->cmd0)
+                  && (has_fn ? *s_cand_at (c, (size_t) c->fn) != '\0'
+                             : c->cmd_end > c->cmd0)
                   && !(has_cmd && c->arg >= 0);
     if (!simple) {
         if (s_promote (p) < 0)
@@ -263,35 +274,18 @@ s_cand_end (s_parser_t *p)
         p->depth--; /* the promoted task is whole */
         return 0;
     }
-    const char *strs[2];
-    size_t lens[2];
-    int rc;
     p->depth--; /* the tasks array on top again */
     cJSON *tasks = s_top (p)->node;
-    if (has_fn) {
-        size_t n = 0;
-        strs[n] = s_cand_at (c, (size_t) c->fn);
-        lens[n++] = c->lens[c->fn];
-        if (c->arg >= 0) {
-            strs[n] = s_cand_at (c, (size_t) c->arg);
-            lens[n++] = c->lens[c->arg];
-        }
-        rc = jobstore_append (p->store, tasks,
-                              n == 2 ? JOBTASK_FN_ARG : JOBTASK_FN, strs, lens,
-                              n);
-    }
-    else {
-        size_t n = (size_t) (c->cmd_end - c->cmd0);
-        const char **argv = malloc (n * sizeof *argv);
-        const char *at = s_cand_at (c, (size_t) c->cmd0);
-        for (size_t i = 0; argv && i < n; i++) {
-            argv[i] = at;
-            at += c->lens[c->cmd0 + i];
-        }
-        rc = argv ? jobstore_append (p->store, tasks, JOBTASK_CMD, argv,
-                                     c->lens + c->cmd0, n)
-                  : -1;
-        free (argv);
+    jobtask_kind_t kind = has_cmd       ? JOBTASK_CMD
+                          : c->arg >= 0 ? JOBTASK_FN_ARG
+                                        : JOBTASK_FN;
+    int rc;
+    if (c->fn <= 0) /* the strings as a record has them: cmd's, or fn first */
+        rc = jobstore_append_block (p->store, tasks, kind, c->buf, c->len,
+                                    c->nstr);
+    else { /* "arg" before "fn" */
+        const char *strs[] = {s_cand_at (c, 1), s_cand_at (c, 0)};
+        rc = jobstore_append (p->store, tasks, kind, strs, NULL, 2);
     }
     s_cand_reset (c);
     return rc;
@@ -367,7 +361,7 @@ s_on_key (void *ctx, const unsigned char *s, size_t len)
     s_frame_t *top = s_top (p);
     if (top->role == R_CAND) { /* no copy of the usual keys */
         char k = s_cand_key (s, len);
-        if (k && !memchr (p->cand.keys, k, (size_t) p->cand.nkeys)) {
+        if (k && !s_cand_has (&p->cand, k)) {
             p->ckey = k;
             return 1;
         }
@@ -554,7 +548,7 @@ done:
         jobstore_destroy (&p->store);
         free (p->key);
         free (p->cand.buf);
-        free (p->cand.lens);
+        free (p->cand.offs);
         free (p);
     }
     return rc;

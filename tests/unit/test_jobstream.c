@@ -204,6 +204,41 @@ test_nul_in_strings (void **state)
             1, 1);
 }
 
+/* A run's placeholder says whether any of its strings holds a '{' (the
+   params' filling reads only those runs, jobparams.c): set by the one
+   record that has it, wherever it is in the run; and an "fn" that a NUL
+   cuts to nothing is no simple task (the checks refuse it). */
+static void
+test_braces_flag (void **state)
+{
+    (void) state;
+    cJSON *root = NULL;
+    jobstore_t *store = NULL;
+    hearth_error_t err;
+    assert_int_equal (
+        s_read ("{\"stages\": [{\"name\": \"a\", \"tasks\": ["
+                "{\"fn\": \"f\", \"arg\": \"x\"}, {\"cmd\": [\"a\", \"b\"]}]},"
+                "{\"name\": \"b\", \"tasks\": [{\"fn\": \"f\"},"
+                "{\"cmd\": [\"a\", \"{i}\"]}, {\"fn\": \"g\"}]},"
+                "{\"name\": \"c\", \"tasks\": [{\"arg\": \"{x\", \"fn\": "
+                "\"f\"}]}]}",
+                3, &root, &store, &err),
+        0);
+    const cJSON *st = cJSON_GetObjectItem (root, "stages")->child;
+    bool want[] = {false, true, true};
+    for (int k = 0; k < 3; k++, st = st->next) {
+        const cJSON *run = cJSON_GetObjectItem (st, "tasks")->child;
+        assert_true (jobtask_is_stored (run));
+        assert_null (run->next);
+        assert_int_equal (jobtask_has_braces (run), want[k]);
+    }
+    cJSON_Delete (root);
+    jobstore_destroy (&store);
+    s_same ("{\"stages\": [{\"name\": \"a\", \"tasks\": ["
+            "{\"fn\": \"\\u0000x\"}, {\"fn\": \"y\\u0000\"}]}]}",
+            1, 1);
+}
+
 static void
 s_refused (const char *text, const char *want)
 {
@@ -322,6 +357,7 @@ main (void)
         cmocka_unit_test (test_same_as_cjson),
         cmocka_unit_test (test_nul_in_strings),
         cmocka_unit_test (test_raw_controls_in_strings),
+        cmocka_unit_test (test_braces_flag),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_runs_rewrite_and_grow),
     };
