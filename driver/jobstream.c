@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <yajl/yajl_parse.h>
 
@@ -554,24 +555,64 @@ done:
     return rc;
 }
 
-/* The text with every control character inside a string escaped (a raw
-   newline becomes \n): what cJSON, which job files were read with
-   before, accepted and yajl does not.  A new buffer of *len bytes, or
-   NULL on no memory. */
+/* The whole text of f from its start, at most max_bytes: a new buffer
+   of *n bytes sized from the file (its size when it is a regular file,
+   else grown as it is read), or NULL (no memory, a read error, too
+   long). */
 static char *
-s_escape_controls (const char *text, size_t n, size_t *len)
+s_slurp (FILE *f, size_t max_bytes, size_t *n)
 {
-    char *out = malloc (6 * n + 1), *o = out;
+    struct stat st;
+    int fd = fileno (f);
+    size_t size = fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
+                          && (uintmax_t) st.st_size < max_bytes
+                      ? (size_t) st.st_size + 1 /* +1: EOF seen at once */
+                      : 64 * 1024;
+    char *text = NULL;
+    *n = 0;
+    for (;;) {
+        char *more = realloc (text, size);
+        if (!more)
+            break;
+        text = more;
+        *n += fread (text + *n, 1, size - *n, f);
+        if (*n > max_bytes || ferror (f))
+            break;
+        if (*n < size)
+            return text; /* the end */
+        size = size > max_bytes / 2 ? max_bytes + 1 : size * 2;
+    }
+    free (text);
+    return NULL;
+}
+
+/* The bytes of a control character c written escaped inside a string
+   (a raw newline becomes \n), into o when not NULL. */
+static size_t
+s_escape_one (unsigned char c, char *o)
+{
+    static const char hex[] = "0123456789abcdef";
+    char short_form = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : 0;
+    if (o && short_form)
+        memcpy (o, (char[]){'\\', short_form}, 2);
+    else if (o)
+        memcpy (o, (char[]){'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]}, 6);
+    return short_form ? 2 : 6;
+}
+
+/* The n bytes of text with every control character inside a string
+   escaped: what cJSON, which job files were read with before, accepted
+   and yajl does not.  Into out when not NULL; returns the bytes that
+   makes (one pass to size the buffer, one to fill it). */
+static size_t
+s_escape_controls (const char *text, size_t n, char *out)
+{
     bool in_string = false, escaped = false;
-    for (size_t i = 0; out && i < n; i++) {
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char) text[i];
         if (in_string && !escaped && c < 0x20) {
-            o += sprintf (o,
-                          c == '\n'   ? "\\n"
-                          : c == '\t' ? "\\t"
-                          : c == '\r' ? "\\r"
-                                      : "\\u%04x",
-                          c);
+            len += s_escape_one (c, out ? out + len : NULL);
             continue;
         }
         if (in_string && !escaped && c == '"')
@@ -579,10 +620,11 @@ s_escape_controls (const char *text, size_t n, size_t *len)
         else if (!in_string && c == '"')
             in_string = true;
         escaped = in_string && !escaped && c == '\\';
-        *o++ = (char) c;
+        if (out)
+            out[len] = (char) c;
+        len++;
     }
-    *len = out ? (size_t) (o - out) : 0;
-    return out;
+    return len;
 }
 
 int
@@ -597,20 +639,20 @@ jobstream_read (FILE *f, const char *name, size_t chunk, size_t max_bytes,
        first message stays when that fails too. */
     if (!syntax || fseek (f, 0, SEEK_SET) != 0)
         return -1;
-    char *text = malloc (max_bytes + 1);
-    size_t n = text ? fread (text, 1, max_bytes + 1, f) : 0;
-    size_t len = 0;
-    char *fixed =
-        text && n <= max_bytes ? s_escape_controls (text, n, &len) : NULL;
-    FILE *m = fixed && len ? fmemopen (fixed, len, "r") : NULL;
+    size_t n = 0;
+    char *text = s_slurp (f, max_bytes, &n);
+    size_t len = text ? s_escape_controls (text, n, NULL) : 0;
+    char *fixed = len ? malloc (len) : NULL;
+    if (fixed)
+        s_escape_controls (text, n, fixed);
+    free (text);
+    FILE *m = fixed ? fmemopen (fixed, len, "r") : NULL;
     hearth_error_t again;
     bool dummy = false;
-    int rc = m ? s_read_once (m, name, chunk, 6 * max_bytes + 1, root, store,
-                              &dummy, &again)
-               : -1;
+    int rc =
+        m ? s_read_once (m, name, chunk, len, root, store, &dummy, &again) : -1;
     if (m)
         fclose (m);
     free (fixed);
-    free (text);
     return rc;
 }

@@ -194,6 +194,50 @@ test_raw_controls_in_strings (void **state)
     assert_non_null (strstr (err.text, "not valid JSON here"));
 }
 
+/* The second read of a file with raw control characters is sized from
+   the file, not from the limit: a limit of half the address space reads
+   it (a buffer of the limit's size could not be had), from a file
+   (its size known) and from a stream (grown as read); every control
+   character, each escaped to six bytes, reads as cJSON reads it. */
+static void
+test_raw_controls_sized_from_file (void **state)
+{
+    (void) state;
+    char text[512] = "{\"stages\": [{\"name\": \"a\", \"tasks\": ["
+                     "{\"cmd\": [\"";
+    size_t n = strlen (text);
+    for (int c = 1; c < 0x20; c++)
+        text[n++] = (char) c;
+    strcpy (text + n, "\"]}, {\"fn\": \"f\", \"arg\": \"\x01\x01\"}]}]}");
+    cJSON *want = cJSON_Parse (text);
+    assert_non_null (want);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        FILE *f = from_file ? tmpfile ()
+                            : fmemopen ((void *) text, strlen (text), "r");
+        assert_non_null (f);
+        if (from_file) {
+            assert_int_equal (fwrite (text, 1, strlen (text), f),
+                              strlen (text));
+            rewind (f);
+        }
+        cJSON *root = NULL;
+        jobstore_t *store = NULL;
+        hearth_error_t err;
+        if (jobstream_read (f, "job.json", 0, SIZE_MAX / 2, &root, &store, &err)
+            < 0)
+            fail_msg ("from %s: %s", from_file ? "a file" : "a stream",
+                      err.text);
+        fclose (f);
+        int stored = 0, runs = 0;
+        s_expand (root, store, &stored, &runs);
+        assert_int_equal (stored, 2);
+        assert_true (cJSON_Compare (root, want, true));
+        cJSON_Delete (root);
+        jobstore_destroy (&store);
+    }
+    cJSON_Delete (want);
+}
+
 /* A string holding \u0000 is cut there, as cJSON cuts it. */
 static void
 test_nul_in_strings (void **state)
@@ -357,6 +401,7 @@ main (void)
         cmocka_unit_test (test_same_as_cjson),
         cmocka_unit_test (test_nul_in_strings),
         cmocka_unit_test (test_raw_controls_in_strings),
+        cmocka_unit_test (test_raw_controls_sized_from_file),
         cmocka_unit_test (test_braces_flag),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_runs_rewrite_and_grow),
