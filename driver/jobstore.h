@@ -62,6 +62,13 @@ int jobstore_append (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
 int jobstore_append_block (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
                            const char *block, size_t bytes, size_t n);
 
+/* The same for n strings, lens[i] bytes each, that hold no NUL, braces
+   saying whether one holds a '{' (the caller has looked): no look here
+   (jobfast.c). */
+int jobstore_append_plain (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
+                           const char *const *strs, const size_t *lens,
+                           size_t n, bool braces);
+
 /* A placeholder's flag, in cJSON's type above the bits cJSON reads: some
    string of its run holds a '{', a placeholder jobparams.c may fill.
    Without it the run is not read again before it is built. */

@@ -17,10 +17,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <yajl/yajl_parse.h>
 
+#include "driver/jobescape.h"
+#include "driver/jobfast.h"
 #include "driver/jobstream.h"
 
 /* Bytes read at once by default. */
@@ -71,6 +72,12 @@ typedef struct {
     cJSON *root;                      /* the first value */
     jobstore_t *store;                /* the simple tasks */
     s_cand_t cand;                    /* the open candidate */
+    yajl_handle h;                    /* the parser */
+    size_t task_end;                  /* bytes of the piece fed to h up to
+                                         the end of the last task of a
+                                         "tasks" array in it, or 0 */
+    bool after_task;                  /* h has read up to the end of a
+                                         task: jobfast.h reads on */
 } s_parser_t;
 
 /* ---- the candidate ---------------------------------------------------- */
@@ -442,11 +449,19 @@ s_on_end (void *ctx)
 {
     s_parser_t *p = ctx;
     s_frame_t *top = s_top (p);
-    if (top->role == R_CAND)
-        return s_cand_end (p) == 0;
-    if (top->role == R_CMD) /* its strings stay the candidate's */
+    if (top->role == R_CAND) {
+        if (s_cand_end (p) < 0) /* which closes it */
+            return 0;
+    }
+    else if (top->role == R_CMD) { /* its strings stay the candidate's */
         p->cand.cmd_end = (int) p->cand.nstr;
-    p->depth--;
+        p->depth--;
+    }
+    else
+        p->depth--;
+    top = s_top (p);
+    if (top && top->role == R_TASKS) /* a task ends: where, for s_feed */
+        p->task_end = yajl_get_bytes_consumed (p->h);
     return 1;
 }
 
@@ -479,6 +494,55 @@ s_count (const unsigned char *buf, size_t n, int *line, int *col)
     *col += (int) (end - p);
 }
 
+/* line and col moved past what jobfast_read() took. */
+static void
+s_took (const jobfast_took_t *took, int *line, int *col)
+{
+    if (took->newlines) {
+        *line += (int) took->newlines;
+        *col = 1 + (int) took->tail;
+    }
+    else
+        *col += (int) took->used;
+}
+
+/* Feed the n bytes at buf to the parser in pieces that end at each '}'
+   (where a task may end); where one ends a task of a "tasks" array, the
+   simple tasks that follow go to jobfast_read(), and the parser goes on
+   after them.  line and col move past the bytes read; on an error,
+   *piece and *piece_n say what the parser was given last (the error is
+   in it). */
+static yajl_status
+s_feed (s_parser_t *p, const unsigned char *buf, size_t n, int *line, int *col,
+        const unsigned char **piece, size_t *piece_n)
+{
+    for (size_t pos = 0; pos < n;) {
+        s_frame_t *top = s_top (p);
+        if (p->after_task && top && top->role == R_TASKS) {
+            jobfast_took_t took;
+            if (jobfast_read ((const char *) buf + pos, n - pos, p->store,
+                              top->node, &took)
+                < 0)
+                return yajl_status_client_canceled; /* no memory */
+            s_took (&took, line, col);
+            pos += took.used;
+        }
+        const unsigned char *close = memchr (buf + pos, '}', n - pos);
+        size_t len = close ? (size_t) (close - (buf + pos)) + 1 : n - pos;
+        *piece = buf + pos;
+        *piece_n = len;
+        p->task_end = 0;
+        yajl_status st =
+            len ? yajl_parse (p->h, buf + pos, len) : yajl_status_ok;
+        if (st != yajl_status_ok)
+            return st;
+        s_count (buf + pos, len, line, col);
+        p->after_task = len && p->task_end == len;
+        pos += len;
+    }
+    return yajl_status_ok;
+}
+
 /* One parse of f; *syntax set when it failed on the text itself. */
 static int
 s_read_once (FILE *f, const char *name, size_t chunk, size_t max_bytes,
@@ -490,10 +554,13 @@ s_read_once (FILE *f, const char *name, size_t chunk, size_t max_bytes,
     yajl_handle h = p && buf ? yajl_alloc (&s_callbacks, NULL, p) : NULL;
     int rc = -1, line = 1, col = 1;
     size_t total = 0, n = 0;
+    const unsigned char *piece = buf; /* what yajl was given last */
+    size_t piece_n = 0;               /* its bytes */
     if (!h || !(p->store = jobstore_new ())) {
         hearth_errprintf (err, "out of memory");
         goto done;
     }
+    p->h = h;
     s_cand_reset (&p->cand);
     /* cJSON did not check UTF-8 either: the same files are read */
     yajl_config (h, yajl_dont_validate_strings, 1);
@@ -506,26 +573,24 @@ s_read_once (FILE *f, const char *name, size_t chunk, size_t max_bytes,
                               name, max_bytes);
             goto done;
         }
-        st = yajl_parse (h, buf, n);
-        if (st == yajl_status_ok)
-            s_count (buf, n, &line, &col);
+        st = s_feed (p, buf, n, &line, &col, &piece, &piece_n);
     }
     if (ferror (f)) {
         hearth_errprintf (err, "cannot read %s: %s", name, strerror (errno));
         goto done;
     }
     if (st == yajl_status_ok) {
-        n = 0; /* an error now is at the end */
+        piece_n = 0; /* an error now is at the end */
         st = yajl_complete_parse (h);
     }
     if (st == yajl_status_client_canceled && p->depth < S_MAX_DEPTH)
         hearth_errprintf (err, "out of memory");
     else if (st != yajl_status_ok) {
         bool deep = st == yajl_status_client_canceled;
-        size_t at = n ? yajl_get_bytes_consumed (h) : 0;
-        if (at > 0 && n)
+        size_t at = piece_n ? yajl_get_bytes_consumed (h) : 0;
+        if (at > 0 && piece_n)
             at--; /* the byte it refused */
-        s_count (buf, at < n ? at : n, &line, &col);
+        s_count (piece, at < piece_n ? at : piece_n, &line, &col);
         *syntax = !deep;
         hearth_errprintf (err, "%s:%d:%d: %s", name, line, col,
                           deep ? "nested deeper than 128 levels"
@@ -555,78 +620,6 @@ done:
     return rc;
 }
 
-/* The whole text of f from its start, at most max_bytes: a new buffer
-   of *n bytes sized from the file (its size when it is a regular file,
-   else grown as it is read), or NULL (no memory, a read error, too
-   long). */
-static char *
-s_slurp (FILE *f, size_t max_bytes, size_t *n)
-{
-    struct stat st;
-    int fd = fileno (f);
-    size_t size = fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
-                          && (uintmax_t) st.st_size < max_bytes
-                      ? (size_t) st.st_size + 1 /* +1: EOF seen at once */
-                      : 64 * 1024;
-    char *text = NULL;
-    *n = 0;
-    for (;;) {
-        char *more = realloc (text, size);
-        if (!more)
-            break;
-        text = more;
-        *n += fread (text + *n, 1, size - *n, f);
-        if (*n > max_bytes || ferror (f))
-            break;
-        if (*n < size)
-            return text; /* the end */
-        size = size > max_bytes / 2 ? max_bytes + 1 : size * 2;
-    }
-    free (text);
-    return NULL;
-}
-
-/* The bytes of a control character c written escaped inside a string
-   (a raw newline becomes \n), into o when not NULL. */
-static size_t
-s_escape_one (unsigned char c, char *o)
-{
-    static const char hex[] = "0123456789abcdef";
-    char short_form = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : 0;
-    if (o && short_form)
-        memcpy (o, (char[]){'\\', short_form}, 2);
-    else if (o)
-        memcpy (o, (char[]){'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]}, 6);
-    return short_form ? 2 : 6;
-}
-
-/* The n bytes of text with every control character inside a string
-   escaped: what cJSON, which job files were read with before, accepted
-   and yajl does not.  Into out when not NULL; returns the bytes that
-   makes (one pass to size the buffer, one to fill it). */
-static size_t
-s_escape_controls (const char *text, size_t n, char *out)
-{
-    bool in_string = false, escaped = false;
-    size_t len = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char) text[i];
-        if (in_string && !escaped && c < 0x20) {
-            len += s_escape_one (c, out ? out + len : NULL);
-            continue;
-        }
-        if (in_string && !escaped && c == '"')
-            in_string = false;
-        else if (!in_string && c == '"')
-            in_string = true;
-        escaped = in_string && !escaped && c == '\\';
-        if (out)
-            out[len] = (char) c;
-        len++;
-    }
-    return len;
-}
-
 int
 jobstream_read (FILE *f, const char *name, size_t chunk, size_t max_bytes,
                 cJSON **root, jobstore_t **store, hearth_error_t *err)
@@ -639,13 +632,8 @@ jobstream_read (FILE *f, const char *name, size_t chunk, size_t max_bytes,
        first message stays when that fails too. */
     if (!syntax || fseek (f, 0, SEEK_SET) != 0)
         return -1;
-    size_t n = 0;
-    char *text = s_slurp (f, max_bytes, &n);
-    size_t len = text ? s_escape_controls (text, n, NULL) : 0;
-    char *fixed = len ? malloc (len) : NULL;
-    if (fixed)
-        s_escape_controls (text, n, fixed);
-    free (text);
+    size_t len = 0;
+    char *fixed = jobescape_read (f, max_bytes, &len);
     FILE *m = fixed ? fmemopen (fixed, len, "r") : NULL;
     hearth_error_t again;
     bool dummy = false;

@@ -4,7 +4,8 @@
     cJSON_Parse makes of the same text; simple tasks are stored and any
     other task stays a tree (another key, a key twice, a value that is
     not a string, a nested value in "cmd", an empty "cmd" or "fn", "arg"
-    with "cmd"); errors name the line and column; a replaced record. */
+    with "cmd"); the tasks read without yajl (jobfast.h) the same; errors
+    name the line and column; a replaced record. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -300,6 +301,49 @@ s_refused (const char *text, const char *want)
     }
 }
 
+/* After a task of a "tasks" array, the simple tasks that follow are read
+   without yajl (jobfast.h): every shape it takes or leaves to yajl, with
+   every whitespace, reads as cJSON reads it, in runs as before; an
+   error after such tasks is where yajl alone put it. */
+static void
+test_fast_tasks (void **state)
+{
+    (void) state;
+    s_same ("{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},\n"
+            " {\"fn\": \"b\", \"arg\": \"{i} x\"},\r\n\t{\"arg\": "
+            "\"c\",\"fn\":\"d\"} ,"
+            "{ \"cmd\" : [ \"x\" , \"\xc3\xa9\" ] },{\"fn\": \"e\"}]}]}",
+            5, 1);
+    /* left to yajl, each after a task read fast: escapes, \v and \f,
+       another key, a key twice, an empty fn or cmd, 17 strings, a value
+       not a string; the tasks after each are read fast again */
+    s_same ("{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},"
+            "{\"fn\": \"b\\n\"}, {\"fn\": \"c\"},{\"f\\u006e\": \"d\"},"
+            "{\"fn\": \"e\"},\v{\"fn\": \"f\"},\f{\"fn\": \"g\"},"
+            "{\"fn\": \"h\", \"count\": 2}, {\"fn\": \"i\"},"
+            "{\"fn\": \"\"}, {\"cmd\": []}, {\"cmd\": [\"j\"], \"arg\": \"k\"},"
+            "{\"cmd\": [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\","
+            "\"10\",\"11\",\"12\",\"13\",\"14\",\"15\",\"16\",\"17\"]},"
+            "{\"cmd\": [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\","
+            "\"10\",\"11\",\"12\",\"13\",\"14\",\"15\",\"16\"]},"
+            "{\"fn\": 1}, {\"cmd\": [\"l\", 2]}, [\"m\"], {\"fn\": \"n\"}]}]}",
+            11, 4);
+    s_same_as (
+        "{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},"
+        "{\"fn\": \"b\", \"fn\": \"c\"}, {\"arg\": \"x\", \"arg\": \"y\"},"
+        "{\"fn\": \"d\"}]}]}",
+        2, 2, true);
+    s_refused ("{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},\n"
+               " {\"fn\": \"b\"},\r\n\t{\"cmd\": [\"x\", \"y\"]},\n"
+               " {\"fn\": \"c\" x}]}]}",
+               "job.json:4:13: not valid JSON here");
+    s_refused (
+        "{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"}, "
+        "{\"fn\": \"b\", \"arg\": \"c\"}, {\"arg\": \"d\", \"fn\": \"e\"},\n"
+        "{\"fn\": \"\"}, {\"fn\": \"f\",}]}]}",
+        "job.json:2:24: not valid JSON here");
+}
+
 static void
 test_refused (void **state)
 {
@@ -403,6 +447,7 @@ main (void)
         cmocka_unit_test (test_raw_controls_in_strings),
         cmocka_unit_test (test_raw_controls_sized_from_file),
         cmocka_unit_test (test_braces_flag),
+        cmocka_unit_test (test_fast_tasks),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_runs_rewrite_and_grow),
     };
