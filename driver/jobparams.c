@@ -324,15 +324,17 @@ s_fill_stored (const s_vars_t *v, const jobtask_view_t *t,
 }
 
 /* A run of stored tasks (jobstore.h) filled as tasks' strings, from
-   index first of its stage (in_tasks).  Nearly always nothing holds a
-   placeholder, or only {i}, which stays: nothing is copied.  Else the
-   run is written again, filled. */
+   index first of its stage (in_tasks).  Nearly always no string holds a
+   '{' (the placeholder says so: the run is not read), or only {i}, which
+   stays: nothing is copied.  Else the run is written again, filled. */
 static int
 s_render_stored (const s_vars_t *v, cJSON *node, const s_place_t *in_tasks,
                  int first, hearth_error_t *err)
 {
     size_t at = jobtask_first (node), n = jobtask_span (node);
     bool changed = false;
+    if (!jobtask_has_braces (node))
+        return 0;
     for (size_t k = 0; k < n && !changed; k++) {
         jobtask_view_t t = jobstore_view (v->store, &at);
         s_place_t tp = {in_tasks, NULL, first + (int) k};

@@ -62,21 +62,33 @@ s_reserve (jobstore_t *self, size_t more)
     return true;
 }
 
+/* Room for a record of n strings, bytes long in all with its header, at
+   the end; the header written, its offset in *at.  Where its strings
+   go, or NULL on no memory. */
+static inline char *
+s_begin (jobstore_t *self, jobtask_kind_t kind, size_t n, size_t bytes,
+         size_t *at)
+{
+    if (n > UINT32_MAX || !s_reserve (self, bytes))
+        return NULL;
+    *at = self->len;
+    s_head_t h = {(uint32_t) kind, (uint32_t) n};
+    memcpy (self->data + *at, &h, sizeof h);
+    return self->data + *at + sizeof h;
+}
+
 /* Append a record; its offset, or -1 on no memory.  lens may be NULL
-   (strings NUL-terminated). */
+   (strings NUL-terminated).  *braces set when a string holds a '{'. */
 static double
 s_append (jobstore_t *self, jobtask_kind_t kind, const char *const *strs,
-          const size_t *lens, size_t n)
+          const size_t *lens, size_t n, bool *braces)
 {
-    size_t bytes = sizeof (s_head_t);
+    size_t bytes = sizeof (s_head_t), at;
     for (size_t i = 0; i < n; i++)
         bytes += (lens ? lens[i] : strlen (strs[i])) + 1;
-    if (n > UINT32_MAX || !s_reserve (self, bytes))
+    char *o = s_begin (self, kind, n, bytes, &at);
+    if (!o)
         return -1;
-    size_t at = self->len;
-    s_head_t h = {(uint32_t) kind, (uint32_t) n};
-    memcpy (self->data + at, &h, sizeof h);
-    char *o = self->data + at + sizeof h;
     for (size_t i = 0; i < n; i++) {
         size_t len = lens ? lens[i] : strlen (strs[i]);
         const char *nul = memchr (strs[i], '\0', len);
@@ -84,23 +96,22 @@ s_append (jobstore_t *self, jobtask_kind_t kind, const char *const *strs,
             len = (size_t) (nul - strs[i]); /* cut there, as cJSON does */
         memcpy (o, strs[i], len);
         o[len] = '\0';
+        *braces |= memchr (o, '{', len) != NULL;
         o += len + 1;
     }
     self->len = (size_t) (o - self->data);
     return (double) at;
 }
 
-int
-jobstore_append (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
-                 const char *const *strs, const size_t *lens, size_t n)
+/* The record just appended at at, into tasks: its last node's run when
+   that is the run of the store's last append (last as the caller saw it
+   before appending), else a new placeholder.  0, or -1 on no memory. */
+static int
+s_link (jobstore_t *self, cJSON *tasks, cJSON *last, double at, bool braces)
 {
-    cJSON *last = tasks->child ? tasks->child->prev : NULL;
-    bool grow = last && last == self->tail && last->valueint < INT32_MAX;
-    double at = s_append (self, kind, strs, lens, n);
-    if (at < 0)
-        return -1;
-    if (grow) {
+    if (last && last == self->tail && last->valueint < INT32_MAX) {
         last->valueint++;
+        last->type |= braces ? JOBTASK_BRACES : 0;
         return 0;
     }
     cJSON *node = cJSON_CreateNull ();
@@ -108,11 +119,58 @@ jobstore_append (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
         cJSON_Delete (node);
         return -1;
     }
-    node->type = cJSON_Raw; /* no valuestring: a placeholder */
+    node->type = cJSON_Raw | (braces ? JOBTASK_BRACES : 0); /* no
+                                              valuestring: a placeholder */
     node->valuedouble = at;
     node->valueint = 1;
     self->tail = node;
     return 0;
+}
+
+int
+jobstore_append (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
+                 const char *const *strs, const size_t *lens, size_t n)
+{
+    cJSON *last = tasks->child ? tasks->child->prev : NULL;
+    bool braces = false;
+    double at = s_append (self, kind, strs, lens, n, &braces);
+    return at < 0 ? -1 : s_link (self, tasks, last, at, braces);
+}
+
+int
+jobstore_append_plain (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
+                       const char *const *strs, const size_t *lens, size_t n,
+                       bool braces)
+{
+    cJSON *last = tasks->child ? tasks->child->prev : NULL;
+    size_t bytes = sizeof (s_head_t), at;
+    for (size_t i = 0; i < n; i++)
+        bytes += lens[i] + 1;
+    char *o = s_begin (self, kind, n, bytes, &at);
+    if (!o)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        memcpy (o, strs[i], lens[i]);
+        o[lens[i]] = '\0';
+        o += lens[i] + 1;
+    }
+    self->len += bytes;
+    return s_link (self, tasks, last, (double) at, braces);
+}
+
+int
+jobstore_append_block (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
+                       const char *block, size_t bytes, size_t n)
+{
+    cJSON *last = tasks->child ? tasks->child->prev : NULL;
+    size_t at;
+    char *o = s_begin (self, kind, n, sizeof (s_head_t) + bytes, &at);
+    if (!o)
+        return -1;
+    memcpy (o, block, bytes);
+    self->len += sizeof (s_head_t) + bytes;
+    return s_link (self, tasks, last, (double) at,
+                   memchr (block, '{', bytes) != NULL);
 }
 
 jobtask_view_t
@@ -154,8 +212,9 @@ int
 jobstore_put (jobstore_t *self, jobtask_kind_t kind, const char *const *strs,
               size_t n)
 {
+    bool braces = false; /* the run's flag stays as it was */
     self->tail = NULL;
-    return s_append (self, kind, strs, NULL, n) < 0 ? -1 : 0;
+    return s_append (self, kind, strs, NULL, n, &braces) < 0 ? -1 : 0;
 }
 
 void

@@ -56,6 +56,23 @@ void jobstore_destroy (jobstore_t **self_p);
    last, else as a new placeholder.  Returns 0, or -1 on no memory. */
 int jobstore_append (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
                      const char *const *strs, const size_t *lens, size_t n);
+/* The same for n strings already NUL-terminated one after another in
+   block (bytes long in all, each cut at its first NUL): one copy, the
+   stream's way (jobstream.c). */
+int jobstore_append_block (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
+                           const char *block, size_t bytes, size_t n);
+
+/* The same for n strings, lens[i] bytes each, that hold no NUL, braces
+   saying whether one holds a '{' (the caller has looked): no look here
+   (jobfast.c). */
+int jobstore_append_plain (jobstore_t *self, cJSON *tasks, jobtask_kind_t kind,
+                           const char *const *strs, const size_t *lens,
+                           size_t n, bool braces);
+
+/* A placeholder's flag, in cJSON's type above the bits cJSON reads: some
+   string of its run holds a '{', a placeholder jobparams.c may fill.
+   Without it the run is not read again before it is built. */
+enum { JOBTASK_BRACES = 1 << 12 };
 
 /* Whether node is a placeholder of a store. */
 static inline bool
@@ -70,6 +87,13 @@ static inline size_t
 jobtask_span (const cJSON *node)
 {
     return jobtask_is_stored (node) ? (size_t) node->valueint : 1;
+}
+
+/* Whether a placeholder's run may hold a placeholder to fill. */
+static inline bool
+jobtask_has_braces (const cJSON *node)
+{
+    return (node->type & JOBTASK_BRACES) != 0;
 }
 
 /* Where a placeholder's run starts, for jobstore_view. */

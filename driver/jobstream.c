@@ -20,6 +20,8 @@
 
 #include <yajl/yajl_parse.h>
 
+#include "driver/jobescape.h"
+#include "driver/jobfast.h"
 #include "driver/jobstream.h"
 
 /* Bytes read at once by default. */
@@ -43,16 +45,19 @@ typedef struct {
     cJSON *node;   /* its node (NULL for R_CAND and R_CMD) */
 } s_frame_t;
 
-/* The candidate task: its members in the file's order. */
+/* The candidate task: its members in the file's order.  Its strings are
+   kept as a store's record keeps them (jobstore.h), so that a simple
+   task goes to the store in one copy. */
 typedef struct {
     char keys[3];  /* 'f' fn, 'a' arg, 'c' cmd, in order seen */
     int nkeys;     /* of keys */
-    char *buf;     /* the strings, one after another (lens in lens) */
+    char *buf;     /* the strings, each cut at a NUL and NUL-terminated,
+                      one after another */
     size_t len;    /* bytes used */
     size_t size;   /* bytes allocated */
-    size_t *lens;  /* each string's length: fn, arg, then cmd's */
+    size_t *offs;  /* where each string starts: fn, arg, then cmd's */
     size_t nstr;   /* strings */
-    size_t nalloc; /* of lens */
+    size_t nalloc; /* of offs */
     int fn, arg;   /* index of fn's and arg's string, -1: none */
     int cmd0;      /* index of cmd's first string, -1: no cmd */
     int cmd_end;   /* one past its last, once its array is closed, or -1 */
@@ -67,6 +72,12 @@ typedef struct {
     cJSON *root;                      /* the first value */
     jobstore_t *store;                /* the simple tasks */
     s_cand_t cand;                    /* the open candidate */
+    yajl_handle h;                    /* the parser */
+    size_t task_end;                  /* bytes of the piece fed to h up to
+                                         the end of the last task of a
+                                         "tasks" array in it, or 0 */
+    bool after_task;                  /* h has read up to the end of a
+                                         task: jobfast.h reads on */
 } s_parser_t;
 
 /* ---- the candidate ---------------------------------------------------- */
@@ -80,13 +91,17 @@ s_cand_reset (s_cand_t *c)
     c->fn = c->arg = c->cmd0 = c->cmd_end = -1;
 }
 
-/* Keep a string of the candidate.  0 or -1 (no memory). */
+/* Keep a string of the candidate, cut at a NUL as cJSON cuts strings.
+   0 or -1 (no memory). */
 static int
 s_cand_string (s_cand_t *c, const unsigned char *s, size_t len)
 {
-    if (c->len + len > c->size) {
+    const unsigned char *nul = memchr (s, '\0', len);
+    if (nul)
+        len = (size_t) (nul - s);
+    if (c->len + len + 1 > c->size) {
         size_t size = c->size ? c->size : 256;
-        while (size < c->len + len)
+        while (size < c->len + len + 1)
             size *= 2;
         char *buf = realloc (c->buf, size);
         if (!buf)
@@ -96,26 +111,24 @@ s_cand_string (s_cand_t *c, const unsigned char *s, size_t len)
     }
     if (c->nstr == c->nalloc) {
         size_t n = c->nalloc ? c->nalloc * 2 : 16;
-        size_t *lens = realloc (c->lens, n * sizeof *lens);
-        if (!lens)
+        size_t *offs = realloc (c->offs, n * sizeof *offs);
+        if (!offs)
             return -1;
-        c->lens = lens;
+        c->offs = offs;
         c->nalloc = n;
     }
+    c->offs[c->nstr++] = c->len;
     memcpy (c->buf + c->len, s, len);
-    c->len += len;
-    c->lens[c->nstr++] = len;
+    c->buf[c->len + len] = '\0';
+    c->len += len + 1;
     return 0;
 }
 
-/* String i of the candidate: its start in the buffer. */
+/* String i of the candidate. */
 static const char *
 s_cand_at (const s_cand_t *c, size_t i)
 {
-    const char *p = c->buf;
-    for (size_t k = 0; k < i; k++)
-        p += c->lens[k];
-    return p;
+    return c->buf + c->offs[i];
 }
 
 /* A NUL-terminated copy of len bytes at s (which need not be), cut at
@@ -145,7 +158,7 @@ s_cand_name (char k)
 static char
 s_cand_key (const unsigned char *s, size_t len)
 {
-    if (len == 2 && memcmp (s, "fn", 2) == 0)
+    if (len == 2 && s[0] == 'f' && s[1] == 'n')
         return 'f';
     if (len == 3 && memcmp (s, "arg", 3) == 0)
         return 'a';
@@ -154,14 +167,19 @@ s_cand_key (const unsigned char *s, size_t len)
     return 0;
 }
 
+/* Whether the candidate has key k already. */
+static bool
+s_cand_has (const s_cand_t *c, char k)
+{
+    return (k == 'f' && c->fn >= 0) || (k == 'a' && c->arg >= 0)
+           || (k == 'c' && c->cmd0 >= 0);
+}
+
 /* A new string node of string i. */
 static cJSON *
 s_cand_node (const s_cand_t *c, size_t i)
 {
-    char *copy = s_dup (s_cand_at (c, i), c->lens[i]);
-    cJSON *node = copy ? cJSON_CreateString (copy) : NULL;
-    free (copy);
-    return node;
+    return cJSON_CreateString (s_cand_at (c, i));
 }
 
 /* ---- building --------------------------------------------------------- */
@@ -255,7 +273,8 @@ s_cand_end (s_parser_t *p)
     s_cand_t *c = &p->cand;
     bool has_cmd = c->cmd0 >= 0, has_fn = c->fn >= 0;
     bool simple = has_cmd != has_fn
-                  && (has_fn ? c->lens[c->fn] > 0 : c->cmd_end > c->cmd0)
+                  && (has_fn ? *s_cand_at (c, (size_t) c->fn) != '\0'
+                             : c->cmd_end > c->cmd0)
                   && !(has_cmd && c->arg >= 0);
     if (!simple) {
         if (s_promote (p) < 0)
@@ -263,35 +282,18 @@ s_cand_end (s_parser_t *p)
         p->depth--; /* the promoted task is whole */
         return 0;
     }
-    const char *strs[2];
-    size_t lens[2];
-    int rc;
     p->depth--; /* the tasks array on top again */
     cJSON *tasks = s_top (p)->node;
-    if (has_fn) {
-        size_t n = 0;
-        strs[n] = s_cand_at (c, (size_t) c->fn);
-        lens[n++] = c->lens[c->fn];
-        if (c->arg >= 0) {
-            strs[n] = s_cand_at (c, (size_t) c->arg);
-            lens[n++] = c->lens[c->arg];
-        }
-        rc = jobstore_append (p->store, tasks,
-                              n == 2 ? JOBTASK_FN_ARG : JOBTASK_FN, strs, lens,
-                              n);
-    }
-    else {
-        size_t n = (size_t) (c->cmd_end - c->cmd0);
-        const char **argv = malloc (n * sizeof *argv);
-        const char *at = s_cand_at (c, (size_t) c->cmd0);
-        for (size_t i = 0; argv && i < n; i++) {
-            argv[i] = at;
-            at += c->lens[c->cmd0 + i];
-        }
-        rc = argv ? jobstore_append (p->store, tasks, JOBTASK_CMD, argv,
-                                     c->lens + c->cmd0, n)
-                  : -1;
-        free (argv);
+    jobtask_kind_t kind = has_cmd       ? JOBTASK_CMD
+                          : c->arg >= 0 ? JOBTASK_FN_ARG
+                                        : JOBTASK_FN;
+    int rc;
+    if (c->fn <= 0) /* the strings as a record has them: cmd's, or fn first */
+        rc = jobstore_append_block (p->store, tasks, kind, c->buf, c->len,
+                                    c->nstr);
+    else { /* "arg" before "fn" */
+        const char *strs[] = {s_cand_at (c, 1), s_cand_at (c, 0)};
+        rc = jobstore_append (p->store, tasks, kind, strs, NULL, 2);
     }
     s_cand_reset (c);
     return rc;
@@ -367,7 +369,7 @@ s_on_key (void *ctx, const unsigned char *s, size_t len)
     s_frame_t *top = s_top (p);
     if (top->role == R_CAND) { /* no copy of the usual keys */
         char k = s_cand_key (s, len);
-        if (k && !memchr (p->cand.keys, k, (size_t) p->cand.nkeys)) {
+        if (k && !s_cand_has (&p->cand, k)) {
             p->ckey = k;
             return 1;
         }
@@ -447,11 +449,19 @@ s_on_end (void *ctx)
 {
     s_parser_t *p = ctx;
     s_frame_t *top = s_top (p);
-    if (top->role == R_CAND)
-        return s_cand_end (p) == 0;
-    if (top->role == R_CMD) /* its strings stay the candidate's */
+    if (top->role == R_CAND) {
+        if (s_cand_end (p) < 0) /* which closes it */
+            return 0;
+    }
+    else if (top->role == R_CMD) { /* its strings stay the candidate's */
         p->cand.cmd_end = (int) p->cand.nstr;
-    p->depth--;
+        p->depth--;
+    }
+    else
+        p->depth--;
+    top = s_top (p);
+    if (top && top->role == R_TASKS) /* a task ends: where, for s_feed */
+        p->task_end = yajl_get_bytes_consumed (p->h);
     return 1;
 }
 
@@ -484,6 +494,55 @@ s_count (const unsigned char *buf, size_t n, int *line, int *col)
     *col += (int) (end - p);
 }
 
+/* line and col moved past what jobfast_read() took. */
+static void
+s_took (const jobfast_took_t *took, int *line, int *col)
+{
+    if (took->newlines) {
+        *line += (int) took->newlines;
+        *col = 1 + (int) took->tail;
+    }
+    else
+        *col += (int) took->used;
+}
+
+/* Feed the n bytes at buf to the parser in pieces that end at each '}'
+   (where a task may end); where one ends a task of a "tasks" array, the
+   simple tasks that follow go to jobfast_read(), and the parser goes on
+   after them.  line and col move past the bytes read; on an error,
+   *piece and *piece_n say what the parser was given last (the error is
+   in it). */
+static yajl_status
+s_feed (s_parser_t *p, const unsigned char *buf, size_t n, int *line, int *col,
+        const unsigned char **piece, size_t *piece_n)
+{
+    for (size_t pos = 0; pos < n;) {
+        s_frame_t *top = s_top (p);
+        if (p->after_task && top && top->role == R_TASKS) {
+            jobfast_took_t took;
+            if (jobfast_read ((const char *) buf + pos, n - pos, p->store,
+                              top->node, &took)
+                < 0)
+                return yajl_status_client_canceled; /* no memory */
+            s_took (&took, line, col);
+            pos += took.used;
+        }
+        const unsigned char *close = memchr (buf + pos, '}', n - pos);
+        size_t len = close ? (size_t) (close - (buf + pos)) + 1 : n - pos;
+        *piece = buf + pos;
+        *piece_n = len;
+        p->task_end = 0;
+        yajl_status st =
+            len ? yajl_parse (p->h, buf + pos, len) : yajl_status_ok;
+        if (st != yajl_status_ok)
+            return st;
+        s_count (buf + pos, len, line, col);
+        p->after_task = len && p->task_end == len;
+        pos += len;
+    }
+    return yajl_status_ok;
+}
+
 /* One parse of f; *syntax set when it failed on the text itself. */
 static int
 s_read_once (FILE *f, const char *name, size_t chunk, size_t max_bytes,
@@ -495,10 +554,13 @@ s_read_once (FILE *f, const char *name, size_t chunk, size_t max_bytes,
     yajl_handle h = p && buf ? yajl_alloc (&s_callbacks, NULL, p) : NULL;
     int rc = -1, line = 1, col = 1;
     size_t total = 0, n = 0;
+    const unsigned char *piece = buf; /* what yajl was given last */
+    size_t piece_n = 0;               /* its bytes */
     if (!h || !(p->store = jobstore_new ())) {
         hearth_errprintf (err, "out of memory");
         goto done;
     }
+    p->h = h;
     s_cand_reset (&p->cand);
     /* cJSON did not check UTF-8 either: the same files are read */
     yajl_config (h, yajl_dont_validate_strings, 1);
@@ -511,26 +573,24 @@ s_read_once (FILE *f, const char *name, size_t chunk, size_t max_bytes,
                               name, max_bytes);
             goto done;
         }
-        st = yajl_parse (h, buf, n);
-        if (st == yajl_status_ok)
-            s_count (buf, n, &line, &col);
+        st = s_feed (p, buf, n, &line, &col, &piece, &piece_n);
     }
     if (ferror (f)) {
         hearth_errprintf (err, "cannot read %s: %s", name, strerror (errno));
         goto done;
     }
     if (st == yajl_status_ok) {
-        n = 0; /* an error now is at the end */
+        piece_n = 0; /* an error now is at the end */
         st = yajl_complete_parse (h);
     }
     if (st == yajl_status_client_canceled && p->depth < S_MAX_DEPTH)
         hearth_errprintf (err, "out of memory");
     else if (st != yajl_status_ok) {
         bool deep = st == yajl_status_client_canceled;
-        size_t at = n ? yajl_get_bytes_consumed (h) : 0;
-        if (at > 0 && n)
+        size_t at = piece_n ? yajl_get_bytes_consumed (h) : 0;
+        if (at > 0 && piece_n)
             at--; /* the byte it refused */
-        s_count (buf, at < n ? at : n, &line, &col);
+        s_count (piece, at < piece_n ? at : piece_n, &line, &col);
         *syntax = !deep;
         hearth_errprintf (err, "%s:%d:%d: %s", name, line, col,
                           deep ? "nested deeper than 128 levels"
@@ -554,41 +614,10 @@ done:
         jobstore_destroy (&p->store);
         free (p->key);
         free (p->cand.buf);
-        free (p->cand.lens);
+        free (p->cand.offs);
         free (p);
     }
     return rc;
-}
-
-/* The text with every control character inside a string escaped (a raw
-   newline becomes \n): what cJSON, which job files were read with
-   before, accepted and yajl does not.  A new buffer of *len bytes, or
-   NULL on no memory. */
-static char *
-s_escape_controls (const char *text, size_t n, size_t *len)
-{
-    char *out = malloc (6 * n + 1), *o = out;
-    bool in_string = false, escaped = false;
-    for (size_t i = 0; out && i < n; i++) {
-        unsigned char c = (unsigned char) text[i];
-        if (in_string && !escaped && c < 0x20) {
-            o += sprintf (o,
-                          c == '\n'   ? "\\n"
-                          : c == '\t' ? "\\t"
-                          : c == '\r' ? "\\r"
-                                      : "\\u%04x",
-                          c);
-            continue;
-        }
-        if (in_string && !escaped && c == '"')
-            in_string = false;
-        else if (!in_string && c == '"')
-            in_string = true;
-        escaped = in_string && !escaped && c == '\\';
-        *o++ = (char) c;
-    }
-    *len = out ? (size_t) (o - out) : 0;
-    return out;
 }
 
 int
@@ -603,20 +632,15 @@ jobstream_read (FILE *f, const char *name, size_t chunk, size_t max_bytes,
        first message stays when that fails too. */
     if (!syntax || fseek (f, 0, SEEK_SET) != 0)
         return -1;
-    char *text = malloc (max_bytes + 1);
-    size_t n = text ? fread (text, 1, max_bytes + 1, f) : 0;
     size_t len = 0;
-    char *fixed =
-        text && n <= max_bytes ? s_escape_controls (text, n, &len) : NULL;
-    FILE *m = fixed && len ? fmemopen (fixed, len, "r") : NULL;
+    char *fixed = jobescape_read (f, max_bytes, &len);
+    FILE *m = fixed ? fmemopen (fixed, len, "r") : NULL;
     hearth_error_t again;
     bool dummy = false;
-    int rc = m ? s_read_once (m, name, chunk, 6 * max_bytes + 1, root, store,
-                              &dummy, &again)
-               : -1;
+    int rc =
+        m ? s_read_once (m, name, chunk, len, root, store, &dummy, &again) : -1;
     if (m)
         fclose (m);
     free (fixed);
-    free (text);
     return rc;
 }

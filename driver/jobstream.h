@@ -8,7 +8,9 @@
     (jobstore.h).  Any other task is a tree, which the checks then judge
     as before (jobcheck.c).  yajl was chosen over a parser of our own:
     Debian's libyajl-dev, a callback parser made for streams, about 400
-    MB/s here (docs/design-changes.md).
+    MB/s here (docs/design-changes.md).  Only the plainest simple tasks
+    that follow a task of a "tasks" array, nearly all of a big file, are
+    read without it (jobfast.h), to the same store.
 */
 #ifndef HEARTH_DRIVER_JOBSTREAM_H
 #define HEARTH_DRIVER_JOBSTREAM_H

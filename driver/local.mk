@@ -60,3 +60,8 @@ hearth_admin_LDADD = $(CORE_LIBS)
 # program linked with it needs (scripts/install-ldconfig).
 install-exec-hook:
 	@$(SHELL) $(srcdir)/scripts/install-ldconfig '$(DESTDIR)' '$(libdir)'
+
+# The simple tasks of a job file read without the JSON parser (jobfast.h),
+# its raw control characters escaped for a second read (jobescape.h).
+hearth_driver_SOURCES += driver/jobfast.c driver/jobfast.h \
+	driver/jobescape.c driver/jobescape.h

@@ -10,9 +10,15 @@
 #   - function tasks ("noop", arg "task-I"), --fn-tasks of them;
 #   - command tasks (["/bin/true", "I"]), --cmd-tasks of them (their rate
 #     is bounded by fork and exec: fewer, to bound the run's time);
-#   - the file's parse and check alone: hearth-submit of the big file
-#     with a master URL it refuses after loading the file, less the same
-#     with a one-task file (the process's own start);
+#   - the file's parse and check alone (issue 19: ≤ 50 ms): jobfile_load()
+#     of the big file in bench-jobparse, the CPU time of that call in a
+#     fresh process each time (--parse-runs of them: cold, as
+#     hearth-driver loads it once), the figure judged (jf.parse_ms);
+#     the instructions of that call alone under callgrind, when valgrind
+#     is there (jf.parse_minstr: what a loaded machine cannot blur); and,
+#     as before, hearth-submit of the big file with a master URL it
+#     refuses after loading the file, less the same with a one-task file,
+#     wall time (jf.parse_submit_ms: the process's view, load included);
 #   - hearth-submit's peak RSS (VmHWM, read every 50 ms) less that of the
 #     one-task file's run, per task, beside the API's.
 #
@@ -22,12 +28,13 @@ set -u
 bin=${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}
 bdir=${HEARTH_BENCH_DIR:-$bin/tests/bench}
 lib=$bdir/libbenchtasks.so
-reps=3 fn_tasks=200000 cmd_tasks=20000
+reps=3 fn_tasks=200000 cmd_tasks=20000 parse_runs=7
 while [ $# -gt 0 ]; do
     case $1 in
     --reps) reps=$2; shift ;;
     --fn-tasks) fn_tasks=$2; shift ;;
     --cmd-tasks) cmd_tasks=$2; shift ;;
+    --parse-runs) parse_runs=$2; shift ;;
     *) echo "bench-jobfile: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -92,7 +99,7 @@ for ((r = 0; r < reps; r++)); do
     base_ns=$ns base_hwm=$hwm
     submit "$T/fn.json" 'local[0]' && die "local[0] was accepted"
     grep -q 'local\[0\]' "$T/err" || die "the parse-only run failed otherwise: $(tail -2 "$T/err")"
-    add parse_ms "$(awk -v a="$ns" -v b="$base_ns" 'BEGIN { printf "%.3f", (a - b) / 1e6 }')"
+    add parse_submit_ms "$(awk -v a="$ns" -v b="$base_ns" 'BEGIN { printf "%.3f", (a - b) / 1e6 }')"
     submit "$T/one.json" 'local[2]' || die "the one-task file failed: $(tail -3 "$T/err")"
     one_hwm=$hwm
     for kind in fn cmd; do
@@ -109,9 +116,25 @@ for ((r = 0; r < reps; r++)); do
         add ratio.$kind "$(div "$file_rate" "$rate")"
     done
 done
+# the parse and check inside one process, each run a fresh one
+for ((r = 0; r < parse_runs; r++)); do
+    "$bdir/bench-jobparse" --reps 1 "$T/fn.json" >"$T/parse.out" 2>"$T/parse.err" ||
+        die "bench-jobparse failed: $(tail -2 "$T/parse.err")"
+    add parse_ms "$(awk '$2 == "jf.parse.cpu_ms" { print $3 }' "$T/parse.out")"
+done
+# (not under the sanitizers, which valgrind cannot run)
+if command -v valgrind >/dev/null && ! ldd "$bdir/bench-jobparse" | grep -q libasan; then
+    valgrind --tool=callgrind --toggle-collect=jobfile_load \
+        --callgrind-out-file=/dev/null "$bdir/bench-jobparse" --reps 1 \
+        "$T/fn.json" >/dev/null 2>"$T/cg.err" ||
+        die "bench-jobparse under callgrind failed: $(tail -2 "$T/cg.err")"
+    add parse_minstr "$(awk '/Collected :/ { printf "%.2f", $NF / 1e6 }' "$T/cg.err")"
+fi
 # shellcheck disable=SC2086
 {
     stats jf.parse_ms ms ${V[parse_ms]}
+    stats jf.parse_submit_ms ms ${V[parse_submit_ms]}
+    [ -n "${V[parse_minstr]:-}" ] && stats jf.parse_minstr Minstr ${V[parse_minstr]}
     for kind in fn cmd; do
         stats jf.$kind.file.tasks_per_s tasks/s ${V[file.$kind]}
         stats jf.$kind.api.tasks_per_s tasks/s ${V[api.$kind]}

@@ -306,3 +306,4 @@ tests_unit_test_dynalloc_SOURCES = tests/unit/test_dynalloc.c \
 	driver/dynalloc_sched.c driver/dynalloc_sched.h
 tests_unit_test_dynalloc_CFLAGS = $(unit_cflags)
 tests_unit_test_dynalloc_LDADD = $(unit_libs)
+tests_unit_test_jobstream_SOURCES += driver/jobfast.c driver/jobescape.c

@@ -4,7 +4,8 @@
     cJSON_Parse makes of the same text; simple tasks are stored and any
     other task stays a tree (another key, a key twice, a value that is
     not a string, a nested value in "cmd", an empty "cmd" or "fn", "arg"
-    with "cmd"); errors name the line and column; a replaced record. */
+    with "cmd"); the tasks read without yajl (jobfast.h) the same; errors
+    name the line and column; a replaced record. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -194,6 +195,50 @@ test_raw_controls_in_strings (void **state)
     assert_non_null (strstr (err.text, "not valid JSON here"));
 }
 
+/* The second read of a file with raw control characters is sized from
+   the file, not from the limit: a limit of half the address space reads
+   it (a buffer of the limit's size could not be had), from a file
+   (its size known) and from a stream (grown as read); every control
+   character, each escaped to six bytes, reads as cJSON reads it. */
+static void
+test_raw_controls_sized_from_file (void **state)
+{
+    (void) state;
+    char text[512] = "{\"stages\": [{\"name\": \"a\", \"tasks\": ["
+                     "{\"cmd\": [\"";
+    size_t n = strlen (text);
+    for (int c = 1; c < 0x20; c++)
+        text[n++] = (char) c;
+    strcpy (text + n, "\"]}, {\"fn\": \"f\", \"arg\": \"\x01\x01\"}]}]}");
+    cJSON *want = cJSON_Parse (text);
+    assert_non_null (want);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        FILE *f = from_file ? tmpfile ()
+                            : fmemopen ((void *) text, strlen (text), "r");
+        assert_non_null (f);
+        if (from_file) {
+            assert_int_equal (fwrite (text, 1, strlen (text), f),
+                              strlen (text));
+            rewind (f);
+        }
+        cJSON *root = NULL;
+        jobstore_t *store = NULL;
+        hearth_error_t err;
+        if (jobstream_read (f, "job.json", 0, SIZE_MAX / 2, &root, &store, &err)
+            < 0)
+            fail_msg ("from %s: %s", from_file ? "a file" : "a stream",
+                      err.text);
+        fclose (f);
+        int stored = 0, runs = 0;
+        s_expand (root, store, &stored, &runs);
+        assert_int_equal (stored, 2);
+        assert_true (cJSON_Compare (root, want, true));
+        cJSON_Delete (root);
+        jobstore_destroy (&store);
+    }
+    cJSON_Delete (want);
+}
+
 /* A string holding \u0000 is cut there, as cJSON cuts it. */
 static void
 test_nul_in_strings (void **state)
@@ -201,6 +246,41 @@ test_nul_in_strings (void **state)
     (void) state;
     s_same ("{\"stages\": [{\"name\": \"a\\u0000b\", \"tasks\": ["
             "{\"fn\": \"f\\u0000g\", \"arg\": \"x\\u0000\"}]}]}",
+            1, 1);
+}
+
+/* A run's placeholder says whether any of its strings holds a '{' (the
+   params' filling reads only those runs, jobparams.c): set by the one
+   record that has it, wherever it is in the run; and an "fn" that a NUL
+   cuts to nothing is no simple task (the checks refuse it). */
+static void
+test_braces_flag (void **state)
+{
+    (void) state;
+    cJSON *root = NULL;
+    jobstore_t *store = NULL;
+    hearth_error_t err;
+    assert_int_equal (
+        s_read ("{\"stages\": [{\"name\": \"a\", \"tasks\": ["
+                "{\"fn\": \"f\", \"arg\": \"x\"}, {\"cmd\": [\"a\", \"b\"]}]},"
+                "{\"name\": \"b\", \"tasks\": [{\"fn\": \"f\"},"
+                "{\"cmd\": [\"a\", \"{i}\"]}, {\"fn\": \"g\"}]},"
+                "{\"name\": \"c\", \"tasks\": [{\"arg\": \"{x\", \"fn\": "
+                "\"f\"}]}]}",
+                3, &root, &store, &err),
+        0);
+    const cJSON *st = cJSON_GetObjectItem (root, "stages")->child;
+    bool want[] = {false, true, true};
+    for (int k = 0; k < 3; k++, st = st->next) {
+        const cJSON *run = cJSON_GetObjectItem (st, "tasks")->child;
+        assert_true (jobtask_is_stored (run));
+        assert_null (run->next);
+        assert_int_equal (jobtask_has_braces (run), want[k]);
+    }
+    cJSON_Delete (root);
+    jobstore_destroy (&store);
+    s_same ("{\"stages\": [{\"name\": \"a\", \"tasks\": ["
+            "{\"fn\": \"\\u0000x\"}, {\"fn\": \"y\\u0000\"}]}]}",
             1, 1);
 }
 
@@ -219,6 +299,49 @@ s_refused (const char *text, const char *want)
         assert_null (root);
         assert_null (store);
     }
+}
+
+/* After a task of a "tasks" array, the simple tasks that follow are read
+   without yajl (jobfast.h): every shape it takes or leaves to yajl, with
+   every whitespace, reads as cJSON reads it, in runs as before; an
+   error after such tasks is where yajl alone put it. */
+static void
+test_fast_tasks (void **state)
+{
+    (void) state;
+    s_same ("{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},\n"
+            " {\"fn\": \"b\", \"arg\": \"{i} x\"},\r\n\t{\"arg\": "
+            "\"c\",\"fn\":\"d\"} ,"
+            "{ \"cmd\" : [ \"x\" , \"\xc3\xa9\" ] },{\"fn\": \"e\"}]}]}",
+            5, 1);
+    /* left to yajl, each after a task read fast: escapes, \v and \f,
+       another key, a key twice, an empty fn or cmd, 17 strings, a value
+       not a string; the tasks after each are read fast again */
+    s_same ("{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},"
+            "{\"fn\": \"b\\n\"}, {\"fn\": \"c\"},{\"f\\u006e\": \"d\"},"
+            "{\"fn\": \"e\"},\v{\"fn\": \"f\"},\f{\"fn\": \"g\"},"
+            "{\"fn\": \"h\", \"count\": 2}, {\"fn\": \"i\"},"
+            "{\"fn\": \"\"}, {\"cmd\": []}, {\"cmd\": [\"j\"], \"arg\": \"k\"},"
+            "{\"cmd\": [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\","
+            "\"10\",\"11\",\"12\",\"13\",\"14\",\"15\",\"16\",\"17\"]},"
+            "{\"cmd\": [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"8\",\"9\","
+            "\"10\",\"11\",\"12\",\"13\",\"14\",\"15\",\"16\"]},"
+            "{\"fn\": 1}, {\"cmd\": [\"l\", 2]}, [\"m\"], {\"fn\": \"n\"}]}]}",
+            11, 4);
+    s_same_as (
+        "{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},"
+        "{\"fn\": \"b\", \"fn\": \"c\"}, {\"arg\": \"x\", \"arg\": \"y\"},"
+        "{\"fn\": \"d\"}]}]}",
+        2, 2, true);
+    s_refused ("{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"},\n"
+               " {\"fn\": \"b\"},\r\n\t{\"cmd\": [\"x\", \"y\"]},\n"
+               " {\"fn\": \"c\" x}]}]}",
+               "job.json:4:13: not valid JSON here");
+    s_refused (
+        "{\"stages\": [{\"name\": \"a\", \"tasks\": [{\"fn\": \"a\"}, "
+        "{\"fn\": \"b\", \"arg\": \"c\"}, {\"arg\": \"d\", \"fn\": \"e\"},\n"
+        "{\"fn\": \"\"}, {\"fn\": \"f\",}]}]}",
+        "job.json:2:24: not valid JSON here");
 }
 
 static void
@@ -322,6 +445,9 @@ main (void)
         cmocka_unit_test (test_same_as_cjson),
         cmocka_unit_test (test_nul_in_strings),
         cmocka_unit_test (test_raw_controls_in_strings),
+        cmocka_unit_test (test_raw_controls_sized_from_file),
+        cmocka_unit_test (test_braces_flag),
+        cmocka_unit_test (test_fast_tasks),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_runs_rewrite_and_grow),
     };
