@@ -383,6 +383,16 @@ s_on_monitor (tail_link_t *self, char **text)
                        "the network cut it off; waiting for it",
                        self->events_url);
     }
+    if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !self->up
+        && hearth_masters_count (self->masters) > 1) {
+        /* One of several masters back at the same address may be a
+           standby now (restarted by systemd, or a leader that lost its
+           leadership and re-executed itself): ask it, and follow its
+           answer, rather than stay on its events. */
+        if (!self->probing)
+            self->probe_deadline_ms = 0;
+        return TAIL_LINK_END;
+    }
     if (id == ZMQ_EVENT_HANDSHAKE_SUCCEEDED && !self->up) {
         self->up = true;
         self->probing = false;

@@ -121,6 +121,27 @@ check "the workers' threads do not grow ($t1 $t2 to $u1 $u2)" \
 check "the masters' journals stay bounded (rounds 4-8 at most $ja5 $jb5 bytes, end $ka $kb)" \
   test "$ka" -le $((ja5 + journal_slack_bytes)) -a "$kb" -le $((jb5 + journal_slack_bytes))
 
+# hearth-tail follows too: streaming the leader's events, the leader
+# killed -9 and started again at once at its address (as systemd would):
+# the master that answers there is a standby now, so hearth-tail must
+# ask and move to the new leader's events rather than stay on the
+# standby's (it once did).
+"$BIN/hearth-tail" --master "$LIST" --timeout 1s --topic app --json >"$T/tail.out" 2>&1 &
+TAIL=$!
+PIDS+=($TAIL)
+sleep 2 # it asks, then subscribes (a slow joiner)
+old=$LEADER e=$(epoch "$old")
+stop_ha "$old" KILL
+start_ha "$old"
+check "(hearth-tail) after kill -9 and a quick restart of the leader, another leads" \
+  wait_for $((SESSION / 1000 + 15)) new_leader "$old" "$e"
+wait_for 20 workers_follow
+submit --master "$LIST" "$(job tailed '{"name": "tailed", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}')"
+check "(hearth-tail) follows the new leader's events (the application after the restart)" \
+  wait_for 15 grep -q 'tailed' "$T/tail.out"
+kill "$TAIL" 2>/dev/null
+wait "$TAIL" 2>/dev/null
+
 # election_nodes: how many candidates' nodes the election holds
 election_nodes() {
   local out
