@@ -17,7 +17,7 @@ SLACK=300
 start_master || exit 1
 CORES=2 start_worker w1 || exit 1
 CORES=2 start_worker w2 || exit 1
-N=80
+N=160 # 12 s of work on 4 cores: it outlasts both replacements on a loaded machine
 J=$(job hung "{\"name\":\"hung\",\"stages\":[{\"name\":\"s\",\"tasks\":[
   {\"cmd\":[\"sh\",\"-c\",\"sleep 0.3; echo {i}\"],\"count\":$N}]}]}")
 seq 0 $((N - 1)) >"$T/expected"
