@@ -10,7 +10,7 @@ HA_TESTS = tests/ha/test-zk-election.sh tests/ha/test-ha-masters.sh \
 	tests/ha/test-ha-clients.sh tests/ha/test-ha-failover.sh
 TESTS += $(HA_TESTS)
 EXTRA_DIST += $(HA_TESTS)
-TESTS += tests/ha/test-ha-zk.sh tests/ha/test-ha-twenty.sh
+TESTS += tests/ha/test-ha-zk.sh # test-ha-twenty.sh: at the top of Makefile.am
 EXTRA_DIST += tests/ha/test-ha-zk.sh tests/ha/test-ha-twenty.sh
 TESTS += tests/ha/test-ha-partition.sh
 EXTRA_DIST += tests/ha/test-ha-partition.sh

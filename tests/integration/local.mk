@@ -57,7 +57,6 @@ INTEGRATION_TESTS = \
 	tests/integration/test-install-run.sh \
 	tests/integration/test-systemd-units.sh \
 	tests/integration/test-man-pages.sh \
-	tests/integration/test-readme-cluster.sh \
 	tests/integration/test-master-pause.sh \
 	tests/integration/test-journal-disk-full.sh \
 	tests/integration/test-cores-after-end.sh \
@@ -91,3 +90,5 @@ if !SANITIZERS
 TESTS += tests/integration/test-valgrind.sh
 endif
 EXTRA_DIST += tests/integration/test-valgrind.sh
+# Long: in TESTS at the top of Makefile.am, so that it starts first.
+EXTRA_DIST += tests/integration/test-readme-cluster.sh
