@@ -79,6 +79,9 @@ typedef struct {
     bool state_pending;   /* a MASTER_STATE is in flight */
     long launches, kills; /* executors the master asked for */
     bool churn;           /* applications come and go */
+    int silent[16];       /* workers that stopped heartbeating (death) */
+    int nsilent;          /* entries */
+    char events_url[256]; /* the master's PUB */
 } s_gen_t;
 
 static double
@@ -210,6 +213,11 @@ s_heartbeat_workers (s_gen_t *g, double now)
     if (due > g->nworkers)
         due = g->nworkers;
     for (; g->hb_sent < due; g->hb_sent++) {
+        bool dead = false;
+        for (int i = 0; i < g->nsilent; i++)
+            dead = dead || g->silent[i] == g->hb_sent;
+        if (dead)
+            continue;
         char id[64], body[160];
         s_worker_id (id, sizeof id, g->hb_sent);
         snprintf (body, sizeof body,
@@ -390,16 +398,18 @@ s_start_master (const char *bin, const char *ready)
 }
 
 static void
-s_read_url (const char *ready, char *url, size_t size)
+s_read_url (const char *ready, char *url, char *events, size_t size)
 {
     double deadline = s_ms () + 10000;
     while (s_ms () < deadline) {
         FILE *f = fopen (ready, "r");
         if (f) {
-            bool ok = fgets (url, (int) size, f) != NULL;
+            bool ok = fgets (url, (int) size, f) != NULL
+                      && fgets (events, (int) size, f) != NULL;
             fclose (f);
             url[strcspn (url, "\r\n")] = '\0';
-            if (ok && *url)
+            events[strcspn (events, "\r\n")] = '\0';
+            if (ok && *url && *events)
                 return;
         }
         usleep (5000); /* the bench's own start-up, not measured */
@@ -472,6 +482,50 @@ s_alloc_pass (const cJSON *state, long reps)
 }
 
 /* ---- main --------------------------------------------------------------- */
+
+/* A worker's death: one worker stops heartbeating (the others go on)
+   and the time until the master's `worker` event says it is DEAD, beside
+   the liveness window (5 intervals of 1 s, the master's defaults): the
+   same at every count, or the master's loop falls behind its workers. */
+static void
+s_death (s_gen_t *g)
+{
+    if (g->nsilent == (int) (sizeof g->silent / sizeof g->silent[0]))
+        return;
+    void *sub = zmq_socket (g->ctx, ZMQ_SUB);
+    int linger = 0;
+    zmq_setsockopt (sub, ZMQ_LINGER, &linger, sizeof linger);
+    zmq_setsockopt (sub, ZMQ_SUBSCRIBE, "worker", 6);
+    zmq_connect (sub, g->events_url);
+    s_run (g, 1000, NULL); /* the subscription reaches the master */
+    /* One of the first: any message from a connection is a sign of life
+       of the worker that registered last on it (the master knows a
+       connection as one peer), which the simulated ones share. */
+    int victim = g->nsilent;
+    char id[64];
+    s_worker_id (id, sizeof id, victim);
+    g->silent[g->nsilent++] = victim;
+    double t0 = s_ms (), ms = -1;
+    while (ms < 0 && s_ms () - t0 < 30000) {
+        s_run (g, 5, NULL);
+        char topic[64], body[65536];
+        while (zmq_recv (sub, topic, sizeof topic, ZMQ_DONTWAIT) >= 0) {
+            int n = zmq_recv (sub, body, sizeof body - 1, 0);
+            if (n < 0)
+                break;
+            body[n < (int) sizeof body - 1 ? n : (int) sizeof body - 1] = '\0';
+            if (ms < 0 && strstr (body, id) && strstr (body, "\"DEAD\""))
+                ms = s_ms () - t0;
+        }
+    }
+    zmq_close (sub);
+    printf ("# worker %s silent: DEAD after %.0f ms (liveness window 5000 "
+            "ms: 5 intervals of 1 s)\n",
+            id, ms);
+    char key[128];
+    snprintf (key, sizeof key, "master.%d.death_ms", g->nworkers);
+    bench_figure (key, &ms, 1, "ms");
+}
 
 static void
 s_usage (void)
@@ -554,7 +608,7 @@ main (int argc, char **argv)
     s_gen_t g = {
         .nconns = (int) conns, .app_life_ms = (double) life_ms, .churn = true};
     g.pid = s_start_master (bin, ready_file);
-    s_read_url (ready_file, g.url, sizeof g.url);
+    s_read_url (ready_file, g.url, g.events_url, sizeof g.url);
     unlink (ready_file);
     rmdir (ready);
 
@@ -584,6 +638,7 @@ main (int argc, char **argv)
             s_wait_registered (&g, upto);
             s_run (&g, 2000, NULL); /* settle: a full heartbeat cycle */
             s_measure (&g, window_ms, reps, idle_kb);
+            s_death (&g);
         }
         p = strchr (p, ',') ? strchr (p, ',') + 1 : p + strlen (p);
     }

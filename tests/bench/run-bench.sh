@@ -332,6 +332,7 @@ row "7. master CPU (cores), $last workers, 1 Hz" master.$last.cpu master.1000.cp
 row "7. master RSS per worker (B), $last workers" master.$last.rss_per_worker "" "" "" '<=' 2048 "≤ 2 KiB"
 row "7. MASTER_STATE ms, $last workers" master.$last.state master.1000.state "" "" '<=' 150 "≤ 150 ms at 50,000 (reference: 1,000)"
 row "7. allocation pass µs, 100 apps × $last workers" master.alloc_pass "" "" "" '<=' 25000 "≤ 25 ms at 50,000"
+row "7. a silent worker DEAD after, ms, $last workers" master.$last.death_ms master.1000.death_ms "" "" '<=' 6000 "≤ 6 s: the 5 s liveness window and the 1 s since its last heartbeat, as at 1,000 (reference)"
 row "8. no-op tasks/s, $scale_tasks tasks, local[2]" scale.local.tasks_per_s tp.local.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × the $tp_tasks-task figure"
 row "8. driver peak RSS per task (B)" scale.local.peak_rss_per_task "" "" "" '<=' 300 "≤ 300 B"
 lc=$load_clients
