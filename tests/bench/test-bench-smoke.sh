@@ -53,7 +53,7 @@ echo '{"name": "one", "stages": [{"name": "s", "tasks": [{"fn": "noop"}]}]}' \
 runs bench-startup smoke.start -- "$B/bench-startup" --reps 1 \
   --key smoke.start -- "$HEARTH_BIN_DIR/hearth-submit" --master 'local[2]' \
   --lib "$LIB" "$T/one.json"
-runs bench-master master.100.cpu master.100.state master.alloc_pass -- \
+runs bench-master master.100.cpu master.100.state master.100.death_ms master.alloc_pass -- \
   "$B/bench-master" --workers 100 --reps 1 --window-ms 500 --app-life-ms 500
 
 runs "bench-load clients" load.4.exact load.4.slowest_over_mean load.alone_ms -- \
