@@ -49,6 +49,8 @@ s_app_heartbeat (master_t *m, zframe_t *rid, const char *id)
         return;
     }
     registry_touch_app (m->reg, app, hearth_mono_ms ());
+    if (!master_publishing (m, "heartbeat"))
+        return;
     cJSON *e = cJSON_CreateObject ();
     cJSON_AddStringToObject (e, "event", "heartbeat");
     cJSON_AddStringToObject (e, "kind", "driver");

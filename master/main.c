@@ -214,6 +214,19 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
     return 0;
 }
 
+/* A subscription to the events, or its end (XPUB: 1 or 0, then the
+   prefix; each prefix once, however many subscribe to it). */
+static int
+s_on_subscription (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    zframe_t *f = zframe_recv (sock);
+    if (f)
+        master_events_subscription (arg, zframe_data (f), zframe_size (f));
+    zframe_destroy (&f);
+    return 0;
+}
+
 static void
 s_expire (master_t *m, int64_t now)
 {
@@ -408,7 +421,7 @@ s_open_sockets (master_t *m, hearth_error_t *err)
                     : port ? port + 1
                            : 0;
     hearth_sock_opts_t router = {.type = ZMQ_ROUTER};
-    hearth_sock_opts_t pub = {.type = ZMQ_PUB};
+    hearth_sock_opts_t pub = {.type = ZMQ_XPUB};
     if (hearth_curve_server_setup (&m->curve, m->conf, host, err) < 0)
         return -1;
     hearth_curve_server_opts (&m->curve, &router);
@@ -527,6 +540,7 @@ s_setup (master_t *m, hearth_error_t *err)
     zmq_pollitem_t sigitem = {NULL, m->sigfd, ZMQ_POLLIN, 0};
     zloop_set_nonstop (m->loop, true);
     if (zloop_reader (m->loop, m->router, s_on_router, m) < 0
+        || zloop_reader (m->loop, m->pub, s_on_subscription, m) < 0
         || zloop_poller (m->loop, &sigitem, s_on_signal, m) < 0
         || zloop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");

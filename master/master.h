@@ -107,7 +107,8 @@ typedef struct {
 typedef struct master {
     hearth_conf_t *conf;       /* settings (owned) */
     zsock_t *router;           /* every peer talks to us here */
-    zsock_t *pub;              /* events */
+    zsock_t *pub;              /* events (XPUB: it hears subscriptions) */
+    int heartbeat_subs;        /* subscribed prefixes of "heartbeat" */
     zloop_t *loop;             /* the reactor */
     int sigfd;                 /* SIGTERM, SIGINT, SIGHUP */
     registry_t *reg;           /* workers, apps, executors (owned) */

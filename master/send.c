@@ -95,6 +95,26 @@ master_send_standby (master_t *m, zframe_t *rid, const char *command)
              *m->leader_url ? m->leader_url : NULL);
 }
 
+bool
+master_publishing (const master_t *m, const char *topic)
+{
+    return strcmp (topic, "heartbeat") != 0 || m->heartbeat_subs > 0;
+}
+
+void
+master_events_subscription (master_t *m, const void *data, size_t size)
+{
+    static const char hb[] = "heartbeat";
+    const unsigned char *d = data;
+    if (size < 1 || size - 1 > sizeof hb - 1
+        || memcmp (d + 1, hb, size - 1) != 0)
+        return; /* not a prefix of "heartbeat": it does not change it */
+    if (d[0] == 1)
+        m->heartbeat_subs++;
+    else if (d[0] == 0 && m->heartbeat_subs > 0)
+        m->heartbeat_subs--;
+}
+
 void
 master_publish (master_t *m, const char *topic, cJSON *event)
 {

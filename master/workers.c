@@ -364,6 +364,8 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     if (registry_worker_report (m->reg, w, cores > 0 ? cores : 0,
                                 memory > 0 ? memory : 0))
         m->dirty = true;
+    if (!master_publishing (m, "heartbeat"))
+        return;
     int64_t now = registry_wall_ms ();
     cJSON *e = cJSON_CreateObject ();
     cJSON_AddStringToObject (e, "event", "heartbeat");
