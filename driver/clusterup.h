@@ -6,8 +6,9 @@
     a new application's first job does not spend its first tens of
     milliseconds waiting for workers, executors and their libraries to
     start (benchmark 23; docs/performance.md, "The first job").  The cost
-    moves into the context's creation, which starts that cluster anyway;
-    it is Spark's waitBackendReady with every executor required.
+    moves into the context's creation, which starts that cluster anyway
+    (as Spark's waitBackendReady with minRegisteredResourcesRatio 1, for
+    a bounded time).
 
     How many to wait for follows the master's placement of plain
     settings: executor-cores (else a whole worker) and executor-memory
