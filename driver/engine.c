@@ -7,7 +7,8 @@
 
     Start-up (binding the executors' ROUTER, registering with the master or
     starting local executors) happens before the engine signals the API, so
-    hearth_ctx_new() returns a registered application or an error.  Then the
+    hearth_ctx_new() returns a registered application or an error (in
+    local-cluster, with its executors registered: clusterup.h).  Then the
     loop serves the API pipe (SUBMIT, CANCEL, $TERM), the executors, the
     master and a periodic tick.
 
@@ -136,9 +137,8 @@ s_exec_silent (void *arg, int exec_id, const char *reason)
         master_link_release_executor (e->master, exec_id, reason);
 }
 
-/* Start-up ends once the master has registered us and, in local-cluster,
-   our cluster's executors have registered too (clusterup.h); the event
-   log is open from the registration, for their executor_added. */
+/* Start-up ends at the master's registration, and in local-cluster once
+   our cluster's executors have registered too (the event log is open). */
 static void
 s_check_up (engine_t *e)
 {
