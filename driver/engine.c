@@ -7,7 +7,8 @@
 
     Start-up (binding the executors' ROUTER, registering with the master or
     starting local executors) happens before the engine signals the API, so
-    hearth_ctx_new() returns a registered application or an error.  Then the
+    hearth_ctx_new() returns a registered application or an error (in
+    local-cluster, with its executors registered: clusterup.h).  Then the
     loop serves the API pipe (SUBMIT, CANCEL, $TERM), the executors, the
     master and a periodic tick.
 
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/clusterup.h"
 #include "driver/dynalloc.h"
 #include "driver/engine.h"
 #include "driver/eventlog.h"
@@ -75,6 +77,7 @@ struct engine {
     eventlog_t *el;               /* the event log, or NULL */
     dynalloc_t *dynalloc;         /* --dynamic-allocation with a master, or
                                      NULL */
+    clusterup_t up;               /* start-up's end (our cluster's executors) */
 };
 
 /* Start-up is over (error NULL) or failed (error set): tell the API. */
@@ -82,7 +85,7 @@ static void
 s_signal_ready (engine_t *e, const char *error)
 {
     hearth_error_t err;
-    if (!error && !e->signaled
+    if (!error && !e->signaled && !e->el
         && eventlog_open_app (e->conf, e->app_id, &e->el, &err) < 0)
         error = err.text;
     work_set_eventlog (e->work, e->el);
@@ -134,9 +137,21 @@ s_exec_silent (void *arg, int exec_id, const char *reason)
         master_link_release_executor (e->master, exec_id, reason);
 }
 
+/* Start-up ends at the master's registration, and in local-cluster once
+   our cluster's executors have registered too (the event log is open). */
+static void
+s_check_up (engine_t *e)
+{
+    if (!e->signaled && e->up.registered
+        && (e->app_failure[0]
+            || clusterup_ready (&e->up, e->execs, hearth_mono_ms ())))
+        s_signal_ready (e, NULL);
+}
+
 static void
 s_changed (void *arg)
 {
+    s_check_up (arg);
     s_process (arg);
 }
 
@@ -164,7 +179,15 @@ s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
     execs_set_heartbeat (e->execs, hb_interval_ms, hb_liveness);
     if (e->dynalloc)
         dynalloc_registered (e->dynalloc);
-    s_signal_ready (e, NULL);
+    hearth_error_t err;
+    if (!e->up.registered && !e->signaled
+        && eventlog_open_app (e->conf, app_id, &e->el, &err) < 0) {
+        s_signal_ready (e, err.text);
+        return;
+    }
+    e->up.registered = true;
+    work_set_eventlog (e->work, e->el);
+    s_check_up (e);
 }
 
 static void
@@ -179,6 +202,7 @@ s_executor_added (void *arg, int exec_id, int cores, const char *host,
 {
     engine_t *e = arg;
     execs_add (e->execs, exec_id, cores, host, worker_id, memory_mb);
+    s_check_up (e); /* it may have said hello first */
 }
 
 static void
@@ -419,6 +443,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
     s_check_starved (e, now);
+    s_check_up (e);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;
         size_t n = hearth_taskset_speculate (work_taskset (e->work),
@@ -510,19 +535,6 @@ s_new_dynalloc (engine_t *e, hearth_error_t *err)
     return e->dynalloc ? 0 : -1;
 }
 
-/* Memory per executor, for the master.  A local cluster's workers are
-   small: unless told otherwise, an executor takes a whole worker's memory
-   (as in local-cluster[2,1,512]). */
-static int64_t
-s_executor_memory_mb (hearth_conf_t *conf, const local_setup_t *setup)
-{
-    if (setup->mode == MODE_LOCAL_CLUSTER
-        && hearth_conf_source (conf, "executor-memory") <= HEARTH_SRC_DEFAULT)
-        return setup->worker_memory_mb;
-    return (int64_t) (hearth_conf_bytes (conf, "executor-memory")
-                      / (1024 * 1024));
-}
-
 static int
 s_open_master (engine_t *e, const local_setup_t *setup, const char *token,
                hearth_error_t *err)
@@ -533,7 +545,7 @@ s_open_master (engine_t *e, const local_setup_t *setup, const char *token,
                              .token = token,
                              .driver_key = execs_public_key (e->execs),
                              .memory_mb =
-                                 s_executor_memory_mb (e->conf, setup)};
+                                 clusterup_executor_memory_mb (e->conf, setup)};
     return master_link_open (e->master, &app, err);
 }
 
@@ -573,6 +585,7 @@ s_start (engine_t *e, hearth_error_t *err)
         < 0)
         return -1;
     e->mode = setup.mode;
+    clusterup_start (&e->up, e->conf, &setup, hearth_mono_ms ());
     if (eventlog_check_dir (e->conf, err) < 0)
         return -1;
     if (hearth_keys_token (token, sizeof token) < 0)

@@ -20,7 +20,8 @@ driver_libdriver_la_SOURCES = \
 	driver/progress_report.c driver/progress_report.h \
 	driver/local.c driver/local.h driver/shuffle.c driver/shuffle.h \
 	driver/dynalloc.c driver/dynalloc.h driver/dynalloc_opts.c driver/dynalloc_opts.h \
-	driver/dynalloc_sched.c driver/dynalloc_sched.h
+	driver/dynalloc_sched.c driver/dynalloc_sched.h \
+	driver/clusterup.c driver/clusterup.h
 driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 
 lib_LTLIBRARIES += libhearth.la

@@ -87,3 +87,5 @@ TESTS += tests/driver/test-valgrind.sh \
 endif
 EXTRA_DIST += tests/driver/test-valgrind.sh \
 	tests/driver/test-valgrind-cluster-mode.sh
+TESTS += tests/driver/test-first-job.sh
+EXTRA_DIST += tests/driver/test-first-job.sh
