@@ -209,6 +209,10 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
         else if (sig == SIGTERM || sig == SIGINT)
             s_stop (w, sig);
     }
+    /* Leaving and its last child reaped: done now, not at the next tick
+       (a local cluster's shutdown waits for this: 200 ms a job). */
+    if (w->decommissioning && w->children)
+        worker_decom_tick (w, hearth_mono_ms ());
     /* Stopping and the last executor and driver reaped: leave now, not at
        the next tick (a local cluster's shutdown waits for this). */
     if (w->stopping && w->children && children_count (w->children, NULL) == 0)
