@@ -145,10 +145,17 @@ master_publish (master_t *m, const char *topic, cJSON *event)
     cJSON_Delete (event);
     if (!text)
         return;
+    master_publish_text (m, topic, text, buf.len);
+    hearth_jsonbuf_release (&buf);
+}
+
+void
+master_publish_text (master_t *m, const char *topic, const char *text,
+                     size_t len)
+{
     void *pub = zsock_resolve (m->pub);
     if (zmq_send (pub, topic, strlen (topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
-        zmq_send (pub, text, buf.len, ZMQ_DONTWAIT);
-    hearth_jsonbuf_release (&buf);
+        zmq_send (pub, text, len, ZMQ_DONTWAIT);
 }
 
 /* KILL_EXECUTOR {app_id, exec_id, reason} to w. */

@@ -46,6 +46,10 @@ void master_send_standby (master_t *m, zframe_t *rid, const char *command);
 /* Publish event (consumed; NULL: nothing) on topic (borrowed), with the
    leader's epoch as its member "epoch" when the master was elected. */
 void master_publish (master_t *m, const char *topic, cJSON *event);
+/* Publish an event already printed (text, len bytes, borrowed; with the
+   epoch in it when the master was elected) on topic (borrowed). */
+void master_publish_text (master_t *m, const char *topic, const char *text,
+                          size_t len);
 
 /* Send KILL_EXECUTOR {app_id, exec_id, reason} (borrowed) to worker w
    (borrowed), and log it: for an executor of an ended application that a
