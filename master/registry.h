@@ -113,8 +113,10 @@ struct reg_worker {
     int64_t last_heartbeat_ms; /* wall clock of its last sign of life */
     uint64_t shuffle_bytes;    /* map outputs its block server holds on
                                   disk (its last HEARTBEAT) */
-    char web_url[256];         /* http://HOST:PORT of its pages (its
-                                  REGISTER_WORKER), or "" */
+    char *web_url;             /* http://HOST:PORT of its pages (its
+                                  REGISTER_WORKER; owned), or NULL: a
+                                  pointer, not 256 bytes in each of
+                                  50,000 records */
     int64_t dead_ms;           /* monotonic time it died, or 0 */
     int launch_failures;       /* executor launches failed in a row here */
     int64_t launch_hold_ms;    /* monotonic: nothing placed before, or 0 */

@@ -43,7 +43,7 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
         cJSON_AddItemToObject (o, "resources_held",
                                held ? held : cJSON_CreateObject ());
     }
-    if (w->web_url[0])
+    if (w->web_url)
         cJSON_AddStringToObject (o, "web_url", w->web_url);
     cJSON_AddNumberToObject (o, "last_heartbeat_ms",
                              (double) w->last_heartbeat_ms);
@@ -119,7 +119,7 @@ registry_worker_print (const reg_worker_t *w, int64_t now_ms,
          && S_NUM (b, "shuffle_bytes", w->shuffle_bytes);
     if (ok && w->resources.n)
         ok = s_print_resources (w, b);
-    if (ok && w->web_url[0])
+    if (ok && w->web_url)
         ok = S_STR (b, "web_url", w->web_url);
     ok = ok && S_NUM (b, "last_heartbeat_ms", w->last_heartbeat_ms)
          && S_NUM (b, "heartbeat_age_ms", now_ms - w->last_heartbeat_ms)

@@ -296,7 +296,8 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         return;
     }
     const char *web = hearth_json_str (b, "web_url");
-    snprintf (w->web_url, sizeof w->web_url, "%s", web ? web : "");
+    free (w->web_url); /* NULL when it gave none, or on no memory */
+    w->web_url = web && *web ? strdup (web) : NULL;
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     const cJSON *drivers = cJSON_GetObjectItem (b, "drivers");
     int cores;

@@ -67,7 +67,7 @@ test_plain_and_every_optional_field (void **state)
     w->draining = true;
     w->drain_reason = strdup ("kernel upgrade é ✓");
     w->shuffle_bytes = (uint64_t) 5 << 40;
-    snprintf (w->web_url, sizeof w->web_url, "http://10.0.0.5:8081");
+    w->web_url = strdup ("http://10.0.0.5:8081");
     w->launch_failures = 3;
     w->unhealthy = strdup ("cannot create /w: No space left on device");
     w->last_heartbeat_ms = 1764650000000;
