@@ -165,15 +165,53 @@ s_value (hearth_jsonbuf_t *b, const cJSON *v)
     }
 }
 
+void
+hearth_jsonbuf_init (hearth_jsonbuf_t *buf, char *stack, size_t size)
+{
+    *buf = (hearth_jsonbuf_t){.data = stack, .alloc = stack ? size : 0};
+}
+
+bool
+hearth_json_put (hearth_jsonbuf_t *buf, const char *text, size_t len)
+{
+    return s_put (buf, text, len);
+}
+
+bool
+hearth_json_put_string (hearth_jsonbuf_t *buf, const char *s)
+{
+    return s_string (buf, s);
+}
+
+bool
+hearth_json_put_number (hearth_jsonbuf_t *buf, double d)
+{
+    return s_number (buf, d);
+}
+
+bool
+hearth_json_put_value (hearth_jsonbuf_t *buf, const cJSON *json)
+{
+    return json && s_value (buf, json);
+}
+
+const char *
+hearth_jsonbuf_finish (hearth_jsonbuf_t *buf)
+{
+    if (!s_room (buf, 0))
+        return NULL;
+    buf->data[buf->len] = '\0';
+    return buf->data;
+}
+
 const char *
 hearth_json_print (const cJSON *json, hearth_jsonbuf_t *buf, char *stack,
                    size_t size)
 {
-    *buf = (hearth_jsonbuf_t){.data = stack, .alloc = stack ? size : 0};
-    if (!json || !s_value (buf, json) || !s_room (buf, 0))
+    hearth_jsonbuf_init (buf, stack, size);
+    if (!hearth_json_put_value (buf, json))
         return NULL;
-    buf->data[buf->len] = '\0';
-    return buf->data;
+    return hearth_jsonbuf_finish (buf);
 }
 
 void

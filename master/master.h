@@ -122,6 +122,7 @@ typedef struct master {
     int64_t tick_ms;           /* period of the tick */
     int64_t last_tick_ms;      /* monotonic time of the last tick, or
                                   INT64_MIN before the first */
+    int64_t next_trim_ms;      /* monotonic time of the next malloc_trim */
     bool dirty;                /* resources changed: schedule soon */
     bool held;                 /* an app waits for its hold to pass */
     zhashx_t *log_limit;       /* peer key -> last error log time (send.c) */

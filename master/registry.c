@@ -106,6 +106,7 @@ registry__worker_destroy (reg_worker_t **w_p)
     free (w->drain_reason);
     free (w->decom_reason);
     free (w->dead_reason);
+    free (w->web_url);
     zframe_destroy (&w->routing_id);
     zlistx_destroy (&w->executors);
     zlistx_destroy (&w->drivers);

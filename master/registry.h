@@ -36,6 +36,7 @@
 #include <czmq.h>
 
 #include "libcore/ids.h"
+#include "libcore/jsonprint.h"
 #include "libcore/liveness.h"
 #include "libcore/resources.h"
 
@@ -112,8 +113,10 @@ struct reg_worker {
     int64_t last_heartbeat_ms; /* wall clock of its last sign of life */
     uint64_t shuffle_bytes;    /* map outputs its block server holds on
                                   disk (its last HEARTBEAT) */
-    char web_url[256];         /* http://HOST:PORT of its pages (its
-                                  REGISTER_WORKER), or "" */
+    char *web_url;             /* http://HOST:PORT of its pages (its
+                                  REGISTER_WORKER; owned), or NULL: a
+                                  pointer, not 256 bytes in each of
+                                  50,000 records */
     int64_t dead_ms;           /* monotonic time it died, or 0 */
     int launch_failures;       /* executor launches failed in a row here */
     int64_t launch_hold_ms;    /* monotonic: nothing placed before, or 0 */
@@ -655,6 +658,11 @@ cJSON *registry_worker_json (const reg_worker_t *w, int64_t now_ms);
 cJSON *registry_app_json (const reg_app_t *app);
 cJSON *registry_exec_json (const reg_exec_t *exec);
 cJSON *registry_driver_json (const reg_driver_t *d);
+/* registry_worker_json's view printed straight into buf (the same bytes
+   as hearth_json_print of the tree, without building it: MASTER_STATE
+   prints every worker); false on no memory. */
+bool registry_worker_print (const reg_worker_t *w, int64_t now_ms,
+                            hearth_jsonbuf_t *buf);
 
 /* The journal's records (records.c; new trees, the caller owns them):
    everything needed to rebuild the record, with "t" set. */

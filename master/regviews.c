@@ -43,7 +43,7 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
         cJSON_AddItemToObject (o, "resources_held",
                                held ? held : cJSON_CreateObject ());
     }
-    if (w->web_url[0])
+    if (w->web_url)
         cJSON_AddStringToObject (o, "web_url", w->web_url);
     cJSON_AddNumberToObject (o, "last_heartbeat_ms",
                              (double) w->last_heartbeat_ms);
@@ -57,6 +57,79 @@ registry_worker_json (const reg_worker_t *w, int64_t now_ms)
     if (w->unhealthy)
         cJSON_AddStringToObject (o, "unhealthy", w->unhealthy);
     return o;
+}
+
+/* ,"name": (name a string literal). */
+#define S_KEY(b, name)                                                         \
+    hearth_json_put ((b), ",\"" name "\":", sizeof (name) + 3)
+
+/* ,"name":value for a string (borrowed) or a number. */
+static bool
+s_put_str (hearth_jsonbuf_t *b, const char *key, size_t key_len,
+           const char *value)
+{
+    return hearth_json_put (b, key, key_len)
+           && hearth_json_put_string (b, value);
+}
+#define S_STR(b, name, value)                                                  \
+    s_put_str ((b), ",\"" name "\":", sizeof (name) + 3, (value))
+#define S_NUM(b, name, value)                                                  \
+    (S_KEY (b, name) && hearth_json_put_number ((b), (double) (value)))
+
+/* The custom resources' part of a worker's view: trees, as they are rare
+   and small. */
+static bool
+s_print_resources (const reg_worker_t *w, hearth_jsonbuf_t *b)
+{
+    cJSON *res = hearth_resources_to_json (&w->resources);
+    cJSON *held = registry_worker_held_json (w);
+    bool ok = res && S_KEY (b, "resources") && hearth_json_put_value (b, res)
+              && S_KEY (b, "resources_held")
+              && (held ? hearth_json_put_value (b, held)
+                       : hearth_json_put (b, "{}", 2));
+    cJSON_Delete (res);
+    cJSON_Delete (held);
+    return ok;
+}
+
+/* Field by field in registry_worker_json's order and with its
+   conditions: test_regprint compares the two. */
+bool
+registry_worker_print (const reg_worker_t *w, int64_t now_ms,
+                       hearth_jsonbuf_t *b)
+{
+    bool ok = hearth_json_put (b, "{\"id\":", 6)
+              && hearth_json_put_string (b, w->id)
+              && (!w->host || S_STR (b, "host", w->host))
+              && S_STR (b, "state", registry_worker_state_name (w));
+    if (ok && w->decom_reason)
+        ok = S_STR (b, "decommission_reason", w->decom_reason);
+    if (ok && w->decom_deadline_ms)
+        ok = S_NUM (b, "decommission_deadline_ms", w->decom_deadline_ms);
+    if (ok && w->dead_reason)
+        ok = S_STR (b, "dead_reason", w->dead_reason);
+    if (ok && w->draining)
+        ok = S_KEY (b, "draining") && hearth_json_put (b, "true", 4);
+    if (ok && w->drain_reason)
+        ok = S_STR (b, "drain_reason", w->drain_reason);
+    ok = ok && S_NUM (b, "cores", w->cores)
+         && S_NUM (b, "cores_used", registry_worker_cores_used (w))
+         && S_NUM (b, "memory_mb", w->memory_mb)
+         && S_NUM (b, "memory_used_mb", registry_worker_memory_used (w))
+         && S_NUM (b, "shuffle_bytes", w->shuffle_bytes);
+    if (ok && w->resources.n)
+        ok = s_print_resources (w, b);
+    if (ok && w->web_url)
+        ok = S_STR (b, "web_url", w->web_url);
+    ok = ok && S_NUM (b, "last_heartbeat_ms", w->last_heartbeat_ms)
+         && S_NUM (b, "heartbeat_age_ms", now_ms - w->last_heartbeat_ms)
+         && S_NUM (b, "executors", zlistx_size (w->executors))
+         && S_NUM (b, "drivers", zlistx_size (w->drivers));
+    if (ok && w->launch_failures)
+        ok = S_NUM (b, "launch_failures", w->launch_failures);
+    if (ok && w->unhealthy)
+        ok = S_STR (b, "unhealthy", w->unhealthy);
+    return ok && hearth_json_put (b, "}", 1);
 }
 
 cJSON *

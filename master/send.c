@@ -2,6 +2,7 @@
     it puts on its PUB socket; see send.h. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,38 @@ master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     }
     if (hearth_msg_send (&msg, m->router, rid, &err) < 0)
         log_warn ("cannot send %s: %s", name, err.text);
+}
+
+static void
+s_free_body (void *data, void *hint)
+{
+    (void) hint;
+    free (data);
+}
+
+void
+master_send_text (master_t *m, zframe_t *rid, hearth_cmd_t cmd, char *body,
+                  size_t len)
+{
+    const char *name = hearth_cmd_name (cmd);
+    void *router = zsock_resolve (m->router);
+    int more = ZMQ_SNDMORE | ZMQ_DONTWAIT;
+    zmq_msg_t part;
+    /* as hearth_msg_send frames it; ZeroMQ queues a multipart message
+       whole or not at all, so only the first send can fail with EAGAIN */
+    if (zmq_msg_init_data (&part, body, len, s_free_body, NULL) < 0) {
+        log_warn ("cannot send %s: %s", name, zmq_strerror (errno));
+        free (body);
+        return;
+    }
+    if (zmq_send (router, zframe_data (rid), zframe_size (rid), more) < 0
+        || zmq_send (router, HEARTH_PROTO_TAG, strlen (HEARTH_PROTO_TAG), more)
+               < 0
+        || zmq_send (router, name, strlen (name), more) < 0
+        || zmq_msg_send (&part, router, ZMQ_DONTWAIT) < 0) {
+        log_warn ("cannot send %s: %s", name, zmq_strerror (errno));
+        zmq_msg_close (&part);
+    }
 }
 
 void
@@ -132,10 +165,17 @@ master_publish (master_t *m, const char *topic, cJSON *event)
     cJSON_Delete (event);
     if (!text)
         return;
+    master_publish_text (m, topic, text, buf.len);
+    hearth_jsonbuf_release (&buf);
+}
+
+void
+master_publish_text (master_t *m, const char *topic, const char *text,
+                     size_t len)
+{
     void *pub = zsock_resolve (m->pub);
     if (zmq_send (pub, topic, strlen (topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
-        zmq_send (pub, text, buf.len, ZMQ_DONTWAIT);
-    hearth_jsonbuf_release (&buf);
+        zmq_send (pub, text, len, ZMQ_DONTWAIT);
 }
 
 /* KILL_EXECUTOR {app_id, exec_id, reason} to w. */

@@ -20,6 +20,13 @@
    but cluster.c's broadcast heartbeat, which stamps its own. */
 void master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg);
 
+/* Send cmd with body, a JSON object's text of len bytes that already
+   carries the epoch master_send would stamp (consumed: malloc'd, handed
+   to ZeroMQ, which frees it once sent), to rid (borrowed); failures are
+   logged.  For an answer printed without a tree (MASTER_STATE's). */
+void master_send_text (master_t *m, zframe_t *rid, hearth_cmd_t cmd, char *body,
+                       size_t len);
+
 /* Send a command whose body is {reason} (borrowed) to rid (borrowed):
    RECONNECT_WORKER, REGISTER_WORKER_FAILED, RECONNECT_APPLICATION. */
 void master_send_reason (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
@@ -47,6 +54,10 @@ bool master_publishing (const master_t *m, const char *topic);
 /* The events socket's subscription message (XPUB: 1 or 0, then the
    prefix), counted for master_publishing. */
 void master_events_subscription (master_t *m, const void *data, size_t size);
+/* Publish an event already printed (text, len bytes, borrowed; with the
+   epoch in it when the master was elected) on topic (borrowed). */
+void master_publish_text (master_t *m, const char *topic, const char *text,
+                          size_t len);
 
 /* Send KILL_EXECUTOR {app_id, exec_id, reason} (borrowed) to worker w
    (borrowed), and log it: for an executor of an ended application that a

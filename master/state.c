@@ -2,7 +2,7 @@
     The JSON of each record is the registry's (regviews.c). */
 #include "config.h"
 
-#include <malloc.h>
+#include <stdlib.h>
 
 #include "libcore/web.h"
 #include "master/regdrivers.h"
@@ -43,8 +43,9 @@ s_add_drivers (cJSON *list, zlistx_t *drivers)
         cJSON_AddItemToArray (list, registry_driver_json (d));
 }
 
-cJSON *
-master_state_json (master_t *m)
+/* The document's fields before "workers". */
+static cJSON *
+s_head_json (master_t *m)
 {
     cJSON *b = cJSON_CreateObject ();
     if (!b)
@@ -71,34 +72,97 @@ master_state_json (master_t *m)
     cJSON_AddNumberToObject (b, "heartbeat_liveness", (double) m->liveness);
     cJSON_AddNumberToObject (b, "started_ms", (double) m->started_ms);
     cJSON_AddNumberToObject (b, "time_ms", (double) registry_wall_ms ());
-    cJSON_AddItemToObject (b, "workers",
-                           s_workers_json (m, registry_wall_ms ()));
+    return b;
+}
+
+/* The document's fields after "workers": apps and drivers, into b. */
+static void
+s_add_tail (cJSON *b, master_t *m)
+{
     cJSON *apps = cJSON_AddArrayToObject (b, "apps");
     s_add_apps (apps, registry_apps (m->reg));
     s_add_apps (apps, registry_completed (m->reg));
     cJSON *drivers = cJSON_AddArrayToObject (b, "drivers");
     s_add_drivers (drivers, registry_drivers (m->reg));
     s_add_drivers (drivers, registry_drivers_completed (m->reg));
+}
+
+cJSON *
+master_state_json (master_t *m)
+{
+    cJSON *b = s_head_json (m);
+    if (!b)
+        return NULL;
+    cJSON_AddItemToObject (b, "workers",
+                           s_workers_json (m, registry_wall_ms ()));
+    s_add_tail (b, m);
     return b;
+}
+
+/* The workers' array, each printed from its record. */
+static bool
+s_print_workers (master_t *m, hearth_jsonbuf_t *buf)
+{
+    int64_t now = registry_wall_ms ();
+    zlistx_t *workers = registry_workers (m->reg);
+    if (!hearth_json_put (buf, "[", 1))
+        return false;
+    bool first = true;
+    for (reg_worker_t *w = zlistx_first (workers); w;
+         w = zlistx_next (workers), first = false)
+        if ((!first && !hearth_json_put (buf, ",", 1))
+            || !registry_worker_print (w, now, buf))
+            return false;
+    return hearth_json_put (buf, "]", 1);
+}
+
+/* head (without its closing brace), "workers", then tail (without its
+   opening one), as hearth_json_print prints master_state_json's tree
+   after hearth_msg_set_epoch: the leader's epoch last. */
+static bool
+s_print_state (master_t *m, cJSON *head, cJSON *tail, hearth_jsonbuf_t *buf)
+{
+    hearth_jsonbuf_t part;
+    cJSON_DeleteItemFromObjectCaseSensitive (head, "epoch");
+    if (m->epoch)
+        cJSON_AddNumberToObject (tail, "epoch", (double) m->epoch);
+    if (!hearth_json_put_value (buf, head))
+        return false;
+    buf->len--; /* its "}" */
+    const char *text = hearth_json_print (tail, &part, NULL, 0);
+    bool ok = text && hearth_json_put (buf, ",\"workers\":", 11)
+              && s_print_workers (m, buf) && hearth_json_put (buf, ",", 1)
+              && hearth_json_put (buf, text + 1, part.len - 1);
+    hearth_jsonbuf_release (&part);
+    return ok;
+}
+
+char *
+master_state_text (master_t *m, size_t *len)
+{
+    cJSON *head = s_head_json (m), *tail = cJSON_CreateObject ();
+    hearth_jsonbuf_t buf;
+    hearth_jsonbuf_init (&buf, NULL, 0);
+    if (head && tail)
+        s_add_tail (tail, m);
+    bool ok = head && tail && s_print_state (m, head, tail, &buf)
+              && hearth_jsonbuf_finish (&buf);
+    cJSON_Delete (head);
+    cJSON_Delete (tail);
+    if (!ok) {
+        hearth_jsonbuf_release (&buf);
+        return NULL;
+    }
+    *len = buf.len;
+    return buf.heap;
 }
 
 void
 master_state_request (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     (void) msg;
-    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_MASTER_STATE_RESPONSE);
-    cJSON *body = master_state_json (m);
-    if (!reply || !body) {
-        hearth_msg_destroy (&reply);
-        cJSON_Delete (body);
-        return;
-    }
-    cJSON_Delete (reply->body);
-    reply->body = body;
-    master_send (m, rid, reply);
-    /* The answer's JSON tree (about 1 KiB per worker) is free again: give
-       its pages back, or the master keeps megabytes it rarely needs
-       (bench-master: RSS per worker 1.9 KiB before the first MASTER_STATE
-       at 10,000 workers, 3.6 KiB after, without this). */
-    malloc_trim (0);
+    size_t len;
+    char *text = master_state_text (m, &len);
+    if (text)
+        master_send_text (m, rid, HEARTH_CMD_MASTER_STATE_RESPONSE, text, len);
 }

@@ -20,6 +20,12 @@ const char *master_status (const master_t *m);
    on no memory. */
 cJSON *master_state_json (master_t *m);
 
+/* The same document as text, printed without the tree, with the leader's
+   epoch as master_send stamps it: the body MASTER_STATE's answer sends
+   (malloc'd, the caller frees it; *len: its length), or NULL on no
+   memory. */
+char *master_state_text (master_t *m, size_t *len);
+
 /* MASTER_STATE's handler: answers rid (borrowed) with the state; msg
    (borrowed) carries nothing it reads. */
 void master_state_request (master_t *m, zframe_t *rid, hearth_msg_t *msg);

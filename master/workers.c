@@ -296,7 +296,8 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         return;
     }
     const char *web = hearth_json_str (b, "web_url");
-    snprintf (w->web_url, sizeof w->web_url, "%s", web ? web : "");
+    free (w->web_url); /* NULL when it gave none, or on no memory */
+    w->web_url = web && *web ? strdup (web) : NULL;
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     const cJSON *drivers = cJSON_GetObjectItem (b, "drivers");
     int cores;
@@ -326,6 +327,31 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                                  hearth_web_url (m->web));
     master_send (m, rid, reply);
     m->dirty = true;
+}
+
+/* The heartbeat event {event, kind, time_ms, worker, epoch}, printed
+   from the record as master_publish prints its tree: one a heartbeat,
+   and the tree's two dozen allocations were a fifth of the master's
+   time at 50,000 workers (perf). */
+static void
+s_publish_heartbeat (master_t *m, const reg_worker_t *w)
+{
+    static const char head[] =
+        "{\"event\":\"heartbeat\",\"kind\":\"worker\",\"time_ms\":";
+    char stack[4096];
+    hearth_jsonbuf_t buf;
+    int64_t now = registry_wall_ms ();
+    hearth_jsonbuf_init (&buf, stack, sizeof stack);
+    bool ok = hearth_json_put (&buf, head, sizeof head - 1)
+              && hearth_json_put_number (&buf, (double) now)
+              && hearth_json_put (&buf, ",\"worker\":", 10)
+              && registry_worker_print (w, now, &buf);
+    if (ok && m->epoch)
+        ok = hearth_json_put (&buf, ",\"epoch\":", 9)
+             && hearth_json_put_number (&buf, (double) m->epoch);
+    if (ok && hearth_json_put (&buf, "}", 1) && hearth_jsonbuf_finish (&buf))
+        master_publish_text (m, "heartbeat", buf.data, buf.len);
+    hearth_jsonbuf_release (&buf);
 }
 
 void
@@ -366,13 +392,7 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
         m->dirty = true;
     if (!master_publishing (m, "heartbeat"))
         return;
-    int64_t now = registry_wall_ms ();
-    cJSON *e = cJSON_CreateObject ();
-    cJSON_AddStringToObject (e, "event", "heartbeat");
-    cJSON_AddStringToObject (e, "kind", "worker");
-    cJSON_AddNumberToObject (e, "time_ms", (double) now);
-    cJSON_AddItemToObject (e, "worker", registry_worker_json (w, now));
-    master_publish (m, "heartbeat", e);
+    s_publish_heartbeat (m, w);
 }
 
 void

@@ -307,3 +307,11 @@ tests_unit_test_dynalloc_SOURCES = tests/unit/test_dynalloc.c \
 tests_unit_test_dynalloc_CFLAGS = $(unit_cflags)
 tests_unit_test_dynalloc_LDADD = $(unit_libs)
 tests_unit_test_jobstream_SOURCES += driver/jobfast.c driver/jobescape.c
+
+# A worker's view printed from its record (MASTER_STATE's answer)
+# against the JSON tree it stands for.
+UNIT_TESTS += tests/unit/test_regprint
+tests_unit_test_regprint_SOURCES = tests/unit/test_regprint.c \
+	$(registry_sources)
+tests_unit_test_regprint_CFLAGS = $(unit_cflags)
+tests_unit_test_regprint_LDADD = $(unit_libs)
