@@ -503,6 +503,14 @@ s_cap (const hearth_alloc_input_t *in, const s_pool_t *pool, long g, size_t a,
     return eff->cores_left >= min_cores;
 }
 
+bool
+hearth_alloc_app_wants (const hearth_alloc_app_t *app)
+{
+    int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
+    return app->cores_left >= min_cores
+           && (!app->has_target || app->executors_left > 0);
+}
+
 /* Rule 6: cut app's cores left to what its executor target leaves room
    for.  False when it may get no new executor. */
 static bool
@@ -531,8 +539,7 @@ s_schedule_apps (const hearth_alloc_input_t *in, s_pool_t *pool,
     for (size_t a = 0; a < in->napps && rc == 0; a++) {
         hearth_alloc_app_t app = in->apps[a];
         long g = s_group (in, app.group);
-        int min_cores = app.cores_per_executor ? app.cores_per_executor : 1;
-        if (!s_target_cut (&app) || app.cores_left < min_cores)
+        if (!hearth_alloc_app_wants (&app) || !s_target_cut (&app))
             continue;
         if (!order.b && s_order_init (&order, in, pool) < 0) {
             rc = -1;

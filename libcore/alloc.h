@@ -170,6 +170,11 @@ void hearth_alloc_assign_cores (const hearth_alloc_app_t *app,
                                 const size_t *usable, size_t nusable,
                                 bool spread_out, int *assigned);
 
+/* Whether a pass can give app a core at all: its cores left are at least
+   one executor's and its target (rule 6) allows one more.  The pass skips
+   the others; the master need not look at its workers for them. */
+bool hearth_alloc_app_wants (const hearth_alloc_app_t *app);
+
 /* How many more executors of app the free resources of w allow:
    INT32_MAX when app asks for none (exposed for tests). */
 int hearth_alloc_resource_room (const hearth_alloc_app_t *app,

@@ -133,15 +133,6 @@ s_in_pass (master_t *m, const reg_worker_t *w, bool probes, int64_t now)
     return true;
 }
 
-/* Whether app can get a core in a pass (the allocator skips it else). */
-static bool
-s_wants (const hearth_alloc_app_t *app)
-{
-    int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
-    return app->cores_left >= min_cores
-           && (!app->has_target || app->executors_left > 0);
-}
-
 /* The workers of the pass into s. */
 static int
 s_snapshot_workers (master_t *m, s_snapshot_t *s, bool probes, int64_t now)
@@ -233,7 +224,7 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
        the master's CPU between arrivals; docs/performance.md). */
     bool wanted = s->ndrivers > 0;
     for (size_t i = 0; !wanted && i < s->napps; i++)
-        wanted = s_wants (&s->apps[i]);
+        wanted = hearth_alloc_app_wants (&s->apps[i]);
     s->idle = !wanted;
     if (wanted && s_snapshot_workers (m, s, probes, now) < 0)
         return -1;
