@@ -31,22 +31,30 @@ libhearth_la_LIBADD = driver/libdriver.la $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS)
 libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '^hearth_(ctx|job|stage|opts)_'
 include_HEADERS += driver/hearth.h
 
-bin_PROGRAMS += hearth-driver
-hearth_driver_SOURCES = driver/hearth_driver.c driver/jobfile.c driver/jobfile.h \
+# A job file's reading, checking and run (jobrun.h): hearth-driver is
+# only its main; hearth-submit runs it in its own process.
+noinst_LTLIBRARIES += driver/libjobfile.la
+driver_libjobfile_la_SOURCES = driver/jobrun.c driver/jobrun.h \
+	driver/jobfile.c driver/jobfile.h \
 	driver/jobcheck.c driver/jobcheck.h \
 	driver/jobparams.c driver/jobparams.h driver/jobenv.c \
 	driver/jobnames.c driver/jobnames.h driver/jobshuffle.c driver/jobshuffle.h \
 	driver/jobstream.c driver/jobstream.h driver/jobstore.c driver/jobstore.h \
 	driver/progress.c driver/progress.h
-hearth_driver_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-hearth_driver_LDADD = driver/libdriver.la $(CORE_LIBS) $(YAJL_LIBS) -lpthread
+driver_libjobfile_la_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+JOBFILE_LIBS = driver/libjobfile.la driver/libdriver.la $(CORE_LIBS) \
+	$(YAJL_LIBS) -lpthread
+
+bin_PROGRAMS += hearth-driver
+hearth_driver_SOURCES = driver/hearth_driver.c
+hearth_driver_LDADD = $(JOBFILE_LIBS)
 
 bin_PROGRAMS += hearth-submit
-hearth_submit_SOURCES = driver/submit.c driver/jobnames.c driver/jobnames.h \
+hearth_submit_SOURCES = driver/submit.c \
 	driver/submit_request.c driver/submit_request.h \
 	driver/submit_driver.c driver/submit_driver.h \
 	driver/submit_admin.c driver/submit_admin.h
-hearth_submit_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
+hearth_submit_LDADD = $(JOBFILE_LIBS)
 
 # hearth-admin: an operator's commands (list, kill, drain, resume), over
 # hearth-submit's link to the master and its kills.
@@ -64,5 +72,5 @@ install-exec-hook:
 
 # The simple tasks of a job file read without the JSON parser (jobfast.h),
 # its raw control characters escaped for a second read (jobescape.h).
-hearth_driver_SOURCES += driver/jobfast.c driver/jobfast.h \
+driver_libjobfile_la_SOURCES += driver/jobfast.c driver/jobfast.h \
 	driver/jobescape.c driver/jobescape.h

@@ -10,11 +10,12 @@
 
     Client mode: the driver runs here.  Every driver setting given on the
     command line (a flag, --conf KEY=VALUE or a --conf FILE) is handed to
-    the driver as a HEARTH_* environment variable, then the driver
-    replaces this process, so that signals and the exit status are the
-    driver's own; a job file's hearth-driver runs under this program's
-    name, which its messages give.  The driver reads the environment and
-    the defaults file itself.  The master defaults to $HEARTH_MASTER, else
+    the driver as a HEARTH_* environment variable; the driver reads the
+    environment and the defaults file itself.  A job file runs in this
+    process (jobrun.h: what hearth-driver runs, without a second program
+    load), a driver program replaces it; either way signals and the exit
+    status are the driver's own, and a job file's messages give this
+    program's name.  The master defaults to $HEARTH_MASTER, else
     the defaults file's, else local[*].
 
     Cluster mode (submit_driver.c): the application and its libraries go
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "driver/internal.h"
+#include "driver/jobrun.h"
 #include "driver/ship.h"
 #include "driver/submit_admin.h"
 #include "driver/submit_driver.h"
@@ -227,27 +229,26 @@ s_export (hearth_conf_t *conf)
     return 0;
 }
 
-/* Become the driver: hearth-driver for a job file, run as argv[0]
-   "hearth-submit" so that its messages name the program the user ran,
-   else the user's program itself. */
+/* Become the driver: run a job file here, as hearth-driver would under
+   the name "hearth-submit"; exec the user's program. */
 static int
 s_exec (int argc, char **argv, int first)
 {
     const char *app = argv[first];
-    char path[PATH_MAX];
     char **args = calloc (argc - first + 2, sizeof *args);
     if (!args)
         return submit_fail (1, "out of memory");
     size_t n = 0;
-    const char *file = app;
-    if (submit_is_job_file (app)) {
-        file = hearth_program_path ("hearth-driver", path, sizeof path);
-        args[n++] = "hearth-submit";
-    }
+    args[n++] = "hearth-submit";
     for (int i = first; i < argc; i++)
         args[n++] = argv[i];
-    execvp (file, args);
-    fprintf (stderr, "hearth-submit: cannot run %s: %s\n", file,
+    if (submit_is_job_file (app)) {
+        int rc = jobrun_main ((int) n, args);
+        free (args);
+        return rc;
+    }
+    execvp (app, args + 1);
+    fprintf (stderr, "hearth-submit: cannot run %s: %s\n", app,
              strerror (errno));
     free (args);
     return 1;

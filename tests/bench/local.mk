@@ -92,10 +92,6 @@ EXTRA_DIST += tests/bench/bench-failover.sh
 # Benchmark 22's parse and check alone, in one process (bench-jobfile.sh).
 BENCH_PROGS += tests/bench/bench-jobparse
 tests_bench_bench_jobparse_SOURCES = tests/bench/bench_jobparse.c \
-	tests/bench/benchutil.h driver/jobfile.c driver/jobcheck.c \
-	driver/jobparams.c driver/jobenv.c driver/jobnames.c \
-	driver/jobshuffle.c driver/jobstream.c driver/jobstore.c driver/jobfast.c \
-	driver/jobescape.c
+	tests/bench/benchutil.h
 tests_bench_bench_jobparse_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-tests_bench_bench_jobparse_LDADD = driver/libdriver.la $(CORE_LIBS) \
-	$(YAJL_LIBS) -lpthread
+tests_bench_bench_jobparse_LDADD = $(JOBFILE_LIBS)

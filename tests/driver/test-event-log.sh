@@ -171,7 +171,7 @@ submit --master 'local[2]' --event-log "$T/ev5" "$J" &
 PIDS+=($!)
 ended() { L=$(log_of "$T/ev5"); [ -n "$L" ] && [ "$(grep -c task_end "$L")" -ge 20 ]; }
 check "a long job's log fills while it runs" wait_for 30 ended
-DPID=$(test_pids hearth-driver)
+DPID=$(test_pids hearth-submit)
 check "... its driver runs" test -n "$DPID"
 kill -9 $DPID
 wait_for 10 no_leftovers

@@ -63,7 +63,7 @@ DRIVER=$!
 PIDS+=($DRIVER)
 both() { [[ $(wc -l <"$T/dup.att.3" 2>/dev/null) -eq 2 ]]; }
 check "both attempts of task 3 wait at the gate" wait_for 20 both
-DPID=$(test_pids hearth-driver)
+DPID=$(test_pids hearth-submit)
 kill -STOP "$DPID"
 echo go >"$T/gate" # both attempts go on, and finish while the driver sleeps
 sleep 0.5

@@ -148,7 +148,7 @@ check "... (one row)" test "$(tail -n +2 "$T/hout" | awk '{ print $1 }')" = "$ID
 check "... its summary reads while it runs" hist --dir "$T/ev5" "$ID" --json
 check "... RUNNING, no end, tasks counted" \
   test "$(js '[.state, .ended, (.tasks.succeeded >= 20)] | map(tostring) | join(" ")')" = "RUNNING false true"
-DPID=$(test_pids hearth-driver)
+DPID=$(test_pids hearth-submit)
 check "... its driver found" test -n "$DPID"
 kill -9 $DPID
 wait_for 10 no_leftovers

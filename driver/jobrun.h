@@ -1,0 +1,16 @@
+/*  jobrun.h - a JSON job file run as an application, from the command
+    line: the body of hearth-driver.
+
+    hearth-submit calls it in its own process rather than exec'ing
+    hearth-driver: one program load fewer on every job file's start-up
+    (docs/performance.md, benchmark 6), with the same options, messages,
+    signals and exit status.
+*/
+#ifndef HEARTH_DRIVER_JOBRUN_H
+#define HEARTH_DRIVER_JOBRUN_H
+
+/* Runs "PROGRAM [OPTIONS] JOB.json [ARGS...]" (argv[0] is only a name):
+   returns the exit status, 128 + the signal that stopped the job. */
+int jobrun_main (int argc, char **argv);
+
+#endif
