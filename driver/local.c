@@ -320,6 +320,16 @@ s_spawn_daemon (const char *const *argv, hearth_error_t *err)
     return hearth_spawn (&opts, err);
 }
 
+/* Sleep between two looks at a child: short at first (a child that
+   starts or stops in a millisecond is seen at once), doubling to 2 ms. */
+static void
+s_backoff (useconds_t *us)
+{
+    usleep (*us);
+    if (*us < 2000)
+        *us *= 2;
+}
+
 /* Wait for the master's ready file; read its URL from the first line. */
 static int
 s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
@@ -327,6 +337,7 @@ s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
     char *url = self->master_url;
     size_t size = sizeof self->master_url;
     int64_t deadline = hearth_mono_ms () + s_start_timeout_ms;
+    useconds_t pause = 100;
     while (hearth_mono_ms () < deadline) {
         FILE *f = fopen (path, "r");
         if (f) {
@@ -344,7 +355,7 @@ s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
                 err, "hearth-master %s",
                 hearth_wait_status_text (status, text, sizeof text));
         }
-        usleep (2000);
+        s_backoff (&pause);
     }
     return hearth_errprintf (err,
                              "hearth-master did not start within %lld "
@@ -490,11 +501,12 @@ s_reap (pid_t pid, int64_t timeout_ms)
 {
     int64_t deadline = hearth_mono_ms () + timeout_ms;
     int status;
+    useconds_t pause = 100;
     while (hearth_mono_ms () < deadline)
         if (waitpid (pid, &status, WNOHANG) != 0)
             return;
         else
-            usleep (2000);
+            s_backoff (&pause);
     kill (pid, SIGKILL);
     waitpid (pid, &status, 0);
 }
