@@ -240,7 +240,7 @@ s_setup (executor_t *ex, hearth_error_t *err)
     signal (SIGPIPE, SIG_IGN);
     if ((ex->sigfd = hearth_signalfd_open (sigs)) < 0)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
-    hearth_zsys_init ();
+    hearth_zsys_init_unbounded ();
     ex->parent = getppid ();
     ex->started_ms = hearth_mono_ms ();
     pthread_mutex_init (&ex->cmd_lock, NULL);

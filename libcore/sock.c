@@ -14,15 +14,27 @@
 #include "libcore/sock.h"
 #include "libcore/units.h"
 
-void
-hearth_zsys_init (void)
+static void
+s_zsys_init (size_t max_sockets)
 {
     zsys_handler_set (NULL);
     zsys_set_io_threads (1);
     zsys_set_linger (HEARTH_SOCK_LINGER_MS);
     zsys_set_logstream (stderr);
-    zsys_set_max_sockets (0); /* as many as the OS allows */
+    zsys_set_max_sockets (max_sockets); /* 0: as many as the OS allows */
     zsys_init ();
+}
+
+void
+hearth_zsys_init (void)
+{
+    s_zsys_init (HEARTH_SOCK_MAX_SOCKETS);
+}
+
+void
+hearth_zsys_init_unbounded (void)
+{
+    s_zsys_init (0);
 }
 
 static int

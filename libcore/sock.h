@@ -35,11 +35,22 @@ typedef struct {
 #define HEARTH_SOCK_HWM 100000
 #define HEARTH_SOCK_RECONNECT_MS 100
 #define HEARTH_SOCK_RECONNECT_MAX_MS 2000
+/* ZeroMQ sockets a process holds at most by default: ours hold a
+   handful.  ZeroMQ sizes two tables by this when its context starts, so
+   the OS's limit (65,535 sockets) costs every process about 190 pages
+   and 0.3 ms of its start-up (docs/performance.md, benchmark 6). */
+#define HEARTH_SOCK_MAX_SOCKETS 4096
 
 /* Decide czmq's process-wide defaults: no czmq signal handler (daemons
-   handle their signals themselves), one I/O thread, logs to stderr.  Call
-   once at start-up, before any socket is made and any thread started. */
+   handle their signals themselves), one I/O thread, logs to stderr, at
+   most HEARTH_SOCK_MAX_SOCKETS sockets.  Call once at start-up, before
+   any socket is made and any thread started. */
 void hearth_zsys_init (void);
+
+/* The same, with as many sockets as the OS allows: for a process whose
+   sockets grow with the cluster (an executor's reduce tasks hold one per
+   block server). */
+void hearth_zsys_init_unbounded (void);
 
 /* A new socket with opts applied (opts NULL: a DEALER with defaults),
    CURVE included when opts->curve_cert is set.  NULL with err on
