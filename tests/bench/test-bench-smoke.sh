@@ -14,7 +14,7 @@ passed=0 failed=0
 # runs NAME KEY... -- COMMAND...: COMMAND exits 0 and prints a FIGURE line
 # for every KEY.
 runs() {
-  local name=$1 keys=() k ok=1
+  local name=$1 keys=() k ok=1 start=$SECONDS
   shift
   while [[ $1 != -- ]]; do keys+=("$1"); shift; done
   shift
@@ -25,10 +25,11 @@ runs() {
   for k in "${keys[@]}"; do
     grep -q "^FIGURE $k " "$T/out" || { ok=0; echo "$name: no figure $k"; }
   done
+  # the seconds each took: this test is among the suite's longest
   if ((ok)); then
-    passed=$((passed + 1)); echo "ok - $name"
+    passed=$((passed + 1)); echo "ok - $name ($((SECONDS - start)) s)"
   else
-    failed=$((failed + 1)); echo "not ok - $name"
+    failed=$((failed + 1)); echo "not ok - $name ($((SECONDS - start)) s)"
   fi
 }
 
