@@ -9,17 +9,21 @@ command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit
 deadline 300
 export TMPDIR=$T
 
-# vg_submit ARGS...: hearth-driver and every child but system programs
-# under valgrind; stdout to $T/out, stderr to $T/err.  Liveness 10 s:
-# under valgrind on a loaded 2-core machine an executor once missed 2.5 s
-# of heartbeats and the local-cluster job was lost (CI, load average 5).
-vg_submit() {
+# vg_run PROGRAM ARGS...: $BIN/PROGRAM (hearth-driver or hearth-submit)
+# and every child but system programs under valgrind; stdout to $T/out,
+# stderr to $T/err.  Liveness 10 s: under valgrind on a loaded 2-core
+# machine an executor once missed 2.5 s of heartbeats and the
+# local-cluster job was lost (CI, load average 5).
+vg_run() {
+  local program=$1
+  shift
   valgrind -q --trace-children=yes --trace-children-skip='/bin/*,/usr/bin/*' \
     --leak-check=full --errors-for-leak-kinds=definite,indirect \
     --error-exitcode=9 --log-file="$T/valgrind-%p.txt" \
-    "$BIN/hearth-driver" --heartbeat-interval 500ms --heartbeat-liveness 20 \
+    "$BIN/$program" --heartbeat-interval 500ms --heartbeat-liveness 20 \
     "$@" >"$T/out" 2>"$T/err"
 }
+vg_submit() { vg_run hearth-driver "$@"; }
 clean() { ! grep -qs . "$T"/valgrind-*.txt; }
 
 J=$(job ok '{"name":"ok","lib":"libtesttasks.so","stages":[
@@ -36,6 +40,11 @@ check "a failing local job fails under valgrind (exit 1)" test $? -eq 1
 J=$(job lc '{"name":"lc","stages":[{"name":"m","tasks":[{"cmd":["echo","{i}"],"count":20}]}]}')
 check "a local-cluster job succeeds under valgrind" \
   vg_submit --master 'local-cluster[2,1,512]' "$J"
+check "... with its 20 results" test "$(wc -l <"$T/out")" -eq 20
+# hearth-submit runs a job file's driver in its own process (jobrun.h):
+# the same job through it, its options and hearth-driver's both freed.
+check "a local job through hearth-submit succeeds under valgrind" \
+  vg_run hearth-submit --master 'local[2]' "$J"
 check "... with its 20 results" test "$(wc -l <"$T/out")" -eq 20
 check "valgrind followed the master, workers and executors too" \
   test "$(ls "$T"/valgrind-*.txt | wc -l)" -ge 6
