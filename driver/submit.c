@@ -229,12 +229,19 @@ s_export (hearth_conf_t *conf)
     return 0;
 }
 
-/* Become the driver: run a job file here, as hearth-driver would under
-   the name "hearth-submit"; exec the user's program. */
+/* Become the driver: exec the user's program (argv is NULL-terminated
+   after it), or run a job file here as hearth-driver would, under the
+   name "hearth-submit". */
 static int
-s_exec (int argc, char **argv, int first)
+s_become_driver (int argc, char **argv, int first)
 {
     const char *app = argv[first];
+    if (!submit_is_job_file (app)) {
+        execvp (app, argv + first);
+        fprintf (stderr, "hearth-submit: cannot run %s: %s\n", app,
+                 strerror (errno));
+        return 1;
+    }
     char **args = calloc (argc - first + 2, sizeof *args);
     if (!args)
         return submit_fail (1, "out of memory");
@@ -242,16 +249,9 @@ s_exec (int argc, char **argv, int first)
     args[n++] = "hearth-submit";
     for (int i = first; i < argc; i++)
         args[n++] = argv[i];
-    if (submit_is_job_file (app)) {
-        int rc = jobrun_main ((int) n, args);
-        free (args);
-        return rc;
-    }
-    execvp (app, args + 1);
-    fprintf (stderr, "hearth-submit: cannot run %s: %s\n", app,
-             strerror (errno));
+    int rc = jobrun_main ((int) n, args);
     free (args);
-    return 1;
+    return rc;
 }
 
 /* The --status, --kill or --logs asked for on the command line (the
@@ -305,7 +305,7 @@ s_run (hearth_conf_t *conf, int argc, char **argv, int first)
         }
     if (s_export (conf) < 0)
         return 1; /* said why */
-    return s_exec (argc, argv, first);
+    return s_become_driver (argc, argv, first);
 }
 
 int
