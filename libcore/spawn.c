@@ -8,17 +8,30 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "libcore/spawn.h"
 
 extern char **environ;
+
+/* clone3's arguments (the kernel's struct clone_args, version 2, with
+   the cgroup field of Linux 5.7), declared here: <linux/sched.h> would
+   redefine the CLONE_ flags of <sched.h>. */
+struct s_clone_args {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+    uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
 
 static int
 s_add_fd (posix_spawn_file_actions_t *fa, int fd, int target)
@@ -68,7 +81,8 @@ s_child_fd (int fd, int target)
 }
 
 static void __attribute__ ((noreturn))
-s_child (const hearth_spawn_opts_t *opts, pid_t parent, int report_fd)
+s_child (const hearth_spawn_opts_t *opts, pid_t parent, bool in_group,
+         int report_fd)
 {
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     for (int sig = 1; sig < NSIG; sig++)
@@ -81,8 +95,9 @@ s_child (const hearth_spawn_opts_t *opts, pid_t parent, int report_fd)
     if (opts->new_pgroup)
         setpgid (0, 0);
     int e = 0;
-    /* into its groups before anything else runs in it */
-    for (size_t i = 0; i < opts->njoin_fds && e == 0; i++)
+    /* into its groups before anything else runs in it (unless it was
+       created there) */
+    for (size_t i = 0; !in_group && i < opts->njoin_fds && e == 0; i++)
         if (write (opts->join_fds[i], "0", 1) != 1)
             e = -(errno ? errno : EIO); /* negative: told apart below */
     s_child_fd (opts->stdin_fd, 0);
@@ -119,6 +134,25 @@ s_exec_error (int e, const char *what, hearth_error_t *err)
     return hearth_errprintf (err, "cannot run %s: %s", what, strerror (e));
 }
 
+/* A child created in the cgroup v2 group of dir_fd: 0 in the child, its
+   pid in the parent, or -1 when clone3 cannot (the caller forks).  The
+   raw system call runs no fork handlers: the child, like fork's, calls
+   only async-signal-safe functions before it execs. */
+static pid_t
+s_clone_into (int dir_fd)
+{
+#ifdef SYS_clone3
+    struct s_clone_args args = {.flags = CLONE_INTO_CGROUP,
+                                .exit_signal = SIGCHLD,
+                                .cgroup = (uint64_t) dir_fd};
+    return (pid_t) syscall (SYS_clone3, &args, sizeof args);
+#else
+    (void) dir_fd;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
 /* fork+exec the libuv way: signals blocked around fork, reset in the
    child, an exec failure reported through a close-on-exec pipe. */
 static pid_t
@@ -131,9 +165,14 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
     sigfillset (&all);
     pthread_sigmask (SIG_SETMASK, &all, &old);
     pid_t parent = getpid ();
-    pid_t pid = fork ();
+    pid_t pid = opts->cgroup_fd ? s_clone_into (*opts->cgroup_fd) : -1;
     if (pid == 0)
-        s_child (opts, parent, report[1]);
+        s_child (opts, parent, true, report[1]);
+    /* no clone3, or not into that group: fork, and the child joins */
+    if (pid < 0)
+        pid = fork ();
+    if (pid == 0)
+        s_child (opts, parent, false, report[1]);
     int fork_errno = errno;
     pthread_sigmask (SIG_SETMASK, &old, NULL);
     close (report[1]);
@@ -181,7 +220,7 @@ pid_t
 hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err)
 {
     if (opts->argv && opts->argv[0]
-        && (opts->die_with_parent || opts->njoin_fds))
+        && (opts->die_with_parent || opts->njoin_fds || opts->cgroup_fd))
         return s_spawn_fork (opts, err);
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;

@@ -37,6 +37,15 @@ typedef struct {
                                 groups from its first instruction; a write
                                 that fails fails the spawn; uses fork+exec */
     size_t njoin_fds;        /* entries of join_fds */
+    const int *cgroup_fd;    /* a cgroup v2 group's directory (open), or
+                                NULL: the child is created in that group
+                                (clone3's CLONE_INTO_CGROUP), so that it
+                                needs no join, whose write to cgroup.procs
+                                waits for an RCU grace period (10 to 15
+                                ms); where the kernel (before 5.7), a
+                                seccomp filter or valgrind refuses clone3,
+                                join_fds are written instead.  Uses
+                                fork+exec */
     int *exec_report_fd;     /* fork+exec only: when set, the parent does
                                 not wait for the child's exec: it gets in
                                 *exec_report_fd the read end (non-blocking,

@@ -283,6 +283,14 @@ cgroup_join_fds (cgroup_t *self, int *fds, size_t max, hearth_error_t *err)
     return (int) n;
 }
 
+int
+cgroup_dir_fd (const cgroup_t *self)
+{
+    if (self->tree->version != 2 || self->tree->plain_files || !self->dirs[0])
+        return -1;
+    return open (self->dirs[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 void
 cgroup_stats (cgroup_t *self, cgroup_stats_t *stats)
 {

@@ -20,9 +20,13 @@
     (cgroup_oom): as memory.oom.group does on v2, an OOM ends the whole
     executor, never one of its processes behind its back.
 
-    A child joins its group between fork and exec (it never runs
-    unconfined): cgroup_join_fds gives the open cgroup.procs files, in
-    which the child writes "0" (libcore/spawn.h's join_fds).
+    A child never runs unconfined.  On v2 it is created in its group
+    (clone3 into cgroup_dir_fd); else, or where clone3 is refused, it
+    joins its group between fork and exec: cgroup_join_fds gives the open
+    cgroup.procs files, in which the child writes "0" (libcore/spawn.h's
+    join_fds).  That write waits for an RCU grace period of the kernel,
+    10 to 15 ms on the machines measured, which the creation in the group
+    does not (docs/performance.md, "Executor launches into cgroups").
 
     Ownership: the tree owns nothing of its groups; each cgroup_t is its
     creator's, freed by cgroup_destroy once its directories are gone.
@@ -105,6 +109,12 @@ cgroup_t *cgroup_new (cgroups_t *tree, const char *name,
    (max entries); the caller closes them.  Returns how many, or -1 with
    err. */
 int cgroup_join_fds (cgroup_t *self, int *fds, size_t max, hearth_error_t *err);
+
+/* On cgroup v2, its directory opened (close-on-exec), for a child
+   created in it (libcore/spawn.h's cgroup_fd); the caller closes it.
+   -1 on v1 (a group per hierarchy: only a join will do), in a fake tree,
+   or when it cannot be opened (then the join fds serve). */
+int cgroup_dir_fd (const cgroup_t *self);
 
 /* Its counters into *stats. */
 void cgroup_stats (cgroup_t *self, cgroup_stats_t *stats);

@@ -221,6 +221,8 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
     int njoin = g ? cgroup_join_fds (g, join, CGROUP_MAX_DIRS, err) : 0;
     if (njoin < 0)
         return -1;
+    /* v2: created in its group, no join to wait for (cgroup.h) */
+    int dir_fd = g ? cgroup_dir_fd (g) : -1;
     int out = s_open_log (path, "stdout", err);
     int errfd = out < 0 ? -1 : s_open_log (path, "stderr", err);
     pid_t pid = -1;
@@ -234,6 +236,7 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
                                     .new_pgroup = true,
                                     .join_fds = join,
                                     .njoin_fds = (size_t) njoin,
+                                    .cgroup_fd = dir_fd >= 0 ? &dir_fd : NULL,
                                     /* the child's join may wait for the
                                        kernel (a grace period on v1): the
                                        worker does not wait with it */
@@ -246,6 +249,8 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
         close (errfd);
     for (int i = 0; i < njoin; i++)
         close (join[i]);
+    if (dir_fd >= 0)
+        close (dir_fd);
     return pid;
 }
 

@@ -10,7 +10,8 @@
 BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
 	tests/bench/bench-master tests/bench/bench-startup \
 	tests/bench/bench-shuffle tests/bench/bench-histgen \
-	tests/bench/bench-hbprobe tests/bench/bench-evlog
+	tests/bench/bench-hbprobe tests/bench/bench-evlog \
+	tests/bench/bench-cgspawn
 check_PROGRAMS += $(BENCH_PROGS)
 
 tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
@@ -32,6 +33,12 @@ tests_bench_bench_shuffle_SOURCES = tests/bench/bench_shuffle.c \
 	tests/bench/benchutil.h
 
 tests_bench_bench_histgen_SOURCES = tests/bench/bench_histgen.c
+
+# A child's placement in its cgroup v2 group: joined, or created there
+# (docs/performance.md, "Executor launches into cgroups").
+tests_bench_bench_cgspawn_SOURCES = tests/bench/bench_cgspawn.c \
+	tests/bench/benchutil.h tests/lib/scratchcg.h
+tests_bench_bench_cgspawn_LDADD = $(CORE_LIBS)
 
 # The event log's own CPU a task (docs/performance.md, "The event log's
 # cost").

@@ -49,7 +49,7 @@ scale_tasks=1000000 start_reps=5 master_levels=1000,10000,50000 window=5000
 load_clients=500 load_seq=50 flood_conns=1000
 web_args=(--levels 1000,10000 --secs 30 --rate 50 --rounds 6)
 paint_args=(--levels 1000 --loads 20)
-iso_tasks=5000 iso_launches=200
+iso_tasks=5000 iso_launches=200 cg_reps=20
 net_args=(--tasks 200000 --jobs 2000 --rtt-count 10000)
 jf_args=(--fn-tasks 200000 --cmd-tasks 20000)
 apps_n=1000 apps_args=(--apps 1000 --seconds 60)
@@ -65,7 +65,7 @@ if [ $quick = 1 ]; then
     load_clients=100 load_seq=20 flood_conns=400
     web_args=(--levels 1000 --secs 6 --rate 50 --rounds 2)
     paint_args=(--levels 1000 --loads 5)
-    iso_tasks=1000 iso_launches=50
+    iso_tasks=1000 iso_launches=50 cg_reps=6
     net_args=(--tasks 20000 --jobs 200 --rtt-count 1000)
     jf_args=(--fn-tasks 20000 --cmd-tasks 2000)
     apps_n=100 apps_args=(--apps 100 --seconds 10)
@@ -211,6 +211,8 @@ if wants isolation; then
     echo "== 18-19. confinement in cgroups, beside --isolation none"
     run bash "$(dirname "$0")/bench-isolation.sh" --reps $reps \
         --tasks $iso_tasks --launches $iso_launches
+    echo "== 19b. a child placed in its cgroup v2 group: joined, or created there"
+    run "$bdir/bench-cgspawn" --reps $cg_reps
 fi
 
 if wants netns; then
@@ -255,7 +257,7 @@ group_of () {
     sleep.*) echo sleep ;; start.* | first.*) echo startup ;; master.*) echo master ;;
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
     shuffle.*) echo shuffle ;; history.*) echo history ;;
-    web.* | hb.*) echo web ;; iso.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
+    web.* | hb.*) echo web ;; iso.* | cgspawn.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
     fo.*) echo failover ;; apps.*) echo apps ;;
     *) echo zmq ;;
     esac
@@ -394,6 +396,11 @@ else
     row "19. a launch's cgroup cost µs" iso.launch.cost_us "" "" "" '<=' 2000 "≤ 2 ms per executor launch (difference of the medians)"
     row "19. a reap's cgroup work µs (counters, kill, remove)" iso.reap.cgroup_us "" "" "" "" "" ""
     row "19. executor start ms (spawn to its first log line), cgroup" iso.start.cgroup_ms iso.start.none_ms "" "" "" "" "(reference: --isolation none)"
+fi
+if have cgspawn.skipped; then
+    printf '| 19b. a child created in its cgroup v2 group | skipped: no writable cgroup2 hierarchy | - | - | (the join beside it) | skipped |\n'
+else
+    row "19b. /bin/true launch µs, created in its v2 group (clone3)" cgspawn.into_us cgspawn.join_us "" "" "" "" "(reference: the same launch joining by cgroup.procs)"
 fi
 if have net.skipped; then
     printf '| 21. three hosts over veth | skipped: no network namespaces here | - | - | ≥ 0.8 × loopback, CURVE ≤ 20%%, p50 ≤ 2 × raw ZeroMQ | skipped |\n'

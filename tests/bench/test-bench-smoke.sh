@@ -91,6 +91,10 @@ runs "bench-history" history.list.cold_s history.list.warm_s \
 # it says why and prints iso.skipped (the key is a grep pattern)
 runs "bench-isolation" 'iso\.\(skipped\|launch\.cost_us\)' -- \
   bash "$(dirname "$0")/bench-isolation.sh" --reps 1 --tasks 100 --launches 10
+# a child joined to its cgroup v2 group beside one created there (or
+# cgspawn.skipped, with why, without root or a cgroup2 hierarchy)
+runs "bench-cgspawn" 'cgspawn\.\(skipped\|into_us\)' -- \
+  "$B/bench-cgspawn" --reps 1 --gap-ms 20
 runs "bench-jobfile" jf.parse_ms jf.fn.ratio jf.cmd.ratio -- \
   bash "$(dirname "$0")/bench-jobfile.sh" --reps 1 --fn-tasks 2000 --cmd-tasks 50
 runs "bench-dynalloc" dyn.grow.fast_ms dyn.release.default_ms -- \

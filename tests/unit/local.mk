@@ -96,6 +96,13 @@ tests_unit_test_spawn_SOURCES = tests/unit/test_spawn.c tests/unit/testutil.h
 tests_unit_test_spawn_CFLAGS = $(unit_cflags)
 tests_unit_test_spawn_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_spawn_cgroup
+tests_unit_test_spawn_cgroup_SOURCES = tests/unit/test_spawn_cgroup.c \
+	tests/lib/scratchcg.h \
+	tests/unit/testutil.h
+tests_unit_test_spawn_cgroup_CFLAGS = $(unit_cflags)
+tests_unit_test_spawn_cgroup_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_log
 tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/testutil.h
 tests_unit_test_log_CFLAGS = $(unit_cflags)

@@ -135,6 +135,8 @@ test_v2_fake (void **state)
     assert_int_equal (write (fds[0], "0", 1), 1);
     close (fds[0]);
     assert_string_equal (s_get (g_dir, "cgroup.procs"), "0");
+    /* a fake tree is no cgroupfs: no creation in the group, the join */
+    assert_int_equal (cgroup_dir_fd (g), -1);
 
     /* counters as the kernel words them */
     cgroup_stats_t st;
@@ -241,6 +243,8 @@ test_v1_fake (void **state)
     assert_int_equal (cgroup_join_fds (g, fds, CGROUP_MAX_DIRS, &err), 3);
     for (int i = 0; i < 3; i++)
         close (fds[i]);
+    /* v1: a group per hierarchy, which no clone3 can enter at once */
+    assert_int_equal (cgroup_dir_fd (g), -1);
 
     s_put (g_dir, "memory.oom_control",
            "oom_kill_disable 1\nunder_oom 0\noom_kill 0\n");
