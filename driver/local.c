@@ -30,6 +30,7 @@
 #include "driver/local.h"
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/readyfile.h"
 #include "libcore/spawn.h"
 
 /* How long our daemons may take to start, and to stop. */
@@ -49,23 +50,25 @@ typedef struct {
 } s_proc_t;
 
 struct local {
-    hearth_conf_t *conf;    /* settings (borrowed) */
-    local_setup_t setup;    /* which mode, how big */
-    char token[64];         /* our executors present it */
-    int64_t hb_interval_ms; /* heartbeat interval */
-    int64_t hb_liveness;    /* for our executors */
-    char driver_url[300];   /* where our executors connect */
-    char app_id[160];       /* the application they belong to */
-    char *scratch_dir;      /* our temporary directory, or NULL */
-    bool scratch_owned;     /* we made it: remove it at the end */
-    s_proc_t exec;          /* our executor process */
-    int next_exec;          /* next local executor id */
-    int failures;           /* local executors that died in a row */
-    pid_t master_pid;       /* local-cluster: our master, or 0 */
-    pid_t *worker_pids;     /* local-cluster: our workers (0: reaped) */
-    char master_url[512];   /* local-cluster: where our master listens */
-    bool stopping;          /* local_stop began: start nothing more */
-    local_cbs_t cbs;        /* the owner's callbacks */
+    hearth_conf_t *conf;       /* settings (borrowed) */
+    local_setup_t setup;       /* which mode, how big */
+    char token[64];            /* our executors present it */
+    int64_t hb_interval_ms;    /* heartbeat interval */
+    int64_t hb_liveness;       /* for our executors */
+    char driver_url[300];      /* where our executors connect */
+    char app_id[160];          /* the application they belong to */
+    char *scratch_dir;         /* our temporary directory, or NULL */
+    bool scratch_owned;        /* we made it: remove it at the end */
+    s_proc_t exec;             /* our executor process */
+    int next_exec;             /* next local executor id */
+    int failures;              /* local executors that died in a row */
+    pid_t master_pid;          /* local-cluster: our master, or 0 */
+    pid_t *worker_pids;        /* local-cluster: our workers (0: reaped) */
+    char last_worker_end[200]; /* local-cluster: how the last one ended */
+    bool workers_gone;         /* local-cluster: none left, the app told */
+    char master_url[512];      /* local-cluster: where our master listens */
+    bool stopping;             /* local_stop began: start nothing more */
+    local_cbs_t cbs;           /* the owner's callbacks */
 };
 
 int
@@ -280,6 +283,35 @@ local_executor_gone (local_t *self, int exec_id)
         self->cbs.app_dead (self->cbs.arg, err.text);
 }
 
+/* A worker that ended (one that could not start says why above) leaves
+   the cluster smaller, as a worker lost does a real one; with none left
+   the application could only wait for ever. */
+static void
+s_check_workers (local_t *self)
+{
+    int status, left = 0;
+    for (int i = 0; self->worker_pids && i < self->setup.workers; i++) {
+        pid_t pid = self->worker_pids[i];
+        if (pid > 0 && waitpid (pid, &status, WNOHANG) == pid) {
+            char text[128];
+            self->worker_pids[i] = 0;
+            log_warn ("local-cluster worker %d %s", i,
+                      hearth_wait_status_text (status, text, sizeof text));
+            snprintf (self->last_worker_end, sizeof self->last_worker_end,
+                      "worker %d %s", i, text);
+        }
+        left += self->worker_pids[i] > 0;
+    }
+    if (self->worker_pids && left == 0 && !self->stopping
+        && !self->workers_gone) {
+        char why[256];
+        self->workers_gone = true;
+        snprintf (why, sizeof why, "every local-cluster worker exited (%s)",
+                  self->last_worker_end);
+        self->cbs.app_dead (self->cbs.arg, why);
+    }
+}
+
 void
 local_tick (local_t *self)
 {
@@ -300,6 +332,7 @@ local_tick (local_t *self)
         self->master_pid = 0;
         self->cbs.app_dead (self->cbs.arg, "the local-cluster master exited");
     }
+    s_check_workers (self);
 }
 
 /* ---- local-cluster[W,C,M] ----------------------------------------------- */
@@ -325,31 +358,18 @@ s_spawn_daemon (const char *const *argv, hearth_error_t *err)
    so that each of a local cluster's sequential stops is seen within a
    quarter of a millisecond on average.  (Not a pidfd: valgrind, which
    tests run the driver under, does not know pidfd_open.) */
-static void
-s_backoff (useconds_t *us)
-{
-    usleep (*us);
-    if (*us < 500)
-        *us *= 2;
-}
+static const useconds_t s_first_look_us = 100, s_look_max_us = 500;
 
 /* Wait for the master's ready file; read its URL from the first line. */
 static int
 s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
 {
-    char *url = self->master_url;
-    size_t size = sizeof self->master_url;
     int64_t deadline = hearth_mono_ms () + s_start_timeout_ms;
-    useconds_t pause = 100;
+    useconds_t pause = s_first_look_us;
     while (hearth_mono_ms () < deadline) {
-        FILE *f = fopen (path, "r");
-        if (f) {
-            bool ok = fgets (url, (int) size, f) != NULL;
-            fclose (f);
-            url[strcspn (url, "\r\n")] = '\0';
-            if (ok && *url)
-                return 0;
-        }
+        if (hearth_ready_file_read (path, self->master_url,
+                                    sizeof self->master_url))
+            return 0;
         int status;
         if (waitpid (self->master_pid, &status, WNOHANG) == self->master_pid) {
             char text[128];
@@ -358,7 +378,7 @@ s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
                 err, "hearth-master %s",
                 hearth_wait_status_text (status, text, sizeof text));
         }
-        s_backoff (&pause);
+        hearth_backoff_sleep (&pause, s_look_max_us);
     }
     return hearth_errprintf (err,
                              "hearth-master did not start within %lld "
@@ -417,34 +437,43 @@ s_wargv (hearth_conf_t *conf, const char *const *fixed, s_wargv_t *w,
     return 0;
 }
 
-static int
-s_start_cluster (local_t *self, hearth_error_t *err)
+/* Wait for pid to exit, then SIGKILL it after timeout_ms. */
+static void
+s_reap (pid_t pid, int64_t timeout_ms)
 {
-    char path[4096], ready[4200], hb[32];
+    int64_t deadline = hearth_mono_ms () + timeout_ms;
+    int status;
+    useconds_t pause = s_first_look_us;
+    while (hearth_mono_ms () < deadline)
+        if (waitpid (pid, &status, WNOHANG) != 0)
+            return;
+        else
+            hearth_backoff_sleep (&pause, s_look_max_us);
+    kill (pid, SIGKILL);
+    waitpid (pid, &status, 0);
+}
+
+/* Stop the workers (SIGTERM to all, then each reaped). */
+static void
+s_stop_workers (local_t *self)
+{
+    for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
+        if (self->worker_pids[i] > 0)
+            kill (self->worker_pids[i], SIGTERM);
+    for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
+        if (self->worker_pids[i] > 0) {
+            s_reap (self->worker_pids[i], s_stop_timeout_ms);
+            self->worker_pids[i] = 0;
+        }
+}
+
+/* Start the workers, each told to wait for the master's ready file. */
+static int
+s_start_workers (local_t *self, const char *ready, const char *hb,
+                 hearth_error_t *err)
+{
+    char path[4096];
     const local_setup_t *setup = &self->setup;
-    s_ms_text (hb, sizeof hb, self->hb_interval_ms);
-    snprintf (ready, sizeof ready, "%s/master.ready", self->scratch_dir);
-    const char *margv[] = {
-        hearth_program_path ("hearth-master", path, sizeof path),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--events-port",
-        "0",
-        "--ready-file",
-        ready,
-        "--heartbeat-interval",
-        hb,
-        "--log-level",
-        "error",
-        NULL};
-    if ((self->master_pid = s_spawn_daemon (margv, err)) < 0) {
-        self->master_pid = 0;
-        return -1;
-    }
-    if (s_wait_ready (self, ready, err) < 0)
-        return -1;
     self->worker_pids = calloc (setup->workers, sizeof (pid_t));
     if (!self->worker_pids)
         return hearth_errprintf (err, "out of memory");
@@ -456,8 +485,8 @@ s_start_cluster (local_t *self, hearth_error_t *err)
                   (long long) setup->worker_memory_mb);
         const char *fixed[] = {
             hearth_program_path ("hearth-worker", path, sizeof path),
-            "--master",
-            self->master_url,
+            "--master-file",
+            ready,
             "--cores",
             cores,
             "--memory",
@@ -483,6 +512,41 @@ s_start_cluster (local_t *self, hearth_error_t *err)
     return 0;
 }
 
+static int
+s_start_cluster (local_t *self, hearth_error_t *err)
+{
+    char path[4096], ready[4200], hb[32];
+    s_ms_text (hb, sizeof hb, self->hb_interval_ms);
+    snprintf (ready, sizeof ready, "%s/master.ready", self->scratch_dir);
+    const char *margv[] = {
+        hearth_program_path ("hearth-master", path, sizeof path),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--events-port",
+        "0",
+        "--ready-file",
+        ready,
+        "--heartbeat-interval",
+        hb,
+        "--log-level",
+        "error",
+        NULL};
+    if ((self->master_pid = s_spawn_daemon (margv, err)) < 0) {
+        self->master_pid = 0;
+        return -1;
+    }
+    /* the workers load and set up while the master does, and read its
+       URL from its ready file (--master-file) */
+    if (s_start_workers (self, ready, hb, err) < 0
+        || s_wait_ready (self, ready, err) < 0) {
+        s_stop_workers (self);
+        return -1;
+    }
+    return 0;
+}
+
 int
 local_start (local_t *self, const char *driver_url, const char *app_id,
              hearth_error_t *err)
@@ -497,22 +561,6 @@ local_start (local_t *self, const char *driver_url, const char *app_id,
 }
 
 /* ---- stopping ----------------------------------------------------------- */
-
-/* Wait for pid to exit, then SIGKILL it after timeout_ms. */
-static void
-s_reap (pid_t pid, int64_t timeout_ms)
-{
-    int64_t deadline = hearth_mono_ms () + timeout_ms;
-    int status;
-    useconds_t pause = 100;
-    while (hearth_mono_ms () < deadline)
-        if (waitpid (pid, &status, WNOHANG) != 0)
-            return;
-        else
-            s_backoff (&pause);
-    kill (pid, SIGKILL);
-    waitpid (pid, &status, 0);
-}
 
 static int
 s_remove_entry (const char *path, const struct stat *st, int flag,
@@ -533,14 +581,7 @@ local_stop (local_t *self)
         s_reap (self->exec.pid, s_stop_timeout_ms);
         self->exec.pid = 0;
     }
-    for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
-        if (self->worker_pids[i] > 0)
-            kill (self->worker_pids[i], SIGTERM);
-    for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
-        if (self->worker_pids[i] > 0) {
-            s_reap (self->worker_pids[i], s_stop_timeout_ms);
-            self->worker_pids[i] = 0;
-        }
+    s_stop_workers (self);
     if (self->master_pid > 0) {
         kill (self->master_pid, SIGTERM);
         s_reap (self->master_pid, s_stop_timeout_ms);

@@ -15,6 +15,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/start.c libcore/start.h \
 	libcore/spawn.c libcore/spawn.h \
 	libcore/pidfile.c libcore/pidfile.h \
+	libcore/readyfile.c libcore/readyfile.h \
 	libcore/alloc.c libcore/alloc.h \
 	libcore/resources.c libcore/resources.h \
 	libcore/clock.h \

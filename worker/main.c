@@ -23,6 +23,7 @@
 #include "libcore/conf.h"
 #include "libcore/log.h"
 #include "libcore/notify.h"
+#include "libcore/readyfile.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/start.h"
@@ -59,7 +60,12 @@ static const int64_t s_reserved_memory_mb = 1024, s_min_memory_mb = 1024;
 static const hearth_opt_t s_opts[] = {
     OPT ("master", HEARTH_OPT_STR, NULL, "URL",
          "the master's URL, tcp://HOST:PORT, or the masters' "
-         "comma-separated list of them (required)"),
+         "comma-separated list of them (this or --master-file)"),
+    OPT ("master-file", HEARTH_OPT_STR, NULL, "FILE",
+         "read the master's URL from the first line of FILE, waiting for "
+         "it (a master's --ready-file: a worker started beside its master)"),
+    OPT ("master-file-wait", HEARTH_OPT_DURATION, "60s", "TIME",
+         "how long --master-file is waited for"),
     INT_OPT ("cores", NULL, "N",
              "cores to offer (default: this machine's; more is allowed)", 1,
              65536),
@@ -310,8 +316,25 @@ s_identity (worker_t *w, hearth_error_t *err)
 {
     w->master_url = hearth_conf_str (w->conf, "master");
     w->host = hearth_conf_str (w->conf, "host");
+    const char *file = hearth_conf_str (w->conf, "master-file");
     char host[256];
     int port;
+    /* the one given the more directly wins (a flag over HEARTH_MASTER,
+       which a submit that starts a local cluster exports); both from one
+       place cannot both be meant */
+    hearth_src_t from_url = hearth_conf_source (w->conf, "master");
+    hearth_src_t from_file = hearth_conf_source (w->conf, "master-file");
+    if (w->master_url && file && from_url == from_file)
+        return hearth_errprintf (err, "--master and --master-file: give one");
+    if (file && from_file > from_url) {
+        /* the loading and the set-up so far overlapped the master's */
+        if (hearth_ready_file_wait (
+                file, w->master_file_url, sizeof w->master_file_url,
+                hearth_conf_ms (w->conf, "master-file-wait"), err)
+            < 0)
+            return -1;
+        w->master_url = w->master_file_url;
+    }
     if (!w->master_url)
         return hearth_errprintf (err, "--master URL is required (or "
                                       "HEARTH_MASTER)");

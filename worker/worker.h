@@ -86,7 +86,9 @@ typedef struct worker {
     const char *host;             /* advertised address */
     char host_buf[64];            /* its default: the one facing the master */
     const char *master_url;       /* the master URLs as given, one or a
-                                     list (conf): for the drivers */
+                                     list (conf, or master_file_url): for
+                                     the drivers */
+    char master_file_url[2048];   /* read from --master-file */
     hearth_masters_t *masters;    /* those URLs, the one followed now and
                                      the highest epoch seen (owned) */
     int leader_hops;              /* standbys' leaders followed since the

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # local-cluster[W,C,M]: a real master and workers started and stopped by
 # the driver; 1,000 command tasks print exactly the expected lines in
-# order, and nothing is left running afterwards.
+# order, and nothing is left running afterwards; workers that cannot
+# start fail the job at once.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 180
@@ -18,6 +19,19 @@ check "function tasks with a shipped library run on local-cluster" \
   submit --master 'local-cluster[2,1,512]' --lib "$BIN/examples/libpi.so" \
   "$SRC/examples/pi.json"
 check "... and pi is estimated" grep -q '^Pi is roughly 3\.1' "$T/out"
+
+# Workers that cannot start (a setting they refuse, through the
+# environment they inherit): the job fails at once, saying why, rather
+# than waiting for executors that will never come (before: for ever).
+J1=$(job one '{"name":"one","stages":[{"name":"s","tasks":[{"cmd":["true"]}]}]}')
+HEARTH_ISOLATION=bogus timeout 60 "$BIN/hearth-submit" \
+  --master 'local-cluster[2,1,512]' "$J1" >"$T/out" 2>"$T/err"
+rc=$?
+check "workers that cannot start fail the job (exit 1, not a timeout: $rc)" \
+  test "$rc" -eq 1
+check "... saying that every worker exited" \
+  grep -q 'every local-cluster worker exited (worker [01] exited with status 1)' "$T/err"
+check "... after the workers' own reason" grep -q "bad --isolation 'bogus'" "$T/err"
 
 check "no master, worker or executor is left" no_leftovers
 finish

@@ -64,6 +64,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-worker-ids.sh \
 	tests/integration/test-worker-duplicate.sh \
 	tests/integration/test-worker-stopping.sh \
+	tests/integration/test-worker-master-file.sh \
 	tests/integration/test-decommission.sh \
 	tests/integration/test-recovery-replaced.sh \
 	tests/integration/test-worker-resources.sh \

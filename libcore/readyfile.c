@@ -1,0 +1,51 @@
+/*  readyfile.c - waiting for a daemon's ready file; see readyfile.h. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libcore/clock.h"
+#include "libcore/readyfile.h"
+
+/* The first look, and the longest pause between two. */
+static const useconds_t s_first_pause_us = 100, s_max_pause_us = 10000;
+
+int
+hearth_ready_file_read (const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen (path, "re");
+    if (!f)
+        return 0;
+    bool ok = fgets (buf, (int) size, f) != NULL;
+    fclose (f);
+    if (!ok)
+        return 0;
+    buf[strcspn (buf, "\r\n")] = '\0';
+    return *buf != '\0';
+}
+
+void
+hearth_backoff_sleep (useconds_t *us, useconds_t max_us)
+{
+    usleep (*us);
+    if (*us < max_us)
+        *us = *us * 2 < max_us ? *us * 2 : max_us;
+}
+
+int
+hearth_ready_file_wait (const char *path, char *buf, size_t size,
+                        int64_t timeout_ms, hearth_error_t *err)
+{
+    int64_t deadline = hearth_mono_ms () + timeout_ms;
+    useconds_t pause = s_first_pause_us;
+    for (;;) {
+        if (hearth_ready_file_read (path, buf, size))
+            return 0;
+        if (hearth_mono_ms () >= deadline)
+            return hearth_errprintf (err, "%s did not appear within %lld ms",
+                                     path, (long long) timeout_ms);
+        hearth_backoff_sleep (&pause, s_max_pause_us);
+    }
+}
