@@ -467,6 +467,17 @@ s_stop_workers (local_t *self)
         }
 }
 
+/* A local cluster's daemons serve no pages unless HEARTH_WEB_PORT asks
+   for them: they would take the ports of the machine's real master and
+   worker (8080, 8081 and the next ones), and loading the web server costs
+   each about 3 ms at its start (libcore/mhdlib.h). */
+static const char *
+s_web_port (void)
+{
+    const char *port = getenv ("HEARTH_WEB_PORT");
+    return port && *port ? port : "0";
+}
+
 /* Start the workers, each told to wait for the master's ready file. */
 static int
 s_start_workers (local_t *self, const char *ready, const char *hb,
@@ -499,6 +510,8 @@ s_start_workers (local_t *self, const char *ready, const char *hb,
             hb,
             "--log-level",
             "error",
+            "--web-port",
+            s_web_port (),
             NULL};
         s_wargv_t w;
         if (s_wargv (self->conf, fixed, &w, err) < 0)
@@ -532,6 +545,8 @@ s_start_cluster (local_t *self, hearth_error_t *err)
         hb,
         "--log-level",
         "error",
+        "--web-port",
+        s_web_port (),
         NULL};
     if ((self->master_pid = s_spawn_daemon (margv, err)) < 0) {
         self->master_pid = 0;

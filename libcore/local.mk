@@ -59,11 +59,13 @@ NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
 # library of its own, linked by the programs that serve pages only.
 noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
+	libcore/mhdlib.c libcore/mhdlib.h \
 	libcore/webauth.c libcore/webauth.h \
 	libcore/prom.c libcore/prom.h
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
-libcore_libhearthweb_la_LIBADD = $(MHD_LIBS) -lm
-WEB_LIBS = libcore/libhearthweb.la $(MHD_LIBS)
+# libmicrohttpd itself is opened at run time (libcore/mhdlib.h)
+libcore_libhearthweb_la_LIBADD = -ldl -lm
+WEB_LIBS = libcore/libhearthweb.la -ldl
 
 # Leader election through ZooKeeper (standby masters): a library of its
 # own, linked only by what elects.

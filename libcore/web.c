@@ -13,9 +13,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <microhttpd.h>
-
 #include "libcore/log.h"
+#include "libcore/mhdlib.h"
 #include "libcore/refusals.h"
 #include "libcore/web.h"
 #include "libcore/webauth.h"
@@ -29,6 +28,9 @@ static const size_t s_conn_memory_bytes = 32 * 1024;
 /* Longest token accepted from the file. */
 /* The cookie that carries the token. */
 #define S_COOKIE "hearth_token"
+
+/* libmicrohttpd's functions, loaded by the first server (mhdlib.h). */
+static const hearth_mhd_t *M;
 
 struct hearth_web {
     struct MHD_Daemon *mhd;           /* the server (owned) */
@@ -128,7 +130,7 @@ hearth_web_path (const hearth_web_request_t *req)
 const char *
 hearth_web_arg (const hearth_web_request_t *req, const char *name)
 {
-    return MHD_lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND, name);
+    return M->lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
 /* --- answering a request ------------------------------------------------ */
@@ -138,7 +140,7 @@ static void
 s_client (struct MHD_Connection *conn, char *buf, size_t size)
 {
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        M->get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     snprintf (buf, size, "?");
     if (!ci || !ci->client_addr)
         return;
@@ -168,11 +170,10 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
 {
     int admitted = hearth_webauth_check (
         &self->auth,
-        MHD_lookup_connection_value (req->conn, MHD_HEADER_KIND,
-                                     "Authorization"),
-        MHD_lookup_connection_value (req->conn, MHD_COOKIE_KIND, S_COOKIE),
-        MHD_lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND,
-                                     "token"));
+        M->lookup_connection_value (req->conn, MHD_HEADER_KIND,
+                                    "Authorization"),
+        M->lookup_connection_value (req->conn, MHD_COOKIE_KIND, S_COOKIE),
+        M->lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND, "token"));
     if (!admitted) {
         char client[64];
         s_client (req->conn, client, sizeof client);
@@ -215,30 +216,29 @@ static enum MHD_Result
 s_queue (struct MHD_Connection *conn, hearth_web_reply_t *rep)
 {
     struct MHD_Response *resp =
-        rep->body ? MHD_create_response_from_buffer (rep->len, rep->body,
-                                                     MHD_RESPMEM_MUST_FREE)
-                  : MHD_create_response_from_buffer (0, (void *) "",
-                                                     MHD_RESPMEM_PERSISTENT);
+        rep->body ? M->create_response_from_buffer (rep->len, rep->body,
+                                                    MHD_RESPMEM_MUST_FREE)
+                  : M->create_response_from_buffer (0, (void *) "",
+                                                    MHD_RESPMEM_PERSISTENT);
     if (!resp) {
         free (rep->body);
         return MHD_NO; /* closes the connection */
     }
     rep->body = NULL;
     if (rep->type)
-        MHD_add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, rep->type);
-    MHD_add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    MHD_add_response_header (resp, "X-Content-Type-Options", "nosniff");
+        M->add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, rep->type);
+    M->add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    M->add_response_header (resp, "X-Content-Type-Options", "nosniff");
     /* Inline CSS and JS only, data fetched from this server: nothing else
        runs, and no other site may frame the pages. */
-    MHD_add_response_header (resp, "Content-Security-Policy",
-                             "default-src 'self' 'unsafe-inline' data:; "
-                             "frame-ancestors 'none'");
+    M->add_response_header (resp, "Content-Security-Policy",
+                            "default-src 'self' 'unsafe-inline' data:; "
+                            "frame-ancestors 'none'");
     for (size_t i = 0; i < rep->nheaders; i++)
-        MHD_add_response_header (resp, rep->headers[i].name,
-                                 rep->headers[i].value);
-    enum MHD_Result rc =
-        MHD_queue_response (conn, (unsigned) rep->status, resp);
-    MHD_destroy_response (resp);
+        M->add_response_header (resp, rep->headers[i].name,
+                                rep->headers[i].value);
+    enum MHD_Result rc = M->queue_response (conn, (unsigned) rep->status, resp);
+    M->destroy_response (resp);
     return rc;
 }
 
@@ -287,12 +287,12 @@ static int s_on_timer (zloop_t *loop, int timer_id, void *arg);
 static void
 s_run (hearth_web_t *self)
 {
-    MHD_run (self->mhd);
+    M->run (self->mhd);
     if (self->timer_id >= 0)
         zloop_timer_end (self->loop, self->timer_id);
     self->timer_id = -1;
     MHD_UNSIGNED_LONG_LONG ms;
-    if (MHD_get_timeout (self->mhd, &ms) == MHD_YES)
+    if (M->get_timeout (self->mhd, &ms) == MHD_YES)
         self->timer_id = zloop_timer (self->loop, ms < 1 ? 1 : (size_t) ms, 1,
                                       s_on_timer, self);
 }
@@ -401,7 +401,7 @@ static int
 s_start (hearth_web_t *self, hearth_error_t *err)
 {
     unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
-    self->mhd = MHD_start_daemon (
+    self->mhd = M->start_daemon (
         flags, 0, NULL, NULL, s_access, self, MHD_OPTION_LISTEN_SOCKET,
         self->listen_fd, MHD_OPTION_CONNECTION_LIMIT, s_max_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, s_idle_timeout_s,
@@ -410,9 +410,9 @@ s_start (hearth_web_t *self, hearth_error_t *err)
     if (!self->mhd)
         return hearth_errprintf (err, "cannot start the web server: %s",
                                  strerror (errno));
-    self->listen_fd = -1; /* the daemon's now: MHD_stop_daemon closes it */
+    self->listen_fd = -1; /* the daemon's now: its stop closes it */
     const union MHD_DaemonInfo *info =
-        MHD_get_daemon_info (self->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+        M->get_daemon_info (self->mhd, MHD_DAEMON_INFO_EPOLL_FD);
     if (!info || info->epoll_fd < 0)
         return hearth_errprintf (err, "the web server has no epoll fd");
     self->epoll_fd = info->epoll_fd;
@@ -448,9 +448,10 @@ hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
         errno = EINVAL;
         goto error;
     }
-    if (hearth_webauth_setup (&self->auth, host, cfg->token_file, cfg->insecure,
-                              err)
-            < 0
+    if (!(M = hearth_mhd (err))
+        || hearth_webauth_setup (&self->auth, host, cfg->token_file,
+                                 cfg->insecure, err)
+               < 0
         || s_bind (self, cfg, host, err) < 0)
         goto error;
     s_make_url (self, cfg, host);
@@ -508,7 +509,7 @@ hearth_web_destroy (hearth_web_t **self_p)
     if (self->timer_id >= 0)
         zloop_timer_end (self->loop, self->timer_id);
     if (self->mhd)
-        MHD_stop_daemon (self->mhd);
+        M->stop_daemon (self->mhd);
     if (self->listen_fd >= 0)
         close (self->listen_fd); /* bound, but no daemon took it */
     hearth_refusals_destroy (&self->refusals);

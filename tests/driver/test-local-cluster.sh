@@ -20,6 +20,18 @@ check "function tasks with a shipped library run on local-cluster" \
   "$SRC/examples/pi.json"
 check "... and pi is estimated" grep -q '^Pi is roughly 3\.1' "$T/out"
 
+# The daemons serve no pages unless HEARTH_WEB_PORT asks: then the
+# master's /json answers while the job runs (a task fetches it).
+WEB_PORT=$((20000 + RANDOM % 20000))
+JW=$(job web "{\"name\":\"web\",\"stages\":[{\"name\":\"s\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",\"curl -s -m 5 http://127.0.0.1:$WEB_PORT/json | jq -r .status\"]}]}]}")
+web_job() {
+  HEARTH_WEB_PORT=$WEB_PORT "$BIN/hearth-submit" \
+    --master 'local-cluster[1,1,512]' "$JW" >"$T/out" 2>"$T/err"
+}
+check "HEARTH_WEB_PORT=$WEB_PORT: a local cluster with pages runs its job" web_job
+check "... and its master's /json answers during the job (status ALIVE)" \
+  grep -qx ALIVE "$T/out"
+
 # Workers that cannot start (a setting they refuse, through the
 # environment they inherit): the job fails at once, saying why, rather
 # than waiting for executors that will never come (before: for ever).
