@@ -26,7 +26,7 @@
     cgroup.procs files, in which the child writes "0" (libcore/spawn.h's
     join_fds).  That write waits for an RCU grace period of the kernel,
     10 to 15 ms on the machines measured, which the creation in the group
-    does not (docs/performance.md, "Executor launches into cgroups").
+    does not (docs/performance.md, "A child created in its group").
 
     Ownership: the tree owns nothing of its groups; each cgroup_t is its
     creator's, freed by cgroup_destroy once its directories are gone.

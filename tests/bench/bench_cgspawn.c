@@ -1,5 +1,5 @@
 /*  bench_cgspawn.c - what putting a child into its cgroup costs at its
-    start (docs/performance.md, "Executor launches into cgroups"):
+    start (docs/performance.md, "A child created in its group"):
     hearth_spawn of /bin/true into a scratch cgroup v2 group, until it
     has exited, with the two ways the worker has of placing a child:
 

@@ -35,7 +35,7 @@ tests_bench_bench_shuffle_SOURCES = tests/bench/bench_shuffle.c \
 tests_bench_bench_histgen_SOURCES = tests/bench/bench_histgen.c
 
 # A child's placement in its cgroup v2 group: joined, or created there
-# (docs/performance.md, "Executor launches into cgroups").
+# (docs/performance.md, "A child created in its group").
 tests_bench_bench_cgspawn_SOURCES = tests/bench/bench_cgspawn.c \
 	tests/bench/benchutil.h tests/lib/scratchcg.h
 tests_bench_bench_cgspawn_LDADD = $(CORE_LIBS)
