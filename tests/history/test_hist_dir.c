@@ -262,11 +262,15 @@ test_filters_and_order (void **state)
     (void) state;
     struct timeval tv;
     gettimeofday (&tv, NULL);
-    int64_t now = (int64_t) tv.tv_sec * 1000;
+    int64_t now = (int64_t) tv.tv_sec * 1000 + tv.tv_usec / 1000;
     s_log ("app-old", "etl-old", now - 3 * 86400000LL, "FAILED", 1);
     s_log ("app-new", "etl-new", now - 3600000, "FINISHED", 1);
     s_log ("app-mid", "report", now - 86400000LL - 3600000, "FAILED", 1);
-    s_log ("app-run", "etl-live", now - 1000, NULL, (int64_t) getpid ());
+    /* A driver's log starts after its process does: a start before this
+       process's own would be a reused pid's (FAILED), so the log says now
+       to the millisecond; "now - 1000" in whole seconds failed whenever
+       the test ran within half a second of its process's start. */
+    s_log ("app-run", "etl-live", now, NULL, (int64_t) getpid ());
     int status;
     hist_list_opts_t o = {.since_ms = -1};
     char *out;
