@@ -146,7 +146,7 @@ check "the worker's page too" wait_for 5 worker_page
 
 # --- a second application waits for the addresses ----------------------------
 start_gpu second 1
-wait_for 10 test -n "$(app_id second)"
+wait_for 10 eval '[[ -n $(app_id second) ]]'
 sleep 1
 check "a second application asking 1 gpu waits while all are held" \
   jq_state '[.apps[] | select(.name == "second")][0]
@@ -170,7 +170,7 @@ same_held() { [[ $(held) == "$before" ]]; }
 say "held before the restart: $before"
 check "... holding the same addresses as before" wait_for 10 same_held
 start_gpu fourth 1
-wait_for 10 test -n "$(app_id fourth)"
+wait_for 10 eval '[[ -n $(app_id fourth) ]]'
 sleep 1.5
 check "... and a new application asking 1 gpu is placed on none of them" \
   jq_state '[.apps[] | select(.name == "fourth")][0] | (.executors | length) == 0'
