@@ -39,7 +39,14 @@ start_slow() {
   }
   wait_for 30 busy || return 1
   APP=$(state_json | jq -r --arg n "$1" '.apps[] | select(.name == $n) | .id')
-  wait_for 10 grep -q "task" "$T/$1.err"
+  # its driver says its tasks run, on both executors (the progress
+  # summary it sends the master): hearth-submit's stderr, grepped for
+  # "task" here before, says nothing until the end, and the wait ran
+  # its 10 s out each time
+  tasks_run() {
+    jq_state ".apps[] | select(.name == \"$n\") | .progress.tasks_running >= 2"
+  }
+  wait_for 10 tasks_run
   sleep 0.5 # its tasks run
 }
 # poll_cores SECONDS FILE: the worker's cores_used in MASTER_STATE, every
