@@ -17,6 +17,11 @@ export HEARTH_CONF_DIR=$T/conf
 mkdir -p "$HEARTH_CONF_DIR"
 printf '# two workers here\nlocalhost\n\nlocalhost   # the second\n' \
   >"$HEARTH_CONF_DIR/workers"
+# --decommission-timeout 0: SIGTERM stops a worker at once, as this test
+# expects of stop-cluster.sh with a cluster-mode job still running, like
+# the workers of tests/lib/cluster.sh (DECOM_TIMEOUT).  Without it each
+# worker decommissions first, for its default 30 s, and the stop raced
+# stop-worker.sh's SIGKILL after HEARTH_STOP_TIMEOUT, also 30 s.
 cat >"$HEARTH_CONF_DIR/hearth-env.sh" <<EOF
 HEARTH_MASTER_PORT=0
 HEARTH_PID_DIR=$T/run
@@ -25,7 +30,7 @@ HEARTH_WORKER_DIR=$T/work
 HEARTH_WORKER_CORES=2
 HEARTH_WORKER_MEMORY=1G
 HEARTH_MASTER_OPTS="--heartbeat-interval ${INTERVAL_MS}ms --log-level debug"
-HEARTH_WORKER_OPTS="--kill-grace 1s"
+HEARTH_WORKER_OPTS="--kill-grace 1s --decommission-timeout 0"
 HEARTH_WORKER_RESOURCE="gpu=0,1;fpga=a"
 HEARTH_START_TIMEOUT=20
 EOF
