@@ -123,6 +123,19 @@ wait_for() {
   return 1
 }
 
+# no_valgrind_report: no valgrind log of this test ($T/valgrind-*.txt)
+# holds anything; those that do are printed, since $T goes with the test.
+no_valgrind_report() {
+  local f bad=0
+  for f in "$T"/valgrind-*.txt; do
+    [[ -s $f ]] || continue
+    bad=1
+    say "valgrind report in ${f##*/}:"
+    head -n 60 "$f"
+  done
+  return "$bad"
+}
+
 finish() {
   say "$PASSED passed, $FAILED failed"
   ((FAILED == 0))
