@@ -34,7 +34,7 @@ configuration directory (docs/operations.md):
   HEARTH_LOG_DIR        log files (default $HEARTH_PID_DIR/logs)
   HEARTH_IDENT_STRING   part of every pid and log file name (default $USER)
   HEARTH_START_TIMEOUT  seconds to wait for a daemon to start (default 30)
-  HEARTH_STOP_TIMEOUT   seconds before SIGKILL when stopping (default 30)
+  HEARTH_STOP_TIMEOUT   seconds before SIGKILL when stopping (default 60)
 EOF
 }
 
@@ -113,7 +113,9 @@ HEARTH_WORKER_RESOURCE=${HEARTH_WORKER_RESOURCE:-}
 HEARTH_WORKER_RESOURCE_DISCOVERY=${HEARTH_WORKER_RESOURCE_DISCOVERY:-}
 HEARTH_SSH_OPTS=${HEARTH_SSH_OPTS:--o BatchMode=yes -o ConnectTimeout=10}
 HEARTH_START_TIMEOUT=${HEARTH_START_TIMEOUT:-30}
-HEARTH_STOP_TIMEOUT=${HEARTH_STOP_TIMEOUT:-30}
+# above a worker's --decommission-timeout (30 s) and --kill-grace (5 s),
+# as the systemd units' TimeoutStopSec
+HEARTH_STOP_TIMEOUT=${HEARTH_STOP_TIMEOUT:-60}
 
 hearth_host=$(hostname -s 2>/dev/null || hostname)
 

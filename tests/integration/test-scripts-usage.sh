@@ -31,6 +31,15 @@ check "start-master.sh --help names the master's settings" \
   grep -q "HEARTH_MASTER_PORT" "$T/start-master.help"
 check "start-worker.sh --help names the worker's settings" \
   grep -q "HEARTH_WORKER_CORES" "$T/start-worker.help"
+# stop-worker.sh's wait before its SIGKILL outlasts a worker's own stop
+# with the defaults (its decommission, then its children's kill grace):
+# when both were 30 s, a worker holding running tasks raced the SIGKILL.
+secs() { sed -n "s/.*$1 .*(default: \([0-9]*\)s)$/\1/p"; }
+decom=$("$BIN/hearth-worker" --help | secs --decommission-timeout)
+grace=$("$BIN/hearth-worker" --help | secs --kill-grace)
+stop=$(sed -n 's/.*HEARTH_STOP_TIMEOUT .*(default \([0-9]*\)).*/\1/p' "$T/stop-worker.help")
+check "the scripts' default stop timeout ($stop s) outlasts a worker's decommission ($decom s) and kill grace ($grace s)" \
+  test -n "$decom" -a -n "$grace" -a -n "$stop" -a "${stop:-0}" -gt "$((decom + grace))"
 "$S/start-master.sh" --port 0 --help >"$T/late.help" 2>&1
 check "--help after other flags is answered by the script too" \
   grep -q "^Usage: start-master.sh" "$T/late.help"

@@ -20,8 +20,8 @@ printf '# two workers here\nlocalhost\n\nlocalhost   # the second\n' \
 # --decommission-timeout 0: SIGTERM stops a worker at once, as this test
 # expects of stop-cluster.sh with a cluster-mode job still running, like
 # the workers of tests/lib/cluster.sh (DECOM_TIMEOUT).  Without it each
-# worker decommissions first, for its default 30 s, and the stop raced
-# stop-worker.sh's SIGKILL after HEARTH_STOP_TIMEOUT, also 30 s.
+# worker decommissions first, for its default 30 s (this test's job
+# would keep it that long); decommissioning is test-decommission's.
 cat >"$HEARTH_CONF_DIR/hearth-env.sh" <<EOF
 HEARTH_MASTER_PORT=0
 HEARTH_PID_DIR=$T/run
