@@ -171,31 +171,26 @@ tests_unit_test_curve_LDADD = $(unit_libs)
 # The master's journal: its pure record codec and replay, and its files.
 UNIT_TESTS += tests/unit/test_journal
 tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \
-	tests/unit/testutil.h tests/unit/journaltest.h master/jstate.c \
-	master/jstate.h
+	tests/unit/testutil.h tests/unit/journaltest.h
 tests_unit_test_journal_CFLAGS = $(unit_cflags)
-tests_unit_test_journal_LDADD = $(unit_libs)
+tests_unit_test_journal_LDADD = master/libregistry.la $(unit_libs)
 UNIT_TESTS += tests/unit/test_journal_files
 tests_unit_test_journal_files_SOURCES = tests/unit/test_journal_files.c \
-	tests/unit/testutil.h tests/unit/journaltest.h master/jstate.c \
-	master/jstate.h master/journal.c master/journal.h master/jio.c \
-	master/jio.h
+	tests/unit/testutil.h tests/unit/journaltest.h master/journal.c \
+	master/journal.h master/jio.c master/jio.h
 tests_unit_test_journal_files_CFLAGS = $(unit_cflags)
-tests_unit_test_journal_files_LDADD = $(unit_libs)
+tests_unit_test_journal_files_LDADD = master/libregistry.la $(unit_libs)
 
-# The registry and its journal: records of every change, replay, restore.
-# The master's registry and its journal records, for the tests of them.
-registry_sources = tests/unit/testutil.h master/jstate.c master/jstate.h \
-	master/registry.c master/registry.h master/registry_int.h \
-	master/regworkers.c master/regapps.c master/regdrivers.c \
-	master/reglive.c master/regviews.c master/regstopping.c master/regres.c \
-	master/records.c master/restore.c
+# The registry and its journal: records of every change, replay, restore
+# (master/libregistry.la, linked by the tests of them).
+registry_sources = tests/unit/testutil.h
+registry_libs = master/libregistry.la $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_restore
 tests_unit_test_restore_SOURCES = tests/unit/test_restore.c \
 	$(registry_sources)
 tests_unit_test_restore_CFLAGS = $(unit_cflags)
-tests_unit_test_restore_LDADD = $(unit_libs)
+tests_unit_test_restore_LDADD = $(registry_libs)
 
 UNIT_TESTS += tests/unit/test_notify
 tests_unit_test_notify_SOURCES = tests/unit/test_notify.c tests/unit/testutil.h
@@ -206,19 +201,19 @@ UNIT_TESTS += tests/unit/test_regworkers
 tests_unit_test_regworkers_SOURCES = tests/unit/test_regworkers.c \
 	$(registry_sources)
 tests_unit_test_regworkers_CFLAGS = $(unit_cflags)
-tests_unit_test_regworkers_LDADD = $(unit_libs)
+tests_unit_test_regworkers_LDADD = $(registry_libs)
 
 UNIT_TESTS += tests/unit/test_regended
 tests_unit_test_regended_SOURCES = tests/unit/test_regended.c \
 	$(registry_sources)
 tests_unit_test_regended_CFLAGS = $(unit_cflags)
-tests_unit_test_regended_LDADD = $(unit_libs)
+tests_unit_test_regended_LDADD = $(registry_libs)
 
 UNIT_TESTS += tests/unit/test_regres
 tests_unit_test_regres_SOURCES = tests/unit/test_regres.c \
 	$(registry_sources)
 tests_unit_test_regres_CFLAGS = $(unit_cflags)
-tests_unit_test_regres_LDADD = $(unit_libs)
+tests_unit_test_regres_LDADD = $(registry_libs)
 
 UNIT_TESTS += tests/unit/test_packed
 tests_unit_test_packed_SOURCES = tests/unit/test_packed.c tests/unit/testutil.h
@@ -278,7 +273,7 @@ UNIT_TESTS += tests/unit/test_progress
 tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
 	$(registry_sources)
 tests_unit_test_progress_CFLAGS = $(unit_cflags)
-tests_unit_test_progress_LDADD = driver/libdriver.la $(unit_libs)
+tests_unit_test_progress_LDADD = driver/libdriver.la $(registry_libs)
 # The Prometheus text and the web token's comparison (libhearthweb).
 UNIT_TESTS += tests/unit/test_prom
 tests_unit_test_prom_SOURCES = tests/unit/test_prom.c tests/unit/testutil.h
@@ -321,4 +316,4 @@ UNIT_TESTS += tests/unit/test_regprint
 tests_unit_test_regprint_SOURCES = tests/unit/test_regprint.c \
 	$(registry_sources)
 tests_unit_test_regprint_CFLAGS = $(unit_cflags)
-tests_unit_test_regprint_LDADD = $(unit_libs)
+tests_unit_test_regprint_LDADD = $(registry_libs)
