@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/apiq.h"
 #include "driver/engine.h"
 #include "driver/internal.h"
 #include "driver/shuffle.h"
@@ -62,8 +63,7 @@ static void
 s_stop_engine (hearth_ctx_t *ctx)
 {
     if (ctx->running) {
-        zsock_set_sndtimeo (ctx->pipe, 0); /* the engine may be gone */
-        zstr_send (ctx->pipe, "$TERM");
+        apiq_stop (ctx->apiq); /* heard, or the engine is gone already */
         pthread_join (ctx->thread, NULL);
         ctx->running = false;
     }
@@ -97,7 +97,8 @@ hearth_ctx_new (const hearth_opts_t *opts, char *errbuf, size_t errlen)
     }
     hearth_zsys_init ();
     ctx->jobs = zlistx_new ();
-    ctx->engine = ctx->jobs ? engine_new (ctx) : NULL;
+    ctx->apiq = apiq_new ();
+    ctx->engine = ctx->jobs && ctx->apiq ? engine_new (ctx) : NULL;
     if (!ctx->engine) {
         s_copy (errbuf, errlen, "out of memory");
         goto error;
@@ -131,6 +132,7 @@ hearth_ctx_destroy (hearth_ctx_t **self_p)
         job_destroy (&job);
     }
     zlistx_destroy (&ctx->jobs);
+    apiq_destroy (&ctx->apiq);
     hearth_conf_destroy (&ctx->conf);
     hearth_resource_amounts_clear (&ctx->executor_resources);
     free (ctx);
@@ -158,8 +160,9 @@ hearth_ctx_set_final_state (hearth_ctx_t *self, hearth_app_end_t state,
         || (state != HEARTH_APP_FINISHED && state != HEARTH_APP_FAILED
             && state != HEARTH_APP_KILLED))
         return errno = EINVAL, -1;
-    return zsock_send (self->pipe, "sis", "FINAL", (int) state,
-                       reason ? reason : "");
+    if (apiq_final (self->apiq, (int) state, reason) < 0)
+        return errno = EINVAL, -1; /* the engine has stopped */
+    return 0;
 }
 
 static int
@@ -231,7 +234,16 @@ hearth_job_submit (hearth_job_t *job)
     job->state = HEARTH_JOB_RUNNING;
     job->submitted_ms = hearth_mono_ms ();
     pthread_mutex_unlock (&job->lock);
-    return zsock_send (job->ctx->pipe, "sp", "SUBMIT", job);
+    if (apiq_submit (job->ctx->apiq, job) < 0) {
+        pthread_mutex_lock (&job->lock);
+        job->state = HEARTH_JOB_NEW;
+        pthread_mutex_unlock (&job->lock);
+        return s_job_error (job,
+                            "job %s not submitted: the application "
+                            "has stopped",
+                            job->name);
+    }
+    return 0;
 }
 
 int
@@ -251,8 +263,8 @@ hearth_job_destroy (hearth_job_t **self_p)
     hearth_job_t *job = *self_p;
     hearth_ctx_t *ctx = job->ctx;
     if (hearth_job_state (job) == HEARTH_JOB_RUNNING && ctx->running) {
-        zsock_send (ctx->pipe, "sp", "CANCEL", job);
-        zsock_wait (ctx->pipe);
+        if (apiq_cancel (ctx->apiq, job) == 0)
+            zsock_wait (ctx->pipe); /* cancelled */
     }
     zlistx_delete (ctx->jobs, job->handle);
     job_destroy (self_p);

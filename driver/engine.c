@@ -9,7 +9,8 @@
     starting local executors) happens before the engine signals the API, so
     hearth_ctx_new() returns a registered application or an error (in
     local-cluster, with its executors registered: clusterup.h).  Then the
-    loop serves the API pipe (SUBMIT, CANCEL, $TERM), the executors, the
+    loop serves the API's queue (apiq.h: submits, cancels, the final state,
+    the stop; answers on the pipe), the executors, the
     master and a periodic tick.
 
     The parts never call the engine: each tells it what happened through
@@ -26,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver/apiq.h"
 #include "driver/clusterup.h"
 #include "driver/dynalloc.h"
 #include "driver/engine.h"
@@ -51,7 +53,8 @@ static const int64_t s_starved_warning_ms = 10000;
 
 struct engine {
     hearth_conf_t *conf;          /* settings (borrowed from the context) */
-    zsock_t *pipe;                /* to the API thread (borrowed) */
+    zsock_t *pipe;                /* our answers to the API (borrowed) */
+    apiq_t *apiq;                 /* what the API tells us (borrowed) */
     zloop_t *loop;                /* the engine's loop */
     engine_mode_t mode;           /* how executors come to be */
     char app_id[160];             /* from the master, or made locally */
@@ -270,6 +273,7 @@ engine_new (hearth_ctx_t *ctx)
     if (!e)
         return NULL;
     e->conf = ctx->conf;
+    e->apiq = ctx->apiq;
     e->hb_interval_ms = hearth_conf_ms (e->conf, "heartbeat-interval");
     e->hb_liveness = hearth_conf_int (e->conf, "heartbeat-liveness");
     if (e->hb_interval_ms < 1)
@@ -315,55 +319,44 @@ engine_app_id (const engine_t *self)
 
 /* ---- the loop ----------------------------------------------------------- */
 
-/* FINAL STATE REASON: how the program says the application ends. */
-static void
-s_on_final (engine_t *e, zmsg_t *msg)
+/* Act on what the API's threads queued (apiq.h): the submits, the
+   cancels (each answered on the pipe once done), the final state; then,
+   unless stopping, offer what changed.  Whether the API asked to stop. */
+static bool
+s_take_api (engine_t *e)
 {
-    char *state = zmsg_popstr (msg), *reason = zmsg_popstr (msg);
-    if (state && reason) {
-        e->final_set = true;
-        e->final_state = (hearth_app_end_t) atoi (state);
-        snprintf (e->final_reason, sizeof e->final_reason, "%s", reason);
+    apiq_batch_t b;
+    apiq_take (e->apiq, &b);
+    for (hearth_job_t *job = b.submits, *next; job; job = next) {
+        next = job->submit_next;
+        work_submit (e->work, job);
     }
-    free (state);
-    free (reason);
+    int cancelled = 0;
+    for (hearth_job_t *job = b.cancels, *next; job; job = next) {
+        next = job->cancel_next;
+        work_cancel_job (e->work, job, "cancelled");
+        cancelled++;
+    }
+    if (b.final_set) {
+        e->final_set = true;
+        e->final_state = (hearth_app_end_t) b.final_state;
+        snprintf (e->final_reason, sizeof e->final_reason, "%s",
+                  b.final_reason);
+    }
+    if ((b.submits || b.cancels) && !e->stopping)
+        s_process (e);
+    /* last: a cancelled job is the API's to free once it hears */
+    for (int i = 0; i < cancelled; i++)
+        zsock_signal (e->pipe, 0);
+    return b.stop;
 }
 
 static int
-s_on_pipe (zloop_t *loop, zsock_t *pipe, void *arg)
+s_on_api (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 {
     (void) loop;
-    engine_t *e = arg;
-    zmsg_t *msg = zmsg_recv (pipe);
-    if (!msg)
-        return -1;
-    char *cmd = zmsg_popstr (msg);
-    if (cmd && streq (cmd, "FINAL")) {
-        s_on_final (e, msg);
-        free (cmd);
-        zmsg_destroy (&msg);
-        return 0;
-    }
-    zframe_t *ptr = zmsg_pop (msg);
-    hearth_job_t *job = NULL;
-    if (ptr && zframe_size (ptr) == sizeof job)
-        memcpy (&job, zframe_data (ptr), sizeof job);
-    int rc = 0;
-    if (!cmd || streq (cmd, "$TERM"))
-        rc = -1;
-    else if (streq (cmd, "SUBMIT") && job) {
-        work_submit (e->work, job);
-        s_process (e);
-    }
-    else if (streq (cmd, "CANCEL") && job) {
-        work_cancel_job (e->work, job, "cancelled");
-        s_process (e);
-        zsock_signal (pipe, 0);
-    }
-    free (cmd);
-    zframe_destroy (&ptr);
-    zmsg_destroy (&msg);
-    return rc;
+    (void) item;
+    return s_take_api (arg) ? -1 : 0;
 }
 
 /* Like Spark's "Initial job has not accepted any resources": say so when
@@ -655,6 +648,10 @@ s_shutdown (engine_t *e)
                                          [HEARTH_APP_FAILED] = "FAILED",
                                          [HEARTH_APP_KILLED] = "KILLED"};
     e->stopping = true;
+    /* What the API said as we stopped counts (a final state), or is failed
+       with the rest (jobs); what it says later is refused (apiq.h). */
+    apiq_close (e->apiq);
+    s_take_api (e);
     /* The last failure first: the jobs failed below do not count. */
     char why[1024];
     hearth_app_end_t state = s_final_state (e, why, sizeof why);
@@ -690,7 +687,8 @@ engine_run (engine_t *e, zsock_t *pipe)
         s_signal_ready (e, NULL);
     int64_t tick = e->hb_interval_ms / 4;
     tick = tick < 10 ? 10 : tick > 250 ? 250 : tick;
-    zloop_reader (e->loop, pipe, s_on_pipe, e);
+    zmq_pollitem_t api = {NULL, apiq_fd (e->apiq), ZMQ_POLLIN, 0};
+    zloop_poller (e->loop, &api, s_on_api, e);
     zloop_timer (e->loop, tick, 0, s_on_tick, e);
     zloop_start (e->loop);
     if (!e->signaled)

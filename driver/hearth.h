@@ -152,7 +152,8 @@ typedef enum {
      the end FINISHED again; jobs cancelled by hearth_job_destroy and
      jobs still running at the end do not count);
    - FINISHED otherwise, no job at all included.
-   Returns 0, or -1 with errno EINVAL (no context, a bad state). */
+   Returns 0, or -1 with errno EINVAL (no context, a bad state, the
+   application stopped already). */
 int hearth_ctx_set_final_state (hearth_ctx_t *self, hearth_app_end_t state,
                                 const char *reason);
 
@@ -287,7 +288,8 @@ uint64_t hearth_stage_size (const hearth_stage_t *stage);
 const char *hearth_stage_name (const hearth_stage_t *stage);
 
 /* Submit the job: it starts running in the background.  Returns 0 or -1
-   (a cycle in the stages, an empty stage, a job already submitted). */
+   (a cycle in the stages, an empty stage, a job already submitted, the
+   application stopped already: hearth_job_error says which). */
 int hearth_job_submit (hearth_job_t *job);
 
 /* Wait up to timeout_ms (-1: forever) for the job to end.  Returns 0 when

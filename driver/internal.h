@@ -123,18 +123,21 @@ struct hearth_job {
     uint64_t id;             /* engine-wide id, set at submit */
     hearth_stage_t **stages; /* in the order they were added */
     size_t nstages, stages_alloc;
-    pthread_mutex_t lock;     /* guards state, error and progress */
-    pthread_cond_t ended;     /* broadcast when state leaves RUNNING */
-    hearth_job_state_t state; /* see hearth.h */
-    int64_t submitted_ms;     /* when it was submitted, monotonic */
-    char *error;              /* why it failed */
-    void *handle;             /* node in the context's job list */
+    pthread_mutex_t lock;           /* guards state, error and progress */
+    pthread_cond_t ended;           /* broadcast when state leaves RUNNING */
+    hearth_job_state_t state;       /* see hearth.h */
+    int64_t submitted_ms;           /* when it was submitted, monotonic */
+    char *error;                    /* why it failed */
+    void *handle;                   /* node in the context's job list */
+    struct hearth_job *submit_next; /* next submitted on the queue (apiq.h) */
+    struct hearth_job *cancel_next; /* next cancelled on the queue */
 };
 
 struct hearth_ctx {
     hearth_conf_t *conf;   /* settings (copied from opts) */
     struct engine *engine; /* the I/O side (engine.h) */
-    zsock_t *pipe;         /* to the engine thread (PAIR) */
+    zsock_t *pipe;         /* the engine thread's answers (PAIR) */
+    struct apiq *apiq;     /* commands to the engine thread (apiq.h) */
     pthread_t thread;      /* runs the engine */
     bool running;          /* thread started, not yet joined */
     zlistx_t *jobs;        /* hearth_job_t not yet destroyed */

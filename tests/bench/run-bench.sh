@@ -150,8 +150,22 @@ if wants sleep; then
     run "$driver" sleep --master 'local[2]' --lib "$lib" --reps $reps \
         --tasks $sleep_tasks --ms 10 --cores 2 --key sleep.local
 fi
+# What an executor's cgroup join costs on this host, which moves benchmark
+# 6's local-cluster figure by 10 to 20 ms: on cgroup v1 the first join
+# after a quiet while waits for an RCU grace period, unless a hierarchy
+# is mounted with favordynmods (docs/performance.md, "Start-up on cgroup
+# v1").
+cgroup_note () {
+    awk '$3 == "cgroup" { v1 = 1 } $3 == "cgroup2" { v2 = 1 }
+         $3 ~ /^cgroup/ && $4 ~ /(^|,)favordynmods(,|$)/ { f = 1 }
+         END { printf "# cgroups of this host: %s%s\n",
+                      v1 ? "v1" : (v2 ? "v2" : "none"),
+                      f ? ", a hierarchy mounted with favordynmods" : "" }' \
+        /proc/mounts
+}
 if wants startup; then
     echo "== 6. start-up of a one-task job"
+    cgroup_note
     echo '{"name": "one", "stages": [{"name": "s", "tasks": [{"fn": "noop"}]}]}' \
         >"$scratch/one.json"
     run "$bdir/bench-startup" --reps $start_reps --key start.ref -- \

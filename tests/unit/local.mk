@@ -269,6 +269,13 @@ tests_unit_test_reducein_LDADD = $(unit_libs)
 
 # A driver's progress summary: the codec's bounds, the driver's cut of a
 # stage's name, the master's record of it.
+# The API's queue of commands to the driver's engine.
+UNIT_TESTS += tests/unit/test_apiq
+tests_unit_test_apiq_SOURCES = tests/unit/test_apiq.c \
+	driver/apiq.c driver/apiq.h
+tests_unit_test_apiq_CFLAGS = $(unit_cflags)
+tests_unit_test_apiq_LDADD = $(unit_libs) -lpthread
+
 UNIT_TESTS += tests/unit/test_progress
 tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
 	$(registry_sources)
