@@ -15,7 +15,7 @@
 #
 #   - no-op function tasks/s (bench-driver throughput, --tasks);
 #   - the one-task job round trip (bench-driver latency, --jobs), with
-#     as many raw ZeroMQ round trips before each repetition from the
+#     as many raw ZeroMQ round trips alternating with the jobs from the
 #     driver's host to a bench-zmq --serve on host m, CURVE when the
 #     cluster has it (--ref);
 #   - raw ZeroMQ d -> m (bench-zmq --connect): round trip and one-way

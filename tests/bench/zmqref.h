@@ -141,20 +141,27 @@ zmqref_connect (void *ctx, const char *endpoint, const char *server_key)
     return dealer;
 }
 
-/* Round trips: fills us[0..n). */
+/* Round trips: fills us[0..n), after warmup untimed ones. */
 static inline void
-zmqref_rtt (void *dealer, double *us, int n)
+zmqref_rtt_warm (void *dealer, double *us, int n, int warmup)
 {
     char buf[64];
     memset (buf, 'x', sizeof buf);
     buf[0] = MSG_ECHO;
-    for (int i = -ZMQREF_WARMUP; i < n; i++) {
+    for (int i = -warmup; i < n; i++) {
         double t0 = bench_now_us ();
         zmq_send (dealer, buf, ZMQREF_SMALL, 0);
         zmq_recv (dealer, buf, sizeof buf, 0);
         if (i >= 0)
             us[i] = bench_now_us () - t0;
     }
+}
+
+/* n round trips into us[], after ZMQREF_WARMUP untimed ones. */
+static inline void
+zmqref_rtt (void *dealer, double *us, int n)
+{
+    zmqref_rtt_warm (dealer, us, n, ZMQREF_WARMUP);
 }
 
 /* The client side of the reference. */
