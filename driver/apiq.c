@@ -164,9 +164,12 @@ apiq_take (apiq_t *self, apiq_batch_t *out)
     self->submits.head = self->submits.tail = NULL;
     self->cancels.head = self->cancels.tail = NULL;
     out->final_set = self->final_set;
-    out->final_state = self->final_state;
-    memcpy (out->final_reason, self->final_reason, sizeof out->final_reason);
-    self->final_set = false;
+    if (self->final_set) { /* rare: not copied with every submit */
+        out->final_state = self->final_state;
+        memcpy (out->final_reason, self->final_reason,
+                sizeof out->final_reason);
+        self->final_set = false;
+    }
     out->stop = self->stop;
     self->queued = false;
     pthread_mutex_unlock (&self->lock);

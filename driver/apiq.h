@@ -25,12 +25,12 @@ typedef struct apiq apiq_t;
 
 /* What the engine takes from the queue (apiq_take). */
 typedef struct {
-    hearth_job_t *submits; /* oldest first, linked by submit_next */
-    hearth_job_t *cancels; /* oldest first, linked by cancel_next */
-    bool final_set;        /* the program said how the application ends */
-    int final_state;       /* hearth_app_end_t, when final_set */
-    char final_reason[1024];
-    bool stop; /* the context is being destroyed */
+    hearth_job_t *submits;   /* oldest first, linked by submit_next */
+    hearth_job_t *cancels;   /* oldest first, linked by cancel_next */
+    bool final_set;          /* the program said how the application ends */
+    int final_state;         /* hearth_app_end_t, when final_set */
+    char final_reason[1024]; /* when final_set */
+    bool stop;               /* the context is being destroyed */
 } apiq_batch_t;
 
 /* A new empty queue, or NULL (errno) when its eventfd cannot be made. */
