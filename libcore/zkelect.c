@@ -266,9 +266,15 @@ zkelect_dispatch (zkelect_t *self)
     for (int again = 0; rc == ZNONODE && again < 3; again++)
         rc = s_evaluate (self); /* a node went while we looked */
     self->retry_at = rc == ZOK ? 0 : hearth_mono_ms () + RETRY_MS;
-    if (rc != ZOK && rc != ZNONODE)
+    if (rc != ZOK && rc != ZNONODE) {
         log_warn ("zookeeper: the election at %s: %s (again in %d ms)",
                   self->dir, zerror (rc), RETRY_MS);
+        /* Whether we still lead is unknown until a look succeeds: a
+           client that lost its server and found another within a tick
+           is connected again by the time the tick looks at its state,
+           and would have led on through the loss. */
+        s_suspend (self, zerror (rc));
+    }
 }
 
 void
