@@ -136,6 +136,10 @@ start_ha "$old"
 check "(hearth-tail) after kill -9 and a quick restart of the leader, another leads" \
   wait_for $((SESSION / 1000 + 15)) new_leader "$old" "$e"
 wait_for 20 workers_follow
+# the application only once hearth-tail has moved (its events, a one-task
+# job's, can all be over before hearth-tail's next look, and a
+# subscriber sees nothing of what came before it)
+wait_for 20 grep -q '"event":"back"' "$T/tail.out"
 submit --master "$LIST" "$(job tailed '{"name": "tailed", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}')"
 check "(hearth-tail) follows the new leader's events (the application after the restart)" \
   wait_for 15 grep -q 'tailed' "$T/tail.out"

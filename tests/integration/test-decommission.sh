@@ -60,9 +60,11 @@ dead_reason() {
 }
 # sleeping_in NAME: a task (its sh) runs in worker NAME's work dir.
 sleeping_in() {
-  local p
+  local p comm
   for p in $(procs_in "$T/$1"); do
-    [[ $(cat "/proc/$p/comm" 2>/dev/null) == sh ]] && return 0
+    comm=
+    read -r comm 2>/dev/null <"/proc/$p/comm" || true
+    [[ $comm == sh ]] && return 0
   done
   return 1
 }

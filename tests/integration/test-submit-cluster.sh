@@ -32,8 +32,8 @@ else
     '$T/w1.log' && grep -q 'executor app-.* started' '$T/w2.log'"
 fi
 check "no cores left in use" wait_for 5 jq_state 'all(.workers[]; .cores_used == 0)'
-left() { local p cwd; for p in /proc/[0-9]*; do
-  cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+left() { local p cwd; for p in $(procs_in "$T"); do
+  cwd=$(readlink "/proc/$p/cwd" 2>/dev/null) || continue
   [[ $cwd == "$T"/w* ]] && return 1; done; return 0; }
 check "no executor left running" wait_for 5 left
 

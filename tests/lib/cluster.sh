@@ -22,7 +22,7 @@ LIVENESS=${LIVENESS:-5}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-it.XXXXXX")
 PIDS=()
-WORKER_IDS=() # of the workers start_worker started (their cgroups go at the end)
+WORKER_GROUPS=() # cgroups of the workers start_worker started (gone at the end)
 PASSED=0
 FAILED=0
 TEST_NAME=$(basename "$0" .sh)
@@ -69,11 +69,14 @@ cleanup() {
   wait 2>/dev/null
   # The control groups of its workers: one killed with SIGKILL leaves its
   # own (docs/failures.md), and a test machine would gather them.  Only
-  # empty ones go (rmdir), deepest first.
-  local id
-  for id in "${WORKER_IDS[@]}"; do
-    find /sys/fs/cgroup/ -depth -type d -path "*/hearth/$id.*" \
-      -exec rmdir {} + 2>/dev/null
+  # empty ones go (rmdir), deepest first; only this test's, by their
+  # whole names (ID.HASH-OF-WORK-DIR): tests that give their workers the
+  # same ids run side by side, and a pattern on the id alone removed the
+  # other test's groups under its workers (test-tail-defaults failed so).
+  local group
+  for group in "${WORKER_GROUPS[@]}"; do
+    find /sys/fs/cgroup/ -depth -type d \( -path "*/hearth/$group" \
+      -o -path "*/hearth/$group/*" \) -exec rmdir {} + 2>/dev/null
   done
   if ((FAILED == 0)) && [[ -z ${KEEP_TMP:-} ]]; then
     rm -rf "$T"
@@ -192,7 +195,12 @@ start_worker() {
     say "worker $name did not register:"; tail -20 "$T/$name.log"; return 1
   fi
   WORKER_ID=$(cat "$T/$name.ready")
-  WORKER_IDS+=("$WORKER_ID")
+  # its group's name, as the worker says it: "isolation: cgroup v1 under
+  # /sys/fs/cgroup/memory/.../hearth/ID.HASH"
+  local group
+  group=$(sed -n 's|.* isolation: cgroup v[12] under .*/hearth/||p' \
+    "$T/$name.log" | tail -1)
+  if [[ -n $group ]]; then WORKER_GROUPS+=("$group"); fi
   printf -v "ID_$name" '%s' "$WORKER_ID"
 }
 
@@ -238,13 +246,16 @@ log_ms() {
 
 # procs_in DIR: the pids of the (live, not zombie) processes working in
 # DIR or below it: executors and their tasks run in WORK_DIR/APP/EXEC.
-procs_in() {
-  local p cwd
+# Builtins only, in a subshell of its own whose cd -P reads each work
+# dir: a readlink per process made a scan take seconds on a loaded
+# machine, longer than some waits of the tests that use it.
+procs_in() (
+  local p
   for p in /proc/[0-9]*; do
-    cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
-    [[ $cwd == "$1" || $cwd == "$1"/* ]] && echo "${p#/proc/}"
+    cd -P "$p/cwd" 2>/dev/null || continue
+    if [[ $PWD == "$1" || $PWD == "$1"/* ]]; then echo "${p#/proc/}"; fi
   done
-}
+)
 
 # ours PROGRAM: processes of that name whose command line names $T (the
 # daemons: their pid files, logs and work dirs are there).
