@@ -32,7 +32,8 @@ typedef struct {
     bool new_pgroup;         /* child leads a new process group */
     bool die_with_parent;    /* SIGTERM to the child when the calling thread
                                 exits (PR_SET_PDEATHSIG); uses fork+exec */
-    const int *join_fds;     /* files (cgroup.procs) the child writes "0" to
+    const int *join_fds;     /* files (cgroup.procs, or v1's tasks: the
+                                child is single-threaded) it writes "0" to
                                 before it execs, so that it runs in those
                                 groups from its first instruction; a write
                                 that fails fails the spawn; uses fork+exec */
@@ -40,12 +41,12 @@ typedef struct {
     const int *cgroup_fd;    /* a cgroup v2 group's directory (open), or
                                 NULL: the child is created in that group
                                 (clone3's CLONE_INTO_CGROUP), so that it
-                                needs no join, whose write to cgroup.procs
-                                waits for an RCU grace period (10 to 15
-                                ms); where the kernel (before 5.7), a
-                                seccomp filter or valgrind refuses clone3,
-                                join_fds are written instead.  Uses
-                                fork+exec */
+                                needs no join, whose write to v2's
+                                cgroup.procs waits for an RCU grace period
+                                (10 to 15 ms); where the kernel (before
+                                5.7), a seccomp filter or valgrind refuses
+                                clone3, join_fds are written instead.
+                                Uses fork+exec */
     int *exec_report_fd;     /* fork+exec only: when set, the parent does
                                 not wait for the child's exec: it gets in
                                 *exec_report_fd the read end (non-blocking,

@@ -266,8 +266,16 @@ cgroup_join_fds (cgroup_t *self, int *fds, size_t max, hearth_error_t *err)
 {
     size_t n = 0;
     char path[4200];
+    /* v1: the thread's file.  The child writes "0" while it is its
+       process's only thread, which moves the whole process as
+       cgroup.procs would, and a thread moving itself is the one
+       migration the kernel makes without its global lock, whose taking
+       waits for an RCU grace period (10 to 15 ms; docs/performance.md,
+       "The v1 join without the grace period").  v2 moves one thread only
+       between threaded groups of one domain: cgroup.procs there. */
+    const char *file = self->tree->version == 1 ? "tasks" : "cgroup.procs";
     for (size_t i = 0; i < self->tree->ndirs && n < max; i++) {
-        snprintf (path, sizeof path, "%s/cgroup.procs", self->dirs[i]);
+        snprintf (path, sizeof path, "%s/%s", self->dirs[i], file);
         int flags = O_WRONLY | O_CLOEXEC;
         if (self->tree->plain_files)
             flags |= O_CREAT;

@@ -23,10 +23,14 @@
     A child never runs unconfined.  On v2 it is created in its group
     (clone3 into cgroup_dir_fd); else, or where clone3 is refused, it
     joins its group between fork and exec: cgroup_join_fds gives the open
-    cgroup.procs files, in which the child writes "0" (libcore/spawn.h's
-    join_fds).  That write waits for an RCU grace period of the kernel,
-    10 to 15 ms on the machines measured, which the creation in the group
-    does not (docs/performance.md, "A child created in its group").
+    files (v1: each group's tasks; v2: cgroup.procs), in which the child
+    writes "0" (libcore/spawn.h's join_fds).  On v2 that write waits for
+    an RCU grace period of the kernel, 10 to 15 ms on the machines
+    measured, which the creation in the group does not (docs/
+    performance.md, "A child created in its group"); on v1 the child,
+    still its process's only thread, moves itself through tasks, which
+    the kernel does without that wait ("The v1 join without the grace
+    period").
 
     Ownership: the tree owns nothing of its groups; each cgroup_t is its
     creator's, freed by cgroup_destroy once its directories are gone.
@@ -105,9 +109,10 @@ size_t cgroups_count (const cgroups_t *self);
 cgroup_t *cgroup_new (cgroups_t *tree, const char *name,
                       const cgroup_limits_t *limits, hearth_error_t *err);
 
-/* Open each of its cgroup.procs for writing (close-on-exec) into fds
-   (max entries); the caller closes them.  Returns how many, or -1 with
-   err. */
+/* Open the file of each hierarchy that a new child writes "0" to
+   (v1: tasks, v2: cgroup.procs) for writing (close-on-exec) into fds
+   (max entries); the caller closes them.  Only a single-threaded child
+   may write them (fork's child is).  Returns how many, or -1 with err. */
 int cgroup_join_fds (cgroup_t *self, int *fds, size_t max, hearth_error_t *err);
 
 /* On cgroup v2, its directory opened (close-on-exec), for a child

@@ -416,6 +416,11 @@ if have cgspawn.skipped; then
 else
     row "19b. /bin/true launch µs, created in its v2 group (clone3)" cgspawn.into_us cgspawn.join_us "" "" "" "" "(reference: the same launch joining by cgroup.procs)"
 fi
+if have cgspawn.v1.skipped; then
+    printf '| 19c. a child joining its cgroup v1 group by tasks | skipped: no cgroup v1 memory hierarchy | - | - | (the join by cgroup.procs beside it) | skipped |\n'
+else
+    row "19c. /bin/true launch µs, joining its v1 group by tasks" cgspawn.v1tasks_us cgspawn.v1procs_us "" "" "" "" "(reference: the same launch joining by cgroup.procs)"
+fi
 if have net.skipped; then
     printf '| 21. three hosts over veth | skipped: no network namespaces here | - | - | ≥ 0.8 × loopback, CURVE ≤ 20%%, p50 ≤ 2 × raw ZeroMQ | skipped |\n'
 else

@@ -239,10 +239,22 @@ test_v1_fake (void **state)
     assert_string_equal (s_get (pids_dir, "cpu.cfs_quota_us"), "100000");
     snprintf (pids_dir, sizeof pids_dir, "%s/pids/hearth/w2/driver-1", root);
     assert_string_equal (s_get (pids_dir, "pids.max"), "100");
+    /* the child moves itself through each group's tasks, not
+       cgroup.procs: the one move the kernel makes without waiting for a
+       grace period */
     int fds[CGROUP_MAX_DIRS];
     assert_int_equal (cgroup_join_fds (g, fds, CGROUP_MAX_DIRS, &err), 3);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal (write (fds[i], "0", 1), 1);
         close (fds[i]);
+    }
+    const char *ctls[] = {"memory", "cpu", "pids"};
+    for (int i = 0; i < 3; i++) {
+        char dir[4200];
+        snprintf (dir, sizeof dir, "%s/%s/hearth/w2/driver-1", root, ctls[i]);
+        assert_string_equal (s_get (dir, "tasks"), "0");
+        assert_string_equal (s_get (dir, "cgroup.procs"), "(none)");
+    }
     /* v1: a group per hierarchy, which no clone3 can enter at once */
     assert_int_equal (cgroup_dir_fd (g), -1);
 
