@@ -55,7 +55,7 @@ struct engine {
     hearth_conf_t *conf;          /* settings (borrowed from the context) */
     zsock_t *pipe;                /* our answers to the API (borrowed) */
     apiq_t *apiq;                 /* what the API tells us (borrowed) */
-    zloop_t *loop;                /* the engine's loop */
+    hearth_loop_t *loop;          /* the engine's loop */
     engine_mode_t mode;           /* how executors come to be */
     char app_id[160];             /* from the master, or made locally */
     int64_t hb_interval_ms;       /* heartbeat interval, from the settings */
@@ -352,10 +352,10 @@ s_take_api (engine_t *e)
 }
 
 static int
-s_on_api (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_api (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
-    (void) item;
+    (void) fd;
     return s_take_api (arg) ? -1 : 0;
 }
 
@@ -417,7 +417,7 @@ s_check_signal (engine_t *e)
 }
 
 static int
-s_on_tick (zloop_t *loop, int timer_id, void *arg)
+s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
@@ -585,7 +585,7 @@ s_start (engine_t *e, hearth_error_t *err)
         return hearth_errprintf (err, "cannot make the application's token");
     if (s_new_execs (e, token, err) < 0)
         return -1;
-    if (!(e->loop = zloop_new ()))
+    if (!(e->loop = hearth_loop_new ()))
         return hearth_errprintf (err, "out of memory");
     bool cluster = e->mode == MODE_CLUSTER;
     if (cluster && s_new_master (e, setup.master_url, true, err) < 0)
@@ -668,7 +668,7 @@ s_shutdown (engine_t *e)
         local_stop (e->local);
     if (e->execs)
         execs_close (e->execs);
-    zloop_destroy (&e->loop);
+    hearth_loop_destroy (&e->loop);
 }
 
 void
@@ -687,10 +687,11 @@ engine_run (engine_t *e, zsock_t *pipe)
         s_signal_ready (e, NULL);
     int64_t tick = e->hb_interval_ms / 4;
     tick = tick < 10 ? 10 : tick > 250 ? 250 : tick;
-    zmq_pollitem_t api = {NULL, apiq_fd (e->apiq), ZMQ_POLLIN, 0};
-    zloop_poller (e->loop, &api, s_on_api, e);
-    zloop_timer (e->loop, tick, 0, s_on_tick, e);
-    zloop_start (e->loop);
+    if (hearth_loop_fd (e->loop, apiq_fd (e->apiq), s_on_api, e) < 0
+        || hearth_loop_timer (e->loop, (size_t) tick, 0, s_on_tick, e) < 0)
+        snprintf (e->error, sizeof e->error, "out of memory");
+    else
+        hearth_loop_start (e->loop);
     if (!e->signaled)
         s_signal_ready (e, e->error[0] ? e->error : "start-up failed");
     s_shutdown (e);

@@ -53,7 +53,7 @@ typedef struct {
 
 struct execs {
     hearth_conf_t *conf;         /* settings (borrowed) */
-    zloop_t *loop;               /* serves router (borrowed), once open */
+    hearth_loop_t *loop;         /* serves router (borrowed), once open */
     zsock_t *router;             /* executors connect here */
     zcert_t *cert;               /* router's CURVE keys, or NULL */
     char url[300];               /* tcp://HOST:PORT of router */
@@ -72,7 +72,7 @@ struct execs {
     execs_cbs_t cbs;             /* the owner's callbacks */
 };
 
-static int s_on_router (zloop_t *loop, zsock_t *sock, void *arg);
+static int s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg);
 
 static void
 s_exec_destroy (void **item)
@@ -142,29 +142,16 @@ execs_destroy (execs_t **self_p)
     errno = saved;
 }
 
-static void
-s_default_host (const char *towards, char *buf, size_t size)
-{
-    char host[256];
-    int port;
-    snprintf (buf, size, "127.0.0.1");
-    if (!towards
-        || hearth_url_split (towards, host, sizeof host, &port, NULL) < 0)
-        return;
-    if (hearth_address_towards (host, port, buf, size) < 0)
-        snprintf (buf, size, "127.0.0.1");
-}
-
 int
-execs_open (execs_t *self, zloop_t *loop, const char *towards, bool secure,
-            hearth_error_t *err)
+execs_open (execs_t *self, hearth_loop_t *loop, const char *towards,
+            bool secure, hearth_error_t *err)
 {
     char host[256];
     const char *h = hearth_conf_str (self->conf, "driver-host");
     if (h)
         snprintf (host, sizeof host, "%s", h);
     else
-        s_default_host (towards, host, sizeof host);
+        hearth_address_towards_url (towards, host, sizeof host);
     if (secure && !(self->cert = zcert_new ()))
         return hearth_errprintf (err, "cannot make the application's keys");
     /* CURVE server with the application's keys; executors are admitted
@@ -182,7 +169,7 @@ execs_open (execs_t *self, zloop_t *loop, const char *towards, bool secure,
         return -1;
     snprintf (self->url, sizeof self->url, "tcp://%s:%d", host, port);
     self->loop = loop;
-    zloop_reader (loop, self->router, s_on_router, self);
+    hearth_loop_reader (loop, self->router, s_on_router, self);
     if (self->cert)
         log_info ("executors connect to %s (CURVE server key %s)", self->url,
                   zcert_public_txt (self->cert));
@@ -195,7 +182,7 @@ void
 execs_close (execs_t *self)
 {
     if (self->router && self->loop)
-        zloop_reader_end (self->loop, self->router);
+        hearth_loop_reader_end (self->loop, self->router);
     hearth_sock_destroy (&self->router);
 }
 
@@ -300,7 +287,9 @@ s_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p)
         hearth_msg_destroy (msg_p);
         return -1;
     }
-    if (hearth_msg_send (msg_p, self->router, x->rid, &err) < 0) {
+    int rc = hearth_msg_send (msg_p, self->router, x->rid, &err);
+    hearth_loop_sent (self->loop, self->router); /* after every send */
+    if (rc < 0) {
         log_warn ("executor %d: %s", x->exec_id, err.text);
         return -1;
     }
@@ -401,6 +390,7 @@ s_refuse (execs_t *self, zframe_t *rid, const hearth_sender_t *peer,
                          peer->address[0] ? peer->address : "unknown address",
                          NULL, why);
     hearth_send_error (self->router, rid, code, why, command);
+    hearth_loop_sent (self->loop, self->router);
 }
 
 /* Whether the sender has registered; if not, it is refused. */
@@ -580,19 +570,23 @@ s_dispatch (execs_t *self, zframe_t *rid, const hearth_sender_t *peer,
 }
 
 static int
-s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     execs_t *self = arg;
     /* The peer's address, for refusals: messages claim a host, the
        connection tells the real one. */
     hearth_sender_t peer;
-    for (int i = 0; i < s_max_drain; i++) {
-        if (i > 0 && !(zsock_events (sock) & ZMQ_POLLIN))
-            break;
+    int got = 0;
+    while (got < s_max_drain) {
         zframe_t *rid = NULL;
         hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv_from (sock, &rid, &peer, &err);
+        bool none;
+        hearth_msg_t *msg =
+            hearth_msg_try_recv_from (sock, &rid, &peer, &none, &err);
+        if (none)
+            break;
+        got++;
         if (msg)
             s_dispatch (self, rid, &peer, msg);
         else if (rid) {
@@ -604,8 +598,9 @@ s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);
     }
-    self->cbs.changed (self->cbs.arg);
-    return 0;
+    if (got)
+        self->cbs.changed (self->cbs.arg);
+    return got == s_max_drain; /* stopped early: call again */
 }
 
 /* ---- offers, kills, stops, heartbeats ---------------------------------- */

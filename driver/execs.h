@@ -20,6 +20,7 @@
 #include "driver/work.h"
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/loop.h"
 
 typedef struct execs execs_t;
 
@@ -55,8 +56,8 @@ void execs_destroy (execs_t **self_p);
    master at towards, a tcp:// URL, or loopback for NULL) and serve it on
    loop (borrowed).  secure: CURVE with keys made for this application.
    Returns 0, or -1 with err set. */
-int execs_open (execs_t *self, zloop_t *loop, const char *towards, bool secure,
-                hearth_error_t *err);
+int execs_open (execs_t *self, hearth_loop_t *loop, const char *towards,
+                bool secure, hearth_error_t *err);
 /* Stop serving and close the ROUTER (before the loop is destroyed). */
 void execs_close (execs_t *self);
 /* tcp://HOST:PORT of the ROUTER (borrowed), once open. */

@@ -50,7 +50,7 @@
 /* The longest wait between two registration attempts. */
 static const int64_t s_backoff_max_ms = 32000;
 
-static int s_on_master (zloop_t *loop, zsock_t *sock, void *arg);
+static int s_on_master (hearth_loop_t *loop, zsock_t *sock, void *arg);
 static void s_fail (master_link_t *self, const char *text);
 
 master_link_t *
@@ -109,7 +109,10 @@ static int
 s_send (master_link_t *self, hearth_msg_t **msg_p)
 {
     hearth_error_t err;
-    if (hearth_msg_send (msg_p, self->sock, NULL, &err) < 0) {
+    int rc = hearth_msg_send (msg_p, self->sock, NULL, &err);
+    if (self->loop) /* the socket's mailbox may have been read: loop.h */
+        hearth_loop_sent (self->loop, self->sock);
+    if (rc < 0) {
         log_warn ("to the master: %s", err.text);
         return -1;
     }
@@ -159,7 +162,7 @@ s_connect (master_link_t *self, hearth_error_t *err)
 {
     master_watch_destroy (&self->watch, true);
     if (self->sock) {
-        zloop_reader_end (self->loop, self->sock);
+        hearth_loop_reader_end (self->loop, self->sock);
         hearth_sock_destroy (&self->sock);
     }
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
@@ -175,7 +178,7 @@ s_connect (master_link_t *self, hearth_error_t *err)
         hearth_sock_destroy (&self->sock);
         return -1;
     }
-    zloop_reader (self->loop, self->sock, s_on_master, self);
+    hearth_loop_reader (self->loop, self->sock, s_on_master, self);
     return 0;
 }
 
@@ -478,25 +481,31 @@ s_dispatch (master_link_t *self, hearth_msg_t *msg)
 }
 
 static int
-s_on_master (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_master (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     master_link_t *self = arg;
+    /* One message a call (one may replace the socket: a new leader's);
+       the loop calls again until none is left. */
     hearth_error_t err;
-    hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+    bool none;
+    hearth_msg_t *msg =
+        hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
+    if (none)
+        return 0;
     if (msg && !master_follow_fence (self, msg)) {
         hearth_msg_destroy (&msg);
-        return 0;
+        return 1;
     }
     self->recv_ms = hearth_mono_ms ();
     if (!msg) {
         log_warn ("bad message from the master: %s", err.text);
-        return 0;
+        return 1;
     }
     self->unanswered = false;
     s_dispatch (self, msg);
     hearth_msg_destroy (&msg);
-    return self->failed ? -1 : 0;
+    return self->failed ? -1 : 1;
 }
 
 /* ---- the tick ------------------------------------------------------------ */
@@ -675,6 +684,6 @@ master_link_close (master_link_t *self, const char *state, const char *reason,
             zsock_set_linger (self->sock, 0);
     }
     if (self->sock)
-        zloop_reader_end (self->loop, self->sock);
+        hearth_loop_reader_end (self->loop, self->sock);
     hearth_sock_destroy (&self->sock);
 }

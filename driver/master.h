@@ -16,6 +16,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/loop.h"
 #include "libcore/proto.h"
 
 typedef struct master_link master_link_t;
@@ -52,7 +53,7 @@ typedef struct {
 typedef struct {
     hearth_conf_t *conf;    /* borrowed: register-timeout, executor-*,
                                driver-id, the CURVE keys */
-    zloop_t *loop;          /* serves the link (borrowed) */
+    hearth_loop_t *loop;    /* serves the link (borrowed) */
     const char *url;        /* the master, or the masters' list
                                (libcore/masters.h; copied) */
     bool curve;             /* a tcp:// master: CURVE if conf has keys */

@@ -19,7 +19,7 @@
 
 struct master_link {
     hearth_conf_t *conf;          /* settings (borrowed) */
-    zloop_t *loop;                /* serves sock (borrowed) */
+    hearth_loop_t *loop;          /* serves sock (borrowed) */
     zsock_t *sock;                /* DEALER, the newest one */
     master_watch_t *watch;        /* why it does not connect, until the
                                      first registration; or NULL */

@@ -11,7 +11,7 @@
 #include "libcore/log.h"
 
 struct master_watch {
-    zloop_t *loop;                /* serves monitor (borrowed) */
+    hearth_loop_t *loop;          /* serves monitor (borrowed) */
     hearth_connwatch_t *cw;       /* the diagnosis (owned) */
     zsock_t *monitor;             /* its monitor socket (the watch's) */
     master_watch_fatal_fn *fatal; /* the link's callback */
@@ -33,17 +33,20 @@ s_news (master_watch_t *self)
 }
 
 static int
-s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_monitor (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     (void) sock;
     master_watch_t *self = arg;
-    hearth_connwatch_read (self->cw, hearth_mono_ms ());
-    return s_news (self);
+    /* read until ZMQ_EVENTS says none is left: all taken */
+    if (hearth_connwatch_read (self->cw, hearth_mono_ms ()) > 0
+        && s_news (self) < 0)
+        return -1;
+    return 0;
 }
 
 master_watch_t *
-master_watch_new (zloop_t *loop, zsock_t *sock, const char *url,
+master_watch_new (hearth_loop_t *loop, zsock_t *sock, const char *url,
                   const hearth_curve_t *curve, master_watch_fatal_fn *fatal,
                   void *arg)
 {
@@ -63,7 +66,7 @@ master_watch_new (zloop_t *loop, zsock_t *sock, const char *url,
     self->loop = loop;
     self->fatal = fatal;
     self->arg = arg;
-    zloop_reader (loop, self->monitor, s_on_monitor, self);
+    hearth_loop_reader (loop, self->monitor, s_on_monitor, self);
     return self;
 }
 
@@ -75,7 +78,7 @@ master_watch_destroy (master_watch_t **self_p, bool on_loop)
     int saved = errno;
     master_watch_t *self = *self_p;
     if (on_loop && self->loop && self->monitor)
-        zloop_reader_end (self->loop, self->monitor);
+        hearth_loop_reader_end (self->loop, self->monitor);
     hearth_connwatch_destroy (&self->cw); /* and its monitor */
     free (self);
     *self_p = NULL;

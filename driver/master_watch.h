@@ -15,6 +15,7 @@
 #include <czmq.h>
 
 #include "libcore/curve.h"
+#include "libcore/loop.h"
 
 typedef struct master_watch master_watch_t;
 
@@ -26,8 +27,8 @@ typedef int (master_watch_fatal_fn) (void *arg, const char *text);
 /* Watch sock (borrowed: destroy the watch first), about to connect to
    url with curve's keys, on loop (borrowed).  NULL when it cannot be
    watched (logged: the link works without). */
-master_watch_t *master_watch_new (zloop_t *loop, zsock_t *sock, const char *url,
-                                  const hearth_curve_t *curve,
+master_watch_t *master_watch_new (hearth_loop_t *loop, zsock_t *sock,
+                                  const char *url, const hearth_curve_t *curve,
                                   master_watch_fatal_fn *fatal, void *arg);
 /* Stop watching (on_loop: the loop still exists, and stops serving the
    monitor; false once it is destroyed).  Accepts NULL and a NULL

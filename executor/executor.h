@@ -2,9 +2,9 @@
     modules share.
 
     One executor runs tasks for one application.  Its single-threaded event
-    loop (zloop) owns everything here; the only other threads are the task
-    pool's, which touch nothing but the tasks handed to them (and read the
-    settings): they call functions and run commands.
+    loop (libcore/loop.h) owns everything here; the only other threads are
+    the task pool's, which touch nothing but the tasks handed to them (and
+    read the settings): they call functions and run commands.
 
         main.c     options, start-up, signals, the tick, shutdown
         link.c     the DEALER to the driver (link.h): registration,
@@ -54,6 +54,7 @@
 #include "driver/hearth.h"
 #include "executor/tlist.h"
 #include "libcore/conf.h"
+#include "libcore/loop.h"
 #include "libcore/resources.h"
 
 /* Bytes of a command's stderr kept: the end of a failed one's error
@@ -150,7 +151,7 @@ struct executor {
     char *host;                   /* as reported to the driver */
     char *driver_url;             /* where the driver listens */
     char *token;                  /* per-application secret, or NULL */
-    zloop_t *loop;                /* the event loop */
+    hearth_loop_t *loop;          /* the event loop */
     int sigfd;                    /* SIGCHLD, SIGTERM, SIGINT, SIGHUP */
     pid_t parent;                 /* the worker (or local driver) that ran us */
     int64_t hb_interval_ms;       /* heartbeat interval (the driver's once

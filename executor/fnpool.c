@@ -168,10 +168,10 @@ s_thread (void *arg)
 
 /* The loop's side: finish every task the threads have run. */
 static int
-s_on_done (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_done (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
-    (void) item;
+    (void) fd;
     fnpool_t *self = arg;
     uint64_t count;
     ssize_t n = read (self->efd, &count, sizeof count);
@@ -259,8 +259,11 @@ fnpool_new (executor_t *ex, int threads, const char *pin, fnpool_done_fn *done,
     }
     if (ex->pinned)
         log_info ("%d task threads, one per CPU", threads);
-    zmq_pollitem_t item = {NULL, self->efd, ZMQ_POLLIN, 0};
-    zloop_poller (ex->loop, &item, s_on_done, self);
+    if (hearth_loop_fd (ex->loop, self->efd, s_on_done, self) < 0) {
+        hearth_errprintf (err, "out of memory");
+        fnpool_destroy (&self);
+        return NULL;
+    }
     return self;
 }
 
@@ -334,9 +337,8 @@ fnpool_destroy (fnpool_t **self_p)
     fnpool_t *self = *self_p;
     fnpool_stop (self);
     if (self->efd >= 0) {
-        zmq_pollitem_t item = {NULL, self->efd, ZMQ_POLLIN, 0};
         if (self->ex->loop)
-            zloop_poller_end (self->ex->loop, &item);
+            hearth_loop_fd_end (self->ex->loop, self->efd);
         close (self->efd);
     }
     free (self->threads); /* tasks on todo and done are the loop's to free */

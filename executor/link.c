@@ -63,13 +63,13 @@ struct link {
     hearth_packer_t updates; /* the updates (and small results) packed */
     size_t batch_bytes;      /* result bytes in the batch */
     int batch_count;         /* updates in the batch */
-    int flush_timer;         /* zloop timer of s_flush_soon, or -1 */
+    int flush_timer;         /* the loop's timer of s_flush_soon, or -1 */
     hearth_loglimit_t *log_limit; /* lines about the driver's bad messages */
     int64_t peak_rss;             /* our peak memory so far, bytes */
     bool peak_unsent;             /* it grew since the driver was told */
 };
 
-static int s_on_driver (zloop_t *loop, zsock_t *sock, void *arg);
+static int s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg);
 static int s_send_register (link_t *self);
 static void s_add_update (void *arg, const task_t *t, const char *state,
                           const char *error, const void *result, size_t len);
@@ -98,7 +98,7 @@ s_connect (link_t *self, hearth_error_t *err)
         return -1;
     if (hearth_sock_connect (self->driver, ex->driver_url, err) < 0)
         return -1;
-    zloop_reader (ex->loop, self->driver, s_on_driver, self);
+    hearth_loop_reader (ex->loop, self->driver, s_on_driver, self);
     return 0;
 }
 
@@ -143,7 +143,7 @@ link_destroy (link_t **self_p)
     tasks_destroy (&self->tasks); /* reports what it still held */
     s_flush (self);
     if (self->driver && ex->loop)
-        zloop_reader_end (ex->loop, self->driver);
+        hearth_loop_reader_end (ex->loop, self->driver);
     /* A driver silent for two intervals (gone, or the reason we stop)
        will not read what is still queued: exit now rather than linger. */
     if (self->driver
@@ -163,7 +163,10 @@ static int
 s_send (link_t *self, hearth_msg_t **msg_p)
 {
     hearth_error_t err;
-    if (hearth_msg_send (msg_p, self->driver, NULL, &err) < 0) {
+    int rc = hearth_msg_send (msg_p, self->driver, NULL, &err);
+    if (self->ex->loop) /* the socket's mailbox may have been read: loop.h */
+        hearth_loop_sent (self->ex->loop, self->driver);
+    if (rc < 0) {
         log_error ("%s", err.text);
         return -1;
     }
@@ -385,16 +388,20 @@ s_dispatch (link_t *self, hearth_msg_t *msg)
 }
 
 static int
-s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     link_t *self = arg;
     executor_t *ex = self->ex;
-    for (int i = 0; i < s_max_drain && !ex->stopping; i++) {
-        if (i > 0 && !(zsock_events (sock) & ZMQ_POLLIN))
-            break;
+    int got = 0;
+    while (got < s_max_drain && !ex->stopping) {
         hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+        bool none;
+        hearth_msg_t *msg =
+            hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
+        if (none)
+            break;
+        got++;
         self->last_recv_ms = hearth_mono_ms ();
         if (!msg) {
             hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
@@ -406,8 +413,9 @@ s_on_driver (zloop_t *loop, zsock_t *sock, void *arg)
         s_dispatch (self, msg);
         hearth_msg_destroy (&msg);
     }
-    s_flush (self);
-    return ex->stopping ? -1 : 0;
+    if (got)
+        s_flush (self);
+    return ex->stopping ? -1 : got == s_max_drain; /* 1: call again */
 }
 
 /* --- the tick ---------------------------------------------------------- */
@@ -605,7 +613,7 @@ s_add_update (void *arg, const task_t *t, const char *state, const char *error,
 }
 
 static int
-s_on_flush_timer (zloop_t *loop, int timer_id, void *arg)
+s_on_flush_timer (hearth_loop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
@@ -631,8 +639,8 @@ s_flush_soon (void *arg)
         return;
     }
     if (self->flush_timer < 0)
-        self->flush_timer =
-            zloop_timer (ex->loop, s_flush_delay_ms, 1, s_on_flush_timer, self);
+        self->flush_timer = hearth_loop_timer (ex->loop, s_flush_delay_ms, 1,
+                                               s_on_flush_timer, self);
 }
 
 /* Send the pending STATUS_UPDATE, if any (also the task table's flush
@@ -642,7 +650,7 @@ s_flush (void *arg)
 {
     link_t *self = arg;
     if (self->flush_timer >= 0 && self->ex->loop) {
-        zloop_timer_end (self->ex->loop, self->flush_timer);
+        hearth_loop_timer_end (self->ex->loop, self->flush_timer);
         self->flush_timer = -1;
     }
     if (self->batch_count == 0 || !self->driver)

@@ -200,10 +200,10 @@ s_configure_resources (executor_t *ex, hearth_error_t *err)
 }
 
 static int
-s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_signal (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
-    (void) item;
+    (void) fd;
     executor_t *ex = arg;
     int sig;
     while ((sig = hearth_signalfd_read (ex->sigfd)) > 0) {
@@ -220,7 +220,7 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
 }
 
 static int
-s_on_tick (zloop_t *loop, int timer_id, void *arg)
+s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
@@ -244,16 +244,18 @@ s_setup (executor_t *ex, hearth_error_t *err)
     ex->parent = getppid ();
     ex->started_ms = hearth_mono_ms ();
     pthread_mutex_init (&ex->cmd_lock, NULL);
-    ex->loop = zloop_new ();
+    ex->loop = hearth_loop_new ();
     if (!ex->loop)
         return hearth_errprintf (err, "out of memory");
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
                                  ex->work_dir, strerror (errno));
-    zmq_pollitem_t sig_item = {NULL, ex->sigfd, ZMQ_POLLIN, 0};
-    zloop_poller (ex->loop, &sig_item, s_on_signal, ex);
     int64_t tick = ex->hb_interval_ms / 4;
-    zloop_timer (ex->loop, tick < 10 ? 10 : tick, 0, s_on_tick, ex);
+    if (hearth_loop_fd (ex->loop, ex->sigfd, s_on_signal, ex) < 0
+        || hearth_loop_timer (ex->loop, (size_t) (tick < 10 ? 10 : tick), 0,
+                              s_on_tick, ex)
+               < 0)
+        return hearth_errprintf (err, "out of memory");
     ex->link = link_new (ex, err);
     return ex->link ? 0 : -1;
 }
@@ -263,7 +265,7 @@ s_teardown (executor_t *ex)
 {
     link_destroy (&ex->link); /* the tasks first, then the socket */
     libs_destroy (&ex->libs);
-    zloop_destroy (&ex->loop);
+    hearth_loop_destroy (&ex->loop);
     pthread_mutex_destroy (&ex->cmd_lock);
     if (ex->sigfd >= 0)
         close (ex->sigfd);
@@ -316,7 +318,7 @@ main (int argc, char **argv)
         log_info ("resource %s", spec ? spec : ex.resources.v[i].name);
         free (spec);
     }
-    zloop_start (ex.loop);
+    hearth_loop_start (ex.loop);
     s_teardown (&ex);
     log_info ("exiting with status %d", ex.exit_code);
     hearth_log_close ();

@@ -291,7 +291,7 @@ s_complete (tasks_t *self, task_t *t, const char *state, const char *error,
     if (!t->final_sent)
         self->events.update (self->events.arg, t, state, error, result, len);
     if (t->timer_id >= 0)
-        zloop_timer_end (self->ex->loop, t->timer_id);
+        hearth_loop_timer_end (self->ex->loop, t->timer_id);
     if (t->phase == TASK_RUNNING) {
         resalloc_give (self->res, &t->held); /* its thread is done with
                                                 them */
@@ -320,7 +320,7 @@ s_report_early (tasks_t *self, task_t *t, const char *state, const char *error)
    failure is reported now and its result discarded when it returns.  (A
    command's thread kills it at its limit: cmdrun.c.) */
 static int
-s_on_timeout (zloop_t *loop, int timer_id, void *arg)
+s_on_timeout (hearth_loop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
@@ -361,8 +361,8 @@ s_start (tasks_t *self, task_t *t, task_t **batch, size_t *nbatch)
     batch[(*nbatch)++] = t;
     self->fn_in_pool++;
     if (t->timeout_ms > 0)
-        t->timer_id =
-            zloop_timer (self->ex->loop, t->timeout_ms, 1, s_on_timeout, t);
+        t->timer_id = hearth_loop_timer (self->ex->loop, t->timeout_ms, 1,
+                                         s_on_timeout, t);
     return 0;
 }
 
@@ -642,7 +642,7 @@ s_discard_all (tasks_t *self, bool free_them)
         }
         tlist_remove (&self->running, t);
         if (t->timer_id >= 0)
-            zloop_timer_end (self->ex->loop, t->timer_id);
+            hearth_loop_timer_end (self->ex->loop, t->timer_id);
         if (free_them)
             task_destroy (&t);
     }

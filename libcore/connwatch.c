@@ -159,11 +159,13 @@ hearth_connwatch_monitor (hearth_connwatch_t *self)
     return self->monitor;
 }
 
-void
+int
 hearth_connwatch_read (hearth_connwatch_t *self, int64_t now_ms)
 {
+    int got = 0;
     while (self->monitor && (zsock_events (self->monitor) & ZMQ_POLLIN)) {
         zmsg_t *msg = zmsg_recv (self->monitor);
+        got++;
         zframe_t *event = msg ? zmsg_first (msg) : NULL;
         if (event && zframe_size (event) >= 6) {
             uint16_t id;
@@ -176,6 +178,7 @@ hearth_connwatch_read (hearth_connwatch_t *self, int64_t now_ms)
         if (!msg && !event)
             break;
     }
+    return got;
 }
 
 /* ---- the diagnosis ------------------------------------------------------- */

@@ -49,8 +49,9 @@ zsock_t *hearth_connwatch_attach (hearth_connwatch_t *self, zsock_t *sock,
 /* The monitor's socket (borrowed), once attached, or NULL. */
 zsock_t *hearth_connwatch_monitor (hearth_connwatch_t *self);
 
-/* Read the events waiting on the monitor's socket. */
-void hearth_connwatch_read (hearth_connwatch_t *self, int64_t now_ms);
+/* Read the events waiting on the monitor's socket.  Returns how many
+   messages it read. */
+int hearth_connwatch_read (hearth_connwatch_t *self, int64_t now_ms);
 
 /* One monitor event (a ZMQ_EVENT_* and its value) at now_ms: what
    hearth_connwatch_read does with each; for tests. */

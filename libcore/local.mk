@@ -31,6 +31,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
 	libcore/connwatch.c libcore/connwatch.h \
+	libcore/loop.c libcore/loop.h \
 	libcore/curve.c libcore/curve.h \
 	libcore/crc32c.c libcore/crc32c.h \
 	libcore/records.h libcore/shuffleopts.h libcore/partfmt.c libcore/partfmt.h \

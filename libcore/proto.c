@@ -474,9 +474,32 @@ hearth_msg_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_error_t *err)
     return hearth_msg_recv_from (sock, routing_id_p, NULL, err);
 }
 
+static hearth_msg_t *s_recv (zsock_t *sock, zframe_t **routing_id_p,
+                             hearth_sender_t *sender, int flags, bool *none,
+                             hearth_error_t *err);
+
 hearth_msg_t *
 hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                       hearth_sender_t *sender, hearth_error_t *err)
+{
+    bool none = false;
+    return s_recv (sock, routing_id_p, sender, 0, &none, err);
+}
+
+hearth_msg_t *
+hearth_msg_try_recv_from (zsock_t *sock, zframe_t **routing_id_p,
+                          hearth_sender_t *sender, bool *none,
+                          hearth_error_t *err)
+{
+    *none = false;
+    return s_recv (sock, routing_id_p, sender, ZMQ_DONTWAIT, none, err);
+}
+
+/* Receive and decode; flags ZMQ_DONTWAIT: *none set when no message
+   waited (then NULL, err untouched). */
+static hearth_msg_t *
+s_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_sender_t *sender,
+        int flags, bool *none, hearth_error_t *err)
 {
     /* The routing id and the header frames stay in zmq_msg_t's; only the
        binary frames become zframes. */
@@ -487,8 +510,13 @@ hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
     bool more = true, ok = true;
     while (more && nparts < want) {
         zmq_msg_init (&part[nparts]);
-        if (zmq_msg_recv (&part[nparts], handle, 0) < 0) {
+        /* the other parts of a message come with its first */
+        if (zmq_msg_recv (&part[nparts], handle, nparts ? 0 : flags) < 0) {
             zmq_msg_close (&part[nparts]);
+            if (nparts == 0 && errno == EAGAIN && (flags & ZMQ_DONTWAIT)) {
+                *none = true;
+                return NULL;
+            }
             ok = false;
             break;
         }

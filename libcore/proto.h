@@ -226,6 +226,14 @@ hearth_msg_t *hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                                     hearth_sender_t *sender,
                                     hearth_error_t *err);
 
+/* hearth_msg_recv_from without waiting (the loop's readers, loop.h):
+   when no message waits, NULL with *none true (err untouched); else
+   *none false and what hearth_msg_recv_from returns.  sender may be
+   NULL. */
+hearth_msg_t *hearth_msg_try_recv_from (zsock_t *sock, zframe_t **routing_id_p,
+                                        hearth_sender_t *sender, bool *none,
+                                        hearth_error_t *err);
+
 /* A new ERROR {code, message, command} (borrowed: copied; message cut
    at HEARTH_ERROR_TEXT_MAX, command left out past 64 bytes or when NULL),
    or NULL on no memory: for a sender that adds fields (a standby

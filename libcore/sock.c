@@ -189,3 +189,13 @@ hearth_address_towards (const char *host, int port, char *buf, size_t size)
     freeaddrinfo (res);
     return rc;
 }
+
+void
+hearth_address_towards_url (const char *url, char *buf, size_t size)
+{
+    char host[256];
+    int port;
+    if (!url || hearth_url_split (url, host, sizeof host, &port, NULL) < 0
+        || hearth_address_towards (host, port, buf, size) < 0)
+        snprintf (buf, size, "127.0.0.1");
+}

@@ -80,4 +80,8 @@ int hearth_url_split (const char *url, char *host, size_t host_size, int *port,
    buf.  Returns 0, or -1 when HOST does not resolve or is unreachable. */
 int hearth_address_towards (const char *host, int port, char *buf, size_t size);
 
+/* The address to reach this machine by from url's host (a tcp:// URL, or
+   NULL): hearth_address_towards it, else 127.0.0.1. */
+void hearth_address_towards_url (const char *url, char *buf, size_t size);
+
 #endif

@@ -324,3 +324,10 @@ tests_unit_test_regprint_SOURCES = tests/unit/test_regprint.c \
 	$(registry_sources)
 tests_unit_test_regprint_CFLAGS = $(unit_cflags)
 tests_unit_test_regprint_LDADD = $(registry_libs)
+
+# The task path's reactor (libcore/loop.c): timers, descriptors, readers
+# drained without waiting, and the message a send made ready.
+UNIT_TESTS += tests/unit/test_loop
+tests_unit_test_loop_SOURCES = tests/unit/test_loop.c tests/unit/testutil.h
+tests_unit_test_loop_CFLAGS = $(unit_cflags)
+tests_unit_test_loop_LDADD = $(unit_libs)

@@ -200,6 +200,23 @@ test_url_split (void **state)
     assert_string_equal (host, "abcdefg");
 }
 
+/* The address executors are told to reach a driver by: towards the
+   master's host, else loopback. */
+static void
+test_address_towards_url (void **state)
+{
+    (void) state;
+    char buf[64];
+    hearth_address_towards_url ("tcp://127.0.0.1:7077", buf, sizeof buf);
+    assert_string_equal (buf, "127.0.0.1");
+    snprintf (buf, sizeof buf, "stale");
+    hearth_address_towards_url (NULL, buf, sizeof buf);
+    assert_string_equal (buf, "127.0.0.1");
+    snprintf (buf, sizeof buf, "stale");
+    hearth_address_towards_url ("not a url", buf, sizeof buf);
+    assert_string_equal (buf, "127.0.0.1");
+}
+
 int
 main (void)
 {
@@ -211,6 +228,7 @@ main (void)
         cmocka_unit_test (test_bind_connect),
         cmocka_unit_test (test_max_msg_size),
         cmocka_unit_test (test_url_split),
+        cmocka_unit_test (test_address_towards_url),
     };
     return cmocka_run_group_tests_name ("sock", tests, NULL, NULL);
 }

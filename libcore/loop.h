@@ -1,0 +1,91 @@
+/*  loop.h - the reactor of the task path: the driver's engine and the
+    executor wait here on their ZeroMQ sockets, descriptors and timers.
+
+    Why not zloop: zloop waits in zmq_poll, which asks every socket for
+    ZMQ_EVENTS before it waits and again after (each ask a getpid and a
+    poll of the socket's mailbox): with two sockets, ten system calls a
+    wake-up where one would do.  Here a single poll(2) waits on every
+    descriptor, each socket's ZMQ_FD among them, and only the socket
+    whose descriptor fired is read (docs/performance.md, "The one-task
+    latency, third pass").
+
+    The rule this rests on: a socket's ZMQ_FD tells of commands in its
+    mailbox, not of messages, and only of those that came while nothing
+    was ready.  So a reader's handler receives without waiting
+    (ZMQ_DONTWAIT) until nothing is left (that last receive takes the
+    mailbox's commands in, which quiets the descriptor until the next
+    message).  And any other use of the socket, a send, may take those
+    commands in too, after which a message is ready and the descriptor
+    says nothing: whoever sends on a watched socket calls
+    hearth_loop_sent, and the loop calls that reader's handler before it
+    waits again.  A reader is called so too when it is new, and when its
+    handler stopped before the socket was empty.
+
+    Handlers may add and end readers, descriptors and timers, their own
+    included; an ended one is never called again, and its entry is freed
+    after the turn.  Single-threaded: one thread owns a loop.
+*/
+#ifndef HEARTH_LIBCORE_LOOP_H
+#define HEARTH_LIBCORE_LOOP_H
+
+#include <stddef.h>
+
+#include <czmq.h>
+
+typedef struct hearth_loop hearth_loop_t;
+
+/* A socket's handler: receive without waiting (ZMQ_DONTWAIT) until
+   nothing is left (then return 0), or stop earlier, after enough for
+   one turn (then return 1: it is called again before the loop waits).
+   -1 ends the loop. */
+typedef int (hearth_loop_reader_fn) (hearth_loop_t *loop, zsock_t *sock,
+                                     void *arg);
+/* A descriptor's handler: it is readable (or in error).  Returns 0, or
+   -1 to end the loop. */
+typedef int (hearth_loop_fd_fn) (hearth_loop_t *loop, int fd, void *arg);
+/* A timer's handler.  Returns 0, or -1 to end the loop. */
+typedef int (hearth_loop_timer_fn) (hearth_loop_t *loop, int timer_id,
+                                    void *arg);
+
+/* A new loop, or NULL (out of memory). */
+hearth_loop_t *hearth_loop_new (void);
+
+/* Free it (NULL accepted; nulls *self_p; keeps errno).  The sockets and
+   descriptors stay their owners'. */
+void hearth_loop_destroy (hearth_loop_t **self_p);
+
+/* Call fn when sock may have messages (sock borrowed, until
+   hearth_loop_reader_end).  Returns 0, or -1 (out of memory). */
+int hearth_loop_reader (hearth_loop_t *self, zsock_t *sock,
+                        hearth_loop_reader_fn *fn, void *arg);
+
+/* Stop watching sock (nothing if it was not watched). */
+void hearth_loop_reader_end (hearth_loop_t *self, zsock_t *sock);
+
+/* Something was sent on sock (a reader of this loop, or nothing is
+   done): its handler is called before the loop waits.  Every send on a
+   watched socket must be followed by this, its handler's own sends
+   included, or a message can wait unseen. */
+void hearth_loop_sent (hearth_loop_t *self, zsock_t *sock);
+
+/* Call fn when fd is readable.  Returns 0, or -1 (out of memory). */
+int hearth_loop_fd (hearth_loop_t *self, int fd, hearth_loop_fd_fn *fn,
+                    void *arg);
+
+/* Stop watching fd (nothing if it was not watched). */
+void hearth_loop_fd_end (hearth_loop_t *self, int fd);
+
+/* Call fn every delay_ms, times times (0: until ended).  Returns the
+   timer's id (> 0), or -1 (out of memory). */
+int hearth_loop_timer (hearth_loop_t *self, size_t delay_ms, size_t times,
+                       hearth_loop_timer_fn *fn, void *arg);
+
+/* End a timer (nothing if it has ended: a timer of N times ends after
+   its last call). */
+void hearth_loop_timer_end (hearth_loop_t *self, int timer_id);
+
+/* Run until a handler returns -1 (then -1), or poll(2) fails (-1 with
+   errno; a signal's EINTR is not a failure). */
+int hearth_loop_start (hearth_loop_t *self);
+
+#endif
