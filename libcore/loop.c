@@ -185,8 +185,7 @@ hearth_loop_timer_end (hearth_loop_t *self, int timer_id)
         }
 }
 
-/* ---- a turn ---------------------------------------------------------------
- */
+/* ---- a turn ------------------------------------------------------------ */
 
 /* Drop the entries ended during the turn. */
 static void
