@@ -117,7 +117,10 @@ figure() { echo "FIGURE $1 $2 $2 $2 $3 1"; }
 IFS=, read -r -a lv <<<"$levels"
 for n in "${lv[@]}"; do
     end=$((SECONDS + 300))
-    until a=$(alive) && [ "${a:-0}" -ge "$n" ]; do
+    # 99.5 % of them: on a slow machine the load generator, busy
+    # registering 10,000, can let a few of the first miss their liveness
+    # window (14 of 10,000 in a run of 2026-12-06), and those stay DEAD
+    until a=$(alive) && [ "${a:-0}" -ge $((n * 995 / 1000)) ]; do
         if [ $SECONDS -ge $end ] || ! kill -0 "$bm" 2>/dev/null; then
             echo "bench-web: $n workers never came up (bench-master: $(tail -3 "$scratch/bench-master.out"))" >&2
             exit 1
@@ -127,7 +130,7 @@ for n in "${lv[@]}"; do
     sleep 3 # a full heartbeat cycle of the new ones
     url=$(curl -s "$web/api/v1/state" | python3 -c 'import json, sys; print(json.load(sys.stdin)["url"])')
     mpid=$(pgrep -P "$bm" hearth-master)
-    echo "# $n workers registered; master $url (pid $mpid), pages $web"
+    echo "# $n workers registered, $(alive) of them alive; master $url (pid $mpid), pages $web"
     win_ms=$((secs * 1000 / rounds))
     win_s=$(awk -v m="$win_ms" 'BEGIN { print m / 1000 }')
     rm -f "$scratch"/*.samples "$scratch"/*.p99 "$scratch"/*.ticks "$scratch/load.out"
