@@ -169,7 +169,8 @@ execs_open (execs_t *self, hearth_loop_t *loop, const char *towards,
         return -1;
     snprintf (self->url, sizeof self->url, "tcp://%s:%d", host, port);
     self->loop = loop;
-    hearth_loop_reader (loop, self->router, s_on_router, self);
+    if (hearth_loop_reader (loop, self->router, s_on_router, self) < 0)
+        return hearth_errprintf (err, "out of memory");
     if (self->cert)
         log_info ("executors connect to %s (CURVE server key %s)", self->url,
                   zcert_public_txt (self->cert));

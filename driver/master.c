@@ -178,7 +178,11 @@ s_connect (master_link_t *self, hearth_error_t *err)
         hearth_sock_destroy (&self->sock);
         return -1;
     }
-    hearth_loop_reader (self->loop, self->sock, s_on_master, self);
+    if (hearth_loop_reader (self->loop, self->sock, s_on_master, self) < 0) {
+        master_watch_destroy (&self->watch, true);
+        hearth_sock_destroy (&self->sock);
+        return hearth_errprintf (err, "out of memory");
+    }
     return 0;
 }
 
@@ -485,8 +489,9 @@ s_on_master (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     master_link_t *self = arg;
-    /* One message a call (one may replace the socket: a new leader's);
-       the loop calls again until none is left. */
+    /* One message a call (the master sends few); the loop calls again
+       until none is left.  The socket is replaced only from the tick
+       (s_relink), never under this handler. */
     hearth_error_t err;
     bool none;
     hearth_msg_t *msg =

@@ -63,10 +63,14 @@ master_watch_new (hearth_loop_t *loop, zsock_t *sock, const char *url,
         master_watch_destroy (&self, false);
         return NULL;
     }
-    self->loop = loop;
     self->fatal = fatal;
     self->arg = arg;
-    hearth_loop_reader (loop, self->monitor, s_on_monitor, self);
+    if (hearth_loop_reader (loop, self->monitor, s_on_monitor, self) < 0) {
+        log_debug ("the link to the master goes unwatched: out of memory");
+        master_watch_destroy (&self, false);
+        return NULL;
+    }
+    self->loop = loop;
     return self;
 }
 

@@ -98,7 +98,8 @@ s_connect (link_t *self, hearth_error_t *err)
         return -1;
     if (hearth_sock_connect (self->driver, ex->driver_url, err) < 0)
         return -1;
-    hearth_loop_reader (ex->loop, self->driver, s_on_driver, self);
+    if (hearth_loop_reader (ex->loop, self->driver, s_on_driver, self) < 0)
+        return hearth_errprintf (err, "out of memory");
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +24,11 @@
 
 /* Entries an array has room for at first. */
 static const size_t s_initial_room = 8;
+/* Timer ids count up to this, then from 1 again (tests lower it). */
+#ifndef HEARTH_LOOP_MAX_TIMER_ID
+#define HEARTH_LOOP_MAX_TIMER_ID INT_MAX
+#endif
+static const int s_max_timer_id = HEARTH_LOOP_MAX_TIMER_ID;
 
 typedef struct {
     zsock_t *sock;                  /* a reader's socket, or NULL */
@@ -55,6 +61,7 @@ struct hearth_loop {
     size_t ntimers;         /* entries used (gone ones included) */
     size_t timers_room;     /* entries allocated */
     int last_timer_id;      /* ids count up from 1 */
+    bool wrapped;           /* they went past s_max_timer_id once */
     bool dirty;             /* an entry is gone: compact at turn end */
 };
 
@@ -154,6 +161,34 @@ hearth_loop_fd_end (hearth_loop_t *self, int fd)
         }
 }
 
+/* Whether a live timer has that id. */
+static bool
+s_timer_id_used (const hearth_loop_t *self, int id)
+{
+    for (size_t i = 0; i < self->ntimers; i++)
+        if (!self->timers[i].gone && self->timers[i].id == id)
+            return true;
+    return false;
+}
+
+/* The next id, or -1 when every one is in use: counting up from 1; past
+   s_max_timer_id from 1 again, skipping those still in use (a timer made
+   at the start, the executor's tick, lives as long as the process). */
+static int
+s_next_timer_id (hearth_loop_t *self)
+{
+    for (int tries = 0; tries < s_max_timer_id; tries++) {
+        int id =
+            self->last_timer_id >= s_max_timer_id ? 1 : self->last_timer_id + 1;
+        self->last_timer_id = id;
+        if (id == s_max_timer_id)
+            self->wrapped = true;
+        if (!self->wrapped || !s_timer_id_used (self, id))
+            return id;
+    }
+    return -1;
+}
+
 int
 hearth_loop_timer (hearth_loop_t *self, size_t delay_ms, size_t times,
                    hearth_loop_timer_fn *fn, void *arg)
@@ -162,10 +197,11 @@ hearth_loop_timer (hearth_loop_t *self, size_t delay_ms, size_t times,
                 sizeof *self->timers)
         < 0)
         return -1;
-    if (self->last_timer_id == INT32_MAX)
-        self->last_timer_id = 0; /* ids of timers that old are long gone */
+    int id = s_next_timer_id (self);
+    if (id < 0)
+        return -1;
     s_timer_t *t = &self->timers[self->ntimers++];
-    *t = (s_timer_t){.id = ++self->last_timer_id,
+    *t = (s_timer_t){.id = id,
                      .when_ms = hearth_mono_ms () + (int64_t) delay_ms,
                      .delay_ms = delay_ms,
                      .times = times,

@@ -76,7 +76,8 @@ int hearth_loop_fd (hearth_loop_t *self, int fd, hearth_loop_fd_fn *fn,
 void hearth_loop_fd_end (hearth_loop_t *self, int fd);
 
 /* Call fn every delay_ms, times times (0: until ended).  Returns the
-   timer's id (> 0), or -1 (out of memory). */
+   timer's id (> 0, never that of a timer still running), or -1 (out of
+   memory). */
 int hearth_loop_timer (hearth_loop_t *self, size_t delay_ms, size_t times,
                        hearth_loop_timer_fn *fn, void *arg);
 

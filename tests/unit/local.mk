@@ -328,6 +328,9 @@ tests_unit_test_regprint_LDADD = $(registry_libs)
 # The task path's reactor (libcore/loop.c): timers, descriptors, readers
 # drained without waiting, and the message a send made ready.
 UNIT_TESTS += tests/unit/test_loop
-tests_unit_test_loop_SOURCES = tests/unit/test_loop.c tests/unit/testutil.h
+# loop.c compiled in with timer ids that wrap after 16, to test the wrap
+tests_unit_test_loop_SOURCES = tests/unit/test_loop.c tests/unit/testutil.h \
+	libcore/loop.c libcore/loop.h
+tests_unit_test_loop_CPPFLAGS = $(AM_CPPFLAGS) -DHEARTH_LOOP_MAX_TIMER_ID=16
 tests_unit_test_loop_CFLAGS = $(unit_cflags)
 tests_unit_test_loop_LDADD = $(unit_libs)
