@@ -197,8 +197,11 @@ J=$(job big '{"name": "big", "stages": [
   {"name": "gen", "tasks": [{"cmd": ["sh", "-c",
    "head -c 54525952 /dev/zero | tr \"\\\\0\" x"], "count": 5}]},
   {"name": "all", "tasks": [{"cmd": ["wc", "-c"], "input": "gen"}]}]}')
+# (a liveness of 5 s: under the sanitizers, moving five 52 MiB results
+# kept the driver and its executor busy past the usual 1 s in one run of
+# three, and the executor was lost instead)
 check "an unpartitioned input of 260 MiB fails the job at once (it used to be lost 9 times, silently)" \
-  expect_fail submit --master "$M" --max-result-bytes 60M "$J"
+  expect_fail submit --master "$M" --max-result-bytes 60M --heartbeat-liveness 25 "$J"
 check "... saying its size, the limit and what to do" \
   grep -q "stage gen's results, 260.0 MiB in all, are over the 256 MiB.*partition stage gen" "$T/err"
 
