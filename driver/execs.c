@@ -587,6 +587,10 @@ s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
             hearth_msg_try_recv_from (sock, &rid, &peer, &none, &err);
         if (none)
             break;
+        if (!msg && hearth_recv_broken (&err)) {
+            log_error ("the executors' socket: %s", err.text);
+            return -1;
+        }
         got++;
         if (msg)
             s_dispatch (self, rid, &peer, msg);

@@ -498,6 +498,10 @@ s_on_master (hearth_loop_t *loop, zsock_t *sock, void *arg)
         hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
     if (none)
         return 0;
+    if (!msg && hearth_recv_broken (&err)) {
+        log_error ("the master's socket: %s", err.text);
+        return -1;
+    }
     if (msg && !master_follow_fence (self, msg)) {
         hearth_msg_destroy (&msg);
         return 1;

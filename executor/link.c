@@ -402,6 +402,10 @@ s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg)
             hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
         if (none)
             break;
+        if (!msg && hearth_recv_broken (&err)) {
+            log_error ("the driver's socket: %s", err.text);
+            return -1;
+        }
         got++;
         self->last_recv_ms = hearth_mono_ms ();
         if (!msg) {

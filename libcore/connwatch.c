@@ -165,8 +165,10 @@ hearth_connwatch_read (hearth_connwatch_t *self, int64_t now_ms)
     int got = 0;
     while (self->monitor && (zsock_events (self->monitor) & ZMQ_POLLIN)) {
         zmsg_t *msg = zmsg_recv (self->monitor);
+        if (!msg)
+            break; /* a failed receive would fail again: not a spin */
         got++;
-        zframe_t *event = msg ? zmsg_first (msg) : NULL;
+        zframe_t *event = zmsg_first (msg);
         if (event && zframe_size (event) >= 6) {
             uint16_t id;
             uint32_t value;
@@ -175,8 +177,6 @@ hearth_connwatch_read (hearth_connwatch_t *self, int64_t now_ms)
             hearth_connwatch_event (self, id, value, now_ms);
         }
         zmsg_destroy (&msg);
-        if (!msg && !event)
-            break;
     }
     return got;
 }

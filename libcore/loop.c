@@ -366,6 +366,7 @@ hearth_loop_start (hearth_loop_t *self)
         int unsettled = s_settle (self);
         if (unsettled < 0)
             return -1;
+        s_compact (self); /* what settling ended is not polled */
         int timeout = unsettled ? 0 : s_timeout_ms (self, hearth_mono_ms ());
         size_t polled = 0;
         int ready = s_wait (self, timeout, &polled);

@@ -486,6 +486,15 @@ hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
     return s_recv (sock, routing_id_p, sender, 0, &none, err);
 }
 
+/* The code of a socket that cannot be read at all (hearth_recv_broken). */
+static const char s_socket_failed[] = "socket_failed";
+
+bool
+hearth_recv_broken (const hearth_error_t *err)
+{
+    return err->code && strcmp (err->code, s_socket_failed) == 0;
+}
+
 hearth_msg_t *
 hearth_msg_try_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                           hearth_sender_t *sender, bool *none,
@@ -515,6 +524,15 @@ s_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_sender_t *sender,
             zmq_msg_close (&part[nparts]);
             if (nparts == 0 && errno == EAGAIN && (flags & ZMQ_DONTWAIT)) {
                 *none = true;
+                return NULL;
+            }
+            if (nparts == 0 && errno != EINTR && (flags & ZMQ_DONTWAIT)) {
+                /* Nothing taken and nothing will be: a reader that
+                   tried again at once would spin (ETERM, ENOTSOCK). */
+                hearth_errcode (err, s_socket_failed, "receive failed: %s",
+                                zmq_strerror (errno));
+                if (sender)
+                    *sender = (hearth_sender_t){""};
                 return NULL;
             }
             ok = false;

@@ -229,10 +229,16 @@ hearth_msg_t *hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
 /* hearth_msg_recv_from without waiting (the loop's readers, loop.h):
    when no message waits, NULL with *none true (err untouched); else
    *none false and what hearth_msg_recv_from returns.  sender may be
-   NULL. */
+   NULL.  When the socket itself fails (its context terminated...),
+   NULL with *none false and hearth_recv_broken (err) true: nothing was
+   taken and a reader must stop, not call again. */
 hearth_msg_t *hearth_msg_try_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                                         hearth_sender_t *sender, bool *none,
                                         hearth_error_t *err);
+
+/* Whether err, from hearth_msg_try_recv_from, says its socket cannot be
+   read any more. */
+bool hearth_recv_broken (const hearth_error_t *err);
 
 /* A new ERROR {code, message, command} (borrowed: copied; message cut
    at HEARTH_ERROR_TEXT_MAX, command left out past 64 bytes or when NULL),

@@ -475,6 +475,39 @@ test_recv_garbage (void **state)
     zframe_destroy (&rid);
 }
 
+/* A socket that cannot be read at all (its context shut down) is told
+   apart from one with nothing waiting: a loop's reader that took it for
+   a bad message and called again at once would spin. */
+static void
+test_try_recv_broken (void **state)
+{
+    (void) state;
+    void *ctx = zmq_ctx_new ();
+    void *pull = zmq_socket (ctx, ZMQ_PULL);
+    assert_non_null (pull);
+    assert_int_equal (zmq_bind (pull, "inproc://broken"), 0);
+    hearth_error_t err = {.code = NULL};
+    bool none = false;
+    assert_null (
+        hearth_msg_try_recv_from ((zsock_t *) pull, NULL, NULL, &none, &err));
+    assert_true (none); /* nothing waits: not broken */
+
+    assert_int_equal (zmq_ctx_shutdown (ctx), 0);
+    hearth_sender_t sender = {"stale"};
+    assert_null (hearth_msg_try_recv_from ((zsock_t *) pull, NULL, &sender,
+                                           &none, &err));
+    assert_false (none);
+    assert_true (hearth_recv_broken (&err));
+    assert_contains (err.text, "receive failed");
+    assert_string_equal (sender.address, "");
+
+    /* a bad message is not a broken socket */
+    hearth_errcode (&err, "bad_protocol", "not a Hearth message");
+    assert_false (hearth_recv_broken (&err));
+    zmq_close (pull);
+    zmq_ctx_term (ctx);
+}
+
 int
 main (void)
 {
@@ -488,6 +521,7 @@ main (void)
         cmocka_unit_test (test_wrong_type_each_field),
         cmocka_unit_test (test_unknown_fields_ignored),
         cmocka_unit_test (test_epoch_common_field),
+        cmocka_unit_test (test_try_recv_broken),
     };
     const struct CMUnitTest sockets[] = {
         cmocka_unit_test (test_send_recv),
