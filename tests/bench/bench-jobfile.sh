@@ -40,14 +40,13 @@ while [ $# -gt 0 ]; do
     shift
 done
 T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-jf.XXXXXX")
-submit_pid=
+run_pid=
 cleanup() {
-    [ -n "$submit_pid" ] && kill -KILL "$submit_pid" 2>/dev/null
+    [ -n "$run_pid" ] && kill -KILL "$run_pid" 2>/dev/null
     rm -rf "$T"
 }
 trap cleanup EXIT
 die() { echo "bench-jobfile: $*" >&2; exit 1; }
-now_ns() { date +%s%N; }
 
 # write_job FILE KIND N: a job file of N distinct tasks
 write_job() {
@@ -68,16 +67,8 @@ write_job "$T/one.json" fn 1
 # submit FILE MASTER: run hearth-submit; sets ns (wall) and hwm (peak KiB).
 # A refused master (the parse-only runs) is expected to fail.
 submit() {
-    local t0
-    t0=$(now_ns)
-    "$bin/hearth-submit" --master "$2" --log-level warn "$1" >"$T/out" 2>"$T/err" &
-    submit_pid=$!
-    watch_hwm "$submit_pid"
-    wait "$submit_pid"
-    rc=$?
-    submit_pid=
-    ns=$(($(now_ns) - t0))
-    return $rc
+    run_watched "$T/hwm" "$bin/hearth-submit" --master "$2" --log-level warn "$1" \
+        >"$T/out" 2>"$T/err"
 }
 # api KIND N: bench-driver cold; sets rate and rss (B per task).
 api() {

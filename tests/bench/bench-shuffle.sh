@@ -58,9 +58,9 @@ cores=$(nproc)
 fetch_mib=48 shuffle_mib=64
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-shuffle.XXXXXX")
-submit_pid=
+run_pid=
 cleanup() {
-    [ -n "$submit_pid" ] && kill -TERM "$submit_pid" 2>/dev/null
+    [ -n "$run_pid" ] && kill -TERM "$run_pid" 2>/dev/null
     wait 2>/dev/null
     rm -rf "$T"
 }
@@ -68,7 +68,6 @@ trap cleanup EXIT
 export TMPDIR=$T LC_ALL=C
 die() { echo "bench-shuffle: $*" >&2; exit 1; }
 wants() { [[ ",$only," == *",$1,"* ]]; }
-now_ns() { date +%s%N; }
 figure() { echo "FIGURE $1 $2 $2 $2 $3 1"; }
 mb_s() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.2f", b / 1e6 / (ns / 1e9) }'; }
 free_bytes() { df -P -B1 "$T" | awk 'NR == 2 { print $4 }'; }
@@ -97,15 +96,10 @@ EOF
 # driver's peak KiB) and red (the largest reducer executor peak KiB);
 # dies unless every record arrived once, where it should.
 shuffle() {
-    local name=$1 sum=${2%.dat}.sum t0 k
+    local name=$1 sum=${2%.dat}.sum k
     job "$@"
-    t0=$(now_ns)
-    "$bin/hearth-submit" --master "$master" "$T/$name.json" >"$T/out" 2>"$T/err" &
-    submit_pid=$!
-    watch_hwm "$submit_pid"
-    wait "$submit_pid" || { tail -5 "$T/err" >&2; die "$name: hearth-submit failed"; }
-    ns=$(($(now_ns) - t0))
-    submit_pid=
+    run_watched "$T/hwm" "$bin/hearth-submit" --master "$master" "$T/$name.json" \
+        >"$T/out" 2>"$T/err" || { tail -5 "$T/err" >&2; die "$name: hearth-submit failed"; }
     "$tool" verify "$sum" "$4" <"$T/out" || die "$name: wrong output"
     red=$(awk 'NF >= 7 && $7 > m { m = $7 } END { print m + 0 }' "$T/out")
 }
@@ -146,9 +140,10 @@ fi
 if wants sorted; then
     refs=() figs=() ratios=() percore=() reds=()
     for ((r = 0; r < reps; r++)); do
-        t0=$(now_ns)
+        now_ns t0
         sort --parallel=2 -S 1G -o "$T/sorted.txt" "$T/main.dat" || die "sort failed"
-        ref=$(mb_s "$size" $(($(now_ns) - t0)))
+        now_ns t1
+        ref=$(mb_s "$size" $((t1 - t0)))
         rm -f "$T/sorted.txt"
         shuffle sorted "$T/main.dat" "$maps" "$reduces" true
         fig=$(mb_s "$size" "$ns")

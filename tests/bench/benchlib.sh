@@ -23,8 +23,14 @@ wait_file() {
     return 1
 }
 
+# now_ns VAR: the wall clock in nanoseconds (microsecond steps) into VAR,
+# from bash's own clock: $(date +%s%N) forked a process at each end of
+# what it timed, a few milliseconds each on a slow machine.
+now_ns() { printf -v "$1" '%s000' "${EPOCHREALTIME/./}"; }
+
 # watch_hwm PID: the peak VmHWM (KiB) of PID into hwm, read every 50 ms
 # until it exits (it must be this shell's child: reap it with wait after).
+# It notices the exit up to 50 ms late: to time PID, use run_watched.
 # Builtins only (read -t on a pipe that never speaks is the sleep), so
 # that watching costs the two cores nothing measurable.
 exec {BENCH_NAP}<> <(:)
@@ -37,6 +43,34 @@ watch_hwm() {
         done <"/proc/$1/status" 2>/dev/null
         read -r -t 0.05 -u "$BENCH_NAP" _
     done
+}
+
+# run_watched FILE CMD...: run CMD in the background (with this shell's
+# redirections) and wait for it; rc its exit status, ns its wall time from
+# before the start to the moment it is reaped, hwm its peak VmHWM in KiB.
+# The watcher runs beside it in a subshell that writes the peak to FILE:
+# timed around watch_hwm, a run was measured up to 50 ms long (the nap
+# before the watcher saw the process gone), 4 % of benchmark 22's job.
+# run_pid is CMD's PID while it runs (for a trap to kill).
+run_watched() {
+    local file=$1 t0 t1 watcher
+    shift
+    now_ns t0
+    "$@" &
+    run_pid=$!
+    (
+        watch_hwm "$run_pid"
+        echo "$hwm" >"$file"
+    ) &
+    watcher=$!
+    wait "$run_pid"
+    rc=$?
+    now_ns t1
+    run_pid=
+    ns=$((t1 - t0))
+    wait "$watcher"
+    read -r hwm <"$file" || hwm=0
+    return $rc
 }
 
 # bench_scratch NAME: T, a scratch directory removed at exit, and pids,
