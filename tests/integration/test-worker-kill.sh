@@ -128,6 +128,11 @@ EPID=$(procs_in "$DIR3" | while read -r p; do
   [[ $(cat "/proc/$p/comm") == hearth-executor ]] && echo "$p"; done)
 check "found the executor" test "$(wc -w <<<"$EPID")" -eq 1
 pid_var=PID_$W3NAME
+# The worker is stopped first: in CI, with `kill -9 executor worker`, the
+# worker ran long enough between the two signals to reap its executor and
+# clear its group, the command task with it (the master logged the
+# executor FAILED and placed another on that worker).
+kill -STOP "${!pid_var}"
 kill -9 "$EPID" "${!pid_var}"
 wait "${!pid_var}" 2>/dev/null
 sleep 1.5
