@@ -131,6 +131,12 @@ struct hearth_job {
     void *handle;                   /* node in the context's job list */
     struct hearth_job *submit_next; /* next submitted on the queue (apiq.h) */
     struct hearth_job *cancel_next; /* next cancelled on the queue */
+    /* A job file's strings, which its function groups point into instead
+       of copies (job_lend_strings): never freed group by group; freed
+       with the job once owned. */
+    char *strings;
+    size_t strings_len;
+    bool strings_owned;
 };
 
 struct hearth_ctx {
@@ -226,6 +232,16 @@ const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
    caller has taken it out of its context's list.  Accepts NULL; keeps
    errno. */
 void job_destroy (hearth_job_t **self_p);
+/* Lend a new job len bytes of strings (a job file's store, jobfile.c):
+   stage_add_functions_lent() points groups into them.  The lender keeps
+   them alive until job_own_strings(), after which the job frees them. */
+void job_lend_strings (hearth_job_t *job, char *strings, size_t len);
+/* The job now owns the strings it was lent. */
+void job_own_strings (hearth_job_t *job);
+/* hearth_stage_add_functions() without copying: fn and arg (NUL-
+   terminated) lie in the strings lent to the stage's job. */
+int stage_add_functions_lent (hearth_stage_t *stage, const char *fn,
+                              const char *arg, uint64_t count);
 
 /* render.c */
 /* Append task index of stage to a LAUNCH_TASKS tasks array; input_frame

@@ -30,6 +30,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "driver/internal.h"
 #include "driver/jobcheck.h"
 #include "driver/jobfile.h"
 #include "driver/jobnames.h"
@@ -270,10 +271,12 @@ static int
 s_add_stored_one (hearth_stage_t *stage, const jobtask_view_t *v,
                   const s_scope_t *sc, uint64_t n)
 {
-    if (v->kind != JOBTASK_CMD)
-        return hearth_stage_add_functions (
-            stage, v->first,
-            v->kind == JOBTASK_FN_ARG ? jobtask_next (v->first) : "", n);
+    if (v->kind != JOBTASK_CMD) {
+        /* without "arg", the empty string that ends fn */
+        const char *after_fn = jobtask_next (v->first);
+        const char *arg = v->kind == JOBTASK_FN_ARG ? after_fn : after_fn - 1;
+        return stage_add_functions_lent (stage, v->first, arg, n);
+    }
     const char **argv = malloc ((v->n + 1) * sizeof *argv);
     char **envv = NULL;
     if (!argv)
@@ -394,6 +397,13 @@ jobfile_build (jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
+    /* Function tasks keep their strings where the store has them, and the
+       job takes the store over once built: a copy of each task's strings
+       cost two allocations a task, 60 ms of 200,000 tasks on a slow
+       machine (docs/performance.md, "Job files: the strings lent"). */
+    size_t len;
+    char *strings = jobstore_data (self->store, &len);
+    job_lend_strings (job, strings, len);
     size_t lines = 0;
     const cJSON *st;
     cJSON_ArrayForEach (st,
@@ -402,9 +412,11 @@ jobfile_build (jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
         if (s_build_stage (self, job, st, &lines,
                            st == last ? output_dir : NULL, err)
             < 0) {
-            hearth_job_destroy (&job);
+            hearth_job_destroy (&job); /* the store still owns them */
             return NULL;
         }
     }
+    jobstore_release (self->store);
+    job_own_strings (job);
     return job;
 }

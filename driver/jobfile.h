@@ -38,8 +38,10 @@ int jobfile_names (const jobfile_t *self, const char *key,
    output_dir when it is not NULL (hearth-submit --output).  Returns it
    (owned by ctx) or NULL with err.  Each task of the file is taken out of
    its parsed tree once it is in the job, so that the tree's copy of a
-   big file's tasks does not stay beside the job's through the run: call
-   it once (the names and the output stage stay readable). */
+   big file's tasks does not stay beside the job's through the run, and
+   the job takes over the store (jobstore.h) whose strings its function
+   tasks point into instead of copies: call it once (the names and the
+   output stage stay readable). */
 hearth_job_t *jobfile_build (jobfile_t *self, hearth_ctx_t *ctx,
                              const char *output_dir, hearth_error_t *err);
 

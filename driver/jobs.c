@@ -62,6 +62,14 @@ hearth_job_new (hearth_ctx_t *ctx, const char *name)
     return job;
 }
 
+/* Whether s lies in the strings lent to job (not a copy of its own). */
+static bool
+s_lent (const hearth_job_t *job, const char *s)
+{
+    return job->strings && s >= job->strings
+           && s < job->strings + job->strings_len;
+}
+
 static void
 s_stage_destroy (hearth_stage_t **self_p)
 {
@@ -70,8 +78,10 @@ s_stage_destroy (hearth_stage_t **self_p)
         task_group_t *g = &st->groups[i];
         s_strv_destroy (&g->argv);
         s_strv_destroy (&g->env);
-        free (g->fn);
-        free (g->arg);
+        if (!s_lent (st->job, g->fn))
+            free (g->fn);
+        if (!s_lent (st->job, g->arg))
+            free (g->arg);
     }
     free (st->groups);
     for (uint64_t i = 0; st->results && i < st->ntasks; i++)
@@ -102,6 +112,8 @@ job_destroy (hearth_job_t **self_p)
     free (job->stages);
     free (job->name);
     free (job->error);
+    if (job->strings_owned)
+        free (job->strings);
     pthread_mutex_destroy (&job->lock);
     pthread_cond_destroy (&job->ended);
     free (job);
@@ -340,6 +352,36 @@ hearth_stage_add_functions (hearth_stage_t *stage, const char *fn,
             free (g->fn);
         return -1;
     }
+    stage->ngroups++;
+    stage->ntasks += count;
+    return 0;
+}
+
+void
+job_lend_strings (hearth_job_t *job, char *strings, size_t len)
+{
+    job->strings = strings;
+    job->strings_len = len;
+    job->strings_owned = false;
+}
+
+void
+job_own_strings (hearth_job_t *job)
+{
+    job->strings_owned = job->strings != NULL;
+}
+
+int
+stage_add_functions_lent (hearth_stage_t *stage, const char *fn,
+                          const char *arg, uint64_t count)
+{
+    if (!stage || !*fn || !s_lent (stage->job, fn) || !s_lent (stage->job, arg))
+        return errno = EINVAL, -1;
+    task_group_t *g = s_new_group (stage, count);
+    if (!g)
+        return -1;
+    g->fn = (char *) fn;
+    g->arg = (char *) arg;
     stage->ngroups++;
     stage->ntasks += count;
     return 0;

@@ -267,3 +267,16 @@ jobstore_bytes (const jobstore_t *self)
 {
     return self->len;
 }
+
+char *
+jobstore_data (const jobstore_t *self, size_t *len)
+{
+    *len = self->len;
+    return self->data;
+}
+
+void
+jobstore_release (jobstore_t *self)
+{
+    *self = (jobstore_t){.data = NULL};
+}

@@ -134,4 +134,12 @@ cJSON *jobstore_expand (const jobstore_t *self, const cJSON *node);
 /* Bytes the store holds (its records). */
 size_t jobstore_bytes (const jobstore_t *self);
 
+/* The records themselves (NULL while there are none) and, in *len, their
+   bytes: a job's groups may point into them (job_lend_strings). */
+char *jobstore_data (const jobstore_t *self, size_t *len);
+/* Let go of the records without freeing them (their new owner frees
+   them); the store is empty again and its placeholders must not be
+   read. */
+void jobstore_release (jobstore_t *self);
+
 #endif

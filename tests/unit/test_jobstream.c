@@ -438,6 +438,47 @@ test_runs_rewrite_and_grow (void **state)
     jobstore_destroy (&store); /* NULL: nothing */
 }
 
+/* The records handed over: the new owner's pointer is the data viewed,
+   the store lets go of it (freed here once, by the owner; ASan would
+   see a second free or a leak) and starts empty. */
+static void
+test_data_released (void **state)
+{
+    (void) state;
+    jobstore_t *store = jobstore_new ();
+    size_t len = 1;
+    assert_null (jobstore_data (store, &len));
+    assert_int_equal (len, 0);
+    cJSON *arr = cJSON_CreateArray ();
+    const char *strs[] = {"noop", "a"};
+    size_t lens[] = {4, 1};
+    assert_int_equal (
+        jobstore_append (store, arr, JOBTASK_FN_ARG, strs, lens, 2), 0);
+    assert_int_equal (jobstore_append (store, arr, JOBTASK_FN, strs, lens, 1),
+                      0);
+    char *data = jobstore_data (store, &len);
+    assert_non_null (data);
+    assert_int_equal (len, jobstore_bytes (store));
+    size_t at = jobtask_first (arr->child);
+    jobtask_view_t v = jobstore_view (store, &at);
+    assert_true (v.first > data && v.first < data + len);
+    assert_true (jobtask_next (jobtask_next (v.first)) <= data + len);
+    v = jobstore_view (store, &at);
+    assert_int_equal (v.kind, JOBTASK_FN);
+    /* a lone fn's NUL is an empty string inside the records */
+    assert_string_equal (jobtask_next (v.first) - 1, "");
+    assert_true (jobtask_next (v.first) - 1 < data + len);
+    cJSON_Delete (arr);
+    size_t bytes = len;
+    jobstore_release (store);
+    assert_null (jobstore_data (store, &len));
+    assert_int_equal (len, 0);
+    assert_int_equal (jobstore_bytes (store), 0);
+    assert_string_equal (data + bytes - 5, "noop"); /* still ours to read */
+    jobstore_destroy (&store);
+    free (data);
+}
+
 int
 main (void)
 {
@@ -450,6 +491,7 @@ main (void)
         cmocka_unit_test (test_fast_tasks),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_runs_rewrite_and_grow),
+        cmocka_unit_test (test_data_released),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
