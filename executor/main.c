@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,11 +282,27 @@ s_teardown (executor_t *ex)
     hearth_conf_destroy (&ex->conf);
 }
 
+/* Keep up to 8 MiB of freed heap instead of glibc's 128 KiB: with two
+   or more cores, a batch's tasks and messages took the heap's top past
+   128 KiB and gave it back as they ended, and each give-back (brk) flushed
+   the TLB of every CPU running one of our threads, each regrowth faulted
+   the pages in again: 37 % of the loop's thread, local[2]'s no-op rate
+   halved (docs/performance.md, "The executor's heap").  Fixing the trim
+   threshold fixes glibc's mmap threshold too (it stops adapting): 1 MiB,
+   so that the usual blocks stay on the heap. */
+static void
+s_steady_heap (void)
+{
+    mallopt (M_MMAP_THRESHOLD, 1 << 20);
+    mallopt (M_TRIM_THRESHOLD, 8 << 20);
+}
+
 int
 main (int argc, char **argv)
 {
     executor_t ex = {.sigfd = -1};
     hearth_error_t err;
+    s_steady_heap ();
     ex.conf = hearth_conf_new ("hearth-executor", s_opts);
     if (!ex.conf)
         return s_usage_error ("out of memory");
