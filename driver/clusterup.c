@@ -26,6 +26,8 @@ int
 clusterup_expected (const hearth_conf_t *conf, const local_setup_t *setup)
 {
     const char *const *res;
+    if (setup->mode == MODE_LOCAL) /* local[N]: its one executor */
+        return 1;
     if (setup->mode != MODE_LOCAL_CLUSTER
         || hearth_conf_bool (conf, "dynamic-allocation")
         || hearth_conf_list (conf, "executor-resource", &res) > 0)

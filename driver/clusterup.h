@@ -8,7 +8,8 @@
     start (benchmark 23; docs/performance.md, "The first job").  The cost
     moves into the context's creation, which starts that cluster anyway
     (as Spark's waitBackendReady with minRegisteredResourcesRatio 1, for
-    a bounded time).
+    a bounded time).  local[N] waits the same way for the one executor it
+    starts.
 
     How many to wait for follows the master's placement of plain
     settings: executor-cores (else a whole worker) and executor-memory

@@ -193,6 +193,22 @@ s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
     s_check_up (e);
 }
 
+/* local[N] has no master: its application is registered at once (the
+   event log opens), and start-up ends once our executor has registered
+   (clusterup.h), so that the first job does not wait for its start. */
+static void
+s_local_registered (engine_t *e)
+{
+    hearth_error_t err;
+    if (eventlog_open_app (e->conf, e->app_id, &e->el, &err) < 0) {
+        s_signal_ready (e, err.text);
+        return;
+    }
+    e->up.registered = true;
+    work_set_eventlog (e->work, e->el);
+    s_check_up (e);
+}
+
 static void
 s_failed (void *arg, const char *error)
 {
@@ -684,7 +700,7 @@ engine_run (engine_t *e, zsock_t *pipe)
         return;
     }
     if (e->mode == MODE_LOCAL)
-        s_signal_ready (e, NULL);
+        s_local_registered (e);
     int64_t tick = e->hb_interval_ms / 4;
     tick = tick < 10 ? 10 : tick > 250 ? 250 : tick;
     if (hearth_loop_fd (e->loop, apiq_fd (e->apiq), s_on_api, e) < 0
