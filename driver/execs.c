@@ -478,6 +478,9 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     x->key = strdup (from->key);
     x->cores = cores;
     x->registered = true;
+    /* its silence counts from now, not from the grant: one slower to
+       start than the liveness window was dropped at the next tick */
+    x->last_recv_ms = hearth_mono_ms ();
     x->server = shuffle_servers_intern (work_servers (self->work),
                                         hearth_json_str (b, "shuffle_url"),
                                         hearth_json_str (b, "shuffle_key"));

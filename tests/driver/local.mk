@@ -89,3 +89,5 @@ EXTRA_DIST += tests/driver/test-valgrind.sh \
 	tests/driver/test-valgrind-cluster-mode.sh
 TESTS += tests/driver/test-first-job.sh
 EXTRA_DIST += tests/driver/test-first-job.sh
+TESTS += tests/driver/test-slow-executor.sh
+EXTRA_DIST += tests/driver/test-slow-executor.sh
