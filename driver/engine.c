@@ -7,11 +7,10 @@
 
     Start-up (binding the executors' ROUTER, registering with the master or
     starting local executors) happens before the engine signals the API, so
-    hearth_ctx_new() returns a registered application or an error (in
-    local-cluster, with its executors registered: clusterup.h).  Then the
+    hearth_ctx_new() returns a registered application or an error (in the
+    local modes, with their executors registered: clusterup.h).  Then the
     loop serves the API's queue (apiq.h: submits, cancels, the final state,
-    the stop; answers on the pipe), the executors, the
-    master and a periodic tick.
+    the stop; answers on the pipe), the executors, the master and a tick.
 
     The parts never call the engine: each tells it what happened through
     the callbacks of "what the parts tell the engine" below, given to it
@@ -169,9 +168,8 @@ s_app_dead (void *arg, const char *reason)
     s_process (e);
 }
 
-/* From the master link: registered (the application's id and heartbeat
-   settings), start-up failed, executors granted or lost, the executors
-   to register again with. */
+/* From the master link (and local[N]'s start): registered; start-up
+   failed; executors granted, lost, or to register again with. */
 static void
 s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
               int64_t hb_liveness)
@@ -185,22 +183,6 @@ s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
     hearth_error_t err;
     if (!e->up.registered && !e->signaled
         && eventlog_open_app (e->conf, app_id, &e->el, &err) < 0) {
-        s_signal_ready (e, err.text);
-        return;
-    }
-    e->up.registered = true;
-    work_set_eventlog (e->work, e->el);
-    s_check_up (e);
-}
-
-/* local[N] has no master: its application is registered at once (the
-   event log opens), and start-up ends once our executor has registered
-   (clusterup.h), so that the first job does not wait for its start. */
-static void
-s_local_registered (engine_t *e)
-{
-    hearth_error_t err;
-    if (eventlog_open_app (e->conf, e->app_id, &e->el, &err) < 0) {
         s_signal_ready (e, err.text);
         return;
     }
@@ -699,8 +681,11 @@ engine_run (engine_t *e, zsock_t *pipe)
         driver_signals_engine_end ();
         return;
     }
-    if (e->mode == MODE_LOCAL)
-        s_local_registered (e);
+    if (e->mode == MODE_LOCAL) { /* no master: registered at once */
+        char id[sizeof e->app_id];
+        snprintf (id, sizeof id, "%s", e->app_id);
+        s_registered (e, id, e->hb_interval_ms, e->hb_liveness);
+    }
     int64_t tick = e->hb_interval_ms / 4;
     tick = tick < 10 ? 10 : tick > 250 ? 250 : tick;
     if (hearth_loop_fd (e->loop, apiq_fd (e->apiq), s_on_api, e) < 0
