@@ -14,6 +14,15 @@
 #     (target p99 <= 20 ms);
 #   - apps.master_cpu_cores: the master's CPU time over the run's wall
 #     time (target <= 0.3 core);
+#   - apps.wall_s: from the first driver's start to the last one's
+#     exit, against the --seconds the starts are spread over;
+#   - apps.cpu_pressure: the share of the run's wall time during which
+#     some runnable process waited for a CPU (/proc/pressure/cpu, "some"),
+#     what a registration round trip's tail is made of when the master
+#     itself is idle (not printed without pressure stall information);
+#   - apps.master_wake_wait_ms: the master's main thread's mean wait
+#     for a CPU each time it became runnable (/proc/PID/schedstat), its
+#     share of any round trip;
 #   - apps.fifo_out_of_order: applications whose first executor was
 #     launched before that of an application registered earlier (the
 #     allocator's order between applications is FIFO: docs/cluster.md
@@ -75,6 +84,9 @@ JOB
 for ((i = 0; i < apps; i++)); do job $i; done
 
 read -r _ _ _ _ _ _ _ _ _ _ _ _ _ ut0 st0 _ <"/proc/$master/stat"
+psi_total() { sed -n 's/^some .*total=\([0-9]*\)$/\1/p' /proc/pressure/cpu 2>/dev/null; }
+psi0=$(psi_total)
+read -r _ wait0 wakes0 <"/proc/$master/schedstat" # ns on a CPU, ns waiting, slices
 start_ns=$(date +%s%N)
 gap_ns=$((seconds * 1000000000 / apps))
 drivers=()
@@ -95,6 +107,8 @@ for ((i = 0; i < apps; i++)); do
         exact=$((exact + 1))
 done
 wall_ns=$(($(date +%s%N) - start_ns))
+psi1=$(psi_total)
+read -r _ wait1 wakes1 <"/proc/$master/schedstat"
 read -r _ _ _ _ _ _ _ _ _ _ _ _ _ ut1 st1 _ <"/proc/$master/stat"
 hz=$(getconf CLK_TCK)
 
@@ -123,6 +137,12 @@ seen=$(grep -c . "$T/first-order")
 echo "FIGURE apps.fifo_checked $seen $seen $seen apps 1"
 wall=$(awk -v w="$wall_ns" 'BEGIN { printf "%.1f", w / 1e9 }')
 echo "FIGURE apps.wall_s $wall $wall $wall s 1"
+if [ -n "$psi0" ] && [ -n "$psi1" ]; then # stall time in µs, wall in ns
+    psi=$(awk -v p=$((psi1 - psi0)) -v w="$wall_ns" 'BEGIN { printf "%.3f", p * 1000 / w }')
+    echo "FIGURE apps.cpu_pressure $psi $psi $psi share 1"
+fi
+mwait=$(awk -v w=$((wait1 - wait0)) -v n=$((wakes1 - wakes0)) 'BEGIN { printf "%.3f", n ? w / n / 1e6 : 0 }')
+echo "FIGURE apps.master_wake_wait_ms $mwait $mwait $mwait ms 1"
 # a benchmark whose jobs did not all give their output measured nothing
 if ((exact < apps)); then
     echo "bench-apps: $((apps - exact)) of $apps applications failed or gave a wrong output; the first:" >&2

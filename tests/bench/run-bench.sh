@@ -56,7 +56,7 @@ paint_args=(--levels 1000 --loads 20)
 iso_tasks=5000 iso_launches=200 cg_reps=20
 net_args=(--tasks 200000 --jobs 2000 --rtt-count 10000)
 jf_args=(--fn-tasks 200000 --cmd-tasks 20000)
-apps_n=1000 apps_args=(--apps 1000 --seconds 60)
+apps_n=1000 apps_s=60 apps_args=(--apps 1000 --seconds 60)
 fo_args=()
 shuffle_args=()
 history_args=()
@@ -73,7 +73,7 @@ if [ $quick = 1 ]; then
     iso_tasks=1000 iso_launches=50 cg_reps=6
     net_args=(--tasks 20000 --jobs 200 --rtt-count 1000)
     jf_args=(--fn-tasks 20000 --cmd-tasks 2000)
-    apps_n=100 apps_args=(--apps 100 --seconds 10)
+    apps_n=100 apps_s=10 apps_args=(--apps 100 --seconds 10)
     fo_args=(--trials 3 --rec-trials 1 --tp-rounds 1 --tp-tasks 20000)
 fi
 
@@ -453,6 +453,11 @@ row "26. ERROR replies and failed tasks in the logs" apps.errors "" "" "" '<=' 0
 row "26. registration round trip p99, ms" apps.reg_rtt_p99_ms "" "" "" '<=' 20 "≤ 20 ms"
 row "26. the master's CPU while they come and go, cores" apps.master_cpu_cores "" "" "" '<=' 0.3 "≤ 0.3 core"
 row "26. applications given their first executor out of FIFO order" apps.fifo_out_of_order "" "" "" '<=' 0 "none (docs/cluster.md, Allocation)"
+row "26. the first driver's start to the last one's exit, s" apps.wall_s "" "" "" "" "" "(the starts spread over $apps_s s)"
+if have apps.cpu_pressure; then # not on a kernel without /proc/pressure
+    row "26. CPU pressure: share of the run a runnable process waited" apps.cpu_pressure "" "" "" "" "" "(/proc/pressure/cpu some: what the round trip's tail is made of)"
+fi
+row "26. the master's mean wait for a CPU when woken, ms" apps.master_wake_wait_ms "" "" "" "" "" "(its share of a round trip: /proc/PID/schedstat)"
 if have fo.skipped; then
     printf '| 25. failover | skipped: no ZooKeeper | - | - | kill -9 p95 ≤ 10 s (6 s session), ≤ 4 s (2 s); SIGTERM ≤ 1 s; tasks ≥ 0.8 × single | skipped |\n'
 else

@@ -99,7 +99,7 @@ runs "bench-jobfile" jf.parse_ms jf.fn.ratio jf.cmd.ratio -- \
   bash "$(dirname "$0")/bench-jobfile.sh" --reps 1 --fn-tasks 2000 --cmd-tasks 50
 runs "bench-dynalloc" dyn.grow.fast_ms dyn.release.default_ms -- \
   bash "$(dirname "$0")/bench-dynalloc.sh" --reps 1 --workers 4 --tasks 40
-runs "bench-apps" apps.exact apps.reg_rtt_p99_ms apps.master_cpu_cores apps.fifo_out_of_order -- \
+runs "bench-apps" apps.exact apps.reg_rtt_p99_ms apps.master_cpu_cores apps.fifo_out_of_order apps.master_wake_wait_ms -- \
   bash "$(dirname "$0")/bench-apps.sh" --apps 6 --seconds 1 --workers 2 --cores 1
 runs "bench-netns" 'net\.\(skipped\|lat\.curve\.p50\)' 'net\.\(skipped\|curve\.tasks_per_s\)' -- \
   bash "$(dirname "$0")/bench-netns.sh" --reps 1 --tasks 2000 --jobs 20 \
