@@ -104,6 +104,8 @@ struct hearth_stage {
     /* engine side, from submit on */
     mapout_t *maps;           /* partitioned: ntasks map outputs */
     result_t *results;        /* ntasks entries */
+    uint64_t results_held;    /* of them with bytes: none, and the table,
+                                 never written, is not read through */
     zframe_t *input_frame;    /* the input, once the input parent is done */
     uint64_t failed_attempts; /* failed attempts counted by the engine */
     bool done;                /* all tasks finished (under job lock) */

@@ -84,7 +84,7 @@ s_stage_destroy (hearth_stage_t **self_p)
             free (g->arg);
     }
     free (st->groups);
-    for (uint64_t i = 0; st->results && i < st->ntasks; i++)
+    for (uint64_t i = 0; st->results_held && i < st->ntasks; i++)
         free (st->results[i].data);
     free (st->results);
     for (uint64_t i = 0; st->maps && i < st->ntasks; i++)

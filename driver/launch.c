@@ -220,6 +220,7 @@ s_keep_result (hearth_stage_t *st, uint64_t index, const void *data, size_t len)
         return;
     memcpy (r->data, data, len);
     r->len = (uint32_t) len;
+    st->results_held++;
 }
 
 static void

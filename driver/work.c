@@ -456,7 +456,15 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
 {
     hearth_job_t *job = st->job;
     if (st->partitions || st->output_dir)
-        return;      /* its readers fetch partitions; no stage reads files */
+        return; /* its readers fetch partitions; no stage reads files */
+    size_t readers = 0;
+    for (size_t k = 0; k < job->nstages; k++)
+        readers += job->stages[k]->input == st;
+    /* Nothing reads it whole: its results table is not read through (a
+       new one, never written when the results are empty, would fault in
+       a page at a time). */
+    if (!readers)
+        return;
     size_t size = 0; /* exactly: one trailing newline each, at most */
     for (uint64_t i = 0; i < st->ntasks; i++) {
         const result_t *r = &st->results[i];
@@ -472,12 +480,8 @@ s_build_inputs (work_t *self, hearth_stage_t *st)
                   "task of the next stage reads only its share",
                   st->name, size / 1048576.0,
                   (unsigned long long) (DRIVER_MAX_FRAME_DATA >> 20), st->name);
-        for (size_t k = 0; k < job->nstages; k++)
-            if (job->stages[k]->input == st) {
-                work_fail_job (self, job, text);
-                return;
-            }
-        return; /* nothing reads it whole */
+        work_fail_job (self, job, text);
+        return;
     }
     /* One frame per reading stage, built in place: the messages that
        carry it share it (launch.c), so it is the only copy. */
