@@ -681,8 +681,8 @@ engine_run (engine_t *e, zsock_t *pipe)
         driver_signals_engine_end ();
         return;
     }
-    if (e->mode == MODE_LOCAL) { /* no master: registered at once */
-        char id[sizeof e->app_id];
+    if (e->mode == MODE_LOCAL) {   /* no master: registered at once */
+        char id[sizeof e->app_id]; /* s_registered writes e->app_id */
         snprintf (id, sizeof id, "%s", e->app_id);
         s_registered (e, id, e->hb_interval_ms, e->hb_liveness);
     }
