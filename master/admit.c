@@ -172,3 +172,13 @@ master_admit_reload (master_t *m)
         s_reconnect_subscribers (m);
     }
 }
+
+int
+master_admit_masters (master_t *m, hearth_error_t *err)
+{
+    if (!m->curve.zap)
+        return 0;
+    return hearth_zap_admit_key (m->curve.zap, zcert_public_txt (m->curve.cert),
+                                 "the masters' key pair", HEARTH_ROLE_MASTER,
+                                 err);
+}

@@ -12,6 +12,13 @@
 #include "libcore/error.h"
 #include "master/master.h"
 
+/* Admit the masters' own key pair, with the role `master` (authz.h): a
+   standby follows the leader's journal with it (ha.c), and no allow
+   directory gives that role.  Admitted on a single master too, where it
+   may read as any key may, so that the role is the same whatever the
+   master's place.  0, or -1 with err. */
+int master_admit_masters (master_t *m, hearth_error_t *err);
+
 /* Answer ZAP requests in the master's loop, and log the handshakes the
    ROUTER and the PUB socket refuse.  0, or -1 with err. */
 int master_admit_watch (master_t *m, hearth_error_t *err);

@@ -1,5 +1,5 @@
-/*  authz.c - who may do what on hearth-master: the roles of the sender's
-    CURVE key and the owners of applications and drivers; see authz.h. */
+/*  authz.c - who may send each command to hearth-master: the table, and
+    the checks that read it; see authz.h. */
 #include "config.h"
 
 #include <stdio.h>
@@ -9,6 +9,85 @@
 #include "libcore/refusals.h"
 #include "libcore/zap.h"
 #include "master/authz.h"
+#include "master/send.h"
+
+/* Every key role: what a command anyone admitted may send needs. */
+#define S_ANYONE                                                               \
+    (MASTER_MAY_OPERATOR | MASTER_MAY_CLIENT | MASTER_MAY_WORKER               \
+     | MASTER_MAY_MASTER)
+/* What only the workers' links send (their own records' news). */
+#define S_WORKER MASTER_MAY_WORKER
+
+/* The authorization table: one row for every command the master takes
+   (test_authz checks it against handlers.c's table, and test-authz walks
+   it on a keyed master for every role).  Each row says who may send the
+   command; docs/security.md's "Who may do what" is this table in words. */
+static const struct {
+    hearth_cmd_t cmd;     /* what arrives */
+    unsigned who;         /* master_may_t: who may send it */
+    hearth_cmd_t refusal; /* the answer to a refused sender: ERROR
+                             not_allowed (0), or this with the reason */
+} s_rules[] = {
+    /* the links' own traffic: a worker's about itself (the master knows
+       which by the link), a driver's about its application */
+    {HEARTH_CMD_HEARTBEAT, MASTER_MAY_CLIENT | MASTER_MAY_WORKER, 0},
+    {HEARTH_CMD_REGISTER_WORKER, S_WORKER, HEARTH_CMD_REGISTER_WORKER_FAILED},
+    {HEARTH_CMD_EXECUTOR_STATE_CHANGED, S_WORKER, 0},
+    {HEARTH_CMD_DRIVER_STATE_CHANGED, S_WORKER, 0},
+    {HEARTH_CMD_DRIVER_LOG_RESPONSE, S_WORKER, 0},
+    {HEARTH_CMD_WORKER_STOPPING, S_WORKER, 0},
+    {HEARTH_CMD_WORKER_DECOMMISSIONING, S_WORKER, 0},
+    {HEARTH_CMD_REGISTER_APPLICATION, MASTER_MAY_CLIENT | MASTER_MAY_RUNNER, 0},
+    {HEARTH_CMD_APPLICATION_PROGRESS, MASTER_MAY_SELF, 0},
+    {HEARTH_CMD_KILL_EXECUTOR, MASTER_MAY_SELF, 0},
+    {HEARTH_CMD_REQUEST_EXECUTORS, MASTER_MAY_SELF, 0},
+    {HEARTH_CMD_KILL_EXECUTORS, MASTER_MAY_SELF, 0},
+    /* users: run, end their own, read */
+    {HEARTH_CMD_SUBMIT_DRIVER, MASTER_MAY_CLIENT, 0},
+    {HEARTH_CMD_UNREGISTER_APPLICATION,
+     MASTER_MAY_OPERATOR | MASTER_MAY_OWNER | MASTER_MAY_SELF, 0},
+    {HEARTH_CMD_KILL_APPLICATION, MASTER_MAY_OPERATOR | MASTER_MAY_OWNER, 0},
+    {HEARTH_CMD_KILL_DRIVER, MASTER_MAY_OPERATOR | MASTER_MAY_OWNER, 0},
+    {HEARTH_CMD_MASTER_STATE, S_ANYONE, 0},
+    {HEARTH_CMD_DRIVER_STATUS, S_ANYONE, 0},
+    {HEARTH_CMD_DRIVER_LOG, S_ANYONE, 0},
+    {HEARTH_CMD_ERROR, S_ANYONE, 0},
+    /* operators: the whole cluster */
+    {HEARTH_CMD_DRAIN_WORKER, MASTER_MAY_OPERATOR, 0},
+    {HEARTH_CMD_RESUME_WORKER, MASTER_MAY_OPERATOR, 0},
+    {HEARTH_CMD_DECOMMISSION_WORKER, MASTER_MAY_OPERATOR, 0},
+    /* standby masters */
+    {HEARTH_CMD_FOLLOW_JOURNAL, MASTER_MAY_MASTER, 0},
+};
+
+/* The words of the table's senders, in master_may_t's order. */
+static const char *const s_may_words[] = {
+    "operator", "client", "worker", "master", "owner", "self", "runner"};
+
+/* cmd's row of the table's `who`, or 0: no one may send it. */
+static unsigned
+s_who (hearth_cmd_t cmd, hearth_cmd_t *refusal)
+{
+    for (size_t i = 0; i < sizeof s_rules / sizeof s_rules[0]; i++)
+        if (s_rules[i].cmd == cmd) {
+            *refusal = s_rules[i].refusal;
+            return s_rules[i].who;
+        }
+    *refusal = HEARTH_CMD_ERROR;
+    return 0;
+}
+
+void
+master_authz_print (FILE *out)
+{
+    for (size_t i = 0; i < sizeof s_rules / sizeof s_rules[0]; i++) {
+        fprintf (out, "%s", hearth_cmd_name (s_rules[i].cmd));
+        for (size_t b = 0; b < sizeof s_may_words / sizeof *s_may_words; b++)
+            if (s_rules[i].who & (1u << b))
+                fprintf (out, " %s", s_may_words[b]);
+        fputc ('\n', out);
+    }
+}
 
 const char *
 master_sender_key (const master_t *m)
@@ -16,20 +95,32 @@ master_sender_key (const master_t *m)
     return m->curve.zap && m->sender_key ? m->sender_key : "";
 }
 
+/* The sender's key roles (HEARTH_ROLE_*): every one without CURVE. */
 static unsigned
 s_roles (master_t *m)
 {
     if (!m->curve.zap)
-        return HEARTH_ROLE_ALL;
+        return HEARTH_ROLE_ALL | HEARTH_ROLE_MASTER;
     return hearth_zap_roles (m->curve.zap, master_sender_key (m));
+}
+
+/* The key roles (HEARTH_ROLE_*) a row's who admits. */
+static unsigned
+s_roles_of (unsigned who)
+{
+    return (who & MASTER_MAY_OPERATOR ? HEARTH_ROLE_OPERATOR : 0)
+           | (who & MASTER_MAY_CLIENT ? HEARTH_ROLE_CLIENT : 0)
+           | (who & MASTER_MAY_WORKER ? HEARTH_ROLE_WORKER : 0)
+           | (who & MASTER_MAY_MASTER ? HEARTH_ROLE_MASTER : 0);
 }
 
 /* The sender's key for people: its key file's name, and the key. */
 static void
-s_who (master_t *m, char *buf, size_t size)
+s_key_words (master_t *m, char *buf, size_t size)
 {
     const char *key = master_sender_key (m);
-    const char *name = hearth_zap_name (m->curve.zap, key);
+    const char *name =
+        m->curve.zap ? hearth_zap_name (m->curve.zap, key) : NULL;
     snprintf (buf, size, "%s (%.12s...)", name ? name : "unknown", key);
 }
 
@@ -54,85 +145,98 @@ s_role_words (unsigned roles)
     }
 }
 
-/* What a role asks for, and where such keys are given. */
-static const char *
-s_needs (unsigned roles)
-{
-    if (roles & HEARTH_ROLE_MASTER)
-        return "the masters' key (the --curve-secret every master of the "
-               "cluster runs with)";
-    if (roles & HEARTH_ROLE_OPERATOR)
-        return "an operator key (--curve-operators)";
-    if (roles & HEARTH_ROLE_WORKER)
-        return "a worker key (--curve-allow-workers)";
-    return "a client key (--curve-allow or --curve-operators)";
-}
-
-/* Log a refusal of the sender (once a minute per key and command). */
+/* Who a row admits, in words: "a client key (--curve-allow or
+   --curve-operators), or the worker that runs the driver it names". */
 static void
-s_denied (master_t *m, const char *command, const char *why)
+s_needs (unsigned who, char *buf, size_t size)
 {
-    char text[600];
-    snprintf (text, sizeof text, "%s: %s", command, why);
+    static const char *const needs[] = {
+        "an operator key (--curve-operators)",
+        "a client key (--curve-allow or --curve-operators)",
+        "a worker key (--curve-allow-workers)",
+        "the masters' key (the --curve-secret every master of the cluster "
+        "runs with)",
+        "the key that submitted what it names",
+        "the driver of the application it names, on its own link",
+        "the worker that runs the driver it names"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t b = 0; b < sizeof needs / sizeof *needs && used < size; b++)
+        if (who & (1u << b))
+            used += (size_t) snprintf (buf + used, size - used, "%s%s",
+                                       used ? ", or " : "", needs[b]);
+    if (!buf[0])
+        snprintf (buf, size, "nothing: no one may send it");
+}
+
+/* Answer a refused sender of cmd with why, and log it (once a minute per
+   key and command).  Returns false, for the checks to return. */
+static bool
+s_refuse (master_t *m, zframe_t *rid, hearth_cmd_t cmd, hearth_cmd_t refusal,
+          const char *why)
+{
+    const char *name = hearth_cmd_name (cmd);
+    char text[700];
+    snprintf (text, sizeof text, "%s: %s", name, why);
     if (m->denials)
-        hearth_refusals_log (m->denials, master_sender_key (m), command, text);
-}
-
-bool
-master_sender_has (master_t *m, unsigned roles, const char *command, char *why,
-                   size_t size)
-{
-    unsigned have = s_roles (m);
-    if ((have & roles) == roles)
-        return true;
-    char who[128];
-    s_who (m, who, sizeof who);
-    snprintf (why, size, "the key %s is %s: %s needs %s", who,
-              s_role_words (have), command, s_needs (roles & ~have));
-    s_denied (m, command, why);
+        hearth_refusals_log (m->denials, master_sender_key (m), name, text);
+    if (refusal == HEARTH_CMD_ERROR)
+        master_reject (m, rid, "not_allowed", why, name);
+    else
+        master_send_reason (m, rid, refusal, why);
     return false;
 }
 
-bool
-master_may_operate (master_t *m, const char *command, char *why, size_t size)
+/* The refusal of a key the row does not admit by role. */
+static bool
+s_refuse_key (master_t *m, zframe_t *rid, hearth_cmd_t cmd, unsigned who,
+              hearth_cmd_t refusal)
 {
-    if (s_roles (m) & HEARTH_ROLE_OPERATOR)
-        return true;
-    if (why)
-        master_sender_has (m, HEARTH_ROLE_OPERATOR, command, why, size);
-    return false;
+    char key[128], needs[400], why[600];
+    s_needs (who, needs, sizeof needs);
+    if (!m->curve.zap) /* no keys: what it lacks is the record's link */
+        snprintf (why, sizeof why, "%s needs %s", hearth_cmd_name (cmd), needs);
+    else {
+        s_key_words (m, key, sizeof key);
+        snprintf (why, sizeof why, "the key %s is %s: %s needs %s", key,
+                  s_role_words (s_roles (m)), hearth_cmd_name (cmd), needs);
+    }
+    return s_refuse (m, rid, cmd, refusal, why);
 }
 
 bool
-master_may_act_on (master_t *m, const char *owner, const char *what,
-                   const char *command, char *why, size_t size)
+master_authorize (master_t *m, zframe_t *rid, hearth_cmd_t cmd)
 {
-    if (!m->curve.zap || strcmp (owner, master_sender_key (m)) == 0
-        || master_may_operate (m, command, NULL, 0))
+    hearth_cmd_t refusal;
+    unsigned who = s_who (cmd, &refusal);
+    if ((s_roles (m) & s_roles_of (who)) || (who & MASTER_MAY_RELATIONS))
         return true;
-    char who[128];
-    s_who (m, who, sizeof who);
-    snprintf (why, size,
+    return s_refuse_key (m, rid, cmd, who, refusal);
+}
+
+bool
+master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
+                     const master_subject_t *s)
+{
+    hearth_cmd_t refusal;
+    unsigned who = s_who (cmd, &refusal);
+    bool owner =
+        s->owner
+        && (!m->curve.zap || strcmp (s->owner, master_sender_key (m)) == 0);
+    if ((s_roles (m) & s_roles_of (who)) || ((who & MASTER_MAY_OWNER) && owner)
+        || ((who & MASTER_MAY_SELF) && s->self)
+        || ((who & MASTER_MAY_RUNNER) && s->runner))
+        return true;
+    if (!(who & MASTER_MAY_OWNER))
+        return s_refuse_key (m, rid, cmd, who, refusal);
+    char key[128], why[700];
+    s_key_words (m, key, sizeof key);
+    snprintf (why, sizeof why,
               "%s belongs to another key: only its owner or an operator key "
-              "(--curve-operators) may end it, and %s is %s",
-              what, who, s_role_words (s_roles (m)));
-    s_denied (m, command, why);
-    return false;
-}
-
-bool
-master_may_end_app (master_t *m, zframe_t *rid, const reg_app_t *app,
-                    const char *command, char *why, size_t size)
-{
-    void *record;
-    char what[HEARTH_ID_MAX + 16];
-    if (!m->curve.zap
-        || (registry_peer (m->reg, rid, &record) == PEER_APP && record == app)
-        || (app->curve_key[0]
-            && strcmp (app->curve_key, master_sender_key (m)) == 0))
-        return true;
-    snprintf (what, sizeof what, "application %s", app->id);
-    return master_may_act_on (m, app->owner, what, command, why, size);
+              "(--curve-operators) may end it%s, and %s is %s",
+              s->what, who & MASTER_MAY_SELF ? " (or its driver)" : "", key,
+              s_role_words (s_roles (m)));
+    return s_refuse (m, rid, cmd, refusal, why);
 }
 
 bool

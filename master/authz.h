@@ -1,55 +1,88 @@
-/*  authz.h - what the sender of the message being handled may do
-    (docs/security.md, "Who may do what").  Its CURVE key has the roles
-    of the allow directories that admit it (zap.h: client, worker,
-    operator); an application or a cluster-mode driver belongs to the key
-    that submitted it (its owner).  Without CURVE there are no keys and
-    everything is allowed; with one allow directory every key has every
-    role.
+/*  authz.h - who may send each command to hearth-master: the
+    authorization table, and the checks that read it (docs/security.md,
+    "Who may do what").
+
+    A sender is known by its CURVE key, which has the roles of the allow
+    directories that admit it (zap.h: client, worker, operator; the
+    masters' own key pair: master), and by where it stands toward what the
+    command names: the key that submitted an application or a
+    cluster-mode driver is its owner; an application's driver speaks on
+    the application's own link; a worker runs the cluster-mode drivers
+    placed on it.  Each command has one row in the table, saying which of
+    these may send it; no handler decides alone.
+
+    Two checks read a row:
+      - master_authorize, for every message before its handler
+        (handlers.c's dispatch): it admits a sender whose key has a role
+        the row names, refuses one the row cannot admit, and leaves the
+        rest to the handler when the row names a relation (owner, self,
+        runner) that only the record can tell;
+      - master_authorize_on, for a handler that found the record the
+        message names: the whole row, with the sender's relations to it.
+    A refused sender is answered (ERROR not_allowed, naming the command
+    and why, or the row's own refusal command) and the refusal is logged
+    once a minute per key and command (m->denials).
+
+    Without CURVE there are no keys: every role and every ownership is
+    the sender's, and only the rows that need the record's own link
+    (self) still refuse a stranger.  With one allow directory every key
+    has the client, worker and operator roles.
 
     The key is the one main.c's loop read with the message
-    (m->sender_key): these functions answer for the message being handled,
-    and only handlers call them.  A refusal is logged once a minute per
-    key and command (m->denials). */
+    (m->sender_key): these functions answer for the message being
+    handled, and only its handlers call them. */
 #ifndef HEARTH_MASTER_AUTHZ_H
 #define HEARTH_MASTER_AUTHZ_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
+#include "libcore/proto.h"
 #include "master/master.h"
+
+/* Who may send a command: a row of the table is a set of these. */
+typedef enum {
+    MASTER_MAY_OPERATOR = 1 << 0, /* an operator key (--curve-operators) */
+    MASTER_MAY_CLIENT = 1 << 1,   /* any client key (--curve-allow) */
+    MASTER_MAY_WORKER = 1 << 2,   /* any worker key (--curve-allow-workers) */
+    MASTER_MAY_MASTER = 1 << 3,   /* the masters' key pair (a standby) */
+    MASTER_MAY_OWNER = 1 << 4,    /* the key that submitted what it names */
+    MASTER_MAY_SELF = 1 << 5,     /* the application's driver it names */
+    MASTER_MAY_RUNNER = 1 << 6,   /* the worker running the driver it names */
+} master_may_t;
+
+/* The relations a row may name, which only the record can tell. */
+#define MASTER_MAY_RELATIONS                                                   \
+    (MASTER_MAY_OWNER | MASTER_MAY_SELF | MASTER_MAY_RUNNER)
+
+/* The record a message names, as its handler sees the sender. */
+typedef struct {
+    const char *what;  /* "application app-...", for the refusal */
+    const char *owner; /* the key that submitted it ("" without CURVE) */
+    bool self;         /* the sender is the application's driver */
+    bool runner;       /* the sender is the worker that runs the driver */
+} master_subject_t;
+
+/* Before cmd's handler: true when the sender's key may send it whatever
+   it names, or when the row leaves it to the record (the handler then
+   calls master_authorize_on).  Otherwise answers rid (borrowed), logs,
+   and returns false. */
+bool master_authorize (master_t *m, zframe_t *rid, hearth_cmd_t cmd);
+
+/* In cmd's handler, on the record s (borrowed) the message names: true
+   when the row admits the sender by its roles or its relation to s.
+   Otherwise answers rid, logs, and returns false. */
+bool master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
+                          const master_subject_t *s);
+
+/* Print the table, one line a command: its name, then the words of the
+   senders its row admits (operator client worker master owner self
+   runner), space-separated (hearth-master --authz-table). */
+void master_authz_print (FILE *out);
 
 /* The sender's key (Z85, borrowed), or "" without CURVE. */
 const char *master_sender_key (const master_t *m);
-
-/* True when the sender may operate the whole cluster: kill any
-   application or driver, drain and resume workers.  That is an operator
-   key (--curve-operators), any key of a master with one allow directory,
-   and anyone without CURVE.  Otherwise, when why is not NULL, fills it
-   (for the answer: which key, and that `command` needs an operator) and
-   logs the refusal.  For every handler of such a command (KILL_* of
-   another's record here, DRAIN_WORKER and RESUME_WORKER). */
-bool master_may_operate (master_t *m, const char *command, char *why,
-                         size_t size);
-
-/* True when the sender's key has every role of roles (HEARTH_ROLE_*):
-   always without CURVE.  Otherwise fills why (what the key is, what
-   `command` needs) and logs the refusal. */
-bool master_sender_has (master_t *m, unsigned roles, const char *command,
-                        char *why, size_t size);
-
-/* True when the sender may end or kill a record of owner (a key, or ""
-   for one submitted without CURVE): it is that key, or it may operate.
-   Otherwise fills why (`what`, e.g. "application app-...", belongs to
-   another key) and logs the refusal. */
-bool master_may_act_on (master_t *m, const char *owner, const char *what,
-                        const char *command, char *why, size_t size);
-
-/* True when the sender may end app (UNREGISTER_APPLICATION): it is the
-   application's driver (rid, borrowed, is its peer, or it speaks with its
-   driver's key), or it may act on app's owner.  Otherwise fills why and
-   logs the refusal. */
-bool master_may_end_app (master_t *m, zframe_t *rid, const reg_app_t *app,
-                         const char *command, char *why, size_t size);
 
 /* True when the sender is where cluster-mode driver d runs: d is not
    ended and placed on a worker that speaks with the sender's key (a

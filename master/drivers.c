@@ -17,6 +17,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "master/authz.h"
 #include "master/drivers.h"
 #include "master/regdrivers.h"
 #include "master/send.h"
@@ -211,6 +212,16 @@ master_driver_app_registered (master_t *m, reg_app_t *app,
     reg_driver_t *d = driver_id ? registry_driver (m->reg, driver_id) : NULL;
     if (!d || registry_driver_final (d->state))
         return;
+    /* Only the driver itself links its application: it registers from
+       the worker it was placed on, for its submitter.  Anyone else naming
+       it (a decoy application, to have the driver killed with it) links
+       nothing. */
+    if (!master_sender_runs (m, d) || strcmp (d->owner, app->owner) != 0) {
+        log_warn ("application %s names driver %s, which it is not: not "
+                  "linked to it",
+                  app->id, d->id);
+        return;
+    }
     log_info ("application %s is driver %s's", app->id, d->id);
     registry_driver_set_app (m->reg, d, app->id);
 }

@@ -32,7 +32,8 @@ void master_driver_state_changed (master_t *m, zframe_t *rid,
                                   hearth_msg_t *msg);
 
 /* REGISTER_APPLICATION named driver_id (borrowed; may be NULL): link the
-   driver to app (borrowed). */
+   driver to app (borrowed), when the sender is that driver (it speaks from
+   the worker it runs on, and app is its submitter's). */
 void master_driver_app_registered (master_t *m, reg_app_t *app,
                                    const char *driver_id);
 

@@ -84,12 +84,6 @@ master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     const cJSON *b = msg->body;
     char text[512];
-    if (!master_sender_has (m, HEARTH_ROLE_CLIENT, "SUBMIT_DRIVER", text,
-                            sizeof text)) {
-        s_response (m, rid, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE, false, NULL,
-                    text);
-        return;
-    }
     if (s_check_submission (m, msg, text, sizeof text) < 0) {
         log_warn ("SUBMIT_DRIVER refused: %s", text);
         s_response (m, rid, HEARTH_CMD_SUBMIT_DRIVER_RESPONSE, false, NULL,
@@ -194,11 +188,9 @@ master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     }
     char what[HEARTH_ID_MAX + 16];
     snprintf (what, sizeof what, "driver %s", d->id);
-    if (!master_may_act_on (m, d->owner, what, "KILL_DRIVER", text,
-                            sizeof text)) {
-        s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, false, id, text);
+    master_subject_t s = {.what = what, .owner = d->owner};
+    if (!master_authorize_on (m, rid, HEARTH_CMD_KILL_DRIVER, &s))
         return;
-    }
     master_driver_kill (m, d, text, sizeof text);
     s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, true, id, text);
 }

@@ -34,18 +34,28 @@ typedef void (s_handler_fn) (master_t *m, zframe_t *rid, hearth_msg_t *msg);
 
 /* --- heartbeats -------------------------------------------------------- */
 
+/* A driver's heartbeat keeps its application alive only from the
+   application's own link: from any other (a driver on a fresh socket
+   that has not registered on it yet, or a stranger naming the
+   application) it is asked to register, as after a restart. */
 static void
 s_app_heartbeat (master_t *m, zframe_t *rid, const char *id)
 {
     reg_app_t *app = registry_app (m->reg, id);
-    if (!app || app->state > APP_RUNNING || app->recovering) {
+    bool own = app && app->routing_id && zframe_eq (app->routing_id, rid);
+    if (!app || app->state > APP_RUNNING || app->recovering || !own) {
         log_info ("heartbeat from %s application %s: asking it to register",
-                  app && app->recovering ? "recovering" : "unknown", id);
+                  !app              ? "unknown"
+                  : app->recovering ? "recovering"
+                  : !own            ? "another link than"
+                                    : "ended",
+                  id);
         master_send_reason (m, rid, HEARTH_CMD_RECONNECT_APPLICATION,
                             !app ? "the master does not know this application"
                             : app->recovering
                                 ? "the master restarted: register again"
-                                : "the application has ended");
+                            : !own ? "register the application on this link"
+                                   : "the application has ended");
         return;
     }
     registry_touch_app (m->reg, app, hearth_mono_ms ());
@@ -74,6 +84,40 @@ s_heartbeat (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 }
 
 /* --- applications ------------------------------------------------------ */
+
+/* How the sender of a message about app stands toward it, for
+   authz.c's table (what: a buffer for its words).  Its driver is the
+   application's own link, or with by_key any link of the key it
+   registered with (a driver that ends its application on a fresh
+   socket). */
+static master_subject_t
+s_app_subject (master_t *m, zframe_t *rid, const reg_app_t *app, bool by_key,
+               char *what, size_t size)
+{
+    void *record;
+    snprintf (what, size, "application %s", app->id);
+    bool self =
+        (registry_peer (m->reg, rid, &record) == PEER_APP && record == app)
+        || (by_key && m->curve.zap && app->curve_key[0]
+            && strcmp (app->curve_key, master_sender_key (m)) == 0);
+    return (master_subject_t){.what = what, .owner = app->owner, .self = self};
+}
+
+/* The application msg's app_id names, when its sender may send cmd about
+   it: the rows that name only the application's driver (authz.c).  NULL
+   after refusing. */
+static reg_app_t *
+s_own_app (master_t *m, zframe_t *rid, hearth_msg_t *msg, hearth_cmd_t cmd)
+{
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    void *record = NULL;
+    bool self = registry_peer (m->reg, rid, &record) == PEER_APP
+                && strcmp (((reg_app_t *) record)->id, app_id) == 0;
+    char what[HEARTH_ID_MAX + 16];
+    snprintf (what, sizeof what, "application %s", app_id);
+    master_subject_t s = {.what = what, .self = self};
+    return master_authorize_on (m, rid, cmd, &s) ? record : NULL;
+}
 
 static int
 s_first_exec_id (const cJSON *executors)
@@ -145,20 +189,19 @@ s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
 
 /* Whose a new application is: a cluster-mode driver's (driver_id, from
    where it runs) is its submitter's; any other is its sender's, who must
-   hold a client key.  NULL after answering ERROR. */
+   hold a client key (authz.c's row).  NULL after refusing. */
 static const char *
 s_new_app_owner (master_t *m, zframe_t *rid, const cJSON *b)
 {
     const char *driver_id = hearth_json_str (b, "driver_id");
     reg_driver_t *d = driver_id ? registry_driver (m->reg, driver_id) : NULL;
-    char why[400];
-    if (d && master_sender_runs (m, d))
-        return d->owner;
-    if (master_sender_has (m, HEARTH_ROLE_CLIENT, "REGISTER_APPLICATION", why,
-                           sizeof why))
-        return master_sender_key (m);
-    master_reject (m, rid, "not_allowed", why, "REGISTER_APPLICATION");
-    return NULL;
+    char what[HEARTH_ID_MAX + 16];
+    snprintf (what, sizeof what, "driver %s", d ? d->id : "");
+    master_subject_t s = {.what = what,
+                          .runner = d && master_sender_runs (m, d)};
+    if (!master_authorize_on (m, rid, HEARTH_CMD_REGISTER_APPLICATION, &s))
+        return NULL;
+    return s.runner ? d->owner : master_sender_key (m);
 }
 
 /* The event log's directory a driver names, if absolute (a relative one
@@ -288,12 +331,10 @@ s_unregister_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                          app->end_reason ? app->end_reason : "ended");
         return;
     }
-    char why[400];
-    if (!master_may_end_app (m, rid, app, "UNREGISTER_APPLICATION", why,
-                             sizeof why)) {
-        master_reject (m, rid, "not_allowed", why, "UNREGISTER_APPLICATION");
+    char what[HEARTH_ID_MAX + 16];
+    master_subject_t s = s_app_subject (m, rid, app, true, what, sizeof what);
+    if (!master_authorize_on (m, rid, HEARTH_CMD_UNREGISTER_APPLICATION, &s))
         return;
-    }
     int state =
         s_app_state (hearth_json_str (msg->body, "state"), APP_FINISHED);
     if (state <= APP_RUNNING)
@@ -320,15 +361,16 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
     bool ok = app && app->state <= APP_RUNNING;
-    char why[400], what[HEARTH_ID_MAX + 16];
-    snprintf (why, sizeof why, "%s",
-              ok    ? "application killed"
-              : app ? "application already ended"
-                    : "no such application");
-    snprintf (what, sizeof what, "application %s", id);
-    if (ok)
-        ok = master_may_act_on (m, app->owner, what, "KILL_APPLICATION", why,
-                                sizeof why);
+    char what[HEARTH_ID_MAX + 16];
+    if (ok) {
+        master_subject_t s =
+            s_app_subject (m, rid, app, false, what, sizeof what);
+        if (!master_authorize_on (m, rid, HEARTH_CMD_KILL_APPLICATION, &s))
+            return;
+    }
+    const char *why = ok    ? "application killed"
+                      : app ? "application already ended"
+                            : "no such application";
     hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_KILL_APPLICATION_RESPONSE);
     if (reply) {
         cJSON_AddBoolToObject (reply->body, "ok", ok);
@@ -358,7 +400,6 @@ s_application_progress (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
-    void *record;
     if (!app || app->state > APP_RUNNING) {
         master_reject (m, rid, "no_app",
                        app ? "the application has ended"
@@ -366,12 +407,8 @@ s_application_progress (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                        "APPLICATION_PROGRESS");
         return;
     }
-    if (registry_peer (m->reg, rid, &record) != PEER_APP || record != app) {
-        master_reject (m, rid, "not_allowed",
-                       "only the application's driver may report its progress",
-                       "APPLICATION_PROGRESS");
+    if (!s_own_app (m, rid, msg, HEARTH_CMD_APPLICATION_PROGRESS))
         return;
-    }
     if (registry_app_set_progress (app, msg->body, registry_wall_ms ()) < 0)
         log_warn ("application %s: no memory for its progress", id);
 }
@@ -383,14 +420,8 @@ s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     const char *app_id = hearth_json_str (msg->body, "app_id");
     int exec_id = (int) hearth_json_int (msg->body, "exec_id", -1);
-    void *record;
-    if (registry_peer (m->reg, rid, &record) != PEER_APP
-        || strcmp (((reg_app_t *) record)->id, app_id) != 0) {
-        master_reject (m, rid, "not_allowed",
-                       "only the application's driver may kill its executors",
-                       "KILL_EXECUTOR");
+    if (!s_own_app (m, rid, msg, HEARTH_CMD_KILL_EXECUTOR))
         return;
-    }
     reg_exec_t *exec = registry_exec (m->reg, app_id, exec_id);
     if (!exec || exec->worker->state != WORKER_ALIVE)
         return;
@@ -403,30 +434,12 @@ s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 
 /* --- dynamic allocation -------------------------------------------------- */
 
-/* The application rid's driver speaks for (borrowed), or NULL after
-   refusing command (a stray or ended one). */
-static reg_app_t *
-s_own_app (master_t *m, zframe_t *rid, hearth_msg_t *msg, const char *command)
-{
-    const char *app_id = hearth_json_str (msg->body, "app_id");
-    void *record;
-    if (registry_peer (m->reg, rid, &record) != PEER_APP
-        || strcmp (((reg_app_t *) record)->id, app_id) != 0) {
-        master_reject (m, rid, "not_allowed",
-                       "only the application's driver may change its "
-                       "executors",
-                       command);
-        return NULL;
-    }
-    return record;
-}
-
 /* The driver's executor target: the allocator gives the application new
    executors only while it has fewer (alloc.h rule 6). */
 static void
 s_request_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
-    reg_app_t *app = s_own_app (m, rid, msg, "REQUEST_EXECUTORS");
+    reg_app_t *app = s_own_app (m, rid, msg, HEARTH_CMD_REQUEST_EXECUTORS);
     int total = (int) hearth_json_int (msg->body, "total", 0);
     if (!app || registry_app_set_target (m->reg, app, total) == 0)
         return;
@@ -442,7 +455,7 @@ static void
 s_kill_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
     static const char *const reason = "released by dynamic allocation";
-    reg_app_t *app = s_own_app (m, rid, msg, "KILL_EXECUTORS");
+    reg_app_t *app = s_own_app (m, rid, msg, HEARTH_CMD_KILL_EXECUTORS);
     const cJSON *id;
     if (!app)
         return;
@@ -534,7 +547,9 @@ master_dispatch (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     s_sign_of_life (m, rid);
     for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
         if (s_handlers[i].cmd == msg->cmd) {
-            s_handlers[i].handler (m, rid, msg);
+            /* who may send it: authz.c's table, before any handler */
+            if (master_authorize (m, rid, msg->cmd))
+                s_handlers[i].handler (m, rid, msg);
             return;
         }
     char text[128];

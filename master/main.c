@@ -29,6 +29,7 @@
 #include "libcore/units.h"
 #include "libcore/web.h"
 #include "master/admit.h"
+#include "master/authz.h"
 #include "master/cluster.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
@@ -148,6 +149,9 @@ static const hearth_opt_t s_opts[] = {
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",
          "log there instead of stderr (reopened on SIGHUP)"),
+    OPT ("authz-table", HEARTH_OPT_BOOL, NULL, NULL,
+         "print who may send each command (the authorization table) and "
+         "exit"),
     {.name = NULL},
 };
 
@@ -446,7 +450,8 @@ s_open_sockets (master_t *m, hearth_error_t *err)
                            : 0;
     hearth_sock_opts_t router = {.type = ZMQ_ROUTER};
     hearth_sock_opts_t pub = {.type = ZMQ_XPUB};
-    if (hearth_curve_server_setup (&m->curve, m->conf, host, err) < 0)
+    if (hearth_curve_server_setup (&m->curve, m->conf, host, err) < 0
+        || master_admit_masters (m, err) < 0)
         return -1;
     hearth_curve_server_opts (&m->curve, &router);
     hearth_curve_server_opts (&m->curve, &pub);
@@ -645,6 +650,10 @@ main (int argc, char **argv)
     hearth_error_t err;
     hearth_notify_init ();
     int rc = s_parse (&m, argc, argv);
+    if (rc > 0 && hearth_conf_bool (m.conf, "authz-table")) {
+        master_authz_print (stdout);
+        rc = 0;
+    }
     if (rc <= 0) {
         hearth_conf_destroy (&m.conf);
         return rc == 0 ? 0 : 2;

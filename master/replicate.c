@@ -206,13 +206,6 @@ master_follow_journal (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     char key[64];
     snprintf (key, sizeof key, "%s", hex);
     free (hex);
-    char why[600];
-    if (m->curve.zap
-        && !master_sender_has (m, HEARTH_ROLE_MASTER, "FOLLOW_JOURNAL", why,
-                               sizeof why)) {
-        master_reject (m, rid, "not_allowed", why, "FOLLOW_JOURNAL");
-        return;
-    }
     const char *stream = hearth_json_str (msg->body, "stream");
     const char *url = hearth_json_str (msg->body, "url");
     s_follower_t *f = zhashx_lookup (self->followers, key);

@@ -257,12 +257,6 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *host = hearth_json_str (b, "host");
     reg_worker_t *old = registry_worker (m->reg, id);
     bool restored = old && old->state == WORKER_UNKNOWN;
-    char why[400];
-    if (!master_sender_has (m, HEARTH_ROLE_WORKER, "REGISTER_WORKER", why,
-                            sizeof why)) {
-        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED, why);
-        return;
-    }
     if (old && old->state == WORKER_ALIVE && !s_same_worker (old, rid, b)) {
         s_refuse_duplicate (m, rid, old, b);
         return;

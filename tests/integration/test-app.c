@@ -7,6 +7,7 @@
                  [--cores-per-executor N] [--memory-mb N] [--token T]
                  [--conf KEY=VALUE]... [--stop-executors]
                  [--driver-url URL]   (register URL: executors go there)
+                 [--driver-id ID]     (say it is cluster-mode driver ID's)
 
         test-app --master URL --kill APP_ID    KILL_APPLICATION, prints
                                                "KILL ok=0|1 MESSAGE"
@@ -73,6 +74,8 @@ static const hearth_opt_t s_opts[] = {
     OPT ("token", HEARTH_OPT_STR, NULL, "token for executors"),
     OPT ("driver-url", HEARTH_OPT_STR, NULL,
          "the driver_url to register (executors go there, not to us)"),
+    OPT ("driver-id", HEARTH_OPT_STR, NULL,
+         "the driver_id to register: claim to be that cluster-mode driver"),
     OPT ("interval", HEARTH_OPT_DURATION, "200ms", "heartbeat interval"),
     OPT ("stop-executors", HEARTH_OPT_BOOL, NULL,
          "send STOP_EXECUTOR to each executor once registered"),
@@ -135,6 +138,9 @@ s_register (app_t *a)
     if (hearth_conf_str (a->conf, "token"))
         cJSON_AddStringToObject (b, "token",
                                  hearth_conf_str (a->conf, "token"));
+    if (hearth_conf_str (a->conf, "driver-id"))
+        cJSON_AddStringToObject (b, "driver_id",
+                                 hearth_conf_str (a->conf, "driver-id"));
     if (a->app_id[0]) /* again after RECONNECT_APPLICATION: keep the id */
         cJSON_AddStringToObject (b, "app_id", a->app_id);
     const char *const *extras;

@@ -3,7 +3,9 @@
 # on a master with client, worker and operator keys in their own allow
 # directories: a client key cannot register a worker; a worker key cannot
 # run an application; a user's key cannot kill or end another user's
-# application or driver (refused, naming why, and it keeps running); an
+# application or driver (refused, naming why, and it keeps running), nor
+# have her driver killed by registering a decoy application in its name;
+# only an operator key drains, resumes or decommissions a worker; an
 # operator's kill succeeds; a cluster-mode driver's application belongs to
 # its submitter, not to the worker's key it speaks with; and a key over its
 # core limit waits with a message (in --state and in the events) and runs
@@ -135,6 +137,27 @@ check "the driver is alice's" \
   test "$(state_as bob | jq -r --arg id "$DRV" '.drivers[] | select(.id == $id) | .owner')" = "$(pub alice)"
 check "... and so is its application, though its driver speaks with w1's key" \
   test "$(app_field "$DAPP" owner)" = "$(pub alice)"
+# A decoy: bob registers an application claiming to be alice's driver,
+# then kills it (his own): her driver must not go with it (issue 35 item 2).
+drv_state() { state_as bob | jq -r --arg id "$DRV" '.drivers[] | select(.id == $id) | .state'; }
+# shellcheck disable=SC2046
+"$TBIN/test-app" --master "$MASTER_URL" $(client_keys bob) --name decoy \
+  --driver-id "$DRV" --memory-mb 1 >"$T/decoy.out" 2>&1 &
+PIDS+=($!)
+check "bob registers a decoy application naming alice's driver" \
+  wait_for 10 grep -q '^REGISTERED ' "$T/decoy.out"
+DECOY=$(sed -n 's/^REGISTERED //p' "$T/decoy.out")
+check "... which is bob's" test "$(app_field "$DECOY" owner)" = "$(pub bob)"
+check "... and not linked to her driver, which keeps its application" \
+  test "$(drv_app)" = "$DAPP"
+check "... the master says why" \
+  grep -q "application $DECOY names driver $DRV, which it is not: not linked to it" "$T/master.log"
+kill_as bob "$DECOY"
+check "bob kills his decoy" test $? -eq 0
+check "... it is KILLED" wait_for 5 app_is "$DECOY" KILLED
+sleep 0.5
+check "... and alice's driver still runs" test "$(drv_state)" = RUNNING
+check "... and so does its application" app_is "$DAPP" RUNNING
 kill_as bob "$DRV"
 check "bob cannot kill alice's driver" test $? -eq 1
 check "... told that it belongs to another key" \
@@ -145,6 +168,44 @@ check "... which still runs" app_is "$DAPP" RUNNING
 kill_as alice "$DRV"
 check "alice kills her driver" test $? -eq 0
 check "... it is KILLED" grep -q "driver $DRV KILLED" "$T/out"
+
+# --- the cluster: only operators drain, resume and decommission workers ------
+# (issue 35 item 1: any key could; alice's application runs on w1 meanwhile)
+admin_as() { # KEY ARGS...: hearth-admin as KEY; output in $T/out, $T/err
+  local key=$1; shift
+  # shellcheck disable=SC2046
+  "$BIN/hearth-admin" --master "$MASTER_URL" $(client_keys "$key") "$@" \
+    >"$T/out" 2>"$T/err"
+}
+worker_field() { state_as bob | jq -r --arg id "$WORKER_ID" ".workers[] | select(.id == \$id) | .$1"; }
+hold a4 alice --total-executor-cores 1 || fail "alice's fourth application registers"
+check "alice's application runs on the worker" wait_for 10 app_is "$APP_a4" RUNNING
+for verb in drain resume; do
+  admin_as bob "$verb" "$WORKER_ID"
+  check "bob cannot $verb the worker (exit 1)" test $? -eq 1
+  check "... told that ${verb^^}_WORKER needs an operator key" \
+    grep -q "the key bob.key (.*) is a client key: ${verb^^}_WORKER needs an operator key (--curve-operators)" "$T/err"
+done
+check "... the worker is not draining" test "$(worker_field draining)" != true
+admin_as bob decommission --decommission-timeout 0 "$WORKER_ID"
+check "bob cannot decommission the worker (exit 1)" test $? -eq 1
+check "... told that DECOMMISSION_WORKER needs an operator key" \
+  grep -q "DECOMMISSION_WORKER needs an operator key" "$T/err"
+admin_as w1 drain "$WORKER_ID"
+check "nor can a worker key drain it" test $? -eq 1
+sleep 0.5
+check "... the worker is still ALIVE" test "$(worker_field state)" = ALIVE
+check "... and alice's application still runs" app_is "$APP_a4" RUNNING
+check "... and so does her hearth-submit" kill -0 "$PID_a4"
+check "the master logs the refusals" \
+  grep -q "refused .*: DECOMMISSION_WORKER: the key bob.key" "$T/master.log"
+admin_as ops drain "$WORKER_ID"
+check "an operator drains it (exit 0)" test $? -eq 0
+check "... it is draining" test "$(worker_field draining)" = true
+admin_as ops resume "$WORKER_ID"
+check "... and resumes it" test $? -eq 0
+check "... it takes work again" test "$(worker_field draining)" != true
+kill_as alice "$APP_a4"
 
 # --- per-key core limits ----------------------------------------------------
 # shellcheck disable=SC2046

@@ -17,6 +17,9 @@
     line, as `DIR/FILE.c` `handler` pairs, with the handler defined in that
     file; a pair without a row names a request/reply client that waits
     for that command by name.
+
+    And every command hearth-master dispatches has its row in the table of
+    who may send it (master/authz.c), which names no other.
 */
 #include "config.h"
 
@@ -602,6 +605,63 @@ test_handlers_documented (void **state)
     assert_int_equal (errors, 0);
 }
 
+/* Count the rows "{HEARTH_CMD_NAME, " of text, and check that each is
+   a command handlers.c dispatches. */
+static int
+s_rules_dispatched (const char *text, int *rules)
+{
+    int errors = 0;
+    for (const char *p = strstr (text, "{HEARTH_CMD_"); p;
+         p = strstr (p + 1, "{HEARTH_CMD_")) {
+        const char *cmd = p + 12;
+        size_t len = s_run (cmd, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+        bool found = false;
+        for (size_t i = 0; i < s_nhrows; i++)
+            found |= strcmp (s_hrows[i].file, "master/handlers.c") == 0
+                     && strlen (s_hrows[i].cmd) == len
+                     && strncmp (s_hrows[i].cmd, cmd, len) == 0;
+        if (!found) {
+            print_error ("master/authz.c: a row for %.*s, which handlers.c "
+                         "does not dispatch\n",
+                         (int) len, cmd);
+            errors++;
+        }
+        (*rules)++;
+    }
+    return errors;
+}
+
+/* Every command the master dispatches has its row in authz.c's table of
+   who may send it (a command without one would be refused to everyone),
+   and the table has no row for a command the master does not take. */
+static void
+test_master_commands_authorized (void **state)
+{
+    (void) state;
+    s_scan_tables ();
+    char *text = s_read_source ("master/authz.c");
+    assert_non_null (text);
+    int errors = 0, rules = 0, handled = 0;
+    for (size_t i = 0; i < s_nhrows; i++) {
+        if (strcmp (s_hrows[i].file, "master/handlers.c") != 0)
+            continue;
+        handled++;
+        char row[100];
+        snprintf (row, sizeof row, "{HEARTH_CMD_%s,", s_hrows[i].cmd);
+        if (!strstr (text, row)) {
+            print_error ("master/handlers.c dispatches %s, which has no row "
+                         "in master/authz.c's table of who may send it\n",
+                         s_hrows[i].cmd);
+            errors++;
+        }
+    }
+    errors += s_rules_dispatched (text, &rules);
+    free (text);
+    assert_true (handled > 20);
+    assert_int_equal (rules, handled);
+    assert_int_equal (errors, 0);
+}
+
 int
 main (void)
 {
@@ -612,6 +672,7 @@ main (void)
         cmocka_unit_test (test_states_documented),
         cmocka_unit_test (test_limits_documented),
         cmocka_unit_test (test_handlers_documented),
+        cmocka_unit_test (test_master_commands_authorized),
     };
     return cmocka_run_group_tests_name ("spec", tests, s_load, s_unload);
 }
