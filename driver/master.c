@@ -74,10 +74,14 @@ master_link_new (const master_link_opts_t *opts, const master_link_cbs_t *cbs,
     self->hb_interval_ms = opts->hb_interval_ms;
     self->hb_liveness = opts->hb_liveness;
     self->cbs = *cbs;
-    if (opts->curve
-        && hearth_curve_client_setup (&self->curve, self->conf,
-                                      master_link_url (self), err)
-               < 0)
+    /* without the settings' keys (our own local cluster's master): the
+       local cookie, on loopback */
+    if (opts->curve ? hearth_curve_client_setup (&self->curve, self->conf,
+                                                 master_link_url (self), err)
+                          < 0
+                    : hearth_curve_client_local (&self->curve,
+                                                 master_link_url (self), err)
+                          < 0)
         master_link_destroy (&self);
     return self;
 }
@@ -105,8 +109,8 @@ master_link_secure (const master_link_t *self)
     return hearth_curve_on (&self->curve);
 }
 
-static int
-s_send (master_link_t *self, hearth_msg_t **msg_p)
+int
+master_link_send (master_link_t *self, hearth_msg_t **msg_p)
 {
     hearth_error_t err;
     int rc = hearth_msg_send (msg_p, self->sock, NULL, &err);
@@ -135,7 +139,7 @@ s_send_register (master_link_t *self)
         self->cbs.list_executors (self->cbs.arg, executors);
     hearth_msg_t *msg = master_msg_register (&reg, executors);
     if (msg)
-        s_send (self, &msg);
+        master_link_send (self, &msg);
     self->register_us = hearth_mono_us ();
     self->unanswered = true;
 }
@@ -254,7 +258,7 @@ s_send_unregister (master_link_t *self)
     hearth_msg_t *msg =
         master_msg_unregister (self->app_id, self->end_state, self->end_reason);
     if (msg)
-        s_send (self, &msg);
+        master_link_send (self, &msg);
 }
 
 /* Start-up failed: the owner hears why, the loop ends. */
@@ -525,7 +529,7 @@ s_heartbeat_out (master_link_t *self)
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
     if (msg) {
         cJSON_AddStringToObject (msg->body, "id", self->app_id);
-        s_send (self, &msg);
+        master_link_send (self, &msg);
     }
 }
 
@@ -573,61 +577,6 @@ master_link_tick (master_link_t *self)
     }
     if (now - self->send_ms >= self->hb_interval_ms)
         s_heartbeat_out (self);
-}
-
-void
-master_link_release_executor (master_link_t *self, int exec_id,
-                              const char *reason)
-{
-    if (!self->sock || !self->linked)
-        return;
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
-    if (!msg)
-        return;
-    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
-    cJSON_AddNumberToObject (msg->body, "exec_id", exec_id);
-    cJSON_AddStringToObject (msg->body, "reason", reason);
-    s_send (self, &msg);
-}
-
-void
-master_link_request_executors (master_link_t *self, int total)
-{
-    if (!self->sock || !self->linked || self->finishing)
-        return;
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REQUEST_EXECUTORS);
-    if (!msg)
-        return;
-    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
-    cJSON_AddNumberToObject (msg->body, "total", total);
-    s_send (self, &msg);
-}
-
-void
-master_link_kill_executors (master_link_t *self, const int *exec_ids, size_t n)
-{
-    if (!self->sock || !self->linked || self->finishing)
-        return;
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTORS);
-    cJSON *ids = msg ? cJSON_AddArrayToObject (msg->body, "exec_ids") : NULL;
-    if (!ids) {
-        hearth_msg_destroy (&msg);
-        return;
-    }
-    cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
-    for (size_t i = 0; i < n; i++)
-        cJSON_AddItemToArray (ids, cJSON_CreateNumber (exec_ids[i]));
-    s_send (self, &msg);
-}
-
-int
-master_link_send_progress (master_link_t *self, hearth_msg_t **msg_p)
-{
-    if (!self->sock || !self->linked || self->finishing) {
-        hearth_msg_destroy (msg_p);
-        return -1;
-    }
-    return s_send (self, msg_p);
 }
 
 /* ---- the end ------------------------------------------------------------- */

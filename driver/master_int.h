@@ -1,6 +1,7 @@
 /*  master_int.h - the driver's link to the master, inside: its state,
-    shared by master.c (the link) and master_follow.c (which master it
-    talks to, fencing).  Nothing else includes it.
+    shared by master.c (the link), master_follow.c (which master it
+    talks to, fencing) and master_execs.c (what it asks about executors).
+    Nothing else includes it.
 */
 #ifndef HEARTH_DRIVER_MASTER_INT_H
 #define HEARTH_DRIVER_MASTER_INT_H
@@ -56,6 +57,10 @@ struct master_link {
     char end_reason[1024];        /* and why */
     master_link_cbs_t cbs;        /* the owner's callbacks */
 };
+
+/* Send *msg_p (consumed) on the newest socket, noting when (send_ms).
+   0, or -1 (logged). */
+int master_link_send (master_link_t *self, hearth_msg_t **msg_p);
 
 /* Move the link to the next master of the list (nothing with one), the
    current one having done what why says ("is silent"); logged. */

@@ -56,6 +56,8 @@ master_watch_new (hearth_loop_t *loop, zsock_t *sock, const char *url,
     if (self)
         self->cw = hearth_connwatch_new (url, "the master",
                                          hearth_curve_on (curve), key);
+    if (self && self->cw)
+        hearth_connwatch_cookie (self->cw, curve->cookie[0] != '\0');
     if (!self || !self->cw
         || !(self->monitor = hearth_connwatch_attach (self->cw, sock, &err))) {
         log_debug ("the link to the master goes unwatched: %s",

@@ -78,6 +78,7 @@ struct hearth_connwatch {
     int port;           /* its port, or -1 */
     char what[64];      /* "the master" */
     bool curve;         /* the client uses CURVE */
+    bool cookie;        /* the client presents the local cookie (PLAIN) */
     char key[64];       /* the client's public key (Z85), or "" */
     zsock_t *sock;      /* the watched socket (borrowed), once attached */
     zsock_t *monitor;   /* PAIR receiving its events (owned), or NULL */
@@ -90,7 +91,7 @@ struct hearth_connwatch {
     bool probed;        /* the server's greeting was read (once) */
     char greeting[200]; /* what the probe found, for the messages */
     int mechanism;      /* the server's: 0 unknown, 'N' NULL, 'C' CURVE,
-                           'X' not ZeroMQ */
+                           'P' PLAIN (a local cookie), 'X' not ZeroMQ */
     char text[1024];    /* the last thing said */
 };
 
@@ -109,6 +110,12 @@ hearth_connwatch_new (const char *url, const char *what, bool curve,
         < 0)
         self->port = -1;
     return self;
+}
+
+void
+hearth_connwatch_cookie (hearth_connwatch_t *self, bool presents)
+{
+    self->cookie = presents;
 }
 
 void
@@ -349,6 +356,8 @@ s_probe_once (hearth_connwatch_t *self)
     }
     if (n >= 32 && memcmp (buf + 12, "CURVE", 5) == 0)
         self->mechanism = 'C';
+    else if (n >= 32 && memcmp (buf + 12, "PLAIN", 5) == 0)
+        self->mechanism = 'P';
     else if (n >= 32 && memcmp (buf + 12, "NULL", 4) == 0)
         self->mechanism = 'N';
 }
@@ -364,10 +373,38 @@ s_say_not_zeromq (hearth_connwatch_t *self)
               self->what, self->url, self->greeting);
 }
 
+/* The client's mechanism, as the probe writes the server's. */
+static int
+s_ours (const hearth_connwatch_t *self)
+{
+    return self->curve ? 'C' : self->cookie ? 'P' : 'N';
+}
+
+/* What a server without keys on loopback, which asks for its user's
+   cookie, is, for the messages. */
+#define S_COOKIE_SERVER                                                        \
+    "admits only the tools of the user it runs as (it has no keys and "        \
+    "listens on loopback: they present that user's cookie, "                   \
+    "docs/security.md \"Local users\")"
+
 static void
 s_say_mechanism (hearth_connwatch_t *self)
 {
-    if (self->curve)
+    if (self->mechanism == 'P' && !self->curve)
+        snprintf (self->text, sizeof self->text,
+                  "%s at %s " S_COOKIE_SERVER ", and this user has no cookie: "
+                  "run this as that user, set HEARTH_COOKIE to a copy of "
+                  "its cookie that only this user may read, or give %s "
+                  "keys",
+                  self->what, self->url, self->what);
+    else if (self->mechanism == 'N' && self->cookie)
+        snprintf (self->text, sizeof self->text,
+                  "%s at %s asks for no keys and no cookie, and this client "
+                  "presents its user's cookie (a master listening beyond "
+                  "loopback with --insecure: reach it by the address it "
+                  "advertises)",
+                  self->what, self->url);
+    else if (self->curve)
         snprintf (self->text, sizeof self->text,
                   "%s at %s uses no keys, and this client uses CURVE: drop "
                   "--curve-secret and --master-key, or start %s with keys",
@@ -386,7 +423,7 @@ s_say_handshake (hearth_connwatch_t *self)
     s_probe_once (self);
     if (self->mechanism == 'X')
         s_say_not_zeromq (self);
-    else if ((self->mechanism == 'C') != self->curve && self->mechanism)
+    else if (self->mechanism && self->mechanism != s_ours (self))
         s_say_mechanism (self);
     else if (self->mechanism == 'C')
         snprintf (self->text, sizeof self->text,
@@ -463,9 +500,19 @@ s_compose (hearth_connwatch_t *self, int64_t now_ms, bool *fatal)
         s_say_handshake (self);
         break;
     case W_MECHANISM:
+        s_probe_once (self);
         s_say_mechanism (self);
         break;
     case W_AUTH:
+        if (self->cookie) {
+            snprintf (self->text, sizeof self->text,
+                      "%s at %s does not take this user's cookie (status "
+                      "%u): it " S_COOKIE_SERVER
+                      "; run this as that user, or give %s keys",
+                      self->what, self->url, (unsigned) self->value,
+                      self->what);
+            break;
+        }
         snprintf (self->text, sizeof self->text,
                   "%s at %s does not admit this client's key%s%s (status "
                   "%u): it is not in the --curve-allow directory there (add "

@@ -36,6 +36,10 @@ typedef struct hearth_connwatch hearth_connwatch_t;
 hearth_connwatch_t *hearth_connwatch_new (const char *url, const char *what,
                                           bool curve, const char *public_key);
 
+/* Say whether the client presents the local cookie (PLAIN, cookie.h)
+   instead of using no mechanism: for the messages. */
+void hearth_connwatch_cookie (hearth_connwatch_t *self, bool presents);
+
 /* Stop watching and free.  Accepts NULL and a NULL *self_p; nulls the
    pointer; keeps errno.  Destroy it before the watched socket. */
 void hearth_connwatch_destroy (hearth_connwatch_t **self_p);

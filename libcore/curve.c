@@ -70,6 +70,18 @@ s_allow_dirs (hearth_conf_t *conf, hearth_zap_dir_t *dirs)
     return n;
 }
 
+/* A loopback server without keys: this user's cookie, and its handler. */
+static int
+s_cookie_server (hearth_curve_t *self, hearth_error_t *err)
+{
+    if (hearth_cookie_ensure (self->cookie, sizeof self->cookie, err) < 0
+        || !(self->cookie_zap = hearth_cookie_zap_new (self->cookie, err))) {
+        self->cookie[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
 int
 hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
                            const char *host, hearth_error_t *err)
@@ -81,7 +93,7 @@ hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
     memset (self, 0, sizeof *self);
     if (!secret && !dirs_given) {
         if (hearth_host_is_loopback (host))
-            return 0;
+            return s_cookie_server (self, err);
         if (!hearth_conf_bool (conf, "insecure"))
             return hearth_errprintf (
                 err,
@@ -131,7 +143,9 @@ hearth_curve_client_setup (hearth_curve_t *self, hearth_conf_t *conf,
     const char *master = hearth_conf_str (conf, "master-key");
     memset (self, 0, sizeof *self);
     if (!secret && !master) {
-        if (url && !hearth_host_is_loopback (url))
+        if (url && hearth_host_is_loopback (url))
+            return hearth_curve_client_local (self, url, err);
+        if (url)
             log_warn (
                 "INSECURE: talking to the master at %s without keys: "
                 "everything on this link, and on a driver's link to "
@@ -155,6 +169,24 @@ hearth_curve_client_setup (hearth_curve_t *self, hearth_conf_t *conf,
     return 0;
 }
 
+int
+hearth_curve_client_local (hearth_curve_t *self, const char *url,
+                           hearth_error_t *err)
+{
+    memset (self, 0, sizeof *self);
+    if (!url || !hearth_host_is_loopback (url))
+        return 0;
+    /* None yet: made now, as the master would (a tool may start before
+       the master it waits for); a user who cannot keep one has none. */
+    int rc = hearth_cookie_read (self->cookie, sizeof self->cookie, err);
+    if (rc == 0
+        && hearth_cookie_ensure (self->cookie, sizeof self->cookie, NULL) < 0)
+        self->cookie[0] = '\0';
+    if (rc < 0)
+        self->cookie[0] = '\0';
+    return rc < 0 ? -1 : 0;
+}
+
 bool
 hearth_curve_on (const hearth_curve_t *self)
 {
@@ -164,6 +196,10 @@ hearth_curve_on (const hearth_curve_t *self)
 void
 hearth_curve_server_opts (const hearth_curve_t *self, hearth_sock_opts_t *opts)
 {
+    if (!self->cert && self->cookie[0]) {
+        opts->plain_server = true;
+        opts->zap_domain = HEARTH_ZAP_DOMAIN;
+    }
     if (!self->cert)
         return;
     opts->curve_cert = self->cert;
@@ -174,6 +210,8 @@ hearth_curve_server_opts (const hearth_curve_t *self, hearth_sock_opts_t *opts)
 void
 hearth_curve_client_opts (const hearth_curve_t *self, hearth_sock_opts_t *opts)
 {
+    if (!self->cert && self->cookie[0])
+        opts->plain_password = self->cookie;
     if (!self->cert)
         return;
     opts->curve_cert = self->cert;
@@ -184,5 +222,7 @@ void
 hearth_curve_cleanup (hearth_curve_t *self)
 {
     hearth_zap_destroy (&self->zap);
+    hearth_cookie_zap_destroy (&self->cookie_zap);
     zcert_destroy (&self->cert);
+    memset (self->cookie, 0, sizeof self->cookie);
 }

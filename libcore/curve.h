@@ -19,6 +19,7 @@
 #include <czmq.h>
 
 #include "libcore/conf.h"
+#include "libcore/cookie.h"
 #include "libcore/keys.h"
 #include "libcore/sock.h"
 #include "libcore/zap.h"
@@ -48,6 +49,12 @@ typedef struct {
     zcert_t *cert;                           /* own key pair, or NULL */
     char server_key[HEARTH_KEY_TXT_LEN + 1]; /* client: the master's key */
     hearth_zap_t *zap;                       /* server: who is admitted */
+    char cookie[HEARTH_COOKIE_LEN + 1];      /* without keys on loopback:
+                                                the local cookie (server:
+                                                asked; client: presented),
+                                                or "" (cookie.h) */
+    hearth_cookie_zap_t *cookie_zap;         /* server with a cookie: its
+                                                ZAP handler */
 } hearth_curve_t;
 
 /* A server's keys from conf ("curve-secret", "curve-allow",
@@ -56,16 +63,28 @@ typedef struct {
    non-loopback host without keys unless insecure (and then warns, in the
    log, what is open and how to make keys).  Binds the ZAP handler when
    keys are set; with --curve-allow alone, warns that every key may do
-   everything.  Returns 0 or -1 with err. */
+   everything.  On loopback without keys, takes this user's local cookie
+   (made if there is none) and binds its ZAP handler: only the tools of
+   this user are admitted.  Returns 0 or -1 with err. */
 int hearth_curve_server_setup (hearth_curve_t *self, hearth_conf_t *conf,
                                const char *host, hearth_error_t *err);
 
 /* A client's keys from conf ("curve-secret", "master-key"): both or
    neither.  url is the master's (may be NULL): without keys and beyond
-   loopback, a warning says the link is open.  Returns 0 or -1 with
-   err. */
+   loopback, a warning says the link is open; without keys on loopback,
+   this user's local cookie is presented when it has one (the master
+   there admits only its own user's tools).  Returns 0 or -1 with err
+   (an unsafe cookie file among them). */
 int hearth_curve_client_setup (hearth_curve_t *self, hearth_conf_t *conf,
                                const char *url, hearth_error_t *err);
+
+/* Without keys: this user's local cookie, to present to a master at url
+   when url is on loopback (made now when there is none yet, as its master
+   would; none when this user cannot keep one).  For the tools that have
+   no options too: a probe, a benchmark.  0, or -1 with err (an unsafe
+   cookie file). */
+int hearth_curve_client_local (hearth_curve_t *self, const char *url,
+                               hearth_error_t *err);
 
 /* True when CURVE is on. */
 bool hearth_curve_on (const hearth_curve_t *self);

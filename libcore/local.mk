@@ -30,6 +30,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/keys.c libcore/keys.h \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
+	libcore/cookie.c libcore/cookie.h \
 	libcore/connwatch.c libcore/connwatch.h \
 	libcore/loop.c libcore/loop.h \
 	libcore/curve.c libcore/curve.h \

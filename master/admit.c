@@ -142,6 +142,32 @@ s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
     return 0;
 }
 
+static int
+s_on_cookie_zap (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    (void) sock;
+    master_t *m = arg;
+    hearth_cookie_zap_handle (m->curve.cookie_zap);
+    return 0;
+}
+
+int
+master_admit_local (master_t *m, hearth_error_t *err)
+{
+    char path[1024];
+    if (zloop_reader (m->loop, hearth_cookie_zap_sock (m->curve.cookie_zap),
+                      s_on_cookie_zap, m)
+        < 0)
+        return hearth_errprintf (err, "cannot set up the event loop");
+    if (hearth_cookie_path (path, sizeof path, NULL) < 0)
+        snprintf (path, sizeof path, "the cookie");
+    log_info ("no keys: on loopback, only this user's tools are admitted "
+              "(they present %s; docs/security.md, \"Local users\")",
+              path);
+    return 0;
+}
+
 int
 master_admit_watch (master_t *m, hearth_error_t *err)
 {

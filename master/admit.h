@@ -19,6 +19,11 @@
    master's place.  0, or -1 with err. */
 int master_admit_masters (master_t *m, hearth_error_t *err);
 
+/* Without keys on loopback: answer the local cookie's ZAP requests in
+   the master's loop (cookie.h), so that only this user's tools connect.
+   0, or -1 with err. */
+int master_admit_local (master_t *m, hearth_error_t *err);
+
 /* Answer ZAP requests in the master's loop, and log the handshakes the
    ROUTER and the PUB socket refuse.  0, or -1 with err. */
 int master_admit_watch (master_t *m, hearth_error_t *err);

@@ -573,7 +573,8 @@ s_setup (master_t *m, hearth_error_t *err)
         || zloop_poller (m->loop, &sigitem, s_on_signal, m) < 0
         || zloop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
-    if (m->curve.zap && master_admit_watch (m, err) < 0)
+    if ((m->curve.zap && master_admit_watch (m, err) < 0)
+        || (m->curve.cookie_zap && master_admit_local (m, err) < 0))
         return -1;
     if (master_web_open (m, err) < 0 || master_ha_open (m, err) < 0)
         return -1;

@@ -292,7 +292,8 @@ s_env_add_all (s_env_t *env, char *const *entries)
    its id first, then its settings (conf), the variables it was given
    (env), and the worker's own environment without the worker's HEARTH_
    settings (but where the programs and the configuration directory are:
-   the driver reads this machine's defaults file). */
+   the driver reads this machine's defaults file; and which local cookie
+   the worker presents, which the driver presents too, cookie.h). */
 static int
 s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
 {
@@ -325,7 +326,8 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
         if (!eq
             || (strncmp (*e, "HEARTH_", 7) == 0
                 && strncmp (*e, "HEARTH_BIN_DIR=", 15) != 0
-                && strncmp (*e, "HEARTH_CONF_DIR=", 16) != 0))
+                && strncmp (*e, "HEARTH_CONF_DIR=", 16) != 0
+                && strncmp (*e, "HEARTH_COOKIE=", 14) != 0))
             continue;
         if (s_env_add (env, *e, (size_t) (eq - *e), eq + 1) < 0)
             return -1;

@@ -22,6 +22,7 @@
 #include <czmq.h>
 
 #include "libcore/proto.h"
+#include "tests/bench/benchcookie.h"
 #include "tests/bench/benchutil.h"
 
 /* Masters in a list at most. */
@@ -65,7 +66,7 @@ static void
 s_ask (s_master_t *m, double now)
 {
     zsock_destroy (&m->sock);
-    m->sock = zsock_new_dealer (m->url);
+    m->sock = bench_dealer (m->url);
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_APPLICATION);
     if (!m->sock || !msg) {
         hearth_msg_destroy (&msg);

@@ -20,6 +20,7 @@
 #include <czmq.h>
 
 #include "libcore/proto.h"
+#include "tests/bench/benchcookie.h"
 #include "tests/bench/benchutil.h"
 
 /* Probes kept at most (one per --every-ms over --ms). */
@@ -56,7 +57,7 @@ main (int argc, char **argv)
         s_usage ();
     zsys_init ();
     zsys_set_linger (0);
-    zsock_t *sock = zsock_new_dealer (url);
+    zsock_t *sock = bench_dealer (url);
     double *rtt = calloc (S_MAX_PROBES, sizeof *rtt);
     if (!sock || !rtt)
         return 1;

@@ -43,6 +43,7 @@
 #include <zmq.h>
 
 #include "libcore/alloc.h"
+#include "tests/bench/benchcookie.h"
 #include "tests/bench/benchutil.h"
 
 extern char **environ;
@@ -245,6 +246,7 @@ s_app_register (s_gen_t *g, s_app_t *a, int max_cores, int per_exec)
     a->sock = zmq_socket (g->ctx, ZMQ_DEALER);
     int linger = 0;
     zmq_setsockopt (a->sock, ZMQ_LINGER, &linger, sizeof linger);
+    bench_cookie (a->sock);
     zmq_connect (a->sock, g->url);
     char body[256], per[64] = "";
     if (per_exec)
@@ -499,6 +501,7 @@ s_death (s_gen_t *g)
     int linger = 0;
     zmq_setsockopt (sub, ZMQ_LINGER, &linger, sizeof linger);
     zmq_setsockopt (sub, ZMQ_SUBSCRIBE, "worker", 6);
+    bench_cookie (sub);
     zmq_connect (sub, g->events_url);
     s_run (g, 1000, NULL); /* the subscription reaches the master */
     /* One of the first: any message from a connection is a sign of life
@@ -625,10 +628,12 @@ main (int argc, char **argv)
         zmq_setsockopt (g.conns[c], ZMQ_SNDHWM, &hwm, sizeof hwm);
         zmq_setsockopt (g.conns[c], ZMQ_RCVHWM, &hwm, sizeof hwm);
         zmq_setsockopt (g.conns[c], ZMQ_LINGER, &linger, sizeof linger);
+        bench_cookie (g.conns[c]);
         zmq_connect (g.conns[c], g.url);
     }
     g.state = zmq_socket (g.ctx, ZMQ_DEALER);
     zmq_setsockopt (g.state, ZMQ_LINGER, &linger, sizeof linger);
+    bench_cookie (g.state);
     zmq_connect (g.state, g.url);
     g.cycle_ms = g.next_app_ms = s_ms ();
 

@@ -23,7 +23,7 @@ tests_bench_bench_driver_SOURCES = tests/bench/bench_driver.c tests/bench/zmqref
 tests_bench_bench_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 tests_bench_bench_master_SOURCES = tests/bench/bench_master.c \
-	tests/bench/benchutil.h
+	tests/bench/benchutil.h tests/bench/benchcookie.h
 tests_bench_bench_master_LDADD = $(CORE_LIBS)
 
 tests_bench_bench_startup_SOURCES = tests/bench/bench_startup.c \
@@ -48,7 +48,7 @@ tests_bench_bench_evlog_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
 
 # The master's heartbeat-to-reply time, for bench-web.sh.
 tests_bench_bench_hbprobe_SOURCES = tests/bench/bench_hbprobe.c \
-	tests/bench/benchutil.h
+	tests/bench/benchutil.h tests/bench/benchcookie.h
 tests_bench_bench_hbprobe_LDADD = $(CORE_LIBS)
 
 check_DATA += tests/bench/libbenchtasks.so
@@ -91,7 +91,7 @@ EXTRA_DIST += tests/bench/bench-apps.sh
 # signals the leader and times the first REGISTER_APPLICATION accepted.
 check_PROGRAMS += tests/bench/bench-haprobe
 tests_bench_bench_haprobe_SOURCES = tests/bench/bench_haprobe.c \
-	tests/bench/benchutil.h
+	tests/bench/benchutil.h tests/bench/benchcookie.h
 tests_bench_bench_haprobe_LDADD = $(CORE_LIBS)
 bench: tests/bench/bench-haprobe hearth-tail
 EXTRA_DIST += tests/bench/bench-failover.sh

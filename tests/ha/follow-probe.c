@@ -22,6 +22,7 @@
 #include <czmq.h>
 
 #include "libcore/clock.h"
+#include "libcore/curve.h"
 #include "libcore/keys.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -111,6 +112,13 @@ main (int argc, char **argv)
     }
     opts.curve_cert = cert;
     opts.curve_server_key = cert ? server : NULL;
+    hearth_curve_t local; /* without keys: this user's cookie */
+    if (!cert && hearth_curve_client_local (&local, argv[1], &err) < 0) {
+        fprintf (stderr, "follow-probe: %s\n", err.text);
+        return 2;
+    }
+    if (!cert)
+        hearth_curve_client_opts (&local, &opts);
     zsock_t *dealer = hearth_sock_new (&opts, &err);
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FOLLOW_JOURNAL);
     int rc = 2;

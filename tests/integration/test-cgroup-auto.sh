@@ -18,6 +18,11 @@ chmod 0777 "$T" # the unprivileged worker writes its work dir and files here
 AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
 
 start_master || exit 1
+# nobody is another user: the loopback master admits it only with a copy
+# of the cookie of its own (docs/security.md, "Local users")
+mkdir -m 700 "$T/nobody" && cp "$HEARTH_COOKIE" "$T/nobody/cookie" &&
+  chown -R 65534:65534 "$T/nobody" || fail "nobody's copy of the cookie"
+AS_NOBODY="env HEARTH_COOKIE=$T/nobody/cookie $AS_NOBODY"
 WRAP=$AS_NOBODY start_worker u --isolation auto || exit 1
 check "auto, unprivileged: one WARN line saying why isolation is off" \
   test "$(count_lines "$T/u.log" 'WARN isolation off (--isolation auto): ')" = 1

@@ -21,6 +21,10 @@ INTERVAL_MS=${INTERVAL_MS:-200}
 LIVENESS=${LIVENESS:-5}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/hearth-it.XXXXXX")
+# The local cookie of this test's masters and tools (libcore/cookie.h):
+# its own, not the user's ~/.hearth/cookie (the first master makes it,
+# and its directory, mode 0700).
+export HEARTH_COOKIE=$T/cookie.d/cookie
 PIDS=()
 WORKER_GROUPS=() # cgroups of the workers start_worker started (gone at the end)
 PASSED=0

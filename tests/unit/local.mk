@@ -168,6 +168,11 @@ tests_unit_test_curve_SOURCES = tests/unit/test_curve.c tests/unit/testutil.h
 tests_unit_test_curve_CFLAGS = $(unit_cflags)
 tests_unit_test_curve_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_cookie
+tests_unit_test_cookie_SOURCES = tests/unit/test_cookie.c tests/unit/testutil.h
+tests_unit_test_cookie_CFLAGS = $(unit_cflags)
+tests_unit_test_cookie_LDADD = $(unit_libs)
+
 # The master's journal: its pure record codec and replay, and its files.
 UNIT_TESTS += tests/unit/test_journal
 tests_unit_test_journal_SOURCES = tests/unit/test_journal.c \

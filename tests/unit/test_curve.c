@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +55,9 @@ s_setup (void **state)
         return -1;
     snprintf (s_allow, sizeof s_allow, "%s/clients", s_dir);
     mkdir (s_allow, 0755);
+    char cookie[128]; /* the local cookie: the test's own */
+    snprintf (cookie, sizeof cookie, "%s/cookie.d/cookie", s_dir);
+    setenv ("HEARTH_COOKIE", cookie, 1);
     s_make ("master", false);
     s_make ("good", true);
     s_make ("bad", false);
@@ -128,11 +133,22 @@ test_server_settings (void **state)
     assert_int_equal (hearth_curve_server_setup (&c, conf, "127.0.0.1", &err),
                       0);
     assert_false (hearth_curve_on (&c));
+    /* on loopback without keys: the local cookie, asked over PLAIN */
+    assert_int_equal (strlen (c.cookie), HEARTH_COOKIE_LEN);
+    assert_non_null (c.cookie_zap);
+    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
+    hearth_curve_server_opts (&c, &opts);
+    assert_true (opts.plain_server);
+    assert_null (opts.curve_cert);
+    hearth_curve_cleanup (&c);
+    assert_null (c.cookie_zap);
     assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),
                       -1);
     assert_contains (err.text, "refusing to listen on 0.0.0.0 without keys");
     hearth_conf_set (conf, "insecure", "true", HEARTH_SRC_FLAG, NULL);
     assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err), 0);
+    assert_string_equal (c.cookie, ""); /* beyond loopback: no cookie */
+    assert_null (c.cookie_zap);
     hearth_conf_destroy (&conf);
     conf = s_conf (s_server_opts, "curve-secret", secret, NULL, NULL);
     assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),

@@ -1,0 +1,79 @@
+/*  cookie.h - the local cookie: how a master that listens on loopback
+    without CURVE keys admits only the tools of the user it runs as.
+
+    Without keys, a master on loopback used to admit anyone who could
+    reach the port: every local user, whose tasks then ran as the
+    worker's user (root, on many machines).  Now such a master makes sure
+    its user has a cookie, a secret of 40 Z85 characters in a file only
+    that user may read (~/.hearth/cookie, mode 0600, in a directory of
+    mode 0700; HEARTH_COOKIE names another file), and serves its ROUTER
+    and events socket with ZeroMQ's PLAIN mechanism: a client must present
+    the cookie as its password.  The tools of that user (workers, drivers,
+    hearth-submit, hearth-tail, hearth-admin) read the same file when they
+    talk to a master on loopback without keys, so local[N],
+    local-cluster and a hand-started loopback cluster work with no setup;
+    another user has no cookie, or another one, and is refused.  Erlang
+    has done the same with ~/.erlang.cookie for decades.
+
+    PLAIN sends the cookie in clear, which on loopback only the kernel
+    sees.  It is no substitute for keys beyond loopback: a master there
+    needs CURVE keys (or --insecure, which admits anyone).
+
+    The files are opened without following links, and refused when they
+    are not the user's own or when others may read (the cookie) or write
+    (its directory) them.
+*/
+#ifndef HEARTH_COOKIE_H
+#define HEARTH_COOKIE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <czmq.h>
+
+#include "libcore/error.h"
+
+/* Characters of a cookie (Z85 of 32 random bytes), without the NUL. */
+#define HEARTH_COOKIE_LEN 40
+/* The PLAIN user name every client presents with the cookie. */
+#define HEARTH_COOKIE_USER "hearth"
+
+/* The path of this user's cookie into buf: $HEARTH_COOKIE, else
+   HOME/.hearth/cookie (HOME from the environment, else the password
+   database).  0, or -1 with err. */
+int hearth_cookie_path (char *buf, size_t size, hearth_error_t *err);
+
+/* A server's cookie into buf (at least HEARTH_COOKIE_LEN + 1 bytes):
+   this user's, made now (random, mode 0600, its directory 0700) when
+   there is none.  0, or -1 with err (an unsafe or unreadable file). */
+int hearth_cookie_ensure (char *buf, size_t size, hearth_error_t *err);
+
+/* This user's cookie into buf, as it is: 1 when there is one, 0 when
+   there is none, -1 with err when the file is there but unsafe or
+   unreadable. */
+int hearth_cookie_read (char *buf, size_t size, hearth_error_t *err);
+
+/* The ZAP handler of a server with a cookie: admits the PLAIN clients
+   that present it (RFC 27, domain HEARTH_ZAP_DOMAIN), refuses the rest
+   and logs each refusal once a minute per address.  Owned by its
+   creator; single-threaded (the server's loop). */
+typedef struct hearth_cookie_zap hearth_cookie_zap_t;
+
+/* Bind the handler for cookie (copied).  NULL with err. */
+hearth_cookie_zap_t *hearth_cookie_zap_new (const char *cookie,
+                                            hearth_error_t *err);
+
+/* Close the handler.  Accepts NULL and a NULL *self_p; nulls *self_p;
+   keeps errno. */
+void hearth_cookie_zap_destroy (hearth_cookie_zap_t **self_p);
+
+/* The handler's socket (borrowed), to watch for input. */
+zsock_t *hearth_cookie_zap_sock (hearth_cookie_zap_t *self);
+
+/* Answer the pending ZAP requests. */
+void hearth_cookie_zap_handle (hearth_cookie_zap_t *self);
+
+/* Clients refused so far. */
+size_t hearth_cookie_zap_refusals (const hearth_cookie_zap_t *self);
+
+#endif

@@ -1,0 +1,209 @@
+/*  test_cookie.c - the local cookie (libcore/cookie.h): where it lives,
+    how it is made and read, what is refused (a link, a file others may
+    read, a directory others may write, a wrong length), and its ZAP
+    handler over real sockets: a PLAIN client with the cookie gets through,
+    one with another cookie and one with no mechanism do not. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "libcore/cookie.h"
+#include "libcore/log.h"
+#include "libcore/sock.h"
+#include "libcore/zap.h"
+#include "tests/unit/testutil.h"
+
+static char s_dir[64];   /* the test's directory */
+static char s_path[128]; /* HEARTH_COOKIE: s_dir/c/cookie */
+static char s_cdir[96];  /* its directory */
+
+static int
+s_setup (void **state)
+{
+    (void) state;
+    hearth_test_clear_env ();
+    hearth_log_open ("test_cookie", "error", NULL, NULL);
+    hearth_zsys_init ();
+    snprintf (s_dir, sizeof s_dir, "/tmp/hearth-cookie-XXXXXX");
+    if (!mkdtemp (s_dir))
+        return -1;
+    snprintf (s_cdir, sizeof s_cdir, "%s/c", s_dir);
+    snprintf (s_path, sizeof s_path, "%s/cookie", s_cdir);
+    setenv ("HEARTH_COOKIE", s_path, 1);
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    (void) state;
+    char cmd[128];
+    snprintf (cmd, sizeof cmd, "rm -rf %s", s_dir);
+    return system (cmd) == 0 ? 0 : -1;
+}
+
+/* Start each test without the cookie or its directory. */
+static int
+s_fresh (void **state)
+{
+    (void) state;
+    unlink (s_path);
+    rmdir (s_cdir);
+    return 0;
+}
+
+static void
+test_path (void **state)
+{
+    (void) state;
+    char buf[256];
+    assert_int_equal (hearth_cookie_path (buf, sizeof buf, NULL), 0);
+    assert_string_equal (buf, s_path);
+    unsetenv ("HEARTH_COOKIE");
+    setenv ("HOME", "/home/someone", 1);
+    assert_int_equal (hearth_cookie_path (buf, sizeof buf, NULL), 0);
+    assert_string_equal (buf, "/home/someone/.hearth/cookie");
+    setenv ("HEARTH_COOKIE", s_path, 1);
+}
+
+static void
+test_make_and_read (void **state)
+{
+    (void) state;
+    char a[HEARTH_COOKIE_LEN + 1], b[HEARTH_COOKIE_LEN + 1];
+    hearth_error_t err;
+    assert_int_equal (hearth_cookie_read (a, sizeof a, &err), 0);
+    assert_int_equal (hearth_cookie_ensure (a, sizeof a, &err), 0);
+    assert_int_equal (strlen (a), HEARTH_COOKIE_LEN);
+    struct stat st;
+    assert_int_equal (stat (s_path, &st), 0);
+    assert_int_equal (st.st_mode & 0777, 0600);
+    assert_int_equal (stat (s_cdir, &st), 0);
+    assert_int_equal (st.st_mode & 0777, 0700);
+    /* the same one again, and for a client */
+    assert_int_equal (hearth_cookie_ensure (b, sizeof b, &err), 0);
+    assert_string_equal (a, b);
+    assert_int_equal (hearth_cookie_read (b, sizeof b, &err), 1);
+    assert_string_equal (a, b);
+    /* another made elsewhere differs: they are random */
+    unlink (s_path);
+    assert_int_equal (hearth_cookie_ensure (b, sizeof b, &err), 0);
+    assert_string_not_equal (a, b);
+}
+
+static void
+test_refusals (void **state)
+{
+    (void) state;
+    char c[HEARTH_COOKIE_LEN + 1];
+    hearth_error_t err;
+    assert_int_equal (hearth_cookie_ensure (c, sizeof c, &err), 0);
+    chmod (s_path, 0644);
+    assert_int_equal (hearth_cookie_read (c, sizeof c, &err), -1);
+    assert_contains (err.text, "others may read it");
+    assert_int_equal (hearth_cookie_ensure (c, sizeof c, &err), -1);
+    chmod (s_path, 0600);
+    chmod (s_cdir, 0777);
+    assert_int_equal (hearth_cookie_read (c, sizeof c, &err), -1);
+    assert_contains (err.text, "others may write to it");
+    chmod (s_cdir, 0700);
+    /* a link planted where the cookie goes is not followed */
+    char target[128];
+    snprintf (target, sizeof target, "%s/target", s_dir);
+    FILE *f = fopen (target, "w");
+    fputs ("0123456789012345678901234567890123456789\n", f);
+    fclose (f);
+    chmod (target, 0600);
+    unlink (s_path);
+    assert_int_equal (symlink (target, s_path), 0);
+    assert_int_equal (hearth_cookie_read (c, sizeof c, &err), -1);
+    assert_contains (err.text, "a link: refused");
+    assert_int_equal (hearth_cookie_ensure (c, sizeof c, &err), -1);
+    unlink (s_path);
+    /* a cookie of the wrong length */
+    f = fopen (s_path, "w");
+    fputs ("short\n", f);
+    fclose (f);
+    chmod (s_path, 0600);
+    assert_int_equal (hearth_cookie_read (c, sizeof c, &err), -1);
+    assert_contains (err.text, "is not 40 characters");
+}
+
+/* Does a DEALER with password (NULL: no mechanism) reach a PLAIN server
+   whose ZAP handler asks for cookie? */
+static bool
+s_reaches (hearth_cookie_zap_t *zap, const char *password)
+{
+    hearth_error_t err;
+    hearth_sock_opts_t sopts = {.type = ZMQ_ROUTER,
+                                .plain_server = true,
+                                .zap_domain = HEARTH_ZAP_DOMAIN};
+    hearth_sock_opts_t copts = {.type = ZMQ_DEALER, .plain_password = password};
+    zsock_t *server = hearth_sock_new (&sopts, &err);
+    int port = hearth_sock_bind (server, "tcp://127.0.0.1:0", &err);
+    zsock_t *client = hearth_sock_new (&copts, &err);
+    char url[64];
+    snprintf (url, sizeof url, "tcp://127.0.0.1:%d", port);
+    assert_int_equal (hearth_sock_connect (client, url, &err), 0);
+    zstr_send (client, "hello");
+    bool got = false;
+    for (int i = 0; i < 40 && !got; i++) {
+        if (zsock_events (hearth_cookie_zap_sock (zap)) & ZMQ_POLLIN)
+            hearth_cookie_zap_handle (zap);
+        zpoller_t *p = zpoller_new (server, NULL);
+        if (zpoller_wait (p, 25)) {
+            zmsg_t *m = zmsg_recv (server);
+            got = m != NULL;
+            zmsg_destroy (&m);
+        }
+        zpoller_destroy (&p);
+    }
+    hearth_sock_destroy (&client);
+    hearth_sock_destroy (&server);
+    return got;
+}
+
+static void
+test_zap (void **state)
+{
+    (void) state;
+    char c[HEARTH_COOKIE_LEN + 1];
+    hearth_error_t err;
+    assert_int_equal (hearth_cookie_ensure (c, sizeof c, &err), 0);
+    hearth_cookie_zap_t *zap = hearth_cookie_zap_new (c, &err);
+    assert_non_null (zap);
+    assert_true (s_reaches (zap, c));
+    assert_int_equal (hearth_cookie_zap_refusals (zap), 0);
+    char other[HEARTH_COOKIE_LEN + 1];
+    snprintf (other, sizeof other, "%s", c);
+    other[0] = other[0] == 'a' ? 'b' : 'a';
+    assert_false (s_reaches (zap, other));
+    assert_int_equal (hearth_cookie_zap_refusals (zap), 1);
+    assert_false (s_reaches (zap, NULL)); /* no mechanism: no handshake */
+    hearth_cookie_zap_destroy (&zap);
+    assert_null (zap);
+    hearth_cookie_zap_destroy (&zap);
+}
+
+int
+main (void)
+{
+    alarm (60);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup (test_path, s_fresh),
+        cmocka_unit_test_setup (test_make_and_read, s_fresh),
+        cmocka_unit_test_setup (test_refusals, s_fresh),
+        cmocka_unit_test_setup (test_zap, s_fresh),
+    };
+    return cmocka_run_group_tests_name ("cookie", tests, s_setup, s_teardown);
+}
