@@ -403,6 +403,10 @@ s_application_removed (master_link_t *self, hearth_msg_t *msg)
         return;
     }
     log_warn ("the master removed the application: %s", reason);
+    /* Its end is the master's record already: nothing to wait for at the
+       close (a driver cut off, its key removed, would wait for an answer
+       that cannot come). */
+    self->unregistered = true;
     self->cbs.app_dead (self->cbs.arg, reason);
 }
 
@@ -634,9 +638,9 @@ master_link_close (master_link_t *self, const char *state, const char *reason,
         self->finishing = true;
         snprintf (self->end_state, sizeof self->end_state, "%s", state);
         snprintf (self->end_reason, sizeof self->end_reason, "%s", reason);
-        if (self->linked)
+        if (self->linked && !self->unregistered)
             s_send_unregister (self);
-        if (wait_ms > 0)
+        if (wait_ms > 0 && !self->unregistered)
             s_wait_unregistered (self, hearth_mono_ms () + wait_ms, wait_ms);
         else /* nobody to wait for: what is queued is all there is */
             zsock_set_linger (self->sock, 0);

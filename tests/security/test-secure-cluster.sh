@@ -6,7 +6,8 @@
 # are refused by the driver, logged once with their real address, while
 # the job runs on; a client key added then removed, with SIGHUP, is
 # admitted then refused -- a worker and an event tail already connected
-# included: the worker is declared DEAD, the tail gets no more events.
+# included: the worker is declared DEAD, the tail gets no more events, and
+# a driver ends at once, without waiting for an answer that cannot come.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
@@ -197,6 +198,35 @@ check "... while a tail with a key still admitted does" \
 # shellcheck disable=SC2046
 check "a job still runs on w1" submit --master "$MASTER_URL" $(client_keys client) "$J"
 check "... and its result is right" grep -qx 200 "$T/out"
+
+# A driver whose key is removed while its job runs ends at once, FAILED:
+# the master ended its application, and it does not wait (register-timeout,
+# 60 s here) for the answer to an UNREGISTER_APPLICATION the master drops.
+"$BIN/hearth-keygen" --client dropped "$K" >/dev/null
+kill -HUP "$MASTER_PID"
+wait_for 5 served dropped
+HOLD=$(job hold '{"name":"hold","stages":[{"name":"s","tasks":[{"cmd":["sleep","60"]}]}]}')
+# shellcheck disable=SC2046
+"$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys dropped) \
+  --heartbeat-interval "${INTERVAL_MS}ms" --register-timeout 60s --log-level info \
+  "$HOLD" >"$T/dropped.out" 2>"$T/dropped.err" &
+DROPPED=$!
+PIDS+=($DROPPED)
+check "a driver with the key 'dropped' runs its job" \
+  wait_for 15 grep -q "application app-[0-9-]* registered" "$T/dropped.err"
+rm "$K/clients/dropped.key"
+kill -HUP "$MASTER_PID"
+check "its key removed: the master ends its application (driver cut off)" \
+  wait_for 10 grep -q "FAILED: driver cut off" "$T/master.log"
+check "... and the driver exits within 15 s, not after its 60 s register-timeout" \
+  wait_for 15 eval '! kill -0 $DROPPED'
+wait "$DROPPED"
+check "... failing (exit 1)" test $? -eq 1
+check "... saying that the master removed the application" \
+  grep -q "driver cut off" "$T/dropped.err"
+check "... without waiting for a confirmation" \
+  eval '! grep -q "did not confirm the end" "$T/dropped.err"'
+
 kill -TERM "$PID_w2"; wait "$PID_w2" 2>/dev/null
 mv "$T/w2.key.removed" "$K/clients/w2.key"
 kill -HUP "$MASTER_PID"
