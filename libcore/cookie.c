@@ -74,7 +74,7 @@ s_open_dir (const char *dir, bool create, bool *missing, hearth_error_t *err)
                                  strerror (errno));
     int fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    *missing = fd < 0 && errno == ENOENT;
+    *missing = fd < 0 && (errno == ENOENT || errno == ENOTDIR);
     if (fd < 0)
         return hearth_errprintf (err, "cannot open %s: %s%s", dir,
                                  strerror (errno),

@@ -28,7 +28,9 @@
 
 #include <czmq.h>
 
+#include "libcore/cookie.h"
 #include "libcore/proto.h"
+#include "libcore/zap.h"
 
 /* What a registered peer is (stale mode). */
 typedef struct {
@@ -137,7 +139,19 @@ main (int argc, char **argv)
     bool standby = strcmp (argv[1], "standby") == 0;
     const char *leader = standby && argc > 2 ? argv[2] : NULL;
     zsys_init ();
-    zsock_t *router = zsock_new (ZMQ_ROUTER);
+    /* a master on loopback: it asks for the user's local cookie, as the
+       real ones do (libcore/cookie.h), its clients being theirs */
+    char cookie[HEARTH_COOKIE_LEN + 1];
+    hearth_error_t cerr;
+    hearth_cookie_zap_t *zap =
+        hearth_cookie_ensure (cookie, sizeof cookie, &cerr) == 0
+            ? hearth_cookie_zap_new (cookie, &cerr)
+            : NULL;
+    zsock_t *router = zap ? zsock_new (ZMQ_ROUTER) : NULL;
+    if (router) {
+        zsock_set_plain_server (router, 1);
+        zsock_set_zap_domain (router, HEARTH_ZAP_DOMAIN);
+    }
     int port = router ? zsock_bind (router, "tcp://127.0.0.1:*") : -1;
     zhashx_t *peers = zhashx_new ();
     if (port < 0 || !peers) {
@@ -147,11 +161,15 @@ main (int argc, char **argv)
     zhashx_set_destructor (peers, s_peer_free);
     printf ("READY tcp://127.0.0.1:%d\n", port);
     fflush (stdout);
-    zpoller_t *poller = zpoller_new (router, NULL);
+    zpoller_t *poller =
+        zpoller_new (router, hearth_cookie_zap_sock (zap), NULL);
     while (poller && !zsys_interrupted) {
         zframe_t *from = NULL;
         hearth_error_t err;
-        if (!zpoller_wait (poller, 500))
+        void *ready = zpoller_wait (poller, 500);
+        if (ready == hearth_cookie_zap_sock (zap))
+            hearth_cookie_zap_handle (zap);
+        if (ready != router)
             continue;
         hearth_msg_t *in = hearth_msg_recv (router, &from, &err);
         if (in) {
@@ -168,5 +186,6 @@ main (int argc, char **argv)
     zpoller_destroy (&poller);
     zhashx_destroy (&peers);
     zsock_destroy (&router);
+    hearth_cookie_zap_destroy (&zap);
     return 0;
 }

@@ -464,7 +464,9 @@ s_duplicate_worker (app_t *a)
 {
     char dup[256];
     hearth_error_t err;
-    zsock_t *other = hearth_sock_new (NULL, &err);
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&a->curve, &opts);
+    zsock_t *other = hearth_sock_new (&opts, &err);
     hearth_sock_connect (other, hearth_conf_str (a->conf, "master"), &err);
     snprintf (dup, sizeof dup, s_worker_body, "host-b");
     const char *f[] = {"HEARTH/1", "REGISTER_WORKER", dup};
