@@ -31,7 +31,8 @@ struct zkelect {
     char *hosts;         /* the ensemble */
     char *dir;           /* DIR/election */
     char *data;          /* this candidate's description */
-    char token[17];      /* names our node among the others */
+    char token[17];      /* names our node among the others (new with
+                            each session) */
     int session_ms;      /* asked for */
     char *node;          /* our node's name (not path), or NULL */
     zkelect_fn *fn;      /* role changes */
@@ -81,9 +82,28 @@ s_client_log (const char *message)
     log_debug ("zookeeper client: %.*s", (int) n, message);
 }
 
+/* A new token: 16 hex digits from /dev/urandom.  0 or -1. */
+static int
+s_new_token (zkelect_t *self)
+{
+    unsigned char r[8];
+    FILE *u = fopen ("/dev/urandom", "rb");
+    bool random = u && fread (r, 1, sizeof r, u) == sizeof r;
+    if (u)
+        fclose (u);
+    for (int i = 0; random && i < 8; i++)
+        snprintf (self->token + 2 * i, 3, "%02x", r[i]);
+    return random ? 0 : -1;
+}
+
+/* A new session; its node will have a new token, so that a node of the
+   name of one of ours made by someone else after the session that made
+   it ended is never taken for ours. */
 static int
 s_connect (zkelect_t *self)
 {
+    if (s_new_token (self) < 0)
+        return -1;
     atomic_store (&self->expired, false);
     self->zh = zookeeper_init2 (self->hosts, s_watcher, self->session_ms, NULL,
                                 self, 0, s_client_log);
@@ -112,6 +132,18 @@ static void
 s_suspend (zkelect_t *self, const char *why)
 {
     s_tell (self, ZKELECT_SUSPENDED, 0, NULL, why);
+}
+
+/* End the session (the servers remove its node, whatever its ACL) and
+   suspend: the next dispatch joins again, on a new session. */
+static void
+s_drop_session (zkelect_t *self, const char *why)
+{
+    zookeeper_close (self->zh);
+    self->zh = NULL;
+    free (self->node);
+    self->node = NULL;
+    s_suspend (self, why);
 }
 
 /* The epoch a node's name gives: the sequence number at its end, plus
@@ -196,6 +228,75 @@ s_watch (zkelect_t *self, const char *name, char *buf, int size)
     return rc;
 }
 
+/* As the leader: watch our own node (its deletion or a change of its
+   data wakes us) and check that it is as we made it, ours (made by this
+   session) with our data.  ZOK; ZNONODE or ZBADARGUMENTS with *why set
+   when it is gone or not as made (another's hand); another error
+   (retry). */
+static int
+s_check_own (zkelect_t *self, const char *name, const char **why)
+{
+    char path[1024];
+    snprintf (path, sizeof path, "%s/%s", self->dir, name);
+    size_t want = strlen (self->data);
+    char *buf = malloc (want + 1);
+    if (!buf)
+        return ZSYSTEMERROR;
+    int len = (int) want + 1; /* longer data shows as a wrong length */
+    struct Stat st;
+    int rc = zoo_wget (self->zh, path, s_watcher, self, buf, &len, &st);
+    const clientid_t *me = zoo_client_id (self->zh);
+    if (rc == ZNONODE)
+        *why = "the election's node of this candidate is gone";
+    else if (rc == ZOK && (!me || st.ephemeralOwner != me->client_id)) {
+        *why = "the election's node of this candidate is another session's";
+        rc = ZBADARGUMENTS;
+    }
+    else if (rc == ZOK
+             && (len != (int) want || memcmp (buf, self->data, want) != 0)) {
+        *why = "the data of the election's node of this candidate was "
+               "changed";
+        rc = ZBADARGUMENTS;
+    }
+    free (buf);
+    return rc;
+}
+
+/* Someone else's hand on our node (why): whatever the election says
+   now, this session's place in it is not to be trusted.  Give the
+   session up (its node goes with it) and join again as a new
+   candidate. */
+static int
+s_tampered (zkelect_t *self, const char *why)
+{
+    log_warn ("zookeeper: %s: leaving the election and joining it again on "
+              "a new session",
+              why);
+    s_drop_session (self, why);
+    return ZOK;
+}
+
+/* Decide from the sorted children, ours the mine-th; 0, or a ZooKeeper
+   error (retry). */
+static int
+s_decide (zkelect_t *self, const struct String_vector *kids, int mine)
+{
+    const char *ours = kids->data[mine], *why = NULL;
+    char leader[1024] = "";
+    int rc;
+    if (mine == 0) {
+        if ((rc = s_check_own (self, ours, &why)) == ZOK)
+            s_tell (self, ZKELECT_LEADER, s_seq (ours), self->data,
+                    "the lowest node of the election is ours");
+        return why ? s_tampered (self, why) : rc;
+    }
+    if ((rc = s_watch (self, kids->data[0], leader, sizeof leader)) == ZOK
+        && (rc = s_watch (self, kids->data[mine - 1], NULL, 0)) == ZOK)
+        s_tell (self, ZKELECT_STANDBY, s_seq (kids->data[0]), leader,
+                "another candidate's node is the lowest");
+    return rc; /* ZNONODE: gone meanwhile, look again */
+}
+
 /* Decide from the election's children; 0, or a ZooKeeper error (retry). */
 static int
 s_evaluate (zkelect_t *self)
@@ -207,6 +308,12 @@ s_evaluate (zkelect_t *self)
     if (rc != ZOK)
         return rc;
     const char *ours = s_find_ours (self, &kids);
+    if (!ours && self->node) {
+        /* only a delete removes a live session's node */
+        deallocate_String_vector (&kids);
+        return s_tampered (self,
+                           "the election's node of this candidate is gone");
+    }
     if (!ours) {
         deallocate_String_vector (&kids);
         rc = s_create_node (self);
@@ -220,22 +327,17 @@ s_evaluate (zkelect_t *self)
             return ZNONODE;
         }
     }
+    if (!self->node && !(self->node = strdup (ours))) {
+        deallocate_String_vector (&kids);
+        return ZSYSTEMERROR;
+    }
     qsort (kids.data, (size_t) kids.count, sizeof *kids.data, s_by_seq);
     int mine = 0;
     while (mine < kids.count && strcmp (kids.data[mine], ours) != 0)
         mine++;
-    char leader[1024] = "";
-    if (mine == 0) {
-        s_tell (self, ZKELECT_LEADER, s_seq (ours), self->data,
-                "the lowest node of the election is ours");
-    }
-    else if ((rc = s_watch (self, kids.data[0], leader, sizeof leader)) == ZOK
-             && (rc = s_watch (self, kids.data[mine - 1], NULL, 0)) == ZOK) {
-        s_tell (self, ZKELECT_STANDBY, s_seq (kids.data[0]), leader,
-                "another candidate's node is the lowest");
-    }
+    rc = s_decide (self, &kids, mine);
     deallocate_String_vector (&kids);
-    return rc == ZNONODE ? ZNONODE : rc; /* gone meanwhile: look again */
+    return rc;
 }
 
 void
@@ -246,14 +348,9 @@ zkelect_dispatch (zkelect_t *self)
         ;
     if (self->zh && zoo_state (self->zh) == ZOO_EXPIRED_SESSION_STATE)
         atomic_store (&self->expired, true);
-    if (atomic_load (&self->expired) && self->zh) {
+    if (atomic_load (&self->expired) && self->zh)
         /* its node is gone with it: join again on a new session */
-        zookeeper_close (self->zh);
-        self->zh = NULL;
-        free (self->node);
-        self->node = NULL;
-        s_suspend (self, "the ZooKeeper session expired");
-    }
+        s_drop_session (self, "the ZooKeeper session expired");
     if (!self->zh && s_connect (self) < 0) {
         self->retry_at = hearth_mono_ms () + RETRY_MS;
         return;
@@ -263,8 +360,13 @@ zkelect_dispatch (zkelect_t *self)
         return;
     }
     int rc = s_evaluate (self);
-    for (int again = 0; rc == ZNONODE && again < 3; again++)
+    for (int again = 0; self->zh && rc == ZNONODE && again < 3; again++)
         rc = s_evaluate (self); /* a node went while we looked */
+    if (!self->zh) {
+        /* the evaluation gave the session up: a new one at the tick */
+        self->retry_at = hearth_mono_ms ();
+        return;
+    }
     self->retry_at = rc == ZOK ? 0 : hearth_mono_ms () + RETRY_MS;
     if (rc != ZOK && rc != ZNONODE) {
         log_warn ("zookeeper: the election at %s: %s (again in %d ms)",
@@ -318,14 +420,7 @@ zkelect_new (const char *hosts, const char *dir, int session_ms,
     self->session_ms = session_ms;
     self->fn = fn;
     self->arg = arg;
-    unsigned char r[8];
-    FILE *u = fopen ("/dev/urandom", "rb");
-    bool random = u && fread (r, 1, sizeof r, u) == sizeof r;
-    if (u)
-        fclose (u);
-    for (int i = 0; i < 8; i++)
-        snprintf (self->token + 2 * i, 3, "%02x", r[i]);
-    bool ok = self->hosts && self->data && self->dir && random
+    bool ok = self->hosts && self->data && self->dir
               && pipe2 (self->pipe, O_NONBLOCK | O_CLOEXEC) == 0;
     zoo_set_debug_level (hearth_log_enabled (HEARTH_LOG_DEBUG)
                              ? ZOO_LOG_LEVEL_INFO

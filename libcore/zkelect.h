@@ -11,6 +11,12 @@
     just before its own and the leader's, so it learns of a new leader
     without the whole group waking on every change.
 
+    The leader watches its own node too: deleted, changed, or made by
+    another session than its own (someone else's hand), it stops leading at once
+   (SUSPENDED), gives its session up (the servers remove its node) and joins
+   again on a new session, as a new candidate with a new node.  Each session
+    names its node with a new TOKEN.
+
     Fencing: a candidate that loses its connection to ZooKeeper stops
     leading at once (SUSPENDED), before its session can expire on the
     servers (the client notices the silence after two thirds of the
