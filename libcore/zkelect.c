@@ -20,24 +20,33 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/loglimit.h"
+#include "libcore/zkacl.h"
 #include "libcore/zkelect.h"
 
 #define RETRY_MS 200
+/* A failure that repeats every RETRY_MS (a refused create) is logged
+   once this often. */
+#define FAILURE_LOG_MS 60000
 #define NODE_PREFIX "n_"
 #define SEQ_DIGITS 10 /* ZooKeeper's sequence suffix */
 
 struct zkelect {
-    zhandle_t *zh;       /* the session's handle, or NULL between two */
-    char *hosts;         /* the ensemble */
-    char *dir;           /* DIR/election */
-    char *data;          /* this candidate's description */
-    char token[17];      /* names our node among the others (new with
-                            each session) */
-    int session_ms;      /* asked for */
-    char *node;          /* our node's name (not path), or NULL */
-    zkelect_fn *fn;      /* role changes */
-    void *arg;           /* given to fn */
-    int pipe[2];         /* the client threads' wake-up */
+    zhandle_t *zh;               /* the session's handle, or NULL between two */
+    char *hosts;                 /* the ensemble */
+    char *dir;                   /* DIR/election */
+    char *data;                  /* this candidate's description */
+    char *auth;                  /* "user:password" (digest), or NULL: none */
+    bool narrowed;               /* the directories' ACLs were looked at on this
+                                    session */
+    hearth_loglimit_t *failures; /* failed looks at the election, by error */
+    char token[17];              /* names our node among the others (new with
+                                    each session) */
+    int session_ms;              /* asked for */
+    char *node;                  /* our node's name (not path), or NULL */
+    zkelect_fn *fn;              /* role changes */
+    void *arg;                   /* given to fn */
+    int pipe[2];                 /* the client threads' wake-up */
     atomic_bool expired; /* the session expired (a client thread saw it) */
     int64_t retry_at;    /* when to look again after a failure, or 0 */
     zkelect_role_t role; /* as last told */
@@ -105,9 +114,24 @@ s_connect (zkelect_t *self)
     if (s_new_token (self) < 0)
         return -1;
     atomic_store (&self->expired, false);
+    self->narrowed = false;
     self->zh = zookeeper_init2 (self->hosts, s_watcher, self->session_ms, NULL,
                                 self, 0, s_client_log);
-    return self->zh ? 0 : -1;
+    if (!self->zh)
+        return -1;
+    /* Sent before any request of the session, and again by the client
+       whenever it reconnects.  The digest scheme accepts any
+       credentials: a wrong password is only another identity, which
+       the ACLs then refuse (NoAuth, said by zkelect_dispatch). */
+    if (self->auth
+        && zoo_add_auth (self->zh, "digest", self->auth,
+                         (int) strlen (self->auth), NULL, NULL)
+               != ZOK) {
+        zookeeper_close (self->zh);
+        self->zh = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 /* Tell the owner when something it acts on changed. */
@@ -172,13 +196,30 @@ s_make_dirs (zkelect_t *self)
         size_t n = p ? (size_t) (p - self->dir) : strlen (self->dir);
         memcpy (path, self->dir, n);
         path[n] = '\0';
-        int rc = zoo_create (self->zh, path, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0,
-                             NULL, 0);
+        int rc = zoo_create (self->zh, path, NULL, -1,
+                             zkacl_dir (self->auth != NULL), 0, NULL, 0);
         if (rc != ZOK && rc != ZNODEEXISTS)
             return rc;
         if (!p)
             return ZOK;
     }
+}
+
+/* Once a session, narrow the ACLs of the cluster's directory and of the
+   election's to what zkacl.h says (logged when they were wider). */
+static void
+s_narrow (zkelect_t *self)
+{
+    if (self->narrowed)
+        return;
+    bool auth = self->auth != NULL;
+    size_t n = (size_t) (strrchr (self->dir, '/') - self->dir);
+    char parent[1024];
+    snprintf (parent, sizeof parent, "%.*s", (int) n, self->dir);
+    /* the root is ZooKeeper's, not the cluster's */
+    if ((n == 0 || zkacl_narrow_dir (self->zh, parent, auth) == ZOK)
+        && zkacl_narrow_dir (self->zh, self->dir, auth) == ZOK)
+        self->narrowed = true;
 }
 
 /* Our node among names (after a lost answer, one may exist already). */
@@ -200,8 +241,8 @@ s_create_node (zkelect_t *self)
     snprintf (path, sizeof path, "%s/" NODE_PREFIX "%s_", self->dir,
               self->token);
     int rc = zoo_create (self->zh, path, self->data, (int) strlen (self->data),
-                         &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL, made,
-                         sizeof made);
+                         zkacl_node (self->auth != NULL),
+                         ZOO_EPHEMERAL_SEQUENTIAL, made, sizeof made);
     if (rc != ZOK)
         return rc;
     const char *slash = strrchr (made, '/');
@@ -307,6 +348,7 @@ s_evaluate (zkelect_t *self)
         rc = s_make_dirs (self);
     if (rc != ZOK)
         return rc;
+    s_narrow (self);
     const char *ours = s_find_ours (self, &kids);
     if (!ours && self->node) {
         /* only a delete removes a live session's node */
@@ -351,6 +393,17 @@ zkelect_dispatch (zkelect_t *self)
     if (atomic_load (&self->expired) && self->zh)
         /* its node is gone with it: join again on a new session */
         s_drop_session (self, "the ZooKeeper session expired");
+    if (self->zh && zoo_state (self->zh) == ZOO_AUTH_FAILED_STATE) {
+        /* the handle is dead: another one, later */
+        hearth_log_limited (self->failures, HEARTH_LOG_ERROR, "auth failed",
+                            hearth_mono_ms (),
+                            "zookeeper: the servers refused this "
+                            "candidate's credentials (again in %d ms)",
+                            RETRY_MS);
+        s_drop_session (self, "ZooKeeper refused the credentials");
+        self->retry_at = hearth_mono_ms () + RETRY_MS;
+        return;
+    }
     if (!self->zh && s_connect (self) < 0) {
         self->retry_at = hearth_mono_ms () + RETRY_MS;
         return;
@@ -369,8 +422,18 @@ zkelect_dispatch (zkelect_t *self)
     }
     self->retry_at = rc == ZOK ? 0 : hearth_mono_ms () + RETRY_MS;
     if (rc != ZOK && rc != ZNONODE) {
-        log_warn ("zookeeper: the election at %s: %s (again in %d ms)",
-                  self->dir, zerror (rc), RETRY_MS);
+        /* the same failure, every RETRY_MS, is said once a minute */
+        hearth_log_limited (
+            self->failures, HEARTH_LOG_WARN, zerror (rc), hearth_mono_ms (),
+            "zookeeper: the election at %s: %s%s (again in %d ms)", self->dir,
+            zerror (rc),
+            rc != ZNOAUTH ? ""
+            : self->auth
+                ? ": its ACL does not let these credentials in; every "
+                  "master of a cluster needs the same --zookeeper-auth"
+                : ": its ACL lets only the masters' credentials in; give "
+                  "this master theirs (--zookeeper-auth)",
+            RETRY_MS);
         /* Whether we still lead is unknown until a look succeeds: a
            client that lost its server and found another within a tick
            is connected again by the time the tick looks at its state,
@@ -392,9 +455,12 @@ zkelect_tick (zkelect_t *self)
 }
 
 zkelect_t *
-zkelect_new (const char *hosts, const char *dir, int session_ms,
-             const char *data, zkelect_fn *fn, void *arg, hearth_error_t *err)
+zkelect_new (const zkelect_config_t *config, zkelect_fn *fn, void *arg,
+             hearth_error_t *err)
 {
+    const char *hosts = config->hosts, *dir = config->dir;
+    const char *data = config->data, *auth = config->auth;
+    int session_ms = config->session_ms;
     if (!hosts || !*hosts || !dir || dir[0] != '/' || strlen (dir) > 512
         || (strlen (dir) > 1 && dir[strlen (dir) - 1] == '/'))
         return hearth_errprintf (err,
@@ -413,6 +479,8 @@ zkelect_new (const char *hosts, const char *dir, int session_ms,
     self->pipe[0] = self->pipe[1] = -1;
     self->hosts = strdup (hosts);
     self->data = strdup (data ? data : "");
+    self->auth = auth ? strdup (auth) : NULL;
+    self->failures = hearth_loglimit_new (FAILURE_LOG_MS, 16);
     size_t n = strlen (dir) + sizeof "/election";
     self->dir = malloc (n);
     if (self->dir)
@@ -420,7 +488,8 @@ zkelect_new (const char *hosts, const char *dir, int session_ms,
     self->session_ms = session_ms;
     self->fn = fn;
     self->arg = arg;
-    bool ok = self->hosts && self->data && self->dir
+    bool ok = self->hosts && self->data && self->dir && (self->auth || !auth)
+              && self->failures
               && pipe2 (self->pipe, O_NONBLOCK | O_CLOEXEC) == 0;
     zoo_set_debug_level (hearth_log_enabled (HEARTH_LOG_DEBUG)
                              ? ZOO_LOG_LEVEL_INFO
@@ -446,6 +515,11 @@ zkelect_destroy (zkelect_t **self_p)
         if (self->pipe[i] >= 0)
             close (self->pipe[i]);
     free (self->hosts);
+    if (self->auth) {
+        explicit_bzero (self->auth, strlen (self->auth));
+        free (self->auth);
+    }
+    hearth_loglimit_destroy (&self->failures);
     free (self->dir);
     free (self->data);
     free (self->node);

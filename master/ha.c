@@ -20,6 +20,7 @@
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
+#include "libcore/zkacl.h"
 #include "libcore/zkelect.h"
 #include "master/follow.h"
 #include "master/ha.h"
@@ -62,6 +63,21 @@ s_check_hosts (const char *hosts, hearth_error_t *err)
     return 0;
 }
 
+/* --zookeeper-auth's credentials into buf: 1, 0 without the option, -1
+   with err. */
+static int
+s_read_auth (master_t *m, char *buf, size_t size, hearth_error_t *err)
+{
+    const char *file = hearth_conf_str (m->conf, "zookeeper-auth");
+    if (!file)
+        return 0;
+    hearth_error_t why;
+    if (zkacl_read_auth (file, buf, size, &why) < 0)
+        return hearth_errprintf (err, "bad value for zookeeper-auth: %s",
+                                 why.text);
+    return 1;
+}
+
 int
 master_ha_configure (master_t *m, hearth_error_t *err)
 {
@@ -91,6 +107,10 @@ master_ha_configure (master_t *m, hearth_error_t *err)
                                  "--zookeeper needs --journal DIR: a standby "
                                  "keeps the leader's state there, and a new "
                                  "leader recovers from it");
+    char auth[ZKACL_AUTH_MAX + 1];
+    if (s_read_auth (m, auth, sizeof auth, err) < 0)
+        return -1;
+    explicit_bzero (auth, sizeof auth);
     m->role = MASTER_STANDBY;
     return 0;
 }
@@ -259,20 +279,36 @@ master_ha_open (master_t *m, hearth_error_t *err)
     char *data = s_node_data (m);
     if (!data)
         return hearth_errprintf (err, "out of memory");
-    const char *hosts = hearth_conf_str (m->conf, "zookeeper");
-    const char *dir = hearth_conf_str (m->conf, "zookeeper-dir");
-    int session = (int) hearth_conf_ms (m->conf, "zookeeper-session");
-    m->zk = zkelect_new (hosts, dir, session, data, s_on_role, m, err);
+    char auth[ZKACL_AUTH_MAX + 1];
+    int with_auth = s_read_auth (m, auth, sizeof auth, err);
+    zkelect_config_t config = {
+        .hosts = hearth_conf_str (m->conf, "zookeeper"),
+        .dir = hearth_conf_str (m->conf, "zookeeper-dir"),
+        .session_ms = (int) hearth_conf_ms (m->conf, "zookeeper-session"),
+        .data = data,
+        .auth = with_auth > 0 ? auth : NULL};
+    if (with_auth >= 0)
+        m->zk = zkelect_new (&config, s_on_role, m, err);
+    explicit_bzero (auth, sizeof auth);
     free (data);
     if (!m->zk)
         return -1;
+    if (!with_auth)
+        log_warn ("INSECURE: no --zookeeper-auth: the election's nodes under "
+                  "%s are made as closed as ZooKeeper allows without "
+                  "credentials (nobody may change or delete them), but "
+                  "anyone who reaches ZooKeeper may add nodes to the "
+                  "election and so stop every master from leading "
+                  "(docs/security.md, ZooKeeper)",
+                  config.dir);
     zmq_pollitem_t item = {NULL, zkelect_fd (m->zk), ZMQ_POLLIN, 0};
     if (zloop_poller (m->loop, &item, s_on_zk, m) < 0
         || zloop_timer (m->loop, s_zk_tick_ms, 0, s_on_zk_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     log_info ("STANDBY: a candidate of the election on %s under %s (session "
-              "%d ms)",
-              hosts, dir, session);
+              "%d ms, %s)",
+              config.hosts, config.dir, config.session_ms,
+              with_auth ? "with credentials" : "without credentials");
     return 0;
 }
 

@@ -27,14 +27,17 @@
      "the cluster's ZooKeeper directory (one per cluster)"},                \
     {"zookeeper-session", HEARTH_OPT_DURATION, "6s", "TIME",                 \
      "ZooKeeper session time: a dead leader is replaced after it"},         \
+    {"zookeeper-auth", HEARTH_OPT_STR, NULL, "FILE",                         \
+     "ZooKeeper credentials, user:password on the first line (mode 600, "   \
+     "the same for every master): only they may change the election"},      \
     {"restarted-after-leading", HEARTH_OPT_BOOL, NULL, NULL,                 \
      "set by the master itself when it re-executes after losing the "       \
      "leadership (with the ports it had)", .flag_only = true}
 /* clang-format on */
 
 /* Check the election's options (--zookeeper, --zookeeper-dir,
-   --zookeeper-session; --zookeeper needs --journal) and set m->role.
-   0, or -1 with err naming the option. */
+   --zookeeper-session, --zookeeper-auth's file; --zookeeper needs
+   --journal) and set m->role.  0, or -1 with err naming the option. */
 int master_ha_configure (master_t *m, hearth_error_t *err);
 
 /* Join the election (nothing without --zookeeper): its descriptor and
