@@ -303,6 +303,22 @@ s_check_own (zkelect_t *self, const char *name, const char **why)
     return rc;
 }
 
+/* As the leader: watch the election's children too, so that a node
+   added below ours (only a forgery can be: sequence numbers only grow)
+   wakes us as the lowest node's candidate must, and check that ours is
+   still the lowest.  ZOK, ZNONODE (look again), or an error. */
+static int
+s_watch_kids (zkelect_t *self, const char *ours)
+{
+    struct String_vector kids = {0, NULL};
+    int rc = zoo_wget_children (self->zh, self->dir, s_watcher, self, &kids);
+    for (int i = 0; rc == ZOK && i < kids.count; i++)
+        if (s_seq (kids.data[i]) < s_seq (ours))
+            rc = ZNONODE;
+    deallocate_String_vector (&kids);
+    return rc;
+}
+
 /* Someone else's hand on our node (why): whatever the election says
    now, this session's place in it is not to be trusted.  Give the
    session up (its node goes with it) and join again as a new
@@ -326,7 +342,8 @@ s_decide (zkelect_t *self, const struct String_vector *kids, int mine)
     char leader[1024] = "";
     int rc;
     if (mine == 0) {
-        if ((rc = s_check_own (self, ours, &why)) == ZOK)
+        if ((rc = s_check_own (self, ours, &why)) == ZOK
+            && (rc = s_watch_kids (self, ours)) == ZOK)
             s_tell (self, ZKELECT_LEADER, s_seq (ours), self->data,
                     "the lowest node of the election is ours");
         return why ? s_tampered (self, why) : rc;

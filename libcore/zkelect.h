@@ -11,7 +11,9 @@
     just before its own and the leader's, so it learns of a new leader
     without the whole group waking on every change.
 
-    The leader watches its own node too: deleted, changed, or made by
+    The leader also watches the election's children (a node below its
+    own, which only a forgery can be, takes the lead from it as the rule
+    says) and its own node: deleted, changed, or made by
     another session than its own (someone else's hand: the nodes' ACL
     should forbid it, zkacl.h), it stops leading at once
    (SUSPENDED), gives its session up (the servers remove its node) and joins

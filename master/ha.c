@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "libcore/log.h"
+#include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
@@ -86,7 +87,10 @@ master_ha_configure (master_t *m, hearth_error_t *err)
     int64_t session = hearth_conf_ms (m->conf, "zookeeper-session");
     m->role = MASTER_SINGLE;
     if (!hosts)
-        return 0;
+        return hearth_conf_str (m->conf, "masters")
+                   ? hearth_errprintf (err, "--masters is for standby "
+                                            "masters: it needs --zookeeper")
+                   : 0;
     if (!*hosts || s_check_hosts (hosts, err) < 0)
         return *hosts ? -1
                       : hearth_errprintf (err, "bad value for zookeeper: "
@@ -111,6 +115,10 @@ master_ha_configure (master_t *m, hearth_error_t *err)
     if (s_read_auth (m, auth, sizeof auth, err) < 0)
         return -1;
     explicit_bzero (auth, sizeof auth);
+    const char *masters = hearth_conf_str (m->conf, "masters");
+    hearth_error_t why;
+    if (masters && !(m->masters = hearth_masters_parse (masters, &why)))
+        return hearth_errprintf (err, "bad value for masters: %s", why.text);
     m->role = MASTER_STANDBY;
     return 0;
 }
@@ -125,7 +133,13 @@ s_note_leader (master_t *m, const char *data, uint64_t epoch)
     m->leader_url[0] = '\0';
     cJSON *j = data ? cJSON_Parse (data) : NULL;
     const char *url = hearth_json_str (j, "url");
-    if (url)
+    if (url && m->masters && !hearth_masters_has (m->masters, url))
+        /* whoever wrote it must not get the journal, nor the clients */
+        log_warn ("STANDBY: the election names the leader %.300s, which is "
+                  "not one of --masters (%s): not followed, and not named "
+                  "to clients",
+                  url, hearth_masters_text (m->masters));
+    else if (url)
         snprintf (m->leader_url, sizeof m->leader_url, "%s", url);
     else if (data)
         log_warn ("election: the leader's data is not a master's: %.200s",
@@ -269,11 +283,35 @@ s_admit_masters (master_t *m, hearth_error_t *err)
                                  err);
 }
 
+/* --masters must name this master as it advertises itself: standbys and
+   clients would never follow it otherwise.  Without the list, said once:
+   any URL in the election is followed. */
+static int
+s_check_masters (master_t *m, hearth_error_t *err)
+{
+    if (!m->masters) {
+        log_warn ("no --masters: this master follows, and names to "
+                  "clients, whatever leader URL the election holds "
+                  "(docs/high-availability.md, \"Securing ZooKeeper\")");
+        return 0;
+    }
+    if (!hearth_masters_has (m->masters, m->url))
+        return hearth_errprintf (err,
+                                 "--masters does not list this master's own "
+                                 "URL, %s (its --advertise-host or --host, "
+                                 "and --port): standbys and clients would "
+                                 "never follow it; list it as clients do",
+                                 m->url);
+    return 0;
+}
+
 int
 master_ha_open (master_t *m, hearth_error_t *err)
 {
     if (m->role == MASTER_SINGLE)
         return 0;
+    if (s_check_masters (m, err) < 0)
+        return -1;
     if (master_follow_open (m, err) < 0 || s_admit_masters (m, err) < 0)
         return -1;
     char *data = s_node_data (m);
@@ -318,6 +356,7 @@ master_ha_close (master_t *m)
     zkelect_destroy (&m->zk);
     master_follow_close (m);
     replicate_destroy (&m->repl);
+    hearth_masters_destroy (&m->masters);
 }
 
 /* The port of a URL "scheme://HOST:PORT", or -1. */

@@ -2,7 +2,8 @@
 # ZooKeeper's nodes are not the cluster's weak point (issue 35 item 4):
 # two real masters on a real ZooKeeper with credentials
 # (--zookeeper-auth), a worker given both.
-#  (0) A readable, empty or missing auth file stops the master at start.
+#  (0) A readable, empty or missing auth file stops the master at start,
+#      as does a --masters list without the master's own URL.
 #  (1) The nodes are the masters' (digest identity: cdrwa) and READ for
 #      everyone: anonymous zkCli may not set, delete or add nodes; a
 #      master without the credentials cannot join and says why.
@@ -12,6 +13,10 @@
 #  (b) Rewritten to a foreign URL (a stand-in master, standby-peer's
 #      "stale" leader, that records what it is sent): the leader stops
 #      leading; the stand-in is sent nothing by the masters or the worker.
+#  (c) A node that sorts lowest, naming the stand-in (added as the
+#      masters' identity): nobody leads while it is there, and nobody
+#      follows its URL (the masters' --masters, the worker's list); gone,
+#      one master leads again.
 #  (d) Without credentials a master warns once at start, makes its node
 #      READ for everyone and its directory READ and CREATE (anonymous zkCli
 #      may neither set nor delete its node), and narrows a directory made
@@ -79,17 +84,35 @@ check "(0) HEARTH_ZOOKEEPER_AUTH is read like the flag" eval \
     --web-port 0 --zookeeper "$ZK" --journal "$T/bad.journal" 2>&1);
    [[ $? == 1 && $out == *"cannot read the ZooKeeper auth file $T/none"* ]]'
 
-# The masters' credentials.
-CRED=hearth:$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-(umask 077 && printf '%s\n' "$CRED" >"$T/zk.auth")
-HA_MASTER_ARGS="--zookeeper-auth $T/zk.auth"
+# bad_masters MESSAGE ARGS...: hearth-master ARGS exits 1 saying MESSAGE.
+bad_masters() {
+  local msg=$1 out rc; shift
+  out=$(timeout 20 "$BIN/hearth-master" --events-port 0 --web-port 0 \
+    --journal "$T/bad.journal" "$@" 2>&1)
+  rc=$?
+  [[ $rc == 1 && $out == *"$msg"* ]] || { say "exit $rc: $out"; return 1; }
+}
+P0=$(zk_free_port)
+check "(0) a --masters list without the master's own URL is refused" \
+  bad_masters "--masters does not list this master's own URL, tcp://127.0.0.1:$P0" \
+  --port "$P0" --zookeeper "$ZK" --masters tcp://127.0.0.1:1,tcp://127.0.0.1:2
+check "(0) --masters without --zookeeper is refused" \
+  bad_masters "--masters is for standby masters: it needs --zookeeper" \
+  --port 0 --masters "tcp://127.0.0.1:$P0"
+check "(0) a bad --masters is refused" \
+  bad_masters "bad value for masters: element 2 of the list: 'nohost'" \
+  --port 0 --zookeeper "$ZK" --masters "tcp://127.0.0.1:$P0,nohost"
 
-# Fixed ports: the list the worker is given stays true across
-# re-executions.
+# Fixed ports: the list of masters stays true across re-executions.
 PA=$(zk_free_port) PB=$(zk_free_port)
 URL[a]=tcp://127.0.0.1:$PA URL[b]=tcp://127.0.0.1:$PB
 HA_SAME_PORT=1
 LIST="${URL[a]},${URL[b]}"
+
+# The masters' credentials, and their list.
+CRED=hearth:$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+(umask 077 && printf '%s\n' "$CRED" >"$T/zk.auth")
+HA_MASTER_ARGS="--zookeeper-auth $T/zk.auth --masters $LIST"
 
 start_zk z1 "$ZKP" || { fail "ZooKeeper starts on $ZKP"; finish; exit 1; }
 start_ha a || { fail "master a starts"; finish; exit 1; }
@@ -142,6 +165,27 @@ check "... and one master leads again" wait_for $((SESSION / 1000 + 10)) settled
 check "(b) the worker is ALIVE at the leader" \
   wait_for 20 eval 'MASTER_URL=${URL[$LEADER]} jq_state "[.workers[] | select(.state == \"ALIVE\")] | length == 1"'
 check "... and nobody sent the foreign URL anything" \
+  eval '! grep -q "^GOT" "$T/foreign.out"'
+
+# --- (c) a fake lowest node naming a foreign URL ------------------------------
+L=$LEADER E=$(epoch "$LEADER")
+zkcli_as "$CRED" "create $ZKDIR/election/n_fake_0000000000 {\"url\":\"$FOREIGN\"}" >"$T/fake.out"
+check "(c) with a fake lowest node, the leader stops leading" \
+  wait_for 10 grep -q "the leadership of epoch $E is lost for good (another candidate's node is the lowest" "$T/$L.log"
+# none_leads: every master is a standby that names no leader
+none_leads() { [[ $(role a) == STANDBY:none && $(role b) == STANDBY:none ]]; }
+check "... and both masters are standbys that name no leader" wait_for 15 none_leads
+for n in a b; do
+  check "... $n says why it does not follow the node's URL" \
+    grep -qF "STANDBY: the election names the leader $FOREIGN, which is not one of --masters (${URL[a]}, ${URL[b]}): not followed" "$T/$n.log"
+done
+check "... the worker goes round its list" \
+  wait_for 10 grep -q "is a standby (no leader named)" "$T/w1.log"
+zkcli_as "$CRED" "delete $ZKDIR/election/n_fake_0000000000" >"$T/unfake.out"
+check "(c) the fake node deleted, one master leads again" wait_for 15 settled
+check "... the worker is ALIVE at it" \
+  wait_for 20 eval 'MASTER_URL=${URL[$LEADER]} jq_state "[.workers[] | select(.state == \"ALIVE\")] | length == 1"'
+check "(c) nobody sent the foreign URL anything" \
   eval '! grep -q "^GOT" "$T/foreign.out"'
 
 # --- (d) without credentials --------------------------------------------------
