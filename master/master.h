@@ -62,6 +62,7 @@
 #include "libcore/conf.h"
 #include "libcore/curve.h"
 #include "libcore/loglimit.h"
+#include "libcore/masters.h"
 #include "libcore/pidfile.h"
 #include "libcore/prom.h"
 #include "master/journal.h"
@@ -151,26 +152,25 @@ typedef struct master {
     struct limits *limits;      /* per-key core limits (limits.h; owned) */
     struct hearth_web *web;     /* the web server (web.h; owned), or NULL */
     master_metrics_t metrics;   /* counters and histograms for /metrics */
-    struct hearth_masters *masters; /* --masters: the only leaders a
-                                       standby follows (ha.c; owned), or
-                                       NULL: any */
-    struct zkelect *zk;             /* the election (ha.c; owned), or NULL
-                                       without --zookeeper */
-    master_role_t role;             /* where it stands in the election */
-    uint64_t epoch;                 /* the epoch it leads with (stamped on all
-                                       it sends), 0 unless it has led */
-    char leader_url[300];           /* the leader's URL as the election says
-                                       ("" when unknown) */
-    uint64_t leader_epoch;          /* the leader's epoch, as the election
-                                       says (0 when unknown) */
-    struct replicate *repl;         /* the leader's followers (replicate.h;
-                                       owned), or NULL unless leading */
-    struct follow *follow;          /* a standby's link to the leader and its
-                                       journal (follow.h; owned), or NULL */
-    bool reexec;                    /* lost the leadership for good: stop the
-                                       loop and re-execute itself (ha.c) */
-    int argc;                       /* the command line, for that */
-    char **argv;                    /* (borrowed from main) */
+    hearth_masters_t *masters;  /* --masters, the only leaders a standby
+                                   follows (ha.c; owned), or NULL: any */
+    struct zkelect *zk;         /* the election (ha.c; owned), or NULL
+                                   without --zookeeper */
+    master_role_t role;         /* where it stands in the election */
+    uint64_t epoch;             /* the epoch it leads with (stamped on all
+                                   it sends), 0 unless it has led */
+    char leader_url[300];       /* the leader's URL as the election says
+                                   ("" when unknown) */
+    uint64_t leader_epoch;      /* the leader's epoch, as the election
+                                   says (0 when unknown) */
+    struct replicate *repl;     /* the leader's followers (replicate.h;
+                                   owned), or NULL unless leading */
+    struct follow *follow;      /* a standby's link to the leader and its
+                                   journal (follow.h; owned), or NULL */
+    bool reexec;                /* lost the leadership for good: stop the
+                                   loop and re-execute itself (ha.c) */
+    int argc;                   /* the command line, for that */
+    char **argv;                /* (borrowed from main) */
 } master_t;
 
 #endif
