@@ -209,25 +209,26 @@ static bool
 s_move (submit_link_t *self, s_outcome_t outcome, const char *leader,
         char *tried, size_t *used)
 {
-    char what[HEARTH_MASTER_URL_MAX + 100];
-    hearth_error_t ferr;
+    char what[HEARTH_MASTER_URL_MAX + 100], url[HEARTH_MASTER_URL_MAX + 1];
+    snprintf (url, sizeof url, "%s", submit_link_url (self));
+    bool followed = false, unlisted = false;
+    if (outcome == S_STANDBY)
+        followed = hearth_masters_to_leader (self->masters, leader, &unlisted);
+    else
+        hearth_masters_next (self->masters);
     if (outcome == S_SILENT)
         snprintf (what, sizeof what, "no answer within %lld ms",
                   (long long) self->timeout_ms);
     else if (*leader)
-        snprintf (what, sizeof what, "a standby; the leader is %s", leader);
+        snprintf (what, sizeof what, "a standby; the leader is %s%s", leader,
+                  unlisted ? ", not one of the masters given: ignored" : "");
     else
         snprintf (what, sizeof what, "a standby; no leader is known");
-    *used +=
-        (size_t) snprintf (tried + *used, S_TRIED_MAX - *used, "%s%s (%s)",
-                           *used ? "; " : "", submit_link_url (self), what);
+    *used += (size_t) snprintf (tried + *used, S_TRIED_MAX - *used, "%s%s (%s)",
+                                *used ? "; " : "", url, what);
     if (*used >= S_TRIED_MAX)
         *used = S_TRIED_MAX - 1;
-    if (outcome == S_STANDBY && *leader
-        && hearth_masters_follow (self->masters, leader, &ferr) == 0)
-        return false;
-    hearth_masters_next (self->masters);
-    return true;
+    return !followed;
 }
 
 hearth_msg_t *

@@ -72,7 +72,8 @@ WEB_LIBS = libcore/libhearthweb.la -ldl
 # Leader election through ZooKeeper (standby masters): a library of its
 # own, linked only by what elects.
 noinst_LTLIBRARIES += libcore/libhearthzk.la
-libcore_libhearthzk_la_SOURCES = libcore/zkelect.c libcore/zkelect.h
+libcore_libhearthzk_la_SOURCES = libcore/zkelect.c libcore/zkelect.h \
+	libcore/zkacl.c libcore/zkacl.h
 libcore_libhearthzk_la_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADED
 libcore_libhearthzk_la_LIBADD = $(ZK_LIBS)
 ZK_ALL_LIBS = libcore/libhearthzk.la $(ZK_LIBS)

@@ -16,13 +16,10 @@
 
 struct hearth_masters {
     char urls[HEARTH_MASTERS_MAX][HEARTH_MASTER_URL_MAX + 1]; /* the list */
-    size_t count;                           /* URLs in it (1..MAX) */
-    size_t index;                           /* the one followed, or the one
-                                               that named the leader followed */
-    char leader[HEARTH_MASTER_URL_MAX + 1]; /* a leader followed outside
-                                               the list, or "" */
-    char text[S_TEXT_MAX];                  /* the list, for messages */
-    uint64_t epoch;                         /* highest epoch seen, or 0 */
+    size_t count;          /* URLs in it (1..MAX) */
+    size_t index;          /* the one followed */
+    char text[S_TEXT_MAX]; /* the list, for messages */
+    uint64_t epoch;        /* highest epoch seen, or 0 */
 };
 
 static bool
@@ -161,15 +158,30 @@ hearth_masters_text (const hearth_masters_t *self)
 const char *
 hearth_masters_current (const hearth_masters_t *self)
 {
-    return *self->leader ? self->leader : self->urls[self->index];
+    return self->urls[self->index];
 }
 
 const char *
 hearth_masters_next (hearth_masters_t *self)
 {
-    self->leader[0] = '\0';
     self->index = (self->index + 1) % self->count;
     return self->urls[self->index];
+}
+
+/* The place of url in the list, or -1. */
+static long
+s_place (const hearth_masters_t *self, const char *url)
+{
+    for (size_t i = 0; i < self->count; i++)
+        if (strcmp (self->urls[i], url) == 0)
+            return (long) i;
+    return -1;
+}
+
+bool
+hearth_masters_has (const hearth_masters_t *self, const char *url)
+{
+    return url && s_place (self, url) >= 0;
 }
 
 int
@@ -182,14 +194,38 @@ hearth_masters_follow (hearth_masters_t *self, const char *leader,
     if (strcmp (url, hearth_masters_current (self)) == 0)
         return hearth_errprintf (err, "the standby names itself as the "
                                       "leader");
-    for (size_t i = 0; i < self->count; i++)
-        if (strcmp (self->urls[i], url) == 0) {
-            self->index = i;
-            self->leader[0] = '\0';
-            return 0;
-        }
-    snprintf (self->leader, sizeof self->leader, "%s", url);
+    long place = s_place (self, url);
+    if (place < 0) {
+        /* whoever can write the election's nodes (or plays a standby)
+           must not be able to send the cluster's clients anywhere */
+        hearth_errprintf (err,
+                          "it names the leader %s, which is not one of "
+                          "the masters given (%s): ignored",
+                          url, self->text);
+        errno = EACCES;
+        return -1;
+    }
+    self->index = (size_t) place;
     return 0;
+}
+
+bool
+hearth_masters_to_leader (hearth_masters_t *self, const char *leader,
+                          bool *unlisted)
+{
+    hearth_error_t err;
+    char from[HEARTH_MASTER_URL_MAX + 1];
+    snprintf (from, sizeof from, "%s", hearth_masters_current (self));
+    errno = 0;
+    *unlisted = false;
+    if (leader && *leader && hearth_masters_follow (self, leader, &err) == 0)
+        return true;
+    if (leader && *leader && errno == EACCES) {
+        *unlisted = true;
+        log_warn ("master %s is a standby (%s)", from, err.text);
+    }
+    hearth_masters_next (self);
+    return false;
 }
 
 bool
@@ -228,14 +264,20 @@ hearth_masters_standby (hearth_masters_t *self, const cJSON *body,
     char from[HEARTH_MASTER_URL_MAX + 1];
     hearth_error_t err;
     snprintf (from, sizeof from, "%s", hearth_masters_current (self));
+    errno = 0;
     if (hearth_masters_follow (self, hearth_json_str (body, "leader"), &err)
         == 0) {
         log_info ("master %s is a standby; following the leader %s", from,
                   hearth_masters_current (self));
         return true;
     }
-    hearth_log_limited (limit, HEARTH_LOG_INFO, "standby, no leader", now_ms,
-                        "master %s is a standby (%s)", from, err.text);
+    /* a leader outside the list is a WARN: a foreign URL in the election,
+       or a list that misses a master (or spells it otherwise) */
+    bool foreign = errno == EACCES;
+    hearth_log_limited (limit, foreign ? HEARTH_LOG_WARN : HEARTH_LOG_INFO,
+                        foreign ? "standby, leader not listed"
+                                : "standby, no leader",
+                        now_ms, "master %s is a standby (%s)", from, err.text);
     hearth_masters_move_on (self, "is a standby");
     return false;
 }

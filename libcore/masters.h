@@ -11,10 +11,12 @@
 
     The same object keeps a long-lived link's position: the URL it uses
     now, moved to the next one (after silence, or a standby that names no
-    leader) or to the leader a standby names (which may be outside the
-    list), and the fencing of the protocol (section 4): the highest epoch
-    seen from a master, below which messages are dropped.  Nothing here
-    reads a clock or a socket.
+    leader usable here) or to the leader a standby names when that leader
+    is one of the list (a URL outside it is ignored: whoever can write the
+    election's nodes in ZooKeeper, or answers as a standby, must not be
+    able to send clients anywhere; security.md), and the fencing of the
+    protocol (section 4): the highest epoch seen from a master, below
+    which messages are dropped.  Nothing here reads a clock or a socket.
 */
 #ifndef HEARTH_MASTERS_H
 #define HEARTH_MASTERS_H
@@ -62,16 +64,30 @@ const char *hearth_masters_text (const hearth_masters_t *self);
 const char *hearth_masters_current (const hearth_masters_t *self);
 
 /* Move to the URL after the current one in the list (wrapping to the
-   first; from a leader outside the list, the one after the URL that
-   named it).  Returns the new current URL (borrowed). */
+   first).  Returns the new current URL (borrowed). */
 const char *hearth_masters_next (hearth_masters_t *self);
+
+/* Whether url (borrowed; NULL: false) is one of the list, spelled the
+   same. */
+bool hearth_masters_has (const hearth_masters_t *self, const char *url);
 
 /* Follow leader (borrowed), the URL a standby named.  Returns 0 when it
    is now the current URL, -1 with err when it is not a tcp://HOST:PORT
-   URL or is the current one already (a standby naming itself): the
-   caller then treats it as a standby that names no leader. */
+   URL, is the current one already (a standby naming itself), or is not
+   one of the list (errno EACCES, err "it names the leader URL, which is
+   not one of the masters given (LIST): ignored"): the caller then treats
+   it as a standby that names no leader. */
 int hearth_masters_follow (hearth_masters_t *self, const char *leader,
                            hearth_error_t *err);
+
+/* What a request/reply tool does with a standby's answer: follow the
+   leader it names (borrowed; NULL or "": none) as hearth_masters_follow
+   does, else move to the next URL; a leader outside the list is said at
+   WARN ("master A is a standby (it names the leader B, which is not one
+   of the masters given (LIST): ignored)", and *unlisted set).  Returns
+   whether it follows the leader. */
+bool hearth_masters_to_leader (hearth_masters_t *self, const char *leader,
+                               bool *unlisted);
 
 /* Fencing: whether a message that carries epoch (0: none) is to be
    kept.  A lower non-zero epoch than the highest seen is not (false,
@@ -94,7 +110,8 @@ void hearth_masters_move_on (hearth_masters_t *self, const char *why);
 /* A standby's ERROR body (borrowed): follow the leader it names (true,
    "master A is a standby; following the leader B" at INFO), or, naming
    none the client can use, move to the next URL (false; said through
-   limit, a line a period).  now_ms: the monotonic clock. */
+   limit, a line a period: at WARN for a leader outside the list).
+   now_ms: the monotonic clock. */
 bool hearth_masters_standby (hearth_masters_t *self, const cJSON *body,
                              hearth_loglimit_t *limit, int64_t now_ms);
 

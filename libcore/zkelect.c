@@ -20,23 +20,33 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/loglimit.h"
+#include "libcore/zkacl.h"
 #include "libcore/zkelect.h"
 
 #define RETRY_MS 200
+/* A failure that repeats every RETRY_MS (a refused create) is logged
+   once this often. */
+#define FAILURE_LOG_MS 60000
 #define NODE_PREFIX "n_"
 #define SEQ_DIGITS 10 /* ZooKeeper's sequence suffix */
 
 struct zkelect {
-    zhandle_t *zh;       /* the session's handle, or NULL between two */
-    char *hosts;         /* the ensemble */
-    char *dir;           /* DIR/election */
-    char *data;          /* this candidate's description */
-    char token[17];      /* names our node among the others */
-    int session_ms;      /* asked for */
-    char *node;          /* our node's name (not path), or NULL */
-    zkelect_fn *fn;      /* role changes */
-    void *arg;           /* given to fn */
-    int pipe[2];         /* the client threads' wake-up */
+    zhandle_t *zh;               /* the session's handle, or NULL between two */
+    char *hosts;                 /* the ensemble */
+    char *dir;                   /* DIR/election */
+    char *data;                  /* this candidate's description */
+    char *auth;                  /* "user:password" (digest), or NULL: none */
+    bool narrowed;               /* the directories' ACLs were looked at on this
+                                    session */
+    hearth_loglimit_t *failures; /* failed looks at the election, by error */
+    char token[17];              /* names our node among the others (new with
+                                    each session) */
+    int session_ms;              /* asked for */
+    char *node;                  /* our node's name (not path), or NULL */
+    zkelect_fn *fn;              /* role changes */
+    void *arg;                   /* given to fn */
+    int pipe[2];                 /* the client threads' wake-up */
     atomic_bool expired; /* the session expired (a client thread saw it) */
     int64_t retry_at;    /* when to look again after a failure, or 0 */
     zkelect_role_t role; /* as last told */
@@ -81,13 +91,47 @@ s_client_log (const char *message)
     log_debug ("zookeeper client: %.*s", (int) n, message);
 }
 
+/* A new token: 16 hex digits from /dev/urandom.  0 or -1. */
+static int
+s_new_token (zkelect_t *self)
+{
+    unsigned char r[8];
+    FILE *u = fopen ("/dev/urandom", "rb");
+    bool random = u && fread (r, 1, sizeof r, u) == sizeof r;
+    if (u)
+        fclose (u);
+    for (int i = 0; random && i < 8; i++)
+        snprintf (self->token + 2 * i, 3, "%02x", r[i]);
+    return random ? 0 : -1;
+}
+
+/* A new session; its node will have a new token, so that a node of the
+   name of one of ours made by someone else after the session that made
+   it ended is never taken for ours. */
 static int
 s_connect (zkelect_t *self)
 {
+    if (s_new_token (self) < 0)
+        return -1;
     atomic_store (&self->expired, false);
+    self->narrowed = false;
     self->zh = zookeeper_init2 (self->hosts, s_watcher, self->session_ms, NULL,
                                 self, 0, s_client_log);
-    return self->zh ? 0 : -1;
+    if (!self->zh)
+        return -1;
+    /* Sent before any request of the session, and again by the client
+       whenever it reconnects.  The digest scheme accepts any
+       credentials: a wrong password is only another identity, which
+       the ACLs then refuse (NoAuth, said by zkelect_dispatch). */
+    if (self->auth
+        && zoo_add_auth (self->zh, "digest", self->auth,
+                         (int) strlen (self->auth), NULL, NULL)
+               != ZOK) {
+        zookeeper_close (self->zh);
+        self->zh = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 /* Tell the owner when something it acts on changed. */
@@ -112,6 +156,18 @@ static void
 s_suspend (zkelect_t *self, const char *why)
 {
     s_tell (self, ZKELECT_SUSPENDED, 0, NULL, why);
+}
+
+/* End the session (the servers remove its node, whatever its ACL) and
+   suspend: the next dispatch joins again, on a new session. */
+static void
+s_drop_session (zkelect_t *self, const char *why)
+{
+    zookeeper_close (self->zh);
+    self->zh = NULL;
+    free (self->node);
+    self->node = NULL;
+    s_suspend (self, why);
 }
 
 /* The epoch a node's name gives: the sequence number at its end, plus
@@ -140,13 +196,30 @@ s_make_dirs (zkelect_t *self)
         size_t n = p ? (size_t) (p - self->dir) : strlen (self->dir);
         memcpy (path, self->dir, n);
         path[n] = '\0';
-        int rc = zoo_create (self->zh, path, NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0,
-                             NULL, 0);
+        int rc = zoo_create (self->zh, path, NULL, -1,
+                             zkacl_dir (self->auth != NULL), 0, NULL, 0);
         if (rc != ZOK && rc != ZNODEEXISTS)
             return rc;
         if (!p)
             return ZOK;
     }
+}
+
+/* Once a session, narrow the ACLs of the cluster's directory and of the
+   election's to what zkacl.h says (logged when they were wider). */
+static void
+s_narrow (zkelect_t *self)
+{
+    if (self->narrowed)
+        return;
+    bool auth = self->auth != NULL;
+    size_t n = (size_t) (strrchr (self->dir, '/') - self->dir);
+    char parent[1024];
+    snprintf (parent, sizeof parent, "%.*s", (int) n, self->dir);
+    /* the root is ZooKeeper's, not the cluster's */
+    if ((n == 0 || zkacl_narrow_dir (self->zh, parent, auth) == ZOK)
+        && zkacl_narrow_dir (self->zh, self->dir, auth) == ZOK)
+        self->narrowed = true;
 }
 
 /* Our node among names (after a lost answer, one may exist already). */
@@ -168,8 +241,8 @@ s_create_node (zkelect_t *self)
     snprintf (path, sizeof path, "%s/" NODE_PREFIX "%s_", self->dir,
               self->token);
     int rc = zoo_create (self->zh, path, self->data, (int) strlen (self->data),
-                         &ZOO_OPEN_ACL_UNSAFE, ZOO_EPHEMERAL_SEQUENTIAL, made,
-                         sizeof made);
+                         zkacl_node (self->auth != NULL),
+                         ZOO_EPHEMERAL_SEQUENTIAL, made, sizeof made);
     if (rc != ZOK)
         return rc;
     const char *slash = strrchr (made, '/');
@@ -196,6 +269,92 @@ s_watch (zkelect_t *self, const char *name, char *buf, int size)
     return rc;
 }
 
+/* As the leader: watch our own node (its deletion or a change of its
+   data wakes us) and check that it is as we made it, ours (made by this
+   session) with our data.  ZOK; ZNONODE or ZBADARGUMENTS with *why set
+   when it is gone or not as made (another's hand); another error
+   (retry). */
+static int
+s_check_own (zkelect_t *self, const char *name, const char **why)
+{
+    char path[1024];
+    snprintf (path, sizeof path, "%s/%s", self->dir, name);
+    size_t want = strlen (self->data);
+    char *buf = malloc (want + 1);
+    if (!buf)
+        return ZSYSTEMERROR;
+    int len = (int) want + 1; /* longer data shows as a wrong length */
+    struct Stat st;
+    int rc = zoo_wget (self->zh, path, s_watcher, self, buf, &len, &st);
+    const clientid_t *me = zoo_client_id (self->zh);
+    if (rc == ZNONODE)
+        *why = "the election's node of this candidate is gone";
+    else if (rc == ZOK && (!me || st.ephemeralOwner != me->client_id)) {
+        *why = "the election's node of this candidate is another session's";
+        rc = ZBADARGUMENTS;
+    }
+    else if (rc == ZOK
+             && (len != (int) want || memcmp (buf, self->data, want) != 0)) {
+        *why = "the data of the election's node of this candidate was "
+               "changed";
+        rc = ZBADARGUMENTS;
+    }
+    free (buf);
+    return rc;
+}
+
+/* As the leader: watch the election's children too, so that a node
+   added below ours (only a forgery can be: sequence numbers only grow)
+   wakes us as the lowest node's candidate must, and check that ours is
+   still the lowest.  ZOK, ZNONODE (look again), or an error. */
+static int
+s_watch_kids (zkelect_t *self, const char *ours)
+{
+    struct String_vector kids = {0, NULL};
+    int rc = zoo_wget_children (self->zh, self->dir, s_watcher, self, &kids);
+    for (int i = 0; rc == ZOK && i < kids.count; i++)
+        if (s_seq (kids.data[i]) < s_seq (ours))
+            rc = ZNONODE;
+    deallocate_String_vector (&kids);
+    return rc;
+}
+
+/* Someone else's hand on our node (why): whatever the election says
+   now, this session's place in it is not to be trusted.  Give the
+   session up (its node goes with it) and join again as a new
+   candidate. */
+static int
+s_tampered (zkelect_t *self, const char *why)
+{
+    log_warn ("zookeeper: %s: leaving the election and joining it again on "
+              "a new session",
+              why);
+    s_drop_session (self, why);
+    return ZOK;
+}
+
+/* Decide from the sorted children, ours the mine-th; 0, or a ZooKeeper
+   error (retry). */
+static int
+s_decide (zkelect_t *self, const struct String_vector *kids, int mine)
+{
+    const char *ours = kids->data[mine], *why = NULL;
+    char leader[1024] = "";
+    int rc;
+    if (mine == 0) {
+        if ((rc = s_check_own (self, ours, &why)) == ZOK
+            && (rc = s_watch_kids (self, ours)) == ZOK)
+            s_tell (self, ZKELECT_LEADER, s_seq (ours), self->data,
+                    "the lowest node of the election is ours");
+        return why ? s_tampered (self, why) : rc;
+    }
+    if ((rc = s_watch (self, kids->data[0], leader, sizeof leader)) == ZOK
+        && (rc = s_watch (self, kids->data[mine - 1], NULL, 0)) == ZOK)
+        s_tell (self, ZKELECT_STANDBY, s_seq (kids->data[0]), leader,
+                "another candidate's node is the lowest");
+    return rc; /* ZNONODE: gone meanwhile, look again */
+}
+
 /* Decide from the election's children; 0, or a ZooKeeper error (retry). */
 static int
 s_evaluate (zkelect_t *self)
@@ -206,7 +365,14 @@ s_evaluate (zkelect_t *self)
         rc = s_make_dirs (self);
     if (rc != ZOK)
         return rc;
+    s_narrow (self);
     const char *ours = s_find_ours (self, &kids);
+    if (!ours && self->node) {
+        /* only a delete removes a live session's node */
+        deallocate_String_vector (&kids);
+        return s_tampered (self,
+                           "the election's node of this candidate is gone");
+    }
     if (!ours) {
         deallocate_String_vector (&kids);
         rc = s_create_node (self);
@@ -220,22 +386,17 @@ s_evaluate (zkelect_t *self)
             return ZNONODE;
         }
     }
+    if (!self->node && !(self->node = strdup (ours))) {
+        deallocate_String_vector (&kids);
+        return ZSYSTEMERROR;
+    }
     qsort (kids.data, (size_t) kids.count, sizeof *kids.data, s_by_seq);
     int mine = 0;
     while (mine < kids.count && strcmp (kids.data[mine], ours) != 0)
         mine++;
-    char leader[1024] = "";
-    if (mine == 0) {
-        s_tell (self, ZKELECT_LEADER, s_seq (ours), self->data,
-                "the lowest node of the election is ours");
-    }
-    else if ((rc = s_watch (self, kids.data[0], leader, sizeof leader)) == ZOK
-             && (rc = s_watch (self, kids.data[mine - 1], NULL, 0)) == ZOK) {
-        s_tell (self, ZKELECT_STANDBY, s_seq (kids.data[0]), leader,
-                "another candidate's node is the lowest");
-    }
+    rc = s_decide (self, &kids, mine);
     deallocate_String_vector (&kids);
-    return rc == ZNONODE ? ZNONODE : rc; /* gone meanwhile: look again */
+    return rc;
 }
 
 void
@@ -246,13 +407,19 @@ zkelect_dispatch (zkelect_t *self)
         ;
     if (self->zh && zoo_state (self->zh) == ZOO_EXPIRED_SESSION_STATE)
         atomic_store (&self->expired, true);
-    if (atomic_load (&self->expired) && self->zh) {
+    if (atomic_load (&self->expired) && self->zh)
         /* its node is gone with it: join again on a new session */
-        zookeeper_close (self->zh);
-        self->zh = NULL;
-        free (self->node);
-        self->node = NULL;
-        s_suspend (self, "the ZooKeeper session expired");
+        s_drop_session (self, "the ZooKeeper session expired");
+    if (self->zh && zoo_state (self->zh) == ZOO_AUTH_FAILED_STATE) {
+        /* the handle is dead: another one, later */
+        hearth_log_limited (self->failures, HEARTH_LOG_ERROR, "auth failed",
+                            hearth_mono_ms (),
+                            "zookeeper: the servers refused this "
+                            "candidate's credentials (again in %d ms)",
+                            RETRY_MS);
+        s_drop_session (self, "ZooKeeper refused the credentials");
+        self->retry_at = hearth_mono_ms () + RETRY_MS;
+        return;
     }
     if (!self->zh && s_connect (self) < 0) {
         self->retry_at = hearth_mono_ms () + RETRY_MS;
@@ -263,12 +430,27 @@ zkelect_dispatch (zkelect_t *self)
         return;
     }
     int rc = s_evaluate (self);
-    for (int again = 0; rc == ZNONODE && again < 3; again++)
+    for (int again = 0; self->zh && rc == ZNONODE && again < 3; again++)
         rc = s_evaluate (self); /* a node went while we looked */
+    if (!self->zh) {
+        /* the evaluation gave the session up: a new one at the tick */
+        self->retry_at = hearth_mono_ms ();
+        return;
+    }
     self->retry_at = rc == ZOK ? 0 : hearth_mono_ms () + RETRY_MS;
     if (rc != ZOK && rc != ZNONODE) {
-        log_warn ("zookeeper: the election at %s: %s (again in %d ms)",
-                  self->dir, zerror (rc), RETRY_MS);
+        /* the same failure, every RETRY_MS, is said once a minute */
+        hearth_log_limited (
+            self->failures, HEARTH_LOG_WARN, zerror (rc), hearth_mono_ms (),
+            "zookeeper: the election at %s: %s%s (again in %d ms)", self->dir,
+            zerror (rc),
+            rc != ZNOAUTH ? ""
+            : self->auth
+                ? ": its ACL does not let these credentials in; every "
+                  "master of a cluster needs the same --zookeeper-auth"
+                : ": its ACL lets only the masters' credentials in; give "
+                  "this master theirs (--zookeeper-auth)",
+            RETRY_MS);
         /* Whether we still lead is unknown until a look succeeds: a
            client that lost its server and found another within a tick
            is connected again by the time the tick looks at its state,
@@ -290,9 +472,12 @@ zkelect_tick (zkelect_t *self)
 }
 
 zkelect_t *
-zkelect_new (const char *hosts, const char *dir, int session_ms,
-             const char *data, zkelect_fn *fn, void *arg, hearth_error_t *err)
+zkelect_new (const zkelect_config_t *config, zkelect_fn *fn, void *arg,
+             hearth_error_t *err)
 {
+    const char *hosts = config->hosts, *dir = config->dir;
+    const char *data = config->data, *auth = config->auth;
+    int session_ms = config->session_ms;
     if (!hosts || !*hosts || !dir || dir[0] != '/' || strlen (dir) > 512
         || (strlen (dir) > 1 && dir[strlen (dir) - 1] == '/'))
         return hearth_errprintf (err,
@@ -311,6 +496,8 @@ zkelect_new (const char *hosts, const char *dir, int session_ms,
     self->pipe[0] = self->pipe[1] = -1;
     self->hosts = strdup (hosts);
     self->data = strdup (data ? data : "");
+    self->auth = auth ? strdup (auth) : NULL;
+    self->failures = hearth_loglimit_new (FAILURE_LOG_MS, 16);
     size_t n = strlen (dir) + sizeof "/election";
     self->dir = malloc (n);
     if (self->dir)
@@ -318,14 +505,8 @@ zkelect_new (const char *hosts, const char *dir, int session_ms,
     self->session_ms = session_ms;
     self->fn = fn;
     self->arg = arg;
-    unsigned char r[8];
-    FILE *u = fopen ("/dev/urandom", "rb");
-    bool random = u && fread (r, 1, sizeof r, u) == sizeof r;
-    if (u)
-        fclose (u);
-    for (int i = 0; i < 8; i++)
-        snprintf (self->token + 2 * i, 3, "%02x", r[i]);
-    bool ok = self->hosts && self->data && self->dir && random
+    bool ok = self->hosts && self->data && self->dir && (self->auth || !auth)
+              && self->failures
               && pipe2 (self->pipe, O_NONBLOCK | O_CLOEXEC) == 0;
     zoo_set_debug_level (hearth_log_enabled (HEARTH_LOG_DEBUG)
                              ? ZOO_LOG_LEVEL_INFO
@@ -351,6 +532,11 @@ zkelect_destroy (zkelect_t **self_p)
         if (self->pipe[i] >= 0)
             close (self->pipe[i]);
     free (self->hosts);
+    if (self->auth) {
+        explicit_bzero (self->auth, strlen (self->auth));
+        free (self->auth);
+    }
+    hearth_loglimit_destroy (&self->failures);
     free (self->dir);
     free (self->data);
     free (self->node);

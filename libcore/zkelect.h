@@ -11,6 +11,15 @@
     just before its own and the leader's, so it learns of a new leader
     without the whole group waking on every change.
 
+    The leader also watches the election's children (a node below its
+    own, which only a forgery can be, takes the lead from it as the rule
+    says) and its own node: deleted, changed, or made by
+    another session than its own (someone else's hand: the nodes' ACL
+    should forbid it, zkacl.h), it stops leading at once
+   (SUSPENDED), gives its session up (the servers remove its node) and joins
+   again on a new session, as a new candidate with a new node.  Each session
+    names its node with a new TOKEN.
+
     Fencing: a candidate that loses its connection to ZooKeeper stops
     leading at once (SUSPENDED), before its session can expire on the
     servers (the client notices the silence after two thirds of the
@@ -55,16 +64,25 @@ typedef void (zkelect_fn) (void *arg, const zkelect_view_t *view);
 
 typedef struct zkelect zkelect_t;
 
-/* A candidate on the ensemble hosts ("h1:2181,h2:2181"), under dir (an
-   absolute ZooKeeper path such as /hearth, made if missing), with a
-   session of session_ms, described by data (copied).  It starts
-   SUSPENDED and connects in the background; fn is called on the owner's
-   thread whenever the role, the epoch or the leader's data changes.  NULL
-   with err on bad arguments or no memory (an unreachable ensemble is no
-   error: it keeps trying). */
-zkelect_t *zkelect_new (const char *hosts, const char *dir, int session_ms,
-                        const char *data, zkelect_fn *fn, void *arg,
-                        hearth_error_t *err);
+/* Who a candidate is and where it runs (every string borrowed for the
+   call to zkelect_new, which copies them). */
+typedef struct {
+    const char *hosts; /* the ensemble, "h1:2181,h2:2181" */
+    const char *dir;   /* an absolute ZooKeeper path such as /hearth, made
+                          if missing; the election is DIR/election */
+    int session_ms;    /* the session time asked for */
+    const char *data;  /* this candidate's description */
+    const char *auth;  /* "user:password" for ZooKeeper's digest scheme
+                          (zkacl_read_auth), or NULL: no credentials; it
+                          decides the nodes' ACLs (zkacl.h) */
+} zkelect_config_t;
+
+/* A candidate as config says.  It starts SUSPENDED and connects in the
+   background; fn is called on the owner's thread whenever the role, the
+   epoch or the leader's data changes.  NULL with err on bad arguments or
+   no memory (an unreachable ensemble is no error: it keeps trying). */
+zkelect_t *zkelect_new (const zkelect_config_t *config, zkelect_fn *fn,
+                        void *arg, hearth_error_t *err);
 /* End the session (the node goes at once), free.  Accepts NULL; nulls
    the pointer. */
 void zkelect_destroy (zkelect_t **self_p);

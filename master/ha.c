@@ -17,9 +17,11 @@
 #include <string.h>
 
 #include "libcore/log.h"
+#include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
+#include "libcore/zkacl.h"
 #include "libcore/zkelect.h"
 #include "master/follow.h"
 #include "master/ha.h"
@@ -62,6 +64,21 @@ s_check_hosts (const char *hosts, hearth_error_t *err)
     return 0;
 }
 
+/* --zookeeper-auth's credentials into buf: 1, 0 without the option, -1
+   with err. */
+static int
+s_read_auth (master_t *m, char *buf, size_t size, hearth_error_t *err)
+{
+    const char *file = hearth_conf_str (m->conf, "zookeeper-auth");
+    if (!file)
+        return 0;
+    hearth_error_t why;
+    if (zkacl_read_auth (file, buf, size, &why) < 0)
+        return hearth_errprintf (err, "bad value for zookeeper-auth: %s",
+                                 why.text);
+    return 1;
+}
+
 int
 master_ha_configure (master_t *m, hearth_error_t *err)
 {
@@ -70,7 +87,10 @@ master_ha_configure (master_t *m, hearth_error_t *err)
     int64_t session = hearth_conf_ms (m->conf, "zookeeper-session");
     m->role = MASTER_SINGLE;
     if (!hosts)
-        return 0;
+        return hearth_conf_str (m->conf, "masters")
+                   ? hearth_errprintf (err, "--masters is for standby "
+                                            "masters: it needs --zookeeper")
+                   : 0;
     if (!*hosts || s_check_hosts (hosts, err) < 0)
         return *hosts ? -1
                       : hearth_errprintf (err, "bad value for zookeeper: "
@@ -91,6 +111,14 @@ master_ha_configure (master_t *m, hearth_error_t *err)
                                  "--zookeeper needs --journal DIR: a standby "
                                  "keeps the leader's state there, and a new "
                                  "leader recovers from it");
+    char auth[ZKACL_AUTH_MAX + 1];
+    if (s_read_auth (m, auth, sizeof auth, err) < 0)
+        return -1;
+    explicit_bzero (auth, sizeof auth);
+    const char *masters = hearth_conf_str (m->conf, "masters");
+    hearth_error_t why;
+    if (masters && !(m->masters = hearth_masters_parse (masters, &why)))
+        return hearth_errprintf (err, "bad value for masters: %s", why.text);
     m->role = MASTER_STANDBY;
     return 0;
 }
@@ -105,7 +133,13 @@ s_note_leader (master_t *m, const char *data, uint64_t epoch)
     m->leader_url[0] = '\0';
     cJSON *j = data ? cJSON_Parse (data) : NULL;
     const char *url = hearth_json_str (j, "url");
-    if (url)
+    if (url && m->masters && !hearth_masters_has (m->masters, url))
+        /* whoever wrote it must not get the journal, nor the clients */
+        log_warn ("STANDBY: the election names the leader %.300s, which is "
+                  "not one of --masters (%s): not followed, and not named "
+                  "to clients",
+                  url, hearth_masters_text (m->masters));
+    else if (url)
         snprintf (m->leader_url, sizeof m->leader_url, "%s", url);
     else if (data)
         log_warn ("election: the leader's data is not a master's: %.200s",
@@ -249,30 +283,70 @@ s_admit_masters (master_t *m, hearth_error_t *err)
                                  err);
 }
 
+/* --masters must name this master as it advertises itself: standbys and
+   clients would never follow it otherwise.  Without the list, said once:
+   any URL in the election is followed. */
+static int
+s_check_masters (master_t *m, hearth_error_t *err)
+{
+    if (!m->masters) {
+        log_warn ("no --masters: this master follows, and names to "
+                  "clients, whatever leader URL the election holds "
+                  "(docs/high-availability.md, \"Securing ZooKeeper\")");
+        return 0;
+    }
+    if (!hearth_masters_has (m->masters, m->url))
+        return hearth_errprintf (err,
+                                 "--masters does not list this master's own "
+                                 "URL, %s (its --advertise-host or --host, "
+                                 "and --port): standbys and clients would "
+                                 "never follow it; list it as clients do",
+                                 m->url);
+    return 0;
+}
+
 int
 master_ha_open (master_t *m, hearth_error_t *err)
 {
     if (m->role == MASTER_SINGLE)
         return 0;
+    if (s_check_masters (m, err) < 0)
+        return -1;
     if (master_follow_open (m, err) < 0 || s_admit_masters (m, err) < 0)
         return -1;
     char *data = s_node_data (m);
     if (!data)
         return hearth_errprintf (err, "out of memory");
-    const char *hosts = hearth_conf_str (m->conf, "zookeeper");
-    const char *dir = hearth_conf_str (m->conf, "zookeeper-dir");
-    int session = (int) hearth_conf_ms (m->conf, "zookeeper-session");
-    m->zk = zkelect_new (hosts, dir, session, data, s_on_role, m, err);
+    char auth[ZKACL_AUTH_MAX + 1];
+    int with_auth = s_read_auth (m, auth, sizeof auth, err);
+    zkelect_config_t config = {
+        .hosts = hearth_conf_str (m->conf, "zookeeper"),
+        .dir = hearth_conf_str (m->conf, "zookeeper-dir"),
+        .session_ms = (int) hearth_conf_ms (m->conf, "zookeeper-session"),
+        .data = data,
+        .auth = with_auth > 0 ? auth : NULL};
+    if (with_auth >= 0)
+        m->zk = zkelect_new (&config, s_on_role, m, err);
+    explicit_bzero (auth, sizeof auth);
     free (data);
     if (!m->zk)
         return -1;
+    if (!with_auth)
+        log_warn ("INSECURE: no --zookeeper-auth: the election's nodes under "
+                  "%s are made as closed as ZooKeeper allows without "
+                  "credentials (nobody may change or delete them), but "
+                  "anyone who reaches ZooKeeper may add nodes to the "
+                  "election and so stop every master from leading "
+                  "(docs/security.md, ZooKeeper)",
+                  config.dir);
     zmq_pollitem_t item = {NULL, zkelect_fd (m->zk), ZMQ_POLLIN, 0};
     if (zloop_poller (m->loop, &item, s_on_zk, m) < 0
         || zloop_timer (m->loop, s_zk_tick_ms, 0, s_on_zk_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     log_info ("STANDBY: a candidate of the election on %s under %s (session "
-              "%d ms)",
-              hosts, dir, session);
+              "%d ms, %s)",
+              config.hosts, config.dir, config.session_ms,
+              with_auth ? "with credentials" : "without credentials");
     return 0;
 }
 
@@ -282,6 +356,7 @@ master_ha_close (master_t *m)
     zkelect_destroy (&m->zk);
     master_follow_close (m);
     replicate_destroy (&m->repl);
+    hearth_masters_destroy (&m->masters);
 }
 
 /* The port of a URL "scheme://HOST:PORT", or -1. */

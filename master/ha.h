@@ -27,20 +27,28 @@
      "the cluster's ZooKeeper directory (one per cluster)"},                \
     {"zookeeper-session", HEARTH_OPT_DURATION, "6s", "TIME",                 \
      "ZooKeeper session time: a dead leader is replaced after it"},         \
+    {"masters", HEARTH_OPT_STR, NULL, "URL[,URL...]",                        \
+     "the cluster's masters, as the clients' --master lists them: a "       \
+     "standby follows, and names to clients, only a leader among them"},    \
+    {"zookeeper-auth", HEARTH_OPT_STR, NULL, "FILE",                         \
+     "ZooKeeper credentials, user:password on the first line (mode 600, "   \
+     "the same for every master): only they may change the election"},      \
     {"restarted-after-leading", HEARTH_OPT_BOOL, NULL, NULL,                 \
      "set by the master itself when it re-executes after losing the "       \
      "leadership (with the ports it had)", .flag_only = true}
 /* clang-format on */
 
 /* Check the election's options (--zookeeper, --zookeeper-dir,
-   --zookeeper-session; --zookeeper needs --journal) and set m->role.
-   0, or -1 with err naming the option. */
+   --zookeeper-session, --zookeeper-auth's file, --masters; --zookeeper
+   needs --journal, --masters needs --zookeeper), parse --masters into
+   m->masters and set m->role.  0, or -1 with err naming the option. */
 int master_ha_configure (master_t *m, hearth_error_t *err);
 
 /* Join the election (nothing without --zookeeper): its descriptor and
    tick on m->loop, the node's data the master's URLs (m->url,
    m->events_url, the web's); the journal is opened when it is elected.
-   Nothing without --zookeeper.  0, or -1 with err. */
+   Nothing without --zookeeper.  0, or -1 with err (a --masters list
+   without m->url among it, for one). */
 int master_ha_open (master_t *m, hearth_error_t *err);
 
 /* Leave the election: the session ends, so the next candidate leads at

@@ -62,6 +62,7 @@
 #include "libcore/conf.h"
 #include "libcore/curve.h"
 #include "libcore/loglimit.h"
+#include "libcore/masters.h"
 #include "libcore/pidfile.h"
 #include "libcore/prom.h"
 #include "master/journal.h"
@@ -151,6 +152,8 @@ typedef struct master {
     struct limits *limits;      /* per-key core limits (limits.h; owned) */
     struct hearth_web *web;     /* the web server (web.h; owned), or NULL */
     master_metrics_t metrics;   /* counters and histograms for /metrics */
+    hearth_masters_t *masters;  /* --masters, the only leaders a standby
+                                   follows (ha.c; owned), or NULL: any */
     struct zkelect *zk;         /* the election (ha.c; owned), or NULL
                                    without --zookeeper */
     master_role_t role;         /* where it stands in the election */

@@ -153,10 +153,13 @@ s_answer (tail_link_t *self, hearth_error_t *err, bool *followed)
     bool to_leader = false;
     if (standby) {
         hearth_sock_destroy (&self->dealer);
-        to_leader =
-            *leader && hearth_masters_follow (self->masters, leader, NULL) == 0;
-        if (!to_leader)
-            hearth_masters_next (self->masters);
+        bool unlisted;
+        to_leader = hearth_masters_to_leader (self->masters, leader, &unlisted);
+        if (unlisted)
+            hearth_errprintf (err,
+                              "a standby; the leader is %s, not one of the "
+                              "masters given: ignored",
+                              leader);
     }
     if (followed)
         *followed = to_leader;

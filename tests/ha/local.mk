@@ -20,3 +20,6 @@ tests_ha_follow_probe_SOURCES = tests/ha/follow-probe.c
 tests_ha_follow_probe_LDADD = $(CORE_LIBS)
 TESTS += tests/ha/test-ha-drivers.sh
 EXTRA_DIST += tests/ha/test-ha-drivers.sh
+# Hands on the election's nodes: ACLs, the leader's own node, foreign URLs.
+TESTS += tests/ha/test-ha-zkguard.sh
+EXTRA_DIST += tests/ha/test-ha-zkguard.sh

@@ -10,9 +10,12 @@
 #      the same journal at the list's second URL: the worker and the
 #      driver move to it and the job ends with exactly its output.
 #  (c) a stand-in master (tests/ha/standby-peer): a standby naming the
-#      leader is followed to the real master (worker, driver, tools); a
-#      standby naming none sends the worker to the next URL; a message of
-#      an older epoch than the one seen is dropped and logged.
+#      leader is followed to the real master (worker, driver, tools) when
+#      the leader is one of the client's list, and ignored, with a
+#      warning, when it is not (issue 35: a foreign URL written into
+#      ZooKeeper must not take the clients away); a standby naming none
+#      sends the worker to the next URL; a message of an older epoch than
+#      the one seen is dropped and logged.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/zk.sh" # zk_free_port: a port nobody listens on
@@ -111,17 +114,41 @@ MASTER_URL=$M2
 # --- (c) a stand-in standby, and a deposed leader ----------------------------
 start_peer standby standby "$M2" || exit 1
 SB=$PEER_URL
-MASTER_URL=$SB CORES=2 start_worker w3
-check "(c) a worker follows a standby's leader to the real master" \
+MASTER_URL="$SB,$M2" CORES=2 start_worker w3
+check "(c) a worker follows a standby's leader (one of its list) to the real master" \
   grep -q "master $SB is a standby; following the leader $M2" "$T/w3.log"
 check "... and registers there" grep -q "registered with $M2" "$T/w3.log"
 J=$(job_file c 40)
-submit --master "$SB" --log-level info "$J"
+submit --master "$SB,$M2" --log-level info "$J"
 check "(c) a driver follows a standby's leader: its job runs" test $? -eq 0
 check "... with exactly its output" same "$T/out" "$T/c.expected"
 check "... saying so" grep -q "master $SB is a standby; following the leader $M2" "$T/err"
-"$BIN/hearth-admin" --master "$SB" --timeout 2s workers >"$T/admin" 2>&1
+"$BIN/hearth-admin" --master "$SB,$M2" --timeout 2s workers >"$T/admin" 2>&1
 check "(c) hearth-admin follows a standby's leader" grep -q "ALIVE" "$T/admin"
+
+# A standby naming a leader that is not one of the client's masters: the
+# worker, a driver and a tool warn and do not go there.
+NOT_LISTED="which is not one of the masters given ($SB): ignored"
+HEARTH_BIN_DIR="$T/bin" "$BIN/hearth-worker" --master "$SB" --work-dir "$T/w6" \
+  --ready-file "$T/w6.ready" --heartbeat-interval "${INTERVAL_MS}ms" \
+  --cores 1 --memory 1G --log-level info >"$T/w6.log" 2>&1 &
+W6=$!
+PIDS+=($W6)
+check "(c) a worker given only a standby that names an unlisted leader warns" \
+  wait_for 10 grep -qF "WARN master $SB is a standby (it names the leader $M2, $NOT_LISTED)" "$T/w6.log"
+check "... and asks that standby again, not the leader" \
+  wait_for 10 eval '[[ $(count_lines "$T/standby.out" "^GOT REGISTER_WORKER") -ge 4 ]]'
+check "... where it never registers" eval '! grep -q "registered with" "$T/w6.log" && ! test -s "$T/w6.ready"'
+kill -TERM "$W6" 2>/dev/null
+"$BIN/hearth-admin" --master "$SB" --timeout 2s workers >"$T/admin" 2>&1
+check "(c) hearth-admin does not follow an unlisted leader: it fails saying so" \
+  eval '! grep -q "ALIVE" "$T/admin" && grep -qF "the leader is $M2, not one of the masters given" "$T/admin"'
+"$BIN/hearth-tail" --master "$SB" --timeout 2s --state >"$T/state.txt" 2>&1
+check "(c) hearth-tail --state does not follow it either" \
+  eval '! grep -q "^MASTER $M2" "$T/state.txt" && grep -qF "the leader is $M2, not one of the masters given" "$T/state.txt"'
+submit --master "$SB" --register-timeout 3s --log-level info "$J"
+check "(c) nor does a driver: its registration gives up" test $? -ne 0
+check "... warning about the unlisted leader" grep -qF "it names the leader $M2, $NOT_LISTED" "$T/err"
 "$BIN/hearth-tail" --master "$SB,$M2" --timeout 2s --state >"$T/state.txt" 2>&1
 check "(c) hearth-tail --state shows the standby and its leader" \
   grep -q "^$SB  STANDBY (leader $M2)" "$T/state.txt"

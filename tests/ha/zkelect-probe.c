@@ -80,8 +80,11 @@ main (int argc, char **argv)
     sigaction (SIGINT, &sa, NULL);
     hearth_error_t err;
     hearth_log_open ("zkelect-probe", "info", NULL, &err);
-    zkelect_t *el = zkelect_new (argv[1], argv[2], atoi (argv[3]), argv[4],
-                                 s_on_role, NULL, &err);
+    zkelect_config_t config = {.hosts = argv[1],
+                               .dir = argv[2],
+                               .session_ms = atoi (argv[3]),
+                               .data = argv[4]};
+    zkelect_t *el = zkelect_new (&config, s_on_role, NULL, &err);
     if (!el) {
         fprintf (stderr, "zkelect-probe: %s\n", err.text);
         return 1;

@@ -43,8 +43,9 @@ role() {
   local out
   out=$(ask "$1")
   if [[ $out == '{'* ]]; then
-    # hearth-tail follows a standby to its leader: the answer is then
-    # the leader's state, whose own URL is not the one asked
+    # hearth-tail follows a standby to its leader only when the leader is
+    # one of its list (here the URL asked alone): an answer is then the
+    # master's own state; a standby's is the error below
     local r l
     r=$(jq -r '.role' <<<"$out") l=$(jq -r '.leader // empty' <<<"$out")
     if [[ $r == LEADER && -n $l && $l != "${URL[$1]}" ]]; then
@@ -52,7 +53,7 @@ role() {
     else
       echo "$r"
     fi
-  elif [[ $out =~ "standby; the leader is "([^ ]*) ]]; then
+  elif [[ $out =~ "standby; the leader is "([^ ,\;\)]*) ]]; then
     echo "STANDBY:${BASH_REMATCH[1]}"
   elif [[ $out == *"standby; no leader is known"* ]]; then
     echo STANDBY:none

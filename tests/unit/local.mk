@@ -40,6 +40,13 @@ tests_unit_test_masters_SOURCES = tests/unit/test_masters.c tests/unit/testutil.
 tests_unit_test_masters_CFLAGS = $(unit_cflags)
 tests_unit_test_masters_LDADD = $(unit_libs)
 
+# The election's ACLs and credentials file (libcore/zkacl.c, in the
+# ZooKeeper library).
+UNIT_TESTS += tests/unit/test_zkacl
+tests_unit_test_zkacl_SOURCES = tests/unit/test_zkacl.c tests/unit/testutil.h
+tests_unit_test_zkacl_CFLAGS = $(unit_cflags) -DTHREADED
+tests_unit_test_zkacl_LDADD = $(ZK_ALL_LIBS) $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h \
 	tests/unit/proto_samples.c tests/unit/proto_samples.h

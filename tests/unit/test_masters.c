@@ -1,9 +1,10 @@
 /*  test_masters.c - unit tests of master URL lists (libcore/masters.c):
     the parser's checks and errors, a list of one, moving to the next URL
-    and to a named leader (in the list or not), and the fencing by
-    epoch. */
+    and to a named leader (only one of the list: a leader outside it is
+    ignored), and the fencing by epoch. */
 #include "config.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -125,10 +126,20 @@ test_follow (void **state)
     assert_int_equal (hearth_masters_follow (m, "tcp://c:3", &err), 0);
     assert_string_equal (hearth_masters_current (m), "tcp://c:3");
     assert_string_equal (hearth_masters_next (m), "tcp://a:1");
-    /* a leader outside: followed, then the list after the one that named
-       it */
-    assert_int_equal (hearth_masters_follow (m, "tcp://z:9", &err), 0);
-    assert_string_equal (hearth_masters_current (m), "tcp://z:9");
+    /* a leader outside the list: ignored (whoever writes ZooKeeper's
+       nodes or plays a standby must not send clients anywhere), said,
+       nothing moves */
+    errno = 0;
+    assert_int_equal (hearth_masters_follow (m, "tcp://z:9", &err), -1);
+    assert_int_equal (errno, EACCES);
+    assert_contains (err.text, "tcp://z:9, which is not one of the masters "
+                               "given (tcp://a:1, tcp://b:2, tcp://c:3)");
+    assert_string_equal (hearth_masters_current (m), "tcp://a:1");
+    assert_false (hearth_masters_has (m, "tcp://z:9"));
+    assert_false (hearth_masters_has (m, NULL));
+    assert_true (hearth_masters_has (m, "tcp://c:3"));
+    /* spelled otherwise, it is another URL */
+    assert_int_equal (hearth_masters_follow (m, "tcp://B:2", &err), -1);
     assert_string_equal (hearth_masters_next (m), "tcp://b:2");
     /* not a URL, none, or the standby itself: refused, nothing moves */
     assert_int_equal (hearth_masters_follow (m, "z:9", &err), -1);
@@ -175,9 +186,14 @@ test_links (void **state)
     hearth_masters_t *m = hearth_masters_parse ("tcp://a:1,tcp://b:2", &err);
     hearth_loglimit_t *limit = hearth_loglimit_new (60000, 8);
     cJSON *body = cJSON_Parse ("{\"code\":\"standby\",\"message\":\"x\","
-                               "\"leader\":\"tcp://z:9\"}");
+                               "\"leader\":\"tcp://b:2\"}");
     assert_true (hearth_masters_standby (m, body, limit, 0));
-    assert_string_equal (hearth_masters_current (m), "tcp://z:9");
+    assert_string_equal (hearth_masters_current (m), "tcp://b:2");
+    /* a leader outside the list is not followed: the next URL is */
+    cJSON_ReplaceItemInObject (body, "leader",
+                               cJSON_CreateString ("tcp://z:9"));
+    assert_false (hearth_masters_standby (m, body, limit, 1));
+    assert_string_equal (hearth_masters_current (m), "tcp://a:1");
     cJSON_DeleteItemFromObject (body, "leader");
     assert_false (hearth_masters_standby (m, body, limit, 1));
     assert_string_equal (hearth_masters_current (m), "tcp://b:2");
