@@ -230,6 +230,11 @@ void job_set_progress (hearth_job_t *job, hearth_stage_t *stage,
                        uint64_t finished, uint64_t running, bool done);
 /* The group holding task index (binary search). */
 const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
+/* Whether every task of the stage is within the limits of a task
+   (tasklimits.h): 0, or -1 with why (size bytes) naming the first that
+   is not, the limit and its size ("stage \"count\", task 3: cmd[4] is
+   120000 bytes, over the 65536 a command's argument may be"). */
+int stage_check_limits (const hearth_stage_t *stage, char *why, size_t size);
 /* Free a job and its stages (the engine no longer refers to it); the
    caller has taken it out of its context's list.  Accepts NULL; keeps
    errno. */

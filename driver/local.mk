@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += driver/libdriver.la
 driver_libdriver_la_SOURCES = \
 	driver/hearth.h driver/internal.h \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/apiq.c driver/apiq.h driver/render.c \
+	driver/tasklimits.c driver/tasklimits.h \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
 	driver/execdecom.c driver/execdecom.h \
 	driver/eventlog.c driver/eventlog.h driver/evapp.c \

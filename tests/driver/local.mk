@@ -37,6 +37,14 @@ tests_driver_test_progress_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_progress_LDADD = $(CMOCKA_LIBS) -lutil -lpthread
 TESTS += tests/driver/test_progress
 
+# The limits of a task (driver/tasklimits.c) (cmocka).
+check_PROGRAMS += tests/driver/test_tasklimits
+tests_driver_test_tasklimits_SOURCES = tests/driver/test_tasklimits.c \
+	driver/tasklimits.c driver/tasklimits.h
+tests_driver_test_tasklimits_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_driver_test_tasklimits_LDADD = $(CMOCKA_LIBS)
+TESTS += tests/driver/test_tasklimits
+
 DRIVER_TESTS = \
 	tests/driver/test-local-jobs.sh \
 	tests/driver/test-retries.sh \
