@@ -13,6 +13,7 @@ driver_libdriver_la_SOURCES = \
 	driver/evfile.c driver/evfile.h driver/evfmt.c driver/evfmt.h \
 	driver/evrec.c driver/evrec.h \
 	driver/execs.c driver/execs.h driver/execres.c driver/execres.h \
+	driver/execsock.c driver/execsock.h driver/batches.c driver/batches.h \
 	driver/launch.c driver/launch.h \
 	driver/ship.c driver/ship.h driver/signals.c driver/signals.h \
 	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \
