@@ -223,7 +223,8 @@ hearth_job_submit (hearth_job_t *job)
                                 job->stages[i]->name);
     char why[512];
     for (size_t i = 0; i < job->nstages; i++)
-        if (shuffle_check_stage (job->stages[i], why, sizeof why) < 0)
+        if (shuffle_check_stage (job->stages[i], why, sizeof why) < 0
+            || stage_check_limits (job->stages[i], why, sizeof why) < 0)
             return s_job_error (job, "%s", why);
     if (s_topological_order (job) < 0)
         return s_job_error (job,

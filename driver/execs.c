@@ -15,6 +15,7 @@
 #include "driver/evexec.h"
 #include "driver/execres.h"
 #include "driver/execs.h"
+#include "driver/execsock.h"
 #include "driver/launch.h"
 #include "driver/ship.h"
 #include "driver/shuffle.h"
@@ -54,9 +55,8 @@ typedef struct {
 struct execs {
     hearth_conf_t *conf;         /* settings (borrowed) */
     hearth_loop_t *loop;         /* serves router (borrowed), once open */
-    zsock_t *router;             /* executors connect here */
-    zcert_t *cert;               /* router's CURVE keys, or NULL */
-    char url[300];               /* tcp://HOST:PORT of router */
+    execsock_t *sock;            /* the ROUTER, once open */
+    zsock_t *router;             /* executors connect here (sock's) */
     char app_id[160];            /* executors must belong to it */
     char token[64];              /* and present it (Z85) */
     int64_t hb_interval_ms;      /* heartbeat interval */
@@ -130,8 +130,7 @@ execs_destroy (execs_t **self_p)
         return;
     int saved = errno;
     execs_t *self = *self_p;
-    hearth_sock_destroy (&self->router);
-    zcert_destroy (&self->cert);
+    execsock_destroy (&self->sock);
     zhash_destroy (&self->by_key);
     zhashx_destroy (&self->by_id);
     hearth_refusals_destroy (&self->refusals);
@@ -146,57 +145,32 @@ int
 execs_open (execs_t *self, hearth_loop_t *loop, const char *towards,
             bool secure, hearth_error_t *err)
 {
-    char host[256];
-    const char *h = hearth_conf_str (self->conf, "driver-host");
-    if (h)
-        snprintf (host, sizeof host, "%s", h);
-    else
-        hearth_address_towards_url (towards, host, sizeof host);
-    if (secure && !(self->cert = zcert_new ()))
-        return hearth_errprintf (err, "cannot make the application's keys");
-    /* CURVE server with the application's keys; executors are admitted
-       by the token they present, not by their (throw-away) keys. */
-    hearth_sock_opts_t opts = {.type = ZMQ_ROUTER, .curve_cert = self->cert};
-    if (!(self->router = hearth_sock_new (&opts, err)))
+    self->sock = execsock_new (self->conf, loop, towards, secure, s_on_router,
+                               self, err);
+    if (!self->sock)
         return -1;
-    char endpoint[300];
-    /* Port 0: the kernel picks a random free port; czmq's "*" would take
-       the first free one from 49152, which a stale executor of an earlier
-       driver may still be reconnecting to. */
-    snprintf (endpoint, sizeof endpoint, "tcp://%s:0", host);
-    int port = hearth_sock_bind (self->router, endpoint, err);
-    if (port < 0)
-        return -1;
-    snprintf (self->url, sizeof self->url, "tcp://%s:%d", host, port);
+    self->router = execsock_router (self->sock);
     self->loop = loop;
-    if (hearth_loop_reader (loop, self->router, s_on_router, self) < 0)
-        return hearth_errprintf (err, "out of memory");
-    if (self->cert)
-        log_info ("executors connect to %s (CURVE server key %s)", self->url,
-                  zcert_public_txt (self->cert));
-    else
-        log_info ("executors connect to %s", self->url);
     return 0;
 }
 
 void
 execs_close (execs_t *self)
 {
-    if (self->router && self->loop)
-        hearth_loop_reader_end (self->loop, self->router);
-    hearth_sock_destroy (&self->router);
+    execsock_close (&self->sock);
+    self->router = NULL;
 }
 
 const char *
 execs_url (const execs_t *self)
 {
-    return self->url;
+    return self->sock ? execsock_url (self->sock) : "";
 }
 
 const char *
 execs_public_key (const execs_t *self)
 {
-    return self->cert ? zcert_public_txt (self->cert) : NULL;
+    return self->sock ? execsock_public_key (self->sock) : NULL;
 }
 
 void
@@ -280,18 +254,20 @@ execs_each (const execs_t *self, execs_each_fn *fn, void *arg)
         fn (arg, x->exec_id, x->cores, x->registered);
 }
 
+/* Send *msg_p to x.  Returns 0, or -1 (logged) with err (may be NULL). */
 static int
-s_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p)
+s_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p, hearth_error_t *err)
 {
-    hearth_error_t err;
-    if (!x->rid) {
+    hearth_error_t local;
+    err = err ? err : &local;
+    if (!x->rid || !self->router) {
         hearth_msg_destroy (msg_p);
-        return -1;
+        return hearth_errprintf (err, "not connected");
     }
-    int rc = hearth_msg_send (msg_p, self->router, x->rid, &err);
+    int rc = hearth_msg_send (msg_p, self->router, x->rid, err);
     hearth_loop_sent (self->loop, self->router); /* after every send */
     if (rc < 0) {
-        log_warn ("executor %d: %s", x->exec_id, err.text);
+        log_warn ("executor %d: %s", x->exec_id, err->text);
         return -1;
     }
     x->last_send_ms = hearth_mono_ms ();
@@ -306,7 +282,7 @@ s_send_simple (execs_t *self, exec_t *x, hearth_cmd_t cmd, const char *reason)
         return;
     if (reason)
         cJSON_AddStringToObject (msg->body, "reason", reason);
-    s_send (self, x, &msg);
+    s_send (self, x, &msg, NULL);
 }
 
 /* executor_added or executor_removed for x. */
@@ -362,6 +338,7 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
         zhash_delete (self->by_key, x->key);
         x->registered = false; /* for what the owner does meanwhile */
     }
+    launch_forget (self->launch, exec_id);
     self->cbs.lost (self->cbs.arg, exec_id);
     zhashx_delete (self->by_id, hearth_intkey (exec_id));
     self->cbs.changed (self->cbs.arg);
@@ -433,7 +410,7 @@ s_reply_registered (execs_t *self, exec_t *x)
             b, sizes[i][1],
             (double) hearth_conf_bytes (self->conf, sizes[i][0]));
     ship_add (self->ship, msg);
-    s_send (self, x, &msg);
+    s_send (self, x, &msg, NULL);
 }
 
 static void
@@ -518,18 +495,22 @@ s_status (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     launch_status (self->launch, from->x->exec_id, from->x->server, msg);
 }
 
-/* The sign of life s_dispatch has counted, and the peak. */
+/* The sign of life s_dispatch has counted, the peak, the batches the
+   executor has handled. */
 static void
 s_heartbeat (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    if (s_registered (self, from, msg))
-        s_note_peak (from->x, msg);
+    if (!s_registered (self, from, msg))
+        return;
+    s_note_peak (from->x, msg);
+    launch_handled (self->launch, from->x->exec_id, msg);
 }
 
 static void
 s_error (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    if (s_registered (self, from, msg))
+    if (s_registered (self, from, msg)
+        && !launch_error (self->launch, from->x->exec_id, msg))
         log_warn ("executor %d says %s: %s", from->x->exec_id,
                   hearth_json_str (msg->body, "code"),
                   hearth_json_str (msg->body, "message"));
@@ -626,15 +607,26 @@ s_worth_offering (execs_t *self, exec_t *x)
     return free > 0 && (free * 2 >= slots || slots - free < (size_t) x->cores);
 }
 
-/* One LAUNCH_TASKS for x.  Returns whether it was a full batch. */
+/* launch_offer's sender: a LAUNCH_TASKS that cannot be sent fails its
+   tasks at the next tick. */
+static void
+s_send_launch (void *arg, int exec_id, hearth_msg_t **msg_p, uint64_t batch)
+{
+    execs_t *self = arg;
+    exec_t *x = s_find (self, exec_id);
+    hearth_error_t err;
+    if (!x)
+        hearth_msg_destroy (msg_p);
+    else if (s_send (self, x, msg_p, &err) < 0)
+        launch_unsent (self->launch, exec_id, batch, err.text);
+}
+
+/* The LAUNCH_TASKS of one offer to x.  Returns whether it was a full
+   round. */
 static bool
 s_offer (execs_t *self, exec_t *x)
 {
-    bool full;
-    hearth_msg_t *msg = launch_offer (self->launch, x->exec_id, &full);
-    if (msg)
-        s_send (self, x, &msg);
-    return full;
+    return launch_offer (self->launch, x->exec_id, s_send_launch, self);
 }
 
 void
@@ -658,7 +650,7 @@ execs_send_kill (execs_t *self, int exec_id, uint64_t tid, int attempt)
         return;
     cJSON_AddNumberToObject (msg->body, "tid", (double) tid);
     cJSON_AddNumberToObject (msg->body, "attempt", attempt);
-    s_send (self, x, &msg);
+    s_send (self, x, &msg, NULL);
 }
 
 void
@@ -695,4 +687,6 @@ execs_tick (execs_t *self)
                           "no heartbeat at the driver");
         execs_lost (self, silent[i], "no heartbeat");
     }
+    if (launch_tick (self->launch)) /* batches that could not be sent */
+        self->cbs.changed (self->cbs.arg);
 }

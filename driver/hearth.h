@@ -288,8 +288,12 @@ uint64_t hearth_stage_size (const hearth_stage_t *stage);
 const char *hearth_stage_name (const hearth_stage_t *stage);
 
 /* Submit the job: it starts running in the background.  Returns 0 or -1
-   (a cycle in the stages, an empty stage, a job already submitted, the
-   application stopped already: hearth_job_error says which). */
+   (a cycle in the stages, an empty stage, a task over the limits of a
+   task (docs/jobs.md "Limits of a task": argv strings of at most 64 KiB,
+   4,096 of them, 2 MiB with the environment; a function's argument of at
+   most 64 MiB), a job already submitted, the application stopped
+   already: hearth_job_error says which, naming the stage, the task, the
+   field, its size and the limit). */
 int hearth_job_submit (hearth_job_t *job);
 
 /* Wait up to timeout_ms (-1: forever) for the job to end.  Returns 0 when

@@ -44,6 +44,7 @@
 #include "driver/hearth.h"
 #include "libcore/conf.h"
 #include "libcore/packed.h"
+#include "libcore/proto.h"
 #include "libcore/resources.h"
 #include "libcore/sock.h"
 
@@ -230,6 +231,11 @@ void job_set_progress (hearth_job_t *job, hearth_stage_t *stage,
                        uint64_t finished, uint64_t running, bool done);
 /* The group holding task index (binary search). */
 const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
+/* Whether every task of the stage is within the limits of a task
+   (tasklimits.h): 0, or -1 with why (size bytes) naming the first that
+   is not, the limit and its size ("stage \"count\", task 3: cmd[4] is
+   120000 bytes, over the 65536 a command's argument may be"). */
+int stage_check_limits (const hearth_stage_t *stage, char *why, size_t size);
 /* Free a job and its stages (the engine no longer refers to it); the
    caller has taken it out of its context's list.  Accepts NULL; keeps
    errno. */
@@ -246,10 +252,13 @@ int stage_add_functions_lent (hearth_stage_t *stage, const char *fn,
                               const char *arg, uint64_t count);
 
 /* render.c */
-/* Append task index of stage to a LAUNCH_TASKS tasks array; input_frame
-   is the frame index of the stage's input in the message, or -1. */
-int render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
-                 int attempt, int input_frame);
+/* Append task index of stage to the tasks array of msg, a LAUNCH_TASKS
+   (a function's argument over HEARTH_TASK_ARG_MAX bytes as a binary
+   frame of msg); input_frame is the frame index of the stage's input in
+   the message, or -1.  The bytes of the strings it put in the body are
+   added to *bytes.  Returns 0 or -1 (no memory). */
+int render_task (hearth_msg_t *msg, cJSON *tasks, const hearth_stage_t *stage,
+                 uint64_t index, int attempt, int input_frame, size_t *bytes);
 /* Pack task index of stage.  Returns 0, or -1 (a field out of the
    protocol's limits, or no memory: send it as JSON instead). */
 int render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -37,6 +38,7 @@
 #include "driver/jobparams.h"
 #include "driver/jobshuffle.h"
 #include "driver/jobstream.h"
+#include "driver/tasklimits.h"
 #include "libcore/resources.h"
 #include "libcore/units.h"
 
@@ -48,9 +50,12 @@ struct jobfile {
     char *path;        /* where it was read from */
     char **args;       /* the job's arguments (borrowed): "foreach": "args" */
     size_t nargs;      /* how many */
+    bool elsewhere;    /* it runs elsewhere (jobparams_input_t) */
     jobitems_t *lines; /* the lines of each "foreach": {"lines"} task */
     size_t nlines;     /* how many such tasks, in the file's order */
 };
+
+static int s_check_limits (const jobfile_t *self, hearth_error_t *err);
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -74,6 +79,11 @@ s_read_task_lines (jobfile_t *self, const cJSON *each, jobitems_t *items,
         path = NULL;
     if (!path)
         return hearth_errprintf (err, "out of memory");
+    if (self->elsewhere && access (path, R_OK) != 0) {
+        memset (items, 0, sizeof *items); /* the driver's, there */
+        free (path);
+        return 0;
+    }
     int rc = jobitems_read (items, path, err);
     free (path);
     return rc;
@@ -129,12 +139,17 @@ jobfile_load (const char *path, const jobparams_input_t *in,
     }
     self->args = in->args;
     self->nargs = in->nargs;
+    self->elsewhere = in->elsewhere;
     if (!(self->path = strdup (path))) {
         hearth_errprintf (err, "out of memory");
         goto error;
     }
     if (s_read_lines (self, err) < 0)
         goto error;
+    if (s_check_limits (self, &inner) < 0) {
+        hearth_errprintf (err, "%s: %s", path, inner.text);
+        goto error;
+    }
     return self;
 error:
     jobfile_destroy (&self);
@@ -188,11 +203,59 @@ jobfile_output_stage (const jobfile_t *self)
 
 /* What a task is built from beyond itself. */
 typedef struct {
-    const cJSON *job_env;        /* the job's "env", or NULL */
-    const cJSON *stage_env;      /* its stage's "env", or NULL */
-    const char *item;            /* a foreach task's item, or NULL */
-    const hearth_stage_t *input; /* the stage the task reads, or NULL */
+    const cJSON *job_env;   /* the job's "env", or NULL */
+    const cJSON *stage_env; /* its stage's "env", or NULL */
+    const char *item;       /* a foreach task's item, or NULL */
+    uint64_t count;         /* copies of a task without "count": 1, or the
+                               partitions of the stage it reads */
 } s_scope_t;
+
+/* Where a stage's tasks go: into the job being built, or (stage NULL)
+   through the limits of a task only (tasklimits.h), when the file is
+   loaded: so that a task over one stops the job before anything runs,
+   in every deploy mode (cluster mode's hearth-submit loads the file it
+   ships).  The walk over the file's tasks is the same. */
+typedef struct {
+    hearth_stage_t *stage; /* building: the stage; checking: NULL */
+    size_t place;          /* checking: the task's place in "tasks" */
+    uint64_t next;         /* checking: the stage's index of the next task */
+    bool broken;           /* checking: over holds the first task over */
+    tasklimit_t over;      /* what it broke (index: the stage's) */
+} s_sink_t;
+
+/* A limit broken, or not: -1 (errno E2BIG) or 0, and n tasks counted. */
+static int
+s_sink_checked (s_sink_t *k, int rc, uint64_t n)
+{
+    if (rc < 0) {
+        k->broken = true;
+        k->over.index += k->next;
+        return errno = E2BIG, -1;
+    }
+    k->next += n;
+    return 0;
+}
+
+static int
+s_sink_commands (s_sink_t *k, const char *const *argv, const char *const *env,
+                 uint64_t n)
+{
+    if (k->stage)
+        return hearth_stage_add_commands (k->stage, argv, env, n);
+    return s_sink_checked (k, tasklimits_command (argv, env, n, &k->over), n);
+}
+
+/* fn and arg lie in the job's lent strings (lent) or are copied. */
+static int
+s_sink_functions (s_sink_t *k, const char *fn, const char *arg, uint64_t n,
+                  bool lent)
+{
+    if (k->stage && lent)
+        return stage_add_functions_lent (k->stage, fn, arg, n);
+    if (k->stage)
+        return hearth_stage_add_functions (k->stage, fn, arg, n);
+    return s_sink_checked (k, tasklimits_function (fn, arg, n, &k->over), n);
+}
 
 /* text of a task, finished for the scope's item (jobparams.h): a new
    string in *copy, which the caller frees, or text itself without an
@@ -205,8 +268,7 @@ s_text (const s_scope_t *sc, const char *text, char **copy)
 }
 
 static int
-s_add_function (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc,
-                uint64_t n)
+s_add_function (s_sink_t *sink, const cJSON *t, const s_scope_t *sc, uint64_t n)
 {
     const char *arg = NULL, *fn = NULL;
     char *arg_copy = NULL, *fn_copy = NULL;
@@ -219,27 +281,27 @@ s_add_function (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc,
         arg = "";
     else if (!arg)
         arg = s_text (sc, "", &arg_copy);
-    int rc = fn && arg ? hearth_stage_add_functions (stage, fn, arg, n) : -1;
+    int rc = fn && arg ? s_sink_functions (sink, fn, arg, n, false) : -1;
     free (fn_copy);
     free (arg_copy);
     return rc;
 }
 
 static int
-s_add_task (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc)
+s_add_task (s_sink_t *sink, const cJSON *t, const s_scope_t *sc)
 {
     const cJSON *count = cJSON_GetObjectItemCaseSensitive (t, "count");
     const cJSON *timeout = cJSON_GetObjectItemCaseSensitive (t, "timeout");
-    uint64_t n = count ? (uint64_t) count->valuedouble
-                       : jobshuffle_default_count (sc->input);
+    uint64_t n = count ? (uint64_t) count->valuedouble : sc->count;
     int64_t ms = 0;
     if (cJSON_IsNumber (timeout))
         ms = (int64_t) timeout->valuedouble;
     else if (cJSON_IsString (timeout))
         hearth_parse_duration (timeout->valuestring, &ms, NULL);
-    hearth_stage_set_timeout (stage, ms);
+    if (sink->stage)
+        hearth_stage_set_timeout (sink->stage, ms);
     if (cJSON_HasObjectItem (t, "fn"))
-        return s_add_function (stage, t, sc, n);
+        return s_add_function (sink, t, sc, n);
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (t, "cmd");
     int argc = cJSON_GetArraySize (cmd), i = 0;
     char **argv = calloc (argc + 1, sizeof *argv);
@@ -258,69 +320,70 @@ s_add_task (hearth_stage_t *stage, const cJSON *t, const s_scope_t *sc)
                             cJSON_GetObjectItemCaseSensitive (t, "env"),
                             sc->item, &envv);
     if (rc == 0)
-        rc = hearth_stage_add_commands (stage, (const char *const *) argv,
-                                        (const char *const *) envv, n);
+        rc = s_sink_commands (sink, (const char *const *) argv,
+                              (const char *const *) envv, n);
     jobparams_env_destroy (&envv);
     jobparams_env_destroy (&argv);
     return rc;
 }
 
 /* One task the store holds (jobstore.h): fn and arg, or a command with
-   the job's and the stage's env. */
+   envv, the job's and the stage's env (NULL: none). */
 static int
-s_add_stored_one (hearth_stage_t *stage, const jobtask_view_t *v,
-                  const s_scope_t *sc, uint64_t n)
+s_add_stored_one (s_sink_t *sink, const jobtask_view_t *v,
+                  const char *const *envv, uint64_t n)
 {
     if (v->kind != JOBTASK_CMD) {
         /* without "arg", the empty string that ends fn */
         const char *after_fn = jobtask_next (v->first);
         const char *arg = v->kind == JOBTASK_FN_ARG ? after_fn : after_fn - 1;
-        return stage_add_functions_lent (stage, v->first, arg, n);
+        return s_sink_functions (sink, v->first, arg, n, true);
     }
     const char **argv = malloc ((v->n + 1) * sizeof *argv);
-    char **envv = NULL;
     if (!argv)
         return -1;
     const char *a = v->first;
     for (size_t i = 0; i < v->n; i++, a = jobtask_next (a))
         argv[i] = a;
     argv[v->n] = NULL;
-    int rc = jobparams_env (sc->job_env, sc->stage_env, NULL, NULL, &envv);
-    if (rc == 0)
-        rc = hearth_stage_add_commands (stage, argv, (const char *const *) envv,
-                                        n);
-    jobparams_env_destroy (&envv);
+    int rc = s_sink_commands (sink, argv, envv, n);
     free (argv);
     return rc;
 }
 
-/* The run of stored tasks placeholder t stands for. */
+/* The run of stored tasks placeholder t stands for.  Their env is the
+   same for all (stored tasks have none of their own): made once. */
 static int
-s_add_stored (const jobfile_t *self, hearth_stage_t *stage, const cJSON *t,
+s_add_stored (const jobfile_t *self, s_sink_t *sink, const cJSON *t,
               const s_scope_t *sc)
 {
-    uint64_t n = jobshuffle_default_count (sc->input);
-    size_t at = jobtask_first (t);
-    hearth_stage_set_timeout (stage, 0); /* as a task without "timeout" */
-    for (size_t k = 0; k < jobtask_span (t); k++) {
+    size_t at = jobtask_first (t), place = sink->place;
+    char **envv = NULL;
+    if (jobparams_env (sc->job_env, sc->stage_env, NULL, NULL, &envv) < 0)
+        return -1;
+    if (sink->stage) /* as a task without "timeout" */
+        hearth_stage_set_timeout (sink->stage, 0);
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < jobtask_span (t); k++) {
         jobtask_view_t v = jobstore_view (self->store, &at);
-        if (s_add_stored_one (stage, &v, sc, n) < 0)
-            return -1;
+        sink->place = place + k;
+        rc = s_add_stored_one (sink, &v, (const char *const *) envv, sc->count);
     }
-    return 0;
+    jobparams_env_destroy (&envv);
+    return rc;
 }
 
 /* A task, or one per item of a foreach task; *lines counts the lines
    files used so far. */
 static int
-s_add_tasks (const jobfile_t *self, hearth_stage_t *stage, const cJSON *t,
+s_add_tasks (const jobfile_t *self, s_sink_t *sink, const cJSON *t,
              s_scope_t *sc, size_t *lines)
 {
     if (jobtask_is_stored (t))
-        return s_add_stored (self, stage, t, sc);
+        return s_add_stored (self, sink, t, sc);
     const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
     if (!each)
-        return s_add_task (stage, t, sc);
+        return s_add_task (sink, t, sc);
     char **items = self->args;
     size_t n = self->nargs;
     if (cJSON_IsObject (each)) {
@@ -329,10 +392,85 @@ s_add_tasks (const jobfile_t *self, hearth_stage_t *stage, const cJSON *t,
     }
     for (size_t i = 0; i < n; i++) {
         sc->item = items[i];
-        if (s_add_task (stage, t, sc) < 0)
+        if (s_add_task (sink, t, sc) < 0)
             return -1;
     }
     sc->item = NULL;
+    return 0;
+}
+
+/* The tasks of a task that reads stage input and has no "count": the
+   partitions of input (checked: a stage before it), else 1, as
+   jobshuffle_default_count says of the stage built. */
+static uint64_t
+s_input_partitions (const cJSON *root, const char *input)
+{
+    const cJSON *st;
+    cJSON_ArrayForEach (st, cJSON_GetObjectItemCaseSensitive (root, "stages"))
+    {
+        const char *name = cJSON_GetStringValue (
+            cJSON_GetObjectItemCaseSensitive (st, "name"));
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive (st, "partitions");
+        if (input && name && strcmp (name, input) == 0)
+            return cJSON_IsNumber (r) && r->valuedouble >= 1
+                       ? (uint64_t) r->valuedouble
+                       : 1;
+    }
+    return 1;
+}
+
+/* The scope of a stage's tasks (count: set per task). */
+static s_scope_t
+s_scope (const jobfile_t *self, const cJSON *st)
+{
+    return (s_scope_t){
+        .job_env = cJSON_GetObjectItemCaseSensitive (self->root, "env"),
+        .stage_env = cJSON_GetObjectItemCaseSensitive (st, "env")};
+}
+
+/* The tasks of stages[pos] through the limits of a task (s_sink_t). */
+static int
+s_check_stage (const jobfile_t *self, const cJSON *st, int pos, size_t *lines,
+               hearth_error_t *err)
+{
+    s_scope_t sc = s_scope (self, st);
+    s_sink_t sink = {.stage = NULL};
+    size_t place = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
+    {
+        sc.count = s_input_partitions (
+            self->root, cJSON_GetStringValue (
+                            cJSON_GetObjectItemCaseSensitive (t, "input")));
+        sink.place = place;
+        if (s_add_tasks (self, &sink, t, &sc, lines) < 0 && !sink.broken)
+            return hearth_errprintf (err, "out of memory");
+        if (sink.broken)
+            return hearth_errprintf (
+                err, "stage \"%s\", task %llu (stages[%d].tasks[%zu]): %s",
+                cJSON_GetStringValue (
+                    cJSON_GetObjectItemCaseSensitive (st, "name")),
+                (unsigned long long) sink.over.index, pos, sink.place,
+                sink.over.text);
+        place += jobtask_span (t);
+    }
+    return 0;
+}
+
+/* Every task of the file through the limits of a task, before anything
+   runs. */
+static int
+s_check_limits (const jobfile_t *self, hearth_error_t *err)
+{
+    size_t lines = 0;
+    int pos = 0;
+    const cJSON *st;
+    cJSON_ArrayForEach (st,
+                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
+    {
+        if (s_check_stage (self, st, pos++, &lines, err) < 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -364,9 +502,8 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
         hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));
-    s_scope_t sc = {.job_env =
-                        cJSON_GetObjectItemCaseSensitive (self->root, "env"),
-                    .stage_env = cJSON_GetObjectItemCaseSensitive (st, "env")};
+    s_scope_t sc = s_scope (self, st);
+    s_sink_t sink = {.stage = stage};
     cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
     for (cJSON *t = tasks ? tasks->child : NULL, *next; t; t = next) {
         next = t->next;
@@ -375,8 +512,8 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
                      cJSON_GetObjectItemCaseSensitive (t, "input")));
         if (in)
             hearth_stage_input (stage, in);
-        sc.input = in;
-        if (s_add_tasks (self, stage, t, &sc, lines) < 0)
+        sc.count = jobshuffle_default_count (in);
+        if (s_add_tasks (self, &sink, t, &sc, lines) < 0)
             return hearth_errprintf (err, "stage %s: cannot add a task: %s",
                                      name, strerror (errno));
         cJSON_Delete (cJSON_DetachItemViaPointer (tasks, t)); /* in the job */

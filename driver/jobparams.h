@@ -15,6 +15,7 @@
 #ifndef HEARTH_DRIVER_JOBPARAMS_H
 #define HEARTH_DRIVER_JOBPARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -29,6 +30,10 @@ typedef struct {
     const char *const *params; /* --param values, "NAME=VALUE" */
     size_t nparams;            /* how many */
     const char *submit_dir;    /* {submit_dir}; NULL: the current dir */
+    bool elsewhere; /* the job runs elsewhere (cluster mode: this is a
+                       check before shipping it): a "foreach" lines file
+                       that cannot be read here is the driver's there
+                       to read, and its tasks go unchecked here */
 } jobparams_input_t;
 
 /* Check root's "params" and in's --param values against them, then fill

@@ -176,11 +176,9 @@ s_add_named (hearth_conf_t *conf, const jobfile_t *jf, const char *key,
     return rc;
 }
 
-/* Load the job file argv[first] with the job's arguments after it, the
-   --param values and the submit directory. */
-static jobfile_t *
-s_load (const hearth_conf_t *conf, int argc, char **argv, int first,
-        hearth_error_t *err)
+jobfile_t *
+jobrun_load (const hearth_conf_t *conf, int argc, char **argv, int first,
+             bool elsewhere, hearth_error_t *err)
 {
     char dir[PATH_MAX];
     size_t nparams = 0;
@@ -195,7 +193,8 @@ s_load (const hearth_conf_t *conf, int argc, char **argv, int first,
                             .nargs = (size_t) (argc - first - 1),
                             .params = (const char *const *) params,
                             .nparams = nparams,
-                            .submit_dir = dir};
+                            .submit_dir = dir,
+                            .elsewhere = elsewhere};
     jobfile_t *jf = jobfile_load (argv[first], &in, err);
     driver_params_destroy (&params);
     return jf;
@@ -225,7 +224,7 @@ jobrun_main (int argc, char **argv)
         return s_fail (2, "%s", "no job file given (see --help)");
     }
     hearth_error_t err;
-    jobfile_t *jf = s_load (conf, argc, argv, first, &err);
+    jobfile_t *jf = jobrun_load (conf, argc, argv, first, false, &err);
     if (!jf || s_add_named (conf, jf, "lib", &err) < 0
         || s_add_named (conf, jf, "files", &err) < 0) {
         jobfile_destroy (&jf);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "driver/internal.h"
+#include "driver/tasklimits.h"
 #include "libcore/clock.h"
 
 /* Tasks one stage may hold: indexes must fit in 32 bits. */
@@ -424,6 +425,25 @@ stage_group (const hearth_stage_t *stage, uint64_t index)
             hi = mid;
     }
     return &stage->groups[lo];
+}
+
+int
+stage_check_limits (const hearth_stage_t *stage, char *why, size_t size)
+{
+    for (size_t k = 0; k < stage->ngroups; k++) {
+        const task_group_t *g = &stage->groups[k];
+        tasklimit_t over;
+        int rc = g->argv ? tasklimits_command ((const char *const *) g->argv,
+                                               (const char *const *) g->env,
+                                               g->count, &over)
+                         : tasklimits_function (g->fn, g->arg, g->count, &over);
+        if (rc < 0) {
+            snprintf (why, size, "stage \"%s\", task %llu: %s", stage->name,
+                      (unsigned long long) (g->first + over.index), over.text);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 void

@@ -19,28 +19,47 @@
 #include "driver/launch.h"
 #include "driver/shuffle.h"
 #include "libcore/clock.h"
+#include "libcore/intkeys.h"
 #include "libcore/log.h"
 #include "libcore/packed.h"
 
 /* Assignments asked of the task set at a time. */
 enum { s_offer_batch = 1024 };
+/* A LAUNCH_TASKS ends past this many bytes of tasks (its input frame
+   aside), so that a message stays far below what a peer accepts (a
+   64 MiB body, 256 MiB frames): big tasks go a few to a message. */
+static const size_t s_max_batch_bytes = 16 * 1024 * 1024;
 /* Distinct stage inputs remembered per LAUNCH_TASKS message. */
 enum { s_max_inputs = 8 };
 /* Distinct stages whose progress one STATUS_UPDATE publishes. */
 enum { s_max_touched = 16 };
+/* Executors whose unsent batches one launch_tick fails (more: the next). */
+enum { s_max_tick_execs = 64 };
 
 struct launch {
     work_t *work;           /* stages and jobs (borrowed) */
     hearth_taskset_t *ts;   /* its task set (borrowed) */
     hearth_packer_t packer; /* scratch for packing LAUNCH_TASKS */
+    zhashx_t *sent;         /* exec id -> batches_t: its LAUNCH_TASKS not
+                               yet handled */
 };
+
+static void
+s_batches_destroy (void **item)
+{
+    batches_destroy ((batches_t **) item);
+}
 
 launch_t *
 launch_new (work_t *work)
 {
     launch_t *self = calloc (1, sizeof *self);
-    if (!self)
+    if (!self || !(self->sent = zhashx_new ())) {
+        free (self);
         return NULL;
+    }
+    hearth_intkeys_setup (self->sent);
+    zhashx_set_destructor (self->sent, s_batches_destroy);
     self->work = work;
     self->ts = work_taskset (work);
     return self;
@@ -53,6 +72,7 @@ launch_destroy (launch_t **self_p)
         return;
     int saved = errno;
     hearth_packer_release (&(*self_p)->packer);
+    zhashx_destroy (&(*self_p)->sent);
     free (*self_p);
     *self_p = NULL;
     errno = saved;
@@ -90,9 +110,9 @@ s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
 static void
 s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
                   hearth_stage_t *st, int exec_id, const hearth_assign_t *a,
-                  int input)
+                  int input, size_t *bytes)
 {
-    int rc = render_task (tasks, st, a->index, a->attempt, input);
+    int rc = render_task (msg, tasks, st, a->index, a->attempt, input, bytes);
     cJSON *t = cJSON_GetArrayItem (tasks, cJSON_GetArraySize (tasks) - 1);
     if (rc == 0 && t)
         rc = shuffle_render (msg, t, work_servers (self->work), st, a->index,
@@ -121,49 +141,131 @@ s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
                                     : "out of memory launching it"});
 }
 
-hearth_msg_t *
-launch_offer (launch_t *self, int exec_id, bool *full)
+/* Bytes of the frames msg got from a task, from frame *seen on (shared
+   ones aside: a stage's input is one copy however many tasks read it). */
+static size_t
+s_new_frame_bytes (const hearth_msg_t *msg, size_t *seen)
 {
-    hearth_assign_t as[s_offer_batch];
-    size_t n = hearth_taskset_offer (self->ts, exec_id, hearth_mono_us (), as,
-                                     s_offer_batch);
-    *full = false;
-    if (n == 0)
-        return NULL;
+    size_t bytes = 0;
+    for (; *seen < msg->nframes; (*seen)++)
+        if (!msg->borrowed || !msg->borrowed[*seen])
+            bytes += zframe_size (msg->frames[*seen]);
+    return bytes;
+}
+
+/* One LAUNCH_TASKS of as[first...] up to n, ending past s_max_batch_bytes
+   (or NULL on no memory, logged).  *end is where it ended. */
+static hearth_msg_t *
+s_render_batch (launch_t *self, int exec_id, const hearth_assign_t *as,
+                size_t first, size_t n, size_t *end)
+{
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
     cJSON *tasks = msg ? cJSON_AddArrayToObject (msg->body, "tasks") : NULL;
     s_input_t inputs[s_max_inputs];
-    size_t ninputs = 0;
+    size_t ninputs = 0, bytes = 0, seen = 0, i = first;
     hearth_stage_t *st = NULL; /* the stage of as[i - 1] */
     eventlog_t *el = work_eventlog (self->work);
-    eventlog_hold_clock (el); /* one clock read for the batch's events */
-    for (size_t i = 0; tasks && i < n; i++) {
-        if (!st || st->uid != as[i].stage)
-            st = work_stage (self->work, as[i].stage);
-        evtask_start (el, exec_id, &as[i]);
+    while (i < n
+           && (i == first
+               || bytes + hearth_packer_size (&self->packer)
+                      < s_max_batch_bytes)) {
+        const hearth_assign_t *a = &as[i++];
+        if (!st || st->uid != a->stage)
+            st = work_stage (self->work, a->stage);
+        evtask_start (el, exec_id, a);
+        if (!tasks)
+            continue; /* no memory: failed with the batch */
         int input = s_input_index (msg, st, inputs, &ninputs);
         if (shuffle_has_roles (st))
-            s_render_shuffle (self, msg, tasks, st, exec_id, &as[i], input);
+            s_render_shuffle (self, msg, tasks, st, exec_id, a, input, &bytes);
         else if (st->resources.n /* the packed form has no resources */
-                 || render_packed (&self->packer, st, as[i].index,
-                                   as[i].attempt, input)
+                 || render_packed (&self->packer, st, a->index, a->attempt,
+                                   input)
                         < 0)
-            render_task (tasks, st, as[i].index, as[i].attempt, input);
+            render_task (msg, tasks, st, a->index, a->attempt, input, &bytes);
+        bytes += s_new_frame_bytes (msg, &seen);
     }
-    eventlog_release_clock (el);
+    *end = i;
     if (tasks && hearth_packer_count (&self->packer) > 0) {
         zframe_t *packed = hearth_packer_frame (&self->packer);
         int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
         if (index < 0 || !cJSON_AddNumberToObject (msg->body, "packed", index))
             tasks = NULL;
     }
+    if (!tasks && hearth_packer_count (&self->packer) > 0) {
+        zframe_t *dropped = hearth_packer_frame (&self->packer);
+        zframe_destroy (&dropped); /* nothing left for the next batch */
+    }
     if (!tasks) {
         log_error ("out of memory launching tasks on executor %d", exec_id);
         hearth_msg_destroy (&msg);
-        return NULL;
     }
-    *full = n == s_offer_batch;
     return msg;
+}
+
+/* exec_id's batches, made when make says so; NULL if none (or no
+   memory). */
+static batches_t *
+s_sent (launch_t *self, int exec_id, bool make)
+{
+    batches_t *b = zhashx_lookup (self->sent, hearth_intkey (exec_id));
+    if (!b && make && (b = batches_new ())
+        && zhashx_insert (self->sent, hearth_intkey (exec_id), b) < 0)
+        batches_destroy (&b);
+    return b;
+}
+
+bool
+launch_offer (launch_t *self, int exec_id, launch_send_fn *send, void *arg)
+{
+    hearth_assign_t as[s_offer_batch];
+    size_t n = hearth_taskset_offer (self->ts, exec_id, hearth_mono_us (), as,
+                                     s_offer_batch);
+    batches_t *sent = n ? s_sent (self, exec_id, true) : NULL;
+    eventlog_t *el = work_eventlog (self->work);
+    eventlog_hold_clock (el); /* one clock read for the offer's events */
+    for (size_t first = 0, end; first < n; first = end) {
+        hearth_msg_t *msg = s_render_batch (self, exec_id, as, first, n, &end);
+        uint64_t batch = sent ? batches_next (sent) : 0;
+        bool kept =
+            sent && batches_add (sent, batch, as + first, end - first) == 0;
+        if (msg && kept
+            && !cJSON_AddNumberToObject (msg->body, "batch", (double) batch))
+            hearth_msg_destroy (&msg);
+        if (msg) /* (not kept: sent all the same, unnumbered) */
+            send (arg, exec_id, &msg, batch);
+        else if (kept)
+            batches_refuse (sent, batch, "out of memory launching it");
+        else /* they stay launched until their executor is lost */
+            log_error ("executor %d: out of memory: %zu tasks launched in no "
+                       "message",
+                       exec_id, end - first);
+    }
+    eventlog_release_clock (el);
+    return n == s_offer_batch;
+}
+
+void
+launch_unsent (launch_t *self, int exec_id, uint64_t batch, const char *why)
+{
+    batches_t *sent = s_sent (self, exec_id, false);
+    if (sent)
+        batches_refuse (sent, batch, why);
+}
+
+void
+launch_handled (launch_t *self, int exec_id, const hearth_msg_t *msg)
+{
+    int64_t launched = hearth_json_int (msg->body, "launched", 0);
+    batches_t *sent = launched ? s_sent (self, exec_id, false) : NULL;
+    if (sent)
+        batches_ack (sent, (uint64_t) launched);
+}
+
+void
+launch_forget (launch_t *self, int exec_id)
+{
+    zhashx_delete (self->sent, hearth_intkey (exec_id));
 }
 
 /* ---- status updates ----------------------------------------------------- */
@@ -396,4 +498,77 @@ launch_status (launch_t *self, int exec_id, uint32_t server, hearth_msg_t *msg)
     eventlog_release_clock (el);
     for (size_t i = 0; i < s.ntouched; i++)
         work_publish (self->work, s.touched[i]);
+    launch_handled (self, exec_id, msg);
+}
+
+/* The attempts of a batch of exec_id, each FAILED with why. */
+static void
+s_fail_batch (launch_t *self, int exec_id, const batches_taken_t *b,
+              const char *why)
+{
+    s_status_t s = {.exec_id = exec_id, .server = SHUFFLE_NO_SERVER};
+    eventlog_t *el = work_eventlog (self->work);
+    eventlog_hold_clock (el);
+    for (size_t i = 0; i < b->n; i++) {
+        s_update_t u = {.tid = DRIVER_TID (b->as[i].stage, b->as[i].index),
+                        .attempt = b->as[i].attempt,
+                        .state = "FAILED",
+                        .error = why};
+        s_apply_update (self, &s, &u);
+    }
+    eventlog_release_clock (el);
+    for (size_t i = 0; i < s.ntouched; i++)
+        work_publish (self->work, s.touched[i]);
+}
+
+bool
+launch_error (launch_t *self, int exec_id, const hearth_msg_t *msg)
+{
+    const char *command = hearth_json_str (msg->body, "command");
+    if (!command || strcmp (command, "LAUNCH_TASKS") != 0)
+        return false;
+    int64_t batch = hearth_json_int (msg->body, "batch", 0);
+    char why[HEARTH_ERROR_TEXT_MAX + 64];
+    snprintf (why, sizeof why, "executor %d refused the task's launch: %s",
+              exec_id, hearth_json_str (msg->body, "message"));
+    batches_t *sent = s_sent (self, exec_id, false);
+    batches_taken_t b;
+    if (!sent || batches_take (sent, (uint64_t) batch, &b) < 0) {
+        log_warn ("%s (batch %lld, not one in flight)", why, (long long) batch);
+        return true;
+    }
+    if (batch)
+        log_warn ("%s (batch %lld: %zu tasks)", why, (long long) batch, b.n);
+    else
+        log_warn ("%s (no batch named: the %zu tasks of every batch it did "
+                  "not say it handled)",
+                  why, b.n);
+    s_fail_batch (self, exec_id, &b, why);
+    free (b.as);
+    return true;
+}
+
+size_t
+launch_tick (launch_t *self)
+{
+    /* collected first: failing attempts may change the table */
+    int ids[s_max_tick_execs];
+    size_t nids = 0, failed = 0;
+    for (batches_t *b = zhashx_first (self->sent); b && nids < s_max_tick_execs;
+         b = zhashx_next (self->sent))
+        if (batches_any_refused (b))
+            ids[nids++] = hearth_intkey_id (zhashx_cursor (self->sent));
+    for (size_t i = 0; i < nids; i++) {
+        batches_t *sent = s_sent (self, ids[i], false);
+        batches_taken_t b;
+        while (sent && batches_take_refused (sent, &b) == 0) {
+            log_warn ("executor %d: %zu tasks not launched: %s", ids[i], b.n,
+                      b.why);
+            s_fail_batch (self, ids[i], &b, b.why);
+            failed += b.n;
+            free (b.as);
+            sent = s_sent (self, ids[i], false);
+        }
+    }
+    return failed;
 }

@@ -5,13 +5,15 @@
     The hot path of the driver: one LAUNCH_TASKS carries up to a batch of
     tasks (each stage's input frame once), one STATUS_UPDATE many
     updates; nothing is allocated per task but a task's result.  The
-    executor set (execs.c) sends and receives the messages.
+    executor set (execs.c) sends and receives the messages, and keeps
+    each executor's batches (batches.h) until it has handled them.
 */
 #ifndef HEARTH_DRIVER_LAUNCH_H
 #define HEARTH_DRIVER_LAUNCH_H
 
 #include <stdbool.h>
 
+#include "driver/batches.h"
 #include "driver/work.h"
 #include "libcore/proto.h"
 
@@ -23,15 +25,44 @@ launch_t *launch_new (work_t *work);
 /* Accepts NULL. */
 void launch_destroy (launch_t **self_p);
 
-/* One LAUNCH_TASKS of the tasks the task set assigns to exec_id now, or
-   NULL when it assigns none (or on no memory, logged).  *full says the
-   batch was full: more may be waiting.  The caller sends the message
-   (which destroys it). */
-hearth_msg_t *launch_offer (launch_t *self, int exec_id, bool *full);
+/* A LAUNCH_TASKS of an offer to exec_id, numbered batch, for the caller
+   to send (it takes *msg_p; one that cannot be sent: launch_unsent). */
+typedef void (launch_send_fn) (void *arg, int exec_id, hearth_msg_t **msg_p,
+                               uint64_t batch);
+
+/* Offer exec_id's free slots: the tasks the task set assigns it now go
+   in LAUNCH_TASKS of at most about 16 MiB of tasks each (a bigger task
+   alone), each numbered, remembered (batches.h) until exec_id says it
+   handled it, and handed to send with arg.  Returns whether the task set
+   assigned a full round: more may be waiting. */
+bool launch_offer (launch_t *self, int exec_id, launch_send_fn *send,
+                   void *arg);
+
+/* Batch of exec_id could not be sent, for why (copied): its attempts
+   fail at the next launch_tick (not now: an offer is going on). */
+void launch_unsent (launch_t *self, int exec_id, uint64_t batch,
+                    const char *why);
+/* exec_id's STATUS_UPDATE or HEARTBEAT (msg borrowed) says, in its
+   "launched", that it handled every batch up to that one: forgotten. */
+void launch_handled (launch_t *self, int exec_id, const hearth_msg_t *msg);
+/* An ERROR from exec_id (msg borrowed): when it is about a LAUNCH_TASKS,
+   the batch it names (none named: every batch exec_id has not said it
+   handled) was refused, and each of its attempts FAILED with the
+   executor's words, as a status update saying so would (retried up to
+   max-failures, its job failed past them), so that none waits for ever.
+   Returns whether it was about a LAUNCH_TASKS. */
+bool launch_error (launch_t *self, int exec_id, const hearth_msg_t *msg);
+/* The attempts of the batches that could not be sent fail, as refused.
+   Returns how many. */
+size_t launch_tick (launch_t *self);
+/* exec_id is gone (its attempts re-queued with it): forget its batches. */
+void launch_forget (launch_t *self, int exec_id);
+
 /* Apply a STATUS_UPDATE from exec_id, whose node's block server is server
    (shuffle.h; msg borrowed): results kept, map outputs registered, task
-   set updated, progress published; a task that failed too often fails
-   its job. */
+   set updated, progress published, the batches it says it handled
+   forgotten (launch_handled); a task that failed too often fails its
+   job. */
 void launch_status (launch_t *self, int exec_id, uint32_t server,
                     hearth_msg_t *msg);
 

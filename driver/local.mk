@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += driver/libdriver.la
 driver_libdriver_la_SOURCES = \
 	driver/hearth.h driver/internal.h \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/apiq.c driver/apiq.h driver/render.c \
+	driver/tasklimits.c driver/tasklimits.h \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
 	driver/execdecom.c driver/execdecom.h \
 	driver/eventlog.c driver/eventlog.h driver/evapp.c \
@@ -12,6 +13,7 @@ driver_libdriver_la_SOURCES = \
 	driver/evfile.c driver/evfile.h driver/evfmt.c driver/evfmt.h \
 	driver/evrec.c driver/evrec.h \
 	driver/execs.c driver/execs.h driver/execres.c driver/execres.h \
+	driver/execsock.c driver/execsock.h driver/batches.c driver/batches.h \
 	driver/launch.c driver/launch.h \
 	driver/ship.c driver/ship.h driver/signals.c driver/signals.h \
 	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \

@@ -2,9 +2,10 @@
     launch time ("{i}" becomes the task's index within its group), so that
     a stage of a million tasks stores a template, not a million argvs.
     Tasks are packed (libcore/packed.h); render_task's JSON form is what
-    the driver falls back to when a task does not fit the packed limits,
-    and what a task that needs custom resources travels in (the packed
-    form has no field for them). */
+    the driver falls back to when a task does not fit the packed limits
+    (a function's argument over 64 KiB, which then travels in a binary
+    frame of its own), and what a task that needs custom resources
+    travels in (the packed form has no field for them). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -40,25 +41,39 @@ render_template (const char *text, uint64_t i)
     return out;
 }
 
-/* Add name: rendered text to obj. Returns 0 or -1. */
+/* A function's argument, rendered, into task t of msg: "arg" (its bytes
+   added to *bytes), or past what the body carries, a binary frame of msg
+   ("arg_frame"; binary data never in JSON strings).  Returns 0 or -1. */
 static int
-s_add_rendered (cJSON *obj, const char *name, const char *text, uint64_t i)
+s_add_arg (cJSON *t, hearth_msg_t *msg, const char *text, uint64_t i,
+           size_t *bytes)
 {
-    if (!strstr (text, "{i}"))
-        return cJSON_AddStringToObject (obj, name, text) ? 0 : -1;
-    char *r = render_template (text, i);
-    cJSON *s = r ? cJSON_AddStringToObject (obj, name, r) : NULL;
+    char *r = strstr (text, "{i}") ? render_template (text, i) : NULL;
+    const char *arg = r ? r : text;
+    size_t len = strlen (arg);
+    int rc = -1;
+    if (len <= HEARTH_TASK_ARG_MAX) {
+        rc = cJSON_AddStringToObject (t, "arg", arg) ? 0 : -1;
+        *bytes += len;
+    }
+    else {
+        int index = hearth_msg_add_bytes (msg, arg, len);
+        rc = index >= 0 && cJSON_AddNumberToObject (t, "arg_frame", index) ? 0
+                                                                           : -1;
+    }
     free (r);
-    return s ? 0 : -1;
+    return rc;
 }
 
+/* The argv, rendered; its bytes added to *bytes.  NULL on no memory. */
 static cJSON *
-s_render_argv (char *const *argv, uint64_t i)
+s_render_argv (char *const *argv, uint64_t i, size_t *bytes)
 {
     cJSON *array = cJSON_CreateArray ();
     for (size_t k = 0; array && argv[k]; k++) {
         char *r = render_template (argv[k], i);
         cJSON *s = r ? cJSON_CreateString (r) : NULL;
+        *bytes += r ? strlen (r) + 1 : 0;
         free (r);
         if (!s) {
             cJSON_Delete (array);
@@ -70,12 +85,13 @@ s_render_argv (char *const *argv, uint64_t i)
 }
 
 static cJSON *
-s_render_env (char *const *env, uint64_t i)
+s_render_env (char *const *env, uint64_t i, size_t *bytes)
 {
     cJSON *map = cJSON_CreateObject ();
     for (size_t k = 0; map && env[k]; k++) {
         char *r = render_template (env[k], i);
         char *eq = r ? strchr (r, '=') : NULL;
+        *bytes += r ? strlen (r) + 1 : 0;
         if (eq) {
             *eq = '\0';
             cJSON_AddStringToObject (map, r, eq + 1);
@@ -171,7 +187,8 @@ render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
         t.arg = s_render_into (buf, sizeof buf, g->arg, i);
         if (!t.arg)
             t.arg = big = render_template (g->arg, i);
-        rc = t.arg ? 0 : -1;
+        /* a larger one goes in a frame of its own: render_task */
+        rc = t.arg && strlen (t.arg) <= HEARTH_TASK_ARG_MAX ? 0 : -1;
     }
     if (rc == 0)
         rc = hearth_packer_add_task (packer, &t);
@@ -181,8 +198,8 @@ render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
 }
 
 int
-render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
-             int attempt, int input_frame)
+render_task (hearth_msg_t *msg, cJSON *tasks, const hearth_stage_t *stage,
+             uint64_t index, int attempt, int input_frame, size_t *bytes)
 {
     const task_group_t *g = stage_group (stage, index);
     uint64_t i = index - g->first;
@@ -193,17 +210,17 @@ render_task (cJSON *tasks, const hearth_stage_t *stage, uint64_t index,
     cJSON_AddNumberToObject (t, "attempt", attempt);
     int rc = 0;
     if (g->argv) {
-        cJSON *argv = s_render_argv (g->argv, i);
+        cJSON *argv = s_render_argv (g->argv, i, bytes);
         rc = argv && cJSON_AddItemToObject (t, "cmd", argv) ? 0 : -1;
         if (rc == 0 && g->env) {
-            cJSON *env = s_render_env (g->env, i);
+            cJSON *env = s_render_env (g->env, i, bytes);
             rc = env && cJSON_AddItemToObject (t, "env", env) ? 0 : -1;
         }
     }
     else {
         rc = cJSON_AddStringToObject (t, "fn", g->fn) ? 0 : -1;
         if (rc == 0 && g->arg[0])
-            rc = s_add_rendered (t, "arg", g->arg, i);
+            rc = s_add_arg (t, msg, g->arg, i, bytes);
     }
     if (input_frame >= 0)
         cJSON_AddNumberToObject (t, "input", input_frame);

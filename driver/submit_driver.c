@@ -22,6 +22,7 @@
 
 #include "driver/internal.h"
 #include "driver/jobnames.h"
+#include "driver/jobrun.h"
 #include "driver/ship.h"
 #include "driver/submit_driver.h"
 #include "driver/submit_request.h"
@@ -242,6 +243,43 @@ s_collect (hearth_conf_t *conf, const char *app, bool job, s_files_t *f)
     return 0;
 }
 
+/* ---- before shipping ---------------------------------------------------- */
+
+/* What the driver will refuse on its worker, refused here in the words of
+   the job file and of this command line (exit 2): a job file with a
+   mistake or a task over the limits of a task (jobfile.h), and an
+   argument that SUBMIT_DRIVER cannot carry (nor the worker pass to the
+   driver's command line).  Not refused by the master in wire words
+   after shipping. */
+static int
+s_check_here (hearth_conf_t *conf, int argc, char **argv, int first, bool job)
+{
+    hearth_error_t err;
+    jobfile_t *jf =
+        job ? jobrun_load (conf, argc, argv, first, true, &err) : NULL;
+    if (job && !jf)
+        return submit_fail (2, "%s", err.text);
+    jobfile_destroy (&jf);
+    int nargs = argc - first - 1;
+    if (nargs > HEARTH_TASK_ARGV_MAX)
+        return submit_fail (2,
+                            "%d arguments after %s, over the %d that cluster "
+                            "mode carries to the driver",
+                            nargs, argv[first], HEARTH_TASK_ARGV_MAX);
+    for (int i = first + 1; i < argc; i++) {
+        size_t len = strlen (argv[i]);
+        if (len > HEARTH_TASK_ARG_MAX)
+            return submit_fail (2,
+                                "argument %d after %s is %zu bytes, over the "
+                                "%d an argument may be in cluster mode (it "
+                                "travels to the driver's command line): ship "
+                                "the data as a file (--files)",
+                                i - first, argv[first], len,
+                                HEARTH_TASK_ARG_MAX);
+    }
+    return 0;
+}
+
 /* ---- SUBMIT_DRIVER ---------------------------------------------------- */
 
 /* Read path into a new frame and add it to msg; returns its index or -1
@@ -456,12 +494,14 @@ submit_cluster (hearth_conf_t *conf, int argc, char **argv, int first)
 {
     s_files_t files = {0};
     hearth_error_t err;
-    int rc;
+    const char *app = argv[first];
+    bool job = submit_is_job_file (app);
+    int rc = s_check_here (conf, argc, argv, first, job);
+    if (rc != 0)
+        return rc;
     submit_link_t *link = submit_link_new (conf, &rc);
     if (!link)
         return rc;
-    const char *app = argv[first];
-    bool job = submit_is_job_file (app);
     hearth_msg_t *msg = NULL, *reply = NULL;
     if (s_collect (conf, app, job, &files) < 0
         || !(msg = s_build (conf, argc, argv, first, &files, job))) {

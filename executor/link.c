@@ -2,10 +2,11 @@
 
     A DEALER socket to the driver's ROUTER.  In: REGISTERED_EXECUTOR (with
     the application's shipped libraries), LAUNCH_TASKS, KILL_TASK,
-    STOP_EXECUTOR, ERROR, HEARTBEAT (s_handlers).  Out: REGISTER_EXECUTOR
-    once, STATUS_UPDATE in batches (all the updates that are ready when a
-    handler returns go in one message), and HEARTBEAT only when nothing
-    else was sent for an interval.  The link owns the task table, which
+    STOP_EXECUTOR, ERROR, HEARTBEAT (orders.c's handlers).  Out:
+    REGISTER_EXECUTOR once, STATUS_UPDATE in batches (all the updates that
+    are ready when a handler returns go in one message), HEARTBEAT only
+    when nothing else was sent for an interval, and ERROR for a
+    LAUNCH_TASKS it cannot decode.  The link owns the task table, which
     hands it the updates through the callbacks of tasks_events_t.
 */
 #include "config.h"
@@ -18,9 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "executor/files.h"
-#include "executor/libs.h"
 #include "executor/link.h"
+#include "executor/link_int.h"
 #include "executor/peak.h"
 #include "executor/shuffletask.h"
 #include "executor/tasks.h"
@@ -49,25 +49,6 @@ static const int s_flush_delay_ms = 2;
 static const int64_t s_log_period_ms = 60000;
 /* Kinds of such lines (a few fixed keys). */
 static const size_t s_log_keys_max = 16;
-
-struct link {
-    executor_t *ex;          /* the context (borrowed) */
-    tasks_t *tasks;          /* the task table (owned) */
-    zsock_t *driver;         /* DEALER to the driver */
-    zcert_t *cert;           /* our CURVE keys, when the driver has a key */
-    bool registered;         /* REGISTERED_EXECUTOR received */
-    int64_t last_recv_ms;    /* last message from the driver (mono) */
-    int64_t last_send_ms;    /* last message to the driver (mono) */
-    hearth_msg_t *batch;     /* STATUS_UPDATE's large result frames
-                                while updates are packed, or NULL */
-    hearth_packer_t updates; /* the updates (and small results) packed */
-    size_t batch_bytes;      /* result bytes in the batch */
-    int batch_count;         /* updates in the batch */
-    int flush_timer;         /* the loop's timer of s_flush_soon, or -1 */
-    hearth_loglimit_t *log_limit; /* lines about the driver's bad messages */
-    int64_t peak_rss;             /* our peak memory so far, bytes */
-    bool peak_unsent;             /* it grew since the driver was told */
-};
 
 static int s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg);
 static int s_send_register (link_t *self);
@@ -201,191 +182,33 @@ s_send_register (link_t *self)
     return s_send (self, &msg);
 }
 
-/* --- the driver's messages --------------------------------------------- */
-
-typedef void (s_handler_fn) (link_t *self, hearth_msg_t *msg);
-
-/* A size the driver sets (a positive integer field of REGISTERED_EXECUTOR),
-   into *bound; absent or 0: the executor's own stays. */
-static void
-s_bound (const cJSON *body, const char *name, size_t *bound)
+/* The batch number a refused LAUNCH_TASKS carries (its fields are
+   unchecked), or 0. */
+static int64_t
+s_refused_batch (const hearth_msg_t *refused)
 {
-    int64_t v = hearth_json_int (body, name, 0);
-    if (v > 0)
-        *bound = (size_t) v;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive (refused->body, "batch");
+    double v = cJSON_IsNumber (b) ? b->valuedouble : 0;
+    return v >= 1 && v <= 9007199254740991.0 && v == (double) (int64_t) v
+               ? (int64_t) v
+               : 0;
 }
 
+/* A LAUNCH_TASKS that could not be decoded: its tasks would never start
+   nor end, so the driver is told, with the batch it numbered it
+   (protocol.md "Batches"), and fails them rather than wait for ever. */
 static void
-s_on_registered (link_t *self, hearth_msg_t *msg)
+s_refuse_launch (link_t *self, const hearth_msg_t *refused,
+                 const hearth_error_t *err)
 {
-    executor_t *ex = self->ex;
-    const cJSON *b = msg->body;
-    self->registered = true;
-    ex->hb_interval_ms =
-        hearth_json_int (b, "heartbeat_interval_ms", ex->hb_interval_ms);
-    ex->hb_liveness =
-        hearth_json_int (b, "heartbeat_liveness", ex->hb_liveness);
-    ex->max_result_bytes =
-        hearth_json_int (b, "max_result_bytes", ex->max_result_bytes);
-    /* the shuffle's bounds are the application's: its driver's settings
-       win over this executor's own flags */
-    s_bound (b, "shuffle_memory", &ex->shuffle_memory);
-    s_bound (b, "fetch_max_in_flight", &ex->fetch_in_flight);
-    s_bound (b, "max_input_bytes", &ex->max_input_bytes);
-    const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
-    const cJSON *lib;
-    cJSON_ArrayForEach (lib, libs)
-    {
-        hearth_error_t err;
-        zframe_t *frame =
-            hearth_msg_frame (msg, hearth_json_int (lib, "frame", -1));
-        if (libs_add (ex->libs, hearth_json_str (lib, "name"),
-                      hearth_json_str (lib, "hash"), frame, &err)
-            < 0)
-            log_error ("%s", err.text);
-    }
-    const cJSON *files = cJSON_GetObjectItemCaseSensitive (b, "files");
-    const cJSON *file;
-    cJSON_ArrayForEach (file, files)
-    {
-        hearth_error_t err;
-        zframe_t *frame =
-            hearth_msg_frame (msg, hearth_json_int (file, "frame", -1));
-        if (files_add (ex->work_dir, hearth_json_str (file, "name"),
-                       hearth_json_str (file, "hash"),
-                       (int) hearth_json_int (file, "mode", 0600), frame, &err)
-            < 0)
-            log_error ("%s", err.text);
-    }
-    log_info ("registered with the driver (%d libraries, %d files)",
-              cJSON_GetArraySize (libs), cJSON_GetArraySize (files));
-}
-
-/* Move the message's frames into a shared block the tasks reference. */
-static shared_frames_t *
-s_share_frames (hearth_msg_t *msg)
-{
-    if (msg->nframes == 0)
-        return NULL;
-    shared_frames_t *sf = calloc (1, sizeof *sf);
-    if (!sf)
-        return NULL;
-    sf->frames = msg->frames;
-    sf->nframes = msg->nframes;
-    msg->frames = NULL;
-    msg->nframes = msg->frames_alloc = 0;
-    return sf;
-}
-
-/* The packed function tasks (the decoder has checked every record). */
-static void
-s_launch_packed (link_t *self, const cJSON *index, shared_frames_t *sf)
-{
-    hearth_unpacker_t u;
-    hearth_packed_task_t p;
-    hearth_error_t err;
-    if (!index || !sf || (size_t) index->valuedouble >= sf->nframes
-        || hearth_unpacker_init (&u, sf->frames[(size_t) index->valuedouble],
-                                 HEARTH_PACKED_TASKS, &err)
-               < 0)
-        return;
-    while (hearth_unpack_task (&u, sf->nframes, &p, &err) > 0) {
-        task_t *t = task_from_packed (&p, sf);
-        if (t)
-            tasks_enqueue (self->tasks, t);
-        else
-            log_error ("out of memory queueing a task");
-    }
-}
-
-static void
-s_on_launch (link_t *self, hearth_msg_t *msg)
-{
-    shared_frames_t *sf = s_share_frames (msg);
-    if (sf)
-        sf->refs = 1; /* ours, while we enqueue */
-    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (msg->body, "tasks");
-    const cJSON *json;
-    cJSON_ArrayForEach (json, tasks)
-    {
-        task_t *t = task_from_json (json, sf);
-        if (!t) {
-            log_error ("out of memory queueing a task");
-            continue;
-        }
-        tasks_enqueue (self->tasks, t);
-    }
-    s_launch_packed (
-        self, cJSON_GetObjectItemCaseSensitive (msg->body, "packed"), sf);
-    shared_frames_release (&sf);
-    tasks_dispatch (self->tasks);
-}
-
-static void
-s_on_kill (link_t *self, hearth_msg_t *msg)
-{
-    tasks_kill (self->tasks, hearth_json_int (msg->body, "tid", 0),
-                (int) hearth_json_int (msg->body, "attempt", 0));
-}
-
-static void
-s_on_stop (link_t *self, hearth_msg_t *msg)
-{
-    log_info ("driver says stop: %s",
-              hearth_json_str (msg->body, "reason") ?: "no reason");
-    self->ex->stopping = true;
-}
-
-static void
-s_on_error (link_t *self, hearth_msg_t *msg)
-{
-    const char *code = hearth_json_str (msg->body, "code");
-    const char *text = hearth_json_str (msg->body, "message");
-    if (self->registered) {
-        hearth_log_limited (self->log_limit, HEARTH_LOG_ERROR,
-                            "error reported by the driver", hearth_mono_ms (),
-                            "driver says %s: %s", code, text);
-        return;
-    }
-    log_error ("driver says %s: %s", code, text);
-    self->ex->stopping = true;
-    self->ex->exit_code = 1;
-}
-
-/* A sign of life, which s_on_driver has counted already. */
-static void
-s_on_heartbeat (link_t *self, hearth_msg_t *msg)
-{
-    (void) self;
-    (void) msg;
-}
-
-/* The driver's commands, LAUNCH_TASKS first: by far the most frequent. */
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
-    {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
-    {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
-    {HEARTH_CMD_REGISTERED_EXECUTOR, s_on_registered},
-    {HEARTH_CMD_KILL_TASK, s_on_kill},
-    {HEARTH_CMD_STOP_EXECUTOR, s_on_stop},
-    {HEARTH_CMD_ERROR, s_on_error},
-};
-
-/* Handle one message from the driver. */
-static void
-s_dispatch (link_t *self, hearth_msg_t *msg)
-{
-    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-        if (s_handlers[i].cmd == msg->cmd) {
-            s_handlers[i].handler (self, msg);
-            return;
-        }
-    hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
-                        "unexpected command from the driver", hearth_mono_ms (),
-                        "unexpected %s from the driver, ignored",
-                        hearth_cmd_name (msg->cmd));
+    int64_t batch = s_refused_batch (refused);
+    hearth_msg_t *msg = hearth_error_new (err->code, err->text, "LAUNCH_TASKS");
+    if (msg && batch)
+        cJSON_AddNumberToObject (msg->body, "batch", (double) batch);
+    if (batch > self->launched)
+        self->launched = batch;
+    if (msg)
+        s_send (self, &msg);
 }
 
 static int
@@ -398,8 +221,9 @@ s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg)
     while (got < s_max_drain && !ex->stopping) {
         hearth_error_t err;
         bool none;
+        hearth_msg_t *refused;
         hearth_msg_t *msg =
-            hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
+            hearth_msg_try_recv_refused (sock, NULL, &none, &err, &refused);
         if (none)
             break;
         if (!msg && hearth_recv_broken (&err)) {
@@ -413,9 +237,12 @@ s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg)
                                 "bad message from the driver",
                                 self->last_recv_ms,
                                 "bad message from the driver: %s", err.text);
+            if (refused && refused->cmd == HEARTH_CMD_LAUNCH_TASKS)
+                s_refuse_launch (self, refused, &err);
+            hearth_msg_destroy (&refused);
             continue;
         }
-        s_dispatch (self, msg);
+        link_dispatch (self, msg);
         hearth_msg_destroy (&msg);
     }
     if (got)
@@ -449,6 +276,16 @@ s_add_peak (link_t *self, hearth_msg_t *msg)
     self->peak_unsent = false;
 }
 
+/* The last batch handled, into a message to the driver: the batches up
+   to it need no more of the driver's memory (protocol.md "Batches"). */
+static void
+s_add_launched (link_t *self, hearth_msg_t *msg)
+{
+    if (self->launched > 0)
+        cJSON_AddNumberToObject (msg->body, "launched",
+                                 (double) self->launched);
+}
+
 static void
 s_send_heartbeat (link_t *self)
 {
@@ -461,6 +298,7 @@ s_send_heartbeat (link_t *self)
     cJSON_AddNumberToObject (msg->body, "tasks_running",
                              (double) tasks_running (self->tasks));
     s_add_peak (self, msg);
+    s_add_launched (self, msg);
     s_send (self, &msg);
 }
 
@@ -685,5 +523,6 @@ s_flush (void *arg)
     if (self->peak_rss == 0) /* an executor shorter than a tick: now */
         s_measure_peak (self);
     s_add_peak (self, msg);
+    s_add_launched (self, msg);
     s_send (self, &msg);
 }

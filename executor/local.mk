@@ -10,7 +10,8 @@ hearth_executor_SOURCES = \
 	executor/libs.h \
 	executor/files.h \
 	executor/main.c \
-	executor/link.c executor/peak.c executor/peak.h \
+	executor/link.c executor/link_int.h executor/orders.c \
+	executor/peak.c executor/peak.h \
 	executor/tasks.c \
 	executor/resalloc.c executor/resalloc.h \
 	executor/cmdrun.c \

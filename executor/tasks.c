@@ -136,15 +136,23 @@ s_attach_input (task_t *t, int64_t index, shared_frames_t *sf)
     sf->refs++;
 }
 
-/* A new task with a copy of fn, lib and arg in the same block (fn NULL:
-   a command task, no strings). */
+/* A function's argument: arg_len bytes at arg (not NUL-terminated when
+   they come from a frame). */
+typedef struct {
+    const char *arg; /* its bytes, or NULL: "" */
+    size_t arg_len;  /* how many */
+} s_arg_t;
+
+/* A new task with a copy of fn, lib and the argument (made a string:
+   NUL-terminated) in the same block (fn NULL: a command task, no
+   strings). */
 static task_t *
 s_task_new (uint64_t tid, int attempt, int64_t timeout_ms, const char *fn,
-            const char *lib, const char *arg)
+            const char *lib, s_arg_t a)
 {
     size_t fn_size = fn ? strlen (fn) + 1 : 0;
     size_t lib_size = fn && lib ? strlen (lib) + 1 : 0;
-    size_t arg_size = fn ? strlen (arg ? arg : "") + 1 : 0;
+    size_t arg_size = fn ? (a.arg ? a.arg_len : 0) + 1 : 0;
     task_t *t = calloc (1, sizeof *t + fn_size + lib_size + arg_size);
     if (!t)
         return NULL;
@@ -155,11 +163,29 @@ s_task_new (uint64_t tid, int attempt, int64_t timeout_ms, const char *fn,
     char *p = (char *) (t + 1);
     if (fn) {
         t->fn = memcpy (p, fn, fn_size);
-        t->arg = memcpy (p + fn_size, arg ? arg : "", arg_size);
+        t->arg = p + fn_size;
+        if (arg_size > 1)
+            memcpy (p + fn_size, a.arg, arg_size - 1);
+        p[fn_size + arg_size - 1] = '\0';
         if (lib)
             t->lib = memcpy (p + fn_size + arg_size, lib, lib_size);
     }
     return t;
+}
+
+/* A JSON task's argument: "arg", or the bytes of its "arg_frame" (the
+   frame's argument ends at a NUL byte it may hold). */
+static s_arg_t
+s_arg_of (const cJSON *json, shared_frames_t *sf)
+{
+    const char *arg = hearth_json_str (json, "arg");
+    int64_t index = hearth_json_int (json, "arg_frame", -1);
+    if (index >= 0 && sf && (size_t) index < sf->nframes)
+        return (s_arg_t){zframe_size (sf->frames[index])
+                             ? (const char *) zframe_data (sf->frames[index])
+                             : NULL,
+                         zframe_size (sf->frames[index])};
+    return (s_arg_t){arg, arg ? strlen (arg) : 0};
 }
 
 task_t *
@@ -169,8 +195,7 @@ task_from_json (const cJSON *json, shared_frames_t *sf)
     task_t *t = s_task_new ((uint64_t) hearth_json_int (json, "tid", 0),
                             (int) hearth_json_int (json, "attempt", 0),
                             hearth_json_int (json, "timeout_ms", 0), fn,
-                            hearth_json_str (json, "lib"),
-                            hearth_json_str (json, "arg"));
+                            hearth_json_str (json, "lib"), s_arg_of (json, sf));
     if (!t)
         return NULL;
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (json, "cmd");
@@ -220,8 +245,8 @@ s_command_from_packed (task_t *t, const hearth_packed_task_t *p)
 task_t *
 task_from_packed (const hearth_packed_task_t *p, shared_frames_t *sf)
 {
-    task_t *t =
-        s_task_new (p->tid, p->attempt, p->timeout_ms, p->fn, p->lib, p->arg);
+    task_t *t = s_task_new (p->tid, p->attempt, p->timeout_ms, p->fn, p->lib,
+                            (s_arg_t){p->arg, p->arg ? strlen (p->arg) : 0});
     if (t && p->argc && s_command_from_packed (t, p) < 0)
         task_destroy (&t);
     if (t)

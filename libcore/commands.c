@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "libcore/cmdrules.h"
 #include "libcore/ids.h"
 #include "libcore/packed.h"
 #include "libcore/partfmt.h"
@@ -20,15 +21,15 @@
 #define MAX_MEMORY_MB 1099511627776.0 /* 1 EiB in MiB: "anything real" */
 #define MAX_EXEC_ID 2147483647.0
 #define MAX_TASK_ID 9007199254740991.0 /* 2^53 - 1, exact in JSON */
-#define MAX_ATTEMPT 1000
+#define MAX_ATTEMPT HEARTH_TASK_ATTEMPT_MAX
 #define MAX_TEXT 4096 /* messages, reasons, errors */
 #define MAX_HOST 255
 #define MAX_URL 512
-#define MAX_SHUFFLE 2147483647.0 /* a partitioned stage's shuffle id */
-#define MAX_ARG 65536            /* one argv element or task argument */
-#define MAX_ARGV 4096            /* argv elements of one command */
-#define MAX_BATCH 100000         /* tasks or updates in one message */
-#define MAX_LIST 1000000         /* executors, workers, files listed at once */
+#define MAX_SHUFFLE 2147483647.0      /* a partitioned stage's shuffle id */
+#define MAX_ARG HEARTH_TASK_ARG_MAX   /* one argv element or task argument */
+#define MAX_ARGV HEARTH_TASK_ARGV_MAX /* argv elements of one command */
+#define MAX_BATCH 100000              /* tasks or updates in one message */
+#define MAX_LIST 1000000 /* executors, workers, files listed at once */
 #define MAX_EXIT 65535
 #define MAX_PATH 4096                /* a file path */
 #define MAX_BYTES 9007199254740991.0 /* a byte count: 2^53 - 1 */
@@ -85,10 +86,11 @@ static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED", NULL};
 #define F_EXIT(n) INT (n, false, -MAX_EXIT, MAX_EXIT)
 #define F_INTERVAL(n, r) INT (n, r, 1, 86400000)
 #define F_LAUNCH(r) INT ("launch", r, 1, 1e9)
+/* A LAUNCH_TASKS's number, from its driver (protocol.md "Batches"). */
+#define F_BATCH(n) INT (n, false, 1, MAX_TASK_ID)
 
 /* Element descriptors. */
 static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
-static const hearth_field_t s_argv0[] = {STR ("", true, 1, MAX_ARG)};
 /* Custom resources (libcore/resources.h checks names and addresses). */
 static const hearth_field_t s_res_addr[] = {
     STR ("", true, 1, HEARTH_RESOURCE_ADDR_MAX)};
@@ -142,11 +144,12 @@ static const hearth_field_t s_fetch_failed[] = {
 static const hearth_field_t s_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID),
     INT ("attempt", true, 0, MAX_ATTEMPT),
-    ARRAY ("cmd", false, MAX_ARGV, s_argv0),
-    STR ("fn", false, 1, 255),
+    ARRAY ("cmd", false, MAX_ARGV, s_arg), /* argv[0] not "": cmdrules.c */
+    STR ("fn", false, 1, HEARTH_TASK_FN_MAX),
     NAME ("lib", false),
     STR ("arg", false, 0, MAX_ARG),
-    MAP ("env", false, 1024, s_arg),
+    FRAME ("arg_frame", false), /* a larger argument: cmdrules.c */
+    MAP ("env", false, HEARTH_TASK_ENV_MAX, s_arg),
     FRAME ("input", false),
     INT ("timeout_ms", false, 0, 31536000000.0),
     OBJECT ("map", false, s_map_role),
@@ -186,7 +189,8 @@ static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
 /* Command bodies. */
 static const hearth_field_t b_error[] = {
     STR ("code", true, 1, 64), F_TEXT ("message", true),
-    STR ("command", false, 0, 64), STR ("leader", false, 0, MAX_URL), END};
+    STR ("command", false, 0, 64), STR ("leader", false, 0, MAX_URL),
+    F_BATCH ("batch"), END};
 static const hearth_field_t b_heartbeat[] = {
     STR ("id", false, 0, 128),
     ENUM ("status", false, hearth_master_states),
@@ -196,7 +200,7 @@ static const hearth_field_t b_heartbeat[] = {
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
     INT ("shuffle_bytes", false, 0, 9007199254740991),
-    INT ("peak_rss_bytes", false, 0, MAX_BYTES),
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"),
     END};
 static const hearth_field_t b_register_worker[] = {
     F_WORKER_ID ("id", true), STR ("host", true, 1, MAX_HOST),
@@ -327,13 +331,14 @@ static const hearth_field_t b_registered_executor[] = {
     INT ("fetch_max_in_flight", false, 0, 1LL << 40),
     INT ("max_input_bytes", false, 0, 1LL << 40), END};
 static const hearth_field_t b_launch_tasks[] = {
-    ARRAY ("tasks", true, MAX_BATCH, s_tasks), FRAME ("packed", false), END};
+    ARRAY ("tasks", true, MAX_BATCH, s_tasks), FRAME ("packed", false),
+    F_BATCH ("batch"), END};
 static const hearth_field_t b_kill_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID), INT ("attempt", true, 0, MAX_ATTEMPT),
     END};
 static const hearth_field_t b_status_update[] = {
     ARRAY ("updates", true, MAX_BATCH, s_updates), FRAME ("packed", false),
-    INT ("peak_rss_bytes", false, 0, MAX_BYTES), END};
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"), END};
 static const hearth_field_t b_drain_worker[] = {
     F_WORKER_ID ("worker_id", true), F_TEXT ("reason", false), END};
 static const hearth_field_t b_worker_id[] = {F_WORKER_ID ("worker_id", true),
@@ -428,117 +433,6 @@ static const hearth_field_t b_application_progress[] = {
 
 /* clang-format on */
 
-/* The binary frame a body's `packed` field names, if any, checked as a
-   frame of records with tag (packed.h). */
-static int
-s_check_packed (const cJSON *body, zframe_t *const *frames, size_t nframes,
-                const char *tag, hearth_error_t *err)
-{
-    const cJSON *index = cJSON_GetObjectItemCaseSensitive (body, "packed");
-    if (!index)
-        return 0;
-    /* the schema checked that it indexes one of the frames */
-    return hearth_packed_check (frames[(size_t) index->valuedouble], tag,
-                                nframes, err);
-}
-
-/* A little-endian u32 at p. */
-static uint32_t
-s_le32 (const unsigned char *p)
-{
-    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16
-           | (uint32_t) p[3] << 24;
-}
-
-static int
-s_check_updates (const cJSON *body, zframe_t *const *frames, size_t nframes,
-                 hearth_error_t *err)
-{
-    const cJSON *updates = cJSON_GetObjectItemCaseSensitive (body, "updates");
-    int i = 0;
-    for (const cJSON *u = updates ? updates->child : NULL; u;
-         u = u->next, i++) {
-        const cJSON *sizes = cJSON_GetObjectItemCaseSensitive (u, "map_sizes");
-        size_t len =
-            sizes ? zframe_size (frames[(size_t) sizes->valuedouble]) : 8;
-        if (len == 0 || len % 8 != 0 || len / 8 > HEARTH_MAX_PARTITIONS)
-            return hearth_errcode (err, "bad_field",
-                                   "field 'updates[%d].map_sizes': expected "
-                                   "1..%u u64 sizes, got a frame of %zu bytes",
-                                   i, HEARTH_MAX_PARTITIONS, len);
-    }
-    return s_check_packed (body, frames, nframes, HEARTH_PACKED_UPDATES, err);
-}
-
-/* A reduce role's "blocks" frame: whole records, each naming one of its
-   servers (or none: HEARTH_BLOCK_LOCAL) and a possible attempt. */
-static int
-s_check_blocks (const cJSON *reduce, zframe_t *const *frames, int i,
-                hearth_error_t *err)
-{
-    const cJSON *index = cJSON_GetObjectItemCaseSensitive (reduce, "blocks");
-    zframe_t *frame = frames[(size_t) index->valuedouble];
-    size_t len = zframe_size (frame);
-    const unsigned char *data = zframe_data (frame);
-    int nservers = cJSON_GetArraySize (
-        cJSON_GetObjectItemCaseSensitive (reduce, "servers"));
-    if (len % HEARTH_BLOCK_RECORD != 0)
-        return hearth_errcode (err, "bad_field",
-                               "field 'tasks[%d].reduce.blocks': expected a "
-                               "multiple of %d bytes, got %zu",
-                               i, HEARTH_BLOCK_RECORD, len);
-    for (size_t m = 0; m < len / HEARTH_BLOCK_RECORD; m++) {
-        const unsigned char *r = data + m * HEARTH_BLOCK_RECORD;
-        uint32_t server = s_le32 (r), attempt = s_le32 (r + 4);
-        if (server != HEARTH_BLOCK_LOCAL && server >= (uint32_t) nservers)
-            return hearth_errcode (err, "bad_field",
-                                   "field 'tasks[%d].reduce.blocks': map %zu "
-                                   "names server %u of %d",
-                                   i, m, server, nservers);
-        if (attempt > MAX_ATTEMPT)
-            return hearth_errcode (err, "bad_field",
-                                   "field 'tasks[%d].reduce.blocks': map %zu "
-                                   "has attempt %u (at most %d)",
-                                   i, m, attempt, MAX_ATTEMPT);
-    }
-    return 0;
-}
-
-/* Rules across fields that a schema cannot say. */
-static int
-s_check_tasks (const cJSON *body, zframe_t *const *frames, size_t nframes,
-               hearth_error_t *err)
-{
-    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (body, "tasks");
-    int i = 0;
-    for (const cJSON *t = tasks ? tasks->child : NULL; t; t = t->next, i++) {
-        /* case-sensitive, as the schema: "CMD" is an unknown field */
-        const cJSON *argv = cJSON_GetObjectItemCaseSensitive (t, "cmd");
-        bool cmd = argv != NULL;
-        bool fn = cJSON_GetObjectItemCaseSensitive (t, "fn") != NULL;
-        if (cmd == fn)
-            return hearth_errcode (err, "bad_field",
-                                   "field 'tasks[%d]': expected exactly one "
-                                   "of 'cmd' and 'fn', got %s",
-                                   i, cmd ? "both" : "neither");
-        if (cmd && cJSON_GetArraySize (argv) == 0)
-            return hearth_errcode (err, "bad_field",
-                                   "field 'tasks[%d].cmd': expected a "
-                                   "non-empty argv, got an empty array",
-                                   i);
-        if (cJSON_GetObjectItemCaseSensitive (t, "map")
-            && cJSON_GetObjectItemCaseSensitive (t, "output"))
-            return hearth_errcode (err, "bad_field",
-                                   "field 'tasks[%d]': 'map' and 'output' "
-                                   "exclude each other",
-                                   i);
-        const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (t, "reduce");
-        if (reduce && s_check_blocks (reduce, frames, i, err) < 0)
-            return -1;
-    }
-    return s_check_packed (body, frames, nframes, HEARTH_PACKED_TASKS, err);
-}
-
 typedef struct {
     const char *name;             /* wire name */
     const hearth_field_t *schema; /* body fields */
@@ -597,11 +491,12 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_REGISTER_EXECUTOR] = {"REGISTER_EXECUTOR", b_register_executor},
     [HEARTH_CMD_REGISTERED_EXECUTOR] = {"REGISTERED_EXECUTOR",
                                         b_registered_executor},
-    [HEARTH_CMD_LAUNCH_TASKS] = {"LAUNCH_TASKS", b_launch_tasks, s_check_tasks},
+    [HEARTH_CMD_LAUNCH_TASKS] = {"LAUNCH_TASKS", b_launch_tasks,
+                                 hearth_cmdrules_tasks},
     [HEARTH_CMD_KILL_TASK] = {"KILL_TASK", b_kill_task},
     [HEARTH_CMD_STOP_EXECUTOR] = {"STOP_EXECUTOR", b_optional_reason},
     [HEARTH_CMD_STATUS_UPDATE] = {"STATUS_UPDATE", b_status_update,
-                                  s_check_updates},
+                                  hearth_cmdrules_updates},
     [HEARTH_CMD_WORKER_STOPPING] = {"WORKER_STOPPING", b_worker_stopping},
     [HEARTH_CMD_DRAIN_WORKER] = {"DRAIN_WORKER", b_drain_worker},
     [HEARTH_CMD_DRAIN_WORKER_RESPONSE] = {"DRAIN_WORKER_RESPONSE",

@@ -21,4 +21,11 @@ hearth_intkey (int id)
     return (void *) (uintptr_t) ((uint32_t) id + 1u);
 }
 
+/* The id of a key (zhashx_cursor's, when iterating). */
+static inline int
+hearth_intkey_id (const void *key)
+{
+    return (int) ((uint32_t) (uintptr_t) key - 1u);
+}
+
 #endif

@@ -6,7 +6,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/units.c libcore/units.h \
 	libcore/ids.c libcore/ids.h \
 	libcore/schema.c libcore/schema.h \
-	libcore/commands.c \
+	libcore/commands.c libcore/cmdrules.c libcore/cmdrules.h \
 	libcore/proto.c libcore/proto.h \
 	libcore/jsonprint.c libcore/jsonprint.h \
 	libcore/packed.c libcore/packed.h \

@@ -12,14 +12,15 @@
 
 /* The limits of the same fields in JSON (commands.c, docs/protocol.md). */
 static const uint64_t s_max_tid = 9007199254740991ull; /* 2^53 - 1 */
-static const uint32_t s_max_attempt = 1000;
-static const size_t s_max_fn = 255;
+static const uint32_t s_max_attempt = HEARTH_TASK_ATTEMPT_MAX;
+static const size_t s_max_fn = HEARTH_TASK_FN_MAX;
 static const size_t s_max_name = 255;
-static const size_t s_max_arg = 65536;
-static const int s_max_argv = 4096;
-static const int s_max_env = 1024;
+static const size_t s_max_arg = HEARTH_TASK_ARG_MAX;
+static const int s_max_argv = HEARTH_TASK_ARGV_MAX;
+static const int s_max_env = HEARTH_TASK_ENV_MAX;
 /* An environment entry: a name, '=', a value of at most s_max_arg. */
-static const size_t s_max_env_entry = 65536 + 256;
+static const size_t s_max_env_entry =
+    HEARTH_TASK_ENV_NAME_MAX + 1 + HEARTH_TASK_ARG_MAX;
 static const int64_t s_max_timeout_ms = 31536000000ll;
 static const uint32_t s_max_records = 100000;
 static const size_t s_max_error = 4096;
@@ -263,9 +264,10 @@ hearth_unpacker_init (hearth_unpacker_t *self, zframe_t *frame, const char *tag,
     return 0;
 }
 
-/* Exactly argc argv strings (1..s_max_arg bytes) then envc environment
-   entries ("NAME=VALUE": a name of at least one byte, a value of at most
-   s_max_arg), each ending with its NUL, in len bytes at s. */
+/* Exactly argc argv strings (0..s_max_arg bytes, the first at least 1)
+   then envc environment entries ("NAME=VALUE": a name of at least one
+   byte, a value of at most s_max_arg), each ending with its NUL, in len
+   bytes at s. */
 static bool
 s_strings_ok (const char *s, size_t len, int argc, int envc)
 {
@@ -275,7 +277,7 @@ s_strings_ok (const char *s, size_t len, int argc, int envc)
         if (!nul)
             return false;
         size_t n = (size_t) (nul - s);
-        if (i < argc ? n < 1 || n > s_max_arg : n > s_max_env_entry)
+        if (i < argc ? (i == 0 && n < 1) || n > s_max_arg : n > s_max_env_entry)
             return false;
         const char *eq = i < argc ? NULL : memchr (s, '=', n);
         if (i >= argc

@@ -64,7 +64,8 @@ typedef struct {
     int argc;            /* command: argv strings, 1..4096; else 0 */
     int envc;            /* command: "NAME=VALUE" strings, 0..1024 */
     const char *strings; /* command: argc then envc strings, each with its
-                            NUL (argv 1..65536 bytes, values 0..65536) */
+                            NUL (argv 0..65536 bytes, argv[0] at least 1;
+                            values 0..65536) */
     size_t strings_len;  /* bytes at strings */
 } hearth_packed_task_t;
 

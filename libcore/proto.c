@@ -163,6 +163,13 @@ s_body_text (const hearth_msg_t *self, hearth_jsonbuf_t *buf, char *stack,
     if (!text)
         hearth_errcode (err, "no_memory", "out of memory encoding %s",
                         hearth_cmd_name (self->cmd));
+    else if (buf->len > HEARTH_MAX_BODY_BYTES) { /* the peer would refuse it */
+        hearth_errcode (err, "too_large", "%s: body of %zu bytes exceeds %d",
+                        hearth_cmd_name (self->cmd), buf->len,
+                        HEARTH_MAX_BODY_BYTES);
+        hearth_jsonbuf_release (buf);
+        return NULL;
+    }
     return text;
 }
 
@@ -291,10 +298,28 @@ s_decode_header (const s_parts_t *p, int *cmd, hearth_error_t *err)
     return 0;
 }
 
+/* What was read of a message that failed to decode, for refused_p (NULL:
+   not wanted): its command, its body or an empty one, no frames. */
+static void
+s_refused (hearth_msg_t **self_p, hearth_msg_t **refused_p)
+{
+    hearth_msg_t *self = *self_p;
+    if (!refused_p || !self
+        || (!self->body && !(self->body = cJSON_CreateObject ()))) {
+        hearth_msg_destroy (self_p);
+        return;
+    }
+    for (size_t i = 0; i < self->nframes; i++)
+        zframe_destroy (&self->frames[i]);
+    self->nframes = 0;
+    *refused_p = self;
+    *self_p = NULL;
+}
+
 /* Decode parts: the message takes the binary frames (p->frames is
-   emptied either way). */
+   emptied either way); refused_p as hearth_msg_try_recv_refused's. */
 static hearth_msg_t *
-s_decode (s_parts_t *p, hearth_error_t *err)
+s_decode (s_parts_t *p, hearth_error_t *err, hearth_msg_t **refused_p)
 {
     hearth_msg_t *self = NULL;
     int cmd = -1;
@@ -320,7 +345,7 @@ error:
     free (p->frames);
     p->frames = NULL;
     p->nframes = 0;
-    hearth_msg_destroy (&self);
+    s_refused (&self, refused_p);
     return NULL;
 }
 
@@ -369,7 +394,7 @@ hearth_msg_decode (zmsg_t **zmsg_p, hearth_error_t *err)
         ok = s_add_binary (&p, &alloc, &f) == 0;
     hearth_msg_t *self = NULL;
     if (ok)
-        self = s_decode (&p, err);
+        self = s_decode (&p, err, NULL);
     else {
         hearth_errcode (err, "no_memory", "out of memory");
         for (size_t i = 0; i < p.nframes; i++)
@@ -476,14 +501,14 @@ hearth_msg_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_error_t *err)
 
 static hearth_msg_t *s_recv (zsock_t *sock, zframe_t **routing_id_p,
                              hearth_sender_t *sender, int flags, bool *none,
-                             hearth_error_t *err);
+                             hearth_error_t *err, hearth_msg_t **refused_p);
 
 hearth_msg_t *
 hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                       hearth_sender_t *sender, hearth_error_t *err)
 {
     bool none = false;
-    return s_recv (sock, routing_id_p, sender, 0, &none, err);
+    return s_recv (sock, routing_id_p, sender, 0, &none, err, NULL);
 }
 
 /* The code of a socket that cannot be read at all (hearth_recv_broken). */
@@ -501,14 +526,25 @@ hearth_msg_try_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                           hearth_error_t *err)
 {
     *none = false;
-    return s_recv (sock, routing_id_p, sender, ZMQ_DONTWAIT, none, err);
+    return s_recv (sock, routing_id_p, sender, ZMQ_DONTWAIT, none, err, NULL);
+}
+
+hearth_msg_t *
+hearth_msg_try_recv_refused (zsock_t *sock, zframe_t **routing_id_p, bool *none,
+                             hearth_error_t *err, hearth_msg_t **refused_p)
+{
+    *none = false;
+    *refused_p = NULL;
+    return s_recv (sock, routing_id_p, NULL, ZMQ_DONTWAIT, none, err,
+                   refused_p);
 }
 
 /* Receive and decode; flags ZMQ_DONTWAIT: *none set when no message
-   waited (then NULL, err untouched). */
+   waited (then NULL, err untouched); refused_p (or NULL) as
+   hearth_msg_try_recv_refused's. */
 static hearth_msg_t *
 s_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_sender_t *sender,
-        int flags, bool *none, hearth_error_t *err)
+        int flags, bool *none, hearth_error_t *err, hearth_msg_t **refused_p)
 {
     /* The routing id and the header frames stay in zmq_msg_t's; only the
        binary frames become zframes. */
@@ -575,7 +611,7 @@ s_recv (zsock_t *sock, zframe_t **routing_id_p, hearth_sender_t *sender,
             p.size[i - first] = zmq_msg_size (&part[i]);
         }
         p.count += nparts - first;
-        self = s_decode (&p, err);
+        self = s_decode (&p, err, refused_p);
     }
     for (size_t i = 0; i < p.nframes; i++)
         zframe_destroy (&p.frames[i]);

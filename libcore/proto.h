@@ -48,6 +48,21 @@
    HEARTH_PROGRESS_NAME_MAX bytes (the driver cuts longer ones). */
 #define HEARTH_PROGRESS_STAGES 16
 #define HEARTH_PROGRESS_NAME_MAX 255
+/* One task of LAUNCH_TASKS, JSON or packed alike (commands.c, packed.c,
+   docs/protocol.md "LAUNCH_TASKS"): a command has 1..ARGV_MAX argv
+   strings of 0..ARG_MAX bytes (argv[0] at least 1) and 0..ENV_MAX
+   environment entries, names of 1..ENV_NAME_MAX bytes, values of
+   0..ARG_MAX; a function has a name of 1..FN_MAX bytes and an argument
+   of 0..ARG_MAX bytes in the body, or of up to ARG_FRAME_MAX in a
+   binary frame of its own ("arg_frame"). */
+#define HEARTH_TASK_ARG_MAX 65536
+#define HEARTH_TASK_ARGV_MAX 4096
+#define HEARTH_TASK_ENV_MAX 1024
+#define HEARTH_TASK_ENV_NAME_MAX 255
+#define HEARTH_TASK_FN_MAX 255
+#define HEARTH_TASK_ARG_FRAME_MAX (64 * 1024 * 1024)
+/* A task's attempt numbers: 0..ATTEMPT_MAX. */
+#define HEARTH_TASK_ATTEMPT_MAX 1000
 
 /* Every command of the protocol, in the order of docs/protocol.md. */
 #define HEARTH_COMMANDS(X)                                                     \
@@ -204,7 +219,9 @@ hearth_msg_t *hearth_msg_decode (zmsg_t **zmsg_p, hearth_error_t *err);
 
 /* Encode and send on sock, prefixed by a copy of routing_id when not NULL
    (ROUTER sockets).  Never blocks: returns -1 with errno EAGAIN when the
-   peer's queue is full.  Consumes *self_p.  Returns 0 or -1 with err. */
+   peer's queue is full.  Refuses (err code bad_field, too_large) what
+   the peer's decoder would: a body that breaks its schema or is over
+   HEARTH_MAX_BODY_BYTES.  Consumes *self_p.  Returns 0 or -1 with err. */
 int hearth_msg_send (hearth_msg_t **self_p, zsock_t *sock, zframe_t *routing_id,
                      hearth_error_t *err);
 
@@ -235,6 +252,18 @@ hearth_msg_t *hearth_msg_recv_from (zsock_t *sock, zframe_t **routing_id_p,
 hearth_msg_t *hearth_msg_try_recv_from (zsock_t *sock, zframe_t **routing_id_p,
                                         hearth_sender_t *sender, bool *none,
                                         hearth_error_t *err);
+
+/* hearth_msg_try_recv_from for a reader that answers what it refuses:
+   when a message of a known command arrived but could not be decoded
+   (its body not JSON, too large or too deep, or breaking its command's
+   schema), NULL with err as ever, and *refused_p gets what could be
+   read of it: its command, and its body when that parsed (else an empty
+   object), unchecked (read its fields with care), without its binary
+   frames.  The caller destroys it.  Else *refused_p is NULL. */
+hearth_msg_t *hearth_msg_try_recv_refused (zsock_t *sock,
+                                           zframe_t **routing_id_p, bool *none,
+                                           hearth_error_t *err,
+                                           hearth_msg_t **refused_p);
 
 /* Whether err, from hearth_msg_try_recv_from, says its socket cannot be
    read any more. */

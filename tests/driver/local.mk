@@ -11,6 +11,10 @@ tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/driv
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/driver/test_tasks.c
 
+# An executor that refuses LAUNCH_TASKS, for local[N] (test-big-args.sh).
+check_PROGRAMS += tests/driver/fake-executor
+tests_driver_fake_executor_SOURCES = tests/driver/fake-executor.c
+tests_driver_fake_executor_LDADD = $(CORE_LIBS)
 # A TCP server that does not speak ZeroMQ (test-connect-errors.sh).
 check_PROGRAMS += tests/driver/test-peer
 tests_driver_test_peer_SOURCES = tests/driver/test_peer.c
@@ -37,11 +41,25 @@ tests_driver_test_progress_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_progress_LDADD = $(CMOCKA_LIBS) -lutil -lpthread
 TESTS += tests/driver/test_progress
 
+# The limits of a task (driver/tasklimits.c) and the batches an executor
+# has not said it handled (driver/batches.c) (cmocka).
+check_PROGRAMS += tests/driver/test_tasklimits tests/driver/test_batches
+tests_driver_test_tasklimits_SOURCES = tests/driver/test_tasklimits.c \
+	driver/tasklimits.c driver/tasklimits.h
+tests_driver_test_tasklimits_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_driver_test_tasklimits_LDADD = $(CMOCKA_LIBS)
+tests_driver_test_batches_SOURCES = tests/driver/test_batches.c \
+	driver/batches.c driver/batches.h
+tests_driver_test_batches_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_driver_test_batches_LDADD = $(CMOCKA_LIBS)
+TESTS += tests/driver/test_tasklimits tests/driver/test_batches
+
 DRIVER_TESTS = \
 	tests/driver/test-local-jobs.sh \
 	tests/driver/test-retries.sh \
 	tests/driver/test-task-resources.sh \
 	tests/driver/test-bad-jobs.sh \
+	tests/driver/test-big-args.sh \
 	tests/driver/test-executor-kill.sh \
 	tests/driver/test-local-cluster.sh \
 	tests/driver/test-cluster-by-hand.sh \

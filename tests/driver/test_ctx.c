@@ -19,11 +19,20 @@
                    second call replaces the first), each printing
                    "result: $HEARTH_RESOURCE_GPU" (test-task-resources.sh);
                    a failed job ends with its error
+    big-args       the limits of a task at hearth_job_submit
+                   (test-big-args.sh): a command with a 70,000-byte
+                   argument, and 1,001 copies of one whose "{i}" makes
+                   task 1000's argument 65,537 bytes, are refused
+                   ("refused: ERROR"); then a job of an 8 MiB function
+                   argument (echo_all, shipped with --lib) and a small
+                   one runs ("job 1: succeeded", "result 0: N bytes,
+                   exact")
 
     Prints "job N: succeeded|failed" per job; exits 0 unless something
     unexpected happened.
 */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +140,59 @@ s_resources (hearth_ctx_t *ctx, int amount)
     return rc == 0 ? 0 : 1;
 }
 
+/* A job of a stage of count copies of argv, or of fn with arg: submitted,
+   or refused with its error printed.  Returns the job (NULL: refused). */
+static hearth_job_t *
+s_submit (hearth_ctx_t *ctx, const char *const *argv, const char *fn,
+          const char *arg, uint64_t count)
+{
+    hearth_job_t *job = hearth_job_new (ctx, "big");
+    hearth_stage_t *st = hearth_job_stage (job, "s");
+    if (argv)
+        hearth_stage_add_commands (st, argv, NULL, count);
+    else {
+        hearth_stage_add_functions (st, fn, arg, count);
+        hearth_stage_add_function (st, fn, "small");
+    }
+    if (hearth_job_submit (job) == 0)
+        return job;
+    printf ("refused: %s\n", hearth_job_error (job));
+    hearth_job_destroy (&job);
+    return NULL;
+}
+
+/* big-args: a task over the limits refused, a big argument carried. */
+static int
+s_big_args (hearth_ctx_t *ctx)
+{
+    size_t big = 8u << 20;
+    char *arg = malloc (big + 1);
+    memset (arg, 'a', big);
+    arg[big] = '\0';
+    memcpy (arg + 70000, "{i}", 4); /* 70,003 bytes, then 65,536 + "{i}" */
+    const char *const cmd[] = {"echo", arg, NULL};
+    int rc = s_submit (ctx, cmd, NULL, NULL, 1) != NULL;
+    memcpy (arg + 65533, "{i}", 4); /* 65,533 + the index */
+    rc |= s_submit (ctx, cmd, NULL, NULL, 1001) != NULL;
+    memset (arg, 'a', big); /* 8 MiB, no "{i}" */
+    hearth_job_t *job = s_submit (ctx, NULL, "echo_all", arg, 1);
+    rc |= !job || hearth_job_wait (job, -1) < 0;
+    bool ok = job && hearth_job_state (job) == HEARTH_JOB_SUCCEEDED;
+    printf ("job 1: %s\n", ok ? "succeeded" : "failed");
+    size_t len = 0;
+    const char *r =
+        ok ? hearth_stage_result (hearth_job_find_stage (job, "s"), 0, &len)
+           : NULL;
+    printf ("result 0: %zu bytes, %s\n", len,
+            r && len == big + 1 && memcmp (r, arg, big) == 0 ? "exact"
+                                                             : "not exact");
+    if (job && !ok)
+        fprintf (stderr, "test-ctx: %s\n", hearth_job_error (job));
+    hearth_job_destroy (&job);
+    free (arg);
+    return rc || !ok;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -164,6 +226,8 @@ main (int argc, char **argv)
         rc = s_cancel (ctx);
     else if (strcmp (mode, "resources") == 0 && argc == 3)
         rc = s_resources (ctx, atoi (argv[2]));
+    else if (strcmp (mode, "big-args") == 0)
+        rc = s_big_args (ctx);
     else {
         fprintf (stderr, "test-ctx: unknown mode '%s'\n", mode);
         rc = 2;

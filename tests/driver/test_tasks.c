@@ -1,7 +1,8 @@
 /*  test_tasks.c - function tasks for the driver's integration tests
     (built as libtesttasks.so, shipped with --lib).
 
-    echo     returns its argument followed by a newline
+    echo     returns its argument followed by a newline (up to 1 KiB)
+    echo_all returns its whole argument, of any size, and a newline
     cat      returns its input bytes
     sleep    sleeps arg milliseconds, returns "slept ARG"
     fail     always fails with the error "failing on purpose: ARG"
@@ -22,6 +23,7 @@
 #include "driver/hearth.h"
 
 int echo (const hearth_task_in_t *in, hearth_task_out_t *out);
+int echo_all (const hearth_task_in_t *in, hearth_task_out_t *out);
 int cat (const hearth_task_in_t *in, hearth_task_out_t *out);
 int sleep_ms (const hearth_task_in_t *in, hearth_task_out_t *out);
 int fail (const hearth_task_in_t *in, hearth_task_out_t *out);
@@ -44,6 +46,17 @@ echo (const hearth_task_in_t *in, hearth_task_out_t *out)
     char buf[1024];
     int n = snprintf (buf, sizeof buf, "%s\n", in->arg);
     return s_result (out, buf, (size_t) n < sizeof buf ? (size_t) n : 0);
+}
+
+/* The whole argument, whatever its size, and a newline. */
+int
+echo_all (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    size_t len = strlen (in->arg);
+    if (s_result (out, in->arg, len + 1) < 0)
+        return -1;
+    ((char *) out->data)[len] = '\n';
+    return 0;
 }
 
 int

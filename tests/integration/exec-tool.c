@@ -17,11 +17,21 @@
 
     Each line of standard input is one task of LAUNCH_TASKS's tasks[], as
     JSON, sent in a LAUNCH_TASKS of its own once the executor is here,
-    with two conveniences: "input_file": PATH becomes the "input" frame
-    (the file's bytes), and a "reduce" role's "blocks" may be a JSON array
-    of [SERVER, ATTEMPT, LENGTH] triples (SERVER -1: none, 0xffffffff),
-    packed into the 16-byte records of its frame.  Every final update
-    (FINISHED, FAILED, KILLED) is printed as
+    numbered (its "batch": 1, 2...), with two conveniences: "input_file":
+    PATH becomes the "input" frame (the file's bytes), and a "reduce"
+    role's "blocks" may be a JSON array of [SERVER, ATTEMPT, LENGTH]
+    triples (SERVER -1: none, 0xffffffff), packed into the 16-byte records
+    of its frame.  A line "UNCHECKED TASK" sends TASK as it is, without
+    the codec's checks (as a driver of another build would), so that the
+    executor's refusal shows.  An ERROR is printed as
+
+        ERROR CODE batch=N|- command=COMMAND|- MESSAGE
+
+    the highest "launched" an executor's message tells as
+
+        LAUNCHED N
+
+    and every final update (FINISHED, FAILED, KILLED) as
 
         UPDATE TID ATTEMPT STATE [map_sizes=A,B,...] [map_bytes=N]
                [output_bytes=N] [fetch_failed=S/M.A[@URL]] [result=LEN]
@@ -56,6 +66,8 @@ typedef struct {
     size_t line_len;     /* bytes in line */
     zlistx_t *pending;   /* task lines waiting for the executor (char *) */
     bool eof;            /* standard input ended */
+    int64_t batch;       /* the last LAUNCH_TASKS's number */
+    int64_t launched;    /* the highest "launched" told */
 } tool_t;
 
 static void
@@ -248,9 +260,55 @@ s_pack_blocks (cJSON *reduce, hearth_msg_t *msg)
     return 0;
 }
 
+/* A LAUNCH_TASKS of one task, sent as it is: no schema checks. */
+static void
+s_launch_unchecked (tool_t *t, const char *task)
+{
+    char *body = NULL;
+    if (asprintf (&body, "{\"tasks\":[%s],\"batch\":%lld}", task,
+                  (long long) ++t->batch)
+        < 0)
+        return;
+    zmsg_t *msg = zmsg_new ();
+    zframe_t *rid = zframe_dup (t->rid);
+    zmsg_append (msg, &rid);
+    zmsg_addstr (msg, HEARTH_PROTO_TAG);
+    zmsg_addstr (msg, "LAUNCH_TASKS");
+    zmsg_addstr (msg, body);
+    if (zmsg_send (&msg, t->router) < 0)
+        zmsg_destroy (&msg);
+    free (body);
+}
+
+/* What the executor says besides updates: an ERROR, a "launched". */
+static void
+s_print_news (tool_t *t, const hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    if (msg->cmd == HEARTH_CMD_ERROR) {
+        printf ("ERROR %s", hearth_json_str (b, "code"));
+        if (cJSON_HasObjectItem (b, "batch"))
+            printf (" batch=%lld", (long long) hearth_json_int (b, "batch", 0));
+        else
+            printf (" batch=-");
+        printf (" command=%s %s\n", hearth_json_str (b, "command") ?: "-",
+                hearth_json_str (b, "message"));
+    }
+    int64_t launched = hearth_json_int (b, "launched", 0);
+    if (launched > t->launched) {
+        t->launched = launched;
+        printf ("LAUNCHED %lld\n", (long long) launched);
+    }
+    fflush (stdout);
+}
+
 static void
 s_launch (tool_t *t, const char *line)
 {
+    if (strncmp (line, "UNCHECKED ", 10) == 0) {
+        s_launch_unchecked (t, line + 10);
+        return;
+    }
     cJSON *task = cJSON_Parse (line);
     if (!task) {
         fprintf (stderr, "exec-tool: not JSON: %s\n", line);
@@ -271,6 +329,7 @@ s_launch (tool_t *t, const char *line)
     if (reduce)
         s_pack_blocks (reduce, msg);
     cJSON_AddItemToArray (cJSON_AddArrayToObject (msg->body, "tasks"), task);
+    cJSON_AddNumberToObject (msg->body, "batch", (double) ++t->batch);
     s_send (t, msg);
 }
 
@@ -351,6 +410,7 @@ main (int argc, char **argv)
                 s_on_register (&t, rid, msg->body);
             else if (msg->cmd == HEARTH_CMD_STATUS_UPDATE)
                 s_on_status (&t, msg);
+            s_print_news (&t, msg);
         }
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);

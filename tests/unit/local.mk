@@ -60,6 +60,13 @@ tests_unit_test_proto_reject_SOURCES = tests/unit/test_proto_reject.c \
 tests_unit_test_proto_reject_CFLAGS = $(unit_cflags)
 tests_unit_test_proto_reject_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_proto_refused
+tests_unit_test_proto_refused_SOURCES = tests/unit/test_proto_refused.c \
+	tests/unit/testutil.h tests/unit/proto_samples.c \
+	tests/unit/proto_samples.h
+tests_unit_test_proto_refused_CFLAGS = $(unit_cflags)
+tests_unit_test_proto_refused_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_schema
 tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/testutil.h
 tests_unit_test_schema_CFLAGS = $(unit_cflags)

@@ -423,6 +423,33 @@ test_reader_refuses_commands (void **state)
     zframe_destroy (&frame);
 }
 
+/* Arguments after the program may be empty; the program may not. */
+static void
+test_empty_arguments (void **state)
+{
+    (void) state;
+    hearth_packed_task_t t = {.tid = 1,
+                              .input = -1,
+                              .argc = 3,
+                              .strings = "ls\0\0x",
+                              .strings_len = 6};
+    zframe_t *frame = s_tasks_frame (&t, 1);
+    hearth_unpacker_t u;
+    hearth_packed_task_t back;
+    assert_int_equal (
+        hearth_unpacker_init (&u, frame, HEARTH_PACKED_TASKS, NULL), 0);
+    assert_int_equal (hearth_unpack_task (&u, 0, &back, NULL), 1);
+    assert_int_equal (back.argc, 3);
+    assert_memory_equal (back.strings, "ls\0\0x", 6);
+    size_t size;
+    uint8_t *b = s_bytes (frame, &size);
+    memcpy (b + 8 + 40 + 3, "\0ls\0", 4); /* "", "ls", "x": no program */
+    s_bytes_fail (b, size, HEARTH_PACKED_TASKS, 0,
+                  "argv and env are not argc and envc strings");
+    free (b);
+    zframe_destroy (&frame);
+}
+
 static void
 test_reader_refuses_update_fields (void **state)
 {
@@ -541,6 +568,7 @@ main (void)
         cmocka_unit_test (test_reader_refuses_frames),
         cmocka_unit_test (test_reader_refuses_task_fields),
         cmocka_unit_test (test_reader_refuses_commands),
+        cmocka_unit_test (test_empty_arguments),
         cmocka_unit_test (test_reader_refuses_update_fields),
         cmocka_unit_test (test_decoder_checks_packed),
     };

@@ -247,7 +247,7 @@ test_wrong_type (void **state)
                                               "'cmd':['sh',7]}]}"),
                      "bad_field", &err);
     assert_contains (err.text, "field 'tasks[0].cmd[1]': expected a string of "
-                               "1 to 65536 bytes, got 7");
+                               "0 to 65536 bytes, got 7");
     pt_decode_fails (pt_wire ("KILL_TASK", "{'tid':null,'attempt':0}"),
                      "bad_field", &err);
     assert_contains (err.text, "got null");
@@ -412,7 +412,7 @@ test_task_cmd_or_fn (void **state)
         pt_wire ("LAUNCH_TASKS", "{'tasks':[{'tid':1,'attempt':0,'cmd':[]}]}"),
         "bad_field", &err);
     assert_contains (err.text, "field 'tasks[0].cmd': expected a non-empty "
-                               "argv, got an empty array");
+                               "argv with a non-empty program");
     /* names are case-sensitive: "CMD" is an unknown field, not "cmd" */
     pt_decode_fails (pt_wire ("LAUNCH_TASKS", "{'tasks':[{'tid':1,'attempt':0,"
                                               "'CMD':['ls']}]}"),

@@ -1,0 +1,203 @@
+/*  orders.c - what each command of the driver does to the executor:
+    REGISTERED_EXECUTOR (the application's libraries and files, its
+    bounds), LAUNCH_TASKS (tasks into the table), KILL_TASK,
+    STOP_EXECUTOR, ERROR, HEARTBEAT; one handler table (link_int.h).
+*/
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "executor/files.h"
+#include "executor/libs.h"
+#include "executor/link_int.h"
+#include "executor/tasks.h"
+#include "libcore/clock.h"
+#include "libcore/log.h"
+
+typedef void (s_handler_fn) (link_t *self, hearth_msg_t *msg);
+
+/* A size the driver sets (a positive integer field of REGISTERED_EXECUTOR),
+   into *bound; absent or 0: the executor's own stays. */
+static void
+s_bound (const cJSON *body, const char *name, size_t *bound)
+{
+    int64_t v = hearth_json_int (body, name, 0);
+    if (v > 0)
+        *bound = (size_t) v;
+}
+
+static void
+s_on_registered (link_t *self, hearth_msg_t *msg)
+{
+    executor_t *ex = self->ex;
+    const cJSON *b = msg->body;
+    self->registered = true;
+    ex->hb_interval_ms =
+        hearth_json_int (b, "heartbeat_interval_ms", ex->hb_interval_ms);
+    ex->hb_liveness =
+        hearth_json_int (b, "heartbeat_liveness", ex->hb_liveness);
+    ex->max_result_bytes =
+        hearth_json_int (b, "max_result_bytes", ex->max_result_bytes);
+    /* the shuffle's bounds are the application's: its driver's settings
+       win over this executor's own flags */
+    s_bound (b, "shuffle_memory", &ex->shuffle_memory);
+    s_bound (b, "fetch_max_in_flight", &ex->fetch_in_flight);
+    s_bound (b, "max_input_bytes", &ex->max_input_bytes);
+    const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
+    const cJSON *lib;
+    cJSON_ArrayForEach (lib, libs)
+    {
+        hearth_error_t err;
+        zframe_t *frame =
+            hearth_msg_frame (msg, hearth_json_int (lib, "frame", -1));
+        if (libs_add (ex->libs, hearth_json_str (lib, "name"),
+                      hearth_json_str (lib, "hash"), frame, &err)
+            < 0)
+            log_error ("%s", err.text);
+    }
+    const cJSON *files = cJSON_GetObjectItemCaseSensitive (b, "files");
+    const cJSON *file;
+    cJSON_ArrayForEach (file, files)
+    {
+        hearth_error_t err;
+        zframe_t *frame =
+            hearth_msg_frame (msg, hearth_json_int (file, "frame", -1));
+        if (files_add (ex->work_dir, hearth_json_str (file, "name"),
+                       hearth_json_str (file, "hash"),
+                       (int) hearth_json_int (file, "mode", 0600), frame, &err)
+            < 0)
+            log_error ("%s", err.text);
+    }
+    log_info ("registered with the driver (%d libraries, %d files)",
+              cJSON_GetArraySize (libs), cJSON_GetArraySize (files));
+}
+
+/* Move the message's frames into a shared block the tasks reference. */
+static shared_frames_t *
+s_share_frames (hearth_msg_t *msg)
+{
+    if (msg->nframes == 0)
+        return NULL;
+    shared_frames_t *sf = calloc (1, sizeof *sf);
+    if (!sf)
+        return NULL;
+    sf->frames = msg->frames;
+    sf->nframes = msg->nframes;
+    msg->frames = NULL;
+    msg->nframes = msg->frames_alloc = 0;
+    return sf;
+}
+
+/* The packed function tasks (the decoder has checked every record). */
+static void
+s_launch_packed (link_t *self, const cJSON *index, shared_frames_t *sf)
+{
+    hearth_unpacker_t u;
+    hearth_packed_task_t p;
+    hearth_error_t err;
+    if (!index || !sf || (size_t) index->valuedouble >= sf->nframes
+        || hearth_unpacker_init (&u, sf->frames[(size_t) index->valuedouble],
+                                 HEARTH_PACKED_TASKS, &err)
+               < 0)
+        return;
+    while (hearth_unpack_task (&u, sf->nframes, &p, &err) > 0) {
+        task_t *t = task_from_packed (&p, sf);
+        if (t)
+            tasks_enqueue (self->tasks, t);
+        else
+            log_error ("out of memory queueing a task");
+    }
+}
+
+static void
+s_on_launch (link_t *self, hearth_msg_t *msg)
+{
+    shared_frames_t *sf = s_share_frames (msg);
+    if (sf)
+        sf->refs = 1; /* ours, while we enqueue */
+    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (msg->body, "tasks");
+    const cJSON *json;
+    cJSON_ArrayForEach (json, tasks)
+    {
+        task_t *t = task_from_json (json, sf);
+        if (!t) {
+            log_error ("out of memory queueing a task");
+            continue;
+        }
+        tasks_enqueue (self->tasks, t);
+    }
+    s_launch_packed (
+        self, cJSON_GetObjectItemCaseSensitive (msg->body, "packed"), sf);
+    int64_t batch = hearth_json_int (msg->body, "batch", 0);
+    if (batch > self->launched)
+        self->launched = batch;
+    shared_frames_release (&sf);
+    tasks_dispatch (self->tasks);
+}
+
+static void
+s_on_kill (link_t *self, hearth_msg_t *msg)
+{
+    tasks_kill (self->tasks, hearth_json_int (msg->body, "tid", 0),
+                (int) hearth_json_int (msg->body, "attempt", 0));
+}
+
+static void
+s_on_stop (link_t *self, hearth_msg_t *msg)
+{
+    log_info ("driver says stop: %s",
+              hearth_json_str (msg->body, "reason") ?: "no reason");
+    self->ex->stopping = true;
+}
+
+static void
+s_on_error (link_t *self, hearth_msg_t *msg)
+{
+    const char *code = hearth_json_str (msg->body, "code");
+    const char *text = hearth_json_str (msg->body, "message");
+    if (self->registered) {
+        hearth_log_limited (self->log_limit, HEARTH_LOG_ERROR,
+                            "error reported by the driver", hearth_mono_ms (),
+                            "driver says %s: %s", code, text);
+        return;
+    }
+    log_error ("driver says %s: %s", code, text);
+    self->ex->stopping = true;
+    self->ex->exit_code = 1;
+}
+
+/* A sign of life, which s_on_driver has counted already. */
+static void
+s_on_heartbeat (link_t *self, hearth_msg_t *msg)
+{
+    (void) self;
+    (void) msg;
+}
+
+/* The driver's commands, LAUNCH_TASKS first: by far the most frequent. */
+static const struct {
+    hearth_cmd_t cmd;      /* what arrived */
+    s_handler_fn *handler; /* what to do */
+} s_handlers[] = {
+    {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
+    {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
+    {HEARTH_CMD_REGISTERED_EXECUTOR, s_on_registered},
+    {HEARTH_CMD_KILL_TASK, s_on_kill},
+    {HEARTH_CMD_STOP_EXECUTOR, s_on_stop},
+    {HEARTH_CMD_ERROR, s_on_error},
+};
+
+void
+link_dispatch (link_t *self, hearth_msg_t *msg)
+{
+    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
+        if (s_handlers[i].cmd == msg->cmd) {
+            s_handlers[i].handler (self, msg);
+            return;
+        }
+    hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
+                        "unexpected command from the driver", hearth_mono_ms (),
+                        "unexpected %s from the driver, ignored",
+                        hearth_cmd_name (msg->cmd));
+}

@@ -1,0 +1,147 @@
+/*  cmdrules.c - the rules of command bodies beyond their schemas; see
+    cmdrules.h. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "libcore/cmdrules.h"
+#include "libcore/packed.h"
+#include "libcore/partfmt.h"
+#include "libcore/proto.h"
+
+/* The binary frame a body's `packed` field names, if any, checked as a
+   frame of records with tag (packed.h). */
+static int
+s_check_packed (const cJSON *body, zframe_t *const *frames, size_t nframes,
+                const char *tag, hearth_error_t *err)
+{
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive (body, "packed");
+    if (!index)
+        return 0;
+    /* the schema checked that it indexes one of the frames */
+    return hearth_packed_check (frames[(size_t) index->valuedouble], tag,
+                                nframes, err);
+}
+
+/* A little-endian u32 at p. */
+static uint32_t
+s_le32 (const unsigned char *p)
+{
+    return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16
+           | (uint32_t) p[3] << 24;
+}
+
+int
+hearth_cmdrules_updates (const cJSON *body, zframe_t *const *frames,
+                         size_t nframes, hearth_error_t *err)
+{
+    const cJSON *updates = cJSON_GetObjectItemCaseSensitive (body, "updates");
+    int i = 0;
+    for (const cJSON *u = updates ? updates->child : NULL; u;
+         u = u->next, i++) {
+        const cJSON *sizes = cJSON_GetObjectItemCaseSensitive (u, "map_sizes");
+        size_t len =
+            sizes ? zframe_size (frames[(size_t) sizes->valuedouble]) : 8;
+        if (len == 0 || len % 8 != 0 || len / 8 > HEARTH_MAX_PARTITIONS)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'updates[%d].map_sizes': expected "
+                                   "1..%u u64 sizes, got a frame of %zu bytes",
+                                   i, HEARTH_MAX_PARTITIONS, len);
+    }
+    return s_check_packed (body, frames, nframes, HEARTH_PACKED_UPDATES, err);
+}
+
+/* A reduce role's "blocks" frame: whole records, each naming one of its
+   servers (or none: HEARTH_BLOCK_LOCAL) and a possible attempt. */
+static int
+s_check_blocks (const cJSON *reduce, zframe_t *const *frames, int i,
+                hearth_error_t *err)
+{
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive (reduce, "blocks");
+    zframe_t *frame = frames[(size_t) index->valuedouble];
+    size_t len = zframe_size (frame);
+    const unsigned char *data = zframe_data (frame);
+    int nservers = cJSON_GetArraySize (
+        cJSON_GetObjectItemCaseSensitive (reduce, "servers"));
+    if (len % HEARTH_BLOCK_RECORD != 0)
+        return hearth_errcode (err, "bad_field",
+                               "field 'tasks[%d].reduce.blocks': expected a "
+                               "multiple of %d bytes, got %zu",
+                               i, HEARTH_BLOCK_RECORD, len);
+    for (size_t m = 0; m < len / HEARTH_BLOCK_RECORD; m++) {
+        const unsigned char *r = data + m * HEARTH_BLOCK_RECORD;
+        uint32_t server = s_le32 (r), attempt = s_le32 (r + 4);
+        if (server != HEARTH_BLOCK_LOCAL && server >= (uint32_t) nservers)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].reduce.blocks': map %zu "
+                                   "names server %u of %d",
+                                   i, m, server, nservers);
+        if (attempt > HEARTH_TASK_ATTEMPT_MAX)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].reduce.blocks': map %zu "
+                                   "has attempt %u (at most %d)",
+                                   i, m, attempt, HEARTH_TASK_ATTEMPT_MAX);
+    }
+    return 0;
+}
+
+/* A function's argument in a frame of its own ("arg_frame"): not beside
+   "arg", not for a command, not over HEARTH_TASK_ARG_FRAME_MAX. */
+static int
+s_check_arg_frame (const cJSON *t, zframe_t *const *frames, bool fn, int i,
+                   hearth_error_t *err)
+{
+    const cJSON *index = cJSON_GetObjectItemCaseSensitive (t, "arg_frame");
+    if (!index)
+        return 0;
+    size_t len = zframe_size (frames[(size_t) index->valuedouble]);
+    const char *why = !fn ? "a command has no argument"
+                      : cJSON_HasObjectItem (t, "arg") ? "not with 'arg'"
+                      : len > HEARTH_TASK_ARG_FRAME_MAX
+                          ? "over the largest argument"
+                          : NULL;
+    if (why)
+        return hearth_errcode (err, "bad_field",
+                               "field 'tasks[%d].arg_frame': %s (a frame of "
+                               "%zu bytes, at most %d)",
+                               i, why, len, HEARTH_TASK_ARG_FRAME_MAX);
+    return 0;
+}
+
+int
+hearth_cmdrules_tasks (const cJSON *body, zframe_t *const *frames,
+                       size_t nframes, hearth_error_t *err)
+{
+    const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (body, "tasks");
+    int i = 0;
+    for (const cJSON *t = tasks ? tasks->child : NULL; t; t = t->next, i++) {
+        /* case-sensitive, as the schema: "CMD" is an unknown field */
+        const cJSON *argv = cJSON_GetObjectItemCaseSensitive (t, "cmd");
+        bool cmd = argv != NULL;
+        bool fn = cJSON_GetObjectItemCaseSensitive (t, "fn") != NULL;
+        if (cmd == fn)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d]': expected exactly one "
+                                   "of 'cmd' and 'fn', got %s",
+                                   i, cmd ? "both" : "neither");
+        if (cmd && (!argv->child || !*argv->child->valuestring))
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].cmd': expected a "
+                                   "non-empty argv with a non-empty "
+                                   "program",
+                                   i);
+        if (s_check_arg_frame (t, frames, fn, i, err) < 0)
+            return -1;
+        if (cJSON_GetObjectItemCaseSensitive (t, "map")
+            && cJSON_GetObjectItemCaseSensitive (t, "output"))
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d]': 'map' and 'output' "
+                                   "exclude each other",
+                                   i);
+        const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (t, "reduce");
+        if (reduce && s_check_blocks (reduce, frames, i, err) < 0)
+            return -1;
+    }
+    return s_check_packed (body, frames, nframes, HEARTH_PACKED_TASKS, err);
+}
