@@ -40,6 +40,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/partbucket.c libcore/partbucket.h \
 	libcore/blockmerge.c libcore/blockmerge.h \
 	libcore/fstree.c libcore/fstree.h \
+	libcore/safefile.c libcore/safefile.h \
 	libcore/wnames.c libcore/wnames.h \
 	libcore/stateview.c libcore/stateview.h \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \

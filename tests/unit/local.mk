@@ -152,6 +152,11 @@ tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/testutil.
 tests_unit_test_pidfile_CFLAGS = $(unit_cflags)
 tests_unit_test_pidfile_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_safefile
+tests_unit_test_safefile_SOURCES = tests/unit/test_safefile.c tests/unit/testutil.h
+tests_unit_test_safefile_CFLAGS = $(unit_cflags)
+tests_unit_test_safefile_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_keys
 tests_unit_test_keys_SOURCES = tests/unit/test_keys.c tests/unit/testutil.h
 tests_unit_test_keys_CFLAGS = $(unit_cflags)
