@@ -354,8 +354,11 @@ s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
         l->rows = NULL;
         return 1;
     }
-    /* a read-only DIR: the summaries stay in memory, silently */
-    if (l->idx)
+    /* a read-only DIR: the summaries stay in memory, silently; an index
+       directory that is a link: said */
+    if (l->idx && hist_index_warning (l->idx))
+        fprintf (err_out, "hearth-history: %s\n", hist_index_warning (l->idx));
+    else if (l->idx)
         hist_index_save (l->idx, d, NULL);
     qsort (l->rows, l->n, sizeof *l->rows, s_newest_first);
     return status;
