@@ -25,27 +25,63 @@ hearth_file_create_at (int dirfd, const char *name, int flags, mode_t mode,
                    flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
+/* Split path at its last '/': its directory part into dir ("." when it
+   has none), its last component returned (a pointer into path); NULL
+   with errno when it names no file or is too long. */
+static const char *
+s_split (const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr (path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t len = !slash ? 1 : slash == path ? 1 : (size_t) (slash - path);
+    if (!*name || len >= size) {
+        errno = *name ? ENAMETOOLONG : EISDIR;
+        return NULL;
+    }
+    memcpy (dir, slash ? path : ".", len);
+    dir[len] = '\0';
+    return name;
+}
+
+/* Close fd (when open) keeping errno. */
+static void
+s_close (int fd)
+{
+    int saved = errno;
+    if (fd >= 0)
+        close (fd);
+    errno = saved;
+}
+
 int
 hearth_file_create (const char *path, int flags, mode_t mode, bool replace)
 {
-    const char *slash = strrchr (path, '/');
-    if (!slash)
-        return hearth_file_create_at (AT_FDCWD, path, flags, mode, replace);
     char dir[PATH_MAX];
-    size_t len = slash == path ? 1 : (size_t) (slash - path);
-    if (len >= sizeof dir || !slash[1]) {
-        errno = slash[1] ? ENAMETOOLONG : EISDIR;
+    const char *name = s_split (path, dir, sizeof dir);
+    if (!name)
         return -1;
-    }
-    memcpy (dir, path, len);
-    dir[len] = '\0';
     int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
+    int fd =
+        dfd < 0 ? -1 : hearth_file_create_at (dfd, name, flags, mode, replace);
+    s_close (dfd);
+    return fd;
+}
+
+int
+hearth_file_create_below (const char *path, int flags, mode_t mode,
+                          bool replace)
+{
+    char dir[PATH_MAX], top[PATH_MAX];
+    const char *name = s_split (path, dir, sizeof dir);
+    const char *sub = name ? s_split (dir, top, sizeof top) : NULL;
+    if (!sub)
         return -1;
-    int fd = hearth_file_create_at (dfd, slash + 1, flags, mode, replace);
-    int saved = errno;
-    close (dfd);
-    errno = saved;
+    int tfd = open (top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = tfd < 0 ? -1 : hearth_dir_open_at (tfd, sub, 0);
+    int fd =
+        dfd < 0 ? -1 : hearth_file_create_at (dfd, name, flags, mode, replace);
+    s_close (dfd);
+    s_close (tfd);
     return fd;
 }
 
@@ -75,8 +111,15 @@ hearth_dir_open_at (int dirfd, const char *name, mode_t make_mode)
 {
     if (make_mode && mkdirat (dirfd, name, make_mode) < 0 && errno != EEXIST)
         return -1;
-    return openat (dirfd, name,
-                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int fd =
+        openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    /* Linux says ENOTDIR for a link with O_DIRECTORY: say it is a link */
+    if (fd < 0 && errno == ENOTDIR
+        && fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+        && S_ISLNK (st.st_mode))
+        errno = ELOOP;
+    return fd;
 }
 
 const char *

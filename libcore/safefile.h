@@ -52,13 +52,20 @@ int hearth_file_create_at (int dirfd, const char *name, int flags, mode_t mode,
    be a link the user made), its last component as above. */
 int hearth_file_create (const char *path, int flags, mode_t mode, bool replace);
 
+/* The same for a file in a directory of Hearth's own (the last directory
+   of path, e.g. OUT/_temporary) inside one the user named (OUT, followed
+   as given): that directory is entered as hearth_dir_open_at does, so a
+   link left at its name is refused too (ELOOP). */
+int hearth_file_create_below (const char *path, int flags, mode_t mode,
+                              bool replace);
+
 /* Open path with flags (maybe O_CREAT, then mode) | O_NOFOLLOW |
    O_CLOEXEC: a symbolic link fails with ELOOP; what is opened must be a
    regular file (else EINVAL) with one link (else EMLINK). */
 int hearth_file_reopen (const char *path, int flags, mode_t mode);
 
 /* Open the directory name in dirfd (AT_FDCWD: a path) with O_DIRECTORY |
-   O_NOFOLLOW: a symbolic link at name fails with ELOOP (or ENOTDIR).
+   O_NOFOLLOW: a symbolic link at name fails with ELOOP.
    With make_mode non-zero, a missing directory is made first (that
    mode). */
 int hearth_dir_open_at (int dirfd, const char *name, mode_t make_mode);

@@ -202,7 +202,19 @@ test_dir_open_at (void **state)
     /* a link to a directory at the name: refused */
     assert_int_equal (symlinkat ("d", s_dfd, "l"), 0);
     assert_int_equal (hearth_dir_open_at (s_dfd, "l", 0755), -1);
-    assert_true (errno == ELOOP || errno == ENOTDIR);
+    assert_int_equal (errno, ELOOP);
+    /* a file of ours in it: not through the link either */
+    char path[300];
+    snprintf (path, sizeof path, "%s/l/f", s_dir);
+    assert_int_equal (hearth_file_create_below (path, O_WRONLY, 0644, true),
+                      -1);
+    assert_int_equal (errno, ELOOP);
+    assert_int_equal (faccessat (s_dfd, "d/f", F_OK, 0), -1);
+    snprintf (path, sizeof path, "%s/d/f", s_dir);
+    fd = hearth_file_create_below (path, O_WRONLY, 0644, true);
+    assert_true (fd >= 0);
+    close (fd);
+    unlinkat (s_dfd, "d/f", 0);
     unlinkat (s_dfd, "l", 0);
     unlinkat (s_dfd, "d", AT_REMOVEDIR);
 }
