@@ -63,7 +63,8 @@ noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
 	libcore/mhdlib.c libcore/mhdlib.h \
 	libcore/webauth.c libcore/webauth.h \
-	libcore/prom.c libcore/prom.h
+	libcore/prom.c libcore/prom.h \
+	libcore/webprom.c libcore/webprom.h
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
 # libmicrohttpd itself is opened at run time (libcore/mhdlib.h)
 libcore_libhearthweb_la_LIBADD = -ldl -lm

@@ -118,6 +118,11 @@ for h in evil.example "evil.example:$((BASE + 1))" localhost.evil.example 127.0.
     test "$(status_of "$W/api/v1/state" "$T/r" -H "Host: $h")" = 421
 done
 check "... with a short text saying why" grep -q "^421 misdirected request: this server is bound to loopback" "$T/r"
+http_get "$W/metrics" "$T/met"
+check "... counted on /metrics (the 6 above)" \
+  grep -qx 'hearth_web_refused_total{reason="host"} 6' "$T/met"
+check "... with the bytes replies hold now (none but this one's)" \
+  grep -qx 'hearth_web_reply_bytes 0' "$T/met"
 check "beyond loopback (the master's), another Host with the token: 200" \
   test "$(status_of "$M/json" "$T/r" -H "Host: evil.example" -H "Authorization: Bearer $TOKEN")" = 200
 
