@@ -8,6 +8,14 @@
     It rolls to the next file between lines, never inside one (unless one
     line alone is larger than the roll size), and syncs a file only when
     it leaves it: at a roll and at the end, never in between.
+
+    The directory may be shared and the names are easy to guess (an
+    application id is a time and a sequence number or a pid): each file
+    is created new, O_EXCL | O_NOFOLLOW (libcore/safefile.h), so that a
+    link or a file someone left at its name is never written through nor
+    overwritten.  A first file whose name is taken fails the start, as
+    Spark's event log does without spark.eventLog.overwrite; a rolled one
+    ends the log there, said once.
 */
 #include "config.h"
 
@@ -23,6 +31,7 @@
 #include "driver/evrec.h"
 #include "libcore/fstree.h"
 #include "libcore/log.h"
+#include "libcore/safefile.h"
 
 /* The buffer of lines: what one write(2) writes at most. */
 static const size_t s_out_bytes = 1024 * 1024;
@@ -56,7 +65,7 @@ s_open_file (evfile_t *self, unsigned n)
 {
     char path[4096];
     s_file_path (self, n, path, sizeof path);
-    self->fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    self->fd = hearth_file_create (path, O_WRONLY, 0644, false);
     self->file_no = n;
     self->file_bytes = 0;
     return self->fd < 0 ? -1 : 0;
@@ -67,7 +76,7 @@ s_write_failed (evfile_t *self, const char *what)
 {
     if (!self->failed)
         log_error ("event log %s: %s: %s; events are lost", self->path, what,
-                   strerror (errno));
+                   hearth_file_why (errno));
     self->failed = true;
 }
 
@@ -79,8 +88,14 @@ s_roll (evfile_t *self)
         fdatasync (self->fd);
         close (self->fd);
     }
-    if (s_open_file (self, self->file_no + 1) < 0)
-        s_write_failed (self, "cannot open its next file");
+    if (s_open_file (self, self->file_no + 1) < 0) {
+        int saved = errno;
+        char what[4200];
+        snprintf (what, sizeof what, "cannot create its next file %s.events.%u",
+                  self->app_id, self->file_no);
+        errno = saved;
+        s_write_failed (self, what);
+    }
 }
 
 /* Write whole lines, rolling between lines: a file never passes
@@ -197,7 +212,7 @@ evfile_new (const char *dir, const char *app_id, uint64_t roll_bytes,
     s_file_path (self, 0, self->path, sizeof self->path);
     if (s_open_file (self, 0) < 0) {
         hearth_errprintf (err, "cannot create the event log %s: %s", self->path,
-                          strerror (errno));
+                          hearth_file_why (errno));
         goto error;
     }
     return self;

@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "driver/shuffle.h"
 #include "libcore/fstree.h"
 #include "libcore/log.h"
+#include "libcore/safefile.h"
 
 /* Rounds of lost inputs in a row after which a stage is abandoned. */
 static const size_t s_max_fetch_rounds = 4;
@@ -198,6 +200,13 @@ shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
             "directory %s: %s",
             st->name, st->output_dir,
             strlen (tmp) < sizeof tmp - 1 ? merr.text : "path too long");
+    /* the output directory may be shared: a link left at _temporary
+       would take the tasks' outputs elsewhere (libcore/safefile.h) */
+    int fd = hearth_dir_open_at (AT_FDCWD, tmp, 0);
+    if (fd < 0)
+        return hearth_errprintf (err, "stage %s: cannot use %s: %s (remove it)",
+                                 st->name, tmp, hearth_file_why (errno));
+    close (fd);
     return 0;
 }
 
@@ -470,10 +479,10 @@ shuffle_stage_done (hearth_stage_t *st)
         return;
     char path[PATH_MAX];
     snprintf (path, sizeof path, "%s/_SUCCESS", st->output_dir);
-    FILE *f = fopen (path, "w");
-    if (!f || fclose (f) != 0)
+    int fd = hearth_file_create (path, O_WRONLY, 0644, true);
+    if (fd < 0 || close (fd) != 0)
         log_warn ("stage %s: cannot write %s: %s", st->name, path,
-                  strerror (errno));
+                  hearth_file_why (errno));
     snprintf (path, sizeof path, "%s/_temporary", st->output_dir);
     hearth_rm_tree (path);
 }

@@ -16,6 +16,7 @@
 #include "libcore/clock.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
+#include "libcore/safefile.h"
 #include "libcore/sock.h"
 
 static const size_t s_default_in_flight = 48u << 20;
@@ -459,12 +460,11 @@ s_plan (s_run_t *run, const fetch_block_t *blocks, size_t n,
             hearth_unframer_init (&f->frames);
             if (run->fd < 0) {
                 snprintf (run->path, sizeof run->path, "%s/blocks", o->dir);
-                run->fd = open (run->path,
-                                O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+                run->fd = hearth_file_create (run->path, O_RDWR, 0600, true);
                 if (run->fd < 0)
                     return hearth_errcode (run->err, "io",
                                            "cannot create %s: %s", run->path,
-                                           strerror (errno));
+                                           hearth_file_why (errno));
             }
             f->base = run->end;
             run->end += b->length;

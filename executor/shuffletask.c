@@ -17,6 +17,7 @@
 #include "libcore/fstree.h"
 #include "libcore/log.h"
 #include "libcore/partwriter.h"
+#include "libcore/safefile.h"
 
 /* Directories made for map outputs and output files. */
 static const unsigned s_dir_mode = 0755;
@@ -182,10 +183,13 @@ s_open_output (shuffletask_t *self)
             return -1;
         }
     }
+    /* the job's output directory may be shared: the driver's _temporary
+       entered without following a link, the file created new (whatever
+       was left at its name removed, never followed: safefile.h) */
     self->out_fd =
-        open (self->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        hearth_file_create_below (self->output, O_WRONLY, 0644, true);
     if (self->out_fd < 0) {
-        s_fail (self, "output %s: %s", self->output, strerror (errno));
+        s_fail (self, "output %s: %s", self->output, hearth_file_why (errno));
         return -1;
     }
     self->out_made = true;

@@ -40,6 +40,8 @@ typedef struct {
     int64_t jobs_failed;  /* job_end FAILED events */
     int64_t lines;        /* whole lines read */
     int64_t bad_lines;    /* whole lines that were not events */
+    int64_t long_lines;   /* of them, lines over HIST_MAX_LINE, skipped
+                             (counted while reading: not in the index) */
     bool cut;             /* the last line had no newline (ignored) */
     bool is_log;          /* its first line is a log_start */
     /* while feeding */

@@ -296,6 +296,7 @@ hist_appview_json (hist_detail_t *d, const char *state, const char *reason,
     s_failures (doc, d);
     s_int (doc, "lines", a->lines);
     s_int (doc, "bad_lines", a->bad_lines);
+    s_int (doc, "long_lines", a->long_lines);
     cJSON_AddBoolToObject (doc, "cut_last_line", a->cut);
     /* a member missing for want of memory: no half document */
     static const char *const need[] = {"accounting", "tasks",        "jobs",
@@ -329,7 +330,7 @@ hist_appview_doc (const char *dir, const char *app_id, int top,
     const hist_log_t *log = hist_dir_find (&dl, app_id);
     hist_detail_t *d = log ? hist_detail_new (app_id, top) : NULL;
     cJSON *doc = NULL;
-    bool cut = false;
+    hist_read_t rd = {.cut = false};
     int rc;
     if (!log) {
         *missing = true;
@@ -338,7 +339,7 @@ hist_appview_doc (const char *dir, const char *app_id, int top,
     }
     else if (!d)
         hearth_errprintf (err, "out of memory");
-    else if ((rc = hist_log_read (dir, log, s_feed, d, &cut, err)) != 0) {
+    else if ((rc = hist_log_read (dir, log, s_feed, d, &rd, err)) != 0) {
         if (rc > 0 || !err->text[0])
             hearth_errprintf (err, "out of memory");
     }
@@ -353,7 +354,10 @@ hist_appview_doc (const char *dir, const char *app_id, int top,
         hearth_errprintf (err, "out of memory");
     else {
         hist_app_t *a = hist_detail_app (d);
-        a->cut = cut;
+        a->cut = rd.cut;
+        a->long_lines = (int64_t) rd.long_lines;
+        a->lines += a->long_lines;
+        a->bad_lines += a->long_lines;
         hist_here_t here;
         char reason[512];
         hist_here_init (&here, stale_ms);
@@ -378,6 +382,13 @@ hist_appview (const char *dir, const char *app_id, bool json, int top,
         fprintf (err_out, "hearth-history: %s\n", err.text);
         return 1;
     }
+    const cJSON *skipped = cJSON_GetObjectItemCaseSensitive (doc, "long_lines");
+    if (cJSON_IsNumber (skipped) && skipped->valuedouble > 0)
+        fprintf (err_out,
+                 "hearth-history: %s/%s: skipped %.0f line%s over 1 MiB, "
+                 "counted as bad lines\n",
+                 dir, app_id, skipped->valuedouble,
+                 skipped->valuedouble == 1 ? "" : "s");
     int rc = 0;
     char *text = json ? cJSON_PrintUnformatted (doc) : NULL;
     if (json && !text) {

@@ -10,8 +10,6 @@
 
 /* Ids above this are a damaged line, not a job, stage or executor. */
 static const int64_t s_max_id = 1 << 20;
-/* A failed attempt's error is kept up to this many bytes. */
-static const size_t s_max_error = 2000;
 /* The app_end totals of web-wire §5. */
 static const char *const s_end_keys[] = {"duration_ms",      "tasks_succeeded",
                                          "tasks_failed",     "executors",
@@ -156,12 +154,29 @@ s_set_str (char **dst, const hist_line_t *l, const char *key)
 
 /* ---- events -------------------------------------------------------------- */
 
+/* Cut every string of a settings tree, keys too, to HIST_MAX_STR
+   (hist_cap). */
+static void
+s_cap_strings (cJSON *item)
+{
+    for (; item; item = item->next) {
+        if (item->string)
+            hist_cap (item->string);
+        if (cJSON_IsString (item) && item->valuestring)
+            hist_cap (item->valuestring);
+        s_cap_strings (item->child);
+    }
+}
+
 static void
 s_log_start (hist_detail_t *self, const hist_line_t *l)
 {
     const hist_field_t *f = hist_line_get (l, "settings");
-    if (f && !self->settings)
+    if (f && !self->settings) {
         self->settings = cJSON_ParseWithLength (f->val, f->val_len);
+        if (self->settings)
+            s_cap_strings (self->settings->child);
+    }
 }
 
 static void
@@ -276,9 +291,7 @@ s_fail (hist_detail_t *self, const hist_attempt_t *a, const hist_line_t *l,
     f->last_attempt = a->attempt;
     f->last_executor = a->executor;
     f->gave_up |= strcmp (a->outcome, "gave_up") == 0;
-    char *err = hist_line_str (l, "error");
-    if (err && strlen (err) > s_max_error)
-        strcpy (err + s_max_error - 4, "...");
+    char *err = hist_line_str (l, "error"); /* cut to HIST_MAX_STR */
     if (err || !f->last_error) {
         free (f->last_error);
         f->last_error = err;

@@ -290,10 +290,25 @@ hist_line_is (const hist_line_t *l, const char *key, const char *s)
 }
 
 char *
+hist_cap (char *s)
+{
+    static const char more[] = "...";
+    size_t n = strlen (s);
+    if (n <= HIST_MAX_STR)
+        return s;
+    n = HIST_MAX_STR - (sizeof more - 1);
+    while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
+        n--; /* s[n], a continuation byte, is not where a character starts */
+    memcpy (s + n, more, sizeof more);
+    return s;
+}
+
+char *
 hist_line_str (const hist_line_t *l, const char *key)
 {
     const hist_field_t *f = hist_line_get (l, key);
-    return f ? hist_json_unescape (f->val, f->val_len) : NULL;
+    char *s = f ? hist_json_unescape (f->val, f->val_len) : NULL;
+    return s ? hist_cap (s) : NULL;
 }
 
 /* Member key of a task_end, or dflt (format 2's default) when absent. */

@@ -73,9 +73,18 @@ int64_t hist_line_int_or (const hist_line_t *l, const char *key, int64_t dflt);
 /* A boolean member: true only for the literal true. */
 bool hist_line_true (const hist_line_t *l, const char *key);
 
+/* The longest string a reader keeps (names, reasons, errors, settings),
+   in bytes: a longer one is cut (docs/history.md, "Bounds"). */
+#define HIST_MAX_STR 1024
+
 /* A string member, unescaped into a new NUL-terminated string (caller
-   frees), or NULL when absent, null, not a string, or out of memory. */
+   frees), cut to HIST_MAX_STR bytes (hist_cap), or NULL when absent,
+   null, not a string, or out of memory. */
 char *hist_line_str (const hist_line_t *l, const char *key);
+
+/* Cut s, in place, to at most HIST_MAX_STR bytes when it is longer: its
+   first bytes up to a UTF-8 character's start, then "...".  Returns s. */
+char *hist_cap (char *s);
 
 /* True when the string member key equals s (no copy when it has no
    escapes). */
@@ -91,7 +100,8 @@ void hist_task_state (const hist_line_t *l, char *dst, size_t size);
 void hist_task_outcome (const hist_line_t *l, char *dst, size_t size);
 
 /* A JSON string's text (with its quotes), unescaped: a new string
-   (caller frees), or NULL when it is not a valid string or no memory. */
+   (caller frees), or NULL when it is not a valid string or no memory
+   (not cut: for comparisons). */
 char *hist_json_unescape (const char *val, size_t len);
 
 #endif

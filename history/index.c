@@ -12,6 +12,7 @@
 
 #include "history/index.h"
 #include "libcore/fstree.h"
+#include "libcore/safefile.h"
 
 /* The first line's key and the format it names. */
 static const char s_magic[] = "hearth_history_index";
@@ -26,11 +27,13 @@ typedef struct {
 } s_entry_t;
 
 struct hist_index {
-    char *dir;         /* DIR (owned) */
-    zhashx_t *entries; /* id -> s_entry_t (owned) */
-    bool changed;      /* something put since the load */
-    size_t loaded;     /* entries read at load */
-    size_t refreshed;  /* puts */
+    char *dir;          /* DIR (owned) */
+    zhashx_t *entries;  /* id -> s_entry_t (owned) */
+    bool changed;       /* something put since the load */
+    bool link;          /* DIR/.hearth-history is a symbolic link */
+    size_t loaded;      /* entries read at load */
+    size_t refreshed;   /* puts */
+    char warning[4200]; /* what the listing should say, or "" */
 };
 
 static void
@@ -105,11 +108,12 @@ error:
     return NULL;
 }
 
-/* The file's bytes (new, NUL-terminated), or NULL. */
+/* The bytes of name in the directory dirfd (new, NUL-terminated), or
+   NULL; a link at name is not followed. */
 static char *
-s_slurp (const char *path, size_t *len)
+s_slurp (int dirfd, const char *name, size_t *len)
 {
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     char *buf = NULL;
     if (fd < 0)
@@ -127,6 +131,31 @@ s_slurp (const char *path, size_t *len)
     }
     close (fd);
     return buf;
+}
+
+/* The index's directory in DIR, opened (not made) without following a
+   link; -1 when it is not there or is not a directory of its own (a
+   link: self->link and the warning set). */
+static int
+s_open_index_dir (hist_index_t *self, mode_t make_mode)
+{
+    int dfd = open (self->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return -1;
+    int fd = hearth_dir_open_at (dfd, HIST_INDEX_DIR, make_mode);
+    int saved = errno;
+    struct stat st;
+    if (fd < 0 && fstatat (dfd, HIST_INDEX_DIR, &st, AT_SYMLINK_NOFOLLOW) == 0
+        && S_ISLNK (st.st_mode) && !self->link) {
+        self->link = true;
+        snprintf (self->warning, sizeof self->warning,
+                  "%s/%s is a symbolic link: the index is neither read nor "
+                  "written through it (the logs are read instead)",
+                  self->dir, HIST_INDEX_DIR);
+    }
+    close (dfd);
+    errno = saved;
+    return fd;
 }
 
 static void
@@ -164,14 +193,14 @@ hist_index_load (const char *dir)
         return NULL;
     }
     zhashx_set_destructor (self->entries, s_entry_destroy);
-    char path[4096];
-    snprintf (path, sizeof path, "%s/%s/%s", dir, HIST_INDEX_DIR,
-              HIST_INDEX_FILE);
+    int idir = s_open_index_dir (self, 0);
     size_t len = 0;
-    char *text = s_slurp (path, &len);
+    char *text = idir >= 0 ? s_slurp (idir, HIST_INDEX_FILE, &len) : NULL;
     if (text)
         s_load_lines (self, text, len);
     free (text);
+    if (idir >= 0)
+        close (idir);
     return self;
 }
 
@@ -280,6 +309,40 @@ s_write_entries (hist_index_t *self, const hist_dir_t *current, FILE *f)
     return 0;
 }
 
+/* Write the index to a new temporary file in the directory idir and
+   rename it over the index: 0, or -1 with errno. */
+static int
+s_save_in (hist_index_t *self, const hist_dir_t *current, int idir,
+           const char *tmp)
+{
+    /* a new file, never through a link someone left at its name */
+    int fd = hearth_file_create_at (idir, tmp, O_WRONLY, 0644, true);
+    FILE *f = fd >= 0 ? fdopen (fd, "w") : NULL;
+    if (!f) {
+        int saved = errno;
+        if (fd >= 0)
+            close (fd);
+        errno = saved;
+        return -1;
+    }
+    errno = 0;
+    int rc = s_write_entries (self, current, f);
+    if (fflush (f) != 0 || fsync (fileno (f)) != 0)
+        rc = -1;
+    int saved = errno ? errno : EIO;
+    if (fclose (f) != 0)
+        rc = -1;
+    if (rc == 0 && renameat (idir, tmp, idir, HIST_INDEX_FILE) < 0) {
+        saved = errno;
+        rc = -1;
+    }
+    if (rc < 0) {
+        unlinkat (idir, tmp, 0);
+        errno = saved;
+    }
+    return rc;
+}
+
 int
 hist_index_save (hist_index_t *self, const hist_dir_t *current,
                  hearth_error_t *err)
@@ -287,41 +350,31 @@ hist_index_save (hist_index_t *self, const hist_dir_t *current,
     bool gone = zhashx_size (self->entries) > current->n;
     if (!self->changed && !gone)
         return 0;
-    char idir[4096], path[4200], tmp[4300];
-    snprintf (idir, sizeof idir, "%s/%s", self->dir, HIST_INDEX_DIR);
-    snprintf (path, sizeof path, "%s/%s", idir, HIST_INDEX_FILE);
-    snprintf (tmp, sizeof tmp, "%s.tmp.%ld", path, (long) getpid ());
-    if (mkdir (idir, 0755) < 0 && errno != EEXIST)
-        return hearth_errprintf (err, "cannot create %s: %s", idir,
-                                 strerror (errno));
-    /* a new file, never through a link someone left at its name */
-    unlink (tmp);
-    int fd =
-        open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    FILE *f = fd >= 0 ? fdopen (fd, "w") : NULL;
-    if (!f) {
-        int saved = errno;
-        if (fd >= 0)
-            close (fd);
-        return hearth_errprintf (err, "cannot write %s: %s", tmp,
-                                 strerror (saved));
-    }
-    int rc = s_write_entries (self, current, f);
-    if (fflush (f) != 0 || fsync (fileno (f)) != 0)
-        rc = -1;
+    if (self->link)
+        return hearth_errprintf (err, "%s", self->warning);
+    char tmp[64];
+    snprintf (tmp, sizeof tmp, "%s.tmp.%ld", HIST_INDEX_FILE, (long) getpid ());
+    /* DIR/.hearth-history made if missing and opened without following a
+       link: the temporary file and the rename are relative to it */
+    int idir = s_open_index_dir (self, 0755);
+    if (idir < 0)
+        return hearth_errprintf (err, "cannot use %s/%s: %s", self->dir,
+                                 HIST_INDEX_DIR, hearth_file_why (errno));
+    int rc = s_save_in (self, current, idir, tmp);
     int saved = errno;
-    if (fclose (f) != 0)
-        rc = -1;
-    if (rc == 0 && rename (tmp, path) < 0)
-        rc = -1;
-    if (rc < 0) {
-        saved = errno ? errno : saved;
-        unlink (tmp);
-        return hearth_errprintf (err, "cannot write %s: %s", path,
+    close (idir);
+    if (rc < 0)
+        return hearth_errprintf (err, "cannot write %s/%s/%s: %s", self->dir,
+                                 HIST_INDEX_DIR, HIST_INDEX_FILE,
                                  strerror (saved));
-    }
     self->changed = false;
     return 0;
+}
+
+const char *
+hist_index_warning (const hist_index_t *self)
+{
+    return self->warning[0] ? self->warning : NULL;
 }
 
 size_t

@@ -10,7 +10,10 @@
     a line that does not read is dropped (its log is read again).  It is
     written to a temporary file renamed over the old one, so a reader
     never sees half of it; when DIR or the index's directory cannot be
-    written, the summaries live in memory only (docs/history.md).
+    written, the summaries live in memory only (docs/history.md).  DIR
+    may be shared: the index's directory is opened O_NOFOLLOW and its
+    files reached through it (openat, renameat: libcore/safefile.h), so
+    a link left at .hearth-history is never read nor written through.
 */
 #ifndef HEARTH_HISTORY_INDEX_H
 #define HEARTH_HISTORY_INDEX_H
@@ -48,6 +51,11 @@ int hist_index_put (hist_index_t *self, const hist_log_t *log, hist_app_t *app);
    (a read-only DIR: the caller goes on without). */
 int hist_index_save (hist_index_t *self, const hist_dir_t *current,
                      hearth_error_t *err);
+
+/* What a listing should say about the index, or NULL: its directory is
+   a symbolic link (left in a shared DIR), neither read nor written
+   through (borrowed). */
+const char *hist_index_warning (const hist_index_t *self);
 
 /* Entries read from the file at load, and logs put since. */
 size_t hist_index_loaded (const hist_index_t *self);

@@ -37,19 +37,24 @@ s_feed (void *arg, const char *text, size_t len, bool first)
 }
 
 hist_app_t *
-hist_list_read_app (const char *dir, const hist_log_t *log, hearth_error_t *err)
+hist_list_read_app (const char *dir, const hist_log_t *log, FILE *warn_out,
+                    hearth_error_t *err)
 {
     hist_app_t *a = hist_app_new (log->id);
-    bool cut;
+    hist_read_t rd;
     if (!a) {
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    if (hist_log_read (dir, log, s_feed, a, &cut, err) != 0) {
+    if (hist_log_read (dir, log, s_feed, a, &rd, err) != 0) {
         hist_app_destroy (&a);
         return NULL;
     }
-    a->cut = cut;
+    a->cut = rd.cut;
+    a->lines += (int64_t) rd.long_lines;
+    a->bad_lines += (int64_t) rd.long_lines;
+    if (warn_out)
+        hist_read_warn (warn_out, dir, &rd);
     free (a->exec_cores); /* only needed while feeding */
     a->exec_cores = NULL;
     a->nexec_cores = 0;
@@ -277,7 +282,7 @@ s_summary (const hist_list_opts_t *o, hist_index_t *idx, const hist_log_t *log,
     if (a)
         return a;
     hearth_error_t err;
-    hist_app_t *fresh = hist_list_read_app (o->dir, log, &err);
+    hist_app_t *fresh = hist_list_read_app (o->dir, log, err_out, &err);
     if (!fresh) {
         fprintf (err_out, "hearth-history: %s\n", err.text);
         return NULL;
@@ -354,8 +359,11 @@ s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
         l->rows = NULL;
         return 1;
     }
-    /* a read-only DIR: the summaries stay in memory, silently */
-    if (l->idx)
+    /* a read-only DIR: the summaries stay in memory, silently; an index
+       directory that is a link: said */
+    if (l->idx && hist_index_warning (l->idx))
+        fprintf (err_out, "hearth-history: %s\n", hist_index_warning (l->idx));
+    else if (l->idx)
         hist_index_save (l->idx, d, NULL);
     qsort (l->rows, l->n, sizeof *l->rows, s_newest_first);
     return status;

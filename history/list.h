@@ -38,9 +38,10 @@ int hist_list (const hist_list_opts_t *o, FILE *out, FILE *err_out);
 cJSON *hist_list_json (const hist_list_opts_t *o, FILE *err_out, int *status);
 
 /* The summary of one log read from its files (new; caller destroys), or
-   NULL with err. */
+   NULL with err.  Lines skipped as too long are counted as bad lines and
+   said on warn_out (when not NULL). */
 hist_app_t *hist_list_read_app (const char *dir, const hist_log_t *log,
-                                hearth_error_t *err);
+                                FILE *warn_out, hearth_error_t *err);
 
 /* A time for --since: a duration back from now_ms (30s, 90m, 24h, 7d,
    2w) or a UTC date and time (2026-12-01, 2026-12-01T09:30,

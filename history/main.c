@@ -25,6 +25,7 @@
 #include "history/web.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
+#include "libcore/web.h"
 
 #define OPT(n, t, d, mv, h)                                                    \
     {                                                                          \
@@ -88,6 +89,7 @@ static const hearth_opt_t s_opts[] = {
      "--web-token-file or --insecure)"},
     {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",
      "file holding the token every web request must carry (first line)"},
+    HEARTH_WEB_LIMIT_OPTIONS,
     {"insecure", HEARTH_OPT_BOOL, "false", "",
      "allow web pages beyond loopback without --web-token-file"},
     {.name = NULL},

@@ -198,26 +198,73 @@ hist_dir_find (const hist_dir_t *d, const char *id)
 /* ---- reading ------------------------------------------------------------- */
 
 typedef struct {
-    char *buf;    /* bytes read, not yet given as lines */
-    size_t alloc; /* its size */
-    size_t have;  /* bytes in it */
-    bool first;   /* no line given yet */
+    char *buf;         /* bytes read, not yet given as lines */
+    size_t alloc;      /* its size */
+    size_t have;       /* bytes in it */
+    bool first;        /* no line given yet */
+    uint64_t skipping; /* bytes of a line too long seen so far, 0: none */
+    const char *file;  /* the file being read */
+    hist_read_t *rd;   /* what is counted */
 } s_reader_t;
 
-/* Give the whole lines of r->buf to fn; keep the rest at its start. */
+/* A line of len bytes skipped: counted. */
+static void
+s_skipped (s_reader_t *r, uint64_t len)
+{
+    hist_read_t *rd = r->rd;
+    if (rd->long_lines++ == 0)
+        snprintf (rd->long_file, sizeof rd->long_file, "%s", r->file);
+    if (len > rd->longest)
+        rd->longest = len;
+    r->first = false;
+}
+
+/* The end of a line being skipped, in r->buf's first bytes: dropped with
+   it.  Returns false when the line goes on past the buffer. */
+static bool
+s_skip_end (s_reader_t *r)
+{
+    char *nl = memchr (r->buf, '\n', r->have);
+    if (!nl) {
+        r->skipping += r->have;
+        r->have = 0;
+        return false;
+    }
+    size_t n = (size_t) (nl - r->buf);
+    s_skipped (r, r->skipping + n);
+    r->skipping = 0;
+    r->have -= n + 1;
+    memmove (r->buf, nl + 1, r->have);
+    return true;
+}
+
+/* Give the whole lines of r->buf to fn (those too long skipped); keep
+   the rest at its start, or start skipping it when it is too long
+   already. */
 static int
 s_lines (s_reader_t *r, hist_line_fn *fn, void *arg)
 {
+    if (r->skipping && !s_skip_end (r))
+        return 0;
     char *p = r->buf, *end = r->buf + r->have;
     char *nl;
     while (p < end && (nl = memchr (p, '\n', (size_t) (end - p)))) {
-        int rc = fn (arg, p, (size_t) (nl - p), r->first);
+        size_t len = (size_t) (nl - p);
+        int rc = 0;
+        if (len > HIST_MAX_LINE)
+            s_skipped (r, len);
+        else
+            rc = fn (arg, p, len, r->first);
         r->first = false;
         if (rc)
             return rc;
         p = nl + 1;
     }
     r->have = (size_t) (end - p);
+    if (r->have > HIST_MAX_LINE) {
+        r->skipping = r->have;
+        r->have = 0;
+    }
     memmove (r->buf, p, r->have);
     return 0;
 }
@@ -226,6 +273,7 @@ static int
 s_read_file (s_reader_t *r, const char *path, hist_line_fn *fn, void *arg,
              hearth_error_t *err)
 {
+    r->file = path;
     int fd = open (path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return hearth_errprintf (err, "cannot open %s: %s", path,
@@ -262,25 +310,44 @@ s_read_file (s_reader_t *r, const char *path, hist_line_fn *fn, void *arg,
 
 int
 hist_log_read (const char *dir, const hist_log_t *log, hist_line_fn *fn,
-               void *arg, bool *cut, hearth_error_t *err)
+               void *arg, hist_read_t *rd, hearth_error_t *err)
 {
-    s_reader_t r = {.first = true};
+    s_reader_t r = {.first = true, .rd = rd};
     int rc = 0;
-    *cut = false;
+    *rd = (hist_read_t){.cut = false};
     for (size_t i = 0; i < log->nfiles && !rc; i++) {
         char path[4096];
         snprintf (path, sizeof path, "%s/%s", dir, log->files[i].name);
         rc = s_read_file (&r, path, fn, arg, err);
-        if (!rc && r.have && i + 1 < log->nfiles) {
+        if (!rc && r.skipping && i + 1 < log->nfiles) {
+            s_skipped (&r, r.skipping); /* a rolled file's long last bytes */
+            r.skipping = 0;
+        }
+        else if (!rc && r.have && i + 1 < log->nfiles) {
             /* a rolled file not ending in a newline: its last bytes are
                given alone (they will not parse) */
             rc = fn (arg, r.buf, r.have, r.first);
             r.first = false;
             r.have = 0;
         }
+        r.file = NULL;
     }
-    if (!rc && r.have)
-        *cut = true;
+    if (!rc && (r.have || r.skipping))
+        rd->cut = true;
     free (r.buf);
     return rc;
+}
+
+void
+hist_read_warn (FILE *out, const char *dir, const hist_read_t *rd)
+{
+    if (rd->long_lines == 0)
+        return;
+    const char *name = strrchr (rd->long_file, '/');
+    fprintf (out,
+             "hearth-history: %s/%s: skipped %llu line%s over 1 MiB (the "
+             "longest %llu bytes), counted as bad lines\n",
+             dir, name ? name + 1 : rd->long_file,
+             (unsigned long long) rd->long_lines,
+             rd->long_lines == 1 ? "" : "s", (unsigned long long) rd->longest);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "libcore/error.h"
 
@@ -50,17 +51,37 @@ const hist_log_t *hist_dir_find (const hist_dir_t *d, const char *id);
  *stem_len and *no; else false. */
 bool hist_log_name (const char *name, size_t *stem_len, unsigned *no);
 
+/* The longest line a reader takes: a longer one is skipped, never held
+   whole (docs/history.md, "Bounds"). */
+#define HIST_MAX_LINE (1024 * 1024)
+
 /* Called with each whole line of a log (text without its newline, not
    NUL-terminated); first: the first line of the first file.  A non-zero
    return stops the reading and is returned by hist_log_read. */
 typedef int (hist_line_fn) (void *arg, const char *text, size_t len,
                             bool first);
 
-/* Read the lines of log's files in order, calling fn.  *cut is set when
-   the last file ends in a line without its newline (a driver killed while
-   writing, or one writing now): that line is not given to fn.  0, fn's
-   non-zero return, or -1 with err when a file cannot be opened or read. */
+/* What a reading saw besides the lines it gave. */
+typedef struct {
+    bool cut;            /* the last file ends in a line without its
+                            newline (a driver killed while writing, or one
+                            writing now): not given */
+    uint64_t long_lines; /* lines over HIST_MAX_LINE bytes: not given */
+    uint64_t longest;    /* the longest of them, in bytes */
+    char long_file[256]; /* the file of the first of them, or "" */
+} hist_read_t;
+
+/* Read the lines of log's files in order, calling fn, into *rd.  A line
+   over HIST_MAX_LINE bytes is skipped as it is read (the reader holds
+   about 2 MiB at most, whatever the file) and counted in rd; a skipped
+   first line makes the next one not the first (the log is not a log).
+   0, fn's non-zero return, or -1 with err when a file cannot be opened
+   or read. */
 int hist_log_read (const char *dir, const hist_log_t *log, hist_line_fn *fn,
-                   void *arg, bool *cut, hearth_error_t *err);
+                   void *arg, hist_read_t *rd, hearth_error_t *err);
+
+/* Say on out, in one line, the lines rd skipped as too long, if any
+   ("hearth-history: DIR/FILE: skipped N line(s) over 1 MiB ..."). */
+void hist_read_warn (FILE *out, const char *dir, const hist_read_t *rd);
 
 #endif

@@ -12,6 +12,7 @@
 #include "libcore/blockmerge.h"
 #include "libcore/kmerge.h"
 #include "libcore/partfmt.h"
+#include "libcore/safefile.h"
 
 /* Blocks open at once unless told otherwise. */
 static const size_t s_default_fanin = 64;
@@ -97,10 +98,10 @@ s_merge_group (hearth_blockmerge_t *self, const s_block_t *blocks, size_t n,
     hearth_kmerge_t *merge;
     if (s_open_merge (blocks, n, &readers, &merge, err) < 0)
         return -1;
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = hearth_file_create (path, O_WRONLY, 0600, true);
     hearth_framer_t fr = {.buf = NULL};
     int rc = fd < 0 ? hearth_errcode (err, "io", "cannot create %s: %s", path,
-                                      strerror (errno))
+                                      hearth_file_why (errno))
                     : hearth_framer_init (&fr, fd, err);
     const char *rec;
     size_t len;

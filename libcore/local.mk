@@ -41,6 +41,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/partbucket.c libcore/partbucket.h \
 	libcore/blockmerge.c libcore/blockmerge.h \
 	libcore/fstree.c libcore/fstree.h \
+	libcore/safefile.c libcore/safefile.h \
 	libcore/wnames.c libcore/wnames.h \
 	libcore/stateview.c libcore/stateview.h \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
@@ -63,7 +64,8 @@ noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
 	libcore/mhdlib.c libcore/mhdlib.h \
 	libcore/webauth.c libcore/webauth.h \
-	libcore/prom.c libcore/prom.h
+	libcore/prom.c libcore/prom.h \
+	libcore/webprom.c libcore/webprom.h
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
 # libmicrohttpd itself is opened at run time (libcore/mhdlib.h)
 libcore_libhearthweb_la_LIBADD = -ldl -lm

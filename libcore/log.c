@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "libcore/log.h"
+#include "libcore/safefile.h"
 
 static const char *const s_level_names[] = {"ERROR", "WARN", "INFO", "DEBUG"};
 
@@ -39,10 +40,12 @@ hearth_log_level_parse (const char *text)
     return -1;
 }
 
+/* A log directory may be shared: a link left at the file's name is
+   refused, never appended through (safefile.h). */
 static int
 s_open_file (const char *path)
 {
-    return open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    return hearth_file_reopen (path, O_WRONLY | O_CREAT | O_APPEND, 0640);
 }
 
 int
@@ -60,7 +63,7 @@ hearth_log_open (const char *component, const char *level, const char *path,
         fd = s_open_file (path);
         if (fd < 0)
             return hearth_errprintf (err, "cannot open log file %s: %s", path,
-                                     strerror (errno));
+                                     hearth_file_why (errno));
     }
     hearth_log_close ();
     if (component)

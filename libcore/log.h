@@ -24,12 +24,15 @@ typedef enum {
 int hearth_log_level_parse (const char *text);
 
 /* Set the component name, the threshold and the destination (path NULL or
-   "-" means stderr).  Returns 0, or -1 with err filled when the file
-   cannot be opened or the level is unknown. */
+   "-" means stderr; a file is appended to, and refused when it is a
+   symbolic link or has other hard links: libcore/safefile.h).  Returns
+   0, or -1 with err filled when the file cannot be opened or the level
+   is unknown. */
 int hearth_log_open (const char *component, const char *level, const char *path,
                      hearth_error_t *err);
 
-/* Reopen the log file (no-op for stderr). Returns 0 or -1 with errno. */
+/* Reopen the log file (no-op for stderr), by the same rule. Returns 0
+   or -1 with errno (the old file kept). */
 int hearth_log_reopen (void);
 
 /* Close the log file, if any, and go back to stderr. */

@@ -25,6 +25,8 @@ static const struct {
     S_SYM (get_connection_info, "MHD_get_connection_info"),
     S_SYM (lookup_connection_value, "MHD_lookup_connection_value"),
     S_SYM (create_response_from_buffer, "MHD_create_response_from_buffer"),
+    S_SYM (create_response_from_buffer_with_free_callback_cls,
+           "MHD_create_response_from_buffer_with_free_callback_cls"),
     S_SYM (add_response_header, "MHD_add_response_header"),
     S_SYM (queue_response, "MHD_queue_response"),
     S_SYM (destroy_response, "MHD_destroy_response"),

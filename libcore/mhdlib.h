@@ -27,6 +27,8 @@ typedef struct {
     __typeof__ (MHD_get_connection_info) *get_connection_info;
     __typeof__ (MHD_lookup_connection_value) *lookup_connection_value;
     __typeof__ (MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__ (MHD_create_response_from_buffer_with_free_callback_cls)
+        *create_response_from_buffer_with_free_callback_cls;
     __typeof__ (MHD_add_response_header) *add_response_header;
     __typeof__ (MHD_queue_response) *queue_response;
     __typeof__ (MHD_destroy_response) *destroy_response;

@@ -12,6 +12,7 @@
 #include "libcore/crc32c.h"
 #include "libcore/fstree.h"
 #include "libcore/partfmt.h"
+#include "libcore/safefile.h"
 
 static const char s_index_magic[8] = {'H', 'R', 'T', 'H', 'I', 'D', 'X', '1'};
 /* Stored bytes a reader asks of the file at a time. */
@@ -223,10 +224,10 @@ hearth_partindex_write (const char *path, uint32_t partitions, bool sorted,
         hearth_errprintf (err, "path too long: %s", path);
         goto done;
     }
-    int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = hearth_file_create (tmp, O_WRONLY, 0600, true);
     if (fd < 0) {
         hearth_errcode (err, "io", "cannot create %s: %s", tmp,
-                        strerror (errno));
+                        hearth_file_why (errno));
         goto done;
     }
     rc = s_write_all (fd, buf, size, err);

@@ -14,6 +14,7 @@
 #include "libcore/partbucket.h"
 #include "libcore/partwriter.h"
 #include "libcore/records.h"
+#include "libcore/safefile.h"
 
 /* Memory held before a spill, unless told otherwise. */
 static const size_t s_default_memory = 64u << 20;
@@ -167,10 +168,10 @@ s_order (hearth_partwriter_t *self, hearth_error_t *err)
 static int
 s_open_output (const char *path, hearth_error_t *err)
 {
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fd = hearth_file_create (path, O_WRONLY, 0600, true);
     if (fd < 0)
         hearth_errcode (err, "io", "cannot create %s: %s", path,
-                        strerror (errno));
+                        hearth_file_why (errno));
     return fd;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "libcore/pidfile.h"
+#include "libcore/safefile.h"
 
 struct hearth_pidfile {
     char *path; /* where it is (owned) */
@@ -41,10 +42,12 @@ hearth_pid_lock (const char *path, const char *what, int mode, bool *held,
                  hearth_error_t *err)
 {
     *held = false;
-    int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC, mode);
+    /* pid files live in shared directories (/run, /tmp): a link left at
+       the name is refused, never written through (safefile.h) */
+    int fd = hearth_file_reopen (path, O_RDWR | O_CREAT, (mode_t) mode);
     if (fd < 0)
         return hearth_errprintf (err, "cannot open %s%s: %s", what, path,
-                                 strerror (errno));
+                                 hearth_file_why (errno));
     if (flock (fd, LOCK_EX | LOCK_NB) < 0) {
         *held = errno == EWOULDBLOCK;
         hearth_errprintf (err, "cannot lock %s%s: %s", what, path,

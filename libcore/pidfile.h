@@ -39,7 +39,9 @@ pid_t hearth_pidfile_read (const char *path);
    write this process's pid in it.  Returns the descriptor (close-on-exec;
    closing it releases the lock), or -1 with err ("cannot open WHAT PATH:
    ...", what being "" or e.g. "the pid file "), and *held true when
-   another process holds the lock (its pid: hearth_pidfile_read). */
+   another process holds the lock (its pid: hearth_pidfile_read).  A
+   symbolic link at path, or a file with other hard links, is refused
+   (libcore/safefile.h: a pid file's directory may be shared). */
 int hearth_pid_lock (const char *path, const char *what, int mode, bool *held,
                      hearth_error_t *err);
 

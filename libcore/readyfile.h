@@ -1,4 +1,4 @@
-/*  readyfile.h - waiting for a daemon's ready file.
+/*  readyfile.h - a daemon's ready file: writing it, waiting for it.
 
     A master started with --ready-file writes its URL on the first line of
     that file once it serves (a temporary file renamed into place, so a
@@ -15,6 +15,15 @@
 #include <sys/types.h>
 
 #include "libcore/error.h"
+
+/* Write text to path as a reader must see it: all or nothing (a new
+   temporary file, PATH.tmp.PID, renamed over path).  The directory may
+   be shared (/tmp): the temporary file is created new, whatever was left
+   at its name removed (a link, never what it names), and the rename
+   replaces whatever is at path, never following it (libcore/safefile.h).
+   Returns 0, or -1 with err. */
+int hearth_ready_file_write (const char *path, const char *text,
+                             hearth_error_t *err);
 
 /* The first line of path, without its line end, into buf.  Returns 1
    when it was read and is not empty, 0 when the file is not there (yet)

@@ -21,13 +21,20 @@
 
 /* Connections open at once; past it new ones wait in the backlog. */
 static const unsigned s_max_connections = 256;
+/* Connections from one client address, unless configured. */
+static const unsigned s_client_connections = 32;
+/* Bytes the replies being sent may hold in all, unless configured. */
+static const size_t s_reply_memory_bytes = (size_t) 64 << 20;
 /* Seconds a connection may stay idle (or trickle) before it is closed. */
 static const unsigned s_idle_timeout_s = 10;
 /* Memory of one connection: its request's headers must fit (else 431). */
 static const size_t s_conn_memory_bytes = 32 * 1024;
-/* Longest token accepted from the file. */
-/* The cookie that carries the token. */
+/* The cookie that carries the token, and what its Set-Cookie adds. */
 #define S_COOKIE "hearth_token"
+#define S_COOKIE_ATTRS "; HttpOnly; SameSite=Strict; Path=/"
+_Static_assert(sizeof S_COOKIE "=" S_COOKIE_ATTRS - 1 + HEARTH_WEBAUTH_TOKEN_MAX
+                   < HEARTH_WEB_HEADER_VALUE_MAX,
+               "a Set-Cookie with the longest token must fit a reply header");
 
 /* libmicrohttpd's functions, loaded by the first server (mhdlib.h). */
 static const hearth_mhd_t *M;
@@ -44,8 +51,18 @@ struct hearth_web {
     const hearth_web_route_t *routes; /* the table (borrowed) */
     void *arg;                        /* for the handlers */
     hearth_refusals_t *refusals;      /* 401s, one log line a minute */
-    hearth_web_stats_t stats;         /* counters */
+    hearth_web_stats_t stats;         /* counters, and the bytes held */
+    unsigned client_connections;      /* most from one address */
+    size_t reply_memory;              /* most bytes replies may hold */
 };
+
+/* A reply's body while libmicrohttpd sends it: counted in web's held
+   bytes until the response is destroyed (s_release). */
+typedef struct {
+    hearth_web_t *web; /* whose count (borrowed) */
+    char *body;        /* the bytes (owned) */
+    size_t len;        /* how many */
+} s_held_t;
 
 struct hearth_web_request {
     struct MHD_Connection *conn; /* libmicrohttpd's (borrowed) */
@@ -106,8 +123,11 @@ hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
 {
     if (rep->nheaders >= HEARTH_WEB_MAX_HEADERS
         || strlen (name) >= sizeof rep->headers[0].name
-        || strlen (value) >= sizeof rep->headers[0].value)
+        || strlen (value) >= sizeof rep->headers[0].value) {
+        log_warn ("web: reply header %.32s left out (too many, or too long)",
+                  name);
         return;
+    }
     snprintf (rep->headers[rep->nheaders].name, sizeof rep->headers[0].name,
               "%s", name);
     snprintf (rep->headers[rep->nheaders].value, sizeof rep->headers[0].value,
@@ -163,11 +183,28 @@ s_route (const hearth_web_t *self, const char *path)
     return NULL;
 }
 
-/* Fill rep for one request: the token, the method, the route. */
+/* Fill rep for one request: the Host, the token, the method, the
+   route. */
 static void
 s_answer (hearth_web_t *self, const hearth_web_request_t *req,
           hearth_web_reply_t *rep)
 {
+    if (!hearth_webauth_host_ok (
+            &self->auth, M->lookup_connection_value (req->conn, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_HOST))) {
+        char client[64];
+        s_client (req->conn, client, sizeof client);
+        hearth_refusals_log (self->refusals, client, "host",
+                             "web request for another Host than loopback's");
+        self->stats.misdirected++;
+        hearth_web_reply_text (rep, 421,
+                               "421 misdirected request: this server is "
+                               "bound to loopback and answers only for "
+                               "Host 127.0.0.1, localhost, [::1] or %s "
+                               "(any port)\n",
+                               self->auth.host);
+        return;
+    }
     int admitted = hearth_webauth_check (
         &self->auth,
         M->lookup_connection_value (req->conn, MHD_HEADER_KIND,
@@ -188,12 +225,9 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
         return;
     }
     if (admitted == 2) {
-        char cookie[HEARTH_WEBAUTH_TOKEN_MAX + 64];
-        snprintf (cookie, sizeof cookie,
-                  S_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/",
+        char cookie[HEARTH_WEB_HEADER_VALUE_MAX];
+        snprintf (cookie, sizeof cookie, S_COOKIE "=%s" S_COOKIE_ATTRS,
                   self->auth.token);
-        /* a header too long for the reply is left out: the token works in
-           the URL anyway */
         hearth_web_reply_header (rep, "Set-Cookie", cookie);
     }
     if (strcmp (req->method, "GET") != 0 && strcmp (req->method, "HEAD") != 0) {
@@ -212,19 +246,48 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
     route->fn (self->arg, req, rep);
 }
 
-static enum MHD_Result
-s_queue (struct MHD_Connection *conn, hearth_web_reply_t *rep)
+/* libmicrohttpd is done with a reply's body. */
+static void
+s_release (void *cls)
 {
-    struct MHD_Response *resp =
-        rep->body ? M->create_response_from_buffer (rep->len, rep->body,
-                                                    MHD_RESPMEM_MUST_FREE)
-                  : M->create_response_from_buffer (0, (void *) "",
-                                                    MHD_RESPMEM_PERSISTENT);
-    if (!resp) {
+    s_held_t *h = cls;
+    h->web->stats.held -= h->len;
+    free (h->body);
+    free (h);
+}
+
+/* A response for rep's body, which it takes (counted as held while it is
+   sent), or NULL. */
+static struct MHD_Response *
+s_response (hearth_web_t *self, hearth_web_reply_t *rep)
+{
+    if (!rep->body)
+        return M->create_response_from_buffer (0, (void *) "",
+                                               MHD_RESPMEM_PERSISTENT);
+    s_held_t *h = malloc (sizeof *h);
+    if (!h) {
         free (rep->body);
-        return MHD_NO; /* closes the connection */
+        rep->body = NULL;
+        return NULL;
     }
+    *h = (s_held_t){self, rep->body, rep->len};
     rep->body = NULL;
+    self->stats.held += h->len;
+    struct MHD_Response *resp =
+        M->create_response_from_buffer_with_free_callback_cls (h->len, h->body,
+                                                               s_release, h);
+    if (!resp)
+        s_release (h);
+    return resp;
+}
+
+static enum MHD_Result
+s_queue (hearth_web_t *self, struct MHD_Connection *conn,
+         hearth_web_reply_t *rep)
+{
+    struct MHD_Response *resp = s_response (self, rep);
+    if (!resp)
+        return MHD_NO; /* closes the connection */
     if (rep->type)
         M->add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, rep->type);
     M->add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
@@ -240,6 +303,32 @@ s_queue (struct MHD_Connection *conn, hearth_web_reply_t *rep)
     enum MHD_Result rc = M->queue_response (conn, (unsigned) rep->status, resp);
     M->destroy_response (resp);
     return rc;
+}
+
+/* rep replaced by a 503 when its body would take the replies being sent
+   past reply_memory: clients that read slowly, or not at all, cannot
+   make the daemon hold more.  A reply when none is held is always sent,
+   whatever its size. */
+static void
+s_bound (hearth_web_t *self, struct MHD_Connection *conn,
+         hearth_web_reply_t *rep)
+{
+    size_t held = (size_t) self->stats.held;
+    if (!rep->body || held == 0 || held + rep->len <= self->reply_memory)
+        return;
+    char client[64];
+    s_client (conn, client, sizeof client);
+    hearth_refusals_log (self->refusals, client, "busy",
+                         "web reply held back: the replies being sent hold "
+                         "--web-reply-memory already");
+    self->stats.busy++;
+    rep->nheaders = 0;
+    hearth_web_reply_header (rep, "Retry-After", "1");
+    hearth_web_reply_text (rep, 503,
+                           "503 busy: replies of %zu bytes wait for clients "
+                           "that read slowly (--web-reply-memory %zu); try "
+                           "again\n",
+                           held, self->reply_memory);
 }
 
 /* libmicrohttpd's access handler: every request is answered on its first
@@ -261,22 +350,32 @@ s_access (void *cls, struct MHD_Connection *conn, const char *url,
     hearth_web_request_t req = {.conn = conn, .method = method, .path = url};
     hearth_web_reply_t rep = {.status = 200};
     s_answer (self, &req, &rep);
+    s_bound (self, conn, &rep);
     self->stats.requests++;
     self->stats.bytes += rep.len;
-    return s_queue (conn, &rep);
+    return s_queue (self, conn, &rep);
 }
 
-/* libmicrohttpd's own messages (a malformed request, no memory). */
+/* libmicrohttpd's own messages (a malformed request, no memory, a
+   connection closed at a limit: said at WARN once a minute). */
 static void
 s_mhd_log (void *cls, const char *fmt, va_list ap)
 {
-    (void) cls;
+    hearth_web_t *self = cls;
     char line[512];
     vsnprintf (line, sizeof line, fmt, ap);
     size_t n = strlen (line);
     while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         line[--n] = '\0';
     log_debug ("web: %s", line);
+    if (strstr (line, "connection limit")) {
+        char why[160];
+        snprintf (why, sizeof why,
+                  "a web client reached the connection limit (%u per "
+                  "address, %u in all): connection closed",
+                  self->client_connections, s_max_connections);
+        hearth_refusals_log (self->refusals, "web client", "limit", why);
+    }
 }
 
 /* --- the loop ----------------------------------------------------------- */
@@ -404,9 +503,10 @@ s_start (hearth_web_t *self, hearth_error_t *err)
     self->mhd = M->start_daemon (
         flags, 0, NULL, NULL, s_access, self, MHD_OPTION_LISTEN_SOCKET,
         self->listen_fd, MHD_OPTION_CONNECTION_LIMIT, s_max_connections,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, self->client_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, s_idle_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, s_conn_memory_bytes,
-        MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, NULL, MHD_OPTION_END);
+        MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, self, MHD_OPTION_END);
     if (!self->mhd)
         return hearth_errprintf (err, "cannot start the web server: %s",
                                  strerror (errno));
@@ -440,6 +540,10 @@ hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
     self->loop = loop;
     self->routes = routes;
     self->arg = arg;
+    self->client_connections = cfg->client_connections ? cfg->client_connections
+                                                       : s_client_connections;
+    self->reply_memory =
+        cfg->reply_memory ? cfg->reply_memory : s_reply_memory_bytes;
     self->timer_id = -1;
     self->listen_fd = -1;
     self->epoll_fd = -1;
@@ -483,6 +587,9 @@ hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
         .insecure = hearth_conf_bool (conf, "insecure"),
         .advertise = advertise,
         .who = who,
+        .client_connections =
+            (unsigned) hearth_conf_int (conf, "web-client-connections"),
+        .reply_memory = (size_t) hearth_conf_bytes (conf, "web-reply-memory"),
     };
     hearth_error_t werr;
     if ((*out = hearth_web_new (loop, &cfg, routes, arg, &werr)))

@@ -10,15 +10,26 @@
     a bounded read of a local file) and returns.
 
     Security (docs/security.md): a server bound to loopback admits every
-    request.  One bound to any other address (a wildcard included) needs
-    a token file, whose token every request must carry (Authorization:
-    Bearer TOKEN, the cookie hearth_token=TOKEN, or ?token=TOKEN, which
-    answers with that cookie set), compared in constant time; else 401.
-    Without a token file such a server is refused at start, unless
-    insecure is set (then it admits everyone, with a warning in the log).
-    Only GET and HEAD are served (405 otherwise); a request whose headers
-    pass the per-connection memory bound is refused by libmicrohttpd
-    (431); idle or slow connections are closed after a timeout.
+    request whose Host names a loopback address, localhost or its own
+    address (any port; no Host at all too), and answers 421 to others, so
+    that a page of another site whose name was made to resolve to
+    127.0.0.1 (DNS rebinding) cannot read it.  One bound to any other
+    address (a wildcard included) needs a token file, whose token every
+    request must carry (Authorization: Bearer TOKEN, the cookie
+    hearth_token=TOKEN, or ?token=TOKEN, which answers with that cookie
+    set), compared in constant time; else 401.  Without a token file such
+    a server is refused at start, unless insecure is set (then it admits
+    everyone, with a warning in the log).  Only GET and HEAD are served
+    (405 otherwise); a request whose headers pass the per-connection
+    memory bound is refused by libmicrohttpd (431); idle or slow
+    connections are closed after a timeout.
+
+    Bounds: at most 256 connections, and client_connections (32) from one
+    client address (libmicrohttpd closes the next at once); the replies
+    still being sent (to clients that read slowly, or not at all) hold at
+    most reply_memory bytes in all (64 MiB): a reply that would pass it
+    while others are held is answered 503 with Retry-After instead, so
+    one reply, however large, is always sent.
 
     The server owns its socket, its libmicrohttpd daemon and the copy of
     the token; it borrows the loop and the route table (both must outlive
@@ -48,7 +59,18 @@
      "address the web server binds (beyond loopback it needs "              \
      "--web-token-file or --insecure)"},                                     \
     {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",                         \
-     "file holding the token every web request must carry (first line)"}
+     "file holding the token every web request must carry (first line)"},   \
+    HEARTH_WEB_LIMIT_OPTIONS
+
+/* The web server's bounds, for option tables that list the others
+   themselves (hearth-history's). */
+#define HEARTH_WEB_LIMIT_OPTIONS                                             \
+    {"web-client-connections", HEARTH_OPT_INT, "32", "N",                    \
+     "most web connections one client address may hold open at once",       \
+     .min = 1, .max = 256},                                                  \
+    {"web-reply-memory", HEARTH_OPT_SIZE, "64M", "SIZE",                     \
+     "most memory the web replies being sent may hold in all (past it: "    \
+     "503; one reply is always sent)"}
 /* clang-format on */
 
 /* Ports tried from the one asked for up, when it is taken. */
@@ -57,8 +79,10 @@
 typedef struct hearth_web hearth_web_t;
 typedef struct hearth_web_request hearth_web_request_t;
 
-/* Extra headers a reply may carry. */
+/* Extra headers a reply may carry, and the longest value of one (a
+   Set-Cookie with the longest token fits). */
 #define HEARTH_WEB_MAX_HEADERS 4
+#define HEARTH_WEB_HEADER_VALUE_MAX 384
 
 /* What a route answers; the server frees body after sending it. */
 typedef struct {
@@ -67,10 +91,10 @@ typedef struct {
     char *body;       /* malloc'ed bytes (owned), or NULL: empty */
     size_t len;       /* length of body */
     struct {
-        char name[32];                 /* header name */
-        char value[128];               /* its value */
-    } headers[HEARTH_WEB_MAX_HEADERS]; /* extra headers */
-    size_t nheaders;                   /* how many of them are set */
+        char name[32];                           /* header name */
+        char value[HEARTH_WEB_HEADER_VALUE_MAX]; /* its value */
+    } headers[HEARTH_WEB_MAX_HEADERS];           /* extra headers */
+    size_t nheaders;                             /* how many of them are set */
 } hearth_web_reply_t;
 
 /* A route's handler: arg is the one given to hearth_web_new; req and rep
@@ -86,14 +110,17 @@ typedef struct {
 } hearth_web_route_t;
 
 typedef struct {
-    const char *host;       /* address to bind (NULL: 127.0.0.1) */
-    int port;               /* first port tried (1..65535) */
-    int tries;              /* ports tried from port up (0: 16) */
-    const char *token_file; /* the token's file, or NULL */
-    bool insecure;          /* beyond loopback without a token: allowed */
-    const char *advertise;  /* host of the URL when host is a wildcard
-                               (NULL: the hostname) */
-    const char *who;        /* for log lines: "master", "worker" */
+    const char *host;            /* address to bind (NULL: 127.0.0.1) */
+    int port;                    /* first port tried (1..65535) */
+    int tries;                   /* ports tried from port up (0: 16) */
+    const char *token_file;      /* the token's file, or NULL */
+    bool insecure;               /* beyond loopback without a token: allowed */
+    const char *advertise;       /* host of the URL when host is a wildcard
+                                    (NULL: the hostname) */
+    const char *who;             /* for log lines: "master", "worker" */
+    unsigned client_connections; /* most from one address (0: 32) */
+    size_t reply_memory;         /* most bytes replies being sent hold in
+                                    all (0: 64 MiB) */
 } hearth_web_config_t;
 
 /* Requests counted since the start, for /metrics. */
@@ -102,7 +129,10 @@ typedef struct {
     uint64_t unauthorized; /* answered 401 */
     uint64_t bad_method;   /* answered 405 */
     uint64_t not_found;    /* answered 404 by the server (no route) */
+    uint64_t misdirected;  /* answered 421 (a Host not loopback's) */
+    uint64_t busy;         /* answered 503 (reply_memory reached) */
     uint64_t bytes;        /* body bytes queued */
+    uint64_t held;         /* bytes the replies being sent hold now */
 } hearth_web_stats_t;
 
 /* Bind and start a server on loop with the routes (borrowed, until
@@ -114,7 +144,8 @@ hearth_web_t *hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
                               hearth_error_t *err);
 
 /* Start a daemon's server per conf's options (web-port, web-host,
-   web-token-file, insecure: HEARTH_WEB_OPTIONS) into *out.  *out stays
+   web-token-file, web-client-connections, web-reply-memory, insecure:
+   HEARTH_WEB_OPTIONS) into *out.  *out stays
    NULL when web-port is 0, or when the default port's range is all
    taken (a warning: many daemons on one host run without pages rather
    than not at all; a port asked for is a promise, and a refusal is never
@@ -162,8 +193,8 @@ void hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status);
 void hearth_web_no_content (void *arg, const hearth_web_request_t *req,
                             hearth_web_reply_t *rep);
 
-/* Add a header to rep (ignored past HEARTH_WEB_MAX_HEADERS or when too
-   long). */
+/* Add a header to rep (left out, with a warning in the log, past
+   HEARTH_WEB_MAX_HEADERS or when too long: a caller's mistake). */
 void hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
                               const char *value);
 

@@ -67,8 +67,10 @@ hearth_webauth_setup (hearth_webauth_t *self, const char *host,
     memset (self, 0, sizeof *self);
     if (token_file && s_read_token (self, token_file, err) < 0)
         return -1;
+    snprintf (self->host, sizeof self->host, "%s", host);
     if (hearth_host_is_loopback (host)) {
         self->open = true;
+        self->loopback = true;
         return 0;
     }
     if (self->token[0])
@@ -108,6 +110,51 @@ hearth_webauth_check (const hearth_webauth_t *self, const char *authorization,
     if (query_token && hearth_web_token_equal (query_token, self->token))
         return 2;
     return 0;
+}
+
+/* The host part of a Host header's value (the port and an IPv6
+   address's brackets dropped) into buf; false when it is not of the
+   form NAME, NAME:PORT, [ADDR] or [ADDR]:PORT. */
+static bool
+s_host_name (const char *value, char *buf, size_t size)
+{
+    const char *end, *port;
+    if (value[0] == '[') {
+        value++;
+        if (!(end = strchr (value, ']')))
+            return false;
+        port = end + 1;
+    }
+    else {
+        end = strchr (value, ':');
+        port = end ? end : value + strlen (value);
+        end = port;
+    }
+    if (*port == ':'
+        && (!port[1] || strspn (port + 1, "0123456789") != strlen (port + 1)))
+        return false;
+    if (*port && *port != ':')
+        return false;
+    size_t n = (size_t) (end - value);
+    if (n == 0 || n >= size)
+        return false;
+    memcpy (buf, value, n);
+    buf[n] = '\0';
+    return true;
+}
+
+bool
+hearth_webauth_host_ok (const hearth_webauth_t *self, const char *host)
+{
+    char name[256];
+    if (!self->loopback || !host)
+        return true;
+    if (!s_host_name (host, name, sizeof name))
+        return false;
+    /* "localhost" and the loopback addresses; hearth_host_is_loopback
+       takes nothing else, so "localhost.example" is not one */
+    return hearth_host_is_loopback (name) || strcasecmp (name, "localhost") == 0
+           || strcasecmp (name, self->host) == 0;
 }
 
 void

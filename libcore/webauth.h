@@ -1,11 +1,23 @@
 /*  webauth.h - who a web server admits (libcore/web.c's rule,
-    docs/security.md): everyone when it is bound to loopback; beyond
-    loopback, requests that carry the token of its token file (an
-    Authorization: Bearer header, the hearth_token cookie, or the token
-    query argument), or everyone with insecure (and a warning); neither
-    a token nor insecure beyond loopback is refused at start.  Tokens are
-    compared in constant time.  The struct is its owner's (web.c's
-    server); nothing is allocated. */
+    docs/security.md): everyone when it is bound to loopback, provided
+    the request names a loopback host (below); beyond loopback, requests
+    that carry the token of its token file (an Authorization: Bearer
+    header, the hearth_token cookie, or the token query argument), or
+    everyone with insecure (and a warning); neither a token nor insecure
+    beyond loopback is refused at start.  Tokens are compared in constant
+    time.  The struct is its owner's (web.c's server); nothing is
+    allocated.
+
+    The Host rule: a browser sends with every request the host name of
+    its URL.  A page of another site can make its own name resolve to
+    127.0.0.1 (DNS rebinding) and then read a loopback server as a page
+    of its own origin; its requests still say Host: its-name.  So a
+    server bound to loopback answers only requests whose Host (port
+    aside) is a loopback address (127.0.0.0/8, [::1]), localhost (any
+    case), or the address it was told to bind; a request without Host
+    (HTTP/1.0 tools: no browser sends one) is admitted.  Beyond loopback
+    the token decides: a rebinding page has no token (nor the cookie,
+    which belongs to the real name). */
 #ifndef HEARTH_WEBAUTH_H
 #define HEARTH_WEBAUTH_H
 
@@ -18,6 +30,8 @@
 
 typedef struct {
     bool open;                                /* every request admitted */
+    bool loopback;                            /* bound to loopback */
+    char host[256];                           /* the address bound */
     char token[HEARTH_WEBAUTH_TOKEN_MAX + 1]; /* the token, or "" */
 } hearth_webauth_t;
 
@@ -35,6 +49,11 @@ int hearth_webauth_setup (hearth_webauth_t *self, const char *host,
 int hearth_webauth_check (const hearth_webauth_t *self,
                           const char *authorization, const char *cookie,
                           const char *query_token);
+
+/* True when a request with the Host header host (borrowed, NULL when
+   absent) may be answered: always beyond loopback; on loopback, per the
+   rule above. */
+bool hearth_webauth_host_ok (const hearth_webauth_t *self, const char *host);
 
 /* Wipe the token from memory. */
 void hearth_webauth_clear (hearth_webauth_t *self);

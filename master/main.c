@@ -23,6 +23,7 @@
 #include "libcore/liveness.h"
 #include "libcore/log.h"
 #include "libcore/notify.h"
+#include "libcore/readyfile.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/start.h"
@@ -420,23 +421,13 @@ s_bind (zsock_t *sock, const char *host, const char *advertise, int64_t port,
     return 0;
 }
 
-/* Write the URLs to path atomically: a temporary file, then rename. */
+/* Write the URLs to path atomically (readyfile.h). */
 static int
 s_write_ready_file (master_t *m, const char *path, hearth_error_t *err)
 {
-    char tmp[4096];
-    snprintf (tmp, sizeof tmp, "%s.tmp.%d", path, (int) getpid ());
-    FILE *f = fopen (tmp, "w");
-    if (!f)
-        return hearth_errprintf (err, "cannot write %s: %s", tmp,
-                                 strerror (errno));
-    fprintf (f, "%s\n%s\n", m->url, m->events_url);
-    if (fclose (f) != 0 || rename (tmp, path) != 0) {
-        unlink (tmp);
-        return hearth_errprintf (err, "cannot write %s: %s", path,
-                                 strerror (errno));
-    }
-    return 0;
+    char text[700];
+    snprintf (text, sizeof text, "%s\n%s\n", m->url, m->events_url);
+    return hearth_ready_file_write (path, text, err);
 }
 
 static int

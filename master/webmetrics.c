@@ -15,6 +15,7 @@
 #include "libcore/refusals.h"
 #include "libcore/units.h"
 #include "libcore/web.h"
+#include "libcore/webprom.h"
 #include "master/state.h"
 #include "master/web.h"
 
@@ -182,18 +183,10 @@ s_counters (hearth_prom_t *p, master_t *m)
 static void
 s_web (hearth_prom_t *p, master_t *m)
 {
-    hearth_web_stats_t s = hearth_web_stats (m->web);
     hearth_prom_family (p, "hearth_master_up", "gauge",
                         "1; the master's status as a label.");
     hearth_prom_sample (p, "hearth_master_up", "status", master_status (m), 1);
-    hearth_prom_family (p, "hearth_web_requests_total", "counter",
-                        "Web requests answered (this one not yet counted).");
-    hearth_prom_sample (p, "hearth_web_requests_total", NULL, NULL,
-                        (double) s.requests);
-    hearth_prom_family (p, "hearth_web_unauthorized_total", "counter",
-                        "Web requests answered 401 (no or a wrong token).");
-    hearth_prom_sample (p, "hearth_web_unauthorized_total", NULL, NULL,
-                        (double) s.unauthorized);
+    hearth_web_prom (p, m->web);
 }
 
 char *

@@ -19,6 +19,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/safefile.h"
 #include "libcore/spawn.h"
 #include "worker/cgroup.h"
 #include "worker/childgroups.h"
@@ -183,9 +184,13 @@ s_open_log (const char *dir, const char *name, hearth_error_t *err)
 {
     char path[4200];
     snprintf (path, sizeof path, "%s/%s", dir, name);
-    int fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, s_log_mode);
+    /* what runs in the directory may have left a link at the name: the
+       worker never appends through one (libcore/safefile.h) */
+    int fd =
+        hearth_file_reopen (path, O_WRONLY | O_CREAT | O_APPEND, s_log_mode);
     if (fd < 0)
-        hearth_errprintf (err, "cannot open %s: %s", path, strerror (errno));
+        hearth_errprintf (err, "cannot open %s: %s", path,
+                          hearth_file_why (errno));
     return fd;
 }
 

@@ -19,6 +19,7 @@
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
+#include "libcore/readyfile.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
 #include "worker/decom.h"
@@ -261,14 +262,13 @@ static void
 s_ready_file (worker_t *w)
 {
     const char *path = hearth_conf_str (w->conf, "ready-file");
-    char tmp[4096];
+    char text[300];
+    hearth_error_t err;
     if (!path)
         return;
-    snprintf (tmp, sizeof tmp, "%s.tmp.%d", path, (int) getpid ());
-    FILE *f = fopen (tmp, "w");
-    if (!f || fprintf (f, "%s\n", w->id) < 0 || fclose (f) != 0
-        || rename (tmp, path) != 0)
-        log_warn ("cannot write the ready file %s: %s", path, strerror (errno));
+    snprintf (text, sizeof text, "%s\n", w->id);
+    if (hearth_ready_file_write (path, text, &err) < 0)
+        log_warn ("the ready file: %s", err.text);
 }
 
 static void

@@ -7,6 +7,7 @@
 #include "libcore/prom.h"
 #include "libcore/units.h"
 #include "libcore/web.h"
+#include "libcore/webprom.h"
 #include "worker/web.h"
 #include "worker/webstate.h"
 
@@ -72,12 +73,6 @@ worker_web_metrics (worker_t *w, size_t *len)
     s_counter (p, "hearth_worker_log_bytes_served_total",
                "Log bytes served by /log and /logpage.",
                (double) w->log_bytes_served);
-    hearth_web_stats_t s = hearth_web_stats (w->web);
-    s_counter (p, "hearth_web_requests_total",
-               "Web requests answered (this one not yet counted).",
-               (double) s.requests);
-    s_counter (p, "hearth_web_unauthorized_total",
-               "Web requests answered 401 (no or a wrong token).",
-               (double) s.unauthorized);
+    hearth_web_prom (p, w->web);
     return hearth_prom_take (&p, len);
 }

@@ -7,7 +7,11 @@
 # - HEARTH_EVENT_LOG_DIR works as the setting does;
 # - rolling at a small size keeps every event, in whole lines, across the
 #   files;
-# - a driver killed with SIGKILL leaves a log whose whole lines all parse.
+# - a driver killed with SIGKILL leaves a log whose whole lines all parse;
+# - a symbolic link left at the log's name in a shared DIR (the id is easy
+#   to guess: local mode's is the second and the driver's pid) is never
+#   written through: the start is refused, saying so; one at a rolled
+#   file's name stops the log there; the file each names is untouched.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 200
@@ -182,5 +186,36 @@ say "killed driver: $(wc -l <"$T/whole5") whole lines, last byte $(tail -c 1 "$L
 check "after kill -9, every whole line parses" parses "$T/whole5"
 check "... from log_start on, with no app_end" \
   test "$(head -1 "$T/whole5" | jq -r .event) $(events "$T/whole5" app_end)" = "log_start 0"
+check "nothing is left running" wait_for 10 no_leftovers
+
+# --- links left at the log's names in a shared directory -------------------
+# plant SUFFIX ARGS...: a shell links DIR/app-SECOND-PID.SUFFIX to $T/victim
+# for each second of the next minute under its own pid (local mode's app
+# id), then execs hearth-submit ARGS (same pid); its exit status in $rc.
+mkdir -p "$T/shared" && chmod 1777 "$T/shared"
+printf 'precious\n' >"$T/victim" && chmod 600 "$T/victim"
+plant() {
+  sh -c 'suffix=$1 victim=$2 dir=$3; shift 3
+    pid=$(printf %04d $$) now=$(date +%s)
+    for s in $(seq 0 60); do
+      ln -s "$victim" "$dir/app-$(date -u -d "@$((now + s))" +%Y%m%d%H%M%S)-$pid.$suffix"
+    done
+    exec "$@"' sh "$1" "$T/victim" "$T/shared" "$BIN/hearth-submit" "${@:2}" \
+    >"$T/planted.out" 2>"$T/planted.err"
+  rc=$?
+  find "$T/shared" -type l -delete
+}
+J=$(job planted '{"name":"planted","stages":[{"name":"s","tasks":[{"cmd":["echo","{i}"],"count":4}]}]}')
+plant events --master 'local[2]' --event-log "$T/shared" "$J"
+check "a link at the log's name: the application does not start (exit $rc)" test "$rc" -ne 0
+check "... saying why, naming the file" \
+  grep -q "cannot create the event log $T/shared/app-.*\.events: something of that name is there already" "$T/planted.err"
+check "... the file the link names untouched" test "$(cat "$T/victim")" = precious
+check "... and no log written elsewhere" test -z "$(ls "$T/shared")"
+plant events.1 --master 'local[2]' --event-log "$T/shared" --event-log-roll 600 "$J"
+check "a link at a rolled file's name: the job still runs (exit $rc)" test "$rc" -eq 0
+check "... the log stops there, saying so" grep -q "event log .*: cannot create its next file app-.*\.events\.1: something of that name" "$T/planted.err"
+check "... the file the link names untouched" test "$(cat "$T/victim")" = precious
+check "... the first file whole lines" parses "$T"/shared/app-*.events
 check "nothing is left running" wait_for 10 no_leftovers
 finish

@@ -23,7 +23,8 @@ tests_history_test_hist_pages_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_history_test_hist_pages_LDADD = $(hist_unit_libs)
 
 HIST_TESTS = tests/history/test-history.sh tests/history/test-history-bad.sh \
-	tests/history/test-history-web.sh tests/history/test-history-browser.sh
+	tests/history/test-history-web.sh tests/history/test-history-browser.sh \
+	tests/history/test-history-bounds.sh
 TESTS += $(HIST_TESTS)
 EXTRA_DIST += $(HIST_TESTS)
 # test-history-browser.sh keeps its screenshots and console log here.

@@ -6,7 +6,9 @@
 # that are not logs (ignored by name, or named *.events and said), an
 # empty log, an unknown APP_ID, a log whose last line is cut, bad
 # --since / --state, two APP_IDs, an index that cannot be written, an
-# index file damaged.
+# index file damaged, an index directory that is a symbolic link (left in
+# a shared DIR: never read nor written through, the file it names kept,
+# said once).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120
@@ -104,5 +106,18 @@ printf '{"hearth_history_index":1}\n{"id":"%s","files":[["%s.events",1,1,1]],"ap
 hist --dir "$T/ev"
 check "a damaged index: the same listing" same "$T/good" "$T/hout"
 check "... the index rewritten whole" jq -e . "$T/ev/.hearth-history/index" >/dev/null
+
+# .hearth-history a symbolic link to another directory holding an
+# "index" (a shared DIR: anyone may leave one): not written through
+mkdir "$T/elsewhere" && printf 'precious\n' >"$T/elsewhere/index"
+rm -rf "$T/ev/.hearth-history" && ln -s "$T/elsewhere" "$T/ev/.hearth-history"
+hist --dir "$T/ev"
+check "an index directory that is a link: exit 0, the same listing" eval \
+  '(( rc == 0 )) && same "$T/good" "$T/hout"'
+check "... the file in the directory it names untouched" test "$(cat "$T/elsewhere/index")" = precious
+check "... nothing else written there" test "$(ls -A "$T/elsewhere")" = index
+check "... said once, naming it" eval \
+  '[[ $(grep -c "$T/ev/.hearth-history is a symbolic link" "$T/herr") == 1 ]]'
+rm "$T/ev/.hearth-history"
 check "nothing is left running" wait_for 10 no_leftovers
 finish

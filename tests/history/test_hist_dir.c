@@ -110,6 +110,19 @@ s_collect (void *arg, const char *text, size_t len, bool first)
     return 0;
 }
 
+/* The lengths of the lines given, "^" before the first's. */
+static int
+s_collect_len (void *arg, const char *text, size_t len, bool first)
+{
+    (void) text;
+    s_lines_t *l = arg;
+    size_t used = strlen (l->text);
+    snprintf (l->text + used, sizeof l->text - used, "%s%zu|", first ? "^" : "",
+              len);
+    l->n++;
+    return 0;
+}
+
 /* Rolled files are one log, read in number order (.10 after .2); the
    last line without its newline is not given, and said. */
 static void
@@ -130,10 +143,11 @@ test_rolled_and_cut (void **state)
     assert_int_equal (log->nfiles, 4);
     assert_string_equal (log->files[3].name, "app-2.events.10");
     s_lines_t l = {{0}, 0};
-    bool cut;
-    assert_int_equal (hist_log_read (s_dir, log, s_collect, &l, &cut, &err), 0);
+    hist_read_t rd;
+    assert_int_equal (hist_log_read (s_dir, log, s_collect, &l, &rd, &err), 0);
     assert_string_equal (l.text, "^a|b|c|d|e|");
-    assert_true (cut);
+    assert_true (rd.cut);
+    assert_int_equal (rd.long_lines, 0);
     assert_null (hist_dir_find (&d, "app-3"));
     hist_dir_release (&d);
     /* a missing directory: an error naming it */
@@ -142,6 +156,74 @@ test_rolled_and_cut (void **state)
     assert_int_equal (hist_dir_scan (missing, &d, &err), -1);
     assert_contains (err.text, "none");
     assert_contains (err.text, "No such file");
+}
+
+/* A line over HIST_MAX_LINE is skipped while it is read, counted, never
+   given; one of exactly that size is given; a long first line makes the
+   log no log; a long line at a rolled file's end or cut at the end
+   too. */
+static void
+test_long_lines (void **state)
+{
+    (void) state;
+    size_t big = HIST_MAX_LINE + 1;
+    char *text = malloc (5 * big);
+    assert_non_null (text);
+    /* a, a line of HIST_MAX_LINE, b, one of HIST_MAX_LINE + 1, c, then
+       one of 2 MiB and d */
+    char *p = text;
+    p += sprintf (p, "a\n");
+    memset (p, 'x', HIST_MAX_LINE);
+    p += HIST_MAX_LINE;
+    p += sprintf (p, "\nb\n");
+    memset (p, 'y', big);
+    p += big;
+    p += sprintf (p, "\nc\n");
+    memset (p, 'z', 2 * big);
+    p += 2 * big;
+    sprintf (p, "\nd\n");
+    s_write ("app-5.events", text);
+    s_write ("app-5.events.1", "e\n");
+    hist_dir_t d;
+    hearth_error_t err;
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    s_lines_t l = {{0}, 0};
+    hist_read_t rd;
+    assert_int_equal (hist_log_read (s_dir, hist_dir_find (&d, "app-5"),
+                                     s_collect_len, &l, &rd, &err),
+                      0);
+    assert_string_equal (l.text, "^1|1048576|1|1|1|1|");
+    assert_int_equal (rd.long_lines, 2);
+    assert_int_equal (rd.longest, 2 * big);
+    assert_false (rd.cut);
+    assert_contains (rd.long_file, "app-5.events");
+    char *warn = NULL;
+    size_t wlen = 0;
+    FILE *w = open_memstream (&warn, &wlen);
+    hist_read_warn (w, s_dir, &rd);
+    fclose (w);
+    assert_contains (warn, "app-5.events: skipped 2 lines over 1 MiB (the "
+                           "longest 2097154 bytes)");
+    free (warn);
+    hist_dir_release (&d);
+    /* a long first line; a long line ending a rolled file; one cut */
+    memset (text, 'q', big);
+    sprintf (text + big, "\nf\n");
+    s_write ("app-5.events", text);
+    text[big] = '\0';
+    s_write ("app-5.events.1", text);
+    s_write ("app-5.events.2", "g\n");
+    s_write ("app-5.events.3", text);
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    l = (s_lines_t){{0}, 0};
+    assert_int_equal (hist_log_read (s_dir, hist_dir_find (&d, "app-5"),
+                                     s_collect_len, &l, &rd, &err),
+                      0);
+    assert_string_equal (l.text, "1|1|"); /* f, g: neither the first */
+    assert_int_equal (rd.long_lines, 2);
+    assert_true (rd.cut);
+    hist_dir_release (&d);
+    free (text);
 }
 
 /* A summary is reused only while its files are unchanged. */
@@ -158,7 +240,7 @@ test_index_invalidation (void **state)
     assert_int_equal (hist_index_loaded (idx), 0);
     for (size_t i = 0; i < d.n; i++) {
         assert_null (hist_index_get (idx, &d.logs[i]));
-        hist_app_t *a = hist_list_read_app (s_dir, &d.logs[i], &err);
+        hist_app_t *a = hist_list_read_app (s_dir, &d.logs[i], NULL, &err);
         assert_non_null (a);
         assert_int_equal (hist_index_put (idx, &d.logs[i], a), 0);
     }
@@ -224,7 +306,7 @@ test_index_file (void **state)
     hearth_error_t err;
     assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
     idx = hist_index_load (s_dir);
-    hist_app_t *a = hist_list_read_app (s_dir, &d.logs[0], &err);
+    hist_app_t *a = hist_list_read_app (s_dir, &d.logs[0], NULL, &err);
     assert_int_equal (hist_index_put (idx, &d.logs[0], a), 0);
     assert_int_equal (hist_index_save (idx, &d, &err), -1);
     assert_contains (err.text, HIST_INDEX_DIR);
@@ -404,6 +486,7 @@ main (void)
         cmocka_unit_test (test_names),
         cmocka_unit_test_setup_teardown (test_rolled_and_cut, s_setup,
                                          s_teardown),
+        cmocka_unit_test_setup_teardown (test_long_lines, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_index_invalidation, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_index_file, s_setup, s_teardown),

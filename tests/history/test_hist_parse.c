@@ -191,6 +191,48 @@ test_unescape (void **state)
     assert_true (hist_line_is (&l, "state", "FAILED"));
 }
 
+/* A string longer than HIST_MAX_STR is kept as its first bytes, cut
+   where a UTF-8 character starts, and "...": never more than 1 KiB. */
+static void
+test_string_cap (void **state)
+{
+    (void) state;
+    char name[HIST_MAX_STR + 1];
+    memset (name, 'n', HIST_MAX_STR);
+    name[HIST_MAX_STR] = '\0';
+    size_t n = 2500; /* é, two bytes each: 5,000 bytes */
+    char *line = malloc (2 * n + sizeof name + 64), *p = line;
+    assert_non_null (line);
+    p += sprintf (p, "{\"event\":\"app_end\",\"reason\":\"");
+    for (size_t i = 0; i < n; i++)
+        p += sprintf (p, "\xc3\xa9");
+    sprintf (p, "\",\"name\":\"%s\"}", name);
+    hist_line_t l;
+    assert_int_equal (hist_line_parse (line, strlen (line), &l), 0);
+    char *s = hist_line_str (&l, "reason");
+    assert_non_null (s);
+    /* 1,021 bytes would cut an é: 1,020 of them, then "..." */
+    assert_int_equal (strlen (s), HIST_MAX_STR - 4 + 3);
+    assert_string_equal (s + strlen (s) - 3, "...");
+    assert_int_equal ((unsigned char) s[strlen (s) - 4], 0xa9);
+    free (s);
+    /* 1,024 bytes exactly: kept whole */
+    s = hist_line_str (&l, "name");
+    assert_string_equal (s, name);
+    free (s);
+    free (line);
+    /* the listing keeps it cut */
+    hist_app_t *a = hist_app_new ("app-1");
+    char big[3000], text[3100];
+    memset (big, 'n', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    snprintf (text, sizeof text,
+              "{\"event\":\"log_start\",\"time_ms\":1,\"name\":\"%s\"}", big);
+    assert_int_equal (hist_app_feed (a, text, strlen (text), true), 0);
+    assert_int_equal (strlen (a->name), HIST_MAX_STR);
+    hist_app_destroy (&a);
+}
+
 static hist_app_t *
 s_fed (size_t upto)
 {
@@ -477,6 +519,7 @@ main (void)
         cmocka_unit_test (test_each_kind),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_unescape),
+        cmocka_unit_test (test_string_cap),
         cmocka_unit_test (test_appsum),
         cmocka_unit_test (test_cores_at_once),
         cmocka_unit_test (test_percentiles),

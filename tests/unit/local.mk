@@ -166,6 +166,11 @@ tests_unit_test_pidfile_SOURCES = tests/unit/test_pidfile.c tests/unit/testutil.
 tests_unit_test_pidfile_CFLAGS = $(unit_cflags)
 tests_unit_test_pidfile_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_safefile
+tests_unit_test_safefile_SOURCES = tests/unit/test_safefile.c tests/unit/testutil.h
+tests_unit_test_safefile_CFLAGS = $(unit_cflags)
+tests_unit_test_safefile_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_keys
 tests_unit_test_keys_SOURCES = tests/unit/test_keys.c tests/unit/testutil.h
 tests_unit_test_keys_CFLAGS = $(unit_cflags)
@@ -305,6 +310,10 @@ UNIT_TESTS += tests/unit/test_prom
 tests_unit_test_prom_SOURCES = tests/unit/test_prom.c tests/unit/testutil.h
 tests_unit_test_prom_CFLAGS = $(unit_cflags)
 tests_unit_test_prom_LDADD = $(WEB_LIBS) $(unit_libs)
+UNIT_TESTS += tests/unit/test_webauth
+tests_unit_test_webauth_SOURCES = tests/unit/test_webauth.c tests/unit/testutil.h
+tests_unit_test_webauth_CFLAGS = $(unit_cflags)
+tests_unit_test_webauth_LDADD = $(WEB_LIBS) $(unit_libs)
 UNIT_TESTS += tests/unit/test_webpage
 tests_unit_test_webpage_SOURCES = tests/unit/test_webpage.c tests/unit/testutil.h
 tests_unit_test_webpage_CFLAGS = $(unit_cflags)

@@ -202,6 +202,40 @@ test_failed_open_and_close (void **state)
     free (text);
 }
 
+/* A symbolic link left at the log file's name (a shared log directory)
+   is refused, at the start and at a reopen; the file it names keeps its
+   content. */
+static void
+test_link_refused (void **state)
+{
+    (void) state;
+    const char *victim = s_path ("victim");
+    const char *path = s_path ("planted.log");
+    FILE *f = fopen (victim, "w");
+    assert_non_null (f);
+    fputs ("precious\n", f);
+    fclose (f);
+    assert_int_equal (symlink ("victim", path), 0);
+    hearth_error_t err;
+    assert_int_equal (hearth_log_open ("x", "info", path, &err), -1);
+    assert_contains (err.text, "cannot open log file");
+    assert_contains (err.text, "symbolic link");
+    /* rotated away, and a link left in its place before the reopen */
+    unlink (path);
+    s_open ("info", path);
+    assert_int_equal (rename (path, s_path ("planted.log.1")), 0);
+    assert_int_equal (symlink ("victim", path), 0);
+    assert_int_equal (hearth_log_reopen (), -1);
+    log_info ("to the old file still");
+    hearth_log_close ();
+    char *text = s_slurp (victim);
+    assert_string_equal (text, "precious\n");
+    free (text);
+    unlink (path);
+    unlink (s_path ("planted.log.1"));
+    unlink (victim);
+}
+
 /* A very long message is cut, but still ends its line. */
 static void
 test_long_line (void **state)
@@ -258,6 +292,7 @@ main (void)
         cmocka_unit_test (test_reopen_after_rename),
         cmocka_unit_test (test_failed_open_and_close),
         cmocka_unit_test (test_long_line),
+        cmocka_unit_test (test_link_refused),
     };
     return cmocka_run_group_tests_name ("log", tests, s_group_setup,
                                         s_group_teardown);

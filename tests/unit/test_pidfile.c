@@ -1,6 +1,8 @@
 /*  test_pidfile.c - unit tests of libcore/pidfile.c: the pid is written,
     a second holder is refused with the first one's pid, a stale file is
-    taken over, removal deletes the file, and bad paths are reported.
+    taken over, removal deletes the file, and bad paths are reported; a
+    symbolic or hard link left at the pid file's name (a shared /run or
+    /tmp) is refused, the file it names untouched (libcore/safefile.h).
 
     Files go to a scratch directory under the build directory.
 */
@@ -90,6 +92,50 @@ test_bad_path (void **state)
     assert_contains (err.text, "No such file or directory");
 }
 
+/* A file the links below name: its content must survive. */
+static void
+s_victim (const char *path)
+{
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    fputs ("precious\n", f);
+    fclose (f);
+}
+
+static void
+s_assert_victim (const char *path)
+{
+    char text[64] = "";
+    FILE *f = fopen (path, "r");
+    assert_non_null (f);
+    assert_non_null (fgets (text, sizeof text, f));
+    fclose (f);
+    assert_string_equal (text, "precious\n");
+}
+
+static void
+test_link_refused (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    char victim[400];
+    snprintf (victim, sizeof victim, "%s/victim", s_dir);
+    s_victim (victim);
+    assert_int_equal (symlink ("victim", s_file), 0);
+    assert_null (hearth_pidfile_open (s_file, &err));
+    assert_contains (err.text, "cannot open the pid file");
+    assert_contains (err.text, "symbolic link");
+    s_assert_victim (victim);
+    unlink (s_file);
+    /* a hard link: the same file under the pid file's name */
+    assert_int_equal (link (victim, s_file), 0);
+    assert_null (hearth_pidfile_open (s_file, &err));
+    assert_contains (err.text, "other hard links");
+    s_assert_victim (victim);
+    unlink (s_file);
+    unlink (victim);
+}
+
 static int
 s_setup (void **state)
 {
@@ -118,6 +164,7 @@ main (void)
         cmocka_unit_test (test_second_holder_refused),
         cmocka_unit_test (test_stale_file_taken_over),
         cmocka_unit_test (test_bad_path),
+        cmocka_unit_test (test_link_refused),
     };
     return cmocka_run_group_tests_name ("pidfile", tests, s_setup, s_teardown);
 }

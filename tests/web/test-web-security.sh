@@ -5,8 +5,13 @@
 # libcore/web.c decides by the address bound, not the client's) answers
 # 401 without the token or with a wrong one (header, cookie or query), 200
 # with it, and ?token= sets the HttpOnly cookie; a bad token file stops
-# the start.  Bad methods get 405, huge headers are refused, slow clients
-# that never finish a request do not stop anyone else from being served,
+# the start; a 256-character token's cookie is set whole.  A server bound
+# to loopback (the worker's) answers 421 to a Host that is not a loopback
+# address or localhost (DNS rebinding); beyond loopback the token decides.
+# One client address holds at most --web-client-connections (32) at once:
+# the next from it is refused, another address still served.  Bad methods
+# get 405, huge headers are refused, slow clients that never finish a
+# request do not stop anyone else (another address) from being served,
 # and 1,000 garbage requests (seeded) to the master's and a worker's pages
 # leave both up, the worker ALIVE throughout (its heartbeats unaffected)
 # and a job run meanwhile with its exact output.
@@ -29,6 +34,8 @@ W=http://127.0.0.1:$((BASE + 1))
 check "the log says the token is required" grep -q "master web pages at .*:$BASE (token required)" "$T/master.log"
 
 status_of() { http_get "$@" && http_status; }
+# served URL [CURL ARGS...]: the status, or "none" when nothing answered
+served() { rm -f "$T/headers"; http_get "$1" "$T/r" "${@:2}"; [[ -s $T/headers ]] && http_status || echo none; }
 check "no token: 401" test "$(status_of "$M/json" "$T/r")" = 401
 check "... with a short text body and WWW-Authenticate: Bearer" \
   eval 'grep -q "^401 unauthorized" "$T/r" && http_header WWW-Authenticate | grep -qx Bearer'
@@ -67,6 +74,58 @@ printf 'bad token;with spaces\n' >"$T/badchars"
 rc=$?
 check "a token a cookie cannot carry: exit 1" eval '(( rc == 1 )) && grep -q "characters a cookie cannot carry" "$T/bad3.log"'
 
+# A 256-character token (the longest a token file may hold): its cookie
+# is set whole.  This master also takes --web-client-connections 4.
+LONG=$(tr -dc 'A-Za-z0-9' </dev/urandom | head -c 256)
+printf '%s\n' "$LONG" >"$T/long" && chmod 600 "$T/long"
+"$BIN/hearth-master" --port 0 --events-port 0 --web-port "$((BASE + 5))" \
+  --web-host 0.0.0.0 --web-token-file "$T/long" --web-client-connections 4 \
+  >"$T/m2.log" 2>&1 &
+PIDS+=($!)
+M2=http://127.0.0.1:$((BASE + 5))
+check "a master with a 256-character token serves (401 without it)" \
+  wait_for 10 eval '[[ $(served "$M2/json") == 401 ]]'
+check "... ?token=: 200, the cookie set whole" eval \
+  '[[ $(status_of "$M2/json?token=$LONG" "$T/r") == 200 ]] &&
+   http_header Set-Cookie | grep -qx "hearth_token=$LONG; HttpOnly; SameSite=Strict; Path=/"'
+check "... and the cookie alone is then enough" test "$(status_of "$M2/json" "$T/r" -b "hearth_token=$LONG")" = 200
+
+# Connections per client address: 4 held from 127.0.0.1 on that master,
+# then 32 (the default) on the worker's pages.
+slow_clients "$((BASE + 5))" 4 60
+check "--web-client-connections 4, 4 held: a 5th from 127.0.0.1 is refused" \
+  test "$(served "$M2/json" -b "hearth_token=$LONG")" = none
+check "... one from 127.0.0.2 is served" \
+  test "$(served "$M2/json" -b "hearth_token=$LONG" --interface 127.0.0.2)" = 200
+kill "$SLOW_PID"
+check "... and once they close, 127.0.0.1 again" \
+  wait_for 10 eval '[[ $(served "$M2/json" -b "hearth_token=$LONG") == 200 ]]'
+slow_clients "$((BASE + 1))" 32 60
+check "32 held on the worker's pages (the default): a 33rd from 127.0.0.1 is refused" \
+  test "$(served "$W/api/v1/state")" = none
+check "... one from 127.0.0.2 is served" test "$(served "$W/api/v1/state" --interface 127.0.0.2)" = 200
+check "... the refusal logged" grep -q "connection limit" "$T/w1.log"
+kill "$SLOW_PID"
+check "... and once they close, 127.0.0.1 again" wait_for 10 eval '[[ $(served "$W/api/v1/state") == 200 ]]'
+
+# Host: a loopback server answers only for loopback names (any port).
+for h in "127.0.0.1:$((BASE + 1))" localhost localhost:9 "[::1]:80" 127.0.0.3 LOCALHOST:1; do
+  check "Host $h on the worker's loopback pages: 200" \
+    test "$(status_of "$W/api/v1/state" "$T/r" -H "Host: $h")" = 200
+done
+for h in evil.example "evil.example:$((BASE + 1))" localhost.evil.example 127.0.0.1.nip.io "[::2]:80" "127.0.0.1:x"; do
+  check "Host $h on the worker's loopback pages: 421" \
+    test "$(status_of "$W/api/v1/state" "$T/r" -H "Host: $h")" = 421
+done
+check "... with a short text saying why" grep -q "^421 misdirected request: this server is bound to loopback" "$T/r"
+http_get "$W/metrics" "$T/met"
+check "... counted on /metrics (the 6 above)" \
+  grep -qx 'hearth_web_refused_total{reason="host"} 6' "$T/met"
+check "... with the bytes replies hold now (none but this one's)" \
+  grep -qx 'hearth_web_reply_bytes 0' "$T/met"
+check "beyond loopback (the master's), another Host with the token: 200" \
+  test "$(status_of "$M/json" "$T/r" -H "Host: evil.example" -H "Authorization: Bearer $TOKEN")" = 200
+
 # Methods: only GET and HEAD (the worker's pages: loopback, no token).
 for meth in POST PUT DELETE PATCH OPTIONS TRACE; do
   check "$meth: 405 with Allow: GET, HEAD" eval \
@@ -81,13 +140,13 @@ code=$(http_status)
 check "a 100 KB header: refused ($code)" eval '[[ -z $code || $code == 431 || $code == 413 || $code == 400 ]]'
 check "... then a normal request: 200" test "$(status_of "$W/api/v1/state" "$T/r")" = 200
 
-# Slow clients: 100 connections trickling a request a byte a second hold
-# no one else up.
+# Slow clients: 100 connections trickling a request a byte a second (one
+# address: 32 of them held, the others refused) hold no one else up.
 slow_clients "$((BASE + 1))" 100 8
 sleep 2
 t0=$(now_ms)
-check "with 100 slow clients on the worker's pages, a request is answered" \
-  test "$(status_of "$W/api/v1/state" "$T/r")" = 200
+check "with 100 slow clients on the worker's pages, another client is answered" \
+  test "$(status_of "$W/api/v1/state" "$T/r" --interface 127.0.0.2)" = 200
 say "answered in $(( $(now_ms) - t0 )) ms"
 
 # 1,000 garbage requests to each server while a job runs.

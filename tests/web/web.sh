@@ -67,8 +67,12 @@ http_header() {
 # garbage PORT N SEED: N connections to 127.0.0.1:PORT, each sending one
 # kind of malformed HTTP (random bytes, bad request lines, bad versions,
 # absurd headers and lengths, cut requests), reading what comes back;
-# 20 at a time; prints how many got an answer (within 1 s).  Seeded: a
-# failure can be replayed.
+# 20 at a time, each from its own address of 127.0.0.2 to 127.0.0.201
+# (the servers take --web-client-connections from one address, and a
+# request cut short holds its connection until the idle timeout: from one
+# address, most of the flood would be refused before it is parsed);
+# prints how many got an answer (within 1 s).  Seeded: a failure can be
+# replayed.
 garbage() {
   python3 - "$@" <<'PY'
 import random, socket, sys
@@ -89,10 +93,12 @@ kinds = [
     lambda: b"\r\n" * 500,
     lambda: b"GET /" + b"../" * 400 + b"etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
 ]
-def one(data):
+def one(job):
+    i, data = job
     s = socket.socket()
     s.settimeout(1)
     try:
+        s.bind(("127.0.0.%d" % (2 + i % 200), 0))
         s.connect(("127.0.0.1", port))
         s.sendall(data)
         s.shutdown(socket.SHUT_WR)
@@ -106,24 +112,31 @@ def one(data):
 from concurrent.futures import ThreadPoolExecutor
 payloads = [rng.choice(kinds)() for _ in range(n)]
 with ThreadPoolExecutor(20) as pool:
-    answered = sum(pool.map(one, payloads))
+    answered = sum(pool.map(one, enumerate(payloads)))
 print(answered)
 PY
 }
 
-# slow_clients PORT N SECONDS: N connections that send a request one byte
-# a second and never finish it, for SECONDS (in the background: sets
-# SLOW_PID).
+# slow_clients PORT N SECONDS [SRC]: N connections (from the address SRC,
+# 127.0.0.1 unless given) that send a request one byte a second and never
+# finish it, for SECONDS (in the background: sets SLOW_PID); $T/slow.ready
+# exists once all are connected (a connection the server refuses at once,
+# past its limit per client address, is counted too).
 slow_clients() {
-  python3 - "$@" <<'PY' &
+  rm -f "$T/slow.ready"
+  python3 - "$T/slow.ready" "$@" <<'PY' &
 import socket, sys, time
-port, n, secs = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+ready = sys.argv[1]
+port, n, secs = int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+src = sys.argv[5] if len(sys.argv) > 5 else "127.0.0.1"
 socks = []
 for _ in range(n):
     s = socket.socket()
+    s.bind((src, 0))
     s.connect(("127.0.0.1", port))
     socks.append(s)
-req = b"GET /json HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 1000
+open(ready, "w").close()
+req = b"GET /json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 1000
 end = time.time() + secs
 i = 0
 while time.time() < end:
@@ -137,4 +150,5 @@ while time.time() < end:
 PY
   SLOW_PID=$!
   PIDS+=($SLOW_PID)
+  wait_for 10 test -e "$T/slow.ready"
 }

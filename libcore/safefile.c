@@ -1,0 +1,141 @@
+/*  safefile.c - files written into directories that others may write;
+    see safefile.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libcore/safefile.h"
+
+int
+hearth_file_create_at (int dirfd, const char *name, int flags, mode_t mode,
+                       bool replace)
+{
+    if (replace && unlinkat (dirfd, name, 0) < 0 && errno != ENOENT
+        && errno != EISDIR)
+        return -1;
+    /* O_EXCL with O_CREAT fails on any entry at name, a dangling link
+       included, and never follows one */
+    return openat (dirfd, name,
+                   flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
+/* Split path at its last '/': its directory part into dir ("." when it
+   has none), its last component returned (a pointer into path); NULL
+   with errno when it names no file or is too long. */
+static const char *
+s_split (const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr (path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t len = !slash ? 1 : slash == path ? 1 : (size_t) (slash - path);
+    if (!*name || len >= size) {
+        errno = *name ? ENAMETOOLONG : EISDIR;
+        return NULL;
+    }
+    memcpy (dir, slash ? path : ".", len);
+    dir[len] = '\0';
+    return name;
+}
+
+/* Close fd (when open) keeping errno. */
+static void
+s_close (int fd)
+{
+    int saved = errno;
+    if (fd >= 0)
+        close (fd);
+    errno = saved;
+}
+
+int
+hearth_file_create (const char *path, int flags, mode_t mode, bool replace)
+{
+    char dir[PATH_MAX];
+    const char *name = s_split (path, dir, sizeof dir);
+    if (!name)
+        return -1;
+    int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd =
+        dfd < 0 ? -1 : hearth_file_create_at (dfd, name, flags, mode, replace);
+    s_close (dfd);
+    return fd;
+}
+
+int
+hearth_file_create_below (const char *path, int flags, mode_t mode,
+                          bool replace)
+{
+    char dir[PATH_MAX], top[PATH_MAX];
+    const char *name = s_split (path, dir, sizeof dir);
+    const char *sub = name ? s_split (dir, top, sizeof top) : NULL;
+    if (!sub)
+        return -1;
+    int tfd = open (top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = tfd < 0 ? -1 : hearth_dir_open_at (tfd, sub, 0);
+    int fd =
+        dfd < 0 ? -1 : hearth_file_create_at (dfd, name, flags, mode, replace);
+    s_close (dfd);
+    s_close (tfd);
+    return fd;
+}
+
+int
+hearth_file_reopen (const char *path, int flags, mode_t mode)
+{
+    int fd = open (path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int saved = 0;
+    if (fstat (fd, &st) < 0)
+        saved = errno;
+    else if (!S_ISREG (st.st_mode))
+        saved = EINVAL;
+    else if (st.st_nlink != 1)
+        saved = EMLINK;
+    if (saved == 0)
+        return fd;
+    close (fd);
+    errno = saved;
+    return -1;
+}
+
+int
+hearth_dir_open_at (int dirfd, const char *name, mode_t make_mode)
+{
+    if (make_mode && mkdirat (dirfd, name, make_mode) < 0 && errno != EEXIST)
+        return -1;
+    int fd =
+        openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    /* Linux says ENOTDIR for a link with O_DIRECTORY: say it is a link */
+    if (fd < 0 && errno == ENOTDIR
+        && fstatat (dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+        && S_ISLNK (st.st_mode))
+        errno = ELOOP;
+    return fd;
+}
+
+const char *
+hearth_file_why (int err)
+{
+    switch (err) {
+    case ELOOP:
+        return "it is a symbolic link, never followed here";
+    case EEXIST:
+        return "something of that name is there already (a file or a "
+               "link: never overwritten nor followed here)";
+    case EMLINK:
+        return "it has other hard links, never written through here";
+    case EINVAL:
+        return "it is not a regular file";
+    default:
+        return strerror (err);
+    }
+}
