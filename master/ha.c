@@ -269,20 +269,6 @@ s_node_data (master_t *m)
     return text;
 }
 
-/* With CURVE, the masters share the cluster's key pair (clients have one
-   --master-key for the whole list): a standby's DEALER is a client of
-   that same pair, which the leader admits as the masters' key, the only
-   one that may follow its journal. */
-static int
-s_admit_masters (master_t *m, hearth_error_t *err)
-{
-    if (!m->curve.zap)
-        return 0;
-    return hearth_zap_admit_key (m->curve.zap, zcert_public_txt (m->curve.cert),
-                                 "the masters' key pair", HEARTH_ROLE_MASTER,
-                                 err);
-}
-
 /* --masters must name this master as it advertises itself: standbys and
    clients would never follow it otherwise.  Without the list, said once:
    any URL in the election is followed. */
@@ -312,7 +298,7 @@ master_ha_open (master_t *m, hearth_error_t *err)
         return 0;
     if (s_check_masters (m, err) < 0)
         return -1;
-    if (master_follow_open (m, err) < 0 || s_admit_masters (m, err) < 0)
+    if (master_follow_open (m, err) < 0)
         return -1;
     char *data = s_node_data (m);
     if (!data)
