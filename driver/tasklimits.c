@@ -83,7 +83,7 @@ static void
 s_env_entry (s_worst_t *w, const char *entry, size_t k, s_tmpl_t *total)
 {
     const char *eq = strchr (entry, '=');
-    uint64_t size;
+    uint64_t size = 0;
     if (!eq || eq == entry) {
         s_broken (w, 0, "env[%zu] is not NAME=VALUE (%s)", k,
                   eq ? "an empty name" : "no '='");
@@ -111,7 +111,7 @@ tasklimits_command (const char *const *argv, const char *const *env,
 {
     s_worst_t w = {.over = over, .count = count};
     s_tmpl_t total = {0, 0};
-    uint64_t size;
+    uint64_t size = 0;
     size_t n = 0;
     for (; argv[n]; n++) {
         s_tmpl_t a = s_tmpl (argv[n], strlen (argv[n]));
@@ -151,7 +151,7 @@ tasklimits_function (const char *fn, const char *arg, uint64_t count,
 {
     s_worst_t w = {.over = over, .count = count};
     size_t fn_len = strlen (fn);
-    uint64_t size;
+    uint64_t size = 0;
     if (fn_len < 1 || fn_len > HEARTH_TASK_FN_MAX)
         s_broken (&w, 0, "fn is %zu bytes, not 1 to %d as a function's name",
                   fn_len, HEARTH_TASK_FN_MAX);

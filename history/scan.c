@@ -213,7 +213,8 @@ s_skipped (s_reader_t *r, uint64_t len)
 {
     hist_read_t *rd = r->rd;
     if (rd->long_lines++ == 0)
-        snprintf (rd->long_file, sizeof rd->long_file, "%s", r->file);
+        snprintf (rd->long_file, sizeof rd->long_file, "%.*s",
+                  (int) sizeof rd->long_file - 1, r->file);
     if (len > rd->longest)
         rd->longest = len;
     r->first = false;
