@@ -333,7 +333,10 @@ tests_unit_test_evrec_SOURCES = tests/unit/test_evrec.c tests/unit/testutil.h \
 	driver/evrec.c driver/evrec.h driver/evfmt.c driver/evfmt.h \
 	driver/evfile.c driver/evfile.h \
 	driver/eventlog.c driver/eventlog.h driver/evtask.c driver/evtask.h
-tests_unit_test_evrec_CFLAGS = $(unit_cflags)
+# (the event log's file creation goes through the test's stand-in, which
+# opens the FIFO of test_writer_behind: see test_evrec.c)
+tests_unit_test_evrec_CFLAGS = $(unit_cflags) \
+	-Dhearth_file_create=test_evrec_file_create
 tests_unit_test_evrec_LDADD = $(unit_libs) -lpthread
 
 # Dynamic allocation's schedule (driver/dynalloc_sched.c) and what the
