@@ -24,18 +24,23 @@
 
 #include "driver/submit_request.h"
 #include "libcore/clock.h"
+#include "libcore/connwatch.h"
 #include "libcore/curve.h"
 #include "libcore/masters.h"
 #include "libcore/sock.h"
 
 /* Room for the list of URLs tried and what each did. */
-#define S_TRIED_MAX (HEARTH_MASTERS_MAX * 2 * (HEARTH_MASTER_URL_MAX + 100))
+#define S_TRIED_MAX (HEARTH_MASTERS_MAX * 2 * (HEARTH_MASTER_URL_MAX + 800))
 
 struct submit_link {
     hearth_masters_t *masters; /* the URLs, the one asked first (owned) */
     zsock_t *sock;             /* DEALER, or NULL until needed */
+    hearth_connwatch_t *watch; /* why sock cannot reach its master, or
+                                  NULL (then it is waited on blind) */
     int64_t timeout_ms;        /* per request */
     hearth_curve_t curve;      /* keys, when the cluster has them */
+    char silent[1024];         /* what the last silent master's watch
+                                  knew of why */
 };
 
 int
@@ -91,6 +96,68 @@ submit_link_new (hearth_conf_t *conf, int *rc)
     return self;
 }
 
+/* Drop the socket (its watch first). */
+static void
+s_drop (submit_link_t *self)
+{
+    hearth_connwatch_destroy (&self->watch);
+    hearth_sock_destroy (&self->sock);
+}
+
+/* A fresh socket to the master followed now, watched, connected.  0 or
+   -1 with err. */
+static int
+s_open (submit_link_t *self, hearth_error_t *err)
+{
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_curve_client_opts (&self->curve, &opts);
+    const char *url = submit_link_url (self);
+    const char *key =
+        self->curve.cert ? zcert_public_txt (self->curve.cert) : NULL;
+    if (!(self->sock = hearth_sock_new (&opts, err)))
+        return -1;
+    /* a watch that cannot be made leaves the wait blind, no worse */
+    self->watch = hearth_connwatch_new (url, "the master",
+                                        hearth_curve_on (&self->curve), key);
+    if (self->watch) {
+        hearth_connwatch_cookie (self->watch, self->curve.cookie[0] != '\0');
+        if (!hearth_connwatch_attach (self->watch, self->sock, NULL))
+            hearth_connwatch_destroy (&self->watch);
+    }
+    if (hearth_sock_connect (self->sock, url, err) < 0) {
+        s_drop (self);
+        return -1;
+    }
+    return 0;
+}
+
+/* Wait up to timeout_ms for an answer on the socket: 1 when one is
+   there, 0 silent (self->silent says what the watch knew), -1 with err
+   when the watch found a cause waiting cannot mend, -2 interrupted. */
+static int
+s_wait (submit_link_t *self, int64_t timeout_ms, hearth_error_t *err)
+{
+    self->silent[0] = '\0';
+    if (self->watch) {
+        hearth_error_t werr;
+        int rc =
+            hearth_connwatch_wait (self->watch, self->sock, timeout_ms, &werr);
+        if (rc == -1) {
+            hearth_errprintf (err, "%s", werr.text);
+            snprintf (self->silent, sizeof self->silent, "%s", werr.text);
+        }
+        const char *last = hearth_connwatch_last (self->watch);
+        if (rc == 0 && last)
+            snprintf (self->silent, sizeof self->silent, "%s", last);
+        return rc;
+    }
+    zpoller_t *poller = zpoller_new (self->sock, NULL);
+    void *ready = poller ? zpoller_wait (poller, (int) timeout_ms) : NULL;
+    int rc = ready ? 1 : poller && zpoller_terminated (poller) ? -2 : 0;
+    zpoller_destroy (&poller);
+    return rc;
+}
+
 void
 submit_link_destroy (submit_link_t **self_p)
 {
@@ -98,7 +165,7 @@ submit_link_destroy (submit_link_t **self_p)
         return;
     int saved = errno;
     submit_link_t *self = *self_p;
-    hearth_sock_destroy (&self->sock);
+    s_drop (self);
     hearth_curve_cleanup (&self->curve);
     hearth_masters_destroy (&self->masters);
     free (self);
@@ -120,6 +187,7 @@ typedef enum {
     S_SILENT,      /* no answer within --timeout (the socket is dropped) */
     S_INTERRUPTED, /* a signal */
     S_BROKEN,      /* no socket, or the request could not go (err) */
+    S_UNREACHABLE, /* its link can never work as it is (err: why) */
 } s_outcome_t;
 
 /* A copy of msg (body and frames) for another master, or NULL. */
@@ -151,26 +219,21 @@ s_attempt (submit_link_t *self, hearth_msg_t **req, hearth_cmd_t expect,
            hearth_msg_t **reply, char *leader, size_t leader_size,
            hearth_error_t *err)
 {
-    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
-    hearth_curve_client_opts (&self->curve, &opts);
-    if (!self->sock
-        && (!(self->sock = hearth_sock_new (&opts, err))
-            || hearth_sock_connect (self->sock, submit_link_url (self), err)
-                   < 0)) {
+    if (!self->sock && s_open (self, err) < 0) {
         hearth_msg_destroy (req);
-        hearth_sock_destroy (&self->sock);
         return S_BROKEN;
     }
     if (hearth_msg_send (req, self->sock, NULL, err) < 0)
         return S_BROKEN;
     int64_t deadline = hearth_mono_ms () + self->timeout_ms;
-    zpoller_t *poller = zpoller_new (self->sock, NULL);
     s_outcome_t outcome = S_SILENT;
-    while (poller && outcome == S_SILENT) {
+    while (outcome == S_SILENT) {
         int64_t left = deadline - hearth_mono_ms ();
-        if (left <= 0 || !zpoller_wait (poller, (int) left)) {
-            if (left > 0 && zpoller_terminated (poller))
-                outcome = S_INTERRUPTED;
+        int ready = left > 0 ? s_wait (self, left, err) : 0;
+        if (ready != 1) {
+            outcome = ready == -2   ? S_INTERRUPTED
+                      : ready == -1 ? S_UNREACHABLE
+                                    : S_SILENT;
             break;
         }
         hearth_msg_t *msg = hearth_msg_recv (self->sock, NULL, NULL);
@@ -194,11 +257,10 @@ s_attempt (submit_link_t *self, hearth_msg_t **req, hearth_cmd_t expect,
         else
             hearth_msg_destroy (&msg); /* a late answer, a heartbeat */
     }
-    zpoller_destroy (&poller);
     if (outcome != S_REPLY && outcome != S_REFUSED)
         /* drop the socket so that a late answer is never taken for the
            next request's */
-        hearth_sock_destroy (&self->sock);
+        s_drop (self);
     return outcome;
 }
 
@@ -209,16 +271,19 @@ static bool
 s_move (submit_link_t *self, s_outcome_t outcome, const char *leader,
         char *tried, size_t *used)
 {
-    char what[HEARTH_MASTER_URL_MAX + 100], url[HEARTH_MASTER_URL_MAX + 1];
+    char what[HEARTH_MASTER_URL_MAX + 800], url[HEARTH_MASTER_URL_MAX + 1];
     snprintf (url, sizeof url, "%s", submit_link_url (self));
     bool followed = false, unlisted = false;
     if (outcome == S_STANDBY)
         followed = hearth_masters_to_leader (self->masters, leader, &unlisted);
     else
         hearth_masters_next (self->masters);
-    if (outcome == S_SILENT)
-        snprintf (what, sizeof what, "no answer within %lld ms",
-                  (long long) self->timeout_ms);
+    if (outcome == S_UNREACHABLE)
+        snprintf (what, sizeof what, "%.700s", self->silent);
+    else if (outcome == S_SILENT)
+        snprintf (what, sizeof what, "no answer within %lld ms%s%.600s",
+                  (long long) self->timeout_ms, self->silent[0] ? ": " : "",
+                  self->silent);
     else if (*leader)
         snprintf (what, sizeof what, "a standby; the leader is %s%s", leader,
                   unlisted ? ", not one of the masters given: ignored" : "");
@@ -252,7 +317,10 @@ submit_link_request (submit_link_t *self, hearth_msg_t **req,
         }
         outcome =
             s_attempt (self, &copy, expect, &reply, leader, sizeof leader, err);
-        if (outcome != S_SILENT && outcome != S_STANDBY)
+        /* a master that can never answer this client: the next may (its
+           host alone may be wrong); alone, it ends the request */
+        if (outcome != S_SILENT && outcome != S_STANDBY
+            && (outcome != S_UNREACHABLE || n == 1))
             break;
         if (s_move (self, outcome, leader, tried, &used))
             urls++;
@@ -264,9 +332,12 @@ submit_link_request (submit_link_t *self, hearth_msg_t **req,
         hearth_errprintf (err, "interrupted while waiting for the master at %s",
                           submit_link_url (self));
     else if (outcome == S_SILENT && n == 1 && hops == 0)
-        hearth_errprintf (err, "no answer from the master at %s within %lld ms",
-                          submit_link_url (self), (long long) self->timeout_ms);
-    else if (outcome == S_SILENT || outcome == S_STANDBY)
+        hearth_errprintf (err,
+                          "no answer from the master at %s within %lld ms%s%s",
+                          submit_link_url (self), (long long) self->timeout_ms,
+                          self->silent[0] ? ": " : "", self->silent);
+    else if (outcome == S_SILENT || outcome == S_STANDBY
+             || (outcome == S_UNREACHABLE && n > 1))
         hearth_errprintf (err, "no master took the request; tried %s", tried);
     free (tried);
     return reply;

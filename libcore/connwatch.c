@@ -93,6 +93,7 @@ struct hearth_connwatch {
     int mechanism;      /* the server's: 0 unknown, 'N' NULL, 'C' CURVE,
                            'P' PLAIN (a local cookie), 'X' not ZeroMQ */
     char text[1024];    /* the last thing said */
+    bool never;         /* the host will never resolve (as said) */
 };
 
 hearth_connwatch_t *
@@ -466,6 +467,7 @@ s_say_unresolved (hearth_connwatch_t *self, bool *fatal)
         ;
     if (fatal)
         *fatal = never;
+    self->never = never;
     snprintf (self->text, sizeof self->text,
               "cannot reach %s at %s: host %s %s (%s)%s", self->what, self->url,
               self->host, never ? "not found" : "does not resolve",
@@ -563,4 +565,69 @@ bool
 hearth_connwatch_ok (const hearth_connwatch_t *self)
 {
     return self->phase == S_OK;
+}
+
+bool
+hearth_connwatch_definitive (const hearth_connwatch_t *self)
+{
+    switch (self->said) {
+    case W_AUTH:
+    case W_MECHANISM:
+    case W_PROTOCOL:
+        return true;
+    case W_HANDSHAKE: /* the probe told: another mechanism, a wrong server
+                         key (CURVE on both sides), or not ZeroMQ */
+        return self->mechanism
+               && (self->mechanism != s_ours (self) || self->mechanism == 'C'
+                   || self->mechanism == 'X');
+    case W_NO_HANDSHAKE:
+        return self->mechanism == 'X';
+    case W_UNRESOLVED:
+        return self->never;
+    default:
+        return false;
+    }
+}
+
+/* How often a wait looks at causes that show only with time. */
+static const int64_t s_wait_step_ms = 100;
+
+int
+hearth_connwatch_wait (hearth_connwatch_t *self, zsock_t *sock,
+                       int64_t timeout_ms, hearth_error_t *err)
+{
+    int64_t deadline = hearth_mono_ms () + timeout_ms;
+    zpoller_t *poller = zpoller_new (sock, self->monitor, NULL);
+    int rc = poller ? 0 : -1;
+    while (rc == 0) {
+        int64_t now = hearth_mono_ms ();
+        const char *news = hearth_connwatch_news (self, now, NULL);
+        if (news && hearth_connwatch_definitive (self)) {
+            hearth_errprintf (err, "%s", news);
+            rc = -1;
+            break;
+        }
+        if (now >= deadline)
+            break;
+        int64_t step =
+            deadline - now < s_wait_step_ms ? deadline - now : s_wait_step_ms;
+        void *ready = zpoller_wait (poller, (int) step);
+        if (ready == sock)
+            rc = 1;
+        else if (ready && ready == self->monitor)
+            hearth_connwatch_read (self, hearth_mono_ms ());
+        else if (zpoller_terminated (poller))
+            rc = -2;
+    }
+    zpoller_destroy (&poller);
+    if (rc == 0) {
+        const char *last = hearth_connwatch_last (self);
+        hearth_errprintf (err, "no answer from %s at %s within %lld ms%s%s",
+                          self->what, self->url, (long long) timeout_ms,
+                          last ? ": " : "", last ? last : "");
+    }
+    else if (rc == -2)
+        hearth_errprintf (err, "interrupted while waiting for %s at %s",
+                          self->what, self->url);
+    return rc;
 }

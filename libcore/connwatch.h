@@ -72,6 +72,24 @@ const char *hearth_connwatch_news (hearth_connwatch_t *self, int64_t now_ms,
 /* The last thing said, or NULL: for the error at a deadline. */
 const char *hearth_connwatch_last (const hearth_connwatch_t *self);
 
+/* True when what was last said is a cause that waiting cannot mend:
+   the server does not admit this client's key or cookie, asks for
+   another mechanism, has another key than the one given, is not
+   ZeroMQ, or its host will never resolve.  (A key added on the server
+   and a reload would mend the first: a daemon keeps trying; a request
+   of a person's tool stops and says why.) */
+bool hearth_connwatch_definitive (const hearth_connwatch_t *self);
+
+/* A request's wait: up to timeout_ms for sock (borrowed; the watched
+   one, attached before it connected) to be readable.  1 when it is;
+   -1 with err at once when the watch finds a definitive cause (err is
+   its sentence); 0 at the timeout, err saying "no answer from WHAT at
+   URL within N ms" and what the watch knows of why (connection refused,
+   no handshake...); -2 when a signal interrupted it (err says so).  The
+   monitor is read meanwhile. */
+int hearth_connwatch_wait (hearth_connwatch_t *self, zsock_t *sock,
+                           int64_t timeout_ms, hearth_error_t *err);
+
 /* True once a handshake succeeded (nothing is wrong with the link). */
 bool hearth_connwatch_ok (const hearth_connwatch_t *self);
 

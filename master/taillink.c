@@ -20,6 +20,7 @@
 #include <czmq.h>
 
 #include "libcore/clock.h"
+#include "libcore/connwatch.h"
 #include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -30,6 +31,8 @@ struct tail_link {
     const hearth_curve_t *curve; /* keys (borrowed) */
     hearth_masters_t *masters;   /* --master's URLs, the one asked (owned) */
     zsock_t *dealer;             /* MASTER_STATE, or NULL */
+    hearth_connwatch_t *watch;   /* why dealer cannot reach the master,
+                                    for --state's request; or NULL */
     zsock_t *sub;                /* the events, or NULL */
     zsock_t *monitor;            /* the SUB's monitor events (PAIR) */
     unsigned monitors;           /* monitors made, for their endpoints */
@@ -59,6 +62,14 @@ tail_link_new (hearth_conf_t *conf, const hearth_curve_t *curve)
     return self;
 }
 
+/* Drop the DEALER (its watch first). */
+static void
+s_drop_dealer (tail_link_t *self)
+{
+    hearth_connwatch_destroy (&self->watch);
+    hearth_sock_destroy (&self->dealer);
+}
+
 static void
 s_close_sub (tail_link_t *self)
 {
@@ -76,7 +87,7 @@ tail_link_destroy (tail_link_t **self_p)
     int saved = errno;
     tail_link_t *self = *self_p;
     s_close_sub (self);
-    hearth_sock_destroy (&self->dealer);
+    s_drop_dealer (self);
     hearth_masters_destroy (&self->masters);
     free (self);
     *self_p = NULL;
@@ -85,18 +96,38 @@ tail_link_destroy (tail_link_t **self_p)
 
 /* --- MASTER_STATE -------------------------------------------------------- */
 
-/* Send MASTER_STATE on the DEALER (made first if need be).  0 or -1. */
+/* Watch a new DEALER's connection (before it connects), so that a
+   request says why the master cannot answer (connwatch.h); a watch that
+   cannot be made leaves the wait blind, no worse. */
+static void
+s_watch (tail_link_t *self, const char *url)
+{
+    const hearth_curve_t *c = self->curve;
+    self->watch =
+        hearth_connwatch_new (url, "the master", hearth_curve_on (c),
+                              c->cert ? zcert_public_txt (c->cert) : NULL);
+    if (!self->watch)
+        return;
+    hearth_connwatch_cookie (self->watch, c->cookie[0] != '\0');
+    if (!hearth_connwatch_attach (self->watch, self->dealer, NULL))
+        hearth_connwatch_destroy (&self->watch);
+}
+
+/* Send MASTER_STATE on the DEALER (made first if need be, watched when
+   watched is set).  0 or -1. */
 static int
-s_ask (tail_link_t *self, hearth_error_t *err)
+s_ask (tail_link_t *self, bool watched, hearth_error_t *err)
 {
     const char *url = hearth_masters_current (self->masters);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     hearth_curve_client_opts (self->curve, &opts);
-    if (!self->dealer
-        && (!(self->dealer = hearth_sock_new (&opts, err))
-            || hearth_sock_connect (self->dealer, url, err) < 0)) {
-        hearth_sock_destroy (&self->dealer);
-        return -1;
+    if (!self->dealer) {
+        if ((self->dealer = hearth_sock_new (&opts, err)) && watched)
+            s_watch (self, url);
+        if (!self->dealer || hearth_sock_connect (self->dealer, url, err) < 0) {
+            s_drop_dealer (self);
+            return -1;
+        }
     }
     hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
     if (!req)
@@ -152,7 +183,7 @@ s_answer (tail_link_t *self, hearth_error_t *err, bool *followed)
         s_answer_on (self->dealer, &standby, leader, sizeof leader, err);
     bool to_leader = false;
     if (standby) {
-        hearth_sock_destroy (&self->dealer);
+        s_drop_dealer (self);
         bool unlisted;
         to_leader = hearth_masters_to_leader (self->masters, leader, &unlisted);
         if (unlisted)
@@ -166,6 +197,16 @@ s_answer (tail_link_t *self, hearth_error_t *err, bool *followed)
     return body;
 }
 
+/* Wait blind (no watch) up to timeout_ms for sock: 1 when readable. */
+static int
+s_wait_blind (zsock_t *sock, int64_t timeout_ms)
+{
+    zpoller_t *poller = zpoller_new (sock, NULL);
+    void *ready = poller ? zpoller_wait (poller, (int) timeout_ms) : NULL;
+    zpoller_destroy (&poller);
+    return ready ? 1 : 0;
+}
+
 /* One MASTER_STATE to the URL followed now: its body, or NULL with err
    (*silent when it did not answer; the link has moved on from a silent
    master or a standby). */
@@ -173,17 +214,23 @@ static cJSON *
 s_state_once (tail_link_t *self, bool *silent, hearth_error_t *err)
 {
     *silent = false;
-    if (s_ask (self, err) < 0)
+    if (s_ask (self, true, err) < 0)
         return NULL;
     int64_t timeout = hearth_conf_ms (self->conf, "timeout");
-    zpoller_t *poller = zpoller_new (self->dealer, NULL);
-    void *ready = poller ? zpoller_wait (poller, (int) timeout) : NULL;
-    zpoller_destroy (&poller);
-    if (ready)
+    int ready = self->watch ? hearth_connwatch_wait (self->watch, self->dealer,
+                                                     timeout, err)
+                            : s_wait_blind (self->dealer, timeout);
+    if (ready == 1)
         return s_answer (self, err, NULL);
     /* A late answer must not be taken for the next request's. */
-    hearth_sock_destroy (&self->dealer);
-    hearth_errprintf (err, "no answer within %lld ms", (long long) timeout);
+    const char *why = self->watch ? hearth_connwatch_last (self->watch) : NULL;
+    char said[1024];
+    snprintf (said, sizeof said, "%s", why ? why : "");
+    s_drop_dealer (self);
+    if (ready == -1) /* the watch knows it will never answer (err) */
+        return NULL;
+    hearth_errprintf (err, "no answer within %lld ms%s%s", (long long) timeout,
+                      said[0] ? ": " : "", said);
     *silent = true;
     hearth_masters_next (self->masters);
     return NULL;
@@ -207,11 +254,10 @@ tail_link_state (tail_link_t *self, hearth_error_t *err)
         if (state)
             return state;
         if (n == 1 && silent) {
-            hearth_errprintf (
-                err,
-                "no answer from the master at %s within "
-                "%lld ms",
-                url, (long long) hearth_conf_ms (self->conf, "timeout"));
+            char why[1200];
+            snprintf (why, sizeof why, "%s", err->text);
+            hearth_errprintf (err, "no answer from the master at %s%s", url,
+                              why + strlen ("no answer"));
             return NULL;
         }
         if (!silent && strncmp (err->text, "a standby", 9) != 0)
@@ -454,8 +500,8 @@ s_probe (tail_link_t *self, int64_t now)
         return;
     if (self->probing) /* unanswered: the next master may lead now */
         hearth_masters_next (self->masters);
-    hearth_sock_destroy (&self->dealer);
-    self->probing = s_ask (self, NULL) == 0;
+    s_drop_dealer (self);
+    self->probing = s_ask (self, false, NULL) == 0;
     self->probe_deadline_ms = now + hearth_conf_ms (self->conf, "timeout");
 }
 
