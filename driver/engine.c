@@ -37,6 +37,7 @@
 #include "driver/master.h"
 #include "driver/progress_report.h"
 #include "driver/signals.h"
+#include "driver/starved.h"
 #include "driver/work.h"
 #include "libcore/clock.h"
 #include "libcore/ids.h"
@@ -47,8 +48,6 @@
 static const int64_t s_speculation_period_ms = 100;
 /* At most one progress summary to the master in this while. */
 static const int64_t s_progress_interval_ms = 1000;
-/* Jobs waiting this long without any executor deserve a warning. */
-static const int64_t s_starved_warning_ms = 10000;
 
 struct engine {
     hearth_conf_t *conf;          /* settings (borrowed from the context) */
@@ -68,8 +67,7 @@ struct engine {
     bool signaled;                /* the API was told start-up is over */
     bool stopping;                /* shutting down */
     int64_t last_spec_ms;         /* last look for stragglers */
-    int64_t starved_since_ms;     /* jobs wait with no executor since, or 0 */
-    bool starved_logged;          /* "no executor yet" said for this wait */
+    starved_t starved;            /* jobs waiting with no executor */
     char error[512];              /* start-up failure */
     bool final_set;               /* the program said how the app ends */
     hearth_app_end_t final_state; /* what it said */
@@ -357,28 +355,6 @@ s_on_api (hearth_loop_t *loop, int fd, void *arg)
     return s_take_api (arg) ? -1 : 0;
 }
 
-/* Like Spark's "Initial job has not accepted any resources": say so when
-   jobs wait for long with no executor at all. */
-static void
-s_check_starved (engine_t *e, int64_t now)
-{
-    if (!work_has_jobs (e->work) || execs_any_registered (e->execs)) {
-        e->starved_since_ms = 0;
-        e->starved_logged = false;
-        return;
-    }
-    if (!e->starved_since_ms)
-        e->starved_since_ms = now;
-    if (!e->starved_logged
-        && now - e->starved_since_ms > s_starved_warning_ms) {
-        log_warn ("no executor after %lld s: are workers registered with "
-                  "the master, with enough free cores and memory for "
-                  "executor-memory?",
-                  (long long) (now - e->starved_since_ms) / 1000);
-        e->starved_logged = true;
-    }
-}
-
 /* A progress summary for the master when one is due (final: at the end,
    whenever it changed); from the tick, never from the task path. */
 static void
@@ -433,7 +409,9 @@ s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
     s_stop_decommissioned (e);
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
-    s_check_starved (e, now);
+    starved_check (&e->starved,
+                   work_has_jobs (e->work) && !execs_any_registered (e->execs),
+                   e->master ? master_link_waiting (e->master) : NULL, now);
     s_check_up (e);
     if (now - e->last_spec_ms >= s_speculation_period_ms) {
         e->last_spec_ms = now;

@@ -23,6 +23,7 @@
             master_watch.c why it cannot reach the master
           local.c    local[N] executors and local-cluster daemons; the mode
           signals.c  SIGINT and SIGTERM of programs that leave them alone
+          starved.c  the warning that jobs wait with no executor
         render.c     a task's wire form from its group's templates
         opts.c       settings (hearth_opts_t)
 

@@ -20,6 +20,7 @@ driver_libdriver_la_SOURCES = \
 	driver/master_watch.c driver/master_watch.h \
 	driver/master_follow.c driver/master_execs.c driver/master_int.h \
 	driver/progress_report.c driver/progress_report.h \
+	driver/starved.c driver/starved.h \
 	driver/local.c driver/local.h driver/shuffle.c driver/shuffle.h \
 	driver/dynalloc.c driver/dynalloc.h driver/dynalloc_opts.c driver/dynalloc_opts.h \
 	driver/dynalloc_sched.c driver/dynalloc_sched.h \

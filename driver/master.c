@@ -109,6 +109,12 @@ master_link_secure (const master_link_t *self)
     return hearth_curve_on (&self->curve);
 }
 
+const char *
+master_link_waiting (const master_link_t *self)
+{
+    return self->waiting[0] ? self->waiting : NULL;
+}
+
 int
 master_link_send (master_link_t *self, hearth_msg_t **msg_p)
 {
@@ -410,17 +416,23 @@ s_application_removed (master_link_t *self, hearth_msg_t *msg)
     self->cbs.app_dead (self->cbs.arg, reason);
 }
 
-/* The master holds the application back (a per-key cap, or executors that
-   ask for resources no worker has): the user hears why, once per reason. */
+/* The master says why the application waits (docs/cluster.md "Why an
+   application waits"): the user hears it, once per reason, and the
+   engine's "no executor after 10 s" repeats it. */
 static void
 s_application_waiting (master_link_t *self, hearth_msg_t *msg)
 {
-    (void) self;
     const char *reason = hearth_json_str (msg->body, "reason");
-    if (reason && *reason)
-        log_warn ("the master holds the application back: %s", reason);
-    else
+    const char *code = hearth_json_str (msg->body, "code");
+    if (reason && *reason) {
+        snprintf (self->waiting, sizeof self->waiting, "%s%s%s%s", reason,
+                  code ? " (" : "", code ? code : "", code ? ")" : "");
+        log_warn ("the master holds the application back: %s", self->waiting);
+    }
+    else {
+        self->waiting[0] = '\0';
         log_info ("the master no longer holds the application back");
+    }
 }
 
 static void

@@ -83,6 +83,10 @@ void master_link_destroy (master_link_t **self_p);
 const char *master_link_url (const master_link_t *self);
 /* Whether the link is encrypted (and so should the executors' be). */
 bool master_link_secure (const master_link_t *self);
+/* Why the master last said the application waits (APPLICATION_WAITING),
+   "REASON (CODE)", borrowed until the link's next message; NULL when it
+   said none, or no longer waits. */
+const char *master_link_waiting (const master_link_t *self);
 
 /* Connect and register the application.  Returns 0, or -1 with err. */
 int master_link_open (master_link_t *self, const master_link_app_t *app,

@@ -55,6 +55,8 @@ struct master_link {
     bool unregistered;            /* the master recorded the end */
     char end_state[16];           /* the end to record: FINISHED, ... */
     char end_reason[1024];        /* and why */
+    char waiting[1100];           /* why the master says the application
+                                     waits, "REASON (CODE)", or "" */
     master_link_cbs_t cbs;        /* the owner's callbacks */
 };
 

@@ -447,7 +447,7 @@ static int
 s_follow (submit_link_t *link, hearth_conf_t *conf, const char *driver_id)
 {
     int64_t interval = hearth_conf_ms (conf, "heartbeat-interval");
-    char last[64] = "";
+    char last[64] = "", last_note[1024] = "";
     int64_t last_launches = 0;
     bool silent = false;
     while (true) {
@@ -471,16 +471,22 @@ s_follow (submit_link_t *link, hearth_conf_t *conf, const char *driver_id)
                                 driver_id);
         }
         int64_t launches = hearth_json_int (r->body, "launches", 0);
-        if (strcmp (state, last) != 0 || launches != last_launches)
+        /* a waiting driver's note changes with why it waits */
+        const char *note = hearth_json_str (r->body, "message");
+        if (strcmp (state, last) != 0 || launches != last_launches
+            || (note && strcmp (state, "SUBMITTED") == 0
+                && strncmp (note, last_note, sizeof last_note - 1) != 0))
             s_tell (driver_id, r->body);
+        snprintf (last_note, sizeof last_note, "%s", note ? note : "");
         snprintf (last, sizeof last, "%s", state);
         last_launches = launches;
         if (submit_driver_ended (state)) {
             int rc = strcmp (state, "FINISHED") == 0 ? 0 : 1;
-            fprintf (stderr,
-                     "hearth-submit: its output: hearth-submit --master %s "
-                     "--logs %s\n",
-                     submit_link_url (link), driver_id);
+            if (launches > 0) /* one never launched wrote nothing */
+                fprintf (stderr,
+                         "hearth-submit: its output: hearth-submit --master "
+                         "%s --logs %s\n",
+                         submit_link_url (link), driver_id);
             hearth_msg_destroy (&r);
             return rc;
         }

@@ -413,9 +413,11 @@ static const hearth_field_t s_progress_stage[] = {
     END};
 static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
                                                            s_progress_stage)};
-/* Why the master holds an application back ("" once it no longer does). */
+/* Why an application waits ("" once it no longer does), and the code
+   of that reason (libcore/allocwhy.h). */
 static const hearth_field_t b_application_waiting[] = {
-    F_APP_ID (false), F_TEXT ("reason", true), END};
+    F_APP_ID (false), F_TEXT ("reason", true), STR ("code", false, 0, 64),
+    END};
 /* Dynamic allocation (driver/dynalloc.c): the executors the application
    wants, and idle ones it gives back. */
 static const hearth_field_t s_exec_ids[] = {INT ("", true, 0, MAX_EXEC_ID)};

@@ -17,6 +17,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/pidfile.c libcore/pidfile.h \
 	libcore/readyfile.c libcore/readyfile.h \
 	libcore/alloc.c libcore/alloc.h \
+	libcore/allocwhy.c libcore/allocwhy.h \
 	libcore/resources.c libcore/resources.h \
 	libcore/clock.h \
 	libcore/liveness.c libcore/liveness.h \

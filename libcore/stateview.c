@@ -387,6 +387,32 @@ s_app_times (const hearth_view_t *v, const cJSON *a, char *submitted,
             dsize);
 }
 
+/* "  waiting: REASON (CODE)" under a row that waits. */
+static void
+s_waiting (FILE *out, const cJSON *row)
+{
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive (row, "waiting");
+    char text[1200];
+    if (hearth_view_waiting_text (w, text, sizeof text))
+        fprintf (out, "  waiting: %s\n", text);
+}
+
+bool
+hearth_view_waiting_text (const cJSON *waiting, char *buf, size_t size)
+{
+    /* a master before the codes said only the sentence */
+    const char *reason = cJSON_IsString (waiting)
+                             ? waiting->valuestring
+                             : hearth_json_str (waiting, "reason");
+    const char *code = hearth_json_str (waiting, "code");
+    buf[0] = '\0';
+    if (!reason)
+        return false;
+    snprintf (buf, size, "%s%s%s%s", reason, code ? " (" : "", code ? code : "",
+              code ? ")" : "");
+    return true;
+}
+
 size_t
 hearth_view_apps (FILE *out, const cJSON *state, const hearth_view_t *v)
 {
@@ -420,8 +446,7 @@ hearth_view_apps (FILE *out, const cJSON *state, const hearth_view_t *v)
                      target->valuedouble,
                      cJSON_GetArraySize (
                          cJSON_GetObjectItemCaseSensitive (a, "executors")));
-        if (hearth_json_str (a, "waiting")) /* its key's limit, resources */
-            fprintf (out, "  waiting: %s\n", hearth_json_str (a, "waiting"));
+        s_waiting (out, a);
         char res[512];
         hearth_view_amounts_text (
             cJSON_GetObjectItemCaseSensitive (a, "executor_resources"), res,
@@ -497,6 +522,7 @@ hearth_view_drivers (FILE *out, const cJSON *state, const hearth_view_t *v)
                  ww, s_worker (v, hearth_json_str (d, "worker_id")),
                  hearth_view_num (d, "cores"), hearth_view_num (d, "memory_mb"),
                  launches, hearth_view_text (d, "app_id"));
+        s_waiting (out, d);
         rows++;
     }
     return rows;

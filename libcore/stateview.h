@@ -54,6 +54,10 @@ size_t hearth_view_drivers (FILE *out, const cJSON *state,
    is one v selects. */
 bool hearth_view_match (const hearth_view_t *v, const cJSON *row);
 
+/* A `waiting` object ({code, reason}) as "REASON (CODE)" into buf (cut
+   to size); false ("") when it is not one (the row does not wait). */
+bool hearth_view_waiting_text (const cJSON *waiting, char *buf, size_t size);
+
 /* A worker's state as shown: DRAINING for a drained ALIVE worker, else
    its state (borrowed; "-" when it has none). */
 const char *hearth_view_worker_state (const cJSON *worker);

@@ -26,13 +26,14 @@ static const char *const s_running_cols[] = {"Application",
                                              "Memory per executor",
                                              "Executors",
                                              "Progress",
+                                             "Waiting",
                                              NULL};
 static const char *const s_completed_cols[] = {
     "Application", "Name",   "Submitted", "Duration",
     "Final state", "Reason", NULL};
 static const char *const s_driver_cols[] = {
-    "Driver", "Name",   "Application", "State", "Worker",
-    "Cores",  "Memory", "Submitted",   "Logs",  NULL};
+    "Driver", "Name",      "Application", "State",   "Worker", "Cores",
+    "Memory", "Submitted", "Logs",        "Waiting", NULL};
 static const char *const s_stage_cols[] = {"Job",    "Stage",    "Name",
                                            "Tasks",  "Finished", "Running",
                                            "Failed", "Progress", NULL};
@@ -237,6 +238,15 @@ s_app_id_cell (FILE *out, const cJSON *a)
     fputs ("</a></td>", out);
 }
 
+/* Why a row waits, "REASON (CODE)", or "-". */
+static void
+s_waiting_cell (FILE *out, const cJSON *row)
+{
+    char text[1200];
+    hearth_view_waiting_text (s_list (row, "waiting"), text, sizeof text);
+    hearth_html_cell (out, text[0] ? text : "-");
+}
+
 /* A row of the running applications' table (ctx: the state). */
 static bool
 s_running_row (FILE *out, const cJSON *a, const void *ctx)
@@ -261,6 +271,7 @@ s_running_row (FILE *out, const cJSON *a, const void *ctx)
     hearth_html_cell_num (
         out, (double) cJSON_GetArraySize (s_list (a, "executors")));
     s_progress_cell (out, a);
+    s_waiting_cell (out, a);
     fputs ("</tr>\n", out);
     return true;
 }
@@ -310,6 +321,7 @@ s_driver_row (FILE *out, const cJSON *d, const void *ctx)
     hearth_html_cell (out, submitted);
     hearth_html_cell_logs (out, hearth_json_str (w, "web_url"), "driver",
                            hearth_json_str (d, "id"), NULL, NULL);
+    s_waiting_cell (out, d);
     fputs ("</tr>\n", out);
     return true;
 }
@@ -362,9 +374,10 @@ s_app_summary (FILE *out, const cJSON *a, int64_t now)
                               sizeof res);
     if (res[0])
         hearth_html_summary_item (out, "Resources per executor", res);
-    if (hearth_json_str (a, "waiting"))
-        hearth_html_summary_item (out, "Waiting",
-                                  hearth_json_str (a, "waiting"));
+    char waiting[1200];
+    if (hearth_view_waiting_text (s_list (a, "waiting"), waiting,
+                                  sizeof waiting))
+        hearth_html_summary_item (out, "Waiting", waiting);
     hearth_html_summary_item (out, "Reason", hearth_view_text (a, "reason"));
     hearth_html_summary_item (out, "Event log",
                               hearth_view_text (a, "event_log"));

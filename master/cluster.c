@@ -16,6 +16,7 @@
 #include "master/regdrivers.h"
 #include "master/send.h"
 #include "master/state.h"
+#include "master/waiting.h"
 
 /* xorshift64*: the allocator's shuffle source. */
 static unsigned
@@ -95,8 +96,6 @@ typedef struct {
     reg_app_t **arec;               /* same index: the records */
     size_t napps;                   /* entries */
     limits_pass_t limits;           /* their keys' limits (owned) */
-    bool idle;                      /* nothing could take a core: the
-                                       workers were not looked at */
 } s_snapshot_t;
 
 static void
@@ -225,7 +224,6 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
     bool wanted = s->ndrivers > 0;
     for (size_t i = 0; !wanted && i < s->napps; i++)
         wanted = hearth_alloc_app_wants (&s->apps[i]);
-    s->idle = !wanted;
     if (wanted && s_snapshot_workers (m, s, probes, now) < 0)
         return -1;
     return limits_pass_new (&s->limits, m->limits, m->curve.zap, m->reg,
@@ -234,24 +232,20 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
 }
 
 /* One pass of the allocator over the workers of the pass, and the
-   launches it decides.  A probing pass gives each worker one executor at
-   most, and holds it until that launch's result. */
-static void
-s_pass (master_t *m, bool probes)
+   launches it decides: the snapshot and the allocator's result stay in
+   *s and *r (the caller clears both).  A probing pass gives each worker
+   one executor at most, and holds it until that launch's result.
+   Returns 0, or -1 when the snapshot could not be made. */
+static int
+s_pass (master_t *m, bool probes, s_snapshot_t *sp, hearth_alloc_result_t *rp)
 {
     s_snapshot_t s;
     hearth_alloc_result_t r = {0};
-    if (s_snapshot (m, &s, probes) < 0) {
-        s_snapshot_clear (&s);
-        return;
-    }
-    if (s.idle) /* what a pass would say of applications that get nothing */
-        limits_pass_report (&s.limits, m->curve.zap, m->reg, s.arec, s.apps,
-                            s.napps, NULL);
-    if ((s.napps == 0 && s.ndrivers == 0) || s.nworkers == 0) {
-        s_snapshot_clear (&s);
-        return;
-    }
+    int rc = s_snapshot (m, &s, probes);
+    *sp = s;
+    *rp = r;
+    if (rc < 0 || (s.napps == 0 && s.ndrivers == 0) || s.nworkers == 0)
+        return rc;
     hearth_alloc_input_t in = {.workers = s.workers,
                                .nworkers = s.nworkers,
                                .drivers = s.drivers,
@@ -295,10 +289,8 @@ s_pass (master_t *m, bool probes)
         if (exec)
             s_launch (m, exec);
     }
-    limits_pass_report (&s.limits, m->curve.zap, m->reg, s.arec, s.apps,
-                        s.napps, r.apps_capped);
-    hearth_alloc_result_clear (&r);
-    s_snapshot_clear (&s);
+    *rp = r;
+    return 0;
 }
 
 void
@@ -308,13 +300,33 @@ master_schedule (master_t *m)
         return; /* the picture is incomplete: wait (dirty stays set) */
     if (m->role == MASTER_STANDBY || m->role == MASTER_SUSPENDED)
         return; /* not the leader now (ha.c): place nothing */
+    if (master_waiting_asleep (m))
+        return; /* nothing changed; an unschedulable clock is not due */
     m->dirty = false;
     m->held = false;
     /* What healthy workers cannot take goes to those whose launches
        fail, a probe at a time (issue 14: a full disk made 10,000 failed
-       launches a second). */
-    s_pass (m, false);
-    s_pass (m, true);
+       launches a second).  Then why the first pass's records wait. */
+    s_snapshot_t first, probes;
+    hearth_alloc_result_t r1, r2;
+    int rc = s_pass (m, false, &first, &r1);
+    s_pass (m, true, &probes, &r2);
+    hearth_alloc_result_clear (&r2);
+    s_snapshot_clear (&probes);
+    if (rc == 0)
+        master_waiting_report (
+            m, &(waiting_pass_t){.arec = first.arec,
+                                 .apps = first.apps,
+                                 .napps = first.napps,
+                                 .apps_capped = r1.apps_capped,
+                                 .drec = first.drec,
+                                 .drivers = first.drivers,
+                                 .ndrivers = first.ndrivers,
+                                 .drivers_capped = r1.drivers_capped,
+                                 .limits = &first.limits});
+    hearth_alloc_result_clear (&r1);
+    s_snapshot_clear (&first);
+    master_waiting_hold (m);
 }
 
 /* --- heartbeats -------------------------------------------------------- */
@@ -393,6 +405,8 @@ s_application_waiting (master_t *m, reg_app_t *app)
     cJSON_AddStringToObject (msg->body, "app_id", app->id);
     cJSON_AddStringToObject (msg->body, "reason",
                              app->waiting ? app->waiting : "");
+    if (app->waiting && app->waiting_code)
+        cJSON_AddStringToObject (msg->body, "code", app->waiting_code);
     master_send (m, app->routing_id, msg);
 }
 

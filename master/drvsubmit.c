@@ -163,11 +163,14 @@ master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     cJSON_AddNumberToObject (b, "launches", d->launches);
     cJSON_AddBoolToObject (b, "supervise", d->supervise);
     if (!d->worker && !registry_driver_final (d->state)) {
-        char text[200];
-        snprintf (text, sizeof text,
-                  "waiting for a worker with %d free cores and %lld MiB of "
-                  "free memory",
-                  d->cores, (long long) d->memory_mb);
+        char text[900];
+        int n = snprintf (text, sizeof text,
+                          "waiting for a worker with %d free cores and %lld "
+                          "MiB of free memory",
+                          d->cores, (long long) d->memory_mb);
+        if (d->waiting && n > 0 && (size_t) n < sizeof text) /* waiting.h */
+            snprintf (text + n, sizeof text - (size_t) n, ": %s (%s)",
+                      d->waiting, d->waiting_code ? d->waiting_code : "?");
         cJSON_AddStringToObject (b, "message", text);
     }
     master_send (m, rid, reply);

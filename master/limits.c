@@ -244,101 +244,25 @@ limits_pass_new (limits_pass_t *pass, const limits_t *self, hearth_zap_t *zap,
     return 0;
 }
 
-/* Whether w offers every amount of app's executors. */
-static bool
-s_offers_all (const reg_worker_t *w, const reg_app_t *app)
+void
+limits_pass_recount (limits_pass_t *pass, registry_t *reg)
 {
-    for (size_t i = 0; i < app->executor_resources.n; i++) {
-        const hearth_resource_t *res = hearth_resources_find (
-            &w->resources, app->executor_resources.v[i].name);
-        if (!res || res->naddrs < (size_t) app->executor_resources.v[i].amount)
-            return false;
-    }
-    return true;
-}
-
-bool
-limits_resource_why (registry_t *reg, const reg_app_t *app, char *buf,
-                     size_t size)
-{
-    buf[0] = '\0';
-    if (app->executor_resources.n == 0)
-        return false;
-    zlistx_t *workers = registry_workers (reg);
-    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
-        if (w->state == WORKER_ALIVE && s_offers_all (w, app))
-            return false;
-    /* The first name no live worker has enough of, with the most one
-       has; else each is met somewhere but never all on one worker. */
-    for (size_t i = 0; i < app->executor_resources.n; i++) {
-        const hearth_resource_amount_t *a = &app->executor_resources.v[i];
-        size_t most = 0;
-        for (reg_worker_t *w = zlistx_first (workers); w;
-             w = zlistx_next (workers)) {
-            const hearth_resource_t *res =
-                hearth_resources_find (&w->resources, a->name);
-            if (w->state == WORKER_ALIVE && res && res->naddrs > most)
-                most = res->naddrs;
-        }
-        if (most < (size_t) a->amount) {
-            snprintf (buf, size,
-                      "each executor asks for %d %s; the most any live worker "
-                      "has is %zu",
-                      a->amount, a->name, most);
-            return true;
-        }
-    }
-    int n = snprintf (buf, size, "each executor asks for");
-    for (size_t i = 0;
-         i < app->executor_resources.n && n > 0 && (size_t) n < size; i++)
-        n += snprintf (buf + n, size - (size_t) n, "%s %d %s",
-                       i ? (i + 1 == app->executor_resources.n ? " and" : ",")
-                         : "",
-                       app->executor_resources.v[i].amount,
-                       app->executor_resources.v[i].name);
-    if (n > 0 && (size_t) n < size)
-        snprintf (buf + n, size - (size_t) n,
-                  "; no live worker has all of them");
-    return true;
+    zhashx_t *index = pass->ngroups ? s_index (pass) : NULL;
+    if (index)
+        s_count_used (pass, index, reg);
+    zhashx_destroy (&index);
 }
 
 void
-limits_pass_report (limits_pass_t *pass, hearth_zap_t *zap, registry_t *reg,
-                    reg_app_t *const *arec, const hearth_alloc_app_t *apps,
-                    size_t napps, const bool *capped)
+limits_key_text (hearth_zap_t *zap, const char *owner,
+                 const hearth_alloc_group_t *g, char *buf, size_t size)
 {
-    zhashx_t *index = capped ? s_index (pass) : NULL;
-    if (index) /* the cores the pass granted count now */
-        s_count_used (pass, index, reg);
-    for (size_t i = 0; i < napps; i++) {
-        reg_app_t *app = arec[i];
-        const hearth_alloc_group_t *g = apps[i].group;
-        char why[400];
-        if (limits_resource_why (reg, app, why, sizeof why)) {
-            if (!app->waiting || strcmp (app->waiting, why) != 0)
-                log_info ("application %s waits: %s", app->id, why);
-            registry_app_set_waiting (reg, app, why);
-            continue;
-        }
-        if (!index || !capped[i] || !g) {
-            registry_app_set_waiting (reg, app, NULL);
-            continue;
-        }
-        const char *name = hearth_zap_name (zap, app->owner);
-        snprintf (why, sizeof why,
-                  "its key %s (%.12s...) holds %d of its %d cores "
-                  "(--max-cores-per-key, --key-limits): %s",
-                  name ? name : "(no longer admitted)", app->owner,
-                  g->cores_used, g->cores_limit,
-                  app->state == APP_WAITING
-                      ? "it waits until that key's applications free cores"
-                      : "it runs on fewer cores than it asks until that "
-                        "key's applications free some");
-        if (!app->waiting || strcmp (app->waiting, why) != 0)
-            log_info ("application %s waits: %s", app->id, why);
-        registry_app_set_waiting (reg, app, why);
-    }
-    zhashx_destroy (&index);
+    const char *name = hearth_zap_name (zap, owner);
+    snprintf (buf, size,
+              "its key %s (%.12s...) holds %d of its %d cores "
+              "(--max-cores-per-key, --key-limits)",
+              name ? name : "(no longer admitted)", owner, g->cores_used,
+              g->cores_limit);
 }
 
 void

@@ -13,8 +13,8 @@
     For one scheduling pass, limits_pass_new() turns the limits into the
     allocator's groups (alloc.h: one per key that has a limit, with the
     cores its live applications and placed drivers hold now), and
-    limits_pass_report() gives each application its key's limit held back
-    its message (registry_app_set_waiting).  Without CURVE (zap NULL) no
+    limits_key_text() says how a key's limit holds one back (waiting.h
+    gives it to the application or driver).  Without CURVE (zap NULL) no
     record has a key, and nothing is limited.
 
     limits_t is the master's (main.c creates it); a pass is the caller's,
@@ -71,23 +71,15 @@ int limits_pass_new (limits_pass_t *pass, const limits_t *self,
                      reg_driver_t *const *drec, hearth_alloc_driver_t *drivers,
                      size_t ndrivers);
 
-/* Why no live worker of reg can ever take one executor of app: "each
-   executor asks for 2 gpu; the most any live worker has is 1", into
-   buf; false (buf "") when some live worker offers enough of every
-   name it asks for. */
-bool limits_resource_why (registry_t *reg, const reg_app_t *app, char *buf,
-                          size_t size);
+/* After the passes were applied to reg: the groups' cores_used become
+   what the keys hold now (what the passes granted included). */
+void limits_pass_recount (limits_pass_t *pass, registry_t *reg);
 
-/* After the pass was applied to reg: the groups' cores_used become what
-   the keys hold now, and each application whose executors ask for custom
-   resources no live worker has enough of waits with a message saying so
-   (limits_resource_why), else one whose capped[i] is set (NULL:
-   none) with a message naming its key and limit, the others with none;
-   a new message is logged. */
-void limits_pass_report (limits_pass_t *pass, hearth_zap_t *zap,
-                         registry_t *reg, reg_app_t *const *arec,
-                         const hearth_alloc_app_t *apps, size_t napps,
-                         const bool *capped);
+/* "its key carol.key (f=)7QxS80?BX...) holds 1 of its 1 cores
+   (--max-cores-per-key, --key-limits)": the limit of g, the group of
+   the key owner (Z85), into buf (cut to size). */
+void limits_key_text (hearth_zap_t *zap, const char *owner,
+                      const hearth_alloc_group_t *g, char *buf, size_t size);
 
 /* Free what the pass owns and zero it. */
 void limits_pass_clear (limits_pass_t *pass);

@@ -12,6 +12,7 @@ master_libregistry_la_SOURCES = \
 hearth_master_SOURCES = \
 	master/master.h master/main.c master/admit.c master/admit.h \
 	master/authz.c master/authz.h master/limits.c master/limits.h \
+	master/waiting.c master/waiting.h \
 	master/handlers.c master/handlers.h master/workers.c master/workers.h \
 	master/cluster.c master/cluster.h master/state.c master/state.h \
 	master/send.c master/send.h master/ha.c master/ha.h \

@@ -146,6 +146,9 @@ static const hearth_opt_t s_opts[] = {
     OPT ("key-limits", HEARTH_OPT_STR, NULL, "FILE",
          "per-key overrides of --max-cores-per-key, lines 'KEY CORES' "
          "(reloaded on SIGHUP)"),
+    OPT ("unschedulable-timeout", HEARTH_OPT_DURATION, "2m", NULL,
+         "an application or driver that no live worker could ever hold "
+         "fails after waiting this long (0: never)"),
     OPT ("log-level", HEARTH_OPT_STR, "info", "LEVEL",
          "error, warn, info or debug"),
     OPT ("log-file", HEARTH_OPT_STR, NULL, "FILE",

@@ -6,6 +6,9 @@
         authz.c      who may do what: the sender's roles, owners
         limits.c     per-key core limits (--max-cores-per-key), for the
                      allocator's passes
+        waiting.c    why applications and drivers wait, after each pass,
+                     and the end of those no worker can ever hold
+                     (--unschedulable-timeout)
         handlers.c   the ROUTER's table of {command, handler} rows, and
                      the handlers of what applications' drivers send
         workers.c    the handlers of what workers send: registration,
@@ -41,8 +44,8 @@
 
     A file calls only the ones below it: main; ha, web and handlers;
     workers, drvsubmit, drvlog, admin, cluster, admit, follow and recover;
-    replicate, drivers and state; send, authz and limits; the registry
-    and the journal.  Inside the
+    replicate, drivers, waiting and state; send, authz and limits; the
+    registry and the journal.  Inside the
     registry, registry.c (the store) and regdrivers.c call each other, the
     one such pair; the other files of the registry call the store, which
     calls none of them.
@@ -126,6 +129,10 @@ typedef struct master {
     int64_t next_trim_ms;      /* monotonic time of the next malloc_trim */
     bool dirty;                /* resources changed: schedule soon */
     bool held;                 /* an app waits for its hold to pass */
+    int64_t waiting_due_ms;    /* monotonic: the next end of a record no
+                                  worker can hold (waiting.c), or 0 */
+    bool waiting_only;         /* held only for that end: a pass before it
+                                  would change nothing */
     zhashx_t *log_limit;       /* peer key -> last error log time (send.c) */
     hearth_loglimit_t *launch_log; /* failed launches' lines, one per worker
                                       per minute (workers.c; owned) */

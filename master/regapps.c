@@ -163,6 +163,8 @@ registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
     registry__peer_unset (self, app->routing_id, app);
     free (app->waiting);
     app->waiting = NULL;
+    app->waiting_code = NULL;
+    app->unplaceable_ms = 0;
     app->state = state;
     app->end_ms = registry_wall_ms ();
     registry__set_str (&app->end_reason, reason);
@@ -198,12 +200,14 @@ registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
 }
 
 void
-registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *why)
+registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *code,
+                          const char *why)
 {
-    if (!why ? !app->waiting : app->waiting && strcmp (app->waiting, why) == 0)
-        return; /* no change */
+    if (!registry__waiting_changed (app->waiting_code, app->waiting, code, why))
+        return;
     if (registry__set_str (&app->waiting, why) < 0)
         return;
+    app->waiting_code = why ? code : NULL;
     /* No .app: the journal has nothing to keep of it. */
     registry_change_t c = {.topic = "app",
                            .waiting = app,

@@ -50,6 +50,7 @@ registry__driver_destroy (reg_driver_t **d_p)
     free (d->worker_host);
     free (d->worker_dir);
     free (d->error);
+    free (d->waiting);
     free (d);
     *d_p = NULL;
     errno = saved;
@@ -66,6 +67,32 @@ s_driver_notify (registry_t *self, reg_driver_t *d, const char *what)
                            .driver = d,
                            .exit_status = d->exit_status,
                            .event = e};
+    registry__notify (self, &c);
+}
+
+/* d no longer waits: placed, or ended. */
+static void
+s_driver_unwait (reg_driver_t *d)
+{
+    free (d->waiting);
+    d->waiting = NULL;
+    d->waiting_code = NULL;
+    d->unplaceable_ms = 0;
+}
+
+void
+registry_driver_set_waiting (registry_t *self, reg_driver_t *d,
+                             const char *code, const char *why)
+{
+    if (!registry__waiting_changed (d->waiting_code, d->waiting, code, why)
+        || registry__set_str (&d->waiting, why) < 0)
+        return;
+    d->waiting_code = why ? code : NULL;
+    cJSON *e = registry__event ("waiting");
+    if (e)
+        cJSON_AddItemToObject (e, "driver", registry_driver_json (d));
+    /* No .driver: nothing to journal, nothing to place anew. */
+    registry_change_t c = {.topic = "driver", .exit_status = -1, .event = e};
     registry__notify (self, &c);
 }
 
@@ -143,6 +170,7 @@ registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
     d->pid = 0;
     d->launched_ms = now_ms;
     d->relaunch_ms = 0;
+    s_driver_unwait (d);
     s_driver_notify (self, d, "launched");
 }
 
@@ -208,8 +236,10 @@ registry_driver_set_state (registry_t *self, reg_driver_t *d,
         s_driver_unplace (d);
         d->pid = 0;
     }
-    if (ends)
+    if (ends) {
         d->end_ms = registry_wall_ms ();
+        s_driver_unwait (d);
+    }
     s_driver_notify (self, d, "state");
     if (ends)
         registry__driver_complete (self, d);

@@ -42,6 +42,12 @@ void registry_driver_ran (registry_t *self, reg_driver_t *d);
    driver is not launched again. */
 void registry_driver_kill_requested (registry_t *self, reg_driver_t *d);
 
+/* Why d waits unplaced (code: allocwhy.h's name, static; why copied),
+   or NULL for both; cleared when it is placed or ends.  A change is
+   published (a `driver` event `waiting`), not journaled. */
+void registry_driver_set_waiting (registry_t *self, reg_driver_t *d,
+                                  const char *code, const char *why);
+
 /* d's application registered (REGISTER_APPLICATION with its driver_id). */
 void registry_driver_set_app (registry_t *self, reg_driver_t *d,
                               const char *app_id);

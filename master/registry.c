@@ -316,6 +316,22 @@ registry__set_str (char **field, const char *value)
     return 0;
 }
 
+/* Two strings equal, NULL equal to NULL only. */
+static bool
+s_same (const char *a, const char *b)
+{
+    return !a || !b ? a == b : strcmp (a, b) == 0;
+}
+
+bool
+registry__waiting_changed (const char *code, const char *why,
+                           const char *new_code, const char *new_why)
+{
+    if (!new_why)
+        return why != NULL;
+    return !s_same (why, new_why) || !s_same (code, new_code);
+}
+
 reg_worker_t *
 registry_worker (registry_t *self, const char *id)
 {

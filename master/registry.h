@@ -143,8 +143,11 @@ struct reg_app {
     char owner[64];                 /* the CURVE key that submitted it (a
                                        cluster-mode driver's submitter), or
                                        "" without CURVE (authz.h) */
-    char *waiting;                  /* why its key's limit holds it back
-                                       (limits.h), or NULL; not journaled */
+    char *waiting;                  /* why it waits (waiting.h), or NULL;
+                                       not journaled */
+    const char *waiting_code;       /* its code (allocwhy.h; static) */
+    int64_t unplaceable_ms;         /* monotonic: since when no live worker
+                                       could ever hold it, or 0 */
     app_state_t state;              /* WAITING ... KILLED */
     int max_cores;                  /* 0: unset (all it can get) */
     int cores_per_executor;         /* 0: unset (one executor per worker) */
@@ -237,6 +240,9 @@ struct reg_driver {
     bool kill_requested;               /* KILL_DRIVER arrived */
     char owner[64];                    /* the CURVE key that submitted it,
                                           or "" without CURVE */
+    char *waiting;                     /* why it waits unplaced, or NULL */
+    const char *waiting_code;          /* its code (allocwhy.h; static) */
+    int64_t unplaceable_ms;            /* as an application's */
     int64_t submit_ms;                 /* wall clock at submission */
     int64_t end_ms;                    /* wall clock at its end, or 0 */
     int64_t launched_ms;               /* monotonic time of the last launch */
@@ -449,15 +455,14 @@ void registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
 int registry_app_set_progress (reg_app_t *app, const cJSON *body,
                                int64_t wall_ms);
 
-/* Why app waits beyond the cluster's own room (its key's limit, or
-   custom resources no live worker has enough of), or NULL: copied into
-   app->waiting.  A change (a new reason, or none after one) is observed
-   with change.waiting set (the master tells the driver,
-   APPLICATION_WAITING) and published (an `app` event `waiting`), not
-   journaled: the next scheduling pass says it again; the same one is
-   not. */
+/* Why app waits (code: allocwhy.h's name, static; why copied), or NULL
+   for both: app->waiting (master/waiting.h).  A change (a new code or
+   reason, or none after one) is observed with change.waiting set (the
+   master tells the driver, APPLICATION_WAITING) and published (an `app`
+   event `waiting`), not journaled: the next scheduling pass says it
+   again; the same one is not. */
 void registry_app_set_waiting (registry_t *self, reg_app_t *app,
-                               const char *why);
+                               const char *code, const char *why);
 
 /* Dynamic allocation (regapps.c).  The executors app's driver wants in
    all (>= 0): the allocator gives it new executors only while it has

@@ -47,6 +47,10 @@ void registry__peer_set (registry_t *self, zframe_t *rid, peer_kind_t kind,
 void registry__peer_unset (registry_t *self, zframe_t *rid, void *record);
 /* Replace *field by a copy of value (NULL: none); -1 on no memory. */
 int registry__set_str (char **field, const char *value);
+/* Whether a record's waiting (code, why) differs from (new_code,
+   new_why); a NULL new_why means none, whatever its code. */
+bool registry__waiting_changed (const char *code, const char *why,
+                                const char *new_code, const char *new_why);
 /* Hand a record (consumed; NULL: nothing) to the journal. */
 void registry__record (registry_t *self, cJSON *record, bool sync);
 /* Journal a change, then tell the observer; the event is consumed. */

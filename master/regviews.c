@@ -190,6 +190,17 @@ s_app_executors_json (const reg_app_t *app)
     return list;
 }
 
+/* "waiting": {"code", "reason"} (master/waiting.h) into o. */
+static void
+s_add_waiting (cJSON *o, const char *code, const char *reason)
+{
+    cJSON *w = cJSON_AddObjectToObject (o, "waiting");
+    if (w && code)
+        cJSON_AddStringToObject (w, "code", code);
+    if (w)
+        cJSON_AddStringToObject (w, "reason", reason);
+}
+
 cJSON *
 registry_app_json (const reg_app_t *app)
 {
@@ -228,7 +239,7 @@ registry_app_json (const reg_app_t *app)
     if (app->owner[0])
         cJSON_AddStringToObject (o, "owner", app->owner);
     if (app->waiting)
-        cJSON_AddStringToObject (o, "waiting", app->waiting);
+        s_add_waiting (o, app->waiting_code, app->waiting);
     if (app->event_log)
         cJSON_AddStringToObject (o, "event_log", app->event_log);
     if (app->last_oom)
@@ -275,6 +286,8 @@ registry_driver_json (const reg_driver_t *d)
         cJSON_AddNumberToObject (o, "exit_status", d->exit_status);
     if (d->error)
         cJSON_AddStringToObject (o, "error", d->error);
+    if (d->waiting)
+        s_add_waiting (o, d->waiting_code, d->waiting);
     cJSON_AddNumberToObject (o, "submit_ms", (double) d->submit_ms);
     if (d->end_ms)
         cJSON_AddNumberToObject (o, "end_ms", (double) d->end_ms);

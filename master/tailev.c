@@ -13,6 +13,11 @@
     hearth_json_str (o, name) ? ": " : "",                                     \
         hearth_json_str (o, name) ? hearth_json_str (o, name) : ""
 
+/* ": TEXT" of member name, else ": ALT" when ALT is not "", else "". */
+#define S_WHY_OR(o, name, alt)                                                 \
+    hearth_json_str (o, name) || (alt)[0] ? ": " : "",                         \
+        hearth_json_str (o, name) ? hearth_json_str (o, name) : (alt)
+
 int
 tail_event_learn (hearth_wnames_t *names, const cJSON *e)
 {
@@ -38,6 +43,10 @@ tail_event_describe (const char *topic, const cJSON *e, hearth_wnames_t *names,
     const cJSON *d = cJSON_GetObjectItemCaseSensitive (e, "driver");
     const char *what = hearth_view_text (e, "event");
     bool heartbeat = strcmp (topic, "heartbeat") == 0;
+    char waiting[1200]; /* an app's or driver's, "REASON (CODE)" */
+    hearth_view_waiting_text (
+        cJSON_GetObjectItemCaseSensitive (a ? a : d, "waiting"), waiting,
+        sizeof waiting);
     if (heartbeat && w)
         snprintf (
             buf, size,
@@ -57,11 +66,11 @@ tail_event_describe (const char *topic, const cJSON *e, hearth_wnames_t *names,
                   hearth_view_num (w, "cores_used"),
                   hearth_view_num (w, "cores"), S_WHY (e, "reason"));
     else if (a)
-        snprintf (
-            buf, size, "%s %s (%s) %s cores %.0f%s%s", what,
-            hearth_view_text (a, "id"), hearth_view_text (a, "name"),
-            hearth_view_text (a, "state"), hearth_view_num (a, "cores_granted"),
-            S_WHY (a, hearth_json_str (a, "reason") ? "reason" : "waiting"));
+        snprintf (buf, size, "%s %s (%s) %s cores %.0f%s%s", what,
+                  hearth_view_text (a, "id"), hearth_view_text (a, "name"),
+                  hearth_view_text (a, "state"),
+                  hearth_view_num (a, "cores_granted"),
+                  S_WHY_OR (a, "reason", waiting));
     else if (x)
         snprintf (
             buf, size, "%s %s/%.0f on %s: %s, %.0f cores%s%s", what,
@@ -76,7 +85,7 @@ tail_event_describe (const char *topic, const cJSON *e, hearth_wnames_t *names,
             buf, size, "%s %s %s on %s, launch %.0f%s%s", what,
             hearth_view_text (d, "id"), hearth_view_text (d, "state"),
             hearth_view_worker_name (names, hearth_json_str (d, "worker_id")),
-            hearth_view_num (d, "launches"), S_WHY (d, "error"));
+            hearth_view_num (d, "launches"), S_WHY_OR (d, "error", waiting));
     else if (strcmp (topic, "master") == 0)
         snprintf (buf, size, "%s %s %s%s%s", what, hearth_view_text (e, "url"),
                   hearth_view_text (e, "status"), S_WHY (e, "reason"));

@@ -97,6 +97,21 @@ s_str (s_buf_t *b, const char *name, const char *value, bool last)
     s_raw (b, last ? "\"" : "\",", last ? 1 : 2);
 }
 
+/* Not Spark's: "waiting":{"code":...,"reason":...}, and a comma, for a
+   record that waits (reason not NULL; master/waiting.h). */
+static void
+s_waiting (s_buf_t *b, const char *code, const char *reason)
+{
+    if (!reason)
+        return;
+    s_key (b, "waiting");
+    S_LIT (b, "{");
+    if (code)
+        s_str (b, "code", code, false);
+    s_str (b, "reason", reason, true);
+    S_LIT (b, "},");
+}
+
 /* Which of a worker's addresses a Spark resources map lists. */
 typedef enum { S_RES_ALL, S_RES_USED, S_RES_FREE } s_res_t;
 
@@ -234,6 +249,7 @@ s_app (s_buf_t *b, const reg_app_t *a, int64_t now, bool *first)
             S_LIT (b, ",");
     }
     S_LIT (b, "],");
+    s_waiting (b, a->waiting_code, a->waiting);
     s_str (b, "state", hearth_app_states[a->state], false);
     s_int (b, "duration", (a->end_ms ? a->end_ms : now) - a->submit_ms, true);
     S_LIT (b, "}");
@@ -285,6 +301,7 @@ s_drivers (s_buf_t *b, master_t *m, const char *name, bool active)
             s_int (b, "memory", d->memory_mb, false);
             s_date (b, d->submit_ms);
             s_str (b, "worker", d->worker_id, false);
+            s_waiting (b, d->waiting_code, d->waiting);
             s_str (b, "mainclass", d->name, true);
             S_LIT (b, "}");
         }

@@ -51,6 +51,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-netns.sh \
 	tests/integration/test-worker-same-id.sh \
 	tests/integration/test-app-waiting.sh \
+	tests/integration/test-unschedulable.sh \
 	tests/integration/test-dynalloc.sh \
 	tests/integration/test-tail-topics.sh \
 	tests/integration/test-scripts-usage.sh \

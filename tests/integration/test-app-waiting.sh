@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # An application registered when no worker has free cores is WAITING in
-# MASTER_STATE (no cores granted, no executor) and stays so; it becomes
+# MASTER_STATE (no cores granted, no executor, and why: no_worker, or
+# cluster_full naming who holds the cores) and stays so; it becomes
 # RUNNING when a worker joins, or when another application's cores free
 # up, with the cores granted, and its job (a real hearth-submit in client
 # mode, tasks of half a second) then completes.
@@ -47,6 +48,8 @@ WAITING='.state == "WAITING" and .cores_granted == 0 and (.executors | length) =
 start_master || exit 1
 submit_bg early
 waits early "no worker in the cluster"
+check "... saying why (no_worker)" \
+  app early '.waiting == {code: "no_worker", reason: "no worker is alive"}'
 check "... its driver still waiting for it" kill -0 "$SUBMIT_PID"
 CORES=2 start_worker w1 || exit 1
 runs_to_end early "a worker joins"
@@ -59,6 +62,8 @@ check "another application takes both cores" wait_for 10 \
   jq_state '.workers[0].cores_used == 2 and ([.apps[] | select(.name == "hog")][0].state == "RUNNING")'
 submit_bg late
 waits late "registered while every core is taken"
+check "... waiting for the cores the first holds, naming it (cluster_full)" \
+  app late '.waiting == {code: "cluster_full", reason: "no worker has room for one executor (1 core, 256 MiB) now: it waits for the cores held by '"$APP_ID"' (hog)"}'
 check "... the worker's cores all held by the first" \
   jq_state '.workers[0].cores_used == 2'
 kill -TERM "$APP_PID"

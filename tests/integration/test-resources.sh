@@ -187,7 +187,8 @@ check "an application asking 3 gpu waits, its driver saying why" \
   "$T/third.err"
 check "... and its state's waiting says so" \
   jq_state '[.apps[] | select(.name == "third")][0]
-    | .state == "WAITING" and (.waiting | test("the most any live worker has is 2"))'
+    | .state == "WAITING" and .waiting.code == "resource_missing"
+      and (.waiting.reason | test("the most any live worker has is 2"))'
 discovery gpus-d 0 1 2
 CORES=4 start_worker d --resource-discovery "gpu=$T/gpus-d.sh" || exit 1
 check "a worker with 3 gpus joins: the third application runs there" \

@@ -223,12 +223,13 @@ gated c2 carol || fail "carol's second application registers"
 sleep 1
 check "carol's second application waits" app_is "$APP_c2" WAITING
 check "... saying why in --state" \
-  eval '[[ $(app_field "$APP_c2" waiting) == "its key carol.key ("*") holds 1 of its 1 cores (--max-cores-per-key, --key-limits): it waits until that key'"'"'s applications free cores" ]]'
+  eval '[[ $(app_field "$APP_c2" waiting.reason) == "its key carol.key ("*") holds 1 of its 1 cores (--max-cores-per-key, --key-limits): it waits until that key'"'"'s applications free cores" ]]'
+check "... with its code" test "$(app_field "$APP_c2" waiting.code)" = key_limit
 # shellcheck disable=SC2046
 check "... and in hearth-tail --state's table" \
   eval '"$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 2s $(client_keys bob) | grep -q "^  waiting: its key carol.key"'
 check "... and in its events" \
-  grep -q "\"event\":\"waiting\".*\"id\":\"$APP_c2\".*\"waiting\":\"its key carol.key" "$T/events"
+  grep -q "\"event\":\"waiting\".*\"id\":\"$APP_c2\".*\"waiting\":{\"code\":\"key_limit\",\"reason\":\"its key carol.key" "$T/events"
 check "... and in the master's log" \
   grep -q "application $APP_c2 waits: its key carol.key" "$T/master.log"
 check "... and its driver hears why (APPLICATION_WAITING)" \
@@ -260,7 +261,7 @@ check "her limit raised to 2 in the file, then SIGHUP: the fourth runs" \
   wait_for 10 app_is "$APP_c4" RUNNING
 check "... while the third still holds its core" app_is "$APP_c3" RUNNING
 check "... on the one core left under the limit, which it says (it asks for all)" \
-  eval '[[ $(app_field "$APP_c4" waiting) == *"holds 2 of its 2 cores"*"it runs on fewer cores than it asks"* ]]'
+  eval '[[ $(app_field "$APP_c4" waiting.reason) == *"holds 2 of its 2 cores"*"it runs on fewer cores than it asks"* ]]'
 check "the master read the file again" \
   grep -q "key limits: 1 keys in $T/limits, 0 cores for the others" "$T/master.log"
 printf 'carol lots\n' >"$T/limits"

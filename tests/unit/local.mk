@@ -25,6 +25,11 @@ tests_unit_test_alloc_ref_SOURCES = tests/unit/test_alloc_ref.c
 tests_unit_test_alloc_ref_CFLAGS = $(unit_cflags)
 tests_unit_test_alloc_ref_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_allocwhy
+tests_unit_test_allocwhy_SOURCES = tests/unit/test_allocwhy.c
+tests_unit_test_allocwhy_CFLAGS = $(unit_cflags)
+tests_unit_test_allocwhy_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_liveness
 tests_unit_test_liveness_SOURCES = tests/unit/test_liveness.c
 tests_unit_test_liveness_CFLAGS = $(unit_cflags)

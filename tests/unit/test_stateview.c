@@ -109,6 +109,40 @@ test_apps (void **state)
     cJSON_Delete (s);
 }
 
+/* A waiting application and driver: "  waiting: REASON (CODE)" under
+   the row; the sentence alone from a master before the codes; nothing
+   for a row that does not wait. */
+static void
+test_waiting (void **state)
+{
+    (void) state;
+    cJSON *s = cJSON_Parse (
+        "{\"status\":\"ALIVE\",\"workers\":[],\"apps\":["
+        "{\"id\":\"app-1\",\"name\":\"big\",\"state\":\"WAITING\","
+        "\"waiting\":{\"code\":\"too_much_memory\",\"reason\":\"asks 64 "
+        "GiB per executor; the largest worker offers 2 GiB\"}},"
+        "{\"id\":\"app-2\",\"name\":\"old\",\"state\":\"WAITING\","
+        "\"waiting\":\"its key k holds 1 of its 1 cores\"},"
+        "{\"id\":\"app-3\",\"name\":\"runs\",\"state\":\"RUNNING\"}],"
+        "\"drivers\":[{\"id\":\"driver-1\",\"name\":\"d\",\"state\":"
+        "\"SUBMITTED\",\"waiting\":{\"code\":\"no_worker\",\"reason\":"
+        "\"no worker is alive\"}}]}");
+    assert_non_null (s);
+    hearth_view_t v = {0};
+    size_t rows;
+    char *text = s_print (hearth_view_apps, s, &v, &rows);
+    assert_int_equal (rows, 3);
+    assert_contains (text, "\n  waiting: asks 64 GiB per executor; the "
+                           "largest worker offers 2 GiB (too_much_memory)\n");
+    assert_contains (text, "\n  waiting: its key k holds 1 of its 1 cores\n");
+    assert_int_equal (strstr (strstr (text, "runs"), "waiting") == NULL, 1);
+    free (text);
+    text = s_print (hearth_view_drivers, s, &v, &rows);
+    assert_contains (text, "\n  waiting: no worker is alive (no_worker)\n");
+    free (text);
+    cJSON_Delete (s);
+}
+
 static void
 test_workers_and_names (void **state)
 {
@@ -198,6 +232,7 @@ main (void)
     alarm (60);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_apps),
+        cmocka_unit_test (test_waiting),
         cmocka_unit_test (test_workers_and_names),
         cmocka_unit_test (test_formats),
     };

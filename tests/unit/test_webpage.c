@@ -156,7 +156,9 @@ test_master_no_progress (void **state)
     int status = 0;
     char *html = hearth_page_master (doc, &status);
     assert_non_null (html);
-    assert_contains (html, "<td>1024 MiB</td><td>1</td><td>-</td></tr>");
+    /* no progress, and no wait: "-" both */
+    assert_contains (html,
+                     "<td>1024 MiB</td><td>1</td><td>-</td><td>-</td></tr>");
     assert_lacks (html, "class=\"done\"");
     free (html);
     cJSON_Delete (doc);
@@ -290,6 +292,43 @@ test_app_page (void **state)
     html = hearth_page_app (doc, NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 404);
+    free (html);
+    cJSON_Delete (doc);
+}
+
+/* A waiting application and a waiting driver: why, "REASON (CODE)",
+   escaped, in the Waiting column of each table and on the application's
+   page; a running application without one shows "-". */
+static void
+test_waiting_shown (void **state)
+{
+    (void) state;
+    cJSON *doc = s_parse (
+        "{\"status\":\"ALIVE\",\"time_ms\":1796117400000,\"workers\":[],"
+        "\"apps\":[{\"id\":\"" APP "\",\"name\":\"big\",\"state\":"
+        "\"WAITING\",\"cores_granted\":0,\"memory_per_executor_mb\":65536,"
+        "\"submit_ms\":1796117300000,\"executors\":[],\"waiting\":"
+        "{\"code\":\"too_much_memory\",\"reason\":\"asks 64 GiB per "
+        "executor; the largest worker offers <2> GiB\"}}],"
+        "\"drivers\":[{\"id\":\"" DRV "\",\"name\":\"etl\",\"app\":\"x\","
+        "\"state\":\"SUBMITTED\",\"cores\":8,\"memory_mb\":512,"
+        "\"submit_ms\":1796117300000,\"waiting\":{\"code\":"
+        "\"too_many_cores\",\"reason\":\"asks 8 cores for the driver; "
+        "the most any worker has is 2\"}}]}");
+    int status = 0;
+    char *html = hearth_page_master (doc, &status);
+    assert_non_null (html);
+    assert_contains (html, "<td>-</td><td>asks 64 GiB per executor; the "
+                           "largest worker offers &lt;2&gt; GiB "
+                           "(too_much_memory)</td></tr>");
+    assert_contains (html, "<td>asks 8 cores for the driver; the most any "
+                           "worker has is 2 (too_many_cores)</td></tr>");
+    free (html);
+    html = hearth_page_app (doc, APP, &status);
+    assert_non_null (html);
+    assert_contains (html, "<b>Waiting:</b> asks 64 GiB per executor; the "
+                           "largest worker offers &lt;2&gt; GiB "
+                           "(too_much_memory)");
     free (html);
     cJSON_Delete (doc);
 }
@@ -460,6 +499,7 @@ main (void)
         cmocka_unit_test (test_master_empty),
         cmocka_unit_test (test_escaping),
         cmocka_unit_test (test_app_page),
+        cmocka_unit_test (test_waiting_shown),
         cmocka_unit_test (test_worker_page),
         cmocka_unit_test (test_log_page),
         cmocka_unit_test (test_large),
