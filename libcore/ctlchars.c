@@ -104,9 +104,9 @@ hearth_ctl_check (const char *what, const char *s, hearth_error_t *err)
     const unsigned char *p = (const unsigned char *) s + at;
     s_escape_one (p, s_ctl_len (p, (const unsigned char *) s + len), esc);
     return hearth_errprintf (err,
-                             "%s: a control character (%s) at byte %zu: a "
+                             "%s%sa control character (%s) at byte %zu: a "
                              "name may hold none",
-                             what, esc, at);
+                             what ? what : "", what ? ": " : "", esc, at);
 }
 
 size_t

@@ -44,8 +44,8 @@ size_t hearth_ctl_find (const char *s, size_t len);
 bool hearth_ctl_has (const char *s);
 
 /* Refuse a name that holds a control character: -1 with err "WHAT: a
-   control character (\x0a) at byte N: a name may hold none", else 0.
-   s NULL is 0. */
+   control character (\n) at byte N: a name may hold none" (what NULL:
+   without "WHAT: "), else 0.  s NULL is 0. */
 int hearth_ctl_check (const char *what, const char *s, hearth_error_t *err);
 
 /* s (len bytes) escaped into buf of size bytes (at least 1): always
