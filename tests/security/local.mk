@@ -11,6 +11,7 @@ SECURITY_TESTS = \
 	tests/security/test-authz-table.sh \
 	tests/security/test-local-users.sh \
 	tests/security/test-capture.sh \
-	tests/security/test-shared-files.sh
+	tests/security/test-shared-files.sh \
+	tests/security/test-control-chars.sh
 TESTS += $(SECURITY_TESTS)
 EXTRA_DIST += $(SECURITY_TESTS)
