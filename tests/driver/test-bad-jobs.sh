@@ -73,7 +73,6 @@ check "--name with a control character exits 2" test $? -eq 2
 check "... saying why, escaped" \
   grep -qF 'bad value for name: a control character (\x1b) at byte 4' "$T/err"
 check "... and no raw ESC reaches the terminal" eval '! grep -qF "$ESC" "$T/err"'
-
 "$BIN/hearth-submit" "$T/no-such-job.json" >"$T/out" 2>"$T/err"
 check "a job file that does not exist is refused (exit 2)" test $? -eq 2
 check "... saying so" grep -q 'cannot read .*no-such-job.json' "$T/err"
@@ -96,5 +95,11 @@ check "no executor was ever started" test ! -e "$T/executors-started"
 submit --master 'local[1]' "$J"
 check "(a good job does start one, and succeeds)" \
   test $? -eq 0 -a -s "$T/executors-started"
+HEARTH_MASTER='local[1]' "$BIN/tests/driver/test-ctx" names >"$T/out" 2>"$T/err"
+check "libhearth refuses such names (EINVAL; the name setting with its message)" \
+  eval 'grep -qx "names refused" "$T/out" && grep -qx "job 1: succeeded" "$T/out"'
+check "... the setting's message escaped" \
+  grep -qF 'bad value for name: a control character (\n) at byte 4' "$T/out"
+
 check "nothing is left running" no_leftovers
 finish
