@@ -139,10 +139,13 @@ s_run (hearth_opts_t *opts, jobfile_t *jf, progress_t *bar)
         hearth_ctx_set_final_state (ctx, HEARTH_APP_KILLED, why);
     }
     else {
+        /* the task's error keeps its lines (its stderr, issue 21), and
+           nothing else that drives a terminal */
         if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED)
-            hearth_ctl_fprintf (stderr, "%s: job %s failed: %s\n",
-                                program_invocation_short_name,
-                                jobfile_name (jf), hearth_job_error (job));
+            hearth_ctl_fprintf_lines (stderr, "%s: job %s failed: %s\n",
+                                      program_invocation_short_name,
+                                      jobfile_name (jf),
+                                      hearth_job_error (job));
         else if (s_print_results (job, jobfile_output_stage (jf)) < 0)
             s_fail (1, "cannot write the results: %s", strerror (errno));
         else

@@ -109,8 +109,10 @@ hearth_ctl_check (const char *what, const char *s, hearth_error_t *err)
                              what ? what : "", what ? ": " : "", esc, at);
 }
 
-size_t
-hearth_ctl_escape (char *buf, size_t size, const char *s, size_t len)
+/* s escaped into buf (hearth_ctl_escape); with lines, newlines and tabs
+   are copied as they are. */
+static size_t
+s_escape (char *buf, size_t size, const char *s, size_t len, bool lines)
 {
     const unsigned char *p = (const unsigned char *) s, *end = p + len;
     size_t used = 0;
@@ -133,7 +135,10 @@ hearth_ctl_escape (char *buf, size_t size, const char *s, size_t len)
             break;
         char esc[HEARTH_CTL_ESCAPE_MAX + 1];
         size_t n = s_ctl_len (p, end);
-        int elen = s_escape_one (p, n, esc);
+        bool keep = lines && (*p == '\n' || *p == '\t');
+        int elen = keep ? 1 : s_escape_one (p, n, esc);
+        if (keep)
+            esc[0] = (char) *p;
         if ((size_t) elen > size - 1 - used)
             break;
         memcpy (buf + used, esc, (size_t) elen);
@@ -142,6 +147,12 @@ hearth_ctl_escape (char *buf, size_t size, const char *s, size_t len)
     }
     buf[used] = '\0';
     return used;
+}
+
+size_t
+hearth_ctl_escape (char *buf, size_t size, const char *s, size_t len)
+{
+    return s_escape (buf, size, s, len, false);
 }
 
 char *
@@ -216,18 +227,21 @@ hearth_ctl_escape_json (cJSON *tree)
     return s_escape_items (tree->child);
 }
 
-int
-hearth_ctl_vfprintf (FILE *out, const char *fmt, va_list ap)
+/* The formatted text to out, escaped; a final newline (and with lines,
+   every newline and tab) as it is. */
+static int
+s_vfprintf (FILE *out, bool lines, const char *fmt, va_list ap)
 {
     char *text = NULL;
     if (vasprintf (&text, fmt, ap) < 0)
         return -1;
     size_t len = strlen (text);
     bool newline = len > 0 && text[len - 1] == '\n';
-    char *esc = malloc ((len - newline) * 4 + 1);
+    size_t size = (len - newline) * 4 + 1;
+    char *esc = malloc (size);
     int rc = -1;
     if (esc) {
-        hearth_ctl_escape (esc, (len - newline) * 4 + 1, text, len - newline);
+        s_escape (esc, size, text, len - newline, lines);
         rc = fprintf (out, "%s%s", esc, newline ? "\n" : "");
     }
     free (esc);
@@ -236,11 +250,27 @@ hearth_ctl_vfprintf (FILE *out, const char *fmt, va_list ap)
 }
 
 int
+hearth_ctl_vfprintf (FILE *out, const char *fmt, va_list ap)
+{
+    return s_vfprintf (out, false, fmt, ap);
+}
+
+int
 hearth_ctl_fprintf (FILE *out, const char *fmt, ...)
 {
     va_list ap;
     va_start (ap, fmt);
-    int rc = hearth_ctl_vfprintf (out, fmt, ap);
+    int rc = s_vfprintf (out, false, fmt, ap);
+    va_end (ap);
+    return rc;
+}
+
+int
+hearth_ctl_fprintf_lines (FILE *out, const char *fmt, ...)
+{
+    va_list ap;
+    va_start (ap, fmt);
+    int rc = s_vfprintf (out, true, fmt, ap);
     va_end (ap);
     return rc;
 }

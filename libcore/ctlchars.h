@@ -71,4 +71,11 @@ int hearth_ctl_vfprintf (FILE *out, const char *fmt, va_list ap)
 int hearth_ctl_fprintf (FILE *out, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
+/* As hearth_ctl_fprintf, with every newline and tab left as it is: for
+   text meant to be read as lines by the person whose own program wrote
+   it (a task's stderr in the failure of the job they ran), which must
+   still send no terminal sequence.  Never for a log. */
+int hearth_ctl_fprintf_lines (FILE *out, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
 #endif

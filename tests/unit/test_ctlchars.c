@@ -167,9 +167,12 @@ test_fprintf (void **state)
     assert_non_null (f);
     hearth_ctl_fprintf (f, "worker %s: %s\n", "w1", "gone\n\x1b]0;owned\x07");
     hearth_ctl_fprintf (f, "no newline %s", "\r");
+    /* lines: newlines and tabs kept, the rest escaped */
+    hearth_ctl_fprintf_lines (f, "|%s\n", "one\ttwo\nthree\r\x1b[2J");
     fclose (f);
     assert_string_equal (text, "worker w1: gone\\n\\x1b]0;owned\\x07\n"
-                               "no newline \\r");
+                               "no newline \\r"
+                               "|one\ttwo\nthree\\r\\x1b[2J\n");
     free (text);
 }
 
