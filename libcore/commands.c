@@ -146,7 +146,7 @@ static const hearth_field_t s_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID),
     INT ("attempt", true, 0, MAX_ATTEMPT),
     ARRAY ("cmd", false, MAX_ARGV, s_arg), /* argv[0] not "": cmdrules.c */
-    LABEL ("fn", false, 1, HEARTH_TASK_FN_MAX),
+    STR ("fn", false, 1, HEARTH_TASK_FN_MAX),
     NAME ("lib", false),
     STR ("arg", false, 0, MAX_ARG),
     FRAME ("arg_frame", false), /* a larger argument: cmdrules.c */
