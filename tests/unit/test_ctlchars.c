@@ -62,6 +62,52 @@ test_find (void **state)
     assert_false (hearth_ctl_has (""));
 }
 
+/* The plain reading, a byte at a time: what hearth_ctl_find must agree
+   with whatever the word it reads eight bytes at a time holds. */
+static size_t
+s_find_slowly (const unsigned char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (s[i] < 0x20 || s[i] == 0x7f
+            || (s[i] == 0xc2 && i + 1 < len && s[i + 1] >= 0x80
+                && s[i + 1] <= 0x9f))
+            return i;
+    return len;
+}
+
+/* Every position of a word and across words, and random bytes. */
+static void
+test_find_by_words (void **state)
+{
+    (void) state;
+    unsigned char s[40];
+    static const unsigned char ctl[] = {0x00, 0x01, 0x0a, 0x1b, 0x1f, 0x7f};
+    for (size_t at = 0; at < sizeof s; at++)
+        for (size_t c = 0; c < sizeof ctl; c++) {
+            memset (s, 'a', sizeof s);
+            s[at] = ctl[c];
+            assert_int_equal (hearth_ctl_find ((char *) s, sizeof s), at);
+        }
+    for (size_t at = 0; at + 1 < sizeof s; at++) { /* C1, across words too */
+        memset (s, 'a', sizeof s);
+        s[at] = 0xc2;
+        s[at + 1] = 0x9b;
+        assert_int_equal (hearth_ctl_find ((char *) s, sizeof s), at);
+        s[at + 1] = 0xa9; /* U+00A9, text */
+        assert_int_equal (hearth_ctl_find ((char *) s, sizeof s), sizeof s);
+    }
+    unsigned seed = 7;
+    for (int round = 0; round < 20000; round++) {
+        size_t len = (size_t) rand_r (&seed) % sizeof s;
+        for (size_t i = 0; i < len; i++) /* mostly text, some of the rest */
+            s[i] = (unsigned char) (rand_r (&seed) % 8
+                                        ? 0x20 + rand_r (&seed) % 0x5f
+                                        : rand_r (&seed) % 256);
+        assert_int_equal (hearth_ctl_find ((char *) s, len),
+                          s_find_slowly (s, len));
+    }
+}
+
 static void
 test_escape_forms (void **state)
 {
@@ -182,6 +228,7 @@ main (void)
     alarm (60);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_find),
+        cmocka_unit_test (test_find_by_words),
         cmocka_unit_test (test_escape_forms),
         cmocka_unit_test (test_escape_cut),
         cmocka_unit_test (test_check_names),
