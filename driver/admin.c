@@ -28,6 +28,7 @@
 #include "driver/submit_admin.h"
 #include "driver/submit_request.h"
 #include "libcore/conf.h"
+#include "libcore/ctlchars.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
@@ -145,10 +146,12 @@ s_drain (admin_t *a, submit_link_t *link, const char *worker_id, bool draining)
     else if (!hearth_json_bool (r->body, "ok", false))
         rc = submit_fail (1, "worker %s: %s", worker_id,
                           message ? message : "refused");
-    else if (strcmp (name, worker_id) != 0)
-        printf ("worker %s (%s) %s\n", name, worker_id, message ? message : "");
+    else if (strcmp (name, worker_id) != 0) /* the master's text, escaped */
+        hearth_ctl_fprintf (stdout, "worker %s (%s) %s\n", name, worker_id,
+                            message ? message : "");
     else
-        printf ("worker %s %s\n", worker_id, message ? message : "");
+        hearth_ctl_fprintf (stdout, "worker %s %s\n", worker_id,
+                            message ? message : "");
     hearth_msg_destroy (&r);
     return rc;
 }
@@ -167,6 +170,10 @@ s_list (admin_t *a, const char *list,
     if (rc)
         return rc;
     if (!hearth_conf_bool (a->conf, "json")) {
+        /* a table for a terminal: the names and reasons peers gave,
+           escaped (ctlchars.h); --json prints them as JSON strings */
+        if (hearth_ctl_escape_json (a->state) < 0)
+            return submit_fail (1, "out of memory");
         table (stdout, a->state, &a->view);
         return 0;
     }
@@ -330,8 +337,9 @@ s_decommission (admin_t *a, submit_link_t *link, const char *worker_id)
     else if (!hearth_json_bool (r->body, "ok", false))
         rc = submit_fail (1, "worker %s: %s", worker_id,
                           message ? message : "refused");
-    else
-        printf ("worker %s %s\n", worker_id, message ? message : "");
+    else /* the master's text, escaped */
+        hearth_ctl_fprintf (stdout, "worker %s %s\n", worker_id,
+                            message ? message : "");
     hearth_msg_destroy (&r);
     return rc;
 }

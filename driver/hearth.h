@@ -169,14 +169,18 @@ typedef enum {
     HEARTH_JOB_FAILED,    /* a task ran out of attempts, or the app ended */
 } hearth_job_state_t;
 
-/* A new, empty job.  NULL on no memory. */
+/* A new, empty job.  NULL on no memory, or with errno EINVAL when name
+   holds a control character (a newline, a tab, ESC...: names are printed
+   in logs and on terminals). */
 hearth_job_t *hearth_job_new (hearth_ctx_t *ctx, const char *name);
 
 /* Free a job that is not running (NEW, SUCCEEDED or FAILED).  Accepts
    NULL; nulls the pointer. */
 void hearth_job_destroy (hearth_job_t **self_p);
 
-/* A new stage of job.  Stage names are unique within a job. */
+/* A new stage of job.  Stage names are unique within a job and hold no
+   control character; NULL with errno EINVAL for one that breaks either
+   rule. */
 hearth_stage_t *hearth_job_stage (hearth_job_t *job, const char *name);
 
 /* The stage named name, or NULL. */
@@ -251,7 +255,8 @@ typedef void (hearth_result_fn) (hearth_stage_t *stage, uint64_t index,
 int hearth_stage_on_result (hearth_stage_t *stage, hearth_result_fn *fn,
                             void *user, unsigned flags);
 
-/* Put the stage in a FAIR scheduling pool (scheduler-mode FAIR). */
+/* Put the stage in a FAIR scheduling pool (scheduler-mode FAIR).  A pool
+   name holds no control character.  Returns 0 or -1 (EINVAL). */
 int hearth_stage_set_pool (hearth_stage_t *stage, const char *pool, int weight);
 
 /* Add count command tasks running argv (NULL-terminated); "{i}" in each

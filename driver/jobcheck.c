@@ -17,6 +17,7 @@
 #include "driver/jobparams.h"
 #include "driver/jobshuffle.h"
 #include "driver/jobstore.h"
+#include "libcore/ctlchars.h"
 #include "libcore/resources.h"
 #include "libcore/units.h"
 
@@ -249,6 +250,9 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
     if (!cJSON_IsString (name) || !*name->valuestring)
         return hearth_errprintf (err, "%s.name: expected a non-empty string",
                                  where);
+    snprintf (sub, sizeof sub, "%s.name", where);
+    if (hearth_ctl_check (sub, name->valuestring, err) < 0)
+        return -1;
     if (s_find_stage (stages, name->valuestring, pos))
         return hearth_errprintf (err, "%s.name: \"%s\" is used twice", where,
                                  name->valuestring);
@@ -257,6 +261,9 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
                                  where);
     if (pool && !cJSON_IsString (pool))
         return hearth_errprintf (err, "%s.pool: expected a string", where);
+    snprintf (sub, sizeof sub, "%s.pool", where);
+    if (pool && hearth_ctl_check (sub, pool->valuestring, err) < 0)
+        return -1;
     if (weight && (!cJSON_IsNumber (weight) || weight->valuedouble < 1))
         return hearth_errprintf (err, "%s.weight: expected a number >= 1",
                                  where);
@@ -296,6 +303,8 @@ jobcheck_job (const cJSON *root, hearth_error_t *err)
     const cJSON *stages = cJSON_GetObjectItemCaseSensitive (root, "stages");
     if (name && !cJSON_IsString (name))
         return hearth_errprintf (err, "name: expected a string");
+    if (name && hearth_ctl_check ("name", name->valuestring, err) < 0)
+        return -1;
     const cJSON *files = cJSON_GetObjectItemCaseSensitive (root, "files");
     if (lib && !cJSON_IsString (lib)
         && s_string_array (lib, false, "lib", "", err) < 0)

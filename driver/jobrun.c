@@ -26,6 +26,7 @@
 #include "driver/progress.h"
 #include "driver/ship.h"
 #include "libcore/clock.h"
+#include "libcore/ctlchars.h"
 
 /* How often the progress display is redrawn, and how long a job runs
    before it is first drawn (a quick job shows none: no flicker). */
@@ -34,11 +35,13 @@ static const int64_t s_first_draw_ms = 500;
 /* Stages the display shows at most; the others are "+N more". */
 enum { s_shown_stages = 3 };
 
+/* Say why on stderr, with the control characters of the text escaped:
+   it may carry a task's error or the master's answer (ctlchars.h). */
 static int
 s_fail (int code, const char *fmt, const char *text)
 {
     fprintf (stderr, "%s: ", program_invocation_short_name);
-    fprintf (stderr, fmt, text);
+    hearth_ctl_fprintf (stderr, fmt, text);
     fprintf (stderr, "\n");
     return code;
 }
@@ -136,11 +139,13 @@ s_run (hearth_opts_t *opts, jobfile_t *jf, progress_t *bar)
         hearth_ctx_set_final_state (ctx, HEARTH_APP_KILLED, why);
     }
     else {
-        if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED) {
-            fprintf (stderr, "%s: job %s failed: %s\n",
-                     program_invocation_short_name, jobfile_name (jf),
-                     hearth_job_error (job));
-        }
+        /* the task's error keeps its lines (its stderr, issue 21), and
+           nothing else that drives a terminal */
+        if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED)
+            hearth_ctl_fprintf_lines (stderr, "%s: job %s failed: %s\n",
+                                      program_invocation_short_name,
+                                      jobfile_name (jf),
+                                      hearth_job_error (job));
         else if (s_print_results (job, jobfile_output_stage (jf)) < 0)
             s_fail (1, "cannot write the results: %s", strerror (errno));
         else

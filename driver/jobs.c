@@ -14,6 +14,7 @@
 #include "driver/internal.h"
 #include "driver/tasklimits.h"
 #include "libcore/clock.h"
+#include "libcore/ctlchars.h"
 
 /* Tasks one stage may hold: indexes must fit in 32 bits. */
 static const uint64_t s_max_tasks = 0xffffffffu;
@@ -50,6 +51,8 @@ hearth_job_new (hearth_ctx_t *ctx, const char *name)
 {
     if (!ctx)
         return NULL;
+    if (hearth_ctl_has (name))
+        return errno = EINVAL, NULL;
     hearth_job_t *job = calloc (1, sizeof *job);
     if (!job || !(job->name = strdup (name ? name : "job"))) {
         free (job);
@@ -135,7 +138,7 @@ hearth_stage_t *
 hearth_job_stage (hearth_job_t *job, const char *name)
 {
     if (!job || !name || job->state != HEARTH_JOB_NEW
-        || hearth_job_find_stage (job, name))
+        || hearth_job_find_stage (job, name) || hearth_ctl_has (name))
         return errno = EINVAL, NULL;
     if (job->nstages == job->stages_alloc) {
         size_t n = job->stages_alloc ? job->stages_alloc * 2 : 4;
@@ -237,7 +240,7 @@ hearth_stage_on_result (hearth_stage_t *stage, hearth_result_fn *fn, void *user,
 int
 hearth_stage_set_pool (hearth_stage_t *stage, const char *pool, int weight)
 {
-    if (!stage || !pool || weight < 1)
+    if (!stage || !pool || weight < 1 || hearth_ctl_has (pool))
         return errno = EINVAL, -1;
     char *copy = strdup (pool);
     if (!copy)

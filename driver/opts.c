@@ -29,7 +29,8 @@ static const hearth_opt_t s_options[] = {
     {"master", HEARTH_OPT_STR, "local[*]", "URL",
      "local[N], local[*], local-cluster[W,C,M] or tcp://HOST:PORT (the "
      "masters: a comma-separated list of them)"},
-    {"name", HEARTH_OPT_STR, NULL, "NAME", "the application's name"},
+    {"name", HEARTH_OPT_LABEL, NULL, "NAME",
+     "the application's name (no control characters)"},
     {"total-executor-cores", HEARTH_OPT_INT, NULL, "N",
      "cores for the whole application (default: all there are)", 1, 65536},
     {"executor-cores", HEARTH_OPT_INT, NULL, "N",

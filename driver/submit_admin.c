@@ -18,6 +18,7 @@
 #include "driver/submit_admin.h"
 #include "driver/submit_request.h"
 #include "libcore/clock.h"
+#include "libcore/ctlchars.h"
 #include "libcore/ids.h"
 #include "libcore/proto.h"
 
@@ -49,11 +50,13 @@ s_driver_link (hearth_conf_t *conf, const char *driver_id, int *rc)
     return *rc == 0 ? submit_link_new (conf, rc) : NULL;
 }
 
+/* One "key: value" line of --status; the values are the master's text,
+   their control characters escaped. */
 static void
 s_line (const char *key, const char *value)
 {
     if (value)
-        printf ("%-12s %s\n", key, value);
+        hearth_ctl_fprintf (stdout, "%-12s %s\n", key, value);
 }
 
 int

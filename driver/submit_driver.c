@@ -26,6 +26,7 @@
 #include "driver/ship.h"
 #include "driver/submit_driver.h"
 #include "driver/submit_request.h"
+#include "libcore/ctlchars.h"
 #include "libcore/ids.h"
 #include "libcore/proto.h"
 #include "libcore/units.h"
@@ -415,31 +416,33 @@ s_build (hearth_conf_t *conf, int argc, char **argv, int first,
 
 /* ---- following the driver ---------------------------------------------- */
 
-/* Print a status change line on stderr. */
+/* Print a status change line on stderr: one line, the master's text in
+   it (the driver's error, a note) with its control characters escaped. */
 static void
 s_tell (const char *driver_id, const cJSON *b)
 {
     const char *state = hearth_json_str (b, "state");
     const char *worker = hearth_json_str (b, "worker_id");
+    const char *host = hearth_json_str (b, "worker_host");
     const char *error = hearth_json_str (b, "error");
     const char *note = hearth_json_str (b, "message");
     bool launching = strcmp (state, "SUBMITTED") == 0 && worker;
-    fprintf (stderr, "hearth-submit: driver %s %s", driver_id,
-             launching ? "launching" : state);
+    char where[512] = "", launch[32] = "";
     if (worker && !submit_driver_ended (state)
         && strcmp (state, "RELAUNCHING") != 0)
-        fprintf (stderr, " on %s (%s)", worker,
-                 hearth_json_str (b, "worker_host")
-                     ? hearth_json_str (b, "worker_host")
-                     : "?");
+        snprintf (where, sizeof where, " on %s (%s)", worker,
+                  host ? host : "?");
     if (hearth_json_int (b, "launches", 0) > 1)
-        fprintf (stderr, ", launch %lld",
-                 (long long) hearth_json_int (b, "launches", 0));
+        snprintf (launch, sizeof launch, ", launch %lld",
+                  (long long) hearth_json_int (b, "launches", 0));
+    const char *sep = "", *text = "", *end = "";
     if (error && strcmp (state, "FINISHED") != 0)
-        fprintf (stderr, ": %s", error);
+        sep = ": ", text = error;
     else if (note && strcmp (state, "SUBMITTED") == 0)
-        fprintf (stderr, " (%s)", note);
-    fprintf (stderr, "\n");
+        sep = " (", text = note, end = ")";
+    hearth_ctl_fprintf (stderr, "hearth-submit: driver %s %s%s%s%s%s%s\n",
+                        driver_id, launching ? "launching" : state, where,
+                        launch, sep, text, end);
 }
 
 /* Poll DRIVER_STATUS until the driver ends; 0 only when it FINISHED. */

@@ -25,6 +25,7 @@
 #include "driver/submit_request.h"
 #include "libcore/clock.h"
 #include "libcore/connwatch.h"
+#include "libcore/ctlchars.h"
 #include "libcore/curve.h"
 #include "libcore/masters.h"
 #include "libcore/sock.h"
@@ -49,7 +50,7 @@ submit_fail (int code, const char *fmt, ...)
     va_list ap;
     va_start (ap, fmt);
     fprintf (stderr, "%s: ", program_invocation_short_name);
-    vfprintf (stderr, fmt, ap);
+    hearth_ctl_vfprintf (stderr, fmt, ap); /* the master's text, escaped */
     fprintf (stderr, "\n");
     va_end (ap);
     return code;

@@ -52,8 +52,10 @@ hearth_msg_t *submit_link_status (submit_link_t *self, const char *driver_id,
 bool submit_driver_ended (const char *state);
 
 /* Print the name of the program the user ran ("hearth-submit: ",
-   "hearth-admin: ") and the message on stderr; returns code, so that a
-   failure reads `return submit_fail (1, "...", ...);`. */
+   "hearth-admin: ") and the message on stderr, its control characters
+   escaped (it often quotes the master's text: libcore/ctlchars.h);
+   returns code, so that a failure reads `return submit_fail (1, "...",
+   ...);`. */
 int submit_fail (int code, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 

@@ -201,11 +201,10 @@ s_failures (FILE *out, const cJSON *doc)
              "TASK", "FAILED", "LAST-ATT", "EXECUTOR", "RESULT", "LAST ERROR");
     cJSON_ArrayForEach (f, list)
     {
+        /* one line: the document's control characters come escaped
+           (appview.c), a newline as \n */
         char err[256];
         snprintf (err, sizeof err, "%s", s_s (f, "last_error"));
-        for (char *p = err; *p; p++)
-            if (*p == '\n' || *p == '\r' || *p == '\t')
-                *p = ' ';
         fprintf (out,
                  "  %-5" PRId64 " %-7" PRId64 " %-6" PRId64 " %-9" PRId64
                  " %-8" PRId64 " %-9s %s\n",

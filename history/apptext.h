@@ -10,7 +10,8 @@
 
 /* Print doc's sections: the application, its settings that matter,
    tasks, accounting, jobs, stages, the slowest attempts, failures,
-   executors. */
+   executors.  Strings are printed as doc has them: the caller escapes
+   their control characters first (libcore/ctlchars.h, appview.c). */
 void hist_apptext (FILE *out, const cJSON *doc);
 
 /* A run time in µs as 850us, 12.3ms, 4.5s, 2m05s... into buf. */

@@ -11,6 +11,7 @@
 #include "history/apptext.h"
 #include "history/appview.h"
 #include "history/scan.h"
+#include "libcore/ctlchars.h"
 
 /* Bytes in a MiB (memory_mb against peak_rss_bytes). */
 static const int64_t s_mib = 1024 * 1024;
@@ -379,16 +380,17 @@ hist_appview (const char *dir, const char *app_id, bool json, int top,
     bool missing;
     cJSON *doc = hist_appview_doc (dir, app_id, top, stale_ms, &missing, &err);
     if (!doc) {
-        fprintf (err_out, "hearth-history: %s\n", err.text);
+        hearth_ctl_fprintf (err_out, "hearth-history: %s\n", err.text);
         return 1;
     }
     const cJSON *skipped = cJSON_GetObjectItemCaseSensitive (doc, "long_lines");
     if (cJSON_IsNumber (skipped) && skipped->valuedouble > 0)
-        fprintf (err_out,
-                 "hearth-history: %s/%s: skipped %.0f line%s over 1 MiB, "
-                 "counted as bad lines\n",
-                 dir, app_id, skipped->valuedouble,
-                 skipped->valuedouble == 1 ? "" : "s");
+        hearth_ctl_fprintf (
+            err_out,
+            "hearth-history: %s/%s: skipped %.0f line%s over 1 MiB, "
+            "counted as bad lines\n",
+            dir, app_id, skipped->valuedouble,
+            skipped->valuedouble == 1 ? "" : "s");
     int rc = 0;
     char *text = json ? cJSON_PrintUnformatted (doc) : NULL;
     if (json && !text) {
@@ -397,6 +399,11 @@ hist_appview (const char *dir, const char *app_id, bool json, int top,
     }
     else if (json)
         fprintf (out, "%s\n", text);
+    /* text for a terminal: the log's names, reasons, errors escaped */
+    else if (hearth_ctl_escape_json (doc) < 0) {
+        fprintf (err_out, "hearth-history: out of memory\n");
+        rc = 1;
+    }
     else
         hist_apptext (out, doc);
     free (text);

@@ -15,6 +15,7 @@
 #include "history/index.h"
 #include "history/list.h"
 #include "history/live.h"
+#include "libcore/ctlchars.h"
 #include "libcore/stateview.h"
 #include "libcore/units.h"
 
@@ -191,12 +192,13 @@ s_print_text (FILE *out, const s_row_t *rows, size_t n)
             snprintf (start, sizeof start, "%.19sZ", stamp);
         }
         hearth_view_duration (r->duration_ms, dur, sizeof dur);
-        fprintf (out,
-                 "%-*s %-*.*s %-*.*s %-8s %-20s %-8s %5lld %7lld %6lld %s\n",
-                 wid, a->id, wname, wname, s_or (a->name, "-"), wuser, wuser,
-                 s_or (a->user, "-"), r->state, start, dur,
-                 (long long) a->cores_max, (long long) a->tasks_ok,
-                 (long long) a->tasks_failed, s_or (r->reason, "-"));
+        /* one row, whatever the log's names and reason held */
+        hearth_ctl_fprintf (
+            out, "%-*s %-*.*s %-*.*s %-8s %-20s %-8s %5lld %7lld %6lld %s\n",
+            wid, a->id, wname, wname, s_or (a->name, "-"), wuser, wuser,
+            s_or (a->user, "-"), r->state, start, dur, (long long) a->cores_max,
+            (long long) a->tasks_ok, (long long) a->tasks_failed,
+            s_or (r->reason, "-"));
     }
 }
 
@@ -284,7 +286,7 @@ s_summary (const hist_list_opts_t *o, hist_index_t *idx, const hist_log_t *log,
     hearth_error_t err;
     hist_app_t *fresh = hist_list_read_app (o->dir, log, err_out, &err);
     if (!fresh) {
-        fprintf (err_out, "hearth-history: %s\n", err.text);
+        hearth_ctl_fprintf (err_out, "hearth-history: %s\n", err.text);
         return NULL;
     }
     if (idx && hist_index_put (idx, log, fresh) == 0)
@@ -325,7 +327,7 @@ s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
     hearth_error_t err;
     *l = (s_listing_t){0};
     if (hist_dir_scan (o->dir, &l->d, &err) < 0) {
-        fprintf (err_out, "hearth-history: %s\n", err.text);
+        hearth_ctl_fprintf (err_out, "hearth-history: %s\n", err.text);
         return 1;
     }
     int status = 0;
@@ -341,10 +343,11 @@ s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
             s_summary (o, l->idx, &d->logs[i], &l->own[i], err_out);
         if (!a || !a->is_log) {
             if (a)
-                fprintf (err_out,
-                         "hearth-history: %s/%s is not an event log (its "
-                         "first line is not a log_start)\n",
-                         o->dir, d->logs[i].files[0].name);
+                hearth_ctl_fprintf (err_out,
+                                    "hearth-history: %s/%s is not an event "
+                                    "log (its first line is not a "
+                                    "log_start)\n",
+                                    o->dir, d->logs[i].files[0].name);
             status = 1;
             continue;
         }
@@ -362,7 +365,8 @@ s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
     /* a read-only DIR: the summaries stay in memory, silently; an index
        directory that is a link: said */
     if (l->idx && hist_index_warning (l->idx))
-        fprintf (err_out, "hearth-history: %s\n", hist_index_warning (l->idx));
+        hearth_ctl_fprintf (err_out, "hearth-history: %s\n",
+                            hist_index_warning (l->idx));
     else if (l->idx)
         hist_index_save (l->idx, d, NULL);
     qsort (l->rows, l->n, sizeof *l->rows, s_newest_first);

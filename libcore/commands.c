@@ -62,6 +62,7 @@ static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED", NULL};
 /* Shorthands for field descriptors: name, required, then the type's
    parameters. */
 #define STR(n, r, lo, hi) {n, HEARTH_F_STR, r, lo, hi, 0, NULL, NULL}
+#define LABEL(n, r, lo, hi) {n, HEARTH_F_LABEL, r, lo, hi, 0, NULL, NULL}
 #define INT(n, r, lo, hi) {n, HEARTH_F_INT, r, lo, hi, 0, NULL, NULL}
 #define NUM(n, r, lo, hi) {n, HEARTH_F_NUM, r, lo, hi, 0, NULL, NULL}
 #define BOOL(n, r) {n, HEARTH_F_BOOL, r, 0, 0, 0, NULL, NULL}
@@ -82,7 +83,8 @@ static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED", NULL};
 #define F_EXEC_ID(r) INT ("exec_id", r, 0, MAX_EXEC_ID)
 #define F_CORES(n, r) INT (n, r, 1, MAX_CORES)
 #define F_MEMORY(n, r) INT (n, r, 1, MAX_MEMORY_MB)
-#define F_TEXT(n, r) STR (n, r, 0, MAX_TEXT)
+#define F_TEXT(n, r) STR (n, r, 0, MAX_TEXT) /* free text: may hold anything */
+#define F_URL(n, r, lo) LABEL (n, r, lo, MAX_URL)
 #define F_EXIT(n) INT (n, false, -MAX_EXIT, MAX_EXIT)
 #define F_INTERVAL(n, r) INT (n, r, 1, 86400000)
 #define F_LAUNCH(r) INT ("launch", r, 1, 1e9)
@@ -93,7 +95,7 @@ static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED", NULL};
 static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
 /* Custom resources (libcore/resources.h checks names and addresses). */
 static const hearth_field_t s_res_addr[] = {
-    STR ("", true, 1, HEARTH_RESOURCE_ADDR_MAX)};
+    LABEL ("", true, 1, HEARTH_RESOURCE_ADDR_MAX)};
 static const hearth_field_t s_res_addrs[] = {
     ARRAY ("", true, HEARTH_RESOURCE_ADDRS_MAX, s_res_addr)};
 static const hearth_field_t s_res_amount[] = {
@@ -116,10 +118,10 @@ static const hearth_field_t s_file[] = {
     NAME ("name", true), FRAME ("frame", true), INT ("mode", false, 0, 07777),
     END};
 static const hearth_field_t s_lib[] = {
-    NAME ("name", true), STR ("hash", true, 1, 128), FRAME ("frame", true),
+    NAME ("name", true), LABEL ("hash", true, 1, 128), FRAME ("frame", true),
     END};
 static const hearth_field_t s_shipped_file[] = {
-    NAME ("name", true), STR ("hash", true, 1, 128), FRAME ("frame", true),
+    NAME ("name", true), LABEL ("hash", true, 1, 128), FRAME ("frame", true),
     INT ("mode", false, 0, 07777), END};
 /* A task's shuffle roles (docs/protocol.md, "map role", "reduce role"). */
 static const hearth_field_t s_map_role[] = {
@@ -127,7 +129,7 @@ static const hearth_field_t s_map_role[] = {
     INT ("partitions", true, 1, HEARTH_MAX_PARTITIONS), BOOL ("sort", false),
     END};
 static const hearth_field_t s_block_server[] = {
-    STR ("url", false, 0, MAX_URL), STR ("key", false, 0, 64), END};
+    F_URL ("url", false, 0), STR ("key", false, 0, 64), END};
 static const hearth_field_t s_block_servers[] = {OBJECT ("", true,
                                                          s_block_server)};
 static const hearth_field_t s_reduce_role[] = {
@@ -139,8 +141,7 @@ static const hearth_field_t s_reduce_role[] = {
     END};
 static const hearth_field_t s_fetch_failed[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE), INT ("map", true, 0, 4294967295),
-    INT ("attempt", true, 0, MAX_ATTEMPT), STR ("url", false, 0, MAX_URL),
-    END};
+    INT ("attempt", true, 0, MAX_ATTEMPT), F_URL ("url", false, 0), END};
 static const hearth_field_t s_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID),
     INT ("attempt", true, 0, MAX_ATTEMPT),
@@ -188,11 +189,11 @@ static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
 
 /* Command bodies. */
 static const hearth_field_t b_error[] = {
-    STR ("code", true, 1, 64), F_TEXT ("message", true),
-    STR ("command", false, 0, 64), STR ("leader", false, 0, MAX_URL),
+    LABEL ("code", true, 1, 64), F_TEXT ("message", true),
+    LABEL ("command", false, 0, 64), F_URL ("leader", false, 0),
     F_BATCH ("batch"), END};
 static const hearth_field_t b_heartbeat[] = {
-    STR ("id", false, 0, 128),
+    LABEL ("id", false, 0, 128),
     ENUM ("status", false, hearth_master_states),
     INT ("cores_used", false, 0, MAX_CORES),
     INT ("memory_used_mb", false, 0, MAX_MEMORY_MB),
@@ -203,26 +204,26 @@ static const hearth_field_t b_heartbeat[] = {
     INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"),
     END};
 static const hearth_field_t b_register_worker[] = {
-    F_WORKER_ID ("id", true), STR ("host", true, 1, MAX_HOST),
+    F_WORKER_ID ("id", true), LABEL ("host", true, 1, MAX_HOST),
     F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
-    STR ("version", true, 1, 64), STR ("work_dir", false, 0, 4096),
-    STR ("work_dir_id", false, 0, 128),
+    LABEL ("version", true, 1, 64), STR ("work_dir", false, 0, 4096),
+    LABEL ("work_dir_id", false, 0, 128),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
-    STR ("shuffle_url", false, 0, MAX_URL), STR ("shuffle_key", false, 0, 64),
-    STR ("web_url", false, 0, 255), F_RESOURCES ("resources"), END};
+    F_URL ("shuffle_url", false, 0), STR ("shuffle_key", false, 0, 64),
+    LABEL ("web_url", false, 0, 255), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_registered_worker[] = {
     F_INTERVAL ("heartbeat_interval_ms", true),
     INT ("heartbeat_liveness", false, 1, 1000),
-    STR ("master_url", false, 0, MAX_URL),
-    STR ("master_web_url", false, 0, 255), END};
+    F_URL ("master_url", false, 0), LABEL ("master_web_url", false, 0, 255),
+    END};
 static const hearth_field_t b_reason[] = {F_TEXT ("reason", true), END};
 static const hearth_field_t b_optional_reason[] = {F_TEXT ("reason", false),
                                                    END};
 static const hearth_field_t b_launch_executor[] = {
     F_APP_ID (true), F_EXEC_ID (true), F_CORES ("cores", true),
-    F_MEMORY ("memory_mb", true), STR ("driver_url", true, 1, MAX_URL),
-    STR ("app_name", false, 0, 255), STR ("driver_key", false, 0, 64),
+    F_MEMORY ("memory_mb", true), F_URL ("driver_url", true, 1),
+    LABEL ("app_name", false, 0, 255), STR ("driver_key", false, 0, 64),
     STR ("token", false, 0, 128), MAP ("conf", false, 1024, s_arg),
     F_RESOURCES ("resources"), END};
 static const hearth_field_t b_kill_executor[] = {
@@ -239,8 +240,8 @@ static const hearth_field_t b_launch_driver[] = {
     NAME ("app", true), ENUM ("kind", true, s_driver_kinds),
     ARRAY ("args", false, MAX_ARGV, s_arg),
     ARRAY ("files", true, 1024, s_files),
-    STR ("master_url", true, 1, MAX_URL), MAP ("env", false, 1024, s_arg),
-    MAP ("conf", false, 1024, s_arg), STR ("name", false, 0, 255),
+    F_URL ("master_url", true, 1), MAP ("env", false, 1024, s_arg),
+    MAP ("conf", false, 1024, s_arg), LABEL ("name", false, 0, 255),
     F_LAUNCH (false), END};
 static const hearth_field_t b_driver_id[] = {F_DRIVER_ID (true), END};
 static const hearth_field_t b_driver_state_changed[] = {
@@ -249,11 +250,10 @@ static const hearth_field_t b_driver_state_changed[] = {
     INT ("signal", false, 0, 128), INT ("pid", false, 0, 1e9),
     F_LAUNCH (false), END};
 static const hearth_field_t b_register_application[] = {
-    STR ("name", true, 1, 255), F_CORES ("max_cores", false),
+    LABEL ("name", true, 1, 255), F_CORES ("max_cores", false),
     F_CORES ("cores_per_executor", false),
-    F_MEMORY ("memory_per_executor_mb", false),
-    STR ("driver_url", true, 1, MAX_URL), F_APP_ID (false),
-    F_DRIVER_ID (false), STR ("user", false, 0, 255),
+    F_MEMORY ("memory_per_executor_mb", false), F_URL ("driver_url", true, 1),
+    F_APP_ID (false), F_DRIVER_ID (false), LABEL ("user", false, 0, 255),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     STR ("token", false, 0, 128), STR ("driver_key", false, 0, 64),
     MAP ("conf", false, 1024, s_arg), STR ("event_log", false, 1, MAX_PATH),
@@ -264,7 +264,7 @@ static const hearth_field_t b_registered_application[] = {
     INT ("heartbeat_liveness", false, 1, 1000), END};
 static const hearth_field_t b_executor_added[] = {
     F_APP_ID (false), F_EXEC_ID (true), F_WORKER_ID ("worker_id", true),
-    STR ("host", true, 1, MAX_HOST), F_CORES ("cores", true),
+    LABEL ("host", true, 1, MAX_HOST), F_CORES ("cores", true),
     F_MEMORY ("memory_mb", true), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_executor_updated[] = {
     F_APP_ID (false), F_EXEC_ID (true),
@@ -281,18 +281,19 @@ static const hearth_field_t b_unregister_application[] = {
     F_APP_ID (true), ENUM ("state", false, hearth_app_states),
     F_TEXT ("message", false), END};
 static const hearth_field_t b_submit_driver[] = {
-    STR ("name", false, 0, 255), NAME ("app", true),
+    LABEL ("name", false, 0, 255), NAME ("app", true),
     ENUM ("kind", true, s_driver_kinds), ARRAY ("args", false, MAX_ARGV, s_arg),
     ARRAY ("files", true, 1024, s_files), F_CORES ("cores", false),
     F_MEMORY ("memory_mb", false), BOOL ("supervise", false),
     MAP ("env", false, 1024, s_arg), MAP ("conf", false, 1024, s_arg), END};
 static const hearth_field_t b_response[] = {
-    BOOL ("ok", true), STR ("driver_id", false, 0, 128),
-    STR ("app_id", false, 0, 128), F_TEXT ("message", false), END};
+    BOOL ("ok", true), LABEL ("driver_id", false, 0, 128),
+    LABEL ("app_id", false, 0, 128), F_TEXT ("message", false), END};
 static const hearth_field_t b_driver_status_response[] = {
-    BOOL ("found", true), STR ("driver_id", false, 0, 128),
+    BOOL ("found", true), LABEL ("driver_id", false, 0, 128),
     ENUM ("state", false, hearth_driver_states),
-    STR ("worker_id", false, 0, 128), STR ("worker_host", false, 0, MAX_HOST),
+    LABEL ("worker_id", false, 0, 128),
+    LABEL ("worker_host", false, 0, MAX_HOST),
     F_APP_ID (false), F_TEXT ("error", false), F_EXIT ("exit_status"),
     INT ("launches", false, 0, 1e9), BOOL ("supervise", false),
     F_TEXT ("message", false), STR ("work_dir", false, 0, 4096),
@@ -315,11 +316,11 @@ static const hearth_field_t b_master_state_response[] = {
     ARRAY ("workers", true, MAX_LIST, s_objects),
     ARRAY ("apps", true, MAX_LIST, s_objects),
     ARRAY ("drivers", true, MAX_LIST, s_objects),
-    STR ("url", false, 0, MAX_URL), ANY ("policy", false), END};
+    F_URL ("url", false, 0), ANY ("policy", false), END};
 static const hearth_field_t b_register_executor[] = {
-    F_APP_ID (true), F_EXEC_ID (true), STR ("host", true, 1, MAX_HOST),
+    F_APP_ID (true), F_EXEC_ID (true), LABEL ("host", true, 1, MAX_HOST),
     F_CORES ("cores", true), INT ("pid", true, 0, 1e9),
-    STR ("token", false, 0, 128), STR ("shuffle_url", false, 0, MAX_URL),
+    STR ("token", false, 0, 128), F_URL ("shuffle_url", false, 0),
     STR ("shuffle_key", false, 0, 64), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_registered_executor[] = {
     ARRAY ("libs", false, 1024, s_libs), F_INTERVAL ("heartbeat_interval_ms",
@@ -344,13 +345,13 @@ static const hearth_field_t b_drain_worker[] = {
 static const hearth_field_t b_worker_id[] = {F_WORKER_ID ("worker_id", true),
                                              END};
 static const hearth_field_t b_worker_response[] = {
-    BOOL ("ok", true), STR ("worker_id", false, 0, 128),
+    BOOL ("ok", true), LABEL ("worker_id", false, 0, 128),
     BOOL ("draining", false), F_TEXT ("message", false), END};
 
 /* Standby masters following the leader's journal (master/replicate.c,
    master/follow.c). */
 static const hearth_field_t b_follow_journal[] = {
-    STR ("stream", false, 0, 32), STR ("url", false, 0, MAX_URL), END};
+    LABEL ("stream", false, 0, 32), F_URL ("url", false, 0), END};
 /* A cluster-mode driver's files in a JOURNAL_DATA: count frames from
    first. */
 static const hearth_field_t s_journal_file[] = {
@@ -360,7 +361,7 @@ static const hearth_field_t s_journal_file[] = {
 static const hearth_field_t s_journal_files[] = {
     OBJECT ("", true, s_journal_file)};
 static const hearth_field_t b_journal_data[] = {
-    STR ("stream", true, 1, 32), INT ("seq", true, 0, MAX_EPOCH),
+    LABEL ("stream", true, 1, 32), INT ("seq", true, 0, MAX_EPOCH),
     BOOL ("snapshot", false), BOOL ("last", false),
     ARRAY ("records", true, MAX_LIST, s_objects),
     ARRAY ("files", false, MAX_LIST, s_journal_files), END};
@@ -382,7 +383,7 @@ static const hearth_field_t b_decommission_worker[] = {
     F_WORKER_ID ("worker_id", true), F_TEXT ("reason", false),
     INT ("timeout_ms", false, 0, MAX_DECOM_MS), END};
 static const hearth_field_t b_decommission_worker_response[] = {
-    BOOL ("ok", true), STR ("worker_id", false, 0, 128),
+    BOOL ("ok", true), LABEL ("worker_id", false, 0, 128),
     ENUM ("state", false, hearth_worker_states), F_TEXT ("message", false),
     END};
 static const hearth_field_t b_decommission[] = {
@@ -401,13 +402,13 @@ static const hearth_field_t b_block_data[] = {
     INT ("request", false, 0, 9007199254740991),
     INT ("offset", true, 0, 9007199254740991),
     INT ("length", true, 0, 9007199254740991), BOOL ("eof", true),
-    FRAME ("data", false), STR ("code", false, 0, 64),
+    FRAME ("data", false), LABEL ("code", false, 0, 64),
     F_TEXT ("error", false), END};
 
 /* A driver's progress summary (docs/protocol.md, APPLICATION_PROGRESS). */
 static const hearth_field_t s_progress_stage[] = {
     INT ("job", true, 0, MAX_TASK_ID), INT ("stage", true, 0, MAX_EXEC_ID),
-    STR ("name", true, 0, HEARTH_PROGRESS_NAME_MAX),
+    LABEL ("name", true, 0, HEARTH_PROGRESS_NAME_MAX),
     INT ("tasks", true, 0, MAX_TASK_ID), INT ("finished", true, 0, MAX_TASK_ID),
     INT ("running", true, 0, MAX_TASK_ID), INT ("failed", true, 0, MAX_TASK_ID),
     END};

@@ -11,6 +11,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/conf_int.h"
+#include "libcore/ctlchars.h"
 #include "libcore/units.h"
 
 int
@@ -149,6 +150,9 @@ s_parse_value (const hearth_opt_t *o, const char *text, int64_t *number,
         return 0;
     case HEARTH_OPT_DURATION:
         return hearth_parse_duration (text, number, err);
+    case HEARTH_OPT_LABEL:
+        *number = 0;
+        return hearth_ctl_check (NULL, text, err);
     default:
         *number = 0;
         return 0;
@@ -216,8 +220,8 @@ hearth_conf_wants_version (const hearth_conf_t *self)
 static const char *
 s_metavar (const hearth_opt_t *o)
 {
-    static const char *const names[] = {"TEXT", "N",    "",     "SIZE",
-                                        "SIZE", "TIME", "TEXT", ""};
+    static const char *const names[] = {"TEXT", "N",    "", "SIZE", "SIZE",
+                                        "TIME", "TEXT", "", "NAME"};
     return o->metavar ? o->metavar : names[o->type];
 }
 

@@ -40,6 +40,8 @@ typedef enum {
                             environment or a file, items are separated by
                             commas */
     HEARTH_OPT_ALIAS,    /* a flag that sets alias_of to alias_value */
+    HEARTH_OPT_LABEL,    /* text without control characters: a name
+                            (libcore/ctlchars.h) */
 } hearth_opt_type_t;
 
 typedef struct {

@@ -5,6 +5,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/log.c libcore/log.h \
 	libcore/units.c libcore/units.h \
 	libcore/ids.c libcore/ids.h \
+	libcore/ctlchars.c libcore/ctlchars.h \
 	libcore/schema.c libcore/schema.h \
 	libcore/commands.c libcore/cmdrules.c libcore/cmdrules.h \
 	libcore/proto.c libcore/proto.h \

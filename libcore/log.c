@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "libcore/ctlchars.h"
 #include "libcore/log.h"
 #include "libcore/safefile.h"
 
@@ -106,6 +107,23 @@ hearth_log_enabled (hearth_log_level_t level)
     return level <= s_log.level;
 }
 
+/* The message (len bytes at text, in a buffer of size bytes) with its
+   control characters escaped, so that one call is one line whatever a
+   peer's text held: a newline cannot forge a record, an ESC cannot reach
+   the terminal that reads the log (ctlchars.h).  Cut to fit.  Returns
+   the new length. */
+static size_t
+s_escape (char *text, size_t len, size_t size)
+{
+    size_t at = hearth_ctl_find (text, len);
+    if (at == len)
+        return len; /* the common case: nothing to copy */
+    char rest[2048];
+    size_t tail = len - at;
+    memcpy (rest, text + at, tail);
+    return at + hearth_ctl_escape (text + at, size - at, rest, tail);
+}
+
 void
 hearth_log (hearth_log_level_t level, const char *fmt, ...)
 {
@@ -124,10 +142,14 @@ hearth_log (hearth_log_level_t level, const char *fmt, ...)
                       s_log.component, (int) getpid (), s_level_names[level]);
     va_list ap;
     va_start (ap, fmt);
+    int text = n;
     n += vsnprintf (line + n, sizeof line - n - 1, fmt, ap);
     va_end (ap);
     if (n > (int) sizeof line - 2)
         n = sizeof line - 2;
+    n = text
+        + (int) s_escape (line + text, (size_t) (n - text),
+                          sizeof line - 1 - (size_t) text);
     line[n++] = '\n';
     pthread_mutex_lock (&s_log.lock);
     ssize_t rc = write (s_log.fd, line, n);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libcore/ctlchars.h"
 #include "libcore/ids.h"
 #include "libcore/schema.h"
 
@@ -62,12 +63,18 @@ s_json_type (const cJSON *v)
     return "an invalid value";
 }
 
-/* Describe what was found, quoting short strings and numbers. */
+/* Describe what was found, quoting short strings (their control
+   characters escaped: the text goes back to the peer and to the log)
+   and numbers. */
 static const char *
 s_got (const cJSON *v, char *buf, size_t size)
 {
-    if (cJSON_IsString (v) && strlen (v->valuestring) <= 40)
-        snprintf (buf, size, "\"%s\"", v->valuestring);
+    char quoted[48];
+    if (cJSON_IsString (v) && strlen (v->valuestring) <= 40) {
+        hearth_ctl_escape (quoted, sizeof quoted, v->valuestring,
+                           strlen (v->valuestring));
+        snprintf (buf, size, "\"%s\"", quoted);
+    }
     else if (cJSON_IsString (v))
         snprintf (buf, size, "a string of %zu bytes", strlen (v->valuestring));
     else if (cJSON_IsNumber (v))
@@ -100,14 +107,16 @@ static int
 s_check_string (const cJSON *v, const hearth_field_t *f, s_path_t *path,
                 hearth_error_t *err)
 {
+    bool label = f->type == HEARTH_F_LABEL;
     if (cJSON_IsString (v)) {
         size_t len = strlen (v->valuestring);
-        if ((double) len >= f->min && (double) len <= f->max)
+        if ((double) len >= f->min && (double) len <= f->max
+            && (!label || hearth_ctl_find (v->valuestring, len) == len))
             return 0;
     }
     char expected[96];
-    snprintf (expected, sizeof expected, "a string of %.0f to %.0f bytes",
-              f->min, f->max);
+    snprintf (expected, sizeof expected, "a string of %.0f to %.0f bytes%s",
+              f->min, f->max, label ? " without control characters" : "");
     return s_fail (err, path, v, expected);
 }
 
@@ -213,6 +222,7 @@ s_check_value (const cJSON *v, const hearth_field_t *f, size_t nframes,
     char expected[96];
     switch (f->type) {
     case HEARTH_F_STR:
+    case HEARTH_F_LABEL:
         return s_check_string (v, f, path, err);
     case HEARTH_F_INT:
         if (s_integral_in (v, f->min, f->max))

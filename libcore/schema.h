@@ -20,6 +20,8 @@
 
 typedef enum {
     HEARTH_F_STR,    /* string; min..max is its length in bytes */
+    HEARTH_F_LABEL,  /* string as HEARTH_F_STR, without control characters
+                        (ctlchars.h): a name, an id, a host, a URL */
     HEARTH_F_INT,    /* integral number within min..max */
     HEARTH_F_NUM,    /* any finite number within min..max */
     HEARTH_F_BOOL,   /* true or false */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcore/ctlchars.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
@@ -152,6 +153,24 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
     return true;
 }
 
+/* A name restored from a journal of a master that took any string (before
+   names were labels, protocol.md §4): its control characters escaped in
+   place, so that what the master sends with it (LAUNCH_EXECUTOR
+   app_name, LAUNCH_DRIVER name) passes the codec.  false when out of
+   memory (the name kept). */
+static bool
+s_label (char **name)
+{
+    if (!*name || !hearth_ctl_has (*name))
+        return true;
+    char *esc = hearth_ctl_strdup (*name);
+    if (!esc)
+        return false;
+    free (*name);
+    *name = esc;
+    return true;
+}
+
 static bool
 s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
 {
@@ -188,7 +207,8 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
         return false;
     }
     reg_app_t *app = calloc (1, sizeof *app);
-    if (!app || registry__app_fill (app, &desc) < 0) {
+    if (!app || registry__app_fill (app, &desc) < 0 || !s_label (&app->name)
+        || !s_label (&app->user)) {
         hearth_resource_amounts_clear (&amounts);
         registry__app_destroy (&app);
         return false;
@@ -324,7 +344,7 @@ s_restore_driver (registry_t *self, const cJSON *r, registry_files_fn *files,
         .memory_mb = s_rec_int (r, "memory_mb", 1, s_max_mb, 1),
         .supervise = s_rec_bool (r, "supervise"),
         .owner = s_rec_key (r, "owner")};
-    if (!d || registry__driver_fill (d, &desc) < 0) {
+    if (!d || registry__driver_fill (d, &desc) < 0 || !s_label (&d->name)) {
         registry__driver_destroy (&d);
         return false;
     }

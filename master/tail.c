@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "libcore/conf.h"
+#include "libcore/ctlchars.h"
 #include "libcore/curve.h"
 #include "libcore/log.h"
 #include "libcore/masters.h"
@@ -148,7 +149,7 @@ s_roles (tail_t *t)
         cJSON_AddStringToObject (o, "role", role);
         cJSON_AddItemToArray (list, o);
         if (!hearth_conf_bool (t->conf, "json"))
-            printf ("%s  %s\n", url, role);
+            hearth_ctl_fprintf (stdout, "%s  %s\n", url, role);
     }
     if (list && !hearth_conf_bool (t->conf, "json"))
         printf ("\n");
@@ -166,7 +167,7 @@ s_state (tail_t *t)
     else
         cJSON_Delete (roles);
     if (!state) {
-        fprintf (stderr, "hearth-tail: %s\n", err.text);
+        hearth_ctl_fprintf (stderr, "hearth-tail: %s\n", err.text);
         return 1;
     }
     if (hearth_conf_bool (t->conf, "json")) {
@@ -175,6 +176,13 @@ s_state (tail_t *t)
         free (text);
         cJSON_Delete (state);
         return 0;
+    }
+    /* text for a terminal: every string of the state, the peers' names
+       and reasons, escaped once here (ctlchars.h) */
+    if (hearth_ctl_escape_json (state) < 0) {
+        fprintf (stderr, "hearth-tail: out of memory\n");
+        cJSON_Delete (state);
+        return 1;
     }
     if (t->names)
         hearth_view_learn (t->names, state);
@@ -237,7 +245,8 @@ s_print (tail_t *t, const char *topic, cJSON *e, const char *what,
             tail_event_describe (topic, e, t->names, line, sizeof line);
         else
             snprintf (line, sizeof line, "%s: %s", what, text ? text : "");
-        printf ("%s %-9s %s\n", stamp, topic, line);
+        /* one line, whatever the event's text held */
+        hearth_ctl_fprintf (stdout, "%s %-9s %s\n", stamp, topic, line);
     }
     fflush (stdout);
 }
@@ -251,7 +260,7 @@ s_print_event (tail_t *t, const char *topic, const char *text)
     if (e)
         s_print (t, topic, e, NULL, NULL);
     else if (hearth_conf_bool (t->conf, "json"))
-        printf ("%s\n", text); /* not JSON: as it came */
+        hearth_ctl_fprintf (stdout, "%s\n", text); /* not JSON: escaped */
     else
         s_print (t, topic, NULL, "unreadable event", text);
     cJSON_Delete (e);
@@ -281,7 +290,7 @@ s_follow (tail_t *t)
         || tail_link_subscribe (t->link, state, t->topics, t->ntopics, &err)
                < 0) {
         cJSON_Delete (state);
-        fprintf (stderr, "hearth-tail: %s\n", err.text);
+        hearth_ctl_fprintf (stderr, "hearth-tail: %s\n", err.text);
         return 1;
     }
     cJSON_Delete (state);
@@ -392,7 +401,7 @@ main (int argc, char **argv)
         && hearth_curve_client_setup (
                &t.curve, t.conf, m ? hearth_masters_url (m, 0) : NULL, &err)
                < 0) {
-        fprintf (stderr, "hearth-tail: %s\n", err.text);
+        hearth_ctl_fprintf (stderr, "hearth-tail: %s\n", err.text);
         rc = -1;
     }
     if (rc > 0

@@ -57,7 +57,22 @@ refused bad-env '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"], "env": {"A":
   'stages[0].tasks[0].env.A: expected a string value'
 refused no-lib '{"lib": "nowhere.so", "stages": [{"name": "a", "tasks": [{"fn": "f"}]}]}' \
   'lib: cannot read'
-
+# names hold no control character (they reach logs and terminals); the
+# message names the place and escapes the character
+refused ctl-name '{"name": "evil\n2026 INFO forged", "stages": [{"name": "a", "tasks": [{"cmd": ["x"]}]}]}' \
+  'name: a control character (\n) at byte 4: a name may hold none'
+refused ctl-stage '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"]}]}, {"name": "red\u001b[31m", "tasks": [{"cmd": ["x"]}]}]}' \
+  'stages[1].name: a control character (\x1b) at byte 3'
+refused ctl-pool '{"stages": [{"name": "a", "pool": "p\t1", "tasks": [{"cmd": ["x"]}]}]}' \
+  'stages[0].pool: a control character (\t) at byte 1'
+ESC=$'\e'
+OK=$(job ctl-ok '{"stages": [{"name": "a", "tasks": [{"cmd": ["true"]}]}]}')
+"$BIN/hearth-submit" --master 'local[1]' --name "evil${ESC}[31m" "$OK" \
+  >"$T/out" 2>"$T/err"
+check "--name with a control character exits 2" test $? -eq 2
+check "... saying why, escaped" \
+  grep -qF 'bad value for name: a control character (\x1b) at byte 4' "$T/err"
+check "... and no raw ESC reaches the terminal" eval '! grep -qF "$ESC" "$T/err"'
 "$BIN/hearth-submit" "$T/no-such-job.json" >"$T/out" 2>"$T/err"
 check "a job file that does not exist is refused (exit 2)" test $? -eq 2
 check "... saying so" grep -q 'cannot read .*no-such-job.json' "$T/err"
@@ -80,5 +95,11 @@ check "no executor was ever started" test ! -e "$T/executors-started"
 submit --master 'local[1]' "$J"
 check "(a good job does start one, and succeeds)" \
   test $? -eq 0 -a -s "$T/executors-started"
+HEARTH_MASTER='local[1]' "$BIN/tests/driver/test-ctx" names >"$T/out" 2>"$T/err"
+check "libhearth refuses such names (EINVAL; the name setting with its message)" \
+  eval 'grep -qx "names refused" "$T/out" && grep -qx "job 1: succeeded" "$T/out"'
+check "... the setting's message escaped" \
+  grep -qF 'bad value for name: a control character (\n) at byte 4' "$T/out"
+
 check "nothing is left running" no_leftovers
 finish

@@ -5,7 +5,8 @@
 # successful task's stderr goes to its executor's log (info), at most
 # 4 KiB of it, after a line saying how much was not kept: in local[2]
 # (the driver's stderr, with --log-level info) and local-cluster (the
-# executor's log file in its worker's work dir).
+# executor's log file in its worker's work dir).  Terminal sequences in a
+# failed task's stderr are shown escaped, its lines kept.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 180
@@ -38,6 +39,16 @@ check "a short stderr is shown whole: its first line" \
   grep -qF "sh exited with status 1: one" "$T/err"
 check "... and its last" grep -qx "two" "$T/err"
 check "... with no marker" test "$(grep -c 'left out' "$T/err")" = 0
+
+# Terminal sequences in a failed task's stderr (issue 35 item 8): its
+# lines are kept, everything else that would drive the terminal escaped.
+ESCS=$(job esc '{"name": "esc", "stages": [{"name": "s", "tasks": [
+  {"cmd": ["sh", "-c", "printf \"red \\033[31m\\rline\\n\\033]0;title\\007two\\n\" >&2; exit 1"]}]}]}')
+submit --master 'local[2]' --max-failures 1 "$ESCS"
+check "a stderr with terminal sequences: shown escaped" \
+  grep -qF 'sh exited with status 1: red \x1b[31m\rline' "$T/err"
+check "... its lines kept" grep -qxF '\x1b]0;title\x07two' "$T/err"
+check "... no raw ESC, CR or BEL" eval '! grep -q "[$(printf "\033\r\007")]" "$T/err"'
 
 # A successful task's stderr: 8,000 bytes, and a short one.
 OK=$(job ok '{"name": "ok", "stages": [{"name": "s", "tasks": [

@@ -28,6 +28,11 @@
                    one runs ("job 1: succeeded", "result 0: N bytes,
                    exact")
 
+    names          names with control characters refused: a job's, a
+                   stage's, a pool's (EINVAL) and the "name" setting
+                   (its message printed); then "names refused" and a
+                   job of good names runs (test-bad-jobs.sh)
+
     Prints "job N: succeeded|failed" per job; exits 0 unless something
     unexpected happened.
 */
@@ -193,6 +198,48 @@ s_big_args (hearth_ctx_t *ctx)
     return rc || !ok;
 }
 
+/* names: a newline, an ESC, a C1 CSI in a name are refused. */
+static int
+s_names (hearth_ctx_t *ctx)
+{
+    static const char *const bad[] = {"a\nb", "red\x1b[31m",
+                                      "csi\xc2\x9b"
+                                      "2J",
+                                      "del\x7f"};
+    char err[512];
+    hearth_opts_t *opts = hearth_opts_new (err, sizeof err);
+    if (!opts
+        || hearth_opts_set (opts, "name", "evil\nforged", err, sizeof err)
+               != -1) {
+        hearth_opts_destroy (&opts);
+        return fprintf (stderr, "test-ctx: --name with a newline taken\n"), 1;
+    }
+    hearth_opts_destroy (&opts);
+    printf ("name setting: %s\n", err);
+    hearth_job_t *job = hearth_job_new (ctx, "caf\xc3\xa9 nightly");
+    hearth_stage_t *st = hearth_job_stage (job, "s");
+    for (size_t i = 0; st && i < sizeof bad / sizeof bad[0]; i++) {
+        errno = 0;
+        hearth_job_t *j = hearth_job_new (ctx, bad[i]);
+        bool job_ok = !j && errno == EINVAL;
+        hearth_job_destroy (&j);
+        errno = 0;
+        bool stage_ok = !hearth_job_stage (job, bad[i]) && errno == EINVAL;
+        errno = 0;
+        bool pool_ok =
+            hearth_stage_set_pool (st, bad[i], 1) == -1 && errno == EINVAL;
+        if (!job_ok || !stage_ok || !pool_ok)
+            return fprintf (stderr, "test-ctx: name %zu taken\n", i), 1;
+    }
+    printf ("names refused\n");
+    static const char *const ok[] = {"true", NULL};
+    int rc = !st || hearth_stage_set_pool (st, "p\xc3\xa9", 1) < 0
+             || hearth_stage_add_command (st, ok) < 0 || hearth_job_run (job);
+    printf ("job 1: %s\n", rc == 0 ? "succeeded" : "failed");
+    hearth_job_destroy (&job);
+    return rc;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -228,6 +275,8 @@ main (int argc, char **argv)
         rc = s_resources (ctx, atoi (argv[2]));
     else if (strcmp (mode, "big-args") == 0)
         rc = s_big_args (ctx);
+    else if (strcmp (mode, "names") == 0)
+        rc = s_names (ctx);
     else {
         fprintf (stderr, "test-ctx: unknown mode '%s'\n", mode);
         rc = 2;

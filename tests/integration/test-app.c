@@ -23,6 +23,13 @@
                                                or "PROGRESS no answer"
         (--curve-secret FILE --master-key FILE: talk to the master over
         CURVE with that key.)
+        --unchecked                            send the registration raw,
+                                               without the sender's schema
+                                               check (a hostile driver's:
+                                               --name with control
+                                               characters)
+        --final-message TEXT                   UNREGISTER_APPLICATION's
+                                               message on SIGTERM
         test-app --master URL --garbage        sends malformed and hostile
                                                messages, prints "ERRORS N"
                                                and "STATE_OK" when the master
@@ -33,9 +40,12 @@
                                                URL", answers every message
                                                there with ERROR bad_version
                                                in frames tagged TAG, for 10 s
+                                               (--fake-error TEXT: ERROR
+                                               refused TEXT instead)
 
     Output lines (stdout, flushed):
         REGISTERED APP_ID
+        ERROR CODE MESSAGE                    the master refused a message
         EXECUTOR_ADDED EXEC_ID WORKER_ID HOST CORES MEMORY_MB
         EXECUTOR_UPDATED EXEC_ID STATE worker_lost=0|1 MESSAGE
         EXECUTOR_REGISTERED EXEC_ID PID HOST CORES
@@ -88,6 +98,13 @@ static const hearth_opt_t s_opts[] = {
     OPT ("garbage", HEARTH_OPT_BOOL, NULL, "send malformed messages"),
     OPT ("fake-master", HEARTH_OPT_STR, NULL,
          "be a master speaking this protocol tag"),
+    OPT ("fake-error", HEARTH_OPT_STR, NULL,
+         "with --fake-master: answer ERROR refused with this message"),
+    OPT ("unchecked", HEARTH_OPT_BOOL, NULL,
+         "send the registration as it is, without the sender's schema "
+         "check (a hostile driver's)"),
+    OPT ("final-message", HEARTH_OPT_STR, NULL,
+         "the message of UNREGISTER_APPLICATION on SIGTERM"),
     {.name = NULL},
 };
 
@@ -118,6 +135,21 @@ s_send (zsock_t *sock, zframe_t *rid, hearth_msg_t *msg)
     hearth_error_t err;
     if (hearth_msg_send (&msg, sock, rid, &err) < 0)
         fprintf (stderr, "test-app: %s\n", err.text);
+}
+
+/* Send msg (consumed) as it is: its body printed by cJSON, no schema
+   check at this end. */
+static void
+s_send_unchecked (zsock_t *sock, hearth_msg_t *msg)
+{
+    char *body = cJSON_PrintUnformatted (msg->body);
+    zmsg_t *z = zmsg_new ();
+    zmsg_addstr (z, HEARTH_PROTO_TAG);
+    zmsg_addstr (z, hearth_cmd_name (msg->cmd));
+    zmsg_addstr (z, body ? body : "{}");
+    zmsg_send (&z, sock);
+    free (body);
+    hearth_msg_destroy (&msg);
 }
 
 static void
@@ -152,7 +184,10 @@ s_register (app_t *a)
         snprintf (key, sizeof key, "%.*s", (int) (eq - extras[i]), extras[i]);
         cJSON_AddStringToObject (conf, key, eq + 1);
     }
-    s_send (a->master, NULL, msg);
+    if (hearth_conf_bool (a->conf, "unchecked"))
+        s_send_unchecked (a->master, msg);
+    else
+        s_send (a->master, NULL, msg);
 }
 
 static void
@@ -188,6 +223,10 @@ s_on_master (app_t *a, hearth_msg_t *msg)
     case HEARTH_CMD_RECONNECT_APPLICATION:
         printf ("RECONNECT\n");
         s_register (a);
+        break;
+    case HEARTH_CMD_ERROR:
+        printf ("ERROR %s %s\n", hearth_json_str (b, "code"),
+                hearth_json_str (b, "message"));
         break;
     default:
         break;
@@ -239,6 +278,9 @@ s_unregister (app_t *a)
         return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
     cJSON_AddStringToObject (msg->body, "app_id", a->app_id);
+    const char *message = hearth_conf_str (a->conf, "final-message");
+    if (message)
+        cJSON_AddStringToObject (msg->body, "message", message);
     s_send (a->master, NULL, msg);
 }
 
@@ -513,6 +555,14 @@ static int
 s_fake_master (app_t *a)
 {
     const char *tag = hearth_conf_str (a->conf, "fake-master");
+    const char *text = hearth_conf_str (a->conf, "fake-error");
+    cJSON *error = cJSON_CreateObject ();
+    char what[256];
+    snprintf (what, sizeof what, "this master speaks %s only", tag);
+    cJSON_AddStringToObject (error, "code", text ? "refused" : "bad_version");
+    cJSON_AddStringToObject (error, "message", text ? text : what);
+    char *body = cJSON_PrintUnformatted (error);
+    cJSON_Delete (error);
     printf ("FAKE_MASTER %s\n", a->driver_url);
     fflush (stdout);
     zpoller_t *poller = zpoller_new (a->executors, NULL);
@@ -538,15 +588,13 @@ s_fake_master (app_t *a)
         zmsg_append (out, &rid);
         zmsg_addstr (out, tag);
         zmsg_addstr (out, "ERROR");
-        zmsg_addstrf (out,
-                      "{\"code\":\"bad_version\",\"message\":\"this "
-                      "master speaks %s only\"}",
-                      tag);
+        zmsg_addstr (out, body);
         zmsg_send (&out, a->executors);
         printf ("ANSWERED %d\n", ++answered);
         fflush (stdout);
     }
     zpoller_destroy (&poller);
+    free (body);
     return 0;
 }
 

@@ -21,7 +21,10 @@
 #include "tests/unit/testutil.h"
 
 const hearth_opt_t ct_opts[] = {
-    {.name = "name", .type = HEARTH_OPT_STR, .dflt = "hearth", .help = "name"},
+    {.name = "name",
+     .type = HEARTH_OPT_LABEL,
+     .dflt = "hearth",
+     .help = "name"},
     {.name = "port",
      .type = HEARTH_OPT_INT,
      .dflt = "7077",

@@ -77,6 +77,11 @@ tests_unit_test_schema_SOURCES = tests/unit/test_schema.c tests/unit/testutil.h
 tests_unit_test_schema_CFLAGS = $(unit_cflags)
 tests_unit_test_schema_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_ctlchars
+tests_unit_test_ctlchars_SOURCES = tests/unit/test_ctlchars.c tests/unit/testutil.h
+tests_unit_test_ctlchars_CFLAGS = $(unit_cflags)
+tests_unit_test_ctlchars_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_ids
 tests_unit_test_ids_SOURCES = tests/unit/test_ids.c tests/unit/testutil.h
 tests_unit_test_ids_CFLAGS = $(unit_cflags)

@@ -115,7 +115,8 @@ s_check_level (const s_levels_t *l, int top)
                                         HEARTH_SRC_ENV, HEARTH_SRC_FLAG};
     assert_int_equal (hearth_conf_source (conf, l->name), srcs[top]);
     assert_true (hearth_conf_isset (conf, l->name));
-    if (s_type (l->name) == HEARTH_OPT_STR)
+    if (s_type (l->name) == HEARTH_OPT_STR
+        || s_type (l->name) == HEARTH_OPT_LABEL)
         assert_string_equal (hearth_conf_str (conf, l->name), l->text[top]);
     else if (s_number (conf, l->name) != l->number[top])
         fail_msg ("%s at level %d: %lld, expected %lld", l->name, top,

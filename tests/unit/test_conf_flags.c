@@ -107,6 +107,29 @@ test_bad_values (void **state)
     hearth_conf_destroy (&conf);
 }
 
+/* A name (HEARTH_OPT_LABEL) holds no control character, from any source;
+   other text may. */
+static void
+test_label_values (void **state)
+{
+    (void) state;
+    const char *nl[] = {PROGRAM, "--name", "evil\nforged", NULL};
+    ct_parse_fails (nl, "command line: bad value for name: a control "
+                        "character (\\n) at byte 4: a name may hold none");
+    const char *none[] = {PROGRAM, NULL};
+    setenv ("HEARTH_NAME", "red\x1b[31m", 1);
+    ct_parse_fails (none, "environment: bad value for name: a control "
+                          "character (\\x1b) at byte 3: a name may hold "
+                          "none (from HEARTH_NAME)");
+    unsetenv ("HEARTH_NAME");
+    const char *ok[] = {PROGRAM,    "--name", "caf\xc3\xa9 nightly",
+                        "--policy", "a\tb",   NULL};
+    hearth_conf_t *conf = ct_parse (ok, NULL);
+    assert_string_equal (hearth_conf_str (conf, "name"), "caf\xc3\xa9 nightly");
+    assert_string_equal (hearth_conf_str (conf, "policy"), "a\tb");
+    hearth_conf_destroy (&conf);
+}
+
 static void
 test_unknown_and_missing (void **state)
 {
@@ -277,6 +300,7 @@ main (void)
         cmocka_unit_test_setup (test_alias, ct_setup),
         cmocka_unit_test_setup (test_bool_flags, ct_setup),
         cmocka_unit_test_setup (test_bad_values, ct_setup),
+        cmocka_unit_test_setup (test_label_values, ct_setup),
         cmocka_unit_test_setup (test_unknown_and_missing, ct_setup),
         cmocka_unit_test_setup (test_help_and_version, ct_setup),
         cmocka_unit_test_setup (test_stops_at_positional, ct_setup),

@@ -260,6 +260,37 @@ test_long_line (void **state)
     free (text);
 }
 
+/* A peer's text with control characters is one line still, escaped: no
+   forged record after a newline, no terminal sequence (ctlchars.h). */
+static void
+test_control_escaped (void **state)
+{
+    (void) state;
+    const char *path = s_path ("ctl.log");
+    s_open ("info", path);
+    log_info ("app %s registered",
+              "evil\n2026-01-01T00:00:00.000Z hearth-master[1] INFO "
+              "forged\x1b[31m\r\x7f");
+    /* mostly newlines: cut to the line, still one line */
+    char *many = malloc (3001);
+    assert_non_null (many);
+    memset (many, '\n', 3000);
+    many[3000] = '\0';
+    log_warn ("%s", many);
+    free (many);
+    hearth_log_close ();
+    char *text = s_slurp (path);
+    assert_int_equal (s_count_lines (text), 2);
+    assert_contains (text, "INFO app evil\\n2026-01-01T00:00:00.000Z "
+                           "hearth-master[1] INFO forged\\x1b[31m\\r"
+                           "\\x7f registered\n");
+    assert_null (strchr (text, '\x1b'));
+    char *second = strchr (text, '\n') + 1;
+    assert_true (strlen (second) <= 2048);
+    assert_contains (second, " WARN \\n\\n\\n");
+    free (text);
+}
+
 static int
 s_group_setup (void **state)
 {
@@ -272,9 +303,9 @@ static int
 s_group_teardown (void **state)
 {
     (void) state;
-    static const char *const names[] = {"format.log", "threshold.log",
-                                        "daemon.log", "daemon.log.1",
-                                        "keep.log",   "long.log"};
+    static const char *const names[] = {
+        "format.log", "threshold.log", "daemon.log", "daemon.log.1",
+        "keep.log",   "long.log",      "ctl.log"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         unlink (s_path (names[i]));
     return rmdir (s_dir);
@@ -293,6 +324,7 @@ main (void)
         cmocka_unit_test (test_failed_open_and_close),
         cmocka_unit_test (test_long_line),
         cmocka_unit_test (test_link_refused),
+        cmocka_unit_test (test_control_escaped),
     };
     return cmocka_run_group_tests_name ("log", tests, s_group_setup,
                                         s_group_teardown);

@@ -164,6 +164,7 @@ s_wrong_value (hearth_ftype_t t, const char **got)
 {
     switch (t) {
     case HEARTH_F_STR:
+    case HEARTH_F_LABEL:
     case HEARTH_F_ID:
     case HEARTH_F_NAME:
     case HEARTH_F_ENUM:

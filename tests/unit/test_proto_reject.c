@@ -272,7 +272,8 @@ test_out_of_range (void **state)
         {"{'name':'pi','driver_url':'tcp://h:1','max_cores':1e400}",
          "field 'max_cores': expected an integer 1..65536, got inf"},
         {"{'name':'','driver_url':'tcp://h:1'}",
-         "field 'name': expected a string of 1 to 255 bytes, got \"\""},
+         "field 'name': expected a string of 1 to 255 bytes without control "
+         "characters, got \"\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         hearth_error_t err;
@@ -303,14 +304,71 @@ test_oversize_string (void **state)
     hearth_error_t err;
     pt_decode_fails (pt_wire ("REGISTER_WORKER", body), "bad_field", &err);
     assert_string_equal (err.text, "REGISTER_WORKER: field 'host': expected a "
-                                   "string of 1 to 255 bytes, got a string of "
-                                   "256 bytes");
+                                   "string of 1 to 255 bytes without control "
+                                   "characters, got a string of 256 bytes");
     host[255] = '\0'; /* 255 bytes is fine */
     snprintf (body, sizeof body,
               "{'id':'" WORKER_ID "','host':'%s','cores':1,'memory_mb':1,"
               "'version':'0.1.0'}",
               host);
     hearth_msg_t *msg = pt_decode_ok (pt_wire ("REGISTER_WORKER", body));
+    hearth_msg_destroy (&msg);
+}
+
+/* Names, ids, hosts and URLs are labels: a control character in one is
+   refused, the message quoting it escaped; free text keeps them. */
+static void
+test_control_characters (void **state)
+{
+    (void) state;
+    static const struct {
+        const char *cmd;  /* the command */
+        const char *body; /* its body, with a control character */
+        const char *text; /* the expected error text */
+    } cases[] = {
+        {"REGISTER_APPLICATION",
+         "{'name':'evil\\n2026 INFO forged\\u001b[31m','driver_url':'tcp://"
+         "h:1'}",
+         "REGISTER_APPLICATION: field 'name': expected a string of 1 to 255 "
+         "bytes without control characters, got \"evil\\n2026 INFO "
+         "forged\\x1b[31m\""},
+        {"REGISTER_APPLICATION",
+         "{'name':'pi','driver_url':'tcp://h:1','user':'bob\\r'}",
+         "REGISTER_APPLICATION: field 'user': expected a string of 0 to 255 "
+         "bytes without control characters, got \"bob\\r\""},
+        {"REGISTER_APPLICATION", "{'name':'pi','driver_url':'tcp://h:1\\n'}",
+         "REGISTER_APPLICATION: field 'driver_url': expected a string of 1 "
+         "to 512 bytes without control characters, got \"tcp://h:1\\n\""},
+        {"SUBMIT_DRIVER",
+         "{'name':'a\\u009bb','app':'x','kind':'job','files':[]}",
+         "SUBMIT_DRIVER: field 'name': expected a string of 0 to 255 bytes "
+         "without control characters, got \"a\\u009bb\""},
+        {"REGISTER_WORKER",
+         "{'id':'" WORKER_ID "','host':'h\\u007f','cores':1,'memory_mb':1,"
+         "'version':'0.1.0'}",
+         "REGISTER_WORKER: field 'host': expected a string of 1 to 255 bytes "
+         "without control characters, got \"h\\x7f\""},
+        {"APPLICATION_PROGRESS",
+         "{'app_id':'app-20261129201435-0001','jobs_active':1,"
+         "'tasks_total':1,'tasks_finished':0,'tasks_failed':0,"
+         "'tasks_running':1,'stages':[{'job':0,'stage':0,'name':'s\\t1',"
+         "'tasks':1,'finished':0,'running':1,'failed':0}]}",
+         "APPLICATION_PROGRESS: field 'stages[0].name': expected a string of "
+         "0 to 255 bytes without control characters, got \"s\\t1\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hearth_error_t err;
+        pt_decode_fails (pt_wire (cases[i].cmd, cases[i].body), "bad_field",
+                         &err);
+        assert_string_equal (err.text, cases[i].text);
+    }
+    /* free text: a reason may hold anything (its printers escape it) */
+    hearth_msg_t *msg = pt_decode_ok (
+        pt_wire ("UNREGISTER_APPLICATION",
+                 "{'app_id':'app-20261129201435-0001','state':'FAILED',"
+                 "'message':'line 1\\nline 2\\u001b[31m'}"));
+    assert_string_equal (hearth_json_str (msg->body, "message"),
+                         "line 1\nline 2\x1b[31m");
     hearth_msg_destroy (&msg);
 }
 
@@ -588,6 +646,7 @@ main (void)
         cmocka_unit_test (test_wrong_type),
         cmocka_unit_test (test_out_of_range),
         cmocka_unit_test (test_oversize_string),
+        cmocka_unit_test (test_control_characters),
         cmocka_unit_test (test_bad_ids),
         cmocka_unit_test (test_frame_index),
         cmocka_unit_test (test_task_cmd_or_fn),

@@ -343,6 +343,26 @@ test_missing_files (void **state)
     s_empty (&b);
 }
 
+/* A new registry restored from records (JSON texts, NULL-terminated),
+   as a replay recovers them; what was restored in *out. */
+static registry_t *
+s_restored (const char *const *records, registry_restored_t *out)
+{
+    jstate_t *st = jstate_new ();
+    for (size_t i = 0; records[i]; i++) {
+        cJSON *rec = cJSON_Parse (records[i]);
+        assert_non_null (rec);
+        assert_true (jstate_apply (st, rec) >= 0);
+        cJSON_Delete (rec);
+    }
+    registry_t *r = registry_new (10, 1000);
+    registry_restore (r, jstate_workers (st), jstate_apps (st),
+                      jstate_execs (st), jstate_drivers (st), s_no_files, NULL,
+                      0, out);
+    jstate_destroy (&st);
+    return r;
+}
+
 static void
 test_nonsense_skipped (void **state)
 {
@@ -368,18 +388,8 @@ test_nonsense_skipped (void **state)
         "{\"t\":\"driver\",\"id\":\"driver-20240101000000-0001\","
         "\"state\":\"SUBMITTED\"}",
         NULL};
-    jstate_t *st = jstate_new ();
-    for (size_t i = 0; records[i]; i++) {
-        cJSON *rec = cJSON_Parse (records[i]);
-        assert_non_null (rec);
-        assert_true (jstate_apply (st, rec) >= 0);
-        cJSON_Delete (rec);
-    }
-    registry_t *r = registry_new (10, 1000);
     registry_restored_t out;
-    registry_restore (r, jstate_workers (st), jstate_apps (st),
-                      jstate_execs (st), jstate_drivers (st), s_no_files, NULL,
-                      0, &out);
+    registry_t *r = s_restored (records, &out);
     assert_int_equal (out.workers, 1); /* W2 */
     assert_int_equal (out.apps, 1);    /* 0002: a bad max_cores is unset */
     assert_int_equal (out.execs, 0);
@@ -388,7 +398,33 @@ test_nonsense_skipped (void **state)
     assert_int_equal (registry_app (r, "app-20240101000000-0002")->max_cores,
                       0);
     registry_destroy (&r);
-    jstate_destroy (&st);
+}
+
+/* A journal written before names were labels may hold an application's
+   or a driver's name with control characters: restored escaped, so that
+   what the master sends with it passes the codec. */
+static void
+test_names_made_labels (void **state)
+{
+    (void) state;
+    const char *records[] = {
+        "{\"t\":\"app\",\"id\":\"app-20240101000000-0001\","
+        "\"name\":\"evil\\nforged\\u001b[31m\",\"user\":\"u\\u0007\","
+        "\"driver_url\":\"tcp://x:1\",\"state\":\"RUNNING\"}",
+        "{\"t\":\"driver\",\"id\":\"driver-20240101000000-0001\","
+        "\"name\":\"d\\r\",\"app\":\"x\",\"spec\":{},"
+        "\"state\":\"FINISHED\"}",
+        NULL};
+    registry_restored_t out;
+    registry_t *r = s_restored (records, &out);
+    reg_app_t *app = registry_app (r, "app-20240101000000-0001");
+    assert_non_null (app);
+    assert_string_equal (app->name, "evil\\nforged\\x1b[31m");
+    assert_string_equal (app->user, "u\\x07");
+    reg_driver_t *d = registry_driver (r, "driver-20240101000000-0001");
+    assert_non_null (d);
+    assert_string_equal (d->name, "d\\r");
+    registry_destroy (&r);
 }
 
 /* An application ends: its executors' cores stay counted until their
@@ -488,6 +524,7 @@ main (void)
         cmocka_unit_test (test_snapshot_rebuilds),
         cmocka_unit_test (test_missing_files),
         cmocka_unit_test (test_nonsense_skipped),
+        cmocka_unit_test (test_names_made_labels),
         cmocka_unit_test (test_release_frees_cores),
         cmocka_unit_test (test_stopping_keeps_cores),
     };

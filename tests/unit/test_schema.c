@@ -34,6 +34,7 @@ static const hearth_field_t s_point_elem[] = {
 /* One field of every type; only "s" is required. */
 static const hearth_field_t s_schema[] = {
     {"s", HEARTH_F_STR, true, 2, 5, 0, NULL, NULL},
+    {"label", HEARTH_F_LABEL, false, 1, 40, 0, NULL, NULL},
     {"i", HEARTH_F_INT, false, -10, 10, 0, NULL, NULL},
     {"n", HEARTH_F_NUM, false, 0, 1, 0, NULL, NULL},
     {"b", HEARTH_F_BOOL, false, 0, 0, 0, NULL, NULL},
@@ -143,6 +144,36 @@ test_strings (void **state)
                "of 45 bytes");
     /* lengths are in bytes: "é" is two */
     s_ok ("{'s':'\xc3\xa9'}", 0);
+}
+
+/* A label is a string without control characters (C0, DEL, C1 in UTF-8);
+   the refusal quotes what it found with them escaped, so that the message
+   is safe to log and to print.  A plain string takes them. */
+static void
+test_labels (void **state)
+{
+    (void) state;
+    s_ok ("{'s':'ab','label':'etl nightly caf\xc3\xa9 \xc2\xa0(1)'}", 0);
+    s_ok ("{'s':'a\\nb'}", 0); /* a string: free text */
+    s_rejects ("{'s':'ab','label':'evil\\nforged\\u001b[31m'}", 0, "bad_field",
+               "field 'label': expected a string of 1 to 40 bytes without "
+               "control characters, got \"evil\\nforged\\x1b[31m\"");
+    s_rejects ("{'s':'ab','label':'a\\u007f'}", 0, "bad_field",
+               "field 'label': expected a string of 1 to 40 bytes without "
+               "control characters, got \"a\\x7f\"");
+    s_rejects ("{'s':'ab','label':'csi\\u009b2J'}", 0, "bad_field",
+               "field 'label': expected a string of 1 to 40 bytes without "
+               "control characters, got \"csi\\u009b2J\"");
+    s_rejects ("{'s':'ab','label':'\\t'}", 0, "bad_field",
+               "field 'label': expected a string of 1 to 40 bytes without "
+               "control characters, got \"\\t\"");
+    s_rejects ("{'s':'ab','label':''}", 0, "bad_field",
+               "field 'label': expected a string of 1 to 40 bytes without "
+               "control characters, got \"\"");
+    /* a plain string's refusal quotes it escaped too */
+    s_rejects ("{'s':'\\u001b[2J!!'}", 0, "bad_field",
+               "field 's': expected a string of 2 to 5 bytes, got "
+               "\"\\x1b[2J!!\"");
 }
 
 static void
@@ -313,6 +344,7 @@ main (void)
         cmocka_unit_test (test_full_body_accepted),
         cmocka_unit_test (test_missing_required),
         cmocka_unit_test (test_strings),
+        cmocka_unit_test (test_labels),
         cmocka_unit_test (test_integers_and_numbers),
         cmocka_unit_test (test_bool_enum),
         cmocka_unit_test (test_ids_and_names),

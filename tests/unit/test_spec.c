@@ -147,12 +147,13 @@ static const char *
 s_type_word (hearth_ftype_t t)
 {
     static const char *const words[] = {
-        [HEARTH_F_STR] = "string",  [HEARTH_F_INT] = "integer",
-        [HEARTH_F_NUM] = "number",  [HEARTH_F_BOOL] = "boolean",
-        [HEARTH_F_ID] = "id",       [HEARTH_F_NAME] = "name",
-        [HEARTH_F_ENUM] = "enum",   [HEARTH_F_FRAME] = "frame",
-        [HEARTH_F_ARRAY] = "array", [HEARTH_F_OBJECT] = "object",
-        [HEARTH_F_MAP] = "map",     [HEARTH_F_ANY] = "any",
+        [HEARTH_F_STR] = "string",    [HEARTH_F_LABEL] = "label",
+        [HEARTH_F_INT] = "integer",   [HEARTH_F_NUM] = "number",
+        [HEARTH_F_BOOL] = "boolean",  [HEARTH_F_ID] = "id",
+        [HEARTH_F_NAME] = "name",     [HEARTH_F_ENUM] = "enum",
+        [HEARTH_F_FRAME] = "frame",   [HEARTH_F_ARRAY] = "array",
+        [HEARTH_F_OBJECT] = "object", [HEARTH_F_MAP] = "map",
+        [HEARTH_F_ANY] = "any",
     };
     return words[t];
 }
@@ -222,9 +223,9 @@ s_check_limits (const char *where, const hearth_field_t *f, const s_row_t *row)
         }
         return;
     }
-    bool ranged = f->type == HEARTH_F_STR || f->type == HEARTH_F_INT
-                  || f->type == HEARTH_F_NUM || f->type == HEARTH_F_ARRAY
-                  || f->type == HEARTH_F_MAP;
+    bool ranged = f->type == HEARTH_F_STR || f->type == HEARTH_F_LABEL
+                  || f->type == HEARTH_F_INT || f->type == HEARTH_F_NUM
+                  || f->type == HEARTH_F_ARRAY || f->type == HEARTH_F_MAP;
     if (ranged) {
         snprintf (want, sizeof want, "%.0f..%.0f", f->min, f->max);
         if (strcmp (row->col[3], want) != 0)

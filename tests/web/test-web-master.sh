@@ -69,9 +69,11 @@ check "... then in completedapps" \
     jq -e >/dev/null --arg id "$APP_ID" ".completedapps[0].id == \$id and .activeapps == []" "$T/spark.json"'
 
 # A name that JSON must escape: /json stays valid and carries it whole.
-ODD='q"uote\back	tab'
+# (A tab is a control character, which no name may hold since issue 35
+# item 8: the codec refuses it, docs/security.md "Control characters".)
+ODD='q"uote\back'
 start_app "$ODD" --max-cores 1 || fail "the oddly named application did not register"
-check "/json escapes an application's name (quote, backslash, tab)" \
+check "/json escapes an application's name (quote, backslash)" \
   wait_for 5 eval 'http_get "$WEB/json" "$T/spark.json" &&
     jq -e --arg n "$ODD" "[.activeapps[] | select(.name == \$n)] | length == 1" "$T/spark.json" >/dev/null'
 kill "$APP_PID"
