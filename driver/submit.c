@@ -315,7 +315,10 @@ main (int argc, char **argv)
     hearth_opt_t *table = s_table ();
     hearth_conf_t *conf =
         table ? hearth_conf_new ("hearth-submit", table) : NULL;
-    /* Strict: hearth-submit knows every key of the defaults file. */
+    /* Strict: hearth-submit knows every key of the defaults file, and
+       every setting --conf may give it. */
+    if (conf)
+        hearth_conf_strict (conf);
     if (!conf || hearth_conf_use_defaults (conf, NULL, true) < 0) {
         hearth_conf_destroy (&conf);
         free (table);

@@ -112,6 +112,15 @@ const char *hearth_conf_defaults_path (char *buf, size_t size);
 int hearth_conf_use_defaults (hearth_conf_t *self, const char *path,
                               bool strict);
 
+/* Refuse what --conf gives that this program does not know: a KEY=VALUE
+   of an unknown KEY and an unknown key of a --conf FILE are errors
+   ("unknown setting 'speculaton'"), for a program that knows every
+   setting it may be given (hearth-submit, hearth-master).  Without it, an
+   unknown KEY=VALUE is kept as an extra setting to pass on, and an
+   unknown key of a file is ignored, with a warning (a file may be shared
+   with other programs).  Call before hearth_conf_parse. */
+void hearth_conf_strict (hearth_conf_t *self);
+
 /* Set one option from text at a level, checking it.  Returns 0 or -1. */
 int hearth_conf_set (hearth_conf_t *self, const char *name, const char *value,
                      hearth_src_t src, hearth_error_t *err);

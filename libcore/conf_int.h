@@ -36,6 +36,8 @@ struct hearth_conf {
     s_strv_t files;           /* config files named by --conf FILE */
     char *defaults;           /* the defaults file to read, or NULL */
     bool defaults_strict;     /* its unknown keys are errors */
+    bool strict;              /* --conf's unknown keys are errors, in a
+                                 KEY=VALUE and in a FILE */
     bool help, version;       /* --help or --version was asked for */
 };
 

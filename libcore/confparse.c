@@ -31,6 +31,12 @@ s_conf_arg (hearth_conf_t *self, const char *arg, hearth_error_t *err)
         snprintf (key, sizeof key, "%.*s", (int) (eq - arg), arg);
         return hearth_conf_set (self, key, eq + 1, HEARTH_SRC_FLAG, err);
     }
+    if (self->strict)
+        return hearth_errprintf (err,
+                                 "--conf %.*s: unknown setting '%.*s' (%s "
+                                 "--help lists them)",
+                                 (int) (eq - arg), arg, (int) (eq - arg), arg,
+                                 self->program);
     return hearth_conf__push (&self->extras, arg) < 0
                ? hearth_errprintf (err, "out of memory")
                : 0;
@@ -158,8 +164,14 @@ s_file_line (hearth_conf_t *self, char *line, const s_file_t *file, int lineno,
                                  "lists them)",
                                  path, lineno, key, self->program);
     if (!o || o->flag_only) {
-        log_debug ("%s:%d: '%s' is not a %s setting, ignored", path, lineno,
-                   key, self->program);
+        /* the defaults file holds every program's settings, said once:
+           quiet; a --conf FILE given this program, aloud */
+        if (file->src == HEARTH_SRC_DEFAULTS_FILE)
+            log_debug ("%s:%d: '%s' is not a %s setting, ignored", path,
+                       lineno, key, self->program);
+        else
+            log_warn ("%s:%d: '%s' is not a %s setting: ignored", path,
+                      lineno, key, self->program);
         return 0;
     }
     if (hearth_conf_set (self, key, value, file->src, err) < 0) {
@@ -189,7 +201,7 @@ hearth_conf_load_file (hearth_conf_t *self, const char *path,
     if (!f)
         return hearth_errprintf (err, "cannot read config file %s: %s", path,
                                  strerror (errno));
-    s_file_t file = {path, HEARTH_SRC_FILE, false};
+    s_file_t file = {path, HEARTH_SRC_FILE, self->strict};
     return s_load (self, f, &file, err);
 }
 
@@ -270,6 +282,12 @@ s_parse_flags (hearth_conf_t *self, int argc, char **argv, int from,
             return -1;
     }
     return i;
+}
+
+void
+hearth_conf_strict (hearth_conf_t *self)
+{
+    self->strict = true;
 }
 
 int

@@ -630,6 +630,7 @@ s_parse (master_t *m, int argc, char **argv)
 {
     if (!(m->conf = hearth_conf_new ("hearth-master", s_opts)))
         return -1;
+    hearth_conf_strict (m->conf); /* its settings are all its own */
     return hearth_start (m->conf, argc, argv, "[OPTIONS]",
                          "The Hearth master: registers workers and "
                          "applications, tracks heartbeats,\nallocates "

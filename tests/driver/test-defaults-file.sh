@@ -5,7 +5,8 @@
 # checked on an application's name and executor memory as the master
 # records them: flags > environment > --conf FILE > defaults file >
 # built-in defaults, in client and cluster mode; a bad line or an
-# unknown key names the file and the line.
+# unknown key names the file and the line; and --conf KEY=VALUE or FILE
+# refuses an unknown setting in hearth-submit and hearth-master.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 150
@@ -94,4 +95,24 @@ check "a bad value: refused, naming the file and the line" \
   eval '! sub "$J" && grep -q "$DEFAULTS:6: defaults file: bad value for executor-memory" "$T/err"'
 check "hearth-submit --help still answers, and names the file" \
   eval '"$BIN/hearth-submit" --help | grep -q "HEARTH_CONF_DIR/hearth-defaults.conf"'
+cp "$T/good.conf" "$DEFAULTS"
+
+# --conf is as strict as the defaults file in hearth-submit and
+# hearth-master (issue 42 item 4: a misspelt setting used to run).
+sub --conf speculaton=true "$J"
+check "hearth-submit --conf speculaton=true is refused (exit 2)" test $? -eq 2
+check "... naming the setting" \
+  grep -q "^hearth-submit: --conf speculaton: unknown setting 'speculaton' (hearth-submit --help lists them)" "$T/err"
+printf 'executor-memory = 400M\nspeculaton = true\n' >"$T/typo.conf"
+sub --conf "$T/typo.conf" "$J"
+check "a --conf FILE with a misspelt setting is refused (exit 2)" test $? -eq 2
+check "... naming the file, the line and the setting" \
+  grep -q "$T/typo.conf:2: unknown setting 'speculaton'" "$T/err"
+"$BIN/hearth-master" --port 0 --conf heartbeat-intervall=1s >"$T/m.out" 2>&1
+check "hearth-master --conf with a misspelt setting is refused (exit 2)" test $? -eq 2
+check "... naming it" grep -q "unknown setting 'heartbeat-intervall'" "$T/m.out"
+"$BIN/hearth-master" --port 0 --conf "$T/typo.conf" >"$T/m.out" 2>&1
+check "... and so is a --conf FILE holding another program's setting" test $? -eq 2
+check "... naming the file and the line" \
+  grep -q "$T/typo.conf:1: unknown setting 'executor-memory'" "$T/m.out"
 finish

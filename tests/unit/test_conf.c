@@ -442,6 +442,43 @@ test_conf_key_value (void **state)
     ct_parse_fails (nokey, "--conf =x: expected KEY=VALUE or FILE");
 }
 
+/* A strict program (hearth-submit, hearth-master) refuses what --conf
+   gives that it does not know, on the command line and in a file, where
+   another keeps the key (KEY=VALUE) or ignores it (a file). */
+static void
+test_conf_strict (void **state)
+{
+    (void) state;
+    const char *argv[] = {PROGRAM, "--conf", "speculaton=true", NULL};
+    hearth_error_t err;
+    hearth_conf_t *conf = hearth_conf_new (PROGRAM, ct_opts);
+    hearth_conf_strict (conf);
+    assert_int_equal (hearth_conf_parse (conf, 3, (char **) argv, &err), -1);
+    assert_string_equal (err.text, "--conf speculaton: unknown setting "
+                                   "'speculaton' (" PROGRAM " --help lists "
+                                   "them)");
+    hearth_conf_destroy (&conf);
+
+    char path[512];
+    snprintf (path, sizeof path, "%s/typo.conf", ct_dir);
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    fputs ("port = 1234\nexector-memory = 2G\n", f);
+    fclose (f);
+    const char *file[] = {PROGRAM, "--conf", path, NULL};
+    conf = hearth_conf_new (PROGRAM, ct_opts);
+    hearth_conf_strict (conf);
+    assert_int_equal (hearth_conf_parse (conf, 3, (char **) file, &err), -1);
+    assert_contains (err.text, "typo.conf:2: unknown setting "
+                               "'exector-memory'");
+    hearth_conf_destroy (&conf);
+    /* not strict: the file's unknown key is ignored, its known ones read */
+    conf = ct_parse (file, NULL);
+    assert_int_equal (hearth_conf_int (conf, "port"), 1234);
+    hearth_conf_destroy (&conf);
+    unlink (path);
+}
+
 int
 main (void)
 {
@@ -457,6 +494,7 @@ main (void)
         cmocka_unit_test_setup (test_defaults_file_errors, ct_setup),
         cmocka_unit_test_setup (test_flag_only_and_more, ct_setup),
         cmocka_unit_test_setup (test_conf_key_value, ct_setup),
+        cmocka_unit_test_setup (test_conf_strict, ct_setup),
     };
     return cmocka_run_group_tests_name ("conf", tests, ct_group_setup,
                                         ct_group_teardown);
