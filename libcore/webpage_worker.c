@@ -24,9 +24,10 @@ static const int64_t s_log_page_bytes = 65536;
 static const char *const s_exec_cols[] = {
     "Application", "Executor", "Cores",       "Memory",         "State", "PID",
     "Started",     "Duration", "Exit reason", "Out / err size", "Logs",  NULL};
+/* (both in the order of s_common_cells after their first two) */
 static const char *const s_driver_cols[] = {
-    "Driver",  "Application", "State",       "Cores",          "Memory", "PID",
-    "Started", "Duration",    "Exit reason", "Out / err size", "Logs",   NULL};
+    "Driver",  "Application", "Cores",       "Memory",         "State", "PID",
+    "Started", "Duration",    "Exit reason", "Out / err size", "Logs",  NULL};
 
 static const cJSON *
 s_list (const cJSON *o, const char *name)

@@ -352,6 +352,40 @@ static const char s_wstate[] =
     "1796117100000,\"ended_ms\":1796117200000,\"exit_reason\":\"exit "
     "status 0\"}]}";
 
+/* The text of the cell under the header col of the first row of the
+   table id in html, tags stripped, into buf ("" when there is none). */
+static void
+s_cell (const char *html, const char *id, const char *col, char *buf,
+        size_t size)
+{
+    char want[64];
+    snprintf (want, sizeof want, "<table id=\"%s\">", id);
+    const char *p = strstr (html, want), *end;
+    int at = -1, n = 0;
+    buf[0] = '\0';
+    for (p = p ? strstr (p, "<th>") : NULL; p && at < 0;
+         p = strstr (p, "<th>"), n++) {
+        p += 4;
+        end = strstr (p, "</th>");
+        if (end && (size_t) (end - p) == strlen (col)
+            && strncmp (p, col, strlen (col)) == 0)
+            at = n;
+    }
+    p = at >= 0 ? strstr (p, "<tr data-id=") : NULL;
+    for (n = 0; p && n <= at; n++)
+        p = strstr (p + 1, "<td");
+    if (!p || !(p = strchr (p, '>')) || !(end = strstr (p, "</td>")))
+        return;
+    size_t o = 0;
+    for (bool tag = false; ++p < end && o + 1 < size;) {
+        if (*p == '<' || *p == '>')
+            tag = *p == '<';
+        else if (!tag)
+            buf[o++] = *p;
+    }
+    buf[o] = '\0';
+}
+
 static void
 test_worker_page (void **state)
 {
@@ -380,6 +414,25 @@ test_worker_page (void **state)
     assert_contains (html, "<td>1m40s</td><td>exit status 0</td>");
     assert_contains (html, "<a href=\"/logpage?driver=" DRV
                            "&amp;stream=stdout\">stdout</a>");
+    /* each column's header over its cells (the drivers' were shifted:
+       State over the cores, Cores over the memory, Memory over the
+       state) */
+    static const char *const cells[][3] = {
+        {"executors", "State", "RUNNING"},
+        {"executors", "Cores", "2"},
+        {"executors", "Memory", "1024 MiB"},
+        {"drivers", "State", "FINISHED"},
+        {"drivers", "Cores", "1"},
+        {"drivers", "Memory", "512 MiB"},
+        {"drivers", "PID", "4600"},
+        {"drivers", "Exit reason", "exit status 0"}};
+    for (size_t i = 0; i < sizeof cells / sizeof cells[0]; i++) {
+        char got[128];
+        s_cell (html, cells[i][0], cells[i][1], got, sizeof got);
+        if (strcmp (got, cells[i][2]) != 0)
+            fail_msg ("%s: under %s: '%s', not '%s'", cells[i][0], cells[i][1],
+                      got, cells[i][2]);
+    }
     free (html);
     cJSON_Delete (doc);
 }
