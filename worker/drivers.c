@@ -467,8 +467,27 @@ drivers_stop_waiting (drivers_t *self)
         s_drop_waiting (self, l, "the worker is stopping");
 }
 
+/* A line of Hearth's log ("2026-12-07T01:44:17.619Z hearth-driver[42]
+   ERROR the job failed: ...") kept as its message alone: the time and
+   the process are the worker's to say, and they hid the reason. */
+static void
+s_strip_log_prefix (char *line)
+{
+    static const char *const levels[] = {"ERROR ", "WARN ", "INFO ", "DEBUG "};
+    const char *p = strchr (line, ' ');
+    if (!p || p - line < 20 || line[4] != '-' || p[-1] != 'Z'
+        || !(p = strchr (p + 1, ' ')) || p[-1] != ']')
+        return;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (strncmp (p + 1, levels[i], strlen (levels[i])) == 0) {
+            const char *msg = p + 1 + strlen (levels[i]);
+            memmove (line, msg, strlen (msg) + 1);
+            return;
+        }
+}
+
 /* The last non-empty line of the driver's stderr, into buf ("" if
-   none). */
+   none), a line of Hearth's log as its message. */
 static void
 s_last_error_line (const char *dir, char *buf, size_t size)
 {
@@ -498,6 +517,7 @@ s_last_error_line (const char *dir, char *buf, size_t size)
     for (char *p = buf; *p; p++)
         if ((unsigned char) *p < ' ')
             *p = ' ';
+    s_strip_log_prefix (buf);
 }
 
 /* The children table reaped a driver: report how it ended, with the
@@ -522,6 +542,8 @@ s_on_exit (void *arg, const children_exit_t *x)
         snprintf (error, sizeof error, "%s (%s)",
                   children_oom_text (x, oom, sizeof oom), x->text);
     }
+    else if (x->stopped) /* its stderr says what it did when told to stop */
+        snprintf (error, sizeof error, "killed on request (%s)", x->text);
     else
         snprintf (error, sizeof error, "%s%s%s", x->text,
                   last[0] && code != 0 ? ": " : "", code != 0 ? last : "");

@@ -102,6 +102,10 @@ check "... with no driver, executor or task of it left running" \
   wait_for 15 eval '[[ -z $(test_pids hearth-driver; test_pids hearth-executor; test_pids sleep) ]]'
 check "... and its application KILLED" wait_for 5 jq_state \
   '[.apps[] | select(.name == "long" and .state == "KILLED")] | length == 1'
+"$BIN/hearth-submit" "${M[@]}" --status "$LONG" >"$T/killed.status" 2>&1
+check "... its status says it was killed on request, not a line of its log" \
+  grep -Eq "killed on request \(.*(signal|status)" "$T/killed.status"
+check "... (no log line in it)" eval '! grep -q "hearth-driver\[" "$T/killed.status"'
 "$BIN/hearth-submit" "${M[@]}" --kill "$LONG" 2>"$T/err"
 check "a second --kill says it has ended" grep -q "already ended: KILLED" "$T/err"
 
