@@ -170,18 +170,23 @@ hearth_launch() {
   nohup setsid "$HEARTH_BIN_DIR/$program" --pid-file "$pidfile" \
     --log-file "$log" "$@" </dev/null >>"$out" 2>&1 &
   pid=$!
-  local gone=0
+  local gone=0 status=0
   for ((i = 0; i < HEARTH_START_TIMEOUT * 10 && gone < 10; i++)); do
     if hearth_running "$pidfile" "$program" >/dev/null; then
       return 0
     fi
     # Gone without a pid file: it refused to start (give a forking setsid
     # a second to show its child's pid file first).
-    kill -0 "$pid" 2>/dev/null || gone=$((gone + 1))
+    if ! kill -0 "$pid" 2>/dev/null; then
+      if ((gone == 0)); then wait "$pid" 2>/dev/null || status=$?; fi
+      gone=$((gone + 1))
+    fi
     sleep 0.1
   done
   echo "$hearth_me: $program did not start; the end of $out and $log:" >&2
   tail -n 5 "$out" "$log" >&2 2>/dev/null || true
+  # a usage mistake (its flags refused: status 2) is the script's too
+  [[ $status == 2 ]] && return 2
   return 1
 }
 

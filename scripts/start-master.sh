@@ -47,7 +47,7 @@ if [[ -n $HEARTH_MASTER_JOURNAL ]]; then
 fi
 # shellcheck disable=SC2206
 args+=($HEARTH_MASTER_OPTS "$@")
-hearth_launch hearth-master master "${args[@]}" || exit 1
+hearth_launch hearth-master master "${args[@]}" || exit $?
 for ((i = 0; i < HEARTH_START_TIMEOUT * 10; i++)); do
   [[ -s $urlfile ]] && break
   sleep 0.1

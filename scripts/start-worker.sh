@@ -66,7 +66,7 @@ IFS=';' read -ra res <<<"$HEARTH_WORKER_RESOURCE_DISCOVERY"
 for r in "${res[@]}"; do [[ -n $r ]] && args+=(--resource-discovery "$r"); done
 # shellcheck disable=SC2206
 args+=($HEARTH_WORKER_OPTS "$@")
-hearth_launch hearth-worker "$role" "${args[@]}" || exit 1
+hearth_launch hearth-worker "$role" "${args[@]}" || exit $?
 pid=$(hearth_running "$pidfile" hearth-worker)
 for ((i = 0; i < HEARTH_START_TIMEOUT * 10; i++)); do
   [[ -s $idfile ]] && break

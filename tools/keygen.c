@@ -44,11 +44,13 @@ static const hearth_opt_t s_opts[] = {
     {NULL},
 };
 
+/* Say text; returns code: 2 for a usage mistake, 1 for a failure (as
+   every Hearth program). */
 static int
-s_fail (const char *text)
+s_fail (int code, const char *text)
 {
     fprintf (stderr, "hearth-keygen: %s\n", text);
-    return 1;
+    return code;
 }
 
 static int
@@ -138,7 +140,7 @@ main (int argc, char **argv)
     int first = conf ? hearth_conf_parse (conf, argc, argv, &err) : -1;
     int rc = 0;
     if (!conf || first < 0)
-        rc = s_fail (conf ? err.text : "out of memory");
+        rc = s_fail (conf ? 2 : 1, conf ? err.text : "out of memory");
     else if (hearth_conf_wants_help (conf))
         hearth_conf_usage (
             conf, stdout,
@@ -152,16 +154,16 @@ main (int argc, char **argv)
         if (hearth_keys_load_public (hearth_conf_str (conf, "public"), key,
                                      sizeof key, &err)
             < 0)
-            rc = s_fail (err.text);
+            rc = s_fail (1, err.text);
         else
             printf ("%s\n", key);
     }
     else if (argc - first != 1)
-        rc = s_fail ("expected one directory (see --help)");
+        rc = s_fail (2, "expected one directory (see --help)");
     else if (s_peer (conf, &name, &sub) < 0)
-        rc = s_fail ("one of --client, --worker and --operator at a time");
+        rc = s_fail (2, "one of --client, --worker and --operator at a time");
     else if (s_run (argv[first], name, sub, &err) < 0)
-        rc = s_fail (err.text);
+        rc = s_fail (1, err.text);
     hearth_conf_destroy (&conf);
     return rc;
 }

@@ -54,7 +54,8 @@ done
 "$S/stop-worker.sh" 1 --bogus >/dev/null 2>"$T/stop-worker.bad"
 check "stop-worker.sh takes instance numbers only" test $? -eq 2
 "$S/start-master.sh" --bogus >"$T/master.bad" 2>&1
-check "start-master.sh --bogus fails" test $? -ne 0
+check "start-master.sh --bogus fails as a usage mistake (exit 2, as hearth-master's)" \
+  test $? -eq 2
 check "... with hearth-master's refusal" grep -q "unknown option --bogus" "$T/master.bad"
 check "... and leaves nothing running" nothing_started
 

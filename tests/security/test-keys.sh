@@ -11,6 +11,10 @@
 deadline 60
 
 check "hearth-keygen makes a cluster's keys" make_keys
+"$BIN/hearth-keygen" >/dev/null 2>&1
+check "hearth-keygen without a directory is a usage mistake (exit 2)" test $? -eq 2
+"$BIN/hearth-keygen" --client a --worker b "$T/x" >/dev/null 2>&1
+check "... so are two kinds of key at once (exit 2)" test $? -eq 2
 check "the key directory is private (0700)" test "$(stat -c %a "$K")" = 700
 for f in master client w1 w2; do
   check "$f.key_secret is mode 0600" test "$(stat -c %a "$K/$f.key_secret")" = 600
