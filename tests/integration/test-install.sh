@@ -43,6 +43,15 @@ for u in hearth-master.service hearth-worker.service; do
     grep -qx "ExecStart=$bindir/${u%.service}" "$D$systemdunitdir/$u"
 done
 check "installs docs/operations.md" test -f "$D$docdir/operations.md"
+check "installs the README" test -f "$D$docdir/README.md"
+# Every page an installed page or man page names (a bare FILE.md, as they
+# link each other) is installed beside them (issue 42 item 6: three were
+# not).
+# (roff writes a hyphen \-)
+for named in $(cat "$D$docdir"/*.md "$D$mandir"/man*/* 2>/dev/null |
+  sed 's/\\-/-/g' | grep -oE '\b[a-z][a-z-]*\.md\b' | sort -u); do
+  check "installs $named, which an installed page names" test -f "$D$docdir/$named"
+done
 
 # Every installed program answers --help, and the daemons document the
 # operating flags.
