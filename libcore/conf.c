@@ -225,16 +225,39 @@ s_metavar (const hearth_opt_t *o)
     return o->metavar ? o->metavar : names[o->type];
 }
 
+/* The synopsis, one line a form: "Usage: PROGRAM FORM", then "  or:
+   PROGRAM FORM" for each further line (given as "PROGRAM FORM" or
+   "FORM", indented or not), as GNU tools print it and help2man reads
+   it, one synopsis line each in the manual page. */
+static void
+s_synopsis (const hearth_conf_t *self, FILE *out, const char *synopsis)
+{
+    size_t plen = strlen (self->program);
+    for (int n = 0; synopsis && *synopsis; n++) {
+        const char *end = strchr (synopsis, '\n');
+        size_t len = end ? (size_t) (end - synopsis) : strlen (synopsis);
+        size_t skip = strspn (synopsis, " ");
+        if (skip < len && strncmp (synopsis + skip, self->program, plen) == 0
+            && (synopsis[skip + plen] == ' ' || skip + plen == len))
+            skip += plen + (skip + plen < len);
+        fprintf (out, "%s%s %.*s\n", n ? "  or:  " : "Usage: ", self->program,
+                 (int) (len - skip), synopsis + skip);
+        synopsis = end ? end + 1 : synopsis + len;
+    }
+}
+
 void
 hearth_conf_usage (const hearth_conf_t *self, FILE *out, const char *synopsis,
                    const char *description)
 {
-    fprintf (out, "Usage: %s %s\n", self->program, synopsis);
+    s_synopsis (self, out, synopsis);
     if (description)
         fprintf (out, "\n%s\n", description);
+    /* a short heading, which help2man makes a section of the page, and
+       the sources as a sentence of their own */
     fprintf (out,
-             "\nOptions (flag, or HEARTH_NAME in the environment, or "
-             "name = value in a --conf file%s):\n",
+             "\nEach option is a flag, or HEARTH_NAME in the environment, or\n"
+             "name = value in a --conf file%s.\n\nOptions:\n",
              self->defaults ? " or in the defaults file" : "");
     for (size_t i = 0; i < self->nopts; i++) {
         const hearth_opt_t *o = &self->opts[i];

@@ -45,6 +45,20 @@ for s in start-master start-worker start-cluster stop-cluster stop-master \
   check "... with its usage and settings" grep -q 'HEARTH_CONF_DIR' "$page"
   check "... formatted without a warning" clean_groff "$page"
 done
+# Each form of a program's usage is a line of its SYNOPSIS (issue 42 item
+# 6: they ran together, as one paragraph, in the DESCRIPTION), and the
+# options are a section of their own, not a heading wrapped over lines.
+synopsis() { # PAGE: its SYNOPSIS, formatted, one line each
+  MANWIDTH=200 man -l "$1" 2>/dev/null | sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' | grep '^ '
+}
+if command -v man >/dev/null; then
+  check "hearth-submit(1)'s SYNOPSIS has its four forms, a line each" \
+    test "$(synopsis "$M/man1/hearth-submit.1" | grep -c '^ *hearth-submit ')" -eq 4
+  check "hearth-admin(1)'s has its six" \
+    test "$(synopsis "$M/man1/hearth-admin.1" | grep -c '^ *hearth-admin ')" -eq 6
+  check "... and its options are the OPTIONS section" \
+    eval 'MANWIDTH=200 man -l "$M/man1/hearth-admin.1" 2>/dev/null | grep -q "^OPTIONS"'
+fi
 check "hearth-start-master.sh(8) names the master's settings" \
   grep -q HEARTH_MASTER_PORT "$M/man8/hearth-start-master.sh.8"
 check "installs hearth-job(5)" test -s "$M/man5/hearth-job.5"
