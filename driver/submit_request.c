@@ -42,6 +42,8 @@ struct submit_link {
     hearth_curve_t curve;      /* keys, when the cluster has them */
     char silent[1024];         /* what the last silent master's watch
                                   knew of why */
+    char cause[64];            /* the same in a few words, for the list of
+                                  masters tried */
 };
 
 int
@@ -138,7 +140,7 @@ s_open (submit_link_t *self, hearth_error_t *err)
 static int
 s_wait (submit_link_t *self, int64_t timeout_ms, hearth_error_t *err)
 {
-    self->silent[0] = '\0';
+    self->silent[0] = self->cause[0] = '\0';
     if (self->watch) {
         hearth_error_t werr;
         int rc =
@@ -148,8 +150,11 @@ s_wait (submit_link_t *self, int64_t timeout_ms, hearth_error_t *err)
             snprintf (self->silent, sizeof self->silent, "%s", werr.text);
         }
         const char *last = hearth_connwatch_last (self->watch);
+        const char *cause = hearth_connwatch_cause (self->watch);
         if (rc == 0 && last)
             snprintf (self->silent, sizeof self->silent, "%s", last);
+        if (rc <= 0 && cause)
+            snprintf (self->cause, sizeof self->cause, "%s", cause);
         return rc;
     }
     zpoller_t *poller = zpoller_new (self->sock, NULL);
@@ -280,11 +285,12 @@ s_move (submit_link_t *self, s_outcome_t outcome, const char *leader,
     else
         hearth_masters_next (self->masters);
     if (outcome == S_UNREACHABLE)
-        snprintf (what, sizeof what, "%.700s", self->silent);
+        snprintf (what, sizeof what, "%s",
+                  self->cause[0] ? self->cause : "unreachable");
     else if (outcome == S_SILENT)
-        snprintf (what, sizeof what, "no answer within %lld ms%s%.600s",
-                  (long long) self->timeout_ms, self->silent[0] ? ": " : "",
-                  self->silent);
+        snprintf (what, sizeof what, "no answer within %lld ms%s%s",
+                  (long long) self->timeout_ms, self->cause[0] ? ": " : "",
+                  self->cause);
     else if (*leader)
         snprintf (what, sizeof what, "a standby; the leader is %s%s", leader,
                   unlisted ? ", not one of the masters given: ignored" : "");

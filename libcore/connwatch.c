@@ -382,28 +382,23 @@ s_ours (const hearth_connwatch_t *self)
 }
 
 /* What a server without keys on loopback, which asks for its user's
-   cookie, is, for the messages. */
+   cookie, is, for the messages (short: they reach people through
+   hearth_error_t's 256 bytes, with the URL). */
 #define S_COOKIE_SERVER                                                        \
-    "admits only the tools of the user it runs as (it has no keys and "        \
-    "listens on loopback: they present that user's cookie, "                   \
-    "docs/security.md \"Local users\")"
+    "admits only its own user's tools (docs/security.md, \"Local users\")"
 
 static void
 s_say_mechanism (hearth_connwatch_t *self)
 {
     if (self->mechanism == 'P' && !self->curve)
         snprintf (self->text, sizeof self->text,
-                  "%s at %s " S_COOKIE_SERVER ", and this user has no cookie: "
-                  "run this as that user, set HEARTH_COOKIE to a copy of "
-                  "its cookie that only this user may read, or give %s "
-                  "keys",
-                  self->what, self->url, self->what);
+                  "%s at %s " S_COOKIE_SERVER ", and this user has no cookie",
+                  self->what, self->url);
     else if (self->mechanism == 'N' && self->cookie)
         snprintf (self->text, sizeof self->text,
-                  "%s at %s asks for no keys and no cookie, and this client "
-                  "presents its user's cookie (a master listening beyond "
-                  "loopback with --insecure: reach it by the address it "
-                  "advertises)",
+                  "%s at %s asks for no cookie, and this client presents one "
+                  "(reach a master listening beyond loopback by the address "
+                  "it advertises)",
                   self->what, self->url);
     else if (self->curve)
         snprintf (self->text, sizeof self->text,
@@ -509,10 +504,8 @@ s_compose (hearth_connwatch_t *self, int64_t now_ms, bool *fatal)
         if (self->cookie) {
             snprintf (self->text, sizeof self->text,
                       "%s at %s does not take this user's cookie (status "
-                      "%u): it " S_COOKIE_SERVER
-                      "; run this as that user, or give %s keys",
-                      self->what, self->url, (unsigned) self->value,
-                      self->what);
+                      "%u): it " S_COOKIE_SERVER,
+                      self->what, self->url, (unsigned) self->value);
             break;
         }
         snprintf (self->text, sizeof self->text,
@@ -630,4 +623,27 @@ hearth_connwatch_wait (hearth_connwatch_t *self, zsock_t *sock,
         hearth_errprintf (err, "interrupted while waiting for %s at %s",
                           self->what, self->url);
     return rc;
+}
+
+const char *
+hearth_connwatch_cause (const hearth_connwatch_t *self)
+{
+    switch (self->said) {
+    case W_REFUSED:
+        return "connection refused";
+    case W_NO_ANSWER:
+        return "no answer to connecting";
+    case W_UNRESOLVED:
+        return self->never ? "host not found" : "host does not resolve";
+    case W_NO_HANDSHAKE:
+        return self->mechanism == 'X' ? "not ZeroMQ" : "no handshake";
+    case W_HANDSHAKE:
+    case W_MECHANISM:
+    case W_PROTOCOL:
+        return "handshake failed";
+    case W_AUTH:
+        return self->cookie ? "cookie refused" : "key refused";
+    default:
+        return NULL;
+    }
 }

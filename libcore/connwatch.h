@@ -90,6 +90,10 @@ bool hearth_connwatch_definitive (const hearth_connwatch_t *self);
 int hearth_connwatch_wait (hearth_connwatch_t *self, zsock_t *sock,
                            int64_t timeout_ms, hearth_error_t *err);
 
+/* The last cause said, in a few words for a list of masters tried
+   ("connection refused", "key refused"...), or NULL. */
+const char *hearth_connwatch_cause (const hearth_connwatch_t *self);
+
 /* True once a handshake succeeded (nothing is wrong with the link). */
 bool hearth_connwatch_ok (const hearth_connwatch_t *self);
 

@@ -83,7 +83,7 @@ check "(a) hearth-tail follows the events of the second" wait_for 10 grep -q "ap
 CLOSED2=tcp://127.0.0.1:$(zk_free_port)
 "$BIN/hearth-admin" --master "$CLOSED,$CLOSED2" --timeout 1s workers >"$T/none" 2>&1
 check "(a) a tool with no master at all fails naming every URL tried" \
-  grep -qF "tried $CLOSED (no answer within 1000 ms); $CLOSED2 (no answer within 1000 ms)" "$T/none"
+  grep -qF "tried $CLOSED (no answer within 1000 ms: connection refused); $CLOSED2 (no answer within 1000 ms: connection refused)" "$T/none"
 "$BIN/hearth-worker" --master "$M1,tcp://nohost" --work-dir "$T/bad" >"$T/bad.log" 2>&1
 check "(a) a bad element of a list is refused, named" \
   grep -q "element 2 of the list: 'tcp://nohost': missing port" "$T/bad.log"

@@ -51,7 +51,7 @@ env -u HEARTH_COOKIE HOME=/nonexistent \
   "$T/jobs/who.json" >"$T/n1.out" 2>"$T/n1.err"
 check "nobody without a cookie is refused (exit 1)" test $? -eq 1
 check "... told that the master admits only its own user's tools and it has no cookie" \
-  grep -q "admits only the tools of the user it runs as .*and this user has no cookie" "$T/n1.err"
+  grep -q "admits only its own user.s tools (docs/security.md, \"Local users\"), and this user has no cookie" "$T/n1.err"
 check "... its task never ran" test ! -e "$T/ran"
 check "... nor printed anything" test ! -s "$T/n1.out"
 
