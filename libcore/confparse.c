@@ -167,11 +167,11 @@ s_file_line (hearth_conf_t *self, char *line, const s_file_t *file, int lineno,
         /* the defaults file holds every program's settings, said once:
            quiet; a --conf FILE given this program, aloud */
         if (file->src == HEARTH_SRC_DEFAULTS_FILE)
-            log_debug ("%s:%d: '%s' is not a %s setting, ignored", path,
-                       lineno, key, self->program);
+            log_debug ("%s:%d: '%s' is not a %s setting, ignored", path, lineno,
+                       key, self->program);
         else
-            log_warn ("%s:%d: '%s' is not a %s setting: ignored", path,
-                      lineno, key, self->program);
+            log_warn ("%s:%d: '%s' is not a %s setting: ignored", path, lineno,
+                      key, self->program);
         return 0;
     }
     if (hearth_conf_set (self, key, value, file->src, err) < 0) {

@@ -17,6 +17,8 @@ fuzz_decode_sources = \
 	$(srcdir)/libcore/ids.c \
 	$(srcdir)/libcore/schema.c \
 	$(srcdir)/libcore/commands.c \
+	$(srcdir)/libcore/cmdrules.c \
+	$(srcdir)/libcore/ctlchars.c \
 	$(srcdir)/libcore/proto.c \
 	$(srcdir)/libcore/packed.c \
 	$(srcdir)/libcore/jsonprint.c
@@ -24,6 +26,8 @@ fuzz_decode_headers = \
 	$(srcdir)/libcore/error.h \
 	$(srcdir)/libcore/ids.h \
 	$(srcdir)/libcore/schema.h \
+	$(srcdir)/libcore/cmdrules.h \
+	$(srcdir)/libcore/ctlchars.h \
 	$(srcdir)/libcore/proto.h \
 	$(srcdir)/libcore/packed.h \
 	$(srcdir)/libcore/jsonprint.h
