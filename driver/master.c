@@ -427,7 +427,16 @@ s_application_waiting (master_link_t *self, hearth_msg_t *msg)
     if (reason && *reason) {
         snprintf (self->waiting, sizeof self->waiting, "%s%s%s%s", reason,
                   code ? " (" : "", code ? code : "", code ? ")" : "");
-        log_warn ("the master holds the application back: %s", self->waiting);
+        /* Waiting for workers to come, or for others' cores, is what
+           every start goes through (local-cluster's workers register
+           after its driver): said aloud only if it lasts, by the
+           warning of no executor (starved.c), which repeats it. */
+        bool passing =
+            code && (strcmp (code, "no_worker") == 0
+                     || strcmp (code, "cluster_full") == 0);
+        hearth_log (passing ? HEARTH_LOG_INFO : HEARTH_LOG_WARN,
+                    "the master holds the application back: %s",
+                    self->waiting);
     }
     else {
         self->waiting[0] = '\0';

@@ -80,7 +80,9 @@ shown() {
 
 # --- never: each cause, on a master that never gives up (0) ----------------
 start_master --unschedulable-timeout 0 || exit 1
-submit_bg big --executor-memory 64G
+# (--log-level info: the driver says a wait for workers at INFO at once,
+# at WARN when it lasts)
+submit_bg big --executor-memory 64G --log-level info
 R="no worker is alive"
 check "no worker alive: the application waits, saying so" \
   wait_for 10 waiting_is big no_worker "$R"
