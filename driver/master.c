@@ -431,12 +431,11 @@ s_application_waiting (master_link_t *self, hearth_msg_t *msg)
            every start goes through (local-cluster's workers register
            after its driver): said aloud only if it lasts, by the
            warning of no executor (starved.c), which repeats it. */
-        bool passing =
-            code && (strcmp (code, "no_worker") == 0
-                     || strcmp (code, "cluster_full") == 0);
+        bool passing = code
+                       && (strcmp (code, "no_worker") == 0
+                           || strcmp (code, "cluster_full") == 0);
         hearth_log (passing ? HEARTH_LOG_INFO : HEARTH_LOG_WARN,
-                    "the master holds the application back: %s",
-                    self->waiting);
+                    "the master holds the application back: %s", self->waiting);
     }
     else {
         self->waiting[0] = '\0';

@@ -48,7 +48,8 @@ typedef enum {
     MASTER_MAY_WORKER = 1 << 2,   /* any worker key (--curve-allow-workers) */
     MASTER_MAY_MASTER = 1 << 3,   /* the masters' key pair (a standby) */
     MASTER_MAY_OWNER = 1 << 4,    /* the key that submitted what it names */
-    MASTER_MAY_SELF = 1 << 5,     /* the application's driver it names */
+    MASTER_MAY_SELF = 1 << 5,     /* the application's driver it names (its
+                                     link; registering again, its token) */
     MASTER_MAY_RUNNER = 1 << 6,   /* the worker running the driver it names */
 } master_may_t;
 

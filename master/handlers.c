@@ -226,7 +226,14 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *wanted = hearth_json_str (b, "app_id");
     reg_app_t *known = wanted ? registry_app (m->reg, wanted) : NULL;
     if (known && s_same_driver (known, b)) {
-        s_adopt_application (m, rid, known, b);
+        /* its own driver again (its token and URL say so): the table's
+           self, whatever the key it speaks with now */
+        char what[HEARTH_ID_MAX + 16];
+        snprintf (what, sizeof what, "application %s", known->id);
+        master_subject_t s = {
+            .what = what, .owner = known->owner, .self = true};
+        if (master_authorize_on (m, rid, HEARTH_CMD_REGISTER_APPLICATION, &s))
+            s_adopt_application (m, rid, known, b);
         return;
     }
     if (known) {
