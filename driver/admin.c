@@ -474,6 +474,55 @@ s_command (int argc, char **argv, int first)
                         argv[first]);
 }
 
+/* Whether state (any case) is one of states. */
+static bool
+s_state_in (const char *state, const char *const *states)
+{
+    for (size_t i = 0; states[i]; i++)
+        if (strcasecmp (state, states[i]) == 0)
+            return true;
+    return false;
+}
+
+/* --state names a state of what the command lists (a worker's also
+   DRAINING; kill's, an application's or a driver's): otherwise a usage
+   mistake (2), saying which there are, rather than an empty list. */
+static int
+s_check_state (const admin_t *a, const char *cmd)
+{
+    static const char *const draining[] = {"DRAINING", NULL};
+    const char *state = hearth_conf_str (a->conf, "state");
+    bool workers = strcmp (cmd, "workers") == 0;
+    bool drivers = strcmp (cmd, "drivers") == 0;
+    bool apps = strcmp (cmd, "apps") == 0, kill = strcmp (cmd, "kill") == 0;
+    if (!state || !(workers || drivers || apps || kill))
+        return 0;
+    if ((workers
+         && (s_state_in (state, hearth_worker_states)
+             || s_state_in (state, draining)))
+        || ((apps || kill) && s_state_in (state, hearth_app_states))
+        || ((drivers || kill) && s_state_in (state, hearth_driver_states)))
+        return 0;
+    char known[300] = "";
+    size_t used = 0;
+    const char *const *lists[] = {
+        workers ? hearth_worker_states : NULL, workers ? draining : NULL,
+        apps || kill ? hearth_app_states : NULL,
+        drivers || kill ? hearth_driver_states : NULL};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++)
+        for (size_t i = 0; lists[l] && lists[l][i]; i++)
+            if (!strstr (known, lists[l][i]) && used < sizeof known)
+                used +=
+                    (size_t) snprintf (known + used, sizeof known - used,
+                                       "%s%s", used ? ", " : "", lists[l][i]);
+    return submit_fail (2, "--state %s: not a state of %s (%s)", state,
+                        workers   ? "a worker"
+                        : drivers ? "a driver"
+                        : apps    ? "an application"
+                                  : "an application or a driver",
+                        known);
+}
+
 static int
 s_run (admin_t *a, int argc, char **argv)
 {
@@ -486,6 +535,9 @@ s_run (admin_t *a, int argc, char **argv)
             ? 0
             : s_command (argc, argv, first);
     int rc = cmd < 0 ? 2 : s_args (a, argc, argv, first + 1);
+    if (rc == 0 && cmd >= 0 && !hearth_conf_wants_help (a->conf)
+        && !hearth_conf_wants_version (a->conf))
+        rc = s_check_state (a, s_commands[cmd].name);
     if (rc == 0 && hearth_conf_wants_help (a->conf))
         hearth_conf_usage (a->conf, stdout, s_synopsis, s_description);
     else if (rc == 0 && hearth_conf_wants_version (a->conf))

@@ -49,6 +49,12 @@ check "apps --state FINISHED --name quick lists the finished one" \
   test "$(rows apps --state finished --name quick)" = "$QUICK "
 check "... with its submit time, duration and reason" \
   eval 'admin apps --name quick | grep -Eq "^$QUICK +quick +FINISHED .* [0-9-]+T[0-9:]+Z +[0-9.]+(ms|s) +unregistered"'
+admin apps --state BOGUS >"$T/bogus.out" 2>&1
+check "apps --state BOGUS is a usage mistake (exit 2), not an empty list" test $? -eq 2
+check "... naming the states there are" \
+  grep -q "state BOGUS: not a state of an application (WAITING, RUNNING, FINISHED, FAILED, KILLED)" "$T/bogus.out"
+admin workers --state draining >"$T/draining.out" 2>&1
+check "workers --state draining is one (exit 0)" test $? -eq 0
 check "apps --json: one object a line, as the master has it" \
   eval '[[ $(admin apps --json --name etl-a | jq -r .id) == "$ETL_A" ]]'
 check "workers shows both by their short names" \
