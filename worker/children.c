@@ -24,9 +24,10 @@
 #include "worker/childgroups.h"
 #include "worker/children.h"
 #include "worker/cleanups.h"
+#include "worker/userfs.h"
 
-/* Children's directories and the ones between: private to the worker's
-   user. */
+/* Children's directories and the ones between: private to the user the
+   child runs as. */
 static const mode_t s_dir_mode = 0700;
 /* Their output files. */
 static const mode_t s_log_mode = 0600;
@@ -156,37 +157,27 @@ children_path (const children_t *self, const char *dir, char *path, size_t size,
     return 0;
 }
 
+/* The owner of what is made for a child running as ids (NULL: the
+   worker) into *o; o or NULL. */
+static const userfs_owner_t *
+s_owner (const hearth_spawn_ids_t *ids, userfs_owner_t *o)
+{
+    if (!ids)
+        return NULL;
+    *o = (userfs_owner_t){ids->uid, ids->gid};
+    return o;
+}
+
 int
-children_mkdir (children_t *self, const char *dir, char *path, size_t size,
+children_mkdir (children_t *self, const char *dir,
+                const hearth_spawn_ids_t *ids, char *path, size_t size,
                 hearth_error_t *err)
 {
+    userfs_owner_t o;
     if (children_path (self, dir, path, size, err) < 0)
         return -1;
     /* each component under the root in turn: APP, then APP/EXEC */
-    for (char *p = path + strlen (self->root) + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        int rc = mkdir (path, s_dir_mode);
-        *p = c;
-        if (rc < 0 && errno != EEXIST)
-            return hearth_errprintf (err, "cannot create %.*s: %s",
-                                     (int) (p - path), path, strerror (errno));
-        if (c == '\0')
-            return 0;
-    }
-}
-
-static int
-s_open_log (const char *dir, const char *name, hearth_error_t *err)
-{
-    char path[4200];
-    snprintf (path, sizeof path, "%s/%s", dir, name);
-    int fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, s_log_mode);
-    if (fd < 0)
-        hearth_errprintf (err, "cannot open %s: %s", path, strerror (errno));
-    return fd;
+    return userfs_mkdirs (self->root, dir, s_dir_mode, s_owner (ids, &o), err);
 }
 
 /* A record with copies of the name, the directory and the data. */
@@ -211,10 +202,10 @@ s_child_new (const children_spawn_t *s)
     return c;
 }
 
-/* Spawn in path with the output files there, into group g (or none).
-   Its pid, or -1. */
+/* Spawn in path (open: dir) with the output files there, into group g
+   (or none).  Its pid, or -1. */
 static pid_t
-s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
+s_start (const children_spawn_t *s, const char *path, int dir, cgroup_t *g,
          int *report_fd, hearth_error_t *err)
 {
     int join[CGROUP_MAX_DIRS];
@@ -223,8 +214,12 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
         return -1;
     /* v2: created in its group, no join to wait for (cgroup.h) */
     int dir_fd = g ? cgroup_dir_fd (g) : -1;
-    int out = s_open_log (path, "stdout", err);
-    int errfd = out < 0 ? -1 : s_open_log (path, "stderr", err);
+    userfs_owner_t o;
+    const userfs_owner_t *owner = s_owner (s->ids, &o);
+    int out = userfs_create (dir, path, "stdout", true, s_log_mode, owner, err);
+    int errfd = out < 0 ? -1
+                        : userfs_create (dir, path, "stderr", true, s_log_mode,
+                                         owner, err);
     pid_t pid = -1;
     if (errfd >= 0) {
         hearth_spawn_opts_t opts = {.argv = s->argv,
@@ -237,6 +232,7 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
                                     .join_fds = join,
                                     .njoin_fds = (size_t) njoin,
                                     .cgroup_fd = dir_fd >= 0 ? &dir_fd : NULL,
+                                    .ids = s->ids,
                                     /* the child's join may wait for the
                                        kernel (a grace period on v1): the
                                        worker does not wait with it */
@@ -262,22 +258,27 @@ children_spawn (children_t *self, const children_spawn_t *s,
     if (zhashx_lookup (self->table, s->name))
         return hearth_errprintf (err, "%s %s is already running", s->kind->what,
                                  s->name);
-    if (children_mkdir (self, s->dir, path, sizeof path, err) < 0)
+    int dir = children_mkdir (self, s->dir, s->ids, path, sizeof path, err);
+    if (dir < 0)
         return -1;
     s_child_t *c = s_child_new (s);
-    if (!c)
+    if (!c) {
+        close (dir);
         return hearth_errprintf (err, "out of memory");
+    }
     char group[256];
     s_group_name (s, group, sizeof group);
     int64_t start_us = hearth_mono_us ();
     if (self->groups
         && !(c->cgroup = childgroups_create (self->groups, group, s->kind->what,
                                              s->cores, s->memory_mb, err))) {
+        close (dir);
         free (c);
         return -1;
     }
     c->report_fd = -1;
-    pid_t pid = c->pid = s_start (s, path, c->cgroup, &c->report_fd, err);
+    pid_t pid = c->pid = s_start (s, path, dir, c->cgroup, &c->report_fd, err);
+    close (dir);
     if (pid > 0 && zhashx_insert (self->table, c->name, c) < 0) {
         /* started, but cannot be kept: not left behind (the worker's
            SIGCHLD loop reaps it as no one's) */

@@ -3,9 +3,11 @@
     cluster-mode driver), signals it, stops it and reaps it.
 
     Every child runs in a directory of its own under the table's root
-    (ROOT/DIR, made on demand, private to the worker's user), with its
-    stdout and stderr appended to ROOT/DIR/stdout and ROOT/DIR/stderr and
-    /dev/null as its stdin, and leads a process group of its own, so that
+    (ROOT/DIR, made on demand, private to the user it runs as: the
+    worker's, or the one its spawn names, runas.h), with its stdout and
+    stderr appended to ROOT/DIR/stdout and ROOT/DIR/stderr (that user's,
+    mode 0600; made without following a link, userfs.h) and /dev/null
+    as its stdin, and leads a process group of its own, so that
     a signal reaches everything it started.  Stopping a child sends
     SIGTERM to its group and, if it is still there after the table's
     grace period, SIGKILL.  When the worker reaps a child (waitpid),
@@ -35,6 +37,7 @@
 #include <cjson/cJSON.h>
 
 #include "libcore/error.h"
+#include "libcore/spawn.h"
 #include "worker/cgroup.h"
 
 typedef struct children children_t;
@@ -89,18 +92,21 @@ typedef struct {
 
 /* One child to start (all borrowed by children_spawn). */
 typedef struct {
-    const children_kind_t *kind; /* what it is (kept: a static constant) */
-    void *arg;                   /* for the kind's callbacks (kept) */
-    const char *name;            /* unique among the live children */
-    const char *dir;             /* relative to the root: "APP/EXEC" */
-    const char *const *argv;     /* argv[0] is run */
-    const char *const *envp;     /* the environment, or NULL to inherit */
-    int cores;                   /* cores it may use */
-    int64_t memory_mb;           /* memory it may use */
-    const void *data;            /* the caller's block, copied, or NULL */
-    size_t data_size;            /* bytes of data */
-    const char *group;           /* its cgroup's name ("app-...-exec-3"), or
-                                    NULL: dir with '-' for '/' */
+    const children_kind_t *kind;   /* what it is (kept: a static constant) */
+    void *arg;                     /* for the kind's callbacks (kept) */
+    const char *name;              /* unique among the live children */
+    const char *dir;               /* relative to the root: "APP/EXEC" */
+    const char *const *argv;       /* argv[0] is run */
+    const char *const *envp;       /* the environment, or NULL to inherit */
+    int cores;                     /* cores it may use */
+    int64_t memory_mb;             /* memory it may use */
+    const void *data;              /* the caller's block, copied, or NULL */
+    size_t data_size;              /* bytes of data */
+    const char *group;             /* its cgroup's name ("app-...-exec-3"), or
+                                      NULL: dir with '-' for '/' */
+    const hearth_spawn_ids_t *ids; /* the user it runs as (its directories
+                                      and files that user's), or NULL:
+                                      the worker's */
 } children_spawn_t;
 
 /* A new, empty table.  NULL with errno on no memory. */
@@ -116,9 +122,12 @@ void children_destroy (children_t **self_p);
 int children_path (const children_t *self, const char *dir, char *path,
                    size_t size, hearth_error_t *err);
 
-/* ROOT/dir, and every directory between, created if missing; its path
-   into path.  Returns 0, or -1 with err. */
-int children_mkdir (children_t *self, const char *dir, char *path, size_t size,
+/* ROOT/dir, and every directory between, created if missing (mode
+   0700), owned by the user of ids (NULL: the worker's) and opened
+   without following a link (userfs.h); its path into path.  Returns the
+   fd of ROOT/dir (the caller closes it), or -1 with err. */
+int children_mkdir (children_t *self, const char *dir,
+                    const hearth_spawn_ids_t *ids, char *path, size_t size,
                     hearth_error_t *err);
 
 /* What an OOM kill says (x->oom_killed): "killed: out of memory, limit

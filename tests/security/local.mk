@@ -9,6 +9,7 @@ SECURITY_TESTS = \
 	tests/security/test-secure-cluster.sh \
 	tests/security/test-authz.sh \
 	tests/security/test-authz-table.sh \
-	tests/security/test-capture.sh
+	tests/security/test-capture.sh \
+	tests/security/test-run-as.sh
 TESTS += $(SECURITY_TESTS)
 EXTRA_DIST += $(SECURITY_TESTS)
