@@ -291,6 +291,11 @@ tests_unit_test_webpage_SOURCES = tests/unit/test_webpage.c tests/unit/testutil.
 tests_unit_test_webpage_CFLAGS = $(unit_cflags)
 tests_unit_test_webpage_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_fstree
+tests_unit_test_fstree_SOURCES = tests/unit/test_fstree.c tests/unit/testutil.h
+tests_unit_test_fstree_CFLAGS = $(unit_cflags)
+tests_unit_test_fstree_LDADD = $(unit_libs)
+
 # Whom the worker runs a child as, and its files in that user's trees.
 UNIT_TESTS += tests/unit/test_runas
 tests_unit_test_runas_SOURCES = tests/unit/test_runas.c tests/unit/testutil.h \
