@@ -24,6 +24,7 @@
 #include "worker/childgroups.h"
 #include "worker/children.h"
 #include "worker/cleanups.h"
+#include "worker/orphans.h"
 #include "worker/userfs.h"
 
 /* Children's directories and the ones between: private to the user the
@@ -31,6 +32,14 @@
 static const mode_t s_dir_mode = 0700;
 /* Their output files. */
 static const mode_t s_log_mode = 0600;
+/* Strays are looked for at the tick after a reap, and at least this
+   often (ms). */
+static const int64_t s_sweep_period_ms = 1000;
+/* Strays looked at in one sweep, at most. */
+enum { s_sweep_max = 4096 };
+/* At the table's end: rounds of killing strays (a stray's own children
+   come to the worker once it is killed), s_end_step_ms apart. */
+static const int s_end_rounds = 100, s_end_step_ms = 10;
 
 /* One child process.  Its block holds, after the struct, the caller's
    data (aligned), then its name and its directory. */
@@ -58,6 +67,8 @@ struct children {
     cleanups_t *cleanups;  /* directories waiting for removal */
     childgroups_t *groups; /* the children's cgroups, or NULL: no
                               isolation (owned) */
+    bool sweep_due;        /* a process was reaped: look for strays */
+    int64_t next_sweep_ms; /* look for strays by then */
 };
 
 /* --- cgroups ------------------------------------------------------------ */
@@ -95,6 +106,54 @@ s_group_end (children_t *self, s_child_t *c)
 {
     if (self->groups)
         childgroups_end (self->groups, &c->cgroup);
+}
+
+/* --- strays ------------------------------------------------------------ */
+
+/* Whether pid belongs to a live child: it is the child, or (with cgroups)
+   it is in the child's group, which it leaves with. */
+static bool
+s_belongs (children_t *self, pid_t pid)
+{
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table))
+        if (c->pid == pid || (c->cgroup && cgroup_has_pid (c->cgroup, pid)))
+            return true;
+    return false;
+}
+
+/* Kill the strays: the worker's children (it is their subreaper,
+   orphans.h) that belong to no live child: a task's process whose parent
+   ended, whatever it did to its environment, session or process group.
+   Returns how many were killed. */
+static size_t
+s_sweep (children_t *self)
+{
+    pid_t pids[s_sweep_max];
+    size_t n = orphans_children (pids, s_sweep_max), killed = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s_belongs (self, pids[i]))
+            killed += orphans_kill_one (pids[i]);
+    return killed;
+}
+
+/* At the end, the table empty: the strays, and theirs, until none is
+   left (bounded), reaped here. */
+static void
+s_sweep_all (children_t *self)
+{
+    size_t killed = 0;
+    for (int round = 0; round < s_end_rounds; round++) {
+        size_t n = s_sweep (self);
+        while (waitpid (-1, NULL, WNOHANG) > 0)
+            ;
+        killed += n;
+        if (n == 0)
+            break;
+        usleep (s_end_step_ms * 1000);
+    }
+    if (killed)
+        log_warn ("killed %zu processes that tasks left behind", killed);
 }
 
 children_t *
@@ -137,6 +196,10 @@ children_destroy (children_t **self_p)
         free (c);
     }
     childgroups_destroy (&self->groups);
+    if (self->table) {
+        zhashx_purge (self->table);
+        s_sweep_all (self);
+    }
     zhashx_destroy (&self->table);
     cleanups_destroy (&self->cleanups);
     free (self->root);
@@ -376,6 +439,7 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
                int64_t now_ms)
 {
     s_child_t *c;
+    self->sweep_due = true; /* a stray's parent may have been this */
     for (c = zhashx_first (self->table); c && c->pid != pid;
          c = zhashx_next (self->table))
         ;
@@ -464,6 +528,16 @@ children_tick (children_t *self, int64_t now_ms)
             c->kill_deadline_ms = 0;
         }
     cleanups_remove_due (self->cleanups, now_ms, s_busy, self);
+    if (self->sweep_due || now_ms >= self->next_sweep_ms) {
+        size_t n = s_sweep (self);
+        if (n)
+            log_warn ("killed %zu processes that tasks left behind (their "
+                      "parent ended: they came to this worker, their "
+                      "subreaper)",
+                      n);
+        self->sweep_due = false;
+        self->next_sweep_ms = now_ms + s_sweep_period_ms;
+    }
 }
 
 void

@@ -12,7 +12,9 @@
     SIGTERM to its group and, if it is still there after the table's
     grace period, SIGKILL.  When the worker reaps a child (waitpid),
     children_reap takes it off the table, SIGKILLs what is left of its
-    group and tells its kind's exit callback how it ended.
+    group and tells its kind's exit callback how it ended.  What a child
+    leaves behind comes to the worker, its subreaper, and is killed at a
+    tick (children_tick).
 
     As libuv's uv_process_t is one abstraction for every caller, with an
     exit callback per process, each child here has a kind (what it is
@@ -113,7 +115,8 @@ typedef struct {
 children_t *children_new (const children_config_t *config);
 
 /* SIGKILL every child still running and reap it (no exit callback),
-   free the table.  Removes no directory.  Accepts NULL and a NULL
+   then what they left behind (strays, as children_tick), until none is
+   left; free the table.  Removes no directory.  Accepts NULL and a NULL
    *self_p; sets *self_p to NULL; keeps errno. */
 void children_destroy (children_t **self_p);
 
@@ -170,7 +173,11 @@ bool children_reap (children_t *self, pid_t pid, int status,
 /* Periodic work: kill the whole cgroup of a child that hit its memory
    limit (cgroup_oom); SIGKILL the children whose grace period has
    passed; remove the cgroups of reaped children once empty; remove the
-   first due directory in which no child runs. */
+   first due directory in which no child runs; and, at the tick after a
+   reap and at least every second, kill the strays: the worker's
+   children (it is their subreaper, orphans.h) that are not children of
+   the table nor in the cgroup of one (a task's process whose parent
+   ended, whatever it did to hide: env -i, setsid). */
 void children_tick (children_t *self, int64_t now_ms);
 
 /* Remove ROOT/dir with everything in it once the retention has passed

@@ -62,8 +62,6 @@ struct execs {
     execs_report_fn *report;      /* told of every state change */
     void *report_arg;             /* passed to report */
     int lock_fd;                  /* the work dir's lock, held */
-    zhashx_t *exited;             /* "APP/EXEC" of executors reaped since the
-                                     last sweep for their leftovers (a set) */
     hearth_loglimit_t *log_limit; /* lines of executors that cannot start */
 };
 
@@ -110,13 +108,11 @@ execs_new (const execs_config_t *c, hearth_error_t *err)
     self->children = c->children;
     self->retention_ms = c->retention_ms;
     self->runas = c->runas;
-    self->exited = zhashx_new ();
     self->log_limit = hearth_loglimit_new (s_log_period_ms, 1);
     self->lock_fd = -1;
     self->report = c->report;
     self->report_arg = c->report_arg;
-    if (!self->work_dir || !self->program || !self->host || !self->exited
-        || !self->log_limit) {
+    if (!self->work_dir || !self->program || !self->host || !self->log_limit) {
         execs_destroy (&self);
         hearth_errprintf (err, "out of memory");
         return NULL;
@@ -135,15 +131,6 @@ execs_destroy (execs_t **self_p)
         return;
     int saved = errno;
     execs_t *self = *self_p;
-    /* Whatever executors left: nothing of them outlives the worker. */
-    if (self->lock_fd >= 0 && self->work_dir) {
-        size_t n = orphans_kill (self->work_dir, NULL);
-        if (n)
-            log_warn ("killed %zu processes left by executors", n);
-        while (waitpid (-1, NULL, WNOHANG) > 0)
-            ;
-    }
-    zhashx_destroy (&self->exited);
     hearth_loglimit_destroy (&self->log_limit);
     if (self->lock_fd >= 0)
         close (self->lock_fd);
@@ -489,22 +476,13 @@ s_on_exit (void *arg, const children_exit_t *x)
                         x->memory_limit_bytes};
     if (self->report)
         self->report (self->report_arg, &r);
-    /* its own children in groups of their own go at the next tick */
-    zhashx_update (self->exited, x->name, (void *) "");
+    /* what it left behind goes at a tick (children_tick) */
 }
 
-/* Kill what the executors reaped since the last tick left running. */
 void
 execs_tick (execs_t *self, int64_t now_ms)
 {
     hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now_ms);
-    if (zhashx_size (self->exited) == 0)
-        return;
-    size_t n = orphans_kill (self->work_dir, self->exited);
-    if (n)
-        log_warn ("killed %zu processes left by %zu exited executors", n,
-                  zhashx_size (self->exited));
-    zhashx_purge (self->exited);
 }
 
 /* --- views ------------------------------------------------------------- */

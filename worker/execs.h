@@ -1,7 +1,7 @@
 /*  execs.h - the executors a worker runs: their command line and
     environment, started in WORK_DIR/APP/EXEC; an application's directory
     removed a retention period after the application; the work dir's
-    lock; and what executors leave behind (orphans.h).
+    lock; and what an earlier worker's executors left (orphans.h).
 
     The processes are children of the worker's children table
     (children.h), of the kind execs_kind: it starts, stops (SIGTERM to the
@@ -96,10 +96,9 @@ execs_t *execs_new (const execs_config_t *config, hearth_error_t *err);
    removal after the retention. */
 void execs_clean_start (execs_t *self, int64_t now_ms);
 
-/* SIGKILL whatever executors left (orphans.h) and reap it, free the set,
-   unlock the work dir.  The executors themselves go with the children
-   table, destroyed first.  Accepts NULL and a NULL *self_p; nulls the
-   pointer; keeps errno. */
+/* Free the set, unlock the work dir.  The executors, and what they left
+   behind, go with the children table, destroyed first.  Accepts NULL and
+   a NULL *self_p; nulls the pointer; keeps errno. */
 void execs_destroy (execs_t **self_p);
 
 /* Start an executor, as the user its owner maps to (runas.h), its
@@ -117,9 +116,8 @@ int execs_kill (execs_t *self, const char *app_id, int exec_id, int64_t now_ms);
    removal. */
 void execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms);
 
-/* Periodic work: kill what executors reaped since the last tick left
-   running (orphans.h); say how many lines of executors that could not
-   start were held back (one is logged per minute). */
+/* Periodic work: say how many lines of executors that could not start
+   were held back (one is logged per minute). */
 void execs_tick (execs_t *self, int64_t now_ms);
 
 /* What tells this work dir from any other in the cluster: this boot of
