@@ -47,6 +47,13 @@ chmod 0711 "$T"
   { fail "keys"; finish; exit 1; }
 check "hearth-keygen --user writes the user into the key's metadata" \
   grep -q 'user = "nobody"' "$K/clients/alice.key"
+"$BIN/hearth-keygen" --worker wx --user nobody "$T/k2" 2>"$T/kg.err"
+check "hearth-keygen refuses --user for a worker's key" \
+  grep -q "a worker's key runs none" "$T/kg.err"
+"$BIN/hearth-keygen" --client x --user ../x "$T/k2" 2>"$T/kg.err"
+check "... and a user that is not a user name" \
+  grep -q "'../x' is not a user name" "$T/kg.err"
+check "... making no key" test ! -e "$T/k2/x.key"
 
 start_master --curve-secret "$K/master.key_secret" --curve-allow "$K/clients" \
   --curve-allow-workers "$K/workers" || { fail "the master starts"; finish; exit 1; }
