@@ -56,7 +56,8 @@ _Static_assert(sizeof hearth_task_states / sizeof *hearth_task_states
 static const char *const s_driver_kinds[] = {"job", "binary", NULL};
 static const char *const s_streams[] = {"stdout", "stderr", NULL};
 /* Why an executor ended, beyond its state (docs/failures.md). */
-static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED", NULL};
+static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED",
+                                             "USER_REFUSED", NULL};
 
 /* clang-format off */
 /* Shorthands for field descriptors: name, required, then the type's
@@ -90,6 +91,12 @@ static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED", NULL};
 #define F_LAUNCH(r) INT ("launch", r, 1, 1e9)
 /* A LAUNCH_TASKS's number, from its driver (protocol.md "Batches"). */
 #define F_BATCH(n) INT (n, false, 1, MAX_TASK_ID)
+/* Who submitted what a LAUNCH_* starts: the key, its file's name, and the
+   user that file names (docs/security.md, "Tasks run as their
+   submitter"). */
+#define F_OWNER                                                                \
+    LABEL ("owner", false, 1, 64), NAME ("owner_name", false),                   \
+        LABEL ("user", false, 1, 32)
 
 /* Element descriptors. */
 static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
@@ -225,7 +232,7 @@ static const hearth_field_t b_launch_executor[] = {
     F_MEMORY ("memory_mb", true), F_URL ("driver_url", true, 1),
     LABEL ("app_name", false, 0, 255), STR ("driver_key", false, 0, 64),
     STR ("token", false, 0, 128), MAP ("conf", false, 1024, s_arg),
-    F_RESOURCES ("resources"), END};
+    F_RESOURCES ("resources"), F_OWNER, END};
 static const hearth_field_t b_kill_executor[] = {
     F_APP_ID (true), F_EXEC_ID (true), F_TEXT ("reason", false), END};
 static const hearth_field_t b_executor_state_changed[] = {
@@ -242,7 +249,7 @@ static const hearth_field_t b_launch_driver[] = {
     ARRAY ("files", true, 1024, s_files),
     F_URL ("master_url", true, 1), MAP ("env", false, 1024, s_arg),
     MAP ("conf", false, 1024, s_arg), LABEL ("name", false, 0, 255),
-    F_LAUNCH (false), END};
+    F_LAUNCH (false), F_OWNER, END};
 static const hearth_field_t b_driver_id[] = {F_DRIVER_ID (true), END};
 static const hearth_field_t b_driver_state_changed[] = {
     F_DRIVER_ID (true), ENUM ("state", true, hearth_driver_states),

@@ -10,9 +10,12 @@
 
 #include "libcore/error.h"
 
-/* Remove path and everything below it (no symbolic link is followed); a
-   path that does not exist is no error.  What cannot be removed is
-   logged (WARN) and skipped. */
+/* Remove path and everything below it; a path that does not exist is no
+   error.  No symbolic link is followed, even one that replaces a
+   directory while the removal runs (every directory is opened from its
+   parent's fd with O_NOFOLLOW): a root worker removes trees that tasks'
+   users may write to.  What cannot be removed is logged (WARN) and
+   skipped, and so is what lies more than 256 directories deep. */
 void hearth_rm_tree (const char *path);
 
 /* Make path and every missing directory above it, mode mode (an existing

@@ -1,6 +1,7 @@
 /*  keys.c - reading and writing CurveZMQ key files; see keys.h. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -13,22 +14,47 @@
 
 #include "libcore/keys.h"
 
-/* The quoted value of `name = "value"` on line into out (41 bytes).
-   Returns true if line holds that key. */
+/* The quoted value of `name = "value"` on line into out (max + 1
+   bytes), when line holds that name and the value is at most max
+   characters (exactly max when exact).  Returns true if it does.  out
+   NULL: whether line names name at all. */
 static bool
-s_key_line (const char *line, const char *name, char *out)
+s_value_line (const char *line, const char *name, char *out, size_t max,
+              bool exact)
 {
     while (*line == ' ' || *line == '\t')
         line++;
     size_t n = strlen (name);
-    if (strncmp (line, name, n) != 0)
+    if (strncmp (line, name, n) != 0
+        || (line[n] != ' ' && line[n] != '\t' && line[n] != '='))
         return false;
+    if (!out)
+        return true;
     const char *q = strchr (line + n, '"');
     const char *end = q ? strchr (q + 1, '"') : NULL;
-    if (!end || end - q - 1 != HEARTH_KEY_TXT_LEN)
+    size_t len = end ? (size_t) (end - q - 1) : 0;
+    if (!end || len > max || (exact && len != max))
         return false;
-    memcpy (out, q + 1, HEARTH_KEY_TXT_LEN);
-    out[HEARTH_KEY_TXT_LEN] = '\0';
+    memcpy (out, q + 1, len);
+    out[len] = '\0';
+    return true;
+}
+
+static bool
+s_key_line (const char *line, const char *name, char *out)
+{
+    return s_value_line (line, name, out, HEARTH_KEY_TXT_LEN, true);
+}
+
+bool
+hearth_user_name_valid (const char *name)
+{
+    size_t n = strlen (name);
+    if (n == 0 || n > HEARTH_USER_MAX || name[0] == '-' || name[0] == '.')
+        return false;
+    for (const char *p = name; *p; p++)
+        if (!isalnum ((unsigned char) *p) && !strchr ("._-", *p))
+            return false;
     return true;
 }
 
@@ -52,43 +78,67 @@ s_no_secret (const char *path, hearth_error_t *err)
                              path);
 }
 
-/* Read the curve section of a certificate file (czmq's ZPL format): its
-   public key, and its secret key unless secret_txt is NULL.  Parsed by
-   hand: czmq's zconfig_load leaks on a file that is not ZPL.  Returns 0 or
-   -1 with err. */
+/* What a certificate file holds (NUL-terminated; "" when absent). */
+typedef struct {
+    char pub[HEARTH_KEY_TXT_LEN + 1]; /* curve public-key */
+    char sec[HEARTH_KEY_TXT_LEN + 1]; /* curve secret-key */
+    char user[HEARTH_USER_MAX + 2];   /* metadata user (one more byte: a
+                                         longer value is told apart) */
+    bool bad_user;                    /* a user line that is no name */
+} s_cert_t;
+
+/* Read the curve and metadata sections of a certificate file (czmq's ZPL
+   format) into c.  Parsed by hand: czmq's zconfig_load leaks on a file
+   that is not ZPL.  Returns 0 or -1 with err (no public key). */
 static int
-s_read_cert (const char *path, char *public_txt, char *secret_txt,
-             hearth_error_t *err)
+s_parse_cert (const char *path, s_cert_t *c, hearth_error_t *err)
 {
     FILE *f = fopen (path, "r");
     if (!f)
         return hearth_errprintf (err, "cannot read key file %s: %s", path,
                                  strerror (errno));
-    char line[512], pub[HEARTH_KEY_TXT_LEN + 1] = "",
-                                             sec[HEARTH_KEY_TXT_LEN + 1] = "";
-    bool in_curve = false;
+    char line[512];
+    enum { OTHER, CURVE, META } in = OTHER;
+    memset (c, 0, sizeof *c);
     while (fgets (line, sizeof line, f)) {
         if (line[0] != ' ' && line[0] != '\t' && line[0] != '#')
-            in_curve = strncmp (line, "curve", 5) == 0;
-        else if (in_curve && !s_key_line (line, "public-key", pub))
-            s_key_line (line, "secret-key", sec);
+            in = strncmp (line, "curve", 5) == 0      ? CURVE
+                 : strncmp (line, "metadata", 8) == 0 ? META
+                                                      : OTHER;
+        else if (in == CURVE && !s_key_line (line, "public-key", c->pub))
+            s_key_line (line, "secret-key", c->sec);
+        else if (in == META && s_value_line (line, "user", NULL, 0, false))
+            c->bad_user =
+                !s_value_line (line, "user", c->user, sizeof c->user - 1, false)
+                || !hearth_user_name_valid (c->user);
     }
+    explicit_bzero (line, sizeof line);
     fclose (f);
-    int rc = 0;
-    if (!pub[0])
-        rc = hearth_errprintf (err,
-                               "%s is not a key file (no curve "
-                               "public-key); make keys with "
-                               "hearth-keygen",
-                               path);
-    else if (secret_txt && !sec[0])
+    if (!c->pub[0])
+        return hearth_errprintf (err,
+                                 "%s is not a key file (no curve "
+                                 "public-key); make keys with "
+                                 "hearth-keygen",
+                                 path);
+    return 0;
+}
+
+/* Read the curve section of a certificate file: its public key, and its
+   secret key unless secret_txt is NULL.  Returns 0 or -1 with err. */
+static int
+s_read_cert (const char *path, char *public_txt, char *secret_txt,
+             hearth_error_t *err)
+{
+    s_cert_t c;
+    int rc = s_parse_cert (path, &c, err);
+    if (rc == 0 && secret_txt && !c.sec[0])
         rc = s_no_secret (path, err);
-    else {
-        memcpy (public_txt, pub, sizeof pub);
+    else if (rc == 0) {
+        memcpy (public_txt, c.pub, sizeof c.pub);
         if (secret_txt)
-            memcpy (secret_txt, sec, sizeof sec);
+            memcpy (secret_txt, c.sec, sizeof c.sec);
     }
-    explicit_bzero (sec, sizeof sec);
+    explicit_bzero (&c, sizeof c);
     return rc;
 }
 
@@ -136,6 +186,30 @@ hearth_keys_load_public (const char *path, char *buf, size_t size,
         return -1;
     memcpy (buf, pub, sizeof pub);
     return 0;
+}
+
+int
+hearth_keys_load_public_user (const char *path, char *buf, size_t size,
+                              char *user, size_t user_size, hearth_error_t *err)
+{
+    s_cert_t c;
+    if (size < sizeof c.pub || user_size < HEARTH_USER_MAX + 1)
+        return hearth_errprintf (err, "key buffer too small");
+    if (s_parse_cert (path, &c, err) < 0)
+        return -1;
+    int rc = 0;
+    if (c.bad_user)
+        rc = hearth_errprintf (err,
+                               "%s: its user '%.40s' is not a user name "
+                               "(letters, digits, '.', '_', '-', at most "
+                               "%d)",
+                               path, c.user, HEARTH_USER_MAX);
+    else {
+        memcpy (buf, c.pub, sizeof c.pub);
+        snprintf (user, user_size, "%s", c.user);
+    }
+    explicit_bzero (&c, sizeof c);
+    return rc;
 }
 
 /* Save with a umask that leaves no access to group and others. */

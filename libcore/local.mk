@@ -29,7 +29,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/taskset_offer.c libcore/taskset_spec.c libcore/taskset_queue.c \
 	libcore/taskset_lost.c libcore/taskset_res.c libcore/taskset_demand.c \
 	libcore/taskset_retire.c libcore/taskset_retire.h \
-	libcore/keys.c libcore/keys.h \
+	libcore/keys.c libcore/keys.h libcore/keymap.c libcore/keymap.h \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
 	libcore/cookie.c libcore/cookie.h \

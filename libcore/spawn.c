@@ -80,6 +80,41 @@ s_child_fd (int fd, int target)
     dup2 (fd, target);
 }
 
+/* The credential system calls with 32-bit ids (i386's plain ones take
+   16-bit ids). */
+#ifdef SYS_setresuid32
+#define S_SYS_SETGROUPS SYS_setgroups32
+#define S_SYS_SETRESGID SYS_setresgid32
+#define S_SYS_SETRESUID SYS_setresuid32
+#else
+#define S_SYS_SETGROUPS SYS_setgroups
+#define S_SYS_SETRESGID SYS_setresgid
+#define S_SYS_SETRESUID SYS_setresuid
+#endif
+
+/* Where a child that could not exec stopped (its report's stage). */
+enum { S_JOIN = 1, S_IDS, S_CWD, S_EXEC };
+
+/* What the child writes on the report pipe when it could not exec. */
+typedef struct {
+    int stage; /* S_* */
+    int error; /* its errno */
+} s_report_t;
+
+/* Become opts->ids's user: groups, then gid, then uid (the last one
+   drops the privilege of the others).  The raw system calls change this
+   thread's credentials only, which are the process's: the child is
+   single-threaded. */
+static int
+s_child_ids (const hearth_spawn_ids_t *ids)
+{
+    if (syscall (S_SYS_SETGROUPS, ids->ngroups, ids->groups) < 0
+        || syscall (S_SYS_SETRESGID, ids->gid, ids->gid, ids->gid) < 0
+        || syscall (S_SYS_SETRESUID, ids->uid, ids->uid, ids->uid) < 0)
+        return -1;
+    return 0;
+}
+
 static void __attribute__ ((noreturn))
 s_child (const hearth_spawn_opts_t *opts, pid_t parent, bool in_group,
          int report_fd)
@@ -94,44 +129,66 @@ s_child (const hearth_spawn_opts_t *opts, pid_t parent, bool in_group,
     }
     if (opts->new_pgroup)
         setpgid (0, 0);
-    int e = 0;
+    s_report_t r = {0, 0};
     /* into its groups before anything else runs in it (unless it was
        created there) */
-    for (size_t i = 0; !in_group && i < opts->njoin_fds && e == 0; i++)
+    for (size_t i = 0; !in_group && i < opts->njoin_fds && !r.stage; i++)
         if (write (opts->join_fds[i], "0", 1) != 1)
-            e = -(errno ? errno : EIO); /* negative: told apart below */
+            r = (s_report_t){S_JOIN, errno ? errno : EIO};
     s_child_fd (opts->stdin_fd, 0);
     s_child_fd (opts->stdout_fd, 1);
     s_child_fd (opts->stderr_fd, 2);
-    if (e == 0 && opts->cwd && chdir (opts->cwd) < 0)
-        e = errno;
+    if (!r.stage && opts->ids && s_child_ids (opts->ids) < 0)
+        r = (s_report_t){S_IDS, errno};
+    /* the kernel drops the parent-death signal with the credentials */
+    if (!r.stage && opts->ids && opts->die_with_parent)
+        prctl (PR_SET_PDEATHSIG, SIGTERM);
+    if (!r.stage && opts->cwd && chdir (opts->cwd) < 0)
+        r = (s_report_t){S_CWD, errno};
     sigset_t none;
     sigemptyset (&none);
     sigprocmask (SIG_SETMASK, &none, NULL);
     char *const *argv = (char *const *) opts->argv;
     char *const *envp = opts->envp ? (char *const *) opts->envp : environ;
-    if (e == 0) {
+    if (!r.stage) {
         if (strchr (opts->argv[0], '/'))
             execve (opts->argv[0], argv, envp);
         else
             execvpe (opts->argv[0], argv, envp);
-        e = errno;
+        r = (s_report_t){S_EXEC, errno};
     }
-    ssize_t n = write (report_fd, &e, sizeof e);
+    ssize_t n = write (report_fd, &r, sizeof r);
     (void) n;
     _exit (127);
 }
 
-/* The error of a child that could not exec (e: its errno, negative when
-   it could not join its cgroups).  Returns -1. */
+/* The error of a child that could not exec (r: where and why; opts, when
+   known, for the details).  Returns -1. */
 static int
-s_exec_error (int e, const char *what, hearth_error_t *err)
+s_exec_error (const s_report_t *r, const char *what,
+              const hearth_spawn_opts_t *opts, hearth_error_t *err)
 {
-    errno = e < 0 ? -e : e;
-    if (e < 0)
+    errno = r->error;
+    const char *why = strerror (r->error);
+    switch (r->stage) {
+    case S_JOIN:
         return hearth_errprintf (err, "cannot put %s into its cgroup: %s", what,
-                                 strerror (-e));
-    return hearth_errprintf (err, "cannot run %s: %s", what, strerror (e));
+                                 why);
+    case S_IDS:
+        if (opts && opts->ids)
+            return hearth_errprintf (err, "cannot run %s as uid %u: %s", what,
+                                     (unsigned) opts->ids->uid, why);
+        return hearth_errprintf (err, "cannot run %s as its user: %s", what,
+                                 why);
+    case S_CWD:
+        if (opts && opts->cwd)
+            return hearth_errprintf (err, "cannot run %s in %s: %s", what,
+                                     opts->cwd, why);
+        return hearth_errprintf (err, "cannot run %s in its directory: %s",
+                                 what, why);
+    default:
+        return hearth_errprintf (err, "cannot run %s: %s", what, why);
+    }
 }
 
 /* A child created in the cgroup v2 group of dir_fd: 0 in the child, its
@@ -188,15 +245,15 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
         *opts->exec_report_fd = report[0];
         return pid;
     }
-    int e = 0;
+    s_report_t r;
     ssize_t n;
     do
-        n = read (report[0], &e, sizeof e);
+        n = read (report[0], &r, sizeof r);
     while (n < 0 && errno == EINTR);
     close (report[0]);
-    if (n == (ssize_t) sizeof e) {
+    if (n == (ssize_t) sizeof r) {
         waitpid (pid, NULL, 0);
-        return s_exec_error (e, opts->argv[0], err);
+        return s_exec_error (&r, opts->argv[0], opts, err);
     }
     return pid;
 }
@@ -204,15 +261,15 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
 int
 hearth_spawn_report (int fd, const char *what, hearth_error_t *err)
 {
-    int e = 0;
+    s_report_t r;
     ssize_t n;
     do
-        n = read (fd, &e, sizeof e);
+        n = read (fd, &r, sizeof r);
     while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return 1;
-    if (n == (ssize_t) sizeof e)
-        return s_exec_error (e, what, err);
+    if (n == (ssize_t) sizeof r)
+        return s_exec_error (&r, what, NULL, err);
     return 0;
 }
 
@@ -220,7 +277,8 @@ pid_t
 hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err)
 {
     if (opts->argv && opts->argv[0]
-        && (opts->die_with_parent || opts->njoin_fds || opts->cgroup_fd))
+        && (opts->die_with_parent || opts->njoin_fds || opts->cgroup_fd
+            || opts->ids))
         return s_spawn_fork (opts, err);
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t attr;

@@ -22,6 +22,14 @@
 #define HEARTH_SPAWN_INHERIT (-1) /* the child shares the parent's fd */
 #define HEARTH_SPAWN_DEVNULL (-2) /* the child gets /dev/null */
 
+/* A user to run a child as (hearth_spawn_opts_t's ids). */
+typedef struct {
+    uid_t uid;           /* its user id */
+    gid_t gid;           /* its primary group */
+    const gid_t *groups; /* its supplementary groups (getgrouplist's) */
+    size_t ngroups;      /* entries of groups */
+} hearth_spawn_ids_t;
+
 typedef struct {
     const char *const *argv; /* argv[0] is run; searched in PATH if no '/' */
     const char *const *envp; /* the environment, or NULL to inherit */
@@ -47,16 +55,26 @@ typedef struct {
                                 5.7), a seccomp filter or valgrind refuses
                                 clone3, join_fds are written instead.
                                 Uses fork+exec */
-    int *exec_report_fd;     /* fork+exec only: when set, the parent does
-                                not wait for the child's exec: it gets in
-                                *exec_report_fd the read end (non-blocking,
-                                close-on-exec; the caller closes it) of the
-                                pipe on which the child says why it could
-                                not exec, read with hearth_spawn_report */
+    const hearth_spawn_ids_t *ids; /* the user to run it as, or NULL: the
+                                caller's.  The child sets its groups, gid
+                                and uid (setgroups, setresgid, setresuid,
+                                as raw system calls: a child of clone3
+                                runs no fork handler) once in its cgroups
+                                and before it changes directory (so the
+                                directory is reached as that user) and
+                                execs; the caller needs the privilege to
+                                (root).  Uses fork+exec */
+    int *exec_report_fd;           /* fork+exec only: when set, the parent does
+                                      not wait for the child's exec: it gets in
+                                      *exec_report_fd the read end (non-blocking,
+                                      close-on-exec; the caller closes it) of the
+                                      pipe on which the child says why it could
+                                      not exec, read with hearth_spawn_report */
 } hearth_spawn_opts_t;
 
 /* Start a child.  Returns its pid, or -1 with err (e.g. "cannot run
-   foo: No such file or directory"). */
+   foo: No such file or directory", "cannot run foo as uid 1001: ...",
+   "cannot run foo in DIR: ..."). */
 pid_t hearth_spawn (const hearth_spawn_opts_t *opts, hearth_error_t *err);
 
 /* What the child of a spawn with exec_report_fd says on fd (named what

@@ -33,6 +33,8 @@ typedef struct {
 typedef struct {
     char *name;     /* the file that admits it (the first one found) */
     unsigned roles; /* the roles of every directory holding it */
+    char user[HEARTH_USER_MAX + 1]; /* the user its file names (the first
+                                       file naming one), or "" */
 } s_entry_t;
 
 struct hearth_zap {
@@ -68,13 +70,21 @@ s_entry_free (void *item)
     free (e);
 }
 
-/* Add key, of file name, with roles to keys; -1 on no memory. */
+/* Add key, of file name naming user ("" or NULL: none), with roles to
+   keys; -1 on no memory. */
 static int
-s_admit (zhash_t *keys, const char *key, const char *name, unsigned roles)
+s_admit (zhash_t *keys, const char *key, const char *name, unsigned roles,
+         const char *user)
 {
     s_entry_t *e = zhash_lookup (keys, key);
     if (e) {
         e->roles |= roles;
+        if (user && user[0] && e->user[0] && strcmp (user, e->user) != 0)
+            log_warn ("allow directories: the key of %s names the user %s, "
+                      "and %s names %s: %s counts",
+                      name, user, e->name, e->user, e->user);
+        if (user && user[0] && !e->user[0])
+            snprintf (e->user, sizeof e->user, "%s", user);
         return 0;
     }
     if (!(e = calloc (1, sizeof *e)) || !(e->name = strdup (name))) {
@@ -82,6 +92,7 @@ s_admit (zhash_t *keys, const char *key, const char *name, unsigned roles)
         return -1;
     }
     e->roles = roles;
+    snprintf (e->user, sizeof e->user, "%s", user ? user : "");
     zhash_insert (keys, key, e);
     zhash_freefn (keys, key, s_entry_free);
     return 0;
@@ -99,16 +110,18 @@ s_load_dir (const s_dir_t *d, zhash_t *keys, hearth_error_t *err)
     size_t n = 0;
     int rc = 0;
     while (rc == 0 && (ent = readdir (dir))) {
-        char path[4096], key[HEARTH_KEY_TXT_LEN + 1];
+        char path[4096], key[HEARTH_KEY_TXT_LEN + 1], user[HEARTH_USER_MAX + 1];
         hearth_error_t kerr;
         if (!s_is_key_file (ent->d_name))
             continue;
         snprintf (path, sizeof path, "%s/%s", d->dir, ent->d_name);
-        if (hearth_keys_load_public (path, key, sizeof key, &kerr) < 0) {
+        if (hearth_keys_load_public_user (path, key, sizeof key, user,
+                                          sizeof user, &kerr)
+            < 0) {
             log_warn ("allow directory: %s", kerr.text);
             continue;
         }
-        if ((rc = s_admit (keys, key, ent->d_name, d->roles)) == 0)
+        if ((rc = s_admit (keys, key, ent->d_name, d->roles, user)) == 0)
             n++;
     }
     closedir (dir);
@@ -147,7 +160,7 @@ hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err)
         }
     for (size_t i = 0; i < self->nfixed; i++)
         if (s_admit (keys, self->fixed[i], self->fixed_names[i],
-                     self->fixed_roles[i])
+                     self->fixed_roles[i], NULL)
             < 0) {
             zhash_destroy (&keys);
             return hearth_errprintf (err, "out of memory");
@@ -173,7 +186,7 @@ hearth_zap_admit_key (hearth_zap_t *self, const char *key, const char *name,
     size_t i = self->nfixed;
     if (!(self->fixed[i] = strdup (key))
         || !(self->fixed_names[i] = strdup (name))
-        || s_admit (self->allowed, key, name, roles) < 0) {
+        || s_admit (self->allowed, key, name, roles, NULL) < 0) {
         free (self->fixed[i]);
         free (self->fixed_names[i]);
         self->fixed[i] = self->fixed_names[i] = NULL;
@@ -314,6 +327,13 @@ hearth_zap_name (hearth_zap_t *self, const char *key)
 {
     s_entry_t *e = key ? zhash_lookup (self->allowed, key) : NULL;
     return e ? e->name : NULL;
+}
+
+const char *
+hearth_zap_user (hearth_zap_t *self, const char *key)
+{
+    s_entry_t *e = key ? zhash_lookup (self->allowed, key) : NULL;
+    return e && e->user[0] ? e->user : NULL;
 }
 
 bool

@@ -15,6 +15,9 @@
     socket monitor (hearth_zap_watch), handshakes that fail before it is
     asked (a peer with no key, or one that expects another server key).
 
+    The handler also keeps the user each key file names (keys.h), whom
+    the master names in the launches of the key's executors and drivers.
+
     An admitted client's ZAP User-Id is its public key (Z85), which libzmq
     attaches to every message of the connection: hearth_zap_admits() tells
     whether a message's sender is still admitted after a reload, so that
@@ -103,6 +106,12 @@ unsigned hearth_zap_roles (hearth_zap_t *self, const char *key);
 /* The name of the key file that admits this key ("alice.key", borrowed
    until the next reload), or NULL when it is not admitted. */
 const char *hearth_zap_name (hearth_zap_t *self, const char *key);
+
+/* The user that the key file admitting this key names (its metadata's
+   `user`, keys.h; borrowed until the next reload), or NULL when it names
+   none or the key is not admitted.  A key in several directories has the
+   first user found. */
+const char *hearth_zap_user (hearth_zap_t *self, const char *key);
 
 /* True when the directories give keys different roles (more than one
    directory); false when every key may do everything. */

@@ -66,6 +66,7 @@ s_launch (master_t *m, reg_exec_t *exec)
         cJSON_AddStringToObject (b, "driver_key", app->driver_key);
     if (app->conf)
         cJSON_AddItemToObject (b, "conf", cJSON_Duplicate (app->conf, 1));
+    master_add_owner (m, b, app->owner);
     char held[256] = "";
     if (exec->resources.n) {
         cJSON_AddItemToObject (b, "resources",

@@ -66,6 +66,22 @@ master_json_copy (cJSON *to, const cJSON *from, const char *name)
 }
 
 void
+master_add_owner (master_t *m, cJSON *body, const char *owner)
+{
+    if (!owner || !owner[0])
+        return;
+    cJSON_AddStringToObject (body, "owner", owner);
+    const char *name =
+        m->curve.zap ? hearth_zap_name (m->curve.zap, owner) : NULL;
+    const char *user =
+        m->curve.zap ? hearth_zap_user (m->curve.zap, owner) : NULL;
+    if (name)
+        cJSON_AddStringToObject (body, "owner_name", name);
+    if (user)
+        cJSON_AddStringToObject (body, "user", user);
+}
+
+void
 master_launch_driver (master_t *m, reg_driver_t *d)
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_DRIVER);
@@ -81,6 +97,7 @@ master_launch_driver (master_t *m, reg_driver_t *d)
     cJSON_AddNumberToObject (b, "launch", d->launches);
     if (d->name)
         cJSON_AddStringToObject (b, "name", d->name);
+    master_add_owner (m, b, d->owner);
     master_json_copy (b, d->spec, "args");
     master_json_copy (b, d->spec, "files");
     master_json_copy (b, d->spec, "env");

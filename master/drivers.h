@@ -22,6 +22,13 @@
    zlistx_destroy), or NULL on no memory. */
 zlistx_t *master_orphan_list_new (void);
 
+/* Add to body (a LAUNCH_EXECUTOR's or LAUNCH_DRIVER's) who submitted
+   what it starts: owner (the key, borrowed; "" without CURVE: nothing
+   added), the name of its key file and the user that file names, when
+   the allow directories still have them (docs/security.md, "Tasks run as
+   their submitter"). */
+void master_add_owner (master_t *m, cJSON *body, const char *owner);
+
 /* Send LAUNCH_DRIVER for d (borrowed), just placed on d->worker: its
    spec and a copy of its files. */
 void master_launch_driver (master_t *m, reg_driver_t *d);

@@ -10,6 +10,7 @@
 
 #include <czmq.h>
 
+#include "libcore/keymap.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/units.h"
@@ -18,8 +19,6 @@
 
 /* Bounds of a limit, in cores. */
 static const int64_t s_max_limit = 1000000;
-/* Longest line of the overrides file. */
-enum { s_max_line = 1024 };
 
 struct limits {
     int default_cores;   /* --max-cores-per-key (0: none) */
@@ -27,46 +26,25 @@ struct limits {
     zhashx_t *overrides; /* key or key file name -> int * (owned) */
 };
 
-static void
-s_int_destroy (void **item)
+/* A limit's text: the map's value (keymap.h). */
+static void *
+s_cores (const char *text, hearth_error_t *err)
 {
-    free (*item);
-    *item = NULL;
-}
-
-/* One line `WHO CORES` into map; -1 with err (naming line n). */
-static int
-s_parse_line (const limits_t *self, char *line, size_t n, zhashx_t *map,
-              hearth_error_t *err)
-{
-    char *hash = strchr (line, '#'), *save = NULL;
-    if (hash)
-        *hash = '\0';
-    char *who = strtok_r (line, " \t\r\n", &save);
-    char *cores = who ? strtok_r (NULL, " \t\r\n", &save) : NULL;
-    if (!who)
-        return 0;
     int64_t value;
     hearth_error_t perr;
-    if (!cores || strtok_r (NULL, " \t\r\n", &save))
-        return hearth_errprintf (err, "%s:%zu: expected 'KEY CORES'",
-                                 self->path, n);
-    if (strchr (who, '/') || strlen (who) > 255)
-        return hearth_errprintf (err,
-                                 "%s:%zu: '%.40s' is neither a public key "
-                                 "nor a key file's name",
-                                 self->path, n, who);
-    if (hearth_parse_int (cores, 0, s_max_limit, &value, &perr) < 0)
-        return hearth_errprintf (err,
-                                 "%s:%zu: bad number of cores '%.20s' "
-                                 "(0 to 1000000; 0: no limit)",
-                                 self->path, n, cores);
+    if (hearth_parse_int (text, 0, s_max_limit, &value, &perr) < 0) {
+        hearth_errprintf (err,
+                          "bad number of cores '%.20s' (0 to 1000000; 0: no "
+                          "limit)",
+                          text);
+        return NULL;
+    }
     int *stored = malloc (sizeof *stored);
     if (!stored)
-        return hearth_errprintf (err, "out of memory");
-    *stored = (int) value;
-    zhashx_update (map, who, stored); /* the last line of a key wins */
-    return 0;
+        hearth_errprintf (err, "out of memory");
+    else
+        *stored = (int) value;
+    return stored;
 }
 
 int
@@ -74,34 +52,16 @@ limits_reload (limits_t *self, hearth_error_t *err)
 {
     if (!self->path)
         return 0;
-    FILE *f = fopen (self->path, "r");
-    if (!f)
-        return hearth_errprintf (err, "cannot read the key limits %s: %s",
-                                 self->path, strerror (errno));
-    zhashx_t *map = zhashx_new ();
-    char line[s_max_line];
-    size_t n = 0, lines = 0;
-    int rc = map ? 0 : hearth_errprintf (err, "out of memory");
-    if (map)
-        zhashx_set_destructor (map, s_int_destroy);
-    while (rc == 0 && fgets (line, sizeof line, f)) {
-        n++;
-        if (!strchr (line, '\n') && !feof (f))
-            rc = hearth_errprintf (err, "%s:%zu: line too long", self->path, n);
-        else if ((rc = s_parse_line (self, line, n, map, err)) == 0)
-            lines++;
-    }
-    fclose (f);
-    if (rc < 0) {
-        zhashx_destroy (&map);
+    zhashx_t *map = hearth_keymap_read (self->path, "the key limits",
+                                        "KEY CORES", s_cores, err);
+    if (!map)
         return -1;
-    }
     zhashx_destroy (&self->overrides);
     self->overrides = map;
     log_info ("key limits: %zu keys in %s, %d cores for the others%s",
               zhashx_size (map), self->path, self->default_cores,
               self->default_cores ? "" : " (no limit)");
-    return (int) lines;
+    return (int) zhashx_size (map);
 }
 
 limits_t *
@@ -144,18 +104,7 @@ limits_any (const limits_t *self)
 int
 limits_of (const limits_t *self, const char *key, const char *name)
 {
-    int *v = NULL;
-    if (self->overrides && key && key[0])
-        v = zhashx_lookup (self->overrides, key);
-    if (!v && self->overrides && name) {
-        v = zhashx_lookup (self->overrides, name);
-        size_t len = strlen (name);
-        if (!v && len > 4 && strcmp (name + len - 4, ".key") == 0) {
-            char bare[256];
-            snprintf (bare, sizeof bare, "%.*s", (int) (len - 4), name);
-            v = zhashx_lookup (self->overrides, bare);
-        }
-    }
+    const int *v = hearth_keymap_lookup (self->overrides, key, name);
     return v ? *v : self->default_cores;
 }
 

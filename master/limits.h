@@ -42,8 +42,9 @@ limits_t *limits_new (int64_t default_cores, const char *path,
    keeps errno. */
 void limits_destroy (limits_t **self_p);
 
-/* Read the overrides file again (SIGHUP).  Returns the number of lines
-   read (0 without a file), or -1 with err: the previous limits stay. */
+/* Read the overrides file again (SIGHUP; libcore/keymap.h).  Returns
+   the number of keys it names (0 without a file), or -1 with err: the
+   previous limits stay. */
 int limits_reload (limits_t *self, hearth_error_t *err);
 
 /* True when some key may have a limit (a default, or a file). */

@@ -430,6 +430,27 @@ s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
                   w->id, w->launch_failures, w->unhealthy);
 }
 
+/* The worker refused to run exec as anyone (its application's key names
+   no user there, or one missing there: docs/security.md, "Tasks run as
+   their submitter"): not the worker's failure, and no launch would do
+   better, so the application ends at once with the worker's reason,
+   which its driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED). */
+static void
+s_user_refused (master_t *m, reg_exec_t *exec, const char *message,
+                int exit_status)
+{
+    char why[HEARTH_ERROR_TEXT_MAX];
+    reg_app_t *app = exec->app; /* the executor goes with its final state */
+    snprintf (why, sizeof why, "executor %d refused on worker %s: %s",
+              exec->exec_id, exec->worker->id,
+              message ? message : "no reason given");
+    log_warn ("application %s ends: %s", app->id, why);
+    exec->exit_reason = "USER_REFUSED";
+    registry_exec_set_state (m->reg, exec, EXEC_FAILED, message, exit_status,
+                             false);
+    registry_app_end (m->reg, app, APP_FAILED, why, master_kill_executor, m);
+}
+
 static int
 s_exec_state (const char *name)
 {
@@ -495,6 +516,11 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     if (reason && strcmp (reason, "OOM_KILLED") == 0) {
         exec->exit_reason = "OOM_KILLED";
         s_note_oom (exec, message);
+    }
+    if (state == EXEC_FAILED && reason
+        && strcmp (reason, "USER_REFUSED") == 0) {
+        s_user_refused (m, exec, message, exit_status);
+        return;
     }
     if (exec->state == EXEC_LAUNCHING && state == EXEC_FAILED)
         s_launch_failed (m, exec, message);

@@ -7,6 +7,11 @@
     hearth-keygen --operator NAME DIR an operator's key pair
     hearth-keygen --public FILE       print a key file's public key
 
+    --user USER with --client or --operator (or with DIR alone, for its
+    first client key) writes `user = "USER"` into the key's metadata: the
+    user that the key's tasks run as on workers running as root
+    (docs/security.md, "Tasks run as their submitter").
+
     DIR/master.key           the master's public key: every peer's --master-key
     DIR/master.key_secret    the master's secret key: its --curve-secret
     DIR/clients/NAME.key     admitted clients: the master's --curve-allow
@@ -41,6 +46,9 @@ static const hearth_opt_t s_opts[] = {
      "(--curve-operators)"},
     {"public", HEARTH_OPT_STR, NULL, "FILE",
      "print the public key held in FILE and exit"},
+    {"user", HEARTH_OPT_STR, NULL, "USER",
+     "with --client or --operator (or DIR alone: its first client key): "
+     "the user the key's tasks run as on workers running as root"},
     {NULL},
 };
 
@@ -63,10 +71,11 @@ s_mkdir (const char *path, mode_t mode, hearth_error_t *err)
 }
 
 /* A new key pair saved as DIR/NAME.key(_secret), its public key also in
-   DIR/SUB/NAME.key unless sub is NULL (the master's). */
+   DIR/SUB/NAME.key unless sub is NULL (the master's), naming user in its
+   metadata unless user is NULL. */
 static int
 s_make_pair (const char *dir, const char *name, const char *sub,
-             hearth_error_t *err)
+             const char *user, hearth_error_t *err)
 {
     char base[4200], allowed[4300];
     bool client = sub != NULL;
@@ -79,20 +88,25 @@ s_make_pair (const char *dir, const char *name, const char *sub,
     zcert_t *cert = zcert_new ();
     if (!cert)
         return hearth_errprintf (err, "cannot make a key pair");
+    if (user)
+        zcert_set_meta (cert, "user", "%s", user);
     int rc = hearth_keys_save (cert, base, name, err);
     if (rc == 0 && client && zcert_save_public (cert, allowed) < 0)
         rc = hearth_errprintf (err, "cannot write %s: %s", allowed,
                                strerror (errno));
     if (rc == 0)
-        printf ("%s_secret (secret) and %s%s%s\n", base, base,
-                client ? ", admitted as " : "", client ? allowed : "");
+        printf ("%s_secret (secret) and %s%s%s%s%s\n", base, base,
+                client ? ", admitted as " : "", client ? allowed : "",
+                user ? ", tasks run as user " : "", user ? user : "");
     zcert_destroy (&cert);
     return rc;
 }
 
-/* name: the peer to add (NULL: make DIR), admitted in DIR/sub. */
+/* name: the peer to add (NULL: make DIR), admitted in DIR/sub, its
+   tasks run as user (or NULL). */
 static int
-s_run (const char *dir, const char *name, const char *sub, hearth_error_t *err)
+s_run (const char *dir, const char *name, const char *sub, const char *user,
+       hearth_error_t *err)
 {
     char allow[4200];
     snprintf (allow, sizeof allow, "%s/%s", dir, sub);
@@ -101,13 +115,22 @@ s_run (const char *dir, const char *name, const char *sub, hearth_error_t *err)
                                  "'%s' is not a usable name (letters, "
                                  "digits, '.', '_', '-')",
                                  name);
+    if (user && !hearth_user_name_valid (user))
+        return hearth_errprintf (err,
+                                 "--user '%s' is not a user name (letters, "
+                                 "digits, '.', '_', '-', at most %d)",
+                                 user, HEARTH_USER_MAX);
+    if (user && strcmp (sub, "workers") == 0)
+        return hearth_errprintf (err, "--user names whom a client's or an "
+                                      "operator's tasks run as: a worker's "
+                                      "key runs none");
     if (s_mkdir (dir, 0700, err) < 0 || s_mkdir (allow, 0755, err) < 0)
         return -1;
     if (name)
-        return s_make_pair (dir, name, sub, err);
-    if (s_make_pair (dir, "master", NULL, err) < 0)
+        return s_make_pair (dir, name, sub, user, err);
+    if (s_make_pair (dir, "master", NULL, NULL, err) < 0)
         return -1;
-    return s_make_pair (dir, "client", sub, err);
+    return s_make_pair (dir, "client", sub, user, err);
 }
 
 /* The peer to add, and its allow directory; -1 when several are asked. */
@@ -144,7 +167,8 @@ main (int argc, char **argv)
     else if (hearth_conf_wants_help (conf))
         hearth_conf_usage (
             conf, stdout,
-            "[--client|--worker|--operator NAME] DIR | --public FILE",
+            "[--client|--worker|--operator NAME] [--user USER] DIR | "
+            "--public FILE",
             "Makes the CurveZMQ keys of a Hearth cluster (see "
             "docs/security.md).");
     else if (hearth_conf_wants_version (conf))
@@ -162,7 +186,9 @@ main (int argc, char **argv)
         rc = s_fail (2, "expected one directory (see --help)");
     else if (s_peer (conf, &name, &sub) < 0)
         rc = s_fail (2, "one of --client, --worker and --operator at a time");
-    else if (s_run (argv[first], name, sub, &err) < 0)
+    else if (s_run (argv[first], name, sub, hearth_conf_str (conf, "user"),
+                    &err)
+             < 0)
         rc = s_fail (1, err.text);
     hearth_conf_destroy (&conf);
     return rc;

@@ -348,6 +348,25 @@ cgroup_empty (cgroup_t *self)
     return true;
 }
 
+bool
+cgroup_has_pid (const cgroup_t *self, pid_t pid)
+{
+    char buf[65536];
+    if (self->tree->ndirs == 0 || !self->dirs[0]
+        || cgroup_read (self->dirs[0], "cgroup.procs", buf, sizeof buf) <= 0)
+        return false;
+    for (char *p = buf; *p;) {
+        char *end;
+        long v = strtol (p, &end, 10);
+        if (end == p)
+            break;
+        if (v == (long) pid)
+            return true;
+        p = end;
+    }
+    return false;
+}
+
 int
 cgroup_destroy (cgroup_t **self_p)
 {

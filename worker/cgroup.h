@@ -42,6 +42,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "libcore/error.h"
 
@@ -134,6 +135,9 @@ int cgroup_kill (cgroup_t *self);
 
 /* Whether no process is left in it. */
 bool cgroup_empty (cgroup_t *self);
+
+/* Whether pid is in it (its first hierarchy's cgroup.procs lists it). */
+bool cgroup_has_pid (const cgroup_t *self, pid_t pid);
 
 /* Remove its directories and free it, nulling *self_p.  Returns 0, or
    -1 with errno EBUSY when a process is still in it (nothing freed:

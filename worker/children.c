@@ -25,12 +25,22 @@
 #include "worker/childgroups.h"
 #include "worker/children.h"
 #include "worker/cleanups.h"
+#include "worker/orphans.h"
+#include "worker/userfs.h"
 
-/* Children's directories and the ones between: private to the worker's
-   user. */
+/* Children's directories and the ones between: private to the user the
+   child runs as. */
 static const mode_t s_dir_mode = 0700;
 /* Their output files. */
 static const mode_t s_log_mode = 0600;
+/* Strays are looked for at the tick after a reap, and at least this
+   often (ms). */
+static const int64_t s_sweep_period_ms = 1000;
+/* Strays looked at in one sweep, at most. */
+enum { s_sweep_max = 4096 };
+/* At the table's end: rounds of killing strays (a stray's own children
+   come to the worker once it is killed), s_end_step_ms apart. */
+static const int s_end_rounds = 100, s_end_step_ms = 10;
 
 /* One child process.  Its block holds, after the struct, the caller's
    data (aligned), then its name and its directory. */
@@ -58,6 +68,8 @@ struct children {
     cleanups_t *cleanups;  /* directories waiting for removal */
     childgroups_t *groups; /* the children's cgroups, or NULL: no
                               isolation (owned) */
+    bool sweep_due;        /* a process was reaped: look for strays */
+    int64_t next_sweep_ms; /* look for strays by then */
 };
 
 /* --- cgroups ------------------------------------------------------------ */
@@ -95,6 +107,54 @@ s_group_end (children_t *self, s_child_t *c)
 {
     if (self->groups)
         childgroups_end (self->groups, &c->cgroup);
+}
+
+/* --- strays ------------------------------------------------------------ */
+
+/* Whether pid belongs to a live child: it is the child, or (with cgroups)
+   it is in the child's group, which it leaves with. */
+static bool
+s_belongs (children_t *self, pid_t pid)
+{
+    for (s_child_t *c = zhashx_first (self->table); c;
+         c = zhashx_next (self->table))
+        if (c->pid == pid || (c->cgroup && cgroup_has_pid (c->cgroup, pid)))
+            return true;
+    return false;
+}
+
+/* Kill the strays: the worker's children (it is their subreaper,
+   orphans.h) that belong to no live child: a task's process whose parent
+   ended, whatever it did to its environment, session or process group.
+   Returns how many were killed. */
+static size_t
+s_sweep (children_t *self)
+{
+    pid_t pids[s_sweep_max];
+    size_t n = orphans_children (pids, s_sweep_max), killed = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s_belongs (self, pids[i]))
+            killed += orphans_kill_one (pids[i]);
+    return killed;
+}
+
+/* At the end, the table empty: the strays, and theirs, until none is
+   left (bounded), reaped here. */
+static void
+s_sweep_all (children_t *self)
+{
+    size_t killed = 0;
+    for (int round = 0; round < s_end_rounds; round++) {
+        size_t n = s_sweep (self);
+        while (waitpid (-1, NULL, WNOHANG) > 0)
+            ;
+        killed += n;
+        if (n == 0)
+            break;
+        usleep (s_end_step_ms * 1000);
+    }
+    if (killed)
+        log_warn ("killed %zu processes that tasks left behind", killed);
 }
 
 children_t *
@@ -137,6 +197,10 @@ children_destroy (children_t **self_p)
         free (c);
     }
     childgroups_destroy (&self->groups);
+    if (self->table) {
+        zhashx_purge (self->table);
+        s_sweep_all (self);
+    }
     zhashx_destroy (&self->table);
     cleanups_destroy (&self->cleanups);
     free (self->root);
@@ -157,41 +221,27 @@ children_path (const children_t *self, const char *dir, char *path, size_t size,
     return 0;
 }
 
+/* The owner of what is made for a child running as ids (NULL: the
+   worker) into *o; o or NULL. */
+static const userfs_owner_t *
+s_owner (const hearth_spawn_ids_t *ids, userfs_owner_t *o)
+{
+    if (!ids)
+        return NULL;
+    *o = (userfs_owner_t){ids->uid, ids->gid};
+    return o;
+}
+
 int
-children_mkdir (children_t *self, const char *dir, char *path, size_t size,
+children_mkdir (children_t *self, const char *dir,
+                const hearth_spawn_ids_t *ids, char *path, size_t size,
                 hearth_error_t *err)
 {
+    userfs_owner_t o;
     if (children_path (self, dir, path, size, err) < 0)
         return -1;
     /* each component under the root in turn: APP, then APP/EXEC */
-    for (char *p = path + strlen (self->root) + 1;; p++) {
-        if (*p != '/' && *p != '\0')
-            continue;
-        char c = *p;
-        *p = '\0';
-        int rc = mkdir (path, s_dir_mode);
-        *p = c;
-        if (rc < 0 && errno != EEXIST)
-            return hearth_errprintf (err, "cannot create %.*s: %s",
-                                     (int) (p - path), path, strerror (errno));
-        if (c == '\0')
-            return 0;
-    }
-}
-
-static int
-s_open_log (const char *dir, const char *name, hearth_error_t *err)
-{
-    char path[4200];
-    snprintf (path, sizeof path, "%s/%s", dir, name);
-    /* what runs in the directory may have left a link at the name: the
-       worker never appends through one (libcore/safefile.h) */
-    int fd =
-        hearth_file_reopen (path, O_WRONLY | O_CREAT | O_APPEND, s_log_mode);
-    if (fd < 0)
-        hearth_errprintf (err, "cannot open %s: %s", path,
-                          hearth_file_why (errno));
-    return fd;
+    return userfs_mkdirs (self->root, dir, s_dir_mode, s_owner (ids, &o), err);
 }
 
 /* A record with copies of the name, the directory and the data. */
@@ -216,10 +266,10 @@ s_child_new (const children_spawn_t *s)
     return c;
 }
 
-/* Spawn in path with the output files there, into group g (or none).
-   Its pid, or -1. */
+/* Spawn in path (open: dir) with the output files there, into group g
+   (or none).  Its pid, or -1. */
 static pid_t
-s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
+s_start (const children_spawn_t *s, const char *path, int dir, cgroup_t *g,
          int *report_fd, hearth_error_t *err)
 {
     int join[CGROUP_MAX_DIRS];
@@ -228,8 +278,12 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
         return -1;
     /* v2: created in its group, no join to wait for (cgroup.h) */
     int dir_fd = g ? cgroup_dir_fd (g) : -1;
-    int out = s_open_log (path, "stdout", err);
-    int errfd = out < 0 ? -1 : s_open_log (path, "stderr", err);
+    userfs_owner_t o;
+    const userfs_owner_t *owner = s_owner (s->ids, &o);
+    int out = userfs_create (dir, path, "stdout", true, s_log_mode, owner, err);
+    int errfd = out < 0 ? -1
+                        : userfs_create (dir, path, "stderr", true, s_log_mode,
+                                         owner, err);
     pid_t pid = -1;
     if (errfd >= 0) {
         hearth_spawn_opts_t opts = {.argv = s->argv,
@@ -242,6 +296,7 @@ s_start (const children_spawn_t *s, const char *path, cgroup_t *g,
                                     .join_fds = join,
                                     .njoin_fds = (size_t) njoin,
                                     .cgroup_fd = dir_fd >= 0 ? &dir_fd : NULL,
+                                    .ids = s->ids,
                                     /* the child's join may wait for the
                                        kernel (a grace period on v1): the
                                        worker does not wait with it */
@@ -267,22 +322,27 @@ children_spawn (children_t *self, const children_spawn_t *s,
     if (zhashx_lookup (self->table, s->name))
         return hearth_errprintf (err, "%s %s is already running", s->kind->what,
                                  s->name);
-    if (children_mkdir (self, s->dir, path, sizeof path, err) < 0)
+    int dir = children_mkdir (self, s->dir, s->ids, path, sizeof path, err);
+    if (dir < 0)
         return -1;
     s_child_t *c = s_child_new (s);
-    if (!c)
+    if (!c) {
+        close (dir);
         return hearth_errprintf (err, "out of memory");
+    }
     char group[256];
     s_group_name (s, group, sizeof group);
     int64_t start_us = hearth_mono_us ();
     if (self->groups
         && !(c->cgroup = childgroups_create (self->groups, group, s->kind->what,
                                              s->cores, s->memory_mb, err))) {
+        close (dir);
         free (c);
         return -1;
     }
     c->report_fd = -1;
-    pid_t pid = c->pid = s_start (s, path, c->cgroup, &c->report_fd, err);
+    pid_t pid = c->pid = s_start (s, path, dir, c->cgroup, &c->report_fd, err);
+    close (dir);
     if (pid > 0 && zhashx_insert (self->table, c->name, c) < 0) {
         /* started, but cannot be kept: not left behind (the worker's
            SIGCHLD loop reaps it as no one's) */
@@ -380,6 +440,7 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
                int64_t now_ms)
 {
     s_child_t *c;
+    self->sweep_due = true; /* a stray's parent may have been this */
     for (c = zhashx_first (self->table); c && c->pid != pid;
          c = zhashx_next (self->table))
         ;
@@ -468,6 +529,16 @@ children_tick (children_t *self, int64_t now_ms)
             c->kill_deadline_ms = 0;
         }
     cleanups_remove_due (self->cleanups, now_ms, s_busy, self);
+    if (self->sweep_due || now_ms >= self->next_sweep_ms) {
+        size_t n = s_sweep (self);
+        if (n)
+            log_warn ("killed %zu processes that tasks left behind (their "
+                      "parent ended: they came to this worker, their "
+                      "subreaper)",
+                      n);
+        self->sweep_due = false;
+        self->next_sweep_ms = now_ms + s_sweep_period_ms;
+    }
 }
 
 void

@@ -3,14 +3,18 @@
     cluster-mode driver), signals it, stops it and reaps it.
 
     Every child runs in a directory of its own under the table's root
-    (ROOT/DIR, made on demand, private to the worker's user), with its
-    stdout and stderr appended to ROOT/DIR/stdout and ROOT/DIR/stderr and
-    /dev/null as its stdin, and leads a process group of its own, so that
+    (ROOT/DIR, made on demand, private to the user it runs as: the
+    worker's, or the one its spawn names, runas.h), with its stdout and
+    stderr appended to ROOT/DIR/stdout and ROOT/DIR/stderr (that user's,
+    mode 0600; made without following a link, userfs.h) and /dev/null
+    as its stdin, and leads a process group of its own, so that
     a signal reaches everything it started.  Stopping a child sends
     SIGTERM to its group and, if it is still there after the table's
     grace period, SIGKILL.  When the worker reaps a child (waitpid),
     children_reap takes it off the table, SIGKILLs what is left of its
-    group and tells its kind's exit callback how it ended.
+    group and tells its kind's exit callback how it ended.  What a child
+    leaves behind comes to the worker, its subreaper, and is killed at a
+    tick (children_tick).
 
     As libuv's uv_process_t is one abstraction for every caller, with an
     exit callback per process, each child here has a kind (what it is
@@ -35,6 +39,7 @@
 #include <cjson/cJSON.h>
 
 #include "libcore/error.h"
+#include "libcore/spawn.h"
 #include "worker/cgroup.h"
 
 typedef struct children children_t;
@@ -89,25 +94,29 @@ typedef struct {
 
 /* One child to start (all borrowed by children_spawn). */
 typedef struct {
-    const children_kind_t *kind; /* what it is (kept: a static constant) */
-    void *arg;                   /* for the kind's callbacks (kept) */
-    const char *name;            /* unique among the live children */
-    const char *dir;             /* relative to the root: "APP/EXEC" */
-    const char *const *argv;     /* argv[0] is run */
-    const char *const *envp;     /* the environment, or NULL to inherit */
-    int cores;                   /* cores it may use */
-    int64_t memory_mb;           /* memory it may use */
-    const void *data;            /* the caller's block, copied, or NULL */
-    size_t data_size;            /* bytes of data */
-    const char *group;           /* its cgroup's name ("app-...-exec-3"), or
-                                    NULL: dir with '-' for '/' */
+    const children_kind_t *kind;   /* what it is (kept: a static constant) */
+    void *arg;                     /* for the kind's callbacks (kept) */
+    const char *name;              /* unique among the live children */
+    const char *dir;               /* relative to the root: "APP/EXEC" */
+    const char *const *argv;       /* argv[0] is run */
+    const char *const *envp;       /* the environment, or NULL to inherit */
+    int cores;                     /* cores it may use */
+    int64_t memory_mb;             /* memory it may use */
+    const void *data;              /* the caller's block, copied, or NULL */
+    size_t data_size;              /* bytes of data */
+    const char *group;             /* its cgroup's name ("app-...-exec-3"), or
+                                      NULL: dir with '-' for '/' */
+    const hearth_spawn_ids_t *ids; /* the user it runs as (its directories
+                                      and files that user's), or NULL:
+                                      the worker's */
 } children_spawn_t;
 
 /* A new, empty table.  NULL with errno on no memory. */
 children_t *children_new (const children_config_t *config);
 
 /* SIGKILL every child still running and reap it (no exit callback),
-   free the table.  Removes no directory.  Accepts NULL and a NULL
+   then what they left behind (strays, as children_tick), until none is
+   left; free the table.  Removes no directory.  Accepts NULL and a NULL
    *self_p; sets *self_p to NULL; keeps errno. */
 void children_destroy (children_t **self_p);
 
@@ -116,9 +125,12 @@ void children_destroy (children_t **self_p);
 int children_path (const children_t *self, const char *dir, char *path,
                    size_t size, hearth_error_t *err);
 
-/* ROOT/dir, and every directory between, created if missing; its path
-   into path.  Returns 0, or -1 with err. */
-int children_mkdir (children_t *self, const char *dir, char *path, size_t size,
+/* ROOT/dir, and every directory between, created if missing (mode
+   0700), owned by the user of ids (NULL: the worker's) and opened
+   without following a link (userfs.h); its path into path.  Returns the
+   fd of ROOT/dir (the caller closes it), or -1 with err. */
+int children_mkdir (children_t *self, const char *dir,
+                    const hearth_spawn_ids_t *ids, char *path, size_t size,
                     hearth_error_t *err);
 
 /* What an OOM kill says (x->oom_killed): "killed: out of memory, limit
@@ -161,7 +173,11 @@ bool children_reap (children_t *self, pid_t pid, int status,
 /* Periodic work: kill the whole cgroup of a child that hit its memory
    limit (cgroup_oom); SIGKILL the children whose grace period has
    passed; remove the cgroups of reaped children once empty; remove the
-   first due directory in which no child runs. */
+   first due directory in which no child runs; and, at the tick after a
+   reap and at least every second, kill the strays: the worker's
+   children (it is their subreaper, orphans.h) that are not children of
+   the table nor in the cgroup of one (a task's process whose parent
+   ended, whatever it did to hide: env -i, setsid). */
 void children_tick (children_t *self, int64_t now_ms);
 
 /* Remove ROOT/dir with everything in it once the retention has passed

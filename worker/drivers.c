@@ -13,12 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libcore/fstree.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
 #include "worker/relaunch.h"
+#include "worker/userfs.h"
 
 extern char **environ;
 
@@ -28,8 +30,13 @@ static const mode_t s_file_mode = 0600, s_program_mode = 0700;
 static const size_t s_stderr_tail_bytes = 4096;
 /* The longest piece of stderr quoted in an error. */
 #define STDERR_QUOTE_MAX 512
+/* A driver run as another user than the worker's: its copies of the
+   worker's keys, in its directory (drivers.h). */
+static const char s_secret_copy[] = ".worker.key_secret";
+static const char s_master_copy[] = ".master.key";
 /* Names the worker writes itself in a driver's directory. */
-static const char *const s_reserved[] = {"stdout", "stderr", NULL};
+static const char *const s_reserved[] = {"stdout", "stderr", s_secret_copy,
+                                         s_master_copy, NULL};
 
 /* What the table keeps of a driver beside its process (the children
    table's data block). */
@@ -54,6 +61,9 @@ struct drivers {
     void *report_arg;          /* passed to report */
     relaunches_t *waiting;     /* newer launches of drivers still stopping
                                   (owned) */
+    runas_t *runas;            /* whom drivers run as (borrowed) */
+    char *keys[2];             /* the worker's secret key file and the
+                                  master's public one (absolute), or NULL */
 };
 
 static int s_env_add (s_env_t *env, const char *name, size_t len,
@@ -67,17 +77,15 @@ static void s_json_fields (void *arg, const char *name, const void *data,
 const children_kind_t drivers_kind = {
     .what = "driver", .exit = s_on_exit, .json = s_json_fields};
 
-/* name=(the absolute path of a key file) into env; -1 with err when it
-   cannot be resolved. */
+/* name=(the absolute path of a key file, kept in *abs) into env; -1
+   with err when it cannot be resolved. */
 static int
-s_key_env (s_env_t *env, const char *name, const char *path,
+s_key_env (s_env_t *env, const char *name, const char *path, char **abs,
            hearth_error_t *err)
 {
-    char *abs = realpath (path, NULL);
-    if (!abs)
+    if (!(*abs = realpath (path, NULL)))
         return hearth_errprintf (err, "%s: %s", path, strerror (errno));
-    int rc = s_env_add (env, name, strlen (name), abs);
-    free (abs);
+    int rc = s_env_add (env, name, strlen (name), *abs);
     return rc < 0 ? hearth_errprintf (err, "out of memory") : 0;
 }
 
@@ -93,16 +101,17 @@ drivers_new (const drivers_config_t *c, hearth_error_t *err)
         return NULL;
     }
     self->children = c->children;
+    self->runas = c->runas;
     self->retention_ms = c->retention_ms;
     self->report = c->report;
     self->report_arg = c->report_arg;
     /* a secure master: the worker's keys, for the driver too */
     if (c->curve_secret && c->master_key
         && (s_key_env (&self->own_env, "HEARTH_CURVE_SECRET", c->curve_secret,
-                       err)
+                       &self->keys[0], err)
                 < 0
             || s_key_env (&self->own_env, "HEARTH_MASTER_KEY", c->master_key,
-                          err)
+                          &self->keys[1], err)
                    < 0))
         drivers_destroy (&self);
     return self;
@@ -116,6 +125,8 @@ drivers_destroy (drivers_t **self_p)
     if (self) {
         s_env_free (&self->own_env);
         relaunches_destroy (&self->waiting);
+        free (self->keys[0]);
+        free (self->keys[1]);
         free (self->program);
         free (self);
         *self_p = NULL;
@@ -142,35 +153,49 @@ s_join (char *buf, size_t size, const char *dir, const char *name)
     return n < 0 || (size_t) n >= size ? -1 : 0;
 }
 
+/* Write data as dir/name (dir open: dir_fd), a new file of mode mode
+   owned by owner (or the worker). */
 static int
-s_write_file (const char *path, zframe_t *data, mode_t mode,
-              hearth_error_t *err)
+s_write_file (int dir_fd, const char *dir, const char *name, zframe_t *data,
+              mode_t mode, const userfs_owner_t *owner, hearth_error_t *err)
 {
-    int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                   mode);
+    int fd = userfs_create (dir_fd, dir, name, false, mode, owner, err);
     if (fd < 0)
-        return hearth_errprintf (err, "cannot write %s: %s", path,
-                                 strerror (errno));
-    const unsigned char *p = zframe_data (data);
-    size_t left = zframe_size (data);
-    while (left > 0) {
-        ssize_t n = write (fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = n < 0 ? errno : EIO;
-            close (fd);
-            return hearth_errprintf (err, "cannot write %s: %s", path,
-                                     strerror (e));
-        }
-        p += n;
-        left -= (size_t) n;
+        return -1;
+    int rc = hearth_write_all (fd, zframe_data (data), zframe_size (data));
+    /* O_CREAT's mode passes the umask. */
+    if (rc < 0 || fchmod (fd, mode) < 0) {
+        int e = errno;
+        close (fd);
+        return hearth_errprintf (err, "cannot write %s/%s: %s", dir, name,
+                                 strerror (e));
     }
-    /* O_CREAT's mode passes the umask and leaves an old file's mode. */
-    if (fchmod (fd, mode) < 0 || close (fd) < 0)
-        return hearth_errprintf (err, "cannot write %s: %s", path,
+    if (close (fd) < 0)
+        return hearth_errprintf (err, "cannot write %s/%s: %s", dir, name,
                                  strerror (errno));
     return 0;
+}
+
+/* A copy of the key file path as dir/name for a driver that runs as
+   owner (it cannot read the worker's own). */
+static int
+s_copy_key (int dir_fd, const char *dir, const char *name, const char *path,
+            const userfs_owner_t *owner, hearth_error_t *err)
+{
+    zfile_t *file = zfile_new (NULL, path);
+    zchunk_t *chunk = file && zfile_input (file) == 0
+                          ? zfile_read (file, zfile_cursize (file), 0)
+                          : NULL;
+    zframe_t *data =
+        chunk ? zframe_new (zchunk_data (chunk), zchunk_size (chunk)) : NULL;
+    int rc = !data ? hearth_errprintf (err, "cannot read the key file %s", path)
+                   : s_write_file (dir_fd, dir, name, data, 0600, owner, err);
+    zframe_destroy (&data);
+    if (chunk)
+        explicit_bzero (zchunk_data (chunk), zchunk_size (chunk));
+    zchunk_destroy (&chunk);
+    zfile_destroy (&file);
+    return rc;
 }
 
 static bool
@@ -182,14 +207,11 @@ s_reserved_name (const char *name)
     return false;
 }
 
-/* Create the directory (its path into dir) and write the shipped files
-   into it. */
+/* Write the shipped files into the directory dir_fd (dir). */
 static int
-s_prepare (drivers_t *self, const drivers_launch_t *l, char *dir, size_t size,
-           hearth_error_t *err)
+s_write_files (const drivers_launch_t *l, int dir_fd, const char *dir,
+               const userfs_owner_t *owner, hearth_error_t *err)
 {
-    if (children_mkdir (self->children, l->driver_id, dir, size, err) < 0)
-        return -1;
     const cJSON *f;
     cJSON_ArrayForEach (f, l->files)
     {
@@ -206,16 +228,37 @@ s_prepare (drivers_t *self, const drivers_launch_t *l, char *dir, size_t size,
                    : l->binary && strcmp (name->valuestring, l->app) == 0
                        ? s_program_mode
                        : s_file_mode;
-        char path[4096];
-        if (s_join (path, sizeof path, dir, name->valuestring) < 0)
-            return hearth_errprintf (err, "path too long: %s/%s", dir,
-                                     name->valuestring);
-        if (s_write_file (path, l->frames[(size_t) frame->valuedouble],
-                          m & 07777, err)
+        if (s_write_file (dir_fd, dir, name->valuestring,
+                          l->frames[(size_t) frame->valuedouble], m & 07777,
+                          owner, err)
             < 0)
             return -1;
     }
     return 0;
+}
+
+/* Create the directory (its path into dir) as u's, and write the shipped
+   files into it, and the keys of a driver that runs as another user. */
+static int
+s_prepare (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
+           char *dir, size_t size, hearth_error_t *err)
+{
+    const hearth_spawn_ids_t *ids = u->switched ? &u->ids : NULL;
+    userfs_owner_t o = {u->ids.uid, u->ids.gid};
+    const userfs_owner_t *owner = ids ? &o : NULL;
+    int fd = children_mkdir (self->children, l->driver_id, ids, dir, size, err);
+    if (fd < 0)
+        return -1;
+    int rc = s_write_files (l, fd, dir, owner, err);
+    if (rc == 0 && ids && self->keys[0])
+        rc = s_copy_key (fd, dir, s_secret_copy, self->keys[0], owner, err) < 0
+                     || s_copy_key (fd, dir, s_master_copy, self->keys[1],
+                                    owner, err)
+                            < 0
+                 ? -1
+                 : 0;
+    close (fd);
+    return rc;
 }
 
 /* --- the environment --------------------------------------------------- */
@@ -288,19 +331,44 @@ s_env_add_all (s_env_t *env, char *const *entries)
     return 0;
 }
 
-/* The driver's environment: its master, the worker's keys for it and
-   its id first, then its settings (conf), the variables it was given
-   (env), and the worker's own environment without the worker's HEARTH_
-   settings (but where the programs and the configuration directory are:
-   the driver reads this machine's defaults file; and which local cookie
-   the worker presents, which the driver presents too, cookie.h). */
+/* What a driver run as u adds first: the copies of the keys in its
+   directory dir, its user's name and home. */
 static int
-s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
+s_env_user (const drivers_t *self, const runas_user_t *u, const char *dir,
+            s_env_t *env)
+{
+    char path[4200];
+    if (!u->switched)
+        return 0;
+    snprintf (path, sizeof path, "%s/%s", dir, s_secret_copy);
+    if (self->keys[0] && s_env_add (env, "HEARTH_CURVE_SECRET", 19, path) < 0)
+        return -1;
+    snprintf (path, sizeof path, "%s/%s", dir, s_master_copy);
+    if (self->keys[0] && s_env_add (env, "HEARTH_MASTER_KEY", 17, path) < 0)
+        return -1;
+    return s_env_add (env, "USER", 4, u->name) < 0
+                   || s_env_add (env, "LOGNAME", 7, u->name) < 0
+                   || s_env_add (env, "HOME", 4, u->home) < 0
+               ? -1
+               : 0;
+}
+
+/* The driver's environment: for a driver run as another user, its
+   user's, then its master, the worker's keys for it and its id, then its
+   settings (conf), the variables it was given (env), and the worker's
+   own environment without the worker's HEARTH_ settings (but where the
+   programs and the configuration directory are: the driver reads this
+   machine's defaults file; and which local cookie the worker presents,
+   which the driver presents too, cookie.h). */
+static int
+s_env_build (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
+             const char *dir, s_env_t *env)
 {
     char name[300];
     const cJSON *kv;
     memset (env, 0, sizeof *env);
-    if (s_env_add_all (env, self->own_env.items) < 0
+    if (s_env_user (self, u, dir, env) < 0
+        || s_env_add_all (env, self->own_env.items) < 0
         || s_env_add (env, "HEARTH_DRIVER_ID", 16, l->driver_id) < 0)
         return -1;
     cJSON_ArrayForEach (kv, l->conf)
@@ -337,16 +405,16 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, s_env_t *env)
 
 /* --- launching --------------------------------------------------------- */
 
-/* Spawn the driver in dir.  Returns its pid or -1. */
+/* Spawn the driver in dir, as u.  Returns its pid or -1. */
 static pid_t
-s_spawn (drivers_t *self, const drivers_launch_t *l, const char *dir,
-         hearth_error_t *err)
+s_spawn (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
+         const char *dir, hearth_error_t *err)
 {
     size_t nargs = (size_t) cJSON_GetArraySize (l->args);
     const char **argv = calloc (nargs + 3, sizeof *argv);
     char program[4096];
     s_env_t env;
-    if (!argv || s_env_build (self, l, &env) < 0) {
+    if (!argv || s_env_build (self, l, u, dir, &env) < 0) {
         free (argv);
         return hearth_errprintf (err, "out of memory");
     }
@@ -378,7 +446,8 @@ s_spawn (drivers_t *self, const drivers_launch_t *l, const char *dir,
                               .cores = l->cores,
                               .memory_mb = l->memory_mb,
                               .data = &d,
-                              .data_size = sizeof d};
+                              .data_size = sizeof d,
+                              .ids = u->switched ? &u->ids : NULL};
     pid_t pid = children_spawn (self->children, &spawn, err);
     s_env_free (&env);
     free (argv);
@@ -423,15 +492,19 @@ drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
     if (children_has (self->children, l->driver_id))
         return -1;
     children_keep (self->children, l->driver_id);
-    if (s_prepare (self, l, dir, sizeof dir, &err) < 0
-        || (pid = s_spawn (self, l, dir, &err)) < 0) {
+    runas_user_t u;
+    if (runas_resolve (self->runas, &l->owner, &u, &err) < 0
+        || s_prepare (self, l, &u, dir, sizeof dir, &err) < 0
+        || (pid = s_spawn (self, l, &u, dir, &err)) < 0) {
+        runas_user_clear (&u);
         log_warn ("driver %s could not start: %s", l->driver_id, err.text);
         s_report (self, l->driver_id, l->launch, "ERROR", err.text, -1, 0, 0);
         return 0;
     }
-    log_info ("driver %s (launch %d) started: pid %d, %s %s in %s",
+    log_info ("driver %s (launch %d) started: pid %d, %s %s in %s, as %s",
               l->driver_id, l->launch, (int) pid,
-              l->binary ? "program" : "job file", l->app, dir);
+              l->binary ? "program" : "job file", l->app, dir, u.name);
+    runas_user_clear (&u);
     s_report (self, l->driver_id, l->launch, "RUNNING", NULL, -1, 0, pid);
     return 0;
 }
@@ -487,15 +560,14 @@ s_strip_log_prefix (char *line)
 }
 
 /* The last non-empty line of the driver's stderr, into buf ("" if
-   none), a line of Hearth's log as its message. */
+   none; its directory is its user's: no link followed, userfs.h), a line
+   of Hearth's log as its message. */
 static void
 s_last_error_line (const char *dir, char *buf, size_t size)
 {
-    char path[4096], tail[4097];
+    char tail[4097];
     buf[0] = '\0';
-    int fd = s_join (path, sizeof path, dir, "stderr") < 0
-                 ? -1
-                 : open (path, O_RDONLY | O_CLOEXEC);
+    int fd = userfs_open_read (dir, "stderr", NULL);
     if (fd < 0)
         return;
     off_t end = lseek (fd, 0, SEEK_END);
@@ -580,18 +652,22 @@ drivers_read_log (drivers_t *self, const char *driver_id, const char *stream,
                   hearth_error_t *err)
 {
     char dir[4096], path[4200];
+    hearth_error_t why;
     *data = NULL;
     if (children_path (self->children, driver_id, dir, sizeof dir, err) < 0)
         return -1;
     snprintf (path, sizeof path, "%s/%s", dir, stream);
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    /* the driver's user's directory: no link followed (userfs.h) */
+    int fd = userfs_open_read (dir, stream, &why);
     struct stat st;
     if (fd < 0 || fstat (fd, &st) < 0) {
         int e = errno;
         if (fd >= 0)
             close (fd);
-        return hearth_errprintf (err, "no %s of driver %s on this worker: %s",
-                                 stream, driver_id, strerror (e));
+        return hearth_errprintf (
+            err, "no %s of driver %s on this worker: %s", stream, driver_id,
+            e == ELOOP || e == ENOTDIR || e == EINVAL ? why.text
+                                                      : strerror (e));
     }
     uint64_t size = (uint64_t) st.st_size;
     size_t want = offset >= size              ? 0

@@ -25,6 +25,7 @@
 
 #include "libcore/error.h"
 #include "worker/children.h"
+#include "worker/runas.h"
 
 typedef struct drivers drivers_t;
 
@@ -57,6 +58,7 @@ typedef struct {
     size_t nframes;          /* entries in frames */
     const cJSON *env;        /* map of strings, or NULL */
     const cJSON *conf;       /* map of strings, or NULL */
+    runas_owner_t owner;     /* its submitter: whom it runs as (runas.h) */
 } drivers_launch_t;
 
 /* Where and how drivers run (borrowed by drivers_new, which copies). */
@@ -68,6 +70,8 @@ typedef struct {
     const char *master_url;    /* what drivers register with */
     const char *curve_secret;  /* the worker's secret key file, or NULL */
     const char *master_key;    /* the master's public key file, or NULL */
+    runas_t *runas;            /* whom drivers run as (borrowed: it must
+                                  outlive the set) */
     int64_t retention_ms;      /* end to removed directory (0: never) */
     drivers_report_fn *report; /* told of every state change */
     void *report_arg;          /* passed to report */
@@ -78,14 +82,19 @@ extern const children_kind_t drivers_kind;
 
 /* A new set.  Drivers get the worker's keys (as absolute paths in
    HEARTH_CURVE_SECRET and HEARTH_MASTER_KEY), so that they reach a
-   secure master as the worker does.  NULL with err. */
+   secure master as the worker does; a driver that runs as another user
+   than the worker's (runas.h) gets copies of them in its directory,
+   owned by that user (.worker.key_secret, .master.key).  NULL with
+   err. */
 drivers_t *drivers_new (const drivers_config_t *config, hearth_error_t *err);
 
 /* Free the set.  The drivers themselves go with the children table.
    Accepts NULL and a NULL *self_p; nulls the pointer; keeps errno. */
 void drivers_destroy (drivers_t **self_p);
 
-/* Start a driver.  Reports RUNNING, or ERROR when it cannot start.
+/* Start a driver, as the user its owner maps to (runas.h).  Reports
+   RUNNING, or ERROR when it cannot start (or must not: runas_resolve's
+   reason).
    While an older launch of that driver runs here (the master took it for
    gone), the older one is stopped and this one is kept (a copy) and
    started once the older one has been reaped (relaunch.h).  The same

@@ -23,6 +23,7 @@
 #include "worker/children.h"
 #include "worker/execs.h"
 #include "worker/orphans.h"
+#include "worker/userfs.h"
 
 /* Arguments of the executor's command line, at most. */
 #define MAX_ARGS 64
@@ -33,6 +34,9 @@
 
 /* The work dir itself (its executor directories are private). */
 static const mode_t s_work_dir_mode = 0755;
+/* An application's map outputs, made for the executor's user
+   (WORK_DIR/shuffle/APP). */
+static const mode_t s_shuffle_app_mode = 0700;
 /* In the work dir: flock()ed by the worker that uses it. */
 static const char s_lock_name[] = ".worker.lock";
 /* Executors that cannot start are logged once per this period (then
@@ -54,11 +58,10 @@ struct execs {
     char *host;                   /* address the worker advertises */
     children_t *children;         /* the worker's children (borrowed) */
     int64_t retention_ms;         /* removed app to removed directory */
+    runas_t *runas;               /* whom they run as (borrowed) */
     execs_report_fn *report;      /* told of every state change */
     void *report_arg;             /* passed to report */
     int lock_fd;                  /* the work dir's lock, held */
-    zhashx_t *exited;             /* "APP/EXEC" of executors reaped since the
-                                     last sweep for their leftovers (a set) */
     hearth_loglimit_t *log_limit; /* lines of executors that cannot start */
 };
 
@@ -87,12 +90,10 @@ s_lock (execs_t *self, hearth_error_t *err)
 }
 
 execs_t *
-execs_new (children_t *children, const char *work_dir, const char *program,
-           const char *host, int64_t retention_ms, execs_report_fn *report,
-           void *arg, hearth_error_t *err)
+execs_new (const execs_config_t *c, hearth_error_t *err)
 {
-    if (mkdir (work_dir, s_work_dir_mode) < 0 && errno != EEXIST) {
-        hearth_errprintf (err, "cannot create %s: %s", work_dir,
+    if (mkdir (c->work_dir, s_work_dir_mode) < 0 && errno != EEXIST) {
+        hearth_errprintf (err, "cannot create %s: %s", c->work_dir,
                           strerror (errno));
         return NULL;
     }
@@ -101,18 +102,17 @@ execs_new (children_t *children, const char *work_dir, const char *program,
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    self->work_dir = strdup (work_dir);
-    self->program = strdup (program);
-    self->host = strdup (host);
-    self->children = children;
-    self->retention_ms = retention_ms;
-    self->exited = zhashx_new ();
+    self->work_dir = strdup (c->work_dir);
+    self->program = strdup (c->program);
+    self->host = strdup (c->host);
+    self->children = c->children;
+    self->retention_ms = c->retention_ms;
+    self->runas = c->runas;
     self->log_limit = hearth_loglimit_new (s_log_period_ms, 1);
     self->lock_fd = -1;
-    self->report = report;
-    self->report_arg = arg;
-    if (!self->work_dir || !self->program || !self->host || !self->exited
-        || !self->log_limit) {
+    self->report = c->report;
+    self->report_arg = c->report_arg;
+    if (!self->work_dir || !self->program || !self->host || !self->log_limit) {
         execs_destroy (&self);
         hearth_errprintf (err, "out of memory");
         return NULL;
@@ -131,15 +131,6 @@ execs_destroy (execs_t **self_p)
         return;
     int saved = errno;
     execs_t *self = *self_p;
-    /* Whatever executors left: nothing of them outlives the worker. */
-    if (self->lock_fd >= 0 && self->work_dir) {
-        size_t n = orphans_kill (self->work_dir, NULL);
-        if (n)
-            log_warn ("killed %zu processes left by executors", n);
-        while (waitpid (-1, NULL, WNOHANG) > 0)
-            ;
-    }
-    zhashx_destroy (&self->exited);
     hearth_loglimit_destroy (&self->log_limit);
     if (self->lock_fd >= 0)
         close (self->lock_fd);
@@ -244,23 +235,33 @@ s_argv_free (s_argv_t *a)
 }
 
 /* What the executor's environment adds to the worker's: the markers of
-   orphans.h and the application's secrets (which only the executor's
-   user can read there, unlike its command line). */
+   orphans.h, the application's secrets (which only the executor's
+   user can read there, unlike its command line), and the user it runs
+   as when that is not the worker's. */
 typedef struct {
     char dir[4200];         /* ORPHANS_ENV_DIR=... */
     char exec[200];         /* ORPHANS_ENV_EXEC=... */
     char token[256];        /* HEARTH_TOKEN=..., if any */
     char key[256];          /* HEARTH_DRIVER_KEY=..., if any */
-    const char *entries[5]; /* those set, NULL-terminated */
+    char user[3][1100];     /* USER=, LOGNAME=, HOME=, if switched */
+    const char *entries[8]; /* those set, NULL-terminated */
 } s_env_extra_t;
 
 /* The executor's environment: a new array (caller frees) of environ's
    strings and x's, or NULL on no memory. */
 static const char **
-s_env_build (execs_t *self, const execs_launch_t *l, s_env_extra_t *x)
+s_env_build (execs_t *self, const execs_launch_t *l, const runas_user_t *u,
+             s_env_extra_t *x)
 {
     int n = 0;
     memset (x->entries, 0, sizeof x->entries);
+    if (u->switched) {
+        snprintf (x->user[0], sizeof x->user[0], "USER=%s", u->name);
+        snprintf (x->user[1], sizeof x->user[1], "LOGNAME=%s", u->name);
+        snprintf (x->user[2], sizeof x->user[2], "HOME=%s", u->home);
+        for (int i = 0; i < 3; i++)
+            x->entries[n++] = x->user[i];
+    }
     snprintf (x->dir, sizeof x->dir, "%s=%s", ORPHANS_ENV_DIR, self->work_dir);
     x->entries[n++] = x->dir;
     snprintf (x->exec, sizeof x->exec, "%s=%s/%d", ORPHANS_ENV_EXEC, l->app_id,
@@ -278,15 +279,37 @@ s_env_build (execs_t *self, const execs_launch_t *l, s_env_extra_t *x)
     return hearth_env_merge (NULL, x->entries);
 }
 
-/* Spawn the executor in WORK_DIR/APP/EXEC.  Returns its pid or -1. */
+/* The application's directory of map outputs, WORK_DIR/shuffle/APP,
+   made for u when it is not the worker (the worker's own executors make
+   it themselves). */
+static int
+s_shuffle_dir (execs_t *self, const char *app_id, const runas_user_t *u,
+               hearth_error_t *err)
+{
+    char root[4200];
+    if (!u->switched)
+        return 0;
+    snprintf (root, sizeof root, "%s/shuffle", self->work_dir);
+    userfs_owner_t o = {u->ids.uid, u->ids.gid};
+    int fd = userfs_mkdirs (root, app_id, s_shuffle_app_mode, &o, err);
+    if (fd < 0)
+        return -1;
+    close (fd);
+    return 0;
+}
+
+/* Spawn the executor in WORK_DIR/APP/EXEC, as u.  Returns its pid or
+   -1. */
 static pid_t
-s_spawn (execs_t *self, const execs_launch_t *l, const char *key,
-         const s_exec_t *e, hearth_error_t *err)
+s_spawn (execs_t *self, const execs_launch_t *l, const runas_user_t *u,
+         const char *key, const s_exec_t *e, hearth_error_t *err)
 {
     s_argv_t a;
     s_env_extra_t extra;
+    if (s_shuffle_dir (self, l->app_id, u, err) < 0)
+        return -1;
     s_argv_build (self, l, &a);
-    const char **envp = s_env_build (self, l, &extra);
+    const char **envp = s_env_build (self, l, u, &extra);
     char group[HEARTH_ID_MAX + 32];
     snprintf (group, sizeof group, "%s-exec-%d", l->app_id, l->exec_id);
     children_spawn_t spawn = {.kind = &execs_kind,
@@ -299,7 +322,8 @@ s_spawn (execs_t *self, const execs_launch_t *l, const char *key,
                               .cores = l->cores,
                               .memory_mb = l->memory_mb,
                               .data = e,
-                              .data_size = sizeof *e};
+                              .data_size = sizeof *e,
+                              .ids = u->switched ? &u->ids : NULL};
     pid_t pid = !envp ? hearth_errprintf (err, "out of memory")
                 : l->resources && a.nres < (int) l->resources->n
                     ? hearth_errprintf (err, "too many resources")
@@ -344,18 +368,32 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
         return -1;
     s_exec_t e = {.exec_id = l->exec_id};
     snprintf (e.app_id, sizeof e.app_id, "%s", l->app_id);
+    runas_user_t u;
+    memset (&u, 0, sizeof u);
+    if (runas_resolve (self->runas, &l->owner, &u, &err) < 0) {
+        /* no one to run it as: the submitter's doing, not the worker's */
+        log_warn ("executor %s refused: %s", key, err.text);
+        execs_report_t r = {e.app_id, e.exec_id, "FAILED", err.text,      -1,
+                            0,        -1,        -1,       "USER_REFUSED"};
+        if (self->report)
+            self->report (self->report_arg, &r);
+        return 0;
+    }
     pid_t pid = s_resources_text (l, &e, &err) < 0
                     ? -1
-                    : s_spawn (self, l, key, &e, &err);
+                    : s_spawn (self, l, &u, key, &e, &err);
     if (pid < 0) {
+        runas_user_clear (&u);
         hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
                             "executor could not start", now_ms,
                             "executor %s could not start: %s", key, err.text);
         s_report (self, &e, "FAILED", err.text, -1, 0, -1);
         return 0;
     }
-    log_info ("executor %s started: pid %d, %d cores%s%s", key, (int) pid,
-              l->cores, e.resources[0] ? ", resources " : "", e.resources);
+    log_info ("executor %s started: pid %d, %d cores%s%s, as %s", key,
+              (int) pid, l->cores, e.resources[0] ? ", resources " : "",
+              e.resources, u.name);
+    runas_user_clear (&u);
     s_report (self, &e, "RUNNING", NULL, -1, 0, pid);
     return 0;
 }
@@ -438,22 +476,13 @@ s_on_exit (void *arg, const children_exit_t *x)
                         x->memory_limit_bytes};
     if (self->report)
         self->report (self->report_arg, &r);
-    /* its own children in groups of their own go at the next tick */
-    zhashx_update (self->exited, x->name, (void *) "");
+    /* what it left behind goes at a tick (children_tick) */
 }
 
-/* Kill what the executors reaped since the last tick left running. */
 void
 execs_tick (execs_t *self, int64_t now_ms)
 {
     hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now_ms);
-    if (zhashx_size (self->exited) == 0)
-        return;
-    size_t n = orphans_kill (self->work_dir, self->exited);
-    if (n)
-        log_warn ("killed %zu processes left by %zu exited executors", n,
-                  zhashx_size (self->exited));
-    zhashx_purge (self->exited);
 }
 
 /* --- views ------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /*  execs.h - the executors a worker runs: their command line and
     environment, started in WORK_DIR/APP/EXEC; an application's directory
     removed a retention period after the application; the work dir's
-    lock; and what executors leave behind (orphans.h).
+    lock; and what an earlier worker's executors left (orphans.h).
 
     The processes are children of the worker's children table
     (children.h), of the kind execs_kind: it starts, stops (SIGTERM to the
@@ -26,6 +26,7 @@
 #include "libcore/error.h"
 #include "libcore/resources.h"
 #include "worker/children.h"
+#include "worker/runas.h"
 
 typedef struct execs execs_t;
 
@@ -64,34 +65,47 @@ typedef struct {
     const char *shuffle_key; /* its CURVE public key, or NULL */
     const hearth_resources_t *resources; /* the custom resources' addresses
                                             it holds, or NULL */
+    runas_owner_t owner; /* its application's submitter: whom it runs
+                            as (runas.h) */
 } execs_launch_t;
 
 /* The kind of the executors in the children table. */
 extern const children_kind_t execs_kind;
 
-/* A new set: executors run program (a path) in work_dir/APP/EXEC as
-   children of children (borrowed: the worker's table, rooted at
-   work_dir, which must outlive the set), advertising host; a removed
-   application's directory goes retention_ms later.  It creates work_dir
-   and locks it (WORK_DIR/.worker.lock): one worker per work dir.  NULL
-   with err (no memory, or another worker holds the lock). */
-execs_t *execs_new (children_t *children, const char *work_dir,
-                    const char *program, const char *host, int64_t retention_ms,
-                    execs_report_fn *report, void *arg, hearth_error_t *err);
+/* Where and how executors run (borrowed by execs_new, which copies). */
+typedef struct {
+    children_t *children;    /* the worker's table, rooted at work_dir
+                                (borrowed: must outlive the set) */
+    const char *work_dir;    /* executors run in WORK_DIR/APP/EXEC */
+    const char *program;     /* hearth-executor's path */
+    const char *host;        /* the address the worker advertises */
+    int64_t retention_ms;    /* removed app to removed directory */
+    runas_t *runas;          /* whom they run as (borrowed: must outlive
+                                the set) */
+    execs_report_fn *report; /* told of every state change */
+    void *report_arg;        /* passed to report */
+} execs_config_t;
+
+/* A new set.  It creates the work dir and locks it
+   (WORK_DIR/.worker.lock): one worker per work dir.  NULL with err (no
+   memory, or another worker holds the lock). */
+execs_t *execs_new (const execs_config_t *config, hearth_error_t *err);
 
 /* At start-up: kill what an earlier worker on the same work dir left
    running (orphans.h), and schedule its application directories for
    removal after the retention. */
 void execs_clean_start (execs_t *self, int64_t now_ms);
 
-/* SIGKILL whatever executors left (orphans.h) and reap it, free the set,
-   unlock the work dir.  The executors themselves go with the children
-   table, destroyed first.  Accepts NULL and a NULL *self_p; nulls the
-   pointer; keeps errno. */
+/* Free the set, unlock the work dir.  The executors, and what they left
+   behind, go with the children table, destroyed first.  Accepts NULL and
+   a NULL *self_p; nulls the pointer; keeps errno. */
 void execs_destroy (execs_t **self_p);
 
-/* Start an executor.  Reports RUNNING, or FAILED when it cannot start.
-   A duplicate (same app and exec id) is refused with -1. */
+/* Start an executor, as the user its owner maps to (runas.h), its
+   application's directories under the work dir and under the shuffle
+   directory (WORK_DIR/shuffle/APP) that user's.  Reports RUNNING, or
+   FAILED when it cannot start (or must not: runas_resolve's reason).  A
+   duplicate (same app and exec id) is refused with -1. */
 int execs_launch (execs_t *self, const execs_launch_t *launch, int64_t now_ms);
 
 /* Stop one executor (SIGTERM now, SIGKILL after the grace period).
@@ -102,9 +116,8 @@ int execs_kill (execs_t *self, const char *app_id, int exec_id, int64_t now_ms);
    removal. */
 void execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms);
 
-/* Periodic work: kill what executors reaped since the last tick left
-   running (orphans.h); say how many lines of executors that could not
-   start were held back (one is logged per minute). */
+/* Periodic work: say how many lines of executors that could not start
+   were held back (one is logged per minute). */
 void execs_tick (execs_t *self, int64_t now_ms);
 
 /* What tells this work dir from any other in the cluster: this boot of

@@ -322,6 +322,16 @@ s_reconnect (worker_t *w, hearth_msg_t *msg)
     worker_link_reset (w, reason ? reason : "the master asked to reconnect");
 }
 
+/* Who submitted what a LAUNCH_EXECUTOR or LAUNCH_DRIVER starts
+   (borrowed from msg). */
+static runas_owner_t
+s_owner (const hearth_msg_t *msg)
+{
+    return (runas_owner_t){hearth_json_str (msg->body, "owner"),
+                           hearth_json_str (msg->body, "owner_name"),
+                           hearth_json_str (msg->body, "user")};
+}
+
 static void
 s_launch (worker_t *w, hearth_msg_t *msg)
 {
@@ -339,6 +349,7 @@ s_launch (worker_t *w, hearth_msg_t *msg)
         w->shuffle ? shuffle_url (w->shuffle) : NULL,
         w->shuffle ? shuffle_key (w->shuffle) : NULL,
         NULL,
+        s_owner (msg),
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */
@@ -430,6 +441,7 @@ s_launch_driver (worker_t *w, hearth_msg_t *msg)
         .nframes = msg->nframes,
         .env = cJSON_GetObjectItem (b, "env"),
         .conf = cJSON_GetObjectItem (b, "conf"),
+        .owner = s_owner (msg),
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */

@@ -5,7 +5,8 @@
     it leaves once its work is done, up to --decommission-timeout);
     SIGINT, or a signal while leaving, stops them all (SIGTERM to each
     process group, SIGKILL after the grace period) before the worker
-    exits, and one more kills them at once; SIGHUP reopens the log. */
+    exits, and one more kills them at once; SIGHUP reopens the log and
+    reads the --user-map again. */
 #include "config.h"
 
 #include <errno.h>
@@ -116,6 +117,15 @@ static const hearth_opt_t s_opts[] = {
     INT_OPT ("pids-limit", "4096", "N",
              "processes per executor or driver cgroup at most (0: no limit)", 0,
              4194304),
+    OPT ("user-map", HEARTH_OPT_STR, NULL, "FILE",
+         "a worker running as root: lines 'KEY USER' that map a key (its "
+         "public key or its key file's name) to the user its tasks run as, "
+         "over the user the key names ('-': the key runs nothing here); "
+         "read again on SIGHUP"),
+    OPT ("allow-root-tasks", HEARTH_OPT_BOOL, "false", "",
+         "a worker running as root: run as root the tasks of a key that "
+         "names no user, or names root (a single-user cluster; refused "
+         "otherwise)"),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once registered, write the worker id there"),
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -161,6 +171,7 @@ s_end_children (worker_t *w)
     children_destroy (&w->children);
     execs_destroy (&w->execs);
     drivers_destroy (&w->drivers);
+    runas_destroy (&w->runas);
 }
 
 /* SIGTERM decommissions (decom.h); SIGINT, or a signal while leaving,
@@ -184,6 +195,16 @@ s_stop (worker_t *w, int sig)
               sig == SIGTERM ? "SIGTERM" : "SIGINT",
               w->decommissioning ? " while decommissioning" : "");
     worker_stop (w, why);
+}
+
+/* SIGHUP: reopen the log, read the user map again. */
+static void
+s_reload (worker_t *w)
+{
+    hearth_error_t err;
+    hearth_log_reopen ();
+    if (w->runas && runas_reload (w->runas, &err) < 0)
+        log_error ("%s: the user map stays as it was", err.text);
 }
 
 /* Reap every child that exited: an executor or a driver. */
@@ -211,7 +232,7 @@ s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
         if (sig == SIGCHLD && w->children)
             s_reap (w);
         else if (sig == SIGHUP)
-            hearth_log_reopen ();
+            s_reload (w);
         else if (sig == SIGTERM || sig == SIGINT)
             s_stop (w, sig);
     }
@@ -436,11 +457,22 @@ s_work_dir (worker_t *w, hearth_error_t *err)
         .pids_max = hearth_conf_int (w->conf, "pids-limit")};
     if (!(w->children = children_new (&cc)))
         return hearth_errprintf (err, "out of memory");
+    runas_config_t rc = {.map_path = hearth_conf_str (w->conf, "user-map"),
+                         .allow_root =
+                             hearth_conf_bool (w->conf, "allow-root-tasks")};
+    if (!(w->runas = runas_new (&rc, err)))
+        return -1;
     hearth_program_path ("hearth-executor", program, sizeof program);
-    w->execs = execs_new (w->children, w->work_dir, program, w->host,
-                          hearth_conf_ms (w->conf, "app-retention"),
-                          s_exec_report, w, err);
-    if (!w->execs)
+    execs_config_t ec = {.children = w->children,
+                         .work_dir = w->work_dir,
+                         .program = program,
+                         .host = w->host,
+                         .retention_ms =
+                             hearth_conf_ms (w->conf, "app-retention"),
+                         .runas = w->runas,
+                         .report = s_exec_report,
+                         .report_arg = w};
+    if (!(w->execs = execs_new (&ec, err)))
         return -1;
     if (!(w->webstate = webstate_new (w->children, w->work_dir)))
         return hearth_errprintf (err, "out of memory");
@@ -460,6 +492,7 @@ s_work_dir (worker_t *w, hearth_error_t *err)
         .master_url = w->master_url,
         .curve_secret = hearth_conf_str (w->conf, "curve-secret"),
         .master_key = hearth_conf_str (w->conf, "master-key"),
+        .runas = w->runas,
         .retention_ms = hearth_conf_ms (w->conf, "driver-retention"),
         .report = s_driver_report,
         .report_arg = w};
@@ -490,6 +523,7 @@ s_shuffle (worker_t *w, hearth_error_t *err)
         .port = (int) hearth_conf_int (w->conf, "shuffle-port"),
         .cert = w->curve.cert,
         .loop = w->loop,
+        .shared = runas_switches (w->runas),
     };
     hearth_error_t first;
     if (!(w->shuffle = shuffle_new (&sc, &first))) {
@@ -609,6 +643,7 @@ main (int argc, char **argv)
         log_info ("resource %s", spec ? spec : w.resources.v[i].name);
         free (spec);
     }
+    runas_announce (w.runas, w.curve.cert != NULL, w.work_dir);
     worker_link_tick (&w,
                       hearth_mono_ms ()); /* register now, not a tick later */
     /* Ready once its link is started: it does not wait for the master,

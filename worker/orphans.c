@@ -1,4 +1,5 @@
-/*  orphans.c - killing what executors left behind; see orphans.h. */
+/*  orphans.c - finding and killing what executors left behind; see
+    orphans.h. */
 #include "config.h"
 
 #include <dirent.h>
@@ -87,6 +88,62 @@ s_belongs (pid_t pid, const char *work_dir, zhashx_t *execs)
     return match;
 }
 
+/* Parent and state of pid from /proc/PID/stat ("PID (COMM) S PPID ..."),
+   into *ppid and *state.  0, or -1 when it is gone. */
+static int
+s_stat (pid_t pid, pid_t *ppid, char *state)
+{
+    char path[64], buf[512];
+    snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close (fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    const char *end = strrchr (buf, ')'); /* COMM may hold ')' and ' ' */
+    int parent;
+    if (!end || sscanf (end + 1, " %c %d", state, &parent) != 2)
+        return -1;
+    *ppid = (pid_t) parent;
+    return 0;
+}
+
+size_t
+orphans_children (pid_t *pids, size_t max)
+{
+    /* every process's stat: /proc/PID/task/TID/children needs a kernel
+       option that not every kernel has */
+    DIR *proc = opendir ("/proc");
+    struct dirent *ent;
+    pid_t self = getpid (), ppid;
+    size_t n = 0;
+    char state;
+    while (proc && n < max && (ent = readdir (proc))) {
+        char *end;
+        long pid = strtol (ent->d_name, &end, 10);
+        if (*end || pid <= 1 || pid == self)
+            continue;
+        if (s_stat ((pid_t) pid, &ppid, &state) == 0 && ppid == self
+            && state != 'Z' && state != 'X')
+            pids[n++] = (pid_t) pid;
+    }
+    if (proc)
+        closedir (proc);
+    return n;
+}
+
+bool
+orphans_kill_one (pid_t pid)
+{
+    /* A group leader (a command task, a daemon that called setsid) takes
+       its group along. */
+    if (getpgid (pid) == pid)
+        kill (-pid, SIGKILL);
+    return kill (pid, SIGKILL) == 0;
+}
+
 size_t
 orphans_kill (const char *work_dir, zhashx_t *execs)
 {
@@ -100,12 +157,7 @@ orphans_kill (const char *work_dir, zhashx_t *execs)
         if (*end || pid <= 1 || pid == self
             || !s_belongs ((pid_t) pid, work_dir, execs))
             continue;
-        /* A group leader (an executor, a command task) takes its group
-           along: members that changed their environment too. */
-        if (getpgid ((pid_t) pid) == pid)
-            kill ((pid_t) -pid, SIGKILL);
-        if (kill ((pid_t) pid, SIGKILL) == 0)
-            killed++;
+        killed += orphans_kill_one ((pid_t) pid);
     }
     if (proc)
         closedir (proc);

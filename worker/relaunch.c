@@ -20,6 +20,7 @@ typedef struct {
     cJSON *env;         /* or NULL */
     cJSON *conf;        /* or NULL */
     zframe_t **frames;  /* nframes copies */
+    char *owner[3];     /* its submitter: key, key file, user (or NULL) */
 } s_copy_t;
 
 struct relaunches {
@@ -41,6 +42,8 @@ s_copy_destroy (s_copy_t **copy_p)
     for (size_t i = 0; c->frames && i < c->l.nframes; i++)
         zframe_destroy (&c->frames[i]);
     free (c->frames);
+    for (size_t i = 0; i < 3; i++)
+        free (c->owner[i]);
     free (c);
     *copy_p = NULL;
 }
@@ -49,6 +52,14 @@ static void
 s_copy_destructor (void **item)
 {
     s_copy_destroy ((s_copy_t **) item);
+}
+
+/* A copy of s (NULL: none) into *to; false on no memory. */
+static bool
+s_dup_str (const char *s, char **to)
+{
+    *to = s ? strdup (s) : NULL;
+    return !s || *to;
 }
 
 /* A JSON copy of v (NULL: none) into *to; false on no memory. */
@@ -72,7 +83,10 @@ s_copy_new (const drivers_launch_t *l)
     bool ok = c->driver_id && c->app && c->frames
               && s_dup_json (l->args, &c->args)
               && s_dup_json (l->files, &c->files)
-              && s_dup_json (l->env, &c->env) && s_dup_json (l->conf, &c->conf);
+              && s_dup_json (l->env, &c->env) && s_dup_json (l->conf, &c->conf)
+              && s_dup_str (l->owner.owner, &c->owner[0])
+              && s_dup_str (l->owner.owner_name, &c->owner[1])
+              && s_dup_str (l->owner.user, &c->owner[2]);
     for (size_t i = 0; ok && i < l->nframes; i++)
         ok = (c->frames[i] = zframe_dup (l->frames[i])) != NULL;
     if (!ok) {
@@ -86,6 +100,7 @@ s_copy_new (const drivers_launch_t *l)
     c->l.env = c->env;
     c->l.conf = c->conf;
     c->l.frames = c->frames;
+    c->l.owner = (runas_owner_t){c->owner[0], c->owner[1], c->owner[2]};
     return c;
 }
 

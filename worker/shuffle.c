@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <czmq.h>
@@ -22,6 +23,7 @@
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "worker/shuffle.h"
+#include "worker/userfs.h"
 
 /* Requests answered per wake-up before the loop looks at other sockets. */
 static const int s_max_batch = 64;
@@ -94,12 +96,16 @@ s_token_ok (shuffle_t *self, const char *app_id, const char *token)
     return diff == 0;
 }
 
-/* Where partition p lies in the data file whose index is at path: read
-   the index's header and p's entry only.  0, or -1 with err. */
+/* Where partition p lies in the data file whose index is root/rel:
+   read the index's header and p's entry only.  0, or -1 with err.  The
+   files are in the executor's user's directory: opened with no link
+   followed (userfs.h), so that no one serves themselves what the worker
+   may read and they may not. */
 static int
-s_locate (const char *path, int64_t p, hearth_part_t *part, hearth_error_t *err)
+s_locate (const char *root, const char *rel, int64_t p, hearth_part_t *part,
+          hearth_error_t *err)
 {
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    int fd = userfs_open_read (root, rel, NULL);
     if (fd < 0)
         return hearth_errcode (err, "no_block", "no such map output");
     unsigned char head[16], e[32];
@@ -125,16 +131,16 @@ s_locate (const char *path, int64_t p, hearth_part_t *part, hearth_error_t *err)
     return 0;
 }
 
-/* Read up to max bytes of [offset, ...) of the block into a new frame.
-   NULL with err. */
+/* Read up to max bytes of [offset, ...) of the block in root/rel (as
+   s_locate) into a new frame.  NULL with err. */
 static zframe_t *
-s_read_piece (const char *data, const hearth_part_t *part, int64_t offset,
-              int64_t max, hearth_error_t *err)
+s_read_piece (const char *root, const char *rel, const hearth_part_t *part,
+              int64_t offset, int64_t max, hearth_error_t *err)
 {
     int64_t left = (int64_t) part->length - offset;
     size_t n = (size_t) (left < max ? left : max);
     zframe_t *frame = zframe_new (NULL, n);
-    int fd = open (data, O_RDONLY | O_CLOEXEC);
+    int fd = userfs_open_read (root, rel, NULL);
     if (!frame || fd < 0) {
         zframe_destroy (&frame);
         if (fd >= 0)
@@ -188,12 +194,12 @@ s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
     /* Every part of the path is an id or a number the schema checked: no
        request reaches outside ROOT. */
     char data[4200], index[4300];
-    snprintf (data, sizeof data, "%s/%s/%lld/%lld.%lld", self->root, f.app_id,
+    snprintf (data, sizeof data, "%s/%lld/%lld.%lld", f.app_id,
               (long long) f.shuffle, (long long) f.map, (long long) f.attempt);
     snprintf (index, sizeof index, "%s.index", data);
     hearth_part_t part = {0};
     hearth_error_t err;
-    if (s_locate (index, f.partition, &part, &err) < 0) {
+    if (s_locate (self->root, index, f.partition, &part, &err) < 0) {
         s_refuse (self, rid, &f, err.code, "%s/%lld map %lld.%lld: %s",
                   f.app_id, (long long) f.shuffle, (long long) f.map,
                   (long long) f.attempt, err.text);
@@ -205,7 +211,8 @@ s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
                   (long long) f.offset, (unsigned long long) part.length);
         return;
     }
-    zframe_t *piece = s_read_piece (data, &part, f.offset, f.max_bytes, &err);
+    zframe_t *piece =
+        s_read_piece (self->root, data, &part, f.offset, f.max_bytes, &err);
     if (!piece) {
         s_refuse (self, rid, &f, err.code, "%s", err.text);
         return;
@@ -299,8 +306,12 @@ shuffle_new (const shuffle_config_t *config, hearth_error_t *err)
     /* What an earlier worker left is of applications whose outputs died
        with it: the drivers re-run those maps. */
     hearth_rm_tree (self->root);
-    if (hearth_mkdir_p (self->root, 0700, err) < 0)
+    if (hearth_mkdir_p (self->root, config->shared ? 0711 : 0700, err) < 0
+        || chmod (self->root, config->shared ? 0711 : 0700) < 0) {
+        hearth_errprintf (err, "cannot create %s: %s", self->root,
+                          strerror (errno));
         goto error;
+    }
     hearth_sock_opts_t opts = {.type = ZMQ_ROUTER, .curve_cert = config->cert};
     if (!(self->router = hearth_sock_new (&opts, err)))
         goto error;

@@ -18,6 +18,7 @@
 #ifndef HEARTH_WORKER_SHUFFLE_H
 #define HEARTH_WORKER_SHUFFLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <czmq.h>
@@ -35,6 +36,11 @@ typedef struct {
     zcert_t *cert;    /* the worker's key pair for CURVE (borrowed, outlives
                          the server), or NULL: no encryption */
     zloop_t *loop;    /* served from this loop (borrowed) */
+    bool shared;      /* executors run as other users than the worker's
+                         (runas.h): ROOT is searchable by them (mode 0711),
+                         each ROOT/APP_ID made for its user by the worker
+                         (private to that user); else ROOT is private
+                         (0700) */
 } shuffle_config_t;
 
 /* A server: ROOT made if missing and emptied of what an earlier worker

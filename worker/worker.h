@@ -25,6 +25,10 @@
                     discovery scripts, at start (devices.h)
         execs.c     the executors: command line, environment, reports,
                     the work dir's lock (execs.h)
+        runas.c     whom executors and drivers run as: the key's user,
+                    --user-map, the passwd database (runas.h)
+        userfs.c    files made and read in trees a child's user may
+                    write to, never through a link (userfs.h)
         orphans.c   what executors left behind (orphans.h)
         drivers.c   the cluster-mode drivers: shipped files, command line,
                     environment, reports, output read back (drivers.h)
@@ -65,6 +69,7 @@
 #include "worker/children.h"
 #include "worker/drivers.h"
 #include "worker/execs.h"
+#include "worker/runas.h"
 #include "worker/shuffle.h"
 
 typedef struct worker {
@@ -77,6 +82,8 @@ typedef struct worker {
                                      (owned; outlives children) */
     execs_t *execs;               /* the executors (owned) */
     drivers_t *drivers;           /* the cluster-mode drivers (owned) */
+    runas_t *runas;               /* whom they run as (owned; outlives
+                                     execs and drivers) */
     shuffle_t *shuffle;           /* the block server of map outputs */
     zlistx_t *ended_drivers;      /* cJSON * driver refs with a final state
                                      that ended while not registered: listed

@@ -112,7 +112,8 @@ cluster() {
         ns=$NS_M
         [ $n = 2 ] && ns=$NS_W
         [ "$mode" = curve ] &&
-            wkeys=(--curve-secret "$T/keys/w$n.key_secret" --master-key "$T/keys/master.key")
+            wkeys=(--curve-secret "$T/keys/w$n.key_secret" --master-key "$T/keys/master.key"
+                --allow-root-tasks) # keys without users: run as root, as the bench does
         HEARTH_BIN_DIR="$T/bin" in_ns "$ns" "$bin/hearth-worker" --master "${url[$mode]}" \
             --id "$mode-$n" --cores 1 --memory 1G --work-dir "$T/$mode-$n" --web-port 0 \
             --isolation none --ready-file "$T/$mode-$n.ready" --log-level warn \

@@ -17,13 +17,17 @@
 
       v1procs: "0" to cgroup.procs (the worker's way until 2026-12-06);
       v1tasks: "0" to tasks, the child moving its only thread (the
-               worker's way since).
+               worker's way since);
+      v1tasks_asuser: the same, the child then running as nobody
+               (setgroups, setresgid, setresuid: a root worker's launch
+               of a task's user, docs/security.md).
 
     Usage: bench-cgspawn [--reps N] [--gap-ms MS].  Prints FIGURE lines
     cgspawn.join_us and cgspawn.into_us (microseconds a launch), or
     cgspawn.skipped with the reason when there is no writable cgroup2
-    hierarchy (needs root); cgspawn.v1procs_us and cgspawn.v1tasks_us,
-    or cgspawn.v1.skipped.
+    hierarchy (needs root), cgspawn.into_asuser_us (into, as nobody);
+    cgspawn.v1procs_us, cgspawn.v1tasks_us and
+    cgspawn.v1tasks_asuser_us, or cgspawn.v1.skipped.
 */
 #include "config.h"
 
@@ -41,10 +45,15 @@
 #include "tests/bench/benchutil.h"
 #include "tests/lib/scratchcg.h"
 
+/* nobody, for the launches as another user. */
+static const gid_t s_nogroup[] = {65534};
+static const hearth_spawn_ids_t s_nobody = {65534, 65534, s_nogroup, 1};
+
 /* One launch of /bin/true, which writes "0" to join_fd before it execs
-   (unless created in the group of dir_fd); its microseconds, or -1. */
+   (unless created in the group of dir_fd), as ids (NULL: as this
+   process); its microseconds, or -1. */
 static double
-s_launch_fds (int join_fd, const int *dir_fd)
+s_launch_fds (int join_fd, const int *dir_fd, const hearth_spawn_ids_t *ids)
 {
     const char *argv[] = {"/bin/true", NULL};
     hearth_spawn_opts_t o = {.argv = argv,
@@ -53,7 +62,8 @@ s_launch_fds (int join_fd, const int *dir_fd)
                              .stderr_fd = HEARTH_SPAWN_INHERIT,
                              .join_fds = &join_fd,
                              .njoin_fds = 1,
-                             .cgroup_fd = dir_fd};
+                             .cgroup_fd = dir_fd,
+                             .ids = ids};
     hearth_error_t err;
     double t0 = bench_now_us ();
     pid_t pid = hearth_spawn (&o, &err);
@@ -67,11 +77,12 @@ s_launch_fds (int join_fd, const int *dir_fd)
     return bench_now_us () - t0;
 }
 
-/* One launch of /bin/true into the v2 group g, placed as asked. */
+/* One launch of /bin/true into the v2 group g, placed as asked, as ids
+   (or NULL). */
 static double
-s_launch (scratchcg_t *g, bool into)
+s_launch (scratchcg_t *g, bool into, const hearth_spawn_ids_t *ids)
 {
-    return s_launch_fds (g->procs_fd, into ? &g->dir_fd : NULL);
+    return s_launch_fds (g->procs_fd, into ? &g->dir_fd : NULL, ids);
 }
 
 /* The first line of path holding needle (and, if not NULL, needle2),
@@ -147,20 +158,23 @@ s_v1 (long reps, const struct timespec *gap)
         printf ("FIGURE cgspawn.v1.skipped 1 1 1 flag 1\n");
         return 0;
     }
-    double procs[BENCH_MAX_REPS], tasks[BENCH_MAX_REPS];
+    double procs[BENCH_MAX_REPS], tasks[BENCH_MAX_REPS], user[BENCH_MAX_REPS];
     int rc = 0;
     for (long r = 0; r < reps && rc == 0; r++) {
         nanosleep (gap, NULL);
-        procs[r] = s_launch_fds (procs_fd, NULL);
+        procs[r] = s_launch_fds (procs_fd, NULL, NULL);
         nanosleep (gap, NULL);
-        tasks[r] = s_launch_fds (tasks_fd, NULL);
-        if (procs[r] < 0 || tasks[r] < 0)
+        tasks[r] = s_launch_fds (tasks_fd, NULL, NULL);
+        nanosleep (gap, NULL);
+        user[r] = s_launch_fds (tasks_fd, NULL, &s_nobody);
+        if (procs[r] < 0 || tasks[r] < 0 || user[r] < 0)
             rc = 1;
     }
     if (rc == 0) {
         printf ("# in %s\n", dir);
         bench_figure ("cgspawn.v1procs_us", procs, (size_t) reps, "us");
         bench_figure ("cgspawn.v1tasks_us", tasks, (size_t) reps, "us");
+        bench_figure ("cgspawn.v1tasks_asuser_us", user, (size_t) reps, "us");
     }
     close (procs_fd);
     close (tasks_fd);
@@ -195,20 +209,23 @@ main (int argc, char **argv)
         printf ("FIGURE cgspawn.skipped 1 1 1 flag 1\n");
         return 0;
     }
-    double join[BENCH_MAX_REPS], into[BENCH_MAX_REPS];
+    double join[BENCH_MAX_REPS], into[BENCH_MAX_REPS], user[BENCH_MAX_REPS];
     int rc = 0;
     for (long r = 0; r < reps && rc == 0; r++) {
         nanosleep (&gap, NULL);
-        join[r] = s_launch (&g, false);
+        join[r] = s_launch (&g, false, NULL);
         nanosleep (&gap, NULL);
-        into[r] = s_launch (&g, true);
-        if (join[r] < 0 || into[r] < 0)
+        into[r] = s_launch (&g, true, NULL);
+        nanosleep (&gap, NULL);
+        user[r] = s_launch (&g, true, &s_nobody);
+        if (join[r] < 0 || into[r] < 0 || user[r] < 0)
             rc = 1;
     }
     if (rc == 0) {
         printf ("# in %s\n", g.rel);
         bench_figure ("cgspawn.join_us", join, (size_t) reps, "us");
         bench_figure ("cgspawn.into_us", into, (size_t) reps, "us");
+        bench_figure ("cgspawn.into_asuser_us", user, (size_t) reps, "us");
     }
     if (scratchcg_remove (&g) < 0)
         fprintf (stderr, "bench-cgspawn: cannot remove %s\n", g.dir);

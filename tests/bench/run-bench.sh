@@ -420,11 +420,13 @@ if have cgspawn.skipped; then
     printf '| 19b. a child created in its cgroup v2 group | skipped: no writable cgroup2 hierarchy | - | - | (the join beside it) | skipped |\n'
 else
     row "19b. /bin/true launch µs, created in its v2 group (clone3)" cgspawn.into_us cgspawn.join_us "" "" "" "" "(reference: the same launch joining by cgroup.procs)"
+    row "19d. /bin/true launch µs, created in its v2 group, as another user" cgspawn.into_asuser_us cgspawn.into_us "" "" "" "" "(reference: the same launch as the caller)"
 fi
 if have cgspawn.v1.skipped; then
     printf '| 19c. a child joining its cgroup v1 group by tasks | skipped: no cgroup v1 memory hierarchy | - | - | (the join by cgroup.procs beside it) | skipped |\n'
 else
     row "19c. /bin/true launch µs, joining its v1 group by tasks" cgspawn.v1tasks_us cgspawn.v1procs_us "" "" "" "" "(reference: the same launch joining by cgroup.procs)"
+    row "19e. /bin/true launch µs, joining its v1 group by tasks, as another user" cgspawn.v1tasks_asuser_us cgspawn.v1tasks_us "" "" "" "" "(reference: the same launch as the caller)"
 fi
 if have net.skipped; then
     printf '| 21. three hosts over veth | skipped: no network namespaces here | - | - | ≥ 0.8 × loopback, CURVE ≤ 20%%, p50 ≤ 2 × raw ZeroMQ | skipped |\n'

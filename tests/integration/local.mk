@@ -30,6 +30,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-cgroup-cpu.sh \
 	tests/integration/test-cgroup-cleanup.sh \
 	tests/integration/test-cgroup-auto.sh \
+	tests/integration/test-cgroup-escape.sh \
+	tests/integration/test-strays.sh \
 	tests/integration/test-cluster-state.sh \
 	tests/integration/test-worker-death.sh \
 	tests/integration/test-master-restart.sh \

@@ -329,6 +329,23 @@ tests_unit_test_webpage_SOURCES = tests/unit/test_webpage.c tests/unit/testutil.
 tests_unit_test_webpage_CFLAGS = $(unit_cflags)
 tests_unit_test_webpage_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_fstree
+tests_unit_test_fstree_SOURCES = tests/unit/test_fstree.c tests/unit/testutil.h
+tests_unit_test_fstree_CFLAGS = $(unit_cflags)
+tests_unit_test_fstree_LDADD = $(unit_libs)
+
+# Whom the worker runs a child as, and its files in that user's trees.
+UNIT_TESTS += tests/unit/test_runas
+tests_unit_test_runas_SOURCES = tests/unit/test_runas.c tests/unit/testutil.h \
+	worker/runas.c worker/runas.h
+tests_unit_test_runas_CFLAGS = $(unit_cflags)
+tests_unit_test_runas_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_userfs
+tests_unit_test_userfs_SOURCES = tests/unit/test_userfs.c tests/unit/testutil.h \
+	worker/userfs.c worker/userfs.h
+tests_unit_test_userfs_CFLAGS = $(unit_cflags)
+tests_unit_test_userfs_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_cgroup
 tests_unit_test_cgroup_SOURCES = tests/unit/test_cgroup.c tests/unit/testutil.h \
 	worker/cgroup.c worker/cgroup.h worker/cgroup_impl.h \

@@ -1,4 +1,5 @@
-/*  test_keys.c - key files (modes, refusals, no overwrite) and tokens. */
+/*  test_keys.c - key files (modes, refusals, no overwrite, the user a
+    key names) and tokens. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -122,6 +123,108 @@ test_bad_files (void **state)
     assert_null (hearth_keys_load_secret (path, &err));
 }
 
+/* A key file with this metadata section (after "metadata"), its
+   public key copied from a saved key's: its path into path. */
+static void
+s_key_with_meta (char *path, size_t size, const char *name, const char *meta)
+{
+    char base[128];
+    hearth_error_t err;
+    s_path (base, sizeof base, "src.key");
+    unlink (base);
+    char secret[160];
+    snprintf (secret, sizeof secret, "%s_secret", base);
+    unlink (secret);
+    zcert_t *cert = zcert_new ();
+    assert_int_equal (hearth_keys_save (cert, base, "src", &err), 0);
+    s_path (path, size, name);
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    fprintf (f, "metadata\n%scurve\n    public-key = \"%s\"\n", meta,
+             zcert_public_txt (cert));
+    fclose (f);
+    zcert_destroy (&cert);
+}
+
+/* The user a key file names into user (HEARTH_USER_MAX + 1 bytes), and
+   its public key into pub: the read's return. */
+static int
+s_user_of (const char *path, char *pub, char *user, hearth_error_t *err)
+{
+    return hearth_keys_load_public_user (path, pub, HEARTH_KEY_TXT_LEN + 1,
+                                         user, HEARTH_USER_MAX + 1, err);
+}
+
+static void
+test_user (void **state)
+{
+    (void) state;
+    char path[128], pub[HEARTH_KEY_TXT_LEN + 1], user[HEARTH_USER_MAX + 1];
+    hearth_error_t err;
+    /* hearth-keygen --user: set before the save, read back */
+    s_path (path, sizeof path, "u.key");
+    zcert_t *cert = zcert_new ();
+    zcert_set_meta (cert, "user", "%s", "alice");
+    assert_int_equal (hearth_keys_save (cert, path, "u", &err), 0);
+    assert_int_equal (s_user_of (path, pub, user, &err), 0);
+    assert_string_equal (pub, zcert_public_txt (cert));
+    assert_string_equal (user, "alice");
+    zcert_destroy (&cert);
+    /* none named: "" */
+    s_key_with_meta (path, sizeof path, "none.key", "    name = \"x\"\n");
+    assert_int_equal (s_user_of (path, pub, user, &err), 0);
+    assert_string_equal (user, "");
+    /* a user line outside metadata does not count */
+    s_key_with_meta (path, sizeof path, "out.key",
+                     "other\n    user = \"bob\"\n");
+    assert_int_equal (s_user_of (path, pub, user, &err), 0);
+    assert_string_equal (user, "");
+    /* a key named "username" is not "user" */
+    s_key_with_meta (path, sizeof path, "un.key", "    username = \"bob\"\n");
+    assert_int_equal (s_user_of (path, pub, user, &err), 0);
+    assert_string_equal (user, "");
+    /* what cannot be a user name fails the read, saying so */
+    static const char *const bad[] = {
+        "    user = \"../etc\"\n",
+        "    user = \"-rf\"\n",
+        "    user = \"a b\"\n",
+        "    user = \"\"\n",
+        "    user = alice\n",
+        "    user = \"abcdefghijklmnopqrstuvwxyz0123456\"\n", /* 33 */
+        "    user = \"abcdefghijklmnopqrstuvwxyz0123456789abcdef\"\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s_key_with_meta (path, sizeof path, "bad.key", bad[i]);
+        assert_int_equal (hearth_keys_load_public_user (
+                              path, pub, sizeof pub, user, sizeof user, &err),
+                          -1);
+        assert_contains (err.text, "is not a user name");
+        /* the plain public key still reads */
+        assert_int_equal (hearth_keys_load_public (path, pub, sizeof pub, &err),
+                          0);
+    }
+    /* 32 characters is the longest */
+    s_key_with_meta (path, sizeof path, "long.key",
+                     "    user = \"abcdefghijklmnopqrstuvwxyz012345\"\n");
+    assert_int_equal (s_user_of (path, pub, user, &err), 0);
+    assert_string_equal (user, "abcdefghijklmnopqrstuvwxyz012345");
+}
+
+static void
+test_user_names (void **state)
+{
+    (void) state;
+    assert_true (hearth_user_name_valid ("alice"));
+    assert_true (hearth_user_name_valid ("svc_batch-2.x"));
+    assert_true (hearth_user_name_valid ("1000"));
+    assert_false (hearth_user_name_valid (""));
+    assert_false (hearth_user_name_valid ("-x"));
+    assert_false (hearth_user_name_valid (".x"));
+    assert_false (hearth_user_name_valid ("a/b"));
+    assert_false (hearth_user_name_valid ("a:b"));
+    assert_false (hearth_user_name_valid ("al ice"));
+    assert_false (hearth_user_name_valid ("abcdefghijklmnopqrstuvwxyz0123456"));
+}
+
 static void
 test_tokens (void **state)
 {
@@ -145,6 +248,8 @@ main (void)
         cmocka_unit_test (test_save_and_load),
         cmocka_unit_test (test_secret_refused_when_readable),
         cmocka_unit_test (test_bad_files),
+        cmocka_unit_test (test_user),
+        cmocka_unit_test (test_user_names),
         cmocka_unit_test (test_tokens),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);

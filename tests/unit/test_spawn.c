@@ -1,8 +1,9 @@
 /*  test_spawn.c - unit tests of child processes and signals
     (libcore/spawn.c): what a spawned child sees (stdout, stdin, working
     directory, process group, environment, signal mask), exec failures,
-    where Hearth programs are looked for, wait statuses in words, and a
-    signalfd that receives a signal.
+    where Hearth programs are looked for, wait statuses in words, a
+    signalfd that receives a signal, and (as root) a child run as another
+    user: its ids and groups, and its directory reached as that user.
 */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -203,6 +205,50 @@ test_exec_failure (void **state)
     assert_string_equal (err.text, "nothing to run (empty argv)");
 }
 
+/* As root: a child run as nobody (65534) has its uid, gid and groups
+   only, and reaches its directory with that user's rights. */
+static void
+test_spawn_as_user (void **state)
+{
+    (void) state;
+    if (geteuid () != 0) {
+        skip ();
+        return;
+    }
+    const gid_t groups[] = {65534, 4242};
+    hearth_spawn_ids_t ids = {
+        .uid = 65534, .gid = 65534, .groups = groups, .ngroups = 2};
+    hearth_spawn_opts_t opts = {.stdin_fd = HEARTH_SPAWN_DEVNULL,
+                                .stderr_fd = HEARTH_SPAWN_INHERIT,
+                                .ids = &ids};
+    int status;
+    char *out = s_run_sh (&opts, "echo $(id -u) $(id -g) $(id -G)", &status);
+    assert_int_equal (status, 0);
+    assert_string_equal (out, "65534 65534 65534 4242\n");
+    free (out);
+    /* a directory only root may enter: refused to the user, saying so */
+    char dir[] = "/tmp/hearth-spawn-XXXXXX";
+    assert_non_null (mkdtemp (dir));
+    assert_int_equal (chmod (dir, 0700), 0);
+    const char *sh[] = {"/bin/sh", "-c", "true", NULL};
+    opts.argv = sh;
+    opts.cwd = dir;
+    opts.stdout_fd = HEARTH_SPAWN_DEVNULL;
+    hearth_error_t err;
+    assert_int_equal (hearth_spawn (&opts, &err), -1);
+    assert_contains (err.text, "cannot run /bin/sh in /tmp/hearth-spawn-");
+    assert_contains (err.text, ": Permission denied");
+    assert_int_equal (errno, EACCES);
+    /* as root it may */
+    opts.ids = NULL;
+    opts.njoin_fds = 0;
+    opts.die_with_parent = true; /* the fork path, as with ids */
+    pid_t pid = hearth_spawn (&opts, &err);
+    assert_true (pid > 0);
+    assert_int_equal (s_wait (pid), 0);
+    assert_int_equal (rmdir (dir), 0);
+}
+
 static void
 test_program_path (void **state)
 {
@@ -290,6 +336,7 @@ main (void)
         cmocka_unit_test (test_spawn_env_inherit),
         cmocka_unit_test (test_spawn_signal_mask),
         cmocka_unit_test (test_exec_failure),
+        cmocka_unit_test (test_spawn_as_user),
         cmocka_unit_test (test_program_path),
         cmocka_unit_test (test_wait_status_text),
         cmocka_unit_test (test_signalfd),
