@@ -5,7 +5,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,18 +64,6 @@ s_settings (const hearth_conf_t *conf)
     return o;
 }
 
-static void
-s_user (char *buf, size_t size)
-{
-    struct passwd pw, *found = NULL;
-    char scratch[4096];
-    if (getpwuid_r (getuid (), &pw, scratch, sizeof scratch, &found) == 0
-        && found)
-        snprintf (buf, size, "%s", found->pw_name);
-    else
-        snprintf (buf, size, "%u", (unsigned) getuid ());
-}
-
 int
 eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
                    eventlog_t **el_p, hearth_error_t *err)
@@ -91,7 +78,7 @@ eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
         return -1;
     const char *name = hearth_conf_str (conf, "name");
     char user[256], host[256] = "";
-    s_user (user, sizeof user);
+    driver_user_name (user, sizeof user);
     gethostname (host, sizeof host - 1);
     cJSON *settings = s_settings (conf);
     eventlog_begin (el, "log_start");

@@ -210,6 +210,11 @@ int driver_check_limits (hearth_conf_t *conf, hearth_error_t *err);
    it runs; the environment and the defaults file are read where the
    driver runs. */
 bool driver_setting_given (const hearth_conf_t *conf, const char *name);
+/* The name of the user running the driver (its real uid's), or the uid
+   as a number when it has none (or one with a control character), into
+   buf: the application's `user` for the master and the event log. */
+void driver_user_name (char *buf, size_t size);
+
 /* The absolute directory command tasks get as HEARTH_SUBMIT_DIR: conf's
    submit-dir, else the current one, into buf.  0, or -1 with err. */
 int driver_submit_dir (const hearth_conf_t *conf, char *buf, size_t size,

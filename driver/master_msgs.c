@@ -9,7 +9,6 @@
 #include "driver/eventlog.h"
 #include "driver/internal.h"
 #include "driver/master_msgs.h"
-#include "libcore/ctlchars.h"
 #include "libcore/ids.h"
 
 /* The longest path REGISTER_APPLICATION's event_log carries. */
@@ -83,11 +82,11 @@ master_msg_register (const master_reg_t *reg, cJSON *executors)
     if (dir)
         cJSON_AddStringToObject (b, "event_log", dir);
     free (dir);
-    /* the environment's word, sent only when it is a name the master
-       takes (a label: no control character) */
-    const char *user = getenv ("USER");
-    if (user && strlen (user) < 255 && !hearth_ctl_has (user))
-        cJSON_AddStringToObject (b, "user", user);
+    /* who runs the driver, as its event log says (a label: no control
+       character): the master's state and pages show it */
+    char user[256];
+    driver_user_name (user, sizeof user);
+    cJSON_AddStringToObject (b, "user", user);
     return msg;
 }
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "driver/dynalloc_opts.h"
 #include "driver/internal.h"
+#include "libcore/ctlchars.h"
 #include "libcore/log.h"
 #include "libcore/masters.h"
 #include "libcore/resources.h"
@@ -534,4 +536,16 @@ driver_opts_from_argv (int argc, char **argv, int *first, char *errbuf,
         hearth_opts_destroy (&self);
     }
     return self;
+}
+
+void
+driver_user_name (char *buf, size_t size)
+{
+    struct passwd pw, *found = NULL;
+    char scratch[4096];
+    if (getpwuid_r (getuid (), &pw, scratch, sizeof scratch, &found) == 0
+        && found && !hearth_ctl_has (found->pw_name))
+        snprintf (buf, size, "%s", found->pw_name);
+    else
+        snprintf (buf, size, "%u", (unsigned) getuid ());
 }

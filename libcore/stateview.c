@@ -104,6 +104,18 @@ s_row_state (const cJSON *row)
                : hearth_view_text (row, "state");
 }
 
+/* An application's cores as a table shows them: those it holds, or
+   once it has ended, the most it held (cores_peak; 0 from an older
+   master). */
+static double
+s_app_cores (const cJSON *a)
+{
+    const char *state = hearth_view_text (a, "state");
+    bool ended =
+        strcmp (state, "WAITING") != 0 && strcmp (state, "RUNNING") != 0;
+    return hearth_view_num (a, ended ? "cores_peak" : "cores_granted");
+}
+
 bool
 hearth_view_match (const hearth_view_t *v, const cJSON *row)
 {
@@ -433,12 +445,12 @@ hearth_view_apps (FILE *out, const cJSON *state, const hearth_view_t *v)
         s_app_times (v, a, submitted, sizeof submitted, duration,
                      sizeof duration);
         const char *reason = hearth_json_str (a, "reason");
-        fprintf (
-            out, "%-*s %-*s %-9s %-5.0f %-5s %-20s %-*s%s%s\n", s_app_id_width,
-            hearth_view_text (a, "id"), nw, hearth_view_text (a, "name"),
-            hearth_view_text (a, "state"), hearth_view_num (a, "cores_granted"),
-            cJSON_IsNumber (max) ? maxtext : "-", submitted, reason ? 8 : 0,
-            duration, reason ? " " : "", reason ? reason : "");
+        fprintf (out, "%-*s %-*s %-9s %-5.0f %-5s %-20s %-*s%s%s\n",
+                 s_app_id_width, hearth_view_text (a, "id"), nw,
+                 hearth_view_text (a, "name"), hearth_view_text (a, "state"),
+                 s_app_cores (a), cJSON_IsNumber (max) ? maxtext : "-",
+                 submitted, reason ? 8 : 0, duration, reason ? " " : "",
+                 reason ? reason : "");
         const cJSON *target =
             cJSON_GetObjectItemCaseSensitive (a, "executor_target");
         if (cJSON_IsNumber (target)) /* dynamic allocation */

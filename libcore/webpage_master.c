@@ -28,9 +28,11 @@ static const char *const s_running_cols[] = {"Application",
                                              "Progress",
                                              "Waiting",
                                              NULL};
+/* (Spark's completed applications show their cores and user too: the
+   cores those it held at most) */
 static const char *const s_completed_cols[] = {
-    "Application", "Name",   "Submitted", "Duration",
-    "Final state", "Reason", NULL};
+    "Application", "Name",        "Cores",  "User", "Submitted",
+    "Duration",    "Final state", "Reason", NULL};
 static const char *const s_driver_cols[] = {
     "Driver", "Name",      "Application", "State",   "Worker", "Cores",
     "Memory", "Submitted", "Logs",        "Waiting", NULL};
@@ -292,6 +294,8 @@ s_completed_row (FILE *out, const cJSON *a, const void *ctx)
     fputs ("\">", out);
     s_app_id_cell (out, a);
     hearth_html_cell (out, hearth_view_text (a, "name"));
+    hearth_html_cell_num (out, hearth_view_num (a, "cores_peak"));
+    hearth_html_cell (out, hearth_view_text (a, "user"));
     hearth_html_cell (out, submitted);
     hearth_html_cell (out, span);
     hearth_html_cell_state (out, hearth_view_text (a, "state"));
@@ -364,7 +368,9 @@ s_app_summary (FILE *out, const cJSON *a, int64_t now)
     s_span (hearth_view_num (a, "submit_ms"), hearth_view_num (a, "end_ms"),
             now, text, sizeof text);
     hearth_html_summary_item (out, "Duration", text);
-    snprintf (text, sizeof text, "%.0f", hearth_view_num (a, "cores_granted"));
+    snprintf (
+        text, sizeof text, "%.0f",
+        hearth_view_num (a, s_app_ended (a) ? "cores_peak" : "cores_granted"));
     hearth_html_summary_item (out, "Cores", text);
     snprintf (text, sizeof text, "%.0f MiB",
               hearth_view_num (a, "memory_per_executor_mb"));

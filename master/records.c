@@ -77,6 +77,8 @@ registry_app_record (const reg_app_t *app)
     if (app->conf)
         cJSON_AddItemToObject (r, "conf", cJSON_Duplicate (app->conf, true));
     cJSON_AddStringToObject (r, "state", hearth_app_states[app->state]);
+    if (app->cores_peak)
+        cJSON_AddNumberToObject (r, "cores_peak", app->cores_peak);
     if (app->max_cores)
         cJSON_AddNumberToObject (r, "max_cores", app->max_cores);
     if (app->cores_per_executor)

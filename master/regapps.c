@@ -314,6 +314,8 @@ registry_exec_add_held (registry_t *self, reg_app_t *app, reg_worker_t *w,
     snprintf (key, sizeof key, "%d", exec->exec_id);
     zhashx_insert (app->executors, key, exec);
     app->cores_granted += cores;
+    if (app->cores_granted > app->cores_peak)
+        app->cores_peak = app->cores_granted;
     w->cores_used += cores;
     w->memory_used_mb += memory_mb;
     registry_change_t c = {.topic = "executor",

@@ -158,6 +158,8 @@ struct reg_app {
                                   (REQUEST_EXECUTORS; journaled), or -1:
                                   none asked (no dynamic allocation) */
     int cores_granted;         /* cores of its live executors */
+    int cores_peak;            /* the most it held at once (journaled):
+                                  its cores once it has ended */
     int next_exec_id;          /* exec ids count from 0 */
     int retries;               /* executor failures in a row */
     zhashx_t *executors;       /* "exec_id" -> reg_exec_t * (owned) */

@@ -211,6 +211,7 @@ registry_app_json (const reg_app_t *app)
     cJSON_AddStringToObject (o, "name", app->name);
     cJSON_AddStringToObject (o, "state", hearth_app_states[app->state]);
     cJSON_AddNumberToObject (o, "cores_granted", app->cores_granted);
+    cJSON_AddNumberToObject (o, "cores_peak", app->cores_peak);
     if (app->max_cores)
         cJSON_AddNumberToObject (o, "max_cores", app->max_cores);
     else

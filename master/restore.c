@@ -217,6 +217,7 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
     snprintf (app->id, sizeof app->id, "%s", id);
     app->state = state;
     app->executor_target = (int) s_rec_int (r, "executor_target", 0, 65536, -1);
+    app->cores_peak = (int) s_rec_int (r, "cores_peak", 0, 1 << 30, 0);
     const cJSON *wid;
     cJSON_ArrayForEach (wid, cJSON_GetObjectItemCaseSensitive (r, "workers"))
     {
@@ -289,6 +290,8 @@ s_restore_exec (registry_t *self, const cJSON *r)
     snprintf (key, sizeof key, "%d", exec_id);
     zhashx_insert (app->executors, key, exec);
     app->cores_granted += cores;
+    if (app->cores_granted > app->cores_peak)
+        app->cores_peak = app->cores_granted;
     w->cores_used += cores;
     w->memory_used_mb += memory;
     return true;

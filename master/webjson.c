@@ -232,7 +232,10 @@ s_app (s_buf_t *b, const reg_app_t *a, int64_t now, bool *first)
     s_str (b, "id", a->id, false);
     s_int (b, "starttime", a->submit_ms, false);
     s_str (b, "name", a->name, false);
-    s_int (b, "cores", a->cores_granted, false);
+    /* an ended one's: what it held (Spark's completed applications show
+       their cores, not 0) */
+    s_int (b, "cores",
+           a->state > APP_RUNNING ? a->cores_peak : a->cores_granted, false);
     s_str (b, "user", a->user, false);
     s_int (b, "memoryperexecutor", a->memory_per_executor_mb, false);
     s_int (b, "memoryperslave", a->memory_per_executor_mb, false);

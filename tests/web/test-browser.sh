@@ -133,7 +133,9 @@ wait "$JOB_PID"
 check "... exit status 0" test $? -eq 0
 check "... FINISHED among the completed applications, without a reload" browser_until 10 \
   'var r = document.querySelector("#apps-completed tr[data-id=\"" + arguments[0] + "\"]");
-   return !!r && r.cells[4].textContent === "FINISHED";' "$APP_ID"
+   var h = Array.from(document.querySelectorAll("#apps-completed th")).map(function (c) { return c.textContent; });
+   return !!r && r.cells[h.indexOf("Final state")].textContent === "FINISHED"
+     && r.cells[h.indexOf("Cores")].textContent !== "0";' "$APP_ID"
 check "... the page was never reloaded" in_place
 browser_screenshot "$ART/master-finished.png"
 
