@@ -24,25 +24,14 @@
 deadline 420
 export TMPDIR=$T LC_ALL=C
 
-mkdir -p "$T/in"
-for f in 0 1 2 3 4 5 6 7; do
-  awk -v seed=$((f + 3)) 'BEGIN { srand(seed);
-    for (i = 0; i < 5000; i++) printf "w%d\n", int(rand() * rand() * 800) }' \
-    >"$T/in/$f.txt"
-done
-cat "$T/in"/*.txt | sort | uniq -c | awk '{print $2, $1}' | sort >"$T/counts.ref"
+word_files 8 5000 800 3
 J=$(job gated "{\"name\": \"gated\", \"stages\": [
   {\"name\": \"map\", \"partitions\": 4, \"sort\": true,
    \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"sleep 0.3; cat $T/in/{i}.txt\"], \"count\": 8}]},
-  {\"name\": \"gate\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
-   \"i=0; while [ ! -e $T/go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done\"]}]},
+  $(gate_stage),
   {\"name\": \"reduce\", \"after\": [\"gate\"], \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
    \"uniq -c | while read n w; do echo \$w \$n; done\"], \"input\": \"map\"}]}]}")
 
-# outputs NAME: map outputs (index files) on worker NAME's disk.
-outputs() {
-  find "$T/$1/shuffle" -name '*.index' 2>/dev/null | wc -l
-}
 all_written() { (($(outputs wa) + $(outputs wb) == 8)); }
 # run_gated ARGS...: submit the gated job in the background (SUBMIT_PID).
 run_gated() {
@@ -50,11 +39,6 @@ run_gated() {
   submit "$@" "$J" &
   SUBMIT_PID=$!
   PIDS+=($SUBMIT_PID)
-}
-# lost_total: map outputs the driver said it lost and ran again.
-lost_total() {
-  sed -n 's/.*: \([0-9]*\) map outputs\{0,1\} lost, run again.*/\1/p' "$T/err" |
-    awk '{s += $1} END {print s + 0}'
 }
 
 # --- a worker killed with its executors after the maps ----------------------
