@@ -167,7 +167,8 @@ s_app_dead (void *arg, const char *reason)
 }
 
 /* From the master link (and local[N]'s start): registered; start-up
-   failed; executors granted, lost, or to register again with. */
+   failed; executors granted, lost (alone or with their worker), or to
+   register again with. */
 static void
 s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
               int64_t hb_liveness)
@@ -211,6 +212,15 @@ s_executor_lost (void *arg, int exec_id, const char *reason,
     engine_t *e = arg;
     execs_set_peak_rss (e->execs, exec_id, peak_rss_bytes);
     execs_lost (e->execs, exec_id, reason);
+}
+
+static void
+s_worker_lost (void *arg, int exec_id, const char *worker_id,
+               const char *reason, int64_t peak_rss_bytes)
+{
+    engine_t *e = arg;
+    execs_set_peak_rss (e->execs, exec_id, peak_rss_bytes);
+    execs_worker_lost (e->execs, exec_id, worker_id, reason);
 }
 
 static void
@@ -459,6 +469,7 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
                              .failed = s_failed,
                              .executor_added = s_executor_added,
                              .executor_lost = s_executor_lost,
+                             .worker_lost = s_worker_lost,
                              .executor_decommissioning =
                                  s_executor_decommissioning,
                              .app_dead = s_app_dead,

@@ -1,7 +1,9 @@
 /*  execs.c - the driver's executors: their ROUTER socket and its handler
     table, registration (with the libraries and files of ship.c, the
     resources of execres.c), heartbeats and losses.  What tasks go to
-    an executor and what its status updates do is launch.c's.
+    an executor and what its status updates do is launch.c's; what the
+    loss of a worker does to its executors and its map outputs,
+    execs_worker.c's.
 */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include "driver/evexec.h"
 #include "driver/execres.h"
 #include "driver/execs.h"
+#include "driver/execs_int.h"
 #include "driver/execsock.h"
 #include "driver/launch.h"
 #include "driver/ship.h"
@@ -31,46 +34,6 @@
 static const int s_max_drain = 256;
 /* Silent executors lost per tick (the others on the next ones). */
 enum { s_max_silent = 64 };
-
-/* One executor of the application. */
-typedef struct {
-    int exec_id;                    /* its id (from the master, or local) */
-    int cores;                      /* task slots */
-    char host[256];                 /* where it runs */
-    char worker[HEARTH_ID_MAX + 1]; /* its worker's id ("" in local modes) */
-    int64_t memory_mb;              /* its memory (0: not told) */
-    int64_t added_ms;               /* when it registered (wall clock) */
-    int64_t peak_rss;     /* its peak memory, bytes, as its worker saw it
-                             (-1: not told) */
-    char *key;            /* hex of its routing id once registered */
-    zframe_t *rid;        /* its routing id once registered */
-    bool registered;      /* REGISTER_EXECUTOR accepted: in the task set */
-    uint32_t server;      /* its node's block server (shuffle.h) */
-    int64_t last_recv_ms; /* last message from it (monotonic) */
-    int64_t last_send_ms; /* last message to it (monotonic) */
-    hearth_resources_t resources; /* its custom resource addresses
-                                     (REGISTER_EXECUTOR), owned */
-} exec_t;
-
-struct execs {
-    hearth_conf_t *conf;         /* settings (borrowed) */
-    hearth_loop_t *loop;         /* serves router (borrowed), once open */
-    execsock_t *sock;            /* the ROUTER, once open */
-    zsock_t *router;             /* executors connect here (sock's) */
-    char app_id[160];            /* executors must belong to it */
-    char token[64];              /* and present it (Z85) */
-    int64_t hb_interval_ms;      /* heartbeat interval */
-    int64_t hb_liveness;         /* missed intervals before one is lost */
-    int64_t max_result_bytes;    /* per task, told at registration */
-    zhashx_t *by_id;             /* exec id -> exec_t */
-    zhash_t *by_key;             /* routing id hex -> exec_t (borrowed) */
-    hearth_refusals_t *refusals; /* refused peers, logged once a minute */
-    ship_t *ship;                /* shipped at registration */
-    hearth_taskset_t *ts;        /* executors' slots (borrowed) */
-    work_t *work;                /* stages and block servers (borrowed) */
-    launch_t *launch;            /* tasks to and from executors */
-    execs_cbs_t cbs;             /* the owner's callbacks */
-};
 
 static int s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg);
 
@@ -203,6 +166,7 @@ s_add (execs_t *self, int exec_id, int cores, const char *host)
     x->exec_id = exec_id;
     x->cores = cores;
     x->peak_rss = -1;
+    x->server = SHUFFLE_NO_SERVER; /* until it registers */
     snprintf (x->host, sizeof x->host, "%s", host ? host : "");
     x->last_recv_ms = x->last_send_ms = hearth_mono_ms ();
     zhashx_insert (self->by_id, hearth_intkey (exec_id), x);
@@ -218,6 +182,9 @@ execs_add (execs_t *self, int exec_id, int cores, const char *host,
         return -1;
     snprintf (x->worker, sizeof x->worker, "%s", worker_id ? worker_id : "");
     x->memory_mb = memory_mb;
+    if (x->registered) /* it said hello first */
+        shuffle_servers_set_worker (work_servers (self->work), x->server,
+                                    x->worker);
     return 0;
 }
 
@@ -461,6 +428,8 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     x->server = shuffle_servers_intern (work_servers (self->work),
                                         hearth_json_str (b, "shuffle_url"),
                                         hearth_json_str (b, "shuffle_key"));
+    shuffle_servers_set_worker (work_servers (self->work), x->server,
+                                x->worker);
     snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
     zhash_insert (self->by_key, from->key, x);
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);

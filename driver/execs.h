@@ -87,6 +87,16 @@ void execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes);
 int64_t execs_peak_rss (const execs_t *self, int exec_id);
 /* An executor is gone: re-queue its tasks and forget it. */
 void execs_lost (execs_t *self, int exec_id, const char *reason);
+/* Executor exec_id is gone with its worker (the master's worker_lost;
+   worker_id its worker's id as the master says it, borrowed; NULL: the
+   one the executor was granted on): every executor of that worker is
+   lost (execs_lost, reason borrowed), not only exec_id, and nothing is
+   offered to them meanwhile; before that, the map outputs of the
+   worker's block server are dropped in every job, their map tasks
+   resubmitted, and the reduce attempts reading them killed to run once
+   they are back (work_server_lost).  (execs_worker.c) */
+void execs_worker_lost (execs_t *self, int exec_id, const char *worker_id,
+                        const char *reason);
 /* Whether any executor has registered. */
 bool execs_any_registered (const execs_t *self);
 /* Append {app_id, exec_id, cores} of every registered executor to list

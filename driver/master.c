@@ -361,11 +361,16 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
                   text);
         state = why;
     }
+    bool worker_lost = hearth_json_bool (b, "worker_lost", false);
     snprintf (reason, sizeof reason, "%s%s%s%s", state,
-              hearth_json_bool (b, "worker_lost", false) ? ", worker lost" : "",
-              text ? ": " : "", text ? text : "");
-    self->cbs.executor_lost (self->cbs.arg, exec_id, reason,
-                             hearth_json_int (b, "peak_rss_bytes", -1));
+              worker_lost ? ", worker lost" : "", text ? ": " : "",
+              text ? text : "");
+    int64_t peak = hearth_json_int (b, "peak_rss_bytes", -1);
+    if (worker_lost && self->cbs.worker_lost)
+        self->cbs.worker_lost (self->cbs.arg, exec_id,
+                               hearth_json_str (b, "worker_id"), reason, peak);
+    else
+        self->cbs.executor_lost (self->cbs.arg, exec_id, reason, peak);
 }
 
 static void

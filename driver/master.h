@@ -38,6 +38,11 @@ typedef struct {
        in bytes as its worker measured it, or -1 when unknown. */
     void (*executor_lost) (void *arg, int exec_id, const char *reason,
                            int64_t peak_rss_bytes);
+    /* The same for an executor lost with its worker, worker_id (NULL:
+       not told), which is gone, its map outputs with it (strings
+       borrowed).  NULL: such a loss goes to executor_lost. */
+    void (*worker_lost) (void *arg, int exec_id, const char *worker_id,
+                         const char *reason, int64_t peak_rss_bytes);
     /* Executor exec_id's worker is leaving (EXECUTOR_DECOMMISSIONING;
        reason borrowed): move its work off it and stop it once idle. */
     void (*executor_decommissioning) (void *arg, int exec_id,

@@ -29,8 +29,9 @@ static const size_t s_max_fetch_rounds = 4;
 /* ---- servers ------------------------------------------------------------- */
 
 typedef struct {
-    char *url; /* tcp://HOST:PORT */
-    char *key; /* CURVE public key (Z85), or NULL */
+    char *url;    /* tcp://HOST:PORT */
+    char *key;    /* CURVE public key (Z85), or NULL */
+    char *worker; /* the worker it belongs to, once told, or NULL */
 } s_server_t;
 
 struct shuffle_servers {
@@ -54,6 +55,7 @@ shuffle_servers_destroy (shuffle_servers_t **self_p)
     for (size_t i = 0; i < self->n; i++) {
         free (self->list[i].url);
         free (self->list[i].key);
+        free (self->list[i].worker);
     }
     free (self->list);
     free (self);
@@ -92,6 +94,7 @@ shuffle_servers_intern (shuffle_servers_t *self, const char *url,
     s_server_t *s = &self->list[self->n];
     s->url = strdup (url);
     s->key = key && *key ? strdup (key) : NULL;
+    s->worker = NULL;
     if (!s->url) {
         free (s->key);
         log_error ("out of memory noting the block server %s", url);
@@ -104,6 +107,31 @@ const char *
 shuffle_servers_url (const shuffle_servers_t *self, uint32_t id)
 {
     return id < self->n ? self->list[id].url : NULL;
+}
+
+void
+shuffle_servers_set_worker (shuffle_servers_t *self, uint32_t id,
+                            const char *worker_id)
+{
+    if (id >= self->n || !worker_id || !*worker_id
+        || (self->list[id].worker && streq (self->list[id].worker, worker_id)))
+        return;
+    char *copy = strdup (worker_id);
+    if (!copy) {
+        log_error ("out of memory noting the worker of %s", self->list[id].url);
+        return;
+    }
+    free (self->list[id].worker);
+    self->list[id].worker = copy;
+}
+
+uint32_t
+shuffle_servers_of_worker (const shuffle_servers_t *self, const char *worker_id)
+{
+    for (size_t i = 0; worker_id && i < self->n; i++)
+        if (self->list[i].worker && streq (self->list[i].worker, worker_id))
+            return (uint32_t) i;
+    return SHUFFLE_NO_SERVER;
 }
 
 /* ---- submission ---------------------------------------------------------- */
@@ -468,6 +496,99 @@ shuffle_fetch_failed (hearth_taskset_t *ts, shuffle_servers_t *servers,
               st->name, m, ms->name, url ? url : "this node",
               error ? error : "no reason given", n, n == 1 ? "" : "s");
     return 0;
+}
+
+/* Which partitions of the reduce stage st (its input partitioned) read
+   a block of some bytes from server: a new array of st->ntasks flags
+   (caller frees), or NULL when none does (or no memory, logged). */
+static bool *
+s_readers (const hearth_stage_t *st, uint32_t server)
+{
+    const hearth_stage_t *ms = st->input;
+    bool *reads = NULL, any = false;
+    for (uint64_t m = 0; m < ms->ntasks; m++) {
+        const mapout_t *mo = &ms->maps[m];
+        if (!mo->sizes || mo->server != server)
+            continue;
+        if (!reads && !(reads = calloc (st->ntasks, sizeof *reads))) {
+            log_error ("stage %s: out of memory finding the tasks that read "
+                       "a lost block server: they will fail to fetch",
+                       st->name);
+            return NULL;
+        }
+        for (uint64_t p = 0; p < st->ntasks; p++)
+            if (mo->sizes[p] > 0)
+                any = reads[p] = true;
+    }
+    if (!any)
+        free (reads);
+    return any ? reads : NULL;
+}
+
+/* hearth_taskset_refetch's question: does task index read the server? */
+static bool
+s_reads (void *arg, uint64_t index)
+{
+    return ((const bool *) arg)[index];
+}
+
+/* Kill the attempts of st that read the server lost (reads: s_readers),
+   opening a round of its fetch failures.  Returns how many, or -1 with
+   err when st has lost its input too many times in a row. */
+static int
+s_kill_readers (hearth_taskset_t *ts, const hearth_stage_t *st, bool *reads,
+                const char *url, const char *why, hearth_error_t *err)
+{
+    int killed = hearth_taskset_refetch (ts, st->uid, s_reads, reads);
+    size_t rounds =
+        killed > 0 ? hearth_taskset_fetch_failures (ts, st->uid) : 0;
+    if (rounds >= s_max_fetch_rounds)
+        return hearth_errprintf (
+            err,
+            "stage %s lost its input %zu times in a row; last: the map "
+            "outputs of stage %s on %s: %s",
+            st->name, rounds, st->input->name, url, why);
+    return killed < 0 ? 0 : killed;
+}
+
+int
+shuffle_server_lost (hearth_taskset_t *ts, const shuffle_servers_t *servers,
+                     hearth_job_t *job, uint32_t server, const char *why,
+                     hearth_error_t *err)
+{
+    if (server == SHUFFLE_NO_SERVER)
+        return 0;
+    bool **reads = calloc (job->nstages, sizeof *reads);
+    if (!reads)
+        return hearth_errprintf (err, "out of memory dropping the map "
+                                      "outputs of a lost worker");
+    /* who reads what, before the outputs (their sizes) go */
+    for (size_t k = 0; k < job->nstages; k++) {
+        const hearth_stage_t *st = job->stages[k];
+        if (st->input && st->input->partitions && st->input->maps)
+            reads[k] = s_readers (st, server);
+    }
+    size_t lost = s_lose_server (ts, job, server);
+    const char *url = shuffle_servers_url (servers, server);
+    int rc = 0, killed = 0;
+    for (size_t k = 0; k < job->nstages; k++) {
+        int n = reads[k] && rc == 0 ? s_kill_readers (ts, job->stages[k],
+                                                      reads[k], url, why, err)
+                                    : 0;
+        if (n < 0)
+            rc = -1;
+        else
+            killed += n;
+        free (reads[k]);
+    }
+    free (reads);
+    if (rc == 0 && (lost || killed))
+        log_warn ("job %s: the block server %s is gone (%s): %zu map "
+                  "output%s lost, run again; %d reduce attempt%s reading "
+                  "them killed, to run once they are back",
+                  job->name, url, why, lost, lost == 1 ? "" : "s", killed,
+                  killed == 1 ? "" : "s");
+    return rc;
 }
 
 /* ---- ends ---------------------------------------------------------------- */

@@ -7,9 +7,10 @@
     it and the stored size of each partition's block (STATUS_UPDATE
     map_sizes).  A task reading that stage ("reduce" task i) is launched
     with the list of those blocks for partition i and fetches them itself.
-    When a block cannot be fetched, every output of its server is dropped
-    and exactly the map tasks that were lost run again; the reduce task
-    waits for them without losing an attempt.  A stage with an output
+    When a block cannot be fetched, or the worker of its server is lost,
+    every output of its server is dropped and exactly the map tasks that
+    were lost run again; the reduce tasks wait for them without losing an
+    attempt.  A stage with an output
     directory has each task write DIR/_temporary/part-NNNNN.ATTEMPT, which
     the driver renames to DIR/part-NNNNN for the one attempt it accepts.
 
@@ -48,6 +49,14 @@ uint32_t shuffle_servers_intern (shuffle_servers_t *self, const char *url,
                                  const char *key);
 /* Its URL (borrowed), or NULL for SHUFFLE_NO_SERVER. */
 const char *shuffle_servers_url (const shuffle_servers_t *self, uint32_t id);
+/* Server id belongs to worker worker_id (copied; nothing for NULL or "",
+   or an unknown id): its loss finds it (shuffle_servers_of_worker). */
+void shuffle_servers_set_worker (shuffle_servers_t *self, uint32_t id,
+                                 const char *worker_id);
+/* The block server of worker worker_id, or SHUFFLE_NO_SERVER when no
+   executor of it has named one. */
+uint32_t shuffle_servers_of_worker (const shuffle_servers_t *self,
+                                    const char *worker_id);
 
 /* ---- submission ---------------------------------------------------------- */
 
@@ -102,6 +111,20 @@ void shuffle_discard (const hearth_stage_t *st, uint64_t index, int attempt);
 int shuffle_fetch_failed (hearth_taskset_t *ts, shuffle_servers_t *servers,
                           hearth_stage_t *st, const cJSON *json,
                           const char *error, hearth_error_t *err);
+
+/* The block server server is gone with its worker (the master says the
+   worker is lost; why borrowed, for the messages): every output it held
+   in job is dropped and its map task runs again (as after a fetch
+   failure), and every reduce attempt in flight that reads a block of
+   some bytes from it is killed and waits for those map tasks,
+   uncounted (hearth_taskset_refetch): it would only wait on a server
+   that cannot answer.  A stage whose attempts were killed has lost its
+   input once more (a round of fetch failures).  Returns 0 (also for
+   SHUFFLE_NO_SERVER: nothing), or -1 with err when a stage has lost
+   its input too many times in a row, or on no memory: the job fails. */
+int shuffle_server_lost (hearth_taskset_t *ts, const shuffle_servers_t *servers,
+                         hearth_job_t *job, uint32_t server, const char *why,
+                         hearth_error_t *err);
 
 /* ---- ends ---------------------------------------------------------------- */
 

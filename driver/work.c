@@ -303,6 +303,28 @@ work_stages_runnable (work_t *self, hearth_job_t *job)
 }
 
 void
+work_server_lost (work_t *self, uint32_t server, const char *why)
+{
+    hearth_job_t *job = zlistx_first (self->jobs);
+    while (job) {
+        hearth_error_t err;
+        if (shuffle_server_lost (self->ts, self->servers, job, server, why,
+                                 &err)
+            < 0) {
+            work_fail_job (self, job, err.text);
+            job = zlistx_first (self->jobs); /* the walk starts again: the
+                                                jobs seen have nothing left
+                                                there */
+            continue;
+        }
+        s_ev_runnable (self, job); /* the map stages that run again */
+        for (size_t i = 0; i < job->nstages; i++)
+            work_publish (self, job->stages[i]->uid);
+        job = zlistx_next (self->jobs);
+    }
+}
+
+void
 work_publish (work_t *self, uint32_t uid)
 {
     hearth_stage_t *st = work_stage (self, uid);

@@ -93,6 +93,13 @@ void work_publish (work_t *self, uint32_t uid);
 /* Write stage_start for job's stages that can run now (after lost map
    outputs made a finished stage run again). */
 void work_stages_runnable (work_t *self, hearth_job_t *job);
+/* The block server server is gone with its worker (why borrowed, for
+   the messages): in every running job, the map outputs it held are
+   dropped and their tasks run again, the reduce attempts reading them
+   are killed to wait for them (shuffle_server_lost), and a job whose
+   stage has lost its input too many times in a row fails.  The kills
+   are events: work_process sends them. */
+void work_server_lost (work_t *self, uint32_t server, const char *why);
 /* Handle the task set's pending events (kills go to the owner). */
 void work_process (work_t *self);
 

@@ -1,5 +1,10 @@
 /*  fetch.c - a reduce task's blocks, fetched piece by piece from the
-    workers' block servers and checked as they come; see fetch.h. */
+    workers' block servers and checked as they come; see fetch.h.
+
+    Each server's socket has a monitor (libcore/connwatch.h): ZeroMQ
+    hides a refused connection from a DEALER (it tries again, silently),
+    and a server whose worker is gone would otherwise cost every try its
+    silence timeout. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +19,7 @@
 
 #include "executor/fetch.h"
 #include "libcore/clock.h"
+#include "libcore/connwatch.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
 #include "libcore/safefile.h"
@@ -27,12 +33,14 @@ static const int64_t s_default_retry_wait_ms = 250;
 
 /* A block server, and the socket to it. */
 typedef struct {
-    const char *url; /* borrowed from a block */
-    const char *key; /* its CURVE key, or NULL */
-    zsock_t *sock;   /* the DEALER, or NULL until needed */
-    zcert_t *cert;   /* this side's key pair under CURVE */
-    int64_t last_ms; /* last answer (or the first request) */
-    size_t asked;    /* requests not yet answered */
+    const char *url;           /* borrowed from a block */
+    const char *key;           /* its CURVE key, or NULL */
+    zsock_t *sock;             /* the DEALER, or NULL until needed */
+    hearth_connwatch_t *watch; /* its monitor, or NULL (none could be
+                                  attached: the silence timeout only) */
+    zcert_t *cert;             /* this side's key pair under CURVE */
+    int64_t last_ms;           /* last answer (or the first request) */
+    size_t asked;              /* requests not yet answered */
 } s_server_t;
 
 /* A remote block being fetched. */
@@ -126,21 +134,56 @@ s_server_of (s_run_t *run, const fetch_block_t *b)
     return s;
 }
 
+/* s's socket and its monitor go (the monitor first).  Requests it could
+   not send are dropped: nothing waits for their answers any more, and a
+   lingering socket would hold the process's exit (a second, for a
+   server that is gone). */
+static void
+s_disconnect (s_server_t *s)
+{
+    hearth_connwatch_destroy (&s->watch);
+    if (s->sock)
+        zsock_set_linger (s->sock, 0);
+    hearth_sock_destroy (&s->sock);
+}
+
+/* A monitor of s's new socket, before it connects; none when it cannot
+   be had (the fetch goes on without: a refusal then costs the silence
+   timeout, as a host that does not answer). */
+static void
+s_watch (s_server_t *s, hearth_connwatch_t *watch)
+{
+    hearth_error_t err;
+    if (watch && hearth_connwatch_attach (watch, s->sock, &err))
+        s->watch = watch;
+    else
+        hearth_connwatch_destroy (&watch);
+}
+
 /* A fresh socket to s (dropping whatever the old one still holds).
    0, or -1 with run's err. */
 static int
 s_connect (s_run_t *run, s_server_t *s)
 {
-    hearth_sock_destroy (&s->sock);
+    /* made before the old one goes: a monitor's name is its address */
+    hearth_connwatch_t *watch =
+        hearth_connwatch_new (s->url, "the block server", s->key != NULL, NULL);
+    s_disconnect (s);
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     if (s->key) {
-        if (!s->cert && !(s->cert = zcert_new ()))
+        if (!s->cert && !(s->cert = zcert_new ())) {
+            hearth_connwatch_destroy (&watch);
             return hearth_errprintf (run->err, "out of memory");
+        }
         opts.curve_cert = s->cert;
         opts.curve_server_key = s->key;
     }
-    if (!(s->sock = hearth_sock_new (&opts, run->err))
-        || hearth_sock_connect (s->sock, s->url, run->err) < 0)
+    if (!(s->sock = hearth_sock_new (&opts, run->err))) {
+        hearth_connwatch_destroy (&watch);
+        return -1;
+    }
+    s_watch (s, watch);
+    if (hearth_sock_connect (s->sock, s->url, run->err) < 0)
         return -1;
     s->asked = 0;
     s->last_ms = hearth_mono_ms ();
@@ -220,6 +263,17 @@ s_ask_more (s_run_t *run, int64_t now)
 
 /* --- answers ---------------------------------------------------------- */
 
+/* The whole fetch fails on f: a fetch failure naming its map output. */
+static void
+s_fetch_failed (s_run_t *run, const s_fetch_t *f, const char *reason)
+{
+    fetch_failure_t *x = run->failure;
+    *x = (fetch_failure_t){.map = f->b->map, .attempt = f->b->attempt};
+    snprintf (x->url, sizeof x->url, "%s", f->b->url);
+    snprintf (x->reason, sizeof x->reason, "%s", reason);
+    run->rc = 1;
+}
+
 /* A try of f failed: forget its requests and what it got, and wait
    before the next try; after the last, the whole fetch fails. */
 static void
@@ -232,11 +286,7 @@ s_try_failed (s_run_t *run, s_fetch_t *f, const char *reason)
             run->asks[i].id = 0;
         }
     if (++f->tries >= (run->o->tries ? run->o->tries : s_default_tries)) {
-        fetch_failure_t *x = run->failure;
-        *x = (fetch_failure_t){.map = f->b->map, .attempt = f->b->attempt};
-        snprintf (x->url, sizeof x->url, "%s", f->b->url);
-        snprintf (x->reason, sizeof x->reason, "%s", reason);
-        run->rc = 1;
+        s_fetch_failed (run, f, reason);
         return;
     }
     int64_t wait =
@@ -385,9 +435,45 @@ s_check_silence (s_run_t *run, int64_t now)
         for (size_t k = 0; k < run->nfetches && run->rc == 0; k++)
             if (run->fetches[k].server == s && !run->fetches[k].done)
                 s_try_failed (run, &run->fetches[k], reason);
-        hearth_sock_destroy (&s->sock);
+        s_disconnect (s);
         s->asked = 0;
     }
+}
+
+/* Servers whose connection was refused: nothing listens there, their
+   worker is gone, and its outputs with it.  Trying again cannot mend
+   that: the fetch fails at once, on the first block still wanted there,
+   and the driver runs its map tasks again. */
+static void
+s_check_refused (s_run_t *run, int64_t now)
+{
+    for (size_t i = 0; i < run->nservers && run->rc == 0; i++) {
+        s_server_t *s = &run->servers[i];
+        if (!s->watch)
+            continue;
+        hearth_connwatch_read (s->watch, now);
+        if (!hearth_connwatch_refused (s->watch))
+            continue;
+        char reason[600];
+        snprintf (reason, sizeof reason,
+                  "%s refused the connection: nothing listens there (its "
+                  "worker is gone?)",
+                  s->url);
+        for (size_t k = 0; k < run->nfetches && run->rc == 0; k++)
+            if (run->fetches[k].server == s && !run->fetches[k].done)
+                s_fetch_failed (run, &run->fetches[k], reason);
+    }
+}
+
+/* The attempt was killed (opts' cancel): stop, a local failure. */
+static bool
+s_cancelled (s_run_t *run)
+{
+    if (!run->o->cancel || !__atomic_load_n (run->o->cancel, __ATOMIC_RELAXED))
+        return false;
+    hearth_errcode (run->err, "killed", "killed while it fetched its input");
+    run->rc = -1;
+    return true;
 }
 
 static bool
@@ -403,19 +489,24 @@ s_all_done (const s_run_t *run)
 static void
 s_loop (s_run_t *run)
 {
-    while (run->rc == 0 && !s_all_done (run)) {
+    while (run->rc == 0 && !s_all_done (run) && !s_cancelled (run)) {
         int64_t now = hearth_mono_ms ();
         if (s_ask_more (run, now) < 0)
             return;
         zpoller_t *poller = zpoller_new (NULL);
-        for (size_t i = 0; poller && i < run->nservers; i++)
-            if (run->servers[i].sock)
-                zpoller_add (poller, run->servers[i].sock);
+        for (size_t i = 0; poller && i < run->nservers; i++) {
+            s_server_t *s = &run->servers[i];
+            if (s->sock)
+                zpoller_add (poller, s->sock);
+            if (s->watch)
+                zpoller_add (poller, hearth_connwatch_monitor (s->watch));
+        }
         zpoller_wait (poller, 100);
         zpoller_destroy (&poller);
         for (size_t i = 0; i < run->nservers && run->rc == 0; i++)
             if (run->servers[i].sock)
                 s_read (run, &run->servers[i]);
+        s_check_refused (run, hearth_mono_ms ());
         s_check_silence (run, hearth_mono_ms ());
     }
 }
@@ -428,7 +519,7 @@ s_run_free (s_run_t *run)
     if (run->fd >= 0)
         close (run->fd);
     for (size_t i = 0; i < run->nservers; i++) {
-        hearth_sock_destroy (&run->servers[i].sock);
+        s_disconnect (&run->servers[i]);
         zcert_destroy (&run->servers[i].cert);
     }
     free (run->servers);

@@ -11,17 +11,20 @@
     this node is not fetched: it is read where its map task left it.  The
     result is the list of blocks to read (blockmerge.h), in map order.
 
-    A block that cannot be had (its worker silent or gone, the output
-    missing there, its checksum wrong) is tried again a few times, a few
-    seconds in all; then the call fails with a fetch failure naming the
-    map output and its worker, which the driver answers by running that
-    map task again (and which does not count as a failure of the reduce
-    task).  It runs on one of the executor's task threads, with sockets of
-    its own.
+    A block that cannot be had (its worker silent, the output missing
+    there, its checksum wrong) is tried again a few times, a few seconds
+    in all (a silent server: timeout_ms a try); then the call fails with
+    a fetch failure naming the map output and its worker, which the
+    driver answers by running that map task again (and which does not
+    count as a failure of the reduce task).  A server whose connection is
+    refused (its worker's process is gone, its host up) fails the call
+    at once, without the tries: nothing will listen there again.  It runs on one
+   of the executor's task threads, with sockets of its own.
 */
 #ifndef HEARTH_EXECUTOR_FETCH_H
 #define HEARTH_EXECUTOR_FETCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +57,9 @@ typedef struct {
                               (0: 10 s) */
     int tries;             /* tries of one block (0: 4) */
     int64_t retry_wait_ms; /* between them, doubling (0: 250 ms) */
+    const bool *cancel;    /* set (by another thread) when the attempt is
+                              killed: the fetch stops within its poll
+                              (100 ms), a local failure; or NULL */
 } fetch_opts_t;
 
 /* Which map output could not be fetched, and why. */

@@ -186,9 +186,10 @@ s_fetch_failed (reducein_t *self, const fetch_failure_t *f, char **error)
                     self->shuffle, f->map, f->attempt, f->reason);
 }
 
-/* Fetch the blocks into self->dir: the references to read.  0 or -1. */
+/* Fetch the blocks of t into self->dir: the references to read.  0 or
+   -1.  A kill of t stops the fetch. */
 static int
-s_fetch (reducein_t *self, executor_t *ex, char **error)
+s_fetch (reducein_t *self, executor_t *ex, const task_t *t, char **error)
 {
     char local_dir[4200];
     const char *local_url = ex->shuffle_url ? ex->shuffle_url : "";
@@ -205,7 +206,8 @@ s_fetch (reducein_t *self, executor_t *ex, char **error)
                       .dir = self->dir,
                       .local_url = ex->shuffle_dir ? local_url : NULL,
                       .local_dir = ex->shuffle_dir ? local_dir : NULL,
-                      .max_in_flight = ex->fetch_in_flight};
+                      .max_in_flight = ex->fetch_in_flight,
+                      .cancel = &t->killed};
     fetch_failure_t f;
     hearth_error_t err;
     int rc =
@@ -265,7 +267,7 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
         self->dir[0] = '\0';
         return s_error (error, "reduce input: %s", err.text);
     }
-    if (s_fetch (self, ex, error) < 0)
+    if (s_fetch (self, ex, t, error) < 0)
         return -1;
     self->merge = hearth_blockmerge_new (self->refs, self->nblocks, self->sort,
                                          0, self->dir, &err);

@@ -36,9 +36,9 @@ void reducein_destroy (reducein_t **self_p);
 
 /* On t's thread: fetch the blocks and open the merged stream; gather:
    read all of it into memory now (a function's input), at most ex's
-   max_input_bytes.  Returns 0, or -1 with *error (caller frees; NULL on
-   no memory) and, for a map output that could not be had, the failure
-   kept (reducein_failure). */
+   max_input_bytes.  A kill of t (t->killed) stops the fetch.  Returns 0, or -1
+   with *error (caller frees; NULL on no memory) and, for a map output that
+   could not be had, the failure kept (reducein_failure). */
 int reducein_open (reducein_t *self, executor_t *ex, const task_t *t,
                    bool gather, char **error);
 

@@ -561,6 +561,12 @@ hearth_connwatch_ok (const hearth_connwatch_t *self)
 }
 
 bool
+hearth_connwatch_refused (const hearth_connwatch_t *self)
+{
+    return self->cause == W_REFUSED;
+}
+
+bool
 hearth_connwatch_definitive (const hearth_connwatch_t *self)
 {
     switch (self->said) {

@@ -97,4 +97,11 @@ const char *hearth_connwatch_cause (const hearth_connwatch_t *self);
 /* True once a handshake succeeded (nothing is wrong with the link). */
 bool hearth_connwatch_ok (const hearth_connwatch_t *self);
 
+/* True when the last connection attempt was refused (nothing listens at
+   the URL: on a host that is up, the server process is gone), from the
+   events read so far, until a handshake succeeds again.  Nothing needs
+   to have been said (hearth_connwatch_news); a connection that was up
+   and dropped counts once its reconnection is refused. */
+bool hearth_connwatch_refused (const hearth_connwatch_t *self);
+
 #endif

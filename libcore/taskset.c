@@ -334,28 +334,11 @@ s_attempt_drop (hearth_taskset_t *self, ts_attempt_t *a)
         st->running--;
         if (a->executing)
             st->executing--;
-        if (!a->killing) /* else no longer counted: s_kill */
+        if (!a->killing) /* else no longer counted: ts_kill */
             st->tasks[a->key.index].running--;
     }
     ts_akey_t key = a->key;
     zhashx_delete (self->attempts, &key);
-}
-
-/* Ask for attempt a of task index of st to be killed.  It stops counting
-   as its task's attempt now (not when its end is heard): a task whose
-   output is lost again (hearth_taskset_resubmit) must not wait for it. */
-static void
-s_kill (hearth_taskset_t *self, ts_stage_t *st, ts_attempt_t *a)
-{
-    a->killing = true;
-    st->tasks[a->key.index].running--;
-    hearth_ts_event_t ev = {.type = HEARTH_TS_EV_KILL,
-                            .job = st->job,
-                            .stage = a->key.stage,
-                            .index = a->key.index,
-                            .attempt = a->key.attempt,
-                            .exec_id = a->exec_id};
-    ts_event_push (self, &ev);
 }
 
 /* Fail a job: drop its stages from scheduling, kill its attempts. */
@@ -369,7 +352,7 @@ s_fail_job (hearth_taskset_t *self, uint64_t job)
          a = zhashx_next (self->attempts)) {
         ts_stage_t *st = ts_stage (self, a->key.stage);
         if (st && st->job == job && !a->killing)
-            s_kill (self, st, a);
+            ts_kill (self, st, a);
     }
 }
 
@@ -507,7 +490,7 @@ s_kill_others (hearth_taskset_t *self, ts_stage_t *st, uint64_t index)
         ts_akey_t key = {st->id, n, index};
         ts_attempt_t *a = zhashx_lookup (self->attempts, &key);
         if (a && !a->killing)
-            s_kill (self, st, a);
+            ts_kill (self, st, a);
     }
 }
 

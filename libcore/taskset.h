@@ -32,7 +32,8 @@
       is gone is resubmitted (hearth_taskset_resubmit), which makes its
       stage not done again and holds back the stages that read it; an
       attempt that could not fetch its input ends FETCH_FAILED and waits,
-      uncounted, for its parents (taskset_lost.c).
+      uncounted, for its parents; one reading an output lost since it was
+      launched is killed and waits likewise (taskset_lost.c).
     - Custom resources (GPUs...; issue 15, taskset_res.c): an attempt of a
       stage whose tasks need some is offered only to an executor with
       that many of each free (no prefetch beyond them), within its slots,
@@ -228,6 +229,27 @@ size_t hearth_taskset_speculate (hearth_taskset_t *self, int64_t now_us);
    (nothing changed). */
 int hearth_taskset_resubmit (hearth_taskset_t *self, uint32_t stage,
                              uint64_t index);
+
+/* Says whether task index of a stage reads a lost map output. */
+typedef bool (hearth_ts_needs_fn) (void *arg, uint64_t index);
+
+/* Attempts of stage that cannot succeed: they read map outputs lost
+   after they were launched (a worker gone; the driver has resubmitted
+   the map tasks), and would only wait on the worker before they failed
+   to fetch.  Every attempt of it in flight (executing or queued on an
+   executor), not being killed already, whose task needs(arg, index)
+   says reads a lost output, is asked to be killed (a KILL event) and no
+   longer counts as its task's; the task goes back to pending (unless
+   another attempt of it runs on) and runs again once every parent of
+   its stage is done, counted neither toward max_failures nor max_lost,
+   as after FETCH_FAILED.  Such an attempt's end, when heard, is
+   RELEASED; a FINISHED that raced the kill is accepted, once.  When one
+   was killed, a round of fetch failures opens for the stage (they are
+   its fetch failures, told early: hearth_taskset_fetch_failures).
+   Returns how many were killed, or -1 with errno EINVAL (an unknown
+   stage). */
+int hearth_taskset_refetch (hearth_taskset_t *self, uint32_t stage,
+                            hearth_ts_needs_fn *needs, void *arg);
 
 /* Consecutive rounds of fetch failures of stage, or -1 (errno EINVAL) for
    an unknown stage.  A round opens with the first FETCH_FAILED update of

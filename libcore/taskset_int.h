@@ -8,7 +8,7 @@
       taskset_offer.c   offers: the slots of an executor, FIFO and FAIR
       taskset_spec.c    speculation: finding stragglers to copy
       taskset_queue.c   the queues: a stage's tasks to run again, and the
-                        events for the engine
+                        events for the engine (kills, with their re-runs)
       taskset_lost.c    lost map outputs (resubmits) and fetch failures
       taskset_res.c     custom resources: what executors have, what a
                         stage's tasks need, what attempts hold
@@ -164,6 +164,20 @@ void ts_queue_release (ts_queue_t *q);
 /* Queue a copy of ev for the engine (lost, not the board, when out of
    memory). */
 void ts_event_push (hearth_taskset_t *self, const hearth_ts_event_t *ev);
+
+/* Ask for attempt a of task index of st to be killed (a KILL event).  It
+   stops counting as its task's attempt now (not when its end is heard):
+   a task whose output is lost again (hearth_taskset_resubmit) must not
+   wait for it. */
+void ts_kill (hearth_taskset_t *self, ts_stage_t *st, ts_attempt_t *a);
+
+/* ts_kill, and its task back to the retry queue, to avoid what avoid
+   says, unless it is done, its job failed or another attempt of it runs
+   on: a move, counted neither as a failure nor as a loss.  The end of
+   the attempt, when heard, is released (a FINISHED that raced the kill
+   is accepted, and the queued run dropped). */
+void ts_kill_requeue (hearth_taskset_t *self, ts_stage_t *st, ts_attempt_t *a,
+                      ts_avoid_t avoid);
 
 /* ---- taskset_lost.c ----------------------------------------------------- */
 

@@ -10,6 +10,8 @@
     test of its own).  A reduce attempt that could not fetch ends
     FETCH_FAILED: it goes back to the retry queue without counting as a
     failure, and is offered again once its stage's parents are all done.
+    One that would wait on a worker the driver knows is gone is killed
+    and goes back the same way at once (hearth_taskset_refetch).
 
     Per stage, fetch_rounds counts the rounds of fetch failures since one
     of its tasks last finished, a round being the FETCH_FAILEDs between
@@ -28,15 +30,22 @@
    executor nor host: neither was at fault. */
 static const ts_avoid_t s_avoid_none = {-1, -1};
 
+/* A fetch failure of st: a round opens unless one is open. */
+static void
+s_open_round (ts_stage_t *st)
+{
+    if (!st->fetch_round_open) {
+        st->fetch_rounds++;
+        st->fetch_round_open = true;
+    }
+}
+
 hearth_ts_outcome_t
 ts_fetch_failed (hearth_taskset_t *self, ts_stage_t *st, uint64_t index,
                  bool killing)
 {
     (void) self;
-    if (!st->fetch_round_open) {
-        st->fetch_rounds++;
-        st->fetch_round_open = true;
-    }
+    s_open_round (st);
     ts_task_t *t = &st->tasks[index];
     if (killing || t->state == TASK_DONE)
         return HEARTH_TS_RELEASED;
@@ -93,6 +102,27 @@ hearth_taskset_resubmit (hearth_taskset_t *self, uint32_t stage, uint64_t index)
     if (st->done)
         s_stage_undone (self, st);
     return 0;
+}
+
+int
+hearth_taskset_refetch (hearth_taskset_t *self, uint32_t stage,
+                        hearth_ts_needs_fn *needs, void *arg)
+{
+    ts_stage_t *st = ts_stage (self, stage);
+    if (!st)
+        return errno = EINVAL, -1;
+    int killed = 0;
+    /* the attempts in flight, bounded by the executors' slots */
+    for (ts_attempt_t *a =
+             st->running && !st->failed ? zhashx_first (self->attempts) : NULL;
+         a; a = zhashx_next (self->attempts))
+        if (a->key.stage == stage && !a->killing && needs (arg, a->key.index)) {
+            ts_kill_requeue (self, st, a, s_avoid_none);
+            killed++;
+        }
+    if (killed)
+        s_open_round (st); /* they would have failed to fetch */
+    return killed;
 }
 
 int

@@ -1,5 +1,7 @@
 /*  taskset_queue.c - the task set's queues: a stage's tasks to run again
-    (failed, lost, or stragglers to copy), and the events for the engine.
+    (failed, lost, or stragglers to copy), and the events for the engine,
+    kills among them (an attempt asked to be killed, its task perhaps
+    queued to run again).
 
     Both are arrays used as FIFOs: taken from the head, appended at the
     tail, slid down to the start before they grow.  Taking from a task
@@ -89,4 +91,30 @@ hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev)
     if (self->ev_head == self->ev_tail)
         self->ev_head = self->ev_tail = 0;
     return true;
+}
+
+void
+ts_kill (hearth_taskset_t *self, ts_stage_t *st, ts_attempt_t *a)
+{
+    a->killing = true;
+    st->tasks[a->key.index].running--;
+    hearth_ts_event_t ev = {.type = HEARTH_TS_EV_KILL,
+                            .job = st->job,
+                            .stage = a->key.stage,
+                            .index = a->key.index,
+                            .attempt = a->key.attempt,
+                            .exec_id = a->exec_id};
+    ts_event_push (self, &ev);
+}
+
+void
+ts_kill_requeue (hearth_taskset_t *self, ts_stage_t *st, ts_attempt_t *a,
+                 ts_avoid_t avoid)
+{
+    ts_kill (self, st, a);
+    ts_task_t *t = &st->tasks[a->key.index];
+    if (t->state == TASK_DONE || st->failed || t->running > 0)
+        return;
+    t->state = TASK_PENDING;
+    ts_queue_push (&st->retry, a->key.index, avoid);
 }

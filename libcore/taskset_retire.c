@@ -15,23 +15,8 @@ static void
 s_move (hearth_taskset_t *self, ts_exec_t *e, ts_attempt_t *a)
 {
     ts_stage_t *st = ts_stage (self, a->key.stage);
-    if (!st)
-        return;
-    ts_task_t *t = &st->tasks[a->key.index];
-    a->killing = true; /* its end, when heard, is released */
-    t->running--;
-    hearth_ts_event_t ev = {.type = HEARTH_TS_EV_KILL,
-                            .job = st->job,
-                            .stage = a->key.stage,
-                            .index = a->key.index,
-                            .attempt = a->key.attempt,
-                            .exec_id = e->id};
-    ts_event_push (self, &ev);
-    if (t->state == TASK_DONE || st->failed || t->running > 0)
-        return;                     /* done, or a copy runs elsewhere */
-    ts_avoid_t avoid = {e->id, -1}; /* a move says nothing of the host */
-    t->state = TASK_PENDING;
-    ts_queue_push (&st->retry, a->key.index, avoid);
+    if (st) /* a move says nothing of the host */
+        ts_kill_requeue (self, st, a, (ts_avoid_t){e->id, -1});
 }
 
 int

@@ -93,7 +93,8 @@ DRIVER_TESTS = \
 	tests/driver/test-task-stderr.sh \
 	tests/driver/test-shuffle.sh \
 	tests/driver/test-shuffle-api.sh \
-	tests/driver/test-shuffle-failures.sh
+	tests/driver/test-shuffle-failures.sh \
+	tests/driver/test-shuffle-worker-lost.sh
 TESTS += $(DRIVER_TESTS)
 EXTRA_DIST += tests/driver/test_tasks.c \
 	$(DRIVER_TESTS)

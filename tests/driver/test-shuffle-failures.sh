@@ -4,7 +4,9 @@
 # reducers checked against sort/uniq:
 # - kill -9 of a worker and its executors once every map output is
 #   written, before the reducers fetch: the job succeeds, and the driver
-#   runs again exactly as many map tasks as that worker held;
+#   runs again exactly as many map tasks as that worker held (told by a
+#   refused fetch or by the master, whichever comes first: both are
+#   tested apart in test-shuffle-worker-lost.sh);
 # - a byte of a map output flipped on disk: the reducer's checksum
 #   catches it, the map is run again, and the result is still right;
 # - a keyed cluster (CURVE): reducers fetch from the block servers with
@@ -24,25 +26,14 @@
 deadline 420
 export TMPDIR=$T LC_ALL=C
 
-mkdir -p "$T/in"
-for f in 0 1 2 3 4 5 6 7; do
-  awk -v seed=$((f + 3)) 'BEGIN { srand(seed);
-    for (i = 0; i < 5000; i++) printf "w%d\n", int(rand() * rand() * 800) }' \
-    >"$T/in/$f.txt"
-done
-cat "$T/in"/*.txt | sort | uniq -c | awk '{print $2, $1}' | sort >"$T/counts.ref"
+word_files 8 5000 800 3
 J=$(job gated "{\"name\": \"gated\", \"stages\": [
   {\"name\": \"map\", \"partitions\": 4, \"sort\": true,
    \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"sleep 0.3; cat $T/in/{i}.txt\"], \"count\": 8}]},
-  {\"name\": \"gate\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
-   \"i=0; while [ ! -e $T/go ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done\"]}]},
+  $(gate_stage),
   {\"name\": \"reduce\", \"after\": [\"gate\"], \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
    \"uniq -c | while read n w; do echo \$w \$n; done\"], \"input\": \"map\"}]}]}")
 
-# outputs NAME: map outputs (index files) on worker NAME's disk.
-outputs() {
-  find "$T/$1/shuffle" -name '*.index' 2>/dev/null | wc -l
-}
 all_written() { (($(outputs wa) + $(outputs wb) == 8)); }
 # run_gated ARGS...: submit the gated job in the background (SUBMIT_PID).
 run_gated() {
@@ -50,11 +41,6 @@ run_gated() {
   submit "$@" "$J" &
   SUBMIT_PID=$!
   PIDS+=($SUBMIT_PID)
-}
-# lost_total: map outputs the driver said it lost and ran again.
-lost_total() {
-  sed -n 's/.*: \([0-9]*\) map outputs\{0,1\} lost, run again.*/\1/p' "$T/err" |
-    awk '{s += $1} END {print s + 0}'
 }
 
 # --- a worker killed with its executors after the maps ----------------------
@@ -80,8 +66,13 @@ touch "$T/go"
 wait "$SUBMIT_PID"
 check "with worker wb killed before the fetch, the job succeeds" test $? -eq 0
 check "... counting right" same <(sort "$T/out") "$T/counts.ref"
-check "... a fetch failure named wb's block server" \
-  grep -q 'could not be fetched from tcp://' "$T/err"
+# The driver drops wb's outputs at the first of: a reducer's fetch refused
+# there, the master's word that wb is lost (the gate's task, on wb's
+# executor, may only run again after that).
+WB_URL=$(grep -o 'serving this node.s map outputs at tcp://[0-9.:]*' "$T/wb.log" |
+  awk '{print $NF}')
+check "... the driver named wb's block server ($WB_URL): a fetch failed, or wb was lost" \
+  grep -Eq "could not be fetched from $WB_URL|block server $WB_URL is gone" "$T/err"
 check "... and exactly the $HELD map tasks wb held ran again" \
   test "$(lost_total)" -eq "$HELD"
 check "... worker wa's shuffle files are gone with the application" \

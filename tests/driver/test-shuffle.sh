@@ -23,13 +23,7 @@ expect_fail() {
 }
 
 # Input: 6 files of words drawn (seeded) from 3,000 distinct words.
-mkdir -p "$T/in"
-for f in 0 1 2 3 4 5; do
-  awk -v seed=$((f + 7)) 'BEGIN { srand(seed);
-    for (i = 0; i < 20000; i++) printf "w%d\n", int(rand() * rand() * 3000) }' \
-    >"$T/in/$f.txt"
-done
-cat "$T/in"/*.txt | sort | uniq -c | awk '{print $2, $1}' | sort >"$T/counts.ref"
+word_files 6 20000 3000 7
 
 # A map stage reading its file, R partitions, then reducers.
 # wordcount NAME R SORT REDUCER: a job file with those settings.

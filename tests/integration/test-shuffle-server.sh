@@ -9,9 +9,9 @@
 # reference: each partition's records in map order (unsorted), or by key
 # with ties in map order (sorted: sort -s); small pieces and a small
 # in-flight budget; blocks read in place when local; refusals (a wrong
-# token, a missing map output, a damaged block, a silent worker) end as
-# fetch failures naming the map output; and the outputs are removed when
-# the application ends.
+# token, a missing map output, a damaged block, a silent worker, a worker
+# killed, whose connection is refused) end as fetch failures naming the
+# map output; and the outputs are removed when the application ends.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120
@@ -109,10 +109,22 @@ kill -CONT "$PID_w1"
 check "a silent worker: a fetch failure after the tries ($(($(now_ms) - t0)) ms)" \
   test $rc -eq 3
 check "... saying it did not answer" grep -q "did not answer within 300 ms" "$T/err"
+# a worker killed: its host is up, nothing listens on its port any more
+CORES=1 start_worker w2 || fail "a second worker"
+URL2=$(grep -o 'serving this node.s map outputs at tcp://[0-9.:]*' "$T/w2.log" |
+  awk '{print $NF}')
+kill9 "$PID_w2"
+t0=$(now_ms)
+fetch --timeout 3000 "$APP_ID" "$TOKEN" 1 1 "$URL2:4:0:100" >/dev/null 2>"$T/err"
+rc=$?
+check "a worker gone (killed): a fetch failure ($(($(now_ms) - t0)) ms)" \
+  test $rc -eq 3
+check "... at once: its connection was refused, not waited out (3 s a try)" \
+  grep -q "FETCH_FAILED map=4 attempt=0 url=$URL2: $URL2 refused the connection" "$T/err"
 
 # --- the application ends: its outputs go -------------------------------
 kill -TERM "$APP_PID"
 check "the application's outputs are removed when it ends" \
   wait_for 10 test ! -e "$DIR"
-check "the worker is still ALIVE" test "$(worker_state "$WORKER_ID")" = ALIVE
+check "the worker is still ALIVE" test "$(worker_state "$ID_w1")" = ALIVE
 finish

@@ -17,6 +17,41 @@ job() {
   echo "$T/$1.json"
 }
 
+# word_files N WORDS DISTINCT SEED: N files $T/in/0.txt ... of WORDS words
+# each ("wK", one a line), drawn (file F seeded with SEED + F) among
+# DISTINCT words, the later ones rarer; and their counts, "WORD COUNT"
+# lines sorted, in $T/counts.ref (what a word count must print).
+word_files() {
+  local f
+  mkdir -p "$T/in"
+  for ((f = 0; f < $1; f++)); do
+    awk -v seed=$((f + $4)) -v n="$2" -v d="$3" 'BEGIN { srand(seed);
+      for (i = 0; i < n; i++) printf "w%d\n", int(rand() * rand() * d) }' \
+      >"$T/in/$f.txt"
+  done
+  cat "$T/in"/*.txt | sort | uniq -c | awk '{print $2, $1}' | sort >"$T/counts.ref"
+}
+
+# gate_stage: the JSON of a stage "gate" whose one task waits until the
+# test creates $T/go (at most 60 s): a stage that runs "after" it waits
+# for the test's moment.
+gate_stage() {
+  printf '{"name": "gate", "tasks": [{"cmd": ["sh", "-c", "i=0; while [ ! -e %s/go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done"]}]}' "$T"
+}
+
+# outputs NAME: map outputs (index files) on worker NAME's disk (its work
+# dir $T/NAME).
+outputs() {
+  find "$T/$1/shuffle" -name '*.index' 2>/dev/null | wc -l
+}
+
+# lost_total: map outputs the driver said (in $T/err) it lost and ran
+# again, summed over its lines.
+lost_total() {
+  sed -n 's/.*: \([0-9]*\) map outputs\{0,1\} lost, run again.*/\1/p' "$T/err" |
+    awk '{s += $1} END {print s + 0}'
+}
+
 # refused NAME CONTENT EXPECTED-MESSAGE: the job file NAME of CONTENT is
 # refused in local[1] with exit 2, saying EXPECTED-MESSAGE.
 refused() {

@@ -60,7 +60,9 @@ test_refused_said_once (void **state)
     assert_null (hearth_connwatch_news (w, 0, &fatal));
     assert_null (hearth_connwatch_last (w));
     hearth_connwatch_event (w, ZMQ_EVENT_CONNECT_DELAYED, 115, 0);
+    assert_false (hearth_connwatch_refused (w));
     hearth_connwatch_event (w, ZMQ_EVENT_CLOSED, 12, 1);
+    assert_true (hearth_connwatch_refused (w)); /* before anything is said */
     hearth_connwatch_event (w, ZMQ_EVENT_CONNECT_RETRIED, 100, 1);
     const char *news = hearth_connwatch_news (w, 2, &fatal);
     assert_contains (news, "the master at tcp://127.0.0.1:7077");
@@ -80,10 +82,15 @@ test_refused_said_once (void **state)
     hearth_connwatch_event (w, ZMQ_EVENT_CONNECTED, 12, 30);
     hearth_connwatch_event (w, ZMQ_EVENT_HANDSHAKE_SUCCEEDED, 0, 31);
     assert_true (hearth_connwatch_ok (w));
+    assert_false (hearth_connwatch_refused (w));
     assert_null (hearth_connwatch_news (w, 32, NULL));
+    /* it goes (its process killed): the connection drops, and its
+       reconnection is refused */
     hearth_connwatch_event (w, ZMQ_EVENT_DISCONNECTED, 12, 40);
+    assert_false (hearth_connwatch_refused (w));
     hearth_connwatch_event (w, ZMQ_EVENT_CONNECT_DELAYED, 115, 41);
     hearth_connwatch_event (w, ZMQ_EVENT_CLOSED, 12, 41);
+    assert_true (hearth_connwatch_refused (w));
     assert_contains (hearth_connwatch_news (w, 42, NULL), "connection refused");
     hearth_connwatch_destroy (&w);
     assert_null (w);
@@ -117,6 +124,7 @@ test_silences_take_time (void **state)
     hearth_connwatch_event (w, ZMQ_EVENT_CONNECT_DELAYED, 115, 1000);
     assert_null (hearth_connwatch_news (w, 2000, NULL));
     assert_contains (hearth_connwatch_news (w, 3100, NULL), "no answer from");
+    assert_false (hearth_connwatch_refused (w)); /* a silence is not that */
     hearth_connwatch_destroy (&w);
 }
 
@@ -231,6 +239,7 @@ test_real_socket_refused (void **state)
         news = hearth_connwatch_news (w, hearth_mono_ms (), NULL);
     }
     assert_contains (news, "connection refused");
+    assert_true (hearth_connwatch_refused (w));
     hearth_connwatch_destroy (&w);
     zsock_set_linger (sock, 0);
     zsock_destroy (&sock);

@@ -1,8 +1,9 @@
 /*  test_driver_shuffle.c - the driver's side of the shuffle
     (driver/shuffle.c): the block servers' table, the submit checks, a
     reduce task's block list on the wire, the states it makes of updates,
-    map outputs registered and lost (with a real task set), and output
-    files committed or discarded. */
+    map outputs registered and lost (with a real task set), a block
+    server lost with its worker (its readers killed), and output files
+    committed or discarded. */
 #include "config.h"
 
 #include <limits.h>
@@ -32,6 +33,7 @@ static void
 s_job_init (s_job_t *j, uint64_t nmaps, uint32_t r)
 {
     memset (j, 0, sizeof *j);
+    j->job.name = "job";
     j->map = (hearth_stage_t){.job = &j->job,
                               .name = "map",
                               .uid = 1,
@@ -85,6 +87,17 @@ test_servers (void **state)
     assert_int_equal (shuffle_servers_intern (s, "", NULL), SHUFFLE_NO_SERVER);
     assert_string_equal (shuffle_servers_url (s, 1), "tcp://b:1");
     assert_null (shuffle_servers_url (s, SHUFFLE_NO_SERVER));
+    /* the worker of each: what a worker's loss finds */
+    assert_int_equal (shuffle_servers_of_worker (s, "worker-b"),
+                      SHUFFLE_NO_SERVER);
+    shuffle_servers_set_worker (s, 1, "worker-b");
+    shuffle_servers_set_worker (s, 1, "worker-b");
+    shuffle_servers_set_worker (s, 0, "");
+    shuffle_servers_set_worker (s, SHUFFLE_NO_SERVER, "worker-x");
+    assert_int_equal (shuffle_servers_of_worker (s, "worker-b"), 1);
+    assert_int_equal (shuffle_servers_of_worker (s, "worker-a"),
+                      SHUFFLE_NO_SERVER);
+    assert_int_equal (shuffle_servers_of_worker (s, NULL), SHUFFLE_NO_SERVER);
     shuffle_servers_destroy (&s);
     assert_null (s);
 }
@@ -236,49 +249,86 @@ s_finish_all (hearth_taskset_t *ts, uint32_t uid, size_t n)
     assert_int_equal (done, n);
 }
 
+/* A task set of the job: the map stage (uid 1, nmaps tasks) and its
+   reader (uid 2, nred tasks), executor 1 of cores cores. */
+static hearth_taskset_t *
+s_taskset (uint64_t nmaps, uint64_t nred, int cores)
+{
+    hearth_taskset_t *ts = hearth_taskset_new (NULL);
+    uint32_t parent = 1;
+    assert_non_null (ts);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 1, 1, nmaps, NULL, 0, NULL, 1), 0);
+    assert_int_equal (
+        hearth_taskset_add_stage (ts, 2, 1, nred, &parent, 1, NULL, 1), 0);
+    assert_int_equal (hearth_taskset_add_executor (ts, 1, cores), 0);
+    return ts;
+}
+
+/* A job of 3 maps into 2 partitions, its maps run: maps 0 and 1 on
+   server a (worker-a's), map 2 on server b, of sizes (NULL: 0 bytes).
+   Undone by s_fixture_free. */
+static void
+s_three_maps (s_job_t *j, shuffle_servers_t **s, hearth_taskset_t **ts,
+              const uint64_t sizes[3][2])
+{
+    s_job_init (j, 3, 2);
+    *s = shuffle_servers_new ();
+    uint32_t a = shuffle_servers_intern (*s, "tcp://a:1", NULL);
+    uint32_t b = shuffle_servers_intern (*s, "tcp://b:1", NULL);
+    shuffle_servers_set_worker (*s, a, "worker-a");
+    *ts = s_taskset (3, 2, 8);
+    s_finish_all (*ts, 1, 3);
+    uint32_t where[] = {a, a, b};
+    for (int m = 0; m < 3; m++) {
+        j->map.maps[m] = (mapout_t){calloc (2, 8), where[m], 0};
+        if (sizes)
+            memcpy (j->map.maps[m].sizes, sizes[m], 16);
+    }
+}
+
+/* s_three_maps' outputs on a are gone, map 2's on b kept, and the map
+   stage has 1 task finished: the two lost run again. */
+static void
+s_a_lost (s_job_t *j, hearth_taskset_t *ts)
+{
+    assert_null (j->map.maps[0].sizes);
+    assert_null (j->map.maps[1].sizes);
+    assert_non_null (j->map.maps[2].sizes);
+    uint64_t finished = 9, running, total;
+    hearth_taskset_stage_counts (ts, 1, &finished, &running, &total);
+    assert_int_equal (finished, 1);
+}
+
+static void
+s_fixture_free (s_job_t *j, shuffle_servers_t **s, hearth_taskset_t **ts)
+{
+    hearth_taskset_destroy (ts);
+    shuffle_servers_destroy (s);
+    s_job_free (j);
+}
+
 static void
 test_fetch_failed (void **state)
 {
     (void) state;
     s_job_t j;
-    s_job_init (&j, 3, 2);
-    shuffle_servers_t *s = shuffle_servers_new ();
-    uint32_t a = shuffle_servers_intern (s, "tcp://a:1", NULL);
-    uint32_t b = shuffle_servers_intern (s, "tcp://b:1", NULL);
-    hearth_taskset_opts_t o;
-    hearth_taskset_opts_default (&o);
-    hearth_taskset_t *ts = hearth_taskset_new (&o);
-    uint32_t parent = 1;
-    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 3, NULL, 0, NULL, 1),
-                      0);
-    assert_int_equal (
-        hearth_taskset_add_stage (ts, 2, 1, 2, &parent, 1, NULL, 1), 0);
-    assert_int_equal (hearth_taskset_add_executor (ts, 1, 8), 0);
-    s_finish_all (ts, 1, 3);
-    uint32_t where[] = {a, a, b};
-    for (int m = 0; m < 3; m++)
-        j.map.maps[m] = (mapout_t){calloc (2, 8), where[m], 0};
+    shuffle_servers_t *s;
+    hearth_taskset_t *ts;
+    s_three_maps (&j, &s, &ts, NULL);
     /* a reduce task could not fetch map 1 from a: maps 0 and 1 go */
     cJSON *u = cJSON_Parse ("{\"fetch_failed\": {\"shuffle\": 1, \"map\": 1, "
                             "\"attempt\": 0, \"url\": \"tcp://a:1\"}}");
     hearth_error_t err;
     assert_int_equal (
         shuffle_fetch_failed (ts, s, &j.reduce, u, "worker gone", &err), 0);
-    assert_null (j.map.maps[0].sizes);
-    assert_null (j.map.maps[1].sizes);
-    assert_non_null (j.map.maps[2].sizes);
-    uint64_t finished = 9, running, total;
-    hearth_taskset_stage_counts (ts, 1, &finished, &running, &total);
-    assert_int_equal (finished, 1); /* the two lost run again */
+    s_a_lost (&j, ts);
     /* a stale report (that attempt is lost already): nothing more */
     assert_int_equal (
         shuffle_fetch_failed (ts, s, &j.reduce, u, "worker gone", &err), 0);
-    hearth_taskset_stage_counts (ts, 1, &finished, &running, &total);
-    assert_int_equal (finished, 1);
+    s_a_lost (&j, ts);
     cJSON_Delete (u);
-    hearth_taskset_destroy (&ts);
-    shuffle_servers_destroy (&s);
-    s_job_free (&j);
+    s_fixture_free (&j, &s, &ts);
 }
 
 /* Offer executor 1 its tasks; finish those of stage uid (ACCEPT each),
@@ -302,56 +352,132 @@ s_round (hearth_taskset_t *ts, uint32_t uid, uint32_t other, int *done_attempt)
     return other_attempt;
 }
 
-/* A reduce stage that loses its input round after round is abandoned at
-   the 4th, with the map output, its server and the reason. */
+/* Kill events waiting in the task set: each one's task index counted
+   in killed[] (of n), the attempt told KILLED as its executor would. */
+static int
+s_killed (hearth_taskset_t *ts, int *killed, size_t n)
+{
+    hearth_ts_event_t ev;
+    int total = 0;
+    while (hearth_taskset_next_event (ts, &ev))
+        if (ev.type == HEARTH_TS_EV_KILL) {
+            assert_true (ev.index < n);
+            killed[ev.index]++;
+            total++;
+            assert_int_equal (hearth_taskset_update (ts, ev.exec_id, ev.stage,
+                                                     ev.index, ev.attempt,
+                                                     HEARTH_TS_KILLED, 0, 1),
+                              HEARTH_TS_RELEASED);
+        }
+    return total;
+}
+
+/* A worker lost under a running reduce stage: the outputs of its block
+   server go (the others stay), their maps run again, and exactly the
+   reduce attempts reading some bytes from it are killed, once. */
 static void
-test_abandon (void **state)
+test_server_lost (void **state)
 {
     (void) state;
+    s_job_t j;
+    shuffle_servers_t *s;
+    hearth_taskset_t *ts;
+    /* partition 1 has no bytes on a */
+    const uint64_t sizes[3][2] = {{5, 0}, {0, 0}, {3, 4}};
+    s_three_maps (&j, &s, &ts, sizes);
+    uint32_t a = shuffle_servers_of_worker (s, "worker-a");
+    hearth_assign_t as[8];
+    assert_int_equal (hearth_taskset_offer (ts, 1, 0, as, 8), 2);
+    hearth_error_t err;
+    assert_int_equal (
+        shuffle_server_lost (ts, s, &j.job, a, "worker A lost", &err), 0);
+    s_a_lost (&j, ts);
+    int killed[2] = {0};
+    assert_int_equal (s_killed (ts, killed, 2), 1);
+    assert_int_equal (killed[0], 1); /* reduce 1 reads nothing from a */
+    assert_int_equal (hearth_taskset_fetch_failures (ts, 2), 1);
+    /* told again (another executor of that worker): nothing more */
+    assert_int_equal (
+        shuffle_server_lost (ts, s, &j.job, a, "worker A lost", &err), 0);
+    assert_int_equal (s_killed (ts, killed, 2), 0);
+    s_a_lost (&j, ts);
+    assert_int_equal (
+        shuffle_server_lost (ts, s, &j.job, SHUFFLE_NO_SERVER, "?", &err), 0);
+    s_fixture_free (&j, &s, &ts);
+}
+
+/* Reduce attempt of task 0 could not fetch map output 0 (attempt) of
+   server a: its update and the driver's answer. */
+static int
+s_fetch_fails (hearth_taskset_t *ts, shuffle_servers_t *s, s_job_t *j,
+               int reduce_attempt, int attempt, hearth_error_t *err)
+{
+    assert_int_equal (hearth_taskset_update (ts, 1, 2, 0, reduce_attempt,
+                                             HEARTH_TS_FETCH_FAILED, 0, 1),
+                      HEARTH_TS_FETCH_WAIT);
+    char json[200];
+    snprintf (json, sizeof json,
+              "{\"fetch_failed\": {\"shuffle\": 1, \"map\": 0, "
+              "\"attempt\": %d, \"url\": \"tcp://a:1\"}}",
+              attempt);
+    cJSON *u = cJSON_Parse (json);
+    int rc = shuffle_fetch_failed (ts, s, &j->reduce, u, "no answer", err);
+    cJSON_Delete (u);
+    return rc;
+}
+
+/* One map (10 bytes on server a) and one reduce, round after round, the
+   reduce losing its input each time: by a fetch failure, or (by_worker)
+   the worker of a lost, its attempt killed.  Returns the rounds before
+   the driver abandoned the stage, with the job's error in err. */
+static int
+s_abandon (bool by_worker, hearth_error_t *err)
+{
     s_job_t j;
     s_job_init (&j, 1, 1);
     shuffle_servers_t *s = shuffle_servers_new ();
     uint32_t a = shuffle_servers_intern (s, "tcp://a:1", NULL);
-    hearth_taskset_opts_t o;
-    hearth_taskset_opts_default (&o);
-    hearth_taskset_t *ts = hearth_taskset_new (&o);
-    uint32_t parent = 1;
-    assert_int_equal (hearth_taskset_add_stage (ts, 1, 1, 1, NULL, 0, NULL, 1),
-                      0);
-    assert_int_equal (
-        hearth_taskset_add_stage (ts, 2, 1, 1, &parent, 1, NULL, 1), 0);
-    assert_int_equal (hearth_taskset_add_executor (ts, 1, 4), 0);
-    hearth_error_t err;
-    int rc = 0, round = 0;
+    hearth_taskset_t *ts = s_taskset (1, 1, 4);
+    int rc = 0, round = 0, killed[1] = {0};
     while (rc == 0 && round < 6) {
         int map_attempt = -1, reduce_attempt;
         s_round (ts, 1, 2, &map_attempt); /* the map runs (again) */
         assert_true (map_attempt >= 0);
         free (j.map.maps[0].sizes);
         j.map.maps[0] = (mapout_t){calloc (1, 8), a, (uint32_t) map_attempt};
+        j.map.maps[0].sizes[0] = 10;
         reduce_attempt = s_round (ts, 1, 2, &map_attempt);
         assert_true (reduce_attempt >= 0);
-        assert_int_equal (hearth_taskset_update (ts, 1, 2, 0, reduce_attempt,
-                                                 HEARTH_TS_FETCH_FAILED, 0, 1),
-                          HEARTH_TS_FETCH_WAIT);
-        char json[200];
-        snprintf (json, sizeof json,
-                  "{\"fetch_failed\": {\"shuffle\": 1, \"map\": 0, "
-                  "\"attempt\": %d, \"url\": \"tcp://a:1\"}}",
-                  map_attempt);
-        cJSON *u = cJSON_Parse (json);
-        rc = shuffle_fetch_failed (ts, s, &j.reduce, u, "no answer", &err);
-        cJSON_Delete (u);
+        if (by_worker)
+            rc = shuffle_server_lost (ts, s, &j.job, a, "worker A lost", err);
+        else
+            rc = s_fetch_fails (ts, s, &j, reduce_attempt, map_attempt, err);
+        s_killed (ts, killed, 1);
         round++;
     }
     assert_int_equal (rc, -1);
-    assert_int_equal (round, 4);
+    assert_int_equal (killed[0], by_worker ? round : 0);
+    s_fixture_free (&j, &s, &ts);
+    return round;
+}
+
+/* A reduce stage that loses its input round after round is abandoned at
+   the 4th, with the map output, its server and the reason; the same when
+   its readers are killed because their worker was lost. */
+static void
+test_abandon (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    assert_int_equal (s_abandon (false, &err), 4);
     assert_non_null (strstr (err.text, "stage reduce lost its input 4 times "
                                        "in a row; last: map output 0 of "
                                        "stage map on tcp://a:1: no answer"));
-    hearth_taskset_destroy (&ts);
-    shuffle_servers_destroy (&s);
-    s_job_free (&j);
+    assert_int_equal (s_abandon (true, &err), 4);
+    assert_non_null (strstr (err.text, "stage reduce lost its input 4 times "
+                                       "in a row; last: the map outputs of "
+                                       "stage map on tcp://a:1: worker A "
+                                       "lost"));
 }
 
 static void
@@ -418,6 +544,7 @@ main (void)
         cmocka_unit_test (test_update_states),
         cmocka_unit_test (test_fetch_failed),
         cmocka_unit_test (test_abandon),
+        cmocka_unit_test (test_server_lost),
         cmocka_unit_test (test_outputs),
     };
     alarm (60);

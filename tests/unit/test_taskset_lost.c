@@ -2,7 +2,8 @@
     failures (issue 21), with a fake clock: resubmitted map tasks hold back
     their reduce stage, FETCH_FAILED is not counted and waits for the
     parents, STAGE_DONE again but JOB_DONE once, the fetch-failure rounds,
-    resubmit's errors, and the races of killed copies with resubmits. */
+    the readers of lost outputs killed (refetch), resubmit's errors, and
+    the races of killed copies with resubmits. */
 #include "config.h"
 
 #include <errno.h>
@@ -135,6 +136,20 @@ s_killed_copy (void)
     return ts;
 }
 
+/* The only task executor 0 is offered is reduce task index, its second
+   attempt (run again): it finishes, accepted. */
+static void
+s_rerun (hearth_taskset_t *ts, uint64_t index)
+{
+    hearth_assign_t as[64];
+    assert_int_equal (s_offer (ts, 0, as), 1);
+    assert_int_equal (as[0].stage, RED);
+    assert_int_equal (as[0].index, index);
+    assert_int_equal (as[0].attempt, 1);
+    assert_int_equal (s_update (ts, 0, &as[0], HEARTH_TS_FINISHED),
+                      HEARTH_TS_ACCEPT);
+}
+
 /* A map resubmitted while its reduce stage runs: no reduce task is
    offered until the map is done again; a reduce running meanwhile
    finishes and is accepted; STAGE_DONE of the map twice, JOB_DONE once. */
@@ -173,12 +188,7 @@ test_resubmit_holds_back_the_reduce (void **state)
     assert_int_equal (ev.type, HEARTH_TS_EV_STAGE_DONE);
     assert_int_equal (ev.stage, MAP);
     assert_false (hearth_taskset_next_event (ts, &ev));
-    assert_int_equal (s_offer (ts, 0, as), 1);
-    assert_int_equal (as[0].stage, RED);
-    assert_int_equal (as[0].index, 1);
-    assert_int_equal (as[0].attempt, 1);
-    assert_int_equal (s_update (ts, 0, &as[0], HEARTH_TS_FINISHED),
-                      HEARTH_TS_ACCEPT);
+    s_rerun (ts, 1);
     assert_int_equal (s_update (ts, 0, &red[3], HEARTH_TS_FINISHED),
                       HEARTH_TS_ACCEPT);
     int stage_done = 0, job_done = 0;
@@ -373,6 +383,85 @@ test_fetch_failure_rounds (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* Reduce tasks 0 and 2 read the output lost. */
+static bool
+s_reads_0_2 (void *arg, uint64_t index)
+{
+    (void) arg;
+    return index == 0 || index == 2;
+}
+
+/* A worker lost under a running reduce stage: the attempts that read its
+   outputs are killed and wait, uncounted (max_failures 1), for the map
+   re-run; the others go on and are accepted; one killed attempt that
+   finishes anyway is accepted, once; one round of fetch failures. */
+static void
+test_refetch_kills_the_readers (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_mapped (4, 4, 1);
+    hearth_assign_t red[64], as[64];
+    hearth_ts_event_t ev;
+    assert_int_equal (s_offer (ts, 0, red), 4);
+    assert_int_equal (hearth_taskset_resubmit (ts, MAP, 1), 0);
+    assert_int_equal (hearth_taskset_refetch (ts, RED, s_reads_0_2, NULL), 2);
+    int killed[4] = {0};
+    while (hearth_taskset_next_event (ts, &ev)) {
+        assert_int_equal (ev.type, HEARTH_TS_EV_KILL);
+        assert_int_equal (ev.stage, RED);
+        assert_int_equal (ev.exec_id, 0);
+        killed[ev.index]++;
+    }
+    assert_int_equal (killed[0] + killed[1] + killed[2] + killed[3], 2);
+    assert_int_equal (killed[0], 1);
+    assert_int_equal (killed[2], 1);
+    assert_int_equal (hearth_taskset_fetch_failures (ts, RED), 1);
+    /* asked again: the attempts being killed are not killed twice */
+    assert_int_equal (hearth_taskset_refetch (ts, RED, s_reads_0_2, NULL), 0);
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_KILL), 0);
+    /* only the map is offered: the reduces wait for it */
+    assert_int_equal (s_offer (ts, 0, as), 1);
+    assert_int_equal (as[0].stage, MAP);
+    assert_int_equal (s_update (ts, 0, &red[0], HEARTH_TS_KILLED),
+                      HEARTH_TS_RELEASED);
+    /* reduce 2 finished before it heard the kill: accepted */
+    assert_int_equal (s_update (ts, 0, &red[2], HEARTH_TS_FINISHED),
+                      HEARTH_TS_ACCEPT);
+    assert_int_equal (s_update (ts, 0, &red[1], HEARTH_TS_FINISHED),
+                      HEARTH_TS_ACCEPT);
+    assert_int_equal (s_update (ts, 0, &as[0], HEARTH_TS_FINISHED),
+                      HEARTH_TS_ACCEPT);
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED), 0);
+    /* the map done again: reduce 0 runs again, not reduce 2 */
+    s_rerun (ts, 0);
+    assert_int_equal (s_update (ts, 0, &red[3], HEARTH_TS_FINISHED),
+                      HEARTH_TS_ACCEPT);
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_DONE), 1);
+    assert_int_equal (hearth_taskset_refetch (ts, 99, s_reads_0_2, NULL), -1);
+    assert_int_equal (errno, EINVAL);
+    hearth_taskset_destroy (&ts);
+}
+
+/* No attempt reads what was lost (or none runs): nothing is killed and
+   no round opens. */
+static void
+test_refetch_nothing_to_kill (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_mapped (2, 4, 4);
+    hearth_assign_t red[64];
+    assert_int_equal (hearth_taskset_refetch (ts, RED, s_reads_0_2, NULL), 0);
+    assert_int_equal (s_offer (ts, 0, red), 4);
+    assert_int_equal (s_update (ts, 0, &red[0], HEARTH_TS_FINISHED),
+                      HEARTH_TS_ACCEPT);
+    assert_int_equal (s_update (ts, 0, &red[2], HEARTH_TS_FINISHED),
+                      HEARTH_TS_ACCEPT);
+    assert_int_equal (hearth_taskset_refetch (ts, RED, s_reads_0_2, NULL), 0);
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_KILL), 0);
+    assert_int_equal (hearth_taskset_fetch_failures (ts, RED), 0);
+    hearth_taskset_destroy (&ts);
+}
+
 static void
 test_resubmit_errors (void **state)
 {
@@ -540,6 +629,8 @@ main (void)
         cmocka_unit_test (test_fetch_wait_until_parent_done),
         cmocka_unit_test (test_fetch_failed_leaves_copies_alone),
         cmocka_unit_test (test_fetch_failure_rounds),
+        cmocka_unit_test (test_refetch_kills_the_readers),
+        cmocka_unit_test (test_refetch_nothing_to_kill),
         cmocka_unit_test (test_resubmit_errors),
         cmocka_unit_test (test_failed_and_forgotten_with_resubmits),
         cmocka_unit_test (test_resubmit_races_a_killed_copy),

@@ -1,0 +1,66 @@
+/*  execs_int.h - the records of the driver's executor set, shared by
+    the files that implement execs.h; private to them: execs.c (the
+    ROUTER, registration, heartbeats, losses) and execs_worker.c (a
+    worker lost with its executors and map outputs).  Only execs.c
+    writes them, but for what execs_worker.c does through execs.h's
+    calls.
+*/
+#ifndef HEARTH_DRIVER_EXECS_INT_H
+#define HEARTH_DRIVER_EXECS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "driver/execs.h"
+#include "driver/execsock.h"
+#include "driver/launch.h"
+#include "driver/ship.h"
+#include "libcore/ids.h"
+#include "libcore/refusals.h"
+#include "libcore/resources.h"
+#include "libcore/taskset.h"
+
+/* One executor of the application. */
+typedef struct {
+    int exec_id;                    /* its id (from the master, or local) */
+    int cores;                      /* task slots */
+    char host[256];                 /* where it runs */
+    char worker[HEARTH_ID_MAX + 1]; /* its worker's id ("" in local modes) */
+    int64_t memory_mb;              /* its memory (0: not told) */
+    int64_t added_ms;               /* when it registered (wall clock) */
+    int64_t peak_rss;     /* its peak memory, bytes, as its worker saw it
+                             (-1: not told) */
+    char *key;            /* hex of its routing id once registered */
+    zframe_t *rid;        /* its routing id once registered */
+    bool registered;      /* REGISTER_EXECUTOR accepted: in the task set */
+    uint32_t server;      /* its node's block server (shuffle.h;
+                             SHUFFLE_NO_SERVER until it registers) */
+    int64_t last_recv_ms; /* last message from it (monotonic) */
+    int64_t last_send_ms; /* last message to it (monotonic) */
+    hearth_resources_t resources; /* its custom resource addresses
+                                     (REGISTER_EXECUTOR), owned */
+} exec_t;
+
+struct execs {
+    hearth_conf_t *conf;         /* settings (borrowed) */
+    hearth_loop_t *loop;         /* serves router (borrowed), once open */
+    execsock_t *sock;            /* the ROUTER, once open */
+    zsock_t *router;             /* executors connect here (sock's) */
+    char app_id[160];            /* executors must belong to it */
+    char token[64];              /* and present it (Z85) */
+    int64_t hb_interval_ms;      /* heartbeat interval */
+    int64_t hb_liveness;         /* missed intervals before one is lost */
+    int64_t max_result_bytes;    /* per task, told at registration */
+    zhashx_t *by_id;             /* exec id -> exec_t */
+    zhash_t *by_key;             /* routing id hex -> exec_t (borrowed) */
+    hearth_refusals_t *refusals; /* refused peers, logged once a minute */
+    ship_t *ship;                /* shipped at registration */
+    hearth_taskset_t *ts;        /* executors' slots (borrowed) */
+    work_t *work;                /* stages and block servers (borrowed) */
+    launch_t *launch;            /* tasks to and from executors */
+    execs_cbs_t cbs;             /* the owner's callbacks */
+};
+
+#endif
