@@ -155,11 +155,21 @@ s_changed (void *arg)
     s_process (arg);
 }
 
+/* The master is ending the application: its executors go with it. */
+static void
+s_app_ending (void *arg)
+{
+    engine_t *e = arg;
+    if (e->execs)
+        execs_app_ended (e->execs);
+}
+
 /* From the master link and the local modes: the application is over. */
 static void
 s_app_dead (void *arg, const char *reason)
 {
     engine_t *e = arg;
+    s_app_ending (e);
     if (!e->app_failure[0])
         snprintf (e->app_failure, sizeof e->app_failure, "%s", reason);
     work_fail_all (e->work, reason);
@@ -469,6 +479,7 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
                              .failed = s_failed,
                              .executor_added = s_executor_added,
                              .executor_lost = s_executor_lost,
+                             .app_ending = s_app_ending,
                              .worker_lost = s_worker_lost,
                              .executor_decommissioning =
                                  s_executor_decommissioning,

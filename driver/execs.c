@@ -72,9 +72,11 @@ execs_new (const execs_opts_t *opts, const execs_cbs_t *cbs,
     self->cbs = *cbs;
     self->by_id = zhashx_new ();
     self->by_key = zhash_new ();
+    self->gone = zhashx_new ();
     self->refusals = hearth_refusals_new ();
     self->launch = launch_new (opts->work);
-    if (!self->by_id || !self->by_key || !self->refusals || !self->launch) {
+    if (!self->by_id || !self->by_key || !self->gone || !self->refusals
+        || !self->launch) {
         hearth_errprintf (err, "out of memory");
         execs_destroy (&self);
         return NULL;
@@ -95,6 +97,7 @@ execs_destroy (execs_t **self_p)
     execs_t *self = *self_p;
     execsock_destroy (&self->sock);
     zhash_destroy (&self->by_key);
+    zhashx_destroy (&self->gone);
     zhashx_destroy (&self->by_id);
     hearth_refusals_destroy (&self->refusals);
     ship_destroy (&self->ship);
@@ -280,6 +283,26 @@ execs_peak_rss (const execs_t *self, int exec_id)
     return x ? x->peak_rss : -1;
 }
 
+/* Most lost executors' keys remembered (then forgotten all at once: a
+   late message from one forgotten is refused, logged once a minute). */
+enum { s_max_gone = 4096 };
+
+/* Remember the routing key of an executor lost: what it sent before it
+   knew is dropped quietly when it comes. */
+static void
+s_note_gone (execs_t *self, const char *key)
+{
+    if (zhashx_size (self->gone) >= s_max_gone)
+        zhashx_purge (self->gone);
+    zhashx_insert (self->gone, key, (void *) "");
+}
+
+void
+execs_app_ended (execs_t *self)
+{
+    self->ended = true;
+}
+
 void
 execs_lost (execs_t *self, int exec_id, const char *reason)
 {
@@ -294,15 +317,21 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
         evexec_lost_t lost = {el, exec_id, reason, hearth_mono_us ()};
         int n = execres_remove (self->work, exec_id, x->worker, reason,
                                 el ? evexec_attempt_lost : NULL, &lost);
-        hearth_log (strstr (reason, "released by dynamic allocation")
-                        ? HEARTH_LOG_INFO
-                        : HEARTH_LOG_WARN,
-                    "executor %d lost (%s): %d tasks to run again", exec_id,
-                    reason, n < 0 ? 0 : n);
+        if (self->ended) /* nothing runs again: the application is over */
+            log_info ("executor %d stopped with the application (%s)%s",
+                      exec_id, reason,
+                      n > 0 ? ": its running tasks ended with it" : "");
+        else
+            hearth_log (strstr (reason, "released by dynamic allocation")
+                            ? HEARTH_LOG_INFO
+                            : HEARTH_LOG_WARN,
+                        "executor %d lost (%s): %d tasks to run again", exec_id,
+                        reason, n < 0 ? 0 : n);
         evexec_t info = s_ev_info (x);
         evexec_removed (el, &info, reason, n < 0 ? 0 : n);
         s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         zhash_delete (self->by_key, x->key);
+        s_note_gone (self, x->key);
         x->registered = false; /* for what the owner does meanwhile */
     }
     launch_forget (self->launch, exec_id);
@@ -344,6 +373,13 @@ s_registered (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
     if (from->x)
         return true;
+    if (from->key && zhashx_lookup (self->gone, from->key)) {
+        /* sent before it heard it was lost (its last updates, a
+           heartbeat): expected, and nothing to answer */
+        log_debug ("a late %s from a lost executor: dropped",
+                   hearth_cmd_name (msg->cmd));
+        return false;
+    }
     char why[128];
     snprintf (why, sizeof why,
               "%s from an executor that has not registered: send "

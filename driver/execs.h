@@ -116,6 +116,9 @@ void execs_offer_all (execs_t *self);
 void execs_send_kill (execs_t *self, int exec_id, uint64_t tid, int attempt);
 /* Tell every registered executor to stop. */
 void execs_stop_all (execs_t *self, const char *reason);
+/* The application has ended (the master removed it): the executors lost
+   from now on go with it, which is said as such, not as a loss. */
+void execs_app_ended (execs_t *self);
 /* Heartbeats to executors, losses of silent ones. */
 void execs_tick (execs_t *self);
 

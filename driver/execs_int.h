@@ -55,6 +55,12 @@ struct execs {
     int64_t max_result_bytes;    /* per task, told at registration */
     zhashx_t *by_id;             /* exec id -> exec_t */
     zhash_t *by_key;             /* routing id hex -> exec_t (borrowed) */
+    zhashx_t *gone;              /* routing id hex -> "" of executors lost
+                                    (their late messages are expected:
+                                    dropped quietly); cleared past
+                                    s_max_gone entries */
+    bool ended;                  /* the application has ended: executors
+                                    that go now go with it */
     hearth_refusals_t *refusals; /* refused peers, logged once a minute */
     ship_t *ship;                /* shipped at registration */
     hearth_taskset_t *ts;        /* executors' slots (borrowed) */

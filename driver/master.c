@@ -346,6 +346,8 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
     char reason[300];
     const char *text = hearth_json_str (b, "message");
     const char *why = hearth_json_str (b, "reason");
+    if (why && streq (why, "APPLICATION_ENDED") && self->cbs.app_ending)
+        self->cbs.app_ending (self->cbs.arg);
     if (why && streq (why, "RELEASED")) {
         /* given back by dynamic allocation: not a loss */
         self->cbs.executor_lost (self->cbs.arg, exec_id,

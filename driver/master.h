@@ -49,6 +49,10 @@ typedef struct {
                                       const char *reason);
     /* The master ended the application (reason borrowed). */
     void (*app_dead) (void *arg, const char *reason);
+    /* The master is ending the application: the executor losses it tells
+       next are its end's (APPLICATION_ENDED), its reason follows
+       (app_dead).  NULL: nothing to do. */
+    void (*app_ending) (void *arg);
     /* Append the executors still running to list (borrowed), to register
        again with them. */
     void (*list_executors) (void *arg, cJSON *list);

@@ -56,8 +56,8 @@ _Static_assert(sizeof hearth_task_states / sizeof *hearth_task_states
 static const char *const s_driver_kinds[] = {"job", "binary", NULL};
 static const char *const s_streams[] = {"stdout", "stderr", NULL};
 /* Why an executor ended, beyond its state (docs/failures.md). */
-static const char *const s_exit_reasons[] = {"OOM_KILLED", "RELEASED",
-                                             "USER_REFUSED", NULL};
+static const char *const s_exit_reasons[] = {
+    "OOM_KILLED", "RELEASED", "USER_REFUSED", "APPLICATION_ENDED", NULL};
 
 /* clang-format off */
 /* Shorthands for field descriptors: name, required, then the type's

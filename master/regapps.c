@@ -156,6 +156,8 @@ registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
             kill_fn (arg, exec);
         /* its worker has not stopped it yet: its cores stay counted */
         registry__stopping_add (exec->worker, exec, now);
+        /* said to its driver as such: not a loss, nothing to run again */
+        exec->exit_reason = "APPLICATION_ENDED";
         registry_exec_set_state (self, exec, EXEC_KILLED, "application ended",
                                  -1, false);
     }

@@ -205,7 +205,9 @@ struct reg_exec {
     void *worker_handle;          /* handle in worker->executors */
     int64_t peak_rss_bytes;       /* its peak memory once its worker reaped it
                                      (EXECUTOR_STATE_CHANGED), or 0 */
-    const char *exit_reason;      /* "OOM_KILLED" (static), or NULL */
+    const char *exit_reason;      /* "OOM_KILLED", "RELEASED",
+                                     "USER_REFUSED", "APPLICATION_ENDED"
+                                     (static), or NULL */
     int64_t memory_limit_bytes;   /* its cgroup's limit as its worker said, or
                                      0 */
     int signal;                   /* the signal that ended it, as its worker

@@ -35,6 +35,12 @@ wait "$SUB"
 rc=$?
 check "its driver exits non-zero ($rc)" test $rc -ne 0
 check "... saying the application was killed" grep -qi 'killed' "$T/err"
+# (issue 42 item 7) what ends with the application is not a loss, and
+# the executors' last words are not a protocol error
+check "... not that its executors were lost, with tasks to run again" \
+  eval '! grep -q "tasks to run again" "$T/err"'
+check "... nor in the protocol's words" \
+  eval '! grep -q "has not registered\|REGISTER_EXECUTOR" "$T/err"'
 
 "$BIN/hearth-submit" --master "$MASTER_URL" --kill "$APP" >"$T/kill.out" 2>&1
 check "killing it again exits 1" test $? -eq 1
