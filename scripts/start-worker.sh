@@ -75,5 +75,8 @@ done
 if [[ -s $idfile ]]; then
   say "hearth-worker $n started (pid $pid) and registered with $url as $(cat "$idfile"); log $(hearth_file "$role" log)"
 else
-  say "hearth-worker $n started (pid $pid) but has not registered with $url yet; it keeps trying: see $(hearth_file "$role" log)"
+  # what the worker found of why (connection refused, keys...), if anything
+  why=$(grep -h 'still trying$' "$(hearth_file "$role" log)" 2>/dev/null | tail -1 |
+    sed 's/^.* WARN //; s/; still trying$//')
+  say "hearth-worker $n started (pid $pid) but has not registered with $url yet${why:+: $why}; it keeps trying: see $(hearth_file "$role" log)"
 fi

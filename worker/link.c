@@ -44,10 +44,55 @@ s_send (worker_t *w, hearth_msg_t *msg)
 static void
 s_drop_socket (worker_t *w)
 {
+    if (w->watch && hearth_connwatch_monitor (w->watch))
+        zloop_reader_end (w->loop, hearth_connwatch_monitor (w->watch));
+    hearth_connwatch_destroy (&w->watch); /* before its socket */
     if (!w->dealer)
         return;
     zloop_reader_end (w->loop, w->dealer);
     hearth_sock_destroy (&w->dealer);
+}
+
+/* Say what the watch has found since it last said (a refused
+   connection, keys that do not match...), as a client-mode driver does:
+   the worker keeps trying, a master may come up there or admit its key. */
+static void
+s_watch_news (worker_t *w, int64_t now)
+{
+    const char *news = w->watch && !w->registered
+                           ? hearth_connwatch_news (w->watch, now, NULL)
+                           : NULL;
+    if (news && strncmp (news, w->watch_said, sizeof w->watch_said - 1) != 0) {
+        log_warn ("%s; still trying", news);
+        snprintf (w->watch_said, sizeof w->watch_said, "%s", news);
+    }
+}
+
+static int
+s_on_watch (zloop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    (void) sock;
+    worker_t *w = arg;
+    if (w->watch && hearth_connwatch_read (w->watch, hearth_mono_ms ()) > 0)
+        s_watch_news (w, hearth_mono_ms ());
+    return 0;
+}
+
+/* Watch a fresh socket's connection (before it connects); a watch that
+   cannot be made leaves it unwatched, no worse. */
+static void
+s_watch (worker_t *w)
+{
+    const char *key = w->curve.cert ? zcert_public_txt (w->curve.cert) : NULL;
+    w->watch = hearth_connwatch_new (worker_master_url (w), "the master",
+                                     hearth_curve_on (&w->curve), key);
+    if (!w->watch)
+        return;
+    hearth_connwatch_cookie (w->watch, w->curve.cookie[0] != '\0');
+    zsock_t *mon = hearth_connwatch_attach (w->watch, w->dealer, NULL);
+    if (!mon || zloop_reader (w->loop, mon, s_on_watch, w) < 0)
+        hearth_connwatch_destroy (&w->watch);
 }
 
 /* The socket itself is replaced by the next registration attempt, from
@@ -95,11 +140,13 @@ s_connect (worker_t *w)
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     hearth_curve_client_opts (&w->curve, &opts);
     s_drop_socket (w);
-    if (!(w->dealer = hearth_sock_new (&opts, &err))
+    if ((w->dealer = hearth_sock_new (&opts, &err)))
+        s_watch (w);
+    if (!w->dealer
         || hearth_sock_connect (w->dealer, worker_master_url (w), &err) < 0
         || zloop_reader (w->loop, w->dealer, worker_on_master, w) < 0) {
         log_error ("cannot connect to %s: %s", worker_master_url (w), err.text);
-        hearth_sock_destroy (&w->dealer);
+        s_drop_socket (w);
         return -1;
     }
     return 0;
@@ -166,6 +213,7 @@ worker_link_tick (worker_t *w, int64_t now)
     if (w->stopping)
         return;
     if (!w->registered) {
+        s_watch_news (w, now); /* what shows only with time: no answer */
         if (now >= w->next_attempt_ms)
             s_register (w, now);
         return;
@@ -274,6 +322,7 @@ s_ready_file (worker_t *w)
 static void
 s_registered (worker_t *w, hearth_msg_t *msg)
 {
+    w->watch_said[0] = '\0'; /* a later trouble is news again */
     /* The side that accepts a registration sets the heartbeat (protocol
        §7): the flags only matter until then. */
     w->interval_ms =

@@ -597,6 +597,7 @@ s_teardown (worker_t *w)
     hearth_loglimit_destroy (&w->log_limit);
     hearth_masters_destroy (&w->masters);
     zloop_destroy (&w->loop);
+    hearth_connwatch_destroy (&w->watch); /* before the socket it watches */
     hearth_sock_destroy (&w->dealer);
     hearth_curve_cleanup (&w->curve);
     if (w->sigfd >= 0)
@@ -643,7 +644,8 @@ main (int argc, char **argv)
         log_info ("resource %s", spec ? spec : w.resources.v[i].name);
         free (spec);
     }
-    runas_announce (w.runas, w.curve.cert != NULL, w.work_dir);
+    runas_announce (w.runas, w.curve.cert != NULL, w.curve.cookie[0] != '\0',
+                    w.work_dir);
     worker_link_tick (&w,
                       hearth_mono_ms ()); /* register now, not a tick later */
     /* Ready once its link is started: it does not wait for the master,

@@ -136,7 +136,8 @@ s_unreachable (const char *work_dir, char *buf, size_t size)
 }
 
 void
-runas_announce (const runas_t *self, bool keys, const char *work_dir)
+runas_announce (const runas_t *self, bool keys, bool cookie,
+                const char *work_dir)
 {
     char dir[4200];
     if (!self->root)
@@ -146,10 +147,15 @@ runas_announce (const runas_t *self, bool keys, const char *work_dir)
                     "they can read what it can (its key) and leave their "
                     "cgroups (docs/security.md)",
                     self->self_name, (unsigned) geteuid ());
-    else if (!keys)
-        log_warn ("tasks run as root: without keys no launch names its "
-                  "submitter (with keys, tasks run as the users their keys "
-                  "name)");
+    else if (!keys) /* on loopback, only root's own tools reach the master
+                       (its cookie): a single user's cluster */
+        hearth_log (cookie ? HEARTH_LOG_INFO : HEARTH_LOG_WARN,
+                    "tasks run as root: without keys no launch names its "
+                    "submitter (with keys, tasks run as the users their keys "
+                    "name)%s",
+                    cookie ? "; the master admits only root's own tools (its "
+                             "cookie)"
+                           : "");
     else {
         log_info ("tasks run as the users their keys name%s%s; %s",
                   self->map_path ? ", or --user-map " : "",

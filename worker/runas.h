@@ -84,9 +84,11 @@ bool runas_switches (const runas_t *self);
 /* Say once, at start, whom children run as (keys: the worker has
    CURVE keys, so launches name their submitters): INFO when they run as
    their keys' users, WARN when they run as the worker's user (not root)
-   or as root (no keys).  When they run as other users, also WARN if a
-   directory on the way to work_dir is not searchable by them. */
-void runas_announce (const runas_t *self, bool keys, const char *work_dir);
+   or as root (no keys; INFO when its master admits only root's tools,
+   cookie: a loopback master, libcore/cookie.h).  When they run as other users,
+   also WARN if a directory on the way to work_dir is not searchable by them. */
+void runas_announce (const runas_t *self, bool keys, bool cookie,
+                     const char *work_dir);
 
 /* Whom to run a child of o's as, into *u (cleared first; the caller
    clears it after use).  Returns 0, or -1 with err saying why it must

@@ -58,6 +58,7 @@
 #include <czmq.h>
 
 #include "libcore/conf.h"
+#include "libcore/connwatch.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/loglimit.h"
@@ -76,6 +77,11 @@ typedef struct worker {
     hearth_conf_t *conf;          /* settings (owned) */
     zloop_t *loop;                /* the reactor */
     zsock_t *dealer;              /* to the master; NULL between attempts */
+    hearth_connwatch_t *watch;    /* why dealer cannot reach the master
+                                     (said once per cause), or NULL */
+    char watch_said[128];         /* the start of the last thing it said
+                                     (a fresh socket's watch says it
+                                     again: not repeated) */
     int sigfd;                    /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
     children_t *children;         /* executor and driver processes (owned) */
     cgroups_t *cgroups;           /* their cgroups, or NULL: no isolation

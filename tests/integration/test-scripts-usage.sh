@@ -74,4 +74,17 @@ check "stop-master.sh and stop-cluster.sh with --help or a bad flag stop nothing
 check "start-cluster.sh --help starts no worker" test -z "$(ours hearth-worker)"
 check "stop-master.sh then stops it" "$S/stop-master.sh" >/dev/null 2>&1
 check "... and it is gone" wait_for 10 bash -c "! kill -0 $pid"
+
+# A worker pointed at a port nobody listens on (issue 42 item 10: it said
+# nothing, and the script nothing of why): the worker warns, and the
+# script repeats why it has not registered.
+HEARTH_START_TIMEOUT=3 "$S/start-worker.sh" tcp://127.0.0.1:9 \
+  >"$T/refused" 2>&1
+wpid=$(cat "$T/run/hearth-$ME-worker-1.pid" 2>/dev/null)
+[[ -n $wpid ]] && PIDS+=("$wpid")
+check "start-worker.sh against a closed port says the connection is refused" \
+  grep -q "has not registered with .*: cannot connect to the master at .*: connection refused" "$T/refused"
+check "... as the worker's log does" \
+  grep -q "WARN cannot connect to the master at .*: connection refused .*; still trying" "$T"/logs/hearth-"$ME"-worker-1-*.log
+"$S/stop-worker.sh" >/dev/null 2>&1
 finish
