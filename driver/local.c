@@ -109,7 +109,7 @@ local_parse_master (const char *master, local_setup_t *setup,
     else
         return hearth_errprintf (err,
                                  "unknown master '%s' (expected "
-                                 "local[N], local[*], "
+                                 "local[N], local[*], local[N,F], local[*,F], "
                                  "local-cluster[W,C,M] or "
                                  "tcp://HOST:PORT[,tcp://HOST:PORT...])",
                                  master);

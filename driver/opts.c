@@ -4,6 +4,7 @@
     (conf.h), and the check of a tcp:// master URL. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -148,6 +149,31 @@ driver_setting_given (const hearth_conf_t *conf, const char *name)
     return src == HEARTH_SRC_FLAG || src == HEARTH_SRC_FILE;
 }
 
+/* Spark's local[N,F] and local[*,F]: N cores (or all) and F attempts
+   a task, as --max-failures F (unless that is given itself): the master
+   becomes local[N] (or local[*]) at the same level.  0, or -1 with err. */
+static int
+s_local_failures (hearth_conf_t *conf, const char *url, hearth_error_t *err)
+{
+    char cores[16], master[32], f[16];
+    int n = 0, failures;
+    if (sscanf (url, "local[%15[0-9*],%d]%n", cores, &failures, &n) != 2
+        || url[n] != '\0' || (strcmp (cores, "*") != 0 && !isdigit (cores[0])))
+        return 0;
+    if (failures < 1 || failures > 1000)
+        return hearth_errprintf (err,
+                                 "bad --master '%s': F, the attempts a task "
+                                 "may make, is 1 to 1000",
+                                 url);
+    hearth_src_t src = hearth_conf_source (conf, "master");
+    snprintf (master, sizeof master, "local[%s]", cores);
+    snprintf (f, sizeof f, "%d", failures);
+    if (!driver_setting_given (conf, "max-failures")
+        && hearth_conf_set (conf, "max-failures", f, src, err) < 0)
+        return -1;
+    return hearth_conf_set (conf, "master", master, src, err);
+}
+
 int
 driver_check_master (hearth_conf_t *conf, hearth_error_t *err)
 {
@@ -158,6 +184,8 @@ driver_check_master (hearth_conf_t *conf, hearth_error_t *err)
     };
     const char *url = hearth_conf_str (conf, "master");
     hearth_error_t uerr;
+    if (url && strncmp (url, "local[", 6) == 0)
+        return s_local_failures (conf, url, err);
     if (!url || strncmp (url, "tcp://", 6) != 0
         || hearth_masters_check (url, &uerr) == 0)
         return 0; /* local modes are the engine's to check */

@@ -72,5 +72,23 @@ HEARTH_MASTER='elsewhere' submit "$J"
 check "HEARTH_MASTER alone is used (and refused here: exit 1)" test $? -eq 1
 check "... naming it" grep -q "unknown master 'elsewhere'" "$T/err"
 
+# Spark's local[N,F]: N cores, F attempts a task (issue 42 item 11).
+CNT=$T/attempts
+FJ=$(job always-fails '{"name":"f","stages":[{"name":"s","tasks":[{"cmd":["sh","-c",
+  "n=$(cat '"$CNT"' 2>/dev/null || echo 0); echo $((n + 1)) >'"$CNT"'; exit 1"]}]}]}')
+rm -f "$CNT"
+submit --master 'local[2,3]' "$FJ"
+check "local[2,3]: a failing task is tried 3 times" test "$(cat "$CNT")" = 3
+check "... and its job fails saying so" grep -q "task 0 failed 3 times" "$T/err"
+rm -f "$CNT"
+submit --master 'local[*,1]' "$FJ"
+check "local[*,1]: once" test "$(cat "$CNT")" = 1
+rm -f "$CNT"
+submit --master 'local[2,3]' --max-failures 2 "$FJ"
+check "--max-failures, given, wins over F" test "$(cat "$CNT")" = 2
+submit --master 'local[2,0]' "$FJ"
+check "local[2,0] is refused (exit 2)" test $? -eq 2
+check "... saying what F is" grep -q "F, the attempts a task may make, is 1 to 1000" "$T/err"
+
 check "nothing is left running" no_leftovers
 finish
