@@ -46,11 +46,15 @@ s_element (const char *s, size_t n, size_t place, size_t count, char *out,
                                  "%san empty URL (expected "
                                  "tcp://HOST:PORT[,tcp://HOST:PORT...])",
                                  where);
-    if (n > HEARTH_MASTER_URL_MAX)
+    /* tcp://h1:7077,h2:7077, as Spark users write spark://h1,h2: an
+       element after the first without a scheme takes tcp:// */
+    size_t scheme = place > 1 && !memmem (s, n, "://", 3) ? 6 : 0;
+    if (n + scheme > HEARTH_MASTER_URL_MAX)
         return hearth_errprintf (err, "%sa URL longer than %d bytes", where,
                                  HEARTH_MASTER_URL_MAX);
-    memcpy (out, s, n);
-    out[n] = '\0';
+    memcpy (out, "tcp://", scheme);
+    memcpy (out + scheme, s, n);
+    out[scheme + n] = '\0';
     char host[256];
     int port;
     hearth_error_t uerr;

@@ -54,6 +54,14 @@ test_list (void **state)
     assert_string_equal (hearth_masters_next (m), "tcp://[::1]:9");
     assert_string_equal (hearth_masters_next (m), "tcp://m1:7077");
     hearth_masters_destroy (&m);
+    /* Spark's spark://h1:7077,h2:7077: the first element's tcp:// for the
+       others that have no scheme */
+    m = hearth_masters_parse ("tcp://m1:7077,m2:7077, 10.0.0.3:7077", &err);
+    assert_non_null (m);
+    assert_int_equal (hearth_masters_count (m), 3);
+    assert_string_equal (hearth_masters_text (m),
+                         "tcp://m1:7077, tcp://m2:7077, tcp://10.0.0.3:7077");
+    hearth_masters_destroy (&m);
 }
 
 /* Each bad list, and what its error must name. */
@@ -69,7 +77,8 @@ test_bad (void **state)
         {"   ", "an empty URL"},
         {"tcp://a:1,", "element 2 of the list: an empty URL"},
         {"tcp://a:1,,tcp://b:2", "element 2 of the list: an empty URL"},
-        {"tcp://a:1,b:2", "element 2 of the list: 'b:2' is not a tcp://"},
+        {"tcp://a:1,http://b:2",
+         "element 2 of the list: 'http://b:2' is not a tcp://"},
         {"tcp://a:1,tcp://b", "element 2 of the list: 'tcp://b': missing port"},
         {"tcp://a:99999", "bad port '99999'"},
         {"tcp://a:1,tcp://:2", "missing host"},
