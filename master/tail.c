@@ -65,8 +65,9 @@ static const hearth_opt_t s_opts[] = {
          "print the cluster's state once and exit"),
     OPT ("full-ids", HEARTH_OPT_BOOL, NULL, NULL,
          "show workers by their ids, not their short names"),
-    OPT ("timeout", HEARTH_OPT_DURATION, "5s", NULL,
-         "how long to wait for the master's answer"),
+    OPT ("timeout", HEARTH_OPT_DURATION, "10s", NULL,
+         "how long to wait for the master's answer (as hearth-admin and "
+         "hearth-submit)"),
     HEARTH_CURVE_CLIENT_OPTIONS,
     OPT ("log-level", HEARTH_OPT_STR, "warn", "LEVEL",
          "error, warn, info or debug"),
