@@ -117,10 +117,12 @@ sleep 1.1
 check "--state: the applications' table has SUBMITTED, DURATION and REASON" \
   grep -Eq "^ID +NAME +STATE +CORES +MAX +SUBMITTED +DURATION +REASON$" "$T/state.txt"
 stamp='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z'
-check "... a finished one: its times and why it ended" \
-  grep -Eq "^$DONE +done-app +FINISHED +0 +1 +$stamp +[0-9.]+(ms|s) +unregistered by its driver$" "$T/state.txt"
+# (CORES of an ended one: the most it held, as Spark's completed
+# applications show; before, 0)
+check "... a finished one: its times, the cores it held and why it ended" \
+  grep -Eq "^$DONE +done-app +FINISHED +1 +1 +$stamp +[0-9.]+(ms|s) +unregistered by its driver$" "$T/state.txt"
 check "... a killed one: KILLED and why" \
-  grep -Eq "^$KILLED +killed-app +KILLED +0 +1 +$stamp +[0-9.]+(ms|s) +killed by request$" "$T/state.txt"
+  grep -Eq "^$KILLED +killed-app +KILLED +1 +1 +$stamp +[0-9.]+(ms|s) +killed by request$" "$T/state.txt"
 check "... a running one: how long it has run so far, no reason" \
   grep -Eq "^$RUNNING +running-app +RUNNING +1 +1 +$stamp +[0-9.]+s$" "$T/state.txt"
 check "... the workers by short name, then id" \
