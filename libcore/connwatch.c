@@ -36,6 +36,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/connwatch.h"
+#include "libcore/curve.h"
 #include "libcore/sock.h"
 
 /* A TCP connect unanswered this long, or a connection without a
@@ -78,7 +79,7 @@ struct hearth_connwatch {
     int port;           /* its port, or -1 */
     char what[64];      /* "the master" */
     bool curve;         /* the client uses CURVE */
-    bool cookie;        /* the client presents the local cookie (PLAIN) */
+    bool cookie;        /* the client uses the local cookie's CURVE pairs */
     char key[64];       /* the client's public key (Z85), or "" */
     zsock_t *sock;      /* the watched socket (borrowed), once attached */
     zsock_t *monitor;   /* PAIR receiving its events (owned), or NULL */
@@ -90,8 +91,8 @@ struct hearth_connwatch {
     s_cause_t said;     /* the cause last said */
     bool probed;        /* the server's greeting was read (once) */
     char greeting[200]; /* what the probe found, for the messages */
-    int mechanism;      /* the server's: 0 unknown, 'N' NULL, 'C' CURVE,
-                           'P' PLAIN (a local cookie), 'X' not ZeroMQ */
+    int mechanism;      /* the server's: 0 unknown, 'N' NULL, 'C' CURVE
+                           (keys, or a local cookie's), 'X' not ZeroMQ */
     char text[1024];    /* the last thing said */
     bool never;         /* the host will never resolve (as said) */
 };
@@ -357,8 +358,6 @@ s_probe_once (hearth_connwatch_t *self)
     }
     if (n >= 32 && memcmp (buf + 12, "CURVE", 5) == 0)
         self->mechanism = 'C';
-    else if (n >= 32 && memcmp (buf + 12, "PLAIN", 5) == 0)
-        self->mechanism = 'P';
     else if (n >= 32 && memcmp (buf + 12, "NULL", 4) == 0)
         self->mechanism = 'N';
 }
@@ -378,7 +377,7 @@ s_say_not_zeromq (hearth_connwatch_t *self)
 static int
 s_ours (const hearth_connwatch_t *self)
 {
-    return self->curve ? 'C' : self->cookie ? 'P' : 'N';
+    return self->curve || self->cookie ? 'C' : 'N';
 }
 
 /* What a server without keys on loopback, which asks for its user's
@@ -390,9 +389,12 @@ s_ours (const hearth_connwatch_t *self)
 static void
 s_say_mechanism (hearth_connwatch_t *self)
 {
-    if (self->mechanism == 'P' && !self->curve)
+    if (self->mechanism == 'C' && !self->curve
+        && hearth_host_is_loopback (self->host))
+        /* on loopback, keys or the cookie: which, the greeting cannot tell */
         snprintf (self->text, sizeof self->text,
-                  "%s at %s " S_COOKIE_SERVER ", and this user has no cookie",
+                  "%s at %s needs keys, or this user's cookie if it has none "
+                  "(it then " S_COOKIE_SERVER "): this client has neither",
                   self->what, self->url);
     else if (self->mechanism == 'N' && self->cookie)
         snprintf (self->text, sizeof self->text,
@@ -421,6 +423,15 @@ s_say_handshake (hearth_connwatch_t *self)
         s_say_not_zeromq (self);
     else if (self->mechanism && self->mechanism != s_ours (self))
         s_say_mechanism (self);
+    else if (self->mechanism == 'C' && self->cookie)
+        /* a master with keys, another user's master, or something else
+           on its port: none has the server key this user's cookie holds,
+           and the greeting (CURVE for all) cannot tell them apart */
+        snprintf (self->text, sizeof self->text,
+                  "%s at %s does not take this user's cookie: it needs CURVE "
+                  "keys (--curve-secret, --master-key), or it is another "
+                  "user's and " S_COOKIE_SERVER,
+                  self->what, self->url);
     else if (self->mechanism == 'C')
         snprintf (self->text, sizeof self->text,
                   "the CURVE handshake with %s at %s failed: wrong master key "

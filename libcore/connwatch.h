@@ -36,8 +36,8 @@ typedef struct hearth_connwatch hearth_connwatch_t;
 hearth_connwatch_t *hearth_connwatch_new (const char *url, const char *what,
                                           bool curve, const char *public_key);
 
-/* Say whether the client presents the local cookie (PLAIN, cookie.h)
-   instead of using no mechanism: for the messages. */
+/* Say whether the client uses the local cookie's key pairs (cookie.h)
+   instead of no mechanism: for the messages. */
 void hearth_connwatch_cookie (hearth_connwatch_t *self, bool presents);
 
 /* Stop watching and free.  Accepts NULL and a NULL *self_p; nulls the

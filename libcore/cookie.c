@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "libcore/cookie.h"
-#include "libcore/keys.h"
 #include "libcore/refusals.h"
 #include "libcore/sock.h"
 #include "libcore/zap.h"
@@ -134,7 +133,7 @@ s_read_at (int dirfd, const char *name, const char *path, char *buf,
 static int
 s_make_at (int dirfd, const char *name, hearth_error_t *err)
 {
-    uint8_t raw[32];
+    uint8_t raw[64]; /* the server's secret key, then the client's */
     char text[HEARTH_COOKIE_LEN + 2], tmp[64];
     if (getrandom (raw, sizeof raw, 0) != (ssize_t) sizeof raw
         || !zmq_z85_encode (text, raw, sizeof raw))
@@ -201,10 +200,45 @@ hearth_cookie_read (char *buf, size_t size, hearth_error_t *err)
 /* --- the ZAP handler ------------------------------------------------------ */
 
 struct hearth_cookie_zap {
-    zsock_t *handler;                   /* REP bound to the ZAP endpoint */
-    char cookie[HEARTH_COOKIE_LEN + 1]; /* what a client must present */
-    hearth_refusals_t *refusals;        /* the refusal log */
+    zsock_t *handler;            /* REP bound to the ZAP endpoint */
+    uint8_t client[32];          /* the client public key it admits */
+    hearth_refusals_t *refusals; /* the refusal log */
 };
+
+/* A certificate of the secret key in 32 bytes at secret, its public key
+   derived (libzmq's zmq_curve_public).  NULL on failure. */
+static zcert_t *
+s_cert (const uint8_t *secret)
+{
+    char secret_txt[41], public_txt[41];
+    uint8_t public_key[32];
+    if (!zmq_z85_encode (secret_txt, secret, 32)
+        || zmq_curve_public (public_txt, secret_txt) != 0
+        || !zmq_z85_decode (public_key, public_txt))
+        return NULL;
+    return zcert_new_from (public_key, secret);
+}
+
+int
+hearth_cookie_certs (const char *cookie, zcert_t **server, zcert_t **client,
+                     hearth_error_t *err)
+{
+    uint8_t raw[64];
+    *server = *client = NULL;
+    if (!cookie || strlen (cookie) != HEARTH_COOKIE_LEN
+        || !zmq_z85_decode (raw, cookie))
+        return hearth_errprintf (err, "not a cookie");
+    *server = s_cert (raw);
+    *client = s_cert (raw + 32);
+    memset (raw, 0, sizeof raw);
+    if (!*server || !*client) {
+        zcert_destroy (server);
+        zcert_destroy (client);
+        return hearth_errprintf (err, "no CURVE keys from the cookie (libzmq "
+                                      "built without CURVE?)");
+    }
+    return 0;
+}
 
 hearth_cookie_zap_t *
 hearth_cookie_zap_new (const char *cookie, hearth_error_t *err)
@@ -216,7 +250,14 @@ hearth_cookie_zap_new (const char *cookie, hearth_error_t *err)
         hearth_cookie_zap_destroy (&self);
         return NULL;
     }
-    snprintf (self->cookie, sizeof self->cookie, "%s", cookie);
+    zcert_t *server = NULL, *client = NULL;
+    if (hearth_cookie_certs (cookie, &server, &client, err) < 0) {
+        hearth_cookie_zap_destroy (&self);
+        return NULL;
+    }
+    memcpy (self->client, zcert_public_key (client), sizeof self->client);
+    zcert_destroy (&server);
+    zcert_destroy (&client);
     if (!(self->handler = hearth_sock_new (&opts, err))
         || hearth_sock_bind (self->handler, s_zap_endpoint, err) < 0) {
         hearth_cookie_zap_destroy (&self);
@@ -254,29 +295,29 @@ hearth_cookie_zap_refusals (const hearth_cookie_zap_t *self)
     return hearth_refusals_count (self->refusals);
 }
 
-/* Whether the request's PLAIN credentials hold the cookie. */
+/* Whether the request's CURVE client key is the cookie's. */
 static bool
 s_admits (hearth_cookie_zap_t *self, const char *domain, const char *mech,
           zmsg_t *req, const char **why)
 {
-    char *user = zmsg_popstr (req), *password = zmsg_popstr (req);
+    zframe_t *key = zmsg_pop (req);
     bool ok = false;
     if (!domain || strcmp (domain, HEARTH_ZAP_DOMAIN) != 0)
         *why = "a socket of another ZAP domain";
-    else if (!mech || strcmp (mech, "PLAIN") != 0)
-        *why = "a client of another mechanism than the cookie's (PLAIN)";
-    else if (!password || !hearth_keys_token_eq (password, self->cookie))
+    else if (!mech || strcmp (mech, "CURVE") != 0)
+        *why = "a client of another mechanism than the cookie's (CURVE)";
+    else if (!key || zframe_size (key) != sizeof self->client
+             || memcmp (zframe_data (key), self->client, sizeof self->client))
         *why = "a wrong cookie: not one of this master's user (a tool of "
                "another user?)";
     else
         ok = true;
-    free (user);
-    free (password);
+    zframe_destroy (&key);
     return ok;
 }
 
 /* Answer one request: 1.0, id, domain, address, identity, mechanism,
-   then PLAIN's user name and password. */
+   then CURVE's client key. */
 static void
 s_handle_one (hearth_cookie_zap_t *self, zmsg_t *req)
 {

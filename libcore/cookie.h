@@ -4,20 +4,28 @@
     Without keys, a master on loopback used to admit anyone who could
     reach the port: every local user, whose tasks then ran as the
     worker's user (root, on many machines).  Now such a master makes sure
-    its user has a cookie, a secret of 40 Z85 characters in a file only
-    that user may read (~/.hearth/cookie, mode 0600, in a directory of
-    mode 0700; HEARTH_COOKIE names another file), and serves its ROUTER
-    and events socket with ZeroMQ's PLAIN mechanism: a client must present
-    the cookie as its password.  The tools of that user (workers, drivers,
-    hearth-submit, hearth-tail, hearth-admin) read the same file when they
-    talk to a master on loopback without keys, so local[N],
-    local-cluster and a hand-started loopback cluster work with no setup;
-    another user has no cookie, or another one, and is refused.  Erlang
-    has done the same with ~/.erlang.cookie for decades.
+    its user has a cookie, 64 random bytes in a file only that user may
+    read (~/.hearth/cookie, 80 Z85 characters, mode 0600, in a directory
+    of mode 0700; HEARTH_COOKIE names another file), and serves its
+    ROUTER and events socket over CurveZMQ with two key pairs the cookie
+    holds: the first 32 bytes are the server's secret key, the last 32 a
+    client's.  The tools of that user (workers, drivers, hearth-submit,
+    hearth-tail, hearth-admin) read the same file when they talk to a
+    master on loopback without keys, and connect with the client's pair,
+    expecting the server's public key; the master's ZAP handler admits
+    that client key alone.  So local[N], local-cluster and a hand-started
+    loopback cluster work with no setup; another user has no cookie, or
+    another one, and is refused.  Erlang does the same with
+    ~/.erlang.cookie, though it sends a digest of it.
 
-    PLAIN sends the cookie in clear, which on loopback only the kernel
-    sees.  It is no substitute for keys beyond loopback: a master there
-    needs CURVE keys (or --insecure, which admits anyone).
+    Nothing secret crosses the wire: the secret keys stay in the file.  A
+    local user who binds the master's port while it is down gets no
+    cookie from a tool that connects there (without the server's secret
+    key it cannot finish the handshake, and the tool says the master does
+    not take its cookie).  It is no substitute for keys beyond loopback:
+    a master there needs CURVE keys (or --insecure, which admits anyone).
+    The link to executors stays as it is without keys (the application's
+    token guards it).
 
     The files are opened without following links, and refused when they
     are not the user's own or when others may read (the cookie) or write
@@ -33,10 +41,9 @@
 
 #include "libcore/error.h"
 
-/* Characters of a cookie (Z85 of 32 random bytes), without the NUL. */
-#define HEARTH_COOKIE_LEN 40
-/* The PLAIN user name every client presents with the cookie. */
-#define HEARTH_COOKIE_USER "hearth"
+/* Characters of a cookie (Z85 of 64 random bytes: the server's secret
+   key, then the client's), without the NUL. */
+#define HEARTH_COOKIE_LEN 80
 
 /* The path of this user's cookie into buf: $HEARTH_COOKIE, else
    HOME/.hearth/cookie (HOME from the environment, else the password
@@ -53,13 +60,19 @@ int hearth_cookie_ensure (char *buf, size_t size, hearth_error_t *err);
    unreadable. */
 int hearth_cookie_read (char *buf, size_t size, hearth_error_t *err);
 
-/* The ZAP handler of a server with a cookie: admits the PLAIN clients
-   that present it (RFC 27, domain HEARTH_ZAP_DOMAIN), refuses the rest
+/* The two key pairs cookie (a whole cookie, as read) holds: *server and
+   *client, new certificates the caller destroys.  0, or -1 with err (not
+   a cookie). */
+int hearth_cookie_certs (const char *cookie, zcert_t **server, zcert_t **client,
+                         hearth_error_t *err);
+
+/* The ZAP handler of a server with a cookie: admits the CURVE clients of
+   its client key (RFC 27, domain HEARTH_ZAP_DOMAIN), refuses the rest
    and logs each refusal once a minute per address.  Owned by its
    creator; single-threaded (the server's loop). */
 typedef struct hearth_cookie_zap hearth_cookie_zap_t;
 
-/* Bind the handler for cookie (copied).  NULL with err. */
+/* Bind the handler for cookie's client key.  NULL with err. */
 hearth_cookie_zap_t *hearth_cookie_zap_new (const char *cookie,
                                             hearth_error_t *err);
 

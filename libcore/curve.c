@@ -75,8 +75,11 @@ static int
 s_cookie_server (hearth_curve_t *self, hearth_error_t *err)
 {
     if (hearth_cookie_ensure (self->cookie, sizeof self->cookie, err) < 0
+        || hearth_cookie_certs (self->cookie, &self->local_server,
+                                &self->local_client, err)
+               < 0
         || !(self->cookie_zap = hearth_cookie_zap_new (self->cookie, err))) {
-        self->cookie[0] = '\0';
+        hearth_curve_cleanup (self);
         return -1;
     }
     return 0;
@@ -182,8 +185,13 @@ hearth_curve_client_local (hearth_curve_t *self, const char *url,
     if (rc == 0
         && hearth_cookie_ensure (self->cookie, sizeof self->cookie, NULL) < 0)
         self->cookie[0] = '\0';
+    if (rc >= 0 && self->cookie[0]
+        && hearth_cookie_certs (self->cookie, &self->local_server,
+                                &self->local_client, err)
+               < 0)
+        rc = -1;
     if (rc < 0)
-        self->cookie[0] = '\0';
+        hearth_curve_cleanup (self);
     return rc < 0 ? -1 : 0;
 }
 
@@ -196,8 +204,9 @@ hearth_curve_on (const hearth_curve_t *self)
 void
 hearth_curve_server_opts (const hearth_curve_t *self, hearth_sock_opts_t *opts)
 {
-    if (!self->cert && self->cookie[0]) {
-        opts->plain_server = true;
+    if (!self->cert && self->local_server) { /* the cookie's pair */
+        opts->curve_cert = self->local_server;
+        opts->curve_server_key = NULL;
         opts->zap_domain = HEARTH_ZAP_DOMAIN;
     }
     if (!self->cert)
@@ -210,8 +219,10 @@ hearth_curve_server_opts (const hearth_curve_t *self, hearth_sock_opts_t *opts)
 void
 hearth_curve_client_opts (const hearth_curve_t *self, hearth_sock_opts_t *opts)
 {
-    if (!self->cert && self->cookie[0])
-        opts->plain_password = self->cookie;
+    if (!self->cert && self->local_client) { /* the cookie's pairs */
+        opts->curve_cert = self->local_client;
+        opts->curve_server_key = zcert_public_txt (self->local_server);
+    }
     if (!self->cert)
         return;
     opts->curve_cert = self->cert;
@@ -223,6 +234,8 @@ hearth_curve_cleanup (hearth_curve_t *self)
 {
     hearth_zap_destroy (&self->zap);
     hearth_cookie_zap_destroy (&self->cookie_zap);
+    zcert_destroy (&self->local_server);
+    zcert_destroy (&self->local_client);
     zcert_destroy (&self->cert);
     memset (self->cookie, 0, sizeof self->cookie);
 }

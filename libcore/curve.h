@@ -50,9 +50,10 @@ typedef struct {
     char server_key[HEARTH_KEY_TXT_LEN + 1]; /* client: the master's key */
     hearth_zap_t *zap;                       /* server: who is admitted */
     char cookie[HEARTH_COOKIE_LEN + 1];      /* without keys on loopback:
-                                                the local cookie (server:
-                                                asked; client: presented),
-                                                or "" (cookie.h) */
+                                                the local cookie, or ""
+                                                (cookie.h) */
+    zcert_t *local_server;                   /* its key pairs: the server's */
+    zcert_t *local_client;                   /* and its clients' */
     hearth_cookie_zap_t *cookie_zap;         /* server with a cookie: its
                                                 ZAP handler */
 } hearth_curve_t;
@@ -86,7 +87,8 @@ int hearth_curve_client_setup (hearth_curve_t *self, hearth_conf_t *conf,
 int hearth_curve_client_local (hearth_curve_t *self, const char *url,
                                hearth_error_t *err);
 
-/* True when CURVE is on. */
+/* True when CURVE is on with keys (not the local cookie's pairs, which
+   encrypt only the links to a loopback master). */
 bool hearth_curve_on (const hearth_curve_t *self);
 
 /* Fill the CURVE fields of a server's or a client's socket options. */

@@ -11,7 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "libcore/cookie.h"
 #include "libcore/sock.h"
 #include "libcore/units.h"
 
@@ -36,20 +35,6 @@ void
 hearth_zsys_init_unbounded (void)
 {
     s_zsys_init (0);
-}
-
-/* The local cookie (cookie.h), before bind or connect. */
-static void
-s_apply_plain (zsock_t *sock, const hearth_sock_opts_t *opts)
-{
-    if (opts->plain_server) {
-        zsock_set_plain_server (sock, 1);
-        if (opts->zap_domain)
-            zsock_set_zap_domain (sock, opts->zap_domain);
-        return;
-    }
-    zsock_set_plain_username (sock, HEARTH_COOKIE_USER);
-    zsock_set_plain_password (sock, opts->plain_password);
 }
 
 static int
@@ -100,8 +85,6 @@ hearth_sock_new (const hearth_sock_opts_t *opts, hearth_error_t *err)
         zsock_set_identity (sock, opts->identity);
     if (opts->curve_cert)
         s_apply_curve (sock, opts);
-    else if (opts->plain_server || opts->plain_password)
-        s_apply_plain (sock, opts);
     return sock;
 }
 

@@ -26,13 +26,8 @@ typedef struct {
                                      or NULL for no encryption */
     const char *curve_server_key; /* CURVE client: the server's public key
                                      (Z85); NULL makes this a server */
-    const char *zap_domain;       /* CURVE or PLAIN server: ask ZAP (zap.h,
-                                     cookie.h) who may connect; NULL: any
-                                     client key */
-    bool plain_server;            /* PLAIN server: clients present the
-                                     local cookie (cookie.h) */
-    const char *plain_password;   /* PLAIN client: the local cookie to
-                                     present, or NULL */
+    const char *zap_domain;       /* CURVE server: ask ZAP (zap.h, cookie.h)
+                                     who may connect; NULL: any client key */
 } hearth_sock_opts_t;
 
 /* Defaults used when an option is 0. */

@@ -296,8 +296,8 @@ s_connect (master_t *m)
                                     .curve_cert = m->curve.cert,
                                     .curve_server_key =
                                         zcert_public_txt (m->curve.cert)};
-    else if (m->curve.cookie[0]) /* on loopback: the user's cookie */
-        opts.plain_password = m->curve.cookie;
+    else /* on loopback: the user's cookie's pairs (none: nothing) */
+        hearth_curve_client_opts (&m->curve, &opts);
     if (!(f->dealer = hearth_sock_new (&opts, &err))
         || hearth_sock_connect (f->dealer, m->leader_url, &err) < 0
         || zloop_reader (m->loop, f->dealer, s_on_dealer, m) < 0) {

@@ -6,21 +6,26 @@
 
 #include <string.h>
 
+#include <czmq.h>
 #include <zmq.h>
 
 #include "libcore/cookie.h"
 
-/* Set PLAIN's user name and the cookie on sock (a libzmq socket, before
-   it connects) when this user has a cookie. */
+/* Set the cookie's client key pair and its server's public key on sock
+   (a libzmq socket, before it connects) when this user has a cookie. */
 static inline void
 bench_cookie (void *sock)
 {
     char cookie[HEARTH_COOKIE_LEN + 1];
-    if (hearth_cookie_read (cookie, sizeof cookie, NULL) != 1)
+    zcert_t *server = NULL, *client = NULL;
+    if (hearth_cookie_read (cookie, sizeof cookie, NULL) != 1
+        || hearth_cookie_certs (cookie, &server, &client, NULL) < 0)
         return;
-    zmq_setsockopt (sock, ZMQ_PLAIN_USERNAME, HEARTH_COOKIE_USER,
-                    strlen (HEARTH_COOKIE_USER));
-    zmq_setsockopt (sock, ZMQ_PLAIN_PASSWORD, cookie, HEARTH_COOKIE_LEN);
+    zmq_setsockopt (sock, ZMQ_CURVE_SERVERKEY, zcert_public_key (server), 32);
+    zmq_setsockopt (sock, ZMQ_CURVE_PUBLICKEY, zcert_public_key (client), 32);
+    zmq_setsockopt (sock, ZMQ_CURVE_SECRETKEY, zcert_secret_key (client), 32);
+    zcert_destroy (&server);
+    zcert_destroy (&client);
 }
 
 /* A czmq DEALER connected to url, with the cookie; NULL on failure. */

@@ -143,15 +143,20 @@ main (int argc, char **argv)
        real ones do (libcore/cookie.h), its clients being theirs */
     char cookie[HEARTH_COOKIE_LEN + 1];
     hearth_error_t cerr;
+    zcert_t *server = NULL, *client = NULL;
     hearth_cookie_zap_t *zap =
         hearth_cookie_ensure (cookie, sizeof cookie, &cerr) == 0
+                && hearth_cookie_certs (cookie, &server, &client, &cerr) == 0
             ? hearth_cookie_zap_new (cookie, &cerr)
             : NULL;
     zsock_t *router = zap ? zsock_new (ZMQ_ROUTER) : NULL;
     if (router) {
-        zsock_set_plain_server (router, 1);
+        zcert_apply (server, router);
+        zsock_set_curve_server (router, 1);
         zsock_set_zap_domain (router, HEARTH_ZAP_DOMAIN);
     }
+    zcert_destroy (&server);
+    zcert_destroy (&client);
     int port = router ? zsock_bind (router, "tcp://127.0.0.1:*") : -1;
     zhashx_t *peers = zhashx_new ();
     if (port < 0 || !peers) {

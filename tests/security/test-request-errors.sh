@@ -48,7 +48,12 @@ tools() { # LABEL PATTERN URL [KEY ARGS...]: the three tools, each
     --timeout "$TIMEOUT" "$@" --status driver-20260101000000-0001
 }
 
-tools nokeys 'needs CURVE keys and this client has none' "$KEYED"
+# with no keys, on loopback, a tool presents its user's cookie: a keyed
+# master cannot take it, and the CURVE greeting of either looks the same
+tools nokeys "does not take this user's cookie: it needs CURVE keys" "$KEYED"
+touch "$T/not-a-dir" # a cookie that cannot be made: the tool has none
+HEARTH_COOKIE=$T/not-a-dir/cookie tools nokeys-nocookie \
+  'needs keys, or this user.s cookie if it has none .*this client has neither' "$KEYED"
 # shellcheck disable=SC2046
 tools stranger "does not admit this client's key" "$KEYED" \
   --curve-secret "$T/strangers/stranger.key_secret" --master-key "$K/master.key"

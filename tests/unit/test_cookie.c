@@ -136,40 +136,55 @@ test_refusals (void **state)
     fclose (f);
     chmod (s_path, 0600);
     assert_int_equal (hearth_cookie_read (c, sizeof c, &err), -1);
-    assert_contains (err.text, "is not 40 characters");
+    assert_contains (err.text, "is not 80 characters");
 }
 
-/* Does a DEALER with password (NULL: no mechanism) reach a PLAIN server
-   whose ZAP handler asks for cookie? */
+/* Does a DEALER with the key pairs of cookie theirs (NULL: no mechanism)
+   reach a CURVE server of the key pairs of cookie ours, whose ZAP handler
+   zap asks for its client key? */
 static bool
-s_reaches (hearth_cookie_zap_t *zap, const char *password)
+s_reaches (hearth_cookie_zap_t *zap, const char *ours, const char *theirs)
 {
     hearth_error_t err;
+    zcert_t *server, *client, *their_server = NULL, *their_client = NULL;
+    assert_int_equal (hearth_cookie_certs (ours, &server, &client, &err), 0);
+    if (theirs)
+        assert_int_equal (
+            hearth_cookie_certs (theirs, &their_server, &their_client, &err),
+            0);
     hearth_sock_opts_t sopts = {.type = ZMQ_ROUTER,
-                                .plain_server = true,
+                                .curve_cert = server,
                                 .zap_domain = HEARTH_ZAP_DOMAIN};
-    hearth_sock_opts_t copts = {.type = ZMQ_DEALER, .plain_password = password};
-    zsock_t *server = hearth_sock_new (&sopts, &err);
-    int port = hearth_sock_bind (server, "tcp://127.0.0.1:0", &err);
-    zsock_t *client = hearth_sock_new (&copts, &err);
+    hearth_sock_opts_t copts = {
+        .type = ZMQ_DEALER,
+        .curve_cert = their_client,
+        .curve_server_key =
+            their_server ? zcert_public_txt (their_server) : NULL};
+    zsock_t *srv = hearth_sock_new (&sopts, &err);
+    int port = hearth_sock_bind (srv, "tcp://127.0.0.1:0", &err);
+    zsock_t *cli = hearth_sock_new (&copts, &err);
     char url[64];
     snprintf (url, sizeof url, "tcp://127.0.0.1:%d", port);
-    assert_int_equal (hearth_sock_connect (client, url, &err), 0);
-    zstr_send (client, "hello");
+    assert_int_equal (hearth_sock_connect (cli, url, &err), 0);
+    zstr_send (cli, "hello");
     bool got = false;
     for (int i = 0; i < 40 && !got; i++) {
         if (zsock_events (hearth_cookie_zap_sock (zap)) & ZMQ_POLLIN)
             hearth_cookie_zap_handle (zap);
-        zpoller_t *p = zpoller_new (server, NULL);
+        zpoller_t *p = zpoller_new (srv, NULL);
         if (zpoller_wait (p, 25)) {
-            zmsg_t *m = zmsg_recv (server);
+            zmsg_t *m = zmsg_recv (srv);
             got = m != NULL;
             zmsg_destroy (&m);
         }
         zpoller_destroy (&p);
     }
-    hearth_sock_destroy (&client);
-    hearth_sock_destroy (&server);
+    hearth_sock_destroy (&cli);
+    hearth_sock_destroy (&srv);
+    zcert_destroy (&server);
+    zcert_destroy (&client);
+    zcert_destroy (&their_server);
+    zcert_destroy (&their_client);
     return got;
 }
 
@@ -182,14 +197,22 @@ test_zap (void **state)
     assert_int_equal (hearth_cookie_ensure (c, sizeof c, &err), 0);
     hearth_cookie_zap_t *zap = hearth_cookie_zap_new (c, &err);
     assert_non_null (zap);
-    assert_true (s_reaches (zap, c));
+    assert_true (s_reaches (zap, c, c));
     assert_int_equal (hearth_cookie_zap_refusals (zap), 0);
+    /* the server's half right, the client's another: refused by ZAP */
     char other[HEARTH_COOKIE_LEN + 1];
     snprintf (other, sizeof other, "%s", c);
-    other[0] = other[0] == 'a' ? 'b' : 'a';
-    assert_false (s_reaches (zap, other));
+    other[HEARTH_COOKIE_LEN - 1] =
+        other[HEARTH_COOKIE_LEN - 1] == 'a' ? 'b' : 'a';
+    assert_false (s_reaches (zap, c, other));
     assert_int_equal (hearth_cookie_zap_refusals (zap), 1);
-    assert_false (s_reaches (zap, NULL)); /* no mechanism: no handshake */
+    /* another cookie altogether: the client does not even take the server
+       (it expects another server key), so nothing secret was shown */
+    char alien[HEARTH_COOKIE_LEN + 1];
+    snprintf (alien, sizeof alien, "%s", c);
+    alien[0] = alien[0] == 'a' ? 'b' : 'a';
+    assert_false (s_reaches (zap, c, alien));
+    assert_false (s_reaches (zap, c, NULL)); /* no mechanism: no handshake */
     hearth_cookie_zap_destroy (&zap);
     assert_null (zap);
     hearth_cookie_zap_destroy (&zap);

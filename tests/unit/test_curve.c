@@ -133,13 +133,15 @@ test_server_settings (void **state)
     assert_int_equal (hearth_curve_server_setup (&c, conf, "127.0.0.1", &err),
                       0);
     assert_false (hearth_curve_on (&c));
-    /* on loopback without keys: the local cookie, asked over PLAIN */
+    /* on loopback without keys: the local cookie's key pairs over CURVE,
+       which are not keys (hearth_curve_on) */
     assert_int_equal (strlen (c.cookie), HEARTH_COOKIE_LEN);
     assert_non_null (c.cookie_zap);
     hearth_sock_opts_t opts = {.type = ZMQ_ROUTER};
     hearth_curve_server_opts (&c, &opts);
-    assert_true (opts.plain_server);
-    assert_null (opts.curve_cert);
+    assert_ptr_equal (opts.curve_cert, c.local_server);
+    assert_null (opts.curve_server_key);
+    assert_string_equal (opts.zap_domain, HEARTH_ZAP_DOMAIN);
     hearth_curve_cleanup (&c);
     assert_null (c.cookie_zap);
     assert_int_equal (hearth_curve_server_setup (&c, conf, "0.0.0.0", &err),
