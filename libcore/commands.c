@@ -249,7 +249,7 @@ static const hearth_field_t b_launch_driver[] = {
     ARRAY ("files", true, 1024, s_files),
     F_URL ("master_url", true, 1), MAP ("env", false, 1024, s_arg),
     MAP ("conf", false, 1024, s_arg), LABEL ("name", false, 0, 255),
-    F_LAUNCH (false), F_OWNER, END};
+    F_LAUNCH (false), F_OWNER, STR ("curve_secret", false, 40, 40), END};
 static const hearth_field_t b_driver_id[] = {F_DRIVER_ID (true), END};
 static const hearth_field_t b_driver_state_changed[] = {
     F_DRIVER_ID (true), ENUM ("state", true, hearth_driver_states),

@@ -243,6 +243,37 @@ hearth_keys_save (zcert_t *cert, const char *base, const char *name,
 }
 
 int
+hearth_keys_secret_text (const char *secret, const char *name, char *buf,
+                         size_t size, hearth_error_t *err)
+{
+    char pub[HEARTH_KEY_TXT_LEN + 1];
+    uint8_t bin[32];
+    /* a key is 40 characters of Z85, and its public half derives from it */
+    bool key = secret && strlen (secret) == HEARTH_KEY_TXT_LEN
+               && zmq_z85_decode (bin, secret)
+               && zmq_curve_public (pub, secret) == 0;
+    explicit_bzero (bin, sizeof bin);
+    if (!key)
+        return hearth_errprintf (err, "not a CURVE secret key");
+    int n = snprintf (buf, size,
+                      "#   ZeroMQ CURVE **Secret** Certificate\n"
+                      "#   DO NOT PROVIDE THIS FILE TO OTHER USERS nor "
+                      "change its permissions.\n\n"
+                      "metadata\n"
+                      "    name = \"%s\"\n"
+                      "    created-by = \"hearth-master\"\n"
+                      "curve\n"
+                      "    public-key = \"%s\"\n"
+                      "    secret-key = \"%s\"\n",
+                      name, pub, secret);
+    if (n < 0 || (size_t) n >= size) {
+        explicit_bzero (buf, size);
+        return hearth_errprintf (err, "a key file's text is too long");
+    }
+    return n;
+}
+
+int
 hearth_keys_token (char *buf, size_t size)
 {
     uint8_t raw[32];

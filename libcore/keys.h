@@ -52,6 +52,17 @@ bool hearth_user_name_valid (const char *name);
 int hearth_keys_save (zcert_t *cert, const char *base, const char *name,
                       hearth_error_t *err);
 
+/* The text of a secret key file (a czmq secret certificate, as
+   hearth_keys_save writes it) for the secret key secret (Z85), its
+   public half derived from it, named name (a label, for czmq's tools),
+   into buf (size bytes; about 300 do).  For a process that must write
+   it itself, where the file could not be opened by path (a worker
+   writing a driver's key into a directory its user owns).  The caller
+   wipes buf once written.  Returns its length, or -1 with err (not a
+   key, buf too small). */
+int hearth_keys_secret_text (const char *secret, const char *name, char *buf,
+                             size_t size, hearth_error_t *err);
+
 /* A random secret token (Z85 of 32 random bytes) into buf (at least 41
    bytes).  Returns 0 or -1. */
 int hearth_keys_token (char *buf, size_t size);

@@ -19,8 +19,6 @@ static const char s_zap_endpoint[] = "inproc://zeromq.zap.01";
 enum { s_max_watched = 8 };
 /* Allow directories at most. */
 enum { s_max_dirs = 4 };
-/* Keys admitted besides the directories' at most. */
-enum { s_max_fixed = 4 };
 
 /* An allow directory of ours. */
 typedef struct {
@@ -41,11 +39,13 @@ struct hearth_zap {
     s_dir_t dirs[s_max_dirs];           /* the allow directories */
     size_t ndirs;                       /* entries in dirs */
     zsock_t *handler;                   /* REP bound to the ZAP endpoint */
-    zhash_t *allowed;                   /* Z85 public key -> s_entry_t */
-    char *fixed[s_max_fixed];           /* keys admitted by the program */
-    char *fixed_names[s_max_fixed];     /* their names, for the log */
-    unsigned fixed_roles[s_max_fixed];  /* their roles */
-    size_t nfixed;                      /* entries in fixed */
+    zhash_t *allowed;                   /* the directories' keys: Z85 public
+                                           key -> s_entry_t (a reload
+                                           replaces it) */
+    zhashx_t *program;                  /* the keys the program admits
+                                           (hearth_zap_admit_key): Z85
+                                           public key -> s_entry_t, kept
+                                           across reloads */
     size_t removed;                     /* keys the last reload removed */
     hearth_refusals_t *refusals;        /* the refusal log */
     zsock_t *monitors[s_max_watched];   /* PAIRs receiving socket events */
@@ -68,6 +68,22 @@ s_entry_free (void *item)
     if (e)
         free (e->name);
     free (e);
+}
+
+static void
+s_entry_destructor (void **item)
+{
+    s_entry_free (*item);
+    *item = NULL;
+}
+
+/* key's entries: the directories' and the program's (each NULL when it
+   has none). */
+static void
+s_find (hearth_zap_t *self, const char *key, s_entry_t **dir, s_entry_t **prog)
+{
+    *dir = key && self->allowed ? zhash_lookup (self->allowed, key) : NULL;
+    *prog = key && self->program ? zhashx_lookup (self->program, key) : NULL;
 }
 
 /* Add key, of file name naming user ("" or NULL: none), with roles to
@@ -158,17 +174,10 @@ hearth_zap_reload (hearth_zap_t *self, hearth_error_t *err)
             zhash_destroy (&keys);
             return -1;
         }
-    for (size_t i = 0; i < self->nfixed; i++)
-        if (s_admit (keys, self->fixed[i], self->fixed_names[i],
-                     self->fixed_roles[i], NULL)
-            < 0) {
-            zhash_destroy (&keys);
-            return hearth_errprintf (err, "out of memory");
-        }
     self->removed = s_count_removed (self->allowed, keys);
     zhash_destroy (&self->allowed);
     self->allowed = keys;
-    return (int) zhash_size (keys);
+    return (int) hearth_zap_size (self);
 }
 
 int
@@ -178,23 +187,22 @@ hearth_zap_admit_key (hearth_zap_t *self, const char *key, const char *name,
     if (!key || strlen (key) != HEARTH_KEY_TXT_LEN)
         return hearth_errprintf (err, "not a public key: '%.60s'",
                                  key ? key : "");
-    if (self->nfixed == s_max_fixed)
-        return hearth_errprintf (err,
-                                 "more than %d keys admitted besides "
-                                 "the allow directories",
-                                 (int) s_max_fixed);
-    size_t i = self->nfixed;
-    if (!(self->fixed[i] = strdup (key))
-        || !(self->fixed_names[i] = strdup (name))
-        || s_admit (self->allowed, key, name, roles, NULL) < 0) {
-        free (self->fixed[i]);
-        free (self->fixed_names[i]);
-        self->fixed[i] = self->fixed_names[i] = NULL;
+    s_entry_t *e = calloc (1, sizeof *e);
+    if (!e || !(e->name = strdup (name))) {
+        s_entry_free (e);
         return hearth_errprintf (err, "out of memory");
     }
-    self->fixed_roles[i] = roles;
-    self->nfixed++;
+    e->roles = roles;
+    /* a key admitted again: its new name and roles */
+    zhashx_update (self->program, key, e);
     return 0;
+}
+
+void
+hearth_zap_forget_key (hearth_zap_t *self, const char *key)
+{
+    if (key)
+        zhashx_delete (self->program, key);
 }
 
 hearth_zap_t *
@@ -202,11 +210,13 @@ hearth_zap_new_dirs (const hearth_zap_dir_t *dirs, size_t ndirs,
                      hearth_error_t *err)
 {
     hearth_zap_t *self = calloc (1, sizeof *self);
-    if (!self || !(self->refusals = hearth_refusals_new ())) {
+    if (!self || !(self->refusals = hearth_refusals_new ())
+        || !(self->program = zhashx_new ())) {
         hearth_errprintf (err, "out of memory");
         hearth_zap_destroy (&self);
         return NULL;
     }
+    zhashx_set_destructor (self->program, s_entry_destructor);
     if (ndirs == 0 || ndirs > s_max_dirs) {
         hearth_errprintf (err, "between 1 and %d allow directories",
                           (int) s_max_dirs);
@@ -261,10 +271,7 @@ hearth_zap_destroy (hearth_zap_t **self_p)
         zsock_unbind (self->handler, "%s", s_zap_endpoint);
     hearth_sock_destroy (&self->handler);
     zhash_destroy (&self->allowed);
-    for (size_t i = 0; i < self->nfixed; i++) {
-        free (self->fixed[i]);
-        free (self->fixed_names[i]);
-    }
+    zhashx_destroy (&self->program);
     hearth_refusals_destroy (&self->refusals);
     for (size_t i = 0; i < self->ndirs; i++) {
         free (self->dirs[i].dir);
@@ -278,7 +285,12 @@ hearth_zap_destroy (hearth_zap_t **self_p)
 size_t
 hearth_zap_size (const hearth_zap_t *self)
 {
-    return self->allowed ? zhash_size (self->allowed) : 0;
+    size_t n = self->allowed ? zhash_size (self->allowed) : 0;
+    for (void *e = zhashx_first (self->program); e;
+         e = zhashx_next (self->program))
+        n += !self->allowed
+             || !zhash_lookup (self->allowed, zhashx_cursor (self->program));
+    return n;
 }
 
 size_t
@@ -296,11 +308,12 @@ hearth_zap_refusals (const hearth_zap_t *self)
 bool
 hearth_zap_admits (hearth_zap_t *self, const char *user_id, const char *address)
 {
-    if (zhash_lookup (self->allowed, user_id))
+    if (hearth_zap_allowed (self, user_id))
         return true;
-    char why[192];
+    char why[256];
     snprintf (why, sizeof why,
-              "CURVE key %s was removed from the allow directory: its "
+              "CURVE key %s was removed from the allow directory (or was "
+              "the key of a cluster-mode driver's launch that ended): its "
               "messages are dropped",
               user_id[0] ? user_id : "(none)");
     /* A line per key: only keys once admitted get here. */
@@ -312,28 +325,33 @@ hearth_zap_admits (hearth_zap_t *self, const char *user_id, const char *address)
 bool
 hearth_zap_allowed (hearth_zap_t *self, const char *key)
 {
-    return key && zhash_lookup (self->allowed, key) != NULL;
+    s_entry_t *dir, *prog;
+    s_find (self, key, &dir, &prog);
+    return dir || prog;
 }
 
 unsigned
 hearth_zap_roles (hearth_zap_t *self, const char *key)
 {
-    s_entry_t *e = key ? zhash_lookup (self->allowed, key) : NULL;
-    return e ? e->roles : 0;
+    s_entry_t *dir, *prog;
+    s_find (self, key, &dir, &prog);
+    return (dir ? dir->roles : 0) | (prog ? prog->roles : 0);
 }
 
 const char *
 hearth_zap_name (hearth_zap_t *self, const char *key)
 {
-    s_entry_t *e = key ? zhash_lookup (self->allowed, key) : NULL;
-    return e ? e->name : NULL;
+    s_entry_t *dir, *prog;
+    s_find (self, key, &dir, &prog);
+    return dir ? dir->name : prog ? prog->name : NULL;
 }
 
 const char *
 hearth_zap_user (hearth_zap_t *self, const char *key)
 {
-    s_entry_t *e = key ? zhash_lookup (self->allowed, key) : NULL;
-    return e && e->user[0] ? e->user : NULL;
+    s_entry_t *dir, *prog;
+    s_find (self, key, &dir, &prog);
+    return dir && dir->user[0] ? dir->user : NULL;
 }
 
 bool
@@ -375,11 +393,11 @@ s_handle_one (hearth_zap_t *self, zmsg_t *req)
     zframe_t *key = zmsg_pop (req);
     char txt[HEARTH_KEY_TXT_LEN + 1] = "";
     bool ours = domain && streq (domain, HEARTH_ZAP_DOMAIN);
-    const s_entry_t *found = NULL;
+    bool found = false;
     if (ours && mechanism && streq (mechanism, "CURVE") && key
         && zframe_size (key) == 32) {
         zmq_z85_encode (txt, zframe_data (key), 32);
-        found = zhash_lookup (self->allowed, txt);
+        found = hearth_zap_allowed (self, txt);
     }
     if (found) /* the key is the User-Id: hearth_zap_admits() checks it */
         s_reply (self->handler, "1.0", request_id, "200", "OK", txt);

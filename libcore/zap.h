@@ -18,10 +18,16 @@
     The handler also keeps the user each key file names (keys.h), whom
     the master names in the launches of the key's executors and drivers.
 
+    Besides the directories' keys, the program may admit keys of its own
+    (hearth_zap_admit_key: the masters' key pair, and the key the master
+    makes for each launch of a cluster-mode driver), which reloads keep,
+    until it forgets them (hearth_zap_forget_key).
+
     An admitted client's ZAP User-Id is its public key (Z85), which libzmq
     attaches to every message of the connection: hearth_zap_admits() tells
     whether a message's sender is still admitted after a reload, so that
-    removing a key cuts off connections made before the removal too.
+    removing a key cuts off connections made before the removal too (and
+    forgetting one of the program's keys, those made with it).
 
     The handler logs its refusals through a refusal log (refusals.h),
     which other refusing code uses too.
@@ -46,6 +52,9 @@ enum {
     HEARTH_ROLE_OPERATOR = 4, /* kill any application or driver, drain */
     HEARTH_ROLE_MASTER = 8,   /* follow the leader's journal (a standby
                                  master: the key pair the masters share) */
+    HEARTH_ROLE_DRIVER = 16,  /* a cluster-mode driver's own key, which the
+                                 master made for one launch of it: its
+                                 application's traffic, reads */
 };
 /* Every role: the keys of a server given one allow directory only. */
 #define HEARTH_ROLE_ALL                                                        \
@@ -72,11 +81,20 @@ hearth_zap_t *hearth_zap_new (const char *allow_dir, hearth_error_t *err);
 void hearth_zap_destroy (hearth_zap_t **self_p);
 
 /* Admit key (Z85, copied) with roles besides the allow directories' keys,
-   under name (copied) for the log, for as long as self lives: reloads
-   keep it.  A key already in a directory gets these roles too.  0, or -1
-   with err (no memory, bad key, too many). */
+   under name (copied) for the log, until hearth_zap_forget_key: reloads
+   keep it.  A key already in a directory gets these roles too; one the
+   program admitted already gets this name and these roles instead.  As
+   many as memory holds (one hash entry each).  0, or -1 with err (no
+   memory, bad key). */
 int hearth_zap_admit_key (hearth_zap_t *self, const char *key, const char *name,
                           unsigned roles, hearth_error_t *err);
+
+/* Take back what hearth_zap_admit_key gave key (borrowed; NULL or a key
+   never admitted: nothing happens).  A key of an allow directory keeps
+   that directory's roles; any other is refused from now on, its
+   handshakes and, through hearth_zap_admits, its messages on connections
+   made before. */
+void hearth_zap_forget_key (hearth_zap_t *self, const char *key);
 
 /* Re-read the allow directories.  Returns the number of keys admitted,
    or -1 with err (the previous keys stay in force). */

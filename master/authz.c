@@ -14,7 +14,7 @@
 /* Every key role: what a command anyone admitted may send needs. */
 #define S_ANYONE                                                               \
     (MASTER_MAY_OPERATOR | MASTER_MAY_CLIENT | MASTER_MAY_WORKER               \
-     | MASTER_MAY_MASTER)
+     | MASTER_MAY_MASTER | MASTER_MAY_DRIVER)
 /* What only the workers' links send (their own records' news). */
 #define S_WORKER MASTER_MAY_WORKER
 
@@ -30,15 +30,15 @@ static const struct {
 } s_rules[] = {
     /* the links' own traffic: a worker's about itself (the master knows
        which by the link), a driver's about its application */
-    {HEARTH_CMD_HEARTBEAT, MASTER_MAY_CLIENT | MASTER_MAY_WORKER, 0},
+    {HEARTH_CMD_HEARTBEAT,
+     MASTER_MAY_CLIENT | MASTER_MAY_WORKER | MASTER_MAY_DRIVER, 0},
     {HEARTH_CMD_REGISTER_WORKER, S_WORKER, HEARTH_CMD_REGISTER_WORKER_FAILED},
     {HEARTH_CMD_EXECUTOR_STATE_CHANGED, S_WORKER, 0},
     {HEARTH_CMD_DRIVER_STATE_CHANGED, S_WORKER, 0},
     {HEARTH_CMD_DRIVER_LOG_RESPONSE, S_WORKER, 0},
     {HEARTH_CMD_WORKER_STOPPING, S_WORKER, 0},
     {HEARTH_CMD_WORKER_DECOMMISSIONING, S_WORKER, 0},
-    {HEARTH_CMD_REGISTER_APPLICATION,
-     MASTER_MAY_CLIENT | MASTER_MAY_RUNNER | MASTER_MAY_SELF, 0},
+    {HEARTH_CMD_REGISTER_APPLICATION, MASTER_MAY_CLIENT | MASTER_MAY_SELF, 0},
     {HEARTH_CMD_APPLICATION_PROGRESS, MASTER_MAY_SELF, 0},
     {HEARTH_CMD_KILL_EXECUTOR, MASTER_MAY_SELF, 0},
     {HEARTH_CMD_REQUEST_EXECUTORS, MASTER_MAY_SELF, 0},
@@ -63,7 +63,7 @@ static const struct {
 
 /* The words of the table's senders, in master_may_t's order. */
 static const char *const s_may_words[] = {
-    "operator", "client", "worker", "master", "owner", "self", "runner"};
+    "operator", "client", "worker", "master", "driver", "owner", "self"};
 
 /* cmd's row of the table's `who`, or 0: no one may send it. */
 static unsigned
@@ -112,7 +112,8 @@ s_roles_of (unsigned who)
     return (who & MASTER_MAY_OPERATOR ? HEARTH_ROLE_OPERATOR : 0)
            | (who & MASTER_MAY_CLIENT ? HEARTH_ROLE_CLIENT : 0)
            | (who & MASTER_MAY_WORKER ? HEARTH_ROLE_WORKER : 0)
-           | (who & MASTER_MAY_MASTER ? HEARTH_ROLE_MASTER : 0);
+           | (who & MASTER_MAY_MASTER ? HEARTH_ROLE_MASTER : 0)
+           | (who & MASTER_MAY_DRIVER ? HEARTH_ROLE_DRIVER : 0);
 }
 
 /* The sender's key for people: its key file's name, and the key. */
@@ -131,6 +132,8 @@ s_role_words (unsigned roles)
 {
     if (roles == HEARTH_ROLE_MASTER)
         return "the masters' key";
+    if (roles == HEARTH_ROLE_DRIVER)
+        return "a cluster-mode driver's key";
     switch (roles & HEARTH_ROLE_ALL) {
     case HEARTH_ROLE_CLIENT:
         return "a client key";
@@ -147,7 +150,7 @@ s_role_words (unsigned roles)
 }
 
 /* Who a row admits, in words: "a client key (--curve-allow or
-   --curve-operators), or the worker that runs the driver it names". */
+   --curve-operators), or the driver of the application it names...". */
 static void
 s_needs (unsigned who, char *buf, size_t size)
 {
@@ -157,9 +160,10 @@ s_needs (unsigned who, char *buf, size_t size)
         "a worker key (--curve-allow-workers)",
         "the masters' key (the --curve-secret every master of the cluster "
         "runs with)",
+        "a cluster-mode driver's own key",
         "the key that submitted what it names",
-        "the driver of the application it names, on its own link",
-        "the worker that runs the driver it names"};
+        "the driver of the application it names (on its own link, or the "
+        "cluster-mode driver it names, with its own key)"};
     size_t used = 0;
     buf[0] = '\0';
     for (size_t b = 0; b < sizeof needs / sizeof *needs && used < size; b++)
@@ -225,8 +229,7 @@ master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
         s->owner
         && (!m->curve.zap || strcmp (s->owner, master_sender_key (m)) == 0);
     if ((s_roles (m) & s_roles_of (who)) || ((who & MASTER_MAY_OWNER) && owner)
-        || ((who & MASTER_MAY_SELF) && s->self)
-        || ((who & MASTER_MAY_RUNNER) && s->runner))
+        || ((who & MASTER_MAY_SELF) && s->self))
         return true;
     if (!(who & MASTER_MAY_OWNER))
         return s_refuse_key (m, rid, cmd, who, refusal);
@@ -241,14 +244,11 @@ master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
 }
 
 bool
-master_sender_runs (master_t *m, const reg_driver_t *d)
+master_sender_is_driver (master_t *m, const reg_driver_t *d)
 {
     if (registry_driver_final (d->state) || !d->worker)
         return false;
     if (!m->curve.zap)
         return true;
-    const char *key = master_sender_key (m);
-    if (d->worker->curve_key[0])
-        return strcmp (d->worker->curve_key, key) == 0;
-    return (hearth_zap_roles (m->curve.zap, key) & HEARTH_ROLE_WORKER) != 0;
+    return d->key[0] && strcmp (d->key, master_sender_key (m)) == 0;
 }

@@ -4,19 +4,20 @@
 
     A sender is known by its CURVE key, which has the roles of the allow
     directories that admit it (zap.h: client, worker, operator; the
-    masters' own key pair: master), and by where it stands toward what the
-    command names: the key that submitted an application or a
+    masters' own key pair: master; the key the master made for a launch
+    of a cluster-mode driver: driver), and by where it stands toward what
+    the command names: the key that submitted an application or a
     cluster-mode driver is its owner; an application's driver speaks on
-    the application's own link; a worker runs the cluster-mode drivers
-    placed on it.  Each command has one row in the table, saying which of
-    these may send it; no handler decides alone.
+    the application's own link, and a cluster-mode driver with its own
+    key.  Each command has one row in the table, saying which of these
+    may send it; no handler decides alone.
 
     Two checks read a row:
       - master_authorize, for every message before its handler
         (handlers.c's dispatch): it admits a sender whose key has a role
         the row names, refuses one the row cannot admit, and leaves the
-        rest to the handler when the row names a relation (owner, self,
-        runner) that only the record can tell;
+        rest to the handler when the row names a relation (owner, self)
+        that only the record can tell;
       - master_authorize_on, for a handler that found the record the
         message names: the whole row, with the sender's relations to it.
     A refused sender is answered (ERROR not_allowed, naming the command
@@ -47,22 +48,23 @@ typedef enum {
     MASTER_MAY_CLIENT = 1 << 1,   /* any client key (--curve-allow) */
     MASTER_MAY_WORKER = 1 << 2,   /* any worker key (--curve-allow-workers) */
     MASTER_MAY_MASTER = 1 << 3,   /* the masters' key pair (a standby) */
-    MASTER_MAY_OWNER = 1 << 4,    /* the key that submitted what it names */
-    MASTER_MAY_SELF = 1 << 5,     /* the application's driver it names (its
-                                     link; registering again, its token) */
-    MASTER_MAY_RUNNER = 1 << 6,   /* the worker running the driver it names */
+    MASTER_MAY_DRIVER = 1 << 4,   /* any cluster-mode driver's own key (the
+                                     master made it for the launch) */
+    MASTER_MAY_OWNER = 1 << 5,    /* the key that submitted what it names */
+    MASTER_MAY_SELF = 1 << 6,     /* the application's driver it names (its
+                                     link; registering again, its token; a
+                                     cluster-mode driver registering its
+                                     application, that driver's own key) */
 } master_may_t;
 
 /* The relations a row may name, which only the record can tell. */
-#define MASTER_MAY_RELATIONS                                                   \
-    (MASTER_MAY_OWNER | MASTER_MAY_SELF | MASTER_MAY_RUNNER)
+#define MASTER_MAY_RELATIONS (MASTER_MAY_OWNER | MASTER_MAY_SELF)
 
 /* The record a message names, as its handler sees the sender. */
 typedef struct {
     const char *what;  /* "application app-...", for the refusal */
     const char *owner; /* the key that submitted it ("" without CURVE) */
     bool self;         /* the sender is the application's driver */
-    bool runner;       /* the sender is the worker that runs the driver */
 } master_subject_t;
 
 /* Before cmd's handler: true when the sender's key may send it whatever
@@ -78,18 +80,17 @@ bool master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
                           const master_subject_t *s);
 
 /* Print the table, one line a command: its name, then the words of the
-   senders its row admits (operator client worker master owner self
-   runner), space-separated (hearth-master --authz-table). */
+   senders its row admits (operator client worker master driver owner
+   self), space-separated (hearth-master --authz-table). */
 void master_authz_print (FILE *out);
 
 /* The sender's key (Z85, borrowed), or "" without CURVE. */
 const char *master_sender_key (const master_t *m);
 
-/* True when the sender is where cluster-mode driver d runs: d is not
-   ended and placed on a worker that speaks with the sender's key (a
-   driver a worker starts speaks with its worker's key; while that worker
-   has not spoken since the master's restart, any worker key).  Without
-   CURVE, when d is placed.  Its application then belongs to d's owner. */
-bool master_sender_runs (master_t *m, const reg_driver_t *d);
+/* True when the sender is cluster-mode driver d itself: d is placed (not
+   ended, not waiting to be relaunched) and the sender speaks with the key
+   the master made for that launch (d->key, drvkeys.h).  Without CURVE,
+   when d is placed.  Its application then belongs to d's owner. */
+bool master_sender_is_driver (master_t *m, const reg_driver_t *d);
 
 #endif

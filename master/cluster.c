@@ -263,9 +263,7 @@ s_pass (master_t *m, bool probes, s_snapshot_t *sp, hearth_alloc_result_t *rp)
     for (size_t i = 0; i < r.ndrivers; i++) {
         reg_driver_t *d = s.drec[r.drivers[i].driver];
         reg_worker_t *w = s.wrec[r.drivers[i].worker];
-        registry_driver_launch (m->reg, d, w, hearth_mono_ms ());
-        if (d->worker == w)
-            master_launch_driver (m, d);
+        master_driver_place (m, d, w);
     }
     for (size_t i = 0; i < r.nexecutors; i++) {
         const hearth_alloc_executor_t *e = &r.executors[i];

@@ -11,14 +11,17 @@
     records and reports (registry.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libcore/clock.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
 #include "master/authz.h"
 #include "master/drivers.h"
+#include "master/drvkeys.h"
 #include "master/regdrivers.h"
 #include "master/send.h"
 
@@ -81,8 +84,11 @@ master_add_owner (master_t *m, cJSON *body, const char *owner)
         cJSON_AddStringToObject (body, "user", user);
 }
 
-void
-master_launch_driver (master_t *m, reg_driver_t *d)
+/* Send LAUNCH_DRIVER for d, just placed on d->worker: its spec, a copy
+   of its files, and the secret key made for this launch (secret; "":
+   none, without CURVE). */
+static void
+s_launch (master_t *m, reg_driver_t *d, const char *secret)
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_DRIVER);
     if (!msg)
@@ -102,6 +108,8 @@ master_launch_driver (master_t *m, reg_driver_t *d)
     master_json_copy (b, d->spec, "files");
     master_json_copy (b, d->spec, "env");
     master_json_copy (b, d->spec, "conf");
+    if (secret[0]) /* its own key: it speaks with no one else's */
+        cJSON_AddStringToObject (b, "curve_secret", secret);
     for (size_t i = 0; i < d->nframes; i++) {
         zframe_t *copy = zframe_dup (d->frames[i]);
         if (!copy || hearth_msg_add_frame (msg, &copy) < 0) {
@@ -115,6 +123,23 @@ master_launch_driver (master_t *m, reg_driver_t *d)
               d->id, d->launches, d->worker->id, d->cores,
               (long long) d->memory_mb);
     master_send (m, d->worker->routing_id, msg);
+}
+
+void
+master_driver_place (master_t *m, reg_driver_t *d, reg_worker_t *w)
+{
+    char key[HEARTH_KEY_TXT_LEN + 1], secret[HEARTH_KEY_TXT_LEN + 1];
+    if (master_driver_key_new (m, key, secret) < 0) {
+        log_error ("driver %s: cannot make a key for its launch: %s", d->id,
+                   zmq_strerror (errno));
+        return; /* stays unplaced: tried again at the next pass */
+    }
+    /* the key is admitted as the registry records the launch (the
+       observer: master_driver_changed), before the worker hears of it */
+    registry_driver_launch (m->reg, d, w, hearth_mono_ms (), key);
+    if (d->worker == w)
+        s_launch (m, d, secret);
+    explicit_bzero (secret, sizeof secret);
 }
 
 static void
@@ -229,11 +254,11 @@ master_driver_app_registered (master_t *m, reg_app_t *app,
     reg_driver_t *d = driver_id ? registry_driver (m->reg, driver_id) : NULL;
     if (!d || registry_driver_final (d->state))
         return;
-    /* Only the driver itself links its application: it registers from
-       the worker it was placed on, for its submitter.  Anyone else naming
-       it (a decoy application, to have the driver killed with it) links
-       nothing. */
-    if (!master_sender_runs (m, d) || strcmp (d->owner, app->owner) != 0) {
+    /* Only the driver itself links its application: it registers with
+       the key the master made for its launch, for its submitter.  Anyone
+       else naming it (a decoy application, to have the driver killed with
+       it) links nothing. */
+    if (!master_sender_is_driver (m, d) || strcmp (d->owner, app->owner) != 0) {
         log_warn ("application %s names driver %s, which it is not: not "
                   "linked to it",
                   app->id, d->id);
@@ -246,6 +271,7 @@ master_driver_app_registered (master_t *m, reg_app_t *app,
 void
 master_driver_changed (master_t *m, reg_driver_t *d)
 {
+    master_driver_key_sync (m, d);
     bool ended =
         registry_driver_final (d->state) || d->state == DRIVER_RELAUNCHING;
     if (d->state == DRIVER_SUBMITTED || ended)

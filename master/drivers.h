@@ -29,9 +29,12 @@ zlistx_t *master_orphan_list_new (void);
    their submitter"). */
 void master_add_owner (master_t *m, cJSON *body, const char *owner);
 
-/* Send LAUNCH_DRIVER for d (borrowed), just placed on d->worker: its
-   spec and a copy of its files. */
-void master_launch_driver (master_t *m, reg_driver_t *d);
+/* Place d (borrowed; SUBMITTED or RELAUNCHING, unplaced) on w, which the
+   allocator chose, and send w LAUNCH_DRIVER: its spec, a copy of its
+   files, and, with CURVE, the secret half of a key pair made for this
+   launch, whose public half the master admits as d's while it is placed
+   (drvkeys.h). */
+void master_driver_place (master_t *m, reg_driver_t *d, reg_worker_t *w);
 
 /* DRIVER_STATE_CHANGED's handler (rid and msg borrowed): a worker says
    how the driver it runs is doing. */

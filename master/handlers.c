@@ -187,9 +187,10 @@ s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
     m->dirty = true;
 }
 
-/* Whose a new application is: a cluster-mode driver's (driver_id, from
-   where it runs) is its submitter's; any other is its sender's, who must
-   hold a client key (authz.c's row).  NULL after refusing. */
+/* Whose a new application is: a cluster-mode driver's (driver_id, sent
+   with that driver's own key) is its submitter's; any other is its
+   sender's, who must hold a client key (authz.c's row).  NULL after
+   refusing. */
 static const char *
 s_new_app_owner (master_t *m, zframe_t *rid, const cJSON *b)
 {
@@ -198,10 +199,10 @@ s_new_app_owner (master_t *m, zframe_t *rid, const cJSON *b)
     char what[HEARTH_ID_MAX + 16];
     snprintf (what, sizeof what, "driver %s", d ? d->id : "");
     master_subject_t s = {.what = what,
-                          .runner = d && master_sender_runs (m, d)};
+                          .self = d && master_sender_is_driver (m, d)};
     if (!master_authorize_on (m, rid, HEARTH_CMD_REGISTER_APPLICATION, &s))
         return NULL;
-    return s.runner ? d->owner : master_sender_key (m);
+    return s.self ? d->owner : master_sender_key (m);
 }
 
 /* The event log's directory a driver names, if absolute (a relative one

@@ -18,6 +18,7 @@ hearth_master_SOURCES = \
 	master/send.c master/send.h master/ha.c master/ha.h \
 	master/replicate.c master/replicate.h master/follow.c master/follow.h \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
+	master/drvkeys.c master/drvkeys.h \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/recover.c master/recover.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \

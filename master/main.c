@@ -33,6 +33,7 @@
 #include "master/authz.h"
 #include "master/cluster.h"
 #include "master/drivers.h"
+#include "master/drvkeys.h"
 #include "master/drvlog.h"
 #include "master/follow.h"
 #include "master/ha.h"
@@ -447,6 +448,10 @@ s_open_sockets (master_t *m, hearth_error_t *err)
     if (hearth_curve_server_setup (&m->curve, m->conf, host, err) < 0
         || master_admit_masters (m, err) < 0)
         return -1;
+    /* a single master restored its journal before it had keys: the keys
+       of the drivers placed are admitted now (an elected candidate's, as
+       it opens its journal: recover.c) */
+    master_driver_keys_restored (m);
     hearth_curve_server_opts (&m->curve, &router);
     hearth_curve_server_opts (&m->curve, &pub);
     if (!(m->router = hearth_sock_new (&router, err))

@@ -161,6 +161,10 @@ registry_driver_record (const reg_driver_t *d)
     cJSON_AddBoolToObject (r, "kill_requested", d->kill_requested);
     if (d->owner[0])
         cJSON_AddStringToObject (r, "owner", d->owner);
+    /* its launch's public key: a restarted master admits it again while
+       the driver is placed (drvkeys.h); the secret half is not kept */
+    if (d->key[0])
+        cJSON_AddStringToObject (r, "key", d->key);
     cJSON_AddNumberToObject (r, "submit_ms", (double) d->submit_ms);
     if (d->end_ms)
         cJSON_AddNumberToObject (r, "end_ms", (double) d->end_ms);

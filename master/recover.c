@@ -24,6 +24,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "master/drvkeys.h"
 #include "master/jfiles.h"
 #include "master/recover.h"
 #include "master/regdrivers.h"
@@ -184,6 +185,7 @@ master_journal_open (master_t *m, hearth_error_t *err)
                       jstate_execs (st), jstate_drivers (st), s_files, m, now,
                       &r);
     jstate_destroy (&st);
+    master_driver_keys_restored (m);
     journal_files_gc (m->journal, s_keep_files, m);
     s_compact (m);
     registry_set_journal (m->reg, s_on_record, m);

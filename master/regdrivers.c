@@ -150,7 +150,7 @@ registry_driver_submit (registry_t *self, const registry_driver_desc_t *desc)
 
 void
 registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
-                        int64_t now_ms)
+                        int64_t now_ms, const char *key)
 {
     assert (!d->worker && !registry_driver_final (d->state));
     d->worker_handle = zlistx_add_end (w->drivers, d);
@@ -167,6 +167,7 @@ registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
         && asprintf (&d->worker_dir, "%s/%s", w->work_dir, d->id) < 0)
         d->worker_dir = NULL;
     d->launches++;
+    snprintf (d->key, sizeof d->key, "%s", key ? key : "");
     d->pid = 0;
     d->launched_ms = now_ms;
     d->relaunch_ms = 0;

@@ -21,9 +21,11 @@ reg_driver_t *registry_driver_submit (registry_t *self,
                                       const registry_driver_desc_t *desc);
 
 /* Place d on w (the master sends LAUNCH_DRIVER): it takes w's cores and
-   memory, and its launch count goes up.  now_ms is monotonic. */
+   memory, and its launch count goes up.  key (borrowed; NULL or "" without
+   CURVE) is the public key made for this launch, d->key from now on.
+   now_ms is monotonic. */
 void registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
-                             int64_t now_ms);
+                             int64_t now_ms, const char *key);
 
 /* Apply u to d.  RUNNING records the pid.  RELAUNCHING and the final
    states give back the worker's resources (d->worker becomes NULL); a

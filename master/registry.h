@@ -244,6 +244,11 @@ struct reg_driver {
     bool kill_requested;               /* KILL_DRIVER arrived */
     char owner[64];                    /* the CURVE key that submitted it,
                                           or "" without CURVE */
+    char key[64];                      /* the CURVE public key (Z85) the
+                                          master made for its last launch,
+                                          admitted while it is placed
+                                          (drvkeys.h), or "" (no CURVE,
+                                          never launched) */
     char *waiting;                     /* why it waits unplaced, or NULL */
     const char *waiting_code;          /* its code (allocwhy.h; static) */
     int64_t unplaceable_ms;            /* as an application's */

@@ -352,6 +352,8 @@ s_restore_driver (registry_t *self, const cJSON *r, registry_files_fn *files,
         return false;
     }
     snprintf (d->id, sizeof d->id, "%s", id);
+    const char *key = s_rec_key (r, "key");
+    snprintf (d->key, sizeof d->key, "%s", key ? key : "");
     const char *wid = s_rec_str (r, "worker_id");
     if (wid && hearth_id_valid (HEARTH_ID_WORKER, wid))
         snprintf (d->worker_id, sizeof d->worker_id, "%s", wid);

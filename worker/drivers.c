@@ -1,7 +1,8 @@
-/*  drivers.c - a worker's cluster-mode drivers: the files they are
-    shipped, their command line and environment, their reports, and
-    their output read back; the processes themselves are a children
-    table's (children.h).  See drivers.h. */
+/*  drivers.c - a worker's cluster-mode drivers: their command line and
+    environment, their reports, and their output read back; the files
+    and keys written into their directories are drvdir.c's, the
+    processes themselves a children table's (children.h).  See
+    drivers.h. */
 #include "config.h"
 
 #include <ctype.h>
@@ -13,30 +14,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libcore/fstree.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
+#include "worker/drvdir.h"
 #include "worker/relaunch.h"
 #include "worker/userfs.h"
 
 extern char **environ;
 
-/* Shipped files without a mode, and the program of a binary driver. */
-static const mode_t s_file_mode = 0600, s_program_mode = 0700;
 /* How much of the end of stderr is searched for its last line. */
 static const size_t s_stderr_tail_bytes = 4096;
 /* The longest piece of stderr quoted in an error. */
 #define STDERR_QUOTE_MAX 512
-/* A driver run as another user than the worker's: its copies of the
-   worker's keys, in its directory (drivers.h). */
-static const char s_secret_copy[] = ".worker.key_secret";
-static const char s_master_copy[] = ".master.key";
-/* Names the worker writes itself in a driver's directory. */
-static const char *const s_reserved[] = {"stdout", "stderr", s_secret_copy,
-                                         s_master_copy, NULL};
 
 /* What the table keeps of a driver beside its process (the children
    table's data block). */
@@ -54,7 +46,8 @@ typedef struct {
 struct drivers {
     children_t *children;      /* the worker's children (borrowed) */
     s_env_t own_env;           /* every driver's first variables: its
-                                  master, the worker's keys (absolute) */
+                                  master and the master's public key
+                                  (absolute) */
     char *program;             /* hearth-driver's path */
     int64_t retention_ms;      /* end to removed directory; 0: keep */
     drivers_report_fn *report; /* told of every state change */
@@ -62,8 +55,8 @@ struct drivers {
     relaunches_t *waiting;     /* newer launches of drivers still stopping
                                   (owned) */
     runas_t *runas;            /* whom drivers run as (borrowed) */
-    char *keys[2];             /* the worker's secret key file and the
-                                  master's public one (absolute), or NULL */
+    char *master_key;          /* the master's public key file (absolute),
+                                  or NULL: the worker has no keys */
 };
 
 static int s_env_add (s_env_t *env, const char *name, size_t len,
@@ -105,14 +98,12 @@ drivers_new (const drivers_config_t *c, hearth_error_t *err)
     self->retention_ms = c->retention_ms;
     self->report = c->report;
     self->report_arg = c->report_arg;
-    /* a secure master: the worker's keys, for the driver too */
-    if (c->curve_secret && c->master_key
-        && (s_key_env (&self->own_env, "HEARTH_CURVE_SECRET", c->curve_secret,
-                       &self->keys[0], err)
-                < 0
-            || s_key_env (&self->own_env, "HEARTH_MASTER_KEY", c->master_key,
-                          &self->keys[1], err)
-                   < 0))
+    /* a secure master: its public key, for the drivers too (their secret
+       keys are their own: s_write_key) */
+    if (c->master_key
+        && s_key_env (&self->own_env, "HEARTH_MASTER_KEY", c->master_key,
+                      &self->master_key, err)
+               < 0)
         drivers_destroy (&self);
     return self;
 }
@@ -125,8 +116,7 @@ drivers_destroy (drivers_t **self_p)
     if (self) {
         s_env_free (&self->own_env);
         relaunches_destroy (&self->waiting);
-        free (self->keys[0]);
-        free (self->keys[1]);
+        free (self->master_key);
         free (self->program);
         free (self);
         *self_p = NULL;
@@ -143,7 +133,7 @@ s_report (drivers_t *self, const char *id, int launch, const char *state,
         self->report (self->report_arg, &r);
 }
 
-/* --- the directory and its files --------------------------------------- */
+/* --- the directory ----------------------------------------------------- */
 
 /* buf = dir/name; -1 when it does not fit. */
 static int
@@ -151,114 +141,6 @@ s_join (char *buf, size_t size, const char *dir, const char *name)
 {
     int n = snprintf (buf, size, "%s/%s", dir, name);
     return n < 0 || (size_t) n >= size ? -1 : 0;
-}
-
-/* Write data as dir/name (dir open: dir_fd), a new file of mode mode
-   owned by owner (or the worker). */
-static int
-s_write_file (int dir_fd, const char *dir, const char *name, zframe_t *data,
-              mode_t mode, const userfs_owner_t *owner, hearth_error_t *err)
-{
-    int fd = userfs_create (dir_fd, dir, name, false, mode, owner, err);
-    if (fd < 0)
-        return -1;
-    int rc = hearth_write_all (fd, zframe_data (data), zframe_size (data));
-    /* O_CREAT's mode passes the umask. */
-    if (rc < 0 || fchmod (fd, mode) < 0) {
-        int e = errno;
-        close (fd);
-        return hearth_errprintf (err, "cannot write %s/%s: %s", dir, name,
-                                 strerror (e));
-    }
-    if (close (fd) < 0)
-        return hearth_errprintf (err, "cannot write %s/%s: %s", dir, name,
-                                 strerror (errno));
-    return 0;
-}
-
-/* A copy of the key file path as dir/name for a driver that runs as
-   owner (it cannot read the worker's own). */
-static int
-s_copy_key (int dir_fd, const char *dir, const char *name, const char *path,
-            const userfs_owner_t *owner, hearth_error_t *err)
-{
-    zfile_t *file = zfile_new (NULL, path);
-    zchunk_t *chunk = file && zfile_input (file) == 0
-                          ? zfile_read (file, zfile_cursize (file), 0)
-                          : NULL;
-    zframe_t *data =
-        chunk ? zframe_new (zchunk_data (chunk), zchunk_size (chunk)) : NULL;
-    int rc = !data ? hearth_errprintf (err, "cannot read the key file %s", path)
-                   : s_write_file (dir_fd, dir, name, data, 0600, owner, err);
-    zframe_destroy (&data);
-    if (chunk)
-        explicit_bzero (zchunk_data (chunk), zchunk_size (chunk));
-    zchunk_destroy (&chunk);
-    zfile_destroy (&file);
-    return rc;
-}
-
-static bool
-s_reserved_name (const char *name)
-{
-    for (int i = 0; s_reserved[i]; i++)
-        if (strcmp (s_reserved[i], name) == 0)
-            return true;
-    return false;
-}
-
-/* Write the shipped files into the directory dir_fd (dir). */
-static int
-s_write_files (const drivers_launch_t *l, int dir_fd, const char *dir,
-               const userfs_owner_t *owner, hearth_error_t *err)
-{
-    const cJSON *f;
-    cJSON_ArrayForEach (f, l->files)
-    {
-        const cJSON *name = cJSON_GetObjectItem (f, "name");
-        const cJSON *frame = cJSON_GetObjectItem (f, "frame");
-        const cJSON *mode = cJSON_GetObjectItem (f, "mode");
-        if (!cJSON_IsString (name) || !cJSON_IsNumber (frame)
-            || frame->valuedouble < 0 || frame->valuedouble >= l->nframes)
-            return hearth_errprintf (err, "bad file in LAUNCH_DRIVER");
-        if (s_reserved_name (name->valuestring))
-            return hearth_errprintf (err, "the file name '%s' is reserved",
-                                     name->valuestring);
-        mode_t m = cJSON_IsNumber (mode) ? (mode_t) mode->valueint
-                   : l->binary && strcmp (name->valuestring, l->app) == 0
-                       ? s_program_mode
-                       : s_file_mode;
-        if (s_write_file (dir_fd, dir, name->valuestring,
-                          l->frames[(size_t) frame->valuedouble], m & 07777,
-                          owner, err)
-            < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* Create the directory (its path into dir) as u's, and write the shipped
-   files into it, and the keys of a driver that runs as another user. */
-static int
-s_prepare (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
-           char *dir, size_t size, hearth_error_t *err)
-{
-    const hearth_spawn_ids_t *ids = u->switched ? &u->ids : NULL;
-    userfs_owner_t o = {u->ids.uid, u->ids.gid};
-    const userfs_owner_t *owner = ids ? &o : NULL;
-    int fd = children_mkdir (self->children, l->driver_id, ids, dir, size, err);
-    if (fd < 0)
-        return -1;
-    int rc = s_write_files (l, fd, dir, owner, err);
-    if (rc == 0 && ids && self->keys[0])
-        rc = s_copy_key (fd, dir, s_secret_copy, self->keys[0], owner, err) < 0
-                     || s_copy_key (fd, dir, s_master_copy, self->keys[1],
-                                    owner, err)
-                            < 0
-                 ? -1
-                 : 0;
-    close (fd);
-    return rc;
 }
 
 /* --- the environment --------------------------------------------------- */
@@ -331,20 +213,22 @@ s_env_add_all (s_env_t *env, char *const *entries)
     return 0;
 }
 
-/* What a driver run as u adds first: the copies of the keys in its
-   directory dir, its user's name and home. */
+/* What a driver in directory dir adds first: with keys, its own key
+   pair there (and run as another user u, the copy of the master's key
+   there); run as u, its user's name and home. */
 static int
-s_env_user (const drivers_t *self, const runas_user_t *u, const char *dir,
-            s_env_t *env)
+s_env_first (const drivers_t *self, const runas_user_t *u, const char *dir,
+             s_env_t *env)
 {
     char path[4200];
+    snprintf (path, sizeof path, "%s/%s", dir, drvdir_key_file);
+    if (self->master_key
+        && s_env_add (env, "HEARTH_CURVE_SECRET", 19, path) < 0)
+        return -1;
     if (!u->switched)
         return 0;
-    snprintf (path, sizeof path, "%s/%s", dir, s_secret_copy);
-    if (self->keys[0] && s_env_add (env, "HEARTH_CURVE_SECRET", 19, path) < 0)
-        return -1;
-    snprintf (path, sizeof path, "%s/%s", dir, s_master_copy);
-    if (self->keys[0] && s_env_add (env, "HEARTH_MASTER_KEY", 17, path) < 0)
+    snprintf (path, sizeof path, "%s/%s", dir, drvdir_master_copy);
+    if (self->master_key && s_env_add (env, "HEARTH_MASTER_KEY", 17, path) < 0)
         return -1;
     return s_env_add (env, "USER", 4, u->name) < 0
                    || s_env_add (env, "LOGNAME", 7, u->name) < 0
@@ -353,8 +237,8 @@ s_env_user (const drivers_t *self, const runas_user_t *u, const char *dir,
                : 0;
 }
 
-/* The driver's environment: for a driver run as another user, its
-   user's, then its master, the worker's keys for it and its id, then its
+/* The driver's environment: its own key, for a driver run as another
+   user its user's, then its master, the master's key and its id, then its
    settings (conf), the variables it was given (env), and the worker's
    own environment without the worker's HEARTH_ settings (but where the
    programs and the configuration directory are: the driver reads this
@@ -367,7 +251,7 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
     char name[300];
     const cJSON *kv;
     memset (env, 0, sizeof *env);
-    if (s_env_user (self, u, dir, env) < 0
+    if (s_env_first (self, u, dir, env) < 0
         || s_env_add_all (env, self->own_env.items) < 0
         || s_env_add (env, "HEARTH_DRIVER_ID", 16, l->driver_id) < 0)
         return -1;
@@ -494,7 +378,9 @@ drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
     children_keep (self->children, l->driver_id);
     runas_user_t u;
     if (runas_resolve (self->runas, &l->owner, &u, &err) < 0
-        || s_prepare (self, l, &u, dir, sizeof dir, &err) < 0
+        || drvdir_prepare (self->children, l, &u, self->master_key, dir,
+                           sizeof dir, &err)
+               < 0
         || (pid = s_spawn (self, l, &u, dir, &err)) < 0) {
         runas_user_clear (&u);
         log_warn ("driver %s could not start: %s", l->driver_id, err.text);

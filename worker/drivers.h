@@ -46,19 +46,21 @@ typedef void (drivers_report_fn) (void *arg, const drivers_report_t *report);
 /* What the worker needs to start a driver: LAUNCH_DRIVER's fields
    (borrowed). */
 typedef struct {
-    const char *driver_id;   /* valid driver id */
-    int launch;              /* LAUNCH_DRIVER's launch, or 0 */
-    int cores;               /* cores it may use */
-    int64_t memory_mb;       /* memory it may use */
-    const char *app;         /* the file to run */
-    bool binary;             /* run app itself (else hearth-driver app) */
-    const cJSON *args;       /* array of strings, or NULL */
-    const cJSON *files;      /* array of {name, frame, mode} */
-    zframe_t *const *frames; /* the message's binary frames */
-    size_t nframes;          /* entries in frames */
-    const cJSON *env;        /* map of strings, or NULL */
-    const cJSON *conf;       /* map of strings, or NULL */
-    runas_owner_t owner;     /* its submitter: whom it runs as (runas.h) */
+    const char *driver_id;    /* valid driver id */
+    int launch;               /* LAUNCH_DRIVER's launch, or 0 */
+    int cores;                /* cores it may use */
+    int64_t memory_mb;        /* memory it may use */
+    const char *app;          /* the file to run */
+    bool binary;              /* run app itself (else hearth-driver app) */
+    const cJSON *args;        /* array of strings, or NULL */
+    const cJSON *files;       /* array of {name, frame, mode} */
+    zframe_t *const *frames;  /* the message's binary frames */
+    size_t nframes;           /* entries in frames */
+    const cJSON *env;         /* map of strings, or NULL */
+    const cJSON *conf;        /* map of strings, or NULL */
+    runas_owner_t owner;      /* its submitter: whom it runs as (runas.h) */
+    const char *curve_secret; /* the secret key the master made for this
+                                 launch (Z85), or NULL without CURVE */
 } drivers_launch_t;
 
 /* Where and how drivers run (borrowed by drivers_new, which copies). */
@@ -68,8 +70,8 @@ typedef struct {
                                   outlive the set) */
     const char *program;       /* hearth-driver's path, for job files */
     const char *master_url;    /* what drivers register with */
-    const char *curve_secret;  /* the worker's secret key file, or NULL */
-    const char *master_key;    /* the master's public key file, or NULL */
+    const char *master_key;    /* the master's public key file, or NULL:
+                                  the worker has no keys */
     runas_t *runas;            /* whom drivers run as (borrowed: it must
                                   outlive the set) */
     int64_t retention_ms;      /* end to removed directory (0: never) */
@@ -80,12 +82,14 @@ typedef struct {
 /* The kind of the drivers in the children table. */
 extern const children_kind_t drivers_kind;
 
-/* A new set.  Drivers get the worker's keys (as absolute paths in
-   HEARTH_CURVE_SECRET and HEARTH_MASTER_KEY), so that they reach a
-   secure master as the worker does; a driver that runs as another user
-   than the worker's (runas.h) gets copies of them in its directory,
-   owned by that user (.worker.key_secret, .master.key).  NULL with
-   err. */
+/* A new set.  With keys, each launch of a driver gets the key pair the
+   master made for it (LAUNCH_DRIVER's curve_secret), written into its
+   directory as .driver.key_secret (mode 0600, its user's) and named in
+   HEARTH_CURVE_SECRET, and the master's public key in HEARTH_MASTER_KEY
+   (an absolute path; for a driver run as another user than the worker's,
+   runas.h, a copy in its directory, .master.key): it reaches the master
+   as itself, never with the worker's key, which no driver gets.  NULL
+   with err. */
 drivers_t *drivers_new (const drivers_config_t *config, hearth_error_t *err);
 
 /* Free the set.  The drivers themselves go with the children table.
@@ -94,7 +98,7 @@ void drivers_destroy (drivers_t **self_p);
 
 /* Start a driver, as the user its owner maps to (runas.h).  Reports
    RUNNING, or ERROR when it cannot start (or must not: runas_resolve's
-   reason).
+   reason; with keys, a launch that carries no key of its own).
    While an older launch of that driver runs here (the master took it for
    gone), the older one is stopped and this one is kept (a copy) and
    started once the older one has been reaped (relaunch.h).  The same

@@ -491,6 +491,7 @@ s_launch_driver (worker_t *w, hearth_msg_t *msg)
         .env = cJSON_GetObjectItem (b, "env"),
         .conf = cJSON_GetObjectItem (b, "conf"),
         .owner = s_owner (msg),
+        .curve_secret = hearth_json_str (b, "curve_secret"),
     };
     if (w->stopping || !w->registered)
         return; /* only the master this worker registered with launches */

@@ -6,7 +6,8 @@ hearth_worker_SOURCES = \
 	worker/devices.c worker/devices.h \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/runas.c worker/runas.h worker/userfs.c worker/userfs.h \
-	worker/drivers.c worker/drivers.h worker/relaunch.c worker/relaunch.h \
+	worker/drivers.c worker/drivers.h worker/drvdir.c worker/drvdir.h \
+	worker/relaunch.c worker/relaunch.h \
 	worker/children.c worker/children.h \
 	worker/childgroups.c worker/childgroups.h \
 	worker/cgroup.c worker/cgroup.h worker/cgroup_impl.h \

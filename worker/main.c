@@ -490,7 +490,6 @@ s_work_dir (worker_t *w, hearth_error_t *err)
         .children = w->children,
         .program = program,
         .master_url = w->master_url,
-        .curve_secret = hearth_conf_str (w->conf, "curve-secret"),
         .master_key = hearth_conf_str (w->conf, "master-key"),
         .runas = w->runas,
         .retention_ms = hearth_conf_ms (w->conf, "driver-retention"),

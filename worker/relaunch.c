@@ -21,6 +21,8 @@ typedef struct {
     cJSON *conf;        /* or NULL */
     zframe_t **frames;  /* nframes copies */
     char *owner[3];     /* its submitter: key, key file, user (or NULL) */
+    char *curve_secret; /* the launch's secret key, or NULL (wiped when
+                           freed) */
 } s_copy_t;
 
 struct relaunches {
@@ -44,6 +46,9 @@ s_copy_destroy (s_copy_t **copy_p)
     free (c->frames);
     for (size_t i = 0; i < 3; i++)
         free (c->owner[i]);
+    if (c->curve_secret)
+        explicit_bzero (c->curve_secret, strlen (c->curve_secret));
+    free (c->curve_secret);
     free (c);
     *copy_p = NULL;
 }
@@ -86,7 +91,8 @@ s_copy_new (const drivers_launch_t *l)
               && s_dup_json (l->env, &c->env) && s_dup_json (l->conf, &c->conf)
               && s_dup_str (l->owner.owner, &c->owner[0])
               && s_dup_str (l->owner.owner_name, &c->owner[1])
-              && s_dup_str (l->owner.user, &c->owner[2]);
+              && s_dup_str (l->owner.user, &c->owner[2])
+              && s_dup_str (l->curve_secret, &c->curve_secret);
     for (size_t i = 0; ok && i < l->nframes; i++)
         ok = (c->frames[i] = zframe_dup (l->frames[i])) != NULL;
     if (!ok) {
@@ -101,6 +107,7 @@ s_copy_new (const drivers_launch_t *l)
     c->l.conf = c->conf;
     c->l.frames = c->frames;
     c->l.owner = (runas_owner_t){c->owner[0], c->owner[1], c->owner[2]};
+    c->l.curve_secret = c->curve_secret;
     return c;
 }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Cluster deploy mode on a master with CURVE keys: hearth-submit talks to
 # it with its client key, the driver the worker starts reaches the master
-# with the worker's key (HEARTH_CURVE_SECRET/HEARTH_MASTER_KEY, absolute
-# paths), --status and --logs work with keys, and without a key submit is
-# refused.
+# with the key the master made for its launch (HEARTH_CURVE_SECRET, in its
+# directory, mode 0600; HEARTH_MASTER_KEY, absolute paths), never with the
+# worker's, --status and --logs work with keys, and without a key submit
+# is refused.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
@@ -37,10 +38,16 @@ check "a program in cluster mode with keys" \
   submit "${M[@]}" --deploy-mode cluster "$T/env.sh"
 ENV=$(head -1 "$T/out")
 "$BIN/hearth-submit" "${M[@]}" --logs "$ENV" >"$T/env"
-check "... gets the worker's keys as absolute paths" \
-  grep -qx "HEARTH_CURVE_SECRET=$T/w1.key_secret" "$T/env"
-check "... and the master's key" grep -qx "HEARTH_MASTER_KEY=$T/master.key" "$T/env"
+check "... gets a key of its own, in its directory" \
+  grep -qx "HEARTH_CURVE_SECRET=$T/w1/$ENV/.driver.key_secret" "$T/env"
+check "... and the master's key, as an absolute path" \
+  grep -qx "HEARTH_MASTER_KEY=$T/master.key" "$T/env"
 check "... and none of the submitter's own" eval '! grep -q "client.key_secret" "$T/env"'
+check "... nor the worker's" eval '! grep -q "w1.key_secret" "$T/env"'
+check "... its key file is mode 0600" \
+  test "$(stat -c %a "$T/w1/$ENV/.driver.key_secret")" = 600
+check "... and holds another key than the worker's" eval \
+  '! cmp -s <(grep public-key "$T/w1/$ENV/.driver.key_secret") <(grep public-key "$T/w1.key_secret")'
 "$BIN/hearth-submit" --master "$MASTER_URL" --timeout 2s --status "$ID" 2>"$T/err"
 check "without keys, --status gets no answer" test $? -ne 0
 finish

@@ -5,7 +5,8 @@
 # and the driver finishes with its exact output; the same on a CURVE
 # cluster, where only the masters' shared key pair may follow the
 # journal (a client key is refused, a foreign key pair fails the
-# handshake); and a standby that never got a snapshot, elected, says
+# handshake) and the new leader admits the key the old one made for the
+# driver's launch; and a standby that never got a snapshot, elected, says
 # loudly that it leads without the last leader's state.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
@@ -95,6 +96,14 @@ scenario() {
     local idv=ID_$wid pidv=PID_$wid
     if [[ ${!idv} == "$first" ]]; then victim=${!pidv} vname=$wid; else other=${!idv}; fi
   done
+  if [[ -n ${K:-} ]]; then
+    # its own key, as its user could copy it out of its directory
+    cp "$T/$vname/$id/.driver.key_secret" "$T/drv.key_secret" &&
+      chmod 600 "$T/drv.key_secret"
+    check "the new leader admits the driver's own key (its journal's)" \
+      "$BIN/hearth-tail" --master "${URL[$b]}" --state --timeout 2s \
+      --curve-secret "$T/drv.key_secret" --master-key "$K/master.key"
+  fi
   kill9 "$victim"
   for p in $(procs_in "$T/$vname"); do kill -9 "$p" 2>/dev/null; done
   check "when its worker dies, the new leader relaunches it on the other one" \

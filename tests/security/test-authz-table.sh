@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # The authorization table, walked whole (docs/security.md, "Who may do
 # what"): hearth-master --authz-table prints who may send each command;
-# this test sends every command of it, as each of five senders — an
+# this test sends every command of it, as each of six senders — an
 # operator key, the owner of what the command names (alice), another
-# client key (bob), a worker key and the masters' own key — to a master
-# with role directories, and checks that the master refuses exactly the
-# senders the row does not name.  A command added to the master without
-# a row here, or without a body below, fails the test; so does a row the
-# docs do not show as printed.
+# client key (bob), a worker key, the masters' own key, and a running
+# cluster-mode driver's own key (read from its directory, as its user
+# could) — to a master with role directories, and checks that the master
+# refuses exactly the senders the row does not name.  A command added to
+# the master without a row here, or without a body below, fails the
+# test; so does a row the docs do not show as printed.
 #
 # Each sender gets a fresh application and cluster-mode driver of
 # alice's to name (what an allowed sender may kill), from links of their
-# own: the relations only a record's own link has (self: the
-# application's driver; runner: the worker running the driver) hold for
-# none of the senders, so rows naming only them refuse all five.  No
-# worker runs: the driver stays SUBMITTED, the application WAITING.
+# own: the relation only a record's own driver has (self: the
+# application's driver on its link, or the named cluster-mode driver with
+# its own key) holds for none of the senders, so rows naming only it
+# refuse all six.  No worker runs for the first five passes: the drivers
+# stay SUBMITTED, the applications WAITING.  Then a worker of one core
+# comes: it runs one of the drivers left (whose key the sixth sender
+# holds), and none of the sixth pass's.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
@@ -97,12 +101,29 @@ body() {
 
 # The words of the table each sender has: its key's roles, and owner for
 # alice, who owns every record named.
-declare -A KEY=([operator]=ops [owner]=alice [client]=bob [worker]=w1 [master]=master)
+declare -A KEY=([operator]=ops [owner]=alice [client]=bob [worker]=w1 [master]=master
+  [driver]=driver)
 declare -A HAS=([operator]="operator client" [owner]="client owner" [client]=client
-  [worker]=worker [master]=master)
+  [worker]=worker [master]=master [driver]=driver)
+
+# driver_key: a worker of one core runs the first driver left SUBMITTED;
+# its key, copied from its directory, is $K/driver.key_secret.
+driver_key() {
+  # shellcheck disable=SC2046
+  CORES=1 start_worker w1 $(client_keys w1) || return 1
+  local drv
+  running() { drv=$(state_as bob | jq -r '.drivers[] | select(.state == "RUNNING") | .id'); [[ -n $drv ]]; }
+  wait_for 20 running || return 1
+  wait_for 10 test -s "$T/w1/$drv/.driver.key_secret" || return 1
+  cp "$T/w1/$drv/.driver.key_secret" "$K/driver.key_secret" &&
+    chmod 600 "$K/driver.key_secret"
+}
 # Ends come last: what they end is named by the rows after them too.
 ENDS='UNREGISTER_APPLICATION KILL_APPLICATION KILL_DRIVER'
-for S in operator owner client worker master; do
+for S in operator owner client worker master driver; do
+  if [[ $S == driver ]]; then
+    driver_key || { fail "a running cluster-mode driver's key"; continue; }
+  fi
   records "$S" || { fail "alice's application and driver for the $S pass"; continue; }
   : >"$T/lines-$S"
   while read -r cmd _; do
@@ -129,6 +150,8 @@ check "a refusal names the key, its role and what the command needs" \
   grep -q '^DRAIN_WORKER refused ERROR the key bob.key (.*) is a client key: DRAIN_WORKER needs an operator key (--curve-operators)$' "$T/probe-client"
 check "... and what the record is, for an owner's row" \
   grep -q "^KILL_APPLICATION refused ERROR application app-[0-9-]* belongs to another key" "$T/probe-client"
+check "... a cluster-mode driver's key named as one, and its driver" \
+  grep -q "^REGISTER_WORKER refused REGISTER_WORKER_FAILED the key driver-[0-9-]* (.*) is a cluster-mode driver's key: REGISTER_WORKER needs a worker key" "$T/probe-driver"
 check "... each logged by the master" \
   grep -q 'refused .*: DECOMMISSION_WORKER: the key w1.key' "$T/master.log"
 finish

@@ -7,7 +7,7 @@
 # have her driver killed by registering a decoy application in its name;
 # only an operator key drains, resumes or decommissions a worker; an
 # operator's kill succeeds; a cluster-mode driver's application belongs to
-# its submitter, not to the worker's key it speaks with; and a key over its
+# its submitter, not to the key of its own it speaks with; and a key over its
 # core limit waits with a message (in --state and in the events) and runs
 # when its cores free, the limits file being read again on SIGHUP.
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -122,8 +122,8 @@ kill_as alice "$APP_a2"
 check "alice kills her own application" test $? -eq 0
 check "... it is KILLED" wait_for 5 app_is "$APP_a2" KILLED
 
-# A cluster-mode driver speaks with its worker's key; its application is
-# still its submitter's.
+# A cluster-mode driver speaks with the key the master made for its
+# launch; its application is its submitter's.
 # shellcheck disable=SC2046
 submit --master "$MASTER_URL" $(client_keys alice) --deploy-mode cluster \
   --total-executor-cores 1 --executor-memory 256M --no-wait "$HOLD"
@@ -135,7 +135,7 @@ DAPP=$(drv_app)
 check "... and runs" wait_for 10 app_is "$DAPP" RUNNING
 check "the driver is alice's" \
   test "$(state_as bob | jq -r --arg id "$DRV" '.drivers[] | select(.id == $id) | .owner')" = "$(pub alice)"
-check "... and so is its application, though its driver speaks with w1's key" \
+check "... and so is its application, though its driver speaks with a key of its own" \
   test "$(app_field "$DAPP" owner)" = "$(pub alice)"
 # A decoy: bob registers an application claiming to be alice's driver,
 # then kills it (his own): her driver must not go with it (issue 35 item 2).

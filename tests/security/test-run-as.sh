@@ -4,7 +4,8 @@
 # run as root:
 # - alice's key names the user nobody, bob's the user daemon (users every
 #   Debian system has): each job's task prints its `id -u`, which is its
-#   submitter's user's, and so does a task of alice's cluster-mode driver;
+#   submitter's user's, and so does a task of alice's cluster-mode driver,
+#   whose directory holds its own key, hers, and no copy of a worker's;
 # - their work dirs (WORK/APP, WORK/APP/EXEC) are theirs, mode 0700, their
 #   stdout and stderr theirs, mode 0600; bob's map outputs are his
 #   (WORK/shuffle/APP, 0700) and the block servers still serve them (a
@@ -175,8 +176,11 @@ check "... in a directory of nobody's, mode 0700" \
   test "$(owner_mode "$D_DIR")" = "$ALICE_UID 700"
 check "... its shipped job file is nobody's" \
   test "$(stat -c %u "$D_DIR/whoami.json")" = "$ALICE_UID"
-check "... so is its copy of the worker's key, mode 0600" \
-  test "$(owner_mode "$D_DIR/.worker.key_secret")" = "$ALICE_UID 600"
+check "... so is the key of its own the master made for it, mode 0600" \
+  test "$(owner_mode "$D_DIR/.driver.key_secret")" = "$ALICE_UID 600"
+secret_of() { sed -n 's/^ *secret-key = "\(.*\)"$/\1/p' "$1"; }
+check "... and its directory holds no copy of a worker's key" eval \
+  '! grep -rqF -e "$(secret_of "$K/w1.key_secret")" -e "$(secret_of "$K/w2.key_secret")" "$D_DIR"'
 check "... and the worker's log says the driver ran as nobody" \
   grep -q "driver $DRV (launch 1) started: .*, as nobody" "$T"/w[12].log
 as carol --deploy-mode cluster --total-executor-cores 1 "$WHOAMI"

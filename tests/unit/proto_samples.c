@@ -61,7 +61,8 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'files':[{'name':'pi.json','frame':0,'mode':420},"
         "{'name':'libpi.so','frame':1,'mode':493}],"
         "'master_url':'tcp://master.example.com:7077','env':{'LANG':'C'},"
-        "'name':'pi'}", 2, {211, 4099}},
+        "'name':'pi','curve_secret':'JTKVSB%%)wK0E.X)V>+}o?pNmC{O&4W4b!Ni{Lh6'}",
+        2, {211, 4099}},
     [HEARTH_CMD_KILL_DRIVER] = {"{'driver_id':'" DRIVER_ID "'}"},
     [HEARTH_CMD_DRIVER_STATE_CHANGED] = {
         "{'driver_id':'" DRIVER_ID "','state':'FINISHED','exit_status':0,"

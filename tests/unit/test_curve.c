@@ -541,6 +541,83 @@ test_admit_key (void **state)
     hearth_zap_destroy (&zap);
 }
 
+/* The keys a program admits (a master's, one per launch of each
+   cluster-mode driver) are as many as it makes, survive reloads, and are
+   refused, connections made before included, once forgotten. */
+static void
+test_program_keys (void **state)
+{
+    (void) state;
+    char pub[128], key[HEARTH_KEY_TXT_LEN + 1];
+    char alice[HEARTH_KEY_TXT_LEN + 1], many[64][HEARTH_KEY_TXT_LEN + 1];
+    hearth_error_t err;
+    s_make ("launch", false); /* in no allow directory */
+    s_make ("dirkey", true);
+    snprintf (pub, sizeof pub, "%s/launch.key", s_dir);
+    assert_int_equal (hearth_keys_load_public (pub, key, sizeof key, &err), 0);
+    snprintf (pub, sizeof pub, "%s/dirkey.key", s_allow);
+    assert_int_equal (hearth_keys_load_public (pub, alice, sizeof alice, &err),
+                      0);
+    s_pair_t p;
+    s_pair_open (&p, "launch", HEARTH_ZAP_DOMAIN);
+    hearth_zap_t *zap = p.server.zap;
+    size_t dir_keys = hearth_zap_size (zap);
+    /* far more than a handful */
+    for (size_t i = 0; i < sizeof many / sizeof many[0]; i++) {
+        char secret[HEARTH_KEY_TXT_LEN + 1], name[32];
+        assert_int_equal (zmq_curve_keypair (many[i], secret), 0);
+        snprintf (name, sizeof name, "driver-%zu", i);
+        assert_int_equal (
+            hearth_zap_admit_key (zap, many[i], name, HEARTH_ROLE_DRIVER, &err),
+            0);
+    }
+    assert_int_equal (hearth_zap_size (zap), dir_keys + 64);
+    assert_int_equal (
+        hearth_zap_admit_key (zap, key, "driver-a", HEARTH_ROLE_DRIVER, &err),
+        0);
+    hearth_sender_t sender;
+    assert_true (s_pair_message (&p, &sender));
+    assert_string_equal (sender.user_id, key);
+    assert_true (hearth_zap_admits (zap, key, ""));
+    assert_int_equal (hearth_zap_roles (zap, key), HEARTH_ROLE_DRIVER);
+    /* admitted again: its new name and roles */
+    assert_int_equal (
+        hearth_zap_admit_key (zap, key, "driver-b", HEARTH_ROLE_DRIVER, &err),
+        0);
+    assert_string_equal (hearth_zap_name (zap, key), "driver-b");
+    assert_int_equal (hearth_zap_reload (zap, &err), (int) dir_keys + 65);
+    assert_int_equal (hearth_zap_removed (zap), 0);
+    assert_true (hearth_zap_admits (zap, key, ""));
+    /* forgotten: its open connection's messages are refused, then */
+    hearth_zap_forget_key (zap, key);
+    assert_true (s_pair_message (&p, &sender));
+    assert_false (hearth_zap_admits (zap, sender.user_id, sender.address));
+    assert_int_equal (hearth_zap_roles (zap, key), 0);
+    assert_null (hearth_zap_name (zap, key));
+    for (size_t i = 0; i < 32; i++)
+        hearth_zap_forget_key (zap, many[i]);
+    assert_false (hearth_zap_allowed (zap, many[0]));
+    assert_true (hearth_zap_allowed (zap, many[32]));
+    assert_int_equal (hearth_zap_reload (zap, &err), (int) dir_keys + 32);
+    assert_false (hearth_zap_allowed (zap, key));
+    hearth_zap_forget_key (zap, key); /* twice, or never admitted: nothing */
+    hearth_zap_forget_key (zap, NULL);
+    /* a directory's key keeps that directory's role once forgotten */
+    assert_int_equal (
+        hearth_zap_admit_key (zap, alice, "driver-c", HEARTH_ROLE_DRIVER, &err),
+        0);
+    assert_int_equal (hearth_zap_roles (zap, alice),
+                      HEARTH_ROLE_ALL | HEARTH_ROLE_DRIVER);
+    hearth_zap_forget_key (zap, alice);
+    assert_int_equal (hearth_zap_roles (zap, alice), HEARTH_ROLE_ALL);
+    assert_string_equal (hearth_zap_name (zap, alice), "dirkey.key");
+    s_pair_close (&p);
+    /* and a new connection with the forgotten key is refused */
+    s_pair_open (&p, "launch", HEARTH_ZAP_DOMAIN);
+    assert_false (s_pair_message (&p, &sender));
+    s_pair_close (&p);
+}
+
 int
 main (void)
 {
@@ -555,6 +632,7 @@ main (void)
         cmocka_unit_test (test_refusals),
         cmocka_unit_test (test_roles),
         cmocka_unit_test (test_admit_key),
+        cmocka_unit_test (test_program_keys),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }

@@ -225,6 +225,54 @@ test_user_names (void **state)
     assert_false (hearth_user_name_valid ("abcdefghijklmnopqrstuvwxyz0123456"));
 }
 
+/* A secret key file's text, as a worker writes a driver's key: read
+   back by Hearth's parser and by czmq's, its public half derived from
+   the secret; anything but a key refused. */
+static void
+test_secret_text (void **state)
+{
+    (void) state;
+    char pub[HEARTH_KEY_TXT_LEN + 1], sec[HEARTH_KEY_TXT_LEN + 1];
+    char text[512], path[128], got[HEARTH_KEY_TXT_LEN + 1];
+    hearth_error_t err;
+    assert_int_equal (zmq_curve_keypair (pub, sec), 0);
+    int n = hearth_keys_secret_text (sec, "driver-20240101000000-0001", text,
+                                     sizeof text, &err);
+    assert_true (n > 0 && (size_t) n == strlen (text));
+    s_path (path, sizeof path, "driver.key_secret");
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    assert_int_equal (fwrite (text, 1, (size_t) n, f), (size_t) n);
+    fclose (f);
+    assert_int_equal (chmod (path, 0600), 0);
+    zcert_t *cert = hearth_keys_load_secret (path, &err);
+    assert_non_null (cert);
+    assert_string_equal (zcert_public_txt (cert), pub);
+    assert_string_equal (zcert_secret_txt (cert), sec);
+    zcert_destroy (&cert);
+    cert = zcert_load (path); /* czmq's own tools read it */
+    assert_non_null (cert);
+    assert_string_equal (zcert_public_txt (cert), pub);
+    assert_string_equal (zcert_meta (cert, "name"),
+                         "driver-20240101000000-0001");
+    zcert_destroy (&cert);
+    assert_int_equal (hearth_keys_load_public (path, got, sizeof got, &err), 0);
+    assert_string_equal (got, pub);
+    /* not a key: too short, not Z85, none */
+    assert_int_equal (
+        hearth_keys_secret_text ("short", "x", text, sizeof text, &err), -1);
+    assert_string_equal (err.text, "not a CURVE secret key");
+    memset (sec, '"', HEARTH_KEY_TXT_LEN);
+    assert_int_equal (
+        hearth_keys_secret_text (sec, "x", text, sizeof text, &err), -1);
+    assert_int_equal (
+        hearth_keys_secret_text (NULL, "x", text, sizeof text, &err), -1);
+    /* a buffer too small holds nothing */
+    assert_int_equal (zmq_curve_keypair (pub, sec), 0);
+    assert_int_equal (hearth_keys_secret_text (sec, "x", text, 64, &err), -1);
+    assert_int_equal (text[0], '\0');
+}
+
 static void
 test_tokens (void **state)
 {
@@ -251,6 +299,7 @@ main (void)
         cmocka_unit_test (test_user),
         cmocka_unit_test (test_user_names),
         cmocka_unit_test (test_tokens),
+        cmocka_unit_test (test_secret_text),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }

@@ -27,6 +27,8 @@
 
 #define W1 "worker-20240101000000-host1-1"
 #define W2 "worker-20240101000000-host2-2"
+/* The public key made for a driver's launch (Z85, 40 characters). */
+#define S_KEY "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
 
 /* The journal hook: apply every record to a jstate, as a replay would. */
 static void
@@ -140,7 +142,7 @@ s_fill (s_books_t *b)
 
     reg_driver_t *d = s_driver (b->reg, "run", "bytes of run");
     snprintf (b->d_run, sizeof b->d_run, "%s", d->id);
-    registry_driver_launch (b->reg, d, w1, 0);
+    registry_driver_launch (b->reg, d, w1, 0, S_KEY);
     registry_driver_update_t u = {
         .state = DRIVER_RUNNING, .exit_status = -1, .pid = b->pid_driver = 777};
     registry_driver_set_state (b->reg, d, &u);
@@ -149,7 +151,7 @@ s_fill (s_books_t *b)
     snprintf (b->d_wait, sizeof b->d_wait, "%s", d->id);
     d = s_driver (b->reg, "done", "bytes of done");
     snprintf (b->d_done, sizeof b->d_done, "%s", d->id);
-    registry_driver_launch (b->reg, d, w1, 0);
+    registry_driver_launch (b->reg, d, w1, 0, NULL);
     u = (registry_driver_update_t){
         .state = DRIVER_FINISHED, .exit_status = 0, .pid = 0};
     registry_driver_set_state (b->reg, d, &u);
@@ -241,6 +243,8 @@ s_check_restored (s_books_t *b, registry_t *r)
     assert_int_equal (d->state, DRIVER_RUNNING);
     assert_ptr_equal (d->worker, w1);
     assert_int_equal (d->launches, 1);
+    /* its launch's key, which the restarted master admits again */
+    assert_string_equal (d->key, S_KEY);
     assert_int_equal (d->pid, b->pid_driver);
     assert_string_equal (d->app_id, b->app1);
     assert_true (d->supervise);
@@ -413,7 +417,7 @@ test_names_made_labels (void **state)
         "\"driver_url\":\"tcp://x:1\",\"state\":\"RUNNING\"}",
         "{\"t\":\"driver\",\"id\":\"driver-20240101000000-0001\","
         "\"name\":\"d\\r\",\"app\":\"x\",\"spec\":{},"
-        "\"state\":\"FINISHED\"}",
+        "\"key\":\"not a key\",\"state\":\"FINISHED\"}",
         NULL};
     registry_restored_t out;
     registry_t *r = s_restored (records, &out);
@@ -424,6 +428,7 @@ test_names_made_labels (void **state)
     reg_driver_t *d = registry_driver (r, "driver-20240101000000-0001");
     assert_non_null (d);
     assert_string_equal (d->name, "d\\r");
+    assert_string_equal (d->key, ""); /* a key is 40 characters of Z85 */
     registry_destroy (&r);
 }
 
