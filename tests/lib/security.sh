@@ -37,3 +37,24 @@ served() {
 alive_workers() {
   state_as client | jq '[.workers[] | select(.state == "ALIVE")] | length'
 }
+
+# need_nobody WHY: skip the test (77) unless it runs as root with setpriv
+# (WHY: what it runs as nobody); then give nobody a home of its own,
+# $NOBODY_HOME, and let it through the test's directory (mode 0711).
+need_nobody() {
+  if [[ $(id -u) != 0 ]]; then
+    echo "$TEST_NAME: SKIPPED: not root ($1)"
+    exit 77
+  fi
+  command -v setpriv >/dev/null || { echo "$TEST_NAME: SKIPPED: no setpriv"; exit 77; }
+  chmod 0711 "$T"
+  NOBODY_HOME=$T/nobody
+  mkdir -m 700 "$NOBODY_HOME" && chown 65534:65534 "$NOBODY_HOME"
+}
+
+# as_nobody CMD...: CMD as nobody, with its home $NOBODY_HOME (need_nobody)
+# and no HEARTH_COOKIE: its tools look for their cookie there.
+as_nobody() {
+  env -u HEARTH_COOKIE HOME="$NOBODY_HOME" \
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}

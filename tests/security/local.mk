@@ -4,12 +4,18 @@
 check_PROGRAMS += tests/security/authz-probe
 tests_security_authz_probe_SOURCES = tests/security/authz-probe.c
 tests_security_authz_probe_LDADD = $(CORE_LIBS)
+# plain-catch listens where a keyless master would, as a stranger, and
+# prints the cookie a client presents (test-cookie-theft.sh).
+check_PROGRAMS += tests/security/plain-catch
+tests_security_plain_catch_SOURCES = tests/security/plain-catch.c
+tests_security_plain_catch_LDADD = $(CORE_LIBS)
 SECURITY_TESTS = \
 	tests/security/test-keys.sh \
 	tests/security/test-secure-cluster.sh \
 	tests/security/test-authz.sh \
 	tests/security/test-authz-table.sh \
 	tests/security/test-local-users.sh \
+	tests/security/test-cookie-theft.sh \
 	tests/security/test-request-errors.sh \
 	tests/security/test-capture.sh \
 	tests/security/test-shared-files.sh \
