@@ -16,6 +16,7 @@ SECURITY_TESTS = \
 	tests/security/test-authz-table.sh \
 	tests/security/test-local-users.sh \
 	tests/security/test-cookie-theft.sh \
+	tests/security/test-web-local-users.sh \
 	tests/security/test-request-errors.sh \
 	tests/security/test-capture.sh \
 	tests/security/test-shared-files.sh \
