@@ -2,6 +2,8 @@
 # tests/lib/driver.sh (sourced after them).
 
 K=$T/keys
+# authz-probe: sends the master commands as one key (tests/security).
+PROBE=$BIN/tests/security/authz-probe
 
 # make_keys: a cluster's keys in $K (master, "client", and the workers').
 make_keys() {

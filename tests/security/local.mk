@@ -14,6 +14,7 @@ SECURITY_TESTS = \
 	tests/security/test-secure-cluster.sh \
 	tests/security/test-authz.sh \
 	tests/security/test-authz-table.sh \
+	tests/security/test-authz-runner.sh \
 	tests/security/test-local-users.sh \
 	tests/security/test-cookie-theft.sh \
 	tests/security/test-web-local-users.sh \
