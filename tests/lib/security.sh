@@ -60,3 +60,28 @@ as_nobody() {
   env -u HEARTH_COOKIE HOME="$NOBODY_HOME" \
     setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
+
+# held_shuffle KEY MAPS MAP_SH REDUCE_SH: KEY's shuffle job in the
+# background: MAPS map tasks run MAP_SH (a shell line, as it goes in a
+# JSON string; {i} is the map's index) into 2 partitions; its 2 reducers
+# run REDUCE_SH, print their input and wait for $T/go, so that the map
+# outputs stay on the workers meanwhile; 2 executors of 1 core.  Output
+# in $T/shuf.out and $T/shuf.err; sets SHUF_PID, and S_APP once the
+# application registered (false when it did not within 15 s).
+held_shuffle() {
+  local file
+  file=$(job shuf "{\"name\":\"shuf\",\"stages\":[
+    {\"name\":\"map\",\"partitions\":2,\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+      \"$3\"],\"count\":$2}]},
+    {\"name\":\"reduce\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+      \"${4}cat; while [ ! -e $T/go ]; do sleep 0.1; done\"],\"input\":\"map\",
+      \"count\":2}]}]}")
+  # shellcheck disable=SC2046
+  "$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys "$1") --log-level info \
+    --heartbeat-interval "${INTERVAL_MS}ms" --total-executor-cores 2 \
+    --executor-cores 1 "$file" >"$T/shuf.out" 2>"$T/shuf.err" &
+  SHUF_PID=$!
+  PIDS+=($SHUF_PID)
+  wait_for 15 grep -q 'application app-[0-9-]* registered' "$T/shuf.err" || return 1
+  S_APP=$(sed -n 's/.*application \(app-[0-9-]*\) registered.*/\1/p' "$T/shuf.err" | head -1)
+}

@@ -9,12 +9,18 @@ tests_security_authz_probe_LDADD = $(CORE_LIBS)
 check_PROGRAMS += tests/security/plain-catch
 tests_security_plain_catch_SOURCES = tests/security/plain-catch.c
 tests_security_plain_catch_LDADD = $(CORE_LIBS)
+# block-probe asks a worker's block server for a block, as any reducer
+# (test-app-takeover.sh).
+check_PROGRAMS += tests/security/block-probe
+tests_security_block_probe_SOURCES = tests/security/block-probe.c
+tests_security_block_probe_LDADD = $(CORE_LIBS)
 SECURITY_TESTS = \
 	tests/security/test-keys.sh \
 	tests/security/test-secure-cluster.sh \
 	tests/security/test-authz.sh \
 	tests/security/test-authz-table.sh \
 	tests/security/test-authz-runner.sh \
+	tests/security/test-app-takeover.sh \
 	tests/security/test-local-users.sh \
 	tests/security/test-cookie-theft.sh \
 	tests/security/test-web-local-users.sh \
