@@ -28,6 +28,7 @@ SECURITY_TESTS = \
 	tests/security/test-capture.sh \
 	tests/security/test-shared-files.sh \
 	tests/security/test-control-chars.sh \
-	tests/security/test-run-as.sh
+	tests/security/test-run-as.sh \
+	tests/security/test-inherited-fds.sh
 TESTS += $(SECURITY_TESTS)
 EXTRA_DIST += $(SECURITY_TESTS)
