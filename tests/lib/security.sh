@@ -85,3 +85,17 @@ held_shuffle() {
   wait_for 15 grep -q 'application app-[0-9-]* registered' "$T/shuf.err" || return 1
   S_APP=$(sed -n 's/.*application \(app-[0-9-]*\) registered.*/\1/p' "$T/shuf.err" | head -1)
 }
+
+# user_cluster "NAME=USER..." [MASTER ARGS...]: the cluster's keys (the
+# master's, a client key NAME naming USER for each word, the worker key
+# w1) and a master with role directories (clients, workers) and ARGS.
+user_cluster() {
+  local c
+  "$BIN/hearth-keygen" "$K" >/dev/null || return 1
+  for c in $1; do
+    "$BIN/hearth-keygen" --client "${c%%=*}" --user "${c#*=}" "$K" >/dev/null || return 1
+  done
+  "$BIN/hearth-keygen" --worker w1 "$K" >/dev/null || return 1
+  start_master --curve-secret "$K/master.key_secret" --curve-allow "$K/clients" \
+    --curve-allow-workers "$K/workers" "${@:2}"
+}

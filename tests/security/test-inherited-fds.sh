@@ -14,12 +14,7 @@ need_nobody "its task runs as nobody"
 deadline 120
 export TMPDIR=$T
 
-"$BIN/hearth-keygen" "$K" >/dev/null &&
-  "$BIN/hearth-keygen" --client alice --user nobody "$K" >/dev/null &&
-  "$BIN/hearth-keygen" --worker w1 "$K" >/dev/null ||
-  { fail "keys"; finish; exit 1; }
-start_master --curve-secret "$K/master.key_secret" --curve-allow "$K/clients" \
-  --curve-allow-workers "$K/workers" || exit 1
+user_cluster alice=nobody || { fail "keys and a master"; finish; exit 1; }
 SECRET=root-secret-$RANDOM$RANDOM
 (umask 077 && echo "$SECRET" >"$T/secret" && : >"$T/root.log")
 # The worker is started with two files of root's open (the test's shell

@@ -23,13 +23,8 @@ BASE=$(free_port_range 4)
 W=http://127.0.0.1:$((BASE + 1))
 
 # --- a keyed cluster: alice's task, bob's log -------------------------------
-"$BIN/hearth-keygen" "$K" >/dev/null &&
-  "$BIN/hearth-keygen" --client alice --user nobody "$K" >/dev/null &&
-  "$BIN/hearth-keygen" --client bob --user daemon "$K" >/dev/null &&
-  "$BIN/hearth-keygen" --worker w1 "$K" >/dev/null ||
-  { fail "keys"; finish; exit 1; }
-start_master --curve-secret "$K/master.key_secret" --curve-allow "$K/clients" \
-  --curve-allow-workers "$K/workers" --web-port "$BASE" || exit 1
+user_cluster "alice=nobody bob=daemon" --web-port "$BASE" ||
+  { fail "keys and a master"; finish; exit 1; }
 # shellcheck disable=SC2046
 CORES=2 start_worker w1 $(client_keys w1) --conf allow-root-tasks=false \
   --web-port "$((BASE + 1))" || exit 1
