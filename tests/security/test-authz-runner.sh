@@ -8,8 +8,10 @@
 # on w1; the master restarts over its journal while w1 is slow to speak
 # again (stopped); the key of another worker, w2 (root on another node),
 # names alice's driver in a REGISTER_APPLICATION.  It must be refused, and
-# no application of alice's made; once w1 is back, the driver's own
-# application is alice's still.
+# no application of alice's made; nor may w2's key register under w1's id
+# (it took w1's record: w1's executors LOST, w1 itself refused as a
+# duplicate).  Once w1 is back, the driver's own application is alice's
+# still.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
@@ -57,6 +59,11 @@ check "w2's key naming alice's driver is refused (not_allowed)" \
   grep -q '^REGISTER_APPLICATION refused ERROR ' "$T/probe.out"
 check "... no application of alice's was made for it" eval \
   "! state_as ops | jq -e --arg k '$ALICE' '.apps[] | select(.name == \"decoy\" and .owner == \$k)' >/dev/null"
+# shellcheck disable=SC2046
+echo "REGISTER_WORKER {\"id\":\"$ID_w1\",\"host\":\"127.0.0.1\",\"cores\":8,\"memory_mb\":8000,\"version\":\"0\"}" |
+  "$PROBE" --master "$MASTER_URL" $(client_keys w2) >"$T/probe-w.out" 2>&1
+check "w2's key registering under w1's id is refused (REGISTER_WORKER_FAILED)" \
+  grep -q '^REGISTER_WORKER refused REGISTER_WORKER_FAILED' "$T/probe-w.out"
 
 kill -CONT "$PID_w1"
 # owned APP: APP is alice's and running
