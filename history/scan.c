@@ -152,8 +152,11 @@ hist_dir_scan (const char *dir, hist_dir_t *out, hearth_error_t *err)
         struct stat st;
         if (!hist_log_name (de->d_name, &len, &no))
             continue;
-        if (fstatat (dirfd (dh), de->d_name, &st, 0) < 0
-            || !S_ISREG (st.st_mode))
+        /* a link is listed, not followed: reading it says so (the
+           directory may be shared, the link lead where its maker may not
+           read and this reader may) */
+        if (fstatat (dirfd (dh), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0
+            || !(S_ISREG (st.st_mode) || S_ISLNK (st.st_mode)))
             continue; /* gone since readdir, or not a file */
         hist_log_t *log = s_log_of (out, &alloc, de->d_name, len);
         if (!log || s_add_file (log, de->d_name, no, &st) < 0)
@@ -275,10 +278,19 @@ s_read_file (s_reader_t *r, const char *path, hist_line_fn *fn, void *arg,
              hearth_error_t *err)
 {
     r->file = path;
-    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))) {
+        close (fd);
+        fd = -1;
+        errno = EINVAL;
+    }
     if (fd < 0)
         return hearth_errprintf (err, "cannot open %s: %s", path,
-                                 strerror (errno));
+                                 errno == ELOOP    ? "a symbolic link, not "
+                                                     "followed"
+                                 : errno == EINVAL ? "not a regular file"
+                                                   : strerror (errno));
     int rc = 0;
     for (;;) {
         if (r->have == r->alloc) {

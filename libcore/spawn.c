@@ -17,6 +17,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#if __has_include(<linux/close_range.h>)
+#include <linux/close_range.h>
+#endif
 
 #include "libcore/spawn.h"
 
@@ -115,9 +118,25 @@ s_child_ids (const hearth_spawn_ids_t *ids)
     return 0;
 }
 
+/* Every fd from 3 up closes at exec, so that a child run as another user
+   gets none of what its parent inherited or opened (a starter's log or
+   lock file); the report pipe and the cgroup files stay usable until
+   then.  Kernels before close_range's CLOEXEC (5.11): fd by fd, below
+   max_fd. */
+static void
+s_child_cloexec (int max_fd)
+{
+#if defined(SYS_close_range) && defined(CLOSE_RANGE_CLOEXEC)
+    if (syscall (SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+        return;
+#endif
+    for (int fd = 3; fd < max_fd; fd++)
+        fcntl (fd, F_SETFD, FD_CLOEXEC);
+}
+
 static void __attribute__ ((noreturn))
 s_child (const hearth_spawn_opts_t *opts, pid_t parent, bool in_group,
-         int report_fd)
+         int report_fd, int max_fd)
 {
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     for (int sig = 1; sig < NSIG; sig++)
@@ -138,6 +157,8 @@ s_child (const hearth_spawn_opts_t *opts, pid_t parent, bool in_group,
     s_child_fd (opts->stdin_fd, 0);
     s_child_fd (opts->stdout_fd, 1);
     s_child_fd (opts->stderr_fd, 2);
+    if (opts->ids)
+        s_child_cloexec (max_fd);
     if (!r.stage && opts->ids && s_child_ids (opts->ids) < 0)
         r = (s_report_t){S_IDS, errno};
     /* the kernel drops the parent-death signal with the credentials */
@@ -222,14 +243,15 @@ s_spawn_fork (const hearth_spawn_opts_t *opts, hearth_error_t *err)
     sigfillset (&all);
     pthread_sigmask (SIG_SETMASK, &all, &old);
     pid_t parent = getpid ();
+    int max_fd = (int) sysconf (_SC_OPEN_MAX);
     pid_t pid = opts->cgroup_fd ? s_clone_into (*opts->cgroup_fd) : -1;
     if (pid == 0)
-        s_child (opts, parent, true, report[1]);
+        s_child (opts, parent, true, report[1], max_fd);
     /* no clone3, or not into that group: fork, and the child joins */
     if (pid < 0)
         pid = fork ();
     if (pid == 0)
-        s_child (opts, parent, false, report[1]);
+        s_child (opts, parent, false, report[1], max_fd);
     int fork_errno = errno;
     pthread_sigmask (SIG_SETMASK, &old, NULL);
     close (report[1]);

@@ -33,18 +33,6 @@ ZKDIR=/hearth-guard
 . "$(dirname "$0")/../lib/hamasters.sh"
 PEER=${HEARTH_PEER:-$BIN/tests/ha/standby-peer}
 
-# zkcli COMMAND...: one anonymous zkCli.sh session running the commands
-# (one per argument); its output, without the client's chatter.
-zkcli() {
-  printf '%s\n' "$@" quit |
-    ZOO_LOG_DIR=$T ZOO_LOG4J_PROP=ERROR,CONSOLE timeout 30 \
-      /usr/share/zookeeper/bin/zkCli.sh -server "$ZK" 2>&1 |
-    grep -v -e SLF4J -e WATCHER -e WatchedEvent -e '^Connecting' \
-      -e '^Welcome' -e '^JLine' -e '^$'
-}
-# zkcli_as CREDENTIALS COMMAND...: the same, authenticated as
-# user:password (ZooKeeper's digest scheme).
-zkcli_as() { local cred=$1; shift; zkcli "addauth digest $cred" "$@"; }
 # acl PATH [CREDENTIALS]: its ACL, one "scheme,id: rights" line per entry
 # (the digest's hash left out), sorted.
 acl() {
@@ -53,11 +41,6 @@ acl() {
 }
 # refused COMMAND: anonymous zkCli is refused COMMAND.
 refused() { zkcli "$1" | grep -q "Insufficient permission"; }
-# leader_node: the election's lowest node (the leader's), by sequence.
-leader_node() {
-  zkcli "ls $ZKDIR/election" | grep '^\[' | tr -d '[] ' | tr ',' '\n' |
-    sort -t_ -k3 | head -1
-}
 
 # --- (0) bad auth files: a clear error and exit 1 -----------------------------
 # bad_auth MESSAGE [FILE CONTENT MODE]: hearth-master with that auth file

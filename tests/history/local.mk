@@ -24,7 +24,7 @@ tests_history_test_hist_pages_LDADD = $(hist_unit_libs)
 
 HIST_TESTS = tests/history/test-history.sh tests/history/test-history-bad.sh \
 	tests/history/test-history-web.sh tests/history/test-history-browser.sh \
-	tests/history/test-history-bounds.sh
+	tests/history/test-history-bounds.sh tests/history/test-history-links.sh
 TESTS += $(HIST_TESTS)
 EXTRA_DIST += $(HIST_TESTS)
 # test-history-browser.sh keeps its screenshots and console log here.

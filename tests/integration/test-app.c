@@ -8,6 +8,7 @@
                  [--conf KEY=VALUE]... [--stop-executors]
                  [--driver-url URL]   (register URL: executors go there)
                  [--driver-id ID]     (say it is cluster-mode driver ID's)
+                 [--app-id ID]        (register under that id: claim it)
 
         test-app --master URL --kill APP_ID    KILL_APPLICATION, prints
                                                "KILL ok=0|1 MESSAGE"
@@ -86,6 +87,8 @@ static const hearth_opt_t s_opts[] = {
          "the driver_url to register (executors go there, not to us)"),
     OPT ("driver-id", HEARTH_OPT_STR, NULL,
          "the driver_id to register: claim to be that cluster-mode driver"),
+    OPT ("app-id", HEARTH_OPT_STR, NULL,
+         "the app_id to register under: claim that application's id"),
     OPT ("interval", HEARTH_OPT_DURATION, "200ms", "heartbeat interval"),
     OPT ("stop-executors", HEARTH_OPT_BOOL, NULL,
          "send STOP_EXECUTOR to each executor once registered"),
@@ -175,6 +178,9 @@ s_register (app_t *a)
                                  hearth_conf_str (a->conf, "driver-id"));
     if (a->app_id[0]) /* again after RECONNECT_APPLICATION: keep the id */
         cJSON_AddStringToObject (b, "app_id", a->app_id);
+    else if (hearth_conf_str (a->conf, "app-id"))
+        cJSON_AddStringToObject (b, "app_id",
+                                 hearth_conf_str (a->conf, "app-id"));
     const char *const *extras;
     size_t n = hearth_conf_extras (a->conf, &extras);
     cJSON *conf = n ? cJSON_AddObjectToObject (b, "conf") : NULL;

@@ -26,12 +26,7 @@ deadline 120
 export TMPDIR=$T
 chmod 0711 "$T" # nobody reaches its work dir and the script through it
 
-"$BIN/hearth-keygen" "$K" >/dev/null &&
-  "$BIN/hearth-keygen" --client alice --user nobody "$K" >/dev/null &&
-  "$BIN/hearth-keygen" --worker w1 "$K" >/dev/null ||
-  { fail "keys"; finish; exit 1; }
-start_master --curve-secret "$K/master.key_secret" --curve-allow "$K/clients" \
-  --curve-allow-workers "$K/workers" || exit 1
+user_cluster alice=nobody || { fail "keys and a master"; finish; exit 1; }
 # (--allow-root-tasks through the environment: the control below runs a
 # task of a key without a user, as root)
 # shellcheck disable=SC2046

@@ -90,3 +90,23 @@ stop_zk() {
   wait "$pid" 2>/dev/null
   ZK_PID[$1]=
 }
+
+# zkcli COMMAND...: one anonymous zkCli.sh session on $ZK running the
+# commands (one per argument); its output, without the client's chatter.
+zkcli() {
+  printf '%s\n' "$@" quit |
+    ZOO_LOG_DIR=$T ZOO_LOG4J_PROP=ERROR,CONSOLE timeout 30 \
+      /usr/share/zookeeper/bin/zkCli.sh -server "$ZK" 2>&1 |
+    grep -v -e SLF4J -e WATCHER -e WatchedEvent -e '^Connecting' \
+      -e '^Welcome' -e '^JLine' -e '^$'
+}
+# zkcli_as CREDENTIALS COMMAND...: the same, authenticated as
+# user:password (ZooKeeper's digest scheme).
+zkcli_as() { local cred=$1; shift; zkcli "addauth digest $cred" "$@"; }
+
+# leader_node: the lowest node (the leader's) of $ZKDIR/election, by
+# sequence.
+leader_node() {
+  zkcli "ls $ZKDIR/election" | grep '^\[' | tr -d '[] ' | tr ',' '\n' |
+    sort -t_ -k3 | head -1
+}

@@ -24,7 +24,6 @@
 . "$(dirname "$0")/../lib/security.sh"
 deadline 150
 export TMPDIR=$T
-PROBE=$BIN/tests/security/authz-probe
 SRC=${HEARTH_SRC_DIR:-$(dirname "$0")/../..}
 
 "$BIN/hearth-keygen" "$K" >/dev/null &&

@@ -9,22 +9,11 @@
 # (before, PLAIN sent it in clear).  Root only: it runs tools as nobody.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
-if [[ $(id -u) != 0 ]]; then
-  echo "$TEST_NAME: SKIPPED: not root (it runs tools as nobody)"
-  exit 77
-fi
-command -v setpriv >/dev/null || { echo "$TEST_NAME: SKIPPED: no setpriv"; exit 77; }
+. "$(dirname "$0")/../lib/security.sh"
+need_nobody "it runs tools as nobody"
 # (the squatter runs as nobody: not a python3 of root's, as pyenv's)
 [[ -x /usr/bin/python3 ]] || { echo "$TEST_NAME: SKIPPED: no /usr/bin/python3"; exit 77; }
 deadline 120
-chmod 0711 "$T" # nobody reaches its own files below, and the job's
-NOBODY_HOME=$T/nobody
-mkdir -m 700 "$NOBODY_HOME" && chown 65534:65534 "$NOBODY_HOME"
-# as_nobody CMD...: CMD as nobody, with a home of its own
-as_nobody() {
-  env -u HEARTH_COOKIE HOME="$NOBODY_HOME" \
-    setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
-}
 
 start_master || exit 1
 start_worker w1 || exit 1

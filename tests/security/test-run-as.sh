@@ -105,21 +105,8 @@ check "... in a work dir of daemon's" test "$(owner_mode "$B_DIR/0")" = "$BOB_UI
 # The reducers wait for $T/go, so that his map outputs stay while alice
 # looks; one executor on each of the two workers: each reducer fetches from
 # both, and alice has a core left on each.
-SHUF=$(job shuf "{\"name\":\"shuf\",\"stages\":[
-  {\"name\":\"map\",\"partitions\":2,\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
-    \"sleep 0.5; printf 'k{i}\\\\t%s\\\\n' \$(id -u)\"],\"count\":4}]},
-  {\"name\":\"reduce\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
-    \"id -u; cat; while [ ! -e $T/go ]; do sleep 0.1; done\"],\"input\":\"map\",
-    \"count\":2}]}]}")
-# shellcheck disable=SC2046
-"$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys bob) --log-level info \
-  --heartbeat-interval "${INTERVAL_MS}ms" --total-executor-cores 2 \
-  --executor-cores 1 "$SHUF" >"$T/shuf.out" 2>"$T/shuf.err" &
-SHUF_PID=$!
-PIDS+=($SHUF_PID)
-check "bob's shuffle registers" \
-  wait_for 15 grep -q 'application app-[0-9-]* registered' "$T/shuf.err"
-S_APP=$(sed -n 's/.*application \(app-[0-9-]*\) registered.*/\1/p' "$T/shuf.err" | head -1)
+check "bob's shuffle registers" held_shuffle bob 4 \
+  "sleep 0.5; printf 'k{i}\\\\t%s\\\\n' \$(id -u)" "id -u; "
 maps_on() { find "$T/$1/shuffle/$S_APP" -type f 2>/dev/null | wc -l; }
 reducing() { (($(maps_on w1) >= 2 && $(maps_on w2) >= 2 && $(maps_on w1) + $(maps_on w2) == 8)); }
 check "... its maps wrote their outputs on both workers" wait_for 30 reducing
