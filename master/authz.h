@@ -65,6 +65,8 @@ typedef struct {
     const char *what;  /* "application app-...", for the refusal */
     const char *owner; /* the key that submitted it ("" without CURVE) */
     bool self;         /* the sender is the application's driver */
+    const char *may;   /* what the row lets its owner do, for the
+                          refusal: "end it" when NULL */
 } master_subject_t;
 
 /* Before cmd's handler: true when the sender's key may send it whatever
