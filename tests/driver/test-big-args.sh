@@ -21,11 +21,13 @@ export TMPDIR=$T
 BOUND=60 # seconds any one run may take: more is a hang
 
 # run ARGS...: hearth-submit ARGS, bounded; exit status in RC.
+RUNS_FAILED=0 # failed runs: their stderr is kept as err.rcN.K
 run() {
   timeout "$BOUND" "$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
     --heartbeat-liveness "$LIVENESS" "$@" >"$T/out" 2>"$T/err"
   RC=$?
   if [[ $RC -eq 124 ]]; then say "hung: hearth-submit $*" | cut -c1-300; fi
+  if [[ $RC -ne 0 ]]; then cp "$T/err" "$T/err.rc$RC.$((++RUNS_FAILED))"; fi
 }
 # said TEXT: stderr of the last run holds TEXT.
 said() { grep -qF -- "$1" "$T/err"; }

@@ -83,7 +83,7 @@ check "(0) --masters without --zookeeper is refused" \
   bad_masters "--masters is for standby masters: it needs --zookeeper" \
   --port 0 --masters "tcp://127.0.0.1:$P0"
 check "(0) a bad --masters is refused" \
-  bad_masters "bad value for masters: element 2 of the list: 'nohost'" \
+  bad_masters "bad value for masters: element 2 of the list: 'tcp://nohost': missing port" \
   --port 0 --zookeeper "$ZK" --masters "tcp://127.0.0.1:$P0,nohost"
 
 # Fixed ports: the list of masters stays true across re-executions.
