@@ -195,8 +195,10 @@ s_refused_batch (const hearth_msg_t *refused)
 }
 
 /* A LAUNCH_TASKS that could not be decoded: its tasks would never start
-   nor end, so the driver is told, with the batch it numbered it
-   (protocol.md "Batches"), and fails them rather than wait for ever. */
+   nor end, so the driver is told, with the batch it numbered it, and the
+   last batch handled before (protocol.md "Batches": without the first,
+   the second tells the driver which one it was), and fails them rather
+   than wait for ever. */
 static void
 s_refuse_launch (link_t *self, const hearth_msg_t *refused,
                  const hearth_error_t *err)
@@ -205,6 +207,9 @@ s_refuse_launch (link_t *self, const hearth_msg_t *refused,
     hearth_msg_t *msg = hearth_error_new (err->code, err->text, "LAUNCH_TASKS");
     if (msg && batch)
         cJSON_AddNumberToObject (msg->body, "batch", (double) batch);
+    if (msg)
+        cJSON_AddNumberToObject (msg->body, "launched",
+                                 (double) self->launched);
     if (batch > self->launched)
         self->launched = batch;
     if (msg)
