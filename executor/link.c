@@ -281,14 +281,26 @@ s_add_peak (link_t *self, hearth_msg_t *msg)
     self->peak_unsent = false;
 }
 
-/* The last batch handled, into a message to the driver: the batches up
-   to it need no more of the driver's memory (protocol.md "Batches"). */
-static void
+/* The last batch handled, into a message to the driver when it changed
+   since the driver was last told: the batches up to it need no more of
+   the driver's memory (protocol.md "Batches").  Returns it, or 0 when
+   not added. */
+static int64_t
 s_add_launched (link_t *self, hearth_msg_t *msg)
 {
-    if (self->launched > 0)
-        cJSON_AddNumberToObject (msg->body, "launched",
-                                 (double) self->launched);
+    if (self->launched == self->launched_told)
+        return 0;
+    cJSON_AddNumberToObject (msg->body, "launched", (double) self->launched);
+    return self->launched;
+}
+
+/* Send msg, which told launched (s_add_launched); once it is sent, the
+   driver knows. */
+static void
+s_send_launched (link_t *self, hearth_msg_t **msg_p, int64_t launched)
+{
+    if (s_send (self, msg_p) == 0 && launched > 0)
+        self->launched_told = launched;
 }
 
 static void
@@ -303,8 +315,7 @@ s_send_heartbeat (link_t *self)
     cJSON_AddNumberToObject (msg->body, "tasks_running",
                              (double) tasks_running (self->tasks));
     s_add_peak (self, msg);
-    s_add_launched (self, msg);
-    s_send (self, &msg);
+    s_send_launched (self, &msg, s_add_launched (self, msg));
 }
 
 int
@@ -528,6 +539,5 @@ s_flush (void *arg)
     if (self->peak_rss == 0) /* an executor shorter than a tick: now */
         s_measure_peak (self);
     s_add_peak (self, msg);
-    s_add_launched (self, msg);
-    s_send (self, &msg);
+    s_send_launched (self, &msg, s_add_launched (self, msg));
 }

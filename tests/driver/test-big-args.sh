@@ -181,6 +181,14 @@ check "a LAUNCH_TASKS over the limits is answered ERROR, naming its batch and th
   wait_for 20 grep -q "^ERROR bad_field batch=2 launched=1 command=LAUNCH_TASKS LAUNCH_TASKS: field 'tasks\[0\].cmd\[1\]'" "$T/tool.out"
 check "the next batch runs" wait_for 20 grep -q '^UPDATE 3 0 FINISHED' "$T/tool.out"
 check "... and the executor says it handled all three" wait_for 20 grep -qx 'LAUNCHED 3' "$T/tool.out"
+# A task long enough for messages between its launch and its end
+# (RUNNING, heartbeats): none of them tells the same "launched" again.
+printf '{"tid":4,"attempt":0,"cmd":["sh","-c","sleep 0.5; echo slow"]}\n' >&"$FD"
+check "a slower batch runs" wait_for 20 grep -q '^UPDATE 4 0 FINISHED' "$T/tool.out"
+printf '{"tid":5,"attempt":0,"cmd":["echo","last"]}\n' >&"$FD"
+check "... and the next" wait_for 20 grep -qx 'LAUNCHED 5' "$T/tool.out"
+check "... the executor told each batch it handled once, not in every message" \
+  eval "! grep -q '^LAUNCHED AGAIN' '$T/tool.out'"
 exec {FD}>&-
 
 finish

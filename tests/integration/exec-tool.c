@@ -31,6 +31,8 @@
 
         LAUNCHED N
 
+    (LAUNCHED AGAIN N when a message tells the same one again)
+
     and every final update (FINISHED, FAILED, KILLED) as
 
         UPDATE TID ATTEMPT STATE [map_sizes=A,B,...] [map_bytes=N]
@@ -305,6 +307,8 @@ s_print_news (tool_t *t, const hearth_msg_t *msg)
         t->launched = launched;
         printf ("LAUNCHED %lld\n", (long long) launched);
     }
+    else if (launched > 0 && launched == t->launched)
+        printf ("LAUNCHED AGAIN %lld\n", (long long) launched);
     fflush (stdout);
 }
 
