@@ -23,7 +23,7 @@
 
 /* Attempts remembered at most (a power of two): an executor that never
    says it handled one (a build before "launched") costs no more than
-   this many attempts and batches (16 and 32 bytes each); past it the
+   this many attempts and batches (24 and 32 bytes each); past it the
    oldest go.  One that says holds at most its slots (taskset.h): cores x
    (1 + task-prefetch), far below. */
 static const size_t s_max_attempts = (size_t) 1 << 18;
@@ -48,18 +48,11 @@ typedef struct {
     char *why;      /* S_UNSENT: why (malloc'ed), or NULL */
 } s_rec_t;
 
-/* One attempt, as the task set names it. */
-typedef struct {
-    uint32_t stage;  /* its stage */
-    int32_t attempt; /* its attempt number */
-    uint64_t index;  /* its task */
-} s_att_t;
-
 struct batches {
     s_rec_t *recs;         /* the batch ring, recs_size slots */
     size_t recs_size;      /* a power of two, or 0 */
     uint64_t rhead, rtail; /* the oldest batch's position, the next one's */
-    s_att_t *atts;         /* the attempt ring, atts_size slots */
+    hearth_assign_t *atts; /* the attempt ring, atts_size slots */
     size_t atts_size;      /* a power of two, or 0 */
     uint64_t ahead, atail; /* the oldest attempt's position, the next one's */
     uint64_t last;         /* the last number given out */
@@ -79,10 +72,31 @@ s_rec (const batches_t *self, uint64_t pos)
     return &self->recs[pos & (self->recs_size - 1)];
 }
 
-static s_att_t *
-s_att (const batches_t *self, uint64_t pos)
+/* The n slots of the attempt ring from pos: the index of the first in
+ *at; returns how many lie before the ring wraps (the rest from 0). */
+static size_t
+s_run (const batches_t *self, uint64_t pos, size_t n, size_t *at)
 {
-    return &self->atts[pos & (self->atts_size - 1)];
+    *at = (size_t) (pos & (self->atts_size - 1));
+    return n < self->atts_size - *at ? n : self->atts_size - *at;
+}
+
+/* Copy n attempts into the ring at pos. */
+static void
+s_put (batches_t *self, uint64_t pos, const hearth_assign_t *as, size_t n)
+{
+    size_t at, run = s_run (self, pos, n, &at);
+    memcpy (self->atts + at, as, run * sizeof *as);
+    memcpy (self->atts, as + run, (n - run) * sizeof *as);
+}
+
+/* Copy n attempts out of the ring from pos. */
+static void
+s_get (const batches_t *self, uint64_t pos, hearth_assign_t *as, size_t n)
+{
+    size_t at, run = s_run (self, pos, n, &at);
+    memcpy (as, self->atts + at, run * sizeof *as);
+    memcpy (as + run, self->atts, (n - run) * sizeof *as);
 }
 
 void
@@ -163,8 +177,8 @@ batches_reserve (batches_t *self, size_t n)
     size_t used = (size_t) (self->atail - self->ahead);
     size_t room = used + n <= s_max_attempts ? n : s_max_attempts - used;
     size_t want = used + room < s_min_attempts ? s_min_attempts : used + room;
-    if (s_grow ((void **) &self->atts, &self->atts_size, sizeof (s_att_t),
-                self->ahead, self->atail, want)
+    if (s_grow ((void **) &self->atts, &self->atts_size,
+                sizeof (hearth_assign_t), self->ahead, self->atail, want)
         < 0)
         room = self->atts_size - used;
     size_t batches = (size_t) (self->rtail - self->rhead);
@@ -192,10 +206,8 @@ batches_add (batches_t *self, uint64_t batch, const hearth_assign_t *as,
         return -1;
     *s_rec (self, self->rtail++) =
         (s_rec_t){.batch = batch, .first = self->atail, .n = (uint32_t) n};
-    for (size_t i = 0; i < n; i++)
-        *s_att (self, self->atail++) = (s_att_t){.stage = as[i].stage,
-                                                 .attempt = as[i].attempt,
-                                                 .index = as[i].index};
+    s_put (self, self->atail, as, n);
+    self->atail += n;
     return 0;
 }
 
@@ -257,11 +269,7 @@ s_take (batches_t *self, uint64_t p, batches_taken_t *out)
                              .lost = r->lost};
     if (!out->as)
         return errno = ENOMEM, -1;
-    for (uint32_t i = 0; i < r->n; i++) {
-        const s_att_t *a = s_att (self, r->first + i);
-        out->as[i] = (hearth_assign_t){
-            .stage = a->stage, .index = a->index, .attempt = a->attempt};
-    }
+    s_get (self, r->first, out->as, r->n);
     if (r->state == S_UNSENT)
         self->unsent--;
     out->why = r->why;
