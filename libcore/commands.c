@@ -198,7 +198,7 @@ static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
 static const hearth_field_t b_error[] = {
     LABEL ("code", true, 1, 64), F_TEXT ("message", true),
     LABEL ("command", false, 0, 64), F_URL ("leader", false, 0),
-    F_BATCH ("batch"), END};
+    F_BATCH ("batch"), INT ("launched", false, 0, MAX_TASK_ID), END};
 static const hearth_field_t b_heartbeat[] = {
     LABEL ("id", false, 0, 128),
     ENUM ("status", false, hearth_master_states),
