@@ -33,12 +33,6 @@ ZKDIR=/hearth-guard
 . "$(dirname "$0")/../lib/hamasters.sh"
 PEER=${HEARTH_PEER:-$BIN/tests/ha/standby-peer}
 
-# acl PATH [CREDENTIALS]: its ACL, one "scheme,id: rights" line per entry
-# (the digest's hash left out), sorted.
-acl() {
-  zkcli_as "${2:-nobody:x}" "getAcl $1" | paste - - |
-    sed -E "s/^'([a-z]+),'([^:]*)(:[^\t]*)?\t: /\1,\2: /" | sort
-}
 # refused COMMAND: anonymous zkCli is refused COMMAND.
 refused() { zkcli "$1" | grep -q "Insufficient permission"; }
 

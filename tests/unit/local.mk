@@ -52,6 +52,13 @@ tests_unit_test_zkacl_SOURCES = tests/unit/test_zkacl.c tests/unit/testutil.h
 tests_unit_test_zkacl_CFLAGS = $(unit_cflags) -DTHREADED
 tests_unit_test_zkacl_LDADD = $(ZK_ALL_LIBS) $(unit_libs)
 
+# Whose the cluster's directory is (libcore/zkowner.c, zkident.c): the
+# masters' digest identity, and the others an ACL names.
+UNIT_TESTS += tests/unit/test_zkowner
+tests_unit_test_zkowner_SOURCES = tests/unit/test_zkowner.c tests/unit/testutil.h
+tests_unit_test_zkowner_CFLAGS = $(unit_cflags) -DTHREADED
+tests_unit_test_zkowner_LDADD = $(ZK_ALL_LIBS) $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h \
 	tests/unit/proto_samples.c tests/unit/proto_samples.h
