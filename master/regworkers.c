@@ -10,6 +10,7 @@
 
 #include "master/registry.h"
 #include "master/registry_int.h"
+#include "master/regworkers.h"
 
 /* A worker whose launches fail: the first hold, its cap, and the failures
    in a row that make it unhealthy (registry.h). */

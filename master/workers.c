@@ -16,6 +16,7 @@
 #include "libcore/web.h"
 #include "master/authz.h"
 #include "master/drivers.h"
+#include "master/regworkers.h"
 #include "master/send.h"
 #include "master/workers.h"
 

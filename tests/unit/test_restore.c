@@ -23,6 +23,7 @@
 #include "master/jstate.h"
 #include "master/regdrivers.h"
 #include "master/registry.h"
+#include "master/regworkers.h"
 #include "tests/unit/testutil.h"
 
 #define W1 "worker-20240101000000-host1-1"
