@@ -81,7 +81,10 @@ struct reg_worker {
     char *version;                /* its Hearth version */
     char *work_dir;               /* its work dir, or NULL */
     char *work_dir_id;            /* what tells its work dir apart, or NULL */
-    char curve_key[64];           /* its CURVE public key (Z85), or "" */
+    char curve_key[64];           /* the CURVE public key (Z85) it registered
+                                     with, which its id belongs to
+                                     (journaled: registry_worker_key), or
+                                     "" (no keys, or an older journal) */
     int cores;                    /* cores it offers */
     int64_t memory_mb;            /* memory it offers, MiB */
     hearth_resources_t resources; /* custom resources' addresses it offers
@@ -315,6 +318,8 @@ typedef struct {
     const char *work_dir_id; /* what tells its work dir apart, or NULL */
     const hearth_resources_t *resources; /* addresses it offers (copied),
                                             or NULL */
+    const char *curve_key; /* the key it speaks with (Z85, copied), or
+                              NULL or "" without keys */
 } registry_worker_desc_t;
 
 /* Register a worker.  A record with the same id (DEAD, UNKNOWN after a

@@ -1,7 +1,8 @@
 /*  regworkers.h - what the registry keeps of a worker beyond its
     registration and its death (regworkers.c): an operator's drain, its
-    leaving (decommission) and the health of its launches.  The registry
-    itself, its types and a worker's registration are registry.h's.
+    leaving (decommission), the health of its launches, and whose its id
+    is (the key it registered with).  The registry itself, its types and
+    a worker's registration are registry.h's.
 */
 #ifndef HEARTH_MASTER_REGWORKERS_H
 #define HEARTH_MASTER_REGWORKERS_H
@@ -51,5 +52,21 @@ bool registry_worker_launch_ok (registry_t *self, reg_worker_t *w);
 /* An executor is being placed on w while its launches fail (a probe):
    nothing more goes there until its result, or the hold, passes. */
 void registry_worker_probe (registry_t *self, reg_worker_t *w, int64_t now_ms);
+
+/* What a registration under w's id with key (Z85; "" without keys) is,
+   as its id belongs to the key w registered with (docs/security.md,
+   "Worker ids and keys").  w_key_admitted: w's key is still a worker key
+   (--curve-allow-workers).  Pure: the caller logs, refuses or registers. */
+typedef enum {
+    REG_KEY_SAME,  /* w's own key, or no keys at all */
+    REG_KEY_FIRST, /* w has no key (a journal of an older master, or a
+                      master without keys): the id takes this one */
+    REG_KEY_NEW,   /* another key, and w's is no longer a worker key (a
+                      rotation): the id moves to this one */
+    REG_KEY_OTHER, /* another key, while w's is still a worker key: the id
+                      is not this key's, refused */
+} reg_worker_key_t;
+reg_worker_key_t registry_worker_key (const reg_worker_t *w, const char *key,
+                                      bool w_key_admitted);
 
 #endif
