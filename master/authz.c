@@ -123,14 +123,20 @@ s_roles_of (unsigned who)
            | (who & MASTER_MAY_DRIVER ? HEARTH_ROLE_DRIVER : 0);
 }
 
-/* The sender's key for people: its key file's name, and the key. */
+/* A key for people: its key file's name, and the key. */
 static void
-s_key_words (master_t *m, char *buf, size_t size)
+s_words_of_key (master_t *m, const char *key, char *buf, size_t size)
 {
-    const char *key = master_sender_key (m);
     const char *name =
         m->curve.zap ? hearth_zap_name (m->curve.zap, key) : NULL;
     snprintf (buf, size, "%s (%.12s...)", name ? name : "unknown", key);
+}
+
+/* The sender's key for people. */
+static void
+s_key_words (master_t *m, char *buf, size_t size)
+{
+    s_words_of_key (m, master_sender_key (m), buf, size);
 }
 
 /* What roles make a key, in words. */
@@ -259,4 +265,46 @@ master_sender_is_driver (master_t *m, const reg_driver_t *d)
     if (!m->curve.zap)
         return true;
     return d->key[0] && strcmp (d->key, master_sender_key (m)) == 0;
+}
+
+reg_worker_key_t
+master_worker_key (master_t *m, const reg_worker_t *w)
+{
+    bool admitted =
+        m->curve.zap && w->curve_key[0]
+        && (hearth_zap_roles (m->curve.zap, w->curve_key) & HEARTH_ROLE_WORKER);
+    return registry_worker_key (w, master_sender_key (m), admitted);
+}
+
+bool
+master_authorize_worker (master_t *m, zframe_t *rid, const reg_worker_t *w)
+{
+    char key[128], kept[128], why[1024];
+    reg_worker_key_t verdict = master_worker_key (m, w);
+    if (verdict == REG_KEY_SAME)
+        return true;
+    s_key_words (m, key, sizeof key);
+    s_words_of_key (m, w->curve_key, kept, sizeof kept);
+    if (verdict == REG_KEY_FIRST) {
+        log_info ("worker %s: its record holds no key (a journal of an "
+                  "older master, or one without keys): its id now belongs "
+                  "to the key %s",
+                  w->id, key);
+        return true;
+    }
+    if (verdict == REG_KEY_NEW) {
+        log_info ("worker %s registers with a new key, %s: its former key "
+                  "(%.12s...) is no longer a worker key, so its id moves to "
+                  "the new one",
+                  w->id, key, w->curve_key);
+        return true;
+    }
+    snprintf (why, sizeof why,
+              "worker id %s belongs to the key %s, which is still a worker "
+              "key; the key %s may not register under it: give this worker "
+              "its own --id, or, if it changed keys, remove its former key "
+              "from --curve-allow-workers and SIGHUP the master",
+              w->id, kept, key);
+    return s_refuse (m, rid, HEARTH_CMD_REGISTER_WORKER,
+                     HEARTH_CMD_REGISTER_WORKER_FAILED, why);
 }
