@@ -229,7 +229,7 @@ s_write_files (const drivers_launch_t *l, int dir_fd, const char *dir,
                        ? s_program_mode
                        : s_file_mode;
         if (s_write_file (dir_fd, dir, name->valuestring,
-                          l->frames[(size_t) frame->valuedouble], m & 07777,
+                          l->frames[(size_t) frame->valuedouble], m & 0777,
                           owner, err)
             < 0)
             return -1;
