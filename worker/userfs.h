@@ -15,7 +15,8 @@
         O_DIRECTORY | O_NOFOLLOW from the fd of the one above: no link is
         ever followed, wherever it is on the way;
       - a file is opened with O_NOFOLLOW and O_NONBLOCK (a FIFO does not
-        block), and kept only when it is a regular file of one link;
+        block), and kept only when it is a regular file of one link
+        (libcore/safefile.h, hearth_file_open_regular_at);
       - a file the worker replaces is unlinked and made anew (O_EXCL);
       - ownership is given with fchown on the open fd, never by path.
 
