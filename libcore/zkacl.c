@@ -174,7 +174,14 @@ zkacl_read_auth (const char *path, char *buf, size_t size, hearth_error_t *err)
                                  "cannot read the ZooKeeper auth file "
                                  "%s: %s",
                                  path, hearth_file_why (errno));
-    if (st.st_mode & (S_IRWXG | S_IRWXO))
+    if (st.st_uid != geteuid () && st.st_uid != 0)
+        rc = hearth_errprintf (err,
+                               "the ZooKeeper auth file %s belongs to uid "
+                               "%u, neither this master's user (uid %u) nor "
+                               "root: refused; chown it",
+                               path, (unsigned) st.st_uid,
+                               (unsigned) geteuid ());
+    else if (st.st_mode & (S_IRWXG | S_IRWXO))
         rc = hearth_errprintf (err,
                                "the ZooKeeper auth file %s may be read by "
                                "others (mode %04o): refused; chmod 600 %s",
