@@ -132,6 +132,21 @@ hearth_file_reopen (const char *path, int flags, mode_t mode)
 }
 
 int
+hearth_file_open_owned_at (int dirfd, const char *name, uid_t owner,
+                           struct stat *st)
+{
+    struct stat own;
+    st = st ? st : &own;
+    int fd =
+        hearth_file_open_regular_at (dirfd, name, O_RDONLY | O_NOFOLLOW, 0, st);
+    if (fd >= 0 && st->st_nlink != 1)
+        return s_refuse (fd, EMLINK);
+    if (fd >= 0 && st->st_uid != owner)
+        return s_refuse (fd, EPERM);
+    return fd;
+}
+
+int
 hearth_dir_open_at (int dirfd, const char *name, mode_t make_mode)
 {
     if (make_mode && mkdirat (dirfd, name, make_mode) < 0 && errno != EEXIST)
@@ -160,6 +175,8 @@ hearth_file_why (int err)
         return "it has other hard links, never written through here";
     case EINVAL:
         return "it is not a regular file";
+    case EPERM:
+        return "it belongs to another user";
     default:
         return strerror (err);
     }

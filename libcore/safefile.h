@@ -23,6 +23,11 @@
       name would otherwise block the open (O_WRONLY until a reader
       comes, O_RDONLY until a writer does), a process's start or its
       SIGHUP with it;
+    - a file read from a directory another user may write (a root
+      worker reading a task's log or map output) must also have a
+      single link and belong to that user (hearth_file_open_owned_at):
+      a hard link to a file the reader may read and the writer may not
+      is not handed out, even once its other names are gone;
     - a directory of Hearth's own inside such a directory
       (.hearth-history, _temporary) is opened O_DIRECTORY | O_NOFOLLOW
       and its files reached through that descriptor (openat, renameat:
@@ -37,8 +42,8 @@
     ELOOP when the name is a symbolic link, EEXIST when a new file's name
     is taken (a link included), EMLINK when a file has other hard links,
     EINVAL when it is not a regular file (a FIFO, a device, a socket, a
-    directory); hearth_file_why gives the words for those.  Nothing here
-   allocates.
+    directory), EPERM when it belongs to someone else; hearth_file_why
+    gives the words for those.  Nothing here allocates.
 */
 #ifndef HEARTH_SAFEFILE_H
 #define HEARTH_SAFEFILE_H
@@ -82,6 +87,14 @@ int hearth_file_open_regular_at (int dirfd, const char *name, int flags,
    opened must be a regular file (else EINVAL) with one link (else
    EMLINK). */
 int hearth_file_reopen (const char *path, int flags, mode_t mode);
+
+/* Open name in dirfd for reading, in a directory another user may write
+   (the caller has found its way there without following a link): as
+   hearth_file_open_regular_at with O_RDONLY | O_NOFOLLOW, and kept only
+   with one link (else EMLINK) and owned by owner (else EPERM).  *st as
+   there. */
+int hearth_file_open_owned_at (int dirfd, const char *name, uid_t owner,
+                               struct stat *st);
 
 /* Open the directory name in dirfd (AT_FDCWD: a path) with O_DIRECTORY |
    O_NOFOLLOW: a symbolic link at name fails with ELOOP.

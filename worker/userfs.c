@@ -70,13 +70,15 @@ s_fail (int fd, const char *doing, const char *root, const char *rel,
     if (fd >= 0)
         close (fd);
     errno = e;
-    const char *why = e == ELOOP || e == ENOTDIR
-                          ? "a symbolic link or not a directory on the way"
-                      : e == EPERM ? "a directory on the way belongs to "
-                                     "another user"
-                      : e == EINVAL || e == EMLINK
-                          ? "not a regular file of one link"
-                          : strerror (e);
+    bool reading = strcmp (doing, "read") == 0;
+    const char *why =
+        e == ELOOP || e == ENOTDIR
+            ? "a symbolic link or not a directory on the way"
+        : e == EPERM && reading ? "it does not belong to its directory's owner"
+        : e == EPERM            ? "a directory on the way belongs to "
+                                  "another user"
+        : e == EINVAL || e == EMLINK ? "not a regular file of one link"
+                                     : strerror (e);
     return hearth_errprintf (err, "cannot %s %s/%s: %s", doing, root, rel, why);
 }
 
@@ -125,12 +127,14 @@ userfs_create (int dir_fd, const char *dir, const char *name, bool append,
 }
 
 /* The file name in the directory dir_fd, read as userfs_open_read
-   does (safefile.h: no link followed, a FIFO not waited on). */
+   does: its owner must be the directory's. */
 static int
 s_open_file (int dir_fd, const char *name)
 {
-    return hearth_file_open_regular_at (dir_fd, name, O_RDONLY | O_NOFOLLOW, 0,
-                                        NULL);
+    struct stat dir;
+    if (fstat (dir_fd, &dir) < 0)
+        return -1;
+    return hearth_file_open_owned_at (dir_fd, name, dir.st_uid, NULL);
 }
 
 int

@@ -3,8 +3,9 @@
     through a symbolic link or onto a hard link left at its name; a
     replaced one loses the link, never what the link names; a reopened
     one must be a regular file with one link; nothing opened waits on a
-    FIFO left at its name; a directory of our own is never entered
-    through a link.  Each time the file the link names
+    FIFO left at its name; a file read from another user's directory
+    must be one link of that user's; a directory of our own is never
+    entered through a link.  Each time the file the link names
     keeps its content.
 
     Files go to a scratch directory under the build directory.
@@ -239,6 +240,35 @@ test_open_regular (void **state)
     s_clean ();
 }
 
+/* A file read back from another user's directory: a regular file of one
+   link, that user's; never a link, a hard link, a FIFO. */
+static void
+test_open_owned (void **state)
+{
+    (void) state;
+    uid_t me = geteuid ();
+    s_write_victim ();
+    int fd = hearth_file_open_owned_at (s_dfd, "victim", me, NULL);
+    assert_true (fd >= 0);
+    close (fd);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "victim", me + 1, NULL),
+                      -1);
+    assert_int_equal (errno, EPERM);
+    assert_contains (hearth_file_why (errno), "belongs to another user");
+    assert_int_equal (linkat (s_dfd, "victim", s_dfd, "f", 0), 0);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "f", me, NULL), -1);
+    assert_int_equal (errno, EMLINK);
+    unlinkat (s_dfd, "f", 0);
+    assert_int_equal (symlinkat ("victim", s_dfd, "f"), 0);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "f", me, NULL), -1);
+    assert_int_equal (errno, ELOOP);
+    unlinkat (s_dfd, "f", 0);
+    assert_int_equal (mkfifoat (s_dfd, "f", 0600), 0);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "f", me, NULL), -1);
+    assert_int_equal (errno, EINVAL);
+    s_clean ();
+}
+
 static void
 test_dir_open_at (void **state)
 {
@@ -303,6 +333,7 @@ main (void)
         cmocka_unit_test (test_reopen),
         cmocka_unit_test (test_fifo_does_not_block),
         cmocka_unit_test (test_open_regular),
+        cmocka_unit_test (test_open_owned),
         cmocka_unit_test (test_dir_open_at),
     };
     return cmocka_run_group_tests_name ("safefile", tests, s_setup, s_teardown);
