@@ -370,7 +370,8 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
     snprintf (e.app_id, sizeof e.app_id, "%s", l->app_id);
     runas_user_t u;
     memset (&u, 0, sizeof u);
-    if (runas_resolve (self->runas, &l->owner, &u, &err) < 0) {
+    int who = runas_resolve (self->runas, &l->owner, &u, &err);
+    if (who < 0 && err.code && strcmp (err.code, RUNAS_REFUSED) == 0) {
         /* no one to run it as: the submitter's doing, not the worker's */
         log_warn ("executor %s refused: %s", key, err.text);
         execs_report_t r = {e.app_id, e.exec_id, "FAILED", err.text,      -1,
@@ -379,7 +380,9 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
             self->report (self->report_arg, &r);
         return 0;
     }
-    pid_t pid = s_resources_text (l, &e, &err) < 0
+    /* a user that could not be looked up fails this launch as a spawn
+       that fails does: the master may try again */
+    pid_t pid = who < 0 || s_resources_text (l, &e, &err) < 0
                     ? -1
                     : s_spawn (self, l, &u, key, &e, &err);
     if (pid < 0) {

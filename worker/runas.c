@@ -181,7 +181,9 @@ s_key_text (const runas_owner_t *o, char *buf, size_t size)
 }
 
 /* name's passwd entry into u (its uid, gid, home).  0, or -1 with errno
-   0 when there is no such user. */
+   0 when there is no such user (getpwnam_r found none), or with the
+   lookup's error (the database could not be read: EIO, ENOMEM, an LDAP
+   server that does not answer...). */
 static int
 s_passwd (const char *name, runas_user_t *u)
 {
@@ -210,7 +212,8 @@ s_passwd (const char *name, runas_user_t *u)
     return rc == 0 && found ? 0 : -1;
 }
 
-/* name's groups (its gid among them) into u.  0 or -1. */
+/* name's groups (its gid among them) into u.  0, or -1 when they could
+   not be read (no memory, more than s_groups_max, the database). */
 static int
 s_groups (const char *name, runas_user_t *u)
 {
@@ -224,6 +227,7 @@ s_groups (const char *name, runas_user_t *u)
         }
         groups = bigger;
         int want = n;
+        errno = 0; /* what the group database says, if anything */
         if (getgrouplist (name, u->ids.gid, groups, &want) >= 0) {
             u->ids.groups = groups;
             u->ids.ngroups = (size_t) want;
@@ -237,7 +241,8 @@ s_groups (const char *name, runas_user_t *u)
     }
 }
 
-/* The user's ids into u, or -1 with err saying why not. */
+/* The user's ids into u, or -1 with err saying why not: a refusal
+   (RUNAS_REFUSED: no such user, root), or a lookup that failed. */
 static int
 s_lookup (runas_t *self, const char *name, const char *key, runas_user_t *u,
           hearth_error_t *err)
@@ -245,25 +250,32 @@ s_lookup (runas_t *self, const char *name, const char *key, runas_user_t *u,
     char host[256] = "this node";
     gethostname (host, sizeof host);
     host[sizeof host - 1] = '\0';
-    if (s_passwd (name, u) < 0)
+    if (s_passwd (name, u) < 0 && errno == 0)
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s maps to the user %s, who does "
+                               "not exist on %s",
+                               key, name, host);
+    if (errno != 0) /* s_passwd failed: the database, not the user */
         return hearth_errprintf (err,
-                                 "the key %s maps to the user %s, who does "
-                                 "not exist on %s%s%s",
-                                 key, name, host, errno ? ": " : "",
-                                 errno ? strerror (errno) : "");
+                                 "cannot look up the user %s (of the key "
+                                 "%s) on %s: %s",
+                                 name, key, host, strerror (errno));
     if (u->ids.uid == 0 && !self->allow_root)
-        return hearth_errprintf (err,
-                                 "the key %s maps to %s, the superuser: this "
-                                 "worker runs no task as root "
-                                 "(--allow-root-tasks)",
-                                 key, name);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s maps to %s, the superuser: this "
+                               "worker runs no task as root "
+                               "(--allow-root-tasks)",
+                               key, name);
     if (u->ids.uid == 0) {
         snprintf (u->name, sizeof u->name, "%s", self->self_name);
         return 0; /* root, allowed: as the worker */
     }
     if (s_groups (name, u) < 0)
-        return hearth_errprintf (err, "cannot read the groups of the user %s",
-                                 name);
+        return hearth_errprintf (err,
+                                 "cannot read the groups of the user %s on "
+                                 "%s%s%s",
+                                 name, host, errno ? ": " : "",
+                                 errno ? strerror (errno) : "");
     snprintf (u->name, sizeof u->name, "%s", name);
     u->switched = true;
     return 0;
@@ -282,25 +294,25 @@ runas_resolve (runas_t *self, const runas_owner_t *o, runas_user_t *u,
     const char *mapped =
         hearth_keymap_lookup (self->map, o->owner, o->owner_name);
     if (mapped && strcmp (mapped, s_refused) == 0)
-        return hearth_errprintf (err,
-                                 "the key %s may run nothing on this worker "
-                                 "(its --user-map says '-')",
-                                 key);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s may run nothing on this worker "
+                               "(its --user-map says '-')",
+                               key);
     const char *name = mapped ? mapped : o->user;
     if (!name && self->allow_root)
         return 0; /* a single-user cluster: as the worker, root */
     if (!name)
-        return hearth_errprintf (err,
-                                 "the key %s names no user: tasks run as "
-                                 "their key's user (hearth-keygen --user, "
-                                 "or the worker's --user-map), never as "
-                                 "root unless --allow-root-tasks",
-                                 key);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s names no user: tasks run as "
+                               "their key's user (hearth-keygen --user, "
+                               "or the worker's --user-map), never as "
+                               "root unless --allow-root-tasks",
+                               key);
     if (!hearth_user_name_valid (name))
-        return hearth_errprintf (err,
-                                 "the key %s names '%.40s', which is not a "
-                                 "user name",
-                                 key, name);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s names '%.40s', which is not a "
+                               "user name",
+                               key, name);
     int rc = s_lookup (self, name, key, u, err);
     if (rc < 0)
         runas_user_clear (u);

@@ -25,6 +25,13 @@
     worker that is not root cannot change users: it runs everything as
     itself.
 
+    A refusal (the policy's: no user, no such user, root, the map's "-")
+    is final for the application: no other launch of it would do better
+    here.  A lookup that fails (the passwd or group database cannot be
+    read: an LDAP server that does not answer, EIO, no memory) is not a
+    refusal: that launch fails, as one that cannot be spawned does, and
+    the master may try again.
+
     The map is read at start and again at each runas_reload (SIGHUP);
     a file that cannot be read or parsed is refused with its line, and
     the previous map stays.  Nothing here reads a clock.
@@ -41,6 +48,9 @@
 #include "libcore/spawn.h"
 
 typedef struct runas runas_t;
+
+/* The code (hearth_error_t's) of runas_resolve's refusals. */
+#define RUNAS_REFUSED "user_refused"
 
 /* Settings (borrowed by runas_new, which copies them). */
 typedef struct {
@@ -92,7 +102,10 @@ void runas_announce (const runas_t *self, bool keys, bool cookie,
 
 /* Whom to run a child of o's as, into *u (cleared first; the caller
    clears it after use).  Returns 0, or -1 with err saying why it must
-   not run ("the key alice.key (...) names no user: ..."). */
+   not run: err->code RUNAS_REFUSED when the policy refuses it ("the key
+   alice.key (...) names no user: ..."), another code when the user
+   could not be looked up ("cannot look up the user alice (of the key
+   ...) on node4: Input/output error"). */
 int runas_resolve (runas_t *self, const runas_owner_t *o, runas_user_t *u,
                    hearth_error_t *err);
 
