@@ -29,6 +29,7 @@ static const int s_groups_first = 64, s_groups_max = 65536;
 struct runas {
     bool root;                           /* the worker runs as root */
     bool allow_root;                     /* --allow-root-tasks */
+    bool keys;                           /* the worker has CURVE keys */
     char *map_path;                      /* --user-map, or NULL */
     zhashx_t *map;                       /* key or key file name -> user
                                             (strings, owned), or NULL */
@@ -82,6 +83,7 @@ runas_new (const runas_config_t *c, hearth_error_t *err)
     }
     self->root = geteuid () == 0;
     self->allow_root = c->allow_root;
+    self->keys = c->keys;
     struct passwd pw, *found = NULL;
     char buf[4096];
     if (getpwuid_r (geteuid (), &pw, buf, sizeof buf, &found) == 0 && found)
@@ -160,10 +162,12 @@ runas_announce (const runas_t *self, bool keys, bool cookie,
         log_info ("tasks run as the users their keys name%s%s; %s",
                   self->map_path ? ", or --user-map " : "",
                   self->map_path ? self->map_path : "",
-                  self->allow_root ? "those of a key without one, or naming "
-                                     "root, run as root (--allow-root-tasks)"
-                                   : "a key without one, or naming root, is "
-                                     "refused");
+                  self->allow_root
+                      ? "those of a key without one, or naming root, run as "
+                        "root (--allow-root-tasks), as do launches naming no "
+                        "key"
+                      : "a key without one, or naming root, is refused, as "
+                        "is a launch naming no key");
         if (s_unreachable (work_dir, dir, sizeof dir))
             log_warn ("the tasks' users cannot reach the work dir %s: %s "
                       "is not searchable by others (chmod o+x)",
@@ -281,14 +285,33 @@ s_lookup (runas_t *self, const char *name, const char *key, runas_user_t *u,
     return 0;
 }
 
+/* A launch that names no key (o->owner NULL): as the worker, unless it
+   has keys, when its master would name one (an application or a driver
+   the master recorded before it had keys): then refused, unless
+   --allow-root-tasks.  0 or -1 with err. */
+static int
+s_ownerless (const runas_t *self, hearth_error_t *err)
+{
+    if (!self->keys || self->allow_root)
+        return 0;
+    return hearth_errcode (err, RUNAS_REFUSED,
+                           "the launch names no key (an application or "
+                           "driver recorded before the master had keys?): "
+                           "this worker has keys, so it would run it as "
+                           "root, which it does only with "
+                           "--allow-root-tasks");
+}
+
 int
 runas_resolve (runas_t *self, const runas_owner_t *o, runas_user_t *u,
                hearth_error_t *err)
 {
     memset (u, 0, sizeof *u);
     snprintf (u->name, sizeof u->name, "%s", self->self_name);
-    if (!self->root || !o->owner)
-        return 0; /* as the worker: it cannot change users, or no key */
+    if (!self->root)
+        return 0; /* as the worker: it cannot change users */
+    if (!o->owner)
+        return s_ownerless (self, err);
     char key[300];
     s_key_text (o, key, sizeof key);
     const char *mapped =

@@ -37,3 +37,20 @@ served() {
 alive_workers() {
   state_as client | jq '[.workers[] | select(.state == "ALIVE")] | length'
 }
+
+# need_root USER...: skip the test (exit 77) unless it runs as root and
+# every USER exists here: only a worker running as root runs tasks as
+# their users.
+need_root() {
+  if [[ $(id -u) != 0 ]]; then
+    echo "$TEST_NAME: SKIPPED: not root (only a worker running as root changes users)"
+    exit 77
+  fi
+  local u
+  for u in "$@"; do
+    if ! id -u "$u" >/dev/null 2>&1; then
+      echo "$TEST_NAME: SKIPPED: no user $u on this machine"
+      exit 77
+    fi
+  done
+}

@@ -5,7 +5,8 @@
     --allow-root-tasks), with the user's ids and groups, each refusal
     with the code RUNAS_REFUSED; a user that cannot be looked up (the
     databases made to fail) is no refusal.  A launch without an owner
-    (no keys) runs as the worker.
+    runs as the worker when it has no keys, and is refused when it has
+    (unless --allow-root-tasks).
 */
 #include "config.h"
 
@@ -327,6 +328,40 @@ test_lookup_fails (void **state)
     runas_destroy (&r);
 }
 
+/* A worker with keys talks to a master with keys, which names every
+   launch's owner: a launch that names none (an application recorded
+   before the master had keys) would run as root, and is refused unless
+   --allow-root-tasks.  Without keys it runs as the worker (test_no_owner). */
+static void
+test_ownerless_keyed (void **state)
+{
+    (void) state;
+    if (geteuid () != 0) {
+        skip ();
+        return;
+    }
+    hearth_error_t err;
+    runas_user_t u;
+    runas_config_t c = {.keys = true};
+    runas_t *r = runas_new (&c, &err);
+    assert_non_null (r);
+    runas_owner_t o = {NULL, NULL, NULL};
+    assert_int_equal (runas_resolve (r, &o, &u, &err), -1);
+    assert_string_equal (err.code, RUNAS_REFUSED);
+    assert_contains (err.text, "the launch names no key");
+    assert_contains (err.text, "only with --allow-root-tasks");
+    /* what the key file would say is not trusted without the key */
+    o.user = "nobody";
+    assert_int_equal (runas_resolve (r, &o, &u, &err), -1);
+    runas_destroy (&r);
+    c.allow_root = true;
+    r = runas_new (&c, &err);
+    assert_non_null (r);
+    assert_int_equal (runas_resolve (r, &o, &u, &err), 0);
+    assert_false (u.switched);
+    runas_destroy (&r);
+}
+
 int
 main (void)
 {
@@ -338,6 +373,7 @@ main (void)
         cmocka_unit_test (test_resolve_as_root),
         cmocka_unit_test (test_allow_root),
         cmocka_unit_test (test_lookup_fails),
+        cmocka_unit_test (test_ownerless_keyed),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }
