@@ -15,6 +15,7 @@ SECURITY_TESTS = \
 	tests/security/test-shared-files.sh \
 	tests/security/test-control-chars.sh \
 	tests/security/test-run-as.sh \
+	tests/security/test-run-as-env.sh \
 	tests/security/test-run-as-journal.sh
 TESTS += $(SECURITY_TESTS)
 EXTRA_DIST += $(SECURITY_TESTS)
