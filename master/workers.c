@@ -450,7 +450,10 @@ s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
    no user there, or one missing there: docs/security.md, "Tasks run as
    their submitter"): not the worker's failure, and no launch would do
    better, so the application ends at once with the worker's reason,
-   which its driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED). */
+   which its driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED).  A
+   user the worker could not look up (its passwd database did not
+   answer) is no refusal: the worker reports an ordinary FAILED launch
+   (s_launch_failed), which is tried again. */
 static void
 s_user_refused (master_t *m, reg_exec_t *exec, const char *message,
                 int exit_status)

@@ -31,7 +31,9 @@ SECURITY_TESTS = \
 	tests/security/test-control-chars.sh \
 	tests/security/test-run-as.sh \
 	tests/security/test-driver-keys.sh \
-	tests/security/test-inherited-fds.sh
+	tests/security/test-inherited-fds.sh \
+	tests/security/test-run-as-env.sh \
+	tests/security/test-run-as-journal.sh
 TESTS += $(SECURITY_TESTS)
 # Open holes (the attack review; docs/security.md, "Not covered"): the
 # loopback web pages serve other local users; after a journal-less

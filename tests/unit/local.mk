@@ -347,6 +347,9 @@ tests_unit_test_runas_SOURCES = tests/unit/test_runas.c tests/unit/testutil.h \
 	worker/runas.c worker/runas.h
 tests_unit_test_runas_CFLAGS = $(unit_cflags)
 tests_unit_test_runas_LDADD = $(unit_libs)
+# the passwd and group databases failing on purpose (test_runas.c)
+tests_unit_test_runas_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=getpwnam_r \
+	-Wl,--wrap=getgrouplist
 UNIT_TESTS += tests/unit/test_userfs
 tests_unit_test_userfs_SOURCES = tests/unit/test_userfs.c tests/unit/testutil.h \
 	worker/userfs.c worker/userfs.h
