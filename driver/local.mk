@@ -30,7 +30,8 @@ driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 
 lib_LTLIBRARIES += libhearth.la
 libhearth_la_SOURCES =
-libhearth_la_LIBADD = driver/libdriver.la $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS)
+libhearth_la_LIBADD = driver/libdriver.la $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) \
+	$(SODIUM_LIBS)
 # Only the API of hearth.h: libcore (linked in) stays private.
 libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '^hearth_(ctx|job|stage|opts)_'
 include_HEADERS += driver/hearth.h

@@ -49,7 +49,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
 	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c \
 	libcore/webpage_history.c
-libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
+libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) \
+	$(SODIUM_LIBS) -lm -lpthread
 
 # The daemons' notifications to systemd: a library of its own, linked by
 # hearth-master and hearth-worker only, so that libhearth (and the
