@@ -64,7 +64,7 @@ hearth_submit_LDADD = $(JOBFILE_LIBS)
 # hearth-admin: an operator's commands (list, kill, drain, resume), over
 # hearth-submit's link to the master and its kills.
 bin_PROGRAMS += hearth-admin
-hearth_admin_SOURCES = driver/admin.c \
+hearth_admin_SOURCES = driver/admin.c driver/admin_web.c driver/admin_web.h \
 	driver/submit_request.c driver/submit_request.h \
 	driver/submit_admin.c driver/submit_admin.h
 hearth_admin_LDADD = $(CORE_LIBS)

@@ -33,6 +33,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
 	libcore/cookie.c libcore/cookie.h \
+	libcore/webauth.c libcore/webauth.h \
 	libcore/connwatch.c libcore/connwatch.h \
 	libcore/loop.c libcore/loop.h \
 	libcore/curve.c libcore/curve.h \
@@ -66,7 +67,6 @@ NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
 noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
 	libcore/mhdlib.c libcore/mhdlib.h \
-	libcore/webauth.c libcore/webauth.h \
 	libcore/prom.c libcore/prom.h \
 	libcore/webprom.c libcore/webprom.h
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)
