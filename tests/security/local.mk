@@ -35,9 +35,8 @@ SECURITY_TESTS = \
 	tests/security/test-run-as-env.sh \
 	tests/security/test-run-as-journal.sh
 TESTS += $(SECURITY_TESTS)
-# Open holes (the attack review; docs/security.md, "Not covered"): the
-# loopback web pages serve other local users; after a journal-less
-# restart another key may claim an application's id.
-XFAIL_TESTS += tests/security/test-web-local-users.sh \
+# Open holes (the attack review; docs/security.md, "Not covered"): after
+# a journal-less restart another key may claim an application's id.
+XFAIL_TESTS += \
 	tests/security/test-app-takeover.sh
 EXTRA_DIST += $(SECURITY_TESTS)
