@@ -53,6 +53,12 @@ tests_driver_test_batches_SOURCES = tests/driver/test_batches.c \
 tests_driver_test_batches_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_batches_LDADD = $(CMOCKA_LIBS)
 TESTS += tests/driver/test_tasklimits tests/driver/test_batches
+check_PROGRAMS += tests/driver/test_libfns
+tests_driver_test_libfns_SOURCES = tests/driver/test_libfns.c \
+	driver/libfns.c driver/libfns.h
+tests_driver_test_libfns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS)
+tests_driver_test_libfns_LDADD = $(CORE_LIBS) $(ELF_LIBS) $(CMOCKA_LIBS) -ldl
+TESTS += tests/driver/test_libfns
 
 # What becomes of a LAUNCH_TASKS refused or not sent (driver/launch.c), on
 # the driver's real work and task set (cmocka).
