@@ -59,6 +59,7 @@ struct execs {
     children_t *children;         /* the worker's children (borrowed) */
     int64_t retention_ms;         /* removed app to removed directory */
     runas_t *runas;               /* whom they run as (borrowed) */
+    apps_t *apps;                 /* applications' tokens (borrowed) */
     execs_report_fn *report;      /* told of every state change */
     void *report_arg;             /* passed to report */
     int lock_fd;                  /* the work dir's lock, held */
@@ -108,6 +109,7 @@ execs_new (const execs_config_t *c, hearth_error_t *err)
     self->children = c->children;
     self->retention_ms = c->retention_ms;
     self->runas = c->runas;
+    self->apps = c->apps;
     self->log_limit = hearth_loglimit_new (s_log_period_ms, 1);
     self->lock_fd = -1;
     self->report = c->report;
@@ -368,6 +370,14 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
         return -1;
     s_exec_t e = {.exec_id = l->exec_id};
     snprintf (e.app_id, sizeof e.app_id, "%s", l->app_id);
+    /* not its application's: no executor under its id, no data of it
+       (the block server serves that token only) */
+    if (apps_launch (self->apps, l->app_id, l->token, l->owner.owner, &err)
+        < 0) {
+        log_warn ("executor %s refused: %s", key, err.text);
+        s_report (self, &e, "FAILED", err.text, -1, 0, -1);
+        return 0;
+    }
     runas_user_t u;
     memset (&u, 0, sizeof u);
     if (runas_resolve (self->runas, &l->owner, &u, &err) < 0) {
