@@ -15,6 +15,7 @@
 #include "libcore/loglimit.h"
 #include "libcore/web.h"
 #include "master/authz.h"
+#include "master/claims.h"
 #include "master/drivers.h"
 #include "master/send.h"
 #include "master/workers.h"
@@ -301,6 +302,7 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     registry_stopping_listed (w, execs, true, hearth_mono_ms (), 0);
     master_drivers_reconcile (m, w, drivers);
     s_foreign_usage (m, w, execs, true, &cores, &memory);
+    master_claims_reported (m, w, cJSON_GetObjectItem (b, "apps"));
     master_drivers_foreign (m, w, drivers, &cores, &memory);
     registry_worker_report (m->reg, w, cores, memory);
     log_info ("worker %s registered%s: %s, %d cores, %lld MiB", w->id,
