@@ -530,8 +530,7 @@ static int
 s_open_master (engine_t *e, const local_setup_t *setup, const char *token,
                hearth_error_t *err)
 {
-    const char *name = hearth_conf_str (e->conf, "name");
-    master_link_app_t app = {.name = name ? name : "hearth",
+    master_link_app_t app = {.name = driver_app_name (e->conf),
                              .driver_url = execs_url (e->execs),
                              .token = token,
                              .driver_key = execs_public_key (e->execs),

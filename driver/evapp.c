@@ -76,7 +76,6 @@ eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
         dir, app_id, hearth_conf_bytes (conf, "event-log-roll"), err);
     if (!el)
         return -1;
-    const char *name = hearth_conf_str (conf, "name");
     char user[256], host[256] = "";
     driver_user_name (user, sizeof user);
     gethostname (host, sizeof host - 1);
@@ -84,7 +83,7 @@ eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
     eventlog_begin (el, "log_start");
     eventlog_int (el, "format", EVENTLOG_FORMAT);
     eventlog_str (el, "app_id", app_id);
-    eventlog_str (el, "name", name ? name : "hearth");
+    eventlog_str (el, "name", driver_app_name (conf));
     eventlog_str (el, "user", user);
     eventlog_json (el, "settings", settings);
     eventlog_end (el);

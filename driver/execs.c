@@ -1,8 +1,9 @@
 /*  execs.c - the driver's executors: their ROUTER socket and its handler
     table, registration (with the libraries and files of ship.c, the
-    resources of execres.c), heartbeats and losses.  What tasks go to
-    an executor and what its status updates do is launch.c's; what the
-    loss of a worker does to its executors and its map outputs,
+    resources of execres.c), heartbeats and losses.  What goes to
+    executors (offers, kills, stops) is execs_send.c's; what tasks go to an
+    executor and what its status updates do, launch.c's; what the loss
+    of a worker does to its executors and its map outputs,
     execs_worker.c's.
 */
 #include "config.h"
@@ -153,15 +154,9 @@ execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness)
 }
 
 static exec_t *
-s_find (const execs_t *self, int exec_id)
-{
-    return zhashx_lookup (self->by_id, hearth_intkey (exec_id));
-}
-
-static exec_t *
 s_add (execs_t *self, int exec_id, int cores, const char *host)
 {
-    exec_t *x = s_find (self, exec_id);
+    exec_t *x = execs_find (self, exec_id);
     if (x)
         return x;
     if (!(x = calloc (1, sizeof *x)))
@@ -224,54 +219,10 @@ execs_each (const execs_t *self, execs_each_fn *fn, void *arg)
         fn (arg, x->exec_id, x->cores, x->registered);
 }
 
-/* Send *msg_p to x.  Returns 0, or -1 (logged) with err (may be NULL). */
-static int
-s_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p, hearth_error_t *err)
-{
-    hearth_error_t local;
-    err = err ? err : &local;
-    if (!x->rid || !self->router) {
-        hearth_msg_destroy (msg_p);
-        return hearth_errprintf (err, "not connected");
-    }
-    int rc = hearth_msg_send (msg_p, self->router, x->rid, err);
-    hearth_loop_sent (self->loop, self->router); /* after every send */
-    if (rc < 0) {
-        log_warn ("executor %d: %s", x->exec_id, err->text);
-        return -1;
-    }
-    x->last_send_ms = hearth_mono_ms ();
-    return 0;
-}
-
-static void
-s_send_simple (execs_t *self, exec_t *x, hearth_cmd_t cmd, const char *reason)
-{
-    hearth_msg_t *msg = hearth_msg_new (cmd);
-    if (!msg)
-        return;
-    if (reason)
-        cJSON_AddStringToObject (msg->body, "reason", reason);
-    s_send (self, x, &msg, NULL);
-}
-
-/* executor_added or executor_removed for x. */
-static evexec_t
-s_ev_info (const exec_t *x)
-{
-    return (evexec_t){.exec_id = x->exec_id,
-                      .host = x->host,
-                      .worker = x->worker,
-                      .cores = x->cores,
-                      .memory_mb = x->memory_mb,
-                      .added_ms = x->added_ms,
-                      .peak_rss = x->peak_rss};
-}
-
 void
 execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes)
 {
-    exec_t *x = s_find (self, exec_id);
+    exec_t *x = execs_find (self, exec_id);
     if (x && peak_rss_bytes > x->peak_rss)
         x->peak_rss = peak_rss_bytes;
 }
@@ -279,7 +230,7 @@ execs_set_peak_rss (execs_t *self, int exec_id, int64_t peak_rss_bytes)
 int64_t
 execs_peak_rss (const execs_t *self, int exec_id)
 {
-    const exec_t *x = s_find (self, exec_id);
+    const exec_t *x = execs_find (self, exec_id);
     return x ? x->peak_rss : -1;
 }
 
@@ -306,7 +257,7 @@ execs_app_ended (execs_t *self)
 void
 execs_lost (execs_t *self, int exec_id, const char *reason)
 {
-    exec_t *x = s_find (self, exec_id);
+    exec_t *x = execs_find (self, exec_id);
     if (!x)
         return;
     if (x->peak_rss > 0)
@@ -327,9 +278,9 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
                             : HEARTH_LOG_WARN,
                         "executor %d lost (%s): %d tasks to run again", exec_id,
                         reason, n < 0 ? 0 : n);
-        evexec_t info = s_ev_info (x);
+        evexec_t info = execs_ev_info (x);
         evexec_removed (el, &info, reason, n < 0 ? 0 : n);
-        s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
+        execs_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         zhash_delete (self->by_key, x->key);
         s_note_gone (self, x->key);
         x->registered = false; /* for what the owner does meanwhile */
@@ -413,7 +364,7 @@ s_reply_registered (execs_t *self, exec_t *x)
             b, sizes[i][1],
             (double) hearth_conf_bytes (self->conf, sizes[i][0]));
     ship_add (self->ship, msg);
-    s_send (self, x, &msg, NULL);
+    execs_send (self, x, &msg, NULL);
 }
 
 static void
@@ -444,7 +395,7 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
                   self->app_id);
         return s_refuse (self, from->rid, from->peer, "refused", why, cmd);
     }
-    exec_t *x = s_find (self, exec_id);
+    exec_t *x = execs_find (self, exec_id);
     if (x && x->registered) {
         if (strcmp (x->key, from->key) == 0)
             return s_reply_registered (self, x); /* a repeat */
@@ -475,7 +426,7 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
                       &x->resources);
     log_info ("executor %d registered from %s with %d cores", exec_id, x->host,
               cores);
-    evexec_t info = s_ev_info (x);
+    evexec_t info = execs_ev_info (x);
     x->added_ms = evexec_added (work_eventlog (self->work), &info);
     s_reply_registered (self, x);
 }
@@ -511,14 +462,28 @@ s_heartbeat (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     launch_handled (self->launch, from->x->exec_id, msg);
 }
 
+/* An ERROR: a LAUNCH_TASKS refused ends its batch (launch.h); one that
+   cannot be told apart from those the executor runs drops the executor,
+   its attempts run again elsewhere (neither run twice nor wait). */
 static void
 s_error (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    if (s_registered (self, from, msg)
-        && !launch_error (self->launch, from->x->exec_id, msg))
-        log_warn ("executor %d says %s: %s", from->x->exec_id,
+    if (!s_registered (self, from, msg))
+        return;
+    int exec_id = from->x->exec_id;
+    launch_error_t what = launch_error (self->launch, exec_id, msg);
+    if (what == LAUNCH_ERROR_OTHER)
+        log_warn ("executor %d says %s: %s", exec_id,
                   hearth_json_str (msg->body, "code"),
                   hearth_json_str (msg->body, "message"));
+    else if (what == LAUNCH_ERROR_UNKNOWN) {
+        char why[HEARTH_ERROR_TEXT_MAX + 128];
+        snprintf (why, sizeof why,
+                  "it refused a launch without saying which: %s",
+                  hearth_json_str (msg->body, "message"));
+        self->cbs.silent (self->cbs.arg, exec_id, why);
+        execs_lost (self, exec_id, why);
+    }
 }
 
 static const struct {
@@ -597,78 +562,7 @@ s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
     return got == s_max_drain; /* stopped early: call again */
 }
 
-/* ---- offers, kills, stops, heartbeats ---------------------------------- */
-
-/* Refill an executor once half of its slots are free, or sooner when it
-   holds fewer attempts than it has cores: one LAUNCH_TASKS per several
-   finished tasks rather than one per task (for 0.5 ms commands, a message
-   each way per task cost the executor and the driver about as much CPU
-   as the commands' own start-up; docs/performance.md). */
-static bool
-s_worth_offering (execs_t *self, exec_t *x)
-{
-    size_t slots = hearth_taskset_slots (self->ts, x->cores);
-    size_t free = hearth_taskset_free_slots (self->ts, x->exec_id);
-    return free > 0 && (free * 2 >= slots || slots - free < (size_t) x->cores);
-}
-
-/* launch_offer's sender: a LAUNCH_TASKS that cannot be sent fails its
-   tasks at the next tick. */
-static void
-s_send_launch (void *arg, int exec_id, hearth_msg_t **msg_p, uint64_t batch)
-{
-    execs_t *self = arg;
-    exec_t *x = s_find (self, exec_id);
-    hearth_error_t err;
-    if (!x)
-        hearth_msg_destroy (msg_p);
-    else if (s_send (self, x, msg_p, &err) < 0)
-        launch_unsent (self->launch, exec_id, batch, err.text);
-}
-
-/* The LAUNCH_TASKS of one offer to x.  Returns whether it was a full
-   round. */
-static bool
-s_offer (execs_t *self, exec_t *x)
-{
-    return launch_offer (self->launch, x->exec_id, s_send_launch, self);
-}
-
-void
-execs_offer_all (execs_t *self)
-{
-    for (exec_t *x = zhashx_first (self->by_id); x;
-         x = zhashx_next (self->by_id))
-        if (x->registered && s_worth_offering (self, x))
-            while (s_offer (self, x))
-                ;
-}
-
-void
-execs_send_kill (execs_t *self, int exec_id, uint64_t tid, int attempt)
-{
-    exec_t *x = s_find (self, exec_id);
-    if (!x || !x->registered)
-        return;
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_TASK);
-    if (!msg)
-        return;
-    cJSON_AddNumberToObject (msg->body, "tid", (double) tid);
-    cJSON_AddNumberToObject (msg->body, "attempt", attempt);
-    s_send (self, x, &msg, NULL);
-}
-
-void
-execs_stop_all (execs_t *self, const char *reason)
-{
-    for (exec_t *x = zhashx_first (self->by_id); x;
-         x = zhashx_next (self->by_id))
-        if (x->registered) {
-            evexec_t info = s_ev_info (x);
-            evexec_removed (work_eventlog (self->work), &info, reason, 0);
-            s_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
-        }
-}
+/* ---- the tick ---------------------------------------------------------- */
 
 void
 execs_tick (execs_t *self)
@@ -684,7 +578,7 @@ execs_tick (execs_t *self)
         if (now - x->last_recv_ms > deadline && nsilent < s_max_silent)
             silent[nsilent++] = x->exec_id;
         else if (now - x->last_send_ms >= self->hb_interval_ms)
-            s_send_simple (self, x, HEARTH_CMD_HEARTBEAT, NULL);
+            execs_send_simple (self, x, HEARTH_CMD_HEARTBEAT, NULL);
     }
     for (size_t i = 0; i < nsilent; i++) {
         /* Hung or cut off: the master kills it, so its cores come back. */

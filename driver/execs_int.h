@@ -1,6 +1,7 @@
 /*  execs_int.h - the records of the driver's executor set, shared by
     the files that implement execs.h; private to them: execs.c (the
-    ROUTER, registration, heartbeats, losses) and execs_worker.c (a
+    ROUTER, registration, heartbeats, losses), execs_send.c (what goes
+    to executors: offers, kills, stops) and execs_worker.c (a
     worker lost with its executors and map outputs).  Only execs.c
     writes them, but for what execs_worker.c does through execs.h's
     calls.
@@ -13,11 +14,13 @@
 
 #include <czmq.h>
 
+#include "driver/evexec.h"
 #include "driver/execs.h"
 #include "driver/execsock.h"
 #include "driver/launch.h"
 #include "driver/ship.h"
 #include "libcore/ids.h"
+#include "libcore/intkeys.h"
 #include "libcore/refusals.h"
 #include "libcore/resources.h"
 #include "libcore/taskset.h"
@@ -68,5 +71,37 @@ struct execs {
     launch_t *launch;            /* tasks to and from executors */
     execs_cbs_t cbs;             /* the owner's callbacks */
 };
+
+/* ---- shared by the files of the set ------------------------------------ */
+
+/* The executor exec_id, registered or not, or NULL. */
+static inline exec_t *
+execs_find (const execs_t *self, int exec_id)
+{
+    return zhashx_lookup (self->by_id, hearth_intkey (exec_id));
+}
+
+/* What the event log's executor lines say of x. */
+static inline evexec_t
+execs_ev_info (const exec_t *x)
+{
+    return (evexec_t){.exec_id = x->exec_id,
+                      .host = x->host,
+                      .worker = x->worker,
+                      .cores = x->cores,
+                      .memory_mb = x->memory_mb,
+                      .added_ms = x->added_ms,
+                      .peak_rss = x->peak_rss};
+}
+
+/* execs_send.c: send *msg_p (taken) to x.  Returns 0, or -1 (logged; a
+   peer gone only at debug level) with err (may be NULL): code
+   "not_connected" before x has registered, "send_failed" when the socket
+   would not take it (execsock.h), else the codec's. */
+int execs_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p,
+                hearth_error_t *err);
+/* Send x a message of command cmd, with reason when not NULL. */
+void execs_send_simple (execs_t *self, exec_t *x, hearth_cmd_t cmd,
+                        const char *reason);
 
 #endif

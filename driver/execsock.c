@@ -32,6 +32,11 @@ s_bind (execsock_t *self, const hearth_conf_t *conf, const char *towards,
     hearth_sock_opts_t opts = {.type = ZMQ_ROUTER, .curve_cert = self->cert};
     if (!(self->router = hearth_sock_new (&opts, err)))
         return -1;
+    /* A message for an executor that is not connected, or whose queue is
+       full, fails to send (EHOSTUNREACH, EAGAIN) rather than vanish: a
+       LAUNCH_TASKS dropped without a word would leave its tasks launched
+       for ever once a later batch is acknowledged. */
+    zsock_set_router_mandatory (self->router, 1);
     char endpoint[300];
     /* Port 0: the kernel picks a random free port; czmq's "*" would take
        the first free one from 49152, which a stale executor of an earlier

@@ -2,8 +2,10 @@
     bound on the driver's host (driver-host, else the address that faces
     the master) at a port the kernel picks, with CURVE and throw-away keys
     of the application's when the cluster is secure, and served by a
-    reader of the caller's on the engine's loop.  The executor set
-    (execs.c) owns one.
+    reader of the caller's on the engine's loop.  It is ZMQ_ROUTER_MANDATORY:
+    a message to an executor not connected fails with EHOSTUNREACH, one to
+    an executor whose queue is full with EAGAIN, instead of being dropped
+    without a word.  The executor set (execs.c) owns one.
 */
 #ifndef HEARTH_DRIVER_EXECSOCK_H
 #define HEARTH_DRIVER_EXECSOCK_H

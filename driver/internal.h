@@ -214,6 +214,11 @@ bool driver_setting_given (const hearth_conf_t *conf, const char *name);
    as a number when it has none (or one with a control character), into
    buf: the application's `user` for the master and the event log. */
 void driver_user_name (char *buf, size_t size);
+/* The application's name: conf's name, else the program's (a libhearth
+   program run without --name, as Spark names one after its main class),
+   else "hearth" when that is no name (empty, too long, or with a control
+   character). */
+const char *driver_app_name (const hearth_conf_t *conf);
 
 /* The absolute directory command tasks get as HEARTH_SUBMIT_DIR: conf's
    submit-dir, else the current one, into buf.  0, or -1 with err. */

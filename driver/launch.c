@@ -9,6 +9,7 @@
 */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,39 +219,44 @@ s_sent (launch_t *self, int exec_id, bool make)
 bool
 launch_offer (launch_t *self, int exec_id, launch_send_fn *send, void *arg)
 {
+    batches_t *sent = s_sent (self, exec_id, true);
+    /* nothing goes out that the batches cannot remember; they make room
+       for what the executor can take (its rings grow to its slots) */
+    size_t want = hearth_taskset_free_slots (self->ts, exec_id);
+    if (want > s_offer_batch)
+        want = s_offer_batch;
+    size_t room = sent && want ? batches_reserve (sent, want) : 0;
     hearth_assign_t as[s_offer_batch];
-    size_t n = hearth_taskset_offer (self->ts, exec_id, hearth_mono_us (), as,
-                                     s_offer_batch);
-    batches_t *sent = n ? s_sent (self, exec_id, true) : NULL;
+    size_t n = room ? hearth_taskset_offer (self->ts, exec_id,
+                                            hearth_mono_us (), as, room)
+                    : 0;
     eventlog_t *el = work_eventlog (self->work);
     eventlog_hold_clock (el); /* one clock read for the offer's events */
     for (size_t first = 0, end; first < n; first = end) {
         hearth_msg_t *msg = s_render_batch (self, exec_id, as, first, n, &end);
-        uint64_t batch = sent ? batches_next (sent) : 0;
-        bool kept =
-            sent && batches_add (sent, batch, as + first, end - first) == 0;
-        if (msg && kept
+        uint64_t batch = batches_next (sent);
+        int kept = batches_add (sent, batch, as + first, end - first);
+        assert (kept == 0); /* batches_reserve made room */
+        (void) kept;
+        if (msg
             && !cJSON_AddNumberToObject (msg->body, "batch", (double) batch))
             hearth_msg_destroy (&msg);
-        if (msg) /* (not kept: sent all the same, unnumbered) */
+        if (msg)
             send (arg, exec_id, &msg, batch);
-        else if (kept)
-            batches_refuse (sent, batch, "out of memory launching it");
-        else /* they stay launched until their executor is lost */
-            log_error ("executor %d: out of memory: %zu tasks launched in no "
-                       "message",
-                       exec_id, end - first);
+        else /* the driver's memory, not the tasks': lost, run again */
+            batches_unsent (sent, batch, true, "out of memory launching it");
     }
     eventlog_release_clock (el);
     return n == s_offer_batch;
 }
 
 void
-launch_unsent (launch_t *self, int exec_id, uint64_t batch, const char *why)
+launch_unsent (launch_t *self, int exec_id, uint64_t batch, bool lost,
+               const char *why)
 {
     batches_t *sent = s_sent (self, exec_id, false);
     if (sent)
-        batches_refuse (sent, batch, why);
+        batches_unsent (sent, batch, lost, why);
 }
 
 void
@@ -296,6 +302,8 @@ typedef struct {
     const void *result; /* result bytes, or NULL */
     size_t result_len;  /* bytes */
     bool permanent;     /* a failure a retry cannot change */
+    bool lost;          /* the driver's own: its launch never reached the
+                           executor (never from the wire) */
     const cJSON *json;  /* its JSON form, or NULL: it came packed */
 } s_update_t;
 
@@ -387,8 +395,9 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
     if (!s->stage || s->stage->uid != uid)
         s->stage = work_stage (self->work, uid);
     hearth_stage_t *st = s->stage;
-    bool known;
-    hearth_ts_state_t state = s_ts_state (u->state, &known);
+    bool known = true;
+    hearth_ts_state_t state =
+        u->lost ? HEARTH_TS_LOST : s_ts_state (u->state, &known);
     if (!st || !known || index >= st->ntasks)
         return;
     if (state == HEARTH_TS_FAILED && u->permanent)
@@ -501,10 +510,11 @@ launch_status (launch_t *self, int exec_id, uint32_t server, hearth_msg_t *msg)
     launch_handled (self, exec_id, msg);
 }
 
-/* The attempts of a batch of exec_id, each FAILED with why. */
+/* The attempts of a batch of exec_id, each LOST (lost: its launch never
+   reached the executor) or FAILED with why. */
 static void
-s_fail_batch (launch_t *self, int exec_id, const batches_taken_t *b,
-              const char *why)
+s_end_batch (launch_t *self, int exec_id, const batches_taken_t *b, bool lost,
+             const char *why)
 {
     s_status_t s = {.exec_id = exec_id, .server = SHUFFLE_NO_SERVER};
     eventlog_t *el = work_eventlog (self->work);
@@ -512,8 +522,9 @@ s_fail_batch (launch_t *self, int exec_id, const batches_taken_t *b,
     for (size_t i = 0; i < b->n; i++) {
         s_update_t u = {.tid = DRIVER_TID (b->as[i].stage, b->as[i].index),
                         .attempt = b->as[i].attempt,
-                        .state = "FAILED",
-                        .error = why};
+                        .state = lost ? "LOST" : "FAILED",
+                        .error = why,
+                        .lost = lost};
         s_apply_update (self, &s, &u);
     }
     eventlog_release_clock (el);
@@ -521,54 +532,79 @@ s_fail_batch (launch_t *self, int exec_id, const batches_taken_t *b,
         work_publish (self->work, s.touched[i]);
 }
 
-bool
+/* Take out the batch an ERROR about a LAUNCH_TASKS of exec_id refused:
+   the one it names, else the one read after the last it handled (its
+   "launched"), else the only one in flight.  0, or -1 when none is
+   taken; *unknown then says the ERROR named none and several may be the
+   one. */
+static int
+s_take_refused (batches_t *sent, const cJSON *body, batches_taken_t *b,
+                bool *unknown)
+{
+    int64_t batch = hearth_json_int (body, "batch", 0);
+    int64_t launched = hearth_json_int (body, "launched", -1);
+    int rc = batch > 0       ? batches_take (sent, (uint64_t) batch, b)
+             : launched >= 0 ? batches_take_next (sent, (uint64_t) launched, b)
+                             : batches_take_pending (sent, b);
+    *unknown = rc < 0 && batch <= 0 && errno == ENOTUNIQ;
+    if (launched > 0) /* it handled those before */
+        batches_ack (sent, (uint64_t) launched);
+    return rc;
+}
+
+launch_error_t
 launch_error (launch_t *self, int exec_id, const hearth_msg_t *msg)
 {
     const char *command = hearth_json_str (msg->body, "command");
     if (!command || strcmp (command, "LAUNCH_TASKS") != 0)
-        return false;
-    int64_t batch = hearth_json_int (msg->body, "batch", 0);
+        return LAUNCH_ERROR_OTHER;
+    int64_t named = hearth_json_int (msg->body, "batch", 0);
     char why[HEARTH_ERROR_TEXT_MAX + 64];
     snprintf (why, sizeof why, "executor %d refused the task's launch: %s",
               exec_id, hearth_json_str (msg->body, "message"));
     batches_t *sent = s_sent (self, exec_id, false);
     batches_taken_t b;
-    if (!sent || batches_take (sent, (uint64_t) batch, &b) < 0) {
-        log_warn ("%s (batch %lld, not one in flight)", why, (long long) batch);
-        return true;
+    bool unknown = false;
+    if (!sent || s_take_refused (sent, msg->body, &b, &unknown) < 0) {
+        if (unknown)
+            return LAUNCH_ERROR_UNKNOWN;
+        log_warn ("%s (batch %lld, not one in flight)", why, (long long) named);
+        return LAUNCH_ERROR_HANDLED;
     }
-    if (batch)
-        log_warn ("%s (batch %lld: %zu tasks)", why, (long long) batch, b.n);
-    else
-        log_warn ("%s (no batch named: the %zu tasks of every batch it did "
-                  "not say it handled)",
-                  why, b.n);
-    s_fail_batch (self, exec_id, &b, why);
-    free (b.as);
-    return true;
+    int64_t launched = hearth_json_int (msg->body, "launched", -1);
+    log_warn ("%s (batch %llu%s: %zu tasks)", why, (unsigned long long) b.batch,
+              named           ? ""
+              : launched >= 0 ? ", the one it read after those it handled"
+                              : ", the only one in flight",
+              b.n);
+    s_end_batch (self, exec_id, &b, false, why);
+    batches_taken_free (&b);
+    return LAUNCH_ERROR_HANDLED;
 }
 
 size_t
 launch_tick (launch_t *self)
 {
-    /* collected first: failing attempts may change the table */
+    /* collected first: ending attempts may change the table */
     int ids[s_max_tick_execs];
-    size_t nids = 0, failed = 0;
+    size_t nids = 0, ended = 0;
     for (batches_t *b = zhashx_first (self->sent); b && nids < s_max_tick_execs;
          b = zhashx_next (self->sent))
-        if (batches_any_refused (b))
+        if (batches_unsent_count (b))
             ids[nids++] = hearth_intkey_id (zhashx_cursor (self->sent));
     for (size_t i = 0; i < nids; i++) {
         batches_t *sent = s_sent (self, ids[i], false);
         batches_taken_t b;
-        while (sent && batches_take_refused (sent, &b) == 0) {
-            log_warn ("executor %d: %zu tasks not launched: %s", ids[i], b.n,
-                      b.why);
-            s_fail_batch (self, ids[i], &b, b.why);
-            failed += b.n;
-            free (b.as);
+        while (sent && batches_take_unsent (sent, &b) == 0) {
+            const char *why = b.why ? b.why : "out of memory";
+            log_warn (
+                "executor %d: %zu tasks not launched: %s%s", ids[i], b.n, why,
+                b.lost ? " (they run again, not counted as failures)" : "");
+            s_end_batch (self, ids[i], &b, b.lost, why);
+            ended += b.n;
+            batches_taken_free (&b);
             sent = s_sent (self, ids[i], false);
         }
     }
-    return failed;
+    return ended;
 }

@@ -12,7 +12,8 @@ driver_libdriver_la_SOURCES = \
 	driver/evtask.c driver/evtask.h driver/evexec.c driver/evexec.h \
 	driver/evfile.c driver/evfile.h driver/evfmt.c driver/evfmt.h \
 	driver/evrec.c driver/evrec.h \
-	driver/execs.c driver/execs.h driver/execs_int.h driver/execs_worker.c \
+	driver/execs.c driver/execs.h driver/execs_int.h driver/execs_send.c \
+	driver/execs_worker.c \
 	driver/execres.c driver/execres.h \
 	driver/execsock.c driver/execsock.h driver/batches.c driver/batches.h \
 	driver/launch.c driver/launch.h \

@@ -33,7 +33,8 @@ static const hearth_opt_t s_options[] = {
      "local[N], local[*], local-cluster[W,C,M] or tcp://HOST:PORT (the "
      "masters: a comma-separated list of them)"},
     {"name", HEARTH_OPT_LABEL, NULL, "NAME",
-     "the application's name (no control characters)"},
+     "the application's name (no control characters; default: the job's, or "
+     "the program's)"},
     {"total-executor-cores", HEARTH_OPT_INT, NULL, "N",
      "cores for the whole application (default: all there are)", 1, 65536},
     {"executor-cores", HEARTH_OPT_INT, NULL, "N",
@@ -576,4 +577,15 @@ driver_user_name (char *buf, size_t size)
         snprintf (buf, size, "%s", found->pw_name);
     else
         snprintf (buf, size, "%u", (unsigned) getuid ());
+}
+
+const char *
+driver_app_name (const hearth_conf_t *conf)
+{
+    const char *name = hearth_conf_str (conf, "name");
+    if (name)
+        return name;
+    name = program_invocation_short_name;
+    size_t len = name ? strlen (name) : 0;
+    return len && len <= 255 && !hearth_ctl_has (name) ? name : "hearth";
 }

@@ -195,8 +195,10 @@ s_refused_batch (const hearth_msg_t *refused)
 }
 
 /* A LAUNCH_TASKS that could not be decoded: its tasks would never start
-   nor end, so the driver is told, with the batch it numbered it
-   (protocol.md "Batches"), and fails them rather than wait for ever. */
+   nor end, so the driver is told, with the batch it numbered it, and the
+   last batch handled before (protocol.md "Batches": without the first,
+   the second tells the driver which one it was), and fails them rather
+   than wait for ever. */
 static void
 s_refuse_launch (link_t *self, const hearth_msg_t *refused,
                  const hearth_error_t *err)
@@ -205,6 +207,9 @@ s_refuse_launch (link_t *self, const hearth_msg_t *refused,
     hearth_msg_t *msg = hearth_error_new (err->code, err->text, "LAUNCH_TASKS");
     if (msg && batch)
         cJSON_AddNumberToObject (msg->body, "batch", (double) batch);
+    if (msg)
+        cJSON_AddNumberToObject (msg->body, "launched",
+                                 (double) self->launched);
     if (batch > self->launched)
         self->launched = batch;
     if (msg)
@@ -276,14 +281,26 @@ s_add_peak (link_t *self, hearth_msg_t *msg)
     self->peak_unsent = false;
 }
 
-/* The last batch handled, into a message to the driver: the batches up
-   to it need no more of the driver's memory (protocol.md "Batches"). */
-static void
+/* The last batch handled, into a message to the driver when it changed
+   since the driver was last told: the batches up to it need no more of
+   the driver's memory (protocol.md "Batches").  Returns it, or 0 when
+   not added. */
+static int64_t
 s_add_launched (link_t *self, hearth_msg_t *msg)
 {
-    if (self->launched > 0)
-        cJSON_AddNumberToObject (msg->body, "launched",
-                                 (double) self->launched);
+    if (self->launched == self->launched_told)
+        return 0;
+    cJSON_AddNumberToObject (msg->body, "launched", (double) self->launched);
+    return self->launched;
+}
+
+/* Send msg, which told launched (s_add_launched); once it is sent, the
+   driver knows. */
+static void
+s_send_launched (link_t *self, hearth_msg_t **msg_p, int64_t launched)
+{
+    if (s_send (self, msg_p) == 0 && launched > 0)
+        self->launched_told = launched;
 }
 
 static void
@@ -298,8 +315,7 @@ s_send_heartbeat (link_t *self)
     cJSON_AddNumberToObject (msg->body, "tasks_running",
                              (double) tasks_running (self->tasks));
     s_add_peak (self, msg);
-    s_add_launched (self, msg);
-    s_send (self, &msg);
+    s_send_launched (self, &msg, s_add_launched (self, msg));
 }
 
 int
@@ -523,6 +539,5 @@ s_flush (void *arg)
     if (self->peak_rss == 0) /* an executor shorter than a tick: now */
         s_measure_peak (self);
     s_add_peak (self, msg);
-    s_add_launched (self, msg);
-    s_send (self, &msg);
+    s_send_launched (self, &msg, s_add_launched (self, msg));
 }

@@ -32,9 +32,10 @@ struct link {
     hearth_loglimit_t *log_limit; /* lines about the driver's bad messages */
     int64_t peak_rss;             /* our peak memory so far, bytes */
     bool peak_unsent;             /* it grew since the driver was told */
-    int64_t launched; /* the batch of the last LAUNCH_TASKS handled (taken
-                         or refused), told back in every STATUS_UPDATE and
-                         HEARTBEAT; 0: none yet */
+    int64_t launched;      /* the batch of the last LAUNCH_TASKS handled (taken
+                              or refused), told back in the next STATUS_UPDATE
+                              or HEARTBEAT; 0: none yet */
+    int64_t launched_told; /* launched as last sent to the driver */
 };
 
 /* Handle one message from the driver (msg borrowed): its row of the

@@ -109,17 +109,18 @@ error:
 }
 
 /* The bytes of name in the directory dirfd (new, NUL-terminated), or
-   NULL; a link at name is not followed. */
+   NULL; a link at name is not followed, a FIFO there neither blocks nor
+   is read (safefile.h). */
 static char *
 s_slurp (int dirfd, const char *name, size_t *len)
 {
-    int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
+    int fd = hearth_file_open_regular_at (dirfd, name, O_RDONLY | O_NOFOLLOW, 0,
+                                          &st);
     char *buf = NULL;
     if (fd < 0)
         return NULL;
-    if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
-        && st.st_size < s_max_index_bytes
+    if (st.st_size < s_max_index_bytes
         && (buf = malloc ((size_t) st.st_size + 1))) {
         size_t have = 0;
         ssize_t got;

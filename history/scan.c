@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "history/scan.h"
+#include "libcore/safefile.h"
 
 /* The read buffer's first size (most logs are smaller; a line longer
    than the buffer doubles it). */
@@ -278,19 +279,14 @@ s_read_file (s_reader_t *r, const char *path, hist_line_fn *fn, void *arg,
              hearth_error_t *err)
 {
     r->file = path;
-    int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd >= 0 && (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))) {
-        close (fd);
-        fd = -1;
-        errno = EINVAL;
-    }
+    /* DIR may be shared (drivers of several users write their logs
+       there): a link left at a log's name is not followed, a FIFO does
+       not block the reader (safefile.h) */
+    int fd = hearth_file_open_regular_at (AT_FDCWD, path, O_RDONLY | O_NOFOLLOW,
+                                          0, NULL);
     if (fd < 0)
         return hearth_errprintf (err, "cannot open %s: %s", path,
-                                 errno == ELOOP    ? "a symbolic link, not "
-                                                     "followed"
-                                 : errno == EINVAL ? "not a regular file"
-                                                   : strerror (errno));
+                                 hearth_file_why (errno));
     int rc = 0;
     for (;;) {
         if (r->have == r->alloc) {

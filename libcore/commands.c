@@ -124,15 +124,18 @@ static const hearth_field_t s_driver_ref[] = {
     F_MEMORY ("memory_mb", false), INT ("pid", false, 0, 1e9),
     F_LAUNCH (false), ENUM ("state", false, hearth_driver_states),
     F_EXIT ("exit_status"), F_TEXT ("error", false), END};
-static const hearth_field_t s_file[] = {
-    NAME ("name", true), FRAME ("frame", true), INT ("mode", false, 0, 07777),
-    END};
+/* A shipped file's mode: permission bits only, never setuid, setgid or
+   sticky (docs/protocol.md "file"). */
+#define F_FILE_MODE INT ("mode", false, 0, 0777)
+static const hearth_field_t s_file[] = {NAME ("name", true),
+                                        FRAME ("frame", true), F_FILE_MODE,
+                                        END};
 static const hearth_field_t s_lib[] = {
     NAME ("name", true), LABEL ("hash", true, 1, 128), FRAME ("frame", true),
     END};
 static const hearth_field_t s_shipped_file[] = {
     NAME ("name", true), LABEL ("hash", true, 1, 128), FRAME ("frame", true),
-    INT ("mode", false, 0, 07777), END};
+    F_FILE_MODE, END};
 /* A task's shuffle roles (docs/protocol.md, "map role", "reduce role"). */
 static const hearth_field_t s_map_role[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE),
@@ -202,7 +205,7 @@ static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
 static const hearth_field_t b_error[] = {
     LABEL ("code", true, 1, 64), F_TEXT ("message", true),
     LABEL ("command", false, 0, 64), F_URL ("leader", false, 0),
-    F_BATCH ("batch"), END};
+    F_BATCH ("batch"), INT ("launched", false, 0, MAX_TASK_ID), END};
 static const hearth_field_t b_heartbeat[] = {
     LABEL ("id", false, 0, 128),
     ENUM ("status", false, hearth_master_states),

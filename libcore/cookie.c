@@ -9,11 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "libcore/cookie.h"
+#include "libcore/log.h"
 #include "libcore/refusals.h"
 #include "libcore/sock.h"
 #include "libcore/zap.h"
@@ -23,6 +25,8 @@ static const char s_zap_endpoint[] = "inproc://zeromq.zap.01";
 /* The cookie's place under the user's home. */
 static const char s_home_dir[] = ".hearth";
 static const char s_file[] = "cookie";
+/* A cookie of Hearth before its CURVE pairs: 32 bytes, a PLAIN password. */
+#define S_OLD_LEN 40
 
 int
 hearth_cookie_path (char *buf, size_t size, hearth_error_t *err)
@@ -90,7 +94,8 @@ s_open_dir (const char *dir, bool create, bool *missing, hearth_error_t *err)
 }
 
 /* Read the cookie file name in dirfd into buf.  1, 0 when there is none,
-   -1 with err. */
+   2 for one of the earlier format (S_OLD_LEN characters, not read), -1
+   with err. */
 static int
 s_read_at (int dirfd, const char *name, const char *path, char *buf,
            size_t size, hearth_error_t *err)
@@ -118,6 +123,8 @@ s_read_at (int dirfd, const char *name, const char *path, char *buf,
                                  path, errno == EPERM ? "" : ": unreadable");
     if (n > 0 && text[n - 1] == '\n')
         n--;
+    if (n == S_OLD_LEN)
+        return 2;
     if (n != HEARTH_COOKIE_LEN || size <= HEARTH_COOKIE_LEN)
         return hearth_errprintf (err,
                                  "the cookie %s is not %d characters: remove "
@@ -128,10 +135,11 @@ s_read_at (int dirfd, const char *name, const char *path, char *buf,
     return 1;
 }
 
-/* Write a new random cookie as name in dirfd, unless another process
-   wrote one first (then nothing is written).  0, or -1 with err. */
+/* Write a new random cookie as name in dirfd: unless another process
+   wrote one first (then nothing is written), or over the one there when
+   replace is set.  0, or -1 with err. */
 static int
-s_make_at (int dirfd, const char *name, hearth_error_t *err)
+s_make_at (int dirfd, const char *name, bool replace, hearth_error_t *err)
 {
     uint8_t raw[64]; /* the server's secret key, then the client's */
     char text[HEARTH_COOKIE_LEN + 2], tmp[64];
@@ -150,10 +158,11 @@ s_make_at (int dirfd, const char *name, hearth_error_t *err)
     written = fsync (fd) == 0 && written;
     close (fd);
     /* a link, not a rename: a cookie another master made meanwhile wins */
-    int rc =
-        written && (linkat (dirfd, tmp, dirfd, name, 0) == 0 || errno == EEXIST)
-            ? 0
-            : -1;
+    int rc = !written  ? -1
+             : replace ? renameat (dirfd, tmp, dirfd, name)
+             : (linkat (dirfd, tmp, dirfd, name, 0) == 0 || errno == EEXIST)
+                 ? 0
+                 : -1;
     int saved = errno;
     unlinkat (dirfd, tmp, 0);
     if (rc < 0)
@@ -162,8 +171,30 @@ s_make_at (int dirfd, const char *name, hearth_error_t *err)
     return 0;
 }
 
+/* A cookie of the earlier format at name: replaced by a new one, once
+   (the directory locked: of two processes, the second reads the first's),
+   and read into buf.  1, or -1 with err. */
+static int
+s_replace_old (int dirfd, const char *name, const char *path, char *buf,
+               size_t size, hearth_error_t *err)
+{
+    if (flock (dirfd, LOCK_EX) < 0)
+        return hearth_errprintf (err, "cannot lock the cookie's directory: %s",
+                                 strerror (errno));
+    int rc = s_read_at (dirfd, name, path, buf, size, err);
+    if (rc == 2 && s_make_at (dirfd, name, true, err) == 0) {
+        log_info ("the cookie %s was of an earlier Hearth (a password sent "
+                  "in clear): replaced by one of two key pairs",
+                  path);
+        rc = s_read_at (dirfd, name, path, buf, size, err);
+    }
+    flock (dirfd, LOCK_UN);
+    return rc == 2 ? hearth_errprintf (err, "the cookie %s: not replaced", path)
+                   : rc;
+}
+
 /* The cookie of path into buf, made when create is set and there is
-   none.  1, 0 (none), or -1 with err. */
+   none (or one of the earlier format).  1, 0 (none), or -1 with err. */
 static int
 s_get (char *buf, size_t size, bool create, hearth_error_t *err)
 {
@@ -176,7 +207,11 @@ s_get (char *buf, size_t size, bool create, hearth_error_t *err)
     if (dirfd < 0)
         return missing && !create ? 0 : -1;
     int rc = s_read_at (dirfd, name, path, buf, size, err);
-    if (rc == 0 && create && s_make_at (dirfd, name, err) == 0)
+    if (rc == 2 && create)
+        rc = s_replace_old (dirfd, name, path, buf, size, err);
+    if (rc == 2) /* for a tool, none: it then makes it over (ensure) */
+        rc = 0;
+    if (rc == 0 && create && s_make_at (dirfd, name, false, err) == 0)
         rc = s_read_at (dirfd, name, path, buf, size, err);
     close (dirfd);
     return rc;

@@ -77,7 +77,10 @@ WEB_LIBS = libcore/libhearthweb.la -ldl
 # own, linked only by what elects.
 noinst_LTLIBRARIES += libcore/libhearthzk.la
 libcore_libhearthzk_la_SOURCES = libcore/zkelect.c libcore/zkelect.h \
-	libcore/zkacl.c libcore/zkacl.h
+	libcore/zkacl.c libcore/zkacl.h \
+	libcore/zkowner.c libcore/zkowner.h \
+	libcore/zkident.c libcore/zkident.h
 libcore_libhearthzk_la_CPPFLAGS = $(AM_CPPFLAGS) -DTHREADED
-libcore_libhearthzk_la_LIBADD = $(ZK_LIBS)
+# zkident.c hashes with czmq's zdigest
+libcore_libhearthzk_la_LIBADD = $(ZK_LIBS) $(CZMQ_LIBS)
 ZK_ALL_LIBS = libcore/libhearthzk.la $(ZK_LIBS)

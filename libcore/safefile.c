@@ -85,25 +85,65 @@ hearth_file_create_below (const char *path, int flags, mode_t mode,
     return fd;
 }
 
+/* Close fd and fail with errno e.  Returns -1. */
+static int
+s_refuse (int fd, int e)
+{
+    close (fd);
+    errno = e;
+    return -1;
+}
+
+int
+hearth_file_open_regular_at (int dirfd, const char *name, int flags,
+                             mode_t mode, struct stat *st)
+{
+    struct stat own;
+    st = st ? st : &own;
+    int fd =
+        openat (dirfd, name, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
+    if (fd < 0) {
+        /* a FIFO without a reader, or a device without its device: not a
+           regular file, which never says ENXIO */
+        if (errno == ENXIO)
+            errno = EINVAL;
+        return -1;
+    }
+    if (fstat (fd, st) < 0)
+        return s_refuse (fd, errno);
+    if (!S_ISREG (st->st_mode))
+        return s_refuse (fd, EINVAL);
+    int fl = fcntl (fd, F_GETFL);
+    if (!(flags & O_NONBLOCK)
+        && (fl < 0 || fcntl (fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+        return s_refuse (fd, errno);
+    return fd;
+}
+
 int
 hearth_file_reopen (const char *path, int flags, mode_t mode)
 {
-    int fd = open (path, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-    if (fd < 0)
-        return -1;
     struct stat st;
-    int saved = 0;
-    if (fstat (fd, &st) < 0)
-        saved = errno;
-    else if (!S_ISREG (st.st_mode))
-        saved = EINVAL;
-    else if (st.st_nlink != 1)
-        saved = EMLINK;
-    if (saved == 0)
-        return fd;
-    close (fd);
-    errno = saved;
-    return -1;
+    int fd = hearth_file_open_regular_at (AT_FDCWD, path, flags | O_NOFOLLOW,
+                                          mode, &st);
+    if (fd >= 0 && st.st_nlink != 1)
+        return s_refuse (fd, EMLINK);
+    return fd;
+}
+
+int
+hearth_file_open_owned_at (int dirfd, const char *name, uid_t owner,
+                           struct stat *st)
+{
+    struct stat own;
+    st = st ? st : &own;
+    int fd =
+        hearth_file_open_regular_at (dirfd, name, O_RDONLY | O_NOFOLLOW, 0, st);
+    if (fd >= 0 && st->st_nlink != 1)
+        return s_refuse (fd, EMLINK);
+    if (fd >= 0 && st->st_uid != owner)
+        return s_refuse (fd, EPERM);
+    return fd;
 }
 
 int
@@ -135,6 +175,8 @@ hearth_file_why (int err)
         return "it has other hard links, never written through here";
     case EINVAL:
         return "it is not a regular file";
+    case EPERM:
+        return "it belongs to another user";
     default:
         return strerror (err);
     }

@@ -17,6 +17,17 @@
     - a file that is opened again (a pid file, a log appended to) is
       opened O_NOFOLLOW and must be a regular file with a single link
       (hearth_file_reopen);
+    - every file opened that may already be there is opened O_NONBLOCK
+      and kept only when fstat says it is a regular file, then made
+      blocking again (hearth_file_open_regular_at): a FIFO left at the
+      name would otherwise block the open (O_WRONLY until a reader
+      comes, O_RDONLY until a writer does), a process's start or its
+      SIGHUP with it;
+    - a file read from a directory another user may write (a root
+      worker reading a task's log or map output) must also have a
+      single link and belong to that user (hearth_file_open_owned_at):
+      a hard link to a file the reader may read and the writer may not
+      is not handed out, even once its other names are gone;
     - a directory of Hearth's own inside such a directory
       (.hearth-history, _temporary) is opened O_DIRECTORY | O_NOFOLLOW
       and its files reached through that descriptor (openat, renameat:
@@ -30,13 +41,15 @@
     Every function returns a descriptor (close-on-exec) or -1 with errno:
     ELOOP when the name is a symbolic link, EEXIST when a new file's name
     is taken (a link included), EMLINK when a file has other hard links,
-    EINVAL when it is not a regular file; hearth_file_why gives the words
-    for those.  Nothing here allocates.
+    EINVAL when it is not a regular file (a FIFO, a device, a socket, a
+    directory), EPERM when it belongs to someone else; hearth_file_why
+    gives the words for those.  Nothing here allocates.
 */
 #ifndef HEARTH_SAFEFILE_H
 #define HEARTH_SAFEFILE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* Create name in the directory dirfd (AT_FDCWD: the current one) as a
@@ -59,10 +72,29 @@ int hearth_file_create (const char *path, int flags, mode_t mode, bool replace);
 int hearth_file_create_below (const char *path, int flags, mode_t mode,
                               bool replace);
 
-/* Open path with flags (maybe O_CREAT, then mode) | O_NOFOLLOW |
-   O_CLOEXEC: a symbolic link fails with ELOOP; what is opened must be a
-   regular file (else EINVAL) with one link (else EMLINK). */
+/* Open name in dirfd (AT_FDCWD: a path) with flags (maybe O_CREAT, then
+   mode; O_NOFOLLOW to refuse a symbolic link, ELOOP) | O_NONBLOCK |
+   O_NOCTTY | O_CLOEXEC, and keep it only when it is a regular file (else
+   EINVAL; a FIFO that has no reader, which an O_WRONLY open finds with
+   ENXIO, is EINVAL too): nothing at the name blocks the caller.  The
+   descriptor is blocking (unless flags asked for O_NONBLOCK); *st (when
+   not NULL) is what fstat said of it. */
+int hearth_file_open_regular_at (int dirfd, const char *name, int flags,
+                                 mode_t mode, struct stat *st);
+
+/* Open path with flags (maybe O_CREAT, then mode) | O_NOFOLLOW, as
+   hearth_file_open_regular_at: a symbolic link fails with ELOOP; what is
+   opened must be a regular file (else EINVAL) with one link (else
+   EMLINK). */
 int hearth_file_reopen (const char *path, int flags, mode_t mode);
+
+/* Open name in dirfd for reading, in a directory another user may write
+   (the caller has found its way there without following a link): as
+   hearth_file_open_regular_at with O_RDONLY | O_NOFOLLOW, and kept only
+   with one link (else EMLINK) and owned by owner (else EPERM).  *st as
+   there. */
+int hearth_file_open_owned_at (int dirfd, const char *name, uid_t owner,
+                               struct stat *st);
 
 /* Open the directory name in dirfd (AT_FDCWD: a path) with O_DIRECTORY |
    O_NOFOLLOW: a symbolic link at name fails with ELOOP.

@@ -161,9 +161,14 @@ s_child (const hearth_spawn_opts_t *opts, pid_t parent, bool in_group,
         s_child_cloexec (max_fd);
     if (!r.stage && opts->ids && s_child_ids (opts->ids) < 0)
         r = (s_report_t){S_IDS, errno};
-    /* the kernel drops the parent-death signal with the credentials */
-    if (!r.stage && opts->ids && opts->die_with_parent)
+    /* the kernel drops the parent-death signal with the credentials: set
+       again, and checked again, since the parent may have died between
+       the two (a child left running as its user, reparented) */
+    if (!r.stage && opts->ids && opts->die_with_parent) {
         prctl (PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid () != parent)
+            _exit (127);
+    }
     if (!r.stage && opts->cwd && chdir (opts->cwd) < 0)
         r = (s_report_t){S_CWD, errno};
     sigset_t none;

@@ -528,7 +528,8 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
     ts_stage_t *st = ts_stage (self, stage);
     bool killing = a->killing;
     s_attempt_drop (self, a);
-    if (state != HEARTH_TS_KILLED && state != HEARTH_TS_FETCH_FAILED)
+    if (state != HEARTH_TS_KILLED && state != HEARTH_TS_FETCH_FAILED
+        && state != HEARTH_TS_LOST)
         s_note_run_time (self, run_us); /* not a run of the task's work */
     if (!st || st->failed)
         return HEARTH_TS_RELEASED;
@@ -538,7 +539,10 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
         return ts_fetch_failed (self, st, index, killing);
     if (killing || st->tasks[index].state == TASK_DONE)
         return HEARTH_TS_RELEASED;
-    s_miss_t miss = state == HEARTH_TS_KILLED ? S_LOST /* not at our request */
+    /* killed not at our request, or never launched: as if its executor
+       were lost */
+    s_miss_t miss = state == HEARTH_TS_KILLED || state == HEARTH_TS_LOST
+                        ? S_LOST
                     : state == HEARTH_TS_FAILED_PERMANENT ? S_PERMANENT
                                                           : S_FAILED;
     return s_requeue (self, st, index, attempt, exec_id, miss)

@@ -177,6 +177,9 @@ typedef enum {
                                    task gives up (and its job fails) now */
     HEARTH_TS_FETCH_FAILED,     /* it could not fetch a parent's output: not
                                    counted; see hearth_taskset_update */
+    HEARTH_TS_LOST, /* it never reached its executor (its launch could not
+                       be sent): re-queued as one lost with its executor,
+                       toward max_lost, not max_failures */
 } hearth_ts_state_t;
 
 typedef enum {
@@ -204,7 +207,12 @@ typedef enum {
    once (its output may have been re-made since the attempt started).
    Other attempts of the task (speculative copies) go on.  Every
    FETCH_FAILED of a stage whose job has not failed counts toward
-   hearth_taskset_fetch_failures. */
+   hearth_taskset_fetch_failures.
+
+   LOST (the driver could not send the attempt's launch): as an attempt
+   of a lost executor, re-queued without counting toward max_failures,
+   toward max_lost (outcome RETRY, GAVE_UP past it with JOB_FAILED's lost
+   set), its retry offered elsewhere while another executor exists. */
 hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self, int exec_id,
                                            uint32_t stage, uint64_t index,
                                            int attempt, hearth_ts_state_t state,

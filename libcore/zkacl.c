@@ -12,6 +12,7 @@
 #include <zookeeper/zookeeper.h>
 
 #include "libcore/log.h"
+#include "libcore/safefile.h"
 #include "libcore/zkacl.h"
 
 /* ZooKeeper's identities (its own ZOO_AUTH_IDS and ZOO_ANYONE_ID_UNSAFE,
@@ -162,25 +163,24 @@ s_read_line (int fd, const char *path, char *buf, size_t size,
 int
 zkacl_read_auth (const char *path, char *buf, size_t size, hearth_error_t *err)
 {
-    int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* the name is the administrator's (a link is followed); what it names
+       is judged on what was opened, not on the name again, and a FIFO
+       there does not block the master's start */
+    struct stat st;
+    int fd = hearth_file_open_regular_at (AT_FDCWD, path, O_RDONLY, 0, &st);
+    int rc = 0;
     if (fd < 0)
         return hearth_errprintf (err,
                                  "cannot read the ZooKeeper auth file "
                                  "%s: %s",
-                                 path, strerror (errno));
-    /* judged on what was opened, not on the name again */
-    struct stat st;
-    int rc = 0;
-    if (fstat (fd, &st) < 0)
+                                 path, hearth_file_why (errno));
+    if (st.st_uid != geteuid () && st.st_uid != 0)
         rc = hearth_errprintf (err,
-                               "cannot read the ZooKeeper auth file "
-                               "%s: %s",
-                               path, strerror (errno));
-    else if (!S_ISREG (st.st_mode))
-        rc = hearth_errprintf (err,
-                               "the ZooKeeper auth file %s is not a "
-                               "regular file",
-                               path);
+                               "the ZooKeeper auth file %s belongs to uid "
+                               "%u, neither this master's user (uid %u) nor "
+                               "root: refused; chown it",
+                               path, (unsigned) st.st_uid,
+                               (unsigned) geteuid ());
     else if (st.st_mode & (S_IRWXG | S_IRWXO))
         rc = hearth_errprintf (err,
                                "the ZooKeeper auth file %s may be read by "

@@ -41,9 +41,11 @@ struct _zhandle;
 /* Read the credentials of path, its first line "user:password" (user not
    empty, without ':'; password not empty; the line end dropped), into buf
    (at least ZKACL_AUTH_MAX + 1 bytes).  Refused (-1 with err naming the
-   file) when it cannot be read, is not a regular file, may be read or
-   written by its group or others (the rule of secret key files), or holds
-   no such line.  0 otherwise. */
+   file) when it cannot be read, is not a regular file (a FIFO there
+   does not block), belongs to neither this process's user nor root
+   (whoever owns it may change it, or its mode), may be read or written
+   by its group or others (the rule of secret key files), or holds no
+   such line.  0 otherwise. */
 int zkacl_read_auth (const char *path, char *buf, size_t size,
                      hearth_error_t *err);
 

@@ -23,6 +23,8 @@
 #include "libcore/loglimit.h"
 #include "libcore/zkacl.h"
 #include "libcore/zkelect.h"
+#include "libcore/zkident.h"
+#include "libcore/zkowner.h"
 
 #define RETRY_MS 200
 /* A failure that repeats every RETRY_MS (a refused create) is logged
@@ -37,8 +39,11 @@ struct zkelect {
     char *dir;                   /* DIR/election */
     char *data;                  /* this candidate's description */
     char *auth;                  /* "user:password" (digest), or NULL: none */
-    bool narrowed;               /* the directories' ACLs were looked at on this
-                                    session */
+    char *ident;                 /* its digest identity "user:HASH", or NULL */
+    bool guarded;                /* the directories were found the masters' on
+                                    this session (zkowner.h) */
+    bool narrow_tried;           /* everyone's rights there were narrowed, or
+                                    found unchangeable, on this session */
     hearth_loglimit_t *failures; /* failed looks at the election, by error */
     char token[17];              /* names our node among the others (new with
                                     each session) */
@@ -114,7 +119,7 @@ s_connect (zkelect_t *self)
     if (s_new_token (self) < 0)
         return -1;
     atomic_store (&self->expired, false);
-    self->narrowed = false;
+    self->guarded = self->narrow_tried = false;
     self->zh = zookeeper_init2 (self->hosts, s_watcher, self->session_ms, NULL,
                                 self, 0, s_client_log);
     if (!self->zh)
@@ -205,21 +210,53 @@ s_make_dirs (zkelect_t *self)
     }
 }
 
-/* Once a session, narrow the ACLs of the cluster's directory and of the
-   election's to what zkacl.h says (logged when they were wider). */
-static void
-s_narrow (zkelect_t *self)
+/* Once a session, before this candidate joins: the cluster's directory
+   and the election's are the masters' (zkowner.h), their ACLs narrowed
+   when they are only too open.  ZOK; ZKOWNER_REFUSED (logged, at most
+   once a minute: whose they are, and what to do), looked at again on the
+   next try; or ZooKeeper's error. */
+static int
+s_guard (zkelect_t *self)
 {
-    if (self->narrowed)
-        return;
-    bool auth = self->auth != NULL;
+    if (self->guarded)
+        return ZOK;
     size_t n = (size_t) (strrchr (self->dir, '/') - self->dir);
-    char parent[1024];
-    snprintf (parent, sizeof parent, "%.*s", (int) n, self->dir);
+    char paths[2][1024], who[512], refused[1400] = "", fix[1400] = "";
+    snprintf (paths[0], sizeof paths[0], "%.*s", (int) n, self->dir);
+    snprintf (paths[1], sizeof paths[1], "%s", self->dir);
+    int rc = ZOK;
     /* the root is ZooKeeper's, not the cluster's */
-    if ((n == 0 || zkacl_narrow_dir (self->zh, parent, auth) == ZOK)
-        && zkacl_narrow_dir (self->zh, self->dir, auth) == ZOK)
-        self->narrowed = true;
+    for (int i = n ? 0 : 1; i < 2 && (rc == ZOK || rc == ZKOWNER_REFUSED);
+         i++) {
+        int r = zkowner_check (self->zh, paths[i], self->ident,
+                               !self->narrow_tried, who, sizeof who);
+        if (r == ZKOWNER_REFUSED) {
+            size_t a = strlen (refused), b = strlen (fix);
+            snprintf (refused + a, sizeof refused - a, "%s%s gives %s",
+                      a ? "; " : "", paths[i], who);
+            snprintf (fix + b, sizeof fix - b,
+                      "%ssetAcl %s digest:%s:cdrwa,world:anyone:r",
+                      b ? ", " : "", paths[i], self->ident);
+        }
+        if (r != ZOK)
+            rc = r;
+    }
+    if (rc == ZOK || rc == ZKOWNER_REFUSED)
+        self->narrow_tried = true;
+    self->guarded = rc == ZOK;
+    if (rc == ZKOWNER_REFUSED)
+        hearth_log_limited (
+            self->failures, HEARTH_LOG_ERROR, "directory refused",
+            hearth_mono_ms (),
+            "zookeeper: not joining the election at %s: others than these "
+            "masters have rights beyond READ there (%s); whoever holds them "
+            "may delete the leader's node or add one that sorts lowest "
+            "(then no master leads).  Use a new --zookeeper-dir, or have the "
+            "owner or ZooKeeper's superuser run zkCli.sh %s "
+            "(docs/high-availability.md, \"Securing ZooKeeper\"); looking "
+            "again every %d ms",
+            self->dir, refused, fix, RETRY_MS);
+    return rc;
 }
 
 /* Our node among names (after a lost answer, one may exist already). */
@@ -363,9 +400,12 @@ s_evaluate (zkelect_t *self)
     int rc = zoo_get_children (self->zh, self->dir, 0, &kids);
     if (rc == ZNONODE)
         rc = s_make_dirs (self);
-    if (rc != ZOK)
+    if (rc == ZOK)
+        rc = s_guard (self);
+    if (rc != ZOK) {
+        deallocate_String_vector (&kids);
         return rc;
-    s_narrow (self);
+    }
     const char *ours = s_find_ours (self, &kids);
     if (!ours && self->node) {
         /* only a delete removes a live session's node */
@@ -438,7 +478,11 @@ zkelect_dispatch (zkelect_t *self)
         return;
     }
     self->retry_at = rc == ZOK ? 0 : hearth_mono_ms () + RETRY_MS;
-    if (rc != ZOK && rc != ZNONODE) {
+    if (rc == ZKOWNER_REFUSED)
+        /* said by s_guard */
+        s_suspend (self, "the cluster's directory in ZooKeeper is not the "
+                         "masters' alone");
+    else if (rc != ZOK && rc != ZNONODE) {
         /* the same failure, every RETRY_MS, is said once a minute */
         hearth_log_limited (
             self->failures, HEARTH_LOG_WARN, zerror (rc), hearth_mono_ms (),
@@ -497,6 +541,7 @@ zkelect_new (const zkelect_config_t *config, zkelect_fn *fn, void *arg,
     self->hosts = strdup (hosts);
     self->data = strdup (data ? data : "");
     self->auth = auth ? strdup (auth) : NULL;
+    self->ident = auth ? zkident_digest (auth) : NULL;
     self->failures = hearth_loglimit_new (FAILURE_LOG_MS, 16);
     size_t n = strlen (dir) + sizeof "/election";
     self->dir = malloc (n);
@@ -505,8 +550,8 @@ zkelect_new (const zkelect_config_t *config, zkelect_fn *fn, void *arg,
     self->session_ms = session_ms;
     self->fn = fn;
     self->arg = arg;
-    bool ok = self->hosts && self->data && self->dir && (self->auth || !auth)
-              && self->failures
+    bool ok = self->hosts && self->data && self->dir
+              && ((self->auth && self->ident) || !auth) && self->failures
               && pipe2 (self->pipe, O_NONBLOCK | O_CLOEXEC) == 0;
     zoo_set_debug_level (hearth_log_enabled (HEARTH_LOG_DEBUG)
                              ? ZOO_LOG_LEVEL_INFO
@@ -536,6 +581,7 @@ zkelect_destroy (zkelect_t **self_p)
         explicit_bzero (self->auth, strlen (self->auth));
         free (self->auth);
     }
+    free (self->ident);
     hearth_loglimit_destroy (&self->failures);
     free (self->dir);
     free (self->data);

@@ -20,6 +20,13 @@
    again on a new session, as a new candidate with a new node.  Each session
     names its node with a new TOKEN.
 
+    Before it joins, on each session, a candidate looks at whose the
+    cluster's directory and DIR/election are (zkowner.h): with
+    credentials it makes no node in a directory where others than the
+    masters have more than READ (SUSPENDED, said once a minute, looked
+    at again on every retry), since whoever has DELETE or CREATE there
+    decides who leads.
+
     Fencing: a candidate that loses its connection to ZooKeeper stops
     leading at once (SUSPENDED), before its session can expire on the
     servers (the client notices the silence after two thirds of the

@@ -10,6 +10,7 @@
 
 #include "libcore/log.h"
 #include "master/admin.h"
+#include "master/regworkers.h"
 #include "master/send.h"
 
 /* The longest decommission timeout accepted (the codec's limit too). */

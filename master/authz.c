@@ -26,39 +26,46 @@ static const struct {
     hearth_cmd_t cmd;     /* what arrives */
     unsigned who;         /* master_may_t: who may send it */
     hearth_cmd_t refusal; /* the answer to a refused sender: ERROR
-                             not_allowed (0), or this with the reason */
+                             not_allowed, or this command with the reason */
 } s_rules[] = {
     /* the links' own traffic: a worker's about itself (the master knows
        which by the link), a driver's about its application */
     {HEARTH_CMD_HEARTBEAT,
-     MASTER_MAY_CLIENT | MASTER_MAY_WORKER | MASTER_MAY_DRIVER, 0},
+     MASTER_MAY_CLIENT | MASTER_MAY_WORKER | MASTER_MAY_DRIVER,
+     HEARTH_CMD_ERROR},
     {HEARTH_CMD_REGISTER_WORKER, S_WORKER, HEARTH_CMD_REGISTER_WORKER_FAILED},
-    {HEARTH_CMD_EXECUTOR_STATE_CHANGED, S_WORKER, 0},
-    {HEARTH_CMD_DRIVER_STATE_CHANGED, S_WORKER, 0},
-    {HEARTH_CMD_DRIVER_LOG_RESPONSE, S_WORKER, 0},
-    {HEARTH_CMD_WORKER_STOPPING, S_WORKER, 0},
-    {HEARTH_CMD_WORKER_DECOMMISSIONING, S_WORKER, 0},
-    {HEARTH_CMD_REGISTER_APPLICATION, MASTER_MAY_CLIENT | MASTER_MAY_SELF, 0},
-    {HEARTH_CMD_APPLICATION_PROGRESS, MASTER_MAY_SELF, 0},
-    {HEARTH_CMD_KILL_EXECUTOR, MASTER_MAY_SELF, 0},
-    {HEARTH_CMD_REQUEST_EXECUTORS, MASTER_MAY_SELF, 0},
-    {HEARTH_CMD_KILL_EXECUTORS, MASTER_MAY_SELF, 0},
+    {HEARTH_CMD_EXECUTOR_STATE_CHANGED, S_WORKER, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_DRIVER_STATE_CHANGED, S_WORKER, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_DRIVER_LOG_RESPONSE, S_WORKER, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_WORKER_STOPPING, S_WORKER, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_WORKER_DECOMMISSIONING, S_WORKER, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_REGISTER_APPLICATION, MASTER_MAY_CLIENT | MASTER_MAY_SELF,
+     HEARTH_CMD_ERROR},
+    {HEARTH_CMD_APPLICATION_PROGRESS, MASTER_MAY_SELF, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_KILL_EXECUTOR, MASTER_MAY_SELF, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_REQUEST_EXECUTORS, MASTER_MAY_SELF, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_KILL_EXECUTORS, MASTER_MAY_SELF, HEARTH_CMD_ERROR},
     /* users: run, end their own, read */
-    {HEARTH_CMD_SUBMIT_DRIVER, MASTER_MAY_CLIENT, 0},
+    {HEARTH_CMD_SUBMIT_DRIVER, MASTER_MAY_CLIENT, HEARTH_CMD_ERROR},
     {HEARTH_CMD_UNREGISTER_APPLICATION,
-     MASTER_MAY_OPERATOR | MASTER_MAY_OWNER | MASTER_MAY_SELF, 0},
-    {HEARTH_CMD_KILL_APPLICATION, MASTER_MAY_OPERATOR | MASTER_MAY_OWNER, 0},
-    {HEARTH_CMD_KILL_DRIVER, MASTER_MAY_OPERATOR | MASTER_MAY_OWNER, 0},
-    {HEARTH_CMD_MASTER_STATE, S_ANYONE, 0},
-    {HEARTH_CMD_DRIVER_STATUS, S_ANYONE, 0},
-    {HEARTH_CMD_DRIVER_LOG, S_ANYONE, 0},
-    {HEARTH_CMD_ERROR, S_ANYONE, 0},
+     MASTER_MAY_OPERATOR | MASTER_MAY_OWNER | MASTER_MAY_SELF,
+     HEARTH_CMD_ERROR},
+    {HEARTH_CMD_KILL_APPLICATION, MASTER_MAY_OPERATOR | MASTER_MAY_OWNER,
+     HEARTH_CMD_ERROR},
+    {HEARTH_CMD_KILL_DRIVER, MASTER_MAY_OPERATOR | MASTER_MAY_OWNER,
+     HEARTH_CMD_ERROR},
+    {HEARTH_CMD_MASTER_STATE, S_ANYONE, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_DRIVER_STATUS, S_ANYONE, HEARTH_CMD_ERROR},
+    /* a driver's output is its user's, as its files are (0600) */
+    {HEARTH_CMD_DRIVER_LOG, MASTER_MAY_OPERATOR | MASTER_MAY_OWNER,
+     HEARTH_CMD_ERROR},
+    {HEARTH_CMD_ERROR, S_ANYONE, HEARTH_CMD_ERROR},
     /* operators: the whole cluster */
-    {HEARTH_CMD_DRAIN_WORKER, MASTER_MAY_OPERATOR, 0},
-    {HEARTH_CMD_RESUME_WORKER, MASTER_MAY_OPERATOR, 0},
-    {HEARTH_CMD_DECOMMISSION_WORKER, MASTER_MAY_OPERATOR, 0},
+    {HEARTH_CMD_DRAIN_WORKER, MASTER_MAY_OPERATOR, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_RESUME_WORKER, MASTER_MAY_OPERATOR, HEARTH_CMD_ERROR},
+    {HEARTH_CMD_DECOMMISSION_WORKER, MASTER_MAY_OPERATOR, HEARTH_CMD_ERROR},
     /* standby masters */
-    {HEARTH_CMD_FOLLOW_JOURNAL, MASTER_MAY_MASTER, 0},
+    {HEARTH_CMD_FOLLOW_JOURNAL, MASTER_MAY_MASTER, HEARTH_CMD_ERROR},
 };
 
 /* The words of the table's senders, in master_may_t's order. */
@@ -116,14 +123,20 @@ s_roles_of (unsigned who)
            | (who & MASTER_MAY_DRIVER ? HEARTH_ROLE_DRIVER : 0);
 }
 
-/* The sender's key for people: its key file's name, and the key. */
+/* A key for people: its key file's name, and the key. */
 static void
-s_key_words (master_t *m, char *buf, size_t size)
+s_words_of_key (master_t *m, const char *key, char *buf, size_t size)
 {
-    const char *key = master_sender_key (m);
     const char *name =
         m->curve.zap ? hearth_zap_name (m->curve.zap, key) : NULL;
     snprintf (buf, size, "%s (%.12s...)", name ? name : "unknown", key);
+}
+
+/* The sender's key for people. */
+static void
+s_key_words (master_t *m, char *buf, size_t size)
+{
+    s_words_of_key (m, master_sender_key (m), buf, size);
 }
 
 /* What roles make a key, in words. */
@@ -237,8 +250,9 @@ master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
     s_key_words (m, key, sizeof key);
     snprintf (why, sizeof why,
               "%s belongs to another key: only its owner or an operator key "
-              "(--curve-operators) may end it%s, and %s is %s",
-              s->what, who & MASTER_MAY_SELF ? " (or its driver)" : "", key,
+              "(--curve-operators) may %s%s, and %s is %s",
+              s->what, s->may ? s->may : "end it",
+              who & MASTER_MAY_SELF ? " (or its driver)" : "", key,
               s_role_words (s_roles (m)));
     return s_refuse (m, rid, cmd, refusal, why);
 }
@@ -251,4 +265,46 @@ master_sender_is_driver (master_t *m, const reg_driver_t *d)
     if (!m->curve.zap)
         return true;
     return d->key[0] && strcmp (d->key, master_sender_key (m)) == 0;
+}
+
+reg_worker_key_t
+master_worker_key (master_t *m, const reg_worker_t *w)
+{
+    bool admitted =
+        m->curve.zap && w->curve_key[0]
+        && (hearth_zap_roles (m->curve.zap, w->curve_key) & HEARTH_ROLE_WORKER);
+    return registry_worker_key (w, master_sender_key (m), admitted);
+}
+
+bool
+master_authorize_worker (master_t *m, zframe_t *rid, const reg_worker_t *w)
+{
+    char key[128], kept[128], why[1024];
+    reg_worker_key_t verdict = master_worker_key (m, w);
+    if (verdict == REG_KEY_SAME)
+        return true;
+    s_key_words (m, key, sizeof key);
+    s_words_of_key (m, w->curve_key, kept, sizeof kept);
+    if (verdict == REG_KEY_FIRST) {
+        log_info ("worker %s: its record holds no key (a journal of an "
+                  "older master, or one without keys): its id now belongs "
+                  "to the key %s",
+                  w->id, key);
+        return true;
+    }
+    if (verdict == REG_KEY_NEW) {
+        log_info ("worker %s registers with a new key, %s: its former key "
+                  "(%.12s...) is no longer a worker key, so its id moves to "
+                  "the new one",
+                  w->id, key, w->curve_key);
+        return true;
+    }
+    snprintf (why, sizeof why,
+              "worker id %s belongs to the key %s, which is still a worker "
+              "key; the key %s may not register under it: give this worker "
+              "its own --id, or, if it changed keys, remove its former key "
+              "from --curve-allow-workers and SIGHUP the master",
+              w->id, kept, key);
+    return s_refuse (m, rid, HEARTH_CMD_REGISTER_WORKER,
+                     HEARTH_CMD_REGISTER_WORKER_FAILED, why);
 }

@@ -20,6 +20,9 @@
         that only the record can tell;
       - master_authorize_on, for a handler that found the record the
         message names: the whole row, with the sender's relations to it.
+    A worker's id is a record of its own kind: it belongs to the key the
+    worker registered with (journaled), and master_authorize_worker
+    checks a REGISTER_WORKER under an id the master knows against it.
     A refused sender is answered (ERROR not_allowed, naming the command
     and why, or the row's own refusal command) and the refusal is logged
     once a minute per key and command (m->denials).
@@ -41,6 +44,7 @@
 
 #include "libcore/proto.h"
 #include "master/master.h"
+#include "master/regworkers.h"
 
 /* Who may send a command: a row of the table is a set of these. */
 typedef enum {
@@ -65,6 +69,8 @@ typedef struct {
     const char *what;  /* "application app-...", for the refusal */
     const char *owner; /* the key that submitted it ("" without CURVE) */
     bool self;         /* the sender is the application's driver */
+    const char *may;   /* what the row lets its owner do, for the
+                          refusal: "end it" when NULL */
 } master_subject_t;
 
 /* Before cmd's handler: true when the sender's key may send it whatever
@@ -86,6 +92,19 @@ void master_authz_print (FILE *out);
 
 /* The sender's key (Z85, borrowed), or "" without CURVE. */
 const char *master_sender_key (const master_t *m);
+
+/* What a REGISTER_WORKER from the sender under w's id (w borrowed: the
+   record of that id) is: registry_worker_key with the sender's key, and
+   whether w's key is still a worker key now. */
+reg_worker_key_t master_worker_key (master_t *m, const reg_worker_t *w);
+
+/* REGISTER_WORKER under the id of an existing record w (borrowed): true
+   when its id may take the sender's key (its own key; the first key of
+   a record without one, or a new one once w's key is no longer a worker
+   key, each said at INFO).  Otherwise answers REGISTER_WORKER_FAILED
+   naming both keys and what to do, logs, and returns false. */
+bool master_authorize_worker (master_t *m, zframe_t *rid,
+                              const reg_worker_t *w);
 
 /* True when the sender is cluster-mode driver d itself: d is placed (not
    ended, not waiting to be relaunched) and the sender speaks with the key

@@ -14,6 +14,7 @@
 #include "master/drivers.h"
 #include "master/limits.h"
 #include "master/regdrivers.h"
+#include "master/regworkers.h"
 #include "master/send.h"
 #include "master/state.h"
 #include "master/waiting.h"

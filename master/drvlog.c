@@ -13,6 +13,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "master/authz.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
 #include "master/regdrivers.h"
@@ -123,7 +124,14 @@ master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                       : d->worker       ? d->worker
                       : d->worker_id[0] ? registry_worker (m->reg, d->worker_id)
                                         : NULL;
-    char text[600];
+    char text[600], what[HEARTH_ID_MAX + 16];
+    if (d) { /* its owner's or an operator's to read, before any answer */
+        snprintf (what, sizeof what, "driver %s", d->id);
+        master_subject_t s = {
+            .what = what, .owner = d->owner, .may = "read its output"};
+        if (!master_authorize_on (m, rid, HEARTH_CMD_DRIVER_LOG, &s))
+            return;
+    }
     if (s_log_check (m, d, w, text, sizeof text) < 0) {
         s_log_refuse (m, rid, b, id, text);
         return;

@@ -6,7 +6,7 @@ bin_PROGRAMS += hearth-master hearth-tail
 noinst_LTLIBRARIES += master/libregistry.la
 master_libregistry_la_SOURCES = \
 	master/registry.c master/registry.h master/registry_int.h \
-	master/regworkers.c master/regapps.c master/regdrivers.c master/regdrivers.h \
+	master/regworkers.c master/regworkers.h master/regapps.c master/regdrivers.c master/regdrivers.h \
 	master/reglive.c master/regviews.c master/regstopping.c master/regres.c \
 	master/records.c master/restore.c master/jstate.c master/jstate.h
 hearth_master_SOURCES = \

@@ -37,6 +37,10 @@ registry_worker_record (const reg_worker_t *w)
     /* which work dir it holds: a worker restarted there while the master
        was down replaces this one (master/workers.c) */
     s_add_str (r, "work_dir_id", w->work_dir_id);
+    /* the key its id belongs to: after a restart, or on a standby that
+       takes over, only that key registers under the id (authz.c) */
+    if (w->curve_key[0])
+        cJSON_AddStringToObject (r, "curve_key", w->curve_key);
     cJSON_AddNumberToObject (r, "cores", w->cores);
     cJSON_AddNumberToObject (r, "memory_mb", (double) w->memory_mb);
     if (w->resources.n) /* shown until it registers again */

@@ -218,9 +218,12 @@ s_give_up (master_t *m, int64_t now)
 {
     char reason[160];
     size_t n = 0;
+    /* the timeout, not the wall time since: a pause of the master itself
+       moved the deadline (main.c, s_credit_pause), not the peers' due */
+    long long timeout = (long long) master_recovery_timeout (m);
     snprintf (reason, sizeof reason,
               "did not come back within %lld ms of the master's restart",
-              (long long) (m->rec_deadline_ms - m->rec_start_ms));
+              timeout);
     zlistx_t *workers = registry_workers (m->reg);
     for (reg_worker_t *w = zlistx_first (workers);
          w && n < s_max_give_up_per_tick; w = zlistx_next (workers))
@@ -238,7 +241,7 @@ s_give_up (master_t *m, int64_t now)
     snprintf (reason, sizeof reason,
               "driver lost: it did not come back within %lld ms of the "
               "master's restart",
-              (long long) (m->rec_deadline_ms - m->rec_start_ms));
+              timeout);
     for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
          a = zlistx_next (gone)) {
         log_warn ("application %s FAILED: %s", a->id, reason);

@@ -81,7 +81,10 @@ struct reg_worker {
     char *version;                /* its Hearth version */
     char *work_dir;               /* its work dir, or NULL */
     char *work_dir_id;            /* what tells its work dir apart, or NULL */
-    char curve_key[64];           /* its CURVE public key (Z85), or "" */
+    char curve_key[64];           /* the CURVE public key (Z85) it registered
+                                     with, which its id belongs to
+                                     (journaled: registry_worker_key), or
+                                     "" (no keys, or an older journal) */
     int cores;                    /* cores it offers */
     int64_t memory_mb;            /* memory it offers, MiB */
     hearth_resources_t resources; /* custom resources' addresses it offers
@@ -315,6 +318,8 @@ typedef struct {
     const char *work_dir_id; /* what tells its work dir apart, or NULL */
     const hearth_resources_t *resources; /* addresses it offers (copied),
                                             or NULL */
+    const char *curve_key; /* the key it speaks with (Z85, copied), or
+                              NULL or "" without keys */
 } registry_worker_desc_t;
 
 /* Register a worker.  A record with the same id (DEAD, UNKNOWN after a
@@ -352,16 +357,6 @@ registry_worker_memory_used (const reg_worker_t *w)
     return w->memory_used_mb + w->memory_foreign_mb;
 }
 
-/* Drain a worker (draining true; reason copied, NULL: none) or resume it
-   (false): the scheduler places no new executor or driver on a drained
-   worker, and what runs there keeps running.  The flag is the record's:
-   it is journaled, survives the worker's death and re-registration under
-   its id, and goes when the record is forgotten.  Publishes a worker event
-   ("draining" or "resumed").  Returns 1, or 0 changing nothing when the
-   worker was so already, or -1 when out of memory. */
-int registry_worker_drain (registry_t *self, reg_worker_t *w, bool draining,
-                           const char *reason);
-
 /* Whether the scheduler must leave w out (drained, or leaving). */
 static inline bool
 registry_worker_draining (const reg_worker_t *w)
@@ -380,45 +375,11 @@ registry_worker_state_name (const reg_worker_t *w)
                : hearth_worker_states[w->state];
 }
 
-/* The worker is leaving (its WORKER_DECOMMISSIONING, or an operator's
-   DECOMMISSION_WORKER), by deadline_ms (wall clock; 0: not told), for
-   reason (copied): the scheduler leaves it out, the change is journaled
-   and published ("decommissioning").  Again on a leaving worker, only an
-   earlier deadline changes it.  Returns 1, 0 changing nothing, or -1
-   when out of memory. */
-int registry_worker_decommission (registry_t *self, reg_worker_t *w,
-                                  const char *reason, int64_t deadline_ms);
-
 /* The worker went silent: DEAD, its executors LOST, and its drivers
    RELAUNCHING (supervised; placeable at once), KILLED (a kill was asked
    for) or ERROR.  dead_ms is the monotonic time, for registry_reap(). */
 void registry_worker_dead (registry_t *self, reg_worker_t *w,
                            const char *reason, int64_t dead_ms);
-
-/* Launches on a worker (regworkers.c).  A worker whose launches fail
-   (it reports an executor FAILED before RUNNING: no work dir, a full
-   disk) backs off: nothing is placed on it for a hold that doubles with
-   each failure in a row, from half a second up to 30 s, and after 3 in a
-   row it is unhealthy, with the last failure's reason, until a launch
-   succeeds.  The master places on such a worker only what healthy
-   workers cannot take, one executor at a time (a probe,
-   registry_worker_probe).  Health is the master's own view: it is not
-   journaled, and a registration starts it afresh. */
-
-/* A launch on w failed for reason (borrowed), at now_ms (monotonic).
-   Returns true when w has just become unhealthy (a `worker` event
-   "unhealthy" with the reason). */
-bool registry_worker_launch_failed (registry_t *self, reg_worker_t *w,
-                                    const char *reason, int64_t now_ms);
-
-/* A launch on w succeeded (its executor RUNNING): its failures in a row
-   end.  Returns true when w was unhealthy and is healthy again (a
-   `worker` event "healthy"). */
-bool registry_worker_launch_ok (registry_t *self, reg_worker_t *w);
-
-/* An executor is being placed on w while its launches fail (a probe):
-   nothing more goes there until its result, or the hold, passes. */
-void registry_worker_probe (registry_t *self, reg_worker_t *w, int64_t now_ms);
 
 /* Remove DEAD workers that died before cutoff_ms (monotonic), oldest
    first, at most max of them.  Returns how many were removed. */

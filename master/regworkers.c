@@ -7,9 +7,11 @@
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "master/registry.h"
 #include "master/registry_int.h"
+#include "master/regworkers.h"
 
 /* A worker whose launches fail: the first hold, its cap, and the failures
    in a row that make it unhealthy (registry.h). */
@@ -63,6 +65,8 @@ s_worker_fill (registry_t *self, reg_worker_t *w,
     registry__peer_set (self, rid, PEER_WORKER, w);
     w->cores = desc->cores;
     w->memory_mb = desc->memory_mb;
+    snprintf (w->curve_key, sizeof w->curve_key, "%s",
+              desc->curve_key ? desc->curve_key : "");
     hearth_resources_t offered = {0};
     if (desc->resources
         && hearth_resources_copy (&offered, desc->resources) < 0)
@@ -120,6 +124,17 @@ registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
                                w, again ? "reregistered" : "registered", NULL)};
     registry__notify (self, &c);
     return w;
+}
+
+reg_worker_key_t
+registry_worker_key (const reg_worker_t *w, const char *key,
+                     bool w_key_admitted)
+{
+    if (!key || !key[0] || strcmp (w->curve_key, key) == 0)
+        return REG_KEY_SAME;
+    if (!w->curve_key[0])
+        return REG_KEY_FIRST;
+    return w_key_admitted ? REG_KEY_OTHER : REG_KEY_NEW;
 }
 
 /* The hold after n failures in a row. */

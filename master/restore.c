@@ -120,7 +120,8 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
         s_rec_int (r, "memory_mb", 1, s_max_mb, 0),
         NULL,
         s_rec_str (r, "work_dir_id"),
-        &offered};
+        &offered,
+        s_rec_key (r, "curve_key")};
     reg_worker_t *w = NULL;
     if (id && hearth_id_valid (HEARTH_ID_WORKER, id) && desc.host && desc.cores
         && desc.memory_mb && !registry_worker (self, id))

@@ -28,18 +28,24 @@ s_workers_json (master_t *m, int64_t now)
     return list;
 }
 
+/* The completed lists are kept in the order their records ended; they
+   are shown newest first, as Spark's master page and hearth-history
+   show them (the one just ended on top). */
 static void
-s_add_apps (cJSON *list, zlistx_t *apps)
+s_add_apps (cJSON *list, zlistx_t *apps, bool newest_first)
 {
-    for (reg_app_t *a = zlistx_first (apps); list && a; a = zlistx_next (apps))
+    for (reg_app_t *a = newest_first ? zlistx_last (apps) : zlistx_first (apps);
+         list && a; a = newest_first ? zlistx_prev (apps) : zlistx_next (apps))
         cJSON_AddItemToArray (list, registry_app_json (a));
 }
 
 static void
-s_add_drivers (cJSON *list, zlistx_t *drivers)
+s_add_drivers (cJSON *list, zlistx_t *drivers, bool newest_first)
 {
-    for (reg_driver_t *d = zlistx_first (drivers); list && d;
-         d = zlistx_next (drivers))
+    for (reg_driver_t *d = newest_first ? zlistx_last (drivers)
+                                        : zlistx_first (drivers);
+         list && d;
+         d = newest_first ? zlistx_prev (drivers) : zlistx_next (drivers))
         cJSON_AddItemToArray (list, registry_driver_json (d));
 }
 
@@ -80,11 +86,11 @@ static void
 s_add_tail (cJSON *b, master_t *m)
 {
     cJSON *apps = cJSON_AddArrayToObject (b, "apps");
-    s_add_apps (apps, registry_apps (m->reg));
-    s_add_apps (apps, registry_completed (m->reg));
+    s_add_apps (apps, registry_apps (m->reg), false);
+    s_add_apps (apps, registry_completed (m->reg), true);
     cJSON *drivers = cJSON_AddArrayToObject (b, "drivers");
-    s_add_drivers (drivers, registry_drivers (m->reg));
-    s_add_drivers (drivers, registry_drivers_completed (m->reg));
+    s_add_drivers (drivers, registry_drivers (m->reg), false);
+    s_add_drivers (drivers, registry_drivers_completed (m->reg), true);
 }
 
 cJSON *

@@ -267,9 +267,10 @@ s_apps (s_buf_t *b, master_t *m, const char *name, bool active, int64_t now)
     bool first = true;
     s_key (b, name);
     S_LIT (b, "[");
-    for (int i = 0; i < 2; i++)
-        for (reg_app_t *a = zlistx_first (lists[i]); a;
-             a = zlistx_next (lists[i]))
+    for (int i = 0; i < 2; i++) /* completed ones newest first (state.c) */
+        for (reg_app_t *a = i ? zlistx_last (lists[i])
+                              : zlistx_first (lists[i]);
+             a; a = i ? zlistx_prev (lists[i]) : zlistx_next (lists[i]))
             if (s_app_active (a) == active)
                 s_app (b, a, now, &first);
     S_LIT (b, "],");
@@ -290,9 +291,10 @@ s_drivers (s_buf_t *b, master_t *m, const char *name, bool active)
     bool first = true;
     s_key (b, name);
     S_LIT (b, "[");
-    for (int i = 0; i < 2; i++)
-        for (reg_driver_t *d = zlistx_first (lists[i]); d;
-             d = zlistx_next (lists[i])) {
+    for (int i = 0; i < 2; i++) /* completed ones newest first (state.c) */
+        for (reg_driver_t *d = i ? zlistx_last (lists[i])
+                                 : zlistx_first (lists[i]);
+             d; d = i ? zlistx_prev (lists[i]) : zlistx_next (lists[i])) {
             if (s_driver_active (d) != active)
                 continue;
             s_raw (b, first ? "{" : ",{", first ? 1 : 2);

@@ -17,6 +17,7 @@
 #include "master/authz.h"
 #include "master/claims.h"
 #include "master/drivers.h"
+#include "master/regworkers.h"
 #include "master/send.h"
 #include "master/workers.h"
 
@@ -184,7 +185,10 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
    dir while the master was down), rather than at the recovery deadline.
    The work dir is told by work_dir_id (the machine's boot and the lock
    file's device and inode), not by host and path: two workers on one
-   host may use the same path in different mount namespaces. */
+   host may use the same path in different mount namespaces.  Only a
+   registration with the key the old one registered with replaces it: a
+   work_dir_id is the worker's word, and another worker key could name
+   one to end a live worker. */
 static void
 s_replaced (master_t *m, const char *id, const char *work_dir_id)
 {
@@ -194,6 +198,13 @@ s_replaced (master_t *m, const char *id, const char *work_dir_id)
     for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
         if (w->state != WORKER_DEAD && strcmp (w->id, id) != 0 && w->work_dir_id
             && strcmp (w->work_dir_id, work_dir_id) == 0) {
+            if (master_worker_key (m, w) == REG_KEY_OTHER) {
+                log_warn ("worker %s says it holds the work dir of worker %s "
+                          "(%s), which registered with another key: %s is "
+                          "not taken for replaced",
+                          id, w->id, w->host, w->id);
+                return;
+            }
             char reason[HEARTH_ID_MAX + 64];
             snprintf (reason, sizeof reason, "replaced by worker %s", id);
             log_warn ("worker %s (%s) is DEAD: %s in %s", w->id, w->host,
@@ -262,6 +273,10 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         s_refuse_duplicate (m, rid, old, b);
         return;
     }
+    /* its id is its key's: UNKNOWN after a restart, and from the same
+       work dir, too (what a worker says of its work dir proves nothing) */
+    if (old && !master_authorize_worker (m, rid, old))
+        return;
     s_replaced (m, id, hearth_json_str (b, "work_dir_id"));
     hearth_resources_t offered = {0};
     hearth_error_t rerr;
@@ -281,7 +296,8 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                                    hearth_json_int (b, "memory_mb", 1),
                                    rid,
                                    hearth_json_str (b, "work_dir_id"),
-                                   &offered};
+                                   &offered,
+                                   master_sender_key (m)};
     reg_worker_t *w =
         registry_worker_register (m->reg, &desc, hearth_mono_ms ());
     hearth_resources_clear (&offered);
@@ -436,7 +452,10 @@ s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
    no user there, or one missing there: docs/security.md, "Tasks run as
    their submitter"): not the worker's failure, and no launch would do
    better, so the application ends at once with the worker's reason,
-   which its driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED). */
+   which its driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED).  A
+   user the worker could not look up (its passwd database did not
+   answer) is no refusal: the worker reports an ordinary FAILED launch
+   (s_launch_failed), which is tried again. */
 static void
 s_user_refused (master_t *m, reg_exec_t *exec, const char *message,
                 int exit_status)

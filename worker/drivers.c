@@ -17,6 +17,7 @@
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/spawn.h"
+#include "worker/childenv.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
 #include "worker/drvdir.h"
@@ -239,11 +240,8 @@ s_env_first (const drivers_t *self, const runas_user_t *u, const char *dir,
 
 /* The driver's environment: its own key, for a driver run as another
    user its user's, then its master, the master's key and its id, then its
-   settings (conf), the variables it was given (env), and the worker's
-   own environment without the worker's HEARTH_ settings (but where the
-   programs and the configuration directory are: the driver reads this
-   machine's defaults file; and which local cookie the worker presents,
-   which the driver presents too, cookie.h). */
+   settings (conf), the variables it was given (env), and what it inherits
+   of the worker's own environment (childenv.h). */
 static int
 s_env_build (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
              const char *dir, s_env_t *env)
@@ -275,11 +273,7 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
     }
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr (*e, '=');
-        if (!eq
-            || (strncmp (*e, "HEARTH_", 7) == 0
-                && strncmp (*e, "HEARTH_BIN_DIR=", 15) != 0
-                && strncmp (*e, "HEARTH_CONF_DIR=", 16) != 0
-                && strncmp (*e, "HEARTH_COOKIE=", 14) != 0))
+        if (!eq || !childenv_inherits (*e, u->switched))
             continue;
         if (s_env_add (env, *e, (size_t) (eq - *e), eq + 1) < 0)
             return -1;

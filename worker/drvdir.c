@@ -126,7 +126,7 @@ s_write_files (const drivers_launch_t *l, int dir_fd, const char *dir,
                        : s_file_mode;
         zframe_t *data = l->frames[(size_t) frame->valuedouble];
         if (s_write_file (dir_fd, dir, name->valuestring, zframe_data (data),
-                          zframe_size (data), m & 07777, owner, err)
+                          zframe_size (data), m & 0777, owner, err)
             < 0)
             return -1;
     }

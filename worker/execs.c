@@ -20,6 +20,7 @@
 #include "libcore/loglimit.h"
 #include "libcore/pidfile.h"
 #include "libcore/spawn.h"
+#include "worker/childenv.h"
 #include "worker/children.h"
 #include "worker/execs.h"
 #include "worker/orphans.h"
@@ -236,10 +237,11 @@ s_argv_free (s_argv_t *a)
         free (a->res[i]);
 }
 
-/* What the executor's environment adds to the worker's: the markers of
-   orphans.h, the application's secrets (which only the executor's
-   user can read there, unlike its command line), and the user it runs
-   as when that is not the worker's. */
+/* What the executor's environment adds to what it inherits of the
+   worker's (childenv.h): the markers of orphans.h, the application's
+   secrets (which only the executor's user can read there, unlike its
+   command line), and the user it runs as when that is not the
+   worker's. */
 typedef struct {
     char dir[4200];         /* ORPHANS_ENV_DIR=... */
     char exec[200];         /* ORPHANS_ENV_EXEC=... */
@@ -249,8 +251,8 @@ typedef struct {
     const char *entries[8]; /* those set, NULL-terminated */
 } s_env_extra_t;
 
-/* The executor's environment: a new array (caller frees) of environ's
-   strings and x's, or NULL on no memory. */
+/* The executor's environment: a new array (caller frees) of what it
+   inherits of environ's strings and x's, or NULL on no memory. */
 static const char **
 s_env_build (execs_t *self, const execs_launch_t *l, const runas_user_t *u,
              s_env_extra_t *x)
@@ -278,7 +280,11 @@ s_env_build (execs_t *self, const execs_launch_t *l, const runas_user_t *u,
                      l->driver_key)
                < (int) sizeof x->key)
         x->entries[n++] = x->key;
-    return hearth_env_merge (NULL, x->entries);
+    const char **inherited = childenv_inherited (NULL, u->switched);
+    const char **env =
+        inherited ? hearth_env_merge (inherited, x->entries) : NULL;
+    free (inherited);
+    return env;
 }
 
 /* The application's directory of map outputs, WORK_DIR/shuffle/APP,
@@ -380,7 +386,8 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
     }
     runas_user_t u;
     memset (&u, 0, sizeof u);
-    if (runas_resolve (self->runas, &l->owner, &u, &err) < 0) {
+    int who = runas_resolve (self->runas, &l->owner, &u, &err);
+    if (who < 0 && err.code && strcmp (err.code, RUNAS_REFUSED) == 0) {
         /* no one to run it as: the submitter's doing, not the worker's */
         log_warn ("executor %s refused: %s", key, err.text);
         execs_report_t r = {e.app_id, e.exec_id, "FAILED", err.text,      -1,
@@ -389,7 +396,9 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
             self->report (self->report_arg, &r);
         return 0;
     }
-    pid_t pid = s_resources_text (l, &e, &err) < 0
+    /* a user that could not be looked up fails this launch as a spawn
+       that fails does: the master may try again */
+    pid_t pid = who < 0 || s_resources_text (l, &e, &err) < 0
                     ? -1
                     : s_spawn (self, l, &u, key, &e, &err);
     if (pid < 0) {

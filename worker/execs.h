@@ -107,10 +107,11 @@ void execs_destroy (execs_t **self_p);
 /* Start an executor, as the user its owner maps to (runas.h), its
    application's directories under the work dir and under the shuffle
    directory (WORK_DIR/shuffle/APP) that user's.  Reports RUNNING, or
-   FAILED when it cannot start (or must not: runas_resolve's reason, or
-   a token other than the one its application came with first here,
-   apps_launch's).  A duplicate (same app and exec id) is refused with
-   -1. */
+   FAILED when it cannot start (a user that cannot be looked up
+   included), or FAILED with the reason USER_REFUSED when it must not
+   (runas_resolve's refusal: RUNAS_REFUSED), or FAILED when its token is
+   not the one its application came with first here (apps_launch's
+   refusal).  A duplicate (same app and exec id) is refused with -1. */
 int execs_launch (execs_t *self, const execs_launch_t *launch, int64_t now_ms);
 
 /* Stop one executor (SIGTERM now, SIGKILL after the grace period).

@@ -7,6 +7,7 @@ hearth_worker_SOURCES = \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/apps.c worker/apps.h \
 	worker/runas.c worker/runas.h worker/userfs.c worker/userfs.h \
+	worker/childenv.c worker/childenv.h \
 	worker/drivers.c worker/drivers.h worker/drvdir.c worker/drvdir.h \
 	worker/relaunch.c worker/relaunch.h \
 	worker/children.c worker/children.h \

@@ -124,8 +124,8 @@ static const hearth_opt_t s_opts[] = {
          "read again on SIGHUP"),
     OPT ("allow-root-tasks", HEARTH_OPT_BOOL, "false", "",
          "a worker running as root: run as root the tasks of a key that "
-         "names no user, or names root (a single-user cluster; refused "
-         "otherwise)"),
+         "names no user, or names root, and (with keys) of a launch that "
+         "names no key (a single-user cluster; refused otherwise)"),
     OPT ("ready-file", HEARTH_OPT_STR, NULL, "FILE",
          "once registered, write the worker id there"),
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
@@ -459,7 +459,8 @@ s_work_dir (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "out of memory");
     runas_config_t rc = {.map_path = hearth_conf_str (w->conf, "user-map"),
                          .allow_root =
-                             hearth_conf_bool (w->conf, "allow-root-tasks")};
+                             hearth_conf_bool (w->conf, "allow-root-tasks"),
+                         .keys = w->curve.cert != NULL};
     if (!(w->runas = runas_new (&rc, err)))
         return -1;
     hearth_program_path ("hearth-executor", program, sizeof program);

@@ -29,6 +29,7 @@ static const int s_groups_first = 64, s_groups_max = 65536;
 struct runas {
     bool root;                           /* the worker runs as root */
     bool allow_root;                     /* --allow-root-tasks */
+    bool keys;                           /* the worker has CURVE keys */
     char *map_path;                      /* --user-map, or NULL */
     zhashx_t *map;                       /* key or key file name -> user
                                             (strings, owned), or NULL */
@@ -82,6 +83,7 @@ runas_new (const runas_config_t *c, hearth_error_t *err)
     }
     self->root = geteuid () == 0;
     self->allow_root = c->allow_root;
+    self->keys = c->keys;
     struct passwd pw, *found = NULL;
     char buf[4096];
     if (getpwuid_r (geteuid (), &pw, buf, sizeof buf, &found) == 0 && found)
@@ -160,10 +162,12 @@ runas_announce (const runas_t *self, bool keys, bool cookie,
         log_info ("tasks run as the users their keys name%s%s; %s",
                   self->map_path ? ", or --user-map " : "",
                   self->map_path ? self->map_path : "",
-                  self->allow_root ? "those of a key without one, or naming "
-                                     "root, run as root (--allow-root-tasks)"
-                                   : "a key without one, or naming root, is "
-                                     "refused");
+                  self->allow_root
+                      ? "those of a key without one, or naming root, run as "
+                        "root (--allow-root-tasks), as do launches naming no "
+                        "key"
+                      : "a key without one, or naming root, is refused, as "
+                        "is a launch naming no key");
         if (s_unreachable (work_dir, dir, sizeof dir))
             log_warn ("the tasks' users cannot reach the work dir %s: %s "
                       "is not searchable by others (chmod o+x)",
@@ -181,7 +185,9 @@ s_key_text (const runas_owner_t *o, char *buf, size_t size)
 }
 
 /* name's passwd entry into u (its uid, gid, home).  0, or -1 with errno
-   0 when there is no such user. */
+   0 when there is no such user (getpwnam_r found none), or with the
+   lookup's error (the database could not be read: EIO, ENOMEM, an LDAP
+   server that does not answer...). */
 static int
 s_passwd (const char *name, runas_user_t *u)
 {
@@ -210,7 +216,8 @@ s_passwd (const char *name, runas_user_t *u)
     return rc == 0 && found ? 0 : -1;
 }
 
-/* name's groups (its gid among them) into u.  0 or -1. */
+/* name's groups (its gid among them) into u.  0, or -1 when they could
+   not be read (no memory, more than s_groups_max, the database). */
 static int
 s_groups (const char *name, runas_user_t *u)
 {
@@ -224,6 +231,7 @@ s_groups (const char *name, runas_user_t *u)
         }
         groups = bigger;
         int want = n;
+        errno = 0; /* what the group database says, if anything */
         if (getgrouplist (name, u->ids.gid, groups, &want) >= 0) {
             u->ids.groups = groups;
             u->ids.ngroups = (size_t) want;
@@ -237,7 +245,8 @@ s_groups (const char *name, runas_user_t *u)
     }
 }
 
-/* The user's ids into u, or -1 with err saying why not. */
+/* The user's ids into u, or -1 with err saying why not: a refusal
+   (RUNAS_REFUSED: no such user, root), or a lookup that failed. */
 static int
 s_lookup (runas_t *self, const char *name, const char *key, runas_user_t *u,
           hearth_error_t *err)
@@ -245,28 +254,52 @@ s_lookup (runas_t *self, const char *name, const char *key, runas_user_t *u,
     char host[256] = "this node";
     gethostname (host, sizeof host);
     host[sizeof host - 1] = '\0';
-    if (s_passwd (name, u) < 0)
+    if (s_passwd (name, u) < 0 && errno == 0)
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s maps to the user %s, who does "
+                               "not exist on %s",
+                               key, name, host);
+    if (errno != 0) /* s_passwd failed: the database, not the user */
         return hearth_errprintf (err,
-                                 "the key %s maps to the user %s, who does "
-                                 "not exist on %s%s%s",
-                                 key, name, host, errno ? ": " : "",
-                                 errno ? strerror (errno) : "");
+                                 "cannot look up the user %s (of the key "
+                                 "%s) on %s: %s",
+                                 name, key, host, strerror (errno));
     if (u->ids.uid == 0 && !self->allow_root)
-        return hearth_errprintf (err,
-                                 "the key %s maps to %s, the superuser: this "
-                                 "worker runs no task as root "
-                                 "(--allow-root-tasks)",
-                                 key, name);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s maps to %s, the superuser: this "
+                               "worker runs no task as root "
+                               "(--allow-root-tasks)",
+                               key, name);
     if (u->ids.uid == 0) {
         snprintf (u->name, sizeof u->name, "%s", self->self_name);
         return 0; /* root, allowed: as the worker */
     }
     if (s_groups (name, u) < 0)
-        return hearth_errprintf (err, "cannot read the groups of the user %s",
-                                 name);
+        return hearth_errprintf (err,
+                                 "cannot read the groups of the user %s on "
+                                 "%s%s%s",
+                                 name, host, errno ? ": " : "",
+                                 errno ? strerror (errno) : "");
     snprintf (u->name, sizeof u->name, "%s", name);
     u->switched = true;
     return 0;
+}
+
+/* A launch that names no key (o->owner NULL): as the worker, unless it
+   has keys, when its master would name one (an application or a driver
+   the master recorded before it had keys): then refused, unless
+   --allow-root-tasks.  0 or -1 with err. */
+static int
+s_ownerless (const runas_t *self, hearth_error_t *err)
+{
+    if (!self->keys || self->allow_root)
+        return 0;
+    return hearth_errcode (err, RUNAS_REFUSED,
+                           "the launch names no key (an application or "
+                           "driver recorded before the master had keys?): "
+                           "this worker has keys, so it would run it as "
+                           "root, which it does only with "
+                           "--allow-root-tasks");
 }
 
 int
@@ -275,32 +308,34 @@ runas_resolve (runas_t *self, const runas_owner_t *o, runas_user_t *u,
 {
     memset (u, 0, sizeof *u);
     snprintf (u->name, sizeof u->name, "%s", self->self_name);
-    if (!self->root || !o->owner)
-        return 0; /* as the worker: it cannot change users, or no key */
+    if (!self->root)
+        return 0; /* as the worker: it cannot change users */
+    if (!o->owner)
+        return s_ownerless (self, err);
     char key[300];
     s_key_text (o, key, sizeof key);
     const char *mapped =
         hearth_keymap_lookup (self->map, o->owner, o->owner_name);
     if (mapped && strcmp (mapped, s_refused) == 0)
-        return hearth_errprintf (err,
-                                 "the key %s may run nothing on this worker "
-                                 "(its --user-map says '-')",
-                                 key);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s may run nothing on this worker "
+                               "(its --user-map says '-')",
+                               key);
     const char *name = mapped ? mapped : o->user;
     if (!name && self->allow_root)
         return 0; /* a single-user cluster: as the worker, root */
     if (!name)
-        return hearth_errprintf (err,
-                                 "the key %s names no user: tasks run as "
-                                 "their key's user (hearth-keygen --user, "
-                                 "or the worker's --user-map), never as "
-                                 "root unless --allow-root-tasks",
-                                 key);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s names no user: tasks run as "
+                               "their key's user (hearth-keygen --user, "
+                               "or the worker's --user-map), never as "
+                               "root unless --allow-root-tasks",
+                               key);
     if (!hearth_user_name_valid (name))
-        return hearth_errprintf (err,
-                                 "the key %s names '%.40s', which is not a "
-                                 "user name",
-                                 key, name);
+        return hearth_errcode (err, RUNAS_REFUSED,
+                               "the key %s names '%.40s', which is not a "
+                               "user name",
+                               key, name);
     int rc = s_lookup (self, name, key, u, err);
     if (rc < 0)
         runas_user_clear (u);

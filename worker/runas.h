@@ -21,9 +21,20 @@
 
     A launch without an owner comes from a master without CURVE (a
     loopback master, local-cluster, --insecure): there are no keys to
-    name anyone, and the child runs as the worker's user, as before.  A
-    worker that is not root cannot change users: it runs everything as
-    itself.
+    name anyone, and the child runs as the worker's user, as before.
+    But a worker that has keys talks only to a master that has them,
+    which names the owner of everything it launches: a launch without
+    one there is an application or a driver the master recorded before
+    it had keys (its journal), and would run as root; it is refused
+    unless --allow-root-tasks.  A worker that is not root cannot change
+    users: it runs everything as itself.
+
+    A refusal (the policy's: no user, no such user, root, the map's "-",
+    no owner on a keyed worker) is final for the application: no other
+    launch of it would do better here.  A lookup that fails (the passwd
+    or group database cannot be read: an LDAP server that does not
+    answer, EIO, no memory) is not a refusal: that launch fails, as one
+    that cannot be spawned does, and the master may try again.
 
     The map is read at start and again at each runas_reload (SIGHUP);
     a file that cannot be read or parsed is refused with its line, and
@@ -42,11 +53,16 @@
 
 typedef struct runas runas_t;
 
+/* The code (hearth_error_t's) of runas_resolve's refusals. */
+#define RUNAS_REFUSED "user_refused"
+
 /* Settings (borrowed by runas_new, which copies them). */
 typedef struct {
     const char *map_path; /* --user-map FILE, or NULL */
     bool allow_root;      /* --allow-root-tasks: a key may map to root,
                              and one that names no user runs as root */
+    bool keys;            /* the worker has CURVE keys: a launch without
+                             an owner is refused (unless allow_root) */
 } runas_config_t;
 
 /* Whom one child runs as. */
@@ -92,7 +108,10 @@ void runas_announce (const runas_t *self, bool keys, bool cookie,
 
 /* Whom to run a child of o's as, into *u (cleared first; the caller
    clears it after use).  Returns 0, or -1 with err saying why it must
-   not run ("the key alice.key (...) names no user: ..."). */
+   not run: err->code RUNAS_REFUSED when the policy refuses it ("the key
+   alice.key (...) names no user: ..."), another code when the user
+   could not be looked up ("cannot look up the user alice (of the key
+   ...) on node4: Input/output error"). */
 int runas_resolve (runas_t *self, const runas_owner_t *o, runas_user_t *u,
                    hearth_error_t *err);
 

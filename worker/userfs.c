@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libcore/safefile.h"
 #include "worker/userfs.h"
 
 /* The next component of *rel into buf (NAME_MAX + 1 bytes), *rel moved
@@ -69,12 +70,15 @@ s_fail (int fd, const char *doing, const char *root, const char *rel,
     if (fd >= 0)
         close (fd);
     errno = e;
-    const char *why = e == ELOOP || e == ENOTDIR
-                          ? "a symbolic link or not a directory on the way"
-                      : e == EPERM  ? "a directory on the way belongs to "
-                                      "another user"
-                      : e == EINVAL ? "not a regular file of one link"
-                                    : strerror (e);
+    bool reading = strcmp (doing, "read") == 0;
+    const char *why =
+        e == ELOOP || e == ENOTDIR
+            ? "a symbolic link or not a directory on the way"
+        : e == EPERM && reading ? "it does not belong to its directory's owner"
+        : e == EPERM            ? "a directory on the way belongs to "
+                                  "another user"
+        : e == EINVAL || e == EMLINK ? "not a regular file of one link"
+                                     : strerror (e);
     return hearth_errprintf (err, "cannot %s %s/%s: %s", doing, root, rel, why);
 }
 
@@ -99,33 +103,11 @@ userfs_mkdirs (const char *root, const char *rel, mode_t mode,
     return fd >= 0 && errno == 0 ? fd : s_fail (fd, "create", root, rel, err);
 }
 
-/* fd is a regular file of one link: 0, or -1 with errno EINVAL. */
-static int
-s_plain_file (int fd)
-{
-    struct stat st;
-    if (fstat (fd, &st) < 0)
-        return -1;
-    if (!S_ISREG (st.st_mode) || st.st_nlink != 1) {
-        errno = EINVAL;
-        return -1;
-    }
-    return 0;
-}
-
-/* Blocking again, once opened (O_NONBLOCK kept a FIFO from blocking). */
-static int
-s_blocking (int fd)
-{
-    int flags = fcntl (fd, F_GETFL);
-    return flags < 0 ? -1 : fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
-}
-
 int
 userfs_create (int dir_fd, const char *dir, const char *name, bool append,
                mode_t mode, const userfs_owner_t *owner, hearth_error_t *err)
 {
-    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW;
     if (append)
         flags |= O_APPEND;
     else {
@@ -134,11 +116,25 @@ userfs_create (int dir_fd, const char *dir, const char *name, bool append,
             return s_fail (-1, "replace", dir, name, err);
         flags |= O_EXCL;
     }
-    int fd = openat (dir_fd, name, flags, mode);
-    if (fd < 0 || s_plain_file (fd) < 0 || s_blocking (fd) < 0
+    struct stat st;
+    int fd = hearth_file_open_regular_at (dir_fd, name, flags, mode, &st);
+    if (fd >= 0 && st.st_nlink != 1)
+        errno = EMLINK;
+    if (fd < 0 || st.st_nlink != 1
         || (owner && fchown (fd, owner->uid, owner->gid) < 0))
         return s_fail (fd, "write", dir, name, err);
     return fd;
+}
+
+/* The file name in the directory dir_fd, read as userfs_open_read
+   does: its owner must be the directory's. */
+static int
+s_open_file (int dir_fd, const char *name)
+{
+    struct stat dir;
+    if (fstat (dir_fd, &dir) < 0)
+        return -1;
+    return hearth_file_open_owned_at (dir_fd, name, dir.st_uid, NULL);
 }
 
 int
@@ -147,21 +143,18 @@ userfs_open_read (const char *root, const char *rel, hearth_error_t *err)
     int fd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char name[NAME_MAX + 1];
     const char *rest = rel;
+    bool file = false; /* fd is the file (else a directory) */
     while (fd >= 0 && s_next (&rest, name)) {
-        int next =
-            *rest ? s_open_dir (fd, name)
-                  : openat (fd, name,
-                            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        file = !*rest;
+        int next = file ? s_open_file (fd, name) : s_open_dir (fd, name);
         int e = errno;
         close (fd);
         fd = next;
         errno = e;
     }
-    struct stat st;
-    if (fd >= 0 && errno == 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
-        && s_blocking (fd) == 0)
+    if (fd >= 0 && errno == 0 && file)
         return fd;
     if (fd >= 0 && errno == 0)
-        errno = EINVAL; /* not a regular file */
+        errno = EINVAL; /* rel named no file */
     return s_fail (fd, "read", root, rel, err);
 }

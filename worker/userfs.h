@@ -15,7 +15,16 @@
         O_DIRECTORY | O_NOFOLLOW from the fd of the one above: no link is
         ever followed, wherever it is on the way;
       - a file is opened with O_NOFOLLOW and O_NONBLOCK (a FIFO does not
-        block), and kept only when it is a regular file of one link;
+        block), and kept only when it is a regular file of one link
+        (libcore/safefile.h, hearth_file_open_regular_at);
+      - a file read back must also belong to the owner of the directory
+        it is in: the child's user in a directory of that user's, the
+        worker in one of its own (children run as the worker).  The
+        worker gives what it makes there to that user, so nothing else
+        has a reason to be there: a hard link to a file of root's, or of
+        another user's, is refused even where fs.protected_hardlinks is
+        0 and even once the file's other names are gone
+        (hearth_file_open_owned_at);
       - a file the worker replaces is unlinked and made anew (O_EXCL);
       - ownership is given with fchown on the open fd, never by path.
 
@@ -55,10 +64,14 @@ int userfs_create (int dir_fd, const char *dir, const char *name, bool append,
                    hearth_error_t *err);
 
 /* Open root/rel for reading (rel '/'-separated, each a plain name) with
-   no link followed: a regular file.  Returns the fd (close-on-exec,
-   blocking), or -1 with err and errno (ELOOP or ENOTDIR for a link or
-   not a directory on the way, EINVAL for anything but a regular
-   file). */
+   no link followed: a regular file of one link, owned by the owner of
+   the directory it is in.  Every reader of what a child's user may
+   write goes through here (the /log pages, DRIVER_LOG, a driver's last
+   error line, the block server's map outputs).  Returns the fd
+   (close-on-exec, blocking), or -1 with err and errno (ELOOP or ENOTDIR
+   for a link or not a directory on the way, EINVAL for anything but a
+   regular file, EMLINK for a file of several links, EPERM for a file of
+   another owner). */
 int userfs_open_read (const char *root, const char *rel, hearth_error_t *err);
 
 #endif

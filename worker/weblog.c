@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "libcore/ids.h"
+#include "worker/userfs.h"
 #include "worker/weblog.h"
 
 static int
@@ -72,39 +73,35 @@ s_components (const weblog_args_t *a, weblog_t *out, const char *parts[3])
     return 0;
 }
 
-/* Open the file one component at a time, no link followed: its fd, or -1
-   with out's status set. */
+/* Open the file (userfs.h: no link followed, a regular file of one
+   link, its directory's owner's): its fd, or -1 with out's status set. */
 static int
 s_open (const char *work_dir, const char *parts[3], weblog_t *out)
 {
-    int fd = open (work_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    for (int i = 0; fd >= 0 && i < 3 && parts[i]; i++) {
-        bool last = i == 2 || !parts[i + 1];
-        int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC
-                    | (last ? O_NONBLOCK : O_DIRECTORY);
-        int next = openat (fd, parts[i], flags);
-        int e = errno;
-        close (fd);
-        fd = next;
-        errno = e;
-    }
-    if (fd < 0) {
-        if (errno == ELOOP || errno == ENOTDIR)
-            s_fail (out, 403,
-                    "refused: a symbolic link or not a directory "
-                    "on the way");
-        else
-            s_fail (out, 404, "no such log on this worker");
-        return -1;
-    }
+    char rel[300];
+    snprintf (rel, sizeof rel, "%s/%s%s%s", parts[0], parts[1],
+              parts[2] ? "/" : "", parts[2] ? parts[2] : "");
+    int fd = userfs_open_read (work_dir, rel, NULL);
     struct stat st;
-    if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)) {
-        close (fd);
-        s_fail (out, 403, "refused: not a regular file");
-        return -1;
+    if (fd >= 0 && fstat (fd, &st) == 0) {
+        out->total = (int64_t) st.st_size;
+        return fd;
     }
-    out->total = (int64_t) st.st_size;
-    return fd;
+    int e = errno;
+    if (fd >= 0)
+        close (fd);
+    if (e == ENOENT)
+        s_fail (out, 404, "no such log on this worker");
+    else if (e == ELOOP || e == ENOTDIR)
+        s_fail (out, 403,
+                "refused: a symbolic link or not a directory on the way");
+    else if (e == EINVAL || e == EMLINK || e == EPERM)
+        s_fail (out, 403,
+                "refused: not a regular file of one link, of its "
+                "directory's owner");
+    else
+        s_fail (out, 500, "cannot open the log: %s", strerror (e));
+    return -1;
 }
 
 int

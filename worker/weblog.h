@@ -5,9 +5,12 @@
     executor), or driver, stream (stdout or stderr), offset (negative:
     from the end; default the last 64 KiB) and length (default 64 KiB,
     at most 1 MiB; more is cut to that).  Ids must be valid ids
-    (libcore/ids.h: no '/', no '..'); the file is opened one component
-    at a time from the work dir with O_NOFOLLOW, so a symbolic link
-    anywhere on the way is refused, and it must be a regular file. */
+    (libcore/ids.h: no '/', no '..'); the file is opened as every file
+    a child's user may write is read back (userfs_open_read): one
+    component at a time from the work dir with O_NOFOLLOW, so a symbolic
+    link anywhere on the way is refused, and it must be a regular file
+    of one link, owned by its directory's owner (a hard link to a file
+    of root's, a FIFO: 403). */
 #ifndef HEARTH_WORKER_WEBLOG_H
 #define HEARTH_WORKER_WEBLOG_H
 
@@ -26,7 +29,9 @@ typedef struct {
 /* What a read found. */
 typedef struct {
     int status;      /* 200, 400 (bad arguments), 403 (a link, not a
-                        regular file), 404 (no such file) */
+                        regular file of one link of its directory's
+                        owner), 404 (no such file), 500 (another
+                        error) */
     char *data;      /* the bytes (malloc'ed, the caller's), or NULL */
     size_t len;      /* how many */
     int64_t offset;  /* where they start in the file */

@@ -7,16 +7,25 @@
         (HEARTH_TOKEN in the environment, as local[N] gives it)
 
     It registers with the driver and heartbeats as an executor does, and
-    answers the first FAKE_REFUSE LAUNCH_TASKS (all of them when unset)
-    as an executor answers one it cannot decode (an executor of another
-    build, whose limits differ): ERROR {code bad_field, command
-    LAUNCH_TASKS, batch N}, without the batch when FAKE_NO_BATCH is set.
-    The LAUNCH_TASKS after those it "runs": each function task FINISHED
-    with its argument and a newline as result (what libtesttasks.so's
-    echo_all returns), each command task FAILED.  Every STATUS_UPDATE and
-    HEARTBEAT says the last batch handled ("launched").  Each refusal is
-    written to standard error as "fake-executor: refused batch N".  Test
-    scaffolding that plays a peer: the driver is real.
+    answers the first FAKE_REFUSE LAUNCH_TASKS (all of them when unset),
+    or only batch FAKE_REFUSE_BATCH when that is set, as an executor
+    answers one it cannot decode (an executor of another build, whose
+    limits differ): ERROR {code bad_field, command LAUNCH_TASKS, batch N,
+    launched L}, L the last batch handled before; without the batch when
+    FAKE_NO_BATCH is set (as if it could not read it: L does not count
+    it), without launched when FAKE_NO_LAUNCHED is.  The other
+    LAUNCH_TASKS it "runs": each function task FINISHED with its argument
+    and a newline as result (what libtesttasks.so's echo_all returns),
+    each command task FAILED; each task run is written to standard error
+    as "fake-executor: ran tid T attempt A".  With FAKE_HOLD set, what it
+    ran before its first refusal is told only after that ERROR (as an
+    executor busy with a batch it took: the driver hears the refusal
+    first).  With FAKE_EXEC=N, only executor N does any of this: the
+    others (those started after it) run every batch.  Its STATUS_UPDATE
+    and HEARTBEAT say the last batch handled ("launched"), but while it
+    holds.  Each refusal is written to
+    standard error as "fake-executor: refused batch N".  Test scaffolding
+    that plays a peer: the driver is real.
 */
 #include "config.h"
 
@@ -34,21 +43,49 @@
 static const int s_beat_ms = 200;
 static const int64_t s_silent_ms = 10000;
 
+/* Messages held at most (FAKE_HOLD). */
+enum { s_max_held = 64 };
+
 typedef struct {
-    zsock_t *driver;  /* DEALER to the driver */
-    long refuse;      /* LAUNCH_TASKS still to refuse (-1: all) */
-    bool no_batch;    /* refuse without naming the batch */
-    int64_t launched; /* the last batch handled */
+    zsock_t *driver;                /* DEALER to the driver */
+    long refuse;                    /* LAUNCH_TASKS still to refuse (-1: all) */
+    int64_t refuse_one;             /* or only this batch (0: not so) */
+    bool no_batch;                  /* refuse without naming the batch */
+    bool no_launched;               /* refuse without saying launched */
+    bool holding;                   /* updates held until the first refusal */
+    hearth_msg_t *held[s_max_held]; /* those updates */
+    size_t nheld;                   /* entries of held */
+    int64_t launched;               /* the last batch handled */
 } fake_t;
 
 static void
 s_send (fake_t *f, hearth_msg_t *msg)
 {
     hearth_error_t err;
-    if (msg && f->launched > 0 && msg->cmd != HEARTH_CMD_ERROR)
+    if (msg && f->launched > 0 && msg->cmd != HEARTH_CMD_ERROR && !f->holding)
         cJSON_AddNumberToObject (msg->body, "launched", (double) f->launched);
     if (msg && hearth_msg_send (&msg, f->driver, NULL, &err) < 0)
         fprintf (stderr, "fake-executor: %s\n", err.text);
+}
+
+/* A STATUS_UPDATE: sent, or held (FAKE_HOLD). */
+static void
+s_send_update (fake_t *f, hearth_msg_t *msg)
+{
+    if (f->holding && f->nheld < s_max_held)
+        f->held[f->nheld++] = msg;
+    else
+        s_send (f, msg);
+}
+
+/* The first refusal has gone: what was held goes now. */
+static void
+s_release (fake_t *f)
+{
+    f->holding = false;
+    for (size_t i = 0; i < f->nheld; i++)
+        s_send (f, f->held[i]);
+    f->nheld = 0;
 }
 
 /* One update of the STATUS_UPDATE msg: a function's argument echoed, a
@@ -57,6 +94,8 @@ static void
 s_update (hearth_msg_t *msg, uint64_t tid, int attempt, const char *fn,
           const char *arg)
 {
+    fprintf (stderr, "fake-executor: ran tid %llu attempt %d\n",
+             (unsigned long long) tid, attempt);
     cJSON *u = cJSON_CreateObject ();
     cJSON_AddNumberToObject (u, "tid", (double) tid);
     cJSON_AddNumberToObject (u, "attempt", attempt);
@@ -77,6 +116,17 @@ s_update (hearth_msg_t *msg, uint64_t tid, int attempt, const char *fn,
     cJSON_AddItemToArray (cJSON_GetObjectItem (msg->body, "updates"), u);
 }
 
+/* A frame's bytes as a string (they hold no NUL; not strndup: there is
+   none after them either). */
+static char *
+s_text (zframe_t *frame)
+{
+    char *text = malloc (zframe_size (frame) + 1);
+    memcpy (text, zframe_data (frame), zframe_size (frame));
+    text[zframe_size (frame)] = '\0';
+    return text;
+}
+
 /* "Run" every task of a LAUNCH_TASKS: one STATUS_UPDATE for them all. */
 static void
 s_run (fake_t *f, const hearth_msg_t *launch)
@@ -88,9 +138,7 @@ s_run (fake_t *f, const hearth_msg_t *launch)
     {
         zframe_t *frame =
             hearth_msg_frame (launch, hearth_json_int (t, "arg_frame", -1));
-        char *big = frame ? strndup ((const char *) zframe_data (frame),
-                                     zframe_size (frame))
-                          : NULL;
+        char *big = frame ? s_text (frame) : NULL;
         s_update (msg, (uint64_t) hearth_json_int (t, "tid", 0),
                   (int) hearth_json_int (t, "attempt", 0),
                   hearth_json_str (t, "fn"),
@@ -105,21 +153,34 @@ s_run (fake_t *f, const hearth_msg_t *launch)
         && hearth_unpacker_init (&u, packed, HEARTH_PACKED_TASKS, NULL) == 0)
         while (hearth_unpack_task (&u, launch->nframes, &p, NULL) > 0)
             s_update (msg, p.tid, p.attempt, p.fn, p.arg);
-    s_send (f, msg);
+    s_send_update (f, msg);
+}
+
+/* Whether to refuse batch. */
+static bool
+s_refuses (fake_t *f, int64_t batch)
+{
+    if (f->refuse_one)
+        return batch == f->refuse_one;
+    if (f->refuse == 0)
+        return false;
+    if (f->refuse > 0)
+        f->refuse--;
+    return true;
 }
 
 static void
 s_on_launch (fake_t *f, const hearth_msg_t *msg)
 {
     int64_t batch = hearth_json_int (msg->body, "batch", 0);
-    if (batch > f->launched)
-        f->launched = batch;
-    if (f->refuse == 0) {
+    int64_t before = f->launched;
+    if (!s_refuses (f, batch)) {
+        f->launched = batch > f->launched ? batch : f->launched;
         s_run (f, msg);
         return;
     }
-    if (f->refuse > 0)
-        f->refuse--;
+    if (!f->no_batch && batch > f->launched)
+        f->launched = batch;
     fprintf (stderr, "fake-executor: refused batch %lld\n", (long long) batch);
     hearth_msg_t *error =
         hearth_error_new ("bad_field",
@@ -128,7 +189,10 @@ s_on_launch (fake_t *f, const hearth_msg_t *msg)
                           "LAUNCH_TASKS");
     if (!f->no_batch)
         cJSON_AddNumberToObject (error->body, "batch", (double) batch);
+    if (!f->no_launched)
+        cJSON_AddNumberToObject (error->body, "launched", (double) before);
     s_send (f, error);
+    s_release (f);
 }
 
 static const char *
@@ -168,9 +232,17 @@ main (int argc, char **argv)
         return 2;
     }
     hearth_zsys_init ();
-    fake_t f = {.refuse =
-                    getenv ("FAKE_REFUSE") ? atol (getenv ("FAKE_REFUSE")) : -1,
-                .no_batch = getenv ("FAKE_NO_BATCH") != NULL};
+    const char *one = getenv ("FAKE_REFUSE_BATCH");
+    const char *only = getenv ("FAKE_EXEC");
+    bool odd = !only || strcmp (only, s_arg (argc, argv, "--exec-id")) == 0;
+    fake_t f = {.refuse = !odd ? 0
+                          : getenv ("FAKE_REFUSE")
+                              ? atol (getenv ("FAKE_REFUSE"))
+                              : -1,
+                .refuse_one = odd && one ? atoll (one) : 0,
+                .no_batch = getenv ("FAKE_NO_BATCH") != NULL,
+                .no_launched = getenv ("FAKE_NO_LAUNCHED") != NULL,
+                .holding = odd && getenv ("FAKE_HOLD") != NULL};
     hearth_error_t err;
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     if (!(f.driver = hearth_sock_new (&opts, &err))
@@ -197,6 +269,8 @@ main (int argc, char **argv)
         }
     }
     zpoller_destroy (&poller);
+    for (size_t i = 0; i < f.nheld; i++)
+        hearth_msg_destroy (&f.held[i]);
     hearth_sock_destroy (&f.driver);
     return 0;
 }

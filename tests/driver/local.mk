@@ -54,6 +54,15 @@ tests_driver_test_batches_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_batches_LDADD = $(CMOCKA_LIBS)
 TESTS += tests/driver/test_tasklimits tests/driver/test_batches
 
+# What becomes of a LAUNCH_TASKS refused or not sent (driver/launch.c), on
+# the driver's real work and task set (cmocka).
+check_PROGRAMS += tests/driver/test_launch
+tests_driver_test_launch_SOURCES = tests/driver/test_launch.c
+tests_driver_test_launch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_driver_test_launch_LDADD = driver/libdriver.la $(CORE_LIBS) \
+	$(CMOCKA_LIBS) -lpthread
+TESTS += tests/driver/test_launch
+
 DRIVER_TESTS = \
 	tests/driver/test-local-jobs.sh \
 	tests/driver/test-retries.sh \

@@ -98,6 +98,12 @@ ctx_ends fail-then-ok FINISHED "*"
 ctx_ends ok-then-fail FAILED "'job job failed: stage s, task 0 failed 1 time; last error: false exited with status 1'"
 ctx_ends explicit FAILED "'the answer was wrong'"
 ctx_ends cancel FINISHED "*"
+# Without --name, a libhearth program's application is named after the
+# program, as Spark names one after its main class (issue 42 item 10:
+# every one was "hearth").
+submit --master "$MASTER_URL" --max-failures 1 "$CTX" fail-then-ok
+check "libhearth without --name: exits 0" test $? -eq 0
+check "... its application is named after the program (test-ctx)" app_is test-ctx FINISHED
 # The program leaves SIGINT and SIGTERM alone: libhearth ends the
 # application KILLED, then the program dies of the signal.
 stopped_by INT ctx-INT "$CTX" sleep

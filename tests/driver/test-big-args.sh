@@ -11,8 +11,10 @@
 # empty argument runs.  Defense in depth: an executor that refuses a
 # LAUNCH_TASKS (fake-executor, in local[2]) fails the batch's tasks with
 # its reason, which are retried (the job ends exactly right) or fail the
-# job, never a hang; the real executor answers a LAUNCH_TASKS it cannot
-# decode with an ERROR naming the batch (exec-tool plays the driver).
+# job, never a hang; a refusal that names no batch fails only the one
+# refused, not one the executor runs (no task runs twice); the real
+# executor answers a LAUNCH_TASKS it cannot decode with an ERROR naming
+# the batch and the last one it handled (exec-tool plays the driver).
 # Every run is bounded by `timeout`: a hang fails its check.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
@@ -21,11 +23,13 @@ export TMPDIR=$T
 BOUND=60 # seconds any one run may take: more is a hang
 
 # run ARGS...: hearth-submit ARGS, bounded; exit status in RC.
+RUNS_FAILED=0 # failed runs: their stderr is kept as err.rcN.K
 run() {
   timeout "$BOUND" "$BIN/hearth-submit" --heartbeat-interval "${INTERVAL_MS}ms" \
     --heartbeat-liveness "$LIVENESS" "$@" >"$T/out" 2>"$T/err"
   RC=$?
   if [[ $RC -eq 124 ]]; then say "hung: hearth-submit $*" | cut -c1-300; fi
+  if [[ $RC -ne 0 ]]; then cp "$T/err" "$T/err.rc$RC.$((++RUNS_FAILED))"; fi
 }
 # said TEXT: stderr of the last run holds TEXT.
 said() { grep -qF -- "$1" "$T/err"; }
@@ -133,8 +137,31 @@ FAKE_REFUSE=1 HEARTH_BIN_DIR=$T/fake run --master 'local[2]' "$T/r.json"
 check "one refused batch: its tasks run again (exit 0)" test "$RC" -eq 0
 check "... none lost: the exact results" same_bytes "$T/out" "$T/r.expected"
 FAKE_REFUSE=1 FAKE_NO_BATCH=1 HEARTH_BIN_DIR=$T/fake run --master 'local[2]' "$T/r.json"
-check "a refusal naming no batch fails those in flight, run again (exit 0)" test "$RC" -eq 0
+check "a refusal naming no batch fails the one refused, run again (exit 0)" test "$RC" -eq 0
 check "... the exact results" same_bytes "$T/out" "$T/r.expected"
+# bigfn.json's first two tasks (8 MiB each) go in batch 1, the small one
+# in batch 2; the executor runs batch 1 and refuses batch 2 without
+# naming it, and the driver hears the refusal before batch 1's results.
+FAKE_REFUSE_BATCH=2 FAKE_NO_BATCH=1 FAKE_HOLD=1 HEARTH_BIN_DIR=$T/fake \
+  run --master 'local[2]' "$T/bigfn.json"
+check "a refusal naming no batch, another running: the job ends right (exit 0)" \
+  test "$RC" -eq 0
+check "... the exact results" same_bytes "$T/out" "$T/bigfn.expected"
+check "... the batch it ran is not failed: each task ran once (3 runs)" \
+  test "$(grep -c 'fake-executor: ran tid' "$T/err")" = 3
+check "... the refused one named in the driver's words" \
+  said 'refused the task'"'"'s launch: LAUNCH_TASKS: this executor cannot decode it (a test double) (batch 2, the one it read after those it handled: 1 tasks)'
+# The same from an executor that says neither (another build): which of
+# the two it refused, the driver cannot tell; it drops the executor
+# rather than fail the one running (or wait for ever), and the tasks run
+# on the next one (local[2] starts it; that one refuses nothing).
+FAKE_EXEC=0 FAKE_REFUSE_BATCH=2 FAKE_NO_BATCH=1 FAKE_NO_LAUNCHED=1 FAKE_HOLD=1 \
+  HEARTH_BIN_DIR=$T/fake run --master 'local[2]' "$T/bigfn.json"
+check "a refusal naming neither batch nor launched: the job ends right (exit 0)" \
+  test "$RC" -eq 0
+check "... the exact results" same_bytes "$T/out" "$T/bigfn.expected"
+check "... the executor dropped, saying why" \
+  said 'executor 0 lost (it refused a launch without saying which'
 
 # The real executor answers a LAUNCH_TASKS it cannot decode.
 mkfifo "$T/tool.in"
@@ -148,12 +175,22 @@ URL=$(awk '/^LISTENING/{print $2}' "$T/tool.out")
   --cores 2 --work-dir "$T/ex" --heartbeat-interval 200ms >"$T/ex.log" 2>&1 &
 PIDS+=($!)
 check "an executor registers with exec-tool" wait_for 20 grep -q '^REGISTERED ' "$T/tool.out"
-printf 'UNCHECKED {"tid":1,"attempt":0,"cmd":["echo","%s"]}\n' "$(head -c 70000 /dev/zero | tr '\0' d)" >&"$FD"
-printf '{"tid":2,"attempt":0,"cmd":["echo","fine"]}\n' >&"$FD"
-check "a LAUNCH_TASKS over the limits is answered ERROR, naming its batch" \
-  wait_for 20 grep -q "^ERROR bad_field batch=1 command=LAUNCH_TASKS LAUNCH_TASKS: field 'tasks\[0\].cmd\[1\]'" "$T/tool.out"
-check "the next batch runs" wait_for 20 grep -q '^UPDATE 2 0 FINISHED' "$T/tool.out"
-check "... and the executor says it handled both" wait_for 20 grep -qx 'LAUNCHED 2' "$T/tool.out"
+printf '{"tid":1,"attempt":0,"cmd":["echo","first"]}\n' >&"$FD"
+check "a first batch runs" wait_for 20 grep -q '^UPDATE 1 0 FINISHED' "$T/tool.out"
+printf 'UNCHECKED {"tid":2,"attempt":0,"cmd":["echo","%s"]}\n' "$(head -c 70000 /dev/zero | tr '\0' d)" >&"$FD"
+printf '{"tid":3,"attempt":0,"cmd":["echo","fine"]}\n' >&"$FD"
+check "a LAUNCH_TASKS over the limits is answered ERROR, naming its batch and the one handled before" \
+  wait_for 20 grep -q "^ERROR bad_field batch=2 launched=1 command=LAUNCH_TASKS LAUNCH_TASKS: field 'tasks\[0\].cmd\[1\]'" "$T/tool.out"
+check "the next batch runs" wait_for 20 grep -q '^UPDATE 3 0 FINISHED' "$T/tool.out"
+check "... and the executor says it handled all three" wait_for 20 grep -qx 'LAUNCHED 3' "$T/tool.out"
+# A task long enough for messages between its launch and its end
+# (RUNNING, heartbeats): none of them tells the same "launched" again.
+printf '{"tid":4,"attempt":0,"cmd":["sh","-c","sleep 0.5; echo slow"]}\n' >&"$FD"
+check "a slower batch runs" wait_for 20 grep -q '^UPDATE 4 0 FINISHED' "$T/tool.out"
+printf '{"tid":5,"attempt":0,"cmd":["echo","last"]}\n' >&"$FD"
+check "... and the next" wait_for 20 grep -qx 'LAUNCHED 5' "$T/tool.out"
+check "... the executor told each batch it handled once, not in every message" \
+  eval "! grep -q '^LAUNCHED AGAIN' '$T/tool.out'"
 exec {FD}>&-
 
 finish

@@ -5,9 +5,10 @@
 # and the driver finishes with its exact output; the same on a CURVE
 # cluster, where only the masters' shared key pair may follow the
 # journal (a client key is refused, a foreign key pair fails the
-# handshake) and the new leader admits the key the old one made for the
-# driver's launch; and a standby that never got a snapshot, elected, says
-# loudly that it leads without the last leader's state.
+# handshake), the standby's journal holds each worker's key, and the new
+# leader admits the key the old one made for the driver's launch; and a
+# standby that never got a snapshot, elected, says loudly that it leads
+# without the last leader's state.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/zk.sh"
@@ -81,6 +82,14 @@ scenario() {
     grep -qx "FILE $id 1 $size" "$T/probe"
   check "the standby keeps it beside its journal, byte for byte" \
     wait_for 10 cmp -s "$T/prog.sh" "$T/$b.journal/files/$id/0"
+  if [[ -n ${K:-} ]]; then
+    # the key each worker's id belongs to (docs/security.md, "Worker ids
+    # and keys"): a new leader admits under the id only that key
+    local wk
+    wk=$(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/$w1.key")
+    check "the standby's journal holds the key $w1 registered with" \
+      wait_for 10 eval 'cat "$T/$b.journal"/snapshot "$T/$b.journal"/journal.* | grep -qF "$wk"'
+  fi
 
   stop_ha "$a" KILL
   check "after kill -9 of the leader $a, $b leads" \

@@ -33,12 +33,6 @@ ZKDIR=/hearth-guard
 . "$(dirname "$0")/../lib/hamasters.sh"
 PEER=${HEARTH_PEER:-$BIN/tests/ha/standby-peer}
 
-# acl PATH [CREDENTIALS]: its ACL, one "scheme,id: rights" line per entry
-# (the digest's hash left out), sorted.
-acl() {
-  zkcli_as "${2:-nobody:x}" "getAcl $1" | paste - - |
-    sed -E "s/^'([a-z]+),'([^:]*)(:[^\t]*)?\t: /\1,\2: /" | sort
-}
 # refused COMMAND: anonymous zkCli is refused COMMAND.
 refused() { zkcli "$1" | grep -q "Insufficient permission"; }
 
@@ -83,7 +77,7 @@ check "(0) --masters without --zookeeper is refused" \
   bad_masters "--masters is for standby masters: it needs --zookeeper" \
   --port 0 --masters "tcp://127.0.0.1:$P0"
 check "(0) a bad --masters is refused" \
-  bad_masters "bad value for masters: element 2 of the list: 'nohost'" \
+  bad_masters "bad value for masters: element 2 of the list: 'tcp://nohost': missing port" \
   --port 0 --zookeeper "$ZK" --masters "tcp://127.0.0.1:$P0,nohost"
 
 # Fixed ports: the list of masters stays true across re-executions.

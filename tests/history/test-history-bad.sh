@@ -8,7 +8,9 @@
 # --since / --state, two APP_IDs, an index that cannot be written, an
 # index file damaged, an index directory that is a symbolic link (left in
 # a shared DIR: never read nor written through, the file it names kept,
-# said once).
+# said once), FIFOs at the index's, its directory's and a log's names
+# (never waited on; the reader of a log made a FIFO after the listing is
+# tests/history/test_hist_dir.c's).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120
@@ -53,7 +55,8 @@ check "... said" said "junk.events is not an event log"
 rm "$T/ev/junk.events" "$T/ev/empty.events"
 
 # a file that cannot be read: mode 000 (or, as root, who reads any mode, a
-# name for /proc/self/mem, whose first page read fails)
+# symbolic link to /proc/self/mem: a link at a log's name is never
+# followed, and said)
 if [ "$(id -u)" = 0 ]; then
   ln -s /proc/self/mem "$T/ev/unreadable.events"
 else
@@ -119,5 +122,27 @@ check "... nothing else written there" test "$(ls -A "$T/elsewhere")" = index
 check "... said once, naming it" eval \
   '[[ $(grep -c "$T/ev/.hearth-history is a symbolic link" "$T/herr") == 1 ]]'
 rm "$T/ev/.hearth-history"
+
+# FIFOs left in a shared DIR (opening one would wait for a writer, for
+# ever): at the index's name, at its directory's, at a log's.  Each run
+# is bounded (timeout 10 s: exit 124 if it hangs).
+mkdir -p "$T/ev/.hearth-history" && rm -f "$T/ev/.hearth-history/index"
+mkfifo "$T/ev/.hearth-history/index"
+timeout 10 "$H" --dir "$T/ev" >"$T/hout" 2>"$T/herr"
+rc=$?
+check "a FIFO at the index's name: not waited on, the same listing (exit $rc)" \
+  eval '(( rc == 0 )) && same "$T/good" "$T/hout"'
+rm -rf "$T/ev/.hearth-history" && mkfifo "$T/ev/.hearth-history"
+timeout 10 "$H" --dir "$T/ev" >"$T/hout" 2>"$T/herr"
+rc=$?
+check "a FIFO at the index directory's name: not waited on, the same listing (exit $rc)" \
+  eval '(( rc == 0 )) && same "$T/good" "$T/hout"'
+rm "$T/ev/.hearth-history"
+mkfifo "$T/ev/fifo.events"
+timeout 10 "$H" --dir "$T/ev" fifo >"$T/hout" 2>"$T/herr"
+rc=$?
+check "a FIFO at a log's name: not a log, at once (exit $rc)" test "$rc" -eq 1
+check "... said" said "no application fifo in $T/ev"
+rm "$T/ev/fifo.events"
 check "nothing is left running" wait_for 10 no_leftovers
 finish

@@ -1,5 +1,6 @@
 /*  test_hist_dir.c - hearth-history over a directory: log names and
-    rolled files (scan.c), a cut last line, the index's invalidation and
+    rolled files (scan.c), a cut last line, FIFOs and links at a log's or
+    the index's name (never waited on), the index's invalidation and
     its atomic, optional file (index.c), the listing's filters and order
     (list.c), --since's forms, and the running-or-failed rule (live.c). */
 #include "config.h"
@@ -156,6 +157,48 @@ test_rolled_and_cut (void **state)
     assert_int_equal (hist_dir_scan (missing, &d, &err), -1);
     assert_contains (err.text, "none");
     assert_contains (err.text, "No such file");
+}
+
+/* DIR may be shared: a FIFO put at a log's name after the scan (or a
+   link to one) is refused at once, never waited on; a symbolic link is
+   not followed; a FIFO at the index's name is no index, and the listing
+   goes on without one. */
+static void
+test_fifos_do_not_block (void **state)
+{
+    (void) state;
+    char path[1100], target[512];
+    hist_dir_t d;
+    hearth_error_t err;
+    hist_read_t rd;
+    s_lines_t l = {{0}, 0};
+    s_write ("app-f.events", "a\n");
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    const hist_log_t *log = hist_dir_find (&d, "app-f");
+    assert_non_null (log);
+    snprintf (path, sizeof path, "%s/app-f.events", s_dir);
+    assert_int_equal (unlink (path), 0);
+    assert_int_equal (mkfifo (path, 0600), 0);
+    assert_int_equal (hist_log_read (s_dir, log, s_collect, &l, &rd, &err), -1);
+    assert_contains (err.text, "app-f.events: it is not a regular file");
+    assert_int_equal (unlink (path), 0);
+    s_write ("elsewhere", "b\n");
+    snprintf (target, sizeof target, "%s/elsewhere", s_dir);
+    assert_int_equal (symlink (target, path), 0);
+    assert_int_equal (hist_log_read (s_dir, log, s_collect, &l, &rd, &err), -1);
+    assert_contains (err.text, "app-f.events: it is a symbolic link");
+    hist_dir_release (&d);
+    assert_int_equal (unlink (path), 0);
+    /* the index */
+    char idir[540];
+    snprintf (idir, sizeof idir, "%s/%s", s_dir, HIST_INDEX_DIR);
+    assert_int_equal (mkdir (idir, 0755), 0);
+    snprintf (path, sizeof path, "%s/%s", idir, HIST_INDEX_FILE);
+    assert_int_equal (mkfifo (path, 0600), 0);
+    hist_index_t *idx = hist_index_load (s_dir);
+    assert_non_null (idx);
+    assert_int_equal (hist_index_loaded (idx), 0);
+    hist_index_destroy (&idx);
 }
 
 /* A line over HIST_MAX_LINE is skipped while it is read, counted, never
@@ -487,6 +530,8 @@ main (void)
         cmocka_unit_test_setup_teardown (test_rolled_and_cut, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_long_lines, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_fifos_do_not_block, s_setup,
+                                         s_teardown),
         cmocka_unit_test_setup_teardown (test_index_invalidation, s_setup,
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_index_file, s_setup, s_teardown),

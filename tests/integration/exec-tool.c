@@ -25,11 +25,13 @@
     the codec's checks (as a driver of another build would), so that the
     executor's refusal shows.  An ERROR is printed as
 
-        ERROR CODE batch=N|- command=COMMAND|- MESSAGE
+        ERROR CODE batch=N|- launched=L|- command=COMMAND|- MESSAGE
 
     the highest "launched" an executor's message tells as
 
         LAUNCHED N
+
+    (LAUNCHED AGAIN N when a message tells the same one again)
 
     and every final update (FINISHED, FAILED, KILLED) as
 
@@ -291,14 +293,22 @@ s_print_news (tool_t *t, const hearth_msg_t *msg)
             printf (" batch=%lld", (long long) hearth_json_int (b, "batch", 0));
         else
             printf (" batch=-");
+        if (cJSON_HasObjectItem (b, "launched"))
+            printf (" launched=%lld",
+                    (long long) hearth_json_int (b, "launched", 0));
+        else
+            printf (" launched=-");
         printf (" command=%s %s\n", hearth_json_str (b, "command") ?: "-",
                 hearth_json_str (b, "message"));
+        return; /* its launched is the one before the refused batch */
     }
     int64_t launched = hearth_json_int (b, "launched", 0);
     if (launched > t->launched) {
         t->launched = launched;
         printf ("LAUNCHED %lld\n", (long long) launched);
     }
+    else if (launched > 0 && launched == t->launched)
+        printf ("LAUNCHED AGAIN %lld\n", (long long) launched);
     fflush (stdout);
 }
 

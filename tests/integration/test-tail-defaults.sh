@@ -125,6 +125,12 @@ check "... a killed one: KILLED and why" \
   grep -Eq "^$KILLED +killed-app +KILLED +1 +1 +$stamp +[0-9.]+(ms|s) +killed by request$" "$T/state.txt"
 check "... a running one: how long it has run so far, no reason" \
   grep -Eq "^$RUNNING +running-app +RUNNING +1 +1 +$stamp +[0-9.]+s$" "$T/state.txt"
+# (issue 42 item 11: the completed ones came oldest first; Spark's and
+# hearth-history's lists show the newest first)
+check "... the running one first, then the ended ones newest first" \
+  test "$(sed -n '/^APPLICATIONS$/,/^$/p' "$T/state.txt" | grep -Eo "^($DONE|$KILLED|$RUNNING) " | tr -d ' ' | tr '\n' ' ')" = "$RUNNING $KILLED $DONE "
+check "... and so does the state (MASTER_STATE's apps)" \
+  eval '[[ $(state_json | jq -r ".apps[].id" | tr "\n" " ") == "$RUNNING $KILLED $DONE " ]]'
 check "... the workers by short name, then id" \
   grep -Eq "^node2 +$B +127\.0\.0\.1 +ALIVE " "$T/state.txt"
 check "... and the executors' workers by short name" \

@@ -119,3 +119,20 @@ user_cluster() {
   start_master --curve-secret "$K/master.key_secret" --curve-allow "$K/clients" \
     --curve-allow-workers "$K/workers" "${@:2}"
 }
+
+# need_root USER...: skip the test (exit 77) unless it runs as root and
+# every USER exists here: only a worker running as root runs tasks as
+# their users.
+need_root() {
+  if [[ $(id -u) != 0 ]]; then
+    echo "$TEST_NAME: SKIPPED: not root (only a worker running as root changes users)"
+    exit 77
+  fi
+  local u
+  for u in "$@"; do
+    if ! id -u "$u" >/dev/null 2>&1; then
+      echo "$TEST_NAME: SKIPPED: no user $u on this machine"
+      exit 77
+    fi
+  done
+}

@@ -104,6 +104,13 @@ zkcli() {
 # user:password (ZooKeeper's digest scheme).
 zkcli_as() { local cred=$1; shift; zkcli "addauth digest $cred" "$@"; }
 
+# acl PATH [CREDENTIALS]: its ACL, one "scheme,id: rights" line per entry
+# (the digest's hash left out), sorted.
+acl() {
+  zkcli_as "${2:-nobody:x}" "getAcl $1" | paste - - |
+    sed -E "s/^'([a-z]+),'([^:]*)(:[^\t]*)?\t: /\1,\2: /" | sort
+}
+
 # leader_node: the lowest node (the leader's) of $ZKDIR/election, by
 # sequence.
 leader_node() {

@@ -20,6 +20,7 @@ SECURITY_TESTS = \
 	tests/security/test-authz.sh \
 	tests/security/test-authz-table.sh \
 	tests/security/test-authz-runner.sh \
+	tests/security/test-worker-key.sh \
 	tests/security/test-app-takeover.sh \
 	tests/security/test-app-claim-late.sh \
 	tests/security/test-local-users.sh \
@@ -31,11 +32,11 @@ SECURITY_TESTS = \
 	tests/security/test-control-chars.sh \
 	tests/security/test-run-as.sh \
 	tests/security/test-driver-keys.sh \
-	tests/security/test-inherited-fds.sh
+	tests/security/test-inherited-fds.sh \
+	tests/security/test-run-as-env.sh \
+	tests/security/test-run-as-journal.sh
 TESTS += $(SECURITY_TESTS)
 # Open holes (the attack review; docs/security.md, "Not covered"): the
-# loopback web pages serve other local users; after a restart any worker
-# key may take a worker's id.
-XFAIL_TESTS += tests/security/test-web-local-users.sh \
-	tests/security/test-authz-runner.sh
+# loopback web pages serve other local users.
+XFAIL_TESTS += tests/security/test-web-local-users.sh
 EXTRA_DIST += $(SECURITY_TESTS)

@@ -165,6 +165,20 @@ check "... told that it belongs to another key" \
 kill_as bob "$DAPP"
 check "... nor its application" test $? -eq 1
 check "... which still runs" app_is "$DAPP" RUNNING
+# A driver's output is its owner's (and the operators'), as its files are.
+logs_as() { # KEY: hearth-submit --logs $DRV as KEY; output in $T/log.out, .err
+  # shellcheck disable=SC2046
+  "$BIN/hearth-submit" --master "$MASTER_URL" $(client_keys "$1") --logs "$DRV" \
+    --log-stream stderr >"$T/log.out" 2>"$T/log.err"
+}
+logs_as bob
+check "bob cannot read alice's driver's output (exit 1)" test $? -eq 1
+check "... told that only its owner or an operator may read it" \
+  grep -q "driver $DRV belongs to another key: only its owner or an operator key (--curve-operators) may read its output" "$T/log.err"
+logs_as alice
+check "alice reads her driver's output" test $? -eq 0
+logs_as ops
+check "... and so does an operator" test $? -eq 0
 kill_as alice "$DRV"
 check "alice kills her driver" test $? -eq 0
 check "... it is KILLED" grep -q "driver $DRV KILLED" "$T/out"

@@ -21,16 +21,7 @@
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
-if [[ $(id -u) != 0 ]]; then
-  echo "$TEST_NAME: SKIPPED: not root (only a worker running as root changes users)"
-  exit 77
-fi
-for u in nobody daemon; do
-  if ! id -u "$u" >/dev/null 2>&1; then
-    echo "$TEST_NAME: SKIPPED: no user $u on this machine"
-    exit 77
-  fi
-done
+need_root nobody daemon
 deadline 300
 export TMPDIR=$T
 ALICE_UID=$(id -u nobody)

@@ -10,7 +10,9 @@
 #   the pid guessed as a shell's that execs the master) is removed, not
 #   followed, and the ready file written; the worker's the same;
 # - the master's --log-file and --pid-file: a link there refuses the
-#   start with the reason.
+#   start with the reason;
+# - a FIFO at the master's --log-file (which would block its start until
+#   someone reads it) is refused at once, with the reason.
 # The event log and hearth-history's index have theirs in
 # tests/driver/test-event-log.sh and tests/history/test-history-bad.sh.
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -86,5 +88,16 @@ linked_start() {
 }
 linked_start --log-file master.log "cannot open log file"
 linked_start --pid-file master.pid "cannot open the pid file"
+
+# --- a FIFO at a log file's name --------------------------------------------
+# Opening it for writing would wait for a reader, for ever: the master
+# must refuse it at once (timeout 10 s: exit 124 if it hangs).
+mkfifo "$S/fifo.log"
+timeout 10 "$BIN/hearth-master" --port 0 --events-port 0 --log-file "$S/fifo.log" \
+  >"$T/fifo.out" 2>&1
+rc=$?
+check "a FIFO at the master's --log-file: refused at once (exit $rc)" \
+  test "$rc" -ne 0 -a "$rc" -ne 124
+check "... saying so" grep -q "cannot open log file $S/fifo.log: it is not a regular file" "$T/fifo.out"
 check "nothing is left running" wait_for 10 no_leftovers
 finish

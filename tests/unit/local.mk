@@ -52,6 +52,13 @@ tests_unit_test_zkacl_SOURCES = tests/unit/test_zkacl.c tests/unit/testutil.h
 tests_unit_test_zkacl_CFLAGS = $(unit_cflags) -DTHREADED
 tests_unit_test_zkacl_LDADD = $(ZK_ALL_LIBS) $(unit_libs)
 
+# Whose the cluster's directory is (libcore/zkowner.c, zkident.c): the
+# masters' digest identity, and the others an ACL names.
+UNIT_TESTS += tests/unit/test_zkowner
+tests_unit_test_zkowner_SOURCES = tests/unit/test_zkowner.c tests/unit/testutil.h
+tests_unit_test_zkowner_CFLAGS = $(unit_cflags) -DTHREADED
+tests_unit_test_zkowner_LDADD = $(ZK_ALL_LIBS) $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_proto
 tests_unit_test_proto_SOURCES = tests/unit/test_proto.c tests/unit/testutil.h \
 	tests/unit/proto_samples.c tests/unit/proto_samples.h
@@ -340,6 +347,9 @@ tests_unit_test_runas_SOURCES = tests/unit/test_runas.c tests/unit/testutil.h \
 	worker/runas.c worker/runas.h
 tests_unit_test_runas_CFLAGS = $(unit_cflags)
 tests_unit_test_runas_LDADD = $(unit_libs)
+# the passwd and group databases failing on purpose (test_runas.c)
+tests_unit_test_runas_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=getpwnam_r \
+	-Wl,--wrap=getgrouplist
 # The applications a worker launched: each one's first token stays.
 UNIT_TESTS += tests/unit/test_apps
 tests_unit_test_apps_SOURCES = tests/unit/test_apps.c tests/unit/testutil.h \

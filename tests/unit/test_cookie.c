@@ -1,8 +1,9 @@
 /*  test_cookie.c - the local cookie (libcore/cookie.h): where it lives,
     how it is made and read, what is refused (a link, a file others may
-    read, a directory others may write, a wrong length), and its ZAP
-    handler over real sockets: a PLAIN client with the cookie gets through,
-    one with another cookie and one with no mechanism do not. */
+    read, a directory others may write, a wrong length), a cookie of the
+    earlier format replaced, and its ZAP handler over real sockets: a CURVE
+    client with the cookie's keys gets through, one with another cookie's
+    and one with no mechanism do not. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -99,6 +100,35 @@ test_make_and_read (void **state)
     unlink (s_path);
     assert_int_equal (hearth_cookie_ensure (b, sizeof b, &err), 0);
     assert_string_not_equal (a, b);
+}
+
+/* A cookie of Hearth before its key pairs (40 characters, a PLAIN
+   password): a tool reads none; a master, or a tool making its cookie,
+   replaces it once with a new one of the current format. */
+static void
+test_old_format (void **state)
+{
+    (void) state;
+    char a[HEARTH_COOKIE_LEN + 1], b[HEARTH_COOKIE_LEN + 1];
+    hearth_error_t err;
+    assert_int_equal (mkdir (s_cdir, 0700), 0);
+    FILE *f = fopen (s_path, "w");
+    assert_non_null (f);
+    fputs ("0123456789012345678901234567890123456789\n", f);
+    fclose (f);
+    assert_int_equal (chmod (s_path, 0600), 0);
+    assert_int_equal (hearth_cookie_read (a, sizeof a, &err), 0);
+    assert_int_equal (hearth_cookie_ensure (a, sizeof a, &err), 0);
+    assert_int_equal (strlen (a), HEARTH_COOKIE_LEN);
+    struct stat st;
+    assert_int_equal (stat (s_path, &st), 0);
+    assert_int_equal (st.st_mode & 0777, 0600);
+    assert_int_equal (st.st_size, HEARTH_COOKIE_LEN + 1);
+    /* replaced once: the next reader gets the same */
+    assert_int_equal (hearth_cookie_ensure (b, sizeof b, &err), 0);
+    assert_string_equal (a, b);
+    assert_int_equal (hearth_cookie_read (b, sizeof b, &err), 1);
+    assert_string_equal (a, b);
 }
 
 static void
@@ -225,6 +255,7 @@ main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup (test_path, s_fresh),
         cmocka_unit_test_setup (test_make_and_read, s_fresh),
+        cmocka_unit_test_setup (test_old_format, s_fresh),
         cmocka_unit_test_setup (test_refusals, s_fresh),
         cmocka_unit_test_setup (test_zap, s_fresh),
     };

@@ -290,6 +290,29 @@ test_out_of_range (void **state)
                                "\"GONE\"");
 }
 
+/* A shipped file's mode is permission bits: a setuid, setgid or sticky
+   bit is refused (a worker that does not change users would write the
+   file root's, set-user-ID). */
+static void
+test_file_mode (void **state)
+{
+    (void) state;
+    static const char *const bits[] = {"2541", "1517", "1023", "512"};
+    for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+        char body[256];
+        hearth_error_t err;
+        snprintf (body, sizeof body,
+                  "{'name':'x','app':'a.sh','kind':'binary','args':[],"
+                  "'files':[{'name':'a.sh','frame':0,'mode':%s}]}",
+                  bits[i]);
+        zmsg_t *zmsg = pt_wire ("SUBMIT_DRIVER", body);
+        pt_add_frames (zmsg, 1);
+        pt_decode_fails (zmsg, "bad_field", &err);
+        assert_contains (err.text,
+                         "field 'files[0].mode': expected an integer 0..511");
+    }
+}
+
 static void
 test_oversize_string (void **state)
 {
@@ -645,6 +668,7 @@ main (void)
         cmocka_unit_test (test_missing_nested_field),
         cmocka_unit_test (test_wrong_type),
         cmocka_unit_test (test_out_of_range),
+        cmocka_unit_test (test_file_mode),
         cmocka_unit_test (test_oversize_string),
         cmocka_unit_test (test_control_characters),
         cmocka_unit_test (test_bad_ids),

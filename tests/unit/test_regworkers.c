@@ -15,6 +15,7 @@
 
 #include "libcore/proto.h"
 #include "master/registry.h"
+#include "master/regworkers.h"
 #include "tests/unit/testutil.h"
 
 /* The events the observer saw, last one kept. */

@@ -2,7 +2,8 @@
     makes reaches the journal hook as a record, a replay of those records
     (jstate.c) rebuilds the same books in a new registry (restore.c), a
     snapshot (registry_dump) rebuilds them too, and records that make no
-    sense are skipped, never trusted.  Also the books of cores after an
+    sense are skipped, never trusted; a worker's id keeps the key it
+    registered with.  Also the books of cores after an
     application ends: its executors' cores stay counted on their worker
     until the worker reports them ended (regstopping.c). */
 #include "config.h"
@@ -23,12 +24,17 @@
 #include "master/jstate.h"
 #include "master/regdrivers.h"
 #include "master/registry.h"
+#include "master/regworkers.h"
 #include "tests/unit/testutil.h"
 
 #define W1 "worker-20240101000000-host1-1"
 #define W2 "worker-20240101000000-host2-2"
 /* The public key made for a driver's launch (Z85, 40 characters). */
 #define S_KEY "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7"
+/* The workers' keys, and a key another worker speaks with. */
+#define K1 "E(i7uXrv&fOgQ!Ka9[mv{S$Wh2r?0y}$v3m0Vyb("
+#define K2 "Yne@$w-vo<fVvi]a<NY6T1ed:M$fCG*[IaLV{hID"
+#define K3 "b#HBj-p3.NO=@Zj+2nr4fxqbv9%@sEbPx@^3&qYx"
 
 /* The journal hook: apply every record to a jstate, as a replay would. */
 static void
@@ -44,18 +50,26 @@ s_rid (const char *text)
     return zframe_new (text, strlen (text));
 }
 
+/* Worker id registered from host with CURVE key (NULL: none). */
 static reg_worker_t *
-s_worker (registry_t *reg, const char *id, const char *host)
+s_worker_key (registry_t *reg, const char *id, const char *host,
+              const char *key)
 {
     zframe_t *rid = s_rid (id);
     char dir_id[64];
     snprintf (dir_id, sizeof dir_id, "boot-1:fd00:%s", host);
-    registry_worker_desc_t desc = {id, host, "0.1.0", "/work",
-                                   8,  8192, rid,     dir_id};
+    registry_worker_desc_t desc = {id,   host, "0.1.0", "/work", 8,
+                                   8192, rid,  dir_id,  NULL,    key};
     reg_worker_t *w = registry_worker_register (reg, &desc, 0);
     zframe_destroy (&rid);
     assert_non_null (w);
     return w;
+}
+
+static reg_worker_t *
+s_worker (registry_t *reg, const char *id, const char *host)
+{
+    return s_worker_key (reg, id, host, NULL);
 }
 
 static reg_app_t *
@@ -115,8 +129,8 @@ s_fill (s_books_t *b)
     b->reg = registry_new (10, 1000);
     b->journal = jstate_new ();
     registry_set_journal (b->reg, s_to_jstate, b->journal);
-    reg_worker_t *w1 = s_worker (b->reg, W1, "host1");
-    reg_worker_t *w2 = s_worker (b->reg, W2, "host2");
+    reg_worker_t *w1 = s_worker_key (b->reg, W1, "host1", K1);
+    reg_worker_t *w2 = s_worker_key (b->reg, W2, "host2", K2);
     reg_app_t *a1 = s_app (b->reg, "one");
     snprintf (b->app1, sizeof b->app1, "%s", a1->id);
     /* dynamic allocation's target, journaled with the app */
@@ -202,6 +216,10 @@ s_check_restored (s_books_t *b, registry_t *r)
        the master was down (issue 14, defect 5) */
     assert_non_null (w1->work_dir_id);
     assert_string_equal (w1->work_dir_id, "boot-1:fd00:host1");
+    /* the key each id belongs to: after a restart, only that key
+       registers under it (docs/security.md, "Worker ids and keys") */
+    assert_string_equal (w1->curve_key, K1);
+    assert_string_equal (w2->curve_key, K2);
     assert_int_equal (w1->cores, 8);
     assert_null (w1->routing_id);
     assert_true (w1->draining);
@@ -432,6 +450,50 @@ test_names_made_labels (void **state)
     registry_destroy (&r);
 }
 
+/* Whose a worker's id is: the key it registered with, journaled and
+   restored; another key may take it only once that key is no longer a
+   worker key, and a record of an older journal (no key) takes the first
+   key that registers. */
+static void
+test_worker_key (void **state)
+{
+    (void) state;
+    registry_t *reg = registry_new (10, 1000);
+    jstate_t *journal = jstate_new ();
+    registry_set_journal (reg, s_to_jstate, journal);
+    reg_worker_t *w = s_worker_key (reg, W1, "host1", K1);
+    assert_int_equal (registry_worker_key (w, K1, true), REG_KEY_SAME);
+    assert_int_equal (registry_worker_key (w, "", true), REG_KEY_SAME);
+    assert_int_equal (registry_worker_key (w, K2, true), REG_KEY_OTHER);
+    assert_int_equal (registry_worker_key (w, K2, false), REG_KEY_NEW);
+    const cJSON *rec = cJSON_GetObjectItem (jstate_workers (journal), W1);
+    assert_string_equal (hearth_json_str (rec, "curve_key"), K1);
+    /* a rotation: registered again with its new key, journaled */
+    w = s_worker_key (reg, W1, "host1", K3);
+    assert_string_equal (w->curve_key, K3);
+    rec = cJSON_GetObjectItem (jstate_workers (journal), W1);
+    assert_string_equal (hearth_json_str (rec, "curve_key"), K3);
+    registry_destroy (&reg);
+    jstate_destroy (&journal);
+
+    /* an older journal's record has no key; a key that is not 40
+       characters of Z85 is none */
+    const char *records[] = {
+        "{\"t\":\"worker\",\"id\":\"" W1 "\",\"host\":\"h\",\"cores\":1,"
+        "\"memory_mb\":1,\"state\":\"ALIVE\"}",
+        "{\"t\":\"worker\",\"id\":\"" W2 "\",\"host\":\"h\",\"cores\":1,"
+        "\"memory_mb\":1,\"state\":\"ALIVE\",\"curve_key\":\"short\"}",
+        NULL};
+    registry_restored_t out;
+    registry_t *r = s_restored (records, &out);
+    assert_int_equal (out.workers, 2);
+    w = registry_worker (r, W1);
+    assert_string_equal (w->curve_key, "");
+    assert_int_equal (registry_worker_key (w, K2, false), REG_KEY_FIRST);
+    assert_string_equal (registry_worker (r, W2)->curve_key, "");
+    registry_destroy (&r);
+}
+
 /* An application ends: its executors' cores stay counted until their
    worker reports them ended, by a final state, by a registration or
    heartbeat that no longer lists them (one never started: a heartbeat
@@ -530,6 +592,7 @@ main (void)
         cmocka_unit_test (test_missing_files),
         cmocka_unit_test (test_nonsense_skipped),
         cmocka_unit_test (test_names_made_labels),
+        cmocka_unit_test (test_worker_key),
         cmocka_unit_test (test_release_frees_cores),
         cmocka_unit_test (test_stopping_keeps_cores),
     };

@@ -2,8 +2,10 @@
     directories that others may write: a new file is never created
     through a symbolic link or onto a hard link left at its name; a
     replaced one loses the link, never what the link names; a reopened
-    one must be a regular file with one link; a directory of our own is
-    never entered through a link.  Each time the file the link names
+    one must be a regular file with one link; nothing opened waits on a
+    FIFO left at its name; a file read from another user's directory
+    must be one link of that user's; a directory of our own is never
+    entered through a link.  Each time the file the link names
     keeps its content.
 
     Files go to a scratch directory under the build directory.
@@ -187,6 +189,86 @@ test_reopen (void **state)
     s_clean ();
 }
 
+/* A FIFO at the name neither blocks the open, whichever way it is
+   opened (a log reopened O_WRONLY at start or SIGHUP waits for a reader,
+   a file read O_RDONLY for a writer), nor is kept; nor is a directory. */
+static void
+test_fifo_does_not_block (void **state)
+{
+    (void) state;
+    char path[300];
+    snprintf (path, sizeof path, "%s/f", s_dir);
+    assert_int_equal (mkfifo (path, 0600), 0);
+    assert_int_equal (
+        hearth_file_reopen (path, O_WRONLY | O_CREAT | O_APPEND, 0640), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_contains (hearth_file_why (errno), "not a regular file");
+    assert_int_equal (
+        hearth_file_open_regular_at (s_dfd, "f", O_RDONLY, 0, NULL), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (
+        hearth_file_open_regular_at (s_dfd, "f", O_WRONLY, 0, NULL), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_int_equal (
+        hearth_file_open_regular_at (AT_FDCWD, s_dir, O_RDONLY, 0, NULL), -1);
+    assert_int_equal (errno, EINVAL);
+    s_clean ();
+}
+
+/* A regular file is opened blocking, with what fstat said of it; a link
+   at the name is refused with O_NOFOLLOW, followed without. */
+static void
+test_open_regular (void **state)
+{
+    (void) state;
+    struct stat st;
+    s_write_victim ();
+    int fd = hearth_file_open_regular_at (s_dfd, "victim", O_RDONLY, 0, &st);
+    assert_true (fd >= 0);
+    assert_false (fcntl (fd, F_GETFL) & O_NONBLOCK);
+    assert_true (fcntl (fd, F_GETFD) & FD_CLOEXEC);
+    assert_int_equal (st.st_size, strlen (s_precious));
+    close (fd);
+    assert_int_equal (symlinkat ("victim", s_dfd, "f"), 0);
+    assert_int_equal (hearth_file_open_regular_at (
+                          s_dfd, "f", O_RDONLY | O_NOFOLLOW, 0, NULL),
+                      -1);
+    assert_int_equal (errno, ELOOP);
+    fd = hearth_file_open_regular_at (s_dfd, "f", O_RDONLY, 0, NULL);
+    assert_true (fd >= 0);
+    close (fd);
+    s_clean ();
+}
+
+/* A file read back from another user's directory: a regular file of one
+   link, that user's; never a link, a hard link, a FIFO. */
+static void
+test_open_owned (void **state)
+{
+    (void) state;
+    uid_t me = geteuid ();
+    s_write_victim ();
+    int fd = hearth_file_open_owned_at (s_dfd, "victim", me, NULL);
+    assert_true (fd >= 0);
+    close (fd);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "victim", me + 1, NULL),
+                      -1);
+    assert_int_equal (errno, EPERM);
+    assert_contains (hearth_file_why (errno), "belongs to another user");
+    assert_int_equal (linkat (s_dfd, "victim", s_dfd, "f", 0), 0);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "f", me, NULL), -1);
+    assert_int_equal (errno, EMLINK);
+    unlinkat (s_dfd, "f", 0);
+    assert_int_equal (symlinkat ("victim", s_dfd, "f"), 0);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "f", me, NULL), -1);
+    assert_int_equal (errno, ELOOP);
+    unlinkat (s_dfd, "f", 0);
+    assert_int_equal (mkfifoat (s_dfd, "f", 0600), 0);
+    assert_int_equal (hearth_file_open_owned_at (s_dfd, "f", me, NULL), -1);
+    assert_int_equal (errno, EINVAL);
+    s_clean ();
+}
+
 static void
 test_dir_open_at (void **state)
 {
@@ -249,6 +331,9 @@ main (void)
         cmocka_unit_test (test_replace_removes_the_link_only),
         cmocka_unit_test (test_create_by_path),
         cmocka_unit_test (test_reopen),
+        cmocka_unit_test (test_fifo_does_not_block),
+        cmocka_unit_test (test_open_regular),
+        cmocka_unit_test (test_open_owned),
         cmocka_unit_test (test_dir_open_at),
     };
     return cmocka_run_group_tests_name ("safefile", tests, s_setup, s_teardown);

@@ -380,6 +380,41 @@ test_killed_not_by_us_is_requeued (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* An attempt whose launch never reached its executor (LOST): run again
+   without counting as a failure (max_failures 1 would give up), toward
+   max_lost, elsewhere when there is another executor. */
+static void
+test_lost_launch_counts_as_lost (void **state)
+{
+    (void) state;
+    hearth_taskset_opts_t o;
+    hearth_taskset_opts_default (&o);
+    o.max_failures = 1;
+    o.max_lost = 1;
+    hearth_taskset_t *ts = hearth_taskset_new (&o);
+    hearth_assign_t as[8];
+    hearth_taskset_add_stage (ts, 1, 3, 1, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 1);
+    hearth_taskset_add_executor (ts, 1, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 1);
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 0, 0, HEARTH_TS_LOST, 0, 1),
+        HEARTH_TS_RETRY);
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, NULL), 0);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 2, as, 8), 0); /* avoided */
+    assert_int_equal (hearth_taskset_offer (ts, 1, 2, as, 8), 1);
+    assert_int_equal (as[0].attempt, 1);
+    /* the second loss is past max_lost: the job fails, for losses */
+    assert_int_equal (
+        hearth_taskset_update (ts, 1, 1, 0, 1, HEARTH_TS_LOST, 0, 3),
+        HEARTH_TS_GAVE_UP);
+    hearth_ts_event_t ev = {0};
+    assert_int_equal (s_drain (ts, HEARTH_TS_EV_JOB_FAILED, &ev), 1);
+    assert_true (ev.lost);
+    assert_int_equal (ev.job, 3);
+    hearth_taskset_destroy (&ts);
+}
+
 static void
 test_prefetch_follows_run_time (void **state)
 {
@@ -609,6 +644,7 @@ main (void)
         cmocka_unit_test (test_executor_loss_requeues),
         cmocka_unit_test (test_too_many_losses_fail_the_job),
         cmocka_unit_test (test_killed_not_by_us_is_requeued),
+        cmocka_unit_test (test_lost_launch_counts_as_lost),
         cmocka_unit_test (test_prefetch_follows_run_time),
         cmocka_unit_test (test_prefetch_zero_queues_nothing),
         cmocka_unit_test (test_fifo_serves_first_job_first),

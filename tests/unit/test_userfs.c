@@ -3,7 +3,8 @@
     (as root), never through a symbolic link, nor into a directory of
     another user; files made anew or appended to, refused when they are
     links, of several links or FIFOs (which do not block); files read
-    back with no link followed on the way.
+    back with no link followed on the way, and (as root) only when they
+    are of one link and belong to their directory's owner.
 */
 #include "config.h"
 
@@ -244,6 +245,66 @@ test_open_read (void **state)
     assert_int_equal (errno, ENOENT);
 }
 
+/* As root, reading back what a user may write: only files of that
+   user's (the owner of their directory), of one link.  Not a hard link
+   to a file of root's (a user makes one where fs.protected_hardlinks is
+   0), nor that file once its other name is gone (one link, but root's),
+   nor a hard link to another user's file, nor a FIFO of the user's. */
+static void
+test_open_read_owner (void **state)
+{
+    (void) state;
+    if (geteuid () != 0) {
+        skip ();
+        return;
+    }
+    hearth_error_t err;
+    char path[256], secret[256];
+    userfs_owner_t o = {65534, 65534};
+    int fd = userfs_mkdirs (s_root, "u", 0700, &o, &err);
+    assert_true (fd >= 0);
+    close (fd);
+    s_file ("u/log", "mine");
+    s_path (path, sizeof path, "u/log");
+    assert_int_equal (chown (path, 65534, 65534), 0);
+    fd = userfs_open_read (s_root, "u/log", &err);
+    assert_true (fd >= 0);
+    close (fd);
+    /* root's secret, hard-linked into the user's directory */
+    s_file ("secret", "root only");
+    s_path (secret, sizeof secret, "secret");
+    assert_int_equal (chmod (secret, 0600), 0);
+    s_path (path, sizeof path, "u/hard");
+    assert_int_equal (link (secret, path), 0);
+    assert_int_equal (userfs_open_read (s_root, "u/hard", &err), -1);
+    assert_int_equal (errno, EMLINK);
+    assert_contains (err.text, "not a regular file of one link");
+    assert_int_equal (unlink (secret), 0);
+    assert_int_equal (userfs_open_read (s_root, "u/hard", &err), -1);
+    assert_int_equal (errno, EPERM);
+    assert_contains (err.text, "does not belong to its directory's owner");
+    /* another user's file (uid 1), its own name gone too */
+    s_file ("theirs", "not yours");
+    s_path (secret, sizeof secret, "theirs");
+    assert_int_equal (chown (secret, 1, 1), 0);
+    s_path (path, sizeof path, "u/theirs");
+    assert_int_equal (link (secret, path), 0);
+    assert_int_equal (unlink (secret), 0);
+    assert_int_equal (userfs_open_read (s_root, "u/theirs", &err), -1);
+    assert_int_equal (errno, EPERM);
+    /* a FIFO of the user's: refused at once */
+    s_path (path, sizeof path, "u/fifo");
+    assert_int_equal (mkfifo (path, 0600), 0);
+    assert_int_equal (chown (path, 65534, 65534), 0);
+    assert_int_equal (userfs_open_read (s_root, "u/fifo", &err), -1);
+    assert_int_equal (errno, EINVAL);
+    /* the worker's own file in its own directory (children run as it) */
+    s_file ("own", "the worker's");
+    fd = userfs_open_read (s_root, "own", &err);
+    assert_true (fd >= 0);
+    close (fd);
+}
+
 int
 main (void)
 {
@@ -254,6 +315,8 @@ main (void)
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_create, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_open_read, s_setup, s_teardown),
+        cmocka_unit_test_setup_teardown (test_open_read_owner, s_setup,
+                                         s_teardown),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

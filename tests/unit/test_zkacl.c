@@ -1,6 +1,7 @@
 /*  test_zkacl.c - unit tests of libcore/zkacl.c: the masters' ZooKeeper
     credentials file (its first line, user:password; refused when others
-    may read it, empty, malformed, too long or not a file) and the ACLs
+    may read it, when it is another user's, empty, malformed, too long or
+    not a file, a FIFO not blocking) and the ACLs
     the election's nodes get, with and without credentials. */
 #include "config.h"
 
@@ -81,6 +82,41 @@ test_mode (void **state)
     assert_int_equal (s_read (buf, &err), -1);
     assert_contains (err.text, "cannot read the ZooKeeper auth file");
     assert_contains (err.text, "No such file");
+}
+
+/* Its owner: this process's user or root, else whoever owns it could
+   change it (as root: a file of nobody's is refused). */
+static void
+test_owner (void **state)
+{
+    (void) state;
+    char buf[ZKACL_AUTH_MAX + 1];
+    hearth_error_t err;
+    if (geteuid () != 0) {
+        skip ();
+        return;
+    }
+    s_write ("hearth:s3cret\n", 0600);
+    assert_int_equal (chown (s_path, 65534, 65534), 0);
+    assert_int_equal (s_read (buf, &err), -1);
+    assert_contains (err.text, "belongs to uid 65534, neither this master's "
+                               "user (uid 0) nor root: refused");
+    assert_int_equal (chown (s_path, 0, 0), 0);
+    assert_int_equal (s_read (buf, &err), 0);
+}
+
+/* A FIFO at its name does not block the master's start. */
+static void
+test_fifo (void **state)
+{
+    (void) state;
+    char buf[ZKACL_AUTH_MAX + 1];
+    hearth_error_t err;
+    unlink (s_path);
+    assert_int_equal (mkfifo (s_path, 0600), 0);
+    assert_int_equal (s_read (buf, &err), -1);
+    assert_contains (err.text, "is not a regular file");
+    unlink (s_path);
 }
 
 static void
@@ -173,10 +209,9 @@ main (void)
 {
     alarm (60);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test (test_good),
-        cmocka_unit_test (test_mode),
-        cmocka_unit_test (test_malformed),
-        cmocka_unit_test (test_acls),
+        cmocka_unit_test (test_good),      cmocka_unit_test (test_mode),
+        cmocka_unit_test (test_owner),     cmocka_unit_test (test_fifo),
+        cmocka_unit_test (test_malformed), cmocka_unit_test (test_acls),
     };
     return cmocka_run_group_tests_name ("zkacl", tests, s_setup, s_teardown);
 }

@@ -76,7 +76,17 @@ start_app "$ODD" --max-cores 1 || fail "the oddly named application did not regi
 check "/json escapes an application's name (quote, backslash)" \
   wait_for 5 eval 'http_get "$WEB/json" "$T/spark.json" &&
     jq -e --arg n "$ODD" "[.activeapps[] | select(.name == \$n)] | length == 1" "$T/spark.json" >/dev/null'
+FIRST=$(jq -r '.completedapps[0].id' "$T/spark.json") ODD_ID=$APP_ID
 kill "$APP_PID"
+# Completed applications newest first, as Spark's page shows them (issue
+# 42 item 11: they came oldest first).
+check "/json: the completed applications newest first" \
+  wait_for 10 eval 'http_get "$WEB/json" "$T/spark.json" &&
+    jq -e >/dev/null --arg n "$ODD" --arg id "$FIRST" \
+      "[.completedapps[] | .name][0] == \$n and .completedapps[1].id == \$id" "$T/spark.json"'
+http_get "$WEB/" "$T/done.html"
+check "... and the master's page" \
+  test "$(grep -o 'app/app-[0-9-]*' "$T/done.html" | head -1)" = "app/$ODD_ID"
 
 http_get "$WEB/favicon.ico" "$T/favicon"
 check "/favicon.ico: 204" test "$(http_status)" = 204
