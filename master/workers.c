@@ -450,11 +450,15 @@ s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
 
 /* The worker refused to run exec as anyone (its application's key names
    no user there, or one missing there: docs/security.md, "Tasks run as
-   their submitter"): not the worker's failure, and no launch would do
-   better, so the application ends at once with the worker's reason,
-   which its driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED).  A
-   user the worker could not look up (its passwd database did not
-   answer) is no refusal: the worker reports an ordinary FAILED launch
+   their submitter"), or at all (the application runs there with another
+   token, the launch is not its driver's: "An application's id and its
+   data"): not the worker's failure, and no launch would do better (the
+   application's key maps alike everywhere; an id another key holds on
+   that worker is one the master gives no other key when it knows), so
+   the application ends at once with the worker's reason, which its
+   driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED).  A user the
+   worker could not look up (its passwd database did not answer) is no
+   refusal: the worker reports an ordinary FAILED launch
    (s_launch_failed), which is tried again. */
 static void
 s_user_refused (master_t *m, reg_exec_t *exec, const char *message,

@@ -87,8 +87,8 @@ apps_launch (apps_t *self, const char *app_id, const char *token,
         return s_add (self, app_id, token ? token : "", owner ? owner : "",
                       err);
     if (!hearth_keys_token_eq (a->token, token ? token : ""))
-        return hearth_errprintf (
-            err,
+        return hearth_errcode (
+            err, APPS_REFUSED,
             "application %s runs here with another token: this launch is not "
             "for its driver (a master that forgot the application gave its "
             "id to another)",

@@ -34,11 +34,14 @@ apps_t *apps_new (void);
    keeps errno. */
 void apps_destroy (apps_t **self_p);
 
+/* err->code of a launch refused for its token. */
+#define APPS_REFUSED "other_token"
+
 /* A launch of an executor of app_id with token and owner (borrowed; NULL
    or "" for none).  The first one of the application is kept; a later one
    must carry the same token (compared in constant time).  Returns 0, or
-   -1 with err: another token (the launch must be refused), or no
-   memory. */
+   -1 with err: code APPS_REFUSED for another token (the launch must be
+   refused), or no memory. */
 int apps_launch (apps_t *self, const char *app_id, const char *token,
                  const char *owner, hearth_error_t *err);
 

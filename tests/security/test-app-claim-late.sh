@@ -10,7 +10,9 @@
 # heard no worker list the id within its recovery timeout (1 s here),
 # gives it to her.  Then w1 comes back: the master places alice's
 # executor there, and w1 refuses it, since the application runs there
-# with another token; its block server still refuses her token.  (bob's
+# with another token (USER_REFUSED: the master ends her application, as
+# it would have refused her claim had w1 been back in time, and does not
+# count it against w1); its block server still refuses her token.  (bob's
 # driver has lost its id: docs/security.md, "Not covered".)  test-app-
 # takeover.sh is the case of a worker back in time.
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -61,6 +63,10 @@ check "w1 refuses alice's executor under bob's id (another token)" \
   wait_for 30 refused
 check "... and starts none of hers" \
   eval "! grep -q '^EXECUTOR_UPDATED [0-9]* RUNNING' '$T/grab.out'"
+check "... her application ends at once, with w1's reason" \
+  wait_for 20 grep -q "^APPLICATION_REMOVED FAILED .*another token" "$T/grab.out"
+check "... a refusal, not a launch failure counted against w1's health" \
+  eval "! grep -q 'FAILED to start' '$T/master.log'"
 fetch_all >"$T/after" 2>&1
 check "alice's token gets none of bob's map outputs" \
   eval "grep -q '^refused bad_token' '$T/after' && ! grep -q bob-secret '$T/after'"

@@ -35,6 +35,7 @@ test_first_token_stays (void **state)
     /* another token: refused, and the first one stays */
     assert_int_equal (apps_launch (apps, s_app, "alices", "ALICEKEY", &err),
                       -1);
+    assert_string_equal (err.code, APPS_REFUSED);
     assert_contains (err.text, "with another token");
     assert_contains (err.text, s_app);
     assert_int_equal (apps_launch (apps, s_app, "bob", "BOBKEY", &err), -1);
