@@ -44,8 +44,10 @@ check "the driver runs on: the job succeeds (exit 0)" test "$RC" -eq 0
 check "... with every result, once" same "$T/out" "$T/r.expected"
 check "... executor 0 unreachable, said once" \
   test "$(grep -c 'executor 0 is not connected: no tasks go to it' "$T/err")" = 1
-check "... one offer lost to it, not one a tick" \
-  test "$(grep -c 'executor 0: [0-9]* tasks not launched' "$T/err")" = 1
+# (none when the driver's offer left before its ROUTER saw the peer go:
+# ZeroMQ dropped it, and the executor's loss ran its tasks again)
+check "... one offer lost to it at most, not one a tick" \
+  test "$(grep -c 'executor 0: [0-9]* tasks not launched' "$T/err")" -le 1
 check "... then lost for its silence" \
   grep -q 'executor 0 lost.*no heartbeat' "$T/err"
 finish
