@@ -8,12 +8,16 @@
         hearth-admin [OPTIONS] resume WORKER...
         hearth-admin [OPTIONS] decommission [--reason TEXT]
                      [--decommission-timeout T] WORKER...
+        hearth-admin [OPTIONS] web-url [WORKER|URL...]
+        hearth-admin [OPTIONS] web-token
 
     It talks to the master as hearth-submit does (submit_request.c: the
     same --master, --timeout and keys, from flags, HEARTH_* variables or
     the defaults file), lists from one MASTER_STATE, kills with
     hearth-submit's own kills (submit_admin.c), drains with DRAIN_WORKER
-    and RESUME_WORKER, and decommissions with DECOMMISSION_WORKER.  A worker is
+    and RESUME_WORKER, and decommissions with DECOMMISSION_WORKER; web-url
+    prints the address of the master's pages (or a worker's) with this
+    user's web token, web-token the token alone (admin_web.c).  A worker is
    named by its id or its short name (wnames.h).  Exit status: 0; 1 when the
    master refused or did not answer, or nothing matched; 2 for a usage mistake.
 */
@@ -25,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "driver/admin_web.h"
 #include "driver/submit_admin.h"
 #include "driver/submit_request.h"
 #include "libcore/conf.h"
@@ -71,6 +76,10 @@ static const hearth_opt_t s_opts[] = {
          true),
     OPT ("full-ids", HEARTH_OPT_BOOL, "false", "",
          "show workers by their ids, not their short names", true),
+    OPT ("web-token-file", HEARTH_OPT_STR, NULL, "FILE",
+         "web-url, web-token: the pages' token file, as the daemons' "
+         "(default: this user's token, from its local cookie)",
+         false),
     OPT ("log-level", HEARTH_OPT_STR, "warn", "LEVEL",
          "error, warn, info or debug", false),
     {.name = NULL},
@@ -396,6 +405,69 @@ s_decommission_cmd (admin_t *a)
     return s_set_drain (a, false, true);
 }
 
+/* The web_url of the worker of the state whose id is id, or NULL. */
+static const char *
+s_worker_web (const admin_t *a, const char *id)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach (w,
+                        cJSON_GetObjectItemCaseSensitive (a->state, "workers"))
+    {
+        const char *wid = hearth_json_str (w, "id");
+        if (wid && strcmp (wid, id) == 0)
+            return hearth_json_str (w, "web_url");
+    }
+    return NULL;
+}
+
+/* web-url [WORKER|URL...]: the addresses of the master's pages (none
+   named), of the workers named, or the URLs given, with this user's
+   token (admin_web.h). */
+static int
+s_web_url (admin_t *a)
+{
+    int rc = 0;
+    bool need_state = a->nargs == 0;
+    for (size_t i = 0; i < a->nargs; i++)
+        need_state |= !admin_web_is_url (a->args[i]);
+    if (need_state && (rc = s_state (a)))
+        return rc;
+    const char **urls = calloc (a->nargs + 1, sizeof *urls);
+    if (!urls)
+        return submit_fail (1, "out of memory");
+    size_t n = 0;
+    if (a->nargs == 0 && !(urls[n++] = hearth_json_str (a->state, "web_url")))
+        rc = submit_fail (1, "the master serves no web pages (--web-port 0, "
+                             "or its ports were taken: see its log)");
+    for (size_t i = 0; rc == 0 && i < a->nargs; i++) {
+        const char *id = admin_web_is_url (a->args[i])
+                             ? NULL
+                             : hearth_wnames_resolve (a->names, a->args[i]);
+        if (admin_web_is_url (a->args[i]))
+            urls[n++] = a->args[i];
+        else if (!id)
+            rc = submit_fail (1,
+                              "no worker '%s' (hearth-admin workers lists "
+                              "them), nor an address (http://...)",
+                              a->args[i]);
+        else if (!(urls[n++] = s_worker_web (a, id)))
+            rc = submit_fail (1, "worker %s serves no web pages", a->args[i]);
+    }
+    if (rc == 0)
+        rc = admin_web_urls (a->conf, urls, n);
+    free (urls);
+    return rc;
+}
+
+static int
+s_web_token (admin_t *a)
+{
+    if (a->nargs)
+        return submit_fail (2, "unexpected argument '%s' (see --help)",
+                            a->args[0]);
+    return admin_web_token (a->conf);
+}
+
 static const struct {
     const char *name;  /* as typed */
     s_command_fn *run; /* what it does */
@@ -407,6 +479,8 @@ static const struct {
     {"drain", s_drain_cmd},
     {"resume", s_resume_cmd},
     {"decommission", s_decommission_cmd},
+    {"web-url", s_web_url},
+    {"web-token", s_web_token},
 };
 
 /* --- the command line -------------------------------------------------- */
@@ -419,7 +493,9 @@ static const char s_synopsis[] =
     "       hearth-admin drain [--reason TEXT] WORKER...\n"
     "       hearth-admin resume WORKER...\n"
     "       hearth-admin decommission [--reason TEXT] "
-    "[--decommission-timeout T] WORKER...";
+    "[--decommission-timeout T] WORKER...\n"
+    "       hearth-admin web-url [WORKER|URL...]\n"
+    "       hearth-admin web-token";
 static const char s_description[] =
     "An operator's commands on a Hearth cluster (docs/operations.md):\n"
     "  apps      list applications, active and finished\n"
@@ -433,7 +509,14 @@ static const char s_description[] =
     "  decommission  WORKER leaves: nothing new is placed there, its\n"
     "            queued tasks move, its running ones finish (up to the\n"
     "            timeout), then it stops\n"
-    "The master is --master, HEARTH_MASTER or the defaults file's.";
+    "  web-url   the address of the master's pages with this user's web\n"
+    "            token, to open in a browser; of WORKER's pages, or of the\n"
+    "            URL given (hearth-history's), when named\n"
+    "  web-token this user's web token alone (curl -H 'Authorization:\n"
+    "            Bearer ...', Prometheus' credentials_file)\n"
+    "The master is --master, HEARTH_MASTER or the defaults file's.\n"
+    "The pages on loopback take the token of their daemon's user's local\n"
+    "cookie: run web-url as that user (or with --web-token-file).";
 
 /* The positional arguments after argv[from], flags anywhere among them
    (after "--", none). */
@@ -470,7 +553,8 @@ s_command (int argc, char **argv, int first)
             return (int) i;
     return submit_fail (-1,
                         "unknown command '%s' (apps, drivers, workers, kill, "
-                        "drain, resume or decommission; see --help)",
+                        "drain, resume, decommission, web-url or web-token; "
+                        "see --help)",
                         argv[first]);
 }
 

@@ -31,7 +31,8 @@ driver_libdriver_la_LIBADD = libcore/libhearthcore.la
 
 lib_LTLIBRARIES += libhearth.la
 libhearth_la_SOURCES =
-libhearth_la_LIBADD = driver/libdriver.la $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS)
+libhearth_la_LIBADD = driver/libdriver.la $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) \
+	$(SODIUM_LIBS)
 # Only the API of hearth.h: libcore (linked in) stays private.
 libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '^hearth_(ctx|job|stage|opts)_'
 include_HEADERS += driver/hearth.h
@@ -64,7 +65,7 @@ hearth_submit_LDADD = $(JOBFILE_LIBS)
 # hearth-admin: an operator's commands (list, kill, drain, resume), over
 # hearth-submit's link to the master and its kills.
 bin_PROGRAMS += hearth-admin
-hearth_admin_SOURCES = driver/admin.c \
+hearth_admin_SOURCES = driver/admin.c driver/admin_web.c driver/admin_web.h \
 	driver/submit_request.c driver/submit_request.h \
 	driver/submit_admin.c driver/submit_admin.h
 hearth_admin_LDADD = $(CORE_LIBS)

@@ -88,7 +88,8 @@ static const hearth_opt_t s_opts[] = {
      "address the web server binds (beyond loopback it needs "
      "--web-token-file or --insecure)"},
     {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",
-     "file holding the token every web request must carry (first line)"},
+     "file holding the token every web request must carry (first line; "
+     "default on loopback: this user's, from its local cookie)"},
     HEARTH_WEB_LIMIT_OPTIONS,
     {"insecure", HEARTH_OPT_BOOL, "false", "",
      "allow web pages beyond loopback without --web-token-file"},

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "libcore/cookie.h"
 #include "libcore/log.h"
 #include "libcore/refusals.h"
@@ -230,6 +232,38 @@ int
 hearth_cookie_read (char *buf, size_t size, hearth_error_t *err)
 {
     return s_get (buf, size, false, err);
+}
+
+/* --- the web pages' token ------------------------------------------------ */
+
+/* What the web token is a keyed hash of: it names its use, so that the
+   same cookie keyed for anything else gives another value. */
+static const char s_web_label[] = "hearth web pages token 1";
+
+int
+hearth_cookie_web_token (const char *cookie, char *buf, size_t size,
+                         hearth_error_t *err)
+{
+    uint8_t raw[64], mac[HEARTH_COOKIE_WEB_TOKEN_LEN / 2];
+    assert (buf && size > HEARTH_COOKIE_WEB_TOKEN_LEN);
+    _Static_assert(sizeof raw <= crypto_generichash_KEYBYTES_MAX,
+                   "the cookie's bytes are the hash's key");
+    if (!cookie || strlen (cookie) != HEARTH_COOKIE_LEN
+        || !zmq_z85_decode (raw, cookie))
+        return hearth_errprintf (err, "not a cookie");
+    int rc = sodium_init () < 0
+                 ? -1
+                 : crypto_generichash (mac, sizeof mac,
+                                       (const uint8_t *) s_web_label,
+                                       sizeof s_web_label - 1, raw, sizeof raw);
+    sodium_memzero (raw, sizeof raw);
+    if (rc == 0)
+        sodium_bin2hex (buf, size, mac, sizeof mac);
+    sodium_memzero (mac, sizeof mac);
+    if (rc != 0)
+        return hearth_errprintf (err, "no keyed hash for the web token "
+                                      "(libsodium did not start)");
+    return 0;
 }
 
 /* --- the ZAP handler ------------------------------------------------------ */

@@ -66,6 +66,20 @@ int hearth_cookie_read (char *buf, size_t size, hearth_error_t *err);
 int hearth_cookie_certs (const char *cookie, zcert_t **server, zcert_t **client,
                          hearth_error_t *err);
 
+/* Characters of the web pages' token a cookie gives (hex of 24 bytes). */
+#define HEARTH_COOKIE_WEB_TOKEN_LEN 48
+
+/* The token of the web pages of cookie's user (a whole cookie, as read)
+   into buf (at least HEARTH_COOKIE_WEB_TOKEN_LEN + 1 bytes): a keyed hash
+   (BLAKE2b, the cookie's 64 bytes as its key) of a fixed label, in hex.
+   Every program of the user derives the same one, so a loopback server
+   and the tools that print its address agree with no set-up
+   (docs/security.md, "Web pages"); the token tells nothing of the cookie,
+   whose CURVE secret keys must never reach a browser or a request.  0,
+   or -1 with err (not a cookie). */
+int hearth_cookie_web_token (const char *cookie, char *buf, size_t size,
+                             hearth_error_t *err);
+
 /* The ZAP handler of a server with a cookie: admits the CURVE clients of
    its client key (RFC 27, domain HEARTH_ZAP_DOMAIN), refuses the rest
    and logs each refusal once a minute per address.  Owned by its

@@ -33,6 +33,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/refusals.c libcore/refusals.h \
 	libcore/zap.c libcore/zap.h \
 	libcore/cookie.c libcore/cookie.h \
+	libcore/webauth.c libcore/webauth.h \
 	libcore/connwatch.c libcore/connwatch.h \
 	libcore/loop.c libcore/loop.h \
 	libcore/curve.c libcore/curve.h \
@@ -49,7 +50,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
 	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c \
 	libcore/webpage_history.c
-libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) -lm -lpthread
+libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) \
+	$(SODIUM_LIBS) -lm -lpthread
 
 # The daemons' notifications to systemd: a library of its own, linked by
 # hearth-master and hearth-worker only, so that libhearth (and the
@@ -65,7 +67,6 @@ NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
 noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
 	libcore/mhdlib.c libcore/mhdlib.h \
-	libcore/webauth.c libcore/webauth.h \
 	libcore/prom.c libcore/prom.h \
 	libcore/webprom.c libcore/webprom.h
 libcore_libhearthweb_la_CPPFLAGS = $(AM_CPPFLAGS) $(MHD_CFLAGS)

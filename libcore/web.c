@@ -183,6 +183,23 @@ s_route (const hearth_web_t *self, const char *path)
     return NULL;
 }
 
+/* How a client gets the token, for the 401 and the log line at start:
+   "" when there is none. */
+static const char *
+s_token_how (const hearth_webauth_t *auth)
+{
+    switch (auth->source) {
+    case HEARTH_WEBAUTH_FILE:
+        return "the one of the server's --web-token-file";
+    case HEARTH_WEBAUTH_COOKIE:
+        return "the server's user's, from its local cookie: 'hearth-admin "
+               "web-url [URL]', run as that user, prints the address with "
+               "it (docs/security.md, \"Web pages\")";
+    default:
+        return "";
+    }
+}
+
 /* Fill rep for one request: the Host, the token, the method, the
    route. */
 static void
@@ -221,7 +238,8 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
         hearth_web_reply_text (rep, 401,
                                "401 unauthorized: this server needs its "
                                "token (Authorization: Bearer, the "
-                               "hearth_token cookie or ?token=)\n");
+                               "hearth_token cookie or ?token=): %s\n",
+                               s_token_how (&self->auth));
         return;
     }
     if (admitted == 2) {
@@ -292,6 +310,8 @@ s_queue (hearth_web_t *self, struct MHD_Connection *conn,
         M->add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, rep->type);
     M->add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     M->add_response_header (resp, "X-Content-Type-Options", "nosniff");
+    /* a page opened with ?token= sends it to no link's server */
+    M->add_response_header (resp, "Referrer-Policy", "no-referrer");
     /* Inline CSS and JS only, data fetched from this server: nothing else
        runs, and no other site may frame the pages. */
     M->add_response_header (resp, "Content-Security-Policy",
@@ -561,8 +581,9 @@ hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
     s_make_url (self, cfg, host);
     if (s_start (self, err) < 0)
         goto error;
-    log_info ("%s web pages at %s%s", cfg->who ? cfg->who : "serving",
-              self->url, self->auth.open ? "" : " (token required)");
+    log_info ("%s web pages at %s%s%s", cfg->who ? cfg->who : "serving",
+              self->url, self->auth.open ? "" : " (token required): ",
+              s_token_how (&self->auth));
     return self;
 error:
     hearth_web_destroy (&self);
@@ -594,9 +615,12 @@ hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
     hearth_error_t werr;
     if ((*out = hearth_web_new (loop, &cfg, routes, arg, &werr)))
         return 0;
-    if (errno == EADDRINUSE
+    /* the default port's range taken, or no cookie to take a token
+       from: no pages, rather than no daemon */
+    if ((errno == EADDRINUSE || errno == ENOKEY)
         && hearth_conf_source (conf, "web-port") == HEARTH_SRC_DEFAULT) {
-        log_warn ("%s: no web pages (set --web-port)", werr.text);
+        log_warn ("%s: no web pages%s", werr.text,
+                  errno == EADDRINUSE ? " (set --web-port)" : "");
         return 0;
     }
     return hearth_errprintf (err, "%s", werr.text);

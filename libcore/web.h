@@ -9,17 +9,19 @@
     lock.  A handler must not block: it builds its answer from memory (or
     a bounded read of a local file) and returns.
 
-    Security (docs/security.md): a server bound to loopback admits every
-    request whose Host names a loopback address, localhost or its own
-    address (any port; no Host at all too), and answers 421 to others, so
-    that a page of another site whose name was made to resolve to
-    127.0.0.1 (DNS rebinding) cannot read it.  One bound to any other
-    address (a wildcard included) needs a token file, whose token every
-    request must carry (Authorization: Bearer TOKEN, the cookie
-    hearth_token=TOKEN, or ?token=TOKEN, which answers with that cookie
-    set), compared in constant time; else 401.  Without a token file such
-    a server is refused at start, unless insecure is set (then it admits
-    everyone, with a warning in the log).  Only GET and HEAD are served
+    Security (docs/security.md): every request must carry the server's
+    token (Authorization: Bearer TOKEN, the cookie hearth_token=TOKEN, or
+    ?token=TOKEN, which answers with that cookie set), compared in
+    constant time; else 401 (webauth.h).  The token is its token file's;
+    without one, on loopback, the one its user's local cookie gives
+    (cookie.h), so that other local users read nothing; beyond loopback
+    (a wildcard included) a server without a token file is refused at
+    start, unless insecure is set (then it admits everyone, with a
+    warning in the log).  A server bound to loopback answers only
+    requests whose Host names a loopback address, localhost or its own
+    address (any port; no Host at all too), and 421 to others, so that a
+    page of another site whose name was made to resolve to 127.0.0.1
+    (DNS rebinding) cannot read it.  Only GET and HEAD are served
     (405 otherwise); a request whose headers pass the per-connection
     memory bound is refused by libmicrohttpd (431); idle or slow
     connections are closed after a timeout.
@@ -59,7 +61,8 @@
      "address the web server binds (beyond loopback it needs "              \
      "--web-token-file or --insecure)"},                                     \
     {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",                         \
-     "file holding the token every web request must carry (first line)"},   \
+     "file holding the token every web request must carry (first line; "    \
+     "default on loopback: this user's, from its local cookie)"},           \
     HEARTH_WEB_LIMIT_OPTIONS
 
 /* The web server's bounds, for option tables that list the others
@@ -146,10 +149,11 @@ hearth_web_t *hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
 /* Start a daemon's server per conf's options (web-port, web-host,
    web-token-file, web-client-connections, web-reply-memory, insecure:
    HEARTH_WEB_OPTIONS) into *out.  *out stays
-   NULL when web-port is 0, or when the default port's range is all
-   taken (a warning: many daemons on one host run without pages rather
-   than not at all; a port asked for is a promise, and a refusal is never
-   passed over).  Returns 0, or -1 with err. */
+   NULL when web-port is 0, or when on the default port the pages cannot
+   start because its range is all taken or this user keeps no cookie to
+   take a token from (a warning: many daemons on one host run without
+   pages rather than not at all; a port asked for is a promise, and a
+   refusal is never passed over).  Returns 0, or -1 with err. */
 int hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
                       const char *advertise, const hearth_web_route_t *routes,
                       void *arg, hearth_web_t **out, hearth_error_t *err);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "libcore/cookie.h"
 #include "libcore/curve.h"
 #include "libcore/log.h"
 #include "libcore/webauth.h"
@@ -58,7 +59,35 @@ s_read_token (hearth_webauth_t *self, const char *path, hearth_error_t *err)
     return 0;
 }
 
-/* Who is admitted: loopback, a token, or everyone (--insecure). */
+/* self->token from this user's local cookie (made when there is none,
+   as a master makes it). */
+static int
+s_cookie_token (hearth_webauth_t *self, hearth_error_t *err)
+{
+    char cookie[HEARTH_COOKIE_LEN + 1];
+    hearth_error_t cerr;
+    bool ok = hearth_cookie_ensure (cookie, sizeof cookie, &cerr) == 0
+              && hearth_cookie_web_token (cookie, self->token,
+                                          sizeof self->token, &cerr)
+                     == 0;
+    /* volatile: the compiler may not drop a store to memory dead next */
+    volatile char *p = cookie;
+    for (size_t i = 0; i < sizeof cookie; i++)
+        p[i] = 0;
+    if (ok) {
+        self->source = HEARTH_WEBAUTH_COOKIE;
+        return 0;
+    }
+    hearth_errprintf (err,
+                      "no token for the web pages: without --web-token-file "
+                      "FILE they take this user's local cookie's, and %s",
+                      cerr.text);
+    errno = ENOKEY;
+    return -1;
+}
+
+/* Who is admitted: the token file's, on loopback the cookie's, or
+   everyone (--insecure beyond loopback). */
 int
 hearth_webauth_setup (hearth_webauth_t *self, const char *host,
                       const char *token_file, bool insecure,
@@ -68,13 +97,13 @@ hearth_webauth_setup (hearth_webauth_t *self, const char *host,
     if (token_file && s_read_token (self, token_file, err) < 0)
         return -1;
     snprintf (self->host, sizeof self->host, "%s", host);
-    if (hearth_host_is_loopback (host)) {
-        self->open = true;
-        self->loopback = true;
+    self->loopback = hearth_host_is_loopback (host);
+    if (self->token[0]) {
+        self->source = HEARTH_WEBAUTH_FILE;
         return 0;
     }
-    if (self->token[0])
-        return 0;
+    if (self->loopback)
+        return s_cookie_token (self, err);
     if (!insecure) {
         hearth_errprintf (
             err,

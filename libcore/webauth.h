@@ -1,12 +1,17 @@
 /*  webauth.h - who a web server admits (libcore/web.c's rule,
-    docs/security.md): everyone when it is bound to loopback, provided
-    the request names a loopback host (below); beyond loopback, requests
-    that carry the token of its token file (an Authorization: Bearer
-    header, the hearth_token cookie, or the token query argument), or
-    everyone with insecure (and a warning); neither a token nor insecure
-    beyond loopback is refused at start.  Tokens are compared in constant
-    time.  The struct is its owner's (web.c's server); nothing is
-    allocated.
+    docs/security.md "Web pages"): the requests that carry its token (an
+    Authorization: Bearer header, the hearth_token cookie, or the token
+    query argument), compared in constant time.  The token is the first
+    line of its token file when it has one; else, on loopback, the token
+    of the local cookie of the user it runs as (cookie.h: a keyed hash
+    of it, made with the cookie when there is none), so that no other
+    local user reads what the daemon's pages show (the cluster's state,
+    every executor's log) while its own user's tools (hearth-admin
+    web-url) and browser get in with no set-up; beyond loopback without a
+    token file, everyone with insecure (and a warning), else the start is
+    refused.  The struct is its owner's (web.c's server, or a tool that
+    prints the token); nothing is allocated.  It is in the core library,
+    not the web server's, so that hearth-admin derives the same token.
 
     The Host rule: a browser sends with every request the host name of
     its URL.  A page of another site can make its own name resolve to
@@ -28,17 +33,26 @@
 /* Longest token a token file may hold. */
 #define HEARTH_WEBAUTH_TOKEN_MAX 256
 
+/* Where a server's token comes from. */
+typedef enum {
+    HEARTH_WEBAUTH_NONE,   /* none: every request admitted (insecure) */
+    HEARTH_WEBAUTH_FILE,   /* its token file */
+    HEARTH_WEBAUTH_COOKIE, /* its user's local cookie (cookie.h) */
+} hearth_webauth_source_t;
+
 typedef struct {
     bool open;                                /* every request admitted */
     bool loopback;                            /* bound to loopback */
+    hearth_webauth_source_t source;           /* where the token is from */
     char host[256];                           /* the address bound */
     char token[HEARTH_WEBAUTH_TOKEN_MAX + 1]; /* the token, or "" */
 } hearth_webauth_t;
 
 /* Decide self for a server bound to host: read token_file (NULL: none)
-   and apply the rule.  0, or -1 with err (errno EACCES for a refusal
-   beyond loopback) when the file cannot be used or the server must not
-   start. */
+   and apply the rule.  0, or -1 with err when the file cannot be used
+   or the server must not start: errno EACCES beyond loopback without a
+   token, ENOKEY on loopback when this user has no usable cookie (its
+   home cannot keep one: the message says to give a token file). */
 int hearth_webauth_setup (hearth_webauth_t *self, const char *host,
                           const char *token_file, bool insecure,
                           hearth_error_t *err);

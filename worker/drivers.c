@@ -238,10 +238,59 @@ s_env_first (const drivers_t *self, const runas_user_t *u, const char *dir,
                : 0;
 }
 
+/* Where libhearth is, seen from this worker: the lib directory beside
+   the worker's bin directory (an install moved with `make install
+   prefix=...`, as the programs find each other by their own place,
+   spawn.h), then the one configure named; into buf. */
+static void
+s_libdirs (char *buf, size_t size)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
+    char *slash = NULL;
+    if (n > 0) {
+        self[n] = '\0';
+        slash = strrchr (self, '/');
+    }
+    if (slash) { /* the same directory twice at most: harmless */
+        *slash = '\0';
+        snprintf (buf, size, "%s/../lib:%s", self, HEARTH_LIBDIR);
+    }
+    else
+        snprintf (buf, size, "%s", HEARTH_LIBDIR);
+}
+
+/* LD_LIBRARY_PATH for a driver: the one it was given (its env), else the
+   worker's when it inherits it, then where libhearth is installed with
+   this worker: a C driver linked with libhearth under a prefix the
+   dynamic linker does not search (./configure --prefix=$HOME/hearth)
+   loads it with no set-up (issue 42 item 9; docs/driver.md). */
+static int
+s_env_libpath (s_env_t *env, const drivers_launch_t *l, const runas_user_t *u)
+{
+    static const char name[] = "LD_LIBRARY_PATH";
+    const cJSON *given = cJSON_GetObjectItemCaseSensitive (l->env, name);
+    const char *had = cJSON_IsString (given) ? given->valuestring : NULL;
+    for (char **e = environ; !had && e && *e; e++)
+        if (strncmp (*e, "LD_LIBRARY_PATH=", 16) == 0
+            && childenv_inherits (*e, u->switched))
+            had = *e + 16;
+    char dirs[2 * PATH_MAX + 16], *value = NULL;
+    s_libdirs (dirs, sizeof dirs);
+    if (asprintf (&value, "%s%s%s", had ? had : "", had && *had ? ":" : "",
+                  dirs)
+        < 0)
+        return -1;
+    int rc = s_env_add (env, name, sizeof name - 1, value);
+    free (value);
+    return rc;
+}
+
 /* The driver's environment: its own key, for a driver run as another
-   user its user's, then its master, the master's key and its id, then its
-   settings (conf), the variables it was given (env), and what it inherits
-   of the worker's own environment (childenv.h). */
+   user its user's, then its master, the master's key and its id, its
+   library path, then its settings (conf), the variables it was given
+   (env), and what it inherits of the worker's own environment
+   (childenv.h). */
 static int
 s_env_build (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
              const char *dir, s_env_t *env)
@@ -251,7 +300,8 @@ s_env_build (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
     memset (env, 0, sizeof *env);
     if (s_env_first (self, u, dir, env) < 0
         || s_env_add_all (env, self->own_env.items) < 0
-        || s_env_add (env, "HEARTH_DRIVER_ID", 16, l->driver_id) < 0)
+        || s_env_add (env, "HEARTH_DRIVER_ID", 16, l->driver_id) < 0
+        || s_env_libpath (env, l, u) < 0)
         return -1;
     cJSON_ArrayForEach (kv, l->conf)
     {

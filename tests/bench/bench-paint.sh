@@ -60,6 +60,9 @@ fi
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 port=$(free_port) sport=$(free_port)
 web=http://127.0.0.1:$port
+# the token its pages take: this user's (docs/security.md, "Web pages")
+token=$("$bin/hearth-admin" web-token) || exit 1
+auth="Authorization: Bearer $token"
 static=http://127.0.0.1:$sport
 IFS=, read -r -a lv <<<"$levels"
 HEARTH_WEB_PORT=$port "$bdir/bench-master" --workers "$levels" --reps 1 \
@@ -79,7 +82,7 @@ stop() {
 }
 trap stop EXIT
 
-alive() { curl -s -m 5 "$web/json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["aliveworkers"])' 2>/dev/null; }
+alive() { curl -s -m 5 -H "$auth" "$web/json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["aliveworkers"])' 2>/dev/null; }
 
 # One load's timings, as "fcp responseStart" (ms from the navigation's
 # start), once the paint entry is there.
@@ -117,9 +120,11 @@ for n in "${lv[@]}"; do
         sleep 1
     done
     sleep 3 # a full heartbeat cycle of the new ones
-    curl -s -o "$T/static/index.html" "$web/"
+    curl -s -H "$auth" -o "$T/static/index.html" "$web/"
     kb=$(($(stat -c %s "$T/static/index.html") / 1024))
     echo "# $n workers registered; the page is $kb KB"
+    # the cookie of the pages' token, which the loads below carry
+    browser_go "$web/?token=$token" || { echo "bench-paint: no page with the token" >&2; exit 1; }
     paints "$web" "$T/master.paint" || { echo "bench-paint: no paint from the master's page" >&2; exit 1; }
     paints "$static" "$T/static.paint" || { echo "bench-paint: no paint from the static page" >&2; exit 1; }
     echo "# master: fcp $(awk '{ print $1 }' "$T/master.paint" | tr '\n' ' ')"

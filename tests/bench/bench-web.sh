@@ -48,6 +48,9 @@ done
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-web-XXXXXX")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 web=http://127.0.0.1:$port
+# the token its pages take: this user's (docs/security.md, "Web pages")
+token=$("$bin/hearth-admin" web-token) || exit 1
+auth="Authorization: Bearer $token"
 # bench-master's master inherits the environment: its pages on $port.
 # Each level stays up for one bench-master window, long enough for the
 # idle and loaded probes and the wait for the workers to register.
@@ -63,20 +66,22 @@ stop() {
 }
 trap stop EXIT
 
-alive() { curl -s -m 5 "$web/json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["aliveworkers"])' 2>/dev/null; }
+alive() { curl -s -m 5 -H "$auth" "$web/json" | python3 -c 'import json, sys; print(json.load(sys.stdin)["aliveworkers"])' 2>/dev/null; }
 
 # load SECS RATE: RATE requests/s on /json and /metrics in turn for SECS;
 # prints "json MS" or "metrics MS", one line a request.
 load() {
-    python3 - "$web" "$1" "$2" <<'PY'
+    python3 - "$web" "$1" "$2" "$token" <<'PY'
 import sys, time, urllib.request
 web, secs, rate = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+auth = {"Authorization": "Bearer " + sys.argv[4]}
 start = time.time()
 i = 0
 while time.time() - start < secs:
     route = "json" if i % 2 == 0 else "metrics"
     t0 = time.time()
-    with urllib.request.urlopen(f"{web}/{route}", timeout=10) as r:
+    req = urllib.request.Request(f"{web}/{route}", headers=auth)
+    with urllib.request.urlopen(req, timeout=10) as r:
         r.read()
     print(route, f"{(time.time() - t0) * 1000:.2f}")
     i += 1
@@ -128,7 +133,7 @@ for n in "${lv[@]}"; do
         sleep 1
     done
     sleep 3 # a full heartbeat cycle of the new ones
-    url=$(curl -s "$web/api/v1/state" | python3 -c 'import json, sys; print(json.load(sys.stdin)["url"])')
+    url=$(curl -s -H "$auth" "$web/api/v1/state" | python3 -c 'import json, sys; print(json.load(sys.stdin)["url"])')
     mpid=$(pgrep -P "$bm" hearth-master)
     echo "# $n workers registered, $(alive) of them alive; master $url (pid $mpid), pages $web"
     win_ms=$((secs * 1000 / rounds))

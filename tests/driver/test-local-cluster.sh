@@ -21,9 +21,11 @@ check "function tasks with a shipped library run on local-cluster" \
 check "... and pi is estimated" grep -q '^Pi is roughly 3\.1' "$T/out"
 
 # The daemons serve no pages unless HEARTH_WEB_PORT asks: then the
-# master's /json answers while the job runs (a task fetches it).
+# master's /json answers while the job runs (a task fetches it, with the
+# token of this user's pages: docs/security.md, "Web pages").
 WEB_PORT=$((20000 + RANDOM % 20000))
-JW=$(job web "{\"name\":\"web\",\"stages\":[{\"name\":\"s\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",\"curl -s -m 5 http://127.0.0.1:$WEB_PORT/json | jq -r .status\"]}]}]}")
+WEB_TOKEN=$("$BIN/hearth-admin" web-token)
+JW=$(job web "{\"name\":\"web\",\"stages\":[{\"name\":\"s\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",\"curl -s -m 5 -H 'Authorization: Bearer $WEB_TOKEN' http://127.0.0.1:$WEB_PORT/json | jq -r .status\"]}]}]}")
 web_job() {
   HEARTH_WEB_PORT=$WEB_PORT "$BIN/hearth-submit" \
     --master 'local-cluster[1,1,512]' "$JW" >"$T/out" 2>"$T/err"

@@ -21,6 +21,7 @@ ZKP=$(zk_free_port)
 ZK=127.0.0.1:$ZKP
 
 . "$(dirname "$0")/../lib/hamasters.sh"
+. "$(dirname "$0")/../web/web.sh"
 quiet_jq() { jq -e "$@" >/dev/null; }
 
 # 0. Bad options: a clear error and exit 1, before anything starts.
@@ -56,11 +57,11 @@ check "its MASTER_STATE_RESPONSE carries its epoch ($E1)" test "$E1" -ge 1
 check "its log says it leads with that epoch" grep -q "LEADER with epoch $E1 " "$T/$L1.log"
 S=$(for n in a b c; do [[ $n != "$L1" ]] && echo $n; done | head -1)
 check "a standby's /api/v1/state says STANDBY and names the leader" eval \
-  'curl -sf "http://127.0.0.1:${WEB[$S]}/api/v1/state" | jq -e --arg l "${URL[$L1]}" ".status == \"STANDBY\" and .leader == \$l" >/dev/null'
+  'web_curl -sf "http://127.0.0.1:${WEB[$S]}/api/v1/state" | jq -e --arg l "${URL[$L1]}" ".status == \"STANDBY\" and .leader == \$l" >/dev/null'
 check "a standby's web page says STANDBY and names the leader" eval \
-  'curl -sf "http://127.0.0.1:${WEB[$S]}/" | grep -q STANDBY && curl -sf "http://127.0.0.1:${WEB[$S]}/" | grep -qF "${URL[$L1]}"'
+  'web_curl -sf "http://127.0.0.1:${WEB[$S]}/" | grep -q STANDBY && web_curl -sf "http://127.0.0.1:${WEB[$S]}/" | grep -qF "${URL[$L1]}"'
 check "the leader's /api/v1/state says ALIVE, role LEADER" eval \
-  'curl -sf "http://127.0.0.1:${WEB[$L1]}/api/v1/state" | jq -e ".status == \"ALIVE\" and .role == \"LEADER\"" >/dev/null'
+  'web_curl -sf "http://127.0.0.1:${WEB[$L1]}/api/v1/state" | jq -e ".status == \"ALIVE\" and .role == \"LEADER\"" >/dev/null'
 
 # 2. The standbys follow the leader's journal: a worker and a running
 # application registered with the leader are in the new leader's state

@@ -93,7 +93,7 @@ serve() {
 rm -rf "$D/.hearth-history" # the server reads the 40 MB line itself
 check "the pages of that directory" serve huge --dir "$D" --web-port "$BASE"
 base=$(vm VmRSS "$SPID")
-for i in 1 2 3; do curl -s -o "$T/page" "$URL/"; done
+for i in 1 2 3; do web_curl -s -o "$T/page" "$URL/"; done
 check "... the listing page served" grep -q 'app-huge' "$T/page"
 peak=$(vm VmHWM "$SPID")
 say "server: $base MB resident at start, $peak MB at its peak after 3 listing pages"
@@ -107,7 +107,7 @@ B=$T/big
 mkdir -p "$B"
 synth "$B" "$(printf '\\u0001%.0s' {1..1100})" $(seq -f 'app-%.0f' 1 200)
 check "a directory whose listing is 6 MB" serve big --dir "$B" --web-port "$((BASE + 1))"
-curl -s -o "$T/list" "$URL/api/v1/apps"
+web_curl -s -o "$T/list" "$URL/api/v1/apps"
 size=$(stat -c %s "$T/list")
 say "listing: $size bytes"
 check "... (it is over 5 MB)" test "$size" -gt 5000000
@@ -115,11 +115,12 @@ base=$(vm VmRSS "$SPID")
 # readers PORT N: N connections, one after the other, each asking for the
 # listing and reading its status line, then 4 KB a second from all (the
 # server keeps writing: no idle timeout closes them); their statuses in
-# $T/statuses, $T/readers.ready once all asked
+# $T/statuses, $T/readers.ready once all asked (with this user's token)
 rm -f "$T/readers.ready"
-python3 - "$((BASE + 1))" 20 "$T/statuses" "$T/readers.ready" <<'PY' &
+python3 - "$((BASE + 1))" 20 "$T/statuses" "$T/readers.ready" "$(web_token)" <<'PY' &
 import socket, sys, time
 port, n, out, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+token = sys.argv[5].encode()
 socks, codes = [], []
 def trickle():
     for s in socks:
@@ -131,7 +132,8 @@ for _ in range(n):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.connect(("127.0.0.1", port))
-    s.sendall(b"GET /api/v1/apps HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    s.sendall(b"GET /api/v1/apps HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+              b"Authorization: Bearer " + token + b"\r\n\r\n")
     head = b""
     while len(head) < 12:
         head += s.recv(12 - len(head))

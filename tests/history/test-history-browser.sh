@@ -32,14 +32,16 @@ BASE=$(free_port_range 16)
 PIDS+=($!)
 check "hearth-history --web-port serves" wait_for 10 test -s "$T/web.out"
 URL=$(head -1 "$T/web.out")
-curl -s -m 10 "$URL/api/v1/apps" >"$T/apps.json"
+web_curl -s -m 10 "$URL/api/v1/apps" >"$T/apps.json"
 IDS=$(jq -c '[.applications[].id] | sort' "$T/apps.json")
 BAD=$(jq -r '.applications[] | select(.state == "FAILED") | .id' "$T/apps.json")
 REASON=$(jq -r '.applications[] | select(.state == "FAILED") | .reason' "$T/apps.json")
 check "(two applications, one FAILED)" eval '[[ $(jq length <<<"$IDS") == 2 && -n $BAD ]]'
 
 check "a WebDriver session starts" browser_start || exit 1
-check "the listing loads" browser_go "$URL/"
+# the address hearth-admin web-url gives (the pages take this user's
+# token); the cookie it sets carries the later navigations
+check "the listing loads" browser_go "$("$BIN/hearth-admin" web-url "$URL/")"
 check "... the DOM holds every application id" test "$(browser_js \
   'return Array.from(document.querySelectorAll("#apps tbody tr[data-id]"),
      function (r) { return r.cells[0].textContent; }).sort();')" = "$IDS"

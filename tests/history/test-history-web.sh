@@ -12,7 +12,9 @@
 # - bad input: a bad state or since 400, an unknown application (or a
 #   path out of the directory) 404, each a short text; a directory that
 #   cannot be read 500; the server still up after all of it;
-# - the token rule of the daemons: beyond loopback (0.0.0.0) 401 without
+# - the token rule of the daemons: on loopback 401 without this user's
+#   token (its local cookie's), 200 at the address hearth-admin web-url
+#   gives; beyond loopback (0.0.0.0) 401 without
 #   the token, 200 with it, ?token= setting the cookie; no token file
 #   refused with the daemons' message (HEARTH_WEB_HOST read as theirs),
 #   --insecure allowed with its warning; HEARTH_WEB_PORT does not turn a
@@ -54,6 +56,10 @@ check "... saying where, on stdout and in its log" eval \
   '[[ $URL == http://127.0.0.1:$BASE ]] && grep -q "history web pages at $URL" "$T/web.err"'
 
 check "/: 200, HTML" test "$(code "$URL/")" = 200
+check "... on loopback only with this user's token: 401 without it" eval \
+  '[[ $(NO_TOKEN=1 code "$URL/") == 401 && $(NO_TOKEN=1 code "$URL/api/v1/apps") == 401 ]]'
+check "... 200 at the address hearth-admin web-url gives it" eval \
+  '[[ $(code "$("$BIN/hearth-admin" web-url "$URL")") == 200 ]]'
 check "... text/html" eval 'http_header Content-Type | grep -q "^text/html"'
 check "... every application id, each a link to its page, newest first" eval \
   '[[ $(grep -o "<a href=\"app/[^\"]*\">" "$T/r" | tr "\n" " ") == "<a href=\"app/$BAD\"> <a href=\"app/$OK\"> " ]]'
@@ -162,7 +168,8 @@ P=${URL##*:}
 L=http://127.0.0.1:$P
 check "... (token required, in its log)" grep -q "history web pages at .*:$P (token required)" "$T/tok.err"
 check "no token: 401 on /, /app/ID and /api/v1/apps" eval \
-  '[[ $(code "$L/") == 401 && $(code "$L/app/$OK") == 401 && $(code "$L/api/v1/apps") == 401 ]]'
+  '[[ $(NO_TOKEN=1 code "$L/") == 401 && $(NO_TOKEN=1 code "$L/app/$OK") == 401 &&
+     $(NO_TOKEN=1 code "$L/api/v1/apps") == 401 ]]'
 check "a wrong token: 401" test "$(code "$L/" -H "Authorization: Bearer ${TOKEN}x")" = 401
 check "the Bearer token: 200" test "$(code "$L/api/v1/apps" -H "Authorization: Bearer $TOKEN")" = 200
 check "?token=: 200, setting the cookie" eval \
@@ -181,7 +188,7 @@ check "... HEARTH_WEB_HOST read as the daemons' (refused the same)" eval \
 check "--insecure: serves, with its warning" \
   serve ins --dir "$EV" --web-port "$((BASE + 4))" --web-host 0.0.0.0 --insecure
 check "... (the warning)" grep -q "INSECURE: serving web pages on 0.0.0.0" "$T/ins.err"
-check "... and answers without a token" test "$(code "http://127.0.0.1:${URL##*:}/")" = 200
+check "... and answers without a token" test "$(NO_TOKEN=1 code "http://127.0.0.1:${URL##*:}/")" = 200
 kill -TERM "$SPID"; wait "$SPID"
 "$H" --dir "$EV" --web-port "$((BASE + 6))" --web-token-file "$T/nofile" >"$T/r" 2>&1
 rc=$?

@@ -7,7 +7,8 @@
 # own directories, this test installs into a prefix of its own, which it
 # names in a file of /etc/ld.so.conf.d for its duration.  Needs root for
 # that (skipped otherwise).  Also: a prefix the linker does not search gets
-# a note saying what a program needs.
+# a note saying what a program needs, and a worker installed there gives
+# its cluster-mode drivers that library directory (issue 42 item 9).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 240
@@ -74,4 +75,29 @@ check "... and in cluster mode on a worker" test $? -eq 0 || tail -3 cluster.err
 ID=$(head -1 cluster.out)
 check "... printing pi in its driver's stdout" \
   grep -q '^Pi is roughly 3' "$T/w1/$ID/stdout"
+
+# A prefix the linker does not search ($T/other): the driver program
+# finds libhearth only because the worker that runs it names the lib
+# directory of its own install in the driver's LD_LIBRARY_PATH.
+kill -TERM "$MASTER_PID" "$PID_w1" 2>/dev/null
+wait "$MASTER_PID" "$PID_w1" 2>/dev/null
+rm -f "$CONF"
+ldconfig
+check "with the searched prefix gone, the program alone no longer loads" \
+  eval '! ./pi-driver 1 1 >/dev/null 2>&1'
+BIN=$T/other/bin
+setup_bin
+start_master || fail "master of the other prefix"
+CORES=2 MEMORY=2G start_worker w2 || fail "worker of the other prefix"
+# hearth-submit itself is run with the library path; the worker is not.
+LD_LIBRARY_PATH=$T/other/lib "$BIN/hearth-submit" --master "$MASTER_URL" \
+  --deploy-mode cluster --executor-memory 512M \
+  --lib "$T/other/share/hearth/examples/libpi.so" ./pi-driver 4 1000 \
+  >other.out 2>other.err
+check "a worker of an unsearched prefix runs the program in cluster mode" \
+  test $? -eq 0 || tail -3 other.err
+ID=$(head -1 other.out)
+check "... which loads libhearth from the worker's lib directory" \
+  grep -q '^Pi is roughly 3' "$T/w2/$ID/stdout" ||
+  tail -3 "$T/w2/$ID/stderr"
 finish

@@ -54,8 +54,8 @@ synopsis() { # PAGE: its SYNOPSIS, formatted, one line each
 if command -v man >/dev/null; then
   check "hearth-submit(1)'s SYNOPSIS has its four forms, a line each" \
     test "$(synopsis "$M/man1/hearth-submit.1" | grep -c '^ *hearth-submit ')" -eq 4
-  check "hearth-admin(1)'s has its six" \
-    test "$(synopsis "$M/man1/hearth-admin.1" | grep -c '^ *hearth-admin ')" -eq 6
+  check "hearth-admin(1)'s has its eight" \
+    test "$(synopsis "$M/man1/hearth-admin.1" | grep -c '^ *hearth-admin ')" -eq 8
   check "... and its options are the OPTIONS section" \
     eval 'MANWIDTH=200 man -l "$M/man1/hearth-admin.1" 2>/dev/null | grep -q "^OPTIONS"'
 fi

@@ -18,6 +18,7 @@
 #   to its workers: the same placement there.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../web/web.sh"
 deadline 200
 export TMPDIR=$T
 # Heartbeats of 500 ms (liveness 2.5 s): what is tested is placement, and
@@ -126,7 +127,7 @@ check "... the app's amounts and each executor's addresses" \
     test "$(grep -c "RUNNING  gpu=[01]$" "$T/state.txt")" = 3'
 WEB=$(jq -r '.web_url // empty' "$T/state.first" 2>/dev/null)
 [[ -z $WEB ]] && WEB=$(sed -n 's/.*web pages at \(http[^ ]*\).*/\1/p' "$T/master.log" | tail -1)
-curl -s -m 10 "$WEB/json" >"$T/spark.json"
+web_curl -s -m 10 "$WEB/json" >"$T/spark.json"
 check "Spark's /json: a worker's resources, resourcesused and resourcesfree" \
   jq -e --arg a "$ID_a" '[.workers[] | select(.id == $a)][0]
     | .resources.gpu.addresses == ["0","1"] and .resourcesused.gpu.addresses == ["0","1"]
@@ -134,12 +135,12 @@ check "Spark's /json: a worker's resources, resourcesused and resourcesfree" \
 check "... and an app's resourcesperexecutor" \
   jq -e '[.activeapps[] | select(.name == "first")][0].resourcesperexecutor
     == [{"name": "gpu", "amount": 1}]' "$T/spark.json"
-curl -s -m 10 "$WEB/" >"$T/master.html"
+web_curl -s -m 10 "$WEB/" >"$T/master.html"
 check "the master's page shows who holds each address" \
   grep -q "gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)" "$T/master.html"
 WWEB=$(sed -n 's/.*worker web pages at \(http[^ ]*\).*/\1/p' "$T/a.log" | tail -1)
 worker_page() {
-  curl -s -m 10 "$WWEB/" >"$T/worker.html" &&
+  web_curl -s -m 10 "$WWEB/" >"$T/worker.html" &&
     grep -q "gpu 0 (app-[0-9-]*/[0-9]*), 1 (app-[0-9-]*/[0-9]*)" "$T/worker.html"
 }
 check "the worker's page too" wait_for 5 worker_page

@@ -12,6 +12,7 @@
 # to spare, a worker large enough registering lets the application run.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
+. "$(dirname "$0")/../web/web.sh"
 deadline 170
 
 J=$(job quick '{"name":"quick","stages":[{"name":"s","tasks":[{"cmd":["echo","done"]}]}]}')
@@ -63,7 +64,7 @@ admin_json_is() {
 admin_table_has() { admin "$1" --name "$2" | grep -qxF "  waiting: $4 ($3)"; }
 # spark_is LIST NAME CODE REASON: the entry NAME of /json's LIST.
 spark_is() {
-  curl -sf "$(state_json | jq -r .web_url)/json" |
+  web_curl -sf "$(state_json | jq -r .web_url)/json" |
     jq -e --arg l "$1" --arg n "$2" --arg c "$3" --arg r "$4" \
       '[.[$l][] | select(.name == $n or .mainclass == $n)][0].waiting
         == {code: $c, reason: $r}' >/dev/null

@@ -36,7 +36,4 @@ SECURITY_TESTS = \
 	tests/security/test-run-as-env.sh \
 	tests/security/test-run-as-journal.sh
 TESTS += $(SECURITY_TESTS)
-# Open holes (the attack review; docs/security.md, "Not covered"): the
-# loopback web pages serve other local users.
-XFAIL_TESTS += tests/security/test-web-local-users.sh
 EXTRA_DIST += $(SECURITY_TESTS)

@@ -1,9 +1,10 @@
 /*  test_cookie.c - the local cookie (libcore/cookie.h): where it lives,
     how it is made and read, what is refused (a link, a file others may
     read, a directory others may write, a wrong length), a cookie of the
-    earlier format replaced, and its ZAP handler over real sockets: a CURVE
+    earlier format replaced, its ZAP handler over real sockets (a CURVE
     client with the cookie's keys gets through, one with another cookie's
-    and one with no mechanism do not. */
+    and one with no mechanism do not), and the web pages' token it gives
+    (a known answer, one per cookie). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -48,9 +49,7 @@ static int
 s_teardown (void **state)
 {
     (void) state;
-    char cmd[128];
-    snprintf (cmd, sizeof cmd, "rm -rf %s", s_dir);
-    return system (cmd) == 0 ? 0 : -1;
+    return hearth_test_rmtree (s_dir);
 }
 
 /* Start each test without the cookie or its directory. */
@@ -248,6 +247,39 @@ test_zap (void **state)
     hearth_cookie_zap_destroy (&zap);
 }
 
+static void
+test_web_token (void **state)
+{
+    (void) state;
+    char c[HEARTH_COOKIE_LEN + 1], d[HEARTH_COOKIE_LEN + 1];
+    char t[HEARTH_COOKIE_WEB_TOKEN_LEN + 1], u[HEARTH_COOKIE_WEB_TOKEN_LEN + 1];
+    hearth_error_t err;
+    /* a known answer: BLAKE2b-192 keyed with 64 zero bytes (Z85 "0" x 80)
+       of the label; tools and daemons of every version must agree */
+    memset (c, '0', HEARTH_COOKIE_LEN);
+    c[HEARTH_COOKIE_LEN] = '\0';
+    assert_int_equal (hearth_cookie_web_token (c, t, sizeof t, &err), 0);
+    assert_string_equal (t, "6e2d92dc4a4fdc625fd87c644b3a2e39d31011a453bc2dc6");
+    /* a made cookie: 48 hexadecimal characters, the same every time, and
+       another for another cookie */
+    assert_int_equal (hearth_cookie_ensure (c, sizeof c, &err), 0);
+    assert_int_equal (hearth_cookie_web_token (c, t, sizeof t, &err), 0);
+    assert_int_equal (strlen (t), HEARTH_COOKIE_WEB_TOKEN_LEN);
+    assert_int_equal (strspn (t, "0123456789abcdef"),
+                      HEARTH_COOKIE_WEB_TOKEN_LEN);
+    assert_int_equal (hearth_cookie_web_token (c, u, sizeof u, &err), 0);
+    assert_string_equal (t, u);
+    snprintf (d, sizeof d, "%s", c);
+    d[HEARTH_COOKIE_LEN - 1] = d[HEARTH_COOKIE_LEN - 1] == 'a' ? 'b' : 'a';
+    assert_int_equal (hearth_cookie_web_token (d, u, sizeof u, &err), 0);
+    assert_string_not_equal (t, u);
+    /* not a cookie: refused */
+    assert_int_equal (hearth_cookie_web_token ("short", t, sizeof t, &err), -1);
+    assert_contains (err.text, "not a cookie");
+    memset (d, '"', HEARTH_COOKIE_LEN); /* not Z85 */
+    assert_int_equal (hearth_cookie_web_token (d, t, sizeof t, &err), -1);
+}
+
 int
 main (void)
 {
@@ -258,6 +290,7 @@ main (void)
         cmocka_unit_test_setup (test_old_format, s_fresh),
         cmocka_unit_test_setup (test_refusals, s_fresh),
         cmocka_unit_test_setup (test_zap, s_fresh),
+        cmocka_unit_test_setup (test_web_token, s_fresh),
     };
     return cmocka_run_group_tests_name ("cookie", tests, s_setup, s_teardown);
 }

@@ -1,13 +1,17 @@
-/*  test_webauth.c - unit tests of the web server's Host rule
-    (libcore/webauth.c, docs/security.md "Web pages"): a server bound to
-    loopback answers only requests whose Host, port aside, is a loopback
-    address, localhost or the address it binds, so that a page whose name
-    was made to resolve to 127.0.0.1 (DNS rebinding) cannot read it; a
-    request without Host is answered; beyond loopback every Host is (the
-    token decides).
+/*  test_webauth.c - unit tests of who the web server admits
+    (libcore/webauth.c, docs/security.md "Web pages"): on loopback without
+    a token file, only requests with the token of this user's local cookie
+    (a header, the cookie, ?token=), a token file's when there is one, and
+    a refusal to start (ENOKEY) when this user can keep no cookie; the
+    Host rule: a server bound to loopback answers only requests whose
+    Host, port aside, is a loopback address, localhost or the address it
+    binds, so that a page whose name was made to resolve to 127.0.0.1
+    (DNS rebinding) cannot read it; a request without Host is answered;
+    beyond loopback every Host is (the token decides).
 */
 #include "config.h"
 
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +23,32 @@
 
 #include <cmocka.h>
 
+#include "libcore/cookie.h"
+#include "libcore/log.h"
 #include "libcore/webauth.h"
 #include "tests/unit/testutil.h"
+
+static char s_dir[64];   /* the test's directory */
+static char s_path[128]; /* HEARTH_COOKIE: s_dir/c/cookie, the test's */
+
+static int
+s_setup (void **state)
+{
+    (void) state;
+    hearth_test_clear_env ();
+    hearth_log_open ("test_webauth", "error", NULL, NULL);
+    snprintf (s_dir, sizeof s_dir, "test_webauth.XXXXXX");
+    snprintf (s_path, sizeof s_path, "%s/c/cookie", hearth_test_tmpdir (s_dir));
+    setenv ("HEARTH_COOKIE", s_path, 1);
+    return 0;
+}
+
+static int
+s_teardown (void **state)
+{
+    (void) state;
+    return hearth_test_rmtree (s_dir);
+}
 
 static void
 s_setup_auth (hearth_webauth_t *a, const char *host, bool insecure)
@@ -102,16 +130,92 @@ test_beyond_loopback (void **state)
     hearth_webauth_clear (&a);
 }
 
+/* This user's web token, as hearth-admin web-token derives it. */
+static void
+s_cookie_token (char *buf, size_t size)
+{
+    char cookie[HEARTH_COOKIE_LEN + 1];
+    hearth_error_t err;
+    assert_int_equal (hearth_cookie_ensure (cookie, sizeof cookie, &err), 0);
+    assert_int_equal (hearth_cookie_web_token (cookie, buf, size, &err), 0);
+}
+
+static void
+test_loopback_token (void **state)
+{
+    (void) state;
+    hearth_webauth_t a;
+    char token[HEARTH_COOKIE_WEB_TOKEN_LEN + 1], bearer[80];
+    s_setup_auth (&a, "127.0.0.1", false);
+    s_cookie_token (token, sizeof token);
+    snprintf (bearer, sizeof bearer, "Bearer %s", token);
+    assert_false (a.open);
+    assert_int_equal (a.source, HEARTH_WEBAUTH_COOKIE);
+    assert_int_equal (hearth_webauth_check (&a, NULL, NULL, NULL), 0);
+    assert_int_equal (hearth_webauth_check (&a, bearer, NULL, NULL), 1);
+    assert_int_equal (hearth_webauth_check (&a, NULL, token, NULL), 1);
+    assert_int_equal (hearth_webauth_check (&a, NULL, NULL, token), 2);
+    assert_int_equal (hearth_webauth_check (&a, "Bearer x", "y", "z"), 0);
+    /* --insecure opens nothing on loopback */
+    s_setup_auth (&a, "::1", true);
+    assert_false (a.open);
+    assert_int_equal (hearth_webauth_check (&a, NULL, NULL, NULL), 0);
+    assert_int_equal (hearth_webauth_check (&a, bearer, NULL, NULL), 1);
+    hearth_webauth_clear (&a);
+}
+
+static void
+test_loopback_file (void **state)
+{
+    (void) state;
+    hearth_webauth_t a;
+    hearth_error_t err;
+    char file[160], token[HEARTH_COOKIE_WEB_TOKEN_LEN + 1];
+    snprintf (file, sizeof file, "%s/token", s_dir);
+    FILE *f = fopen (file, "w");
+    assert_non_null (f);
+    fputs ("file-token\n", f);
+    fclose (f);
+    assert_int_equal (hearth_webauth_setup (&a, "127.0.0.1", file, false, &err),
+                      0);
+    assert_int_equal (a.source, HEARTH_WEBAUTH_FILE);
+    s_cookie_token (token, sizeof token);
+    assert_int_equal (hearth_webauth_check (&a, NULL, "file-token", NULL), 1);
+    assert_int_equal (hearth_webauth_check (&a, NULL, token, NULL), 0);
+    hearth_webauth_clear (&a);
+}
+
+static void
+test_no_cookie (void **state)
+{
+    (void) state;
+    hearth_webauth_t a;
+    hearth_error_t err;
+    setenv ("HEARTH_COOKIE", "/dev/null/cookie", 1);
+    errno = 0;
+    assert_int_equal (hearth_webauth_setup (&a, "127.0.0.1", NULL, false, &err),
+                      -1);
+    assert_int_equal (errno, ENOKEY);
+    assert_contains (err.text, "no token for the web pages");
+    /* beyond loopback the cookie is not asked */
+    assert_int_equal (hearth_webauth_setup (&a, "0.0.0.0", NULL, true, &err),
+                      0);
+    assert_true (a.open);
+    setenv ("HEARTH_COOKIE", s_path, 1);
+}
+
 int
 main (void)
 {
     alarm (60);
-    hearth_test_clear_env ();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_loopback_names),
         cmocka_unit_test (test_other_names),
         cmocka_unit_test (test_own_name),
         cmocka_unit_test (test_beyond_loopback),
+        cmocka_unit_test (test_loopback_token),
+        cmocka_unit_test (test_loopback_file),
+        cmocka_unit_test (test_no_cookie),
     };
-    return cmocka_run_group_tests_name ("webauth", tests, NULL, NULL);
+    return cmocka_run_group_tests_name ("webauth", tests, s_setup, s_teardown);
 }

@@ -60,4 +60,15 @@ hearth_test_tmpdir (char *template_)
     return template_;
 }
 
+/* Remove dir and everything under it (a test's scratch directory): 0,
+   or -1 (a group teardown's failure). */
+static inline int
+hearth_test_rmtree (const char *dir)
+{
+    char cmd[300];
+    if (snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir) >= (int) sizeof cmd)
+        return -1;
+    return system (cmd) == 0 ? 0 : -1;
+}
+
 #endif

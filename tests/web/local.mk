@@ -6,6 +6,7 @@ WEB_TESTS = \
 	tests/web/test-web-worker.sh \
 	tests/web/test-web-metrics.sh \
 	tests/web/test-web-security.sh \
+	tests/web/test-web-token.sh \
 	tests/web/test-browser-harness.sh \
 	tests/web/test-browser.sh
 TESTS += $(WEB_TESTS)

@@ -31,7 +31,11 @@ WEB=$(state_json | jq -r .web_url)
 w1_web=$(state_json | jq -r --arg id "$ID_w1" '.workers[] | select(.id == $id) | .web_url')
 
 check "a WebDriver session starts" browser_start || exit 1
-check "the master's page loads" browser_go "$WEB/"
+# the address hearth-admin web-url gives (the pages take this user's
+# token); the cookie it sets carries every later navigation, the workers'
+# pages too (the same user's token, the same host)
+check "the master's page loads" \
+  browser_go "$("$BIN/hearth-admin" --master "$MASTER_URL" web-url)"
 # A mark that a reload would lose: every later check also proves the page
 # was updated in place.
 browser_js 'window.hearthMark = 4711; return true;' >/dev/null

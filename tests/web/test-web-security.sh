@@ -5,9 +5,12 @@
 # libcore/web.c decides by the address bound, not the client's) answers
 # 401 without the token or with a wrong one (header, cookie or query), 200
 # with it, and ?token= sets the HttpOnly cookie; a bad token file stops
-# the start; a 256-character token's cookie is set whole.  A server bound
-# to loopback (the worker's) answers 421 to a Host that is not a loopback
-# address or localhost (DNS rebinding); beyond loopback the token decides.
+# the start; a 256-character token's cookie is set whole.  (A server
+# bound to loopback takes a token too, its user's: the worker's pages
+# here, which the requests of tests/web/web.sh carry; test-web-token.sh
+# checks that rule.)  A server bound to loopback answers 421 to a Host
+# that is not a loopback address or localhost (DNS rebinding); beyond
+# loopback the token decides.
 # One client address holds at most --web-client-connections (32) at once:
 # the next from it is refused, another address still served.  Bad methods
 # get 405, huge headers are refused, slow clients that never finish a
@@ -36,12 +39,13 @@ check "the log says the token is required" grep -q "master web pages at .*:$BASE
 status_of() { http_get "$@" && http_status; }
 # served URL [CURL ARGS...]: the status, or "none" when nothing answered
 served() { rm -f "$T/headers"; http_get "$1" "$T/r" "${@:2}"; [[ -s $T/headers ]] && http_status || echo none; }
-check "no token: 401" test "$(status_of "$M/json" "$T/r")" = 401
+check "no token: 401" test "$(NO_TOKEN=1 status_of "$M/json" "$T/r")" = 401
 check "... with a short text body and WWW-Authenticate: Bearer" \
   eval 'grep -q "^401 unauthorized" "$T/r" && http_header WWW-Authenticate | grep -qx Bearer'
 check "no token on /api/v1/state, /metrics, an unknown path: 401 each" eval \
-  '[[ $(status_of "$M/api/v1/state" "$T/r") == 401 && $(status_of "$M/metrics" "$T/r") == 401 &&
-      $(status_of "$M/nothing" "$T/r") == 401 ]]'
+  '[[ $(NO_TOKEN=1 status_of "$M/api/v1/state" "$T/r") == 401 &&
+      $(NO_TOKEN=1 status_of "$M/metrics" "$T/r") == 401 &&
+      $(NO_TOKEN=1 status_of "$M/nothing" "$T/r") == 401 ]]'
 check "a wrong Bearer token: 401" test "$(status_of "$M/json" "$T/r" -H "Authorization: Bearer ${TOKEN}x")" = 401
 check "a prefix of the token: 401" test "$(status_of "$M/json" "$T/r" -H "Authorization: Bearer ${TOKEN:0:10}")" = 401
 check "a wrong cookie: 401" test "$(status_of "$M/json" "$T/r" -b "hearth_token=nope")" = 401
@@ -84,7 +88,7 @@ printf '%s\n' "$LONG" >"$T/long" && chmod 600 "$T/long"
 PIDS+=($!)
 M2=http://127.0.0.1:$((BASE + 5))
 check "a master with a 256-character token serves (401 without it)" \
-  wait_for 10 eval '[[ $(served "$M2/json") == 401 ]]'
+  wait_for 10 eval '[[ $(NO_TOKEN=1 served "$M2/json") == 401 ]]'
 check "... ?token=: 200, the cookie set whole" eval \
   '[[ $(status_of "$M2/json?token=$LONG" "$T/r") == 200 ]] &&
    http_header Set-Cookie | grep -qx "hearth_token=$LONG; HttpOnly; SameSite=Strict; Path=/"'
@@ -126,7 +130,8 @@ check "... with the bytes replies hold now (none but this one's)" \
 check "beyond loopback (the master's), another Host with the token: 200" \
   test "$(status_of "$M/json" "$T/r" -H "Host: evil.example" -H "Authorization: Bearer $TOKEN")" = 200
 
-# Methods: only GET and HEAD (the worker's pages: loopback, no token).
+# Methods: only GET and HEAD (the worker's pages: loopback, this user's
+# token).
 for meth in POST PUT DELETE PATCH OPTIONS TRACE; do
   check "$meth: 405 with Allow: GET, HEAD" eval \
     '[[ $(status_of "$W/api/v1/state" "$T/r" -X "$meth" -d x) == 405 ]] && http_header Allow | grep -qx "GET, HEAD"'

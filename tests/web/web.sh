@@ -48,11 +48,33 @@ PY
   test -e "$T/held"
 }
 
+# web_token: this user's token of the web pages (hearth-admin web-token):
+# the one the test's daemons take on loopback, from the test's cookie
+# ($HEARTH_COOKIE; docs/security.md, "Web pages").
+web_token() {
+  [[ -s $T/web.token ]] || "$BIN/hearth-admin" web-token >"$T/web.token" ||
+    return 1
+  cat "$T/web.token"
+}
+
+# web_curl [CURL ARGS...]: curl with this user's token.
+web_curl() {
+  curl -H "Authorization: Bearer $(web_token)" "$@"
+}
+
 # http_get URL FILE [CURL ARGS...]: the body into FILE, the headers into
 # $T/headers (status in http_status).  Fails only when nothing answered.
+# The request carries this user's token (web_token) unless NO_TOKEN is
+# set or it carries credentials of its own (an Authorization header, a
+# cookie with -b, ?token= in URL).
 http_get() {
-  local url=$1 out=$2; shift 2
-  curl -s -m 10 -D "$T/headers" -o "$out" "$@" "$url"
+  local url=$1 out=$2 a; shift 2
+  local auth=(-H "Authorization: Bearer $(web_token)")
+  [[ -n ${NO_TOKEN:-} || $url == *token=* ]] && auth=()
+  for a in "$@"; do
+    [[ $a == -b || $a == --cookie || ${a,,} == authorization:* ]] && auth=()
+  done
+  curl -s -m 10 -D "$T/headers" -o "$out" "${auth[@]}" "$@" "$url"
 }
 
 # http_status: the status of the last http_get.
