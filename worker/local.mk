@@ -5,6 +5,7 @@ hearth_worker_SOURCES = \
 	worker/follow.c \
 	worker/devices.c worker/devices.h \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
+	worker/apps.c worker/apps.h \
 	worker/runas.c worker/runas.h worker/userfs.c worker/userfs.h \
 	worker/childenv.c worker/childenv.h \
 	worker/drivers.c worker/drivers.h worker/drvdir.c worker/drvdir.h \
