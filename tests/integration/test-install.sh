@@ -26,6 +26,13 @@ check "... with the installed bindir and configuration directory in it" \
   grep -q "^hearth_installed_bindir='$bindir'$" "$D$sbindir/hearth-common.sh"
 check "... no placeholder left" \
   eval '! grep -q "@bindir@\|@hearthconfdir@" "$D$sbindir"/hearth-*.sh'
+# Installed, the scripts' --help names them and their siblings as they
+# are installed (hearth-start-master.sh), never by their source names.
+for s in "$D$sbindir"/hearth-st*.sh; do
+  HEARTH_CONF_DIR=$T "$s" --help >"$T/script.help" 2>&1
+  check "$(basename "$s") --help names the installed scripts" \
+    eval '! grep -E "(^|[^-])(start|stop)-(master|worker|cluster)\.sh" "$T/script.help"'
+done
 check "installs the header" test -f "$D$includedir/hearth.h"
 check "installs libhearth" eval 'ls "$D$libdir"/libhearth.so* >/dev/null'
 check "installs hearth.pc" grep -q '^Libs: .*-lhearth' "$D$pkgconfigdir/hearth.pc"
