@@ -52,11 +52,13 @@ done
 check "installs docs/operations.md" test -f "$D$docdir/operations.md"
 check "installs the README" test -f "$D$docdir/README.md"
 # Every page an installed page or man page names (a bare FILE.md, as they
-# link each other) is installed beside them (issue 42 item 6: three were
-# not).
+# link each other, or perf-log/DATE-SUBJECT.md, a benchmarks' pass) is
+# installed beside them (issue 42 item 6: three were not); the passes'
+# own pages name the others as ../FILE.md, checked the same.
 # (roff writes a hyphen \-)
-for named in $(cat "$D$docdir"/*.md "$D$mandir"/man*/* 2>/dev/null |
-  sed 's/\\-/-/g' | grep -oE '\b[a-z][a-z-]*\.md\b' | sort -u); do
+for named in $(cat "$D$docdir"/*.md "$D$docdir"/perf-log/*.md \
+  "$D$mandir"/man*/* 2>/dev/null | sed 's/\\-/-/g' |
+  grep -oE '\b(perf-log/[0-9a-z-]+|[a-z][a-z-]*)\.md\b' | sort -u); do
   check "installs $named, which an installed page names" test -f "$D$docdir/$named"
 done
 
