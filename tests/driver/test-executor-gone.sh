@@ -14,6 +14,8 @@
 # its socket and stays, silent and unreaped; the driver runs again.  The
 # tasks of the offer it could not send run again once, on executor 1,
 # which local[1] starts once executor 0 has been silent for its liveness.
+# (fake-executor runs echo_all itself; the driver checks that a shipped
+# library defines it.)
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120
@@ -26,7 +28,7 @@ echo '{"name": "r", "stages": [{"name": "s", "tasks": [
 for i in 0 1 2 3 4 5 6 7; do echo "t$i"; done >"$T/r.expected"
 
 FAKE_EXEC=0 FAKE_REFUSE=0 FAKE_VANISH=$T/vanish HEARTH_BIN_DIR=$T/fake \
-  "$BIN/hearth-submit" --master 'local[1]' --log-level info \
+  "$BIN/hearth-submit" --master 'local[1]' --log-level info --lib "$TASKS_LIB" \
   --heartbeat-interval "${INTERVAL_MS}ms" --heartbeat-liveness "$LIVENESS" \
   "$T/r.json" >"$T/out" 2>"$T/err" &
 DRIVER=$!
