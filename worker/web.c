@@ -113,6 +113,25 @@ s_state (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
         hearth_web_reply (rep, 200, "application/json", text, strlen (text));
 }
 
+/* /json: Spark's worker document. */
+static void
+s_spark (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    worker_t *w = arg;
+    if (!w->children) { /* as s_state */
+        hearth_web_reply_text (rep, 503, "503 the worker is stopping\n");
+        return;
+    }
+    cJSON *doc = worker_web_spark (w);
+    char *text = doc ? cJSON_PrintUnformatted (doc) : NULL;
+    cJSON_Delete (doc);
+    if (!text)
+        hearth_web_reply_text (rep, 500, "500 out of memory\n");
+    else
+        hearth_web_reply (rep, 200, "application/json", text, strlen (text));
+}
+
 /* The arguments of /log and /logpage. */
 static weblog_args_t
 s_log_args (const hearth_web_request_t *req)
@@ -214,6 +233,8 @@ static const hearth_web_route_t s_routes[] = {
     {"/", false, s_page},
     {"/logpage", false, s_logpage},
     {"/api/v1/state", false, s_state},
+    {"/json", false, s_spark},
+    {"/json/", false, s_spark},
     {"/log", false, s_log},
     {"/metrics", false, s_metrics},
     {"/favicon.ico", false, hearth_web_no_content},
