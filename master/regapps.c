@@ -390,6 +390,57 @@ registry_exec_release (registry_t *self, reg_exec_t *exec, const char *reason)
     registry_exec_set_state (self, exec, EXEC_KILLED, reason, -1, false);
 }
 
+/* Whether two sets of addresses are the same, in the same order (a
+   worker lists an executor's as the master gave them, or as it listed
+   them last). */
+static bool
+s_resources_same (const hearth_resources_t *a, const hearth_resources_t *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        const hearth_resource_t *x = &a->v[i], *y = &b->v[i];
+        if (strcmp (x->name, y->name) != 0 || x->naddrs != y->naddrs)
+            return false;
+        for (size_t j = 0; j < x->naddrs; j++)
+            if (strcmp (x->addrs[j], y->addrs[j]) != 0)
+                return false;
+    }
+    return true;
+}
+
+void
+registry_exec_listed (registry_t *self, reg_exec_t *exec, int pid,
+                      const hearth_resources_t *resources)
+{
+    bool changed = pid != exec->pid;
+    exec->pid = pid;
+    if (resources && !s_resources_same (resources, &exec->resources)) {
+        hearth_resources_t copy = {0};
+        if (hearth_resources_copy (&copy, resources) == 0) {
+            hearth_resources_clear (&exec->resources);
+            exec->resources = copy;
+            changed = true;
+        }
+    }
+    if (exec->state != EXEC_RUNNING) {
+        registry_exec_set_state (self, exec, EXEC_RUNNING,
+                                 "reported by its worker", -1, false);
+        return;
+    }
+    if (!changed)
+        return;
+    registry_change_t c = {
+        .topic = "executor",
+        .worker = exec->worker,
+        .app = exec->app,
+        .exec = exec,
+        .reported = true,
+        .exit_status = -1,
+        .event = s_exec_event (exec, "reported", NULL, -1, false)};
+    registry__notify (self, &c); /* journals the executor's record */
+}
+
 void
 registry_exec_set_state (registry_t *self, reg_exec_t *exec, exec_state_t state,
                          const char *message, int exit_status, bool worker_lost)

@@ -274,6 +274,9 @@ typedef struct {
     bool worker_lost;     /* an executor LOST because its worker died */
     reg_app_t *waiting;   /* an application whose waiting reason changed
                              (registry_app_set_waiting), or NULL */
+    bool reported;        /* an executor's pid or addresses as its worker
+                             lists them, its state the same: nothing
+                             for its driver (registry_exec_listed) */
     const char *message;  /* why, for executor changes, or NULL */
     int exit_status;      /* for executor changes; -1 when none */
     cJSON *event;         /* the event object */
@@ -496,6 +499,18 @@ cJSON *registry_worker_held_json (const reg_worker_t *w);
 void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
                               exec_state_t state, const char *message,
                               int exit_status, bool worker_lost);
+
+/* exec's worker lists it as running (a registration's "executors": after
+   a reconnection, or a restart of the master), with its pid and the
+   addresses it holds (copied; NULL: keep the record's), which the record
+   takes: the caller has checked that no other executor holds them
+   (registry_worker_holder).  One that was not RUNNING becomes RUNNING
+   (an executor change of state, "reported by its worker"); for a RUNNING
+   one, a new pid or new addresses are journaled with the executor and
+   published (an `executor` event "reported", change.reported set: its
+   driver has nothing to hear). */
+void registry_exec_listed (registry_t *self, reg_exec_t *exec, int pid,
+                           const hearth_resources_t *resources);
 
 /* Executors still stopping (regstopping.c).  An executor the master ends
    (its application ended) keeps its cores and memory counted in its

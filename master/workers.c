@@ -35,71 +35,65 @@ s_reported (const cJSON *reported, const reg_exec_t *e)
 
 /* What the worker says e holds is what it holds (a master restarted
    from an older journal learns it here), unless another executor of
-   the master's books holds one of those addresses. */
-static void
-s_adopt_resources (reg_worker_t *w, reg_exec_t *e, const cJSON *reported)
+   the master's books holds one of those addresses: then false, and the
+   books stay as they are.  *said is the caller's to clear. */
+static bool
+s_said_resources (const reg_worker_t *w, const reg_exec_t *e,
+                  const cJSON *reported, hearth_resources_t *said)
 {
-    hearth_resources_t said = {0};
     char buf[HEARTH_ID_MAX + 32], me[HEARTH_ID_MAX + 32];
     if (hearth_resources_from_json (
-            &said, cJSON_GetObjectItem (reported, "resources"), NULL)
+            said, cJSON_GetObjectItem (reported, "resources"), NULL)
         < 0)
-        return;
+        return false;
     snprintf (me, sizeof me, "%s/%d", e->app->id, e->exec_id);
-    for (size_t i = 0; i < said.n; i++)
-        for (size_t j = 0; j < said.v[i].naddrs; j++) {
+    for (size_t i = 0; i < said->n; i++)
+        for (size_t j = 0; j < said->v[i].naddrs; j++) {
             const char *who = registry_worker_holder (
-                w, said.v[i].name, said.v[i].addrs[j], buf, sizeof buf);
+                w, said->v[i].name, said->v[i].addrs[j], buf, sizeof buf);
             if (who && strcmp (who, me) != 0) {
                 log_warn ("worker %s says executor %s holds %s %s, which %s "
                           "holds: kept as the master's books say",
-                          w->id, me, said.v[i].name, said.v[i].addrs[j], who);
-                hearth_resources_clear (&said);
-                return;
+                          w->id, me, said->v[i].name, said->v[i].addrs[j], who);
+                return false;
             }
         }
-    hearth_resources_clear (&e->resources);
-    e->resources = said;
+    return true;
 }
 
 /* After a re-registration: what the master placed on w but the worker no
    longer reports is LOST; what it reports, the master keeps (re-adopts,
-   after a restart), RUNNING with its pid.  restored: w was UNKNOWN (the
-   master restarted), counted for the recovery's report. */
+   after a restart), RUNNING with the pid and the addresses the worker
+   lists (registry_exec_listed journals and publishes them).  restored: w
+   was UNKNOWN (the master restarted), counted for the recovery's report. */
 static void
 s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported, bool restored)
 {
     zlistx_t *lost = zlistx_new ();
-    zlistx_t *running = zlistx_new ();
-    if (!lost || !running) {
-        zlistx_destroy (&lost);
-        zlistx_destroy (&running);
+    if (!lost)
         return;
-    }
     for (reg_exec_t *e = zlistx_first (w->executors); e;
          e = zlistx_next (w->executors)) {
         const cJSON *r = s_reported (reported, e);
-        if (!r)
+        if (!r) {
             zlistx_add_end (lost, e);
-        else {
-            e->pid = (int) hearth_json_int (r, "pid", e->pid);
-            s_adopt_resources (w, e, r);
-            if (e->state != EXEC_RUNNING)
-                zlistx_add_end (running, e);
+            continue;
         }
+        hearth_resources_t said = {0};
+        bool take = s_said_resources (w, e, r, &said);
+        registry_exec_listed (m->reg, e,
+                              (int) hearth_json_int (r, "pid", e->pid),
+                              take ? &said : NULL);
+        hearth_resources_clear (&said);
     }
     if (restored) {
         m->rec.execs_adopted += zlistx_size (w->executors) - zlistx_size (lost);
         m->rec.execs_lost += zlistx_size (lost);
     }
-    for (reg_exec_t *e = zlistx_first (running); e; e = zlistx_next (running))
-        registry_exec_set_state (m->reg, e, EXEC_RUNNING,
-                                 "reported by its worker", -1, false);
     for (reg_exec_t *e = zlistx_first (lost); e; e = zlistx_next (lost))
         registry_exec_set_state (m->reg, e, EXEC_LOST,
                                  "not reported by its worker", -1, true);
     zlistx_destroy (&lost);
-    zlistx_destroy (&running);
 }
 
 /* Add one foreign executor's addresses to set (names merged). */
