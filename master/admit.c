@@ -59,7 +59,7 @@ master_admit_seen (master_t *m, zframe_t *rid, const char *key, bool refused)
     if (kind == PEER_NONE)
         return;
     if (!refused)
-        registry_peer_key (m->reg, rid, key);
+        registry_peer_key (m->reg, kind, record, key);
     else if (kind == PEER_WORKER)
         s_cut_off_worker (m, record, s_key_gone);
     else

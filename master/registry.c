@@ -85,10 +85,9 @@ registry_peer (registry_t *self, zframe_t *routing_id, void **record)
 }
 
 void
-registry_peer_key (registry_t *self, zframe_t *routing_id, const char *key)
+registry_peer_key (registry_t *self, peer_kind_t kind, void *record,
+                   const char *key)
 {
-    void *record;
-    peer_kind_t kind = registry_peer (self, routing_id, &record);
     struct reg_worker *w = kind == PEER_WORKER ? record : NULL;
     struct reg_app *app = kind == PEER_APP ? record : NULL;
     char *kept = w ? w->curve_key : app ? app->curve_key : NULL;

@@ -463,12 +463,12 @@ void registry_liveness_pause (registry_t *self, int64_t gap_ms);
 typedef enum { PEER_NONE, PEER_WORKER, PEER_APP } peer_kind_t;
 peer_kind_t registry_peer (registry_t *self, zframe_t *routing_id,
                            void **record);
-/* The CURVE key (Z85, copied) that routing_id's messages come with is
-   its worker's or application's (curve_key: a reload of the allowed keys
-   that removes it ends the record, master/admit.c); a change is
-   journaled with the record.  Nothing when the routing id is no
-   record's. */
-void registry_peer_key (registry_t *self, zframe_t *routing_id,
+/* The CURVE key (Z85, copied) that a peer's messages come with (kind and
+   record: registry_peer's) is its worker's or application's (curve_key:
+   a reload of the allowed keys that removes it ends the record,
+   master/admit.c); a change is journaled with the record.  Nothing for
+   PEER_NONE. */
+void registry_peer_key (registry_t *self, peer_kind_t kind, void *record,
                         const char *key);
 
 /* JSON views (regviews.c; new trees, the caller owns them; NULL on no

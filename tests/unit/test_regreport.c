@@ -234,10 +234,14 @@ test_peer_key (void **state)
     registry_t *reg = b->reg;
     s_seen_t *seen = &b->seen;
     zframe_t *rid = zframe_new ("w", 1), *other = zframe_new ("x", 1);
-    registry_peer_key (reg, rid, K1);   /* its own: nothing */
-    registry_peer_key (reg, other, K2); /* no record's: nothing */
+    void *record, *none;
+    peer_kind_t kind = registry_peer (reg, rid, &record);
+    assert_int_equal (kind, PEER_WORKER);
+    registry_peer_key (reg, kind, record, K1); /* its own: nothing */
+    kind = registry_peer (reg, other, &none);  /* no record's: nothing */
+    registry_peer_key (reg, kind, none, K2);
     assert_int_equal (cJSON_GetArraySize (seen->records), 0);
-    registry_peer_key (reg, rid, K2);
+    registry_peer_key (reg, PEER_WORKER, record, K2);
     assert_string_equal (b->w->curve_key, K2);
     assert_int_equal (cJSON_GetArraySize (seen->records), 1);
     const cJSON *rec = cJSON_GetArrayItem (seen->records, 0);
