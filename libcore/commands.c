@@ -116,6 +116,9 @@ static const hearth_field_t s_executor_ref[] = {
     F_MEMORY ("memory_mb", false),
     ENUM ("state", false, hearth_executor_states), INT ("pid", false, 0, 1e9),
     F_RESOURCES ("resources"), END};
+/* An application a worker has launched executors of, and whose it is. */
+static const hearth_field_t s_app_ref[] = {
+    F_APP_ID (true), LABEL ("owner", false, 1, 64), END};
 static const hearth_field_t s_driver_ref[] = {
     F_DRIVER_ID (true), F_CORES ("cores", false),
     F_MEMORY ("memory_mb", false), INT ("pid", false, 0, 1e9),
@@ -189,6 +192,7 @@ static const hearth_field_t s_update[] = {
 static const hearth_field_t s_executor_refs[] = {OBJECT ("", true,
                                                          s_executor_ref)};
 static const hearth_field_t s_driver_refs[] = {OBJECT ("", true, s_driver_ref)};
+static const hearth_field_t s_app_refs[] = {OBJECT ("", true, s_app_ref)};
 static const hearth_field_t s_files[] = {OBJECT ("", true, s_file)};
 static const hearth_field_t s_libs[] = {OBJECT ("", true, s_lib)};
 static const hearth_field_t s_shipped_files[] = {
@@ -220,6 +224,7 @@ static const hearth_field_t b_register_worker[] = {
     LABEL ("work_dir_id", false, 0, 128),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
+    ARRAY ("apps", false, MAX_LIST, s_app_refs),
     F_URL ("shuffle_url", false, 0), STR ("shuffle_key", false, 0, 64),
     LABEL ("web_url", false, 0, 255), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_registered_worker[] = {
