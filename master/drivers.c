@@ -382,7 +382,7 @@ master_drivers_reconcile (master_t *m, reg_worker_t *w, const cJSON *drivers)
     for (reg_driver_t *d = lost ? zlistx_first (w->drivers) : NULL; d;
          d = zlistx_next (w->drivers))
         if (!s_listed (d, drivers))
-            zlistx_add_end (lost, d);
+            zlistx_add_end (lost, (void *) d);
     for (reg_driver_t *d = lost ? zlistx_first (lost) : NULL; d;
          d = zlistx_next (lost))
         if (d->worker == w)

@@ -25,7 +25,7 @@ s_add_str (cJSON *r, const char *name, const char *value)
 }
 
 cJSON *
-registry_worker_record (const reg_worker_t *w)
+registry_worker_record (reg_worker_t *w)
 {
     cJSON *r = s_record ("worker");
     if (!r)
@@ -62,7 +62,7 @@ registry_worker_record (const reg_worker_t *w)
 }
 
 cJSON *
-registry_app_record (const reg_app_t *app)
+registry_app_record (reg_app_t *app)
 {
     cJSON *r = s_record ("app");
     if (!r)
@@ -110,7 +110,7 @@ registry_app_record (const reg_app_t *app)
 }
 
 cJSON *
-registry_exec_record (const reg_exec_t *exec)
+registry_exec_record (reg_exec_t *exec)
 {
     cJSON *r = s_record ("exec");
     if (!r)
@@ -130,7 +130,7 @@ registry_exec_record (const reg_exec_t *exec)
 }
 
 cJSON *
-registry_driver_record (const reg_driver_t *d)
+registry_driver_record (reg_driver_t *d)
 {
     cJSON *r = s_record ("driver");
     if (!r)
