@@ -58,6 +58,10 @@ registry_worker_record (reg_worker_t *w)
     s_add_str (r, "decommission_reason", w->decom_reason);
     s_add_str (r, "dead_reason", w->dead_reason);
     cJSON_AddNumberToObject (r, "registered_ms", (double) w->registered_ms);
+    /* its last sign of life when the record was written: for a DEAD one
+       (written as it died), what a restarted master shows */
+    cJSON_AddNumberToObject (r, "last_heartbeat_ms",
+                             (double) w->last_heartbeat_ms);
     return r;
 }
 

@@ -129,8 +129,12 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
     hearth_resources_clear (&offered);
     if (!w)
         return false;
-    w->registered_ms = w->last_heartbeat_ms =
+    w->registered_ms =
         s_rec_int (r, "registered_ms", 0, s_max_ms, registry_wall_ms ());
+    /* (a journal of an older master has no last heartbeat: its
+       registration stands for it) */
+    w->last_heartbeat_ms =
+        s_rec_int (r, "last_heartbeat_ms", 0, s_max_ms, w->registered_ms);
     w->draining =
         cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (r, "draining"));
     if (w->draining)
