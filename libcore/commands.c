@@ -304,6 +304,8 @@ static const hearth_field_t b_submit_driver[] = {
 static const hearth_field_t b_response[] = {
     BOOL ("ok", true), LABEL ("driver_id", false, 0, 128),
     LABEL ("app_id", false, 0, 128), F_TEXT ("message", false), END};
+static const hearth_field_t b_driver_application[] = {
+    F_DRIVER_ID (true), F_APP_ID (true), END};
 static const hearth_field_t b_driver_log[] = {
     F_DRIVER_ID (true), ENUM ("stream", false, s_streams),
     INT ("offset", false, 0, MAX_TASK_ID),
@@ -494,6 +496,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_KILL_DRIVER] = {"KILL_DRIVER", b_driver_id},
     [HEARTH_CMD_DRIVER_STATE_CHANGED] = {"DRIVER_STATE_CHANGED",
                                          b_driver_state_changed},
+    [HEARTH_CMD_DRIVER_APPLICATION] = {"DRIVER_APPLICATION",
+                                       b_driver_application},
     [HEARTH_CMD_REGISTER_APPLICATION] = {"REGISTER_APPLICATION",
                                          b_register_application},
     [HEARTH_CMD_REGISTERED_APPLICATION] = {"REGISTERED_APPLICATION",

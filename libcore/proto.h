@@ -78,6 +78,7 @@
     X (LAUNCH_DRIVER)                                                          \
     X (KILL_DRIVER)                                                            \
     X (DRIVER_STATE_CHANGED)                                                   \
+    X (DRIVER_APPLICATION)                                                     \
     X (REGISTER_APPLICATION)                                                   \
     X (REGISTERED_APPLICATION)                                                 \
     X (RECONNECT_APPLICATION)                                                  \

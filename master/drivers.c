@@ -278,6 +278,14 @@ master_driver_app_registered (master_t *m, reg_app_t *app,
     }
     log_info ("application %s is driver %s's", app->id, d->id);
     registry_driver_set_app (m->reg, d, app->id);
+    /* its worker's pages show it beside the driver */
+    hearth_msg_t *msg =
+        d->worker ? hearth_msg_new (HEARTH_CMD_DRIVER_APPLICATION) : NULL;
+    if (!msg)
+        return;
+    cJSON_AddStringToObject (msg->body, "driver_id", d->id);
+    cJSON_AddStringToObject (msg->body, "app_id", app->id);
+    master_send (m, d->worker->routing_id, msg);
 }
 
 void

@@ -22,6 +22,7 @@
 #include "libcore/web.h"
 #include "worker/decom.h"
 #include "worker/devices.h"
+#include "worker/webstate.h"
 #include "worker/worker.h"
 
 typedef void (s_handler_fn) (worker_t *w, hearth_msg_t *msg);
@@ -357,6 +358,17 @@ s_app_removed (worker_t *w, hearth_msg_t *msg)
     apps_removed (w->apps, app_id);
 }
 
+/* DRIVER_APPLICATION: the application one of our drivers registered,
+   for the pages. */
+static void
+s_driver_application (worker_t *w, hearth_msg_t *msg)
+{
+    if (w->webstate)
+        webstate_driver_app (w->webstate,
+                             hearth_json_str (msg->body, "driver_id"),
+                             hearth_json_str (msg->body, "app_id"));
+}
+
 static void
 s_launch_driver (worker_t *w, hearth_msg_t *msg)
 {
@@ -508,6 +520,7 @@ static const struct {
     {HEARTH_CMD_KILL_EXECUTOR, s_kill},
     {HEARTH_CMD_APPLICATION_REMOVED, s_app_removed},
     {HEARTH_CMD_LAUNCH_DRIVER, s_launch_driver},
+    {HEARTH_CMD_DRIVER_APPLICATION, s_driver_application},
     {HEARTH_CMD_KILL_DRIVER, s_kill_driver},
     {HEARTH_CMD_DRIVER_LOG, s_driver_log},
     {HEARTH_CMD_ERROR, s_error},

@@ -16,7 +16,7 @@
 /* One executor or driver seen running. */
 typedef struct {
     char key[300];      /* "APP/EXEC" or DRIVER_ID: its directory */
-    char app_id[160];   /* executor: its application */
+    char app_id[160];   /* its application (a driver's once it said) */
     int exec_id;        /* executor: its id */
     bool driver;        /* a driver (else an executor) */
     int cores;          /* cores it held */
@@ -130,6 +130,8 @@ s_ended (webstate_t *self, s_rec_t *fresh, const char *state,
         rec->memory_mb = live->memory_mb;
         if (!rec->pid)
             rec->pid = live->pid;
+        if (!rec->app_id[0])
+            snprintf (rec->app_id, sizeof rec->app_id, "%s", live->app_id);
         zhashx_delete (self->live, fresh->key);
     }
     else
@@ -183,6 +185,15 @@ webstate_driver (webstate_t *self, const drivers_report_t *r)
         s_ended (self, rec, r->state, r->error);
 }
 
+void
+webstate_driver_app (webstate_t *self, const char *driver_id,
+                     const char *app_id)
+{
+    s_rec_t *rec = zhashx_lookup (self->live, driver_id);
+    if (rec && rec->driver)
+        snprintf (rec->app_id, sizeof rec->app_id, "%s", app_id);
+}
+
 webstate_exits_t
 webstate_exits (const webstate_t *self)
 {
@@ -215,8 +226,11 @@ static cJSON *
 s_rec_json (const s_rec_t *rec)
 {
     cJSON *o = cJSON_CreateObject ();
-    if (rec->driver)
+    if (rec->driver) {
         cJSON_AddStringToObject (o, "driver_id", rec->key);
+        if (rec->app_id[0])
+            cJSON_AddStringToObject (o, "app_id", rec->app_id);
+    }
     else {
         cJSON_AddStringToObject (o, "app_id", rec->app_id);
         cJSON_AddNumberToObject (o, "exec_id", rec->exec_id);
@@ -247,6 +261,8 @@ s_live_fields (webstate_t *self, bool drivers, cJSON *o)
     const s_rec_t *rec = zhashx_lookup (self->live, key);
     if (drivers)
         cJSON_AddStringToObject (o, "state", "RUNNING");
+    if (drivers && rec && rec->app_id[0])
+        cJSON_AddStringToObject (o, "app_id", rec->app_id);
     cJSON_AddNumberToObject (o, "started_ms",
                              rec ? (double) rec->started_ms : 0);
     s_add_sizes (self, key, o);

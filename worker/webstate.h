@@ -43,6 +43,12 @@ void webstate_exec (webstate_t *self, const execs_report_t *r);
 /* A driver's report (borrowed), likewise. */
 void webstate_driver (webstate_t *self, const drivers_report_t *r);
 
+/* The application the running driver driver_id registered
+   (DRIVER_APPLICATION), shown beside it; a driver not running here is
+   ignored. */
+void webstate_driver_app (webstate_t *self, const char *driver_id,
+                          const char *app_id);
+
 /* The document's "executors" (execs) or "drivers" (drivers) array:
    the live ones from the children table, then the ended ones, newest
    first, each with its stdout_bytes and stderr_bytes.  A new tree, or

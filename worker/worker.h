@@ -40,9 +40,11 @@
         web.c       the web server's routes and the worker's state
                     document (web.h); weblog.c, the log bytes it serves;
                     webstate.c, the history of executors and drivers it
-                    shows (fed by main.c's report callbacks)
+                    shows (fed by main.c's report callbacks, and by
+                    link.c with the application a driver registered)
 
-    main calls web, webstate, decom and link; link calls decom, which
+    main calls web, webstate, decom and link; link calls decom and
+    webstate (DRIVER_APPLICATION); decom
     calls children, drivers and shuffle (and sends on the link's socket
     itself); web calls webstate, weblog and children; main and link call
     children, execs and drivers; execs and drivers call children, which

@@ -3,7 +3,8 @@
 # the next; each sends its web_url in REGISTER_WORKER (the master's state,
 # /json's webuiaddress, hearth-tail --state's "web:" lines); its
 # /api/v1/state lists its executors, running and ended, with their log
-# sizes, and its Spark /json the same under Spark's names; /log serves their bytes by offset and length, and nothing else:
+# sizes, and its Spark /json the same under Spark's names; a cluster-mode
+# driver is listed with the application it registered; /log serves their bytes by offset and length, and nothing else:
 # ids with "..", symbolic links in the work dir, absurd offsets and
 # lengths, unknown ids are answered 400, 403 or 404, never with a byte
 # from outside.
@@ -140,4 +141,32 @@ check "a linked executor directory: 403" refused 403 "$W1/log?app=app-2020010100
 check "a linked log file: 403" refused 403 "$W1/log?app=app-20200101000000-0003&exec=0&stream=stdout"
 check "a directory as the log: 403" refused 403 "$W1/log?app=app-20200101000000-0004&exec=0&stream=stdout"
 check "the worker is still up and ALIVE" eval 'kill -0 "$PID_w1" && test "$(worker_state "$ID_w1")" = ALIVE'
+
+# A cluster-mode driver: its worker lists it with the application it
+# registered (DRIVER_APPLICATION), running, then ended.
+J=$(job naps '{"name":"naps","stages":[{"name":"n","tasks":[{"cmd":["sleep","2"],"count":2}]}]}')
+"$BIN/hearth-submit" --master "$MASTER_URL" --deploy-mode cluster \
+  --executor-memory 512M --no-wait "$J" >"$T/drv.id" 2>"$T/drv.err"
+DRV=$(head -1 "$T/drv.id")
+drv_app() {
+  "$BIN/hearth-submit" --master "$MASTER_URL" --status "$DRV" 2>/dev/null |
+    awk '$1 == "application:" {print $2}'
+}
+check "the cluster-mode driver registered its application" \
+  wait_for 20 eval '[[ -n $(drv_app) ]]'
+DAPP=$(drv_app)
+# listed_with_app STATE: its worker lists it in STATE with its application
+listed_with_app() {
+  local u
+  for u in "$W1" "$W2"; do
+    http_get "$u/api/v1/state" "$T/drv.json" && jq -e --arg d "$DRV" \
+      --arg a "$DAPP" --arg s "$1" '[.drivers[] | select(.driver_id == $d and
+      .app_id == $a and .state == $s)] | length == 1' "$T/drv.json" >/dev/null &&
+      return 0
+  done
+  return 1
+}
+check "... and its worker lists it RUNNING with that application" \
+  wait_for 10 listed_with_app RUNNING
+check "... then FINISHED, with it still" wait_for 30 listed_with_app FINISHED
 finish
