@@ -95,6 +95,13 @@ hearth_ctx_new (const hearth_opts_t *opts, char *errbuf, size_t errlen)
         s_copy (errbuf, errlen, err.text);
         goto error;
     }
+    /* The libraries, checked before anything starts or is shipped. */
+    const char *const *libs;
+    size_t nlibs = hearth_conf_list (ctx->conf, "lib", &libs);
+    if (!(ctx->libfns = libfns_new (libs, nlibs, &err))) {
+        s_copy (errbuf, errlen, err.text);
+        goto error;
+    }
     hearth_zsys_init ();
     ctx->jobs = zlistx_new ();
     ctx->apiq = apiq_new ();
@@ -134,6 +141,7 @@ hearth_ctx_destroy (hearth_ctx_t **self_p)
     zlistx_destroy (&ctx->jobs);
     apiq_destroy (&ctx->apiq);
     hearth_conf_destroy (&ctx->conf);
+    libfns_destroy (&ctx->libfns);
     hearth_resource_amounts_clear (&ctx->executor_resources);
     free (ctx);
     *self_p = NULL;
@@ -224,7 +232,10 @@ hearth_job_submit (hearth_job_t *job)
     char why[512];
     for (size_t i = 0; i < job->nstages; i++)
         if (shuffle_check_stage (job->stages[i], why, sizeof why) < 0
-            || stage_check_limits (job->stages[i], why, sizeof why) < 0)
+            || stage_check_limits (job->stages[i], why, sizeof why) < 0
+            || stage_check_functions (job->stages[i], job->ctx->libfns, why,
+                                      sizeof why)
+                   < 0)
             return s_job_error (job, "%s", why);
     if (s_topological_order (job) < 0)
         return s_job_error (job,

@@ -10,7 +10,8 @@
     hearth_ctx_new() returns a registered application or an error (in the
     local modes, with their executors registered: clusterup.h).  Then the
     loop serves the API's queue (apiq.h: submits, cancels, the final state,
-    the stop; answers on the pipe), the executors, the master and a tick.
+    the stop; answers on the pipe), the executors, the master and a
+    periodic tick.
 
     The parts never call the engine: each tells it what happened through
     the callbacks of "what the parts tell the engine" below, given to it
@@ -137,8 +138,10 @@ s_exec_silent (void *arg, int exec_id, const char *reason)
         master_link_release_executor (e->master, exec_id, reason);
 }
 
-/* Start-up ends at the master's registration, and in local-cluster once
-   our cluster's executors have registered too (the event log is open). */
+/* Start-up ends once the application is registered (by the master, or
+   at once in local[N]) and, in the local modes, once our own executors
+   have registered too (clusterup.h); the event log is open from the
+   registration, so that their executor_added events are in it. */
 static void
 s_check_up (engine_t *e)
 {
@@ -176,9 +179,10 @@ s_app_dead (void *arg, const char *reason)
     s_process (e);
 }
 
-/* From the master link (and local[N]'s start): registered; start-up
-   failed; executors granted, lost (alone or with their worker), or to
-   register again with. */
+/* From the master link (and local[N]'s start): registered (the
+   application's id and heartbeat settings); start-up failed; executors
+   granted, lost (alone or with their worker), or to register again
+   with. */
 static void
 s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
               int64_t hb_liveness)
@@ -679,7 +683,11 @@ engine_run (engine_t *e, zsock_t *pipe)
         driver_signals_engine_end ();
         return;
     }
-    if (e->mode == MODE_LOCAL) {   /* no master: registered at once */
+    /* local[N] has no master: its application is registered at once
+       (the event log opens), and start-up ends once our executor has
+       registered (clusterup.h), so that the first job does not wait for
+       its start. */
+    if (e->mode == MODE_LOCAL) {
         char id[sizeof e->app_id]; /* s_registered writes e->app_id */
         snprintf (id, sizeof id, "%s", e->app_id);
         s_registered (e, id, e->hb_interval_ms, e->hb_liveness);

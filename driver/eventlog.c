@@ -8,8 +8,10 @@
     full, or whose first event has waited the flush interval, goes to the
     writer's queue (one lock a chunk, never one an event) and the engine
     goes on in a chunk the writer has given back, so nothing is copied or
-    reallocated on the way.  The writer hands each chunk to the files
-    (evfile.c), which make its records into lines and write them a
+    reallocated on the way (a single growing buffer used to be: its
+    reallocations cost the engine as much as the formatting when the
+    writer was slow to get a core).  The writer hands each chunk to the
+    files (evfile.c), which make its records into lines and write them a
     megabyte at a time, never a line.
 
     When the writer falls behind, past s_max_buffered bytes queued, the

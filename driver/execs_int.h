@@ -41,7 +41,11 @@ typedef struct {
     uint32_t server;      /* its node's block server (shuffle.h;
                              SHUFFLE_NO_SERVER until it registers) */
     int64_t last_recv_ms; /* last message from it (monotonic) */
-    int64_t last_send_ms; /* last message to it (monotonic) */
+    int64_t last_send_ms; /* last message to it, or last found
+                             unreachable (monotonic) */
+    bool unreachable;     /* the ROUTER said it is not connected
+                             (EHOSTUNREACH): offered no tasks until a
+                             message to it goes through again */
     hearth_resources_t resources; /* its custom resource addresses
                                      (REGISTER_EXECUTOR), owned */
 } exec_t;
@@ -97,7 +101,9 @@ execs_ev_info (const exec_t *x)
 /* execs_send.c: send *msg_p (taken) to x.  Returns 0, or -1 (logged; a
    peer gone only at debug level) with err (may be NULL): code
    "not_connected" before x has registered, "send_failed" when the socket
-   would not take it (execsock.h), else the codec's. */
+   would not take it (execsock.h), else the codec's.  A send the ROUTER
+   refuses for x not connected marks x unreachable (no offers), the next
+   one that goes through clears it. */
 int execs_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p,
                 hearth_error_t *err);
 /* Send x a message of command cmd, with reason when not NULL. */

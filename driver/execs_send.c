@@ -37,8 +37,24 @@ execs_send (execs_t *self, exec_t *x, hearth_msg_t **msg_p, hearth_error_t *err)
         bool gone = saved == EHOSTUNREACH && streq (err->code, "send_failed");
         hearth_log (gone ? HEARTH_LOG_DEBUG : HEARTH_LOG_WARN,
                     "executor %d: %s", x->exec_id, err->text);
+        if (gone && !x->unreachable)
+            log_info ("executor %d is not connected: no tasks go to it until "
+                      "it is again, or is lost",
+                      x->exec_id);
+        if (gone) {
+            /* Offered nothing more: each offer would lose its tasks again
+               at every tick, and max-lost would fail their job before the
+               executor's silence tells it is gone (one that exited while
+               the driver was stopped, whose last updates were read).  The
+               tick's heartbeat, once an interval, finds it back. */
+            x->unreachable = true;
+            x->last_send_ms = hearth_mono_ms ();
+        }
         return -1;
     }
+    if (x->unreachable)
+        log_info ("executor %d is connected again", x->exec_id);
+    x->unreachable = false;
     x->last_send_ms = hearth_mono_ms ();
     return 0;
 }
@@ -110,8 +126,8 @@ execs_offer_all (execs_t *self)
 {
     for (exec_t *x = zhashx_first (self->by_id); x;
          x = zhashx_next (self->by_id))
-        if (x->registered && s_worth_offering (self, x))
-            while (s_offer (self, x))
+        if (x->registered && !x->unreachable && s_worth_offering (self, x))
+            while (s_offer (self, x) && !x->unreachable)
                 ;
 }
 

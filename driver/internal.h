@@ -6,6 +6,7 @@
     callbacks given at creation, and none calls another's parent:
 
         ctx.c        the context: the engine thread, submit, cancel, run
+          libfns.c   what its libraries define, read at its start
         jobs.c       jobs and stages: building, waiting, results
         engine.c     the engine: start-up, the loop, the pipe to the API,
                      and what its parts tell it
@@ -43,6 +44,7 @@
 #include <czmq.h>
 
 #include "driver/hearth.h"
+#include "driver/libfns.h"
 #include "libcore/conf.h"
 #include "libcore/packed.h"
 #include "libcore/proto.h"
@@ -146,6 +148,7 @@ struct hearth_job {
 struct hearth_ctx {
     hearth_conf_t *conf;   /* settings (copied from opts) */
     struct engine *engine; /* the I/O side (engine.h) */
+    libfns_t *libfns;      /* what the libraries define (libfns.h) */
     zsock_t *pipe;         /* the engine thread's answers (PAIR) */
     struct apiq *apiq;     /* commands to the engine thread (apiq.h) */
     pthread_t thread;      /* runs the engine */
@@ -247,6 +250,13 @@ const task_group_t *stage_group (const hearth_stage_t *stage, uint64_t index);
    is not, the limit and its size ("stage \"count\", task 3: cmd[4] is
    120000 bytes, over the 65536 a command's argument may be"). */
 int stage_check_limits (const hearth_stage_t *stage, char *why, size_t size);
+/* Whether every function task's function is defined by one of libs
+   (libfns.h): 0, or -1 with why naming the first that is not and the
+   libraries ("stage \"sample\", task 0: no function pi_sampel in the
+   shipped libraries (libpi.so)").  A library whose symbols could not be
+   read passes any name: its executor's dlsym says. */
+int stage_check_functions (const hearth_stage_t *stage, const libfns_t *libs,
+                           char *why, size_t size);
 /* Free a job and its stages (the engine no longer refers to it); the
    caller has taken it out of its context's list.  Accepts NULL; keeps
    errno. */

@@ -449,6 +449,30 @@ stage_check_limits (const hearth_stage_t *stage, char *why, size_t size)
     return 0;
 }
 
+int
+stage_check_functions (const hearth_stage_t *stage, const libfns_t *libs,
+                       char *why, size_t size)
+{
+    for (size_t k = 0; k < stage->ngroups; k++) {
+        const task_group_t *g = &stage->groups[k];
+        if (g->argv || libfns_has (libs, g->fn) != 0)
+            continue; /* a command, a function found, or one not knowable */
+        const char *names = libfns_names (libs);
+        if (*names)
+            snprintf (why, size,
+                      "stage \"%s\", task %llu: no function %s in the "
+                      "shipped libraries (%s)",
+                      stage->name, (unsigned long long) g->first, g->fn, names);
+        else
+            snprintf (why, size,
+                      "stage \"%s\", task %llu: function %s, but the "
+                      "application ships no library (--lib)",
+                      stage->name, (unsigned long long) g->first, g->fn);
+        return -1;
+    }
+    return 0;
+}
+
 void
 job_end (hearth_job_t *job, hearth_job_state_t state, const char *error)
 {

@@ -433,6 +433,14 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
         log_info ("stage %s, task %llu, attempt %d: finished after another "
                   "attempt's result; discarded (exactly once)",
                   st->name, (unsigned long long) index, u->attempt);
+    else if (out == HEARTH_TS_RETRY && state == HEARTH_TS_FAILED)
+        /* a failed attempt is said where the user looks, above the
+           progress display (Spark's "Lost task" lines), not only
+           counted in it; a lost or killed one is the executor's story */
+        log_warn ("stage %s, task %llu, attempt %d failed on executor %d: %s; "
+                  "trying again",
+                  st->name, (unsigned long long) index, u->attempt, s->exec_id,
+                  u->error ? u->error : u->state);
     else if (out == HEARTH_TS_RETRY)
         log_info ("stage %s, task %llu, attempt %d: %s; trying again", st->name,
                   (unsigned long long) index, u->attempt,

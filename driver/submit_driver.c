@@ -26,6 +26,7 @@
 #include "driver/ship.h"
 #include "driver/submit_driver.h"
 #include "driver/submit_request.h"
+#include "libcore/clock.h"
 #include "libcore/ctlchars.h"
 #include "libcore/ids.h"
 #include "libcore/proto.h"
@@ -445,6 +446,56 @@ s_tell (const char *driver_id, const cJSON *b)
                         launch, sep, text, end);
 }
 
+/* What was last said of the application's progress. */
+typedef struct {
+    char text[1024]; /* the line, less its time */
+    int64_t said_ms; /* when (monotonic), or 0 */
+} s_progress_t;
+
+/* One line of the driver's application's progress (DRIVER_STATUS's
+   `progress`), said when it changed, at most once per s_progress_ms:
+   "hearth-submit: driver D: 120 of 400 tasks finished, 8 running,
+   2 failed attempts; stage count 40/100". */
+static const int64_t s_progress_ms = 5000;
+
+static void
+s_tell_progress (const char *driver_id, const cJSON *p, s_progress_t *last)
+{
+    if (!cJSON_IsObject (p))
+        return;
+    char text[sizeof last->text];
+    int n = snprintf (text, sizeof text,
+                      "%lld of %lld tasks finished, %lld running",
+                      (long long) hearth_json_int (p, "tasks_finished", 0),
+                      (long long) hearth_json_int (p, "tasks_total", 0),
+                      (long long) hearth_json_int (p, "tasks_running", 0));
+    int64_t failed = hearth_json_int (p, "tasks_failed", 0);
+    if (failed && n > 0 && (size_t) n < sizeof text)
+        n += snprintf (text + n, sizeof text - (size_t) n,
+                       ", %lld failed attempts", (long long) failed);
+    const cJSON *st;
+    const char *sep = "; stage";
+    cJSON_ArrayForEach (st, cJSON_GetObjectItem (p, "stages"))
+    {
+        if (n <= 0 || (size_t) n >= sizeof text)
+            break;
+        const char *name = hearth_json_str (st, "name");
+        n += snprintf (text + n, sizeof text - (size_t) n, "%s %s %lld/%lld",
+                       sep, name ? name : "?",
+                       (long long) hearth_json_int (st, "finished", 0),
+                       (long long) hearth_json_int (st, "tasks", 0));
+        sep = ",";
+    }
+    int64_t now = hearth_mono_ms ();
+    if (strcmp (text, last->text) == 0
+        || (last->said_ms && now - last->said_ms < s_progress_ms))
+        return;
+    hearth_ctl_fprintf (stderr, "hearth-submit: driver %s: %s\n", driver_id,
+                        text);
+    snprintf (last->text, sizeof last->text, "%s", text);
+    last->said_ms = now;
+}
+
 /* Poll DRIVER_STATUS until the driver ends; 0 only when it FINISHED. */
 static int
 s_follow (submit_link_t *link, hearth_conf_t *conf, const char *driver_id)
@@ -453,6 +504,7 @@ s_follow (submit_link_t *link, hearth_conf_t *conf, const char *driver_id)
     char last[64] = "", last_note[1024] = "";
     int64_t last_launches = 0;
     bool silent = false;
+    s_progress_t progress = {.said_ms = 0};
     while (true) {
         hearth_error_t err;
         hearth_msg_t *r = submit_link_status (link, driver_id, &err);
@@ -480,6 +532,10 @@ s_follow (submit_link_t *link, hearth_conf_t *conf, const char *driver_id)
             || (note && strcmp (state, "SUBMITTED") == 0
                 && strncmp (note, last_note, sizeof last_note - 1) != 0))
             s_tell (driver_id, r->body);
+        if (strcmp (state, "RUNNING") == 0)
+            s_tell_progress (driver_id,
+                             cJSON_GetObjectItem (r->body, "progress"),
+                             &progress);
         snprintf (last_note, sizeof last_note, "%s", note ? note : "");
         snprintf (last, sizeof last, "%s", state);
         last_launches = launches;

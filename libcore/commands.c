@@ -116,6 +116,9 @@ static const hearth_field_t s_executor_ref[] = {
     F_MEMORY ("memory_mb", false),
     ENUM ("state", false, hearth_executor_states), INT ("pid", false, 0, 1e9),
     F_RESOURCES ("resources"), END};
+/* An application a worker has launched executors of, and whose it is. */
+static const hearth_field_t s_app_ref[] = {
+    F_APP_ID (true), LABEL ("owner", false, 1, 64), END};
 static const hearth_field_t s_driver_ref[] = {
     F_DRIVER_ID (true), F_CORES ("cores", false),
     F_MEMORY ("memory_mb", false), INT ("pid", false, 0, 1e9),
@@ -189,6 +192,7 @@ static const hearth_field_t s_update[] = {
 static const hearth_field_t s_executor_refs[] = {OBJECT ("", true,
                                                          s_executor_ref)};
 static const hearth_field_t s_driver_refs[] = {OBJECT ("", true, s_driver_ref)};
+static const hearth_field_t s_app_refs[] = {OBJECT ("", true, s_app_ref)};
 static const hearth_field_t s_files[] = {OBJECT ("", true, s_file)};
 static const hearth_field_t s_libs[] = {OBJECT ("", true, s_lib)};
 static const hearth_field_t s_shipped_files[] = {
@@ -220,6 +224,7 @@ static const hearth_field_t b_register_worker[] = {
     LABEL ("work_dir_id", false, 0, 128),
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
+    ARRAY ("apps", false, MAX_LIST, s_app_refs),
     F_URL ("shuffle_url", false, 0), STR ("shuffle_key", false, 0, 64),
     LABEL ("web_url", false, 0, 255), F_RESOURCES ("resources"), END};
 static const hearth_field_t b_registered_worker[] = {
@@ -299,16 +304,6 @@ static const hearth_field_t b_submit_driver[] = {
 static const hearth_field_t b_response[] = {
     BOOL ("ok", true), LABEL ("driver_id", false, 0, 128),
     LABEL ("app_id", false, 0, 128), F_TEXT ("message", false), END};
-static const hearth_field_t b_driver_status_response[] = {
-    BOOL ("found", true), LABEL ("driver_id", false, 0, 128),
-    ENUM ("state", false, hearth_driver_states),
-    LABEL ("worker_id", false, 0, 128),
-    LABEL ("worker_host", false, 0, MAX_HOST),
-    F_APP_ID (false), F_TEXT ("error", false), F_EXIT ("exit_status"),
-    INT ("launches", false, 0, 1e9), BOOL ("supervise", false),
-    F_TEXT ("message", false), STR ("work_dir", false, 0, 4096),
-    ENUM ("app_state", false, hearth_app_states), F_TEXT ("app_reason", false),
-    END};
 static const hearth_field_t b_driver_log[] = {
     F_DRIVER_ID (true), ENUM ("stream", false, s_streams),
     INT ("offset", false, 0, MAX_TASK_ID),
@@ -424,6 +419,26 @@ static const hearth_field_t s_progress_stage[] = {
     END};
 static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
                                                            s_progress_stage)};
+/* The last APPLICATION_PROGRESS of a driver's application, as the master
+   keeps it (time_ms: its wall clock when it arrived). */
+static const hearth_field_t s_app_progress[] = {
+    INT ("time_ms", false, 0, MAX_TASK_ID),
+    INT ("jobs_active", true, 0, MAX_LIST),
+    INT ("tasks_total", true, 0, MAX_TASK_ID),
+    INT ("tasks_finished", true, 0, MAX_TASK_ID),
+    INT ("tasks_failed", true, 0, MAX_TASK_ID),
+    INT ("tasks_running", true, 0, MAX_TASK_ID),
+    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages), END};
+static const hearth_field_t b_driver_status_response[] = {
+    BOOL ("found", true), LABEL ("driver_id", false, 0, 128),
+    ENUM ("state", false, hearth_driver_states),
+    LABEL ("worker_id", false, 0, 128),
+    LABEL ("worker_host", false, 0, MAX_HOST),
+    F_APP_ID (false), F_TEXT ("error", false), F_EXIT ("exit_status"),
+    INT ("launches", false, 0, 1e9), BOOL ("supervise", false),
+    F_TEXT ("message", false), STR ("work_dir", false, 0, 4096),
+    ENUM ("app_state", false, hearth_app_states), F_TEXT ("app_reason", false),
+    OBJECT ("progress", false, s_app_progress), END};
 /* Why an application waits ("" once it no longer does), and the code
    of that reason (libcore/allocwhy.h). */
 static const hearth_field_t b_application_waiting[] = {

@@ -156,6 +156,9 @@ master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         cJSON_AddStringToObject (b, "app_state", hearth_app_states[app->state]);
     if (app && app->state > APP_RUNNING && app->end_reason)
         cJSON_AddStringToObject (b, "app_reason", app->end_reason);
+    if (app && app->progress) /* for hearth-submit's progress line */
+        cJSON_AddItemToObject (b, "progress",
+                               cJSON_Duplicate (app->progress, 1));
     if (d->error)
         cJSON_AddStringToObject (b, "error", d->error);
     if (d->exit_status >= 0)

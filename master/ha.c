@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/masters.h"
 #include "libcore/proto.h"
@@ -23,6 +24,7 @@
 #include "libcore/web.h"
 #include "libcore/zkacl.h"
 #include "libcore/zkelect.h"
+#include "master/claims.h"
 #include "master/follow.h"
 #include "master/ha.h"
 #include "master/recover.h"
@@ -190,6 +192,8 @@ s_lead (master_t *m, const zkelect_view_t *v)
         return;
     }
     m->dirty = true;
+    /* the workers come to it now: claims of ids wait for them */
+    claims_open (m->claims, hearth_mono_ms () + master_recovery_timeout (m));
     master_publish_master (m, "leading", why);
     if (m->recovering)
         master_publish_master (m, "recovering",

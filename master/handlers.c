@@ -15,8 +15,10 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/zap.h"
 #include "master/admin.h"
 #include "master/authz.h"
+#include "master/claims.h"
 #include "master/drivers.h"
 #include "master/drvlog.h"
 #include "master/drvsubmit.h"
@@ -248,6 +250,11 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     const char *owner = s_new_app_owner (m, rid, b);
     if (!owner)
         return;
+    /* an id the master does not know: the workers say whose it is */
+    if (wanted
+        && (master_claim_hold (m, rid, msg)
+            || !master_claim_allowed (m, rid, wanted, owner)))
+        return;
     const cJSON *conf = cJSON_GetObjectItem (b, "conf");
     hearth_resource_amounts_t amounts = {0};
     hearth_error_t rerr;
@@ -291,6 +298,8 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         return;
     }
     s_first_target (m, app, b);
+    if (wanted)
+        master_claim_taken (m, app->id);
     log_info ("application %s (%s) registered by %s", app->id, app->name,
               app->driver_url);
     master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
@@ -565,4 +574,18 @@ master_dispatch (master_t *m, zframe_t *rid, hearth_msg_t *msg)
               hearth_cmd_name (msg->cmd));
     master_reject (m, rid, "unexpected_command", text,
                    hearth_cmd_name (msg->cmd));
+}
+
+void
+master_dispatch_held (master_t *m, int64_t now)
+{
+    claim_held_t *h;
+    while ((h = claims_due (m->claims, now))) {
+        /* as main.c reads a message: its sender's key, still admitted */
+        m->sender_key = m->curve.zap ? h->key : NULL;
+        if (!m->curve.zap || hearth_zap_admits (m->curve.zap, h->key, ""))
+            master_dispatch (m, h->rid, h->msg);
+        m->sender_key = NULL;
+        claim_held_destroy (&h);
+    }
 }

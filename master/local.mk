@@ -14,6 +14,7 @@ hearth_master_SOURCES = \
 	master/authz.c master/authz.h master/limits.c master/limits.h \
 	master/waiting.c master/waiting.h \
 	master/handlers.c master/handlers.h master/workers.c master/workers.h \
+	master/claims.c master/claims.h \
 	master/cluster.c master/cluster.h master/state.c master/state.h \
 	master/send.c master/send.h master/ha.c master/ha.h \
 	master/replicate.c master/replicate.h master/follow.c master/follow.h \

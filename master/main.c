@@ -31,6 +31,7 @@
 #include "libcore/web.h"
 #include "master/admit.h"
 #include "master/authz.h"
+#include "master/claims.h"
 #include "master/cluster.h"
 #include "master/drivers.h"
 #include "master/drvkeys.h"
@@ -134,7 +135,9 @@ static const hearth_opt_t s_opts[] = {
          "at start-up"),
     OPT ("recovery-timeout", HEARTH_OPT_DURATION, NULL, NULL,
          "after a restart, how long to wait for the journal's workers and "
-         "drivers (default: twice liveness x interval, at least 5s)"),
+         "drivers, and for the workers to say whose the application ids "
+         "claimed meanwhile are (default: twice liveness x interval, at "
+         "least 5s)"),
     MASTER_HA_OPTIONS,
     OPT ("pid-file", HEARTH_OPT_STR, NULL, "FILE",
          "write the pid there (locked while running, removed at exit)"),
@@ -335,6 +338,7 @@ s_on_tick (zloop_t *loop, int timer_id, void *arg)
     master_journal_tick (m, now);
     master_driver_logs_tick (m, now);
     hearth_loglimit_flush (m->launch_log, HEARTH_LOG_WARN, now);
+    master_dispatch_held (m, now);
     master_drivers_settle (m);
     if (m->dirty || m->held)
         s_schedule (m);
@@ -547,8 +551,9 @@ s_setup (master_t *m, hearth_error_t *err)
     m->logs = drvlog_new ();
     m->orphan_apps = master_orphan_list_new ();
     m->denials = hearth_refusals_new ();
+    m->claims = claims_new (hearth_mono_ms () + master_recovery_timeout (m));
     if (!m->reg || !m->log_limit || !m->launch_log || !m->loop || !m->logs
-        || !m->orphan_apps || !m->denials)
+        || !m->orphan_apps || !m->denials || !m->claims)
         return hearth_errprintf (err, "out of memory");
     if (!(m->limits =
               limits_new (hearth_conf_int (m->conf, "max-cores-per-key"),
@@ -596,6 +601,7 @@ s_teardown (master_t *m)
     hearth_loglimit_destroy (&m->launch_log);
     drvlog_destroy (&m->logs);
     zlistx_destroy (&m->orphan_apps);
+    claims_destroy (&m->claims);
     hearth_refusals_destroy (&m->denials);
     limits_destroy (&m->limits);
     hearth_sock_destroy (&m->router);

@@ -13,6 +13,10 @@
                      the handlers of what applications' drivers send
         workers.c    the handlers of what workers send: registration,
                      heartbeats, executor states
+        claims.c     application ids the master does not know: the
+                     owners the workers list, and the claims held until
+                     they have had the time to (its own context,
+                     claims_t)
         cluster.c    scheduling and launching executors, heartbeats to
                      every peer, the registry's observer (events, and
                      what drivers and workers must hear of a change)
@@ -150,6 +154,10 @@ typedef struct master {
                                    (drvlog.h; owned) */
     zlistx_t *orphan_apps;      /* applications whose driver ended, to end
                                    on the next turn (drivers.c; owned) */
+    struct claims *claims;      /* application ids the master does not
+                                   know: whose the workers say they are,
+                                   and the claims held meanwhile
+                                   (claims.h; owned) */
     hearth_pidfile_t *pidfile;  /* --pid-file, or NULL */
     hearth_curve_t curve;       /* keys and admitted clients, if secure */
     const char *sender_key;     /* CURVE key of the message being handled

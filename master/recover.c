@@ -161,8 +161,8 @@ s_repair (master_t *m)
         log_debug ("journal: still behind: %s", err.text);
 }
 
-static int64_t
-s_recovery_timeout (master_t *m)
+int64_t
+master_recovery_timeout (master_t *m)
 {
     if (hearth_conf_isset (m->conf, "recovery-timeout"))
         return hearth_conf_ms (m->conf, "recovery-timeout");
@@ -202,7 +202,7 @@ master_journal_open (master_t *m, hearth_error_t *err)
     }
     m->recovering = true;
     m->rec_start_ms = now;
-    m->rec_deadline_ms = now + s_recovery_timeout (m);
+    m->rec_deadline_ms = now + master_recovery_timeout (m);
     log_warn ("RECOVERING from journal %s: waiting up to %lld ms for %zu "
               "workers and %zu applications' drivers to come back (%zu "
               "executors to re-adopt, %zu cluster-mode drivers known)",
@@ -220,7 +220,7 @@ s_give_up (master_t *m, int64_t now)
     size_t n = 0;
     /* the timeout, not the wall time since: a pause of the master itself
        moved the deadline (main.c, s_credit_pause), not the peers' due */
-    long long timeout = (long long) s_recovery_timeout (m);
+    long long timeout = (long long) master_recovery_timeout (m);
     snprintf (reason, sizeof reason,
               "did not come back within %lld ms of the master's restart",
               timeout);

@@ -19,6 +19,13 @@ int master_journal_open (master_t *m, hearth_error_t *err);
    monotonic. */
 void master_journal_tick (master_t *m, int64_t now);
 
+/* How long the master waits for its workers and drivers after it
+   starts or is elected (--recovery-timeout; by default twice liveness x
+   interval, at least 5 s: a peer's socket may wait 2 s between
+   reconnects while the master is down), in ms: the RECOVERING deadline,
+   and the time claims of forgotten application ids wait (claims.h). */
+int64_t master_recovery_timeout (master_t *m);
+
 /* Sync and close the journal (none: nothing). */
 void master_journal_close (master_t *m);
 

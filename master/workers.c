@@ -15,6 +15,7 @@
 #include "libcore/loglimit.h"
 #include "libcore/web.h"
 #include "master/authz.h"
+#include "master/claims.h"
 #include "master/drivers.h"
 #include "master/regworkers.h"
 #include "master/send.h"
@@ -317,6 +318,7 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     registry_stopping_listed (w, execs, true, hearth_mono_ms (), 0);
     master_drivers_reconcile (m, w, drivers);
     s_foreign_usage (m, w, execs, true, &cores, &memory);
+    master_claims_reported (m, w, cJSON_GetObjectItem (b, "apps"));
     master_drivers_foreign (m, w, drivers, &cores, &memory);
     registry_worker_report (m->reg, w, cores, memory);
     log_info ("worker %s registered%s: %s, %d cores, %lld MiB", w->id,
@@ -448,11 +450,15 @@ s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
 
 /* The worker refused to run exec as anyone (its application's key names
    no user there, or one missing there: docs/security.md, "Tasks run as
-   their submitter"): not the worker's failure, and no launch would do
-   better, so the application ends at once with the worker's reason,
-   which its driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED).  A
-   user the worker could not look up (its passwd database did not
-   answer) is no refusal: the worker reports an ordinary FAILED launch
+   their submitter"), or at all (the application runs there with another
+   token, the launch is not its driver's: "An application's id and its
+   data"): not the worker's failure, and no launch would do better (the
+   application's key maps alike everywhere; an id another key holds on
+   that worker is one the master gives no other key when it knows), so
+   the application ends at once with the worker's reason, which its
+   driver hears (EXECUTOR_UPDATED, APPLICATION_REMOVED).  A user the
+   worker could not look up (its passwd database did not answer) is no
+   refusal: the worker reports an ordinary FAILED launch
    (s_launch_failed), which is tried again. */
 static void
 s_user_refused (master_t *m, reg_exec_t *exec, const char *message,

@@ -12,6 +12,10 @@ hearth_installed_bindir='@bindir@'
 hearth_installed_confdir='@hearthconfdir@'
 
 hearth_me=$(basename "$0")
+# "hearth-" when installed (hearth-start-worker.sh), empty in the source
+# tree: how a script's --help names its siblings.
+hearth_prefix=
+[[ $hearth_me == hearth-* ]] && hearth_prefix=hearth-
 hearth_script_dir=$(cd "$(dirname "$0")" && pwd)
 
 die() {

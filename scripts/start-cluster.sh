@@ -9,12 +9,13 @@ usage() {
   cat <<EOF
 Usage: $(basename "$0")
 
-Start a whole cluster from this machine: the master here (start-master.sh),
-then one worker per line of \$HEARTH_CONF_DIR/workers (start-worker.sh),
-over ssh for other hosts; a host named N times runs N workers.  Running it
-again starts only what is not running.  It takes no argument: everything
-comes from the settings of start-master.sh and start-worker.sh (see their
---help) and from:
+Start a whole cluster from this machine: the master here
+(${hearth_prefix}start-master.sh), then one worker per line of
+\$HEARTH_CONF_DIR/workers (${hearth_prefix}start-worker.sh), over ssh for
+other hosts; a host named N times runs N workers.  Running it again
+starts only what is not running.  It takes no argument: everything comes
+from the settings of ${hearth_prefix}start-master.sh and
+${hearth_prefix}start-worker.sh (see their --help) and from:
 
   HEARTH_SSH_OPTS  ssh options for the other hosts
                    (-o BatchMode=yes -o ConnectTimeout=10)

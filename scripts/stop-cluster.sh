@@ -8,9 +8,10 @@ usage() {
   cat <<EOF
 Usage: $(basename "$0")
 
-Stop what start-cluster.sh started: the workers on every host of
-\$HEARTH_CONF_DIR/workers (stop-worker.sh, over ssh for other hosts; each
-stops its executors and drivers first), then the master here.  Only the
+Stop what ${hearth_prefix}start-cluster.sh started: the workers on every
+host of \$HEARTH_CONF_DIR/workers (${hearth_prefix}stop-worker.sh, over ssh
+for other hosts; each stops its executors and drivers first), then the
+master here.  Only the
 processes named by the pid files are stopped.  It takes no argument.
 
   HEARTH_SSH_OPTS  ssh options for the other hosts

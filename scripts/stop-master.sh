@@ -6,9 +6,9 @@ usage() {
   cat <<EOF
 Usage: $(basename "$0")
 
-Stop the hearth-master that start-master.sh started here (SIGTERM, then
-SIGKILL after HEARTH_STOP_TIMEOUT), through its pid file, and nothing
-else.  It takes no argument.
+Stop the hearth-master that ${hearth_prefix}start-master.sh started here
+(SIGTERM, then SIGKILL after HEARTH_STOP_TIMEOUT), through its pid file,
+and nothing else.  It takes no argument.
 EOF
 }
 # It takes no argument.

@@ -7,10 +7,10 @@ usage() {
   cat <<EOF
 Usage: $(basename "$0") [INSTANCE...]
 
-Stop the hearth-workers that start-worker.sh started here, all of them or
-the numbered instances given, through their pid files (SIGTERM, then
-SIGKILL after HEARTH_STOP_TIMEOUT); each stops its executors and drivers
-first.
+Stop the hearth-workers that ${hearth_prefix}start-worker.sh started here,
+all of them or the numbered instances given, through their pid files
+(SIGTERM, then SIGKILL after HEARTH_STOP_TIMEOUT); each stops its
+executors and drivers first.
 EOF
 }
 # Instance numbers only.

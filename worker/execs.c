@@ -60,6 +60,7 @@ struct execs {
     children_t *children;         /* the worker's children (borrowed) */
     int64_t retention_ms;         /* removed app to removed directory */
     runas_t *runas;               /* whom they run as (borrowed) */
+    apps_t *apps;                 /* applications' tokens (borrowed) */
     execs_report_fn *report;      /* told of every state change */
     void *report_arg;             /* passed to report */
     int lock_fd;                  /* the work dir's lock, held */
@@ -109,6 +110,7 @@ execs_new (const execs_config_t *c, hearth_error_t *err)
     self->children = c->children;
     self->retention_ms = c->retention_ms;
     self->runas = c->runas;
+    self->apps = c->apps;
     self->log_limit = hearth_loglimit_new (s_log_period_ms, 1);
     self->lock_fd = -1;
     self->report = c->report;
@@ -149,6 +151,19 @@ s_report (execs_t *self, const s_exec_t *e, const char *state,
 {
     execs_report_t r = {e->app_id,   e->exec_id, state, message,
                         exit_status, sig,        pid,   -1};
+    if (self->report)
+        self->report (self->report_arg, &r);
+}
+
+/* A launch refused for whom it is (USER_REFUSED): its submitter's
+   doing, not the worker's, which the master does not count against the
+   worker's health and answers by ending the application. */
+static void
+s_refuse (execs_t *self, const s_exec_t *e, const char *key, const char *why)
+{
+    log_warn ("executor %s refused: %s", key, why);
+    execs_report_t r = {e->app_id, e->exec_id, "FAILED", why,           -1,
+                        0,         -1,         -1,       "USER_REFUSED"};
     if (self->report)
         self->report (self->report_arg, &r);
 }
@@ -374,16 +389,19 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
         return -1;
     s_exec_t e = {.exec_id = l->exec_id};
     snprintf (e.app_id, sizeof e.app_id, "%s", l->app_id);
+    /* not its application's driver (another token): no executor under
+       its id, no data of it (the block server serves that token only) */
+    int known =
+        apps_launch (self->apps, l->app_id, l->token, l->owner.owner, &err);
+    if (known < 0 && strcmp (err.code, APPS_REFUSED) == 0) {
+        s_refuse (self, &e, key, err.text);
+        return 0;
+    }
     runas_user_t u;
     memset (&u, 0, sizeof u);
-    int who = runas_resolve (self->runas, &l->owner, &u, &err);
+    int who = known < 0 ? -1 : runas_resolve (self->runas, &l->owner, &u, &err);
     if (who < 0 && err.code && strcmp (err.code, RUNAS_REFUSED) == 0) {
-        /* no one to run it as: the submitter's doing, not the worker's */
-        log_warn ("executor %s refused: %s", key, err.text);
-        execs_report_t r = {e.app_id, e.exec_id, "FAILED", err.text,      -1,
-                            0,        -1,        -1,       "USER_REFUSED"};
-        if (self->report)
-            self->report (self->report_arg, &r);
+        s_refuse (self, &e, key, err.text); /* no one to run it as */
         return 0;
     }
     /* a user that could not be looked up fails this launch as a spawn

@@ -25,6 +25,7 @@
 
 #include "libcore/error.h"
 #include "libcore/resources.h"
+#include "worker/apps.h"
 #include "worker/children.h"
 #include "worker/runas.h"
 
@@ -82,6 +83,8 @@ typedef struct {
     int64_t retention_ms;    /* removed app to removed directory */
     runas_t *runas;          /* whom they run as (borrowed: must outlive
                                 the set) */
+    apps_t *apps;            /* their applications' tokens and owners
+                                (borrowed: must outlive the set) */
     execs_report_fn *report; /* told of every state change */
     void *report_arg;        /* passed to report */
 } execs_config_t;
@@ -106,8 +109,9 @@ void execs_destroy (execs_t **self_p);
    directory (WORK_DIR/shuffle/APP) that user's.  Reports RUNNING, or
    FAILED when it cannot start (a user that cannot be looked up
    included), or FAILED with the reason USER_REFUSED when it must not
-   (runas_resolve's refusal: RUNAS_REFUSED).  A
-   duplicate (same app and exec id) is refused with -1. */
+   (runas_resolve's refusal: RUNAS_REFUSED), or FAILED when its token is
+   not the one its application came with first here (apps_launch's
+   refusal).  A duplicate (same app and exec id) is refused with -1. */
 int execs_launch (execs_t *self, const execs_launch_t *launch, int64_t now_ms);
 
 /* Stop one executor (SIGTERM now, SIGKILL after the grace period).

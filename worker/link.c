@@ -189,6 +189,9 @@ s_register (worker_t *w, int64_t now)
         cJSON_AddStringToObject (b, "web_url", hearth_web_url (w->web));
     s_add_usage (w, b);
     s_add_ended_drivers (w, b);
+    /* whose each application known here is: a master that forgot them
+       gives their ids to no other key (docs/security.md) */
+    cJSON_AddItemToObject (b, "apps", apps_json (w->apps));
     cJSON_DeleteItemFromObject (b, "cores_used");
     cJSON_DeleteItemFromObject (b, "memory_used_mb");
     cJSON_DeleteItemFromObject (b, "shuffle_bytes");
@@ -435,9 +438,6 @@ s_launch (worker_t *w, hearth_msg_t *msg)
         return;
     }
     l.resources = &held;
-    /* Its map outputs here are served to whoever holds this token. */
-    if (w->shuffle)
-        shuffle_app_token (w->shuffle, l.app_id, l.token);
     if (execs_launch (w->execs, &l, hearth_mono_ms ()) < 0) {
         /* The id is taken by an executor of an earlier master: refuse it,
            so the master frees the slot and places another. */
@@ -471,6 +471,7 @@ s_app_removed (worker_t *w, hearth_msg_t *msg)
     execs_app_removed (w->execs, app_id, hearth_mono_ms ());
     if (w->shuffle)
         shuffle_app_removed (w->shuffle, app_id);
+    apps_removed (w->apps, app_id);
 }
 
 static void

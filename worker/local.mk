@@ -5,6 +5,7 @@ hearth_worker_SOURCES = \
 	worker/follow.c \
 	worker/devices.c worker/devices.h \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
+	worker/apps.c worker/apps.h \
 	worker/runas.c worker/runas.h worker/userfs.c worker/userfs.h \
 	worker/childenv.c worker/childenv.h \
 	worker/drivers.c worker/drivers.h worker/drvdir.c worker/drvdir.h \
@@ -15,6 +16,6 @@ hearth_worker_SOURCES = \
 	worker/cgroup_v1.c worker/cgroup_v2.c worker/cgroupfs.c \
 	worker/cleanups.c worker/cleanups.h \
 	worker/shuffle.c worker/shuffle.h \
-	worker/web.c worker/web.h worker/weblog.c worker/weblog.h \
+	worker/web.c worker/web.h worker/webjson.c worker/weblog.c worker/weblog.h \
 	worker/webstate.c worker/webstate.h worker/webmetrics.c
 hearth_worker_LDADD = $(WEB_LIBS) $(NOTIFY_LIBS) $(CORE_LIBS)

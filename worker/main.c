@@ -471,6 +471,7 @@ s_work_dir (worker_t *w, hearth_error_t *err)
                          .retention_ms =
                              hearth_conf_ms (w->conf, "app-retention"),
                          .runas = w->runas,
+                         .apps = w->apps,
                          .report = s_exec_report,
                          .report_arg = w};
     if (!(w->execs = execs_new (&ec, err)))
@@ -523,6 +524,7 @@ s_shuffle (worker_t *w, hearth_error_t *err)
         .port = (int) hearth_conf_int (w->conf, "shuffle-port"),
         .cert = w->curve.cert,
         .loop = w->loop,
+        .apps = w->apps,
         .shared = runas_switches (w->runas),
     };
     hearth_error_t first;
@@ -557,7 +559,7 @@ s_setup (worker_t *w, hearth_error_t *err)
     const char *pidfile = hearth_conf_str (w->conf, "pid-file");
     if (pidfile && !(w->pidfile = hearth_pidfile_open (pidfile, err)))
         return -1;
-    if (!(w->ended_drivers = zlistx_new ())
+    if (!(w->ended_drivers = zlistx_new ()) || !(w->apps = apps_new ())
         || !(w->log_limit =
                  hearth_loglimit_new (s_log_period_ms, s_log_keys_max)))
         return hearth_errprintf (err, "out of memory");
@@ -593,6 +595,7 @@ s_teardown (worker_t *w)
     webstate_destroy (&w->webstate);
     cgroups_destroy (&w->cgroups);
     shuffle_destroy (&w->shuffle);
+    apps_destroy (&w->apps); /* after the server that reads it */
     zlistx_destroy (&w->ended_drivers);
     hearth_loglimit_destroy (&w->log_limit);
     hearth_masters_destroy (&w->masters);

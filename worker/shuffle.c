@@ -38,7 +38,7 @@ struct shuffle {
     zloop_t *loop;                    /* serves router (borrowed) */
     char url[300];                    /* tcp://HOST:PORT of router */
     char key[HEARTH_KEY_TXT_LEN + 1]; /* its CURVE public key, or "" */
-    zhash_t *tokens;                  /* app id -> its token (owned strings) */
+    apps_t *apps;                     /* the applications' tokens (borrowed) */
     uint64_t bytes;                   /* on disk, as last counted */
     int64_t counted_ms;               /* when, or 0 */
     hearth_loglimit_t *log_limit;     /* bad requests' log lines */
@@ -86,14 +86,8 @@ s_refuse (shuffle_t *self, zframe_t *rid, const s_fetch_t *f, const char *code,
 static bool
 s_token_ok (shuffle_t *self, const char *app_id, const char *token)
 {
-    const char *want = zhash_lookup (self->tokens, app_id);
-    if (!want)
-        return false;
-    size_t n = strlen (want), m = strlen (token);
-    unsigned char diff = (unsigned char) (n != m);
-    for (size_t i = 0; i < n; i++)
-        diff |= (unsigned char) (want[i] ^ (i < m ? token[i] : 0));
-    return diff == 0;
+    const char *want = apps_token (self->apps, app_id);
+    return want && hearth_keys_token_eq (want, token);
 }
 
 /* Where partition p lies in the data file whose index is root/rel:
@@ -297,12 +291,11 @@ shuffle_new (const shuffle_config_t *config, hearth_error_t *err)
 {
     shuffle_t *self = calloc (1, sizeof *self);
     if (!self || !(self->root = strdup (config->root))
-        || !(self->tokens = zhash_new ())
         || !(self->log_limit = hearth_loglimit_new (s_log_period_ms, 64))) {
         hearth_errprintf (err, "out of memory");
         goto error;
     }
-    zhash_autofree (self->tokens);
+    self->apps = config->apps;
     /* What an earlier worker left is of applications whose outputs died
        with it: the drivers re-run those maps. */
     hearth_rm_tree (self->root);
@@ -347,7 +340,6 @@ shuffle_destroy (shuffle_t **self_p)
     if (self->loop && self->router)
         zloop_reader_end (self->loop, self->router);
     hearth_sock_destroy (&self->router);
-    zhash_destroy (&self->tokens);
     hearth_loglimit_destroy (&self->log_limit);
     free (self->root);
     free (self);
@@ -377,16 +369,8 @@ shuffle_app_dir (const shuffle_t *self, const char *app_id, char *path,
 }
 
 void
-shuffle_app_token (shuffle_t *self, const char *app_id, const char *token)
-{
-    if (app_id && token && token[0])
-        zhash_update (self->tokens, app_id, (void *) token);
-}
-
-void
 shuffle_app_removed (shuffle_t *self, const char *app_id)
 {
-    zhash_delete (self->tokens, app_id);
     char dir[4200];
     if (hearth_id_valid (HEARTH_ID_APP, app_id)
         && shuffle_app_dir (self, app_id, dir, sizeof dir, NULL) == 0) {
@@ -400,9 +384,8 @@ shuffle_apps_held (const shuffle_t *self)
 {
     size_t n = 0;
     char dir[4200];
-    for (const char *t = zhash_first (self->tokens); t;
-         t = zhash_next (self->tokens)) {
-        const char *app_id = zhash_cursor (self->tokens);
+    for (const char *app_id = apps_first (self->apps); app_id;
+         app_id = apps_next (self->apps)) {
         if (shuffle_app_dir (self, app_id, dir, sizeof dir, NULL) == 0
             && hearth_tree_bytes (dir) > 0)
             n++;

@@ -11,9 +11,9 @@
 
     A request must carry its application's token, the secret the master
     gave this worker in LAUNCH_EXECUTOR: whoever holds no executor token of
-    the application reads nothing of its data.  The worker learns an
-    application's token when it launches an executor of it, and forgets it
-    with the application.
+    the application reads nothing of its data.  The tokens are the
+    worker's table of applications (apps.h): learned at an application's
+    first launch here, never replaced, forgotten with the application.
 */
 #ifndef HEARTH_WORKER_SHUFFLE_H
 #define HEARTH_WORKER_SHUFFLE_H
@@ -24,6 +24,7 @@
 #include <czmq.h>
 
 #include "libcore/error.h"
+#include "worker/apps.h"
 
 typedef struct shuffle shuffle_t;
 
@@ -36,6 +37,8 @@ typedef struct {
     zcert_t *cert;    /* the worker's key pair for CURVE (borrowed, outlives
                          the server), or NULL: no encryption */
     zloop_t *loop;    /* served from this loop (borrowed) */
+    apps_t *apps;     /* the applications' tokens (borrowed, outlives the
+                         server) */
     bool shared;      /* executors run as other users than the worker's
                          (runas.h): ROOT is searchable by them (mode 0711),
                          each ROOT/APP_ID made for its user by the worker
@@ -60,10 +63,8 @@ const char *shuffle_key (const shuffle_t *self);
 int shuffle_app_dir (const shuffle_t *self, const char *app_id, char *path,
                      size_t size, hearth_error_t *err);
 
-/* An executor of app_id is launched with token (copied): its outputs may
-   be read by requests that carry it. */
-void shuffle_app_token (shuffle_t *self, const char *app_id, const char *token);
-/* The application ended: forget its token and remove its outputs. */
+/* The application ended: remove its outputs (the caller forgets its
+   token: apps_removed). */
 void shuffle_app_removed (shuffle_t *self, const char *app_id);
 
 /* The applications whose map outputs are on disk here now (counted from

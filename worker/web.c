@@ -95,22 +95,37 @@ worker_web_state (worker_t *w)
     return o;
 }
 
+/* The document make builds, as the reply; a 503 while the worker stops
+   (it killed its children: about to exit), a 500 on no memory. */
 static void
-s_state (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+s_reply_json (worker_t *w, cJSON *(*make) (worker_t *), hearth_web_reply_t *rep)
 {
-    (void) req;
-    worker_t *w = arg;
-    if (!w->children) { /* killed its children: about to exit */
+    if (!w->children) {
         hearth_web_reply_text (rep, 503, "503 the worker is stopping\n");
         return;
     }
-    cJSON *doc = worker_web_state (w);
+    cJSON *doc = make (w);
     char *text = doc ? cJSON_PrintUnformatted (doc) : NULL;
     cJSON_Delete (doc);
     if (!text)
         hearth_web_reply_text (rep, 500, "500 out of memory\n");
     else
         hearth_web_reply (rep, 200, "application/json", text, strlen (text));
+}
+
+static void
+s_state (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    s_reply_json (arg, worker_web_state, rep);
+}
+
+/* /json: Spark's worker document. */
+static void
+s_spark (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    (void) req;
+    s_reply_json (arg, worker_web_spark, rep);
 }
 
 /* The arguments of /log and /logpage. */
@@ -214,6 +229,8 @@ static const hearth_web_route_t s_routes[] = {
     {"/", false, s_page},
     {"/logpage", false, s_logpage},
     {"/api/v1/state", false, s_state},
+    {"/json", false, s_spark},
+    {"/json/", false, s_spark},
     {"/log", false, s_log},
     {"/metrics", false, s_metrics},
     {"/favicon.ico", false, hearth_web_no_content},

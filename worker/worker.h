@@ -30,6 +30,9 @@
         userfs.c    files made and read in trees a child's user may
                     write to, never through a link (userfs.h)
         orphans.c   what executors left behind (orphans.h)
+        apps.c      the applications launched here: the token and owner
+                    each came with first, which no later launch changes
+                    (apps.h; link.c's, read by the block server)
         drivers.c   the cluster-mode drivers: shipped files, command line,
                     environment, reports, output read back (drivers.h)
         relaunch.c  newer launches of drivers whose older launch is still
@@ -66,6 +69,7 @@
 #include "libcore/pidfile.h"
 #include "libcore/proto.h"
 #include "libcore/resources.h"
+#include "worker/apps.h"
 #include "worker/cgroup.h"
 #include "worker/children.h"
 #include "worker/drivers.h"
@@ -91,6 +95,9 @@ typedef struct worker {
     runas_t *runas;               /* whom they run as (owned; outlives
                                      execs and drivers) */
     shuffle_t *shuffle;           /* the block server of map outputs */
+    apps_t *apps;                 /* the applications launched here: their
+                                     tokens and owners (owned; outlives
+                                     shuffle) */
     zlistx_t *ended_drivers;      /* cJSON * driver refs with a final state
                                      that ended while not registered: listed
                                      in the next REGISTER_WORKER (owned) */

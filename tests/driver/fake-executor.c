@@ -23,9 +23,14 @@
     first).  With FAKE_EXEC=N, only executor N does any of this: the
     others (those started after it) run every batch.  Its STATUS_UPDATE
     and HEARTBEAT say the last batch handled ("launched"), but while it
-    holds.  Each refusal is written to
-    standard error as "fake-executor: refused batch N".  Test scaffolding
-    that plays a peer: the driver is real.
+    holds.  Each refusal is written to standard error as
+    "fake-executor: refused batch N".  With FAKE_VANISH=FILE (and
+    FAKE_REFUSE=0), it holds what it runs ("fake-executor: holding")
+    until FILE exists, then sends it, closes its socket and stays, silent
+    ("fake-executor: vanished"), as an executor that exited while its
+    driver was stopped but is not yet reaped: the driver reads its last
+    updates, then cannot reach it (test-executor-gone.sh).  Test
+    scaffolding that plays a peer: the driver is real.
 */
 #include "config.h"
 
@@ -56,6 +61,7 @@ typedef struct {
     hearth_msg_t *held[s_max_held]; /* those updates */
     size_t nheld;                   /* entries of held */
     int64_t launched;               /* the last batch handled */
+    const char *vanish;             /* FAKE_VANISH's file, or NULL */
 } fake_t;
 
 static void
@@ -72,8 +78,11 @@ s_send (fake_t *f, hearth_msg_t *msg)
 static void
 s_send_update (fake_t *f, hearth_msg_t *msg)
 {
-    if (f->holding && f->nheld < s_max_held)
+    if (f->holding && f->nheld < s_max_held) {
+        if (f->vanish && f->nheld == 0)
+            fprintf (stderr, "fake-executor: holding\n");
         f->held[f->nheld++] = msg;
+    }
     else
         s_send (f, msg);
 }
@@ -195,6 +204,28 @@ s_on_launch (fake_t *f, const hearth_msg_t *msg)
     s_release (f);
 }
 
+/* FAKE_VANISH: whether its file exists; then what was held goes. */
+static bool
+s_vanishes (fake_t *f)
+{
+    if (!f->vanish || access (f->vanish, F_OK) != 0)
+        return false;
+    s_release (f);
+    return true;
+}
+
+/* After the socket closed once its updates had gone: stay, silent and
+   unreaped, as a dead executor its driver has not yet seen go, until the
+   parent ends or a minute has passed. */
+static void
+s_stay (void)
+{
+    fprintf (stderr, "fake-executor: vanished\n");
+    pid_t parent = getppid ();
+    for (int i = 0; i < 600 && getppid () == parent; i++)
+        usleep (100 * 1000);
+}
+
 static const char *
 s_arg (int argc, char **argv, const char *name)
 {
@@ -235,14 +266,15 @@ main (int argc, char **argv)
     const char *one = getenv ("FAKE_REFUSE_BATCH");
     const char *only = getenv ("FAKE_EXEC");
     bool odd = !only || strcmp (only, s_arg (argc, argv, "--exec-id")) == 0;
-    fake_t f = {.refuse = !odd ? 0
-                          : getenv ("FAKE_REFUSE")
-                              ? atol (getenv ("FAKE_REFUSE"))
-                              : -1,
-                .refuse_one = odd && one ? atoll (one) : 0,
-                .no_batch = getenv ("FAKE_NO_BATCH") != NULL,
-                .no_launched = getenv ("FAKE_NO_LAUNCHED") != NULL,
-                .holding = odd && getenv ("FAKE_HOLD") != NULL};
+    fake_t f = {
+        .refuse = !odd                     ? 0
+                  : getenv ("FAKE_REFUSE") ? atol (getenv ("FAKE_REFUSE"))
+                                           : -1,
+        .refuse_one = odd && one ? atoll (one) : 0,
+        .no_batch = getenv ("FAKE_NO_BATCH") != NULL,
+        .no_launched = getenv ("FAKE_NO_LAUNCHED") != NULL,
+        .holding = odd && (getenv ("FAKE_HOLD") || getenv ("FAKE_VANISH")),
+        .vanish = odd ? getenv ("FAKE_VANISH") : NULL};
     hearth_error_t err;
     hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
     if (!(f.driver = hearth_sock_new (&opts, &err))
@@ -263,6 +295,8 @@ main (int argc, char **argv)
             stop = msg && msg->cmd == HEARTH_CMD_STOP_EXECUTOR;
             hearth_msg_destroy (&msg);
         }
+        if (s_vanishes (&f))
+            break;
         if (hearth_mono_ms () >= next_beat) {
             s_send (&f, hearth_msg_new (HEARTH_CMD_HEARTBEAT));
             next_beat = hearth_mono_ms () + s_beat_ms;
@@ -271,6 +305,12 @@ main (int argc, char **argv)
     zpoller_destroy (&poller);
     for (size_t i = 0; i < f.nheld; i++)
         hearth_msg_destroy (&f.held[i]);
+    if (f.vanish && !f.holding)
+        zsock_set_linger (f.driver, 5000);
     hearth_sock_destroy (&f.driver);
+    if (f.vanish && !f.holding) {
+        zsys_shutdown (); /* returns once the updates have gone */
+        s_stay ();
+    }
     return 0;
 }

@@ -11,7 +11,8 @@ tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/driv
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/driver/test_tasks.c
 
-# An executor that refuses LAUNCH_TASKS, for local[N] (test-big-args.sh).
+# An executor that refuses LAUNCH_TASKS, or vanishes, for local[N]
+# (test-big-args.sh, test-executor-gone.sh).
 check_PROGRAMS += tests/driver/fake-executor
 tests_driver_fake_executor_SOURCES = tests/driver/fake-executor.c
 tests_driver_fake_executor_LDADD = $(CORE_LIBS)
@@ -53,6 +54,12 @@ tests_driver_test_batches_SOURCES = tests/driver/test_batches.c \
 tests_driver_test_batches_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_batches_LDADD = $(CMOCKA_LIBS)
 TESTS += tests/driver/test_tasklimits tests/driver/test_batches
+check_PROGRAMS += tests/driver/test_libfns
+tests_driver_test_libfns_SOURCES = tests/driver/test_libfns.c \
+	driver/libfns.c driver/libfns.h
+tests_driver_test_libfns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS)
+tests_driver_test_libfns_LDADD = $(CORE_LIBS) $(ELF_LIBS) $(CMOCKA_LIBS) -ldl
+TESTS += tests/driver/test_libfns
 
 # What becomes of a LAUNCH_TASKS refused or not sent (driver/launch.c), on
 # the driver's real work and task set (cmocka).
@@ -69,6 +76,7 @@ DRIVER_TESTS = \
 	tests/driver/test-task-resources.sh \
 	tests/driver/test-bad-jobs.sh \
 	tests/driver/test-big-args.sh \
+	tests/driver/test-executor-gone.sh \
 	tests/driver/test-executor-kill.sh \
 	tests/driver/test-local-cluster.sh \
 	tests/driver/test-cluster-by-hand.sh \

@@ -122,28 +122,29 @@ check "... in the command line's words" \
   said 'argument 1 after '"$T"'/unused.json is 120000 bytes, over the 65536 an argument may be in cluster mode'
 
 # Defense in depth: an executor that refuses LAUNCH_TASKS (local[2]
-# starts fake-executor as its executor).
+# starts fake-executor as its executor; it runs echo_all itself, but the
+# driver checks that a shipped library defines it).
 mkdir -p "$T/fake"
 ln -s "$BIN/tests/driver/fake-executor" "$T/fake/hearth-executor"
 echo '{"name": "r", "stages": [{"name": "s", "tasks": [
   {"fn": "echo_all", "arg": "t{i}", "count": 3}]}]}' >"$T/r.json"
 printf 't0\nt1\nt2\n' >"$T/r.expected"
-HEARTH_BIN_DIR=$T/fake run --master 'local[2]' --max-failures 2 "$T/r.json"
+HEARTH_BIN_DIR=$T/fake run --master 'local[2]' --lib "$TASKS_LIB" --max-failures 2 "$T/r.json"
 check "an executor refusing every batch fails the job (exit 1), no hang" test "$RC" -eq 1
 check "... with the executor's reason" \
   said 'task 0 failed 2 times; last error: executor 0 refused the task'"'"'s launch: LAUNCH_TASKS: this executor cannot decode it'
 check "... after two refused batches" test "$(grep -c 'refused batch' "$T/err")" = 2
-FAKE_REFUSE=1 HEARTH_BIN_DIR=$T/fake run --master 'local[2]' "$T/r.json"
+FAKE_REFUSE=1 HEARTH_BIN_DIR=$T/fake run --master 'local[2]' --lib "$TASKS_LIB" "$T/r.json"
 check "one refused batch: its tasks run again (exit 0)" test "$RC" -eq 0
 check "... none lost: the exact results" same_bytes "$T/out" "$T/r.expected"
-FAKE_REFUSE=1 FAKE_NO_BATCH=1 HEARTH_BIN_DIR=$T/fake run --master 'local[2]' "$T/r.json"
+FAKE_REFUSE=1 FAKE_NO_BATCH=1 HEARTH_BIN_DIR=$T/fake run --master 'local[2]' --lib "$TASKS_LIB" "$T/r.json"
 check "a refusal naming no batch fails the one refused, run again (exit 0)" test "$RC" -eq 0
 check "... the exact results" same_bytes "$T/out" "$T/r.expected"
 # bigfn.json's first two tasks (8 MiB each) go in batch 1, the small one
 # in batch 2; the executor runs batch 1 and refuses batch 2 without
 # naming it, and the driver hears the refusal before batch 1's results.
 FAKE_REFUSE_BATCH=2 FAKE_NO_BATCH=1 FAKE_HOLD=1 HEARTH_BIN_DIR=$T/fake \
-  run --master 'local[2]' "$T/bigfn.json"
+  run --master 'local[2]' --lib "$TASKS_LIB" "$T/bigfn.json"
 check "a refusal naming no batch, another running: the job ends right (exit 0)" \
   test "$RC" -eq 0
 check "... the exact results" same_bytes "$T/out" "$T/bigfn.expected"
@@ -156,7 +157,7 @@ check "... the refused one named in the driver's words" \
 # rather than fail the one running (or wait for ever), and the tasks run
 # on the next one (local[2] starts it; that one refuses nothing).
 FAKE_EXEC=0 FAKE_REFUSE_BATCH=2 FAKE_NO_BATCH=1 FAKE_NO_LAUNCHED=1 FAKE_HOLD=1 \
-  HEARTH_BIN_DIR=$T/fake run --master 'local[2]' "$T/bigfn.json"
+  HEARTH_BIN_DIR=$T/fake run --master 'local[2]' --lib "$TASKS_LIB" "$T/bigfn.json"
 check "a refusal naming neither batch nor launched: the job ends right (exit 0)" \
   test "$RC" -eq 0
 check "... the exact results" same_bytes "$T/out" "$T/bigfn.expected"

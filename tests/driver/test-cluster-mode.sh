@@ -2,8 +2,8 @@
 # Cluster deploy mode on a real master and two workers: a job file and a
 # program handed to the master run on a worker, in WORK_DIR/DRIVER_ID/
 # with their output there; --status, --logs, --kill (nothing of the
-# driver left running), --no-wait, the size bound of SUBMIT_DRIVER, and
-# the drivers in hearth-tail --state.
+# driver left running), --no-wait, the size bound of SUBMIT_DRIVER, the
+# progress said while it runs, and the drivers in hearth-tail --state.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 150
@@ -44,6 +44,16 @@ check "... made mode 0700" test "$(stat -c %a "$D")" = 700
 check "... with the job file, stdout and stderr there" \
   test -f "$D/count.json" -a -f "$D/stdout" -a -f "$D/stderr"
 check "... its result in stdout" grep -qx 40 "$D/stdout"
+
+# While it follows a running driver, submit says its application's
+# progress (DRIVER_STATUS's progress: the master's copy of the driver's
+# APPLICATION_PROGRESS), one line when it changed, at most each 5 s.
+J=$(job slow '{"name":"slow","stages":[
+  {"name":"naps","tasks":[{"cmd":["sh","-c","sleep 1; echo {i}"],"count":12}]}]}')
+check "a slower job in cluster mode ends, submit exiting 0" submit "${CM[@]}" "$J"
+SID=$(head -1 "$T/out")
+check "... and submit said its progress as it ran" \
+  grep -Eq "^hearth-submit: driver $SID: [0-9]+ of 12 tasks finished, [0-9]+ running(, [0-9]+ failed attempts)?; stage naps [0-9]+/12\$" "$T/err"
 "$BIN/hearth-submit" "${M[@]}" --logs "$ID" >"$T/logs"
 check "--logs fetches that output through the master" same "$T/logs" "$D/stdout"
 "$BIN/hearth-submit" "${M[@]}" --logs "$ID" --log-stream stderr >"$T/logs2"

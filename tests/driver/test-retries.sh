@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Failures: a flaky task is retried until it succeeds; a broken one fails
+# Failures: a flaky task is retried until it succeeds, each failed
+# attempt said as it happens; a broken one fails
 # its job after exactly max-failures attempts, with an error that names
 # it; timeouts, unknown functions and oversized results fail clearly.
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -14,6 +15,10 @@ check "a task that fails twice, then succeeds, makes a successful job" \
   submit --master 'local[2]' "$J"
 check "... with the third attempt's result" grep -qx 'ok after 3' "$T/out"
 check "... after exactly 3 attempts" test "$(wc -l <"$M")" -eq 3
+# Each failed attempt is said at the default log level (above the
+# progress display on a terminal), as Spark's "Lost task" lines.
+check "... each failed attempt said, with its error, as it happens" \
+  test "$(grep -c 'WARN stage s, task 0, attempt [01] failed on executor [01]: sh exited with status 1: attempt [12]; trying again' "$T/err")" -eq 2
 
 M=$T/broken.attempts
 J=$(job broken "{\"name\":\"broken\",\"stages\":[{\"name\":\"broken\",\"tasks\":[{\"cmd\":

@@ -112,7 +112,7 @@ main (int argc, char **argv)
     }
     opts.curve_cert = cert;
     opts.curve_server_key = cert ? server : NULL;
-    hearth_curve_t local; /* without keys: this user's cookie */
+    hearth_curve_t local = {0}; /* without keys: this user's cookie */
     if (!cert && hearth_curve_client_local (&local, argv[1], &err) < 0) {
         fprintf (stderr, "follow-probe: %s\n", err.text);
         return 2;
@@ -133,5 +133,6 @@ main (int argc, char **argv)
     hearth_msg_destroy (&msg);
     hearth_sock_destroy (&dealer);
     zcert_destroy (&cert);
+    hearth_curve_cleanup (&local); /* the cookie's keys */
     return rc;
 }

@@ -88,7 +88,7 @@ scenario() {
     local wk
     wk=$(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/$w1.key")
     check "the standby's journal holds the key $w1 registered with" \
-      wait_for 10 eval 'cat "$T/$b.journal"/snapshot "$T/$b.journal"/journal.* | grep -qF "$wk"'
+      wait_for 10 eval 'cat "$T/$b.journal"/snapshot "$T/$b.journal"/journal.* | grep -qF -e "$wk"'
   fi
 
   stop_ha "$a" KILL

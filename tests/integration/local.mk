@@ -60,6 +60,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-install-run.sh \
 	tests/integration/test-systemd-units.sh \
 	tests/integration/test-man-pages.sh \
+	tests/integration/test-no-skip.sh \
 	tests/integration/test-master-pause.sh \
 	tests/integration/test-journal-disk-full.sh \
 	tests/integration/test-cores-after-end.sh \

@@ -26,6 +26,13 @@ check "... with the installed bindir and configuration directory in it" \
   grep -q "^hearth_installed_bindir='$bindir'$" "$D$sbindir/hearth-common.sh"
 check "... no placeholder left" \
   eval '! grep -q "@bindir@\|@hearthconfdir@" "$D$sbindir"/hearth-*.sh'
+# Installed, the scripts' --help names them and their siblings as they
+# are installed (hearth-start-master.sh), never by their source names.
+for s in "$D$sbindir"/hearth-st*.sh; do
+  HEARTH_CONF_DIR=$T "$s" --help >"$T/script.help" 2>&1
+  check "$(basename "$s") --help names the installed scripts" \
+    eval '! grep -E "(^|[^-])(start|stop)-(master|worker|cluster)\.sh" "$T/script.help"'
+done
 check "installs the header" test -f "$D$includedir/hearth.h"
 check "installs libhearth" eval 'ls "$D$libdir"/libhearth.so* >/dev/null'
 check "installs hearth.pc" grep -q '^Libs: .*-lhearth' "$D$pkgconfigdir/hearth.pc"
@@ -45,11 +52,13 @@ done
 check "installs docs/operations.md" test -f "$D$docdir/operations.md"
 check "installs the README" test -f "$D$docdir/README.md"
 # Every page an installed page or man page names (a bare FILE.md, as they
-# link each other) is installed beside them (issue 42 item 6: three were
-# not).
+# link each other, or perf-log/DATE-SUBJECT.md, a benchmarks' pass) is
+# installed beside them (issue 42 item 6: three were not); the passes'
+# own pages name the others as ../FILE.md, checked the same.
 # (roff writes a hyphen \-)
-for named in $(cat "$D$docdir"/*.md "$D$mandir"/man*/* 2>/dev/null |
-  sed 's/\\-/-/g' | grep -oE '\b[a-z][a-z-]*\.md\b' | sort -u); do
+for named in $(cat "$D$docdir"/*.md "$D$docdir"/perf-log/*.md \
+  "$D$mandir"/man*/* 2>/dev/null | sed 's/\\-/-/g' |
+  grep -oE '\b(perf-log/[0-9a-z-]+|[a-z][a-z-]*)\.md\b' | sort -u); do
   check "installs $named, which an installed page names" test -f "$D$docdir/$named"
 done
 

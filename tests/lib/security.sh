@@ -86,6 +86,26 @@ held_shuffle() {
   S_APP=$(sed -n 's/.*application \(app-[0-9-]*\) registered.*/\1/p' "$T/shuf.err" | head -1)
 }
 
+# w1_blocks APP TOKEN: ask w1's block server, with TOKEN, for both
+# partitions of every map output of APP on w1 (held_shuffle's), as a
+# reducer would: block-probe's lines.  The server's address and key are
+# what w1's executors tell their driver (here: w1's log and public key).
+w1_blocks() {
+  local url key index rel shuffle file p
+  url=$(sed -n 's/.*serving this node.s map outputs at \(tcp:[^ ]*\).*/\1/p' "$T/w1.log")
+  key=$(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/w1.key")
+  for index in "$T/w1/shuffle/$1"/*/*.index; do
+    rel=${index#"$T/w1/shuffle/$1/"}
+    shuffle=${rel%%/*}
+    file=${rel#*/}
+    file=${file%.index}
+    for p in 0 1; do
+      "$BIN/tests/security/block-probe" "$url" "$key" "$1" "$2" "$shuffle" \
+        "${file%.*}" "${file#*.}" "$p"
+    done
+  done
+}
+
 # user_cluster "NAME=USER..." [MASTER ARGS...]: the cluster's keys (the
 # master's, a client key NAME naming USER for each word, the worker key
 # w1) and a master with role directories (clients, workers) and ARGS.

@@ -10,7 +10,7 @@ check_PROGRAMS += tests/security/plain-catch
 tests_security_plain_catch_SOURCES = tests/security/plain-catch.c
 tests_security_plain_catch_LDADD = $(CORE_LIBS)
 # block-probe asks a worker's block server for a block, as any reducer
-# (test-app-takeover.sh).
+# (test-app-takeover.sh, test-app-claim-late.sh).
 check_PROGRAMS += tests/security/block-probe
 tests_security_block_probe_SOURCES = tests/security/block-probe.c
 tests_security_block_probe_LDADD = $(CORE_LIBS)
@@ -22,6 +22,7 @@ SECURITY_TESTS = \
 	tests/security/test-authz-runner.sh \
 	tests/security/test-worker-key.sh \
 	tests/security/test-app-takeover.sh \
+	tests/security/test-app-claim-late.sh \
 	tests/security/test-local-users.sh \
 	tests/security/test-cookie-theft.sh \
 	tests/security/test-web-local-users.sh \
@@ -35,8 +36,4 @@ SECURITY_TESTS = \
 	tests/security/test-run-as-env.sh \
 	tests/security/test-run-as-journal.sh
 TESTS += $(SECURITY_TESTS)
-# Open holes (the attack review; docs/security.md, "Not covered"): after
-# a journal-less restart another key may claim an application's id.
-XFAIL_TESTS += \
-	tests/security/test-app-takeover.sh
 EXTRA_DIST += $(SECURITY_TESTS)

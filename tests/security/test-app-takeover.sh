@@ -18,7 +18,6 @@
 . "$(dirname "$0")/../lib/security.sh"
 deadline 150
 export TMPDIR=$T
-BLOCK=$BIN/tests/security/block-probe
 
 "$BIN/hearth-keygen" "$K" >/dev/null &&
   for c in alice bob; do "$BIN/hearth-keygen" --client "$c" "$K" >/dev/null; done &&
@@ -35,24 +34,9 @@ B_APP=$S_APP
 maps() { (($(find "$T/w1/shuffle/$B_APP" -name '*.index' | wc -l) == 2)); }
 check "... its maps wrote their outputs on w1" wait_for 30 maps
 
-# Every map output's partitions, as alice asks for them with her token:
-# the block server's address and key are what her own executors tell her
-# driver (here: w1's log and public key).
-URL=$(sed -n 's/.*serving this node.s map outputs at \(tcp:[^ ]*\).*/\1/p' "$T/w1.log")
-KEY=$(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/w1.key")
-fetch_all() {
-  local index rel shuffle file p
-  for index in "$T/w1/shuffle/$B_APP"/*/*.index; do
-    rel=${index#"$T/w1/shuffle/$B_APP/"}
-    shuffle=${rel%%/*}
-    file=${rel#*/}
-    file=${file%.index}
-    for p in 0 1; do
-      "$BLOCK" "$URL" "$KEY" "$B_APP" alices-token "$shuffle" "${file%.*}" \
-        "${file#*.}" "$p"
-    done
-  done
-}
+# Every map output's partitions, as alice asks for them with her token
+# (tests/lib/security.sh).
+fetch_all() { w1_blocks "$B_APP" alices-token; }
 fetch_all >"$T/before" 2>&1
 check "alice's token gets none of bob's map outputs (bad_token)" \
   eval "grep -q '^refused bad_token' '$T/before' && ! grep -q bob-secret '$T/before'"

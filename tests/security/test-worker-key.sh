@@ -33,7 +33,7 @@ start_worker w1 --id "$ID" $(client_keys w1) || exit 1
 # (MARK: the lines before it).
 MARK=0
 new_log() { tail -n +$((MARK + 1)) "$T/master.log" | grep -q "$1"; }
-journal_has() { cat "$T/journal"/snapshot "$T/journal"/journal.[0-9]* 2>/dev/null | grep -qF "$1"; }
+journal_has() { cat "$T/journal"/snapshot "$T/journal"/journal.[0-9]* 2>/dev/null | grep -qF -e "$1"; }
 check "the journal holds the key w1 registered with" journal_has "$W1KEY"
 
 # probe KEY BODY: REGISTER_WORKER with BODY as KEY; the probe's line.

@@ -11,12 +11,14 @@ if ! command -v clang-format >/dev/null; then
 fi
 
 # One clang-format over every file (one process a file took half a
-# minute), which names each misformatted file in its errors.
+# minute), which names each misformatted file in its errors.  Every
+# folder of the source tree, as test-file-size.sh reads it (a fixed list
+# of folders had left history/ out): build trees inside it (a folder
+# holding config.status) and hidden folders are skipped.
 files=()
-while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$srcdir"/libcore \
-    "$srcdir"/master "$srcdir"/worker "$srcdir"/executor "$srcdir"/driver \
-    "$srcdir"/tools "$srcdir"/examples "$srcdir"/tests -name '*.[ch]' -print0 |
-    sort -z)
+while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$srcdir" -mindepth 1 \
+    \( -name '.*' -o -type d -exec test -e '{}/config.status' \; \) -prune \
+    -o -type f -name '*.[ch]' -print0 | sort -z)
 out=$(clang-format --style=file --dry-run -Werror "${files[@]}" 2>&1)
 rc=$?
 bad=$(sed -n 's/^\(.*\.[ch]\):[0-9]*:[0-9]*: error: .*/\1/p' <<<"$out" | sort -u)

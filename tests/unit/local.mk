@@ -350,6 +350,12 @@ tests_unit_test_runas_LDADD = $(unit_libs)
 # the passwd and group databases failing on purpose (test_runas.c)
 tests_unit_test_runas_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=getpwnam_r \
 	-Wl,--wrap=getgrouplist
+# The applications a worker launched: each one's first token stays.
+UNIT_TESTS += tests/unit/test_apps
+tests_unit_test_apps_SOURCES = tests/unit/test_apps.c tests/unit/testutil.h \
+	worker/apps.c worker/apps.h
+tests_unit_test_apps_CFLAGS = $(unit_cflags)
+tests_unit_test_apps_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_userfs
 tests_unit_test_userfs_SOURCES = tests/unit/test_userfs.c tests/unit/testutil.h \
 	worker/userfs.c worker/userfs.h

@@ -3,7 +3,7 @@
 # the next; each sends its web_url in REGISTER_WORKER (the master's state,
 # /json's webuiaddress, hearth-tail --state's "web:" lines); its
 # /api/v1/state lists its executors, running and ended, with their log
-# sizes; /log serves their bytes by offset and length, and nothing else:
+# sizes, and its Spark /json the same under Spark's names; /log serves their bytes by offset and length, and nothing else:
 # ids with "..", symbolic links in the work dir, absurd offsets and
 # lengths, unknown ids are answered 400, 403 or 404, never with a byte
 # from outside.
@@ -49,12 +49,28 @@ SUB=$!
 check "while the job runs, w1 lists an executor RUNNING with its start" \
   wait_for 20 eval 'http_get "$W1/api/v1/state" "$T/w1.json" &&
     jq -e "[.executors[] | select(.state == \"RUNNING\" and .started_ms > 0 and .pid > 0 and .cores > 0)] | length >= 1" "$T/w1.json" >/dev/null'
+http_get "$W1/json" "$T/w1.spark"
+check "... and its Spark /json: the worker's fields, the executor running" jq -e \
+  --arg id "$ID_w1" --arg m "$MASTER_URL" --arg mw "http://127.0.0.1:$BASE" \
+  --slurpfile st "$T/w1.json" \
+  '.id == $id and .masterurl == $m and .masterwebuiurl == $mw and .cores == 2
+   and .memory == 4096 and .coresused > 0 and .memoryused > 0
+   and ([.executors[] | select(.state == "RUNNING" and .cores > 0 and .memory > 0
+          and .starttime > 0 and .appid == ($st[0].executors[0].app_id)
+          and .id == ($st[0].executors[0].exec_id))] | length >= 1)
+   and .finishedexecutors == [] and .drivers == [] and .finisheddrivers == []' \
+  "$T/w1.spark"
 wait "$SUB"
 check "the job ran, its output exact" eval 'sort -n "$T/out" | tr "\n" " " | grep -qx "0 1 2 3 "'
 check "after it, w1 lists its ended executor with its end and sizes" \
   wait_for 20 eval 'http_get "$W1/api/v1/state" "$T/w1.json" &&
     jq -e "[.executors[] | select(.ended_ms >= .started_ms and .started_ms > 0
       and (.exit_reason | length) > 0 and .stderr_bytes > 0)] | length >= 1" "$T/w1.json" >/dev/null'
+http_get "$W1/json/" "$T/w1.spark"
+check "... and in /json/ under finishedexecutors, none running" jq -e \
+  '.executors == [] and .coresused == 0 and ([.finishedexecutors[] |
+     select(.state != "RUNNING" and .appid != "" and .starttime > 0)] | length >= 1)' \
+  "$T/w1.spark"
 APP=$(jq -r '.executors[0].app_id' "$T/w1.json")
 EXEC=$(jq -r '.executors[0].exec_id' "$T/w1.json")
 F=$T/w1/$APP/$EXEC/stderr
