@@ -287,18 +287,26 @@ hearth_loop_child_signal (hearth_loop_t *self, pid_t pid, int sig)
     return 0;
 }
 
-/* The grace is over: SIGKILL if it is still there. */
-static int
-s_on_grace (hearth_loop_t *loop, int timer_id, void *arg)
+/* SIGKILL now if it is still there; its grace, if one runs, ends. */
+static void
+s_kill_now (hearth_loop_t *loop, s_child_t *c)
 {
-    (void) loop;
-    (void) timer_id;
-    s_child_t *c = arg;
-    c->grace_timer = 0; /* a timer of one call: ended */
+    if (c->grace_timer) {
+        hearth_loop_timer_end (loop, c->grace_timer);
+        c->grace_timer = 0;
+    }
     if (!atomic_load (&c->exited)) {
         c->killed = true;
         s_send (c, SIGKILL);
     }
+}
+
+/* The grace is over. */
+static int
+s_on_grace (hearth_loop_t *loop, int timer_id, void *arg)
+{
+    (void) timer_id;
+    s_kill_now (loop, arg); /* a timer of one call: ending it is nothing */
     return 0;
 }
 
@@ -311,7 +319,7 @@ hearth_loop_child_kill (hearth_loop_t *self, pid_t pid, size_t grace_ms)
         return -1;
     }
     if (grace_ms == 0) {
-        s_on_grace (self, 0, c);
+        s_kill_now (self, c);
         return 0;
     }
     if (!c->term_sent)
@@ -319,11 +327,10 @@ hearth_loop_child_kill (hearth_loop_t *self, pid_t pid, size_t grace_ms)
     if (c->grace_timer)
         return 0; /* its grace runs already */
     int id = hearth_loop_timer (self, grace_ms, 1, s_on_grace, c);
-    if (id < 0) {
-        s_on_grace (self, 0, c); /* no timer: no grace */
-        return 0;
-    }
-    c->grace_timer = id;
+    if (id < 0)
+        s_kill_now (self, c); /* no timer: no grace */
+    else
+        c->grace_timer = id;
     return 0;
 }
 

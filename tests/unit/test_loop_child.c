@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@ s_child (const char *what, int n)
         return pid;
     }
     close (ready[0]);
+    prctl (PR_SET_PDEATHSIG, SIGKILL); /* a test that aborts leaves none */
     if (strcmp (what, "exit") == 0)
         _exit (n);
     if (strcmp (what, "signal") == 0) {
@@ -204,6 +206,27 @@ test_kill_after_grace (void **state)
     hearth_loop_destroy (&ctx.loop);
 }
 
+/* A kill with a grace, then one without: KILL at once, and the first
+   grace's timer, which would fire after the child is gone (200 ms,
+   while another child's grace of 600 ms keeps the loop running), is
+   ended with it (ASan: no use after free). */
+static void
+test_kill_again (void **state)
+{
+    (void) state;
+    s_ctx_t ctx;
+    s_ctx_init (&ctx, 2);
+    s_watch (&ctx, 0, s_child ("stubborn", 0), false);
+    s_watch (&ctx, 1, s_child ("stubborn", 0), false);
+    assert_int_equal (hearth_loop_child_kill (ctx.loop, ctx.pids[0], 200), 0);
+    assert_int_equal (hearth_loop_child_kill (ctx.loop, ctx.pids[0], 0), 0);
+    assert_int_equal (hearth_loop_child_kill (ctx.loop, ctx.pids[1], 600), 0);
+    s_run (&ctx);
+    assert_int_equal (WTERMSIG (ctx.status[0]), SIGKILL);
+    assert_int_equal (WTERMSIG (ctx.status[1]), SIGKILL);
+    hearth_loop_destroy (&ctx.loop);
+}
+
 /* A process group: the signal reaches the child's own child too. */
 static void
 test_group_kill (void **state)
@@ -216,11 +239,13 @@ test_group_kill (void **state)
     pid_t pid = fork ();
     assert_true (pid >= 0);
     if (pid == 0) {
+        prctl (PR_SET_PDEATHSIG, SIGKILL);
         setpgid (0, 0);
         close (p[0]);
         signal (SIGTERM, SIG_IGN);
         pid_t grandchild = fork ();
         if (grandchild == 0) { /* in the group; says so once it takes TERM */
+            prctl (PR_SET_PDEATHSIG, SIGKILL);
             signal (SIGTERM, SIG_DFL);
             if (write (p[1], "g", 1) != 1)
                 _exit (1);
@@ -434,6 +459,7 @@ main (void)
         cmocka_unit_test (test_exit_codes),
         cmocka_unit_test (test_signals_and_rusage),
         cmocka_unit_test (test_kill_after_grace),
+        cmocka_unit_test (test_kill_again),
         cmocka_unit_test (test_group_kill),
         cmocka_unit_test (test_many_children),
         cmocka_unit_test (test_exited_before_watch),
