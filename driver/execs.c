@@ -53,6 +53,32 @@ s_exec_destroy (void **item)
 
 /* ---- the set ------------------------------------------------------------ */
 
+/* A REGISTER_EXECUTOR read before the application's id: the master
+   sends REGISTERED_APPLICATION and LAUNCH_EXECUTOR at once, and when the
+   driver's thread did not run for as long as an executor takes to start
+   (a loaded machine), both its sockets are readable together and the
+   executors' may be read first.  Kept (at most s_max_early) until
+   execs_set_app, then handled; refused as a wrong application before. */
+typedef struct {
+    zframe_t *rid;        /* its routing id (owned) */
+    hearth_sender_t peer; /* its address */
+    hearth_msg_t *msg;    /* the message (owned) */
+} s_early_t;
+enum { s_max_early = 256 };
+
+static void
+s_early_destroy (void **item)
+{
+    s_early_t *e = *item;
+    zframe_destroy (&e->rid);
+    hearth_msg_destroy (&e->msg);
+    free (e);
+    *item = NULL;
+}
+
+static void s_dispatch (execs_t *self, zframe_t *rid,
+                        const hearth_sender_t *peer, hearth_msg_t *msg);
+
 execs_t *
 execs_new (const execs_opts_t *opts, const execs_cbs_t *cbs,
            hearth_error_t *err)
@@ -76,12 +102,14 @@ execs_new (const execs_opts_t *opts, const execs_cbs_t *cbs,
     self->gone = zhashx_new ();
     self->refusals = hearth_refusals_new ();
     self->launch = launch_new (opts->work);
+    self->early = zlistx_new ();
     if (!self->by_id || !self->by_key || !self->gone || !self->refusals
-        || !self->launch) {
+        || !self->launch || !self->early) {
         hearth_errprintf (err, "out of memory");
         execs_destroy (&self);
         return NULL;
     }
+    zlistx_set_destructor (self->early, s_early_destroy);
     hearth_intkeys_setup (self->by_id);
     zhashx_set_destructor (self->by_id, s_exec_destroy);
     if (!(self->ship = ship_new (opts->conf, err)))
@@ -101,6 +129,7 @@ execs_destroy (execs_t **self_p)
     zhashx_destroy (&self->gone);
     zhashx_destroy (&self->by_id);
     hearth_refusals_destroy (&self->refusals);
+    zlistx_destroy (&self->early);
     ship_destroy (&self->ship);
     launch_destroy (&self->launch);
     free (self);
@@ -144,6 +173,17 @@ void
 execs_set_app (execs_t *self, const char *app_id)
 {
     snprintf (self->app_id, sizeof self->app_id, "%s", app_id);
+    s_early_t *e;
+    bool any = false;
+    while ((e = zlistx_first (self->early))) { /* in the order read */
+        zlistx_detach_cur (self->early);
+        s_dispatch (self, e->rid, &e->peer, e->msg);
+        void *item = e;
+        s_early_destroy (&item);
+        any = true;
+    }
+    if (any)
+        self->cbs.changed (self->cbs.arg);
 }
 
 void
@@ -367,6 +407,30 @@ s_reply_registered (execs_t *self, exec_t *x)
     execs_send (self, x, &msg, NULL);
 }
 
+/* Keep a REGISTER_EXECUTOR read before the application's id (s_early_t):
+   true when kept; false when too many are (then it is refused). */
+static bool
+s_keep_early (execs_t *self, const s_from_t *from, const hearth_msg_t *msg)
+{
+    if (zlistx_size (self->early) >= s_max_early)
+        return false;
+    s_early_t *e = calloc (1, sizeof *e);
+    hearth_msg_t *copy = e ? hearth_msg_new (msg->cmd) : NULL;
+    cJSON *body = copy ? cJSON_Duplicate (msg->body, 1) : NULL;
+    if (!body) {
+        hearth_msg_destroy (&copy);
+        free (e);
+        return false;
+    }
+    cJSON_Delete (copy->body);
+    copy->body = body;
+    *e = (s_early_t){zframe_dup (from->rid), *from->peer, copy};
+    zlistx_add_end (self->early, e);
+    log_debug ("executor %d registered before the application's id: kept",
+               (int) hearth_json_int (msg->body, "exec_id", -1));
+    return true;
+}
+
 static void
 s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
@@ -390,9 +454,11 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
                   token ? "a wrong" : "no");
         return s_refuse (self, from->rid, from->peer, "refused", why, cmd);
     }
+    if (!self->app_id[0] && s_keep_early (self, from, msg))
+        return; /* handled once the application's id is known */
     if (strcmp (app, self->app_id) != 0) {
         snprintf (why, sizeof why, "executor of %s, this is %s", app,
-                  self->app_id);
+                  self->app_id[0] ? self->app_id : "not registered yet");
         return s_refuse (self, from->rid, from->peer, "refused", why, cmd);
     }
     exec_t *x = execs_find (self, exec_id);

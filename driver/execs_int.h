@@ -69,6 +69,8 @@ struct execs {
     bool ended;                  /* the application has ended: executors
                                     that go now go with it */
     hearth_refusals_t *refusals; /* refused peers, logged once a minute */
+    zlistx_t *early;             /* REGISTER_EXECUTORs read before the
+                                    application's id (execs.c s_early_t) */
     ship_t *ship;                /* shipped at registration */
     hearth_taskset_t *ts;        /* executors' slots (borrowed) */
     work_t *work;                /* stages and block servers (borrowed) */

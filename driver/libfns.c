@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,7 +25,9 @@
 
 #include <czmq.h>
 
+#include "driver/elflib.h"
 #include "driver/libfns.h"
+#include "libcore/log.h"
 
 struct libfns {
     zhashx_t *fns;   /* function names (keys; values unused) */
@@ -34,23 +35,30 @@ struct libfns {
     char names[512]; /* base names, for the messages */
 };
 
-/* This process's own ELF machine, the one a library must match;
-   EM_NONE when it could not be read (then any machine passes here, and
-   dlopen says it on the executor). */
+/* libelf (NULL when it could not be loaded: then nothing is checked
+   here, and the executors' dlopen says what is wrong), and this
+   process's own ELF machine, the one a library must match (EM_NONE when
+   it could not be read: then any machine passes here). */
 static pthread_once_t s_once = PTHREAD_ONCE_INIT;
-static int s_libelf_ok;
+static const hearth_elf_t *s_elf;
 static GElf_Half s_machine = EM_NONE;
 
 static void
 s_init (void)
 {
-    s_libelf_ok = elf_version (EV_CURRENT) != EV_NONE;
-    int fd = s_libelf_ok ? open ("/proc/self/exe", O_RDONLY | O_CLOEXEC) : -1;
-    Elf *e = fd >= 0 ? elf_begin (fd, ELF_C_READ, NULL) : NULL;
+    hearth_error_t err;
+    if (!(s_elf = hearth_elf (&err))) {
+        log_warn ("the libraries are not checked before they are shipped: "
+                  "%s (install libelf1)",
+                  err.text);
+        return;
+    }
+    int fd = open ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    Elf *e = fd >= 0 ? s_elf->begin (fd, ELF_C_READ, NULL) : NULL;
     GElf_Ehdr h;
-    if (e && gelf_getehdr (e, &h))
+    if (e && s_elf->getehdr (e, &h))
         s_machine = h.e_machine;
-    elf_end (e);
+    s_elf->end (e);
     if (fd >= 0)
         close (fd);
 }
@@ -116,10 +124,10 @@ static int
 s_check_header (Elf *e, const char *path, hearth_error_t *err)
 {
     GElf_Ehdr h;
-    if (!gelf_getehdr (e, &h))
+    if (!s_elf->getehdr (e, &h))
         return hearth_errprintf (err,
                                  "library %s is not a readable ELF file: %s",
-                                 path, elf_errmsg (-1));
+                                 path, s_elf->errmsg (-1));
     if (h.e_type != ET_DYN)
         return hearth_errprintf (err, "library %s is an ELF %s", path,
                                  s_type_name (h.e_type));
@@ -136,11 +144,11 @@ s_check_header (Elf *e, const char *path, hearth_error_t *err)
 static int
 s_is_pie (Elf_Scn *scn, const GElf_Shdr *sh)
 {
-    Elf_Data *d = elf_getdata (scn, NULL);
+    Elf_Data *d = s_elf->getdata (scn, NULL);
     size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
     for (size_t i = 0; d && i < n; i++) {
         GElf_Dyn dyn;
-        if (!gelf_getdyn (d, (int) i, &dyn) || dyn.d_tag == DT_NULL)
+        if (!s_elf->getdyn (d, (int) i, &dyn) || dyn.d_tag == DT_NULL)
             break;
         if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
             return 1;
@@ -152,11 +160,11 @@ s_is_pie (Elf_Scn *scn, const GElf_Shdr *sh)
 static void
 s_add_symbols (libfns_t *self, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-    Elf_Data *d = elf_getdata (scn, NULL);
+    Elf_Data *d = s_elf->getdata (scn, NULL);
     size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
     for (size_t i = 0; d && i < n; i++) {
         GElf_Sym sym;
-        if (!gelf_getsym (d, (int) i, &sym))
+        if (!s_elf->getsym (d, (int) i, &sym))
             break;
         int type = GELF_ST_TYPE (sym.st_info),
             bind = GELF_ST_BIND (sym.st_info);
@@ -164,7 +172,7 @@ s_add_symbols (libfns_t *self, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
             || (bind != STB_GLOBAL && bind != STB_WEAK)
             || sym.st_shndx == SHN_UNDEF)
             continue;
-        const char *name = elf_strptr (e, sh->sh_link, sym.st_name);
+        const char *name = s_elf->strptr (e, sh->sh_link, sym.st_name);
         if (name && *name)
             zhashx_insert (self->fns, name, self);
     }
@@ -175,10 +183,10 @@ static int
 s_read_sections (libfns_t *self, Elf *e, const char *path, hearth_error_t *err)
 {
     bool symbols = false;
-    for (Elf_Scn *scn = elf_nextscn (e, NULL); scn;
-         scn = elf_nextscn (e, scn)) {
+    for (Elf_Scn *scn = s_elf->nextscn (e, NULL); scn;
+         scn = s_elf->nextscn (e, scn)) {
         GElf_Shdr sh;
-        if (!gelf_getshdr (scn, &sh))
+        if (!s_elf->getshdr (scn, &sh))
             continue;
         if (sh.sh_type == SHT_DYNAMIC && s_is_pie (scn, &sh))
             return hearth_errprintf (err,
@@ -204,14 +212,14 @@ s_add_file (libfns_t *self, const char *path, hearth_error_t *err)
                                  strerror (errno));
     Elf *e = NULL;
     int rc = s_check_ident (fd, path, err);
-    if (rc == 0 && !(e = elf_begin (fd, ELF_C_READ, NULL)))
+    if (rc == 0 && !(e = s_elf->begin (fd, ELF_C_READ, NULL)))
         rc = hearth_errprintf (err, "library %s is not a readable ELF file: %s",
-                               path, elf_errmsg (-1));
+                               path, s_elf->errmsg (-1));
     if (rc == 0)
         rc = s_check_header (e, path, err);
     if (rc == 0)
         rc = s_read_sections (self, e, path, err);
-    elf_end (e);
+    s_elf->end (e);
     close (fd);
     return rc;
 }
@@ -235,11 +243,9 @@ libfns_new (const char *const *paths, size_t n, hearth_error_t *err)
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    if (!s_libelf_ok && n > 0) {
-        hearth_errprintf (err, "cannot read libraries: libelf is unusable");
-        libfns_destroy (&self);
-    }
-    for (size_t i = 0; self && i < n; i++) {
+    if (!s_elf && n > 0)
+        self->unknown = true; /* no libelf: nothing known, nothing refused */
+    for (size_t i = 0; self && s_elf && i < n; i++) {
         if (s_add_file (self, paths[i], err) < 0)
             libfns_destroy (&self);
         else

@@ -5,7 +5,7 @@ noinst_LTLIBRARIES += driver/libdriver.la
 driver_libdriver_la_SOURCES = \
 	driver/hearth.h driver/internal.h \
 	driver/opts.c driver/jobs.c driver/ctx.c driver/apiq.c driver/apiq.h driver/render.c \
-	driver/libfns.c driver/libfns.h \
+	driver/libfns.c driver/libfns.h driver/elflib.c driver/elflib.h \
 	driver/tasklimits.c driver/tasklimits.h \
 	driver/engine.c driver/engine.h driver/work.c driver/work.h \
 	driver/execdecom.c driver/execdecom.h \
@@ -29,7 +29,8 @@ driver_libdriver_la_SOURCES = \
 	driver/dynalloc_sched.c driver/dynalloc_sched.h \
 	driver/clusterup.c driver/clusterup.h
 driver_libdriver_la_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS)
-driver_libdriver_la_LIBADD = libcore/libhearthcore.la $(ELF_LIBS)
+# libelf is opened at run time (driver/elflib.h): its headers only
+driver_libdriver_la_LIBADD = libcore/libhearthcore.la -ldl
 
 lib_LTLIBRARIES += libhearth.la
 libhearth_la_SOURCES =

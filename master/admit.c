@@ -56,19 +56,14 @@ master_admit_seen (master_t *m, zframe_t *rid, const char *key, bool refused)
 {
     void *record;
     peer_kind_t kind = registry_peer (m->reg, rid, &record);
-    char *kept = kind == PEER_WORKER ? ((reg_worker_t *) record)->curve_key
-                 : kind == PEER_APP  ? ((reg_app_t *) record)->curve_key
-                                     : NULL;
-    if (!kept)
+    if (kind == PEER_NONE)
         return;
-    if (refused) {
-        if (kind == PEER_WORKER)
-            s_cut_off_worker (m, record, s_key_gone);
-        else
-            s_cut_off_app (m, record);
-    }
-    else if (strcmp (kept, key) != 0)
-        snprintf (kept, sizeof ((reg_worker_t *) 0)->curve_key, "%s", key);
+    if (!refused)
+        registry_peer_key (m->reg, kind, record, key);
+    else if (kind == PEER_WORKER)
+        s_cut_off_worker (m, record, s_key_gone);
+    else
+        s_cut_off_app (m, record);
 }
 
 /* A reload removed keys (or took the worker role from some): end, now,
@@ -89,7 +84,7 @@ s_cut_off_removed (master_t *m)
     zlistx_t *apps = registry_apps (m->reg);
     for (reg_app_t *a = zlistx_first (apps); gone && a; a = zlistx_next (apps))
         if (a->curve_key[0] && !hearth_zap_allowed (zap, a->curve_key))
-            zlistx_add_end (gone, a);
+            zlistx_add_end (gone, (void *) a);
     for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
          a = zlistx_next (gone))
         s_cut_off_app (m, a); /* not while walking the active list */

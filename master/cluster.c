@@ -479,7 +479,7 @@ master_on_change (void *arg, registry_change_t *c)
     master_t *m = arg;
     if (c->app && !c->exec && c->app->state > APP_RUNNING)
         s_app_removed (m, c->app);
-    if (c->exec && c->app->state <= APP_RUNNING) {
+    if (c->exec && !c->reported && c->app->state <= APP_RUNNING) {
         if (c->exec->state == EXEC_LAUNCHING)
             s_executor_added (m, c->exec);
         else

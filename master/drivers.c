@@ -173,6 +173,7 @@ s_apply (master_t *m, reg_driver_t *d, int state, const char *error,
     int64_t now = hearth_mono_ms ();
     registry_driver_update_t u = {
         .state = state, .error = error, .exit_status = exit_status, .pid = pid};
+    char why[128];
     switch (state) {
     case DRIVER_RUNNING:
         if (d->state == DRIVER_RUNNING && (pid <= 0 || pid == d->pid))
@@ -183,8 +184,19 @@ s_apply (master_t *m, reg_driver_t *d, int state, const char *error,
     case DRIVER_FAILED:
     case DRIVER_KILLED:
     case DRIVER_ERROR:
-        if (d->kill_requested)
+        if (d->kill_requested) {
             u.state = DRIVER_KILLED;
+            /* Its application ended as the kill was asked, and the
+               driver may exit on its own before the worker's signal:
+               what happened is the kill, not a line of its log. */
+            if (state != DRIVER_KILLED) {
+                snprintf (why, sizeof why,
+                          "killed on request (it exited with status %d as "
+                          "its application was ended)",
+                          exit_status);
+                u.error = why;
+            }
+        }
         else if (d->supervise && state != DRIVER_ERROR) {
             /* A run as long as the back-off cap was not "in a row". */
             if (now - d->launched_ms >= m->relaunch_max_ms)
@@ -382,7 +394,7 @@ master_drivers_reconcile (master_t *m, reg_worker_t *w, const cJSON *drivers)
     for (reg_driver_t *d = lost ? zlistx_first (w->drivers) : NULL; d;
          d = zlistx_next (w->drivers))
         if (!s_listed (d, drivers))
-            zlistx_add_end (lost, d);
+            zlistx_add_end (lost, (void *) d);
     for (reg_driver_t *d = lost ? zlistx_first (lost) : NULL; d;
          d = zlistx_next (lost))
         if (d->worker == w)

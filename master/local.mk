@@ -5,7 +5,7 @@ bin_PROGRAMS += hearth-master hearth-tail
 # eleven files again each (about 70 compiles of every sanitizer build).
 noinst_LTLIBRARIES += master/libregistry.la
 master_libregistry_la_SOURCES = \
-	master/registry.c master/registry.h master/registry_int.h \
+	master/registry.c master/registry.h master/registry_int.h master/regrecords.h \
 	master/regworkers.c master/regworkers.h master/regapps.c master/regdrivers.c master/regdrivers.h \
 	master/reglive.c master/regviews.c master/regstopping.c master/regres.c \
 	master/records.c master/restore.c master/jstate.c master/jstate.h

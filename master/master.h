@@ -43,8 +43,9 @@
 
     The registry (registry.h: registry.c, regworkers.c, regapps.c,
     regdrivers.c, reglive.c, regviews.c, records.c, restore.c) holds every
-    record of the cluster; the journal (journal.h, jfiles.h, jio.h and
-    jstate.h's records) keeps it across restarts.
+    record of the cluster, and only it writes them (regrecords.h: the
+    other files see read-only views); the journal (journal.h, jfiles.h,
+    jio.h and jstate.h's records) keeps it across restarts.
 
     A file calls only the ones below it: main; ha, web and handlers;
     workers, drvsubmit, drvlog, admin, cluster, admit, follow and recover;

@@ -25,7 +25,7 @@ s_add_str (cJSON *r, const char *name, const char *value)
 }
 
 cJSON *
-registry_worker_record (const reg_worker_t *w)
+registry_worker_record (reg_worker_t *w)
 {
     cJSON *r = s_record ("worker");
     if (!r)
@@ -58,11 +58,15 @@ registry_worker_record (const reg_worker_t *w)
     s_add_str (r, "decommission_reason", w->decom_reason);
     s_add_str (r, "dead_reason", w->dead_reason);
     cJSON_AddNumberToObject (r, "registered_ms", (double) w->registered_ms);
+    /* its last sign of life when the record was written: for a DEAD one
+       (written as it died), what a restarted master shows */
+    cJSON_AddNumberToObject (r, "last_heartbeat_ms",
+                             (double) w->last_heartbeat_ms);
     return r;
 }
 
 cJSON *
-registry_app_record (const reg_app_t *app)
+registry_app_record (reg_app_t *app)
 {
     cJSON *r = s_record ("app");
     if (!r)
@@ -110,7 +114,7 @@ registry_app_record (const reg_app_t *app)
 }
 
 cJSON *
-registry_exec_record (const reg_exec_t *exec)
+registry_exec_record (reg_exec_t *exec)
 {
     cJSON *r = s_record ("exec");
     if (!r)
@@ -130,7 +134,7 @@ registry_exec_record (const reg_exec_t *exec)
 }
 
 cJSON *
-registry_driver_record (const reg_driver_t *d)
+registry_driver_record (reg_driver_t *d)
 {
     cJSON *r = s_record ("driver");
     if (!r)

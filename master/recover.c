@@ -237,7 +237,7 @@ s_give_up (master_t *m, int64_t now)
     zlistx_t *apps = registry_apps (m->reg);
     for (reg_app_t *a = zlistx_first (apps); gone && a; a = zlistx_next (apps))
         if (a->recovering && n + zlistx_size (gone) < s_max_give_up_per_tick)
-            zlistx_add_end (gone, a);
+            zlistx_add_end (gone, (void *) a);
     snprintf (reason, sizeof reason,
               "driver lost: it did not come back within %lld ms of the "
               "master's restart",

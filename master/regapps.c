@@ -1,7 +1,8 @@
 /*  regapps.c - the registry's applications and their executors:
     registration (and a driver's return under its application's id),
     the end of an application (its executors killed), an executor's
-    placement and each change of its state; see registry.h. */
+    placement, each change of its state and what its worker reports of
+    it (registry_exec_report, registry_exec_listed); see registry.h. */
 #include "config.h"
 
 #include <stdio.h>
@@ -16,7 +17,7 @@
 static void
 s_exec_destroy (void **item)
 {
-    reg_exec_t *exec = *item;
+    struct reg_exec *exec = *item;
     if (exec)
         hearth_resources_clear (&exec->resources);
     free (*item);
@@ -33,7 +34,7 @@ s_app_event (reg_app_t *app, const char *what)
 }
 
 int
-registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
+registry__app_fill (struct reg_app *app, const registry_app_desc_t *desc)
 {
     if (registry__set_str (&app->name, desc->name) < 0
         || registry__set_str (&app->driver_url, desc->driver_url) < 0
@@ -68,7 +69,7 @@ registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc)
 }
 
 static void
-s_app_id (registry_t *self, reg_app_t *app, const char *wanted)
+s_app_id (registry_t *self, struct reg_app *app, const char *wanted)
 {
     if (wanted) {
         snprintf (app->id, sizeof app->id, "%s", wanted);
@@ -83,7 +84,7 @@ s_app_id (registry_t *self, reg_app_t *app, const char *wanted)
 void
 registry_note_orphan (registry_t *self, const char *app_id, int exec_id)
 {
-    reg_app_t *app = registry_app (self, app_id);
+    struct reg_app *app = registry__app_rw (registry_app (self, app_id));
     if (app) {
         if (exec_id >= app->next_exec_id)
             app->next_exec_id = exec_id + 1;
@@ -102,7 +103,7 @@ registry_app_register (registry_t *self, const registry_app_desc_t *desc,
 {
     if (desc->id && registry_app (self, desc->id))
         return NULL;
-    reg_app_t *app = calloc (1, sizeof *app);
+    struct reg_app *app = calloc (1, sizeof *app);
     if (!app)
         return NULL;
     if (registry__app_fill (app, desc) < 0) {
@@ -130,12 +131,12 @@ registry_app_register (registry_t *self, const registry_app_desc_t *desc,
 
 /* Move app to the completed list, dropping the oldest beyond the limit. */
 static void
-s_app_complete (registry_t *self, reg_app_t *app)
+s_app_complete (registry_t *self, struct reg_app *app)
 {
     zlistx_detach (self->active, app->order_handle);
     app->order_handle = zlistx_add_end (self->completed, app);
     while (zlistx_size (self->completed) > self->retained_apps) {
-        reg_app_t *old = zlistx_first (self->completed);
+        struct reg_app *old = zlistx_first (self->completed);
         registry__record_forget (self, "app-", old->id);
         zhashx_delete (self->apps, old->id);
         zlistx_delete (self->completed, zlistx_cursor (self->completed));
@@ -143,19 +144,20 @@ s_app_complete (registry_t *self, reg_app_t *app)
 }
 
 void
-registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
+registry_app_end (registry_t *self, reg_app_t *a, app_state_t state,
                   const char *reason,
                   void (*kill_fn) (void *arg, reg_exec_t *exec), void *arg)
 {
+    struct reg_app *app = registry__app_rw (a);
     if (app->state != APP_WAITING && app->state != APP_RUNNING)
         return;
-    reg_exec_t *exec;
+    struct reg_exec *exec;
     int64_t now = hearth_mono_ms ();
     while ((exec = zhashx_first (app->executors))) {
         if (kill_fn)
             kill_fn (arg, exec);
         /* its worker has not stopped it yet: its cores stay counted */
-        registry__stopping_add (exec->worker, exec, now);
+        registry__stopping_add (registry__worker_rw (exec->worker), exec, now);
         /* said to its driver as such: not a loss, nothing to run again */
         exec->exit_reason = "APPLICATION_ENDED";
         registry_exec_set_state (self, exec, EXEC_KILLED, "application ended",
@@ -179,9 +181,10 @@ registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
 }
 
 void
-registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
+registry_app_adopt (registry_t *self, reg_app_t *a, zframe_t *routing_id,
                     int first_exec_id, int64_t now_ms)
 {
+    struct reg_app *app = registry__app_rw (a);
     zframe_t *rid = zframe_dup (routing_id);
     if (!rid)
         return;
@@ -202,9 +205,10 @@ registry_app_adopt (registry_t *self, reg_app_t *app, zframe_t *routing_id,
 }
 
 void
-registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *code,
+registry_app_set_waiting (registry_t *self, reg_app_t *a, const char *code,
                           const char *why)
 {
+    struct reg_app *app = registry__app_rw (a);
     if (!registry__waiting_changed (app->waiting_code, app->waiting, code, why))
         return;
     if (registry__set_str (&app->waiting, why) < 0)
@@ -218,9 +222,19 @@ registry_app_set_waiting (registry_t *self, reg_app_t *app, const char *code,
     registry__notify (self, &c);
 }
 
-int
-registry_app_set_target (registry_t *self, reg_app_t *app, int total)
+int64_t
+registry_app_unplaceable (registry_t *self, reg_app_t *a, bool never,
+                          int64_t now_ms)
 {
+    (void) self;
+    return registry__clock (&registry__app_rw (a)->unplaceable_ms, never,
+                            now_ms);
+}
+
+int
+registry_app_set_target (registry_t *self, reg_app_t *a, int total)
+{
+    struct reg_app *app = registry__app_rw (a);
     if (app->executor_target == total)
         return 0;
     app->executor_target = total;
@@ -233,14 +247,15 @@ registry_app_set_target (registry_t *self, reg_app_t *app, int total)
 }
 
 size_t
-registry_app_executors (const reg_app_t *app)
+registry_app_executors (reg_app_t *app)
 {
     return zhashx_size (app->executors);
 }
 
 int
-registry_app_set_progress (reg_app_t *app, const cJSON *body, int64_t wall_ms)
+registry_app_set_progress (reg_app_t *a, const cJSON *body, int64_t wall_ms)
 {
+    struct reg_app *app = registry__app_rw (a);
     cJSON *p = cJSON_CreateObject ();
     bool ok = p && cJSON_AddNumberToObject (p, "time_ms", (double) wall_ms);
     for (const cJSON *f = body->child; ok && f; f = f->next) {
@@ -285,12 +300,14 @@ registry_exec_add (registry_t *self, reg_app_t *app, reg_worker_t *w, int cores,
 }
 
 reg_exec_t *
-registry_exec_add_held (registry_t *self, reg_app_t *app, reg_worker_t *w,
+registry_exec_add_held (registry_t *self, reg_app_t *a, reg_worker_t *worker,
                         int cores, int64_t memory_mb,
                         const hearth_resources_t *resources)
 {
+    struct reg_app *app = registry__app_rw (a);
+    struct reg_worker *w = registry__worker_rw (worker);
     char key[16];
-    reg_exec_t *exec = calloc (1, sizeof *exec);
+    struct reg_exec *exec = calloc (1, sizeof *exec);
     if (!exec)
         return NULL;
     *exec = (reg_exec_t){.app = app,
@@ -344,10 +361,10 @@ registry_exec_add_held (registry_t *self, reg_app_t *app, reg_worker_t *w,
    record is gone still says why it ended.  Out of memory, it is not
    kept. */
 static void
-s_exec_ended (reg_exec_t *exec, const char *message, int exit_status,
+s_exec_ended (struct reg_exec *exec, const char *message, int exit_status,
               bool worker_lost)
 {
-    reg_app_t *app = exec->app;
+    struct reg_app *app = registry__app_rw (exec->app);
     if (!app->ended && !(app->ended = cJSON_CreateArray ()))
         return;
     cJSON *o = registry_exec_json (exec);
@@ -369,11 +386,11 @@ s_exec_ended (reg_exec_t *exec, const char *message, int exit_status,
 
 /* Give back the executor's resources and free it. */
 static void
-s_exec_remove (reg_exec_t *exec)
+s_exec_remove (struct reg_exec *exec)
 {
     char key[16];
-    reg_worker_t *w = exec->worker;
-    reg_app_t *app = exec->app;
+    struct reg_worker *w = registry__worker_rw (exec->worker);
+    struct reg_app *app = registry__app_rw (exec->app);
     w->cores_used -= exec->cores;
     w->memory_used_mb -= exec->memory_mb;
     app->cores_granted -= exec->cores;
@@ -383,22 +400,78 @@ s_exec_remove (reg_exec_t *exec)
 }
 
 void
-registry_exec_release (registry_t *self, reg_exec_t *exec, const char *reason)
+registry_exec_release (registry_t *self, reg_exec_t *e, const char *reason)
 {
-    registry__stopping_add_released (exec->worker, exec, hearth_mono_ms ());
+    struct reg_exec *exec = registry__exec_rw (e);
+    registry__stopping_add_released (registry__worker_rw (exec->worker), exec,
+                                     hearth_mono_ms ());
     exec->exit_reason = "RELEASED";
     registry_exec_set_state (self, exec, EXEC_KILLED, reason, -1, false);
 }
 
+/* Whether two sets of addresses are the same, in the same order (a
+   worker lists an executor's as the master gave them, or as it listed
+   them last). */
+static bool
+s_resources_same (const hearth_resources_t *a, const hearth_resources_t *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        const hearth_resource_t *x = &a->v[i], *y = &b->v[i];
+        if (strcmp (x->name, y->name) != 0 || x->naddrs != y->naddrs)
+            return false;
+        for (size_t j = 0; j < x->naddrs; j++)
+            if (strcmp (x->addrs[j], y->addrs[j]) != 0)
+                return false;
+    }
+    return true;
+}
+
 void
-registry_exec_set_state (registry_t *self, reg_exec_t *exec, exec_state_t state,
+registry_exec_listed (registry_t *self, reg_exec_t *e, int pid,
+                      const hearth_resources_t *resources)
+{
+    struct reg_exec *exec = registry__exec_rw (e);
+    bool changed = pid != exec->pid;
+    exec->pid = pid;
+    if (resources && !s_resources_same (resources, &exec->resources)) {
+        hearth_resources_t copy = {0};
+        if (hearth_resources_copy (&copy, resources) == 0) {
+            hearth_resources_clear (&exec->resources);
+            exec->resources = copy;
+            changed = true;
+        }
+    }
+    if (exec->state != EXEC_RUNNING) {
+        registry_exec_set_state (self, exec, EXEC_RUNNING,
+                                 "reported by its worker", -1, false);
+        return;
+    }
+    if (!changed)
+        return;
+    registry_change_t c = {
+        .topic = "executor",
+        .worker = exec->worker,
+        .app = exec->app,
+        .exec = exec,
+        .reported = true,
+        .exit_status = -1,
+        .event = s_exec_event (exec, "reported", NULL, -1, false)};
+    registry__notify (self, &c); /* journals the executor's record */
+}
+
+void
+registry_exec_set_state (registry_t *self, reg_exec_t *e, exec_state_t state,
                          const char *message, int exit_status, bool worker_lost)
 {
+    struct reg_exec *exec = registry__exec_rw (e);
+    struct reg_app *app = registry__app_rw (exec->app);
     exec->state = state;
     if (state == EXEC_EXITED && exit_status == 0)
-        exec->app->retries = 0;
+        app->retries = 0;
     else if (state == EXEC_FAILED || (state == EXEC_EXITED && exit_status > 0))
-        exec->app->retries++;
+        app->retries++;
     registry_change_t c = {.topic = "executor",
                            .worker = exec->worker,
                            .app = exec->app,
@@ -413,4 +486,42 @@ registry_exec_set_state (registry_t *self, reg_exec_t *exec, exec_state_t state,
         s_exec_ended (exec, message, exit_status, worker_lost);
         s_exec_remove (exec);
     }
+}
+
+/* The application's record of its last executor killed for memory
+   (MASTER_STATE's last_oom). */
+static void
+s_note_oom (struct reg_exec *exec, const char *message)
+{
+    struct reg_app *app = registry__app_rw (exec->app);
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
+        return;
+    cJSON_AddNumberToObject (o, "exec_id", exec->exec_id);
+    cJSON_AddStringToObject (o, "worker_id", exec->worker->id);
+    cJSON_AddNumberToObject (o, "memory_limit_bytes",
+                             (double) exec->memory_limit_bytes);
+    cJSON_AddNumberToObject (o, "peak_rss_bytes",
+                             (double) exec->peak_rss_bytes);
+    if (message)
+        cJSON_AddStringToObject (o, "message", message);
+    cJSON_Delete (app->last_oom);
+    app->last_oom = o;
+}
+
+void
+registry_exec_report (registry_t *self, reg_exec_t *e,
+                      const registry_exec_report_t *report)
+{
+    struct reg_exec *exec = registry__exec_rw (e);
+    exec->signal = report->signal;
+    exec->pid = report->pid;
+    exec->peak_rss_bytes = report->peak_rss_bytes;
+    exec->memory_limit_bytes = report->memory_limit_bytes;
+    if (report->exit_reason)
+        exec->exit_reason = report->exit_reason;
+    if (report->exit_reason && strcmp (report->exit_reason, "OOM_KILLED") == 0)
+        s_note_oom (exec, report->message);
+    registry_exec_set_state (self, exec, report->state, report->message,
+                             report->exit_status, false);
 }

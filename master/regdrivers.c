@@ -35,12 +35,12 @@ registry_drivers_completed (registry_t *self)
 }
 
 void
-registry__driver_destroy (reg_driver_t **d_p)
+registry__driver_destroy (struct reg_driver **d_p)
 {
     if (!d_p || !*d_p)
         return;
     int saved = errno;
-    reg_driver_t *d = *d_p;
+    struct reg_driver *d = *d_p;
     for (size_t i = 0; i < d->nframes; i++)
         zframe_destroy (&d->frames[i]);
     free (d->frames);
@@ -72,7 +72,7 @@ s_driver_notify (registry_t *self, reg_driver_t *d, const char *what)
 
 /* d no longer waits: placed, or ended. */
 static void
-s_driver_unwait (reg_driver_t *d)
+s_driver_unwait (struct reg_driver *d)
 {
     free (d->waiting);
     d->waiting = NULL;
@@ -81,9 +81,10 @@ s_driver_unwait (reg_driver_t *d)
 }
 
 void
-registry_driver_set_waiting (registry_t *self, reg_driver_t *d,
+registry_driver_set_waiting (registry_t *self, reg_driver_t *driver,
                              const char *code, const char *why)
 {
+    struct reg_driver *d = registry__driver_rw (driver);
     if (!registry__waiting_changed (d->waiting_code, d->waiting, code, why)
         || registry__set_str (&d->waiting, why) < 0)
         return;
@@ -98,7 +99,7 @@ registry_driver_set_waiting (registry_t *self, reg_driver_t *d,
 
 /* Copy what d needs to be launched again; -1 on no memory. */
 int
-registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc)
+registry__driver_fill (struct reg_driver *d, const registry_driver_desc_t *desc)
 {
     if (registry__set_str (&d->name, desc->name) < 0
         || registry__set_str (&d->app, desc->app) < 0
@@ -124,7 +125,7 @@ registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc)
 reg_driver_t *
 registry_driver_submit (registry_t *self, const registry_driver_desc_t *desc)
 {
-    reg_driver_t *d = calloc (1, sizeof *d);
+    struct reg_driver *d = calloc (1, sizeof *d);
     if (!d)
         return NULL;
     if (registry__driver_fill (d, desc) < 0) {
@@ -149,9 +150,11 @@ registry_driver_submit (registry_t *self, const registry_driver_desc_t *desc)
 }
 
 void
-registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
-                        int64_t now_ms, const char *key)
+registry_driver_launch (registry_t *self, reg_driver_t *driver,
+                        reg_worker_t *worker, int64_t now_ms, const char *key)
 {
+    struct reg_driver *d = registry__driver_rw (driver);
+    struct reg_worker *w = registry__worker_rw (worker);
     assert (!d->worker && !registry_driver_final (d->state));
     d->worker_handle = zlistx_add_end (w->drivers, d);
     if (!d->worker_handle)
@@ -177,9 +180,9 @@ registry_driver_launch (registry_t *self, reg_driver_t *d, reg_worker_t *w,
 
 /* Give back the resources of the worker d is placed on. */
 static void
-s_driver_unplace (reg_driver_t *d)
+s_driver_unplace (struct reg_driver *d)
 {
-    reg_worker_t *w = d->worker;
+    struct reg_worker *w = registry__worker_rw (d->worker);
     if (!w)
         return;
     w->cores_used -= d->cores;
@@ -193,7 +196,7 @@ s_driver_unplace (reg_driver_t *d)
    An ended driver is never launched again: its files go now, so that
    the retained drivers cost a few hundred bytes each, not their files. */
 void
-registry__driver_complete (registry_t *self, reg_driver_t *d)
+registry__driver_complete (registry_t *self, struct reg_driver *d)
 {
     for (size_t i = 0; i < d->nframes; i++)
         zframe_destroy (&d->frames[i]);
@@ -203,7 +206,7 @@ registry__driver_complete (registry_t *self, reg_driver_t *d)
     zlistx_detach (self->drivers_active, d->order_handle);
     d->order_handle = zlistx_add_end (self->drivers_completed, d);
     while (zlistx_size (self->drivers_completed) > self->retained_apps) {
-        reg_driver_t *old = zlistx_first (self->drivers_completed);
+        struct reg_driver *old = zlistx_first (self->drivers_completed);
         if (old == d)
             break; /* the caller still holds it; it goes next time */
         registry__record_forget (self, "driver-", old->id);
@@ -214,9 +217,10 @@ registry__driver_complete (registry_t *self, reg_driver_t *d)
 }
 
 void
-registry_driver_set_state (registry_t *self, reg_driver_t *d,
+registry_driver_set_state (registry_t *self, reg_driver_t *driver,
                            const registry_driver_update_t *u)
 {
+    struct reg_driver *d = registry__driver_rw (driver);
     if (registry_driver_final (d->state))
         return;
     bool ends = registry_driver_final (u->state);
@@ -247,35 +251,48 @@ registry_driver_set_state (registry_t *self, reg_driver_t *d,
 }
 
 void
-registry_driver_ran (registry_t *self, reg_driver_t *d)
+registry_driver_ran (registry_t *self, reg_driver_t *driver)
 {
+    struct reg_driver *d = registry__driver_rw (driver);
     (void) self;
     d->failures = 0;
 }
 
 void
-registry_driver_kill_requested (registry_t *self, reg_driver_t *d)
+registry_driver_kill_requested (registry_t *self, reg_driver_t *driver)
 {
+    struct reg_driver *d = registry__driver_rw (driver);
     if (d->kill_requested)
         return;
     d->kill_requested = true;
     s_driver_notify (self, d, "kill_requested");
 }
 
-void
-registry_driver_set_app (registry_t *self, reg_driver_t *d, const char *app_id)
+int64_t
+registry_driver_unplaceable (registry_t *self, reg_driver_t *driver, bool never,
+                             int64_t now_ms)
 {
+    (void) self;
+    return registry__clock (&registry__driver_rw (driver)->unplaceable_ms,
+                            never, now_ms);
+}
+
+void
+registry_driver_set_app (registry_t *self, reg_driver_t *driver,
+                         const char *app_id)
+{
+    struct reg_driver *d = registry__driver_rw (driver);
     snprintf (d->app_id, sizeof d->app_id, "%s", app_id);
     s_driver_notify (self, d, "app");
 }
 
 void
-registry__drivers_worker_dead (registry_t *self, reg_worker_t *w,
+registry__drivers_worker_dead (registry_t *self, struct reg_worker *w,
                                int64_t dead_ms)
 {
     char reason[HEARTH_ID_MAX + 64];
     snprintf (reason, sizeof reason, "its worker %s was lost", w->id);
-    reg_driver_t *d;
+    struct reg_driver *d;
     while ((d = zlistx_first (w->drivers))) {
         registry_driver_update_t u = {
             .state = DRIVER_ERROR, .error = reason, .exit_status = -1};

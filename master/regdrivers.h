@@ -50,6 +50,11 @@ void registry_driver_kill_requested (registry_t *self, reg_driver_t *d);
 void registry_driver_set_waiting (registry_t *self, reg_driver_t *d,
                                   const char *code, const char *why);
 
+/* The clock of d's being unplaceable, as an application's
+   (registry_app_unplaceable). */
+int64_t registry_driver_unplaceable (registry_t *self, reg_driver_t *d,
+                                     bool never, int64_t now_ms);
+
 /* d's application registered (REGISTER_APPLICATION with its driver_id). */
 void registry_driver_set_app (registry_t *self, reg_driver_t *d,
                               const char *app_id);

@@ -84,6 +84,22 @@ registry_peer (registry_t *self, zframe_t *routing_id, void **record)
     return ref ? ref->kind : PEER_NONE;
 }
 
+void
+registry_peer_key (registry_t *self, peer_kind_t kind, void *record,
+                   const char *key)
+{
+    struct reg_worker *w = kind == PEER_WORKER ? record : NULL;
+    struct reg_app *app = kind == PEER_APP ? record : NULL;
+    char *kept = w ? w->curve_key : app ? app->curve_key : NULL;
+    size_t size = w ? sizeof w->curve_key : sizeof app->curve_key;
+    if (!kept || strcmp (kept, key) == 0)
+        return;
+    snprintf (kept, size, "%s", key);
+    registry__record (
+        self, w ? registry_worker_record (w) : registry_app_record (app),
+        false);
+}
+
 static void
 s_ref_destroy (void **item)
 {
@@ -92,12 +108,12 @@ s_ref_destroy (void **item)
 }
 
 void
-registry__worker_destroy (reg_worker_t **w_p)
+registry__worker_destroy (struct reg_worker **w_p)
 {
     if (!w_p || !*w_p)
         return;
     int saved = errno;
-    reg_worker_t *w = *w_p;
+    struct reg_worker *w = *w_p;
     free (w->host);
     free (w->version);
     free (w->work_dir);
@@ -119,12 +135,12 @@ registry__worker_destroy (reg_worker_t **w_p)
 }
 
 void
-registry__app_destroy (reg_app_t **app_p)
+registry__app_destroy (struct reg_app **app_p)
 {
     if (!app_p || !*app_p)
         return;
     int saved = errno;
-    reg_app_t *app = *app_p;
+    struct reg_app *app = *app_p;
     zhashx_destroy (&app->executors);
     zhashx_destroy (&app->workers);
     free (app->name);
@@ -149,19 +165,19 @@ registry__app_destroy (reg_app_t **app_p)
 static void
 s_driver_destructor (void **item)
 {
-    registry__driver_destroy ((reg_driver_t **) item);
+    registry__driver_destroy ((struct reg_driver **) item);
 }
 
 static void
 s_worker_destructor (void **item)
 {
-    registry__worker_destroy ((reg_worker_t **) item);
+    registry__worker_destroy ((struct reg_worker **) item);
 }
 
 static void
 s_app_destructor (void **item)
 {
-    registry__app_destroy ((reg_app_t **) item);
+    registry__app_destroy ((struct reg_app **) item);
 }
 
 registry_t *
@@ -292,6 +308,16 @@ registry__notify (registry_t *self, registry_change_t *change)
         self->observer (self->observer_arg, change);
     cJSON_Delete (change->event);
     change->event = NULL;
+}
+
+int64_t
+registry__clock (int64_t *since, bool on, int64_t now_ms)
+{
+    if (!on)
+        *since = 0;
+    else if (!*since)
+        *since = now_ms;
+    return *since;
 }
 
 cJSON *

@@ -13,6 +13,9 @@
     them all, for a snapshot), and registry_restore() rebuilds the records
     from what a replay recovered.
 
+    The records, their fields and their read-only views are
+    regrecords.h's: only the registry's files write them.
+
     The files: registry.c (the store, its indexes, registry__notify),
     regworkers.c (workers), regapps.c (applications and executors),
     regdrivers.c (cluster-mode drivers), reglive.c (liveness), regviews.c
@@ -39,229 +42,7 @@
 #include "libcore/jsonprint.h"
 #include "libcore/liveness.h"
 #include "libcore/resources.h"
-
-/* Indices into hearth_worker_states[], hearth_app_states[] and
-   hearth_executor_states[] (proto.h). */
-typedef enum { WORKER_ALIVE, WORKER_DEAD, WORKER_UNKNOWN } worker_state_t;
-typedef enum {
-    APP_WAITING,
-    APP_RUNNING,
-    APP_FINISHED,
-    APP_FAILED,
-    APP_KILLED
-} app_state_t;
-typedef enum {
-    EXEC_LAUNCHING,
-    EXEC_RUNNING,
-    EXEC_EXITED,
-    EXEC_KILLED,
-    EXEC_FAILED,
-    EXEC_LOST
-} exec_state_t;
-
-/* Indices into hearth_driver_states[] (proto.h). */
-typedef enum {
-    DRIVER_SUBMITTED,
-    DRIVER_RUNNING,
-    DRIVER_FINISHED,
-    DRIVER_FAILED,
-    DRIVER_KILLED,
-    DRIVER_ERROR,
-    DRIVER_RELAUNCHING
-} driver_state_t;
-
-typedef struct reg_worker reg_worker_t;
-typedef struct reg_app reg_app_t;
-typedef struct reg_exec reg_exec_t;
-typedef struct reg_driver reg_driver_t;
-
-struct reg_worker {
-    char id[HEARTH_ID_MAX + 1];   /* worker-... */
-    char *host;                   /* address it advertises */
-    char *version;                /* its Hearth version */
-    char *work_dir;               /* its work dir, or NULL */
-    char *work_dir_id;            /* what tells its work dir apart, or NULL */
-    char curve_key[64];           /* the CURVE public key (Z85) it registered
-                                     with, which its id belongs to
-                                     (journaled: registry_worker_key), or
-                                     "" (no keys, or an older journal) */
-    int cores;                    /* cores it offers */
-    int64_t memory_mb;            /* memory it offers, MiB */
-    hearth_resources_t resources; /* custom resources' addresses it offers
-                                     (its REGISTER_WORKER; owned) */
-    hearth_resources_t resources_foreign; /* addresses its executors beyond
-                                             the master's books hold, as it
-                                             reports them (owned) */
-    int cores_used;            /* cores of executors placed here, and of
-                                  those still stopping */
-    int64_t memory_used_mb;    /* memory of the same */
-    int cores_foreign;         /* cores of executors it reports that the
-                                  master's books lack (after a restart) */
-    int64_t memory_foreign_mb; /* their memory */
-    worker_state_t state;      /* ALIVE, DEAD or UNKNOWN */
-    bool draining;             /* drained by an operator: nothing new is
-                                  placed here (journaled) */
-    char *drain_reason;        /* why, or NULL */
-    bool decommissioning;      /* leaving (issue 18): nothing new is placed
-                                  here, its drivers were told; shown as
-                                  DECOMMISSIONING while ALIVE (journaled;
-                                  cleared when it is DEAD) */
-    char *decom_reason;        /* why it leaves, or NULL */
-    int64_t decom_deadline_ms; /* wall clock it leaves by at the latest, or
-                                  0 when not told */
-    char *dead_reason;         /* why it is DEAD (shown while retained),
-                                  or NULL */
-    zframe_t *routing_id;      /* its DEALER's routing id (owned) */
-    int64_t registered_ms;     /* wall clock at registration */
-    int64_t last_heartbeat_ms; /* wall clock of its last sign of life */
-    uint64_t shuffle_bytes;    /* map outputs its block server holds on
-                                  disk (its last HEARTBEAT) */
-    char *web_url;             /* http://HOST:PORT of its pages (its
-                                  REGISTER_WORKER; owned), or NULL: a
-                                  pointer, not 256 bytes in each of
-                                  50,000 records */
-    int64_t dead_ms;           /* monotonic time it died, or 0 */
-    int launch_failures;       /* executor launches failed in a row here */
-    int64_t launch_hold_ms;    /* monotonic: nothing placed before, or 0 */
-    char *unhealthy;           /* why every launch fails here, or NULL */
-    zlistx_t *executors;       /* reg_exec_t * living here (borrowed) */
-    zlistx_t *drivers;         /* reg_driver_t * placed here (borrowed) */
-    zhashx_t *stopping;        /* "APP/EXEC" of executors the master ended
-                                  whose end this worker has not reported
-                                  (regstopping.c; owned; NULL: none) */
-    hearth_peer_t *peer;       /* liveness handle while ALIVE */
-    void *order_handle;        /* handle in the registry's worker order */
-    void *dead_handle;         /* handle in the dead list while DEAD */
-};
-
-struct reg_app {
-    char id[HEARTH_ID_MAX + 1];     /* app-... */
-    char *name;                     /* as the driver named it */
-    char *driver_url;               /* where its executors connect */
-    char *token;                    /* passed to executors, or NULL */
-    char *driver_key;               /* passed to executors, or NULL */
-    cJSON *conf;                    /* KEY=VALUE map for executors, or NULL */
-    char *user;                     /* who submitted it, or NULL */
-    char curve_key[64];             /* its driver's CURVE key, or "" */
-    char owner[64];                 /* the CURVE key that submitted it (a
-                                       cluster-mode driver's submitter), or
-                                       "" without CURVE (authz.h) */
-    char *waiting;                  /* why it waits (waiting.h), or NULL;
-                                       not journaled */
-    const char *waiting_code;       /* its code (allocwhy.h; static) */
-    int64_t unplaceable_ms;         /* monotonic: since when no live worker
-                                       could ever hold it, or 0 */
-    app_state_t state;              /* WAITING ... KILLED */
-    int max_cores;                  /* 0: unset (all it can get) */
-    int cores_per_executor;         /* 0: unset (one executor per worker) */
-    int64_t memory_per_executor_mb; /* memory of each executor, MiB */
-    hearth_resource_amounts_t executor_resources; /* custom resources each
-                                                     executor needs (owned) */
-    int executor_target;       /* executors its driver wants in all
-                                  (REQUEST_EXECUTORS; journaled), or -1:
-                                  none asked (no dynamic allocation) */
-    int cores_granted;         /* cores of its live executors */
-    int cores_peak;            /* the most it held at once (journaled):
-                                  its cores once it has ended */
-    int next_exec_id;          /* exec ids count from 0 */
-    int retries;               /* executor failures in a row */
-    zhashx_t *executors;       /* "exec_id" -> reg_exec_t * (owned) */
-    zhashx_t *workers;         /* ids of workers it has used (a set) */
-    zframe_t *routing_id;      /* its driver's DEALER routing id (owned) */
-    int64_t submit_ms;         /* wall clock at registration */
-    int64_t end_ms;            /* wall clock at its end, or 0 */
-    int64_t last_heartbeat_ms; /* wall clock of the driver's last sign */
-    char *end_reason;          /* why it ended, or NULL */
-    char *event_log;           /* where its driver writes its event
-                                  log (absolute), or NULL */
-    cJSON *progress;           /* its driver's last progress summary
-                                  (APPLICATION_PROGRESS, with time_ms),
-                                  or NULL; not journaled */
-    cJSON *last_oom;           /* its last executor killed for memory:
-                                  {exec_id, worker_id,
-                                  memory_limit_bytes, peak_rss_bytes,
-                                  message}, or NULL; not journaled */
-    cJSON *ended;              /* its last REGISTRY_ENDED_EXECUTORS
-                                  executors that ended, oldest first
-                                  (registry_exec_json's object with
-                                  how each ended; owned; NULL before
-                                  the first); not journaled */
-    int64_t hold_until_ms;     /* monotonic: not scheduled before, or 0 */
-    bool recovering;           /* restored from the journal, its driver
-                                  not back yet (no routing id) */
-    hearth_peer_t *peer;       /* liveness handle while active */
-    void *order_handle;        /* handle in the active or completed list */
-};
-
-struct reg_exec {
-    reg_app_t *app;               /* the application it runs for */
-    int exec_id;                  /* per application, from 0 */
-    reg_worker_t *worker;         /* where it runs */
-    int cores;                    /* cores it holds */
-    int64_t memory_mb;            /* memory it holds, MiB */
-    hearth_resources_t resources; /* addresses of its worker's it holds
-                                     (owned; kept by the worker's stopping
-                                     entry after a final state the master
-                                     set, until the worker says it ended) */
-    exec_state_t state;           /* LAUNCHING ... LOST */
-    int pid;                      /* as the worker reported, or 0 */
-    void *worker_handle;          /* handle in worker->executors */
-    int64_t peak_rss_bytes;       /* its peak memory once its worker reaped it
-                                     (EXECUTOR_STATE_CHANGED), or 0 */
-    const char *exit_reason;      /* "OOM_KILLED", "RELEASED",
-                                     "USER_REFUSED", "APPLICATION_ENDED"
-                                     (static), or NULL */
-    int64_t memory_limit_bytes;   /* its cgroup's limit as its worker said, or
-                                     0 */
-    int signal;                   /* the signal that ended it, as its worker
-                                     said (EXECUTOR_STATE_CHANGED), or 0 */
-};
-
-/* A cluster-mode driver (SUBMIT_DRIVER).  It keeps what it needs to be
-   launched again (supervised, or its worker died): the submitted body's
-   args, files, env and conf, and the files' bytes. */
-struct reg_driver {
-    char id[HEARTH_ID_MAX + 1];        /* driver-... */
-    char *name;                        /* application name, or NULL */
-    char *app;                         /* the file to run, one of files */
-    bool binary;                       /* kind binary (else job) */
-    cJSON *spec;                       /* {args, files, env, conf} (owned) */
-    zframe_t **frames;                 /* file contents (owned) */
-    size_t nframes;                    /* entries in frames */
-    size_t bytes;                      /* their total size */
-    int cores;                         /* cores it holds while placed */
-    int64_t memory_mb;                 /* memory it holds, MiB */
-    bool supervise;                    /* relaunch when it fails */
-    driver_state_t state;              /* SUBMITTED ... RELAUNCHING */
-    reg_worker_t *worker;              /* where it is placed, or NULL */
-    void *worker_handle;               /* handle in worker->drivers */
-    char worker_id[HEARTH_ID_MAX + 1]; /* last worker, "" before any */
-    char *worker_host;                 /* that worker's host, or NULL */
-    char *worker_dir;                  /* its directory there, or NULL */
-    char app_id[HEARTH_ID_MAX + 1];    /* its application, or "" */
-    char *error;                       /* what went wrong last, or NULL */
-    int exit_status;                   /* of the last run, or -1 */
-    int pid;                           /* as its worker reported, or 0 */
-    int launches;                      /* times placed on a worker */
-    int failures;                      /* failed runs in a row */
-    bool kill_requested;               /* KILL_DRIVER arrived */
-    char owner[64];                    /* the CURVE key that submitted it,
-                                          or "" without CURVE */
-    char key[64];                      /* the CURVE public key (Z85) the
-                                          master made for its last launch,
-                                          admitted while it is placed
-                                          (drvkeys.h), or "" (no CURVE,
-                                          never launched) */
-    char *waiting;                     /* why it waits unplaced, or NULL */
-    const char *waiting_code;          /* its code (allocwhy.h; static) */
-    int64_t unplaceable_ms;            /* as an application's */
-    int64_t submit_ms;                 /* wall clock at submission */
-    int64_t end_ms;                    /* wall clock at its end, or 0 */
-    int64_t launched_ms;               /* monotonic time of the last launch */
-    int64_t relaunch_ms;               /* monotonic: not placed before */
-    void *order_handle;                /* handle in the active or completed
-                                          list */
-};
+#include "master/regrecords.h"
 
 /* What a change was about; event is the JSON published for it (owned by
    the observer once passed). */
@@ -274,6 +55,9 @@ typedef struct {
     bool worker_lost;     /* an executor LOST because its worker died */
     reg_app_t *waiting;   /* an application whose waiting reason changed
                              (registry_app_set_waiting), or NULL */
+    bool reported;        /* an executor's pid or addresses as its worker
+                             lists them, its state the same: nothing
+                             for its driver (registry_exec_listed) */
     const char *message;  /* why, for executor changes, or NULL */
     int exit_status;      /* for executor changes; -1 when none */
     cJSON *event;         /* the event object */
@@ -320,6 +104,8 @@ typedef struct {
                                             or NULL */
     const char *curve_key; /* the key it speaks with (Z85, copied), or
                               NULL or "" without keys */
+    const char *web_url;   /* http://HOST:PORT of its pages (copied), or
+                              NULL or "" when it serves none */
 } registry_worker_desc_t;
 
 /* Register a worker.  A record with the same id (DEAD, UNKNOWN after a
@@ -338,6 +124,18 @@ reg_worker_t *registry_worker_register (registry_t *self,
 bool registry_worker_report (registry_t *self, reg_worker_t *w,
                              int cores_foreign, int64_t memory_foreign_mb);
 
+/* The custom resources' addresses that w's executors beyond the
+   master's books hold, as w reports them (registry_worker_report's
+   executors): *foreign is taken (left empty).  Not journaled, as the
+   rest of what a worker reports. */
+void registry_worker_report_resources (registry_t *self, reg_worker_t *w,
+                                       hearth_resources_t *foreign);
+
+/* The bytes of map outputs w's block server holds (its HEARTBEAT):
+   shown with the worker, not journaled. */
+void registry_worker_shuffle_bytes (registry_t *self, reg_worker_t *w,
+                                    uint64_t bytes);
+
 /* A worker lists an executor that the master's books lack (a previous
    master's): exec ids of its application, now or when it registers again
    under its id, start past it, so that no id is used twice. */
@@ -346,20 +144,20 @@ void registry_note_orphan (registry_t *self, const char *app_id, int exec_id);
 /* Cores and memory in use on w, as the allocator must see them: what the
    master placed there and what the worker reports beyond that. */
 static inline int
-registry_worker_cores_used (const reg_worker_t *w)
+registry_worker_cores_used (reg_worker_t *w)
 {
     return w->cores_used + w->cores_foreign;
 }
 
 static inline int64_t
-registry_worker_memory_used (const reg_worker_t *w)
+registry_worker_memory_used (reg_worker_t *w)
 {
     return w->memory_used_mb + w->memory_foreign_mb;
 }
 
 /* Whether the scheduler must leave w out (drained, or leaving). */
 static inline bool
-registry_worker_draining (const reg_worker_t *w)
+registry_worker_draining (reg_worker_t *w)
 {
     return w->draining || w->decommissioning;
 }
@@ -367,7 +165,7 @@ registry_worker_draining (const reg_worker_t *w)
 /* The state a worker is shown in: its state's name, or DECOMMISSIONING
    for an ALIVE worker that is leaving. */
 static inline const char *
-registry_worker_state_name (const reg_worker_t *w)
+registry_worker_state_name (reg_worker_t *w)
 {
     extern const char *const hearth_worker_states[];
     return w->state == WORKER_ALIVE && w->decommissioning
@@ -434,13 +232,21 @@ int registry_app_set_progress (reg_app_t *app, const cJSON *body,
 void registry_app_set_waiting (registry_t *self, reg_app_t *app,
                                const char *code, const char *why);
 
+/* The clock of app's being unplaceable (app->unplaceable_ms,
+   master/waiting.h): started at now_ms (monotonic) when never is true
+   and it was stopped, stopped when never is false.  Returns when it
+   started, or 0 (stopped).  The master's own view: neither observed nor
+   journaled. */
+int64_t registry_app_unplaceable (registry_t *self, reg_app_t *app, bool never,
+                                  int64_t now_ms);
+
 /* Dynamic allocation (regapps.c).  The executors app's driver wants in
    all (>= 0): the allocator gives it new executors only while it has
    fewer (alloc.h rule 6).  Journaled with the application and published
    (an `app` event "target").  Returns 1, or 0 when it was so already. */
 int registry_app_set_target (registry_t *self, reg_app_t *app, int total);
 /* The executors app has, live or launching. */
-size_t registry_app_executors (const reg_app_t *app);
+size_t registry_app_executors (reg_app_t *app);
 /* Its driver gave exec back (idle; KILL_EXECUTORS): it ends KILLED with
    reason (borrowed) as its message and exit_reason "RELEASED", and its
    cores and memory are free at once, for the scheduling pass that
@@ -466,19 +272,19 @@ reg_exec_t *registry_exec_add_held (registry_t *self, reg_app_t *app,
 /* Who holds w's address addr of name: "APP/EXEC" of a live or stopping
    executor, "foreign" for one beyond the master's books, into buf; NULL
    when it is free. */
-const char *registry_worker_holder (const reg_worker_t *w, const char *name,
+const char *registry_worker_holder (reg_worker_t *w, const char *name,
                                     const char *addr, char *buf, size_t size);
 /* w's free addresses of name. */
-int registry_worker_free_count (const reg_worker_t *w, const char *name);
+int registry_worker_free_count (reg_worker_t *w, const char *name);
 /* Fill the empty out with the first free addresses of w that one
    executor's amounts want.  -1 when w lacks them or on no memory (out
    stays empty). */
-int registry_worker_pick (const reg_worker_t *w,
+int registry_worker_pick (reg_worker_t *w,
                           const hearth_resource_amounts_t *want,
                           hearth_resources_t *out);
 /* {"gpu": {"0": "APP/EXEC"}}: w's held addresses by holder; NULL when
    none is held or on no memory. */
-cJSON *registry_worker_held_json (const reg_worker_t *w);
+cJSON *registry_worker_held_json (reg_worker_t *w);
 
 /* How many ended executors an application keeps (reg_app's ended). */
 #define REGISTRY_ENDED_EXECUTORS 20
@@ -497,6 +303,39 @@ void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
                               exec_state_t state, const char *message,
                               int exit_status, bool worker_lost);
 
+/* What a worker says of an executor's new state (EXECUTOR_STATE_CHANGED). */
+typedef struct {
+    exec_state_t state;         /* the new state */
+    const char *message;        /* what happened, or NULL */
+    int exit_status;            /* -1: none */
+    int signal;                 /* the signal that ended it, or 0 */
+    int pid;                    /* its pid (the record's, when not said) */
+    int64_t peak_rss_bytes;     /* its peak memory once reaped, or 0 */
+    int64_t memory_limit_bytes; /* its cgroup's limit, or 0 */
+    const char *exit_reason;    /* "OOM_KILLED" or "USER_REFUSED" (static),
+                                   or NULL: the record's stays */
+} registry_exec_report_t;
+
+/* exec's worker reports its new state: the record takes what the report
+   says of it (signal, pid, peak_rss_bytes, memory_limit_bytes,
+   exit_reason), an OOM_KILLED one becomes its application's last_oom,
+   and the state changes as registry_exec_set_state says (not lost with
+   its worker): exec is invalid afterwards when the state is final. */
+void registry_exec_report (registry_t *self, reg_exec_t *exec,
+                           const registry_exec_report_t *report);
+
+/* exec's worker lists it as running (a registration's "executors": after
+   a reconnection, or a restart of the master), with its pid and the
+   addresses it holds (copied; NULL: keep the record's), which the record
+   takes: the caller has checked that no other executor holds them
+   (registry_worker_holder).  One that was not RUNNING becomes RUNNING
+   (an executor change of state, "reported by its worker"); for a RUNNING
+   one, a new pid or new addresses are journaled with the executor and
+   published (an `executor` event "reported", change.reported set: its
+   driver has nothing to hear). */
+void registry_exec_listed (registry_t *self, reg_exec_t *exec, int pid,
+                           const hearth_resources_t *resources);
+
 /* Executors still stopping (regstopping.c).  An executor the master ends
    (its application ended) keeps its cores and memory counted in its
    worker's cores_used until the worker reports its end, as the worker
@@ -504,8 +343,7 @@ void registry_exec_set_state (registry_t *self, reg_exec_t *exec,
    executor still holds, and a worker's cores_used never goes back up
    after an application ends. */
 /* True when the executor is one of w's still stopping. */
-bool registry_stopping_has (const reg_worker_t *w, const char *app_id,
-                            int exec_id);
+bool registry_stopping_has (reg_worker_t *w, const char *app_id, int exec_id);
 /* The worker reports the executor ended (a final EXECUTOR_STATE_CHANGED):
    its cores are free.  True when it was stopping (the caller schedules). */
 bool registry_stopping_ended (reg_worker_t *w, const char *app_id, int exec_id);
@@ -625,26 +463,33 @@ void registry_liveness_pause (registry_t *self, int64_t gap_ms);
 typedef enum { PEER_NONE, PEER_WORKER, PEER_APP } peer_kind_t;
 peer_kind_t registry_peer (registry_t *self, zframe_t *routing_id,
                            void **record);
+/* The CURVE key (Z85, copied) that a peer's messages come with (kind and
+   record: registry_peer's) is its worker's or application's (curve_key:
+   a reload of the allowed keys that removes it ends the record,
+   master/admit.c); a change is journaled with the record.  Nothing for
+   PEER_NONE. */
+void registry_peer_key (registry_t *self, peer_kind_t kind, void *record,
+                        const char *key);
 
 /* JSON views (regviews.c; new trees, the caller owns them; NULL on no
    memory).  now_ms (wall clock) dates a worker's heartbeat age; an
    application's view lists its executors in exec_id order. */
-cJSON *registry_worker_json (const reg_worker_t *w, int64_t now_ms);
-cJSON *registry_app_json (const reg_app_t *app);
-cJSON *registry_exec_json (const reg_exec_t *exec);
-cJSON *registry_driver_json (const reg_driver_t *d);
+cJSON *registry_worker_json (reg_worker_t *w, int64_t now_ms);
+cJSON *registry_app_json (reg_app_t *app);
+cJSON *registry_exec_json (reg_exec_t *exec);
+cJSON *registry_driver_json (reg_driver_t *d);
 /* registry_worker_json's view printed straight into buf (the same bytes
    as hearth_json_print of the tree, without building it: MASTER_STATE
    prints every worker); false on no memory. */
-bool registry_worker_print (const reg_worker_t *w, int64_t now_ms,
+bool registry_worker_print (reg_worker_t *w, int64_t now_ms,
                             hearth_jsonbuf_t *buf);
 
 /* The journal's records (records.c; new trees, the caller owns them):
    everything needed to rebuild the record, with "t" set. */
-cJSON *registry_worker_record (const reg_worker_t *w);
-cJSON *registry_app_record (const reg_app_t *app);
-cJSON *registry_exec_record (const reg_exec_t *exec);
-cJSON *registry_driver_record (const reg_driver_t *d);
+cJSON *registry_worker_record (reg_worker_t *w);
+cJSON *registry_app_record (reg_app_t *app);
+cJSON *registry_exec_record (reg_exec_t *exec);
+cJSON *registry_driver_record (reg_driver_t *d);
 
 /* True when the state is final (EXITED, KILLED, FAILED, LOST). */
 static inline bool

@@ -1,7 +1,10 @@
 /*  registry_int.h - the registry's insides, shared by the files that
     implement registry.h: registry.c (the store), regworkers.c,
-    regapps.c, regdrivers.c, reglive.c, regstopping.c and restore.c.  Nothing
-   else includes it: the rest of the master uses registry.h. */
+    regapps.c, regdrivers.c, reglive.c, regstopping.c and restore.c, and
+    their writable view of the records.  Nothing else includes it (the
+    registry's white-box unit tests, tests/unit/test_reg*.c, aside): the
+    rest of the master uses registry.h, and reads the records only
+    (regrecords.h; tests/style/test-registry-writes.sh). */
 #ifndef HEARTH_MASTER_REGISTRY_INT_H
 #define HEARTH_MASTER_REGISTRY_INT_H
 
@@ -35,11 +38,40 @@ struct registry {
     unsigned next_driver_seq;    /* counter in driver ids */
 };
 
+/* The registry's own, writable view of a record (registry.h hands out
+   only read-only ones: reg_worker_t is a const struct reg_worker).  Every
+   record is the registry's, allocated by it and never a const object, so
+   that its functions, given a record's view, write to it through these;
+   no file outside the registry includes this header. */
+static inline struct reg_worker *
+registry__worker_rw (reg_worker_t *w)
+{
+    return (struct reg_worker *) w;
+}
+
+static inline struct reg_app *
+registry__app_rw (reg_app_t *app)
+{
+    return (struct reg_app *) app;
+}
+
+static inline struct reg_exec *
+registry__exec_rw (reg_exec_t *exec)
+{
+    return (struct reg_exec *) exec;
+}
+
+static inline struct reg_driver *
+registry__driver_rw (reg_driver_t *d)
+{
+    return (struct reg_driver *) d;
+}
+
 /* registry.c's, for the other files of the registry. */
 /* Free a worker or an application record (not unlinked from anything);
    accept a NULL *p and set it to NULL. */
-void registry__worker_destroy (reg_worker_t **w_p);
-void registry__app_destroy (reg_app_t **app_p);
+void registry__worker_destroy (struct reg_worker **w_p);
+void registry__app_destroy (struct reg_app **app_p);
 /* Index rid (borrowed; NULL: nothing) as record's; unindex it if it is
    still record's. */
 void registry__peer_set (registry_t *self, zframe_t *rid, peer_kind_t kind,
@@ -59,50 +91,56 @@ void registry__notify (registry_t *self, registry_change_t *change);
    forgotten. */
 void registry__record_forget (registry_t *self, const char *type,
                               const char *id);
+/* A clock *since (monotonic ms, 0: stopped) started at now_ms when on
+   and stopped, stopped when not on; returns *since. */
+int64_t registry__clock (int64_t *since, bool on, int64_t now_ms);
 /* A new event object {event, time_ms}, or NULL on no memory. */
 cJSON *registry__event (const char *what);
 
 /* regworkers.c's, for restore.c: a new worker record from desc, indexed,
    in registration order; NULL on no memory. */
-reg_worker_t *registry__worker_new (registry_t *self,
-                                    const registry_worker_desc_t *desc);
+struct reg_worker *registry__worker_new (registry_t *self,
+                                         const registry_worker_desc_t *desc);
 
 /* regapps.c's, for restore.c: copy desc into a new app; -1 on no
    memory. */
-int registry__app_fill (reg_app_t *app, const registry_app_desc_t *desc);
+int registry__app_fill (struct reg_app *app, const registry_app_desc_t *desc);
 
 /* reglive.c's: watch a worker or an application for silence from now_ms
    on (a sign of life if it is watched already), or stop watching it. */
-void registry__watch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms);
-void registry__unwatch_worker (registry_t *self, reg_worker_t *w);
-void registry__watch_app (registry_t *self, reg_app_t *app, int64_t now_ms);
-void registry__unwatch_app (registry_t *self, reg_app_t *app);
+void registry__watch_worker (registry_t *self, struct reg_worker *w,
+                             int64_t now_ms);
+void registry__unwatch_worker (registry_t *self, struct reg_worker *w);
+void registry__watch_app (registry_t *self, struct reg_app *app,
+                          int64_t now_ms);
+void registry__unwatch_app (registry_t *self, struct reg_app *app);
 
 /* regstopping.c's: the "APP/EXEC" key of the stopping executor holding
    w's address addr of name, or NULL.  It iterates w->stopping: not
    while the caller does. */
-const char *registry__stopping_holder (const reg_worker_t *w, const char *name,
+const char *registry__stopping_holder (reg_worker_t *w, const char *name,
                                        const char *addr);
 /* regstopping.c's: the executor (about to end, not by its worker's
    report) goes on counting on its worker until the worker reports its
    end; -1 on no memory (then it does not).  Forget every one of w's
    (its cores free), as when it dies. */
-int registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec,
+int registry__stopping_add (struct reg_worker *w, reg_exec_t *exec,
                             int64_t now_ms);
-void registry__stopping_clear (reg_worker_t *w);
+void registry__stopping_clear (struct reg_worker *w);
 /* The same as registry__stopping_add for an executor given back by its
    driver (registry_exec_release): it runs nothing, so its cores and
    memory are not counted while it stops; its addresses are. */
-int registry__stopping_add_released (reg_worker_t *w, const reg_exec_t *exec,
+int registry__stopping_add_released (struct reg_worker *w, reg_exec_t *exec,
                                      int64_t now_ms);
 
 /* regdrivers.c's, for registry.c and restore.c. */
-int registry__driver_fill (reg_driver_t *d, const registry_driver_desc_t *desc);
-void registry__driver_destroy (reg_driver_t **d_p);
-void registry__driver_complete (registry_t *self, reg_driver_t *d);
+int registry__driver_fill (struct reg_driver *d,
+                           const registry_driver_desc_t *desc);
+void registry__driver_destroy (struct reg_driver **d_p);
+void registry__driver_complete (registry_t *self, struct reg_driver *d);
 /* The drivers placed on w, which died at dead_ms: relaunched when
    supervised, else ended. */
-void registry__drivers_worker_dead (registry_t *self, reg_worker_t *w,
+void registry__drivers_worker_dead (registry_t *self, struct reg_worker *w,
                                     int64_t dead_ms);
 
 #endif

@@ -9,8 +9,9 @@
 #include "master/registry_int.h"
 
 void
-registry_touch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms)
+registry_touch_worker (registry_t *self, reg_worker_t *worker, int64_t now_ms)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     if (!w->peer)
         return;
     hearth_liveness_touch (self->worker_live, w->peer, now_ms);
@@ -18,8 +19,9 @@ registry_touch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms)
 }
 
 void
-registry_touch_app (registry_t *self, reg_app_t *app, int64_t now_ms)
+registry_touch_app (registry_t *self, reg_app_t *view, int64_t now_ms)
 {
+    struct reg_app *app = registry__app_rw (view);
     if (!app->peer)
         return;
     hearth_liveness_touch (self->app_live, app->peer, now_ms);
@@ -29,7 +31,7 @@ registry_touch_app (registry_t *self, reg_app_t *app, int64_t now_ms)
 reg_worker_t *
 registry_silent_worker (registry_t *self, int64_t now_ms)
 {
-    reg_worker_t *w = hearth_liveness_expire (self->worker_live, now_ms);
+    struct reg_worker *w = hearth_liveness_expire (self->worker_live, now_ms);
     if (w)
         w->peer = NULL;
     return w;
@@ -38,7 +40,7 @@ registry_silent_worker (registry_t *self, int64_t now_ms)
 reg_app_t *
 registry_silent_app (registry_t *self, int64_t now_ms)
 {
-    reg_app_t *app = hearth_liveness_expire (self->app_live, now_ms);
+    struct reg_app *app = hearth_liveness_expire (self->app_live, now_ms);
     if (app)
         app->peer = NULL;
     return app;
@@ -52,7 +54,7 @@ registry_liveness_pause (registry_t *self, int64_t gap_ms)
 }
 
 void
-registry__watch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms)
+registry__watch_worker (registry_t *self, struct reg_worker *w, int64_t now_ms)
 {
     if (w->peer)
         hearth_liveness_touch (self->worker_live, w->peer, now_ms);
@@ -61,13 +63,13 @@ registry__watch_worker (registry_t *self, reg_worker_t *w, int64_t now_ms)
 }
 
 void
-registry__unwatch_worker (registry_t *self, reg_worker_t *w)
+registry__unwatch_worker (registry_t *self, struct reg_worker *w)
 {
     hearth_liveness_remove (self->worker_live, &w->peer);
 }
 
 void
-registry__watch_app (registry_t *self, reg_app_t *app, int64_t now_ms)
+registry__watch_app (registry_t *self, struct reg_app *app, int64_t now_ms)
 {
     if (app->peer)
         hearth_liveness_touch (self->app_live, app->peer, now_ms);
@@ -76,7 +78,7 @@ registry__watch_app (registry_t *self, reg_app_t *app, int64_t now_ms)
 }
 
 void
-registry__unwatch_app (registry_t *self, reg_app_t *app)
+registry__unwatch_app (registry_t *self, struct reg_app *app)
 {
     hearth_liveness_remove (self->app_live, &app->peer);
 }

@@ -27,11 +27,11 @@ s_holds (const hearth_resources_t *r, const char *name, const char *addr)
 /* The live executor of w holding addr of name, or NULL.  Callers may be
    walking w->executors themselves (workers.c's reconciliation): its
    cursor is put back where it was. */
-static const reg_exec_t *
-s_exec_holder (const reg_worker_t *w, const char *name, const char *addr)
+static reg_exec_t *
+s_exec_holder (reg_worker_t *w, const char *name, const char *addr)
 {
     void *cursor = zlistx_cursor (w->executors); /* a handle, or NULL */
-    const reg_exec_t *found = NULL;
+    reg_exec_t *found = NULL;
     for (reg_exec_t *e = zlistx_first (w->executors); e && !found;
          e = zlistx_next (w->executors))
         if (s_holds (&e->resources, name, addr))
@@ -45,10 +45,10 @@ s_exec_holder (const reg_worker_t *w, const char *name, const char *addr)
 }
 
 const char *
-registry_worker_holder (const reg_worker_t *w, const char *name,
-                        const char *addr, char *buf, size_t size)
+registry_worker_holder (reg_worker_t *w, const char *name, const char *addr,
+                        char *buf, size_t size)
 {
-    const reg_exec_t *e = s_exec_holder (w, name, addr);
+    reg_exec_t *e = s_exec_holder (w, name, addr);
     if (e) {
         snprintf (buf, size, "%s/%d", e->app->id, e->exec_id);
         return buf;
@@ -66,7 +66,7 @@ registry_worker_holder (const reg_worker_t *w, const char *name,
 }
 
 int
-registry_worker_free_count (const reg_worker_t *w, const char *name)
+registry_worker_free_count (reg_worker_t *w, const char *name)
 {
     const hearth_resource_t *res = hearth_resources_find (&w->resources, name);
     char buf[HEARTH_ID_MAX + 32];
@@ -77,8 +77,7 @@ registry_worker_free_count (const reg_worker_t *w, const char *name)
 }
 
 int
-registry_worker_pick (const reg_worker_t *w,
-                      const hearth_resource_amounts_t *want,
+registry_worker_pick (reg_worker_t *w, const hearth_resource_amounts_t *want,
                       hearth_resources_t *out)
 {
     hearth_resources_t built = {0};
@@ -110,7 +109,7 @@ registry_worker_pick (const reg_worker_t *w,
 }
 
 cJSON *
-registry_worker_held_json (const reg_worker_t *w)
+registry_worker_held_json (reg_worker_t *w)
 {
     cJSON *o = NULL;
     char buf[HEARTH_ID_MAX + 32];

@@ -43,7 +43,7 @@ s_free (void **item)
 /* Add exec to w's stopping executors, holding its cores and memory or
    (released) not. */
 static int
-s_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms, bool released)
+s_add (struct reg_worker *w, reg_exec_t *exec, int64_t now_ms, bool released)
 {
     char key[HEARTH_ID_MAX + 32];
     if (!w->stopping && !(w->stopping = zhashx_new ()))
@@ -71,13 +71,13 @@ s_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms, bool released)
 }
 
 int
-registry__stopping_add (reg_worker_t *w, const reg_exec_t *exec, int64_t now_ms)
+registry__stopping_add (struct reg_worker *w, reg_exec_t *exec, int64_t now_ms)
 {
     return s_add (w, exec, now_ms, false);
 }
 
 int
-registry__stopping_add_released (reg_worker_t *w, const reg_exec_t *exec,
+registry__stopping_add_released (struct reg_worker *w, reg_exec_t *exec,
                                  int64_t now_ms)
 {
     return s_add (w, exec, now_ms, true);
@@ -85,7 +85,7 @@ registry__stopping_add_released (reg_worker_t *w, const reg_exec_t *exec,
 
 /* Release one entry (its cores are free). */
 static void
-s_release (reg_worker_t *w, const char *key, s_stopping_t *s)
+s_release (struct reg_worker *w, const char *key, s_stopping_t *s)
 {
     w->cores_used -= s->cores;
     w->memory_used_mb -= s->memory_mb;
@@ -93,7 +93,7 @@ s_release (reg_worker_t *w, const char *key, s_stopping_t *s)
 }
 
 void
-registry__stopping_clear (reg_worker_t *w)
+registry__stopping_clear (struct reg_worker *w)
 {
     const char *key;
     s_stopping_t *s;
@@ -104,8 +104,7 @@ registry__stopping_clear (reg_worker_t *w)
 }
 
 const char *
-registry__stopping_holder (const reg_worker_t *w, const char *name,
-                           const char *addr)
+registry__stopping_holder (reg_worker_t *w, const char *name, const char *addr)
 {
     for (s_stopping_t *s = w->stopping ? zhashx_first (w->stopping) : NULL; s;
          s = zhashx_next (w->stopping)) {
@@ -119,7 +118,7 @@ registry__stopping_holder (const reg_worker_t *w, const char *name,
 }
 
 bool
-registry_stopping_has (const reg_worker_t *w, const char *app_id, int exec_id)
+registry_stopping_has (reg_worker_t *w, const char *app_id, int exec_id)
 {
     char key[HEARTH_ID_MAX + 32];
     if (!w->stopping || !app_id)
@@ -129,8 +128,9 @@ registry_stopping_has (const reg_worker_t *w, const char *app_id, int exec_id)
 }
 
 bool
-registry_stopping_ended (reg_worker_t *w, const char *app_id, int exec_id)
+registry_stopping_ended (reg_worker_t *worker, const char *app_id, int exec_id)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     char key[HEARTH_ID_MAX + 32];
     if (!w->stopping || !app_id)
         return false;
@@ -162,9 +162,10 @@ s_listed (const cJSON *executors, const char *key)
 }
 
 bool
-registry_stopping_listed (reg_worker_t *w, const cJSON *executors,
+registry_stopping_listed (reg_worker_t *worker, const cJSON *executors,
                           bool registration, int64_t now_ms, int64_t grace_ms)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     if (!w->stopping || !cJSON_IsArray (executors))
         return false;
     zlistx_t *gone = zlistx_new ();

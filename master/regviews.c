@@ -10,7 +10,7 @@
 #include "master/registry.h"
 
 cJSON *
-registry_worker_json (const reg_worker_t *w, int64_t now_ms)
+registry_worker_json (reg_worker_t *w, int64_t now_ms)
 {
     cJSON *o = cJSON_CreateObject ();
     if (!o)
@@ -79,7 +79,7 @@ s_put_str (hearth_jsonbuf_t *b, const char *key, size_t key_len,
 /* The custom resources' part of a worker's view: trees, as they are rare
    and small. */
 static bool
-s_print_resources (const reg_worker_t *w, hearth_jsonbuf_t *b)
+s_print_resources (reg_worker_t *w, hearth_jsonbuf_t *b)
 {
     cJSON *res = hearth_resources_to_json (&w->resources);
     cJSON *held = registry_worker_held_json (w);
@@ -95,8 +95,7 @@ s_print_resources (const reg_worker_t *w, hearth_jsonbuf_t *b)
 /* Field by field in registry_worker_json's order and with its
    conditions: test_regprint compares the two. */
 bool
-registry_worker_print (const reg_worker_t *w, int64_t now_ms,
-                       hearth_jsonbuf_t *b)
+registry_worker_print (reg_worker_t *w, int64_t now_ms, hearth_jsonbuf_t *b)
 {
     bool ok = hearth_json_put (b, "{\"id\":", 6)
               && hearth_json_put_string (b, w->id)
@@ -133,7 +132,7 @@ registry_worker_print (const reg_worker_t *w, int64_t now_ms,
 }
 
 cJSON *
-registry_exec_json (const reg_exec_t *exec)
+registry_exec_json (reg_exec_t *exec)
 {
     cJSON *o = cJSON_CreateObject ();
     if (!o)
@@ -164,14 +163,14 @@ registry_exec_json (const reg_exec_t *exec)
 static int
 s_exec_cmp (const void *a, const void *b)
 {
-    const reg_exec_t *x = *(reg_exec_t *const *) a;
-    const reg_exec_t *y = *(reg_exec_t *const *) b;
+    reg_exec_t *x = *(reg_exec_t *const *) a;
+    reg_exec_t *y = *(reg_exec_t *const *) b;
     return (x->exec_id > y->exec_id) - (x->exec_id < y->exec_id);
 }
 
 /* The app's executors in exec_id order. */
 static cJSON *
-s_app_executors_json (const reg_app_t *app)
+s_app_executors_json (reg_app_t *app)
 {
     cJSON *list = cJSON_CreateArray ();
     size_t n = zhashx_size (app->executors), i = 0;
@@ -202,7 +201,7 @@ s_add_waiting (cJSON *o, const char *code, const char *reason)
 }
 
 cJSON *
-registry_app_json (const reg_app_t *app)
+registry_app_json (reg_app_t *app)
 {
     cJSON *o = cJSON_CreateObject ();
     if (!o)
@@ -257,7 +256,7 @@ registry_app_json (const reg_app_t *app)
 }
 
 cJSON *
-registry_driver_json (const reg_driver_t *d)
+registry_driver_json (reg_driver_t *d)
 {
     cJSON *o = cJSON_CreateObject ();
     if (!o)

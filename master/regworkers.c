@@ -20,9 +20,10 @@ static const int64_t s_launch_hold_max_ms = 30000;
 static const int s_unhealthy_after = 3;
 
 bool
-registry_worker_report (registry_t *self, reg_worker_t *w, int cores_foreign,
-                        int64_t memory_foreign_mb)
+registry_worker_report (registry_t *self, reg_worker_t *worker,
+                        int cores_foreign, int64_t memory_foreign_mb)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     (void) self;
     int cores_before = registry_worker_cores_used (w);
     int64_t memory_before = registry_worker_memory_used (w);
@@ -30,6 +31,25 @@ registry_worker_report (registry_t *self, reg_worker_t *w, int cores_foreign,
     w->memory_foreign_mb = memory_foreign_mb;
     return cores_before != registry_worker_cores_used (w)
            || memory_before != registry_worker_memory_used (w);
+}
+
+void
+registry_worker_report_resources (registry_t *self, reg_worker_t *worker,
+                                  hearth_resources_t *foreign)
+{
+    struct reg_worker *w = registry__worker_rw (worker);
+    (void) self;
+    hearth_resources_clear (&w->resources_foreign);
+    w->resources_foreign = *foreign;
+    *foreign = (hearth_resources_t){0};
+}
+
+void
+registry_worker_shuffle_bytes (registry_t *self, reg_worker_t *worker,
+                               uint64_t bytes)
+{
+    (void) self;
+    registry__worker_rw (worker)->shuffle_bytes = bytes;
 }
 
 static cJSON *
@@ -47,7 +67,7 @@ s_worker_event (reg_worker_t *w, const char *what, const char *reason)
 
 /* Copy the description into w; -1 on no memory. */
 static int
-s_worker_fill (registry_t *self, reg_worker_t *w,
+s_worker_fill (registry_t *self, struct reg_worker *w,
                const registry_worker_desc_t *desc)
 {
     zframe_t *rid = desc->routing_id ? zframe_dup (desc->routing_id) : NULL;
@@ -55,7 +75,11 @@ s_worker_fill (registry_t *self, reg_worker_t *w,
         || registry__set_str (&w->host, desc->host) < 0
         || registry__set_str (&w->version, desc->version) < 0
         || registry__set_str (&w->work_dir, desc->work_dir) < 0
-        || registry__set_str (&w->work_dir_id, desc->work_dir_id) < 0) {
+        || registry__set_str (&w->work_dir_id, desc->work_dir_id) < 0
+        || registry__set_str (&w->web_url, desc->web_url && desc->web_url[0]
+                                               ? desc->web_url
+                                               : NULL)
+               < 0) {
         zframe_destroy (&rid);
         return -1;
     }
@@ -76,10 +100,10 @@ s_worker_fill (registry_t *self, reg_worker_t *w,
     return 0;
 }
 
-reg_worker_t *
+struct reg_worker *
 registry__worker_new (registry_t *self, const registry_worker_desc_t *desc)
 {
-    reg_worker_t *w = calloc (1, sizeof *w);
+    struct reg_worker *w = calloc (1, sizeof *w);
     if (!w)
         return NULL;
     snprintf (w->id, sizeof w->id, "%s", desc->id);
@@ -99,7 +123,8 @@ reg_worker_t *
 registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
                           int64_t now_ms)
 {
-    reg_worker_t *w = registry_worker (self, desc->id);
+    struct reg_worker *w =
+        registry__worker_rw (registry_worker (self, desc->id));
     bool again = w != NULL;
     if (w && s_worker_fill (self, w, desc) < 0)
         return NULL;
@@ -127,8 +152,7 @@ registry_worker_register (registry_t *self, const registry_worker_desc_t *desc,
 }
 
 reg_worker_key_t
-registry_worker_key (const reg_worker_t *w, const char *key,
-                     bool w_key_admitted)
+registry_worker_key (reg_worker_t *w, const char *key, bool w_key_admitted)
 {
     if (!key || !key[0] || strcmp (w->curve_key, key) == 0)
         return REG_KEY_SAME;
@@ -159,9 +183,10 @@ s_health_event (registry_t *self, reg_worker_t *w, const char *what,
 }
 
 bool
-registry_worker_launch_failed (registry_t *self, reg_worker_t *w,
+registry_worker_launch_failed (registry_t *self, reg_worker_t *worker,
                                const char *reason, int64_t now_ms)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     w->launch_failures++;
     w->launch_hold_ms = now_ms + s_hold (w->launch_failures);
     bool turned = !w->unhealthy && w->launch_failures >= s_unhealthy_after;
@@ -174,8 +199,9 @@ registry_worker_launch_failed (registry_t *self, reg_worker_t *w,
 }
 
 bool
-registry_worker_launch_ok (registry_t *self, reg_worker_t *w)
+registry_worker_launch_ok (registry_t *self, reg_worker_t *worker)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     bool was = w->unhealthy != NULL;
     w->launch_failures = 0;
     w->launch_hold_ms = 0;
@@ -186,16 +212,18 @@ registry_worker_launch_ok (registry_t *self, reg_worker_t *w)
 }
 
 void
-registry_worker_probe (registry_t *self, reg_worker_t *w, int64_t now_ms)
+registry_worker_probe (registry_t *self, reg_worker_t *worker, int64_t now_ms)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     (void) self;
     w->launch_hold_ms = now_ms + s_hold (w->launch_failures);
 }
 
 int
-registry_worker_drain (registry_t *self, reg_worker_t *w, bool draining,
+registry_worker_drain (registry_t *self, reg_worker_t *worker, bool draining,
                        const char *reason)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     if (w->draining == draining)
         return 0;
     if (registry__set_str (&w->drain_reason, draining ? reason : NULL) < 0)
@@ -212,9 +240,10 @@ registry_worker_drain (registry_t *self, reg_worker_t *w, bool draining,
 }
 
 int
-registry_worker_decommission (registry_t *self, reg_worker_t *w,
+registry_worker_decommission (registry_t *self, reg_worker_t *worker,
                               const char *reason, int64_t deadline_ms)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     bool sooner =
         deadline_ms > 0
         && (w->decom_deadline_ms == 0 || deadline_ms < w->decom_deadline_ms);
@@ -238,9 +267,10 @@ registry_worker_decommission (registry_t *self, reg_worker_t *w,
 }
 
 void
-registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
-                      int64_t dead_ms)
+registry_worker_dead (registry_t *self, reg_worker_t *worker,
+                      const char *reason, int64_t dead_ms)
 {
+    struct reg_worker *w = registry__worker_rw (worker);
     if (w->state == WORKER_DEAD)
         return;
     /* it left: its executors end saying so, and it shows why it is gone */
@@ -258,7 +288,7 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
     w->memory_foreign_mb = 0;
     hearth_resources_clear (&w->resources_foreign);
     registry__stopping_clear (w);
-    reg_exec_t *exec;
+    struct reg_exec *exec;
     while ((exec = zlistx_first (w->executors)))
         registry_exec_set_state (self, exec, EXEC_LOST, lost, -1, true);
     registry__drivers_worker_dead (self, w, dead_ms);
@@ -270,7 +300,7 @@ registry_worker_dead (registry_t *self, reg_worker_t *w, const char *reason,
 }
 
 static void
-s_worker_forget (registry_t *self, reg_worker_t *w)
+s_worker_forget (registry_t *self, struct reg_worker *w)
 {
     assert (zlistx_size (w->executors) == 0);
     assert (zlistx_size (w->drivers) == 0);
@@ -287,7 +317,7 @@ size_t
 registry_reap (registry_t *self, int64_t cutoff_ms, size_t max)
 {
     size_t n = 0;
-    reg_worker_t *w;
+    struct reg_worker *w;
     while (n < max && (w = zlistx_first (self->dead))
            && w->dead_ms < cutoff_ms) {
         s_worker_forget (self, w);

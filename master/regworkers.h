@@ -66,7 +66,7 @@ typedef enum {
     REG_KEY_OTHER, /* another key, while w's is still a worker key: the id
                       is not this key's, refused */
 } reg_worker_key_t;
-reg_worker_key_t registry_worker_key (const reg_worker_t *w, const char *key,
+reg_worker_key_t registry_worker_key (reg_worker_t *w, const char *key,
                                       bool w_key_admitted);
 
 #endif

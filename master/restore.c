@@ -28,7 +28,7 @@ void
 registry_dump (registry_t *self, registry_record_fn *fn, void *arg)
 {
     cJSON *r;
-    for (reg_worker_t *w = zlistx_first (self->worker_order); w;
+    for (struct reg_worker *w = zlistx_first (self->worker_order); w;
          w = zlistx_next (self->worker_order))
         if ((r = registry_worker_record (w))) {
             fn (arg, r, false);
@@ -36,15 +36,15 @@ registry_dump (registry_t *self, registry_record_fn *fn, void *arg)
         }
     zlistx_t *lists[] = {self->active, self->completed};
     for (size_t i = 0; i < 2; i++)
-        for (reg_app_t *a = zlistx_first (lists[i]); a;
+        for (struct reg_app *a = zlistx_first (lists[i]); a;
              a = zlistx_next (lists[i]))
             if ((r = registry_app_record (a))) {
                 fn (arg, r, false);
                 cJSON_Delete (r);
             }
-    for (reg_app_t *a = zlistx_first (self->active); a;
+    for (struct reg_app *a = zlistx_first (self->active); a;
          a = zlistx_next (self->active))
-        for (reg_exec_t *e = zhashx_first (a->executors); e;
+        for (struct reg_exec *e = zhashx_first (a->executors); e;
              e = zhashx_next (a->executors))
             if ((r = registry_exec_record (e))) {
                 fn (arg, r, false);
@@ -52,7 +52,7 @@ registry_dump (registry_t *self, registry_record_fn *fn, void *arg)
             }
     zlistx_t *dlists[] = {self->drivers_active, self->drivers_completed};
     for (size_t i = 0; i < 2; i++)
-        for (reg_driver_t *d = zlistx_first (dlists[i]); d;
+        for (struct reg_driver *d = zlistx_first (dlists[i]); d;
              d = zlistx_next (dlists[i]))
             if ((r = registry_driver_record (d))) {
                 fn (arg, r, false);
@@ -122,15 +122,19 @@ s_restore_worker (registry_t *self, const cJSON *r, int64_t now_ms)
         s_rec_str (r, "work_dir_id"),
         &offered,
         s_rec_key (r, "curve_key")};
-    reg_worker_t *w = NULL;
+    struct reg_worker *w = NULL;
     if (id && hearth_id_valid (HEARTH_ID_WORKER, id) && desc.host && desc.cores
         && desc.memory_mb && !registry_worker (self, id))
         w = registry__worker_new (self, &desc);
     hearth_resources_clear (&offered);
     if (!w)
         return false;
-    w->registered_ms = w->last_heartbeat_ms =
+    w->registered_ms =
         s_rec_int (r, "registered_ms", 0, s_max_ms, registry_wall_ms ());
+    /* (a journal of an older master has no last heartbeat: its
+       registration stands for it) */
+    w->last_heartbeat_ms =
+        s_rec_int (r, "last_heartbeat_ms", 0, s_max_ms, w->registered_ms);
     w->draining =
         cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (r, "draining"));
     if (w->draining)
@@ -207,7 +211,7 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
         hearth_resource_amounts_clear (&amounts);
         return false;
     }
-    reg_app_t *app = calloc (1, sizeof *app);
+    struct reg_app *app = calloc (1, sizeof *app);
     if (!app || registry__app_fill (app, &desc) < 0 || !s_label (&app->name)
         || !s_label (&app->user)) {
         hearth_resource_amounts_clear (&amounts);
@@ -240,7 +244,7 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
     app->order_handle = zlistx_add_end (self->completed, app);
     out->finished++;
     while (zlistx_size (self->completed) > self->retained_apps) {
-        reg_app_t *old = zlistx_first (self->completed);
+        struct reg_app *old = zlistx_first (self->completed);
         zhashx_delete (self->apps, old->id);
         zlistx_delete (self->completed, zlistx_cursor (self->completed));
     }
@@ -250,9 +254,11 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
 static bool
 s_restore_exec (registry_t *self, const cJSON *r)
 {
-    reg_app_t *app = registry_app (self, s_rec_str (r, "app_id"));
+    struct reg_app *app =
+        registry__app_rw (registry_app (self, s_rec_str (r, "app_id")));
     const char *wid = s_rec_str (r, "worker_id");
-    reg_worker_t *w = wid ? registry_worker (self, wid) : NULL;
+    struct reg_worker *w =
+        wid ? registry__worker_rw (registry_worker (self, wid)) : NULL;
     int exec_id = (int) s_rec_int (r, "exec_id", 0, 2147483647, -1);
     int cores = (int) s_rec_int (r, "cores", 1, 65536, 0);
     int64_t memory = s_rec_int (r, "memory_mb", 1, s_max_mb, 0);
@@ -263,7 +269,7 @@ s_restore_exec (registry_t *self, const cJSON *r)
         || registry_exec_final (state)
         || registry_exec (self, app->id, exec_id))
         return false;
-    reg_exec_t *exec = calloc (1, sizeof *exec);
+    struct reg_exec *exec = calloc (1, sizeof *exec);
     if (!exec)
         return false;
     *exec = (reg_exec_t){.app = app,
@@ -317,7 +323,7 @@ s_rec_bool (const cJSON *r, const char *name)
 /* Place a restored RUNNING driver back on its worker; false when that
    worker is gone (the driver was lost with it). */
 static bool
-s_restore_placement (reg_driver_t *d, reg_worker_t *w)
+s_restore_placement (struct reg_driver *d, struct reg_worker *w)
 {
     if (!w || w->state == WORKER_DEAD
         || !(d->worker_handle = zlistx_add_end (w->drivers, d)))
@@ -338,7 +344,7 @@ s_restore_driver (registry_t *self, const cJSON *r, registry_files_fn *files,
     if (!id || !hearth_id_valid (HEARTH_ID_DRIVER, id) || !s_rec_str (r, "app")
         || !cJSON_IsObject (spec) || state < 0 || registry_driver (self, id))
         return false;
-    reg_driver_t *d = calloc (1, sizeof *d);
+    struct reg_driver *d = calloc (1, sizeof *d);
     registry_driver_desc_t desc = {
         .name = s_rec_str (r, "name"),
         .app = s_rec_str (r, "app"),
@@ -394,7 +400,8 @@ s_restore_driver (registry_t *self, const cJSON *r, registry_files_fn *files,
     for (size_t i = 0; i < n; i++)
         d->bytes += zframe_size (frames[i]);
     if (d->state == DRIVER_RUNNING && s_rec_bool (r, "placed")
-        && !s_restore_placement (d, registry_worker (self, d->worker_id))) {
+        && !s_restore_placement (
+            d, registry__worker_rw (registry_worker (self, d->worker_id)))) {
         /* Its worker is gone: as registry_worker_dead would have said. */
         d->state = d->kill_requested ? DRIVER_KILLED
                    : d->supervise    ? DRIVER_RELAUNCHING
@@ -450,10 +457,10 @@ size_t
 registry_pending (registry_t *self)
 {
     size_t n = 0;
-    for (reg_worker_t *w = zlistx_first (self->worker_order); w;
+    for (struct reg_worker *w = zlistx_first (self->worker_order); w;
          w = zlistx_next (self->worker_order))
         n += w->state == WORKER_UNKNOWN;
-    for (reg_app_t *a = zlistx_first (self->active); a;
+    for (struct reg_app *a = zlistx_first (self->active); a;
          a = zlistx_next (self->active))
         n += a->recovering;
     return n;

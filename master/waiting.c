@@ -81,20 +81,15 @@ s_fit (s_report_t *r, const hearth_alloc_need_t *need, hearth_alloc_fit_t *fit)
     hearth_alloc_fit (need, r->cap, r->ncap, fit);
 }
 
-/* The unschedulable clock *since: running while code is a never code,
-   stopped otherwise.  True when it ran past the timeout. */
+/* The unschedulable clock of a record, running since `since` while its
+   code is a never code (registry_app_unplaceable), or stopped (0).  True
+   when it ran past the timeout. */
 static bool
-s_clock (s_report_t *r, int64_t *since, hearth_wait_code_t code)
+s_clock (s_report_t *r, int64_t since)
 {
-    if (!hearth_wait_never (code)) {
-        *since = 0;
+    if (!since || r->timeout <= 0)
         return false;
-    }
-    if (!*since)
-        *since = r->now;
-    if (r->timeout <= 0)
-        return false;
-    int64_t due = *since + r->timeout;
+    int64_t due = since + r->timeout;
     if (r->now >= due)
         return true;
     if (!r->due || due < r->due)
@@ -124,13 +119,14 @@ s_end_reason (const s_report_t *r, const char *why, char *buf, size_t size)
               after, why);
 }
 
-/* Whether the clock *since of the record (what, id) ran out on code:
-   then its end's reason (why, and for how long) into reason, logged. */
+/* Whether the clock of the record (what, id), running since `since`, ran
+   out: then its end's reason (why, and for how long) into reason,
+   logged. */
 static bool
-s_expired (s_report_t *r, const char *what, const char *id, int64_t *since,
-           hearth_wait_code_t code, const char *why, char *reason, size_t size)
+s_expired (s_report_t *r, const char *what, const char *id, int64_t since,
+           const char *why, char *reason, size_t size)
 {
-    if (!s_clock (r, since, code))
+    if (!s_clock (r, since))
         return false;
     s_end_reason (r, why, reason, size);
     log_warn ("%s %s FAILED: %s", what, id, reason);
@@ -253,8 +249,10 @@ s_app (s_report_t *r, const waiting_pass_t *p, size_t i)
     reg_app_t *app = p->arec[i];
     char why[700], reason[900];
     hearth_wait_code_t code = s_app_why (r, p, i, why, sizeof why);
-    if (s_expired (r, "application", app->id, &app->unplaceable_ms, code, why,
-                   reason, sizeof reason)) {
+    int64_t since = registry_app_unplaceable (r->m->reg, app,
+                                              hearth_wait_never (code), r->now);
+    if (s_expired (r, "application", app->id, since, why, reason,
+                   sizeof reason)) {
         registry_app_end (r->m->reg, app, APP_FAILED, reason,
                           master_kill_executor, r->m);
         return; /* app may be gone */
@@ -299,8 +297,9 @@ s_driver (s_report_t *r, const waiting_pass_t *p, size_t i)
         return; /* placed in the pass: no longer waiting */
     char why[700], reason[900];
     hearth_wait_code_t code = s_driver_why (r, p, i, why, sizeof why);
-    if (s_expired (r, "driver", d->id, &d->unplaceable_ms, code, why, reason,
-                   sizeof reason)) {
+    int64_t since = registry_driver_unplaceable (
+        r->m->reg, d, hearth_wait_never (code), r->now);
+    if (s_expired (r, "driver", d->id, since, why, reason, sizeof reason)) {
         registry_driver_update_t u = {
             .state = DRIVER_FAILED, .error = reason, .exit_status = -1};
         registry_driver_set_state (r->m->reg, d, &u);

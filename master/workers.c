@@ -36,71 +36,65 @@ s_reported (const cJSON *reported, const reg_exec_t *e)
 
 /* What the worker says e holds is what it holds (a master restarted
    from an older journal learns it here), unless another executor of
-   the master's books holds one of those addresses. */
-static void
-s_adopt_resources (reg_worker_t *w, reg_exec_t *e, const cJSON *reported)
+   the master's books holds one of those addresses: then false, and the
+   books stay as they are.  *said is the caller's to clear. */
+static bool
+s_said_resources (const reg_worker_t *w, const reg_exec_t *e,
+                  const cJSON *reported, hearth_resources_t *said)
 {
-    hearth_resources_t said = {0};
     char buf[HEARTH_ID_MAX + 32], me[HEARTH_ID_MAX + 32];
     if (hearth_resources_from_json (
-            &said, cJSON_GetObjectItem (reported, "resources"), NULL)
+            said, cJSON_GetObjectItem (reported, "resources"), NULL)
         < 0)
-        return;
+        return false;
     snprintf (me, sizeof me, "%s/%d", e->app->id, e->exec_id);
-    for (size_t i = 0; i < said.n; i++)
-        for (size_t j = 0; j < said.v[i].naddrs; j++) {
+    for (size_t i = 0; i < said->n; i++)
+        for (size_t j = 0; j < said->v[i].naddrs; j++) {
             const char *who = registry_worker_holder (
-                w, said.v[i].name, said.v[i].addrs[j], buf, sizeof buf);
+                w, said->v[i].name, said->v[i].addrs[j], buf, sizeof buf);
             if (who && strcmp (who, me) != 0) {
                 log_warn ("worker %s says executor %s holds %s %s, which %s "
                           "holds: kept as the master's books say",
-                          w->id, me, said.v[i].name, said.v[i].addrs[j], who);
-                hearth_resources_clear (&said);
-                return;
+                          w->id, me, said->v[i].name, said->v[i].addrs[j], who);
+                return false;
             }
         }
-    hearth_resources_clear (&e->resources);
-    e->resources = said;
+    return true;
 }
 
 /* After a re-registration: what the master placed on w but the worker no
    longer reports is LOST; what it reports, the master keeps (re-adopts,
-   after a restart), RUNNING with its pid.  restored: w was UNKNOWN (the
-   master restarted), counted for the recovery's report. */
+   after a restart), RUNNING with the pid and the addresses the worker
+   lists (registry_exec_listed journals and publishes them).  restored: w
+   was UNKNOWN (the master restarted), counted for the recovery's report. */
 static void
 s_reconcile (master_t *m, reg_worker_t *w, const cJSON *reported, bool restored)
 {
     zlistx_t *lost = zlistx_new ();
-    zlistx_t *running = zlistx_new ();
-    if (!lost || !running) {
-        zlistx_destroy (&lost);
-        zlistx_destroy (&running);
+    if (!lost)
         return;
-    }
     for (reg_exec_t *e = zlistx_first (w->executors); e;
          e = zlistx_next (w->executors)) {
         const cJSON *r = s_reported (reported, e);
-        if (!r)
-            zlistx_add_end (lost, e);
-        else {
-            e->pid = (int) hearth_json_int (r, "pid", e->pid);
-            s_adopt_resources (w, e, r);
-            if (e->state != EXEC_RUNNING)
-                zlistx_add_end (running, e);
+        if (!r) {
+            zlistx_add_end (lost, (void *) e);
+            continue;
         }
+        hearth_resources_t said = {0};
+        bool take = s_said_resources (w, e, r, &said);
+        registry_exec_listed (m->reg, e,
+                              (int) hearth_json_int (r, "pid", e->pid),
+                              take ? &said : NULL);
+        hearth_resources_clear (&said);
     }
     if (restored) {
         m->rec.execs_adopted += zlistx_size (w->executors) - zlistx_size (lost);
         m->rec.execs_lost += zlistx_size (lost);
     }
-    for (reg_exec_t *e = zlistx_first (running); e; e = zlistx_next (running))
-        registry_exec_set_state (m->reg, e, EXEC_RUNNING,
-                                 "reported by its worker", -1, false);
     for (reg_exec_t *e = zlistx_first (lost); e; e = zlistx_next (lost))
         registry_exec_set_state (m->reg, e, EXEC_LOST,
                                  "not reported by its worker", -1, true);
     zlistx_destroy (&lost);
-    zlistx_destroy (&running);
 }
 
 /* Add one foreign executor's addresses to set (names merged). */
@@ -173,8 +167,7 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
             master_send_kill (m, w, app_id, exec_id,
                               "its application has ended");
     }
-    hearth_resources_clear (&w->resources_foreign);
-    w->resources_foreign = foreign;
+    registry_worker_report_resources (m->reg, w, &foreign);
 }
 
 /* A worker registering under a new id with the work dir of another live
@@ -297,7 +290,8 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                                    rid,
                                    hearth_json_str (b, "work_dir_id"),
                                    &offered,
-                                   master_sender_key (m)};
+                                   master_sender_key (m),
+                                   hearth_json_str (b, "web_url")};
     reg_worker_t *w =
         registry_worker_register (m->reg, &desc, hearth_mono_ms ());
     hearth_resources_clear (&offered);
@@ -306,9 +300,6 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                             "master out of memory");
         return;
     }
-    const char *web = hearth_json_str (b, "web_url");
-    free (w->web_url); /* NULL when it gave none, or on no memory */
-    w->web_url = web && *web ? strdup (web) : NULL;
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     const cJSON *drivers = cJSON_GetObjectItem (b, "drivers");
     int cores;
@@ -385,7 +376,8 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     }
     /* By id too: one connection may carry many workers (load tests). */
     registry_touch_worker (m->reg, w, hearth_mono_ms ());
-    w->shuffle_bytes = (uint64_t) hearth_json_int (b, "shuffle_bytes", 0);
+    registry_worker_shuffle_bytes (
+        m->reg, w, (uint64_t) hearth_json_int (b, "shuffle_bytes", 0));
     /* Without a list, what it uses beyond the master's books is foreign. */
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     if (registry_stopping_listed (w, execs, false, hearth_mono_ms (),
@@ -461,18 +453,16 @@ s_launch_failed (master_t *m, reg_exec_t *exec, const char *message)
    refusal: the worker reports an ordinary FAILED launch
    (s_launch_failed), which is tried again. */
 static void
-s_user_refused (master_t *m, reg_exec_t *exec, const char *message,
-                int exit_status)
+s_user_refused (master_t *m, reg_exec_t *exec, registry_exec_report_t *report)
 {
     char why[HEARTH_ERROR_TEXT_MAX];
     reg_app_t *app = exec->app; /* the executor goes with its final state */
     snprintf (why, sizeof why, "executor %d refused on worker %s: %s",
               exec->exec_id, exec->worker->id,
-              message ? message : "no reason given");
+              report->message ? report->message : "no reason given");
     log_warn ("application %s ends: %s", app->id, why);
-    exec->exit_reason = "USER_REFUSED";
-    registry_exec_set_state (m->reg, exec, EXEC_FAILED, message, exit_status,
-                             false);
+    report->exit_reason = "USER_REFUSED";
+    registry_exec_report (m->reg, exec, report);
     registry_app_end (m->reg, app, APP_FAILED, why, master_kill_executor, m);
 }
 
@@ -483,26 +473,6 @@ s_exec_state (const char *name)
         if (strcmp (hearth_executor_states[i], name) == 0)
             return i;
     return -1;
-}
-
-/* The application's record of its last executor killed for memory
-   (MASTER_STATE's last_oom). */
-static void
-s_note_oom (reg_exec_t *exec, const char *message)
-{
-    cJSON *o = cJSON_CreateObject ();
-    if (!o)
-        return;
-    cJSON_AddNumberToObject (o, "exec_id", exec->exec_id);
-    cJSON_AddStringToObject (o, "worker_id", exec->worker->id);
-    cJSON_AddNumberToObject (o, "memory_limit_bytes",
-                             (double) exec->memory_limit_bytes);
-    cJSON_AddNumberToObject (o, "peak_rss_bytes",
-                             (double) exec->peak_rss_bytes);
-    if (message)
-        cJSON_AddStringToObject (o, "message", message);
-    cJSON_Delete (exec->app->last_oom);
-    exec->app->last_oom = o;
 }
 
 void
@@ -531,20 +501,21 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     if (state < 0 || (int) exec->state == state)
         return;
     reg_app_t *app = exec->app;
-    int exit_status = (int) hearth_json_int (b, "exit_status", -1);
-    exec->signal = (int) hearth_json_int (b, "signal", 0);
-    exec->pid = (int) hearth_json_int (b, "pid", exec->pid);
-    exec->peak_rss_bytes = hearth_json_int (b, "peak_rss_bytes", 0);
-    exec->memory_limit_bytes = hearth_json_int (b, "memory_limit_bytes", 0);
     const char *message = hearth_json_str (b, "message");
     const char *reason = hearth_json_str (b, "reason");
-    if (reason && strcmp (reason, "OOM_KILLED") == 0) {
-        exec->exit_reason = "OOM_KILLED";
-        s_note_oom (exec, message);
-    }
+    bool oom = reason && strcmp (reason, "OOM_KILLED") == 0;
+    registry_exec_report_t report = {
+        .state = state,
+        .message = message,
+        .exit_status = (int) hearth_json_int (b, "exit_status", -1),
+        .signal = (int) hearth_json_int (b, "signal", 0),
+        .pid = (int) hearth_json_int (b, "pid", exec->pid),
+        .peak_rss_bytes = hearth_json_int (b, "peak_rss_bytes", 0),
+        .memory_limit_bytes = hearth_json_int (b, "memory_limit_bytes", 0),
+        .exit_reason = oom ? "OOM_KILLED" : NULL};
     if (state == EXEC_FAILED && reason
         && strcmp (reason, "USER_REFUSED") == 0) {
-        s_user_refused (m, exec, message, exit_status);
+        s_user_refused (m, exec, &report);
         return;
     }
     if (exec->state == EXEC_LAUNCHING && state == EXEC_FAILED)
@@ -557,7 +528,7 @@ master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         && registry_worker_launch_ok (m->reg, exec->worker))
         log_info ("worker %s is healthy again: an executor started there",
                   exec->worker->id);
-    registry_exec_set_state (m->reg, exec, state, message, exit_status, false);
+    registry_exec_report (m->reg, exec, &report);
     if (registry_exec_final (state) && m->max_executor_retries >= 0
         && app->retries >= m->max_executor_retries) {
         bool running = false;

@@ -13,6 +13,7 @@
 #include "libcore/web.h"
 #include "libcore/webpage.h"
 #include "worker/web.h"
+#include "worker/webjson.h"
 #include "worker/weblog.h"
 #include "worker/webstate.h"
 
@@ -120,12 +121,22 @@ s_state (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     s_reply_json (arg, worker_web_state, rep);
 }
 
+/* Spark's worker document, from the state document. */
+static cJSON *
+s_spark_doc (worker_t *w)
+{
+    cJSON *state = worker_web_state (w);
+    cJSON *doc = state ? webjson_spark (state) : NULL;
+    cJSON_Delete (state);
+    return doc;
+}
+
 /* /json: Spark's worker document. */
 static void
 s_spark (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
     (void) req;
-    s_reply_json (arg, worker_web_spark, rep);
+    s_reply_json (arg, s_spark_doc, rep);
 }
 
 /* The arguments of /log and /logpage. */

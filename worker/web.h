@@ -1,5 +1,5 @@
 /*  web.h - the worker's web server (libcore/web.h): its state document
-    (/api/v1/state), Spark's /json (webjson.c), its metrics (/metrics,
+    (/api/v1/state), Spark's /json (webjson.h), its metrics (/metrics,
    webmetrics.c) and the logs of its executors and drivers (/log, weblog.h),
    with their history (webstate.h).  Handlers read the worker's records on the
    loop's thread. */
@@ -27,8 +27,5 @@ char *worker_web_metrics (worker_t *w, size_t *len);
 
 /* The worker's state document (web-wire §2): a new tree, or NULL. */
 cJSON *worker_web_state (worker_t *w);
-
-/* Spark's worker /json (webjson.c): a new tree, or NULL. */
-cJSON *worker_web_spark (worker_t *w);
 
 #endif

@@ -1,5 +1,5 @@
 /*  webjson.c - Spark's worker /json document, made from the worker's
-    state document (web.c); see web.h.  Field names are Spark
+    state document (web.c); see webjson.h.  Field names are Spark
     standalone's (JsonProtocol.writeWorkerState), so that dashboards and
     scripts made for Spark's workers read it: memory in MiB, times in ms
     since the epoch, states Hearth's.  A worker holds a few dozen
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "libcore/proto.h"
-#include "worker/web.h"
+#include "worker/webjson.h"
 
 /* A string field of o, "" when absent. */
 static const char *
@@ -72,14 +72,11 @@ s_split (const cJSON *list, cJSON *live, cJSON *done,
 }
 
 cJSON *
-worker_web_spark (worker_t *w)
+webjson_spark (const cJSON *st)
 {
-    cJSON *st = worker_web_state (w);
-    cJSON *o = st ? cJSON_CreateObject () : NULL;
-    if (!o) {
-        cJSON_Delete (st);
+    cJSON *o = cJSON_CreateObject ();
+    if (!o)
         return NULL;
-    }
     cJSON_AddStringToObject (o, "id", s_str (st, "id"));
     cJSON_AddStringToObject (o, "masterurl", s_str (st, "master"));
     cJSON_AddStringToObject (o, "masterwebuiurl", s_str (st, "master_web_url"));
@@ -95,6 +92,5 @@ worker_web_spark (worker_t *w)
              s_executor);
     s_split (cJSON_GetObjectItem (st, "drivers"), drivers, done_drivers,
              s_driver);
-    cJSON_Delete (st);
     return o;
 }

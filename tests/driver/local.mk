@@ -56,9 +56,9 @@ tests_driver_test_batches_LDADD = $(CMOCKA_LIBS)
 TESTS += tests/driver/test_tasklimits tests/driver/test_batches
 check_PROGRAMS += tests/driver/test_libfns
 tests_driver_test_libfns_SOURCES = tests/driver/test_libfns.c \
-	driver/libfns.c driver/libfns.h
+	driver/libfns.c driver/libfns.h driver/elflib.c driver/elflib.h
 tests_driver_test_libfns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS)
-tests_driver_test_libfns_LDADD = $(CORE_LIBS) $(ELF_LIBS) $(CMOCKA_LIBS) -ldl
+tests_driver_test_libfns_LDADD = $(CORE_LIBS) $(CMOCKA_LIBS) -ldl
 TESTS += tests/driver/test_libfns
 
 # What becomes of a LAUNCH_TASKS refused or not sent (driver/launch.c), on

@@ -63,7 +63,11 @@ say "$draws redraws in $took ms, $logs warnings"
 check "... redrawn at most every 200 ms (and once per log line)" \
   test "$draws" -le $((took / 200 + logs + 3))
 
-"$VT" <"$T/typescript" >"$T/screen"
+# The terminal's screen, without script's own header line: it ends with
+# a bare line feed, which a terminal renders without a carriage return,
+# so that the job's first line (a warning, when a task fails at once)
+# would start where the header stopped, not at its line's start.
+sed '1{/^Script started/d}' "$T/typescript" | "$VT" >"$T/screen"
 check "on the screen at the end: the lost executor's warning" \
   grep -Eq ' WARN executor [0-9]+ lost' "$T/screen"
 check "... on a line of its own, not glued onto the display" \

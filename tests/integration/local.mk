@@ -43,6 +43,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-scripts.sh \
 	tests/integration/test-install.sh \
 	tests/integration/test-master-journal.sh \
+	tests/integration/test-reconcile-journal.sh \
+	tests/integration/test-dead-heartbeat.sh \
 	tests/integration/test-recovery-timeout.sh \
 	tests/integration/test-backoff.sh \
 	tests/integration/test-worker-restart.sh \

@@ -250,6 +250,12 @@ tests_unit_test_regended_SOURCES = tests/unit/test_regended.c \
 tests_unit_test_regended_CFLAGS = $(unit_cflags)
 tests_unit_test_regended_LDADD = $(registry_libs)
 
+UNIT_TESTS += tests/unit/test_regreport
+tests_unit_test_regreport_SOURCES = tests/unit/test_regreport.c \
+	$(registry_sources)
+tests_unit_test_regreport_CFLAGS = $(unit_cflags)
+tests_unit_test_regreport_LDADD = $(registry_libs)
+
 UNIT_TESTS += tests/unit/test_regres
 tests_unit_test_regres_SOURCES = tests/unit/test_regres.c \
 	$(registry_sources)

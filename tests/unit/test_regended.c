@@ -68,10 +68,12 @@ test_ended_kept_with_reason (void **state)
 
     reg_exec_t *e = registry_exec_add (reg, app, w, 1, 256);
     registry_exec_set_state (reg, e, EXEC_RUNNING, NULL, -1, false);
-    e->signal = 9;
     int64_t before = registry_wall_ms ();
-    registry_exec_set_state (reg, e, EXEC_FAILED, "killed by signal 9", -1,
-                             false);
+    registry_exec_report_t report = {.state = EXEC_FAILED,
+                                     .message = "killed by signal 9",
+                                     .exit_status = -1,
+                                     .signal = 9};
+    registry_exec_report (reg, e, &report);
     const cJSON *list = s_ended (app, &json);
     assert_int_equal (cJSON_GetArraySize (list), 1);
     const cJSON *x = cJSON_GetArrayItem (list, 0);

@@ -140,8 +140,10 @@ s_fill (s_books_t *b)
     reg_exec_t *e0 = registry_exec_add (b->reg, a1, w1, 2, 512);
     reg_exec_t *e1 = registry_exec_add (b->reg, a1, w1, 2, 512);
     reg_exec_t *e2 = registry_exec_add (b->reg, a1, w2, 2, 512);
-    e0->pid = b->pid_exec = 4242;
-    registry_exec_set_state (b->reg, e0, EXEC_RUNNING, NULL, -1, false);
+    b->pid_exec = 4242;
+    registry_exec_report_t running = {
+        .state = EXEC_RUNNING, .exit_status = -1, .pid = b->pid_exec};
+    registry_exec_report (b->reg, e0, &running);
     registry_exec_set_state (b->reg, e1, EXEC_FAILED, "boom", 3, false);
     (void) e2;
     /* w1 drained (journaled with its reason); w2 drained, then resumed */
