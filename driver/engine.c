@@ -425,8 +425,6 @@ s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
     int64_t now = hearth_mono_ms ();
     if (e->master)
         master_link_tick (e->master);
-    if (e->local)
-        local_tick (e->local);
     execs_tick (e->execs);
     if (e->dynalloc && e->signaled && !e->stopping)
         dynalloc_tick (e->dynalloc, work_taskset (e->work), e->execs, now);
@@ -547,7 +545,8 @@ static int
 s_start_local (engine_t *e, const local_setup_t *setup, const char *token,
                hearth_error_t *err)
 {
-    local_opts_t opts = {.conf = e->conf,
+    local_opts_t opts = {.loop = e->loop,
+                         .conf = e->conf,
                          .setup = setup,
                          .token = token,
                          .hb_interval_ms = e->hb_interval_ms,

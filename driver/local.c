@@ -10,19 +10,23 @@
     died under it, and the driver saw a lost executor, re-ran its tasks
     on a new one and waited for that one to stop.)  They still go when
     the driver dies: they get SIGTERM when the thread that started them
-    ends. */
+    ends.
+
+    The owner's loop watches every process started here
+    (hearth_loop_child): their exits come to the handlers below, which
+    tell the owner; a stop waits for them with hearth_loop_child_end. */
 #include "config.h"
 
 #include <errno.h>
 #include <ftw.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +54,7 @@ typedef struct {
 } s_proc_t;
 
 struct local {
+    hearth_loop_t *loop;       /* watches our processes (borrowed) */
     hearth_conf_t *conf;       /* settings (borrowed) */
     local_setup_t setup;       /* which mode, how big */
     char token[64];            /* our executors present it */
@@ -63,7 +68,7 @@ struct local {
     int next_exec;             /* next local executor id */
     int failures;              /* local executors that died in a row */
     pid_t master_pid;          /* local-cluster: our master, or 0 */
-    pid_t *worker_pids;        /* local-cluster: our workers (0: reaped) */
+    pid_t *worker_pids;        /* local-cluster: our workers (0: ended) */
     char last_worker_end[200]; /* local-cluster: how the last one ended */
     bool workers_gone;         /* local-cluster: none left, the app told */
     char master_url[512];      /* local-cluster: where our master listens */
@@ -122,6 +127,7 @@ local_new (const local_opts_t *opts, const local_cbs_t *cbs)
     local_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
+    self->loop = opts->loop;
     self->conf = opts->conf;
     self->setup = *opts->setup;
     snprintf (self->token, sizeof self->token, "%s", opts->token);
@@ -191,7 +197,39 @@ s_ms_text (char *buf, size_t size, int64_t ms)
     snprintf (buf, size, "%lldms", (long long) ms);
 }
 
+/* How a process of ours ended, for a message. */
+static char *
+s_end_text (const hearth_loop_exit_t *exit, char *buf, size_t size)
+{
+    if (exit->status < 0)
+        snprintf (buf, size, "ended (its status unknown)");
+    else
+        hearth_wait_status_text (exit->status, buf, size);
+    return buf;
+}
+
 /* ---- local[N] ----------------------------------------------------------- */
+
+/* Our executor's process exited (reaped): the slot is free once the
+   executor set lets go (local_executor_gone). */
+static int
+s_on_executor_exit (hearth_loop_t *loop, const hearth_loop_exit_t *exit,
+                    void *arg)
+{
+    (void) loop;
+    local_t *self = arg;
+    s_proc_t *p = &self->exec;
+    if (p->pid != exit->pid)
+        return 0; /* not the current one: told already */
+    char text[128];
+    log_warn ("local executor %d %s", p->exec_id,
+              s_end_text (exit, text, sizeof text));
+    p->pid = 0;
+    self->cbs.executor_exited (
+        self->cbs.arg, p->exec_id,
+        exit->ru.ru_maxrss > 0 ? (int64_t) exit->ru.ru_maxrss * 1024 : -1);
+    return 0;
+}
 
 static int
 s_spawn_executor (local_t *self, hearth_error_t *err)
@@ -244,7 +282,8 @@ s_spawn_executor (local_t *self, hearth_error_t *err)
                                 .stderr_fd = HEARTH_SPAWN_INHERIT,
                                 .new_pgroup = true,
                                 .die_with_parent = true};
-    pid_t pid = envp ? hearth_spawn (&opts, err)
+    pid_t pid = envp ? hearth_loop_spawn (self->loop, &opts, false,
+                                          s_on_executor_exit, self, err)
                      : hearth_errprintf (err, "out of memory");
     free (envp);
     if (pid < 0)
@@ -260,12 +299,9 @@ local_executor_gone (local_t *self, int exec_id)
 {
     s_proc_t *p = &self->exec;
     if (exec_id < 0 || p->exec_id != exec_id)
-        return; /* not ours */
-    int status;
-    if (p->pid > 0 && waitpid (p->pid, &status, WNOHANG) == 0) {
-        kill (p->pid, SIGKILL); /* hung: it goes */
-        waitpid (p->pid, &status, 0);
-    }
+        return;     /* not ours */
+    if (p->pid > 0) /* hung, or its exit not told yet: it goes, now */
+        hearth_loop_child_end (self->loop, p->pid, 0, NULL);
     int64_t started_ms = p->started_ms;
     *p = (s_proc_t){.exec_id = -1};
     if (self->stopping)
@@ -286,53 +322,45 @@ local_executor_gone (local_t *self, int exec_id)
 /* A worker that ended (one that could not start says why above) leaves
    the cluster smaller, as a worker lost does a real one; with none left
    the application could only wait for ever. */
-static void
-s_check_workers (local_t *self)
+static int
+s_on_worker_exit (hearth_loop_t *loop, const hearth_loop_exit_t *exit,
+                  void *arg)
 {
-    int status, left = 0;
+    (void) loop;
+    local_t *self = arg;
+    int left = 0;
     for (int i = 0; self->worker_pids && i < self->setup.workers; i++) {
-        pid_t pid = self->worker_pids[i];
-        if (pid > 0 && waitpid (pid, &status, WNOHANG) == pid) {
+        if (self->worker_pids[i] == exit->pid) {
             char text[128];
             self->worker_pids[i] = 0;
             log_warn ("local-cluster worker %d %s", i,
-                      hearth_wait_status_text (status, text, sizeof text));
+                      s_end_text (exit, text, sizeof text));
             snprintf (self->last_worker_end, sizeof self->last_worker_end,
                       "worker %d %s", i, text);
         }
         left += self->worker_pids[i] > 0;
     }
-    if (self->worker_pids && left == 0 && !self->stopping
-        && !self->workers_gone) {
+    if (left == 0 && !self->stopping && !self->workers_gone) {
         char why[256];
         self->workers_gone = true;
         snprintf (why, sizeof why, "every local-cluster worker exited (%s)",
                   self->last_worker_end);
         self->cbs.app_dead (self->cbs.arg, why);
     }
+    return 0;
 }
 
-void
-local_tick (local_t *self)
+static int
+s_on_master_exit (hearth_loop_t *loop, const hearth_loop_exit_t *exit,
+                  void *arg)
 {
-    s_proc_t *p = &self->exec;
-    int status;
-    struct rusage ru;
-    if (p->pid > 0 && wait4 (p->pid, &status, WNOHANG, &ru) == p->pid) {
-        char text[128];
-        log_warn ("local executor %d %s", p->exec_id,
-                  hearth_wait_status_text (status, text, sizeof text));
-        p->pid = 0; /* reaped; the slot is free once the set lets go */
-        self->cbs.executor_exited (
-            self->cbs.arg, p->exec_id,
-            ru.ru_maxrss > 0 ? (int64_t) ru.ru_maxrss * 1024 : -1);
-    }
-    if (self->master_pid > 0
-        && waitpid (self->master_pid, &status, WNOHANG) == self->master_pid) {
-        self->master_pid = 0;
+    (void) loop;
+    (void) exit;
+    local_t *self = arg;
+    self->master_pid = 0;
+    if (!self->stopping)
         self->cbs.app_dead (self->cbs.arg, "the local-cluster master exited");
-    }
-    s_check_workers (self);
+    return 0;
 }
 
 /* ---- local-cluster[W,C,M] ----------------------------------------------- */
@@ -342,7 +370,8 @@ local_tick (local_t *self)
    our executors, they lead process groups of their own (see the top of
    this file). */
 static pid_t
-s_spawn_daemon (const char *const *argv, hearth_error_t *err)
+s_spawn_daemon (local_t *self, const char *const *argv,
+                hearth_loop_child_fn *on_exit, hearth_error_t *err)
 {
     hearth_spawn_opts_t opts = {.argv = argv,
                                 .stdin_fd = HEARTH_SPAWN_DEVNULL,
@@ -350,36 +379,63 @@ s_spawn_daemon (const char *const *argv, hearth_error_t *err)
                                 .stderr_fd = HEARTH_SPAWN_INHERIT,
                                 .new_pgroup = true,
                                 .die_with_parent = true};
-    return hearth_spawn (&opts, err);
+    return hearth_loop_spawn (self->loop, &opts, false, on_exit, self, err);
 }
 
-/* Sleep between two looks at a child: short at first (a child that
-   starts or stops in a millisecond is seen at once), doubling to 0.5 ms,
-   so that each of a local cluster's sequential stops is seen within a
-   quarter of a millisecond on average.  (Not a pidfd: valgrind, which
-   tests run the driver under, does not know pidfd_open.) */
-static const useconds_t s_first_look_us = 100, s_look_max_us = 500;
+/* While our master starts, how often whether it has exited is looked at
+   (a flag of the loop's, no system call); its ready file is watched
+   (inotify), so the URL is read as soon as the file is there. */
+static const int s_master_look_ms = 20;
 
-/* Wait for the master's ready file; read its URL from the first line. */
+/* One look: 0 (ready: the URL read), 1 (not yet), or -1 with err (the
+   master exited: it is reaped). */
+static int
+s_ready_look (local_t *self, const char *path, hearth_error_t *err)
+{
+    if (hearth_ready_file_read (path, self->master_url,
+                                sizeof self->master_url))
+        return 0;
+    if (!hearth_loop_child_exited (self->loop, self->master_pid))
+        return 1;
+    hearth_loop_exit_t exit;
+    char text[128];
+    hearth_loop_child_end (self->loop, self->master_pid, -1, &exit);
+    self->master_pid = 0;
+    return hearth_errprintf (err, "hearth-master %s",
+                             s_end_text (&exit, text, sizeof text));
+}
+
+/* Wait for the master's ready file (written in the scratch directory,
+   renamed into place); read its URL from the first line. */
 static int
 s_wait_ready (local_t *self, const char *path, hearth_error_t *err)
 {
     int64_t deadline = hearth_mono_ms () + s_start_timeout_ms;
-    useconds_t pause = s_first_look_us;
-    while (hearth_mono_ms () < deadline) {
-        if (hearth_ready_file_read (path, self->master_url,
-                                    sizeof self->master_url))
-            return 0;
-        int status;
-        if (waitpid (self->master_pid, &status, WNOHANG) == self->master_pid) {
-            char text[128];
-            self->master_pid = 0;
-            return hearth_errprintf (
-                err, "hearth-master %s",
-                hearth_wait_status_text (status, text, sizeof text));
-        }
-        hearth_backoff_sleep (&pause, s_look_max_us);
+    int in = inotify_init1 (IN_NONBLOCK | IN_CLOEXEC);
+    if (in < 0
+        || inotify_add_watch (in, self->scratch_dir,
+                              IN_MOVED_TO | IN_CLOSE_WRITE)
+               < 0) {
+        int saved = errno;
+        if (in >= 0)
+            close (in);
+        return hearth_errprintf (err, "cannot watch %s: %s", self->scratch_dir,
+                                 strerror (saved));
     }
+    int rc;
+    int64_t now;
+    while ((rc = s_ready_look (self, path, err)) > 0
+           && (now = hearth_mono_ms ()) < deadline) {
+        struct pollfd p = {.fd = in, .events = POLLIN};
+        int64_t left = deadline - now;
+        poll (&p, 1, left < s_master_look_ms ? (int) left : s_master_look_ms);
+        char events[4096]; /* what they were does not matter: a look */
+        while (read (in, events, sizeof events) > 0)
+            ;
+    }
+    close (in);
+    if (rc <= 0)
+        return rc;
     return hearth_errprintf (err,
                              "hearth-master did not start within %lld "
                              "ms",
@@ -437,32 +493,19 @@ s_wargv (hearth_conf_t *conf, const char *const *fixed, s_wargv_t *w,
     return 0;
 }
 
-/* Wait for pid to exit, then SIGKILL it after timeout_ms. */
-static void
-s_reap (pid_t pid, int64_t timeout_ms)
-{
-    int64_t deadline = hearth_mono_ms () + timeout_ms;
-    int status;
-    useconds_t pause = s_first_look_us;
-    while (hearth_mono_ms () < deadline)
-        if (waitpid (pid, &status, WNOHANG) != 0)
-            return;
-        else
-            hearth_backoff_sleep (&pause, s_look_max_us);
-    kill (pid, SIGKILL);
-    waitpid (pid, &status, 0);
-}
-
-/* Stop the workers (SIGTERM to all, then each reaped). */
+/* Stop the workers: SIGTERM to all, then each waited for (SIGKILL after
+   s_stop_timeout_ms). */
 static void
 s_stop_workers (local_t *self)
 {
     for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
         if (self->worker_pids[i] > 0)
-            kill (self->worker_pids[i], SIGTERM);
+            hearth_loop_child_signal (self->loop, self->worker_pids[i],
+                                      SIGTERM);
     for (int i = 0; self->worker_pids && i < self->setup.workers; i++)
         if (self->worker_pids[i] > 0) {
-            s_reap (self->worker_pids[i], s_stop_timeout_ms);
+            hearth_loop_child_end (self->loop, self->worker_pids[i],
+                                   s_stop_timeout_ms, NULL);
             self->worker_pids[i] = 0;
         }
 }
@@ -516,7 +559,7 @@ s_start_workers (local_t *self, const char *ready, const char *hb,
         s_wargv_t w;
         if (s_wargv (self->conf, fixed, &w, err) < 0)
             return -1;
-        pid_t pid = s_spawn_daemon (w.argv, err);
+        pid_t pid = s_spawn_daemon (self, w.argv, s_on_worker_exit, err);
         s_wargv_free (&w);
         if (pid < 0)
             return -1;
@@ -548,7 +591,8 @@ s_start_cluster (local_t *self, hearth_error_t *err)
         "--web-port",
         s_web_port (),
         NULL};
-    if ((self->master_pid = s_spawn_daemon (margv, err)) < 0) {
+    if ((self->master_pid = s_spawn_daemon (self, margv, s_on_master_exit, err))
+        < 0) {
         self->master_pid = 0;
         return -1;
     }
@@ -592,14 +636,16 @@ void
 local_stop (local_t *self)
 {
     self->stopping = true;
-    if (self->exec.pid > 0) {
-        s_reap (self->exec.pid, s_stop_timeout_ms);
+    if (self->exec.pid > 0) { /* told to stop by the executor set */
+        hearth_loop_child_end (self->loop, self->exec.pid, s_stop_timeout_ms,
+                               NULL);
         self->exec.pid = 0;
     }
     s_stop_workers (self);
     if (self->master_pid > 0) {
-        kill (self->master_pid, SIGTERM);
-        s_reap (self->master_pid, s_stop_timeout_ms);
+        hearth_loop_child_signal (self->loop, self->master_pid, SIGTERM);
+        hearth_loop_child_end (self->loop, self->master_pid, s_stop_timeout_ms,
+                               NULL);
         self->master_pid = 0;
     }
     if (self->scratch_owned && self->scratch_dir)

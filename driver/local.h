@@ -4,7 +4,8 @@
     it dies), local-cluster[W,C,M] a real master and W real workers on
     loopback for the application's lifetime, both in a scratch directory.
     The part tells its owner of the executors it starts and of the ones
-    that exit through the callbacks given at creation.
+    that exit through the callbacks given at creation, called from the
+    owner's loop, which watches every process started here.
 */
 #ifndef HEARTH_DRIVER_LOCAL_H
 #define HEARTH_DRIVER_LOCAL_H
@@ -14,6 +15,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/loop.h"
 #include "libcore/masters.h"
 
 typedef enum {
@@ -54,6 +56,8 @@ typedef struct {
 } local_cbs_t;
 
 typedef struct {
+    hearth_loop_t *loop;        /* borrowed: watches what we start, and
+                                   calls the callbacks as they exit */
     hearth_conf_t *conf;        /* borrowed: work-dir, log-level */
     const local_setup_t *setup; /* copied: a local mode */
     const char *token;          /* our executors present it (copied) */
@@ -76,8 +80,6 @@ int local_start (local_t *self, const char *driver_url, const char *app_id,
 const char *local_master_url (const local_t *self);
 /* local-cluster: whether our master runs (not reaped yet). */
 bool local_master_running (const local_t *self);
-/* Reap what exited: our executors, our master. */
-void local_tick (local_t *self);
 /* Executor exec_id is gone: if it is ours, make sure its process is,
    and start another. */
 void local_executor_gone (local_t *self, int exec_id);

@@ -36,7 +36,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/cookie.c libcore/cookie.h \
 	libcore/webauth.c libcore/webauth.h \
 	libcore/connwatch.c libcore/connwatch.h \
-	libcore/loop.c libcore/loop.h \
+	libcore/loop.c libcore/loop.h libcore/loop_int.h libcore/loop_child.c \
 	libcore/curve.c libcore/curve.h \
 	libcore/crc32c.c libcore/crc32c.h \
 	libcore/records.h libcore/shuffleopts.h libcore/partfmt.c libcore/partfmt.h \

@@ -21,6 +21,7 @@
 #include "libcore/clock.h"
 #include "libcore/log.h"
 #include "libcore/loop.h"
+#include "libcore/loop_int.h"
 
 /* Entries an array has room for at first. */
 static const size_t s_initial_room = 8;
@@ -52,17 +53,19 @@ typedef struct {
 } s_timer_t;
 
 struct hearth_loop {
-    s_item_t *items;        /* readers and descriptors, in poll order */
-    size_t nitems;          /* entries used (gone ones included) */
-    size_t items_room;      /* entries allocated */
-    struct pollfd *pollset; /* built from items each turn */
-    size_t pollset_room;    /* entries allocated */
-    s_timer_t *timers;      /* unordered: few, scanned each turn */
-    size_t ntimers;         /* entries used (gone ones included) */
-    size_t timers_room;     /* entries allocated */
-    int last_timer_id;      /* ids count up from 1 */
-    bool wrapped;           /* they went past s_max_timer_id once */
-    bool dirty;             /* an entry is gone: compact at turn end */
+    s_item_t *items;          /* readers and descriptors, in poll order */
+    size_t nitems;            /* entries used (gone ones included) */
+    size_t items_room;        /* entries allocated */
+    struct pollfd *pollset;   /* built from items each turn */
+    size_t pollset_room;      /* entries allocated */
+    s_timer_t *timers;        /* unordered: few, scanned each turn */
+    size_t ntimers;           /* entries used (gone ones included) */
+    size_t timers_room;       /* entries allocated */
+    int last_timer_id;        /* ids count up from 1 */
+    bool wrapped;             /* they went past s_max_timer_id once */
+    bool dirty;               /* an entry is gone: compact at turn end */
+    hearth_loop_kids_t *kids; /* the children's watch, or NULL */
+    void (*kids_free) (hearth_loop_kids_t *kids); /* frees it */
 };
 
 hearth_loop_t *
@@ -78,12 +81,28 @@ hearth_loop_destroy (hearth_loop_t **self_p)
         return;
     int saved = errno;
     hearth_loop_t *self = *self_p;
+    if (self->kids)
+        self->kids_free (self->kids);
     free (self->items);
     free (self->pollset);
     free (self->timers);
     free (self);
     *self_p = NULL;
     errno = saved;
+}
+
+hearth_loop_kids_t *
+hearth_loop_kids (const hearth_loop_t *self)
+{
+    return self->kids;
+}
+
+void
+hearth_loop_kids_set (hearth_loop_t *self, hearth_loop_kids_t *kids,
+                      void (*free_fn) (hearth_loop_kids_t *kids))
+{
+    self->kids = kids;
+    self->kids_free = free_fn;
 }
 
 /* Room for one more of size bytes in *array (*room entries).  0 or -1. */

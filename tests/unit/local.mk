@@ -418,3 +418,10 @@ tests_unit_test_loop_SOURCES = tests/unit/test_loop.c tests/unit/testutil.h \
 tests_unit_test_loop_CPPFLAGS = $(AM_CPPFLAGS) -DHEARTH_LOOP_MAX_TIMER_ID=16
 tests_unit_test_loop_CFLAGS = $(unit_cflags)
 tests_unit_test_loop_LDADD = $(unit_libs)
+
+# The loop's children (libcore/loop_child.c), on real child processes.
+UNIT_TESTS += tests/unit/test_loop_child
+tests_unit_test_loop_child_SOURCES = tests/unit/test_loop_child.c \
+	tests/unit/testutil.h
+tests_unit_test_loop_child_CFLAGS = $(unit_cflags)
+tests_unit_test_loop_child_LDADD = $(unit_libs)

@@ -1,0 +1,385 @@
+/*  loop_child.c - the loop's children: an exit handler per child, and
+    TERM-then-KILL after a grace in this one place; see loop.h.
+
+    Each watched child has a thread that waits for its exit without
+    reaping it (waitid with WNOWAIT), marks it exited and wakes the loop
+    through the watch's eventfd.  The loop's handler of that eventfd
+    reaps every child so marked (wait4: its status and resource use),
+    joins its thread and calls its exit handler.  Only the loop reaps a
+    watched child, so its pid (and its process group's id) cannot be
+    given to another process before its handler has been called: every
+    signal sent here reaches the child it names, or its zombie.
+
+    Handlers may watch, signal, kill and end children: a reaped child is
+    unlinked before its handler is called, and the list is looked
+    through from its start again after each handler.
+*/
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libcore/loop.h"
+#include "libcore/loop_int.h"
+
+/* A waiting thread's stack: it only waits and writes 8 bytes (the rest
+   is room for a sanitizer's larger frames). */
+static const size_t s_waiter_stack_bytes = 256 * 1024;
+
+typedef struct s_child s_child_t;
+struct s_child {
+    pid_t pid;                /* the child */
+    bool group;               /* signals go to its process group */
+    hearth_loop_child_fn *fn; /* its exit handler */
+    void *arg;                /* given to it */
+    pthread_t waiter;         /* waits for its exit */
+    bool joined;              /* the waiter was joined */
+    atomic_bool exited;       /* the waiter saw it exit (the waiter sets) */
+    int wake_fd;              /* the watch's eventfd (the waiter writes) */
+    bool term_sent;           /* SIGTERM was sent */
+    bool killed;              /* SIGKILL was sent after its grace */
+    int grace_timer;          /* the TERM-then-KILL timer, or 0 */
+    s_child_t *next;          /* the next watched child */
+};
+
+struct hearth_loop_kids {
+    int wake_fd;         /* eventfd: a child exited (the loop watches it) */
+    s_child_t *children; /* watched, not reaped yet */
+    size_t count;        /* entries of children */
+};
+
+/* ---- the waiting thread ------------------------------------------------- */
+
+static void *
+s_wait (void *arg)
+{
+    s_child_t *c = arg;
+    siginfo_t info;
+    /* ECHILD (someone else reaped it) ends the wait too: wait4 says so */
+    while (waitid (P_PID, (id_t) c->pid, &info, WEXITED | WNOWAIT) < 0
+           && errno == EINTR)
+        ;
+    atomic_store (&c->exited, true);
+    uint64_t one = 1;
+    ssize_t n = write (c->wake_fd, &one, sizeof one);
+    (void) n; /* only fails when the counter is full: awake already */
+    return NULL;
+}
+
+/* Start c's waiter with every signal blocked (they are the process's
+   other threads' to take).  0, or an errno value. */
+static int
+s_start_waiter (s_child_t *c)
+{
+    pthread_attr_t attr;
+    sigset_t all, old;
+    int rc = pthread_attr_init (&attr);
+    if (rc)
+        return rc;
+    pthread_attr_setstacksize (&attr, s_waiter_stack_bytes);
+    sigfillset (&all);
+    pthread_sigmask (SIG_SETMASK, &all, &old);
+    rc = pthread_create (&c->waiter, &attr, s_wait, c);
+    pthread_sigmask (SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy (&attr);
+    return rc;
+}
+
+/* ---- the watch ---------------------------------------------------------- */
+
+static s_child_t *
+s_find (const hearth_loop_t *loop, pid_t pid)
+{
+    hearth_loop_kids_t *kids = hearth_loop_kids (loop);
+    for (s_child_t *c = kids ? kids->children : NULL; c; c = c->next)
+        if (c->pid == pid)
+            return c;
+    return NULL;
+}
+
+static void
+s_unlink (hearth_loop_kids_t *kids, s_child_t *c)
+{
+    for (s_child_t **p = &kids->children; *p; p = &(*p)->next)
+        if (*p == c) {
+            *p = c->next;
+            kids->count--;
+            return;
+        }
+}
+
+/* Reap c (unlinked; it has exited, or will: this waits), fill *exit
+   and free c. */
+static void
+s_reap (hearth_loop_t *loop, s_child_t *c, hearth_loop_exit_t *exit)
+{
+    if (!c->joined)
+        pthread_join (c->waiter, NULL);
+    if (c->grace_timer)
+        hearth_loop_timer_end (loop, c->grace_timer);
+    *exit = (hearth_loop_exit_t){.pid = c->pid, .killed = c->killed};
+    int rc;
+    while ((rc = wait4 (c->pid, &exit->status, 0, &exit->ru)) < 0
+           && errno == EINTR)
+        ;
+    if (rc != c->pid) {
+        exit->status = -1;
+        memset (&exit->ru, 0, sizeof exit->ru);
+    }
+    free (c);
+}
+
+/* The first child marked exited, unlinked; or NULL. */
+static s_child_t *
+s_take_exited (hearth_loop_kids_t *kids)
+{
+    for (s_child_t *c = kids->children; c; c = c->next)
+        if (atomic_load (&c->exited)) {
+            s_unlink (kids, c);
+            return c;
+        }
+    return NULL;
+}
+
+/* The eventfd: reap what exited, and call the handlers. */
+static int
+s_on_wake (hearth_loop_t *loop, int fd, void *arg)
+{
+    hearth_loop_kids_t *kids = arg;
+    uint64_t n;
+    while (read (fd, &n, sizeof n) < 0 && errno == EINTR)
+        ;
+    s_child_t *c;
+    while ((c = s_take_exited (kids))) {
+        hearth_loop_child_fn *fn = c->fn;
+        void *fn_arg = c->arg;
+        hearth_loop_exit_t exit;
+        s_reap (loop, c, &exit);
+        if (fn (loop, &exit, fn_arg) < 0) {
+            uint64_t one = 1; /* those left are seen next time */
+            ssize_t w = write (fd, &one, sizeof one);
+            (void) w;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The loop's destroy: each child's thread stopped, the children left
+   as they are. */
+static void
+s_kids_free (hearth_loop_kids_t *kids)
+{
+    while (kids->children) {
+        s_child_t *c = kids->children;
+        kids->children = c->next;
+        pthread_cancel (c->waiter); /* waitid is a cancellation point */
+        pthread_join (c->waiter, NULL);
+        free (c);
+    }
+    close (kids->wake_fd);
+    free (kids);
+}
+
+/* The loop's watch, made at its first child.  NULL with errno. */
+static hearth_loop_kids_t *
+s_kids (hearth_loop_t *loop)
+{
+    hearth_loop_kids_t *kids = hearth_loop_kids (loop);
+    if (kids)
+        return kids;
+    if (!(kids = calloc (1, sizeof *kids)))
+        return NULL;
+    kids->wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (kids->wake_fd < 0
+        || hearth_loop_fd (loop, kids->wake_fd, s_on_wake, kids) < 0) {
+        int saved = kids->wake_fd < 0 ? errno : ENOMEM;
+        if (kids->wake_fd >= 0)
+            close (kids->wake_fd);
+        free (kids);
+        errno = saved;
+        return NULL;
+    }
+    hearth_loop_kids_set (loop, kids, s_kids_free);
+    return kids;
+}
+
+int
+hearth_loop_child (hearth_loop_t *self, pid_t pid, bool group,
+                   hearth_loop_child_fn *fn, void *arg)
+{
+    siginfo_t info = {.si_pid = 0};
+    if (pid <= 0
+        || waitid (P_PID, (id_t) pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+        errno = ECHILD;
+        return -1;
+    }
+    if (s_find (self, pid)) {
+        errno = EEXIST;
+        return -1;
+    }
+    hearth_loop_kids_t *kids = s_kids (self);
+    s_child_t *c = kids ? calloc (1, sizeof *c) : NULL;
+    if (!c)
+        return -1;
+    *c = (s_child_t){.pid = pid,
+                     .group = group,
+                     .fn = fn,
+                     .arg = arg,
+                     .wake_fd = kids->wake_fd,
+                     .next = kids->children};
+    atomic_init (&c->exited, false);
+    int rc = s_start_waiter (c);
+    if (rc) {
+        free (c);
+        errno = rc;
+        return -1;
+    }
+    kids->children = c;
+    kids->count++;
+    return 0;
+}
+
+pid_t
+hearth_loop_spawn (hearth_loop_t *self, const hearth_spawn_opts_t *opts,
+                   bool group, hearth_loop_child_fn *fn, void *arg,
+                   hearth_error_t *err)
+{
+    pid_t pid = hearth_spawn (opts, err);
+    if (pid < 0 || hearth_loop_child (self, pid, group, fn, arg) == 0)
+        return pid;
+    int saved = errno; /* no watch: it cannot be left behind */
+    kill (pid, SIGKILL);
+    while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    return hearth_errprintf (err, "cannot watch process %d: %s", (int) pid,
+                             strerror (saved));
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static void
+s_send (s_child_t *c, int sig)
+{
+    if (sig == SIGTERM)
+        c->term_sent = true;
+    kill (c->group ? -c->pid : c->pid, sig);
+}
+
+int
+hearth_loop_child_signal (hearth_loop_t *self, pid_t pid, int sig)
+{
+    s_child_t *c = s_find (self, pid);
+    if (!c) {
+        errno = ESRCH;
+        return -1;
+    }
+    s_send (c, sig);
+    return 0;
+}
+
+/* SIGKILL now if it is still there; its grace, if one runs, ends. */
+static void
+s_kill_now (hearth_loop_t *loop, s_child_t *c)
+{
+    if (c->grace_timer) {
+        hearth_loop_timer_end (loop, c->grace_timer);
+        c->grace_timer = 0;
+    }
+    if (!atomic_load (&c->exited)) {
+        c->killed = true;
+        s_send (c, SIGKILL);
+    }
+}
+
+/* The grace is over. */
+static int
+s_on_grace (hearth_loop_t *loop, int timer_id, void *arg)
+{
+    (void) timer_id;
+    s_kill_now (loop, arg); /* a timer of one call: ending it is nothing */
+    return 0;
+}
+
+int
+hearth_loop_child_kill (hearth_loop_t *self, pid_t pid, size_t grace_ms)
+{
+    s_child_t *c = s_find (self, pid);
+    if (!c) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (grace_ms == 0) {
+        s_kill_now (self, c);
+        return 0;
+    }
+    if (!c->term_sent)
+        s_send (c, SIGTERM);
+    if (c->grace_timer)
+        return 0; /* its grace runs already */
+    int id = hearth_loop_timer (self, grace_ms, 1, s_on_grace, c);
+    if (id < 0)
+        s_kill_now (self, c); /* no timer: no grace */
+    else
+        c->grace_timer = id;
+    return 0;
+}
+
+bool
+hearth_loop_child_exited (hearth_loop_t *self, pid_t pid)
+{
+    s_child_t *c = s_find (self, pid);
+    return c && atomic_load (&c->exited);
+}
+
+/* Join c's waiter if it ends within grace_ms.  Whether it did. */
+static bool
+s_join_within (s_child_t *c, int64_t grace_ms)
+{
+    struct timespec until;
+    clock_gettime (CLOCK_MONOTONIC, &until);
+    until.tv_sec += (time_t) (grace_ms / 1000);
+    until.tv_nsec += (long) (grace_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    c->joined =
+        pthread_clockjoin_np (c->waiter, NULL, CLOCK_MONOTONIC, &until) == 0;
+    return c->joined;
+}
+
+int
+hearth_loop_child_end (hearth_loop_t *self, pid_t pid, int64_t grace_ms,
+                       hearth_loop_exit_t *exit)
+{
+    s_child_t *c = s_find (self, pid);
+    if (!c) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (grace_ms >= 0 && !s_join_within (c, grace_ms)) {
+        c->killed = true;
+        s_send (c, SIGKILL);
+    }
+    s_unlink (hearth_loop_kids (self), c);
+    hearth_loop_exit_t ended;
+    s_reap (self, c, exit ? exit : &ended);
+    return 0;
+}
+
+size_t
+hearth_loop_children (const hearth_loop_t *self)
+{
+    hearth_loop_kids_t *kids = hearth_loop_kids (self);
+    return kids ? kids->count : 0;
+}
