@@ -414,3 +414,8 @@ tests_unit_test_loop_SOURCES = tests/unit/test_loop.c tests/unit/testutil.h \
 tests_unit_test_loop_CPPFLAGS = $(AM_CPPFLAGS) -DHEARTH_LOOP_MAX_TIMER_ID=16
 tests_unit_test_loop_CFLAGS = $(unit_cflags)
 tests_unit_test_loop_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_timeline
+tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c tests/unit/testutil.h
+tests_unit_test_timeline_CFLAGS = $(unit_cflags)
+tests_unit_test_timeline_LDADD = $(unit_libs)
