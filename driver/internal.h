@@ -19,9 +19,9 @@
             shuffle.c  data between stages (launch.c's and work.c's):
                      where map outputs are, reduce tasks' block lists,
                      lost outputs, output files
-          master.c   the link to the master (cluster modes)
+          master.c   the link to the master (cluster modes), on
+                     libcore/uplink.c
             master_msgs.c  what it sends: (un)registering
-            master_watch.c why it cannot reach the master
           local.c    local[N] executors and local-cluster daemons; the mode
           signals.c  SIGINT and SIGTERM of programs that leave them alone
           starved.c  the warning that jobs wait with no executor

@@ -20,8 +20,7 @@ driver_libdriver_la_SOURCES = \
 	driver/launch.c driver/launch.h \
 	driver/ship.c driver/ship.h driver/signals.c driver/signals.h \
 	driver/master.c driver/master.h driver/master_msgs.c driver/master_msgs.h \
-	driver/master_watch.c driver/master_watch.h \
-	driver/master_follow.c driver/master_execs.c driver/master_int.h \
+	driver/master_execs.c driver/master_int.h \
 	driver/progress_report.c driver/progress_report.h \
 	driver/starved.c driver/starved.h \
 	driver/local.c driver/local.h driver/shuffle.c driver/shuffle.h \

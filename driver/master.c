@@ -2,23 +2,17 @@
     modes): registering the application, heartbeats, and the executors the
     master grants or loses, dispatched by one handler table.
 
-    The link follows the ZeroMQ guide's reliability rules (protocol.md §7):
-    any message from the master is a sign of life; when the master has
-    been silent for liveness x interval, or says RECONNECT_APPLICATION,
-    the driver drops its DEALER and registers again on a fresh one, under
-    the same app_id and listing the executors it has: at once, then after
-    one interval, then twice that, up to s_backoff_max_ms between
-    attempts.  The registration queued on the newest socket goes out as
-    soon as the master is back.  Jobs go on all the while: the
-    executors talk to the driver, not to the master.  A master that
-    answers that the application has ended (it gave up on the driver)
-    ends the jobs.
-
-    With a list of masters (libcore/masters.h), a registration nobody
-    answered within the back-off, or a master silent for liveness
-    intervals, sends the next attempt to the next URL; a standby's ERROR
-    sends it to the leader it names (master_follow.c decides); messages
-    of an older leader's epoch are dropped.
+    The link itself is libcore/uplink.h, the worker's too (protocol.md
+    §7): any message from the master is a sign of life; when the master
+    has been silent for liveness x interval, or says
+    RECONNECT_APPLICATION, the driver drops its DEALER and registers again
+    on a fresh one, under the same app_id and listing the executors it
+    has, at the uplink's back-off (up to HEARTH_UPLINK_BACKOFF_MAX_MS).
+    Before the first registration it holds its one registration on its
+    one socket (sent twice, it would register two applications), unless
+    a list of masters moves on.  Jobs go on all the while: the executors
+    talk to the driver, not to the master.  A master that answers that
+    the application has ended (it gave up on the driver) ends the jobs.
 
     At the end the driver tells the master how the application ended
     (UNREGISTER_APPLICATION) and waits for its answer (APPLICATION_REMOVED),
@@ -37,21 +31,94 @@
 #include "driver/master.h"
 #include "driver/master_int.h"
 #include "driver/master_msgs.h"
-#include "driver/master_watch.h"
 #include "libcore/clock.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
-#include "libcore/loglimit.h"
-#include "libcore/masters.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 
-/* The longest wait between two registration attempts. */
-static const int64_t s_backoff_max_ms = 32000;
-
-static int s_on_master (hearth_loop_t *loop, zsock_t *sock, void *arg);
 static void s_fail (master_link_t *self, const char *text);
+static void s_on_message (void *arg, hearth_msg_t *msg);
+
+/* ---- what the uplink asks and tells --------------------------------- */
+
+static hearth_msg_t *
+s_registration (void *arg, bool again)
+{
+    master_link_t *self = arg;
+    master_reg_t reg = {.conf = self->conf,
+                        .name = self->app_name,
+                        .driver_url = self->driver_url,
+                        .app_id = self->app_id,
+                        .token = self->token,
+                        .driver_key = self->driver_key,
+                        .memory_mb = self->memory_mb};
+    cJSON *executors = NULL;
+    if (again && (executors = cJSON_CreateArray ()))
+        self->cbs.list_executors (self->cbs.arg, executors);
+    self->register_us = hearth_mono_us ();
+    return master_msg_register (&reg, executors);
+}
+
+static hearth_msg_t *
+s_heartbeat_out (void *arg)
+{
+    master_link_t *self = arg;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
+    if (msg)
+        cJSON_AddStringToObject (msg->body, "id", self->app_id);
+    return msg;
+}
+
+static void s_registered (void *arg, const hearth_msg_t *msg, bool again);
+
+static void
+s_down (void *arg, const char *why)
+{
+    (void) why;
+    master_link_t *self = arg;
+    if (!self->lost)
+        self->lost_ms = hearth_mono_ms ();
+    self->lost = true; /* the jobs go on */
+}
+
+static void
+s_fatal (void *arg, const char *why)
+{
+    s_fail (arg, why);
+}
+
+static int
+s_on_sock (hearth_loop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    master_link_t *self = arg;
+    int rc = hearth_uplink_on_readable (self->uplink, sock, hearth_mono_ms ());
+    return self->failed ? -1 : rc;
+}
+
+static void
+s_serve (void *arg, zsock_t *sock, bool on)
+{
+    master_link_t *self = arg;
+    if (!self->loop)
+        return;
+    if (!on)
+        hearth_loop_reader_end (self->loop, sock);
+    else if (hearth_loop_reader (self->loop, sock, s_on_sock, self) < 0)
+        log_warn ("the link to the master: out of memory");
+}
+
+static void
+s_sent (void *arg, zsock_t *sock)
+{
+    master_link_t *self = arg;
+    if (self->loop) /* the socket's mailbox may have been read: loop.h */
+        hearth_loop_sent (self->loop, sock);
+}
+
+/* ---- the link ------------------------------------------------------- */
 
 master_link_t *
 master_link_new (const master_link_opts_t *opts, const master_link_cbs_t *cbs,
@@ -64,16 +131,26 @@ master_link_new (const master_link_opts_t *opts, const master_link_cbs_t *cbs,
     }
     self->conf = opts->conf;
     self->loop = opts->loop;
-    if (!(self->masters = hearth_masters_parse (opts->url, err))
-        || !(self->log_limit = hearth_loglimit_new (60000, 16))) {
-        if (self->masters)
-            hearth_errprintf (err, "out of memory");
+    self->cbs = *cbs;
+    hearth_uplink_opts_t uopts = {
+        .url = opts->url,
+        .curve = &self->curve,
+        .who = "the application",
+        .registered_cmd = HEARTH_CMD_REGISTERED_APPLICATION,
+        .reconnect_cmd = HEARTH_CMD_RECONNECT_APPLICATION,
+        .interval_ms = opts->hb_interval_ms,
+        .liveness = opts->hb_liveness,
+        .register_timeout_ms = hearth_conf_ms (self->conf, "register-timeout"),
+        .failover = true,
+        .hold_first = true,
+        .watch_fatal = true};
+    hearth_uplink_cbs_t ucbs = {s_registration, s_heartbeat_out, s_registered,
+                                s_down,         s_on_message,    s_fatal,
+                                s_serve,        s_sent,          self};
+    if (!(self->uplink = hearth_uplink_new (&uopts, &ucbs, err))) {
         master_link_destroy (&self);
         return NULL;
     }
-    self->hb_interval_ms = opts->hb_interval_ms;
-    self->hb_liveness = opts->hb_liveness;
-    self->cbs = *cbs;
     /* without the settings' keys (our own local cluster's master): the
        local cookie, on loopback */
     if (opts->curve ? hearth_curve_client_setup (&self->curve, self->conf,
@@ -93,14 +170,17 @@ master_link_destroy (master_link_t **self_p)
         return;
     int saved = errno;
     master_link_t *self = *self_p;
-    master_watch_destroy (&self->watch, false); /* the loop may be gone */
-    hearth_sock_destroy (&self->sock);
+    hearth_uplink_destroy (&self->uplink); /* the loop may be gone */
     hearth_curve_cleanup (&self->curve);
-    hearth_masters_destroy (&self->masters);
-    hearth_loglimit_destroy (&self->log_limit);
     free (self);
     *self_p = NULL;
     errno = saved;
+}
+
+const char *
+master_link_url (const master_link_t *self)
+{
+    return hearth_uplink_url (self->uplink);
 }
 
 bool
@@ -115,85 +195,16 @@ master_link_waiting (const master_link_t *self)
     return self->waiting[0] ? self->waiting : NULL;
 }
 
+bool
+master_link_up (const master_link_t *self)
+{
+    return self->opened && hearth_uplink_up (self->uplink);
+}
+
 int
 master_link_send (master_link_t *self, hearth_msg_t **msg_p)
 {
-    hearth_error_t err;
-    int rc = hearth_msg_send (msg_p, self->sock, NULL, &err);
-    if (self->loop) /* the socket's mailbox may have been read: loop.h */
-        hearth_loop_sent (self->loop, self->sock);
-    if (rc < 0) {
-        log_warn ("to the master: %s", err.text);
-        return -1;
-    }
-    self->send_ms = hearth_mono_ms ();
-    return 0;
-}
-
-static void
-s_send_register (master_link_t *self)
-{
-    master_reg_t reg = {.conf = self->conf,
-                        .name = self->app_name,
-                        .driver_url = self->driver_url,
-                        .app_id = self->app_id,
-                        .token = self->token,
-                        .driver_key = self->driver_key,
-                        .memory_mb = self->memory_mb};
-    cJSON *executors = NULL;
-    if (self->registered && (executors = cJSON_CreateArray ()))
-        self->cbs.list_executors (self->cbs.arg, executors);
-    hearth_msg_t *msg = master_msg_register (&reg, executors);
-    if (msg)
-        master_link_send (self, &msg);
-    self->register_us = hearth_mono_us ();
-    self->unanswered = true;
-}
-
-/* The watch found that waiting cannot help: start-up fails, unless
-   another master of the list may do (the tick moves to it). */
-static int
-s_watch_fatal (void *arg, const char *text)
-{
-    master_link_t *self = arg;
-    if (hearth_masters_count (self->masters) > 1) {
-        log_warn ("%s", text);
-        self->next_attempt_ms = hearth_mono_ms ();
-        return 0;
-    }
-    s_fail (self, text);
-    return -1;
-}
-
-/* A fresh DEALER to the master (the old one, if any, is dropped with
-   whatever it still queued for a master that is gone). */
-static int
-s_connect (master_link_t *self, hearth_error_t *err)
-{
-    master_watch_destroy (&self->watch, true);
-    if (self->sock) {
-        hearth_loop_reader_end (self->loop, self->sock);
-        hearth_sock_destroy (&self->sock);
-    }
-    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
-    hearth_curve_client_opts (&self->curve, &opts);
-    if (!(self->sock = hearth_sock_new (&opts, err)))
-        return -1;
-    if (!self->registered)
-        self->watch =
-            master_watch_new (self->loop, self->sock, master_link_url (self),
-                              &self->curve, s_watch_fatal, self);
-    if (hearth_sock_connect (self->sock, master_link_url (self), err) < 0) {
-        master_watch_destroy (&self->watch, true);
-        hearth_sock_destroy (&self->sock);
-        return -1;
-    }
-    if (hearth_loop_reader (self->loop, self->sock, s_on_master, self) < 0) {
-        master_watch_destroy (&self->watch, true);
-        hearth_sock_destroy (&self->sock);
-        return hearth_errprintf (err, "out of memory");
-    }
-    return 0;
+    return hearth_uplink_send (self->uplink, msg_p, hearth_mono_ms ());
 }
 
 int
@@ -206,56 +217,10 @@ master_link_open (master_link_t *self, const master_link_app_t *app,
     snprintf (self->driver_key, sizeof self->driver_key, "%s",
               app->driver_key ? app->driver_key : "");
     self->memory_mb = app->memory_mb;
-    if (s_connect (self, err) < 0)
+    if (hearth_uplink_open (self->uplink, hearth_mono_ms (), err) < 0)
         return -1;
-    self->register_deadline =
-        hearth_mono_ms () + hearth_conf_ms (self->conf, "register-timeout");
-    self->recv_ms = hearth_mono_ms ();
-    self->backoff_ms = self->hb_interval_ms;
-    self->next_attempt_ms = self->recv_ms + self->backoff_ms;
-    s_send_register (self);
+    self->opened = true;
     return 0;
-}
-
-/* Register again on a fresh socket, now and then at back-off: with the
-   next master when the current one has not answered the last attempt. */
-static void
-s_relink (master_link_t *self, int64_t now)
-{
-    hearth_error_t err;
-    if (self->unanswered && !self->reopen)
-        master_follow_next (self, "did not answer");
-    self->reopen = false;
-    self->next_attempt_ms = now + self->backoff_ms;
-    self->backoff_ms = self->backoff_ms * 2 > s_backoff_max_ms
-                           ? s_backoff_max_ms
-                           : self->backoff_ms * 2;
-    if (s_connect (self, &err) < 0) {
-        log_warn ("cannot reconnect to the master at %s: %s",
-                  master_link_url (self), err.text);
-        return;
-    }
-    log_info ("registering %s%s with the master at %s (next attempt in "
-              "%lld ms)",
-              self->registered ? self->app_id : "the application",
-              self->registered ? " again" : "", master_link_url (self),
-              (long long) (self->next_attempt_ms - now));
-    s_send_register (self);
-}
-
-/* The link is down: register again from the next tick on (never inside
-   the socket's own reader). */
-static void
-s_unlink (master_link_t *self, const char *why)
-{
-    if (!self->linked)
-        return;
-    log_warn ("the master at %s: %s; registering again (jobs go on)",
-              master_link_url (self), why);
-    self->linked = false;
-    self->lost_ms = hearth_mono_ms ();
-    self->backoff_ms = self->hb_interval_ms;
-    self->next_attempt_ms = hearth_mono_ms ();
 }
 
 static void
@@ -280,29 +245,23 @@ s_fail (master_link_t *self, const char *text)
 typedef void s_handler_fn (master_link_t *self, hearth_msg_t *msg);
 
 static void
-s_registered (master_link_t *self, hearth_msg_t *msg)
+s_registered (void *arg, const hearth_msg_t *msg, bool again)
 {
-    if (self->finishing && !self->linked) { /* back: tell it the end */
-        self->linked = true;
-        self->backoff_ms = self->hb_interval_ms;
+    master_link_t *self = arg;
+    bool lost = self->lost;
+    self->lost = false;
+    if (self->finishing && lost) { /* back: tell it the end */
         log_info ("application %s registered again with %s: unregistering",
                   self->app_id, master_link_url (self));
         s_send_unregister (self);
         return;
     }
     const char *id = hearth_json_str (msg->body, "app_id");
-    bool again = self->registered;
     if (again && strcmp (id, self->app_id) != 0)
         log_warn ("the master registered the application as %s, not %s", id,
                   self->app_id);
     snprintf (self->app_id, sizeof self->app_id, "%s", id);
-    self->registered = true;
-    master_watch_destroy (&self->watch, true); /* the link works */
-    self->hb_interval_ms = hearth_json_int (msg->body, "heartbeat_interval_ms",
-                                            self->hb_interval_ms);
-    self->hb_liveness =
-        hearth_json_int (msg->body, "heartbeat_liveness", self->hb_liveness);
-    if (again && !self->linked)
+    if (again && lost)
         log_warn ("application %s registered again with %s after %lld ms",
                   self->app_id, master_link_url (self),
                   (long long) (hearth_mono_ms () - self->lost_ms));
@@ -310,11 +269,9 @@ s_registered (master_link_t *self, hearth_msg_t *msg)
         log_info ("application %s %sregistered with %s (round trip %.1f ms)",
                   self->app_id, again ? "re-" : "", master_link_url (self),
                   (double) (hearth_mono_us () - self->register_us) / 1000.0);
-    self->linked = true;
-    self->leader_hops = 0;
-    self->backoff_ms = self->hb_interval_ms;
-    self->cbs.registered (self->cbs.arg, self->app_id, self->hb_interval_ms,
-                          self->hb_liveness);
+    self->cbs.registered (self->cbs.arg, self->app_id,
+                          hearth_uplink_interval (self->uplink),
+                          hearth_uplink_liveness (self->uplink));
 }
 
 static void
@@ -451,23 +408,9 @@ s_application_waiting (master_link_t *self, hearth_msg_t *msg)
 }
 
 static void
-s_reconnect (master_link_t *self, hearth_msg_t *msg)
-{
-    const char *reason = hearth_json_str (msg->body, "reason");
-    if (self->registered)
-        s_unlink (self, reason ? reason : "it asks to register again");
-    else
-        s_send_register (self);
-}
-
-static void
 s_error (master_link_t *self, hearth_msg_t *msg)
 {
     char text[600];
-    if (streq (hearth_json_str (msg->body, "code"), "standby")) {
-        master_follow_standby (self, msg);
-        return;
-    }
     snprintf (text, sizeof text, "the master at %s says %s: %s",
               master_link_url (self), hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
@@ -475,16 +418,16 @@ s_error (master_link_t *self, hearth_msg_t *msg)
     if (self->finishing
         && streq (hearth_json_str (msg->body, "code"), "duplicate_app"))
         s_unregistered (self, NULL, hearth_json_str (msg->body, "message"));
-    else if (!self->registered)
+    else if (!hearth_uplink_ever (self->uplink))
         s_fail (self, text);
-    else if (!self->linked
+    else if (!hearth_uplink_up (self->uplink)
              && streq (hearth_json_str (msg->body, "code"), "duplicate_app")) {
         /* The master ended the application while it could not hear us. */
         self->cbs.app_dead (self->cbs.arg, text);
     }
 }
 
-/* Nothing to do but the sign of life s_on_master has counted. */
+/* Nothing to do but the sign of life the uplink has counted. */
 static void
 s_heartbeat (master_link_t *self, hearth_msg_t *msg)
 {
@@ -497,19 +440,20 @@ static const struct {
     s_handler_fn *handler; /* what to do */
 } s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat},
-    {HEARTH_CMD_REGISTERED_APPLICATION, s_registered},
     {HEARTH_CMD_EXECUTOR_ADDED, s_executor_added},
     {HEARTH_CMD_EXECUTOR_UPDATED, s_executor_updated},
     {HEARTH_CMD_APPLICATION_REMOVED, s_application_removed},
     {HEARTH_CMD_APPLICATION_WAITING, s_application_waiting},
-    {HEARTH_CMD_RECONNECT_APPLICATION, s_reconnect},
     {HEARTH_CMD_ERROR, s_error},
     {HEARTH_CMD_EXECUTOR_DECOMMISSIONING, s_executor_decommissioning},
 };
 
+/* What the uplink passes on (it handles the registration's answer,
+   RECONNECT_APPLICATION and a standby's ERROR). */
 static void
-s_dispatch (master_link_t *self, hearth_msg_t *msg)
+s_on_message (void *arg, hearth_msg_t *msg)
 {
+    master_link_t *self = arg;
     for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
         if (s_handlers[i].cmd == msg->cmd) {
             s_handlers[i].handler (self, msg);
@@ -519,95 +463,11 @@ s_dispatch (master_link_t *self, hearth_msg_t *msg)
               hearth_cmd_name (msg->cmd));
 }
 
-static int
-s_on_master (hearth_loop_t *loop, zsock_t *sock, void *arg)
-{
-    (void) loop;
-    master_link_t *self = arg;
-    /* One message a call (the master sends few); the loop calls again
-       until none is left.  The socket is replaced only from the tick
-       (s_relink), never under this handler. */
-    hearth_error_t err;
-    bool none;
-    hearth_msg_t *msg =
-        hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
-    if (none)
-        return 0;
-    if (!msg && hearth_recv_broken (&err)) {
-        log_error ("the master's socket: %s", err.text);
-        return -1;
-    }
-    if (msg && !master_follow_fence (self, msg)) {
-        hearth_msg_destroy (&msg);
-        return 1;
-    }
-    self->recv_ms = hearth_mono_ms ();
-    if (!msg) {
-        log_warn ("bad message from the master: %s", err.text);
-        return 1;
-    }
-    self->unanswered = false;
-    s_dispatch (self, msg);
-    hearth_msg_destroy (&msg);
-    return self->failed ? -1 : 1;
-}
-
-/* ---- the tick ------------------------------------------------------------ */
-
-static void
-s_heartbeat_out (master_link_t *self)
-{
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
-    if (msg) {
-        cJSON_AddStringToObject (msg->body, "id", self->app_id);
-        master_link_send (self, &msg);
-    }
-}
-
 void
 master_link_tick (master_link_t *self)
 {
-    if (!self->sock)
-        return;
-    int64_t now = hearth_mono_ms ();
-    if (!self->registered) {
-        if (self->watch)
-            master_watch_tick (self->watch);
-        const char *last = self->watch ? master_watch_last (self->watch) : NULL;
-        bool many = hearth_masters_count (self->masters) > 1;
-        if (!self->failed && now > self->register_deadline) {
-            char text[HEARTH_MASTERS_MAX * (HEARTH_MASTER_URL_MAX + 2) + 1400];
-            snprintf (
-                text, sizeof text,
-                "%s%s%s did not register the application within %lld ms%s%s",
-                many ? "none of the masters (" : "the master at ",
-                many ? hearth_masters_text (self->masters)
-                     : master_link_url (self),
-                many ? ")" : "",
-                (long long) hearth_conf_ms (self->conf, "register-timeout"),
-                last ? ": " : "", last ? last : "");
-            s_fail (self, text);
-        }
-        if (!self->failed && now >= self->next_attempt_ms
-            && (self->reopen || (many && self->unanswered)))
-            s_relink (self, now);
-        return;
-    }
-    if (self->linked
-        && now - self->recv_ms > self->hb_liveness * self->hb_interval_ms) {
-        char why[128];
-        snprintf (why, sizeof why, "silent for %lld ms",
-                  (long long) (now - self->recv_ms));
-        s_unlink (self, why);
-        master_follow_next (self, "is silent");
-    }
-    if (!self->linked) {
-        if (now >= self->next_attempt_ms)
-            s_relink (self, now);
-        return;
-    }
-    if (now - self->send_ms >= self->hb_interval_ms)
-        s_heartbeat_out (self);
+    if (self->opened)
+        hearth_uplink_tick (self->uplink, hearth_mono_ms ());
 }
 
 /* ---- the end ------------------------------------------------------------- */
@@ -631,18 +491,20 @@ s_wait_unregistered (master_link_t *self, int64_t deadline, int64_t wait_ms)
     bool said = false;
     int64_t start = hearth_mono_ms (), now = start;
     while (!self->unregistered && now < deadline) {
-        if (!said && (!self->linked || now - start >= self->hb_interval_ms)) {
+        int64_t interval = hearth_uplink_interval (self->uplink);
+        zsock_t *sock = hearth_uplink_sock (self->uplink);
+        if (!said
+            && (!hearth_uplink_up (self->uplink) || now - start >= interval)) {
             s_say_waiting (self, deadline - now);
             said = true;
         }
-        int64_t wait = deadline - now < self->hb_interval_ms / 4 + 1
-                           ? deadline - now
-                           : self->hb_interval_ms / 4 + 1;
-        zmq_pollitem_t item = {self->sock ? zsock_resolve (self->sock) : NULL,
-                               0, ZMQ_POLLIN, 0};
-        if (zmq_poll (&item, self->sock ? 1 : 0, (long) wait) > 0
+        int64_t wait = deadline - now < interval / 4 + 1 ? deadline - now
+                                                         : interval / 4 + 1;
+        zmq_pollitem_t item = {sock ? zsock_resolve (sock) : NULL, 0,
+                               ZMQ_POLLIN, 0};
+        if (zmq_poll (&item, sock ? 1 : 0, (long) wait) > 0
             && (item.revents & ZMQ_POLLIN))
-            s_on_master (NULL, self->sock, self);
+            hearth_uplink_on_readable (self->uplink, sock, hearth_mono_ms ());
         master_link_tick (self);
         now = hearth_mono_ms ();
     }
@@ -656,23 +518,24 @@ void
 master_link_close (master_link_t *self, const char *state, const char *reason,
                    int64_t wait_ms)
 {
-    master_watch_destroy (&self->watch, true); /* it serves on the loop */
-    if (!self->sock)
+    if (!self->opened)
         return;
-    if (!self->registered) /* a registration nobody took: do not linger */
-        zsock_set_linger (self->sock, 0);
-    if (self->registered) {
+    self->opened = false; /* nothing more goes */
+    bool ever = hearth_uplink_ever (self->uplink);
+    int linger = ever ? -1 : 0; /* a registration nobody took: do not
+                                   linger */
+    if (ever) {
+        self->opened = true; /* serve the end */
         self->finishing = true;
         snprintf (self->end_state, sizeof self->end_state, "%s", state);
         snprintf (self->end_reason, sizeof self->end_reason, "%s", reason);
-        if (self->linked && !self->unregistered)
+        if (hearth_uplink_up (self->uplink) && !self->unregistered)
             s_send_unregister (self);
         if (wait_ms > 0 && !self->unregistered)
             s_wait_unregistered (self, hearth_mono_ms () + wait_ms, wait_ms);
         else /* nobody to wait for: what is queued is all there is */
-            zsock_set_linger (self->sock, 0);
+            linger = 0;
+        self->opened = false;
     }
-    if (self->sock)
-        hearth_loop_reader_end (self->loop, self->sock);
-    hearth_sock_destroy (&self->sock);
+    hearth_uplink_close (self->uplink, linger);
 }

@@ -11,7 +11,7 @@ void
 master_link_release_executor (master_link_t *self, int exec_id,
                               const char *reason)
 {
-    if (!self->sock || !self->linked)
+    if (!master_link_up (self))
         return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTOR);
     if (!msg)
@@ -25,7 +25,7 @@ master_link_release_executor (master_link_t *self, int exec_id,
 void
 master_link_request_executors (master_link_t *self, int total)
 {
-    if (!self->sock || !self->linked || self->finishing)
+    if (!master_link_up (self) || self->finishing)
         return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REQUEST_EXECUTORS);
     if (!msg)
@@ -38,7 +38,7 @@ master_link_request_executors (master_link_t *self, int total)
 void
 master_link_kill_executors (master_link_t *self, const int *exec_ids, size_t n)
 {
-    if (!self->sock || !self->linked || self->finishing)
+    if (!master_link_up (self) || self->finishing)
         return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_KILL_EXECUTORS);
     cJSON *ids = msg ? cJSON_AddArrayToObject (msg->body, "exec_ids") : NULL;
@@ -55,7 +55,7 @@ master_link_kill_executors (master_link_t *self, const int *exec_ids, size_t n)
 int
 master_link_send_progress (master_link_t *self, hearth_msg_t **msg_p)
 {
-    if (!self->sock || !self->linked || self->finishing) {
+    if (!master_link_up (self) || self->finishing) {
         hearth_msg_destroy (msg_p);
         return -1;
     }

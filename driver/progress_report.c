@@ -30,6 +30,14 @@ typedef struct {
     uint64_t tasks_running;                   /* attempts running now */
     size_t nstages;                           /* entries of stages */
     s_stage_t stages[HEARTH_PROGRESS_STAGES]; /* the oldest active ones */
+    size_t nwaiting;                          /* entries of waiting */
+    s_stage_t waiting[HEARTH_PROGRESS_STAGES]; /* the first stages of the
+                                                  running jobs that wait
+                                                  for their parents */
+    size_t ndone;                              /* entries of done */
+    s_stage_t done[HEARTH_PROGRESS_STAGES];    /* the last completed
+                                                  stages of the running
+                                                  jobs, oldest first */
 } s_summary_t;
 
 struct progress_report {
@@ -89,9 +97,23 @@ s_parents_done (hearth_taskset_t *ts, const hearth_stage_t *st)
     return true;
 }
 
+/* The line of st, into the next entry of list (n used, at most
+   HEARTH_PROGRESS_STAGES): NULL when full, unless shift, when the
+   oldest entry makes room (the last ones are kept). */
+static s_stage_t *
+s_entry (s_stage_t *list, size_t *n, bool shift)
+{
+    if (*n < HEARTH_PROGRESS_STAGES)
+        return &list[(*n)++];
+    if (!shift)
+        return NULL;
+    memmove (list, list + 1, (HEARTH_PROGRESS_STAGES - 1) * sizeof *list);
+    return &list[HEARTH_PROGRESS_STAGES - 1];
+}
+
 /* Add st of a running job to the summary: its counts always, its line
-   when it is active (runnable or running, not complete) and there is
-   room. */
+   where it belongs when there is room: active (runnable or running, not
+   complete), waiting for its parents, or completed. */
 static void
 s_add_stage (s_summary_t *sum, hearth_taskset_t *ts, const hearth_stage_t *st)
 {
@@ -103,10 +125,16 @@ s_add_stage (s_summary_t *sum, hearth_taskset_t *ts, const hearth_stage_t *st)
     sum->tasks_finished += finished;
     sum->tasks_failed += st->failed_attempts;
     sum->tasks_running += running;
-    if (finished >= total || sum->nstages == HEARTH_PROGRESS_STAGES
-        || (!running && !s_parents_done (ts, st)))
+    s_stage_t *s;
+    if (finished >= total)
+        s = s_entry (sum->done, &sum->ndone, true);
+    else if (!running && !s_parents_done (ts, st))
+        s = s_entry (sum->waiting, &sum->nwaiting, false);
+    else
+        s = s_entry (sum->stages, &sum->nstages, false);
+    if (!s)
         return;
-    s_stage_t *s = &sum->stages[sum->nstages++];
+    memset (s, 0, sizeof *s); /* a summary is compared whole (memcmp) */
     s->job = st->job->id;
     s->stage = st->uid;
     progress_report_cut (s->name, st->name, HEARTH_PROGRESS_NAME_MAX);
@@ -172,6 +200,18 @@ s_stage_json (const s_stage_t *s)
     return o;
 }
 
+/* The n stage lines of list as the array name of b, when there are any
+   (a driver of an older version sends neither). */
+static void
+s_add_list (cJSON *b, const char *name, const s_stage_t *list, size_t n)
+{
+    if (n == 0)
+        return;
+    cJSON *array = cJSON_AddArrayToObject (b, name);
+    for (size_t i = 0; array && i < n; i++)
+        cJSON_AddItemToArray (array, s_stage_json (&list[i]));
+}
+
 hearth_msg_t *
 progress_report_msg (const progress_report_t *self, const char *app_id)
 {
@@ -193,5 +233,7 @@ progress_report_msg (const progress_report_t *self, const char *app_id)
     for (size_t i = 0; i < sum->nstages; i++)
         cJSON_AddItemToArray (stages, s_stage_json (&sum->stages[i]));
     cJSON_AddItemToObject (b, "stages", stages);
+    s_add_list (b, "waiting", sum->waiting, sum->nwaiting);
+    s_add_list (b, "completed", sum->done, sum->ndone);
     return msg;
 }

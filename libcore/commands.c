@@ -428,7 +428,10 @@ static const hearth_field_t s_app_progress[] = {
     INT ("tasks_finished", true, 0, MAX_TASK_ID),
     INT ("tasks_failed", true, 0, MAX_TASK_ID),
     INT ("tasks_running", true, 0, MAX_TASK_ID),
-    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages), END};
+    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages),
+    ARRAY ("waiting", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
+    ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
+    END};
 static const hearth_field_t b_driver_status_response[] = {
     BOOL ("found", true), LABEL ("driver_id", false, 0, 128),
     ENUM ("state", false, hearth_driver_states),
@@ -457,7 +460,10 @@ static const hearth_field_t b_application_progress[] = {
     INT ("tasks_finished", true, 0, MAX_TASK_ID),
     INT ("tasks_failed", true, 0, MAX_TASK_ID),
     INT ("tasks_running", true, 0, MAX_TASK_ID),
-    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages), END};
+    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages),
+    ARRAY ("waiting", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
+    ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
+    END};
 
 /* clang-format on */
 

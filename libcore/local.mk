@@ -24,6 +24,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/liveness.c libcore/liveness.h \
 	libcore/loglimit.c libcore/loglimit.h \
 	libcore/masters.c libcore/masters.h \
+	libcore/uplink.c libcore/uplink.h \
 	libcore/intkeys.c libcore/intkeys.h \
 	libcore/taskset.c libcore/taskset.h libcore/taskset_int.h \
 	libcore/taskset_offer.c libcore/taskset_spec.c libcore/taskset_queue.c \

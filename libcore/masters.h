@@ -99,8 +99,8 @@ bool hearth_masters_fence (hearth_masters_t *self, uint64_t epoch,
 /* The highest epoch seen (0: none yet). */
 uint64_t hearth_masters_epoch (const hearth_masters_t *self);
 
-/* --- what the clients' links share (worker/follow.c,
-   driver/master_follow.c), logged through log.h --------------------- */
+/* --- what the clients' links share (libcore/uplink.c, the worker's
+   and the driver's link), logged through log.h ------------------ */
 
 /* Move to the next URL of the list (nothing with one), the current one
    having done what why says ("is silent"): logged at INFO, "master A is

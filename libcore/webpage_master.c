@@ -520,8 +520,15 @@ hearth_page_app (const cJSON *state, const char *app_id, int *status)
         return hearth_html_close (&h);
     }
     s_app_summary (h.out, a, s_now (state));
+    const cJSON *p = s_list (a, "progress");
     hearth_html_table (h.out, "stages", "Active stages", s_stage_cols,
-                       s_list (s_list (a, "progress"), "stages"), s_stage_row,
+                       s_list (p, "stages"), s_stage_row, NULL);
+    hearth_html_table (h.out, "stages-waiting",
+                       "Waiting stages (for their parents)", s_stage_cols,
+                       s_list (p, "waiting"), s_stage_row, NULL);
+    hearth_html_table (h.out, "stages-completed",
+                       "Completed stages (of the running jobs, the last)",
+                       s_stage_cols, s_list (p, "completed"), s_stage_row,
                        NULL);
     hearth_html_table (h.out, "executors", "Executors", s_exec_cols,
                        s_list (a, "executors"), s_exec_row,

@@ -23,19 +23,17 @@ static const int64_t s_outputs_every_ms = 1000;
 static void
 s_tell_stopping (worker_t *w, const char *why)
 {
-    hearth_msg_t *msg = w->registered && w->dealer
+    hearth_msg_t *msg = w->uplink && hearth_uplink_up (w->uplink)
                             ? hearth_msg_new (HEARTH_CMD_WORKER_STOPPING)
                             : NULL;
     if (!msg)
         return;
     cJSON_AddStringToObject (msg->body, "id", w->id);
     cJSON_AddStringToObject (msg->body, "reason", why);
-    hearth_error_t err;
-    if (hearth_msg_send (&msg, w->dealer, NULL, &err) < 0)
-        log_warn ("cannot send WORKER_STOPPING: %s", err.text);
+    hearth_uplink_send (w->uplink, &msg, hearth_mono_ms ());
     /* The master has marked this worker DEAD and its executors LOST: their
        ends, from now on, would only be answered RECONNECT_WORKER. */
-    w->registered = false;
+    hearth_uplink_down (w->uplink, NULL, hearth_mono_ms ());
 }
 
 void
@@ -60,7 +58,8 @@ worker_stop (worker_t *w, const char *why)
 void
 worker_decom_tell (worker_t *w)
 {
-    if (!w->decommissioning || w->stopping || !w->registered || !w->dealer)
+    if (!w->decommissioning || w->stopping || !w->uplink
+        || !hearth_uplink_up (w->uplink))
         return;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_WORKER_DECOMMISSIONING);
     if (!msg)
@@ -70,9 +69,7 @@ worker_decom_tell (worker_t *w)
     cJSON_AddStringToObject (msg->body, "reason", w->decom_reason);
     cJSON_AddNumberToObject (msg->body, "timeout_ms",
                              (double) (left > 0 ? left : 0));
-    hearth_error_t err;
-    if (hearth_msg_send (&msg, w->dealer, NULL, &err) < 0)
-        log_warn ("cannot send WORKER_DECOMMISSIONING: %s", err.text);
+    hearth_uplink_send (w->uplink, &msg, hearth_mono_ms ());
 }
 
 void

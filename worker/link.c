@@ -1,13 +1,12 @@
-/*  link.c - the worker's link to its master (the ZeroMQ guide's
-    reliability rules): register, heartbeat every interval, count any
-    message from the master as a sign of life, and when it falls silent
-    for liveness intervals or says RECONNECT_WORKER, drop the socket and
-    register again on a fresh one, doubling the wait between attempts.
-
-    With a list of masters, a silent master, or a registration nobody
-    answered, sends the next attempt to the next URL, and a standby's
-    ERROR to the leader it names (follow.c decides).  Nothing that runs
-    is stopped by a switch. */
+/*  link.c - the worker's link to its master: libcore/uplink.c keeps it
+    (the ZeroMQ guide's reliability rules, protocol.md §7: register,
+    heartbeat when idle, count any message from the master as a sign of
+    life, and when it falls silent for liveness intervals or says
+    RECONNECT_WORKER, drop the socket and register again on a fresh one,
+    doubling the wait between attempts up to --reconnect-max; with a list
+    of masters, the next URL or a standby's leader).  Here: what the
+    worker registers and heartbeats, and the master's commands.  Nothing
+    that runs is stopped by a switch. */
 #include "config.h"
 
 #include <errno.h>
@@ -20,7 +19,6 @@
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "libcore/readyfile.h"
-#include "libcore/sock.h"
 #include "libcore/web.h"
 #include "worker/decom.h"
 #include "worker/devices.h"
@@ -28,81 +26,22 @@
 
 typedef void (s_handler_fn) (worker_t *w, hearth_msg_t *msg);
 
-static void
-s_send (worker_t *w, hearth_msg_t *msg)
-{
-    hearth_error_t err;
-    const char *name = hearth_cmd_name (msg->cmd);
-    if (!w->dealer) {
-        hearth_msg_destroy (&msg);
-        return;
-    }
-    if (hearth_msg_send (&msg, w->dealer, NULL, &err) < 0)
-        log_warn ("cannot send %s: %s", name, err.text);
-}
-
-static void
-s_drop_socket (worker_t *w)
-{
-    if (w->watch && hearth_connwatch_monitor (w->watch))
-        zloop_reader_end (w->loop, hearth_connwatch_monitor (w->watch));
-    hearth_connwatch_destroy (&w->watch); /* before its socket */
-    if (!w->dealer)
-        return;
-    zloop_reader_end (w->loop, w->dealer);
-    hearth_sock_destroy (&w->dealer);
-}
-
-/* Say what the watch has found since it last said (a refused
-   connection, keys that do not match...), as a client-mode driver does:
-   the worker keeps trying, a master may come up there or admit its key. */
-static void
-s_watch_news (worker_t *w, int64_t now)
-{
-    const char *news = w->watch && !w->registered
-                           ? hearth_connwatch_news (w->watch, now, NULL)
-                           : NULL;
-    if (news && strncmp (news, w->watch_said, sizeof w->watch_said - 1) != 0) {
-        log_warn ("%s; still trying", news);
-        snprintf (w->watch_said, sizeof w->watch_said, "%s", news);
-    }
-}
-
-static int
-s_on_watch (zloop_t *loop, zsock_t *sock, void *arg)
-{
-    (void) loop;
-    (void) sock;
-    worker_t *w = arg;
-    if (w->watch && hearth_connwatch_read (w->watch, hearth_mono_ms ()) > 0)
-        s_watch_news (w, hearth_mono_ms ());
-    return 0;
-}
-
-/* Watch a fresh socket's connection (before it connects); a watch that
-   cannot be made leaves it unwatched, no worse. */
-static void
-s_watch (worker_t *w)
-{
-    const char *key = w->curve.cert ? zcert_public_txt (w->curve.cert) : NULL;
-    w->watch = hearth_connwatch_new (worker_master_url (w), "the master",
-                                     hearth_curve_on (&w->curve), key);
-    if (!w->watch)
-        return;
-    hearth_connwatch_cookie (w->watch, w->curve.cookie[0] != '\0');
-    zsock_t *mon = hearth_connwatch_attach (w->watch, w->dealer, NULL);
-    if (!mon || zloop_reader (w->loop, mon, s_on_watch, w) < 0)
-        hearth_connwatch_destroy (&w->watch);
-}
-
-/* The socket itself is replaced by the next registration attempt, from
-   the tick: never inside its own reader callback. */
 void
-worker_link_reset (worker_t *w, const char *why)
+worker_send (worker_t *w, hearth_msg_t *msg)
 {
-    log_warn ("master link: %s; registering again", why);
-    w->registered = false;
-    w->next_attempt_ms = hearth_mono_ms ();
+    hearth_uplink_send (w->uplink, &msg, hearth_mono_ms ());
+}
+
+bool
+worker_linked (const worker_t *w)
+{
+    return w->uplink && hearth_uplink_up (w->uplink);
+}
+
+const char *
+worker_master_url (const worker_t *w)
+{
+    return hearth_uplink_url (w->uplink);
 }
 
 static void
@@ -133,39 +72,16 @@ s_add_ended_drivers (worker_t *w, cJSON *body)
         cJSON_AddItemToArray (list, cJSON_Duplicate (ref, 1));
 }
 
-static int
-s_connect (worker_t *w)
+/* The registration: what the worker offers, what it runs, and the
+   drivers that ended while it was not registered. */
+static hearth_msg_t *
+s_registration (void *arg, bool again)
 {
-    hearth_error_t err;
-    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
-    hearth_curve_client_opts (&w->curve, &opts);
-    s_drop_socket (w);
-    if ((w->dealer = hearth_sock_new (&opts, &err)))
-        s_watch (w);
-    if (!w->dealer
-        || hearth_sock_connect (w->dealer, worker_master_url (w), &err) < 0
-        || zloop_reader (w->loop, w->dealer, worker_on_master, w) < 0) {
-        log_error ("cannot connect to %s: %s", worker_master_url (w), err.text);
-        s_drop_socket (w);
-        return -1;
-    }
-    return 0;
-}
-
-static void
-s_register (worker_t *w, int64_t now)
-{
-    if (w->unanswered)
-        worker_follow_next (w, "did not answer");
-    w->unanswered = true;
-    w->next_attempt_ms = now + w->backoff_ms;
-    w->backoff_ms = w->backoff_ms * 2 > w->backoff_max_ms ? w->backoff_max_ms
-                                                          : w->backoff_ms * 2;
-    if (s_connect (w) < 0)
-        return;
+    (void) again;
+    worker_t *w = arg;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_WORKER);
     if (!msg)
-        return;
+        return NULL;
     cJSON *b = msg->body;
     cJSON_AddStringToObject (b, "id", w->id);
     cJSON_AddStringToObject (b, "host", w->host);
@@ -195,49 +111,33 @@ s_register (worker_t *w, int64_t now)
     cJSON_DeleteItemFromObject (b, "cores_used");
     cJSON_DeleteItemFromObject (b, "memory_used_mb");
     cJSON_DeleteItemFromObject (b, "shuffle_bytes");
-    log_info ("registering with %s as %s", worker_master_url (w), w->id);
-    s_send (w, msg);
+    return msg;
 }
 
-static void
-s_heartbeat (worker_t *w)
+static hearth_msg_t *
+s_heartbeat (void *arg)
 {
+    worker_t *w = arg;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
     if (!msg)
-        return;
+        return NULL;
     cJSON_AddStringToObject (msg->body, "id", w->id);
     s_add_usage (w, msg->body);
-    s_send (w, msg);
+    return msg;
 }
 
 void
 worker_link_tick (worker_t *w, int64_t now)
 {
-    if (w->stopping)
-        return;
-    if (!w->registered) {
-        s_watch_news (w, now); /* what shows only with time: no answer */
-        if (now >= w->next_attempt_ms)
-            s_register (w, now);
-        return;
-    }
-    if (now - w->last_master_ms > w->interval_ms * w->liveness) {
-        worker_link_reset (w, "the master is silent");
-        worker_follow_next (w, "is silent");
-        w->backoff_ms = w->interval_ms;
-        return;
-    }
-    if (now >= w->next_heartbeat_ms) {
-        s_heartbeat (w);
-        w->next_heartbeat_ms = now + w->interval_ms;
-    }
+    if (!w->stopping)
+        hearth_uplink_tick (w->uplink, now);
 }
 
 void
 worker_report (void *arg, const execs_report_t *r)
 {
     worker_t *w = arg;
-    if (!w->registered)
+    if (!worker_linked (w))
         return; /* the next registration lists what still runs */
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_EXECUTOR_STATE_CHANGED);
     if (!msg)
@@ -262,7 +162,7 @@ worker_report (void *arg, const execs_report_t *r)
     if (r->memory_limit_bytes > 0)
         cJSON_AddNumberToObject (b, "memory_limit_bytes",
                                  (double) r->memory_limit_bytes);
-    s_send (w, msg);
+    worker_send (w, msg);
 }
 
 /* What both a DRIVER_STATE_CHANGED and a registration's list of ended
@@ -285,7 +185,7 @@ worker_report_driver (void *arg, const drivers_report_t *r)
 {
     worker_t *w = arg;
     bool final = strcmp (r->state, "RUNNING") != 0;
-    if (!w->registered) {
+    if (!worker_linked (w)) {
         /* The next registration lists what runs, and these ends. */
         cJSON *ref = final ? cJSON_CreateObject () : NULL;
         if (!ref)
@@ -303,7 +203,7 @@ worker_report_driver (void *arg, const drivers_report_t *r)
         cJSON_AddNumberToObject (b, "signal", r->signal);
     if (r->pid > 0)
         cJSON_AddNumberToObject (b, "pid", (int) r->pid);
-    s_send (w, msg);
+    worker_send (w, msg);
 }
 
 /* --- the master's commands --------------------------------------------- */
@@ -322,27 +222,20 @@ s_ready_file (worker_t *w)
         log_warn ("the ready file: %s", err.text);
 }
 
+/* REGISTERED_WORKER (the uplink has taken its heartbeat settings). */
 static void
-s_registered (worker_t *w, hearth_msg_t *msg)
+s_registered (void *arg, const hearth_msg_t *msg, bool again)
 {
-    w->watch_said[0] = '\0'; /* a later trouble is news again */
-    /* The side that accepts a registration sets the heartbeat (protocol
-       §7): the flags only matter until then. */
-    w->interval_ms =
-        hearth_json_int (msg->body, "heartbeat_interval_ms", w->interval_ms);
-    w->liveness =
-        hearth_json_int (msg->body, "heartbeat_liveness", w->liveness);
+    (void) again;
+    worker_t *w = arg;
     log_info ("registered with %s (heartbeat every %lld ms)",
-              worker_master_url (w), (long long) w->interval_ms);
-    w->registered = true;
-    w->leader_hops = 0;
+              worker_master_url (w),
+              (long long) hearth_uplink_interval (w->uplink));
     const char *web = hearth_json_str (msg->body, "master_web_url");
     snprintf (w->master_web_url, sizeof w->master_web_url, "%s",
               web ? web : "");
     /* The registration listed the drivers that ended meanwhile. */
     zlistx_purge (w->ended_drivers);
-    w->backoff_ms = w->interval_ms;
-    w->next_heartbeat_ms = hearth_mono_ms () + w->interval_ms;
     if (!w->ever_registered)
         s_ready_file (w);
     w->ever_registered = true;
@@ -361,17 +254,7 @@ s_register_failed (worker_t *w, hearth_msg_t *msg)
     }
     log_warn ("the master refused to register this worker again: %s; "
               "retrying in %lld ms",
-              reason, (long long) w->backoff_ms);
-    w->registered = false;
-}
-
-static void
-s_reconnect (worker_t *w, hearth_msg_t *msg)
-{
-    if (w->stopping)
-        return; /* leaving: no registration again */
-    const char *reason = hearth_json_str (msg->body, "reason");
-    worker_link_reset (w, reason ? reason : "the master asked to reconnect");
+              reason, (long long) hearth_uplink_backoff (w->uplink));
 }
 
 /* Who submitted what a LAUNCH_EXECUTOR or LAUNCH_DRIVER starts
@@ -403,7 +286,7 @@ s_launch (worker_t *w, hearth_msg_t *msg)
         NULL,
         s_owner (msg),
     };
-    if (w->stopping || !w->registered)
+    if (w->stopping || !worker_linked (w))
         return; /* only the master this worker registered with launches */
     if (w->decommissioning) {
         /* refused, so that the master frees the slot and places it
@@ -494,7 +377,7 @@ s_launch_driver (worker_t *w, hearth_msg_t *msg)
         .owner = s_owner (msg),
         .curve_secret = hearth_json_str (b, "curve_secret"),
     };
-    if (w->stopping || !w->registered)
+    if (w->stopping || !worker_linked (w))
         return; /* only the master this worker registered with launches */
     if (w->decommissioning) {
         /* not started: the master relaunches it elsewhere once this
@@ -566,7 +449,7 @@ s_driver_log (worker_t *w, hearth_msg_t *msg)
             cJSON_AddNumberToObject (o, "data", index);
         cJSON_AddBoolToObject (o, "eof", eof);
     }
-    s_send (w, reply);
+    worker_send (w, reply);
 }
 
 static void
@@ -574,7 +457,7 @@ s_decommission (worker_t *w, hearth_msg_t *msg)
 {
     const char *reason = hearth_json_str (msg->body, "reason");
     int64_t timeout = hearth_json_int (msg->body, "timeout_ms", -1);
-    if (!w->registered)
+    if (!worker_linked (w))
         return; /* only the master this worker registered with */
     log_info ("the master asks this worker to leave: %s",
               reason ? reason : "no reason given");
@@ -591,40 +474,28 @@ s_heartbeat_in (worker_t *w, hearth_msg_t *msg)
     (void) msg;
 }
 
-/* A master that cannot read this worker's messages, or whose messages
-   this worker cannot read (another protocol version, or not Hearth at
-   all), will not on the next try either: before the first registration
-   that is a mistake in the set-up, said once, and the end.  Returns true
-   when the worker stops for it. */
-static bool
-s_incompatible (worker_t *w, const char *code, const char *text)
-{
-    if (w->ever_registered || !code
-        || (strcmp (code, "bad_version") != 0
-            && strcmp (code, "bad_protocol") != 0))
-        return false;
-    log_error ("cannot work with the master at %s: %s", worker_master_url (w),
-               text ? text : code);
-    w->exit_code = 1;
-    w->stopping = true;
-    return true;
-}
-
+/* An ERROR from the master (a standby's is the uplink's); before the
+   first registration, a master that cannot read this worker's messages
+   (another protocol version) will not on the next try either: a
+   mistake in the set-up, said once, and the end. */
 static void
 s_error (worker_t *w, hearth_msg_t *msg)
 {
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
-    if (code && strcmp (code, "standby") == 0) {
-        if (!w->stopping)
-            worker_follow_standby (w, msg);
+    if (!w->ever_registered && code
+        && (strcmp (code, "bad_version") == 0
+            || strcmp (code, "bad_protocol") == 0)) {
+        log_error ("cannot work with the master at %s: %s",
+                   worker_master_url (w), text ? text : code);
+        w->exit_code = 1;
+        w->stopping = true;
         return;
     }
-    if (!s_incompatible (w, code, text))
-        hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
-                            "error reported by the master", w->last_master_ms,
-                            "the master reports an error: %s: %s",
-                            code ? code : "?", text ? text : "");
+    hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
+                        "error reported by the master", hearth_mono_ms (),
+                        "the master reports an error: %s: %s",
+                        code ? code : "?", text ? text : "");
 }
 
 static const struct {
@@ -632,9 +503,7 @@ static const struct {
     s_handler_fn *handler; /* what to do */
 } s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat_in},
-    {HEARTH_CMD_REGISTERED_WORKER, s_registered},
     {HEARTH_CMD_REGISTER_WORKER_FAILED, s_register_failed},
-    {HEARTH_CMD_RECONNECT_WORKER, s_reconnect},
     {HEARTH_CMD_LAUNCH_EXECUTOR, s_launch},
     {HEARTH_CMD_KILL_EXECUTOR, s_kill},
     {HEARTH_CMD_APPLICATION_REMOVED, s_app_removed},
@@ -645,44 +514,82 @@ static const struct {
     {HEARTH_CMD_DECOMMISSION, s_decommission},
 };
 
+/* What the uplink passes on (it handles REGISTERED_WORKER,
+   RECONNECT_WORKER and a standby's ERROR). */
 static void
-s_dispatch (worker_t *w, hearth_msg_t *msg)
+s_on_message (void *arg, hearth_msg_t *msg)
 {
-    if (!worker_follow_fence (w, msg))
-        return;
-    w->last_master_ms = hearth_mono_ms ();
-    w->unanswered = false;
+    worker_t *w = arg;
     for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
         if (s_handlers[i].cmd == msg->cmd) {
             s_handlers[i].handler (w, msg);
             return;
         }
     hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
-                        "unexpected command from the master", w->last_master_ms,
+                        "unexpected command from the master", hearth_mono_ms (),
                         "unexpected %s from the master, ignored",
                         hearth_cmd_name (msg->cmd));
 }
 
-int
-worker_on_master (zloop_t *loop, zsock_t *sock, void *arg)
+/* --- the link ----------------------------------------------------------- */
+
+/* The master speaks another protocol: the worker stops. */
+static void
+s_fatal (void *arg, const char *why)
+{
+    worker_t *w = arg;
+    log_error ("%s", why);
+    w->exit_code = 1;
+    w->stopping = true;
+}
+
+static int
+s_on_sock (zloop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     worker_t *w = arg;
-    for (int n = 0;
-         n < 256 && w->dealer == sock && (zsock_events (sock) & ZMQ_POLLIN);
-         n++) {
-        hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
-        if (!msg) {
-            if (!s_incompatible (w, err.code, err.text))
-                hearth_log_limited (
-                    w->log_limit, HEARTH_LOG_WARN,
-                    "bad message from the master", hearth_mono_ms (),
-                    "bad message from the master: %s", err.text);
-            continue;
-        }
-        s_dispatch (w, msg);
-        hearth_msg_destroy (&msg);
-    }
+    hearth_uplink_on_readable (w->uplink, sock, hearth_mono_ms ());
+    return 0; /* the worker's loop ends with its children, not here */
+}
+
+static void
+s_serve (void *arg, zsock_t *sock, bool on)
+{
+    worker_t *w = arg;
+    if (!on)
+        zloop_reader_end (w->loop, sock);
+    else if (zloop_reader (w->loop, sock, s_on_sock, w) < 0)
+        log_error ("cannot watch the link to the master");
+}
+
+int
+worker_link_new (worker_t *w, hearth_error_t *err)
+{
+    hearth_uplink_opts_t opts = {
+        .url = w->master_url,
+        .curve = &w->curve,
+        .who = w->id,
+        .registered_cmd = HEARTH_CMD_REGISTERED_WORKER,
+        .reconnect_cmd = HEARTH_CMD_RECONNECT_WORKER,
+        .interval_ms = hearth_conf_ms (w->conf, "heartbeat-interval"),
+        .liveness = hearth_conf_int (w->conf, "heartbeat-liveness"),
+        .backoff_max_ms = hearth_conf_ms (w->conf, "reconnect-max"),
+        .failover = true};
+    hearth_uplink_cbs_t cbs = {.registration = s_registration,
+                               .heartbeat = s_heartbeat,
+                               .up = s_registered,
+                               .message = s_on_message,
+                               .fatal = s_fatal,
+                               .serve = s_serve,
+                               .arg = w};
+    hearth_error_t uerr;
+    if (!(w->uplink = hearth_uplink_new (&opts, &cbs, &uerr)))
+        return hearth_errprintf (err, "bad --master: %s", uerr.text);
     return 0;
+}
+
+int
+worker_link_open (worker_t *w, hearth_error_t *err)
+{
+    return hearth_uplink_open (w->uplink, hearth_mono_ms (), err);
 }

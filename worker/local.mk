@@ -2,7 +2,6 @@
 bin_PROGRAMS += hearth-worker
 hearth_worker_SOURCES = \
 	worker/worker.h worker/main.c worker/link.c worker/decom.h worker/decom.c \
-	worker/follow.c \
 	worker/devices.c worker/devices.h \
 	worker/execs.c worker/execs.h worker/orphans.c worker/orphans.h \
 	worker/apps.c worker/apps.h \

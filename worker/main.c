@@ -23,6 +23,7 @@
 #include "libcore/clock.h"
 #include "libcore/conf.h"
 #include "libcore/log.h"
+#include "libcore/masters.h"
 #include "libcore/notify.h"
 #include "libcore/readyfile.h"
 #include "libcore/sock.h"
@@ -332,6 +333,13 @@ s_resources (worker_t *w, hearth_error_t *err)
         &w->resources, err);
 }
 
+/* The first master of the list (borrowed). */
+static const char *
+s_first_master (const worker_t *w)
+{
+    return hearth_masters_url (hearth_uplink_masters (w->uplink), 0);
+}
+
 static int
 s_identity (worker_t *w, hearth_error_t *err)
 {
@@ -360,12 +368,14 @@ s_identity (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "--master URL is required (or "
                                       "HEARTH_MASTER)");
     hearth_error_t uerr;
-    if (!(w->masters = hearth_masters_parse (w->master_url, &uerr)))
+    hearth_masters_t *masters = hearth_masters_parse (w->master_url, &uerr);
+    if (!masters)
         return hearth_errprintf (err, "bad --master: %s", uerr.text);
     /* the address facing the first master: the others are on the same
        network, in any cluster this worker can serve */
-    hearth_url_split (hearth_masters_url (w->masters, 0), host, sizeof host,
-                      &port, NULL);
+    hearth_url_split (hearth_masters_url (masters, 0), host, sizeof host, &port,
+                      NULL);
+    hearth_masters_destroy (&masters);
     if (!w->host) {
         /* what the master and the drivers see of this machine, not a
            loopback address that would name every worker alike */
@@ -545,15 +555,14 @@ static int
 s_setup (worker_t *w, hearth_error_t *err)
 {
     static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGCHLD, 0};
-    w->interval_ms = hearth_conf_ms (w->conf, "heartbeat-interval");
-    w->liveness = hearth_conf_int (w->conf, "heartbeat-liveness");
-    w->backoff_max_ms = hearth_conf_ms (w->conf, "reconnect-max");
-    if (w->interval_ms < 1)
+    int64_t interval_ms = hearth_conf_ms (w->conf, "heartbeat-interval");
+    if (interval_ms < 1)
         return hearth_errprintf (err, "heartbeat-interval must be at least "
                                       "1ms");
     if (s_identity (w, err) < 0 || s_resources (w, err) < 0
-        || hearth_curve_client_setup (&w->curve, w->conf,
-                                      hearth_masters_url (w->masters, 0), err)
+        || worker_link_new (w, err) < 0
+        || hearth_curve_client_setup (&w->curve, w->conf, s_first_master (w),
+                                      err)
                < 0)
         return -1;
     const char *pidfile = hearth_conf_str (w->conf, "pid-file");
@@ -571,7 +580,7 @@ s_setup (worker_t *w, hearth_error_t *err)
     hearth_zsys_init ();
     if (!(w->loop = zloop_new ()))
         return hearth_errprintf (err, "out of memory");
-    int64_t tick = w->interval_ms / 4;
+    int64_t tick = interval_ms / 4;
     tick = tick < s_tick_min_ms   ? s_tick_min_ms
            : tick > s_tick_max_ms ? s_tick_max_ms
                                   : tick;
@@ -582,8 +591,6 @@ s_setup (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "cannot set up the event loop");
     if (s_shuffle (w, err) < 0 || worker_web_open (w, err) < 0)
         return -1;
-    w->backoff_ms = w->interval_ms;
-    w->next_attempt_ms = hearth_mono_ms ();
     return 0;
 }
 
@@ -598,10 +605,8 @@ s_teardown (worker_t *w)
     apps_destroy (&w->apps); /* after the server that reads it */
     zlistx_destroy (&w->ended_drivers);
     hearth_loglimit_destroy (&w->log_limit);
-    hearth_masters_destroy (&w->masters);
     zloop_destroy (&w->loop);
-    hearth_connwatch_destroy (&w->watch); /* before the socket it watches */
-    hearth_sock_destroy (&w->dealer);
+    hearth_uplink_destroy (&w->uplink);
     hearth_curve_cleanup (&w->curve);
     if (w->sigfd >= 0)
         close (w->sigfd);
@@ -649,8 +654,8 @@ main (int argc, char **argv)
     }
     runas_announce (w.runas, w.curve.cert != NULL, w.curve.cookie[0] != '\0',
                     w.work_dir);
-    worker_link_tick (&w,
-                      hearth_mono_ms ()); /* register now, not a tick later */
+    if (worker_link_open (&w, &err) < 0) /* register now, not a tick later */
+        log_error ("%s", err.text);      /* the ticks try again */
     /* Ready once its link is started: it does not wait for the master,
        which may be down while the machine boots (docs/operations.md). */
     hearth_notifyf ("READY=1\nSTATUS=worker %s registering with %s", w.id,

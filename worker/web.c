@@ -28,9 +28,9 @@ s_wall_ms (void)
 static const char *
 s_state_name (const worker_t *w)
 {
-    return w->stopping     ? "STOPPING"
-           : w->registered ? "REGISTERED"
-                           : "CONNECTING";
+    return w->stopping         ? "STOPPING"
+           : worker_linked (w) ? "REGISTERED"
+                               : "CONNECTING";
 }
 
 /* The addresses the worker offers, and which of its executors holds
@@ -76,7 +76,7 @@ worker_web_state (worker_t *w)
     cJSON_AddStringToObject (o, "id", w->id);
     cJSON_AddStringToObject (o, "host", w->host);
     cJSON_AddStringToObject (o, "state", s_state_name (w));
-    cJSON_AddStringToObject (o, "master", hearth_masters_current (w->masters));
+    cJSON_AddStringToObject (o, "master", worker_master_url (w));
     if (w->web)
         cJSON_AddStringToObject (o, "web_url", hearth_web_url (w->web));
     if (w->master_web_url[0])

@@ -39,7 +39,7 @@ worker_web_metrics (worker_t *w, size_t *len)
     int cores;
     int64_t mem;
     children_usage (w->children, &cores, &mem);
-    double v[3] = {w->registered ? 1 : 0};
+    double v[3] = {worker_linked (w) ? 1 : 0};
     s_gauge (p, "hearth_worker_registered",
              "1 when registered with its master.", NULL, NULL, v, 1);
     v[0] = cores;

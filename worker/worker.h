@@ -1,14 +1,13 @@
 /*  worker.h - hearth-worker's context, shared by its source files:
 
         main.c      options, start-up, the event loop, signals, shutdown
-        link.c      the link to the master: register, heartbeat,
-                    re-register with back-off and a fresh socket, and the
-                    handlers of the master's commands
+        link.c      the link to the master (libcore/uplink.c: register,
+                    heartbeat, re-register with back-off and a fresh
+                    socket, the list of masters), what registers and
+                    heartbeats, and the handlers of the master's commands
         decom.c     the graceful decommission (SIGTERM, DECOMMISSION):
                     no new work, wait for what runs and for the outputs
                     served, then stop (decom.h); and the stop itself
-        follow.c    which of the masters the link talks to: the next one,
-                    a standby's leader, fencing by epoch (link.c's)
         cgroup.c    control groups (cgroup.h; v1 and v2 backends in
                     cgroup_v1.c, cgroup_v2.c, their file helpers in
                     cgroupfs.c): the children's limits and counters
@@ -61,14 +60,13 @@
 #include <czmq.h>
 
 #include "libcore/conf.h"
-#include "libcore/connwatch.h"
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/loglimit.h"
-#include "libcore/masters.h"
 #include "libcore/pidfile.h"
 #include "libcore/proto.h"
 #include "libcore/resources.h"
+#include "libcore/uplink.h"
 #include "worker/apps.h"
 #include "worker/cgroup.h"
 #include "worker/children.h"
@@ -80,12 +78,7 @@
 typedef struct worker {
     hearth_conf_t *conf;          /* settings (owned) */
     zloop_t *loop;                /* the reactor */
-    zsock_t *dealer;              /* to the master; NULL between attempts */
-    hearth_connwatch_t *watch;    /* why dealer cannot reach the master
-                                     (said once per cause), or NULL */
-    char watch_said[128];         /* the start of the last thing it said
-                                     (a fresh socket's watch says it
-                                     again: not repeated) */
+    hearth_uplink_t *uplink;      /* the link to the master (owned) */
     int sigfd;                    /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
     children_t *children;         /* executor and driver processes (owned) */
     cgroups_t *cgroups;           /* their cgroups, or NULL: no isolation
@@ -109,26 +102,12 @@ typedef struct worker {
                                      list (conf, or master_file_url): for
                                      the drivers */
     char master_file_url[2048];   /* read from --master-file */
-    hearth_masters_t *masters;    /* those URLs, the one followed now and
-                                     the highest epoch seen (owned) */
-    int leader_hops;              /* standbys' leaders followed since the
-                                     last registration */
-    bool unanswered;              /* nothing came from the master since
-                                     the last registration attempt */
     char work_dir[4096];          /* absolute work dir */
     int cores;                    /* cores offered */
     int64_t memory_mb;            /* memory offered, MiB */
     hearth_resources_t resources; /* custom resources offered (devices.h;
                                      owned) */
-    int64_t interval_ms;          /* heartbeat interval */
-    int64_t liveness;             /* missed intervals: master gone */
-    int64_t backoff_max_ms;       /* cap of the re-registration back-off */
-    bool registered;              /* the master answered REGISTERED_WORKER */
     bool ever_registered;         /* at least once since start */
-    int64_t last_master_ms;       /* last message from the master */
-    int64_t next_heartbeat_ms;    /* when to heartbeat next */
-    int64_t backoff_ms;           /* wait before the next attempt */
-    int64_t next_attempt_ms;      /* when to try registering next */
     bool stopping;                /* SIGTERM: stopping executors */
     bool decommissioning;         /* leaving: no new executor or driver,
                                      waiting for its work (decom.c) */
@@ -149,12 +128,27 @@ typedef struct worker {
     uint64_t log_bytes_served;    /* log bytes /log served (web.c) */
 } worker_t;
 
+/* Make the link to the master (w->master_url; w->curve, set up later;
+   the heartbeat settings and --reconnect-max of w->conf).  0, or -1
+   with err (a bad list of masters, no memory). */
+int worker_link_new (worker_t *w, hearth_error_t *err);
+
+/* Send the first registration (w->loop serves the link).  0, or -1 with
+   err (the ticks try again). */
+int worker_link_open (worker_t *w, hearth_error_t *err);
+
 /* Periodic link work: (re)register when due, heartbeat, notice a silent
    master. */
 void worker_link_tick (worker_t *w, int64_t now);
 
-/* Drop the link and try again at once with a fresh socket. */
-void worker_link_reset (worker_t *w, const char *why);
+/* Whether the worker is registered with its master on a working link. */
+bool worker_linked (const worker_t *w);
+
+/* The master the link talks to now (borrowed). */
+const char *worker_master_url (const worker_t *w);
+
+/* Send msg (taken) to the master; dropped when there is no socket. */
+void worker_send (worker_t *w, hearth_msg_t *msg);
 
 /* The execs report callback: tell the master. */
 void worker_report (void *arg, const execs_report_t *r);
@@ -162,23 +156,5 @@ void worker_report (void *arg, const execs_report_t *r);
 /* The drivers report callback: tell the master, or keep a final state
    for the next registration while not registered. */
 void worker_report_driver (void *arg, const drivers_report_t *r);
-
-/* zloop reader of the DEALER. */
-int worker_on_master (zloop_t *loop, zsock_t *sock, void *arg);
-
-/* follow.c: the master the link talks to now (borrowed). */
-const char *worker_master_url (const worker_t *w);
-
-/* Move the link to the next master of the list (nothing with one), the
-   current one having done what why says ("is silent"); logged. */
-void worker_follow_next (worker_t *w, const char *why);
-
-/* A standby's ERROR (msg borrowed): unregister, and register next with
-   the leader it names, or with the next master. */
-void worker_follow_standby (worker_t *w, const hearth_msg_t *msg);
-
-/* Whether msg (borrowed) is to be handled: false, logged at WARN
-   (limited), when it carries an older epoch than the highest seen. */
-bool worker_follow_fence (worker_t *w, const hearth_msg_t *msg);
 
 #endif

@@ -5,7 +5,8 @@
 # done/total; at the end its numbers are exact (every task finished, the
 # one failed attempt counted, nothing running, no active stage).  A
 # summary from a connection that is not the application's driver is
-# refused, and changes nothing.
+# refused, and changes nothing.  A job of two stages lists the one
+# waiting for its parent, then the one completed.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120
@@ -60,6 +61,22 @@ check "at the end: 8/8 finished, 1 failed attempt, nothing running or active" \
     .tasks_running, .jobs_active, (.stages | length)] | @tsv") == "8	8	1	0	0	0" ]]'
 check "... dated by the master" eval \
   '[[ $(progress prog .time_ms) -gt $(($(now_ms) - 60000)) ]]'
+
+# Two stages, the second after the first: while the first runs the
+# second is listed waiting; while the second runs the first is listed
+# completed (the application page's waiting and completed tables).
+J2=$(job two '{"name":"two","stages":[
+  {"name":"first","tasks":[{"cmd":["sh","-c","sleep 0.6"],"count":4}]},
+  {"name":"second","after":["first"],"tasks":[{"cmd":["sh","-c","sleep 0.6"],"count":4}]}]}')
+submit --master "$MASTER_URL" --name two "$J2" &
+SUB=$!
+PIDS+=($SUB)
+check "while the first stage runs, the second is listed waiting" \
+  wait_for 30 eval '[[ $(progress two "[.stages[0].name, .waiting[0].name, .waiting[0].tasks, (.completed | length)] | @tsv" 2>/dev/null) == "first	second	4	0" ]]'
+check "while the second runs, the first is listed completed, 4 of 4" \
+  wait_for 30 eval '[[ $(progress two "[.stages[0].name, .completed[0].name, .completed[0].finished, (.waiting | length)] | @tsv" 2>/dev/null) == "second	first	4	0" ]]'
+wait "$SUB"
+check "... and the job succeeds" test $? -eq 0
 
 # local[N] has no master: nothing to send, and the job runs as before.
 check "local[2] runs without a master" \

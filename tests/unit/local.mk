@@ -44,6 +44,10 @@ UNIT_TESTS += tests/unit/test_masters
 tests_unit_test_masters_SOURCES = tests/unit/test_masters.c tests/unit/testutil.h
 tests_unit_test_masters_CFLAGS = $(unit_cflags)
 tests_unit_test_masters_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_uplink
+tests_unit_test_uplink_SOURCES = tests/unit/test_uplink.c tests/unit/testutil.h
+tests_unit_test_uplink_CFLAGS = $(unit_cflags)
+tests_unit_test_uplink_LDADD = $(unit_libs)
 
 # The election's ACLs and credentials file (libcore/zkacl.c, in the
 # ZooKeeper library).

@@ -94,7 +94,12 @@ s_state (bool progress)
                    "\"tasks_finished\":57,\"tasks_failed\":1,"
                    "\"tasks_running\":4,\"stages\":[{\"job\":0,\"stage\":2,"
                    "\"name\":\"map at wc.c:10\",\"tasks\":100,\"finished\":"
-                   "57,\"running\":4,\"failed\":1}]},"
+                   "57,\"running\":4,\"failed\":1}],\"waiting\":[{\"job\":0,"
+                   "\"stage\":3,\"name\":\"<reduce>\",\"tasks\":8,"
+                   "\"finished\":0,\"running\":0,\"failed\":0}],"
+                   "\"completed\":[{\"job\":0,\"stage\":1,\"name\":\"read\","
+                   "\"tasks\":20,\"finished\":20,\"running\":0,\"failed\":"
+                   "2}]},"
                  : "",
         T0 - 600e3, T0 - 540e3, T0 - 100e3);
     return s_parse (text);
@@ -255,6 +260,18 @@ test_app_page (void **state)
     /* The active stage and the executor with its worker and logs. */
     assert_contains (html, "<td>0</td><td>2</td><td>map at wc.c:10</td>"
                            "<td>100</td><td>57</td><td>4</td><td>1</td>");
+    /* The stages waiting for their parents and those completed, each in
+       its table (a name escaped). */
+    assert_contains (html, "<table id=\"stages-waiting\"");
+    assert_contains (html, "<td>0</td><td>3</td><td>&lt;reduce&gt;</td>"
+                           "<td>8</td><td>0</td><td>0</td><td>0</td>");
+    assert_contains (html, "<table id=\"stages-completed\"");
+    assert_contains (html, "<td>0</td><td>1</td><td>read</td>"
+                           "<td>20</td><td>20</td><td>0</td><td>2</td>");
+    assert_true (strstr (html, "<table id=\"stages-waiting\"")
+                 < strstr (html, "&lt;reduce&gt;"));
+    assert_true (strstr (html, "&lt;reduce&gt;")
+                 < strstr (html, "<table id=\"stages-completed\""));
     assert_contains (html, "<tr data-id=\"3\"><td>3</td><td><a href=\"http:"
                            "//10.0.0.1:8081\">" WA "</a></td>");
     assert_contains (html, "<span class=\"st-RUNNING\">RUNNING</span></td>"
@@ -268,7 +285,8 @@ test_app_page (void **state)
     assert_int_equal (status, 200);
     assert_contains (html, "<b>State:</b> FAILED");
     assert_contains (html, "<b>Reason:</b> task 4 failed 4 times");
-    assert_int_equal (s_count (html, "<tr class=\"none\">"), 2);
+    /* no stage of any kind, no executor running */
+    assert_int_equal (s_count (html, "<tr class=\"none\">"), 4);
     /* The ended executors: how each ended, its worker and logs (none
        linked for a worker the master no longer lists). */
     assert_contains (html, "<table id=\"executors-ended\"");
