@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "history/apptext.h"
+#include "history/apptimeline.h"
 #include "history/appview.h"
 #include "history/scan.h"
 #include "libcore/ctlchars.h"
@@ -319,9 +320,19 @@ s_feed (void *arg, const char *text, size_t len, bool first)
     return hist_detail_feed (arg, text, len, first) < 0 ? -1 : 0;
 }
 
+/* The axis's end of the timeline: as the summary's duration. */
+static int64_t
+s_end_ms (const hist_app_t *a, const char *state, int64_t now_ms)
+{
+    return a->end_ms >= 0                   ? a->end_ms
+           : strcmp (state, "RUNNING") == 0 ? now_ms
+                                            : a->last_ms;
+}
+
 cJSON *
 hist_appview_doc (const char *dir, const char *app_id, int top,
-                  int64_t stale_ms, bool *missing, hearth_error_t *err)
+                  int64_t stale_ms, char **timeline, bool *missing,
+                  hearth_error_t *err)
 {
     hist_dir_t dl;
     *missing = false;
@@ -333,12 +344,14 @@ hist_appview_doc (const char *dir, const char *app_id, int top,
     cJSON *doc = NULL;
     hist_read_t rd = {.cut = false};
     int rc;
+    if (timeline)
+        *timeline = NULL;
     if (!log) {
         *missing = true;
         hearth_errprintf (err, "no application %s in %s (no %s/%s.events)",
                           app_id, dir, dir, app_id);
     }
-    else if (!d)
+    else if (!d || (timeline && hist_detail_keep_timeline (d) < 0))
         hearth_errprintf (err, "out of memory");
     else if ((rc = hist_log_read (dir, log, s_feed, d, &rd, err)) != 0) {
         if (rc > 0 || !err->text[0])
@@ -366,6 +379,13 @@ hist_appview_doc (const char *dir, const char *app_id, int top,
             hist_shown_state (a, log->mtime_ms, &here, reason, sizeof reason);
         if (!(doc = hist_appview_json (d, state, reason, here.now_ms)))
             hearth_errprintf (err, "out of memory");
+        else if (timeline
+                 && !(*timeline = hist_apptimeline (
+                          d, s_end_ms (a, state, here.now_ms)))) {
+            hearth_errprintf (err, "out of memory");
+            cJSON_Delete (doc);
+            doc = NULL;
+        }
     }
     hist_detail_destroy (&d);
     hist_dir_release (&dl);
@@ -378,7 +398,8 @@ hist_appview (const char *dir, const char *app_id, bool json, int top,
 {
     hearth_error_t err;
     bool missing;
-    cJSON *doc = hist_appview_doc (dir, app_id, top, stale_ms, &missing, &err);
+    cJSON *doc =
+        hist_appview_doc (dir, app_id, top, stale_ms, NULL, &missing, &err);
     if (!doc) {
         hearth_ctl_fprintf (err_out, "hearth-history: %s\n", err.text);
         return 1;

@@ -23,9 +23,12 @@ int hist_appview (const char *dir, const char *app_id, bool json, int top,
 /* The summary document of app_id's log in dir, the one --json prints
    (new; caller deletes), or NULL with err; *missing is then true when
    there is no such log or it is not a log (else: the directory or the
-   log cannot be read, or out of memory). */
+   log cannot be read, or out of memory).  timeline (or NULL): gets the
+   application's timeline as SVG (apptimeline.h; new, caller frees) with
+   the document, NULL without it. */
 cJSON *hist_appview_doc (const char *dir, const char *app_id, int top,
-                         int64_t stale_ms, bool *missing, hearth_error_t *err);
+                         int64_t stale_ms, char **timeline, bool *missing,
+                         hearth_error_t *err);
 
 /* The summary document of a finished detail d (new; caller deletes), or
    NULL when out of memory.  state, reason: as shown (live.h); now_ms:

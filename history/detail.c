@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "history/detail.h"
+#include "history/tasklog.h"
 
 /* Ids above this are a damaged line, not a job, stage or executor. */
 static const int64_t s_max_id = 1 << 20;
@@ -35,6 +36,7 @@ struct hist_detail {
     int64_t started, ended;   /* task_start, task_end events */
     int64_t dropped;          /* events_dropped counts */
     int64_t end_total[N_END]; /* app_end's, -1: absent */
+    hist_tasklog_t *tasklog;  /* the timeline's attempts, or NULL */
 };
 
 hist_detail_t *
@@ -99,6 +101,7 @@ hist_detail_destroy (hist_detail_t **self_p)
     free (self->top);
     free (self->ok_us.v);
     cJSON_Delete (self->settings);
+    hist_tasklog_destroy (&self->tasklog);
     hist_app_destroy (&self->app);
     free (self);
     *self_p = NULL;
@@ -337,6 +340,9 @@ s_task_end (hist_detail_t *self, const hist_line_t *l)
     }
     if (finished && s_push (&self->ok_us, a.run_us) < 0)
         return -1;
+    if (self->tasklog
+        && hist_tasklog_end (self->tasklog, l, a.state, a.outcome) < 0)
+        return -1;
     if (failed || lost || zhashx_size (self->fail_by_task) > 0)
         return s_fail (self, &a, l, failed || lost);
     return 0;
@@ -474,6 +480,20 @@ hist_percentile (const hist_vec_t *v, double p)
 }
 
 /* ---- readers ------------------------------------------------------------- */
+
+int
+hist_detail_keep_timeline (hist_detail_t *self)
+{
+    if (!self->tasklog)
+        self->tasklog = hist_tasklog_new ();
+    return self->tasklog ? 0 : -1;
+}
+
+hist_tasklog_t *
+hist_detail_tasklog (hist_detail_t *self)
+{
+    return self->tasklog;
+}
 
 hist_app_t *
 hist_detail_app (hist_detail_t *self)

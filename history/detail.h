@@ -20,6 +20,7 @@
 
 #include "history/appsum.h"
 #include "history/evline.h"
+#include "history/tasklog.h"
 
 typedef struct {
     bool seen;                /* a job_start or job_end named it */
@@ -105,7 +106,13 @@ int hist_detail_feed (hist_detail_t *self, const char *text, size_t len,
    -1 when out of memory. */
 int hist_detail_finish (hist_detail_t *self);
 
+/* Keep the attempts of the timeline too (history/tasklog.h), before the
+   first line.  -1 when out of memory. */
+int hist_detail_keep_timeline (hist_detail_t *self);
+
 /* The pieces, for appview.c (borrowed). */
+/* The timeline's attempts, or NULL when not kept. */
+hist_tasklog_t *hist_detail_tasklog (hist_detail_t *self);
 hist_app_t *hist_detail_app (hist_detail_t *self);
 const cJSON *hist_detail_settings (const hist_detail_t *self);
 const hist_job_t *hist_detail_jobs (const hist_detail_t *self, size_t *n);

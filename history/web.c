@@ -176,8 +176,9 @@ s_app (const hist_web_opts_t *o, const char *id, hearth_web_reply_t *rep,
         hearth_web_reply_text (rep, 404, "404 no such application\n");
         return;
     }
-    cJSON *doc =
-        hist_appview_doc (o->dir, id, o->top, o->stale_ms, &missing, &err);
+    char *svg = NULL;
+    cJSON *doc = hist_appview_doc (o->dir, id, o->top, o->stale_ms,
+                                   json ? NULL : &svg, &missing, &err);
     int status;
     if (!doc)
         hearth_web_reply_text (rep, missing ? 404 : 500, "%d %s\n",
@@ -185,10 +186,11 @@ s_app (const hist_web_opts_t *o, const char *id, hearth_web_reply_t *rep,
     else if (json)
         s_reply_json (rep, doc);
     else {
-        char *page = hearth_page_history_app (doc, &status);
+        char *page = hearth_page_history_app (doc, svg, &status);
         hearth_web_reply_html (rep, page, status);
         cJSON_Delete (doc);
     }
+    free (svg);
 }
 
 static void

@@ -62,9 +62,11 @@ char *hearth_page_history_list (const cJSON *doc, const char *state,
                                 const char *since, const char *name,
                                 const char *warnings, int *status);
 
-/* One application's summary: its state and reason, tasks, accounting,
-   jobs, stages, the slowest attempts, failures, executors and settings.
-   404 when doc has no id. */
-char *hearth_page_history_app (const cJSON *doc, int *status);
+/* One application's summary: its state and reason, its timeline (the
+   SVG of libcore/timeline.h, written as it is; NULL: none), tasks,
+   accounting, jobs, stages, the slowest attempts, failures, executors
+   and settings.  404 when doc has no id. */
+char *hearth_page_history_app (const cJSON *doc, const char *timeline,
+                               int *status);
 
 #endif

@@ -438,7 +438,7 @@ static const char *const s_exec_cols[] = {
     "WORKER", "EXIT REASON", NULL};
 
 char *
-hearth_page_history_app (const cJSON *doc, int *status)
+hearth_page_history_app (const cJSON *doc, const char *timeline, int *status)
 {
     hearth_html_t h;
     const char *id = s_str (doc, "id");
@@ -461,6 +461,10 @@ hearth_page_history_app (const cJSON *doc, int *status)
         return hearth_html_close (&h);
     }
     s_app_summary (h.out, doc);
+    if (timeline) /* libcore/timeline.c's SVG: its text escaped there */
+        fprintf (h.out,
+                 "<h2>Timeline</h2>\n<div id=\"timeline-box\">%s</div>\n",
+                 timeline);
     s_figures (h.out, doc);
 #define LIST(k) cJSON_GetObjectItemCaseSensitive (doc, k)
     hearth_html_table (h.out, "jobs", "Jobs", s_job_cols, LIST ("jobs"),

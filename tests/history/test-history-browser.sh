@@ -4,8 +4,9 @@
 # finished and a failed application (real drivers, local[2]) holds every
 # application id (those of /api/v1/apps) and the failed one's reason in
 # its row; clicking its link opens its summary, whose stage table has the
-# failed stage and whose failures table has the last error; the browser's
-# console has no error.  Screenshots are kept in
+# failed stage and whose failures table has the last error, and whose
+# timeline (inline SVG) has the executor's lanes and the failed attempts in
+# their colour; the browser's console has no error.  Screenshots are kept in
 # tests/history/test-history-browser-artifacts/ of the build directory.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
@@ -62,6 +63,24 @@ check "... its stage table: the failed stage bad" test "$(browser_js \
 check "... its failures table: the last error" test "$(browser_js \
   'return document.querySelector("#failures tbody").textContent.indexOf("browser-boom") >= 0;')" = true
 check "... its state FAILED" test "$(browser_js 'return document.getElementById("state").textContent;')" = '"FAILED"'
+# the timeline: inline SVG, the executor's two core lanes, both failed
+# attempts of stage bad drawn in the failed colour, the ok attempt in its
+# stage's, a dashed line where each stage started
+check "... its timeline: an SVG with the executor's lanes" test "$(browser_js \
+  'var s = document.getElementById("timeline");
+   return !!s && s.namespaceURI === "http://www.w3.org/2000/svg"
+     && s.querySelectorAll("g.exec rect.lane").length === 2
+     && s.getBoundingClientRect().height > 60;')" = true
+check "... the failed attempts in their own colour" test "$(browser_js \
+  'var r = document.querySelectorAll("#timeline rect.task.failed");
+   return r.length === 2 && Array.prototype.every.call(r, function (e) {
+     return getComputedStyle(e).fill === "rgb(214, 39, 40)"
+       && e.getBoundingClientRect().width > 0; });')" = true
+check "... the other attempt in its stage's colour" test "$(browser_js \
+  'var r = document.querySelectorAll("#timeline rect.task.ok");
+   return r.length === 1 && getComputedStyle(r[0]).fill !== "rgb(214, 39, 40)";')" = true
+check "... the two stages' boundaries" test "$(browser_js \
+  'return document.querySelectorAll("#timeline line.stage-start").length;')" = 2
 browser_screenshot "$ART/summary.png"
 check "the link back opens the listing" browser_js \
   'document.querySelector(".nav a").click(); return true;'

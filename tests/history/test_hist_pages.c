@@ -7,7 +7,8 @@
     a log (a name with <script>, an error with quotes and ampersands) is
     escaped; a document without an id is a 404 page; the documents are
     hist_list_json's and hist_appview_doc's, and an unknown application
-    is "missing". */
+    is "missing"; the summary's timeline is on its page, and a log of
+    more attempts than it draws has the last ones and the cut note. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -211,11 +213,11 @@ test_listing_filtered_and_warned (void **state)
 }
 
 static cJSON *
-s_app (const char *id)
+s_app (const char *id, char **svg)
 {
     hearth_error_t err;
     bool missing = true;
-    cJSON *doc = hist_appview_doc (s_dir, id, 10, 3600000, &missing, &err);
+    cJSON *doc = hist_appview_doc (s_dir, id, 10, 3600000, svg, &missing, &err);
     if (!doc)
         fail_msg ("%s", err.text);
     return doc;
@@ -225,9 +227,11 @@ static void
 test_app (void **state)
 {
     (void) state;
-    cJSON *doc = s_app (OK);
+    char *svg = NULL;
+    cJSON *doc = s_app (OK, &svg);
     int status = 0;
-    char *page = hearth_page_history_app (doc, &status);
+    assert_non_null (svg);
+    char *page = hearth_page_history_app (doc, svg, &status);
     assert_non_null (page);
     assert_int_equal (status, 200);
     assert_contains (page, "<title>Application " OK "</title>");
@@ -242,11 +246,18 @@ test_app (void **state)
     assert_contains (page, "<table id=\"accounting\">");
     assert_contains (page, "<td>max-failures</td><td>4</td>");
     assert_contains (page, "<span id=\"state\" class=\"st-FINISHED\">");
+    /* the timeline: its SVG as given, two attempts on their lanes */
+    assert_contains (page, "<h2>Timeline</h2>");
+    assert_contains (page, svg);
+    assert_contains (page, "<svg id=\"timeline\"");
+    assert_contains (page, "data-drawn=\"2\"");
+    assert_contains (page, "<rect class=\"task ok\" data-lane=\"");
     free (page);
+    free (svg);
     cJSON_Delete (doc);
 
-    doc = s_app (BAD);
-    page = hearth_page_history_app (doc, &status);
+    doc = s_app (BAD, &svg);
+    page = hearth_page_history_app (doc, svg, &status);
     assert_non_null (page);
     assert_contains (page, "<table id=\"failures\">");
     assert_contains (page, "exit &quot;7&quot; &amp; &lt;boom&gt;");
@@ -254,6 +265,15 @@ test_app (void **state)
     assert_contains (page, "<td>OOM_KILLED</td>");
     assert_lacks (page, "<script>x");
     assert_lacks (page, "<boom>");
+    assert_contains (page, "<rect class=\"task failed\"");
+    free (page);
+    free (svg);
+    cJSON_Delete (doc);
+    /* without a timeline: none on the page */
+    doc = s_app (OK, NULL);
+    page = hearth_page_history_app (doc, NULL, &status);
+    assert_non_null (page);
+    assert_lacks (page, "Timeline");
     free (page);
     cJSON_Delete (doc);
 }
@@ -264,21 +284,70 @@ test_missing (void **state)
     (void) state;
     hearth_error_t err;
     bool missing = false;
-    assert_null (hist_appview_doc (s_dir, "app-nope", 10, 0, &missing, &err));
+    assert_null (
+        hist_appview_doc (s_dir, "app-nope", 10, 0, NULL, &missing, &err));
     assert_true (missing);
     assert_contains (err.text, "no application app-nope");
     missing = false;
-    assert_null (
-        hist_appview_doc ("/nonexistent-hist-dir", OK, 10, 0, &missing, &err));
+    assert_null (hist_appview_doc ("/nonexistent-hist-dir", OK, 10, 0, NULL,
+                                   &missing, &err));
     assert_false (missing);
     /* a document without an id: the 404 page */
     cJSON *doc = cJSON_CreateObject ();
     int status = 0;
-    char *page = hearth_page_history_app (doc, &status);
+    char *page = hearth_page_history_app (doc, NULL, &status);
     assert_non_null (page);
     assert_int_equal (status, 404);
     assert_contains (page, "No such application.");
     free (page);
+    cJSON_Delete (doc);
+}
+
+/* A log of more attempts than the timeline draws: the last 5,000, the
+   note says how many earlier ones are not drawn, the axis starts at the
+   first drawn; each attempt on its executor's one core lane, as it ran
+   (its end less its run_us), one after the other. */
+static void
+test_timeline_cut (void **state)
+{
+    (void) state;
+    char dir[300], path[400];
+    snprintf (dir, sizeof dir, "%s/big", s_dir);
+    assert_int_equal (mkdir (dir, 0700), 0);
+    snprintf (path, sizeof path, "%s/app-20261201093200-0003.events", dir);
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    fprintf (f,
+             "{\"event\":\"log_start\",\"time_ms\":%lld,\"format\":2,"
+             "\"app_id\":\"app-20261201093200-0003\",\"name\":\"big\"}\n"
+             "{\"event\":\"executor_added\",\"time_ms\":%lld,"
+             "\"executor\":0,\"host\":\"h\",\"cores\":1}\n",
+             T0, T0);
+    for (long long i = 0; i < 5003; i++)
+        fprintf (f,
+                 "{\"event\":\"task_end\",\"time_ms\":%lld,\"stage\":0,"
+                 "\"index\":%lld,\"attempt\":0,\"executor\":0,"
+                 "\"run_us\":1000}\n",
+                 T0 + 1 + i, i);
+    fprintf (f,
+             "{\"event\":\"app_end\",\"time_ms\":%lld,\"state\":"
+             "\"FINISHED\",\"reason\":\"done\"}\n",
+             T0 + 5010);
+    assert_int_equal (fclose (f), 0);
+    hearth_error_t err;
+    bool missing;
+    char *svg = NULL;
+    cJSON *doc = hist_appview_doc (dir, "app-20261201093200-0003", 10, 0, &svg,
+                                   &missing, &err);
+    if (!doc)
+        fail_msg ("%s", err.text);
+    assert_non_null (svg);
+    assert_contains (svg, ">the last 5000 attempts (3 earlier not drawn)<");
+    assert_contains (svg, "data-drawn=\"5000\"");
+    assert_contains (svg, "<title>stage 0 task 3.0 on executor 0: ok, 1.0ms");
+    assert_lacks (svg, "task 2.0 on");
+    assert_lacks (svg, "data-lane=\"1\"");
+    free (svg);
     cJSON_Delete (doc);
 }
 
@@ -291,6 +360,7 @@ main (void)
         cmocka_unit_test (test_listing_filtered_and_warned),
         cmocka_unit_test (test_app),
         cmocka_unit_test (test_missing),
+        cmocka_unit_test (test_timeline_cut),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }
