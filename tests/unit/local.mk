@@ -425,6 +425,7 @@ tests_unit_test_loop_child_SOURCES = tests/unit/test_loop_child.c \
 	tests/unit/testutil.h
 tests_unit_test_loop_child_CFLAGS = $(unit_cflags)
 tests_unit_test_loop_child_LDADD = $(unit_libs)
+
 # The event timeline drawn on the application pages (libcore/timeline.c).
 UNIT_TESTS += tests/unit/test_timeline
 tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c tests/unit/testutil.h
