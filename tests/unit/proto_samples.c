@@ -67,6 +67,8 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_DRIVER_STATE_CHANGED] = {
         "{'driver_id':'" DRIVER_ID "','state':'FINISHED','exit_status':0,"
         "'pid':5000}"},
+    [HEARTH_CMD_DRIVER_APPLICATION] = {
+        "{'driver_id':'" DRIVER_ID "','app_id':'" APP_ID "'}"},
     [HEARTH_CMD_REGISTER_APPLICATION] = {
         "{'name':'pi','max_cores':16,'cores_per_executor':2,"
         "'memory_per_executor_mb':1024,'driver_url':'tcp://10.0.0.5:41234',"
@@ -98,7 +100,10 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_DRIVER_STATUS_RESPONSE] = {
         "{'found':true,'driver_id':'" DRIVER_ID "','state':'RUNNING',"
         "'worker_id':'" WORKER_ID "','worker_host':'node1.example.com',"
-        "'app_id':'" APP_ID "','launches':1,'supervise':false}"},
+        "'app_id':'" APP_ID "','launches':1,'supervise':false,"
+        "'progress':{'time_ms':1796000000000,'jobs_active':1,"
+        "'tasks_total':120,'tasks_finished':57,'tasks_failed':2,"
+        "'tasks_running':4,'stages':[]}}"},
     [HEARTH_CMD_KILL_DRIVER_RESPONSE] = {
         "{'ok':false,'driver_id':'" DRIVER_ID "','message':'no such driver'}"},
     [HEARTH_CMD_DRIVER_LOG] = {
@@ -177,7 +182,11 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "{'app_id':'" APP_ID "','jobs_active':1,'tasks_total':120,"
         "'tasks_finished':57,'tasks_failed':2,'tasks_running':4,"
         "'stages':[{'job':1,'stage':2,'name':'reduce','tasks':20,"
-        "'finished':7,'running':4,'failed':1}]}"},
+        "'finished':7,'running':4,'failed':1}],"
+        "'waiting':[{'job':1,'stage':3,'name':'top','tasks':1,"
+        "'finished':0,'running':0,'failed':0}],"
+        "'completed':[{'job':1,'stage':1,'name':'map','tasks':100,"
+        "'finished':100,'running':0,'failed':1}]}"},
     [HEARTH_CMD_APPLICATION_WAITING] = {
         "{'app_id':'" APP_ID "','reason':'each executor asks for 2 gpu; "
         "the most any worker has is 1'}"},
