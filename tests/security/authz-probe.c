@@ -57,6 +57,10 @@ s_note (s_outcome_t *o, const hearth_msg_t *msg, hearth_cmd_t probed)
         o->fences--;
         return;
     }
+    /* The master heartbeats what this link registered (an application,
+       a worker) on its own schedule: not an answer to the command */
+    if (msg->cmd == HEARTH_CMD_HEARTBEAT && probed != HEARTH_CMD_HEARTBEAT)
+        return;
     snprintf (o->replies + used, sizeof o->replies - used, "%s%s",
               used ? " " : "", name);
     const char *code = hearth_json_str (msg->body, "code");
