@@ -60,16 +60,25 @@ wd_value() {
 }
 
 browser_start() {
-  local profile="$T/browser-profile" port
+  local profile="$T/browser-profile" port try
   mkdir -p "$profile"
-  "$BROWSER_DRIVER" --port=0 --log-path="$T/chromedriver.log" \
-    >"$T/chromedriver.out" 2>&1 &
-  BROWSER_PID=$!
-  PIDS+=("$BROWSER_PID")
-  if ! wait_for 10 grep -q 'started successfully on port' \
-    "$T/chromedriver.out"; then
-    say "chromedriver did not start:"; cat "$T/chromedriver.out"; return 1
-  fi
+  # chromedriver --port=0 picks a port for IPv6, then binds IPv4 to the
+  # same one: once in a while another test holds it for IPv4 ("IPv4 port
+  # not available. Exiting..."; seen in a CI run).  A few tries.
+  for try in 1 2 3 4 5; do
+    "$BROWSER_DRIVER" --port=0 --log-path="$T/chromedriver.log" \
+      >"$T/chromedriver.out" 2>&1 &
+    BROWSER_PID=$!
+    PIDS+=("$BROWSER_PID")
+    wait_for 10 grep -q 'started successfully on port\|Exiting' \
+      "$T/chromedriver.out"
+    grep -q 'started successfully on port' "$T/chromedriver.out" && break
+    say "chromedriver did not start (try $try of 5):"
+    cat "$T/chromedriver.out"
+    kill "$BROWSER_PID" 2>/dev/null
+    wait "$BROWSER_PID" 2>/dev/null
+    ((try < 5)) || return 1
+  done
   port=$(sed -n 's/.*started successfully on port \([0-9]*\).*/\1/p' \
     "$T/chromedriver.out")
   BROWSER_URL="http://127.0.0.1:$port"
