@@ -200,16 +200,19 @@ s_stage_json (const s_stage_t *s)
     return o;
 }
 
-/* The n stage lines of list as the array name of b, when there are any
-   (a driver of an older version sends neither). */
-static void
-s_add_list (cJSON *b, const char *name, const s_stage_t *list, size_t n)
+/* The n stage lines of list as the array name of b: always, or only
+   when there are any (waiting and completed: a driver of an older
+   version sends neither).  -1 on no memory. */
+static int
+s_add_list (cJSON *b, const char *name, const s_stage_t *list, size_t n,
+            bool always)
 {
-    if (n == 0)
-        return;
+    if (n == 0 && !always)
+        return 0;
     cJSON *array = cJSON_AddArrayToObject (b, name);
     for (size_t i = 0; array && i < n; i++)
         cJSON_AddItemToArray (array, s_stage_json (&list[i]));
+    return array ? 0 : -1;
 }
 
 hearth_msg_t *
@@ -217,12 +220,8 @@ progress_report_msg (const progress_report_t *self, const char *app_id)
 {
     const s_summary_t *sum = &self->cur;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_APPLICATION_PROGRESS);
-    cJSON *stages = cJSON_CreateArray ();
-    if (!msg || !stages) {
-        hearth_msg_destroy (&msg);
-        cJSON_Delete (stages);
+    if (!msg)
         return NULL;
-    }
     cJSON *b = msg->body;
     cJSON_AddStringToObject (b, "app_id", app_id);
     cJSON_AddNumberToObject (b, "jobs_active", (double) sum->jobs_active);
@@ -230,10 +229,11 @@ progress_report_msg (const progress_report_t *self, const char *app_id)
     cJSON_AddNumberToObject (b, "tasks_finished", (double) sum->tasks_finished);
     cJSON_AddNumberToObject (b, "tasks_failed", (double) sum->tasks_failed);
     cJSON_AddNumberToObject (b, "tasks_running", (double) sum->tasks_running);
-    for (size_t i = 0; i < sum->nstages; i++)
-        cJSON_AddItemToArray (stages, s_stage_json (&sum->stages[i]));
-    cJSON_AddItemToObject (b, "stages", stages);
-    s_add_list (b, "waiting", sum->waiting, sum->nwaiting);
-    s_add_list (b, "completed", sum->done, sum->ndone);
+    if (s_add_list (b, "stages", sum->stages, sum->nstages, true) < 0) {
+        hearth_msg_destroy (&msg);
+        return NULL;
+    }
+    s_add_list (b, "waiting", sum->waiting, sum->nwaiting, false);
+    s_add_list (b, "completed", sum->done, sum->ndone, false);
     return msg;
 }

@@ -421,19 +421,21 @@ static const hearth_field_t s_progress_stage[] = {
     END};
 static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
                                                            s_progress_stage)};
+/* A progress summary's fields: APPLICATION_PROGRESS's, and the copy of
+   it the master keeps (DRIVER_STATUS_RESPONSE's progress). */
+#define F_PROGRESS_SUMMARY                                                     \
+    INT ("jobs_active", true, 0, MAX_LIST),                                    \
+        INT ("tasks_total", true, 0, MAX_TASK_ID),                             \
+        INT ("tasks_finished", true, 0, MAX_TASK_ID),                          \
+        INT ("tasks_failed", true, 0, MAX_TASK_ID),                            \
+        INT ("tasks_running", true, 0, MAX_TASK_ID),                           \
+        ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages),     \
+        ARRAY ("waiting", false, HEARTH_PROGRESS_STAGES, s_progress_stages),   \
+        ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages)
 /* The last APPLICATION_PROGRESS of a driver's application, as the master
    keeps it (time_ms: its wall clock when it arrived). */
 static const hearth_field_t s_app_progress[] = {
-    INT ("time_ms", false, 0, MAX_TASK_ID),
-    INT ("jobs_active", true, 0, MAX_LIST),
-    INT ("tasks_total", true, 0, MAX_TASK_ID),
-    INT ("tasks_finished", true, 0, MAX_TASK_ID),
-    INT ("tasks_failed", true, 0, MAX_TASK_ID),
-    INT ("tasks_running", true, 0, MAX_TASK_ID),
-    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages),
-    ARRAY ("waiting", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
-    ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
-    END};
+    INT ("time_ms", false, 0, MAX_TASK_ID), F_PROGRESS_SUMMARY, END};
 static const hearth_field_t b_driver_status_response[] = {
     BOOL ("found", true), LABEL ("driver_id", false, 0, 128),
     ENUM ("state", false, hearth_driver_states),
@@ -457,15 +459,7 @@ static const hearth_field_t b_request_executors[] = {
 static const hearth_field_t b_kill_executors[] = {
     F_APP_ID (true), ARRAY ("exec_ids", true, MAX_LIST, s_exec_ids), END};
 static const hearth_field_t b_application_progress[] = {
-    F_APP_ID (true), INT ("jobs_active", true, 0, MAX_LIST),
-    INT ("tasks_total", true, 0, MAX_TASK_ID),
-    INT ("tasks_finished", true, 0, MAX_TASK_ID),
-    INT ("tasks_failed", true, 0, MAX_TASK_ID),
-    INT ("tasks_running", true, 0, MAX_TASK_ID),
-    ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages),
-    ARRAY ("waiting", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
-    ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages),
-    END};
+    F_APP_ID (true), F_PROGRESS_SUMMARY, END};
 
 /* clang-format on */
 
