@@ -140,7 +140,7 @@ static const hearth_field_t s_shipped_file[] = {
 static const hearth_field_t s_map_role[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE),
     INT ("partitions", true, 1, HEARTH_MAX_PARTITIONS), BOOL ("sort", false),
-    END};
+    BOOL ("whole", false), END};
 static const hearth_field_t s_block_server[] = {
     F_URL ("url", false, 0), STR ("key", false, 0, 64), END};
 static const hearth_field_t s_block_servers[] = {OBJECT ("", true,

@@ -230,6 +230,7 @@ hearth_job_submit (hearth_job_t *job)
             return s_job_error (job, "stage %s has no tasks",
                                 job->stages[i]->name);
     char why[512];
+    shuffle_mark_read_whole (job);
     for (size_t i = 0; i < job->nstages; i++)
         if (shuffle_check_stage (job->stages[i], why, sizeof why) < 0
             || stage_check_limits (job->stages[i], why, sizeof why) < 0

@@ -191,7 +191,12 @@ int hearth_stage_after (hearth_stage_t *stage, hearth_stage_t *parent);
 
 /* stage runs after parent, and every task of stage gets parent's results
    as input: each result in task order with one trailing newline removed,
-   followed by a newline. */
+   followed by a newline (an unpartitioned parent), or one partition of
+   them (a partitioned one).  The input never passes through the driver:
+   parent's tasks keep their results on their nodes and stage's tasks
+   fetch them, so it may be of any size (a function task gets at most the
+   max-input-bytes setting of it), and hearth_stage_result gives none of
+   parent's results. */
 int hearth_stage_input (hearth_stage_t *stage, hearth_stage_t *parent);
 
 /* ---- data between stages (docs/jobs.md "Partitioned stages") ----
@@ -251,7 +256,9 @@ typedef void (hearth_result_fn) (hearth_stage_t *stage, uint64_t index,
 
 /* Hand each result of the stage to fn as it arrives; with
    HEARTH_RESULT_DISCARD the driver keeps none, so a stage of millions of
-   results needs no memory for them.  Returns 0 or -1 (EINVAL). */
+   results needs no memory for them.  A stage whose results do not come
+   to the driver (partitioned, or another stage's input) cannot have one:
+   hearth_job_submit refuses it.  Returns 0 or -1 (EINVAL). */
 int hearth_stage_on_result (hearth_stage_t *stage, hearth_result_fn *fn,
                             void *user, unsigned flags);
 
@@ -344,8 +351,9 @@ size_t hearth_job_active_stages (hearth_job_t *job,
 
 /* Result of task index of a finished stage (borrowed; NULL with *len 0 if
    the stage has not finished or index is out of range, and for a stage
-   whose results went elsewhere: partitioned, written to files, or
-   discarded after its result callback). */
+   whose results went elsewhere: partitioned, read by another stage
+   (hearth_stage_input), written to files, or discarded after its result
+   callback). */
 const void *hearth_stage_result (const hearth_stage_t *stage, uint64_t index,
                                  size_t *len);
 

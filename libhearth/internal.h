@@ -99,6 +99,12 @@ struct hearth_stage {
     uint32_t partitions;         /* 0: results go to the driver; else R, the
                                     partitions of a shuffle (a "map" stage) */
     bool sort;                   /* partitions sorted by key */
+    bool read_whole;             /* unpartitioned and read by another
+                                    stage (hearth_stage_input): its tasks
+                                    write a one-partition map output that
+                                    its readers fetch from the workers;
+                                    the driver keeps no result of it (set
+                                    at submit, shuffle.h) */
     char *output_dir;            /* results written to files here, or NULL */
     hearth_result_fn *on_result; /* each accepted result, or NULL */
     void *on_result_user;        /* given to it */
@@ -106,11 +112,11 @@ struct hearth_stage {
     hearth_resource_amounts_t resources; /* custom resources per task
                                             (hearth_stage_set_resource) */
     /* engine side, from submit on */
-    mapout_t *maps;           /* partitioned: ntasks map outputs */
+    mapout_t *maps;           /* partitioned or read whole: ntasks map
+                                 outputs */
     result_t *results;        /* ntasks entries */
     uint64_t results_held;    /* of them with bytes: none, and the table,
                                  never written, is not read through */
-    zframe_t *input_frame;    /* the input, once the input parent is done */
     uint64_t failed_attempts; /* failed attempts counted by the engine */
     bool done;                /* all tasks finished (under job lock) */
     uint64_t finished;        /* progress (under job lock) */
@@ -275,15 +281,14 @@ int stage_add_functions_lent (hearth_stage_t *stage, const char *fn,
 /* render.c */
 /* Append task index of stage to the tasks array of msg, a LAUNCH_TASKS
    (a function's argument over HEARTH_TASK_ARG_MAX bytes as a binary
-   frame of msg); input_frame is the frame index of the stage's input in
-   the message, or -1.  The bytes of the strings it put in the body are
-   added to *bytes.  Returns 0 or -1 (no memory). */
+   frame of msg).  The bytes of the strings it put in the body are added
+   to *bytes.  Returns 0 or -1 (no memory). */
 int render_task (hearth_msg_t *msg, cJSON *tasks, const hearth_stage_t *stage,
-                 uint64_t index, int attempt, int input_frame, size_t *bytes);
+                 uint64_t index, int attempt, size_t *bytes);
 /* Pack task index of stage.  Returns 0, or -1 (a field out of the
    protocol's limits, or no memory: send it as JSON instead). */
 int render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
-                   uint64_t index, int attempt, int input_frame);
+                   uint64_t index, int attempt);
 /* Replace "{i}" in text with i. Caller frees. */
 char *render_template (const char *text, uint64_t i);
 

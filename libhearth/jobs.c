@@ -95,7 +95,6 @@ s_stage_destroy (hearth_stage_t **self_p)
         free (st->maps[i].sizes);
     free (st->maps);
     free (st->output_dir);
-    zframe_destroy (&st->input_frame);
     free (st->parents);
     free (st->pool);
     hearth_resource_amounts_clear (&st->resources);
@@ -615,7 +614,7 @@ hearth_stage_result (const hearth_stage_t *stage, uint64_t index, size_t *len)
 {
     *len = 0;
     if (!stage || !stage->results || index >= stage->ntasks || stage->partitions
-        || stage->output_dir || stage->discard_results)
+        || stage->read_whole || stage->output_dir || stage->discard_results)
         return NULL; /* its results went elsewhere */
     hearth_job_t *job = stage->job;
     pthread_mutex_lock (&job->lock);

@@ -2,7 +2,7 @@
     task set's assignments, STATUS_UPDATE applied back to it.
 
     Launches go out in batches (one LAUNCH_TASKS per executor per offer
-    round, each stage's input frame once per message); status updates come
+    round); status updates come
     back in batches and are applied in one pass before new offers are made.
     Consecutive tasks mostly belong to one stage: the stage of the last
     one is kept at hand rather than looked up per task.
@@ -26,12 +26,10 @@
 
 /* Assignments asked of the task set at a time. */
 enum { s_offer_batch = 1024 };
-/* A LAUNCH_TASKS ends past this many bytes of tasks (its input frame
-   aside), so that a message stays far below what a peer accepts (a
-   64 MiB body, 256 MiB frames): big tasks go a few to a message. */
+/* A LAUNCH_TASKS ends past this many bytes of tasks, so that a message
+   stays far below what a peer accepts (a 64 MiB body, 256 MiB frames):
+   big tasks go a few to a message. */
 static const size_t s_max_batch_bytes = 16 * 1024 * 1024;
-/* Distinct stage inputs remembered per LAUNCH_TASKS message. */
-enum { s_max_inputs = 8 };
 /* Distinct stages whose progress one STATUS_UPDATE publishes. */
 enum { s_max_touched = 16 };
 /* Executors whose unsent batches one launch_tick fails (more: the next). */
@@ -81,39 +79,14 @@ launch_destroy (launch_t **self_p)
 
 /* ---- offers ------------------------------------------------------------- */
 
-typedef struct {
-    uint32_t uid; /* stage */
-    int frame;    /* its input's frame index in the message */
-} s_input_t;
-
-static int
-s_input_index (hearth_msg_t *msg, hearth_stage_t *st, s_input_t *inputs,
-               size_t *ninputs)
-{
-    if (!st->input || !st->input_frame || st->input->partitions)
-        return -1;
-    for (size_t i = 0; i < *ninputs; i++)
-        if (inputs[i].uid == st->uid)
-            return inputs[i].frame;
-    /* by reference: every message shares the stage's one copy */
-    int frame = hearth_msg_add_shared (msg, st->input_frame);
-    if (*ninputs < s_max_inputs)
-        inputs[(*ninputs)++] = (s_input_t){st->uid, frame};
-    return frame;
-}
-
-/* ---- offers (continued) ------------------------------------------------- */
-
-/* A task with shuffle roles, in JSON, with its stage's input frame
-   (input, or -1: an output or map task may read a stage's results whole).
-   One whose partitioned input is not all there (a map output lost since
-   the offer) goes back to wait for it. */
+/* A task with shuffle roles, in JSON.  One whose input is not all there
+   (a map output lost since the offer) goes back to wait for it. */
 static void
 s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
                   hearth_stage_t *st, int exec_id, const hearth_assign_t *a,
-                  int input, size_t *bytes)
+                  size_t *bytes)
 {
-    int rc = render_task (msg, tasks, st, a->index, a->attempt, input, bytes);
+    int rc = render_task (msg, tasks, st, a->index, a->attempt, bytes);
     cJSON *t = cJSON_GetArrayItem (tasks, cJSON_GetArraySize (tasks) - 1);
     if (rc == 0 && t)
         rc = shuffle_render (msg, t, work_servers (self->work), st, a->index,
@@ -143,7 +116,7 @@ s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
 }
 
 /* Bytes of the frames msg got from a task, from frame *seen on (shared
-   ones aside: a stage's input is one copy however many tasks read it). */
+   ones aside). */
 static size_t
 s_new_frame_bytes (const hearth_msg_t *msg, size_t *seen)
 {
@@ -162,8 +135,7 @@ s_render_batch (launch_t *self, int exec_id, const hearth_assign_t *as,
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
     cJSON *tasks = msg ? cJSON_AddArrayToObject (msg->body, "tasks") : NULL;
-    s_input_t inputs[s_max_inputs];
-    size_t ninputs = 0, bytes = 0, seen = 0, i = first;
+    size_t bytes = 0, seen = 0, i = first;
     hearth_stage_t *st = NULL; /* the stage of as[i - 1] */
     eventlog_t *el = work_eventlog (self->work);
     while (i < n
@@ -176,14 +148,11 @@ s_render_batch (launch_t *self, int exec_id, const hearth_assign_t *as,
         evtask_start (el, exec_id, a);
         if (!tasks)
             continue; /* no memory: failed with the batch */
-        int input = s_input_index (msg, st, inputs, &ninputs);
         if (shuffle_has_roles (st))
-            s_render_shuffle (self, msg, tasks, st, exec_id, a, input, &bytes);
+            s_render_shuffle (self, msg, tasks, st, exec_id, a, &bytes);
         else if (st->resources.n /* the packed form has no resources */
-                 || render_packed (&self->packer, st, a->index, a->attempt,
-                                   input)
-                        < 0)
-            render_task (msg, tasks, st, a->index, a->attempt, input, &bytes);
+                 || render_packed (&self->packer, st, a->index, a->attempt) < 0)
+            render_task (msg, tasks, st, a->index, a->attempt, &bytes);
         bytes += s_new_frame_bytes (msg, &seen);
     }
     *end = i;
@@ -387,6 +356,17 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
     return rc;
 }
 
+/* The bytes an attempt produced, for the event log: its result, or for
+   a stage read whole the bytes it left on its node for its readers (its
+   result, a newline added where it ended without one). */
+static size_t
+s_result_bytes (const hearth_stage_t *st, const s_update_t *u)
+{
+    if (st->read_whole && u->json)
+        return (size_t) hearth_json_int (u->json, "map_bytes", 0);
+    return u->result_len;
+}
+
 static void
 s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
 {
@@ -409,15 +389,16 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
                                state, u->run_us, hearth_mono_us ());
     eventlog_t *el = work_eventlog (self->work);
     if (el && state != HEARTH_TS_RUNNING && out != HEARTH_TS_STALE)
-        evtask_end (el, &(evtask_end_t){.exec_id = s->exec_id,
-                                        .stage = uid,
-                                        .index = index,
-                                        .attempt = u->attempt,
-                                        .state = u->state,
-                                        .out = out,
-                                        .run_us = u->run_us,
-                                        .error = u->error,
-                                        .result_bytes = u->result_len});
+        evtask_end (el,
+                    &(evtask_end_t){.exec_id = s->exec_id,
+                                    .stage = uid,
+                                    .index = index,
+                                    .attempt = u->attempt,
+                                    .state = u->state,
+                                    .out = out,
+                                    .run_us = u->run_us,
+                                    .error = u->error,
+                                    .result_bytes = s_result_bytes (st, u)});
     if (shuffle_has_roles (st) && s_shuffle_outcome (self, s, st, u, out) < 0)
         return;
     /* the progress display counts failures, not kills and losses */

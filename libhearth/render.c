@@ -161,13 +161,13 @@ s_append (s_strings_t *b, const char *text, uint64_t i)
 
 int
 render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
-               uint64_t index, int attempt, int input_frame)
+               uint64_t index, int attempt)
 {
     const task_group_t *g = stage_group (stage, index);
     uint64_t i = index - g->first;
     hearth_packed_task_t t = {.tid = DRIVER_TID (stage->uid, index),
                               .attempt = attempt,
-                              .input = input_frame,
+                              .input = -1,
                               .timeout_ms =
                                   g->timeout_ms > 0 ? g->timeout_ms : 0};
     char buf[1024], stack[1024];
@@ -199,7 +199,7 @@ render_packed (hearth_packer_t *packer, const hearth_stage_t *stage,
 
 int
 render_task (hearth_msg_t *msg, cJSON *tasks, const hearth_stage_t *stage,
-             uint64_t index, int attempt, int input_frame, size_t *bytes)
+             uint64_t index, int attempt, size_t *bytes)
 {
     const task_group_t *g = stage_group (stage, index);
     uint64_t i = index - g->first;
@@ -222,8 +222,6 @@ render_task (hearth_msg_t *msg, cJSON *tasks, const hearth_stage_t *stage,
         if (rc == 0 && g->arg[0])
             rc = s_add_arg (t, msg, g->arg, i, bytes);
     }
-    if (input_frame >= 0)
-        cJSON_AddNumberToObject (t, "input", input_frame);
     if (g->timeout_ms > 0)
         cJSON_AddNumberToObject (t, "timeout_ms", (double) g->timeout_ms);
     if (rc == 0 && stage->resources.n) {

@@ -136,6 +136,24 @@ shuffle_servers_of_worker (const shuffle_servers_t *self, const char *worker_id)
 
 /* ---- submission ---------------------------------------------------------- */
 
+uint32_t
+shuffle_partitions (const hearth_stage_t *st)
+{
+    return st->partitions ? st->partitions : st->read_whole ? 1 : 0;
+}
+
+void
+shuffle_mark_read_whole (hearth_job_t *job)
+{
+    for (size_t i = 0; i < job->nstages; i++)
+        job->stages[i]->read_whole = false;
+    for (size_t i = 0; i < job->nstages; i++) {
+        hearth_stage_t *in = job->stages[i]->input;
+        if (in && !in->partitions && !in->output_dir)
+            in->read_whole = true;
+    }
+}
+
 int
 shuffle_check_stage (const hearth_stage_t *st, char *text, size_t size)
 {
@@ -149,6 +167,12 @@ shuffle_check_stage (const hearth_stage_t *st, char *text, size_t size)
         snprintf (text, size,
                   "stage %s: a partitioned stage sends no results to the "
                   "driver, so it cannot have a result callback",
+                  st->name);
+    else if (st->read_whole && st->on_result)
+        snprintf (text, size,
+                  "stage %s is the input of another stage: its results go to "
+                  "that stage through the workers, not to the driver, so it "
+                  "cannot have a result callback",
                   st->name);
     else if (in && in->output_dir)
         snprintf (text, size,
@@ -202,7 +226,8 @@ s_absolute_output (hearth_stage_t *st, hearth_error_t *err)
 int
 shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
 {
-    if (st->partitions && !(st->maps = calloc (st->ntasks, sizeof *st->maps)))
+    if (shuffle_partitions (st)
+        && !(st->maps = calloc (st->ntasks, sizeof *st->maps)))
         return hearth_errprintf (err,
                                  "out of memory for the map outputs of "
                                  "stage %s",
@@ -243,8 +268,7 @@ shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
 bool
 shuffle_has_roles (const hearth_stage_t *st)
 {
-    return st->partitions || st->output_dir
-           || (st->input && st->input->partitions);
+    return shuffle_partitions (st) || st->output_dir || st->input;
 }
 
 static void
@@ -262,14 +286,23 @@ s_put_le (unsigned char *p, uint64_t v, int bytes)
         p[i] = (unsigned char) (v >> (8 * i));
 }
 
-/* The "reduce" role of task index (partition index) of st: the servers
-   its parent's outputs are on, and one entry per map task.  Returns 0,
-   1 when a map output is missing, -1 on no memory. */
+/* The partition task index of st reads from its input stage: its own,
+   or the one partition of a stage read whole (every task reads it). */
+static uint32_t
+s_partition_read (const hearth_stage_t *st, uint64_t index)
+{
+    return st->input->partitions ? (uint32_t) index : 0;
+}
+
+/* The "reduce" role of task index of st: the servers its parent's
+   outputs are on, and one entry per map task.  Returns 0, 1 when a map
+   output is missing, -1 on no memory. */
 static int
 s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
                  const hearth_stage_t *st, uint64_t index)
 {
     const hearth_stage_t *in = st->input;
+    uint32_t partition = s_partition_read (st, index);
     uint32_t *local = malloc ((servers->n + 1) * sizeof *local);
     zframe_t *frame = zframe_new (NULL, in->ntasks * HEARTH_BLOCK_RECORD);
     cJSON *reduce = cJSON_AddObjectToObject (t, "reduce");
@@ -298,11 +331,11 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
         s_put_le (p, sid == SHUFFLE_NO_SERVER ? SHUFFLE_NO_SERVER : local[sid],
                   4);
         s_put_le (p + 4, mo->attempt, 4);
-        s_put_le (p + 8, mo->sizes[index], 8);
+        s_put_le (p + 8, mo->sizes[partition], 8);
     }
     if (rc == 0) {
         cJSON_AddNumberToObject (reduce, "shuffle", in->uid);
-        cJSON_AddNumberToObject (reduce, "partition", (double) index);
+        cJSON_AddNumberToObject (reduce, "partition", partition);
         cJSON_AddBoolToObject (reduce, "sort", in->sort);
         int f = hearth_msg_add_frame (msg, &frame);
         rc = f >= 0 && cJSON_AddNumberToObject (reduce, "blocks", f) ? 0 : -1;
@@ -316,16 +349,18 @@ int
 shuffle_render (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
                 const hearth_stage_t *st, uint64_t index, int attempt)
 {
-    if (st->input && st->input->partitions) {
+    if (st->input) {
         int rc = s_render_reduce (msg, t, servers, st, index);
         if (rc != 0)
             return rc;
     }
-    if (st->partitions) {
+    if (shuffle_partitions (st)) {
         cJSON *map = cJSON_AddObjectToObject (t, "map");
         if (!map || !cJSON_AddNumberToObject (map, "shuffle", st->uid)
-            || !cJSON_AddNumberToObject (map, "partitions", st->partitions)
-            || !cJSON_AddBoolToObject (map, "sort", st->sort))
+            || !cJSON_AddNumberToObject (map, "partitions",
+                                         shuffle_partitions (st))
+            || !cJSON_AddBoolToObject (map, "sort", st->sort)
+            || (!st->partitions && !cJSON_AddBoolToObject (map, "whole", true)))
             return -1;
     }
     if (st->output_dir) {
@@ -346,7 +381,8 @@ s_sizes_frame (const hearth_stage_t *st, hearth_msg_t *msg, const cJSON *json)
     zframe_t *f =
         json ? hearth_msg_frame (msg, hearth_json_int (json, "map_sizes", -1))
              : NULL;
-    return f && zframe_size (f) == (size_t) st->partitions * 8 ? f : NULL;
+    return f && zframe_size (f) == (size_t) shuffle_partitions (st) * 8 ? f
+                                                                        : NULL;
 }
 
 hearth_ts_state_t
@@ -354,7 +390,7 @@ shuffle_update_state (const hearth_stage_t *st, hearth_msg_t *msg,
                       const cJSON *json, hearth_ts_state_t state,
                       const char **error)
 {
-    if (state == HEARTH_TS_FINISHED && st->partitions
+    if (state == HEARTH_TS_FINISHED && shuffle_partitions (st)
         && !s_sizes_frame (st, msg, json)) {
         *error = "the executor sent no valid partition sizes (map_sizes) for "
                  "a map task";
@@ -380,16 +416,17 @@ shuffle_accepted (hearth_stage_t *st, uint64_t index, int attempt,
                   uint32_t server, hearth_msg_t *msg, const cJSON *json,
                   hearth_error_t *err)
 {
-    if (st->partitions) {
+    uint32_t partitions = shuffle_partitions (st);
+    if (partitions) {
         zframe_t *f = s_sizes_frame (st, msg, json);
         mapout_t *mo = &st->maps[index];
-        uint64_t *sizes = malloc ((size_t) st->partitions * sizeof *sizes);
+        uint64_t *sizes = malloc ((size_t) partitions * sizeof *sizes);
         if (!f || !sizes) {
             free (sizes);
             return hearth_errprintf (err, "out of memory for a map output");
         }
         const unsigned char *p = zframe_data (f);
-        for (uint32_t i = 0; i < st->partitions; i++)
+        for (uint32_t i = 0; i < partitions; i++)
             sizes[i] = s_get_le64 (p + 8 * (size_t) i);
         free (mo->sizes);
         *mo = (mapout_t){sizes, server, (uint32_t) attempt};
@@ -425,7 +462,7 @@ static hearth_stage_t *
 s_map_stage (hearth_job_t *job, uint32_t uid)
 {
     for (size_t i = 0; i < job->nstages; i++)
-        if (job->stages[i]->uid == uid && job->stages[i]->partitions)
+        if (job->stages[i]->uid == uid && job->stages[i]->maps)
             return job->stages[i];
     return NULL;
 }
@@ -498,9 +535,10 @@ shuffle_fetch_failed (hearth_taskset_t *ts, shuffle_servers_t *servers,
     return 0;
 }
 
-/* Which partitions of the reduce stage st (its input partitioned) read
-   a block of some bytes from server: a new array of st->ntasks flags
-   (caller frees), or NULL when none does (or no memory, logged). */
+/* Which tasks of the reduce stage st (its input partitioned or read
+   whole) read a block of some bytes from server: a new array of
+   st->ntasks flags (caller frees), or NULL when none does (or no memory,
+   logged). */
 static bool *
 s_readers (const hearth_stage_t *st, uint32_t server)
 {
@@ -517,7 +555,7 @@ s_readers (const hearth_stage_t *st, uint32_t server)
             return NULL;
         }
         for (uint64_t p = 0; p < st->ntasks; p++)
-            if (mo->sizes[p] > 0)
+            if (mo->sizes[s_partition_read (st, p)] > 0)
                 any = reads[p] = true;
     }
     if (!any)
@@ -565,7 +603,7 @@ shuffle_server_lost (hearth_taskset_t *ts, const shuffle_servers_t *servers,
     /* who reads what, before the outputs (their sizes) go */
     for (size_t k = 0; k < job->nstages; k++) {
         const hearth_stage_t *st = job->stages[k];
-        if (st->input && st->input->partitions && st->input->maps)
+        if (st->input && st->input->maps)
             reads[k] = s_readers (st, server);
     }
     size_t lost = s_lose_server (ts, job, server);

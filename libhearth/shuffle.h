@@ -60,10 +60,25 @@ uint32_t shuffle_servers_of_worker (const shuffle_servers_t *self,
 
 /* ---- submission ---------------------------------------------------------- */
 
+/* A stage read whole by another (an input, unpartitioned, results not to
+   files) is a one-partition shuffle: its tasks write their results, each
+   with one trailing newline removed and one added, as a map output on
+   their node (the map role's "whole"), and every task reading it fetches
+   that partition of each, in task order, as its input.  So no input of
+   any size goes through the driver, which keeps only results that are
+   its own output (issue 42).  Marks every such stage of job (at submit,
+   before shuffle_check_stage). */
+void shuffle_mark_read_whole (hearth_job_t *job);
+/* The partitions st's tasks write: its own, 1 for a stage read whole, or
+   0 (its results go to the driver or to files). */
+uint32_t shuffle_partitions (const hearth_stage_t *st);
+
 /* Rules a job's stage must keep, beyond those of jobs.c: a stage reading a
    partitioned one has exactly that many tasks, an output directory and
    partitions do not go together, no stage reads one whose results go to
-   files.  Returns 0, or -1 with the reason in text (size bytes). */
+   files, a stage whose results do not come to the driver (partitioned or
+   read whole) has no result callback.  Returns 0, or -1 with the reason in text
+   (size bytes). */
 int shuffle_check_stage (const hearth_stage_t *st, char *text, size_t size);
 /* A stage of a job being submitted: its map-output table, and its output
    directory made absolute, created, and refused if it holds an earlier

@@ -471,67 +471,6 @@ work_submit (work_t *self, hearth_job_t *job)
 
 /* ---- the task set's events ---------------------------------------------- */
 
-/* The input of stages reading st: its results in task order, one trailing
-   newline of each removed, each followed by a newline. */
-static void
-s_build_inputs (work_t *self, hearth_stage_t *st)
-{
-    hearth_job_t *job = st->job;
-    if (st->partitions || st->output_dir)
-        return; /* its readers fetch partitions; no stage reads files */
-    size_t readers = 0;
-    for (size_t k = 0; k < job->nstages; k++)
-        readers += job->stages[k]->input == st;
-    /* Nothing reads it whole: its results table is not read through (a
-       new one, never written when the results are empty, would fault in
-       a page at a time). */
-    if (!readers)
-        return;
-    size_t size = 0; /* exactly: one trailing newline each, at most */
-    for (uint64_t i = 0; i < st->ntasks; i++) {
-        const result_t *r = &st->results[i];
-        size +=
-            r->len + (r->len && ((char *) r->data)[r->len - 1] == '\n' ? 0 : 1);
-    }
-    if (size > DRIVER_MAX_FRAME_DATA) {
-        char text[512];
-        snprintf (text, sizeof text,
-                  "stage %s's results, %.1f MiB in all, are over the %llu MiB "
-                  "a stage's input may be when it is sent whole to every "
-                  "task: partition stage %s (\"partitions\") so that each "
-                  "task of the next stage reads only its share",
-                  st->name, size / 1048576.0,
-                  (unsigned long long) (DRIVER_MAX_FRAME_DATA >> 20), st->name);
-        work_fail_job (self, job, text);
-        return;
-    }
-    /* One frame per reading stage, built in place: the messages that
-       carry it share it (launch.c), so it is the only copy. */
-    for (size_t k = 0; k < job->nstages; k++) {
-        hearth_stage_t *child = job->stages[k];
-        if (child->input != st)
-            continue;
-        zframe_t *frame = zframe_new (NULL, size);
-        if (!frame) {
-            work_fail_job (self, job, "out of memory building a stage input");
-            return;
-        }
-        char *o = (char *) zframe_data (frame);
-        for (uint64_t i = 0; i < st->ntasks; i++) {
-            const result_t *r = &st->results[i];
-            size_t len = r->len;
-            if (len && ((char *) r->data)[len - 1] == '\n')
-                len--;
-            if (len)
-                memcpy (o, r->data, len);
-            o += len;
-            *o++ = '\n';
-        }
-        zframe_destroy (&child->input_frame);
-        child->input_frame = frame;
-    }
-}
-
 static void
 s_on_event (work_t *self, const hearth_ts_event_t *ev)
 {
@@ -545,9 +484,7 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
         job_set_progress (st->job, st, st->ntasks, 0, true);
         shuffle_stage_done (st);
         s_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
-        s_build_inputs (self, st);
-        if (work_stage (self, ev->stage)) /* s_build_inputs may fail it */
-            s_ev_runnable (self, st->job);
+        s_ev_runnable (self, st->job);
         break;
     case HEARTH_TS_EV_JOB_DONE:
         if (job)
