@@ -238,6 +238,18 @@ execs_any_registered (const execs_t *self)
 }
 
 void
+execs_tlfeed_again (execs_t *self)
+{
+    tlfeed_t *tl = work_tlfeed (self->work);
+    for (exec_t *x = zhashx_first (self->by_id); tl && x;
+         x = zhashx_next (self->by_id))
+        if (x->registered) {
+            evexec_t info = execs_ev_info (x);
+            tlfeed_exec (tl, &info, NULL, x->added_ms);
+        }
+}
+
+void
 execs_list (const execs_t *self, cJSON *list)
 {
     for (exec_t *x = zhashx_first (self->by_id); list && x;

@@ -7,6 +7,7 @@ WEB_TESTS = \
 	tests/web/test-web-metrics.sh \
 	tests/web/test-web-security.sh \
 	tests/web/test-web-token.sh \
+	tests/web/test-web-timeline.sh \
 	tests/web/test-browser-harness.sh \
 	tests/web/test-browser.sh \
 	tests/web/test-browser-timeline.sh
