@@ -525,8 +525,9 @@ hearth_page_app (const cJSON *state, const char *app_id, const char *timeline,
     if (timeline) /* libcore/timeline.c's SVG: its text escaped there */
         fprintf (h.out, "<div id=\"timeline-box\">%s</div>\n", timeline);
     else
-        fputs ("<p id=\"timeline-none\">No timeline: its driver has not "
-               "reported one (a driver of an older version).</p>\n",
+        fputs ("<p id=\"timeline-none\">No timeline yet: its driver sends "
+               "one with its progress, once a second while tasks end (a "
+               "driver of an older version never does).</p>\n",
                h.out);
     const cJSON *p = s_list (a, "progress");
     hearth_html_table (h.out, "stages", "Active stages", s_stage_cols,

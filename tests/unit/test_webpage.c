@@ -250,9 +250,20 @@ test_app_page (void **state)
     (void) state;
     cJSON *doc = s_state (true);
     int status = 0;
-    char *html = hearth_page_app (doc, APP, NULL, &status);
+    /* the live timeline as given (timeline.c escapes its text), above
+       the stages; none yet: said so */
+    char *html =
+        hearth_page_app (doc, APP, "<svg id=\"timeline\"></svg>", &status);
+    assert_contains (html, "<h2>Timeline</h2>\n<div id=\"timeline-box\">"
+                           "<svg id=\"timeline\"></svg></div>");
+    assert_true (strstr (html, "timeline-box")
+                 < strstr (html, "id=\"stages\""));
+    free (html);
+    html = hearth_page_app (doc, APP, NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
+    assert_contains (html, "<p id=\"timeline-none\">No timeline yet");
+    assert_null (strstr (html, "timeline-box"));
     assert_contains (html, "<title>Application " APP "</title>");
     assert_contains (html, "data-page=\"app\" data-app=\"" APP "\"");
     assert_contains (html, "<b>User:</b> ann");
