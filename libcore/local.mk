@@ -52,7 +52,8 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
 	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c \
 	libcore/webpage_history.c \
-	libcore/timeline.c libcore/timeline.h libcore/timeline_lanes.c
+	libcore/timeline.c libcore/timeline.h libcore/timeline_lanes.c \
+	libcore/timeline_live.c libcore/timeline_live.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) \
 	$(SODIUM_LIBS) -lm -lpthread
 

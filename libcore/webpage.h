@@ -30,9 +30,12 @@
    and completed applications; cluster-mode drivers. */
 char *hearth_page_master (const cJSON *state, int *status);
 
-/* An application's page: its details, active stages and executors (with
-   their workers and log links).  404 when app_id is not in state. */
-char *hearth_page_app (const cJSON *state, const char *app_id, int *status);
+/* An application's page: its details, its timeline (the SVG of
+   libcore/timeline.h, written as it is; NULL: its driver has sent
+   none), its stages and executors (with their workers and log links).
+   404 when app_id is not in state. */
+char *hearth_page_app (const cJSON *state, const char *app_id,
+                       const char *timeline, int *status);
 
 /* A worker's page: its resources, executors and drivers (ended ones too)
    with links to their stdout and stderr. */

@@ -500,7 +500,8 @@ s_ended_row (FILE *out, const cJSON *e, const void *ctx)
 }
 
 char *
-hearth_page_app (const cJSON *state, const char *app_id, int *status)
+hearth_page_app (const cJSON *state, const char *app_id, const char *timeline,
+                 int *status)
 {
     hearth_html_t h;
     const cJSON *a = hearth_html_find (s_list (state, "apps"), "id", app_id);
@@ -520,6 +521,14 @@ hearth_page_app (const cJSON *state, const char *app_id, int *status)
         return hearth_html_close (&h);
     }
     s_app_summary (h.out, a, s_now (state));
+    fputs ("<h2>Timeline</h2>\n", h.out);
+    if (timeline) /* libcore/timeline.c's SVG: its text escaped there */
+        fprintf (h.out, "<div id=\"timeline-box\">%s</div>\n", timeline);
+    else
+        fputs ("<p id=\"timeline-none\">No timeline yet: its driver sends "
+               "one with its progress, once a second while tasks end (a "
+               "driver of an older version never does).</p>\n",
+               h.out);
     const cJSON *p = s_list (a, "progress");
     hearth_html_table (h.out, "stages", "Active stages", s_stage_cols,
                        s_list (p, "stages"), s_stage_row, NULL);

@@ -30,6 +30,7 @@
 #include "libhearth/launch.h"
 #include "libhearth/ship.h"
 #include "libhearth/shuffle.h"
+#include "libhearth/tlfeed.h"
 
 /* Messages read per wake-up before other handlers get a turn. */
 static const int s_max_drain = 256;
@@ -237,6 +238,18 @@ execs_any_registered (const execs_t *self)
 }
 
 void
+execs_tlfeed_again (execs_t *self)
+{
+    tlfeed_t *tl = work_tlfeed (self->work);
+    for (exec_t *x = zhashx_first (self->by_id); tl && x;
+         x = zhashx_next (self->by_id))
+        if (x->registered) {
+            evexec_t info = execs_ev_info (x);
+            tlfeed_exec (tl, &info, NULL, x->added_ms);
+        }
+}
+
+void
 execs_list (const execs_t *self, cJSON *list)
 {
     for (exec_t *x = zhashx_first (self->by_id); list && x;
@@ -305,9 +318,10 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
                   (long long) (x->peak_rss >> 20), (long long) x->peak_rss);
     if (x->registered) {
         eventlog_t *el = work_eventlog (self->work);
-        evexec_lost_t lost = {el, exec_id, reason, hearth_mono_us ()};
+        tlfeed_t *tl = work_tlfeed (self->work);
+        evexec_lost_t lost = {el, tl, exec_id, reason, hearth_mono_us ()};
         int n = execres_remove (self->work, exec_id, x->worker, reason,
-                                el ? evexec_attempt_lost : NULL, &lost);
+                                el || tl ? evexec_attempt_lost : NULL, &lost);
         if (self->ended) /* nothing runs again: the application is over */
             log_info ("executor %d stopped with the application (%s)%s",
                       exec_id, reason,
@@ -320,6 +334,7 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
                         reason, n < 0 ? 0 : n);
         evexec_t info = execs_ev_info (x);
         evexec_removed (el, &info, reason, n < 0 ? 0 : n);
+        tlfeed_exec (tl, &info, reason, eventlog_time_ms (el));
         execs_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         zhash_delete (self->by_key, x->key);
         s_note_gone (self, x->key);
@@ -494,6 +509,8 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
               cores);
     evexec_t info = execs_ev_info (x);
     x->added_ms = evexec_added (work_eventlog (self->work), &info);
+    info.added_ms = x->added_ms;
+    tlfeed_exec (work_tlfeed (self->work), &info, NULL, x->added_ms);
     s_reply_registered (self, x);
 }
 

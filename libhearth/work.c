@@ -12,6 +12,7 @@
 #include "libcore/log.h"
 #include "libhearth/eventlog.h"
 #include "libhearth/shuffle.h"
+#include "libhearth/tlfeed.h"
 #include "libhearth/work.h"
 
 struct work {
@@ -30,6 +31,7 @@ struct work {
                                    its removal, read by its events) */
     work_cbs_t cbs;             /* the owner's callbacks */
     eventlog_t *el;             /* the event log (borrowed), or NULL */
+    tlfeed_t *tl;               /* the live timeline's (borrowed), or NULL */
     work_totals_t ended;        /* what the jobs that ended did */
 };
 
@@ -96,14 +98,28 @@ work_eventlog (const work_t *self)
     return self->el;
 }
 
+void
+work_set_tlfeed (work_t *self, tlfeed_t *tl)
+{
+    self->tl = tl;
+}
+
+tlfeed_t *
+work_tlfeed (const work_t *self)
+{
+    return self->tl;
+}
+
 /* ---- events ------------------------------------------------------------- */
 
 static void
 s_ev_stage_start (work_t *self, hearth_stage_t *st)
 {
-    if (!self->el || st->ev_started)
+    if ((!self->el && !self->tl) || st->ev_started)
         return;
     st->ev_started = true;
+    tlfeed_stage (self->tl, st->uid, st->name, NULL,
+                  eventlog_time_ms (self->el));
     eventlog_begin (self->el, "stage_start");
     eventlog_int (self->el, "job", (int64_t) st->job->id);
     eventlog_int (self->el, "stage", st->uid);
@@ -119,9 +135,11 @@ static void
 s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
                 uint64_t finished)
 {
-    if (!self->el || !st->ev_started || st->ev_ended)
+    if ((!self->el && !self->tl) || !st->ev_started || st->ev_ended)
         return;
     st->ev_ended = true;
+    tlfeed_stage (self->tl, st->uid, st->name, state,
+                  eventlog_time_ms (self->el));
     eventlog_begin (self->el, "stage_end");
     eventlog_int (self->el, "job", (int64_t) st->job->id);
     eventlog_int (self->el, "stage", st->uid);
@@ -142,7 +160,7 @@ s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
 static void
 s_ev_runnable (work_t *self, hearth_job_t *job)
 {
-    for (size_t i = 0; self->el && i < job->nstages; i++) {
+    for (size_t i = 0; (self->el || self->tl) && i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
         bool ready = !st->ev_started;
         for (size_t k = 0; ready && k < st->nparents; k++)

@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
 #include "libcore/webpage.h"
+#include "master/registry.h"
 #include "master/state.h"
 #include "master/web.h"
 
@@ -66,6 +68,23 @@ s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
                           text, len);
 }
 
+/* The SVG of app_id's timeline, or NULL (no such application, no
+   timeline from its driver, no memory: the page says there is none).
+   Its axis runs on past the driver's last report by the time since it
+   arrived, to now or to the application's end. */
+static char *
+s_timeline (master_t *m, const char *app_id)
+{
+    reg_app_t *app = registry_app (m->reg, app_id);
+    if (!app || !app->timeline)
+        return NULL;
+    int64_t arrived = hearth_json_int (app->progress, "time_ms", 0);
+    int64_t until =
+        app->state <= APP_RUNNING ? registry_wall_ms () : app->end_ms;
+    return hearth_tllive_svg (
+        app->timeline, arrived > 0 && until > arrived ? until - arrived : 0);
+}
+
 static void
 s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
@@ -73,8 +92,11 @@ s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
     const char *path = hearth_web_path (req);
     int status = 500;
     char *page = NULL;
-    if (state && strncmp (path, "/app/", 5) == 0)
-        page = hearth_page_app (state, path + 5, &status);
+    if (state && strncmp (path, "/app/", 5) == 0) {
+        char *timeline = s_timeline (arg, path + 5);
+        page = hearth_page_app (state, path + 5, timeline, &status);
+        free (timeline);
+    }
     else if (state)
         page = hearth_page_master (state, &status);
     cJSON_Delete (state);

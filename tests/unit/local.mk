@@ -336,6 +336,13 @@ tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
 	$(registry_sources)
 tests_unit_test_progress_CFLAGS = $(unit_cflags)
 tests_unit_test_progress_LDADD = libhearth/libdriver.la $(registry_libs)
+# The live timeline: the driver's feed, the codec's bounds, the master's
+# store and its record in the registry.
+UNIT_TESTS += tests/unit/test_livetimeline
+tests_unit_test_livetimeline_SOURCES = tests/unit/test_livetimeline.c \
+	$(registry_sources)
+tests_unit_test_livetimeline_CFLAGS = $(unit_cflags)
+tests_unit_test_livetimeline_LDADD = libhearth/libdriver.la $(registry_libs)
 # The Prometheus text and the web token's comparison (libhearthweb).
 UNIT_TESTS += tests/unit/test_prom
 tests_unit_test_prom_SOURCES = tests/unit/test_prom.c tests/unit/testutil.h

@@ -225,7 +225,7 @@ test_escaping (void **state)
     assert_contains (html, "/logpage?driver=d%26%3C%3E&amp;stream=stdout");
     free (html);
 
-    html = hearth_page_app (doc, "a\"&<", &status);
+    html = hearth_page_app (doc, "a\"&<", NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
     assert_int_equal (s_count (html, "<script"), 1);
@@ -235,7 +235,7 @@ test_escaping (void **state)
     assert_contains (html, "logpage?app=a%22%26%3C&amp;exec=1&amp;stream=");
     free (html);
 
-    html = hearth_page_app (doc, "<script>", &status);
+    html = hearth_page_app (doc, "<script>", NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 404);
     assert_int_equal (s_count (html, "<script"), 0);
@@ -250,9 +250,20 @@ test_app_page (void **state)
     (void) state;
     cJSON *doc = s_state (true);
     int status = 0;
-    char *html = hearth_page_app (doc, APP, &status);
+    /* the live timeline as given (timeline.c escapes its text), above
+       the stages; none yet: said so */
+    char *html =
+        hearth_page_app (doc, APP, "<svg id=\"timeline\"></svg>", &status);
+    assert_contains (html, "<h2>Timeline</h2>\n<div id=\"timeline-box\">"
+                           "<svg id=\"timeline\"></svg></div>");
+    assert_true (strstr (html, "timeline-box")
+                 < strstr (html, "id=\"stages\""));
+    free (html);
+    html = hearth_page_app (doc, APP, NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
+    assert_contains (html, "<p id=\"timeline-none\">No timeline yet");
+    assert_null (strstr (html, "timeline-box"));
     assert_contains (html, "<title>Application " APP "</title>");
     assert_contains (html, "data-page=\"app\" data-app=\"" APP "\"");
     assert_contains (html, "<b>User:</b> ann");
@@ -280,7 +291,7 @@ test_app_page (void **state)
                            "&amp;exec=3&amp;stream=stdout\">stdout</a>");
     free (html);
 
-    html = hearth_page_app (doc, DONE, &status);
+    html = hearth_page_app (doc, DONE, NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
     assert_contains (html, "<b>State:</b> FAILED");
@@ -302,12 +313,12 @@ test_app_page (void **state)
                            "MiB&gt;</td><td>-</td>");
     free (html);
 
-    html = hearth_page_app (doc, "app-nope", &status);
+    html = hearth_page_app (doc, "app-nope", NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 404);
     assert_contains (html, "knows no application app-nope");
     free (html);
-    html = hearth_page_app (doc, NULL, &status);
+    html = hearth_page_app (doc, NULL, NULL, &status);
     assert_non_null (html);
     assert_int_equal (status, 404);
     free (html);
@@ -342,7 +353,7 @@ test_waiting_shown (void **state)
     assert_contains (html, "<td>asks 8 cores for the driver; the most any "
                            "worker has is 2 (too_many_cores)</td></tr>");
     free (html);
-    html = hearth_page_app (doc, APP, &status);
+    html = hearth_page_app (doc, APP, NULL, &status);
     assert_non_null (html);
     assert_contains (html, "<b>Waiting:</b> asks 64 GiB per executor; the "
                            "largest worker offers &lt;2&gt; GiB "
