@@ -29,6 +29,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/dltable.c libcore/dltable.h \
 	libcore/taskset.c libcore/taskset.h libcore/taskset_int.h \
 	libcore/taskset_offer.c libcore/taskset_spec.c libcore/taskset_queue.c \
+	libcore/taskset_place.c \
 	libcore/taskset_lost.c libcore/taskset_res.c libcore/taskset_demand.c \
 	libcore/taskset_retire.c libcore/taskset_retire.h \
 	libcore/keys.c libcore/keys.h libcore/keymap.c libcore/keymap.h \

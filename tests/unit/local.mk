@@ -181,6 +181,11 @@ UNIT_TESTS += tests/unit/test_taskset_move
 tests_unit_test_taskset_move_SOURCES = tests/unit/test_taskset_move.c
 tests_unit_test_taskset_move_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_move_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_taskset_locality
+tests_unit_test_taskset_locality_SOURCES = tests/unit/test_taskset_locality.c
+tests_unit_test_taskset_locality_CFLAGS = $(unit_cflags)
+tests_unit_test_taskset_locality_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_taskset_res
 tests_unit_test_taskset_res_SOURCES = tests/unit/test_taskset_res.c
 tests_unit_test_taskset_res_CFLAGS = $(unit_cflags)
