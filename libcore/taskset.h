@@ -122,18 +122,19 @@ int hearth_taskset_set_stage_resources (hearth_taskset_t *self, uint32_t stage,
 int hearth_taskset_resource_free (const hearth_taskset_t *self, int exec_id,
                                   const char *name);
 
-/* How close to what it prefers an attempt runs (Spark's TaskLocality),
-   best first.  A stage's offers start at NODE; NO_PREF tasks go at any
+/* How close to what it prefers an attempt runs (Spark's TaskLocality;
+   NO_PREF first, so that an assignment made with zeroes has it; then the
+   levels a stage waits through, best first).  A stage's offers start at NODE; NO_PREF tasks go at any
    level, and so do tasks whose every preferred place has no executor
    now (none to wait for); RACK is allowed once the stage has launched
    nothing at NODE for locality_wait, ANY once nothing at RACK for as
    long (straight from NODE when no executor told its rack); a launch at
    a level brings the stage back to it, and restarts its wait. */
 typedef enum {
-    HEARTH_LOC_PROCESS = 0, /* on the executor holding its data (kept
+    HEARTH_LOC_NO_PREF = 0, /* it prefers no place an executor is on */
+    HEARTH_LOC_PROCESS,     /* on the executor holding its data (kept
                                for persisted outputs: not offered yet) */
     HEARTH_LOC_NODE,        /* on a place it prefers */
-    HEARTH_LOC_NO_PREF,     /* it prefers no place an executor is on */
     HEARTH_LOC_RACK,        /* on the rack of a host it prefers */
     HEARTH_LOC_ANY,         /* elsewhere */
 } hearth_locality_t;

@@ -422,6 +422,22 @@ s_reply_registered (execs_t *self, exec_t *x)
     execs_send (self, x, &msg, NULL);
 }
 
+/* Where executor x is, for locality (issue 37): its host (told with it)
+   and its worker; a task preferring "worker:ID" goes there first. */
+static void
+s_places (execs_t *self, int exec_id, const exec_t *x)
+{
+    char worker[sizeof x->worker + 8];
+    snprintf (worker, sizeof worker, "worker:%s", x->worker);
+    const char *places[] = {worker};
+    if (hearth_taskset_set_executor_places (self->ts, exec_id, places,
+                                            x->worker[0] ? 1 : 0, NULL)
+        < 0)
+        log_warn ("executor %d: cannot note where it is (%s): its tasks' "
+                  "preferences may be missed",
+                  exec_id, strerror (errno));
+}
+
 /* Keep a REGISTER_EXECUTOR read before the application's id (s_early_t):
    true when kept; false when too many are (then it is refused). */
 static bool
@@ -501,6 +517,7 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
     zhash_insert (self->by_key, from->key, x);
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
+    s_places (self, exec_id, x);
     hearth_resources_clear (&x->resources); /* a known one registering */
     execres_register (self->ts, exec_id,
                       cJSON_GetObjectItemCaseSensitive (b, "resources"),

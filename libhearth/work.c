@@ -49,6 +49,7 @@ s_taskset_opts (hearth_conf_t *conf, hearth_taskset_opts_t *o)
         atof (hearth_conf_str (conf, "speculation-multiplier"));
     o->spec_quantile = atof (hearth_conf_str (conf, "speculation-quantile"));
     o->spec_min_us = hearth_conf_ms (conf, "speculation-min") * 1000;
+    o->locality_wait_us = hearth_conf_ms (conf, "locality-wait") * 1000;
 }
 
 work_t *
@@ -422,6 +423,41 @@ s_check_resources (const hearth_job_t *job, const hearth_stage_t *st,
     return 0;
 }
 
+/* The places the stage's tasks prefer (hearth_stage_prefer), each
+   template made for each task, to the task set.  0, or -1 with errno. */
+static int
+s_add_prefs (work_t *self, const hearth_stage_t *st)
+{
+    for (size_t k = 0; k < st->ngroups; k++) {
+        const task_group_t *g = &st->groups[k];
+        size_t n = 0;
+        while (g->prefer && g->prefer[n])
+            n++;
+        if (n == 0)
+            continue;
+        char **where = calloc (n, sizeof *where);
+        if (!where)
+            return -1;
+        int rc = 0;
+        for (uint64_t i = 0; rc == 0 && i < g->count; i++) {
+            for (size_t p = 0; rc == 0 && p < n; p++)
+                if (!(where[p] = render_template (g->prefer[p], i)))
+                    rc = -1;
+            if (rc == 0)
+                rc = hearth_taskset_prefer (self->ts, st->uid, g->first + i,
+                                            (const char *const *) where, n);
+            for (size_t p = 0; p < n; p++) {
+                free (where[p]);
+                where[p] = NULL;
+            }
+        }
+        free (where);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Give a stage its uid, result slots and a place in the task set. */
 static int
 s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
@@ -449,6 +485,8 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     if (rc == 0 && st->resources.n)
         rc = hearth_taskset_set_stage_resources (self->ts, st->uid,
                                                  &st->resources);
+    if (rc == 0)
+        rc = s_add_prefs (self, st);
     if (rc < 0)
         return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
                                  strerror (errno));

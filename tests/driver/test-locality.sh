@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Locality through the C API (issue 37; tests/driver/test_locality_api.c)
+# in local[2]: tasks preferring the executors' host run NODE_LOCAL, tasks
+# preferring a host or a worker no executor is on, and tasks preferring
+# nothing, run at once as NO_PREF (nothing to wait for, whatever
+# --locality-wait says), each attempt's level in its task_start event;
+# the results are exact; hearth_stage_prefer's refusals.  The waits and
+# the levels between hosts are tests/unit/test_taskset_locality.c's.
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+deadline 120
+export TMPDIR=$T
+P=$BIN/tests/driver/test-locality-api
+
+# The host local executors register with, from a first run's event log.
+check "a first run names the executors' host" \
+  submit --master 'local[2]' --event-log "$T/ev0" "$P" nowhere.invalid
+HOST=$(jq -r 'select(.event == "executor_added") | .host' "$T"/ev0/*.events | head -1)
+check "... in its executor_added event ($HOST)" test -n "$HOST" -a "$HOST" != null
+
+check "a stage preferring that host, a host and a worker nobody is on, and nothing" \
+  submit --master 'local[2]' --locality-wait 1h --event-log "$T/ev1" "$P" "$HOST"
+check "... exact results, in task order" same "$T/out" \
+  <(printf '%s\n' near0 near1 gone0 gone1 w0 w1 free0 free1)
+L=$(ls "$T"/ev1/*.events)
+levels() { # the level each task's first attempt was offered at, by index
+  jq -r 'select(.event == "task_start" and .attempt == 0) | "\(.index) \(.locality // "NO_PREF")"' "$L" | sort -n
+}
+check "... the host's tasks NODE_LOCAL, the others NO_PREF without waiting an hour" \
+  same <(levels) <(printf '%s\n' '0 NODE_LOCAL' '1 NODE_LOCAL' '2 NO_PREF' '3 NO_PREF' \
+    '4 NO_PREF' '5 NO_PREF' '6 NO_PREF' '7 NO_PREF')
+check "... a task_start without a preference has no locality field (format 2)" \
+  test "$(jq -c 'select(.event == "task_start" and .index == 7) | has("locality")' "$L" | sort -u)" = false
+
+check "hearth_stage_prefer's refusals" submit --master 'local[2]' "$P" refusals
+check "... each refused" test "$(grep -c '^refused: ' "$T/out")" -eq 5
+check "... none accepted" test "$(grep -c 'ACCEPTED\|UNEXPECTED' "$T/out")" -eq 0
+check "no master, worker or executor is left" no_leftovers
+finish
