@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Locality through the C API (issue 37; tests/driver/test_locality_api.c)
-# in local[2]: tasks preferring the executors' host run NODE_LOCAL, tasks
+# and job files ("prefer") in local[2]: tasks preferring the executors' host run NODE_LOCAL, tasks
 # preferring a host or a worker no executor is on, and tasks preferring
 # nothing, run at once as NO_PREF (nothing to wait for, whatever
 # --locality-wait says), each attempt's level in its task_start event;
@@ -31,6 +31,23 @@ check "... the host's tasks NODE_LOCAL, the others NO_PREF without waiting an ho
     '4 NO_PREF' '5 NO_PREF' '6 NO_PREF' '7 NO_PREF')
 check "... a task_start without a preference has no locality field (format 2)" \
   test "$(jq -c 'select(.event == "task_start" and .index == 7) | has("locality")' "$L" | sort -u)" = false
+
+# The same through a job file: "prefer" per foreach item, and an array.
+J=$(job prefer '{"name": "prefer", "stages": [{"name": "s", "tasks": [
+  {"cmd": ["echo", "{item}"], "foreach": "args", "prefer": "{item}"},
+  {"cmd": ["echo", "both"], "prefer": ["nowhere.invalid", "'"$HOST"'"]}]}]}')
+check "a job file's \"prefer\", per item and as an array" \
+  submit --master 'local[2]' --locality-wait 1h --event-log "$T/ev2" "$J" "$HOST" nowhere.invalid
+check "... exact results" same "$T/out" <(printf '%s\n' "$HOST" nowhere.invalid both)
+L=$(ls "$T"/ev2/*.events)
+check "... levels NODE_LOCAL, NO_PREF, NODE_LOCAL" \
+  same <(levels) <(printf '%s\n' '0 NODE_LOCAL' '1 NO_PREF' '2 NODE_LOCAL')
+J=$(job badprefer '{"name": "b", "stages": [{"name": "s", "tasks": [
+  {"cmd": ["true"], "prefer": ["ok", ""]}]}]}')
+check "an empty place is refused before anything runs" \
+  expect_fail submit --master 'local[2]' "$J"
+check "... saying where and what" \
+  grep -q 'stages\[0\].tasks\[0\].prefer: expected a place' "$T/err"
 
 check "hearth_stage_prefer's refusals" submit --master 'local[2]' "$P" refusals
 check "... each refused" test "$(grep -c '^refused: ' "$T/out")" -eq 5
