@@ -37,6 +37,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/zap.c libcore/zap.h \
 	libcore/cookie.c libcore/cookie.h \
 	libcore/webauth.c libcore/webauth.h \
+	libcore/webform.c libcore/webform.h \
 	libcore/connwatch.c libcore/connwatch.h \
 	libcore/loop.c libcore/loop.h libcore/loop_int.h libcore/loop_child.c \
 	libcore/curve.c libcore/curve.h \
@@ -71,6 +72,7 @@ NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
 # library of its own, linked by the programs that serve pages only.
 noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
+	libcore/web_int.h libcore/webreq.c libcore/webreply.c \
 	libcore/mhdlib.c libcore/mhdlib.h \
 	libcore/prom.c libcore/prom.h \
 	libcore/webprom.c libcore/webprom.h
