@@ -53,6 +53,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/stateview.c libcore/stateview.h \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
 	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c \
+	libcore/webpage_kill.c \
 	libcore/webpage_history.c \
 	libcore/timeline.c libcore/timeline.h libcore/timeline_lanes.c \
 	libcore/timeline_live.c libcore/timeline_live.h

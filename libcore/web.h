@@ -67,6 +67,9 @@
     {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",                         \
      "file holding the token every web request must carry (first line; "    \
      "default on loopback: this user's, from its local cookie)"},           \
+    {"web-read-only", HEARTH_OPT_BOOL, NULL, NULL,                           \
+     "the web pages change nothing: no Kill on the master's pages (its "    \
+     "token then only reads; a worker's pages have no action)"},            \
     HEARTH_WEB_LIMIT_OPTIONS
 
 /* The web server's bounds, for option tables that list the others
