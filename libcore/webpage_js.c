@@ -5,6 +5,9 @@
 
     Everything from the document is put in the page as DOM text
     (textContent), never as HTML; links are made only of http(s) URLs.
+    With body's data-kill (the master's pages offer kill), the rows it
+    rebuilds keep their (kill) links while their thing has not ended,
+    and an application's page drops its Kill button once it ends.
     A failed fetch shows "Not updated for ..." in #stale and tries again;
     body's data-polls counts the documents shown (the browser test waits
     on it).  Kept as C text so that the pages need no file at run time. */

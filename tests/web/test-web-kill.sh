@@ -14,6 +14,9 @@
 # 409.  A cluster-mode driver is killed from its row the same way, and
 # not relaunched.  A master started --web-read-only shows no Kill and
 # answers 403.
+# Heartbeats of 5 s in all (cluster.sh's are 1 s): a job lost to a loaded
+# machine would end otherwise than killed.
+INTERVAL_MS=${INTERVAL_MS:-500} LIVENESS=${LIVENESS:-10}
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/web.sh"
