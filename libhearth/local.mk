@@ -25,6 +25,7 @@ libhearth_libdriver_la_SOURCES = \
 	libhearth/tlfeed.c libhearth/tlfeed.h \
 	libhearth/starved.c libhearth/starved.h \
 	libhearth/local.c libhearth/local.h libhearth/shuffle.c libhearth/shuffle.h \
+	libhearth/reduceplace.c libhearth/reduceplace.h \
 	libhearth/dynalloc.c libhearth/dynalloc.h libhearth/dynalloc_opts.c libhearth/dynalloc_opts.h \
 	libhearth/dynalloc_sched.c libhearth/dynalloc_sched.h \
 	libhearth/clusterup.c libhearth/clusterup.h

@@ -11,6 +11,7 @@
 
 #include "libcore/log.h"
 #include "libhearth/eventlog.h"
+#include "libhearth/reduceplace.h"
 #include "libhearth/shuffle.h"
 #include "libhearth/tlfeed.h"
 #include "libhearth/work.h"
@@ -527,6 +528,23 @@ work_submit (work_t *self, hearth_job_t *job)
 
 /* ---- the task set's events ---------------------------------------------- */
 
+/* st is done: the stages reading its partitions would rather run where
+   their bytes are (reduceplace.h). */
+static void
+s_place_readers (work_t *self, const hearth_stage_t *st)
+{
+    hearth_job_t *job = st->job;
+    for (size_t k = 0; shuffle_partitions (st) && k < job->nstages; k++)
+        if (job->stages[k]->input == st) {
+            uint64_t n =
+                reduceplace_prefer (self->ts, self->servers, job->stages[k]);
+            if (n)
+                log_debug ("stage %s: %llu tasks prefer the workers holding "
+                           "their input",
+                           job->stages[k]->name, (unsigned long long) n);
+        }
+}
+
 static void
 s_on_event (work_t *self, const hearth_ts_event_t *ev)
 {
@@ -540,6 +558,7 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
         job_set_progress (st->job, st, st->ntasks, 0, true);
         shuffle_stage_done (st);
         s_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
+        s_place_readers (self, st);
         s_ev_runnable (self, st->job);
         break;
     case HEARTH_TS_EV_JOB_DONE:

@@ -4,7 +4,9 @@
 # preferring a host or a worker no executor is on, and tasks preferring
 # nothing, run at once as NO_PREF (nothing to wait for, whatever
 # --locality-wait says), each attempt's level in its task_start event;
-# the results are exact; hearth_stage_prefer's refusals.  The waits and
+# the results are exact; a skewed partition's reducer runs on the
+# worker holding its bytes (local-cluster); hearth_stage_prefer's
+# refusals.  The waits and
 # the levels between hosts are tests/unit/test_taskset_locality.c's.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
@@ -48,6 +50,31 @@ check "an empty place is refused before anything runs" \
   expect_fail submit --master 'local[2]' "$J"
 check "... saying where and what" \
   grep -q 'stages\[0\].tasks\[0\].prefer: expected a place' "$T/err"
+
+# A skewed shuffle on two workers (local-cluster): map 0 writes 2 MB
+# under one key, map 1 one line of it; that partition's reducer prefers
+# the worker holding at least 20 % of its bytes (Spark's reducer
+# preference), and runs there, NODE_LOCAL; the empty partition's
+# reducer prefers nothing.
+J=$(job skew '{"name": "skew", "stages": [
+  {"name": "map", "partitions": 2, "tasks": [
+    {"cmd": ["sh", "-c", "yes a | head -n 1000000"]},
+    {"cmd": ["echo", "a"]}]},
+  {"name": "count", "tasks": [{"cmd": ["wc", "-l"], "input": "map"}]}]}')
+check "local-cluster: a skewed shuffle" \
+  submit --master 'local-cluster[2,1,512]' --event-log "$T/ev3" "$J"
+check "... exact" same <(tr -d ' ' <"$T/out" | sort -n) <(printf '%s\n' 0 1000001)
+L=$(ls "$T"/ev3/*.events)
+worker_of() { # the worker of the executor that ran attempt 0 of STAGE INDEX
+  local x
+  x=$(jq -r "select(.event == \"task_start\" and .stage == $1 and .index == $2 and .attempt == 0) | .executor" "$L")
+  jq -r "select(.event == \"executor_added\" and .executor == $x) | .worker" "$L"
+}
+big=$(jq -r 'select(.event == "task_start" and .stage == 2 and .locality == "NODE_LOCAL") | .index' "$L")
+check "... the big partition's reducer ran NODE_LOCAL (task ${big:-none})" \
+  test "$(wc -w <<<"$big")" -eq 1
+check "... on the worker of the big map output" \
+  test "$(worker_of 2 "${big:-0}")" = "$(worker_of 1 0)" -a -n "$(worker_of 1 0)"
 
 check "hearth_stage_prefer's refusals" submit --master 'local[2]' "$P" refusals
 check "... each refused" test "$(grep -c '^refused: ' "$T/out")" -eq 5
