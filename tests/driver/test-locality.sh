@@ -76,6 +76,15 @@ check "... the big partition's reducer ran NODE_LOCAL (task ${big:-none})" \
 check "... on the worker of the big map output" \
   test "$(worker_of 2 "${big:-0}")" = "$(worker_of 1 0)" -a -n "$(worker_of 1 0)"
 
+APP=$(head -1 "$L" | jq -r .app_id)
+"$BIN/hearth-history" --dir "$T/ev3" "$APP" --json >"$T/hist.json" 2>"$T/hist.err"
+check "hearth-history counts the reduce stage's attempts by level" \
+  test "$(jq -c '.stages[] | select(.stage == 2) | .locality' "$T/hist.json")" = '{"NO_PREF":1,"NODE_LOCAL":1}'
+check "... and the map stage, where nothing was preferred, has none" \
+  test "$(jq -c '.stages[] | select(.stage == 1) | has("locality")' "$T/hist.json")" = false
+check "... its text shows them beside the stage" \
+  eval '"$BIN/hearth-history" --dir "$T/ev3" "$APP" | grep -q "count .*  no-pref 1 node 1$"'
+
 check "hearth_stage_prefer's refusals" submit --master 'local[2]' "$P" refusals
 check "... each refused" test "$(grep -c '^refused: ' "$T/out")" -eq 5
 check "... none accepted" test "$(grep -c 'ACCEPTED\|UNEXPECTED' "$T/out")" -eq 0
