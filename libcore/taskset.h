@@ -124,10 +124,10 @@ int hearth_taskset_resource_free (const hearth_taskset_t *self, int exec_id,
 
 /* How close to what it prefers an attempt runs (Spark's TaskLocality;
    NO_PREF first, so that an assignment made with zeroes has it; then the
-   levels a stage waits through, best first).  A stage's offers start at NODE; NO_PREF tasks go at any
-   level, and so do tasks whose every preferred place has no executor
-   now (none to wait for); RACK is allowed once the stage has launched
-   nothing at NODE for locality_wait, ANY once nothing at RACK for as
+   levels a stage waits through, best first).  A stage's offers start at NODE;
+   NO_PREF tasks go at any level, and so do tasks whose every preferred place
+   has no executor now (none to wait for); RACK is allowed once the stage has
+   launched nothing at NODE for locality_wait, ANY once nothing at RACK for as
    long (straight from NODE when no executor told its rack); a launch at
    a level brings the stage back to it, and restarts its wait. */
 typedef enum {
