@@ -126,10 +126,10 @@ int hearth_taskset_resource_free (const hearth_taskset_t *self, int exec_id,
    NO_PREF first, so that an assignment made with zeroes has it; then the
    levels a stage waits through, best first).  A stage's offers start at NODE;
    NO_PREF tasks go at any level, and so do tasks whose every preferred place
-   has no executor now (none to wait for); RACK is allowed once the stage has
-   launched nothing at NODE for locality_wait, ANY once nothing at RACK for as
-   long (straight from NODE when no executor told its rack); a launch at
-   a level brings the stage back to it, and restarts its wait. */
+   has no executor now nor one coming (none to wait for); RACK is allowed once
+   the stage has launched nothing at NODE for locality_wait, ANY once nothing at
+   RACK for as long (straight from NODE when no executor told its rack); a
+   launch at a level brings the stage back to it, and restarts its wait. */
 typedef enum {
     HEARTH_LOC_NO_PREF = 0, /* it prefers no place an executor is on */
     HEARTH_LOC_PROCESS,     /* on the executor holding its data (kept
@@ -147,6 +147,15 @@ typedef enum {
 int hearth_taskset_set_executor_places (hearth_taskset_t *self, int exec_id,
                                         const char *const *places, size_t n,
                                         const char *rack);
+
+/* An executor is coming on host and worker (its id; each may be NULL):
+   granted, not registered yet (coming), or no longer (it registered, or
+   will not).  A place with one coming is awaited as one with an
+   executor: the tasks preferring it wait (locality_wait at most) rather
+   than go at once to the first executor up.  Returns 0, or -1 with
+   errno ENOMEM. */
+int hearth_taskset_expect (hearth_taskset_t *self, const char *host,
+                           const char *worker, bool coming);
 
 /* Task index of stage prefers the n places named (each borrowed): a
    host as executors are added on, "worker:ID" or "KEY=VALUE"; called

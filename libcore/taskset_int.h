@@ -193,11 +193,13 @@ struct hearth_taskset {
     /* Places (taskset_place.c): every host an executor was on, and
        every worker ("worker:ID") and label ("KEY=VALUE") an executor was
        on or a task preferred; never forgotten (they are few). */
-    char **places;       /* their names (owned) */
-    size_t *place_execs; /* executors on each now */
-    int *place_rack;     /* a host's rack (a place index), or -1 */
-    size_t nplaces;      /* entries of the three */
-    bool racks;          /* some executor told its rack */
+    char **places;        /* their names (owned) */
+    size_t *place_execs;  /* executors on each now */
+    size_t *place_coming; /* executors coming to each (granted, not yet
+                             registered: hearth_taskset_expect) */
+    int *place_rack;      /* a host's rack (a place index), or -1 */
+    size_t nplaces;       /* entries of the three */
+    bool racks;           /* some executor told its rack */
 };
 
 /* ---- taskset_queue.c ---------------------------------------------------- */

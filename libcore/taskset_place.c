@@ -12,8 +12,8 @@
 
     How Spark's delay scheduling is bettered (its users set the wait to 0
     because its timer idles cores, SPARK-18886): a task whose every
-    preferred place has no executor now is offered as one that prefers
-    nothing (there is nothing to wait for), tasks that prefer nothing go
+    preferred place has no executor now, nor one coming, is offered as one that
+   prefers nothing (there is nothing to wait for), tasks that prefer nothing go
     at every level, and a level's wait restarts only when a task is
     launched at it.
 */
@@ -47,11 +47,15 @@ ts_place_index (hearth_taskset_t *self, const char *name)
     int *racks = realloc (self->place_rack, n * sizeof *racks);
     if (racks)
         self->place_rack = racks;
-    char *copy = places && counts && racks ? strdup (name) : NULL;
+    size_t *coming = realloc (self->place_coming, n * sizeof *coming);
+    if (coming)
+        self->place_coming = coming;
+    char *copy = places && counts && racks && coming ? strdup (name) : NULL;
     if (!copy)
         return -1;
     self->places[self->nplaces] = copy;
     self->place_execs[self->nplaces] = 0;
+    self->place_coming[self->nplaces] = 0;
     self->place_rack[self->nplaces] = -1;
     return (int) self->nplaces++;
 }
@@ -103,6 +107,30 @@ hearth_taskset_set_executor_places (hearth_taskset_t *self, int exec_id,
     return 0;
 }
 
+int
+hearth_taskset_expect (hearth_taskset_t *self, const char *host,
+                       const char *worker, bool coming)
+{
+    char name[512];
+    const char *names[2] = {host && *host ? host : NULL, NULL};
+    if (worker && *worker) {
+        snprintf (name, sizeof name, "worker:%s", worker);
+        names[1] = name;
+    }
+    for (size_t i = 0; i < 2; i++) {
+        if (!names[i])
+            continue;
+        int p = ts_place_index (self, names[i]);
+        if (p < 0)
+            return errno = ENOMEM, -1;
+        if (coming)
+            self->place_coming[p]++;
+        else if (self->place_coming[p] > 0)
+            self->place_coming[p]--;
+    }
+    return 0;
+}
+
 void
 ts_place_exec_free (ts_exec_t *e)
 {
@@ -119,9 +147,11 @@ ts_place_free (hearth_taskset_t *self)
     free (self->places);
     free (self->place_execs);
     free (self->place_rack);
+    free (self->place_coming);
     self->places = NULL;
     self->place_execs = NULL;
     self->place_rack = NULL;
+    self->place_coming = NULL;
     self->nplaces = 0;
 }
 
@@ -229,12 +259,20 @@ s_fresh (const ts_stage_t *st, uint64_t t)
     return st->tasks[t].state == TASK_PENDING && st->tasks[t].next_attempt == 0;
 }
 
-/* Whether task t prefers a place some executor is on now. */
+/* Whether an executor is on place p, or coming to it. */
+static bool
+s_served (const hearth_taskset_t *self, int p)
+{
+    return self->place_execs[p] > 0 || self->place_coming[p] > 0;
+}
+
+/* Whether task t prefers a place some executor is on now, or coming
+   to. */
 static bool
 s_awaited (const hearth_taskset_t *self, const ts_prefs_t *p, uint64_t t)
 {
     for (uint32_t k = p->first[t]; k < p->first[t + 1]; k++)
-        if (self->place_execs[p->place[k]] > 0)
+        if (s_served (self, p->place[k]))
             return true;
     return false;
 }
@@ -280,7 +318,7 @@ s_take_nopref (const hearth_taskset_t *self, const ts_stage_t *st,
     }
     for (size_t l = 0; l < p->nlists; l++) {
         ts_plist_t *list = &p->lists[l];
-        if (self->place_execs[l] > 0 || list->head == list->n)
+        if (s_served (self, (int) l) || list->head == list->n)
             continue; /* awaited, or used up */
         /* each task of the list once: one still awaited elsewhere is in
            that place's list too */

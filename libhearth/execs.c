@@ -194,6 +194,15 @@ execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness)
     self->hb_liveness = liveness;
 }
 
+/* x is coming to its host and worker, or no longer (locality: the tasks
+   preferring them wait for it rather than go to the first one up). */
+static void
+s_expect (execs_t *self, exec_t *x, bool coming)
+{
+    if (hearth_taskset_expect (self->ts, x->host, x->worker, coming) == 0)
+        x->expected = coming;
+}
+
 static exec_t *
 s_add (execs_t *self, int exec_id, int cores, const char *host)
 {
@@ -221,6 +230,8 @@ execs_add (execs_t *self, int exec_id, int cores, const char *host,
         return -1;
     snprintf (x->worker, sizeof x->worker, "%s", worker_id ? worker_id : "");
     x->memory_mb = memory_mb;
+    if (!x->registered && !x->expected)
+        s_expect (self, x, true);
     if (x->registered) /* it said hello first */
         shuffle_servers_set_worker (work_servers (self->work), x->server,
                                     x->worker);
@@ -316,6 +327,8 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
     if (x->peak_rss > 0)
         log_info ("executor %d: peak memory %lld MiB (%lld bytes)", exec_id,
                   (long long) (x->peak_rss >> 20), (long long) x->peak_rss);
+    if (x->expected)
+        s_expect (self, x, false);
     if (x->registered) {
         eventlog_t *el = work_eventlog (self->work);
         tlfeed_t *tl = work_tlfeed (self->work);
@@ -506,6 +519,8 @@ s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     x->key = strdup (from->key);
     x->cores = cores;
     x->registered = true;
+    if (x->expected) /* here now (its host may change below) */
+        s_expect (self, x, false);
     /* its silence counts from now, not from the grant: one slower to
        start than the liveness window was dropped at the next tick */
     x->last_recv_ms = hearth_mono_ms ();

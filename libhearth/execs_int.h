@@ -31,8 +31,10 @@ typedef struct {
     int cores;                      /* task slots */
     char host[256];                 /* where it runs */
     char worker[HEARTH_ID_MAX + 1]; /* its worker's id ("" in local modes) */
-    int64_t memory_mb;              /* its memory (0: not told) */
-    int64_t added_ms;               /* when it registered (wall clock) */
+    bool expected;        /* granted, not registered: coming to its host and
+                             worker (hearth_taskset_expect) */
+    int64_t memory_mb;    /* its memory (0: not told) */
+    int64_t added_ms;     /* when it registered (wall clock) */
     int64_t peak_rss;     /* its peak memory, bytes, as its worker saw it
                              (-1: not told) */
     char *key;            /* hex of its routing id once registered */

@@ -183,6 +183,35 @@ test_unserved_place_waits_for_nothing (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* A place with an executor coming (granted, not registered yet) is
+   awaited; once it will not come, its tasks go at once. */
+static void
+test_coming_executor_awaited (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_board (WAIT, 1);
+    s_prefer (ts, 0, "b");
+    assert_int_equal (hearth_taskset_expect (ts, "b", "w2", true), 0);
+    s_exec (ts, 1, "a", NULL, NULL);
+    hearth_assign_t x;
+    assert_false (s_offer (ts, 1, 0, &x)); /* b's executor is coming */
+    assert_int_equal (hearth_taskset_expect (ts, "b", "w2", false), 0);
+    assert_true (s_offer (ts, 1, 1, &x)); /* it will not: nothing to wait */
+    assert_int_equal (x.locality, HEARTH_LOC_NO_PREF);
+    /* expecting by worker works as well, and an extra "no longer" is
+       harmless */
+    assert_int_equal (hearth_taskset_expect (ts, NULL, "w2", false), 0);
+    hearth_taskset_destroy (&ts);
+    ts = s_board (WAIT, 1);
+    s_prefer (ts, 0, "worker:w3");
+    assert_int_equal (hearth_taskset_expect (ts, NULL, "w3", true), 0);
+    s_exec (ts, 1, "a", NULL, NULL);
+    assert_false (s_offer (ts, 1, 0, &x));
+    assert_true (s_offer (ts, 1, WAIT, &x)); /* after the wait: ANY */
+    assert_int_equal (x.locality, HEARTH_LOC_ANY);
+    hearth_taskset_destroy (&ts);
+}
+
 /* A task preferring a served place does not go elsewhere because
    another of its places is unserved. */
 static void
@@ -329,6 +358,7 @@ main (void)
         cmocka_unit_test (test_wait_restarts_on_local_launch),
         cmocka_unit_test (test_unserved_place_waits_for_nothing),
         cmocka_unit_test (test_served_place_still_awaited),
+        cmocka_unit_test (test_coming_executor_awaited),
         cmocka_unit_test (test_rack_level),
         cmocka_unit_test (test_worker_and_label_places),
         cmocka_unit_test (test_no_wait),
