@@ -52,8 +52,17 @@ s_draw (progress_t *bar, hearth_job_t *job)
     hearth_stage_progress_t stages[s_shown_stages];
     size_t active = hearth_job_active_stages (job, stages, s_shown_stages);
     size_t shown = active < s_shown_stages ? active : s_shown_stages;
-    char *text =
-        progress_format (stages, shown, active, progress_columns (bar));
+    char where[s_shown_stages][24];
+    const char *wheres[s_shown_stages];
+    for (size_t i = 0; i < shown; i++) {
+        uint64_t node = 0, rack = 0, any = 0;
+        hearth_stage_locality (hearth_job_find_stage (job, stages[i].name),
+                               &node, &rack, &any);
+        progress_where (node, rack, any, where[i], sizeof where[i]);
+        wheres[i] = where[i];
+    }
+    char *text = progress_format_where (stages, wheres, shown, active,
+                                        progress_columns (bar));
     if (text)
         progress_draw (bar, text);
     free (text);

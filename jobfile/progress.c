@@ -341,18 +341,22 @@ s_name (FILE *out, const char *name, size_t len)
 
 /* One stage's line, narrower than cols. */
 static void
-s_stage_line (FILE *out, const hearth_stage_progress_t *st, int cols)
+s_stage_line (FILE *out, const hearth_stage_progress_t *st, const char *where,
+              int cols)
 {
-    char counts[96], tail[64], when[32];
+    char counts[96], tail[96], when[32];
     snprintf (counts, sizeof counts, " (%llu + %llu) / %llu]",
               (unsigned long long) st->finished,
               (unsigned long long) st->running, (unsigned long long) st->total);
     s_elapsed (st->elapsed_ms, when, sizeof when);
+    int len;
     if (st->failed)
-        snprintf (tail, sizeof tail, " %s, %llu failed", when,
-                  (unsigned long long) st->failed);
+        len = snprintf (tail, sizeof tail, " %s, %llu failed", when,
+                        (unsigned long long) st->failed);
     else
-        snprintf (tail, sizeof tail, " %s", when);
+        len = snprintf (tail, sizeof tail, " %s", when);
+    if (where && *where && len > 0 && (size_t) len < sizeof tail)
+        snprintf (tail + len, sizeof tail - (size_t) len, ", %s", where);
     const char *name = st->name ? st->name : "";
     long avail = (long) cols - 1 - (long) strlen ("[Stage : ")
                  - (long) strlen (counts) - (long) strlen (tail);
@@ -401,9 +405,32 @@ s_cut_lines (char *text, int cols)
     *out = '\0';
 }
 
+void
+progress_where (uint64_t node, uint64_t rack, uint64_t any, char *buf,
+                size_t size)
+{
+    uint64_t all = node + rack + any;
+    if (any)
+        snprintf (buf, size, "%llu%% ANY",
+                  (unsigned long long) ((100 * any + all / 2) / all));
+    else if (rack)
+        snprintf (buf, size, "%llu%% RACK",
+                  (unsigned long long) ((100 * rack + all / 2) / all));
+    else
+        snprintf (buf, size, "%s", "");
+}
+
 char *
 progress_format (const hearth_stage_progress_t *stages, size_t n,
                  size_t nactive, int cols)
+{
+    return progress_format_where (stages, NULL, n, nactive, cols);
+}
+
+char *
+progress_format_where (const hearth_stage_progress_t *stages,
+                       const char *const *where, size_t n, size_t nactive,
+                       int cols)
 {
     char *text = NULL;
     size_t size = 0;
@@ -413,7 +440,7 @@ progress_format (const hearth_stage_progress_t *stages, size_t n,
     for (size_t i = 0; i < n; i++) {
         if (i)
             fputc ('\n', out);
-        s_stage_line (out, &stages[i], cols);
+        s_stage_line (out, &stages[i], where ? where[i] : NULL, cols);
     }
     if (nactive > n)
         fprintf (out, "%s+%zu more stage%s", n ? "\n" : "", nactive - n,

@@ -63,4 +63,18 @@ void progress_clear (progress_t *self);
 char *progress_format (const hearth_stage_progress_t *stages, size_t n,
                        size_t nactive, int cols);
 
+/* The same, with where[i] (NULL, or where[i] NULL: nothing) said after
+   stage i's elapsed time: where its attempts ran when not where their
+   tasks would rather ("12% ANY", progress_where). */
+char *progress_format_where (const hearth_stage_progress_t *stages,
+                             const char *const *where, size_t n, size_t nactive,
+                             int cols);
+
+/* Into buf: "P% ANY" when some of a stage's attempts that prefer places
+   ran ANY (P their share of node + rack + any), else "P% RACK" when
+   some ran RACK_LOCAL; "" when all ran where their tasks would rather
+   (or none preferred). */
+void progress_where (uint64_t node, uint64_t rack, uint64_t any, char *buf,
+                     size_t size);
+
 #endif

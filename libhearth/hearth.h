@@ -339,6 +339,13 @@ int hearth_job_progress (hearth_job_t *job, const char **stage,
                          uint64_t *finished, uint64_t *running,
                          uint64_t *total);
 
+/* Attempts of the stage launched where their tasks would rather run
+   (*node), on the rack of such a host (*rack) and elsewhere (*any),
+   counting only tasks that prefer places (hearth_stage_prefer); each
+   pointer may be NULL.  Returns 0, or -1 (EINVAL: no stage). */
+int hearth_stage_locality (const hearth_stage_t *stage, uint64_t *node,
+                           uint64_t *rack, uint64_t *any);
+
 /* One active stage's progress (hearth_job_active_stages). */
 typedef struct {
     const char *name;   /* the stage's name (borrowed: lives with the job) */

@@ -121,6 +121,9 @@ struct hearth_stage {
     uint64_t results_held;    /* of them with bytes: none, and the table,
                                  never written, is not read through */
     uint64_t failed_attempts; /* failed attempts counted by the engine */
+    uint64_t placed[3];       /* attempts launched NODE_LOCAL, RACK_LOCAL,
+                                 ANY (their tasks prefer places; atomic:
+                                 hearth_stage_locality reads them) */
     bool done;                /* all tasks finished (under job lock) */
     uint64_t finished;        /* progress (under job lock) */
     uint64_t running;         /* progress (under job lock) */

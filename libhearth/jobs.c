@@ -630,6 +630,19 @@ hearth_job_active_stages (hearth_job_t *job, hearth_stage_progress_t *out,
     return n;
 }
 
+int
+hearth_stage_locality (const hearth_stage_t *stage, uint64_t *node,
+                       uint64_t *rack, uint64_t *any)
+{
+    if (!stage)
+        return errno = EINVAL, -1;
+    uint64_t *out[3] = {node, rack, any};
+    for (size_t i = 0; i < 3; i++)
+        if (out[i])
+            *out[i] = __atomic_load_n (&stage->placed[i], __ATOMIC_RELAXED);
+    return 0;
+}
+
 const void *
 hearth_stage_result (const hearth_stage_t *stage, uint64_t index, size_t *len)
 {

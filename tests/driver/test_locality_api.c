@@ -5,7 +5,8 @@
         one stage of 8 command tasks `echo NAME{i}`: near0, near1 prefer
         HOST; gone0, gone1 prefer "nowhere.invalid" (no executor there);
         w0, w1 prefer "worker:none"; free0, free1 prefer nothing.
-        Prints the results in task order.
+        Prints the results in task order, and to stderr "locality: node
+        N rack R any A" (hearth_stage_locality).
     test-locality-api refusals
         hearth_stage_prefer's refusals, each printed as "refused: WHAT".
 
@@ -62,6 +63,12 @@ s_run (hearth_ctx_t *ctx, const char *host)
         const char *r = hearth_stage_result (st, i, &len);
         fwrite (r, 1, len, stdout);
     }
+    uint64_t node, rack, any;
+    if (hearth_stage_locality (st, &node, &rack, &any) < 0)
+        return 1;
+    fprintf (stderr, "locality: node %llu rack %llu any %llu\n",
+             (unsigned long long) node, (unsigned long long) rack,
+             (unsigned long long) any);
     return 0;
 }
 

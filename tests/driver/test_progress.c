@@ -61,6 +61,36 @@ test_one_stage (void **state)
     free (text);
 }
 
+/* Where the attempts of a stage preferring places ran, when not all
+   where they would rather: "P% ANY", else "P% RACK", after the time. */
+static void
+test_where (void **state)
+{
+    (void) state;
+    char buf[24];
+    progress_where (88, 0, 12, buf, sizeof buf);
+    assert_string_equal (buf, "12% ANY");
+    progress_where (6, 2, 1, buf, sizeof buf);
+    assert_string_equal (buf, "11% ANY");
+    progress_where (3, 1, 0, buf, sizeof buf);
+    assert_string_equal (buf, "25% RACK");
+    progress_where (40, 0, 0, buf, sizeof buf);
+    assert_string_equal (buf, "");
+    progress_where (0, 0, 0, buf, sizeof buf);
+    assert_string_equal (buf, "");
+    hearth_stage_progress_t st = s_stage ("map", 460, 2, 2000, 3, 65000);
+    const char *where[] = {"12% ANY"};
+    char *text = progress_format_where (&st, where, 1, 1, 80);
+    assert_non_null (strstr (text, "] 1m05s, 3 failed, 12% ANY"));
+    s_assert_narrower (text, 80);
+    free (text);
+    const char *none[] = {""};
+    text = progress_format_where (&st, none, 1, 1, 80);
+    assert_non_null (strstr (text, "] 1m05s, 3 failed"));
+    assert_null (strstr (text, "ANY"));
+    free (text);
+}
+
 static void
 test_no_failures_no_count (void **state)
 {
@@ -279,6 +309,7 @@ main (void)
         cmocka_unit_test (test_name_sanitized),
         cmocka_unit_test (test_lines_pass_above),
         cmocka_unit_test (test_not_a_terminal),
+        cmocka_unit_test (test_where),
     };
     return cmocka_run_group_tests_name ("progress", tests, NULL, NULL);
 }
