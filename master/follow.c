@@ -9,6 +9,7 @@
 #include "libcore/clock.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
+#include "libcore/loop.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "master/follow.h"
@@ -19,6 +20,8 @@
 /* Start again from a new snapshot once the journal is past this (the
    leader compacts at the same size: recover.c). */
 static const size_t s_compact_bytes = 4 * 1024 * 1024;
+/* Messages from the leader read per turn of the loop. */
+static const int s_batch = 64;
 
 struct follow {
     journal_t *journal;   /* the standby's --journal DIR (owned, locked) */
@@ -56,6 +59,7 @@ s_ask (master_t *m)
     cJSON_AddStringToObject (msg->body, "url", m->url);
     if (hearth_msg_send (&msg, f->dealer, NULL, &err) < 0)
         log_debug ("follow: cannot send FOLLOW_JOURNAL: %s", err.text);
+    hearth_loop_sent (m->loop, f->dealer); /* loop.h */
     f->sent_ms = hearth_mono_ms ();
 }
 
@@ -245,16 +249,27 @@ static const struct {
     {HEARTH_CMD_ERROR, s_error},
 };
 
+/* What the leader sent, up to a batch, without waiting (loop.h: 1 when
+   it stopped with more left).  A handler may drop the socket (a new
+   stream): then it stops. */
 static int
-s_on_dealer (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_dealer (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     master_t *m = arg;
-    for (int n = 0; n < 64 && m->follow && m->follow->dealer == sock
-                    && (zsock_events (sock) & ZMQ_POLLIN);
-         n++) {
+    for (int n = 0; n < s_batch; n++) {
+        if (!m->follow || m->follow->dealer != sock)
+            return 0; /* its reader has ended */
         hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+        bool none;
+        hearth_msg_t *msg =
+            hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
+        if (none)
+            return 0;
+        if (!msg && hearth_recv_broken (&err)) {
+            log_warn ("follow: the link to the leader: %s", err.text);
+            return 0;
+        }
         if (!msg) {
             log_warn ("follow: a bad message from the leader: %s", err.text);
             continue;
@@ -264,7 +279,7 @@ s_on_dealer (zloop_t *loop, zsock_t *sock, void *arg)
                 s_handlers[i].handler (m, msg);
         hearth_msg_destroy (&msg);
     }
-    return 0;
+    return 1;
 }
 
 static void
@@ -272,7 +287,7 @@ s_disconnect (master_t *m)
 {
     struct follow *f = m->follow;
     if (f->dealer) {
-        zloop_reader_end (m->loop, f->dealer);
+        hearth_loop_reader_end (m->loop, f->dealer);
         hearth_sock_destroy (&f->dealer);
     }
     f->stream[0] = '\0';
@@ -300,7 +315,7 @@ s_connect (master_t *m)
         hearth_curve_client_opts (&m->curve, &opts);
     if (!(f->dealer = hearth_sock_new (&opts, &err))
         || hearth_sock_connect (f->dealer, m->leader_url, &err) < 0
-        || zloop_reader (m->loop, f->dealer, s_on_dealer, m) < 0) {
+        || hearth_loop_reader (m->loop, f->dealer, s_on_dealer, m) < 0) {
         log_warn ("follow: cannot connect to the leader %s: %s", m->leader_url,
                   err.text);
         hearth_sock_destroy (&f->dealer);

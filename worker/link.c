@@ -556,13 +556,15 @@ s_fatal (void *arg, const char *why)
     w->stopping = true;
 }
 
+/* The master's messages, up to the uplink's batch (loop.h: 1 when it
+   stopped with more left).  The worker's loop ends with its children,
+   not here: a broken socket is the uplink's to replace. */
 static int
-s_on_sock (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_sock (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     worker_t *w = arg;
-    hearth_uplink_on_readable (w->uplink, sock, hearth_mono_ms ());
-    return 0; /* the worker's loop ends with its children, not here */
+    return hearth_uplink_on_readable (w->uplink, sock, hearth_mono_ms ()) > 0;
 }
 
 static void
@@ -570,9 +572,18 @@ s_serve (void *arg, zsock_t *sock, bool on)
 {
     worker_t *w = arg;
     if (!on)
-        zloop_reader_end (w->loop, sock);
-    else if (zloop_reader (w->loop, sock, s_on_sock, w) < 0)
+        hearth_loop_reader_end (w->loop, sock);
+    else if (hearth_loop_reader (w->loop, sock, s_on_sock, w) < 0)
         log_error ("cannot watch the link to the master");
+}
+
+/* The uplink sent on sock: the loop looks at it again (loop.h). */
+static void
+s_sent (void *arg, zsock_t *sock)
+{
+    worker_t *w = arg;
+    if (w->loop)
+        hearth_loop_sent (w->loop, sock);
 }
 
 int
@@ -594,6 +605,7 @@ worker_link_new (worker_t *w, hearth_error_t *err)
                                .message = s_on_message,
                                .fatal = s_fatal,
                                .serve = s_serve,
+                               .sent = s_sent,
                                .arg = w};
     hearth_error_t uerr;
     if (!(w->uplink = hearth_uplink_new (&opts, &cbs, &uerr)))
