@@ -54,8 +54,6 @@ static const int s_max_batch = 256;
 static const int s_max_drain = 4096;
 /* Workers or drivers expired, and dead workers forgotten, per tick. */
 static const size_t s_max_expire_per_tick = 1000;
-/* Bounds of the tick period (a quarter of the heartbeat interval). */
-static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
 /* Failed launches are logged once per worker per this period (then
    counted), for at most this many workers at once. */
 static const int64_t s_launch_log_period_ms = 60000;
@@ -581,10 +579,7 @@ s_setup (master_t *m, hearth_error_t *err)
     if ((m->role == MASTER_SINGLE && master_journal_open (m, err) < 0)
         || s_open_sockets (m, err) < 0)
         return -1;
-    int64_t tick = m->interval_ms / 4;
-    tick = tick < s_tick_min_ms   ? s_tick_min_ms
-           : tick > s_tick_max_ms ? s_tick_max_ms
-                                  : tick;
+    int64_t tick = hearth_liveness_tick_ms (m->interval_ms);
     m->tick_ms = tick;
     if (hearth_loop_reader (m->loop, m->router, s_on_router, m) < 0
         || hearth_loop_reader (m->loop, m->pub, s_on_subscription, m) < 0

@@ -22,6 +22,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/conf.h"
+#include "libcore/liveness.h"
 #include "libcore/log.h"
 #include "libcore/masters.h"
 #include "libcore/notify.h"
@@ -38,8 +39,6 @@
 #include "worker/webstate.h"
 #include "worker/worker.h"
 
-/* Bounds of the tick period (a quarter of the heartbeat interval). */
-static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
 /* What the master sends wrong is logged once per kind per this period
    (then counted): a peer that sends garbage does not fill the log. */
 static const int64_t s_log_period_ms = 60000;
@@ -580,10 +579,7 @@ s_setup (worker_t *w, hearth_error_t *err)
     hearth_zsys_init ();
     if (!(w->loop = hearth_loop_new ()))
         return hearth_errprintf (err, "out of memory");
-    int64_t tick = interval_ms / 4;
-    tick = tick < s_tick_min_ms   ? s_tick_min_ms
-           : tick > s_tick_max_ms ? s_tick_max_ms
-                                  : tick;
+    int64_t tick = hearth_liveness_tick_ms (interval_ms);
     if (hearth_loop_fd (w->loop, w->sigfd, s_on_signal, w) < 0
         || hearth_loop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
