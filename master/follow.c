@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "libcore/clock.h"
+#include "libcore/dispatch.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/loop.h"
@@ -42,8 +43,6 @@ struct follow {
                              in its stream) */
     int64_t state_ms;     /* monotonic: when the journal last got data */
 };
-
-typedef void (s_handler_fn) (master_t *m, hearth_msg_t *msg);
 
 /* FOLLOW_JOURNAL {stream (our stream, or none: a new one), url}. */
 static void
@@ -186,8 +185,10 @@ s_write_snapshot (master_t *m)
 }
 
 static void
-s_journal_data (master_t *m, hearth_msg_t *msg)
+s_journal_data (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    (void) from; /* the leader: the link's one peer */
     struct follow *f = m->follow;
     const char *stream = hearth_json_str (msg->body, "stream");
     uint64_t seq = (uint64_t) hearth_json_int (msg->body, "seq", 0);
@@ -233,18 +234,16 @@ s_journal_data (master_t *m, hearth_msg_t *msg)
 }
 
 static void
-s_error (master_t *m, hearth_msg_t *msg)
+s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    (void) m;
+    (void) arg;
+    (void) from; /* the leader: the link's one peer */
     log_debug ("follow: the leader answered %s: %s",
                hearth_json_str (msg->body, "code"),
                hearth_json_str (msg->body, "message"));
 }
 
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_JOURNAL_DATA, s_journal_data},
     {HEARTH_CMD_ERROR, s_error},
 };
@@ -274,9 +273,7 @@ s_on_dealer (hearth_loop_t *loop, zsock_t *sock, void *arg)
             log_warn ("follow: a bad message from the leader: %s", err.text);
             continue;
         }
-        for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-            if (s_handlers[i].cmd == msg->cmd)
-                s_handlers[i].handler (m, msg);
+        hearth_dispatch (HEARTH_HANDLERS (s_handlers), m, NULL, msg);
         hearth_msg_destroy (&msg);
     }
     return 1;

@@ -220,16 +220,15 @@ s_read (master_t *m, zsock_t *sock, int max)
         /* A refused peer's messages are dropped, and its record ends. */
         bool refused =
             zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
-        m->sender_key = zap ? peer.user_id : NULL; /* for authz.c */
         m->metrics.heartbeats += msg && msg->cmd == HEARTH_CMD_HEARTBEAT;
         m->metrics.refused_unadmitted += refused;
         m->metrics.refused_malformed += !msg && rid && !refused;
+        hearth_from_t from = {.rid = rid, .key = zap ? peer.user_id : ""};
         if (msg && !refused)
-            master_dispatch (m, rid, msg);
+            master_dispatch (m, &from, msg);
         else if (rid && !refused)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
-        m->sender_key = NULL;
         if (zap && rid)
             master_admit_seen (m, rid, peer.user_id, refused);
         hearth_msg_destroy (&msg);

@@ -162,8 +162,6 @@ typedef struct master {
                                    (claims.h; owned) */
     hearth_pidfile_t *pidfile;  /* --pid-file, or NULL */
     hearth_curve_t curve;       /* keys and admitted clients, if secure */
-    const char *sender_key;     /* CURVE key of the message being handled
-                                   (main.c's, borrowed), or NULL (authz.h) */
     hearth_refusals_t *denials; /* refused actions, logged once a minute
                                    per key (authz.c; owned) */
     struct limits *limits;      /* per-key core limits (limits.h; owned) */

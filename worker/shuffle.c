@@ -14,6 +14,7 @@
 #include <czmq.h>
 
 #include "libcore/clock.h"
+#include "libcore/dispatch.h"
 #include "libcore/fstree.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
@@ -187,8 +188,10 @@ s_read_piece (const char *root, const char *rel, const hearth_part_t *part,
 }
 
 static void
-s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
+s_fetch (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    shuffle_t *self = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     s_fetch_t f = {
         .app_id = hearth_json_str (b, "app_id"),
@@ -253,20 +256,16 @@ s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
 
 /* A reducer's ERROR: it could not use an answer.  Logged, limited. */
 static void
-s_error (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
+s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    (void) rid;
+    shuffle_t *self = arg;
+    (void) from;
     hearth_log_limited (self->log_limit, HEARTH_LOG_WARN, "peer error",
                         hearth_mono_ms (), "a reducer says: %s",
                         hearth_json_str (msg->body, "message"));
 }
 
-typedef void (s_handler_fn) (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg);
-
-static const struct {
-    hearth_cmd_t cmd;
-    s_handler_fn *handler;
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_FETCH_BLOCK, s_fetch},
     {HEARTH_CMD_ERROR, s_error},
 };
@@ -298,13 +297,11 @@ s_on_request (hearth_loop_t *loop, zsock_t *sock, void *arg)
             if (rid)
                 s_send_error (self, rid, err.code, err.text, NULL);
         }
-        size_t i = 0;
-        for (; msg && i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-            if (s_handlers[i].cmd == msg->cmd) {
-                s_handlers[i].handler (self, rid, msg);
-                break;
-            }
-        if (msg && i == sizeof s_handlers / sizeof s_handlers[0] && rid)
+        hearth_from_t from = {.rid = rid, .key = ""};
+        if (msg
+            && hearth_dispatch (HEARTH_HANDLERS (s_handlers), self, &from, msg)
+                   < 0
+            && rid)
             s_send_error (self, rid, "unexpected_command",
                           "the block server takes FETCH_BLOCK only",
                           hearth_cmd_name (msg->cmd));
