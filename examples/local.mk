@@ -4,14 +4,14 @@
 # libpi.so is built with a plain rule, not libtool, and never with the
 # sanitizers: it is a plug-in that any build of hearth-executor can load.
 CLEANFILES += examples/libpi.so
-examples/libpi.so: $(srcdir)/examples/pi_tasks.c $(srcdir)/driver/hearth.h
+examples/libpi.so: $(srcdir)/examples/pi_tasks.c $(srcdir)/libhearth/hearth.h
 	$(AM_V_CC)mkdir -p examples && \
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/examples/pi_tasks.c
 
 noinst_PROGRAMS += examples/pi-driver
 examples_pi_driver_SOURCES = examples/pi_driver.c
-examples_pi_driver_CPPFLAGS = -I$(top_srcdir)/driver
+examples_pi_driver_CPPFLAGS = -I$(top_srcdir)/libhearth
 examples_pi_driver_LDADD = libhearth.la
 
 # Installed together, so that pi.json's "lib": "libpi.so" finds it.

@@ -51,11 +51,11 @@
 
 #include <czmq.h>
 
-#include "driver/hearth.h"
 #include "executor/tlist.h"
 #include "libcore/conf.h"
 #include "libcore/loop.h"
 #include "libcore/resources.h"
+#include "libhearth/hearth.h"
 
 /* Bytes of a command's stderr kept: the end of a failed one's error
    text, or what the log keeps of a successful one's. */

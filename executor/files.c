@@ -23,7 +23,7 @@
 #include "libcore/ids.h"
 
 /* Names the work dir holds already (the driver refuses them too:
-   driver/ship.c). */
+   libhearth/ship.c). */
 static const char *const s_taken_names[] = {"libs", "stdout", "stderr", NULL};
 /* Where the files' cache lives in the work dir: a safe name never starts
    with a dot, so no shipped file can be called that. */

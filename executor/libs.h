@@ -6,9 +6,9 @@
 
 #include <czmq.h>
 
-#include "driver/hearth.h"
 #include "executor/executor.h"
 #include "libcore/error.h"
+#include "libhearth/hearth.h"
 
 /* A new, empty set stored under dir/libs.  NULL on failure (errno). */
 libs_t *libs_new (const char *dir);

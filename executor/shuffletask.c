@@ -28,6 +28,8 @@ struct shuffletask {
     uint32_t shuffle;    /* its shuffle id */
     uint32_t partitions; /* R */
     bool sort;           /* sort each partition */
+    bool whole;          /* the output is read whole (one partition): an
+                            empty one is an empty line */
     /* output */
     char *output; /* the file, or NULL */
     /* reduce */
@@ -43,6 +45,7 @@ struct shuffletask {
     char *error;         /* why the attempt failed, or NULL */
     uint64_t *map_sizes; /* R stored lengths, once finished */
     uint64_t map_bytes;  /* record bytes written */
+    uint64_t taken;      /* bytes of the task's output taken */
     uint64_t out_bytes;  /* bytes written to the output file */
     bool finished;       /* the map output or output file is whole */
 };
@@ -74,6 +77,8 @@ s_map_from_json (shuffletask_t *self, const cJSON *map)
     self->shuffle = (uint32_t) hearth_json_int (map, "shuffle", 0);
     self->partitions = (uint32_t) hearth_json_int (map, "partitions", 1);
     self->sort = hearth_json_bool (map, "sort", false);
+    self->whole =
+        hearth_json_bool (map, "whole", false); /* R = 1: cmdrules.c */
     return 0;
 }
 
@@ -261,6 +266,7 @@ shuffletask_stdout (task_t *t, const void *data, size_t len)
         self->stopped = true;
         return -1;
     }
+    self->taken += len;
     if (self->out_fd >= 0) {
         if (hearth_write_all (self->out_fd, data, len) < 0) {
             s_fail (self, "output %s: %s", self->output, strerror (errno));
@@ -279,6 +285,14 @@ static int
 s_finish_map (shuffletask_t *self)
 {
     hearth_error_t err;
+    /* Read whole, a task's output is its result with one trailing
+       newline removed and one added (docs/jobs.md): an empty one is an
+       empty line.  The writer ends a last line that has no '\n' itself. */
+    if (self->whole && self->taken == 0
+        && hearth_partwriter_write (self->writer, "\n", 1, &err) < 0) {
+        s_fail (self, "map output %s: %s", self->path, err.text);
+        return -1;
+    }
     if (hearth_partwriter_finish (self->writer, &err) < 0) {
         s_fail (self, "map output %s: %s", self->path, err.text);
         return -1;

@@ -139,6 +139,16 @@ hearth_cmdrules_tasks (const cJSON *body, zframe_t *const *frames,
                                    "field 'tasks[%d]': 'map' and 'output' "
                                    "exclude each other",
                                    i);
+        const cJSON *map = cJSON_GetObjectItemCaseSensitive (t, "map");
+        const cJSON *parts =
+            map ? cJSON_GetObjectItemCaseSensitive (map, "partitions") : NULL;
+        if (map
+            && cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (map, "whole"))
+            && parts && parts->valuedouble != 1)
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].map': a map output "
+                                   "read whole has 1 partition",
+                                   i);
         const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (t, "reduce");
         if (reduce && s_check_blocks (reduce, frames, i, err) < 0)
             return -1;

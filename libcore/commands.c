@@ -140,7 +140,7 @@ static const hearth_field_t s_shipped_file[] = {
 static const hearth_field_t s_map_role[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE),
     INT ("partitions", true, 1, HEARTH_MAX_PARTITIONS), BOOL ("sort", false),
-    END};
+    BOOL ("whole", false), END};
 static const hearth_field_t s_block_server[] = {
     F_URL ("url", false, 0), STR ("key", false, 0, 64), END};
 static const hearth_field_t s_block_servers[] = {OBJECT ("", true,
@@ -451,7 +451,7 @@ static const hearth_field_t b_driver_status_response[] = {
 static const hearth_field_t b_application_waiting[] = {
     F_APP_ID (false), F_TEXT ("reason", true), STR ("code", false, 0, 64),
     END};
-/* Dynamic allocation (driver/dynalloc.c): the executors the application
+/* Dynamic allocation (libhearth/dynalloc.c): the executors the application
    wants, and idle ones it gives back. */
 static const hearth_field_t s_exec_ids[] = {INT ("", true, 0, MAX_EXEC_ID)};
 static const hearth_field_t b_request_executors[] = {

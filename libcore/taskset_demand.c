@@ -1,5 +1,5 @@
 /*  taskset_demand.c - what the task set's runnable stages still want of
-    executors, for dynamic allocation (driver/dynalloc.c); see
+    executors, for dynamic allocation (libhearth/dynalloc.c); see
     hearth_taskset_demand in taskset.h. */
 #include "config.h"
 

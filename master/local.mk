@@ -1,5 +1,5 @@
-# hearth-master and hearth-tail, the master's event client.
-bin_PROGRAMS += hearth-master hearth-tail
+# hearth-master.
+bin_PROGRAMS += hearth-master
 # The registry and its journal records (pure state, no sockets): built
 # once, for hearth-master and the unit tests of them, which compiled these
 # eleven files again each (about 70 compiles of every sanitizer build).
@@ -25,6 +25,3 @@ hearth_master_SOURCES = \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \
 	master/web.c master/web.h master/webjson.c master/webmetrics.c
 hearth_master_LDADD = master/libregistry.la $(WEB_LIBS) $(NOTIFY_LIBS) $(ZK_ALL_LIBS) $(CORE_LIBS)
-hearth_tail_SOURCES = master/tail.c master/taillink.c master/taillink.h \
-	master/tailev.c master/tailev.h
-hearth_tail_LDADD = $(CORE_LIBS)

@@ -46,7 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver/hearth.h"
+#include "libhearth/hearth.h"
 #include "tests/bench/benchutil.h"
 #include "tests/bench/zmqref.h"
 

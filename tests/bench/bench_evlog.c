@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver/eventlog.h"
-#include "driver/evtask.h"
+#include "libhearth/eventlog.h"
+#include "libhearth/evtask.h"
 #include "tests/bench/benchutil.h"
 
 /* Tasks a batch: launch.c's offers are of at most this many. */

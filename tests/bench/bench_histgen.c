@@ -1,7 +1,7 @@
 /*  bench_histgen.c - synthetic event logs for hearth-history's benchmarks
     (tests/bench/bench-history.sh), in the format of docs/event-log.md with
     the fields of web-wire §5 (host, memory_mb, lifetime_ms, app_end's
-    totals), lines as driver/eventlog.c writes them.
+    totals), lines as libhearth/eventlog.c writes them.
 
         bench-histgen dir DIR N TASKS SEED   N logs of TASKS tasks each
         bench-histgen one FILE EVENTS SEED   one log of EVENTS task events

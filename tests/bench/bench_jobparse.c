@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver/jobfile.h"
+#include "jobfile/jobfile.h"
 #include "tests/bench/benchutil.h"
 
 /* This thread's CPU time, microseconds. */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver/hearth.h"
+#include "libhearth/hearth.h"
 
 int noop (const hearth_task_in_t *in, hearth_task_out_t *out);
 int sleep_ms (const hearth_task_in_t *in, hearth_task_out_t *out);

@@ -20,7 +20,7 @@ tests_bench_bench_zmq_LDADD = $(ZMQ_LIBS) $(CJSON_LIBS)
 
 tests_bench_bench_driver_SOURCES = tests/bench/bench_driver.c tests/bench/zmqref.h \
 	tests/bench/benchutil.h
-tests_bench_bench_driver_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
+tests_bench_bench_driver_LDADD = libhearth/libdriver.la $(CORE_LIBS) -lpthread
 
 tests_bench_bench_master_SOURCES = tests/bench/bench_master.c \
 	tests/bench/benchutil.h tests/bench/benchcookie.h
@@ -44,7 +44,7 @@ tests_bench_bench_cgspawn_LDADD = $(CORE_LIBS)
 # cost").
 tests_bench_bench_evlog_SOURCES = tests/bench/bench_evlog.c \
 	tests/bench/benchutil.h
-tests_bench_bench_evlog_LDADD = driver/libdriver.la $(CORE_LIBS) -lpthread
+tests_bench_bench_evlog_LDADD = libhearth/libdriver.la $(CORE_LIBS) -lpthread
 
 # The master's heartbeat-to-reply time, for bench-web.sh.
 tests_bench_bench_hbprobe_SOURCES = tests/bench/bench_hbprobe.c \
@@ -53,7 +53,7 @@ tests_bench_bench_hbprobe_LDADD = $(CORE_LIBS)
 
 check_DATA += tests/bench/libbenchtasks.so
 CLEANFILES += tests/bench/libbenchtasks.so
-tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/driver/hearth.h
+tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/libhearth/hearth.h
 	$(AM_V_CC)mkdir -p tests/bench && \
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/bench/bench_tasks.c

@@ -6,7 +6,7 @@
 # sanitizers, like examples/libpi.so.
 check_DATA = tests/driver/libtesttasks.so
 CLEANFILES += tests/driver/libtesttasks.so
-tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/driver/hearth.h
+tests/driver/libtesttasks.so: $(srcdir)/tests/driver/test_tasks.c $(srcdir)/libhearth/hearth.h
 	$(AM_V_CC)mkdir -p tests/driver && \
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/driver/test_tasks.c
@@ -25,48 +25,48 @@ tests_driver_test_vt_SOURCES = tests/driver/test_vt.c
 # A libhearth driver program (test-app-final-state.sh).
 check_PROGRAMS += tests/driver/test-ctx
 tests_driver_test_ctx_SOURCES = tests/driver/test_ctx.c
-tests_driver_test_ctx_CPPFLAGS = -I$(top_srcdir)/driver
+tests_driver_test_ctx_CPPFLAGS = -I$(top_srcdir)/libhearth
 tests_driver_test_ctx_LDADD = libhearth.la
 
 # A libhearth driver program of the shuffle's API (test-shuffle-api.sh).
 check_PROGRAMS += tests/driver/test-shuffle-api
 tests_driver_test_shuffle_api_SOURCES = tests/driver/test_shuffle_api.c
-tests_driver_test_shuffle_api_CPPFLAGS = -I$(top_srcdir)/driver
+tests_driver_test_shuffle_api_CPPFLAGS = -I$(top_srcdir)/libhearth
 tests_driver_test_shuffle_api_LDADD = libhearth.la
 
 # hearth-driver's progress display, its text and its terminal (cmocka).
 check_PROGRAMS += tests/driver/test_progress
 tests_driver_test_progress_SOURCES = tests/driver/test_progress.c \
-	driver/progress.c driver/progress.h
+	jobfile/progress.c jobfile/progress.h
 tests_driver_test_progress_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_progress_LDADD = $(CMOCKA_LIBS) -lutil -lpthread
 TESTS += tests/driver/test_progress
 
-# The limits of a task (driver/tasklimits.c) and the batches an executor
-# has not said it handled (driver/batches.c) (cmocka).
+# The limits of a task (libhearth/tasklimits.c) and the batches an executor
+# has not said it handled (libhearth/batches.c) (cmocka).
 check_PROGRAMS += tests/driver/test_tasklimits tests/driver/test_batches
 tests_driver_test_tasklimits_SOURCES = tests/driver/test_tasklimits.c \
-	driver/tasklimits.c driver/tasklimits.h
+	libhearth/tasklimits.c libhearth/tasklimits.h
 tests_driver_test_tasklimits_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_tasklimits_LDADD = $(CMOCKA_LIBS)
 tests_driver_test_batches_SOURCES = tests/driver/test_batches.c \
-	driver/batches.c driver/batches.h
+	libhearth/batches.c libhearth/batches.h
 tests_driver_test_batches_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_batches_LDADD = $(CMOCKA_LIBS)
 TESTS += tests/driver/test_tasklimits tests/driver/test_batches
 check_PROGRAMS += tests/driver/test_libfns
 tests_driver_test_libfns_SOURCES = tests/driver/test_libfns.c \
-	driver/libfns.c driver/libfns.h driver/elflib.c driver/elflib.h
+	libhearth/libfns.c libhearth/libfns.h libhearth/elflib.c libhearth/elflib.h
 tests_driver_test_libfns_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ELF_CFLAGS)
 tests_driver_test_libfns_LDADD = $(CORE_LIBS) $(CMOCKA_LIBS) -ldl
 TESTS += tests/driver/test_libfns
 
-# What becomes of a LAUNCH_TASKS refused or not sent (driver/launch.c), on
+# What becomes of a LAUNCH_TASKS refused or not sent (libhearth/launch.c), on
 # the driver's real work and task set (cmocka).
 check_PROGRAMS += tests/driver/test_launch
 tests_driver_test_launch_SOURCES = tests/driver/test_launch.c
 tests_driver_test_launch_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_driver_test_launch_LDADD = driver/libdriver.la $(CORE_LIBS) \
+tests_driver_test_launch_LDADD = libhearth/libdriver.la $(CORE_LIBS) \
 	$(CMOCKA_LIBS) -lpthread
 TESTS += tests/driver/test_launch
 

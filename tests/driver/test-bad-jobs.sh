@@ -25,7 +25,7 @@ refused no-stages '{"name": "x"}' 'stages: expected a non-empty array'
 refused empty-stages '{"stages": []}' 'stages: expected a non-empty array'
 refused typo '{"stages": [{"name": "a", "tasks": [{"comand": ["x"]}]}]}' \
   "stages[0].tasks[0]: unknown key 'comand'"
-# simple tasks are read out of the tree in runs (driver/jobstore.h): a
+# simple tasks are read out of the tree in runs (jobfile/jobstore.h): a
 # task after a run is named by its place in the file
 refused typo-after-run '{"stages": [{"name": "a", "tasks": [{"fn": "f"}, {"cmd": ["x"]}, {"fn": "g", "arg": "1"}, {"comand": ["x"]}]}]}' \
   "stages[0].tasks[3]: unknown key 'comand'"

@@ -1,5 +1,5 @@
 /*  test_batches.c - the LAUNCH_TASKS an executor has not said it handled
-    (driver/batches.c): numbers in order, forgotten up to what the
+    (libhearth/batches.c): numbers in order, forgotten up to what the
     executor acknowledges but for those never sent, a batch taken by its
     number, by the executor's "launched" or as the only one in flight,
     batches not sent taken one by one with their reason and kind, the
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "driver/batches.h"
+#include "libhearth/batches.h"
 #include "tests/unit/testutil.h"
 
 /* The bound of batches.c, in attempts; a batch of launch.c at most. */

@@ -1,5 +1,5 @@
 /*  test_launch.c - what becomes of a LAUNCH_TASKS that an executor
-    refused or that the driver could not send (driver/launch.c), on the
+    refused or that the driver could not send (libhearth/launch.c), on the
     driver's real work and task set, the sockets played by the test: a
     batch not sent for the way's fault is LOST (run again, not counted
     against max-failures), one the codec refused FAILED; a batch not sent
@@ -20,10 +20,10 @@
 
 #include <cmocka.h>
 
-#include "driver/internal.h"
-#include "driver/launch.h"
-#include "driver/shuffle.h"
-#include "driver/work.h"
+#include "libhearth/internal.h"
+#include "libhearth/launch.h"
+#include "libhearth/shuffle.h"
+#include "libhearth/work.h"
 #include "tests/unit/testutil.h"
 
 /* The executor of every test, and its cores. */

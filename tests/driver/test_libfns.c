@@ -1,5 +1,5 @@
 /*  test_libfns.c - the libraries' check and their functions
-    (driver/libfns.c), on real files: the C library this test runs with
+    (libhearth/libfns.c), on real files: the C library this test runs with
     (its functions found, a made-up name not), and copies of it altered
     one field at a time (word size, byte order, processor, file type,
     section headers gone), a text file, a short file, an object file
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "driver/libfns.h"
+#include "libhearth/libfns.h"
 #include "tests/unit/testutil.h"
 
 static char s_dir[64];

@@ -1,4 +1,4 @@
-/*  test_progress.c - hearth-driver's progress display (driver/progress.c):
+/*  test_progress.c - hearth-driver's progress display (jobfile/progress.c):
     the text of its lines at every width, and, on a pseudo-terminal, that a
     line written to stderr while the display is shown erases it, comes out
     whole on a line of its own, and has the display drawn again below it.
@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "driver/progress.h"
+#include "jobfile/progress.h"
 #include "tests/unit/testutil.h"
 
 static hearth_stage_progress_t

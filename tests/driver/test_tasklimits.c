@@ -1,4 +1,4 @@
-/*  test_tasklimits.c - the limits of one task (driver/tasklimits.c), on
+/*  test_tasklimits.c - the limits of one task (libhearth/tasklimits.c), on
     the templates of a group: each limit at its edge and one byte past,
     the first task whose "{i}" grows past a limit (the first index of
     some number of digits), the first task over any limit when several
@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "driver/tasklimits.h"
 #include "libcore/proto.h"
+#include "libhearth/tasklimits.h"
 #include "tests/unit/testutil.h"
 
 /* A string of n bytes of c, then tail (freed by the caller). */

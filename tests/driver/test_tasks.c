@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "driver/hearth.h"
+#include "libhearth/hearth.h"
 
 int echo (const hearth_task_in_t *in, hearth_task_out_t *out);
 int echo_all (const hearth_task_in_t *in, hearth_task_out_t *out);

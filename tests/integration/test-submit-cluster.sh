@@ -19,7 +19,7 @@ CORES=2 start_worker w2 || exit 1
   >"$T/pi.out" 2>"$T/pi.err"
 rc=$?
 if grep -q 'cannot connect to : ' "$T/pi.err"; then
-  # driver/master.c: master_open() copies e->master_url onto itself with
+  # libhearth/master.c: master_open() copies e->master_url onto itself with
   # snprintf, which empties it: tcp:// masters cannot be used until the
   # driver fixes that.  Not this branch's code; reported.
   say "SKIPPED the tcp:// checks: the driver loses the master URL (known bug)"

@@ -20,10 +20,11 @@ allowed=(
 )
 
 # The objects of one program directory: its plain objects, or libtool's
-# under .libs; per-target copies built for unit tests are left out.
+# under .libs, and a library's built with its own flags (LIB_la-FILE.o,
+# named FILE here); per-target copies built for unit tests are left out.
 objects() {
     find "$builddir/$1" -maxdepth 2 -name '*.o' ! -name 'tests_*' \
-        ! -name '*-*.o' | sort
+        \( ! -name '*-*.o' -o -name '*_la-*.o' \) | sort
 }
 
 # "file symbol D|U" lines for the objects of one directory.
@@ -31,6 +32,7 @@ symbols() {
     local o name
     for o in $(objects "$1"); do
         name=$(basename "$o" .o)
+        name=${name#*_la-}
         nm "$o" 2>/dev/null | awk -v f="$name" '
             $1 == "U" { print f, $2, "U"; next }
             NF == 3 && $2 ~ /^[TDBRC]$/ { print f, $3, "D" }'
@@ -87,7 +89,7 @@ edges_of() {
 }
 
 passed=0 failed=0
-for dir in libcore master worker executor driver history; do
+for dir in libcore master worker executor libhearth jobfile submit tail history; do
     if [ -z "$(objects "$dir")" ]; then
         echo "no objects in $builddir/$dir: build first"
         failed=$((failed + 1))

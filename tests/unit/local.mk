@@ -171,7 +171,7 @@ tests_unit_test_taskset_lost_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_lost_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_jobstream
 tests_unit_test_jobstream_SOURCES = tests/unit/test_jobstream.c \
-	driver/jobstream.c driver/jobstore.c
+	jobfile/jobstream.c jobfile/jobstore.c
 tests_unit_test_jobstream_CFLAGS = $(unit_cflags) $(YAJL_CFLAGS)
 tests_unit_test_jobstream_LDADD = $(unit_libs) $(YAJL_LIBS)
 UNIT_TESTS += tests/unit/test_taskset_retire
@@ -311,7 +311,7 @@ tests_unit_test_exec_files_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_driver_shuffle
 tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
-	driver/shuffle.c driver/shuffle.h
+	libhearth/shuffle.c libhearth/shuffle.h
 tests_unit_test_driver_shuffle_CFLAGS = $(unit_cflags)
 tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
 
@@ -328,7 +328,7 @@ tests_unit_test_reducein_LDADD = $(unit_libs)
 # The API's queue of commands to the driver's engine.
 UNIT_TESTS += tests/unit/test_apiq
 tests_unit_test_apiq_SOURCES = tests/unit/test_apiq.c \
-	driver/apiq.c driver/apiq.h
+	libhearth/apiq.c libhearth/apiq.h
 tests_unit_test_apiq_CFLAGS = $(unit_cflags)
 tests_unit_test_apiq_LDADD = $(unit_libs) -lpthread
 
@@ -336,7 +336,7 @@ UNIT_TESTS += tests/unit/test_progress
 tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
 	$(registry_sources)
 tests_unit_test_progress_CFLAGS = $(unit_cflags)
-tests_unit_test_progress_LDADD = driver/libdriver.la $(registry_libs)
+tests_unit_test_progress_LDADD = libhearth/libdriver.la $(registry_libs)
 # The Prometheus text and the web token's comparison (libhearthweb).
 UNIT_TESTS += tests/unit/test_prom
 tests_unit_test_prom_SOURCES = tests/unit/test_prom.c tests/unit/testutil.h
@@ -385,26 +385,26 @@ tests_unit_test_cgroup_CFLAGS = $(unit_cflags)
 tests_unit_test_cgroup_LDADD = $(unit_libs)
 
 # The event log's task records and their lines, against the formatter
-# they replaced (driver/evrec.c), and the log that carries them.
+# they replaced (libhearth/evrec.c), and the log that carries them.
 UNIT_TESTS += tests/unit/test_evrec
 tests_unit_test_evrec_SOURCES = tests/unit/test_evrec.c tests/unit/testutil.h \
-	driver/evrec.c driver/evrec.h driver/evfmt.c driver/evfmt.h \
-	driver/evfile.c driver/evfile.h \
-	driver/eventlog.c driver/eventlog.h driver/evtask.c driver/evtask.h
+	libhearth/evrec.c libhearth/evrec.h libhearth/evfmt.c libhearth/evfmt.h \
+	libhearth/evfile.c libhearth/evfile.h \
+	libhearth/eventlog.c libhearth/eventlog.h libhearth/evtask.c libhearth/evtask.h
 # (the event log's file creation goes through the test's stand-in, which
 # opens the FIFO of test_writer_behind: see test_evrec.c)
 tests_unit_test_evrec_CFLAGS = $(unit_cflags) \
 	-Dhearth_file_create=test_evrec_file_create
 tests_unit_test_evrec_LDADD = $(unit_libs) -lpthread
 
-# Dynamic allocation's schedule (driver/dynalloc_sched.c) and what the
+# Dynamic allocation's schedule (libhearth/dynalloc_sched.c) and what the
 # task set's runnable stages want (libcore/taskset_demand.c).
 UNIT_TESTS += tests/unit/test_dynalloc
 tests_unit_test_dynalloc_SOURCES = tests/unit/test_dynalloc.c \
-	driver/dynalloc_sched.c driver/dynalloc_sched.h
+	libhearth/dynalloc_sched.c libhearth/dynalloc_sched.h
 tests_unit_test_dynalloc_CFLAGS = $(unit_cflags)
 tests_unit_test_dynalloc_LDADD = $(unit_libs)
-tests_unit_test_jobstream_SOURCES += driver/jobfast.c driver/jobescape.c
+tests_unit_test_jobstream_SOURCES += jobfile/jobfast.c jobfile/jobescape.c
 
 # A worker's view printed from its record (MASTER_STATE's answer)
 # against the JSON tree it stands for.

@@ -1,4 +1,4 @@
-/*  test_apiq.c - the API's queue to the driver's engine (driver/apiq.c):
+/*  test_apiq.c - the API's queue to the driver's engine (libhearth/apiq.c):
     submits and cancels come out in the order they went in, all of them
     at one take, a job on both lists at once (cancelled before the engine
     took it) included; its eventfd is readable once something waits and
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "driver/apiq.h"
+#include "libhearth/apiq.h"
 
 /* Whether the queue's eventfd is readable now. */
 static bool

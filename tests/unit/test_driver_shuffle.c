@@ -1,5 +1,5 @@
 /*  test_driver_shuffle.c - the driver's side of the shuffle
-    (driver/shuffle.c): the block servers' table, the submit checks, a
+    (libhearth/shuffle.c): the block servers' table, the submit checks, a
     reduce task's block list on the wire, the states it makes of updates,
     map outputs registered and lost (with a real task set), a block
     server lost with its worker (its readers killed), and output files
@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "driver/shuffle.h"
 #include "libcore/fstree.h"
+#include "libhearth/shuffle.h"
 
 /* A job of a map stage (uid 1, nmaps tasks, R partitions) read by a
    reduce stage (uid 2, R tasks). */

@@ -1,4 +1,4 @@
-/*  test_dynalloc.c - dynamic allocation's schedule (driver/dynalloc_sched.h)
+/*  test_dynalloc.c - dynamic allocation's schedule (libhearth/dynalloc_sched.h)
     on a fake clock: the doubling raises after the backlog timeouts, the
     cap at what the tasks need and at max-executors, the drop when the
     backlog goes, removals never below max (target, min) nor while tasks
@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "driver/dynalloc_sched.h"
 #include "libcore/taskset.h"
+#include "libhearth/dynalloc_sched.h"
 
 static const dynalloc_opts_t s_opts = {0, INT32_MAX, 0, 1000, 1000, 60000};
 

@@ -1,6 +1,6 @@
 /*  test_evrec.c - unit tests of the task events' binary records
-    (driver/evrec.c, driver/evfmt.c) and of the log that carries them
-    (driver/eventlog.c, driver/evfile.c, driver/evtask.c): every line a
+    (libhearth/evrec.c, libhearth/evfmt.c) and of the log that carries them
+    (libhearth/eventlog.c, libhearth/evfile.c, libhearth/evtask.c): every line a
     record becomes is byte for byte what the engine's in-place formatter
     wrote before the records (kept below as the reference: s_ref_*, with
     format 2's defaults left out), for
@@ -27,11 +27,11 @@
 
 #include <cmocka.h>
 
-#include "driver/eventlog.h"
-#include "driver/evfmt.h"
-#include "driver/evrec.h"
-#include "driver/evtask.h"
 #include "libcore/safefile.h"
+#include "libhearth/eventlog.h"
+#include "libhearth/evfmt.h"
+#include "libhearth/evrec.h"
+#include "libhearth/evtask.h"
 #include "tests/unit/testutil.h"
 
 /* ---- the reference: evtask.c's formatter before the records ----------- */

@@ -1,5 +1,5 @@
-/*  test_jobstream.c - the streaming job-file reader (driver/jobstream.c,
-    driver/jobstore.c): for documents of every shape, read in chunks of 1
+/*  test_jobstream.c - the streaming job-file reader (jobfile/jobstream.c,
+    jobfile/jobstore.c): for documents of every shape, read in chunks of 1
     to 7 bytes and whole, the tree with its stored tasks put back is what
     cJSON_Parse makes of the same text; simple tasks are stored and any
     other task stays a tree (another key, a key twice, a value that is
@@ -20,7 +20,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "driver/jobstream.h"
+#include "jobfile/jobstream.h"
 
 /* Read text (NUL-terminated) in chunks of chunk bytes. */
 static int

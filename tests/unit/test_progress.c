@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "driver/progress_report.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
+#include "libhearth/progress_report.h"
 #include "master/registry.h"
 #include "tests/unit/testutil.h"
 

@@ -519,8 +519,9 @@ s_roles (const char *roles, const void *data, size_t len)
 }
 
 /* The shuffle's rules across fields: "map" and "output" exclude each
-   other; a reduce role's blocks are whole 16-byte records naming one of
-   its servers (or none) and an attempt the protocol allows. */
+   other; a map output read whole has one partition; a reduce role's blocks are
+   whole 16-byte records naming one of its servers (or none) and an attempt the
+   protocol allows. */
 static void
 test_shuffle_roles (void **state)
 {
@@ -542,6 +543,14 @@ test_shuffle_roles (void **state)
                      "bad_field", &err);
     assert_string_equal (err.text, "LAUNCH_TASKS: field 'tasks[0]': 'map' "
                                    "and 'output' exclude each other");
+    msg = pt_decode_ok (
+        s_roles ("'map':{'shuffle':1,'partitions':1,'whole':true}", "", 0));
+    hearth_msg_destroy (&msg);
+    pt_decode_fails (
+        s_roles ("'map':{'shuffle':1,'partitions':2,'whole':true}", "", 0),
+        "bad_field", &err);
+    assert_string_equal (err.text, "LAUNCH_TASKS: field 'tasks[0].map': a "
+                                   "map output read whole has 1 partition");
     pt_decode_fails (s_roles (reduce, b, 47), "bad_field", &err);
     assert_string_equal (err.text, "LAUNCH_TASKS: field "
                                    "'tasks[0].reduce.blocks': expected a "

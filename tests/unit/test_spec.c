@@ -387,8 +387,8 @@ test_limits_documented (void **state)
 /* --- "Handled by:" against the handler tables ------------------------- */
 
 /* The programs whose sockets dispatch by table, by directory. */
-static const char *const s_program_dirs[] = {"master", "worker", "executor",
-                                             "driver"};
+static const char *const s_program_dirs[] = {"master",    "worker", "executor",
+                                             "libhearth", "submit", "tail"};
 
 /* One {HEARTH_CMD_NAME, handler} row of an s_handlers[] table. */
 typedef struct {
