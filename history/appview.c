@@ -112,6 +112,20 @@ s_jobs (cJSON *doc, hist_detail_t *d)
     }
 }
 
+/* The stage's attempts by the locality level they were offered at:
+   "locality": {"NODE_LOCAL": n, ...}, the levels met only; absent when
+   every attempt was NO_PREF (no task of it preferred a place). */
+static void
+s_locality (cJSON *o, const hist_stage_t *s)
+{
+    if (s->local[0] == s->started)
+        return;
+    cJSON *l = cJSON_AddObjectToObject (o, "locality");
+    for (size_t i = 0; l && i < HIST_LOCALITIES; i++)
+        if (s->local[i])
+            s_int (l, hist_localities[i], s->local[i]);
+}
+
 static void
 s_stages (cJSON *doc, hist_detail_t *d)
 {
@@ -133,6 +147,7 @@ s_stages (cJSON *doc, hist_detail_t *d)
         s_int (o, "attempts_started", s->started);
         s_int (o, "attempts_ended", s->ended);
         s_int (o, "speculative", s->speculative);
+        s_locality (o, s);
         s_int (o, "accepted", s->accepted);
         s_int (o, "failed", s->failed);
         s_int (o, "killed", s->killed);

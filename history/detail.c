@@ -241,6 +241,19 @@ s_stage_event (hist_detail_t *self, const hist_line_t *l, bool end)
     }
 }
 
+const char *const hist_localities[HIST_LOCALITIES] = {
+    "NO_PREF", "PROCESS_LOCAL", "NODE_LOCAL", "RACK_LOCAL", "ANY"};
+
+/* The level a task_start names (0, NO_PREF, when absent or unknown). */
+static size_t
+s_locality (const hist_line_t *l)
+{
+    for (size_t i = 1; i < HIST_LOCALITIES; i++)
+        if (hist_line_is (l, "locality", hist_localities[i]))
+            return i;
+    return 0;
+}
+
 static void
 s_task_start (hist_detail_t *self, const hist_line_t *l)
 {
@@ -249,6 +262,7 @@ s_task_start (hist_detail_t *self, const hist_line_t *l)
     if (s) {
         s->started++;
         s->speculative += hist_line_true (l, "speculative");
+        s->local[s_locality (l)]++;
     }
 }
 

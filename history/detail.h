@@ -37,6 +37,11 @@ typedef struct {
     size_t alloc; /* allocated */
 } hist_vec_t;
 
+/* The locality levels a task_start names (libcore/taskset.h's, with
+   Spark's names; absent: NO_PREF), in hearth_locality_t's order. */
+#define HIST_LOCALITIES 5
+extern const char *const hist_localities[HIST_LOCALITIES];
+
 typedef struct {
     bool seen;                /* some event named it */
     int64_t job;              /* its job */
@@ -48,12 +53,14 @@ typedef struct {
     int64_t start_ms, end_ms; /* -1 when not seen */
     int64_t started;          /* task_start events */
     int64_t speculative;      /* ... of them speculative copies */
-    int64_t ended;            /* task_end events */
-    int64_t accepted;         /* outcome accepted */
-    int64_t failed;           /* state FAILED, not fetch_wait */
-    int64_t killed;           /* state KILLED */
-    int64_t lost;             /* state LOST */
-    hist_vec_t ok_us;         /* run_us of FINISHED attempts */
+    int64_t local[HIST_LOCALITIES]; /* ... of them by locality level
+                                       (hist_localities' order) */
+    int64_t ended;                  /* task_end events */
+    int64_t accepted;               /* outcome accepted */
+    int64_t failed;                 /* state FAILED, not fetch_wait */
+    int64_t killed;                 /* state KILLED */
+    int64_t lost;                   /* state LOST */
+    hist_vec_t ok_us;               /* run_us of FINISHED attempts */
 } hist_stage_t;
 
 typedef struct {

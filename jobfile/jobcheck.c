@@ -30,8 +30,9 @@ static const char *const s_job_keys[] = {"name",   "lib", "files", "stages",
 static const char *const s_stage_keys[] = {
     "name",       "after", "tasks",  "pool",      "weight", "env",
     "partitions", "sort",  "output", "resources", NULL};
-static const char *const s_task_keys[] = {
-    "cmd", "fn", "arg", "count", "foreach", "input", "env", "timeout", NULL};
+static const char *const s_task_keys[] = {"cmd",     "fn",    "arg", "count",
+                                          "foreach", "input", "env", "timeout",
+                                          "prefer",  NULL};
 
 static int
 s_known_keys (const cJSON *obj, const char *const *keys, const char *where,
@@ -63,6 +64,24 @@ s_string_array (const cJSON *v, bool nonempty, const char *where,
     cJSON_ArrayForEach (e, v) if (!cJSON_IsString (e)) return hearth_errprintf (
         err, "%s%s: expected strings only", where, what);
     return 0;
+}
+
+/* "prefer": a place, or an array of them (non-empty strings). */
+static int
+s_check_prefer (const cJSON *t, const char *where, hearth_error_t *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (t, "prefer");
+    if (!v || (cJSON_IsString (v) && *v->valuestring))
+        return 0;
+    const cJSON *e;
+    bool ok = cJSON_IsArray (v) && cJSON_GetArraySize (v) > 0;
+    cJSON_ArrayForEach (e, v) ok = ok && cJSON_IsString (e) && *e->valuestring;
+    return ok ? 0
+              : hearth_errprintf (err,
+                                  "%s.prefer: expected a place (a host, "
+                                  "\"worker:ID\" or \"KEY=VALUE\") or a "
+                                  "non-empty array of them",
+                                  where);
 }
 
 static int
@@ -153,6 +172,8 @@ s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
         if (jobparams_check_env (env, sub, err) < 0)
             return -1;
     }
+    if (s_check_prefer (t, where, err) < 0)
+        return -1;
     return s_check_timeout (t, where, err);
 }
 

@@ -10,7 +10,9 @@
     optional "count" (copies, "{i}" = 0...count-1), "foreach": "args" (one
     copy per job argument, "{item}" = the argument) or {"lines": FILE}
     (one per line), "input" (a parent stage whose results are its input),
-    "env" {NAME: VALUE}, "timeout" ("5s" or milliseconds).  A stage has
+    "env" {NAME: VALUE}, "timeout" ("5s" or milliseconds), "prefer" (a
+    place or an array of them: where the tasks would rather run,
+    hearth_stage_prefer).  A stage has
     "name", "tasks", optional "after" (stage names), "pool" and "weight"
     (FAIR scheduling), "env", "resources" {NAME: AMOUNT} (custom resources
     each task needs, docs/resources.md).  The job may have "params" and
@@ -287,6 +289,26 @@ s_add_function (s_sink_t *sink, const cJSON *t, const s_scope_t *sc, uint64_t n)
     return rc;
 }
 
+/* The places the tasks just added prefer ("prefer": a string or an
+   array of them, {item} filled).  0 or -1. */
+static int
+s_add_prefer (s_sink_t *sink, const cJSON *t, const s_scope_t *sc)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (t, "prefer");
+    if (!v || !sink->stage)
+        return 0;
+    const cJSON *one = cJSON_IsString (v) ? v : v->child;
+    for (; one; one = cJSON_IsString (v) ? NULL : one->next) {
+        char *copy;
+        const char *text = s_text (sc, one->valuestring, &copy);
+        int rc = text ? hearth_stage_prefer (sink->stage, text) : -1;
+        free (copy);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int
 s_add_task (s_sink_t *sink, const cJSON *t, const s_scope_t *sc)
 {
@@ -301,7 +323,8 @@ s_add_task (s_sink_t *sink, const cJSON *t, const s_scope_t *sc)
     if (sink->stage)
         hearth_stage_set_timeout (sink->stage, ms);
     if (cJSON_HasObjectItem (t, "fn"))
-        return s_add_function (sink, t, sc, n);
+        return s_add_function (sink, t, sc, n) < 0 ? -1
+                                                   : s_add_prefer (sink, t, sc);
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (t, "cmd");
     int argc = cJSON_GetArraySize (cmd), i = 0;
     char **argv = calloc (argc + 1, sizeof *argv);
@@ -324,7 +347,7 @@ s_add_task (s_sink_t *sink, const cJSON *t, const s_scope_t *sc)
                               (const char *const *) envv, n);
     jobparams_env_destroy (&envv);
     jobparams_env_destroy (&argv);
-    return rc;
+    return rc < 0 ? -1 : s_add_prefer (sink, t, sc);
 }
 
 /* One task the store holds (jobstore.h): fn and arg, or a command with

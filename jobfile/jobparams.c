@@ -250,12 +250,14 @@ s_render_tree (const s_vars_t *v, cJSON *node, s_where_t where,
     return 0;
 }
 
-/* A task's members: "cmd", "fn", "arg" and "env" are per item. */
+/* A task's members: "cmd", "fn", "arg", "env" and "prefer" are per
+   item. */
 static int
 s_render_task (const s_vars_t *v, cJSON *task, const s_place_t *place,
                hearth_error_t *err)
 {
-    static const char *const per_item[] = {"cmd", "fn", "arg", "env", NULL};
+    static const char *const per_item[] = {"cmd", "fn",     "arg",
+                                           "env", "prefer", NULL};
     bool each = cJSON_HasObjectItem (task, "foreach");
     for (cJSON *c = task->child; c; c = c->next) {
         bool item = false;

@@ -9,6 +9,7 @@
 #include "libcore/packed.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
+#include "libcore/timeline_live.h"
 
 /* The binary frame a body's `packed` field names, if any, checked as a
    frame of records with tag (packed.h). */
@@ -154,4 +155,56 @@ hearth_cmdrules_tasks (const cJSON *body, zframe_t *const *frames,
             return -1;
     }
     return s_check_packed (body, frames, nframes, HEARTH_PACKED_TASKS, err);
+}
+
+/* The most each column of an attempt may hold (the schema bounds every
+   one to 2^53 - 1). */
+static const double s_col_max[HEARTH_TLW_COLS] = {
+    [HEARTH_TLW_EXEC] = 2147483647.0,
+    [HEARTH_TLW_STAGE] = 4294967295.0,
+    [HEARTH_TLW_TASK] = 9007199254740991.0,
+    [HEARTH_TLW_ATTEMPT] = HEARTH_TASK_ATTEMPT_MAX,
+    [HEARTH_TLW_START] = 9007199254740991.0,
+    [HEARTH_TLW_END] = 9007199254740991.0,
+    [HEARTH_TLW_OUTCOME] = HEARTH_TL_UNUSED,
+};
+
+/* A `timeline` object's attempts: each column in range, the end not
+   before the start. */
+static int
+s_check_timeline (const cJSON *timeline, hearth_error_t *err)
+{
+    const cJSON *attempts =
+        cJSON_GetObjectItemCaseSensitive (timeline, "attempts");
+    int i = 0;
+    for (const cJSON *a = attempts ? attempts->child : NULL; a;
+         a = a->next, i++) {
+        double v[HEARTH_TLW_COLS];
+        int c = 0;
+        for (const cJSON *e = a->child; e && c < HEARTH_TLW_COLS; e = e->next)
+            v[c++] = e->valuedouble;
+        for (int k = 0; k < c; k++)
+            if (v[k] > s_col_max[k])
+                return hearth_errcode (
+                    err, "bad_field",
+                    "field 'timeline.attempts[%d][%d]': expected at most "
+                    "%.0f, got %.0f",
+                    i, k, s_col_max[k], v[k]);
+        if (c == HEARTH_TLW_COLS && v[HEARTH_TLW_END] < v[HEARTH_TLW_START])
+            return hearth_errcode (err, "bad_field",
+                                   "field 'timeline.attempts[%d]': it ends "
+                                   "(%.0f) before it starts (%.0f)",
+                                   i, v[HEARTH_TLW_END], v[HEARTH_TLW_START]);
+    }
+    return 0;
+}
+
+int
+hearth_cmdrules_progress (const cJSON *body, zframe_t *const *frames,
+                          size_t nframes, hearth_error_t *err)
+{
+    (void) frames;
+    (void) nframes;
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive (body, "timeline");
+    return tl ? s_check_timeline (tl, err) : 0;
 }

@@ -24,4 +24,9 @@ int hearth_cmdrules_tasks (const cJSON *body, zframe_t *const *frames,
 int hearth_cmdrules_updates (const cJSON *body, zframe_t *const *frames,
                              size_t nframes, hearth_error_t *err);
 
+/* APPLICATION_PROGRESS's timeline, if any (timeline_live.h).  0, or -1
+   with err. */
+int hearth_cmdrules_progress (const cJSON *body, zframe_t *const *frames,
+                              size_t nframes, hearth_error_t *err);
+
 #endif

@@ -15,6 +15,7 @@
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
 #include "libcore/resources.h"
+#include "libcore/timeline_live.h"
 
 /* Limits shared by many fields. */
 #define MAX_CORES 65536
@@ -458,8 +459,32 @@ static const hearth_field_t b_request_executors[] = {
     F_APP_ID (true), INT ("total", true, 0, MAX_CORES), END};
 static const hearth_field_t b_kill_executors[] = {
     F_APP_ID (true), ARRAY ("exec_ids", true, MAX_LIST, s_exec_ids), END};
+/* The live timeline's news since the driver's last report
+   (libcore/timeline_live.h): attempts as arrays of HEARTH_TLW_COLS
+   integers, whose ranges and order hearth_cmdrules_progress checks. */
+static const hearth_field_t s_tl_int[] = {INT ("", true, 0, MAX_TASK_ID)};
+static const hearth_field_t s_tl_attempt[] = {
+    {"", HEARTH_F_ARRAY, true, HEARTH_TLW_COLS, HEARTH_TLW_COLS, 0, NULL,
+     s_tl_int}};
+static const hearth_field_t s_tl_exec[] = {
+    INT ("id", true, 0, MAX_EXEC_ID), F_CORES ("cores", false),
+    LABEL ("host", false, 0, MAX_HOST), INT ("added_ms", false, 0, MAX_TASK_ID),
+    INT ("removed_ms", false, 0, MAX_TASK_ID), F_TEXT ("reason", false), END};
+static const hearth_field_t s_tl_execs[] = {OBJECT ("", true, s_tl_exec)};
+static const hearth_field_t s_tl_stage[] = {
+    INT ("id", true, 0, 4294967295.0),
+    LABEL ("name", false, 0, HEARTH_PROGRESS_NAME_MAX),
+    INT ("start_ms", false, 0, MAX_TASK_ID),
+    INT ("end_ms", false, 0, MAX_TASK_ID), LABEL ("state", false, 0, 32), END};
+static const hearth_field_t s_tl_stages[] = {OBJECT ("", true, s_tl_stage)};
+static const hearth_field_t s_timeline[] = {
+    INT ("now_ms", true, 0, MAX_TASK_ID), INT ("cut", false, 0, MAX_TASK_ID),
+    ARRAY ("attempts", false, HEARTH_TL_MAX_TASKS, s_tl_attempt),
+    ARRAY ("executors", false, HEARTH_TLW_MAX_EXECS, s_tl_execs),
+    ARRAY ("stages", false, HEARTH_TL_MAX_STAGES, s_tl_stages), END};
 static const hearth_field_t b_application_progress[] = {
-    F_APP_ID (true), F_PROGRESS_SUMMARY, END};
+    F_APP_ID (true), F_PROGRESS_SUMMARY, OBJECT ("timeline", false, s_timeline),
+    END};
 
 /* clang-format on */
 
@@ -539,7 +564,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_FETCH_BLOCK] = {"FETCH_BLOCK", b_fetch_block},
     [HEARTH_CMD_BLOCK_DATA] = {"BLOCK_DATA", b_block_data},
     [HEARTH_CMD_APPLICATION_PROGRESS] = {"APPLICATION_PROGRESS",
-                                         b_application_progress},
+                                         b_application_progress,
+                                         hearth_cmdrules_progress},
     [HEARTH_CMD_APPLICATION_WAITING] = {"APPLICATION_WAITING",
                                         b_application_waiting},
     [HEARTH_CMD_REQUEST_EXECUTORS] = {"REQUEST_EXECUTORS", b_request_executors},

@@ -27,8 +27,10 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/masters.c libcore/masters.h \
 	libcore/uplink.c libcore/uplink.h \
 	libcore/intkeys.c libcore/intkeys.h \
+	libcore/dltable.c libcore/dltable.h \
 	libcore/taskset.c libcore/taskset.h libcore/taskset_int.h \
 	libcore/taskset_offer.c libcore/taskset_spec.c libcore/taskset_queue.c \
+	libcore/taskset_place.c \
 	libcore/taskset_lost.c libcore/taskset_res.c libcore/taskset_demand.c \
 	libcore/taskset_retire.c libcore/taskset_retire.h \
 	libcore/keys.c libcore/keys.h libcore/keymap.c libcore/keymap.h \
@@ -36,6 +38,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/zap.c libcore/zap.h \
 	libcore/cookie.c libcore/cookie.h \
 	libcore/webauth.c libcore/webauth.h \
+	libcore/webform.c libcore/webform.h \
 	libcore/connwatch.c libcore/connwatch.h \
 	libcore/loop.c libcore/loop.h libcore/loop_int.h libcore/loop_child.c \
 	libcore/curve.c libcore/curve.h \
@@ -51,8 +54,10 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/stateview.c libcore/stateview.h \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \
 	libcore/webpage_master.c libcore/webpage_worker.c libcore/webpage_js.c \
+	libcore/webpage_kill.c \
 	libcore/webpage_history.c \
-	libcore/timeline.c libcore/timeline.h libcore/timeline_lanes.c
+	libcore/timeline.c libcore/timeline.h libcore/timeline_lanes.c \
+	libcore/timeline_live.c libcore/timeline_live.h
 libcore_libhearthcore_la_LIBADD = $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) \
 	$(SODIUM_LIBS) -lm -lpthread
 
@@ -69,6 +74,7 @@ NOTIFY_LIBS = libcore/libhearthnotify.la $(SYSTEMD_LIBS)
 # library of its own, linked by the programs that serve pages only.
 noinst_LTLIBRARIES += libcore/libhearthweb.la
 libcore_libhearthweb_la_SOURCES = libcore/web.c libcore/web.h \
+	libcore/web_int.h libcore/webreq.c libcore/webreply.c \
 	libcore/mhdlib.c libcore/mhdlib.h \
 	libcore/prom.c libcore/prom.h \
 	libcore/webprom.c libcore/webprom.h

@@ -2,21 +2,13 @@
     mhdlib.h. */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <stdbool.h>
-#include <stddef.h>
 
+#include "libcore/dltable.h"
 #include "libcore/mhdlib.h"
 
-/* Each entry of the table: its symbol, and where it goes. */
-#define S_SYM(field, name)                                                     \
-    {                                                                          \
-        name, offsetof (hearth_mhd_t, field)                                   \
-    }
-static const struct {
-    const char *name;
-    size_t offset;
-} s_syms[] = {
+#define S_SYM(field, name) HEARTH_DL_SYM (hearth_mhd_t, field, name)
+static const hearth_dl_sym_t s_syms[] = {
     S_SYM (start_daemon, "MHD_start_daemon"),
     S_SYM (stop_daemon, "MHD_stop_daemon"),
     S_SYM (run, "MHD_run"),
@@ -41,21 +33,11 @@ hearth_mhd (hearth_error_t *err)
     if (s_loaded)
         return &s_mhd;
     /* HEARTH_MHD_SONAME: the library's soname, found by configure */
-    void *lib = dlopen (HEARTH_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        hearth_errprintf (err, "cannot load %s for the web pages: %s",
-                          HEARTH_MHD_SONAME, dlerror ());
+    hearth_error_t why;
+    if (!hearth_dl_table (HEARTH_MHD_SONAME, s_syms,
+                          sizeof s_syms / sizeof s_syms[0], &s_mhd, &why)) {
+        hearth_errprintf (err, "%s (for the web pages)", why.text);
         return NULL;
-    }
-    for (size_t i = 0; i < sizeof s_syms / sizeof s_syms[0]; i++) {
-        void *fn = dlsym (lib, s_syms[i].name);
-        if (!fn) {
-            hearth_errprintf (err, "%s has no %s: %s", HEARTH_MHD_SONAME,
-                              s_syms[i].name, dlerror ());
-            dlclose (lib);
-            return NULL;
-        }
-        *(void **) ((char *) &s_mhd + s_syms[i].offset) = fn;
     }
     s_loaded = true;
     return &s_mhd;

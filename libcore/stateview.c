@@ -217,6 +217,33 @@ hearth_view_run (const cJSON *run, char *buf, size_t size)
     snprintf (buf, size, "%s %s %s", t[0], t[1], t[2]);
 }
 
+void
+hearth_view_locality (const cJSON *locality, char *buf, size_t size)
+{
+    size_t len = 0;
+    snprintf (buf, size, "-");
+    if (!cJSON_IsObject (locality))
+        return;
+    const cJSON *level;
+    static const char *const names[][2] = {{"NO_PREF", "no-pref"},
+                                           {"PROCESS_LOCAL", "process"},
+                                           {"NODE_LOCAL", "node"},
+                                           {"RACK_LOCAL", "rack"},
+                                           {"ANY", "any"}};
+    cJSON_ArrayForEach (level, locality)
+    {
+        const char *name = level->string;
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (strcmp (name, names[i][0]) == 0)
+                name = names[i][1];
+        int w = snprintf (buf + len, size - len, "%s%s %lld", len ? " " : "",
+                          name, (long long) level->valuedouble);
+        if (w < 0 || (size_t) w >= size - len)
+            break;
+        len += (size_t) w;
+    }
+}
+
 /* A width for the text of field of the rows v selects, at least min. */
 static int
 s_width (const cJSON *list, const hearth_view_t *v, const char *field,

@@ -89,6 +89,12 @@ void hearth_view_run_us (int64_t us, char *buf, size_t size);
    object (no successful attempt). */
 void hearth_view_run (const cJSON *run, char *buf, size_t size);
 
+/* A "locality" object of hearth-history's stages ({"NODE_LOCAL": 8,
+   "ANY": 2}: attempts by the level they were offered at) as
+   "node 8 any 2" (no-pref, process, node, rack, any), or "-" when it is
+   not an object (every attempt NO_PREF). */
+void hearth_view_locality (const cJSON *locality, char *buf, size_t size);
+
 /* A worker's custom resources and who holds each address (its
    `resources` and `resources_held`): "gpu 0 (APP/EXEC), 1 (free); fpga a
    (free)" into buf; "" when it offers none.  Cut to size. */

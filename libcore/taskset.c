@@ -62,6 +62,7 @@ hearth_taskset_opts_default (hearth_taskset_opts_t *opts)
         .spec_multiplier = 1.5,
         .spec_quantile = 0.75,
         .spec_min_us = 100000,
+        .locality_wait_us = 3000000,
     };
 }
 
@@ -77,8 +78,10 @@ s_item_destroy (void **item)
 static void
 s_exec_destroy (void **item)
 {
-    if (*item)
+    if (*item) {
         ts_res_exec_free (*item);
+        ts_place_exec_free (*item);
+    }
     s_item_destroy (item);
 }
 
@@ -121,6 +124,7 @@ s_stage_destroy (ts_stage_t **st_p)
     free (st->pool);
     free (st->durations);
     ts_res_stage_free (st);
+    ts_place_stage_free (st);
     free (st);
     *st_p = NULL;
 }
@@ -138,10 +142,7 @@ hearth_taskset_destroy (hearth_taskset_t **self_p)
     zhashx_destroy (&self->attempts);
     zhashx_destroy (&self->execs);
     free (self->events);
-    for (size_t i = 0; i < self->nhosts; i++)
-        free (self->hosts[i]);
-    free (self->hosts);
-    free (self->host_execs);
+    ts_place_free (self);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -242,29 +243,6 @@ s_stage_done (hearth_taskset_t *self, ts_stage_t *st)
 
 /* ---- executors and attempts ------------------------------------------- */
 
-/* The index of host in the host table, added if new; -1 on no memory.
-   (Hosts are few, and never forgotten: a linear search.) */
-static int
-s_host_index (hearth_taskset_t *self, const char *host)
-{
-    for (size_t i = 0; i < self->nhosts; i++)
-        if (strcmp (self->hosts[i], host) == 0)
-            return (int) i;
-    size_t n = self->nhosts + 1;
-    char **hosts = realloc (self->hosts, n * sizeof *hosts);
-    if (hosts)
-        self->hosts = hosts;
-    size_t *counts = realloc (self->host_execs, n * sizeof *counts);
-    if (counts)
-        self->host_execs = counts;
-    char *copy = hosts && counts ? strdup (host) : NULL;
-    if (!copy)
-        return -1;
-    self->hosts[self->nhosts] = copy;
-    self->host_execs[self->nhosts] = 0;
-    return (int) self->nhosts++;
-}
-
 int
 hearth_taskset_add_executor (hearth_taskset_t *self, int exec_id, int cores)
 {
@@ -277,15 +255,15 @@ hearth_taskset_add_executor_on (hearth_taskset_t *self, int exec_id, int cores,
 {
     if (ts_exec (self, exec_id) || cores < 1)
         return errno = EEXIST, -1;
-    int index = host ? s_host_index (self, host) : -1;
+    int index = host ? ts_place_index (self, host) : -1;
     ts_exec_t *e = host && index < 0 ? NULL : calloc (1, sizeof *e);
     if (!e)
         return errno = ENOMEM, -1;
     e->id = exec_id;
     e->cores = cores;
     e->host = index;
-    if (index >= 0)
-        self->host_execs[index]++;
+    e->rack = -1;
+    ts_place_count (self, e, true);
     zhashx_insert (self->execs, hearth_intkey (exec_id), e);
     self->cores += (uint64_t) cores;
     return 0;
@@ -356,7 +334,7 @@ s_fail_job (hearth_taskset_t *self, uint64_t job)
     }
 }
 
-/* The host of executor exec_id (an index in hosts), or -1. */
+/* The host of executor exec_id (an index in places), or -1. */
 static int
 s_exec_host (const hearth_taskset_t *self, int exec_id)
 {
@@ -446,8 +424,7 @@ s_remove_executor (hearth_taskset_t *self, int exec_id,
         requeued++;
     }
     self->cores -= (uint64_t) e->cores;
-    if (e->host >= 0)
-        self->host_execs[e->host]--;
+    ts_place_count (self, e, false);
     zhashx_delete (self->execs, hearth_intkey (exec_id));
     return requeued;
 }

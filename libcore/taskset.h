@@ -39,6 +39,12 @@
       that many of each free (no prefetch beyond them), within its slots,
       and holds them until it ends, however (finished, failed, killed,
       lost); tasks that need none fill the slots as before.
+    - Locality (issue 37, taskset_place.c): a task may prefer places
+      (hosts, workers, labels); an executor is offered first the tasks
+      that prefer a place it is on, then those that prefer nothing, then,
+      once the stage has waited locality_wait at each level, those that
+      prefer a host of its rack, then any (delay scheduling, Spark's
+      TaskSetManager, with its idle cores avoided: see hearth_locality_t).
 */
 #ifndef HEARTH_TASKSET_H
 #define HEARTH_TASKSET_H
@@ -61,10 +67,12 @@ typedef struct {
     double spec_multiplier;     /* straggler: run time > this x median */
     double spec_quantile;       /* of the stage finished before copies */
     int64_t spec_min_us;        /* never speculate below this run time */
+    int64_t locality_wait_us;   /* wait at each locality level (0: none) */
 } hearth_taskset_opts_t;
 
 /* Defaults: FIFO, 4 failures, 8 losses, prefetch up to 128 aiming at 5 ms
-   per core, no speculation (1.5 x median after 75%, at least 100 ms). */
+   per core, no speculation (1.5 x median after 75%, at least 100 ms), a
+   locality wait of 3 s. */
 void hearth_taskset_opts_default (hearth_taskset_opts_t *opts);
 
 /* A new, empty task set board, for the caller to destroy; opts (NULL:
@@ -114,12 +122,48 @@ int hearth_taskset_set_stage_resources (hearth_taskset_t *self, uint32_t stage,
 int hearth_taskset_resource_free (const hearth_taskset_t *self, int exec_id,
                                   const char *name);
 
+/* How close to what it prefers an attempt runs (Spark's TaskLocality;
+   NO_PREF first, so that an assignment made with zeroes has it; then the
+   levels a stage waits through, best first).  A stage's offers start at NODE;
+   NO_PREF tasks go at any level, and so do tasks whose every preferred place
+   has no executor now (none to wait for); RACK is allowed once the stage has
+   launched nothing at NODE for locality_wait, ANY once nothing at RACK for as
+   long (straight from NODE when no executor told its rack); a launch at
+   a level brings the stage back to it, and restarts its wait. */
+typedef enum {
+    HEARTH_LOC_NO_PREF = 0, /* it prefers no place an executor is on */
+    HEARTH_LOC_PROCESS,     /* on the executor holding its data (kept
+                               for persisted outputs: not offered yet) */
+    HEARTH_LOC_NODE,        /* on a place it prefers */
+    HEARTH_LOC_RACK,        /* on the rack of a host it prefers */
+    HEARTH_LOC_ANY,         /* elsewhere */
+} hearth_locality_t;
+
+/* The places executor exec_id is on besides its host (each borrowed:
+   copied): its worker ("worker:ID") and labels ("KEY=VALUE"), and its
+   rack (the value of its worker's `rack` label; NULL: none), which makes
+   its host part of that rack.  Before its first offer.  Returns 0, or -1
+   with errno ENOENT (no such executor) or ENOMEM. */
+int hearth_taskset_set_executor_places (hearth_taskset_t *self, int exec_id,
+                                        const char *const *places, size_t n,
+                                        const char *rack);
+
+/* Task index of stage prefers the n places named (each borrowed): a
+   host as executors are added on, "worker:ID" or "KEY=VALUE"; called
+   any number of times before the stage's first offer.  Returns 0, or -1
+   with errno EINVAL (an unknown stage, index out of range, the stage
+   offered already) or ENOMEM. */
+int hearth_taskset_prefer (hearth_taskset_t *self, uint32_t stage,
+                           uint64_t index, const char *const *places, size_t n);
+
 /* What the engine should launch. */
 typedef struct {
     uint32_t stage;   /* stage id */
     uint64_t index;   /* task index within the stage */
     int attempt;      /* attempt number (0 first) */
     bool speculative; /* a copy of a straggler */
+    uint8_t locality; /* hearth_locality_t: NO_PREF for a task of a
+                         stage without preferences, a retry or a copy */
 } hearth_assign_t;
 
 /* An attempt dropped with its executor: offered at start_us; requeued

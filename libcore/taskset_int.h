@@ -12,6 +12,8 @@
       taskset_lost.c    lost map outputs (resubmits) and fetch failures
       taskset_res.c     custom resources: what executors have, what a
                         stage's tasks need, what attempts hold
+      taskset_place.c   locality: the places executors are on, the places
+                        tasks prefer, and the levels offers go by
 
     The parts call each other's functions only where the call is not per
     task (a push on a retry, an event); the small helpers that offers and
@@ -55,8 +57,44 @@ typedef struct {
 /* Where a queued task should not run again, if it can run elsewhere. */
 typedef struct {
     int exec; /* the executor it last ran on, or -1 */
-    int host; /* the host it last failed on (index in hosts), or -1 */
+    int host; /* the host it last failed on (index in places), or -1 */
 } ts_avoid_t;
+
+/* The tasks of a stage that prefer one place, in index order; head: the
+   first that may still be fresh (never launched).  taskset_place.c. */
+typedef struct {
+    uint64_t *index; /* task indices */
+    size_t n;        /* entries */
+    size_t head;     /* entries before it are launched */
+} ts_plist_t;
+
+/* A (task, place) pair as hearth_taskset_prefer gave it. */
+typedef struct {
+    uint64_t index; /* the task */
+    int place;      /* a place it prefers (index in places) */
+} ts_pref_t;
+
+/* The preferences of a stage's tasks and where its offers stand
+   (taskset_place.c); a stage whose tasks prefer nothing has none. */
+typedef struct {
+    ts_pref_t *given;     /* as given, until the first offer */
+    size_t ngiven;        /* entries */
+    size_t given_alloc;   /* allocated */
+    bool built;           /* the lists below are made (first offer) */
+    uint32_t *first;      /* ntasks + 1: task i's places are
+                             place[first[i]] ... place[first[i + 1] - 1] */
+    int *place;           /* those places */
+    ts_plist_t *lists;    /* by place index (nlists: places then) */
+    size_t nlists;        /* entries */
+    uint64_t nopref_next; /* tasks before it that prefer nothing are
+                             launched */
+    uint64_t any_next;    /* tasks before it are launched */
+    uint64_t fresh_left;  /* tasks never launched */
+    int level;            /* the worst level offers may use now:
+                             HEARTH_LOC_NODE, _RACK or _ANY */
+    int64_t level_us;     /* when it was reached, or a task last launched
+                             at it */
+} ts_prefs_t;
 
 /* A queue of tasks to re-run, each avoiding the executor it last ran on
    and the host it last failed on.  Zero-initialised when empty;
@@ -93,6 +131,7 @@ typedef struct {
     bool fetch_round_open; /* a round is open: no parent re-done since */
     hearth_resource_amounts_t need; /* custom resources per task (owned;
                                        empty: none) */
+    ts_prefs_t *prefs; /* its tasks' preferred places, or NULL: none */
 } ts_stage_t;
 
 /* Identity of an attempt: the hash key. */
@@ -121,7 +160,11 @@ struct ts_attempt {
 typedef struct {
     int id;             /* executor id */
     int cores;          /* task slots without prefetch */
-    int host;           /* index of its host in hosts, or -1: not told */
+    int host;           /* index of its host in places, or -1: not told */
+    int *places;        /* the other places it is on (its worker, its
+                           labels), or NULL */
+    size_t nplaces;     /* entries */
+    int rack;           /* the place of its rack ("rack=NAME"), or -1 */
     size_t inflight;    /* attempts on it */
     ts_attempt_t *head; /* them, the newest first */
     int executing;      /* of them executing: min(cores, inflight) */
@@ -147,9 +190,14 @@ struct hearth_taskset {
     size_t ev_alloc;            /* events allocated */
     int64_t mean_run_us;        /* EWMA of attempt run times, 0: none yet */
     uint64_t cores;             /* of every executor: attempts that run */
-    char **hosts;               /* every host an executor was on (owned) */
-    size_t *host_execs;         /* executors on each host now */
-    size_t nhosts;              /* entries of hosts and host_execs */
+    /* Places (taskset_place.c): every host an executor was on, and
+       every worker ("worker:ID") and label ("KEY=VALUE") an executor was
+       on or a task preferred; never forgotten (they are few). */
+    char **places;       /* their names (owned) */
+    size_t *place_execs; /* executors on each now */
+    int *place_rack;     /* a host's rack (a place index), or -1 */
+    size_t nplaces;      /* entries of the three */
+    bool racks;          /* some executor told its rack */
 };
 
 /* ---- taskset_queue.c ---------------------------------------------------- */
@@ -186,6 +234,22 @@ void ts_kill_requeue (hearth_taskset_t *self, ts_stage_t *st, ts_attempt_t *a,
    outcome for hearth_taskset_update. */
 hearth_ts_outcome_t ts_fetch_failed (hearth_taskset_t *self, ts_stage_t *st,
                                      uint64_t index, bool killing);
+
+/* ---- taskset_place.c ---------------------------------------------------- */
+
+/* The index of the place of that name, added if new; -1 on no memory. */
+int ts_place_index (hearth_taskset_t *self, const char *name);
+/* Executor e is on its places now (on: it came) or no longer (it left). */
+void ts_place_count (hearth_taskset_t *self, const ts_exec_t *e, bool on);
+/* The next fresh task of st (its tasks prefer places) for e at now_us,
+   by the levels of taskset.h; its level in *level.  Returns true and
+   sets *index. */
+bool ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
+                    int64_t now_us, uint64_t *index, uint8_t *level);
+/* Free what a stage or an executor owns of locality; the places. */
+void ts_place_stage_free (ts_stage_t *st);
+void ts_place_exec_free (ts_exec_t *e);
+void ts_place_free (hearth_taskset_t *self);
 
 /* ---- taskset_res.c ------------------------------------------------------ */
 
@@ -236,7 +300,7 @@ ts_queue_take (ts_queue_t *q, int exec_id, bool alone, int host, bool elsewhere,
 static inline bool
 ts_elsewhere (const hearth_taskset_t *self, int host)
 {
-    return host >= 0 && zhashx_size (self->execs) > self->host_execs[host];
+    return host >= 0 && zhashx_size (self->execs) > self->place_execs[host];
 }
 
 /* The executor of that id (borrowed), or NULL. */

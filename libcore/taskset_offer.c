@@ -5,7 +5,8 @@
     Within a stage a task comes from the retry queue first (one that did
     not last fail on this executor, when there is another, nor on this
     executor's host, when an executor runs on another), then the tasks
-    never launched, then the stragglers to copy.  This runs per task: keep
+    never launched (in order, or by locality when they prefer places:
+    taskset_place.c), then the stragglers to copy.  This runs per task: keep
     it free of calls into the other parts (the helpers it needs are inline
     in taskset_int.h).
 */
@@ -90,18 +91,33 @@ s_take_retry (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     return false;
 }
 
-/* The next task of st for exec e.  Returns true and fills *out. */
+/* Whether st has tasks never launched. */
+static bool
+s_fresh_left (const ts_stage_t *st)
+{
+    if (st->prefs)
+        return !st->prefs->built || st->prefs->fresh_left > 0;
+    return st->next_fresh < st->ntasks;
+}
+
+/* The next task of st for exec e at now_us.  Returns true and fills
+ *out. */
 static bool
 s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
-             hearth_assign_t *out)
+             int64_t now_us, hearth_assign_t *out)
 {
     uint64_t index;
     bool speculative = false;
+    uint8_t level = HEARTH_LOC_NO_PREF;
     if (st->need.n && !ts_res_fits (e, st))
         return false; /* its resources are not free there */
     if (ts_queue_size (&st->retry) && s_take_retry (self, st, e, &index))
         ;
-    else if (st->next_fresh < st->ntasks)
+    else if (st->prefs && ts_place_pick (self, st, e, now_us, &index, &level))
+        ;
+    else if (st->prefs && s_fresh_left (st))
+        return false; /* its fresh tasks wait for their places */
+    else if (!st->prefs && st->next_fresh < st->ntasks)
         index = st->next_fresh++;
     else {
         for (;;) {
@@ -119,6 +135,7 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     out->index = index;
     out->attempt = t->next_attempt++;
     out->speculative = speculative;
+    out->locality = level;
     return true;
 }
 
@@ -167,7 +184,7 @@ static bool
 s_has_work (const ts_stage_t *st)
 {
     return ts_stage_runnable (st)
-           && (ts_queue_size (&st->retry) || st->next_fresh < st->ntasks
+           && (ts_queue_size (&st->retry) || s_fresh_left (st)
                || ts_queue_size (&st->spec));
 }
 
@@ -220,7 +237,7 @@ s_offer_fair (hearth_taskset_t *self, ts_exec_t *e, int64_t now_us,
         if (i < 0)
             break;
         ts_stage_t *st = self->stages[i];
-        if (!s_pick_task (self, st, e, &out[n])) {
+        if (!s_pick_task (self, st, e, now_us, &out[n])) {
             tried[i] = true; /* nothing there for this executor */
             continue;
         }
@@ -242,7 +259,7 @@ s_offer_fifo (hearth_taskset_t *self, ts_exec_t *e, int64_t now_us,
     for (size_t i = 0; i < self->nstages && n < want; i++) {
         ts_stage_t *st = self->stages[i];
         while (n < want && s_has_work (st)
-               && s_pick_task (self, st, e, &out[n]))
+               && s_pick_task (self, st, e, now_us, &out[n]))
             s_launch (self, st, e, &out[n++], now_us);
     }
     return n;

@@ -1,15 +1,14 @@
 /*  web.c - the HTTP server of the daemons' pages; see web.h. */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "libcore/mhdlib.h"
 #include "libcore/refusals.h"
 #include "libcore/web.h"
+#include "libcore/web_int.h"
 #include "libcore/webauth.h"
 
 /* Connections open at once; past it new ones wait in the backlog. */
@@ -65,113 +65,26 @@ typedef struct {
     size_t len;        /* how many */
 } s_held_t;
 
-struct hearth_web_request {
-    struct MHD_Connection *conn; /* libmicrohttpd's (borrowed) */
-    const char *method;          /* "GET"... */
-    const char *path;            /* "/json" */
-};
-
-/* --- the reply ---------------------------------------------------------- */
-
-void
-hearth_web_reply (hearth_web_reply_t *rep, int status, const char *type,
-                  char *body, size_t len)
-{
-    free (rep->body);
-    rep->status = status;
-    rep->type = type;
-    rep->body = body;
-    rep->len = body ? len : 0;
-}
-
-void
-hearth_web_reply_text (hearth_web_reply_t *rep, int status, const char *fmt,
-                       ...)
-{
-    va_list ap;
-    char *text = NULL;
-    va_start (ap, fmt);
-    int n = vasprintf (&text, fmt, ap);
-    va_end (ap);
-    if (n < 0)
-        text = NULL;
-    hearth_web_reply (rep, status, "text/plain; charset=utf-8", text,
-                      n < 0 ? 0 : (size_t) n);
-}
-
-void
-hearth_web_reply_html (hearth_web_reply_t *rep, char *page, int status)
-{
-    if (!page)
-        hearth_web_reply_text (rep, 500, "500 out of memory\n");
-    else
-        hearth_web_reply (rep, status, "text/html; charset=utf-8", page,
-                          strlen (page));
-}
-
-void
-hearth_web_no_content (void *arg, const hearth_web_request_t *req,
-                       hearth_web_reply_t *rep)
-{
-    (void) arg;
-    (void) req;
-    hearth_web_reply (rep, 204, NULL, NULL, 0);
-}
-
-void
-hearth_web_reply_header (hearth_web_reply_t *rep, const char *name,
-                         const char *value)
-{
-    if (rep->nheaders >= HEARTH_WEB_MAX_HEADERS
-        || strlen (name) >= sizeof rep->headers[0].name
-        || strlen (value) >= sizeof rep->headers[0].value) {
-        log_warn ("web: reply header %.32s left out (too many, or too long)",
-                  name);
-        return;
-    }
-    snprintf (rep->headers[rep->nheaders].name, sizeof rep->headers[0].name,
-              "%s", name);
-    snprintf (rep->headers[rep->nheaders].value, sizeof rep->headers[0].value,
-              "%s", value);
-    rep->nheaders++;
-}
-
-const char *
-hearth_web_method (const hearth_web_request_t *req)
-{
-    return req->method;
-}
-
-const char *
-hearth_web_path (const hearth_web_request_t *req)
-{
-    return req->path;
-}
-
-const char *
-hearth_web_arg (const hearth_web_request_t *req, const char *name)
-{
-    return M->lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND, name);
-}
+/* A POST to a route that takes one, while its body arrives: the
+   request's con_cls until it is answered (then the server itself). */
+typedef struct {
+    const hearth_web_route_t *route; /* the route admitted */
+    hearth_web_reply_t rep;          /* the reply begun (its headers) */
+    char body[HEARTH_WEB_FORM_MAX];  /* the bytes so far */
+    size_t len;                      /* how many */
+    bool too_big;                    /* more came: answered 413 */
+} s_post_t;
 
 /* --- answering a request ------------------------------------------------ */
 
-/* The client's address, for the refusals' log. */
+/* Log a refusal of req (once a minute per client and about). */
 static void
-s_client (struct MHD_Connection *conn, char *buf, size_t size)
+s_refuse (hearth_web_t *self, const hearth_web_request_t *req,
+          const char *about, const char *why)
 {
-    const union MHD_ConnectionInfo *ci =
-        M->get_connection_info (conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    snprintf (buf, size, "?");
-    if (!ci || !ci->client_addr)
-        return;
-    const struct sockaddr *sa = ci->client_addr;
-    if (sa->sa_family == AF_INET)
-        inet_ntop (AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, buf,
-                   (socklen_t) size);
-    else if (sa->sa_family == AF_INET6)
-        inet_ntop (AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr,
-                   buf, (socklen_t) size);
+    char client[64];
+    hearth_web_client (req, client, sizeof client);
+    hearth_refusals_log (self->refusals, client, about, why);
 }
 
 static const hearth_web_route_t *
@@ -201,19 +114,55 @@ s_token_how (const hearth_webauth_t *auth)
     }
 }
 
-/* Fill rep for one request: the Host, the token, the method, the
-   route. */
+/* A POST's body over HEARTH_WEB_FORM_MAX: 413. */
 static void
-s_answer (hearth_web_t *self, const hearth_web_request_t *req,
-          hearth_web_reply_t *rep)
+s_too_large (hearth_web_t *self, const hearth_web_request_t *req,
+             hearth_web_reply_t *rep)
+{
+    s_refuse (self, req, "form-size", "web POST over its size");
+    hearth_web_reply_text (rep, 413,
+                           "413 content too large: a form here is at most "
+                           "%d bytes\n",
+                           HEARTH_WEB_FORM_MAX);
+}
+
+/* A POST's headers, before its body is read: a form, not too long.
+   route, or NULL with rep the refusal. */
+static const hearth_web_route_t *
+s_post_admit (hearth_web_t *self, const hearth_web_request_t *req,
+              hearth_web_reply_t *rep, const hearth_web_route_t *route)
+{
+    static const char form[] = "application/x-www-form-urlencoded";
+    const char *type = hearth_web_header (req, MHD_HTTP_HEADER_CONTENT_TYPE);
+    const char *length =
+        hearth_web_header (req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (!type || strncasecmp (type, form, sizeof form - 1) != 0
+        || !strchr ("; ", type[sizeof form - 1])) {
+        s_refuse (self, req, "form-type", "web POST that is not a form");
+        hearth_web_reply_text (rep, 415,
+                               "415 unsupported media type: a POST here is "
+                               "a form (%s)\n",
+                               form);
+        return NULL;
+    }
+    if (length && strtoull (length, NULL, 10) > HEARTH_WEB_FORM_MAX) {
+        s_too_large (self, req, rep);
+        return NULL;
+    }
+    return route;
+}
+
+/* Admit one request: its Host, its token, its method on its route.
+   The route, or NULL with rep the refusal. */
+static const hearth_web_route_t *
+s_admit (hearth_web_t *self, const hearth_web_request_t *req,
+         hearth_web_reply_t *rep)
 {
     if (!hearth_webauth_host_ok (
             &self->auth, M->lookup_connection_value (req->conn, MHD_HEADER_KIND,
                                                      MHD_HTTP_HEADER_HOST))) {
-        char client[64];
-        s_client (req->conn, client, sizeof client);
-        hearth_refusals_log (self->refusals, client, "host",
-                             "web request for another Host than loopback's");
+        s_refuse (self, req, "host",
+                  "web request for another Host than loopback's");
         self->stats.misdirected++;
         hearth_web_reply_text (rep, 421,
                                "421 misdirected request: this server is "
@@ -221,7 +170,7 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
                                "Host 127.0.0.1, localhost, [::1] or %s "
                                "(any port)\n",
                                self->auth.host);
-        return;
+        return NULL;
     }
     int admitted = hearth_webauth_check (
         &self->auth,
@@ -230,10 +179,7 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
         M->lookup_connection_value (req->conn, MHD_COOKIE_KIND, S_COOKIE),
         M->lookup_connection_value (req->conn, MHD_GET_ARGUMENT_KIND, "token"));
     if (!admitted) {
-        char client[64];
-        s_client (req->conn, client, sizeof client);
-        hearth_refusals_log (self->refusals, client, "web",
-                             "web request without the token");
+        s_refuse (self, req, "web", "web request without the token");
         self->stats.unauthorized++;
         hearth_web_reply_header (rep, "WWW-Authenticate", "Bearer");
         hearth_web_reply_text (rep, 401,
@@ -241,7 +187,7 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
                                "token (Authorization: Bearer, the "
                                "hearth_token cookie or ?token=): %s\n",
                                s_token_how (&self->auth));
-        return;
+        return NULL;
     }
     if (admitted == 2) {
         char cookie[HEARTH_WEB_HEADER_VALUE_MAX];
@@ -249,20 +195,22 @@ s_answer (hearth_web_t *self, const hearth_web_request_t *req,
                   self->auth.token);
         hearth_web_reply_header (rep, "Set-Cookie", cookie);
     }
-    if (strcmp (req->method, "GET") != 0 && strcmp (req->method, "HEAD") != 0) {
+    const hearth_web_route_t *route = s_route (self, req->path);
+    bool post = route && route->post && strcmp (req->method, "POST") == 0;
+    if (!post && strcmp (req->method, "GET") != 0
+        && strcmp (req->method, "HEAD") != 0) {
         self->stats.bad_method++;
         hearth_web_reply_header (rep, "Allow", "GET, HEAD");
         hearth_web_reply_text (rep, 405, "405 method not allowed: %.32s\n",
                                req->method);
-        return;
+        return NULL;
     }
-    const hearth_web_route_t *route = s_route (self, req->path);
     if (!route) {
         self->stats.not_found++;
         hearth_web_reply_text (rep, 404, "404 not found\n");
-        return;
+        return NULL;
     }
-    route->fn (self->arg, req, rep);
+    return post ? s_post_admit (self, req, rep, route) : route;
 }
 
 /* libmicrohttpd is done with a reply's body. */
@@ -311,16 +259,23 @@ s_queue (hearth_web_t *self, struct MHD_Connection *conn,
         M->add_response_header (resp, MHD_HTTP_HEADER_CONTENT_TYPE, rep->type);
     M->add_response_header (resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     M->add_response_header (resp, "X-Content-Type-Options", "nosniff");
-    /* a page opened with ?token= sends it to no link's server */
-    M->add_response_header (resp, "Referrer-Policy", "no-referrer");
     /* Inline CSS and JS only, data fetched from this server: nothing else
-       runs, and no other site may frame the pages. */
+       runs, no other site may frame the pages, and their forms post to
+       this server only. */
     M->add_response_header (resp, "Content-Security-Policy",
                             "default-src 'self' 'unsafe-inline' data:; "
-                            "frame-ancestors 'none'");
-    for (size_t i = 0; i < rep->nheaders; i++)
+                            "frame-ancestors 'none'; form-action 'self'");
+    bool policy = false; /* the reply sets its own Referrer-Policy */
+    for (size_t i = 0; i < rep->nheaders; i++) {
         M->add_response_header (resp, rep->headers[i].name,
                                 rep->headers[i].value);
+        policy |= strcasecmp (rep->headers[i].name, "Referrer-Policy") == 0;
+    }
+    /* a page opened with ?token= sends it to no link's server (a kill's
+       confirmation says same-origin: under no-referrer a browser sends
+       its form as from Origin: null, which the kill must refuse) */
+    if (!policy)
+        M->add_response_header (resp, "Referrer-Policy", "no-referrer");
     enum MHD_Result rc = M->queue_response (conn, (unsigned) rep->status, resp);
     M->destroy_response (resp);
     return rc;
@@ -331,17 +286,15 @@ s_queue (hearth_web_t *self, struct MHD_Connection *conn,
    make the daemon hold more.  A reply when none is held is always sent,
    whatever its size. */
 static void
-s_bound (hearth_web_t *self, struct MHD_Connection *conn,
+s_bound (hearth_web_t *self, const hearth_web_request_t *req,
          hearth_web_reply_t *rep)
 {
     size_t held = (size_t) self->stats.held;
     if (!rep->body || held == 0 || held + rep->len <= self->reply_memory)
         return;
-    char client[64];
-    s_client (conn, client, sizeof client);
-    hearth_refusals_log (self->refusals, client, "busy",
-                         "web reply held back: the replies being sent hold "
-                         "--web-reply-memory already");
+    s_refuse (self, req, "busy",
+              "web reply held back: the replies being sent hold "
+              "--web-reply-memory already");
     self->stats.busy++;
     rep->nheaders = 0;
     hearth_web_reply_header (rep, "Retry-After", "1");
@@ -352,29 +305,95 @@ s_bound (hearth_web_t *self, struct MHD_Connection *conn,
                            held, self->reply_memory);
 }
 
-/* libmicrohttpd's access handler: every request is answered on its first
-   call (a body, which only methods refused with 405 carry, is never
-   read). */
+/* Answer req by route (NULL: rep is the answer already). */
+static enum MHD_Result
+s_reply (hearth_web_t *self, const hearth_web_request_t *req,
+         const hearth_web_route_t *route, hearth_web_reply_t *rep)
+{
+    if (route)
+        route->fn (self->arg, req, rep);
+    s_bound (self, req, rep);
+    self->stats.requests++;
+    self->stats.bytes += rep->len;
+    return s_queue (self, req->conn, rep);
+}
+
+/* A POST's body: *size more bytes at data, or, when *size is 0, the end
+   (then it is answered, and con_cls is the server's again). */
+static enum MHD_Result
+s_post_body (hearth_web_t *self, hearth_web_request_t *req, void **con_cls,
+             const char *data, size_t *size)
+{
+    s_post_t *p = *con_cls;
+    if (*size) {
+        if (p->len + *size > sizeof p->body)
+            p->too_big = true; /* the rest is read and dropped */
+        else
+            memcpy (p->body + p->len, data, *size);
+        p->len += p->too_big ? 0 : *size;
+        *size = 0;
+        return MHD_YES;
+    }
+    *con_cls = self;
+    req->form = p->body;
+    req->form_len = p->len;
+    const hearth_web_route_t *route = p->route;
+    if (p->too_big) {
+        s_too_large (self, req, &p->rep);
+        route = NULL;
+    }
+    enum MHD_Result rc = s_reply (self, req, route, &p->rep);
+    free (p);
+    return rc;
+}
+
+/* libmicrohttpd's access handler: a request is answered on its first
+   call (its body, which only methods refused with 405 carry, dropped),
+   but a POST a route takes, which is answered once its body is in. */
 static enum MHD_Result
 s_access (void *cls, struct MHD_Connection *conn, const char *url,
           const char *method, const char *version, const char *upload_data,
           size_t *upload_data_size, void **con_cls)
 {
     (void) version;
-    (void) upload_data;
     hearth_web_t *self = cls;
-    if (*con_cls) { /* a later call for the same request: its body */
+    if (*con_cls == self) { /* answered: the rest of its body */
         *upload_data_size = 0;
         return MHD_YES;
     }
-    *con_cls = self;
-    hearth_web_request_t req = {.conn = conn, .method = method, .path = url};
+    hearth_web_request_t req = {.conn = conn,
+                                .method = method,
+                                .path = url,
+                                .auth = &self->auth,
+                                .refusals = self->refusals,
+                                .forbidden = &self->stats.forbidden};
+    if (*con_cls)
+        return s_post_body (self, &req, con_cls, upload_data, upload_data_size);
     hearth_web_reply_t rep = {.status = 200};
-    s_answer (self, &req, &rep);
-    s_bound (self, conn, &rep);
-    self->stats.requests++;
-    self->stats.bytes += rep.len;
-    return s_queue (self, conn, &rep);
+    const hearth_web_route_t *route = s_admit (self, &req, &rep);
+    if (route && strcmp (method, "POST") == 0) {
+        s_post_t *p = malloc (sizeof *p);
+        if (!p)
+            return MHD_NO; /* closes the connection */
+        *p = (s_post_t){.route = route, .rep = rep};
+        *con_cls = p;
+        return MHD_YES;
+    }
+    *con_cls = self;
+    return s_reply (self, &req, route, &rep);
+}
+
+/* A request is over (answered, or its connection closed first): a POST
+   still reading its body is freed. */
+static void
+s_completed (void *cls, struct MHD_Connection *conn, void **con_cls,
+             enum MHD_RequestTerminationCode toe)
+{
+    (void) conn;
+    (void) toe;
+    if (*con_cls && *con_cls != cls)
+        free (*con_cls);
+    *con_cls = NULL;
 }
 
 /* libmicrohttpd's own messages (a malformed request, no memory, a
@@ -527,6 +546,7 @@ s_start (hearth_web_t *self, hearth_error_t *err)
         MHD_OPTION_PER_IP_CONNECTION_LIMIT, self->client_connections,
         MHD_OPTION_CONNECTION_TIMEOUT, s_idle_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, s_conn_memory_bytes,
+        MHD_OPTION_NOTIFY_COMPLETED, s_completed, self,
         MHD_OPTION_EXTERNAL_LOGGER, s_mhd_log, self, MHD_OPTION_END);
     if (!self->mhd)
         return hearth_errprintf (err, "cannot start the web server: %s",

@@ -23,9 +23,13 @@
     address (any port; no Host at all too), and 421 to others, so that a
     page of another site whose name was made to resolve to 127.0.0.1
     (DNS rebinding) cannot read it.  Only GET and HEAD are served
-    (405 otherwise); a request whose headers pass the per-connection
-    memory bound is refused by libmicrohttpd (431); idle or slow
-    connections are closed after a timeout.
+    (405 otherwise), and POST on the routes that take it: a form
+    (application/x-www-form-urlencoded, else 415) of at most
+    HEARTH_WEB_FORM_MAX bytes (413), read whole before the route's
+    handler runs, which checks it with hearth_web_form_check (its
+    anti-forgery value and origin: webform.h); a request whose headers
+    pass the per-connection memory bound is refused by libmicrohttpd
+    (431); idle or slow connections are closed after a timeout.
 
     Bounds: at most 256 connections, and client_connections (32) from one
     client address (libmicrohttpd closes the next at once); the replies
@@ -65,6 +69,9 @@
     {"web-token-file", HEARTH_OPT_STR, NULL, "FILE",                         \
      "file holding the token every web request must carry (first line; "    \
      "default on loopback: this user's, from its local cookie)"},           \
+    {"web-read-only", HEARTH_OPT_BOOL, NULL, NULL,                           \
+     "the web pages change nothing: no Kill on the master's pages (its "    \
+     "token then only reads; a worker's pages have no action)"},            \
     HEARTH_WEB_LIMIT_OPTIONS
 
 /* The web server's bounds, for option tables that list the others
@@ -112,7 +119,13 @@ typedef struct {
     const char *path; /* "/json"; with prefix, "/app/" matches "/app/X" */
     bool prefix;      /* match paths that start with path */
     hearth_web_fn *fn;
+    bool post; /* POST reaches fn too, its form read (fn answers 405 to a
+                  method it does not take on a path) */
 } hearth_web_route_t;
+
+/* Most bytes of a POST's body (a form: an id and an anti-forgery value
+   need about a hundred). */
+#define HEARTH_WEB_FORM_MAX 4096
 
 typedef struct {
     const char *host;            /* address to bind (NULL: 127.0.0.1) */
@@ -135,6 +148,7 @@ typedef struct {
     uint64_t bad_method;   /* answered 405 */
     uint64_t not_found;    /* answered 404 by the server (no route) */
     uint64_t misdirected;  /* answered 421 (a Host not loopback's) */
+    uint64_t forbidden;    /* answered 403 by hearth_web_form_check */
     uint64_t busy;         /* answered 503 (reply_memory reached) */
     uint64_t bytes;        /* body bytes queued */
     uint64_t held;         /* bytes the replies being sent hold now */
@@ -181,6 +195,33 @@ const char *hearth_web_path (const hearth_web_request_t *req);
 
 /* The query argument name (decoded), or NULL (borrowed). */
 const char *hearth_web_arg (const hearth_web_request_t *req, const char *name);
+
+/* The request header name, or NULL (borrowed). */
+const char *hearth_web_header (const hearth_web_request_t *req,
+                               const char *name);
+
+/* The client's address, for a log line, into buf ("?" when unknown). */
+void hearth_web_client (const hearth_web_request_t *req, char *buf,
+                        size_t size);
+
+/* The field name of a POST's form, decoded, into buf: 0, or -1 when
+   absent (or not a POST) or longer than size (webform.h). */
+int hearth_web_form (const hearth_web_request_t *req, const char *name,
+                     char *buf, size_t size);
+
+/* The anti-forgery value of action (the path a form POSTs to) on this
+   server, for a page's form field HEARTH_WEBFORM_FIELD, into buf (size
+   over HEARTH_WEBFORM_VALUE_LEN): 0, or -1 (buf ""). */
+int hearth_web_form_value (const hearth_web_request_t *req, const char *action,
+                           char *buf, size_t size);
+
+/* Whether the POST req may do action (its path): its origin headers say
+   it comes from this server's pages when they say anything, and its form
+   carries action's anti-forgery value (webform.h).  Else false, with rep
+   a 403 that says why, counted in stats.forbidden and logged once a
+   minute per client and cause (never a value or the token). */
+bool hearth_web_form_check (const hearth_web_request_t *req, const char *action,
+                            hearth_web_reply_t *rep);
 
 /* Fill rep with status, a content type and body (taken: the server frees
    it; NULL with len 0: empty). */

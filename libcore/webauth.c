@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sodium.h>
+
 #include "libcore/cookie.h"
 #include "libcore/curve.h"
 #include "libcore/log.h"
@@ -94,6 +96,10 @@ hearth_webauth_setup (hearth_webauth_t *self, const char *host,
                       hearth_error_t *err)
 {
     memset (self, 0, sizeof *self);
+    if (sodium_init () < 0)
+        return hearth_errprintf (err, "libsodium did not start: no secret "
+                                      "for the pages' forms");
+    randombytes_buf (self->form_key, sizeof self->form_key);
     if (token_file && s_read_token (self, token_file, err) < 0)
         return -1;
     snprintf (self->host, sizeof self->host, "%s", host);
@@ -193,4 +199,5 @@ hearth_webauth_clear (hearth_webauth_t *self)
     volatile char *p = self->token;
     for (size_t i = 0; i < sizeof self->token; i++)
         p[i] = 0;
+    sodium_memzero (self->form_key, sizeof self->form_key);
 }

@@ -33,6 +33,9 @@
 /* Longest token a token file may hold. */
 #define HEARTH_WEBAUTH_TOKEN_MAX 256
 
+/* Bytes of the secret that keys the forms' anti-forgery values. */
+#define HEARTH_WEBAUTH_FORM_KEY_LEN 32
+
 /* Where a server's token comes from. */
 typedef enum {
     HEARTH_WEBAUTH_NONE,   /* none: every request admitted (insecure) */
@@ -46,12 +49,15 @@ typedef struct {
     hearth_webauth_source_t source;           /* where the token is from */
     char host[256];                           /* the address bound */
     char token[HEARTH_WEBAUTH_TOKEN_MAX + 1]; /* the token, or "" */
+    unsigned char form_key[HEARTH_WEBAUTH_FORM_KEY_LEN]; /* random, drawn at
+                                  setup: keys the anti-forgery values of the
+                                  forms (webform.h) */
 } hearth_webauth_t;
 
 /* Decide self for a server bound to host: read token_file (NULL: none)
-   and apply the rule.  0, or -1 with err when the file cannot be used
-   or the server must not start: errno EACCES beyond loopback without a
-   token, ENOKEY on loopback when this user has no usable cookie (its
+   and apply the rule; draw a new form_key.  0, or -1 with err when the file
+   cannot be used or the server must not start: errno EACCES beyond loopback
+   without a token, ENOKEY on loopback when this user has no usable cookie (its
    home cannot keep one: the message says to give a token file). */
 int hearth_webauth_setup (hearth_webauth_t *self, const char *host,
                           const char *token_file, bool insecure,
@@ -69,7 +75,7 @@ int hearth_webauth_check (const hearth_webauth_t *self,
    rule above. */
 bool hearth_webauth_host_ok (const hearth_webauth_t *self, const char *host);
 
-/* Wipe the token from memory. */
+/* Wipe the token and the form key from memory. */
 void hearth_webauth_clear (hearth_webauth_t *self);
 
 /* True when token and expected are equal, in time that depends only on

@@ -21,18 +21,54 @@
 #ifndef HEARTH_LIBCORE_WEBPAGE_H
 #define HEARTH_LIBCORE_WEBPAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
 
 /* The master's page: its status, URL and uptime; the workers; running
-   and completed applications; cluster-mode drivers. */
-char *hearth_page_master (const cJSON *state, int *status);
+   and completed applications; cluster-mode drivers.  With kill, a
+   "kill" link beside each application and driver that has not ended, to
+   its confirmation page (hearth_page_kill_confirm), and body's
+   data-kill="1" so that the script keeps them. */
+char *hearth_page_master (const cJSON *state, bool kill, int *status);
 
-/* An application's page: its details, active stages and executors (with
-   their workers and log links).  404 when app_id is not in state. */
-char *hearth_page_app (const cJSON *state, const char *app_id, int *status);
+/* An application's page: its details, its timeline (the SVG of
+   libcore/timeline.h, written as it is; NULL: its driver has sent
+   none), its stages and executors (with their workers and log links);
+   with kill, while it has not ended, a Kill button to its confirmation
+   page.  404 when app_id is not in state. */
+char *hearth_page_app (const cJSON *state, const char *app_id,
+                       const char *timeline, bool kill, int *status);
+
+/* What can be killed from the pages: an application ("app", in state's
+   apps) or a cluster-mode driver ("driver", in its drivers). */
+typedef enum {
+    HEARTH_PAGE_APP,    /* /app/ID/kill */
+    HEARTH_PAGE_DRIVER, /* /driver/ID/kill */
+} hearth_page_kind_t;
+
+/* The path a kill of kind id POSTs to, "/app/ID/kill", into buf (ids are
+   written as they are: the caller gives only valid ids).  Returns buf. */
+char *hearth_page_kill_path (hearth_page_kind_t kind, const char *id, char *buf,
+                             size_t size);
+
+/* The page that asks to confirm the kill of kind id: what it is (name,
+   state, user or worker, cores), what a kill does, and a form that POSTs
+   to its kill path with value, the anti-forgery value, in the field
+   field (no script: a button); a Cancel link back.  One that has
+   ended: a page saying so, with no form (200).  404 when id is not in
+   state. */
+char *hearth_page_kill_confirm (const cJSON *state, hearth_page_kind_t kind,
+                                const char *id, const char *field,
+                                const char *value, int *status);
+
+/* The page that says how a kill of kind id went: message (a sentence),
+   and links back to the thing's page (an application's) and the
+   master's. */
+char *hearth_page_kill_result (hearth_page_kind_t kind, const char *id,
+                               const char *message);
 
 /* A worker's page: its resources, executors and drivers (ended ones too)
    with links to their stdout and stderr. */

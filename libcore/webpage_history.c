@@ -330,6 +330,9 @@ s_stage_row (FILE *out, const cJSON *s, const void *ctx)
     hearth_view_run (cJSON_GetObjectItemCaseSensitive (s, "run"), run,
                      sizeof run);
     hearth_html_cell (out, run);
+    hearth_view_locality (cJSON_GetObjectItemCaseSensitive (s, "locality"), run,
+                          sizeof run);
+    hearth_html_cell (out, run);
     fputs ("</tr>\n", out);
     return true;
 }
@@ -424,9 +427,9 @@ s_settings (FILE *out, const cJSON *settings)
 static const char *const s_job_cols[] = {"JOB",      "NAME",  "STAGES", "STATE",
                                          "DURATION", "ERROR", NULL};
 static const char *const s_stage_cols[] = {
-    "STAGE",           "JOB",    "NAME", "STATE", "TASKS", "OK",
-    "FAILED",          "KILLED", "LOST", "SPEC",  "RUNS",  "ATTEMPTS",
-    "RUN p50 p95 max", NULL};
+    "STAGE",           "JOB",      "NAME", "STATE", "TASKS", "OK",
+    "FAILED",          "KILLED",   "LOST", "SPEC",  "RUNS",  "ATTEMPTS",
+    "RUN p50 p95 max", "LOCALITY", NULL};
 static const char *const s_slow_cols[] = {
     "STAGE", "TASK", "ATTEMPT", "EXECUTOR", "RUN", "STATE", "OUTCOME", NULL};
 static const char *const s_fail_cols[] = {"STAGE",        "TASK",     "FAILED",

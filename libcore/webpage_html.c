@@ -35,7 +35,11 @@ static const char s_style[] =
     "pre{background:#f6f6f6;border:1px solid #ccc;padding:.5em;"
     "white-space:pre-wrap;word-break:break-all}"
     "#stale{color:#b00}"
-    ".nav a{margin-right:1em}";
+    ".nav a{margin-right:1em}"
+    "a.kill{color:#b00;font-size:.9em}"
+    "button.kill{color:#fff;background:#b00;border:1px solid #800;"
+    "border-radius:3px;padding:3px 12px;font:inherit;cursor:pointer}"
+    ".actions{margin:.5em 0}.actions a{margin-left:1em}";
 
 int
 hearth_html_open (hearth_html_t *h)
@@ -145,6 +149,13 @@ void
 hearth_html_head (FILE *out, const char *title, const char *page,
                   const char *app)
 {
+    hearth_html_head_kill (out, title, page, app, false);
+}
+
+void
+hearth_html_head_kill (FILE *out, const char *title, const char *page,
+                       const char *app, bool kill)
+{
     fputs ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width\">"
            "<link rel=\"icon\" href=\"data:,\"><title>",
@@ -159,6 +170,8 @@ hearth_html_head (FILE *out, const char *title, const char *page,
         hearth_html_text (out, app);
         fputs ("\"", out);
     }
+    if (kill)
+        fputs (" data-kill=\"1\"", out);
     fputs (">\n<h1 id=\"title\">", out);
     hearth_html_text (out, title);
     fputs ("</h1><div id=\"stale\"></div>\n", out);

@@ -55,6 +55,11 @@ void hearth_html_link (FILE *out, const char *href, const char *text);
 void hearth_html_head (FILE *out, const char *title, const char *page,
                        const char *app);
 
+/* The same, with body's data-kill="1" when kill (the script then keeps
+   the kill links of the rows it rebuilds). */
+void hearth_html_head_kill (FILE *out, const char *title, const char *page,
+                            const char *app, bool kill);
+
 /* The document's end; with script, the polling script. */
 void hearth_html_foot (FILE *out, bool script);
 

@@ -5,6 +5,9 @@
 
     Everything from the document is put in the page as DOM text
     (textContent), never as HTML; links are made only of http(s) URLs.
+    With body's data-kill (the master's pages offer kill), the rows it
+    rebuilds keep their (kill) links while their thing has not ended,
+    and an application's page drops its Kill button once it ends.
     A failed fetch shows "Not updated for ..." in #stale and tries again;
     body's data-polls counts the documents shown (the browser test waits
     on it).  Kept as C text so that the pages need no file at run time. */
@@ -18,6 +21,7 @@ const char hearth_page_script[] =
     "\"use strict\";\n"
     "var body = document.body, page = body.getAttribute(\"data-page\");\n"
     "var appId = body.getAttribute(\"data-app\"), polls = 0, last = Date.now();\n"
+    "var kill = body.getAttribute(\"data-kill\") === \"1\";\n"
     "var FINAL_APP = {FINISHED: 1, FAILED: 1, KILLED: 1};\n"
     "var FINAL_DRIVER = {FINISHED: 1, FAILED: 1, KILLED: 1, ERROR: 1};\n"
     "function num(o, k) { var v = o ? o[k] : null; return typeof v === \"number\" ? v : 0; }\n"
@@ -129,7 +133,15 @@ const char hearth_page_script[] =
     "    d.appendChild(div);\n"
     "  });\n"
     "}\n"
-    "function appCell(tr, ap) { td(tr, a(\"/app/\" + enc(str(ap, \"id\")), txt(ap, \"id\"))); }\n"
+    "function killLink(kind, id) {\n"
+    "  var k = a(\"/\" + kind + \"/\" + enc(id) + \"/confirm-kill\", \"(kill)\");\n"
+    "  k.className = \"kill\";\n"
+    "  return [\" \", k];\n"
+    "}\n"
+    "function appCell(tr, ap, live) {\n"
+    "  var c = [a(\"/app/\" + enc(str(ap, \"id\")), txt(ap, \"id\"))];\n"
+    "  td(tr, kill && live && str(ap, \"id\") !== null ? c.concat(killLink(\"app\", str(ap, \"id\"))) : c);\n"
+    "}\n"
     "function mib(n) { return fix(n) + \" MiB\"; }\n"
     "function ratio(u, t, unit) { return fix(u) + \" / \" + fix(t) + (unit ? \" \" + unit : \"\"); }\n"
     "function master(st) {\n"
@@ -162,7 +174,7 @@ const char hearth_page_script[] =
     "  });\n"
     "  fill(\"apps-running\", running, function (x) {\n"
     "    var tr = row(str(x, \"id\"));\n"
-    "    appCell(tr, x);\n"
+    "    appCell(tr, x, true);\n"
     "    td(tr, txt(x, \"name\"));\n"
     "    td(tr, state(txt(x, \"state\")));\n"
     "    td(tr, stamp(num(x, \"submit_ms\")));\n"
@@ -176,7 +188,7 @@ const char hearth_page_script[] =
     "  });\n"
     "  fill(\"apps-completed\", done, function (x) {\n"
     "    var tr = row(str(x, \"id\"));\n"
-    "    appCell(tr, x);\n"
+    "    appCell(tr, x, false);\n"
     "    td(tr, txt(x, \"name\"));\n"
     "    td(tr, fix(num(x, \"cores_peak\")));\n"
     "    td(tr, txt(x, \"user\"));\n"
@@ -188,7 +200,9 @@ const char hearth_page_script[] =
     "  });\n"
     "  fill(\"drivers\", drv, function (d) {\n"
     "    var tr = row(str(d, \"id\")), w = worker(st, str(d, \"worker_id\"));\n"
-    "    [txt(d, \"id\"), txt(d, \"name\"), txt(d, \"app_id\")].forEach(function (v) { td(tr, v); });\n"
+    "    var live = kill && !FINAL_DRIVER[txt(d, \"state\")] && str(d, \"id\") !== null;\n"
+    "    td(tr, live ? [txt(d, \"id\")].concat(killLink(\"driver\", str(d, \"id\"))) : txt(d, \"id\"));\n"
+    "    [txt(d, \"name\"), txt(d, \"app_id\")].forEach(function (v) { td(tr, v); });\n"
     "    td(tr, state(txt(d, \"state\")));\n"
     "    td(tr, txt(d, \"worker_id\"));\n"
     "    td(tr, fix(num(d, \"cores\")));\n"
@@ -203,6 +217,8 @@ const char hearth_page_script[] =
     "  var ap = null, now = num(st, \"time_ms\");\n"
     "  list(st, \"apps\").forEach(function (x) { if (x.id === appId) ap = x; });\n"
     "  if (!ap) return;\n"
+    "  var act = document.getElementById(\"actions\");\n"
+    "  if (act && FINAL_APP[txt(ap, \"state\")]) act.parentNode.removeChild(act);\n"
     "  summary([[\"Name\", txt(ap, \"name\")], [\"State\", txt(ap, \"state\")],\n"
     "           [\"User\", txt(ap, \"user\")], [\"Driver\", txt(ap, \"driver_url\")],\n"
     "           [\"Submitted\", stamp(num(ap, \"submit_ms\"))],\n"

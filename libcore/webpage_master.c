@@ -70,6 +70,22 @@ s_driver_ended (const cJSON *d)
            || strcmp (st, "KILLED") == 0 || strcmp (st, "ERROR") == 0;
 }
 
+/* What a table's rows need: the state (its time, its workers' web_url)
+   and whether they offer kill links. */
+typedef struct {
+    const cJSON *state; /* the master's state */
+    bool kill;          /* kill links beside what has not ended */
+} s_rows_ctx_t;
+
+/* " (kill)": a link to the confirmation page of the kill of kind id. */
+static void
+s_kill_link (FILE *out, const char *kind, const char *id)
+{
+    fprintf (out, " <a class=\"kill\" href=\"/%s/", kind);
+    hearth_html_urlarg (out, id);
+    fputs ("/confirm-kill\">(kill)</a>", out);
+}
+
 /* The state's time: its time_ms. */
 static int64_t
 s_now (const cJSON *state)
@@ -229,15 +245,19 @@ s_progress_cell (FILE *out, const cJSON *a)
     fputs ("</td>", out);
 }
 
-/* The application's id cell: a link to its page. */
+/* The application's id cell: a link to its page, and with kill its
+   kill link. */
 static void
-s_app_id_cell (FILE *out, const cJSON *a)
+s_app_id_cell (FILE *out, const cJSON *a, bool kill)
 {
     fputs ("<td><a href=\"/app/", out);
     hearth_html_urlarg (out, hearth_json_str (a, "id"));
     fputs ("\">", out);
     hearth_html_text (out, hearth_view_text (a, "id"));
-    fputs ("</a></td>", out);
+    fputs ("</a>", out);
+    if (kill && hearth_json_str (a, "id"))
+        s_kill_link (out, "app", hearth_json_str (a, "id"));
+    fputs ("</td>", out);
 }
 
 /* Why a row waits, "REASON (CODE)", or "-". */
@@ -249,12 +269,13 @@ s_waiting_cell (FILE *out, const cJSON *row)
     hearth_html_cell (out, text[0] ? text : "-");
 }
 
-/* A row of the running applications' table (ctx: the state). */
+/* A row of the running applications' table (ctx: s_rows_ctx_t). */
 static bool
 s_running_row (FILE *out, const cJSON *a, const void *ctx)
 {
+    const s_rows_ctx_t *c = ctx;
     char submitted[32], span[32];
-    int64_t now = s_now (ctx);
+    int64_t now = s_now (c->state);
     if (s_app_ended (a))
         return false;
     s_stamp (hearth_view_num (a, "submit_ms"), submitted, sizeof submitted);
@@ -262,7 +283,7 @@ s_running_row (FILE *out, const cJSON *a, const void *ctx)
     fputs ("<tr data-id=\"", out);
     hearth_html_text (out, hearth_json_str (a, "id"));
     fputs ("\">", out);
-    s_app_id_cell (out, a);
+    s_app_id_cell (out, a, c->kill);
     hearth_html_cell (out, hearth_view_text (a, "name"));
     hearth_html_cell_state (out, hearth_view_text (a, "state"));
     hearth_html_cell (out, submitted);
@@ -292,7 +313,7 @@ s_completed_row (FILE *out, const cJSON *a, const void *ctx)
     fputs ("<tr data-id=\"", out);
     hearth_html_text (out, hearth_json_str (a, "id"));
     fputs ("\">", out);
-    s_app_id_cell (out, a);
+    s_app_id_cell (out, a, false);
     hearth_html_cell (out, hearth_view_text (a, "name"));
     hearth_html_cell_num (out, hearth_view_num (a, "cores_peak"));
     hearth_html_cell (out, hearth_view_text (a, "user"));
@@ -304,18 +325,23 @@ s_completed_row (FILE *out, const cJSON *a, const void *ctx)
     return true;
 }
 
-/* A driver's row (ctx: the state, for its worker's web_url). */
+/* A driver's row (ctx: s_rows_ctx_t; the state for its worker's
+   web_url). */
 static bool
 s_driver_row (FILE *out, const cJSON *d, const void *ctx)
 {
+    const s_rows_ctx_t *c = ctx;
     char submitted[32];
     const char *wid = hearth_json_str (d, "worker_id");
-    const cJSON *w = hearth_html_find (s_list (ctx, "workers"), "id", wid);
+    const cJSON *w = hearth_html_find (s_list (c->state, "workers"), "id", wid);
     s_stamp (hearth_view_num (d, "submit_ms"), submitted, sizeof submitted);
     fputs ("<tr data-id=\"", out);
     hearth_html_text (out, hearth_json_str (d, "id"));
-    fputs ("\">", out);
-    hearth_html_cell (out, hearth_view_text (d, "id"));
+    fputs ("\"><td>", out);
+    hearth_html_text (out, hearth_view_text (d, "id"));
+    if (c->kill && !s_driver_ended (d) && hearth_json_str (d, "id"))
+        s_kill_link (out, "driver", hearth_json_str (d, "id"));
+    fputs ("</td>", out);
     hearth_html_cell (out, hearth_view_text (d, "name"));
     hearth_html_cell (out, hearth_view_text (d, "app_id"));
     hearth_html_cell_state (out, hearth_view_text (d, "state"));
@@ -331,24 +357,25 @@ s_driver_row (FILE *out, const cJSON *d, const void *ctx)
 }
 
 char *
-hearth_page_master (const cJSON *state, int *status)
+hearth_page_master (const cJSON *state, bool kill, int *status)
 {
     hearth_html_t h;
+    s_rows_ctx_t rows = {.state = state, .kill = kill};
     *status = 200;
     if (hearth_html_open (&h) < 0)
         return NULL;
-    hearth_html_head (h.out, "Hearth master", "master", NULL);
+    hearth_html_head_kill (h.out, "Hearth master", "master", NULL, kill);
     s_summary (h.out, state);
     hearth_html_table (h.out, "workers", "Workers", s_worker_cols,
                        s_list (state, "workers"), s_worker_row, state);
     hearth_html_table (h.out, "apps-running", "Running applications",
                        s_running_cols, s_list (state, "apps"), s_running_row,
-                       state);
+                       &rows);
     hearth_html_table (h.out, "apps-completed", "Completed applications",
                        s_completed_cols, s_list (state, "apps"),
                        s_completed_row, state);
     hearth_html_table (h.out, "drivers", "Drivers", s_driver_cols,
-                       s_list (state, "drivers"), s_driver_row, state);
+                       s_list (state, "drivers"), s_driver_row, &rows);
     hearth_html_foot (h.out, true);
     return hearth_html_close (&h);
 }
@@ -499,8 +526,23 @@ s_ended_row (FILE *out, const cJSON *e, const void *ctx)
     return true;
 }
 
+/* The Kill button of an application that has not ended: a form that
+   GETs its confirmation page (no script). */
+static void
+s_kill_button (FILE *out, const cJSON *a)
+{
+    fputs ("<form id=\"actions\" class=\"actions\" method=\"get\" "
+           "action=\"/app/",
+           out);
+    hearth_html_urlarg (out, hearth_json_str (a, "id"));
+    fputs ("/confirm-kill\"><button type=\"submit\" class=\"kill\">Kill"
+           "</button></form>\n",
+           out);
+}
+
 char *
-hearth_page_app (const cJSON *state, const char *app_id, int *status)
+hearth_page_app (const cJSON *state, const char *app_id, const char *timeline,
+                 bool kill, int *status)
 {
     hearth_html_t h;
     const cJSON *a = hearth_html_find (s_list (state, "apps"), "id", app_id);
@@ -509,7 +551,7 @@ hearth_page_app (const cJSON *state, const char *app_id, int *status)
     if (hearth_html_open (&h) < 0)
         return NULL;
     snprintf (title, sizeof title, "Application %s", app_id ? app_id : "-");
-    hearth_html_head (h.out, title, "app", app_id);
+    hearth_html_head_kill (h.out, title, "app", app_id, kill);
     fputs ("<p class=\"nav\"><a href=\"/\">Back to the master</a></p>\n",
            h.out);
     if (!a) {
@@ -519,7 +561,17 @@ hearth_page_app (const cJSON *state, const char *app_id, int *status)
         hearth_html_foot (h.out, false);
         return hearth_html_close (&h);
     }
+    if (kill && !s_app_ended (a) && hearth_json_str (a, "id"))
+        s_kill_button (h.out, a);
     s_app_summary (h.out, a, s_now (state));
+    fputs ("<h2>Timeline</h2>\n", h.out);
+    if (timeline) /* libcore/timeline.c's SVG: its text escaped there */
+        fprintf (h.out, "<div id=\"timeline-box\">%s</div>\n", timeline);
+    else
+        fputs ("<p id=\"timeline-none\">No timeline yet: its driver sends "
+               "one with its progress, once a second while tasks end (a "
+               "driver of an older version never does).</p>\n",
+               h.out);
     const cJSON *p = s_list (a, "progress");
     hearth_html_table (h.out, "stages", "Active stages", s_stage_cols,
                        s_list (p, "stages"), s_stage_row, NULL);

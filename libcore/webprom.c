@@ -18,11 +18,15 @@ hearth_web_prom (hearth_prom_t *p, const hearth_web_t *web)
     hearth_prom_family (p, "hearth_web_refused_total", "counter",
                         "Web requests refused: 421 for a Host that is not "
                         "loopback's (host), 503 for --web-reply-memory "
-                        "reached (busy).");
+                        "reached (busy), 403 for an action's form without "
+                        "its anti-forgery value or from another origin "
+                        "(forbidden).");
     hearth_prom_sample (p, "hearth_web_refused_total", "reason", "host",
                         (double) s.misdirected);
     hearth_prom_sample (p, "hearth_web_refused_total", "reason", "busy",
                         (double) s.busy);
+    hearth_prom_sample (p, "hearth_web_refused_total", "reason", "forbidden",
+                        (double) s.forbidden);
     hearth_prom_family (p, "hearth_web_reply_bytes", "gauge",
                         "Bytes the web replies being sent hold now.");
     hearth_prom_sample (p, "hearth_web_reply_bytes", NULL, NULL,

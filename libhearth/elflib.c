@@ -1,21 +1,15 @@
 /*  elflib.c - libelf, opened at its first use; see elflib.h. */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "libcore/dltable.h"
 #include "libhearth/elflib.h"
 
-#define S_SYM(field, name)                                                     \
-    {                                                                          \
-        name, offsetof (hearth_elf_t, field)                                   \
-    }
-static const struct {
-    const char *name;
-    size_t offset;
-} s_syms[] = {
+#define S_SYM(field, name) HEARTH_DL_SYM (hearth_elf_t, field, name)
+static const hearth_dl_sym_t s_syms[] = {
     S_SYM (version, "elf_version"),  S_SYM (begin, "elf_begin"),
     S_SYM (end, "elf_end"),          S_SYM (errmsg, "elf_errmsg"),
     S_SYM (nextscn, "elf_nextscn"),  S_SYM (getdata, "elf_getdata"),
@@ -32,21 +26,11 @@ static char s_error[256];
 static void
 s_load (void)
 {
-    void *lib = dlopen (HEARTH_ELF_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf (s_error, sizeof s_error, "cannot load %s: %s",
-                  HEARTH_ELF_SONAME, dlerror ());
+    hearth_error_t err;
+    if (!hearth_dl_table (HEARTH_ELF_SONAME, s_syms,
+                          sizeof s_syms / sizeof s_syms[0], &s_elf, &err)) {
+        snprintf (s_error, sizeof s_error, "%s", err.text);
         return;
-    }
-    for (size_t i = 0; i < sizeof s_syms / sizeof s_syms[0]; i++) {
-        void *fn = dlsym (lib, s_syms[i].name);
-        if (!fn) {
-            snprintf (s_error, sizeof s_error, "%s has no %s",
-                      HEARTH_ELF_SONAME, s_syms[i].name);
-            dlclose (lib);
-            return;
-        }
-        *(void **) ((char *) &s_elf + s_syms[i].offset) = fn;
     }
     if (s_elf.version (EV_CURRENT) == EV_NONE) {
         snprintf (s_error, sizeof s_error, "%s does not know this ELF version",

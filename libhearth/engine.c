@@ -44,6 +44,7 @@
 #include "libhearth/progress_report.h"
 #include "libhearth/signals.h"
 #include "libhearth/starved.h"
+#include "libhearth/tlfeed.h"
 #include "libhearth/work.h"
 
 /* Between looks for stragglers. */
@@ -65,6 +66,8 @@ struct engine {
     execdecom_t *decom;           /* those whose worker leaves (owned) */
     master_link_t *master;        /* the master (cluster modes), or NULL */
     progress_report_t *progress;  /* summaries for it (with master) */
+    tlfeed_t *tlfeed;             /* the live timeline's news for it (with
+                                     master; owned, lent to the work) */
     local_t *local;               /* our own processes (local modes), or NULL */
     bool signaled;                /* the API was told start-up is over */
     bool stopping;                /* shutting down */
@@ -194,6 +197,8 @@ s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
     execs_set_heartbeat (e->execs, hb_interval_ms, hb_liveness);
     if (e->dynalloc)
         dynalloc_registered (e->dynalloc);
+    if (e->up.registered) /* again: the master's timeline starts over */
+        execs_tlfeed_again (e->execs);
     hearth_error_t err;
     if (!e->up.registered && !e->signaled
         && eventlog_open_app (e->conf, app_id, &e->el, &err) < 0) {
@@ -316,6 +321,8 @@ engine_destroy (engine_t **self_p)
     dynalloc_destroy (&e->dynalloc);
     master_link_destroy (&e->master);
     progress_report_destroy (&e->progress);
+    work_set_tlfeed (e->work, NULL);
+    tlfeed_destroy (&e->tlfeed);
     local_destroy (&e->local);
     eventlog_destroy (&e->el);
     execs_destroy (&e->execs);
@@ -386,11 +393,17 @@ static void
 s_report_progress (engine_t *e, int64_t now, bool final)
 {
     if (!e->master || !e->progress || !e->signaled || e->error[0]
-        || !progress_report_due (e->progress, e->work, now, final))
+        || !progress_report_due (e->progress, e->work, now, final,
+                                 tlfeed_pending (e->tlfeed)))
         return;
     hearth_msg_t *msg = progress_report_msg (e->progress, e->app_id);
-    if (msg && master_link_send_progress (e->master, &msg) == 0)
+    int64_t wall = eventlog_time_ms (NULL);
+    if (msg && tlfeed_add (e->tlfeed, msg->body, wall) < 0)
+        hearth_msg_destroy (&msg); /* no memory: the news wait */
+    if (msg && master_link_send_progress (e->master, &msg) == 0) {
         progress_report_sent (e->progress, now);
+        tlfeed_sent (e->tlfeed);
+    }
 }
 
 static const char *
@@ -491,8 +504,10 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
                              .arg = e};
     e->master = master_link_new (&opts, &cbs, err);
     if (e->master
-        && !(e->progress = progress_report_new (s_progress_interval_ms)))
+        && (!(e->progress = progress_report_new (s_progress_interval_ms))
+            || !(e->tlfeed = tlfeed_new (eventlog_time_ms (NULL)))))
         return hearth_errprintf (err, "out of memory");
+    work_set_tlfeed (e->work, e->tlfeed);
     return e->master ? 0 : -1;
 }
 
@@ -657,9 +672,9 @@ s_shutdown (engine_t *e)
     char why[1024];
     hearth_app_end_t state = s_final_state (e, why, sizeof why);
     work_fail_all (e->work, "the application stopped");
-    s_report_progress (e, hearth_mono_ms (), true); /* the exact end */
-    if (e->execs)
+    if (e->execs) /* before the last report: its executors' ends in it */
         execs_stop_all (e->execs, "the application is over");
+    s_report_progress (e, hearth_mono_ms (), true); /* the exact end */
     eventlog_app_end (e->el, states[state], why);
     work_set_eventlog (e->work, NULL);
     eventlog_destroy (&e->el); /* written before the wait for the master */

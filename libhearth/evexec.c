@@ -7,6 +7,7 @@
 
 #include "libhearth/evexec.h"
 #include "libhearth/evtask.h"
+#include "libhearth/tlfeed.h"
 
 int64_t
 evexec_added (eventlog_t *el, const evexec_t *x)
@@ -57,13 +58,14 @@ evexec_attempt_lost (void *arg, const hearth_assign_t *a, int64_t start_us,
     const evexec_lost_t *l = arg;
     char why[300];
     snprintf (why, sizeof why, "executor %d lost: %s", l->exec_id, l->reason);
-    evtask_end (l->el, &(evtask_end_t){.exec_id = l->exec_id,
-                                       .stage = a->stage,
-                                       .index = a->index,
-                                       .attempt = a->attempt,
-                                       .state = "LOST",
-                                       .out = requeued ? HEARTH_TS_RETRY
-                                                       : HEARTH_TS_RELEASED,
-                                       .run_us = l->now_us - start_us,
-                                       .error = why});
+    evtask_end_t end = {.exec_id = l->exec_id,
+                        .stage = a->stage,
+                        .index = a->index,
+                        .attempt = a->attempt,
+                        .state = "LOST",
+                        .out = requeued ? HEARTH_TS_RETRY : HEARTH_TS_RELEASED,
+                        .run_us = l->now_us - start_us,
+                        .error = why};
+    evtask_end (l->el, &end);
+    tlfeed_attempt (l->tl, &end, eventlog_time_ms (l->el));
 }

@@ -31,14 +31,16 @@ void evexec_removed (eventlog_t *el, const evexec_t *x, const char *reason,
                      int tasks_lost);
 
 /* The argument of evexec_attempt_lost (strings borrowed). */
+struct tlfeed;
 typedef struct {
-    eventlog_t *el;     /* the log */
+    eventlog_t *el;     /* the log, or NULL */
+    struct tlfeed *tl;  /* the live timeline's feed, or NULL */
     int exec_id;        /* the executor lost */
     const char *reason; /* why */
     int64_t now_us;     /* when (monotonic) */
 } evexec_lost_t;
-/* A hearth_ts_dropped_fn: the task_end (LOST) of one attempt; arg is an
-   evexec_lost_t. */
+/* A hearth_ts_dropped_fn: the task_end (LOST) of one attempt, in the log
+   and the feed; arg is an evexec_lost_t. */
 void evexec_attempt_lost (void *arg, const hearth_assign_t *a, int64_t start_us,
                           bool requeued);
 

@@ -126,6 +126,20 @@ s_put_attempt (char *o, evrec_cache_t *cache, int64_t time_ms, uint32_t stage,
     return evfmt_int (o, exec_id);
 }
 
+/* The locality levels' names, as Spark's (hearth_locality_t's order). */
+static const char *const s_locality_names[] = {
+    "NO_PREF", "PROCESS_LOCAL", "NODE_LOCAL", "RACK_LOCAL", "ANY"};
+enum { s_localities = sizeof s_locality_names / sizeof *s_locality_names };
+
+static char *
+s_put_locality (char *o, uint8_t level)
+{
+    o = S_PUT (o, ",\"locality\":\"");
+    size_t len = strlen (s_locality_names[level]);
+    memcpy (o, s_locality_names[level], len);
+    return S_PUT (o + len, "\"");
+}
+
 static char *
 s_format_start (char *o, const char *rec, evrec_cache_t *cache)
 {
@@ -134,7 +148,10 @@ s_format_start (char *o, const char *rec, evrec_cache_t *cache)
     o = S_PUT (o, "{\"event\":\"task_start");
     o = s_put_attempt (o, cache, r.time_ms, r.stage, r.index, r.attempt,
                        r.exec_id);
-    /* format 2: speculative only when true */
+    /* format 2: locality only when not NO_PREF, speculative only when
+       true */
+    if (r.locality != HEARTH_LOC_NO_PREF && r.locality < s_localities)
+        o = s_put_locality (o, r.locality);
     return r.speculative ? S_PUT (o, ",\"speculative\":true}\n")
                          : S_PUT (o, "}\n");
 }

@@ -28,6 +28,7 @@ enum { EVREC_TASK_START = 1, EVREC_TASK_END = 2 };
 typedef struct {
     uint8_t tag;      /* EVREC_TASK_START */
     bool speculative; /* a copy of a straggler */
+    uint8_t locality; /* hearth_locality_t it was offered at */
     int exec_id;      /* where it was sent */
     uint32_t stage;   /* its stage */
     int attempt;      /* its attempt */

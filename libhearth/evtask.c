@@ -20,6 +20,7 @@ evtask_start_record (int exec_id, const hearth_assign_t *a, int64_t time_ms)
 {
     return (evrec_start_t){.tag = EVREC_TASK_START,
                            .speculative = a->speculative,
+                           .locality = a->locality,
                            .exec_id = exec_id,
                            .stage = a->stage,
                            .attempt = a->attempt,

@@ -31,6 +31,7 @@
 #include "libhearth/launch.h"
 #include "libhearth/ship.h"
 #include "libhearth/shuffle.h"
+#include "libhearth/tlfeed.h"
 
 /* Messages read per wake-up before other handlers get a turn. */
 static const int s_max_drain = 256;
@@ -238,6 +239,18 @@ execs_any_registered (const execs_t *self)
 }
 
 void
+execs_tlfeed_again (execs_t *self)
+{
+    tlfeed_t *tl = work_tlfeed (self->work);
+    for (exec_t *x = zhashx_first (self->by_id); tl && x;
+         x = zhashx_next (self->by_id))
+        if (x->registered) {
+            evexec_t info = execs_ev_info (x);
+            tlfeed_exec (tl, &info, NULL, x->added_ms);
+        }
+}
+
+void
 execs_list (const execs_t *self, cJSON *list)
 {
     for (exec_t *x = zhashx_first (self->by_id); list && x;
@@ -306,9 +319,10 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
                   (long long) (x->peak_rss >> 20), (long long) x->peak_rss);
     if (x->registered) {
         eventlog_t *el = work_eventlog (self->work);
-        evexec_lost_t lost = {el, exec_id, reason, hearth_mono_us ()};
+        tlfeed_t *tl = work_tlfeed (self->work);
+        evexec_lost_t lost = {el, tl, exec_id, reason, hearth_mono_us ()};
         int n = execres_remove (self->work, exec_id, x->worker, reason,
-                                el ? evexec_attempt_lost : NULL, &lost);
+                                el || tl ? evexec_attempt_lost : NULL, &lost);
         if (self->ended) /* nothing runs again: the application is over */
             log_info ("executor %d stopped with the application (%s)%s",
                       exec_id, reason,
@@ -321,6 +335,7 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
                         reason, n < 0 ? 0 : n);
         evexec_t info = execs_ev_info (x);
         evexec_removed (el, &info, reason, n < 0 ? 0 : n);
+        tlfeed_exec (tl, &info, reason, eventlog_time_ms (el));
         execs_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         zhash_delete (self->by_key, x->key);
         s_note_gone (self, x->key);
@@ -406,6 +421,22 @@ s_reply_registered (execs_t *self, exec_t *x)
     execs_send (self, x, &msg, NULL);
 }
 
+/* Where executor x is, for locality (issue 37): its host (told with it)
+   and its worker; a task preferring "worker:ID" goes there first. */
+static void
+s_places (execs_t *self, int exec_id, const exec_t *x)
+{
+    char worker[sizeof x->worker + 8];
+    snprintf (worker, sizeof worker, "worker:%s", x->worker);
+    const char *places[] = {worker};
+    if (hearth_taskset_set_executor_places (self->ts, exec_id, places,
+                                            x->worker[0] ? 1 : 0, NULL)
+        < 0)
+        log_warn ("executor %d: cannot note where it is (%s): its tasks' "
+                  "preferences may be missed",
+                  exec_id, strerror (errno));
+}
+
 /* Keep a REGISTER_EXECUTOR read before the application's id (s_early_t):
    true when kept; false when too many are (then it is refused). */
 static bool
@@ -487,6 +518,7 @@ s_register (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
     snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
     zhash_insert (self->by_key, from->key, x);
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
+    s_places (self, exec_id, x);
     hearth_resources_clear (&x->resources); /* a known one registering */
     execres_register (self->ts, exec_id,
                       cJSON_GetObjectItemCaseSensitive (b, "resources"),
@@ -495,6 +527,8 @@ s_register (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
               cores);
     evexec_t info = execs_ev_info (x);
     x->added_ms = evexec_added (work_eventlog (self->work), &info);
+    info.added_ms = x->added_ms;
+    tlfeed_exec (work_tlfeed (self->work), &info, NULL, x->added_ms);
     s_reply_registered (self, x);
 }
 

@@ -119,6 +119,11 @@ void execs_stop_all (execs_t *self, const char *reason);
 /* The application has ended (the master removed it): the executors lost
    from now on go with it, which is said as such, not as a loss. */
 void execs_app_ended (execs_t *self);
+
+/* Tell the live timeline's feed (work_tlfeed) of every registered
+   executor again: a master that registered the application again (a
+   restart, a failover) has no timeline of it. */
+void execs_tlfeed_again (execs_t *self);
 /* Heartbeats to executors, losses of silent ones. */
 void execs_tick (execs_t *self);
 

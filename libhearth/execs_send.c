@@ -16,6 +16,7 @@
 #include "libhearth/execs.h"
 #include "libhearth/execs_int.h"
 #include "libhearth/launch.h"
+#include "libhearth/tlfeed.h"
 
 /* ---- sending ------------------------------------------------------------ */
 
@@ -152,7 +153,10 @@ execs_stop_all (execs_t *self, const char *reason)
          x = zhashx_next (self->by_id))
         if (x->registered) {
             evexec_t info = execs_ev_info (x);
-            evexec_removed (work_eventlog (self->work), &info, reason, 0);
+            eventlog_t *el = work_eventlog (self->work);
+            evexec_removed (el, &info, reason, 0);
+            tlfeed_exec (work_tlfeed (self->work), &info, reason,
+                         eventlog_time_ms (el));
             execs_send_simple (self, x, HEARTH_CMD_STOP_EXECUTOR, reason);
         }
 }

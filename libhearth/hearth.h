@@ -297,6 +297,18 @@ int hearth_stage_set_timeout (hearth_stage_t *stage, int64_t timeout_ms);
 
 /* Number of tasks in the stage. */
 uint64_t hearth_stage_size (const hearth_stage_t *stage);
+
+/* The tasks added last (by the last hearth_stage_add_* call) would
+   rather run at where: a host name or address as workers advertise
+   them ("node7", "10.0.0.7"), "worker:ID", or a worker label
+   "KEY=VALUE"; "{i}" in it is made as in the tasks' own templates (0 to
+   count - 1 of that call).  Callable
+   several times: a task prefers each place named.  A preference is
+   soft: an executor elsewhere gets the task after the locality-wait
+   setting, at once when no executor is on any place it prefers
+   (docs/driver.md, "Locality").  Returns 0 or -1 (EINVAL: no task added
+   yet, an empty place, the job submitted; ENOMEM). */
+int hearth_stage_prefer (hearth_stage_t *stage, const char *where);
 const char *hearth_stage_name (const hearth_stage_t *stage);
 
 /* Submit the job: it starts running in the background.  Returns 0 or -1

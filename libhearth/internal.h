@@ -66,6 +66,9 @@ typedef struct {
     char *fn;           /* function name; or NULL */
     char *arg;          /* function argument template */
     int64_t timeout_ms; /* per-task limit, 0: none */
+    char **prefer;      /* where its tasks would rather run: templates
+                           ("{i}"), NULL-terminated (hearth_stage_prefer);
+                           or NULL */
 } task_group_t;
 
 /* Where one map task's output is (a partitioned stage's task). */

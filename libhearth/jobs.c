@@ -82,6 +82,7 @@ s_stage_destroy (hearth_stage_t **self_p)
         task_group_t *g = &st->groups[i];
         s_strv_destroy (&g->argv);
         s_strv_destroy (&g->env);
+        s_strv_destroy (&g->prefer);
         if (!s_lent (st->job, g->fn))
             free (g->fn);
         if (!s_lent (st->job, g->arg))
@@ -401,6 +402,26 @@ hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
                            const char *arg)
 {
     return hearth_stage_add_functions (stage, fn, arg, 1);
+}
+
+int
+hearth_stage_prefer (hearth_stage_t *stage, const char *where)
+{
+    if (!stage || !where || !*where || stage->ngroups == 0
+        || stage->job->state != HEARTH_JOB_NEW)
+        return errno = EINVAL, -1;
+    task_group_t *g = &stage->groups[stage->ngroups - 1];
+    size_t n = 0;
+    while (g->prefer && g->prefer[n])
+        n++;
+    char **prefer = realloc (g->prefer, (n + 2) * sizeof *prefer);
+    if (!prefer)
+        return -1;
+    g->prefer = prefer;
+    if (!(prefer[n] = strdup (where)))
+        return -1;
+    prefer[n + 1] = NULL;
+    return 0;
 }
 
 uint64_t

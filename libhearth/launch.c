@@ -23,6 +23,7 @@
 #include "libhearth/evtask.h"
 #include "libhearth/launch.h"
 #include "libhearth/shuffle.h"
+#include "libhearth/tlfeed.h"
 
 /* Assignments asked of the task set at a time. */
 enum { s_offer_batch = 1024 };
@@ -103,16 +104,17 @@ s_render_shuffle (launch_t *self, hearth_msg_t *msg, cJSON *tasks,
         self->ts, exec_id, a->stage, a->index, a->attempt,
         HEARTH_TS_FETCH_FAILED, 0, hearth_mono_us ());
     eventlog_t *el = work_eventlog (self->work);
-    evtask_end (el,
-                &(evtask_end_t){
-                    .exec_id = exec_id,
-                    .stage = a->stage,
-                    .index = a->index,
-                    .attempt = a->attempt,
-                    .state = "FAILED",
-                    .out = out,
-                    .error = rc > 0 ? "an output of its input stage is missing"
-                                    : "out of memory launching it"});
+    evtask_end_t end = {.exec_id = exec_id,
+                        .stage = a->stage,
+                        .index = a->index,
+                        .attempt = a->attempt,
+                        .state = "FAILED",
+                        .out = out,
+                        .error = rc > 0
+                                     ? "an output of its input stage is missing"
+                                     : "out of memory launching it"};
+    evtask_end (el, &end);
+    tlfeed_attempt (work_tlfeed (self->work), &end, eventlog_time_ms (el));
 }
 
 /* Bytes of the frames msg got from a task, from frame *seen on (shared
@@ -284,6 +286,8 @@ typedef struct {
     hearth_stage_t *stage;           /* of the last update, or NULL */
     uint32_t touched[s_max_touched]; /* stages to publish, distinct */
     size_t ntouched;                 /* entries of touched */
+    int64_t now_ms; /* the wall clock read once for its attempts' ends in
+                       the live timeline (0: no timeline) */
 } s_status_t;
 
 static void
@@ -388,17 +392,20 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
         hearth_taskset_update (self->ts, s->exec_id, uid, index, u->attempt,
                                state, u->run_us, hearth_mono_us ());
     eventlog_t *el = work_eventlog (self->work);
-    if (el && state != HEARTH_TS_RUNNING && out != HEARTH_TS_STALE)
-        evtask_end (el,
-                    &(evtask_end_t){.exec_id = s->exec_id,
-                                    .stage = uid,
-                                    .index = index,
-                                    .attempt = u->attempt,
-                                    .state = u->state,
-                                    .out = out,
-                                    .run_us = u->run_us,
-                                    .error = u->error,
-                                    .result_bytes = s_result_bytes (st, u)});
+    tlfeed_t *tl = work_tlfeed (self->work);
+    if ((el || tl) && state != HEARTH_TS_RUNNING && out != HEARTH_TS_STALE) {
+        evtask_end_t end = {.exec_id = s->exec_id,
+                            .stage = uid,
+                            .index = index,
+                            .attempt = u->attempt,
+                            .state = u->state,
+                            .out = out,
+                            .run_us = u->run_us,
+                            .error = u->error,
+                            .result_bytes = s_result_bytes (st, u)};
+        evtask_end (el, &end);
+        tlfeed_attempt (tl, &end, s->now_ms);
+    }
     if (shuffle_has_roles (st) && s_shuffle_outcome (self, s, st, u, out) < 0)
         return;
     /* the progress display counts failures, not kills and losses */
@@ -471,6 +478,8 @@ launch_status (launch_t *self, int exec_id, uint32_t server, hearth_msg_t *msg)
     s_status_t s = {.exec_id = exec_id, .server = server, .msg = msg};
     eventlog_t *el = work_eventlog (self->work);
     eventlog_hold_clock (el); /* one clock read for the message's events */
+    if (work_tlfeed (self->work))
+        s.now_ms = eventlog_time_ms (el);
     const cJSON *updates =
         cJSON_GetObjectItemCaseSensitive (msg->body, "updates");
     const cJSON *json;
@@ -508,6 +517,8 @@ s_end_batch (launch_t *self, int exec_id, const batches_taken_t *b, bool lost,
     s_status_t s = {.exec_id = exec_id, .server = SHUFFLE_NO_SERVER};
     eventlog_t *el = work_eventlog (self->work);
     eventlog_hold_clock (el);
+    if (work_tlfeed (self->work))
+        s.now_ms = eventlog_time_ms (el);
     for (size_t i = 0; i < b->n; i++) {
         s_update_t u = {.tid = DRIVER_TID (b->as[i].stage, b->as[i].index),
                         .attempt = b->as[i].attempt,

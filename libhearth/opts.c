@@ -89,6 +89,9 @@ static const hearth_opt_t s_options[] = {
      "fraction of a stage finished before stragglers are looked for"},
     {"speculation-min", HEARTH_OPT_DURATION, "100ms", "TIME",
      "never speculate on tasks shorter than this"},
+    {"locality-wait", HEARTH_OPT_DURATION, "3s", "TIME",
+     "how long a stage waits for an executor where its tasks would rather "
+     "run before it takes one of the rack, then any (0: no wait)"},
     {"task-prefetch", HEARTH_OPT_INT, "128", "N",
      "most tasks queued ahead per executor core (short tasks)", 0, 100000},
     {"heartbeat-interval", HEARTH_OPT_DURATION, "1s", "TIME",

@@ -164,7 +164,7 @@ s_summarize (s_summary_t *sum, work_t *work)
 
 bool
 progress_report_due (progress_report_t *self, work_t *work, int64_t now_ms,
-                     bool final)
+                     bool final, bool news)
 {
     bool job_ended = self->sent_any
                      && work_ended_totals (work)->jobs != self->last.jobs_ended;
@@ -172,7 +172,7 @@ progress_report_due (progress_report_t *self, work_t *work, int64_t now_ms,
         && now_ms - self->sent_ms < self->interval_ms)
         return false; /* the common case: one comparison per tick */
     s_summarize (&self->cur, work);
-    return !self->sent_any
+    return !self->sent_any || news
            || memcmp (&self->cur, &self->last, sizeof self->cur) != 0;
 }
 

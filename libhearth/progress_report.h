@@ -29,10 +29,11 @@ progress_report_t *progress_report_new (int64_t interval_ms);
 void progress_report_destroy (progress_report_t **self_p);
 
 /* Whether a summary of work is due at now_ms (monotonic): final asks
-   for one whenever it differs from the last sent, whatever the time.
+   for one whenever it differs from the last sent, whatever the time;
+   news (the live timeline's, tlfeed.h) makes one due like a change.
    When due, the summary is kept for progress_report_msg. */
 bool progress_report_due (progress_report_t *self, work_t *work, int64_t now_ms,
-                          bool final);
+                          bool final, bool news);
 
 /* The summary progress_report_due kept, as an APPLICATION_PROGRESS of
    app_id (borrowed) for the caller to send.  NULL on no memory. */

@@ -125,6 +125,18 @@ shuffle_servers_set_worker (shuffle_servers_t *self, uint32_t id,
     self->list[id].worker = copy;
 }
 
+const char *
+shuffle_servers_worker (const shuffle_servers_t *self, uint32_t id)
+{
+    return id < self->n ? self->list[id].worker : NULL;
+}
+
+size_t
+shuffle_servers_count (const shuffle_servers_t *self)
+{
+    return self->n;
+}
+
 uint32_t
 shuffle_servers_of_worker (const shuffle_servers_t *self, const char *worker_id)
 {

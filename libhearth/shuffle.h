@@ -53,6 +53,11 @@ const char *shuffle_servers_url (const shuffle_servers_t *self, uint32_t id);
    or an unknown id): its loss finds it (shuffle_servers_of_worker). */
 void shuffle_servers_set_worker (shuffle_servers_t *self, uint32_t id,
                                  const char *worker_id);
+/* The worker of server id (borrowed), or NULL: not told, or no such
+   server. */
+const char *shuffle_servers_worker (const shuffle_servers_t *self, uint32_t id);
+/* How many servers the table holds (their ids: 0 to that - 1). */
+size_t shuffle_servers_count (const shuffle_servers_t *self);
 /* The block server of worker worker_id, or SHUFFLE_NO_SERVER when no
    executor of it has named one. */
 uint32_t shuffle_servers_of_worker (const shuffle_servers_t *self,

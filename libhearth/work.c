@@ -11,7 +11,9 @@
 
 #include "libcore/log.h"
 #include "libhearth/eventlog.h"
+#include "libhearth/reduceplace.h"
 #include "libhearth/shuffle.h"
+#include "libhearth/tlfeed.h"
 #include "libhearth/work.h"
 
 struct work {
@@ -30,6 +32,7 @@ struct work {
                                    its removal, read by its events) */
     work_cbs_t cbs;             /* the owner's callbacks */
     eventlog_t *el;             /* the event log (borrowed), or NULL */
+    tlfeed_t *tl;               /* the live timeline's (borrowed), or NULL */
     work_totals_t ended;        /* what the jobs that ended did */
 };
 
@@ -47,6 +50,7 @@ s_taskset_opts (hearth_conf_t *conf, hearth_taskset_opts_t *o)
         atof (hearth_conf_str (conf, "speculation-multiplier"));
     o->spec_quantile = atof (hearth_conf_str (conf, "speculation-quantile"));
     o->spec_min_us = hearth_conf_ms (conf, "speculation-min") * 1000;
+    o->locality_wait_us = hearth_conf_ms (conf, "locality-wait") * 1000;
 }
 
 work_t *
@@ -96,14 +100,28 @@ work_eventlog (const work_t *self)
     return self->el;
 }
 
+void
+work_set_tlfeed (work_t *self, tlfeed_t *tl)
+{
+    self->tl = tl;
+}
+
+tlfeed_t *
+work_tlfeed (const work_t *self)
+{
+    return self->tl;
+}
+
 /* ---- events ------------------------------------------------------------- */
 
 static void
 s_ev_stage_start (work_t *self, hearth_stage_t *st)
 {
-    if (!self->el || st->ev_started)
+    if ((!self->el && !self->tl) || st->ev_started)
         return;
     st->ev_started = true;
+    tlfeed_stage (self->tl, st->uid, st->name, NULL,
+                  eventlog_time_ms (self->el));
     eventlog_begin (self->el, "stage_start");
     eventlog_int (self->el, "job", (int64_t) st->job->id);
     eventlog_int (self->el, "stage", st->uid);
@@ -119,9 +137,11 @@ static void
 s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
                 uint64_t finished)
 {
-    if (!self->el || !st->ev_started || st->ev_ended)
+    if ((!self->el && !self->tl) || !st->ev_started || st->ev_ended)
         return;
     st->ev_ended = true;
+    tlfeed_stage (self->tl, st->uid, st->name, state,
+                  eventlog_time_ms (self->el));
     eventlog_begin (self->el, "stage_end");
     eventlog_int (self->el, "job", (int64_t) st->job->id);
     eventlog_int (self->el, "stage", st->uid);
@@ -142,7 +162,7 @@ s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
 static void
 s_ev_runnable (work_t *self, hearth_job_t *job)
 {
-    for (size_t i = 0; self->el && i < job->nstages; i++) {
+    for (size_t i = 0; (self->el || self->tl) && i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
         bool ready = !st->ev_started;
         for (size_t k = 0; ready && k < st->nparents; k++)
@@ -404,6 +424,41 @@ s_check_resources (const hearth_job_t *job, const hearth_stage_t *st,
     return 0;
 }
 
+/* The places the stage's tasks prefer (hearth_stage_prefer), each
+   template made for each task, to the task set.  0, or -1 with errno. */
+static int
+s_add_prefs (work_t *self, const hearth_stage_t *st)
+{
+    for (size_t k = 0; k < st->ngroups; k++) {
+        const task_group_t *g = &st->groups[k];
+        size_t n = 0;
+        while (g->prefer && g->prefer[n])
+            n++;
+        if (n == 0)
+            continue;
+        char **where = calloc (n, sizeof *where);
+        if (!where)
+            return -1;
+        int rc = 0;
+        for (uint64_t i = 0; rc == 0 && i < g->count; i++) {
+            for (size_t p = 0; rc == 0 && p < n; p++)
+                if (!(where[p] = render_template (g->prefer[p], i)))
+                    rc = -1;
+            if (rc == 0)
+                rc = hearth_taskset_prefer (self->ts, st->uid, g->first + i,
+                                            (const char *const *) where, n);
+            for (size_t p = 0; p < n; p++) {
+                free (where[p]);
+                where[p] = NULL;
+            }
+        }
+        free (where);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Give a stage its uid, result slots and a place in the task set. */
 static int
 s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
@@ -431,6 +486,8 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     if (rc == 0 && st->resources.n)
         rc = hearth_taskset_set_stage_resources (self->ts, st->uid,
                                                  &st->resources);
+    if (rc == 0)
+        rc = s_add_prefs (self, st);
     if (rc < 0)
         return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
                                  strerror (errno));
@@ -471,6 +528,23 @@ work_submit (work_t *self, hearth_job_t *job)
 
 /* ---- the task set's events ---------------------------------------------- */
 
+/* st is done: the stages reading its partitions would rather run where
+   their bytes are (reduceplace.h). */
+static void
+s_place_readers (work_t *self, const hearth_stage_t *st)
+{
+    hearth_job_t *job = st->job;
+    for (size_t k = 0; shuffle_partitions (st) && k < job->nstages; k++)
+        if (job->stages[k]->input == st) {
+            uint64_t n =
+                reduceplace_prefer (self->ts, self->servers, job->stages[k]);
+            if (n)
+                log_debug ("stage %s: %llu tasks prefer the workers holding "
+                           "their input",
+                           job->stages[k]->name, (unsigned long long) n);
+        }
+}
+
 static void
 s_on_event (work_t *self, const hearth_ts_event_t *ev)
 {
@@ -484,6 +558,7 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
         job_set_progress (st->job, st, st->ntasks, 0, true);
         shuffle_stage_done (st);
         s_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
+        s_place_readers (self, st);
         s_ev_runnable (self, st->job);
         break;
     case HEARTH_TS_EV_JOB_DONE:

@@ -19,6 +19,7 @@
 #include "libhearth/internal.h"
 
 struct eventlog;
+struct tlfeed;
 typedef struct work work_t;
 
 /* What the work asks of its owner. */
@@ -42,6 +43,12 @@ void work_set_eventlog (work_t *self, struct eventlog *el);
 /* The event log (borrowed), or NULL when there is none: launch.c and
    execs.c write theirs there. */
 struct eventlog *work_eventlog (const work_t *self);
+/* Record the live timeline's news into tl (borrowed: it outlives the
+   work's use of it), or stop with NULL. */
+void work_set_tlfeed (work_t *self, struct tlfeed *tl);
+/* The live timeline's feed (borrowed), or NULL when there is none (no
+   master): launch.c and execs.c record there. */
+struct tlfeed *work_tlfeed (const work_t *self);
 /* The task set (borrowed: it lives as long as the work). */
 hearth_taskset_t *work_taskset (work_t *self);
 /* The block servers of the application's map outputs (borrowed: it

@@ -447,3 +447,17 @@ master_driver_kill (master_t *m, reg_driver_t *d, char *text, size_t size)
         registry_driver_set_state (m->reg, d, &u);
     }
 }
+
+void
+master_app_kill (master_t *m, reg_app_t *app)
+{
+    /* A cluster-mode driver's application: the driver goes too, and a
+       supervised one is not relaunched (as with --kill DRIVER_ID). */
+    reg_driver_t *d = master_driver_of_app (m, app->id);
+    char text[300];
+    if (d)
+        master_driver_kill (m, d, text, sizeof text);
+    else
+        registry_app_end (m->reg, app, APP_KILLED, "killed by request",
+                          master_kill_executor, m);
+}

@@ -76,6 +76,12 @@ reg_driver_t *master_driver_of_app (master_t *m, const char *app_id);
    what was done. */
 void master_driver_kill (master_t *m, reg_driver_t *d, char *text, size_t size);
 
+/* Kill app (borrowed), which has not ended, as KILL_APPLICATION does:
+   it ends KILLED ("killed by request"), and the cluster-mode driver
+   that runs it, if any, is killed too and not relaunched (as with
+   master_driver_kill).  app may be gone when this returns. */
+void master_app_kill (master_t *m, reg_app_t *app);
+
 /* Copy member name of from (borrowed), if there, into to. */
 void master_json_copy (cJSON *to, const cJSON *from, const char *name);
 

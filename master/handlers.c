@@ -410,15 +410,7 @@ s_kill_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     if (!ok)
         return;
     log_info ("application %s killed on request", id);
-    /* A cluster-mode driver's application: the driver goes too, and a
-       supervised one is not relaunched (as with --kill DRIVER_ID). */
-    reg_driver_t *d = master_driver_of_app (m, id);
-    char text[300];
-    if (d)
-        master_driver_kill (m, d, text, sizeof text);
-    else
-        registry_app_end (m->reg, app, APP_KILLED, "killed by request",
-                          master_kill_executor, m);
+    master_app_kill (m, app);
 }
 
 /* The driver's progress summary: kept as the application's `progress`

@@ -23,5 +23,6 @@ hearth_master_SOURCES = \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
 	master/recover.c master/recover.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \
-	master/web.c master/web.h master/webjson.c master/webmetrics.c
+	master/web.c master/web.h master/webjson.c master/webmetrics.c \
+	master/webkill.c
 hearth_master_LDADD = master/libregistry.la $(WEB_LIBS) $(NOTIFY_LIBS) $(ZK_ALL_LIBS) $(CORE_LIBS)

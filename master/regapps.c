@@ -256,10 +256,16 @@ int
 registry_app_set_progress (reg_app_t *a, const cJSON *body, int64_t wall_ms)
 {
     struct reg_app *app = registry__app_rw (a);
+    const cJSON *tl = cJSON_GetObjectItemCaseSensitive (body, "timeline");
+    if (tl && !app->timeline && !(app->timeline = hearth_tllive_new ()))
+        return -1;
+    if (tl && hearth_tllive_merge (app->timeline, tl) < 0)
+        return -1;
     cJSON *p = cJSON_CreateObject ();
     bool ok = p && cJSON_AddNumberToObject (p, "time_ms", (double) wall_ms);
     for (const cJSON *f = body->child; ok && f; f = f->next) {
-        if (strcmp (f->string, "app_id") == 0)
+        if (strcmp (f->string, "app_id") == 0
+            || strcmp (f->string, "timeline") == 0)
             continue;
         cJSON *copy = cJSON_Duplicate (f, 1);
         ok = copy && cJSON_AddItemToObject (p, f->string, copy);

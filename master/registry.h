@@ -218,8 +218,10 @@ void registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
 
 /* The driver's progress summary (an APPLICATION_PROGRESS body,
    borrowed, checked against its schema) becomes app's progress, dated
-   wall_ms.  Neither observed nor journaled: the driver sends it again
-   within a second.  Returns 0, or -1 on no memory (the last one stays). */
+   wall_ms, and its timeline, if any, is merged into app's
+   (timeline_live.h: bounded, freed with app).  Neither observed nor
+   journaled: the driver sends it again within a second.  Returns 0, or
+   -1 on no memory (the last one stays). */
 int registry_app_set_progress (reg_app_t *app, const cJSON *body,
                                int64_t wall_ms);
 

@@ -26,6 +26,7 @@
 #include "libcore/ids.h"
 #include "libcore/liveness.h"
 #include "libcore/resources.h"
+#include "libcore/timeline_live.h"
 
 /* Indices into hearth_worker_states[], hearth_app_states[] and
    hearth_executor_states[] (proto.h). */
@@ -165,6 +166,10 @@ struct reg_app {
     cJSON *progress;           /* its driver's last progress summary
                                   (APPLICATION_PROGRESS, with time_ms),
                                   or NULL; not journaled */
+    hearth_tllive_t *timeline; /* what its driver's progress summaries
+                                  said of its attempts, executors and
+                                  stages (owned), or NULL before the
+                                  first; not journaled */
     cJSON *last_oom;           /* its last executor killed for memory:
                                   {exec_id, worker_id,
                                   memory_limit_bytes, peak_rss_bytes,

@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/web.h"
 #include "libcore/webpage.h"
+#include "master/registry.h"
 #include "master/state.h"
 #include "master/web.h"
 
@@ -66,24 +68,66 @@ s_metrics (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
                           text, len);
 }
 
+/* The SVG of app_id's timeline, or NULL (no such application, no
+   timeline from its driver, no memory: the page says there is none).
+   Its axis runs on past the driver's last report by the time since it
+   arrived, to now or to the application's end. */
+static char *
+s_timeline (master_t *m, const char *app_id)
+{
+    reg_app_t *app = registry_app (m->reg, app_id);
+    if (!app || !app->timeline)
+        return NULL;
+    int64_t arrived = hearth_json_int (app->progress, "time_ms", 0);
+    int64_t until =
+        app->state <= APP_RUNNING ? registry_wall_ms () : app->end_ms;
+    return hearth_tllive_svg (
+        app->timeline, arrived > 0 && until > arrived ? until - arrived : 0);
+}
+
+/* / and /app/ID: the pages (/app/ID/...: a kill, webkill.c). */
 static void
 s_page (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
 {
-    cJSON *state = master_state_json (arg);
+    master_t *m = arg;
     const char *path = hearth_web_path (req);
+    bool app = strncmp (path, "/app/", 5) == 0;
+    if (app && strchr (path + 5, '/')) {
+        master_web_kill (m, req, rep, HEARTH_PAGE_APP, path + 5);
+        return;
+    }
+    if (strcmp (hearth_web_method (req), "POST") == 0) { /* a POST route */
+        hearth_web_reply_header (rep, "Allow", "GET, HEAD");
+        hearth_web_reply_text (rep, 405, "405 method not allowed: POST\n");
+        return;
+    }
+    cJSON *state = master_state_json (m);
     int status = 500;
     char *page = NULL;
-    if (state && strncmp (path, "/app/", 5) == 0)
-        page = hearth_page_app (state, path + 5, &status);
+    bool kill = master_web_kill_on (m);
+    if (state && app) {
+        char *timeline = s_timeline (m, path + 5);
+        page = hearth_page_app (state, path + 5, timeline, kill, &status);
+        free (timeline);
+    }
     else if (state)
-        page = hearth_page_master (state, &status);
+        page = hearth_page_master (state, kill, &status);
     cJSON_Delete (state);
     hearth_web_reply_html (rep, page, status);
 }
 
+/* /driver/ID/...: a kill of a cluster-mode driver (webkill.c). */
+static void
+s_driver (void *arg, const hearth_web_request_t *req, hearth_web_reply_t *rep)
+{
+    master_web_kill (arg, req, rep, HEARTH_PAGE_DRIVER,
+                     hearth_web_path (req) + strlen ("/driver/"));
+}
+
 static const hearth_web_route_t s_routes[] = {
     {"/", false, s_page},
-    {"/app/", true, s_page},
+    {"/app/", true, s_page, .post = true},
+    {"/driver/", true, s_driver, .post = true},
     {"/api/v1/state", false, s_state},
     {"/json", false, s_spark},
     {"/json/", false, s_spark},

@@ -28,6 +28,12 @@ tests_driver_test_ctx_SOURCES = tests/driver/test_ctx.c
 tests_driver_test_ctx_CPPFLAGS = -I$(top_srcdir)/libhearth
 tests_driver_test_ctx_LDADD = libhearth.la
 
+# A libhearth driver program of locality's API (test-locality.sh).
+check_PROGRAMS += tests/driver/test-locality-api
+tests_driver_test_locality_api_SOURCES = tests/driver/test_locality_api.c
+tests_driver_test_locality_api_CPPFLAGS = -I$(top_srcdir)/libhearth
+tests_driver_test_locality_api_LDADD = libhearth.la
+
 # A libhearth driver program of the shuffle's API (test-shuffle-api.sh).
 check_PROGRAMS += tests/driver/test-shuffle-api
 tests_driver_test_shuffle_api_SOURCES = tests/driver/test_shuffle_api.c
@@ -110,6 +116,7 @@ DRIVER_TESTS = \
 	tests/driver/test-task-stderr.sh \
 	tests/driver/test-shuffle.sh \
 	tests/driver/test-shuffle-api.sh \
+	tests/driver/test-locality.sh \
 	tests/driver/test-shuffle-failures.sh \
 	tests/driver/test-shuffle-worker-lost.sh
 TESTS += $(DRIVER_TESTS)

@@ -15,13 +15,6 @@
 deadline 420
 export TMPDIR=$T LC_ALL=C
 
-# expect_fail COMMAND...: it fails with an error, not a crash.
-expect_fail() {
-  "$@"
-  local rc=$?
-  ((rc > 0 && rc < 128))
-}
-
 # Input: 6 files of words drawn (seeded) from 3,000 distinct words.
 word_files 6 20000 3000 7
 

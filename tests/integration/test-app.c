@@ -32,7 +32,8 @@
         --final-message TEXT                   UNREGISTER_APPLICATION's
                                                message on SIGTERM
         test-app --master URL --garbage        sends malformed and hostile
-                                               messages, prints "ERRORS N"
+                                               messages, prints each ERROR's
+                                               "ERROR_MESSAGE TEXT", "ERRORS N"
                                                and "STATE_OK" when the master
                                                still answers MASTER_STATE
         test-app --master URL --fake-master TAG
@@ -467,6 +468,36 @@ static const char s_worker_body[] =
     "{\"id\":\"worker-20260101000000-dup-1\",\"host\":\"%s\","
     "\"cores\":2,\"memory_mb\":1024,\"version\":\"0\"}";
 
+/* APPLICATION_PROGRESS with a live timeline a hostile driver made: an
+   attempt that ends before it starts, one with an outcome no version
+   has, and one attempt more than the 5,000 a report may carry. */
+static void
+s_send_bad_timelines (app_t *a)
+{
+    static const char head[] =
+        "{\"app_id\":\"app-20260101000000-0001\",\"jobs_active\":1,"
+        "\"tasks_total\":1,\"tasks_finished\":0,\"tasks_failed\":0,"
+        "\"tasks_running\":1,\"stages\":[],\"timeline\":{\"now_ms\":9,"
+        "\"attempts\":[";
+    static const char attempt[] = "[0,1,2,0,5,9,0]";
+    char small[512];
+    snprintf (small, sizeof small, "%s[0,1,2,0,9,5,0]]}}", head);
+    RAW ("HEARTH/1", "APPLICATION_PROGRESS", small);
+    snprintf (small, sizeof small, "%s[0,1,2,0,5,9,77]]}}", head);
+    RAW ("HEARTH/1", "APPLICATION_PROGRESS", small);
+    size_t n = 5001, size = sizeof head + n * sizeof attempt + 8;
+    char *big = malloc (size);
+    if (!big)
+        return;
+    size_t len = (size_t) snprintf (big, size, "%s", head);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t) snprintf (big + len, size - len, "%s%s", i ? "," : "",
+                                  attempt);
+    snprintf (big + len, size - len, "]}}");
+    RAW ("HEARTH/1", "APPLICATION_PROGRESS", big);
+    free (big);
+}
+
 static void
 s_send_garbage (app_t *a)
 {
@@ -492,6 +523,7 @@ s_send_garbage (app_t *a)
          "\"state\":\"RUNNING\"}");
     RAW ("HEARTH/1", "UNREGISTER_APPLICATION",
          "{\"app_id\":\"app-20260101000000-0001\"}");
+    s_send_bad_timelines (a);
     unsigned seed = 1;
     for (int i = 0; i < 20; i++) {
         char bytes[64];
@@ -538,6 +570,9 @@ s_garbage (app_t *a)
     /* Until the last garbage message (a valid registration) is answered. */
     while (!registered && (msg = s_recv_wait (a->master, 3000))) {
         errors += msg->cmd == HEARTH_CMD_ERROR;
+        if (msg->cmd == HEARTH_CMD_ERROR)
+            printf ("ERROR_MESSAGE %s\n",
+                    hearth_json_str (msg->body, "message"));
         registered += msg->cmd == HEARTH_CMD_REGISTERED_WORKER;
         hearth_msg_destroy (&msg);
     }

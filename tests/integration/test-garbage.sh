@@ -2,8 +2,9 @@
 # Garbage and malformed messages to the master's port: random bytes, a
 # wrong version, bad JSON, too deep JSON, bad fields, unknown and
 # unexpected commands, raw bytes that are not even ZMTP, a duplicate
-# worker id.  The master answers ERROR where it can, refuses the
-# duplicate, logs, and keeps answering MASTER_STATE.
+# worker id, malformed and oversized live timelines (APPLICATION_PROGRESS).
+# The master answers ERROR where it can (saying what was wrong), refuses
+# the duplicate, logs, and keeps answering MASTER_STATE.
 . "$(dirname "$0")/../lib/cluster.sh"
 deadline 60
 
@@ -19,6 +20,12 @@ check "ERROR replies to the malformed messages" test "${errors:-0}" -ge 10
 check "a duplicate worker id from another host is refused" \
   grep -q '^DUPLICATE_REFUSED duplicate worker id' "$T/garbage.out"
 check "the master logs why it dropped them" grep -q 'not a Hearth message.*dropped' "$T/master.log"
+check "ERROR for a live timeline that ends before it starts" \
+  grep -q "timeline.attempts\[0\]': it ends (5) before it starts (9)" "$T/garbage.out"
+check "... an attempt's outcome out of range" \
+  grep -q "timeline.attempts\[0\]\[6\]': expected at most 4, got 77" "$T/garbage.out"
+check "... a timeline of more attempts than a report may carry" \
+  grep -q "timeline.attempts': expected an array of 0 to 5000 elements" "$T/garbage.out"
 
 # Not ZMTP at all, straight onto the TCP port.
 for i in 1 2 3; do

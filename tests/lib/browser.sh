@@ -12,6 +12,8 @@
 #                                 gives the value, arguments[i] the ARGs
 #                                 as strings) and print its value as JSON
 #   browser_until SECONDS SCRIPT  poll SCRIPT until it returns true
+#   browser_click CSS             click the first element CSS selects, as
+#                                 a user does (WebDriver's element click)
 #   browser_console               append the console's new entries to
 #                                 $T/browser-console.log, print them
 #   browser_errors                the SEVERE entries seen so far
@@ -114,6 +116,15 @@ browser_js() {
 browser_until() {
   local limit=$1; shift
   wait_for "$limit" browser_is_true "$@"
+}
+
+browser_click() {
+  local el
+  el=$(wd_value POST "/session/$BROWSER_SESSION/element" \
+    "$(jq -cn --arg css "$1" '{using: "css selector", value: $css}')") ||
+    return 1
+  el=$(jq -r 'to_entries[0].value' <<<"$el")
+  wd_value POST "/session/$BROWSER_SESSION/element/$el/click" '{}' >/dev/null
 }
 
 # browser_is_true SCRIPT [ARG...]: SCRIPT returned true.

@@ -11,6 +11,13 @@ submit() {
     --heartbeat-liveness "$LIVENESS" "$@" >"$T/out" 2>"$T/err"
 }
 
+# expect_fail COMMAND...: it fails with an error, not a crash.
+expect_fail() {
+  "$@"
+  local rc=$?
+  ((rc > 0 && rc < 128))
+}
+
 # job NAME JSON: write a job file, print its path.
 job() {
   printf '%s\n' "$2" >"$T/$1.json"

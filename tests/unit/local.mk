@@ -40,6 +40,11 @@ tests_unit_test_dispatch_SOURCES = tests/unit/test_dispatch.c
 tests_unit_test_dispatch_CFLAGS = $(unit_cflags)
 tests_unit_test_dispatch_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_dltable
+tests_unit_test_dltable_SOURCES = tests/unit/test_dltable.c tests/unit/testutil.h
+tests_unit_test_dltable_CFLAGS = $(unit_cflags)
+tests_unit_test_dltable_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_loglimit
 tests_unit_test_loglimit_SOURCES = tests/unit/test_loglimit.c tests/unit/testutil.h
 tests_unit_test_loglimit_CFLAGS = $(unit_cflags)
@@ -182,6 +187,11 @@ UNIT_TESTS += tests/unit/test_taskset_move
 tests_unit_test_taskset_move_SOURCES = tests/unit/test_taskset_move.c
 tests_unit_test_taskset_move_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_move_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_taskset_locality
+tests_unit_test_taskset_locality_SOURCES = tests/unit/test_taskset_locality.c
+tests_unit_test_taskset_locality_CFLAGS = $(unit_cflags)
+tests_unit_test_taskset_locality_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_taskset_res
 tests_unit_test_taskset_res_SOURCES = tests/unit/test_taskset_res.c
 tests_unit_test_taskset_res_CFLAGS = $(unit_cflags)
@@ -337,6 +347,13 @@ tests_unit_test_progress_SOURCES = tests/unit/test_progress.c \
 	$(registry_sources)
 tests_unit_test_progress_CFLAGS = $(unit_cflags)
 tests_unit_test_progress_LDADD = libhearth/libdriver.la $(registry_libs)
+# The live timeline: the driver's feed, the codec's bounds, the master's
+# store and its record in the registry.
+UNIT_TESTS += tests/unit/test_livetimeline
+tests_unit_test_livetimeline_SOURCES = tests/unit/test_livetimeline.c \
+	$(registry_sources)
+tests_unit_test_livetimeline_CFLAGS = $(unit_cflags)
+tests_unit_test_livetimeline_LDADD = libhearth/libdriver.la $(registry_libs)
 # The Prometheus text and the web token's comparison (libhearthweb).
 UNIT_TESTS += tests/unit/test_prom
 tests_unit_test_prom_SOURCES = tests/unit/test_prom.c tests/unit/testutil.h
@@ -346,6 +363,10 @@ UNIT_TESTS += tests/unit/test_webauth
 tests_unit_test_webauth_SOURCES = tests/unit/test_webauth.c tests/unit/testutil.h
 tests_unit_test_webauth_CFLAGS = $(unit_cflags)
 tests_unit_test_webauth_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_webform
+tests_unit_test_webform_SOURCES = tests/unit/test_webform.c tests/unit/testutil.h
+tests_unit_test_webform_CFLAGS = $(unit_cflags)
+tests_unit_test_webform_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_webpage
 tests_unit_test_webpage_SOURCES = tests/unit/test_webpage.c tests/unit/testutil.h
 tests_unit_test_webpage_CFLAGS = $(unit_cflags)

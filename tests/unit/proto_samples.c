@@ -186,7 +186,14 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'waiting':[{'job':1,'stage':3,'name':'top','tasks':1,"
         "'finished':0,'running':0,'failed':0}],"
         "'completed':[{'job':1,'stage':1,'name':'map','tasks':100,"
-        "'finished':100,'running':0,'failed':1}]}"},
+        "'finished':100,'running':0,'failed':1}],"
+        "'timeline':{'now_ms':5400,'cut':3,"
+        "'attempts':[[0,1,99,0,5100,5350,0],[1,2,4,1,5200,5390,1]],"
+        "'executors':[{'id':1,'cores':4,'host':'node-2','added_ms':120},"
+        "{'id':0,'cores':4,'host':'node-1','added_ms':100,"
+        "'removed_ms':5300,'reason':'worker w1 lost'}],"
+        "'stages':[{'id':2,'name':'reduce','start_ms':5000},"
+        "{'id':1,'name':'map','end_ms':5010,'state':'SUCCEEDED'}]}}"},
     [HEARTH_CMD_APPLICATION_WAITING] = {
         "{'app_id':'" APP_ID "','reason':'each executor asks for 2 gpu; "
         "the most any worker has is 1'}"},

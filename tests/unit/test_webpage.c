@@ -111,7 +111,7 @@ test_master_rows (void **state)
     (void) state;
     cJSON *doc = s_state (true);
     int status = 0;
-    char *html = hearth_page_master (doc, &status);
+    char *html = hearth_page_master (doc, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
     assert_contains (html, "<!DOCTYPE html>");
@@ -159,7 +159,7 @@ test_master_no_progress (void **state)
     (void) state;
     cJSON *doc = s_state (false);
     int status = 0;
-    char *html = hearth_page_master (doc, &status);
+    char *html = hearth_page_master (doc, false, &status);
     assert_non_null (html);
     /* no progress, and no wait: "-" both */
     assert_contains (html,
@@ -175,7 +175,7 @@ test_master_empty (void **state)
     (void) state;
     cJSON *doc = s_parse ("{\"status\":\"RECOVERING\",\"workers\":[]}");
     int status = 0;
-    char *html = hearth_page_master (doc, &status);
+    char *html = hearth_page_master (doc, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
     assert_contains (html, "<b>Status:</b> RECOVERING");
@@ -206,7 +206,7 @@ test_escaping (void **state)
     (void) state;
     cJSON *doc = s_parse (s_evil);
     int status = 0;
-    char *html = hearth_page_master (doc, &status);
+    char *html = hearth_page_master (doc, false, &status);
     assert_non_null (html);
     /* The page's own script is the only one. */
     assert_int_equal (s_count (html, "<script"), 1);
@@ -225,7 +225,7 @@ test_escaping (void **state)
     assert_contains (html, "/logpage?driver=d%26%3C%3E&amp;stream=stdout");
     free (html);
 
-    html = hearth_page_app (doc, "a\"&<", &status);
+    html = hearth_page_app (doc, "a\"&<", NULL, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
     assert_int_equal (s_count (html, "<script"), 1);
@@ -235,7 +235,7 @@ test_escaping (void **state)
     assert_contains (html, "logpage?app=a%22%26%3C&amp;exec=1&amp;stream=");
     free (html);
 
-    html = hearth_page_app (doc, "<script>", &status);
+    html = hearth_page_app (doc, "<script>", NULL, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 404);
     assert_int_equal (s_count (html, "<script"), 0);
@@ -250,9 +250,20 @@ test_app_page (void **state)
     (void) state;
     cJSON *doc = s_state (true);
     int status = 0;
-    char *html = hearth_page_app (doc, APP, &status);
+    /* the live timeline as given (timeline.c escapes its text), above
+       the stages; none yet: said so */
+    char *html = hearth_page_app (doc, APP, "<svg id=\"timeline\"></svg>",
+                                  false, &status);
+    assert_contains (html, "<h2>Timeline</h2>\n<div id=\"timeline-box\">"
+                           "<svg id=\"timeline\"></svg></div>");
+    assert_true (strstr (html, "timeline-box")
+                 < strstr (html, "id=\"stages\""));
+    free (html);
+    html = hearth_page_app (doc, APP, NULL, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
+    assert_contains (html, "<p id=\"timeline-none\">No timeline yet");
+    assert_null (strstr (html, "timeline-box"));
     assert_contains (html, "<title>Application " APP "</title>");
     assert_contains (html, "data-page=\"app\" data-app=\"" APP "\"");
     assert_contains (html, "<b>User:</b> ann");
@@ -280,7 +291,7 @@ test_app_page (void **state)
                            "&amp;exec=3&amp;stream=stdout\">stdout</a>");
     free (html);
 
-    html = hearth_page_app (doc, DONE, &status);
+    html = hearth_page_app (doc, DONE, NULL, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
     assert_contains (html, "<b>State:</b> FAILED");
@@ -302,14 +313,120 @@ test_app_page (void **state)
                            "MiB&gt;</td><td>-</td>");
     free (html);
 
-    html = hearth_page_app (doc, "app-nope", &status);
+    html = hearth_page_app (doc, "app-nope", NULL, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 404);
     assert_contains (html, "knows no application app-nope");
     free (html);
-    html = hearth_page_app (doc, NULL, &status);
+    html = hearth_page_app (doc, NULL, NULL, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 404);
+    free (html);
+    cJSON_Delete (doc);
+}
+
+/* With kill (docs/operations.md, "Killing from the pages"): a (kill)
+   link beside the running application and the running driver on the
+   master's page, none beside the completed application, body's
+   data-kill; a Kill button on the running application's page, none on
+   the ended one's; without kill, none of them. */
+static void
+test_kill_links (void **state)
+{
+    (void) state;
+    cJSON *doc = s_state (true);
+    int status = 0;
+    char *html = hearth_page_master (doc, true, &status);
+    assert_non_null (html);
+    assert_contains (html, "data-page=\"master\" data-kill=\"1\">");
+    assert_contains (html, "<td><a href=\"/app/" APP "\">" APP "</a> <a "
+                           "class=\"kill\" href=\"/app/" APP
+                           "/confirm-kill\">(kill)</a></td>");
+    assert_contains (html, "<td>" DRV " <a class=\"kill\" href=\"/driver/" DRV
+                           "/confirm-kill\">(kill)</a></td>");
+    assert_contains (html, "<td><a href=\"/app/" DONE "\">" DONE "</a></td>");
+    assert_lacks (html, "/app/" DONE "/confirm-kill");
+    free (html);
+    html = hearth_page_master (doc, false, &status);
+    assert_non_null (html);
+    assert_lacks (html, "data-kill=\"1\"");
+    assert_lacks (html, "confirm-kill\">");
+    free (html);
+    html = hearth_page_app (doc, APP, NULL, true, &status);
+    assert_non_null (html);
+    assert_contains (html, "<form id=\"actions\" class=\"actions\" "
+                           "method=\"get\" action=\"/app/" APP
+                           "/confirm-kill\"><button type=\"submit\" "
+                           "class=\"kill\">Kill</button></form>");
+    free (html);
+    html = hearth_page_app (doc, DONE, NULL, true, &status);
+    assert_non_null (html);
+    assert_lacks (html, "id=\"actions\"");
+    free (html);
+    html = hearth_page_app (doc, APP, NULL, false, &status);
+    assert_non_null (html);
+    assert_lacks (html, "id=\"actions\"");
+    free (html);
+    cJSON_Delete (doc);
+}
+
+/* The confirmation page: what is killed, what a kill does, the form
+   that POSTs to its path with the value (escaped), no script; an ended
+   one says so, with no form; an unknown one is 404.  The result page
+   says what happened and links back. */
+static void
+test_kill_pages (void **state)
+{
+    (void) state;
+    cJSON *doc = s_state (false);
+    int status = 0;
+    char path[128];
+    assert_string_equal (
+        hearth_page_kill_path (HEARTH_PAGE_APP, APP, path, sizeof path),
+        "/app/" APP "/kill");
+    char *html = hearth_page_kill_confirm (doc, HEARTH_PAGE_APP, APP, "csrf",
+                                           "v<\"", &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "<title>Kill application " APP "?</title>");
+    assert_contains (html, "<b>Name:</b> wordcount");
+    assert_contains (html, "<b>State:</b> RUNNING");
+    assert_contains (html, "as hearth-admin kill does");
+    assert_contains (html, "<form id=\"kill-form\" class=\"actions\" "
+                           "method=\"post\" action=\"/app/" APP "/kill\">"
+                           "<input type=\"hidden\" name=\"csrf\" "
+                           "value=\"v&lt;&quot;\"><button type=\"submit\" "
+                           "id=\"kill\" class=\"kill\">Kill this "
+                           "application</button><a href=\"/app/" APP
+                           "\">Cancel</a></form>");
+    assert_int_equal (s_count (html, "<script"), 0);
+    free (html);
+    html = hearth_page_kill_confirm (doc, HEARTH_PAGE_DRIVER, DRV, "csrf", "v",
+                                     &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "<b>Worker:</b> " WA);
+    assert_contains (html, "action=\"/driver/" DRV "/kill\"");
+    free (html);
+    html = hearth_page_kill_confirm (doc, HEARTH_PAGE_APP, DONE, "csrf", "v",
+                                     &status);
+    assert_non_null (html);
+    assert_int_equal (status, 200);
+    assert_contains (html, "has ended (FAILED): there is nothing to kill");
+    assert_lacks (html, "<form");
+    free (html);
+    html = hearth_page_kill_confirm (doc, HEARTH_PAGE_APP, "app-<x>", "csrf",
+                                     "v", &status);
+    assert_non_null (html);
+    assert_int_equal (status, 404);
+    assert_contains (html, "knows no application app-&lt;x&gt;");
+    assert_lacks (html, "<form");
+    free (html);
+    html = hearth_page_kill_result (HEARTH_PAGE_APP, APP, "Killed <now>.");
+    assert_non_null (html);
+    assert_contains (html, "<p id=\"result\">Killed &lt;now&gt;.</p>");
+    assert_contains (html, "href=\"/app/" APP "\">Back to the application");
+    assert_contains (html, "<a href=\"/\">Back to the master</a>");
     free (html);
     cJSON_Delete (doc);
 }
@@ -334,7 +451,7 @@ test_waiting_shown (void **state)
         "\"too_many_cores\",\"reason\":\"asks 8 cores for the driver; "
         "the most any worker has is 2\"}}]}");
     int status = 0;
-    char *html = hearth_page_master (doc, &status);
+    char *html = hearth_page_master (doc, false, &status);
     assert_non_null (html);
     assert_contains (html, "<td>-</td><td>asks 64 GiB per executor; the "
                            "largest worker offers &lt;2&gt; GiB "
@@ -342,7 +459,7 @@ test_waiting_shown (void **state)
     assert_contains (html, "<td>asks 8 cores for the driver; the most any "
                            "worker has is 2 (too_many_cores)</td></tr>");
     free (html);
-    html = hearth_page_app (doc, APP, &status);
+    html = hearth_page_app (doc, APP, NULL, false, &status);
     assert_non_null (html);
     assert_contains (html, "<b>Waiting:</b> asks 64 GiB per executor; the "
                            "largest worker offers &lt;2&gt; GiB "
@@ -546,7 +663,7 @@ test_large (void **state)
         cJSON_AddItemToArray (apps, a);
     }
     int status = 0;
-    char *html = hearth_page_master (doc, &status);
+    char *html = hearth_page_master (doc, false, &status);
     assert_non_null (html);
     assert_int_equal (status, 200);
     assert_int_equal (s_count (html, "<tr data-id=\"worker-"), 1000);
@@ -574,6 +691,8 @@ main (void)
         cmocka_unit_test (test_worker_page),
         cmocka_unit_test (test_log_page),
         cmocka_unit_test (test_large),
+        cmocka_unit_test (test_kill_links),
+        cmocka_unit_test (test_kill_pages),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

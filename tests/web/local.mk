@@ -7,8 +7,12 @@ WEB_TESTS = \
 	tests/web/test-web-metrics.sh \
 	tests/web/test-web-security.sh \
 	tests/web/test-web-token.sh \
+	tests/web/test-web-timeline.sh \
+	tests/web/test-web-kill.sh \
 	tests/web/test-browser-harness.sh \
-	tests/web/test-browser.sh
+	tests/web/test-browser.sh \
+	tests/web/test-browser-timeline.sh \
+	tests/web/test-browser-kill.sh
 TESTS += $(WEB_TESTS)
 EXTRA_DIST += $(WEB_TESTS) tests/web/web.sh
 # test-browser.sh keeps its screenshots and console log here.
