@@ -1,5 +1,5 @@
-/*  web.c - hearth-history's server: a zloop with the web module's server
-    and a signalfd, and the routes; see web.h.
+/*  web.c - hearth-history's server: a loop (libcore/loop.h) with the web
+    module's server and a signalfd, and the routes; see web.h.
 
     Routes: / (the listing page, filters as query arguments), /app/ID
     (one application's page), /api/v1/apps and /api/v1/apps/ID (the
@@ -21,6 +21,7 @@
 #include "history/list.h"
 #include "history/web.h"
 #include "libcore/log.h"
+#include "libcore/loop.h"
 #include "libcore/sock.h"
 #include "libcore/spawn.h"
 #include "libcore/web.h"
@@ -230,11 +231,11 @@ static const hearth_web_route_t s_routes[] = {
 };
 
 static int
-s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_signal (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
     (void) arg;
-    int sig = hearth_signalfd_read (item->fd);
+    int sig = hearth_signalfd_read (fd);
     if (sig <= 0)
         return 0;
     log_info ("%s: stopping", strsignal (sig));
@@ -255,9 +256,8 @@ hist_web_serve (const hearth_conf_t *conf, const hist_web_opts_t *o)
     }
     hearth_log_open ("hearth-history", "info", NULL, NULL);
     hearth_zsys_init ();
-    zloop_t *loop = zloop_new ();
-    zmq_pollitem_t sigitem = {NULL, sigfd, ZMQ_POLLIN, 0};
-    if (!loop || zloop_poller (loop, &sigitem, s_on_signal, NULL) < 0)
+    hearth_loop_t *loop = hearth_loop_new ();
+    if (!loop || hearth_loop_fd (loop, sigfd, s_on_signal, NULL) < 0)
         fprintf (stderr, "hearth-history: cannot set up the event loop\n");
     else if (hearth_web_start (loop, conf, "history", NULL, s_routes,
                                (void *) o, &web, &err)
@@ -266,12 +266,11 @@ hist_web_serve (const hearth_conf_t *conf, const hist_web_opts_t *o)
     else if (web) {
         printf ("%s\n", hearth_web_url (web));
         fflush (stdout);
-        zloop_set_nonstop (loop, true);
-        zloop_start (loop);
+        hearth_loop_start (loop);
         rc = 0;
     }
-    hearth_web_destroy (&web); /* its poller and timer are the loop's */
-    zloop_destroy (&loop);
+    hearth_web_destroy (&web); /* its descriptor and timer are the loop's */
+    hearth_loop_destroy (&loop);
     close (sigfd);
     return rc;
 }

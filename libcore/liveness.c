@@ -158,6 +158,15 @@ hearth_liveness_gap (int64_t last_tick_ms, int64_t now_ms, int64_t tick_ms)
 }
 
 int64_t
+hearth_liveness_tick_ms (int64_t interval_ms)
+{
+    int64_t tick = interval_ms / 4;
+    return tick < HEARTH_TICK_MIN_MS   ? HEARTH_TICK_MIN_MS
+           : tick > HEARTH_TICK_MAX_MS ? HEARTH_TICK_MAX_MS
+                                       : tick;
+}
+
+int64_t
 hearth_liveness_next_deadline (const hearth_liveness_t *self)
 {
     if (!self->head)

@@ -76,6 +76,19 @@ void hearth_liveness_pause (hearth_liveness_t *self, int64_t gap_ms);
 int64_t hearth_liveness_gap (int64_t last_tick_ms, int64_t now_ms,
                              int64_t tick_ms);
 
+/* Bounds of a daemon's tick period (ms): at least this, so that a short
+   heartbeat interval does not spin the loop; at most this, so that the
+   tick's other work (expiry, retries, journal syncs) is never far off. */
+#define HEARTH_TICK_MIN_MS 10
+#define HEARTH_TICK_MAX_MS 250
+
+/* The period of a daemon's tick, the one that judges its peers' liveness
+   (the master's, the worker's, the driver's and the executor's): a
+   quarter of the heartbeat interval interval_ms, so that a silent peer is
+   judged at most a quarter of an interval late, within
+   [HEARTH_TICK_MIN_MS, HEARTH_TICK_MAX_MS]. */
+int64_t hearth_liveness_tick_ms (int64_t interval_ms);
+
 /* When the oldest peer expires (ms, same clock), or INT64_MAX if none. */
 int64_t hearth_liveness_next_deadline (const hearth_liveness_t *self);
 

@@ -22,6 +22,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/resources.c libcore/resources.h \
 	libcore/clock.h \
 	libcore/liveness.c libcore/liveness.h \
+	libcore/dispatch.c libcore/dispatch.h \
 	libcore/loglimit.c libcore/loglimit.h \
 	libcore/masters.c libcore/masters.h \
 	libcore/uplink.c libcore/uplink.h \

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "libcore/log.h"
+#include "libcore/loop.h"
 #include "libcore/mhdlib.h"
 #include "libcore/refusals.h"
 #include "libcore/web.h"
@@ -41,7 +42,7 @@ static const hearth_mhd_t *M;
 
 struct hearth_web {
     struct MHD_Daemon *mhd;           /* the server (owned) */
-    zloop_t *loop;                    /* the daemon's reactor (borrowed) */
+    hearth_loop_t *loop;              /* the daemon's reactor (borrowed) */
     int epoll_fd;                     /* libmicrohttpd's one fd */
     int timer_id;                     /* the pending one-shot timer, or -1 */
     int listen_fd;                    /* the bound socket (owned) */
@@ -419,7 +420,7 @@ s_mhd_log (void *cls, const char *fmt, va_list ap)
 
 /* --- the loop ----------------------------------------------------------- */
 
-static int s_on_timer (zloop_t *loop, int timer_id, void *arg);
+static int s_on_timer (hearth_loop_t *loop, int timer_id, void *arg);
 
 /* Run what is due, then set the timer to libmicrohttpd's next deadline. */
 static void
@@ -427,30 +428,30 @@ s_run (hearth_web_t *self)
 {
     M->run (self->mhd);
     if (self->timer_id >= 0)
-        zloop_timer_end (self->loop, self->timer_id);
+        hearth_loop_timer_end (self->loop, self->timer_id);
     self->timer_id = -1;
     MHD_UNSIGNED_LONG_LONG ms;
     if (M->get_timeout (self->mhd, &ms) == MHD_YES)
-        self->timer_id = zloop_timer (self->loop, ms < 1 ? 1 : (size_t) ms, 1,
-                                      s_on_timer, self);
+        self->timer_id = hearth_loop_timer (
+            self->loop, ms < 1 ? 1 : (size_t) ms, 1, s_on_timer, self);
 }
 
 static int
-s_on_timer (zloop_t *loop, int timer_id, void *arg)
+s_on_timer (hearth_loop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     hearth_web_t *self = arg;
     if (timer_id == self->timer_id)
-        self->timer_id = -1; /* a one-shot: zloop drops it */
+        self->timer_id = -1; /* a one-shot: the loop drops it */
     s_run (self);
     return 0;
 }
 
 static int
-s_on_ready (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_ready (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
-    (void) item;
+    (void) fd;
     s_run (arg);
     return 0;
 }
@@ -556,15 +557,14 @@ s_start (hearth_web_t *self, hearth_error_t *err)
     if (!info || info->epoll_fd < 0)
         return hearth_errprintf (err, "the web server has no epoll fd");
     self->epoll_fd = info->epoll_fd;
-    zmq_pollitem_t item = {NULL, self->epoll_fd, ZMQ_POLLIN, 0};
-    if (zloop_poller (self->loop, &item, s_on_ready, self) < 0)
+    if (hearth_loop_fd (self->loop, self->epoll_fd, s_on_ready, self) < 0)
         return hearth_errprintf (err, "cannot poll the web server");
     s_run (self);
     return 0;
 }
 
 hearth_web_t *
-hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
+hearth_web_new (hearth_loop_t *loop, const hearth_web_config_t *cfg,
                 const hearth_web_route_t *routes, void *arg,
                 hearth_error_t *err)
 {
@@ -611,9 +611,10 @@ error:
 }
 
 int
-hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
-                  const char *advertise, const hearth_web_route_t *routes,
-                  void *arg, hearth_web_t **out, hearth_error_t *err)
+hearth_web_start (hearth_loop_t *loop, const hearth_conf_t *conf,
+                  const char *who, const char *advertise,
+                  const hearth_web_route_t *routes, void *arg,
+                  hearth_web_t **out, hearth_error_t *err)
 {
     *out = NULL;
     int port = (int) hearth_conf_int (conf, "web-port");
@@ -653,12 +654,10 @@ hearth_web_destroy (hearth_web_t **self_p)
         return;
     int saved = errno;
     hearth_web_t *self = *self_p;
-    if (self->epoll_fd >= 0) {
-        zmq_pollitem_t item = {NULL, self->epoll_fd, ZMQ_POLLIN, 0};
-        zloop_poller_end (self->loop, &item);
-    }
+    if (self->epoll_fd >= 0)
+        hearth_loop_fd_end (self->loop, self->epoll_fd);
     if (self->timer_id >= 0)
-        zloop_timer_end (self->loop, self->timer_id);
+        hearth_loop_timer_end (self->loop, self->timer_id);
     if (self->mhd)
         M->stop_daemon (self->mhd);
     if (self->listen_fd >= 0)

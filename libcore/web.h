@@ -1,10 +1,11 @@
 /*  web.h - a small HTTP server for a daemon's pages, JSON and metrics,
-    on libmicrohttpd, driven from the daemon's own zloop.
+    on libmicrohttpd, driven from the daemon's own loop (libcore/loop.h).
 
     The server is single-threaded: libmicrohttpd runs in its epoll mode,
-    which gives one file descriptor; the zloop polls it and calls MHD_run
-    when it is readable, and a one-shot timer set from MHD_get_timeout
-    after every run closes idle connections.  Route handlers therefore
+    which gives one file descriptor; the loop polls it (hearth_loop_fd)
+    and calls MHD_run when it is readable, and a one-shot timer
+    (hearth_loop_timer) set from MHD_get_timeout after every run closes
+    idle connections.  Route handlers therefore
     run on the loop's thread and may read the daemon's records without a
     lock.  A handler must not block: it builds its answer from memory (or
     a bounded read of a local file) and returns.
@@ -53,6 +54,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/loop.h"
 
 /* The options of a daemon's web server, for its option table (default
    port given; 0 turns the server off). */
@@ -156,7 +158,8 @@ typedef struct {
    destroyed) and arg for their handlers.  NULL on failure, with err's
    text (errno EADDRINUSE when every port tried was taken, EACCES when a
    non-loopback address has neither a token nor insecure). */
-hearth_web_t *hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
+hearth_web_t *hearth_web_new (hearth_loop_t *loop,
+                              const hearth_web_config_t *cfg,
                               const hearth_web_route_t *routes, void *arg,
                               hearth_error_t *err);
 
@@ -168,9 +171,10 @@ hearth_web_t *hearth_web_new (zloop_t *loop, const hearth_web_config_t *cfg,
    take a token from (a warning: many daemons on one host run without
    pages rather than not at all; a port asked for is a promise, and a
    refusal is never passed over).  Returns 0, or -1 with err. */
-int hearth_web_start (zloop_t *loop, const hearth_conf_t *conf, const char *who,
-                      const char *advertise, const hearth_web_route_t *routes,
-                      void *arg, hearth_web_t **out, hearth_error_t *err);
+int hearth_web_start (hearth_loop_t *loop, const hearth_conf_t *conf,
+                      const char *who, const char *advertise,
+                      const hearth_web_route_t *routes, void *arg,
+                      hearth_web_t **out, hearth_error_t *err);
 
 /* Stop the server, close its connections.  Accepts NULL and a NULL
  *self_p; nulls *self_p; keeps errno. */

@@ -30,6 +30,7 @@
 #include "libcore/clock.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
+#include "libcore/liveness.h"
 #include "libcore/log.h"
 #include "libhearth/apiq.h"
 #include "libhearth/clusterup.h"
@@ -707,8 +708,7 @@ engine_run (engine_t *e, zsock_t *pipe)
         snprintf (id, sizeof id, "%s", e->app_id);
         s_registered (e, id, e->hb_interval_ms, e->hb_liveness);
     }
-    int64_t tick = e->hb_interval_ms / 4;
-    tick = tick < 10 ? 10 : tick > 250 ? 250 : tick;
+    int64_t tick = hearth_liveness_tick_ms (e->hb_interval_ms);
     if (hearth_loop_fd (e->loop, apiq_fd (e->apiq), s_on_api, e) < 0
         || hearth_loop_timer (e->loop, (size_t) tick, 0, s_on_tick, e) < 0)
         snprintf (e->error, sizeof e->error, "out of memory");

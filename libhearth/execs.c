@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "libcore/clock.h"
+#include "libcore/dispatch.h"
 #include "libcore/ids.h"
 #include "libcore/intkeys.h"
 #include "libcore/keys.h"
@@ -361,16 +362,14 @@ execs_lost (execs_t *self, int exec_id, const char *reason)
 
 /* ---- the ROUTER's handlers ---------------------------------------------- */
 
-/* Who sent the message being handled. */
+/* Who sent the message being handled: the handlers' sender's peer
+   (libcore/dispatch.h). */
 typedef struct {
     zframe_t *rid;               /* its routing id */
     const hearth_sender_t *peer; /* its real address */
     const char *key;             /* hex of rid, or NULL (no memory) */
     exec_t *x;                   /* the executor, once registered, or NULL */
 } s_from_t;
-
-typedef void s_handler_fn (execs_t *self, const s_from_t *from,
-                           hearth_msg_t *msg);
 
 /* Refuse a peer: ERROR code to it, and a log line naming its real
    address (the connection's, not what its message claims), once a
@@ -476,8 +475,10 @@ s_keep_early (execs_t *self, const s_from_t *from, const hearth_msg_t *msg)
 }
 
 static void
-s_register (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
+s_register (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
 {
+    execs_t *self = arg;
+    const s_from_t *from = sender->peer;
     if (!from->key) {
         s_registered (self, from, msg); /* no memory for its key */
         return;
@@ -558,8 +559,10 @@ s_note_peak (exec_t *x, const hearth_msg_t *msg)
 }
 
 static void
-s_status (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
+s_status (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
 {
+    execs_t *self = arg;
+    const s_from_t *from = sender->peer;
     if (!s_registered (self, from, msg))
         return;
     s_note_peak (from->x, msg);
@@ -569,8 +572,10 @@ s_status (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 /* The sign of life s_dispatch has counted, the peak, the batches the
    executor has handled. */
 static void
-s_heartbeat (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
+s_heartbeat (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
 {
+    execs_t *self = arg;
+    const s_from_t *from = sender->peer;
     if (!s_registered (self, from, msg))
         return;
     s_note_peak (from->x, msg);
@@ -581,8 +586,10 @@ s_heartbeat (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
    cannot be told apart from those the executor runs drops the executor,
    its attempts run again elsewhere (neither run twice nor wait). */
 static void
-s_error (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
+s_error (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
 {
+    execs_t *self = arg;
+    const s_from_t *from = sender->peer;
     if (!s_registered (self, from, msg))
         return;
     int exec_id = from->x->exec_id;
@@ -601,10 +608,7 @@ s_error (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
     }
 }
 
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat},
     {HEARTH_CMD_REGISTER_EXECUTOR, s_register},
     {HEARTH_CMD_STATUS_UPDATE, s_status},
@@ -614,11 +618,9 @@ static const struct {
 static void
 s_handle (execs_t *self, const s_from_t *from, hearth_msg_t *msg)
 {
-    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-        if (s_handlers[i].cmd == msg->cmd) {
-            s_handlers[i].handler (self, from, msg);
-            return;
-        }
+    hearth_from_t sender = {.rid = from->rid, .key = "", .peer = (void *) from};
+    if (hearth_dispatch (HEARTH_HANDLERS (s_handlers), self, &sender, msg) == 0)
+        return;
     if (s_registered (self, from, msg))
         log_warn ("executor %d sent %s, ignored", from->x->exec_id,
                   hearth_cmd_name (msg->cmd));

@@ -30,6 +30,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/curve.h"
+#include "libcore/dispatch.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
@@ -242,8 +243,6 @@ s_fail (master_link_t *self, const char *text)
 
 /* ---- the DEALER's handlers ---------------------------------------------- */
 
-typedef void s_handler_fn (master_link_t *self, hearth_msg_t *msg);
-
 static void
 s_registered (void *arg, const hearth_msg_t *msg, bool again)
 {
@@ -275,8 +274,10 @@ s_registered (void *arg, const hearth_msg_t *msg, bool again)
 }
 
 static void
-s_executor_added (master_link_t *self, hearth_msg_t *msg)
+s_executor_added (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_link_t *self = arg;
+    (void) from; /* the master: the link's one peer */
     if (self->finishing)
         return; /* the executors are stopping: news of them is moot */
     const cJSON *b = msg->body;
@@ -291,8 +292,10 @@ s_executor_added (master_link_t *self, hearth_msg_t *msg)
 }
 
 static void
-s_executor_updated (master_link_t *self, hearth_msg_t *msg)
+s_executor_updated (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_link_t *self = arg;
+    (void) from; /* the master: the link's one peer */
     if (self->finishing)
         return;
     const cJSON *b = msg->body;
@@ -333,8 +336,11 @@ s_executor_updated (master_link_t *self, hearth_msg_t *msg)
 }
 
 static void
-s_executor_decommissioning (master_link_t *self, hearth_msg_t *msg)
+s_executor_decommissioning (void *arg, const hearth_from_t *from,
+                            hearth_msg_t *msg)
 {
+    master_link_t *self = arg;
+    (void) from; /* the master: the link's one peer */
     if (self->finishing || !self->cbs.executor_decommissioning)
         return;
     const cJSON *b = msg->body;
@@ -365,8 +371,10 @@ s_unregistered (master_link_t *self, const char *state, const char *reason)
 }
 
 static void
-s_application_removed (master_link_t *self, hearth_msg_t *msg)
+s_application_removed (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_link_t *self = arg;
+    (void) from; /* the master: the link's one peer */
     const char *reason = hearth_json_str (msg->body, "reason");
     if (self->finishing) {
         s_unregistered (self, hearth_json_str (msg->body, "state"), reason);
@@ -384,8 +392,10 @@ s_application_removed (master_link_t *self, hearth_msg_t *msg)
    application waits"): the user hears it, once per reason, and the
    engine's "no executor after 10 s" repeats it. */
 static void
-s_application_waiting (master_link_t *self, hearth_msg_t *msg)
+s_application_waiting (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_link_t *self = arg;
+    (void) from; /* the master: the link's one peer */
     const char *reason = hearth_json_str (msg->body, "reason");
     const char *code = hearth_json_str (msg->body, "code");
     if (reason && *reason) {
@@ -408,8 +418,10 @@ s_application_waiting (master_link_t *self, hearth_msg_t *msg)
 }
 
 static void
-s_error (master_link_t *self, hearth_msg_t *msg)
+s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_link_t *self = arg;
+    (void) from; /* the master: the link's one peer */
     char text[600];
     snprintf (text, sizeof text, "the master at %s says %s: %s",
               master_link_url (self), hearth_json_str (msg->body, "code"),
@@ -429,16 +441,14 @@ s_error (master_link_t *self, hearth_msg_t *msg)
 
 /* Nothing to do but the sign of life the uplink has counted. */
 static void
-s_heartbeat (master_link_t *self, hearth_msg_t *msg)
+s_heartbeat (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    (void) self;
+    (void) arg;
+    (void) from; /* the master: the link's one peer */
     (void) msg;
 }
 
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat},
     {HEARTH_CMD_EXECUTOR_ADDED, s_executor_added},
     {HEARTH_CMD_EXECUTOR_UPDATED, s_executor_updated},
@@ -453,12 +463,8 @@ static const struct {
 static void
 s_on_message (void *arg, hearth_msg_t *msg)
 {
-    master_link_t *self = arg;
-    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-        if (s_handlers[i].cmd == msg->cmd) {
-            s_handlers[i].handler (self, msg);
-            return;
-        }
+    if (hearth_dispatch (HEARTH_HANDLERS (s_handlers), arg, NULL, msg) == 0)
+        return;
     log_warn ("unexpected %s from the master, ignored",
               hearth_cmd_name (msg->cmd));
 }

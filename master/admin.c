@@ -50,14 +50,18 @@ s_set_drain (master_t *m, zframe_t *rid, hearth_msg_t *msg, bool draining,
 }
 
 void
-master_drain_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_drain_worker (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     s_set_drain (m, rid, msg, true, HEARTH_CMD_DRAIN_WORKER_RESPONSE);
 }
 
 void
-master_resume_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_resume_worker (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     s_set_drain (m, rid, msg, false, HEARTH_CMD_RESUME_WORKER_RESPONSE);
 }
 
@@ -111,8 +115,11 @@ s_decommission (master_t *m, reg_worker_t *w, const char *reason,
 }
 
 void
-master_worker_decommissioning (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_worker_decommissioning (void *arg, const hearth_from_t *from,
+                               hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "id");
     const char *reason = hearth_json_str (msg->body, "reason");
     reg_worker_t *w = registry_worker (m->reg, id);
@@ -151,8 +158,11 @@ s_decom_reply (master_t *m, zframe_t *rid, const char *id,
 }
 
 void
-master_decommission_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_decommission_worker (void *arg, const hearth_from_t *from,
+                            hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "worker_id");
     const char *reason = hearth_json_str (msg->body, "reason");
     int64_t timeout_ms = hearth_json_int (msg->body, "timeout_ms", -1);

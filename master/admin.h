@@ -10,23 +10,27 @@
 
 #include <czmq.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 
 /* DRAIN_WORKER: mark the worker drained (journaled), with the reason. */
-void master_drain_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_drain_worker (void *arg, const hearth_from_t *from,
+                          hearth_msg_t *msg);
 
 /* RESUME_WORKER: the worker takes new work again. */
-void master_resume_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_resume_worker (void *arg, const hearth_from_t *from,
+                           hearth_msg_t *msg);
 
 /* DECOMMISSION_WORKER: mark the worker DECOMMISSIONING (journaled), tell
    its executors' drivers (EXECUTOR_DECOMMISSIONING) and the worker
    (DECOMMISSION). */
-void master_decommission_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_decommission_worker (void *arg, const hearth_from_t *from,
+                                 hearth_msg_t *msg);
 
 /* WORKER_DECOMMISSIONING, from the worker itself (its connection): the
    same record and notices, without DECOMMISSION. */
-void master_worker_decommissioning (master_t *m, zframe_t *rid,
+void master_worker_decommissioning (void *arg, const hearth_from_t *from,
                                     hearth_msg_t *msg);
 
 #endif

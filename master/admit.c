@@ -20,6 +20,8 @@
    between them (its old listener closes asynchronously). */
 static const int s_rebind_tries = 100;
 static const int s_rebind_pause_ms = 10;
+/* A monitor's events read per turn of the loop. */
+static const int s_monitor_batch = 64;
 
 /* A peer whose key left the allow directory: its worker or application
    ends now, so that the master sends it nothing more (no
@@ -109,6 +111,9 @@ s_reconnect_subscribers (master_t *m)
             rc = -1;
         zclock_sleep (s_rebind_pause_ms);
     }
+    /* unbinding and binding take the socket's mailbox in, as a send
+       does: its reader must look (loop.h) */
+    hearth_loop_sent (m->loop, m->pub);
     if (rc < 0)
         log_error ("cannot bind the events socket again at %s: %s",
                    endpoint ? endpoint : "?", zmq_strerror (errno));
@@ -118,8 +123,11 @@ s_reconnect_subscribers (master_t *m)
     free (endpoint);
 }
 
+/* The ZAP and cookie handlers answer every request waiting, and their
+   last look (ZMQ_EVENTS, finding none) quiets the socket's descriptor
+   after their replies (loop.h). */
 static int
-s_on_zap (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_zap (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     (void) sock;
@@ -128,17 +136,23 @@ s_on_zap (zloop_t *loop, zsock_t *sock, void *arg)
     return 0;
 }
 
+/* A monitor's events, up to a batch (loop.h: 1 when it stopped with
+   more left). */
 static int
-s_on_monitor (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_monitor (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     master_t *m = arg;
-    hearth_zap_on_monitor (m->curve.zap, sock);
-    return 0;
+    for (int n = 0; n < s_monitor_batch; n++) {
+        if (!(zsock_events (sock) & ZMQ_POLLIN))
+            return 0;
+        hearth_zap_on_monitor (m->curve.zap, sock);
+    }
+    return 1;
 }
 
 static int
-s_on_cookie_zap (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_cookie_zap (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     (void) sock;
@@ -151,8 +165,9 @@ int
 master_admit_local (master_t *m, hearth_error_t *err)
 {
     char path[1024];
-    if (zloop_reader (m->loop, hearth_cookie_zap_sock (m->curve.cookie_zap),
-                      s_on_cookie_zap, m)
+    if (hearth_loop_reader (m->loop,
+                            hearth_cookie_zap_sock (m->curve.cookie_zap),
+                            s_on_cookie_zap, m)
         < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     if (hearth_cookie_path (path, sizeof path, NULL) < 0)
@@ -173,9 +188,11 @@ master_admit_watch (master_t *m, hearth_error_t *err)
                    : NULL;
     if (!pub_mon)
         return -1;
-    if (zloop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap, m) < 0
-        || zloop_reader (m->loop, router_mon, s_on_monitor, m) < 0
-        || zloop_reader (m->loop, pub_mon, s_on_monitor, m) < 0)
+    if (hearth_loop_reader (m->loop, hearth_zap_sock (m->curve.zap), s_on_zap,
+                            m)
+            < 0
+        || hearth_loop_reader (m->loop, router_mon, s_on_monitor, m) < 0
+        || hearth_loop_reader (m->loop, pub_mon, s_on_monitor, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     log_info ("CURVE on: %zu client keys admitted",
               hearth_zap_size (m->curve.zap));

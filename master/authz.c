@@ -97,19 +97,14 @@ master_authz_print (FILE *out)
     }
 }
 
-const char *
-master_sender_key (const master_t *m)
-{
-    return m->curve.zap && m->sender_key ? m->sender_key : "";
-}
-
-/* The sender's key roles (HEARTH_ROLE_*): every one without CURVE. */
+/* The roles (HEARTH_ROLE_*) of the sender's key: every one without
+   CURVE. */
 static unsigned
-s_roles (master_t *m)
+s_roles (master_t *m, const char *key)
 {
     if (!m->curve.zap)
         return HEARTH_ROLE_ALL | HEARTH_ROLE_MASTER;
-    return hearth_zap_roles (m->curve.zap, master_sender_key (m));
+    return hearth_zap_roles (m->curve.zap, key);
 }
 
 /* The key roles (HEARTH_ROLE_*) a row's who admits. */
@@ -130,13 +125,6 @@ s_words_of_key (master_t *m, const char *key, char *buf, size_t size)
     const char *name =
         m->curve.zap ? hearth_zap_name (m->curve.zap, key) : NULL;
     snprintf (buf, size, "%s (%.12s...)", name ? name : "unknown", key);
-}
-
-/* The sender's key for people. */
-static void
-s_key_words (master_t *m, char *buf, size_t size)
-{
-    s_words_of_key (m, master_sender_key (m), buf, size);
 }
 
 /* What roles make a key, in words. */
@@ -190,100 +178,103 @@ s_needs (unsigned who, char *buf, size_t size)
 /* Answer a refused sender of cmd with why, and log it (once a minute per
    key and command).  Returns false, for the checks to return. */
 static bool
-s_refuse (master_t *m, zframe_t *rid, hearth_cmd_t cmd, hearth_cmd_t refusal,
-          const char *why)
+s_refuse (master_t *m, const hearth_from_t *from, hearth_cmd_t cmd,
+          hearth_cmd_t refusal, const char *why)
 {
     const char *name = hearth_cmd_name (cmd);
     char text[700];
     snprintf (text, sizeof text, "%s: %s", name, why);
     if (m->denials)
-        hearth_refusals_log (m->denials, master_sender_key (m), name, text);
+        hearth_refusals_log (m->denials, from->key, name, text);
     if (refusal == HEARTH_CMD_ERROR)
-        master_reject (m, rid, "not_allowed", why, name);
+        master_reject (m, from->rid, "not_allowed", why, name);
     else
-        master_send_reason (m, rid, refusal, why);
+        master_send_reason (m, from->rid, refusal, why);
     return false;
 }
 
 /* The refusal of a key the row does not admit by role. */
 static bool
-s_refuse_key (master_t *m, zframe_t *rid, hearth_cmd_t cmd, unsigned who,
-              hearth_cmd_t refusal)
+s_refuse_key (master_t *m, const hearth_from_t *from, hearth_cmd_t cmd,
+              unsigned who, hearth_cmd_t refusal)
 {
     char key[128], needs[400], why[600];
     s_needs (who, needs, sizeof needs);
     if (!m->curve.zap) /* no keys: what it lacks is the record's link */
         snprintf (why, sizeof why, "%s needs %s", hearth_cmd_name (cmd), needs);
     else {
-        s_key_words (m, key, sizeof key);
+        s_words_of_key (m, from->key, key, sizeof key);
         snprintf (why, sizeof why, "the key %s is %s: %s needs %s", key,
-                  s_role_words (s_roles (m)), hearth_cmd_name (cmd), needs);
+                  s_role_words (s_roles (m, from->key)), hearth_cmd_name (cmd),
+                  needs);
     }
-    return s_refuse (m, rid, cmd, refusal, why);
+    return s_refuse (m, from, cmd, refusal, why);
 }
 
 bool
-master_authorize (master_t *m, zframe_t *rid, hearth_cmd_t cmd)
+master_authorize (master_t *m, const hearth_from_t *from, hearth_cmd_t cmd)
 {
     hearth_cmd_t refusal;
     unsigned who = s_who (cmd, &refusal);
-    if ((s_roles (m) & s_roles_of (who)) || (who & MASTER_MAY_RELATIONS))
+    if ((s_roles (m, from->key) & s_roles_of (who))
+        || (who & MASTER_MAY_RELATIONS))
         return true;
-    return s_refuse_key (m, rid, cmd, who, refusal);
+    return s_refuse_key (m, from, cmd, who, refusal);
 }
 
 bool
-master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
+master_authorize_on (master_t *m, const hearth_from_t *from, hearth_cmd_t cmd,
                      const master_subject_t *s)
 {
     hearth_cmd_t refusal;
     unsigned who = s_who (cmd, &refusal);
     bool owner =
-        s->owner
-        && (!m->curve.zap || strcmp (s->owner, master_sender_key (m)) == 0);
-    if ((s_roles (m) & s_roles_of (who)) || ((who & MASTER_MAY_OWNER) && owner)
+        s->owner && (!m->curve.zap || strcmp (s->owner, from->key) == 0);
+    if ((s_roles (m, from->key) & s_roles_of (who))
+        || ((who & MASTER_MAY_OWNER) && owner)
         || ((who & MASTER_MAY_SELF) && s->self))
         return true;
     if (!(who & MASTER_MAY_OWNER))
-        return s_refuse_key (m, rid, cmd, who, refusal);
+        return s_refuse_key (m, from, cmd, who, refusal);
     char key[128], why[700];
-    s_key_words (m, key, sizeof key);
+    s_words_of_key (m, from->key, key, sizeof key);
     snprintf (why, sizeof why,
               "%s belongs to another key: only its owner or an operator key "
               "(--curve-operators) may %s%s, and %s is %s",
               s->what, s->may ? s->may : "end it",
               who & MASTER_MAY_SELF ? " (or its driver)" : "", key,
-              s_role_words (s_roles (m)));
-    return s_refuse (m, rid, cmd, refusal, why);
+              s_role_words (s_roles (m, from->key)));
+    return s_refuse (m, from, cmd, refusal, why);
 }
 
 bool
-master_sender_is_driver (master_t *m, const reg_driver_t *d)
+master_sender_is_driver (master_t *m, const char *key, const reg_driver_t *d)
 {
     if (registry_driver_final (d->state) || !d->worker)
         return false;
     if (!m->curve.zap)
         return true;
-    return d->key[0] && strcmp (d->key, master_sender_key (m)) == 0;
+    return d->key[0] && strcmp (d->key, key) == 0;
 }
 
 reg_worker_key_t
-master_worker_key (master_t *m, const reg_worker_t *w)
+master_worker_key (master_t *m, const char *key, const reg_worker_t *w)
 {
     bool admitted =
         m->curve.zap && w->curve_key[0]
         && (hearth_zap_roles (m->curve.zap, w->curve_key) & HEARTH_ROLE_WORKER);
-    return registry_worker_key (w, master_sender_key (m), admitted);
+    return registry_worker_key (w, key, admitted);
 }
 
 bool
-master_authorize_worker (master_t *m, zframe_t *rid, const reg_worker_t *w)
+master_authorize_worker (master_t *m, const hearth_from_t *from,
+                         const reg_worker_t *w)
 {
     char key[128], kept[128], why[1024];
-    reg_worker_key_t verdict = master_worker_key (m, w);
+    reg_worker_key_t verdict = master_worker_key (m, from->key, w);
     if (verdict == REG_KEY_SAME)
         return true;
-    s_key_words (m, key, sizeof key);
+    s_words_of_key (m, from->key, key, sizeof key);
     s_words_of_key (m, w->curve_key, kept, sizeof kept);
     if (verdict == REG_KEY_FIRST) {
         log_info ("worker %s: its record holds no key (a journal of an "
@@ -305,6 +296,6 @@ master_authorize_worker (master_t *m, zframe_t *rid, const reg_worker_t *w)
               "its own --id, or, if it changed keys, remove its former key "
               "from --curve-allow-workers and SIGHUP the master",
               w->id, kept, key);
-    return s_refuse (m, rid, HEARTH_CMD_REGISTER_WORKER,
+    return s_refuse (m, from, HEARTH_CMD_REGISTER_WORKER,
                      HEARTH_CMD_REGISTER_WORKER_FAILED, why);
 }

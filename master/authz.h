@@ -32,8 +32,9 @@
     (self) still refuse a stranger.  With one allow directory every key
     has the client, worker and operator roles.
 
-    The key is the one main.c's loop read with the message
-    (m->sender_key): these functions answer for the message being
+    The sender is the handler's (libcore/dispatch.h: its routing id, and
+    the key main.c's loop read with the message, "" without CURVE),
+    passed to each check: these functions answer for the message being
     handled, and only its handlers call them. */
 #ifndef HEARTH_MASTER_AUTHZ_H
 #define HEARTH_MASTER_AUTHZ_H
@@ -42,6 +43,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 #include "master/regworkers.h"
@@ -75,41 +77,42 @@ typedef struct {
 
 /* Before cmd's handler: true when the sender's key may send it whatever
    it names, or when the row leaves it to the record (the handler then
-   calls master_authorize_on).  Otherwise answers rid (borrowed), logs,
-   and returns false. */
-bool master_authorize (master_t *m, zframe_t *rid, hearth_cmd_t cmd);
+   calls master_authorize_on).  Otherwise answers the sender (from,
+   borrowed), logs, and returns false. */
+bool master_authorize (master_t *m, const hearth_from_t *from,
+                       hearth_cmd_t cmd);
 
 /* In cmd's handler, on the record s (borrowed) the message names: true
    when the row admits the sender by its roles or its relation to s.
-   Otherwise answers rid, logs, and returns false. */
-bool master_authorize_on (master_t *m, zframe_t *rid, hearth_cmd_t cmd,
-                          const master_subject_t *s);
+   Otherwise answers the sender, logs, and returns false. */
+bool master_authorize_on (master_t *m, const hearth_from_t *from,
+                          hearth_cmd_t cmd, const master_subject_t *s);
 
 /* Print the table, one line a command: its name, then the words of the
    senders its row admits (operator client worker master driver owner
    self), space-separated (hearth-master --authz-table). */
 void master_authz_print (FILE *out);
 
-/* The sender's key (Z85, borrowed), or "" without CURVE. */
-const char *master_sender_key (const master_t *m);
-
-/* What a REGISTER_WORKER from the sender under w's id (w borrowed: the
-   record of that id) is: registry_worker_key with the sender's key, and
-   whether w's key is still a worker key now. */
-reg_worker_key_t master_worker_key (master_t *m, const reg_worker_t *w);
+/* What a REGISTER_WORKER from the sender of key (borrowed; "" without
+   CURVE) under w's id (w borrowed: the record of that id) is:
+   registry_worker_key with that key, and whether w's key is still a
+   worker key now. */
+reg_worker_key_t master_worker_key (master_t *m, const char *key,
+                                    const reg_worker_t *w);
 
 /* REGISTER_WORKER under the id of an existing record w (borrowed): true
    when its id may take the sender's key (its own key; the first key of
    a record without one, or a new one once w's key is no longer a worker
    key, each said at INFO).  Otherwise answers REGISTER_WORKER_FAILED
    naming both keys and what to do, logs, and returns false. */
-bool master_authorize_worker (master_t *m, zframe_t *rid,
+bool master_authorize_worker (master_t *m, const hearth_from_t *from,
                               const reg_worker_t *w);
 
 /* True when the sender is cluster-mode driver d itself: d is placed (not
    ended, not waiting to be relaunched) and the sender speaks with the key
    the master made for that launch (d->key, drvkeys.h).  Without CURVE,
    when d is placed.  Its application then belongs to d's owner. */
-bool master_sender_is_driver (master_t *m, const reg_driver_t *d);
+bool master_sender_is_driver (master_t *m, const char *key,
+                              const reg_driver_t *d);
 
 #endif

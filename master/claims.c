@@ -149,7 +149,8 @@ s_drop_older (claims_t *self, const cJSON *b)
 }
 
 bool
-master_claim_hold (master_t *m, zframe_t *rid, const hearth_msg_t *msg)
+master_claim_hold (master_t *m, const hearth_from_t *from,
+                   const hearth_msg_t *msg)
 {
     claims_t *self = m->claims;
     int64_t now = hearth_mono_ms ();
@@ -165,7 +166,7 @@ master_claim_hold (master_t *m, zframe_t *rid, const hearth_msg_t *msg)
         return false;
     }
     claim_held_t *h = calloc (1, sizeof *h);
-    if (!h || !(h->rid = zframe_dup (rid))
+    if (!h || !(h->rid = zframe_dup (from->rid))
         || !(h->msg = hearth_msg_new (msg->cmd))) {
         claim_held_destroy (&h);
         return false;
@@ -175,7 +176,7 @@ master_claim_hold (master_t *m, zframe_t *rid, const hearth_msg_t *msg)
         claim_held_destroy (&h);
         return false;
     }
-    snprintf (h->key, sizeof h->key, "%s", master_sender_key (m));
+    snprintf (h->key, sizeof h->key, "%s", from->key);
     s_drop_older (self, msg->body);
     zlistx_add_end (self->held, h);
     log_info ("REGISTER_APPLICATION under %s held for %lld ms: the workers "

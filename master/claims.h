@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 #include "master/registry.h"
@@ -67,10 +68,11 @@ void master_claims_reported (master_t *m, const reg_worker_t *w,
                              const cJSON *apps);
 
 /* In REGISTER_APPLICATION's handler, for an id the master does not
-   know: true when the message is held (rid, msg and the sender copied),
-   to be dispatched again once the workers have had the time to list
-   their applications. */
-bool master_claim_hold (master_t *m, zframe_t *rid, const hearth_msg_t *msg);
+   know: true when the message is held (its sender, from's routing id
+   and key, and msg copied), to be dispatched again once the workers have
+   had the time to list their applications. */
+bool master_claim_hold (master_t *m, const hearth_from_t *from,
+                        const hearth_msg_t *msg);
 
 /* In REGISTER_APPLICATION's handler, for an id the master does not
    know: true when owner (the new application's owner key) may have it:

@@ -367,6 +367,7 @@ master_broadcast_heartbeat (master_t *m)
             zmsg_destroy (&copy);
     }
     zmsg_destroy (&wire);
+    hearth_loop_sent (m->loop, m->router); /* loop.h */
 }
 
 /* --- telling drivers --------------------------------------------------- */

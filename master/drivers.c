@@ -238,8 +238,11 @@ s_lost (master_t *m, reg_driver_t *d, const char *reason)
 
 /* The sending worker, or NULL after answering RECONNECT_WORKER. */
 void
-master_driver_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_driver_state_changed (void *arg, const hearth_from_t *from,
+                             hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     reg_worker_t *w = master_sender_worker (m, rid);
     if (!w)
@@ -261,7 +264,7 @@ master_driver_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 
 void
 master_driver_app_registered (master_t *m, reg_app_t *app,
-                              const char *driver_id)
+                              const char *driver_id, const char *key)
 {
     reg_driver_t *d = driver_id ? registry_driver (m->reg, driver_id) : NULL;
     if (!d || registry_driver_final (d->state))
@@ -270,7 +273,8 @@ master_driver_app_registered (master_t *m, reg_app_t *app,
        the key the master made for its launch, for its submitter.  Anyone
        else naming it (a decoy application, to have the driver killed with
        it) links nothing. */
-    if (!master_sender_is_driver (m, d) || strcmp (d->owner, app->owner) != 0) {
+    if (!master_sender_is_driver (m, key, d)
+        || strcmp (d->owner, app->owner) != 0) {
         log_warn ("application %s names driver %s, which it is not: not "
                   "linked to it",
                   app->id, d->id);

@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 #include "master/registry.h"
@@ -38,14 +39,15 @@ void master_driver_place (master_t *m, reg_driver_t *d, reg_worker_t *w);
 
 /* DRIVER_STATE_CHANGED's handler (rid and msg borrowed): a worker says
    how the driver it runs is doing. */
-void master_driver_state_changed (master_t *m, zframe_t *rid,
+void master_driver_state_changed (void *arg, const hearth_from_t *from,
                                   hearth_msg_t *msg);
 
 /* REGISTER_APPLICATION named driver_id (borrowed; may be NULL): link the
-   driver to app (borrowed), when the sender is that driver (it speaks from
-   the worker it runs on, and app is its submitter's). */
+   driver to app (borrowed), when the sender (who spoke with key,
+   borrowed) is that driver (it speaks from the worker it runs on, and app
+   is its submitter's). */
 void master_driver_app_registered (master_t *m, reg_app_t *app,
-                                   const char *driver_id);
+                                   const char *driver_id, const char *key);
 
 /* The observer's part: d (borrowed) changed.  When it ended, its
    application is queued to end on the next master_drivers_settle(). */

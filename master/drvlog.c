@@ -115,8 +115,10 @@ s_log_check (master_t *m, const reg_driver_t *d, const reg_worker_t *w,
 }
 
 void
-master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_driver_log (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     const char *id = hearth_json_str (b, "driver_id");
     reg_driver_t *d = registry_driver (m->reg, id);
@@ -129,7 +131,7 @@ master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         snprintf (what, sizeof what, "driver %s", d->id);
         master_subject_t s = {
             .what = what, .owner = d->owner, .may = "read its output"};
-        if (!master_authorize_on (m, rid, HEARTH_CMD_DRIVER_LOG, &s))
+        if (!master_authorize_on (m, from, HEARTH_CMD_DRIVER_LOG, &s))
             return;
     }
     if (s_log_check (m, d, w, text, sizeof text) < 0) {
@@ -160,8 +162,11 @@ master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 }
 
 void
-master_driver_log_response (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_driver_log_response (void *arg, const hearth_from_t *from,
+                            hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     if (!master_sender_worker (m, rid))
         return;

@@ -9,6 +9,7 @@
 
 #include <czmq.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 
@@ -24,11 +25,13 @@ void drvlog_destroy (drvlog_t **self_p);
 /* DRIVER_LOG's handler (rid and msg borrowed), from hearth-submit: ask
    the driver's worker, or refuse at once (no such driver, not launched,
    its worker gone, too many requests in flight). */
-void master_driver_log (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_driver_log (void *arg, const hearth_from_t *from,
+                        hearth_msg_t *msg);
 
 /* DRIVER_LOG_RESPONSE's handler (rid and msg borrowed), from a worker:
    relay it, with its data frame, to whoever asked. */
-void master_driver_log_response (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_driver_log_response (void *arg, const hearth_from_t *from,
+                                 hearth_msg_t *msg);
 
 /* Periodic: refuse the requests whose worker did not answer in time.
    now is monotonic. */

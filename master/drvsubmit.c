@@ -80,8 +80,10 @@ s_check_submission (master_t *m, hearth_msg_t *msg, char *text, size_t size)
 }
 
 void
-master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_submit_driver (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     char text[512];
     if (s_check_submission (m, msg, text, sizeof text) < 0) {
@@ -108,7 +110,7 @@ master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         .memory_mb =
             hearth_json_int (b, "memory_mb", s_default_driver_memory_mb),
         .supervise = hearth_json_bool (b, "supervise", false),
-        .owner = master_sender_key (m)};
+        .owner = from->key};
     reg_driver_t *d = spec ? registry_driver_submit (m->reg, &desc) : NULL;
     cJSON_Delete (spec);
     if (!d) {
@@ -125,8 +127,10 @@ master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 }
 
 void
-master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_driver_status (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "driver_id");
     reg_driver_t *d = registry_driver (m->reg, id);
     hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_DRIVER_STATUS_RESPONSE);
@@ -180,8 +184,10 @@ master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 }
 
 void
-master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_kill_driver (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "driver_id");
     reg_driver_t *d = registry_driver (m->reg, id);
     char text[300];
@@ -195,7 +201,7 @@ master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     char what[HEARTH_ID_MAX + 16];
     snprintf (what, sizeof what, "driver %s", d->id);
     master_subject_t s = {.what = what, .owner = d->owner};
-    if (!master_authorize_on (m, rid, HEARTH_CMD_KILL_DRIVER, &s))
+    if (!master_authorize_on (m, from, HEARTH_CMD_KILL_DRIVER, &s))
         return;
     master_driver_kill (m, d, text, sizeof text);
     s_response (m, rid, HEARTH_CMD_KILL_DRIVER_RESPONSE, true, id, text);

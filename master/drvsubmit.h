@@ -7,18 +7,22 @@
 
 #include <czmq.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 
 /* SUBMIT_DRIVER: check the files (names unique, the application one of
    them, at most --max-submit-size in all) and record a new driver,
    SUBMITTED, for the allocator to place. */
-void master_submit_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_submit_driver (void *arg, const hearth_from_t *from,
+                           hearth_msg_t *msg);
 
 /* DRIVER_STATUS: where the driver is and how it is doing. */
-void master_driver_status (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_driver_status (void *arg, const hearth_from_t *from,
+                           hearth_msg_t *msg);
 
 /* KILL_DRIVER: kill a driver that has not ended (drivers.h). */
-void master_kill_driver (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_kill_driver (void *arg, const hearth_from_t *from,
+                         hearth_msg_t *msg);
 
 #endif

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "libcore/clock.h"
+#include "libcore/dispatch.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
+#include "libcore/loop.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "master/follow.h"
@@ -19,6 +21,8 @@
 /* Start again from a new snapshot once the journal is past this (the
    leader compacts at the same size: recover.c). */
 static const size_t s_compact_bytes = 4 * 1024 * 1024;
+/* Messages from the leader read per turn of the loop. */
+static const int s_batch = 64;
 
 struct follow {
     journal_t *journal;   /* the standby's --journal DIR (owned, locked) */
@@ -40,8 +44,6 @@ struct follow {
     int64_t state_ms;     /* monotonic: when the journal last got data */
 };
 
-typedef void (s_handler_fn) (master_t *m, hearth_msg_t *msg);
-
 /* FOLLOW_JOURNAL {stream (our stream, or none: a new one), url}. */
 static void
 s_ask (master_t *m)
@@ -56,6 +58,7 @@ s_ask (master_t *m)
     cJSON_AddStringToObject (msg->body, "url", m->url);
     if (hearth_msg_send (&msg, f->dealer, NULL, &err) < 0)
         log_debug ("follow: cannot send FOLLOW_JOURNAL: %s", err.text);
+    hearth_loop_sent (m->loop, f->dealer); /* loop.h */
     f->sent_ms = hearth_mono_ms ();
 }
 
@@ -182,8 +185,10 @@ s_write_snapshot (master_t *m)
 }
 
 static void
-s_journal_data (master_t *m, hearth_msg_t *msg)
+s_journal_data (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    (void) from; /* the leader: the link's one peer */
     struct follow *f = m->follow;
     const char *stream = hearth_json_str (msg->body, "stream");
     uint64_t seq = (uint64_t) hearth_json_int (msg->body, "seq", 0);
@@ -229,42 +234,49 @@ s_journal_data (master_t *m, hearth_msg_t *msg)
 }
 
 static void
-s_error (master_t *m, hearth_msg_t *msg)
+s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    (void) m;
+    (void) arg;
+    (void) from; /* the leader: the link's one peer */
     log_debug ("follow: the leader answered %s: %s",
                hearth_json_str (msg->body, "code"),
                hearth_json_str (msg->body, "message"));
 }
 
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_JOURNAL_DATA, s_journal_data},
     {HEARTH_CMD_ERROR, s_error},
 };
 
+/* What the leader sent, up to a batch, without waiting (loop.h: 1 when
+   it stopped with more left).  A handler may drop the socket (a new
+   stream): then it stops. */
 static int
-s_on_dealer (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_dealer (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     master_t *m = arg;
-    for (int n = 0; n < 64 && m->follow && m->follow->dealer == sock
-                    && (zsock_events (sock) & ZMQ_POLLIN);
-         n++) {
+    for (int n = 0; n < s_batch; n++) {
+        if (!m->follow || m->follow->dealer != sock)
+            return 0; /* its reader has ended */
         hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv (sock, NULL, &err);
+        bool none;
+        hearth_msg_t *msg =
+            hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
+        if (none)
+            return 0;
+        if (!msg && hearth_recv_broken (&err)) {
+            log_warn ("follow: the link to the leader: %s", err.text);
+            return 0;
+        }
         if (!msg) {
             log_warn ("follow: a bad message from the leader: %s", err.text);
             continue;
         }
-        for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-            if (s_handlers[i].cmd == msg->cmd)
-                s_handlers[i].handler (m, msg);
+        hearth_dispatch (HEARTH_HANDLERS (s_handlers), m, NULL, msg);
         hearth_msg_destroy (&msg);
     }
-    return 0;
+    return 1;
 }
 
 static void
@@ -272,7 +284,7 @@ s_disconnect (master_t *m)
 {
     struct follow *f = m->follow;
     if (f->dealer) {
-        zloop_reader_end (m->loop, f->dealer);
+        hearth_loop_reader_end (m->loop, f->dealer);
         hearth_sock_destroy (&f->dealer);
     }
     f->stream[0] = '\0';
@@ -300,7 +312,7 @@ s_connect (master_t *m)
         hearth_curve_client_opts (&m->curve, &opts);
     if (!(f->dealer = hearth_sock_new (&opts, &err))
         || hearth_sock_connect (f->dealer, m->leader_url, &err) < 0
-        || zloop_reader (m->loop, f->dealer, s_on_dealer, m) < 0) {
+        || hearth_loop_reader (m->loop, f->dealer, s_on_dealer, m) < 0) {
         log_warn ("follow: cannot connect to the leader %s: %s", m->leader_url,
                   err.text);
         hearth_sock_destroy (&f->dealer);

@@ -240,17 +240,17 @@ s_on_role (void *arg, const zkelect_view_t *v)
 }
 
 static int
-s_on_zk (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_zk (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
-    (void) item;
+    (void) fd;
     master_t *m = arg;
     zkelect_dispatch (m->zk);
     return m->reexec ? -1 : 0;
 }
 
 static int
-s_on_zk_tick (zloop_t *loop, int timer_id, void *arg)
+s_on_zk_tick (hearth_loop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
@@ -329,9 +329,8 @@ master_ha_open (master_t *m, hearth_error_t *err)
                   "election and so stop every master from leading "
                   "(docs/security.md, ZooKeeper)",
                   config.dir);
-    zmq_pollitem_t item = {NULL, zkelect_fd (m->zk), ZMQ_POLLIN, 0};
-    if (zloop_poller (m->loop, &item, s_on_zk, m) < 0
-        || zloop_timer (m->loop, s_zk_tick_ms, 0, s_on_zk_tick, m) < 0)
+    if (hearth_loop_fd (m->loop, zkelect_fd (m->zk), s_on_zk, m) < 0
+        || hearth_loop_timer (m->loop, s_zk_tick_ms, 0, s_on_zk_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     log_info ("STANDBY: a candidate of the election on %s under %s (session "
               "%d ms, %s)",

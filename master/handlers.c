@@ -32,8 +32,6 @@
 /* Default memory of an executor when the application does not say. */
 static const int64_t s_default_executor_memory_mb = 1024;
 
-typedef void (s_handler_fn) (master_t *m, zframe_t *rid, hearth_msg_t *msg);
-
 /* --- heartbeats -------------------------------------------------------- */
 
 /* A driver's heartbeat keeps its application alive only from the
@@ -72,8 +70,10 @@ s_app_heartbeat (master_t *m, zframe_t *rid, const char *id)
 }
 
 static void
-s_heartbeat (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_heartbeat (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "id");
     if (id && hearth_id_valid (HEARTH_ID_WORKER, id))
         master_worker_heartbeat (m, rid, msg->body);
@@ -93,15 +93,15 @@ s_heartbeat (master_t *m, zframe_t *rid, hearth_msg_t *msg)
    registered with (a driver that ends its application on a fresh
    socket). */
 static master_subject_t
-s_app_subject (master_t *m, zframe_t *rid, const reg_app_t *app, bool by_key,
-               char *what, size_t size)
+s_app_subject (master_t *m, const hearth_from_t *from, const reg_app_t *app,
+               bool by_key, char *what, size_t size)
 {
     void *record;
     snprintf (what, size, "application %s", app->id);
-    bool self =
-        (registry_peer (m->reg, rid, &record) == PEER_APP && record == app)
-        || (by_key && m->curve.zap && app->curve_key[0]
-            && strcmp (app->curve_key, master_sender_key (m)) == 0);
+    bool self = (registry_peer (m->reg, from->rid, &record) == PEER_APP
+                 && record == app)
+                || (by_key && m->curve.zap && app->curve_key[0]
+                    && strcmp (app->curve_key, from->key) == 0);
     return (master_subject_t){.what = what, .owner = app->owner, .self = self};
 }
 
@@ -109,16 +109,17 @@ s_app_subject (master_t *m, zframe_t *rid, const reg_app_t *app, bool by_key,
    it: the rows that name only the application's driver (authz.c).  NULL
    after refusing. */
 static reg_app_t *
-s_own_app (master_t *m, zframe_t *rid, hearth_msg_t *msg, hearth_cmd_t cmd)
+s_own_app (master_t *m, const hearth_from_t *from, hearth_msg_t *msg,
+           hearth_cmd_t cmd)
 {
     const char *app_id = hearth_json_str (msg->body, "app_id");
     void *record = NULL;
-    bool self = registry_peer (m->reg, rid, &record) == PEER_APP
+    bool self = registry_peer (m->reg, from->rid, &record) == PEER_APP
                 && strcmp (((reg_app_t *) record)->id, app_id) == 0;
     char what[HEARTH_ID_MAX + 16];
     snprintf (what, sizeof what, "application %s", app_id);
     master_subject_t s = {.what = what, .self = self};
-    return master_authorize_on (m, rid, cmd, &s) ? record : NULL;
+    return master_authorize_on (m, from, cmd, &s) ? record : NULL;
 }
 
 static int
@@ -174,8 +175,10 @@ s_first_target (master_t *m, reg_app_t *app, const cJSON *b)
 }
 
 static void
-s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
+s_adopt_application (master_t *m, const hearth_from_t *from, reg_app_t *app,
+                     const cJSON *b)
 {
+    zframe_t *rid = from->rid;
     bool restored = app->recovering;
     s_first_target (m, app, b);
     registry_app_adopt (m->reg, app, rid,
@@ -184,7 +187,8 @@ s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
     m->rec.apps_back += restored;
     log_info ("application %s (%s): its driver is back%s", app->id, app->name,
               restored ? " after the master's restart" : " on a new socket");
-    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
+    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"),
+                                  from->key);
     s_reply_registered_app (m, rid, app);
     m->dirty = true;
 }
@@ -194,17 +198,17 @@ s_adopt_application (master_t *m, zframe_t *rid, reg_app_t *app, const cJSON *b)
    sender's, who must hold a client key (authz.c's row).  NULL after
    refusing. */
 static const char *
-s_new_app_owner (master_t *m, zframe_t *rid, const cJSON *b)
+s_new_app_owner (master_t *m, const hearth_from_t *from, const cJSON *b)
 {
     const char *driver_id = hearth_json_str (b, "driver_id");
     reg_driver_t *d = driver_id ? registry_driver (m->reg, driver_id) : NULL;
     char what[HEARTH_ID_MAX + 16];
     snprintf (what, sizeof what, "driver %s", d ? d->id : "");
-    master_subject_t s = {.what = what,
-                          .self = d && master_sender_is_driver (m, d)};
-    if (!master_authorize_on (m, rid, HEARTH_CMD_REGISTER_APPLICATION, &s))
+    master_subject_t s = {
+        .what = what, .self = d && master_sender_is_driver (m, from->key, d)};
+    if (!master_authorize_on (m, from, HEARTH_CMD_REGISTER_APPLICATION, &s))
         return NULL;
-    return s.self ? d->owner : master_sender_key (m);
+    return s.self ? d->owner : from->key;
 }
 
 /* The event log's directory a driver names, if absolute (a relative one
@@ -223,8 +227,10 @@ s_event_log (const cJSON *b)
 }
 
 static void
-s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_register_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     const char *wanted = hearth_json_str (b, "app_id");
     reg_app_t *known = wanted ? registry_app (m->reg, wanted) : NULL;
@@ -235,8 +241,8 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         snprintf (what, sizeof what, "application %s", known->id);
         master_subject_t s = {
             .what = what, .owner = known->owner, .self = true};
-        if (master_authorize_on (m, rid, HEARTH_CMD_REGISTER_APPLICATION, &s))
-            s_adopt_application (m, rid, known, b);
+        if (master_authorize_on (m, from, HEARTH_CMD_REGISTER_APPLICATION, &s))
+            s_adopt_application (m, from, known, b);
         return;
     }
     if (known) {
@@ -247,12 +253,12 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         master_reject (m, rid, "duplicate_app", text, "REGISTER_APPLICATION");
         return;
     }
-    const char *owner = s_new_app_owner (m, rid, b);
+    const char *owner = s_new_app_owner (m, from, b);
     if (!owner)
         return;
     /* an id the master does not know: the workers say whose it is */
     if (wanted
-        && (master_claim_hold (m, rid, msg)
+        && (master_claim_hold (m, from, msg)
             || !master_claim_allowed (m, rid, wanted, owner)))
         return;
     const cJSON *conf = cJSON_GetObjectItem (b, "conf");
@@ -271,7 +277,7 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         .id = wanted,
         .executor_resources = &amounts,
         .owner = owner,
-        .curve_key = master_sender_key (m),
+        .curve_key = from->key,
         .name = hearth_json_str (b, "name"),
         .driver_url = hearth_json_str (b, "driver_url"),
         .token = hearth_json_str (b, "token"),
@@ -302,7 +308,8 @@ s_register_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         master_claim_taken (m, app->id);
     log_info ("application %s (%s) registered by %s", app->id, app->name,
               app->driver_url);
-    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"));
+    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"),
+                                  from->key);
     s_reply_registered_app (m, rid, app);
     m->dirty = true;
 }
@@ -334,8 +341,11 @@ s_reply_removed (master_t *m, zframe_t *rid, const char *app_id,
 }
 
 static void
-s_unregister_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_unregister_application (void *arg, const hearth_from_t *from,
+                          hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
     if (!app) {
@@ -349,8 +359,8 @@ s_unregister_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
         return;
     }
     char what[HEARTH_ID_MAX + 16];
-    master_subject_t s = s_app_subject (m, rid, app, true, what, sizeof what);
-    if (!master_authorize_on (m, rid, HEARTH_CMD_UNREGISTER_APPLICATION, &s))
+    master_subject_t s = s_app_subject (m, from, app, true, what, sizeof what);
+    if (!master_authorize_on (m, from, HEARTH_CMD_UNREGISTER_APPLICATION, &s))
         return;
     int state =
         s_app_state (hearth_json_str (msg->body, "state"), APP_FINISHED);
@@ -373,16 +383,18 @@ s_unregister_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 }
 
 static void
-s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_kill_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
     bool ok = app && app->state <= APP_RUNNING;
     char what[HEARTH_ID_MAX + 16];
     if (ok) {
         master_subject_t s =
-            s_app_subject (m, rid, app, false, what, sizeof what);
-        if (!master_authorize_on (m, rid, HEARTH_CMD_KILL_APPLICATION, &s))
+            s_app_subject (m, from, app, false, what, sizeof what);
+        if (!master_authorize_on (m, from, HEARTH_CMD_KILL_APPLICATION, &s))
             return;
     }
     const char *why = ok    ? "application killed"
@@ -405,8 +417,10 @@ s_kill_application (master_t *m, zframe_t *rid, hearth_msg_t *msg)
    (MASTER_STATE), from its own connection only; a stray one is refused
    as UNREGISTER_APPLICATION's would be. */
 static void
-s_application_progress (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_application_progress (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
     if (!app || app->state > APP_RUNNING) {
@@ -416,7 +430,7 @@ s_application_progress (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                        "APPLICATION_PROGRESS");
         return;
     }
-    if (!s_own_app (m, rid, msg, HEARTH_CMD_APPLICATION_PROGRESS))
+    if (!s_own_app (m, from, msg, HEARTH_CMD_APPLICATION_PROGRESS))
         return;
     if (registry_app_set_progress (app, msg->body, registry_wall_ms ()) < 0)
         log_warn ("application %s: no memory for its progress", id);
@@ -425,11 +439,12 @@ s_application_progress (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 /* A driver gave up on one of its executors (silent: hung, or cut off
    from it): the worker kills it, and its cores come back for another. */
 static void
-s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_kill_executor (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
     const char *app_id = hearth_json_str (msg->body, "app_id");
     int exec_id = (int) hearth_json_int (msg->body, "exec_id", -1);
-    if (!s_own_app (m, rid, msg, HEARTH_CMD_KILL_EXECUTOR))
+    if (!s_own_app (m, from, msg, HEARTH_CMD_KILL_EXECUTOR))
         return;
     reg_exec_t *exec = registry_exec (m->reg, app_id, exec_id);
     if (!exec || exec->worker->state != WORKER_ALIVE)
@@ -446,9 +461,10 @@ s_kill_executor (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 /* The driver's executor target: the allocator gives the application new
    executors only while it has fewer (alloc.h rule 6). */
 static void
-s_request_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_request_executors (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    reg_app_t *app = s_own_app (m, rid, msg, HEARTH_CMD_REQUEST_EXECUTORS);
+    master_t *m = arg;
+    reg_app_t *app = s_own_app (m, from, msg, HEARTH_CMD_REQUEST_EXECUTORS);
     int total = (int) hearth_json_int (msg->body, "total", 0);
     if (!app || registry_app_set_target (m->reg, app, total) == 0)
         return;
@@ -461,10 +477,11 @@ s_request_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
    worker and ended at once, its cores free for the pass that follows
    this message (a waiting application gets them now). */
 static void
-s_kill_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_kill_executors (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
     static const char *const reason = "released by dynamic allocation";
-    reg_app_t *app = s_own_app (m, rid, msg, HEARTH_CMD_KILL_EXECUTORS);
+    reg_app_t *app = s_own_app (m, from, msg, HEARTH_CMD_KILL_EXECUTORS);
     const cJSON *id;
     if (!app)
         return;
@@ -487,20 +504,17 @@ s_kill_executors (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 /* --- clients and the rest ---------------------------------------------- */
 
 static void
-s_peer_error (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+s_peer_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    (void) m;
-    char *peer = zframe_strhex (rid);
+    (void) arg;
+    char *peer = zframe_strhex (from->rid);
     log_warn ("peer %.63s reports an error: %s: %s", peer ? peer : "?",
               hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
     free (peer);
 }
 
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat},
     {HEARTH_CMD_REGISTER_WORKER, master_register_worker},
     {HEARTH_CMD_EXECUTOR_STATE_CHANGED, master_executor_state_changed},
@@ -545,27 +559,28 @@ s_sign_of_life (master_t *m, zframe_t *rid)
 }
 
 void
-master_dispatch (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_dispatch (master_t *m, const hearth_from_t *from, hearth_msg_t *msg)
 {
     /* a standby serves nobody: everyone is pointed at the leader */
     if (m->role == MASTER_STANDBY) {
         if (msg->cmd != HEARTH_CMD_ERROR)
-            master_send_standby (m, rid, hearth_cmd_name (msg->cmd));
+            master_send_standby (m, from->rid, hearth_cmd_name (msg->cmd));
         return;
     }
-    s_sign_of_life (m, rid);
-    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-        if (s_handlers[i].cmd == msg->cmd) {
-            /* who may send it: authz.c's table, before any handler */
-            if (master_authorize (m, rid, msg->cmd))
-                s_handlers[i].handler (m, rid, msg);
-            return;
-        }
-    char text[128];
-    snprintf (text, sizeof text, "the master does not accept %s",
-              hearth_cmd_name (msg->cmd));
-    master_reject (m, rid, "unexpected_command", text,
-                   hearth_cmd_name (msg->cmd));
+    s_sign_of_life (m, from->rid);
+    const hearth_handler_t *row =
+        hearth_handler_find (HEARTH_HANDLERS (s_handlers), msg->cmd);
+    if (!row) {
+        char text[128];
+        snprintf (text, sizeof text, "the master does not accept %s",
+                  hearth_cmd_name (msg->cmd));
+        master_reject (m, from->rid, "unexpected_command", text,
+                       hearth_cmd_name (msg->cmd));
+        return;
+    }
+    /* who may send it: authz.c's table, before any handler */
+    if (master_authorize (m, from, msg->cmd))
+        row->handler (m, from, msg);
 }
 
 void
@@ -574,10 +589,9 @@ master_dispatch_held (master_t *m, int64_t now)
     claim_held_t *h;
     while ((h = claims_due (m->claims, now))) {
         /* as main.c reads a message: its sender's key, still admitted */
-        m->sender_key = m->curve.zap ? h->key : NULL;
+        hearth_from_t from = {.rid = h->rid, .key = m->curve.zap ? h->key : ""};
         if (!m->curve.zap || hearth_zap_admits (m->curve.zap, h->key, ""))
-            master_dispatch (m, h->rid, h->msg);
-        m->sender_key = NULL;
+            master_dispatch (m, &from, h->msg);
         claim_held_destroy (&h);
     }
 }

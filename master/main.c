@@ -22,6 +22,7 @@
 #include "libcore/conf.h"
 #include "libcore/liveness.h"
 #include "libcore/log.h"
+#include "libcore/loop.h"
 #include "libcore/notify.h"
 #include "libcore/readyfile.h"
 #include "libcore/sock.h"
@@ -53,8 +54,6 @@ static const int s_max_batch = 256;
 static const int s_max_drain = 4096;
 /* Workers or drivers expired, and dead workers forgotten, per tick. */
 static const size_t s_max_expire_per_tick = 1000;
-/* Bounds of the tick period (a quarter of the heartbeat interval). */
-static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
 /* Failed launches are logged once per worker per this period (then
    counted), for at most this many workers at once. */
 static const int64_t s_launch_log_period_ms = 60000;
@@ -190,19 +189,23 @@ s_on_change (void *arg, registry_change_t *c)
 }
 
 /* Read at most max messages already queued on the ROUTER, without
-   waiting.  Each is taken without asking ZMQ_EVENTS first: that question
-   made libzmq look at its mailbox, a getpid() and a poll() a message, a
-   fifth of the master's CPU at 50,000 workers (docs/performance.md, "The
-   master's reads"); the receive that finds nothing looks once.  zloop
-   asks again before its next poll, so messages past max are not lost. */
-static void
+   waiting: the loop's reader (loop.h), and the tick's.  Each is taken
+   without asking ZMQ_EVENTS first: that question made libzmq look at its
+   mailbox, a getpid() and a poll() a message, a fifth of the master's
+   CPU at 50,000 workers (docs/performance.md, "The master's reads"); the
+   receive that finds nothing looks once, and quiets the socket's
+   descriptor until the next message.  Returns 1 when it stopped at max
+   with messages perhaps left (the loop calls its reader again before it
+   waits), else 0. */
+static int
 s_read (master_t *m, zsock_t *sock, int max)
 {
     /* With CURVE, each message's sender must still be admitted (its key
        may have left the allow directory since it connected). */
     hearth_zap_t *zap = m->curve.zap;
     hearth_sender_t peer;
-    for (int n = 0; n < max; n++) {
+    int n = 0;
+    for (; n < max; n++) {
         zframe_t *rid = NULL;
         hearth_error_t err;
         bool none;
@@ -217,16 +220,15 @@ s_read (master_t *m, zsock_t *sock, int max)
         /* A refused peer's messages are dropped, and its record ends. */
         bool refused =
             zap && rid && !hearth_zap_admits (zap, peer.user_id, peer.address);
-        m->sender_key = zap ? peer.user_id : NULL; /* for authz.c */
         m->metrics.heartbeats += msg && msg->cmd == HEARTH_CMD_HEARTBEAT;
         m->metrics.refused_unadmitted += refused;
         m->metrics.refused_malformed += !msg && rid && !refused;
+        hearth_from_t from = {.rid = rid, .key = zap ? peer.user_id : ""};
         if (msg && !refused)
-            master_dispatch (m, rid, msg);
+            master_dispatch (m, &from, msg);
         else if (rid && !refused)
             master_reject (m, rid, err.code ? err.code : "error", err.text,
                            NULL);
-        m->sender_key = NULL;
         if (zap && rid)
             master_admit_seen (m, rid, peer.user_id, refused);
         hearth_msg_destroy (&msg);
@@ -236,27 +238,35 @@ s_read (master_t *m, zsock_t *sock, int max)
     if (m->dirty)
         s_schedule (m);
     master_replicate_flush (m); /* this turn's records, to the standbys */
+    return n == max ? 1 : 0;
 }
 
 static int
-s_on_router (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
-    s_read (arg, sock, s_max_batch);
-    return 0;
+    return s_read (arg, sock, s_max_batch);
 }
 
-/* A subscription to the events, or its end (XPUB: 1 or 0, then the
-   prefix; each prefix once, however many subscribe to it). */
+/* Subscriptions to the events, or their ends (XPUB: 1 or 0, then the
+   prefix; each prefix once, however many subscribe to it), read without
+   waiting until none is left (loop.h). */
 static int
-s_on_subscription (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_subscription (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
-    zframe_t *f = zframe_recv (sock);
-    if (f)
-        master_events_subscription (arg, zframe_data (f), zframe_size (f));
-    zframe_destroy (&f);
-    return 0;
+    void *xpub = zsock_resolve (sock);
+    for (int n = 0; n < s_max_batch; n++) {
+        zmq_msg_t f;
+        zmq_msg_init (&f);
+        if (zmq_msg_recv (&f, xpub, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close (&f);
+            return 0;
+        }
+        master_events_subscription (arg, zmq_msg_data (&f), zmq_msg_size (&f));
+        zmq_msg_close (&f);
+    }
+    return 1;
 }
 
 static void
@@ -307,17 +317,20 @@ s_credit_pause (master_t *m, int64_t now)
 }
 
 static int
-s_on_tick (zloop_t *loop, int timer_id, void *arg)
+s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
 {
-    (void) loop;
     (void) timer_id;
     master_t *m = arg;
     int64_t now = hearth_mono_ms ();
-    /* zloop runs due timers before it reads sockets: read what is queued
-       first (after a pause, more of it), so that a heartbeat waiting there
-       counts. */
+    /* The loop reads the sockets that woke it before it runs the timers
+       due, but a reader that stopped at its batch is read again only on
+       the next turn, after them: read what is queued first (after a
+       pause, the whole pause's heartbeats may be waiting: more of it), so
+       that a heartbeat waiting there counts.  Stopped with more left, the
+       reader is called before the loop waits (loop.h). */
     int64_t gap = s_credit_pause (m, now);
-    s_read (m, m->router, gap > 0 ? s_max_drain : s_max_batch);
+    if (s_read (m, m->router, gap > 0 ? s_max_drain : s_max_batch) > 0)
+        hearth_loop_sent (loop, m->router);
     now = hearth_mono_ms ();
     if (now >= m->next_trim_ms) {
         malloc_trim (0);
@@ -360,11 +373,11 @@ s_on_sighup (master_t *m)
 }
 
 static int
-s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_signal (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
     int sig;
-    while ((sig = hearth_signalfd_read (item->fd)) > 0) {
+    while ((sig = hearth_signalfd_read (fd)) > 0) {
         if (sig == SIGHUP) {
             s_on_sighup (arg);
             continue;
@@ -547,7 +560,7 @@ s_setup (master_t *m, hearth_error_t *err)
     m->log_limit = zhashx_new ();
     m->launch_log =
         hearth_loglimit_new (s_launch_log_period_ms, s_launch_log_keys_max);
-    m->loop = zloop_new ();
+    m->loop = hearth_loop_new ();
     m->logs = drvlog_new ();
     m->orphan_apps = master_orphan_list_new ();
     m->denials = hearth_refusals_new ();
@@ -565,17 +578,12 @@ s_setup (master_t *m, hearth_error_t *err)
     if ((m->role == MASTER_SINGLE && master_journal_open (m, err) < 0)
         || s_open_sockets (m, err) < 0)
         return -1;
-    int64_t tick = m->interval_ms / 4;
-    tick = tick < s_tick_min_ms   ? s_tick_min_ms
-           : tick > s_tick_max_ms ? s_tick_max_ms
-                                  : tick;
+    int64_t tick = hearth_liveness_tick_ms (m->interval_ms);
     m->tick_ms = tick;
-    zmq_pollitem_t sigitem = {NULL, m->sigfd, ZMQ_POLLIN, 0};
-    zloop_set_nonstop (m->loop, true);
-    if (zloop_reader (m->loop, m->router, s_on_router, m) < 0
-        || zloop_reader (m->loop, m->pub, s_on_subscription, m) < 0
-        || zloop_poller (m->loop, &sigitem, s_on_signal, m) < 0
-        || zloop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
+    if (hearth_loop_reader (m->loop, m->router, s_on_router, m) < 0
+        || hearth_loop_reader (m->loop, m->pub, s_on_subscription, m) < 0
+        || hearth_loop_fd (m->loop, m->sigfd, s_on_signal, m) < 0
+        || hearth_loop_timer (m->loop, (size_t) tick, 0, s_on_tick, m) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     if ((m->curve.zap && master_admit_watch (m, err) < 0)
         || (m->curve.cookie_zap && master_admit_local (m, err) < 0))
@@ -593,8 +601,8 @@ static void
 s_teardown (master_t *m)
 {
     master_ha_close (m);  /* first: the next leader takes over at once */
-    master_web_close (m); /* its poller and timer are the loop's */
-    zloop_destroy (&m->loop);
+    master_web_close (m); /* its descriptor and timer are the loop's */
+    hearth_loop_destroy (&m->loop);
     master_journal_close (m);
     registry_destroy (&m->reg);
     zhashx_destroy (&m->log_limit);
@@ -682,7 +690,7 @@ main (int argc, char **argv)
     /* Ready: its sockets are bound and its journal replayed. */
     hearth_notifyf ("READY=1\nSTATUS=master %s up (events %s)%s", m.url,
                     m.events_url, m.recovering ? ", RECOVERING" : "");
-    zloop_start (m.loop);
+    hearth_loop_start (m.loop);
     if (m.reexec)
         return s_reexec (&m);
     hearth_notify ("STOPPING=1\nSTATUS=stopping");

@@ -70,6 +70,7 @@
 #include "libcore/conf.h"
 #include "libcore/curve.h"
 #include "libcore/loglimit.h"
+#include "libcore/loop.h"
 #include "libcore/masters.h"
 #include "libcore/pidfile.h"
 #include "libcore/prom.h"
@@ -118,7 +119,7 @@ typedef struct master {
     zsock_t *router;           /* every peer talks to us here */
     zsock_t *pub;              /* events (XPUB: it hears subscriptions) */
     int heartbeat_subs;        /* subscribed prefixes of "heartbeat" */
-    zloop_t *loop;             /* the reactor */
+    hearth_loop_t *loop;       /* the reactor (libcore/loop.h) */
     int sigfd;                 /* SIGTERM, SIGINT, SIGHUP */
     registry_t *reg;           /* workers, apps, executors (owned) */
     char url[300];             /* tcp://HOST:PORT of the ROUTER */
@@ -161,8 +162,6 @@ typedef struct master {
                                    (claims.h; owned) */
     hearth_pidfile_t *pidfile;  /* --pid-file, or NULL */
     hearth_curve_t curve;       /* keys and admitted clients, if secure */
-    const char *sender_key;     /* CURVE key of the message being handled
-                                   (main.c's, borrowed), or NULL (authz.h) */
     hearth_refusals_t *denials; /* refused actions, logged once a minute
                                    per key (authz.c; owned) */
     struct limits *limits;      /* per-key core limits (limits.h; owned) */

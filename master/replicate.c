@@ -191,8 +191,10 @@ s_new_stream (master_t *m, s_follower_t *f)
 }
 
 void
-master_follow_journal (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_follow_journal (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     replicate_t *self = m->repl;
     char *hex = zframe_strhex (rid);
     if (!self || !hex) {

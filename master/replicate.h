@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 
@@ -28,7 +29,8 @@ void replicate_destroy (replicate_t **self_p);
 /* FOLLOW_JOURNAL's handler (handlers.c's table): a new stream (flushes
    what is pending to the others first, then the snapshot), or a
    keepalive answered. */
-void master_follow_journal (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_follow_journal (void *arg, const hearth_from_t *from,
+                            hearth_msg_t *msg);
 
 /* A record (borrowed) the journal was given: queued for every follower. */
 void master_replicate_record (master_t *m, const cJSON *record);

@@ -17,6 +17,16 @@ static const int64_t s_error_log_period_ms = 60000;
 /* Peers remembered for that; past it the memory is cleared. */
 static const size_t s_error_log_peers_max = 10000;
 
+/* A send on a socket the loop reads may take its mailbox in: the loop
+   must look at it before it waits (loop.h).  Before the loop is made and
+   after it is gone, nobody reads. */
+static void
+s_sent (master_t *m, zsock_t *sock)
+{
+    if (m->loop)
+        hearth_loop_sent (m->loop, sock);
+}
+
 void
 master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg)
 {
@@ -30,6 +40,7 @@ master_send (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     }
     if (hearth_msg_send (&msg, m->router, rid, &err) < 0)
         log_warn ("cannot send %s: %s", name, err.text);
+    s_sent (m, m->router);
 }
 
 static void
@@ -62,6 +73,7 @@ master_send_text (master_t *m, zframe_t *rid, hearth_cmd_t cmd, char *body,
         log_warn ("cannot send %s: %s", name, zmq_strerror (errno));
         zmq_msg_close (&part);
     }
+    s_sent (m, m->router);
 }
 
 void
@@ -176,6 +188,7 @@ master_publish_text (master_t *m, const char *topic, const char *text,
     void *pub = zsock_resolve (m->pub);
     if (zmq_send (pub, topic, strlen (topic), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0)
         zmq_send (pub, text, len, ZMQ_DONTWAIT);
+    s_sent (m, m->pub);
 }
 
 /* KILL_EXECUTOR {app_id, exec_id, reason} to w. */

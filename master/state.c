@@ -164,8 +164,10 @@ master_state_text (master_t *m, size_t *len)
 }
 
 void
-master_state_request (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_state_request (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     (void) msg;
     size_t len;
     char *text = master_state_text (m, &len);

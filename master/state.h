@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <czmq.h>
 
+#include "libcore/dispatch.h"
 #include "libcore/proto.h"
 #include "master/master.h"
 
@@ -28,6 +29,7 @@ char *master_state_text (master_t *m, size_t *len);
 
 /* MASTER_STATE's handler: answers rid (borrowed) with the state; msg
    (borrowed) carries nothing it reads. */
-void master_state_request (master_t *m, zframe_t *rid, hearth_msg_t *msg);
+void master_state_request (void *arg, const hearth_from_t *from,
+                           hearth_msg_t *msg);
 
 #endif

@@ -181,9 +181,10 @@ s_foreign_usage (master_t *m, reg_worker_t *w, const cJSON *executors,
    host may use the same path in different mount namespaces.  Only a
    registration with the key the old one registered with replaces it: a
    work_dir_id is the worker's word, and another worker key could name
-   one to end a live worker. */
+   one to end a live worker (key: the registration's, borrowed). */
 static void
-s_replaced (master_t *m, const char *id, const char *work_dir_id)
+s_replaced (master_t *m, const char *key, const char *id,
+            const char *work_dir_id)
 {
     if (!work_dir_id || !work_dir_id[0])
         return;
@@ -191,7 +192,7 @@ s_replaced (master_t *m, const char *id, const char *work_dir_id)
     for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
         if (w->state != WORKER_DEAD && strcmp (w->id, id) != 0 && w->work_dir_id
             && strcmp (w->work_dir_id, work_dir_id) == 0) {
-            if (master_worker_key (m, w) == REG_KEY_OTHER) {
+            if (master_worker_key (m, key, w) == REG_KEY_OTHER) {
                 log_warn ("worker %s says it holds the work dir of worker %s "
                           "(%s), which registered with another key: %s is "
                           "not taken for replaced",
@@ -255,8 +256,10 @@ s_refuse_duplicate (master_t *m, zframe_t *rid, const reg_worker_t *old,
 }
 
 void
-master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_register_worker (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     const char *id = hearth_json_str (b, "id");
     const char *host = hearth_json_str (b, "host");
@@ -268,9 +271,9 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
     }
     /* its id is its key's: UNKNOWN after a restart, and from the same
        work dir, too (what a worker says of its work dir proves nothing) */
-    if (old && !master_authorize_worker (m, rid, old))
+    if (old && !master_authorize_worker (m, from, old))
         return;
-    s_replaced (m, id, hearth_json_str (b, "work_dir_id"));
+    s_replaced (m, from->key, id, hearth_json_str (b, "work_dir_id"));
     hearth_resources_t offered = {0};
     hearth_error_t rerr;
     if (hearth_resources_from_json (&offered,
@@ -290,7 +293,7 @@ master_register_worker (master_t *m, zframe_t *rid, hearth_msg_t *msg)
                                    rid,
                                    hearth_json_str (b, "work_dir_id"),
                                    &offered,
-                                   master_sender_key (m),
+                                   from->key,
                                    hearth_json_str (b, "web_url")};
     reg_worker_t *w =
         registry_worker_register (m->reg, &desc, hearth_mono_ms ());
@@ -400,8 +403,10 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
 }
 
 void
-master_worker_stopping (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_worker_stopping (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "id");
     const char *why = hearth_json_str (msg->body, "reason");
     reg_worker_t *w = registry_worker (m->reg, id);
@@ -476,8 +481,11 @@ s_exec_state (const char *name)
 }
 
 void
-master_executor_state_changed (master_t *m, zframe_t *rid, hearth_msg_t *msg)
+master_executor_state_changed (void *arg, const hearth_from_t *from,
+                               hearth_msg_t *msg)
 {
+    master_t *m = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     const char *app_id = hearth_json_str (b, "app_id");
     int exec_id = (int) hearth_json_int (b, "exec_id", -1);

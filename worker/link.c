@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "libcore/clock.h"
+#include "libcore/dispatch.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "libcore/readyfile.h"
@@ -24,8 +25,6 @@
 #include "worker/devices.h"
 #include "worker/webstate.h"
 #include "worker/worker.h"
-
-typedef void (s_handler_fn) (worker_t *w, hearth_msg_t *msg);
 
 void
 worker_send (worker_t *w, hearth_msg_t *msg)
@@ -244,8 +243,10 @@ s_registered (void *arg, const hearth_msg_t *msg, bool again)
 }
 
 static void
-s_register_failed (worker_t *w, hearth_msg_t *msg)
+s_register_failed (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const char *reason = hearth_json_str (msg->body, "reason");
     if (!w->ever_registered) {
         log_error ("the master refused this worker: %s", reason);
@@ -269,8 +270,10 @@ s_owner (const hearth_msg_t *msg)
 }
 
 static void
-s_launch (worker_t *w, hearth_msg_t *msg)
+s_launch (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const cJSON *b = msg->body;
     const cJSON *conf = cJSON_GetObjectItem (b, "conf");
     execs_launch_t l = {
@@ -337,8 +340,10 @@ s_launch (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
-s_kill (worker_t *w, hearth_msg_t *msg)
+s_kill (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const char *app_id = hearth_json_str (msg->body, "app_id");
     int exec_id = (int) hearth_json_int (msg->body, "exec_id", 0);
     if (execs_kill (w->execs, app_id, exec_id, hearth_mono_ms ()) < 0)
@@ -346,8 +351,10 @@ s_kill (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
-s_app_removed (worker_t *w, hearth_msg_t *msg)
+s_app_removed (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const char *app_id = hearth_json_str (msg->body, "app_id");
     if (!app_id)
         return;
@@ -361,8 +368,10 @@ s_app_removed (worker_t *w, hearth_msg_t *msg)
 /* DRIVER_APPLICATION: the application one of our drivers registered,
    for the pages. */
 static void
-s_driver_application (worker_t *w, hearth_msg_t *msg)
+s_driver_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     if (w->webstate)
         webstate_driver_app (w->webstate,
                              hearth_json_str (msg->body, "driver_id"),
@@ -370,8 +379,10 @@ s_driver_application (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
-s_launch_driver (worker_t *w, hearth_msg_t *msg)
+s_launch_driver (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const cJSON *b = msg->body;
     drivers_launch_t l = {
         .driver_id = hearth_json_str (b, "driver_id"),
@@ -404,8 +415,10 @@ s_launch_driver (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
-s_kill_driver (worker_t *w, hearth_msg_t *msg)
+s_kill_driver (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const char *id = hearth_json_str (msg->body, "driver_id");
     if (drivers_kill (w->drivers, id, hearth_mono_ms ()) == 0)
         return;
@@ -424,8 +437,10 @@ s_kill_driver (worker_t *w, hearth_msg_t *msg)
 static const size_t s_log_chunk_max = 4 * 1024 * 1024;
 
 static void
-s_driver_log (worker_t *w, hearth_msg_t *msg)
+s_driver_log (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const cJSON *b = msg->body;
     const char *id = hearth_json_str (b, "driver_id");
     const char *stream = hearth_json_str (b, "stream");
@@ -465,8 +480,10 @@ s_driver_log (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
-s_decommission (worker_t *w, hearth_msg_t *msg)
+s_decommission (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const char *reason = hearth_json_str (msg->body, "reason");
     int64_t timeout = hearth_json_int (msg->body, "timeout_ms", -1);
     if (!worker_linked (w))
@@ -480,9 +497,10 @@ s_decommission (worker_t *w, hearth_msg_t *msg)
 }
 
 static void
-s_heartbeat_in (worker_t *w, hearth_msg_t *msg)
+s_heartbeat_in (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    (void) w;
+    (void) arg;
+    (void) from; /* the master: the link's one peer */
     (void) msg;
 }
 
@@ -491,8 +509,10 @@ s_heartbeat_in (worker_t *w, hearth_msg_t *msg)
    (another protocol version) will not on the next try either: a
    mistake in the set-up, said once, and the end. */
 static void
-s_error (worker_t *w, hearth_msg_t *msg)
+s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    worker_t *w = arg;
+    (void) from; /* the master: the link's one peer */
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
     if (!w->ever_registered && code
@@ -510,10 +530,7 @@ s_error (worker_t *w, hearth_msg_t *msg)
                         code ? code : "?", text ? text : "");
 }
 
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat_in},
     {HEARTH_CMD_REGISTER_WORKER_FAILED, s_register_failed},
     {HEARTH_CMD_LAUNCH_EXECUTOR, s_launch},
@@ -533,11 +550,8 @@ static void
 s_on_message (void *arg, hearth_msg_t *msg)
 {
     worker_t *w = arg;
-    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-        if (s_handlers[i].cmd == msg->cmd) {
-            s_handlers[i].handler (w, msg);
-            return;
-        }
+    if (hearth_dispatch (HEARTH_HANDLERS (s_handlers), w, NULL, msg) == 0)
+        return;
     hearth_log_limited (w->log_limit, HEARTH_LOG_WARN,
                         "unexpected command from the master", hearth_mono_ms (),
                         "unexpected %s from the master, ignored",
@@ -556,13 +570,15 @@ s_fatal (void *arg, const char *why)
     w->stopping = true;
 }
 
+/* The master's messages, up to the uplink's batch (loop.h: 1 when it
+   stopped with more left).  The worker's loop ends with its children,
+   not here: a broken socket is the uplink's to replace. */
 static int
-s_on_sock (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_sock (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     worker_t *w = arg;
-    hearth_uplink_on_readable (w->uplink, sock, hearth_mono_ms ());
-    return 0; /* the worker's loop ends with its children, not here */
+    return hearth_uplink_on_readable (w->uplink, sock, hearth_mono_ms ()) > 0;
 }
 
 static void
@@ -570,9 +586,18 @@ s_serve (void *arg, zsock_t *sock, bool on)
 {
     worker_t *w = arg;
     if (!on)
-        zloop_reader_end (w->loop, sock);
-    else if (zloop_reader (w->loop, sock, s_on_sock, w) < 0)
+        hearth_loop_reader_end (w->loop, sock);
+    else if (hearth_loop_reader (w->loop, sock, s_on_sock, w) < 0)
         log_error ("cannot watch the link to the master");
+}
+
+/* The uplink sent on sock: the loop looks at it again (loop.h). */
+static void
+s_sent (void *arg, zsock_t *sock)
+{
+    worker_t *w = arg;
+    if (w->loop)
+        hearth_loop_sent (w->loop, sock);
 }
 
 int
@@ -594,6 +619,7 @@ worker_link_new (worker_t *w, hearth_error_t *err)
                                .message = s_on_message,
                                .fatal = s_fatal,
                                .serve = s_serve,
+                               .sent = s_sent,
                                .arg = w};
     hearth_error_t uerr;
     if (!(w->uplink = hearth_uplink_new (&opts, &cbs, &uerr)))

@@ -22,6 +22,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/conf.h"
+#include "libcore/liveness.h"
 #include "libcore/log.h"
 #include "libcore/masters.h"
 #include "libcore/notify.h"
@@ -38,8 +39,6 @@
 #include "worker/webstate.h"
 #include "worker/worker.h"
 
-/* Bounds of the tick period (a quarter of the heartbeat interval). */
-static const int64_t s_tick_min_ms = 10, s_tick_max_ms = 250;
 /* What the master sends wrong is logged once per kind per this period
    (then counted): a peer that sends garbage does not fill the log. */
 static const int64_t s_log_period_ms = 60000;
@@ -145,7 +144,7 @@ static const hearth_opt_t s_opts[] = {
 /* --- the loop ---------------------------------------------------------- */
 
 static int
-s_on_tick (zloop_t *loop, int timer_id, void *arg)
+s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
 {
     (void) loop;
     (void) timer_id;
@@ -224,12 +223,12 @@ s_reap (worker_t *w)
 }
 
 static int
-s_on_signal (zloop_t *loop, zmq_pollitem_t *item, void *arg)
+s_on_signal (hearth_loop_t *loop, int fd, void *arg)
 {
     (void) loop;
     worker_t *w = arg;
     int sig;
-    while ((sig = hearth_signalfd_read (item->fd)) > 0) {
+    while ((sig = hearth_signalfd_read (fd)) > 0) {
         if (sig == SIGCHLD && w->children)
             s_reap (w);
         else if (sig == SIGHUP)
@@ -578,16 +577,11 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (s_work_dir (w, err) < 0)
         return -1;
     hearth_zsys_init ();
-    if (!(w->loop = zloop_new ()))
+    if (!(w->loop = hearth_loop_new ()))
         return hearth_errprintf (err, "out of memory");
-    int64_t tick = interval_ms / 4;
-    tick = tick < s_tick_min_ms   ? s_tick_min_ms
-           : tick > s_tick_max_ms ? s_tick_max_ms
-                                  : tick;
-    zmq_pollitem_t sigitem = {NULL, w->sigfd, ZMQ_POLLIN, 0};
-    zloop_set_nonstop (w->loop, true);
-    if (zloop_poller (w->loop, &sigitem, s_on_signal, w) < 0
-        || zloop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
+    int64_t tick = hearth_liveness_tick_ms (interval_ms);
+    if (hearth_loop_fd (w->loop, w->sigfd, s_on_signal, w) < 0
+        || hearth_loop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
         return hearth_errprintf (err, "cannot set up the event loop");
     if (s_shuffle (w, err) < 0 || worker_web_open (w, err) < 0)
         return -1;
@@ -597,7 +591,7 @@ s_setup (worker_t *w, hearth_error_t *err)
 static void
 s_teardown (worker_t *w)
 {
-    worker_web_close (w); /* its poller and timer are the loop's */
+    worker_web_close (w); /* its descriptor and timer are the loop's */
     s_end_children (w);
     webstate_destroy (&w->webstate);
     cgroups_destroy (&w->cgroups);
@@ -605,7 +599,7 @@ s_teardown (worker_t *w)
     apps_destroy (&w->apps); /* after the server that reads it */
     zlistx_destroy (&w->ended_drivers);
     hearth_loglimit_destroy (&w->log_limit);
-    zloop_destroy (&w->loop);
+    hearth_loop_destroy (&w->loop);
     hearth_uplink_destroy (&w->uplink);
     hearth_curve_cleanup (&w->curve);
     if (w->sigfd >= 0)
@@ -660,7 +654,7 @@ main (int argc, char **argv)
        which may be down while the machine boots (docs/operations.md). */
     hearth_notifyf ("READY=1\nSTATUS=worker %s registering with %s", w.id,
                     w.master_url);
-    zloop_start (w.loop);
+    hearth_loop_start (w.loop);
     log_info ("worker stopped");
     rc = w.exit_code;
     s_teardown (&w);

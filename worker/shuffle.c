@@ -14,11 +14,13 @@
 #include <czmq.h>
 
 #include "libcore/clock.h"
+#include "libcore/dispatch.h"
 #include "libcore/fstree.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/loglimit.h"
+#include "libcore/loop.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -35,7 +37,7 @@ static const int64_t s_log_period_ms = 60000;
 struct shuffle {
     char *root;                       /* WORK_DIR/shuffle */
     zsock_t *router;                  /* reducers connect here */
-    zloop_t *loop;                    /* serves router (borrowed) */
+    hearth_loop_t *loop;              /* serves router (borrowed) */
     char url[300];                    /* tcp://HOST:PORT of router */
     char key[HEARTH_KEY_TXT_LEN + 1]; /* its CURVE public key, or "" */
     apps_t *apps;                     /* the applications' tokens (borrowed) */
@@ -45,6 +47,26 @@ struct shuffle {
 };
 
 /* --- answering -------------------------------------------------------- */
+
+/* Send *msg_p (taken) to rid.  The loop reads the ROUTER, and a send may
+   take its mailbox in: the loop looks at it again (loop.h). */
+static int
+s_send (shuffle_t *self, zframe_t *rid, hearth_msg_t **msg_p,
+        hearth_error_t *err)
+{
+    int rc = hearth_msg_send (msg_p, self->router, rid, err);
+    hearth_loop_sent (self->loop, self->router);
+    return rc;
+}
+
+/* An ERROR to rid, as s_send sends. */
+static void
+s_send_error (shuffle_t *self, zframe_t *rid, const char *code,
+              const char *text, const char *command)
+{
+    hearth_send_error (self->router, rid, code, text, command);
+    hearth_loop_sent (self->loop, self->router);
+}
 
 /* A request's fields, as the schema checked them. */
 typedef struct {
@@ -79,7 +101,7 @@ s_refuse (shuffle_t *self, zframe_t *rid, const s_fetch_t *f, const char *code,
     cJSON_AddBoolToObject (msg->body, "eof", true);
     cJSON_AddStringToObject (msg->body, "code", code);
     cJSON_AddStringToObject (msg->body, "error", text);
-    hearth_msg_send (&msg, self->router, rid, NULL);
+    s_send (self, rid, &msg, NULL);
 }
 
 /* The token matches the application's, compared in constant time. */
@@ -166,8 +188,10 @@ s_read_piece (const char *root, const char *rel, const hearth_part_t *part,
 }
 
 static void
-s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
+s_fetch (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    shuffle_t *self = arg;
+    zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
     s_fetch_t f = {
         .app_id = hearth_json_str (b, "app_id"),
@@ -224,7 +248,7 @@ s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
     cJSON_AddBoolToObject (reply->body, "eof",
                            (uint64_t) f.offset + n >= part.length);
     cJSON_AddNumberToObject (reply->body, "data", 0);
-    if (hearth_msg_send (&reply, self->router, rid, &err) < 0)
+    if (s_send (self, rid, &reply, &err) < 0)
         hearth_log_limited (self->log_limit, HEARTH_LOG_WARN, "send",
                             hearth_mono_ms (), "cannot answer a reducer: %s",
                             err.text);
@@ -232,56 +256,59 @@ s_fetch (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
 
 /* A reducer's ERROR: it could not use an answer.  Logged, limited. */
 static void
-s_error (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg)
+s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
-    (void) rid;
+    shuffle_t *self = arg;
+    (void) from;
     hearth_log_limited (self->log_limit, HEARTH_LOG_WARN, "peer error",
                         hearth_mono_ms (), "a reducer says: %s",
                         hearth_json_str (msg->body, "message"));
 }
 
-typedef void (s_handler_fn) (shuffle_t *self, zframe_t *rid, hearth_msg_t *msg);
-
-static const struct {
-    hearth_cmd_t cmd;
-    s_handler_fn *handler;
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_FETCH_BLOCK, s_fetch},
     {HEARTH_CMD_ERROR, s_error},
 };
 
+/* Requests, up to a batch, without waiting (loop.h: 1 when it stopped
+   with more left). */
 static int
-s_on_request (zloop_t *loop, zsock_t *sock, void *arg)
+s_on_request (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     shuffle_t *self = arg;
-    for (int n = 0; n < s_max_batch && (zsock_events (sock) & ZMQ_POLLIN);
-         n++) {
+    for (int n = 0; n < s_max_batch; n++) {
         zframe_t *rid = NULL;
         hearth_error_t err;
-        hearth_msg_t *msg = hearth_msg_recv (sock, &rid, &err);
+        bool none;
+        hearth_msg_t *msg =
+            hearth_msg_try_recv_from (sock, &rid, NULL, &none, &err);
+        if (none)
+            return 0;
+        if (!msg && hearth_recv_broken (&err)) {
+            log_error ("the block server's socket: %s", err.text);
+            return 0;
+        }
         if (!msg) {
             hearth_log_limited (self->log_limit, HEARTH_LOG_WARN, "bad request",
                                 hearth_mono_ms (),
                                 "bad message on the block server: %s",
                                 err.text);
             if (rid)
-                hearth_send_error (sock, rid, err.code, err.text, NULL);
+                s_send_error (self, rid, err.code, err.text, NULL);
         }
-        size_t i = 0;
-        for (; msg && i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-            if (s_handlers[i].cmd == msg->cmd) {
-                s_handlers[i].handler (self, rid, msg);
-                break;
-            }
-        if (msg && i == sizeof s_handlers / sizeof s_handlers[0] && rid)
-            hearth_send_error (sock, rid, "unexpected_command",
-                               "the block server takes FETCH_BLOCK only",
-                               hearth_cmd_name (msg->cmd));
+        hearth_from_t from = {.rid = rid, .key = ""};
+        if (msg
+            && hearth_dispatch (HEARTH_HANDLERS (s_handlers), self, &from, msg)
+                   < 0
+            && rid)
+            s_send_error (self, rid, "unexpected_command",
+                          "the block server takes FETCH_BLOCK only",
+                          hearth_cmd_name (msg->cmd));
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);
     }
-    return 0;
+    return 1;
 }
 
 /* --- the server ------------------------------------------------------- */
@@ -319,7 +346,7 @@ shuffle_new (const shuffle_config_t *config, hearth_error_t *err)
         snprintf (self->key, sizeof self->key, "%s",
                   zcert_public_txt (config->cert));
     self->loop = config->loop;
-    if (zloop_reader (self->loop, self->router, s_on_request, self) < 0) {
+    if (hearth_loop_reader (self->loop, self->router, s_on_request, self) < 0) {
         hearth_errprintf (err, "cannot serve the block server's socket");
         self->loop = NULL;
         goto error;
@@ -338,7 +365,7 @@ shuffle_destroy (shuffle_t **self_p)
     int saved = errno;
     shuffle_t *self = *self_p;
     if (self->loop && self->router)
-        zloop_reader_end (self->loop, self->router);
+        hearth_loop_reader_end (self->loop, self->router);
     hearth_sock_destroy (&self->router);
     hearth_loglimit_destroy (&self->log_limit);
     free (self->root);

@@ -65,6 +65,7 @@
 #include "libcore/curve.h"
 #include "libcore/ids.h"
 #include "libcore/loglimit.h"
+#include "libcore/loop.h"
 #include "libcore/pidfile.h"
 #include "libcore/proto.h"
 #include "libcore/resources.h"
@@ -79,7 +80,7 @@
 
 typedef struct worker {
     hearth_conf_t *conf;          /* settings (owned) */
-    zloop_t *loop;                /* the reactor */
+    hearth_loop_t *loop;          /* the reactor (libcore/loop.h) */
     hearth_uplink_t *uplink;      /* the link to the master (owned) */
     int sigfd;                    /* SIGTERM, SIGINT, SIGHUP, SIGCHLD */
     children_t *children;         /* executor and driver processes (owned) */

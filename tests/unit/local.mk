@@ -35,10 +35,16 @@ tests_unit_test_liveness_SOURCES = tests/unit/test_liveness.c
 tests_unit_test_liveness_CFLAGS = $(unit_cflags)
 tests_unit_test_liveness_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_dispatch
+tests_unit_test_dispatch_SOURCES = tests/unit/test_dispatch.c
+tests_unit_test_dispatch_CFLAGS = $(unit_cflags)
+tests_unit_test_dispatch_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_dltable
 tests_unit_test_dltable_SOURCES = tests/unit/test_dltable.c tests/unit/testutil.h
 tests_unit_test_dltable_CFLAGS = $(unit_cflags)
 tests_unit_test_dltable_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_loglimit
 tests_unit_test_loglimit_SOURCES = tests/unit/test_loglimit.c tests/unit/testutil.h
 tests_unit_test_loglimit_CFLAGS = $(unit_cflags)

@@ -219,6 +219,21 @@ test_gap_rule (void **state)
     assert_int_equal (hearth_liveness_gap (3050, 1000, 50), 0);
 }
 
+/* The tick: a quarter of the heartbeat interval, within its bounds. */
+static void
+test_tick_period (void **state)
+{
+    (void) state;
+    assert_int_equal (hearth_liveness_tick_ms (1000), 250);
+    assert_int_equal (hearth_liveness_tick_ms (200), 50);
+    assert_int_equal (hearth_liveness_tick_ms (100), 25);
+    /* a short interval does not spin the loop, a long one leaves the
+       tick's other work near */
+    assert_int_equal (hearth_liveness_tick_ms (20), HEARTH_TICK_MIN_MS);
+    assert_int_equal (hearth_liveness_tick_ms (1), HEARTH_TICK_MIN_MS);
+    assert_int_equal (hearth_liveness_tick_ms (60000), HEARTH_TICK_MAX_MS);
+}
+
 /* A peer is judged by what it missed while the owner ran: timeout 1000,
    a heard at 100 and b at 900, the owner stopped for 2000 ms more than a
    tick: a expires at 3100, not at 1100; b's heartbeat queued meanwhile,
@@ -291,6 +306,7 @@ main (void)
         cmocka_unit_test (test_random_walk_keeps_order),
         cmocka_unit_test (test_scale_20000_peers),
         cmocka_unit_test (test_gap_rule),
+        cmocka_unit_test (test_tick_period),
         cmocka_unit_test (test_pause_shifts_deadlines),
         cmocka_unit_test (test_pause_keeps_order_and_clamp),
     };
