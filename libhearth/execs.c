@@ -19,6 +19,7 @@
 #include "libcore/ids.h"
 #include "libcore/intkeys.h"
 #include "libcore/keys.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/zap.h"
@@ -49,6 +50,7 @@ s_exec_destroy (void **item)
     zframe_destroy (&x->rid);
     free (x->key);
     hearth_resources_clear (&x->resources);
+    cJSON_Delete (x->labels);
     free (x);
     *item = NULL;
 }
@@ -224,11 +226,13 @@ s_add (execs_t *self, int exec_id, int cores, const char *host)
 
 int
 execs_add (execs_t *self, int exec_id, int cores, const char *host,
-           const char *worker_id, int64_t memory_mb)
+           const char *worker_id, int64_t memory_mb, const cJSON *labels)
 {
     exec_t *x = s_add (self, exec_id, cores, host);
     if (!x)
         return -1;
+    cJSON_Delete (x->labels);
+    x->labels = labels ? cJSON_Duplicate (labels, true) : NULL;
     snprintf (x->worker, sizeof x->worker, "%s", worker_id ? worker_id : "");
     x->memory_mb = memory_mb;
     if (!x->registered && !x->expected)
@@ -434,16 +438,26 @@ s_reply_registered (execs_t *self, exec_t *x)
     execs_send (self, x, &msg, NULL);
 }
 
-/* Where executor x is, for locality (issue 37): its host (told with it)
-   and its worker; a task preferring "worker:ID" goes there first. */
+/* Where executor x is, for locality (issue 37): its host (told with it),
+   its worker and its worker's labels ("KEY=VALUE"; rack=NAME makes its
+   rack); a task preferring any of them goes there first. */
 static void
 s_places (execs_t *self, int exec_id, const exec_t *x)
 {
     char worker[sizeof x->worker + 8];
-    snprintf (worker, sizeof worker, "worker:%s", x->worker);
-    const char *places[] = {worker};
-    if (hearth_taskset_set_executor_places (self->ts, exec_id, places,
-                                            x->worker[0] ? 1 : 0, NULL)
+    char labels[HEARTH_LABELS_MAX]
+               [HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
+    const char *places[HEARTH_LABELS_MAX + 1];
+    size_t n = 0;
+    if (x->worker[0]) {
+        snprintf (worker, sizeof worker, "worker:%s", x->worker);
+        places[n++] = worker;
+    }
+    size_t nlabels = hearth_labels_specs (x->labels, labels);
+    for (size_t i = 0; i < nlabels; i++)
+        places[n++] = labels[i];
+    const char *rack = hearth_json_str (x->labels, HEARTH_LABEL_RACK);
+    if (hearth_taskset_set_executor_places (self->ts, exec_id, places, n, rack)
         < 0)
         log_warn ("executor %d: cannot note where it is (%s): its tasks' "
                   "preferences may be missed",
