@@ -148,6 +148,18 @@ int hearth_taskset_set_executor_places (hearth_taskset_t *self, int exec_id,
                                         const char *const *places, size_t n,
                                         const char *rack);
 
+/* Every task of stage may run only on an executor on all the n places
+   named (each borrowed; "KEY=VALUE" labels, a host or "worker:ID"): a
+   hard constraint, where a preference is soft.  Before the stage's first
+   offer.  Returns 0, or -1 with errno EINVAL (an unknown stage, or
+   offered already) or ENOMEM. */
+int hearth_taskset_require (hearth_taskset_t *self, uint32_t stage,
+                            const char *const *places, size_t n);
+/* Whether some executor now meets stage's requirement (true for a stage
+   without one, false for an unknown stage). */
+bool hearth_taskset_requirement_met (const hearth_taskset_t *self,
+                                     uint32_t stage);
+
 /* An executor is coming on host and worker (its id; each may be NULL):
    granted, not registered yet (coming), or no longer (it registered, or
    will not).  A place with one coming is awaited as one with an

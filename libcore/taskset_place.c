@@ -185,8 +185,56 @@ hearth_taskset_prefer (hearth_taskset_t *self, uint32_t stage, uint64_t index,
     return 0;
 }
 
-void
-ts_place_stage_free (ts_stage_t *st)
+int
+hearth_taskset_require (hearth_taskset_t *self, uint32_t stage,
+                        const char *const *places, size_t n)
+{
+    ts_stage_t *st = ts_stage (self, stage);
+    if (!st || st->offered)
+        return errno = EINVAL, -1;
+    int *ids = realloc (st->require, (st->nrequire + n + 1) * sizeof *ids);
+    if (!ids)
+        return errno = ENOMEM, -1;
+    st->require = ids;
+    for (size_t i = 0; i < n; i++) {
+        int p = ts_place_index (self, places[i]);
+        if (p < 0)
+            return errno = ENOMEM, -1;
+        st->require[st->nrequire++] = p;
+    }
+    return 0;
+}
+
+bool
+ts_place_meets (const ts_exec_t *e, const ts_stage_t *st)
+{
+    for (size_t r = 0; r < st->nrequire; r++) {
+        bool on = e->host == st->require[r];
+        for (size_t i = 0; !on && i < e->nplaces; i++)
+            on = e->places[i] == st->require[r];
+        if (!on)
+            return false;
+    }
+    return true;
+}
+
+bool
+hearth_taskset_requirement_met (const hearth_taskset_t *self, uint32_t stage)
+{
+    const ts_stage_t *st = ts_stage (self, stage);
+    if (!st)
+        return false;
+    if (!st->nrequire)
+        return true;
+    for (void *e = zhashx_first (self->execs); e; e = zhashx_next (self->execs))
+        if (!((ts_exec_t *) e)->retired && ts_place_meets (e, st))
+            return true;
+    return false;
+}
+
+/* Drop the stage's preferences (its requirement stays). */
+static void
+s_prefs_free (ts_stage_t *st)
 {
     ts_prefs_t *p = st->prefs;
     if (!p)
@@ -199,6 +247,15 @@ ts_place_stage_free (ts_stage_t *st)
     free (p->lists);
     free (p);
     st->prefs = NULL;
+}
+
+void
+ts_place_stage_free (ts_stage_t *st)
+{
+    free (st->require);
+    st->require = NULL;
+    st->nrequire = 0;
+    s_prefs_free (st);
 }
 
 /* Make the per-task and per-place tables from what was given (counting
@@ -397,7 +454,7 @@ ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
     if (!p->built) {
         p->level_us = now_us;
         if (s_build (self, st) < 0) {
-            ts_place_stage_free (st); /* offered as preferring nothing */
+            s_prefs_free (st); /* offered as preferring nothing */
             return false;
         }
     }

@@ -445,6 +445,7 @@ s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
     s_stop_decommissioned (e);
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
+    work_check_requires (e->work, now);
     starved_check (&e->starved,
                    work_has_jobs (e->work) && !execs_any_registered (e->execs),
                    e->master ? master_link_waiting (e->master) : NULL, now);

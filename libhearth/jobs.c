@@ -13,6 +13,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/ctlchars.h"
+#include "libcore/labels.h"
 #include "libhearth/internal.h"
 #include "libhearth/tasklimits.h"
 
@@ -99,6 +100,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     free (st->parents);
     free (st->pool);
     hearth_resource_amounts_clear (&st->resources);
+    s_strv_destroy (&st->require);
     free (st->name);
     free (st);
     *self_p = NULL;
@@ -402,6 +404,28 @@ hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
                            const char *arg)
 {
     return hearth_stage_add_functions (stage, fn, arg, 1);
+}
+
+int
+hearth_stage_require (hearth_stage_t *stage, const char *label)
+{
+    hearth_error_t err;
+    cJSON *check = cJSON_CreateObject ();
+    int ok = check && label && hearth_labels_add_spec (check, label, &err) == 0;
+    cJSON_Delete (check);
+    if (!stage || !ok || stage->job->state != HEARTH_JOB_NEW)
+        return errno = EINVAL, -1;
+    size_t n = 0;
+    while (stage->require && stage->require[n])
+        n++;
+    char **require = realloc (stage->require, (n + 2) * sizeof *require);
+    if (!require)
+        return -1;
+    stage->require = require;
+    if (!(require[n] = strdup (label)))
+        return -1;
+    require[n + 1] = NULL;
+    return 0;
 }
 
 int

@@ -212,6 +212,34 @@ test_coming_executor_awaited (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* A requirement is hard: only executors on every required place get
+   the stage's tasks, however long they wait. */
+static void
+test_require (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_board (WAIT, 2);
+    const char *ssd[] = {"disk=ssd", "rack=r1"};
+    assert_int_equal (hearth_taskset_require (ts, 1, ssd, 2), 0);
+    assert_false (hearth_taskset_requirement_met (ts, 1));
+    s_exec (ts, 1, "a", "disk=ssd", NULL); /* not on rack r1 */
+    assert_false (hearth_taskset_requirement_met (ts, 1));
+    hearth_assign_t x;
+    assert_false (s_offer (ts, 1, 10 * WAIT, &x));
+    const char *both[] = {"disk=ssd", "rack=r1"};
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 2, 1, "b"), 0);
+    assert_int_equal (hearth_taskset_set_executor_places (ts, 2, both, 2, NULL),
+                      0);
+    assert_true (hearth_taskset_requirement_met (ts, 1));
+    assert_true (s_offer (ts, 2, 10 * WAIT, &x));
+    assert_false (s_offer (ts, 1, 10 * WAIT, &x));
+    assert_int_equal (hearth_taskset_require (ts, 1, ssd, 1), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_true (hearth_taskset_requirement_met (ts, 1));
+    assert_false (hearth_taskset_requirement_met (ts, 9));
+    hearth_taskset_destroy (&ts);
+}
+
 /* A task preferring a served place does not go elsewhere because
    another of its places is unserved. */
 static void
@@ -359,6 +387,7 @@ main (void)
         cmocka_unit_test (test_unserved_place_waits_for_nothing),
         cmocka_unit_test (test_served_place_still_awaited),
         cmocka_unit_test (test_coming_executor_awaited),
+        cmocka_unit_test (test_require),
         cmocka_unit_test (test_rack_level),
         cmocka_unit_test (test_worker_and_label_places),
         cmocka_unit_test (test_no_wait),
