@@ -406,6 +406,24 @@ hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
     return hearth_stage_add_functions (stage, fn, arg, 1);
 }
 
+/* Append a copy of text to the NULL-terminated *v (NULL: empty).  0, or
+   -1 (no memory; *v unchanged but for its size). */
+static int
+s_strv_append (char ***v, const char *text)
+{
+    size_t n = 0;
+    while (*v && (*v)[n])
+        n++;
+    char **grown = realloc (*v, (n + 2) * sizeof *grown);
+    if (!grown)
+        return -1;
+    *v = grown;
+    if (!(grown[n] = strdup (text)))
+        return -1;
+    grown[n + 1] = NULL;
+    return 0;
+}
+
 int
 hearth_stage_require (hearth_stage_t *stage, const char *label)
 {
@@ -415,17 +433,7 @@ hearth_stage_require (hearth_stage_t *stage, const char *label)
     cJSON_Delete (check);
     if (!stage || !ok || stage->job->state != HEARTH_JOB_NEW)
         return errno = EINVAL, -1;
-    size_t n = 0;
-    while (stage->require && stage->require[n])
-        n++;
-    char **require = realloc (stage->require, (n + 2) * sizeof *require);
-    if (!require)
-        return -1;
-    stage->require = require;
-    if (!(require[n] = strdup (label)))
-        return -1;
-    require[n + 1] = NULL;
-    return 0;
+    return s_strv_append (&stage->require, label);
 }
 
 int
@@ -434,18 +442,7 @@ hearth_stage_prefer (hearth_stage_t *stage, const char *where)
     if (!stage || !where || !*where || stage->ngroups == 0
         || stage->job->state != HEARTH_JOB_NEW)
         return errno = EINVAL, -1;
-    task_group_t *g = &stage->groups[stage->ngroups - 1];
-    size_t n = 0;
-    while (g->prefer && g->prefer[n])
-        n++;
-    char **prefer = realloc (g->prefer, (n + 2) * sizeof *prefer);
-    if (!prefer)
-        return -1;
-    g->prefer = prefer;
-    if (!(prefer[n] = strdup (where)))
-        return -1;
-    prefer[n + 1] = NULL;
-    return 0;
+    return s_strv_append (&stage->groups[stage->ngroups - 1].prefer, where);
 }
 
 uint64_t
