@@ -160,14 +160,15 @@ int hearth_taskset_require (hearth_taskset_t *self, uint32_t stage,
 bool hearth_taskset_requirement_met (const hearth_taskset_t *self,
                                      uint32_t stage);
 
-/* An executor is coming on host and worker (its id; each may be NULL):
-   granted, not registered yet (coming), or no longer (it registered, or
-   will not).  A place with one coming is awaited as one with an
-   executor: the tasks preferring it wait (locality_wait at most) rather
-   than go at once to the first executor up.  Returns 0, or -1 with
-   errno ENOMEM. */
+/* An executor is coming on host (may be NULL) and the n other places
+   named (its worker "worker:ID", its labels): granted, not registered
+   yet (coming), or no longer (it registered, or will not; the same
+   places as when it was said to come).  A place with one coming is
+   awaited as one with an executor: the tasks preferring it wait
+   (locality_wait at most) rather than go at once to the first executor
+   up.  Returns 0, or -1 with errno ENOMEM. */
 int hearth_taskset_expect (hearth_taskset_t *self, const char *host,
-                           const char *worker, bool coming);
+                           const char *const *places, size_t n, bool coming);
 
 /* Task index of stage prefers the n places named (each borrowed): a
    host as executors are added on, "worker:ID" or "KEY=VALUE"; called

@@ -107,27 +107,29 @@ hearth_taskset_set_executor_places (hearth_taskset_t *self, int exec_id,
     return 0;
 }
 
+/* Count one executor coming to place name, or one less. */
+static int
+s_expect_one (hearth_taskset_t *self, const char *name, bool coming)
+{
+    int p = ts_place_index (self, name);
+    if (p < 0)
+        return errno = ENOMEM, -1;
+    if (coming)
+        self->place_coming[p]++;
+    else if (self->place_coming[p] > 0)
+        self->place_coming[p]--;
+    return 0;
+}
+
 int
 hearth_taskset_expect (hearth_taskset_t *self, const char *host,
-                       const char *worker, bool coming)
+                       const char *const *places, size_t n, bool coming)
 {
-    char name[512];
-    const char *names[2] = {host && *host ? host : NULL, NULL};
-    if (worker && *worker) {
-        snprintf (name, sizeof name, "worker:%s", worker);
-        names[1] = name;
-    }
-    for (size_t i = 0; i < 2; i++) {
-        if (!names[i])
-            continue;
-        int p = ts_place_index (self, names[i]);
-        if (p < 0)
-            return errno = ENOMEM, -1;
-        if (coming)
-            self->place_coming[p]++;
-        else if (self->place_coming[p] > 0)
-            self->place_coming[p]--;
-    }
+    if (host && *host && s_expect_one (self, host, coming) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (s_expect_one (self, places[i], coming) < 0)
+            return -1;
     return 0;
 }
 

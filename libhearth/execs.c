@@ -197,12 +197,35 @@ execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness)
     self->hb_liveness = liveness;
 }
 
+/* The places of x besides its host: "worker:ID" (into worker) and its
+   worker's labels (into labels), pointed at by places; how many. */
+static size_t
+s_place_names (const exec_t *x, char *worker,
+               char labels[][HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2],
+               const char **places)
+{
+    size_t n = 0;
+    if (x->worker[0]) {
+        snprintf (worker, HEARTH_ID_MAX + 8, "worker:%s", x->worker);
+        places[n++] = worker;
+    }
+    size_t nlabels = hearth_labels_specs (x->labels, labels);
+    for (size_t i = 0; i < nlabels; i++)
+        places[n++] = labels[i];
+    return n;
+}
+
 /* x is coming to its host and worker, or no longer (locality: the tasks
    preferring them wait for it rather than go to the first one up). */
 static void
 s_expect (execs_t *self, exec_t *x, bool coming)
 {
-    if (hearth_taskset_expect (self->ts, x->host, x->worker, coming) == 0)
+    char worker[sizeof x->worker + 8];
+    char labels[HEARTH_LABELS_MAX]
+               [HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
+    const char *places[HEARTH_LABELS_MAX + 1];
+    size_t n = s_place_names (x, worker, labels, places);
+    if (hearth_taskset_expect (self->ts, x->host, places, n, coming) == 0)
         x->expected = coming;
 }
 
@@ -448,14 +471,7 @@ s_places (execs_t *self, int exec_id, const exec_t *x)
     char labels[HEARTH_LABELS_MAX]
                [HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
     const char *places[HEARTH_LABELS_MAX + 1];
-    size_t n = 0;
-    if (x->worker[0]) {
-        snprintf (worker, sizeof worker, "worker:%s", x->worker);
-        places[n++] = worker;
-    }
-    size_t nlabels = hearth_labels_specs (x->labels, labels);
-    for (size_t i = 0; i < nlabels; i++)
-        places[n++] = labels[i];
+    size_t n = s_place_names (x, worker, labels, places);
     const char *rack = hearth_json_str (x->labels, HEARTH_LABEL_RACK);
     if (hearth_taskset_set_executor_places (self->ts, exec_id, places, n, rack)
         < 0)

@@ -189,22 +189,23 @@ static void
 test_coming_executor_awaited (void **state)
 {
     (void) state;
+    const char *w2[] = {"worker:w2"}, *w3[] = {"worker:w3"};
     hearth_taskset_t *ts = s_board (WAIT, 1);
     s_prefer (ts, 0, "b");
-    assert_int_equal (hearth_taskset_expect (ts, "b", "w2", true), 0);
+    assert_int_equal (hearth_taskset_expect (ts, "b", w2, 1, true), 0);
     s_exec (ts, 1, "a", NULL, NULL);
     hearth_assign_t x;
     assert_false (s_offer (ts, 1, 0, &x)); /* b's executor is coming */
-    assert_int_equal (hearth_taskset_expect (ts, "b", "w2", false), 0);
+    assert_int_equal (hearth_taskset_expect (ts, "b", w2, 1, false), 0);
     assert_true (s_offer (ts, 1, 1, &x)); /* it will not: nothing to wait */
     assert_int_equal (x.locality, HEARTH_LOC_NO_PREF);
     /* expecting by worker works as well, and an extra "no longer" is
        harmless */
-    assert_int_equal (hearth_taskset_expect (ts, NULL, "w2", false), 0);
+    assert_int_equal (hearth_taskset_expect (ts, NULL, w2, 1, false), 0);
     hearth_taskset_destroy (&ts);
     ts = s_board (WAIT, 1);
     s_prefer (ts, 0, "worker:w3");
-    assert_int_equal (hearth_taskset_expect (ts, NULL, "w3", true), 0);
+    assert_int_equal (hearth_taskset_expect (ts, NULL, w3, 1, true), 0);
     s_exec (ts, 1, "a", NULL, NULL);
     assert_false (s_offer (ts, 1, 0, &x));
     assert_true (s_offer (ts, 1, WAIT, &x)); /* after the wait: ANY */
