@@ -284,6 +284,14 @@ hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self, int exec_id,
                                            int attempt, hearth_ts_state_t state,
                                            int64_t run_us, int64_t now_us);
 
+/* hearth_taskset_update, telling also (locality: not NULL) the level
+   the attempt was offered at (hearth_locality_t; untouched for a STALE
+   one). */
+hearth_ts_outcome_t
+hearth_taskset_update_at (hearth_taskset_t *self, int exec_id, uint32_t stage,
+                          uint64_t index, int attempt, hearth_ts_state_t state,
+                          int64_t run_us, int64_t now_us, uint8_t *locality);
+
 /* Look for stragglers (speculation on); copies go to the queues.  Returns
    how many were found. */
 size_t hearth_taskset_speculate (hearth_taskset_t *self, int64_t now_us);

@@ -157,6 +157,7 @@ struct ts_attempt {
                            (the rest wait in its queue) */
     bool holds;         /* counts its stage's resources held on its
                            executor until it ends */
+    uint8_t locality;   /* the level it was offered at (hearth_locality_t) */
     ts_attempt_t *prev; /* the executor's list */
     ts_attempt_t *next; /* likewise */
 };

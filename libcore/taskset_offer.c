@@ -173,6 +173,7 @@ s_launch (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     a->exec_id = e->id;
     a->start_us = now_us;
     a->speculative = as->speculative;
+    a->locality = as->locality;
     zhashx_insert (self->attempts, &a->key, a);
     s_link (e, st, a);
     if (st->need.n)
