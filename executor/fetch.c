@@ -20,6 +20,7 @@
 #include "executor/fetch.h"
 #include "libcore/clock.h"
 #include "libcore/connwatch.h"
+#include "libcore/dispatch.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
 #include "libcore/safefile.h"
@@ -343,8 +344,10 @@ s_piece (s_run_t *run, s_fetch_t *f, const void *data, size_t n)
 }
 
 static void
-s_on_block (s_run_t *run, s_server_t *s, hearth_msg_t *msg)
+s_on_block (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    s_run_t *run = arg;
+    s_server_t *s = from->peer;
     uint64_t id = (uint64_t) hearth_json_int (msg->body, "request", 0);
     s_ask_t *a = NULL;
     for (size_t i = 0; i < run->nasks && !a; i++)
@@ -381,8 +384,10 @@ s_on_block (s_run_t *run, s_server_t *s, hearth_msg_t *msg)
 
 /* The server refused a message of ours: every try on it failed. */
 static void
-s_on_error (s_run_t *run, s_server_t *s, hearth_msg_t *msg)
+s_on_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    s_run_t *run = arg;
+    s_server_t *s = from->peer;
     char reason[600];
     snprintf (reason, sizeof reason, "%s refused a request: %s", s->url,
               hearth_json_str (msg->body, "message"));
@@ -391,12 +396,8 @@ s_on_error (s_run_t *run, s_server_t *s, hearth_msg_t *msg)
             s_try_failed (run, &run->fetches[i], reason);
 }
 
-typedef void (s_handler_fn) (s_run_t *run, s_server_t *s, hearth_msg_t *msg);
-
-static const struct {
-    hearth_cmd_t cmd;
-    s_handler_fn *handler;
-} s_handlers[] = {
+/* A block server's answers (the server is the sender's peer). */
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_BLOCK_DATA, s_on_block},
     {HEARTH_CMD_ERROR, s_on_error},
 };
@@ -408,12 +409,9 @@ s_read (s_run_t *run, s_server_t *s)
         hearth_error_t err;
         hearth_msg_t *msg = hearth_msg_recv (s->sock, NULL, &err);
         s->last_ms = hearth_mono_ms ();
-        for (size_t i = 0; msg && i < sizeof s_handlers / sizeof s_handlers[0];
-             i++)
-            if (s_handlers[i].cmd == msg->cmd) {
-                s_handlers[i].handler (run, s, msg);
-                break;
-            }
+        hearth_from_t from = {.key = "", .peer = s};
+        if (msg)
+            hearth_dispatch (HEARTH_HANDLERS (s_handlers), run, &from, msg);
         hearth_msg_destroy (&msg);
     }
 }

@@ -22,6 +22,7 @@
 #include "executor/link.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
+#include "libcore/liveness.h"
 #include "libcore/log.h"
 #include "libcore/shuffleopts.h"
 #include "libcore/sock.h"
@@ -249,11 +250,9 @@ s_setup (executor_t *ex, hearth_error_t *err)
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
                                  ex->work_dir, strerror (errno));
-    int64_t tick = ex->hb_interval_ms / 4;
+    int64_t tick = hearth_liveness_tick_ms (ex->hb_interval_ms);
     if (hearth_loop_fd (ex->loop, ex->sigfd, s_on_signal, ex) < 0
-        || hearth_loop_timer (ex->loop, (size_t) (tick < 10 ? 10 : tick), 0,
-                              s_on_tick, ex)
-               < 0)
+        || hearth_loop_timer (ex->loop, (size_t) tick, 0, s_on_tick, ex) < 0)
         return hearth_errprintf (err, "out of memory");
     ex->link = link_new (ex, err);
     return ex->link ? 0 : -1;

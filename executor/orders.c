@@ -14,9 +14,8 @@
 #include "executor/link_int.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
+#include "libcore/dispatch.h"
 #include "libcore/log.h"
-
-typedef void (s_handler_fn) (link_t *self, hearth_msg_t *msg);
 
 /* A size the driver sets (a positive integer field of REGISTERED_EXECUTOR),
    into *bound; absent or 0: the executor's own stays. */
@@ -107,8 +106,10 @@ s_launch_packed (link_t *self, const cJSON *index, shared_frames_t *sf)
 }
 
 static void
-s_on_launch (link_t *self, hearth_msg_t *msg)
+s_on_launch (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    (void) from;
+    link_t *self = arg;
     shared_frames_t *sf = s_share_frames (msg);
     if (sf)
         sf->refs = 1; /* ours, while we enqueue */
@@ -133,23 +134,29 @@ s_on_launch (link_t *self, hearth_msg_t *msg)
 }
 
 static void
-s_on_kill (link_t *self, hearth_msg_t *msg)
+s_on_kill (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    (void) from;
+    link_t *self = arg;
     tasks_kill (self->tasks, hearth_json_int (msg->body, "tid", 0),
                 (int) hearth_json_int (msg->body, "attempt", 0));
 }
 
 static void
-s_on_stop (link_t *self, hearth_msg_t *msg)
+s_on_stop (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    (void) from;
+    link_t *self = arg;
     log_info ("driver says stop: %s",
               hearth_json_str (msg->body, "reason") ?: "no reason");
     self->ex->stopping = true;
 }
 
 static void
-s_on_error (link_t *self, hearth_msg_t *msg)
+s_on_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    (void) from;
+    link_t *self = arg;
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
     if (hearth_uplink_ever (self->uplink)) { /* REGISTERED_EXECUTOR came */
@@ -165,17 +172,16 @@ s_on_error (link_t *self, hearth_msg_t *msg)
 
 /* A sign of life, which the uplink has counted already. */
 static void
-s_on_heartbeat (link_t *self, hearth_msg_t *msg)
+s_on_heartbeat (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
+    (void) from;
+    link_t *self = arg;
     (void) self;
     (void) msg;
 }
 
 /* The driver's commands, LAUNCH_TASKS first: by far the most frequent. */
-static const struct {
-    hearth_cmd_t cmd;      /* what arrived */
-    s_handler_fn *handler; /* what to do */
-} s_handlers[] = {
+static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
     {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
     {HEARTH_CMD_KILL_TASK, s_on_kill},
@@ -186,11 +192,9 @@ static const struct {
 void
 link_dispatch (link_t *self, hearth_msg_t *msg)
 {
-    for (size_t i = 0; i < sizeof s_handlers / sizeof s_handlers[0]; i++)
-        if (s_handlers[i].cmd == msg->cmd) {
-            s_handlers[i].handler (self, msg);
-            return;
-        }
+    hearth_from_t from = {.key = ""}; /* the one peer of its DEALER */
+    if (hearth_dispatch (HEARTH_HANDLERS (s_handlers), self, &from, msg) == 0)
+        return;
     hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
                         "unexpected command from the driver", hearth_mono_ms (),
                         "unexpected %s from the driver, ignored",
