@@ -328,8 +328,9 @@ s_resources (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "--memory must be at least 1M");
     s_warn_overbooked (w, (int) ncpu, s_physical_memory_mb ());
     return devices_gather (
-        w->conf, hearth_conf_ms (w->conf, "resource-discovery-timeout"),
-        &w->resources, err);
+        w->loop, w->conf,
+        hearth_conf_ms (w->conf, "resource-discovery-timeout"), &w->resources,
+        err);
 }
 
 /* The first master of the list (borrowed). */
@@ -558,6 +559,9 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (interval_ms < 1)
         return hearth_errprintf (err, "heartbeat-interval must be at least "
                                       "1ms");
+    /* before the resources: a discovery script is the loop's child */
+    if (!(w->loop = hearth_loop_new ()))
+        return hearth_errprintf (err, "out of memory");
     if (s_identity (w, err) < 0 || s_resources (w, err) < 0
         || worker_link_new (w, err) < 0
         || hearth_curve_client_setup (&w->curve, w->conf, s_first_master (w),
@@ -577,8 +581,6 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (s_work_dir (w, err) < 0)
         return -1;
     hearth_zsys_init ();
-    if (!(w->loop = hearth_loop_new ()))
-        return hearth_errprintf (err, "out of memory");
     int64_t tick = hearth_liveness_tick_ms (interval_ms);
     if (hearth_loop_fd (w->loop, w->sigfd, s_on_signal, w) < 0
         || hearth_loop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)
