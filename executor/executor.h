@@ -154,30 +154,31 @@ struct executor {
     hearth_loop_t *loop;          /* the event loop */
     int sigfd;                    /* SIGCHLD, SIGTERM, SIGINT, SIGHUP */
     pid_t parent;                 /* the worker (or local driver) that ran us */
-    int64_t hb_interval_ms;       /* heartbeat interval (the driver's once
+    int64_t hb_interval_ms;       /* heartbeat interval given (the link's
+                                     uplink uses the driver's once
                                      registered) */
-    int64_t hb_liveness;       /* missed intervals before the driver is dead */
-    int64_t started_ms;        /* when we started (mono) */
-    int64_t max_result_bytes;  /* largest result a task may return */
-    int64_t running_report_ms; /* report RUNNING for tasks older than this */
-    bool pinned;               /* task threads pinned one per CPU */
-    cpu_set_t cpus;            /* the CPUs we may use (commands' children
-                                  get them all back once started) */
-    pthread_mutex_t cmd_lock;  /* between the loop's kills and the
-                                  threads that run commands */
-    link_t *link;              /* the driver link, and through it the
-                                  tasks (owned) */
-    libs_t *libs;              /* shipped libraries (owned) */
-    char *work_dir;            /* where files go (cwd by default) */
-    char *shuffle_dir;         /* SHUFFLE_ROOT: map outputs go under
-                                  SHUFFLE_ROOT/APP_ID, or NULL: none */
-    char *shuffle_url;         /* this node's block server, or NULL */
-    char *shuffle_key;         /* its CURVE public key, or NULL */
-    size_t shuffle_memory;     /* a map task's records held before a spill */
-    size_t fetch_in_flight;    /* a reduce task's bytes asked, not got */
-    size_t max_input_bytes;    /* largest reduce input of a function */
-    bool stopping;             /* leaving the loop */
-    int exit_code;             /* process exit status */
+    int64_t hb_liveness;          /* missed intervals before the driver is dead
+                                     (given: the same) */
+    int64_t max_result_bytes;     /* largest result a task may return */
+    int64_t running_report_ms;    /* report RUNNING for tasks older than this */
+    bool pinned;                  /* task threads pinned one per CPU */
+    cpu_set_t cpus;               /* the CPUs we may use (commands' children
+                                     get them all back once started) */
+    pthread_mutex_t cmd_lock;     /* between the loop's kills and the
+                                     threads that run commands */
+    link_t *link;                 /* the driver link, and through it the
+                                     tasks (owned) */
+    libs_t *libs;                 /* shipped libraries (owned) */
+    char *work_dir;               /* where files go (cwd by default) */
+    char *shuffle_dir;            /* SHUFFLE_ROOT: map outputs go under
+                                     SHUFFLE_ROOT/APP_ID, or NULL: none */
+    char *shuffle_url;            /* this node's block server, or NULL */
+    char *shuffle_key;            /* its CURVE public key, or NULL */
+    size_t shuffle_memory;        /* a map task's records held before a spill */
+    size_t fetch_in_flight;       /* a reduce task's bytes asked, not got */
+    size_t max_input_bytes;       /* largest reduce input of a function */
+    bool stopping;                /* leaving the loop */
+    int exit_code;                /* process exit status */
 };
 
 #endif

@@ -1,13 +1,17 @@
 /*  link.c - the executor's connection to its driver; see link.h.
 
-    A DEALER socket to the driver's ROUTER.  In: REGISTERED_EXECUTOR (with
-    the application's shipped libraries), LAUNCH_TASKS, KILL_TASK,
-    STOP_EXECUTOR, ERROR, HEARTBEAT (orders.c's handlers).  Out:
-    REGISTER_EXECUTOR once, STATUS_UPDATE in batches (all the updates that
-    are ready when a handler returns go in one message), HEARTBEAT only
-    when nothing else was sent for an interval, and ERROR for a
-    LAUNCH_TASKS it cannot decode.  The link owns the task table, which
-    hands it the updates through the callbacks of tasks_events_t.
+    A DEALER socket to the driver's ROUTER, kept by libcore/uplink.h (the
+    link every peer that registers with another uses): registration,
+    liveness, heartbeats only when nothing else was sent for an interval.
+    Liveness only: the executor registers once, and a driver silent for
+    liveness x interval (or that never answered) is fatal: it exits.  In:
+    REGISTERED_EXECUTOR (with the application's shipped libraries),
+    LAUNCH_TASKS, KILL_TASK, STOP_EXECUTOR, ERROR, HEARTBEAT (orders.c's
+    handlers).  Out: REGISTER_EXECUTOR once, STATUS_UPDATE in batches (all
+    the updates that are ready when a read of the socket ends go in one
+    message), HEARTBEAT, and ERROR for a LAUNCH_TASKS it cannot decode.
+    The link owns the task table, which hands it the updates through the
+    callbacks of tasks_events_t.
 */
 #include "config.h"
 
@@ -50,38 +54,171 @@ static const int64_t s_log_period_ms = 60000;
 /* Kinds of such lines (a few fixed keys). */
 static const size_t s_log_keys_max = 16;
 
-static int s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg);
-static int s_send_register (link_t *self);
 static void s_add_update (void *arg, const task_t *t, const char *state,
                           const char *error, const void *result, size_t len);
 static void s_flush (void *arg);
 static void s_flush_soon (void *arg);
 
-/* Connect to the driver, with CURVE when it has a key. */
 static int
-s_connect (link_t *self, hearth_error_t *err)
+s_send (link_t *self, hearth_msg_t **msg_p)
+{
+    return hearth_uplink_send (self->uplink, msg_p, hearth_mono_ms ());
+}
+
+/* ---- what the uplink asks and tells --------------------------------- */
+
+static hearth_msg_t *
+s_registration (void *arg, bool again)
+{
+    (void) again; /* never: the executor registers once */
+    link_t *self = arg;
+    executor_t *ex = self->ex;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_EXECUTOR);
+    if (!msg)
+        return NULL;
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "app_id", ex->app_id);
+    cJSON_AddNumberToObject (b, "exec_id", (double) ex->exec_id);
+    cJSON_AddStringToObject (b, "host", ex->host);
+    cJSON_AddNumberToObject (b, "cores", ex->cores);
+    cJSON_AddNumberToObject (b, "pid", getpid ());
+    if (ex->token)
+        cJSON_AddStringToObject (b, "token", ex->token);
+    if (ex->shuffle_url)
+        cJSON_AddStringToObject (b, "shuffle_url", ex->shuffle_url);
+    if (ex->shuffle_key)
+        cJSON_AddStringToObject (b, "shuffle_key", ex->shuffle_key);
+    cJSON *res =
+        ex->resources.n ? hearth_resources_to_json (&ex->resources) : NULL;
+    if (res)
+        cJSON_AddItemToObject (b, "resources", res);
+    return msg;
+}
+
+static hearth_msg_t *s_heartbeat (void *arg);
+
+static void
+s_registered (void *arg, const hearth_msg_t *msg, bool again)
+{
+    (void) again;
+    link_t *self = arg;
+    self->heard++;
+    link_registered (self, msg);
+}
+
+static void
+s_message (void *arg, hearth_msg_t *msg)
+{
+    link_t *self = arg;
+    if (self->ex->stopping)
+        return; /* the loop ends after this read: nothing more is done */
+    self->heard++;
+    link_dispatch (self, msg);
+}
+
+/* The driver is gone (silent, or it never answered): the executor exits,
+   with status 1 when it never registered. */
+static void
+s_fatal (void *arg, const char *why)
+{
+    link_t *self = arg;
+    executor_t *ex = self->ex;
+    if (hearth_uplink_ever (self->uplink))
+        log_warn ("%s: exiting", why);
+    else {
+        log_error ("%s: exiting", why);
+        ex->exit_code = 1;
+    }
+    ex->stopping = true;
+}
+
+static void s_refuse_launch (void *arg, const hearth_msg_t *refused,
+                             const hearth_error_t *err);
+
+static int
+s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg)
+{
+    (void) loop;
+    link_t *self = arg;
+    self->heard = 0;
+    int rc = hearth_uplink_on_readable (self->uplink, sock, hearth_mono_ms ());
+    if (self->heard)
+        s_flush (self);
+    return self->ex->stopping || rc < 0 ? -1 : rc; /* 1: call again */
+}
+
+static void
+s_serve (void *arg, zsock_t *sock, bool on)
+{
+    link_t *self = arg;
+    if (!on)
+        hearth_loop_reader_end (self->ex->loop, sock);
+    else if (hearth_loop_reader (self->ex->loop, sock, s_on_driver, self) < 0)
+        log_error ("the link to the driver: out of memory");
+}
+
+static void
+s_sent (void *arg, zsock_t *sock)
+{
+    link_t *self = arg;
+    /* the socket's mailbox may have been read: loop.h */
+    hearth_loop_sent (self->ex->loop, sock);
+}
+
+/* ---- the link ------------------------------------------------------- */
+
+/* Our throw-away CURVE keys and the driver's key, when it has one (an
+   encrypted link to a driver of a secure cluster: the driver admits us
+   by the application's token).  0, or -1 with err. */
+static int
+s_curve (link_t *self, hearth_error_t *err)
+{
+    const char *key = hearth_conf_str (self->ex->conf, "driver-key");
+    if (!key || !*key)
+        return 0;
+    if (strlen (key) != HEARTH_KEY_TXT_LEN
+        || !(self->curve.cert = zcert_new ()))
+        return hearth_errprintf (err, "bad --driver-key");
+    snprintf (self->curve.server_key, sizeof self->curve.server_key, "%s", key);
+    return 0;
+}
+
+/* The uplink to the driver: one registration, liveness only; its
+   deadline (liveness x interval) and its silence are fatal. */
+static int
+s_uplink (link_t *self, hearth_error_t *err)
 {
     executor_t *ex = self->ex;
-    char identity[64];
+    char identity[64], who[64];
     snprintf (identity, sizeof identity, "E%lld-%d", (long long) ex->exec_id,
               (int) getpid ());
-    hearth_sock_opts_t opts = {.type = ZMQ_DEALER, .identity = identity};
-    const char *key = hearth_conf_str (ex->conf, "driver-key");
-    if (key && *key) {
-        /* An encrypted link to a driver of a secure cluster: our keys are
-           throw-away, the driver admits us by the application's token. */
-        if (strlen (key) != HEARTH_KEY_TXT_LEN || !(self->cert = zcert_new ()))
-            return hearth_errprintf (err, "bad --driver-key");
-        opts.curve_cert = self->cert;
-        opts.curve_server_key = key;
-    }
-    if (!(self->driver = hearth_sock_new (&opts, err)))
+    snprintf (who, sizeof who, "executor %lld", (long long) ex->exec_id);
+    hearth_uplink_opts_t opts = {
+        .url = ex->driver_url,
+        .curve = &self->curve,
+        .who = who,
+        .peer = "the driver",
+        .identity = identity,
+        .registered_cmd = HEARTH_CMD_REGISTERED_EXECUTOR,
+        .reconnect_cmd = HEARTH_CMD_COUNT, /* none */
+        .interval_ms = ex->hb_interval_ms,
+        .liveness = ex->hb_liveness,
+        .register_timeout_ms = ex->hb_liveness * ex->hb_interval_ms,
+        .hold_first = true,
+        .down_fatal = true,
+        .read_batch = s_max_drain};
+    hearth_uplink_cbs_t cbs = {.registration = s_registration,
+                               .heartbeat = s_heartbeat,
+                               .up = s_registered,
+                               .message = s_message,
+                               .fatal = s_fatal,
+                               .serve = s_serve,
+                               .sent = s_sent,
+                               .arg = self,
+                               .refused = s_refuse_launch};
+    if (!(self->uplink = hearth_uplink_new (&opts, &cbs, err)))
         return -1;
-    if (hearth_sock_connect (self->driver, ex->driver_url, err) < 0)
-        return -1;
-    if (hearth_loop_reader (ex->loop, self->driver, s_on_driver, self) < 0)
-        return hearth_errprintf (err, "out of memory");
-    return 0;
+    return hearth_uplink_open (self->uplink, hearth_mono_ms (), err);
 }
 
 link_t *
@@ -104,10 +241,8 @@ link_new (executor_t *ex, hearth_error_t *err)
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    if (!(self->tasks = tasks_new (ex, &events, err))
-        || s_connect (self, err) < 0
-        || (s_send_register (self) < 0
-            && hearth_errprintf (err, "cannot register with the driver"))) {
+    if (!(self->tasks = tasks_new (ex, &events, err)) || s_curve (self, err) < 0
+        || s_uplink (self, err) < 0) {
         link_destroy (&self);
         return NULL;
     }
@@ -121,65 +256,24 @@ link_destroy (link_t **self_p)
         return;
     int saved = errno;
     link_t *self = *self_p;
-    executor_t *ex = self->ex;
     tasks_destroy (&self->tasks); /* reports what it still held */
     s_flush (self);
-    if (self->driver && ex->loop)
-        hearth_loop_reader_end (ex->loop, self->driver);
     /* A driver silent for two intervals (gone, or the reason we stop)
        will not read what is still queued: exit now rather than linger. */
-    if (self->driver
-        && hearth_mono_ms () - self->last_recv_ms > 2 * ex->hb_interval_ms)
-        zsock_set_linger (self->driver, 0);
+    if (self->uplink)
+        hearth_uplink_close (
+            self->uplink, hearth_mono_ms () - hearth_uplink_heard (self->uplink)
+                                  > 2 * hearth_uplink_interval (self->uplink)
+                              ? 0
+                              : -1);
+    hearth_uplink_destroy (&self->uplink);
     hearth_msg_destroy (&self->batch);
     hearth_packer_release (&self->updates);
-    hearth_sock_destroy (&self->driver);
-    zcert_destroy (&self->cert);
+    hearth_curve_cleanup (&self->curve);
     hearth_loglimit_destroy (&self->log_limit);
     free (self);
     *self_p = NULL;
     errno = saved;
-}
-
-static int
-s_send (link_t *self, hearth_msg_t **msg_p)
-{
-    hearth_error_t err;
-    int rc = hearth_msg_send (msg_p, self->driver, NULL, &err);
-    if (self->ex->loop) /* the socket's mailbox may have been read: loop.h */
-        hearth_loop_sent (self->ex->loop, self->driver);
-    if (rc < 0) {
-        log_error ("%s", err.text);
-        return -1;
-    }
-    self->last_send_ms = hearth_mono_ms ();
-    return 0;
-}
-
-static int
-s_send_register (link_t *self)
-{
-    executor_t *ex = self->ex;
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_REGISTER_EXECUTOR);
-    if (!msg)
-        return -1;
-    cJSON *b = msg->body;
-    cJSON_AddStringToObject (b, "app_id", ex->app_id);
-    cJSON_AddNumberToObject (b, "exec_id", (double) ex->exec_id);
-    cJSON_AddStringToObject (b, "host", ex->host);
-    cJSON_AddNumberToObject (b, "cores", ex->cores);
-    cJSON_AddNumberToObject (b, "pid", getpid ());
-    if (ex->token)
-        cJSON_AddStringToObject (b, "token", ex->token);
-    if (ex->shuffle_url)
-        cJSON_AddStringToObject (b, "shuffle_url", ex->shuffle_url);
-    if (ex->shuffle_key)
-        cJSON_AddStringToObject (b, "shuffle_key", ex->shuffle_key);
-    cJSON *res =
-        ex->resources.n ? hearth_resources_to_json (&ex->resources) : NULL;
-    if (res)
-        cJSON_AddItemToObject (b, "resources", res);
-    return s_send (self, &msg);
 }
 
 /* The batch number a refused LAUNCH_TASKS carries (its fields are
@@ -200,9 +294,13 @@ s_refused_batch (const hearth_msg_t *refused)
    the second tells the driver which one it was), and fails them rather
    than wait for ever. */
 static void
-s_refuse_launch (link_t *self, const hearth_msg_t *refused,
+s_refuse_launch (void *arg, const hearth_msg_t *refused,
                  const hearth_error_t *err)
 {
+    link_t *self = arg;
+    if (refused->cmd != HEARTH_CMD_LAUNCH_TASKS || self->ex->stopping)
+        return;
+    self->heard++;
     int64_t batch = s_refused_batch (refused);
     hearth_msg_t *msg = hearth_error_new (err->code, err->text, "LAUNCH_TASKS");
     if (msg && batch)
@@ -214,45 +312,6 @@ s_refuse_launch (link_t *self, const hearth_msg_t *refused,
         self->launched = batch;
     if (msg)
         s_send (self, &msg);
-}
-
-static int
-s_on_driver (hearth_loop_t *loop, zsock_t *sock, void *arg)
-{
-    (void) loop;
-    link_t *self = arg;
-    executor_t *ex = self->ex;
-    int got = 0;
-    while (got < s_max_drain && !ex->stopping) {
-        hearth_error_t err;
-        bool none;
-        hearth_msg_t *refused;
-        hearth_msg_t *msg =
-            hearth_msg_try_recv_refused (sock, NULL, &none, &err, &refused);
-        if (none)
-            break;
-        if (!msg && hearth_recv_broken (&err)) {
-            log_error ("the driver's socket: %s", err.text);
-            return -1;
-        }
-        got++;
-        self->last_recv_ms = hearth_mono_ms ();
-        if (!msg) {
-            hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
-                                "bad message from the driver",
-                                self->last_recv_ms,
-                                "bad message from the driver: %s", err.text);
-            if (refused && refused->cmd == HEARTH_CMD_LAUNCH_TASKS)
-                s_refuse_launch (self, refused, &err);
-            hearth_msg_destroy (&refused);
-            continue;
-        }
-        link_dispatch (self, msg);
-        hearth_msg_destroy (&msg);
-    }
-    if (got)
-        s_flush (self);
-    return ex->stopping ? -1 : got == s_max_drain; /* 1: call again */
 }
 
 /* --- the tick ---------------------------------------------------------- */
@@ -303,12 +362,15 @@ s_send_launched (link_t *self, hearth_msg_t **msg_p, int64_t launched)
         self->launched_told = launched;
 }
 
-static void
-s_send_heartbeat (link_t *self)
+/* The uplink's heartbeat callback, and the idle tick's for a peak that
+   grew: sent here (what it tells is told once it has gone), so NULL. */
+static hearth_msg_t *
+s_heartbeat (void *arg)
 {
+    link_t *self = arg;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_HEARTBEAT);
     if (!msg)
-        return;
+        return NULL;
     char id[32];
     snprintf (id, sizeof id, "%lld", (long long) self->ex->exec_id);
     cJSON_AddStringToObject (msg->body, "id", id);
@@ -316,34 +378,23 @@ s_send_heartbeat (link_t *self)
                              (double) tasks_running (self->tasks));
     s_add_peak (self, msg);
     s_send_launched (self, &msg, s_add_launched (self, msg));
+    return NULL;
 }
 
 int
 link_on_tick (link_t *self)
 {
-    executor_t *ex = self->ex;
     int64_t now = hearth_mono_ms ();
-    int64_t deadline = ex->hb_liveness * ex->hb_interval_ms;
-    if (!self->registered && now - ex->started_ms > deadline) {
-        log_error ("the driver at %s did not answer within %lld ms: exiting",
-                   ex->driver_url, (long long) deadline);
-        ex->exit_code = 1;
-        return -1;
-    }
-    if (self->registered && now - self->last_recv_ms > deadline) {
-        log_warn ("the driver has been silent for %lld ms: exiting",
-                  (long long) (now - self->last_recv_ms));
-        return -1;
-    }
+    bool up = hearth_uplink_up (self->uplink);
     tasks_report_running (self->tasks, hearth_mono_us ());
     s_measure_peak (self);
-    if (self->peak_unsent && self->batch_count == 0 && self->registered)
-        s_send_heartbeat (self); /* idle: the peak goes now */
+    if (self->peak_unsent && self->batch_count == 0 && up)
+        s_heartbeat (self); /* idle: the peak goes now */
     s_flush (self);
     hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now);
-    if (self->registered && now - self->last_send_ms >= ex->hb_interval_ms)
-        s_send_heartbeat (self);
-    return 0;
+    /* liveness, and the heartbeat when nothing went for an interval */
+    hearth_uplink_tick (self->uplink, now);
+    return self->ex->stopping ? -1 : 0;
 }
 
 /* --- status updates ---------------------------------------------------- */
@@ -512,7 +563,8 @@ s_flush (void *arg)
         hearth_loop_timer_end (self->ex->loop, self->flush_timer);
         self->flush_timer = -1;
     }
-    if (self->batch_count == 0 || !self->driver)
+    if (self->batch_count == 0 || !self->uplink
+        || !hearth_uplink_sock (self->uplink))
         return;
     hearth_msg_t *msg = self->batch;
     self->batch = NULL;

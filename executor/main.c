@@ -20,7 +20,6 @@
 #include "executor/executor.h"
 #include "executor/libs.h"
 #include "executor/link.h"
-#include "libcore/clock.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
 #include "libcore/log.h"
@@ -243,7 +242,6 @@ s_setup (executor_t *ex, hearth_error_t *err)
         return hearth_errprintf (err, "signalfd: %s", strerror (errno));
     hearth_zsys_init_unbounded ();
     ex->parent = getppid ();
-    ex->started_ms = hearth_mono_ms ();
     pthread_mutex_init (&ex->cmd_lock, NULL);
     ex->loop = hearth_loop_new ();
     if (!ex->loop)

@@ -1,7 +1,8 @@
 /*  orders.c - what each command of the driver does to the executor:
     REGISTERED_EXECUTOR (the application's libraries and files, its
-    bounds), LAUNCH_TASKS (tasks into the table), KILL_TASK,
-    STOP_EXECUTOR, ERROR, HEARTBEAT; one handler table (link_int.h).
+    bounds: link_registered, which the link calls once its uplink is
+    up), LAUNCH_TASKS (tasks into the table), KILL_TASK, STOP_EXECUTOR,
+    ERROR, HEARTBEAT; one handler table (link_int.h).
 */
 #include "config.h"
 
@@ -27,16 +28,11 @@ s_bound (const cJSON *body, const char *name, size_t *bound)
         *bound = (size_t) v;
 }
 
-static void
-s_on_registered (link_t *self, hearth_msg_t *msg)
+void
+link_registered (link_t *self, const hearth_msg_t *msg)
 {
     executor_t *ex = self->ex;
     const cJSON *b = msg->body;
-    self->registered = true;
-    ex->hb_interval_ms =
-        hearth_json_int (b, "heartbeat_interval_ms", ex->hb_interval_ms);
-    ex->hb_liveness =
-        hearth_json_int (b, "heartbeat_liveness", ex->hb_liveness);
     ex->max_result_bytes =
         hearth_json_int (b, "max_result_bytes", ex->max_result_bytes);
     /* the shuffle's bounds are the application's: its driver's settings
@@ -156,7 +152,7 @@ s_on_error (link_t *self, hearth_msg_t *msg)
 {
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
-    if (self->registered) {
+    if (hearth_uplink_ever (self->uplink)) { /* REGISTERED_EXECUTOR came */
         hearth_log_limited (self->log_limit, HEARTH_LOG_ERROR,
                             "error reported by the driver", hearth_mono_ms (),
                             "driver says %s: %s", code, text);
@@ -167,7 +163,7 @@ s_on_error (link_t *self, hearth_msg_t *msg)
     self->ex->exit_code = 1;
 }
 
-/* A sign of life, which s_on_driver has counted already. */
+/* A sign of life, which the uplink has counted already. */
 static void
 s_on_heartbeat (link_t *self, hearth_msg_t *msg)
 {
@@ -182,7 +178,6 @@ static const struct {
 } s_handlers[] = {
     {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
     {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
-    {HEARTH_CMD_REGISTERED_EXECUTOR, s_on_registered},
     {HEARTH_CMD_KILL_TASK, s_on_kill},
     {HEARTH_CMD_STOP_EXECUTOR, s_on_stop},
     {HEARTH_CMD_ERROR, s_on_error},

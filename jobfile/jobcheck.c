@@ -18,6 +18,7 @@
 #include "jobfile/jobshuffle.h"
 #include "jobfile/jobstore.h"
 #include "libcore/ctlchars.h"
+#include "libcore/labels.h"
 #include "libcore/resources.h"
 #include "libcore/units.h"
 
@@ -28,8 +29,8 @@ static const double s_max_count = 4294967295.0;
 static const char *const s_job_keys[] = {"name",   "lib", "files", "stages",
                                          "params", "env", NULL};
 static const char *const s_stage_keys[] = {
-    "name",       "after", "tasks",  "pool",      "weight", "env",
-    "partitions", "sort",  "output", "resources", NULL};
+    "name",       "after", "tasks",  "pool",      "weight",  "env",
+    "partitions", "sort",  "output", "resources", "require", NULL};
 static const char *const s_task_keys[] = {"cmd",     "fn",    "arg", "count",
                                           "foreach", "input", "env", "timeout",
                                           "prefer",  NULL};
@@ -293,6 +294,13 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
                              err)
         < 0)
         return -1;
+    const cJSON *require = cJSON_GetObjectItemCaseSensitive (st, "require");
+    hearth_error_t lerr;
+    if (require && hearth_labels_check (require, &lerr) < 0)
+        return hearth_errprintf (err,
+                                 "%s.require: expected {\"KEY\": \"VALUE\"} "
+                                 "of worker labels: %s",
+                                 where, lerr.text);
     if (s_check_resources (cJSON_GetObjectItemCaseSensitive (st, "resources"),
                            where, err)
         < 0)

@@ -513,6 +513,16 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
                                weight ? (int) weight->valuedouble : 1);
     if (jobshuffle_build_stage (stage, st, output_dir, err) < 0)
         return -1;
+    const cJSON *req;
+    cJSON_ArrayForEach (req, cJSON_GetObjectItemCaseSensitive (st, "require"))
+    {
+        char label[256];
+        snprintf (label, sizeof label, "%s=%s", req->string,
+                  cJSON_GetStringValue (req));
+        if (hearth_stage_require (stage, label) < 0)
+            return hearth_errprintf (err, "stage %s: require: %s", name,
+                                     strerror (errno));
+    }
     const cJSON *res;
     cJSON_ArrayForEach (res, cJSON_GetObjectItemCaseSensitive (st, "resources"))
     {

@@ -11,6 +11,7 @@
 
 #include "libcore/cmdrules.h"
 #include "libcore/ids.h"
+#include "libcore/labels.h"
 #include "libcore/packed.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
@@ -110,6 +111,10 @@ static const hearth_field_t s_res_amount[] = {
     INT ("", true, 1, HEARTH_RESOURCE_AMOUNT_MAX)};
 #define F_RESOURCES(n)                                                         \
     MAP (n, false, HEARTH_RESOURCES_MAX, s_res_addrs)
+/* A worker's labels (libcore/labels.h checks keys and values). */
+static const hearth_field_t s_label_value[] = {
+    LABEL ("", true, 1, HEARTH_LABEL_VALUE_MAX)};
+#define F_LABELS MAP ("labels", false, HEARTH_LABELS_MAX, s_label_value)
 
 /* Object member lists. */
 static const hearth_field_t s_executor_ref[] = {
@@ -227,7 +232,8 @@ static const hearth_field_t b_register_worker[] = {
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
     ARRAY ("apps", false, MAX_LIST, s_app_refs),
     F_URL ("shuffle_url", false, 0), STR ("shuffle_key", false, 0, 64),
-    LABEL ("web_url", false, 0, 255), F_RESOURCES ("resources"), END};
+    LABEL ("web_url", false, 0, 255), F_RESOURCES ("resources"), F_LABELS,
+    END};
 static const hearth_field_t b_registered_worker[] = {
     F_INTERVAL ("heartbeat_interval_ms", true),
     INT ("heartbeat_liveness", false, 1, 1000),
@@ -281,7 +287,7 @@ static const hearth_field_t b_registered_application[] = {
 static const hearth_field_t b_executor_added[] = {
     F_APP_ID (false), F_EXEC_ID (true), F_WORKER_ID ("worker_id", true),
     LABEL ("host", true, 1, MAX_HOST), F_CORES ("cores", true),
-    F_MEMORY ("memory_mb", true), F_RESOURCES ("resources"), END};
+    F_MEMORY ("memory_mb", true), F_RESOURCES ("resources"), F_LABELS, END};
 static const hearth_field_t b_executor_updated[] = {
     F_APP_ID (false), F_EXEC_ID (true),
     ENUM ("state", true, hearth_executor_states), F_TEXT ("message", false),

@@ -28,6 +28,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/uplink.c libcore/uplink.h \
 	libcore/intkeys.c libcore/intkeys.h \
 	libcore/dltable.c libcore/dltable.h \
+	libcore/labels.c libcore/labels.h \
 	libcore/taskset.c libcore/taskset.h libcore/taskset_int.h \
 	libcore/taskset_offer.c libcore/taskset_spec.c libcore/taskset_queue.c \
 	libcore/taskset_place.c \

@@ -328,6 +328,25 @@ hearth_view_resources_text (const cJSON *w, char *buf, size_t size)
     }
 }
 
+/* A worker's labels after its line: "  [rack=r1 disk=ssd]" (nothing
+   without). */
+static void
+s_labels (FILE *out, const cJSON *labels)
+{
+    const cJSON *l;
+    bool first = true;
+    if (!cJSON_IsObject (labels) || !labels->child)
+        return;
+    fputs ("  [", out);
+    cJSON_ArrayForEach (l, labels)
+    {
+        fprintf (out, "%s%s=%s", first ? "" : " ", l->string,
+                 cJSON_IsString (l) ? l->valuestring : "?");
+        first = false;
+    }
+    fputs ("]", out);
+}
+
 size_t
 hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
 {
@@ -369,6 +388,7 @@ hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
                      hearth_json_str (w, "decommission_reason"));
         if (hearth_json_str (w, "dead_reason"))
             fprintf (out, "  (gone: %s)", hearth_json_str (w, "dead_reason"));
+        s_labels (out, cJSON_GetObjectItemCaseSensitive (w, "labels"));
         fprintf (out, "\n");
         if (hearth_json_str (w, "unhealthy"))
             fprintf (out, "    unhealthy: %s\n",

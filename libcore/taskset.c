@@ -495,11 +495,22 @@ hearth_taskset_update (hearth_taskset_t *self, int exec_id, uint32_t stage,
                        uint64_t index, int attempt, hearth_ts_state_t state,
                        int64_t run_us, int64_t now_us)
 {
+    return hearth_taskset_update_at (self, exec_id, stage, index, attempt,
+                                     state, run_us, now_us, NULL);
+}
+
+hearth_ts_outcome_t
+hearth_taskset_update_at (hearth_taskset_t *self, int exec_id, uint32_t stage,
+                          uint64_t index, int attempt, hearth_ts_state_t state,
+                          int64_t run_us, int64_t now_us, uint8_t *locality)
+{
     (void) now_us;
     ts_akey_t key = {stage, attempt, index};
     ts_attempt_t *a = zhashx_lookup (self->attempts, &key);
     if (!a || a->exec_id != exec_id)
         return HEARTH_TS_STALE;
+    if (locality)
+        *locality = a->locality;
     if (state == HEARTH_TS_RUNNING)
         return HEARTH_TS_NOTED;
     ts_stage_t *st = ts_stage (self, stage);

@@ -148,14 +148,27 @@ int hearth_taskset_set_executor_places (hearth_taskset_t *self, int exec_id,
                                         const char *const *places, size_t n,
                                         const char *rack);
 
-/* An executor is coming on host and worker (its id; each may be NULL):
-   granted, not registered yet (coming), or no longer (it registered, or
-   will not).  A place with one coming is awaited as one with an
-   executor: the tasks preferring it wait (locality_wait at most) rather
-   than go at once to the first executor up.  Returns 0, or -1 with
-   errno ENOMEM. */
+/* Every task of stage may run only on an executor on all the n places
+   named (each borrowed; "KEY=VALUE" labels, a host or "worker:ID"): a
+   hard constraint, where a preference is soft.  Before the stage's first
+   offer.  Returns 0, or -1 with errno EINVAL (an unknown stage, or
+   offered already) or ENOMEM. */
+int hearth_taskset_require (hearth_taskset_t *self, uint32_t stage,
+                            const char *const *places, size_t n);
+/* Whether some executor now meets stage's requirement (true for a stage
+   without one, false for an unknown stage). */
+bool hearth_taskset_requirement_met (const hearth_taskset_t *self,
+                                     uint32_t stage);
+
+/* An executor is coming on host (may be NULL) and the n other places
+   named (its worker "worker:ID", its labels): granted, not registered
+   yet (coming), or no longer (it registered, or will not; the same
+   places as when it was said to come).  A place with one coming is
+   awaited as one with an executor: the tasks preferring it wait
+   (locality_wait at most) rather than go at once to the first executor
+   up.  Returns 0, or -1 with errno ENOMEM. */
 int hearth_taskset_expect (hearth_taskset_t *self, const char *host,
-                           const char *worker, bool coming);
+                           const char *const *places, size_t n, bool coming);
 
 /* Task index of stage prefers the n places named (each borrowed): a
    host as executors are added on, "worker:ID" or "KEY=VALUE"; called
@@ -270,6 +283,14 @@ hearth_ts_outcome_t hearth_taskset_update (hearth_taskset_t *self, int exec_id,
                                            uint32_t stage, uint64_t index,
                                            int attempt, hearth_ts_state_t state,
                                            int64_t run_us, int64_t now_us);
+
+/* hearth_taskset_update, telling also (locality: not NULL) the level
+   the attempt was offered at (hearth_locality_t; untouched for a STALE
+   one). */
+hearth_ts_outcome_t
+hearth_taskset_update_at (hearth_taskset_t *self, int exec_id, uint32_t stage,
+                          uint64_t index, int attempt, hearth_ts_state_t state,
+                          int64_t run_us, int64_t now_us, uint8_t *locality);
 
 /* Look for stragglers (speculation on); copies go to the queues.  Returns
    how many were found. */

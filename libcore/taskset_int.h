@@ -132,6 +132,10 @@ typedef struct {
     hearth_resource_amounts_t need; /* custom resources per task (owned;
                                        empty: none) */
     ts_prefs_t *prefs; /* its tasks' preferred places, or NULL: none */
+    int *require;      /* places an executor must be on, all of them
+                          (hearth_taskset_require), or NULL */
+    size_t nrequire;   /* entries */
+    bool offered;      /* offered once: its constraints are fixed */
 } ts_stage_t;
 
 /* Identity of an attempt: the hash key. */
@@ -153,6 +157,7 @@ struct ts_attempt {
                            (the rest wait in its queue) */
     bool holds;         /* counts its stage's resources held on its
                            executor until it ends */
+    uint8_t locality;   /* the level it was offered at (hearth_locality_t) */
     ts_attempt_t *prev; /* the executor's list */
     ts_attempt_t *next; /* likewise */
 };
@@ -248,6 +253,8 @@ void ts_place_count (hearth_taskset_t *self, const ts_exec_t *e, bool on);
    sets *index. */
 bool ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
                     int64_t now_us, uint64_t *index, uint8_t *level);
+/* Whether e is on every place st requires. */
+bool ts_place_meets (const ts_exec_t *e, const ts_stage_t *st);
 /* Free what a stage or an executor owns of locality; the places. */
 void ts_place_stage_free (ts_stage_t *st);
 void ts_place_exec_free (ts_exec_t *e);

@@ -109,8 +109,11 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     uint64_t index;
     bool speculative = false;
     uint8_t level = HEARTH_LOC_NO_PREF;
+    st->offered = true;
     if (st->need.n && !ts_res_fits (e, st))
         return false; /* its resources are not free there */
+    if (st->nrequire && !ts_place_meets (e, st))
+        return false; /* not a worker it may run on */
     if (ts_queue_size (&st->retry) && s_take_retry (self, st, e, &index))
         ;
     else if (st->prefs && ts_place_pick (self, st, e, now_us, &index, &level))
@@ -170,6 +173,7 @@ s_launch (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
     a->exec_id = e->id;
     a->start_us = now_us;
     a->speculative = as->speculative;
+    a->locality = as->locality;
     zhashx_insert (self->attempts, &a->key, a);
     s_link (e, st, a);
     if (st->need.n)

@@ -107,27 +107,29 @@ hearth_taskset_set_executor_places (hearth_taskset_t *self, int exec_id,
     return 0;
 }
 
+/* Count one executor coming to place name, or one less. */
+static int
+s_expect_one (hearth_taskset_t *self, const char *name, bool coming)
+{
+    int p = ts_place_index (self, name);
+    if (p < 0)
+        return errno = ENOMEM, -1;
+    if (coming)
+        self->place_coming[p]++;
+    else if (self->place_coming[p] > 0)
+        self->place_coming[p]--;
+    return 0;
+}
+
 int
 hearth_taskset_expect (hearth_taskset_t *self, const char *host,
-                       const char *worker, bool coming)
+                       const char *const *places, size_t n, bool coming)
 {
-    char name[512];
-    const char *names[2] = {host && *host ? host : NULL, NULL};
-    if (worker && *worker) {
-        snprintf (name, sizeof name, "worker:%s", worker);
-        names[1] = name;
-    }
-    for (size_t i = 0; i < 2; i++) {
-        if (!names[i])
-            continue;
-        int p = ts_place_index (self, names[i]);
-        if (p < 0)
-            return errno = ENOMEM, -1;
-        if (coming)
-            self->place_coming[p]++;
-        else if (self->place_coming[p] > 0)
-            self->place_coming[p]--;
-    }
+    if (host && *host && s_expect_one (self, host, coming) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (s_expect_one (self, places[i], coming) < 0)
+            return -1;
     return 0;
 }
 
@@ -185,8 +187,56 @@ hearth_taskset_prefer (hearth_taskset_t *self, uint32_t stage, uint64_t index,
     return 0;
 }
 
-void
-ts_place_stage_free (ts_stage_t *st)
+int
+hearth_taskset_require (hearth_taskset_t *self, uint32_t stage,
+                        const char *const *places, size_t n)
+{
+    ts_stage_t *st = ts_stage (self, stage);
+    if (!st || st->offered)
+        return errno = EINVAL, -1;
+    int *ids = realloc (st->require, (st->nrequire + n + 1) * sizeof *ids);
+    if (!ids)
+        return errno = ENOMEM, -1;
+    st->require = ids;
+    for (size_t i = 0; i < n; i++) {
+        int p = ts_place_index (self, places[i]);
+        if (p < 0)
+            return errno = ENOMEM, -1;
+        st->require[st->nrequire++] = p;
+    }
+    return 0;
+}
+
+bool
+ts_place_meets (const ts_exec_t *e, const ts_stage_t *st)
+{
+    for (size_t r = 0; r < st->nrequire; r++) {
+        bool on = e->host == st->require[r];
+        for (size_t i = 0; !on && i < e->nplaces; i++)
+            on = e->places[i] == st->require[r];
+        if (!on)
+            return false;
+    }
+    return true;
+}
+
+bool
+hearth_taskset_requirement_met (const hearth_taskset_t *self, uint32_t stage)
+{
+    const ts_stage_t *st = ts_stage (self, stage);
+    if (!st)
+        return false;
+    if (!st->nrequire)
+        return true;
+    for (void *e = zhashx_first (self->execs); e; e = zhashx_next (self->execs))
+        if (!((ts_exec_t *) e)->retired && ts_place_meets (e, st))
+            return true;
+    return false;
+}
+
+/* Drop the stage's preferences (its requirement stays). */
+static void
+s_prefs_free (ts_stage_t *st)
 {
     ts_prefs_t *p = st->prefs;
     if (!p)
@@ -199,6 +249,15 @@ ts_place_stage_free (ts_stage_t *st)
     free (p->lists);
     free (p);
     st->prefs = NULL;
+}
+
+void
+ts_place_stage_free (ts_stage_t *st)
+{
+    free (st->require);
+    st->require = NULL;
+    st->nrequire = 0;
+    s_prefs_free (st);
 }
 
 /* Make the per-task and per-place tables from what was given (counting
@@ -397,7 +456,7 @@ ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
     if (!p->built) {
         p->level_us = now_us;
         if (s_build (self, st) < 0) {
-            ts_place_stage_free (st); /* offered as preferring nothing */
+            s_prefs_free (st); /* offered as preferring nothing */
             return false;
         }
     }

@@ -1,6 +1,6 @@
 /*  uplink.c - a peer that registers with another and stays linked (the
-    worker's and the driver's link to the master); see uplink.h for the
-    rules and protocol.md §7 for the wire. */
+    worker's and the driver's link to the master, the executor's to its
+    driver); see uplink.h for the rules and protocol.md §7 for the wire. */
 #include "config.h"
 
 #include <errno.h>
@@ -14,9 +14,11 @@
 #include "libcore/sock.h"
 #include "libcore/uplink.h"
 
-/* Messages read in one call of hearth_uplink_on_readable: the master
-   sends few; a flood must not hold the owner's loop. */
+/* Messages read in one call of hearth_uplink_on_readable, by default:
+   the master sends few; a flood must not hold the owner's loop. */
 static const int s_read_batch = 64;
+/* The peer, in the logs, by default. */
+static const char s_peer[] = "the master";
 /* Fenced and bad messages: a line a minute per kind. */
 static const int64_t s_log_period_ms = 60000;
 
@@ -24,6 +26,8 @@ struct hearth_uplink {
     hearth_uplink_opts_t opts;    /* copied; url and who point below */
     hearth_uplink_cbs_t cbs;      /* the owner's callbacks */
     char who[128];                /* for the logs */
+    char peer[64];                /* the master, for the logs */
+    char identity[256];           /* the DEALER's routing id, or "" */
     hearth_masters_t *masters;    /* the URLs, the one followed, the
                                      highest epoch (owned) */
     hearth_loglimit_t *log_limit; /* fenced and bad messages */
@@ -64,7 +68,15 @@ hearth_uplink_new (const hearth_uplink_opts_t *opts,
     self->opts = *opts;
     self->cbs = *cbs;
     snprintf (self->who, sizeof self->who, "%s", opts->who ? opts->who : "");
+    snprintf (self->peer, sizeof self->peer, "%s",
+              opts->peer ? opts->peer : s_peer);
+    snprintf (self->identity, sizeof self->identity, "%s",
+              opts->identity ? opts->identity : "");
     self->opts.who = self->who;
+    self->opts.peer = self->peer;
+    self->opts.identity = NULL; /* self->identity keeps it */
+    if (self->opts.read_batch <= 0)
+        self->opts.read_batch = s_read_batch;
     self->opts.url = NULL; /* the list keeps it */
     if (self->opts.backoff_max_ms <= 0)
         self->opts.backoff_max_ms = HEARTH_UPLINK_BACKOFF_MAX_MS;
@@ -75,6 +87,10 @@ hearth_uplink_new (const hearth_uplink_opts_t *opts,
         || !(self->log_limit = hearth_loglimit_new (s_log_period_ms, 16))) {
         if (self->masters)
             hearth_errprintf (err, "out of memory");
+        hearth_uplink_destroy (&self);
+    }
+    else if (!opts->failover && hearth_masters_count (self->masters) > 1) {
+        hearth_errprintf (err, "one URL expected, not a list: '%s'", opts->url);
         hearth_uplink_destroy (&self);
     }
     return self;
@@ -172,14 +188,14 @@ s_watch (hearth_uplink_t *self)
     const hearth_curve_t *curve = self->opts.curve;
     const char *key =
         curve && curve->cert ? zcert_public_txt (curve->cert) : NULL;
-    self->watch = hearth_connwatch_new (hearth_uplink_url (self), "the master",
+    self->watch = hearth_connwatch_new (hearth_uplink_url (self), self->peer,
                                         curve && hearth_curve_on (curve), key);
     if (!self->watch)
         return;
     hearth_connwatch_cookie (self->watch, curve && curve->cookie[0] != '\0');
     if (!(self->monitor =
               hearth_connwatch_attach (self->watch, self->sock, NULL))) {
-        log_debug ("the link to the master goes unwatched");
+        log_debug ("the link to %s goes unwatched", self->peer);
         hearth_connwatch_destroy (&self->watch);
         return;
     }
@@ -193,7 +209,9 @@ s_watch (hearth_uplink_t *self)
 static int
 s_connect (hearth_uplink_t *self, hearth_error_t *err)
 {
-    hearth_sock_opts_t opts = {.type = ZMQ_DEALER};
+    hearth_sock_opts_t opts = {.type = ZMQ_DEALER,
+                               .identity =
+                                   self->identity[0] ? self->identity : NULL};
     if (self->opts.curve)
         hearth_curve_client_opts (self->opts.curve, &opts);
     s_drop (self, false, true);
@@ -277,7 +295,7 @@ hearth_uplink_send (hearth_uplink_t *self, hearth_msg_t **msg_p, int64_t now_ms)
     if (self->cbs.sent)
         self->cbs.sent (self->cbs.arg, self->sock);
     if (rc < 0) {
-        log_warn ("cannot send %s to the master: %s", name, err.text);
+        log_warn ("cannot send %s to %s: %s", name, self->peer, err.text);
         return -1;
     }
     self->send_ms = now_ms;
@@ -289,8 +307,16 @@ hearth_uplink_down (hearth_uplink_t *self, const char *why, int64_t now_ms)
 {
     if (!self->up)
         return;
+    if (self->opts.down_fatal) {
+        char text[600];
+        snprintf (text, sizeof text, "%s at %s: %s", self->peer,
+                  hearth_uplink_url (self), why ? why : "the link is down");
+        self->up = false;
+        s_fatal (self, text);
+        return;
+    }
     if (why)
-        log_warn ("the master at %s: %s; registering again",
+        log_warn ("%s at %s: %s; registering again", self->peer,
                   hearth_uplink_url (self), why);
     self->up = false;
     self->backoff_ms = self->interval_ms;
@@ -310,8 +336,8 @@ s_too_late (hearth_uplink_t *self)
     bool many = hearth_masters_count (self->masters) > 1;
     const char *last = hearth_uplink_watch_last (self);
     snprintf (
-        text, sizeof text, "%s%s%s did not register %s within %lld ms%s%s",
-        many ? "none of the masters (" : "the master at ",
+        text, sizeof text, "%s%s%s%s did not register %s within %lld ms%s%s",
+        many ? "none of the masters (" : self->peer, many ? "" : " at ",
         many ? hearth_masters_text (self->masters) : hearth_uplink_url (self),
         many ? ")" : "", self->who, (long long) self->opts.register_timeout_ms,
         last ? ": " : "", last ? last : "");
@@ -342,6 +368,13 @@ hearth_uplink_tick (hearth_uplink_t *self, int64_t now_ms)
     int64_t silent_ms = self->interval_ms * self->liveness;
     if (self->up && now_ms - self->recv_ms > silent_ms) {
         char why[128];
+        if (self->opts.down_fatal) {
+            snprintf (why, sizeof why, "%s has been silent for %lld ms",
+                      self->peer, (long long) (now_ms - self->recv_ms));
+            self->up = false;
+            s_fatal (self, why);
+            return INT64_MAX;
+        }
         snprintf (why, sizeof why, "silent for %lld ms",
                   (long long) (now_ms - self->recv_ms));
         hearth_uplink_down (self, why, now_ms);
@@ -357,7 +390,7 @@ hearth_uplink_tick (hearth_uplink_t *self, int64_t now_ms)
         hearth_error_t err;
         if (!self->failed && now_ms >= self->next_attempt_ms && s_retries (self)
             && s_attempt (self, now_ms, &err) < 0)
-            log_warn ("cannot connect to the master at %s: %s",
+            log_warn ("cannot connect to %s at %s: %s", self->peer,
                       hearth_uplink_url (self), err.text);
         int64_t next = self->next_attempt_ms;
         if (self->deadline_ms && !self->ever)
@@ -447,14 +480,13 @@ s_bad (hearth_uplink_t *self, const hearth_error_t *err, int64_t now)
         && (s_is (err->code, "bad_version")
             || s_is (err->code, "bad_protocol"))) {
         char text[600];
-        snprintf (text, sizeof text, "cannot work with the master at %s: %s",
-                  hearth_uplink_url (self), err->text);
+        snprintf (text, sizeof text, "cannot work with %s at %s: %s",
+                  self->peer, hearth_uplink_url (self), err->text);
         s_fatal (self, text);
         return;
     }
-    hearth_log_limited (self->log_limit, HEARTH_LOG_WARN,
-                        "bad message from the master", now,
-                        "bad message from the master: %s", err->text);
+    hearth_log_limited (self->log_limit, HEARTH_LOG_WARN, "bad message", now,
+                        "bad message from %s: %s", self->peer, err->text);
 }
 
 int
@@ -467,21 +499,28 @@ hearth_uplink_on_readable (hearth_uplink_t *self, zsock_t *sock, int64_t now_ms)
             s_watch_news (self, now_ms);
         return self->failed ? -1 : 0;
     }
-    for (int n = 0; n < s_read_batch; n++) {
+    for (int n = 0; n < self->opts.read_batch; n++) {
         if (!sock || sock != self->sock)
             return 0; /* replaced, or dropped: nothing more from it */
         hearth_error_t err;
         bool none;
+        hearth_msg_t *refused = NULL;
         hearth_msg_t *msg =
-            hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
+            self->cbs.refused
+                ? hearth_msg_try_recv_refused (sock, NULL, &none, &err,
+                                               &refused)
+                : hearth_msg_try_recv_from (sock, NULL, NULL, &none, &err);
         if (none)
             return 0;
         if (!msg && hearth_recv_broken (&err)) {
-            log_error ("the master's socket: %s", err.text);
+            log_error ("%s's socket: %s", self->peer, err.text);
             return -1;
         }
         if (!msg) {
             s_bad (self, &err, now_ms);
+            if (refused && !self->failed)
+                self->cbs.refused (self->cbs.arg, refused, &err);
+            hearth_msg_destroy (&refused);
             if (self->failed)
                 return -1;
             continue;
@@ -538,6 +577,12 @@ int64_t
 hearth_uplink_liveness (const hearth_uplink_t *self)
 {
     return self->liveness;
+}
+
+int64_t
+hearth_uplink_heard (const hearth_uplink_t *self)
+{
+    return self->recv_ms;
 }
 
 int64_t

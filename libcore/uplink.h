@@ -1,6 +1,8 @@
 /*  uplink.h - a peer that registers with another and stays linked: the
-    worker's and the driver's link to the master (issue 36), written once
-    (flux-core's overlay/parent.c serves every broker so).
+    worker's and the driver's link to the master, and the executor's to
+    its driver (issue 36), written once (flux-core's overlay/parent.c
+    serves every broker so).  "The master" below is the peer registered
+    with (opts.peer names it in the logs: the executor's is its driver).
 
     The rules are the ZeroMQ guide's and protocol.md §7's:
     - a DEALER connects and sends the owner's registration; the answer
@@ -26,7 +28,10 @@
       cause; a cause that waiting cannot mend is fatal before the first
       registration when opts.watch_fatal says so (a person's program
       stops, a daemon keeps trying); opts.register_timeout_ms bounds the
-      first registration.
+      first registration;
+    - with opts.down_fatal (the executor: liveness only), the link is
+      never registered again: going down (silence, reconnect_cmd) is
+      fatal.
 
     The uplink runs no loop and reads no clock: its owner serves the
     sockets it is told of (cbs.serve) and calls hearth_uplink_on_readable
@@ -78,6 +83,14 @@ typedef struct {
        it).  NULL: nothing to do. */
     void (*sent) (void *arg, zsock_t *sock);
     void *arg; /* given to every callback */
+    /* A message of a known command that could not be decoded (err says
+       why; refused holds its command and what parsed of its body,
+       unchecked: proto.h's hearth_msg_try_recv_refused), for an owner
+       that answers it; logged as any bad message.  NULL: logged only.
+       (Last, so that owners that list the callbacks in order need not
+       name it.) */
+    void (*refused) (void *arg, const hearth_msg_t *refused,
+                     const hearth_error_t *err);
 } hearth_uplink_cbs_t;
 
 /* The longest wait between two registration attempts, by default. */
@@ -90,8 +103,13 @@ typedef struct {
                                     the uplink), or NULL: none */
     const char *who;             /* what registers, for the logs: "worker
                                     w1", "the application" (copied) */
+    const char *peer;            /* what it registers with, for the logs
+                                    (copied; NULL: "the master") */
+    const char *identity;        /* the DEALER's routing id (copied; NULL:
+                                    ZeroMQ's own) */
     hearth_cmd_t registered_cmd; /* the answer that brings the link up */
-    hearth_cmd_t reconnect_cmd;  /* the master's "register again" */
+    hearth_cmd_t reconnect_cmd;  /* the master's "register again", or
+                                    HEARTH_CMD_COUNT: none */
     int64_t interval_ms;         /* heartbeat interval, until the master
                                     states its own */
     int64_t liveness;            /* missed intervals: the master is gone */
@@ -106,6 +124,11 @@ typedef struct {
                                     twice would register twice */
     bool watch_fatal;            /* a cause the watch cannot mend ends the
                                     first registration (fatal) */
+    bool down_fatal;             /* never register again: the link going
+                                    down is fatal (use with hold_first and
+                                    one URL: one registration, ever) */
+    int read_batch;              /* messages read per on_readable call
+                                    (0: 64) */
 } hearth_uplink_opts_t;
 
 /* A link not yet open (opts and cbs copied).  NULL with err set (a bad
@@ -163,6 +186,9 @@ bool hearth_uplink_ever (const hearth_uplink_t *self);
 /* The heartbeat settings in use (the master's, once registered). */
 int64_t hearth_uplink_interval (const hearth_uplink_t *self);
 int64_t hearth_uplink_liveness (const hearth_uplink_t *self);
+/* When the master was last heard (ms, the owner's clock; the open's
+   time before it said anything). */
+int64_t hearth_uplink_heard (const hearth_uplink_t *self);
 /* The wait the next failed attempt adds (ms). */
 int64_t hearth_uplink_backoff (const hearth_uplink_t *self);
 /* The newest DEALER (borrowed), or NULL. */

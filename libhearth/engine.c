@@ -218,10 +218,10 @@ s_failed (void *arg, const char *error)
 
 static void
 s_executor_added (void *arg, int exec_id, int cores, const char *host,
-                  const char *worker_id, int64_t memory_mb)
+                  const char *worker_id, int64_t memory_mb, const cJSON *labels)
 {
     engine_t *e = arg;
-    execs_add (e->execs, exec_id, cores, host, worker_id, memory_mb);
+    execs_add (e->execs, exec_id, cores, host, worker_id, memory_mb, labels);
     s_check_up (e); /* it may have said hello first */
 }
 
@@ -279,7 +279,7 @@ static void
 s_local_started (void *arg, int exec_id, int cores)
 {
     engine_t *e = arg;
-    execs_add (e->execs, exec_id, cores, "localhost", NULL, 0);
+    execs_add (e->execs, exec_id, cores, "localhost", NULL, 0, NULL);
 }
 
 static void
@@ -445,6 +445,7 @@ s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
     s_stop_decommissioned (e);
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
+    work_check_requires (e->work, now);
     starved_check (&e->starved,
                    work_has_jobs (e->work) && !execs_any_registered (e->execs),
                    e->master ? master_link_waiting (e->master) : NULL, now);

@@ -195,6 +195,8 @@ s_format_end (char *o, const char *rec, evrec_cache_t *cache)
     }
     if (r.outcome == HEARTH_TS_FETCH_WAIT)
         o = S_PUT (o, ",\"fetch_failed\":true");
+    if (r.locality != HEARTH_LOC_NO_PREF && r.locality < s_localities)
+        o = s_put_locality (o, r.locality);
     return S_PUT (o, "}\n");
 }
 

@@ -42,6 +42,7 @@ typedef struct {
     uint8_t tag;           /* EVREC_TASK_END */
     uint8_t outcome;       /* hearth_ts_outcome_t */
     bool has_error;        /* error is a string, not null */
+    uint8_t locality;      /* hearth_locality_t it was offered at */
     int exec_id;           /* where it ran */
     uint32_t stage;        /* its stage */
     int attempt;           /* its attempt */

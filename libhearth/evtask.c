@@ -56,6 +56,7 @@ evtask_end_record (const evtask_end_t *e, int64_t time_ms)
     return (evrec_end_t){.tag = EVREC_TASK_END,
                          .outcome = (uint8_t) e->out,
                          .has_error = e->error != NULL,
+                         .locality = e->locality,
                          .exec_id = e->exec_id,
                          .stage = e->stage,
                          .attempt = e->attempt,

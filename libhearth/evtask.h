@@ -28,6 +28,8 @@ typedef struct {
     int64_t run_us;          /* how long it ran */
     const char *error;       /* why it failed, or NULL */
     size_t result_bytes;     /* its result's size */
+    uint8_t locality;        /* the level it was offered at
+                                (hearth_locality_t; 0: NO_PREF) */
 } evtask_end_t;
 
 /* task_start: attempt a sent to executor exec_id. */

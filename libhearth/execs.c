@@ -19,6 +19,7 @@
 #include "libcore/ids.h"
 #include "libcore/intkeys.h"
 #include "libcore/keys.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "libcore/sock.h"
 #include "libcore/zap.h"
@@ -49,6 +50,7 @@ s_exec_destroy (void **item)
     zframe_destroy (&x->rid);
     free (x->key);
     hearth_resources_clear (&x->resources);
+    cJSON_Delete (x->labels);
     free (x);
     *item = NULL;
 }
@@ -195,12 +197,35 @@ execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness)
     self->hb_liveness = liveness;
 }
 
+/* The places of x besides its host: "worker:ID" (into worker) and its
+   worker's labels (into labels), pointed at by places; how many. */
+static size_t
+s_place_names (const exec_t *x, char *worker,
+               char labels[][HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2],
+               const char **places)
+{
+    size_t n = 0;
+    if (x->worker[0]) {
+        snprintf (worker, HEARTH_ID_MAX + 8, "worker:%s", x->worker);
+        places[n++] = worker;
+    }
+    size_t nlabels = hearth_labels_specs (x->labels, labels);
+    for (size_t i = 0; i < nlabels; i++)
+        places[n++] = labels[i];
+    return n;
+}
+
 /* x is coming to its host and worker, or no longer (locality: the tasks
    preferring them wait for it rather than go to the first one up). */
 static void
 s_expect (execs_t *self, exec_t *x, bool coming)
 {
-    if (hearth_taskset_expect (self->ts, x->host, x->worker, coming) == 0)
+    char worker[sizeof x->worker + 8];
+    char labels[HEARTH_LABELS_MAX]
+               [HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
+    const char *places[HEARTH_LABELS_MAX + 1];
+    size_t n = s_place_names (x, worker, labels, places);
+    if (hearth_taskset_expect (self->ts, x->host, places, n, coming) == 0)
         x->expected = coming;
 }
 
@@ -224,11 +249,13 @@ s_add (execs_t *self, int exec_id, int cores, const char *host)
 
 int
 execs_add (execs_t *self, int exec_id, int cores, const char *host,
-           const char *worker_id, int64_t memory_mb)
+           const char *worker_id, int64_t memory_mb, const cJSON *labels)
 {
     exec_t *x = s_add (self, exec_id, cores, host);
     if (!x)
         return -1;
+    cJSON_Delete (x->labels);
+    x->labels = labels ? cJSON_Duplicate (labels, true) : NULL;
     snprintf (x->worker, sizeof x->worker, "%s", worker_id ? worker_id : "");
     x->memory_mb = memory_mb;
     if (!x->registered && !x->expected)
@@ -434,16 +461,19 @@ s_reply_registered (execs_t *self, exec_t *x)
     execs_send (self, x, &msg, NULL);
 }
 
-/* Where executor x is, for locality (issue 37): its host (told with it)
-   and its worker; a task preferring "worker:ID" goes there first. */
+/* Where executor x is, for locality (issue 37): its host (told with it),
+   its worker and its worker's labels ("KEY=VALUE"; rack=NAME makes its
+   rack); a task preferring any of them goes there first. */
 static void
 s_places (execs_t *self, int exec_id, const exec_t *x)
 {
     char worker[sizeof x->worker + 8];
-    snprintf (worker, sizeof worker, "worker:%s", x->worker);
-    const char *places[] = {worker};
-    if (hearth_taskset_set_executor_places (self->ts, exec_id, places,
-                                            x->worker[0] ? 1 : 0, NULL)
+    char labels[HEARTH_LABELS_MAX]
+               [HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
+    const char *places[HEARTH_LABELS_MAX + 1];
+    size_t n = s_place_names (x, worker, labels, places);
+    const char *rack = hearth_json_str (x->labels, HEARTH_LABEL_RACK);
+    if (hearth_taskset_set_executor_places (self->ts, exec_id, places, n, rack)
         < 0)
         log_warn ("executor %d: cannot note where it is (%s): its tasks' "
                   "preferences may be missed",

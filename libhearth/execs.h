@@ -76,7 +76,7 @@ void execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness);
    for the event log.  Strings are copied.  Returns 0, or -1 on no
    memory. */
 int execs_add (execs_t *self, int exec_id, int cores, const char *host,
-               const char *worker_id, int64_t memory_mb);
+               const char *worker_id, int64_t memory_mb, const cJSON *labels);
 /* The peak memory (bytes, -1: unknown) of executor exec_id as its
    worker measured it when it reaped it: set before execs_lost, so that
    its executor_removed event can say it (execs_peak_rss).  The largest

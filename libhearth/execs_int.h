@@ -33,6 +33,8 @@ typedef struct {
     char worker[HEARTH_ID_MAX + 1]; /* its worker's id ("" in local modes) */
     bool expected;        /* granted, not registered: coming to its host and
                              worker (hearth_taskset_expect) */
+    cJSON *labels;        /* its worker's labels (EXECUTOR_ADDED; owned), or
+                             NULL */
     int64_t memory_mb;    /* its memory (0: not told) */
     int64_t added_ms;     /* when it registered (wall clock) */
     int64_t peak_rss;     /* its peak memory, bytes, as its worker saw it

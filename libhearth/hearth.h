@@ -309,6 +309,14 @@ uint64_t hearth_stage_size (const hearth_stage_t *stage);
    (docs/driver.md, "Locality").  Returns 0 or -1 (EINVAL: no task added
    yet, an empty place, the job submitted; ENOMEM). */
 int hearth_stage_prefer (hearth_stage_t *stage, const char *where);
+
+/* Every task of the stage runs only on an executor whose worker carries
+   label ("KEY=VALUE", hearth-worker --label): a hard constraint, where a
+   preference is soft; callable several times (all are required).  While
+   no executor of the application meets it the stage's tasks wait, and
+   after 10 s the driver says so.  Returns 0 or -1 (EINVAL: not KEY=VALUE
+   by the labels' rules, the job submitted; ENOMEM). */
+int hearth_stage_require (hearth_stage_t *stage, const char *label);
 const char *hearth_stage_name (const hearth_stage_t *stage);
 
 /* Submit the job: it starts running in the background.  Returns 0 or -1

@@ -114,6 +114,12 @@ struct hearth_stage {
     bool discard_results;        /* keep none (HEARTH_RESULT_DISCARD) */
     hearth_resource_amounts_t resources; /* custom resources per task
                                             (hearth_stage_set_resource) */
+    char **require;                      /* places its executors must be on, all
+                                            ("KEY=VALUE": hearth_stage_require),
+                                            NULL-terminated; or NULL */
+    int64_t unmet_ms; /* since when no executor meets it (engine),
+                         or 0 */
+    bool unmet_said;  /* that was logged */
     /* engine side, from submit on */
     mapout_t *maps;           /* partitioned or read whole: ntasks map
                                  outputs */

@@ -13,6 +13,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/ctlchars.h"
+#include "libcore/labels.h"
 #include "libhearth/internal.h"
 #include "libhearth/tasklimits.h"
 
@@ -99,6 +100,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     free (st->parents);
     free (st->pool);
     hearth_resource_amounts_clear (&st->resources);
+    s_strv_destroy (&st->require);
     free (st->name);
     free (st);
     *self_p = NULL;
@@ -404,24 +406,43 @@ hearth_stage_add_function (hearth_stage_t *stage, const char *fn,
     return hearth_stage_add_functions (stage, fn, arg, 1);
 }
 
+/* Append a copy of text to the NULL-terminated *v (NULL: empty).  0, or
+   -1 (no memory; *v unchanged but for its size). */
+static int
+s_strv_append (char ***v, const char *text)
+{
+    size_t n = 0;
+    while (*v && (*v)[n])
+        n++;
+    char **grown = realloc (*v, (n + 2) * sizeof *grown);
+    if (!grown)
+        return -1;
+    *v = grown;
+    if (!(grown[n] = strdup (text)))
+        return -1;
+    grown[n + 1] = NULL;
+    return 0;
+}
+
+int
+hearth_stage_require (hearth_stage_t *stage, const char *label)
+{
+    hearth_error_t err;
+    cJSON *check = cJSON_CreateObject ();
+    int ok = check && label && hearth_labels_add_spec (check, label, &err) == 0;
+    cJSON_Delete (check);
+    if (!stage || !ok || stage->job->state != HEARTH_JOB_NEW)
+        return errno = EINVAL, -1;
+    return s_strv_append (&stage->require, label);
+}
+
 int
 hearth_stage_prefer (hearth_stage_t *stage, const char *where)
 {
     if (!stage || !where || !*where || stage->ngroups == 0
         || stage->job->state != HEARTH_JOB_NEW)
         return errno = EINVAL, -1;
-    task_group_t *g = &stage->groups[stage->ngroups - 1];
-    size_t n = 0;
-    while (g->prefer && g->prefer[n])
-        n++;
-    char **prefer = realloc (g->prefer, (n + 2) * sizeof *prefer);
-    if (!prefer)
-        return -1;
-    g->prefer = prefer;
-    if (!(prefer[n] = strdup (where)))
-        return -1;
-    prefer[n + 1] = NULL;
-    return 0;
+    return s_strv_append (&stage->groups[stage->ngroups - 1].prefer, where);
 }
 
 uint64_t

@@ -391,9 +391,10 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
         state = HEARTH_TS_FAILED_PERMANENT;
     if (shuffle_has_roles (st))
         state = shuffle_update_state (st, s->msg, u->json, state, &u->error);
-    hearth_ts_outcome_t out =
-        hearth_taskset_update (self->ts, s->exec_id, uid, index, u->attempt,
-                               state, u->run_us, hearth_mono_us ());
+    uint8_t locality = HEARTH_LOC_NO_PREF;
+    hearth_ts_outcome_t out = hearth_taskset_update_at (
+        self->ts, s->exec_id, uid, index, u->attempt, state, u->run_us,
+        hearth_mono_us (), &locality);
     eventlog_t *el = work_eventlog (self->work);
     tlfeed_t *tl = work_tlfeed (self->work);
     if ((el || tl) && state != HEARTH_TS_RUNNING && out != HEARTH_TS_STALE) {
@@ -405,7 +406,8 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
                             .out = out,
                             .run_us = u->run_us,
                             .error = u->error,
-                            .result_bytes = s_result_bytes (st, u)};
+                            .result_bytes = s_result_bytes (st, u),
+                            .locality = locality};
         evtask_end (el, &end);
         tlfeed_attempt (tl, &end, s->now_ms);
     }

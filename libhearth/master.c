@@ -288,7 +288,8 @@ s_executor_added (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     self->cbs.executor_added (
         self->cbs.arg, exec_id, (int) hearth_json_int (b, "cores", 1),
         hearth_json_str (b, "host"), hearth_json_str (b, "worker_id"),
-        hearth_json_int (b, "memory_mb", 0));
+        hearth_json_int (b, "memory_mb", 0),
+        cJSON_GetObjectItemCaseSensitive (b, "labels"));
 }
 
 static void

@@ -31,9 +31,11 @@ typedef struct {
        in time: start-up failed, for error (borrowed). */
     void (*failed) (void *arg, const char *error);
     /* The master granted an executor on worker_id at host, with
-       memory_mb (strings borrowed). */
+       memory_mb, its worker's labels {KEY: VALUE} or NULL (all
+       borrowed). */
     void (*executor_added) (void *arg, int exec_id, int cores, const char *host,
-                            const char *worker_id, int64_t memory_mb);
+                            const char *worker_id, int64_t memory_mb,
+                            const cJSON *labels);
     /* An executor ended on its worker (reason borrowed), its peak memory
        in bytes as its worker measured it, or -1 when unknown. */
     void (*executor_lost) (void *arg, int exec_id, const char *reason,

@@ -211,6 +211,47 @@ work_has_jobs (const work_t *self)
     return zlistx_size (self->jobs) > 0;
 }
 
+/* A stage whose requirement no executor has met for this long is said
+   to wait for one. */
+static const int64_t s_unmet_warning_ms = 10000;
+
+/* Whether stage st's requirement is met now; after s_unmet_warning_ms
+   without, say so, once (until it is met again). */
+static void
+s_check_require (work_t *self, hearth_stage_t *st, int64_t now_ms)
+{
+    if (!st->require || st->done
+        || hearth_taskset_requirement_met (self->ts, st->uid)) {
+        st->unmet_ms = 0;
+        st->unmet_said = false;
+        return;
+    }
+    if (!st->unmet_ms)
+        st->unmet_ms = now_ms;
+    if (st->unmet_said || now_ms - st->unmet_ms < s_unmet_warning_ms)
+        return;
+    char labels[512] = "";
+    size_t len = 0;
+    for (size_t i = 0; st->require[i] && len < sizeof labels - 1; i++)
+        len += (size_t) snprintf (labels + len, sizeof labels - len, "%s%s",
+                                  i ? ", " : "", st->require[i]);
+    log_warn ("stage %s requires %s: no executor of this application is on a "
+              "worker with those labels after %lld s; its tasks wait "
+              "(hearth-worker --label; hearth-tail --state shows the "
+              "workers' labels)",
+              st->name, labels, (long long) (now_ms - st->unmet_ms) / 1000);
+    st->unmet_said = true;
+}
+
+void
+work_check_requires (work_t *self, int64_t now_ms)
+{
+    for (hearth_job_t *j = zlistx_first (self->jobs); j;
+         j = zlistx_next (self->jobs))
+        for (size_t k = 0; k < j->nstages; k++)
+            s_check_require (self, j->stages[k], now_ms);
+}
+
 static hearth_job_t *
 s_find_job (work_t *self, uint64_t id)
 {
@@ -488,6 +529,9 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
                                                  &st->resources);
     if (rc == 0)
         rc = s_add_prefs (self, st);
+    for (size_t i = 0; rc == 0 && st->require && st->require[i]; i++)
+        rc = hearth_taskset_require (self->ts, st->uid,
+                                     (const char *const *) &st->require[i], 1);
     if (rc < 0)
         return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
                                  strerror (errno));

@@ -72,6 +72,11 @@ hearth_job_t *work_next_job (work_t *self);
 /* Whether any job is running. */
 bool work_has_jobs (const work_t *self);
 
+/* Say, once, of each stage of a running job whose requirement
+   (hearth_stage_require) no executor has met for 10 s, that its tasks
+   wait for one.  Called from the engine's tick. */
+void work_check_requires (work_t *self, int64_t now_ms);
+
 /* Take a job the user submitted (borrowed until it ends: the engine then
    lets go of it and the user frees it).  A job that cannot be scheduled,
    or that comes after work_fail_all(), ends at once as failed. */

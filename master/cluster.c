@@ -390,6 +390,9 @@ s_executor_added (master_t *m, reg_exec_t *exec)
     if (exec->resources.n)
         cJSON_AddItemToObject (b, "resources",
                                hearth_resources_to_json (&exec->resources));
+    if (exec->worker->labels) /* for its tasks' preferences (issue 37) */
+        cJSON_AddItemToObject (b, "labels",
+                               cJSON_Duplicate (exec->worker->labels, true));
     master_send (m, exec->app->routing_id, msg);
 }
 

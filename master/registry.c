@@ -129,6 +129,7 @@ registry__worker_destroy (struct reg_worker **w_p)
     zhashx_destroy (&w->stopping);
     hearth_resources_clear (&w->resources);
     hearth_resources_clear (&w->resources_foreign);
+    cJSON_Delete (w->labels);
     free (w);
     *w_p = NULL;
     errno = saved;

@@ -106,6 +106,7 @@ typedef struct {
                               NULL or "" without keys */
     const char *web_url;   /* http://HOST:PORT of its pages (copied), or
                               NULL or "" when it serves none */
+    const cJSON *labels;   /* its labels (checked; copied), or NULL */
 } registry_worker_desc_t;
 
 /* Register a worker.  A record with the same id (DEAD, UNKNOWN after a

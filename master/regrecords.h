@@ -78,6 +78,8 @@ struct reg_worker {
     int64_t memory_mb;            /* memory it offers, MiB */
     hearth_resources_t resources; /* custom resources' addresses it offers
                                      (its REGISTER_WORKER; owned) */
+    cJSON *labels;                /* its labels {KEY: VALUE} (its
+                                     REGISTER_WORKER; owned), or NULL */
     hearth_resources_t resources_foreign; /* addresses its executors beyond
                                              the master's books hold, as it
                                              reports them (owned) */

@@ -45,6 +45,8 @@ registry_worker_json (reg_worker_t *w, int64_t now_ms)
     }
     if (w->web_url)
         cJSON_AddStringToObject (o, "web_url", w->web_url);
+    if (w->labels)
+        cJSON_AddItemToObject (o, "labels", cJSON_Duplicate (w->labels, true));
     cJSON_AddNumberToObject (o, "last_heartbeat_ms",
                              (double) w->last_heartbeat_ms);
     cJSON_AddNumberToObject (o, "heartbeat_age_ms",
@@ -120,6 +122,8 @@ registry_worker_print (reg_worker_t *w, int64_t now_ms, hearth_jsonbuf_t *b)
         ok = s_print_resources (w, b);
     if (ok && w->web_url)
         ok = S_STR (b, "web_url", w->web_url);
+    if (ok && w->labels)
+        ok = S_KEY (b, "labels") && hearth_json_put_value (b, w->labels);
     ok = ok && S_NUM (b, "last_heartbeat_ms", w->last_heartbeat_ms)
          && S_NUM (b, "heartbeat_age_ms", now_ms - w->last_heartbeat_ms)
          && S_NUM (b, "executors", zlistx_size (w->executors))

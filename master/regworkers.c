@@ -97,6 +97,11 @@ s_worker_fill (registry_t *self, struct reg_worker *w,
         return -1;
     hearth_resources_clear (&w->resources);
     w->resources = offered;
+    cJSON *labels = desc->labels && cJSON_GetArraySize (desc->labels)
+                        ? cJSON_Duplicate (desc->labels, true)
+                        : NULL;
+    cJSON_Delete (w->labels);
+    w->labels = labels;
     return 0;
 }
 

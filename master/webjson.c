@@ -117,6 +117,27 @@ typedef enum { S_RES_ALL, S_RES_USED, S_RES_FREE } s_res_t;
 
 /* Spark's "resources", "resourcesused" or "resourcesfree" of a worker:
    {"gpu":{"name":"gpu","addresses":["0"]}}, and a comma. */
+/* A worker's labels, "labels":{"KEY":"VALUE",...} (Hearth's own field:
+   Spark's workers have none). */
+static void
+s_labels (s_buf_t *b, const reg_worker_t *w)
+{
+    s_key (b, "labels");
+    S_LIT (b, "{");
+    const cJSON *l;
+    bool first = true;
+    cJSON_ArrayForEach (l, w->labels)
+    {
+        if (!first)
+            S_LIT (b, ",");
+        first = false;
+        s_key (b, l->string);
+        s_quoted (b, cJSON_IsString (l) ? l->valuestring : "");
+        S_LIT (b, "\"");
+    }
+    S_LIT (b, "},");
+}
+
 static void
 s_resources (s_buf_t *b, const char *key, const reg_worker_t *w, s_res_t which)
 {
@@ -201,6 +222,7 @@ s_workers (s_buf_t *b, master_t *m, int64_t *sums)
         s_int (b, "memory", w->memory_mb, false);
         s_int (b, "memoryused", mem_used, false);
         s_int (b, "memoryfree", w->memory_mb - mem_used, false);
+        s_labels (b, w);
         s_resources (b, "resources", w, S_RES_ALL);
         s_resources (b, "resourcesused", w, S_RES_USED);
         s_resources (b, "resourcesfree", w, S_RES_FREE);

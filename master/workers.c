@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "libcore/clock.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "libcore/loglimit.h"
 #include "libcore/web.h"
@@ -284,6 +285,15 @@ master_register_worker (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
         master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED, text);
         return;
     }
+    const cJSON *labels = cJSON_GetObjectItemCaseSensitive (b, "labels");
+    hearth_error_t lerr;
+    if (hearth_labels_check (labels, &lerr) < 0) {
+        hearth_resources_clear (&offered);
+        char text[400];
+        snprintf (text, sizeof text, "bad labels: %s", lerr.text);
+        master_send_reason (m, rid, HEARTH_CMD_REGISTER_WORKER_FAILED, text);
+        return;
+    }
     registry_worker_desc_t desc = {id,
                                    host,
                                    hearth_json_str (b, "version"),
@@ -294,7 +304,8 @@ master_register_worker (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
                                    hearth_json_str (b, "work_dir_id"),
                                    &offered,
                                    from->key,
-                                   hearth_json_str (b, "web_url")};
+                                   hearth_json_str (b, "web_url"),
+                                   labels};
     reg_worker_t *w =
         registry_worker_register (m->reg, &desc, hearth_mono_ms ());
     hearth_resources_clear (&offered);

@@ -90,6 +90,8 @@ s_registration (void *arg, bool again)
     if (w->resources.n)
         cJSON_AddItemToObject (b, "resources",
                                hearth_resources_to_json (&w->resources));
+    if (cJSON_GetArraySize (w->labels))
+        cJSON_AddItemToObject (b, "labels", cJSON_Duplicate (w->labels, true));
     cJSON_AddStringToObject (b, "version", PACKAGE_VERSION);
     cJSON_AddStringToObject (b, "work_dir", w->work_dir);
     char dir_id[128];

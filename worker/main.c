@@ -23,6 +23,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/conf.h"
+#include "libcore/labels.h"
 #include "libcore/liveness.h"
 #include "libcore/log.h"
 #include "libcore/masters.h"
@@ -74,6 +75,9 @@ static const hearth_opt_t s_opts[] = {
     OPT ("memory", HEARTH_OPT_MEMORY, NULL, "SIZE",
          "memory to offer (default: this machine's less 1G)"),
     DEVICES_OPTIONS,
+    OPT ("label", HEARTH_OPT_LIST, NULL, "KEY=VALUE",
+         "a label of this worker (repeatable; HEARTH_LABEL: comma-separated): "
+         "rack=r1 names its rack, disk=ssd anything tasks may prefer"),
     OPT ("work-dir", HEARTH_OPT_STR, "work", "DIR",
          "where executors run, one WORK_DIR/APP/EXEC directory each"),
     OPT ("host", HEARTH_OPT_STR, NULL, "ADDR",
@@ -339,6 +343,22 @@ s_resources (worker_t *w, hearth_error_t *err)
         err);
 }
 
+/* --label KEY=VALUE, each checked (libcore/labels.h). */
+static int
+s_labels (worker_t *w, hearth_error_t *err)
+{
+    if (!(w->labels = cJSON_CreateObject ()))
+        return hearth_errprintf (err, "out of memory");
+    const char *const *specs;
+    size_t n = hearth_conf_list (w->conf, "label", &specs);
+    for (size_t i = 0; i < n; i++) {
+        hearth_error_t lerr;
+        if (hearth_labels_add_spec (w->labels, specs[i], &lerr) < 0)
+            return hearth_errprintf (err, "--label: %s", lerr.text);
+    }
+    return 0;
+}
+
 /* The first master of the list (borrowed). */
 static const char *
 s_first_master (const worker_t *w)
@@ -572,7 +592,7 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (!(w->loop = hearth_loop_new ()))
         return hearth_errprintf (err, "out of memory");
     if (s_identity (w, err) < 0 || s_resources (w, err) < 0
-        || worker_link_new (w, err) < 0
+        || s_labels (w, err) < 0 || worker_link_new (w, err) < 0
         || hearth_curve_client_setup (&w->curve, w->conf, s_first_master (w),
                                       err)
                < 0)
@@ -617,6 +637,7 @@ s_teardown (worker_t *w)
         close (w->sigfd);
     hearth_pidfile_remove (&w->pidfile);
     hearth_resources_clear (&w->resources);
+    cJSON_Delete (w->labels);
     hearth_conf_destroy (&w->conf);
 }
 

@@ -110,6 +110,8 @@ typedef struct worker {
     int64_t memory_mb;            /* memory offered, MiB */
     hearth_resources_t resources; /* custom resources offered (devices.h;
                                      owned) */
+    cJSON *labels;                /* --label KEY=VALUE: {KEY: VALUE}
+                                     (libcore/labels.h; owned) */
     bool ever_registered;         /* at least once since start */
     bool stopping;                /* SIGTERM: stopping executors */
     bool decommissioning;         /* leaving: no new executor or driver,

@@ -31,6 +31,9 @@ levels() { # the level each task's first attempt was offered at, by index
 check "... the host's tasks NODE_LOCAL, the others NO_PREF without waiting an hour" \
   same <(levels) <(printf '%s\n' '0 NODE_LOCAL' '1 NODE_LOCAL' '2 NO_PREF' '3 NO_PREF' \
     '4 NO_PREF' '5 NO_PREF' '6 NO_PREF' '7 NO_PREF')
+check "... each task_end says the level too" \
+  test "$(jq -r 'select(.event == "task_end") | "\(.index) \(.locality // "NO_PREF")"' "$L" | sort -n | tr '\n' ' ')" \
+  = "0 NODE_LOCAL 1 NODE_LOCAL 2 NO_PREF 3 NO_PREF 4 NO_PREF 5 NO_PREF 6 NO_PREF 7 NO_PREF "
 check "... hearth_stage_locality counts the 2 NODE_LOCAL attempts (NO_PREF ones are not counted)" \
   grep -qx 'locality: node 2 rack 0 any 0' "$T/err"
 check "... a task_start without a preference has no locality field (format 2)" \

@@ -54,6 +54,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-chaos.sh \
 	tests/integration/test-netns.sh \
 	tests/integration/test-locality-hosts.sh \
+	tests/integration/test-labels.sh \
 	tests/integration/test-worker-same-id.sh \
 	tests/integration/test-app-waiting.sh \
 	tests/integration/test-unschedulable.sh \

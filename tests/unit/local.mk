@@ -40,6 +40,10 @@ tests_unit_test_dispatch_SOURCES = tests/unit/test_dispatch.c
 tests_unit_test_dispatch_CFLAGS = $(unit_cflags)
 tests_unit_test_dispatch_LDADD = $(unit_libs)
 
+UNIT_TESTS += tests/unit/test_labels
+tests_unit_test_labels_SOURCES = tests/unit/test_labels.c tests/unit/testutil.h
+tests_unit_test_labels_CFLAGS = $(unit_cflags)
+tests_unit_test_labels_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_dltable
 tests_unit_test_dltable_SOURCES = tests/unit/test_dltable.c tests/unit/testutil.h
 tests_unit_test_dltable_CFLAGS = $(unit_cflags)

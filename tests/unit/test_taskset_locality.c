@@ -189,26 +189,55 @@ static void
 test_coming_executor_awaited (void **state)
 {
     (void) state;
+    const char *w2[] = {"worker:w2"}, *w3[] = {"worker:w3"};
     hearth_taskset_t *ts = s_board (WAIT, 1);
     s_prefer (ts, 0, "b");
-    assert_int_equal (hearth_taskset_expect (ts, "b", "w2", true), 0);
+    assert_int_equal (hearth_taskset_expect (ts, "b", w2, 1, true), 0);
     s_exec (ts, 1, "a", NULL, NULL);
     hearth_assign_t x;
     assert_false (s_offer (ts, 1, 0, &x)); /* b's executor is coming */
-    assert_int_equal (hearth_taskset_expect (ts, "b", "w2", false), 0);
+    assert_int_equal (hearth_taskset_expect (ts, "b", w2, 1, false), 0);
     assert_true (s_offer (ts, 1, 1, &x)); /* it will not: nothing to wait */
     assert_int_equal (x.locality, HEARTH_LOC_NO_PREF);
     /* expecting by worker works as well, and an extra "no longer" is
        harmless */
-    assert_int_equal (hearth_taskset_expect (ts, NULL, "w2", false), 0);
+    assert_int_equal (hearth_taskset_expect (ts, NULL, w2, 1, false), 0);
     hearth_taskset_destroy (&ts);
     ts = s_board (WAIT, 1);
     s_prefer (ts, 0, "worker:w3");
-    assert_int_equal (hearth_taskset_expect (ts, NULL, "w3", true), 0);
+    assert_int_equal (hearth_taskset_expect (ts, NULL, w3, 1, true), 0);
     s_exec (ts, 1, "a", NULL, NULL);
     assert_false (s_offer (ts, 1, 0, &x));
     assert_true (s_offer (ts, 1, WAIT, &x)); /* after the wait: ANY */
     assert_int_equal (x.locality, HEARTH_LOC_ANY);
+    hearth_taskset_destroy (&ts);
+}
+
+/* A requirement is hard: only executors on every required place get
+   the stage's tasks, however long they wait. */
+static void
+test_require (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_board (WAIT, 2);
+    const char *ssd[] = {"disk=ssd", "rack=r1"};
+    assert_int_equal (hearth_taskset_require (ts, 1, ssd, 2), 0);
+    assert_false (hearth_taskset_requirement_met (ts, 1));
+    s_exec (ts, 1, "a", "disk=ssd", NULL); /* not on rack r1 */
+    assert_false (hearth_taskset_requirement_met (ts, 1));
+    hearth_assign_t x;
+    assert_false (s_offer (ts, 1, 10 * WAIT, &x));
+    const char *both[] = {"disk=ssd", "rack=r1"};
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 2, 1, "b"), 0);
+    assert_int_equal (hearth_taskset_set_executor_places (ts, 2, both, 2, NULL),
+                      0);
+    assert_true (hearth_taskset_requirement_met (ts, 1));
+    assert_true (s_offer (ts, 2, 10 * WAIT, &x));
+    assert_false (s_offer (ts, 1, 10 * WAIT, &x));
+    assert_int_equal (hearth_taskset_require (ts, 1, ssd, 1), -1);
+    assert_int_equal (errno, EINVAL);
+    assert_true (hearth_taskset_requirement_met (ts, 1));
+    assert_false (hearth_taskset_requirement_met (ts, 9));
     hearth_taskset_destroy (&ts);
 }
 
@@ -359,6 +388,7 @@ main (void)
         cmocka_unit_test (test_unserved_place_waits_for_nothing),
         cmocka_unit_test (test_served_place_still_awaited),
         cmocka_unit_test (test_coming_executor_awaited),
+        cmocka_unit_test (test_require),
         cmocka_unit_test (test_rack_level),
         cmocka_unit_test (test_worker_and_label_places),
         cmocka_unit_test (test_no_wait),

@@ -4,7 +4,10 @@
     socket at a doubling back-off up to its cap; a registration nobody
     answers goes to the next URL; a standby's leader is followed at once;
     an older epoch is dropped; RECONNECT registers again; the first
-    registration's deadline is fatal.
+    registration's deadline is fatal; the executor's link (liveness
+    only) registers once under its routing id, and a silent peer is
+    fatal; a message that breaks its command's schema reaches the
+    owner's refused callback.
 
     The clock the uplink sees is the test's: only the messages' travel
     over loopback takes real time, waited for (bounded) before each
@@ -34,13 +37,15 @@ typedef struct {
 
 /* The owner: what the uplink told it. */
 typedef struct {
-    zsock_t *served[4]; /* what it serves */
-    int registrations;  /* registrations asked for */
-    int heartbeats;     /* heartbeats asked for */
-    int ups;            /* the link came up */
-    int downs;          /* it went down */
-    int messages;       /* other messages */
-    char fatal[1024];   /* the fatal sentence, or "" */
+    zsock_t *served[4];       /* what it serves */
+    int registrations;        /* registrations asked for */
+    int heartbeats;           /* heartbeats asked for */
+    int ups;                  /* the link came up */
+    int downs;                /* it went down */
+    int messages;             /* other messages */
+    int refused;              /* messages refused (the refused callback) */
+    hearth_cmd_t refused_cmd; /* the last one's command */
+    char fatal[1024];         /* the fatal sentence, or "" */
 } s_owner_t;
 
 static void
@@ -200,6 +205,28 @@ s_serve (void *arg, zsock_t *sock, bool on)
     fail_msg ("serve %s: not found", on ? "on" : "off");
 }
 
+static void
+s_refused (void *arg, const hearth_msg_t *refused, const hearth_error_t *err)
+{
+    (void) err;
+    s_owner_t *o = arg;
+    o->refused++;
+    o->refused_cmd = refused->cmd;
+}
+
+/* An uplink with opts, and o as its owner. */
+static hearth_uplink_t *
+s_uplink_opts (s_owner_t *o, const hearth_uplink_opts_t *opts)
+{
+    hearth_uplink_cbs_t cbs = {
+        s_registration, s_heartbeat, s_up, s_down, s_message,
+        s_fatal,        s_serve,     NULL, o,      s_refused};
+    hearth_error_t err;
+    hearth_uplink_t *u = hearth_uplink_new (opts, &cbs, &err);
+    assert_non_null (u);
+    return u;
+}
+
 static hearth_uplink_t *
 s_uplink (s_owner_t *o, const char *url, bool failover, int64_t cap_ms,
           int64_t register_timeout_ms)
@@ -215,13 +242,7 @@ s_uplink (s_owner_t *o, const char *url, bool failover, int64_t cap_ms,
                                  .failover = failover,
                                  .hold_first = register_timeout_ms > 0,
                                  .watch_fatal = true};
-    hearth_uplink_cbs_t cbs = {s_registration, s_heartbeat, s_up,
-                               s_down,         s_message,   s_fatal,
-                               s_serve,        NULL,        o};
-    hearth_error_t err;
-    hearth_uplink_t *u = hearth_uplink_new (&opts, &cbs, &err);
-    assert_non_null (u);
-    return u;
+    return s_uplink_opts (o, &opts);
 }
 
 /* Serve the uplink's sockets until the owner's counter *count exceeds
@@ -477,6 +498,129 @@ test_register_timeout (void **state)
     s_end (&u, &rid, &m, NULL);
 }
 
+/* The executor's link to its driver: one registration (under the
+   routing id given), liveness only. */
+static hearth_uplink_t *
+s_executor_uplink (s_owner_t *o, const char *url)
+{
+    hearth_uplink_opts_t opts = {.url = url,
+                                 .who = "executor 1",
+                                 .peer = "the driver",
+                                 .identity = "E1-42",
+                                 .registered_cmd = HEARTH_CMD_REGISTERED_WORKER,
+                                 .reconnect_cmd = HEARTH_CMD_COUNT,
+                                 .interval_ms = 100,
+                                 .liveness = 3,
+                                 .register_timeout_ms = 300,
+                                 .hold_first = true,
+                                 .down_fatal = true,
+                                 .read_batch = 2};
+    return s_uplink_opts (o, &opts);
+}
+
+/* m started, an executor's uplink to it opened at 0; its registration's
+   routing id at m into *rid_p (caller frees). */
+static hearth_uplink_t *
+s_executor_open (s_master_t *m, s_owner_t *o, zframe_t **rid_p)
+{
+    s_master_start (m);
+    hearth_uplink_t *u = s_executor_uplink (o, m->url);
+    hearth_error_t err;
+    assert_int_equal (hearth_uplink_open (u, 0, &err), 0);
+    *rid_p = s_expect_register (m);
+    return u;
+}
+
+static void
+test_silence_fatal (void **state)
+{
+    (void) state;
+    s_master_t m;
+    s_owner_t o = {0};
+    zframe_t *rid;
+    hearth_uplink_t *u = s_executor_open (&m, &o, &rid);
+    assert_int_equal (zframe_size (rid), 5); /* the routing id given */
+    assert_memory_equal (zframe_data (rid), "E1-42", 5);
+    s_registered_reply (&m, rid, 100, 0);
+    s_pump_until (u, &o, &o.ups, 0);
+    assert_int_equal (hearth_uplink_heard (u), 0);
+    /* a HEARTBEAT at 50 is a sign of life: silent past 3 intervals
+       after it, the link is over, never registered again */
+    s_master_send (&m, rid, HEARTH_CMD_HEARTBEAT, NULL);
+    s_pump_until (u, &o, &o.messages, 50);
+    assert_int_equal (hearth_uplink_heard (u), 50);
+    hearth_uplink_tick (u, 350);
+    assert_string_equal (o.fatal, "");
+    s_master_drain (&m); /* its heartbeats */
+    assert_int_equal (hearth_uplink_tick (u, 351), INT64_MAX);
+    assert_string_equal (o.fatal, "the driver has been silent for 301 ms");
+    assert_int_equal (o.downs, 0);
+    assert_false (hearth_uplink_up (u));
+    assert_int_equal (hearth_uplink_tick (u, 10000), INT64_MAX);
+    assert_int_equal (o.registrations, 1);
+    assert_false (s_master_hears (&m, 200));
+    s_end (&u, &rid, &m, NULL);
+}
+
+static void
+test_register_timeout_peer (void **state)
+{
+    (void) state;
+    s_master_t m;
+    s_owner_t o = {0};
+    zframe_t *rid; /* its registration is never answered */
+    hearth_uplink_t *u = s_executor_open (&m, &o, &rid);
+    hearth_uplink_tick (u, 300);
+    assert_string_equal (o.fatal, "");
+    hearth_uplink_tick (u, 301);
+    assert_contains (o.fatal, "the driver at ");
+    assert_contains (o.fatal, "did not register executor 1 within 300 ms");
+    assert_int_equal (o.registrations, 1);
+    s_end (&u, &rid, &m, NULL);
+}
+
+/* Without failover, a list of URLs is refused: only one would be used. */
+static void
+test_one_url (void **state)
+{
+    (void) state;
+    hearth_uplink_opts_t opts = {.url = "tcp://127.0.0.1:1,tcp://127.0.0.1:2",
+                                 .registered_cmd = HEARTH_CMD_REGISTERED_WORKER,
+                                 .reconnect_cmd = HEARTH_CMD_COUNT};
+    hearth_uplink_cbs_t cbs = {.arg = NULL};
+    hearth_error_t err;
+    assert_null (hearth_uplink_new (&opts, &cbs, &err));
+    assert_contains (err.text, "one URL expected");
+}
+
+static void
+test_refused (void **state)
+{
+    (void) state;
+    s_master_t m;
+    s_master_start (&m);
+    s_owner_t o = {0};
+    hearth_uplink_t *u = s_executor_uplink (&o, m.url);
+    zframe_t *rid = s_link (u, &o, &m, 0);
+    /* a KILL_TASK without its fields breaks its schema: refused, and
+       handed to the owner with its command; the link stays up, and what
+       comes next is read */
+    zmsg_t *raw = zmsg_new ();
+    zmsg_append (raw, &(zframe_t *){zframe_dup (rid)});
+    zmsg_addstr (raw, HEARTH_PROTO_TAG);
+    zmsg_addstr (raw, "KILL_TASK");
+    zmsg_addstr (raw, "{}");
+    assert_int_equal (zmsg_send (&raw, m.router), 0);
+    s_pump_until (u, &o, &o.refused, 10);
+    assert_int_equal (o.refused_cmd, HEARTH_CMD_KILL_TASK);
+    assert_int_equal (o.messages, 0);
+    assert_true (hearth_uplink_up (u));
+    s_master_send (&m, rid, HEARTH_CMD_HEARTBEAT, NULL);
+    s_pump_until (u, &o, &o.messages, 20);
+    assert_int_equal (o.refused, 1);
+    s_end (&u, &rid, &m, NULL);
+}
+
 int
 main (void)
 {
@@ -491,6 +635,10 @@ main (void)
         cmocka_unit_test (test_epoch_fenced),
         cmocka_unit_test (test_reconnect),
         cmocka_unit_test (test_register_timeout),
+        cmocka_unit_test (test_silence_fatal),
+        cmocka_unit_test (test_register_timeout_peer),
+        cmocka_unit_test (test_one_url),
+        cmocka_unit_test (test_refused),
     };
     return cmocka_run_group_tests_name ("uplink", tests, NULL, NULL);
 }

@@ -1,0 +1,98 @@
+/*  labels.c - a worker's labels; see labels.h. */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libcore/labels.h"
+
+static bool
+s_key_ok (const char *k, size_t len)
+{
+    if (len < 1 || len > HEARTH_LABEL_KEY_MAX
+        || !isalpha ((unsigned char) k[0]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum ((unsigned char) k[i]) && !strchr ("_-.", k[i]))
+            return false;
+    return true;
+}
+
+static bool
+s_value_ok (const char *v)
+{
+    size_t len = strlen (v);
+    if (len < 1 || len > HEARTH_LABEL_VALUE_MAX)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char) v[i] <= ' ' || v[i] == 0x7f || v[i] == ',')
+            return false;
+    return true;
+}
+
+static int
+s_bad (hearth_error_t *err, const char *what, size_t len)
+{
+    return hearth_errprintf (
+        err,
+        "label '%.*s': expected KEY=VALUE, KEY 1 to %d letters, digits, "
+        "'_', '-' or '.' from a letter, VALUE 1 to %d bytes without spaces, "
+        "commas or control characters",
+        (int) (len > 200 ? 200 : len), what, HEARTH_LABEL_KEY_MAX,
+        HEARTH_LABEL_VALUE_MAX);
+}
+
+int
+hearth_labels_add_spec (cJSON *labels, const char *spec, hearth_error_t *err)
+{
+    const char *eq = strchr (spec, '=');
+    if (!eq || !s_key_ok (spec, (size_t) (eq - spec)) || !s_value_ok (eq + 1))
+        return s_bad (err, spec, strlen (spec));
+    char key[HEARTH_LABEL_KEY_MAX + 1];
+    snprintf (key, sizeof key, "%.*s", (int) (eq - spec), spec);
+    cJSON_DeleteItemFromObjectCaseSensitive (labels, key);
+    if (cJSON_GetArraySize (labels) >= HEARTH_LABELS_MAX)
+        return hearth_errprintf (err, "more than %d labels", HEARTH_LABELS_MAX);
+    if (!cJSON_AddStringToObject (labels, key, eq + 1))
+        return hearth_errprintf (err, "out of memory");
+    return 0;
+}
+
+int
+hearth_labels_check (const cJSON *labels, hearth_error_t *err)
+{
+    if (!labels)
+        return 0;
+    if (!cJSON_IsObject (labels))
+        return hearth_errprintf (err, "labels: expected an object");
+    if (cJSON_GetArraySize (labels) > HEARTH_LABELS_MAX)
+        return hearth_errprintf (err, "more than %d labels", HEARTH_LABELS_MAX);
+    const cJSON *l;
+    cJSON_ArrayForEach (l, labels)
+    {
+        if (!s_key_ok (l->string, strlen (l->string)) || !cJSON_IsString (l)
+            || !s_value_ok (l->valuestring))
+            return s_bad (err, l->string, strlen (l->string));
+    }
+    return 0;
+}
+
+size_t
+hearth_labels_specs (
+    const cJSON *labels,
+    char out[][HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2])
+{
+    size_t n = 0;
+    if (!cJSON_IsObject (labels))
+        return 0;
+    const cJSON *l;
+    cJSON_ArrayForEach (l, labels)
+    {
+        if (n == HEARTH_LABELS_MAX || !cJSON_IsString (l))
+            break;
+        snprintf (out[n++], HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2,
+                  "%s=%s", l->string, l->valuestring);
+    }
+    return n;
+}
