@@ -162,6 +162,18 @@ bool hearth_loop_child_exited (hearth_loop_t *self, pid_t pid);
 int hearth_loop_child_end (hearth_loop_t *self, pid_t pid, int64_t grace_ms,
                            hearth_loop_exit_t *exit);
 
+/* Reap the children of this process that exited and that no watch of
+   self holds (the orphans a child subreaper is given, prctl(2)), without
+   their status; never a watched one, whose handler is still to come.
+   The kernel shows exited children one at a time (waitid(P_ALL) with
+   WNOWAIT peeks at one): the sweep stops at the first watched one,
+   which the loop reaps at its next turn, so call this again from that
+   child's handler (and at each SIGCHLD, or a tick).  Only for a process
+   whose every child is either watched by self or no one's: no other
+   loop, thread or library of it may wait for a child of its own.
+   Returns how many were reaped. */
+size_t hearth_loop_reap_unwatched (hearth_loop_t *self);
+
 /* Children watched (their handlers not called yet). */
 size_t hearth_loop_children (const hearth_loop_t *self);
 

@@ -378,6 +378,29 @@ hearth_loop_child_end (hearth_loop_t *self, pid_t pid, int64_t grace_ms,
 }
 
 size_t
+hearth_loop_reap_unwatched (hearth_loop_t *self)
+{
+    size_t n = 0;
+    for (;;) {
+        siginfo_t info = {.si_pid = 0};
+        if (waitid (P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+            if (errno == EINTR)
+                continue;
+            return n; /* ECHILD: no child at all */
+        }
+        pid_t pid = info.si_pid;
+        if (pid <= 0 || s_find (self, pid))
+            return n; /* none exited; or a watched one: the loop's */
+        int rc;
+        while ((rc = waitpid (pid, NULL, WNOHANG)) < 0 && errno == EINTR)
+            ;
+        if (rc != pid)
+            return n;
+        n++;
+    }
+}
+
+size_t
 hearth_loop_children (const hearth_loop_t *self)
 {
     hearth_loop_kids_t *kids = hearth_loop_kids (self);

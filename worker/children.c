@@ -1,6 +1,7 @@
 /*  children.c - the worker's supervised child processes: start, stop
-    (TERM, then KILL after the grace), reap, and the directories removed
-    when their time has come; see children.h. */
+    (TERM, then KILL after the grace: hearth_loop_child_kill), their exit
+    (the loop's exit handler), strays killed and reaped, and the
+    directories removed when their time has come; see children.h. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/loop.h"
 #include "libcore/safefile.h"
 #include "libcore/spawn.h"
 #include "worker/cgroup.h"
@@ -45,6 +47,7 @@ static const int s_end_rounds = 100, s_end_step_ms = 10;
 /* One child process.  Its block holds, after the struct, the caller's
    data (aligned), then its name and its directory. */
 typedef struct {
+    children_t *table;           /* its table (its exit handler's) */
     const children_kind_t *kind; /* what it is */
     void *arg;                   /* for its kind's callbacks */
     const char *name;            /* its key in the table (in the block) */
@@ -54,7 +57,6 @@ typedef struct {
     int64_t memory_mb;           /* memory it may use */
     pid_t pid;                   /* leads its own process group */
     bool stopping;               /* we asked it to stop */
-    int64_t kill_deadline_ms;    /* SIGKILL at this time, or 0 */
     cgroup_t *cgroup;            /* its group (owned), or NULL */
     bool oom_said;               /* its OOM kill is logged */
     int report_fd;               /* its exec's outcome, while not yet read
@@ -62,14 +64,17 @@ typedef struct {
 } s_child_t;
 
 struct children {
-    char *root;            /* where the children's directories are */
-    int64_t kill_grace_ms; /* SIGTERM to SIGKILL */
-    zhashx_t *table;       /* name -> s_child_t * (owned) */
-    cleanups_t *cleanups;  /* directories waiting for removal */
-    childgroups_t *groups; /* the children's cgroups, or NULL: no
-                              isolation (owned) */
-    bool sweep_due;        /* a process was reaped: look for strays */
-    int64_t next_sweep_ms; /* look for strays by then */
+    hearth_loop_t *loop;        /* watches the children (borrowed) */
+    children_reaped_fn *reaped; /* told after each exit, or NULL */
+    void *reaped_arg;           /* given to it */
+    char *root;                 /* where the children's directories are */
+    int64_t kill_grace_ms;      /* SIGTERM to SIGKILL */
+    zhashx_t *table;            /* name -> s_child_t * (owned) */
+    cleanups_t *cleanups;       /* directories waiting for removal */
+    childgroups_t *groups;      /* the children's cgroups, or NULL: no
+                                   isolation (owned) */
+    bool sweep_due;             /* a process was reaped: look for strays */
+    int64_t next_sweep_ms;      /* look for strays by then */
 };
 
 /* --- cgroups ------------------------------------------------------------ */
@@ -146,8 +151,7 @@ s_sweep_all (children_t *self)
     size_t killed = 0;
     for (int round = 0; round < s_end_rounds; round++) {
         size_t n = s_sweep (self);
-        while (waitpid (-1, NULL, WNOHANG) > 0)
-            ;
+        hearth_loop_reap_unwatched (self->loop);
         killed += n;
         if (n == 0)
             break;
@@ -163,6 +167,9 @@ children_new (const children_config_t *c)
     children_t *self = calloc (1, sizeof *self);
     if (!self)
         return NULL;
+    self->loop = c->loop;
+    self->reaped = c->reaped;
+    self->reaped_arg = c->reaped_arg;
     self->root = strdup (c->root);
     self->table = zhashx_new ();
     self->cleanups = cleanups_new (c->root);
@@ -189,8 +196,9 @@ children_destroy (children_t **self_p)
     children_t *self = *self_p;
     for (s_child_t *c = self->table ? zhashx_first (self->table) : NULL; c;
          c = zhashx_next (self->table)) {
-        kill (-c->pid, SIGKILL);
-        waitpid (c->pid, NULL, 0);
+        /* its group too, even if it has exited, then reaped here */
+        hearth_loop_child_signal (self->loop, c->pid, SIGKILL);
+        hearth_loop_child_end (self->loop, c->pid, -1, NULL);
         s_group_end (self, c);
         if (c->report_fd >= 0)
             close (c->report_fd);
@@ -266,12 +274,17 @@ s_child_new (const children_spawn_t *s)
     return c;
 }
 
-/* Spawn in path (open: dir) with the output files there, into group g
-   (or none).  Its pid, or -1. */
+static int s_on_exit (hearth_loop_t *loop, const hearth_loop_exit_t *x,
+                      void *arg);
+
+/* Spawn c in path (open: dir) with the output files there, into its
+   group (or none), watched by the table's loop.  Its pid, or -1. */
 static pid_t
-s_start (const children_spawn_t *s, const char *path, int dir, cgroup_t *g,
-         int *report_fd, hearth_error_t *err)
+s_start (children_t *self, s_child_t *c, const children_spawn_t *s,
+         const char *path, int dir, hearth_error_t *err)
 {
+    cgroup_t *g = c->cgroup;
+    int *report_fd = &c->report_fd;
     int join[CGROUP_MAX_DIRS];
     int njoin = g ? cgroup_join_fds (g, join, CGROUP_MAX_DIRS, err) : 0;
     if (njoin < 0)
@@ -301,7 +314,7 @@ s_start (const children_spawn_t *s, const char *path, int dir, cgroup_t *g,
                                        kernel (a grace period on v1): the
                                        worker does not wait with it */
                                     .exec_report_fd = g ? report_fd : NULL};
-        pid = hearth_spawn (&opts, err);
+        pid = hearth_loop_spawn (self->loop, &opts, true, s_on_exit, c, err);
     }
     if (out >= 0)
         close (out);
@@ -341,12 +354,13 @@ children_spawn (children_t *self, const children_spawn_t *s,
         return -1;
     }
     c->report_fd = -1;
-    pid_t pid = c->pid = s_start (s, path, dir, c->cgroup, &c->report_fd, err);
+    c->table = self;
+    pid_t pid = c->pid = s_start (self, c, s, path, dir, err);
     close (dir);
     if (pid > 0 && zhashx_insert (self->table, c->name, c) < 0) {
-        /* started, but cannot be kept: not left behind (the worker's
-           SIGCHLD loop reaps it as no one's) */
-        kill (-pid, SIGKILL);
+        /* started, but cannot be kept: not left behind */
+        hearth_loop_child_signal (self->loop, pid, SIGKILL);
+        hearth_loop_child_end (self->loop, pid, -1, NULL);
         pid = hearth_errprintf (err, "out of memory");
     }
     if (pid < 0) {
@@ -366,26 +380,23 @@ children_spawn (children_t *self, const children_spawn_t *s,
 /* --- stopping ---------------------------------------------------------- */
 
 static void
-s_stop (children_t *self, s_child_t *c, int64_t now_ms)
+s_stop (children_t *self, s_child_t *c)
 {
     if (c->stopping)
         return;
     c->stopping = true;
-    c->kill_deadline_ms = now_ms + self->kill_grace_ms;
-    if (kill (-c->pid, SIGTERM) < 0 && errno != ESRCH)
-        log_warn ("cannot signal %s %s (pid %d): %s", c->kind->what, c->name,
-                  (int) c->pid, strerror (errno));
+    /* SIGTERM to its group, SIGKILL after the grace (its exit says so) */
+    hearth_loop_child_kill (self->loop, c->pid, (size_t) self->kill_grace_ms);
 }
 
 int
-children_stop (children_t *self, const children_kind_t *kind, const char *name,
-               int64_t now_ms)
+children_stop (children_t *self, const children_kind_t *kind, const char *name)
 {
     s_child_t *c = zhashx_lookup (self->table, name);
     if (!c || c->kind != kind)
         return -1;
     log_info ("stopping %s %s (pid %d)", kind->what, c->name, (int) c->pid);
-    s_stop (self, c, now_ms);
+    s_stop (self, c);
     return 0;
 }
 
@@ -398,12 +409,12 @@ s_under (const char *path, const char *dir)
 }
 
 void
-children_stop_under (children_t *self, const char *dir, int64_t now_ms)
+children_stop_under (children_t *self, const char *dir)
 {
     for (s_child_t *c = zhashx_first (self->table); c;
          c = zhashx_next (self->table))
         if (!dir || s_under (c->dir, dir))
-            s_stop (self, c, now_ms);
+            s_stop (self, c);
 }
 
 /* The outcome of a child's exec, at its reap: when it could not exec,
@@ -435,17 +446,17 @@ s_exec_done (s_child_t *c)
 
 /* --- reaping ----------------------------------------------------------- */
 
-bool
-children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
-               int64_t now_ms)
+/* c exited and was reaped (status, peak_rss_bytes from wait4's rusage
+   or -1): take it off the table, read its cgroup's counters (peak, OOM
+   kill), SIGKILL what is left in its process group and in its cgroup,
+   remove the cgroup (later, at a tick, while killed processes are still
+   leaving it), tell its kind's exit callback. */
+static void
+s_reap (children_t *self, s_child_t *c, int status, int64_t peak_rss_bytes,
+        int64_t now_ms)
 {
-    s_child_t *c;
+    pid_t pid = c->pid;
     self->sweep_due = true; /* a stray's parent may have been this */
-    for (c = zhashx_first (self->table); c && c->pid != pid;
-         c = zhashx_next (self->table))
-        ;
-    if (!c)
-        return false;
     zhashx_delete (self->table, c->name);
     /* The group may hold the child's own children: end them (the leader
        is reaped, but its group keeps its id while they live). */
@@ -479,7 +490,26 @@ children_reap (children_t *self, pid_t pid, int status, int64_t peak_rss_bytes,
     if (c->kind->exit)
         c->kind->exit (c->arg, &e);
     free (c);
-    return true;
+}
+
+/* The loop's exit handler of a child (arg): its reap, then the strays
+   that the loop's watch of it held back (hearth_loop_reap_unwatched
+   stops at a watched child), then the owner's hook. */
+static int
+s_on_exit (hearth_loop_t *loop, const hearth_loop_exit_t *x, void *arg)
+{
+    s_child_t *c = arg;
+    children_t *self = c->table;
+    if (x->killed)
+        log_warn ("%s %s did not stop within %lld ms of SIGTERM: SIGKILL",
+                  c->kind->what, c->name, (long long) self->kill_grace_ms);
+    /* wait4: the child's peak memory (ru_maxrss, KiB on Linux) comes with
+       its end, covering the children it reaped itself */
+    s_reap (self, c, x->status,
+            x->ru.ru_maxrss > 0 ? (int64_t) x->ru.ru_maxrss * 1024 : -1,
+            hearth_mono_ms ());
+    hearth_loop_reap_unwatched (loop);
+    return self->reaped ? self->reaped (self->reaped_arg) : 0;
 }
 
 /* Whether a child runs in ROOT/dir or below (a cleanups_busy_fn). */
@@ -519,15 +549,6 @@ children_tick (children_t *self, int64_t now_ms)
     }
     if (self->groups)
         childgroups_tick (self->groups);
-    for (s_child_t *c = zhashx_first (self->table); c;
-         c = zhashx_next (self->table))
-        if (c->stopping && c->kill_deadline_ms
-            && now_ms >= c->kill_deadline_ms) {
-            log_warn ("%s %s did not stop within %lld ms of SIGTERM: SIGKILL",
-                      c->kind->what, c->name, (long long) self->kill_grace_ms);
-            kill (-c->pid, SIGKILL);
-            c->kill_deadline_ms = 0;
-        }
     cleanups_remove_due (self->cleanups, now_ms, s_busy, self);
     if (self->sweep_due || now_ms >= self->next_sweep_ms) {
         size_t n = s_sweep (self);
@@ -539,6 +560,9 @@ children_tick (children_t *self, int64_t now_ms)
         self->sweep_due = false;
         self->next_sweep_ms = now_ms + s_sweep_period_ms;
     }
+    /* a stray killed above, or one whose SIGCHLD came while a watched
+       child's exit held the sweep back */
+    hearth_loop_reap_unwatched (self->loop);
 }
 
 void

@@ -10,11 +10,15 @@
     as its stdin, and leads a process group of its own, so that
     a signal reaches everything it started.  Stopping a child sends
     SIGTERM to its group and, if it is still there after the table's
-    grace period, SIGKILL.  When the worker reaps a child (waitpid),
-    children_reap takes it off the table, SIGKILLs what is left of its
+    grace period, SIGKILL (hearth_loop_child_kill: the TERM-then-KILL of
+    every child of Hearth).  Each child is watched by the worker's loop
+    (hearth_loop_spawn, libcore/loop.h), the one place that reaps it: its
+    exit handler takes it off the table, SIGKILLs what is left of its
     group and tells its kind's exit callback how it ended.  What a child
     leaves behind comes to the worker, its subreaper, and is killed at a
-    tick (children_tick).
+    tick (children_tick); those strays are reaped by the loop's sweep of
+    unwatched children (hearth_loop_reap_unwatched), which never takes a
+    watched child from behind its watch.
 
     As libuv's uv_process_t is one abstraction for every caller, with an
     exit callback per process, each child here has a kind (what it is
@@ -39,6 +43,7 @@
 #include <cjson/cJSON.h>
 
 #include "libcore/error.h"
+#include "libcore/loop.h"
 #include "libcore/spawn.h"
 #include "worker/cgroup.h"
 
@@ -55,7 +60,7 @@ typedef struct {
     int exit_status;  /* exit code, or -1 */
     int signal;       /* signal that ended it, or 0 */
     const char *text; /* "exited with status 3", "killed by signal 9 ..." */
-    int64_t now_ms;   /* the time given to children_reap */
+    int64_t now_ms;   /* the time of its reap (hearth_mono_ms) */
     int64_t peak_rss_bytes;     /* with a cgroup, the group's peak memory; else
                                    the largest resident set of it or of any of
                                    its children it reaped (wait4's ru_maxrss);
@@ -79,17 +84,25 @@ typedef struct {
     children_json_fn *json; /* adds its fields to the JSON view, or NULL */
 } children_kind_t;
 
+/* Told after each child's exit (its kind's callback called): the
+   table's owner's chance to leave.  Returns 0, or -1 to end the loop. */
+typedef int (children_reaped_fn) (void *arg);
+
 /* A table's settings (borrowed by children_new, which copies them). */
 typedef struct {
-    const char *root;        /* children run in root/DIR */
-    int64_t kill_grace_ms;   /* SIGTERM to SIGKILL */
-    cgroups_t *cgroups;      /* each child in a group of its own there
-                                (borrowed: must outlive the table), or
-                                NULL: no isolation */
-    int overhead_percent;    /* a group's memory limit: the child's memory
-                                plus this percentage of it... */
-    int64_t overhead_min_mb; /* ...or plus this, whichever is more */
-    int64_t pids_max;        /* processes per group at most (0: any) */
+    hearth_loop_t *loop;        /* watches and reaps the children (borrowed:
+                                   must outlive the table) */
+    children_reaped_fn *reaped; /* told after each exit, or NULL */
+    void *reaped_arg;           /* given to it */
+    const char *root;           /* children run in root/DIR */
+    int64_t kill_grace_ms;      /* SIGTERM to SIGKILL */
+    cgroups_t *cgroups;         /* each child in a group of its own there
+                                   (borrowed: must outlive the table), or
+                                   NULL: no isolation */
+    int overhead_percent;       /* a group's memory limit: the child's memory
+                                   plus this percentage of it... */
+    int64_t overhead_min_mb;    /* ...or plus this, whichever is more */
+    int64_t pids_max;           /* processes per group at most (0: any) */
 } children_config_t;
 
 /* One child to start (all borrowed by children_spawn). */
@@ -152,32 +165,23 @@ pid_t children_spawn (children_t *self, const children_spawn_t *spawn,
                       hearth_error_t *err);
 
 /* Stop the child of that kind and name: SIGTERM to its group now,
-   SIGKILL after the grace period (children_tick).  Returns -1 when there
-   is none. */
+   SIGKILL after the grace period (the loop's, hearth_loop_child_kill).
+   Returns -1 when there is none. */
 int children_stop (children_t *self, const children_kind_t *kind,
-                   const char *name, int64_t now_ms);
+                   const char *name);
 
 /* Stop every child that runs in ROOT/dir or below it (dir NULL: every
    child), without a log line each. */
-void children_stop_under (children_t *self, const char *dir, int64_t now_ms);
-
-/* A child exited (waitpid status; peak_rss_bytes from wait4's rusage,
-   or -1): if it is on the table, take it off, read its cgroup's
-   counters (peak, OOM kill), SIGKILL what is left in its process group
-   and in its cgroup, remove the cgroup (later, at a tick, while killed
-   processes are still leaving it), tell its kind's exit callback, and
-   return true. */
-bool children_reap (children_t *self, pid_t pid, int status,
-                    int64_t peak_rss_bytes, int64_t now_ms);
+void children_stop_under (children_t *self, const char *dir);
 
 /* Periodic work: kill the whole cgroup of a child that hit its memory
-   limit (cgroup_oom); SIGKILL the children whose grace period has
-   passed; remove the cgroups of reaped children once empty; remove the
-   first due directory in which no child runs; and, at the tick after a
-   reap and at least every second, kill the strays: the worker's
+   limit (cgroup_oom); remove the cgroups of reaped children once empty;
+   remove the first due directory in which no child runs; at the tick
+   after a reap and at least every second, kill the strays: the worker's
    children (it is their subreaper, orphans.h) that are not children of
    the table nor in the cgroup of one (a task's process whose parent
-   ended, whatever it did to hide: env -i, setsid). */
+   ended, whatever it did to hide: env -i, setsid); and reap the strays
+   that have exited (hearth_loop_reap_unwatched). */
 void children_tick (children_t *self, int64_t now_ms);
 
 /* Remove ROOT/dir with everything in it once the retention has passed

@@ -52,7 +52,7 @@ worker_stop (worker_t *w, const char *why)
                     children_count (w->children, &drivers_kind));
     w->stopping = true;
     drivers_stop_waiting (w->drivers);
-    children_stop_under (w->children, NULL, hearth_mono_ms ());
+    children_stop_under (w->children, NULL);
 }
 
 void

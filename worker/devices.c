@@ -14,6 +14,7 @@
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
+#include "libcore/loop.h"
 #include "libcore/spawn.h"
 #include "worker/devices.h"
 
@@ -90,21 +91,32 @@ s_drain (s_pipe_t *out, s_pipe_t *errp, const char *script, int64_t deadline)
     return true;
 }
 
-/* Wait for pid until deadline; its status, or -1 on a timeout. */
+/* A script's exit handler: nothing to do, devices_gather waits for it
+   (hearth_loop_child_end) before the loop runs. */
 static int
-s_wait (pid_t pid, int64_t deadline)
+s_on_exit (hearth_loop_t *loop, const hearth_loop_exit_t *exit, void *arg)
 {
-    int status;
-    for (;;) {
-        pid_t r = waitpid (pid, &status, WNOHANG);
-        if (r == pid)
-            return status;
-        if (r < 0 && errno != EINTR)
-            return 0; /* reaped elsewhere: judge by its output */
-        if (hearth_mono_ms () >= deadline)
-            return -1;
-        usleep (10000);
-    }
+    (void) loop;
+    (void) exit;
+    (void) arg;
+    return 0;
+}
+
+/* Wait for the watched script until deadline, SIGKILL to its group
+   then (with drained false: at once, its pipes are still held), and
+   reap it.  Its wait status, 0 when unknown (judged by its output), or
+   -1 when it had to be killed. */
+static int
+s_wait (hearth_loop_t *loop, pid_t pid, bool drained, int64_t deadline)
+{
+    int64_t left = deadline - hearth_mono_ms ();
+    hearth_loop_exit_t x = {.status = 0};
+    if (!drained) /* its group too, even if the script itself has gone */
+        hearth_loop_child_signal (loop, pid, SIGKILL);
+    hearth_loop_child_end (loop, pid, drained && left > 0 ? left : 0, &x);
+    if (!drained || x.killed)
+        return -1;
+    return x.status < 0 ? 0 : x.status;
 }
 
 static int
@@ -124,8 +136,8 @@ s_pipes (int out[2], int errp[2])
 
 /* Run script; its stdout (malloc'ed) in *output.  0, or -1 with err. */
 static int
-s_run (const char *script, int64_t timeout_ms, char **output,
-       hearth_error_t *err)
+s_run (hearth_loop_t *loop, const char *script, int64_t timeout_ms,
+       char **output, hearth_error_t *err)
 {
     int out[2], errp[2];
     if (s_pipes (out, errp) < 0)
@@ -138,7 +150,7 @@ s_run (const char *script, int64_t timeout_ms, char **output,
                              .stderr_fd = errp[1],
                              .new_pgroup = true};
     hearth_error_t serr;
-    pid_t pid = hearth_spawn (&o, &serr);
+    pid_t pid = hearth_loop_spawn (loop, &o, true, s_on_exit, NULL, &serr);
     close (out[1]);
     close (errp[1]);
     s_pipe_t po = {out[0], calloc (1, s_max_output + 1), 0, false};
@@ -150,17 +162,15 @@ s_run (const char *script, int64_t timeout_ms, char **output,
     else if (!po.buf || !pe.buf)
         rc = hearth_errprintf (err, "out of memory");
     int64_t deadline = hearth_mono_ms () + timeout_ms;
-    if (pid > 0
-        && (rc < 0 || !s_drain (&po, &pe, script, deadline)
-            || (status = s_wait (pid, deadline)) < 0)) {
-        kill (-pid, SIGKILL);
-        waitpid (pid, NULL, 0);
-        if (rc == 0)
-            rc = hearth_errprintf (
-                err, "discovery script %s did not finish within %lld ms%s%.*s",
-                script, (long long) timeout_ms, po.len ? "; it printed: " : "",
-                s_quote_max, po.buf);
+    if (pid > 0) {
+        bool drained = rc == 0 && s_drain (&po, &pe, script, deadline);
+        status = s_wait (loop, pid, drained, deadline);
     }
+    if (pid > 0 && rc == 0 && status < 0)
+        rc = hearth_errprintf (
+            err, "discovery script %s did not finish within %lld ms%s%.*s",
+            script, (long long) timeout_ms, po.len ? "; it printed: " : "",
+            s_quote_max, po.buf);
     if (pe.buf && pe.len)
         s_log_lines (&pe, script, true);
     char why[64];
@@ -182,8 +192,8 @@ s_run (const char *script, int64_t timeout_ms, char **output,
 
 /* One --resource-discovery NAME=SCRIPT value. */
 static int
-s_discover (hearth_resources_t *r, const char *spec, int64_t timeout_ms,
-            hearth_error_t *err)
+s_discover (hearth_loop_t *loop, hearth_resources_t *r, const char *spec,
+            int64_t timeout_ms, hearth_error_t *err)
 {
     const char *eq = strchr (spec, '=');
     char name[HEARTH_RESOURCE_NAME_MAX + 1];
@@ -201,7 +211,7 @@ s_discover (hearth_resources_t *r, const char *spec, int64_t timeout_ms,
         return hearth_errprintf (err, "resource %s given twice", name);
     char *output = NULL;
     hearth_error_t perr;
-    if (s_run (eq + 1, timeout_ms, &output, err) < 0)
+    if (s_run (loop, eq + 1, timeout_ms, &output, err) < 0)
         return -1;
     size_t len = strlen (output);
     while (len && strchr (" \t\r\n", output[len - 1]))
@@ -255,8 +265,9 @@ s_items_free (char **items, size_t n)
 }
 
 int
-devices_gather (const hearth_conf_t *conf, int64_t timeout_ms,
-                hearth_resources_t *out, hearth_error_t *err)
+devices_gather (hearth_loop_t *loop, const hearth_conf_t *conf,
+                int64_t timeout_ms, hearth_resources_t *out,
+                hearth_error_t *err)
 {
     hearth_resources_t r = {0};
     size_t ns = 0, nd = 0;
@@ -269,7 +280,7 @@ devices_gather (const hearth_conf_t *conf, int64_t timeout_ms,
             rc = hearth_errprintf (err, "bad --resource '%s': %s", specs[i],
                                    perr.text);
     for (size_t i = 0; rc == 0 && i < nd; i++)
-        rc = s_discover (&r, scripts[i], timeout_ms, err);
+        rc = s_discover (loop, &r, scripts[i], timeout_ms, err);
     s_items_free (specs, ns);
     s_items_free (scripts, nd);
     if (rc < 0)

@@ -17,6 +17,7 @@
 
 #include "libcore/conf.h"
 #include "libcore/error.h"
+#include "libcore/loop.h"
 #include "libcore/resources.h"
 
 /* The options of conf's tables: "resource" and "resource-discovery",
@@ -34,10 +35,13 @@
 /* clang-format on */
 
 /* Fill the empty out with conf's --resource and --resource-discovery
-   values (running each script, timeout_ms each).  A name given twice,
-   by either, is an error.  0, or -1 with err and out left empty. */
-int devices_gather (const hearth_conf_t *conf, int64_t timeout_ms,
-                    hearth_resources_t *out, hearth_error_t *err);
+   values (running each script, timeout_ms each, as a child of loop's,
+   waited for here before the loop runs: hearth_loop_child_end).  A
+   name given twice, by either, is an error.  0, or -1 with err and out
+   left empty. */
+int devices_gather (hearth_loop_t *loop, const hearth_conf_t *conf,
+                    int64_t timeout_ms, hearth_resources_t *out,
+                    hearth_error_t *err);
 
 /* Whether every address of want is one of have's (same name): what a
    LAUNCH_EXECUTOR may hand an executor. */

@@ -387,8 +387,7 @@ s_spawn (drivers_t *self, const drivers_launch_t *l, const runas_user_t *u,
    starts once it has been reaped (s_on_exit).  An older or the same
    launch is a duplicate: -1. */
 static int
-s_launch_later (drivers_t *self, const drivers_launch_t *l, int running,
-                int64_t now_ms)
+s_launch_later (drivers_t *self, const drivers_launch_t *l, int running)
 {
     if (l->launch <= running)
         return -1;
@@ -403,12 +402,12 @@ s_launch_later (drivers_t *self, const drivers_launch_t *l, int running,
     log_info ("LAUNCH_DRIVER %s (launch %d): launch %d is still stopping; "
               "launch %d starts once it has ended",
               l->driver_id, l->launch, running, l->launch);
-    children_stop (self->children, &drivers_kind, l->driver_id, now_ms);
+    children_stop (self->children, &drivers_kind, l->driver_id);
     return 0;
 }
 
 int
-drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
+drivers_launch (drivers_t *self, const drivers_launch_t *l)
 {
     char dir[4096];
     hearth_error_t err;
@@ -416,7 +415,7 @@ drivers_launch (drivers_t *self, const drivers_launch_t *l, int64_t now_ms)
     const s_driver_t *running =
         children_data (self->children, &drivers_kind, l->driver_id);
     if (running)
-        return s_launch_later (self, l, running->launch, now_ms);
+        return s_launch_later (self, l, running->launch);
     if (children_has (self->children, l->driver_id))
         return -1;
     children_keep (self->children, l->driver_id);
@@ -453,10 +452,10 @@ s_drop_waiting (drivers_t *self, const drivers_launch_t *l, const char *why)
 }
 
 int
-drivers_kill (drivers_t *self, const char *driver_id, int64_t now_ms)
+drivers_kill (drivers_t *self, const char *driver_id)
 {
     const drivers_launch_t *waiting = relaunches_get (self->waiting, driver_id);
-    int rc = children_stop (self->children, &drivers_kind, driver_id, now_ms);
+    int rc = children_stop (self->children, &drivers_kind, driver_id);
     if (waiting)
         s_drop_waiting (self, waiting, "killed before it started");
     return waiting ? 0 : rc;
@@ -558,7 +557,7 @@ s_on_exit (void *arg, const children_exit_t *x)
     /* A newer launch waited for this one to end (s_launch_later). */
     const drivers_launch_t *next = relaunches_get (self->waiting, x->name);
     if (next) {
-        drivers_launch (self, next, x->now_ms);
+        drivers_launch (self, next);
         relaunches_drop (self->waiting, x->name);
     }
 }

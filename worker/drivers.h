@@ -104,13 +104,12 @@ void drivers_destroy (drivers_t **self_p);
    started once the older one has been reaped (relaunch.h).  The same
    launch, or an older one, of a driver running here is refused with -1
    (nothing reported). */
-int drivers_launch (drivers_t *self, const drivers_launch_t *launch,
-                    int64_t now_ms);
+int drivers_launch (drivers_t *self, const drivers_launch_t *launch);
 
 /* Stop one driver (SIGTERM to its group now, SIGKILL after the grace
    period); a launch of it waiting for an older one is reported KILLED
    and dropped.  Returns -1 when nothing of it runs or waits here. */
-int drivers_kill (drivers_t *self, const char *driver_id, int64_t now_ms);
+int drivers_kill (drivers_t *self, const char *driver_id);
 
 /* The worker is stopping: every launch that waits is reported KILLED and
    dropped (what runs is stopped with the rest of the children). */

@@ -428,17 +428,17 @@ execs_launch (execs_t *self, const execs_launch_t *l, int64_t now_ms)
 /* --- stopping ---------------------------------------------------------- */
 
 int
-execs_kill (execs_t *self, const char *app_id, int exec_id, int64_t now_ms)
+execs_kill (execs_t *self, const char *app_id, int exec_id)
 {
     char key[HEARTH_ID_MAX + 32];
     s_key (app_id, exec_id, key, sizeof key);
-    return children_stop (self->children, &execs_kind, key, now_ms);
+    return children_stop (self->children, &execs_kind, key);
 }
 
 void
 execs_app_removed (execs_t *self, const char *app_id, int64_t now_ms)
 {
-    children_stop_under (self->children, app_id, now_ms);
+    children_stop_under (self->children, app_id);
     /* removed once none of its executors runs (children_tick) */
     children_remove_later (self->children, app_id, now_ms + self->retention_ms);
 }

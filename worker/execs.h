@@ -116,7 +116,7 @@ int execs_launch (execs_t *self, const execs_launch_t *launch, int64_t now_ms);
 
 /* Stop one executor (SIGTERM now, SIGKILL after the grace period).
    Returns -1 when it is unknown. */
-int execs_kill (execs_t *self, const char *app_id, int exec_id, int64_t now_ms);
+int execs_kill (execs_t *self, const char *app_id, int exec_id);
 
 /* Stop all executors of an application and schedule its directory for
    removal. */

@@ -348,7 +348,7 @@ s_kill (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     (void) from; /* the master: the link's one peer */
     const char *app_id = hearth_json_str (msg->body, "app_id");
     int exec_id = (int) hearth_json_int (msg->body, "exec_id", 0);
-    if (execs_kill (w->execs, app_id, exec_id, hearth_mono_ms ()) < 0)
+    if (execs_kill (w->execs, app_id, exec_id) < 0)
         log_debug ("KILL_EXECUTOR %s/%d: not running", app_id, exec_id);
 }
 
@@ -411,7 +411,7 @@ s_launch_driver (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
                   l.driver_id);
         return;
     }
-    if (drivers_launch (w->drivers, &l, hearth_mono_ms ()) < 0)
+    if (drivers_launch (w->drivers, &l) < 0)
         log_warn ("LAUNCH_DRIVER %s ignored: it already runs here",
                   l.driver_id);
 }
@@ -422,7 +422,7 @@ s_kill_driver (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     worker_t *w = arg;
     (void) from; /* the master: the link's one peer */
     const char *id = hearth_json_str (msg->body, "driver_id");
-    if (drivers_kill (w->drivers, id, hearth_mono_ms ()) == 0)
+    if (drivers_kill (w->drivers, id) == 0)
         return;
     /* Nothing of it here: the master's books say otherwise (a launch
        that never came, or ended unheard).  KILLED with no launch applies

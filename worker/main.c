@@ -1,11 +1,12 @@
 /*  main.c - hearth-worker: options, start-up (the work dir's lock, and
     what an earlier worker left there), the event loop (the master's
-    DEALER, a signalfd, a tick) and shutdown.  SIGCHLD reaps executors
-    and drivers (children.h); SIGTERM decommissions the worker (decom.h:
-    it leaves once its work is done, up to --decommission-timeout);
-    SIGINT, or a signal while leaving, stops them all (SIGTERM to each
-    process group, SIGKILL after the grace period) before the worker
-    exits, and one more kills them at once; SIGHUP reopens the log and
+    DEALER, a signalfd, a tick) and shutdown.  The loop watches and reaps
+    executors and drivers (children.h); SIGCHLD reaps the strays (the
+    orphans that come to the worker, their subreaper); SIGTERM decommissions the
+   worker (decom.h: it leaves once its work is done, up to
+   --decommission-timeout); SIGINT, or a signal while leaving, stops them all
+   (SIGTERM to each process group, SIGKILL after the grace period) before the
+   worker exits, and one more kills them at once; SIGHUP reopens the log and
     reads the --user-map again. */
 #include "config.h"
 
@@ -211,41 +212,46 @@ s_reload (worker_t *w)
         log_error ("%s: the user map stays as it was", err.text);
 }
 
-/* Reap every child that exited: an executor or a driver. */
-static void
-s_reap (worker_t *w)
+/* After each executor's or driver's exit (children.h): leaving, and its
+   last child reaped, the worker goes now, not at the next tick (a local
+   cluster's shutdown waits for this: 200 ms a job). */
+static int
+s_on_reaped (void *arg)
 {
-    int status;
-    pid_t pid;
-    struct rusage ru;
-    /* wait4: the child's peak memory (ru_maxrss, KiB on Linux) comes with
-       its end, covering the children it reaped itself */
-    while ((pid = wait4 (-1, &status, WNOHANG, &ru)) > 0)
-        children_reap (w->children, pid, status,
-                       ru.ru_maxrss > 0 ? (int64_t) ru.ru_maxrss * 1024 : -1,
-                       hearth_mono_ms ());
+    worker_t *w = arg;
+    if (w->decommissioning)
+        worker_decom_tick (w, hearth_mono_ms ());
+    return w->stopping && children_count (w->children, NULL) == 0 ? -1 : 0;
 }
 
 static int
 s_on_signal (hearth_loop_t *loop, int fd, void *arg)
 {
-    (void) loop;
     worker_t *w = arg;
     int sig;
     while ((sig = hearth_signalfd_read (fd)) > 0) {
+        /* The loop reaps executors and drivers (each one watched:
+           children.h); SIGCHLD stays in the signalfd for the strays, the
+           orphans that come to the worker as their subreaper and that no
+           watch holds: one is reaped as soon as it exits, not at the next
+           tick (which reaps them too, should the sweep have stopped at a
+           watched child: hearth_loop_reap_unwatched).  Blocked, with the
+           signalfd, in every thread of the worker (which starts its
+           threads after this), it is never SIG_IGN, which would reap
+           every child, watched ones too, behind the loop's back. */
         if (sig == SIGCHLD && w->children)
-            s_reap (w);
+            hearth_loop_reap_unwatched (loop);
         else if (sig == SIGHUP)
             s_reload (w);
         else if (sig == SIGTERM || sig == SIGINT)
             s_stop (w, sig);
     }
-    /* Leaving and its last child reaped: done now, not at the next tick
-       (a local cluster's shutdown waits for this: 200 ms a job). */
+    /* Leaving with no work left: done now, not at the next tick (after
+       a child's exit, s_on_reaped does this). */
     if (w->decommissioning && w->children)
         worker_decom_tick (w, hearth_mono_ms ());
-    /* Stopping and the last executor and driver reaped: leave now, not at
-       the next tick (a local cluster's shutdown waits for this). */
+    /* Stopping with no executor or driver left: leave now, not at the
+       next tick (a local cluster's shutdown waits for this). */
     if (w->stopping && w->children && children_count (w->children, NULL) == 0)
         return -1;
     return w->children ? 0 : -1;
@@ -332,8 +338,9 @@ s_resources (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "--memory must be at least 1M");
     s_warn_overbooked (w, (int) ncpu, s_physical_memory_mb ());
     return devices_gather (
-        w->conf, hearth_conf_ms (w->conf, "resource-discovery-timeout"),
-        &w->resources, err);
+        w->loop, w->conf,
+        hearth_conf_ms (w->conf, "resource-discovery-timeout"), &w->resources,
+        err);
 }
 
 /* --label KEY=VALUE, each checked (libcore/labels.h). */
@@ -476,6 +483,9 @@ s_work_dir (worker_t *w, hearth_error_t *err)
     if (s_isolation (w, err) < 0)
         return -1;
     children_config_t cc = {
+        .loop = w->loop,
+        .reaped = s_on_reaped,
+        .reaped_arg = w,
         .root = w->work_dir,
         .kill_grace_ms = hearth_conf_ms (w->conf, "kill-grace"),
         .cgroups = w->cgroups,
@@ -578,6 +588,9 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (interval_ms < 1)
         return hearth_errprintf (err, "heartbeat-interval must be at least "
                                       "1ms");
+    /* before the resources: a discovery script is the loop's child */
+    if (!(w->loop = hearth_loop_new ()))
+        return hearth_errprintf (err, "out of memory");
     if (s_identity (w, err) < 0 || s_resources (w, err) < 0
         || s_labels (w, err) < 0 || worker_link_new (w, err) < 0
         || hearth_curve_client_setup (&w->curve, w->conf, s_first_master (w),
@@ -597,8 +610,6 @@ s_setup (worker_t *w, hearth_error_t *err)
     if (s_work_dir (w, err) < 0)
         return -1;
     hearth_zsys_init ();
-    if (!(w->loop = hearth_loop_new ()))
-        return hearth_errprintf (err, "out of memory");
     int64_t tick = hearth_liveness_tick_ms (interval_ms);
     if (hearth_loop_fd (w->loop, w->sigfd, s_on_signal, w) < 0
         || hearth_loop_timer (w->loop, (size_t) tick, 0, s_on_tick, w) < 0)

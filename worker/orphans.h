@@ -2,9 +2,10 @@
 
     The worker is a child subreaper (PR_SET_CHILD_SUBREAPER): a process
     whose parent ends, anywhere below an executor or a driver, is
-    re-parented to the worker, not to init, and its SIGCHLD loop reaps
-    it, so no zombie is ever left.  The same makes strays easy to find
-    whatever they did to hide (env -i, setsid, a double fork): a child of
+    re-parented to the worker, not to init, and the worker reaps it when
+    it exits (hearth_loop_reap_unwatched, at SIGCHLD: never a child its
+    loop watches), so no zombie is ever left.  The same makes strays easy to
+   find whatever they did to hide (env -i, setsid, a double fork): a child of
     the worker that is not one of its executors or drivers is a stray
     (orphans_children; the children table kills them, children.h).  With
     cgroups, a stray still in the group of a live executor belongs to it
@@ -44,7 +45,7 @@ size_t orphans_kill (const char *work_dir, zhashx_t *execs);
 int orphans_subreaper (void);
 
 /* The live children of this process (re-parented ones too; not the
-   zombies, which its SIGCHLD loop reaps), at most max, into pids.
+   zombies, which the worker reaps), at most max, into pids.
    Returns how many. */
 size_t orphans_children (pid_t *pids, size_t max);
 

@@ -4,8 +4,9 @@
     KILL after a grace (asynchronous, and waited for without the loop), a
     child that ignores TERM killed, many children at once, a child that
     exited before its watch, handlers that watch and kill others, and the
-    errors (not our child, watched twice, not watched), and a child
-    started and watched at once (hearth_loop_spawn).
+    errors (not our child, watched twice, not watched), a child
+    started and watched at once (hearth_loop_spawn), and the sweep of
+    unwatched children that never reaps a watched one.
 
     Each test arms a guard timer that fails it rather than let a lost
     wake-up hang the run.
@@ -451,6 +452,64 @@ test_destroy_leaves_children (void **state)
     assert_int_equal (WTERMSIG (status), SIGKILL);
 }
 
+/* Unwatched children reaped by hearth_loop_reap_unwatched (the sweep of
+   a subreaper's strays, after hearth_loop_start's handler of the watched
+   one when it stops there). */
+static size_t s_swept;
+
+static int
+s_on_exit_sweep (hearth_loop_t *loop, const hearth_loop_exit_t *exit, void *arg)
+{
+    s_swept += hearth_loop_reap_unwatched (loop);
+    return s_on_exit (loop, exit, arg);
+}
+
+/* Wait until pid has exited, leaving it a zombie. */
+static void
+s_await_zombie (pid_t pid)
+{
+    siginfo_t info;
+    assert_int_equal (waitid (P_PID, (id_t) pid, &info, WEXITED | WNOWAIT), 0);
+}
+
+/* The sweep of unwatched children reaps the strays, exited with a
+   watched child, and never a watched one: the exited one's handler
+   still gets its real status, the running one stays watched. */
+static void
+test_reap_unwatched (void **state)
+{
+    (void) state;
+    s_ctx_t ctx;
+    s_ctx_init (&ctx, 1);
+    s_swept = 0;
+    pid_t strays[2] = {s_child ("exit", 3), s_child ("exit", 4)};
+    pid_t done = s_child ("exit", 7), running = s_child ("pause", 0);
+    ctx.pids[0] = done;
+    assert_int_equal (
+        hearth_loop_child (ctx.loop, done, false, s_on_exit_sweep, &ctx), 0);
+    s_watch (&ctx, 1, running, false);
+    ctx.want = 1; /* only the one that exited */
+    for (int i = 0; i < 2; i++)
+        s_await_zombie (strays[i]);
+    s_await_zombie (done);
+    s_swept = hearth_loop_reap_unwatched (ctx.loop); /* 0, 1 or 2 */
+    s_run (&ctx);
+    assert_int_equal (s_swept, 2);
+    assert_true (WIFEXITED (ctx.status[0]));
+    assert_int_equal (WEXITSTATUS (ctx.status[0]), 7);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal (waitpid (strays[i], NULL, WNOHANG), -1);
+        assert_int_equal (errno, ECHILD);
+    }
+    assert_int_equal (hearth_loop_reap_unwatched (ctx.loop), 0);
+    hearth_loop_exit_t x;
+    assert_false (hearth_loop_child_exited (ctx.loop, running));
+    assert_int_equal (hearth_loop_child_end (ctx.loop, running, 0, &x), 0);
+    assert_true (WIFSIGNALED (x.status));
+    assert_int_equal (WTERMSIG (x.status), SIGKILL);
+    hearth_loop_destroy (&ctx.loop);
+}
+
 int
 main (void)
 {
@@ -468,6 +527,7 @@ main (void)
         cmocka_unit_test (test_errors),
         cmocka_unit_test (test_spawn),
         cmocka_unit_test (test_destroy_leaves_children),
+        cmocka_unit_test (test_reap_unwatched),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
