@@ -112,6 +112,17 @@ check "hearth-start-master.sh(8) names the master's settings" \
 check "installs hearth-job(5)" test -s "$M/man5/hearth-job.5"
 check "... describing every key of a task" eval \
   'for k in cmd fn arg count foreach input env timeout; do grep -q "^\.B.* $k\b\|^\.B $k$" "$M/man5/hearth-job.5" || exit 1; done'
+# keys_missing PAGE KEY...: the keys the page describes with no .B line
+keys_missing() {
+  local page=$1 k out=""
+  shift
+  for k; do grep -q "^\.B.* $k\b\|^\.B $k$" "$page" || out+=" $k"; done
+  echo "$out"
+}
+missing=$(keys_missing "$M/man5/hearth-job.5" name after tasks pool resources \
+  partitions sort output)
+check "... and of a stage, partitions, sort and output included${missing:+ (not:$missing)}" \
+  test -z "$missing"
 check "... formatted without a warning" clean_groff "$M/man5/hearth-job.5"
 $MAKE -s -C "$B" uninstall DESTDIR="$D" >/dev/null 2>&1
 check "make uninstall removes the pages" test -z "$(find "$M" -type f 2>/dev/null)"
