@@ -264,7 +264,14 @@ hearth_conf_usage (const hearth_conf_t *self, FILE *out, const char *synopsis,
         char flag[80];
         const char *mv = s_metavar (o);
         snprintf (flag, sizeof flag, "--%s%s%s", o->name, *mv ? " " : "", mv);
-        fprintf (out, "  %-30s %s%s", flag, o->help ? o->help : "",
+        /* a flag as wide as its column gets its text on the next line,
+           as GNU programs do: one space after it ran the two together,
+           and help2man made the text part of the flag's name */
+        if (strlen (flag) >= 30)
+            fprintf (out, "  %s\n%33s", flag, "");
+        else
+            fprintf (out, "  %-30s ", flag);
+        fprintf (out, "%s%s", o->help ? o->help : "",
                  o->flag_only ? " (a flag only)" : "");
         if (o->dflt && o->type != HEARTH_OPT_ALIAS)
             fprintf (out, " (default: %s)", o->dflt);

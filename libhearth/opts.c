@@ -30,8 +30,9 @@ struct hearth_opts {
 
 static const hearth_opt_t s_options[] = {
     {"master", HEARTH_OPT_STR, "local[*]", "URL",
-     "local[N], local[*], local-cluster[W,C,M] or tcp://HOST:PORT (the "
-     "masters: a comma-separated list of them)"},
+     "local[N], local[*], local[N,F], local[*,F] (F attempts a task), "
+     "local-cluster[W,C,M] or tcp://HOST:PORT (the masters: a "
+     "comma-separated list of them, tcp:// optional after the first)"},
     {"name", HEARTH_OPT_LABEL, NULL, "NAME",
      "the application's name (no control characters; default: the job's, or "
      "the program's)"},

@@ -18,6 +18,6 @@ man/pages.stamp: $(bin_PROGRAMS) $(srcdir)/man/make-man \
 		$(srcdir)/scripts/stop-cluster.sh $(srcdir)/scripts/stop-master.sh \
 		$(srcdir)/scripts/stop-worker.sh
 	$(AM_V_GEN)$(SHELL) $(srcdir)/man/make-man man '$(abs_top_builddir)' \
-		'$(abs_top_srcdir)/scripts' '$(VERSION)' && touch $@
+		'$(abs_top_srcdir)/scripts' '$(VERSION)' '$(docdir)' && touch $@
 CLEANFILES += $(man1_MANS) $(man8_MANS) man/pages.stamp
 endif

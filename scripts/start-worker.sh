@@ -18,19 +18,25 @@ Usage: $(basename "$0") MASTER_URL [INSTANCE] [WORKER_FLAGS...]
 
 Start hearth-worker number INSTANCE (default 1) of this machine in the
 background, with a pid file and a log file, and wait until it has
-registered with the master at MASTER_URL (tcp://HOST:PORT).  Does nothing
-when that instance already runs.  WORKER_FLAGS are passed to
-hearth-worker (hearth-worker --help); it refuses a flag it does not know.
+registered with the master at MASTER_URL (tcp://HOST:PORT), at most
+HEARTH_START_TIMEOUT seconds.  A worker not registered by then keeps
+trying: the script says why it could not (connection refused, a key not
+admitted...), as the worker's log does, and exits 0.  Does nothing when
+that instance already runs.  WORKER_FLAGS are passed to hearth-worker
+(hearth-worker --help); it refuses a flag it does not know.
 
   HEARTH_WORKER_CORES   cores offered (default: the machine's)
   HEARTH_WORKER_MEMORY  memory offered (default: the machine's less 1G)
   HEARTH_WORKER_DIR     instance N works in HEARTH_WORKER_DIR/worker-N
                         (default \$HEARTH_PID_DIR/work)
   HEARTH_WORKER_HOST    the address it advertises
-  HEARTH_WORKER_RESOURCE  custom resources it offers, ';'-separated
+  HEARTH_WORKER_RESOURCE
+                        custom resources it offers, ';'-separated
                         (gpu=0,1;fpga=0: one --resource each)
-  HEARTH_WORKER_RESOURCE_DISCOVERY  discovery scripts, ';'-separated
-                        (gpu=/etc/hearth/gpus.sh: one --resource-discovery each)
+  HEARTH_WORKER_RESOURCE_DISCOVERY
+                        discovery scripts, ';'-separated
+                        (gpu=/etc/hearth/gpus.sh: one --resource-discovery
+                        each)
   HEARTH_WORKER_OPTS    more hearth-worker flags
 EOF
 }

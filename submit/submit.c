@@ -339,7 +339,8 @@ main (int argc, char **argv)
             "       hearth-submit --master tcp://HOST:PORT --kill APP_ID",
             "Runs APP, a JSON job file or a driver program, as a Hearth "
             "application.\nMASTER is local[N], local[*] (the default), "
-            "local-cluster[W,C,M] or tcp://HOST:PORT.\nIn cluster mode the "
+            "local[N,F], local[*,F],\nlocal-cluster[W,C,M] or tcp://HOST:PORT "
+            "(or a list of masters).\nIn cluster mode the "
             "master runs the driver on a worker: see docs/operations.md.");
     else if (hearth_conf_wants_version (conf))
         printf ("hearth-submit %s\n", PACKAGE_VERSION);

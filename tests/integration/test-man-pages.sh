@@ -59,11 +59,70 @@ if command -v man >/dev/null; then
   check "... and its options are the OPTIONS section" \
     eval 'MANWIDTH=200 man -l "$M/man1/hearth-admin.1" 2>/dev/null | grep -q "^OPTIONS"'
 fi
+# Each option is a tag of its own, its text below it (issue 42 item 6: a
+# flag as wide as the --help column, "--resource NAME=ADDR[,ADDR...]",
+# ran into its text, and help2man set the two as one hanging paragraph),
+# each subcommand of hearth-admin and setting of a script likewise, and
+# no sentence is split over two paragraphs.
+plain() { sed 's/\\f[BIRP]//g; s|\\[,/]||g; s/\\-/-/g'; }
+tags() { # PAGE: the tags of its tagged paragraphs (.TP), as plain text
+  awk 'p { print; p = 0 } /^\.TP/ { p = 1 }' "$1" | plain
+}
+for p in hearth-master hearth-worker hearth-executor hearth-driver \
+  hearth-submit hearth-tail hearth-keygen hearth-admin hearth-history; do
+  # a line that starts with an option is its tag: the flag, its value
+  long=$(grep -E '^\\fB\\-' "$M/man1/$p.1" | plain | awk 'NF > 2' | head -2)
+  check "$p(1): every option is a tag of its own${long:+ (not: $long)}" \
+    test -z "$long"
+done
+check "hearth-worker(1): --resource's text is not in its tag" \
+  eval 'tags "$M/man1/hearth-worker.1" | grep -qx -- "--resource NAME=ADDR\[,ADDR...\]"'
+missing=""
+for c in apps drivers workers kill drain resume decommission web-url web-token; do
+  tags "$M/man1/hearth-admin.1" | grep -qx -- "$c" || missing+=" $c"
+done
+check "hearth-admin(1): each subcommand a paragraph of its own${missing:+ (not:$missing)}" \
+  test -z "$missing"
+if command -v man >/dev/null; then
+  check "... its sentences whole (decommission's, web-token's)" eval \
+    'MANWIDTH=300 man -l "$M/man1/hearth-admin.1" 2>/dev/null | grep -q "its queued tasks move" &&
+     MANWIDTH=300 man -l "$M/man1/hearth-admin.1" 2>/dev/null | grep -q "curl -H .Authorization: Bearer"'
+fi
+long=$(tags "$M/man8/hearth-start-worker.sh.8" | awk '/^HEARTH_/ && NF > 1')
+check "hearth-start-worker.sh(8): each setting's tag is its name alone${long:+ (not: $long)}" \
+  test -z "$long"
+if command -v man >/dev/null; then
+  check "... its text whole (HEARTH_WORKER_RESOURCE's)" eval \
+    'MANWIDTH=300 man -l "$M/man8/hearth-start-worker.sh.8" 2>/dev/null |
+     grep -q "separated (gpu=0,1;fpga=0: one --resource each)"'
+fi
+# SEE ALSO names the documentation directory as installed, and every page
+# it names is there (issue 42 item 6: pages named that were not installed).
+see_docdir=$(sed -n 's/^\.IR "\(.*\)" :$/\1/p' "$M/man1/hearth-tail.1" | sed 's/\\-/-/g; s/\\e/\\/g')
+check "the pages' SEE ALSO names the installed documentation directory ($see_docdir)" \
+  test "$see_docdir" = "$docdir"
+see_docs=$(sed -n '/^\.SH "SEE ALSO"/,$p' "$M/man1/hearth-tail.1" | sed 's/\\-/-/g' |
+  grep -oE '[A-Za-z][A-Za-z-]*\.md' | grep -v '^NAME\.md$' | sort -u)
+absent=""
+for f in $see_docs; do [[ -f $D$docdir/$f ]] || absent+=" $f"; done
+check "... and every document it names is installed there${absent:+ (not:$absent)}" \
+  test -n "$see_docs" -a -z "$absent"
 check "hearth-start-master.sh(8) names the master's settings" \
   grep -q HEARTH_MASTER_PORT "$M/man8/hearth-start-master.sh.8"
 check "installs hearth-job(5)" test -s "$M/man5/hearth-job.5"
 check "... describing every key of a task" eval \
   'for k in cmd fn arg count foreach input env timeout; do grep -q "^\.B.* $k\b\|^\.B $k$" "$M/man5/hearth-job.5" || exit 1; done'
+# keys_missing PAGE KEY...: the keys the page describes with no .B line
+keys_missing() {
+  local page=$1 k out=""
+  shift
+  for k; do grep -q "^\.B.* $k\b\|^\.B $k$" "$page" || out+=" $k"; done
+  echo "$out"
+}
+missing=$(keys_missing "$M/man5/hearth-job.5" name after tasks pool resources \
+  partitions sort output)
+check "... and of a stage, partitions, sort and output included${missing:+ (not:$missing)}" \
+  test -z "$missing"
 check "... formatted without a warning" clean_groff "$M/man5/hearth-job.5"
 $MAKE -s -C "$B" uninstall DESTDIR="$D" >/dev/null 2>&1
 check "make uninstall removes the pages" test -z "$(find "$M" -type f 2>/dev/null)"
