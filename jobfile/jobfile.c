@@ -42,6 +42,7 @@
 #include "libcore/resources.h"
 #include "libcore/units.h"
 #include "libhearth/internal.h"
+#include "libhearth/shuffle.h"
 #include "libhearth/tasklimits.h"
 
 /* Largest job file read. */
@@ -550,6 +551,35 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
             return hearth_errprintf (err, "stage %s: cannot add a task: %s",
                                      name, strerror (errno));
         cJSON_Delete (cJSON_DetachItemViaPointer (tasks, t)); /* in the job */
+    }
+    return 0;
+}
+
+int
+jobfile_check_outputs (const jobfile_t *self, const char *output_dir,
+                       hearth_error_t *err)
+{
+    const cJSON *stages =
+        cJSON_GetObjectItemCaseSensitive (self->root, "stages");
+    const cJSON *last =
+        cJSON_GetArrayItem (stages, cJSON_GetArraySize (stages) - 1);
+    const cJSON *st;
+    cJSON_ArrayForEach (st, stages)
+    {
+        const char *dir =
+            st == last && output_dir
+                ? output_dir
+                : cJSON_GetStringValue (
+                    cJSON_GetObjectItemCaseSensitive (st, "output"));
+        if (dir && shuffle_holds_output (dir))
+            return hearth_errprintf (
+                err,
+                "stage %s: the output directory %s already holds an output "
+                "(part files or _SUCCESS): remove it or choose another; "
+                "nothing was run",
+                cJSON_GetStringValue (
+                    cJSON_GetObjectItemCaseSensitive (st, "name")),
+                dir);
     }
     return 0;
 }

@@ -42,6 +42,13 @@ int jobfile_names (const jobfile_t *self, const char *key,
    the job takes over the store (jobstore.h) whose strings its function
    tasks point into instead of copies: call it once (the names and the
    output stage stay readable). */
+/* Refuse, before anything starts, an output directory (the last
+   stage's output_dir when not NULL, else each stage's "output") that
+   already holds an output.  Returns 0, or -1 with err naming the stage
+   and the directory. */
+int jobfile_check_outputs (const jobfile_t *self, const char *output_dir,
+                           hearth_error_t *err);
+
 hearth_job_t *jobfile_build (jobfile_t *self, hearth_ctx_t *ctx,
                              const char *output_dir, hearth_error_t *err);
 

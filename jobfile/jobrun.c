@@ -240,7 +240,9 @@ jobrun_main (int argc, char **argv)
     hearth_error_t err;
     jobfile_t *jf = jobrun_load (conf, argc, argv, first, false, &err);
     if (!jf || s_add_named (conf, jf, "lib", &err) < 0
-        || s_add_named (conf, jf, "files", &err) < 0) {
+        || s_add_named (conf, jf, "files", &err) < 0
+        || jobfile_check_outputs (jf, hearth_conf_str (conf, "output"), &err)
+               < 0) {
         jobfile_destroy (&jf);
         hearth_opts_destroy (&opts);
         return s_fail (2, "%s", err.text);

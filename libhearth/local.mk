@@ -24,7 +24,8 @@ libhearth_libdriver_la_SOURCES = \
 	libhearth/progress_report.c libhearth/progress_report.h \
 	libhearth/tlfeed.c libhearth/tlfeed.h \
 	libhearth/starved.c libhearth/starved.h \
-	libhearth/local.c libhearth/local.h libhearth/shuffle.c libhearth/shuffle.h \
+	libhearth/local.c libhearth/local.h libhearth/localmaster.c \
+	libhearth/shuffle.c libhearth/shuffle.h \
 	libhearth/reduceplace.c libhearth/reduceplace.h \
 	libhearth/dynalloc.c libhearth/dynalloc.h libhearth/dynalloc_opts.c libhearth/dynalloc_opts.h \
 	libhearth/dynalloc_sched.c libhearth/dynalloc_sched.h \

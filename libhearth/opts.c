@@ -23,6 +23,7 @@
 #include "libcore/units.h"
 #include "libhearth/dynalloc_opts.h"
 #include "libhearth/internal.h"
+#include "libhearth/local.h"
 
 struct hearth_opts {
     hearth_conf_t *conf; /* the settings */
@@ -191,10 +192,19 @@ driver_check_master (hearth_conf_t *conf, hearth_error_t *err)
     hearth_error_t uerr;
     if (url && strncmp (url, "local[", 6) == 0)
         return s_local_failures (conf, url, err);
-    if (!url || strncmp (url, "tcp://", 6) != 0
-        || hearth_masters_check (url, &uerr) == 0)
-        return 0; /* local modes are the engine's to check */
     hearth_src_t src = hearth_conf_source (conf, "master");
+    if (!url || strncmp (url, "tcp://", 6) != 0) {
+        /* a local mode, or a mistake (127.0.0.1:7077): said now, a usage
+           error, not when the engine starts */
+        local_setup_t setup;
+        if (local_parse_master (url, &setup, &uerr) == 0)
+            return 0;
+        return hearth_errprintf (err, "%s%s", uerr.text,
+                                 src < HEARTH_SRC_FLAG && from[src] ? from[src]
+                                                                    : "");
+    }
+    if (hearth_masters_check (url, &uerr) == 0)
+        return 0;
     return hearth_errprintf (err, "bad --master: %s%s", uerr.text,
                              src < HEARTH_SRC_FLAG && from[src] ? from[src]
                                                                 : "");

@@ -203,10 +203,8 @@ shuffle_check_stage (const hearth_stage_t *st, char *text, size_t size)
     return -1;
 }
 
-/* Whether dir holds what a finished output leaves: part files or
-   _SUCCESS. */
-static bool
-s_holds_output (const char *dir)
+bool
+shuffle_holds_output (const char *dir)
 {
     DIR *d = opendir (dir);
     struct dirent *e;
@@ -248,7 +246,7 @@ shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
         return 0;
     if (s_absolute_output (st, err) < 0)
         return -1;
-    if (s_holds_output (st->output_dir))
+    if (shuffle_holds_output (st->output_dir))
         return hearth_errprintf (err,
                                  "stage %s: the output directory %s already "
                                  "holds an output (part files or _SUCCESS); "

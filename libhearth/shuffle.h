@@ -85,6 +85,9 @@ uint32_t shuffle_partitions (const hearth_stage_t *st);
    read whole) has no result callback.  Returns 0, or -1 with the reason in text
    (size bytes). */
 int shuffle_check_stage (const hearth_stage_t *st, char *text, size_t size);
+/* Whether dir holds what a finished output leaves: part files or
+   _SUCCESS (a job's output there would mix with it). */
+bool shuffle_holds_output (const char *dir);
 /* A stage of a job being submitted: its map-output table, and its output
    directory made absolute, created, and refused if it holds an earlier
    output.  Returns 0, or -1 with err. */

@@ -354,7 +354,7 @@ s_labels (worker_t *w, hearth_error_t *err)
     for (size_t i = 0; i < n; i++) {
         hearth_error_t lerr;
         if (hearth_labels_add_spec (w->labels, specs[i], &lerr) < 0)
-            return hearth_errprintf (err, "--label: %s", lerr.text);
+            return hearth_errcode (err, "usage", "--label: %s", lerr.text);
     }
     return 0;
 }
@@ -390,13 +390,14 @@ s_identity (worker_t *w, hearth_error_t *err)
             return -1;
         w->master_url = w->master_file_url;
     }
+    /* the usage's mistakes: exit 2 (main) */
     if (!w->master_url)
-        return hearth_errprintf (err, "--master URL is required (or "
-                                      "HEARTH_MASTER)");
+        return hearth_errcode (err, "usage",
+                               "--master URL is required (or HEARTH_MASTER)");
     hearth_error_t uerr;
     hearth_masters_t *masters = hearth_masters_parse (w->master_url, &uerr);
     if (!masters)
-        return hearth_errprintf (err, "bad --master: %s", uerr.text);
+        return hearth_errcode (err, "usage", "bad --master: %s", uerr.text);
     /* the address facing the first master: the others are on the same
        network, in any cluster this worker can serve */
     hearth_url_split (hearth_masters_url (masters, 0), host, sizeof host, &port,
@@ -669,7 +670,7 @@ main (int argc, char **argv)
         log_error ("%s", err.text);
         s_teardown (&w);
         hearth_log_close ();
-        return 1;
+        return err.code && strcmp (err.code, "usage") == 0 ? 2 : 1;
     }
     log_info ("worker %s: %d cores, %lld MiB, work dir %s, master %s", w.id,
               w.cores, (long long) w.memory_mb, w.work_dir, w.master_url);

@@ -121,9 +121,12 @@ check "... exactly part-00000 to part-00003 and _SUCCESS" \
   same <(ls "$T/result") <( (printf 'part-0000%d\n' 0 1 2 3; echo _SUCCESS) | sort)
 check "... the words counted right, once each" \
   same <(cat "$T/result"/part-* | sort) "$T/counts.ref"
-check "an output directory holding an output is refused" \
-  expect_fail submit --master "$M" --output "$T/result" "$J"
-check "... saying so" grep -q 'already holds an output' "$T/err"
+submit --master "$M" --output "$T/result" --event-log "$T/ev-refused" "$J"
+check "an output directory holding an output is refused as a usage error (exit 2)" \
+  test $? -eq 2
+check "... saying so, and that nothing ran" \
+  grep -q 'stage reduce: the output directory .* already holds an output .*nothing was run' "$T/err"
+check "... before any application started (no event log)" test ! -e "$T/ev-refused"
 J=$(job outkey "{\"name\": \"outkey\", \"stages\": [
   {\"name\": \"s\", \"output\": \"rel-out\",
    \"tasks\": [{\"cmd\": [\"echo\", \"part {i}\"], \"count\": 3}]}]}")

@@ -59,6 +59,23 @@ check "start-master.sh --bogus fails as a usage mistake (exit 2, as hearth-maste
 check "... with hearth-master's refusal" grep -q "unknown option --bogus" "$T/master.bad"
 check "... and leaves nothing running" nothing_started
 
+# The programs' usage mistakes exit 2 too (issue 42 item 8): a worker
+# without a master or with a master that is no URL, a bad label, and a
+# driver's master that is none of the forms.
+"$BIN/hearth-worker" --work-dir "$T/w-usage" >/dev/null 2>&1
+check "hearth-worker without --master: exit 2" test $? -eq 2
+"$BIN/hearth-worker" --master 127.0.0.1:7077 --work-dir "$T/w-usage" >/dev/null 2>&1
+check "hearth-worker --master 127.0.0.1:7077: exit 2" test $? -eq 2
+"$BIN/hearth-worker" --master tcp://127.0.0.1:1 --label "a b" --work-dir "$T/w-usage" >/dev/null 2>&1
+check "hearth-worker --label 'a b': exit 2" test $? -eq 2
+printf '{"name": "u", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}\n' >"$T/u.json"
+"$BIN/hearth-submit" --master 127.0.0.1:7077 "$T/u.json" >/dev/null 2>"$T/submit.bad"
+check "hearth-submit --master 127.0.0.1:7077: exit 2" test $? -eq 2
+check "... naming the forms a master takes" grep -q "unknown master '127.0.0.1:7077' (expected local\[N\]" "$T/submit.bad"
+"$BIN/hearth-driver" --master 127.0.0.1:7077 "$T/u.json" >/dev/null 2>&1
+check "hearth-driver --master 127.0.0.1:7077: exit 2" test $? -eq 2
+check "... and none of that started a daemon" nothing_started
+
 # With a master running, the --help of the scripts that stop or start
 # things changes nothing.
 "$S/start-master.sh" >"$T/start" 2>&1
