@@ -647,6 +647,8 @@ s_parse (worker_t *w, int argc, char **argv)
 {
     if (!(w->conf = hearth_conf_new ("hearth-worker", s_opts)))
         return -1;
+    hearth_conf_strict (w->conf); /* its settings are all its own: a
+                                     misspelt --conf KEY is refused */
     return hearth_start (
         w->conf, argc, argv,
         "--master tcp://HOST:PORT[,tcp://HOST:PORT...] [OPTIONS]",

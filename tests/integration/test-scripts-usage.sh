@@ -68,6 +68,9 @@ check "hearth-worker without --master: exit 2" test $? -eq 2
 check "hearth-worker --master 127.0.0.1:7077: exit 2" test $? -eq 2
 "$BIN/hearth-worker" --master tcp://127.0.0.1:1 --label "a b" --work-dir "$T/w-usage" >/dev/null 2>&1
 check "hearth-worker --label 'a b': exit 2" test $? -eq 2
+"$BIN/hearth-worker" --master tcp://127.0.0.1:1 --conf speculaton=true --work-dir "$T/w-usage" >/dev/null 2>"$T/worker.conf"
+check "hearth-worker --conf speculaton=true: exit 2, as hearth-master's" test $? -eq 2
+check "... naming the unknown setting" grep -q "unknown setting 'speculaton'" "$T/worker.conf"
 printf '{"name": "u", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}\n' >"$T/u.json"
 "$BIN/hearth-submit" --master 127.0.0.1:7077 "$T/u.json" >/dev/null 2>"$T/submit.bad"
 check "hearth-submit --master 127.0.0.1:7077: exit 2" test $? -eq 2
