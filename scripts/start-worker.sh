@@ -85,4 +85,7 @@ else
   why=$(grep -h 'still trying$' "$(hearth_file "$role" log)" 2>/dev/null | tail -1 |
     sed 's/^.* WARN //; s/; still trying$//')
   say "hearth-worker $n started (pid $pid) but has not registered with $url yet${why:+: $why}; it keeps trying: see $(hearth_file "$role" log)"
+  # not a success: the cluster does not have this worker (issue 42 item
+  # 10); the worker runs on (hearth-stop-worker.sh stops it)
+  exit 1
 fi

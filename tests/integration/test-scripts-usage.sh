@@ -100,10 +100,13 @@ check "... and it is gone" wait_for 10 bash -c "! kill -0 $pid"
 # script repeats why it has not registered.
 HEARTH_START_TIMEOUT=3 "$S/start-worker.sh" tcp://127.0.0.1:9 \
   >"$T/refused" 2>&1
+refused_rc=$?
 wpid=$(cat "$T/run/hearth-$ME-worker-1.pid" 2>/dev/null)
 [[ -n $wpid ]] && PIDS+=("$wpid")
 check "start-worker.sh against a closed port says the connection is refused" \
   grep -q "has not registered with .*: cannot connect to the master at .*: connection refused" "$T/refused"
+check "... and exits 1 (the cluster does not have it), its worker still trying" \
+  eval '[[ $refused_rc -eq 1 ]] && kill -0 "$wpid"'
 check "... as the worker's log does" \
   grep -q "WARN cannot connect to the master at .*: connection refused .*; still trying" "$T"/logs/hearth-"$ME"-worker-1-*.log
 "$S/stop-worker.sh" >/dev/null 2>&1
