@@ -21,7 +21,7 @@ background, with a pid file and a log file, and wait until it has
 registered with the master at MASTER_URL (tcp://HOST:PORT), at most
 HEARTH_START_TIMEOUT seconds.  A worker not registered by then keeps
 trying: the script says why it could not (connection refused, a key not
-admitted...), as the worker's log does, and exits 0.  Does nothing when
+admitted...), as the worker's log does, and exits 1.  Does nothing when
 that instance already runs.  WORKER_FLAGS are passed to hearth-worker
 (hearth-worker --help); it refuses a flag it does not know.
 
