@@ -88,7 +88,7 @@ check "a bad flag value exits 2, naming the option" \
 
 J=$(job fine '{"stages": [{"name": "a", "tasks": [{"cmd": ["true"]}]}]}')
 submit --master 'elsewhere' "$J"
-check "an unknown master is refused (exit 1)" test $? -eq 1
+check "an unknown master is refused before anything starts (exit 2, a usage mistake)" test $? -eq 2
 check "... listing the known forms" grep -q "unknown master 'elsewhere'" "$T/err"
 
 check "no executor was ever started" test ! -e "$T/executors-started"

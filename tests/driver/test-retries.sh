@@ -74,7 +74,7 @@ check "... on the master HEARTH_MASTER names: local[1], one executor of 1 core" 
 HEARTH_MASTER='elsewhere' submit --master 'local[1]' "$J"
 check "--master beats HEARTH_MASTER" eval '! grep -q "unknown master" "$T/err"'
 HEARTH_MASTER='elsewhere' submit "$J"
-check "HEARTH_MASTER alone is used (and refused here: exit 1)" test $? -eq 1
+check "HEARTH_MASTER alone is used (and refused here, a usage mistake: exit 2)" test $? -eq 2
 check "... naming it" grep -q "unknown master 'elsewhere'" "$T/err"
 
 # Spark's local[N,F]: N cores, F attempts a task (issue 42 item 11).

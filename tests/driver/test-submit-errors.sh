@@ -42,9 +42,10 @@ check "hearth-driver says missing port" \
   said "missing port" 2 "$BIN/hearth-driver" --master $NOPORT "$J"
 check "hearth-tail says missing port" \
   said "missing port" 2 "$BIN/hearth-tail" --master $NOPORT --state
-# The worker exits 1 for every bad setting it checks after parsing.
+# The worker exits 2 for a bad --master, a usage mistake as in every
+# other program (issue 42 item 8).
 check "hearth-worker says missing port" \
-  said "missing port" 1 "$BIN/hearth-worker" --master $NOPORT
+  said "missing port" 2 "$BIN/hearth-worker" --master $NOPORT
 check "... and its message is not garbled" \
   grep -q "bad --master: 'tcp://127.0.0.1': missing port" "$T/said.err"
 check "tcp://HOST: (an empty port) is a missing port too" \
