@@ -333,6 +333,39 @@ test_store_merge (void **state)
 
 /* A hostile driver within the codec's bounds: more executors and stages
    than the store keeps (the lowest ids go), long text cut. */
+/* Runs read late overlap (the driver read their ends late, so their
+   starts, end less run time, come late too): a 2-core executor is
+   still drawn in 2 lanes, whatever the delay (a loaded CI machine drew
+   a third). */
+static void
+test_store_late_reads (void **state)
+{
+    (void) state;
+    hearth_tllive_t *tl = hearth_tllive_new ();
+    tlfeed_t *feed = tlfeed_new (0);
+    evexec_t x = {.exec_id = 1, .host = "h", .cores = 2, .added_ms = 5};
+    tlfeed_exec (feed, &x, NULL, 5);
+    tlfeed_stage (feed, 7, "s", NULL, 6);
+    /* three runs of 300 ms read at 400, 450 and 680 ms: as drawn
+       (100-400, 150-450, 380-680) the third overlaps both lanes, by 20
+       and 70 ms, more than the 10 ms hearth-history allows */
+    static const int64_t read_ms[] = {400, 450, 680};
+    for (int i = 0; i < 3; i++) {
+        evtask_end_t e =
+            s_end (1, 7, (uint64_t) i, "FINISHED", HEARTH_TS_ACCEPT, 300000);
+        tlfeed_attempt (feed, &e, read_ms[i]);
+    }
+    cJSON *b = s_body (feed, 800);
+    assert_int_equal (hearth_tllive_merge (tl, s_get (b, "timeline", NULL)), 0);
+    char *svg = hearth_tllive_svg (tl, 0);
+    assert_non_null (svg);
+    assert_int_equal (s_count (svg, "<rect class=\"lane\""), 2);
+    free (svg);
+    cJSON_Delete (b);
+    tlfeed_destroy (&feed);
+    hearth_tllive_destroy (&tl);
+}
+
 static void
 test_store_bounds (void **state)
 {
@@ -430,6 +463,7 @@ main (void)
         cmocka_unit_test (test_feed_bound),
         cmocka_unit_test (test_codec_refuses),
         cmocka_unit_test (test_store_merge),
+        cmocka_unit_test (test_store_late_reads),
         cmocka_unit_test (test_store_bounds),
         cmocka_unit_test (test_registry),
     };
