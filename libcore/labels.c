@@ -44,11 +44,20 @@ s_bad (hearth_error_t *err, const char *what, size_t len)
 }
 
 int
+hearth_labels_check_spec (const char *spec, hearth_error_t *err)
+{
+    const char *eq = spec ? strchr (spec, '=') : NULL;
+    if (!eq || !s_key_ok (spec, (size_t) (eq - spec)) || !s_value_ok (eq + 1))
+        return s_bad (err, spec ? spec : "", spec ? strlen (spec) : 0);
+    return 0;
+}
+
+int
 hearth_labels_add_spec (cJSON *labels, const char *spec, hearth_error_t *err)
 {
+    if (hearth_labels_check_spec (spec, err) < 0)
+        return -1;
     const char *eq = strchr (spec, '=');
-    if (!eq || !s_key_ok (spec, (size_t) (eq - spec)) || !s_value_ok (eq + 1))
-        return s_bad (err, spec, strlen (spec));
     char key[HEARTH_LABEL_KEY_MAX + 1];
     snprintf (key, sizeof key, "%.*s", (int) (eq - spec), spec);
     cJSON_DeleteItemFromObjectCaseSensitive (labels, key);

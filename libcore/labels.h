@@ -24,6 +24,10 @@
 /* The label that names a worker's rack. */
 #define HEARTH_LABEL_RACK "rack"
 
+/* Whether spec is "KEY=VALUE" by the rules above.  Returns 0, or -1 with
+   err saying what is wrong with it. */
+int hearth_labels_check_spec (const char *spec, hearth_error_t *err);
+
 /* Add "KEY=VALUE" to labels (an object; a key given again takes the new
    value).  Returns 0, or -1 with err saying what is wrong with spec. */
 int hearth_labels_add_spec (cJSON *labels, const char *spec,

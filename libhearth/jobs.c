@@ -428,10 +428,8 @@ int
 hearth_stage_require (hearth_stage_t *stage, const char *label)
 {
     hearth_error_t err;
-    cJSON *check = cJSON_CreateObject ();
-    int ok = check && label && hearth_labels_add_spec (check, label, &err) == 0;
-    cJSON_Delete (check);
-    if (!stage || !ok || stage->job->state != HEARTH_JOB_NEW)
+    if (!stage || hearth_labels_check_spec (label, &err) < 0
+        || stage->job->state != HEARTH_JOB_NEW)
         return errno = EINVAL, -1;
     return s_strv_append (&stage->require, label);
 }

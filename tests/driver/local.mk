@@ -30,14 +30,16 @@ tests_driver_test_ctx_LDADD = libhearth.la
 
 # A libhearth driver program of locality's API (test-locality.sh).
 check_PROGRAMS += tests/driver/test-locality-api
-tests_driver_test_locality_api_SOURCES = tests/driver/test_locality_api.c
-tests_driver_test_locality_api_CPPFLAGS = -I$(top_srcdir)/libhearth
+tests_driver_test_locality_api_SOURCES = tests/driver/test_locality_api.c \
+	tests/driver/apictx.h
+tests_driver_test_locality_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
 tests_driver_test_locality_api_LDADD = libhearth.la
 
 # A libhearth driver program of the shuffle's API (test-shuffle-api.sh).
 check_PROGRAMS += tests/driver/test-shuffle-api
-tests_driver_test_shuffle_api_SOURCES = tests/driver/test_shuffle_api.c
-tests_driver_test_shuffle_api_CPPFLAGS = -I$(top_srcdir)/libhearth
+tests_driver_test_shuffle_api_SOURCES = tests/driver/test_shuffle_api.c \
+	tests/driver/apictx.h
+tests_driver_test_shuffle_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
 tests_driver_test_shuffle_api_LDADD = libhearth.la
 
 # hearth-driver's progress display, its text and its terminal (cmocka).

@@ -19,17 +19,7 @@
 
 #include <hearth.h>
 
-static hearth_ctx_t *
-s_ctx (void)
-{
-    char err[512];
-    hearth_opts_t *opts = hearth_opts_new (err, sizeof err);
-    hearth_ctx_t *ctx = opts ? hearth_ctx_new (opts, err, sizeof err) : NULL;
-    hearth_opts_destroy (&opts);
-    if (!ctx)
-        fprintf (stderr, "test-locality-api: %s\n", err);
-    return ctx;
-}
+#include "tests/driver/apictx.h"
 
 /* Two tasks `echo NAME{i}` preferring where (NULL: nothing). */
 static int
@@ -105,7 +95,7 @@ main (int argc, char **argv)
         fprintf (stderr, "usage: test-locality-api HOST|refusals\n");
         return 2;
     }
-    hearth_ctx_t *ctx = s_ctx ();
+    hearth_ctx_t *ctx = apictx_new ("test-locality-api");
     if (!ctx)
         return 1;
     int rc = strcmp (argv[1], "refusals") == 0 ? s_refusals (ctx)

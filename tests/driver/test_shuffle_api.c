@@ -27,17 +27,7 @@
 
 #include <hearth.h>
 
-static hearth_ctx_t *
-s_ctx (void)
-{
-    char err[512];
-    hearth_opts_t *opts = hearth_opts_new (err, sizeof err);
-    hearth_ctx_t *ctx = opts ? hearth_ctx_new (opts, err, sizeof err) : NULL;
-    hearth_opts_destroy (&opts);
-    if (!ctx)
-        fprintf (stderr, "test-shuffle-api: %s\n", err);
-    return ctx;
-}
+#include "tests/driver/apictx.h"
 
 static int
 s_wordcount (hearth_ctx_t *ctx, uint32_t r)
@@ -166,7 +156,7 @@ main (int argc, char **argv)
 {
     if (argc < 2)
         return 2;
-    hearth_ctx_t *ctx = s_ctx ();
+    hearth_ctx_t *ctx = apictx_new ("test-shuffle-api");
     if (!ctx)
         return 1;
     int rc = 2;
