@@ -4,9 +4,12 @@
     to its end: it spawns the command in its own process group (so that a
     kill reaches everything it started), with stdout captured as its
     result up to max-result-bytes and the tail of stderr kept for the error
-    message, then waits for the pipes and for the process, reaps it, and
-    kills whatever it left running in its group.  The loop only
-    hears that the task ended.
+    message, then waits for the pipes and for the process, which it owns
+    in the loop's watch of children (hearth_loop_child_own): the watch
+    reaps it and kills whatever it left running in its group.  The loop
+    only hears that the task ended.  (A loop that reaps the children
+    itself, each exit handed back to its thread, cost a fifth of the
+    command rate: docs/design-changes.md, "One way to watch a child".)
 
     (The loop used to spawn, watch the pipes and reap on SIGCHLD itself:
     with `cores` commands in flight it was the one thread every spawn,
@@ -19,11 +22,11 @@
     it runs the command to its end (cmdrun_wait).
 
     The thread kills a command that runs past its time limit; the loop may
-    kill one at any time (KILL_TASK, the executor stopping):
-    cmdrun_kill and the thread agree under ex->cmd_lock, so that a signal
-    never reaches a process group after its leader has been reaped (when
-    its number may be reused), and a kill that comes before the spawn is
-    delivered right after it.
+    kill one at any time (KILL_TASK, the executor stopping).  Kills go
+    through the watch, by task (the owner), which never signals a child
+    being reaped (whose number may be reused); a kill that comes before
+    the spawn is kept in t->kill_sig under ex->cmd_lock and delivered
+    right after it.
 */
 #include "config.h"
 
@@ -36,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "executor/cmdrun.h"
@@ -106,9 +108,9 @@ cmdrun_kill (executor_t *ex, task_t *t, int sig)
     pthread_mutex_lock (&ex->cmd_lock);
     if (!t->kill_sig || sig == SIGKILL)
         t->kill_sig = sig; /* for a spawn still to come */
-    if (t->pid > 0 && !t->exited)
-        kill (-t->pid, sig);
     pthread_mutex_unlock (&ex->cmd_lock);
+    /* ESRCH: not started yet (its thread sends kill_sig), or reaped */
+    hearth_loop_child_signal_owned (ex->loop, t, sig);
 }
 
 /* Append captured stdout, up to the limit; or hand it to the task's map
@@ -196,13 +198,17 @@ s_close (int *fd)
     *fd = -1;
 }
 
-/* Whether the process has exited (it stays a zombie: not reaped). */
+/* If the command has exited, reap it (with its status); whether it
+   had. */
 static bool
-s_exited (pid_t pid)
+s_reaped (executor_t *ex, task_t *t, bool block)
 {
-    siginfo_t info = {.si_pid = 0};
-    return waitid (P_PID, (id_t) pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0
-           && info.si_pid == pid;
+    hearth_loop_exit_t exit;
+    if (hearth_loop_child_wait (ex->loop, t, block, &exit) != 1)
+        return false;
+    t->wait_status = exit.status;
+    t->exited = true;
+    return true;
 }
 
 /* The piece of a reduce stream being written to a command's stdin. */
@@ -245,16 +251,16 @@ s_feed (executor_t *ex, task_t *t, cmdrun_proc_t *proc, s_feed_t *feed)
 }
 
 /* Read both pipes until they are at their end, or until the process has
-   exited: a descendant that still holds a pipe open does not delay the
-   task (what is in the pipes is read, and that is all).  The exit is
-   looked at at most every s_exit_check_ms while the pipes are open.  (No
-   pidfd: valgrind does not know pidfd_open.)  At the task's time limit,
-   its group is killed and the task marked timed out. */
+   exited (then reaped): a descendant that still holds a pipe open does
+   not delay the task (what is in the pipes is read, and that is all).
+   The exit is looked at at most every s_exit_check_ms while the pipes
+   are open.  (No pidfd: valgrind does not know pidfd_open.)  At the
+   task's time limit, its group is killed and the task marked timed
+   out. */
 static void
 s_collect (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
 {
     int *out = &proc->out, *err = &proc->err;
-    pid_t pid = proc->pid;
     s_feed_t feed = {NULL, 0};
     int64_t now = hearth_mono_us ();
     int64_t next_check = now + s_exit_check_ms * 1000;
@@ -277,7 +283,7 @@ s_collect (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
             cmdrun_kill (ex, t, SIGKILL);
         }
         if (now >= next_check) {
-            exited = s_exited (pid);
+            exited = s_reaped (ex, t, false);
             next_check = now + s_exit_check_ms * 1000;
         }
         if (*out >= 0 && (exited || p[0].revents)
@@ -319,7 +325,7 @@ s_spawn (executor_t *ex, task_t *t, cmdrun_proc_t *proc, int *spawn_errno,
             .stderr_fd = errp[1],
             .new_pgroup = true,
         };
-        pid = hearth_spawn (&opts, err);
+        pid = hearth_loop_spawn_owned (ex->loop, &opts, t, err);
         if (pid < 0)
             *spawn_errno = errno;
     }
@@ -371,27 +377,18 @@ cmdrun_wait (executor_t *ex, task_t *t, cmdrun_proc_t *proc)
     pid_t pid = proc->pid;
     if (ex->pinned) /* it started on our CPU: now it may go anywhere */
         sched_setaffinity (pid, sizeof ex->cpus, &ex->cpus);
-    pthread_mutex_lock (&ex->cmd_lock);
     t->pid = pid;
-    if (t->kill_sig)
-        kill (-pid, t->kill_sig); /* asked for before it started */
+    pthread_mutex_lock (&ex->cmd_lock);
+    int sig = t->kill_sig; /* asked for before it started */
     pthread_mutex_unlock (&ex->cmd_lock);
+    if (sig)
+        hearth_loop_child_signal_owned (ex->loop, t, sig);
     s_collect (ex, t, proc);
     /* The pipes may reach their end while the process is still exiting:
-       wait until it is a zombie, without reaping it.  From here the loop
-       sends no more signals; the group keeps its id until the leader is
-       reaped, so the last kill reaches only what the command left
-       behind. */
-    siginfo_t info;
-    while (waitid (P_PID, (id_t) pid, &info, WEXITED | WNOWAIT) < 0
-           && errno == EINTR)
-        ;
-    pthread_mutex_lock (&ex->cmd_lock);
-    t->exited = true;
-    pthread_mutex_unlock (&ex->cmd_lock);
-    kill (-pid, SIGKILL);
-    while (waitpid (pid, &t->wait_status, 0) < 0 && errno == EINTR)
-        ;
+       wait for it (the watch then kills what it left in its group, whose
+       id is still its own, and reaps it). */
+    if (!t->exited)
+        s_reaped (ex, t, true);
     s_close (&proc->out);
     s_close (&proc->err);
 }

@@ -117,11 +117,13 @@ typedef struct task {
                               its thread) */
     bool reported_running; /* a RUNNING update was sent */
     bool final_sent;       /* its final state was sent already */
-    /* command task process (pid, exited and kill_sig under cmd_lock) */
-    pid_t pid;       /* child, or 0 */
-    bool exited;     /* gone: no more signals; then reaped */
-    int kill_sig;    /* a signal the loop asked for, or 0 */
-    int wait_status; /* from waitpid */
+    /* command task process: owned by its thread in the loop's watch of
+       children, whose key is the task (cmdrun.c) */
+    pid_t pid;       /* child, or 0 (its thread's) */
+    bool exited;     /* reaped, wait_status set (its thread's) */
+    int kill_sig;    /* a signal asked for before the spawn, or 0 (under
+                        cmd_lock) */
+    int wait_status; /* its wait status */
     char *run_error; /* why it could not start, or NULL */
     bool permanent;  /* its failure cannot change on a retry (no such
                         function or command: reported as such) */
@@ -164,8 +166,8 @@ struct executor {
     bool pinned;                  /* task threads pinned one per CPU */
     cpu_set_t cpus;               /* the CPUs we may use (commands' children
                                      get them all back once started) */
-    pthread_mutex_t cmd_lock;     /* between the loop's kills and the
-                                     threads that run commands */
+    pthread_mutex_t cmd_lock;     /* a kill asked for before its command's
+                                     spawn, and the spawning thread */
     link_t *link;                 /* the driver link, and through it the
                                      tasks (owned) */
     libs_t *libs;                 /* shipped libraries (owned) */

@@ -209,7 +209,7 @@ s_on_signal (hearth_loop_t *loop, int fd, void *arg)
     int sig;
     while ((sig = hearth_signalfd_read (ex->sigfd)) > 0) {
         if (sig == SIGCHLD)
-            continue; /* each command's thread reaps its own child */
+            continue; /* each command's thread waits for its own child */
         else if (sig == SIGHUP)
             hearth_log_reopen ();
         else {
@@ -252,6 +252,7 @@ s_setup (executor_t *ex, hearth_error_t *err)
                                  ex->work_dir, strerror (errno));
     int64_t tick = hearth_liveness_tick_ms (ex->hb_interval_ms);
     if (hearth_loop_fd (ex->loop, ex->sigfd, s_on_signal, ex) < 0
+        || hearth_loop_child_shared (ex->loop) < 0 /* command tasks' */
         || hearth_loop_timer (ex->loop, (size_t) tick, 0, s_on_tick, ex) < 0)
         return hearth_errprintf (err, "out of memory");
     ex->link = link_new (ex, err);

@@ -28,7 +28,8 @@
     Children (loop_child.c): the loop watches child processes, calls an
     exit handler per child with its wait status and resource use, and
     ends them TERM-then-KILL after a grace; only the loop reaps a
-    watched child, so a signal it sends never reaches a reused pid.
+    watched child (or, for an owned child, its owning thread through the
+    watch), so a signal sent here never reaches a reused pid.
 */
 #ifndef HEARTH_LIBCORE_LOOP_H
 #define HEARTH_LIBCORE_LOOP_H
@@ -174,8 +175,51 @@ int hearth_loop_child_end (hearth_loop_t *self, pid_t pid, int64_t grace_ms,
    Returns how many were reaped. */
 size_t hearth_loop_reap_unwatched (hearth_loop_t *self);
 
-/* Children watched (their handlers not called yet). */
+/* Children watched (their handlers not called yet), owned ones too. */
 size_t hearth_loop_children (const hearth_loop_t *self);
+
+/* Owned children: a child that a thread of the program (its owner)
+   waits for itself, blocking in hearth_loop_child_wait, while any thread
+   may signal it through the watch.  No thread per child and no wake-up of
+   the loop: for children started and ended at a high rate by threads
+   that have nothing else to do meanwhile (the executor's command tasks).
+   The loop neither reaps them nor calls a handler for them;
+   hearth_loop_child_kill and hearth_loop_child_end refuse them
+   (EINVAL): their owner ends them.
+
+   Make the watch on the loop's thread, before any other thread uses it
+   (it adds a descriptor to the loop).  Returns 0, or -1 with errno. */
+int hearth_loop_child_shared (hearth_loop_t *self);
+
+/* Watch child pid (ours, not reaped) for owner, the caller's handle of
+   it (a task), by which it is signalled and waited for: a pid can be
+   given again once reaped, an owner cannot be confused with a later
+   child.  With group, signals go to its process group (it leads one),
+   and what it leaves in its group is killed when it is reaped.  Any
+   thread.  Returns 0, or -1 with errno: EINVAL (no shared watch, or no
+   owner), ECHILD (not a child of ours), EEXIST, ENOMEM. */
+int hearth_loop_child_own (hearth_loop_t *self, pid_t pid, bool group,
+                           const void *owner);
+
+/* Start a child (hearth_spawn) and own it as hearth_loop_child_own
+   does (its group: opts->new_pgroup).  Returns its pid, or -1 with err
+   (a child started but not watched is killed and reaped first). */
+pid_t hearth_loop_spawn_owned (hearth_loop_t *self,
+                               const hearth_spawn_opts_t *opts,
+                               const void *owner, hearth_error_t *err);
+
+/* Send sig to owner's child (or its group), unless it is being reaped.
+   Any thread.  Returns 0, or -1 with errno (ESRCH: none, or reaped). */
+int hearth_loop_child_signal_owned (hearth_loop_t *self, const void *owner,
+                                    int sig);
+
+/* The owner's wait for its child: when block, until it exits; else
+   only whether it has.  An exited child is reaped (its group swept
+   first, when it leads one), *exit filled (may be NULL) and its watch
+   ended.  Returns 1 (reaped), 0 (still running: only without block), or
+   -1 with errno (ESRCH: owner has no child watched). */
+int hearth_loop_child_wait (hearth_loop_t *self, const void *owner, bool block,
+                            hearth_loop_exit_t *exit);
 
 /* Run until a handler returns -1 (then -1), or poll(2) fails (-1 with
    errno; a signal's EINTR is not a failure). */

@@ -13,6 +13,16 @@
     Handlers may watch, signal, kill and end children: a reaped child is
     unlinked before its handler is called, and the list is looked
     through from its start again after each handler.
+
+    An owned child (hearth_loop_child_own) is one a thread of the
+    program waits for itself, in this file's code: no waiting thread and
+    no wake-up of the loop (the executor's command tasks, where the two
+    cost a fifth of the command rate: docs/design-changes.md, "One way to
+    watch a child").  The owner marks it reaping under the watch's lock
+    before it reaps, and unlinks it after: so a signal sent here, from
+    any thread, still never reaches a reused pid.  The lock guards the
+    list and what other threads read of a child; the loop-only parts
+    (handlers, grace timers) stay the loop's.
 */
 #include "config.h"
 
@@ -48,13 +58,17 @@ struct s_child {
     bool term_sent;           /* SIGTERM was sent */
     bool killed;              /* SIGKILL was sent after its grace */
     int grace_timer;          /* the TERM-then-KILL timer, or 0 */
+    const void *owner;        /* an owned child's owner, or NULL */
+    bool reaping;             /* owned: its owner reaps it: no signal */
     s_child_t *next;          /* the next watched child */
 };
 
 struct hearth_loop_kids {
-    int wake_fd;         /* eventfd: a child exited (the loop watches it) */
-    s_child_t *children; /* watched, not reaped yet */
-    size_t count;        /* entries of children */
+    int wake_fd;          /* eventfd: a child exited (the loop watches it) */
+    pthread_mutex_t lock; /* children, count, and the owned children's
+                             reaping (other threads own, signal, unlink) */
+    s_child_t *children;  /* watched, not reaped yet */
+    size_t count;         /* entries of children */
 };
 
 /* ---- the waiting thread ------------------------------------------------- */
@@ -96,6 +110,24 @@ s_start_waiter (s_child_t *c)
 
 /* ---- the watch ---------------------------------------------------------- */
 
+/* The watch's lock, when there is a watch. */
+static void
+s_lock (const hearth_loop_t *loop)
+{
+    hearth_loop_kids_t *kids = hearth_loop_kids (loop);
+    if (kids)
+        pthread_mutex_lock (&kids->lock);
+}
+
+static void
+s_unlock (const hearth_loop_t *loop)
+{
+    hearth_loop_kids_t *kids = hearth_loop_kids (loop);
+    if (kids)
+        pthread_mutex_unlock (&kids->lock);
+}
+
+/* The child pid (locked). */
 static s_child_t *
 s_find (const hearth_loop_t *loop, pid_t pid)
 {
@@ -117,15 +149,10 @@ s_unlink (hearth_loop_kids_t *kids, s_child_t *c)
         }
 }
 
-/* Reap c (unlinked; it has exited, or will: this waits), fill *exit
-   and free c. */
+/* Reap c, which has exited or will (this waits), into *exit. */
 static void
-s_reap (hearth_loop_t *loop, s_child_t *c, hearth_loop_exit_t *exit)
+s_wait4 (const s_child_t *c, hearth_loop_exit_t *exit)
 {
-    if (!c->joined)
-        pthread_join (c->waiter, NULL);
-    if (c->grace_timer)
-        hearth_loop_timer_end (loop, c->grace_timer);
     *exit = (hearth_loop_exit_t){.pid = c->pid, .killed = c->killed};
     int rc;
     while ((rc = wait4 (c->pid, &exit->status, 0, &exit->ru)) < 0
@@ -135,19 +162,33 @@ s_reap (hearth_loop_t *loop, s_child_t *c, hearth_loop_exit_t *exit)
         exit->status = -1;
         memset (&exit->ru, 0, sizeof exit->ru);
     }
+}
+
+/* Reap c (a loop's child, unlinked), fill *exit and free c. */
+static void
+s_reap (hearth_loop_t *loop, s_child_t *c, hearth_loop_exit_t *exit)
+{
+    if (!c->joined)
+        pthread_join (c->waiter, NULL);
+    if (c->grace_timer)
+        hearth_loop_timer_end (loop, c->grace_timer);
+    s_wait4 (c, exit);
     free (c);
 }
 
-/* The first child marked exited, unlinked; or NULL. */
+/* The first of the loop's children marked exited, unlinked; or NULL. */
 static s_child_t *
 s_take_exited (hearth_loop_kids_t *kids)
 {
-    for (s_child_t *c = kids->children; c; c = c->next)
-        if (atomic_load (&c->exited)) {
-            s_unlink (kids, c);
-            return c;
-        }
-    return NULL;
+    s_child_t *found = NULL;
+    pthread_mutex_lock (&kids->lock);
+    for (s_child_t *c = kids->children; c && !found; c = c->next)
+        if (!c->owner && atomic_load (&c->exited))
+            found = c;
+    if (found)
+        s_unlink (kids, found);
+    pthread_mutex_unlock (&kids->lock);
+    return found;
 }
 
 /* The eventfd: reap what exited, and call the handlers. */
@@ -182,10 +223,13 @@ s_kids_free (hearth_loop_kids_t *kids)
     while (kids->children) {
         s_child_t *c = kids->children;
         kids->children = c->next;
-        pthread_cancel (c->waiter); /* waitid is a cancellation point */
-        pthread_join (c->waiter, NULL);
+        if (!c->owner) {
+            pthread_cancel (c->waiter); /* waitid is a cancellation point */
+            pthread_join (c->waiter, NULL);
+        }
         free (c);
     }
+    pthread_mutex_destroy (&kids->lock);
     close (kids->wake_fd);
     free (kids);
 }
@@ -199,12 +243,14 @@ s_kids (hearth_loop_t *loop)
         return kids;
     if (!(kids = calloc (1, sizeof *kids)))
         return NULL;
+    pthread_mutex_init (&kids->lock, NULL);
     kids->wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (kids->wake_fd < 0
         || hearth_loop_fd (loop, kids->wake_fd, s_on_wake, kids) < 0) {
         int saved = kids->wake_fd < 0 ? errno : ENOMEM;
         if (kids->wake_fd >= 0)
             close (kids->wake_fd);
+        pthread_mutex_destroy (&kids->lock);
         free (kids);
         errno = saved;
         return NULL;
@@ -213,20 +259,42 @@ s_kids (hearth_loop_t *loop)
     return kids;
 }
 
+/* Whether pid is a child of ours not reaped yet (else errno ECHILD). */
+static bool
+s_is_our_child (pid_t pid)
+{
+    siginfo_t info = {.si_pid = 0};
+    if (pid > 0
+        && waitid (P_PID, (id_t) pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0)
+        return true;
+    errno = ECHILD;
+    return false;
+}
+
+/* Link c, unless its pid is watched already (then -1, EEXIST). */
+static int
+s_link (hearth_loop_t *loop, s_child_t *c)
+{
+    hearth_loop_kids_t *kids = hearth_loop_kids (loop);
+    pthread_mutex_lock (&kids->lock);
+    bool known = s_find (loop, c->pid) != NULL;
+    if (!known) {
+        c->next = kids->children;
+        kids->children = c;
+        kids->count++;
+    }
+    pthread_mutex_unlock (&kids->lock);
+    if (known)
+        errno = EEXIST;
+    return known ? -1 : 0;
+}
+
 int
 hearth_loop_child (hearth_loop_t *self, pid_t pid, bool group,
                    hearth_loop_child_fn *fn, void *arg)
 {
-    siginfo_t info = {.si_pid = 0};
-    if (pid <= 0
-        || waitid (P_PID, (id_t) pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
-        errno = ECHILD;
+    if (!s_is_our_child (pid))
         return -1;
-    }
-    if (s_find (self, pid)) {
-        errno = EEXIST;
-        return -1;
-    }
     hearth_loop_kids_t *kids = s_kids (self);
     s_child_t *c = kids ? calloc (1, sizeof *c) : NULL;
     if (!c)
@@ -235,18 +303,33 @@ hearth_loop_child (hearth_loop_t *self, pid_t pid, bool group,
                      .group = group,
                      .fn = fn,
                      .arg = arg,
-                     .wake_fd = kids->wake_fd,
-                     .next = kids->children};
+                     .wake_fd = kids->wake_fd};
     atomic_init (&c->exited, false);
     int rc = s_start_waiter (c);
+    if (!rc && s_link (self, c) < 0) {
+        rc = errno;
+        pthread_cancel (c->waiter);
+        pthread_join (c->waiter, NULL);
+    }
     if (rc) {
         free (c);
         errno = rc;
         return -1;
     }
-    kids->children = c;
-    kids->count++;
     return 0;
+}
+
+/* pid started but could not be watched: it cannot be left behind, so
+   it is killed and reaped; -1 with err. */
+static pid_t
+s_unwatched (pid_t pid, hearth_error_t *err)
+{
+    int saved = errno;
+    kill (pid, SIGKILL);
+    while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    return hearth_errprintf (err, "cannot watch process %d: %s", (int) pid,
+                             strerror (saved));
 }
 
 pid_t
@@ -257,12 +340,7 @@ hearth_loop_spawn (hearth_loop_t *self, const hearth_spawn_opts_t *opts,
     pid_t pid = hearth_spawn (opts, err);
     if (pid < 0 || hearth_loop_child (self, pid, group, fn, arg) == 0)
         return pid;
-    int saved = errno; /* no watch: it cannot be left behind */
-    kill (pid, SIGKILL);
-    while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    return hearth_errprintf (err, "cannot watch process %d: %s", (int) pid,
-                             strerror (saved));
+    return s_unwatched (pid, err);
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -275,16 +353,25 @@ s_send (s_child_t *c, int sig)
     kill (c->group ? -c->pid : c->pid, sig);
 }
 
-int
-hearth_loop_child_signal (hearth_loop_t *self, pid_t pid, int sig)
+/* Send sig to c unless its owner reaps it (locked).  0, or -1 ESRCH. */
+static int
+s_send_unless_reaping (s_child_t *c, int sig)
 {
-    s_child_t *c = s_find (self, pid);
-    if (!c) {
+    if (!c || c->reaping) {
         errno = ESRCH;
         return -1;
     }
     s_send (c, sig);
     return 0;
+}
+
+int
+hearth_loop_child_signal (hearth_loop_t *self, pid_t pid, int sig)
+{
+    s_lock (self);
+    int rc = s_send_unless_reaping (s_find (self, pid), sig);
+    s_unlock (self);
+    return rc;
 }
 
 /* SIGKILL now if it is still there; its grace, if one runs, ends. */
@@ -297,8 +384,23 @@ s_kill_now (hearth_loop_t *loop, s_child_t *c)
     }
     if (!atomic_load (&c->exited)) {
         c->killed = true;
+        s_lock (loop);
         s_send (c, SIGKILL);
+        s_unlock (loop);
     }
+}
+
+/* The loop's own child pid (not an owned one), or NULL with errno:
+   ESRCH (not watched), EINVAL (owned: its owner ends it). */
+static s_child_t *
+s_find_loops (hearth_loop_t *loop, pid_t pid)
+{
+    s_lock (loop);
+    s_child_t *c = s_find (loop, pid);
+    s_unlock (loop); /* only the loop's thread unlinks the loop's own */
+    if (!c || c->owner)
+        errno = c ? EINVAL : ESRCH;
+    return c && !c->owner ? c : NULL;
 }
 
 /* The grace is over. */
@@ -313,17 +415,15 @@ s_on_grace (hearth_loop_t *loop, int timer_id, void *arg)
 int
 hearth_loop_child_kill (hearth_loop_t *self, pid_t pid, size_t grace_ms)
 {
-    s_child_t *c = s_find (self, pid);
-    if (!c) {
-        errno = ESRCH;
+    s_child_t *c = s_find_loops (self, pid);
+    if (!c)
         return -1;
-    }
     if (grace_ms == 0) {
         s_kill_now (self, c);
         return 0;
     }
     if (!c->term_sent)
-        s_send (c, SIGTERM);
+        hearth_loop_child_signal (self, pid, SIGTERM);
     if (c->grace_timer)
         return 0; /* its grace runs already */
     int id = hearth_loop_timer (self, grace_ms, 1, s_on_grace, c);
@@ -337,8 +437,11 @@ hearth_loop_child_kill (hearth_loop_t *self, pid_t pid, size_t grace_ms)
 bool
 hearth_loop_child_exited (hearth_loop_t *self, pid_t pid)
 {
+    s_lock (self);
     s_child_t *c = s_find (self, pid);
-    return c && atomic_load (&c->exited);
+    bool exited = c && atomic_load (&c->exited);
+    s_unlock (self);
+    return exited;
 }
 
 /* Join c's waiter if it ends within grace_ms.  Whether it did. */
@@ -362,16 +465,16 @@ int
 hearth_loop_child_end (hearth_loop_t *self, pid_t pid, int64_t grace_ms,
                        hearth_loop_exit_t *exit)
 {
-    s_child_t *c = s_find (self, pid);
-    if (!c) {
-        errno = ESRCH;
+    s_child_t *c = s_find_loops (self, pid);
+    if (!c)
         return -1;
-    }
     if (grace_ms >= 0 && !s_join_within (c, grace_ms)) {
         c->killed = true;
-        s_send (c, SIGKILL);
+        hearth_loop_child_signal (self, pid, SIGKILL);
     }
+    s_lock (self);
     s_unlink (hearth_loop_kids (self), c);
+    s_unlock (self);
     hearth_loop_exit_t ended;
     s_reap (self, c, exit ? exit : &ended);
     return 0;
@@ -389,7 +492,10 @@ hearth_loop_reap_unwatched (hearth_loop_t *self)
             return n; /* ECHILD: no child at all */
         }
         pid_t pid = info.si_pid;
-        if (pid <= 0 || s_find (self, pid))
+        s_lock (self);
+        bool watched = s_find (self, pid) != NULL;
+        s_unlock (self); /* an owner unlinks its child after its reap */
+        if (pid <= 0 || watched)
             return n; /* none exited; or a watched one: the loop's */
         int rc;
         while ((rc = waitpid (pid, NULL, WNOHANG)) < 0 && errno == EINTR)
@@ -403,6 +509,110 @@ hearth_loop_reap_unwatched (hearth_loop_t *self)
 size_t
 hearth_loop_children (const hearth_loop_t *self)
 {
+    s_lock (self);
     hearth_loop_kids_t *kids = hearth_loop_kids (self);
-    return kids ? kids->count : 0;
+    size_t n = kids ? kids->count : 0;
+    s_unlock (self);
+    return n;
+}
+
+/* ---- owned children ----------------------------------------------------- */
+
+int
+hearth_loop_child_shared (hearth_loop_t *self)
+{
+    return s_kids (self) ? 0 : -1;
+}
+
+int
+hearth_loop_child_own (hearth_loop_t *self, pid_t pid, bool group,
+                       const void *owner)
+{
+    if (!hearth_loop_kids (self) || !owner) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!s_is_our_child (pid))
+        return -1;
+    s_child_t *c = calloc (1, sizeof *c);
+    if (!c)
+        return -1;
+    *c = (s_child_t){.pid = pid, .group = group, .owner = owner};
+    atomic_init (&c->exited, false);
+    if (s_link (self, c) == 0)
+        return 0;
+    free (c);
+    return -1;
+}
+
+pid_t
+hearth_loop_spawn_owned (hearth_loop_t *self, const hearth_spawn_opts_t *opts,
+                         const void *owner, hearth_error_t *err)
+{
+    pid_t pid = hearth_spawn (opts, err);
+    if (pid < 0
+        || hearth_loop_child_own (self, pid, opts->new_pgroup, owner) == 0)
+        return pid;
+    return s_unwatched (pid, err);
+}
+
+/* The child owner owns (locked). */
+static s_child_t *
+s_find_owned (const hearth_loop_t *loop, const void *owner)
+{
+    hearth_loop_kids_t *kids = hearth_loop_kids (loop);
+    for (s_child_t *c = kids ? kids->children : NULL; c; c = c->next)
+        if (c->owner == owner)
+            return c;
+    return NULL;
+}
+
+int
+hearth_loop_child_signal_owned (hearth_loop_t *self, const void *owner, int sig)
+{
+    s_lock (self);
+    int rc = s_send_unless_reaping (s_find_owned (self, owner), sig);
+    s_unlock (self);
+    return rc;
+}
+
+/* Whether c has exited (as a zombie), waiting for it when block. */
+static bool
+s_owned_exited (const s_child_t *c, bool block)
+{
+    siginfo_t info = {.si_pid = 0};
+    int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);
+    int rc;
+    while ((rc = waitid (P_PID, (id_t) c->pid, &info, flags)) < 0
+           && errno == EINTR)
+        ;
+    /* ECHILD (someone else reaped it): gone too, wait4 says so */
+    return rc < 0 || info.si_pid == c->pid;
+}
+
+int
+hearth_loop_child_wait (hearth_loop_t *self, const void *owner, bool block,
+                        hearth_loop_exit_t *exit)
+{
+    s_lock (self);
+    s_child_t *c = s_find_owned (self, owner);
+    s_unlock (self); /* only its owner, the caller, unlinks it */
+    if (!c) {
+        errno = ESRCH;
+        return -1;
+    }
+    if (!s_owned_exited (c, block))
+        return 0;
+    s_lock (self);
+    c->reaping = true; /* from here, no signal: the pid is about to go */
+    s_unlock (self);
+    if (c->group) /* what it left in its group, which is still its id */
+        kill (-c->pid, SIGKILL);
+    hearth_loop_exit_t ended;
+    s_wait4 (c, exit ? exit : &ended);
+    s_lock (self);
+    s_unlink (hearth_loop_kids (self), c);
+    s_unlock (self);
+    free (c);
+    return 1;
 }

@@ -456,6 +456,14 @@ tests_unit_test_loop_child_SOURCES = tests/unit/test_loop_child.c \
 tests_unit_test_loop_child_CFLAGS = $(unit_cflags)
 tests_unit_test_loop_child_LDADD = $(unit_libs)
 
+# Owned children: a thread waits for its own child through the loop's
+# watch (libcore/loop_child.c, the executor's command tasks).
+UNIT_TESTS += tests/unit/test_loop_owned
+tests_unit_test_loop_owned_SOURCES = tests/unit/test_loop_owned.c \
+	tests/unit/testutil.h
+tests_unit_test_loop_owned_CFLAGS = $(unit_cflags)
+tests_unit_test_loop_owned_LDADD = $(unit_libs)
+
 # The event timeline drawn on the application pages (libcore/timeline.c).
 UNIT_TESTS += tests/unit/test_timeline
 tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c tests/unit/testutil.h
