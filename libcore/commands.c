@@ -428,6 +428,11 @@ static const hearth_field_t s_progress_stage[] = {
     END};
 static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
                                                            s_progress_stage)};
+/* Attempts launched at each locality level (issue 37), every job's. */
+static const hearth_field_t s_progress_locality[] = {
+    INT ("node_local", true, 0, MAX_TASK_ID),
+    INT ("rack_local", true, 0, MAX_TASK_ID), INT ("any", true, 0, MAX_TASK_ID),
+    END};
 /* A progress summary's fields: APPLICATION_PROGRESS's, and the copy of
    it the master keeps (DRIVER_STATUS_RESPONSE's progress). */
 #define F_PROGRESS_SUMMARY                                                     \
@@ -438,7 +443,8 @@ static const hearth_field_t s_progress_stages[] = {OBJECT ("", true,
         INT ("tasks_running", true, 0, MAX_TASK_ID),                           \
         ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages),     \
         ARRAY ("waiting", false, HEARTH_PROGRESS_STAGES, s_progress_stages),   \
-        ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages)
+        ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages), \
+        OBJECT ("locality", false, s_progress_locality)
 /* The last APPLICATION_PROGRESS of a driver's application, as the master
    keeps it (time_ms: its wall clock when it arrived). */
 static const hearth_field_t s_app_progress[] = {

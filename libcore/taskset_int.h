@@ -253,6 +253,13 @@ void ts_place_count (hearth_taskset_t *self, const ts_exec_t *e, bool on);
    sets *index. */
 bool ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
                     int64_t now_us, uint64_t *index, uint8_t *level);
+/* The level at which task t of st runs on e, whichever way it was
+   picked (a retry or a speculative copy goes at once): NODE when e is on
+   one of its places, RACK when in the rack of one, NO_PREF when it
+   prefers nothing or no executor is on its places or coming to them (as
+   a fresh one would be reported), else ANY. */
+uint8_t ts_place_level (const hearth_taskset_t *self, const ts_stage_t *st,
+                        const ts_exec_t *e, uint64_t t);
 /* Whether e is on every place st requires. */
 bool ts_place_meets (const ts_exec_t *e, const ts_stage_t *st);
 /* Free what a stage or an executor owns of locality; the places. */

@@ -133,6 +133,8 @@ s_pick_task (hearth_taskset_t *self, ts_stage_t *st, ts_exec_t *e,
         }
         speculative = true;
     }
+    if (level == HEARTH_LOC_NO_PREF && st->prefs) /* a retry, or a copy */
+        level = ts_place_level (self, st, e, index);
     ts_task_t *t = &st->tasks[index];
     out->stage = st->id;
     out->index = index;

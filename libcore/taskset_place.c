@@ -207,16 +207,22 @@ hearth_taskset_require (hearth_taskset_t *self, uint32_t stage,
     return 0;
 }
 
+/* Whether e is on place. */
+static bool
+s_on (const ts_exec_t *e, int place)
+{
+    bool on = e->host == place;
+    for (size_t i = 0; !on && i < e->nplaces; i++)
+        on = e->places[i] == place;
+    return on;
+}
+
 bool
 ts_place_meets (const ts_exec_t *e, const ts_stage_t *st)
 {
-    for (size_t r = 0; r < st->nrequire; r++) {
-        bool on = e->host == st->require[r];
-        for (size_t i = 0; !on && i < e->nplaces; i++)
-            on = e->places[i] == st->require[r];
-        if (!on)
+    for (size_t r = 0; r < st->nrequire; r++)
+        if (!s_on (e, st->require[r]))
             return false;
-    }
     return true;
 }
 
@@ -323,6 +329,26 @@ static bool
 s_served (const hearth_taskset_t *self, int p)
 {
     return self->place_execs[p] > 0 || self->place_coming[p] > 0;
+}
+
+uint8_t
+ts_place_level (const hearth_taskset_t *self, const ts_stage_t *st,
+                const ts_exec_t *e, uint64_t t)
+{
+    const ts_prefs_t *p = st->prefs;
+    if (!p || !p->built || p->first[t] == p->first[t + 1])
+        return HEARTH_LOC_NO_PREF;
+    bool served = false, rack = false;
+    for (uint32_t k = p->first[t]; k < p->first[t + 1]; k++) {
+        int place = p->place[k];
+        if (s_on (e, place))
+            return HEARTH_LOC_NODE;
+        served = served || s_served (self, place);
+        rack = rack || (e->rack >= 0 && self->place_rack[place] == e->rack);
+    }
+    return rack     ? HEARTH_LOC_RACK
+           : served ? HEARTH_LOC_ANY
+                    : HEARTH_LOC_NO_PREF;
 }
 
 /* Whether task t prefers a place some executor is on now, or coming

@@ -25,12 +25,14 @@ typedef struct {
     uint64_t jobs_ended;  /* jobs ended so far (not sent: it makes one due) */
     uint64_t jobs_active; /* jobs running */
     uint64_t tasks_total; /* every job's tasks, ended or running */
-    uint64_t tasks_finished;                  /* of them finished */
-    uint64_t tasks_failed;                    /* failed attempts, every job's */
-    uint64_t tasks_running;                   /* attempts running now */
-    size_t nstages;                           /* entries of stages */
-    s_stage_t stages[HEARTH_PROGRESS_STAGES]; /* the oldest active ones */
-    size_t nwaiting;                          /* entries of waiting */
+    uint64_t tasks_finished; /* of them finished */
+    uint64_t tasks_failed;   /* failed attempts, every job's */
+    uint64_t tasks_running;  /* attempts running now */
+    uint64_t placed[3];      /* attempts launched NODE_LOCAL, RACK_LOCAL, ANY,
+                                every job's (work_totals_t) */
+    size_t nstages;          /* entries of stages */
+    s_stage_t stages[HEARTH_PROGRESS_STAGES];  /* the oldest active ones */
+    size_t nwaiting;                           /* entries of waiting */
     s_stage_t waiting[HEARTH_PROGRESS_STAGES]; /* the first stages of the
                                                   running jobs that wait
                                                   for their parents */
@@ -125,6 +127,8 @@ s_add_stage (s_summary_t *sum, hearth_taskset_t *ts, const hearth_stage_t *st)
     sum->tasks_finished += finished;
     sum->tasks_failed += st->failed_attempts;
     sum->tasks_running += running;
+    for (size_t l = 0; l < 3; l++)
+        sum->placed[l] += __atomic_load_n (&st->placed[l], __ATOMIC_RELAXED);
     s_stage_t *s;
     if (finished >= total)
         s = s_entry (sum->done, &sum->ndone, true);
@@ -153,6 +157,7 @@ s_summarize (s_summary_t *sum, work_t *work)
     sum->tasks_total = ended->tasks;
     sum->tasks_finished = ended->finished;
     sum->tasks_failed = ended->failed;
+    memcpy (sum->placed, ended->placed, sizeof sum->placed);
     hearth_taskset_t *ts = work_taskset (work);
     for (hearth_job_t *job = work_first_job (work); job;
          job = work_next_job (work)) {
@@ -215,6 +220,19 @@ s_add_list (cJSON *b, const char *name, const s_stage_t *list, size_t n,
     return array ? 0 : -1;
 }
 
+/* The attempts launched at each level, once any was (an application
+   without preferences sends what it always did). */
+static void
+s_add_locality (cJSON *b, const uint64_t placed[3])
+{
+    if (!placed[0] && !placed[1] && !placed[2])
+        return;
+    cJSON *o = cJSON_AddObjectToObject (b, "locality");
+    cJSON_AddNumberToObject (o, "node_local", (double) placed[0]);
+    cJSON_AddNumberToObject (o, "rack_local", (double) placed[1]);
+    cJSON_AddNumberToObject (o, "any", (double) placed[2]);
+}
+
 hearth_msg_t *
 progress_report_msg (const progress_report_t *self, const char *app_id)
 {
@@ -235,5 +253,6 @@ progress_report_msg (const progress_report_t *self, const char *app_id)
     }
     s_add_list (b, "waiting", sum->waiting, sum->nwaiting, false);
     s_add_list (b, "completed", sum->done, sum->ndone, false);
+    s_add_locality (b, sum->placed);
     return msg;
 }

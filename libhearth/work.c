@@ -286,6 +286,9 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
         self->ended.tasks += st->ntasks;
         self->ended.finished += finished;
         self->ended.failed += st->failed_attempts;
+        for (size_t l = 0; l < 3; l++)
+            self->ended.placed[l] +=
+                __atomic_load_n (&st->placed[l], __ATOMIC_RELAXED);
         job_set_progress (job, st, finished, 0, finished == st->ntasks);
         s_ev_stage_end (self, st,
                         state == HEARTH_JOB_SUCCEEDED ? "SUCCEEDED" : "FAILED",

@@ -58,10 +58,12 @@ struct shuffle_servers *work_servers (work_t *self);
 hearth_stage_t *work_stage (const work_t *self, uint32_t uid);
 /* What the jobs that have ended did, for progress summaries. */
 typedef struct {
-    uint64_t jobs;     /* jobs ended, in any state */
-    uint64_t tasks;    /* their tasks */
-    uint64_t finished; /* their tasks finished */
-    uint64_t failed;   /* their failed attempts */
+    uint64_t jobs;      /* jobs ended, in any state */
+    uint64_t tasks;     /* their tasks */
+    uint64_t finished;  /* their tasks finished */
+    uint64_t failed;    /* their failed attempts */
+    uint64_t placed[3]; /* their attempts launched NODE_LOCAL, RACK_LOCAL,
+                           ANY (hearth_stage_t's placed) */
 } work_totals_t;
 /* The totals (borrowed: they live as long as the work). */
 const work_totals_t *work_ended_totals (const work_t *self);

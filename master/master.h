@@ -100,18 +100,30 @@ typedef enum {
 
 /* What /metrics counts as it happens (webmetrics.c prints it with what
    it reads from the registry). */
+/* The counts of the drivers' progress summaries that /metrics sums:
+   tasks finished, attempts failed, attempts launched at each locality
+   level (webmetrics.c). */
+enum {
+    MASTER_COUNT_FINISHED,
+    MASTER_COUNT_FAILED,
+    MASTER_COUNT_NODE_LOCAL,
+    MASTER_COUNT_RACK_LOCAL,
+    MASTER_COUNT_ANY,
+    MASTER_COUNTS
+};
+
 typedef struct {
-    uint64_t heartbeats;         /* HEARTBEATs received */
-    uint64_t refused_unadmitted; /* messages of keys no longer admitted */
-    uint64_t refused_malformed;  /* messages the codec rejected */
-    uint64_t exec_exits[8];      /* executors ended, by executor state */
-    hearth_prom_hist_t schedule; /* allocation passes (master_schedule) */
-    hearth_prom_hist_t journal;  /* journal appends and syncs */
-    zhashx_t *tasks_seen;        /* app id -> int64_t[2], its progress's
-                                    finished and failed tasks at the last
-                                    scrape (webmetrics.c; owned) */
-    uint64_t tasks_finished;     /* tasks finished, summed over scrapes */
-    uint64_t tasks_failed;       /* failed attempts, likewise */
+    uint64_t heartbeats;            /* HEARTBEATs received */
+    uint64_t refused_unadmitted;    /* messages of keys no longer admitted */
+    uint64_t refused_malformed;     /* messages the codec rejected */
+    uint64_t exec_exits[8];         /* executors ended, by executor state */
+    hearth_prom_hist_t schedule;    /* allocation passes (master_schedule) */
+    hearth_prom_hist_t journal;     /* journal appends and syncs */
+    zhashx_t *tasks_seen;           /* app id -> int64_t[MASTER_COUNTS], its
+                                       progress's counts at the last scrape
+                                       (webmetrics.c; owned) */
+    uint64_t counts[MASTER_COUNTS]; /* the drivers' progress counts, summed
+                                       over scrapes (webmetrics.c) */
 } master_metrics_t;
 
 typedef struct master {

@@ -99,16 +99,23 @@ s_app_tasks (master_metrics_t *c, zhashx_t *now, const reg_app_t *a)
 {
     if (!a->progress)
         return;
-    int64_t cur[2] = {hearth_json_int (a->progress, "tasks_finished", 0),
-                      hearth_json_int (a->progress, "tasks_failed", 0)};
+    const cJSON *loc =
+        cJSON_GetObjectItemCaseSensitive (a->progress, "locality");
+    int64_t cur[MASTER_COUNTS] = {
+        [MASTER_COUNT_FINISHED] =
+            hearth_json_int (a->progress, "tasks_finished", 0),
+        [MASTER_COUNT_FAILED] =
+            hearth_json_int (a->progress, "tasks_failed", 0),
+        [MASTER_COUNT_NODE_LOCAL] = hearth_json_int (loc, "node_local", 0),
+        [MASTER_COUNT_RACK_LOCAL] = hearth_json_int (loc, "rack_local", 0),
+        [MASTER_COUNT_ANY] = hearth_json_int (loc, "any", 0)};
     const int64_t *last =
         c->tasks_seen ? zhashx_lookup (c->tasks_seen, a->id) : NULL;
-    int64_t *seen = malloc (2 * sizeof *seen);
-    uint64_t *total[2] = {&c->tasks_finished, &c->tasks_failed};
-    for (int i = 0; i < 2; i++) {
+    int64_t *seen = malloc (MASTER_COUNTS * sizeof *seen);
+    for (int i = 0; i < MASTER_COUNTS; i++) {
         int64_t before = last ? last[i] : 0;
         if (cur[i] > before)
-            *total[i] += (uint64_t) (cur[i] - before);
+            c->counts[i] += (uint64_t) (cur[i] - before);
         if (seen)
             seen[i] = cur[i] > before ? cur[i] : before;
     }
@@ -140,11 +147,19 @@ s_tasks (hearth_prom_t *p, master_t *m)
                         "Tasks finished, from the drivers' progress "
                         "summaries.");
     hearth_prom_sample (p, "hearth_tasks_finished_total", NULL, NULL,
-                        (double) c->tasks_finished);
+                        (double) c->counts[MASTER_COUNT_FINISHED]);
     hearth_prom_family (p, "hearth_tasks_failed_total", "counter",
                         "Task attempts failed, likewise.");
     hearth_prom_sample (p, "hearth_tasks_failed_total", NULL, NULL,
-                        (double) c->tasks_failed);
+                        (double) c->counts[MASTER_COUNT_FAILED]);
+    hearth_prom_family (p, "hearth_task_locality_total", "counter",
+                        "Task attempts launched where their data is "
+                        "preferred, by locality level (attempts of tasks "
+                        "without a preference are not counted), likewise.");
+    static const char *const levels[] = {"node_local", "rack_local", "any"};
+    for (int i = 0; i < 3; i++)
+        hearth_prom_sample (p, "hearth_task_locality_total", "level", levels[i],
+                            (double) c->counts[MASTER_COUNT_NODE_LOCAL + i]);
 }
 
 static void

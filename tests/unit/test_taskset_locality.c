@@ -84,6 +84,15 @@ s_finish (hearth_taskset_t *ts, int exec, const hearth_assign_t *a,
                       HEARTH_TS_ACCEPT);
 }
 
+/* a failed on exec at now_us: its outcome. */
+static hearth_ts_outcome_t
+s_fail (hearth_taskset_t *ts, int exec, const hearth_assign_t *a,
+        int64_t now_us)
+{
+    return hearth_taskset_update (ts, exec, a->stage, a->index, a->attempt,
+                                  HEARTH_TS_FAILED, 1000, now_us);
+}
+
 static void
 test_node_local_first (void **state)
 {
@@ -105,6 +114,48 @@ test_node_local_first (void **state)
     assert_true (s_offer (ts, 1, 10, &x));
     assert_int_equal (x.index, 0);
     assert_int_equal (x.locality, HEARTH_LOC_NODE);
+    hearth_taskset_destroy (&ts);
+}
+
+/* A retry goes at once (to another host when there is one), and its
+   level is where it runs: ANY elsewhere while an executor is on its
+   host, NO_PREF once none is, NODE on its host when that is the only
+   one. */
+static void
+test_retry_level (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_board (WAIT, 2);
+    s_prefer (ts, 0, "a");
+    s_prefer (ts, 1, "a");
+    s_exec (ts, 1, "a", NULL, NULL);
+    s_exec (ts, 2, "c", NULL, NULL);
+    hearth_assign_t x, y;
+    assert_true (s_offer (ts, 1, 0, &x));
+    assert_int_equal (x.locality, HEARTH_LOC_NODE);
+    assert_int_equal (s_fail (ts, 1, &x, 10), HEARTH_TS_RETRY);
+    assert_true (s_offer (ts, 2, 20, &y)); /* it waits for nothing */
+    assert_int_equal (y.index, x.index);
+    assert_int_equal (y.attempt, 1);
+    assert_int_equal (y.locality, HEARTH_LOC_ANY);
+    s_finish (ts, 2, &y, 30);
+    assert_true (s_offer (ts, 1, 40, &x));
+    assert_int_equal (x.index, 1);
+    assert_int_equal (s_fail (ts, 1, &x, 50), HEARTH_TS_RETRY);
+    assert_int_equal (hearth_taskset_remove_executor (ts, 1), 0);
+    assert_true (s_offer (ts, 2, 60, &y)); /* nobody on a any more */
+    assert_int_equal (y.index, 1);
+    assert_int_equal (y.locality, HEARTH_LOC_NO_PREF);
+    hearth_taskset_destroy (&ts);
+
+    ts = s_board (WAIT, 1); /* one host: the retry goes back there */
+    s_prefer (ts, 0, "a");
+    s_exec (ts, 1, "a", NULL, NULL);
+    assert_true (s_offer (ts, 1, 0, &x));
+    assert_int_equal (s_fail (ts, 1, &x, 10), HEARTH_TS_RETRY);
+    assert_true (s_offer (ts, 1, 20, &y));
+    assert_int_equal (y.attempt, 1);
+    assert_int_equal (y.locality, HEARTH_LOC_NODE);
     hearth_taskset_destroy (&ts);
 }
 
@@ -384,6 +435,7 @@ main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_node_local_first),
         cmocka_unit_test (test_delay_then_any),
+        cmocka_unit_test (test_retry_level),
         cmocka_unit_test (test_wait_restarts_on_local_launch),
         cmocka_unit_test (test_unserved_place_waits_for_nothing),
         cmocka_unit_test (test_served_place_still_awaited),

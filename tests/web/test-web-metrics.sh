@@ -42,10 +42,12 @@ http_get "$M" "$T/m1"
 check "heartbeats received grow" eval \
   '(( $(metric "$T/m1" hearth_heartbeats_received_total) > $(metric "$T/m0" hearth_heartbeats_received_total) ))'
 
-# 6 tasks, task 0 failing once: 6 finished, 1 failed attempt.
+# 6 tasks, task 0 failing once: 6 finished, 1 failed attempt; each
+# preferring the worker's host, so its 7 attempts run NODE_LOCAL.
+WHOST=$(state_json | jq -r '.workers[0].host')
 J=$(job six '{"name":"six","stages":[{"name":"s","tasks":[
   {"cmd":["sh","-c","if [ {i} = 0 ] && mkdir '"$T"'/failed-once 2>/dev/null; then exit 3; fi; sleep 0.3; echo {i}"],
-   "count":6}]}]}')
+   "count":6, "prefer":"'"$WHOST"'"}]}]}')
 check "a job runs" submit --master "$MASTER_URL" "$J"
 # its executor ends either way: KILLED by the master at the end, or
 # EXITED on its own first when it hears its driver go (a race of a few ms)
@@ -59,12 +61,17 @@ check "tasks: 6 finished, 1 failed (the progress summaries)" eval \
 http_get "$M" "$T/m3"
 check "... counted once: the same at the next scrape" eval \
   '[[ $(metric "$T/m3" hearth_tasks_finished_total) == 6 ]]'
+check "locality: the 7 attempts NODE_LOCAL, none RACK_LOCAL or ANY, once" eval \
+  '[[ $(metric "$T/m2" "hearth_task_locality_total{level=\"node_local\"}") == 7 &&
+      $(metric "$T/m2" "hearth_task_locality_total{level=\"rack_local\"}") == 0 &&
+      $(metric "$T/m2" "hearth_task_locality_total{level=\"any\"}") == 0 &&
+      $(metric "$T/m3" "hearth_task_locality_total{level=\"node_local\"}") == 7 ]]'
 check "allocation passes and journal writes timed (histogram counts > 0)" eval \
   '(( $(metric "$T/m2" hearth_scheduling_pass_seconds_count) > 0 &&
       $(metric "$T/m2" hearth_journal_write_seconds_count) > 0 )) &&
    [[ $(metric "$T/m2" "hearth_scheduling_pass_seconds_bucket{le=\"+Inf\"}") == $(metric "$T/m2" hearth_scheduling_pass_seconds_count) ]]'
-check "no label names a task, an application, a worker (label values are states)" eval \
-  '! grep -v "^#" "$T/m2" | grep -o "{[^}]*}" | grep -Evq "^\{(state|reason|status)=\"[A-Za-z]+\"\}\$|^\{le=\"[0-9.e+Inf-]+\"\}\$"'
+check "no label names a task, an application, a worker (label values are states, levels)" eval \
+  '! grep -v "^#" "$T/m2" | grep -o "{[^}]*}" | grep -Evq "^\{(state|reason|status)=\"[A-Za-z]+\"\}\$|^\{level=\"[a-z_]+\"\}\$|^\{le=\"[0-9.e+Inf-]+\"\}\$"'
 APP=$(state_json | jq -r '.apps[0].id')
 http_get "http://127.0.0.1:$((BASE + 1))/log?app=$APP&exec=0&stream=stderr&length=100" "$T/log"
 SERVED=$(stat -c %s "$T/log")
