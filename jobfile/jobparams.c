@@ -102,7 +102,8 @@ s_put_value (s_buf_t *b, const char *value, bool escaped)
                *p == '{' && escaped ? 2 : 1);
 }
 
-/* The length of the identifier at p followed by '}', or 0. */
+/* The length of the identifier at p followed by '}' (or of "item.N",
+   N digits), or 0. */
 static size_t
 s_name_len (const char *p)
 {
@@ -111,6 +112,9 @@ s_name_len (const char *p)
     size_t n = 1;
     while (isalnum ((unsigned char) p[n]) || p[n] == '_')
         n++;
+    if (n == 4 && strncmp (p, "item", 4) == 0 && p[n] == '.')
+        while (isdigit ((unsigned char) p[++n]))
+            ;
     return p[n] == '}' ? n : 0;
 }
 
@@ -129,11 +133,33 @@ s_arg_index (const char *name, size_t len)
     return n;
 }
 
+/* The N of "item.N" (len bytes; N decimal, at most 4 digits), or -1. */
+static long
+s_item_field (const char *name, size_t len)
+{
+    if (len < 6 || len > 9 || strncmp (name, "item.", 5) != 0)
+        return -1;
+    long n = 0;
+    for (size_t i = 5; i < len; i++) {
+        if (!isdigit ((unsigned char) name[i]))
+            return -1;
+        n = n * 10 + (name[i] - '0');
+    }
+    return n;
+}
+
+/* Whether name is {item} or {item.N}. */
+static bool
+s_is_item (const char *name, size_t len)
+{
+    return (len == 4 && !strncmp (name, "item", 4))
+           || s_item_field (name, len) >= 0;
+}
+
 static bool
 s_reserved (const char *name, size_t len)
 {
-    return (len == 1 && name[0] == 'i')
-           || (len == 4 && !strncmp (name, "item", 4))
+    return (len == 1 && name[0] == 'i') || s_is_item (name, len)
            || (len == 10 && !strncmp (name, "submit_dir", 10))
            || s_arg_index (name, len) >= 0;
 }
@@ -149,14 +175,14 @@ s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
     char key[128];
     snprintf (key, sizeof key, "%.*s", (int) (len < 100 ? len : 100), name);
     const cJSON *p = cJSON_GetObjectItemCaseSensitive (v->params, key);
-    if ((len == 1 && name[0] == 'i')
-        || (len == 4 && !strncmp (name, "item", 4))) {
-        bool item = len == 4;
+    if ((len == 1 && name[0] == 'i') || s_is_item (name, len)) {
+        bool item = len > 1;
         if (where == S_JOB || (item && where != S_FOREACH))
             return hearth_errprintf (err, "%s: {%s} is only known in a task%s",
                                      s_place_text (at, place, sizeof place),
                                      key, item ? " with \"foreach\"" : "");
-        s_put (b, name - 1, len + 2); /* {i} for the library, {item} later */
+        s_put (b, name - 1, len + 2); /* {i} for the library, {item} and
+                                         {item.N} later */
     }
     else if (len == 10 && !strncmp (name, "submit_dir", 10))
         s_put_value (b, v->submit_dir, escaped);
@@ -173,11 +199,12 @@ s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
     else if (p && len < 100)
         s_put_value (b, p->valuestring, escaped);
     else
-        return hearth_errprintf (err,
-                                 "%s: unknown {%s}: not a param of the job, "
-                                 "{i}, {item}, {argN} or {submit_dir} (write "
-                                 "{{ for a literal {)",
-                                 s_place_text (at, place, sizeof place), key);
+        return hearth_errprintf (
+            err,
+            "%s: unknown {%s}: not a param of the job, "
+            "{i}, {item}, {item.N}, {argN} or {submit_dir} (write "
+            "{{ for a literal {)",
+            s_place_text (at, place, sizeof place), key);
     return 0;
 }
 
@@ -511,6 +538,30 @@ jobparams_apply (cJSON *root, jobstore_t *store, const jobparams_input_t *in,
     return rc;
 }
 
+/* At brace, "{item.N}": put field N of item (its TAB-separated fields,
+   from 0; empty past its last), set *after past it, and say so. */
+static bool
+s_put_item_field (s_buf_t *b, const char *brace, const char *item,
+                  const char **after)
+{
+    const char *close = strchr (brace, '}');
+    long n =
+        close ? s_item_field (brace + 1, (size_t) (close - brace - 1)) : -1;
+    if (n < 0)
+        return false;
+    const char *field = item;
+    for (; n > 0 && field; n--) {
+        field = strchr (field, '\t');
+        field = field ? field + 1 : NULL;
+    }
+    if (field) {
+        const char *end = strchr (field, '\t');
+        s_put (b, field, end ? (size_t) (end - field) : strlen (field));
+    }
+    *after = close + 1;
+    return true;
+}
+
 char *
 jobparams_finish (const char *text, const char *item)
 {
@@ -529,6 +580,8 @@ jobparams_finish (const char *text, const char *item)
             s_put (&b, item, strlen (item));
             p = brace + 6;
         }
+        else if (item && s_put_item_field (&b, brace, item, &p))
+            ;
         else {
             s_put (&b, "{", 1);
             p = brace + 1;

@@ -2,7 +2,8 @@
 # Job files for real data (issue 21): "params" and --param NAME=VALUE
 # (repeatable; HEARTH_PARAM), a job- and stage-level "env" under each
 # task's own, "foreach": {"lines": FILE} (one task per non-empty line),
-# "{{" for a literal brace, and HEARTH_SUBMIT_DIR / {submit_dir}: the
+# "{{" for a literal brace, {item.N} (a line's TAB-separated fields, in
+# "prefer" too), and HEARTH_SUBMIT_DIR / {submit_dir}: the
 # directory hearth-submit ran in, through which a relative path works in
 # local[2], local-cluster and cluster mode alike, while the task itself
 # runs in its executor's work dir.  Refused before anything runs, naming
@@ -75,6 +76,22 @@ check "hearth-driver: HEARTH_SUBMIT_DIR is its current directory" \
 check "... or --submit-dir, made absolute" \
   test "$(cat "$T/out")" = "$T/here/../job $T/here/../job"
 
+# {item.N}: a line's TAB-separated fields, from 0 (HOST<TAB>PATH lines
+# for locality), empty past the last; in "prefer" too (the host is
+# preferred: NODE_LOCAL in the event log); {item.N} outside a foreach
+# task is refused as {item} is.
+printf '127.0.0.1\t%s/a.txt\textra\n127.0.0.1\t%s/b.txt\n' "$T/here" "$T/here" >"$T/job/hosts.txt"
+echo "file a" >"$T/here/a.txt"
+echo "file b" >"$T/here/b.txt"
+FIELDS=$(job fields '{"name": "fields", "stages": [{"name": "s", "tasks": [
+  {"cmd": ["sh", "-c", "cat \"$1\"; echo \"[$2] [$3] [{item.9}]\"", "sh", "{item.1}", "{item.2}", "{item.0}"],
+   "foreach": {"lines": "'"$T"'/job/hosts.txt"}, "prefer": "{item.0}"}]}]}')
+run_here --master 'local-cluster[1,1,512]' --event-log "$T/ev-fields" "$FIELDS"
+check "{item.N}: each line's fields, empty past the last" \
+  same "$T/out" <(printf 'file a\n[extra] [127.0.0.1] []\nfile b\n[] [127.0.0.1] []\n')
+check "... \"prefer\": \"{item.0}\" made each task NODE_LOCAL" eval \
+  '[[ $(cat "$T"/ev-fields/*.events | jq -r "select(.event == \"task_start\") | .locality" | sort | uniq -c | awk "{print \$1, \$2}") == "2 NODE_LOCAL" ]]'
+
 # HEARTH_PARAM: comma-separated, %2C and %25 inside a value.
 HEARTH_PARAM='greet=a%2Cb%25,who=c' run_here --master 'local[1]' "$J"
 check "HEARTH_PARAM: two params, a comma and a percent in one" \
@@ -105,6 +122,8 @@ check "... in a function task's arg" \
   refused "stages[0].tasks[1].arg: unknown {nope}" "$(bad "${RUN2/TEXT/\{nope\}}")"
 check "a param's name is known only once declared" \
   refused "unknown {greet}" "$(one '{greet}')"
+check "{item.0} outside a foreach task is refused, with its place" \
+  refused "{item.0} is only known in a task with \"foreach\"" "$(one '{item.0}')"
 check "an undeclared --param is refused" \
   refused "--param colour: the job file declares no such param" \
   --param colour=red "$J"
