@@ -620,3 +620,19 @@ jobfile_build (jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
     job_own_strings (job);
     return job;
 }
+
+const cJSON *
+jobfile_common_require (const jobfile_t *self)
+{
+    const cJSON *common = NULL, *st;
+    cJSON_ArrayForEach (st,
+                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
+    {
+        const cJSON *req = cJSON_GetObjectItemCaseSensitive (st, "require");
+        if (!cJSON_GetArraySize (req)
+            || (common && !cJSON_Compare (common, req, true)))
+            return NULL;
+        common = req;
+    }
+    return common;
+}

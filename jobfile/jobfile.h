@@ -55,4 +55,9 @@ hearth_job_t *jobfile_build (jobfile_t *self, hearth_ctx_t *ctx,
 /* The stage whose results the job prints: the last one in the file. */
 const char *jobfile_output_stage (const jobfile_t *self);
 
+/* The "require" every stage of the job has, when they all have the same
+   one (borrowed), else NULL: its executors then need nothing else, and
+   are asked for on workers carrying those labels (--executor-label). */
+const cJSON *jobfile_common_require (const jobfile_t *self);
+
 #endif

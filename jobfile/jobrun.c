@@ -24,6 +24,7 @@
 #include "jobfile/progress.h"
 #include "libcore/clock.h"
 #include "libcore/ctlchars.h"
+#include "libcore/labels.h"
 #include "libhearth/hearth.h"
 #include "libhearth/internal.h"
 #include "libhearth/ship.h"
@@ -190,6 +191,30 @@ s_add_named (hearth_conf_t *conf, const jobfile_t *jf, const char *key,
     return rc;
 }
 
+/* A job whose every stage requires the same labels asks for its
+   executors on workers carrying them (the master places them there, and
+   refuses the application when no worker ever had them), unless
+   --executor-label says otherwise. */
+static int
+s_executor_labels (hearth_conf_t *conf, const jobfile_t *jf,
+                   hearth_error_t *err)
+{
+    const cJSON *common = jobfile_common_require (jf);
+    if (!common || hearth_conf_isset (conf, "executor-label"))
+        return 0;
+    const cJSON *label;
+    cJSON_ArrayForEach (label, common)
+    {
+        char spec[HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
+        snprintf (spec, sizeof spec, "%s=%s", label->string,
+                  cJSON_GetStringValue (label));
+        if (hearth_conf_set (conf, "executor-label", spec, HEARTH_SRC_FLAG, err)
+            < 0)
+            return -1;
+    }
+    return 0;
+}
+
 jobfile_t *
 jobrun_load (const hearth_conf_t *conf, int argc, char **argv, int first,
              bool elsewhere, hearth_error_t *err)
@@ -241,6 +266,7 @@ jobrun_main (int argc, char **argv)
     jobfile_t *jf = jobrun_load (conf, argc, argv, first, false, &err);
     if (!jf || s_add_named (conf, jf, "lib", &err) < 0
         || s_add_named (conf, jf, "files", &err) < 0
+        || s_executor_labels (conf, jf, &err) < 0
         || jobfile_check_outputs (jf, hearth_conf_str (conf, "output"), &err)
                < 0) {
         jobfile_destroy (&jf);

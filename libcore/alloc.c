@@ -314,7 +314,7 @@ s_usable (const hearth_alloc_input_t *in, const s_pool_t *pool, size_t w,
           const hearth_alloc_app_t *app, int min_cores)
 {
     hearth_alloc_worker_t now = s_pool_worker (pool, in, w);
-    return in->workers[w].alive
+    return in->workers[w].alive && (!app->on_workers || app->on_workers[w])
            && s_can_launch (pool, w, min_cores, app->memory_per_executor_mb)
            && hearth_alloc_resource_room (app, &now) >= 1;
 }

@@ -49,6 +49,11 @@
        spread-out and consolidate.  An application without a target
        (has_target false) is placed as before.
 
+    7. Worker labels (issue 37): an application may be placed only on
+       some workers (on_workers, one flag per input worker: those
+       carrying the labels its executors ask for, --executor-label); the
+       others are not usable for it.  NULL: every worker.
+
     The function is pure: the input is borrowed and not changed, the
     result is written into a hearth_alloc_result_t that the caller clears.
     Resources taken by one step are not available to the next (a driver's
@@ -106,9 +111,11 @@ typedef struct {
     const hearth_alloc_resource_t *resources; /* per executor (borrowed),
                                                  or NULL */
     size_t nresources;                        /* entries in resources */
-    bool has_target;    /* it set an executor target (rule 6) */
-    int executors_left; /* with has_target: new executors it may get (the
-                           target less those it has; <= 0: none) */
+    bool has_target;        /* it set an executor target (rule 6) */
+    int executors_left;     /* with has_target: new executors it may get (the
+                               target less those it has; <= 0: none) */
+    const bool *on_workers; /* rule 7: one per input worker, whether it may
+                               be placed there (borrowed), or NULL: all */
 } hearth_alloc_app_t;
 
 /* The shuffle's random source: a number in [0, bound).  NULL: no shuffle

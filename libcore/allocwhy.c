@@ -16,6 +16,7 @@ static const char *const s_names[HEARTH_WAIT_NCODES] = {
     [HEARTH_WAIT_NO_WORKER_FITS] = "no_worker_fits",
     [HEARTH_WAIT_KEY_LIMIT] = "key_limit",
     [HEARTH_WAIT_CLUSTER_FULL] = "cluster_full",
+    [HEARTH_WAIT_LABELS_MISSING] = "labels_missing",
 };
 
 const char *
@@ -27,7 +28,8 @@ hearth_wait_code_name (hearth_wait_code_t code)
 bool
 hearth_wait_never (hearth_wait_code_t code)
 {
-    return code >= HEARTH_WAIT_NO_WORKER && code <= HEARTH_WAIT_NO_WORKER_FITS;
+    return (code >= HEARTH_WAIT_NO_WORKER && code <= HEARTH_WAIT_NO_WORKER_FITS)
+           || code == HEARTH_WAIT_LABELS_MISSING;
 }
 
 /* The addresses of name that w has. */

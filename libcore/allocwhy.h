@@ -18,9 +18,13 @@
         key_limit          its key's core limit (--max-cores-per-key)
         cluster_full       some worker could hold it, but what it needs is
                            held (by the applications the reason names)
+        labels_missing     no live worker carries the labels its
+                           executors ask for (--executor-label), looked
+                           at first
 
-    The first five are "never" codes (hearth_wait_never): no live worker
-    can ever meet the request, and --unschedulable-timeout ends it.  The
+    The first five and labels_missing are "never" codes
+    (hearth_wait_never): no live worker can ever meet the request, and
+    --unschedulable-timeout ends it.  The
     others wait for cores that others hold.  Codes that later features
     add (queues, fair share, labels, barrier gangs) go at the end of the
     enum, each with its name; docs/cluster.md "Why an application waits"
@@ -47,6 +51,8 @@ typedef enum {
                                      offered, never all on one worker */
     HEARTH_WAIT_KEY_LIMIT,        /* its key's core limit holds it back */
     HEARTH_WAIT_CLUSTER_FULL,     /* what it needs is held by others */
+    HEARTH_WAIT_LABELS_MISSING,   /* no live worker carries its executors'
+                                     labels (issue 37) */
     HEARTH_WAIT_NCODES            /* number of codes, NONE included */
 } hearth_wait_code_t;
 
@@ -55,7 +61,8 @@ typedef enum {
 const char *hearth_wait_code_name (hearth_wait_code_t code);
 
 /* Whether code says that no live worker can ever meet the request (the
-   --unschedulable-timeout runs): NO_WORKER ... NO_WORKER_FITS. */
+   --unschedulable-timeout runs): NO_WORKER ... NO_WORKER_FITS, and
+   LABELS_MISSING. */
 bool hearth_wait_never (hearth_wait_code_t code);
 
 /* One executor's request (or a cluster-mode driver's). */

@@ -280,7 +280,8 @@ static const hearth_field_t b_register_application[] = {
     STR ("token", false, 0, 128), STR ("driver_key", false, 0, 64),
     MAP ("conf", false, 1024, s_arg), STR ("event_log", false, 1, MAX_PATH),
     MAP ("executor_resources", false, HEARTH_RESOURCES_MAX, s_res_amount),
-    INT ("executor_target", false, 0, MAX_CORES), END};
+    INT ("executor_target", false, 0, MAX_CORES),
+    MAP ("executor_labels", false, HEARTH_LABELS_MAX, s_label_value), END};
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
     INT ("heartbeat_liveness", false, 1, 1000), END};

@@ -105,3 +105,35 @@ hearth_labels_specs (
     }
     return n;
 }
+
+bool
+hearth_labels_carry (const cJSON *labels, const cJSON *wanted)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach (w, wanted)
+    {
+        const cJSON *have =
+            cJSON_GetObjectItemCaseSensitive (labels, w->string);
+        if (!cJSON_IsString (have) || !cJSON_IsString (w)
+            || strcmp (have->valuestring, w->valuestring) != 0)
+            return false;
+    }
+    return true;
+}
+
+void
+hearth_labels_text (const cJSON *wanted, char *out, size_t size)
+{
+    size_t at = 0;
+    const cJSON *w;
+    if (size)
+        out[0] = '\0';
+    cJSON_ArrayForEach (w, wanted)
+    {
+        if (at >= size || !cJSON_IsString (w))
+            break;
+        int n = snprintf (out + at, size - at, "%s%s=%s", at ? "," : "",
+                          w->string, w->valuestring);
+        at += n > 0 ? (size_t) n : 0;
+    }
+}

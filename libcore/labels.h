@@ -37,6 +37,14 @@ int hearth_labels_add_spec (cJSON *labels, const char *spec,
    Returns 0, or -1 with err naming the first label that does not. */
 int hearth_labels_check (const cJSON *labels, hearth_error_t *err);
 
+/* Whether labels (NULL: none) carry every label of wanted (NULL or
+   empty: nothing wanted), each with the same value. */
+bool hearth_labels_carry (const cJSON *labels, const cJSON *wanted);
+
+/* wanted as "KEY=VALUE,KEY=VALUE" into out (size bytes, cut to fit), for
+   messages. */
+void hearth_labels_text (const cJSON *wanted, char *out, size_t size);
+
 /* labels as "KEY=VALUE" strings into out (room for HEARTH_LABELS_MAX,
    each of HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2 bytes);
    returns how many. */

@@ -209,6 +209,11 @@ char *driver_list_join (const hearth_conf_t *conf, const char *name);
    value. */
 char **driver_worker_resources (const hearth_conf_t *conf, const char *name,
                                 size_t *n, hearth_error_t *err);
+/* conf's executor-label values as a labels object {KEY: VALUE} into
+   *out (may be NULL: only checked), NULL when none.  0, or -1 with err
+   naming the bad one (opts.c). */
+int driver_executor_labels (const hearth_conf_t *conf, cJSON **out,
+                            hearth_error_t *err);
 /* Whether conf's executor-resource values parse: 0, or -1 with err. */
 int driver_check_executor_resources (const hearth_conf_t *conf,
                                      hearth_error_t *err);

@@ -64,6 +64,9 @@ master_msg_register (const master_reg_t *reg, cJSON *executors)
                                    hearth_resource_amounts_to_json (&amounts));
         hearth_resource_amounts_clear (&amounts);
     }
+    cJSON *labels;
+    if (driver_executor_labels (conf, &labels, NULL) == 0 && labels)
+        cJSON_AddItemToObject (b, "executor_labels", labels); /* checked */
     cJSON_AddNumberToObject (
         b, "memory_per_executor_mb",
         (double) (reg->memory_mb > 0 ? reg->memory_mb : 1));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "libcore/ctlchars.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "libcore/masters.h"
 #include "libcore/resources.h"
@@ -65,6 +66,10 @@ static const hearth_opt_t s_options[] = {
      "N addresses of custom resource NAME (gpu, fpga...) per executor: "
      "executors go only where a worker has them free (repeatable; "
      "docs/resources.md)"},
+    {"executor-label", HEARTH_OPT_LIST, NULL, "KEY=VALUE",
+     "executors only on workers carrying this label (their --label; "
+     "repeatable: all of them); refused at submit when no worker ever "
+     "had them (docs/driver.md, Locality)"},
     {"worker-resource", HEARTH_OPT_LIST, NULL, "NAME=ADDR[,ADDR...]",
      "local-cluster: addresses of a custom resource every local worker "
      "offers (its --resource; repeatable)"},
@@ -233,6 +238,33 @@ driver_check_executor_resources (const hearth_conf_t *conf, hearth_error_t *err)
     if (driver_executor_resources (conf, &a, err) < 0)
         return -1;
     hearth_resource_amounts_clear (&a);
+    return 0;
+}
+
+int
+driver_executor_labels (const hearth_conf_t *conf, cJSON **out,
+                        hearth_error_t *err)
+{
+    const char *const *specs;
+    size_t n = hearth_conf_list (conf, "executor-label", &specs);
+    if (out)
+        *out = NULL;
+    if (n == 0)
+        return 0;
+    cJSON *labels = cJSON_CreateObject ();
+    if (!labels)
+        return hearth_errprintf (err, "out of memory");
+    hearth_error_t lerr;
+    for (size_t i = 0; i < n; i++)
+        if (hearth_labels_add_spec (labels, specs[i], &lerr) < 0) {
+            cJSON_Delete (labels);
+            return hearth_errprintf (err, "bad --executor-label %s: %s",
+                                     specs[i], lerr.text);
+        }
+    if (out)
+        *out = labels;
+    else
+        cJSON_Delete (labels);
     return 0;
 }
 
@@ -544,6 +576,7 @@ driver_conf_copy (const hearth_opts_t *opts, char *errbuf, size_t errlen)
     if (driver_check_master (conf, &err) < 0
         || driver_check_limits (conf, &err) < 0
         || driver_check_executor_resources (conf, &err) < 0
+        || driver_executor_labels (conf, NULL, &err) < 0
         || driver_check_dynalloc (conf, &err) < 0
         || s_check_worker_resources (conf, &err) < 0
         || s_resolve_submit_dir (conf, &err) < 0) {
@@ -572,6 +605,7 @@ driver_opts_from_argv (int argc, char **argv, int *first, char *errbuf,
         && !hearth_conf_wants_version (self->conf)
         && (driver_check_master (self->conf, &err) < 0
             || driver_check_executor_resources (self->conf, &err) < 0
+            || driver_executor_labels (self->conf, NULL, &err) < 0
             || driver_check_dynalloc (self->conf, &err) < 0))
         *first = -1;
     if (*first < 0) {

@@ -9,6 +9,7 @@
 
 #include "libcore/alloc.h"
 #include "libcore/clock.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "master/cluster.h"
 #include "master/drivers.h"
@@ -97,6 +98,9 @@ typedef struct {
     hearth_alloc_app_t *apps;       /* allocator view */
     reg_app_t **arec;               /* same index: the records */
     size_t napps;                   /* entries */
+    bool **aon;                     /* per app: the workers it may be on
+                                       (--executor-label; owned), or
+                                       NULL: any */
     limits_pass_t limits;           /* their keys' limits (owned) */
 } s_snapshot_t;
 
@@ -107,6 +111,9 @@ s_snapshot_clear (s_snapshot_t *s)
         free (s->wres[i]);
     for (size_t i = 0; s->ares && i < s->napps; i++)
         free (s->ares[i]);
+    for (size_t i = 0; s->aon && i < s->napps; i++)
+        free (s->aon[i]);
+    free (s->aon);
     free (s->wres);
     free (s->ares);
     free (s->workers);
@@ -160,6 +167,24 @@ s_snapshot_workers (master_t *m, s_snapshot_t *s, bool probes, int64_t now)
     return 0;
 }
 
+/* Rule 7 (alloc.h): each application with --executor-label may be on
+   the workers of the pass that carry those labels only.  0, or -1. */
+static int
+s_app_workers (s_snapshot_t *s)
+{
+    for (size_t i = 0; i < s->napps; i++) {
+        const cJSON *want = s->arec[i]->executor_labels;
+        if (!want)
+            continue;
+        if (!(s->aon[i] = calloc (s->nworkers + 1, sizeof *s->aon[i])))
+            return -1;
+        for (size_t w = 0; w < s->nworkers; w++)
+            s->aon[i][w] = hearth_labels_carry (s->wrec[w]->labels, want);
+        s->apps[i].on_workers = s->aon[i];
+    }
+    return 0;
+}
+
 static int
 s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
 {
@@ -177,8 +202,9 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
     s->arec = calloc (na, sizeof *s->arec);
     s->wres = calloc (nw, sizeof *s->wres);
     s->ares = calloc (na, sizeof *s->ares);
+    s->aon = calloc (na, sizeof *s->aon);
     if (!s->workers || !s->wrec || !s->drivers || !s->drec || !s->apps
-        || !s->arec || !s->wres || !s->ares)
+        || !s->arec || !s->wres || !s->ares || !s->aon)
         return -1;
     int64_t now = hearth_mono_ms ();
     /* A driver that cannot start is lost for good (ERROR): drivers go to
@@ -226,7 +252,9 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
     bool wanted = s->ndrivers > 0;
     for (size_t i = 0; !wanted && i < s->napps; i++)
         wanted = hearth_alloc_app_wants (&s->apps[i]);
-    if (wanted && s_snapshot_workers (m, s, probes, now) < 0)
+    if (wanted
+        && (s_snapshot_workers (m, s, probes, now) < 0
+            || s_app_workers (s) < 0))
         return -1;
     return limits_pass_new (&s->limits, m->limits, m->curve.zap, m->reg,
                             s->arec, s->apps, s->napps, s->drec, s->drivers,

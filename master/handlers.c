@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "libcore/clock.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "libcore/zap.h"
 #include "master/admin.h"
@@ -226,6 +227,34 @@ s_event_log (const cJSON *b)
     return dir;
 }
 
+/* A new application's executor_labels, or NULL after refusing it: they
+   keep the label rules, and some worker the master knows (alive or not)
+   carries them all, unless the application comes back under its own id
+   (its workers may not be back yet).  *labels is NULL when none. */
+static bool
+s_executor_labels (master_t *m, zframe_t *rid, const cJSON *b, bool back,
+                   const cJSON **labels)
+{
+    *labels = cJSON_GetObjectItem (b, "executor_labels");
+    hearth_error_t lerr;
+    char text[600], want[400];
+    if (hearth_labels_check (*labels, &lerr) < 0) {
+        snprintf (text, sizeof text, "REGISTER_APPLICATION executor_labels: %s",
+                  lerr.text);
+        master_reject (m, rid, "bad_field", text, "REGISTER_APPLICATION");
+        return false;
+    }
+    if (!*labels || back || master_labels_known (m, *labels))
+        return true;
+    hearth_labels_text (*labels, want, sizeof want);
+    snprintf (text, sizeof text,
+              "executors asked on workers labelled %s: no worker has ever "
+              "registered with %s",
+              want, cJSON_GetArraySize (*labels) > 1 ? "them all" : "it");
+    master_reject (m, rid, "no_such_labels", text, "REGISTER_APPLICATION");
+    return false;
+}
+
 static void
 s_register_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
@@ -261,6 +290,9 @@ s_register_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
         && (master_claim_hold (m, from, msg)
             || !master_claim_allowed (m, rid, wanted, owner)))
         return;
+    const cJSON *labels;
+    if (!s_executor_labels (m, rid, b, wanted != NULL, &labels))
+        return;
     const cJSON *conf = cJSON_GetObjectItem (b, "conf");
     hearth_resource_amounts_t amounts = {0};
     hearth_error_t rerr;
@@ -276,6 +308,7 @@ s_register_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     registry_app_desc_t desc = {
         .id = wanted,
         .executor_resources = &amounts,
+        .executor_labels = labels,
         .owner = owner,
         .curve_key = from->key,
         .name = hearth_json_str (b, "name"),

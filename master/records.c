@@ -98,6 +98,9 @@ registry_app_record (reg_app_t *app)
         cJSON_AddItemToObject (
             r, "executor_resources",
             hearth_resource_amounts_to_json (&app->executor_resources));
+    if (app->executor_labels)
+        cJSON_AddItemToObject (r, "executor_labels",
+                               cJSON_Duplicate (app->executor_labels, true));
     cJSON_AddNumberToObject (r, "next_exec_id", app->next_exec_id);
     if (app->executor_target >= 0)
         cJSON_AddNumberToObject (r, "executor_target", app->executor_target);

@@ -45,6 +45,9 @@ registry__app_fill (struct reg_app *app, const registry_app_desc_t *desc)
         return -1;
     if (desc->conf && !(app->conf = cJSON_Duplicate (desc->conf, 1)))
         return -1;
+    if (desc->executor_labels && cJSON_GetArraySize (desc->executor_labels)
+        && !(app->executor_labels = cJSON_Duplicate (desc->executor_labels, 1)))
+        return -1;
     snprintf (app->owner, sizeof app->owner, "%s",
               desc->owner ? desc->owner : "");
     snprintf (app->curve_key, sizeof app->curve_key, "%s",

@@ -198,8 +198,11 @@ typedef struct {
     int first_exec_id; /* exec ids start here */
     const hearth_resource_amounts_t *executor_resources; /* copied, or
                                                             NULL */
-    int64_t hold_until_ms; /* not scheduled before (monotonic), or 0 */
-    zframe_t *routing_id;  /* copied */
+    const cJSON *executor_labels; /* the labels its executors' workers
+                                     must carry {KEY: VALUE} (checked;
+                                     copied), or NULL: any worker */
+    int64_t hold_until_ms;        /* not scheduled before (monotonic), or 0 */
+    zframe_t *routing_id;         /* copied */
 } registry_app_desc_t;
 
 /* Register an application (WAITING).  Exec ids start at first_exec_id,

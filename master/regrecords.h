@@ -148,6 +148,9 @@ struct reg_app {
     int64_t memory_per_executor_mb; /* memory of each executor, MiB */
     hearth_resource_amounts_t executor_resources; /* custom resources each
                                                      executor needs (owned) */
+    cJSON *executor_labels;    /* labels its executors' workers carry
+                                  {KEY: VALUE} (owned; journaled), or NULL:
+                                  any worker (--executor-label) */
     int executor_target;       /* executors its driver wants in all
                                   (REQUEST_EXECUTORS; journaled), or -1:
                                   none asked (no dynamic allocation) */

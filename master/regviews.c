@@ -230,6 +230,9 @@ registry_app_json (reg_app_t *app)
         cJSON_AddItemToObject (
             o, "executor_resources",
             hearth_resource_amounts_to_json (&app->executor_resources));
+    if (app->executor_labels)
+        cJSON_AddItemToObject (o, "executor_labels",
+                               cJSON_Duplicate (app->executor_labels, true));
     cJSON_AddStringToObject (o, "driver_url", app->driver_url);
     if (app->user)
         cJSON_AddStringToObject (o, "user", app->user);

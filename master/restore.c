@@ -18,6 +18,7 @@
 #include "libcore/ctlchars.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "libcore/proto.h"
 #include "master/regdrivers.h"
@@ -87,6 +88,14 @@ s_rec_key (const cJSON *r, const char *name)
 {
     const char *key = s_rec_str (r, name);
     return key && strlen (key) == HEARTH_KEY_TXT_LEN ? key : NULL;
+}
+
+/* A labels object that keeps the rules (libcore/labels.h), or NULL. */
+static const cJSON *
+s_rec_labels (const cJSON *r, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (r, name);
+    return cJSON_IsObject (v) && hearth_labels_check (v, NULL) == 0 ? v : NULL;
 }
 
 static int
@@ -205,7 +214,8 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
         .memory_per_executor_mb =
             s_rec_int (r, "memory_per_executor_mb", 1, s_max_mb, 1024),
         .first_exec_id = (int) s_rec_int (r, "next_exec_id", 0, 2147483647, 0),
-        .executor_resources = &amounts};
+        .executor_resources = &amounts,
+        .executor_labels = s_rec_labels (r, "executor_labels")};
     if (!id || !hearth_id_valid (HEARTH_ID_APP, id) || !desc.name
         || !desc.driver_url || state < 0 || registry_app (self, id)) {
         hearth_resource_amounts_clear (&amounts);

@@ -8,6 +8,7 @@
 
 #include "libcore/allocwhy.h"
 #include "libcore/clock.h"
+#include "libcore/labels.h"
 #include "libcore/log.h"
 #include "master/regdrivers.h"
 #include "master/send.h"
@@ -200,6 +201,18 @@ s_full_text (master_t *m, const void *self, const char *what,
                   what, need->cores, need->cores == 1 ? "" : "s", mem);
 }
 
+/* Whether a live worker carries every label app's executors ask for. */
+static bool
+s_labels_live (master_t *m, const reg_app_t *app)
+{
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
+        if (w->state == WORKER_ALIVE
+            && hearth_labels_carry (w->labels, app->executor_labels))
+            return true;
+    return false;
+}
+
 /* Whether app wants cores and has no executor. */
 static bool
 s_starved (const reg_app_t *app, const hearth_alloc_app_t *view)
@@ -220,6 +233,15 @@ s_app_why (s_report_t *r, const waiting_pass_t *p, size_t i, char *why,
         view->memory_per_executor_mb, view->resources, view->nresources};
     hearth_alloc_fit_t fit = {0};
     why[0] = '\0';
+    if (starved && app->executor_labels && !s_labels_live (r->m, app)) {
+        char want[400];
+        hearth_labels_text (app->executor_labels, want, sizeof want);
+        snprintf (why, size,
+                  "asks executors on workers labelled %s; no live worker "
+                  "is",
+                  want);
+        return HEARTH_WAIT_LABELS_MISSING;
+    }
     if (starved)
         s_fit (r, &need, &fit);
     if (hearth_wait_never (fit.code)) {

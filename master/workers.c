@@ -563,3 +563,13 @@ master_executor_state_changed (void *arg, const hearth_from_t *from,
         }
     }
 }
+
+bool
+master_labels_known (master_t *m, const cJSON *labels)
+{
+    zlistx_t *workers = registry_workers (m->reg);
+    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
+        if (hearth_labels_carry (w->labels, labels))
+            return true;
+    return false;
+}

@@ -32,4 +32,9 @@ void master_executor_state_changed (void *arg, const hearth_from_t *from,
 void master_worker_stopping (void *arg, const hearth_from_t *from,
                              hearth_msg_t *msg);
 
+/* Whether some worker the master knows (of any state: a dead one not
+   yet forgotten, --dead-worker-retention, counts) carries every label of
+   labels. */
+bool master_labels_known (master_t *m, const cJSON *labels);
+
 #endif

@@ -170,6 +170,22 @@ s_export_params (hearth_conf_t *conf)
     return rc < 0 ? submit_fail (-1, "out of memory") : 0;
 }
 
+/* The --executor-label values, checked, for the driver (comma-separated
+   in HEARTH_EXECUTOR_LABEL: a label has no comma, libcore/labels.h). */
+static int
+s_export_labels (hearth_conf_t *conf)
+{
+    hearth_error_t err;
+    if (driver_executor_labels (conf, NULL, &err) < 0)
+        return submit_fail (-1, "%s", err.text);
+    if (!driver_setting_given (conf, "executor-label"))
+        return 0;
+    char *text = driver_list_join (conf, "executor-label");
+    int rc = text ? setenv ("HEARTH_EXECUTOR_LABEL", text, 1) : -1;
+    free (text);
+    return rc < 0 ? submit_fail (-1, "out of memory") : 0;
+}
+
 /* The --executor-resource and local-cluster --worker-resource(-discovery)
    values, checked, for the driver (comma-separated in
    HEARTH_EXECUTOR_RESOURCE...: the driver joins an address list split
@@ -215,7 +231,8 @@ s_export (hearth_conf_t *conf)
             return submit_fail (-1, "cannot prepare the driver's environment");
     }
     if (s_export_libs (conf) < 0 || s_export_files (conf) < 0
-        || s_export_params (conf) < 0 || s_export_resources (conf) < 0)
+        || s_export_params (conf) < 0 || s_export_resources (conf) < 0
+        || s_export_labels (conf) < 0)
         return -1;
     /* Our programs find each other beside this one. */
     char dir[PATH_MAX];

@@ -4,8 +4,12 @@
 # shows them (MASTER_STATE, hearth-tail --state, /json) and tells drivers
 # with each executor, so that a task preferring "disk=ssd" runs on the
 # labelled worker, NODE_LOCAL; a stage's "require" runs only there, and
-# one nobody meets waits with the driver saying why.  A bad label stops
-# the worker at start, saying which.
+# one nobody meets waits with the driver saying why.  An application's
+# executors go only to workers carrying --executor-label (a job file
+# whose every stage requires the same labels asks for them itself); one
+# no worker ever had is refused at submit, and one only a dead worker
+# had waits with the reason labels_missing.  A bad label stops the
+# worker at start, saying which.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120
@@ -53,8 +57,29 @@ check "... exact" same "$T/out" <(seq 0 5)
 L=$(ls "$T"/evr/*.events)
 check "... every task on the worker carrying it" \
   test "$(ran_on | awk '{print $2}' | sort -u)" = "$W1"
-# A requirement no worker meets: the tasks wait, and the driver says why.
-J=$(job nvme '{"name": "nvme", "stages": [{"name": "fast",
+execs_on() { # the workers of the application's executors
+  jq -r 'select(.event == "executor_added") | .worker' "$L" | sort -u
+}
+check "... and, every stage requiring it, every executor asked for there" \
+  test "$(execs_on)" = "$W1"
+J=$(job any '{"name": "any", "stages": [{"name": "s",
+  "tasks": [{"cmd": ["echo", "{i}"], "count": 4}]}]}')
+check "--executor-label rack=r2: a job" \
+  submit --master "$MASTER_URL" --executor-cores 1 --executor-label rack=r2 \
+  --event-log "$T/evx" "$J"
+L=$(ls "$T"/evx/*.events)
+check "... exact, its executors only on the worker labelled so" \
+  eval 'same "$T/out" <(seq 0 3) && test "$(execs_on)" = "$W2"'
+J=$(job nvmeall '{"name": "nvmeall", "stages": [{"name": "s",
+  "require": {"disk": "nvme"}, "tasks": [{"cmd": ["true"]}]}]}')
+check "labels no worker ever had: refused at submit" \
+  eval '! submit --master "$MASTER_URL" "$J"'
+check "... saying which" \
+  grep -q "executors asked on workers labelled disk=nvme: no worker has ever registered with it" "$T/err"
+# A requirement no worker meets, beside a stage anyone can run: the
+# application runs, the stage's tasks wait, and the driver says why.
+J=$(job nvme '{"name": "nvme", "stages": [{"name": "prep",
+  "tasks": [{"cmd": ["true"]}]}, {"name": "fast",
   "require": {"disk": "nvme"}, "tasks": [{"cmd": ["true"]}]}]}')
 "$BIN/hearth-submit" --master "$MASTER_URL" --heartbeat-interval "${INTERVAL_MS}ms" \
   --heartbeat-liveness "$LIVENESS" --executor-cores 1 "$J" >"$T/nvme.out" 2>"$T/nvme.err" &
@@ -65,6 +90,23 @@ check "a requirement nobody meets: the driver says so after 10 s" \
 check "... and the job has not run" eval 'kill -0 "$NVME" 2>/dev/null'
 kill "$NVME"
 wait "$NVME"
+# Labels only a dead worker carried: the application waits, saying so.
+kill "$PID_w2"
+check "w2 stopped: DEAD" wait_for 10 eval \
+  '[[ $(state_json | jq -r --arg b "$W2" ".workers[] | select(.id == \$b) | .state") == DEAD ]]'
+J=$(job r2 '{"name": "r2", "stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]}')
+"$BIN/hearth-submit" --master "$MASTER_URL" --heartbeat-interval "${INTERVAL_MS}ms" \
+  --heartbeat-liveness "$LIVENESS" --executor-label rack=r2 "$J" >"$T/r2.out" 2>"$T/r2.err" &
+R2=$!
+PIDS+=($R2)
+check "labels only a dead worker had: the application waits, labels_missing" \
+  wait_for 10 eval '[[ $(state_json | jq -r ".apps[] | select(.name == \"r2\") | .waiting.code") == labels_missing ]]'
+check "... its reason names them" eval \
+  'state_json | jq -r ".apps[] | select(.name == \"r2\") | .waiting.reason" | grep -q "labelled rack=r2; no live worker is"'
+check "... and its labels are in MASTER_STATE" test \
+  "$(state_json | jq -c '.apps[] | select(.name == "r2") | .executor_labels')" = '{"rack":"r2"}'
+kill "$R2"
+wait "$R2"
 J=$(job badreq '{"name": "b", "stages": [{"name": "s",
   "require": {"disk": "a b"}, "tasks": [{"cmd": ["true"]}]}]}')
 check "a bad requirement is refused before anything runs" \

@@ -2,7 +2,9 @@
     rule 6, dynamic allocation): an application never gets more new
     executors than its target leaves room for, in both policies, with and
     without cores_per_executor; a key's cap still holds under a target;
-    an application without a target is placed as before. */
+    an application without a target is placed as before.  And rule 7:
+    an application placed only on some workers (on_workers, the workers
+    carrying its --executor-label) gets nothing elsewhere. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -164,11 +166,38 @@ test_leftover_to_next_app (void **state)
     }
 }
 
+/* Rule 7: workers 1 and 3 of 4 carry the labels: every executor goes
+   there, in both policies, with and without cores_per_executor; with
+   none carrying them, nothing is placed. */
+static void
+test_on_workers (void **state)
+{
+    (void) state;
+    s_grant_t g;
+    bool on[4] = {false, true, false, true};
+    for (int spread = 0; spread < 2; spread++)
+        for (int cpe = 0; cpe < 2; cpe++) {
+            hearth_alloc_app_t app =
+                s_app (HEARTH_ALLOC_UNLIMITED, cpe, false, 0);
+            app.on_workers = on;
+            s_pass (4, 2, &app, 1, spread, NULL, 0, &g);
+            assert_int_equal (g.cores, 4);
+            assert_int_equal (g.workers[0] + g.workers[2], 0);
+            assert_true (g.workers[1] > 0 && g.workers[3] > 0);
+        }
+    bool none[4] = {false, false, false, false};
+    hearth_alloc_app_t app = s_app (HEARTH_ALLOC_UNLIMITED, 1, false, 0);
+    app.on_workers = none;
+    s_pass (4, 2, &app, 1, true, NULL, 0, &g);
+    assert_int_equal (g.executors, 0);
+}
+
 int
 main (void)
 {
     alarm (60); /* a hung test fails instead of stalling make check */
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test (test_on_workers),
         cmocka_unit_test (test_target_caps_cpe_set),
         cmocka_unit_test (test_target_caps_multi_core),
         cmocka_unit_test (test_target_one_per_worker),

@@ -80,6 +80,36 @@ test_check_received (void **state)
     }
 }
 
+/* A worker carries what is wanted when it has every wanted label with
+   the same value; nothing wanted is carried by anyone; and the text of
+   a wanted set for messages. */
+static void
+test_carry (void **state)
+{
+    (void) state;
+    cJSON *have = cJSON_Parse ("{\"disk\":\"ssd\",\"rack\":\"r1\"}");
+    cJSON *one = cJSON_Parse ("{\"disk\":\"ssd\"}");
+    cJSON *both = cJSON_Parse ("{\"rack\":\"r1\",\"disk\":\"ssd\"}");
+    cJSON *other = cJSON_Parse ("{\"disk\":\"hdd\"}");
+    cJSON *more = cJSON_Parse ("{\"disk\":\"ssd\",\"gpu\":\"a100\"}");
+    assert_true (hearth_labels_carry (have, one));
+    assert_true (hearth_labels_carry (have, both));
+    assert_false (hearth_labels_carry (have, other));
+    assert_false (hearth_labels_carry (have, more));
+    assert_false (hearth_labels_carry (NULL, one));
+    assert_true (hearth_labels_carry (NULL, NULL));
+    char text[64];
+    hearth_labels_text (both, text, sizeof text);
+    assert_string_equal (text, "rack=r1,disk=ssd");
+    hearth_labels_text (both, text, 8); /* cut, still a string */
+    assert_string_equal (text, "rack=r1");
+    cJSON_Delete (have);
+    cJSON_Delete (one);
+    cJSON_Delete (both);
+    cJSON_Delete (other);
+    cJSON_Delete (more);
+}
+
 int
 main (void)
 {
@@ -87,6 +117,7 @@ main (void)
         cmocka_unit_test (test_specs),
         cmocka_unit_test (test_refused),
         cmocka_unit_test (test_check_received),
+        cmocka_unit_test (test_carry),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }

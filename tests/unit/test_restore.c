@@ -77,7 +77,9 @@ s_app (registry_t *reg, const char *name)
 {
     zframe_t *rid = s_rid (name);
     cJSON *conf = cJSON_Parse ("{\"speculation\":\"true\"}");
+    cJSON *labels = cJSON_Parse ("{\"disk\":\"ssd\"}");
     registry_app_desc_t desc = {.name = name,
+                                .executor_labels = labels,
                                 .driver_url = "tcp://127.0.0.1:5000",
                                 .token = "t0k3n",
                                 .conf = conf,
@@ -88,6 +90,7 @@ s_app (registry_t *reg, const char *name)
     reg_app_t *app = registry_app_register (reg, &desc, 0);
     zframe_destroy (&rid);
     cJSON_Delete (conf);
+    cJSON_Delete (labels);
     assert_non_null (app);
     return app;
 }
@@ -241,6 +244,7 @@ s_check_restored (s_books_t *b, registry_t *r)
     assert_int_equal (a1->max_cores, 6);
     assert_int_equal (a1->cores_per_executor, 2);
     assert_int_equal (a1->executor_target, 4);
+    assert_string_equal (hearth_json_str (a1->executor_labels, "disk"), "ssd");
     assert_int_equal (a1->next_exec_id, 3); /* never reuse 0..2 */
     assert_int_equal (zhashx_size (a1->executors), 1);
     reg_exec_t *e0 = registry_exec (r, b->app1, 0);
