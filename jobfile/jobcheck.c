@@ -67,20 +67,31 @@ s_string_array (const cJSON *v, bool nonempty, const char *where,
     return 0;
 }
 
-/* "prefer": a place, or an array of them (non-empty strings). */
+/* Whether v is a place: a string of 1 to 300 bytes without control
+   characters (a place travels to the master, hearth_stage_prefer). */
+static bool
+s_place (const cJSON *v)
+{
+    return cJSON_IsString (v) && *v->valuestring
+           && strlen (v->valuestring) <= 300
+           && !hearth_ctl_has (v->valuestring);
+}
+
+/* "prefer": a place, or an array of them. */
 static int
 s_check_prefer (const cJSON *t, const char *where, hearth_error_t *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive (t, "prefer");
-    if (!v || (cJSON_IsString (v) && *v->valuestring))
+    if (!v || s_place (v))
         return 0;
     const cJSON *e;
     bool ok = cJSON_IsArray (v) && cJSON_GetArraySize (v) > 0;
-    cJSON_ArrayForEach (e, v) ok = ok && cJSON_IsString (e) && *e->valuestring;
+    cJSON_ArrayForEach (e, v) ok = ok && s_place (e);
     return ok ? 0
               : hearth_errprintf (err,
                                   "%s.prefer: expected a place (a host, "
-                                  "\"worker:ID\" or \"KEY=VALUE\") or a "
+                                  "\"worker:ID\" or \"KEY=VALUE\", 1 to 300 "
+                                  "bytes without control characters) or a "
                                   "non-empty array of them",
                                   where);
 }

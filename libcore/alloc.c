@@ -332,16 +332,20 @@ s_usable_workers (const hearth_alloc_input_t *in, s_pool_t *pool,
     int min_cores = app->cores_per_executor ? app->cores_per_executor : 1;
     int64_t want = app->cores_left, free_sum = 0;
     size_t n = 0;
-    for (int c = o->max; c >= min_cores; c--)
-        for (size_t i = 0; i < o->b[c].n; i++) {
-            size_t w = o->b[c].w[o->b[c].head + i];
-            if (!s_usable (in, pool, w, app, min_cores))
-                continue;
-            pool->order[n++] = w;
-            free_sum += pool->cores[w];
-            if (free_sum >= want && (int64_t) n >= want / min_cores)
-                return n;
-        }
+    const bool *prefer = app->prefer_workers;
+    /* rule 8: the preferred workers first, then the others */
+    for (int round = prefer ? 0 : 1; round < 2; round++)
+        for (int c = o->max; c >= min_cores; c--)
+            for (size_t i = 0; i < o->b[c].n; i++) {
+                size_t w = o->b[c].w[o->b[c].head + i];
+                if ((prefer && prefer[w] != (round == 0))
+                    || !s_usable (in, pool, w, app, min_cores))
+                    continue;
+                pool->order[n++] = w;
+                free_sum += pool->cores[w];
+                if (free_sum >= want && (int64_t) n >= want / min_cores)
+                    return n;
+            }
     return n;
 }
 

@@ -54,6 +54,13 @@
        carrying the labels its executors ask for, --executor-label); the
        others are not usable for it.  NULL: every worker.
 
+    8. Places (issue 37, dynamic allocation): an application may prefer
+       some workers (prefer_workers, one flag per input worker: those its
+       waiting tasks would rather run on, REQUEST_EXECUTORS places); its
+       usable workers are then walked preferred first, each part in the
+       order of rule 2, so its new executors go there while they have
+       room.  NULL: no preference.
+
     The function is pure: the input is borrowed and not changed, the
     result is written into a hearth_alloc_result_t that the caller clears.
     Resources taken by one step are not available to the next (a driver's
@@ -116,6 +123,8 @@ typedef struct {
                                target less those it has; <= 0: none) */
     const bool *on_workers; /* rule 7: one per input worker, whether it may
                                be placed there (borrowed), or NULL: all */
+    const bool *prefer_workers; /* rule 8: one per input worker, whether
+                                   it is preferred (borrowed), or NULL */
 } hearth_alloc_app_t;
 
 /* The shuffle's random source: a number in [0, bound).  NULL: no shuffle

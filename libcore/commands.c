@@ -468,8 +468,12 @@ static const hearth_field_t b_application_waiting[] = {
 /* Dynamic allocation (libhearth/dynalloc.c): the executors the application
    wants, and idle ones it gives back. */
 static const hearth_field_t s_exec_ids[] = {INT ("", true, 0, MAX_EXEC_ID)};
+/* What the tasks waiting to start prefer: each place with how many. */
+static const hearth_field_t s_place_count[] = {
+    INT ("", true, 1, MAX_TASK_ID)};
 static const hearth_field_t b_request_executors[] = {
-    F_APP_ID (true), INT ("total", true, 0, MAX_CORES), END};
+    F_APP_ID (true), INT ("total", true, 0, MAX_CORES),
+    MAP ("places", false, 32, s_place_count), END};
 static const hearth_field_t b_kill_executors[] = {
     F_APP_ID (true), ARRAY ("exec_ids", true, MAX_LIST, s_exec_ids), END};
 /* The live timeline's news since the driver's last report

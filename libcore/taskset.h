@@ -227,6 +227,16 @@ int64_t hearth_taskset_executor_attempts (const hearth_taskset_t *self,
    cores by prefetch).  Stages waiting for their parents do not count. */
 void hearth_taskset_demand (const hearth_taskset_t *self, uint64_t *waiting,
                             uint64_t *unfinished);
+/* The places (hosts, "worker:ID", "KEY=VALUE") the never-launched
+   tasks of the stages that can run now prefer, each with how many of
+   them prefer it, the most wanted first, at most max of them, into
+   names (borrowed from the task set: valid until it next learns a
+   place) and counts (taskset_demand.c, for dynamic allocation: new
+   executors asked for there, as Spark's host-to-local-task counts).
+   Returns how many. */
+size_t hearth_taskset_place_demand (const hearth_taskset_t *self,
+                                    const char **names, uint64_t *counts,
+                                    size_t max);
 /* Free slots of an executor now (0 for an unknown one). */
 size_t hearth_taskset_free_slots (const hearth_taskset_t *self, int exec_id);
 

@@ -17,6 +17,8 @@
 static const int64_t s_release_retry_ms = 10000;
 /* Executors given back per KILL_EXECUTORS at most (the rest next tick). */
 #define S_RELEASE_BATCH 256
+/* Places a request names at most (REQUEST_EXECUTORS places). */
+#define S_PLACES_MAX 32
 
 /* What it knows of one executor. */
 typedef struct {
@@ -30,6 +32,7 @@ struct dynalloc {
     dynalloc_cbs_t cbs;     /* the owner's callbacks */
     int cores_per_executor; /* executor-cores, or 0: unset (learnt) */
     int sent_target;        /* last target sent, or -1: to send */
+    uint64_t sent_places;   /* a hash of the place names last sent */
     zhashx_t *execs;        /* exec id -> s_exec_t (owned) */
 };
 
@@ -175,6 +178,21 @@ s_release (dynalloc_t *self, s_look_t *l)
         self->cbs.release (self->cbs.arg, l->resend, l->nresend);
 }
 
+/* FNV-1a of the place names, in order: a request goes again when the
+   places its tasks want change, not at each change of their counts. */
+static uint64_t
+s_places_hash (const char *const *places, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++)
+        for (const char *c = places[i];; c++) {
+            h = (h ^ (unsigned char) *c) * 0x100000001b3ULL;
+            if (!*c)
+                break;
+        }
+    return h;
+}
+
 void
 dynalloc_tick (dynalloc_t *self, hearth_taskset_t *ts, const execs_t *execs,
                int64_t now_ms)
@@ -194,14 +212,20 @@ dynalloc_tick (dynalloc_t *self, hearth_taskset_t *ts, const execs_t *execs,
         : l->load.executors      ? (int) (l->cores_all / l->load.executors)
                                  : 1;
     int target = dynalloc_sched_update (&self->sched, &l->load, now_ms);
-    if (target != self->sent_target) {
+    const char *places[S_PLACES_MAX];
+    uint64_t counts[S_PLACES_MAX];
+    size_t nplaces =
+        hearth_taskset_place_demand (ts, places, counts, S_PLACES_MAX);
+    uint64_t hash = s_places_hash (places, nplaces);
+    if (target != self->sent_target || hash != self->sent_places) {
         log_info ("dynamic allocation: target %d executors (%d held, %llu "
                   "tasks waiting, %llu unfinished)",
                   target, l->load.executors,
                   (unsigned long long) l->load.waiting,
                   (unsigned long long) l->load.unfinished);
-        self->cbs.request (self->cbs.arg, target);
+        self->cbs.request (self->cbs.arg, target, places, counts, nplaces);
         self->sent_target = target;
+        self->sent_places = hash;
     }
     s_release (self, l);
     free (l);

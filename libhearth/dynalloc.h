@@ -25,8 +25,11 @@ typedef struct dynalloc dynalloc_t;
 
 /* What it asks its owner to send to the master. */
 typedef struct {
-    /* REQUEST_EXECUTORS {total}. */
-    void (*request) (void *arg, int total);
+    /* REQUEST_EXECUTORS {total, places}: places the n most wanted
+       places of the tasks waiting to start, each with how many prefer it
+       (borrowed; n may be 0). */
+    void (*request) (void *arg, int total, const char *const *places,
+                     const uint64_t *counts, size_t n);
     /* KILL_EXECUTORS {exec_ids} (borrowed, n of them), already retired
        in the task set. */
     void (*release) (void *arg, const int *exec_ids, size_t n);

@@ -514,10 +514,11 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
 
 /* From dynamic allocation: what to tell the master. */
 static void
-s_dyn_request (void *arg, int total)
+s_dyn_request (void *arg, int total, const char *const *places,
+               const uint64_t *counts, size_t n)
 {
     engine_t *e = arg;
-    master_link_request_executors (e->master, total);
+    master_link_request_executors (e->master, total, places, counts, n);
 }
 
 static void

@@ -307,7 +307,8 @@ uint64_t hearth_stage_size (const hearth_stage_t *stage);
    soft: an executor elsewhere gets the task after the locality-wait
    setting, at once when no executor is on any place it prefers
    (docs/driver.md, "Locality").  Returns 0 or -1 (EINVAL: no task added
-   yet, an empty place, the job submitted; ENOMEM). */
+   yet, an empty place, one over 300 bytes or with a control character,
+   the job submitted; ENOMEM). */
 int hearth_stage_prefer (hearth_stage_t *stage, const char *where);
 
 /* Every task of the stage runs only on an executor whose worker carries

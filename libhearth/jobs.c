@@ -437,7 +437,10 @@ hearth_stage_require (hearth_stage_t *stage, const char *label)
 int
 hearth_stage_prefer (hearth_stage_t *stage, const char *where)
 {
-    if (!stage || !where || !*where || stage->ngroups == 0
+    /* a place travels to the master (REQUEST_EXECUTORS places), which
+       takes 1 to 320 bytes without control characters */
+    if (!stage || !where || !*where || strlen (where) > 300
+        || hearth_ctl_has (where) || stage->ngroups == 0
         || stage->job->state != HEARTH_JOB_NEW)
         return errno = EINVAL, -1;
     return s_strv_append (&stage->groups[stage->ngroups - 1].prefer, where);

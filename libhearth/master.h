@@ -113,7 +113,9 @@ void master_link_release_executor (master_link_t *self, int exec_id,
    retired in the task set (KILL_EXECUTORS; exec_ids borrowed).  Dropped
    while the link is down (the target goes again after the next
    registration, the release after a while). */
-void master_link_request_executors (master_link_t *self, int total);
+void master_link_request_executors (master_link_t *self, int total,
+                                    const char *const *places,
+                                    const uint64_t *counts, size_t n);
 void master_link_kill_executors (master_link_t *self, const int *exec_ids,
                                  size_t n);
 /* Send a progress summary (APPLICATION_PROGRESS, taken: *msg_p is

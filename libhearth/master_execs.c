@@ -23,7 +23,9 @@ master_link_release_executor (master_link_t *self, int exec_id,
 }
 
 void
-master_link_request_executors (master_link_t *self, int total)
+master_link_request_executors (master_link_t *self, int total,
+                               const char *const *places,
+                               const uint64_t *counts, size_t n)
 {
     if (!master_link_up (self) || self->finishing)
         return;
@@ -32,6 +34,9 @@ master_link_request_executors (master_link_t *self, int total)
         return;
     cJSON_AddStringToObject (msg->body, "app_id", self->app_id);
     cJSON_AddNumberToObject (msg->body, "total", total);
+    cJSON *where = n ? cJSON_AddObjectToObject (msg->body, "places") : NULL;
+    for (size_t i = 0; where && i < n; i++)
+        cJSON_AddNumberToObject (where, places[i], (double) counts[i]);
     master_link_send (self, &msg);
 }
 

@@ -101,6 +101,8 @@ typedef struct {
     bool **aon;                     /* per app: the workers it may be on
                                        (--executor-label; owned), or
                                        NULL: any */
+    bool **apref;                   /* per app: the workers its waiting
+                                       tasks prefer (owned), or NULL */
     limits_pass_t limits;           /* their keys' limits (owned) */
 } s_snapshot_t;
 
@@ -113,7 +115,10 @@ s_snapshot_clear (s_snapshot_t *s)
         free (s->ares[i]);
     for (size_t i = 0; s->aon && i < s->napps; i++)
         free (s->aon[i]);
+    for (size_t i = 0; s->apref && i < s->napps; i++)
+        free (s->apref[i]);
     free (s->aon);
+    free (s->apref);
     free (s->wres);
     free (s->ares);
     free (s->workers);
@@ -167,12 +172,59 @@ s_snapshot_workers (master_t *m, s_snapshot_t *s, bool probes, int64_t now)
     return 0;
 }
 
-/* Rule 7 (alloc.h): each application with --executor-label may be on
-   the workers of the pass that carry those labels only.  0, or -1. */
+/* Whether worker w is the place name: its host, "worker:ID", or a
+   label "KEY=VALUE" it carries. */
+static bool
+s_worker_is (const reg_worker_t *w, const char *name)
+{
+    if (strcmp (w->host, name) == 0)
+        return true;
+    if (strncmp (name, "worker:", 7) == 0)
+        return strcmp (w->id, name + 7) == 0;
+    const char *eq = strchr (name, '=');
+    if (!eq)
+        return false;
+    char key[HEARTH_LABEL_KEY_MAX + 1];
+    snprintf (key, sizeof key, "%.*s", (int) (eq - name), name);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (w->labels, key);
+    return cJSON_IsString (v) && strcmp (v->valuestring, eq + 1) == 0;
+}
+
+/* The workers of the pass that app's waiting tasks prefer (rule 8), or
+   NULL when none does or it asks for no executors.  -1 out of memory. */
+static int
+s_app_preferred (s_snapshot_t *s, size_t i)
+{
+    const cJSON *places = s->arec[i]->executor_places;
+    if (!places || !s->apps[i].has_target)
+        return 0;
+    if (!(s->apref[i] = calloc (s->nworkers + 1, sizeof *s->apref[i])))
+        return -1;
+    bool any = false;
+    for (size_t w = 0; w < s->nworkers; w++) {
+        const cJSON *p;
+        cJSON_ArrayForEach (p, places)
+        {
+            if (s_worker_is (s->wrec[w], p->string)) {
+                s->apref[i][w] = any = true;
+                break;
+            }
+        }
+    }
+    if (any)
+        s->apps[i].prefer_workers = s->apref[i];
+    return 0;
+}
+
+/* Rules 7 and 8 (alloc.h): each application with --executor-label may be
+   on the workers of the pass that carry those labels only, and one whose
+   waiting tasks prefer places is placed there first.  0, or -1. */
 static int
 s_app_workers (s_snapshot_t *s)
 {
     for (size_t i = 0; i < s->napps; i++) {
+        if (s_app_preferred (s, i) < 0)
+            return -1;
         const cJSON *want = s->arec[i]->executor_labels;
         if (!want)
             continue;
@@ -203,8 +255,9 @@ s_snapshot (master_t *m, s_snapshot_t *s, bool probes)
     s->wres = calloc (nw, sizeof *s->wres);
     s->ares = calloc (na, sizeof *s->ares);
     s->aon = calloc (na, sizeof *s->aon);
+    s->apref = calloc (na, sizeof *s->apref);
     if (!s->workers || !s->wrec || !s->drivers || !s->drec || !s->apps
-        || !s->arec || !s->wres || !s->ares || !s->aon)
+        || !s->arec || !s->wres || !s->ares || !s->aon || !s->apref)
         return -1;
     int64_t now = hearth_mono_ms ();
     /* A driver that cannot start is lost for good (ERROR): drivers go to

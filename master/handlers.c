@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "libcore/clock.h"
+#include "libcore/ctlchars.h"
 #include "libcore/labels.h"
 #include "libcore/log.h"
 #include "libcore/zap.h"
@@ -493,14 +494,41 @@ s_kill_executor (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 
 /* The driver's executor target: the allocator gives the application new
    executors only while it has fewer (alloc.h rule 6). */
+/* REQUEST_EXECUTORS places: each a place's name (a host, worker:ID or
+   KEY=VALUE) of 1 to 320 bytes without a control character; else
+   refused. */
+static bool
+s_places_ok (master_t *m, zframe_t *rid, const cJSON *places)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach (p, places)
+    {
+        size_t len = strlen (p->string);
+        if (len == 0 || len > 320 || hearth_ctl_has (p->string)) {
+            master_reject (m, rid, "bad_field",
+                           "REQUEST_EXECUTORS places: a place is 1 to 320 "
+                           "bytes without control characters",
+                           "REQUEST_EXECUTORS");
+            return false;
+        }
+    }
+    return true;
+}
+
 static void
 s_request_executors (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
     master_t *m = arg;
     reg_app_t *app = s_own_app (m, from, msg, HEARTH_CMD_REQUEST_EXECUTORS);
     int total = (int) hearth_json_int (msg->body, "total", 0);
-    if (!app || registry_app_set_target (m->reg, app, total) == 0)
+    const cJSON *places = cJSON_GetObjectItem (msg->body, "places");
+    if (!app || !s_places_ok (m, from->rid, places))
         return;
+    int moved = registry_app_set_places (app, places);
+    if (registry_app_set_target (m->reg, app, total) == 0) {
+        m->dirty |= moved > 0; /* the next pass places by them */
+        return;
+    }
     log_info ("application %s wants %d executors (it has %zu)", app->id, total,
               registry_app_executors (app));
     m->dirty = true; /* the pass right after this message */

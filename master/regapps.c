@@ -249,6 +249,25 @@ registry_app_set_target (registry_t *self, reg_app_t *a, int total)
     return 1;
 }
 
+int
+registry_app_set_places (reg_app_t *a, const cJSON *places)
+{
+    struct reg_app *app = registry__app_rw (a);
+    if (!cJSON_GetArraySize (places))
+        places = NULL;
+    if (!places && !app->executor_places)
+        return 0;
+    if (places && app->executor_places
+        && cJSON_Compare (places, app->executor_places, true))
+        return 0;
+    cJSON *copy = places ? cJSON_Duplicate (places, true) : NULL;
+    if (places && !copy)
+        return -1;
+    cJSON_Delete (app->executor_places);
+    app->executor_places = copy;
+    return 1;
+}
+
 size_t
 registry_app_executors (reg_app_t *app)
 {

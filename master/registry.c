@@ -154,6 +154,7 @@ registry__app_destroy (struct reg_app **app_p)
     free (app->event_log);
     cJSON_Delete (app->conf);
     cJSON_Delete (app->executor_labels);
+    cJSON_Delete (app->executor_places);
     cJSON_Delete (app->progress);
     hearth_tllive_destroy (&app->timeline);
     cJSON_Delete (app->last_oom);

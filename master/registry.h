@@ -251,6 +251,10 @@ int64_t registry_app_unplaceable (registry_t *self, reg_app_t *app, bool never,
    fewer (alloc.h rule 6).  Journaled with the application and published
    (an `app` event "target").  Returns 1, or 0 when it was so already. */
 int registry_app_set_target (registry_t *self, reg_app_t *app, int total);
+/* The places its waiting tasks prefer (REQUEST_EXECUTORS places:
+   copied; NULL or empty: none).  Returns 1 when they changed, 0 when
+   not, -1 out of memory. */
+int registry_app_set_places (reg_app_t *app, const cJSON *places);
 /* The executors app has, live or launching. */
 size_t registry_app_executors (reg_app_t *app);
 /* Its driver gave exec back (idle; KILL_EXECUTORS): it ends KILLED with

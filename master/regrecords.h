@@ -154,6 +154,10 @@ struct reg_app {
     int executor_target;       /* executors its driver wants in all
                                   (REQUEST_EXECUTORS; journaled), or -1:
                                   none asked (no dynamic allocation) */
+    cJSON *executor_places;    /* where its waiting tasks would run {PLACE:
+                                  tasks} (REQUEST_EXECUTORS places; owned;
+                                  not journaled: the driver sends it again
+                                  after each registration), or NULL */
     int cores_granted;         /* cores of its live executors */
     int cores_peak;            /* the most it held at once (journaled):
                                   its cores once it has ended */

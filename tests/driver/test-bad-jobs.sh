@@ -23,6 +23,8 @@ refused not-json '{"stages": [' 'not-json.json:2:1: not valid JSON here'
 refused not-object '[1, 2]' 'the job must be a JSON object'
 refused no-stages '{"name": "x"}' 'stages: expected a non-empty array'
 refused empty-stages '{"stages": []}' 'stages: expected a non-empty array'
+refused prefer-ctl '{"stages": [{"name": "a", "tasks": [{"cmd": ["true"], "prefer": "zone=\u0001b"}]}]}' \
+  'stages[0].tasks[0].prefer: expected a place (a host, "worker:ID" or "KEY=VALUE", 1 to 300 bytes without control characters)'
 refused typo '{"stages": [{"name": "a", "tasks": [{"comand": ["x"]}]}]}' \
   "stages[0].tasks[0]: unknown key 'comand'"
 # simple tasks are read out of the tree in runs (jobfile/jobstore.h): a

@@ -198,7 +198,8 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "{'app_id':'" APP_ID "','reason':'each executor asks for 2 gpu; "
         "the most any worker has is 1'}"},
     [HEARTH_CMD_REQUEST_EXECUTORS] = {
-        "{'app_id':'" APP_ID "','total':4}"},
+        "{'app_id':'" APP_ID "','total':4,"
+        "'places':{'node7':12,'zone=b':3}}"},
     [HEARTH_CMD_KILL_EXECUTORS] = {
         "{'app_id':'" APP_ID "','exec_ids':[2,5]}"},
     [HEARTH_CMD_WORKER_DECOMMISSIONING] = {

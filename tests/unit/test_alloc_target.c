@@ -4,7 +4,8 @@
     without cores_per_executor; a key's cap still holds under a target;
     an application without a target is placed as before.  And rule 7:
     an application placed only on some workers (on_workers, the workers
-    carrying its --executor-label) gets nothing elsewhere. */
+    carrying its --executor-label) gets nothing elsewhere; and rule 8:
+    preferred workers (its waiting tasks' places) are given to first. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -192,12 +193,46 @@ test_on_workers (void **state)
     assert_int_equal (g.executors, 0);
 }
 
+/* Rule 8: a preferred worker gets the first new executor, though
+   another has more free cores, in both policies; consolidate fills it
+   before going on, spread-out goes on to the others in the usual
+   order. */
+static void
+test_prefer_workers (void **state)
+{
+    (void) state;
+    hearth_alloc_worker_t workers[3] = {{true, 8, 64 * GiB, NULL, 0},
+                                        {true, 4, 64 * GiB, NULL, 0},
+                                        {true, 2, 64 * GiB, NULL, 0}};
+    bool prefer[3] = {false, false, true};
+    for (int spread = 0; spread < 2; spread++)
+        for (int with = 0; with < 2; with++) {
+            hearth_alloc_app_t app = s_app (HEARTH_ALLOC_UNLIMITED, 1, true, 3);
+            app.prefer_workers = with ? prefer : NULL;
+            hearth_alloc_input_t in = {.workers = workers,
+                                       .nworkers = 3,
+                                       .apps = &app,
+                                       .napps = 1,
+                                       .spread_out = spread};
+            hearth_alloc_result_t r = {0};
+            assert_int_equal (hearth_alloc_schedule (&in, &r), 0);
+            assert_int_equal (r.nexecutors, 3);
+            int on[3] = {0};
+            for (size_t i = 0; i < r.nexecutors; i++)
+                on[r.executors[i].worker]++;
+            assert_int_equal (r.executors[0].worker, with ? 2 : 0);
+            assert_int_equal (on[2], spread ? 1 : with ? 2 : 0);
+            hearth_alloc_result_clear (&r);
+        }
+}
+
 int
 main (void)
 {
     alarm (60); /* a hung test fails instead of stalling make check */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_on_workers),
+        cmocka_unit_test (test_prefer_workers),
         cmocka_unit_test (test_target_caps_cpe_set),
         cmocka_unit_test (test_target_caps_multi_core),
         cmocka_unit_test (test_target_one_per_worker),

@@ -429,6 +429,38 @@ test_rules (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* What the never-launched tasks prefer, the most wanted first, for
+   dynamic allocation's requests: before the first offer (the pairs as
+   given) and after (a launched task counts no more). */
+static void
+test_place_demand (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_board (WAIT, 6);
+    s_prefer (ts, 0, "b");
+    s_prefer (ts, 1, "a");
+    s_prefer (ts, 2, "a");
+    s_prefer (ts, 3, "b");
+    s_prefer (ts, 4, "a"); /* task 5 prefers nothing */
+    const char *names[4];
+    uint64_t counts[4];
+    assert_int_equal (hearth_taskset_place_demand (ts, names, counts, 4), 2);
+    assert_string_equal (names[0], "a");
+    assert_int_equal (counts[0], 3);
+    assert_string_equal (names[1], "b");
+    assert_int_equal (counts[1], 2);
+    assert_int_equal (hearth_taskset_place_demand (ts, names, counts, 1), 1);
+    assert_string_equal (names[0], "a");
+    s_exec (ts, 1, "a", NULL, NULL);
+    hearth_assign_t x;
+    assert_true (s_offer (ts, 1, 0, &x));
+    assert_int_equal (x.index, 1);
+    assert_int_equal (hearth_taskset_place_demand (ts, names, counts, 4), 2);
+    assert_int_equal (counts[0] + counts[1], 4);
+    assert_int_equal (counts[0], 2);
+    hearth_taskset_destroy (&ts);
+}
+
 int
 main (void)
 {
@@ -436,6 +468,7 @@ main (void)
         cmocka_unit_test (test_node_local_first),
         cmocka_unit_test (test_delay_then_any),
         cmocka_unit_test (test_retry_level),
+        cmocka_unit_test (test_place_demand),
         cmocka_unit_test (test_wait_restarts_on_local_launch),
         cmocka_unit_test (test_unserved_place_waits_for_nothing),
         cmocka_unit_test (test_served_place_still_awaited),
