@@ -4,7 +4,9 @@
 # shows them (MASTER_STATE, hearth-tail --state, /json) and tells drivers
 # with each executor, so that a task preferring "disk=ssd" runs on the
 # labelled worker, NODE_LOCAL; a stage's "require" runs only there, and
-# one nobody meets waits with the driver saying why.  An application's
+# one nobody meets waits with the driver saying why.  Delay scheduling
+# idles no core: preferred tasks wait for their worker while the other
+# worker runs the unpreferred ones at once.  An application's
 # executors go only to workers carrying --executor-label (a job file
 # whose every stage requires the same labels asks for them itself); one
 # no worker ever had is refused at submit, and one only a dead worker
@@ -62,6 +64,30 @@ execs_on() { # the workers of the application's executors
 }
 check "... and, every stage requiring it, every executor asked for there" \
   test "$(execs_on)" = "$W1"
+# Delay scheduling idles no core: three tasks preferring disk=ssd and
+# three preferring nothing, the wait an hour: the ssd worker runs the
+# first three, the other worker the rest at once, side by side.
+J=$(job mixed '{"name": "mixed", "stages": [{"name": "s", "tasks": [
+  {"cmd": ["sh", "-c", "sleep 1; echo p{i}"], "count": 3, "prefer": "disk=ssd"},
+  {"cmd": ["sh", "-c", "sleep 1; echo f{i}"], "count": 3}]}]}')
+check "preferred and unpreferred tasks, --locality-wait 1h" \
+  submit --master "$MASTER_URL" --executor-cores 1 --locality-wait 1h \
+  --event-log "$T/evm" "$J"
+check "... exact" same "$T/out" <(printf '%s\n' p0 p1 p2 f0 f1 f2)
+L=$(ls "$T"/evm/*.events)
+check "... the preferring ones on the ssd worker, the others on the other" \
+  same <(ran_on) <(for i in 0 1 2; do echo "$i $W1 NODE_LOCAL"; done
+    for i in 3 4 5; do echo "$i $W2 null"; done)
+# the share of the two cores' time, from the first start to the last
+# end, that ran no task (run_us of each task_end)
+idle_share() {
+  jq -rs '[.[] | select(.event == "task_end")] as $e
+    | ($e | map(.time_ms) | max) as $last
+    | ($e | map(.time_ms - .run_us / 1000) | min) as $first
+    | 1 - ($e | map(.run_us / 1000) | add) / (2 * ($last - $first))' "$L"
+}
+check "... both cores busy: idle under a quarter of their time ($(idle_share))" \
+  eval 'awk -v s="$(idle_share)" "BEGIN { exit !(s != \"\" && s + 0 < 0.25) }"'
 J=$(job any '{"name": "any", "stages": [{"name": "s",
   "tasks": [{"cmd": ["echo", "{i}"], "count": 4}]}]}')
 check "--executor-label rack=r2: a job" \
