@@ -241,6 +241,27 @@ driver_check_executor_resources (const hearth_conf_t *conf, hearth_error_t *err)
     return 0;
 }
 
+/* spec's key given before in labels with another value: -1 with err
+   (all the labels are asked for, and a worker carries one value per
+   key; the last one silently kept would place executors where the user
+   did not ask).  The same value again is the same label: 0. */
+static int
+s_label_again (const cJSON *labels, const char *spec, hearth_error_t *err)
+{
+    const char *eq = strchr (spec, '=');
+    const cJSON *had = NULL;
+    for (const cJSON *l = eq ? labels->child : NULL; l && !had; l = l->next)
+        if (strlen (l->string) == (size_t) (eq - spec)
+            && strncmp (l->string, spec, (size_t) (eq - spec)) == 0)
+            had = l;
+    if (!had || strcmp (had->valuestring, eq + 1) == 0)
+        return 0;
+    return hearth_errprintf (err,
+                             "label %s given twice (%s, %s): a worker "
+                             "carries one value per label",
+                             had->string, had->valuestring, eq + 1);
+}
+
 int
 driver_executor_labels (const hearth_conf_t *conf, cJSON **out,
                         hearth_error_t *err)
@@ -256,7 +277,8 @@ driver_executor_labels (const hearth_conf_t *conf, cJSON **out,
         return hearth_errprintf (err, "out of memory");
     hearth_error_t lerr;
     for (size_t i = 0; i < n; i++)
-        if (hearth_labels_add_spec (labels, specs[i], &lerr) < 0) {
+        if (s_label_again (labels, specs[i], &lerr) < 0
+            || hearth_labels_add_spec (labels, specs[i], &lerr) < 0) {
             cJSON_Delete (labels);
             return hearth_errprintf (err, "bad --executor-label %s: %s",
                                      specs[i], lerr.text);

@@ -27,6 +27,7 @@ typedef struct {
                                       first need (owned) */
     hearth_alloc_resource_t **res; /* same index: their addresses by name
                                       (owned arrays, NULL: none) */
+    const cJSON **labels;          /* same index: their labels (borrowed) */
     size_t ncap;                   /* entries */
     bool built;                    /* cap was made */
 } s_report_t;
@@ -38,6 +39,7 @@ s_report_clear (s_report_t *r)
         free (r->res[i]);
     free (r->res);
     free (r->cap);
+    free (r->labels);
 }
 
 /* The live workers' whole capacity into r: ALIVE and not leaving (a
@@ -49,7 +51,8 @@ s_capacity (s_report_t *r)
     size_t n = zlistx_size (workers) + 1;
     r->built = true;
     if (!(r->cap = calloc (n, sizeof *r->cap))
-        || !(r->res = calloc (n, sizeof *r->res)))
+        || !(r->res = calloc (n, sizeof *r->res))
+        || !(r->labels = calloc (n, sizeof *r->labels)))
         return -1;
     for (reg_worker_t *w = zlistx_first (workers); w;
          w = zlistx_next (workers)) {
@@ -62,24 +65,33 @@ s_capacity (s_report_t *r)
             res[i] = (hearth_alloc_resource_t){w->resources.v[i].name,
                                                (int) w->resources.v[i].naddrs};
         r->res[r->ncap] = res;
+        r->labels[r->ncap] = w->labels;
         r->cap[r->ncap++] = (hearth_alloc_worker_t){
             true, w->cores, w->memory_mb, res, w->resources.n};
     }
     return 0;
 }
 
-/* need against the live workers; NONE when they could not be looked at
-   (no memory: nothing is said rather than something wrong). */
+/* need against the live workers carrying wanted (NULL: all of them;
+   rule 7, alloc.h: an application with --executor-label is placed on
+   those only), NO_WORKER when none does; NONE when they could not be
+   looked at (no memory: nothing is said rather than something wrong). */
 static void
-s_fit (s_report_t *r, const hearth_alloc_need_t *need, hearth_alloc_fit_t *fit)
+s_fit (s_report_t *r, const hearth_alloc_need_t *need, const cJSON *wanted,
+       hearth_alloc_fit_t *fit)
 {
     if (!r->built && s_capacity (r) < 0)
         log_error ("why applications wait: out of memory");
-    if (!r->cap) {
-        memset (fit, 0, sizeof *fit);
+    hearth_alloc_worker_t *on = NULL;
+    memset (fit, 0, sizeof *fit);
+    if (!r->labels || (wanted && !(on = calloc (r->ncap + 1, sizeof *on))))
         return;
-    }
-    hearth_alloc_fit (need, r->cap, r->ncap, fit);
+    size_t n = 0;
+    for (size_t i = 0; on && i < r->ncap; i++)
+        if (hearth_labels_carry (r->labels[i], wanted))
+            on[n++] = r->cap[i];
+    hearth_alloc_fit (need, on ? on : r->cap, on ? n : r->ncap, fit);
+    free (on);
 }
 
 /* The unschedulable clock of a record, running since `since` while its
@@ -201,18 +213,6 @@ s_full_text (master_t *m, const void *self, const char *what,
                   what, need->cores, need->cores == 1 ? "" : "s", mem);
 }
 
-/* Whether a live worker carries every label app's executors ask for. */
-static bool
-s_labels_live (master_t *m, const reg_app_t *app)
-{
-    zlistx_t *workers = registry_workers (m->reg);
-    for (reg_worker_t *w = zlistx_first (workers); w; w = zlistx_next (workers))
-        if (w->state == WORKER_ALIVE
-            && hearth_labels_carry (w->labels, app->executor_labels))
-            return true;
-    return false;
-}
-
 /* Whether app wants cores and has no executor. */
 static bool
 s_starved (const reg_app_t *app, const hearth_alloc_app_t *view)
@@ -233,17 +233,24 @@ s_app_why (s_report_t *r, const waiting_pass_t *p, size_t i, char *why,
         view->memory_per_executor_mb, view->resources, view->nresources};
     hearth_alloc_fit_t fit = {0};
     why[0] = '\0';
-    if (starved && app->executor_labels && !s_labels_live (r->m, app)) {
+    if (starved)
+        s_fit (r, &need, app->executor_labels, &fit);
+    if (hearth_wait_never (fit.code) && app->executor_labels) {
         char want[400];
         hearth_labels_text (app->executor_labels, want, sizeof want);
-        snprintf (why, size,
-                  "asks executors on workers labelled %s; no live worker "
-                  "is",
-                  want);
-        return HEARTH_WAIT_LABELS_MISSING;
+        if (fit.code == HEARTH_WAIT_NO_WORKER) {
+            snprintf (why, size,
+                      "asks executors on workers labelled %s; no live "
+                      "worker is",
+                      want);
+            return HEARTH_WAIT_LABELS_MISSING;
+        }
+        int k = snprintf (why, size, "on workers labelled %s: ", want);
+        size_t at = k > 0 && (size_t) k < size ? (size_t) k : size - 1;
+        hearth_alloc_fit_text (&need, &fit, "per executor", why + at,
+                               size - at);
+        return fit.code;
     }
-    if (starved)
-        s_fit (r, &need, &fit);
     if (hearth_wait_never (fit.code)) {
         hearth_alloc_fit_text (&need, &fit, "per executor", why, size);
         return fit.code;
@@ -292,7 +299,7 @@ s_driver_why (s_report_t *r, const waiting_pass_t *p, size_t i, char *why,
     reg_driver_t *d = p->drec[i];
     hearth_alloc_need_t need = {d->cores, d->memory_mb, NULL, 0};
     hearth_alloc_fit_t fit;
-    s_fit (r, &need, &fit);
+    s_fit (r, &need, NULL, &fit);
     if (hearth_wait_never (fit.code)) {
         hearth_alloc_fit_text (&need, &fit, "for the driver", why, size);
         return fit.code;

@@ -55,6 +55,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-netns.sh \
 	tests/integration/test-locality-hosts.sh \
 	tests/integration/test-labels.sh \
+	tests/integration/test-labels-wait.sh \
 	tests/integration/test-dynalloc-places.sh \
 	tests/integration/test-worker-same-id.sh \
 	tests/integration/test-app-waiting.sh \
