@@ -576,9 +576,14 @@ hearth_loop_child_signal_owned (hearth_loop_t *self, const void *owner, int sig)
     return rc;
 }
 
-/* Whether c has exited (as a zombie), waiting for it when block. */
-static bool
-s_owned_exited (const s_child_t *c, bool block)
+/* How an owned child stands: still running, exited (a zombie: its pid
+   and group id still its own), or gone (someone else reaped it: its
+   numbers may be another's already). */
+typedef enum { S_RUNNING, S_ZOMBIE, S_GONE } s_owned_state_t;
+
+/* c's state, waiting for its exit when block. */
+static s_owned_state_t
+s_owned_state (const s_child_t *c, bool block)
 {
     siginfo_t info = {.si_pid = 0};
     int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);
@@ -586,8 +591,9 @@ s_owned_exited (const s_child_t *c, bool block)
     while ((rc = waitid (P_PID, (id_t) c->pid, &info, flags)) < 0
            && errno == EINTR)
         ;
-    /* ECHILD (someone else reaped it): gone too, wait4 says so */
-    return rc < 0 || info.si_pid == c->pid;
+    if (rc < 0)
+        return S_GONE; /* ECHILD: wait4 says so too */
+    return info.si_pid == c->pid ? S_ZOMBIE : S_RUNNING;
 }
 
 int
@@ -601,12 +607,14 @@ hearth_loop_child_wait (hearth_loop_t *self, const void *owner, bool block,
         errno = ESRCH;
         return -1;
     }
-    if (!s_owned_exited (c, block))
+    s_owned_state_t state = s_owned_state (c, block);
+    if (state == S_RUNNING)
         return 0;
     s_lock (self);
     c->reaping = true; /* from here, no signal: the pid is about to go */
     s_unlock (self);
-    if (c->group) /* what it left in its group, which is still its id */
+    if (c->group && state == S_ZOMBIE) /* what it left in its group, whose
+                                          id is still its own */
         kill (-c->pid, SIGKILL);
     hearth_loop_exit_t ended;
     s_wait4 (c, exit ? exit : &ended);

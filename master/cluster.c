@@ -182,8 +182,8 @@ s_worker_is (const reg_worker_t *w, const char *name)
     if (strncmp (name, "worker:", 7) == 0)
         return strcmp (w->id, name + 7) == 0;
     const char *eq = strchr (name, '=');
-    if (!eq)
-        return false;
+    if (!eq || eq - name > HEARTH_LABEL_KEY_MAX)
+        return false; /* no label has so long a key: cut, it might match */
     char key[HEARTH_LABEL_KEY_MAX + 1];
     snprintf (key, sizeof key, "%.*s", (int) (eq - name), name);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive (w->labels, key);
