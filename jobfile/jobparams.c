@@ -202,7 +202,8 @@ s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
         return hearth_errprintf (
             err,
             "%s: unknown {%s}: not a param of the job, "
-            "{i}, {item}, {item.N}, {argN} or {submit_dir} (write "
+            "{i}, {item}, {item.N} (N: 0 to 9999), {argN} or "
+            "{submit_dir} (write "
             "{{ for a literal {)",
             s_place_text (at, place, sizeof place), key);
     return 0;
