@@ -599,6 +599,16 @@ hearth_connwatch_definitive (const hearth_connwatch_t *self)
     }
 }
 
+int
+hearth_connwatch_send (hearth_connwatch_t *self, zsock_t *sock,
+                       hearth_msg_t **req, hearth_error_t *err)
+{
+    (void) self; /* the watch has recorded the handshake's failure */
+    if (hearth_msg_send (req, sock, NULL, err) == 0)
+        return 0;
+    return errno == EAGAIN ? 0 : -1;
+}
+
 /* How often a wait looks at causes that show only with time. */
 static const int64_t s_wait_step_ms = 100;
 

@@ -15,7 +15,9 @@
 
     The diagnosis is pure logic over the events (hearth_connwatch_event),
     so that it is tested without a network; hearth_connwatch_attach adds
-    the monitor of a real socket.  Nothing is sent on the watched socket.
+    the monitor of a real socket.  The watch sends nothing of its own on
+    the watched socket; hearth_connwatch_send sends a request for its
+    owner.
     Owned by its creator; single-threaded (the creator's loop).
 */
 #ifndef HEARTH_CONNWATCH_H
@@ -27,6 +29,7 @@
 #include <czmq.h>
 
 #include "libcore/error.h"
+#include "libcore/proto.h"
 
 typedef struct hearth_connwatch hearth_connwatch_t;
 
@@ -89,6 +92,15 @@ bool hearth_connwatch_definitive (const hearth_connwatch_t *self);
    monitor is read meanwhile. */
 int hearth_connwatch_wait (hearth_connwatch_t *self, zsock_t *sock,
                            int64_t timeout_ms, hearth_error_t *err);
+
+/* Send *req (consumed) on sock (the watched socket, borrowed), for a
+   request whose answer hearth_connwatch_wait then waits for.  A DEALER
+   whose connection the server already dropped at the handshake (a key or
+   cookie refused in the moment since it connected) has no peer left and
+   cannot take the request (EAGAIN): that is no failure of its own, the
+   wait says why.  0 then and when it went; -1 with err otherwise. */
+int hearth_connwatch_send (hearth_connwatch_t *self, zsock_t *sock,
+                           hearth_msg_t **req, hearth_error_t *err);
 
 /* The last cause said, in a few words for a list of masters tried
    ("connection refused", "key refused"...), or NULL. */

@@ -229,7 +229,9 @@ s_attempt (submit_link_t *self, hearth_msg_t **req, hearth_cmd_t expect,
         hearth_msg_destroy (req);
         return S_BROKEN;
     }
-    if (hearth_msg_send (req, self->sock, NULL, err) < 0)
+    if ((self->watch ? hearth_connwatch_send (self->watch, self->sock, req, err)
+                     : hearth_msg_send (req, self->sock, NULL, err))
+        < 0)
         return S_BROKEN;
     int64_t deadline = hearth_mono_ms () + self->timeout_ms;
     s_outcome_t outcome = S_SILENT;

@@ -132,7 +132,9 @@ s_ask (tail_link_t *self, bool watched, hearth_error_t *err)
     hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
     if (!req)
         return hearth_errprintf (err, "out of memory");
-    return hearth_msg_send (&req, self->dealer, NULL, err);
+    return self->watch
+               ? hearth_connwatch_send (self->watch, self->dealer, &req, err)
+               : hearth_msg_send (&req, self->dealer, NULL, err);
 }
 
 /* The MASTER_STATE_RESPONSE waiting on the DEALER: its body, or NULL with

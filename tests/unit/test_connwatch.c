@@ -245,6 +245,66 @@ test_real_socket_refused (void **state)
     zsock_destroy (&sock);
 }
 
+/* A request sent after the server has already refused the handshake:
+   the DEALER has no peer left and cannot take it (EAGAIN), which is how
+   the race between a tool's send and the I/O thread's handshake ended in
+   CI ("cannot send DRIVER_STATUS: Resource temporarily unavailable").
+   Sent through the watch, the request is no error, and the wait says
+   why at once. */
+static void
+test_request_after_handshake_refused (void **state)
+{
+    (void) state;
+    hearth_zsys_init ();
+    hearth_error_t err;
+    zcert_t *cert = zcert_new ();
+    assert_non_null (cert);
+    hearth_sock_opts_t sopts = {.type = ZMQ_ROUTER, .curve_cert = cert};
+    zsock_t *server = hearth_sock_new (&sopts, &err);
+    assert_non_null (server);
+    int port = zsock_bind (server, "tcp://127.0.0.1:*");
+    assert_true (port > 0);
+    char url[64];
+    snprintf (url, sizeof url, "tcp://127.0.0.1:%d", port);
+    /* the race lost on purpose: wait until the connection is dropped
+       (no peer left to send to), reading nothing of the monitor.  The
+       client sees the refusal either as the mechanism's mismatch (the
+       pipe ends) or as the server closing (it reconnects, keeping its
+       pipe, and sends would go): fresh sockets until one lost it. */
+    zsock_t *sock = NULL;
+    hearth_connwatch_t *w = NULL;
+    for (int attempt = 0; attempt < 50 && !w; attempt++) {
+        hearth_sock_opts_t opts = {.type = ZMQ_DEALER}; /* no keys, cookie */
+        assert_non_null (sock = hearth_sock_new (&opts, &err));
+        w = s_watch (url, false);
+        assert_non_null (hearth_connwatch_attach (w, sock, &err));
+        assert_int_equal (hearth_sock_connect (sock, url, &err), 0);
+        int64_t deadline = hearth_mono_ms () + 500;
+        while ((zsock_events (sock) & ZMQ_POLLOUT)
+               && hearth_mono_ms () < deadline)
+            usleep (10 * 1000);
+        if (!(zsock_events (sock) & ZMQ_POLLOUT))
+            break;
+        hearth_connwatch_destroy (&w);
+        zsock_set_linger (sock, 0);
+        zsock_destroy (&sock);
+    }
+    assert_non_null (w);
+    hearth_msg_t *req = hearth_msg_new (HEARTH_CMD_MASTER_STATE);
+    assert_non_null (req);
+    assert_int_equal (hearth_connwatch_send (w, sock, &req, &err), 0);
+    assert_null (req);
+    int64_t start = hearth_mono_ms ();
+    assert_int_equal (hearth_connwatch_wait (w, sock, 20000, &err), -1);
+    assert_true (hearth_mono_ms () - start < 10000);
+    assert_contains (err.text, "needs keys");
+    hearth_connwatch_destroy (&w);
+    zsock_set_linger (sock, 0);
+    zsock_destroy (&sock);
+    zsock_destroy (&server);
+    zcert_destroy (&cert);
+}
+
 int
 main (void)
 {
@@ -256,6 +316,7 @@ main (void)
         cmocka_unit_test (test_probe_tells_another_protocol),
         cmocka_unit_test (test_probe_without_answer),
         cmocka_unit_test (test_real_socket_refused),
+        cmocka_unit_test (test_request_after_handshake_refused),
     };
     return cmocka_run_group_tests (tests, NULL, NULL);
 }
