@@ -526,8 +526,40 @@ s_run_free (s_run_t *run)
     free (run->scratch);
 }
 
-/* Set up the remote fetches of blocks[i] (and the local and empty
-   references in refs).  0, 1 (fetch failure) or -1. */
+/* The file fetched blocks go to, DIR/blocks, made at the first.  0 or
+   -1. */
+static int
+s_blocks_file (s_run_t *run)
+{
+    if (run->fd >= 0)
+        return 0;
+    snprintf (run->path, sizeof run->path, "%s/blocks", run->o->dir);
+    run->fd = hearth_file_create (run->path, O_RDWR, 0600, true);
+    if (run->fd < 0)
+        return hearth_errcode (run->err, "io", "cannot create %s: %s",
+                               run->path, hearth_file_why (errno));
+    return 0;
+}
+
+/* A block the driver sent: into the blocks file at once, as if fetched
+   (blockmerge reads files; one write for a block that would have cost a
+   file of its own on its map task's node). */
+static int
+s_put_inline (s_run_t *run, const fetch_block_t *b, hearth_block_ref_t *r)
+{
+    if (s_blocks_file (run) < 0)
+        return -1;
+    ssize_t n = pwrite (run->fd, b->data, (size_t) b->length, (off_t) run->end);
+    if (n != (ssize_t) b->length)
+        return hearth_errcode (run->err, "io", "cannot write %s: %s", run->path,
+                               n < 0 ? strerror (errno) : "a short write");
+    *r = (hearth_block_ref_t){strdup (run->path), run->end, b->length};
+    run->end += b->length;
+    return 0;
+}
+
+/* Set up the remote fetches of blocks[i] (and the local, inline and
+   empty references in refs).  0, 1 (fetch failure) or -1. */
 static int
 s_plan (s_run_t *run, const fetch_block_t *blocks, size_t n,
         hearth_block_ref_t *refs)
@@ -537,6 +569,10 @@ s_plan (s_run_t *run, const fetch_block_t *blocks, size_t n,
         const fetch_block_t *b = &blocks[i];
         if (b->length == 0)
             refs[i] = (hearth_block_ref_t){strdup ("/dev/null"), 0, 0};
+        else if (b->data) {
+            if (s_put_inline (run, b, &refs[i]) < 0)
+                return -1;
+        }
         else if (o->local_url && o->local_dir
                  && strcmp (b->url, o->local_url) == 0) {
             if (s_local (o, b, &refs[i], run->failure))
@@ -547,14 +583,8 @@ s_plan (s_run_t *run, const fetch_block_t *blocks, size_t n,
             *f = (s_fetch_t){.b = b, .index = i};
             f->server = s_server_of (run, b);
             hearth_unframer_init (&f->frames);
-            if (run->fd < 0) {
-                snprintf (run->path, sizeof run->path, "%s/blocks", o->dir);
-                run->fd = hearth_file_create (run->path, O_RDWR, 0600, true);
-                if (run->fd < 0)
-                    return hearth_errcode (run->err, "io",
-                                           "cannot create %s: %s", run->path,
-                                           hearth_file_why (errno));
-            }
+            if (s_blocks_file (run) < 0)
+                return -1;
             f->base = run->end;
             run->end += b->length;
             refs[i] =

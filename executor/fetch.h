@@ -33,11 +33,14 @@
 
 /* One map output's block of the partition (all borrowed). */
 typedef struct {
-    const char *url;        /* the block server holding it */
-    const char *server_key; /* its CURVE public key (Z85), or NULL */
-    uint32_t map;           /* the map task's index */
-    uint32_t attempt;       /* the attempt whose output it is */
-    uint64_t length;        /* its stored bytes (0: empty, nothing to do) */
+    const char *url;           /* the block server holding it */
+    const char *server_key;    /* its CURVE public key (Z85), or NULL */
+    uint32_t map;              /* the map task's index */
+    uint32_t attempt;          /* the attempt whose output it is */
+    uint64_t length;           /* its stored bytes (0: empty, nothing to do) */
+    const unsigned char *data; /* its stored bytes when the driver sent
+                                  them (the reduce role's "inline"), or
+                                  NULL: fetched or read in place */
 } fetch_block_t;
 
 /* How to fetch (all borrowed). */

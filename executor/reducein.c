@@ -99,11 +99,14 @@ s_servers_from_json (reducein_t *self, const cJSON *servers)
     return 0;
 }
 
-/* The records of the blocks frame (whole, with servers in range: the
-   decoder checked). */
+/* The records of the blocks frame (whole, with servers in range, and
+   the inline blocks filling inline exactly: the decoder checked).  The
+   inline blocks point into the frame, which stays while the task holds
+   its message's frames (tasks.c takes them for a role with "inline"). */
 static int
-s_blocks_from_frame (reducein_t *self, zframe_t *frame)
+s_blocks_from_frame (reducein_t *self, zframe_t *frame, zframe_t *inl)
 {
+    const unsigned char *next = inl ? zframe_data (inl) : NULL;
     size_t n = frame ? zframe_size (frame) / HEARTH_BLOCK_RECORD : 0;
     const unsigned char *data = frame ? zframe_data (frame) : NULL;
     self->blocks = calloc (n ? n : 1, sizeof *self->blocks);
@@ -117,7 +120,12 @@ s_blocks_from_frame (reducein_t *self, zframe_t *frame)
         *b = (fetch_block_t){.map = (uint32_t) m,
                              .attempt = (uint32_t) s_le (r + 4, 4),
                              .length = s_le (r + 8, 8)};
-        if (server < self->nservers && self->servers[server].url) {
+        if (server == HEARTH_BLOCK_INLINE) {
+            b->data = next;
+            next += b->length;
+            b->url = "the driver"; /* for messages */
+        }
+        else if (server < self->nservers && self->servers[server].url) {
             b->url = self->servers[server].url;
             b->server_key = self->servers[server].key;
         }
@@ -126,6 +134,15 @@ s_blocks_from_frame (reducein_t *self, zframe_t *frame)
     }
     self->nblocks = n;
     return 0;
+}
+
+/* The frame a field of the role names, or NULL. */
+static zframe_t *
+s_frame (const cJSON *reduce, const char *field, const shared_frames_t *sf)
+{
+    int64_t index = hearth_json_int (reduce, field, -1);
+    return sf && index >= 0 && (size_t) index < sf->nframes ? sf->frames[index]
+                                                            : NULL;
 }
 
 reducein_t *
@@ -137,14 +154,12 @@ reducein_from_json (const cJSON *reduce, const shared_frames_t *sf)
     self->shuffle = (uint32_t) hearth_json_int (reduce, "shuffle", 0);
     self->partition = (uint32_t) hearth_json_int (reduce, "partition", 0);
     self->sort = hearth_json_bool (reduce, "sort", false);
-    int64_t index = hearth_json_int (reduce, "blocks", -1);
-    zframe_t *frame = sf && index >= 0 && (size_t) index < sf->nframes
-                          ? sf->frames[index]
-                          : NULL;
     if (s_servers_from_json (
             self, cJSON_GetObjectItemCaseSensitive (reduce, "servers"))
             < 0
-        || s_blocks_from_frame (self, frame) < 0)
+        || s_blocks_from_frame (self, s_frame (reduce, "blocks", sf),
+                                s_frame (reduce, "inline", sf))
+               < 0)
         reducein_destroy (&self);
     return self;
 }

@@ -16,6 +16,7 @@
 #include "executor/shuffletask.h"
 #include "libcore/fstree.h"
 #include "libcore/log.h"
+#include "libcore/partfmt.h"
 #include "libcore/partwriter.h"
 #include "libcore/safefile.h"
 
@@ -30,24 +31,35 @@ struct shuffletask {
     bool sort;           /* sort each partition */
     bool whole;          /* the output is read whole (one partition): an
                             empty one is an empty line */
+    uint32_t inline_max; /* whole: an output whose stored block is at
+                            most this long goes to the driver, not to
+                            disk (0: never) */
     /* output */
     char *output; /* the file, or NULL */
     /* reduce */
     reducein_t *in; /* the input, or NULL */
     /* while it runs (its thread's) */
     hearth_partwriter_t *writer; /* the map output being written */
+    char dir[4096];              /* its directory */
     char path[4200];             /* the map output's data file */
+    size_t memory;               /* the writer's budget */
+    bool holding;                /* the output is held in memory (held),
+                                    still small enough for the driver */
+    char *held;                  /* the output so far, while holding */
+    size_t held_len, held_cap;   /* its bytes, its room */
     int out_fd;                  /* the output file, or -1 */
     bool out_made;               /* the output file exists: remove it if
                                     the attempt does not succeed */
     bool stopped;                /* a write failed: drop the rest */
     /* the outcome, read by the loop after the thread */
-    char *error;         /* why the attempt failed, or NULL */
-    uint64_t *map_sizes; /* R stored lengths, once finished */
-    uint64_t map_bytes;  /* record bytes written */
-    uint64_t taken;      /* bytes of the task's output taken */
-    uint64_t out_bytes;  /* bytes written to the output file */
-    bool finished;       /* the map output or output file is whole */
+    char *error;          /* why the attempt failed, or NULL */
+    uint64_t *map_sizes;  /* R stored lengths, once finished */
+    unsigned char *block; /* the stored block sent to the driver (its
+                             length map_sizes[0]), or NULL: on disk */
+    uint64_t map_bytes;   /* record bytes written */
+    uint64_t taken;       /* bytes of the task's output taken */
+    uint64_t out_bytes;   /* bytes written to the output file */
+    bool finished;        /* the map output or output file is whole */
 };
 
 static void s_fail (shuffletask_t *self, const char *fmt, ...)
@@ -79,6 +91,7 @@ s_map_from_json (shuffletask_t *self, const cJSON *map)
     self->sort = hearth_json_bool (map, "sort", false);
     self->whole =
         hearth_json_bool (map, "whole", false); /* R = 1: cmdrules.c */
+    self->inline_max = (uint32_t) hearth_json_int (map, "inline_max", 0);
     return 0;
 }
 
@@ -111,6 +124,9 @@ static void
 s_discard (shuffletask_t *self)
 {
     hearth_partwriter_destroy (&self->writer); /* removes its files */
+    free (self->held);
+    self->held = NULL;
+    self->holding = false;
     if (self->out_fd >= 0)
         close (self->out_fd);
     self->out_fd = -1;
@@ -132,6 +148,7 @@ shuffletask_destroy (shuffletask_t **self_p)
     free (self->output);
     free (self->error);
     free (self->map_sizes);
+    free (self->block);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -139,7 +156,29 @@ shuffletask_destroy (shuffletask_t **self_p)
 
 /* --- opening ---------------------------------------------------------- */
 
-/* The writer of map output SHUFFLE_ROOT/APP_ID/S/M.A. */
+/* The writer of the map output at self->path, its directory made. */
+static int
+s_start_writer (shuffletask_t *self)
+{
+    hearth_error_t err;
+    if (hearth_mkdir_p (self->dir, s_dir_mode, &err) < 0) {
+        s_fail (self, "map output %s: %s", self->path, err.text);
+        return -1;
+    }
+    hearth_partwriter_opts_t opts = {.path = self->path,
+                                     .partitions = self->partitions,
+                                     .sort = self->sort,
+                                     .memory_bytes = self->memory};
+    if (!(self->writer = hearth_partwriter_new (&opts, &err))) {
+        s_fail (self, "map output %s: %s", self->path, err.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* Map output SHUFFLE_ROOT/APP_ID/S/M.A: its writer, or, when the driver
+   may keep the output, nothing yet (it is held until it outgrows
+   inline_max: s_hold). */
 static int
 s_open_map (executor_t *ex, task_t *t)
 {
@@ -148,29 +187,17 @@ s_open_map (executor_t *ex, task_t *t)
         s_fail (self, "a map task, and this executor has no --shuffle-dir");
         return -1;
     }
-    char dir[4096];
-    hearth_error_t err;
-    snprintf (dir, sizeof dir, "%s/%s/%u", ex->shuffle_dir, ex->app_id,
-              self->shuffle);
-    if (snprintf (self->path, sizeof self->path, "%s/%u.%d", dir,
+    snprintf (self->dir, sizeof self->dir, "%s/%s/%u", ex->shuffle_dir,
+              ex->app_id, self->shuffle);
+    if (snprintf (self->path, sizeof self->path, "%s/%u.%d", self->dir,
                   (unsigned) (t->tid & 0xffffffffu), t->attempt)
         >= (int) sizeof self->path) {
         s_fail (self, "the shuffle dir's path is too long");
         return -1;
     }
-    if (hearth_mkdir_p (dir, s_dir_mode, &err) < 0) {
-        s_fail (self, "map output %s: %s", self->path, err.text);
-        return -1;
-    }
-    hearth_partwriter_opts_t opts = {.path = self->path,
-                                     .partitions = self->partitions,
-                                     .sort = self->sort,
-                                     .memory_bytes = ex->shuffle_memory};
-    if (!(self->writer = hearth_partwriter_new (&opts, &err))) {
-        s_fail (self, "map output %s: %s", self->path, err.text);
-        return -1;
-    }
-    return 0;
+    self->memory = ex->shuffle_memory;
+    self->holding = self->whole && !self->sort && self->inline_max > 0;
+    return self->holding ? 0 : s_start_writer (self);
 }
 
 /* The output file, its parent directory made if missing. */
@@ -253,6 +280,50 @@ shuffletask_takes_stdout (const task_t *t)
     return t->roles && (t->roles->map || t->roles->output);
 }
 
+/* The stored bytes of an output of len bytes read whole: one more for
+   the newline that ends an empty output or a last line without one. */
+static uint64_t
+s_stored (uint64_t len)
+{
+    return hearth_frames_size (len + 1);
+}
+
+/* Hold len more bytes of the output while its block stays within
+   inline_max; past that, write what was held to a map output on disk
+   and stop holding.  0 when held, 1 when the writer takes them, -1. */
+static int
+s_hold (shuffletask_t *self, const void *data, size_t len)
+{
+    hearth_error_t err;
+    if (s_stored (self->held_len + len) <= self->inline_max) {
+        if (self->held_len + len > self->held_cap) {
+            size_t cap = (self->held_len + len) * 2;
+            char *p = realloc (self->held, cap);
+            if (!p) {
+                s_fail (self, "out of memory");
+                return -1;
+            }
+            self->held = p;
+            self->held_cap = cap;
+        }
+        memcpy (self->held + self->held_len, data, len);
+        self->held_len += len;
+        return 0;
+    }
+    self->holding = false;
+    int rc = s_start_writer (self) < 0
+                     || hearth_partwriter_write (self->writer, self->held,
+                                                 self->held_len, &err)
+                            < 0
+                 ? -1
+                 : 1;
+    if (rc < 0 && !self->error)
+        s_fail (self, "map output %s: %s", self->path, err.text);
+    free (self->held);
+    self->held = NULL;
+    return rc;
+}
+
 int
 shuffletask_stdout (task_t *t, const void *data, size_t len)
 {
@@ -260,7 +331,12 @@ shuffletask_stdout (task_t *t, const void *data, size_t len)
     hearth_error_t err;
     if (self->stopped)
         return -1;
-    if (self->writer
+    int held = self->holding ? s_hold (self, data, len) : 1;
+    if (held < 0) {
+        self->stopped = true;
+        return -1;
+    }
+    if (held == 1 && self->writer
         && hearth_partwriter_write (self->writer, data, len, &err) < 0) {
         s_fail (self, "map output %s: %s", self->path, err.text);
         self->stopped = true;
@@ -279,6 +355,41 @@ shuffletask_stdout (task_t *t, const void *data, size_t len)
 }
 
 /* --- the end ---------------------------------------------------------- */
+
+/* Finish an output held in memory: its stored block, for the driver.
+   0 or -1. */
+static int
+s_finish_held (shuffletask_t *self)
+{
+    /* the rule of a whole output (s_finish_map): an empty one is an empty
+       line, a last line without its '\n' gets one */
+    bool add = self->held_len == 0 || self->held[self->held_len - 1] != '\n';
+    if (add && self->held_len == self->held_cap) {
+        char *p = realloc (self->held, self->held_cap + 1);
+        if (!p) {
+            s_fail (self, "out of memory");
+            return -1;
+        }
+        self->held = p;
+        self->held_cap++;
+    }
+    if (add) /* within inline_max: s_hold counted it (s_stored) */
+        self->held[self->held_len++] = '\n';
+    size_t stored = (size_t) hearth_frames_size (self->held_len);
+    self->map_sizes = calloc (1, sizeof (uint64_t));
+    self->block = malloc (stored);
+    if (!self->map_sizes || !self->block) {
+        s_fail (self, "out of memory");
+        return -1;
+    }
+    hearth_frames_encode (self->held, self->held_len, self->block);
+    self->map_sizes[0] = stored;
+    self->map_bytes = self->held_len;
+    free (self->held);
+    self->held = NULL;
+    self->holding = false;
+    return 0;
+}
 
 /* Finish the map output: its sizes kept.  0 or -1 (the error kept). */
 static int
@@ -336,6 +447,8 @@ shuffletask_end (executor_t *ex, task_t *t, bool ok)
         t->fn_out.data = NULL;
         t->fn_out.len = 0;
     }
+    if (ok && self->holding && s_finish_held (self) < 0)
+        ok = false;
     if (ok && self->writer && s_finish_map (self) < 0)
         ok = false;
     if (ok && self->out_fd >= 0 && s_finish_output (self) < 0)
@@ -390,6 +503,12 @@ s_add_sizes (const shuffletask_t *self, cJSON *update, hearth_msg_t *msg)
         || !cJSON_AddNumberToObject (update, "map_bytes",
                                      (double) self->map_bytes))
         return -1;
+    if (self->block) { /* the driver keeps it: nothing on disk */
+        int b = hearth_msg_add_bytes (msg, self->block,
+                                      (size_t) self->map_sizes[0]);
+        if (b < 0 || !cJSON_AddNumberToObject (update, "map_block", b))
+            return -1;
+    }
     return 0;
 }
 

@@ -217,6 +217,11 @@ task_from_json (const cJSON *json, shared_frames_t *sf)
         return NULL;
     }
     s_attach_input (t, hearth_json_int (json, "input", -1), sf);
+    const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (json, "reduce");
+    if (!t->frames && sf && cJSON_HasObjectItem (reduce, "inline")) {
+        t->frames = sf; /* its kept blocks point into them (reducein.c) */
+        sf->refs++;
+    }
     return t;
 }
 

@@ -33,6 +33,35 @@ s_le32 (const unsigned char *p)
            | (uint32_t) p[3] << 24;
 }
 
+static uint64_t
+s_le64 (const unsigned char *p)
+{
+    return (uint64_t) s_le32 (p) | (uint64_t) s_le32 (p + 4) << 32;
+}
+
+/* An update's "map_block": the one partition's stored bytes, as long as
+   its map_sizes says, and no more than a driver may keep. */
+static int
+s_check_map_block (const cJSON *u, zframe_t *const *frames, int i,
+                   hearth_error_t *err)
+{
+    const cJSON *block = cJSON_GetObjectItemCaseSensitive (u, "map_block");
+    if (!block)
+        return 0;
+    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive (u, "map_sizes");
+    zframe_t *f = frames[(size_t) block->valuedouble];
+    zframe_t *s = sizes ? frames[(size_t) sizes->valuedouble] : NULL;
+    size_t len = zframe_size (f);
+    if (!s || zframe_size (s) != 8 || s_le64 (zframe_data (s)) != len
+        || len > HEARTH_INLINE_BLOCK_MAX)
+        return hearth_errcode (err, "bad_field",
+                               "field 'updates[%d].map_block': expected the "
+                               "one partition map_sizes gives, at most %d "
+                               "bytes, got %zu bytes",
+                               i, HEARTH_INLINE_BLOCK_MAX, len);
+    return 0;
+}
+
 int
 hearth_cmdrules_updates (const cJSON *body, zframe_t *const *frames,
                          size_t nframes, hearth_error_t *err)
@@ -49,12 +78,24 @@ hearth_cmdrules_updates (const cJSON *body, zframe_t *const *frames,
                                    "field 'updates[%d].map_sizes': expected "
                                    "1..%u u64 sizes, got a frame of %zu bytes",
                                    i, HEARTH_MAX_PARTITIONS, len);
+        if (s_check_map_block (u, frames, i, err) < 0)
+            return -1;
     }
     return s_check_packed (body, frames, nframes, HEARTH_PACKED_UPDATES, err);
 }
 
+static int
+s_inline_mismatch (int i, size_t len, hearth_error_t *err)
+{
+    return hearth_errcode (err, "bad_field",
+                           "field 'tasks[%d].reduce.inline': %zu bytes, and "
+                           "its blocks name more or fewer",
+                           i, len);
+}
+
 /* A reduce role's "blocks" frame: whole records, each naming one of its
-   servers (or none: HEARTH_BLOCK_LOCAL) and a possible attempt. */
+   servers (or none: HEARTH_BLOCK_LOCAL, or the driver's: HEARTH_BLOCK_INLINE,
+   whose bytes fill the "inline" frame exactly) and a possible attempt. */
 static int
 s_check_blocks (const cJSON *reduce, zframe_t *const *frames, int i,
                 hearth_error_t *err)
@@ -70,10 +111,20 @@ s_check_blocks (const cJSON *reduce, zframe_t *const *frames, int i,
                                "field 'tasks[%d].reduce.blocks': expected a "
                                "multiple of %d bytes, got %zu",
                                i, HEARTH_BLOCK_RECORD, len);
+    const cJSON *inl = cJSON_GetObjectItemCaseSensitive (reduce, "inline");
+    size_t inline_len =
+               inl ? zframe_size (frames[(size_t) inl->valuedouble]) : 0,
+           inline_sum = 0;
     for (size_t m = 0; m < len / HEARTH_BLOCK_RECORD; m++) {
         const unsigned char *r = data + m * HEARTH_BLOCK_RECORD;
         uint32_t server = s_le32 (r), attempt = s_le32 (r + 4);
-        if (server != HEARTH_BLOCK_LOCAL && server >= (uint32_t) nservers)
+        if (server == HEARTH_BLOCK_INLINE) {
+            uint64_t n = s_le64 (r + 8);
+            if (n > inline_len - inline_sum)
+                return s_inline_mismatch (i, inline_len, err);
+            inline_sum += (size_t) n;
+        }
+        else if (server != HEARTH_BLOCK_LOCAL && server >= (uint32_t) nservers)
             return hearth_errcode (err, "bad_field",
                                    "field 'tasks[%d].reduce.blocks': map %zu "
                                    "names server %u of %d",
@@ -84,6 +135,8 @@ s_check_blocks (const cJSON *reduce, zframe_t *const *frames, int i,
                                    "has attempt %u (at most %d)",
                                    i, m, attempt, HEARTH_TASK_ATTEMPT_MAX);
     }
+    if (inline_sum != inline_len || (inl && !inline_len))
+        return s_inline_mismatch (i, inline_len, err);
     return 0;
 }
 

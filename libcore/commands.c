@@ -146,7 +146,8 @@ static const hearth_field_t s_shipped_file[] = {
 static const hearth_field_t s_map_role[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE),
     INT ("partitions", true, 1, HEARTH_MAX_PARTITIONS), BOOL ("sort", false),
-    BOOL ("whole", false), END};
+    BOOL ("whole", false),
+    INT ("inline_max", false, 0, HEARTH_INLINE_BLOCK_MAX), END};
 static const hearth_field_t s_block_server[] = {
     F_URL ("url", false, 0), STR ("key", false, 0, 64), END};
 static const hearth_field_t s_block_servers[] = {OBJECT ("", true,
@@ -157,6 +158,7 @@ static const hearth_field_t s_reduce_role[] = {
     BOOL ("sort", false),
     ARRAY ("servers", true, MAX_SERVERS, s_block_servers),
     FRAME ("blocks", true),
+    FRAME ("inline", false), /* its size: cmdrules.c */
     END};
 static const hearth_field_t s_fetch_failed[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE), INT ("map", true, 0, 4294967295),
@@ -189,6 +191,7 @@ static const hearth_field_t s_update[] = {
     BOOL ("truncated", false),
     BOOL ("permanent", false),
     FRAME ("map_sizes", false),
+    FRAME ("map_block", false), /* with map_sizes: cmdrules.c */
     INT ("map_bytes", false, 0, MAX_BYTES),
     OBJECT ("fetch_failed", false, s_fetch_failed),
     INT ("output_bytes", false, 0, MAX_BYTES),

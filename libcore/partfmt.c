@@ -110,6 +110,28 @@ hearth_framer_release (hearth_framer_t *self)
     self->used = 0;
 }
 
+uint64_t
+hearth_frames_size (uint64_t len)
+{
+    uint64_t frames = (len + HEARTH_FRAME_MAX - 1) / HEARTH_FRAME_MAX;
+    return len + frames * HEARTH_FRAME_HEADER;
+}
+
+void
+hearth_frames_encode (const void *payload, size_t len, unsigned char *out)
+{
+    const unsigned char *p = payload;
+    while (len > 0) {
+        size_t n = len < HEARTH_FRAME_MAX ? len : HEARTH_FRAME_MAX;
+        s_put32 (out, (uint32_t) n);
+        s_put32 (out + 4, hearth_crc32c (p, n));
+        memcpy (out + HEARTH_FRAME_HEADER, p, n);
+        out += HEARTH_FRAME_HEADER + n;
+        p += n;
+        len -= n;
+    }
+}
+
 /* --- reading frames --------------------------------------------------- */
 
 void

@@ -72,6 +72,15 @@ int hearth_framer_flush (hearth_framer_t *self, hearth_error_t *err);
 /* Free the buffer (accepts a released or zeroed struct). */
 void hearth_framer_release (hearth_framer_t *self);
 
+/* The stored bytes of len payload bytes: its frames with their headers
+   (0 for none). */
+uint64_t hearth_frames_size (uint64_t len);
+
+/* Frame len payload bytes into out (room for hearth_frames_size (len)),
+   as a framer would write them: for a block kept in memory, not on
+   disk. */
+void hearth_frames_encode (const void *payload, size_t len, unsigned char *out);
+
 /* --- reading frames --------------------------------------------------- */
 
 /* A stream of stored bytes (from a file or the network, in any pieces)

@@ -44,6 +44,12 @@
 /* The server index of a map output on the reducer's node with no block
    server (local[N]). */
 #define HEARTH_BLOCK_LOCAL 0xffffffffu
+/* The server index of a map output the driver keeps (the reduce role's
+   "inline" frame holds its stored bytes, after those of the earlier
+   such blocks). */
+#define HEARTH_BLOCK_INLINE 0xfffffffeu
+/* Largest map output a driver may keep (the map role's "inline_max"). */
+#define HEARTH_INLINE_BLOCK_MAX (1024 * 1024)
 /* APPLICATION_PROGRESS: at most this many stages, names of at most
    HEARTH_PROGRESS_NAME_MAX bytes (the driver cuts longer ones). */
 #define HEARTH_PROGRESS_STAGES 16

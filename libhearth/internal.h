@@ -76,8 +76,10 @@ typedef struct {
     uint64_t *sizes;  /* stored bytes of each partition's block (R), or
                          NULL: no output registered (not run yet, or lost) */
     uint32_t server;  /* the block server holding it (shuffle.h), or
-                         SHUFFLE_NO_SERVER: on the driver's node */
+                         SHUFFLE_NO_SERVER: on the driver's node, or
+                         SHUFFLE_KEPT: kept by the driver (block) */
     uint32_t attempt; /* the attempt that wrote it */
+    zframe_t *block;  /* SHUFFLE_KEPT: its stored bytes (inlineout.h) */
 } mapout_t;
 
 /* One task's result. */
@@ -123,6 +125,12 @@ struct hearth_stage {
     /* engine side, from submit on */
     mapout_t *maps;           /* partitioned or read whole: ntasks map
                                  outputs */
+    uint32_t inline_max;      /* read whole: its tasks' outputs of at most
+                                 this many stored bytes are kept by the
+                                 driver (inlineout.h), or 0 */
+    uint64_t inline_reserved; /* of the driver's budget for them */
+    zframe_t *inline_cache;   /* the kept blocks in task order, once
+                                 built for a reader, or NULL */
     result_t *results;        /* ntasks entries */
     uint64_t results_held;    /* of them with bytes: none, and the table,
                                  never written, is not read through */

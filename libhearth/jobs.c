@@ -14,6 +14,7 @@
 #include "libcore/clock.h"
 #include "libcore/ctlchars.h"
 #include "libcore/labels.h"
+#include "libhearth/inlineout.h"
 #include "libhearth/internal.h"
 #include "libhearth/tasklimits.h"
 
@@ -94,7 +95,8 @@ s_stage_destroy (hearth_stage_t **self_p)
         free (st->results[i].data);
     free (st->results);
     for (uint64_t i = 0; st->maps && i < st->ntasks; i++)
-        free (st->maps[i].sizes);
+        inlineout_drop (st, i);
+    zframe_destroy (&st->inline_cache);
     free (st->maps);
     free (st->output_dir);
     free (st->parents);

@@ -20,6 +20,8 @@ s_places (const shuffle_servers_t *servers, const hearth_stage_t *in,
         const mapout_t *mo = &in->maps[m];
         if (!mo->sizes)
             return 0; /* not all there: no preference */
+        if (mo->server == SHUFFLE_KEPT)
+            continue; /* comes with the launch, wherever it goes */
         total += mo->sizes[p];
         if (mo->server < nservers)
             bytes[mo->server] += mo->sizes[p];

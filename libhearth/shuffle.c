@@ -21,6 +21,7 @@
 #include "libcore/fstree.h"
 #include "libcore/log.h"
 #include "libcore/safefile.h"
+#include "libhearth/inlineout.h"
 #include "libhearth/shuffle.h"
 
 /* Rounds of lost inputs in a row after which a stage is abandoned. */
@@ -304,6 +305,19 @@ s_partition_read (const hearth_stage_t *st, uint64_t index)
     return st->input->partitions ? (uint32_t) index : 0;
 }
 
+/* The blocks the driver keeps of in, in the reduce role: its "inline"
+   frame, shared by every reader (by reference).  0 or -1. */
+static int
+s_render_kept (hearth_msg_t *msg, cJSON *reduce, hearth_stage_t *in)
+{
+    bool failed;
+    zframe_t *kept = inlineout_frame (in, &failed);
+    if (!kept)
+        return failed ? -1 : 0;
+    int f = hearth_msg_add_shared (msg, kept);
+    return f >= 0 && cJSON_AddNumberToObject (reduce, "inline", f) ? 0 : -1;
+}
+
 /* The "reduce" role of task index of st: the servers its parent's
    outputs are on, and one entry per map task.  Returns 0, 1 when a map
    output is missing, -1 on no memory. */
@@ -311,7 +325,7 @@ static int
 s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
                  const hearth_stage_t *st, uint64_t index)
 {
-    const hearth_stage_t *in = st->input;
+    hearth_stage_t *in = st->input; /* its kept blocks cached */
     uint32_t partition = s_partition_read (st, index);
     uint32_t *local = malloc ((servers->n + 1) * sizeof *local);
     zframe_t *frame = zframe_new (NULL, in->ntasks * HEARTH_BLOCK_RECORD);
@@ -330,7 +344,8 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
             break;
         }
         uint32_t sid = mo->server;
-        if (sid != SHUFFLE_NO_SERVER && local[sid] == SHUFFLE_NO_SERVER) {
+        if (sid != SHUFFLE_NO_SERVER && sid != SHUFFLE_KEPT
+            && local[sid] == SHUFFLE_NO_SERVER) {
             cJSON *s = cJSON_CreateObject ();
             cJSON_AddItemToArray (list, s);
             cJSON_AddStringToObject (s, "url", servers->list[sid].url);
@@ -338,7 +353,9 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
                 cJSON_AddStringToObject (s, "key", servers->list[sid].key);
             local[sid] = nlocal++;
         }
-        s_put_le (p, sid == SHUFFLE_NO_SERVER ? SHUFFLE_NO_SERVER : local[sid],
+        s_put_le (p,
+                  sid == SHUFFLE_NO_SERVER || sid == SHUFFLE_KEPT ? sid
+                                                                  : local[sid],
                   4);
         s_put_le (p + 4, mo->attempt, 4);
         s_put_le (p + 8, mo->sizes[partition], 8);
@@ -350,6 +367,8 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
         int f = hearth_msg_add_frame (msg, &frame);
         rc = f >= 0 && cJSON_AddNumberToObject (reduce, "blocks", f) ? 0 : -1;
     }
+    if (rc == 0)
+        rc = s_render_kept (msg, reduce, in);
     zframe_destroy (&frame);
     free (local);
     return rc;
@@ -370,7 +389,10 @@ shuffle_render (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
             || !cJSON_AddNumberToObject (map, "partitions",
                                          shuffle_partitions (st))
             || !cJSON_AddBoolToObject (map, "sort", st->sort)
-            || (!st->partitions && !cJSON_AddBoolToObject (map, "whole", true)))
+            || (!st->partitions && !cJSON_AddBoolToObject (map, "whole", true))
+            || (st->inline_max
+                && !cJSON_AddNumberToObject (map, "inline_max",
+                                             st->inline_max)))
             return -1;
     }
     if (st->output_dir) {
@@ -395,6 +417,15 @@ s_sizes_frame (const hearth_stage_t *st, hearth_msg_t *msg, const cJSON *json)
                                                                         : NULL;
 }
 
+/* The update's map_block frame (the output the driver keeps), or NULL. */
+static zframe_t *
+s_block_frame (hearth_msg_t *msg, const cJSON *json)
+{
+    return json
+               ? hearth_msg_frame (msg, hearth_json_int (json, "map_block", -1))
+               : NULL;
+}
+
 hearth_ts_state_t
 shuffle_update_state (const hearth_stage_t *st, hearth_msg_t *msg,
                       const cJSON *json, hearth_ts_state_t state,
@@ -404,6 +435,12 @@ shuffle_update_state (const hearth_stage_t *st, hearth_msg_t *msg,
         && !s_sizes_frame (st, msg, json)) {
         *error = "the executor sent no valid partition sizes (map_sizes) for "
                  "a map task";
+        return HEARTH_TS_FAILED;
+    }
+    if (state == HEARTH_TS_FINISHED
+        && !inlineout_acceptable (st, s_block_frame (msg, json))) {
+        *error = "the executor sent a map output (map_block) larger than the "
+                 "driver keeps (inline_max), or for a stage that keeps none";
         return HEARTH_TS_FAILED;
     }
     if (state == HEARTH_TS_FAILED && json
@@ -438,8 +475,11 @@ shuffle_accepted (hearth_stage_t *st, uint64_t index, int attempt,
         const unsigned char *p = zframe_data (f);
         for (uint32_t i = 0; i < partitions; i++)
             sizes[i] = s_get_le64 (p + 8 * (size_t) i);
-        free (mo->sizes);
-        *mo = (mapout_t){sizes, server, (uint32_t) attempt};
+        zframe_t *block = s_block_frame (msg, json);
+        inlineout_drop (st, index);
+        *mo = (mapout_t){sizes, server, (uint32_t) attempt, NULL};
+        if (block && inlineout_keep (st, index, (uint32_t) attempt, block) < 0)
+            return hearth_errprintf (err, "out of memory for a map output");
     }
     if (st->output_dir) {
         char tmp[PATH_MAX], final[PATH_MAX];
@@ -481,8 +521,7 @@ s_map_stage (hearth_job_t *job, uint32_t uid)
 static void
 s_lose (hearth_taskset_t *ts, hearth_stage_t *ms, uint64_t m)
 {
-    free (ms->maps[m].sizes);
-    ms->maps[m].sizes = NULL;
+    inlineout_drop (ms, m);
     if (ms->ev_ended) { /* a stage that had ended runs again: its events */
         ms->ev_started = ms->ev_ended = false;
         ms->ev_attempt++;

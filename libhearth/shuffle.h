@@ -35,6 +35,8 @@
 /* The server of a map output on the driver's own node (local[N]: its
    executor runs no block server). */
 #define SHUFFLE_NO_SERVER HEARTH_BLOCK_LOCAL
+/* The "server" of a map output the driver keeps (inlineout.h). */
+#define SHUFFLE_KEPT HEARTH_BLOCK_INLINE
 
 /* The block servers the application's executors have named, each once. */
 typedef struct shuffle_servers shuffle_servers_t;

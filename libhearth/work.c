@@ -11,6 +11,7 @@
 
 #include "libcore/log.h"
 #include "libhearth/eventlog.h"
+#include "libhearth/inlineout.h"
 #include "libhearth/reduceplace.h"
 #include "libhearth/shuffle.h"
 #include "libhearth/tlfeed.h"
@@ -34,6 +35,8 @@ struct work {
     eventlog_t *el;             /* the event log (borrowed), or NULL */
     tlfeed_t *tl;               /* the live timeline's (borrowed), or NULL */
     work_totals_t ended;        /* what the jobs that ended did */
+    uint64_t inline_left;       /* of the budget for outputs the driver
+                                   keeps, not reserved (inlineout.h) */
 };
 
 static void
@@ -63,6 +66,7 @@ work_new (hearth_conf_t *conf, const work_cbs_t *cbs)
     s_taskset_opts (conf, &tso);
     self->ts = hearth_taskset_new (&tso);
     self->jobs = zlistx_new ();
+    self->inline_left = INLINEOUT_BUDGET;
     self->servers = shuffle_servers_new ();
     self->next_uid = 1;
     self->next_job = 1;
@@ -298,6 +302,7 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
     }
     hearth_taskset_forget_job (self->ts, job->id);
     shuffle_job_ended (job);
+    inlineout_release (job, &self->inline_left);
     s_ev_job_end (self, job, state, error);
     job_end (job, state, error);
 }
@@ -514,6 +519,7 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     st->uid = self->next_uid++;
     if (shuffle_prepare_stage (st, err) < 0)
         return -1;
+    inlineout_reserve (st, &self->inline_left);
     st->results = calloc (st->ntasks, sizeof *st->results);
     uint32_t *parents = calloc (st->nparents + 1, sizeof *parents);
     if (!st->results || !parents) {

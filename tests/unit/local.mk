@@ -325,7 +325,8 @@ tests_unit_test_exec_files_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_driver_shuffle
 tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
-	libhearth/shuffle.c libhearth/shuffle.h
+	libhearth/shuffle.c libhearth/shuffle.h \
+	libhearth/inlineout.c libhearth/inlineout.h
 tests_unit_test_driver_shuffle_CFLAGS = $(unit_cflags)
 tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
 

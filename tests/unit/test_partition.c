@@ -138,6 +138,14 @@ test_frames_round_trip (void **state)
     char *stored;
     size_t size = s_frame (payload, len, &stored);
     assert_int_equal (size, len + 4 * HEARTH_FRAME_HEADER);
+    /* framed in memory (a block the driver keeps): the same bytes */
+    assert_int_equal (hearth_frames_size (len), size);
+    assert_int_equal (hearth_frames_size (0), 0);
+    assert_int_equal (hearth_frames_size (1), 1 + HEARTH_FRAME_HEADER);
+    unsigned char *encoded = malloc (size);
+    hearth_frames_encode (payload, len, encoded);
+    assert_memory_equal (encoded, stored, size);
+    free (encoded);
     unsigned char *scratch = malloc (HEARTH_FRAME_MAX);
     /* fed in pieces of every size from 1 byte up */
     for (size_t piece = 1; piece < 70000; piece = piece * 3 + 1) {

@@ -596,6 +596,82 @@ test_shuffle_roles (void **state)
     assert_contains (err.text, "'updates[0].fetch_failed.attempt'");
 }
 
+/* Two kept blocks' records (server 0xfffffffe) of 5 and 3 bytes. */
+static void
+s_kept_records (byte r[32])
+{
+    memset (r, 0, 32);
+    memset (r, 0xff, 4);
+    r[0] = 0xfe;
+    r[8] = 5;
+    memcpy (r + 16, r, 16);
+    r[24] = 3;
+}
+
+/* Blocks the driver keeps (libhearth/inlineout.h): the reduce role's
+   "inline" frame holds exactly the bytes its kept records name; an
+   update's "map_block" is the one partition its map_sizes gives. */
+static void
+test_kept_blocks (void **state)
+{
+    (void) state;
+    hearth_error_t err;
+    byte r[32];
+    s_kept_records (r);
+    const char *reduce = "'reduce':{'shuffle':3,'partition':0,'servers':[],"
+                         "'blocks':0,'inline':1}";
+    zmsg_t *zmsg = s_roles (reduce, r, 32);
+    zmsg_addmem (zmsg, "abcdefgh", 8);
+    hearth_msg_t *msg = pt_decode_ok (zmsg);
+    hearth_msg_destroy (&msg);
+    zmsg = s_roles (reduce, r, 32);
+    zmsg_addmem (zmsg, "abcdefg", 7);
+    pt_decode_fails (zmsg, "bad_field", &err);
+    assert_string_equal (err.text, "LAUNCH_TASKS: field "
+                                   "'tasks[0].reduce.inline': 7 bytes, and "
+                                   "its blocks name more or fewer");
+    pt_decode_fails (s_roles ("'reduce':{'shuffle':3,'partition':0,"
+                              "'servers':[],'blocks':0}",
+                              r, 32),
+                     "bad_field", &err);
+    assert_contains (err.text, "'tasks[0].reduce.inline': 0 bytes");
+    memset (r, 0xff, 32); /* no kept record (on this node), an inline
+                             frame */
+    memset (r + 4, 0, 12);
+    memset (r + 20, 0, 12);
+    zmsg = s_roles (reduce, r, 32);
+    zmsg_addmem (zmsg, "abcdefgh", 8);
+    pt_decode_fails (zmsg, "bad_field", &err);
+    assert_contains (err.text, "8 bytes, and its blocks name more or fewer");
+    pt_decode_fails (s_roles ("'map':{'shuffle':1,'partitions':1,'whole':"
+                              "true,'inline_max':1048577}",
+                              "", 0),
+                     "bad_field", &err);
+    assert_contains (err.text, "'tasks[0].map.inline_max'");
+
+    const char *update = "{'updates':[{'tid':1,'attempt':0,'state':"
+                         "'FINISHED','map_sizes':0,'map_block':1}]}";
+    byte size[8] = {5};
+    zmsg = pt_wire ("STATUS_UPDATE", update);
+    zmsg_addmem (zmsg, size, 8);
+    zmsg_addmem (zmsg, "abcde", 5);
+    msg = pt_decode_ok (zmsg);
+    hearth_msg_destroy (&msg);
+    zmsg = pt_wire ("STATUS_UPDATE", update);
+    zmsg_addmem (zmsg, size, 8);
+    zmsg_addmem (zmsg, "abcdef", 6);
+    pt_decode_fails (zmsg, "bad_field", &err);
+    assert_string_equal (err.text, "STATUS_UPDATE: field "
+                                   "'updates[0].map_block': expected the one "
+                                   "partition map_sizes gives, at most "
+                                   "1048576 bytes, got 6 bytes");
+    zmsg = pt_wire ("STATUS_UPDATE", "{'updates':[{'tid':1,'attempt':0,"
+                                     "'state':'FINISHED','map_block':0}]}");
+    zmsg_addmem (zmsg, "abcde", 5);
+    pt_decode_fails (zmsg, "bad_field", &err);
+    assert_contains (err.text, "'updates[0].map_block'");
+}
+
 /* An invalid body fails at the sender, and everything is freed (the
    sanitizers' leak check verifies the frames and the body). */
 static void
@@ -684,6 +760,7 @@ main (void)
         cmocka_unit_test (test_frame_index),
         cmocka_unit_test (test_task_cmd_or_fn),
         cmocka_unit_test (test_shuffle_roles),
+        cmocka_unit_test (test_kept_blocks),
         cmocka_unit_test (test_encode_invalid),
         cmocka_unit_test (test_frames_grow),
         cmocka_unit_test (test_json_readers),

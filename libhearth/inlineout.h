@@ -1,0 +1,70 @@
+/*  inlineout.h - small map outputs of a stage read whole, kept by the
+    driver instead of written on their node.
+
+    A stage read whole by another travels as a one-partition shuffle
+    (shuffle.h), so that no input of any size passes through the driver.
+    Its cost is two files a task on the node that ran it, and a fetch or
+    two file reads per task for each reader: 20,000 tasks of one short
+    line each took 8 s where the driver's copy of their results had taken
+    0.1 s (docs/perf-log/2026-12-07-small-outputs-kept.md).  So, as
+    Spark sends a small task result straight back to its driver
+    (spark.task.maxDirectResultSize) and a large one through the block
+    manager, an output whose stored block is small comes back in its
+    task's FINISHED update (map_block) and the driver keeps it; its
+    readers get the kept blocks in their launch message (the reduce
+    role's "inline" frame) beside the blocks they fetch.
+
+    The driver's memory stays bounded: each stage read whole reserves, at
+    submit, at most INLINEOUT_STAGE_MAX stored bytes a task (less when the
+    budget left is shared by many tasks; none under INLINEOUT_MIN) out of
+    INLINEOUT_BUDGET for the whole application, and gives the reservation
+    back when its job ends.  An executor sends a block only when it is
+    within the map role's inline_max, so what the driver holds never
+    exceeds what it reserved.  A kept output cannot be lost with a worker:
+    it is never run again for that.
+
+    Engine thread only.
+*/
+#ifndef HEARTH_LIBHEARTH_INLINEOUT_H
+#define HEARTH_LIBHEARTH_INLINEOUT_H
+
+#include <stdint.h>
+
+#include <czmq.h>
+
+#include "libhearth/internal.h"
+
+/* Stored bytes the driver keeps at most, over all its stages' outputs. */
+#define INLINEOUT_BUDGET ((uint64_t) 64 << 20)
+/* Stored bytes of one kept output at most. */
+#define INLINEOUT_STAGE_MAX (64u * 1024u)
+/* Below this share a task, a stage keeps nothing (its outputs go to
+   disk as before). */
+#define INLINEOUT_MIN 64u
+
+/* Reserve st's share of *left (the application's budget not reserved):
+   sets st->inline_max (0: none) and st->inline_reserved. */
+void inlineout_reserve (hearth_stage_t *st, uint64_t *left);
+
+/* Give back the reservations of job's stages to *left, and drop their
+   cached frames. */
+void inlineout_release (hearth_job_t *job, uint64_t *left);
+
+/* Whether a FINISHED update's kept block (NULL: none) may be taken for
+   a task of st: within its inline_max, and of a stage that keeps. */
+bool inlineout_acceptable (const hearth_stage_t *st, zframe_t *block);
+
+/* Keep block (duplicated) as map output index's, written by attempt:
+   it replaces the one before.  0, or -1 on no memory. */
+int inlineout_keep (hearth_stage_t *st, uint64_t index, uint32_t attempt,
+                    zframe_t *block);
+
+/* Forget map output index of st (lost, replaced, or the stage freed). */
+void inlineout_drop (hearth_stage_t *st, uint64_t index);
+
+/* The kept blocks of stage in (read whole) in task order, one frame,
+   built at the first reader and shared by the others (borrowed), or NULL
+   when it keeps none or on no memory (*failed set). */
+zframe_t *inlineout_frame (hearth_stage_t *in, bool *failed);
+
+#endif
