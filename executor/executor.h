@@ -78,8 +78,10 @@ typedef struct {
 } shared_frames_t;
 
 typedef enum {
-    TASK_QUEUED,  /* waiting for a slot */
-    TASK_RUNNING, /* holds a slot */
+    TASK_QUEUED,     /* waiting for a slot */
+    TASK_RUNNING,    /* holds a slot */
+    TASK_COMMITTING, /* ended well, its slot given back: waits for the
+                        driver's leave to commit its output (tasks.c) */
 } task_phase_t;
 
 /* One task attempt on this executor. */

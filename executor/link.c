@@ -65,6 +65,26 @@ s_send (link_t *self, hearth_msg_t **msg_p)
     return hearth_uplink_send (self->uplink, msg_p, hearth_mono_ms ());
 }
 
+/* The task table's ask_commit callback: ASK_COMMIT for t, now (its
+   updates before it may wait for their batch: the driver answers the
+   attempt it knows from its launch). */
+static void
+s_ask_commit (void *arg, const task_t *t)
+{
+    link_t *self = arg;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_ASK_COMMIT);
+    if (!msg || !cJSON_AddNumberToObject (msg->body, "tid", (double) t->tid)
+        || !cJSON_AddNumberToObject (msg->body, "attempt", t->attempt)) {
+        hearth_msg_destroy (&msg);
+        log_error ("out of memory asking to commit task %llu's output",
+                   (unsigned long long) t->tid);
+        return;
+    }
+    if (s_send (self, &msg) < 0)
+        log_warn ("cannot ask to commit task %llu's output",
+                  (unsigned long long) t->tid);
+}
+
 /* ---- what the uplink asks and tells --------------------------------- */
 
 static hearth_msg_t *
@@ -235,6 +255,7 @@ link_new (executor_t *ex, hearth_error_t *err)
     tasks_events_t events = {.update = s_add_update,
                              .flush = s_flush,
                              .flush_soon = s_flush_soon,
+                             .ask_commit = s_ask_commit,
                              .arg = self};
     if (!self->log_limit) {
         link_destroy (&self);

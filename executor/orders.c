@@ -143,6 +143,16 @@ s_on_kill (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 }
 
 static void
+s_on_commit_answer (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
+{
+    (void) from;
+    link_t *self = arg;
+    tasks_commit_answer (self->tasks, hearth_json_int (msg->body, "tid", 0),
+                         (int) hearth_json_int (msg->body, "attempt", 0),
+                         hearth_json_bool (msg->body, "allowed", false));
+}
+
+static void
 s_on_stop (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
     (void) from;
@@ -185,6 +195,7 @@ static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
     {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
     {HEARTH_CMD_KILL_TASK, s_on_kill},
+    {HEARTH_CMD_COMMIT_ANSWER, s_on_commit_answer},
     {HEARTH_CMD_STOP_EXECUTOR, s_on_stop},
     {HEARTH_CMD_ERROR, s_on_error},
 };

@@ -35,7 +35,9 @@ struct shuffletask {
                             most this long goes to the driver, not to
                             disk (0: never) */
     /* output */
-    char *output; /* the file, or NULL */
+    char *output;    /* the file, or NULL */
+    char *commit_to; /* what it becomes once the driver allows, or NULL:
+                        the driver moves it */
     /* reduce */
     reducein_t *in; /* the input, or NULL */
     /* while it runs (its thread's) */
@@ -102,6 +104,8 @@ shuffletask_from_json (const cJSON *json, const shared_frames_t *sf,
     const cJSON *map = cJSON_GetObjectItemCaseSensitive (json, "map");
     const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (json, "reduce");
     const char *output = hearth_json_str (json, "output");
+    const char *commit_to = hearth_json_str (json, "commit_to"); /* with
+                                                                   output */
     *roles = NULL;
     if (!map && !reduce && !output)
         return 0;
@@ -111,6 +115,7 @@ shuffletask_from_json (const cJSON *json, const shared_frames_t *sf,
     self->out_fd = -1;
     if ((map && s_map_from_json (self, map) < 0)
         || (output && !(self->output = strdup (output)))
+        || (commit_to && !(self->commit_to = strdup (commit_to)))
         || (reduce && !(self->in = reducein_from_json (reduce, sf)))) {
         shuffletask_destroy (&self);
         return -1;
@@ -146,6 +151,7 @@ shuffletask_destroy (shuffletask_t **self_p)
     s_discard (self);
     reducein_destroy (&self->in);
     free (self->output);
+    free (self->commit_to);
     free (self->error);
     free (self->map_sizes);
     free (self->block);
@@ -458,6 +464,63 @@ shuffletask_end (executor_t *ex, task_t *t, bool ok)
         s_discard (self);
     if (self->in)
         reducein_close (self->in);
+}
+
+bool
+shuffletask_asks_commit (const task_t *t)
+{
+    return t->roles && t->roles->commit_to && t->roles->finished;
+}
+
+int
+shuffletask_commit (task_t *t, char **error)
+{
+    shuffletask_t *self = t->roles;
+    *error = NULL;
+    /* output is DIR/_temporary/NAME.A (the driver's form): its directory
+       entered without following a link, as when it was made */
+    char *tmp_dir = strdup (self->output);
+    char *slash = tmp_dir ? strrchr (tmp_dir, '/') : NULL;
+    const char *to_name = strrchr (self->commit_to, '/');
+    if (!slash || !to_name) {
+        free (tmp_dir);
+        if (asprintf (error, "output %s: not a path in a directory",
+                      self->output)
+            < 0)
+            *error = NULL;
+        return -1;
+    }
+    *slash = '\0';
+    char *to_dir =
+        strndup (self->commit_to, (size_t) (to_name - self->commit_to));
+    int tmpfd = hearth_dir_open_at (AT_FDCWD, tmp_dir, 0);
+    int tofd = to_dir ? open (*to_dir ? to_dir : "/",
+                              O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                      : -1;
+    int rc = tmpfd >= 0 && tofd >= 0
+                     && renameat (tmpfd, slash + 1, tofd, to_name + 1) == 0
+                 ? 0
+                 : -1;
+    if (rc < 0
+        && asprintf (error, "cannot commit %s to %s: %s", self->output,
+                     self->commit_to, strerror (errno))
+               < 0)
+        *error = NULL;
+    if (tmpfd >= 0)
+        close (tmpfd);
+    if (tofd >= 0)
+        close (tofd);
+    free (tmp_dir);
+    free (to_dir);
+    return rc;
+}
+
+void
+shuffletask_abandon (task_t *t)
+{
+    shuffletask_t *self = t->roles;
+    if (self && self->output && unlink (self->output) < 0 && errno != ENOENT)
+        log_warn ("cannot remove %s: %s", self->output, strerror (errno));
 }
 
 const char *

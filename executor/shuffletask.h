@@ -93,4 +93,17 @@ bool shuffletask_has_fields (const task_t *t, const char *state);
 int shuffletask_add_fields (const task_t *t, const char *state, cJSON *update,
                             hearth_msg_t *msg);
 
+/* Whether t's output, written whole, waits for the driver's leave to
+   become its final file (LAUNCH_TASKS "commit_to"). */
+bool shuffletask_asks_commit (const task_t *t);
+
+/* The driver allowed it: move t's output to its final name (on this
+   node, its temporary directory entered without following a link).  0,
+   or -1 with *error (malloc'ed, or NULL on no memory). */
+int shuffletask_commit (task_t *t, char **error);
+
+/* The driver denied it (another attempt commits), or the attempt is
+   killed while it waits: remove its output. */
+void shuffletask_abandon (task_t *t);
+
 #endif

@@ -33,6 +33,8 @@ struct tasks {
     tlist_t queue;         /* task_t waiting for a slot, FIFO */
     tlist_t running;       /* task_t started: commands running, functions
                               handed to the pool */
+    tlist_t committing;    /* task_t ended well, waiting for the driver's
+                              leave to commit their output (no slot) */
     int cmd_running;       /* commands handed to the pool, not done */
     size_t fn_in_pool;     /* functions handed to the pool, not done */
     fnpool_t *pool;        /* the threads that run them (owned) */
@@ -273,6 +275,7 @@ tasks_new (executor_t *ex, const tasks_events_t *events, hearth_error_t *err)
     self->events = *events;
     tlist_init (&self->queue, offsetof (task_t, link));
     tlist_init (&self->running, offsetof (task_t, link));
+    tlist_init (&self->committing, offsetof (task_t, link));
     if (!(self->res = resalloc_new (&ex->resources))) {
         hearth_errprintf (err, "out of memory");
         free (self);
@@ -311,17 +314,13 @@ tasks_held (const tasks_t *self)
 
 /* --- starting and finishing -------------------------------------------- */
 
-/* Report a final state once, free the slot and the task. */
+/* Take t out of its list, giving back its slot and timer. */
 static void
-s_complete (tasks_t *self, task_t *t, const char *state, const char *error,
-            const void *result, size_t len)
+s_release (tasks_t *self, task_t *t)
 {
-    if (!t->end_us)
-        t->end_us = hearth_mono_us ();
-    if (!t->final_sent)
-        self->events.update (self->events.arg, t, state, error, result, len);
     if (t->timer_id >= 0)
         hearth_loop_timer_end (self->ex->loop, t->timer_id);
+    t->timer_id = -1;
     if (t->phase == TASK_RUNNING) {
         resalloc_give (self->res, &t->held); /* its thread is done with
                                                 them */
@@ -331,9 +330,42 @@ s_complete (tasks_t *self, task_t *t, const char *state, const char *error,
         else
             self->fn_in_pool--;
     }
+    else if (t->phase == TASK_COMMITTING)
+        tlist_remove (&self->committing, t);
     else
         tlist_remove (&self->queue, t);
+}
+
+/* Report a final state once, free the slot and the task. */
+static void
+s_end (tasks_t *self, task_t *t, const char *state, const char *error,
+       const void *result, size_t len)
+{
+    if (!t->end_us)
+        t->end_us = hearth_mono_us ();
+    s_release (self, t);
+    if (!t->final_sent)
+        self->events.update (self->events.arg, t, state, error, result, len);
     task_destroy (&t);
+}
+
+/* s_end, but a FINISHED attempt with an output to commit first asks the
+   driver: it waits in committing, its slot free, until
+   tasks_commit_answer ends it. */
+static void
+s_complete (tasks_t *self, task_t *t, const char *state, const char *error,
+            const void *result, size_t len)
+{
+    if (t->final_sent || strcmp (state, "FINISHED") != 0
+        || !shuffletask_asks_commit (t)) {
+        s_end (self, t, state, error, result, len);
+        return;
+    }
+    t->end_us = hearth_mono_us ();
+    s_release (self, t);
+    t->phase = TASK_COMMITTING;
+    tlist_push (&self->committing, t);
+    self->events.ask_commit (self->events.arg, t);
 }
 
 /* Report a task's end now, ahead of its thread (a function cannot be
@@ -609,11 +641,38 @@ s_find (tlist_t *list, uint64_t tid, int attempt)
 }
 
 int
+tasks_commit_answer (tasks_t *self, uint64_t tid, int attempt, bool allowed)
+{
+    task_t *t = s_find (&self->committing, tid, attempt);
+    if (!t)
+        return -1;
+    char *error = NULL;
+    if (!allowed) {
+        shuffletask_abandon (t);
+        s_end (self, t, "KILLED", "another attempt commits this task's output",
+               NULL, 0);
+    }
+    else if (shuffletask_commit (t, &error) < 0) {
+        s_end (self, t, "FAILED", error ? error : "out of memory", NULL, 0);
+        free (error);
+    }
+    else
+        s_end (self, t, "FINISHED", NULL, NULL, 0);
+    self->events.flush_soon (self->events.arg);
+    return 0;
+}
+
+int
 tasks_kill (tasks_t *self, uint64_t tid, int attempt)
 {
     task_t *t = s_find (&self->queue, tid, attempt);
     if (t) {
         s_complete (self, t, "KILLED", "killed before it started", NULL, 0);
+        return 0;
+    }
+    if ((t = s_find (&self->committing, tid, attempt))) {
+        shuffletask_abandon (t);
+        s_end (self, t, "KILLED", "killed at the driver's request", NULL, 0);
         return 0;
     }
     if (!(t = s_find (&self->running, tid, attempt)))
@@ -636,6 +695,10 @@ s_kill_all (tasks_t *self)
     task_t *t;
     while ((t = self->queue.head))
         s_complete (self, t, "KILLED", "the executor is stopping", NULL, 0);
+    while ((t = self->committing.head)) {
+        shuffletask_abandon (t);
+        s_end (self, t, "KILLED", "the executor is stopping", NULL, 0);
+    }
     for (t = self->running.head; t; t = tlist_next (&self->running, t)) {
         t->killed = true;
         if (t->argv)

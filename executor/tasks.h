@@ -28,13 +28,17 @@ typedef void (tasks_update_fn) (void *arg, const task_t *t, const char *state,
                                 size_t len);
 /* Send the queued updates (now, or soon: see link.c). */
 typedef void (tasks_flush_fn) (void *arg);
+/* Ask the driver whether t (borrowed for the call) may commit its
+   output (ASK_COMMIT); its answer comes to tasks_commit_answer. */
+typedef void (tasks_ask_fn) (void *arg, const task_t *t);
 
 /* What the table tells its owner (copied by tasks_new). */
 typedef struct {
     tasks_update_fn *update;    /* one update, queued */
     tasks_flush_fn *flush;      /* send them now (a time limit passed) */
     tasks_flush_fn *flush_soon; /* tasks ended: send now or very soon */
-    void *arg;                  /* passed to all three */
+    tasks_ask_fn *ask_commit;   /* an output to commit */
+    void *arg;                  /* passed to all four */
 } tasks_events_t;
 
 /* A new, empty table for ex (borrowed: it must outlive the table; its
@@ -55,8 +59,16 @@ void tasks_enqueue (tasks_t *self, task_t *t);
 void tasks_dispatch (tasks_t *self);
 
 /* Kill one attempt: a queued one at once, a running one as soon as it
-   can be.  Returns -1 when the table does not hold it. */
+   can be, one waiting to commit its output at once (its output
+   removed).  Returns -1 when the table does not hold it. */
 int tasks_kill (tasks_t *self, uint64_t tid, int attempt);
+
+/* The driver's answer to attempt's ASK_COMMIT: allowed, its output is
+   renamed to its final name and the attempt reported FINISHED (FAILED
+   when that fails); denied, the output is removed and the attempt
+   reported KILLED.  Returns -1 when no such attempt waits (ignored). */
+int tasks_commit_answer (tasks_t *self, uint64_t tid, int attempt,
+                         bool allowed);
 
 /* Report RUNNING for the tasks that have run ex->running_report_ms. */
 void tasks_report_running (tasks_t *self, int64_t now_us);

@@ -115,19 +115,21 @@ s_check_timeout (const cJSON *t, const char *where, hearth_error_t *err)
                              where);
 }
 
-/* "foreach": "args", or {"lines": FILE}. */
+/* "foreach": "args", {"lines": FILE} or {"parts": DIR}. */
 static int
 s_check_foreach (const cJSON *each, const char *where, hearth_error_t *err)
 {
     const cJSON *lines = cJSON_GetObjectItemCaseSensitive (each, "lines");
+    const cJSON *parts = cJSON_GetObjectItemCaseSensitive (each, "parts");
+    const cJSON *one = lines ? lines : parts;
     if (cJSON_IsString (each) && strcmp (each->valuestring, "args") == 0)
         return 0;
     if (cJSON_IsObject (each) && cJSON_GetArraySize (each) == 1
-        && cJSON_IsString (lines) && *lines->valuestring)
+        && cJSON_IsString (one) && *one->valuestring)
         return 0;
     return hearth_errprintf (err,
-                             "%s.foreach: expected \"args\" or "
-                             "{\"lines\": FILE}",
+                             "%s.foreach: expected \"args\", "
+                             "{\"lines\": FILE} or {\"parts\": DIR}",
                              where);
 }
 

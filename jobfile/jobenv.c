@@ -1,7 +1,7 @@
 /*  jobenv.c - a job file's environments (the job's, a stage's and a
-    task's "env" merged) and the lines files of "foreach": {"lines": FILE}
-    tasks; see jobparams.h, which declares them with the placeholders
-    (jobparams.c) they complete.
+    task's "env" merged) and the items of "foreach" tasks: the lines of
+    {"lines": FILE}, the part files of {"parts": DIR}; see jobparams.h, which
+   declares them with the placeholders (jobparams.c) they complete.
 */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jobfile/jobparams.h"
+#include "libcore/manifest.h"
 
 /* Most lines of a lines file, and its largest size. */
 static const size_t s_max_lines = 1000000;
@@ -114,7 +115,46 @@ jobitems_free (jobitems_t *items)
 {
     free (items->text);
     free (items->lines);
+    free (items->hosts);
     memset (items, 0, sizeof *items);
+}
+
+int
+jobitems_parts (jobitems_t *items, const char *dir, hearth_error_t *err)
+{
+    memset (items, 0, sizeof *items);
+    hearth_part_file_t *parts;
+    size_t n, bytes = 0, dlen = strlen (dir);
+    if (hearth_manifest_read (dir, &parts, &n, err) < 0)
+        return -1;
+    if (n > s_max_lines) {
+        hearth_manifest_free (parts, n);
+        return hearth_errprintf (err, "%s: more than %zu parts", dir,
+                                 s_max_lines);
+    }
+    for (size_t i = 0; i < n; i++)
+        bytes += dlen + strlen (parts[i].name) + 2
+                 + (parts[i].host ? strlen (parts[i].host) + 1 : 0);
+    items->text = malloc (bytes + 1);
+    items->lines = calloc (n + 1, sizeof *items->lines);
+    items->hosts = calloc (n + 1, sizeof *items->hosts);
+    if (!items->text || !items->lines || !items->hosts) {
+        hearth_manifest_free (parts, n);
+        jobitems_free (items);
+        return hearth_errprintf (err, "out of memory");
+    }
+    char *p = items->text;
+    for (size_t i = 0; i < n; i++) {
+        items->lines[i] = p;
+        p += sprintf (p, "%s/%s", dir, parts[i].name) + 1;
+        if (parts[i].host) {
+            items->hosts[i] = p;
+            p += sprintf (p, "%s", parts[i].host) + 1;
+        }
+    }
+    items->n = n;
+    hearth_manifest_free (parts, n);
+    return 0;
 }
 
 /* Split items->text (size bytes) into its non-empty lines. */

@@ -64,14 +64,19 @@ static int s_check_limits (const jobfile_t *self, hearth_error_t *err);
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* FILE of a "foreach": {"lines": FILE} task, beside the job file when
+/* FILE of a "foreach": {"lines": FILE} task, or the part files of DIR
+   of a "foreach": {"parts": DIR} one, beside the job file when
    relative. */
 static int
 s_read_task_lines (jobfile_t *self, const cJSON *each, jobitems_t *items,
                    hearth_error_t *err)
 {
+    const char *dir =
+        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (each, "parts"));
     const char *file =
-        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (each, "lines"));
+        dir ? dir
+            : cJSON_GetStringValue (
+                cJSON_GetObjectItemCaseSensitive (each, "lines"));
     const char *slash = strrchr (self->path, '/');
     char *path = NULL;
     if (file[0] == '/' || !slash)
@@ -87,7 +92,8 @@ s_read_task_lines (jobfile_t *self, const cJSON *each, jobitems_t *items,
         free (path);
         return 0;
     }
-    int rc = jobitems_read (items, path, err);
+    int rc = dir ? jobitems_parts (items, path, err)
+                 : jobitems_read (items, path, err);
     free (path);
     return rc;
 }
@@ -209,6 +215,8 @@ typedef struct {
     const cJSON *job_env;   /* the job's "env", or NULL */
     const cJSON *stage_env; /* its stage's "env", or NULL */
     const char *item;       /* a foreach task's item, or NULL */
+    const char *host;       /* where that item lies (a part file's host),
+                               or NULL */
     uint64_t count;         /* copies of a task without "count": 1, or the
                                partitions of the stage it reads */
 } s_scope_t;
@@ -296,7 +304,12 @@ static int
 s_add_prefer (s_sink_t *sink, const cJSON *t, const s_scope_t *sc)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive (t, "prefer");
-    if (!v || !sink->stage)
+    if (!sink->stage)
+        return 0;
+    /* a part file prefers the host it was committed on */
+    if (sc->host && hearth_stage_prefer (sink->stage, sc->host) < 0)
+        return -1;
+    if (!v)
         return 0;
     const cJSON *one = cJSON_IsString (v) ? v : v->child;
     for (; one; one = cJSON_IsString (v) ? NULL : one->next) {
@@ -408,18 +421,20 @@ s_add_tasks (const jobfile_t *self, s_sink_t *sink, const cJSON *t,
     const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
     if (!each)
         return s_add_task (sink, t, sc);
-    char **items = self->args;
+    char **items = self->args, **hosts = NULL;
     size_t n = self->nargs;
     if (cJSON_IsObject (each)) {
         items = self->lines[*lines].lines;
+        hosts = self->lines[*lines].hosts;
         n = self->lines[(*lines)++].n;
     }
     for (size_t i = 0; i < n; i++) {
         sc->item = items[i];
+        sc->host = hosts ? hosts[i] : NULL;
         if (s_add_task (sink, t, sc) < 0)
             return -1;
     }
-    sc->item = NULL;
+    sc->item = sc->host = NULL;
     return 0;
 }
 

@@ -64,10 +64,15 @@ int jobparams_env (const cJSON *job, const cJSON *stage, const cJSON *task,
                    const char *item, char ***envv);
 void jobparams_env_destroy (char ***envv_p);
 
-/* The lines of a "foreach": {"lines": FILE} task, one buffer. */
+/* The items of a "foreach": {"lines": FILE} or {"parts": DIR} task, one
+   buffer. */
 typedef struct {
-    char *text;   /* the file's bytes, each line NUL-terminated in place */
-    char **lines; /* the non-empty lines, pointers into text */
+    char *text;   /* the file's bytes, each line NUL-terminated in place
+                     (parts: each path and host, NUL-terminated) */
+    char **lines; /* the non-empty lines (parts: DIR/NAME), pointers
+                     into text */
+    char **hosts; /* parts: the host of each, or NULL (not known); lines:
+                     NULL */
     size_t n;     /* how many */
 } jobitems_t;
 
@@ -75,6 +80,12 @@ typedef struct {
    err: a file that cannot be read, one over the limits (lines, bytes),
    a line holding a NUL byte. */
 int jobitems_read (jobitems_t *items, const char *path, hearth_error_t *err);
+/* The part files of output directory dir into items (zeroed or freed
+   before): their paths and the hosts that hold them, from dir's manifest
+   (libcore/manifest.h).  Returns 0, or -1 with err: not a finished
+   output, a manifest that cannot be read, more parts than a task list
+   takes. */
+int jobitems_parts (jobitems_t *items, const char *dir, hearth_error_t *err);
 /* Free what items holds; accepts a zeroed one. */
 void jobitems_free (jobitems_t *items);
 

@@ -206,6 +206,12 @@ hearth_cmdrules_tasks (const cJSON *body, zframe_t *const *frames,
         const cJSON *reduce = cJSON_GetObjectItemCaseSensitive (t, "reduce");
         if (reduce && s_check_blocks (reduce, frames, i, err) < 0)
             return -1;
+        if (cJSON_GetObjectItemCaseSensitive (t, "commit_to")
+            && !cJSON_GetObjectItemCaseSensitive (t, "output"))
+            return hearth_errcode (err, "bad_field",
+                                   "field 'tasks[%d].commit_to': only with "
+                                   "'output'",
+                                   i);
     }
     return s_check_packed (body, frames, nframes, HEARTH_PACKED_TASKS, err);
 }

@@ -177,6 +177,7 @@ static const hearth_field_t s_task[] = {
     OBJECT ("map", false, s_map_role),
     OBJECT ("reduce", false, s_reduce_role),
     STR ("output", false, 1, MAX_PATH),
+    STR ("commit_to", false, 1, MAX_PATH), /* with output: cmdrules.c */
     MAP ("resources", false, HEARTH_RESOURCES_MAX, s_res_amount),
     END};
 static const hearth_field_t s_update[] = {
@@ -355,6 +356,9 @@ static const hearth_field_t b_launch_tasks[] = {
 static const hearth_field_t b_kill_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID), INT ("attempt", true, 0, MAX_ATTEMPT),
     END};
+static const hearth_field_t b_commit_answer[] = {
+    INT ("tid", true, 0, MAX_TASK_ID), INT ("attempt", true, 0, MAX_ATTEMPT),
+    BOOL ("allowed", true), END};
 static const hearth_field_t b_status_update[] = {
     ARRAY ("updates", true, MAX_BATCH, s_updates), FRAME ("packed", false),
     INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"), END};
@@ -574,6 +578,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_STOP_EXECUTOR] = {"STOP_EXECUTOR", b_optional_reason},
     [HEARTH_CMD_STATUS_UPDATE] = {"STATUS_UPDATE", b_status_update,
                                   hearth_cmdrules_updates},
+    [HEARTH_CMD_ASK_COMMIT] = {"ASK_COMMIT", b_kill_task},
+    [HEARTH_CMD_COMMIT_ANSWER] = {"COMMIT_ANSWER", b_commit_answer},
     [HEARTH_CMD_WORKER_STOPPING] = {"WORKER_STOPPING", b_worker_stopping},
     [HEARTH_CMD_DRAIN_WORKER] = {"DRAIN_WORKER", b_drain_worker},
     [HEARTH_CMD_DRAIN_WORKER_RESPONSE] = {"DRAIN_WORKER_RESPONSE",

@@ -51,6 +51,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/blockmerge.c libcore/blockmerge.h \
 	libcore/fstree.c libcore/fstree.h \
 	libcore/safefile.c libcore/safefile.h \
+	libcore/manifest.c libcore/manifest.h \
 	libcore/wnames.c libcore/wnames.h \
 	libcore/stateview.c libcore/stateview.h \
 	libcore/webpage.h libcore/webpage_int.h libcore/webpage_html.c \

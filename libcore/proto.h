@@ -109,6 +109,8 @@
     X (KILL_TASK)                                                              \
     X (STOP_EXECUTOR)                                                          \
     X (STATUS_UPDATE)                                                          \
+    X (ASK_COMMIT)                                                             \
+    X (COMMIT_ANSWER)                                                          \
     X (WORKER_STOPPING)                                                        \
     X (DRAIN_WORKER)                                                           \
     X (DRAIN_WORKER_RESPONSE)                                                  \

@@ -123,6 +123,7 @@ s_stage_destroy (ts_stage_t **st_p)
     free (st->parents);
     free (st->pool);
     free (st->durations);
+    free (st->committer);
     ts_res_stage_free (st);
     ts_place_stage_free (st);
     free (st);
@@ -536,6 +537,48 @@ hearth_taskset_update_at (hearth_taskset_t *self, int exec_id, uint32_t stage,
     return s_requeue (self, st, index, attempt, exec_id, miss)
                ? HEARTH_TS_GAVE_UP
                : HEARTH_TS_RETRY;
+}
+
+/* ---- output commits ---------------------------------------------------- */
+
+/* Attempt of task index of st in flight, not being killed. */
+static bool
+s_in_flight (const hearth_taskset_t *self, const ts_stage_t *st, uint64_t index,
+             int attempt)
+{
+    ts_akey_t key = {st->id, attempt, index};
+    const ts_attempt_t *a = zhashx_lookup (self->attempts, &key);
+    return a && !a->killing;
+}
+
+bool
+hearth_taskset_may_commit (hearth_taskset_t *self, int exec_id, uint32_t stage,
+                           uint64_t index, int attempt)
+{
+    ts_akey_t key = {stage, attempt, index};
+    ts_attempt_t *a = zhashx_lookup (self->attempts, &key);
+    ts_stage_t *st = ts_stage (self, stage);
+    if (!a || a->exec_id != exec_id || a->killing || !st || st->failed)
+        return false;
+    if (!st->committer) {
+        if (!(st->committer = malloc (st->ntasks * sizeof *st->committer)))
+            return false; /* no memory: it fails, to be retried */
+        for (uint64_t i = 0; i < st->ntasks; i++)
+            st->committer[i] = -1;
+    }
+    ts_task_t *t = &st->tasks[index];
+    int before = st->committer[index];
+    if (t->state != TASK_DONE
+        && (before < 0 || before == attempt
+            || !s_in_flight (self, st, index, before))) {
+        st->committer[index] = (int16_t) attempt;
+        return true;
+    }
+    /* denied: being killed, quietly (the answer tells its executor), so
+       that its KILLED end re-queues nothing */
+    a->killing = true;
+    t->running--;
+    return false;
 }
 
 /* ---- jobs and counts -------------------------------------------------- */

@@ -385,6 +385,18 @@ typedef struct {
    Returns true and fills ev, or false when none is pending. */
 bool hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev);
 
+/* Output commit, as Spark's output commit coordinator does it: may
+   attempt of task index of stage, in flight on exec_id, commit its
+   output?  True for the first attempt to ask while the task is not done
+   and no attempt allowed before is still in flight (one allowed and then
+   lost, failed or killed frees the task for the next); it is
+   remembered.  Otherwise false, and the attempt is marked as being
+   killed without a kill event (the answer tells its executor): its
+   KILLED end frees its slot and re-queues nothing.  False also for an
+   attempt not in flight there, or of a failed job. */
+bool hearth_taskset_may_commit (hearth_taskset_t *self, int exec_id,
+                                uint32_t stage, uint64_t index, int attempt);
+
 /* Counts for a stage: tasks finished, attempts running, total tasks.
    Running counts, on each executor, the oldest of the attempts sent to
    it, at most as many as its cores (it runs them in the order sent; the

@@ -596,7 +596,20 @@ s_status (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
     if (!s_registered (self, from, msg))
         return;
     s_note_peak (from->x, msg);
-    launch_status (self->launch, from->x->exec_id, from->x->server, msg);
+    launch_status (self->launch, from->x->exec_id, from->x->server,
+                   from->x->host, msg);
+}
+
+/* An attempt asks to commit its output: answered at once. */
+static void
+s_ask_commit (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
+{
+    execs_t *self = arg;
+    const s_from_t *from = sender->peer;
+    if (s_registered (self, from, msg))
+        execs_answer_commit (self, from->x->exec_id,
+                             (uint64_t) hearth_json_int (msg->body, "tid", 0),
+                             (int) hearth_json_int (msg->body, "attempt", 0));
 }
 
 /* The sign of life s_dispatch has counted, the peak, the batches the
@@ -642,6 +655,7 @@ static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat},
     {HEARTH_CMD_REGISTER_EXECUTOR, s_register},
     {HEARTH_CMD_STATUS_UPDATE, s_status},
+    {HEARTH_CMD_ASK_COMMIT, s_ask_commit},
     {HEARTH_CMD_ERROR, s_error},
 };
 

@@ -114,6 +114,12 @@ void execs_each (const execs_t *self, execs_each_fn *fn, void *arg);
 void execs_offer_all (execs_t *self);
 /* Ask an executor to kill an attempt of task tid. */
 void execs_send_kill (execs_t *self, int exec_id, uint64_t tid, int attempt);
+
+/* Answer an ASK_COMMIT of executor exec_id: whether attempt of task tid
+   may commit its output (hearth_taskset_may_commit: one attempt a task).
+   COMMIT_ANSWER goes back at once. */
+void execs_answer_commit (execs_t *self, int exec_id, uint64_t tid,
+                          int attempt);
 /* Tell every registered executor to stop. */
 void execs_stop_all (execs_t *self, const char *reason);
 /* The application has ended (the master removed it): the executors lost

@@ -147,6 +147,29 @@ execs_send_kill (execs_t *self, int exec_id, uint64_t tid, int attempt)
 }
 
 void
+execs_answer_commit (execs_t *self, int exec_id, uint64_t tid, int attempt)
+{
+    exec_t *x = execs_find (self, exec_id);
+    if (!x || !x->registered)
+        return;
+    bool allowed = hearth_taskset_may_commit (work_taskset (self->work),
+                                              exec_id, DRIVER_TID_STAGE (tid),
+                                              DRIVER_TID_INDEX (tid), attempt);
+    if (!allowed)
+        log_info ("task %u.%llu attempt %d may not commit its output: "
+                  "another attempt does, or the task is done",
+                  DRIVER_TID_STAGE (tid),
+                  (unsigned long long) DRIVER_TID_INDEX (tid), attempt);
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_COMMIT_ANSWER);
+    if (!msg)
+        return;
+    cJSON_AddNumberToObject (msg->body, "tid", (double) tid);
+    cJSON_AddNumberToObject (msg->body, "attempt", attempt);
+    cJSON_AddBoolToObject (msg->body, "allowed", allowed);
+    execs_send (self, x, &msg, NULL);
+}
+
+void
 execs_stop_all (execs_t *self, const char *reason)
 {
     for (exec_t *x = zhashx_first (self->by_id); x;

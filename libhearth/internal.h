@@ -44,6 +44,7 @@
 #include <czmq.h>
 
 #include "libcore/conf.h"
+#include "libcore/manifest.h"
 #include "libcore/packed.h"
 #include "libcore/proto.h"
 #include "libcore/resources.h"
@@ -111,6 +112,9 @@ struct hearth_stage {
                                     the driver keeps no result of it (set
                                     at submit, shuffle.h) */
     char *output_dir;            /* results written to files here, or NULL */
+    hearth_part_file_t *parts;   /* output_dir: ntasks part files, where
+                                    each was committed (engine side, for
+                                    the manifest: libcore/manifest.h) */
     hearth_result_fn *on_result; /* each accepted result, or NULL */
     void *on_result_user;        /* given to it */
     bool discard_results;        /* keep none (HEARTH_RESULT_DISCARD) */

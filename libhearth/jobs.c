@@ -99,6 +99,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     zframe_destroy (&st->inline_cache);
     free (st->maps);
     free (st->output_dir);
+    hearth_manifest_free (st->parts, st->parts ? st->ntasks : 0);
     free (st->parents);
     free (st->pool);
     hearth_resource_amounts_clear (&st->resources);

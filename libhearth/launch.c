@@ -285,6 +285,7 @@ typedef struct {
 typedef struct {
     int exec_id;                     /* who sent it */
     uint32_t server;                 /* its block server (shuffle.h) */
+    const char *host;                /* where it runs (part files' hosts) */
     hearth_msg_t *msg;               /* the message (its frames) */
     hearth_stage_t *stage;           /* of the last update, or NULL */
     uint32_t touched[s_max_touched]; /* stages to publish, distinct */
@@ -346,8 +347,8 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
     hearth_error_t err;
     int rc = 0;
     if (out == HEARTH_TS_ACCEPT)
-        rc = shuffle_accepted (st, index, u->attempt, s->server, s->msg,
-                               u->json, &err);
+        rc = shuffle_accepted (st, index, u->attempt, s->server, s->host,
+                               s->msg, u->json, &err);
     else if (out == HEARTH_TS_FETCH_WAIT) {
         rc = shuffle_fetch_failed (self->ts, work_servers (self->work), st,
                                    u->json, u->error, &err);
@@ -478,9 +479,11 @@ s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
 }
 
 void
-launch_status (launch_t *self, int exec_id, uint32_t server, hearth_msg_t *msg)
+launch_status (launch_t *self, int exec_id, uint32_t server, const char *host,
+               hearth_msg_t *msg)
 {
-    s_status_t s = {.exec_id = exec_id, .server = server, .msg = msg};
+    s_status_t s = {
+        .exec_id = exec_id, .server = server, .host = host, .msg = msg};
     eventlog_t *el = work_eventlog (self->work);
     eventlog_hold_clock (el); /* one clock read for the message's events */
     if (work_tlfeed (self->work))

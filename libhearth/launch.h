@@ -82,6 +82,6 @@ void launch_forget (launch_t *self, int exec_id);
    forgotten (launch_handled); a task that failed too often fails its
    job. */
 void launch_status (launch_t *self, int exec_id, uint32_t server,
-                    hearth_msg_t *msg);
+                    const char *host, hearth_msg_t *msg);
 
 #endif

@@ -20,6 +20,7 @@
 
 #include "libcore/fstree.h"
 #include "libcore/log.h"
+#include "libcore/manifest.h"
 #include "libcore/safefile.h"
 #include "libhearth/inlineout.h"
 #include "libhearth/shuffle.h"
@@ -245,6 +246,11 @@ shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
                                  st->name);
     if (!st->output_dir)
         return 0;
+    if (!(st->parts = calloc (st->ntasks, sizeof *st->parts)))
+        return hearth_errprintf (err,
+                                 "out of memory for the part files of "
+                                 "stage %s",
+                                 st->name);
     if (s_absolute_output (st, err) < 0)
         return -1;
     if (shuffle_holds_output (st->output_dir))
@@ -288,6 +294,13 @@ s_temp_path (const hearth_stage_t *st, uint64_t index, int attempt, char *buf,
 {
     snprintf (buf, size, "%s/_temporary/part-%05" PRIu64 ".%d", st->output_dir,
               index, attempt);
+}
+
+/* Task index's part file, once committed. */
+static void
+s_final_path (const hearth_stage_t *st, uint64_t index, char *buf, size_t size)
+{
+    snprintf (buf, size, "%s/part-%05" PRIu64, st->output_dir, index);
 }
 
 static void
@@ -396,9 +409,11 @@ shuffle_render (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
             return -1;
     }
     if (st->output_dir) {
-        char path[PATH_MAX];
+        char path[PATH_MAX], final[PATH_MAX];
         s_temp_path (st, index, attempt, path, sizeof path);
-        if (!cJSON_AddStringToObject (t, "output", path))
+        s_final_path (st, index, final, sizeof final);
+        if (!cJSON_AddStringToObject (t, "output", path)
+            || !cJSON_AddStringToObject (t, "commit_to", final))
             return -1;
     }
     return 0;
@@ -460,8 +475,8 @@ s_get_le64 (const unsigned char *p)
 
 int
 shuffle_accepted (hearth_stage_t *st, uint64_t index, int attempt,
-                  uint32_t server, hearth_msg_t *msg, const cJSON *json,
-                  hearth_error_t *err)
+                  uint32_t server, const char *host, hearth_msg_t *msg,
+                  const cJSON *json, hearth_error_t *err)
 {
     uint32_t partitions = shuffle_partitions (st);
     if (partitions) {
@@ -482,17 +497,14 @@ shuffle_accepted (hearth_stage_t *st, uint64_t index, int attempt,
             return hearth_errprintf (err, "out of memory for a map output");
     }
     if (st->output_dir) {
-        char tmp[PATH_MAX], final[PATH_MAX];
-        s_temp_path (st, index, attempt, tmp, sizeof tmp);
-        snprintf (final, sizeof final, "%s/part-%05" PRIu64, st->output_dir,
-                  index);
-        if (rename (tmp, final) < 0)
-            return hearth_errprintf (
-                err,
-                "stage %s, task %" PRIu64 ": cannot commit its output %s: %s "
-                "(on a cluster the output directory must be a path the "
-                "driver and every worker see)",
-                st->name, index, final, strerror (errno));
+        /* its executor committed it where it ran (ASK_COMMIT): noted for
+           the manifest */
+        hearth_part_file_t *f = &st->parts[index];
+        free (f->host);
+        f->host = host && *host ? strdup (host) : NULL;
+        f->bytes = (uint64_t) hearth_json_int (json, "output_bytes", 0);
+        if (host && *host && !f->host)
+            return hearth_errprintf (err, "out of memory for a part file");
     }
     return 0;
 }
@@ -686,11 +698,16 @@ shuffle_stage_done (hearth_stage_t *st)
     if (!st->output_dir)
         return;
     char path[PATH_MAX];
-    snprintf (path, sizeof path, "%s/_SUCCESS", st->output_dir);
-    int fd = hearth_file_create (path, O_WRONLY, 0644, true);
-    if (fd < 0 || close (fd) != 0)
-        log_warn ("stage %s: cannot write %s: %s", st->name, path,
-                  hearth_file_why (errno));
+    hearth_error_t err;
+    for (uint64_t i = 0; i < st->ntasks; i++) {
+        s_final_path (st, i, path, sizeof path);
+        free (st->parts[i].name);
+        st->parts[i].name = strdup (strrchr (path, '/') + 1);
+    }
+    if (hearth_manifest_write (st->output_dir, st->parts, (size_t) st->ntasks,
+                               &err)
+        < 0)
+        log_warn ("stage %s: %s", st->name, err.text);
     snprintf (path, sizeof path, "%s/_temporary", st->output_dir);
     hearth_rm_tree (path);
 }

@@ -118,13 +118,14 @@ hearth_ts_state_t shuffle_update_state (const hearth_stage_t *st,
                                         hearth_msg_t *msg, const cJSON *json,
                                         hearth_ts_state_t state,
                                         const char **error);
-/* The task set accepted attempt of task index of st, run on server:
-   register its map output (sizes from the update), or move its output
-   file into place.  Returns 0, or -1 with err (the output could not be
-   committed: the job fails). */
+/* The task set accepted attempt of task index of st, run on server at
+   host: register its map output (sizes from the update), or note where
+   its part file is (its executor committed it: ASK_COMMIT) for the
+   stage's manifest.  Returns 0, or -1 with err (no memory: the job
+   fails). */
 int shuffle_accepted (hearth_stage_t *st, uint64_t index, int attempt,
-                      uint32_t server, hearth_msg_t *msg, const cJSON *json,
-                      hearth_error_t *err);
+                      uint32_t server, const char *host, hearth_msg_t *msg,
+                      const cJSON *json, hearth_error_t *err);
 /* An attempt of an output stage's task that will not be accepted (a
    duplicate, a failure, a kill): its temporary file goes. */
 void shuffle_discard (const hearth_stage_t *st, uint64_t index, int attempt);

@@ -2,6 +2,7 @@
 # Job files for real data (issue 21): "params" and --param NAME=VALUE
 # (repeatable; HEARTH_PARAM), a job- and stage-level "env" under each
 # task's own, "foreach": {"lines": FILE} (one task per non-empty line),
+# "foreach": {"parts": DIR} (one per part file of a finished output),
 # "{{" for a literal brace, {item.N} (a line's TAB-separated fields, in
 # "prefer" too), and HEARTH_SUBMIT_DIR / {submit_dir}: the
 # directory hearth-submit ran in, through which a relative path works in
@@ -155,9 +156,36 @@ seq 1000001 >"$T/job/many.txt"
 check "a lines file over 1,000,000 lines is refused" \
   refused "many.txt: more than 1000000 lines" \
   "$(sed 's/items.txt/many.txt/' "$J" >"$T/job/many.json"; echo "$T/job/many.json")"
-check "foreach takes \"args\" or {\"lines\": FILE} only" \
-  refused 'stages[0].tasks[0].foreach: expected "args" or {"lines": FILE}' \
+check "foreach takes \"args\", {\"lines\": FILE} or {\"parts\": DIR} only" \
+  refused 'stages[0].tasks[0].foreach: expected "args", {"lines": FILE} or {"parts": DIR}' \
   "$(bad '"stages": [{"name": "s", "tasks": [{"cmd": ["true"], "foreach": {"lines": "x", "y": 1}}]}]')"
+
+# "foreach": {"parts": DIR}: one task per part file of a finished output,
+# {item} its path, in part order (the manifest in DIR/_SUCCESS).
+J2=$(job write '{"name": "write", "stages": [{"name": "w", "output": "out",
+  "tasks": [{"cmd": ["echo", "part {i}"], "count": 3}]}]}')
+check "an output of 3 parts" run_here --master 'local[2]' "$J2"
+PARTS='"stages": [{"name": "r", "tasks": [{"cmd": ["cat", "{item}"], "foreach": {"parts": "DIR"}}]}]'
+check "... read back by \"foreach\": {\"parts\": DIR}, in part order" \
+  eval 'run_here --master "local[2]" "$(bad "${PARTS/DIR/$T/here/out}")" &&
+    same "$T/out" <(printf "part %d\n" 0 1 2)'
+check "... its manifest names the 3 parts" \
+  test "$(jq -r '.parts[].name' "$T/here/out/_SUCCESS" | tr '\n' ' ')" = \
+  "part-00000 part-00001 part-00002 "
+mkdir -p "$T/here/other"
+printf 'a\n' >"$T/here/other/part-1"
+printf 'b\n' >"$T/here/other/part-0"
+: >"$T/here/other/_SUCCESS"
+check "an empty _SUCCESS (another tool's output): its part-* files, by name" \
+  eval 'run_here --master "local[2]" "$(bad "${PARTS/DIR/$T/here/other}")" &&
+    same "$T/out" <(printf "b\na\n")'
+check "a directory that holds no finished output is refused, named" \
+  refused "$T/here/none/_SUCCESS: No such file or directory (not a finished output?)" \
+  "$(bad "${PARTS/DIR/$T/here/none}")"
+printf '{"parts": [{"name": "../x"}]}' >"$T/here/other/_SUCCESS"
+check "a manifest naming a file outside its directory is refused" \
+  refused "part 0 has no plain file name or a bad host" \
+  "$(bad "${PARTS/DIR/$T/here/other}")"
 
 # --- cluster mode: params and the submit dir travel with the driver -------
 start_master || { fail "master"; finish; exit 1; }

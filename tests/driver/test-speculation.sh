@@ -7,7 +7,9 @@
 #   the first to finish wins and the straggler is killed;
 # - both attempts of a task finish while the driver cannot answer (it is
 #   stopped): the second result is discarded, the stage's output and its
-#   input to the next stage hold each result exactly once.
+#   input to the next stage hold each result exactly once;
+# - both attempts of an output task finish while the driver is stopped:
+#   both ask to commit, one is allowed, the other denied (ASK_COMMIT).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 150
@@ -73,5 +75,32 @@ check "the job succeeds" test $? -eq 0
 check "the later result of task 3 was discarded" \
   grep -q 'stage s, task 3, attempt [01]: finished after another attempt.s result; discarded' "$T/err"
 check "... and the output holds each result exactly once" same "$T/out" "$T/expected"
+
+# --- two attempts of an output task ask to commit ------------------------
+# Both finish while the driver is stopped, so both ask (ASK_COMMIT): the
+# first is allowed, the other denied and its file removed by its executor.
+mkfifo "$T/gate2"
+J=$(job outdup "{\"name\":\"outdup\",\"stages\":[
+  {\"name\":\"s\",\"output\":\"$T/outdup\",\"tasks\":[{\"cmd\":[\"sh\",\"-c\",
+    \"echo x >>$T/outdup.att.{i}; if [ {i} = 3 ]; then cat $T/gate2 >/dev/null; fi; sleep 0.2; echo {i}\"],
+    \"count\":$N}]}]}")
+submit --master "$LC" --speculation --log-level info "$J" &
+DRIVER=$!
+PIDS+=($DRIVER)
+both() { [[ $(wc -l <"$T/outdup.att.3" 2>/dev/null) -eq 2 ]]; }
+check "both attempts of output task 3 wait at the gate" wait_for 20 both
+DPID=$(test_pids hearth-submit)
+kill -STOP "$DPID"
+echo go >"$T/gate2"
+sleep 0.5
+kill -CONT "$DPID"
+wait "$DRIVER"
+check "the job succeeds" test $? -eq 0
+check "one attempt of task 3 was denied its commit" \
+  grep -q 'task [0-9]*\.3 attempt [01] may not commit its output' "$T/err"
+check "... the output holds each part once, exact" \
+  same <(cat "$T"/outdup/part-*) "$T/expected"
+check "... and no attempt's file is left" \
+  test -z "$(find "$T/outdup" -name 'part-*.*')"
 check "nothing is left running" wait_for 5 no_leftovers
 finish

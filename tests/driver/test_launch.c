@@ -163,7 +163,7 @@ s_finished (s_fix_t *f, const hearth_stage_t *st, uint64_t index, int attempt)
     cJSON_AddNumberToObject (u, "attempt", attempt);
     cJSON_AddStringToObject (u, "state", "FINISHED");
     cJSON_AddItemToArray (cJSON_AddArrayToObject (msg->body, "updates"), u);
-    launch_status (f->launch, s_exec, SHUFFLE_NO_SERVER, msg);
+    launch_status (f->launch, s_exec, SHUFFLE_NO_SERVER, "127.0.0.1", msg);
     hearth_msg_destroy (&msg);
     work_process (f->work);
 }

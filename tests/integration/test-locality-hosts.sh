@@ -4,7 +4,10 @@
 # $T/local is its own disk (a directory no other host sees: a task
 # elsewhere cannot read it), plus the master's namespace.  A job of 12
 # tasks, each reading one part file that exists only on one host's disk
-# and preferring that host, runs 100 % NODE_LOCAL with exact output.
+# and preferring that host, runs 100 % NODE_LOCAL with exact output.  An
+# "output" stage on the hosts' own disks commits each part where it ran
+# and names its host in the driver's _SUCCESS; "foreach": {"parts": DIR}
+# then reads each part on its host, 100 % NODE_LOCAL.
 # Then one host's worker is killed: the same job, its tasks falling back
 # to a replica directory when their disk is not there, still ends exact,
 # the killed host's tasks run elsewhere at once (no executor is there or
@@ -112,6 +115,36 @@ check "12 tasks, each preferring the host of its part" run_job "$(parts_job near
 check "... exact output" same "$T/out" <(expected)
 check "... every task NODE_LOCAL" \
   same <(levels "$T/ev1") <(for j in $(seq 0 11); do echo "$j NODE_LOCAL"; done)
+
+# An output on each host's own disk: each part file is committed where
+# its task ran (ASK_COMMIT), and the driver's _SUCCESS says where; a job
+# of "foreach": {"parts": DIR} then reads every part where it lies.
+job write "{\"name\": \"write\", \"stages\": [{\"name\": \"w\",
+  \"output\": \"$T/local/out\", \"tasks\": [{\"cmd\": [\"sh\", \"-c\",
+  \"echo line {i}\"], \"count\": 12}]}]}" >/dev/null
+check "an output stage of 12 tasks on the hosts' own disks" \
+  run_job "$T/write.json" "$T/ev-w"
+check "... each part on exactly one host's disk" \
+  same <(ls "$T"/disk-*/out/ | grep '^part-' | sort) \
+  <(for j in $(seq 0 11); do printf 'part-%05d\n' "$j"; done)
+# host 10.214.K.2's disk is disk-K
+on_its_host() {
+  jq -r '.parts[] | "\(.name) \(.host)"' "$T/local/out/_SUCCESS" >"$T/manifest"
+  [ "$(wc -l <"$T/manifest")" = 12 ] || return 1
+  local n h
+  while read -r n h; do
+    [ -e "$T/disk-$(echo "$h" | cut -d. -f3)/out/$n" ] || return 1
+  done <"$T/manifest"
+}
+check "... and the driver's _SUCCESS names the host of each" on_its_host
+job readparts "{\"name\": \"readparts\", \"stages\": [{\"name\": \"r\",
+  \"tasks\": [{\"cmd\": [\"cat\", \"{item}\"],
+  \"foreach\": {\"parts\": \"$T/local/out\"}}]}]}" >/dev/null
+check "a job of \"foreach\": {\"parts\": DIR} reads every part" \
+  run_job "$T/readparts.json" "$T/ev-r"
+check "... exact, in part order" same "$T/out" <(seq 0 11 | sed 's/^/line /')
+check "... every task NODE_LOCAL" \
+  same <(levels "$T/ev-r") <(for j in $(seq 0 11); do echo "$j NODE_LOCAL"; done)
 
 kill9 "$PID_w3"
 w3_dead() {

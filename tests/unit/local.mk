@@ -323,6 +323,13 @@ tests_unit_test_exec_files_SOURCES = tests/unit/test_exec_files.c \
 tests_unit_test_exec_files_CFLAGS = $(unit_cflags)
 tests_unit_test_exec_files_LDADD = $(unit_libs)
 
+# The manifest of an output directory (libcore/manifest.c).
+UNIT_TESTS += tests/unit/test_manifest
+tests_unit_test_manifest_SOURCES = tests/unit/test_manifest.c \
+	tests/unit/testutil.h
+tests_unit_test_manifest_CFLAGS = $(unit_cflags)
+tests_unit_test_manifest_LDADD = $(unit_libs)
+
 UNIT_TESTS += tests/unit/test_driver_shuffle
 tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
 	libhearth/shuffle.c libhearth/shuffle.h \

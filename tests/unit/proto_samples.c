@@ -144,9 +144,13 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'servers':[{'url':'tcp://node2.example.com:41000'}],'blocks':3},"
         "'map':{'shuffle':2,'partitions':8,'sort':false}},"
         "{'tid':12884901888,'attempt':0,'fn':'wc_sum','output':"
-        "'/data/out/_temporary/part-00000.0'}],'packed':2}",
+        "'/data/out/_temporary/part-00000.0','commit_to':"
+        "'/data/out/part-00000'}],'packed':2}",
         4, {8, 300, 0, 32}, 3},
     [HEARTH_CMD_KILL_TASK] = {"{'tid':1,'attempt':1}"},
+    [HEARTH_CMD_ASK_COMMIT] = {"{'tid':12884901888,'attempt':0}"},
+    [HEARTH_CMD_COMMIT_ANSWER] = {
+        "{'tid':12884901888,'attempt':0,'allowed':true}"},
     [HEARTH_CMD_STOP_EXECUTOR] = {"{'reason':'application finished'}"},
     [HEARTH_CMD_STATUS_UPDATE] = {
         "{'updates':[{'tid':0,'attempt':0,'state':'FINISHED','exit_status':0,"

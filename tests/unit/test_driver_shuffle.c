@@ -59,6 +59,8 @@ s_job_free (s_job_t *j)
         inlineout_drop (&j->map, m);
     zframe_destroy (&j->map.inline_cache);
     free (j->map.maps);
+    hearth_manifest_free (j->map.parts, j->map.parts ? j->map.ntasks : 0);
+    j->map.parts = NULL;
 }
 
 /* A FINISHED update of a map task with sizes (R of them) in msg. */
@@ -224,7 +226,8 @@ test_update_states (void **state)
         shuffle_update_state (&j.reduce, msg, ff, HEARTH_TS_FAILED, &error),
         HEARTH_TS_FETCH_FAILED);
     hearth_error_t err;
-    assert_int_equal (shuffle_accepted (&j.map, 1, 2, 7, msg, good, &err), 0);
+    assert_int_equal (
+        shuffle_accepted (&j.map, 1, 2, 7, "10.0.0.1", msg, good, &err), 0);
     assert_int_equal (j.map.maps[1].server, 7);
     assert_int_equal (j.map.maps[1].attempt, 2);
     assert_int_equal (j.map.maps[1].sizes[2], 3);
@@ -501,24 +504,27 @@ test_outputs (void **state)
     assert_int_equal (shuffle_render (msg, t, NULL, &j.map, 1, 2), 0);
     snprintf (path, sizeof path, "%s/_temporary/part-00001.2", dir);
     assert_string_equal (hearth_json_str (t, "output"), path);
-    FILE *f = fopen (path, "w");
-    fputs ("done\n", f);
-    fclose (f);
-    assert_int_equal (shuffle_accepted (&j.map, 1, 2, 0, msg, NULL, &err), 0);
     snprintf (path, sizeof path, "%s/part-00001", dir);
-    assert_int_equal (stat (path, &sb), 0);
-    assert_int_equal (sb.st_size, 5);
-    /* a losing attempt's file goes */
-    snprintf (path, sizeof path, "%s/_temporary/part-00000.4", dir);
-    fclose (fopen (path, "w"));
-    shuffle_discard (&j.map, 0, 4);
-    assert_int_not_equal (stat (path, &sb), 0);
-    /* an attempt whose file is missing cannot commit: said clearly */
-    assert_int_equal (shuffle_accepted (&j.map, 0, 5, 0, msg, NULL, &err), -1);
-    assert_non_null (strstr (err.text, "must be a path the driver"));
+    assert_string_equal (hearth_json_str (t, "commit_to"), path);
+    /* its executor commits it (ASK_COMMIT); the driver notes where */
+    cJSON *u = cJSON_CreateObject ();
+    cJSON_AddNumberToObject (u, "output_bytes", 5);
+    assert_int_equal (
+        shuffle_accepted (&j.map, 1, 2, 0, "10.0.0.7", msg, u, &err), 0);
+    assert_int_equal (shuffle_accepted (&j.map, 0, 0, 0, NULL, msg, u, &err),
+                      0);
+    cJSON_Delete (u);
     shuffle_stage_done (&j.map);
-    snprintf (path, sizeof path, "%s/_SUCCESS", dir);
-    assert_int_equal (stat (path, &sb), 0);
+    hearth_part_file_t *parts;
+    size_t n;
+    assert_int_equal (hearth_manifest_read (dir, &parts, &n, &err), 0);
+    assert_int_equal (n, 2);
+    assert_string_equal (parts[0].name, "part-00000");
+    assert_null (parts[0].host);
+    assert_string_equal (parts[1].name, "part-00001");
+    assert_string_equal (parts[1].host, "10.0.0.7");
+    assert_int_equal (parts[1].bytes, 5);
+    hearth_manifest_free (parts, n);
     snprintf (path, sizeof path, "%s/_temporary", dir);
     assert_int_not_equal (stat (path, &sb), 0);
     /* a directory holding an output is refused */
@@ -526,6 +532,8 @@ test_outputs (void **state)
     j.map.output_dir = strdup (dir);
     free (j.map.maps);
     j.map.maps = NULL;
+    hearth_manifest_free (j.map.parts, j.map.ntasks);
+    j.map.parts = NULL;
     assert_int_equal (shuffle_prepare_stage (&j.map, &err), -1);
     assert_non_null (strstr (err.text, "already holds an output"));
     cJSON_Delete (t);
@@ -636,9 +644,12 @@ test_kept_outputs (void **state)
         shuffle_update_state (&j.reduce, msg, u0, HEARTH_TS_FINISHED, &error),
         HEARTH_TS_FAILED);
     hearth_error_t err;
-    assert_int_equal (shuffle_accepted (&j.map, 0, 0, b, msg, u0, &err), 0);
-    assert_int_equal (shuffle_accepted (&j.map, 1, 2, b, msg, u1, &err), 0);
-    assert_int_equal (shuffle_accepted (&j.map, 2, 1, b, msg, u2, &err), 0);
+    assert_int_equal (
+        shuffle_accepted (&j.map, 0, 0, b, "10.0.0.1", msg, u0, &err), 0);
+    assert_int_equal (
+        shuffle_accepted (&j.map, 1, 2, b, "10.0.0.1", msg, u1, &err), 0);
+    assert_int_equal (
+        shuffle_accepted (&j.map, 2, 1, b, "10.0.0.1", msg, u2, &err), 0);
     assert_int_equal (j.map.maps[0].server, SHUFFLE_KEPT);
     assert_int_equal (j.map.maps[1].server, b);
     assert_null (j.map.maps[1].block);
@@ -668,7 +679,8 @@ test_kept_outputs (void **state)
         cJSON_Delete (t);
     }
     /* map 0 run again, its output on disk this time: no longer kept */
-    assert_int_equal (shuffle_accepted (&j.map, 0, 1, b, msg, u1, &err), 0);
+    assert_int_equal (
+        shuffle_accepted (&j.map, 0, 1, b, "10.0.0.1", msg, u1, &err), 0);
     assert_null (j.map.maps[0].block);
     assert_null (j.map.inline_cache);
     t = cJSON_CreateObject ();

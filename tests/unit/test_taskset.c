@@ -549,6 +549,56 @@ test_speculation_first_result_wins (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* Stage 1 of 4 tasks on executor 0, tasks 0 to 2 finished in 200 ms,
+   task 3 a straggler whose copy (attempt 1) now runs on executor 1. */
+static hearth_taskset_t *
+s_copy_of_task_3 (hearth_assign_t as[8])
+{
+    hearth_taskset_t *ts = s_new (false, true);
+    hearth_taskset_add_stage (ts, 1, 1, 4, NULL, 0, NULL, 1);
+    hearth_taskset_add_executor (ts, 0, 2);
+    hearth_taskset_add_executor (ts, 1, 2);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 0, as, 8), 4);
+    for (int i = 0; i < 3; i++)
+        hearth_taskset_update (ts, 0, 1, i, 0, HEARTH_TS_FINISHED, 200000,
+                               200000);
+    assert_int_equal (hearth_taskset_speculate (ts, 400000), 1);
+    assert_int_equal (hearth_taskset_offer (ts, 1, 400000, as, 8), 1);
+    assert_int_equal (as[0].index, 3);
+    assert_int_equal (as[0].attempt, 1);
+    return ts;
+}
+
+/* Output commits: one attempt of a task commits (Spark's coordinator). */
+static void
+test_one_attempt_commits (void **state)
+{
+    (void) state;
+    hearth_assign_t as[8];
+    hearth_taskset_t *ts = s_copy_of_task_3 (as);
+    /* not in flight there, or not at all: no */
+    assert_false (hearth_taskset_may_commit (ts, 1, 1, 3, 0));
+    assert_false (hearth_taskset_may_commit (ts, 0, 1, 3, 7));
+    /* the copy asks first: yes, and again yes; the original: no */
+    assert_true (hearth_taskset_may_commit (ts, 1, 1, 3, 1));
+    assert_true (hearth_taskset_may_commit (ts, 1, 1, 3, 1));
+    assert_false (hearth_taskset_may_commit (ts, 0, 1, 3, 0));
+    /* the denied one's end re-queues nothing, counts nothing */
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 3, 0, HEARTH_TS_KILLED, 1, 401000),
+        HEARTH_TS_RELEASED);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 401000, as, 8), 0);
+    /* the allowed one lost with its executor: the task is free again */
+    hearth_taskset_remove_executor (ts, 1);
+    assert_int_equal (hearth_taskset_offer (ts, 0, 402000, as, 8), 1);
+    int again = as[0].attempt;
+    assert_true (hearth_taskset_may_commit (ts, 0, 1, 3, again));
+    assert_int_equal (hearth_taskset_update (ts, 0, 1, 3, again,
+                                             HEARTH_TS_FINISHED, 1, 403000),
+                      HEARTH_TS_ACCEPT);
+    hearth_taskset_destroy (&ts);
+}
+
 static void
 test_fail_and_forget_job (void **state)
 {
@@ -632,6 +682,7 @@ main (void)
     alarm (60);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_running_counts_each_executor),
+        cmocka_unit_test (test_one_attempt_commits),
         cmocka_unit_test (test_offer_fills_slots_in_order),
         cmocka_unit_test (test_stage_and_job_done),
         cmocka_unit_test (test_dependencies_wait),
