@@ -30,6 +30,10 @@ inlineout_release (hearth_job_t *job, uint64_t *left)
 {
     for (size_t i = 0; i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
+        /* the blocks go with their reservation: an ended job may stay
+           with its user long after (until hearth_job_destroy) */
+        for (uint64_t m = 0; st->maps && m < st->ntasks; m++)
+            inlineout_drop (st, m);
         *left += st->inline_reserved;
         st->inline_reserved = 0;
         st->inline_max = 0;

@@ -46,7 +46,8 @@
    sets st->inline_max (0: none) and st->inline_reserved. */
 void inlineout_reserve (hearth_stage_t *st, uint64_t *left);
 
-/* Give back the reservations of job's stages to *left, and drop their
+/* Give back the reservations of job's stages to *left, and drop what
+   they keep (their map outputs' table: the job has ended) and their
    cached frames. */
 void inlineout_release (hearth_job_t *job, uint64_t *left);
 

@@ -753,6 +753,28 @@ test_kept_sent_once (void **state)
     s_job_free (&j);
 }
 
+/* A job's end gives its reservation back and drops what it kept: a
+   finished job the user has not destroyed yet (a ctx keeps them all
+   until hearth_ctx_destroy) held its kept blocks while the next job
+   reserved the same budget again. */
+static void
+test_kept_released (void **state)
+{
+    (void) state;
+    s_job_t j;
+    uint64_t left = 1000;
+    s_kept_job (&j, 1, &left);
+    assert_non_null (j.map.maps[0].block);
+    assert_int_equal (left, 0);
+    inlineout_release (&j.job, &left);
+    assert_int_equal (left, 1000);
+    for (uint64_t m = 0; m < j.map.ntasks; m++) {
+        assert_null (j.map.maps[m].block);
+        assert_null (j.map.maps[m].sizes);
+    }
+    s_job_free (&j);
+}
+
 int
 main (void)
 {
@@ -768,6 +790,7 @@ main (void)
         cmocka_unit_test (test_kept_reserve),
         cmocka_unit_test (test_kept_outputs),
         cmocka_unit_test (test_kept_sent_once),
+        cmocka_unit_test (test_kept_released),
     };
     alarm (60);
     return cmocka_run_group_tests (tests, NULL, NULL);
