@@ -65,7 +65,10 @@ void inlineout_drop (hearth_stage_t *st, uint64_t index);
 
 /* The kept blocks of stage in (read whole) in task order, one frame,
    built at the first reader and shared by the others (borrowed), or NULL
-   when it keeps none or on no memory (*failed set). */
+   when it keeps none or on no memory (*failed set).  The blocks then
+   live in that frame only (each map output's kept_at), so that the
+   driver holds each once; a block kept or dropped since has the next
+   reader build it again, from the old frame and the new blocks. */
 zframe_t *inlineout_frame (hearth_stage_t *in, bool *failed);
 
 #endif
