@@ -286,48 +286,50 @@ shuffletask_takes_stdout (const task_t *t)
     return t->roles && (t->roles->map || t->roles->output);
 }
 
-/* The stored bytes of an output of len bytes read whole: one more for
-   the newline that ends an empty output or a last line without one. */
-static uint64_t
-s_stored (uint64_t len)
-{
-    return hearth_frames_size (len + 1);
-}
-
-/* Hold len more bytes of the output while its block stays within
-   inline_max; past that, write what was held to a map output on disk
-   and stop holding.  0 when held, 1 when the writer takes them, -1. */
+/* Stop holding: what was held goes to a map output on disk, and what
+   follows to its writer.  0 or -1 (the error kept). */
 static int
-s_hold (shuffletask_t *self, const void *data, size_t len)
+s_spill (shuffletask_t *self)
 {
     hearth_error_t err;
-    if (s_stored (self->held_len + len) <= self->inline_max) {
-        if (self->held_len + len > self->held_cap) {
-            size_t cap = (self->held_len + len) * 2;
-            char *p = realloc (self->held, cap);
-            if (!p) {
-                s_fail (self, "out of memory");
-                return -1;
-            }
-            self->held = p;
-            self->held_cap = cap;
-        }
-        memcpy (self->held + self->held_len, data, len);
-        self->held_len += len;
-        return 0;
-    }
     self->holding = false;
     int rc = s_start_writer (self) < 0
                      || hearth_partwriter_write (self->writer, self->held,
                                                  self->held_len, &err)
                             < 0
                  ? -1
-                 : 1;
+                 : 0;
     if (rc < 0 && !self->error)
         s_fail (self, "map output %s: %s", self->path, err.text);
     free (self->held);
     self->held = NULL;
     return rc;
+}
+
+/* Hold len more bytes of the output while its block stays within
+   inline_max (the newline its end may need is counted there:
+   s_finish_held); past that, spill.  0 when held, 1 when the writer
+   takes them, -1. */
+static int
+s_hold (shuffletask_t *self, const void *data, size_t len)
+{
+    if (len == 0) /* a function's empty result: nothing to copy */
+        return 0;
+    if (hearth_frames_size (self->held_len + len) > self->inline_max)
+        return s_spill (self) < 0 ? -1 : 1;
+    if (self->held_len + len > self->held_cap) {
+        size_t cap = (self->held_len + len) * 2;
+        char *p = realloc (self->held, cap);
+        if (!p) {
+            s_fail (self, "out of memory");
+            return -1;
+        }
+        self->held = p;
+        self->held_cap = cap;
+    }
+    memcpy (self->held + self->held_len, data, len);
+    self->held_len += len;
+    return 0;
 }
 
 int
@@ -362,14 +364,17 @@ shuffletask_stdout (task_t *t, const void *data, size_t len)
 
 /* --- the end ---------------------------------------------------------- */
 
-/* Finish an output held in memory: its stored block, for the driver.
-   0 or -1. */
+/* Finish an output held in memory: its stored block, for the driver,
+   or, when the newline it needs takes it past inline_max, a map output
+   on disk after all (s_finish_map ends it).  0 or -1. */
 static int
 s_finish_held (shuffletask_t *self)
 {
     /* the rule of a whole output (s_finish_map): an empty one is an empty
        line, a last line without its '\n' gets one */
     bool add = self->held_len == 0 || self->held[self->held_len - 1] != '\n';
+    if (add && hearth_frames_size (self->held_len + 1) > self->inline_max)
+        return s_spill (self);
     if (add && self->held_len == self->held_cap) {
         char *p = realloc (self->held, self->held_cap + 1);
         if (!p) {
@@ -379,7 +384,7 @@ s_finish_held (shuffletask_t *self)
         self->held = p;
         self->held_cap++;
     }
-    if (add) /* within inline_max: s_hold counted it (s_stored) */
+    if (add) /* within inline_max: checked above */
         self->held[self->held_len++] = '\n';
     size_t stored = (size_t) hearth_frames_size (self->held_len);
     self->map_sizes = calloc (1, sizeof (uint64_t));

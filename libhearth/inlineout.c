@@ -30,6 +30,10 @@ inlineout_release (hearth_job_t *job, uint64_t *left)
 {
     for (size_t i = 0; i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
+        /* the blocks go with their reservation: an ended job may stay
+           with its user long after (until hearth_job_destroy) */
+        for (uint64_t m = 0; st->maps && m < st->ntasks; m++)
+            inlineout_drop (st, m);
         *left += st->inline_reserved;
         st->inline_reserved = 0;
         st->inline_max = 0;
@@ -58,17 +62,25 @@ inlineout_keep (hearth_stage_t *st, uint64_t index, uint32_t attempt,
     }
     sizes[0] = zframe_size (block);
     inlineout_drop (st, index);
-    zframe_destroy (&st->inline_cache); /* it lacked this block */
-    st->maps[index] = (mapout_t){sizes, SHUFFLE_KEPT, attempt, copy};
+    st->maps[index] = (mapout_t){sizes, SHUFFLE_KEPT, attempt, copy, 0};
+    st->inline_stale = true; /* the cache lacks this block */
     return 0;
+}
+
+/* Whether map output m of st is kept (its bytes in its block or the
+   cache). */
+static bool
+s_kept (const hearth_stage_t *st, uint64_t m)
+{
+    return st->maps[m].sizes && st->maps[m].server == SHUFFLE_KEPT;
 }
 
 void
 inlineout_drop (hearth_stage_t *st, uint64_t index)
 {
     mapout_t *mo = &st->maps[index];
-    if (mo->block)
-        zframe_destroy (&st->inline_cache); /* it held this block */
+    if (s_kept (st, index))
+        st->inline_stale = true; /* the cache holds this block */
     zframe_destroy (&mo->block);
     free (mo->sizes);
     mo->sizes = NULL;
@@ -78,26 +90,34 @@ zframe_t *
 inlineout_frame (hearth_stage_t *in, bool *failed)
 {
     *failed = false;
-    if (in->inline_cache || !in->inline_max)
+    if (!in->inline_max || (in->inline_cache && !in->inline_stale))
         return in->inline_cache;
     size_t total = 0;
     for (uint64_t m = 0; m < in->ntasks; m++)
-        if (in->maps[m].block)
-            total += zframe_size (in->maps[m].block);
-    if (total == 0)
-        return NULL;
-    zframe_t *f = zframe_new (NULL, total);
-    if (!f) {
+        if (s_kept (in, m))
+            total += (size_t) in->maps[m].sizes[0];
+    zframe_t *f = total ? zframe_new (NULL, total) : NULL;
+    if (total && !f) {
         *failed = true;
         return NULL;
     }
-    unsigned char *p = zframe_data (f);
-    for (uint64_t m = 0; m < in->ntasks; m++)
-        if (in->maps[m].block) {
-            size_t n = zframe_size (in->maps[m].block);
-            memcpy (p, zframe_data (in->maps[m].block), n);
-            p += n;
-        }
+    /* each block into the new frame, from its own or the old frame: the
+       driver holds it once again */
+    unsigned char *p = f ? zframe_data (f) : NULL;
+    const unsigned char *old =
+        in->inline_cache ? zframe_data (in->inline_cache) : NULL;
+    for (uint64_t m = 0; f && m < in->ntasks; m++) {
+        mapout_t *mo = &in->maps[m];
+        if (!s_kept (in, m))
+            continue;
+        memcpy (p, mo->block ? zframe_data (mo->block) : old + mo->kept_at,
+                (size_t) mo->sizes[0]);
+        mo->kept_at = (uint64_t) (p - zframe_data (f));
+        p += mo->sizes[0];
+        zframe_destroy (&mo->block);
+    }
+    zframe_destroy (&in->inline_cache);
     in->inline_cache = f;
+    in->inline_stale = false;
     return f;
 }

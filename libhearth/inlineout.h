@@ -46,7 +46,8 @@
    sets st->inline_max (0: none) and st->inline_reserved. */
 void inlineout_reserve (hearth_stage_t *st, uint64_t *left);
 
-/* Give back the reservations of job's stages to *left, and drop their
+/* Give back the reservations of job's stages to *left, and drop what
+   they keep (their map outputs' table: the job has ended) and their
    cached frames. */
 void inlineout_release (hearth_job_t *job, uint64_t *left);
 
@@ -64,7 +65,10 @@ void inlineout_drop (hearth_stage_t *st, uint64_t index);
 
 /* The kept blocks of stage in (read whole) in task order, one frame,
    built at the first reader and shared by the others (borrowed), or NULL
-   when it keeps none or on no memory (*failed set). */
+   when it keeps none or on no memory (*failed set).  The blocks then
+   live in that frame only (each map output's kept_at), so that the
+   driver holds each once; a block kept or dropped since has the next
+   reader build it again, from the old frame and the new blocks. */
 zframe_t *inlineout_frame (hearth_stage_t *in, bool *failed);
 
 #endif

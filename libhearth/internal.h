@@ -80,7 +80,9 @@ typedef struct {
                          SHUFFLE_NO_SERVER: on the driver's node, or
                          SHUFFLE_KEPT: kept by the driver (block) */
     uint32_t attempt; /* the attempt that wrote it */
-    zframe_t *block;  /* SHUFFLE_KEPT: its stored bytes (inlineout.h) */
+    zframe_t *block;  /* SHUFFLE_KEPT: its stored bytes (inlineout.h), or
+                         NULL: they are in the stage's inline_cache */
+    uint64_t kept_at; /* SHUFFLE_KEPT, no block: their offset there */
 } mapout_t;
 
 /* One task's result. */
@@ -135,6 +137,8 @@ struct hearth_stage {
     uint64_t inline_reserved; /* of the driver's budget for them */
     zframe_t *inline_cache;   /* the kept blocks in task order, once
                                  built for a reader, or NULL */
+    bool inline_stale;        /* a block was kept or dropped since the
+                                 cache was built */
     result_t *results;        /* ntasks entries */
     uint64_t results_held;    /* of them with bytes: none, and the table,
                                  never written, is not read through */

@@ -318,8 +318,21 @@ s_partition_read (const hearth_stage_t *st, uint64_t index)
     return st->input->partitions ? (uint32_t) index : 0;
 }
 
+/* The index of frame in msg when msg already shares it, or -1. */
+static int
+s_shared_index (const hearth_msg_t *msg, const zframe_t *frame)
+{
+    for (size_t i = 0; msg->borrowed && i < msg->nframes; i++)
+        if (msg->borrowed[i] && msg->frames[i] == frame)
+            return (int) i;
+    return -1;
+}
+
 /* The blocks the driver keeps of in, in the reduce role: its "inline"
-   frame, shared by every reader (by reference).  0 or -1. */
+   frame, shared by every reader (by reference), and once in a message
+   however many of its tasks read it (a batch's bound does not count
+   shared frames, and the executor holds each frame it receives).  0 or
+   -1. */
 static int
 s_render_kept (hearth_msg_t *msg, cJSON *reduce, hearth_stage_t *in)
 {
@@ -327,7 +340,9 @@ s_render_kept (hearth_msg_t *msg, cJSON *reduce, hearth_stage_t *in)
     zframe_t *kept = inlineout_frame (in, &failed);
     if (!kept)
         return failed ? -1 : 0;
-    int f = hearth_msg_add_shared (msg, kept);
+    int f = s_shared_index (msg, kept);
+    if (f < 0)
+        f = hearth_msg_add_shared (msg, kept);
     return f >= 0 && cJSON_AddNumberToObject (reduce, "inline", f) ? 0 : -1;
 }
 

@@ -682,10 +682,12 @@ test_kept_outputs (void **state)
     assert_int_equal (
         shuffle_accepted (&j.map, 0, 1, b, "10.0.0.1", msg, u1, &err), 0);
     assert_null (j.map.maps[0].block);
-    assert_null (j.map.inline_cache);
+    assert_true (j.map.inline_stale); /* the next reader builds it again */
     t = cJSON_CreateObject ();
     assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
     assert_int_equal (zframe_size (s_inline_of (launch, t)), 11);
+    assert_memory_equal (zframe_data (s_inline_of (launch, t)), "block-two!!",
+                         11);
     cJSON_Delete (t);
     inlineout_release (&j.job, &left);
     assert_int_equal (left, 3 * 100);
@@ -695,6 +697,145 @@ test_kept_outputs (void **state)
     hearth_msg_destroy (&msg);
     hearth_msg_destroy (&launch);
     shuffle_servers_destroy (&s);
+    s_job_free (&j);
+}
+
+/* A stage read whole with two outputs kept (3 and 4 bytes) by a reduce
+   stage of nreaders tasks. */
+static void
+s_kept_job (s_job_t *j, uint64_t nreaders, uint64_t *left)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE);
+    s_job_init (j, 2, 1);
+    j->map.partitions = 0;
+    j->map.read_whole = true;
+    j->reduce.ntasks = nreaders;
+    inlineout_reserve (&j->map, left);
+    cJSON *u0 = s_finished_kept (msg, "abc", 3);
+    cJSON *u1 = s_finished_kept (msg, "defg", 4);
+    hearth_error_t err;
+    assert_int_equal (
+        shuffle_accepted (&j->map, 0, 0, SHUFFLE_NO_SERVER, msg, u0, &err), 0);
+    assert_int_equal (
+        shuffle_accepted (&j->map, 1, 0, SHUFFLE_NO_SERVER, msg, u1, &err), 0);
+    cJSON_Delete (u0);
+    cJSON_Delete (u1);
+    hearth_msg_destroy (&msg);
+}
+
+/* Readers launched together get the kept blocks as one frame of their
+   LAUNCH_TASKS, not one copy each: a batch of N readers of 64 MiB kept
+   went out as a message of N x 64 MiB, past the batch's bound (its
+   shared frames are not counted), held whole by the executor. */
+static void
+test_kept_sent_once (void **state)
+{
+    (void) state;
+    s_job_t j;
+    uint64_t left = 1000;
+    s_kept_job (&j, 3, &left);
+    shuffle_servers_t *s = shuffle_servers_new ();
+    hearth_msg_t *launch = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON *tasks = cJSON_CreateArray ();
+    for (uint64_t reader = 0; reader < 3; reader++) {
+        cJSON *t = cJSON_CreateObject ();
+        cJSON_AddItemToArray (tasks, t);
+        assert_int_equal (shuffle_render (launch, t, s, &j.reduce, reader, 0),
+                          0);
+        const cJSON *r = cJSON_GetObjectItem (t, "reduce");
+        int64_t first = hearth_json_int (
+            cJSON_GetObjectItem (cJSON_GetArrayItem (tasks, 0), "reduce"),
+            "inline", -1);
+        assert_int_equal (hearth_json_int (r, "inline", -1), first);
+        assert_int_equal (zframe_size (s_inline_of (launch, t)), 7);
+    }
+    size_t shared = 0;
+    for (size_t i = 0; i < launch->nframes; i++)
+        shared += launch->borrowed && launch->borrowed[i];
+    assert_int_equal (shared, 1);
+    /* the next message gets it again */
+    hearth_msg_t *next = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON *t = cJSON_CreateObject ();
+    assert_int_equal (shuffle_render (next, t, s, &j.reduce, 0, 0), 0);
+    assert_memory_equal (zframe_data (s_inline_of (next, t)), "abcdefg", 7);
+    cJSON_Delete (t);
+    cJSON_Delete (tasks);
+    hearth_msg_destroy (&next);
+    hearth_msg_destroy (&launch);
+    shuffle_servers_destroy (&s);
+    inlineout_release (&j.job, &left);
+    s_job_free (&j);
+}
+
+/* The driver holds a kept block once: in the frame its readers share
+   once that is built (it held every block twice, the blocks and their
+   copy in the frame, up to twice the budget it reserved), and a block
+   kept again later (a map run again) joins the others at the next
+   reader. */
+static void
+test_kept_held_once (void **state)
+{
+    (void) state;
+    s_job_t j;
+    uint64_t left = 1000;
+    s_kept_job (&j, 1, &left);
+    shuffle_servers_t *s = shuffle_servers_new ();
+    hearth_msg_t *launch = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    cJSON *t = cJSON_CreateObject ();
+    assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
+    assert_memory_equal (zframe_data (s_inline_of (launch, t)), "abcdefg", 7);
+    for (uint64_t m = 0; m < j.map.ntasks; m++)
+        assert_null (j.map.maps[m].block);
+    cJSON_Delete (t);
+    hearth_msg_destroy (&launch);
+    /* map 1 run again: its new block, the other's from the frame */
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE);
+    cJSON *u = s_finished_kept (msg, "XY", 2);
+    hearth_error_t err;
+    assert_int_equal (
+        shuffle_accepted (&j.map, 1, 1, SHUFFLE_NO_SERVER, msg, u, &err), 0);
+    cJSON_Delete (u);
+    hearth_msg_destroy (&msg);
+    launch = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    t = cJSON_CreateObject ();
+    assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
+    zframe_t *kept = s_inline_of (launch, t);
+    assert_int_equal (zframe_size (kept), 5);
+    assert_memory_equal (zframe_data (kept), "abcXY", 5);
+    assert_null (j.map.maps[1].block);
+    cJSON_Delete (t);
+    hearth_msg_destroy (&launch);
+    /* map 0 lost: no frame is sent until it is back */
+    inlineout_drop (&j.map, 0);
+    launch = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
+    t = cJSON_CreateObject ();
+    assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 1);
+    cJSON_Delete (t);
+    hearth_msg_destroy (&launch);
+    shuffle_servers_destroy (&s);
+    inlineout_release (&j.job, &left);
+    s_job_free (&j);
+}
+
+/* A job's end gives its reservation back and drops what it kept: a
+   finished job the user has not destroyed yet (a ctx keeps them all
+   until hearth_ctx_destroy) held its kept blocks while the next job
+   reserved the same budget again. */
+static void
+test_kept_released (void **state)
+{
+    (void) state;
+    s_job_t j;
+    uint64_t left = 1000;
+    s_kept_job (&j, 1, &left);
+    assert_non_null (j.map.maps[0].block);
+    assert_int_equal (left, 0);
+    inlineout_release (&j.job, &left);
+    assert_int_equal (left, 1000);
+    for (uint64_t m = 0; m < j.map.ntasks; m++) {
+        assert_null (j.map.maps[m].block);
+        assert_null (j.map.maps[m].sizes);
+    }
     s_job_free (&j);
 }
 
@@ -712,6 +853,9 @@ main (void)
         cmocka_unit_test (test_outputs),
         cmocka_unit_test (test_kept_reserve),
         cmocka_unit_test (test_kept_outputs),
+        cmocka_unit_test (test_kept_sent_once),
+        cmocka_unit_test (test_kept_released),
+        cmocka_unit_test (test_kept_held_once),
     };
     alarm (60);
     return cmocka_run_group_tests (tests, NULL, NULL);
