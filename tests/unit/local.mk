@@ -332,10 +332,20 @@ tests_unit_test_manifest_LDADD = $(unit_libs)
 
 UNIT_TESTS += tests/unit/test_driver_shuffle
 tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
+	tests/unit/shuffle_fixture.h \
 	libhearth/shuffle.c libhearth/shuffle.h \
 	libhearth/inlineout.c libhearth/inlineout.h
 tests_unit_test_driver_shuffle_CFLAGS = $(unit_cflags)
 tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
+
+# Small outputs read whole kept by the driver (libhearth/inlineout.c).
+UNIT_TESTS += tests/unit/test_inlineout
+tests_unit_test_inlineout_SOURCES = tests/unit/test_inlineout.c \
+	tests/unit/shuffle_fixture.h \
+	libhearth/shuffle.c libhearth/shuffle.h \
+	libhearth/inlineout.c libhearth/inlineout.h
+tests_unit_test_inlineout_CFLAGS = $(unit_cflags)
+tests_unit_test_inlineout_LDADD = $(unit_libs)
 
 # A reduce task's input over map outputs of this node (executor/reducein.c).
 UNIT_TESTS += tests/unit/test_reducein
