@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The driver, its executors and (in local-cluster mode) its master and
 # workers under valgrind, following every Hearth child: jobs that succeed
-# and jobs that fail end with no memory error and no leak in any of them.
+# and jobs that fail end with no memory error and no leak in any of them
+# (small outputs kept by the driver, part files committed with its leave
+# and read back by "foreach": {"parts": DIR} among them).
 # Runs only in a build without sanitizers.
 command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -44,6 +46,17 @@ J=$(job lc '{"name":"lc","stages":[{"name":"m","tasks":[{"cmd":["echo","{i}"],"c
 check "a local-cluster job succeeds under valgrind" \
   vg_submit --master 'local-cluster[2,1,512]' "$J"
 check "... with its 20 results" test "$(wc -l <"$T/out")" -eq 20
+# part files committed with the driver's leave (ASK_COMMIT), their
+# manifest written, then read back one task per part
+JO=$(job out '{"name":"out","stages":[{"name":"w","output":"'"$T"'/out.d",
+  "tasks":[{"cmd":["echo","p{i}"],"count":6}]}]}')
+check "an output stage succeeds under valgrind" \
+  vg_submit --master 'local-cluster[2,1,512]' "$JO"
+JP=$(job parts '{"name":"parts","stages":[{"name":"r","tasks":[{"cmd":["cat","{item}"],
+  "foreach":{"parts":"'"$T"'/out.d"}}]}]}')
+check "... and its parts read back, one task each" \
+  vg_submit --master 'local[2]' "$JP"
+check "... exact" same "$T/out" <(printf 'p%d\n' 0 1 2 3 4 5)
 # hearth-submit runs a job file's driver in its own process (jobrun.h):
 # the same job through it, its options and hearth-driver's both freed.
 check "a local job through hearth-submit succeeds under valgrind" \
