@@ -94,6 +94,9 @@ typedef struct {
                              HEARTH_LOC_NODE, _RACK or _ANY */
     int64_t level_us;     /* when it was reached, or a task last launched
                              at it */
+    bool declined;        /* an executor has gone without a task because
+                             of the wait: launches no longer renew it
+                             (taskset_place.c) */
 } ts_prefs_t;
 
 /* A queue of tasks to re-run, each avoiding the executor it last ran on

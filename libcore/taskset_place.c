@@ -12,10 +12,16 @@
 
     How Spark's delay scheduling is bettered (its users set the wait to 0
     because its timer idles cores, SPARK-18886): a task whose every
-    preferred place has no executor now, nor one coming, is offered as one that
-   prefers nothing (there is nothing to wait for), tasks that prefer nothing go
-    at every level, and a level's wait restarts only when a task is
-    launched at it.
+    preferred place has no executor now, nor one coming, is offered as
+    one that prefers nothing (there is nothing to wait for), tasks that
+    prefer nothing go at every level, and a level's wait restarts only
+    when a task is launched at it, and only until an executor has gone
+    without a task because of the wait: from then on the preferred
+    places' own launches no longer renew it, so an idle core waits one
+    wait at most, not as long as the busy host keeps launching (Spark's
+    legacy timer, reset by every local launch, idled the other cores for
+    the whole stage; its fix, SPARK-18886, stops resetting it in a round
+    of offers with a rejection, and this is that rule offer by offer).
 */
 #include "config.h"
 
@@ -466,10 +472,13 @@ s_wait_levels (const hearth_taskset_t *self, ts_prefs_t *p, int64_t now_us)
 }
 
 /* A task was launched at level: the stage comes back to it, its wait
-   restarted. */
+   restarted, unless an executor has gone without a task because of the
+   wait (it would only wait again). */
 static void
 s_launched_at (ts_prefs_t *p, int level, int64_t now_us)
 {
+    if (p->declined)
+        return;
     p->level = level;
     p->level_us = now_us;
 }
@@ -512,5 +521,7 @@ ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
     }
     if (found)
         p->fresh_left--;
+    else if (p->fresh_left > 0 && p->level != HEARTH_LOC_ANY)
+        p->declined = true; /* tasks wait for their places, a core idles */
     return found;
 }

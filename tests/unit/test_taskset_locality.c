@@ -313,6 +313,33 @@ test_served_place_still_awaited (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* Once an executor has gone without a task because of the wait, the
+   busy host's local launches no longer renew it: the idle core waits one
+   wait, not until the busy host has run every task (SPARK-18886). */
+static void
+test_idle_core_waits_one_wait (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_board (WAIT, 4);
+    for (uint64_t i = 0; i < 4; i++)
+        s_prefer (ts, i, "a");
+    s_exec (ts, 1, "a", NULL, NULL);
+    s_exec (ts, 2, "c", NULL, NULL);
+    hearth_assign_t x, y;
+    assert_true (s_offer (ts, 1, 0, &x));
+    assert_false (s_offer (ts, 2, 10, &y)); /* c idles: declined */
+    s_finish (ts, 1, &x, WAIT - 100);
+    assert_true (s_offer (ts, 1, WAIT - 100, &x)); /* a launches locally */
+    assert_int_equal (x.locality, HEARTH_LOC_NODE);
+    assert_true (s_offer (ts, 2, WAIT, &y)); /* not renewed: ANY */
+    assert_int_equal (y.locality, HEARTH_LOC_ANY);
+    /* a still takes its own first */
+    s_finish (ts, 1, &x, WAIT + 10);
+    assert_true (s_offer (ts, 1, WAIT + 10, &x));
+    assert_int_equal (x.locality, HEARTH_LOC_NODE);
+    hearth_taskset_destroy (&ts);
+}
+
 /* With racks told: RACK after one wait, ANY after two. */
 static void
 test_rack_level (void **state)
@@ -470,6 +497,7 @@ main (void)
         cmocka_unit_test (test_retry_level),
         cmocka_unit_test (test_place_demand),
         cmocka_unit_test (test_wait_restarts_on_local_launch),
+        cmocka_unit_test (test_idle_core_waits_one_wait),
         cmocka_unit_test (test_unserved_place_waits_for_nothing),
         cmocka_unit_test (test_served_place_still_awaited),
         cmocka_unit_test (test_coming_executor_awaited),
