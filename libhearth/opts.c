@@ -99,6 +99,9 @@ static const hearth_opt_t s_options[] = {
     {"locality-wait", HEARTH_OPT_DURATION, "3s", "TIME",
      "how long a stage waits for an executor where its tasks would rather "
      "run before it takes one of the rack, then any (0: no wait)"},
+    {"reduce-locality", HEARTH_OPT_BOOL, "true", "",
+     "a task reading a shuffle prefers the workers holding at least 20% of "
+     "its input's bytes"},
     {"task-prefetch", HEARTH_OPT_INT, "128", "N",
      "most tasks queued ahead per executor core (short tasks)", 0, 100000},
     {"heartbeat-interval", HEARTH_OPT_DURATION, "1s", "TIME",

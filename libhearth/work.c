@@ -37,6 +37,8 @@ struct work {
     work_totals_t ended;        /* what the jobs that ended did */
     uint64_t inline_left;       /* of the budget for outputs the driver
                                    keeps, not reserved (inlineout.h) */
+    bool reduce_locality;       /* reducers prefer where their bytes are
+                                   (the reduce-locality setting) */
 };
 
 static void
@@ -67,6 +69,7 @@ work_new (hearth_conf_t *conf, const work_cbs_t *cbs)
     self->ts = hearth_taskset_new (&tso);
     self->jobs = zlistx_new ();
     self->inline_left = INLINEOUT_BUDGET;
+    self->reduce_locality = hearth_conf_bool (conf, "reduce-locality");
     self->servers = shuffle_servers_new ();
     self->next_uid = 1;
     self->next_job = 1;
@@ -587,6 +590,8 @@ static void
 s_place_readers (work_t *self, const hearth_stage_t *st)
 {
     hearth_job_t *job = st->job;
+    if (!self->reduce_locality)
+        return;
     for (size_t k = 0; shuffle_partitions (st) && k < job->nstages; k++)
         if (job->stages[k]->input == st) {
             uint64_t n =

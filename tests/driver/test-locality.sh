@@ -5,7 +5,8 @@
 # nothing, run at once as NO_PREF (nothing to wait for, whatever
 # --locality-wait says), each attempt's level in its task_start event;
 # the results are exact; a skewed partition's reducer runs on the
-# worker holding its bytes (local-cluster); hearth_stage_prefer's
+# worker holding its bytes (local-cluster), and anywhere with
+# reduce-locality=false; hearth_stage_prefer's
 # refusals.  The waits and
 # the levels between hosts are tests/unit/test_taskset_locality.c's.
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -80,6 +81,13 @@ check "... the big partition's reducer ran NODE_LOCAL (task ${big:-none})" \
   test "$(wc -w <<<"$big")" -eq 1
 check "... on the worker of the big map output" \
   test "$(worker_of 2 "${big:-0}")" = "$(worker_of 1 0)" -a -n "$(worker_of 1 0)"
+
+check "the same shuffle with --conf reduce-locality=false" \
+  submit --master 'local-cluster[2,1,512]' --conf reduce-locality=false \
+  --event-log "$T/ev4" "$J"
+check "... exact" same <(tr -d ' ' <"$T/out" | sort -n) <(printf '%s\n' 0 1000001)
+check "... no reducer prefers a worker (every attempt NO_PREF)" \
+  test -z "$(jq -r 'select(.event == "task_start" and .stage == 2 and .locality != null) | .locality' "$T"/ev4/*.events)"
 
 APP=$(head -1 "$L" | jq -r .app_id)
 "$BIN/hearth-history" --dir "$T/ev3" "$APP" --json >"$T/hist.json" 2>"$T/hist.err"
