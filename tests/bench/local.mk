@@ -64,6 +64,7 @@ EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/bench-history.sh tests/bench/bench-web.sh \
 	tests/bench/bench-isolation.sh tests/bench/bench-paint.sh \
 	tests/bench/bench-netns.sh tests/bench/bench-jobfile.sh tests/bench/bench-dynalloc.sh \
+	tests/bench/bench-locality.sh \
 	tests/bench/benchlib.sh \
 	tests/bench/test-bench-smoke.sh
 
@@ -93,7 +94,7 @@ check_PROGRAMS += tests/bench/bench-haprobe
 tests_bench_bench_haprobe_SOURCES = tests/bench/bench_haprobe.c \
 	tests/bench/benchutil.h tests/bench/benchcookie.h
 tests_bench_bench_haprobe_LDADD = $(CORE_LIBS)
-bench: tests/bench/bench-haprobe hearth-tail
+bench: tests/bench/bench-haprobe hearth-tail tests/integration/shuffle-tool
 EXTRA_DIST += tests/bench/bench-failover.sh
 
 # Benchmark 22's parse and check alone, in one process (bench-jobfile.sh).

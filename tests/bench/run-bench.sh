@@ -13,7 +13,9 @@
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
 # scale load flood shuffle history web isolation netns jobfile dynalloc
-# failover apps.  The failover group (bench-failover.sh) needs ZooKeeper
+# failover apps locality.  The locality group (bench-locality.sh, issue 37)
+# needs root (namespaces), python3 and curl, else it says so and is
+# skipped; it writes 3 GiB of data in $TMPDIR (300 MiB with --quick).  The failover group (bench-failover.sh) needs ZooKeeper
 # (scripts/install-deps), else it says so and is skipped; about 4 minutes.  The netns group
 # (bench-netns.sh) needs root to make network namespaces, else it says so
 # and is skipped.  The isolation group
@@ -58,6 +60,7 @@ net_args=(--tasks 200000 --jobs 2000 --rtt-count 10000)
 jf_args=(--fn-tasks 200000 --cmd-tasks 20000)
 apps_n=1000 apps_s=60 apps_args=(--apps 1000 --seconds 60)
 fo_args=()
+loc_args=(--reps 3 --scan-mib 3072 --shuffle-mib 600 --idle-tasks 120)
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -75,6 +78,7 @@ if [ $quick = 1 ]; then
     jf_args=(--fn-tasks 20000 --cmd-tasks 2000)
     apps_n=100 apps_s=10 apps_args=(--apps 100 --seconds 10)
     fo_args=(--trials 3 --rec-trials 1 --tp-rounds 1 --tp-tasks 20000)
+    loc_args=(--reps 1 --scan-mib 300 --shuffle-mib 60 --idle-tasks 30)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -254,6 +258,10 @@ if wants apps; then
     echo "== 26. a thousand applications on one master"
     run bash "$(dirname "$0")/bench-apps.sh" "${apps_args[@]}"
 fi
+if wants locality; then
+    echo "== 27. locality: a scan and a skewed shuffle across rate-limited hosts, idle cores"
+    run bash "$(dirname "$0")/bench-locality.sh" "${loc_args[@]}"
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -277,7 +285,7 @@ group_of () {
     scale.*) echo scale ;; load.*) echo load ;; flood.*) echo flood ;;
     shuffle.*) echo shuffle ;; history.*) echo history ;;
     web.* | hb.*) echo web ;; iso.* | cgspawn.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
-    fo.*) echo failover ;; apps.*) echo apps ;;
+    fo.*) echo failover ;; apps.*) echo apps ;; loc.*) echo locality ;;
     *) echo zmq ;;
     esac
 }
@@ -477,6 +485,18 @@ else
     row "25. a one-task job submitted at the takeover (2 s session): done after the kill, ms" fo.rec.job_ms "" "" "" "" "" "(waits for the recovery)"
     row "25. no-op tasks/s, HA leader + 1 standby" fo.tp.ha1.tasks_per_s fo.tp.single.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × a single master (median of the rounds' ratios)" fo.tp.ha1.ratio
     row "25. no-op tasks/s, HA leader + 2 standbys" fo.tp.ha2.tasks_per_s fo.tp.single.tasks_per_s '>=' 0.8 "" "" "≥ 0.8 × a single master (median of the rounds' ratios)" fo.tp.ha2.ratio
+fi
+if have loc.skipped; then
+    printf '| 27. locality across hosts | skipped: no namespaces, python3 or curl | - | - | bytes across ≤ 5 %%, ≥ 2 × faster; shuffle ≥ 40 %% fewer; idle ≤ 5 %% | skipped |\n'
+else
+    row "27. scan of the hosts' own disks, preferring them: ms" loc.scan.near_ms loc.scan.far_ms "" "" "" "" "(reference: no preferences, --locality-wait 0)"
+    row "27. ... how much faster than without preferences" loc.scan.speedup "" "" "" '>=' 2 "≥ 2 × (median of the repetitions' ratios)"
+    row "27. ... MiB crossing hosts, preferring" loc.scan.near_cross_mib loc.scan.far_cross_mib "" "" "" "" "(reference: without preferences)"
+    row "27. ... share of the input crossing hosts, preferring" loc.scan.cross_share "" "" "" '<=' 0.05 "≤ 5 % of the input"
+    row "27. skewed shuffle: MiB crossing hosts, reducers preferring" loc.shuffle.prefs_cross_mib loc.shuffle.none_cross_mib "" "" "" "" "(reference: reduce-locality=false)"
+    row "27. ... fewer bytes crossing than without" loc.shuffle.saved "" "" "" '>=' 0.4 "≥ 40 % fewer (median of the repetitions)"
+    row "27. idle core share, a third of the tasks preferring a busy host" loc.idle.mixed "" "" "" '<=' 0.05 "≤ 5 % of the stage's core-time"
+    row "27. idle core share, every task preferring a busy host" loc.idle.tail "" "" "" "" "" "(the others wait one wait, then take its tasks: docs/performance.md)"
 fi
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"

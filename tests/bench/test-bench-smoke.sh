@@ -104,6 +104,11 @@ runs "bench-apps" apps.exact apps.reg_rtt_p99_ms apps.master_cpu_cores apps.fifo
 runs "bench-netns" 'net\.\(skipped\|lat\.curve\.p50\)' 'net\.\(skipped\|curve\.tasks_per_s\)' -- \
   bash "$(dirname "$0")/bench-netns.sh" --reps 1 --tasks 2000 --jobs 20 \
   --rtt-count 100 --count 2000 --json-count 2000
+# benchmark 27 at its smallest: 24 parts of 1 MiB, 2 MiB shuffled, 3
+# tasks (where namespaces cannot be made it says so: loc.skipped)
+runs "bench-locality" 'loc\.\(skipped\|scan\.cross_share\)' 'loc\.\(skipped\|shuffle\.saved\)' 'loc\.\(skipped\|idle\.tail\)' -- \
+  bash "$(dirname "$0")/bench-locality.sh" --reps 1 --scan-mib 24 \
+  --shuffle-mib 2 --idle-tasks 3
 # the failover benchmark at one trial of a 2 s session (no throughput
 # rounds, 200 ms heartbeats): where ZooKeeper is missing it says so (fo.skipped)
 runs "bench-failover" 'fo\.\(skipped\|kill2000\.p95_ms\)' 'fo\.\(skipped\|rec\.worker_gone_ms\)' -- \
