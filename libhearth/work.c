@@ -536,6 +536,8 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     if (rc == 0 && st->resources.n)
         rc = hearth_taskset_set_stage_resources (self->ts, st->uid,
                                                  &st->resources);
+    if (rc == 0 && st->output_dir) /* its tasks ask to commit (ASK_COMMIT) */
+        rc = hearth_taskset_set_stage_commits (self->ts, st->uid);
     if (rc == 0)
         rc = s_add_prefs (self, st);
     for (size_t i = 0; rc == 0 && st->require && st->require[i]; i++)
