@@ -542,7 +542,7 @@ shuffle_discard (const hearth_stage_t *st, uint64_t index, int attempt)
         return;
     char tmp[PATH_MAX];
     s_temp_path (st, index, attempt, tmp, sizeof tmp);
-    unlink (tmp);
+    hearth_file_unlink_below (tmp); /* never through a link at _temporary */
 }
 
 /* The map stage of shuffle id uid in job, or NULL. */
