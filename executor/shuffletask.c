@@ -135,9 +135,10 @@ s_discard (shuffletask_t *self)
     if (self->out_fd >= 0)
         close (self->out_fd);
     self->out_fd = -1;
-    if (self->out_made && !self->finished && unlink (self->output) < 0
-        && errno != ENOENT)
-        log_warn ("cannot remove %s: %s", self->output, strerror (errno));
+    if (self->out_made && !self->finished
+        && hearth_file_unlink_below (self->output) < 0 && errno != ENOENT)
+        log_warn ("cannot remove %s: %s", self->output,
+                  hearth_file_why (errno));
     self->out_made = false;
 }
 
@@ -524,8 +525,10 @@ void
 shuffletask_abandon (task_t *t)
 {
     shuffletask_t *self = t->roles;
-    if (self && self->output && unlink (self->output) < 0 && errno != ENOENT)
-        log_warn ("cannot remove %s: %s", self->output, strerror (errno));
+    if (self && self->output && hearth_file_unlink_below (self->output) < 0
+        && errno != ENOENT)
+        log_warn ("cannot remove %s: %s", self->output,
+                  hearth_file_why (errno));
 }
 
 const char *

@@ -119,14 +119,13 @@ jobitems_free (jobitems_t *items)
     memset (items, 0, sizeof *items);
 }
 
-int
-jobitems_parts (jobitems_t *items, const char *dir, hearth_error_t *err)
+/* The n parts of dir (absolute; parts freed) into items: each DIR/NAME
+   and its host. */
+static int
+s_parts_to_items (jobitems_t *items, const char *dir, hearth_part_file_t *parts,
+                  size_t n, hearth_error_t *err)
 {
-    memset (items, 0, sizeof *items);
-    hearth_part_file_t *parts;
-    size_t n, bytes = 0, dlen = strlen (dir);
-    if (hearth_manifest_read (dir, &parts, &n, err) < 0)
-        return -1;
+    size_t bytes = 0, dlen = strlen (dir);
     if (n > s_max_lines) {
         hearth_manifest_free (parts, n);
         return hearth_errprintf (err, "%s: more than %zu parts", dir,
@@ -155,6 +154,42 @@ jobitems_parts (jobitems_t *items, const char *dir, hearth_error_t *err)
     items->n = n;
     hearth_manifest_free (parts, n);
     return 0;
+}
+
+/* dir made absolute (malloc'ed), or NULL with err: {item} is a path
+   the task opens from its executor's work dir, not the driver's. */
+static char *
+s_absolute_dir (const char *dir, hearth_error_t *err)
+{
+    char cwd[4096], *path = NULL;
+    if (dir[0] == '/')
+        path = strdup (dir);
+    else if (!getcwd (cwd, sizeof cwd)) {
+        hearth_errprintf (err, "%s: cannot make it absolute: %s", dir,
+                          strerror (errno));
+        return NULL;
+    }
+    else if (asprintf (&path, "%s/%s", cwd, dir) < 0)
+        path = NULL;
+    if (!path)
+        hearth_errprintf (err, "out of memory");
+    return path;
+}
+
+int
+jobitems_parts (jobitems_t *items, const char *rel, hearth_error_t *err)
+{
+    memset (items, 0, sizeof *items);
+    hearth_part_file_t *parts;
+    char *dir = s_absolute_dir (rel, err);
+    if (!dir)
+        return -1;
+    size_t n;
+    int rc = hearth_manifest_read (dir, &parts, &n, err);
+    if (rc == 0)
+        rc = s_parts_to_items (items, dir, parts, n, err);
+    free (dir);
+    return rc;
 }
 
 /* Split items->text (size bytes) into its non-empty lines. */

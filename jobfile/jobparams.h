@@ -81,10 +81,11 @@ typedef struct {
    a line holding a NUL byte. */
 int jobitems_read (jobitems_t *items, const char *path, hearth_error_t *err);
 /* The part files of output directory dir into items (zeroed or freed
-   before): their paths and the hosts that hold them, from dir's manifest
-   (libcore/manifest.h).  Returns 0, or -1 with err: not a finished
-   output, a manifest that cannot be read, more parts than a task list
-   takes. */
+   before): their paths (absolute: a relative dir is the driver's
+   current directory's, and the tasks run elsewhere) and the hosts that
+   hold them, from dir's manifest (libcore/manifest.h).  Returns 0, or -1 with
+   err: not a finished output, a manifest that cannot be read, more parts than a
+   task list takes. */
 int jobitems_parts (jobitems_t *items, const char *dir, hearth_error_t *err);
 /* Free what items holds; accepts a zeroed one. */
 void jobitems_free (jobitems_t *items);

@@ -150,6 +150,66 @@ s_by_name (const void *a, const void *b)
                    ((const hearth_part_file_t *) b)->name);
 }
 
+static int
+s_by_string (const void *a, const void *b)
+{
+    return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* A name the n parts give twice, or NULL (none, or no memory: *nomem). */
+static const char *
+s_twice (const hearth_part_file_t *parts, size_t n, bool *nomem)
+{
+    const char **names = malloc ((n ? n : 1) * sizeof *names);
+    const char *twice = NULL;
+    *nomem = !names;
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = parts[i].name;
+    if (names)
+        qsort (names, n, sizeof *names, s_by_string);
+    for (size_t i = 1; names && i < n && !twice; i++)
+        if (strcmp (names[i - 1], names[i]) == 0)
+            twice = names[i];
+    free (names);
+    return twice;
+}
+
+/* Whether the JSON text escapes a NUL (\u0000): cJSON would end the
+   string there, a name or host read shorter than written. */
+static bool
+s_escapes_nul (const char *text)
+{
+    for (const char *p = strchr (text, '\\'); p; p = strchr (p, '\\')) {
+        if (p[1] == 'u' && strncmp (p + 2, "0000", 4) == 0)
+            return true;
+        p += p[1] ? 2 : 1; /* the escaped character is not an escape */
+    }
+    return false;
+}
+
+/* The parts of the manifest text (len bytes, NUL-terminated): refused
+   when it holds a NUL (raw: what follows would go unread), when a
+   second value follows the object, or when a name comes twice (a part
+   read twice). */
+static int
+s_parse (const char *text, size_t len, const char *path,
+         hearth_part_file_t **parts, size_t *n, hearth_error_t *err)
+{
+    if (memchr (text, '\0', len) || s_escapes_nul (text))
+        return hearth_errprintf (err, "%s: holds a NUL byte", path);
+    cJSON *root = cJSON_ParseWithOpts (text, NULL, true);
+    int rc = root ? s_from_json (root, path, parts, n, err)
+                  : hearth_errprintf (err, "%s: not JSON", path);
+    cJSON_Delete (root);
+    bool nomem = false;
+    const char *twice = rc == 0 ? s_twice (*parts, *n, &nomem) : NULL;
+    if (nomem)
+        return hearth_errprintf (err, "out of memory reading %s", path);
+    if (twice)
+        return hearth_errprintf (err, "%s: names %s twice", path, twice);
+    return rc;
+}
+
 /* The part-* files of dir, in name order, hosts unknown. */
 static int
 s_listed (const char *dir, hearth_part_file_t **parts, size_t *n,
@@ -236,12 +296,8 @@ hearth_manifest_read (const char *dir, hearth_part_file_t **parts, size_t *n,
     int rc;
     if (strspn (text, " \t\r\n") == len)
         rc = s_listed (dir, parts, n, err);
-    else {
-        cJSON *root = cJSON_ParseWithLength (text, len);
-        rc = root ? s_from_json (root, path, parts, n, err)
-                  : hearth_errprintf (err, "%s: not JSON", path);
-        cJSON_Delete (root);
-    }
+    else
+        rc = s_parse (text, len, path, parts, n, err);
     free (text);
     if (rc < 0) {
         hearth_manifest_free (*parts, *n);

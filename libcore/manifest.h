@@ -44,7 +44,8 @@ int hearth_manifest_write (const char *dir, const hearth_part_file_t *parts,
    An empty _SUCCESS (an output of another tool, or of an older Hearth)
    lists DIR's part-* files in name order, with no host.  -1 with err: no
    _SUCCESS (not a finished output), or one that is not a manifest (its
-   part names must be plain file names). */
+   part names must be plain file names, each given once; no NUL byte,
+   raw or escaped; nothing after the object). */
 int hearth_manifest_read (const char *dir, hearth_part_file_t **parts,
                           size_t *n, hearth_error_t *err);
 

@@ -67,22 +67,43 @@ hearth_file_create (const char *path, int flags, mode_t mode, bool replace)
     return fd;
 }
 
-int
-hearth_file_create_below (const char *path, int flags, mode_t mode,
-                          bool replace)
+/* The last directory of path, of Hearth's own, open (entered as
+   hearth_dir_open_at does, inside one followed as given), *name the last
+   component of path (a pointer into it); -1 with errno. */
+static int
+s_dir_below (const char *path, const char **name)
 {
     char dir[PATH_MAX], top[PATH_MAX];
-    const char *name = s_split (path, dir, sizeof dir);
-    const char *sub = name ? s_split (dir, top, sizeof top) : NULL;
+    *name = s_split (path, dir, sizeof dir);
+    const char *sub = *name ? s_split (dir, top, sizeof top) : NULL;
     if (!sub)
         return -1;
     int tfd = open (top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     int dfd = tfd < 0 ? -1 : hearth_dir_open_at (tfd, sub, 0);
+    s_close (tfd);
+    return dfd;
+}
+
+int
+hearth_file_create_below (const char *path, int flags, mode_t mode,
+                          bool replace)
+{
+    const char *name;
+    int dfd = s_dir_below (path, &name);
     int fd =
         dfd < 0 ? -1 : hearth_file_create_at (dfd, name, flags, mode, replace);
     s_close (dfd);
-    s_close (tfd);
     return fd;
+}
+
+int
+hearth_file_unlink_below (const char *path)
+{
+    const char *name;
+    int dfd = s_dir_below (path, &name);
+    int rc = dfd < 0 ? -1 : unlinkat (dfd, name, 0);
+    s_close (dfd);
+    return rc;
 }
 
 /* Close fd and fail with errno e.  Returns -1. */

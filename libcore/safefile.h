@@ -71,6 +71,10 @@ int hearth_file_create (const char *path, int flags, mode_t mode, bool replace);
    link left at its name is refused too (ELOOP). */
 int hearth_file_create_below (const char *path, int flags, mode_t mode,
                               bool replace);
+/* Remove what hearth_file_create_below made at path, its directory
+   entered the same way (a link at its name: ELOOP, nothing removed).
+   Returns 0, or -1 with errno (ENOENT: nothing there). */
+int hearth_file_unlink_below (const char *path);
 
 /* Open name in dirfd (AT_FDCWD: a path) with flags (maybe O_CREAT, then
    mode; O_NOFOLLOW to refuse a symbolic link, ELOOP) | O_NONBLOCK |

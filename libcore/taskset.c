@@ -551,6 +551,21 @@ s_in_flight (const hearth_taskset_t *self, const ts_stage_t *st, uint64_t index,
     return a && !a->killing;
 }
 
+int
+hearth_taskset_set_stage_commits (hearth_taskset_t *self, uint32_t stage)
+{
+    ts_stage_t *st = ts_stage (self, stage);
+    if (!st)
+        return errno = EINVAL, -1;
+    if (st->committer)
+        return 0;
+    if (!(st->committer = malloc (st->ntasks * sizeof *st->committer)))
+        return errno = ENOMEM, -1;
+    for (uint64_t i = 0; i < st->ntasks; i++)
+        st->committer[i] = -1;
+    return 0;
+}
+
 bool
 hearth_taskset_may_commit (hearth_taskset_t *self, int exec_id, uint32_t stage,
                            uint64_t index, int attempt)
@@ -558,14 +573,9 @@ hearth_taskset_may_commit (hearth_taskset_t *self, int exec_id, uint32_t stage,
     ts_akey_t key = {stage, attempt, index};
     ts_attempt_t *a = zhashx_lookup (self->attempts, &key);
     ts_stage_t *st = ts_stage (self, stage);
-    if (!a || a->exec_id != exec_id || a->killing || !st || st->failed)
+    if (!a || a->exec_id != exec_id || a->killing || !st || st->failed
+        || !st->committer) /* nothing to commit: the attempt goes on */
         return false;
-    if (!st->committer) {
-        if (!(st->committer = malloc (st->ntasks * sizeof *st->committer)))
-            return false; /* no memory: it fails, to be retried */
-        for (uint64_t i = 0; i < st->ntasks; i++)
-            st->committer[i] = -1;
-    }
     ts_task_t *t = &st->tasks[index];
     int before = st->committer[index];
     if (t->state != TASK_DONE

@@ -385,6 +385,11 @@ typedef struct {
    Returns true and fills ev, or false when none is pending. */
 bool hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev);
 
+/* Stage's tasks write an output that each commits with the driver's
+   leave (hearth_taskset_may_commit), before its first offer.  Returns 0,
+   or -1 with errno EINVAL (no such stage) or ENOMEM. */
+int hearth_taskset_set_stage_commits (hearth_taskset_t *self, uint32_t stage);
+
 /* Output commit, as Spark's output commit coordinator does it: may
    attempt of task index of stage, in flight on exec_id, commit its
    output?  True for the first attempt to ask while the task is not done
@@ -392,8 +397,9 @@ bool hearth_taskset_next_event (hearth_taskset_t *self, hearth_ts_event_t *ev);
    lost, failed or killed frees the task for the next); it is
    remembered.  Otherwise false, and the attempt is marked as being
    killed without a kill event (the answer tells its executor): its
-   KILLED end frees its slot and re-queues nothing.  False also for an
-   attempt not in flight there, or of a failed job. */
+   KILLED end frees its slot and re-queues nothing.  False also, and
+   nothing marked, for an attempt not in flight there, of a failed job,
+   or of a stage with nothing to commit (not set_stage_commits). */
 bool hearth_taskset_may_commit (hearth_taskset_t *self, int exec_id,
                                 uint32_t stage, uint64_t index, int attempt);
 

@@ -131,8 +131,8 @@ typedef struct {
     int weight;            /* FAIR weight */
     int64_t *durations;    /* run times of finished tasks (speculation) */
     int16_t *committer;    /* per task, the attempt allowed to commit its
-                              output, or -1; NULL until one asks
-                              (hearth_taskset_may_commit) */
+                              output, or -1; NULL: the stage commits
+                              nothing (hearth_taskset_set_stage_commits) */
     uint32_t fetch_rounds; /* consecutive rounds of fetch failures */
     bool fetch_round_open; /* a round is open: no parent re-done since */
     hearth_resource_amounts_t need; /* custom resources per task (owned;

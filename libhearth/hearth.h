@@ -229,12 +229,15 @@ int hearth_stage_set_partitions (hearth_stage_t *stage, uint32_t partitions,
 
 /* Write each task's result to DIR/part-NNNNN (NNNNN its index, five
    digits at least) from its executor, instead of sending it to the
-   driver: the attempt the driver accepts is renamed into place from
-   DIR/_temporary, so that retries and speculative copies never leave two
-   files or a partial one; DIR/_SUCCESS appears when the stage is done.
-   On a cluster DIR must be a path that the driver and every worker see
-   (a shared filesystem).  Not with partitions.  Returns 0 or -1 (EINVAL).
- */
+   driver: of a task's attempts that end well, the one the driver allows
+   (the first to ask) renames its file into place from DIR/_temporary on
+   its own node, so that retries and speculative copies never leave two
+   files or a partial one; DIR/_SUCCESS, the manifest of the parts and
+   their hosts, appears when the stage is done.  On a cluster DIR is a
+   shared filesystem or the same path on each node's own disk.  DIR must
+   not be the output of another stage of the job or of a job still
+   running: the job then fails, hearth_job_error naming both stages.  Not
+   with partitions.  Returns 0 or -1 (EINVAL). */
 int hearth_stage_set_output (hearth_stage_t *stage, const char *dir);
 
 /* The stage's output directory (absolute once submitted; borrowed), or

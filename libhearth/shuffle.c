@@ -246,11 +246,6 @@ shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
                                  st->name);
     if (!st->output_dir)
         return 0;
-    if (!(st->parts = calloc (st->ntasks, sizeof *st->parts)))
-        return hearth_errprintf (err,
-                                 "out of memory for the part files of "
-                                 "stage %s",
-                                 st->name);
     if (s_absolute_output (st, err) < 0)
         return -1;
     if (shuffle_holds_output (st->output_dir))
@@ -277,7 +272,23 @@ shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
         return hearth_errprintf (err, "stage %s: cannot use %s: %s (remove it)",
                                  st->name, tmp, hearth_file_why (errno));
     close (fd);
+    /* last: parts says that _temporary is the stage's, to remove at its
+       job's end (shuffle_job_ended) */
+    if (!(st->parts = calloc (st->ntasks, sizeof *st->parts)))
+        return hearth_errprintf (err,
+                                 "out of memory for the part files of "
+                                 "stage %s",
+                                 st->name);
     return 0;
+}
+
+bool
+shuffle_same_output (const hearth_stage_t *a, const hearth_stage_t *b)
+{
+    struct stat sa, sb;
+    return a->output_dir && b->output_dir && stat (a->output_dir, &sa) == 0
+           && stat (b->output_dir, &sb) == 0 && sa.st_dev == sb.st_dev
+           && sa.st_ino == sb.st_ino;
 }
 
 /* ---- launching ----------------------------------------------------------- */
@@ -531,7 +542,7 @@ shuffle_discard (const hearth_stage_t *st, uint64_t index, int attempt)
         return;
     char tmp[PATH_MAX];
     s_temp_path (st, index, attempt, tmp, sizeof tmp);
-    unlink (tmp);
+    hearth_file_unlink_below (tmp); /* never through a link at _temporary */
 }
 
 /* The map stage of shuffle id uid in job, or NULL. */
@@ -732,7 +743,9 @@ shuffle_job_ended (hearth_job_t *job)
 {
     char path[PATH_MAX];
     for (size_t i = 0; i < job->nstages; i++)
-        if (job->stages[i]->output_dir) {
+        if (job->stages[i]->output_dir && job->stages[i]->parts) {
+            /* prepared: the _temporary is its own (not that of another
+               job's stage it was refused for) */
             snprintf (path, sizeof path, "%s/_temporary",
                       job->stages[i]->output_dir);
             hearth_rm_tree (path);

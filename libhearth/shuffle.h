@@ -92,8 +92,13 @@ int shuffle_check_stage (const hearth_stage_t *st, char *text, size_t size);
 bool shuffle_holds_output (const char *dir);
 /* A stage of a job being submitted: its map-output table, and its output
    directory made absolute, created, and refused if it holds an earlier
-   output.  Returns 0, or -1 with err. */
+   output; st->parts is set last (the stage's _temporary is then its
+   own).  Returns 0, or -1 with err. */
 int shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err);
+/* Whether a and b both write their part files to one directory (the
+   same file, however named; false when either has none or is not
+   there). */
+bool shuffle_same_output (const hearth_stage_t *a, const hearth_stage_t *b);
 
 /* ---- launching ----------------------------------------------------------- */
 
@@ -156,7 +161,8 @@ int shuffle_server_lost (hearth_taskset_t *ts, const shuffle_servers_t *servers,
 
 /* Every task of st has finished: an output stage gets DIR/_SUCCESS. */
 void shuffle_stage_done (hearth_stage_t *st);
-/* The job has ended: its output stages' DIR/_temporary are removed. */
+/* The job has ended: the DIR/_temporary of its output stages that were
+   prepared are removed. */
 void shuffle_job_ended (hearth_job_t *job);
 
 #endif

@@ -511,6 +511,29 @@ s_add_prefs (work_t *self, const hearth_stage_t *st)
     return 0;
 }
 
+/* st's output directory is that of a stage of a running job (an
+   earlier stage of its own job included): both would write the same
+   part files, each replacing the other's, and the first to end would
+   remove the other's _temporary.  Returns 0, or -1 with err. */
+static int
+s_output_taken (const work_t *self, const hearth_job_t *job,
+                const hearth_stage_t *st, hearth_error_t *err)
+{
+    for (uint32_t uid = 1; st->output_dir && uid < self->next_uid; uid++) {
+        const hearth_stage_t *other = work_stage (self, uid);
+        if (other && other != st && shuffle_same_output (st, other))
+            return hearth_errprintf (
+                err,
+                "stage %s: the output directory %s is also the output of "
+                "stage %s%s%s, still running: give each output stage its "
+                "own directory",
+                st->name, st->output_dir, other->name,
+                other->job == job ? " of this job" : " of job ",
+                other->job == job ? "" : other->job->name);
+    }
+    return 0;
+}
+
 /* Give a stage its uid, result slots and a place in the task set. */
 static int
 s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
@@ -520,7 +543,8 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
         || s_stage_slot (self, self->next_uid) < 0)
         return hearth_errprintf (err, "too many stages in one application");
     st->uid = self->next_uid++;
-    if (shuffle_prepare_stage (st, err) < 0)
+    if (s_output_taken (self, job, st, err) < 0
+        || shuffle_prepare_stage (st, err) < 0)
         return -1;
     inlineout_reserve (st, &self->inline_left);
     st->results = calloc (st->ntasks, sizeof *st->results);
@@ -539,6 +563,8 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     if (rc == 0 && st->resources.n)
         rc = hearth_taskset_set_stage_resources (self->ts, st->uid,
                                                  &st->resources);
+    if (rc == 0 && st->output_dir) /* its tasks ask to commit (ASK_COMMIT) */
+        rc = hearth_taskset_set_stage_commits (self->ts, st->uid);
     if (rc == 0)
         rc = s_add_prefs (self, st);
     for (size_t i = 0; rc == 0 && st->require && st->require[i]; i++)

@@ -172,6 +172,13 @@ check "... read back by \"foreach\": {\"parts\": DIR}, in part order" \
 check "... its manifest names the 3 parts" \
   test "$(jq -r '.parts[].name' "$T/here/out/_SUCCESS" | tr '\n' ' ')" = \
   "part-00000 part-00001 part-00002 "
+# A relative DIR is beside the job file, as a lines file is; {item} is
+# still a path the task can open from its executor's work dir.
+PARTS_REL=$(job parts-rel '{"name": "r", "stages": [{"name": "r", "tasks": [
+  {"cmd": ["cat", "{item}"], "foreach": {"parts": "here/out"}}]}]}')
+check "a relative DIR: its parts read back from the executors' work dirs" \
+  eval '(cd "$T" && submit --master "local[2]" "${PARTS_REL##*/}") &&
+    same "$T/out" <(printf "part %d\n" 0 1 2)'
 mkdir -p "$T/here/other"
 printf 'a\n' >"$T/here/other/part-1"
 printf 'b\n' >"$T/here/other/part-0"

@@ -4,8 +4,10 @@
 # sorted shuffle of function map tasks into command reducers;
 # hearth_stage_on_result with HEARTH_RESULT_DISCARD, every one of 200,000
 # results handed over exactly once and none kept; hearth_stage_set_output;
-# and the API's refusals (bad partitions, flags, a reducer count that is
-# not the partitions, output with partitions).
+# two output stages on one directory (refused: in one job, and in a job
+# submitted while another writes there); and the API's refusals (bad
+# partitions, flags, a reducer count that is not the partitions, output
+# with partitions).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 300
@@ -31,6 +33,24 @@ check "hearth_stage_set_output writes the part files" \
   submit --master 'local[2]' "$P" output "$T/o"
 check "... with the results" same <(cat "$T/o"/part-*) <(printf 'line %d\n' 0 1 2)
 check "... and _SUCCESS" test -f "$T/o/_SUCCESS" -a ! -e "$T/o/_temporary"
+
+# Two output stages on one directory would write the same part files:
+# refused in one job (nothing written) and in a job submitted while
+# another writes there (that one's parts kept, its _temporary too).
+check "two output stages on one directory" \
+  submit --master 'local[2]' "$P" shared-output "$T/shared"
+check "... refused in one job, naming both stages" \
+  grep -qx 'refused: two stages of a job, one output' "$T/out"
+check "... and in a second job while the first writes there" \
+  grep -qx 'refused: a running job.s output' "$T/out"
+check "... the first job succeeds" grep -qx 'first: succeeded' "$T/out"
+check "... nothing written by the job refused" \
+  test -z "$(ls -A "$T/shared/one")"
+check "... the first job's 3 parts whole, nothing of the second's" \
+  same <(cat "$T/shared/two"/part-*) <(printf 'first %d\n' 0 1 2)
+check "... and its manifest names them" \
+  test "$(jq -r '.parts[].name' "$T/shared/two/_SUCCESS" | tr '\n' ' ')" = \
+  "part-00000 part-00001 part-00002 "
 
 check "the API's refusals" submit --master 'local[2]' "$P" refusals
 check "... every one refused" test "$(grep -c '^refused: ' "$T/out")" -eq 6

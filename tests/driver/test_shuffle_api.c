@@ -13,6 +13,12 @@
         hearth_stage_result kept anything.
     test-shuffle-api output DIR
         3 command tasks written to DIR by hearth_stage_set_output.
+    test-shuffle-api shared-output DIR
+        two output stages on one directory: in one job (DIR/one), then
+        in two jobs at once (DIR/two; the first 3 tasks `sleep 1; echo
+        first {i}`, the second 2):
+        each refusal printed as "refused: WHAT" (or "ACCEPTED: WHAT")
+        with the job's error, and "first: succeeded" for the first.
     test-shuffle-api refusals
         the API's refusals: each printed as "refused: WHAT".
 
@@ -117,6 +123,67 @@ s_refused (bool refused, const char *what)
     printf ("%s: %s\n", refused ? "refused" : "ACCEPTED", what);
 }
 
+/* A job of n tasks `sleep S; echo NAME {i}` into dir, submitted. */
+static hearth_job_t *
+s_output_job (hearth_ctx_t *ctx, const char *name, const char *dir, uint64_t n,
+              const char *sleep_s)
+{
+    char cmd[64];
+    snprintf (cmd, sizeof cmd, "sleep %s; echo %s {i}", sleep_s, name);
+    const char *const argv[] = {"sh", "-c", cmd, NULL};
+    hearth_job_t *job = hearth_job_new (ctx, name);
+    hearth_stage_t *st = hearth_job_stage (job, name);
+    hearth_stage_add_commands (st, argv, NULL, n);
+    hearth_stage_set_output (st, dir);
+    if (hearth_job_submit (job) < 0)
+        fprintf (stderr, "test-shuffle-api: %s\n", hearth_job_error (job));
+    return job;
+}
+
+/* The job's outcome once it ended: 0 if it succeeded. */
+static int
+s_ended (hearth_job_t *job)
+{
+    hearth_job_wait (job, -1);
+    return hearth_job_state (job) == HEARTH_JOB_SUCCEEDED ? 0 : -1;
+}
+
+/* Two output stages on one directory: in one job, in DIR/one (the
+   second one's parts would replace the first's), and in two jobs
+   running at once, in DIR/two (the second refused, the first's parts
+   kept). */
+static int
+s_shared_output (hearth_ctx_t *ctx, const char *dir)
+{
+    static const char *const echo[] = {"echo", "x", NULL};
+    char one[4096], two[4096];
+    snprintf (one, sizeof one, "%s/one", dir);
+    snprintf (two, sizeof two, "%s/two", dir);
+    hearth_job_t *job = hearth_job_new (ctx, "twice");
+    hearth_stage_t *a = hearth_job_stage (job, "a");
+    hearth_stage_add_commands (a, echo, NULL, 2);
+    hearth_stage_set_output (a, one);
+    hearth_stage_t *b = hearth_job_stage (job, "b");
+    hearth_stage_add_commands (b, echo, NULL, 2);
+    hearth_stage_set_output (b, one);
+    int rc = hearth_job_run (job);
+    s_refused (rc < 0 && strstr (hearth_job_error (job), "also the output"),
+               "two stages of a job, one output");
+    printf ("%s\n", rc < 0 ? hearth_job_error (job) : "twice: succeeded");
+    hearth_job_destroy (&job);
+    hearth_job_t *first = s_output_job (ctx, "first", two, 3, "1");
+    hearth_job_t *second = s_output_job (ctx, "second", two, 2, "0");
+    rc = s_ended (second);
+    s_refused (rc < 0 && strstr (hearth_job_error (second), "also the output"),
+               "a running job's output");
+    printf ("%s\n", rc < 0 ? hearth_job_error (second) : "second: succeeded");
+    rc = s_ended (first);
+    printf ("first: %s\n", rc < 0 ? hearth_job_error (first) : "succeeded");
+    hearth_job_destroy (&second);
+    hearth_job_destroy (&first);
+    return rc;
+}
+
 static int
 s_refusals (hearth_ctx_t *ctx)
 {
@@ -166,6 +233,8 @@ main (int argc, char **argv)
         rc = s_stream (ctx, strtoull (argv[2], NULL, 10)) == 0 ? 0 : 1;
     else if (strcmp (argv[1], "output") == 0 && argc == 3)
         rc = s_output (ctx, argv[2]) == 0 ? 0 : 1;
+    else if (strcmp (argv[1], "shared-output") == 0 && argc == 3)
+        rc = s_shared_output (ctx, argv[2]) == 0 ? 0 : 1;
     else if (strcmp (argv[1], "refusals") == 0)
         rc = s_refusals (ctx);
     hearth_ctx_destroy (&ctx);

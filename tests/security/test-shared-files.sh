@@ -6,6 +6,8 @@
 # through:
 # - a job's --output directory: a link at OUT/_temporary (where the tasks
 #   write) refuses the job, saying so; the directory it names untouched;
+#   one put there while the job runs fails the attempts, and what is
+#   removed of them is never looked for through it;
 # - the master's --ready-file: a link at its temporary name (PATH.tmp.PID,
 #   the pid guessed as a shell's that execs the master) is removed, not
 #   followed, and the ready file written; the worker's the same;
@@ -40,6 +42,24 @@ check "... the directory it names untouched" eval \
 rm -f "$S/out/_temporary" # (the job's end removed it: the link, never what it names)
 check "without it, the same job writes its part files" submit --master 'local[2]' --output "$S/out" "$J"
 check "... each a file of its own" eval '[[ $(cat "$S"/out/part-* | sort | tr "\n" " ") == "0 1 " ]]'
+
+# A link put at OUT/_temporary while the job runs (by a task: any user
+# who may write OUT could), naming a directory that holds files named as
+# the attempts' files: the attempts fail (their files cannot be
+# committed or made there) and what the driver and the executor remove
+# of a failed attempt is never looked for through the link.
+mkdir -p "$T/elsewhere2"
+for a in 0 1 2 3; do printf 'precious\n' >"$T/elsewhere2/part-00001.$a"; done
+J=$(job swap "{\"name\":\"swap\",\"stages\":[{\"name\":\"s\",\"tasks\":[
+  {\"cmd\":[\"sh\",\"-c\",\"if [ {i} = 1 ] && [ ! -L $S/out2/_temporary ]; then
+    mv $S/out2/_temporary $S/out2/_moved && ln -s $T/elsewhere2 $S/out2/_temporary; fi; echo {i}\"],
+   \"count\":2}]}]}")
+submit --master 'local[1]' --output "$S/out2" "$J"
+rc=$?
+check "a link put at OUT/_temporary while the job runs: the job fails (exit $rc)" \
+  test "$rc" -ne 0
+check "... the files the link names untouched" eval \
+  '[[ $(cat "$T"/elsewhere2/part-00001.* | tr "\n" " ") == "precious precious precious precious " ]]'
 
 # --- ready files -------------------------------------------------------------
 # as_pid_of_shell LINKNAME PROGRAM ARGS...: a shell links $S/LINKNAME.PID

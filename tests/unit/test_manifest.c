@@ -1,7 +1,8 @@
 /*  test_manifest.c - the manifest of an output directory (part files and
     their hosts in DIR/_SUCCESS): written and read back, an empty
     _SUCCESS listing the part files, a link at _SUCCESS replaced rather
-    than followed, and manifests that must be refused. */
+    than followed, and manifests that must be refused (a bad name or
+    host, or one that names a part twice or hides bytes behind a NUL). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -45,6 +46,18 @@ s_put (const char *name, const char *text)
     FILE *f = fopen (path, "w");
     assert_non_null (f);
     fputs (text, f);
+    fclose (f);
+}
+
+/* name holding len bytes of text, NUL bytes included. */
+static void
+s_put_bytes (const char *name, const char *text, size_t len)
+{
+    char path[128];
+    snprintf (path, sizeof path, "%s/%s", s_dir, name);
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    assert_int_equal (fwrite (text, 1, len, f), len);
     fclose (f);
 }
 
@@ -144,6 +157,55 @@ test_refused (void **state)
     assert_contains (err.text, "not a finished output?");
 }
 
+/* Manifests that would read a part twice or another part than the one
+   written: a name given twice, a NUL byte (escaped, it would cut a name
+   or host short; raw, it would hide what follows), a second value after
+   the manifest. */
+static void
+test_refused_ambiguous (void **state)
+{
+    (void) state;
+    hearth_part_file_t *out;
+    size_t n;
+    hearth_error_t err;
+    static const char dup[] =
+        "{\"parts\": [{\"name\": \"part-1\"}, {\"name\": \"part-0\"}, "
+        "{\"name\": \"part-1\"}]}";
+    static const char esc_name[] =
+        "{\"parts\": [{\"name\": \"part-0\\u0000x\"}]}";
+    static const char esc_host[] =
+        "{\"parts\": [{\"name\": \"part-0\", \"host\": \"a\\u0000b\"}]}";
+    static const char raw_nul[] = "{\"parts\": [{\"name\": \"part-0\"}]}\0"
+                                  "{\"parts\": []}";
+    static const char second[] =
+        "{\"parts\": [{\"name\": \"part-0\"}]} {\"parts\": []}";
+    const struct {
+        const char *text;
+        size_t len;
+        const char *why;
+    } bad[] = {
+        {dup, sizeof dup - 1, "part-1 twice"},
+        {esc_name, sizeof esc_name - 1, "NUL"},
+        {esc_host, sizeof esc_host - 1, "NUL"},
+        {raw_nul, sizeof raw_nul - 1, "NUL"},
+        {second, sizeof second - 1, "not JSON"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        s_put_bytes ("_SUCCESS", bad[i].text, bad[i].len);
+        assert_int_equal (hearth_manifest_read (s_dir, &out, &n, &err), -1);
+        assert_null (out);
+        assert_int_equal (n, 0);
+        assert_contains (err.text, "_SUCCESS");
+        assert_contains (err.text, bad[i].why);
+    }
+    /* a backslash before u0000 is a backslash, not an escape: kept */
+    s_put ("_SUCCESS", "{\"parts\": [{\"name\": \"p\\\\u0000\"}]}");
+    assert_int_equal (hearth_manifest_read (s_dir, &out, &n, &err), 0);
+    assert_int_equal (n, 1);
+    assert_string_equal (out[0].name, "p\\u0000");
+    hearth_manifest_free (out, n);
+}
+
 int
 main (void)
 {
@@ -152,6 +214,7 @@ main (void)
         cmocka_unit_test (test_empty_marker_lists_parts),
         cmocka_unit_test (test_link_not_followed),
         cmocka_unit_test (test_refused),
+        cmocka_unit_test (test_refused_ambiguous),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }

@@ -296,7 +296,16 @@ test_dir_open_at (void **state)
     fd = hearth_file_create_below (path, O_WRONLY, 0644, true);
     assert_true (fd >= 0);
     close (fd);
-    unlinkat (s_dfd, "d/f", 0);
+    /* removed the same way: never through the link */
+    snprintf (path, sizeof path, "%s/l/f", s_dir);
+    assert_int_equal (hearth_file_unlink_below (path), -1);
+    assert_int_equal (errno, ELOOP);
+    assert_int_equal (faccessat (s_dfd, "d/f", F_OK, 0), 0);
+    snprintf (path, sizeof path, "%s/d/f", s_dir);
+    assert_int_equal (hearth_file_unlink_below (path), 0);
+    assert_int_equal (faccessat (s_dfd, "d/f", F_OK, 0), -1);
+    assert_int_equal (hearth_file_unlink_below (path), -1);
+    assert_int_equal (errno, ENOENT);
     unlinkat (s_dfd, "l", 0);
     unlinkat (s_dfd, "d", AT_REMOVEDIR);
 }

@@ -576,6 +576,9 @@ test_one_attempt_commits (void **state)
     (void) state;
     hearth_assign_t as[8];
     hearth_taskset_t *ts = s_copy_of_task_3 (as);
+    assert_int_equal (hearth_taskset_set_stage_commits (ts, 1), 0);
+    assert_int_equal (hearth_taskset_set_stage_commits (ts, 1), 0);
+    assert_int_equal (hearth_taskset_set_stage_commits (ts, 9), -1);
     /* not in flight there, or not at all: no */
     assert_false (hearth_taskset_may_commit (ts, 1, 1, 3, 0));
     assert_false (hearth_taskset_may_commit (ts, 0, 1, 3, 7));
@@ -596,6 +599,27 @@ test_one_attempt_commits (void **state)
     assert_int_equal (hearth_taskset_update (ts, 0, 1, 3, again,
                                              HEARTH_TS_FINISHED, 1, 403000),
                       HEARTH_TS_ACCEPT);
+    hearth_taskset_destroy (&ts);
+}
+
+/* A stage whose tasks write no output has nothing to commit: an
+   ASK_COMMIT for one of its attempts (a confused or hostile peer) is
+   answered no, and the attempt, not denied a commit it never needed,
+   goes on: neither killed nor re-queued, its result accepted. */
+static void
+test_no_commit_without_output (void **state)
+{
+    (void) state;
+    hearth_assign_t as[8];
+    hearth_taskset_t *ts = s_copy_of_task_3 (as);
+    assert_false (hearth_taskset_may_commit (ts, 1, 1, 3, 1));
+    assert_false (hearth_taskset_may_commit (ts, 1, 1, 3, 1));
+    assert_false (hearth_taskset_may_commit (ts, 0, 1, 3, 0));
+    hearth_ts_event_t ev;
+    assert_false (hearth_taskset_next_event (ts, &ev));
+    assert_int_equal (
+        hearth_taskset_update (ts, 0, 1, 3, 0, HEARTH_TS_FINISHED, 1, 401000),
+        HEARTH_TS_ACCEPT);
     hearth_taskset_destroy (&ts);
 }
 
@@ -683,6 +707,7 @@ main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_running_counts_each_executor),
         cmocka_unit_test (test_one_attempt_commits),
+        cmocka_unit_test (test_no_commit_without_output),
         cmocka_unit_test (test_offer_fills_slots_in_order),
         cmocka_unit_test (test_stage_and_job_done),
         cmocka_unit_test (test_dependencies_wait),
