@@ -498,7 +498,15 @@ s_add_update (void *arg, const task_t *t, const char *state, const char *error,
     link_t *self = arg;
     if (self->batch_count == 0)
         self->batch_bytes = 0;
-    if (shuffletask_has_fields (t, state)) {
+    const void *kept = NULL;
+    size_t kept_len = 0;
+    bool packed_kept = strcmp (state, "FINISHED") == 0
+                       && shuffletask_kept (t, &kept, &kept_len);
+    if (packed_kept) { /* the block travels as the packed result */
+        result = kept;
+        len = kept_len;
+    }
+    else if (shuffletask_has_fields (t, state)) {
         if (s_add_json_update (self, t, state, error) < 0)
             log_error ("out of memory queueing the update of task %llu",
                        (unsigned long long) t->tid);
@@ -522,6 +530,8 @@ s_add_update (void *arg, const task_t *t, const char *state, const char *error,
     s_add_exit (&u, t);
     if (t->permanent && strcmp (state, "FAILED") == 0)
         u.flags |= HEARTH_PACKED_PERMANENT;
+    if (packed_kept)
+        u.flags |= HEARTH_PACKED_MAP_BLOCK;
     if (result && len > s_inline_result_max) {
         if (!self->batch
             && !(self->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))

@@ -12,6 +12,7 @@
 #include "executor/files.h"
 #include "executor/libs.h"
 #include "executor/link_int.h"
+#include "executor/shuffletask.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
 #include "libcore/dispatch.h"
@@ -84,9 +85,29 @@ s_share_frames (hearth_msg_t *msg)
     return sf;
 }
 
-/* The packed function tasks (the decoder has checked every record). */
+/* The map role "whole_maps" gives the packed tasks of their stage (tid's
+   high 32 bits), or NULL: none. */
+static int
+s_whole_map (const cJSON *maps, uint64_t tid, shuffletask_t **roles)
+{
+    const cJSON *m;
+    *roles = NULL;
+    cJSON_ArrayForEach (m, maps)
+    {
+        if ((uint64_t) hearth_json_int (m, "stage", -1) != tid >> 32)
+            continue;
+        uint32_t stage = (uint32_t) (tid >> 32);
+        uint32_t max = (uint32_t) hearth_json_int (m, "inline_max", 0);
+        return (*roles = shuffletask_whole_map (stage, max)) ? 0 : -1;
+    }
+    return 0;
+}
+
+/* The packed tasks (the decoder has checked every record); those of a
+   stage in whole_maps write a map output read whole. */
 static void
-s_launch_packed (link_t *self, const cJSON *index, shared_frames_t *sf)
+s_launch_packed (link_t *self, const cJSON *index, const cJSON *whole_maps,
+                 shared_frames_t *sf)
 {
     hearth_unpacker_t u;
     hearth_packed_task_t p;
@@ -98,6 +119,8 @@ s_launch_packed (link_t *self, const cJSON *index, shared_frames_t *sf)
         return;
     while (hearth_unpack_task (&u, sf->nframes, &p, &err) > 0) {
         task_t *t = task_from_packed (&p, sf);
+        if (t && whole_maps && s_whole_map (whole_maps, t->tid, &t->roles) < 0)
+            task_destroy (&t);
         if (t)
             tasks_enqueue (self->tasks, t);
         else
@@ -125,7 +148,8 @@ s_on_launch (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
         tasks_enqueue (self->tasks, t);
     }
     s_launch_packed (
-        self, cJSON_GetObjectItemCaseSensitive (msg->body, "packed"), sf);
+        self, cJSON_GetObjectItemCaseSensitive (msg->body, "packed"),
+        cJSON_GetObjectItemCaseSensitive (msg->body, "whole_maps"), sf);
     int64_t batch = hearth_json_int (msg->body, "batch", 0);
     if (batch > self->launched)
         self->launched = batch;

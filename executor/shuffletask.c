@@ -97,6 +97,32 @@ s_map_from_json (shuffletask_t *self, const cJSON *map)
     return 0;
 }
 
+shuffletask_t *
+shuffletask_whole_map (uint32_t shuffle, uint32_t inline_max)
+{
+    shuffletask_t *self = calloc (1, sizeof *self);
+    if (!self)
+        return NULL;
+    self->out_fd = -1;
+    self->map = true;
+    self->shuffle = shuffle;
+    self->partitions = 1;
+    self->whole = true;
+    self->inline_max = inline_max;
+    return self;
+}
+
+bool
+shuffletask_kept (const task_t *t, const void **block, size_t *len)
+{
+    const shuffletask_t *self = t->roles;
+    if (!self || !self->finished || !self->block)
+        return false;
+    *block = self->block;
+    *len = (size_t) self->map_sizes[0];
+    return true;
+}
+
 int
 shuffletask_from_json (const cJSON *json, const shared_frames_t *sf,
                        shuffletask_t **roles)

@@ -40,6 +40,16 @@
 /* The roles of a task's LAUNCH_TASKS entry (checked by the decoder), the
    reduce's blocks read from sf's frames (borrowed; copied).  Returns 0
    with *roles the task's (NULL when it has none), or -1 on no memory. */
+/* The map role of a packed task of a stage read whole (LAUNCH_TASKS
+   "whole_maps": one partition, an empty output an empty line, kept by
+   the driver within inline_max).  NULL on no memory. */
+shuffletask_t *shuffletask_whole_map (uint32_t shuffle, uint32_t inline_max);
+
+/* A finished task whose map output the driver keeps: its stored block
+   (borrowed, len bytes), for the update that carries it.  False when it
+   has none (on disk, or no map role). */
+bool shuffletask_kept (const task_t *t, const void **block, size_t *len);
+
 int shuffletask_from_json (const cJSON *json, const shared_frames_t *sf,
                            shuffletask_t **roles);
 

@@ -350,9 +350,14 @@ static const hearth_field_t b_registered_executor[] = {
     INT ("shuffle_memory", false, 0, 1LL << 40),
     INT ("fetch_max_in_flight", false, 0, 1LL << 40),
     INT ("max_input_bytes", false, 0, 1LL << 40), END};
+/* A stage whose packed tasks write a map output read whole. */
+static const hearth_field_t s_whole_map[] = {
+    INT ("stage", true, 0, 4294967295.0),
+    INT ("inline_max", true, 1, HEARTH_INLINE_BLOCK_MAX), END};
+static const hearth_field_t s_whole_maps[] = {OBJECT ("", true, s_whole_map)};
 static const hearth_field_t b_launch_tasks[] = {
     ARRAY ("tasks", true, MAX_BATCH, s_tasks), FRAME ("packed", false),
-    F_BATCH ("batch"), END};
+    ARRAY ("whole_maps", false, 4096, s_whole_maps), F_BATCH ("batch"), END};
 static const hearth_field_t b_kill_task[] = {
     INT ("tid", true, 0, MAX_TASK_ID), INT ("attempt", true, 0, MAX_ATTEMPT),
     END};

@@ -49,6 +49,10 @@
 #define HEARTH_PACKED_TRUNCATED 0x04 /* the result was truncated */
 #define HEARTH_PACKED_RUN_US 0x08    /* run_us is set */
 #define HEARTH_PACKED_PERMANENT 0x10 /* a failure a retry cannot change */
+#define HEARTH_PACKED_MAP_BLOCK                                                \
+    0x20 /* FINISHED of a task whose map output                                \
+            read whole the driver keeps: the                                   \
+            result is its stored block */
 
 /* One task: a function (fn set, argc 0) or a command (argc > 0, fn
    NULL).  From a reader, the strings are borrowed from the frame

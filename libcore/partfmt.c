@@ -117,6 +117,22 @@ hearth_frames_size (uint64_t len)
     return len + frames * HEARTH_FRAME_HEADER;
 }
 
+uint64_t
+hearth_frames_payload (const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t payload = 0;
+    size_t at = 0;
+    while (len - at >= HEARTH_FRAME_HEADER) {
+        uint32_t n = s_get32 (p + at);
+        payload += n;
+        at += HEARTH_FRAME_HEADER + n;
+        if (at > len)
+            break;
+    }
+    return payload;
+}
+
 void
 hearth_frames_encode (const void *payload, size_t len, unsigned char *out)
 {

@@ -76,6 +76,10 @@ void hearth_framer_release (hearth_framer_t *self);
    (0 for none). */
 uint64_t hearth_frames_size (uint64_t len);
 
+/* The payload bytes of len stored bytes at data (their frames' lengths
+   added up; a header cut short ends the count). */
+uint64_t hearth_frames_payload (const void *data, size_t len);
+
 /* Frame len payload bytes into out (room for hearth_frames_size (len)),
    as a framer would write them: for a block kept in memory, not on
    disk. */

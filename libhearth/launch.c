@@ -19,6 +19,7 @@
 #include "libcore/intkeys.h"
 #include "libcore/log.h"
 #include "libcore/packed.h"
+#include "libcore/partfmt.h"
 #include "libhearth/eventlog.h"
 #include "libhearth/evtask.h"
 #include "libhearth/launch.h"
@@ -129,6 +130,48 @@ s_new_frame_bytes (const hearth_msg_t *msg, size_t *seen)
     return bytes;
 }
 
+/* The stages of one LAUNCH_TASKS whose tasks go packed with a map role
+   read whole (its "whole_maps"). */
+enum { s_max_whole_maps = 64 };
+typedef struct {
+    const hearth_stage_t *st[s_max_whole_maps];
+    size_t n;
+} s_whole_maps_t;
+
+/* Whether st's task goes packed, its stage noted in w: a stage read
+   whole whose outputs the driver keeps, no other role. */
+static bool
+s_packs_whole (s_whole_maps_t *w, const hearth_stage_t *st)
+{
+    if (!shuffle_packs_whole (st) || st->resources.n)
+        return false;
+    for (size_t i = 0; i < w->n; i++)
+        if (w->st[i] == st)
+            return true;
+    if (w->n == s_max_whole_maps)
+        return false; /* in JSON, as any task with roles */
+    w->st[w->n++] = st;
+    return true;
+}
+
+/* msg's "whole_maps", from w.  0 or -1. */
+static int
+s_add_whole_maps (hearth_msg_t *msg, const s_whole_maps_t *w)
+{
+    cJSON *list =
+        w->n ? cJSON_AddArrayToObject (msg->body, "whole_maps") : NULL;
+    if (w->n && !list)
+        return -1;
+    for (size_t i = 0; i < w->n; i++) {
+        cJSON *m = cJSON_CreateObject ();
+        cJSON_AddItemToArray (list, m);
+        if (!m || !cJSON_AddNumberToObject (m, "stage", w->st[i]->uid)
+            || !cJSON_AddNumberToObject (m, "inline_max", w->st[i]->inline_max))
+            return -1;
+    }
+    return 0;
+}
+
 /* One LAUNCH_TASKS of as[first...] up to n, ending past s_max_batch_bytes
    (or NULL on no memory, logged).  *end is where it ended. */
 static hearth_msg_t *
@@ -139,6 +182,7 @@ s_render_batch (launch_t *self, int exec_id, const hearth_assign_t *as,
     cJSON *tasks = msg ? cJSON_AddArrayToObject (msg->body, "tasks") : NULL;
     size_t bytes = 0, seen = 0, i = first;
     hearth_stage_t *st = NULL; /* the stage of as[i - 1] */
+    s_whole_maps_t whole = {.n = 0};
     eventlog_t *el = work_eventlog (self->work);
     while (i < n
            && (i == first
@@ -153,7 +197,10 @@ s_render_batch (launch_t *self, int exec_id, const hearth_assign_t *as,
                                 __ATOMIC_RELAXED);
         if (!tasks)
             continue; /* no memory: failed with the batch */
-        if (shuffle_has_roles (st))
+        if (s_packs_whole (&whole, st)
+            && render_packed (&self->packer, st, a->index, a->attempt) == 0)
+            ;
+        else if (shuffle_has_roles (st))
             s_render_shuffle (self, msg, tasks, st, exec_id, a, &bytes);
         else if (st->resources.n /* the packed form has no resources */
                  || render_packed (&self->packer, st, a->index, a->attempt) < 0)
@@ -164,7 +211,8 @@ s_render_batch (launch_t *self, int exec_id, const hearth_assign_t *as,
     if (tasks && hearth_packer_count (&self->packer) > 0) {
         zframe_t *packed = hearth_packer_frame (&self->packer);
         int index = packed ? hearth_msg_add_frame (msg, &packed) : -1;
-        if (index < 0 || !cJSON_AddNumberToObject (msg->body, "packed", index))
+        if (index < 0 || !cJSON_AddNumberToObject (msg->body, "packed", index)
+            || s_add_whole_maps (msg, &whole) < 0)
             tasks = NULL;
     }
     if (!tasks && hearth_packer_count (&self->packer) > 0) {
@@ -278,7 +326,8 @@ typedef struct {
     bool permanent;     /* a failure a retry cannot change */
     bool lost;          /* the driver's own: its launch never reached the
                            executor (never from the wire) */
-    const cJSON *json;  /* its JSON form, or NULL: it came packed */
+    const cJSON *json;  /* its JSON form, or NULL: it came packed (a
+                           packed kept block is given one: launch_status) */
 } s_update_t;
 
 /* One STATUS_UPDATE being applied. */
@@ -478,6 +527,37 @@ s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
         .permanent = (p->flags & HEARTH_PACKED_PERMANENT) != 0};
 }
 
+/* A packed FINISHED carrying a kept map output (HEARTH_PACKED_MAP_BLOCK):
+   the JSON fields the shuffle reads (map_sizes, map_block, map_bytes),
+   its block and size as frames of msg, set as u's json; NULL for any
+   other update (or on no memory: the update then fails for want of its
+   sizes). */
+static cJSON *
+s_kept_json (hearth_msg_t *msg, const hearth_packed_update_t *p, s_update_t *u)
+{
+    if (!(p->flags & HEARTH_PACKED_MAP_BLOCK) || !u->result)
+        return NULL;
+    unsigned char le[8];
+    for (int b = 0; b < 8; b++)
+        le[b] = (unsigned char) ((uint64_t) u->result_len >> (8 * b));
+    cJSON *json = cJSON_CreateObject ();
+    int sizes = json ? hearth_msg_add_bytes (msg, le, sizeof le) : -1;
+    int block =
+        sizes >= 0 ? hearth_msg_add_bytes (msg, u->result, u->result_len) : -1;
+    if (block < 0 || !cJSON_AddNumberToObject (json, "map_sizes", sizes)
+        || !cJSON_AddNumberToObject (json, "map_block", block)
+        || !cJSON_AddNumberToObject (
+            json, "map_bytes",
+            (double) hearth_frames_payload (u->result, u->result_len))) {
+        cJSON_Delete (json);
+        return NULL;
+    }
+    u->json = json;
+    u->result = NULL; /* not a result: the driver keeps it as the output */
+    u->result_len = 0;
+    return json;
+}
+
 void
 launch_status (launch_t *self, int exec_id, uint32_t server, const char *host,
                hearth_msg_t *msg)
@@ -508,7 +588,9 @@ launch_status (launch_t *self, int exec_id, uint32_t server, const char *host,
                == 0)
         while (hearth_unpack_update (&unpacker, msg->nframes, &p, NULL) > 0) {
             s_update_t u = s_update_from_packed (msg, &p);
+            cJSON *kept = s_kept_json (msg, &p, &u);
             s_apply_update (self, &s, &u);
+            cJSON_Delete (kept);
         }
     eventlog_release_clock (el);
     for (size_t i = 0; i < s.ntouched; i++)

@@ -299,6 +299,12 @@ shuffle_has_roles (const hearth_stage_t *st)
     return shuffle_partitions (st) || st->output_dir || st->input;
 }
 
+bool
+shuffle_packs_whole (const hearth_stage_t *st)
+{
+    return st->read_whole && st->inline_max && !st->input && !st->output_dir;
+}
+
 static void
 s_temp_path (const hearth_stage_t *st, uint64_t index, int attempt, char *buf,
              size_t size)

@@ -105,6 +105,10 @@ bool shuffle_same_output (const hearth_stage_t *a, const hearth_stage_t *b);
 /* Whether the stage's tasks carry shuffle roles (map, reduce, output):
    they go out in JSON, never packed. */
 bool shuffle_has_roles (const hearth_stage_t *st);
+/* Whether st's only role is a map output read whole that the driver may
+   keep: its tasks may go packed (LAUNCH_TASKS "whole_maps"), and their
+   kept blocks come back packed (HEARTH_PACKED_MAP_BLOCK). */
+bool shuffle_packs_whole (const hearth_stage_t *st);
 /* Add task index's roles to its JSON form t in msg (a frame for a reduce
    task's blocks).  Returns 0, 1 when a map output it needs is missing
    (the task cannot run now: the caller reports it as a fetch failure,

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "libcore/packed.h"
+#include "libcore/partfmt.h"
 #include "libhearth/internal.h"
 #include "libhearth/launch.h"
 #include "libhearth/shuffle.h"
@@ -39,6 +41,8 @@ typedef struct {
     size_t njobs;                   /* entries of jobs */
     uint64_t batches[64];           /* numbers handed to s_send */
     size_t nbatches;                /* entries of batches */
+    hearth_msg_t *sent;             /* the last LAUNCH_TASKS, when kept */
+    bool keep;                      /* keep it (s_send) */
 } s_fix_t;
 
 static void
@@ -55,6 +59,11 @@ s_send (void *arg, int exec_id, hearth_msg_t **msg_p, uint64_t batch)
     assert_int_equal (exec_id, s_exec);
     assert_true (f->nbatches < 64);
     f->batches[f->nbatches++] = batch;
+    if (f->keep) {
+        hearth_msg_destroy (&f->sent);
+        f->sent = *msg_p;
+        *msg_p = NULL;
+    }
     hearth_msg_destroy (msg_p);
 }
 
@@ -89,6 +98,7 @@ s_teardown (void **state)
         zlistx_delete (f->ctx.jobs, f->jobs[i]->handle);
         job_destroy (&f->jobs[i]);
     }
+    hearth_msg_destroy (&f->sent);
     launch_destroy (&f->launch);
     work_destroy (&f->work);
     zlistx_destroy (&f->ctx.jobs);
@@ -303,6 +313,66 @@ test_other_errors (void **state)
     hearth_msg_destroy (&msg);
 }
 
+/* A stage another reads whole, its outputs kept by the driver: its tasks
+   go packed, their map role in "whole_maps"; a packed FINISHED carrying
+   the kept block (flag MAP_BLOCK) registers it as the map output. */
+static void
+test_whole_map_packed (void **state)
+{
+    s_fix_t *f = *state;
+    hearth_job_t *job = hearth_job_new (&f->ctx, "w");
+    hearth_stage_t *m = job ? hearth_job_stage (job, "m") : NULL;
+    hearth_stage_t *r = job ? hearth_job_stage (job, "r") : NULL;
+    assert_non_null (r);
+    assert_int_equal (hearth_stage_add_functions (m, "noop", "{i}", 2), 0);
+    assert_int_equal (hearth_stage_add_functions (r, "cat", "", 1), 0);
+    assert_int_equal (hearth_stage_input (r, m), 0);
+    m->read_whole = true; /* as hearth_job_submit marks it */
+    job->state = HEARTH_JOB_RUNNING;
+    work_submit (f->work, job);
+    f->jobs[f->njobs++] = job;
+    assert_true (m->inline_max > 0);
+    f->keep = true;
+    s_offer (f);
+    hearth_msg_t *sent = f->sent;
+    assert_non_null (sent);
+    assert_int_equal (
+        cJSON_GetArraySize (cJSON_GetObjectItem (sent->body, "tasks")), 0);
+    assert_true (hearth_json_int (sent->body, "packed", -1) >= 0);
+    cJSON *w =
+        cJSON_GetArrayItem (cJSON_GetObjectItem (sent->body, "whole_maps"), 0);
+    assert_int_equal (hearth_json_int (w, "stage", -1), m->uid);
+    assert_int_equal (hearth_json_int (w, "inline_max", -1), m->inline_max);
+    /* task 0's kept block, packed */
+    unsigned char block[16];
+    hearth_frames_encode ("x\n", 2, block);
+    hearth_packer_t pk = {0};
+    hearth_packed_update_t u = {.tid = DRIVER_TID (m->uid, 0),
+                                .attempt = 0,
+                                .state = 2, /* FINISHED */
+                                .flags = HEARTH_PACKED_MAP_BLOCK,
+                                .result_frame = -1,
+                                .result = block,
+                                .result_len = hearth_frames_size (2)};
+    for (size_t i = 0; hearth_task_states[i]; i++)
+        if (strcmp (hearth_task_states[i], "FINISHED") == 0)
+            u.state = (int) i;
+    assert_int_equal (hearth_packer_add_update (&pk, &u), 0);
+    zframe_t *frame = hearth_packer_frame (&pk);
+    hearth_packer_release (&pk);
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE);
+    cJSON_AddArrayToObject (msg->body, "updates");
+    cJSON_AddNumberToObject (msg->body, "packed",
+                             hearth_msg_add_frame (msg, &frame));
+    launch_status (f->launch, s_exec, SHUFFLE_NO_SERVER, "127.0.0.1", msg);
+    hearth_msg_destroy (&msg);
+    work_process (f->work);
+    assert_non_null (m->maps[0].sizes);
+    assert_int_equal (m->maps[0].server, SHUFFLE_KEPT);
+    assert_int_equal (m->maps[0].sizes[0], hearth_frames_size (2));
+    assert_null (m->maps[1].sizes); /* not finished yet */
+}
+
 int
 main (void)
 {
@@ -315,6 +385,7 @@ main (void)
         T (test_refused_unnamed_spares_launched),
         T (test_refused_unnamed_without_launched),
         T (test_other_errors),
+        T (test_whole_map_packed),
     };
 #undef T
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -145,6 +145,8 @@ test_frames_round_trip (void **state)
     unsigned char *encoded = malloc (size);
     hearth_frames_encode (payload, len, encoded);
     assert_memory_equal (encoded, stored, size);
+    assert_int_equal (hearth_frames_payload (encoded, size), len);
+    assert_int_equal (hearth_frames_payload (encoded, 5), 0); /* cut short */
     free (encoded);
     unsigned char *scratch = malloc (HEARTH_FRAME_MAX);
     /* fed in pieces of every size from 1 byte up */

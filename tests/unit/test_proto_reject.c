@@ -648,6 +648,15 @@ test_kept_blocks (void **state)
                               "", 0),
                      "bad_field", &err);
     assert_contains (err.text, "'tasks[0].map.inline_max'");
+    /* packed tasks' map role read whole: a stage and an inline_max */
+    msg = pt_decode_ok (
+        pt_wire ("LAUNCH_TASKS",
+                 "{'tasks':[],'whole_maps':[{'stage':3,'inline_max':64}]}"));
+    hearth_msg_destroy (&msg);
+    pt_decode_fails (pt_wire ("LAUNCH_TASKS", "{'tasks':[],'whole_maps':[{"
+                                              "'stage':3,'inline_max':0}]}"),
+                     "bad_field", &err);
+    assert_contains (err.text, "'whole_maps[0].inline_max'");
 
     const char *update = "{'updates':[{'tid':1,'attempt':0,'state':"
                          "'FINISHED','map_sizes':0,'map_block':1}]}";
