@@ -35,6 +35,7 @@
 # exit.
 set -u
 . "$(dirname "$0")/benchlib.sh"
+. "$(dirname "$0")/../lib/hosts.sh"
 bin=${HEARTH_BIN_DIR:?HEARTH_BIN_DIR must name the build directory}
 reps=3 scan_mib=3072 shuffle_mib=600 rate=200mbit idle_tasks=60
 while [ $# -gt 0 ]; do
@@ -80,23 +81,17 @@ command -v ip >/dev/null && command -v tc >/dev/null || skip "no ip or tc (iprou
 command -v python3 >/dev/null && command -v curl >/dev/null || skip "no python3 or curl"
 ip netns add "$NS_M" 2>"$T/ns.err" || skip "cannot create a network namespace ($(head -1 "$T/ns.err")): it needs root"
 made+=("$NS_M")
+# the three hosts around m (tests/lib/hosts.sh), each link rate-limited
+# at both ends
 setup() {
-    ip -n "$NS_M" link set lo up || return 1
+    hosts_star "$NS_M" made || return 1
     local k
     for k in 1 2 3; do
-        ip netns add "${NS[k]}" && made+=("${NS[k]}") &&
-            ip -n "${NS[k]}" link set lo up &&
-            ip -n "$NS_M" link add "m$k" type veth peer name w netns "${NS[k]}" &&
-            ip -n "$NS_M" addr add "${M[k]}/24" dev "m$k" &&
-            ip -n "${NS[k]}" addr add "${H[k]}/24" dev w &&
-            ip -n "$NS_M" link set "m$k" up && ip -n "${NS[k]}" link set w up &&
-            ip -n "${NS[k]}" route add default via "${M[k]}" &&
-            ip netns exec "$NS_M" tc qdisc add dev "m$k" root tbf rate "$rate" \
-                burst 256kb latency 50ms &&
+        in_m tc qdisc add dev "m$k" root tbf rate "$rate" burst 256kb \
+            latency 50ms &&
             ip netns exec "${NS[k]}" tc qdisc add dev w root tbf rate "$rate" \
                 burst 256kb latency 50ms || return 1
     done
-    in_m sysctl -qw net.ipv4.ip_forward=1
 }
 setup 2>"$T/ns.err" || skip "cannot set up the namespaces' network ($(head -1 "$T/ns.err"))"
 unshare -m --propagation private true 2>"$T/ns.err" ||
@@ -114,14 +109,7 @@ done
 input_mib=$((24 * part_mib))
 
 # onhost DISK COMMAND...: COMMAND with DISK at $T/local (its own mounts).
-cat >"$T/onhost" <<EOS
-#!/bin/sh
-set -e
-mount --bind "\$1" "$T/local"
-shift
-exec "\$@"
-EOS
-chmod +x "$T/onhost"
+hosts_onhost "$T/onhost" "$T/local"
 mkdir -p "$T/bin"
 for p in hearth-master hearth-worker hearth-executor hearth-driver; do
     ln -sf "$bin/$p" "$T/bin/$p"

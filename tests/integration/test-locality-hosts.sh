@@ -17,6 +17,7 @@
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/security.sh"
 . "$(dirname "$0")/../lib/netns.sh"
+. "$(dirname "$0")/../lib/hosts.sh"
 deadline 180
 export TMPDIR=$T
 
@@ -26,21 +27,7 @@ NS=() M=() H=()
 for k in 1 2 3; do
   NS[k]=hearth-$$-l$k M[k]=10.214.$k.1 H[k]=10.214.$k.2
 done
-setup() {
-  ip -n "$NS_M" link set lo up || return 1
-  local k
-  for k in 1 2 3; do
-    ip netns add "${NS[k]}" && MADE+=("${NS[k]}") &&
-      ip -n "${NS[k]}" link set lo up &&
-      ip -n "$NS_M" link add "m$k" type veth peer name w netns "${NS[k]}" &&
-      ip -n "$NS_M" addr add "${M[k]}/24" dev "m$k" &&
-      ip -n "${NS[k]}" addr add "${H[k]}/24" dev w &&
-      ip -n "$NS_M" link set "m$k" up && ip -n "${NS[k]}" link set w up &&
-      ip -n "${NS[k]}" route add default via "${M[k]}" || return 1
-  done
-  ip netns exec "$NS_M" sysctl -qw net.ipv4.ip_forward=1
-}
-if ! setup 2>"$T/netns.err"; then
+if ! hosts_star "$NS_M" MADE 2>"$T/netns.err"; then
   say "SKIP: cannot set up the namespaces' network ($(head -1 "$T/netns.err"))"
   say "0 passed, 0 failed"
   exit 77
@@ -64,14 +51,7 @@ for k in 1 2 3; do
 done
 # onhost DISK COMMAND...: COMMAND with DISK at $T/local, in a mount
 # namespace of its own (the worker, its executors and their tasks).
-cat >"$T/onhost" <<EOS
-#!/bin/sh
-set -e
-mount --bind "\$1" "$T/local"
-shift
-exec "\$@"
-EOS
-chmod +x "$T/onhost"
+hosts_onhost "$T/onhost" "$T/local"
 
 { make_keys && "$BIN/hearth-keygen" --client w3 "$K" >/dev/null; } ||
   { fail "keys"; finish; exit 1; }
