@@ -78,7 +78,13 @@ one_case() {
     touch "$T/go"
     wait_for 60 eval 'ls "$T"/fetched.* >/dev/null 2>&1'
     t0=$(now_ms)
-    kill -9 $(procs_in "$T/wc") "$PID_wc" 2>/dev/null
+    # all of wc at once, as a host that dies: frozen first, so that no
+    # executor sees its task killed before itself (it would report the
+    # task FAILED, and --max-failures 1 would end the job)
+    local wc_procs
+    wc_procs=$(procs_in "$T/wc")
+    kill -STOP "$PID_wc" $wc_procs 2>/dev/null
+    kill -9 "$PID_wc" $wc_procs 2>/dev/null
   else
     t0=$(now_ms)
     kill -STOP "$PID_wc"
