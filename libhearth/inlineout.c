@@ -32,47 +32,111 @@ inlineout_release (hearth_job_t *job, uint64_t *left)
         hearth_stage_t *st = job->stages[i];
         /* the blocks go with their reservation: an ended job may stay
            with its user long after (until hearth_job_destroy) */
-        for (uint64_t m = 0; st->maps && m < st->ntasks; m++)
-            inlineout_drop (st, m);
+        inlineout_free (st);
         *left += st->inline_reserved;
         st->inline_reserved = 0;
         st->inline_max = 0;
-        zframe_destroy (&st->inline_cache);
     }
 }
 
 bool
-inlineout_acceptable (const hearth_stage_t *st, zframe_t *block)
+inlineout_acceptable (const hearth_stage_t *st, size_t len)
 {
-    return !block
-           || (st->inline_max > 0 && zframe_size (block) > 0
-               && zframe_size (block) <= st->inline_max);
+    return st->inline_max > 0 && len > 0 && len <= st->inline_max;
 }
 
-int
-inlineout_keep (hearth_stage_t *st, uint64_t index, uint32_t attempt,
-                zframe_t *block)
+hearth_ts_state_t
+inlineout_update_state (const hearth_stage_t *st, size_t len,
+                        hearth_ts_state_t state, const char **error)
 {
-    zframe_t *copy = zframe_dup (block);
-    uint64_t *sizes = malloc (sizeof *sizes);
-    if (!copy || !sizes) {
-        zframe_destroy (&copy);
-        free (sizes);
-        return -1;
+    if (state == HEARTH_TS_FINISHED && !inlineout_acceptable (st, len)) {
+        *error = INLINEOUT_REFUSED;
+        return HEARTH_TS_FAILED;
     }
-    sizes[0] = zframe_size (block);
-    inlineout_drop (st, index);
-    st->maps[index] = (mapout_t){sizes, SHUFFLE_KEPT, attempt, copy, 0};
-    st->inline_stale = true; /* the cache lacks this block */
-    return 0;
+    return state;
 }
 
-/* Whether map output m of st is kept (its bytes in its block or the
+/* Whether map output m of st is kept (its bytes in kept_new or the
    cache). */
 static bool
 s_kept (const hearth_stage_t *st, uint64_t m)
 {
     return st->maps[m].sizes && st->maps[m].server == SHUFFLE_KEPT;
+}
+
+/* The kept blocks of st in task order into a new cache, from kept_new
+   and the old cache; kept_new emptied.  0, or -1 on no memory (nothing
+   changed). */
+static int
+s_build (hearth_stage_t *st)
+{
+    size_t total = 0;
+    for (uint64_t m = 0; m < st->ntasks; m++)
+        if (s_kept (st, m))
+            total += (size_t) st->maps[m].sizes[0];
+    zframe_t *f = total ? zframe_new (NULL, total) : NULL;
+    if (total && !f)
+        return -1;
+    unsigned char *p = f ? zframe_data (f) : NULL;
+    const unsigned char *old =
+        st->inline_cache ? zframe_data (st->inline_cache) : NULL;
+    for (uint64_t m = 0; f && m < st->ntasks; m++) {
+        mapout_t *mo = &st->maps[m];
+        if (!s_kept (st, m))
+            continue;
+        memcpy (p, (mo->fresh ? st->kept_new : old) + mo->kept_at,
+                (size_t) mo->sizes[0]);
+        mo->kept_at = (uint64_t) (p - zframe_data (f));
+        mo->fresh = false;
+        p += mo->sizes[0];
+    }
+    zframe_destroy (&st->inline_cache);
+    st->inline_cache = f;
+    st->inline_stale = false;
+    free (st->kept_new); /* the driver holds each block once again */
+    st->kept_new = NULL;
+    st->kept_new_len = st->kept_new_cap = 0;
+    return 0;
+}
+
+/* Room for len more bytes in st's kept_new.  0 or -1. */
+static int
+s_room (hearth_stage_t *st, size_t len)
+{
+    if (!st->kept_sizes
+        && !(st->kept_sizes = calloc (st->ntasks, sizeof *st->kept_sizes)))
+        return -1;
+    /* dropped blocks leave holes: past the stage's reservation, the live
+       ones move to the cache, so what the driver holds stays bounded */
+    if (st->kept_new_len + len > st->inline_reserved && s_build (st) < 0)
+        return -1;
+    if (st->kept_new_len + len <= st->kept_new_cap)
+        return 0;
+    size_t cap = st->kept_new_cap ? st->kept_new_cap * 2 : 64 * 1024;
+    while (cap < st->kept_new_len + len)
+        cap *= 2;
+    unsigned char *p = realloc (st->kept_new, cap);
+    if (!p)
+        return -1;
+    st->kept_new = p;
+    st->kept_new_cap = cap;
+    return 0;
+}
+
+int
+inlineout_keep (hearth_stage_t *st, uint64_t index, uint32_t attempt,
+                const void *block, size_t len)
+{
+    inlineout_drop (st, index);
+    if (s_room (st, len) < 0)
+        return -1;
+    memcpy (st->kept_new + st->kept_new_len, block, len);
+    st->kept_sizes[index] = len;
+    st->maps[index] = (mapout_t){&st->kept_sizes[index], SHUFFLE_KEPT, attempt,
+                                 true, st->kept_new_len};
+    st->kept_new_len += len;
+    st->inline_stale = true; /* the cache lacks this block */
+    return 0;
 }
 
 void
@@ -81,9 +145,22 @@ inlineout_drop (hearth_stage_t *st, uint64_t index)
     mapout_t *mo = &st->maps[index];
     if (s_kept (st, index))
         st->inline_stale = true; /* the cache holds this block */
-    zframe_destroy (&mo->block);
-    free (mo->sizes);
+    else
+        free (mo->sizes); /* a kept one's are the stage's kept_sizes */
     mo->sizes = NULL;
+}
+
+void
+inlineout_free (hearth_stage_t *st)
+{
+    for (uint64_t m = 0; st->maps && m < st->ntasks; m++)
+        inlineout_drop (st, m);
+    zframe_destroy (&st->inline_cache);
+    free (st->kept_new);
+    st->kept_new = NULL;
+    st->kept_new_len = st->kept_new_cap = 0;
+    free (st->kept_sizes);
+    st->kept_sizes = NULL;
 }
 
 zframe_t *
@@ -92,32 +169,9 @@ inlineout_frame (hearth_stage_t *in, bool *failed)
     *failed = false;
     if (!in->inline_max || (in->inline_cache && !in->inline_stale))
         return in->inline_cache;
-    size_t total = 0;
-    for (uint64_t m = 0; m < in->ntasks; m++)
-        if (s_kept (in, m))
-            total += (size_t) in->maps[m].sizes[0];
-    zframe_t *f = total ? zframe_new (NULL, total) : NULL;
-    if (total && !f) {
+    if (s_build (in) < 0) {
         *failed = true;
         return NULL;
     }
-    /* each block into the new frame, from its own or the old frame: the
-       driver holds it once again */
-    unsigned char *p = f ? zframe_data (f) : NULL;
-    const unsigned char *old =
-        in->inline_cache ? zframe_data (in->inline_cache) : NULL;
-    for (uint64_t m = 0; f && m < in->ntasks; m++) {
-        mapout_t *mo = &in->maps[m];
-        if (!s_kept (in, m))
-            continue;
-        memcpy (p, mo->block ? zframe_data (mo->block) : old + mo->kept_at,
-                (size_t) mo->sizes[0]);
-        mo->kept_at = (uint64_t) (p - zframe_data (f));
-        p += mo->sizes[0];
-        zframe_destroy (&mo->block);
-    }
-    zframe_destroy (&in->inline_cache);
-    in->inline_cache = f;
-    in->inline_stale = false;
-    return f;
+    return in->inline_cache;
 }

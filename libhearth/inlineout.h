@@ -32,12 +32,17 @@
 
 #include <czmq.h>
 
+#include "libcore/taskset.h"
 #include "libhearth/internal.h"
 
 /* Stored bytes the driver keeps at most, over all its stages' outputs. */
 #define INLINEOUT_BUDGET ((uint64_t) 64 << 20)
 /* Stored bytes of one kept output at most. */
 #define INLINEOUT_STAGE_MAX (64u * 1024u)
+/* Why a FINISHED whose kept block the driver may not take fails. */
+#define INLINEOUT_REFUSED                                                      \
+    "the executor sent a map output (map_block) larger than the driver "       \
+    "keeps (inline_max), or for a stage that keeps none"
 /* Below this share a task, a stage keeps nothing (its outputs go to
    disk as before). */
 #define INLINEOUT_MIN 64u
@@ -51,17 +56,31 @@ void inlineout_reserve (hearth_stage_t *st, uint64_t *left);
    cached frames. */
 void inlineout_release (hearth_job_t *job, uint64_t *left);
 
-/* Whether a FINISHED update's kept block (NULL: none) may be taken for
-   a task of st: within its inline_max, and of a stage that keeps. */
-bool inlineout_acceptable (const hearth_stage_t *st, zframe_t *block);
+/* Whether a FINISHED update's kept block of len stored bytes may be
+   taken for a task of st: within its inline_max, and of a stage that
+   keeps. */
+bool inlineout_acceptable (const hearth_stage_t *st, size_t len);
 
-/* Keep block (duplicated) as map output index's, written by attempt:
-   it replaces the one before.  0, or -1 on no memory. */
+/* The task set's state for an update of a task of st that came packed
+   with a kept block of len stored bytes (flag HEARTH_PACKED_MAP_BLOCK):
+   a FINISHED whose block st may not keep becomes FAILED, *error saying
+   why. */
+hearth_ts_state_t inlineout_update_state (const hearth_stage_t *st, size_t len,
+                                          hearth_ts_state_t state,
+                                          const char **error);
+
+/* Keep the len stored bytes at block (copied) as map output index's,
+   written by attempt: it replaces the one before.  0, or -1 on no
+   memory. */
 int inlineout_keep (hearth_stage_t *st, uint64_t index, uint32_t attempt,
-                    zframe_t *block);
+                    const void *block, size_t len);
 
 /* Forget map output index of st (lost, replaced, or the stage freed). */
 void inlineout_drop (hearth_stage_t *st, uint64_t index);
+
+/* Forget every map output of st, and free what holds the kept ones (the
+   stage's job ended, or the stage is freed). */
+void inlineout_free (hearth_stage_t *st);
 
 /* The kept blocks of stage in (read whole) in task order, one frame,
    built at the first reader and shared by the others (borrowed), or NULL

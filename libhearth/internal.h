@@ -80,9 +80,10 @@ typedef struct {
                          SHUFFLE_NO_SERVER: on the driver's node, or
                          SHUFFLE_KEPT: kept by the driver (block) */
     uint32_t attempt; /* the attempt that wrote it */
-    zframe_t *block;  /* SHUFFLE_KEPT: its stored bytes (inlineout.h), or
-                         NULL: they are in the stage's inline_cache */
-    uint64_t kept_at; /* SHUFFLE_KEPT, no block: their offset there */
+    bool fresh;       /* SHUFFLE_KEPT: its stored bytes are in the
+                         stage's kept_new (inlineout.h), else in its
+                         inline_cache */
+    uint64_t kept_at; /* SHUFFLE_KEPT: their offset there */
 } mapout_t;
 
 /* One task's result. */
@@ -139,6 +140,12 @@ struct hearth_stage {
                                  built for a reader, or NULL */
     bool inline_stale;        /* a block was kept or dropped since the
                                  cache was built */
+    unsigned char *kept_new;  /* the blocks kept since the cache was
+                                 built, one after the other, or NULL */
+    size_t kept_new_len;      /* bytes used in it (dropped ones too) */
+    size_t kept_new_cap;      /* its room */
+    uint64_t *kept_sizes;     /* ntasks entries once a block is kept: a
+                                 kept map output's sizes (one partition) */
     result_t *results;        /* ntasks entries */
     uint64_t results_held;    /* of them with bytes: none, and the table,
                                  never written, is not read through */

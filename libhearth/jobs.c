@@ -94,9 +94,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     for (uint64_t i = 0; st->results_held && i < st->ntasks; i++)
         free (st->results[i].data);
     free (st->results);
-    for (uint64_t i = 0; st->maps && i < st->ntasks; i++)
-        inlineout_drop (st, i);
-    zframe_destroy (&st->inline_cache);
+    inlineout_free (st);
     free (st->maps);
     free (st->output_dir);
     hearth_manifest_free (st->parts, st->parts ? st->ntasks : 0);

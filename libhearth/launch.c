@@ -22,6 +22,7 @@
 #include "libcore/partfmt.h"
 #include "libhearth/eventlog.h"
 #include "libhearth/evtask.h"
+#include "libhearth/inlineout.h"
 #include "libhearth/launch.h"
 #include "libhearth/shuffle.h"
 #include "libhearth/tlfeed.h"
@@ -326,8 +327,11 @@ typedef struct {
     bool permanent;     /* a failure a retry cannot change */
     bool lost;          /* the driver's own: its launch never reached the
                            executor (never from the wire) */
-    const cJSON *json;  /* its JSON form, or NULL: it came packed (a
-                           packed kept block is given one: launch_status) */
+    const cJSON *json;  /* its JSON form, or NULL: it came packed */
+    const void *kept;   /* packed with HEARTH_PACKED_MAP_BLOCK: the stored
+                           block the driver keeps as its map output (not
+                           a result; borrowed from the message), or NULL */
+    size_t kept_len;    /* its bytes */
 } s_update_t;
 
 /* One STATUS_UPDATE being applied. */
@@ -395,7 +399,13 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
     uint64_t index = DRIVER_TID_INDEX (u->tid);
     hearth_error_t err;
     int rc = 0;
-    if (out == HEARTH_TS_ACCEPT)
+    if (out == HEARTH_TS_ACCEPT && u->kept)
+        rc = inlineout_keep (st, index, (uint32_t) u->attempt, u->kept,
+                             u->kept_len)
+                     < 0
+                 ? hearth_errprintf (&err, "out of memory for a map output")
+                 : 0;
+    else if (out == HEARTH_TS_ACCEPT)
         rc = shuffle_accepted (st, index, u->attempt, s->server, s->host,
                                s->msg, u->json, &err);
     else if (out == HEARTH_TS_FETCH_WAIT) {
@@ -419,6 +429,8 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
 static size_t
 s_result_bytes (const hearth_stage_t *st, const s_update_t *u)
 {
+    if (st->read_whole && u->kept)
+        return (size_t) hearth_frames_payload (u->kept, u->kept_len);
     if (st->read_whole && u->json)
         return (size_t) hearth_json_int (u->json, "map_bytes", 0);
     return u->result_len;
@@ -440,7 +452,10 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
     if (state == HEARTH_TS_FAILED && u->permanent)
         state = HEARTH_TS_FAILED_PERMANENT;
     if (shuffle_has_roles (st))
-        state = shuffle_update_state (st, s->msg, u->json, state, &u->error);
+        state =
+            u->kept
+                ? inlineout_update_state (st, u->kept_len, state, &u->error)
+                : shuffle_update_state (st, s->msg, u->json, state, &u->error);
     uint8_t locality = HEARTH_LOC_NO_PREF;
     hearth_ts_outcome_t out = hearth_taskset_update_at (
         self->ts, s->exec_id, uid, index, u->attempt, state, u->run_us,
@@ -516,46 +531,22 @@ static s_update_t
 s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
 {
     zframe_t *frame = hearth_msg_frame (msg, p->result_frame);
-    return (s_update_t){
-        .tid = p->tid,
-        .attempt = p->attempt,
-        .state = hearth_task_states[p->state],
-        .run_us = p->flags & HEARTH_PACKED_RUN_US ? p->run_us : 0,
-        .error = p->error,
-        .result = frame ? zframe_data (frame) : p->result,
-        .result_len = frame ? zframe_size (frame) : p->result_len,
-        .permanent = (p->flags & HEARTH_PACKED_PERMANENT) != 0};
-}
-
-/* A packed FINISHED carrying a kept map output (HEARTH_PACKED_MAP_BLOCK):
-   the JSON fields the shuffle reads (map_sizes, map_block, map_bytes),
-   its block and size as frames of msg, set as u's json; NULL for any
-   other update (or on no memory: the update then fails for want of its
-   sizes). */
-static cJSON *
-s_kept_json (hearth_msg_t *msg, const hearth_packed_update_t *p, s_update_t *u)
-{
-    if (!(p->flags & HEARTH_PACKED_MAP_BLOCK) || !u->result)
-        return NULL;
-    unsigned char le[8];
-    for (int b = 0; b < 8; b++)
-        le[b] = (unsigned char) ((uint64_t) u->result_len >> (8 * b));
-    cJSON *json = cJSON_CreateObject ();
-    int sizes = json ? hearth_msg_add_bytes (msg, le, sizeof le) : -1;
-    int block =
-        sizes >= 0 ? hearth_msg_add_bytes (msg, u->result, u->result_len) : -1;
-    if (block < 0 || !cJSON_AddNumberToObject (json, "map_sizes", sizes)
-        || !cJSON_AddNumberToObject (json, "map_block", block)
-        || !cJSON_AddNumberToObject (
-            json, "map_bytes",
-            (double) hearth_frames_payload (u->result, u->result_len))) {
-        cJSON_Delete (json);
-        return NULL;
+    s_update_t u = {.tid = p->tid,
+                    .attempt = p->attempt,
+                    .state = hearth_task_states[p->state],
+                    .run_us = p->flags & HEARTH_PACKED_RUN_US ? p->run_us : 0,
+                    .error = p->error,
+                    .result = frame ? zframe_data (frame) : p->result,
+                    .result_len = frame ? zframe_size (frame) : p->result_len,
+                    .permanent = (p->flags & HEARTH_PACKED_PERMANENT) != 0};
+    if ((p->flags & HEARTH_PACKED_MAP_BLOCK) && u.result) {
+        /* not a result: the driver keeps it as the task's map output */
+        u.kept = u.result;
+        u.kept_len = u.result_len;
+        u.result = NULL;
+        u.result_len = 0;
     }
-    u->json = json;
-    u->result = NULL; /* not a result: the driver keeps it as the output */
-    u->result_len = 0;
-    return json;
+    return u;
 }
 
 void
@@ -588,9 +579,7 @@ launch_status (launch_t *self, int exec_id, uint32_t server, const char *host,
                == 0)
         while (hearth_unpack_update (&unpacker, msg->nframes, &p, NULL) > 0) {
             s_update_t u = s_update_from_packed (msg, &p);
-            cJSON *kept = s_kept_json (msg, &p, &u);
             s_apply_update (self, &s, &u);
-            cJSON_Delete (kept);
         }
     eventlog_release_clock (el);
     for (size_t i = 0; i < s.ntouched; i++)

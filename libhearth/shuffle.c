@@ -484,10 +484,10 @@ shuffle_update_state (const hearth_stage_t *st, hearth_msg_t *msg,
                  "a map task";
         return HEARTH_TS_FAILED;
     }
-    if (state == HEARTH_TS_FINISHED
-        && !inlineout_acceptable (st, s_block_frame (msg, json))) {
-        *error = "the executor sent a map output (map_block) larger than the "
-                 "driver keeps (inline_max), or for a stage that keeps none";
+    zframe_t *block =
+        state == HEARTH_TS_FINISHED ? s_block_frame (msg, json) : NULL;
+    if (block && !inlineout_acceptable (st, zframe_size (block))) {
+        *error = INLINEOUT_REFUSED;
         return HEARTH_TS_FAILED;
     }
     if (state == HEARTH_TS_FAILED && json
@@ -524,8 +524,11 @@ shuffle_accepted (hearth_stage_t *st, uint64_t index, int attempt,
             sizes[i] = s_get_le64 (p + 8 * (size_t) i);
         zframe_t *block = s_block_frame (msg, json);
         inlineout_drop (st, index);
-        *mo = (mapout_t){sizes, server, (uint32_t) attempt, NULL};
-        if (block && inlineout_keep (st, index, (uint32_t) attempt, block) < 0)
+        *mo = (mapout_t){sizes, server, (uint32_t) attempt, false, 0};
+        if (block
+            && inlineout_keep (st, index, (uint32_t) attempt,
+                               zframe_data (block), zframe_size (block))
+                   < 0)
             return hearth_errprintf (err, "out of memory for a map output");
     }
     if (st->output_dir) {

@@ -44,9 +44,7 @@ s_job_init (s_job_t *j, uint64_t nmaps, uint32_t r)
 static inline void
 s_job_free (s_job_t *j)
 {
-    for (uint64_t m = 0; j->map.maps && m < j->map.ntasks; m++)
-        inlineout_drop (&j->map, m);
-    zframe_destroy (&j->map.inline_cache);
+    inlineout_free (&j->map);
     free (j->map.maps);
     hearth_manifest_free (j->map.parts, j->map.parts ? j->map.ntasks : 0);
     j->map.parts = NULL;

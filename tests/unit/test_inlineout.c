@@ -125,7 +125,7 @@ test_kept_outputs (void **state)
         shuffle_accepted (&j.map, 2, 1, b, "10.0.0.1", msg, u2, &err), 0);
     assert_int_equal (j.map.maps[0].server, SHUFFLE_KEPT);
     assert_int_equal (j.map.maps[1].server, b);
-    assert_null (j.map.maps[1].block);
+    assert_false (j.map.maps[1].fresh);
     /* each reader: the records, and the kept blocks in task order */
     zframe_t *first = NULL;
     for (uint64_t reader = 0; reader < 2; reader++) {
@@ -154,7 +154,7 @@ test_kept_outputs (void **state)
     /* map 0 run again, its output on disk this time: no longer kept */
     assert_int_equal (
         shuffle_accepted (&j.map, 0, 1, b, "10.0.0.1", msg, u1, &err), 0);
-    assert_null (j.map.maps[0].block);
+    assert_int_equal (j.map.maps[0].server, b);
     assert_true (j.map.inline_stale); /* the next reader builds it again */
     t = cJSON_CreateObject ();
     assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
@@ -260,7 +260,8 @@ test_kept_held_once (void **state)
     assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
     assert_memory_equal (zframe_data (s_inline_of (launch, t)), "abcdefg", 7);
     for (uint64_t m = 0; m < j.map.ntasks; m++)
-        assert_null (j.map.maps[m].block);
+        assert_false (j.map.maps[m].fresh); /* in the frame only */
+    assert_null (j.map.kept_new);
     cJSON_Delete (t);
     hearth_msg_destroy (&launch);
     /* map 1 run again: its new block, the other's from the frame */
@@ -278,7 +279,8 @@ test_kept_held_once (void **state)
     zframe_t *kept = s_inline_of (launch, t);
     assert_int_equal (zframe_size (kept), 5);
     assert_memory_equal (zframe_data (kept), "abcXY", 5);
-    assert_null (j.map.maps[1].block);
+    assert_false (j.map.maps[1].fresh);
+    assert_null (j.map.kept_new);
     cJSON_Delete (t);
     hearth_msg_destroy (&launch);
     /* map 0 lost: no frame is sent until it is back */
@@ -304,14 +306,67 @@ test_kept_released (void **state)
     s_job_t j;
     uint64_t left = 1000;
     s_kept_job (&j, 1, &left);
-    assert_non_null (j.map.maps[0].block);
+    assert_true (j.map.maps[0].fresh);
+    assert_non_null (j.map.kept_new);
     assert_int_equal (left, 0);
     inlineout_release (&j.job, &left);
     assert_int_equal (left, 1000);
-    for (uint64_t m = 0; m < j.map.ntasks; m++) {
-        assert_null (j.map.maps[m].block);
+    for (uint64_t m = 0; m < j.map.ntasks; m++)
         assert_null (j.map.maps[m].sizes);
+    assert_null (j.map.kept_new);
+    assert_null (j.map.kept_sizes);
+    s_job_free (&j);
+}
+
+/* A kept block that came packed (launch.c: no JSON, no frames): the
+   state it gives its update, and blocks replaced again and again (a task
+   run again) never make the driver hold more than the stage reserved:
+   the holes they leave are closed by moving the live blocks. */
+static void
+test_kept_packed_replaced (void **state)
+{
+    (void) state;
+    s_job_t j;
+    s_job_init (&j, 2, 1);
+    j.map.partitions = 0;
+    j.map.read_whole = true;
+    uint64_t left = 2 * INLINEOUT_MIN;
+    inlineout_reserve (&j.map, &left);
+    assert_int_equal (j.map.inline_max, INLINEOUT_MIN);
+    const char *error = NULL;
+    assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN,
+                                              HEARTH_TS_FINISHED, &error),
+                      HEARTH_TS_FINISHED);
+    assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN + 1,
+                                              HEARTH_TS_FINISHED, &error),
+                      HEARTH_TS_FAILED);
+    assert_string_equal (error, INLINEOUT_REFUSED);
+    assert_int_equal (
+        inlineout_update_state (&j.map, 0, HEARTH_TS_FINISHED, &error),
+        HEARTH_TS_FAILED);
+    assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN + 1,
+                                              HEARTH_TS_FAILED, &error),
+                      HEARTH_TS_FAILED);
+    char block[40];
+    memset (block, 'b', sizeof block);
+    assert_int_equal (inlineout_keep (&j.map, 1, 0, block, sizeof block), 0);
+    for (int attempt = 0; attempt < 10; attempt++) {
+        memset (block, 'a' + attempt, sizeof block);
+        assert_int_equal (
+            inlineout_keep (&j.map, 0, (uint32_t) attempt, block, sizeof block),
+            0);
+        assert_true (j.map.kept_new_len <= j.map.inline_reserved);
     }
+    assert_int_equal (j.map.maps[0].attempt, 9);
+    assert_int_equal (j.map.maps[0].sizes[0], sizeof block);
+    bool failed;
+    zframe_t *f = inlineout_frame (&j.map, &failed);
+    assert_non_null (f);
+    assert_int_equal (zframe_size (f), 2 * sizeof block);
+    assert_int_equal (zframe_data (f)[0], 'a' + 9); /* task 0's last */
+    assert_int_equal (zframe_data (f)[sizeof block], 'b');
+    inlineout_release (&j.job, &left);
+    assert_int_equal (left, 2 * INLINEOUT_MIN);
     s_job_free (&j);
 }
 
@@ -324,6 +379,7 @@ main (void)
         cmocka_unit_test (test_kept_sent_once),
         cmocka_unit_test (test_kept_released),
         cmocka_unit_test (test_kept_held_once),
+        cmocka_unit_test (test_kept_packed_replaced),
     };
     alarm (60);
     return cmocka_run_group_tests (tests, NULL, NULL);
