@@ -103,6 +103,13 @@ typedef struct task {
     zframe_t *input;                /* the input frame within frames, or NULL */
     shuffletask_t *roles;           /* map, reduce, output (shuffletask.h), or
                                        NULL: none */
+    uint32_t whole_max;             /* a packed function task of a stage read
+                                       whole, with no roles until it needs
+                                       them: its result is its output, kept
+                                       by the driver when its stored block
+                                       is within this (shuffletask.h); or 0 */
+    uint32_t whole_shuffle;         /* that stage's shuffle id */
+    bool fn_kept;                   /* fn_out holds that stored block */
     int64_t timeout_ms;             /* 0: none */
     hearth_resource_amounts_t need; /* resources it needs (owned), or
                                        none */

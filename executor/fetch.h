@@ -60,6 +60,9 @@ typedef struct {
                               (0: 10 s) */
     int tries;             /* tries of one block (0: 4) */
     int64_t retry_wait_ms; /* between them, doubling (0: 250 ms) */
+    bool sorted;           /* the blocks are merged by key: each stays a
+                              block of its own (unsorted, consecutive
+                              inline blocks may be read as one) */
     const bool *cancel;    /* set (by another thread) when the attempt is
                               killed: the fetch stops within its poll
                               (100 ms), a local failure; or NULL */
@@ -75,7 +78,9 @@ typedef struct {
 
 /* Fetch blocks[0..n) (in map order).  On success *refs (caller frees:
    fetch_refs_free) holds n block references for blockmerge: local ones
-   where they lie, fetched ones in DIR.  Returns 0; 1 with *failure
+   where they lie, fetched ones in DIR, and empty ones (length 0, path
+   NULL) for empty blocks and for inline blocks read as part of the
+   reference before them.  Returns 0; 1 with *failure
    filled when a map output could not be had (a fetch failure); -1 with
    err for a failure of this node (a full disk, no memory). */
 int fetch_blocks (const fetch_opts_t *opts, const fetch_block_t *blocks,

@@ -109,6 +109,9 @@ s_run_function (fnpool_t *self, task_t *t, bool *wake)
     t->fn_rc = t->func (&in, &t->fn_out);
     if (t->roles)
         shuffletask_end (self->ex, t, t->fn_rc == 0 && !s_abandoned (t));
+    else if (t->whole_max)
+        shuffletask_whole_result (self->ex, t,
+                                  t->fn_rc == 0 && !s_abandoned (t));
 }
 
 static void

@@ -85,20 +85,52 @@ s_share_frames (hearth_msg_t *msg)
     return sf;
 }
 
-/* The map role "whole_maps" gives the packed tasks of their stage (tid's
-   high 32 bits), or NULL: none. */
+/* A LAUNCH_TASKS's "whole_maps", read once for its packed tasks. */
+typedef struct {
+    int64_t stage;       /* a stage read whole */
+    uint32_t inline_max; /* what its outputs may keep */
+} s_whole_t;
+typedef struct {
+    s_whole_t *list; /* entries, or NULL */
+    size_t n;        /* entries */
+} s_whole_maps_t;
+
+/* list read into *w.  0, or -1 on no memory. */
 static int
-s_whole_map (const cJSON *maps, uint64_t tid, shuffletask_t **roles)
+s_whole_maps_read (const cJSON *list, s_whole_maps_t *w)
 {
     const cJSON *m;
-    *roles = NULL;
-    cJSON_ArrayForEach (m, maps)
+    size_t n = (size_t) cJSON_GetArraySize (list);
+    *w = (s_whole_maps_t){n ? calloc (n, sizeof *w->list) : NULL, 0};
+    if (n && !w->list)
+        return -1;
+    cJSON_ArrayForEach (m, list)
     {
-        if ((uint64_t) hearth_json_int (m, "stage", -1) != tid >> 32)
+        w->list[w->n++] =
+            (s_whole_t){hearth_json_int (m, "stage", -1),
+                        (uint32_t) hearth_json_int (m, "inline_max", 0)};
+    }
+    return 0;
+}
+
+/* The map role "whole_maps" gives the packed tasks of their stage (tid's
+   high 32 bits).  A function task whose output may be kept gets none
+   yet: its thread makes its result the output (shuffletask.h,
+   shuffletask_whole_result).  0, or -1 on no memory. */
+static int
+s_whole_map (const s_whole_maps_t *w, task_t *t)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        if ((uint64_t) w->list[i].stage != t->tid >> 32)
             continue;
-        uint32_t stage = (uint32_t) (tid >> 32);
-        uint32_t max = (uint32_t) hearth_json_int (m, "inline_max", 0);
-        return (*roles = shuffletask_whole_map (stage, max)) ? 0 : -1;
+        uint32_t stage = (uint32_t) (t->tid >> 32);
+        if (!t->argv && w->list[i].inline_max) {
+            t->whole_shuffle = stage;
+            t->whole_max = w->list[i].inline_max;
+            return 0;
+        }
+        t->roles = shuffletask_whole_map (stage, w->list[i].inline_max);
+        return t->roles ? 0 : -1;
     }
     return 0;
 }
@@ -117,15 +149,18 @@ s_launch_packed (link_t *self, const cJSON *index, const cJSON *whole_maps,
                                  HEARTH_PACKED_TASKS, &err)
                < 0)
         return;
+    s_whole_maps_t whole;
+    bool nomem = s_whole_maps_read (whole_maps, &whole) < 0;
     while (hearth_unpack_task (&u, sf->nframes, &p, &err) > 0) {
-        task_t *t = task_from_packed (&p, sf);
-        if (t && whole_maps && s_whole_map (whole_maps, t->tid, &t->roles) < 0)
+        task_t *t = nomem ? NULL : task_from_packed (&p, sf);
+        if (t && whole.n && s_whole_map (&whole, t) < 0)
             task_destroy (&t);
         if (t)
             tasks_enqueue (self->tasks, t);
         else
             log_error ("out of memory queueing a task");
     }
+    free (whole.list);
 }
 
 static void

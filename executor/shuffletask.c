@@ -42,8 +42,15 @@ struct shuffletask {
     reducein_t *in; /* the input, or NULL */
     /* while it runs (its thread's) */
     hearth_partwriter_t *writer; /* the map output being written */
-    char dir[4096];              /* its directory */
-    char path[4200];             /* the map output's data file */
+    const char *root;            /* SHUFFLE_ROOT (the executor's) */
+    const char *app_id;          /* the application (the executor's) */
+    uint32_t map_index;          /* the task's index in its stage */
+    int attempt;                 /* its attempt */
+    char *path;                  /* ROOT/APP_ID/S/M.A, the map output's data
+                                    file, once its writer starts (an output
+                                    held for the driver has none: a path
+                                    formatted per tiny task cost more than
+                                    its output) */
     size_t memory;               /* the writer's budget */
     bool holding;                /* the output is held in memory (held),
                                     still small enough for the driver */
@@ -55,7 +62,10 @@ struct shuffletask {
     bool stopped;                /* a write failed: drop the rest */
     /* the outcome, read by the loop after the thread */
     char *error;          /* why the attempt failed, or NULL */
-    uint64_t *map_sizes;  /* R stored lengths, once finished */
+    uint64_t *map_sizes;  /* R stored lengths, once finished: &one_size
+                             when R is 1 (no allocation for the common
+                             tiny task), else allocated */
+    uint64_t one_size;    /* the one length when R is 1 */
     unsigned char *block; /* the stored block sent to the driver (its
                              length map_sizes[0]), or NULL: on disk */
     uint64_t map_bytes;   /* record bytes written */
@@ -116,6 +126,11 @@ bool
 shuffletask_kept (const task_t *t, const void **block, size_t *len)
 {
     const shuffletask_t *self = t->roles;
+    if (t->fn_kept) {
+        *block = t->fn_out.data;
+        *len = t->fn_out.len;
+        return true;
+    }
     if (!self || !self->finished || !self->block)
         return false;
     *block = self->block;
@@ -179,8 +194,10 @@ shuffletask_destroy (shuffletask_t **self_p)
     reducein_destroy (&self->in);
     free (self->output);
     free (self->commit_to);
+    free (self->path);
     free (self->error);
-    free (self->map_sizes);
+    if (self->map_sizes != &self->one_size)
+        free (self->map_sizes);
     free (self->block);
     free (self);
     *self_p = NULL;
@@ -194,7 +211,18 @@ static int
 s_start_writer (shuffletask_t *self)
 {
     hearth_error_t err;
-    if (hearth_mkdir_p (self->dir, s_dir_mode, &err) < 0) {
+    if (asprintf (&self->path, "%s/%s/%u/%u.%d", self->root, self->app_id,
+                  self->shuffle, self->map_index, self->attempt)
+        < 0) {
+        self->path = NULL;
+        s_fail (self, "out of memory");
+        return -1;
+    }
+    char *slash = strrchr (self->path, '/');
+    *slash = '\0';
+    int rc = hearth_mkdir_p (self->path, s_dir_mode, &err);
+    *slash = '/';
+    if (rc < 0) {
         s_fail (self, "map output %s: %s", self->path, err.text);
         return -1;
     }
@@ -220,14 +248,10 @@ s_open_map (executor_t *ex, task_t *t)
         s_fail (self, "a map task, and this executor has no --shuffle-dir");
         return -1;
     }
-    snprintf (self->dir, sizeof self->dir, "%s/%s/%u", ex->shuffle_dir,
-              ex->app_id, self->shuffle);
-    if (snprintf (self->path, sizeof self->path, "%s/%u.%d", self->dir,
-                  (unsigned) (t->tid & 0xffffffffu), t->attempt)
-        >= (int) sizeof self->path) {
-        s_fail (self, "the shuffle dir's path is too long");
-        return -1;
-    }
+    self->root = ex->shuffle_dir;
+    self->app_id = ex->app_id;
+    self->map_index = (uint32_t) (t->tid & 0xffffffffu);
+    self->attempt = t->attempt;
     self->memory = ex->shuffle_memory;
     self->holding = self->whole && !self->sort && self->inline_max > 0;
     return self->holding ? 0 : s_start_writer (self);
@@ -359,6 +383,21 @@ s_hold (shuffletask_t *self, const void *data, size_t len)
     return 0;
 }
 
+/* Whether the whole output, len bytes malloc'ed at data, is taken as
+   the held output itself (then it is self's). */
+static bool
+s_adopt (shuffletask_t *self, char *data, size_t len)
+{
+    if (!self->holding || self->held_len || self->output || !data || !len
+        || hearth_frames_size (len) > self->inline_max)
+        return false;
+    free (self->held);
+    self->held = data;
+    self->held_len = self->held_cap = len;
+    self->taken = len;
+    return true;
+}
+
 int
 shuffletask_stdout (task_t *t, const void *data, size_t len)
 {
@@ -391,40 +430,72 @@ shuffletask_stdout (task_t *t, const void *data, size_t len)
 
 /* --- the end ---------------------------------------------------------- */
 
+/* A whole output, the len bytes at data (malloc'ed, room cap), as the
+   stored block a driver keeps, the rule of a whole output applied (an
+   empty one is an empty line, a last line without its '\n' gets one:
+   s_finish_map): framed where it lies when one frame holds it (the
+   common tiny output: its bytes moved past the header's room, not copied
+   into a new block), else into a new block.  Returns 1 with *block
+   (malloc'ed; data is then gone, freed or become *block), *stored and
+   *payload; 0 when the block would be over max, or -1 on no memory
+   (data untouched either way). */
+static int
+s_frame_whole (char *data, size_t len, size_t cap, size_t max,
+               unsigned char **block, size_t *stored, size_t *payload)
+{
+    bool add = len == 0 || data[len - 1] != '\n';
+    size_t n = len + (add ? 1 : 0);
+    *stored = (size_t) hearth_frames_size (n);
+    *payload = n;
+    if (*stored > max)
+        return 0;
+    bool in_place = n <= HEARTH_FRAME_MAX;
+    *block = in_place ? NULL : malloc (*stored);
+    if (!in_place && !*block)
+        return -1;
+    size_t room = in_place ? *stored : n;
+    if (room > cap) { /* a failure leaves data as it was */
+        char *p = realloc (data, room);
+        if (!p) {
+            free (*block);
+            return -1;
+        }
+        data = p;
+    }
+    if (add)
+        data[len] = '\n';
+    unsigned char *bytes = (unsigned char *) data;
+    if (in_place) {
+        memmove (bytes + HEARTH_FRAME_HEADER, bytes, n);
+        hearth_frame_header (bytes, n);
+        *block = bytes;
+    }
+    else {
+        hearth_frames_encode (bytes, n, *block);
+        free (bytes);
+    }
+    return 1;
+}
+
 /* Finish an output held in memory: its stored block, for the driver,
    or, when the newline it needs takes it past inline_max, a map output
    on disk after all (s_finish_map ends it).  0 or -1. */
 static int
 s_finish_held (shuffletask_t *self)
 {
-    /* the rule of a whole output (s_finish_map): an empty one is an empty
-       line, a last line without its '\n' gets one */
-    bool add = self->held_len == 0 || self->held[self->held_len - 1] != '\n';
-    if (add && hearth_frames_size (self->held_len + 1) > self->inline_max)
+    size_t stored, payload;
+    int rc = s_frame_whole (self->held, self->held_len, self->held_cap,
+                            self->inline_max, &self->block, &stored, &payload);
+    if (rc == 0)
         return s_spill (self);
-    if (add && self->held_len == self->held_cap) {
-        char *p = realloc (self->held, self->held_cap + 1);
-        if (!p) {
-            s_fail (self, "out of memory");
-            return -1;
-        }
-        self->held = p;
-        self->held_cap++;
-    }
-    if (add) /* within inline_max: checked above */
-        self->held[self->held_len++] = '\n';
-    size_t stored = (size_t) hearth_frames_size (self->held_len);
-    self->map_sizes = calloc (1, sizeof (uint64_t));
-    self->block = malloc (stored);
-    if (!self->map_sizes || !self->block) {
+    if (rc < 0) {
         s_fail (self, "out of memory");
         return -1;
     }
-    hearth_frames_encode (self->held, self->held_len, self->block);
-    self->map_sizes[0] = stored;
-    self->map_bytes = self->held_len;
-    free (self->held);
     self->held = NULL;
+    self->one_size = stored;
+    self->map_sizes = &self->one_size;
+    self->map_bytes = payload;
     self->holding = false;
     return 0;
 }
@@ -447,7 +518,10 @@ s_finish_map (shuffletask_t *self)
         return -1;
     }
     const hearth_part_t *parts = hearth_partwriter_parts (self->writer);
-    if (!(self->map_sizes = calloc (self->partitions, sizeof (uint64_t)))) {
+    self->map_sizes = self->partitions == 1
+                          ? &self->one_size
+                          : calloc (self->partitions, sizeof (uint64_t));
+    if (!self->map_sizes) {
         s_fail (self, "out of memory");
         return -1;
     }
@@ -479,8 +553,12 @@ shuffletask_end (executor_t *ex, task_t *t, bool ok)
     shuffletask_t *self = t->roles;
     ok = ok && !self->error;
     if (ok && !t->argv && shuffletask_takes_stdout (t)) {
-        /* a function's result: where a command's stdout would go */
-        ok = shuffletask_stdout (t, t->fn_out.data, t->fn_out.len) == 0;
+        /* a function's result: where a command's stdout would go (held
+           as it is when the driver may keep it: no copy) */
+        if (s_adopt (self, t->fn_out.data, t->fn_out.len))
+            t->fn_out.data = NULL;
+        else
+            ok = shuffletask_stdout (t, t->fn_out.data, t->fn_out.len) == 0;
         free (t->fn_out.data);
         t->fn_out.data = NULL;
         t->fn_out.len = 0;
@@ -496,6 +574,31 @@ shuffletask_end (executor_t *ex, task_t *t, bool ok)
         s_discard (self);
     if (self->in)
         reducein_close (self->in);
+}
+
+void
+shuffletask_whole_result (executor_t *ex, task_t *t, bool ok)
+{
+    if (!ok)
+        return;
+    unsigned char *block;
+    size_t stored, payload;
+    int rc = s_frame_whole (t->fn_out.data, t->fn_out.len, t->fn_out.len,
+                            t->whole_max, &block, &stored, &payload);
+    if (rc == 1) {
+        t->fn_out.data = block;
+        t->fn_out.len = stored;
+        t->fn_kept = true;
+        return;
+    }
+    /* too large to keep: a map output on disk, as a role would have made
+       (none may be kept now: inline_max 0) */
+    if (rc == 0 && (t->roles = shuffletask_whole_map (t->whole_shuffle, 0))) {
+        shuffletask_end (ex, t, shuffletask_begin (ex, t) == 0);
+        return;
+    }
+    t->fn_rc = -1;
+    snprintf (t->fn_out.error, sizeof t->fn_out.error, "out of memory");
 }
 
 bool
@@ -568,7 +671,7 @@ shuffletask_error (const task_t *t)
 bool
 shuffletask_returns_result (const task_t *t)
 {
-    return !shuffletask_takes_stdout (t);
+    return !shuffletask_takes_stdout (t) && !t->whole_max;
 }
 
 bool

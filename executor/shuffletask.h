@@ -37,19 +37,29 @@
 #include "executor/executor.h"
 #include "libcore/proto.h"
 
-/* The roles of a task's LAUNCH_TASKS entry (checked by the decoder), the
-   reduce's blocks read from sf's frames (borrowed; copied).  Returns 0
-   with *roles the task's (NULL when it has none), or -1 on no memory. */
 /* The map role of a packed task of a stage read whole (LAUNCH_TASKS
    "whole_maps": one partition, an empty output an empty line, kept by
    the driver within inline_max).  NULL on no memory. */
 shuffletask_t *shuffletask_whole_map (uint32_t shuffle, uint32_t inline_max);
+
+/* On t's thread, after its function ran (ok: it succeeded, and it was
+   not abandoned): the result of a packed function task of a stage read
+   whole that has no roles (t->whole_max, orders.c) becomes its output:
+   its stored block, framed in t->fn_out (t->fn_kept), when within
+   whole_max; else the map role is made now and the output written to
+   disk as any map output's.  Tiny tasks, most of them, so cost what a
+   task returning a result costs, not a role's allocation and teardown.
+   On no memory the function's outcome becomes a failure. */
+void shuffletask_whole_result (executor_t *ex, task_t *t, bool ok);
 
 /* A finished task whose map output the driver keeps: its stored block
    (borrowed, len bytes), for the update that carries it.  False when it
    has none (on disk, or no map role). */
 bool shuffletask_kept (const task_t *t, const void **block, size_t *len);
 
+/* The roles of a task's LAUNCH_TASKS entry (checked by the decoder), the
+   reduce's blocks read from sf's frames (borrowed; copied).  Returns 0
+   with *roles the task's (NULL when it has none), or -1 on no memory. */
 int shuffletask_from_json (const cJSON *json, const shared_frames_t *sf,
                            shuffletask_t **roles);
 
@@ -91,7 +101,7 @@ void shuffletask_end (executor_t *ex, task_t *t, bool ok);
 const char *shuffletask_error (const task_t *t);
 
 /* Whether the task's result goes back to the driver (no map, no
-   output). */
+   output, not the output of a stage read whole). */
 bool shuffletask_returns_result (const task_t *t);
 
 /* Whether the final update in state carries role fields (and so travels

@@ -170,13 +170,15 @@ hearth_blockmerge_new (const hearth_block_ref_t *blocks, size_t n, bool sorted,
     self->tmp_dir = strdup (tmp_dir ? tmp_dir : ".");
     if (!self->blocks || !self->tmp_dir)
         goto nomem;
-    self->n = n;
     self->sorted = sorted;
     self->fanin = max_fanin >= 2 ? max_fanin : s_default_fanin;
     for (size_t i = 0; i < n; i++) {
-        self->blocks[i] = (s_block_t){strdup (blocks[i].path), blocks[i].offset,
-                                      blocks[i].length};
-        if (!self->blocks[i].path)
+        if (blocks[i].length == 0)
+            continue; /* nothing to open */
+        s_block_t *b = &self->blocks[self->n++];
+        *b = (s_block_t){strdup (blocks[i].path), blocks[i].offset,
+                         blocks[i].length};
+        if (!b->path)
             goto nomem;
     }
     return self;

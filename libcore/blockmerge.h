@@ -23,14 +23,15 @@
 
 /* Where one block's stored bytes are. */
 typedef struct {
-    const char *path; /* the file */
+    const char *path; /* the file (NULL for an empty block) */
     uint64_t offset;  /* of the block's first frame */
     uint64_t length;  /* its stored bytes (0: an empty block) */
 } hearth_block_ref_t;
 
 typedef struct hearth_blockmerge hearth_blockmerge_t;
 
-/* A stream over n blocks (copied), in map-task order; sorted: merged by
+/* A stream over n blocks (copied; empty ones skipped), in map-task
+   order; sorted: merged by
    key with at most max_fanin open (0: 64); intermediate files go to
    tmp_dir and are removed by destroy.  NULL with err. */
 hearth_blockmerge_t *hearth_blockmerge_new (const hearth_block_ref_t *blocks,

@@ -54,5 +54,23 @@ check "... every line, in task order" \
 check "... and no map output on disk ($(cat "$T/ondisk.0" 2>/dev/null))" \
   test "$(cat "$T/ondisk.0" 2>/dev/null)" = 0
 
+# Function tasks keep their result as their output without a role until
+# it proves too large (executor/shuffletask.h, shuffletask_whole_result):
+# one of 70,000 bytes goes to disk after all, beside kept ones, and an
+# empty result is an empty line.
+LONG=$(head -c 70000 /dev/zero | tr '\0' z)
+J=$(job fnbig '{"name": "fnbig", "stages": [
+  {"name": "gen", "tasks": [{"fn": "echo", "arg": "small"},
+   {"fn": "echo_all", "arg": "'"$LONG"'"}, {"fn": "echo", "arg": ""},
+   {"fn": "echo", "arg": "last"}]},
+  {"name": "all", "tasks": [{"cmd": ["sh", "-c", "'"$COUNT"'; cat"],
+   "input": "gen"}]}]}')
+check "$M: function outputs read whole, one over what a task may keep" \
+  submit --master "$M" --lib "$TASKS_LIB" "$J"
+check "... every output, in task order" \
+  same "$T/out" <(printf 'small\n%s\n\nlast\n' "$LONG")
+check "... and only the large one on disk ($(cat "$T/ondisk.0" 2>/dev/null))" \
+  test "$(cat "$T/ondisk.0" 2>/dev/null)" = 1
+
 check "no master, worker or executor is left" no_leftovers
 finish

@@ -355,6 +355,14 @@ tests_unit_test_reducein_SOURCES = tests/unit/test_reducein.c \
 tests_unit_test_reducein_CFLAGS = $(unit_cflags)
 tests_unit_test_reducein_LDADD = $(unit_libs)
 
+# A reduce task's blocks sent by the driver: joined where the stream
+# cannot change, apart otherwise.
+UNIT_TESTS += tests/unit/test_fetch_inline
+tests_unit_test_fetch_inline_SOURCES = tests/unit/test_fetch_inline.c \
+	tests/unit/testutil.h executor/fetch.c executor/fetch.h
+tests_unit_test_fetch_inline_CFLAGS = $(unit_cflags)
+tests_unit_test_fetch_inline_LDADD = $(unit_libs)
+
 # A driver's progress summary: the codec's bounds, the driver's cut of a
 # stage's name, the master's record of it.
 # The API's queue of commands to the driver's engine.

@@ -2,7 +2,8 @@
     outputs of this node: the blocks frame read, the stream handed on in
     pieces of whole records (one longer record alone), a function's input
     gathered up to its limit, and a damaged block of this node as a fetch
-    failure naming its map output; the attempt's directory removed. */
+    failure naming its map output; the attempt's directory removed; blocks
+    the driver kept read where they lie. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -240,6 +241,112 @@ test_damaged_local_block (void **state)
     assert_true (s_reduce_dir_gone ());
 }
 
+/* An input whose blocks all came in the launch message (kept by the
+   driver): texts[0..n) framed one after the other in the "inline" frame,
+   damaged at byte damage of it when damage >= 0. */
+static reducein_t *
+s_inline_input (const char *const *texts, size_t n, long damage)
+{
+    unsigned char rec[8 * HEARTH_BLOCK_RECORD] = {0};
+    unsigned char kept[1024], *k = kept;
+    assert_true (n <= 8);
+    for (size_t m = 0; m < n; m++) {
+        unsigned char *r = rec + m * HEARTH_BLOCK_RECORD;
+        size_t len = strlen (texts[m]);
+        uint64_t stored = len ? hearth_frames_size (len) : 0;
+        for (int b = 0; b < 4; b++)
+            r[b] = (unsigned char) (HEARTH_BLOCK_INLINE >> (8 * b));
+        for (int b = 0; b < 8; b++)
+            r[8 + b] = (unsigned char) (stored >> (8 * b));
+        hearth_frames_encode (texts[m], len, k);
+        k += stored;
+    }
+    if (damage >= 0)
+        kept[damage] ^= 0x20;
+    zframe_t *frames[2] = {zframe_new (rec, n * HEARTH_BLOCK_RECORD),
+                           zframe_new (kept, (size_t) (k - kept))};
+    shared_frames_t sf = {frames, 2, 1};
+    cJSON *role = cJSON_Parse ("{\"shuffle\":5,\"partition\":0,"
+                               "\"servers\":[],\"blocks\":0,\"inline\":1}");
+    reducein_t *in = reducein_from_json (role, &sf);
+    cJSON_Delete (role);
+    zframe_destroy (&frames[0]);
+    /* the blocks point into the inline frame: it stays until the end */
+    s_frames[0] = frames[1];
+    assert_non_null (in);
+    return in;
+}
+
+/* What an input gives in all (its rc in *rc, its error in *error). */
+static char *
+s_read_all (reducein_t *in, bool gather, int *rc, char **error)
+{
+    task_t t = {.tid = (2ull << 32) + 1};
+    *error = NULL;
+    char *got = calloc (1, 4096);
+    size_t got_len = 0;
+    *rc = reducein_open (in, &s_ex, &t, gather, error);
+    const void *data;
+    size_t len;
+    if (*rc == 0 && gather && reducein_gathered (in, &data, &len)) {
+        memcpy (got, data, len);
+        return got;
+    }
+    while (*rc == 0 && (*rc = reducein_next (in, &data, &len, error)) == 1) {
+        memcpy (got + got_len, data, len);
+        got_len += len;
+        *rc = 0;
+    }
+    return got;
+}
+
+/* Blocks the driver kept, all of them: read where they lie (no blocks
+   file, no directory), streamed and gathered alike, each checked as a
+   fetched block is (its frames, its last record whole). */
+static void
+test_all_inline (void **state)
+{
+    (void) state;
+    const char *texts[] = {"a 1\n", "", "b 2\nb 3\n", "c 4\n"};
+    for (int gather = 0; gather < 2; gather++) {
+        reducein_t *in = s_inline_input (texts, 4, -1);
+        int rc;
+        char *error;
+        char *got = s_read_all (in, gather, &rc, &error);
+        assert_int_equal (rc, 0);
+        assert_null (error);
+        assert_string_equal (got, "a 1\nb 2\nb 3\nc 4\n");
+        assert_true (s_reduce_dir_gone ()); /* none was made */
+        free (got);
+        reducein_destroy (&in);
+        zframe_destroy (&s_frames[0]);
+    }
+    /* a damaged payload byte of the third block: its checksum */
+    reducein_t *in = s_inline_input (texts, 4, 12 + 8 + 1);
+    int rc;
+    char *error;
+    free (s_read_all (in, false, &rc, &error));
+    assert_int_equal (rc, -1);
+    assert_non_null (error);
+    assert_non_null (strstr (error, "map output 5/2.0"));
+    assert_non_null (strstr (error, "checksum"));
+    assert_false (reducein_failure (in)); /* not a fetch failure */
+    free (error);
+    reducein_destroy (&in);
+    zframe_destroy (&s_frames[0]);
+    /* a block whose last record has no newline */
+    const char *cut[] = {"a 1\n", "b 2"};
+    in = s_inline_input (cut, 2, -1);
+    free (s_read_all (in, true, &rc, &error));
+    assert_int_equal (rc, -1);
+    assert_non_null (error);
+    assert_non_null (strstr (error, "map output 5/1.0: the block ends inside "
+                                    "a record"));
+    free (error);
+    reducein_destroy (&in);
+    zframe_destroy (&s_frames[0]);
+}
+
 int
 main (void)
 {
@@ -249,6 +356,7 @@ main (void)
         cmocka_unit_test (test_stream_in_pieces),
         cmocka_unit_test (test_gather_limit),
         cmocka_unit_test (test_damaged_local_block),
+        cmocka_unit_test (test_all_inline),
     };
     return cmocka_run_group_tests_name ("reducein", tests, s_setup, s_teardown);
 }
