@@ -175,6 +175,12 @@ struct executor {
     bool pinned;                  /* task threads pinned one per CPU */
     cpu_set_t cpus;               /* the CPUs we may use (commands' children
                                      get them all back once started) */
+    pthread_mutex_t outdirs_lock; /* outdirs (task threads add to it) */
+    char **outdirs;               /* the output directories' _temporary
+                                     this executor's tasks wrote in: each
+                                     removed, when empty, as it ends
+                                     (shuffletask.h) */
+    size_t noutdirs;              /* entries */
     pthread_mutex_t cmd_lock;     /* a kill asked for before its command's
                                      spawn, and the spawning thread */
     link_t *link;                 /* the driver link, and through it the

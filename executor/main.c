@@ -20,6 +20,7 @@
 #include "executor/executor.h"
 #include "executor/libs.h"
 #include "executor/link.h"
+#include "executor/shuffletask.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
 #include "libcore/liveness.h"
@@ -244,6 +245,7 @@ s_setup (executor_t *ex, hearth_error_t *err)
     hearth_zsys_init_unbounded ();
     ex->parent = getppid ();
     pthread_mutex_init (&ex->cmd_lock, NULL);
+    pthread_mutex_init (&ex->outdirs_lock, NULL);
     ex->loop = hearth_loop_new ();
     if (!ex->loop)
         return hearth_errprintf (err, "out of memory");
@@ -262,10 +264,12 @@ s_setup (executor_t *ex, hearth_error_t *err)
 static void
 s_teardown (executor_t *ex)
 {
-    link_destroy (&ex->link); /* the tasks first, then the socket */
+    link_destroy (&ex->link);        /* the tasks first, then the socket */
+    shuffletask_remove_outdirs (ex); /* no task writes any more */
     libs_destroy (&ex->libs);
     hearth_loop_destroy (&ex->loop);
     pthread_mutex_destroy (&ex->cmd_lock);
+    pthread_mutex_destroy (&ex->outdirs_lock);
     if (ex->sigfd >= 0)
         close (ex->sigfd);
     free (ex->app_id);

@@ -257,15 +257,51 @@ s_open_map (executor_t *ex, task_t *t)
     return self->holding ? 0 : s_start_writer (self);
 }
 
+/* dir (an output's DIR/_temporary) noted for shuffletask_remove_outdirs,
+   once.  On no memory it is not: it then stays, as before. */
+static void
+s_note_outdir (executor_t *ex, const char *dir)
+{
+    pthread_mutex_lock (&ex->outdirs_lock);
+    bool known = false;
+    for (size_t i = 0; i < ex->noutdirs && !known; i++)
+        known = strcmp (ex->outdirs[i], dir) == 0;
+    char **more =
+        known ? NULL
+              : realloc (ex->outdirs, (ex->noutdirs + 1) * sizeof *ex->outdirs);
+    if (more) {
+        ex->outdirs = more;
+        if ((more[ex->noutdirs] = strdup (dir)))
+            ex->noutdirs++;
+    }
+    pthread_mutex_unlock (&ex->outdirs_lock);
+}
+
+void
+shuffletask_remove_outdirs (executor_t *ex)
+{
+    for (size_t i = 0; i < ex->noutdirs; i++) {
+        /* rmdir removes no link and no directory that still holds a file */
+        if (rmdir (ex->outdirs[i]) < 0 && errno != ENOENT)
+            log_debug ("%s stays: %s", ex->outdirs[i], strerror (errno));
+        free (ex->outdirs[i]);
+    }
+    free (ex->outdirs);
+    ex->outdirs = NULL;
+    ex->noutdirs = 0;
+}
+
 /* The output file, its parent directory made if missing. */
 static int
-s_open_output (shuffletask_t *self)
+s_open_output (executor_t *ex, shuffletask_t *self)
 {
     hearth_error_t err;
     char *slash = strrchr (self->output, '/');
     if (slash && slash != self->output) {
         *slash = '\0';
         int rc = hearth_mkdir_p (self->output, s_dir_mode, &err);
+        if (rc == 0 && self->commit_to)
+            s_note_outdir (ex, self->output); /* DIR/_temporary */
         *slash = '/';
         if (rc < 0) {
             s_fail (self, "output %s: %s", self->output, err.text);
@@ -296,7 +332,7 @@ shuffletask_begin (executor_t *ex, task_t *t)
         return -1;
     }
     if ((self->map && s_open_map (ex, t) < 0)
-        || (self->output && s_open_output (self) < 0)) {
+        || (self->output && s_open_output (ex, self) < 0)) {
         s_discard (self);
         return -1;
     }

@@ -97,6 +97,13 @@ int shuffletask_stdout (task_t *t, const void *data, size_t len);
    The reduce's fetched blocks are removed either way. */
 void shuffletask_end (executor_t *ex, task_t *t, bool ok);
 
+/* As the executor ends: remove each output directory's _temporary its
+   tasks wrote in, when empty (never through a link; one another
+   attempt still fills stays).  The driver removes its own node's at the
+   job's end; on the other nodes of a node-local output only the
+   executors that worked there know of it. */
+void shuffletask_remove_outdirs (executor_t *ex);
+
 /* The error that ended the attempt because of a role, or NULL. */
 const char *shuffletask_error (const task_t *t);
 

@@ -6,7 +6,8 @@
 # tasks, each reading one part file that exists only on one host's disk
 # and preferring that host, runs 100 % NODE_LOCAL with exact output.  An
 # "output" stage on the hosts' own disks commits each part where it ran
-# and names its host in the driver's _SUCCESS; "foreach": {"parts": DIR}
+# and names its host in the driver's _SUCCESS, leaving no _temporary on
+# any host once its executors end; "foreach": {"parts": DIR}
 # then reads each part on its host, 100 % NODE_LOCAL.
 # Then one host's worker is killed: the same job, its tasks falling back
 # to a replica directory when their disk is not there, still ends exact,
@@ -117,6 +118,11 @@ on_its_host() {
   done <"$T/manifest"
 }
 check "... and the driver's _SUCCESS names the host of each" on_its_host
+# the attempts' directory goes on every host, not only the driver's: each
+# executor removes its node's (empty) DIR/_temporary as it ends
+no_temporary() { ! ls -d "$T"/disk-*/out/_temporary >/dev/null 2>&1; }
+check "... and no host's disk keeps a _temporary once the executors end" \
+  wait_for 15 no_temporary
 job readparts "{\"name\": \"readparts\", \"stages\": [{\"name\": \"r\",
   \"tasks\": [{\"cmd\": [\"cat\", \"{item}\"],
   \"foreach\": {\"parts\": \"$T/local/out\"}}]}]}" >/dev/null
