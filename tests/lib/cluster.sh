@@ -58,8 +58,15 @@ child_pids() {
   done
   return 0
 }
+# Commands that say more when a test fails or is stopped (a library adds
+# its own: zk.sh prints the ZooKeeper servers' last lines, which go with
+# $T on a CI machine).
+FAIL_REPORTS=()
 cleanup() {
-  local pid p cwd ours
+  local pid p cwd ours r
+  if ((FAILED > 0)) || [[ -n ${INTERRUPTED:-} ]]; then
+    for r in "${FAIL_REPORTS[@]}"; do "$r"; done
+  fi
   ours=$(child_pids)
   for pid in $ours; do kill -TERM "$pid" 2>/dev/null; done
   for _ in $(seq 1 30); do
@@ -96,7 +103,7 @@ cleanup() {
   fi
 }
 trap cleanup EXIT
-trap 'say "interrupted"; exit 1' INT TERM
+trap 'INTERRUPTED=1; say "interrupted"; exit 1' INT TERM
 
 # A watchdog: the whole test fails after $1 seconds.
 deadline() {

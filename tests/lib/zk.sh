@@ -82,6 +82,27 @@ CFG
   wait_for 60 zk_ruok "$port"
 }
 
+# zk_report: each server's state and its last lines, for a test that
+# failed (cluster.sh's FAIL_REPORTS): a lost quorum once held CI with no
+# trace of why the members had gone.
+zk_report() {
+  local name out
+  for name in "${!ZK_PID[@]}"; do
+    out=$T/zk-$name/out
+    if [[ -n ${ZK_PID[$name]} ]] && kill -0 "${ZK_PID[$name]}" 2>/dev/null; then
+      say "zk $name: running (pid ${ZK_PID[$name]})"
+    elif [[ -n ${ZK_PID[$name]} ]]; then
+      wait "${ZK_PID[$name]}" 2>/dev/null
+      say "zk $name: gone, exit status $? (pid ${ZK_PID[$name]})"
+    else
+      say "zk $name: stopped by the test"
+    fi
+    [[ -f $out ]] && tail -n 12 "$out" | sed "s/^/  zk $name: /"
+  done
+  return 0
+}
+FAIL_REPORTS+=(zk_report)
+
 # stop_zk NAME [SIGNAL]: stop that server (TERM by default) and reap it.
 stop_zk() {
   local pid=${ZK_PID[$1]:-}
