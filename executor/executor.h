@@ -106,10 +106,10 @@ typedef struct task {
     uint32_t whole_max;             /* a packed function task of a stage read
                                        whole, with no roles until it needs
                                        them: its result is its output, kept
-                                       by the driver when its stored block
-                                       is within this (shuffletask.h); or 0 */
+                                       by the driver when shorter than this
+                                       (shuffletask.h); or 0 */
     uint32_t whole_shuffle;         /* that stage's shuffle id */
-    bool fn_kept;                   /* fn_out holds that stored block */
+    bool fn_kept;                   /* fn_out is that output, kept */
     int64_t timeout_ms;             /* 0: none */
     hearth_resource_amounts_t need; /* resources it needs (owned), or
                                        none */

@@ -106,6 +106,16 @@ s_run_function (fnpool_t *self, task_t *t, bool *wake)
         in.input = data;
         in.input_len = len;
     }
+    else if (in.input_len > self->ex->max_input_bytes) {
+        /* an input frame (a stage read whole whose outputs the driver
+           kept) is bound as a reduce input is (reducein.c) */
+        t->fn_rc = -1;
+        snprintf (t->fn_out.error, sizeof t->fn_out.error,
+                  "the input is %zu bytes, over max-input-bytes (%zu) of a "
+                  "function task",
+                  in.input_len, self->ex->max_input_bytes);
+        return;
+    }
     t->fn_rc = t->func (&in, &t->fn_out);
     if (t->roles)
         shuffletask_end (self->ex, t, t->fn_rc == 0 && !s_abandoned (t));

@@ -31,9 +31,9 @@ struct shuffletask {
     bool sort;           /* sort each partition */
     bool whole;          /* the output is read whole (one partition): an
                             empty one is an empty line */
-    uint32_t inline_max; /* whole: an output whose stored block is at
-                            most this long goes to the driver, not to
-                            disk (0: never) */
+    uint32_t inline_max; /* whole: an output shorter than this (room
+                            for the newline the driver may add) goes to
+                            the driver, not to disk (0: never) */
     /* output */
     char *output;    /* the file, or NULL */
     char *commit_to; /* what it becomes once the driver allows, or NULL:
@@ -66,8 +66,12 @@ struct shuffletask {
                              when R is 1 (no allocation for the common
                              tiny task), else allocated */
     uint64_t one_size;    /* the one length when R is 1 */
-    unsigned char *block; /* the stored block sent to the driver (its
-                             length map_sizes[0]), or NULL: on disk */
+    bool kept;            /* the output goes to the driver (block), not
+                             to disk */
+    unsigned char *block; /* kept: the output as the task wrote it (the
+                             driver adds the newline it may need), or
+                             NULL when empty */
+    size_t block_len;     /* its bytes */
     uint64_t map_bytes;   /* record bytes written */
     uint64_t taken;       /* bytes of the task's output taken */
     uint64_t out_bytes;   /* bytes written to the output file */
@@ -131,10 +135,10 @@ shuffletask_kept (const task_t *t, const void **block, size_t *len)
         *len = t->fn_out.len;
         return true;
     }
-    if (!self || !self->finished || !self->block)
+    if (!self || !self->finished || !self->kept)
         return false;
     *block = self->block;
-    *len = (size_t) self->map_sizes[0];
+    *len = self->block_len;
     return true;
 }
 
@@ -393,16 +397,15 @@ s_spill (shuffletask_t *self)
     return rc;
 }
 
-/* Hold len more bytes of the output while its block stays within
-   inline_max (the newline its end may need is counted there:
-   s_finish_held); past that, spill.  0 when held, 1 when the writer
-   takes them, -1. */
+/* Hold len more bytes of the output while it stays shorter than
+   inline_max (room for the newline the driver may add); past that,
+   spill.  0 when held, 1 when the writer takes them, -1. */
 static int
 s_hold (shuffletask_t *self, const void *data, size_t len)
 {
     if (len == 0) /* a function's empty result: nothing to copy */
         return 0;
-    if (hearth_frames_size (self->held_len + len) > self->inline_max)
+    if (self->held_len + len >= self->inline_max) /* room for its '\n' */
         return s_spill (self) < 0 ? -1 : 1;
     if (self->held_len + len > self->held_cap) {
         size_t cap = (self->held_len + len) * 2;
@@ -425,7 +428,7 @@ static bool
 s_adopt (shuffletask_t *self, char *data, size_t len)
 {
     if (!self->holding || self->held_len || self->output || !data || !len
-        || hearth_frames_size (len) > self->inline_max)
+        || len >= self->inline_max)
         return false;
     free (self->held);
     self->held = data;
@@ -466,72 +469,19 @@ shuffletask_stdout (task_t *t, const void *data, size_t len)
 
 /* --- the end ---------------------------------------------------------- */
 
-/* A whole output, the len bytes at data (malloc'ed, room cap), as the
-   stored block a driver keeps, the rule of a whole output applied (an
-   empty one is an empty line, a last line without its '\n' gets one:
-   s_finish_map): framed where it lies when one frame holds it (the
-   common tiny output: its bytes moved past the header's room, not copied
-   into a new block), else into a new block.  Returns 1 with *block
-   (malloc'ed; data is then gone, freed or become *block), *stored and
-   *payload; 0 when the block would be over max, or -1 on no memory
-   (data untouched either way). */
-static int
-s_frame_whole (char *data, size_t len, size_t cap, size_t max,
-               unsigned char **block, size_t *stored, size_t *payload)
-{
-    bool add = len == 0 || data[len - 1] != '\n';
-    size_t n = len + (add ? 1 : 0);
-    *stored = (size_t) hearth_frames_size (n);
-    *payload = n;
-    if (*stored > max)
-        return 0;
-    bool in_place = n <= HEARTH_FRAME_MAX;
-    *block = in_place ? NULL : malloc (*stored);
-    if (!in_place && !*block)
-        return -1;
-    size_t room = in_place ? *stored : n;
-    if (room > cap) { /* a failure leaves data as it was */
-        char *p = realloc (data, room);
-        if (!p) {
-            free (*block);
-            return -1;
-        }
-        data = p;
-    }
-    if (add)
-        data[len] = '\n';
-    unsigned char *bytes = (unsigned char *) data;
-    if (in_place) {
-        memmove (bytes + HEARTH_FRAME_HEADER, bytes, n);
-        hearth_frame_header (bytes, n);
-        *block = bytes;
-    }
-    else {
-        hearth_frames_encode (bytes, n, *block);
-        free (bytes);
-    }
-    return 1;
-}
-
-/* Finish an output held in memory: its stored block, for the driver,
-   or, when the newline it needs takes it past inline_max, a map output
-   on disk after all (s_finish_map ends it).  0 or -1. */
+/* Finish an output held in memory: it goes to the driver as the task
+   wrote it (shorter than inline_max: s_hold), the driver adding the
+   newline its end may need.  0. */
 static int
 s_finish_held (shuffletask_t *self)
 {
-    size_t stored, payload;
-    int rc = s_frame_whole (self->held, self->held_len, self->held_cap,
-                            self->inline_max, &self->block, &stored, &payload);
-    if (rc == 0)
-        return s_spill (self);
-    if (rc < 0) {
-        s_fail (self, "out of memory");
-        return -1;
-    }
+    self->kept = true;
+    self->block = (unsigned char *) self->held;
+    self->block_len = self->held_len;
     self->held = NULL;
-    self->one_size = stored;
+    self->one_size = self->block_len;
     self->map_sizes = &self->one_size;
-    self->map_bytes = payload;
+    self->map_bytes = self->block_len;
     self->holding = false;
     return 0;
 }
@@ -617,19 +567,13 @@ shuffletask_whole_result (executor_t *ex, task_t *t, bool ok)
 {
     if (!ok)
         return;
-    unsigned char *block;
-    size_t stored, payload;
-    int rc = s_frame_whole (t->fn_out.data, t->fn_out.len, t->fn_out.len,
-                            t->whole_max, &block, &stored, &payload);
-    if (rc == 1) {
-        t->fn_out.data = block;
-        t->fn_out.len = stored;
-        t->fn_kept = true;
+    if (t->fn_out.len < t->whole_max) { /* room for its '\n' */
+        t->fn_kept = true;              /* sent as it is: the driver keeps it */
         return;
     }
     /* too large to keep: a map output on disk, as a role would have made
        (none may be kept now: inline_max 0) */
-    if (rc == 0 && (t->roles = shuffletask_whole_map (t->whole_shuffle, 0))) {
+    if ((t->roles = shuffletask_whole_map (t->whole_shuffle, 0))) {
         shuffletask_end (ex, t, shuffletask_begin (ex, t) == 0);
         return;
     }
@@ -739,9 +683,10 @@ s_add_sizes (const shuffletask_t *self, cJSON *update, hearth_msg_t *msg)
         || !cJSON_AddNumberToObject (update, "map_bytes",
                                      (double) self->map_bytes))
         return -1;
-    if (self->block) { /* the driver keeps it: nothing on disk */
-        int b = hearth_msg_add_bytes (msg, self->block,
-                                      (size_t) self->map_sizes[0]);
+    if (self->kept) { /* the driver keeps it: nothing on disk */
+        int b = hearth_msg_add_bytes (
+            msg, self->block ? (const void *) self->block : "",
+            self->block_len);
         if (b < 0 || !cJSON_AddNumberToObject (update, "map_block", b))
             return -1;
     }

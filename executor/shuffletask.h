@@ -45,16 +45,16 @@ shuffletask_t *shuffletask_whole_map (uint32_t shuffle, uint32_t inline_max);
 /* On t's thread, after its function ran (ok: it succeeded, and it was
    not abandoned): the result of a packed function task of a stage read
    whole that has no roles (t->whole_max, orders.c) becomes its output:
-   its stored block, framed in t->fn_out (t->fn_kept), when within
-   whole_max; else the map role is made now and the output written to
-   disk as any map output's.  Tiny tasks, most of them, so cost what a
-   task returning a result costs, not a role's allocation and teardown.
-   On no memory the function's outcome becomes a failure. */
+   sent to the driver as it is (t->fn_kept) when shorter than whole_max;
+   else the map role is made now and the output written to disk as any
+   map output's.  Tiny tasks, most of them, so cost what a task
+   returning a result costs.  On no memory the function's outcome
+   becomes a failure. */
 void shuffletask_whole_result (executor_t *ex, task_t *t, bool ok);
 
-/* A finished task whose map output the driver keeps: its stored block
-   (borrowed, len bytes), for the update that carries it.  False when it
-   has none (on disk, or no map role). */
+/* A finished task whose map output the driver keeps: that output as the
+   task wrote it (borrowed, len bytes; NULL when empty), for the update
+   that carries it.  False when it has none (on disk, or no map role). */
 bool shuffletask_kept (const task_t *t, const void **block, size_t *len);
 
 /* The roles of a task's LAUNCH_TASKS entry (checked by the decoder), the

@@ -39,8 +39,8 @@ s_le64 (const unsigned char *p)
     return (uint64_t) s_le32 (p) | (uint64_t) s_le32 (p + 4) << 32;
 }
 
-/* An update's "map_block": the one partition's stored bytes, as long as
-   its map_sizes says, and no more than a driver may keep. */
+/* An update's "map_block": the output the driver keeps, as long as its
+   map_sizes says, and no more than a driver may keep. */
 static int
 s_check_map_block (const cJSON *u, zframe_t *const *frames, int i,
                    hearth_error_t *err)

@@ -52,7 +52,7 @@
 #define HEARTH_PACKED_MAP_BLOCK                                                \
     0x20 /* FINISHED of a task whose map output                                \
             read whole the driver keeps: the                                   \
-            result is its stored block */
+            result is that output (maybe empty) */
 
 /* One task: a function (fn set, argc 0) or a command (argc > 0, fn
    NULL).  From a reader, the strings are borrowed from the frame

@@ -148,13 +148,6 @@ hearth_frames_encode (const void *payload, size_t len, unsigned char *out)
     }
 }
 
-void
-hearth_frame_header (unsigned char *buf, size_t len)
-{
-    s_put32 (buf, (uint32_t) len);
-    s_put32 (buf + 4, hearth_crc32c (buf + HEARTH_FRAME_HEADER, len));
-}
-
 /* --- reading frames --------------------------------------------------- */
 
 void

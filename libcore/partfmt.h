@@ -81,13 +81,9 @@ uint64_t hearth_frames_size (uint64_t len);
 uint64_t hearth_frames_payload (const void *data, size_t len);
 
 /* Frame len payload bytes into out (room for hearth_frames_size (len)),
-   as a framer would write them: for a block kept in memory, not on
-   disk. */
+   as a framer would write them: for blocks made in memory (the outputs
+   a driver keeps, given to readers that also fetch). */
 void hearth_frames_encode (const void *payload, size_t len, unsigned char *out);
-/* Frame in place len payload bytes (1..HEARTH_FRAME_MAX) that lie at
-   buf + HEARTH_FRAME_HEADER: their one frame's header into buf, so that
-   buf holds hearth_frames_size (len) stored bytes without a copy. */
-void hearth_frame_header (unsigned char *buf, size_t len);
 
 /* --- reading frames --------------------------------------------------- */
 

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "libcore/partfmt.h"
+
 #include "libhearth/inlineout.h"
 #include "libhearth/shuffle.h"
 
@@ -42,7 +44,7 @@ inlineout_release (hearth_job_t *job, uint64_t *left)
 bool
 inlineout_acceptable (const hearth_stage_t *st, size_t len)
 {
-    return st->inline_max > 0 && len > 0 && len <= st->inline_max;
+    return st->inline_max > 0 && len < st->inline_max;
 }
 
 hearth_ts_state_t
@@ -56,6 +58,12 @@ inlineout_update_state (const hearth_stage_t *st, size_t len,
     return state;
 }
 
+size_t
+inlineout_bytes (const void *output, size_t len)
+{
+    return len == 0 || ((const char *) output)[len - 1] != '\n' ? len + 1 : len;
+}
+
 /* Whether map output m of st is kept (its bytes in kept_new or the
    cache). */
 static bool
@@ -64,16 +72,25 @@ s_kept (const hearth_stage_t *st, uint64_t m)
     return st->maps[m].sizes && st->maps[m].server == SHUFFLE_KEPT;
 }
 
-/* The kept blocks of st in task order into a new cache, from kept_new
-   and the old cache; kept_new emptied.  0, or -1 on no memory (nothing
-   changed). */
+bool
+inlineout_all_kept (const hearth_stage_t *st)
+{
+    for (uint64_t m = 0; st->maps && m < st->ntasks; m++)
+        if (!s_kept (st, m))
+            return false;
+    return st->maps != NULL;
+}
+
+/* The kept outputs of st in task order into a new cache, from kept_new
+   and the old cache; kept_new emptied, the framed copy dropped.  0, or
+   -1 on no memory (nothing changed). */
 static int
 s_build (hearth_stage_t *st)
 {
     size_t total = 0;
     for (uint64_t m = 0; m < st->ntasks; m++)
         if (s_kept (st, m))
-            total += (size_t) st->maps[m].sizes[0];
+            total += st->maps[m].kept_len;
     zframe_t *f = total ? zframe_new (NULL, total) : NULL;
     if (total && !f)
         return -1;
@@ -85,15 +102,16 @@ s_build (hearth_stage_t *st)
         if (!s_kept (st, m))
             continue;
         memcpy (p, (mo->fresh ? st->kept_new : old) + mo->kept_at,
-                (size_t) mo->sizes[0]);
+                mo->kept_len);
         mo->kept_at = (uint64_t) (p - zframe_data (f));
         mo->fresh = false;
-        p += mo->sizes[0];
+        p += mo->kept_len;
     }
     zframe_destroy (&st->inline_cache);
+    zframe_destroy (&st->inline_framed);
     st->inline_cache = f;
     st->inline_stale = false;
-    free (st->kept_new); /* the driver holds each block once again */
+    free (st->kept_new); /* the driver holds each output once again */
     st->kept_new = NULL;
     st->kept_new_len = st->kept_new_cap = 0;
     return 0;
@@ -106,7 +124,7 @@ s_room (hearth_stage_t *st, size_t len)
     if (!st->kept_sizes
         && !(st->kept_sizes = calloc (st->ntasks, sizeof *st->kept_sizes)))
         return -1;
-    /* dropped blocks leave holes: past the stage's reservation, the live
+    /* dropped outputs leave holes: past the stage's reservation, the live
        ones move to the cache, so what the driver holds stays bounded */
     if (st->kept_new_len + len > st->inline_reserved && s_build (st) < 0)
         return -1;
@@ -125,17 +143,26 @@ s_room (hearth_stage_t *st, size_t len)
 
 int
 inlineout_keep (hearth_stage_t *st, uint64_t index, uint32_t attempt,
-                const void *block, size_t len)
+                const void *output, size_t len)
 {
+    size_t n = inlineout_bytes (output, len);
     inlineout_drop (st, index);
-    if (s_room (st, len) < 0)
+    if (s_room (st, n) < 0)
         return -1;
-    memcpy (st->kept_new + st->kept_new_len, block, len);
-    st->kept_sizes[index] = len;
-    st->maps[index] = (mapout_t){&st->kept_sizes[index], SHUFFLE_KEPT, attempt,
-                                 true, st->kept_new_len};
-    st->kept_new_len += len;
-    st->inline_stale = true; /* the cache lacks this block */
+    unsigned char *p = st->kept_new + st->kept_new_len;
+    if (len)
+        memcpy (p, output, len);
+    if (n > len) /* the rule of an output read whole (docs/jobs.md) */
+        p[len] = '\n';
+    st->kept_sizes[index] = hearth_frames_size (n);
+    st->maps[index] = (mapout_t){.sizes = &st->kept_sizes[index],
+                                 .server = SHUFFLE_KEPT,
+                                 .attempt = attempt,
+                                 .fresh = true,
+                                 .kept_at = st->kept_new_len,
+                                 .kept_len = (uint32_t) n};
+    st->kept_new_len += n;
+    st->inline_stale = true; /* the cache lacks this output */
     return 0;
 }
 
@@ -144,7 +171,7 @@ inlineout_drop (hearth_stage_t *st, uint64_t index)
 {
     mapout_t *mo = &st->maps[index];
     if (s_kept (st, index))
-        st->inline_stale = true; /* the cache holds this block */
+        st->inline_stale = true; /* the cache holds this output */
     else
         free (mo->sizes); /* a kept one's are the stage's kept_sizes */
     mo->sizes = NULL;
@@ -156,6 +183,7 @@ inlineout_free (hearth_stage_t *st)
     for (uint64_t m = 0; st->maps && m < st->ntasks; m++)
         inlineout_drop (st, m);
     zframe_destroy (&st->inline_cache);
+    zframe_destroy (&st->inline_framed);
     free (st->kept_new);
     st->kept_new = NULL;
     st->kept_new_len = st->kept_new_cap = 0;
@@ -164,7 +192,7 @@ inlineout_free (hearth_stage_t *st)
 }
 
 zframe_t *
-inlineout_frame (hearth_stage_t *in, bool *failed)
+inlineout_input (hearth_stage_t *in, bool *failed)
 {
     *failed = false;
     if (!in->inline_max || (in->inline_cache && !in->inline_stale))
@@ -174,4 +202,32 @@ inlineout_frame (hearth_stage_t *in, bool *failed)
         return NULL;
     }
     return in->inline_cache;
+}
+
+zframe_t *
+inlineout_frame (hearth_stage_t *in, bool *failed)
+{
+    zframe_t *input = inlineout_input (in, failed);
+    if (!input || in->inline_framed)
+        return input ? in->inline_framed : NULL;
+    size_t total = 0;
+    for (uint64_t m = 0; m < in->ntasks; m++)
+        if (s_kept (in, m))
+            total += (size_t) in->maps[m].sizes[0];
+    zframe_t *f = zframe_new (NULL, total);
+    if (!f) {
+        *failed = true;
+        return NULL;
+    }
+    unsigned char *p = zframe_data (f);
+    const unsigned char *from = zframe_data (input);
+    for (uint64_t m = 0; m < in->ntasks; m++) {
+        const mapout_t *mo = &in->maps[m];
+        if (!s_kept (in, m))
+            continue;
+        hearth_frames_encode (from + mo->kept_at, mo->kept_len, p);
+        p += mo->sizes[0];
+    }
+    in->inline_framed = f;
+    return f;
 }

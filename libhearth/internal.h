@@ -74,16 +74,19 @@ typedef struct {
 
 /* Where one map task's output is (a partitioned stage's task). */
 typedef struct {
-    uint64_t *sizes;  /* stored bytes of each partition's block (R), or
-                         NULL: no output registered (not run yet, or lost) */
-    uint32_t server;  /* the block server holding it (shuffle.h), or
-                         SHUFFLE_NO_SERVER: on the driver's node, or
-                         SHUFFLE_KEPT: kept by the driver (block) */
-    uint32_t attempt; /* the attempt that wrote it */
-    bool fresh;       /* SHUFFLE_KEPT: its stored bytes are in the
-                         stage's kept_new (inlineout.h), else in its
-                         inline_cache */
-    uint64_t kept_at; /* SHUFFLE_KEPT: their offset there */
+    uint64_t *sizes;   /* stored bytes of each partition's block (R), or
+                          NULL: no output registered (not run yet, or lost) */
+    uint32_t server;   /* the block server holding it (shuffle.h), or
+                          SHUFFLE_NO_SERVER: on the driver's node, or
+                          SHUFFLE_KEPT: kept by the driver (block) */
+    uint32_t attempt;  /* the attempt that wrote it */
+    bool fresh;        /* SHUFFLE_KEPT: its stored bytes are in the
+                          stage's kept_new (inlineout.h), else in its
+                          inline_cache */
+    uint64_t kept_at;  /* SHUFFLE_KEPT: their offset there */
+    uint32_t kept_len; /* SHUFFLE_KEPT: its bytes (the task's output, the
+                          newline it needed added); sizes[0] is their
+                          stored length, framed as a block */
 } mapout_t;
 
 /* One task's result. */
@@ -136,16 +139,21 @@ struct hearth_stage {
                                  this many stored bytes are kept by the
                                  driver (inlineout.h), or 0 */
     uint64_t inline_reserved; /* of the driver's budget for them */
-    zframe_t *inline_cache;   /* the kept blocks in task order, once
-                                 built for a reader, or NULL */
+    zframe_t *inline_cache;   /* the kept outputs in task order, once
+                                 built for a reader (its "input"), or
+                                 NULL */
+    zframe_t *inline_framed;  /* the same framed as blocks, for readers
+                                 that also fetch (the reduce role's
+                                 "inline"), once built, or NULL */
     bool inline_stale;        /* a block was kept or dropped since the
                                  cache was built */
-    unsigned char *kept_new;  /* the blocks kept since the cache was
+    unsigned char *kept_new;  /* the outputs kept since the cache was
                                  built, one after the other, or NULL */
     size_t kept_new_len;      /* bytes used in it (dropped ones too) */
     size_t kept_new_cap;      /* its room */
-    uint64_t *kept_sizes;     /* ntasks entries once a block is kept: a
-                                 kept map output's sizes (one partition) */
+    uint64_t *kept_sizes;     /* ntasks entries once an output is kept: a
+                                 kept map output's sizes (one partition:
+                                 its stored length as a block) */
     result_t *results;        /* ntasks entries */
     uint64_t results_held;    /* of them with bytes: none, and the table,
                                  never written, is not read through */

@@ -328,9 +328,11 @@ typedef struct {
     bool lost;          /* the driver's own: its launch never reached the
                            executor (never from the wire) */
     const cJSON *json;  /* its JSON form, or NULL: it came packed */
-    const void *kept;   /* packed with HEARTH_PACKED_MAP_BLOCK: the stored
-                           block the driver keeps as its map output (not
-                           a result; borrowed from the message), or NULL */
+    bool has_kept;      /* packed with HEARTH_PACKED_MAP_BLOCK: its output,
+                           which the driver keeps as its map output (not
+                           a result) */
+    const void *kept;   /* that output (borrowed from the message; NULL
+                           when empty) */
     size_t kept_len;    /* its bytes */
 } s_update_t;
 
@@ -399,7 +401,7 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
     uint64_t index = DRIVER_TID_INDEX (u->tid);
     hearth_error_t err;
     int rc = 0;
-    if (out == HEARTH_TS_ACCEPT && u->kept)
+    if (out == HEARTH_TS_ACCEPT && u->has_kept)
         rc = inlineout_keep (st, index, (uint32_t) u->attempt, u->kept,
                              u->kept_len)
                      < 0
@@ -429,8 +431,8 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
 static size_t
 s_result_bytes (const hearth_stage_t *st, const s_update_t *u)
 {
-    if (st->read_whole && u->kept)
-        return (size_t) hearth_frames_payload (u->kept, u->kept_len);
+    if (st->read_whole && u->has_kept)
+        return inlineout_bytes (u->kept, u->kept_len);
     if (st->read_whole && u->json)
         return (size_t) hearth_json_int (u->json, "map_bytes", 0);
     return u->result_len;
@@ -453,7 +455,7 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
         state = HEARTH_TS_FAILED_PERMANENT;
     if (shuffle_has_roles (st))
         state =
-            u->kept
+            u->has_kept
                 ? inlineout_update_state (st, u->kept_len, state, &u->error)
                 : shuffle_update_state (st, s->msg, u->json, state, &u->error);
     uint8_t locality = HEARTH_LOC_NO_PREF;
@@ -539,8 +541,9 @@ s_update_from_packed (hearth_msg_t *msg, const hearth_packed_update_t *p)
                     .result = frame ? zframe_data (frame) : p->result,
                     .result_len = frame ? zframe_size (frame) : p->result_len,
                     .permanent = (p->flags & HEARTH_PACKED_PERMANENT) != 0};
-    if ((p->flags & HEARTH_PACKED_MAP_BLOCK) && u.result) {
+    if (p->flags & HEARTH_PACKED_MAP_BLOCK) {
         /* not a result: the driver keeps it as the task's map output */
+        u.has_kept = true;
         u.kept = u.result;
         u.kept_len = u.result_len;
         u.result = NULL;

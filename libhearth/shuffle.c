@@ -363,14 +363,35 @@ s_render_kept (hearth_msg_t *msg, cJSON *reduce, hearth_stage_t *in)
     return f >= 0 && cJSON_AddNumberToObject (reduce, "inline", f) ? 0 : -1;
 }
 
+/* A reader of a stage whose outputs the driver keeps, all of them: its
+   task input, those outputs in task order (one frame, shared as the
+   reduce role's "inline" is), as a task input was before issue 42: no
+   framing, no per-block records, read by a function where it lies.
+   0 or -1. */
+static int
+s_render_input (hearth_msg_t *msg, cJSON *t, hearth_stage_t *in)
+{
+    bool failed;
+    zframe_t *input = inlineout_input (in, &failed);
+    if (!input)
+        return failed ? -1 : 0; /* nothing kept: an empty input */
+    int f = s_shared_index (msg, input);
+    if (f < 0)
+        f = hearth_msg_add_shared (msg, input);
+    return f >= 0 && cJSON_AddNumberToObject (t, "input", f) ? 0 : -1;
+}
+
 /* The "reduce" role of task index of st: the servers its parent's
-   outputs are on, and one entry per map task.  Returns 0, 1 when a map
-   output is missing, -1 on no memory. */
+   outputs are on, and one entry per map task; or, when the driver keeps
+   every one of them, the task's input.  Returns 0, 1 when a map output
+   is missing, -1 on no memory. */
 static int
 s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
                  const hearth_stage_t *st, uint64_t index)
 {
-    hearth_stage_t *in = st->input; /* its kept blocks cached */
+    hearth_stage_t *in = st->input; /* its kept outputs cached */
+    if (inlineout_all_kept (in))
+        return s_render_input (msg, t, in);
     uint32_t partition = s_partition_read (st, index);
     uint32_t *local = malloc ((servers->n + 1) * sizeof *local);
     zframe_t *frame = zframe_new (NULL, in->ntasks * HEARTH_BLOCK_RECORD);

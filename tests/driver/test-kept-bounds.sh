@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
 # Outputs the driver keeps (libhearth/inlineout.h) at their bounds, in
-# local[2]: a stage read whole by one task keeps an output whose stored
-# block (its frames with their headers, two 32 KiB frames here) is at
-# most 64 KiB, the newline its end may need counted.
-# - 65,519 bytes and a newline: 65,536 stored, exactly the most, kept
-#   (it went to disk: the newline a last line may need was counted
-#   although it had one);
-# - 65,519 bytes without a newline: 65,536 once it has one, kept;
-# - 65,520 bytes without, or 65,520 and a newline: 65,545, on disk;
+# local[2]: a stage read whole by one task keeps an output shorter than
+# 64 KiB (room for the newline the driver adds when its last line has
+# none), as the task wrote it.
+# - 65,534 bytes and a newline: 65,535, the longest kept;
+# - 65,535 bytes without a newline: kept, 65,536 once the driver adds it;
+# - 65,535 bytes and a newline, or 65,536 without: on disk;
 # - an output that passes the bound between two of its stdout chunks,
 #   and one of lines only then a large chunk: on disk, whole;
 # - empty, one newline, no newline, NUL and 0xff bytes, CR, a function's
@@ -34,8 +32,8 @@ COUNT="find '$T' -path '*shuffle*' -name '*.index' | wc -l > '$T/ondisk.{i}'"
 
 J=$(job bounds '{"name": "bounds", "stages": [
   {"name": "gen", "tasks": [
-   {"cmd": ["'"$G"'", "65519", "nl"]}, {"cmd": ["'"$G"'", "65519"]},
-   {"cmd": ["'"$G"'", "65520"]}, {"cmd": ["'"$G"'", "65520", "nl"]},
+   {"cmd": ["'"$G"'", "65534", "nl"]}, {"cmd": ["'"$G"'", "65535"]},
+   {"cmd": ["'"$G"'", "65535", "nl"]}, {"cmd": ["'"$G"'", "65536"]},
    {"cmd": ["sh", "-c", "'"$G"' 40000; sleep 0.2; '"$G"' 40000 nl"]},
    {"cmd": ["sh", "-c", "echo a; echo b; sleep 0.2; '"$G"' 70000"]}]},
   {"name": "read", "tasks": [{"cmd": ["sh", "-c",
@@ -46,10 +44,10 @@ J=$(job bounds '{"name": "bounds", "stages": [
 check "$M: outputs at the bound of what the driver keeps" \
   submit --master "$M" --lib "$TASKS_LIB" "$J"
 {
-  "$G" 65519 nl
-  "$G" 65519 nl
-  "$G" 65520 nl
-  "$G" 65520 nl
+  "$G" 65534 nl
+  "$G" 65535 nl
+  "$G" 65535 nl
+  "$G" 65536 nl
   "$G" 80000 nl
   printf 'a\nb\n'
   "$G" 70000 nl

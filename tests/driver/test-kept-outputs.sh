@@ -54,6 +54,21 @@ check "... every line, in task order" \
 check "... and no map output on disk ($(cat "$T/ondisk.0" 2>/dev/null))" \
   test "$(cat "$T/ondisk.0" 2>/dev/null)" = 0
 
+# A function reading whole a stage whose outputs are all kept gets them
+# as its input frame, bound by max-input-bytes as a reduce input is.
+J=$(job fnall '{"name": "fnall", "stages": [
+  {"name": "gen", "tasks": [{"fn": "echo", "arg": "line {i}", "count": 2000}]},
+  {"name": "all", "tasks": [{"fn": "cat", "input": "gen"}]}]}')
+check "$M: a function reads 2,000 kept outputs" \
+  submit --master "$M" --lib "$TASKS_LIB" "$J"
+check "... every line, in task order" \
+  same "$T/out" <(seq 0 1999 | sed 's/^/line /')
+check "... and past --max-input-bytes the task fails" \
+  expect_fail submit --master "$M" --lib "$TASKS_LIB" --max-input-bytes 4K \
+  --max-failures 1 "$J"
+check "... saying both sizes" \
+  grep -q 'the input is 18890 bytes, over max-input-bytes (4096)' "$T/err"
+
 # Function tasks keep their result as their output without a role until
 # it proves too large (executor/shuffletask.h, shuffletask_whole_result):
 # one of 70,000 bytes goes to disk after all, beside kept ones, and an

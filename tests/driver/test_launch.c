@@ -22,6 +22,7 @@
 
 #include "libcore/packed.h"
 #include "libcore/partfmt.h"
+#include "libhearth/inlineout.h"
 #include "libhearth/internal.h"
 #include "libhearth/launch.h"
 #include "libhearth/shuffle.h"
@@ -313,9 +314,39 @@ test_other_errors (void **state)
     hearth_msg_destroy (&msg);
 }
 
+/* A packed FINISHED of task index of m carrying its output (flag
+   MAP_BLOCK), output NULL: an empty one. */
+static void
+s_kept_update (s_fix_t *f, const hearth_stage_t *m, uint64_t index,
+               const char *output)
+{
+    hearth_packer_t pk = {0};
+    hearth_packed_update_t u = {.tid = DRIVER_TID (m->uid, index),
+                                .attempt = 0,
+                                .flags = HEARTH_PACKED_MAP_BLOCK,
+                                .result_frame = -1,
+                                .result = output,
+                                .result_len = output ? strlen (output) : 0};
+    for (size_t i = 0; hearth_task_states[i]; i++)
+        if (strcmp (hearth_task_states[i], "FINISHED") == 0)
+            u.state = (int) i;
+    assert_int_equal (hearth_packer_add_update (&pk, &u), 0);
+    zframe_t *frame = hearth_packer_frame (&pk);
+    hearth_packer_release (&pk);
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE);
+    cJSON_AddArrayToObject (msg->body, "updates");
+    cJSON_AddNumberToObject (msg->body, "packed",
+                             hearth_msg_add_frame (msg, &frame));
+    launch_status (f->launch, s_exec, SHUFFLE_NO_SERVER, "127.0.0.1", msg);
+    hearth_msg_destroy (&msg);
+    work_process (f->work);
+}
+
 /* A stage another reads whole, its outputs kept by the driver: its tasks
    go packed, their map role in "whole_maps"; a packed FINISHED carrying
-   the kept block (flag MAP_BLOCK) registers it as the map output. */
+   the output as the task wrote it (flag MAP_BLOCK, maybe empty)
+   registers it as the map output, its newline added; the reader, every
+   output kept, gets them as its input. */
 static void
 test_whole_map_packed (void **state)
 {
@@ -343,34 +374,20 @@ test_whole_map_packed (void **state)
         cJSON_GetArrayItem (cJSON_GetObjectItem (sent->body, "whole_maps"), 0);
     assert_int_equal (hearth_json_int (w, "stage", -1), m->uid);
     assert_int_equal (hearth_json_int (w, "inline_max", -1), m->inline_max);
-    /* task 0's kept block, packed */
-    unsigned char block[16];
-    hearth_frames_encode ("x\n", 2, block);
-    hearth_packer_t pk = {0};
-    hearth_packed_update_t u = {.tid = DRIVER_TID (m->uid, 0),
-                                .attempt = 0,
-                                .state = 2, /* FINISHED */
-                                .flags = HEARTH_PACKED_MAP_BLOCK,
-                                .result_frame = -1,
-                                .result = block,
-                                .result_len = hearth_frames_size (2)};
-    for (size_t i = 0; hearth_task_states[i]; i++)
-        if (strcmp (hearth_task_states[i], "FINISHED") == 0)
-            u.state = (int) i;
-    assert_int_equal (hearth_packer_add_update (&pk, &u), 0);
-    zframe_t *frame = hearth_packer_frame (&pk);
-    hearth_packer_release (&pk);
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE);
-    cJSON_AddArrayToObject (msg->body, "updates");
-    cJSON_AddNumberToObject (msg->body, "packed",
-                             hearth_msg_add_frame (msg, &frame));
-    launch_status (f->launch, s_exec, SHUFFLE_NO_SERVER, "127.0.0.1", msg);
-    hearth_msg_destroy (&msg);
-    work_process (f->work);
+    s_kept_update (f, m, 0, "x");
     assert_non_null (m->maps[0].sizes);
     assert_int_equal (m->maps[0].server, SHUFFLE_KEPT);
+    assert_int_equal (m->maps[0].kept_len, 2); /* "x\n" */
     assert_int_equal (m->maps[0].sizes[0], hearth_frames_size (2));
     assert_null (m->maps[1].sizes); /* not finished yet */
+    s_kept_update (f, m, 1, NULL);
+    assert_int_equal (m->maps[1].server, SHUFFLE_KEPT);
+    assert_int_equal (m->maps[1].kept_len, 1); /* an empty line */
+    bool failed;
+    zframe_t *input = inlineout_input (m, &failed);
+    assert_non_null (input);
+    assert_int_equal (zframe_size (input), 3);
+    assert_memory_equal (zframe_data (input), "x\n\n", 3);
 }
 
 int

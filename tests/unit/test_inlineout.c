@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "libcore/partfmt.h"
 #include "tests/unit/shuffle_fixture.h"
 
 /* The driver's budget for the outputs it keeps, shared at submit. */
@@ -73,9 +74,31 @@ s_inline_of (hearth_msg_t *msg, const cJSON *t)
     return hearth_msg_frame (msg, hearth_json_int (r, "inline", -1));
 }
 
+/* A reading task's "input" frame (NULL: none). */
+static zframe_t *
+s_input_of (hearth_msg_t *msg, const cJSON *t)
+{
+    return hearth_msg_frame (msg, hearth_json_int (t, "input", -1));
+}
+
+/* Whether frame f holds the outputs a, then b (NULL: none), each framed
+   as a block is. */
+static bool
+s_framed (zframe_t *f, const char *a, const char *b)
+{
+    unsigned char want[256], *p = want;
+    for (const char *o = a; o; o = o == a ? b : NULL) {
+        hearth_frames_encode (o, strlen (o), p);
+        p += hearth_frames_size (strlen (o));
+    }
+    return f && zframe_size (f) == (size_t) (p - want)
+           && memcmp (zframe_data (f), want, zframe_size (f)) == 0;
+}
+
 /* Small outputs of a stage read whole kept by the driver: taken from the
-   update within inline_max only, sent to every reader in one shared
-   frame beside the blocks on disk, and forgotten when replaced. */
+   update when shorter than inline_max only, their newline added, sent
+   framed as blocks to every reader in one shared frame beside the blocks
+   on disk, and forgotten when replaced. */
 static void
 test_kept_outputs (void **state)
 {
@@ -98,7 +121,7 @@ test_kept_outputs (void **state)
     cJSON_Delete (t);
     /* updates: within inline_max, over it, and kept by no stage */
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE);
-    char big[101] = {0};
+    char big[100] = {0}; /* inline_max itself: no room for a newline */
     const char *error = NULL;
     cJSON *u0 = s_finished_kept (msg, "block-zero", 10);
     cJSON *u1 = s_finished_kept (msg, NULL, 500); /* on disk */
@@ -133,17 +156,16 @@ test_kept_outputs (void **state)
         assert_int_equal (shuffle_render (launch, t, s, &j.reduce, reader, 0),
                           0);
         zframe_t *kept = s_inline_of (launch, t);
-        assert_non_null (kept);
-        assert_int_equal (zframe_size (kept), 21);
-        assert_memory_equal (zframe_data (kept), "block-zeroblock-two!!", 21);
+        assert_true (s_framed (kept, "block-zero\n", "block-two!!\n"));
         if (!first)
             first = kept;
         assert_ptr_equal (zframe_data (kept), zframe_data (first));
         const cJSON *r = cJSON_GetObjectItem (t, "reduce");
         const unsigned char *p = zframe_data (
             hearth_msg_frame (launch, hearth_json_int (r, "blocks", -1)));
-        uint64_t want[3][3] = {
-            {SHUFFLE_KEPT, 0, 10}, {0, 2, 500}, {SHUFFLE_KEPT, 1, 11}};
+        uint64_t want[3][3] = {{SHUFFLE_KEPT, 0, hearth_frames_size (11)},
+                               {0, 2, 500},
+                               {SHUFFLE_KEPT, 1, hearth_frames_size (12)}};
         for (int m = 0; m < 3; m++) {
             assert_int_equal (s_le (p + 16 * m, 4), want[m][0]);
             assert_int_equal (s_le (p + 16 * m + 4, 4), want[m][1]);
@@ -158,9 +180,7 @@ test_kept_outputs (void **state)
     assert_true (j.map.inline_stale); /* the next reader builds it again */
     t = cJSON_CreateObject ();
     assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
-    assert_int_equal (zframe_size (s_inline_of (launch, t)), 11);
-    assert_memory_equal (zframe_data (s_inline_of (launch, t)), "block-two!!",
-                         11);
+    assert_true (s_framed (s_inline_of (launch, t), "block-two!!\n", NULL));
     cJSON_Delete (t);
     inlineout_release (&j.job, &left);
     assert_int_equal (left, 3 * 100);
@@ -198,10 +218,12 @@ s_kept_job (s_job_t *j, uint64_t nreaders, uint64_t *left)
     hearth_msg_destroy (&msg);
 }
 
-/* Readers launched together get the kept blocks as one frame of their
-   LAUNCH_TASKS, not one copy each: a batch of N readers of 64 MiB kept
-   went out as a message of N x 64 MiB, past the batch's bound (its
-   shared frames are not counted), held whole by the executor. */
+/* Readers of a stage whose outputs are all kept get them as their input,
+   in task order, their newlines added, and launched together get one
+   frame of their LAUNCH_TASKS, not one copy each: a batch of N readers
+   of 64 MiB kept went out as a message of N x 64 MiB, past the batch's
+   bound (its shared frames are not counted), held whole by the
+   executor. */
 static void
 test_kept_sent_once (void **state)
 {
@@ -217,12 +239,11 @@ test_kept_sent_once (void **state)
         cJSON_AddItemToArray (tasks, t);
         assert_int_equal (shuffle_render (launch, t, s, &j.reduce, reader, 0),
                           0);
-        const cJSON *r = cJSON_GetObjectItem (t, "reduce");
-        int64_t first = hearth_json_int (
-            cJSON_GetObjectItem (cJSON_GetArrayItem (tasks, 0), "reduce"),
-            "inline", -1);
-        assert_int_equal (hearth_json_int (r, "inline", -1), first);
-        assert_int_equal (zframe_size (s_inline_of (launch, t)), 7);
+        assert_null (cJSON_GetObjectItem (t, "reduce")); /* no role */
+        int64_t first =
+            hearth_json_int (cJSON_GetArrayItem (tasks, 0), "input", -1);
+        assert_int_equal (hearth_json_int (t, "input", -1), first);
+        assert_int_equal (zframe_size (s_input_of (launch, t)), 9);
     }
     size_t shared = 0;
     for (size_t i = 0; i < launch->nframes; i++)
@@ -232,7 +253,7 @@ test_kept_sent_once (void **state)
     hearth_msg_t *next = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
     cJSON *t = cJSON_CreateObject ();
     assert_int_equal (shuffle_render (next, t, s, &j.reduce, 0, 0), 0);
-    assert_memory_equal (zframe_data (s_inline_of (next, t)), "abcdefg", 7);
+    assert_memory_equal (zframe_data (s_input_of (next, t)), "abc\ndefg\n", 9);
     cJSON_Delete (t);
     cJSON_Delete (tasks);
     hearth_msg_destroy (&next);
@@ -258,7 +279,8 @@ test_kept_held_once (void **state)
     hearth_msg_t *launch = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
     cJSON *t = cJSON_CreateObject ();
     assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
-    assert_memory_equal (zframe_data (s_inline_of (launch, t)), "abcdefg", 7);
+    assert_memory_equal (zframe_data (s_input_of (launch, t)), "abc\ndefg\n",
+                         9);
     for (uint64_t m = 0; m < j.map.ntasks; m++)
         assert_false (j.map.maps[m].fresh); /* in the frame only */
     assert_null (j.map.kept_new);
@@ -276,9 +298,9 @@ test_kept_held_once (void **state)
     launch = hearth_msg_new (HEARTH_CMD_LAUNCH_TASKS);
     t = cJSON_CreateObject ();
     assert_int_equal (shuffle_render (launch, t, s, &j.reduce, 0, 0), 0);
-    zframe_t *kept = s_inline_of (launch, t);
-    assert_int_equal (zframe_size (kept), 5);
-    assert_memory_equal (zframe_data (kept), "abcXY", 5);
+    zframe_t *kept = s_input_of (launch, t);
+    assert_int_equal (zframe_size (kept), 7);
+    assert_memory_equal (zframe_data (kept), "abc\nXY\n", 7);
     assert_false (j.map.maps[1].fresh);
     assert_null (j.map.kept_new);
     cJSON_Delete (t);
@@ -318,10 +340,10 @@ test_kept_released (void **state)
     s_job_free (&j);
 }
 
-/* A kept block that came packed (launch.c: no JSON, no frames): the
-   state it gives its update, and blocks replaced again and again (a task
-   run again) never make the driver hold more than the stage reserved:
-   the holes they leave are closed by moving the live blocks. */
+/* A kept output that came packed (launch.c: no JSON, no frames): the
+   state it gives its update, and outputs replaced again and again (a
+   task run again) never make the driver hold more than the stage
+   reserved: the holes they leave are closed by moving the live ones. */
 static void
 test_kept_packed_replaced (void **state)
 {
@@ -334,16 +356,17 @@ test_kept_packed_replaced (void **state)
     inlineout_reserve (&j.map, &left);
     assert_int_equal (j.map.inline_max, INLINEOUT_MIN);
     const char *error = NULL;
-    assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN,
+    assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN - 1,
                                               HEARTH_TS_FINISHED, &error),
                       HEARTH_TS_FINISHED);
-    assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN + 1,
+    assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN,
                                               HEARTH_TS_FINISHED, &error),
-                      HEARTH_TS_FAILED);
+                      HEARTH_TS_FAILED); /* no room for its newline */
     assert_string_equal (error, INLINEOUT_REFUSED);
-    assert_int_equal (
-        inlineout_update_state (&j.map, 0, HEARTH_TS_FINISHED, &error),
-        HEARTH_TS_FAILED);
+    assert_int_equal (/* an empty output: an empty line */
+                      inlineout_update_state (&j.map, 0, HEARTH_TS_FINISHED,
+                                              &error),
+                      HEARTH_TS_FINISHED);
     assert_int_equal (inlineout_update_state (&j.map, INLINEOUT_MIN + 1,
                                               HEARTH_TS_FAILED, &error),
                       HEARTH_TS_FAILED);
@@ -358,13 +381,24 @@ test_kept_packed_replaced (void **state)
         assert_true (j.map.kept_new_len <= j.map.inline_reserved);
     }
     assert_int_equal (j.map.maps[0].attempt, 9);
-    assert_int_equal (j.map.maps[0].sizes[0], sizeof block);
+    assert_int_equal (j.map.maps[0].kept_len, sizeof block + 1);
+    assert_int_equal (j.map.maps[0].sizes[0],
+                      hearth_frames_size (sizeof block + 1));
     bool failed;
-    zframe_t *f = inlineout_frame (&j.map, &failed);
+    zframe_t *f = inlineout_input (&j.map, &failed);
     assert_non_null (f);
-    assert_int_equal (zframe_size (f), 2 * sizeof block);
+    assert_int_equal (zframe_size (f), 2 * (sizeof block + 1));
     assert_int_equal (zframe_data (f)[0], 'a' + 9); /* task 0's last */
-    assert_int_equal (zframe_data (f)[sizeof block], 'b');
+    assert_int_equal (zframe_data (f)[sizeof block], '\n');
+    assert_int_equal (zframe_data (f)[sizeof block + 1], 'b');
+    /* framed for readers that also fetch: each a block */
+    zframe_t *framed = inlineout_frame (&j.map, &failed);
+    assert_non_null (framed);
+    assert_int_equal (zframe_size (framed),
+                      2 * hearth_frames_size (sizeof block + 1));
+    assert_int_equal (
+        hearth_frames_payload (zframe_data (framed), zframe_size (framed)),
+        2 * (sizeof block + 1));
     inlineout_release (&j.job, &left);
     assert_int_equal (left, 2 * INLINEOUT_MIN);
     s_job_free (&j);
