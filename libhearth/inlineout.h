@@ -19,9 +19,12 @@
     budget left is shared by many tasks; none under INLINEOUT_MIN) out of
     INLINEOUT_BUDGET for the whole application, and gives the reservation
     back when its job ends.  An executor sends a block only when it is
-    within the map role's inline_max, so what the driver holds never
-    exceeds what it reserved.  A kept output cannot be lost with a worker:
-    it is never run again for that.
+    within the map role's inline_max, so the live blocks fit in what was
+    reserved: those no reader has had yet lie in one buffer never larger
+    than the reservation, the others in the readers' frame (of the live
+    ones only), so a stage holds at most twice its reservation (three
+    times while a new frame is built from both).  A kept output cannot be
+    lost with a worker: it is never run again for that.
 
     Engine thread only.
 */
