@@ -80,6 +80,7 @@ J=$(job slow '{"name": "slow", "stages": [
    "timeout": "300ms"}, {"fn": "echo", "arg": "task 1"}]},
   {"name": "read", "tasks": [{"cmd": ["sh", "-c", "sleep 2; cat"],
    "input": "gen"}]}]}')
+# (the reader sleeps: the abandoned attempt returns while the job runs)
 check "$M: first attempts past their timeout, retried" \
   submit --master "$M" --lib "$TASKS_LIB" "$J"
 check "... the retries' results only" \
@@ -118,7 +119,9 @@ check "... and each function reader too (twice in its result)" \
 J=$(job spec '{"name": "spec", "stages": [
   {"name": "gen", "tasks": [{"fn": "slow_first", "arg": "200", "count": 11},
    {"fn": "slow_first", "arg": "4000"}]},
-  {"name": "read", "tasks": [{"cmd": ["cat"], "input": "gen"}]}]}')
+  {"name": "read", "tasks": [{"cmd": ["sh", "-c", "sleep 0.5; cat"],
+   "input": "gen"}]}]}')
+# (the reader sleeps: the driver outlives the straggler's kill)
 check "$LC: a straggling function task speculated" \
   submit --master "$LC" --lib "$TASKS_LIB" --conf speculation=true \
   --log-level info "$J"
