@@ -48,6 +48,9 @@ struct reducein {
                                    message, unsorted: read where it lies
                                    (no refs, no merge) */
     size_t next_block;          /* in_memory: the next block to read */
+    size_t chunk_cap;           /* in_memory: the chunk's room, its
+                                   largest block's at least (a driver
+                                   may keep blocks up to 1 MiB) */
     unsigned char *scratch;     /* in_memory: the unframer's */
     char *gathered;             /* a function's whole input, or NULL */
     size_t gathered_len;        /* its bytes */
@@ -301,7 +304,11 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
            each block cost a write and a read, a tenth of a second for a
            stage of 400,000 one-line tasks */
         self->in_memory = true;
-        self->chunk = malloc (s_chunk_bytes);
+        self->chunk_cap = s_chunk_bytes;
+        for (size_t m = 0; m < self->nblocks; m++)
+            if (self->blocks[m].length > self->chunk_cap)
+                self->chunk_cap = (size_t) self->blocks[m].length;
+        self->chunk = malloc (self->chunk_cap);
         self->scratch = malloc (HEARTH_FRAME_MAX);
         if (!self->chunk || !self->scratch)
             return s_error (error, "reduce input: out of memory");
@@ -385,16 +392,16 @@ static int
 s_append_payload (void *arg, const void *data, size_t len, hearth_error_t *err)
 {
     reducein_t *self = arg;
-    if (self->chunk_len + len > s_chunk_bytes)
+    if (self->chunk_len + len > self->chunk_cap)
         return hearth_errcode (err, "bad_frame",
-                               "a block larger than the driver keeps");
+                               "a payload longer than its stored block");
     memcpy (self->chunk + self->chunk_len, data, len);
     self->chunk_len += len;
     return 0;
 }
 
-/* in_memory: the next blocks' records, whole blocks up to a chunk (a
-   kept block is never longer), each checked as a fetched one is. */
+/* in_memory: the next blocks' records, whole blocks up to a chunk (the
+   chunk holds the largest), each checked as a fetched one is. */
 static int
 s_next_in_memory (reducein_t *self, const void **data, size_t *len,
                   char **error)
@@ -405,7 +412,7 @@ s_next_in_memory (reducein_t *self, const void **data, size_t *len,
         const fetch_block_t *b = &self->blocks[self->next_block];
         if (b->length == 0)
             continue;
-        if (self->chunk_len && self->chunk_len + b->length > s_chunk_bytes)
+        if (self->chunk_len && self->chunk_len + b->length > self->chunk_cap)
             break; /* (stored bytes: at least its payload) */
         hearth_unframer_t u;
         hearth_unframer_init (&u);

@@ -130,9 +130,15 @@ s_room (hearth_stage_t *st, size_t len)
         return -1;
     if (st->kept_new_len + len <= st->kept_new_cap)
         return 0;
+    size_t need = st->kept_new_len + len;
     size_t cap = st->kept_new_cap ? st->kept_new_cap * 2 : 64 * 1024;
-    while (cap < st->kept_new_len + len)
+    while (cap < need)
         cap *= 2;
+    /* not past the reservation (what is kept fits in it: each output,
+       its newline added, is at most inline_max), nor 64 KiB for a stage
+       that reserved less */
+    if (cap > st->inline_reserved)
+        cap = need > st->inline_reserved ? need : (size_t) st->inline_reserved;
     unsigned char *p = realloc (st->kept_new, cap);
     if (!p)
         return -1;

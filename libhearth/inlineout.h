@@ -26,10 +26,13 @@
     INLINEOUT_BUDGET for the whole application, and gives the reservation
     back when its job ends.  An executor sends an output only when it is
     shorter than the map role's inline_max (room for its newline), so
-    what the driver keeps never exceeds what it reserved (the framed copy
-    made for readers that also fetch is built once and shared; it goes
-    with the kept outputs).  A kept output cannot be lost with a worker:
-    it is never run again for that.
+    the live outputs fit in what was reserved: those no reader has had
+    yet lie in one buffer never larger than the reservation, the others
+    in the readers' input frame (of the live ones only), so a stage holds
+    at most twice its reservation (three times while a new frame is built
+    from both; the framed copy made for readers that also fetch is built
+    once from the input frame, and goes with it).  A kept output cannot
+    be lost with a worker: it is never run again for that.
 
     Engine thread only.
 */

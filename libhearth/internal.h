@@ -78,9 +78,10 @@ typedef struct {
                           NULL: no output registered (not run yet, or lost) */
     uint32_t server;   /* the block server holding it (shuffle.h), or
                           SHUFFLE_NO_SERVER: on the driver's node, or
-                          SHUFFLE_KEPT: kept by the driver (block) */
+                          SHUFFLE_KEPT: kept by the driver (fresh,
+                          kept_at, kept_len) */
     uint32_t attempt;  /* the attempt that wrote it */
-    bool fresh;        /* SHUFFLE_KEPT: its stored bytes are in the
+    bool fresh;        /* SHUFFLE_KEPT: its bytes are in the
                           stage's kept_new (inlineout.h), else in its
                           inline_cache */
     uint64_t kept_at;  /* SHUFFLE_KEPT: their offset there */

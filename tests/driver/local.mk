@@ -119,6 +119,7 @@ DRIVER_TESTS = \
 	tests/driver/test-shuffle.sh \
 	tests/driver/test-kept-outputs.sh \
 	tests/driver/test-kept-bounds.sh \
+	tests/driver/test-kept-functions.sh \
 	tests/driver/test-shuffle-api.sh \
 	tests/driver/test-locality.sh \
 	tests/driver/test-shuffle-failures.sh \

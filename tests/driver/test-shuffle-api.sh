@@ -7,7 +7,8 @@
 # two output stages on one directory (refused: in one job, and in a job
 # submitted while another writes there); and the API's refusals (bad
 # partitions, flags, a reducer count that is not the partitions, output
-# with partitions).
+# with partitions); two jobs in one context, each stage read whole
+# keeping all the driver may.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 300
@@ -51,6 +52,17 @@ check "... the first job's 3 parts whole, nothing of the second's" \
 check "... and its manifest names them" \
   test "$(jq -r '.parts[].name' "$T/shared/two/_SUCCESS" | tr '\n' ' ')" = \
   "part-00000 part-00001 part-00002 "
+
+# Two jobs in one context whose 1,024 outputs each fill what the driver
+# may keep (64 MiB): the second, submitted once the first ended (not yet
+# destroyed), keeps its outputs too (the first's were let go at its
+# end), and each reader gets its own job's lines.
+check "two jobs in one context, each stage read whole keeping all it may" \
+  submit --master 'local[2]' --lib "$TASKS_LIB" "$P" whole 1024 "$T"
+check "... each reader gets its own job's lines, in order" \
+  same "$T/out" <(seq 0 1023 | sed 's/^/one /'; seq 0 1023 | sed 's/^/two /')
+check "... neither job's outputs on disk ($(cat "$T/ondisk.one" "$T/ondisk.two" 2>/dev/null | tr '\n' ' '))" \
+  test "$(cat "$T/ondisk.one" "$T/ondisk.two" 2>/dev/null | tr '\n' ' ')" = "0 0 "
 
 check "the API's refusals" submit --master 'local[2]' "$P" refusals
 check "... every one refused" test "$(grep -c '^refused: ' "$T/out")" -eq 6

@@ -19,6 +19,13 @@
         first {i}`, the second 2):
         each refusal printed as "refused: WHAT" (or "ACCEPTED: WHAT")
         with the job's error, and "first: succeeded" for the first.
+    test-shuffle-api whole N DIR
+        two jobs in one context, each N function tasks `echo` "JOB {i}"
+        read whole by a command that first writes how many map outputs
+        are on disk under DIR to DIR/ondisk.JOB: the second submitted
+        once the first ended, the first not destroyed yet (the driver
+        keeps their outputs: N of 64 KiB fill what it may keep).  Prints
+        each reader's result.
     test-shuffle-api refusals
         the API's refusals: each printed as "refused: WHAT".
 
@@ -114,6 +121,45 @@ s_output (hearth_ctx_t *ctx, const char *dir)
     if (rc < 0)
         fprintf (stderr, "test-shuffle-api: %s\n", hearth_job_error (job));
     hearth_job_destroy (&job);
+    return rc;
+}
+
+/* One job of s_whole, its reader's result printed; the job stays. */
+static hearth_job_t *
+s_whole_job (hearth_ctx_t *ctx, const char *name, uint64_t n, const char *dir)
+{
+    char arg[64], count[8192];
+    snprintf (arg, sizeof arg, "%s {i}", name);
+    snprintf (count, sizeof count,
+              "find '%s' -path '*shuffle*' -name '*.index' | wc -l "
+              "> '%s/ondisk.%s'; cat",
+              dir, dir, name);
+    const char *const argv[] = {"sh", "-c", count, NULL};
+    hearth_job_t *job = hearth_job_new (ctx, name);
+    hearth_stage_t *gen = hearth_job_stage (job, "gen");
+    hearth_stage_add_functions (gen, "echo", arg, n);
+    hearth_stage_t *all = hearth_job_stage (job, "all");
+    hearth_stage_input (all, gen);
+    hearth_stage_add_command (all, argv);
+    if (hearth_job_run (job) < 0) {
+        fprintf (stderr, "test-shuffle-api: %s\n", hearth_job_error (job));
+        hearth_job_destroy (&job);
+        return NULL;
+    }
+    size_t len;
+    const char *res = hearth_stage_result (all, 0, &len);
+    fwrite (res, 1, len, stdout);
+    return job;
+}
+
+static int
+s_whole (hearth_ctx_t *ctx, uint64_t n, const char *dir)
+{
+    hearth_job_t *one = s_whole_job (ctx, "one", n, dir);
+    hearth_job_t *two = one ? s_whole_job (ctx, "two", n, dir) : NULL;
+    int rc = two ? 0 : -1;
+    hearth_job_destroy (&two);
+    hearth_job_destroy (&one);
     return rc;
 }
 
@@ -235,6 +281,8 @@ main (int argc, char **argv)
         rc = s_output (ctx, argv[2]) == 0 ? 0 : 1;
     else if (strcmp (argv[1], "shared-output") == 0 && argc == 3)
         rc = s_shared_output (ctx, argv[2]) == 0 ? 0 : 1;
+    else if (strcmp (argv[1], "whole") == 0 && argc == 4)
+        rc = s_whole (ctx, strtoull (argv[2], NULL, 10), argv[3]) == 0 ? 0 : 1;
     else if (strcmp (argv[1], "refusals") == 0)
         rc = s_refusals (ctx);
     hearth_ctx_destroy (&ctx);

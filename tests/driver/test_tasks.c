@@ -7,6 +7,15 @@
     sleep    sleeps arg milliseconds, returns "slept ARG"
     fail     always fails with the error "failing on purpose: ARG"
     noop     returns nothing at once
+    ys       arg "N" or "N nl": N bytes of 'y', a newline after them only
+             when asked (outputs at the bounds of what a driver keeps)
+    bin      returns "\0\377\nI\001" (I: its index's last digit), no
+             newline at its end
+    flaky    arg "SEED PCT": fails on an attempt with a chance of PCT in
+             100, drawn from SEED, its index and attempt (a retry draws
+             again); else returns "line INDEX" and a newline
+    slow_first  attempt 0 sleeps arg milliseconds; every attempt returns
+             "task INDEX attempt ATTEMPT" and a newline
     res_log  appends "START ADDRS TASK NS" to the file arg names, sleeps
              50 ms, appends "END ADDRS TASK NS" (ADDRS: its gpu addresses
              from hearth_task_in_t's resources, comma-separated, or
@@ -14,6 +23,8 @@
              date +%s%N), and returns "gpu=ADDRS" and a newline
 */
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +40,10 @@ int sleep_ms (const hearth_task_in_t *in, hearth_task_out_t *out);
 int fail (const hearth_task_in_t *in, hearth_task_out_t *out);
 int noop (const hearth_task_in_t *in, hearth_task_out_t *out);
 int res_log (const hearth_task_in_t *in, hearth_task_out_t *out);
+int ys (const hearth_task_in_t *in, hearth_task_out_t *out);
+int bin (const hearth_task_in_t *in, hearth_task_out_t *out);
+int flaky (const hearth_task_in_t *in, hearth_task_out_t *out);
+int slow_first (const hearth_task_in_t *in, hearth_task_out_t *out);
 
 static int
 s_result (hearth_task_out_t *out, const void *data, size_t len)
@@ -136,5 +151,62 @@ res_log (const hearth_task_in_t *in, hearth_task_out_t *out)
     }
     char buf[1100];
     int n = snprintf (buf, sizeof buf, "gpu=%s\n", addrs);
+    return s_result (out, buf, (size_t) n);
+}
+
+int
+ys (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    char *end;
+    size_t n = strtoul (in->arg, &end, 10);
+    bool nl = strstr (end, "nl") != NULL;
+    if (!(out->data = malloc (n + 1)))
+        return -1;
+    memset (out->data, 'y', n);
+    if (nl)
+        ((char *) out->data)[n] = '\n';
+    out->len = n + (nl ? 1 : 0);
+    return 0;
+}
+
+int
+bin (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    char b[] = {'\0', '\377', '\n', (char) ('0' + in->index % 10), '\001'};
+    return s_result (out, b, sizeof b);
+}
+
+int
+flaky (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    unsigned long seed = 0, pct = 0;
+    sscanf (in->arg, "%lu %lu", &seed, &pct);
+    uint64_t h = 1469598103934665603ull;
+    uint64_t v[3] = {seed, in->index, (uint64_t) in->attempt};
+    for (int i = 0; i < 3; i++) {
+        h ^= v[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+        h *= 1099511628211ull;
+    }
+    if (h % 100 < pct) {
+        snprintf (out->error, sizeof out->error, "flaky on purpose");
+        return 1;
+    }
+    char buf[64];
+    int n = snprintf (buf, sizeof buf, "line %llu\n",
+                      (unsigned long long) in->index);
+    return s_result (out, buf, (size_t) n);
+}
+
+int
+slow_first (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    if (in->attempt == 0) {
+        long ms = strtol (in->arg, NULL, 10);
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+        nanosleep (&ts, NULL);
+    }
+    char buf[64];
+    int n = snprintf (buf, sizeof buf, "task %llu attempt %d\n",
+                      (unsigned long long) in->index, in->attempt);
     return s_result (out, buf, (size_t) n);
 }

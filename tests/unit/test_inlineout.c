@@ -404,6 +404,38 @@ test_kept_packed_replaced (void **state)
     s_job_free (&j);
 }
 
+/* The buffer of the blocks kept since the last reader is never larger
+   than the stage's reservation: a small stage does not take 64 KiB, nor
+   a large one the next power of two past its share of the budget. */
+static void
+test_kept_buffer_within_reservation (void **state)
+{
+    (void) state;
+    static unsigned char block[INLINEOUT_STAGE_MAX];
+    memset (block, 'k', sizeof block);
+    const uint64_t tasks[] = {2, 3};
+    /* the longest each may keep: its newline makes it inline_max */
+    const size_t lens[] = {INLINEOUT_MIN - 1, INLINEOUT_STAGE_MAX - 1};
+    for (int c = 0; c < 2; c++) {
+        s_job_t j;
+        s_job_init (&j, tasks[c], 1);
+        j.map.partitions = 0;
+        j.map.read_whole = true;
+        uint64_t left = tasks[c] * (c ? INLINEOUT_STAGE_MAX : INLINEOUT_MIN);
+        inlineout_reserve (&j.map, &left);
+        for (uint64_t m = 0; m < tasks[c]; m++) {
+            assert_int_equal (inlineout_keep (&j.map, m, 0, block, lens[c]), 0);
+            assert_true (j.map.kept_new_cap <= j.map.inline_reserved);
+        }
+        bool failed;
+        zframe_t *f = inlineout_input (&j.map, &failed);
+        assert_non_null (f);
+        assert_int_equal (zframe_size (f), tasks[c] * (lens[c] + 1));
+        inlineout_release (&j.job, &left);
+        s_job_free (&j);
+    }
+}
+
 int
 main (void)
 {
@@ -414,6 +446,7 @@ main (void)
         cmocka_unit_test (test_kept_released),
         cmocka_unit_test (test_kept_held_once),
         cmocka_unit_test (test_kept_packed_replaced),
+        cmocka_unit_test (test_kept_buffer_within_reservation),
     };
     alarm (60);
     return cmocka_run_group_tests (tests, NULL, NULL);

@@ -248,8 +248,11 @@ static reducein_t *
 s_inline_input (const char *const *texts, size_t n, long damage)
 {
     unsigned char rec[8 * HEARTH_BLOCK_RECORD] = {0};
-    unsigned char kept[1024], *k = kept;
-    assert_true (n <= 8);
+    size_t room = 0;
+    for (size_t m = 0; m < n; m++)
+        room += (size_t) hearth_frames_size (strlen (texts[m]));
+    unsigned char *kept = malloc (room ? room : 1), *k = kept;
+    assert_true (n <= 8 && kept);
     for (size_t m = 0; m < n; m++) {
         unsigned char *r = rec + m * HEARTH_BLOCK_RECORD;
         size_t len = strlen (texts[m]);
@@ -265,6 +268,7 @@ s_inline_input (const char *const *texts, size_t n, long damage)
         kept[damage] ^= 0x20;
     zframe_t *frames[2] = {zframe_new (rec, n * HEARTH_BLOCK_RECORD),
                            zframe_new (kept, (size_t) (k - kept))};
+    free (kept);
     shared_frames_t sf = {frames, 2, 1};
     cJSON *role = cJSON_Parse ("{\"shuffle\":5,\"partition\":0,"
                                "\"servers\":[],\"blocks\":0,\"inline\":1}");
@@ -347,6 +351,56 @@ test_all_inline (void **state)
     zframe_destroy (&s_frames[0]);
 }
 
+/* A kept block larger than a reader's piece (64 KiB): the protocol lets
+   a driver keep blocks up to its inline_max of 1 MiB, and a reducer
+   reading them where they lie reads it whole, streamed and gathered
+   alike, and the small ones around it. */
+static void
+test_all_inline_large_block (void **state)
+{
+    (void) state;
+    size_t big = 100 * 1024;
+    char *text = malloc (big + 1);
+    assert_non_null (text);
+    memset (text, 'y', big);
+    text[big - 1] = '\n';
+    text[big] = '\0';
+    const char *texts[] = {"a 1\n", text, "c 2\n"};
+    for (int gather = 0; gather < 2; gather++) {
+        reducein_t *in = s_inline_input (texts, 3, -1);
+        task_t t = {.tid = (2ull << 32) + 1};
+        char *error = NULL;
+        int rc = reducein_open (in, &s_ex, &t, gather, &error);
+        char *got = malloc (big + 64);
+        size_t got_len = 0;
+        const void *data;
+        size_t len;
+        if (rc == 0 && gather && reducein_gathered (in, &data, &len)) {
+            memcpy (got, data, len);
+            got_len = len;
+        }
+        while (rc == 0 && !gather
+               && (rc = reducein_next (in, &data, &len, &error)) == 1) {
+            assert_true (got_len + len <= big + 64);
+            memcpy (got + got_len, data, len);
+            got_len += len;
+            rc = 0;
+        }
+        if (error)
+            print_message ("%s\n", error);
+        assert_null (error);
+        assert_int_equal (rc, 0);
+        assert_int_equal (got_len, big + 8);
+        assert_memory_equal (got, "a 1\n", 4);
+        assert_memory_equal (got + 4, text, big);
+        assert_memory_equal (got + 4 + big, "c 2\n", 4);
+        free (got);
+        reducein_destroy (&in);
+        zframe_destroy (&s_frames[0]);
+    }
+    free (text);
+}
+
 int
 main (void)
 {
@@ -357,6 +411,7 @@ main (void)
         cmocka_unit_test (test_gather_limit),
         cmocka_unit_test (test_damaged_local_block),
         cmocka_unit_test (test_all_inline),
+        cmocka_unit_test (test_all_inline_large_block),
     };
     return cmocka_run_group_tests_name ("reducein", tests, s_setup, s_teardown);
 }
