@@ -453,11 +453,10 @@ s_apply_update (launch_t *self, s_status_t *s, s_update_t *u)
         return;
     if (state == HEARTH_TS_FAILED && u->permanent)
         state = HEARTH_TS_FAILED_PERMANENT;
-    if (shuffle_has_roles (st))
-        state =
-            u->has_kept
-                ? inlineout_update_state (st, u->kept_len, state, &u->error)
-                : shuffle_update_state (st, s->msg, u->json, state, &u->error);
+    if (u->has_kept) /* a FINISHED one fails for a stage that keeps none */
+        state = inlineout_update_state (st, u->kept_len, state, &u->error);
+    else if (shuffle_has_roles (st))
+        state = shuffle_update_state (st, s->msg, u->json, state, &u->error);
     uint8_t locality = HEARTH_LOC_NO_PREF;
     hearth_ts_outcome_t out = hearth_taskset_update_at (
         self->ts, s->exec_id, uid, index, u->attempt, state, u->run_us,

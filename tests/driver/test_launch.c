@@ -390,6 +390,29 @@ test_whole_map_packed (void **state)
     assert_memory_equal (zframe_data (input), "x\n\n", 3);
 }
 
+/* A packed FINISHED claiming a kept output (flag MAP_BLOCK) for a stage
+   that keeps none is a failure of the attempt, never a result (it was
+   taken as FINISHED with an empty result). */
+static void
+test_kept_for_plain_stage (void **state)
+{
+    s_fix_t *f = *state;
+    hearth_job_t *job = hearth_job_new (&f->ctx, "p");
+    hearth_stage_t *p = job ? hearth_job_stage (job, "p") : NULL;
+    assert_non_null (p);
+    assert_int_equal (hearth_stage_add_functions (p, "noop", "{i}", 1), 0);
+    job->state = HEARTH_JOB_RUNNING;
+    work_submit (f->work, job);
+    f->jobs[f->njobs++] = job;
+    assert_int_equal (p->inline_max, 0);
+    s_offer (f);
+    s_kept_update (f, p, 0, "x");
+    assert_int_equal (p->failed_attempts, 1);
+    /* (the fixture's max-failures is 1) */
+    assert_int_equal (hearth_job_state (job), HEARTH_JOB_FAILED);
+    assert_non_null (strstr (hearth_job_error (job), "keeps none"));
+}
+
 int
 main (void)
 {
@@ -403,6 +426,7 @@ main (void)
         T (test_refused_unnamed_without_launched),
         T (test_other_errors),
         T (test_whole_map_packed),
+        T (test_kept_for_plain_stage),
     };
 #undef T
     return cmocka_run_group_tests (tests, NULL, NULL);
