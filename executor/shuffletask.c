@@ -481,7 +481,11 @@ s_finish_held (shuffletask_t *self)
     self->held = NULL;
     self->one_size = self->block_len;
     self->map_sizes = &self->one_size;
+    /* what its readers get of it: the newline the driver adds counted,
+       as a packed update's output is (launch.c, s_result_bytes) */
     self->map_bytes = self->block_len;
+    if (!self->block_len || self->block[self->block_len - 1] != '\n')
+        self->map_bytes++;
     self->holding = false;
     return 0;
 }
