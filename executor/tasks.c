@@ -380,15 +380,27 @@ s_report_early (tasks_t *self, task_t *t, const char *state, const char *error)
 
 /* A function ran past its time limit: it cannot be interrupted, so its
    failure is reported now and its result discarded when it returns.  (A
-   command's thread kills it at its limit: cmdrun.c.) */
+   command's thread kills it at its limit: cmdrun.c.)  The limit counts
+   from when a task thread started it: one still waiting for a thread
+   (held by an abandoned attempt, which runs on) is given its time
+   again from then. */
 static int
 s_on_timeout (hearth_loop_t *loop, int timer_id, void *arg)
 {
-    (void) loop;
     (void) timer_id;
     task_t *t = arg;
     tasks_t *self = t->tasks;
     t->timer_id = -1;
+    int64_t started = __atomic_load_n (&t->start_us, __ATOMIC_RELAXED);
+    int64_t left_ms =
+        started ? started / 1000 + t->timeout_ms - hearth_mono_us () / 1000
+                : t->timeout_ms;
+    if (left_ms > 0) {
+        t->timer_id =
+            hearth_loop_timer (loop, (size_t) left_ms, 1, s_on_timeout, t);
+        if (t->timer_id >= 0)
+            return 0;
+    }
     t->timed_out = true;
     if (!t->final_sent) {
         char error[128];

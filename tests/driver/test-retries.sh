@@ -44,6 +44,17 @@ check "a command past its timeout fails" test $rc -eq 1
 check "... saying so" grep -q 'timed out after 300 ms' "$T/err"
 check "... without waiting for the command to end (${took} ms)" test $took -lt 20000
 
+# A function's time limit counts from when it starts on a task thread:
+# the first attempts, past their limit, cannot be interrupted and hold
+# both threads of local[2] for 1.5 s; their retries wait behind them and
+# must not time out while they wait (all four attempts of each failed).
+J=$(job fnslow '{"name":"fnslow","lib":"libtesttasks.so","stages":[
+  {"name":"s","tasks":[{"fn":"slow_first","arg":"1500","timeout":"300ms","count":3}]}]}')
+check "retries of functions past their limit, waiting for a task thread" \
+  submit --master 'local[2]' --lib "$TASKS_LIB" "$J"
+check "... each retry's result" \
+  same <(sort "$T/out") <(printf 'task %d attempt 1\n' 0 1 2)
+
 J=$(job nofn '{"name":"nofn","lib":"libtesttasks.so","stages":[{"name":"f","tasks":[{"fn":"no_such_fn"}]}]}')
 submit --master 'local[1]' --lib "$TASKS_LIB" --max-failures 1 "$J"
 check "an unknown function fails its job" test $? -eq 1
