@@ -75,10 +75,9 @@ s_kept (const hearth_stage_t *st, uint64_t m)
 bool
 inlineout_all_kept (const hearth_stage_t *st)
 {
-    for (uint64_t m = 0; st->maps && m < st->ntasks; m++)
-        if (!s_kept (st, m))
-            return false;
-    return st->maps != NULL;
+    /* counted as they are kept and dropped: a reader's launch need not
+       walk the stage's outputs (each reader of 400,000 did) */
+    return st->maps && st->nkept == st->ntasks;
 }
 
 /* The kept outputs of st in task order into a new cache, from kept_new
@@ -168,6 +167,7 @@ inlineout_keep (hearth_stage_t *st, uint64_t index, uint32_t attempt,
                                  .kept_at = st->kept_new_len,
                                  .kept_len = (uint32_t) n};
     st->kept_new_len += n;
+    st->nkept++;
     st->inline_stale = true; /* the cache lacks this output */
     return 0;
 }
@@ -176,8 +176,10 @@ void
 inlineout_drop (hearth_stage_t *st, uint64_t index)
 {
     mapout_t *mo = &st->maps[index];
-    if (s_kept (st, index))
+    if (s_kept (st, index)) {
         st->inline_stale = true; /* the cache holds this output */
+        st->nkept--;
+    }
     else
         free (mo->sizes); /* a kept one's are the stage's kept_sizes */
     mo->sizes = NULL;

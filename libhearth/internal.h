@@ -152,6 +152,8 @@ struct hearth_stage {
                                  built, one after the other, or NULL */
     size_t kept_new_len;      /* bytes used in it (dropped ones too) */
     size_t kept_new_cap;      /* its room */
+    uint64_t nkept;           /* map outputs kept now (inlineout.c): all
+                                 of them when ntasks */
     uint64_t *kept_sizes;     /* ntasks entries once an output is kept: a
                                  kept map output's sizes (one partition:
                                  its stored length as a block) */
