@@ -6,7 +6,7 @@
 CLEANFILES += examples/libpi.so
 examples/libpi.so: $(srcdir)/examples/pi_tasks.c $(srcdir)/libhearth/hearth.h
 	$(AM_V_CC)mkdir -p examples && \
-	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
+	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir)/libhearth \
 		-o $@ $(srcdir)/examples/pi_tasks.c
 
 noinst_PROGRAMS += examples/pi-driver

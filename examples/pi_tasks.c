@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libhearth/hearth.h"
+#include <hearth.h>
 
 /* Darts per sampling task (arg "i" or "i:points"). */
 static const uint64_t s_default_points = 200000;

@@ -95,6 +95,13 @@ LD_LIBRARY_PATH="$D$libdir" HEARTH_BIN_DIR="$D$bindir" "$D$bindir/hearth-submit"
   20 10000 >"$T/pi.out" 2>"$T/pi.err"
 check "... and runs on the installed programs" grep -q '^Pi is roughly 3' "$T/pi.out" ||
   tail -5 "$T/pi.err"
+# the example's task library too: its source included the header by its
+# path in the source tree, and did not build from the installed copy
+# shellcheck disable=SC2046
+${CC:-cc} -shared -fPIC -o "$T/libpi.so" "$D$pkgdatadir/examples/pi_tasks.c" \
+  $(pkg-config --cflags hearth) 2>"$T/cc-tasks.err"
+check "examples/pi_tasks.c builds with pkg-config --cflags hearth" \
+  test -f "$T/libpi.so" || cat "$T/cc-tasks.err"
 unset PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
 
 $MAKE -s -C "$B" uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1
