@@ -111,8 +111,8 @@ hearth_taskset_new (const hearth_taskset_opts_t *opts)
     return self;
 }
 
-static void
-s_stage_destroy (ts_stage_t **st_p)
+void
+ts_stage_free (ts_stage_t **st_p)
 {
     ts_stage_t *st = *st_p;
     if (!st)
@@ -138,7 +138,7 @@ hearth_taskset_destroy (hearth_taskset_t **self_p)
     int saved = errno;
     hearth_taskset_t *self = *self_p;
     for (size_t i = 0; i < self->nstages; i++)
-        s_stage_destroy (&self->stages[i]);
+        ts_stage_free (&self->stages[i]);
     free (self->stages);
     zhashx_destroy (&self->attempts);
     zhashx_destroy (&self->execs);
@@ -207,7 +207,7 @@ hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage, uint64_t job,
         || s_stage_init (st, stage, job, ntasks, parents, nparents, pool,
                          weight, self->opts.speculation)
                < 0) {
-        s_stage_destroy (&st);
+        ts_stage_free (&st);
         return errno = ENOMEM, -1;
     }
     st->parents_left = left;
@@ -622,7 +622,7 @@ hearth_taskset_forget_job (hearth_taskset_t *self, uint64_t job)
     size_t kept = 0;
     for (size_t i = 0; i < self->nstages; i++) {
         if (self->stages[i]->job == job)
-            s_stage_destroy (&self->stages[i]);
+            ts_stage_free (&self->stages[i]);
         else
             self->stages[kept++] = self->stages[i];
     }

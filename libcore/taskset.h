@@ -322,6 +322,23 @@ size_t hearth_taskset_speculate (hearth_taskset_t *self, int64_t now_us);
 int hearth_taskset_resubmit (hearth_taskset_t *self, uint32_t stage,
                              uint64_t index);
 
+/* Add a stage whose tasks ran before it was added (a persisted stage
+   read again by a later job): as hearth_taskset_add_stage, but task i is
+   finished from the start when held[i] (its output is still there), and
+   pending otherwise, to run again once the stage's parents are done, as
+   a lost output's task is; task i's attempts are numbered from
+   first_attempt[i] (so that a new attempt never takes the number of an
+   output kept).  A stage whose tasks are all held is done from the
+   start, without a STAGE_DONE: a stage added after it counts it done.
+   Its tasks are never speculated (the held ones' run times are unknown).
+   Returns 0, or -1 with errno as hearth_taskset_add_stage. */
+int hearth_taskset_add_stage_held (hearth_taskset_t *self, uint32_t stage,
+                                   uint64_t job, uint64_t ntasks,
+                                   const uint32_t *parents, size_t nparents,
+                                   const char *pool, int weight,
+                                   const bool *held,
+                                   const uint16_t *first_attempt);
+
 /* Says whether task index of a stage reads a lost map output. */
 typedef bool (hearth_ts_needs_fn) (void *arg, uint64_t index);
 

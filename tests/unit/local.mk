@@ -178,6 +178,11 @@ UNIT_TESTS += tests/unit/test_taskset_lost
 tests_unit_test_taskset_lost_SOURCES = tests/unit/test_taskset_lost.c
 tests_unit_test_taskset_lost_CFLAGS = $(unit_cflags)
 tests_unit_test_taskset_lost_LDADD = $(unit_libs)
+
+UNIT_TESTS += tests/unit/test_taskset_held
+tests_unit_test_taskset_held_SOURCES = tests/unit/test_taskset_held.c
+tests_unit_test_taskset_held_CFLAGS = $(unit_cflags)
+tests_unit_test_taskset_held_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_jobstream
 tests_unit_test_jobstream_SOURCES = tests/unit/test_jobstream.c \
 	jobfile/jobstream.c jobfile/jobstore.c
