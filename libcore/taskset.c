@@ -111,7 +111,7 @@ hearth_taskset_new (const hearth_taskset_opts_t *opts)
     return self;
 }
 
-void
+static void
 ts_stage_free (ts_stage_t **st_p)
 {
     ts_stage_t *st = *st_p;
@@ -212,6 +212,44 @@ hearth_taskset_add_stage (hearth_taskset_t *self, uint32_t stage, uint64_t job,
     }
     st->parents_left = left;
     self->stages[self->nstages++] = st;
+    return 0;
+}
+
+/* A task of a held stage run again avoids no executor nor host: neither
+   lost its output. */
+static const ts_avoid_t s_avoid_nothing = {-1, -1};
+
+int
+hearth_taskset_add_stage_held (hearth_taskset_t *self, uint32_t stage,
+                               uint64_t job, uint64_t ntasks,
+                               const uint32_t *parents, size_t nparents,
+                               const char *pool, int weight, const bool *held,
+                               const uint16_t *first_attempt)
+{
+    if (hearth_taskset_add_stage (self, stage, job, ntasks, parents, nparents,
+                                  pool, weight)
+        < 0)
+        return -1;
+    ts_stage_t *st = self->stages[self->nstages - 1];
+    /* the run times of the tasks that made the held outputs are unknown:
+       no median to measure stragglers against */
+    free (st->durations);
+    st->durations = NULL;
+    st->next_fresh = ntasks; /* every task has run once */
+    for (uint64_t i = 0; i < ntasks; i++) {
+        ts_task_t *t = &st->tasks[i];
+        t->next_attempt = first_attempt[i];
+        if (held[i]) {
+            t->state = TASK_DONE;
+            st->finished++;
+        }
+        else if (ts_queue_push (&st->retry, i, s_avoid_nothing) < 0) {
+            self->nstages--; /* as if never added */
+            ts_stage_free (&st);
+            return errno = ENOMEM, -1;
+        }
+    }
+    st->done = st->finished == ntasks;
     return 0;
 }
 

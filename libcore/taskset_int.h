@@ -332,9 +332,6 @@ ts_exec (const hearth_taskset_t *self, int id)
     return zhashx_lookup (self->execs, hearth_intkey (id));
 }
 
-/* Free a stage's record (not in the table).  taskset.c. */
-void ts_stage_free (ts_stage_t **st_p);
-
 /* The stage of that id (borrowed), or NULL: a binary search, the stages
    being in id order. */
 static inline ts_stage_t *

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "libcore/clock.h"
 #include "libcore/log.h"
@@ -13,6 +14,7 @@
 #include "libhearth/apiq.h"
 #include "libhearth/engine.h"
 #include "libhearth/internal.h"
+#include "libhearth/persist.h"
 #include "libhearth/shuffle.h"
 
 static void
@@ -230,6 +232,8 @@ hearth_job_submit (hearth_job_t *job)
             return s_job_error (job, "stage %s has no tasks",
                                 job->stages[i]->name);
     char why[512];
+    if (persist_adopt (job, why, sizeof why) < 0)
+        return s_job_error (job, "%s", why);
     shuffle_mark_read_whole (job);
     for (size_t i = 0; i < job->nstages; i++)
         if (shuffle_check_stage (job->stages[i], why, sizeof why) < 0
@@ -260,6 +264,33 @@ hearth_job_submit (hearth_job_t *job)
 }
 
 int
+hearth_job_wait (hearth_job_t *job, int timeout_ms)
+{
+    if (!job || job->state == HEARTH_JOB_NEW)
+        return errno = EINVAL, -1;
+    struct timespec deadline;
+    clock_gettime (CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000;
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+    int rc = 0;
+    pthread_mutex_lock (&job->lock);
+    while (job->state == HEARTH_JOB_RUNNING && rc == 0)
+        rc = timeout_ms < 0
+                 ? pthread_cond_wait (&job->ended, &job->lock)
+                 : pthread_cond_timedwait (&job->ended, &job->lock, &deadline);
+    bool ended = job->state != HEARTH_JOB_RUNNING;
+    pthread_mutex_unlock (&job->lock);
+    if (!ended)
+        return errno = ETIMEDOUT, -1;
+    persist_return (job); /* the outputs it made again, for later jobs */
+    return 0;
+}
+
+int
 hearth_job_run (hearth_job_t *job)
 {
     if (hearth_job_submit (job) < 0 || hearth_job_wait (job, -1) < 0)
@@ -279,6 +310,8 @@ hearth_job_destroy (hearth_job_t **self_p)
         if (apiq_cancel (ctx->apiq, job) == 0)
             zsock_wait (ctx->pipe); /* cancelled */
     }
+    persist_return (job); /* its user may not have waited for it */
+    persist_forget (job);
     zlistx_delete (ctx->jobs, job->handle);
     job_destroy (self_p);
     errno = saved;

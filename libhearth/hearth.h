@@ -199,6 +199,36 @@ int hearth_stage_after (hearth_stage_t *stage, hearth_stage_t *parent);
    parent's results. */
 int hearth_stage_input (hearth_stage_t *stage, hearth_stage_t *parent);
 
+/* ---- outputs kept for later jobs (docs/driver.md "Persisted stages") ---- */
+
+typedef enum {
+    HEARTH_PERSIST_NONE,            /* not kept past its job (the default) */
+    HEARTH_PERSIST_MEMORY,          /* wanted in its executors' memory */
+    HEARTH_PERSIST_DISK,            /* on its workers' disks */
+    HEARTH_PERSIST_MEMORY_AND_DISK, /* both */
+} hearth_persist_t;
+
+/* Keep the stage's outputs after its job has succeeded, for later jobs
+   of the context: a stage of a later job may then name it with
+   hearth_stage_input or hearth_stage_after (across jobs only a persisted
+   stage may be named), and reads its outputs where they lie instead of
+   running it again; outputs lost since (a worker gone) are made again by
+   running exactly their tasks, and their parents' when those are lost
+   too.  An unpartitioned persisted stage keeps its results on its
+   workers as an input would (hearth_stage_result gives none of them).
+   They are kept until hearth_stage_unpersist, the destruction of the
+   stage's job or the end of the context.  Before the job is submitted.
+   Returns 0, or -1 with errno EINVAL (a bad level, a submitted job, a
+   stage whose results go to files or to a result callback). */
+int hearth_stage_persist (hearth_stage_t *stage, hearth_persist_t level);
+/* The stage's persistence level. */
+hearth_persist_t hearth_stage_persisted (const hearth_stage_t *stage);
+/* Stop keeping the stage's outputs: jobs submitted from now on cannot
+   read it (those running go on); the driver forgets where they are, and
+   their files go with the application's.  Returns 0, or -1 with errno
+   EINVAL (NULL, or a stage not persisted). */
+int hearth_stage_unpersist (hearth_stage_t *stage);
+
 /* ---- data between stages (docs/jobs.md "Partitioned stages") ----
    A task's output is a sequence of records: lines, a record's key its
    bytes before the first TAB (the whole line without one). */

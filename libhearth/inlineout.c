@@ -14,8 +14,10 @@ inlineout_reserve (hearth_stage_t *st, uint64_t *left)
 {
     st->inline_max = 0;
     st->inline_reserved = 0;
-    /* sorted outputs are merged by key from files: never kept */
-    if (!st->read_whole || st->sort || st->ntasks == 0)
+    /* sorted outputs are merged by key from files: never kept; nor are
+       those kept for later jobs: they outlive this one's budget */
+    if (!st->read_whole || st->sort || st->ntasks == 0
+        || st->persist != HEARTH_PERSIST_NONE || st->held)
         return;
     uint64_t share = *left / st->ntasks;
     if (share > INLINEOUT_STAGE_MAX)
@@ -33,8 +35,10 @@ inlineout_release (hearth_job_t *job, uint64_t *left)
     for (size_t i = 0; i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
         /* the blocks go with their reservation: an ended job may stay
-           with its user long after (until hearth_job_destroy) */
-        inlineout_free (st);
+           with its user long after (until hearth_job_destroy); a table
+           kept for later jobs stays (it holds no kept block) */
+        if (st->persist == HEARTH_PERSIST_NONE && !st->held)
+            inlineout_free (st);
         *left += st->inline_reserved;
         st->inline_reserved = 0;
         st->inline_max = 0;

@@ -118,6 +118,15 @@ struct hearth_stage {
                                     its readers fetch from the workers;
                                     the driver keeps no result of it (set
                                     at submit, shuffle.h) */
+    hearth_persist_t persist;    /* kept for later jobs (hearth_stage_persist):
+                                    its outputs outlive its job */
+    hearth_stage_t *origin;      /* a copy of a persisted stage of an
+                                    earlier job (persist.h): that stage,
+                                    while it lives; else NULL */
+    bool held;                   /* such a copy: its tasks ran before, its
+                                    outputs are where they were left */
+    uint32_t shuffle_id;         /* the shuffle id its map outputs lie
+                                    under: its uid, or its origin's */
     char *output_dir;            /* results written to files here, or NULL */
     hearth_part_file_t *parts;   /* output_dir: ntasks part files, where
                                     each was committed (engine side, for
@@ -314,6 +323,9 @@ int stage_check_limits (const hearth_stage_t *stage, char *why, size_t size);
    read passes any name: its executor's dlsym says. */
 int stage_check_functions (const hearth_stage_t *stage, const libfns_t *libs,
                            char *why, size_t size);
+/* A copy of the NULL-terminated v (NULL: an empty one); NULL on no
+   memory. */
+char **job_strv_dup (const char *const *v);
 /* Free a job and its stages (the engine no longer refers to it); the
    caller has taken it out of its context's list.  Accepts NULL; keeps
    errno. */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "libcore/clock.h"
 #include "libcore/ctlchars.h"
@@ -21,8 +20,8 @@
 /* Tasks one stage may hold: indexes must fit in 32 bits. */
 static const uint64_t s_max_tasks = 0xffffffffu;
 
-static char **
-s_strv_dup (const char *const *v)
+char **
+job_strv_dup (const char *const *v)
 {
     size_t n = 0;
     while (v && v[n])
@@ -165,8 +164,11 @@ hearth_job_stage (hearth_job_t *job, const char *name)
 int
 hearth_stage_after (hearth_stage_t *stage, hearth_stage_t *parent)
 {
-    if (!stage || !parent || stage == parent || parent->job != stage->job
-        || stage->job->state != HEARTH_JOB_NEW)
+    if (!stage || !parent || stage == parent
+        || stage->job->state != HEARTH_JOB_NEW
+        || (parent->job != stage->job
+            && (parent->job->ctx != stage->job->ctx
+                || parent->persist == HEARTH_PERSIST_NONE)))
         return errno = EINVAL, -1;
     for (size_t i = 0; i < stage->nparents; i++)
         if (stage->parents[i] == parent)
@@ -186,6 +188,32 @@ hearth_stage_input (hearth_stage_t *stage, hearth_stage_t *parent)
     if (hearth_stage_after (stage, parent) < 0)
         return -1;
     stage->input = parent;
+    return 0;
+}
+
+int
+hearth_stage_persist (hearth_stage_t *stage, hearth_persist_t level)
+{
+    if (!stage || stage->job->state != HEARTH_JOB_NEW
+        || level > HEARTH_PERSIST_MEMORY_AND_DISK || stage->output_dir
+        || stage->on_result)
+        return errno = EINVAL, -1;
+    stage->persist = level;
+    return 0;
+}
+
+hearth_persist_t
+hearth_stage_persisted (const hearth_stage_t *stage)
+{
+    return stage ? stage->persist : HEARTH_PERSIST_NONE;
+}
+
+int
+hearth_stage_unpersist (hearth_stage_t *stage)
+{
+    if (!stage || stage->persist == HEARTH_PERSIST_NONE)
+        return errno = EINVAL, -1;
+    stage->persist = HEARTH_PERSIST_NONE;
     return 0;
 }
 
@@ -323,7 +351,7 @@ s_env_dup (const hearth_stage_t *st, const char *const *env)
     all[0] = entry;
     if (n)
         memcpy (all + (entry ? 1 : 0), env, n * sizeof *all);
-    char **copy = s_strv_dup (all);
+    char **copy = job_strv_dup (all);
     free (entry);
     free (all);
     return copy;
@@ -336,7 +364,7 @@ hearth_stage_add_commands (hearth_stage_t *stage, const char *const *argv,
     if (!argv || !argv[0] || !argv[0][0])
         return errno = EINVAL, -1;
     task_group_t *g = s_new_group (stage, count);
-    if (!g || !(g->argv = s_strv_dup (argv))
+    if (!g || !(g->argv = job_strv_dup (argv))
         || !(g->env = s_env_dup (stage, env))) {
         if (g)
             s_strv_destroy (&g->argv);
@@ -541,32 +569,6 @@ job_set_progress (hearth_job_t *job, hearth_stage_t *stage, uint64_t finished,
         stage->done_ms = hearth_mono_ms ();
     stage->done = done;
     pthread_mutex_unlock (&job->lock);
-}
-
-int
-hearth_job_wait (hearth_job_t *job, int timeout_ms)
-{
-    if (!job || job->state == HEARTH_JOB_NEW)
-        return errno = EINVAL, -1;
-    struct timespec deadline;
-    clock_gettime (CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000;
-    if (deadline.tv_nsec >= 1000000000) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000;
-    }
-    int rc = 0;
-    pthread_mutex_lock (&job->lock);
-    while (job->state == HEARTH_JOB_RUNNING && rc == 0)
-        rc = timeout_ms < 0
-                 ? pthread_cond_wait (&job->ended, &job->lock)
-                 : pthread_cond_timedwait (&job->ended, &job->lock, &deadline);
-    bool ended = job->state != HEARTH_JOB_RUNNING;
-    pthread_mutex_unlock (&job->lock);
-    if (!ended)
-        return errno = ETIMEDOUT, -1;
-    return 0;
 }
 
 hearth_job_state_t

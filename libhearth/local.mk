@@ -28,6 +28,7 @@ libhearth_libdriver_la_SOURCES = \
 	libhearth/shuffle.c libhearth/shuffle.h \
 	libhearth/reduceplace.c libhearth/reduceplace.h \
 	libhearth/inlineout.c libhearth/inlineout.h \
+	libhearth/persist.c libhearth/persist.h \
 	libhearth/dynalloc.c libhearth/dynalloc.h libhearth/dynalloc_opts.c libhearth/dynalloc_opts.h \
 	libhearth/dynalloc_sched.c libhearth/dynalloc_sched.h \
 	libhearth/clusterup.c libhearth/clusterup.h

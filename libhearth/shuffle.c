@@ -159,8 +159,13 @@ shuffle_partitions (const hearth_stage_t *st)
 void
 shuffle_mark_read_whole (hearth_job_t *job)
 {
-    for (size_t i = 0; i < job->nstages; i++)
-        job->stages[i]->read_whole = false;
+    /* a persisted one leaves its results on the workers for later jobs'
+       readers, as its copy in a later job does (persist.h) */
+    for (size_t i = 0; i < job->nstages; i++) {
+        hearth_stage_t *st = job->stages[i];
+        st->read_whole = (st->persist != HEARTH_PERSIST_NONE || st->held)
+                         && !st->partitions && !st->output_dir;
+    }
     for (size_t i = 0; i < job->nstages; i++) {
         hearth_stage_t *in = job->stages[i]->input;
         if (in && !in->partitions && !in->output_dir)
@@ -238,7 +243,7 @@ s_absolute_output (hearth_stage_t *st, hearth_error_t *err)
 int
 shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
 {
-    if (shuffle_partitions (st)
+    if (shuffle_partitions (st) && !st->held /* a copy has its table */
         && !(st->maps = calloc (st->ntasks, sizeof *st->maps)))
         return hearth_errprintf (err,
                                  "out of memory for the map outputs of "
@@ -427,7 +432,7 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
         s_put_le (p + 8, mo->sizes[partition], 8);
     }
     if (rc == 0) {
-        cJSON_AddNumberToObject (reduce, "shuffle", in->uid);
+        cJSON_AddNumberToObject (reduce, "shuffle", in->shuffle_id);
         cJSON_AddNumberToObject (reduce, "partition", partition);
         cJSON_AddBoolToObject (reduce, "sort", in->sort);
         int f = hearth_msg_add_frame (msg, &frame);
@@ -451,7 +456,7 @@ shuffle_render (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
     }
     if (shuffle_partitions (st)) {
         cJSON *map = cJSON_AddObjectToObject (t, "map");
-        if (!map || !cJSON_AddNumberToObject (map, "shuffle", st->uid)
+        if (!map || !cJSON_AddNumberToObject (map, "shuffle", st->shuffle_id)
             || !cJSON_AddNumberToObject (map, "partitions",
                                          shuffle_partitions (st))
             || !cJSON_AddBoolToObject (map, "sort", st->sort)
@@ -575,12 +580,12 @@ shuffle_discard (const hearth_stage_t *st, uint64_t index, int attempt)
     hearth_file_unlink_below (tmp); /* never through a link at _temporary */
 }
 
-/* The map stage of shuffle id uid in job, or NULL. */
+/* The map stage of shuffle id id in job, or NULL. */
 static hearth_stage_t *
-s_map_stage (hearth_job_t *job, uint32_t uid)
+s_map_stage (hearth_job_t *job, uint32_t id)
 {
     for (size_t i = 0; i < job->nstages; i++)
-        if (job->stages[i]->uid == uid && job->stages[i]->maps)
+        if (job->stages[i]->shuffle_id == id && job->stages[i]->maps)
             return job->stages[i];
     return NULL;
 }

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -534,6 +535,45 @@ s_output_taken (const work_t *self, const hearth_job_t *job,
     return 0;
 }
 
+/* A copy of a persisted stage (persist.h) into the task set: the tasks
+   whose outputs are there finished, the others to run again (the event
+   log says so as of outputs lost: attempt 1, those tasks); one with
+   nothing to run is done now, its readers placed by its outputs. */
+static int
+s_add_held (work_t *self, hearth_job_t *job, hearth_stage_t *st,
+            const uint32_t *parents)
+{
+    bool *held = calloc (st->ntasks, sizeof *held);
+    uint16_t *first = calloc (st->ntasks, sizeof *first);
+    uint64_t missing = 0;
+    for (uint64_t m = 0; held && first && m < st->ntasks; m++) {
+        held[m] = st->maps[m].sizes != NULL;
+        missing += !held[m];
+        /* a new attempt never writes over an output's file */
+        first[m] = (uint16_t) (st->maps[m].attempt + 1);
+    }
+    int rc = held && first ? hearth_taskset_add_stage_held (
+                 self->ts, st->uid, job->id, st->ntasks, parents, st->nparents,
+                 st->pool, st->weight, held, first)
+                           : (errno = ENOMEM, -1);
+    free (held);
+    free (first);
+    if (rc < 0)
+        return -1;
+    st->ev_attempt = 1;
+    st->ev_rerun = missing;
+    if (missing == 0) { /* nothing to say until an output is lost */
+        st->ev_started = st->ev_ended = true;
+        job_set_progress (job, st, st->ntasks, 0, true);
+    }
+    log_debug ("stage %s: %" PRIu64 " of %" PRIu64 " outputs there, %" PRIu64
+               " to make again",
+               st->name, st->ntasks - missing, st->ntasks, missing);
+    return 0;
+}
+
+static void s_place_readers (work_t *self, const hearth_stage_t *st);
+
 /* Give a stage its uid, result slots and a place in the task set. */
 static int
 s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
@@ -543,6 +583,8 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
         || s_stage_slot (self, self->next_uid) < 0)
         return hearth_errprintf (err, "too many stages in one application");
     st->uid = self->next_uid++;
+    if (!st->held)
+        st->shuffle_id = st->uid;
     if (s_output_taken (self, job, st, err) < 0
         || shuffle_prepare_stage (st, err) < 0)
         return -1;
@@ -556,9 +598,11 @@ s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     }
     for (size_t i = 0; i < st->nparents; i++)
         parents[i] = st->parents[i]->uid;
-    int rc =
-        hearth_taskset_add_stage (self->ts, st->uid, job->id, st->ntasks,
-                                  parents, st->nparents, st->pool, st->weight);
+    int rc = st->held
+                 ? s_add_held (self, job, st, parents)
+                 : hearth_taskset_add_stage (self->ts, st->uid, job->id,
+                                             st->ntasks, parents, st->nparents,
+                                             st->pool, st->weight);
     free (parents);
     if (rc == 0 && st->resources.n)
         rc = hearth_taskset_set_stage_resources (self->ts, st->uid,
@@ -605,6 +649,9 @@ work_submit (work_t *self, hearth_job_t *job)
             return;
         }
     log_debug ("job %s: %zu stages submitted", job->name, job->nstages);
+    for (size_t i = 0; i < job->nstages; i++)
+        if (job->stages[i]->held && job->stages[i]->done)
+            s_place_readers (self, job->stages[i]);
     s_ev_runnable (self, job);
 }
 

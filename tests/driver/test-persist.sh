@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Persisted stages read by later jobs (issue 38; tests/driver/
+# test_persist_api.c): a partitioned stage of 4 command maps persisted on
+# disk in a first job, read across jobs by the passes after it.
+# - local[2] and local-cluster[2,1,512]: 3 passes; every job's counts
+#   exact, and the maps ran once in all (each appends its index to a
+#   file as it runs).
+# - a hand-started master and two workers (wa, wb): a pass, then wb and
+#   its executors killed (kill -9) before the next: that pass's counts
+#   exact, and exactly the map tasks whose outputs wb held ran again
+#   (by their indexes), once.
+# - the API's refusals (reading a stage not persisted, one whose job has
+#   not run, one unpersisted since; persisting an output stage or a
+#   level that is none), each with its error.
+. "$(dirname "$0")/../lib/cluster.sh"
+. "$(dirname "$0")/../lib/driver.sh"
+deadline 300
+export TMPDIR=$T LC_ALL=C
+P=$BIN/tests/driver/test-persist-api
+
+# the reference: 4 maps of "apple w{i} pear apple", counted, per job
+ref() {
+  local k
+  for k in $(seq 0 "$1"); do
+    echo "job $k"
+    { printf '      8 apple\n      4 pear\n'
+      printf '      1 w%d\n' 0 1 2 3; } | sort
+  done
+}
+# normalized PATH: each job's lines sorted (the reducers' order is theirs)
+normalized() {
+  awk '/^job / {if (n) print buf | "sort"; close("sort"); print; buf = ""; n = 0; next}
+       {buf = buf (n++ ? "\n" : "") $0}
+       END {if (n) print buf | "sort"}' "$1"
+}
+
+for M in 'local[2]' 'local-cluster[2,1,512]'; do
+  rm -rf "$T/d" && mkdir "$T/d"
+  check "$M: a persisted stage read by 3 later jobs" \
+    submit --master "$M" "$P" iterate 3 "$T/d"
+  check "... every job's counts exact" same <(normalized "$T/out") <(ref 3)
+  check "... and the maps ran once, 4 tasks in all" \
+    test "$(sort -n "$T/d/ran" | tr '\n' ' ')" = "0 1 2 3 "
+done
+
+# A worker lost between two passes: its outputs are made again, only they.
+rm -rf "$T/d" && mkdir "$T/d" && touch "$T/d/pause"
+start_master || exit 1
+CORES=2 start_worker wa && CORES=2 start_worker wb || exit 1
+submit --master "$MASTER_URL" --executor-memory 256M --executor-cores 1 --task-prefetch 0 \
+  "$P" iterate 2 "$T/d" &
+SUBMIT_PID=$!
+PIDS+=($SUBMIT_PID)
+wait_for 60 test -e "$T/d/ready.1" && touch "$T/d/go.1"
+check "a hand-started cluster: the first job and a pass" \
+  wait_for 60 test -e "$T/d/ready.2"
+find "$T/wb/shuffle" -name '*.index' -printf '%f\n' | cut -d. -f1 | sort -n >"$T/held"
+say "worker wb holds the outputs of map tasks: $(tr '\n' ' ' <"$T/held")"
+check "... the pass ran no map task" test "$(wc -l <"$T/d/ran")" -eq 4
+check "... and wb holds some of the outputs" test -s "$T/held"
+wb_procs=$(procs_in "$T/wb")
+kill -STOP "$PID_wb" $wb_procs 2>/dev/null
+kill -9 "$PID_wb" $wb_procs 2>/dev/null
+touch "$T/d/go.2"
+wait "$SUBMIT_PID"
+check "the pass after wb was lost succeeds" test $? -eq 0
+check "... its counts exact" same <(normalized "$T/out") <(ref 2)
+check "... exactly the map tasks of wb's outputs ran again, once" \
+  same <(tail -n +5 "$T/d/ran" | sort -n) "$T/held"
+kill "$PID_wa" "$MASTER_PID" 2>/dev/null
+wait "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
+
+rm -rf "$T/d" && mkdir "$T/d"
+check "the API's refusals" submit --master 'local[2]' "$P" refusals "$T/d/o"
+for what in 'an output stage persisted' 'a level that is none' \
+  'a stage not persisted read across jobs'; do
+  check "... $what" grep -qx "refused: $what" "$T/out"
+done
+check "... a persisted stage whose job has not run, saying so" \
+  grep -qx 'refused: a persisted stage whose job has not run -- stage kept of job a: job a has not succeeded, so its outputs are not there to read' "$T/out"
+check "... a stage unpersisted since, saying so" \
+  grep -qx 'refused: a stage unpersisted since -- stage read reads stage kept of job a, which is not persisted (any more)' "$T/out"
+check "no master, worker or executor is left" wait_for 10 no_leftovers
+finish
