@@ -151,10 +151,10 @@ s_stages (FILE *out, const cJSON *doc)
 {
     const cJSON *s;
     fprintf (out,
-             "\nSTAGES\n  %-5s %-4s %-16s %-10s %6s %6s %6s %6s %5s %5s %4s  "
-             "%-16s  %s\n",
-             "STAGE", "JOB", "NAME", "STATE", "TASKS", "OK", "FAILED", "KILLED",
-             "LOST", "SPEC", "RUNS", "RUN p50 p95 max", "LOCALITY");
+             "\nSTAGES\n  %-5s %-4s %-16s %-10s %6s %6s %6s %6s %6s %5s %5s "
+             "%4s  %-16s  %s\n",
+             "STAGE", "JOB", "NAME", "STATE", "TASKS", "CACHED", "OK", "FAILED",
+             "KILLED", "LOST", "SPEC", "RUNS", "RUN p50 p95 max", "LOCALITY");
     cJSON_ArrayForEach (s, s_o (doc, "stages"))
     {
         char run[80], local[80];
@@ -162,12 +162,13 @@ s_stages (FILE *out, const cJSON *doc)
         hearth_view_locality (s_o (s, "locality"), local, sizeof local);
         fprintf (out,
                  "  %-5" PRId64 " %-4" PRId64 " %-16.16s %-10s %6" PRId64
-                 " %6" PRId64 " %6" PRId64 " %6" PRId64 " %5" PRId64
-                 " %5" PRId64 " %4" PRId64 "  %-16s  %s\n",
+                 " %6" PRId64 " %6" PRId64 " %6" PRId64 " %6" PRId64
+                 " %5" PRId64 " %5" PRId64 " %4" PRId64 "  %-16s  %s\n",
                  s_i (s, "stage"), s_i (s, "job"), s_s (s, "name"),
-                 s_s (s, "state"), s_i (s, "tasks"), s_i (s, "accepted"),
-                 s_i (s, "failed"), s_i (s, "killed"), s_i (s, "lost"),
-                 s_i (s, "speculative"), s_i (s, "runs"), run, local);
+                 s_s (s, "state"), s_i (s, "tasks"), s_i (s, "cached"),
+                 s_i (s, "accepted"), s_i (s, "failed"), s_i (s, "killed"),
+                 s_i (s, "lost"), s_i (s, "speculative"), s_i (s, "runs"), run,
+                 local);
     }
 }
 

@@ -141,6 +141,7 @@ s_stages (cJSON *doc, hist_detail_t *d)
         s_int (o, "job", s->job);
         s_str (o, "name", s->name);
         s_int (o, "tasks", s->tasks);
+        s_int (o, "cached", s->cached);
         s_int (o, "runs", s->runs);
         s_str (o, "state", s->state ? s->state : "RUNNING");
         s_int (o, "finished", s->finished);

@@ -234,6 +234,7 @@ s_stage_event (hist_detail_t *self, const hist_line_t *l, bool end)
     if (s->runs++ == 0) {
         s->start_ms = l->time_ms;
         s->tasks = hist_line_int_or (l, "tasks", 0);
+        s->cached = hist_line_int_or (l, "cached", 0);
     }
     else if (s->state) { /* a re-run: not over any more */
         free (s->state);

@@ -47,6 +47,8 @@ typedef struct {
     int64_t job;              /* its job */
     char *name;               /* its name, or NULL */
     int64_t tasks;            /* stage_start's first count */
+    int64_t cached;           /* its first stage_start's `cached`: tasks
+                                 of a persisted stage not run (0) */
     int64_t runs;             /* stage_start events (re-runs: attempt > 0) */
     char *state;              /* stage_end's, or NULL */
     int64_t finished;         /* stage_end's, or -1 */

@@ -127,6 +127,12 @@ struct hearth_stage {
                                     outputs are where they were left */
     uint32_t shuffle_id;         /* the shuffle id its map outputs lie
                                     under: its uid, or its origin's */
+    bool remake;                 /* a copy whose lost outputs are made
+                                    again at once (engine, at submit): a
+                                    stage of the job reads it, or a copy
+                                    that remakes some reads it */
+    uint64_t cached;             /* a copy: its tasks finished at submit
+                                    (their outputs there, or none needed) */
     char *output_dir;            /* results written to files here, or NULL */
     hearth_part_file_t *parts;   /* output_dir: ntasks part files, where
                                     each was committed (engine side, for

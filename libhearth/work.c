@@ -122,6 +122,14 @@ work_tlfeed (const work_t *self)
 
 /* ---- events ------------------------------------------------------------- */
 
+/* The tasks a stage_start or stage_end counts: in a re-run, those run
+   again; in a copy of a persisted stage, those not cached. */
+static uint64_t
+s_ev_tasks (const hearth_stage_t *st)
+{
+    return st->ev_attempt ? st->ev_rerun : st->ntasks - st->cached;
+}
+
 static void
 s_ev_stage_start (work_t *self, hearth_stage_t *st)
 {
@@ -135,8 +143,9 @@ s_ev_stage_start (work_t *self, hearth_stage_t *st)
     eventlog_int (self->el, "stage", st->uid);
     eventlog_str (self->el, "name", st->name);
     eventlog_int (self->el, "attempt", st->ev_attempt);
-    eventlog_int (self->el, "tasks",
-                  (int64_t) (st->ev_attempt ? st->ev_rerun : st->ntasks));
+    eventlog_int (self->el, "tasks", (int64_t) s_ev_tasks (st));
+    if (st->held && !st->ev_attempt)
+        eventlog_int (self->el, "cached", (int64_t) st->cached);
     eventlog_end (self->el);
 }
 
@@ -156,11 +165,10 @@ s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
     eventlog_str (self->el, "name", st->name);
     eventlog_str (self->el, "state", state);
     eventlog_int (self->el, "attempt", st->ev_attempt);
-    eventlog_int (self->el, "tasks",
-                  (int64_t) (st->ev_attempt ? st->ev_rerun : st->ntasks));
-    uint64_t before = st->ntasks - st->ev_rerun; /* done before a re-run */
-    if (st->ev_attempt) /* a re-run counts its own tasks */
-        finished = finished > before ? finished - before : 0;
+    eventlog_int (self->el, "tasks", (int64_t) s_ev_tasks (st));
+    /* a re-run, or a copy, counts its own tasks */
+    uint64_t before = st->ntasks - s_ev_tasks (st);
+    finished = finished > before ? finished - before : 0;
     eventlog_int (self->el, "finished", (int64_t) finished);
     eventlog_int (self->el, "failed_attempts", (int64_t) st->failed_attempts);
     eventlog_end (self->el);
@@ -536,9 +544,8 @@ s_output_taken (const work_t *self, const hearth_job_t *job,
 }
 
 /* A copy of a persisted stage (persist.h) into the task set: the tasks
-   whose outputs are there finished, the others to run again (the event
-   log says so as of outputs lost: attempt 1, those tasks); one with
-   nothing to run is done now, its readers placed by its outputs. */
+   whose outputs are there finished, the others to run again when the
+   copy remakes (st->remake); one with nothing to run is done now. */
 static int
 s_add_held (work_t *self, hearth_job_t *job, hearth_stage_t *st,
             const uint32_t *parents)
@@ -547,7 +554,9 @@ s_add_held (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     uint16_t *first = calloc (st->ntasks, sizeof *first);
     uint64_t missing = 0;
     for (uint64_t m = 0; held && first && m < st->ntasks; m++) {
-        held[m] = st->maps[m].sizes != NULL;
+        /* what no reader needs now is left alone: a reader that finds
+           it missing later has it made then, as a lost output */
+        held[m] = st->maps[m].sizes != NULL || !st->remake;
         missing += !held[m];
         /* a new attempt never writes over an output's file */
         first[m] = (uint16_t) (st->maps[m].attempt + 1);
@@ -560,12 +569,9 @@ s_add_held (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     free (first);
     if (rc < 0)
         return -1;
-    st->ev_attempt = 1;
-    st->ev_rerun = missing;
-    if (missing == 0) { /* nothing to say until an output is lost */
-        st->ev_started = st->ev_ended = true;
+    st->cached = st->ntasks - missing;
+    if (missing == 0)
         job_set_progress (job, st, st->ntasks, 0, true);
-    }
     log_debug ("stage %s: %" PRIu64 " of %" PRIu64 " outputs there, %" PRIu64
                " to make again",
                st->name, st->ntasks - missing, st->ntasks, missing);
@@ -573,6 +579,26 @@ s_add_held (work_t *self, hearth_job_t *job, hearth_stage_t *st,
 }
 
 static void s_place_readers (work_t *self, const hearth_stage_t *st);
+
+/* Which copies of job remake their missing outputs at once: those a
+   stage of the job reads, and, up their lineage, those a copy that
+   remakes some reads (the stages are in topological order: readers
+   after what they read). */
+static void
+s_mark_remakes (hearth_job_t *job)
+{
+    for (size_t i = 0; i < job->nstages; i++)
+        job->stages[i]->remake = false;
+    for (size_t i = job->nstages; i-- > 0;) {
+        hearth_stage_t *st = job->stages[i];
+        bool missing = false;
+        for (uint64_t m = 0; st->held && st->remake && m < st->ntasks; m++)
+            missing = missing || !st->maps[m].sizes;
+        for (size_t k = 0; k < st->nparents; k++)
+            if (!st->held || missing)
+                st->parents[k]->remake = true;
+    }
+}
 
 /* Give a stage its uid, result slots and a place in the task set. */
 static int
@@ -643,15 +669,23 @@ work_submit (work_t *self, hearth_job_t *job)
             work_fail_job (self, job, err.text);
             return;
         }
+    s_mark_remakes (job);
     for (size_t i = 0; i < job->nstages; i++)
         if (s_add_stage (self, job, job->stages[i], &err) < 0) {
             work_fail_job (self, job, err.text);
             return;
         }
     log_debug ("job %s: %zu stages submitted", job->name, job->nstages);
-    for (size_t i = 0; i < job->nstages; i++)
-        if (job->stages[i]->held && job->stages[i]->done)
-            s_place_readers (self, job->stages[i]);
+    for (size_t i = 0; i < job->nstages; i++) {
+        hearth_stage_t *st = job->stages[i];
+        if (!st->held || !st->done)
+            continue;
+        /* read where they lie: said at once, in the order of the
+           lineage (parents first) */
+        s_ev_stage_start (self, st);
+        s_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
+        s_place_readers (self, st);
+    }
     s_ev_runnable (self, job);
 }
 

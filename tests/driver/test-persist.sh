@@ -34,21 +34,33 @@ normalized() {
        END {if (n) print buf | "sort"}' "$1"
 }
 
+# copies EVENTS: each copy's stage_start as "JOB:NAME:TASKS:CACHED", one a
+# line
+copies() {
+  jq -r 'select(.event == "stage_start" and .cached != null) | "\(.job):\(.name):\(.tasks):\(.cached)"' "$1"
+}
+
 for M in 'local[2]' 'local-cluster[2,1,512]'; do
-  rm -rf "$T/d" && mkdir "$T/d"
+  rm -rf "$T/d" "$T/ev" && mkdir "$T/d"
   check "$M: a persisted stage read by 3 later jobs" \
-    submit --master "$M" "$P" iterate 3 "$T/d"
+    submit --master "$M" --event-log "$T/ev" "$P" iterate 3 "$T/d"
   check "... every job's counts exact" same <(normalized "$T/out") <(ref 3)
   check "... and the maps ran once, 4 tasks in all" \
     test "$(sort -n "$T/d/ran" | tr '\n' ' ')" = "0 1 2 3 "
+  check "... each pass's copy of it cached, nothing to run" \
+    same <(copies "$T"/ev/*.events) <(printf '%d:load/words:0:4\n' 2 3 4)
 done
+app=$(basename "$T"/ev/*.events .events)
+check "hearth-history shows the copies' cached tasks" \
+  eval '"$BIN/hearth-history" --dir "$T/ev" "$app" | grep -Eq "^  [0-9]+ +3 +load/words +SUCCEEDED +0 +4 "'
 
 # A worker lost between two passes: its outputs are made again, only they.
 rm -rf "$T/d" && mkdir "$T/d" && touch "$T/d/pause"
 start_master || exit 1
 CORES=2 start_worker wa && CORES=2 start_worker wb || exit 1
+rm -rf "$T/ev"
 submit --master "$MASTER_URL" --executor-memory 256M --executor-cores 1 --task-prefetch 0 \
-  "$P" iterate 2 "$T/d" &
+  --event-log "$T/ev" "$P" iterate 2 "$T/d" &
 SUBMIT_PID=$!
 PIDS+=($SUBMIT_PID)
 wait_for 60 test -e "$T/d/ready.1" && touch "$T/d/go.1"
@@ -67,6 +79,11 @@ check "the pass after wb was lost succeeds" test $? -eq 0
 check "... its counts exact" same <(normalized "$T/out") <(ref 2)
 check "... exactly the map tasks of wb's outputs ran again, once" \
   same <(tail -n +5 "$T/d/ran" | sort -n) "$T/held"
+nheld=$(wc -l <"$T/held")
+# (the copy is made at submit, all 4 cached: the outputs are found lost
+# when the reducers fetch, and made again as a re-run, attempt 1)
+check "... and the event log says so: cached, then $nheld made again" \
+  test "$(jq -r 'select(.event == "stage_start" and .job == 3 and .name == "load/words") | "\(.attempt):\(.tasks):\(.cached)"' "$T"/ev/*.events | tr '\n' ' ')" = "0:0:4 1:$nheld:null "
 kill "$PID_wa" "$MASTER_PID" 2>/dev/null
 wait "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
 
