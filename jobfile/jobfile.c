@@ -118,6 +118,21 @@ s_read_lines (const jobfile_t *self, jobfile_job_t *job, hearth_error_t *err)
     return 0;
 }
 
+/* The "foreach" lines and parts of job k read, and its tasks held to the
+   limits of a task (messages with the file's name). */
+static int
+s_read_items (jobfile_t *self, size_t k, hearth_error_t *err)
+{
+    char where[32];
+    hearth_error_t inner;
+    jobfile_where (self, k, where, sizeof where);
+    if (s_read_lines (self, &self->jobs[k], err) < 0)
+        return -1;
+    if (s_check_limits (self, &self->jobs[k], where, &inner) < 0)
+        return hearth_errprintf (err, "%s: %s", self->path, inner.text);
+    return 0;
+}
+
 /* The file's "jobs" turned into runs (joblist.h), each filled and
    checked as a file of one job is; the file's own strings are filled
    already.  inner: the message without the file's name. */
@@ -203,14 +218,10 @@ jobfile_load (const char *path, const jobparams_input_t *in,
         goto error;
     }
     for (size_t k = 0; k < self->njobs; k++) {
-        char where[32];
-        jobfile_where (self, k, where, sizeof where);
-        if (s_read_lines (self, &self->jobs[k], err) < 0)
+        if ((self->jobs[k].later = jobfile_reads_earlier (self, k)))
+            continue; /* jobfile_build() reads and checks it */
+        if (s_read_items (self, k, err) < 0)
             goto error;
-        if (s_check_limits (self, &self->jobs[k], where, &inner) < 0) {
-            hearth_errprintf (err, "%s: %s", path, inner.text);
-            goto error;
-        }
     }
     return self;
 error:
@@ -661,6 +672,10 @@ hearth_job_t *
 jobfile_build (jobfile_t *self, size_t k, hearth_ctx_t *ctx,
                const char *output_dir, hearth_error_t *err)
 {
+    /* the parts of an earlier job's output exist now that it has run */
+    if (self->jobs[k].later && s_read_items (self, k, err) < 0)
+        return NULL;
+    self->jobs[k].later = false;
     /* an iteration's job is named NAME[ITER] (events, hearth-history) */
     const joblist_run_t *run = self->runs ? &self->runs[k] : NULL;
     char *name = NULL;

@@ -20,6 +20,9 @@ typedef struct {
     const cJSON *root; /* its tree (a run's, or the file's) */
     jobitems_t *lines; /* the lines of each "foreach": {"lines"} task */
     size_t nlines;     /* how many such tasks, in the job's order */
+    bool later;        /* a "foreach": {"parts"} task of it reads an
+                          earlier job's output: its lines are read, and
+                          its tasks checked, when it is built */
 } jobfile_job_t;
 
 struct jobfile {
@@ -53,5 +56,10 @@ jobfile_where (const jobfile_t *self, size_t k, char *buf, size_t size)
    NULL (jobouts.c). */
 const char *jobfile_output_dir (const jobfile_t *self, size_t k,
                                 const cJSON *st, const char *output_dir);
+
+/* Whether a "foreach": {"parts": DIR} task of job k names, as written
+   (filled), the output directory of a stage of an earlier job: DIR does
+   not exist until that job has run (jobouts.c). */
+bool jobfile_reads_earlier (const jobfile_t *self, size_t k);
 
 #endif

@@ -56,6 +56,31 @@ s_output_before (const jobfile_t *self, size_t k, const char *dir,
     return false;
 }
 
+/* Whether a stage of a job before k writes to dir. */
+static bool
+s_written_before (const jobfile_t *self, size_t k, const char *dir)
+{
+    char place[8];
+    return s_output_before (self, k, dir, NULL, place, sizeof place);
+}
+
+bool
+jobfile_reads_earlier (const jobfile_t *self, size_t k)
+{
+    const cJSON *st, *t;
+    cJSON_ArrayForEach (
+        st, cJSON_GetObjectItemCaseSensitive (self->jobs[k].root, "stages"))
+        cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
+    {
+        const char *dir =
+            cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (
+                cJSON_GetObjectItemCaseSensitive (t, "foreach"), "parts"));
+        if (dir && s_written_before (self, k, dir))
+            return true;
+    }
+    return false;
+}
+
 /* The outputs of job k: none already there, none also an earlier
    job's. */
 static int

@@ -60,6 +60,21 @@ check "--param reaches every job" \
 expected yo >"$T/expected"
 check "... printing exactly what it names" same "$T/out" "$T/expected"
 
+# --- a later job reads an earlier one's output ---------------------------
+# (its "foreach": {"parts": DIR} is read when its turn comes: DIR does
+# not exist when the file is loaded)
+C=$(job chain "{\"jobs\": [
+  {\"name\": \"write\", \"stages\": [{\"name\": \"w\", \"output\": \"$T/parts\",
+     \"tasks\": [{\"cmd\": [\"echo\", \"part {i}\"], \"count\": 3}]}]},
+  {\"name\": \"read\", \"stages\": [{\"name\": \"r\", \"tasks\": [
+     {\"cmd\": [\"sh\", \"-c\", \"tr a-z A-Z < \\\"\$0\\\"\", \"{item}\"],
+      \"foreach\": {\"parts\": \"$T/parts\"}}]}]}]}")
+check "a job reading the parts an earlier job of the file writes runs" \
+  submit --master 'local[2]' "$C"
+printf 'PART %d\n' 0 1 2 >"$T/expected"
+check "... printing what it read, exactly" same "$T/out" "$T/expected"
+check "... after the writer's line" grep -qF "3 part files in $T/parts" "$T/err"
+
 # --- a job that fails stops the file --------------------------------------
 F=$(job fails "{\"name\": \"fails\", \"jobs\": [
   {\"name\": \"a\", \"stages\": [{\"name\": \"s\", \"tasks\": [{\"cmd\": [\"echo\", \"A\"]}]}]},

@@ -427,6 +427,29 @@ test_load (void **state)
                       -1);
     assert_non_null (strstr (err.text, "is also the output of jobs[0]"));
     jobfile_destroy (&jf);
+    /* the parts of an earlier job's output: read when the job is
+       built, not at load (the directory does not exist yet); any other
+       directory that does not exist stops the file at load */
+    jf = s_load ("{\"jobs\": [{\"name\": \"w\", \"stages\": [{\"name\": "
+                 "\"s\", \"output\": \"/nonexistent/parts\", \"tasks\": "
+                 "[{\"cmd\": [\"true\"]}]}]}, {\"name\": \"r\", \"stages\": "
+                 "[{\"name\": \"s\", \"tasks\": [{\"cmd\": [\"cat\", "
+                 "\"{item}\"], \"foreach\": {\"parts\": "
+                 "\"/nonexistent/parts\"}}]}]}]}",
+                 &msg, NULL, 0);
+    if (!jf)
+        fail_msg ("%s", msg);
+    jobfile_destroy (&jf);
+    jf = s_load ("{\"jobs\": [{\"name\": \"w\", \"stages\": [{\"name\": "
+                 "\"s\", \"output\": \"/nonexistent/parts\", \"tasks\": "
+                 "[{\"cmd\": [\"true\"]}]}]}, {\"name\": \"r\", \"stages\": "
+                 "[{\"name\": \"s\", \"tasks\": [{\"cmd\": [\"cat\", "
+                 "\"{item}\"], \"foreach\": {\"parts\": "
+                 "\"/nonexistent/other\"}}]}]}]}",
+                 &msg, NULL, 0);
+    assert_null (jf);
+    assert_non_null (strstr (msg, "/nonexistent/other/_SUCCESS"));
+    free (msg);
     char path[64];
     snprintf (path, sizeof path, "%s/job.json", s_dir);
     unlink (path);
