@@ -35,9 +35,9 @@ static const char *const s_task_keys[] = {"cmd",     "fn",    "arg", "count",
                                           "foreach", "input", "env", "timeout",
                                           "prefer",  NULL};
 
-static int
-s_known_keys (const cJSON *obj, const char *const *keys, const char *where,
-              hearth_error_t *err)
+int
+jobcheck_known_keys (const cJSON *obj, const char *const *keys,
+                     const char *where, hearth_error_t *err)
 {
     const cJSON *item;
     cJSON_ArrayForEach (item, obj)
@@ -140,7 +140,7 @@ s_check_task (const cJSON *t, const char *where, hearth_error_t *err)
         return 0; /* a simple task, checked as it was read (jobstream.c) */
     if (!cJSON_IsObject (t))
         return hearth_errprintf (err, "%s: expected an object", where);
-    if (s_known_keys (t, s_task_keys, where, err) < 0)
+    if (jobcheck_known_keys (t, s_task_keys, where, err) < 0)
         return -1;
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive (t, "cmd");
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive (t, "fn");
@@ -276,7 +276,7 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
     snprintf (where, sizeof where, "stages[%d]", pos);
     if (!cJSON_IsObject (st))
         return hearth_errprintf (err, "%s: expected an object", where);
-    if (s_known_keys (st, s_stage_keys, where, err) < 0)
+    if (jobcheck_known_keys (st, s_stage_keys, where, err) < 0)
         return -1;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive (st, "name");
     const cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
@@ -336,13 +336,10 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
 }
 
 int
-jobcheck_job (const cJSON *root, hearth_error_t *err)
+jobcheck_top (const cJSON *root, hearth_error_t *err)
 {
-    if (s_known_keys (root, s_job_keys, "the job", err) < 0)
-        return -1;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive (root, "name");
     const cJSON *lib = cJSON_GetObjectItemCaseSensitive (root, "lib");
-    const cJSON *stages = cJSON_GetObjectItemCaseSensitive (root, "stages");
     if (name && !cJSON_IsString (name))
         return hearth_errprintf (err, "name: expected a string");
     if (name && hearth_ctl_check ("name", name->valuestring, err) < 0)
@@ -354,9 +351,16 @@ jobcheck_job (const cJSON *root, hearth_error_t *err)
     if (files && !cJSON_IsString (files)
         && s_string_array (files, false, "files", "", err) < 0)
         return -1;
-    if (jobparams_check_env (cJSON_GetObjectItemCaseSensitive (root, "env"),
-                             "env", err)
-        < 0)
+    return jobparams_check_env (cJSON_GetObjectItemCaseSensitive (root, "env"),
+                                "env", err);
+}
+
+int
+jobcheck_job (const cJSON *root, hearth_error_t *err)
+{
+    const cJSON *stages = cJSON_GetObjectItemCaseSensitive (root, "stages");
+    if (jobcheck_known_keys (root, s_job_keys, "the job", err) < 0
+        || jobcheck_top (root, err) < 0)
         return -1;
     if (!cJSON_IsArray (stages) || cJSON_GetArraySize (stages) == 0)
         return hearth_errprintf (err, "stages: expected a non-empty array");

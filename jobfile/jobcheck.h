@@ -12,4 +12,14 @@
 /* 0, or -1 with err naming the place ("stages[1].tasks[0].fn: ..."). */
 int jobcheck_job (const cJSON *root, hearth_error_t *err);
 
+/* What jobcheck_job() checks of a job beside its stages (and its keys):
+   "name", "lib", "files", "env"; the top of a file of several jobs
+   (joblist.h).  0, or -1 with err. */
+int jobcheck_top (const cJSON *root, hearth_error_t *err);
+
+/* Every key of obj is one of keys (NULL-terminated), else -1 with err
+   "WHERE: unknown key 'KEY'": a typo does not silently change a job. */
+int jobcheck_known_keys (const cJSON *obj, const char *const *keys,
+                         const char *where, hearth_error_t *err);
+
 #endif

@@ -21,6 +21,10 @@
     jobcheck.c's.  The file is read as a stream (jobstream.h): simple
     tasks stay out of the tree, in the store (jobstore.h), each run of
     them one placeholder node of its stage's "tasks".
+
+    A file of several jobs ("jobs", joblist.h) is a list of runs, each a
+    tree shaped as a file of one job; a file of one job is one run, its
+    own tree.  Every walk over stages below is over one run's.
 */
 #include "config.h"
 
@@ -35,6 +39,8 @@
 
 #include "jobfile/jobcheck.h"
 #include "jobfile/jobfile.h"
+#include "jobfile/jobfile_int.h"
+#include "jobfile/joblist.h"
 #include "jobfile/jobnames.h"
 #include "jobfile/jobparams.h"
 #include "jobfile/jobshuffle.h"
@@ -42,23 +48,12 @@
 #include "libcore/resources.h"
 #include "libcore/units.h"
 #include "libhearth/internal.h"
-#include "libhearth/shuffle.h"
 #include "libhearth/tasklimits.h"
 
 /* Largest job file read. */
 static const size_t s_max_file_bytes = 64 * 1024 * 1024;
-struct jobfile {
-    cJSON *root;       /* the parsed file, its strings filled (jobparams.h) */
-    jobstore_t *store; /* its simple tasks, out of root (jobstore.h) */
-    char *path;        /* where it was read from */
-    char **args;       /* the job's arguments (borrowed): "foreach": "args" */
-    size_t nargs;      /* how many */
-    bool elsewhere;    /* it runs elsewhere (jobparams_input_t) */
-    jobitems_t *lines; /* the lines of each "foreach": {"lines"} task */
-    size_t nlines;     /* how many such tasks, in the file's order */
-};
-
-static int s_check_limits (const jobfile_t *self, hearth_error_t *err);
+static int s_check_limits (const jobfile_t *self, const jobfile_job_t *job,
+                           const char *where, hearth_error_t *err);
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -68,7 +63,7 @@ static int s_check_limits (const jobfile_t *self, hearth_error_t *err);
    of a "foreach": {"parts": DIR} one, beside the job file when
    relative. */
 static int
-s_read_task_lines (jobfile_t *self, const cJSON *each, jobitems_t *items,
+s_read_task_lines (const jobfile_t *self, const cJSON *each, jobitems_t *items,
                    hearth_error_t *err)
 {
     const char *dir =
@@ -101,26 +96,96 @@ s_read_task_lines (jobfile_t *self, const cJSON *each, jobitems_t *items,
 /* Read the lines of every "foreach": {"lines"} task, in the file's
    order, which jobfile_build() follows. */
 static int
-s_read_lines (jobfile_t *self, hearth_error_t *err)
+s_read_lines (const jobfile_t *self, jobfile_job_t *job, hearth_error_t *err)
 {
     const cJSON *st, *t;
     cJSON_ArrayForEach (st,
-                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
+                        cJSON_GetObjectItemCaseSensitive (job->root, "stages"))
         cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
     {
         const cJSON *each = cJSON_GetObjectItemCaseSensitive (t, "foreach");
         if (!cJSON_IsObject (each))
             continue;
         jobitems_t *more =
-            realloc (self->lines, (self->nlines + 1) * sizeof *more);
+            realloc (job->lines, (job->nlines + 1) * sizeof *more);
         if (!more)
             return hearth_errprintf (err, "out of memory");
-        self->lines = more;
-        if (s_read_task_lines (self, each, &self->lines[self->nlines], err) < 0)
+        job->lines = more;
+        if (s_read_task_lines (self, each, &job->lines[job->nlines], err) < 0)
             return -1;
-        self->nlines++;
+        job->nlines++;
     }
     return 0;
+}
+
+/* The "foreach" lines and parts of job k read, and its tasks held to the
+   limits of a task (messages with the file's name). */
+static int
+s_read_items (jobfile_t *self, size_t k, hearth_error_t *err)
+{
+    char where[32];
+    hearth_error_t inner;
+    jobfile_where (self, k, where, sizeof where);
+    if (s_read_lines (self, &self->jobs[k], err) < 0)
+        return -1;
+    if (s_check_limits (self, &self->jobs[k], where, &inner) < 0)
+        return hearth_errprintf (err, "%s: %s", self->path, inner.text);
+    return 0;
+}
+
+/* The file's "jobs" turned into runs (joblist.h), each filled and
+   checked as a file of one job is; the file's own strings are filled
+   already.  inner: the message without the file's name. */
+static int
+s_load_runs (jobfile_t *self, cJSON *jobs, const jobparams_input_t *in,
+             hearth_error_t *inner)
+{
+    if (joblist_expand (jobs,
+                        cJSON_GetObjectItemCaseSensitive (self->root, "params"),
+                        self->store, &self->runs, &self->njobs, inner)
+        < 0)
+        return -1;
+    if (!(self->jobs = calloc (self->njobs, sizeof *self->jobs)))
+        return hearth_errprintf (inner, "out of memory");
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive (self->root, "env");
+    for (size_t k = 0; k < self->njobs; k++) {
+        hearth_error_t e;
+        char where[32];
+        jobfile_where (self, k, where, sizeof where);
+        self->jobs[k].root = self->runs[k].root;
+        if (jobparams_apply (self->runs[k].root, self->store, in, &e) < 0
+            || joblist_finish (&self->runs[k], env, &e) < 0
+            || jobcheck_job (self->runs[k].root, &e) < 0)
+            return hearth_errprintf (inner, "%s%s", where, e.text);
+    }
+    return 0;
+}
+
+/* The file's strings filled and checked: a file of one job, or the top
+   of a file of several and then its runs. */
+static int
+s_load_tree (jobfile_t *self, const jobparams_input_t *in,
+             hearth_error_t *inner)
+{
+    if (!joblist_has_jobs (self->root)) {
+        if (jobparams_apply (self->root, self->store, in, inner) < 0
+            || jobcheck_job (self->root, inner) < 0)
+            return -1;
+        if (!(self->jobs = calloc (1, sizeof *self->jobs)))
+            return hearth_errprintf (inner, "out of memory");
+        self->jobs[0].root = self->root;
+        self->njobs = 1;
+        return 0;
+    }
+    if (joblist_check (self->root, inner) < 0)
+        return -1;
+    cJSON *jobs = cJSON_DetachItemFromObjectCaseSensitive (self->root, "jobs");
+    int rc = jobparams_apply (self->root, self->store, in, inner) < 0
+                     || jobcheck_top (self->root, inner) < 0
+                 ? -1
+                 : s_load_runs (self, jobs, in, inner);
+    cJSON_Delete (jobs);
+    return rc;
 }
 
 jobfile_t *
@@ -141,8 +206,7 @@ jobfile_load (const char *path, const jobparams_input_t *in,
     if (rc < 0)
         goto error;
     hearth_error_t inner;
-    if (jobparams_apply (self->root, self->store, in, &inner) < 0
-        || jobcheck_job (self->root, &inner) < 0) {
+    if (s_load_tree (self, in, &inner) < 0) {
         hearth_errprintf (err, "%s: %s", path, inner.text);
         goto error;
     }
@@ -153,11 +217,11 @@ jobfile_load (const char *path, const jobparams_input_t *in,
         hearth_errprintf (err, "out of memory");
         goto error;
     }
-    if (s_read_lines (self, err) < 0)
-        goto error;
-    if (s_check_limits (self, &inner) < 0) {
-        hearth_errprintf (err, "%s: %s", path, inner.text);
-        goto error;
+    for (size_t k = 0; k < self->njobs; k++) {
+        if ((self->jobs[k].later = jobfile_reads_earlier (self, k)))
+            continue; /* jobfile_build() reads and checks it */
+        if (s_read_items (self, k, err) < 0)
+            goto error;
     }
     return self;
 error:
@@ -174,9 +238,13 @@ jobfile_destroy (jobfile_t **self_p)
     cJSON_Delete (self->root);
     jobstore_destroy (&self->store);
     free (self->path);
-    for (size_t i = 0; i < self->nlines; i++)
-        jobitems_free (&self->lines[i]);
-    free (self->lines);
+    for (size_t k = 0; self->jobs && k < self->njobs; k++) {
+        for (size_t i = 0; i < self->jobs[k].nlines; i++)
+            jobitems_free (&self->jobs[k].lines[i]);
+        free (self->jobs[k].lines);
+    }
+    free (self->jobs);
+    joblist_runs_destroy (&self->runs, self->njobs);
     free (self);
     *self_p = NULL;
 }
@@ -197,11 +265,36 @@ jobfile_names (const jobfile_t *self, const char *key, const char *const *given,
                              n, err);
 }
 
+size_t
+jobfile_count (const jobfile_t *self)
+{
+    return self->njobs;
+}
+
 const char *
-jobfile_output_stage (const jobfile_t *self)
+jobfile_job_name (const jobfile_t *self, size_t k)
+{
+    return self->runs ? self->runs[k].name : jobfile_name (self);
+}
+
+void
+jobfile_job_label (const jobfile_t *self, size_t k, char *buf, size_t size)
+{
+    const joblist_run_t *r = self->runs ? &self->runs[k] : NULL;
+    if (!r)
+        snprintf (buf, size, "job %s", jobfile_name (self));
+    else if (r->iter < 0)
+        snprintf (buf, size, "job %s (jobs[%d])", r->name, r->job);
+    else
+        snprintf (buf, size, "job %s (jobs[%d], iteration {iter}=%d of 0...%d)",
+                  r->name, r->job, r->iter, r->repeat - 1);
+}
+
+const char *
+jobfile_output_stage (const jobfile_t *self, size_t k)
 {
     const cJSON *stages =
-        cJSON_GetObjectItemCaseSensitive (self->root, "stages");
+        cJSON_GetObjectItemCaseSensitive (self->jobs[k].root, "stages");
     const cJSON *last =
         cJSON_GetArrayItem (stages, cJSON_GetArraySize (stages) - 1);
     return cJSON_GetStringValue (
@@ -212,13 +305,14 @@ jobfile_output_stage (const jobfile_t *self)
 
 /* What a task is built from beyond itself. */
 typedef struct {
-    const cJSON *job_env;   /* the job's "env", or NULL */
-    const cJSON *stage_env; /* its stage's "env", or NULL */
-    const char *item;       /* a foreach task's item, or NULL */
-    const char *host;       /* where that item lies (a part file's host),
-                               or NULL */
-    uint64_t count;         /* copies of a task without "count": 1, or the
-                               partitions of the stage it reads */
+    const jobfile_job_t *job; /* the job (its "foreach" lines) */
+    const cJSON *job_env;     /* the job's "env", or NULL */
+    const cJSON *stage_env;   /* its stage's "env", or NULL */
+    const char *item;         /* a foreach task's item, or NULL */
+    const char *host;         /* where that item lies (a part file's host),
+                                 or NULL */
+    uint64_t count;           /* copies of a task without "count": 1, or the
+                                 partitions of the stage it reads */
 } s_scope_t;
 
 /* Where a stage's tasks go: into the job being built, or (stage NULL)
@@ -424,9 +518,9 @@ s_add_tasks (const jobfile_t *self, s_sink_t *sink, const cJSON *t,
     char **items = self->args, **hosts = NULL;
     size_t n = self->nargs;
     if (cJSON_IsObject (each)) {
-        items = self->lines[*lines].lines;
-        hosts = self->lines[*lines].hosts;
-        n = self->lines[(*lines)++].n;
+        items = sc->job->lines[*lines].lines;
+        hosts = sc->job->lines[*lines].hosts;
+        n = sc->job->lines[(*lines)++].n;
     }
     for (size_t i = 0; i < n; i++) {
         sc->item = items[i];
@@ -460,36 +554,38 @@ s_input_partitions (const cJSON *root, const char *input)
 
 /* The scope of a stage's tasks (count: set per task). */
 static s_scope_t
-s_scope (const jobfile_t *self, const cJSON *st)
+s_scope (const jobfile_job_t *job, const cJSON *st)
 {
     return (s_scope_t){
-        .job_env = cJSON_GetObjectItemCaseSensitive (self->root, "env"),
+        .job = job,
+        .job_env = cJSON_GetObjectItemCaseSensitive (job->root, "env"),
         .stage_env = cJSON_GetObjectItemCaseSensitive (st, "env")};
 }
 
-/* The tasks of stages[pos] through the limits of a task (s_sink_t). */
+/* The tasks of stages[pos] of job through the limits of a task
+   (s_sink_t); where: the job's place ("jobs[1]." or ""). */
 static int
-s_check_stage (const jobfile_t *self, const cJSON *st, int pos, size_t *lines,
-               hearth_error_t *err)
+s_check_stage (const jobfile_t *self, const jobfile_job_t *job, const cJSON *st,
+               int pos, const char *where, size_t *lines, hearth_error_t *err)
 {
-    s_scope_t sc = s_scope (self, st);
+    s_scope_t sc = s_scope (job, st);
     s_sink_t sink = {.stage = NULL};
     size_t place = 0;
     const cJSON *t;
     cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
     {
         sc.count = s_input_partitions (
-            self->root, cJSON_GetStringValue (
-                            cJSON_GetObjectItemCaseSensitive (t, "input")));
+            job->root, cJSON_GetStringValue (
+                           cJSON_GetObjectItemCaseSensitive (t, "input")));
         sink.place = place;
         if (s_add_tasks (self, &sink, t, &sc, lines) < 0 && !sink.broken)
             return hearth_errprintf (err, "out of memory");
         if (sink.broken)
             return hearth_errprintf (
-                err, "stage \"%s\", task %llu (stages[%d].tasks[%zu]): %s",
+                err, "stage \"%s\", task %llu (%sstages[%d].tasks[%zu]): %s",
                 cJSON_GetStringValue (
                     cJSON_GetObjectItemCaseSensitive (st, "name")),
-                (unsigned long long) sink.over.index, pos, sink.place,
+                (unsigned long long) sink.over.index, where, pos, sink.place,
                 sink.over.text);
         place += jobtask_span (t);
     }
@@ -499,23 +595,25 @@ s_check_stage (const jobfile_t *self, const cJSON *st, int pos, size_t *lines,
 /* Every task of the file through the limits of a task, before anything
    runs. */
 static int
-s_check_limits (const jobfile_t *self, hearth_error_t *err)
+s_check_limits (const jobfile_t *self, const jobfile_job_t *job,
+                const char *where, hearth_error_t *err)
 {
     size_t lines = 0;
     int pos = 0;
     const cJSON *st;
     cJSON_ArrayForEach (st,
-                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
+                        cJSON_GetObjectItemCaseSensitive (job->root, "stages"))
     {
-        if (s_check_stage (self, st, pos++, &lines, err) < 0)
+        if (s_check_stage (self, job, st, pos++, where, &lines, err) < 0)
             return -1;
     }
     return 0;
 }
 
 static int
-s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
-               size_t *lines, const char *output_dir, hearth_error_t *err)
+s_build_stage (const jobfile_t *self, const jobfile_job_t *from,
+               hearth_job_t *job, const cJSON *st, size_t *lines,
+               const char *output_dir, hearth_error_t *err)
 {
     const char *name =
         cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (st, "name"));
@@ -551,7 +649,7 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
         hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));
-    s_scope_t sc = s_scope (self, st);
+    s_scope_t sc = s_scope (from, st);
     s_sink_t sink = {.stage = stage};
     cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
     for (cJSON *t = tasks ? tasks->child : NULL, *next; t; t = next) {
@@ -570,44 +668,25 @@ s_build_stage (const jobfile_t *self, hearth_job_t *job, const cJSON *st,
     return 0;
 }
 
-int
-jobfile_check_outputs (const jobfile_t *self, const char *output_dir,
-                       hearth_error_t *err)
-{
-    const cJSON *stages =
-        cJSON_GetObjectItemCaseSensitive (self->root, "stages");
-    const cJSON *last =
-        cJSON_GetArrayItem (stages, cJSON_GetArraySize (stages) - 1);
-    const cJSON *st;
-    cJSON_ArrayForEach (st, stages)
-    {
-        const char *dir =
-            st == last && output_dir
-                ? output_dir
-                : cJSON_GetStringValue (
-                    cJSON_GetObjectItemCaseSensitive (st, "output"));
-        if (dir && shuffle_holds_output (dir))
-            return hearth_errprintf (
-                err,
-                "stage %s: the output directory %s already holds an output "
-                "(part files or _SUCCESS): remove it or choose another; "
-                "nothing was run",
-                cJSON_GetStringValue (
-                    cJSON_GetObjectItemCaseSensitive (st, "name")),
-                dir);
-    }
-    return 0;
-}
-
 hearth_job_t *
-jobfile_build (jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
-               hearth_error_t *err)
+jobfile_build (jobfile_t *self, size_t k, hearth_ctx_t *ctx,
+               const char *output_dir, hearth_error_t *err)
 {
-    const cJSON *stages =
-        cJSON_GetObjectItemCaseSensitive (self->root, "stages");
-    const cJSON *last =
-        cJSON_GetArrayItem (stages, cJSON_GetArraySize (stages) - 1);
-    hearth_job_t *job = hearth_job_new (ctx, jobfile_name (self));
+    /* the parts of an earlier job's output exist now that it has run */
+    if (self->jobs[k].later && s_read_items (self, k, err) < 0)
+        return NULL;
+    self->jobs[k].later = false;
+    /* an iteration's job is named NAME[ITER] (events, hearth-history) */
+    const joblist_run_t *run = self->runs ? &self->runs[k] : NULL;
+    char *name = NULL;
+    if (run && run->iter >= 0
+        && asprintf (&name, "%s[%d]", run->name, run->iter) < 0)
+        name = NULL;
+    hearth_job_t *job =
+        run && run->iter >= 0 && !name
+            ? NULL
+            : hearth_job_new (ctx, name ? name : jobfile_job_name (self, k));
+    free (name);
     if (!job) {
         hearth_errprintf (err, "out of memory");
         return NULL;
@@ -615,24 +694,28 @@ jobfile_build (jobfile_t *self, hearth_ctx_t *ctx, const char *output_dir,
     /* Function tasks keep their strings where the store has them, and the
        job takes the store over once built: a copy of each task's strings
        cost two allocations a task, 60 ms of 200,000 tasks on a slow
-       machine (docs/performance.md, "Job files: the strings lent"). */
+       machine (docs/performance.md, "Job files: the strings lent").  The
+       jobs of a file of several are all lent the one store, which stays
+       the file's. */
     size_t len;
     char *strings = jobstore_data (self->store, &len);
     job_lend_strings (job, strings, len);
     size_t lines = 0;
     const cJSON *st;
-    cJSON_ArrayForEach (st,
-                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
+    cJSON_ArrayForEach (
+        st, cJSON_GetObjectItemCaseSensitive (self->jobs[k].root, "stages"))
     {
-        if (s_build_stage (self, job, st, &lines,
-                           st == last ? output_dir : NULL, err)
+        if (s_build_stage (self, &self->jobs[k], job, st, &lines,
+                           jobfile_output_dir (self, k, st, output_dir), err)
             < 0) {
             hearth_job_destroy (&job); /* the store still owns them */
             return NULL;
         }
     }
-    jobstore_release (self->store);
-    job_own_strings (job);
+    if (self->njobs == 1) {
+        jobstore_release (self->store);
+        job_own_strings (job);
+    }
     return job;
 }
 
@@ -640,14 +723,15 @@ const cJSON *
 jobfile_common_require (const jobfile_t *self)
 {
     const cJSON *common = NULL, *st;
-    cJSON_ArrayForEach (st,
-                        cJSON_GetObjectItemCaseSensitive (self->root, "stages"))
-    {
-        const cJSON *req = cJSON_GetObjectItemCaseSensitive (st, "require");
-        if (!cJSON_GetArraySize (req)
-            || (common && !cJSON_Compare (common, req, true)))
-            return NULL;
-        common = req;
-    }
+    for (size_t k = 0; k < self->njobs; k++)
+        cJSON_ArrayForEach (
+            st, cJSON_GetObjectItemCaseSensitive (self->jobs[k].root, "stages"))
+        {
+            const cJSON *req = cJSON_GetObjectItemCaseSensitive (st, "require");
+            if (!cJSON_GetArraySize (req)
+                || (common && !cJSON_Compare (common, req, true)))
+                return NULL;
+            common = req;
+        }
     return common;
 }

@@ -2,8 +2,9 @@
 
     jobfile_load() reads and checks a whole file before anything runs, so
     that a mistake is reported with its place ("pi.json:7:12: ..." for bad
-    JSON, "stages[1].tasks[0].fn: ..." for a bad field) and nothing starts.
-    jobfile_build() then creates the job through the public API.
+    JSON, "stages[1].tasks[0].fn: ..." for a bad field, "jobs[2].stages[0]
+    ..." in a file of several jobs) and nothing starts.  jobfile_build()
+    then creates each job through the public API, when its turn comes.
 */
 #ifndef HEARTH_JOBFILE_H
 #define HEARTH_JOBFILE_H
@@ -22,8 +23,19 @@ jobfile_t *jobfile_load (const char *path, const jobparams_input_t *in,
                          hearth_error_t *err);
 void jobfile_destroy (jobfile_t **self_p);
 
-/* The job's name. */
+/* The application's name: the file's "name", else "job". */
 const char *jobfile_name (const jobfile_t *self);
+
+/* The jobs the file runs, one after the other in one application: 1 for
+   a file of one job ("stages"), else one per job of its "jobs", and per
+   iteration of a job with "repeat" (joblist.h).  Job k's name (a
+   repeated job's, without the iteration: borrowed), and a label for
+   messages into buf: "job NAME", "job NAME (jobs[1])", "job NAME
+   (jobs[1], iteration {iter}=2 of 0...4)". */
+size_t jobfile_count (const jobfile_t *self);
+const char *jobfile_job_name (const jobfile_t *self, size_t k);
+void jobfile_job_label (const jobfile_t *self, size_t k, char *buf,
+                        size_t size);
 
 /* The files the job names under key ("lib": its libraries, "files": the
    files shipped for its tasks), found beside the job file, then in the
@@ -34,26 +46,30 @@ int jobfile_names (const jobfile_t *self, const char *key,
                    const char *const *given, size_t ngiven, char ***paths,
                    size_t *n, hearth_error_t *err);
 
-/* Create the job in ctx, the last stage's results written to files in
-   output_dir when it is not NULL (hearth-submit --output).  Returns it
-   (owned by ctx) or NULL with err.  Each task of the file is taken out of
-   its parsed tree once it is in the job, so that the tree's copy of a
-   big file's tasks does not stay beside the job's through the run, and
-   the job takes over the store (jobstore.h) whose strings its function
-   tasks point into instead of copies: call it once (the names and the
-   output stage stay readable). */
 /* Refuse, before anything starts, an output directory (the last
-   stage's output_dir when not NULL, else each stage's "output") that
-   already holds an output.  Returns 0, or -1 with err naming the stage
-   and the directory. */
+   stage's of the last job: output_dir when not NULL, else each stage's
+   "output") that already holds an output, or that an earlier job (an
+   earlier iteration) writes to as well.  Returns 0, or -1 with err
+   naming the stage and the directory. */
 int jobfile_check_outputs (const jobfile_t *self, const char *output_dir,
                            hearth_error_t *err);
 
-hearth_job_t *jobfile_build (jobfile_t *self, hearth_ctx_t *ctx,
+/* Create job k (0...jobfile_count()-1) in ctx, the last stage's results
+   of the last job written to files in output_dir when it is not NULL
+   (hearth-submit --output); an iteration's job is named "NAME[ITER]".
+   Returns it (owned by ctx) or NULL with err.  Each task of the file is
+   taken out of its parsed tree once it is in the job, so that the
+   tree's copy of a big file's tasks does not stay beside the job's
+   through the run; function tasks point into the store's strings
+   (jobstore.h) instead of copies: a file of one job hands the store
+   over to its job, a file of several lends it to each, and the file
+   must then outlive ctx's jobs (destroy ctx first).  Call it once per
+   job (the names and the output stage stay readable). */
+hearth_job_t *jobfile_build (jobfile_t *self, size_t k, hearth_ctx_t *ctx,
                              const char *output_dir, hearth_error_t *err);
 
-/* The stage whose results the job prints: the last one in the file. */
-const char *jobfile_output_stage (const jobfile_t *self);
+/* The stage whose results job k prints: its last one. */
+const char *jobfile_output_stage (const jobfile_t *self, size_t k);
 
 /* The "require" every stage of the job has, when they all have the same
    one (borrowed), else NULL: its executors then need nothing else, and

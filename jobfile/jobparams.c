@@ -198,6 +198,12 @@ s_fill (const s_vars_t *v, s_buf_t *b, const char *name, size_t len,
     }
     else if (p && len < 100)
         s_put_value (b, p->valuestring, escaped);
+    else if (len == 4 && !strncmp (name, "iter", 4)) /* joblist.c fills it */
+        return hearth_errprintf (err,
+                                 "%s: {iter} is only known in the stages and "
+                                 "\"env\" of a job with \"repeat\" (in a "
+                                 "file of \"jobs\")",
+                                 s_place_text (at, place, sizeof place));
     else
         return hearth_errprintf (
             err,

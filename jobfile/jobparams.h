@@ -8,7 +8,9 @@
     text ("{ print $1 }" passes as it is), and "{{" writes a literal "{".
     An unknown NAME is an error naming it and its place.  {i} is left in
     the task's strings for the driver library to make the task's index
-    (hearth.h); {item} is filled per item when the job is built.
+    (hearth.h); {item} is filled per item when the job is built; {iter},
+    a repeated job's iteration, before these (joblist.h): one left is
+    an error here, unless the file of one job has a param "iter".
 
     jobfile.c owns the JSON tree; these functions borrow it.
 */

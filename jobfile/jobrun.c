@@ -4,7 +4,10 @@
 
     Checks the whole job file first; then registers the application, runs
     the job, prints the results of its last stage (one per line, in task
-    order) and returns 0 only if the job succeeded.  When stderr is a
+    order) and returns 0 only if the job succeeded.  A file of several
+    jobs runs them one after the other in that one application, each
+    printing as a job of its own would, and stops at the first that
+    fails.  When stderr is a
     terminal, the progress display of progress.h runs below the messages
     there.  Its messages give the name of the program its user ran.
 */
@@ -126,41 +129,54 @@ s_print_results (hearth_job_t *job, const char *stage_name)
     return fflush (stdout);
 }
 
+/* Run job k of the file in ctx and print its results.  Returns 0 when
+   it succeeded, else 1 after saying why (a signal: s_stop_signal). */
 static int
-s_run (hearth_opts_t *opts, jobfile_t *jf, progress_t *bar)
+s_run_job (hearth_ctx_t *ctx, hearth_opts_t *opts, jobfile_t *jf, size_t k,
+           progress_t *bar)
 {
-    char errbuf[512];
     hearth_error_t err;
-    hearth_ctx_t *ctx = hearth_ctx_new (opts, errbuf, sizeof errbuf);
-    if (!ctx)
-        return s_fail (1, "%s", errbuf);
+    char label[1024];
+    jobfile_job_label (jf, k, label, sizeof label);
     hearth_job_t *job = jobfile_build (
-        jf, ctx, hearth_conf_str (driver_opts_conf (opts), "output"), &err);
-    int rc = 1;
+        jf, k, ctx, hearth_conf_str (driver_opts_conf (opts), "output"), &err);
     if (!job)
-        s_fail (1, "%s", err.text);
-    else if (hearth_job_submit (job) < 0)
-        s_fail (1, "%s", hearth_job_error (job));
-    else if (!s_wait (job, bar)) {
+        return s_fail (1, "%s", err.text);
+    if (hearth_job_submit (job) < 0)
+        return s_fail (1, "%s", hearth_job_error (job));
+    if (!s_wait (job, bar)) {
         char why[64];
         snprintf (why, sizeof why, "stopped by %s",
                   s_stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
         fprintf (stderr, "%s: %s\n", program_invocation_short_name, why);
         hearth_ctx_set_final_state (ctx, HEARTH_APP_KILLED, why);
+        return 1;
     }
-    else {
-        /* the task's error keeps its lines (its stderr, issue 21), and
-           nothing else that drives a terminal */
-        if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED)
-            hearth_ctl_fprintf_lines (stderr, "%s: job %s failed: %s\n",
-                                      program_invocation_short_name,
-                                      jobfile_name (jf),
-                                      hearth_job_error (job));
-        else if (s_print_results (job, jobfile_output_stage (jf)) < 0)
-            s_fail (1, "cannot write the results: %s", strerror (errno));
-        else
-            rc = 0;
+    /* the task's error keeps its lines (its stderr, issue 21), and
+       nothing else that drives a terminal */
+    if (hearth_job_state (job) != HEARTH_JOB_SUCCEEDED) {
+        hearth_ctl_fprintf_lines (stderr, "%s: %s failed: %s\n",
+                                  program_invocation_short_name, label,
+                                  hearth_job_error (job));
+        return 1;
     }
+    if (s_print_results (job, jobfile_output_stage (jf, k)) < 0)
+        return s_fail (1, "cannot write the results: %s", strerror (errno));
+    return 0;
+}
+
+/* The file's jobs in order, in one application: the first that fails
+   stops it (the later ones do not run). */
+static int
+s_run (hearth_opts_t *opts, jobfile_t *jf, progress_t *bar)
+{
+    char errbuf[512];
+    hearth_ctx_t *ctx = hearth_ctx_new (opts, errbuf, sizeof errbuf);
+    if (!ctx)
+        return s_fail (1, "%s", errbuf);
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < jobfile_count (jf); k++)
+        rc = s_run_job (ctx, opts, jf, k, bar);
     hearth_ctx_destroy (&ctx);
     return s_stop_signal ? 128 + s_stop_signal : rc;
 }

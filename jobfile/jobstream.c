@@ -1,8 +1,9 @@
 /*  jobstream.c - a job file read as a stream; see jobstream.h.
 
     yajl calls back for each value, key and bracket.  A stack of frames
-    follows where the parser is: the root object, its "stages" array, a
-    stage object, its "tasks" array, and there a candidate task, whose
+    follows where the parser is: the root object, its "stages" array (or
+    its "jobs" array, a job object, and the job's "stages"), a stage
+    object, its "tasks" array, and there a candidate task, whose
     keys and strings are collected without any cJSON node.  When the
     candidate ends simple, it goes to the store; as soon as it cannot be
     (another key, a key twice, a value that is not a string, a nested
@@ -33,7 +34,9 @@ enum { S_MAX_DEPTH = 128 };
 typedef enum {
     R_OTHER,  /* any other container: built as a tree */
     R_ROOT,   /* the job object */
-    R_STAGES, /* the root's "stages" array */
+    R_JOBS,   /* the root's "jobs" array (a file of several jobs) */
+    R_JOB,    /* a job object of it */
+    R_STAGES, /* the root's (or a job's) "stages" array */
     R_STAGE,  /* a stage object */
     R_TASKS,  /* a stage's "tasks" array */
     R_CAND,   /* a task object not yet known not to be simple */
@@ -388,7 +391,12 @@ s_role (const s_parser_t *p, bool is_map)
     const char *key = p->key ? p->key : "";
     if (!top)
         return is_map ? R_ROOT : R_OTHER;
-    if (top->role == R_ROOT && !is_map && strcmp (key, "stages") == 0)
+    if (top->role == R_ROOT && !is_map && strcmp (key, "jobs") == 0)
+        return R_JOBS;
+    if (top->role == R_JOBS && is_map)
+        return R_JOB;
+    if ((top->role == R_ROOT || top->role == R_JOB) && !is_map
+        && strcmp (key, "stages") == 0)
         return R_STAGES;
     if (top->role == R_STAGES && is_map)
         return R_STAGE;

@@ -6,7 +6,8 @@
 noinst_LTLIBRARIES += jobfile/libjobfile.la
 jobfile_libjobfile_la_SOURCES = jobfile/jobrun.c jobfile/jobrun.h \
 	jobfile/jobfile.c jobfile/jobfile.h \
-	jobfile/jobcheck.c jobfile/jobcheck.h \
+	jobfile/jobcheck.c jobfile/jobcheck.h jobfile/joblist.c jobfile/joblist.h \
+	jobfile/jobouts.c jobfile/jobfile_int.h \
 	jobfile/jobparams.c jobfile/jobparams.h jobfile/jobenv.c \
 	jobfile/jobnames.c jobfile/jobnames.h jobfile/jobshuffle.c jobfile/jobshuffle.h \
 	jobfile/jobstream.c jobfile/jobstream.h jobfile/jobstore.c jobfile/jobstore.h \

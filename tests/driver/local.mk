@@ -87,6 +87,7 @@ TESTS += tests/driver/test_launch
 
 DRIVER_TESTS = \
 	tests/driver/test-local-jobs.sh \
+	tests/driver/test-job-list.sh \
 	tests/driver/test-retries.sh \
 	tests/driver/test-task-resources.sh \
 	tests/driver/test-bad-jobs.sh \

@@ -67,6 +67,34 @@ refused ctl-stage '{"stages": [{"name": "a", "tasks": [{"cmd": ["x"]}]}, {"name"
   'stages[1].name: a control character (\x1b) at byte 3'
 refused ctl-pool '{"stages": [{"name": "a", "pool": "p\t1", "tasks": [{"cmd": ["x"]}]}]}' \
   'stages[0].pool: a control character (\t) at byte 1'
+# files of several jobs ("jobs", docs/jobs.md "Several jobs, iterations")
+JS='"stages": [{"name": "s", "tasks": [{"cmd": ["true"]}]}]'
+refused jobs-and-stages "{\"jobs\": [{\"name\": \"a\", $JS}], $JS}" \
+  '"jobs" and "stages" exclude each other'
+refused jobs-empty '{"jobs": []}' 'jobs: expected a non-empty array'
+refused jobs-dup "{\"jobs\": [{\"name\": \"a\", $JS}, {\"name\": \"b\", $JS}, {\"name\": \"a\", $JS}]}" \
+  'jobs[2].name: "a" is used twice'
+refused jobs-noname "{\"jobs\": [{$JS}]}" 'jobs[0].name: expected a non-empty string'
+refused jobs-ctl "{\"jobs\": [{\"name\": \"a\\tb\", $JS}]}" \
+  'jobs[0].name: a control character (\t) at byte 1'
+refused jobs-slash "{\"jobs\": [{\"name\": \"a/b\", $JS}]}" \
+  "jobs[0].name: \"a/b\" holds a '/'"
+refused jobs-typo "{\"jobs\": [{\"name\": \"a\", \"repeats\": 2, $JS}]}" \
+  "jobs[0]: unknown key 'repeats'"
+for r in 0 1001 '"3"' 2.5; do
+  refused "repeat-$r" "{\"jobs\": [{\"name\": \"a\", $JS}, {\"name\": \"b\", \"repeat\": $r, $JS}]}" \
+    'jobs[1].repeat: expected a whole number from 1 to 1000'
+done
+refused iter-unrepeated '{"jobs": [{"name": "a", "stages": [{"name": "s", "tasks": [{"cmd": ["echo", "{iter}"]}]}]}]}' \
+  'jobs[0].stages[0].tasks[0].cmd[1]: {iter} is only known in the stages and "env" of a job with "repeat"'
+refused iter-one-job '{"stages": [{"name": "s", "tasks": [{"cmd": ["echo", "{iter}"]}]}]}' \
+  'stages[0].tasks[0].cmd[1]: {iter} is only known in the stages and "env" of a job with "repeat"'
+refused iter-param "{\"params\": {\"iter\": \"1\"}, \"jobs\": [{\"name\": \"a\", $JS}]}" \
+  'params.iter: a name Hearth fills itself in a file of "jobs"'
+refused jobs-later-task "{\"jobs\": [{\"name\": \"a\", $JS}, {\"name\": \"b\", \"stages\": [{\"name\": \"s\", \"tasks\": [{\"cmd\": [\"x\"], \"count\": 0}]}]}]}" \
+  'jobs[1].stages[0].tasks[0].count: expected a whole number'
+refused jobs-same-output '{"jobs": [{"name": "a", "repeat": 2, "stages": [{"name": "s", "output": "out", "tasks": [{"cmd": ["true"]}]}]}]}' \
+  'jobs[0].stages[0] (stage s): the output directory out is also the output of jobs[0].stages[0], an earlier iteration'
 ESC=$'\e'
 OK=$(job ctl-ok '{"stages": [{"name": "a", "tasks": [{"cmd": ["true"]}]}]}')
 "$BIN/hearth-submit" --master 'local[1]' --name "evil${ESC}[31m" "$OK" \

@@ -500,3 +500,10 @@ UNIT_TESTS += tests/unit/test_timeline
 tests_unit_test_timeline_SOURCES = tests/unit/test_timeline.c tests/unit/testutil.h
 tests_unit_test_timeline_CFLAGS = $(unit_cflags)
 tests_unit_test_timeline_LDADD = $(unit_libs)
+
+# Job files of several jobs (jobfile/joblist.c, and their load through
+# jobfile/jobfile.c).
+UNIT_TESTS += tests/unit/test_joblist
+tests_unit_test_joblist_SOURCES = tests/unit/test_joblist.c
+tests_unit_test_joblist_CFLAGS = $(unit_cflags) $(YAJL_CFLAGS)
+tests_unit_test_joblist_LDADD = $(JOBFILE_LIBS) $(CMOCKA_LIBS)

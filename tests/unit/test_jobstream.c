@@ -169,6 +169,17 @@ test_same_as_cjson (void **state)
         "{\"cmd\": [\"a\"], \"cmd\": [\"b\"]},"
         "{\"arg\": \"x\", \"arg\": \"y\", \"fn\": \"f\"}]}]}",
         1, 1, true);
+    /* a file of several jobs: the stages of each job of "jobs" are read
+       as the root's are; "stages" elsewhere under a job is a tree */
+    s_same ("{\"jobs\": [{\"name\": \"a\", \"stages\": [{\"name\": \"s\","
+            " \"tasks\": [{\"fn\": \"f\"}, {\"cmd\": [\"x\"]}]}]},"
+            " {\"name\": \"b\", \"repeat\": 2, \"stages\": [{\"name\":"
+            " \"s\", \"tasks\": [{\"fn\": \"g\", \"arg\": \"{iter}\"}]}]},"
+            " {\"env\": {\"stages\": [{\"tasks\": [{\"fn\": \"f\"}]}]}}]}",
+            3, 2);
+    s_same ("{\"jobs\": {\"stages\": [{\"tasks\": [{\"fn\": \"f\"}]}]},"
+            " \"other\": [{\"stages\": [{\"tasks\": [{\"fn\": \"f\"}]}]}]}",
+            0, 0);
     /* tasks only where a stage has them */
     s_same ("{\"tasks\": [{\"fn\": \"f\"}], \"stages\": [[{\"fn\": \"f\"}],"
             "{\"other\": [{\"fn\": \"f\"}], \"tasks\": [{\"fn\": \"f\"}]}]}",
