@@ -11,7 +11,7 @@ BENCH_PROGS = tests/bench/bench-zmq tests/bench/bench-driver \
 	tests/bench/bench-master tests/bench/bench-startup \
 	tests/bench/bench-shuffle tests/bench/bench-histgen \
 	tests/bench/bench-hbprobe tests/bench/bench-evlog \
-	tests/bench/bench-cgspawn
+	tests/bench/bench-cgspawn tests/bench/bench-persist
 check_PROGRAMS += $(BENCH_PROGS)
 
 tests_bench_bench_zmq_SOURCES = tests/bench/bench_zmq.c tests/bench/benchutil.h \
@@ -34,6 +34,13 @@ tests_bench_bench_shuffle_SOURCES = tests/bench/bench_shuffle.c \
 
 tests_bench_bench_histgen_SOURCES = tests/bench/bench_histgen.c
 
+# Benchmark 28, persisted stages (bench-persist.sh): the driver program,
+# the input's generator and the single-process reference.
+tests_bench_bench_persist_SOURCES = tests/bench/bench_persist.c \
+	tests/bench/points.h
+tests_bench_bench_persist_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
+tests_bench_bench_persist_LDADD = libhearth.la
+
 # A child's placement in its cgroup v2 group: joined, or created there
 # (docs/performance.md, "A child created in its group").
 tests_bench_bench_cgspawn_SOURCES = tests/bench/bench_cgspawn.c \
@@ -53,7 +60,8 @@ tests_bench_bench_hbprobe_LDADD = $(CORE_LIBS)
 
 check_DATA += tests/bench/libbenchtasks.so
 CLEANFILES += tests/bench/libbenchtasks.so
-tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/libhearth/hearth.h
+tests/bench/libbenchtasks.so: $(srcdir)/tests/bench/bench_tasks.c $(srcdir)/libhearth/hearth.h \
+		$(srcdir)/tests/bench/points.h
 	$(AM_V_CC)mkdir -p tests/bench && \
 	$(CC) $(WARN_CFLAGS) -O2 -fPIC -shared -I$(srcdir) \
 		-o $@ $(srcdir)/tests/bench/bench_tasks.c
@@ -64,7 +72,7 @@ EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/bench-history.sh tests/bench/bench-web.sh \
 	tests/bench/bench-isolation.sh tests/bench/bench-paint.sh \
 	tests/bench/bench-netns.sh tests/bench/bench-jobfile.sh tests/bench/bench-dynalloc.sh \
-	tests/bench/bench-locality.sh \
+	tests/bench/bench-locality.sh tests/bench/bench-persist.sh \
 	tests/bench/benchlib.sh \
 	tests/bench/test-bench-smoke.sh
 

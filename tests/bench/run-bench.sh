@@ -13,7 +13,9 @@
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
 # scale load flood shuffle history web isolation netns jobfile dynalloc
-# failover apps locality.  The locality group (bench-locality.sh, issue 37)
+# failover apps locality persist.  The persist group (bench-persist.sh,
+# issue 38) writes 1 GiB of points and about as much of records in
+# $TMPDIR (100 MB with --quick).  The locality group (bench-locality.sh, issue 37)
 # needs root (namespaces), python3 and curl, else it says so and is
 # skipped; it writes 3 GiB of data in $TMPDIR (300 MiB with --quick).  The failover group (bench-failover.sh) needs ZooKeeper
 # (scripts/install-deps), else it says so and is skipped; about 4 minutes.  The netns group
@@ -61,6 +63,7 @@ jf_args=(--fn-tasks 200000 --cmd-tasks 20000)
 apps_n=1000 apps_s=60 apps_args=(--apps 1000 --seconds 60)
 fo_args=()
 loc_args=(--reps 3 --scan-mib 3072 --shuffle-mib 600 --idle-tasks 120)
+persist_args=(--reps 3)
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -79,6 +82,7 @@ if [ $quick = 1 ]; then
     apps_n=100 apps_s=10 apps_args=(--apps 100 --seconds 10)
     fo_args=(--trials 3 --rec-trials 1 --tp-rounds 1 --tp-tasks 20000)
     loc_args=(--reps 1 --scan-mib 300 --shuffle-mib 60 --idle-tasks 30)
+    persist_args=(--reps 1 --size 100000000 --passes 4 --maps 4 --parts 4)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -262,6 +266,10 @@ if wants locality; then
     echo "== 27. locality: a scan and a skewed shuffle across rate-limited hosts, idle cores"
     run bash "$(dirname "$0")/bench-locality.sh" "${loc_args[@]}"
 fi
+if wants persist; then
+    echo "== 28. persisted stages: an iterative job of 10 passes over 1 GiB"
+    run bash "$(dirname "$0")/bench-persist.sh" "${persist_args[@]}"
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -286,6 +294,7 @@ group_of () {
     shuffle.*) echo shuffle ;; history.*) echo history ;;
     web.* | hb.*) echo web ;; iso.* | cgspawn.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
     fo.*) echo failover ;; apps.*) echo apps ;; loc.*) echo locality ;;
+    persist.*) echo persist ;;
     *) echo zmq ;;
     esac
 }
@@ -498,6 +507,10 @@ else
     row "27. idle core share, a third of the tasks preferring a busy host" loc.idle.mixed "" "" "" '<=' 0.05 "≤ 5 % of the stage's core-time"
     row "27. idle core share, every task preferring a busy host" loc.idle.tail "" "" "" "" "" "(the others wait one wait, then take its tasks: docs/performance.md)"
 fi
+row "28. persisted stages: the first pass (reads and parses 1 GiB), ms" persist.first_ms "" "" "" "" "" "(--quick: 100 MB, 4 passes)"
+row "28. ... a later pass, reading the persisted records, ms" persist.pass_ms persist.ref_ms "" "" "" "" "(reference: the same pass in one process over the records in memory)"
+row "28. ... how much faster a later pass is than the first" persist.speedup "" "" "" '>=' 5 "≥ 5 × (median of the runs' ratios)"
+row "28. ... the reference's pass over a later pass's time" persist.ratio "" "" "" '>=' 0.8 "≥ 0.8 (median of the runs' ratios)"
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

@@ -109,6 +109,10 @@ runs "bench-netns" 'net\.\(skipped\|lat\.curve\.p50\)' 'net\.\(skipped\|curve\.t
 runs "bench-locality" 'loc\.\(skipped\|scan\.cross_share\)' 'loc\.\(skipped\|shuffle\.saved\)' 'loc\.\(skipped\|idle\.tail\)' -- \
   bash "$(dirname "$0")/bench-locality.sh" --reps 1 --scan-mib 24 \
   --shuffle-mib 2 --idle-tasks 3
+# benchmark 28 at its smallest: 2 MB of points, 3 passes
+runs "bench-persist" persist.speedup persist.ratio -- \
+  bash "$(dirname "$0")/bench-persist.sh" --reps 1 --size 2000000 --passes 3 \
+  --maps 2 --parts 2
 # the failover benchmark at one trial of a 2 s session (no throughput
 # rounds, 200 ms heartbeats): where ZooKeeper is missing it says so (fo.skipped)
 runs "bench-failover" 'fo\.\(skipped\|kill2000\.p95_ms\)' 'fo\.\(skipped\|rec\.worker_gone_ms\)' -- \
