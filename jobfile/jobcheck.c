@@ -29,8 +29,8 @@ static const double s_max_count = 4294967295.0;
 static const char *const s_job_keys[] = {"name",   "lib", "files", "stages",
                                          "params", "env", NULL};
 static const char *const s_stage_keys[] = {
-    "name",       "after", "tasks",  "pool",      "weight",  "env",
-    "partitions", "sort",  "output", "resources", "require", NULL};
+    "name", "after",  "tasks",     "pool",    "weight",  "env", "partitions",
+    "sort", "output", "resources", "require", "persist", NULL};
 static const char *const s_task_keys[] = {"cmd",     "fn",    "arg", "count",
                                           "foreach", "input", "env", "timeout",
                                           "prefer",  NULL};
@@ -208,7 +208,53 @@ s_find_stage (const cJSON *stages, const char *name, int before)
     return NULL;
 }
 
-/* "after" and "input" name earlier stages; one input per stage. */
+bool
+jobcheck_names_other_job (const char *name)
+{
+    const char *slash = name ? strchr (name, '/') : NULL;
+    return slash && slash > name && slash[1];
+}
+
+int
+jobcheck_persist_level (const cJSON *v, hearth_persist_t *level)
+{
+    static const char *const names[] = {"memory", "disk", "memory_and_disk"};
+    *level = HEARTH_PERSIST_NONE;
+    if (!v || cJSON_IsFalse (v))
+        return 0;
+    if (cJSON_IsTrue (v))
+        return *level = HEARTH_PERSIST_MEMORY_AND_DISK, 0;
+    for (int i = 0; cJSON_IsString (v) && i < 3; i++)
+        if (strcmp (v->valuestring, names[i]) == 0)
+            return *level = (hearth_persist_t) (HEARTH_PERSIST_MEMORY + i), 0;
+    return -1;
+}
+
+/* A stage's "persist" (docs/jobs.md "Several jobs, iterations"): a
+   level, and not with "output". */
+static int
+s_check_persist (const cJSON *st, const char *where, hearth_error_t *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive (st, "persist");
+    hearth_persist_t level;
+    if (jobcheck_persist_level (v, &level) < 0)
+        return hearth_errprintf (err,
+                                 "%s.persist: expected true, false, "
+                                 "\"memory\", \"disk\" or "
+                                 "\"memory_and_disk\"",
+                                 where);
+    if (level != HEARTH_PERSIST_NONE
+        && cJSON_GetObjectItemCaseSensitive (st, "output"))
+        return hearth_errprintf (err,
+                                 "%s.persist: a stage whose results go to "
+                                 "files (\"output\") is not persisted: "
+                                 "later jobs read the files",
+                                 where);
+    return 0;
+}
+
+/* "after" and "input" name earlier stages (or, as JOB/STAGE, a stage of
+   an earlier job: jobfile.c checks those); one input per stage. */
 static int
 s_check_links (const cJSON *stages, const cJSON *st, int pos, const char *where,
                hearth_error_t *err)
@@ -218,12 +264,14 @@ s_check_links (const cJSON *stages, const cJSON *st, int pos, const char *where,
         return -1;
     const cJSON *name;
     cJSON_ArrayForEach (name, after) if (
-        !s_find_stage (stages, name->valuestring,
-                       pos)) return hearth_errprintf (err,
-                                                      "%s.after: no stage "
-                                                      "\"%s\" before this "
-                                                      "one",
-                                                      where, name->valuestring);
+        !s_find_stage (stages, name->valuestring, pos)
+        && !jobcheck_names_other_job (
+            name->valuestring)) return hearth_errprintf (err,
+                                                         "%s.after: no stage "
+                                                         "\"%s\" before this "
+                                                         "one",
+                                                         where,
+                                                         name->valuestring);
     const char *input = NULL;
     const cJSON *t;
     cJSON_ArrayForEach (t, cJSON_GetObjectItemCaseSensitive (st, "tasks"))
@@ -232,7 +280,7 @@ s_check_links (const cJSON *stages, const cJSON *st, int pos, const char *where,
             cJSON_GetObjectItemCaseSensitive (t, "input"));
         if (!in)
             continue;
-        if (!s_find_stage (stages, in, pos))
+        if (!s_find_stage (stages, in, pos) && !jobcheck_names_other_job (in))
             return hearth_errprintf (err,
                                      "%s: input \"%s\" is not a stage "
                                      "before this one",
@@ -317,6 +365,8 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
     if (s_check_resources (cJSON_GetObjectItemCaseSensitive (st, "resources"),
                            where, err)
         < 0)
+        return -1;
+    if (s_check_persist (st, where, err) < 0)
         return -1;
     size_t i = 0;
     const cJSON *t;

@@ -38,6 +38,7 @@
 #include <cjson/cJSON.h>
 
 #include "jobfile/jobcheck.h"
+#include "jobfile/jobcross.h"
 #include "jobfile/jobfile.h"
 #include "jobfile/jobfile_int.h"
 #include "jobfile/joblist.h"
@@ -210,6 +211,11 @@ jobfile_load (const char *path, const jobparams_input_t *in,
         hearth_errprintf (err, "%s: %s", path, inner.text);
         goto error;
     }
+    for (size_t k = 0; k < self->njobs; k++)
+        if (jobcross_check (self, k, &inner) < 0) {
+            hearth_errprintf (err, "%s: %s", path, inner.text);
+            goto error;
+        }
     self->args = in->args;
     self->nargs = in->nargs;
     self->elsewhere = in->elsewhere;
@@ -610,6 +616,15 @@ s_check_limits (const jobfile_t *self, const jobfile_job_t *job,
     return 0;
 }
 
+/* The stage name names for job k (being built as job): one of its own,
+   or a persisted stage of an earlier job (JOB/STAGE); NULL for NULL. */
+static hearth_stage_t *
+s_named (const jobfile_t *self, size_t k, hearth_job_t *job, const char *name)
+{
+    hearth_stage_t *st = name ? hearth_job_find_stage (job, name) : NULL;
+    return st ? st : jobcross_stage (self, k, name);
+}
+
 static int
 s_build_stage (const jobfile_t *self, const jobfile_job_t *from,
                hearth_job_t *job, const cJSON *st, size_t *lines,
@@ -646,17 +661,27 @@ s_build_stage (const jobfile_t *self, const jobfile_job_t *from,
             return hearth_errprintf (err, "stage %s: resources: %s", name,
                                      strerror (errno));
     }
+    size_t k = (size_t) (from - self->jobs);
+    hearth_persist_t level;
+    if (jobcheck_persist_level (
+            cJSON_GetObjectItemCaseSensitive (st, "persist"), &level)
+            == 0
+        && level != HEARTH_PERSIST_NONE
+        && hearth_stage_persist (stage, level) < 0)
+        return hearth_errprintf (err, "stage %s: persist: %s", name,
+                                 strerror (errno));
     const cJSON *a;
     cJSON_ArrayForEach (a, cJSON_GetObjectItemCaseSensitive (st, "after"))
-        hearth_stage_after (stage, hearth_job_find_stage (job, a->valuestring));
+        hearth_stage_after (stage, s_named (self, k, job, a->valuestring));
     s_scope_t sc = s_scope (from, st);
     s_sink_t sink = {.stage = stage};
     cJSON *tasks = cJSON_GetObjectItemCaseSensitive (st, "tasks");
     for (cJSON *t = tasks ? tasks->child : NULL, *next; t; t = next) {
         next = t->next;
-        hearth_stage_t *in = hearth_job_find_stage (
-            job, cJSON_GetStringValue (
-                     cJSON_GetObjectItemCaseSensitive (t, "input")));
+        hearth_stage_t *in =
+            s_named (self, k, job,
+                     cJSON_GetStringValue (
+                         cJSON_GetObjectItemCaseSensitive (t, "input")));
         if (in)
             hearth_stage_input (stage, in);
         sc.count = jobshuffle_default_count (in);
@@ -716,6 +741,7 @@ jobfile_build (jobfile_t *self, size_t k, hearth_ctx_t *ctx,
         jobstore_release (self->store);
         job_own_strings (job);
     }
+    self->jobs[k].built = job; /* later jobs may read its stages */
     return job;
 }
 

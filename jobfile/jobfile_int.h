@@ -17,12 +17,15 @@
 
 /* One job of the file, or one iteration of a repeated one. */
 typedef struct {
-    const cJSON *root; /* its tree (a run's, or the file's) */
-    jobitems_t *lines; /* the lines of each "foreach": {"lines"} task */
-    size_t nlines;     /* how many such tasks, in the job's order */
-    bool later;        /* a "foreach": {"parts"} task of it reads an
-                          earlier job's output: its lines are read, and
-                          its tasks checked, when it is built */
+    const cJSON *root;   /* its tree (a run's, or the file's) */
+    jobitems_t *lines;   /* the lines of each "foreach": {"lines"} task */
+    size_t nlines;       /* how many such tasks, in the job's order */
+    bool later;          /* a "foreach": {"parts"} task of it reads an
+                            earlier job's output: its lines are read, and
+                            its tasks checked, when it is built */
+    hearth_job_t *built; /* the job built for it (the context's), once
+                            built: later jobs read its persisted stages
+                            (jobcross.h) */
 } jobfile_job_t;
 
 struct jobfile {

@@ -10,6 +10,7 @@ jobfile_libjobfile_la_SOURCES = jobfile/jobrun.c jobfile/jobrun.h \
 	jobfile/jobouts.c jobfile/jobfile_int.h \
 	jobfile/jobparams.c jobfile/jobparams.h jobfile/jobenv.c \
 	jobfile/jobnames.c jobfile/jobnames.h jobfile/jobshuffle.c jobfile/jobshuffle.h \
+	jobfile/jobcross.c jobfile/jobcross.h \
 	jobfile/jobstream.c jobfile/jobstream.h jobfile/jobstore.c jobfile/jobstore.h \
 	jobfile/progress.c jobfile/progress.h \
 	jobfile/jobfast.c jobfile/jobfast.h jobfile/jobescape.c jobfile/jobescape.h

@@ -97,8 +97,7 @@ points_parse (const hearth_task_in_t *in, hearth_task_out_t *out)
         free (raw);
         free (rec);
         return snprintf (out->error, sizeof out->error,
-                         "points_parse: cannot read %.400s at %llu", path,
-                         off),
+                         "points_parse: cannot read %.400s at %llu", path, off),
                1;
     }
     out->len = points_parse_lines (raw, len, rec);

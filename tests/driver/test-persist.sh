@@ -12,6 +12,10 @@
 # - the API's refusals (reading a stage not persisted, one whose job has
 #   not run, one unpersisted since; persisting an output stage or a
 #   level that is none), each with its error.
+# - job files: a repeated job reading a persisted stage of a first one
+#   ("input": "JOB/STAGE") in local[2] and local-cluster, exact and the
+#   stage run once; and what a file may not say, refused before anything
+#   runs (exit 2), each with its message.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 300
@@ -97,5 +101,55 @@ check "... a persisted stage whose job has not run, saying so" \
   grep -qx 'refused: a persisted stage whose job has not run -- stage kept of job a: job a has not succeeded, so its outputs are not there to read' "$T/out"
 check "... a stage unpersisted since, saying so" \
   grep -qx 'refused: a stage unpersisted since -- stage read reads stage kept of job a, which is not persisted (any more)' "$T/out"
+# Job files: a persisted stage of a first job read by a repeated one
+# ("input": "JOB/STAGE"), and what is refused before anything runs.
+rm -rf "$T/d" && mkdir "$T/d"
+F=$(job iter "{\"name\": \"iter\", \"jobs\": [
+  {\"name\": \"load\", \"stages\": [
+    {\"name\": \"words\", \"partitions\": 3, \"sort\": true, \"persist\": true,
+     \"tasks\": [{\"cmd\": [\"sh\", \"-c\", \"echo {i} >> $T/d/ran; printf 'apple\\\\nw{i}\\\\npear\\\\napple\\\\n'\"], \"count\": 4}]},
+    {\"name\": \"count\", \"tasks\": [{\"cmd\": [\"uniq\", \"-c\"], \"input\": \"words\"}]}]},
+  {\"name\": \"pass\", \"repeat\": 3, \"stages\": [
+    {\"name\": \"count\", \"tasks\": [{\"cmd\": [\"uniq\", \"-c\"], \"input\": \"load/words\"}]}]}]}")
+for M in 'local[2]' 'local-cluster[2,1,512]'; do
+  rm -f "$T/d/ran"
+  check "$M: a job file whose repeated job reads a persisted stage" \
+    submit --master "$M" "$F"
+  check "... 4 jobs, each counting right" \
+    same <(sort "$T/out" | uniq -c) <({ printf '      8 apple\n      4 pear\n'
+      printf '      1 w%d\n' 0 1 2 3; } | sort | sed 's/^/      4 /')
+  check "... the persisted stage ran once" \
+    test "$(sort -n "$T/d/ran" | tr '\n' ' ')" = "0 1 2 3 "
+done
+# bad NAME MUTATION MESSAGE: a file like the one above (no repeat) changed by
+# a python statement on `base`, refused saying MESSAGE
+bad() {
+  refused "$1" "$(python3 -c "
+import json
+base = {'name': 'e', 'jobs': [
+  {'name': 'load', 'stages': [
+    {'name': 'words', 'partitions': 3, 'persist': True, 'tasks': [{'cmd': ['echo', 'a'], 'count': 2}]},
+    {'name': 'count', 'tasks': [{'cmd': ['cat'], 'input': 'words'}]}]},
+  {'name': 'pass', 'stages': [{'name': 'r', 'tasks': [{'cmd': ['cat'], 'input': 'load/words'}]}]}]}
+$2
+print(json.dumps(base))")" "$3"
+}
+r="base['jobs'][1]['stages'][0]['tasks'][0]"
+bad no-job "$r['input'] = 'nojob/words'" \
+  'jobs[1].stages[0].tasks[0].input: "nojob/words": no job "nojob" runs before this one'
+bad not-persisted "$r['input'] = 'load/count'" \
+  '"load/count": a later job reads only a persisted stage: give stage count of job load "persist": true'
+bad no-stage "$r['input'] = 'load/nostage'" '"load/nostage": job load has no stage "nostage"'
+bad bad-level "base['jobs'][0]['stages'][0]['persist'] = 'bogus'" \
+  'jobs[0].stages[0].persist: expected true, false, "memory", "disk" or "memory_and_disk"'
+bad count "$r['count'] = 2" \
+  'its input "load/words" has 3 partitions, so it runs once per partition'
+bad after-not-persisted "base['jobs'][1]['stages'][0]['after'] = ['load/count']" \
+  'jobs[1].stages[0].after: "load/count": a later job reads only a persisted stage'
+bad persisted-output "base['jobs'][0]['stages'][1].update(persist=True, output='$T/o')" \
+  'a stage whose results go to files ("output") is not persisted'
+refused one-job '{"name": "one", "stages": [{"name": "r", "tasks": [{"cmd": ["cat"], "input": "load/words"}]}]}' \
+  'stages[0].tasks[0].input: "load/words": no job "load" runs before this one'
+
 check "no master, worker or executor is left" wait_for 10 no_leftovers
 finish
