@@ -124,8 +124,15 @@ static int
 s_adopt (hearth_job_t *job, hearth_stage_t *st, s_copies_t *cp,
          hearth_stage_t **out, char *why, size_t size)
 {
+    /* a copy in another job (the lineage of a stage that job persisted)
+       stands for its origin, while that lives: the origin's table is the
+       one the outputs made again go back to */
+    while (st->held && st->origin)
+        st = st->origin;
+    /* one copy per shuffle id: the outputs lie under it, and two stages
+       of one job remaking them would write the same files */
     for (size_t i = 0; i < cp->n; i++)
-        if (cp->origin[i] == st)
+        if (cp->origin[i] == st || cp->copy[i]->shuffle_id == st->shuffle_id)
             return *out = cp->copy[i], 0;
     if (hearth_job_state (st->job) != HEARTH_JOB_SUCCEEDED || !st->maps) {
         snprintf (why, size,
@@ -135,7 +142,17 @@ s_adopt (hearth_job_t *job, hearth_stage_t *st, s_copies_t *cp,
         return -1;
     }
     char *name = s_copy_name (job, st);
-    hearth_stage_t *c = name ? hearth_job_stage (job, name) : NULL;
+    if (!name)
+        goto nomem;
+    hearth_stage_t *c = hearth_job_stage (job, name);
+    if (!c && errno == EINVAL) {
+        snprintf (why, size,
+                  "stage %s of job %s: its copy's name %s is taken by a "
+                  "stage of job %s",
+                  st->name, st->job->name, name, job->name);
+        free (name);
+        return -1;
+    }
     free (name);
     if (!c || s_copy_stage (c, st) < 0)
         goto nomem;

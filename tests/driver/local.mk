@@ -49,6 +49,14 @@ tests_driver_test_persist_api_SOURCES = tests/driver/test_persist_api.c \
 tests_driver_test_persist_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
 tests_driver_test_persist_api_LDADD = libhearth.la
 
+# A libhearth driver program of persisted stages' lineage
+# (test-persist-lineage.sh).
+check_PROGRAMS += tests/driver/test-persist-lineage
+tests_driver_test_persist_lineage_SOURCES = \
+	tests/driver/test_persist_lineage.c tests/driver/apictx.h
+tests_driver_test_persist_lineage_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
+tests_driver_test_persist_lineage_LDADD = libhearth.la
+
 # hearth-driver's progress display, its text and its terminal (cmocka).
 check_PROGRAMS += tests/driver/test_progress
 tests_driver_test_progress_SOURCES = tests/driver/test_progress.c \
@@ -129,6 +137,7 @@ DRIVER_TESTS = \
 	tests/driver/test-kept-functions.sh \
 	tests/driver/test-shuffle-api.sh \
 	tests/driver/test-persist.sh \
+	tests/driver/test-persist-lineage.sh \
 	tests/driver/test-locality.sh \
 	tests/driver/test-shuffle-failures.sh \
 	tests/driver/test-shuffle-worker-lost.sh
