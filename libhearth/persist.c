@@ -218,6 +218,14 @@ persist_adopt (hearth_job_t *job, char *why, size_t size)
                 st->input = st->parents[k];
         }
     }
+    /* the tables of what a persisted stage's lost outputs are made again
+       from outlive the job too, or a later job would run those stages
+       whole */
+    for (size_t i = 0; rc == 0 && i < own; i++)
+        if (job->stages[i]->persist != HEARTH_PERSIST_NONE)
+            for (hearth_stage_t *in = job->stages[i]->input;
+                 in && in->job == job && !in->lineage; in = in->input)
+                in->lineage = true;
     free (cp.origin);
     free (cp.copy);
     return rc;

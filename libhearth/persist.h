@@ -27,7 +27,9 @@
 
 /* At submit (the user's thread): copy into job every stage of another
    job that one of its stages names, with their lineage, and point its
-   stages at the copies.  0, or -1 with why (size bytes): a stage named
+   stages at the copies; and mark the lineage of its own persisted
+   stages (their input, its input...), whose tables outlive the job
+   too (stage_outlives_job).  0, or -1 with why (size bytes): a stage named
    across jobs that is not persisted (any more), whose job has not
    succeeded, or a name that is taken; no memory. */
 int persist_adopt (hearth_job_t *job, char *why, size_t size);

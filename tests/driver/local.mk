@@ -45,7 +45,7 @@ tests_driver_test_shuffle_api_LDADD = libhearth.la
 # A libhearth driver program of persisted stages (test-persist.sh).
 check_PROGRAMS += tests/driver/test-persist-api
 tests_driver_test_persist_api_SOURCES = tests/driver/test_persist_api.c \
-	tests/driver/apictx.h
+	tests/driver/apictx.h tests/driver/apipause.h
 tests_driver_test_persist_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
 tests_driver_test_persist_api_LDADD = libhearth.la
 
@@ -53,7 +53,8 @@ tests_driver_test_persist_api_LDADD = libhearth.la
 # (test-persist-lineage.sh).
 check_PROGRAMS += tests/driver/test-persist-lineage
 tests_driver_test_persist_lineage_SOURCES = \
-	tests/driver/test_persist_lineage.c tests/driver/apictx.h
+	tests/driver/test_persist_lineage.c tests/driver/apictx.h \
+	tests/driver/apipause.h
 tests_driver_test_persist_lineage_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
 tests_driver_test_persist_lineage_LDADD = libhearth.la
 

@@ -31,6 +31,7 @@
 #include <hearth.h>
 
 #include "tests/driver/apictx.h"
+#include "tests/driver/apipause.h"
 
 static const char *const s_uniq[] = {"uniq", "-c", NULL};
 
@@ -51,23 +52,6 @@ s_print (hearth_job_t *job, hearth_stage_t *count, int k)
     }
     fflush (stdout);
     return 0;
-}
-
-/* With DIR/pause, say DIR/ready.K and wait for DIR/go.K. */
-static void
-s_pause (const char *dir, int k)
-{
-    char path[4096];
-    snprintf (path, sizeof path, "%s/pause", dir);
-    if (access (path, F_OK) != 0)
-        return;
-    snprintf (path, sizeof path, "%s/ready.%d", dir, k);
-    FILE *f = fopen (path, "w");
-    if (f)
-        fclose (f);
-    snprintf (path, sizeof path, "%s/go.%d", dir, k);
-    for (int i = 0; i < 600 && access (path, F_OK) != 0; i++)
-        usleep (100 * 1000);
 }
 
 static int
@@ -91,7 +75,7 @@ s_iterate (hearth_ctx_t *ctx, int n, const char *dir)
     hearth_job_run (load);
     int rc = s_print (load, count, 0);
     for (int k = 1; rc == 0 && k <= n; k++) {
-        s_pause (dir, k);
+        apipause (dir, k);
         hearth_job_t *pass = hearth_job_new (ctx, "pass");
         hearth_stage_t *c = hearth_job_stage (pass, "count");
         if (hearth_stage_input (c, words) < 0)

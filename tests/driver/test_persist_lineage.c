@@ -7,10 +7,11 @@
 
     test-persist-lineage lineage N DIR
         job "load": stage "src", 4 command tasks writing
-        "apple w{i} pear apple" one a line into 2 partitions (not
-        persisted); stage "words", 2 `cat` tasks reading it into 3 sorted
+        "apple w{i} pear apple" one a line into 4 partitions (not
+        persisted); stage "words", 4 `cat` tasks reading it into 3 sorted
         partitions, persisted on disk; stage "count" reading words.  Then
-        N jobs "pass" whose stage "count" reads load's words.
+        N jobs "pass" whose stage "count" reads load's words; before pass
+        K, with DIR/pause, it writes DIR/ready.K and waits for DIR/go.K.
     test-persist-lineage shared DIR
         job "load": "words", 4 command tasks into 3 sorted partitions,
         persisted; jobs "a" and "b": a stage "x" of 3 `cat` tasks reading
@@ -28,6 +29,7 @@
 #include <hearth.h>
 
 #include "tests/driver/apictx.h"
+#include "tests/driver/apipause.h"
 
 static const char *const s_uniq[] = {"uniq", "-c", NULL};
 
@@ -95,12 +97,13 @@ static int
 s_lineage (hearth_ctx_t *ctx, int n, const char *dir)
 {
     hearth_job_t *load = hearth_job_new (ctx, "load");
-    hearth_stage_t *src = s_maps (load, "src", dir, s_words, 4, 2, false);
-    hearth_stage_t *words = s_maps (load, "words", dir, "cat", 2, 3, true);
+    hearth_stage_t *src = s_maps (load, "src", dir, s_words, 4, 4, false);
+    hearth_stage_t *words = s_maps (load, "words", dir, "cat", 4, 3, true);
     hearth_stage_input (words, src);
     s_counted_t c = {s_count (load, "count", words), "count"};
     int rc = s_run (load, "load", &c, 1);
     for (int k = 1; rc == 0 && k <= n; k++) {
+        apipause (dir, k);
         hearth_job_t *pass = hearth_job_new (ctx, "pass");
         c.stage = s_count (pass, "count", words);
         rc = c.stage ? s_run (pass, "pass", &c, 1) : -1;
