@@ -560,9 +560,10 @@ s_add_held (work_t *self, hearth_job_t *job, hearth_stage_t *st,
     free (first);
     if (rc < 0)
         return -1;
-    st->ev_attempt = 1;
+    st->ev_attempt = missing ? 1 : 0;
     st->ev_rerun = missing;
-    if (missing == 0) { /* nothing to say until an output is lost */
+    if (missing == 0) { /* nothing to say until an output is lost, which
+                           makes the attempt said 1 (shuffle.c s_lose) */
         st->ev_started = st->ev_ended = true;
         job_set_progress (job, st, st->ntasks, 0, true);
     }

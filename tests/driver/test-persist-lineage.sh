@@ -11,7 +11,8 @@
 # - the same on a hand-started master and two workers: the worker
 #   holding outputs of the persisted stage killed (kill -9) before the
 #   second pass: that pass's counts exact, and exactly the tasks of both
-#   stages whose outputs it held ran again, once.
+#   stages whose outputs it held ran again, once; the event log says so
+#   (a stage_start of each copy, attempt 1, tasks those run again).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 300
@@ -56,8 +57,9 @@ check "... and so did its input" test "$(ran "$T/d/ran.src")" = "0 1 2 3 "
 rm -rf "$T/d" && mkdir "$T/d" && touch "$T/d/pause"
 start_master || exit 1
 CORES=2 start_worker wa && CORES=2 start_worker wb || exit 1
+mkdir "$T/ev"
 submit --master "$MASTER_URL" --executor-memory 256M --executor-cores 1 \
-  --task-prefetch 0 "$P" lineage 2 "$T/d" &
+  --task-prefetch 0 --event-log "$T/ev" "$P" lineage 2 "$T/d" &
 SUBMIT_PID=$!
 PIDS+=($SUBMIT_PID)
 wait_for 60 test -e "$T/d/ready.1" && touch "$T/d/go.1"
@@ -93,6 +95,16 @@ check "... exactly the words tasks of $victim's outputs ran again, once" \
   same <(tail -n +5 "$T/d/ran.words" | sort -n) "$T/held.words"
 check "... and so did the src tasks" \
   same <(tail -n +5 "$T/d/ran.src" | sort -n) "$T/held.src"
+# the copies' events: one run again each, attempt 1, its tasks those
+# made again
+starts() {
+  jq -c --arg n "$1" 'select(.event == "stage_start" and .name == $n)
+    | [.attempt, .tasks]' "$T"/ev/*.events
+}
+check "... the events say load/words ran again: attempt 1, its tasks" \
+  test "$(starts load/words)" = "[1,$(wc -l <"$T/held.words")]"
+check "... and load/src" \
+  test "$(starts load/src)" = "[1,$(wc -l <"$T/held.src")]"
 kill "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
 wait "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
 check "no master, worker or executor is left" wait_for 10 no_leftovers
