@@ -125,6 +125,11 @@ struct hearth_stage {
                                     while it lives; else NULL */
     bool held;                   /* such a copy: its tasks ran before, its
                                     outputs are where they were left */
+    bool orphaned;               /* it named a stage of another job
+                                    destroyed since: never submitted
+                                    (persist.h) */
+    char *orphaned_of;           /* "STAGE of job JOB", that one, or NULL
+                                    (no memory) */
     bool lineage;                /* the input of a persisted stage of its
                                     job, or that input's input...: what
                                     its lost outputs are made again from

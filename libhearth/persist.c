@@ -206,6 +206,15 @@ s_adopt_parent (hearth_job_t *job, hearth_stage_t *stage, hearth_stage_t **p,
 int
 persist_adopt (hearth_job_t *job, char *why, size_t size)
 {
+    for (size_t i = 0; i < job->nstages; i++)
+        if (job->stages[i]->orphaned) {
+            const char *of = job->stages[i]->orphaned_of;
+            snprintf (why, size,
+                      "stage %s reads stage %s, which its job's destruction "
+                      "took away",
+                      job->stages[i]->name, of ? of : "of another job");
+            return -1;
+        }
     s_copies_t cp = {0};
     int rc = 0;
     size_t own = job->nstages; /* copies are added after them */
@@ -248,13 +257,39 @@ persist_return (hearth_job_t *job)
     }
 }
 
+/* st's parent k, a stage of a job being destroyed, goes: st will be
+   refused at submit, saying which it was. */
+static void
+s_orphan (hearth_stage_t *st, size_t k)
+{
+    hearth_stage_t *gone = st->parents[k];
+    if (!st->orphaned_of) {
+        size_t len = strlen (gone->name) + strlen (gone->job->name) + 16;
+        if ((st->orphaned_of = malloc (len)))
+            snprintf (st->orphaned_of, len, "%s of job %s", gone->name,
+                      gone->job->name);
+    }
+    st->orphaned = true;
+    if (st->input == gone)
+        st->input = NULL;
+    memmove (&st->parents[k], &st->parents[k + 1],
+             (st->nparents - k - 1) * sizeof *st->parents);
+    st->nparents--;
+}
+
 void
 persist_forget (hearth_job_t *job)
 {
     hearth_ctx_t *ctx = job->ctx;
     for (hearth_job_t *j = zlistx_first (ctx->jobs); j;
          j = zlistx_next (ctx->jobs))
-        for (size_t i = 0; j != job && i < j->nstages; i++)
-            if (j->stages[i]->origin && j->stages[i]->origin->job == job)
-                j->stages[i]->origin = NULL;
+        for (size_t i = 0; j != job && i < j->nstages; i++) {
+            hearth_stage_t *st = j->stages[i];
+            if (st->origin && st->origin->job == job)
+                st->origin = NULL;
+            /* a job not submitted yet names it still */
+            for (size_t k = st->nparents; k-- > 0;)
+                if (st->parents[k]->job == job)
+                    s_orphan (st, k);
+        }
 }

@@ -10,8 +10,9 @@
 #   exact, and exactly the map tasks whose outputs wb held ran again
 #   (by their indexes), once.
 # - the API's refusals (reading a stage not persisted, one whose job has
-#   not run, one unpersisted since; persisting an output stage or a
-#   level that is none), each with its error.
+#   not run, one unpersisted since, one whose job was destroyed before
+#   the reading job was submitted; persisting an output stage or a level
+#   that is none), each with its error.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 300
@@ -80,5 +81,7 @@ check "... a persisted stage whose job has not run, saying so" \
   grep -qx 'refused: a persisted stage whose job has not run -- stage kept of job a: job a has not succeeded, so its outputs are not there to read' "$T/out"
 check "... a stage unpersisted since, saying so" \
   grep -qx 'refused: a stage unpersisted since -- stage read reads stage kept of job a, which is not persisted (any more)' "$T/out"
+check "... a stage whose job was destroyed since, saying so (not a crash)" \
+  grep -qx 'refused: a stage whose job was destroyed since -- stage read reads stage held of job e, which its job'"'"'s destruction took away' "$T/out"
 check "no master, worker or executor is left" wait_for 10 no_leftovers
 finish

@@ -16,7 +16,8 @@
         the API's refusals, each printed as "refused: WHAT" (or
         "ACCEPTED: WHAT"): reading across jobs a stage not persisted, a
         persisted stage whose job has not run, one unpersisted since,
-        persisting an output stage or a level that is none.
+        one whose job was destroyed since, persisting an output stage or
+        a level that is none.
 
     Exits 0 unless something unexpected happened.
 */
@@ -138,6 +139,24 @@ s_refusals (hearth_ctx_t *ctx, const char *dir)
     s_say (refused, "a stage unpersisted since", hearth_job_error (c));
     hearth_job_destroy (&c);
     hearth_job_destroy (&a);
+
+    /* a job built to read a persisted stage whose job is destroyed
+       before it is submitted */
+    hearth_job_t *e = hearth_job_new (ctx, "e");
+    hearth_stage_t *held = hearth_job_stage (e, "held");
+    hearth_stage_add_commands (held, echo, NULL, 2);
+    hearth_stage_persist (held, HEARTH_PERSIST_DISK);
+    if (hearth_job_run (e) < 0)
+        return fprintf (stderr, "job e: %s\n", hearth_job_error (e)), -1;
+    hearth_job_t *d = hearth_job_new (ctx, "d");
+    hearth_stage_t *rd2 = hearth_job_stage (d, "read");
+    hearth_stage_add_commands (rd2, s_uniq, NULL, 1);
+    hearth_stage_input (rd2, held);
+    hearth_job_destroy (&e);
+    refused = hearth_job_submit (d) < 0;
+    s_say (refused, "a stage whose job was destroyed since",
+           hearth_job_error (d));
+    hearth_job_destroy (&d);
     return 0;
 }
 
