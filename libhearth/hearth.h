@@ -217,7 +217,8 @@ typedef enum {
    too.  An unpartitioned persisted stage keeps its results on its
    workers as an input would (hearth_stage_result gives none of them).
    They are kept until hearth_stage_unpersist, the destruction of the
-   stage's job or the end of the context.  Before the job is submitted.
+   stage's job or the end of the context (a job built to read it and
+   submitted after those is refused).  Before the job is submitted.
    Returns 0, or -1 with errno EINVAL (a bad level, a submitted job, a
    stage whose results go to files or to a result callback). */
 int hearth_stage_persist (hearth_stage_t *stage, hearth_persist_t level);

@@ -17,7 +17,7 @@ inlineout_reserve (hearth_stage_t *st, uint64_t *left)
     /* sorted outputs are merged by key from files: never kept; nor are
        those kept for later jobs: they outlive this one's budget */
     if (!st->read_whole || st->sort || st->ntasks == 0
-        || st->persist != HEARTH_PERSIST_NONE || st->held)
+        || stage_outlives_job (st))
         return;
     uint64_t share = *left / st->ntasks;
     if (share > INLINEOUT_STAGE_MAX)
@@ -37,7 +37,7 @@ inlineout_release (hearth_job_t *job, uint64_t *left)
         /* the blocks go with their reservation: an ended job may stay
            with its user long after (until hearth_job_destroy); a table
            kept for later jobs stays (it holds no kept block) */
-        if (st->persist == HEARTH_PERSIST_NONE && !st->held)
+        if (!stage_outlives_job (st))
             inlineout_free (st);
         *left += st->inline_reserved;
         st->inline_reserved = 0;

@@ -125,6 +125,15 @@ struct hearth_stage {
                                     while it lives; else NULL */
     bool held;                   /* such a copy: its tasks ran before, its
                                     outputs are where they were left */
+    bool orphaned;               /* it named a stage of another job
+                                    destroyed since: never submitted
+                                    (persist.h) */
+    char *orphaned_of;           /* "STAGE of job JOB", that one, or NULL
+                                    (no memory) */
+    bool lineage;                /* the input of a persisted stage of its
+                                    job, or that input's input...: what
+                                    its lost outputs are made again from
+                                    (set at submit, persist.h) */
     uint32_t shuffle_id;         /* the shuffle id its map outputs lie
                                     under: its uid, or its origin's */
     bool remake;                 /* a copy whose lost outputs are made
@@ -189,6 +198,15 @@ struct hearth_stage {
     int ev_attempt;           /* 0, then 1, 2...: run again for lost outputs */
     uint64_t ev_rerun;        /* tasks run again in that attempt */
 };
+
+/* Whether st's map-output table outlives its job, for later jobs: a
+   persisted stage, a copy of one, or their lineage; never kept by the
+   driver (inlineout.h). */
+static inline bool
+stage_outlives_job (const hearth_stage_t *st)
+{
+    return st->persist != HEARTH_PERSIST_NONE || st->held || st->lineage;
+}
 
 struct hearth_job {
     hearth_ctx_t *ctx;       /* owner */

@@ -98,6 +98,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     free (st->output_dir);
     hearth_manifest_free (st->parts, st->parts ? st->ntasks : 0);
     free (st->parents);
+    free (st->orphaned_of);
     free (st->pool);
     hearth_resource_amounts_clear (&st->resources);
     s_strv_destroy (&st->require);

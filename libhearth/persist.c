@@ -124,8 +124,15 @@ static int
 s_adopt (hearth_job_t *job, hearth_stage_t *st, s_copies_t *cp,
          hearth_stage_t **out, char *why, size_t size)
 {
+    /* a copy in another job (the lineage of a stage that job persisted)
+       stands for its origin, while that lives: the origin's table is the
+       one the outputs made again go back to */
+    while (st->held && st->origin)
+        st = st->origin;
+    /* one copy per shuffle id: the outputs lie under it, and two stages
+       of one job remaking them would write the same files */
     for (size_t i = 0; i < cp->n; i++)
-        if (cp->origin[i] == st)
+        if (cp->origin[i] == st || cp->copy[i]->shuffle_id == st->shuffle_id)
             return *out = cp->copy[i], 0;
     if (hearth_job_state (st->job) != HEARTH_JOB_SUCCEEDED || !st->maps) {
         snprintf (why, size,
@@ -135,7 +142,17 @@ s_adopt (hearth_job_t *job, hearth_stage_t *st, s_copies_t *cp,
         return -1;
     }
     char *name = s_copy_name (job, st);
-    hearth_stage_t *c = name ? hearth_job_stage (job, name) : NULL;
+    if (!name)
+        goto nomem;
+    hearth_stage_t *c = hearth_job_stage (job, name);
+    if (!c && errno == EINVAL) {
+        snprintf (why, size,
+                  "stage %s of job %s: its copy's name %s is taken by a "
+                  "stage of job %s",
+                  st->name, st->job->name, name, job->name);
+        free (name);
+        return -1;
+    }
     free (name);
     if (!c || s_copy_stage (c, st) < 0)
         goto nomem;
@@ -189,6 +206,15 @@ s_adopt_parent (hearth_job_t *job, hearth_stage_t *stage, hearth_stage_t **p,
 int
 persist_adopt (hearth_job_t *job, char *why, size_t size)
 {
+    for (size_t i = 0; i < job->nstages; i++)
+        if (job->stages[i]->orphaned) {
+            const char *of = job->stages[i]->orphaned_of;
+            snprintf (why, size,
+                      "stage %s reads stage %s, which its job's destruction "
+                      "took away",
+                      job->stages[i]->name, of ? of : "of another job");
+            return -1;
+        }
     s_copies_t cp = {0};
     int rc = 0;
     size_t own = job->nstages; /* copies are added after them */
@@ -201,6 +227,14 @@ persist_adopt (hearth_job_t *job, char *why, size_t size)
                 st->input = st->parents[k];
         }
     }
+    /* the tables of what a persisted stage's lost outputs are made again
+       from outlive the job too, or a later job would run those stages
+       whole */
+    for (size_t i = 0; rc == 0 && i < own; i++)
+        if (job->stages[i]->persist != HEARTH_PERSIST_NONE)
+            for (hearth_stage_t *in = job->stages[i]->input;
+                 in && in->job == job && !in->lineage; in = in->input)
+                in->lineage = true;
     free (cp.origin);
     free (cp.copy);
     return rc;
@@ -223,13 +257,39 @@ persist_return (hearth_job_t *job)
     }
 }
 
+/* st's parent k, a stage of a job being destroyed, goes: st will be
+   refused at submit, saying which it was. */
+static void
+s_orphan (hearth_stage_t *st, size_t k)
+{
+    hearth_stage_t *gone = st->parents[k];
+    if (!st->orphaned_of) {
+        size_t len = strlen (gone->name) + strlen (gone->job->name) + 16;
+        if ((st->orphaned_of = malloc (len)))
+            snprintf (st->orphaned_of, len, "%s of job %s", gone->name,
+                      gone->job->name);
+    }
+    st->orphaned = true;
+    if (st->input == gone)
+        st->input = NULL;
+    memmove (&st->parents[k], &st->parents[k + 1],
+             (st->nparents - k - 1) * sizeof *st->parents);
+    st->nparents--;
+}
+
 void
 persist_forget (hearth_job_t *job)
 {
     hearth_ctx_t *ctx = job->ctx;
     for (hearth_job_t *j = zlistx_first (ctx->jobs); j;
          j = zlistx_next (ctx->jobs))
-        for (size_t i = 0; j != job && i < j->nstages; i++)
-            if (j->stages[i]->origin && j->stages[i]->origin->job == job)
-                j->stages[i]->origin = NULL;
+        for (size_t i = 0; j != job && i < j->nstages; i++) {
+            hearth_stage_t *st = j->stages[i];
+            if (st->origin && st->origin->job == job)
+                st->origin = NULL;
+            /* a job not submitted yet names it still */
+            for (size_t k = st->nparents; k-- > 0;)
+                if (st->parents[k]->job == job)
+                    s_orphan (st, k);
+        }
 }

@@ -27,7 +27,10 @@
 
 /* At submit (the user's thread): copy into job every stage of another
    job that one of its stages names, with their lineage, and point its
-   stages at the copies.  0, or -1 with why (size bytes): a stage named
+   stages at the copies (refused when one named a stage of a job
+   destroyed since); and mark the lineage of its own persisted
+   stages (their input, its input...), whose tables outlive the job
+   too (stage_outlives_job).  0, or -1 with why (size bytes): a stage named
    across jobs that is not persisted (any more), whose job has not
    succeeded, or a name that is taken; no memory. */
 int persist_adopt (hearth_job_t *job, char *why, size_t size);
@@ -39,7 +42,9 @@ int persist_adopt (hearth_job_t *job, char *why, size_t size);
 void persist_return (hearth_job_t *job);
 
 /* job is about to be freed: copies in the context's other jobs no longer
-   have an origin among its stages. */
+   have an origin among its stages, and stages of jobs not submitted yet
+   that name one of them lose that parent and are marked so that their
+   job's submit is refused, saying which it was. */
 void persist_forget (hearth_job_t *job);
 
 /* A copy of a map-output table of ntasks entries of partitions

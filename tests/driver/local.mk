@@ -45,9 +45,18 @@ tests_driver_test_shuffle_api_LDADD = libhearth.la
 # A libhearth driver program of persisted stages (test-persist.sh).
 check_PROGRAMS += tests/driver/test-persist-api
 tests_driver_test_persist_api_SOURCES = tests/driver/test_persist_api.c \
-	tests/driver/apictx.h
+	tests/driver/apictx.h tests/driver/apipause.h
 tests_driver_test_persist_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
 tests_driver_test_persist_api_LDADD = libhearth.la
+
+# A libhearth driver program of persisted stages' lineage
+# (test-persist-lineage.sh).
+check_PROGRAMS += tests/driver/test-persist-lineage
+tests_driver_test_persist_lineage_SOURCES = \
+	tests/driver/test_persist_lineage.c tests/driver/apictx.h \
+	tests/driver/apipause.h
+tests_driver_test_persist_lineage_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
+tests_driver_test_persist_lineage_LDADD = libhearth.la
 
 # hearth-driver's progress display, its text and its terminal (cmocka).
 check_PROGRAMS += tests/driver/test_progress
@@ -130,6 +139,7 @@ DRIVER_TESTS = \
 	tests/driver/test-kept-functions.sh \
 	tests/driver/test-shuffle-api.sh \
 	tests/driver/test-persist.sh \
+	tests/driver/test-persist-lineage.sh \
 	tests/driver/test-locality.sh \
 	tests/driver/test-shuffle-failures.sh \
 	tests/driver/test-shuffle-worker-lost.sh

@@ -10,8 +10,9 @@
 #   exact, and exactly the map tasks whose outputs wb held ran again
 #   (by their indexes), once.
 # - the API's refusals (reading a stage not persisted, one whose job has
-#   not run, one unpersisted since; persisting an output stage or a
-#   level that is none), each with its error.
+#   not run, one unpersisted since, one whose job was destroyed before
+#   the reading job was submitted; persisting an output stage or a level
+#   that is none), each with its error.
 # - job files: a repeated job reading a persisted stage of a first one
 #   ("input": "JOB/STAGE") in local[2] and local-cluster, exact and the
 #   stage run once; and what a file may not say, refused before anything
@@ -101,6 +102,8 @@ check "... a persisted stage whose job has not run, saying so" \
   grep -qx 'refused: a persisted stage whose job has not run -- stage kept of job a: job a has not succeeded, so its outputs are not there to read' "$T/out"
 check "... a stage unpersisted since, saying so" \
   grep -qx 'refused: a stage unpersisted since -- stage read reads stage kept of job a, which is not persisted (any more)' "$T/out"
+check "... a stage whose job was destroyed since, saying so (not a crash)" \
+  grep -qx 'refused: a stage whose job was destroyed since -- stage read reads stage held of job e, which its job'"'"'s destruction took away' "$T/out"
 # Job files: a persisted stage of a first job read by a repeated one
 # ("input": "JOB/STAGE"), and what is refused before anything runs.
 rm -rf "$T/d" && mkdir "$T/d"

@@ -16,7 +16,8 @@
         the API's refusals, each printed as "refused: WHAT" (or
         "ACCEPTED: WHAT"): reading across jobs a stage not persisted, a
         persisted stage whose job has not run, one unpersisted since,
-        persisting an output stage or a level that is none.
+        one whose job was destroyed since, persisting an output stage or
+        a level that is none.
 
     Exits 0 unless something unexpected happened.
 */
@@ -31,6 +32,7 @@
 #include <hearth.h>
 
 #include "tests/driver/apictx.h"
+#include "tests/driver/apipause.h"
 
 static const char *const s_uniq[] = {"uniq", "-c", NULL};
 
@@ -51,23 +53,6 @@ s_print (hearth_job_t *job, hearth_stage_t *count, int k)
     }
     fflush (stdout);
     return 0;
-}
-
-/* With DIR/pause, say DIR/ready.K and wait for DIR/go.K. */
-static void
-s_pause (const char *dir, int k)
-{
-    char path[4096];
-    snprintf (path, sizeof path, "%s/pause", dir);
-    if (access (path, F_OK) != 0)
-        return;
-    snprintf (path, sizeof path, "%s/ready.%d", dir, k);
-    FILE *f = fopen (path, "w");
-    if (f)
-        fclose (f);
-    snprintf (path, sizeof path, "%s/go.%d", dir, k);
-    for (int i = 0; i < 600 && access (path, F_OK) != 0; i++)
-        usleep (100 * 1000);
 }
 
 static int
@@ -91,7 +76,7 @@ s_iterate (hearth_ctx_t *ctx, int n, const char *dir)
     hearth_job_run (load);
     int rc = s_print (load, count, 0);
     for (int k = 1; rc == 0 && k <= n; k++) {
-        s_pause (dir, k);
+        apipause (dir, k);
         hearth_job_t *pass = hearth_job_new (ctx, "pass");
         hearth_stage_t *c = hearth_job_stage (pass, "count");
         if (hearth_stage_input (c, words) < 0)
@@ -154,6 +139,24 @@ s_refusals (hearth_ctx_t *ctx, const char *dir)
     s_say (refused, "a stage unpersisted since", hearth_job_error (c));
     hearth_job_destroy (&c);
     hearth_job_destroy (&a);
+
+    /* a job built to read a persisted stage whose job is destroyed
+       before it is submitted */
+    hearth_job_t *e = hearth_job_new (ctx, "e");
+    hearth_stage_t *held = hearth_job_stage (e, "held");
+    hearth_stage_add_commands (held, echo, NULL, 2);
+    hearth_stage_persist (held, HEARTH_PERSIST_DISK);
+    if (hearth_job_run (e) < 0)
+        return fprintf (stderr, "job e: %s\n", hearth_job_error (e)), -1;
+    hearth_job_t *d = hearth_job_new (ctx, "d");
+    hearth_stage_t *rd2 = hearth_job_stage (d, "read");
+    hearth_stage_add_commands (rd2, s_uniq, NULL, 1);
+    hearth_stage_input (rd2, held);
+    hearth_job_destroy (&e);
+    refused = hearth_job_submit (d) < 0;
+    s_say (refused, "a stage whose job was destroyed since",
+           hearth_job_error (d));
+    hearth_job_destroy (&d);
     return 0;
 }
 
