@@ -224,10 +224,12 @@ typedef enum {
 int hearth_stage_persist (hearth_stage_t *stage, hearth_persist_t level);
 /* The stage's persistence level. */
 hearth_persist_t hearth_stage_persisted (const hearth_stage_t *stage);
-/* Stop keeping the stage's outputs: jobs submitted from now on cannot
-   read it (those running go on); the driver forgets where they are, and
-   their files go with the application's.  Returns 0, or -1 with errno
-   EINVAL (NULL, or a stage not persisted). */
+/* Stop keeping the stage's outputs for later jobs: jobs submitted from
+   now on cannot read it (those running go on); the table of where they
+   are goes with the stage's job (hearth_job_destroy), their files with
+   the application.  Not while the stage's job runs.  Returns 0, or -1
+   with errno EINVAL (NULL, or a stage not persisted) or EBUSY (its job
+   is running). */
 int hearth_stage_unpersist (hearth_stage_t *stage);
 
 /* ---- data between stages (docs/jobs.md "Partitioned stages") ----

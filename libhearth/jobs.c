@@ -214,6 +214,9 @@ hearth_stage_unpersist (hearth_stage_t *stage)
 {
     if (!stage || stage->persist == HEARTH_PERSIST_NONE)
         return errno = EINVAL, -1;
+    /* the engine reads it as the job ends (inlineout.c keeps the table) */
+    if (hearth_job_state (stage->job) == HEARTH_JOB_RUNNING)
+        return errno = EBUSY, -1;
     stage->persist = HEARTH_PERSIST_NONE;
     return 0;
 }
