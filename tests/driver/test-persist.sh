@@ -102,6 +102,10 @@ check "... a persisted stage whose job has not run, saying so" \
   grep -qx 'refused: a persisted stage whose job has not run -- stage kept of job a: job a has not succeeded, so its outputs are not there to read' "$T/out"
 check "... a stage unpersisted since, saying so" \
   grep -qx 'refused: a stage unpersisted since -- stage read reads stage kept of job a, which is not persisted (any more)' "$T/out"
+check "... hearth_stage_unpersist while the stage's job runs (EBUSY)" \
+  grep -qx 'refused: unpersist while its job runs' "$T/out"
+check "... and accepted once the job ended" \
+  grep -qx 'ACCEPTED: unpersist once it ended' "$T/out"
 check "... a stage whose job was destroyed since, saying so (not a crash)" \
   grep -qx 'refused: a stage whose job was destroyed since -- stage read reads stage held of job e, which its job'"'"'s destruction took away' "$T/out"
 # Job files: a persisted stage of a first job read by a repeated one

@@ -17,7 +17,8 @@
         "ACCEPTED: WHAT"): reading across jobs a stage not persisted, a
         persisted stage whose job has not run, one unpersisted since,
         one whose job was destroyed since, persisting an output stage or
-        a level that is none.
+        a level that is none, unpersisting while the stage's job runs
+        (and, as a check, once it ended: "ACCEPTED").
 
     Exits 0 unless something unexpected happened.
 */
@@ -157,6 +158,18 @@ s_refusals (hearth_ctx_t *ctx, const char *dir)
     s_say (refused, "a stage whose job was destroyed since",
            hearth_job_error (d));
     hearth_job_destroy (&d);
+
+    static const char *const nap[] = {"sleep", "1", NULL};
+    hearth_job_t *busy = hearth_job_new (ctx, "busy");
+    hearth_stage_t *slow = hearth_job_stage (busy, "slow");
+    hearth_stage_add_commands (slow, nap, NULL, 1);
+    hearth_stage_persist (slow, HEARTH_PERSIST_DISK);
+    hearth_job_submit (busy);
+    s_say (hearth_stage_unpersist (slow) < 0 && errno == EBUSY,
+           "unpersist while its job runs", NULL);
+    hearth_job_wait (busy, -1);
+    s_say (hearth_stage_unpersist (slow) == 0, "unpersist once it ended", NULL);
+    hearth_job_destroy (&busy);
     return 0;
 }
 
