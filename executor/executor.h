@@ -194,8 +194,23 @@ struct executor {
     size_t shuffle_memory;        /* a map task's records held before a spill */
     size_t fetch_in_flight;       /* a reduce task's bytes asked, not got */
     size_t max_input_bytes;       /* largest reduce input of a function */
+    size_t cache_memory;          /* its budget: cache-memory, at most
+                                     half the memory granted */
+    size_t memory_granted;        /* --memory-mb, in bytes */
+    struct partcache *partcache;  /* reduce inputs kept in memory
+                                     (partcache.h; owned) */
     bool stopping;                /* leaving the loop */
     int exit_code;                /* process exit status */
 };
+
+/* The bytes of reduce inputs ex may keep in memory (partcache.h) for a
+   cache-memory of asked: at most half the memory granted to it, the
+   rest being its tasks'. */
+static inline size_t
+executor_cache_budget (const executor_t *ex, size_t asked)
+{
+    size_t half = ex->memory_granted / 2;
+    return ex->memory_granted && asked > half ? half : asked;
+}
 
 #endif

@@ -20,5 +20,6 @@ hearth_executor_SOURCES = \
 	executor/files.c \
 	executor/fetch.c executor/fetch.h \
 	executor/shuffletask.c executor/shuffletask.h \
-	executor/reducein.c executor/reducein.h
+	executor/reducein.c executor/reducein.h \
+	executor/partcache.c executor/partcache.h
 hearth_executor_LDADD = $(CORE_LIBS) -ldl -lpthread

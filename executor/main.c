@@ -20,6 +20,7 @@
 #include "executor/executor.h"
 #include "executor/libs.h"
 #include "executor/link.h"
+#include "executor/partcache.h"
 #include "executor/shuffletask.h"
 #include "libcore/ids.h"
 #include "libcore/keys.h"
@@ -148,6 +149,9 @@ s_configure (executor_t *ex, hearth_error_t *err)
     ex->shuffle_memory = hearth_conf_bytes (c, "shuffle-memory");
     ex->fetch_in_flight = hearth_conf_bytes (c, "fetch-max-in-flight");
     ex->max_input_bytes = hearth_conf_bytes (c, "max-input-bytes");
+    ex->memory_granted = (size_t) hearth_conf_int (c, "memory-mb") << 20;
+    ex->cache_memory =
+        executor_cache_budget (ex, hearth_conf_bytes (c, "cache-memory"));
     if (s_configure_shuffle (ex, err) < 0)
         return -1;
     if (ex->hb_interval_ms < 1)
@@ -249,6 +253,8 @@ s_setup (executor_t *ex, hearth_error_t *err)
     ex->loop = hearth_loop_new ();
     if (!ex->loop)
         return hearth_errprintf (err, "out of memory");
+    if (!(ex->partcache = partcache_new (ex->cache_memory)))
+        return hearth_errprintf (err, "out of memory");
     if (!(ex->libs = libs_new (ex->work_dir)))
         return hearth_errprintf (err, "cannot use the work dir %s: %s",
                                  ex->work_dir, strerror (errno));
@@ -267,6 +273,7 @@ s_teardown (executor_t *ex)
     link_destroy (&ex->link);        /* the tasks first, then the socket */
     shuffletask_remove_outdirs (ex); /* no task writes any more */
     libs_destroy (&ex->libs);
+    partcache_destroy (&ex->partcache); /* no task reads it any more */
     hearth_loop_destroy (&ex->loop);
     pthread_mutex_destroy (&ex->cmd_lock);
     pthread_mutex_destroy (&ex->outdirs_lock);

@@ -12,6 +12,7 @@
 #include "executor/files.h"
 #include "executor/libs.h"
 #include "executor/link_int.h"
+#include "executor/partcache.h"
 #include "executor/shuffletask.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
@@ -40,6 +41,11 @@ link_registered (link_t *self, const hearth_msg_t *msg)
     s_bound (b, "shuffle_memory", &ex->shuffle_memory);
     s_bound (b, "fetch_max_in_flight", &ex->fetch_in_flight);
     s_bound (b, "max_input_bytes", &ex->max_input_bytes);
+    if (cJSON_GetObjectItemCaseSensitive (b, "cache_memory")) {
+        ex->cache_memory = executor_cache_budget (
+            ex, (size_t) hearth_json_int (b, "cache_memory", 0));
+        partcache_set_budget (ex->partcache, ex->cache_memory);
+    }
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
     const cJSON *lib;
     cJSON_ArrayForEach (lib, libs)

@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 
 #include "executor/fetch.h"
+#include "executor/partcache.h"
 #include "executor/reducein.h"
 #include "libcore/blockmerge.h"
 #include "libcore/fstree.h"
+#include "libcore/log.h"
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
 
@@ -55,6 +57,11 @@ struct reducein {
     char *gathered;             /* a function's whole input, or NULL */
     size_t gathered_len;        /* its bytes */
     bool is_gathered;           /* it was read into gathered */
+    bool cache;                 /* the role's "cache": a gathered input
+                                   may be kept (partcache.h) */
+    partcache_key_t key;        /* what names it there */
+    partcache_t *cached;        /* gathered is the cache's, in use, or
+                                   NULL: ours */
     /* the outcome */
     bool failed;             /* a map output could not be had (atomic:
                                 set on the task's thread, read on the
@@ -153,6 +160,32 @@ s_frame (const cJSON *reduce, const char *field, const shared_frames_t *sf)
                                                             : NULL;
 }
 
+/* FNV-1a 64 of len bytes at p, on from h. */
+static uint64_t
+s_fnv (uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The input's name in the cache: its shuffle, partition, and a digest of
+   its block list (which map outputs, attempts, sizes) and servers. */
+static void
+s_key (reducein_t *self, zframe_t *blocks)
+{
+    uint64_t h = 14695981039346656037ull;
+    if (blocks)
+        h = s_fnv (h, zframe_data (blocks), zframe_size (blocks));
+    for (size_t i = 0; i < self->nservers; i++)
+        if (self->servers[i].url)
+            h = s_fnv (h, self->servers[i].url,
+                       strlen (self->servers[i].url) + 1);
+    self->key = (partcache_key_t){
+        .shuffle = self->shuffle, .partition = self->partition, .digest = h};
+}
+
 reducein_t *
 reducein_from_json (const cJSON *reduce, const shared_frames_t *sf)
 {
@@ -162,6 +195,7 @@ reducein_from_json (const cJSON *reduce, const shared_frames_t *sf)
     self->shuffle = (uint32_t) hearth_json_int (reduce, "shuffle", 0);
     self->partition = (uint32_t) hearth_json_int (reduce, "partition", 0);
     self->sort = hearth_json_bool (reduce, "sort", false);
+    self->cache = hearth_json_bool (reduce, "cache", false);
     if (s_servers_from_json (
             self, cJSON_GetObjectItemCaseSensitive (reduce, "servers"))
             < 0
@@ -169,6 +203,8 @@ reducein_from_json (const cJSON *reduce, const shared_frames_t *sf)
                                 s_frame (reduce, "inline", sf))
                < 0)
         reducein_destroy (&self);
+    else if (self->cache)
+        s_key (self, s_frame (reduce, "blocks", sf));
     return self;
 }
 
@@ -299,6 +335,19 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
 {
     hearth_error_t err;
     *error = NULL;
+    if (gather && self->cache && ex->partcache
+        && partcache_get (ex->partcache, &self->key,
+                          (const void **) &self->gathered,
+                          &self->gathered_len)) {
+        /* read by this executor before: nothing to fetch, check or copy */
+        self->cached = ex->partcache;
+        self->is_gathered = true;
+        log_debug ("task %llu: partition %u of shuffle %u from memory, %zu "
+                   "bytes",
+                   (unsigned long long) t->tid, self->partition, self->shuffle,
+                   self->gathered_len);
+        return 0;
+    }
     if (s_all_inline (self)) {
         /* read where they lie: through a file (fetch.c, blockmerge.h)
            each block cost a write and a read, a tenth of a second for a
@@ -326,7 +375,16 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
                                          0, self->dir, &err);
     if (!self->merge || !(self->chunk = malloc (s_chunk_bytes)))
         return -1;
-    return gather ? s_gather (self, ex->max_input_bytes, error) : 0;
+    if (!gather)
+        return 0;
+    if (s_gather (self, ex->max_input_bytes, error) < 0)
+        return -1;
+    /* kept for the next task reading it here, when it fits */
+    if (self->cache && self->gathered_len && ex->partcache
+        && partcache_put (ex->partcache, &self->key, self->gathered,
+                          self->gathered_len))
+        self->cached = ex->partcache;
+    return 0;
 }
 
 bool
@@ -505,7 +563,11 @@ reducein_close (reducein_t *self)
     self->scratch = NULL;
     self->in_memory = false;
     self->next_block = 0;
-    free (self->gathered);
+    if (self->cached) /* the cache's: given back, not freed */
+        partcache_release (self->cached, &self->key);
+    else
+        free (self->gathered);
+    self->cached = NULL;
     self->gathered = NULL;
     self->is_gathered = false;
     self->held = NULL;

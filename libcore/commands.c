@@ -156,6 +156,7 @@ static const hearth_field_t s_reduce_role[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE),
     INT ("partition", true, 0, HEARTH_MAX_PARTITIONS - 1),
     BOOL ("sort", false),
+    BOOL ("cache", false),
     ARRAY ("servers", true, MAX_SERVERS, s_block_servers),
     FRAME ("blocks", true),
     FRAME ("inline", false), /* its size: cmdrules.c */
@@ -349,7 +350,8 @@ static const hearth_field_t b_registered_executor[] = {
     ARRAY ("files", false, 1024, s_shipped_files),
     INT ("shuffle_memory", false, 0, 1LL << 40),
     INT ("fetch_max_in_flight", false, 0, 1LL << 40),
-    INT ("max_input_bytes", false, 0, 1LL << 40), END};
+    INT ("max_input_bytes", false, 0, 1LL << 40),
+    INT ("cache_memory", false, 0, 1LL << 40), END};
 /* A stage whose packed tasks write a map output read whole. */
 static const hearth_field_t s_whole_map[] = {
     INT ("stage", true, 0, 4294967295.0),

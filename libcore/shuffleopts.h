@@ -8,7 +8,7 @@
 
 #include "libcore/conf.h"
 
-/* Three hearth_opt_t entries, for an option table. */
+/* Four hearth_opt_t entries, for an option table. */
 /* clang-format off */
 #define HEARTH_SHUFFLE_BOUND_OPTS                                              \
     {"shuffle-memory", HEARTH_OPT_SIZE, "64M", "SIZE",                         \
@@ -17,7 +17,10 @@
      "bytes a reduce task has asked of block servers and not yet received"},   \
     {"max-input-bytes", HEARTH_OPT_SIZE, "256M", "SIZE",                       \
      "largest reduce input a function task is given in memory (more fails "   \
-     "the task; a command reads its input as a stream, unbounded)"}
+     "the task; a command reads its input as a stream, unbounded)"},          \
+    {"cache-memory", HEARTH_OPT_SIZE, "256M", "SIZE",                          \
+     "reduce inputs of persisted stages (memory levels) an executor keeps "   \
+     "in memory for the next task reading them there (0: none)"}
 /* clang-format on */
 
 #endif

@@ -197,14 +197,18 @@ execs_set_heartbeat (execs_t *self, int64_t interval_ms, int64_t liveness)
     self->hb_liveness = liveness;
 }
 
-/* The places of x besides its host: "worker:ID" (into worker) and its
-   worker's labels (into labels), pointed at by places; how many. */
+/* The places of x besides its host: "executor:N" (into self, 24 bytes:
+   a task whose input x keeps in memory prefers it), "worker:ID" (into
+   worker) and its worker's labels (into labels), pointed at by places;
+   how many. */
 static size_t
-s_place_names (const exec_t *x, char *worker,
+s_place_names (const exec_t *x, char *self, char *worker,
                char labels[][HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2],
                const char **places)
 {
     size_t n = 0;
+    snprintf (self, 24, "executor:%d", x->exec_id);
+    places[n++] = self;
     if (x->worker[0]) {
         snprintf (worker, HEARTH_ID_MAX + 8, "worker:%s", x->worker);
         places[n++] = worker;
@@ -223,8 +227,9 @@ s_expect (execs_t *self, exec_t *x, bool coming)
     char worker[sizeof x->worker + 8];
     char labels[HEARTH_LABELS_MAX]
                [HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
-    const char *places[HEARTH_LABELS_MAX + 1];
-    size_t n = s_place_names (x, worker, labels, places);
+    const char *places[HEARTH_LABELS_MAX + 2];
+    char self_place[24];
+    size_t n = s_place_names (x, self_place, worker, labels, places);
     if (hearth_taskset_expect (self->ts, x->host, places, n, coming) == 0)
         x->expected = coming;
 }
@@ -452,7 +457,8 @@ s_reply_registered (execs_t *self, exec_t *x)
     static const char *const sizes[][2] = {
         {"shuffle-memory", "shuffle_memory"},
         {"fetch-max-in-flight", "fetch_max_in_flight"},
-        {"max-input-bytes", "max_input_bytes"}};
+        {"max-input-bytes", "max_input_bytes"},
+        {"cache-memory", "cache_memory"}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         cJSON_AddNumberToObject (
             b, sizes[i][1],
@@ -470,8 +476,9 @@ s_places (execs_t *self, int exec_id, const exec_t *x)
     char worker[sizeof x->worker + 8];
     char labels[HEARTH_LABELS_MAX]
                [HEARTH_LABEL_KEY_MAX + HEARTH_LABEL_VALUE_MAX + 2];
-    const char *places[HEARTH_LABELS_MAX + 1];
-    size_t n = s_place_names (x, worker, labels, places);
+    const char *places[HEARTH_LABELS_MAX + 2];
+    char self_place[24];
+    size_t n = s_place_names (x, self_place, worker, labels, places);
     const char *rack = hearth_json_str (x->labels, HEARTH_LABEL_RACK);
     if (hearth_taskset_set_executor_places (self->ts, exec_id, places, n, rack)
         < 0)

@@ -140,6 +140,12 @@ struct hearth_stage {
                                     again at once (engine, at submit): a
                                     stage of the job reads it, or a copy
                                     that remakes some reads it */
+    bool keep_in_memory;         /* a memory level: its readers' inputs stay
+                                    in their executors' memory (copied to
+                                    its copies) */
+    int32_t *cached_on;          /* keep_in_memory: by partition, the
+                                    executor keeping it, or -1; NULL: none
+                                    yet (reduceplace.h) */
     uint64_t cached;             /* a copy: its tasks finished at submit
                                     (their outputs there, or none needed) */
     char *output_dir;            /* results written to files here, or NULL */

@@ -95,6 +95,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     free (st->results);
     inlineout_free (st);
     free (st->maps);
+    free (st->cached_on);
     free (st->output_dir);
     hearth_manifest_free (st->parts, st->parts ? st->ntasks : 0);
     free (st->parents);
@@ -200,6 +201,8 @@ hearth_stage_persist (hearth_stage_t *stage, hearth_persist_t level)
         || stage->on_result)
         return errno = EINVAL, -1;
     stage->persist = level;
+    stage->keep_in_memory = level == HEARTH_PERSIST_MEMORY
+                            || level == HEARTH_PERSIST_MEMORY_AND_DISK;
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "libhearth/evtask.h"
 #include "libhearth/inlineout.h"
 #include "libhearth/launch.h"
+#include "libhearth/reduceplace.h"
 #include "libhearth/shuffle.h"
 #include "libhearth/tlfeed.h"
 
@@ -416,6 +417,8 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
         if (rc == 0)
             work_stages_runnable (self->work, st->job);
     }
+    if (out == HEARTH_TS_ACCEPT) /* where its input now stays, if it does */
+        reduceplace_note (st, index, s->exec_id);
     if (out != HEARTH_TS_ACCEPT && out != HEARTH_TS_NOTED)
         shuffle_discard (st, index, u->attempt);
     if (rc < 0) {

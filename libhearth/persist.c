@@ -105,6 +105,13 @@ s_copy_stage (hearth_stage_t *c, const hearth_stage_t *st)
     c->timeout_ms = st->timeout_ms;
     c->held = true;
     c->shuffle_id = st->shuffle_id;
+    c->keep_in_memory = st->keep_in_memory;
+    uint32_t parts = shuffle_partitions (st);
+    if (st->cached_on && parts
+        && !(c->cached_on = malloc (parts * sizeof *c->cached_on)))
+        return -1;
+    if (c->cached_on)
+        memcpy (c->cached_on, st->cached_on, parts * sizeof *c->cached_on);
     if (s_copy_groups (c, st) < 0
         || (st->pool && !(c->pool = strdup (st->pool)))
         || hearth_resource_amounts_copy (&c->resources, &st->resources) < 0
@@ -253,6 +260,9 @@ persist_return (hearth_job_t *job)
         mapout_t *maps = c->origin->maps;
         c->origin->maps = c->maps;
         c->maps = maps;
+        int32_t *on = c->origin->cached_on; /* and where they are cached */
+        c->origin->cached_on = c->cached_on;
+        c->cached_on = on;
         c->origin = NULL; /* once */
     }
 }

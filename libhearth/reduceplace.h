@@ -10,6 +10,11 @@
     workers ("worker:ID", libcore/taskset.h) holding at least that share
     of its partition.  A worker holds a share only through its block
     server: in local[N] (no server) nothing is preferred.
+
+    The input of a reader of a persisted stage with a memory level
+    (hearth_stage_persist) stays in the memory of the executor that read
+    it (executor/partcache.h): the next job's reader of that partition
+    prefers that executor ("executor:N"), and then reads nothing.
 */
 #ifndef HEARTH_LIBHEARTH_REDUCEPLACE_H
 #define HEARTH_LIBHEARTH_REDUCEPLACE_H
@@ -23,11 +28,17 @@
 
 /* Tell the task set where each task of reduce (reading a partitioned
    stage, or one read whole, whose map outputs are all there) would
-   rather run.  Before
-   reduce's first offer; later calls change nothing (its preferences are
-   fixed then).  Returns the tasks given a preference. */
+   rather run: on the executor that keeps its input in memory, when one
+   does (reduceplace_note), and, by_bytes, on the workers holding the
+   fraction of its bytes.  Before reduce's first offer; later calls
+   change nothing (its preferences are fixed then).  Returns the tasks
+   given a preference. */
 uint64_t reduceplace_prefer (hearth_taskset_t *ts,
                              const shuffle_servers_t *servers,
-                             const hearth_stage_t *reduce);
+                             const hearth_stage_t *reduce, bool by_bytes);
+/* Task index of reduce finished on executor exec_id: when its input is
+   a persisted stage kept in memory, that executor now keeps its
+   partition there (executor/partcache.h), for the next reader. */
+void reduceplace_note (hearth_stage_t *reduce, uint64_t index, int exec_id);
 
 #endif

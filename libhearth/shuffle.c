@@ -435,6 +435,8 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
         cJSON_AddNumberToObject (reduce, "shuffle", in->shuffle_id);
         cJSON_AddNumberToObject (reduce, "partition", partition);
         cJSON_AddBoolToObject (reduce, "sort", in->sort);
+        if (in->keep_in_memory) /* executor/partcache.h */
+            cJSON_AddBoolToObject (reduce, "cache", true);
         int f = hearth_msg_add_frame (msg, &frame);
         rc = f >= 0 && cJSON_AddNumberToObject (reduce, "blocks", f) ? 0 : -1;
     }

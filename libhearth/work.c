@@ -697,15 +697,17 @@ static void
 s_place_readers (work_t *self, const hearth_stage_t *st)
 {
     hearth_job_t *job = st->job;
-    if (!self->reduce_locality)
+    /* an executor keeping a reader's input in memory is preferred
+       whatever reduce-locality says: reading it elsewhere costs it all */
+    if (!self->reduce_locality && !st->cached_on)
         return;
     for (size_t k = 0; shuffle_partitions (st) && k < job->nstages; k++)
         if (job->stages[k]->input == st) {
-            uint64_t n =
-                reduceplace_prefer (self->ts, self->servers, job->stages[k]);
+            uint64_t n = reduceplace_prefer (
+                self->ts, self->servers, job->stages[k], self->reduce_locality);
             if (n)
-                log_debug ("stage %s: %llu tasks prefer the workers holding "
-                           "their input",
+                log_debug ("stage %s: %llu tasks prefer where their input "
+                           "is",
                            job->stages[k]->name, (unsigned long long) n);
         }
 }

@@ -17,6 +17,9 @@
 #   ("input": "JOB/STAGE") in local[2] and local-cluster, exact and the
 #   stage run once; and what a file may not say, refused before anything
 #   runs (exit 2), each with its message.
+# - a stage persisted in memory, read by function tasks in local-cluster:
+#   exact, and each later reader placed on the executor that read its
+#   partition first (which keeps it in memory).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 300
@@ -128,6 +131,35 @@ for M in 'local[2]' 'local-cluster[2,1,512]'; do
   check "... the persisted stage ran once" \
     test "$(sort -n "$T/d/ran" | tr '\n' ' ')" = "0 1 2 3 "
 done
+# In memory: function readers of a stage persisted "memory" keep their
+# partitions' inputs in their executors (executor/partcache.h, checked
+# in tests/unit/test_reducein), and each later reader of a partition is
+# placed on the executor that read it first.
+F=$(job mem '{"name": "mem", "jobs": [
+  {"name": "load", "stages": [
+    {"name": "words", "partitions": 4, "sort": true, "persist": "memory",
+     "tasks": [{"cmd": ["sh", "-c", "printf '"'"'apple\\nw{i}\\npear\\napple\\n'"'"'"], "count": 6}]},
+    {"name": "first", "tasks": [{"fn": "cat", "input": "words"}]}]},
+  {"name": "pass", "repeat": 2, "stages": [
+    {"name": "again", "tasks": [{"fn": "cat", "input": "load/words"}]}]}]}')
+rm -rf "$T/ev"
+check "local-cluster: a stage persisted in memory read by function tasks" \
+  submit --master 'local-cluster[2,1,512]' --lib "$TASKS_LIB" --event-log "$T/ev" "$F"
+# the 4 partitions of 6 x "apple w{i} pear apple", sorted, 3 times
+check "... every job's records exact" same <(sort "$T/out") <(for k in 1 2 3; do
+  printf 'apple\n%.0s' $(seq 12); printf 'pear\n%.0s' $(seq 6); printf 'w%d\n' 0 1 2 3 4 5
+done | sort)
+# "STAGE_NAME INDEX EXECUTOR LOCALITY" of every accepted task_start
+placed() {
+  jq -r --slurp '(map(select(.event == "stage_start")) | map({(.stage | tostring): .name}) | add) as $n
+    | .[] | select(.event == "task_start") | "\($n[.stage | tostring]) \(.index) \(.executor) \(.locality // "NO_PREF")"' "$T"/ev/*.events
+}
+check "... each later reader on the executor that read its partition first" \
+  same <(placed | awk '$1 == "again" { print $2, $3 }' | sort | uniq) \
+  <(placed | awk '$1 == "first" { print $2, $3 }' | sort)
+check "... preferring it (NODE_LOCAL), 8 of 8" \
+  test "$(placed | awk '$1 == "again" && $4 == "NODE_LOCAL"' | wc -l)" -eq 8
+
 # bad NAME MUTATION MESSAGE: a file like the one above (no repeat) changed by
 # a python statement on `base`, refused saying MESSAGE
 bad() {

@@ -356,9 +356,16 @@ tests_unit_test_inlineout_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_reducein
 tests_unit_test_reducein_SOURCES = tests/unit/test_reducein.c \
 	tests/unit/testutil.h executor/reducein.c executor/reducein.h \
-	executor/fetch.c executor/fetch.h
+	executor/fetch.c executor/fetch.h executor/partcache.c executor/partcache.h
 tests_unit_test_reducein_CFLAGS = $(unit_cflags)
 tests_unit_test_reducein_LDADD = $(unit_libs)
+
+# Reduce inputs kept in an executor's memory (executor/partcache.c).
+UNIT_TESTS += tests/unit/test_partcache
+tests_unit_test_partcache_SOURCES = tests/unit/test_partcache.c \
+	executor/partcache.c executor/partcache.h
+tests_unit_test_partcache_CFLAGS = $(unit_cflags)
+tests_unit_test_partcache_LDADD = $(unit_libs)
 
 # A reduce task's blocks sent by the driver: joined where the stream
 # cannot change, apart otherwise.

@@ -27,11 +27,13 @@ s_job_init (s_job_t *j, uint64_t nmaps, uint32_t r)
     j->map = (hearth_stage_t){.job = &j->job,
                               .name = "map",
                               .uid = 1,
+                              .shuffle_id = 1, /* as work.c gives it */
                               .ntasks = nmaps,
                               .partitions = r};
     j->reduce = (hearth_stage_t){.job = &j->job,
                                  .name = "reduce",
                                  .uid = 2,
+                                 .shuffle_id = 2,
                                  .ntasks = r,
                                  .input = &j->map};
     j->stages[0] = &j->map;

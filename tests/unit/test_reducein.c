@@ -1,7 +1,8 @@
 /*  test_reducein.c - a reduce task's input (executor/reducein.c) over map
     outputs of this node: the blocks frame read, the stream handed on in
     pieces of whole records (one longer record alone), a function's input
-    gathered up to its limit, and a damaged block of this node as a fetch
+    gathered up to its limit, kept in memory for the next reader when its
+    role says "cache", and a damaged block of this node as a fetch
     failure naming its map output; the attempt's directory removed; blocks
     the driver kept read where they lie. */
 #include "config.h"
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "executor/partcache.h"
 #include "executor/reducein.h"
 #include "libcore/fstree.h"
 #include "libcore/partwriter.h"
@@ -113,9 +115,10 @@ s_teardown (void **state)
     return 0;
 }
 
-/* The input of partition p: both blocks on this node, unserved. */
+/* The input of partition p: both blocks on this node, unserved; its
+   role's "cache" as given. */
 static reducein_t *
-s_input (uint32_t p)
+s_input_cached (uint32_t p, bool cache)
 {
     unsigned char rec[2 * HEARTH_BLOCK_RECORD] = {0};
     for (int m = 0; m < 2; m++) {
@@ -126,16 +129,22 @@ s_input (uint32_t p)
     }
     s_frames[0] = zframe_new (rec, sizeof rec);
     s_sf = (shared_frames_t){s_frames, 1, 1};
-    char json[128];
+    char json[160];
     snprintf (json, sizeof json,
-              "{\"shuffle\":5,\"partition\":%u,\"servers\":[],\"blocks\":0}",
-              p);
+              "{\"shuffle\":5,\"partition\":%u,\"servers\":[],\"blocks\":0%s}",
+              p, cache ? ",\"cache\":true" : "");
     cJSON *role = cJSON_Parse (json);
     reducein_t *in = reducein_from_json (role, &s_sf);
     cJSON_Delete (role);
     zframe_destroy (&s_frames[0]);
     assert_non_null (in);
     return in;
+}
+
+static reducein_t *
+s_input (uint32_t p)
+{
+    return s_input_cached (p, false);
 }
 
 static bool
@@ -201,6 +210,58 @@ test_gather_limit (void **state)
     free (error);
     reducein_destroy (&in);
     assert_true (s_reduce_dir_gone ());
+}
+
+/* Open partition p's input gathered (cache as given): 0 with a copy of
+   it in *out (caller frees), or -1. */
+static int
+s_gather_once (uint32_t p, bool cache, char **out, size_t *out_len)
+{
+    task_t t = {.tid = (2ull << 32) + 1};
+    reducein_t *in = s_input_cached (p, cache);
+    char *error = NULL;
+    int rc = reducein_open (in, &s_ex, &t, true, &error);
+    const void *data;
+    size_t len;
+    if (rc == 0) {
+        assert_true (reducein_gathered (in, &data, &len));
+        *out = malloc (len + 1);
+        memcpy (*out, data, len);
+        *out_len = len;
+    }
+    free (error);
+    reducein_destroy (&in);
+    return rc;
+}
+
+/* A role with "cache": the gathered input is kept (partcache.h), and
+   the next task reading the same blocks takes it from memory: with the
+   map outputs moved away it still gets it, where a role without "cache"
+   cannot read them; other partitions are not taken for it. */
+static void
+test_cache_hit (void **state)
+{
+    (void) state;
+    s_ex.partcache = partcache_new (1 << 20);
+    char *first, *again;
+    size_t first_len, again_len;
+    assert_int_equal (s_gather_once (0, true, &first, &first_len), 0);
+    size_t count;
+    assert_int_equal (partcache_bytes (s_ex.partcache, &count), first_len);
+    assert_int_equal (count, 1);
+    char dir[400], moved[420];
+    snprintf (dir, sizeof dir, "%s/sh/%s/5", s_dir, APP);
+    snprintf (moved, sizeof moved, "%s.away", dir);
+    assert_int_equal (rename (dir, moved), 0);
+    assert_int_equal (s_gather_once (0, true, &again, &again_len), 0);
+    assert_int_equal (again_len, first_len);
+    assert_memory_equal (again, first, first_len);
+    free (again);
+    assert_int_equal (s_gather_once (0, false, &again, &again_len), -1);
+    assert_int_equal (s_gather_once (1, true, &again, &again_len), -1);
+    assert_int_equal (rename (moved, dir), 0);
+    free (first);
+    partcache_destroy (&s_ex.partcache);
 }
 
 static void
@@ -409,6 +470,7 @@ main (void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test (test_stream_in_pieces),
         cmocka_unit_test (test_gather_limit),
+        cmocka_unit_test (test_cache_hit),
         cmocka_unit_test (test_damaged_local_block),
         cmocka_unit_test (test_all_inline),
         cmocka_unit_test (test_all_inline_large_block),
