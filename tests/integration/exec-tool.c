@@ -10,7 +10,8 @@
     An executor that connects there (started by the script, or by a
     worker for an application whose driver_url is this one) is admitted
     without question: REGISTERED_EXECUTOR, with the library PATH shipped
-    for function tasks, and heartbeats every MS (default 200).  It prints
+    for function tasks (named there, its bytes sent when the executor
+    asks: FETCH_FILE), and heartbeats every MS (default 200).  It prints
 
         REGISTERED EXEC_ID PID SHUFFLE_URL|- SHUFFLE_KEY|-
         RESOURCES JSON           (its `resources`, when it gave some)
@@ -54,6 +55,7 @@
 #include <unistd.h>
 
 #include "libcore/clock.h"
+#include "libcore/crc32c.h"
 #include "libcore/packed.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -118,19 +120,48 @@ s_on_register (tool_t *t, zframe_t *rid, const cJSON *b)
     cJSON_AddNumberToObject (reply->body, "heartbeat_interval_ms",
                              (double) t->interval_ms);
     zframe_t *frame = t->lib ? s_file_frame (t->lib) : NULL;
-    if (frame) {
+    if (frame) { /* named; the executor fetches it (s_on_fetch) */
         zdigest_t *d = zdigest_new ();
         zdigest_update (d, zframe_data (frame), zframe_size (frame));
         cJSON *lib = cJSON_CreateObject ();
         cJSON_AddStringToObject (lib, "name", "libtesttasks.so");
         cJSON_AddStringToObject (lib, "hash", zdigest_string (d));
+        cJSON_AddNumberToObject (lib, "size", (double) zframe_size (frame));
         zdigest_destroy (&d);
-        cJSON_AddNumberToObject (lib, "frame",
-                                 hearth_msg_add_frame (reply, &frame));
+        zframe_destroy (&frame);
         cJSON_AddItemToArray (cJSON_AddArrayToObject (reply->body, "libs"),
                               lib);
     }
     s_send (t, reply);
+}
+
+/* FETCH_FILE: the library's bytes asked for (the only file shipped),
+   in one FILE_CHUNK. */
+static void
+s_on_fetch (tool_t *t, const cJSON *b)
+{
+    zframe_t *whole = t->lib ? s_file_frame (t->lib) : NULL;
+    size_t offset = (size_t) hearth_json_int (b, "offset", 0);
+    size_t length = (size_t) hearth_json_int (b, "length", 0);
+    if (!whole || offset >= zframe_size (whole)) {
+        zframe_destroy (&whole);
+        return; /* the executor times out */
+    }
+    if (length > zframe_size (whole) - offset)
+        length = zframe_size (whole) - offset;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FILE_CHUNK);
+    cJSON_AddStringToObject (msg->body, "hash", hearth_json_str (b, "hash"));
+    cJSON_AddNumberToObject (msg->body, "request",
+                             (double) hearth_json_int (b, "request", 0));
+    cJSON_AddNumberToObject (msg->body, "offset", (double) offset);
+    cJSON_AddNumberToObject (
+        msg->body, "crc32c",
+        hearth_crc32c (zframe_data (whole) + offset, length));
+    cJSON_AddNumberToObject (
+        msg->body, "data",
+        hearth_msg_add_bytes (msg, zframe_data (whole) + offset, length));
+    zframe_destroy (&whole);
+    s_send (t, msg);
 }
 
 /* "map_sizes=A,B,..." of a frame of little-endian u64. */
@@ -420,6 +451,8 @@ main (int argc, char **argv)
                 s_on_register (&t, rid, msg->body);
             else if (msg->cmd == HEARTH_CMD_STATUS_UPDATE)
                 s_on_status (&t, msg);
+            else if (msg->cmd == HEARTH_CMD_FETCH_FILE)
+                s_on_fetch (&t, msg->body);
             s_print_news (&t, msg);
         }
         hearth_msg_destroy (&msg);
