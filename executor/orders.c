@@ -206,6 +206,9 @@ s_on_chunk (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     (void) from;
     link_t *self = arg;
     shipfetch_on_chunk (self->ship, msg);
+    /* a chunk takes a while (written, checked, hashed): a read of many
+       must not look like a silent driver */
+    hearth_uplink_heard_at (self->uplink, hearth_mono_ms ());
 }
 
 static void
