@@ -2,6 +2,7 @@
     tests of the executor's side of the shuffle (test-executor-shuffle.sh).
 
         exec-tool [--lib PATH] [--results DIR] [--interval MS]
+                  [--corrupt N]
 
     Binds a ROUTER on 127.0.0.1 (a free port) and prints
 
@@ -11,7 +12,9 @@
     worker for an application whose driver_url is this one) is admitted
     without question: REGISTERED_EXECUTOR, with the library PATH shipped
     for function tasks (named there, its bytes sent when the executor
-    asks: FETCH_FILE), and heartbeats every MS (default 200).  It prints
+    asks: FETCH_FILE, each ask printed as "FETCH OFFSET LENGTH"; with
+    --corrupt N, the first N answers carry a wrong CRC-32C, as a chunk
+    damaged on the way), and heartbeats every MS (default 200).  It prints
 
         REGISTERED EXEC_ID PID SHUFFLE_URL|- SHUFFLE_KEY|-
         RESOURCES JSON           (its `resources`, when it gave some)
@@ -72,6 +75,7 @@ typedef struct {
     bool eof;            /* standard input ended */
     int64_t batch;       /* the last LAUNCH_TASKS's number */
     int64_t launched;    /* the highest "launched" told */
+    long corrupt;        /* FILE_CHUNK answers still to damage */
 } tool_t;
 
 static void
@@ -149,6 +153,11 @@ s_on_fetch (tool_t *t, const cJSON *b)
     }
     if (length > zframe_size (whole) - offset)
         length = zframe_size (whole) - offset;
+    printf ("FETCH %zu %zu\n", offset, length);
+    fflush (stdout);
+    uint32_t damage = t->corrupt > 0 ? 1 : 0;
+    if (t->corrupt > 0)
+        t->corrupt--;
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FILE_CHUNK);
     cJSON_AddStringToObject (msg->body, "hash", hearth_json_str (b, "hash"));
     cJSON_AddNumberToObject (msg->body, "request",
@@ -156,7 +165,7 @@ s_on_fetch (tool_t *t, const cJSON *b)
     cJSON_AddNumberToObject (msg->body, "offset", (double) offset);
     cJSON_AddNumberToObject (
         msg->body, "crc32c",
-        hearth_crc32c (zframe_data (whole) + offset, length));
+        hearth_crc32c (zframe_data (whole) + offset, length) ^ damage);
     cJSON_AddNumberToObject (
         msg->body, "data",
         hearth_msg_add_bytes (msg, zframe_data (whole) + offset, length));
@@ -415,6 +424,8 @@ main (int argc, char **argv)
             t.results = argv[i + 1];
         else if (strcmp (argv[i], "--interval") == 0)
             t.interval_ms = atoll (argv[i + 1]);
+        else if (strcmp (argv[i], "--corrupt") == 0)
+            t.corrupt = atol (argv[i + 1]);
         else {
             fprintf (stderr, "usage: see exec-tool.c\n");
             return 2;
