@@ -5,9 +5,10 @@
     liveness, heartbeats only when nothing else was sent for an interval.
     Liveness only: the executor registers once, and a driver silent for
     liveness x interval (or that never answered) is fatal: it exits.  In:
-    REGISTERED_EXECUTOR (with the application's shipped libraries),
-    LAUNCH_TASKS, KILL_TASK, STOP_EXECUTOR, ERROR, HEARTBEAT (orders.c's
-    handlers).  Out: REGISTER_EXECUTOR once, STATUS_UPDATE in batches (all
+    REGISTERED_EXECUTOR (naming the application's shipped libraries and
+    files), LAUNCH_TASKS, FILE_CHUNK, KILL_TASK, STOP_EXECUTOR, ERROR,
+    HEARTBEAT (orders.c's handlers).  Out: REGISTER_EXECUTOR once,
+    FETCH_FILE (shipfetch.h's), STATUS_UPDATE in batches (all
     the updates that are ready when a read of the socket ends go in one
     message), HEARTBEAT, and ERROR for a LAUNCH_TASKS it cannot decode.
     The link owns the task table, which hands it the updates through the
