@@ -432,6 +432,20 @@ shipfetch_start (shipfetch_t *self, const cJSON *libs, const cJSON *files)
 
 /* ---- answers ------------------------------------------------------------- */
 
+/* Tell the node's waiting executors that our claims are alive, at most
+   every s_touch_every_ms: from the tick, and from the chunks (a read of
+   many of them may keep the loop from its tick for seconds). */
+static void
+s_touch_claims (shipfetch_t *self, int64_t now_ms)
+{
+    if (now_ms - self->touched_ms < s_touch_every_ms)
+        return;
+    self->touched_ms = now_ms;
+    for (size_t i = 0; i < self->n; i++)
+        if (self->items[i].state == S_FETCHING)
+            shipcache_touch (self->cache, self->items[i].entry);
+}
+
 static s_ask_t *
 s_find_ask (shipfetch_t *self, int64_t request)
 {
@@ -485,6 +499,7 @@ shipfetch_on_chunk (shipfetch_t *self, const hearth_msg_t *msg)
     else
         s_take (self, slot, zframe_data (data), zframe_size (data),
                 (uint32_t) hearth_json_int (msg->body, "crc32c", 0));
+    s_touch_claims (self, hearth_mono_ms ());
     s_fill (self);
     s_check_ready (self);
 }
@@ -518,16 +533,10 @@ shipfetch_tick (shipfetch_t *self, int64_t now_ms)
         if (self->asks[i].used
             && now_ms - self->asks[i].sent_ms > s_ask_timeout_ms)
             s_retry (self, &self->asks[i], "was not answered in time");
-    bool touch = now_ms - self->touched_ms >= s_touch_every_ms;
-    if (touch)
-        self->touched_ms = now_ms;
-    for (size_t i = 0; i < self->n; i++) {
-        s_item_t *item = &self->items[i];
-        if (item->state == S_WAITING)
-            s_resolve (self, item); /* there now, or its claim went stale */
-        else if (item->state == S_FETCHING && touch)
-            shipcache_touch (self->cache, item->entry);
-    }
+    s_touch_claims (self, now_ms);
+    for (size_t i = 0; i < self->n; i++)
+        if (self->items[i].state == S_WAITING) /* there now, or stale */
+            s_resolve (self, &self->items[i]);
     s_fill (self);
     s_check_ready (self);
 }
