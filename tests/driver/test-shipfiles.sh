@@ -13,7 +13,9 @@
 # - a file changed on the driver's disk after start: a clear error,
 #   the job fails, no task runs on it, nothing of it in the cache;
 # - the driver killed mid-transfer: the executor exits, no partial file
-#   left in the cache.
+#   left in the cache;
+# - the node's cache goes with the application's directory, after the
+#   worker's --app-retention.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 420
@@ -114,7 +116,7 @@ PIDS+=($SUBMIT)
 # no worker yet: the driver has hashed the file, no executor fetched it
 wait_for 30 grep -q 'application app-.* registered with' "$T/err"
 printf 'changed' | dd of="$T/chg.bin" conv=notrunc status=none
-CORES=1 start_worker w3 || fail "worker w3"
+CORES=1 start_worker w3 --app-retention 2s || fail "worker w3"
 wait "$SUBMIT"
 check "a file changed after start: the job fails" test $? -ne 0
 check "... saying so" grep -q "chg.bin changed on the driver's disk" "$T/err"
@@ -129,6 +131,7 @@ check "a hand-started cluster: the 300 MiB file" \
 check "... the task's copy is the file" same "$T/out" "$T/big.sum"
 check "... its executor never took the busy driver for a silent one" \
   test -z "$(grep -l 'has been silent' "$T"/w3/app-*/*/stderr)"
+LONG=$(ls -t "$T/w3" | grep app- | head -1)
 
 # --- the driver killed mid-transfer --------------------------------------
 # (hearth-submit itself, not a shell around it: it is frozen as soon as a
@@ -155,4 +158,6 @@ APP=$(ls -t "$T/w3" | grep app- | head -1)
 check "the driver killed: its executor exits" wait_for 60 none_in "$T/w3/$APP"
 check "... and leaves no partial file in the cache" \
   test -z "$(find "$T/w3/$APP/.ship" -name '*big.bin*')"
+check "an ended application's node cache goes with its directory" \
+  wait_for 30 test ! -e "$T/w3/$LONG"
 finish
