@@ -25,16 +25,17 @@
                    merged and read back as a stream (reducein.h)
         fetch.c    a reduce task's blocks from the block servers
                    (fetch.h)
-        libs.c     shipped libraries: cached by content hash, dlopen'ed
-                   (libs.h)
-        files.c    shipped files: the content-hash store (libs.c's too),
-                   and the --files linked into the work dir (files.h)
+        shipfetch.c  shipped libraries and files got by hash, from the
+                   node's cache or the driver in checked chunks
+                   (shipfetch.h), kept in that cache (shipcache.c)
+        libs.c     shipped libraries dlopen'ed (libs.h)
+        files.c    the --files linked into the work dir (files.h)
         tlist.h    intrusive task lists
 
     The calls go one way, a tree: main -> link -> tasks -> fnpool ->
-    cmdrun (and tasks -> cmdrun to kill a command; link and tasks ->
-    libs; link and libs -> files); tasks -> resalloc; link, tasks, fnpool and
-   cmdrun -> shuffletask -> reducein -> fetch.  Upward, a child reports only
+    cmdrun (and tasks -> cmdrun to kill a command; tasks -> libs; link ->
+    shipfetch -> libs, files, shipcache); tasks -> resalloc; link, tasks, fnpool
+   and cmdrun -> shuffletask -> reducein -> fetch.  Upward, a child reports only
    through the callbacks it was given at its creation: the pool hands the tasks
    that ran to the task table (fnpool_done_fn), the task table hands their
    updates to the link (tasks_events_t).  docs/architecture.md draws the
@@ -187,6 +188,12 @@ struct executor {
                                      tasks (owned) */
     libs_t *libs;                 /* shipped libraries (owned) */
     char *work_dir;               /* where files go (cwd by default) */
+    char *ship_dir;               /* the node's cache of shipped files
+                                     (shipcache.h), or NULL: WORK_DIR/.files */
+    bool ship_waiting;            /* shipped files and libraries are being
+                                     got: no task starts (shipfetch.h) */
+    char *ship_error;             /* a shipped file could not be had: every
+                                     task fails with this, or NULL */
     char *shuffle_dir;            /* SHUFFLE_ROOT: map outputs go under
                                      SHUFFLE_ROOT/APP_ID, or NULL: none */
     char *shuffle_url;            /* this node's block server, or NULL */

@@ -1,11 +1,10 @@
 /*  libs.c - the application's shared libraries, shipped by the driver.
 
-    Each library arrives once, in REGISTERED_EXECUTOR, with its SHA-1.  It
-    is checked against that hash, written to WORK_DIR/libs/HASH-NAME (kept
-    if already there: the cache; files.c's store), and dlopen'ed.  A
-    library that fails to load is remembered with its error, so that the
-    tasks that need it fail with that error rather than with "no such
-    function".
+    Each library is named in REGISTERED_EXECUTOR with its SHA-1, fetched
+    into the node's cache and checked there (shipfetch.c), and dlopen'ed
+    from it.  A library that fails to load is remembered with its error,
+    so that the tasks that need it fail with that error rather than with
+    "no such function".
 */
 #include "config.h"
 
@@ -15,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor/files.h"
 #include "executor/libs.h"
 
 typedef struct {
@@ -35,7 +33,6 @@ typedef struct {
 } s_cached_t;
 
 struct libs {
-    char *dir;                      /* WORK_DIR/libs */
     zlistx_t *list;                 /* s_lib_t, in the order shipped */
     s_cached_t cache[s_cache_size]; /* successful lookups */
     size_t next;                    /* slot the next one replaces */
@@ -95,21 +92,13 @@ s_lib_destroy (void **item)
 }
 
 libs_t *
-libs_new (const char *work_dir)
+libs_new (void)
 {
     libs_t *self = calloc (1, sizeof *self);
-    if (!self)
-        return NULL;
-    /* Absolute, so that dlopen never searches its own path. */
-    char *abs = realpath (work_dir, NULL);
-    self->list = zlistx_new ();
-    if (!abs || !self->list || asprintf (&self->dir, "%s/libs", abs) < 0) {
-        free (abs);
-        zlistx_destroy (&self->list);
+    if (!self || !(self->list = zlistx_new ())) {
         free (self);
         return NULL;
     }
-    free (abs);
     zlistx_set_destructor (self->list, s_lib_destroy);
     return self;
 }
@@ -123,30 +112,13 @@ libs_destroy (libs_t **self_p)
     libs_t *self = *self_p;
     s_cache_clear (self);
     zlistx_destroy (&self->list);
-    free (self->dir);
     free (self);
     *self_p = NULL;
     errno = saved;
 }
 
-static int
-s_load (libs_t *self, s_lib_t *lib, const char *hash, zframe_t *frame,
-        hearth_error_t *err)
-{
-    char path[4096];
-    if (files_store (self->dir, "library", lib->name, hash, frame, 0700, path,
-                     sizeof path, err)
-        < 0)
-        return -1;
-    if (!(lib->handle = dlopen (path, RTLD_NOW | RTLD_LOCAL)))
-        return hearth_errprintf (err, "cannot load library %s: %s", lib->name,
-                                 dlerror ());
-    return 0;
-}
-
 int
-libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
-          hearth_error_t *err)
+libs_add (libs_t *self, const char *name, const char *path, hearth_error_t *err)
 {
     s_lib_t *lib = calloc (1, sizeof *lib);
     if (!lib || !(lib->name = strdup (name))) {
@@ -155,9 +127,9 @@ libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
     }
     zlistx_add_end (self->list, lib);
     s_cache_clear (self); /* "any library" may now mean another one */
-    if (!frame)
-        hearth_errprintf (err, "library %s arrived without its bytes", name);
-    if (!frame || s_load (self, lib, hash, frame, err) < 0) {
+    if (path && !(lib->handle = dlopen (path, RTLD_NOW | RTLD_LOCAL)))
+        hearth_errprintf (err, "cannot load library %s: %s", name, dlerror ());
+    if (!lib->handle) {
         lib->error = strdup (err->text);
         return -1;
     }

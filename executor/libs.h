@@ -1,6 +1,6 @@
-/*  libs.h - the application's shipped libraries: stored under
-    WORK_DIR/libs by content hash, dlopen'ed, and their task functions
-    looked up (with a cache). */
+/*  libs.h - the application's shipped libraries: dlopen'ed from the
+    node's cache where they were fetched (shipfetch.h), and their task
+    functions looked up (with a cache). */
 #ifndef HEARTH_EXECUTOR_LIBS_H
 #define HEARTH_EXECUTOR_LIBS_H
 
@@ -10,16 +10,18 @@
 #include "libcore/error.h"
 #include "libhearth/hearth.h"
 
-/* A new, empty set stored under dir/libs.  NULL on failure (errno). */
-libs_t *libs_new (const char *dir);
+/* A new, empty set.  NULL on no memory. */
+libs_t *libs_new (void);
 
 /* dlclose every library and free the set.  Accepts NULL and a NULL
  *self_p; nulls the pointer; keeps errno. */
 void libs_destroy (libs_t **self_p);
 
-/* Store and load one shipped library (frame borrowed).  Returns 0 or -1
-   with err. */
-int libs_add (libs_t *self, const char *name, const char *hash, zframe_t *frame,
+/* Load one shipped library, name, from path (absolute; NULL: it could
+   not be fetched, why in err): a library that does not load is kept with
+   its error, which the tasks that need it get.  Returns 0 or -1 with
+   err. */
+int libs_add (libs_t *self, const char *name, const char *path,
               hearth_error_t *err);
 
 /* The error code of a lookup that found every library loaded and none

@@ -5,9 +5,10 @@
     liveness, heartbeats only when nothing else was sent for an interval.
     Liveness only: the executor registers once, and a driver silent for
     liveness x interval (or that never answered) is fatal: it exits.  In:
-    REGISTERED_EXECUTOR (with the application's shipped libraries),
-    LAUNCH_TASKS, KILL_TASK, STOP_EXECUTOR, ERROR, HEARTBEAT (orders.c's
-    handlers).  Out: REGISTER_EXECUTOR once, STATUS_UPDATE in batches (all
+    REGISTERED_EXECUTOR (naming the application's shipped libraries and
+    files), LAUNCH_TASKS, FILE_CHUNK, KILL_TASK, STOP_EXECUTOR, ERROR,
+    HEARTBEAT (orders.c's handlers).  Out: REGISTER_EXECUTOR once,
+    FETCH_FILE (shipfetch.h's), STATUS_UPDATE in batches (all
     the updates that are ready when a read of the socket ends go in one
     message), HEARTBEAT, and ERROR for a LAUNCH_TASKS it cannot decode.
     The link owns the task table, which hands it the updates through the
@@ -63,6 +64,21 @@ static int
 s_send (link_t *self, hearth_msg_t **msg_p)
 {
     return hearth_uplink_send (self->uplink, msg_p, hearth_mono_ms ());
+}
+
+/* shipfetch's way to the driver. */
+static int
+s_ship_send (void *arg, hearth_msg_t **msg_p)
+{
+    return s_send (arg, msg_p);
+}
+
+/* The shipped files are in place: the tasks held back may start. */
+static void
+s_ship_ready (void *arg)
+{
+    link_t *self = arg;
+    tasks_dispatch (self->tasks);
 }
 
 /* The task table's ask_commit callback: ASK_COMMIT for t, now (its
@@ -262,8 +278,11 @@ link_new (executor_t *ex, hearth_error_t *err)
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
-    if (!(self->tasks = tasks_new (ex, &events, err)) || s_curve (self, err) < 0
-        || s_uplink (self, err) < 0) {
+    ex->ship_waiting = true; /* until REGISTERED_EXECUTOR's are got */
+    if (!(self->tasks = tasks_new (ex, &events, err))
+        || !(self->ship =
+                 shipfetch_new (ex, s_ship_send, s_ship_ready, self, err))
+        || s_curve (self, err) < 0 || s_uplink (self, err) < 0) {
         link_destroy (&self);
         return NULL;
     }
@@ -277,7 +296,8 @@ link_destroy (link_t **self_p)
         return;
     int saved = errno;
     link_t *self = *self_p;
-    tasks_destroy (&self->tasks); /* reports what it still held */
+    tasks_destroy (&self->tasks);    /* reports what it still held */
+    shipfetch_destroy (&self->ship); /* no partial file left behind */
     s_flush (self);
     /* A driver silent for two intervals (gone, or the reason we stop)
        will not read what is still queued: exit now rather than linger. */
@@ -408,6 +428,8 @@ link_on_tick (link_t *self)
     int64_t now = hearth_mono_ms ();
     bool up = hearth_uplink_up (self->uplink);
     tasks_report_running (self->tasks, hearth_mono_us ());
+    if (up)
+        shipfetch_tick (self->ship, now);
     s_measure_peak (self);
     if (self->peak_unsent && self->batch_count == 0 && up)
         s_heartbeat (self); /* idle: the peak goes now */

@@ -1,12 +1,15 @@
 /*  link.h - the executor's connection to its driver, and the owner of
     its task table.
 
-    A DEALER socket to the driver's ROUTER.  In: REGISTERED_EXECUTOR (with
-    the application's shipped libraries), LAUNCH_TASKS, KILL_TASK,
-    STOP_EXECUTOR, ERROR and HEARTBEAT, each handled by its row of one
-    handler table.  Out: REGISTER_EXECUTOR once, STATUS_UPDATE in batches
-    (the updates the task table reports through its callbacks), and
-    HEARTBEAT only when nothing else was sent for an interval.
+    A DEALER socket to the driver's ROUTER.  In: REGISTERED_EXECUTOR
+    (naming the application's shipped libraries and files), LAUNCH_TASKS,
+    FILE_CHUNK, KILL_TASK, STOP_EXECUTOR, ERROR and HEARTBEAT, each
+    handled by its row of one handler table.  Out: REGISTER_EXECUTOR once,
+    FETCH_FILE (the shipped files it lacks: shipfetch.h), STATUS_UPDATE in
+    batches (the updates the task table reports through its callbacks),
+    and HEARTBEAT only when nothing else was sent for an interval.
+    The link owns the shipped files' fetch, and holds the tasks back
+    until it is done.
 */
 #ifndef HEARTH_EXECUTOR_LINK_H
 #define HEARTH_EXECUTOR_LINK_H

@@ -11,6 +11,7 @@
 #include <czmq.h>
 
 #include "executor/executor.h"
+#include "executor/shipfetch.h"
 #include "libcore/curve.h"
 #include "libcore/loglimit.h"
 #include "libcore/packed.h"
@@ -20,6 +21,7 @@
 struct link {
     executor_t *ex;               /* the context (borrowed) */
     tasks_t *tasks;               /* the task table (owned) */
+    shipfetch_t *ship;            /* the shipped files being got (owned) */
     hearth_uplink_t *uplink;      /* the DEALER to the driver, registration,
                                      liveness, heartbeats (owned) */
     hearth_curve_t curve;         /* our throw-away CURVE keys and the driver's

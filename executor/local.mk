@@ -18,6 +18,8 @@ hearth_executor_SOURCES = \
 	executor/fnpool.c \
 	executor/libs.c \
 	executor/files.c \
+	executor/shipfetch.c executor/shipfetch.h \
+	executor/shipcache.c executor/shipcache.h \
 	executor/fetch.c executor/fetch.h \
 	executor/shuffletask.c executor/shuffletask.h \
 	executor/reducein.c executor/reducein.h \

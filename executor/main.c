@@ -51,7 +51,11 @@ static const hearth_opt_t s_opts[] = {
     {"driver-key", HEARTH_OPT_STR, NULL, "KEY",
      "the driver's CURVE public key (Z85): encrypt the link"},
     {"work-dir", HEARTH_OPT_STR, ".", "DIR",
-     "where shipped libraries and scratch files go"},
+     "where shipped files are put and scratch files go"},
+    {"ship-dir", HEARTH_OPT_STR, NULL, "DIR",
+     "the node's cache of shipped files and libraries, shared by the "
+     "application's executors there (the worker's WORK_DIR/APP_ID/.ship; "
+     "default: WORK_DIR/.files, this executor's own)"},
     {"heartbeat-interval", HEARTH_OPT_DURATION, "1s", "TIME",
      "heartbeat interval (the driver's value wins once registered)"},
     {"heartbeat-liveness", HEARTH_OPT_INT, "5", "N",
@@ -140,6 +144,8 @@ s_configure (executor_t *ex, hearth_error_t *err)
     ex->token = token ? strdup (token) : NULL;
     unsetenv ("HEARTH_TOKEN"); /* tasks have no use for it */
     ex->work_dir = strdup (hearth_conf_str (c, "work-dir"));
+    const char *ship = hearth_conf_str (c, "ship-dir");
+    ex->ship_dir = ship && *ship ? strdup (ship) : NULL;
     ex->exec_id = hearth_conf_int (c, "exec-id");
     ex->cores = (int) hearth_conf_int (c, "cores");
     ex->hb_interval_ms = hearth_conf_ms (c, "heartbeat-interval");
@@ -255,9 +261,8 @@ s_setup (executor_t *ex, hearth_error_t *err)
         return hearth_errprintf (err, "out of memory");
     if (!(ex->partcache = partcache_new (ex->cache_memory)))
         return hearth_errprintf (err, "out of memory");
-    if (!(ex->libs = libs_new (ex->work_dir)))
-        return hearth_errprintf (err, "cannot use the work dir %s: %s",
-                                 ex->work_dir, strerror (errno));
+    if (!(ex->libs = libs_new ()))
+        return hearth_errprintf (err, "out of memory");
     int64_t tick = hearth_liveness_tick_ms (ex->hb_interval_ms);
     if (hearth_loop_fd (ex->loop, ex->sigfd, s_on_signal, ex) < 0
         || hearth_loop_child_shared (ex->loop) < 0 /* command tasks' */
@@ -284,6 +289,8 @@ s_teardown (executor_t *ex)
     free (ex->host);
     free (ex->token);
     free (ex->work_dir);
+    free (ex->ship_dir);
+    free (ex->ship_error);
     free (ex->shuffle_dir);
     free (ex->shuffle_url);
     free (ex->shuffle_key);

@@ -1,18 +1,18 @@
 /*  orders.c - what each command of the driver does to the executor:
-    REGISTERED_EXECUTOR (the application's libraries and files, its
-    bounds: link_registered, which the link calls once its uplink is
-    up), LAUNCH_TASKS (tasks into the table), KILL_TASK, STOP_EXECUTOR,
-    ERROR, HEARTBEAT; one handler table (link_int.h).
+    REGISTERED_EXECUTOR (the application's libraries and files, got by
+    shipfetch.h, its bounds: link_registered, which the link calls once
+    its uplink is up), LAUNCH_TASKS (tasks into the table), FILE_CHUNK
+    (shipfetch.h), KILL_TASK, STOP_EXECUTOR, ERROR, HEARTBEAT; one
+    handler table (link_int.h).
 */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "executor/files.h"
-#include "executor/libs.h"
 #include "executor/link_int.h"
 #include "executor/partcache.h"
+#include "executor/shipfetch.h"
 #include "executor/shuffletask.h"
 #include "executor/tasks.h"
 #include "libcore/clock.h"
@@ -47,32 +47,10 @@ link_registered (link_t *self, const hearth_msg_t *msg)
         partcache_set_budget (ex->partcache, ex->cache_memory);
     }
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive (b, "libs");
-    const cJSON *lib;
-    cJSON_ArrayForEach (lib, libs)
-    {
-        hearth_error_t err;
-        zframe_t *frame =
-            hearth_msg_frame (msg, hearth_json_int (lib, "frame", -1));
-        if (libs_add (ex->libs, hearth_json_str (lib, "name"),
-                      hearth_json_str (lib, "hash"), frame, &err)
-            < 0)
-            log_error ("%s", err.text);
-    }
     const cJSON *files = cJSON_GetObjectItemCaseSensitive (b, "files");
-    const cJSON *file;
-    cJSON_ArrayForEach (file, files)
-    {
-        hearth_error_t err;
-        zframe_t *frame =
-            hearth_msg_frame (msg, hearth_json_int (file, "frame", -1));
-        if (files_add (ex->work_dir, hearth_json_str (file, "name"),
-                       hearth_json_str (file, "hash"),
-                       (int) hearth_json_int (file, "mode", 0600), frame, &err)
-            < 0)
-            log_error ("%s", err.text);
-    }
     log_info ("registered with the driver (%d libraries, %d files)",
               cJSON_GetArraySize (libs), cJSON_GetArraySize (files));
+    shipfetch_start (self->ship, libs, files);
 }
 
 /* Move the message's frames into a shared block the tasks reference. */
@@ -227,11 +205,25 @@ s_on_stop (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     self->ex->stopping = true;
 }
 
+/* A chunk of a shipped file (shipfetch.h). */
+static void
+s_on_chunk (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
+{
+    (void) from;
+    link_t *self = arg;
+    shipfetch_on_chunk (self->ship, msg);
+    /* a chunk takes a while (written, checked, hashed): a read of many
+       must not look like a silent driver */
+    hearth_uplink_heard_at (self->uplink, hearth_mono_ms ());
+}
+
 static void
 s_on_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
     (void) from;
     link_t *self = arg;
+    if (shipfetch_on_error (self->ship, msg))
+        return; /* a FETCH_FILE refused: that file failed, logged */
     const char *code = hearth_json_str (msg->body, "code");
     const char *text = hearth_json_str (msg->body, "message");
     if (hearth_uplink_ever (self->uplink)) { /* REGISTERED_EXECUTOR came */
@@ -259,6 +251,7 @@ s_on_heartbeat (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
     {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
+    {HEARTH_CMD_FILE_CHUNK, s_on_chunk},
     {HEARTH_CMD_KILL_TASK, s_on_kill},
     {HEARTH_CMD_COMMIT_ANSWER, s_on_commit_answer},
     {HEARTH_CMD_STOP_EXECUTOR, s_on_stop},

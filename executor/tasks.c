@@ -420,6 +420,11 @@ s_start (tasks_t *self, task_t *t, task_t **batch, size_t *nbatch)
     hearth_error_t err;
     t->phase = TASK_RUNNING;
     tlist_push (&self->running, t);
+    if (self->ex->ship_error) { /* a shipped file could not be had */
+        t->permanent = true;
+        s_complete (self, t, "FAILED", self->ex->ship_error, NULL, 0);
+        return -1;
+    }
     if (t->argv) {
         /* its thread keeps its time limit (cmdrun.c) */
         batch[(*nbatch)++] = t;
@@ -458,10 +463,13 @@ s_take_resources (tasks_t *self, task_t *t)
    in the queue for an attempt to give its addresses back; the tasks
    behind it go on.  (A command used to wait here for a free core, to be
    started by the loop; its thread now starts it, and the next, without
-   the loop in between.) */
+   the loop in between.)  Nothing starts while the shipped files and
+   libraries are being got: a task would not find them. */
 void
 tasks_dispatch (tasks_t *self)
 {
+    if (self->ex->ship_waiting)
+        return; /* the shipped files first (shipfetch.h) */
     task_t *batch[256];
     size_t nbatch = 0;
     task_t *next;

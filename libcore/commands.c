@@ -136,12 +136,14 @@ static const hearth_field_t s_driver_ref[] = {
 static const hearth_field_t s_file[] = {NAME ("name", true),
                                         FRAME ("frame", true), F_FILE_MODE,
                                         END};
-static const hearth_field_t s_lib[] = {
-    NAME ("name", true), LABEL ("hash", true, 1, 128), FRAME ("frame", true),
-    END};
+/* What is shipped (a library, a file) is named, not carried: the
+   executor fetches it by hash (FETCH_FILE). */
+#define F_SHIP_HASH LABEL ("hash", true, 1, 128)
+#define F_SHIP_SIZE INT ("size", true, 0, MAX_BYTES)
+static const hearth_field_t s_lib[] = {NAME ("name", true), F_SHIP_HASH,
+                                       F_SHIP_SIZE, END};
 static const hearth_field_t s_shipped_file[] = {
-    NAME ("name", true), LABEL ("hash", true, 1, 128), FRAME ("frame", true),
-    F_FILE_MODE, END};
+    NAME ("name", true), F_SHIP_HASH, F_SHIP_SIZE, F_FILE_MODE, END};
 /* A task's shuffle roles (docs/protocol.md, "map role", "reduce role"). */
 static const hearth_field_t s_map_role[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE),
@@ -216,7 +218,8 @@ static const hearth_field_t s_objects[] = {OBJECT ("", true, NULL)};
 static const hearth_field_t b_error[] = {
     LABEL ("code", true, 1, 64), F_TEXT ("message", true),
     LABEL ("command", false, 0, 64), F_URL ("leader", false, 0),
-    F_BATCH ("batch"), INT ("launched", false, 0, MAX_TASK_ID), END};
+    F_BATCH ("batch"), INT ("launched", false, 0, MAX_TASK_ID),
+    INT ("request", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_heartbeat[] = {
     LABEL ("id", false, 0, 128),
     ENUM ("status", false, hearth_master_states),
@@ -434,6 +437,16 @@ static const hearth_field_t b_block_data[] = {
     FRAME ("data", false), LABEL ("code", false, 0, 64),
     F_TEXT ("error", false), END};
 
+/* A shipped file's or library's bytes, from the driver. */
+static const hearth_field_t b_fetch_file[] = {
+    F_SHIP_HASH, INT ("offset", true, 0, MAX_BYTES),
+    INT ("length", true, 1, HEARTH_FILE_CHUNK_MAX),
+    INT ("request", true, 0, MAX_BYTES), END};
+static const hearth_field_t b_file_chunk[] = {
+    F_SHIP_HASH, INT ("request", true, 0, MAX_BYTES),
+    INT ("offset", true, 0, MAX_BYTES), INT ("crc32c", true, 0, 4294967295.0),
+    FRAME ("data", true), END};
+
 /* A driver's progress summary (docs/protocol.md, APPLICATION_PROGRESS). */
 static const hearth_field_t s_progress_stage[] = {
     INT ("job", true, 0, MAX_TASK_ID), INT ("stage", true, 0, MAX_EXEC_ID),
@@ -614,6 +627,8 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_DECOMMISSION] = {"DECOMMISSION", b_decommission},
     [HEARTH_CMD_FOLLOW_JOURNAL] = {"FOLLOW_JOURNAL", b_follow_journal},
     [HEARTH_CMD_JOURNAL_DATA] = {"JOURNAL_DATA", b_journal_data},
+    [HEARTH_CMD_FETCH_FILE] = {"FETCH_FILE", b_fetch_file},
+    [HEARTH_CMD_FILE_CHUNK] = {"FILE_CHUNK", b_file_chunk},
 };
 
 const char *

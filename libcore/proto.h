@@ -38,6 +38,8 @@
 #define HEARTH_MAX_FRAMES (1024 * 1024)
 /* Largest piece of a shuffle block one FETCH_BLOCK asks for. */
 #define HEARTH_FETCH_MAX_BYTES (16 * 1024 * 1024)
+/* Largest piece of a shipped file or library one FETCH_FILE asks for. */
+#define HEARTH_FILE_CHUNK_MAX (16 * 1024 * 1024)
 /* A reduce task's "blocks" frame (LAUNCH_TASKS): one record per map task,
    u32 server index, u32 attempt, u64 stored length, little-endian. */
 #define HEARTH_BLOCK_RECORD 16
@@ -128,7 +130,9 @@
     X (DECOMMISSION_WORKER_RESPONSE)                                           \
     X (DECOMMISSION)                                                           \
     X (FOLLOW_JOURNAL)                                                         \
-    X (JOURNAL_DATA)
+    X (JOURNAL_DATA)                                                           \
+    X (FETCH_FILE)                                                             \
+    X (FILE_CHUNK)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

@@ -585,6 +585,13 @@ hearth_uplink_heard (const hearth_uplink_t *self)
     return self->recv_ms;
 }
 
+void
+hearth_uplink_heard_at (hearth_uplink_t *self, int64_t now_ms)
+{
+    if (now_ms > self->recv_ms)
+        self->recv_ms = now_ms;
+}
+
 int64_t
 hearth_uplink_backoff (const hearth_uplink_t *self)
 {

@@ -189,6 +189,11 @@ int64_t hearth_uplink_liveness (const hearth_uplink_t *self);
 /* When the master was last heard (ms, the owner's clock; the open's
    time before it said anything). */
 int64_t hearth_uplink_heard (const hearth_uplink_t *self);
+/* The peer was heard at now_ms: what a handler that takes long says of
+   the message it handles (a read of the socket dates every message it
+   takes to its start, and a batch of heavy ones, such as an executor's
+   chunks of shipped files, would otherwise look like silence). */
+void hearth_uplink_heard_at (hearth_uplink_t *self, int64_t now_ms);
 /* The wait the next failed attempt adds (ms). */
 int64_t hearth_uplink_backoff (const hearth_uplink_t *self);
 /* The newest DEALER (borrowed), or NULL. */

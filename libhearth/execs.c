@@ -134,6 +134,9 @@ execs_destroy (execs_t **self_p)
     zhashx_destroy (&self->by_id);
     hearth_refusals_destroy (&self->refusals);
     zlistx_destroy (&self->early);
+    if (self->ship)
+        log_info ("shipped files and libraries: %llu bytes sent in chunks",
+                  (unsigned long long) ship_bytes_sent (self->ship));
     ship_destroy (&self->ship);
     launch_destroy (&self->launch);
     free (self);
@@ -658,11 +661,36 @@ s_error (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
     }
 }
 
+/* A chunk of a shipped file or library (ship.h), for a registered
+   executor only: the token it registered with is what admits it. */
+static void
+s_fetch_file (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
+{
+    execs_t *self = arg;
+    const s_from_t *from = sender->peer;
+    if (!s_registered (self, from, msg))
+        return;
+    hearth_msg_t *reply = ship_serve (self->ship, msg->body);
+    if (!reply)
+        log_error ("out of memory answering executor %d's FETCH_FILE",
+                   from->x->exec_id);
+    else if (reply->cmd == HEARTH_CMD_ERROR)
+        log_warn ("executor %d: FETCH_FILE refused: %s", from->x->exec_id,
+                  hearth_json_str (reply->body, "message"));
+    if (reply)
+        execs_send (self, from->x, &reply, NULL);
+}
+
+/* The executors' commands.  Each handler but REGISTER_EXECUTOR's serves
+   only a registered executor (s_registered): this table is the
+   authorization of the driver's ROUTER (docs/security.md, "The driver's
+   executor socket"). */
 static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_HEARTBEAT, s_heartbeat},
     {HEARTH_CMD_REGISTER_EXECUTOR, s_register},
     {HEARTH_CMD_STATUS_UPDATE, s_status},
     {HEARTH_CMD_ASK_COMMIT, s_ask_commit},
+    {HEARTH_CMD_FETCH_FILE, s_fetch_file},
     {HEARTH_CMD_ERROR, s_error},
 };
 

@@ -191,8 +191,10 @@ s_spawn_executor (local_t *self, hearth_error_t *err)
     int ncores = self->setup.cores;
     char dir[4200], exec_id[16], cores[16], hb[32], live[16], path[4096];
     char shuffle[4200]; /* our map outputs: no block server, all local */
+    char ship[4200];    /* the shipped files' cache (executor/shipcache.h) */
     snprintf (dir, sizeof dir, "%s/exec-%d", self->scratch_dir, id);
     snprintf (shuffle, sizeof shuffle, "%s/shuffle", self->scratch_dir);
+    snprintf (ship, sizeof ship, "%s/.ship", self->scratch_dir);
     if (mkdir (dir, 0700) < 0 && errno != EEXIST)
         return hearth_errprintf (err, "cannot create %s: %s", dir,
                                  strerror (errno));
@@ -220,6 +222,8 @@ s_spawn_executor (local_t *self, hearth_error_t *err)
         hearth_conf_str (self->conf, "log-level"),
         "--shuffle-dir",
         shuffle,
+        "--ship-dir",
+        ship,
         NULL};
     char token[128];
     snprintf (token, sizeof token, "HEARTH_TOKEN=%s", self->token);

@@ -1,23 +1,36 @@
 /*  ship.c - the libraries and files shipped to every executor; see
     ship.h.
 
-    Both kinds travel alike (bytes in a frame, name and SHA-1 in the body)
-    and are read alike; they differ in where the executor puts them (its
-    libraries' cache, its work dir) and in their checks: a file's base
-    name is its name in the work dir, so it must be safe, free and unique.
+    Both kinds are named alike (name, size, SHA-1 in REGISTERED_EXECUTOR)
+    and served alike (FILE_CHUNK, from the file kept open since start-up);
+    they differ in where the executor puts them (its libraries, its work
+    dir) and in their checks: a file's base name is its name in the work
+    dir, so it must be safe, free and unique.
+
+    The descriptor opened at start-up is the file that was hashed: a file
+    replaced since (a new one renamed over its name) is still served as
+    it was.  One written over in place is no longer the one hashed: its
+    size or its modification time says so at the next chunk, which is
+    refused (file_changed); the executor's check of the whole against the
+    hash would refuse it anyway.
 */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <czmq.h>
 
+#include "libcore/crc32c.h"
 #include "libcore/ids.h"
-#include "libcore/sock.h"
+#include "libcore/log.h"
 #include "libhearth/ship.h"
 
 /* Names an executor's work dir holds already: executor/libs.c's cache,
@@ -26,13 +39,17 @@
 static const char *const s_taken_names[] = {"libs", "stdout", "stderr", NULL};
 /* Permission bits a file arrives with: executable by its owner or not. */
 static const int s_exec_mode = 0700, s_plain_mode = 0600;
+/* Bytes read at a time while hashing. */
+enum { s_hash_buffer = 1024 * 1024 };
 
 /* One library or file. */
 typedef struct {
-    char *name;     /* base name, e.g. "libpi.so" */
-    char hash[64];  /* SHA-1, hex */
-    int mode;       /* s_exec_mode or s_plain_mode */
-    zchunk_t *data; /* its bytes */
+    char *name;           /* base name, e.g. "libpi.so" */
+    char hash[64];        /* SHA-1, hex */
+    int mode;             /* s_exec_mode or s_plain_mode */
+    int fd;               /* open since start-up, read-only, or -1 */
+    uint64_t size;        /* bytes, as hashed */
+    struct timespec mtim; /* its modification time, as hashed */
 } s_item_t;
 
 /* Items of one kind. */
@@ -42,15 +59,10 @@ typedef struct {
 } s_list_t;
 
 struct ship {
-    s_list_t libs;  /* the "lib" setting */
-    s_list_t files; /* the "files" setting */
+    s_list_t libs;       /* the "lib" setting */
+    s_list_t files;      /* the "files" setting */
+    uint64_t bytes_sent; /* in FILE_CHUNK answers */
 };
-
-uint64_t
-ship_max_bytes (void)
-{
-    return (uint64_t) HEARTH_SOCK_MAX_MSG_BYTES;
-}
 
 static const char *
 s_basename (const char *path)
@@ -161,72 +173,73 @@ ship_check_files (const char *const *paths, size_t n, uint64_t *bytes,
 
 /* ---- reading ------------------------------------------------------------ */
 
+/* The SHA-1 of what fd holds (from its start) into hash (hex); its size
+   into *size.  0, or -1 with errno. */
+static int
+s_hash_fd (int fd, char *hash, size_t hash_size, uint64_t *size)
+{
+    zdigest_t *digest = zdigest_new ();
+    char *buf = malloc (s_hash_buffer);
+    ssize_t n = 0;
+    uint64_t total = 0;
+    while (digest && buf
+           && (n = pread (fd, buf, s_hash_buffer, (off_t) total)) > 0) {
+        zdigest_update (digest, (byte *) buf, (size_t) n);
+        total += (uint64_t) n;
+    }
+    int saved = !digest || !buf ? ENOMEM : errno;
+    if (digest && buf && n == 0)
+        snprintf (hash, hash_size, "%s", zdigest_string (digest));
+    zdigest_destroy (&digest);
+    bool ok = buf && n == 0;
+    free (buf);
+    *size = total;
+    errno = saved;
+    return ok ? 0 : -1;
+}
+
+/* Open path, note what it is and hash it: a new item of list. */
 static int
 s_load (s_list_t *list, const char *path, const char *what, hearth_error_t *err)
 {
-    zfile_t *file = zfile_new (NULL, path);
-    zchunk_t *data = NULL;
-    if (!file || zfile_input (file) < 0
-        || !(data = zfile_read (file, zfile_cursize (file), 0))) {
-        zfile_destroy (&file);
-        return hearth_errprintf (err, "cannot read %s %s: %s", what, path,
-                                 strerror (errno));
-    }
+    s_item_t item = {.fd = open (path, O_RDONLY | O_CLOEXEC)};
     struct stat st;
-    bool executable = stat (path, &st) == 0 && (st.st_mode & S_IXUSR);
-    zfile_destroy (&file);
+    if (item.fd < 0 || fstat (item.fd, &st) < 0
+        || s_hash_fd (item.fd, item.hash, sizeof item.hash, &item.size) < 0) {
+        int saved = errno;
+        if (item.fd >= 0)
+            close (item.fd);
+        return hearth_errprintf (err, "cannot read %s %s: %s", what, path,
+                                 strerror (saved));
+    }
+    item.mtim = st.st_mtim;
+    item.mode = st.st_mode & S_IXUSR ? s_exec_mode : s_plain_mode;
     s_item_t *items = realloc (list->items, (list->n + 1) * sizeof *items);
-    char *name = strdup (s_basename (path));
-    if (!items || !name) {
-        if (items)
-            list->items = items;
-        free (name);
-        zchunk_destroy (&data);
+    if (items)
+        list->items = items;
+    if (!items || !(item.name = strdup (s_basename (path)))) {
+        close (item.fd);
         return hearth_errprintf (err, "out of memory");
     }
-    list->items = items;
-    s_item_t *item = &list->items[list->n++];
-    item->name = name;
-    item->data = data;
-    item->mode = executable ? s_exec_mode : s_plain_mode;
-    snprintf (item->hash, sizeof item->hash, "%s", zchunk_digest (data));
+    list->items[list->n++] = item;
     return 0;
 }
 
-/* The libraries' sizes, added to *bytes; -1 when one is not a file. */
-static int
-s_lib_bytes (const char *const *paths, size_t n, uint64_t *bytes,
-             hearth_error_t *err)
-{
-    for (size_t i = 0; i < n; i++) {
-        struct stat st;
-        if (stat (paths[i], &st) < 0)
-            return hearth_errprintf (err, "cannot read library %s: %s",
-                                     paths[i], strerror (errno));
-        *bytes += (uint64_t) st.st_size;
-    }
-    return 0;
-}
-
-/* Check everything, the total included, before reading anything. */
+/* The libraries must be files that can be read (their sizes do not
+   matter: they are fetched in chunks). */
 static int
 s_check (const char *const *libs, size_t nlibs, const char *const *files,
          size_t nfiles, hearth_error_t *err)
 {
-    uint64_t bytes = 0;
     hearth_error_t inner;
-    if (s_lib_bytes (libs, nlibs, &bytes, err) < 0)
-        return -1;
-    if (ship_check_files (files, nfiles, &bytes, &inner) < 0)
+    for (size_t i = 0; i < nlibs; i++) {
+        struct stat st;
+        if (stat (libs[i], &st) < 0)
+            return hearth_errprintf (err, "cannot read library %s: %s", libs[i],
+                                     strerror (errno));
+    }
+    if (ship_check_files (files, nfiles, NULL, &inner) < 0)
         return hearth_errprintf (err, "files: %s", inner.text);
-    if (bytes > ship_max_bytes ())
-        return hearth_errprintf (err,
-                                 "the libraries and files to ship are %llu "
-                                 "bytes, more than one message carries "
-                                 "(%llu bytes: REGISTERED_EXECUTOR takes "
-                                 "them to every executor)",
-                                 (unsigned long long) bytes,
-                                 (unsigned long long) ship_max_bytes ());
     return 0;
 }
 
@@ -259,7 +272,8 @@ s_list_release (s_list_t *list)
 {
     for (size_t i = 0; i < list->n; i++) {
         free (list->items[i].name);
-        zchunk_destroy (&list->items[i].data);
+        if (list->items[i].fd >= 0)
+            close (list->items[i].fd);
     }
     free (list->items);
 }
@@ -278,20 +292,17 @@ ship_destroy (ship_t **self_p)
     errno = saved;
 }
 
-/* ---- sending ------------------------------------------------------------ */
+/* ---- naming ------------------------------------------------------------- */
 
 static void
-s_add_list (const s_list_t *list, hearth_msg_t *msg, cJSON *array,
-            bool with_mode)
+s_add_list (const s_list_t *list, cJSON *array, bool with_mode)
 {
     for (size_t i = 0; array && i < list->n; i++) {
         const s_item_t *item = &list->items[i];
-        int frame = hearth_msg_add_bytes (msg, zchunk_data (item->data),
-                                          zchunk_size (item->data));
         cJSON *o = cJSON_CreateObject ();
         cJSON_AddStringToObject (o, "name", item->name);
         cJSON_AddStringToObject (o, "hash", item->hash);
-        cJSON_AddNumberToObject (o, "frame", frame);
+        cJSON_AddNumberToObject (o, "size", (double) item->size);
         if (with_mode)
             cJSON_AddNumberToObject (o, "mode", item->mode);
         cJSON_AddItemToArray (array, o);
@@ -301,9 +312,121 @@ s_add_list (const s_list_t *list, hearth_msg_t *msg, cJSON *array,
 void
 ship_add (const ship_t *self, hearth_msg_t *msg)
 {
-    s_add_list (&self->libs, msg, cJSON_AddArrayToObject (msg->body, "libs"),
-                false);
+    s_add_list (&self->libs, cJSON_AddArrayToObject (msg->body, "libs"), false);
     if (self->files.n)
-        s_add_list (&self->files, msg,
-                    cJSON_AddArrayToObject (msg->body, "files"), true);
+        s_add_list (&self->files, cJSON_AddArrayToObject (msg->body, "files"),
+                    true);
+}
+
+/* ---- serving ------------------------------------------------------------ */
+
+static s_item_t *
+s_find (s_list_t *list, const char *hash)
+{
+    for (size_t i = 0; hash && i < list->n; i++)
+        if (strcasecmp (list->items[i].hash, hash) == 0)
+            return &list->items[i];
+    return NULL;
+}
+
+/* An ERROR answering a FETCH_FILE, with its request; NULL on no memory. */
+static hearth_msg_t *
+s_refusal (const char *code, int64_t request, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (text, sizeof text, fmt, ap);
+    va_end (ap);
+    hearth_msg_t *msg = hearth_error_new (code, text, "FETCH_FILE");
+    if (msg)
+        cJSON_AddNumberToObject (msg->body, "request", (double) request);
+    return msg;
+}
+
+/* Whether the file on disk is still the one hashed at start-up. */
+static bool
+s_unchanged (const s_item_t *item)
+{
+    struct stat st;
+    return fstat (item->fd, &st) == 0 && (uint64_t) st.st_size == item->size
+           && st.st_mtim.tv_sec == item->mtim.tv_sec
+           && st.st_mtim.tv_nsec == item->mtim.tv_nsec;
+}
+
+/* A FILE_CHUNK of len bytes of item from offset; NULL with *code set. */
+static hearth_msg_t *
+s_chunk (const s_item_t *item, uint64_t offset, size_t len, int64_t request,
+         const char **code)
+{
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FILE_CHUNK);
+    zframe_t *frame = msg ? zframe_new (NULL, len) : NULL;
+    *code = "nomem";
+    if (!frame) {
+        hearth_msg_destroy (&msg);
+        return NULL;
+    }
+    ssize_t n = pread (item->fd, zframe_data (frame), len, (off_t) offset);
+    if (n != (ssize_t) len || !s_unchanged (item)) {
+        *code = n < 0 ? "io" : "file_changed";
+        zframe_destroy (&frame);
+        hearth_msg_destroy (&msg);
+        return NULL;
+    }
+    cJSON *b = msg->body;
+    cJSON_AddStringToObject (b, "hash", item->hash);
+    cJSON_AddNumberToObject (b, "request", (double) request);
+    cJSON_AddNumberToObject (b, "offset", (double) offset);
+    cJSON_AddNumberToObject (b, "crc32c",
+                             hearth_crc32c (zframe_data (frame), len));
+    cJSON_AddNumberToObject (b, "data", hearth_msg_add_frame (msg, &frame));
+    zframe_destroy (&frame);
+    return msg;
+}
+
+hearth_msg_t *
+ship_serve (ship_t *self, const cJSON *body)
+{
+    const char *hash = hearth_json_str (body, "hash");
+    int64_t request = hearth_json_int (body, "request", 0);
+    uint64_t offset = (uint64_t) hearth_json_int (body, "offset", 0);
+    uint64_t length = (uint64_t) hearth_json_int (body, "length", 1);
+    s_item_t *item = s_find (&self->files, hash);
+    if (!item)
+        item = s_find (&self->libs, hash);
+    if (!item)
+        return s_refusal ("no_file", request,
+                          "no shipped file or library has the hash %.64s",
+                          hash);
+    if (!s_unchanged (item))
+        return s_refusal ("file_changed", request,
+                          "%s changed on the driver's disk since the "
+                          "application started: its bytes are no longer "
+                          "those of hash %s",
+                          item->name, item->hash);
+    if (offset >= item->size)
+        return s_refusal ("bad_offset", request,
+                          "%s has %llu bytes: none at offset %llu", item->name,
+                          (unsigned long long) item->size,
+                          (unsigned long long) offset);
+    size_t len =
+        (size_t) (length < item->size - offset ? length : item->size - offset);
+    const char *code;
+    hearth_msg_t *msg = s_chunk (item, offset, len, request, &code);
+    if (msg)
+        self->bytes_sent += len;
+    else if (strcmp (code, "nomem") != 0)
+        msg = s_refusal (code, request, "%s: cannot read %zu bytes at %llu: %s",
+                         item->name, len, (unsigned long long) offset,
+                         strcmp (code, "io") == 0
+                             ? strerror (errno)
+                             : "it changed on the driver's disk since the "
+                               "application started");
+    return msg;
+}
+
+uint64_t
+ship_bytes_sent (const ship_t *self)
+{
+    return self->bytes_sent;
 }

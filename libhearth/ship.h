@@ -1,8 +1,12 @@
-/*  ship.h - what is shipped to every executor when it registers: the
-    libraries of function tasks (the "lib" setting) and the application's
-    files (the "files" setting, as spark-submit --files), read once at
-    start-up and sent with each REGISTERED_EXECUTOR, each with its
-    content hash (the executor's cache key).
+/*  ship.h - what is shipped to every executor: the libraries of
+    function tasks (the "lib" setting) and the application's files (the
+    "files" setting, as spark-submit --files).  Each is opened and hashed
+    once at start-up; REGISTERED_EXECUTOR names them (name, size, content
+    hash, mode), and an executor that lacks one on its node fetches it by
+    hash, in chunks (FETCH_FILE, answered FILE_CHUNK), read from the file
+    on disk here: nothing is held in memory, there is no bound on the
+    size, and a node's executors share one copy (executor/shipfetch.h).
+    The bytes sent as chunks are counted (ship_bytes_sent).
 
     The files' checks are here too, for hearth-submit to make before it
     runs anything: libhearth makes them again when the context starts.
@@ -18,10 +22,6 @@
 #include "libcore/proto.h"
 
 typedef struct ship ship_t;
-
-/* The largest total of libraries and files: what one message carries to
-   an executor (libcore/sock.h's limit of every socket). */
-uint64_t ship_max_bytes (void);
 
 /* The paths of conf's "files" setting: every item split at its commas
    (a flag gives "a,b" as one item), empty ones left out.  A new
@@ -44,16 +44,28 @@ bool ship_name_ok (const char *name);
 int ship_check_files (const char *const *paths, size_t n, uint64_t *bytes,
                       hearth_error_t *err);
 
-/* Read the libraries and the files of conf (borrowed, read now), after
-   the checks above and a total of at most ship_max_bytes().  NULL with
-   err set when one is refused or cannot be read, or on no memory. */
+/* Open and hash the libraries and the files of conf (borrowed, read
+   now), after the checks above; each stays open, to be served.  NULL
+   with err set when one is refused or cannot be read, or on no
+   memory. */
 ship_t *ship_new (hearth_conf_t *conf, hearth_error_t *err);
 /* Accepts NULL; keeps errno. */
 void ship_destroy (ship_t **self_p);
 
-/* Add everything to msg (a REGISTERED_EXECUTOR): the bytes as frames,
-   "libs" [{name, hash, frame}] always, "files" [{name, hash, frame,
-   mode}] when there are files. */
+/* Name everything in msg (a REGISTERED_EXECUTOR): "libs" [{name,
+   hash, size}] always, "files" [{name, hash, size, mode}] when there are
+   files.  No bytes: the executor fetches what it lacks. */
 void ship_add (const ship_t *self, hearth_msg_t *msg);
+
+/* The answer to a FETCH_FILE (body borrowed, checked by the codec): a
+   new FILE_CHUNK with the bytes asked for (at most to the file's end),
+   read from the file now; or a new ERROR (code "no_file": no shipped
+   item has that hash; "bad_offset": at or past its end; "file_changed":
+   the file on disk is not the one hashed at start-up, so its bytes would
+   not match; "io": it cannot be read).  NULL on no memory. */
+hearth_msg_t *ship_serve (ship_t *self, const cJSON *body);
+
+/* Bytes sent so far in FILE_CHUNK answers. */
+uint64_t ship_bytes_sent (const ship_t *self);
 
 #endif

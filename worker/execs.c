@@ -175,6 +175,7 @@ typedef struct {
     const char *argv[MAX_ARGS + 1]; /* NULL-terminated */
     char numbers[3][24];            /* exec id, cores, memory */
     char shuffle_dir[4200];         /* WORK_DIR/shuffle */
+    char ship_dir[4400];            /* WORK_DIR/APP_ID/.ship */
     char *conf[MAX_ARGS];           /* KEY=VALUE strings (owned) */
     char *res[MAX_RESOURCE_ARGS];   /* NAME=ADDRS strings (owned) */
     int argc;                       /* used */
@@ -210,6 +211,13 @@ s_argv_build (execs_t *self, const execs_launch_t *l, s_argv_t *a)
               self->work_dir);
     s_arg (a, "--shuffle-dir");
     s_arg (a, a->shuffle_dir);
+    /* The node's cache of the application's shipped files, which its
+       executors here share, beside their directories and removed with
+       them (executor/shipcache.h). */
+    snprintf (a->ship_dir, sizeof a->ship_dir, "%s/%s/.ship", self->work_dir,
+              l->app_id);
+    s_arg (a, "--ship-dir");
+    s_arg (a, a->ship_dir);
     if (l->shuffle_url) {
         s_arg (a, "--shuffle-url");
         s_arg (a, l->shuffle_url);

@@ -29,8 +29,14 @@
     until FILE exists, then sends it, closes its socket and stays, silent
     ("fake-executor: vanished"), as an executor that exited while its
     driver was stopped but is not yet reaped: the driver reads its last
-    updates, then cannot reach it (test-executor-gone.sh).  Test
-    scaffolding that plays a peer: the driver is real.
+    updates, then cannot reach it (test-executor-gone.sh).  With
+    FAKE_FETCH=HASH[,HASH...], once registered it asks the driver for the
+    first 64 KiB of each (FETCH_FILE, requests 1, 2...) and writes each
+    answer to standard error: "fake-executor: chunk request R offset O
+    bytes N crc ok|bad" or "fake-executor: refused request R CODE:
+    MESSAGE"; with FAKE_FETCH_EARLY set too, it asks before it registers
+    (test-shipfiles.sh).  Test scaffolding that plays a peer: the driver
+    is real.
 */
 #include "config.h"
 
@@ -40,6 +46,7 @@
 #include <unistd.h>
 
 #include "libcore/clock.h"
+#include "libcore/crc32c.h"
 #include "libcore/packed.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -235,6 +242,53 @@ s_arg (int argc, char **argv, const char *name)
     return NULL;
 }
 
+/* FAKE_FETCH=HASH[,HASH...]: a FETCH_FILE of the first 64 KiB of each,
+   requests 1, 2... */
+static void
+s_fetch (fake_t *f)
+{
+    const char *list = getenv ("FAKE_FETCH");
+    int64_t request = 1;
+    for (const char *p = list; p && *p; request++) {
+        size_t len = strcspn (p, ",");
+        char hash[129];
+        snprintf (hash, sizeof hash, "%.*s", (int) len, p);
+        hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FETCH_FILE);
+        cJSON_AddStringToObject (msg->body, "hash", hash);
+        cJSON_AddNumberToObject (msg->body, "offset", 0);
+        cJSON_AddNumberToObject (msg->body, "length", 65536);
+        cJSON_AddNumberToObject (msg->body, "request", (double) request);
+        s_send (f, msg);
+        p += len + (p[len] == ',');
+    }
+}
+
+/* The driver's answers to s_fetch, on standard error. */
+static void
+s_on_fetch_answer (const hearth_msg_t *msg)
+{
+    const cJSON *b = msg->body;
+    if (msg->cmd == HEARTH_CMD_FILE_CHUNK) {
+        zframe_t *data =
+            hearth_msg_frame (msg, hearth_json_int (b, "data", -1));
+        uint32_t crc =
+            data ? hearth_crc32c (zframe_data (data), zframe_size (data)) : 0;
+        fprintf (stderr,
+                 "fake-executor: chunk request %lld offset %lld bytes %zu "
+                 "crc %s\n",
+                 (long long) hearth_json_int (b, "request", -1),
+                 (long long) hearth_json_int (b, "offset", -1),
+                 data ? zframe_size (data) : 0,
+                 data && crc == (uint32_t) hearth_json_int (b, "crc32c", -1)
+                     ? "ok"
+                     : "bad");
+    }
+    else if (msg->cmd == HEARTH_CMD_ERROR)
+        fprintf (stderr, "fake-executor: refused request %lld %s: %s\n",
+                 (long long) hearth_json_int (b, "request", -1),
+                 hearth_json_str (b, "code"), hearth_json_str (b, "message"));
+}
+
 static void
 s_register (fake_t *f, int argc, char **argv)
 {
@@ -282,6 +336,8 @@ main (int argc, char **argv)
         fprintf (stderr, "fake-executor: %s\n", err.text);
         return 1;
     }
+    if (getenv ("FAKE_FETCH_EARLY"))
+        s_fetch (&f); /* unregistered: refused */
     s_register (&f, argc, argv);
     int64_t last_recv = hearth_mono_ms (), next_beat = 0;
     zpoller_t *poller = zpoller_new (f.driver, NULL);
@@ -292,6 +348,11 @@ main (int argc, char **argv)
             last_recv = hearth_mono_ms ();
             if (msg && msg->cmd == HEARTH_CMD_LAUNCH_TASKS)
                 s_on_launch (&f, msg);
+            if (msg && msg->cmd == HEARTH_CMD_REGISTERED_EXECUTOR
+                && !getenv ("FAKE_FETCH_EARLY"))
+                s_fetch (&f);
+            if (msg)
+                s_on_fetch_answer (msg);
             stop = msg && msg->cmd == HEARTH_CMD_STOP_EXECUTOR;
             hearth_msg_destroy (&msg);
         }

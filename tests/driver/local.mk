@@ -131,6 +131,7 @@ DRIVER_TESTS = \
 	tests/driver/test-unregister-resend.sh \
 	tests/driver/test-connect-errors.sh \
 	tests/driver/test-files.sh \
+	tests/driver/test-shipfiles.sh \
 	tests/driver/test-job-params.sh \
 	tests/driver/test-task-stderr.sh \
 	tests/driver/test-shuffle.sh \

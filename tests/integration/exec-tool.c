@@ -2,6 +2,7 @@
     tests of the executor's side of the shuffle (test-executor-shuffle.sh).
 
         exec-tool [--lib PATH] [--results DIR] [--interval MS]
+                  [--corrupt N]
 
     Binds a ROUTER on 127.0.0.1 (a free port) and prints
 
@@ -10,7 +11,10 @@
     An executor that connects there (started by the script, or by a
     worker for an application whose driver_url is this one) is admitted
     without question: REGISTERED_EXECUTOR, with the library PATH shipped
-    for function tasks, and heartbeats every MS (default 200).  It prints
+    for function tasks (named there, its bytes sent when the executor
+    asks: FETCH_FILE, each ask printed as "FETCH OFFSET LENGTH"; with
+    --corrupt N, the first N answers carry a wrong CRC-32C, as a chunk
+    damaged on the way), and heartbeats every MS (default 200).  It prints
 
         REGISTERED EXEC_ID PID SHUFFLE_URL|- SHUFFLE_KEY|-
         RESOURCES JSON           (its `resources`, when it gave some)
@@ -54,6 +58,7 @@
 #include <unistd.h>
 
 #include "libcore/clock.h"
+#include "libcore/crc32c.h"
 #include "libcore/packed.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
@@ -70,6 +75,7 @@ typedef struct {
     bool eof;            /* standard input ended */
     int64_t batch;       /* the last LAUNCH_TASKS's number */
     int64_t launched;    /* the highest "launched" told */
+    long corrupt;        /* FILE_CHUNK answers still to damage */
 } tool_t;
 
 static void
@@ -118,19 +124,53 @@ s_on_register (tool_t *t, zframe_t *rid, const cJSON *b)
     cJSON_AddNumberToObject (reply->body, "heartbeat_interval_ms",
                              (double) t->interval_ms);
     zframe_t *frame = t->lib ? s_file_frame (t->lib) : NULL;
-    if (frame) {
+    if (frame) { /* named; the executor fetches it (s_on_fetch) */
         zdigest_t *d = zdigest_new ();
         zdigest_update (d, zframe_data (frame), zframe_size (frame));
         cJSON *lib = cJSON_CreateObject ();
         cJSON_AddStringToObject (lib, "name", "libtesttasks.so");
         cJSON_AddStringToObject (lib, "hash", zdigest_string (d));
+        cJSON_AddNumberToObject (lib, "size", (double) zframe_size (frame));
         zdigest_destroy (&d);
-        cJSON_AddNumberToObject (lib, "frame",
-                                 hearth_msg_add_frame (reply, &frame));
+        zframe_destroy (&frame);
         cJSON_AddItemToArray (cJSON_AddArrayToObject (reply->body, "libs"),
                               lib);
     }
     s_send (t, reply);
+}
+
+/* FETCH_FILE: the library's bytes asked for (the only file shipped),
+   in one FILE_CHUNK. */
+static void
+s_on_fetch (tool_t *t, const cJSON *b)
+{
+    zframe_t *whole = t->lib ? s_file_frame (t->lib) : NULL;
+    size_t offset = (size_t) hearth_json_int (b, "offset", 0);
+    size_t length = (size_t) hearth_json_int (b, "length", 0);
+    if (!whole || offset >= zframe_size (whole)) {
+        zframe_destroy (&whole);
+        return; /* the executor times out */
+    }
+    if (length > zframe_size (whole) - offset)
+        length = zframe_size (whole) - offset;
+    printf ("FETCH %zu %zu\n", offset, length);
+    fflush (stdout);
+    uint32_t damage = t->corrupt > 0 ? 1 : 0;
+    if (t->corrupt > 0)
+        t->corrupt--;
+    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FILE_CHUNK);
+    cJSON_AddStringToObject (msg->body, "hash", hearth_json_str (b, "hash"));
+    cJSON_AddNumberToObject (msg->body, "request",
+                             (double) hearth_json_int (b, "request", 0));
+    cJSON_AddNumberToObject (msg->body, "offset", (double) offset);
+    cJSON_AddNumberToObject (
+        msg->body, "crc32c",
+        hearth_crc32c (zframe_data (whole) + offset, length) ^ damage);
+    cJSON_AddNumberToObject (
+        msg->body, "data",
+        hearth_msg_add_bytes (msg, zframe_data (whole) + offset, length));
+    zframe_destroy (&whole);
+    s_send (t, msg);
 }
 
 /* "map_sizes=A,B,..." of a frame of little-endian u64. */
@@ -384,6 +424,8 @@ main (int argc, char **argv)
             t.results = argv[i + 1];
         else if (strcmp (argv[i], "--interval") == 0)
             t.interval_ms = atoll (argv[i + 1]);
+        else if (strcmp (argv[i], "--corrupt") == 0)
+            t.corrupt = atol (argv[i + 1]);
         else {
             fprintf (stderr, "usage: see exec-tool.c\n");
             return 2;
@@ -420,6 +462,8 @@ main (int argc, char **argv)
                 s_on_register (&t, rid, msg->body);
             else if (msg->cmd == HEARTH_CMD_STATUS_UPDATE)
                 s_on_status (&t, msg);
+            else if (msg->cmd == HEARTH_CMD_FETCH_FILE)
+                s_on_fetch (&t, msg->body);
             s_print_news (&t, msg);
         }
         hearth_msg_destroy (&msg);

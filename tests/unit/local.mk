@@ -324,7 +324,8 @@ tests_unit_test_stateview_LDADD = $(unit_libs)
 # Not libcore's: the executor's store of shipped files, alone.
 UNIT_TESTS += tests/unit/test_exec_files
 tests_unit_test_exec_files_SOURCES = tests/unit/test_exec_files.c \
-	tests/unit/testutil.h executor/files.c executor/files.h
+	tests/unit/testutil.h executor/files.c executor/files.h \
+	executor/shipcache.c executor/shipcache.h
 tests_unit_test_exec_files_CFLAGS = $(unit_cflags)
 tests_unit_test_exec_files_LDADD = $(unit_libs)
 

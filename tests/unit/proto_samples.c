@@ -130,10 +130,11 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'shuffle_key':'rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7'}"},
     [HEARTH_CMD_REGISTERED_EXECUTOR] = {
         "{'libs':[{'name':'libpi.so','hash':'sha256:9f86d081884c7d65',"
-        "'frame':0}],'heartbeat_interval_ms':1000,'heartbeat_liveness':5,"
-        "'max_result_bytes':1048576,'files':[{'name':'data.txt',"
-        "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','frame':1,"
-        "'mode':384}]}", 2, {16384, 100}},
+        "'size':16384}],'heartbeat_interval_ms':1000,"
+        "'heartbeat_liveness':5,'max_result_bytes':1048576,"
+        "'files':[{'name':'data.txt',"
+        "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','size':100,"
+        "'mode':384}]}"},
     [HEARTH_CMD_LAUNCH_TASKS] = {
         "{'tasks':[{'tid':0,'attempt':0,'fn':'pi_sample','lib':'libpi.so',"
         "'arg':'0','input':0,'timeout_ms':60000},"
@@ -227,6 +228,13 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'files':[{'driver_id':'" DRIVER_ID "','first':0,"
         "'count':2}]}",
         2, {120, 0}},
+    [HEARTH_CMD_FETCH_FILE] = {
+        "{'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130',"
+        "'offset':4194304,'length':4194304,'request':7}"},
+    [HEARTH_CMD_FILE_CHUNK] = {
+        "{'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','request':7,"
+        "'offset':4194304,'crc32c':3808858755,'data':0}",
+        1, {4096}},
 };
 /* clang-format on */
 

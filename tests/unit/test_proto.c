@@ -301,14 +301,14 @@ test_send_recv (void **state)
     cJSON_Delete (expected);
 
     /* the reply goes back to that routing id */
-    msg = pt_sample_msg (HEARTH_CMD_REGISTERED_EXECUTOR);
+    msg = pt_sample_msg (HEARTH_CMD_FILE_CHUNK);
     assert_int_equal (hearth_msg_send (&msg, pair->router, rid, &err), 0);
     assert_true (zframe_streq (rid, "peer-1")); /* borrowed, not consumed */
     zframe_destroy (&rid);
     msg = hearth_msg_recv (pair->dealer, NULL, &err);
     assert_non_null (msg);
-    assert_int_equal (msg->cmd, HEARTH_CMD_REGISTERED_EXECUTOR);
-    assert_int_equal (zframe_size (hearth_msg_frame (msg, 0)), 16384);
+    assert_int_equal (msg->cmd, HEARTH_CMD_FILE_CHUNK);
+    assert_int_equal (zframe_size (hearth_msg_frame (msg, 0)), 4096);
     hearth_msg_destroy (&msg);
 }
 
