@@ -132,8 +132,10 @@ int hearth_taskset_resource_free (const hearth_taskset_t *self, int exec_id,
    launch at a level brings the stage back to it, and restarts its wait. */
 typedef enum {
     HEARTH_LOC_NO_PREF = 0, /* it prefers no place an executor is on */
-    HEARTH_LOC_PROCESS,     /* on the executor holding its data (kept
-                               for persisted outputs: not offered yet) */
+    HEARTH_LOC_PROCESS,     /* on the executor holding its input in
+                               memory (a preferred place "executor:N": a
+                               persisted stage's reader); waited for as
+                               NODE */
     HEARTH_LOC_NODE,        /* on a place it prefers */
     HEARTH_LOC_RACK,        /* on the rack of a host it prefers */
     HEARTH_LOC_ANY,         /* elsewhere */

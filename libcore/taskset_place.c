@@ -483,6 +483,20 @@ s_launched_at (ts_prefs_t *p, int level, int64_t now_us)
     p->level_us = now_us;
 }
 
+/* The level of task t launched on a place it prefers on e: PROCESS when
+   that place is e itself ("executor:N": it keeps the task's input in
+   memory), else NODE. */
+static uint8_t
+s_node_level (const hearth_taskset_t *self, const ts_prefs_t *p,
+              const ts_exec_t *e, uint64_t t)
+{
+    for (uint32_t k = p->first[t]; k < p->first[t + 1]; k++)
+        if (s_on (e, p->place[k])
+            && strncmp (self->places[p->place[k]], "executor:", 9) == 0)
+            return HEARTH_LOC_PROCESS;
+    return HEARTH_LOC_NODE;
+}
+
 bool
 ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
                int64_t now_us, uint64_t *index, uint8_t *level)
@@ -500,7 +514,7 @@ ts_place_pick (hearth_taskset_t *self, ts_stage_t *st, const ts_exec_t *e,
     s_wait_levels (self, p, now_us);
     bool found = false;
     if (s_take_node (st, p, e, index)) {
-        *level = HEARTH_LOC_NODE;
+        *level = s_node_level (self, p, e, *index);
         s_launched_at (p, HEARTH_LOC_NODE, now_us);
         found = true;
     }

@@ -194,9 +194,12 @@ s_render_batch (launch_t *self, int exec_id, const hearth_assign_t *as,
         if (!st || st->uid != a->stage)
             st = work_stage (self->work, a->stage);
         evtask_start (el, exec_id, a);
-        if (a->locality >= HEARTH_LOC_NODE) /* NODE, RACK, ANY */
-            __atomic_add_fetch (&st->placed[a->locality - HEARTH_LOC_NODE], 1,
-                                __ATOMIC_RELAXED);
+        if (a->locality >= HEARTH_LOC_PROCESS) /* PROCESS counts as NODE */
+            __atomic_add_fetch (
+                &st->placed[(a->locality > HEARTH_LOC_NODE ? a->locality
+                                                           : HEARTH_LOC_NODE)
+                            - HEARTH_LOC_NODE],
+                1, __ATOMIC_RELAXED);
         if (!tasks)
             continue; /* no memory: failed with the batch */
         if (s_packs_whole (&whole, st)

@@ -157,8 +157,8 @@ placed() {
 check "... each later reader on the executor that read its partition first" \
   same <(placed | awk '$1 == "again" { print $2, $3 }' | sort | uniq) \
   <(placed | awk '$1 == "first" { print $2, $3 }' | sort)
-check "... preferring it (NODE_LOCAL), 8 of 8" \
-  test "$(placed | awk '$1 == "again" && $4 == "NODE_LOCAL"' | wc -l)" -eq 8
+check "... preferring it (PROCESS_LOCAL), 8 of 8" \
+  test "$(placed | awk '$1 == "again" && $4 == "PROCESS_LOCAL"' | wc -l)" -eq 8
 
 # bad NAME MUTATION MESSAGE: a file like the one above (no repeat) changed by
 # a python statement on `base`, refused saying MESSAGE

@@ -386,6 +386,30 @@ test_worker_and_label_places (void **state)
     hearth_taskset_destroy (&ts);
 }
 
+/* An executor is a place of its own ("executor:N"): a task preferring
+   it (its input kept in that executor's memory) goes there PROCESS_LOCAL,
+   one preferring its worker NODE_LOCAL. */
+static void
+test_executor_place (void **state)
+{
+    (void) state;
+    hearth_taskset_t *ts = s_board (WAIT, 2);
+    s_prefer (ts, 0, "worker:w1");
+    s_prefer (ts, 1, "executor:1");
+    const char *places[] = {"executor:1", "worker:w1"};
+    assert_int_equal (hearth_taskset_add_executor_on (ts, 1, 2, "a"), 0);
+    assert_int_equal (
+        hearth_taskset_set_executor_places (ts, 1, places, 2, NULL), 0);
+    hearth_assign_t x, y;
+    assert_true (s_offer (ts, 1, 0, &x));
+    assert_true (s_offer (ts, 1, 0, &y));
+    assert_int_equal (x.index + y.index, 1);
+    hearth_assign_t *mem = x.index == 1 ? &x : &y, *node = x.index ? &y : &x;
+    assert_int_equal (mem->locality, HEARTH_LOC_PROCESS);
+    assert_int_equal (node->locality, HEARTH_LOC_NODE);
+    hearth_taskset_destroy (&ts);
+}
+
 /* A wait of 0: nothing waits. */
 static void
 test_no_wait (void **state)
@@ -504,6 +528,7 @@ main (void)
         cmocka_unit_test (test_require),
         cmocka_unit_test (test_rack_level),
         cmocka_unit_test (test_worker_and_label_places),
+        cmocka_unit_test (test_executor_place),
         cmocka_unit_test (test_no_wait),
         cmocka_unit_test (test_later_stage_uses_the_core),
         cmocka_unit_test (test_rules),
