@@ -159,6 +159,13 @@ check "... each later reader on the executor that read its partition first" \
   <(placed | awk '$1 == "first" { print $2, $3 }' | sort)
 check "... preferring it (PROCESS_LOCAL), 8 of 8" \
   test "$(placed | awk '$1 == "again" && $4 == "PROCESS_LOCAL"' | wc -l)" -eq 8
+# a budget smaller than any input: nothing is kept, every reader fetches
+# its input again from where the outputs lie, results as exact
+check "local-cluster: the same with --cache-memory 1 (nothing fits)" \
+  submit --master 'local-cluster[2,1,512]' --lib "$TASKS_LIB" --cache-memory 1 "$F"
+check "... every job's records exact" same <(sort "$T/out") <(for k in 1 2 3; do
+  printf 'apple\n%.0s' $(seq 12); printf 'pear\n%.0s' $(seq 6); printf 'w%d\n' 0 1 2 3 4 5
+done | sort)
 
 # bad NAME MUTATION MESSAGE: a file like the one above (no repeat) changed by
 # a python statement on `base`, refused saying MESSAGE
