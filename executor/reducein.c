@@ -62,6 +62,12 @@ struct reducein {
     partcache_key_t key;        /* what names it there */
     partcache_t *cached;        /* gathered is the cache's, in use, or
                                    NULL: ours */
+    size_t cached_at;           /* a command's kept input: bytes of it
+                                   handed on */
+    partcache_t *collect_to;    /* a command's input being kept as it is
+                                   read, for this cache; or NULL */
+    char *collect;              /* what was read of it so far */
+    size_t collect_len, collect_cap, collect_max;
     /* the outcome */
     bool failed;             /* a map output could not be had (atomic:
                                 set on the task's thread, read on the
@@ -159,6 +165,9 @@ s_frame (const cJSON *reduce, const char *field, const shared_frames_t *sf)
     return sf && index >= 0 && (size_t) index < sf->nframes ? sf->frames[index]
                                                             : NULL;
 }
+
+static int s_next_raw (reducein_t *self, const void **data, size_t *len,
+                       char **error);
 
 /* FNV-1a 64 of len bytes at p, on from h. */
 static uint64_t
@@ -287,7 +296,7 @@ s_gather (reducein_t *self, size_t max, char **error)
     const void *data;
     size_t len, total = 0, cap = 0;
     int rc;
-    while ((rc = reducein_next (self, &data, &len, error)) == 1) {
+    while ((rc = s_next_raw (self, &data, &len, error)) == 1) {
         total += len;
         if (total > max)
             continue;
@@ -335,13 +344,15 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
 {
     hearth_error_t err;
     *error = NULL;
-    if (gather && self->cache && ex->partcache
+    if (self->cache && ex->partcache
         && partcache_get (ex->partcache, &self->key,
                           (const void **) &self->gathered,
                           &self->gathered_len)) {
-        /* read by this executor before: nothing to fetch, check or copy */
+        /* read by this executor before: nothing to fetch, check or copy
+           (a command's is handed on from it a chunk at a time) */
         self->cached = ex->partcache;
-        self->is_gathered = true;
+        self->is_gathered = gather;
+        self->cached_at = 0;
         log_debug ("task %llu: partition %u of shuffle %u from memory, %zu "
                    "bytes",
                    (unsigned long long) t->tid, self->partition, self->shuffle,
@@ -375,8 +386,14 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
                                          0, self->dir, &err);
     if (!self->merge || !(self->chunk = malloc (s_chunk_bytes)))
         return -1;
-    if (!gather)
+    if (!gather) {
+        /* a command's input is kept as it is read (reducein_next) */
+        if (self->cache && ex->partcache && ex->cache_memory) {
+            self->collect_to = ex->partcache;
+            self->collect_max = ex->cache_memory;
+        }
         return 0;
+    }
     if (s_gather (self, ex->max_input_bytes, error) < 0)
         return -1;
     /* kept for the next task reading it here, when it fits */
@@ -493,8 +510,10 @@ s_next_in_memory (reducein_t *self, const void **data, size_t *len,
     return self->chunk_len > 0 ? 1 : 0;
 }
 
-int
-reducein_next (reducein_t *self, const void **data, size_t *len, char **error)
+/* The next piece of the stream as it is read (reducein_next without the
+   cache). */
+static int
+s_next_raw (reducein_t *self, const void **data, size_t *len, char **error)
 {
     hearth_error_t err;
     *error = NULL;
@@ -545,10 +564,80 @@ reducein_next (reducein_t *self, const void **data, size_t *len, char **error)
         }
     }
     if (self->chunk_len == 0 && self->held) /* a long record first */
-        return reducein_next (self, data, len, error);
+        return s_next_raw (self, data, len, error);
     *data = self->chunk;
     *len = self->chunk_len;
     return self->chunk_len > 0 ? 1 : 0;
+}
+
+/* The next piece of a kept input: up to a chunk of whole records, or
+   one longer record. */
+static int
+s_next_cached (reducein_t *self, const void **data, size_t *len)
+{
+    size_t left = self->gathered_len - self->cached_at;
+    if (left == 0)
+        return 0;
+    const char *p = self->gathered + self->cached_at;
+    size_t n = left < s_chunk_bytes ? left : s_chunk_bytes;
+    if (n < left) { /* back to a record's end, or on to one */
+        const char *nl = memrchr (p, '\n', n);
+        nl = nl ? nl : memchr (p + n, '\n', left - n);
+        n = nl ? (size_t) (nl - p) + 1 : left;
+    }
+    self->cached_at += n;
+    *data = p;
+    *len = n;
+    return 1;
+}
+
+/* A piece of a command's input read: kept in collect while it fits the
+   cache's budget; at the end the whole goes to the cache. */
+static void
+s_collect (reducein_t *self, int rc, const void *data, size_t len)
+{
+    if (!self->collect_to)
+        return;
+    if (rc == 1 && self->collect_len + len <= self->collect_max) {
+        if (self->collect_len + len > self->collect_cap) {
+            size_t cap = self->collect_cap ? self->collect_cap * 2 : 1 << 20;
+            while (cap < self->collect_len + len)
+                cap *= 2;
+            char *p = realloc (self->collect, cap);
+            if (p) {
+                self->collect = p;
+                self->collect_cap = cap;
+            }
+        }
+        if (self->collect_len + len <= self->collect_cap) {
+            memcpy (self->collect + self->collect_len, data, len);
+            self->collect_len += len;
+            return;
+        }
+    }
+    if (rc == 0 && self->collect_len
+        && partcache_put (self->collect_to, &self->key, self->collect,
+                          self->collect_len)) {
+        partcache_release (self->collect_to, &self->key); /* not ours */
+        self->collect = NULL;
+    }
+    /* too big, no memory, an error or the end: collected no more */
+    free (self->collect);
+    self->collect = NULL;
+    self->collect_len = self->collect_cap = 0;
+    self->collect_to = NULL;
+}
+
+int
+reducein_next (reducein_t *self, const void **data, size_t *len, char **error)
+{
+    if (self->cached && !self->is_gathered) {
+        *error = NULL;
+        return s_next_cached (self, data, len);
+    }
+    int rc = s_next_raw (self, data, len, error);
+    s_collect (self, rc, rc == 1 ? *data : NULL, rc == 1 ? *len : 0);
+    return rc;
 }
 
 void
@@ -568,6 +657,10 @@ reducein_close (reducein_t *self)
     else
         free (self->gathered);
     self->cached = NULL;
+    free (self->collect); /* a command that did not read it all */
+    self->collect = NULL;
+    self->collect_to = NULL;
+    self->collect_len = self->collect_cap = 0;
     self->gathered = NULL;
     self->is_gathered = false;
     self->held = NULL;

@@ -264,6 +264,68 @@ test_cache_hit (void **state)
     partcache_destroy (&s_ex.partcache);
 }
 
+/* Read partition p's input as a stream (a command's; cache as given),
+   checking its pieces are whole records: 0 with all of it in *out
+   (caller frees), or -1. */
+static int
+s_stream_once (uint32_t p, bool cache, char **out, size_t *out_len)
+{
+    task_t t = {.tid = (2ull << 32) + 1};
+    reducein_t *in = s_input_cached (p, cache);
+    char *error = NULL;
+    int rc = reducein_open (in, &s_ex, &t, false, &error);
+    *out = malloc (300 * 1024);
+    *out_len = 0;
+    const void *data;
+    size_t len;
+    while (rc == 0 && (rc = reducein_next (in, &data, &len, &error)) == 1) {
+        assert_int_equal (((const char *) data)[len - 1], '\n');
+        memcpy (*out + *out_len, data, len);
+        *out_len += len;
+        rc = 0;
+    }
+    free (error);
+    reducein_destroy (&in);
+    if (rc < 0)
+        free (*out);
+    return rc;
+}
+
+/* A command's input (a stream) with "cache": kept as it is read when it
+   is read to its end, and handed on from memory to the next reader, in
+   whole records, the outputs moved away; the budget bounds it. */
+static void
+test_cache_stream (void **state)
+{
+    (void) state;
+    uint32_t p = hearth_record_partition ("long", 4, R); /* a long record */
+    s_ex.partcache = partcache_new (1 << 20);
+    s_ex.cache_memory = 1 << 20;
+    char *first, *again;
+    size_t first_len, again_len;
+    assert_int_equal (s_stream_once (p, true, &first, &first_len), 0);
+    assert_int_equal (partcache_bytes (s_ex.partcache, NULL), first_len);
+    char dir[400], moved[420];
+    snprintf (dir, sizeof dir, "%s/sh/%s/5", s_dir, APP);
+    snprintf (moved, sizeof moved, "%s.away", dir);
+    assert_int_equal (rename (dir, moved), 0);
+    assert_int_equal (s_stream_once (p, true, &again, &again_len), 0);
+    assert_int_equal (again_len, first_len);
+    assert_memory_equal (again, first, first_len);
+    free (again);
+    assert_int_equal (rename (moved, dir), 0);
+    partcache_destroy (&s_ex.partcache);
+    /* a budget below the input: nothing kept */
+    s_ex.partcache = partcache_new (1000);
+    s_ex.cache_memory = 1000;
+    assert_int_equal (s_stream_once (p, true, &again, &again_len), 0);
+    assert_int_equal (partcache_bytes (s_ex.partcache, NULL), 0);
+    free (again);
+    free (first);
+    partcache_destroy (&s_ex.partcache);
+    s_ex.cache_memory = 0;
+}
+
 static void
 test_damaged_local_block (void **state)
 {
@@ -471,6 +533,7 @@ main (void)
         cmocka_unit_test (test_stream_in_pieces),
         cmocka_unit_test (test_gather_limit),
         cmocka_unit_test (test_cache_hit),
+        cmocka_unit_test (test_cache_stream),
         cmocka_unit_test (test_damaged_local_block),
         cmocka_unit_test (test_all_inline),
         cmocka_unit_test (test_all_inline_large_block),
