@@ -26,6 +26,7 @@
 
 #include "executor/link.h"
 #include "executor/link_int.h"
+#include "executor/partcache.h"
 #include "executor/peak.h"
 #include "executor/shuffletask.h"
 #include "executor/tasks.h"
@@ -368,12 +369,23 @@ s_measure_peak (link_t *self)
         self->peak_rss = peak;
         self->peak_unsent = true;
     }
+    /* and what persisted stages keep here, for the application's view */
+    size_t cached = partcache_bytes (self->ex->partcache, NULL);
+    if (cached != self->cache_told)
+        self->cache_unsent = true;
 }
 
-/* The peak into a message to the driver, when it grew. */
+/* The peak into a message to the driver, when it grew, and the bytes
+   kept in memory, when they changed. */
 static void
 s_add_peak (link_t *self, hearth_msg_t *msg)
 {
+    if (self->cache_unsent) {
+        self->cache_told = partcache_bytes (self->ex->partcache, NULL);
+        cJSON_AddNumberToObject (msg->body, "cache_bytes",
+                                 (double) self->cache_told);
+        self->cache_unsent = false;
+    }
     if (!self->peak_unsent)
         return;
     cJSON_AddNumberToObject (msg->body, "peak_rss_bytes",
@@ -431,8 +443,9 @@ link_on_tick (link_t *self)
     if (up)
         shipfetch_tick (self->ship, now);
     s_measure_peak (self);
-    if (self->peak_unsent && self->batch_count == 0 && up)
-        s_heartbeat (self); /* idle: the peak goes now */
+    if ((self->peak_unsent || self->cache_unsent) && self->batch_count == 0
+        && up)
+        s_heartbeat (self); /* idle: the peak (or the cache) goes now */
     s_flush (self);
     hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now);
     /* liveness, and the heartbeat when nothing went for an interval */

@@ -37,6 +37,9 @@ struct link {
     hearth_loglimit_t *log_limit; /* lines about the driver's bad messages */
     int64_t peak_rss;             /* our peak memory so far, bytes */
     bool peak_unsent;             /* it grew since the driver was told */
+    size_t cache_told;            /* the bytes of reduce inputs kept in
+                                     memory (partcache.h) last told */
+    bool cache_unsent;            /* they changed since */
     int64_t launched;      /* the batch of the last LAUNCH_TASKS handled (taken
                               or refused), told back in the next STATUS_UPDATE
                               or HEARTBEAT; 0: none yet */

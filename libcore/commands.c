@@ -230,7 +230,7 @@ static const hearth_field_t b_heartbeat[] = {
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
     INT ("shuffle_bytes", false, 0, 9007199254740991),
     INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"),
-    END};
+    INT ("cache_bytes", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_register_worker[] = {
     F_WORKER_ID ("id", true), LABEL ("host", true, 1, MAX_HOST),
     F_CORES ("cores", true), F_MEMORY ("memory_mb", true),
@@ -371,7 +371,8 @@ static const hearth_field_t b_commit_answer[] = {
     BOOL ("allowed", true), END};
 static const hearth_field_t b_status_update[] = {
     ARRAY ("updates", true, MAX_BATCH, s_updates), FRAME ("packed", false),
-    INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"), END};
+    INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"),
+    INT ("cache_bytes", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_drain_worker[] = {
     F_WORKER_ID ("worker_id", true), F_TEXT ("reason", false), END};
 static const hearth_field_t b_worker_id[] = {F_WORKER_ID ("worker_id", true),
@@ -461,6 +462,15 @@ static const hearth_field_t s_progress_locality[] = {
     INT ("node_local", true, 0, MAX_TASK_ID),
     INT ("rack_local", true, 0, MAX_TASK_ID), INT ("any", true, 0, MAX_TASK_ID),
     END};
+/* What persisted stages keep in the application's executors' memory. */
+static const hearth_field_t s_persisted_exec[] = {
+    INT ("executor", true, 0, MAX_EXEC_ID),
+    INT ("memory_bytes", true, 0, MAX_BYTES), END};
+static const hearth_field_t s_persisted_execs[] = {OBJECT ("", true,
+                                                           s_persisted_exec)};
+static const hearth_field_t s_progress_persisted[] = {
+    INT ("memory_bytes", true, 0, MAX_BYTES),
+    ARRAY ("executors", true, MAX_LIST, s_persisted_execs), END};
 /* A progress summary's fields: APPLICATION_PROGRESS's, and the copy of
    it the master keeps (DRIVER_STATUS_RESPONSE's progress). */
 #define F_PROGRESS_SUMMARY                                                     \
@@ -472,7 +482,8 @@ static const hearth_field_t s_progress_locality[] = {
         ARRAY ("stages", true, HEARTH_PROGRESS_STAGES, s_progress_stages),     \
         ARRAY ("waiting", false, HEARTH_PROGRESS_STAGES, s_progress_stages),   \
         ARRAY ("completed", false, HEARTH_PROGRESS_STAGES, s_progress_stages), \
-        OBJECT ("locality", false, s_progress_locality)
+        OBJECT ("locality", false, s_progress_locality),                   \
+        OBJECT ("persisted", false, s_progress_persisted)
 /* The last APPLICATION_PROGRESS of a driver's application, as the master
    keeps it (time_ms: its wall clock when it arrived). */
 static const hearth_field_t s_app_progress[] = {

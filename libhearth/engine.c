@@ -397,6 +397,8 @@ s_report_progress (engine_t *e, int64_t now, bool final)
                                  tlfeed_pending (e->tlfeed)))
         return;
     hearth_msg_t *msg = progress_report_msg (e->progress, e->app_id);
+    if (msg && execs_add_persisted (e->execs, msg->body) < 0)
+        hearth_msg_destroy (&msg);
     int64_t wall = eventlog_time_ms (NULL);
     if (msg && tlfeed_add (e->tlfeed, msg->body, wall) < 0)
         hearth_msg_destroy (&msg); /* no memory: the news wait */

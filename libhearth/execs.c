@@ -596,6 +596,7 @@ s_note_peak (exec_t *x, const hearth_msg_t *msg)
     int64_t peak = hearth_json_int (msg->body, "peak_rss_bytes", -1);
     if (peak > x->peak_rss)
         x->peak_rss = peak;
+    x->cache_bytes = hearth_json_int (msg->body, "cache_bytes", x->cache_bytes);
 }
 
 static void

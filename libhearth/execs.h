@@ -133,4 +133,10 @@ void execs_tlfeed_again (execs_t *self);
 /* Heartbeats to executors, losses of silent ones. */
 void execs_tick (execs_t *self);
 
+/* Add to body (an APPLICATION_PROGRESS) "persisted": the bytes of
+   reduce inputs of persisted stages each executor keeps in memory (as
+   it last said), and their total; nothing when none keeps any.  0, or
+   -1 on no memory (body unchanged).  execs_cached.c. */
+int execs_add_persisted (execs_t *self, cJSON *body);
+
 #endif

@@ -37,6 +37,8 @@ typedef struct {
                              NULL */
     int64_t memory_mb;    /* its memory (0: not told) */
     int64_t added_ms;     /* when it registered (wall clock) */
+    int64_t cache_bytes;  /* reduce inputs of persisted stages it keeps in
+                             memory, as it last said */
     int64_t peak_rss;     /* its peak memory, bytes, as its worker saw it
                              (-1: not told) */
     char *key;            /* hex of its routing id once registered */

@@ -14,7 +14,7 @@ libhearth_libdriver_la_SOURCES = \
 	libhearth/evfile.c libhearth/evfile.h libhearth/evfmt.c libhearth/evfmt.h \
 	libhearth/evrec.c libhearth/evrec.h \
 	libhearth/execs.c libhearth/execs.h libhearth/execs_int.h libhearth/execs_send.c \
-	libhearth/execs_worker.c \
+	libhearth/execs_worker.c libhearth/execs_cached.c \
 	libhearth/execres.c libhearth/execres.h \
 	libhearth/execsock.c libhearth/execsock.h libhearth/batches.c libhearth/batches.h \
 	libhearth/launch.c libhearth/launch.h \

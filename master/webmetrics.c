@@ -83,6 +83,17 @@ s_apps (hearth_prom_t *p, master_t *m)
     for (int i = 0; hearth_executor_states[i]; i++)
         hearth_prom_sample (p, "hearth_executors", "state",
                             hearth_executor_states[i], execs[i]);
+    double kept = 0;
+    zlistx_t *running = registry_apps (m->reg);
+    for (reg_app_t *a = zlistx_first (running); a; a = zlistx_next (running))
+        kept += (double) hearth_json_int (
+            cJSON_GetObjectItemCaseSensitive (a->progress, "persisted"),
+            "memory_bytes", 0);
+    hearth_prom_family (p, "hearth_persisted_memory_bytes", "gauge",
+                        "Bytes of persisted stages' inputs the running "
+                        "applications' executors keep in memory, from the "
+                        "drivers' progress summaries.");
+    hearth_prom_sample (p, "hearth_persisted_memory_bytes", NULL, NULL, kept);
 }
 
 static void

@@ -105,6 +105,22 @@ s_print_progress (const cJSON *state)
                 hearth_view_num (p, "tasks_running"),
                 hearth_view_num (p, "tasks_failed"),
                 hearth_view_num (p, "jobs_active"));
+        const cJSON *kept = cJSON_GetObjectItemCaseSensitive (p, "persisted");
+        if (kept) {
+            printf ("  persisted in memory: %.0f bytes (",
+                    hearth_view_num (kept, "memory_bytes"));
+            const cJSON *x;
+            const char *sep = "";
+            cJSON_ArrayForEach (
+                x, cJSON_GetObjectItemCaseSensitive (kept, "executors"))
+            {
+                printf ("%sexecutor %.0f: %.0f", sep,
+                        hearth_view_num (x, "executor"),
+                        hearth_view_num (x, "memory_bytes"));
+                sep = ", ";
+            }
+            printf (")\n");
+        }
         const cJSON *st;
         cJSON_ArrayForEach (st, cJSON_GetObjectItemCaseSensitive (p, "stages"))
             printf (

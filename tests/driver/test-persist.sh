@@ -95,6 +95,30 @@ check "... and the event log says so: cached, then $nheld made again" \
 kill "$PID_wa" "$MASTER_PID" 2>/dev/null
 wait "$PID_wa" "$PID_wb" "$MASTER_PID" 2>/dev/null
 
+# What the executors keep in memory, as hearth-tail --state shows it
+# while the application runs (its driver's progress summary).
+rm -rf "$T/d" && mkdir "$T/d" && touch "$T/d/pause"
+start_master || exit 1
+CORES=2 start_worker wa || exit 1
+submit --master "$MASTER_URL" --executor-memory 256M --executor-cores 1 \
+  "$P" iterate 1 "$T/d" memory &
+SUBMIT_PID=$!
+PIDS+=($SUBMIT_PID)
+check "a stage persisted in memory: its first job ran" \
+  wait_for 60 test -e "$T/d/ready.1"
+kept_line() {
+  "$BIN/hearth-tail" --master "$MASTER_URL" --state --timeout 3s |
+    grep -E '^  persisted in memory: [1-9][0-9]* bytes \(executor [0-9]+: [1-9]'
+}
+check "... hearth-tail --state shows the bytes its executors keep" \
+  wait_for 10 kept_line
+say "$(kept_line | head -1)"
+touch "$T/d/go.1"
+wait "$SUBMIT_PID"
+check "... and the pass after it succeeds" test $? -eq 0
+kill "$PID_wa" "$MASTER_PID" 2>/dev/null
+wait "$PID_wa" "$MASTER_PID" 2>/dev/null
+
 rm -rf "$T/d" && mkdir "$T/d"
 check "the API's refusals" submit --master 'local[2]' "$P" refusals "$T/d/o"
 for what in 'an output stage persisted' 'a level that is none' \

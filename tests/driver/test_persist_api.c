@@ -2,11 +2,12 @@
     for test-persist.sh; run through hearth-submit, whose settings it
     takes.
 
-    test-persist-api iterate N DIR
+    test-persist-api iterate N DIR [memory]
         job "load": stage "words", 4 command tasks that each (after 0.2 s)
         append their index to DIR/ran and write "apple w{i} pear apple"
         one a line,
-        into 3 sorted partitions, persisted on disk; stage "count" of 3
+        into 3 sorted partitions, persisted on disk (in memory with
+        "memory"); stage "count" of 3
         `uniq -c` tasks reading it.  Then N jobs "pass" whose one stage
         "count" reads load's "words" (across jobs).  Before pass K (1..N)
         it writes DIR/ready.K and waits (60 s at most) for DIR/go.K when
@@ -57,7 +58,7 @@ s_print (hearth_job_t *job, hearth_stage_t *count, int k)
 }
 
 static int
-s_iterate (hearth_ctx_t *ctx, int n, const char *dir)
+s_iterate (hearth_ctx_t *ctx, int n, const char *dir, hearth_persist_t level)
 {
     char script[4096];
     snprintf (script, sizeof script,
@@ -69,7 +70,7 @@ s_iterate (hearth_ctx_t *ctx, int n, const char *dir)
     hearth_stage_t *words = hearth_job_stage (load, "words");
     hearth_stage_add_commands (words, argv, NULL, 4);
     hearth_stage_set_partitions (words, 3, HEARTH_PARTITION_SORT);
-    if (hearth_stage_persist (words, HEARTH_PERSIST_DISK) < 0)
+    if (hearth_stage_persist (words, level) < 0)
         return perror ("hearth_stage_persist"), -1;
     hearth_stage_t *count = hearth_job_stage (load, "count");
     hearth_stage_input (count, words);
@@ -185,8 +186,11 @@ main (int argc, char **argv)
     if (!ctx)
         return 1;
     int rc = -1;
-    if (strcmp (argv[1], "iterate") == 0 && argc == 4)
-        rc = s_iterate (ctx, atoi (argv[2]), argv[3]);
+    if (strcmp (argv[1], "iterate") == 0 && (argc == 4 || argc == 5))
+        rc = s_iterate (ctx, atoi (argv[2]), argv[3],
+                        argc == 5 && strcmp (argv[4], "memory") == 0
+                            ? HEARTH_PERSIST_MEMORY
+                            : HEARTH_PERSIST_DISK);
     else if (strcmp (argv[1], "refusals") == 0)
         rc = s_refusals (ctx, argv[2]);
     hearth_ctx_destroy (&ctx);

@@ -28,6 +28,8 @@ http_get "$M" "$T/m0"
 check "master /metrics: 200, text/plain version 0.0.4" \
   eval 'test "$(http_status)" = 200 && http_header Content-Type | grep -q "text/plain; version=0.0.4"'
 check "promtool check metrics: clean (master)" lint "$T/m0"
+check "master: the bytes persisted stages keep in memory, 0 with no application" \
+  grep -qx 'hearth_persisted_memory_bytes 0' "$T/m0"
 check "1 worker ALIVE, 2 cores free, 2 GiB free in bytes" eval \
   '[[ $(metric "$T/m0" "hearth_workers{state=\"ALIVE\"}") == 1 &&
       $(metric "$T/m0" "hearth_cores{state=\"free\"}") == 2 &&
