@@ -242,6 +242,13 @@ s_progress_cell (FILE *out, const cJSON *a)
         s_stage_bar (out, s);
         fputs ("</div>", out);
     }
+    const cJSON *kept = cJSON_GetObjectItemCaseSensitive (p, "persisted");
+    if (kept) { /* what its executors keep in memory (issue 38) */
+        fprintf (out,
+                 "<div class=\"persisted\">persisted in memory: %.1f "
+                 "MiB</div>",
+                 hearth_view_num (kept, "memory_bytes") / (1024.0 * 1024.0));
+    }
     fputs ("</td>", out);
 }
 

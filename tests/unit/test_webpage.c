@@ -91,6 +91,8 @@ s_state (bool progress)
         "\"" WA "\",\"app_id\":\"" APP "\",\"submit_ms\":%.0f}]}",
         T0 - 3600e3, T0, T0 - 90e3,
         progress ? "\"progress\":{\"time_ms\":1,\"jobs_active\":1,"
+                   "\"persisted\":{\"memory_bytes\":3145728,\"executors\":"
+                   "[{\"executor\":0,\"memory_bytes\":3145728}]},"
                    "\"tasks_finished\":57,\"tasks_failed\":1,"
                    "\"tasks_running\":4,\"stages\":[{\"job\":0,\"stage\":2,"
                    "\"name\":\"map at wc.c:10\",\"tasks\":100,\"finished\":"
@@ -138,6 +140,8 @@ test_master_rows (void **state)
                            "running, 1 failed");
     assert_contains (html, "stage 2 map at wc.c:10: ");
     assert_contains (html, "57/100 (+4 running) (1 failed)");
+    /* what its executors keep in memory for persisted stages */
+    assert_contains (html, "persisted in memory: 3.0 MiB");
     /* The completed one, with its final state and reason. */
     assert_contains (html, "<td>1m00s</td><td><span class=\"st-FAILED\">"
                            "FAILED</span></td><td>task 4 failed 4 times</td>");
