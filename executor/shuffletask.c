@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ struct shuffletask {
     uint32_t inline_max; /* whole: an output shorter than this (room
                             for the newline the driver may add) goes to
                             the driver, not to disk (0: never) */
+    bool persist;        /* a persisted stage's: its shuffle's directory is
+                            marked for the worker (worker/shuffle.h) */
     /* output */
     char *output;    /* the file, or NULL */
     char *commit_to; /* what it becomes once the driver allows, or NULL:
@@ -108,6 +111,7 @@ s_map_from_json (shuffletask_t *self, const cJSON *map)
     self->whole =
         hearth_json_bool (map, "whole", false); /* R = 1: cmdrules.c */
     self->inline_max = (uint32_t) hearth_json_int (map, "inline_max", 0);
+    self->persist = hearth_json_bool (map, "persist", false);
     return 0;
 }
 
@@ -211,6 +215,25 @@ shuffletask_destroy (shuffletask_t **self_p)
 /* --- opening ---------------------------------------------------------- */
 
 /* The writer of the map output at self->path, its directory made. */
+/* Mark the shuffle's directory (the one of self->path) as a persisted
+   stage's for the worker (HEARTH_PERSISTED_MARK, worker/shuffle.h): its
+   outputs count against --cache-disk.  Made new, never through a link;
+   one there already is enough. */
+static void
+s_mark_persisted (shuffletask_t *self)
+{
+    char mark[PATH_MAX];
+    const char *slash = strrchr (self->path, '/');
+    snprintf (mark, sizeof mark, "%.*s/%s", (int) (slash - self->path),
+              self->path, HEARTH_PERSISTED_MARK);
+    int fd = hearth_file_create (mark, O_WRONLY, 0644, false);
+    if (fd >= 0)
+        close (fd);
+    else if (errno != EEXIST)
+        log_warn ("map output %s: cannot mark it persisted: %s", self->path,
+                  strerror (errno));
+}
+
 static int
 s_start_writer (shuffletask_t *self)
 {
@@ -230,6 +253,8 @@ s_start_writer (shuffletask_t *self)
         s_fail (self, "map output %s: %s", self->path, err.text);
         return -1;
     }
+    if (self->persist)
+        s_mark_persisted (self);
     hearth_partwriter_opts_t opts = {.path = self->path,
                                      .partitions = self->partitions,
                                      .sort = self->sort,

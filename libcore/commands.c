@@ -149,7 +149,8 @@ static const hearth_field_t s_map_role[] = {
     INT ("shuffle", true, 0, MAX_SHUFFLE),
     INT ("partitions", true, 1, HEARTH_MAX_PARTITIONS), BOOL ("sort", false),
     BOOL ("whole", false),
-    INT ("inline_max", false, 0, HEARTH_INLINE_BLOCK_MAX), END};
+    INT ("inline_max", false, 0, HEARTH_INLINE_BLOCK_MAX),
+    BOOL ("persist", false), END};
 static const hearth_field_t s_block_server[] = {
     F_URL ("url", false, 0), STR ("key", false, 0, 64), END};
 static const hearth_field_t s_block_servers[] = {OBJECT ("", true,
@@ -229,6 +230,7 @@ static const hearth_field_t b_heartbeat[] = {
     ARRAY ("executors", false, MAX_LIST, s_executor_refs),
     ARRAY ("drivers", false, MAX_LIST, s_driver_refs),
     INT ("shuffle_bytes", false, 0, 9007199254740991),
+    INT ("persisted_bytes", false, 0, MAX_BYTES),
     INT ("peak_rss_bytes", false, 0, MAX_BYTES), F_BATCH ("launched"),
     INT ("cache_bytes", false, 0, MAX_BYTES), END};
 static const hearth_field_t b_register_worker[] = {

@@ -41,6 +41,12 @@
 /* Most partitions of a partitioned stage. */
 #define HEARTH_MAX_PARTITIONS 100000u
 
+/* A file in a shuffle's directory (ROOT/APP_ID/SHUFFLE) saying that its
+   map outputs are a persisted stage's (libhearth/persist.h): its worker
+   counts them against --cache-disk and removes the oldest beyond it
+   (worker/persisted.h). */
+#define HEARTH_PERSISTED_MARK ".persisted"
+
 /* Where one partition lies in a data file, and what it holds. */
 typedef struct {
     uint64_t offset;  /* of its first frame */

@@ -66,6 +66,7 @@ struct engine {
     execdecom_t *decom;           /* those whose worker leaves (owned) */
     master_link_t *master;        /* the master (cluster modes), or NULL */
     progress_report_t *progress;  /* summaries for it (with master) */
+    int64_t persisted_sent;       /* executors' cache bytes last reported */
     tlfeed_t *tlfeed;             /* the live timeline's news for it (with
                                      master; owned, lent to the work) */
     local_t *local;               /* our own processes (local modes), or NULL */
@@ -392,9 +393,13 @@ s_on_api (hearth_loop_t *loop, int fd, void *arg)
 static void
 s_report_progress (engine_t *e, int64_t now, bool final)
 {
-    if (!e->master || !e->progress || !e->signaled || e->error[0]
-        || !progress_report_due (e->progress, e->work, now, final,
-                                 tlfeed_pending (e->tlfeed)))
+    if (!e->master || !e->progress || !e->signaled || e->error[0])
+        return;
+    /* what executors keep in memory changes between jobs too */
+    int64_t kept = execs_persisted_total (e->execs);
+    if (!progress_report_due (e->progress, e->work, now, final,
+                              tlfeed_pending (e->tlfeed)
+                                  || kept != e->persisted_sent))
         return;
     hearth_msg_t *msg = progress_report_msg (e->progress, e->app_id);
     if (msg && execs_add_persisted (e->execs, msg->body) < 0)
@@ -403,6 +408,7 @@ s_report_progress (engine_t *e, int64_t now, bool final)
     if (msg && tlfeed_add (e->tlfeed, msg->body, wall) < 0)
         hearth_msg_destroy (&msg); /* no memory: the news wait */
     if (msg && master_link_send_progress (e->master, &msg) == 0) {
+        e->persisted_sent = kept;
         progress_report_sent (e->progress, now);
         tlfeed_sent (e->tlfeed);
     }

@@ -139,4 +139,7 @@ void execs_tick (execs_t *self);
    -1 on no memory (body unchanged).  execs_cached.c. */
 int execs_add_persisted (execs_t *self, cJSON *body);
 
+/* Their total (what execs_add_persisted says), 0 when none. */
+int64_t execs_persisted_total (execs_t *self);
+
 #endif

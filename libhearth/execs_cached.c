@@ -37,3 +37,13 @@ execs_add_persisted (execs_t *self, cJSON *body)
     }
     return 0;
 }
+
+int64_t
+execs_persisted_total (execs_t *self)
+{
+    int64_t total = 0;
+    for (exec_t *x = zhashx_first (self->by_id); x;
+         x = zhashx_next (self->by_id))
+        total += x->cache_bytes > 0 ? x->cache_bytes : 0;
+    return total;
+}

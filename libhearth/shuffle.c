@@ -464,8 +464,10 @@ shuffle_render (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
             || !cJSON_AddBoolToObject (map, "sort", st->sort)
             || (!st->partitions && !cJSON_AddBoolToObject (map, "whole", true))
             || (st->inline_max
-                && !cJSON_AddNumberToObject (map, "inline_max",
-                                             st->inline_max)))
+                && !cJSON_AddNumberToObject (map, "inline_max", st->inline_max))
+            /* its worker counts it against --cache-disk (persist.h) */
+            || ((st->persist != HEARTH_PERSIST_NONE || st->held)
+                && !cJSON_AddBoolToObject (map, "persist", true)))
             return -1;
     }
     if (st->output_dir) {

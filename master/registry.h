@@ -134,6 +134,9 @@ void registry_worker_report_resources (registry_t *self, reg_worker_t *w,
 
 /* The bytes of map outputs w's block server holds (its HEARTBEAT):
    shown with the worker, not journaled. */
+/* Of them, persisted stages' (its HEARTBEAT's persisted_bytes). */
+void registry_worker_persisted_bytes (registry_t *self, reg_worker_t *w,
+                                      uint64_t bytes);
 void registry_worker_shuffle_bytes (registry_t *self, reg_worker_t *w,
                                     uint64_t bytes);
 

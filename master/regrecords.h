@@ -105,6 +105,7 @@ struct reg_worker {
     zframe_t *routing_id;      /* its DEALER's routing id (owned) */
     int64_t registered_ms;     /* wall clock at registration */
     int64_t last_heartbeat_ms; /* wall clock of its last sign of life */
+    uint64_t persisted_bytes;  /* of them, persisted stages' */
     uint64_t shuffle_bytes;    /* map outputs its block server holds on
                                   disk (its last HEARTBEAT) */
     char *web_url;             /* http://HOST:PORT of its pages (its

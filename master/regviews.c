@@ -36,6 +36,9 @@ registry_worker_json (reg_worker_t *w, int64_t now_ms)
     cJSON_AddNumberToObject (o, "memory_mb", (double) w->memory_mb);
     cJSON_AddNumberToObject (o, "memory_used_mb", (double) mem_used);
     cJSON_AddNumberToObject (o, "shuffle_bytes", (double) w->shuffle_bytes);
+    if (w->persisted_bytes)
+        cJSON_AddNumberToObject (o, "persisted_bytes",
+                                 (double) w->persisted_bytes);
     if (w->resources.n) { /* its addresses, and who holds which */
         cJSON_AddItemToObject (o, "resources",
                                hearth_resources_to_json (&w->resources));

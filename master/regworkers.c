@@ -52,6 +52,14 @@ registry_worker_shuffle_bytes (registry_t *self, reg_worker_t *worker,
     registry__worker_rw (worker)->shuffle_bytes = bytes;
 }
 
+void
+registry_worker_persisted_bytes (registry_t *self, reg_worker_t *worker,
+                                 uint64_t bytes)
+{
+    (void) self;
+    registry__worker_rw (worker)->persisted_bytes = bytes;
+}
+
 static cJSON *
 s_worker_event (reg_worker_t *w, const char *what, const char *reason)
 {

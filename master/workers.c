@@ -392,6 +392,8 @@ master_worker_heartbeat (master_t *m, zframe_t *rid, const cJSON *b)
     registry_touch_worker (m->reg, w, hearth_mono_ms ());
     registry_worker_shuffle_bytes (
         m->reg, w, (uint64_t) hearth_json_int (b, "shuffle_bytes", 0));
+    registry_worker_persisted_bytes (
+        m->reg, w, (uint64_t) hearth_json_int (b, "persisted_bytes", 0));
     /* Without a list, what it uses beyond the master's books is foreign. */
     const cJSON *execs = cJSON_GetObjectItem (b, "executors");
     if (registry_stopping_listed (w, execs, false, hearth_mono_ms (),

@@ -59,6 +59,9 @@ s_add_usage (worker_t *w, cJSON *body)
     if (w->shuffle)
         cJSON_AddNumberToObject (body, "shuffle_bytes",
                                  (double) shuffle_bytes (w->shuffle));
+    if (w->shuffle && shuffle_persisted_bytes (w->shuffle))
+        cJSON_AddNumberToObject (body, "persisted_bytes",
+                                 (double) shuffle_persisted_bytes (w->shuffle));
 }
 
 /* Drivers that ended while the worker was not registered join the list
@@ -113,6 +116,7 @@ s_registration (void *arg, bool again)
     cJSON_DeleteItemFromObject (b, "cores_used");
     cJSON_DeleteItemFromObject (b, "memory_used_mb");
     cJSON_DeleteItemFromObject (b, "shuffle_bytes");
+    cJSON_DeleteItemFromObject (b, "persisted_bytes");
     return msg;
 }
 

@@ -100,6 +100,10 @@ static const hearth_opt_t s_opts[] = {
          WORKER_DECOM_TIMEOUT_DEFAULT, NULL,
          "on SIGTERM, how long running tasks and the map outputs served "
          "here may keep the worker before it stops (0: stop at once)"),
+    OPT ("cache-disk", HEARTH_OPT_SIZE, "0", NULL,
+         "the most bytes of persisted stages' map outputs kept here; the "
+         "oldest beyond it are removed, made again when read (0: no "
+         "limit)"),
     OPT ("app-retention", HEARTH_OPT_DURATION, "1h", NULL,
          "how long a removed application's directory is kept"),
     OPT ("driver-retention", HEARTH_OPT_DURATION, "1d", NULL,
@@ -566,6 +570,7 @@ s_shuffle (worker_t *w, hearth_error_t *err)
         .loop = w->loop,
         .apps = w->apps,
         .shared = runas_switches (w->runas),
+        .cache_disk = hearth_conf_bytes (w->conf, "cache-disk"),
     };
     hearth_error_t first;
     if (!(w->shuffle = shuffle_new (&sc, &first))) {

@@ -24,6 +24,7 @@
 #include "libcore/partfmt.h"
 #include "libcore/proto.h"
 #include "libcore/sock.h"
+#include "worker/persisted.h"
 #include "worker/shuffle.h"
 #include "worker/userfs.h"
 
@@ -42,6 +43,8 @@ struct shuffle {
     char key[HEARTH_KEY_TXT_LEN + 1]; /* its CURVE public key, or "" */
     apps_t *apps;                     /* the applications' tokens (borrowed) */
     uint64_t bytes;                   /* on disk, as last counted */
+    uint64_t persisted;               /* of them, persisted stages' */
+    uint64_t cache_disk;              /* their budget (0: none) */
     int64_t counted_ms;               /* when, or 0 */
     hearth_loglimit_t *log_limit;     /* bad requests' log lines */
 };
@@ -323,6 +326,7 @@ shuffle_new (const shuffle_config_t *config, hearth_error_t *err)
         goto error;
     }
     self->apps = config->apps;
+    self->cache_disk = config->cache_disk;
     /* What an earlier worker left is of applications whose outputs died
        with it: the drivers re-run those maps. */
     hearth_rm_tree (self->root);
@@ -426,11 +430,24 @@ shuffle_bytes (const shuffle_t *self)
     return self->bytes;
 }
 
+uint64_t
+shuffle_persisted_bytes (const shuffle_t *self)
+{
+    return self->persisted;
+}
+
 void
 shuffle_tick (shuffle_t *self, int64_t now_ms)
 {
     if (self->counted_ms && now_ms - self->counted_ms < s_count_every_ms)
         return;
+    size_t evicted;
+    self->persisted = persisted_sweep (self->root, self->cache_disk, &evicted);
+    if (evicted)
+        log_info ("block server: %zu persisted map outputs removed to keep "
+                  "them within --cache-disk (%llu bytes); they are made "
+                  "again when read",
+                  evicted, (unsigned long long) self->cache_disk);
     self->bytes = hearth_tree_bytes (self->root);
     self->counted_ms = now_ms;
     hearth_loglimit_flush (self->log_limit, HEARTH_LOG_WARN, now_ms);

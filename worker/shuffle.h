@@ -40,6 +40,8 @@ typedef struct {
     hearth_loop_t *loop; /* served from this loop (borrowed) */
     apps_t *apps;        /* the applications' tokens (borrowed, outlives the
                             server) */
+    uint64_t cache_disk; /* persisted map outputs kept (persisted.h), at
+                            most; 0: no limit */
     bool shared;         /* executors run as other users than the worker's
                             (runas.h): ROOT is searchable by them (mode 0711),
                             each ROOT/APP_ID made for its user by the worker
@@ -73,6 +75,8 @@ void shuffle_app_removed (shuffle_t *self, const char *app_id);
 size_t shuffle_apps_held (const shuffle_t *self);
 /* Bytes of map outputs on disk, as of the last shuffle_tick. */
 uint64_t shuffle_bytes (const shuffle_t *self);
+/* Of them, persisted stages' (persisted.h), as last counted. */
+uint64_t shuffle_persisted_bytes (const shuffle_t *self);
 /* Periodic work: count the bytes on disk (at most every few seconds). */
 void shuffle_tick (shuffle_t *self, int64_t now_ms);
 

@@ -87,6 +87,9 @@ worker_web_state (worker_t *w)
     cJSON_AddNumberToObject (o, "cores_used", cores);
     cJSON_AddNumberToObject (o, "memory_mb", (double) w->memory_mb);
     cJSON_AddNumberToObject (o, "memory_used_mb", (double) memory);
+    cJSON_AddNumberToObject (
+        o, "persisted_bytes",
+        w->shuffle ? (double) shuffle_persisted_bytes (w->shuffle) : 0);
     cJSON_AddNumberToObject (o, "shuffle_bytes",
                              w->shuffle ? (double) shuffle_bytes (w->shuffle)
                                         : 0);

@@ -70,6 +70,10 @@ worker_web_metrics (worker_t *w, size_t *len)
     v[0] = w->shuffle ? (double) shuffle_bytes (w->shuffle) : 0;
     s_gauge (p, "hearth_worker_shuffle_bytes",
              "Map outputs its block server holds on disk.", NULL, NULL, v, 1);
+    v[0] = w->shuffle ? (double) shuffle_persisted_bytes (w->shuffle) : 0;
+    s_gauge (p, "hearth_worker_persisted_bytes",
+             "Of them, persisted stages' (within --cache-disk).", NULL, NULL, v,
+             1);
     s_counter (p, "hearth_worker_log_bytes_served_total",
                "Log bytes served by /log and /logpage.",
                (double) w->log_bytes_served);

@@ -17,6 +17,8 @@
 #   ("input": "JOB/STAGE") in local[2] and local-cluster, exact and the
 #   stage run once; and what a file may not say, refused before anything
 #   runs (exit 2), each with its message.
+# - a worker whose --cache-disk is below the persisted outputs removes
+#   them, and the next job makes them again: exact.
 # - a stage persisted in memory, read by function tasks in local-cluster:
 #   exact, and each later reader placed on the executor that read its
 #   partition first (which keeps it in memory).
@@ -118,6 +120,28 @@ wait "$SUBMIT_PID"
 check "... and the pass after it succeeds" test $? -eq 0
 kill "$PID_wa" "$MASTER_PID" 2>/dev/null
 wait "$PID_wa" "$MASTER_PID" 2>/dev/null
+
+# A worker's --cache-disk smaller than the persisted outputs: it removes
+# them (the oldest first) at its next count, and the next job makes them
+# again from their lineage, exactly as lost ones: counts exact.
+rm -rf "$T/d" && mkdir "$T/d" && touch "$T/d/pause"
+start_master || exit 1
+CORES=2 start_worker wc --cache-disk 1 || exit 1
+submit --master "$MASTER_URL" --executor-memory 256M --executor-cores 1 \
+  --event-log "$T/evc" "$P" iterate 1 "$T/d" &
+SUBMIT_PID=$!
+PIDS+=($SUBMIT_PID)
+check "--cache-disk 1: the first job ran" wait_for 60 test -e "$T/d/ready.1"
+check "... the worker removed the persisted outputs to fit" \
+  wait_for 15 grep -q 'persisted map outputs removed to keep them within --cache-disk' "$T/wc.log"
+touch "$T/d/go.1"
+wait "$SUBMIT_PID"
+check "... the next job succeeds" test $? -eq 0
+check "... its counts exact" same <(normalized "$T/out") <(ref 1)
+check "... the maps made again: each ran twice" \
+  test "$(sort -n "$T/d/ran" | tr '\n' ' ')" = "0 0 1 1 2 2 3 3 "
+kill "$PID_wc" "$MASTER_PID" 2>/dev/null
+wait "$PID_wc" "$MASTER_PID" 2>/dev/null
 
 rm -rf "$T/d" && mkdir "$T/d"
 check "the API's refusals" submit --master 'local[2]' "$P" refusals "$T/d/o"

@@ -515,3 +515,10 @@ UNIT_TESTS += tests/unit/test_joblist
 tests_unit_test_joblist_SOURCES = tests/unit/test_joblist.c
 tests_unit_test_joblist_CFLAGS = $(unit_cflags) $(YAJL_CFLAGS)
 tests_unit_test_joblist_LDADD = $(JOBFILE_LIBS) $(CMOCKA_LIBS)
+
+# A worker's persisted map outputs and its --cache-disk (worker/persisted.c).
+UNIT_TESTS += tests/unit/test_persisted
+tests_unit_test_persisted_SOURCES = tests/unit/test_persisted.c \
+	worker/persisted.c worker/persisted.h
+tests_unit_test_persisted_CFLAGS = $(unit_cflags)
+tests_unit_test_persisted_LDADD = $(unit_libs)
