@@ -323,8 +323,8 @@ s_stage_row (FILE *out, const cJSON *s, const void *ctx)
     hearth_html_cell (out, s_str (s, "name"));
     s_cell_state (out, s, "state");
     static const char *const counts[] = {
-        "tasks", "accepted",    "failed", "killed",
-        "lost",  "speculative", "runs",   "attempts_started"};
+        "tasks", "cached",      "accepted", "failed",          "killed",
+        "lost",  "speculative", "runs",     "attempts_started"};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         s_cell_int (out, s, counts[i]);
     hearth_view_run (cJSON_GetObjectItemCaseSensitive (s, "run"), run,
@@ -427,9 +427,10 @@ s_settings (FILE *out, const cJSON *settings)
 static const char *const s_job_cols[] = {"JOB",      "NAME",  "STAGES", "STATE",
                                          "DURATION", "ERROR", NULL};
 static const char *const s_stage_cols[] = {
-    "STAGE",           "JOB",      "NAME", "STATE", "TASKS", "OK",
-    "FAILED",          "KILLED",   "LOST", "SPEC",  "RUNS",  "ATTEMPTS",
-    "RUN p50 p95 max", "LOCALITY", NULL};
+    "STAGE",  "JOB",  "NAME",     "STATE",           "TASKS",
+    "CACHED", "OK",   "FAILED",   "KILLED",          "LOST",
+    "SPEC",   "RUNS", "ATTEMPTS", "RUN p50 p95 max", "LOCALITY",
+    NULL};
 static const char *const s_slow_cols[] = {
     "STAGE", "TASK", "ATTEMPT", "EXECUTOR", "RUN", "STATE", "OUTCOME", NULL};
 static const char *const s_fail_cols[] = {"STAGE",        "TASK",     "FAILED",

@@ -238,10 +238,10 @@ test_app (void **state)
     assert_contains (page, "<a href=\"../\">all applications</a>");
     assert_contains (page, "<a href=\"../api/v1/apps/" OK "\">JSON</a>");
     assert_contains (page, "<table id=\"stages\">");
-    /* stage 0: 2 tasks, 2 accepted, run p50 p95 max */
+    /* stage 0: 2 tasks, none cached, 2 accepted, run p50 p95 max */
     assert_contains (page, "<td>scan-stage</td><td><span "
                            "class=\"st-SUCCEEDED\">SUCCEEDED</span></td>"
-                           "<td>2</td><td>2</td><td>0</td>");
+                           "<td>2</td><td>0</td><td>2</td><td>0</td>");
     assert_contains (page, "1.5ms 2.5ms 2.5ms");
     assert_contains (page, "<table id=\"accounting\">");
     assert_contains (page, "<td>max-failures</td><td>4</td>");
