@@ -66,6 +66,9 @@ s_summary (FILE *out, const cJSON *ws)
     hearth_format_size ((uint64_t) hearth_view_num (ws, "shuffle_bytes"), size,
                         sizeof size);
     hearth_html_summary_item (out, "Shuffle", size);
+    hearth_format_size ((uint64_t) hearth_view_num (ws, "persisted_bytes"),
+                        size, sizeof size);
+    hearth_html_summary_item (out, "Persisted", size); /* of it (issue 38) */
     char res[1024];
     hearth_view_resources_text (ws, res, sizeof res);
     if (res[0]) /* its addresses, and which executor holds each */

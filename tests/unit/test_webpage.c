@@ -479,6 +479,7 @@ static const char s_wstate[] =
     "\"master_web_url\":\"http://10.0.0.9:8080\",\"started_ms\":"
     "1796117000000,\"time_ms\":1796117400000,\"cores\":8,\"cores_used\":2,"
     "\"memory_mb\":16384,\"memory_used_mb\":1024,\"shuffle_bytes\":2048,"
+    "\"persisted_bytes\":1024,"
     "\"executors\":[{\"app_id\":\"" APP "\",\"exec_id\":3,\"cores\":2,"
     "\"memory_mb\":1024,\"state\":\"RUNNING\",\"pid\":4711,\"started_ms\":"
     "1796117390000,\"stdout_bytes\":10,\"stderr_bytes\":3072},"
@@ -539,6 +540,7 @@ test_worker_page (void **state)
                            "tcp://10.0.0.9:7077</a>");
     assert_contains (html, "<b>Uptime:</b> 6m40s");
     assert_contains (html, "<b>Shuffle:</b> 2K");
+    assert_contains (html, "<b>Persisted:</b> 1K"); /* of it, issue 38 */
     assert_contains (html, "<tr data-id=\"" APP "/3\"><td><a href=\"http://"
                            "10.0.0.9:8080/app/" APP "\">" APP "</a></td>"
                            "<td>3</td><td>2</td><td>1024 MiB</td>");
