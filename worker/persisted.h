@@ -5,8 +5,10 @@
     workers after their job, for later jobs; its executors mark its
     shuffle's directory (HEARTH_PERSISTED_MARK, libcore/partfmt.h).  The
     worker sums those outputs' bytes when it counts its shuffle directory,
-    and when they are over --cache-disk removes the oldest (by when they
-    were written) until they fit: a later job that reads one finds it
+    and when they are over --cache-disk removes the least recently used
+    (by their index's time: written, or last served to another node's
+    reader; a read by an executor of this node, in place, does not count)
+    until they fit: a later job that reads one finds it
     missing and makes it again from its lineage, as when a worker is lost.
     Other map outputs are never removed here (their job reads them now).
 */

@@ -127,6 +127,9 @@ s_locate (const char *root, const char *rel, int64_t p, hearth_part_t *part,
     int fd = userfs_open_read (root, rel, NULL);
     if (fd < 0)
         return hearth_errcode (err, "no_block", "no such map output");
+    /* served now: a persisted output read is kept before those unread
+       (--cache-disk removes the oldest by this time: persisted.h) */
+    (void) futimens (fd, NULL);
     unsigned char head[16], e[32];
     ssize_t got = pread (fd, head, sizeof head, 0);
     bool ok = got == (ssize_t) sizeof head && memcmp (head, "HRTHIDX1", 8) == 0;
