@@ -388,6 +388,13 @@ hearth_view_workers (FILE *out, const cJSON *state, const hearth_view_t *v)
                      hearth_json_str (w, "decommission_reason"));
         if (hearth_json_str (w, "dead_reason"))
             fprintf (out, "  (gone: %s)", hearth_json_str (w, "dead_reason"));
+        if (hearth_view_num (w, "persisted_bytes") > 0) { /* of its shuffle */
+            char kept[32];
+            hearth_format_size (
+                (uint64_t) hearth_view_num (w, "persisted_bytes"), kept,
+                sizeof kept);
+            fprintf (out, "  (persisted: %s)", kept);
+        }
         s_labels (out, cJSON_GetObjectItemCaseSensitive (w, "labels"));
         fprintf (out, "\n");
         if (hearth_json_str (w, "unhealthy"))

@@ -35,7 +35,8 @@ s_state (void)
         "{\"status\":\"ALIVE\",\"time_ms\":%.0f,"
         "\"workers\":[{\"id\":\"" WA "\",\"host\":\"10.0.0.1\","
         "\"state\":\"ALIVE\",\"cores\":8,\"cores_used\":2,\"memory_mb\":"
-        "16384,\"memory_used_mb\":2048,\"heartbeat_age_ms\":120},"
+        "16384,\"memory_used_mb\":2048,\"heartbeat_age_ms\":120,"
+        "\"shuffle_bytes\":4096,\"persisted_bytes\":2048},"
         "{\"id\":\"" WB "\",\"host\":\"10.0.0.2\",\"state\":\"ALIVE\","
         "\"draining\":true,\"drain_reason\":\"disk swap\",\"cores\":8,"
         "\"cores_used\":0,\"memory_mb\":16384,\"memory_used_mb\":0,"
@@ -159,6 +160,7 @@ test_workers_and_names (void **state)
     assert_contains (text, "NAME  ID ");
     assert_contains (text, "node2 " WB " 10.0.0.2 DRAINING 0/8 ");
     assert_contains (text, "(drained: disk swap)");
+    assert_contains (text, "(persisted: 2K)"); /* of its 4K of shuffle */
     assert_contains (text, "node1 " WA " 10.0.0.1 ALIVE    2/8 ");
     free (text);
 
