@@ -22,7 +22,11 @@
                    function (shuffletask.h): the map output or output
                    file it writes, the fields of its final update
         reducein.c a reduce task's input: its blocks fetched (fetch.c),
-                   merged and read back as a stream (reducein.h)
+                   merged and read back as a stream (reducein.h), or
+                   taken from memory
+        partcache.c  the inputs of persisted stages' readers kept in
+                   memory for the next reader here (partcache.h; its own
+                   lock: the task threads share it)
         fetch.c    a reduce task's blocks from the block servers
                    (fetch.h)
         shipfetch.c  shipped libraries and files got by hash, from the
@@ -35,7 +39,8 @@
     The calls go one way, a tree: main -> link -> tasks -> fnpool ->
     cmdrun (and tasks -> cmdrun to kill a command; tasks -> libs; link ->
     shipfetch -> libs, files, shipcache); tasks -> resalloc; link, tasks, fnpool
-   and cmdrun -> shuffletask -> reducein -> fetch.  Upward, a child reports only
+   and cmdrun -> shuffletask -> reducein -> fetch, partcache; link ->
+   partcache (its bytes, told to the driver).  Upward, a child reports only
    through the callbacks it was given at its creation: the pool hands the tasks
    that ran to the task table (fnpool_done_fn), the task table hands their
    updates to the link (tasks_events_t).  docs/architecture.md draws the

@@ -8,6 +8,9 @@
         ctx.c        the context: the engine thread, submit, cancel, run
           libfns.c   what its libraries define, read at its start
         jobs.c       jobs and stages: building, waiting, results
+          persist.c  persisted stages copied into the jobs that read
+                     them, at submit (the user's thread), and their
+                     tables given back
         engine.c     the engine: start-up, the loop, the pipe to the API,
                      and what its parts tell it
           work.c     the work in progress: task set, stages, running jobs
@@ -19,6 +22,9 @@
             shuffle.c  data between stages (launch.c's and work.c's):
                      where map outputs are, reduce tasks' block lists,
                      lost outputs, output files
+            reduceplace.c  where readers would rather run: the workers
+                     holding their bytes, the executor keeping their
+                     input in memory
           master.c   the link to the master (cluster modes), on
                      libcore/uplink.c
             master_msgs.c  what it sends: (un)registering
