@@ -494,7 +494,7 @@ s_updates_of (hearth_msg_t *msg)
    have no packed form.  0, or -1 on no memory. */
 static int
 s_add_json_update (link_t *self, const task_t *t, const char *state,
-                   const char *error)
+                   const char *error, const void *result, size_t len)
 {
     if (!self->batch
         && !(self->batch = hearth_msg_new (HEARTH_CMD_STATUS_UPDATE)))
@@ -521,6 +521,12 @@ s_add_json_update (link_t *self, const task_t *t, const char *state,
     if (t->end_us && t->start_us && t->end_us >= t->start_us)
         cJSON_AddNumberToObject (u, "run_us",
                                  (double) (t->end_us - t->start_us));
+    /* a reader whose input was kept still sends its result */
+    if (result && len) {
+        int f = hearth_msg_add_bytes (self->batch, result, len);
+        if (f < 0 || !cJSON_AddNumberToObject (u, "result", f))
+            return -1;
+    }
     return shuffletask_add_fields (t, state, u, self->batch);
 }
 
@@ -542,7 +548,7 @@ s_add_update (void *arg, const task_t *t, const char *state, const char *error,
         len = kept_len;
     }
     else if (shuffletask_has_fields (t, state)) {
-        if (s_add_json_update (self, t, state, error) < 0)
+        if (s_add_json_update (self, t, state, error, result, len) < 0)
             log_error ("out of memory queueing the update of task %llu",
                        (unsigned long long) t->tid);
         if (++self->batch_count >= s_batch_max_updates)

@@ -62,6 +62,9 @@ struct reducein {
     partcache_key_t key;        /* what names it there */
     partcache_t *cached;        /* gathered is the cache's, in use, or
                                    NULL: ours */
+    bool kept;                  /* the input is in the cache (found there
+                                   or put there): its next reader is best
+                                   here; kept past reducein_close */
     size_t cached_at;           /* a command's kept input: bytes of it
                                    handed on */
     partcache_t *collect_to;    /* a command's input being kept as it is
@@ -344,6 +347,7 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
 {
     hearth_error_t err;
     *error = NULL;
+    self->kept = false;
     if (self->cache && ex->partcache
         && partcache_get (ex->partcache, &self->key,
                           (const void **) &self->gathered,
@@ -353,6 +357,7 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
         self->cached = ex->partcache;
         self->is_gathered = gather;
         self->cached_at = 0;
+        self->kept = true;
         log_debug ("task %llu: partition %u of shuffle %u from memory, %zu "
                    "bytes",
                    (unsigned long long) t->tid, self->partition, self->shuffle,
@@ -399,8 +404,10 @@ reducein_open (reducein_t *self, executor_t *ex, const task_t *t, bool gather,
     /* kept for the next task reading it here, when it fits */
     if (self->cache && self->gathered_len && ex->partcache
         && partcache_put (ex->partcache, &self->key, self->gathered,
-                          self->gathered_len))
+                          self->gathered_len)) {
         self->cached = ex->partcache;
+        self->kept = true;
+    }
     return 0;
 }
 
@@ -620,6 +627,7 @@ s_collect (reducein_t *self, int rc, const void *data, size_t len)
                           self->collect_len)) {
         partcache_release (self->collect_to, &self->key); /* not ours */
         self->collect = NULL;
+        self->kept = true;
     }
     /* too big, no memory, an error or the end: collected no more */
     free (self->collect);
@@ -667,6 +675,12 @@ reducein_close (reducein_t *self)
     if (self->dir[0])
         hearth_rm_tree (self->dir);
     self->dir[0] = '\0';
+}
+
+bool
+reducein_kept (const reducein_t *self)
+{
+    return self->kept;
 }
 
 bool

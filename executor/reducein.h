@@ -57,6 +57,10 @@ int reducein_next (reducein_t *self, const void **data, size_t *len,
    (the failure, if any, is kept). */
 void reducein_close (reducein_t *self);
 
+/* Whether the input is in the executor's cache of persisted stages'
+   inputs (partcache.h): found there, or put there as it was read. */
+bool reducein_kept (const reducein_t *self);
+
 /* Whether a map output could not be had (a fetch failure). */
 bool reducein_failure (const reducein_t *self);
 

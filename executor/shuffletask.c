@@ -690,7 +690,9 @@ shuffletask_has_fields (const task_t *t, const char *state)
     if (!self)
         return false;
     if (strcmp (state, "FINISHED") == 0)
-        return self->finished && (self->map || self->output);
+        return self->finished
+               && (self->map || self->output
+                   || (self->in && reducein_kept (self->in)));
     return strcmp (state, "FAILED") == 0 && self->in
            && reducein_failure (self->in);
 }
@@ -731,8 +733,14 @@ shuffletask_add_fields (const task_t *t, const char *state, cJSON *update,
         return 0;
     if (strcmp (state, "FAILED") == 0)
         return reducein_add_failure (self->in, update);
+    /* the driver sends the next reader of its partition here */
+    if (self->in && reducein_kept (self->in)
+        && !cJSON_AddBoolToObject (update, "input_kept", true))
+        return -1;
     if (self->map)
         return s_add_sizes (self, update, msg);
+    if (!self->output)
+        return 0;
     return cJSON_AddNumberToObject (update, "output_bytes",
                                     (double) self->out_bytes)
                ? 0

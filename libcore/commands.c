@@ -200,6 +200,7 @@ static const hearth_field_t s_update[] = {
     INT ("map_bytes", false, 0, MAX_BYTES),
     OBJECT ("fetch_failed", false, s_fetch_failed),
     INT ("output_bytes", false, 0, MAX_BYTES),
+    BOOL ("input_kept", false),
     END};
 
 /* Element descriptors built from the member lists. */

@@ -420,7 +420,9 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
         if (rc == 0)
             work_stages_runnable (self->work, st->job);
     }
-    if (out == HEARTH_TS_ACCEPT) /* where its input now stays, if it does */
+    /* where its input now stays in memory, when the executor kept it */
+    if (out == HEARTH_TS_ACCEPT
+        && hearth_json_bool (u->json, "input_kept", false))
         reduceplace_note (st, index, s->exec_id);
     if (out != HEARTH_TS_ACCEPT && out != HEARTH_TS_NOTED)
         shuffle_discard (st, index, u->attempt);

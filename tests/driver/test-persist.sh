@@ -209,11 +209,15 @@ check "... preferring it (PROCESS_LOCAL), 8 of 8" \
   test "$(placed | awk '$1 == "again" && $4 == "PROCESS_LOCAL"' | wc -l)" -eq 8
 # a budget smaller than any input: nothing is kept, every reader fetches
 # its input again from where the outputs lie, results as exact
+rm -rf "$T/ev"
 check "local-cluster: the same with --cache-memory 1 (nothing fits)" \
-  submit --master 'local-cluster[2,1,512]' --lib "$TASKS_LIB" --cache-memory 1 "$F"
+  submit --master 'local-cluster[2,1,512]' --lib "$TASKS_LIB" --cache-memory 1 \
+  --event-log "$T/ev" "$F"
 check "... every job's records exact" same <(sort "$T/out") <(for k in 1 2 3; do
   printf 'apple\n%.0s' $(seq 12); printf 'pear\n%.0s' $(seq 6); printf 'w%d\n' 0 1 2 3 4 5
 done | sort)
+check "... and no reader sent after an input no executor kept (none PROCESS_LOCAL)" \
+  test "$(placed | awk '$4 == "PROCESS_LOCAL"' | wc -l)" -eq 0
 
 # bad NAME MUTATION MESSAGE: a file like the one above (no repeat) changed by
 # a python statement on `base`, refused saying MESSAGE
