@@ -32,8 +32,13 @@
 
 /* Bytes asked for in one FETCH_FILE: a chunk, as holders serve them. */
 static const uint64_t s_chunk_bytes = HEARTH_FILE_CHUNK_BYTES;
-/* Chunks asked for and not yet received, at most, from all sources. */
+/* Chunks asked for and not yet received, at most, from all sources... */
 enum { s_max_in_flight = 8 };
+/* ...and of the driver (every chunk is asked of it first): as many as
+   when it was the only source, so that a node alone (or the first)
+   loads the driver's loop no more than before; the rest of the window
+   is for the chunks it redirected to other nodes. */
+enum { s_max_driver_asks = 4 };
 /* A chunk the driver does not answer this long is asked for again... */
 static const int64_t s_ask_timeout_ms = 15000;
 /* ...and a chunk fails after this many failed asks of the driver. */
@@ -458,9 +463,14 @@ s_next_missing (s_item_t *item)
 static void
 s_fill (shipfetch_t *self)
 {
-    for (size_t s = 0; s < s_max_in_flight; s++) {
+    int at_driver = 0;
+    for (size_t s = 0; s < s_max_in_flight; s++)
+        at_driver += self->asks[s].used && self->asks[s].source == S_DRIVER;
+    for (size_t s = 0; s < s_max_in_flight && at_driver < s_max_driver_asks;
+         s++) {
         if (self->asks[s].used)
             continue;
+        at_driver++; /* a new ask goes to the driver first */
         for (size_t i = 0; i < self->n && !self->asks[s].used; i++) {
             s_item_t *item = &self->items[i];
             size_t c =
