@@ -613,16 +613,17 @@ s_add_lists (shipfetch_t *self, const cJSON *const lists[3])
         n += (size_t) cJSON_GetArraySize (lists[k]);
     s_item_t *items =
         n > self->n ? realloc (self->items, n * sizeof *items) : self->items;
-    if (!items) {
-        if (!self->ex->ship_error)
-            self->ex->ship_error = strdup ("out of memory fetching the files");
-        return;
-    }
-    self->items = items;
     size_t first = self->n;
     const cJSON *o;
-    for (int k = K_LIB; k <= K_BCAST; k++)
-        cJSON_ArrayForEach (o, lists[k]) s_add (self, o, (s_kind_t) k);
+    if (n > self->n && !items) { /* every task fails with it */
+        if (!self->ex->ship_error)
+            self->ex->ship_error = strdup ("out of memory fetching the files");
+    }
+    else {
+        self->items = items;
+        for (int k = K_LIB; k <= K_BCAST; k++)
+            cJSON_ArrayForEach (o, lists[k]) s_add (self, o, (s_kind_t) k);
+    }
     if (self->n > first && self->told_ready) { /* hold the tasks again */
         self->told_ready = false;
         self->ex->ship_waiting = true;
