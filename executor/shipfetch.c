@@ -482,13 +482,17 @@ s_fill (shipfetch_t *self)
 }
 
 /* The driver must send slot's chunk itself (no holder could), unless
-   it has had its tries. */
+   it has had its tries: only the driver's own failures (driver_failed:
+   silent, a damaged chunk) count, not the holders' (a node whose
+   fetcher died refuses the chunks it had; that is no reason to fail the
+   file). */
 static void
-s_ask_driver (shipfetch_t *self, s_ask_t *slot, const char *why)
+s_ask_driver (shipfetch_t *self, s_ask_t *slot, const char *why,
+              bool driver_failed)
 {
     s_item_t *item = &self->items[slot->item];
     size_t c = slot->chunk;
-    if (++item->tries[c] >= s_max_tries) {
+    if (driver_failed && ++item->tries[c] >= s_max_tries) {
         char text[256];
         snprintf (text, sizeof text, "chunk %zu: %s, %d times", c, why,
                   s_max_tries);
@@ -514,6 +518,7 @@ s_next_source (shipfetch_t *self, s_ask_t *slot, const char *why)
                   slot->source == S_DRIVER
                       ? "the driver"
                       : shippeers_url (self->peers, slot->source));
+    bool driver_failed = why && slot->source == S_DRIVER;
     slot->wait_ms = 0;
     for (int i = 0; i < slot->nholders; i++)
         if (!(slot->tried & (1u << i))
@@ -523,7 +528,8 @@ s_next_source (shipfetch_t *self, s_ask_t *slot, const char *why)
             s_send_ask (self, slot);
             return;
         }
-    s_ask_driver (self, slot, why ? why : "no holder named could give it");
+    s_ask_driver (self, slot, why ? why : "no holder named could give it",
+                  driver_failed);
 }
 
 /* ---- starting ------------------------------------------------------------ */

@@ -36,6 +36,10 @@
 
 /* Messages read per wake-up before other handlers get a turn. */
 static const int s_max_drain = 256;
+/* FILE_CHUNK bytes answered per wake-up before other handlers get a
+   turn: each is read from disk and checksummed here, and the link to
+   the master (its heartbeats) waits meanwhile. */
+static const uint64_t s_max_turn_chunk_bytes = 16 * 1024 * 1024;
 /* Silent executors lost per tick (the others on the next ones). */
 enum { s_max_silent = 64 };
 
@@ -689,6 +693,8 @@ s_fetch_file (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
     else if (reply->cmd == HEARTH_CMD_ERROR)
         log_warn ("executor %d: FETCH_FILE refused: %s", from->x->exec_id,
                   hearth_json_str (reply->body, "message"));
+    else if (reply->cmd == HEARTH_CMD_FILE_CHUNK)
+        self->turn_chunk_bytes += HEARTH_FILE_CHUNK_BYTES;
     if (reply)
         execs_send (self, from->x, &reply, NULL);
 }
@@ -753,7 +759,9 @@ s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
        connection tells the real one. */
     hearth_sender_t peer;
     int got = 0;
-    while (got < s_max_drain) {
+    self->turn_chunk_bytes = 0;
+    while (got < s_max_drain
+           && self->turn_chunk_bytes < s_max_turn_chunk_bytes) {
         zframe_t *rid = NULL;
         hearth_error_t err;
         bool none;
@@ -779,7 +787,9 @@ s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
     }
     if (got)
         self->cbs.changed (self->cbs.arg);
-    return got == s_max_drain; /* stopped early: call again */
+    /* stopped early: call again */
+    return got == s_max_drain
+           || self->turn_chunk_bytes >= s_max_turn_chunk_bytes;
 }
 
 /* ---- the tick ---------------------------------------------------------- */

@@ -78,6 +78,8 @@ struct execs {
                                     application's id (execs.c s_early_t) */
     ship_t *ship;                /* shipped at registration */
     shipspread_t *spread;        /* which nodes hold which chunks of it */
+    uint64_t turn_chunk_bytes;   /* FILE_CHUNK bytes sent in this turn of
+                                    the ROUTER's reader */
     hearth_taskset_t *ts;        /* executors' slots (borrowed) */
     work_t *work;                /* stages and block servers (borrowed) */
     launch_t *launch;            /* tasks to and from executors */
