@@ -199,6 +199,9 @@ struct executor {
                                      got: no task starts (shipfetch.h) */
     char *ship_error;             /* a shipped file could not be had: every
                                      task fails with this, or NULL */
+    char **broadcast;             /* the broadcast files in place, "NAME=PATH"
+                                     each, NULL-terminated (owned), or NULL;
+                                     changed only while no task runs */
     char *shuffle_dir;            /* SHUFFLE_ROOT: map outputs go under
                                      SHUFFLE_ROOT/APP_ID, or NULL: none */
     char *shuffle_url;            /* this node's block server, or NULL */

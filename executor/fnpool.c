@@ -99,6 +99,7 @@ s_run_function (fnpool_t *self, task_t *t, bool *wake)
         .attempt = t->attempt,
         .resources = t->fn_resources,
         .nresources = t->fn_resources ? t->held.n : 0,
+        .broadcast = (const char *const *) self->ex->broadcast,
     };
     const void *data;
     size_t len;

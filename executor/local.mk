@@ -20,6 +20,7 @@ hearth_executor_SOURCES = \
 	executor/files.c \
 	executor/shipfetch.c executor/shipfetch.h \
 	executor/shipcache.c executor/shipcache.h \
+	executor/shippeers.c executor/shippeers.h \
 	executor/fetch.c executor/fetch.h \
 	executor/shuffletask.c executor/shuffletask.h \
 	executor/reducein.c executor/reducein.h \

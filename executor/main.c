@@ -290,6 +290,9 @@ s_teardown (executor_t *ex)
     free (ex->token);
     free (ex->work_dir);
     free (ex->ship_dir);
+    for (size_t i = 0; ex->broadcast && ex->broadcast[i]; i++)
+        free (ex->broadcast[i]);
+    free (ex->broadcast);
     free (ex->ship_error);
     free (ex->shuffle_dir);
     free (ex->shuffle_url);

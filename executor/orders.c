@@ -50,7 +50,9 @@ link_registered (link_t *self, const hearth_msg_t *msg)
     const cJSON *files = cJSON_GetObjectItemCaseSensitive (b, "files");
     log_info ("registered with the driver (%d libraries, %d files)",
               cJSON_GetArraySize (libs), cJSON_GetArraySize (files));
-    shipfetch_start (self->ship, libs, files);
+    shipfetch_start (self->ship, libs, files,
+                     cJSON_GetObjectItemCaseSensitive (b, "broadcast"),
+                     (double) hearth_json_int (b, "ship_start", 0) / 1e6);
 }
 
 /* Move the message's frames into a shared block the tasks reference. */
@@ -217,6 +219,25 @@ s_on_chunk (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     hearth_uplink_heard_at (self->uplink, hearth_mono_ms ());
 }
 
+/* Broadcast files added after we registered (shipfetch.h). */
+static void
+s_on_broadcast (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
+{
+    (void) from;
+    link_t *self = arg;
+    shipfetch_add_broadcast (
+        self->ship, cJSON_GetObjectItemCaseSensitive (msg->body, "broadcast"));
+}
+
+/* Other nodes hold the chunk asked for (shipfetch.h). */
+static void
+s_on_holders (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
+{
+    (void) from;
+    link_t *self = arg;
+    shipfetch_on_holders (self->ship, msg);
+}
+
 static void
 s_on_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
@@ -252,6 +273,8 @@ static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_LAUNCH_TASKS, s_on_launch},
     {HEARTH_CMD_HEARTBEAT, s_on_heartbeat},
     {HEARTH_CMD_FILE_CHUNK, s_on_chunk},
+    {HEARTH_CMD_FILE_HOLDERS, s_on_holders},
+    {HEARTH_CMD_BROADCAST, s_on_broadcast},
     {HEARTH_CMD_KILL_TASK, s_on_kill},
     {HEARTH_CMD_COMMIT_ANSWER, s_on_commit_answer},
     {HEARTH_CMD_STOP_EXECUTOR, s_on_stop},

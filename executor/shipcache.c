@@ -19,6 +19,7 @@
 #include <czmq.h>
 
 #include "executor/shipcache.h"
+#include "libcore/log.h"
 #include "libcore/safefile.h"
 
 /* The longest entry name (HASH-NAME) and what is made of it. */
@@ -187,6 +188,60 @@ shipcache_part (shipcache_t *self, const char *entry, hearth_error_t *err)
     return fd;
 }
 
+static void
+s_have_name (const char *entry, char *buf, size_t size)
+{
+    snprintf (buf, size, ".%s.have", entry);
+}
+
+int
+shipcache_have (shipcache_t *self, const char *entry, size_t nchunks,
+                hearth_error_t *err)
+{
+    char name[s_name_max], header[SHIPCACHE_HAVE_HEADER] = "";
+    s_have_name (entry, name, sizeof name);
+    snprintf (header, sizeof header, "%d", (int) getpid ());
+    int fd = hearth_file_create_at (self->fd, name, O_RDWR, 0600, true);
+    if (fd >= 0
+        && (write (fd, header, sizeof header) != (ssize_t) sizeof header
+            || ftruncate (fd, (off_t) (sizeof header + nchunks)) < 0)) {
+        int saved = errno;
+        close (fd);
+        unlinkat (self->fd, name, 0);
+        errno = saved;
+        fd = -1;
+    }
+    if (fd < 0)
+        hearth_errprintf (err, "cannot write %s/%s: %s", self->dir, name,
+                          hearth_file_why (errno));
+    return fd;
+}
+
+void
+shipcache_have_mark (int fd, size_t c)
+{
+    const unsigned char one = 1;
+    if (pwrite (fd, &one, 1, (off_t) (SHIPCACHE_HAVE_HEADER + c)) != 1)
+        log_warn ("cannot mark a chunk held: %s", strerror (errno));
+}
+
+/* Our progress file of entry goes, if it is still ours (its header names
+   our pid: one that took our claim over made its own). */
+static void
+s_unhave (shipcache_t *self, const char *entry)
+{
+    char name[s_name_max], header[SHIPCACHE_HAVE_HEADER + 1] = "";
+    s_have_name (entry, name, sizeof name);
+    int fd = hearth_file_open_regular_at (self->fd, name, O_RDONLY | O_NOFOLLOW,
+                                          0, NULL);
+    if (fd < 0)
+        return;
+    ssize_t n = read (fd, header, SHIPCACHE_HAVE_HEADER);
+    close (fd);
+    if (n > 0 && strtol (header, NULL, 10) == (long) getpid ())
+        unlinkat (self->fd, name, 0);
+}
+
 /* Remove our claim of entry, if it is still ours (not taken over). */
 static void
 s_unclaim (shipcache_t *self, const char *entry)
@@ -222,10 +277,12 @@ shipcache_commit (shipcache_t *self, const char *entry, int mode,
     if (rc < 0 || renameat (self->fd, name, self->fd, entry) < 0) {
         int saved = errno;
         unlinkat (self->fd, name, 0);
+        s_unhave (self, entry);
         s_unclaim (self, entry);
         return hearth_errprintf (err, "cannot keep %s in %s: %s", entry,
                                  self->dir, hearth_file_why (saved));
     }
+    s_unhave (self, entry);
     s_unclaim (self, entry);
     return 0;
 }
@@ -236,5 +293,6 @@ shipcache_abandon (shipcache_t *self, const char *entry)
     char name[s_name_max];
     s_part_name (entry, name, sizeof name);
     unlinkat (self->fd, name, 0);
+    s_unhave (self, entry);
     s_unclaim (self, entry);
 }

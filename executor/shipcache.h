@@ -55,13 +55,28 @@ void shipcache_touch (const shipcache_t *self, const char *entry);
    err. */
 int shipcache_part (shipcache_t *self, const char *entry, hearth_error_t *err);
 
+/* The progress file of our fetch of entry, .ENTRY.have, new (anything
+   at its name replaced): a header of SHIPCACHE_HAVE_HEADER bytes naming
+   our part file (our pid, decimal, NUL-padded), then nchunks bytes of
+   0, one per chunk, which shipcache_have_mark() sets to 1.  The node's
+   worker reads it to serve the chunks we hold before the file is
+   complete (worker/shipserve.h).  The fd (close-on-exec), or -1 with
+   err. */
+#define SHIPCACHE_HAVE_HEADER 16
+int shipcache_have (shipcache_t *self, const char *entry, size_t nchunks,
+                    hearth_error_t *err);
+/* Chunk c is in our part file, checked: marked in progress file fd (a
+   failed write only keeps other nodes from taking it from us). */
+void shipcache_have_mark (int fd, size_t c);
+
 /* Our fetch of entry is complete and checked: it becomes entry, mode
    mode (what was at that name, a link included, is replaced), and our
-   claim goes.  0, or -1 with err. */
+   claim and progress file go.  0, or -1 with err. */
 int shipcache_commit (shipcache_t *self, const char *entry, int mode,
                       hearth_error_t *err);
 
-/* Our fetch of entry ends unfinished: its file and our claim go. */
+/* Our fetch of entry ends unfinished: its file, progress file and our
+   claim go. */
 void shipcache_abandon (shipcache_t *self, const char *entry);
 
 #endif

@@ -21,13 +21,14 @@
 #include "libcore/labels.h"
 #include "libcore/resources.h"
 #include "libcore/units.h"
+#include "libhearth/ship.h"
 
 /* Most stages, and most copies of one task. */
 static const int s_max_stages = 10000;
 static const double s_max_count = 4294967295.0;
 
-static const char *const s_job_keys[] = {"name",   "lib", "files", "stages",
-                                         "params", "env", NULL};
+static const char *const s_job_keys[] = {"name",   "lib", "files",     "stages",
+                                         "params", "env", "broadcast", NULL};
 static const char *const s_stage_keys[] = {
     "name", "after",  "tasks",     "pool",    "weight",  "env", "partitions",
     "sort", "output", "resources", "require", "persist", NULL};
@@ -385,6 +386,29 @@ s_check_stage (const cJSON *stages, const cJSON *st, int pos,
     return jobshuffle_check_stage (stages, st, where, err);
 }
 
+/* The top-level "broadcast": {"NAME": "FILE", ...}, each NAME one a
+   broadcast variable may have (ship.h). */
+static int
+s_check_broadcast (const cJSON *vars, hearth_error_t *err)
+{
+    const cJSON *v;
+    hearth_error_t inner;
+    if (!vars)
+        return 0;
+    if (!cJSON_IsObject (vars))
+        return hearth_errprintf (err, "broadcast: expected an object of "
+                                      "NAME: FILE");
+    cJSON_ArrayForEach (v, vars)
+    {
+        if (ship_broadcast_name_ok (v->string, &inner) < 0)
+            return hearth_errprintf (err, "broadcast: %s", inner.text);
+        if (!cJSON_IsString (v) || !*v->valuestring)
+            return hearth_errprintf (err, "broadcast %s: expected a file name",
+                                     v->string);
+    }
+    return 0;
+}
+
 int
 jobcheck_top (const cJSON *root, hearth_error_t *err)
 {
@@ -400,6 +424,10 @@ jobcheck_top (const cJSON *root, hearth_error_t *err)
         return -1;
     if (files && !cJSON_IsString (files)
         && s_string_array (files, false, "files", "", err) < 0)
+        return -1;
+    if (s_check_broadcast (cJSON_GetObjectItemCaseSensitive (root, "broadcast"),
+                           err)
+        < 0)
         return -1;
     return jobparams_check_env (cJSON_GetObjectItemCaseSensitive (root, "env"),
                                 "env", err);

@@ -271,6 +271,13 @@ jobfile_names (const jobfile_t *self, const char *key, const char *const *given,
                              n, err);
 }
 
+int
+jobfile_broadcast (const jobfile_t *self, char ***entries, size_t *n,
+                   hearth_error_t *err)
+{
+    return jobnames_broadcast (self->root, self->path, entries, n, err);
+}
+
 size_t
 jobfile_count (const jobfile_t *self)
 {

@@ -46,6 +46,11 @@ int jobfile_names (const jobfile_t *self, const char *key,
                    const char *const *given, size_t ngiven, char ***paths,
                    size_t *n, hearth_error_t *err);
 
+/* The file's "broadcast" variables, "NAME=PATH" each, their files found
+   beside the job file or here (jobnames.h jobnames_broadcast). */
+int jobfile_broadcast (const jobfile_t *self, char ***entries, size_t *n,
+                       hearth_error_t *err);
+
 /* Refuse, before anything starts, an output directory (the last
    stage's of the last job: output_dir when not NULL, else each stage's
    "output") that already holds an output, or that an earlier job (an

@@ -19,8 +19,8 @@
 /* Most jobs in a file. */
 static const int s_max_jobs = 1000;
 
-static const char *const s_file_keys[] = {"name",   "lib", "files", "jobs",
-                                          "params", "env", NULL};
+static const char *const s_file_keys[] = {"name",   "lib", "files",     "jobs",
+                                          "params", "env", "broadcast", NULL};
 static const char *const s_job_keys[] = {"name", "stages", "env", "repeat",
                                          NULL};
 

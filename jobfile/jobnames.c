@@ -45,6 +45,46 @@ s_find (const char *name, const char *job_path)
     return path;
 }
 
+int
+jobnames_broadcast (const cJSON *root, const char *job_path, char ***entries,
+                    size_t *n, hearth_error_t *err)
+{
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive (root, "broadcast");
+    const cJSON *v;
+    *n = 0;
+    *entries =
+        calloc ((size_t) cJSON_GetArraySize (vars) + 1, sizeof **entries);
+    if (!*entries)
+        return hearth_errprintf (err, "out of memory");
+    cJSON_ArrayForEach (v, vars)
+    {
+        const char *name = cJSON_GetStringValue (v);
+        char *path = name ? s_find (name, job_path) : NULL;
+        if (!path || access (path, R_OK) != 0) {
+            hearth_errprintf (err, "broadcast %s: cannot read %s: %s",
+                              v->string,
+                              path   ? path
+                              : name ? name
+                                     : "?",
+                              path ? strerror (errno) : "out of memory");
+            free (path);
+            jobnames_destroy (entries);
+            *n = 0;
+            return -1;
+        }
+        if (asprintf (&(*entries)[*n], "%s=%s", v->string, path) < 0) {
+            (*entries)[*n] = NULL;
+            free (path);
+            jobnames_destroy (entries);
+            *n = 0;
+            return hearth_errprintf (err, "out of memory");
+        }
+        (*n)++;
+        free (path);
+    }
+    return 0;
+}
+
 void
 jobnames_destroy (char ***paths_p)
 {

@@ -17,6 +17,14 @@
 
 #include "libcore/error.h"
 
+/* The top-level "broadcast" of root (a job file's JSON, checked by
+   jobcheck_top; job_path its path): "NAME=PATH" for each variable, its
+   file found as jobnames_resolve finds one.  A new NULL-terminated array
+   in *entries for jobnames_destroy(), its length in *n.  Returns 0, or
+   -1 with err ("broadcast NAME: cannot read PATH: REASON"). */
+int jobnames_broadcast (const cJSON *root, const char *job_path,
+                        char ***entries, size_t *n, hearth_error_t *err);
+
 /* The paths of the names under key in root (a job file's JSON, borrowed;
    job_path its path), less those given (ngiven paths).  A new
    NULL-terminated array in *paths for jobnames_destroy(), its length in

@@ -207,6 +207,23 @@ s_add_named (hearth_conf_t *conf, const jobfile_t *jf, const char *key,
     return rc;
 }
 
+/* The job file's "broadcast" into the setting of that name ("NAME=PATH"
+   each), beside what --conf broadcast gave. */
+static int
+s_add_broadcast (hearth_conf_t *conf, const jobfile_t *jf, hearth_error_t *err)
+{
+    char **entries = NULL;
+    size_t n = 0;
+    int rc = jobfile_broadcast (jf, &entries, &n, err);
+    hearth_src_t src = hearth_conf_source (conf, "broadcast");
+    if (src <= HEARTH_SRC_DEFAULT)
+        src = HEARTH_SRC_FLAG;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = hearth_conf_set (conf, "broadcast", entries[i], src, err);
+    jobnames_destroy (&entries);
+    return rc;
+}
+
 /* A job whose every stage requires the same labels asks for its
    executors on workers carrying them (the master places them there, and
    refuses the application when no worker ever had them), unless
@@ -282,6 +299,7 @@ jobrun_main (int argc, char **argv)
     jobfile_t *jf = jobrun_load (conf, argc, argv, first, false, &err);
     if (!jf || s_add_named (conf, jf, "lib", &err) < 0
         || s_add_named (conf, jf, "files", &err) < 0
+        || s_add_broadcast (conf, jf, &err) < 0
         || s_executor_labels (conf, jf, &err) < 0
         || jobfile_check_outputs (jf, hearth_conf_str (conf, "output"), &err)
                < 0) {

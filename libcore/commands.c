@@ -357,7 +357,9 @@ static const hearth_field_t b_registered_executor[] = {
     INT ("shuffle_memory", false, 0, 1LL << 40),
     INT ("fetch_max_in_flight", false, 0, 1LL << 40),
     INT ("max_input_bytes", false, 0, 1LL << 40),
-    INT ("cache_memory", false, 0, 1LL << 40), END};
+    INT ("cache_memory", false, 0, 1LL << 40),
+    INT ("ship_start", false, 0, 999999),
+    ARRAY ("broadcast", false, 1024, s_libs), END};
 /* A stage whose packed tasks write a map output read whole. */
 static const hearth_field_t s_whole_map[] = {
     INT ("stage", true, 0, 4294967295.0),
@@ -445,7 +447,16 @@ static const hearth_field_t b_block_data[] = {
 static const hearth_field_t b_fetch_file[] = {
     F_SHIP_HASH, INT ("offset", true, 0, MAX_BYTES),
     INT ("length", true, 1, HEARTH_FILE_CHUNK_MAX),
-    INT ("request", true, 0, MAX_BYTES), END};
+    INT ("request", true, 0, MAX_BYTES), BOOL ("force", false),
+    F_APP_ID (false), STR ("token", false, 1, 128), NAME ("name", false),
+    END};
+static const hearth_field_t b_file_holders[] = {
+    F_SHIP_HASH, INT ("request", true, 0, MAX_BYTES),
+    INT ("offset", true, 0, MAX_BYTES),
+    ARRAY ("holders", true, HEARTH_FILE_HOLDERS_MAX, s_block_servers), END};
+static const hearth_field_t b_file_held[] = {F_SHIP_HASH, END};
+static const hearth_field_t b_broadcast[] = {
+    ARRAY ("broadcast", true, 1024, s_libs), END};
 static const hearth_field_t b_file_chunk[] = {
     F_SHIP_HASH, INT ("request", true, 0, MAX_BYTES),
     INT ("offset", true, 0, MAX_BYTES), INT ("crc32c", true, 0, 4294967295.0),
@@ -643,6 +654,9 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_JOURNAL_DATA] = {"JOURNAL_DATA", b_journal_data},
     [HEARTH_CMD_FETCH_FILE] = {"FETCH_FILE", b_fetch_file},
     [HEARTH_CMD_FILE_CHUNK] = {"FILE_CHUNK", b_file_chunk},
+    [HEARTH_CMD_FILE_HOLDERS] = {"FILE_HOLDERS", b_file_holders},
+    [HEARTH_CMD_FILE_HELD] = {"FILE_HELD", b_file_held},
+    [HEARTH_CMD_BROADCAST] = {"BROADCAST", b_broadcast},
 };
 
 const char *

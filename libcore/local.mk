@@ -44,6 +44,7 @@ libcore_libhearthcore_la_SOURCES = \
 	libcore/loop.c libcore/loop.h libcore/loop_int.h libcore/loop_child.c \
 	libcore/curve.c libcore/curve.h \
 	libcore/crc32c.c libcore/crc32c.h \
+	libcore/filechunk.c libcore/filechunk.h \
 	libcore/records.h libcore/shuffleopts.h libcore/partfmt.c libcore/partfmt.h \
 	libcore/kmerge.c libcore/kmerge.h \
 	libcore/partwriter.c libcore/partwriter.h \

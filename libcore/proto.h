@@ -40,6 +40,12 @@
 #define HEARTH_FETCH_MAX_BYTES (16 * 1024 * 1024)
 /* Largest piece of a shipped file or library one FETCH_FILE asks for. */
 #define HEARTH_FILE_CHUNK_MAX (16 * 1024 * 1024)
+/* The chunk of a shipped file that executors fetch and that a node
+   holding part of a file serves whole or not at all: chunk C is the
+   bytes from C x this (the last one shorter). */
+#define HEARTH_FILE_CHUNK_BYTES (4 * 1024 * 1024)
+/* Holders of a chunk one FILE_HOLDERS names, at most. */
+#define HEARTH_FILE_HOLDERS_MAX 4
 /* A reduce task's "blocks" frame (LAUNCH_TASKS): one record per map task,
    u32 server index, u32 attempt, u64 stored length, little-endian. */
 #define HEARTH_BLOCK_RECORD 16
@@ -132,7 +138,10 @@
     X (FOLLOW_JOURNAL)                                                         \
     X (JOURNAL_DATA)                                                           \
     X (FETCH_FILE)                                                             \
-    X (FILE_CHUNK)
+    X (FILE_CHUNK)                                                             \
+    X (FILE_HOLDERS)                                                           \
+    X (FILE_HELD)                                                              \
+    X (BROADCAST)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

@@ -15,6 +15,7 @@
 #include "libhearth/engine.h"
 #include "libhearth/internal.h"
 #include "libhearth/persist.h"
+#include "libhearth/ship.h"
 #include "libhearth/shuffle.h"
 
 static void
@@ -175,6 +176,27 @@ hearth_ctx_set_final_state (hearth_ctx_t *self, hearth_app_end_t state,
     return 0;
 }
 
+int
+hearth_broadcast_file (hearth_ctx_t *ctx, const char *name, const char *path)
+{
+    hearth_error_t err;
+    ship_t *ship = ctx && ctx->running ? engine_ship (ctx->engine) : NULL;
+    if (!ship)
+        return errno = EINVAL, -1;
+    if (__atomic_load_n (&ctx->submitted, __ATOMIC_ACQUIRE)) {
+        snprintf (ctx->error, sizeof ctx->error,
+                  "broadcast %s: a job was submitted already: broadcast "
+                  "files are added before the first job",
+                  name ? name : "");
+        return errno = EBUSY, -1;
+    }
+    if (ship_broadcast_add (ship, name, path, &err) < 0) {
+        snprintf (ctx->error, sizeof ctx->error, "%s", err.text);
+        return errno = EINVAL, -1;
+    }
+    return 0;
+}
+
 static int
 s_job_error (hearth_job_t *job, const char *fmt, const char *name)
 {
@@ -247,6 +269,7 @@ hearth_job_submit (hearth_job_t *job)
                             "the stages of job %s depend on each other "
                             "in a cycle",
                             job->name);
+    __atomic_store_n (&job->ctx->submitted, true, __ATOMIC_RELEASE);
     pthread_mutex_lock (&job->lock);
     job->state = HEARTH_JOB_RUNNING;
     job->submitted_ms = hearth_mono_ms ();

@@ -340,6 +340,12 @@ engine_error (const engine_t *self)
     return self->error[0] ? self->error : NULL;
 }
 
+struct ship *
+engine_ship (engine_t *self)
+{
+    return self->execs ? execs_ship (self->execs) : NULL;
+}
+
 const char *
 engine_app_id (const engine_t *self)
 {
@@ -356,6 +362,8 @@ s_take_api (engine_t *e)
 {
     apiq_batch_t b;
     apiq_take (e->apiq, &b);
+    if (b.submits && e->execs) /* before their tasks (hearth_broadcast_file) */
+        execs_broadcast_news (e->execs);
     for (hearth_job_t *job = b.submits, *next; job; job = next) {
         next = job->submit_next;
         work_submit (e->work, job);

@@ -29,6 +29,8 @@ void engine_run (engine_t *self, zsock_t *pipe);
 void engine_destroy (engine_t **self_p);
 /* Why start-up failed (borrowed), or NULL. */
 const char *engine_error (const engine_t *self);
+/* What the executors are shipped (borrowed), once started, or NULL. */
+struct ship *engine_ship (engine_t *self);
 /* The application's id (borrowed), once started. */
 const char *engine_app_id (const engine_t *self);
 

@@ -36,6 +36,10 @@
 
 /* Messages read per wake-up before other handlers get a turn. */
 static const int s_max_drain = 256;
+/* FILE_CHUNK bytes answered per wake-up before other handlers get a
+   turn: each is read from disk and checksummed here, and the link to
+   the master (its heartbeats) waits meanwhile. */
+static const uint64_t s_max_turn_chunk_bytes = 16 * 1024 * 1024;
 /* Silent executors lost per tick (the others on the next ones). */
 enum { s_max_silent = 64 };
 
@@ -118,6 +122,10 @@ execs_new (const execs_opts_t *opts, const execs_cbs_t *cbs,
     zhashx_set_destructor (self->by_id, s_exec_destroy);
     if (!(self->ship = ship_new (opts->conf, err)))
         execs_destroy (&self);
+    else if (!(self->spread = shipspread_new ())) {
+        hearth_errprintf (err, "out of memory");
+        execs_destroy (&self);
+    }
     return self;
 }
 
@@ -138,6 +146,7 @@ execs_destroy (execs_t **self_p)
         log_info ("shipped files and libraries: %llu bytes sent in chunks",
                   (unsigned long long) ship_bytes_sent (self->ship));
     ship_destroy (&self->ship);
+    shipspread_destroy (&self->spread);
     launch_destroy (&self->launch);
     free (self);
     *self_p = NULL;
@@ -467,6 +476,8 @@ s_reply_registered (execs_t *self, exec_t *x)
             b, sizes[i][1],
             (double) hearth_conf_bytes (self->conf, sizes[i][0]));
     ship_add (self->ship, msg);
+    cJSON_AddNumberToObject (b, "ship_start",
+                             (double) shipspread_start (x->server));
     execs_send (self, x, &msg, NULL);
 }
 
@@ -570,6 +581,9 @@ s_register (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
                                         hearth_json_str (b, "shuffle_key"));
     shuffle_servers_set_worker (work_servers (self->work), x->server,
                                 x->worker);
+    shipspread_node (self->spread, x->server,
+                     hearth_json_str (b, "shuffle_url"),
+                     hearth_json_str (b, "shuffle_key"));
     snprintf (x->host, sizeof x->host, "%s", hearth_json_str (b, "host"));
     zhash_insert (self->by_key, from->key, x);
     hearth_taskset_add_executor_on (self->ts, exec_id, cores, x->host);
@@ -662,8 +676,9 @@ s_error (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
     }
 }
 
-/* A chunk of a shipped file or library (ship.h), for a registered
-   executor only: the token it registered with is what admits it. */
+/* A chunk of a shipped file or library (ship.h), or the other nodes
+   that hold it (shipspread.h), for a registered executor only: the
+   token it registered with is what admits it. */
 static void
 s_fetch_file (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
 {
@@ -671,15 +686,29 @@ s_fetch_file (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
     const s_from_t *from = sender->peer;
     if (!s_registered (self, from, msg))
         return;
-    hearth_msg_t *reply = ship_serve (self->ship, msg->body);
+    hearth_msg_t *reply = shipspread_answer (self->spread, self->ship,
+                                             msg->body, from->x->server);
     if (!reply)
         log_error ("out of memory answering executor %d's FETCH_FILE",
                    from->x->exec_id);
     else if (reply->cmd == HEARTH_CMD_ERROR)
         log_warn ("executor %d: FETCH_FILE refused: %s", from->x->exec_id,
                   hearth_json_str (reply->body, "message"));
+    else if (reply->cmd == HEARTH_CMD_FILE_CHUNK)
+        self->turn_chunk_bytes += HEARTH_FILE_CHUNK_BYTES;
     if (reply)
         execs_send (self, from->x, &reply, NULL);
+}
+
+/* The executor's node holds a shipped file whole (shipspread.h). */
+static void
+s_file_held (void *arg, const hearth_from_t *sender, hearth_msg_t *msg)
+{
+    execs_t *self = arg;
+    const s_from_t *from = sender->peer;
+    if (s_registered (self, from, msg))
+        shipspread_held (self->spread, hearth_json_str (msg->body, "hash"),
+                         from->x->server);
 }
 
 /* The executors' commands.  Each handler but REGISTER_EXECUTOR's serves
@@ -692,6 +721,7 @@ static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_STATUS_UPDATE, s_status},
     {HEARTH_CMD_ASK_COMMIT, s_ask_commit},
     {HEARTH_CMD_FETCH_FILE, s_fetch_file},
+    {HEARTH_CMD_FILE_HELD, s_file_held},
     {HEARTH_CMD_ERROR, s_error},
 };
 
@@ -730,7 +760,9 @@ s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
        connection tells the real one. */
     hearth_sender_t peer;
     int got = 0;
-    while (got < s_max_drain) {
+    self->turn_chunk_bytes = 0;
+    while (got < s_max_drain
+           && self->turn_chunk_bytes < s_max_turn_chunk_bytes) {
         zframe_t *rid = NULL;
         hearth_error_t err;
         bool none;
@@ -756,7 +788,9 @@ s_on_router (hearth_loop_t *loop, zsock_t *sock, void *arg)
     }
     if (got)
         self->cbs.changed (self->cbs.arg);
-    return got == s_max_drain; /* stopped early: call again */
+    /* stopped early: call again */
+    return got == s_max_drain
+           || self->turn_chunk_bytes >= s_max_turn_chunk_bytes;
 }
 
 /* ---- the tick ---------------------------------------------------------- */

@@ -113,6 +113,13 @@ void execs_each (const execs_t *self, execs_each_fn *fn, void *arg);
 /* Offer free slots to every registered executor worth a LAUNCH_TASKS. */
 void execs_offer_all (execs_t *self);
 /* Ask an executor to kill an attempt of task tid. */
+/* Tell the registered executors of the broadcast files added since the
+   last call (ship.h, BROADCAST); nothing when none was. */
+void execs_broadcast_news (execs_t *self);
+/* What the executors are shipped (borrowed; its broadcast files may be
+   added from any thread, ship_broadcast_add). */
+struct ship *execs_ship (execs_t *self);
+
 void execs_send_kill (execs_t *self, int exec_id, uint64_t tid, int attempt);
 
 /* Answer an ASK_COMMIT of executor exec_id: whether attempt of task tid

@@ -24,6 +24,7 @@
 #include "libhearth/execsock.h"
 #include "libhearth/launch.h"
 #include "libhearth/ship.h"
+#include "libhearth/shipspread.h"
 
 /* One executor of the application. */
 typedef struct {
@@ -78,6 +79,9 @@ struct execs {
     zlistx_t *early;             /* REGISTER_EXECUTORs read before the
                                     application's id (execs.c s_early_t) */
     ship_t *ship;                /* shipped at registration */
+    shipspread_t *spread;        /* which nodes hold which chunks of it */
+    uint64_t turn_chunk_bytes;   /* FILE_CHUNK bytes sent in this turn of
+                                    the ROUTER's reader */
     hearth_taskset_t *ts;        /* executors' slots (borrowed) */
     work_t *work;                /* stages and block servers (borrowed) */
     launch_t *launch;            /* tasks to and from executors */

@@ -133,6 +133,38 @@ execs_offer_all (execs_t *self)
 }
 
 void
+execs_broadcast_news (execs_t *self)
+{
+    hearth_msg_t *news = hearth_msg_new (HEARTH_CMD_BROADCAST);
+    if (!news || ship_broadcast_news (self->ship, news) == 0) {
+        hearth_msg_destroy (&news);
+        return;
+    }
+    const cJSON *list =
+        cJSON_GetObjectItemCaseSensitive (news->body, "broadcast");
+    log_info ("broadcast files added: told to the executors registered");
+    for (exec_t *x = zhashx_first (self->by_id); x;
+         x = zhashx_next (self->by_id))
+        if (x->registered) {
+            hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_BROADCAST);
+            cJSON *copy = msg ? cJSON_Duplicate (list, true) : NULL;
+            if (copy)
+                cJSON_AddItemToObject (msg->body, "broadcast", copy);
+            else
+                hearth_msg_destroy (&msg);
+            if (msg)
+                execs_send (self, x, &msg, NULL);
+        }
+    hearth_msg_destroy (&news);
+}
+
+ship_t *
+execs_ship (execs_t *self)
+{
+    return self->ship;
+}
+
+void
 execs_send_kill (execs_t *self, int exec_id, uint64_t tid, int attempt)
 {
     exec_t *x = execs_find (self, exec_id);

@@ -55,6 +55,7 @@ execs_worker_lost (execs_t *self, int exec_id, const char *worker_id,
     char why[HEARTH_ID_MAX + 32];
     snprintf (why, sizeof why, "worker %s lost", *worker ? worker : "?");
     work_server_lost (self->work, server, why);
+    shipspread_lost (self->spread, server);
     if (named)
         execs_lost (self, exec_id, reason);
     exec_t *x;

@@ -67,7 +67,32 @@ typedef struct {
     const hearth_task_resource_t *resources; /* the resources it was given,
                                                 NULL when none */
     size_t nresources;                       /* entries at resources */
+    /* (added at the end: libraries built before still work) */
+    const char *const *broadcast; /* the application's broadcast files,
+                                     "NAME=PATH" each, NULL-terminated;
+                                     NULL when none (see
+                                     hearth_task_broadcast) */
 } hearth_task_in_t;
+
+/* The local path of the application's broadcast file NAME
+   (hearth_broadcast_file, a job file's "broadcast"), read-only, the
+   same as $HEARTH_BROADCAST_NAME; NULL when there is none of that
+   name.  Inline, so that a library needs no link to libhearth; it reads
+   the field above, which executors older than broadcast files do not
+   fill: a library calling it needs an executor of 0.1.0 or later with
+   broadcast files. */
+static inline const char *
+hearth_task_broadcast (const hearth_task_in_t *in, const char *name)
+{
+    for (const char *const *b = in && name ? in->broadcast : 0; b && *b; b++) {
+        const char *e = *b, *n = name;
+        while (*n && *e == *n)
+            e++, n++;
+        if (!*n && *e == '=')
+            return e + 1;
+    }
+    return 0;
+}
 
 /* What a function task hands back. */
 typedef struct {
@@ -156,6 +181,23 @@ typedef enum {
    application stopped already). */
 int hearth_ctx_set_final_state (hearth_ctx_t *self, hearth_app_end_t state,
                                 const char *reason);
+
+/* Ship the file at path to every executor as broadcast variable name
+   (upper-case letters, digits and _, not starting with a digit, at most
+   64): fetched once per node (from the driver or from the nodes that
+   hold it already), kept read-only in the node's cache, never copied
+   into a work dir; each task finds its path in the environment variable
+   HEARTH_BROADCAST_<name>, and a function task also by
+   hearth_task_broadcast (in, name).  Before any job is submitted: the
+   file is hashed now, executors that registered already are told with
+   the first job, and none of its tasks starts before the file is there.
+   Returns 0, or -1 with errno: EINVAL (a bad name, one given twice, a
+   path that is not a regular file that can be read: hearth_ctx_error
+   says which) or EBUSY (a job was submitted already: broadcast files
+   are the application's from its start; start another application for
+   new ones). */
+int hearth_broadcast_file (hearth_ctx_t *ctx, const char *name,
+                           const char *path);
 
 /* ---- jobs and stages ---------------------------------------------------- */
 

@@ -252,6 +252,8 @@ struct hearth_ctx {
     bool running;          /* thread started, not yet joined */
     zlistx_t *jobs;        /* hearth_job_t not yet destroyed */
     char app_id[160];      /* from the master, or local-made */
+    bool submitted;        /* a job was submitted (atomic): no broadcast
+                              file is added after (hearth_broadcast_file) */
     hearth_resource_amounts_t executor_resources; /* parsed from conf's
                                                      executor-resource */
     char error[512];                              /* last context-level error */

@@ -19,6 +19,7 @@ libhearth_libdriver_la_SOURCES = \
 	libhearth/execsock.c libhearth/execsock.h libhearth/batches.c libhearth/batches.h \
 	libhearth/launch.c libhearth/launch.h \
 	libhearth/ship.c libhearth/ship.h libhearth/signals.c libhearth/signals.h \
+	libhearth/shipspread.c libhearth/shipspread.h \
 	libhearth/master.c libhearth/master.h libhearth/master_msgs.c libhearth/master_msgs.h \
 	libhearth/master_execs.c libhearth/master_int.h \
 	libhearth/progress_report.c libhearth/progress_report.h \
@@ -41,7 +42,7 @@ libhearth_la_SOURCES =
 libhearth_la_LIBADD = libhearth/libdriver.la $(CZMQ_LIBS) $(ZMQ_LIBS) $(CJSON_LIBS) \
 	$(SODIUM_LIBS)
 # Only the API of hearth.h: libcore (linked in) stays private.
-libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '^hearth_(ctx|job|stage|opts)_'
+libhearth_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0 -export-symbols-regex '^hearth_((ctx|job|stage|opts)_|broadcast_file$$)'
 include_HEADERS += libhearth/hearth.h
 
 

@@ -81,6 +81,9 @@ static const hearth_opt_t s_options[] = {
     {"files", HEARTH_OPT_LIST, NULL, "FILE[,FILE...]",
      "files to put in every executor's work dir, where command tasks read "
      "them by base name (comma-separated, repeatable)"},
+    {"broadcast", HEARTH_OPT_LIST, NULL, "NAME=FILE",
+     "a file every task finds, read-only, at $HEARTH_BROADCAST_NAME, "
+     "fetched once per node (repeatable)"},
     {"max-failures", HEARTH_OPT_INT, "4", "N",
      "failed attempts of one task before its job fails", 1, 1000},
     {"max-lost", HEARTH_OPT_INT, "8", "N",

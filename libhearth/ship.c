@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@
 
 #include <czmq.h>
 
-#include "libcore/crc32c.h"
+#include "libcore/filechunk.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
 #include "libhearth/ship.h"
@@ -59,9 +60,16 @@ typedef struct {
 } s_list_t;
 
 struct ship {
-    s_list_t libs;       /* the "lib" setting */
-    s_list_t files;      /* the "files" setting */
-    uint64_t bytes_sent; /* in FILE_CHUNK answers */
+    s_list_t libs;        /* the "lib" setting */
+    s_list_t files;       /* the "files" setting */
+    s_list_t bcast;       /* broadcast files: the "broadcast" setting, then
+                             hearth_broadcast_file's (each named by its
+                             variable's NAME); grows while the driver runs */
+    size_t announced;     /* of bcast, told to the executors registered
+                             (ship_broadcast_news) */
+    pthread_mutex_t lock; /* bcast and announced: the API's thread adds,
+                             the engine's reads */
+    uint64_t bytes_sent;  /* in FILE_CHUNK answers */
 };
 
 static const char *
@@ -243,6 +251,9 @@ s_check (const char *const *libs, size_t nlibs, const char *const *files,
     return 0;
 }
 
+static int s_broadcast_setting (ship_t *self, const char *entry,
+                                hearth_error_t *err);
+
 ship_t *
 ship_new (hearth_conf_t *conf, hearth_error_t *err)
 {
@@ -255,6 +266,7 @@ ship_new (hearth_conf_t *conf, hearth_error_t *err)
         hearth_errprintf (err, "out of memory");
         return NULL;
     }
+    pthread_mutex_init (&self->lock, NULL);
     if (s_check (libs, nlibs, (const char *const *) files, nfiles, err) < 0)
         ship_destroy (&self);
     for (size_t i = 0; self && i < nlibs; i++)
@@ -264,6 +276,13 @@ ship_new (hearth_conf_t *conf, hearth_error_t *err)
         if (s_load (&self->files, files[i], "file", err) < 0)
             ship_destroy (&self);
     ship_paths_destroy (&files);
+    const char *const *bcast;
+    size_t nbcast = hearth_conf_list (conf, "broadcast", &bcast);
+    for (size_t i = 0; self && i < nbcast; i++)
+        if (s_broadcast_setting (self, bcast[i], err) < 0)
+            ship_destroy (&self);
+    if (self) /* named at registration */
+        self->announced = self->bcast.n;
     return self;
 }
 
@@ -287,9 +306,92 @@ ship_destroy (ship_t **self_p)
     ship_t *self = *self_p;
     s_list_release (&self->libs);
     s_list_release (&self->files);
+    s_list_release (&self->bcast);
+    pthread_mutex_destroy (&self->lock);
     free (self);
     *self_p = NULL;
     errno = saved;
+}
+
+/* ---- broadcast files ---------------------------------------------------- */
+
+int
+ship_broadcast_name_ok (const char *name, hearth_error_t *err)
+{
+    size_t len = name ? strlen (name) : 0;
+    bool ok = len > 0 && len <= SHIP_BROADCAST_NAME_MAX
+              && (name[0] == '_' || (name[0] >= 'A' && name[0] <= 'Z'));
+    for (size_t i = 0; ok && i < len; i++)
+        ok = name[i] == '_' || (name[i] >= 'A' && name[i] <= 'Z')
+             || (name[i] >= '0' && name[i] <= '9');
+    if (!ok)
+        return hearth_errprintf (
+            err,
+            "broadcast variable '%s': a name is upper-case letters, digits "
+            "and _, not starting with a digit, at most %d of them (it "
+            "becomes HEARTH_BROADCAST_NAME)",
+            name ? name : "", SHIP_BROADCAST_NAME_MAX);
+    return 0;
+}
+
+int
+ship_broadcast_add (ship_t *self, const char *name, const char *path,
+                    hearth_error_t *err)
+{
+    struct stat st;
+    if (ship_broadcast_name_ok (name, err) < 0)
+        return -1;
+    if (!path || stat (path, &st) < 0)
+        return hearth_errprintf (err, "broadcast %s: %s: %s", name,
+                                 path ? path : "", strerror (errno));
+    if (!S_ISREG (st.st_mode))
+        return hearth_errprintf (err, "broadcast %s: %s: not a regular file",
+                                 name, path);
+    pthread_mutex_lock (&self->lock);
+    bool taken = false;
+    for (size_t i = 0; i < self->bcast.n; i++)
+        taken = taken || strcmp (self->bcast.items[i].name, name) == 0;
+    pthread_mutex_unlock (&self->lock);
+    if (taken)
+        return hearth_errprintf (err, "broadcast %s: named twice", name);
+    /* hashed outside the lock (it reads the whole file); its item is
+       added under it */
+    s_list_t one = {0};
+    int rc = s_load (&one, path, "broadcast file", err);
+    if (rc == 0) {
+        free (one.items[0].name);
+        if (!(one.items[0].name = strdup (name))) {
+            s_list_release (&one);
+            return hearth_errprintf (err, "out of memory");
+        }
+        pthread_mutex_lock (&self->lock);
+        s_item_t *items =
+            realloc (self->bcast.items, (self->bcast.n + 1) * sizeof *items);
+        if (items) {
+            self->bcast.items = items;
+            items[self->bcast.n++] = one.items[0];
+            one.n = 0;
+        }
+        pthread_mutex_unlock (&self->lock);
+        if (!items)
+            rc = hearth_errprintf (err, "out of memory");
+    }
+    s_list_release (&one);
+    return rc;
+}
+
+/* One entry of the "broadcast" setting, NAME=PATH. */
+static int
+s_broadcast_setting (ship_t *self, const char *entry, hearth_error_t *err)
+{
+    const char *eq = strchr (entry, '=');
+    char name[SHIP_BROADCAST_NAME_MAX + 2];
+    if (!eq || (size_t) (eq - entry) > SHIP_BROADCAST_NAME_MAX)
+        return hearth_errprintf (
+            err, "broadcast: '%s' is not NAME=FILE (a NAME of at most %d)",
+            entry, SHIP_BROADCAST_NAME_MAX);
+    snprintf (name, sizeof name, "%.*s", (int) (eq - entry), entry);
+    return ship_broadcast_add (self, name, eq + 1, err);
 }
 
 /* ---- naming ------------------------------------------------------------- */
@@ -310,12 +412,32 @@ s_add_list (const s_list_t *list, cJSON *array, bool with_mode)
 }
 
 void
-ship_add (const ship_t *self, hearth_msg_t *msg)
+ship_add (ship_t *self, hearth_msg_t *msg)
 {
     s_add_list (&self->libs, cJSON_AddArrayToObject (msg->body, "libs"), false);
     if (self->files.n)
         s_add_list (&self->files, cJSON_AddArrayToObject (msg->body, "files"),
                     true);
+    pthread_mutex_lock (&self->lock);
+    if (self->bcast.n)
+        s_add_list (&self->bcast,
+                    cJSON_AddArrayToObject (msg->body, "broadcast"), false);
+    pthread_mutex_unlock (&self->lock);
+}
+
+size_t
+ship_broadcast_news (ship_t *self, hearth_msg_t *msg)
+{
+    pthread_mutex_lock (&self->lock);
+    size_t n = self->bcast.n - self->announced;
+    if (n) {
+        s_list_t news = {.items = self->bcast.items + self->announced, .n = n};
+        s_add_list (&news, cJSON_AddArrayToObject (msg->body, "broadcast"),
+                    false);
+        self->announced = self->bcast.n;
+    }
+    pthread_mutex_unlock (&self->lock);
+    return n;
 }
 
 /* ---- serving ------------------------------------------------------------ */
@@ -359,28 +481,13 @@ static hearth_msg_t *
 s_chunk (const s_item_t *item, uint64_t offset, size_t len, int64_t request,
          const char **code)
 {
-    hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_FILE_CHUNK);
-    zframe_t *frame = msg ? zframe_new (NULL, len) : NULL;
-    *code = "nomem";
-    if (!frame) {
+    hearth_msg_t *msg =
+        hearth_file_chunk_read (item->fd, item->hash, offset, len, request);
+    *code = !msg && errno == ENOMEM    ? "nomem"
+            : !msg && errno != ENODATA ? "io"
+                                       : "file_changed";
+    if (msg && !s_unchanged (item))
         hearth_msg_destroy (&msg);
-        return NULL;
-    }
-    ssize_t n = pread (item->fd, zframe_data (frame), len, (off_t) offset);
-    if (n != (ssize_t) len || !s_unchanged (item)) {
-        *code = n < 0 ? "io" : "file_changed";
-        zframe_destroy (&frame);
-        hearth_msg_destroy (&msg);
-        return NULL;
-    }
-    cJSON *b = msg->body;
-    cJSON_AddStringToObject (b, "hash", item->hash);
-    cJSON_AddNumberToObject (b, "request", (double) request);
-    cJSON_AddNumberToObject (b, "offset", (double) offset);
-    cJSON_AddNumberToObject (b, "crc32c",
-                             hearth_crc32c (zframe_data (frame), len));
-    cJSON_AddNumberToObject (b, "data", hearth_msg_add_frame (msg, &frame));
-    zframe_destroy (&frame);
     return msg;
 }
 
@@ -394,6 +501,11 @@ ship_serve (ship_t *self, const cJSON *body)
     s_item_t *item = s_find (&self->files, hash);
     if (!item)
         item = s_find (&self->libs, hash);
+    if (!item) { /* the list grows, never moves what it served */
+        pthread_mutex_lock (&self->lock);
+        item = s_find (&self->bcast, hash);
+        pthread_mutex_unlock (&self->lock);
+    }
     if (!item)
         return s_refusal ("no_file", request,
                           "no shipped file or library has the hash %.64s",

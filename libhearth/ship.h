@@ -54,8 +54,35 @@ void ship_destroy (ship_t **self_p);
 
 /* Name everything in msg (a REGISTERED_EXECUTOR): "libs" [{name,
    hash, size}] always, "files" [{name, hash, size, mode}] when there are
-   files.  No bytes: the executor fetches what it lacks. */
-void ship_add (const ship_t *self, hearth_msg_t *msg);
+   files, "broadcast" [{name, hash, size}] when there are broadcast
+   files (all of them: the executor registers after they were added).
+   No bytes: the executor fetches what it lacks. */
+void ship_add (ship_t *self, hearth_msg_t *msg);
+
+/* ---- broadcast files (issue 38) ------------------------------------------
+   A file shipped as data: fetched like the others, once per node, but
+   left in the node's cache, read-only, where each task finds it by
+   HEARTH_BROADCAST_NAME (docs/jobs.md, "Broadcast").  Each is named by
+   NAME (its cache entry HASH-NAME); REGISTERED_EXECUTOR names those
+   added so far under "broadcast", BROADCAST those added after. */
+
+/* The longest NAME. */
+#define SHIP_BROADCAST_NAME_MAX 64
+
+/* Whether name may be a broadcast variable's: [A-Z_][A-Z0-9_]*, at most
+   SHIP_BROADCAST_NAME_MAX.  0, or -1 with err saying the rule. */
+int ship_broadcast_name_ok (const char *name, hearth_error_t *err);
+
+/* Add the file at path as broadcast variable name (from any thread:
+   hashed now, served from then on).  0, or -1 with err (a bad name, one
+   named twice, a path that is not a regular file or cannot be read). */
+int ship_broadcast_add (ship_t *self, const char *name, const char *path,
+                        hearth_error_t *err);
+
+/* The broadcast files added since the last call (or since the start),
+   as a "broadcast" list into msg (a BROADCAST); how many (0: nothing
+   added, msg untouched). */
+size_t ship_broadcast_news (ship_t *self, hearth_msg_t *msg);
 
 /* The answer to a FETCH_FILE (body borrowed, checked by the codec): a
    new FILE_CHUNK with the bytes asked for (at most to the file's end),

@@ -16,6 +16,7 @@ hearth_worker_SOURCES = \
 	worker/cleanups.c worker/cleanups.h \
 	worker/shuffle.c worker/shuffle.h \
 	worker/persisted.c worker/persisted.h \
+	worker/shipserve.c worker/shipserve.h \
 	worker/web.c worker/web.h worker/webjson.c worker/webjson.h worker/weblog.c worker/weblog.h \
 	worker/webstate.c worker/webstate.h worker/webmetrics.c
 hearth_worker_LDADD = $(WEB_LIBS) $(NOTIFY_LIBS) $(CORE_LIBS)

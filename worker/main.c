@@ -564,6 +564,7 @@ s_shuffle (worker_t *w, hearth_error_t *err)
         return hearth_errprintf (err, "work dir too long");
     shuffle_config_t sc = {
         .root = root,
+        .work_dir = w->work_dir,
         .host = w->host,
         .port = (int) hearth_conf_int (w->conf, "shuffle-port"),
         .cert = w->curve.cert,

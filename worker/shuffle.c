@@ -25,11 +25,15 @@
 #include "libcore/proto.h"
 #include "libcore/sock.h"
 #include "worker/persisted.h"
+#include "worker/shipserve.h"
 #include "worker/shuffle.h"
 #include "worker/userfs.h"
 
 /* Requests answered per wake-up before the loop looks at other sockets. */
 static const int s_max_batch = 64;
+/* ...and bytes of shipped files' chunks (4 MiB each, read and checked
+   here): the worker's link to its master waits meanwhile. */
+static const uint64_t s_max_turn_file_bytes = 16 * 1024 * 1024;
 /* How often the bytes on disk are counted again. */
 static const int64_t s_count_every_ms = 5000;
 /* Log lines about bad requests: one per kind per minute. */
@@ -37,6 +41,8 @@ static const int64_t s_log_period_ms = 60000;
 
 struct shuffle {
     char *root;                       /* WORK_DIR/shuffle */
+    char *work_dir;                   /* WORK_DIR (shipserve.h), or NULL */
+    uint64_t turn_file_bytes;         /* chunks' bytes sent this turn */
     zsock_t *router;                  /* reducers connect here */
     hearth_loop_t *loop;              /* serves router (borrowed) */
     char url[300];                    /* tcp://HOST:PORT of router */
@@ -260,6 +266,41 @@ s_fetch (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
                             err.text);
 }
 
+/* A chunk of a shipped file this node holds (shipserve.h), for an
+   executor of another node holding its application's token. */
+static void
+s_fetch_file (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
+{
+    shuffle_t *self = arg;
+    const char *app_id = hearth_json_str (msg->body, "app_id");
+    hearth_msg_t *reply = NULL;
+    if (!self->work_dir)
+        reply = hearth_error_new ("no_file", "this node serves no files",
+                                  "FETCH_FILE");
+    else if (!app_id
+             || !s_token_ok (self, app_id,
+                             hearth_json_str (msg->body, "token")))
+        reply = hearth_error_new ("bad_token",
+                                  "no executor here holds that application's "
+                                  "token",
+                                  "FETCH_FILE");
+    else
+        reply = shipserve_answer (self->work_dir, msg->body);
+    if (!reply)
+        return;
+    if (reply->cmd == HEARTH_CMD_FILE_CHUNK)
+        self->turn_file_bytes += HEARTH_FILE_CHUNK_BYTES;
+    if (!cJSON_GetObjectItemCaseSensitive (reply->body, "request"))
+        cJSON_AddNumberToObject (
+            reply->body, "request",
+            (double) hearth_json_int (msg->body, "request", 0));
+    hearth_error_t err;
+    if (s_send (self, from->rid, &reply, &err) < 0)
+        hearth_log_limited (self->log_limit, HEARTH_LOG_WARN, "send",
+                            hearth_mono_ms (), "cannot answer a FETCH_FILE: %s",
+                            err.text);
+}
+
 /* A reducer's ERROR: it could not use an answer.  Logged, limited. */
 static void
 s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
@@ -273,6 +314,7 @@ s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 
 static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_FETCH_BLOCK, s_fetch},
+    {HEARTH_CMD_FETCH_FILE, s_fetch_file},
     {HEARTH_CMD_ERROR, s_error},
 };
 
@@ -283,7 +325,10 @@ s_on_request (hearth_loop_t *loop, zsock_t *sock, void *arg)
 {
     (void) loop;
     shuffle_t *self = arg;
+    self->turn_file_bytes = 0;
     for (int n = 0; n < s_max_batch; n++) {
+        if (self->turn_file_bytes >= s_max_turn_file_bytes)
+            return 1; /* again after the other sockets */
         zframe_t *rid = NULL;
         hearth_error_t err;
         bool none;
@@ -308,9 +353,10 @@ s_on_request (hearth_loop_t *loop, zsock_t *sock, void *arg)
             && hearth_dispatch (HEARTH_HANDLERS (s_handlers), self, &from, msg)
                    < 0
             && rid)
-            s_send_error (self, rid, "unexpected_command",
-                          "the block server takes FETCH_BLOCK only",
-                          hearth_cmd_name (msg->cmd));
+            s_send_error (
+                self, rid, "unexpected_command",
+                "the block server takes FETCH_BLOCK and FETCH_FILE only",
+                hearth_cmd_name (msg->cmd));
         hearth_msg_destroy (&msg);
         zframe_destroy (&rid);
     }
@@ -324,6 +370,7 @@ shuffle_new (const shuffle_config_t *config, hearth_error_t *err)
 {
     shuffle_t *self = calloc (1, sizeof *self);
     if (!self || !(self->root = strdup (config->root))
+        || (config->work_dir && !(self->work_dir = strdup (config->work_dir)))
         || !(self->log_limit = hearth_loglimit_new (s_log_period_ms, 64))) {
         hearth_errprintf (err, "out of memory");
         goto error;
@@ -376,6 +423,7 @@ shuffle_destroy (shuffle_t **self_p)
     hearth_sock_destroy (&self->router);
     hearth_loglimit_destroy (&self->log_limit);
     free (self->root);
+    free (self->work_dir);
     free (self);
     *self_p = NULL;
     errno = saved;

@@ -31,22 +31,25 @@ typedef struct shuffle shuffle_t;
 
 /* Where and how the server runs (borrowed by shuffle_new). */
 typedef struct {
-    const char *root;    /* the shuffle directory: WORK_DIR/shuffle */
-    const char *host;    /* the address to advertise */
-    const char *bind;    /* the address to bind: NULL for host, "*" for all */
-    int port;            /* its port; 0: any free one */
-    zcert_t *cert;       /* the worker's key pair for CURVE (borrowed, outlives
-                            the server), or NULL: no encryption */
-    hearth_loop_t *loop; /* served from this loop (borrowed) */
-    apps_t *apps;        /* the applications' tokens (borrowed, outlives the
-                            server) */
-    uint64_t cache_disk; /* persisted map outputs kept (persisted.h), at
-                            most; 0: no limit */
-    bool shared;         /* executors run as other users than the worker's
-                            (runas.h): ROOT is searchable by them (mode 0711),
-                            each ROOT/APP_ID made for its user by the worker
-                            (private to that user); else ROOT is private
-                            (0700) */
+    const char *root;     /* the shuffle directory: WORK_DIR/shuffle */
+    const char *work_dir; /* WORK_DIR: the applications' caches of shipped
+                             files, WORK_DIR/APP_ID/.ship, are served from
+                             there too (shipserve.h), or NULL: none */
+    const char *host;     /* the address to advertise */
+    const char *bind;     /* the address to bind: NULL for host, "*" for all */
+    int port;             /* its port; 0: any free one */
+    zcert_t *cert;        /* the worker's key pair for CURVE (borrowed, outlives
+                             the server), or NULL: no encryption */
+    hearth_loop_t *loop;  /* served from this loop (borrowed) */
+    apps_t *apps;         /* the applications' tokens (borrowed, outlives the
+                             server) */
+    uint64_t cache_disk;  /* persisted map outputs kept (persisted.h), at
+                             most; 0: no limit */
+    bool shared;          /* executors run as other users than the worker's
+                             (runas.h): ROOT is searchable by them (mode 0711),
+                             each ROOT/APP_ID made for its user by the worker
+                             (private to that user); else ROOT is private
+                             (0700) */
 } shuffle_config_t;
 
 /* A server: ROOT made if missing and emptied of what an earlier worker

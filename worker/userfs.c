@@ -137,8 +137,43 @@ s_open_file (int dir_fd, const char *name)
     return hearth_file_open_owned_at (dir_fd, name, dir.st_uid, NULL);
 }
 
+/* The last name of a shared cache entry in dir_fd: as s_open_file, but
+   of any count of links (userfs_open_shared). */
+static int
+s_open_shared (int dir_fd, const char *name)
+{
+    struct stat dir, st;
+    if (fstat (dir_fd, &dir) < 0)
+        return -1;
+    int fd = hearth_file_open_regular_at (dir_fd, name, O_RDONLY | O_NOFOLLOW,
+                                          0, &st);
+    if (fd >= 0 && st.st_uid != dir.st_uid) {
+        close (fd);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+static int s_open_path (const char *root, const char *rel, bool shared,
+                        hearth_error_t *err);
+
 int
 userfs_open_read (const char *root, const char *rel, hearth_error_t *err)
+{
+    return s_open_path (root, rel, false, err);
+}
+
+int
+userfs_open_shared (const char *root, const char *rel, hearth_error_t *err)
+{
+    return s_open_path (root, rel, true, err);
+}
+
+/* userfs_open_read, or with shared userfs_open_shared. */
+static int
+s_open_path (const char *root, const char *rel, bool shared,
+             hearth_error_t *err)
 {
     int fd = open (root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     char name[NAME_MAX + 1];
@@ -146,7 +181,9 @@ userfs_open_read (const char *root, const char *rel, hearth_error_t *err)
     bool file = false; /* fd is the file (else a directory) */
     while (fd >= 0 && s_next (&rest, name)) {
         file = !*rest;
-        int next = file ? s_open_file (fd, name) : s_open_dir (fd, name);
+        int next = !file    ? s_open_dir (fd, name)
+                   : shared ? s_open_shared (fd, name)
+                            : s_open_file (fd, name);
         int e = errno;
         close (fd);
         fd = next;

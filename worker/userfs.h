@@ -73,5 +73,11 @@ int userfs_create (int dir_fd, const char *dir, const char *name, bool append,
    regular file, EMLINK for a file of several links, EPERM for a file of
    another owner). */
 int userfs_open_read (const char *root, const char *rel, hearth_error_t *err);
+/* userfs_open_read, for a file that may have several links: a node's
+   cache entry of a shipped file, which its executors link into their
+   work dirs (shipserve.h).  What such a file holds is its owner's own
+   (the owner must still be the directory's, so a planted link names a
+   file of that user only), and whoever fetches it checks its hash. */
+int userfs_open_shared (const char *root, const char *rel, hearth_error_t *err);
 
 #endif

@@ -73,6 +73,7 @@ EXTRA_DIST += tests/bench/bench_tasks.c tests/bench/run-bench.sh \
 	tests/bench/bench-isolation.sh tests/bench/bench-paint.sh \
 	tests/bench/bench-netns.sh tests/bench/bench-jobfile.sh tests/bench/bench-dynalloc.sh \
 	tests/bench/bench-locality.sh tests/bench/bench-persist.sh \
+	tests/bench/bench-broadcast.sh \
 	tests/bench/benchlib.sh \
 	tests/bench/test-bench-smoke.sh
 

@@ -13,7 +13,10 @@
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
 # scale load flood shuffle history web isolation netns jobfile dynalloc
-# failover apps locality persist.  The persist group (bench-persist.sh,
+# failover apps locality persist broadcast.  The broadcast group
+# (bench-broadcast.sh, issue 38) needs root (namespaces), tc, python3 and
+# curl, else it says so and is skipped; it writes 1 GiB in $TMPDIR
+# (64 MiB with --quick).  The persist group (bench-persist.sh,
 # issue 38) writes 1 GiB of points and about as much of records in
 # $TMPDIR (100 MB with --quick).  The locality group (bench-locality.sh, issue 37)
 # needs root (namespaces), python3 and curl, else it says so and is
@@ -64,6 +67,7 @@ apps_n=1000 apps_s=60 apps_args=(--apps 1000 --seconds 60)
 fo_args=()
 loc_args=(--reps 3 --scan-mib 3072 --shuffle-mib 600 --idle-tasks 120)
 persist_args=(--reps 3)
+bcast_args=(--reps 1 --mib 1024)
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -83,6 +87,7 @@ if [ $quick = 1 ]; then
     fo_args=(--trials 3 --rec-trials 1 --tp-rounds 1 --tp-tasks 20000)
     loc_args=(--reps 1 --scan-mib 300 --shuffle-mib 60 --idle-tasks 30)
     persist_args=(--reps 1 --size 100000000 --passes 4 --maps 4 --parts 4)
+    bcast_args=(--reps 1 --mib 64)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -270,6 +275,10 @@ if wants persist; then
     echo "== 28. persisted stages: an iterative job of 10 passes over 1 GiB"
     run bash "$(dirname "$0")/bench-persist.sh" "${persist_args[@]}"
 fi
+if wants broadcast; then
+    echo "== 29. broadcast: 1 GiB to 8 executors on 4 rate-limited hosts"
+    run bash "$(dirname "$0")/bench-broadcast.sh" "${bcast_args[@]}"
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -294,7 +303,7 @@ group_of () {
     shuffle.*) echo shuffle ;; history.*) echo history ;;
     web.* | hb.*) echo web ;; iso.* | cgspawn.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
     fo.*) echo failover ;; apps.*) echo apps ;; loc.*) echo locality ;;
-    persist.*) echo persist ;;
+    persist.*) echo persist ;; bcast.*) echo broadcast ;;
     *) echo zmq ;;
     esac
 }
@@ -511,6 +520,14 @@ row "28. persisted stages: the first pass (reads and parses 1 GiB), ms" persist.
 row "28. ... a later pass, reading the persisted records, ms" persist.pass_ms persist.ref_ms "" "" "" "" "(reference: the same pass in one process over the records in memory)"
 row "28. ... how much faster a later pass is than the first" persist.speedup "" "" "" '>=' 5 "≥ 5 × (median of the runs' ratios)"
 row "28. ... the reference's pass over a later pass's time" persist.ratio "" "" "" '>=' 0.8 "≥ 0.8 (median of the runs' ratios)"
+if have bcast.skipped; then
+    printf '| 29. broadcast to 4 hosts | skipped: no namespaces, tc, python3 or curl | - | - | driver egress ≤ 1.2 × the file, wall ≤ 1.5 × one copy | skipped |\n'
+else
+    row "29. broadcast: 1 GiB to 8 executors on 4 hosts, ms" bcast.wall_ms bcast.one_copy_ms "" "" "" "" "(reference: one copy of the file over one link, same run; --quick: 64 MiB)"
+    row "29. ... the broadcast's wall time over one copy's" bcast.wall_ratio "" "" "" '<=' 1.5 "≤ 1.5 × (median of the runs' ratios)"
+    row "29. ... what the driver sent, MiB" bcast.driver_mib "" "" "" "" "" "(its own count of chunk bytes)"
+    row "29. ... the driver's egress over the file" bcast.egress_ratio "" "" "" '<=' 1.2 "≤ 1.2 × (8 × before: once per executor)"
+fi
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not

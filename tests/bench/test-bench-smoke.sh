@@ -113,6 +113,10 @@ runs "bench-locality" 'loc\.\(skipped\|scan\.cross_share\)' 'loc\.\(skipped\|shu
 runs "bench-persist" persist.speedup persist.ratio -- \
   bash "$(dirname "$0")/bench-persist.sh" --reps 1 --size 2000000 --passes 3 \
   --maps 2 --parts 2
+# benchmark 29 at its smallest: 8 MiB to 8 executors on 4 hosts (where
+# namespaces cannot be made it says so: bcast.skipped)
+runs "bench-broadcast" 'bcast\.\(skipped\|egress_ratio\)' 'bcast\.\(skipped\|wall_ratio\)' -- \
+  bash "$(dirname "$0")/bench-broadcast.sh" --reps 1 --mib 8 --rate 1gbit
 # the failover benchmark at one trial of a 2 s session (no throughput
 # rounds, 200 ms heartbeats): where ZooKeeper is missing it says so (fo.skipped)
 runs "bench-failover" 'fo\.\(skipped\|kill2000\.p95_ms\)' 'fo\.\(skipped\|rec\.worker_gone_ms\)' -- \

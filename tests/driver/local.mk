@@ -132,6 +132,7 @@ DRIVER_TESTS = \
 	tests/driver/test-connect-errors.sh \
 	tests/driver/test-files.sh \
 	tests/driver/test-shipfiles.sh \
+	tests/driver/test-broadcast.sh \
 	tests/driver/test-job-params.sh \
 	tests/driver/test-task-stderr.sh \
 	tests/driver/test-shuffle.sh \
@@ -159,3 +160,10 @@ TESTS += tests/driver/test-first-job.sh
 EXTRA_DIST += tests/driver/test-first-job.sh
 TESTS += tests/driver/test-slow-executor.sh
 EXTRA_DIST += tests/driver/test-slow-executor.sh
+
+# A libhearth driver program of broadcast files (test-broadcast.sh).
+check_PROGRAMS += tests/driver/test-broadcast-api
+tests_driver_test_broadcast_api_SOURCES = tests/driver/test_broadcast_api.c \
+	tests/driver/apictx.h
+tests_driver_test_broadcast_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
+tests_driver_test_broadcast_api_LDADD = libhearth.la

@@ -210,3 +210,30 @@ slow_first (const hearth_task_in_t *in, hearth_task_out_t *out)
                       (unsigned long long) in->index, in->attempt);
     return s_result (out, buf, (size_t) n);
 }
+
+/* The bytes of the broadcast file named by the argument
+   (hearth_task_broadcast: the path its hearth_task_in_t gives, which
+   must be the one in the environment too). */
+int
+broadcast_read (const hearth_task_in_t *in, hearth_task_out_t *out)
+{
+    const char *path = hearth_task_broadcast (in, in->arg);
+    char var[256], buf[65536];
+    snprintf (var, sizeof var, "HEARTH_BROADCAST_%s", in->arg);
+    const char *env = getenv (var);
+    if (!path || !env || strcmp (path, env) != 0) {
+        snprintf (out->error, sizeof out->error,
+                  "broadcast %s: hearth_task_broadcast says %s, $%s says %s",
+                  in->arg, path ? path : "nothing", var, env ? env : "nothing");
+        return -1;
+    }
+    int fd = open (path, O_RDONLY);
+    ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf) : -1;
+    if (fd >= 0)
+        close (fd);
+    if (n < 0) {
+        snprintf (out->error, sizeof out->error, "cannot read %s", path);
+        return -1;
+    }
+    return s_result (out, buf, (size_t) n);
+}

@@ -86,6 +86,7 @@ INTEGRATION_TESTS = \
 	tests/integration/test-shuffle-server.sh \
 	tests/integration/test-executor-shuffle.sh \
 	tests/integration/test-executor-ship.sh \
+	tests/integration/test-ship-p2p.sh \
 	tests/integration/test-executor-resources.sh \
 	tests/integration/test-load-clients.sh \
 	tests/integration/test-load-flood.sh

@@ -4,8 +4,8 @@
 # that a test (tests/lib/netns.sh's cleanup) and a benchmark (its own)
 # each remove what was made their way.
 
-# hosts_star HUB MADE: around namespace HUB (made already), the
-# namespaces NS[1..3], host k at H[k], each joined to HUB by a veth pair
+# hosts_star HUB MADE [COUNT]: around namespace HUB (made already), the
+# namespaces NS[1..COUNT] (3 unless given), host k at H[k], each joined to HUB by a veth pair
 # ("mK" in HUB at M[k], "w" on the host), its default route through
 # HUB, which forwards; each namespace made is appended to the array
 # named MADE.  Non-zero when a step fails (the caller says why).
@@ -13,7 +13,7 @@ hosts_star() {
   local hub=$1 k
   local -n hosts_made=$2
   ip -n "$hub" link set lo up || return 1
-  for k in 1 2 3; do
+  for k in $(seq 1 "${3:-3}"); do
     ip netns add "${NS[k]}" && hosts_made+=("${NS[k]}") &&
       ip -n "${NS[k]}" link set lo up &&
       ip -n "$hub" link add "m$k" type veth peer name w netns "${NS[k]}" &&

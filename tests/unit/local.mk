@@ -435,6 +435,12 @@ tests_unit_test_apps_SOURCES = tests/unit/test_apps.c tests/unit/testutil.h \
 	worker/apps.c worker/apps.h
 tests_unit_test_apps_CFLAGS = $(unit_cflags)
 tests_unit_test_apps_LDADD = $(unit_libs)
+UNIT_TESTS += tests/unit/test_shipserve
+tests_unit_test_shipserve_SOURCES = tests/unit/test_shipserve.c \
+	tests/unit/testutil.h worker/shipserve.c worker/shipserve.h \
+	worker/userfs.c worker/userfs.h
+tests_unit_test_shipserve_CFLAGS = $(unit_cflags)
+tests_unit_test_shipserve_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_userfs
 tests_unit_test_userfs_SOURCES = tests/unit/test_userfs.c tests/unit/testutil.h \
 	worker/userfs.c worker/userfs.h

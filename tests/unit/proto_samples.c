@@ -134,7 +134,9 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'heartbeat_liveness':5,'max_result_bytes':1048576,"
         "'files':[{'name':'data.txt',"
         "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','size':100,"
-        "'mode':384}]}"},
+        "'mode':384}],'ship_start':500000,"
+        "'broadcast':[{'name':'REF',"
+        "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','size':100}]}"},
     [HEARTH_CMD_LAUNCH_TASKS] = {
         "{'tasks':[{'tid':0,'attempt':0,'fn':'pi_sample','lib':'libpi.so',"
         "'arg':'0','input':0,'timeout_ms':60000},"
@@ -230,11 +232,21 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         2, {120, 0}},
     [HEARTH_CMD_FETCH_FILE] = {
         "{'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130',"
-        "'offset':4194304,'length':4194304,'request':7}"},
+        "'offset':4194304,'length':4194304,'request':7,'force':true,"
+        "'app_id':'" APP_ID "','token':'tok','name':'data.txt'}"},
     [HEARTH_CMD_FILE_CHUNK] = {
         "{'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','request':7,"
         "'offset':4194304,'crc32c':3808858755,'data':0}",
         1, {4096}},
+    [HEARTH_CMD_FILE_HOLDERS] = {
+        "{'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','request':7,"
+        "'offset':4194304,'holders':[{'url':'tcp://10.0.0.2:7078',"
+        "'key':'rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7'}]}"},
+    [HEARTH_CMD_FILE_HELD] = {
+        "{'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130'}"},
+    [HEARTH_CMD_BROADCAST] = {
+        "{'broadcast':[{'name':'REF',"
+        "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','size':100}]}"},
 };
 /* clang-format on */
 
