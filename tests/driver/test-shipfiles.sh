@@ -21,6 +21,11 @@
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 420
 export TMPDIR=$T
+# a driver sending 300 MiB of chunks on a loaded machine may not be heard
+# for a while: with the suite's 200 ms x 5, its executors took it for
+# silent and asked again, and the driver sent 2.6 x the file in CI (as
+# test-ship-p2p, heartbeats of 500 ms x 10)
+INTERVAL_MS=500 LIVENESS=10
 
 # sha1 FILE: its SHA-1, upper case (the cache's entries' HASH).
 sha1() { sha1sum <"$1" | cut -c1-40 | tr a-f A-F; }
@@ -93,10 +98,12 @@ SUBMIT=$!
 PIDS+=($SUBMIT)
 six() { test "$(ls "$T"/w[12]/app-*/[0-9]*/mid.bin 2>/dev/null | wc -l)" -eq 6; }
 check "2 workers x 3 executors: all six have the file" wait_for 120 six
+differ=0
 for f in "$T"/w[12]/app-*/[0-9]*/mid.bin; do
-  cmp -s "$f" "$T/mid.bin" || fail "$f differs from the file"
+  cmp -s "$f" "$T/mid.bin" || { say "$f differs from the file"; differ=$((differ + 1)); }
 done
-check "... each copy is the file, byte for byte" test "$FAILED" -eq 0
+# (counted here: the test's failures so far said nothing of the copies)
+check "... each copy is the file, byte for byte" test "$differ" -eq 0
 touch "$T/go"
 wait "$SUBMIT"
 check "... the job ends well" test $? -eq 0
