@@ -191,8 +191,12 @@ F=$(job mem '{"name": "mem", "jobs": [
   {"name": "pass", "repeat": 2, "stages": [
     {"name": "again", "tasks": [{"fn": "cat", "input": "load/words"}]}]}]}')
 rm -rf "$T/ev"
+# (a long --locality-wait: on a loaded machine a reader waiting 3 s, the
+# default, for its executor, busy with its other one, went elsewhere,
+# and the placement checked below was the load's, not the rule's)
 check "local-cluster: a stage persisted in memory read by function tasks" \
-  submit --master 'local-cluster[2,1,512]' --lib "$TASKS_LIB" --event-log "$T/ev" "$F"
+  submit --master 'local-cluster[2,1,512]' --lib "$TASKS_LIB" \
+  --locality-wait 60s --event-log "$T/ev" "$F"
 # the 4 partitions of 6 x "apple w{i} pear apple", sorted, 3 times
 check "... every job's records exact" same <(sort "$T/out") <(for k in 1 2 3; do
   printf 'apple\n%.0s' $(seq 12); printf 'pear\n%.0s' $(seq 6); printf 'w%d\n' 0 1 2 3 4 5
