@@ -4,6 +4,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <czmq.h>
@@ -57,5 +59,20 @@ hearth_file_chunk_read (int fd, const char *hash, uint64_t offset, size_t len,
                              hearth_crc32c (zframe_data (frame), len));
     cJSON_AddNumberToObject (b, "data", hearth_msg_add_frame (msg, &frame));
     zframe_destroy (&frame);
+    return msg;
+}
+
+hearth_msg_t *
+hearth_file_chunk_refusal (const char *code, int64_t request, const char *fmt,
+                           ...)
+{
+    char text[512];
+    va_list ap;
+    va_start (ap, fmt);
+    vsnprintf (text, sizeof text, fmt, ap);
+    va_end (ap);
+    hearth_msg_t *msg = hearth_error_new (code, text, "FETCH_FILE");
+    if (msg)
+        cJSON_AddNumberToObject (msg->body, "request", (double) request);
     return msg;
 }

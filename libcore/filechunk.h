@@ -19,4 +19,10 @@
 hearth_msg_t *hearth_file_chunk_read (int fd, const char *hash, uint64_t offset,
                                       size_t len, int64_t request);
 
+/* The ERROR answering a FETCH_FILE instead, code and the text of fmt,
+   echoing request.  NULL on no memory. */
+hearth_msg_t *hearth_file_chunk_refusal (const char *code, int64_t request,
+                                         const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
 #endif

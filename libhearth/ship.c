@@ -451,21 +451,6 @@ s_find (s_list_t *list, const char *hash)
     return NULL;
 }
 
-/* An ERROR answering a FETCH_FILE, with its request; NULL on no memory. */
-static hearth_msg_t *
-s_refusal (const char *code, int64_t request, const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (text, sizeof text, fmt, ap);
-    va_end (ap);
-    hearth_msg_t *msg = hearth_error_new (code, text, "FETCH_FILE");
-    if (msg)
-        cJSON_AddNumberToObject (msg->body, "request", (double) request);
-    return msg;
-}
-
 /* Whether the file on disk is still the one hashed at start-up. */
 static bool
 s_unchanged (const s_item_t *item)
@@ -507,20 +492,21 @@ ship_serve (ship_t *self, const cJSON *body)
         pthread_mutex_unlock (&self->lock);
     }
     if (!item)
-        return s_refusal ("no_file", request,
-                          "no shipped file or library has the hash %.64s",
-                          hash);
+        return hearth_file_chunk_refusal (
+            "no_file", request, "no shipped file or library has the hash %.64s",
+            hash);
     if (!s_unchanged (item))
-        return s_refusal ("file_changed", request,
-                          "%s changed on the driver's disk since the "
-                          "application started: its bytes are no longer "
-                          "those of hash %s",
-                          item->name, item->hash);
+        return hearth_file_chunk_refusal (
+            "file_changed", request,
+            "%s changed on the driver's disk since the "
+            "application started: its bytes are no longer "
+            "those of hash %s",
+            item->name, item->hash);
     if (offset >= item->size)
-        return s_refusal ("bad_offset", request,
-                          "%s has %llu bytes: none at offset %llu", item->name,
-                          (unsigned long long) item->size,
-                          (unsigned long long) offset);
+        return hearth_file_chunk_refusal (
+            "bad_offset", request, "%s has %llu bytes: none at offset %llu",
+            item->name, (unsigned long long) item->size,
+            (unsigned long long) offset);
     size_t len =
         (size_t) (length < item->size - offset ? length : item->size - offset);
     const char *code;
@@ -528,12 +514,13 @@ ship_serve (ship_t *self, const cJSON *body)
     if (msg)
         self->bytes_sent += len;
     else if (strcmp (code, "nomem") != 0)
-        msg = s_refusal (code, request, "%s: cannot read %zu bytes at %llu: %s",
-                         item->name, len, (unsigned long long) offset,
-                         strcmp (code, "io") == 0
-                             ? strerror (errno)
-                             : "it changed on the driver's disk since the "
-                               "application started");
+        msg = hearth_file_chunk_refusal (
+            code, request, "%s: cannot read %zu bytes at %llu: %s", item->name,
+            len, (unsigned long long) offset,
+            strcmp (code, "io") == 0
+                ? strerror (errno)
+                : "it changed on the driver's disk since the "
+                  "application started");
     return msg;
 }
 

@@ -34,21 +34,6 @@ typedef struct {
     int64_t request;    /* echoed */
 } s_req_t;
 
-/* An ERROR answering r; NULL on no memory. */
-static hearth_msg_t *
-s_refuse (const s_req_t *r, const char *code, const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-    va_start (ap, fmt);
-    vsnprintf (text, sizeof text, fmt, ap);
-    va_end (ap);
-    hearth_msg_t *msg = hearth_error_new (code, text, "FETCH_FILE");
-    if (msg)
-        cJSON_AddNumberToObject (msg->body, "request", (double) r->request);
-    return msg;
-}
-
 /* The chunk from fd, or the refusal saying why not. */
 static hearth_msg_t *
 s_serve (const s_req_t *r, int fd)
@@ -60,10 +45,11 @@ s_serve (const s_req_t *r, int fd)
     if (msg || saved == ENOMEM)
         return msg;
     if (saved == ENODATA)
-        return s_refuse (r, "bad_offset", "%s holds no %llu bytes at %llu",
-                         r->name, (unsigned long long) r->length,
-                         (unsigned long long) r->offset);
-    return s_refuse (r, "io", "cannot read %s: %s", r->name, strerror (saved));
+        return hearth_file_chunk_refusal (
+            "bad_offset", r->request, "%s holds no %llu bytes at %llu", r->name,
+            (unsigned long long) r->length, (unsigned long long) r->offset);
+    return hearth_file_chunk_refusal ("io", r->request, "cannot read %s: %s",
+                                      r->name, strerror (saved));
 }
 
 /* The part file of the fetch that progress file fd (taken) describes,
@@ -98,16 +84,19 @@ shipserve_answer (const char *work_dir, const cJSON *body)
                  .length = (uint64_t) hearth_json_int (body, "length", 1),
                  .request = hearth_json_int (body, "request", 0)};
     if (!r.app_id || !r.name)
-        return s_refuse (&r, "bad_request",
-                         "a block server serves a file named by app_id and "
-                         "name only");
+        return hearth_file_chunk_refusal (
+            "bad_request", r.request,
+            "a block server serves a file named by app_id and "
+            "name only");
     if (!hearth_name_safe (r.hash) || !hearth_name_safe (r.name))
-        return s_refuse (&r, "no_file", "no shipped file is called that");
+        return hearth_file_chunk_refusal ("no_file", r.request,
+                                          "no shipped file is called that");
     if (r.offset % HEARTH_FILE_CHUNK_BYTES != 0
         || r.length > HEARTH_FILE_CHUNK_BYTES)
-        return s_refuse (&r, "bad_offset",
-                         "a node serves whole chunks of %d bytes only",
-                         HEARTH_FILE_CHUNK_BYTES);
+        return hearth_file_chunk_refusal (
+            "bad_offset", r.request,
+            "a node serves whole chunks of %d bytes only",
+            HEARTH_FILE_CHUNK_BYTES);
     /* every part of the path is an id or a safe name: none leaves
        WORK_DIR/APP_ID/.ship */
     char rel[1200];
@@ -118,11 +107,12 @@ shipserve_answer (const char *work_dir, const cJSON *body)
     snprintf (rel, sizeof rel, "%s/.ship/.%s-%s.have", r.app_id, r.hash,
               r.name);
     if ((fd = userfs_open_read (work_dir, rel, NULL)) < 0)
-        return s_refuse (&r, "no_file", "this node holds no %s (%.64s)", r.name,
-                         r.hash);
+        return hearth_file_chunk_refusal ("no_file", r.request,
+                                          "this node holds no %s (%.64s)",
+                                          r.name, r.hash);
     if ((fd = s_open_part (work_dir, &r, fd)) < 0)
-        return s_refuse (&r, "not_yet",
-                         "this node is fetching %s: not that chunk yet",
-                         r.name);
+        return hearth_file_chunk_refusal (
+            "not_yet", r.request,
+            "this node is fetching %s: not that chunk yet", r.name);
     return s_serve (&r, fd);
 }
