@@ -616,6 +616,30 @@ shuffletask_asks_commit (const task_t *t)
     return t->roles && t->roles->commit_to && t->roles->finished;
 }
 
+/* Rename from (in fromfd) to to (in tofd), never over a part file
+   there: one is there only when an earlier driver of a resumed
+   application granted its commit and died before it could record it
+   (docs/failures.md, "Resuming"); the task's output, made by the same
+   definition, is then dropped, and the part committed once stands.  A
+   filesystem without RENAME_NOREPLACE (NFS) renames as before.  0, or
+   -1 with errno. */
+static int
+s_commit_once (int fromfd, const char *from, int tofd, const char *to,
+               const char *path)
+{
+    if (renameat2 (fromfd, from, tofd, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno == EEXIST) {
+        log_info ("%s was committed already (by an earlier driver of the "
+                  "application): kept, this attempt's output dropped",
+                  path);
+        return unlinkat (fromfd, from, 0) == 0 || errno == ENOENT ? 0 : -1;
+    }
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    return renameat (fromfd, from, tofd, to);
+}
+
 int
 shuffletask_commit (task_t *t, char **error)
 {
@@ -641,10 +665,9 @@ shuffletask_commit (task_t *t, char **error)
     int tofd = to_dir ? open (*to_dir ? to_dir : "/",
                               O_RDONLY | O_DIRECTORY | O_CLOEXEC)
                       : -1;
-    int rc = tmpfd >= 0 && tofd >= 0
-                     && renameat (tmpfd, slash + 1, tofd, to_name + 1) == 0
-                 ? 0
-                 : -1;
+    int rc = tmpfd >= 0 && tofd >= 0 ? s_commit_once (
+                 tmpfd, slash + 1, tofd, to_name + 1, self->commit_to)
+                                     : -1;
     if (rc < 0
         && asprintf (error, "cannot commit %s to %s: %s", self->output,
                      self->commit_to, strerror (errno))

@@ -39,9 +39,13 @@
 #include "libhearth/eventlog.h"
 #include "libhearth/execdecom.h"
 #include "libhearth/execs.h"
+#include "libhearth/fingerprint.h"
 #include "libhearth/local.h"
 #include "libhearth/master.h"
 #include "libhearth/progress_report.h"
+#include "libhearth/record.h"
+#include "libhearth/resume.h"
+#include "libhearth/ship.h"
 #include "libhearth/signals.h"
 #include "libhearth/starved.h"
 #include "libhearth/tlfeed.h"
@@ -84,6 +88,10 @@ struct engine {
     dynalloc_t *dynalloc;         /* --dynamic-allocation with a master, or
                                      NULL */
     clusterup_t up;               /* start-up's end (our cluster's executors) */
+    record_t *record;             /* outputs told to the master (with
+                                     master: record.h) */
+    int64_t resumed_outputs;      /* resumed: the outputs recorded by the
+                                     earlier driver; -1: not resumed */
 };
 
 /* Start-up is over (error NULL) or failed (error set): tell the API. */
@@ -92,7 +100,7 @@ s_signal_ready (engine_t *e, const char *error)
 {
     hearth_error_t err;
     if (!error && !e->signaled && !e->el
-        && eventlog_open_app (e->conf, e->app_id, &e->el, &err) < 0)
+        && eventlog_open_app (e->conf, e->app_id, 0, &e->el, &err) < 0)
         error = err.text;
     work_set_eventlog (e->work, e->el);
     if (error)
@@ -202,13 +210,36 @@ s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
         execs_tlfeed_again (e->execs);
     hearth_error_t err;
     if (!e->up.registered && !e->signaled
-        && eventlog_open_app (e->conf, app_id, &e->el, &err) < 0) {
+        && eventlog_open_app (e->conf, app_id,
+                              e->master ? master_link_driver_epoch (e->master)
+                                        : 0,
+                              &e->el, &err)
+               < 0) {
         s_signal_ready (e, err.text);
         return;
     }
     e->up.registered = true;
     work_set_eventlog (e->work, e->el);
+    if (e->resumed_outputs >= 0 && e->el) { /* said once */
+        eventlog_begin (e->el, "app_resumed");
+        eventlog_str (e->el, "app", app_id);
+        eventlog_int (e->el, "outputs", e->resumed_outputs);
+        eventlog_end (e->el);
+        e->resumed_outputs = -1;
+    }
     s_check_up (e);
+}
+
+/* From the master link: the application was resumed (before
+   registered): its jobs reuse what its earlier driver left (resume.h);
+   its executors present the token the application had. */
+static void
+s_resumed (void *arg, resume_t **table, const char *token)
+{
+    engine_t *e = arg;
+    execs_set_token (e->execs, token);
+    e->resumed_outputs = (int64_t) resume_count (*table);
+    work_set_resume (e->work, table);
 }
 
 static void
@@ -303,6 +334,7 @@ engine_new (hearth_ctx_t *ctx)
     e->apiq = ctx->apiq;
     e->hb_interval_ms = hearth_conf_ms (e->conf, "heartbeat-interval");
     e->hb_liveness = hearth_conf_int (e->conf, "heartbeat-liveness");
+    e->resumed_outputs = -1;
     if (e->hb_interval_ms < 1)
         e->hb_interval_ms = 1;
     work_cbs_t cbs = {.kill = s_kill, .arg = e};
@@ -321,6 +353,7 @@ engine_destroy (engine_t **self_p)
     engine_t *e = *self_p;
     dynalloc_destroy (&e->dynalloc);
     master_link_destroy (&e->master);
+    record_destroy (&e->record);
     progress_report_destroy (&e->progress);
     work_set_tlfeed (e->work, NULL);
     tlfeed_destroy (&e->tlfeed);
@@ -461,6 +494,8 @@ s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
     s_stop_decommissioned (e);
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
+    if (e->master && e->signaled)
+        master_link_send_outputs (e->master, e->record);
     work_check_requires (e->work, now);
     starved_check (&e->starved,
                    work_has_jobs (e->work) && !execs_any_registered (e->execs),
@@ -517,9 +552,18 @@ s_new_master (engine_t *e, const char *url, bool curve, hearth_error_t *err)
                              .executor_decommissioning =
                                  s_executor_decommissioning,
                              .app_dead = s_app_dead,
+                             .resumed = s_resumed,
                              .list_executors = s_list_executors,
                              .arg = e};
     e->master = master_link_new (&opts, &cbs, err);
+    char files[FINGERPRINT_LEN + 1] = "";
+    struct ship *ship = execs_ship (e->execs);
+    if (ship)
+        ship_digest (ship, files);
+    if (e->master && hearth_conf_bool (e->conf, "record-outputs")
+        && !(e->record = record_new ()))
+        return hearth_errprintf (err, "out of memory");
+    work_set_record (e->work, e->record, files);
     if (e->master
         && (!(e->progress = progress_report_new (s_progress_interval_ms))
             || !(e->tlfeed = tlfeed_new (eventlog_time_ms (NULL)))))

@@ -66,14 +66,22 @@ s_settings (const hearth_conf_t *conf)
 
 int
 eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
-                   eventlog_t **el_p, hearth_error_t *err)
+                   int64_t driver_epoch, eventlog_t **el_p, hearth_error_t *err)
 {
     const char *dir = eventlog_dir (conf);
     *el_p = NULL;
     if (!dir)
         return 0;
+    /* a resumed application's earlier drivers wrote APP_ID.events (and
+       its rolls): each later driver has a file of its own */
+    char name[200];
+    if (driver_epoch > 1)
+        snprintf (name, sizeof name, "%s.driver%lld", app_id,
+                  (long long) driver_epoch);
+    else
+        snprintf (name, sizeof name, "%s", app_id);
     eventlog_t *el = eventlog_new (
-        dir, app_id, hearth_conf_bytes (conf, "event-log-roll"), err);
+        dir, name, hearth_conf_bytes (conf, "event-log-roll"), err);
     if (!el)
         return -1;
     char user[256], host[256] = "";

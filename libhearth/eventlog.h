@@ -59,9 +59,12 @@ const char *eventlog_dir (const hearth_conf_t *conf);
 int eventlog_check_dir (const hearth_conf_t *conf, hearth_error_t *err);
 /* The log of application app_id when conf asks for one (*el_p NULL when
    it does not), its first lines written: log_start (with every setting
-   of conf) and app_start.  Returns 0, or -1 with err. */
+   of conf) and app_start.  The driver of driver_epoch 2, 3... of a
+   resumed application writes APP_ID.driverN.events, beside its earlier
+   drivers' file.  Returns 0, or -1 with err. */
 int eventlog_open_app (const hearth_conf_t *conf, const char *app_id,
-                       eventlog_t **el_p, hearth_error_t *err);
+                       int64_t driver_epoch, eventlog_t **el_p,
+                       hearth_error_t *err);
 /* app_end: state (FINISHED, FAILED, KILLED), why, and the totals. */
 void eventlog_app_end (eventlog_t *self, const char *state, const char *reason);
 

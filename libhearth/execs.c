@@ -186,6 +186,12 @@ execs_public_key (const execs_t *self)
 }
 
 void
+execs_set_token (execs_t *self, const char *token)
+{
+    snprintf (self->token, sizeof self->token, "%s", token);
+}
+
+void
 execs_set_app (execs_t *self, const char *app_id)
 {
     snprintf (self->app_id, sizeof self->app_id, "%s", app_id);

@@ -66,6 +66,11 @@ const char *execs_url (const execs_t *self);
    secure. */
 const char *execs_public_key (const execs_t *self);
 
+/* The application's token is token (copied): a resumed application's,
+   which the master gives its executors (resume.h).  Before any executor
+   registers. */
+void execs_set_token (execs_t *self, const char *token);
+
 /* The application executors must belong to (copied). */
 void execs_set_app (execs_t *self, const char *app_id);
 /* New heartbeat settings (the master's), for executors from now on. */

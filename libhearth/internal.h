@@ -154,6 +154,15 @@ struct hearth_stage {
                                     yet (reduceplace.h) */
     uint64_t cached;             /* a copy: its tasks finished at submit
                                     (their outputs there, or none needed) */
+    char fp[41];                 /* its fingerprint (fingerprint.h), set at
+                                    submit */
+    bool resumed;                /* held (above) because an earlier driver
+                                    of the application left its outputs
+                                    (resume.h), not a persisted stage's
+                                    copy */
+    bool *had;                   /* resumed: by task, its output was there
+                                    at submit (a map output, or a committed
+                                    part file); NULL otherwise */
     char *output_dir;            /* results written to files here, or NULL */
     hearth_part_file_t *parts;   /* output_dir: ntasks part files, where
                                     each was committed (engine side, for

@@ -96,6 +96,7 @@ s_stage_destroy (hearth_stage_t **self_p)
     inlineout_free (st);
     free (st->maps);
     free (st->cached_on);
+    free (st->had);
     free (st->output_dir);
     hearth_manifest_free (st->parts, st->parts ? st->ntasks : 0);
     free (st->parents);

@@ -24,6 +24,7 @@
 #include "libhearth/evtask.h"
 #include "libhearth/inlineout.h"
 #include "libhearth/launch.h"
+#include "libhearth/record.h"
 #include "libhearth/reduceplace.h"
 #include "libhearth/shuffle.h"
 #include "libhearth/tlfeed.h"
@@ -411,9 +412,13 @@ s_shuffle_outcome (launch_t *self, s_status_t *s, hearth_stage_t *st,
                      < 0
                  ? hearth_errprintf (&err, "out of memory for a map output")
                  : 0;
-    else if (out == HEARTH_TS_ACCEPT)
+    else if (out == HEARTH_TS_ACCEPT) {
         rc = shuffle_accepted (st, index, u->attempt, s->server, s->host,
                                s->msg, u->json, &err);
+        if (rc == 0) /* what a resumed driver would find (record.h) */
+            record_output (work_record (self->work), st, index,
+                           work_servers (self->work));
+    }
     else if (out == HEARTH_TS_FETCH_WAIT) {
         rc = shuffle_fetch_failed (self->ts, work_servers (self->work), st,
                                    u->json, u->error, &err);

@@ -8,6 +8,7 @@ libhearth_libdriver_la_SOURCES = \
 	libhearth/libfns.c libhearth/libfns.h libhearth/elflib.c libhearth/elflib.h \
 	libhearth/tasklimits.c libhearth/tasklimits.h \
 	libhearth/engine.c libhearth/engine.h libhearth/work.c libhearth/work.h \
+	libhearth/worksubmit.c libhearth/work_int.h \
 	libhearth/execdecom.c libhearth/execdecom.h \
 	libhearth/eventlog.c libhearth/eventlog.h libhearth/evapp.c \
 	libhearth/evtask.c libhearth/evtask.h libhearth/evexec.c libhearth/evexec.h \
@@ -26,10 +27,13 @@ libhearth_libdriver_la_SOURCES = \
 	libhearth/tlfeed.c libhearth/tlfeed.h \
 	libhearth/starved.c libhearth/starved.h \
 	libhearth/local.c libhearth/local.h libhearth/localmaster.c \
-	libhearth/shuffle.c libhearth/shuffle.h \
+	libhearth/shuffle.c libhearth/shuffle.h libhearth/shufservers.c \
 	libhearth/reduceplace.c libhearth/reduceplace.h \
 	libhearth/inlineout.c libhearth/inlineout.h \
 	libhearth/persist.c libhearth/persist.h \
+	libhearth/fingerprint.c libhearth/fingerprint.h \
+	libhearth/record.c libhearth/record.h libhearth/resume.c libhearth/resume.h \
+	libhearth/master_resume.c \
 	libhearth/dynalloc.c libhearth/dynalloc.h libhearth/dynalloc_opts.c libhearth/dynalloc_opts.h \
 	libhearth/dynalloc_sched.c libhearth/dynalloc_sched.h \
 	libhearth/clusterup.c libhearth/clusterup.h

@@ -38,6 +38,7 @@
 #include "libhearth/master.h"
 #include "libhearth/master_int.h"
 #include "libhearth/master_msgs.h"
+#include "libhearth/resume.h"
 
 static void s_fail (master_link_t *self, const char *text);
 static void s_on_message (void *arg, hearth_msg_t *msg);
@@ -54,7 +55,8 @@ s_registration (void *arg, bool again)
                         .app_id = self->app_id,
                         .token = self->token,
                         .driver_key = self->driver_key,
-                        .memory_mb = self->memory_mb};
+                        .memory_mb = self->memory_mb,
+                        .driver_epoch = self->driver_epoch};
     cJSON *executors = NULL;
     if (again && (executors = cJSON_CreateArray ()))
         self->cbs.list_executors (self->cbs.arg, executors);
@@ -173,6 +175,7 @@ master_link_destroy (master_link_t **self_p)
     master_link_t *self = *self_p;
     hearth_uplink_destroy (&self->uplink); /* the loop may be gone */
     hearth_curve_cleanup (&self->curve);
+    resume_destroy (&self->resume);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -227,8 +230,8 @@ master_link_open (master_link_t *self, const master_link_app_t *app,
 static void
 s_send_unregister (master_link_t *self)
 {
-    hearth_msg_t *msg =
-        master_msg_unregister (self->app_id, self->end_state, self->end_reason);
+    hearth_msg_t *msg = master_msg_unregister (
+        self->app_id, self->end_state, self->end_reason, self->driver_epoch);
     if (msg)
         master_link_send (self, &msg);
 }
@@ -242,6 +245,15 @@ s_fail (master_link_t *self, const char *text)
 }
 
 /* ---- the DEALER's handlers ---------------------------------------------- */
+
+/* The registration is done: the owner hears it. */
+static void
+s_registered_done (master_link_t *self)
+{
+    self->cbs.registered (self->cbs.arg, self->app_id,
+                          hearth_uplink_interval (self->uplink),
+                          hearth_uplink_liveness (self->uplink));
+}
 
 static void
 s_registered (void *arg, const hearth_msg_t *msg, bool again)
@@ -260,6 +272,8 @@ s_registered (void *arg, const hearth_msg_t *msg, bool again)
         log_warn ("the master registered the application as %s, not %s", id,
                   self->app_id);
     snprintf (self->app_id, sizeof self->app_id, "%s", id);
+    if (master_resume_registered (self, msg))
+        return; /* done once its outputs table is in */
     if (again && lost)
         log_warn ("application %s registered again with %s after %lld ms",
                   self->app_id, master_link_url (self),
@@ -268,9 +282,30 @@ s_registered (void *arg, const hearth_msg_t *msg, bool again)
         log_info ("application %s %sregistered with %s (round trip %.1f ms)",
                   self->app_id, again ? "re-" : "", master_link_url (self),
                   (double) (hearth_mono_us () - self->register_us) / 1000.0);
-    self->cbs.registered (self->cbs.arg, self->app_id,
-                          hearth_uplink_interval (self->uplink),
-                          hearth_uplink_liveness (self->uplink));
+    s_registered_done (self);
+}
+
+/* APPLICATION_OUTPUTS, after a resumed registration: once its last batch
+   is in, the registration is done. */
+static void
+s_application_outputs (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
+{
+    master_link_t *self = arg;
+    (void) from; /* the master: the link's one peer */
+    if (!master_resume_outputs (self, msg))
+        return;
+    self->cbs.resumed (self->cbs.arg, &self->resume, self->token);
+    s_registered_done (self);
+}
+
+void
+master_link_send_outputs (master_link_t *self, struct record *record)
+{
+    hearth_msg_t *msg;
+    while (master_link_up (self) && !self->finishing
+           && (msg = master_resume_outputs_msg (self, record)))
+        if (master_link_send (self, &msg) < 0)
+            return; /* logged; those outputs are not recorded */
 }
 
 static void
@@ -427,6 +462,8 @@ s_error (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     snprintf (text, sizeof text, "the master at %s says %s: %s",
               master_link_url (self), hearth_json_str (msg->body, "code"),
               hearth_json_str (msg->body, "message"));
+    if (master_resume_fenced (self, msg, text))
+        return;
     log_warn ("%s", text);
     if (self->finishing
         && streq (hearth_json_str (msg->body, "code"), "duplicate_app"))
@@ -457,6 +494,7 @@ static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_APPLICATION_WAITING, s_application_waiting},
     {HEARTH_CMD_ERROR, s_error},
     {HEARTH_CMD_EXECUTOR_DECOMMISSIONING, s_executor_decommissioning},
+    {HEARTH_CMD_APPLICATION_OUTPUTS, s_application_outputs},
 };
 
 /* What the uplink passes on (it handles the registration's answer,

@@ -20,6 +20,7 @@
 #include "libcore/proto.h"
 
 typedef struct master_link master_link_t;
+struct resume;
 
 /* What the link tells its owner. */
 typedef struct {
@@ -55,6 +56,11 @@ typedef struct {
        next are its end's (APPLICATION_ENDED), its reason follows
        (app_dead).  NULL: nothing to do. */
     void (*app_ending) (void *arg);
+    /* The application was resumed (issue 39): the outputs its earlier
+       drivers recorded (*table taken) and its token, which its executors
+       and the workers holding its files know (borrowed).  Before
+       registered. */
+    void (*resumed) (void *arg, struct resume **table, const char *token);
     /* Append the executors still running to list (borrowed), to register
        again with them. */
     void (*list_executors) (void *arg, cJSON *list);
@@ -118,6 +124,13 @@ void master_link_request_executors (master_link_t *self, int total,
                                     const uint64_t *counts, size_t n);
 void master_link_kill_executors (master_link_t *self, const int *exec_ids,
                                  size_t n);
+/* Which driver of the application this is, as the master said (1, then
+   one more at each resume), or 0 (not told: an older master). */
+int64_t master_link_driver_epoch (const master_link_t *self);
+struct record;
+/* Tell the master the outputs recorded (record.h) while the application
+   is registered on a working link: OUTPUTS_RECORDED, in batches. */
+void master_link_send_outputs (master_link_t *self, struct record *record);
 /* Send a progress summary (APPLICATION_PROGRESS, taken: *msg_p is
    nulled) while the application is registered on a working link and not
    finishing.  Returns 0 when it went, -1 when it was dropped. */

@@ -9,6 +9,7 @@
 #include "libhearth/dynalloc_opts.h"
 #include "libhearth/eventlog.h"
 #include "libhearth/internal.h"
+#include "libhearth/master_int.h"
 #include "libhearth/master_msgs.h"
 
 /* The longest path REGISTER_APPLICATION's event_log carries. */
@@ -72,6 +73,12 @@ master_msg_register (const master_reg_t *reg, cJSON *executors)
         (double) (reg->memory_mb > 0 ? reg->memory_mb : 1));
     if (reg->app_id && reg->app_id[0])
         cJSON_AddStringToObject (b, "app_id", reg->app_id);
+    else if (hearth_conf_str (conf, "resume") /* hearth-submit --resume */
+             && *hearth_conf_str (conf, "resume"))
+        cJSON_AddStringToObject (b, "resume", hearth_conf_str (conf, "resume"));
+    if (reg->driver_epoch > 0)
+        cJSON_AddNumberToObject (b, MASTER_DRIVER_EPOCH,
+                                 (double) reg->driver_epoch);
     if (executors) /* again: what still runs */
         cJSON_AddItemToObject (b, "executors", executors);
     cJSON_AddStringToObject (b, "token", reg->token);
@@ -95,7 +102,7 @@ master_msg_register (const master_reg_t *reg, cJSON *executors)
 
 hearth_msg_t *
 master_msg_unregister (const char *app_id, const char *state,
-                       const char *reason)
+                       const char *reason, int64_t driver_epoch)
 {
     hearth_msg_t *msg = hearth_msg_new (HEARTH_CMD_UNREGISTER_APPLICATION);
     if (!msg)
@@ -103,5 +110,8 @@ master_msg_unregister (const char *app_id, const char *state,
     cJSON_AddStringToObject (msg->body, "app_id", app_id);
     cJSON_AddStringToObject (msg->body, "state", state);
     cJSON_AddStringToObject (msg->body, "message", reason);
+    if (driver_epoch > 0)
+        cJSON_AddNumberToObject (msg->body, MASTER_DRIVER_EPOCH,
+                                 (double) driver_epoch);
     return msg;
 }

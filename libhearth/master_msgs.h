@@ -23,6 +23,7 @@ typedef struct {
     const char *token;      /* executors must present it */
     const char *driver_key; /* the executors' link's key, or NULL / "" */
     int64_t memory_mb;      /* per executor */
+    int64_t driver_epoch;   /* the master's word (registering again), or 0 */
 } master_reg_t;
 
 /* A REGISTER_APPLICATION of reg, listing executors (taken; NULL: a first
@@ -30,8 +31,9 @@ typedef struct {
 hearth_msg_t *master_msg_register (const master_reg_t *reg, cJSON *executors);
 
 /* An UNREGISTER_APPLICATION of app_id, ending in state for reason (all
-   borrowed).  NULL on no memory. */
+   borrowed), from the driver of driver_epoch (0: not told).  NULL on no memory.
+ */
 hearth_msg_t *master_msg_unregister (const char *app_id, const char *state,
-                                     const char *reason);
+                                     const char *reason, int64_t driver_epoch);
 
 #endif

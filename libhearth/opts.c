@@ -124,6 +124,15 @@ static const hearth_opt_t s_options[] = {
      "the executors, not to standard output"},
     {"work-dir", HEARTH_OPT_STR, NULL, "DIR",
      "scratch space of local modes (default: a new directory in $TMPDIR)"},
+    {"record-outputs", HEARTH_OPT_BOOL, "true", "",
+     "tell the master every output the stages leave on the workers or in "
+     "part files, so that a driver that resumes the application (--resume, "
+     "a supervised relaunch) reuses them; false: a resumed driver runs "
+     "everything again"},
+    {"resume", HEARTH_OPT_STR, NULL, "APP_ID",
+     "take over application APP_ID, whose driver was lost (the master keeps "
+     "it RELAUNCHING for its --resume-window): the job's stages whose "
+     "outputs its earlier driver left are not run again"},
     {"driver-id", HEARTH_OPT_STR, NULL, "ID",
      "cluster mode: the driver id this driver runs as (set by the worker)"},
     {"curve-secret", HEARTH_OPT_STR, NULL, "FILE",

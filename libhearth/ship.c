@@ -32,6 +32,7 @@
 #include "libcore/filechunk.h"
 #include "libcore/ids.h"
 #include "libcore/log.h"
+#include "libhearth/fingerprint.h"
 #include "libhearth/ship.h"
 
 /* Names an executor's work dir holds already: executor/libs.c's cache,
@@ -528,4 +529,35 @@ uint64_t
 ship_bytes_sent (const ship_t *self)
 {
     return self->bytes_sent;
+}
+
+/* ---- what a stage's fingerprint holds ------------------------------- */
+
+/* "KIND NAME HASH" of each item of list into items[*n...]. */
+static void
+s_digest_items (const s_list_t *list, const char *kind, char **items, size_t *n)
+{
+    for (size_t i = 0; i < list->n; i++)
+        if (asprintf (&items[*n], "%s %s %s", kind, list->items[i].name,
+                      list->items[i].hash)
+            >= 0)
+            (*n)++;
+}
+
+void
+ship_digest (ship_t *self, char *out)
+{
+    pthread_mutex_lock (&self->lock);
+    size_t cap = self->libs.n + self->files.n + self->bcast.n, n = 0;
+    char **items = calloc (cap ? cap : 1, sizeof *items);
+    if (items) {
+        s_digest_items (&self->libs, "lib", items, &n);
+        s_digest_items (&self->files, "file", items, &n);
+        s_digest_items (&self->bcast, "broadcast", items, &n);
+    }
+    pthread_mutex_unlock (&self->lock);
+    fingerprint_files ((const char *const *) items, n, out);
+    for (size_t i = 0; i < n; i++)
+        free (items[i]);
+    free (items);
 }

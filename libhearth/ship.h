@@ -92,6 +92,11 @@ size_t ship_broadcast_news (ship_t *self, hearth_msg_t *msg);
    not match; "io": it cannot be read).  NULL on no memory. */
 hearth_msg_t *ship_serve (ship_t *self, const cJSON *body);
 
+/* The digest of every library, file and broadcast file shipped (their
+   names and content hashes: fingerprint_files) into out
+   (FINGERPRINT_LEN + 1 bytes): part of every stage's fingerprint. */
+void ship_digest (ship_t *self, char *out);
+
 /* Bytes sent so far in FILE_CHUNK answers. */
 uint64_t ship_bytes_sent (const ship_t *self);
 

@@ -28,126 +28,6 @@
 /* Rounds of lost inputs in a row after which a stage is abandoned. */
 static const size_t s_max_fetch_rounds = 4;
 
-/* ---- servers ------------------------------------------------------------- */
-
-typedef struct {
-    char *url;    /* tcp://HOST:PORT */
-    char *key;    /* CURVE public key (Z85), or NULL */
-    char *worker; /* the worker it belongs to, once told, or NULL */
-} s_server_t;
-
-struct shuffle_servers {
-    s_server_t *list; /* by index */
-    size_t n, alloc;  /* entries used, allocated */
-};
-
-shuffle_servers_t *
-shuffle_servers_new (void)
-{
-    return calloc (1, sizeof (shuffle_servers_t));
-}
-
-void
-shuffle_servers_destroy (shuffle_servers_t **self_p)
-{
-    if (!self_p || !*self_p)
-        return;
-    int saved = errno;
-    shuffle_servers_t *self = *self_p;
-    for (size_t i = 0; i < self->n; i++) {
-        free (self->list[i].url);
-        free (self->list[i].key);
-        free (self->list[i].worker);
-    }
-    free (self->list);
-    free (self);
-    *self_p = NULL;
-    errno = saved;
-}
-
-static uint32_t
-s_server_find (const shuffle_servers_t *self, const char *url)
-{
-    for (size_t i = 0; url && i < self->n; i++)
-        if (streq (self->list[i].url, url))
-            return (uint32_t) i;
-    return SHUFFLE_NO_SERVER;
-}
-
-uint32_t
-shuffle_servers_intern (shuffle_servers_t *self, const char *url,
-                        const char *key)
-{
-    if (!url || !*url)
-        return SHUFFLE_NO_SERVER;
-    uint32_t id = s_server_find (self, url);
-    if (id != SHUFFLE_NO_SERVER)
-        return id;
-    if (self->n == self->alloc) {
-        size_t n = self->alloc ? self->alloc * 2 : 16;
-        s_server_t *list = realloc (self->list, n * sizeof *list);
-        if (!list) {
-            log_error ("out of memory noting the block server %s", url);
-            return SHUFFLE_NO_SERVER;
-        }
-        self->list = list;
-        self->alloc = n;
-    }
-    s_server_t *s = &self->list[self->n];
-    s->url = strdup (url);
-    s->key = key && *key ? strdup (key) : NULL;
-    s->worker = NULL;
-    if (!s->url) {
-        free (s->key);
-        log_error ("out of memory noting the block server %s", url);
-        return SHUFFLE_NO_SERVER;
-    }
-    return (uint32_t) self->n++;
-}
-
-const char *
-shuffle_servers_url (const shuffle_servers_t *self, uint32_t id)
-{
-    return id < self->n ? self->list[id].url : NULL;
-}
-
-void
-shuffle_servers_set_worker (shuffle_servers_t *self, uint32_t id,
-                            const char *worker_id)
-{
-    if (id >= self->n || !worker_id || !*worker_id
-        || (self->list[id].worker && streq (self->list[id].worker, worker_id)))
-        return;
-    char *copy = strdup (worker_id);
-    if (!copy) {
-        log_error ("out of memory noting the worker of %s", self->list[id].url);
-        return;
-    }
-    free (self->list[id].worker);
-    self->list[id].worker = copy;
-}
-
-const char *
-shuffle_servers_worker (const shuffle_servers_t *self, uint32_t id)
-{
-    return id < self->n ? self->list[id].worker : NULL;
-}
-
-size_t
-shuffle_servers_count (const shuffle_servers_t *self)
-{
-    return self->n;
-}
-
-uint32_t
-shuffle_servers_of_worker (const shuffle_servers_t *self, const char *worker_id)
-{
-    for (size_t i = 0; worker_id && i < self->n; i++)
-        if (self->list[i].worker && streq (self->list[i].worker, worker_id))
-            return (uint32_t) i;
-    return SHUFFLE_NO_SERVER;
-}
-
 /* ---- submission ---------------------------------------------------------- */
 
 uint32_t
@@ -224,11 +104,10 @@ shuffle_holds_output (const char *dir)
     return found;
 }
 
-/* The output directory made absolute: executors run elsewhere. */
-static int
-s_absolute_output (hearth_stage_t *st, hearth_error_t *err)
+int
+shuffle_absolute_output (hearth_stage_t *st, hearth_error_t *err)
 {
-    if (st->output_dir[0] == '/')
+    if (!st->output_dir || st->output_dir[0] == '/')
         return 0;
     char cwd[PATH_MAX], *path = NULL;
     if (!getcwd (cwd, sizeof cwd)
@@ -251,9 +130,10 @@ shuffle_prepare_stage (hearth_stage_t *st, hearth_error_t *err)
                                  st->name);
     if (!st->output_dir)
         return 0;
-    if (s_absolute_output (st, err) < 0)
+    if (shuffle_absolute_output (st, err) < 0)
         return -1;
-    if (shuffle_holds_output (st->output_dir))
+    /* a resumed stage's earlier driver left part files there */
+    if (!st->resumed && shuffle_holds_output (st->output_dir))
         return hearth_errprintf (err,
                                  "stage %s: the output directory %s already "
                                  "holds an output (part files or _SUCCESS); "
@@ -322,7 +202,15 @@ s_temp_path (const hearth_stage_t *st, uint64_t index, int attempt, char *buf,
 static void
 s_final_path (const hearth_stage_t *st, uint64_t index, char *buf, size_t size)
 {
-    snprintf (buf, size, "%s/part-%05" PRIu64, st->output_dir, index);
+    char name[32];
+    shuffle_part_name (index, name, sizeof name);
+    snprintf (buf, size, "%s/%s", st->output_dir, name);
+}
+
+void
+shuffle_part_name (uint64_t index, char *buf, size_t size)
+{
+    snprintf (buf, size, "part-%05" PRIu64, index);
 }
 
 static void
@@ -398,12 +286,13 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
     if (inlineout_all_kept (in))
         return s_render_input (msg, t, in);
     uint32_t partition = s_partition_read (st, index);
-    uint32_t *local = malloc ((servers->n + 1) * sizeof *local);
+    uint32_t *local =
+        malloc ((shuffle_servers_count (servers) + 1) * sizeof *local);
     zframe_t *frame = zframe_new (NULL, in->ntasks * HEARTH_BLOCK_RECORD);
     cJSON *reduce = cJSON_AddObjectToObject (t, "reduce");
     cJSON *list = reduce ? cJSON_AddArrayToObject (reduce, "servers") : NULL;
     int rc = local && frame && list ? 0 : -1;
-    for (size_t i = 0; local && i < servers->n; i++)
+    for (size_t i = 0; local && i < shuffle_servers_count (servers); i++)
         local[i] = SHUFFLE_NO_SERVER;
     unsigned char *p = frame ? zframe_data (frame) : NULL;
     uint32_t nlocal = 0;
@@ -419,9 +308,11 @@ s_render_reduce (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
             && local[sid] == SHUFFLE_NO_SERVER) {
             cJSON *s = cJSON_CreateObject ();
             cJSON_AddItemToArray (list, s);
-            cJSON_AddStringToObject (s, "url", servers->list[sid].url);
-            if (servers->list[sid].key)
-                cJSON_AddStringToObject (s, "key", servers->list[sid].key);
+            cJSON_AddStringToObject (s, "url",
+                                     shuffle_servers_url (servers, sid));
+            if (shuffle_servers_key (servers, sid))
+                cJSON_AddStringToObject (s, "key",
+                                         shuffle_servers_key (servers, sid));
             local[sid] = nlocal++;
         }
         s_put_le (p,
@@ -466,7 +357,8 @@ shuffle_render (hearth_msg_t *msg, cJSON *t, const shuffle_servers_t *servers,
             || (st->inline_max
                 && !cJSON_AddNumberToObject (map, "inline_max", st->inline_max))
             /* its worker counts it against --cache-disk (persist.h) */
-            || ((st->persist != HEARTH_PERSIST_NONE || st->held)
+            || ((st->persist != HEARTH_PERSIST_NONE
+                 || (st->held && !st->resumed))
                 && !cJSON_AddBoolToObject (map, "persist", true)))
             return -1;
     }
@@ -650,7 +542,8 @@ shuffle_fetch_failed (hearth_taskset_t *ts, shuffle_servers_t *servers,
         return 0; /* lost and re-run already: the task just waits */
     uint32_t server = ms->maps[m].server;
     size_t n = 1;
-    if (server == SHUFFLE_NO_SERVER || s_server_find (servers, url) != server)
+    if (server == SHUFFLE_NO_SERVER
+        || shuffle_servers_find (servers, url) != server)
         s_lose (ts, ms, m);
     else
         n = s_lose_server (ts, st->job, server);

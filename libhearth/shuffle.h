@@ -49,6 +49,9 @@ void shuffle_servers_destroy (shuffle_servers_t **self_p);
    empty url is SHUFFLE_NO_SERVER (also on no memory, logged). */
 uint32_t shuffle_servers_intern (shuffle_servers_t *self, const char *url,
                                  const char *key);
+/* The index of the server at url, or SHUFFLE_NO_SERVER when none has
+   that url. */
+uint32_t shuffle_servers_find (const shuffle_servers_t *self, const char *url);
 /* Its URL (borrowed), or NULL for SHUFFLE_NO_SERVER. */
 const char *shuffle_servers_url (const shuffle_servers_t *self, uint32_t id);
 /* Server id belongs to worker worker_id (copied; nothing for NULL or "",
@@ -58,6 +61,8 @@ void shuffle_servers_set_worker (shuffle_servers_t *self, uint32_t id,
 /* The worker of server id (borrowed), or NULL: not told, or no such
    server. */
 const char *shuffle_servers_worker (const shuffle_servers_t *self, uint32_t id);
+/* Its CURVE public key (borrowed), or NULL: none, or no such server. */
+const char *shuffle_servers_key (const shuffle_servers_t *self, uint32_t id);
 /* How many servers the table holds (their ids: 0 to that - 1). */
 size_t shuffle_servers_count (const shuffle_servers_t *self);
 /* The block server of worker worker_id, or SHUFFLE_NO_SERVER when no
@@ -76,6 +81,11 @@ uint32_t shuffle_servers_of_worker (const shuffle_servers_t *self,
    its own output (issue 42).  Marks every such stage of job (at submit,
    before shuffle_check_stage). */
 void shuffle_mark_read_whole (hearth_job_t *job);
+/* The name of task index's part file ("part-00007"). */
+void shuffle_part_name (uint64_t index, char *buf, size_t size);
+/* st's output directory (if any) made absolute: executors run
+   elsewhere.  0, or -1 with err. */
+int shuffle_absolute_output (hearth_stage_t *st, hearth_error_t *err);
 /* The partitions st's tasks write: its own, 1 for a stage read whole, or
    0 (its results go to the driver or to files). */
 uint32_t shuffle_partitions (const hearth_stage_t *st);

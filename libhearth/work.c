@@ -12,35 +12,15 @@
 
 #include "libcore/log.h"
 #include "libhearth/eventlog.h"
+#include "libhearth/fingerprint.h"
 #include "libhearth/inlineout.h"
+#include "libhearth/record.h"
 #include "libhearth/reduceplace.h"
+#include "libhearth/resume.h"
 #include "libhearth/shuffle.h"
 #include "libhearth/tlfeed.h"
 #include "libhearth/work.h"
-
-struct work {
-    hearth_taskset_t *ts;       /* what runs where */
-    shuffle_servers_t *servers; /* block servers of the map outputs */
-    hearth_stage_t **stages;    /* by uid; NULL once its job ended */
-    size_t stages_alloc;        /* entries at stages */
-    uint32_t next_uid;          /* next stage uid (from 1) */
-    uint64_t next_job;          /* next job id (from 1) */
-    zlistx_t *jobs;             /* hearth_job_t running (borrowed) */
-    bool app_dead;              /* the application is over */
-    char app_dead_reason[512];  /* why, for jobs submitted after */
-    char last_failure[4800];    /* why the last job to end failed, or "" */
-    char exec_failure[512];     /* why the executor whose end counts as
-                                   its tasks' failure ended (set before
-                                   its removal, read by its events) */
-    work_cbs_t cbs;             /* the owner's callbacks */
-    eventlog_t *el;             /* the event log (borrowed), or NULL */
-    tlfeed_t *tl;               /* the live timeline's (borrowed), or NULL */
-    work_totals_t ended;        /* what the jobs that ended did */
-    uint64_t inline_left;       /* of the budget for outputs the driver
-                                   keeps, not reserved (inlineout.h) */
-    bool reduce_locality;       /* reducers prefer where their bytes are
-                                   (the reduce-locality setting) */
-};
+#include "libhearth/work_int.h"
 
 static void
 s_taskset_opts (hearth_conf_t *conf, hearth_taskset_opts_t *o)
@@ -89,6 +69,7 @@ work_destroy (work_t **self_p)
     work_t *self = *self_p;
     hearth_taskset_destroy (&self->ts);
     shuffle_servers_destroy (&self->servers);
+    resume_destroy (&self->resume);
     zlistx_destroy (&self->jobs);
     free (self->stages);
     free (self);
@@ -106,6 +87,31 @@ eventlog_t *
 work_eventlog (const work_t *self)
 {
     return self->el;
+}
+
+void
+work_set_resume (work_t *self, resume_t **resume_p)
+{
+    resume_destroy (&self->resume);
+    self->resume = *resume_p;
+    *resume_p = NULL;
+    /* new stages' files never fall among the earlier driver's */
+    uint32_t above = resume_max_shuffle_id (self->resume) + 1;
+    if (self->next_uid < above)
+        self->next_uid = above;
+}
+
+void
+work_set_record (work_t *self, record_t *record, const char *files)
+{
+    self->record = record;
+    snprintf (self->files, sizeof self->files, "%s", files ? files : "");
+}
+
+record_t *
+work_record (const work_t *self)
+{
+    return self->record;
 }
 
 void
@@ -130,8 +136,8 @@ s_ev_tasks (const hearth_stage_t *st)
     return st->ev_attempt ? st->ev_rerun : st->ntasks - st->cached;
 }
 
-static void
-s_ev_stage_start (work_t *self, hearth_stage_t *st)
+void
+work_ev_stage_start (work_t *self, hearth_stage_t *st)
 {
     if ((!self->el && !self->tl) || st->ev_started)
         return;
@@ -150,9 +156,9 @@ s_ev_stage_start (work_t *self, hearth_stage_t *st)
 }
 
 /* state: SUCCEEDED, or how its job ended before it did. */
-static void
-s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
-                uint64_t finished)
+void
+work_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
+                   uint64_t finished)
 {
     if ((!self->el && !self->tl) || !st->ev_started || st->ev_ended)
         return;
@@ -175,8 +181,8 @@ s_ev_stage_end (work_t *self, hearth_stage_t *st, const char *state,
 }
 
 /* The stages of job that can run now: every parent done. */
-static void
-s_ev_runnable (work_t *self, hearth_job_t *job)
+void
+work_ev_runnable (work_t *self, hearth_job_t *job)
 {
     for (size_t i = 0; (self->el || self->tl) && i < job->nstages; i++) {
         hearth_stage_t *st = job->stages[i];
@@ -184,7 +190,7 @@ s_ev_runnable (work_t *self, hearth_job_t *job)
         for (size_t k = 0; ready && k < st->nparents; k++)
             ready = st->parents[k]->ev_ended;
         if (ready)
-            s_ev_stage_start (self, st);
+            work_ev_stage_start (self, st);
     }
 }
 
@@ -306,9 +312,9 @@ s_end_job (work_t *self, hearth_job_t *job, hearth_job_state_t state,
             self->ended.placed[l] +=
                 __atomic_load_n (&st->placed[l], __ATOMIC_RELAXED);
         job_set_progress (job, st, finished, 0, finished == st->ntasks);
-        s_ev_stage_end (self, st,
-                        state == HEARTH_JOB_SUCCEEDED ? "SUCCEEDED" : "FAILED",
-                        finished);
+        work_ev_stage_end (
+            self, st, state == HEARTH_JOB_SUCCEEDED ? "SUCCEEDED" : "FAILED",
+            finished);
         if (st->uid < self->stages_alloc)
             self->stages[st->uid] = NULL;
     }
@@ -333,6 +339,12 @@ void
 work_fail_job (work_t *self, hearth_job_t *job, const char *error)
 {
     s_fail_job (self, job, error, true);
+}
+
+void
+work_fail_uncounted (work_t *self, hearth_job_t *job, const char *error)
+{
+    s_fail_job (self, job, error, false);
 }
 
 void
@@ -380,7 +392,7 @@ void
 work_stages_runnable (work_t *self, hearth_job_t *job)
 {
     if (zlistx_find (self->jobs, job))
-        s_ev_runnable (self, job);
+        work_ev_runnable (self, job);
 }
 
 void
@@ -398,7 +410,7 @@ work_server_lost (work_t *self, uint32_t server, const char *why)
                                                 there */
             continue;
         }
-        s_ev_runnable (self, job); /* the map stages that run again */
+        work_ev_runnable (self, job); /* the map stages that run again */
         for (size_t i = 0; i < job->nstages; i++)
             work_publish (self, job->stages[i]->uid);
         job = zlistx_next (self->jobs);
@@ -417,284 +429,12 @@ work_publish (work_t *self, uint32_t uid)
         job_set_progress (st->job, st, finished, running, finished == total);
 }
 
-/* ---- submission ------------------------------------------------------- */
-
-static int
-s_stage_slot (work_t *self, uint32_t uid)
-{
-    if (uid < self->stages_alloc)
-        return 0;
-    size_t n = self->stages_alloc ? self->stages_alloc * 2 : 64;
-    while (n <= uid)
-        n *= 2;
-    hearth_stage_t **stages = realloc (self->stages, n * sizeof *stages);
-    if (!stages)
-        return -1;
-    memset (stages + self->stages_alloc, 0,
-            (n - self->stages_alloc) * sizeof *stages);
-    self->stages = stages;
-    self->stages_alloc = n;
-    return 0;
-}
-
-/* Whether master (the "master" setting) is local[N], local[*] or local:
-   one process of our own, with no custom resources. */
-static bool
-s_local_n (const char *master)
-{
-    return !master || strcmp (master, "local") == 0
-           || strncmp (master, "local[", 6) == 0;
-}
-
-/* A stage's custom resources must be ones each executor gets, as much
-   per task as per executor (--executor-resource), and not in local[N]:
-   else the job is refused at submit, rather than wait for ever.  0, or
-   -1 with err naming the stage, the resource and both numbers. */
-static int
-s_check_resources (const hearth_job_t *job, const hearth_stage_t *st,
-                   hearth_error_t *err)
-{
-    const hearth_resource_amounts_t *need = &st->resources;
-    if (need->n == 0)
-        return 0;
-    if (s_local_n (hearth_conf_str (job->ctx->conf, "master")))
-        return hearth_errprintf (err,
-                                 "stage %s: local[N] has no custom resources "
-                                 "(%s): use local-cluster[...] "
-                                 "--worker-resource or a cluster",
-                                 st->name, need->v[0].name);
-    const hearth_resource_amounts_t *have = opts_executor_resources (job->ctx);
-    for (size_t i = 0; i < need->n; i++) {
-        int per_exec = hearth_resource_amount (have, need->v[i].name);
-        if (per_exec == 0)
-            return hearth_errprintf (
-                err,
-                "stage %s: each task asks for %d %s, but the executors get "
-                "no %s: ask for it with --executor-resource %s=N",
-                st->name, need->v[i].amount, need->v[i].name, need->v[i].name,
-                need->v[i].name);
-        if (need->v[i].amount > per_exec)
-            return hearth_errprintf (err,
-                                     "stage %s: each task asks for %d %s, "
-                                     "more than each executor gets (%d, "
-                                     "--executor-resource %s=%d)",
-                                     st->name, need->v[i].amount,
-                                     need->v[i].name, per_exec, need->v[i].name,
-                                     per_exec);
-    }
-    return 0;
-}
-
-/* The places the stage's tasks prefer (hearth_stage_prefer), each
-   template made for each task, to the task set.  0, or -1 with errno. */
-static int
-s_add_prefs (work_t *self, const hearth_stage_t *st)
-{
-    for (size_t k = 0; k < st->ngroups; k++) {
-        const task_group_t *g = &st->groups[k];
-        size_t n = 0;
-        while (g->prefer && g->prefer[n])
-            n++;
-        if (n == 0)
-            continue;
-        char **where = calloc (n, sizeof *where);
-        if (!where)
-            return -1;
-        int rc = 0;
-        for (uint64_t i = 0; rc == 0 && i < g->count; i++) {
-            for (size_t p = 0; rc == 0 && p < n; p++)
-                if (!(where[p] = render_template (g->prefer[p], i)))
-                    rc = -1;
-            if (rc == 0)
-                rc = hearth_taskset_prefer (self->ts, st->uid, g->first + i,
-                                            (const char *const *) where, n);
-            for (size_t p = 0; p < n; p++) {
-                free (where[p]);
-                where[p] = NULL;
-            }
-        }
-        free (where);
-        if (rc < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* st's output directory is that of a stage of a running job (an
-   earlier stage of its own job included): both would write the same
-   part files, each replacing the other's, and the first to end would
-   remove the other's _temporary.  Returns 0, or -1 with err. */
-static int
-s_output_taken (const work_t *self, const hearth_job_t *job,
-                const hearth_stage_t *st, hearth_error_t *err)
-{
-    for (uint32_t uid = 1; st->output_dir && uid < self->next_uid; uid++) {
-        const hearth_stage_t *other = work_stage (self, uid);
-        if (other && other != st && shuffle_same_output (st, other))
-            return hearth_errprintf (
-                err,
-                "stage %s: the output directory %s is also the output of "
-                "stage %s%s%s, still running: give each output stage its "
-                "own directory",
-                st->name, st->output_dir, other->name,
-                other->job == job ? " of this job" : " of job ",
-                other->job == job ? "" : other->job->name);
-    }
-    return 0;
-}
-
-/* A copy of a persisted stage (persist.h) into the task set: the tasks
-   whose outputs are there finished, the others to run again when the
-   copy remakes (st->remake); one with nothing to run is done now. */
-static int
-s_add_held (work_t *self, hearth_job_t *job, hearth_stage_t *st,
-            const uint32_t *parents)
-{
-    bool *held = calloc (st->ntasks, sizeof *held);
-    uint16_t *first = calloc (st->ntasks, sizeof *first);
-    uint64_t missing = 0;
-    for (uint64_t m = 0; held && first && m < st->ntasks; m++) {
-        /* what no reader needs now is left alone: a reader that finds
-           it missing later has it made then, as a lost output */
-        held[m] = st->maps[m].sizes != NULL || !st->remake;
-        missing += !held[m];
-        /* a new attempt never writes over an output's file */
-        first[m] = (uint16_t) (st->maps[m].attempt + 1);
-    }
-    int rc = held && first ? hearth_taskset_add_stage_held (
-                 self->ts, st->uid, job->id, st->ntasks, parents, st->nparents,
-                 st->pool, st->weight, held, first)
-                           : (errno = ENOMEM, -1);
-    free (held);
-    free (first);
-    if (rc < 0)
-        return -1;
-    st->cached = st->ntasks - missing;
-    if (missing == 0)
-        job_set_progress (job, st, st->ntasks, 0, true);
-    log_debug ("stage %s: %" PRIu64 " of %" PRIu64 " outputs there, %" PRIu64
-               " to make again",
-               st->name, st->ntasks - missing, st->ntasks, missing);
-    return 0;
-}
-
-static void s_place_readers (work_t *self, const hearth_stage_t *st);
-
-/* Which copies of job remake their missing outputs at once: those a
-   stage of the job reads, and, up their lineage, those a copy that
-   remakes some reads (the stages are in topological order: readers
-   after what they read). */
-static void
-s_mark_remakes (hearth_job_t *job)
-{
-    for (size_t i = 0; i < job->nstages; i++)
-        job->stages[i]->remake = false;
-    for (size_t i = job->nstages; i-- > 0;) {
-        hearth_stage_t *st = job->stages[i];
-        bool missing = false;
-        for (uint64_t m = 0; st->held && st->remake && m < st->ntasks; m++)
-            missing = missing || !st->maps[m].sizes;
-        for (size_t k = 0; k < st->nparents; k++)
-            if (!st->held || missing)
-                st->parents[k]->remake = true;
-    }
-}
-
-/* Give a stage its uid, result slots and a place in the task set. */
-static int
-s_add_stage (work_t *self, hearth_job_t *job, hearth_stage_t *st,
-             hearth_error_t *err)
-{
-    if (self->next_uid > DRIVER_MAX_STAGES
-        || s_stage_slot (self, self->next_uid) < 0)
-        return hearth_errprintf (err, "too many stages in one application");
-    st->uid = self->next_uid++;
-    if (!st->held)
-        st->shuffle_id = st->uid;
-    if (s_output_taken (self, job, st, err) < 0
-        || shuffle_prepare_stage (st, err) < 0)
-        return -1;
-    inlineout_reserve (st, &self->inline_left);
-    st->results = calloc (st->ntasks, sizeof *st->results);
-    uint32_t *parents = calloc (st->nparents + 1, sizeof *parents);
-    if (!st->results || !parents) {
-        free (parents);
-        return hearth_errprintf (err, "out of memory for %llu tasks",
-                                 (unsigned long long) st->ntasks);
-    }
-    for (size_t i = 0; i < st->nparents; i++)
-        parents[i] = st->parents[i]->uid;
-    int rc = st->held
-                 ? s_add_held (self, job, st, parents)
-                 : hearth_taskset_add_stage (self->ts, st->uid, job->id,
-                                             st->ntasks, parents, st->nparents,
-                                             st->pool, st->weight);
-    free (parents);
-    if (rc == 0 && st->resources.n)
-        rc = hearth_taskset_set_stage_resources (self->ts, st->uid,
-                                                 &st->resources);
-    if (rc == 0 && st->output_dir) /* its tasks ask to commit (ASK_COMMIT) */
-        rc = hearth_taskset_set_stage_commits (self->ts, st->uid);
-    if (rc == 0)
-        rc = s_add_prefs (self, st);
-    for (size_t i = 0; rc == 0 && st->require && st->require[i]; i++)
-        rc = hearth_taskset_require (self->ts, st->uid,
-                                     (const char *const *) &st->require[i], 1);
-    if (rc < 0)
-        return hearth_errprintf (err, "cannot schedule stage %s: %s", st->name,
-                                 strerror (errno));
-    self->stages[st->uid] = st;
-    return 0;
-}
-
-void
-work_submit (work_t *self, hearth_job_t *job)
-{
-    hearth_error_t err;
-    job->id = self->next_job++;
-    zlistx_add_end (self->jobs, job);
-    if (self->el) {
-        eventlog_begin (self->el, "job_start");
-        eventlog_int (self->el, "job", (int64_t) job->id);
-        eventlog_str (self->el, "name", job->name);
-        eventlog_int (self->el, "stages", (int64_t) job->nstages);
-        eventlog_end (self->el);
-    }
-    if (self->app_dead) {
-        s_fail_job (self, job, self->app_dead_reason, false);
-        return;
-    }
-    for (size_t i = 0; i < job->nstages; i++)
-        if (s_check_resources (job, job->stages[i], &err) < 0) {
-            work_fail_job (self, job, err.text);
-            return;
-        }
-    s_mark_remakes (job);
-    for (size_t i = 0; i < job->nstages; i++)
-        if (s_add_stage (self, job, job->stages[i], &err) < 0) {
-            work_fail_job (self, job, err.text);
-            return;
-        }
-    log_debug ("job %s: %zu stages submitted", job->name, job->nstages);
-    for (size_t i = 0; i < job->nstages; i++) {
-        hearth_stage_t *st = job->stages[i];
-        if (!st->held || !st->done)
-            continue;
-        /* read where they lie: said at once, in the order of the
-           lineage (parents first) */
-        s_ev_stage_start (self, st);
-        s_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
-        s_place_readers (self, st);
-    }
-    s_ev_runnable (self, job);
-}
-
 /* ---- the task set's events ---------------------------------------------- */
 
 /* st is done: the stages reading its partitions would rather run where
    their bytes are (reduceplace.h). */
-static void
-s_place_readers (work_t *self, const hearth_stage_t *st)
+void
+work_place_readers (work_t *self, const hearth_stage_t *st)
 {
     hearth_job_t *job = st->job;
     /* an executor keeping a reader's input in memory is preferred
@@ -724,9 +464,9 @@ s_on_event (work_t *self, const hearth_ts_event_t *ev)
             break;
         job_set_progress (st->job, st, st->ntasks, 0, true);
         shuffle_stage_done (st);
-        s_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
-        s_place_readers (self, st);
-        s_ev_runnable (self, st->job);
+        work_ev_stage_end (self, st, "SUCCEEDED", st->ntasks);
+        work_place_readers (self, st);
+        work_ev_runnable (self, st->job);
         break;
     case HEARTH_TS_EV_JOB_DONE:
         if (job)

@@ -20,6 +20,8 @@
 
 struct eventlog;
 struct tlfeed;
+struct resume;
+struct record;
 typedef struct work work_t;
 
 /* What the work asks of its owner. */
@@ -46,6 +48,16 @@ struct eventlog *work_eventlog (const work_t *self);
 /* Record the live timeline's news into tl (borrowed: it outlives the
    work's use of it), or stop with NULL. */
 void work_set_tlfeed (work_t *self, struct tlfeed *tl);
+
+/* The application was resumed: the outputs its earlier drivers recorded
+   (taken: *resume_p nulled), which the jobs submitted from now on reuse
+   where their stages' fingerprints match (resume.h). */
+void work_set_resume (work_t *self, struct resume **resume_p);
+/* Where the outputs are told (record.h, borrowed; NULL: nowhere), and
+   the digest of what the application ships (fingerprint_files), part of
+   every stage's fingerprint. */
+void work_set_record (work_t *self, struct record *record, const char *files);
+struct record *work_record (const work_t *self);
 /* The live timeline's feed (borrowed), or NULL when there is none (no
    master): launch.c and execs.c record there. */
 struct tlfeed *work_tlfeed (const work_t *self);

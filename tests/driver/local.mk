@@ -141,6 +141,7 @@ DRIVER_TESTS = \
 	tests/driver/test-kept-functions.sh \
 	tests/driver/test-shuffle-api.sh \
 	tests/driver/test-persist.sh \
+	tests/driver/test-resume.sh \
 	tests/driver/test-persist-lineage.sh \
 	tests/driver/test-locality.sh \
 	tests/driver/test-shuffle-failures.sh \
@@ -167,3 +168,12 @@ tests_driver_test_broadcast_api_SOURCES = tests/driver/test_broadcast_api.c \
 	tests/driver/apictx.h
 tests_driver_test_broadcast_api_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libhearth
 tests_driver_test_broadcast_api_LDADD = libhearth.la
+
+# What a resumed driver reuses: stage fingerprints and the earlier
+# driver's records (issue 39; cmocka).
+check_PROGRAMS += tests/driver/test_resume
+tests_driver_test_resume_SOURCES = tests/driver/test_resume.c
+tests_driver_test_resume_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_driver_test_resume_LDADD = libhearth/libdriver.la $(CORE_LIBS) \
+	$(CMOCKA_LIBS) -lpthread
+TESTS += tests/driver/test_resume

@@ -339,7 +339,7 @@ tests_unit_test_manifest_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_driver_shuffle
 tests_unit_test_driver_shuffle_SOURCES = tests/unit/test_driver_shuffle.c \
 	tests/unit/shuffle_fixture.h \
-	libhearth/shuffle.c libhearth/shuffle.h \
+	libhearth/shuffle.c libhearth/shuffle.h libhearth/shufservers.c \
 	libhearth/inlineout.c libhearth/inlineout.h
 tests_unit_test_driver_shuffle_CFLAGS = $(unit_cflags)
 tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
@@ -348,7 +348,7 @@ tests_unit_test_driver_shuffle_LDADD = $(unit_libs)
 UNIT_TESTS += tests/unit/test_inlineout
 tests_unit_test_inlineout_SOURCES = tests/unit/test_inlineout.c \
 	tests/unit/shuffle_fixture.h \
-	libhearth/shuffle.c libhearth/shuffle.h \
+	libhearth/shuffle.c libhearth/shuffle.h libhearth/shufservers.c \
 	libhearth/inlineout.c libhearth/inlineout.h
 tests_unit_test_inlineout_CFLAGS = $(unit_cflags)
 tests_unit_test_inlineout_LDADD = $(unit_libs)
