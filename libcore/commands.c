@@ -42,8 +42,10 @@ const char *const hearth_master_states[] = {"ALIVE", "RECOVERING", "STANDBY",
                                             NULL};
 const char *const hearth_worker_states[] = {"ALIVE", "DEAD", "UNKNOWN",
                                             "DECOMMISSIONING", NULL};
-const char *const hearth_app_states[] = {"WAITING", "RUNNING", "FINISHED",
-                                         "FAILED",  "KILLED",  NULL};
+/* RELAUNCHING: its driver was lost, and the application waits for a
+   driver to resume it (--resume-window); not final, not active. */
+const char *const hearth_app_states[] = {
+    "WAITING", "RUNNING", "FINISHED", "FAILED", "KILLED", "RELAUNCHING", NULL};
 const char *const hearth_executor_states[] = {
     "LAUNCHING", "RUNNING", "EXITED", "KILLED", "FAILED", "LOST", NULL};
 const char *const hearth_driver_states[] = {
