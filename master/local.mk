@@ -22,6 +22,7 @@ hearth_master_SOURCES = \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
 	master/drvkeys.c master/drvkeys.h \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
+	master/resume.c master/resume.h \
 	master/recover.c master/recover.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \
 	master/web.c master/web.h master/webjson.c master/webmetrics.c \

@@ -29,6 +29,7 @@
 #include "master/recover.h"
 #include "master/regdrivers.h"
 #include "master/replicate.h"
+#include "master/resume.h"
 #include "master/send.h"
 #include "master/state.h"
 
@@ -184,6 +185,12 @@ master_journal_open (master_t *m, hearth_error_t *err)
     registry_restore (m->reg, jstate_workers (st), jstate_apps (st),
                       jstate_execs (st), jstate_drivers (st), s_files, m, now,
                       &r);
+    size_t outs_skipped =
+        registry_restore_outputs (m->reg, jstate_outputs (st));
+    if (outs_skipped)
+        log_warn ("journal %s: %zu records of outputs skipped (their "
+                  "application ended, or they made no sense)",
+                  dir, outs_skipped);
     jstate_destroy (&st);
     master_driver_keys_restored (m);
     journal_files_gc (m->journal, s_keep_files, m);
@@ -243,11 +250,8 @@ s_give_up (master_t *m, int64_t now)
               "master's restart",
               timeout);
     for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
-         a = zlistx_next (gone)) {
-        log_warn ("application %s FAILED: %s", a->id, reason);
-        registry_app_end (m->reg, a, APP_FAILED, reason, master_kill_executor,
-                          m);
-    }
+         a = zlistx_next (gone))
+        master_app_driver_lost (m, a, reason);
     zlistx_destroy (&gone);
     return registry_pending (m->reg) == 0;
 }

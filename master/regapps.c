@@ -175,10 +175,12 @@ registry_app_end (registry_t *self, reg_app_t *a, app_state_t state,
         outputs_destroy (&app->outputs);
         app->resume_by_ms = 0;
     }
-    registry_change_t c = {.topic = "app",
-                           .app = app,
-                           .exit_status = -1,
-                           .event = registry__app_event (app, "ended")};
+    registry_change_t c = {
+        .topic = "app",
+        .app = app,
+        .exit_status = -1,
+        .event = registry__app_event (
+            app, state == APP_RELAUNCHING ? "relaunching" : "ended")};
     registry__notify (self, &c);
     s_app_complete (self, app);
 }
