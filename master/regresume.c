@@ -94,6 +94,8 @@ registry_app_resume (registry_t *self, reg_app_t *a,
     app->executor_target = -1;
     cJSON_Delete (app->executor_places);
     app->executor_places = NULL;
+    cJSON_Delete (app->progress); /* the lost driver's: the new one's come */
+    app->progress = NULL;
     app->last_heartbeat_ms = registry_wall_ms ();
     zlistx_detach (self->completed, app->order_handle);
     app->order_handle = zlistx_add_end (self->active, app);
