@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "libcore/clock.h"
+#include "libcore/keys.h"
 #include "libcore/log.h"
 #include "libcore/zap.h"
 #include "master/authz.h"
@@ -126,6 +127,25 @@ s_may_resume (master_t *m, const hearth_from_t *from, reg_app_t *app)
            != 0;
 }
 
+/* The RELAUNCHING application b registers again under its app_id, when
+   b is its lost driver's own registration (its driver_url and token, its
+   epoch if it says one): a driver thought lost that was only cut off
+   for longer than the liveness timeout.  Else NULL. */
+static reg_app_t *
+s_own_app_back (master_t *m, const cJSON *b)
+{
+    const char *id = hearth_json_str (b, "app_id");
+    reg_app_t *app = id ? registry_app (m->reg, id) : NULL;
+    const char *token = hearth_json_str (b, "token");
+    int64_t epoch = hearth_json_int (b, "epoch", 0);
+    if (!app || app->state != APP_RELAUNCHING
+        || (epoch > 0 && epoch != app->epoch)
+        || strcmp (app->driver_url, hearth_json_str (b, "driver_url")) != 0
+        || (app->token && !(token && hearth_keys_token_eq (app->token, token))))
+        return NULL;
+    return app;
+}
+
 /* The RELAUNCHING application of the cluster-mode driver b names, when
    the sender is that driver, or NULL. */
 static reg_app_t *
@@ -147,10 +167,11 @@ master_resume_check (master_t *m, const hearth_from_t *from, const cJSON *b,
     char text[600];
     *app = NULL;
     if (!id) {
-        /* a supervised driver relaunched resumes without being told */
-        if (hearth_json_str (b, "app_id"))
-            return 0;
-        reg_app_t *a = s_driver_app (m, from, b);
+        /* its own driver back, or a supervised driver relaunched:
+           resumed without being told */
+        reg_app_t *a = hearth_json_str (b, "app_id")
+                           ? s_own_app_back (m, b)
+                           : s_driver_app (m, from, b);
         if (!a || s_not_resumable (a, a->id, text, sizeof text))
             return 0;
         *app = a;

@@ -44,9 +44,11 @@ bool master_resume_fenced (master_t *m, zframe_t *rid, reg_app_t *app,
    no memory. */
 hearth_msg_t *master_registered_app (master_t *m, reg_app_t *app);
 
-/* A REGISTER_APPLICATION b that resumes an application: with `resume`,
-   or from a cluster-mode driver (`driver_id`, its own key) whose
-   previous application is RELAUNCHING.  Returns 1 with *app the
+/* A REGISTER_APPLICATION b that resumes an application: with `resume`;
+   from a cluster-mode driver (`driver_id`, its own key) whose previous
+   application is RELAUNCHING; or from the RELAUNCHING application's own
+   driver registering again under its `app_id` (its driver_url and token,
+   its epoch if said: it was cut off, not dead).  Returns 1 with *app the
    application to resume (the sender may), 0 when b resumes nothing, -1
    after refusing it (ERROR not_resumable or not_allowed). */
 int master_resume_check (master_t *m, const hearth_from_t *from, const cJSON *b,

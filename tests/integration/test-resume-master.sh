@@ -113,4 +113,24 @@ check "... its table gone" eval '[[ $(app_field .outputs) == null ]]'
 check "... and resuming it says it ended" \
   said ends ERROR '.code == "not_resumable" and (.message | test("it ended FINISHED"))'
 check "the master logged the resume" grep -q "application $APP resumed (epoch 2): 2 of its 3 outputs sent in 1 batches" "$T/master.log"
+
+# A driver only cut off (longer than the liveness timeout) registers
+# again under its app_id, with its URL, token and epoch: it resumes its
+# application.
+probe cut <<EOF
+REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:5","token":"tok-5","memory_per_executor_mb":1}
+EOF
+APP=$(awk '$1 == "REGISTERED_APPLICATION" { print }' "$T/cut.out" | sed 's/^[^ ]* //' | jq -r .app_id)
+check "another driver goes silent: RELAUNCHING" wait_for 10 app_is RELAUNCHING
+probe back <<EOF
+REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:6","token":"tok-5","memory_per_executor_mb":1,"app_id":"$APP","epoch":1}
+REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:5","token":"tok-6","memory_per_executor_mb":1,"app_id":"$APP","epoch":1}
+REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:5","token":"tok-5","memory_per_executor_mb":1,"app_id":"$APP","epoch":1}
+EOF
+check "... another URL or token under its app_id: refused, not resumed" \
+  eval '[[ $(grep -c "^ERROR .*duplicate_app.*RELAUNCHING" "$T/back.out") == 2 ]]'
+check "... its own driver back under its app_id resumes it: epoch 2, resumed" \
+  said back REGISTERED_APPLICATION ".app_id == \"$APP\" and .epoch == 2 and .resumed and .token == \"tok-5\""
+check "... with its (empty) table" \
+  said back APPLICATION_OUTPUTS '.last and .outputs == []'
 finish
