@@ -33,7 +33,8 @@
 #include "master/send.h"
 #include "master/state.h"
 
-/* Compact once the journal has grown past this. */
+/* Compact once the journal has grown past this, and past the last
+   snapshot (journal_snapshot_size). */
 static const size_t s_compact_bytes = 4 * 1024 * 1024;
 /* The recovery deadline when --recovery-timeout is not set: twice the
    liveness timeout, and no less than this (a peer's socket may be
@@ -290,7 +291,8 @@ master_journal_tick (master_t *m, int64_t now)
         if (journal_repair_due (m->journal, now))
             s_repair (m);
     }
-    else if (journal_size (m->journal) > s_compact_bytes)
+    else if (journal_size (m->journal) > s_compact_bytes
+             && journal_size (m->journal) > journal_snapshot_size (m->journal))
         s_compact (m);
     if (m->recovering)
         s_check_recovery (m, now);
