@@ -10,6 +10,7 @@
 # FAILED at once, as before, and nothing of it is kept.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
+shopt -s extglob
 deadline 150
 export TMPDIR=$T
 JOURNAL=$T/journal
@@ -83,6 +84,30 @@ check "... not before its deadline" \
 check "the worker heard it was removed" \
   wait_for 5 grep -q "application $APP removed" "$T/w1.log"
 check "... and removed its directory" wait_for 10 gone
+
+# A supervised cluster-mode driver killed with kill -9: the master
+# relaunches it, and the new driver, registering under its driver id,
+# resumes the application without being told (same id, epoch 2).  (What
+# the driver then does with it is the driver's half, tested there.)
+kill9 "$MASTER_PID"
+PORT=$MASTER_PORT start_master --journal "$JOURNAL" --resume-window 60s \
+  --driver-relaunch-delay 100ms || exit 1
+"$BIN/hearth-submit" --master "$MASTER_URL" --deploy-mode cluster --supervise \
+  --driver-memory 256M --executor-memory 256M --no-wait "$J" >"$T/cm.out" 2>&1
+APP=
+cm_running() {
+  APP=$(state_json | jq -r '.apps[] | select(.state == "RUNNING") | .id')
+  [[ -n $APP ]] && compgen -G "$T/w1/$APP/*/kept-file" >/dev/null
+}
+check "a supervised cluster-mode job runs" wait_for 30 cm_running
+DPID=$(test_pids hearth-driver | head -1)
+kill -9 "$DPID"
+check "its driver killed and relaunched: the same application resumed, epoch 2" \
+  wait_for 20 eval '[[ $(app_field .epoch) == 2 && $(app_field .state) == @(WAITING|RUNNING) ]]'
+check "... the master says so" \
+  grep -q "application $APP (sleepy) resumed by .* (driver epoch 2)" "$T/master.log"
+"$BIN/hearth-submit" --master "$MASTER_URL" --kill "$(head -1 "$T/cm.out")" \
+  >"$T/cm-kill.out" 2>&1
 
 # KILL_APPLICATION of a RELAUNCHING application: KILLED at once.
 kill9 "$MASTER_PID"
