@@ -133,4 +133,18 @@ check "... its own driver back under its app_id resumes it: epoch 2, resumed" \
   said back REGISTERED_APPLICATION ".app_id == \"$APP\" and .epoch == 2 and .resumed and .token == \"tok-5\""
 check "... with its (empty) table" \
   said back APPLICATION_OUTPUTS '.last and .outputs == []'
+
+# A driver that does not come back after a restart of the master: its
+# application is RELAUNCHING at the recovery deadline, not FAILED.
+probe gone <<EOF
+REGISTER_APPLICATION {"name":"gone","driver_url":"tcp://127.0.0.1:7","token":"tok-7","memory_per_executor_mb":1}
+EOF
+APP=$(awk '$1 == "REGISTERED_APPLICATION" { print }' "$T/gone.out" | sed 's/^[^ ]* //' | jq -r .app_id)
+kill9 "$MASTER_PID"
+PORT=$MASTER_PORT start_master --journal "$JOURNAL" --resume-window 60s \
+  --recovery-timeout 1s || exit 1
+check "a driver not back after a restart: its application RELAUNCHING" \
+  wait_for 10 app_is RELAUNCHING
+check "... saying it did not come back, and until when it is kept" \
+  eval '[[ $(app_field .reason) == "driver lost: it did not come back within 1000 ms of the master'"'"'s restart; kept for resuming until "*" UTC" ]]'
 finish
