@@ -107,7 +107,7 @@ static const char *const s_exit_reasons[] = {
 
 /* The driver epoch of an application (issue 39): 1 for its first driver,
    one more for each that resumed it. */
-#define F_DRIVER_EPOCH(r) INT ("epoch", r, 1, MAX_DRIVER_EPOCH)
+#define F_DRIVER_EPOCH(r) INT ("driver_epoch", r, 1, MAX_DRIVER_EPOCH)
 
 /* Element descriptors. */
 static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
@@ -306,7 +306,7 @@ static const hearth_field_t b_register_application[] = {
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
     INT ("heartbeat_liveness", false, 1, 1000),
-    INT ("epoch", false, 1, MAX_DRIVER_EPOCH), BOOL ("resumed", false),
+    F_DRIVER_EPOCH (false), BOOL ("resumed", false),
     STR ("token", false, 0, 128), END};
 static const hearth_field_t b_executor_added[] = {
     F_APP_ID (false), F_EXEC_ID (true), F_WORKER_ID ("worker_id", true),

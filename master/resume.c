@@ -68,7 +68,7 @@ bool
 master_resume_fenced (master_t *m, zframe_t *rid, reg_app_t *app,
                       const cJSON *b, const char *command)
 {
-    int64_t epoch = hearth_json_int (b, "epoch", 0);
+    int64_t epoch = hearth_json_int (b, "driver_epoch", 0);
     if (epoch <= 0 || epoch >= app->epoch)
         return false;
     char text[200];
@@ -92,7 +92,7 @@ master_registered_app (master_t *m, reg_app_t *app)
                              (double) m->interval_ms);
     cJSON_AddNumberToObject (msg->body, "heartbeat_liveness",
                              (double) m->liveness);
-    cJSON_AddNumberToObject (msg->body, "epoch", app->epoch);
+    cJSON_AddNumberToObject (msg->body, "driver_epoch", app->epoch);
     return msg;
 }
 
@@ -137,7 +137,7 @@ s_own_app_back (master_t *m, const cJSON *b)
     const char *id = hearth_json_str (b, "app_id");
     reg_app_t *app = id ? registry_app (m->reg, id) : NULL;
     const char *token = hearth_json_str (b, "token");
-    int64_t epoch = hearth_json_int (b, "epoch", 0);
+    int64_t epoch = hearth_json_int (b, "driver_epoch", 0);
     if (!app || app->state != APP_RELAUNCHING
         || (epoch > 0 && epoch != app->epoch)
         || strcmp (app->driver_url, hearth_json_str (b, "driver_url")) != 0

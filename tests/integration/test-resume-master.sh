@@ -47,11 +47,11 @@ printf -v M2 "$OUT" 2 7 "$GHOST"
 PART='{"stage":"60303ae2","kind":"part","index":0,"name":"part-00000","host":"node1","bytes":1234}'
 probe first <<EOF
 REGISTER_APPLICATION {"name":"resumable","driver_url":"tcp://127.0.0.1:1","token":"tok-1","memory_per_executor_mb":1}
-OUTPUTS_RECORDED {"app_id":"@APP","epoch":1,"outputs":[$M0,$M1,$M2]}
-OUTPUTS_RECORDED {"app_id":"@APP","epoch":1,"outputs":[$PART,{"stage":"9f86d081","kind":"map","index":1,"lost":true}]}
+OUTPUTS_RECORDED {"app_id":"@APP","driver_epoch":1,"outputs":[$M0,$M1,$M2]}
+OUTPUTS_RECORDED {"app_id":"@APP","driver_epoch":1,"outputs":[$PART,{"stage":"9f86d081","kind":"map","index":1,"lost":true}]}
 EOF
 APP=$(awk '$1 == "REGISTERED_APPLICATION" { print }' "$T/first.out" | sed 's/^[^ ]* //' | jq -r .app_id)
-check "a driver registers: epoch 1" said first REGISTERED_APPLICATION '.epoch == 1 and (.resumed | not)'
+check "a driver registers: epoch 1" said first REGISTERED_APPLICATION '.driver_epoch == 1 and (.resumed | not)'
 check "... and records outputs, unanswered" \
   eval '[[ $(grep -c "^DONE OUTPUTS_RECORDED" "$T/first.out") == 2 && $(grep -c "^ERROR" "$T/first.out") == 0 ]]'
 check "... which MASTER_STATE counts" wait_for 5 eval '[[ $(app_field .outputs) == 3 ]]'
@@ -74,10 +74,10 @@ check "resuming an unknown application: not_resumable, saying so" \
 probe second <<EOF
 REGISTER_APPLICATION {"name":"resumable","driver_url":"tcp://127.0.0.1:2","token":"tok-2","memory_per_executor_mb":1,"resume":"$APP"}
 REGISTER_APPLICATION {"name":"again","driver_url":"tcp://127.0.0.1:4","memory_per_executor_mb":1,"resume":"$APP"}
-OUTPUTS_RECORDED {"app_id":"$APP","epoch":2,"outputs":[{"stage":"60303ae2","kind":"part","index":1,"name":"part-00001"}]}
+OUTPUTS_RECORDED {"app_id":"$APP","driver_epoch":2,"outputs":[{"stage":"60303ae2","kind":"part","index":1,"name":"part-00001"}]}
 EOF
 check "a new driver resumes it: same id, epoch 2, resumed, the old token" \
-  said second REGISTERED_APPLICATION ".app_id == \"$APP\" and .epoch == 2 and .resumed and .token == \"tok-1\""
+  said second REGISTERED_APPLICATION ".app_id == \"$APP\" and .driver_epoch == 2 and .resumed and .token == \"tok-1\""
 check "... then its table: the last batch marked, the highest shuffle id" \
   said second APPLICATION_OUTPUTS ".app_id == \"$APP\" and .last and .max_shuffle_id == 7"
 check "... the live worker's map output and the part file, not the unknown worker's" \
@@ -94,9 +94,9 @@ check "the new driver records outputs" wait_for 5 eval '[[ $(app_field .outputs)
 
 # The old driver (epoch 1) is fenced.
 probe zombie <<EOF
-REGISTER_APPLICATION {"name":"resumable","driver_url":"tcp://127.0.0.1:1","token":"tok-1","memory_per_executor_mb":1,"app_id":"$APP","epoch":1}
-OUTPUTS_RECORDED {"app_id":"$APP","epoch":1,"outputs":[{"stage":"x","kind":"part","index":9}]}
-UNREGISTER_APPLICATION {"app_id":"$APP","state":"FINISHED","epoch":1}
+REGISTER_APPLICATION {"name":"resumable","driver_url":"tcp://127.0.0.1:1","token":"tok-1","memory_per_executor_mb":1,"app_id":"$APP","driver_epoch":1}
+OUTPUTS_RECORDED {"app_id":"$APP","driver_epoch":1,"outputs":[{"stage":"x","kind":"part","index":9}]}
+UNREGISTER_APPLICATION {"app_id":"$APP","state":"FINISHED","driver_epoch":1}
 EOF
 check "the old driver registering again: fenced, naming the newer epoch" \
   said zombie ERROR ".code == \"fenced\" and .message == \"application $APP was resumed by a newer driver (epoch 2)\""
@@ -105,7 +105,7 @@ check "... its outputs and its unregistration fenced too, nothing changed" \
 
 # A driver that ends it: FINISHED, its table gone; not resumable.
 probe ends <<EOF
-UNREGISTER_APPLICATION {"app_id":"$APP","state":"FINISHED","epoch":2}
+UNREGISTER_APPLICATION {"app_id":"$APP","state":"FINISHED","driver_epoch":2}
 REGISTER_APPLICATION {"name":"x","driver_url":"tcp://127.0.0.1:3","resume":"$APP","memory_per_executor_mb":1}
 EOF
 check "its driver unregisters it: FINISHED" app_is FINISHED
@@ -123,14 +123,14 @@ EOF
 APP=$(awk '$1 == "REGISTERED_APPLICATION" { print }' "$T/cut.out" | sed 's/^[^ ]* //' | jq -r .app_id)
 check "another driver goes silent: RELAUNCHING" wait_for 10 app_is RELAUNCHING
 probe back <<EOF
-REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:6","token":"tok-5","memory_per_executor_mb":1,"app_id":"$APP","epoch":1}
-REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:5","token":"tok-6","memory_per_executor_mb":1,"app_id":"$APP","epoch":1}
-REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:5","token":"tok-5","memory_per_executor_mb":1,"app_id":"$APP","epoch":1}
+REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:6","token":"tok-5","memory_per_executor_mb":1,"app_id":"$APP","driver_epoch":1}
+REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:5","token":"tok-6","memory_per_executor_mb":1,"app_id":"$APP","driver_epoch":1}
+REGISTER_APPLICATION {"name":"cut","driver_url":"tcp://127.0.0.1:5","token":"tok-5","memory_per_executor_mb":1,"app_id":"$APP","driver_epoch":1}
 EOF
 check "... another URL or token under its app_id: refused, not resumed" \
   eval '[[ $(grep -c "^ERROR .*duplicate_app.*RELAUNCHING" "$T/back.out") == 2 ]]'
 check "... its own driver back under its app_id resumes it: epoch 2, resumed" \
-  said back REGISTERED_APPLICATION ".app_id == \"$APP\" and .epoch == 2 and .resumed and .token == \"tok-5\""
+  said back REGISTERED_APPLICATION ".app_id == \"$APP\" and .driver_epoch == 2 and .resumed and .token == \"tok-5\""
 check "... with its (empty) table" \
   said back APPLICATION_OUTPUTS '.last and .outputs == []'
 

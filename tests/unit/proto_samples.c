@@ -75,7 +75,7 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'user':'alice'}"},
     [HEARTH_CMD_REGISTERED_APPLICATION] = {
         "{'app_id':'" APP_ID "','heartbeat_interval_ms':1000,"
-        "'heartbeat_liveness':5,'epoch':2,'resumed':true,'token':'s3cret'}"},
+        "'heartbeat_liveness':5,'driver_epoch':2,'resumed':true,'token':'s3cret'}"},
     [HEARTH_CMD_RECONNECT_APPLICATION] = {
         "{'reason':'master restarted'}"},
     [HEARTH_CMD_EXECUTOR_ADDED] = {
@@ -248,7 +248,7 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "{'broadcast':[{'name':'REF',"
         "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','size':100}]}"},
     [HEARTH_CMD_OUTPUTS_RECORDED] = {
-        "{'app_id':'" APP_ID "','epoch':2,'outputs':["
+        "{'app_id':'" APP_ID "','driver_epoch':2,'outputs':["
         "{'stage':'9f86d081884c7d65','kind':'map','index':3,'attempt':0,"
         "'shuffle_id':4,'worker_id':'" WORKER_ID "',"
         "'server':'tcp://10.0.0.7:7079','sizes':[10,0,7]},"
