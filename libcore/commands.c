@@ -33,17 +33,22 @@
 #define MAX_BATCH 100000              /* tasks or updates in one message */
 #define MAX_LIST 1000000 /* executors, workers, files listed at once */
 #define MAX_EXIT 65535
-#define MAX_PATH 4096                /* a file path */
-#define MAX_BYTES 9007199254740991.0 /* a byte count: 2^53 - 1 */
-#define MAX_SERVERS 100000           /* block servers of one reduce task */
-#define MAX_EPOCH 9007199254740991.0 /* a leader's epoch: 2^53 - 1 */
+#define MAX_PATH 4096                 /* a file path */
+#define MAX_BYTES 9007199254740991.0  /* a byte count: 2^53 - 1 */
+#define MAX_SERVERS 100000            /* block servers of one reduce task */
+#define MAX_EPOCH 9007199254740991.0  /* a leader's epoch: 2^53 - 1 */
+#define MAX_DRIVER_EPOCH 2147483647.0 /* an application's driver epoch */
+#define MAX_OUTPUTS 100000            /* outputs in one message */
+#define MAX_SHUFFLE_ID 2097151.0      /* a recorded output's shuffle id */
 
 const char *const hearth_master_states[] = {"ALIVE", "RECOVERING", "STANDBY",
                                             NULL};
 const char *const hearth_worker_states[] = {"ALIVE", "DEAD", "UNKNOWN",
                                             "DECOMMISSIONING", NULL};
-const char *const hearth_app_states[] = {"WAITING", "RUNNING", "FINISHED",
-                                         "FAILED",  "KILLED",  NULL};
+/* RELAUNCHING: its driver was lost, and the application waits for a
+   driver to resume it (--resume-window); not final, not active. */
+const char *const hearth_app_states[] = {
+    "WAITING", "RUNNING", "FINISHED", "FAILED", "KILLED", "RELAUNCHING", NULL};
 const char *const hearth_executor_states[] = {
     "LAUNCHING", "RUNNING", "EXITED", "KILLED", "FAILED", "LOST", NULL};
 const char *const hearth_driver_states[] = {
@@ -99,6 +104,10 @@ static const char *const s_exit_reasons[] = {
 #define F_OWNER                                                                \
     LABEL ("owner", false, 1, 64), NAME ("owner_name", false),                   \
         LABEL ("user", false, 1, 32)
+
+/* The driver epoch of an application (issue 39): 1 for its first driver,
+   one more for each that resumed it. */
+#define F_DRIVER_EPOCH(r) INT ("driver_epoch", r, 1, MAX_DRIVER_EPOCH)
 
 /* Element descriptors. */
 static const hearth_field_t s_arg[] = {STR ("", true, 0, MAX_ARG)};
@@ -292,10 +301,13 @@ static const hearth_field_t b_register_application[] = {
     MAP ("conf", false, 1024, s_arg), STR ("event_log", false, 1, MAX_PATH),
     MAP ("executor_resources", false, HEARTH_RESOURCES_MAX, s_res_amount),
     INT ("executor_target", false, 0, MAX_CORES),
-    MAP ("executor_labels", false, HEARTH_LABELS_MAX, s_label_value), END};
+    MAP ("executor_labels", false, HEARTH_LABELS_MAX, s_label_value),
+    ID ("resume", false, HEARTH_ID_APP), F_DRIVER_EPOCH (false), END};
 static const hearth_field_t b_registered_application[] = {
     F_APP_ID (true), F_INTERVAL ("heartbeat_interval_ms", false),
-    INT ("heartbeat_liveness", false, 1, 1000), END};
+    INT ("heartbeat_liveness", false, 1, 1000),
+    F_DRIVER_EPOCH (false), BOOL ("resumed", false),
+    STR ("token", false, 0, 128), END};
 static const hearth_field_t b_executor_added[] = {
     F_APP_ID (false), F_EXEC_ID (true), F_WORKER_ID ("worker_id", true),
     LABEL ("host", true, 1, MAX_HOST), F_CORES ("cores", true),
@@ -313,7 +325,7 @@ static const hearth_field_t b_application_removed[] = {
     ENUM ("state", false, hearth_app_states), END};
 static const hearth_field_t b_unregister_application[] = {
     F_APP_ID (true), ENUM ("state", false, hearth_app_states),
-    F_TEXT ("message", false), END};
+    F_TEXT ("message", false), F_DRIVER_EPOCH (false), END};
 static const hearth_field_t b_submit_driver[] = {
     LABEL ("name", false, 0, 255), NAME ("app", true),
     ENUM ("kind", true, s_driver_kinds), ARRAY ("args", false, MAX_ARGV, s_arg),
@@ -555,6 +567,30 @@ static const hearth_field_t b_application_progress[] = {
     F_APP_ID (true), F_PROGRESS_SUMMARY, OBJECT ("timeline", false, s_timeline),
     END};
 
+/* What a driver would lose if it died (issue 39; master/outputs.h): a map
+   output on a worker, or a committed part file, of a stage known by its
+   fingerprint. */
+static const char *const s_output_kinds[] = {"map", "part", NULL};
+static const hearth_field_t s_partition_size[] = {INT ("", true, 0,
+                                                       MAX_BYTES)};
+static const hearth_field_t s_output[] = {
+    STR ("stage", true, 1, 64), ENUM ("kind", true, s_output_kinds),
+    INT ("index", true, 0, 4294967295.0), INT ("attempt", false, 0, 65535),
+    INT ("shuffle_id", false, 0, MAX_SHUFFLE_ID),
+    F_WORKER_ID ("worker_id", false), F_URL ("server", false, 1),
+    ARRAY ("sizes", false, 65536, s_partition_size),
+    LABEL ("name", false, 1, 255), LABEL ("host", false, 1, MAX_HOST),
+    INT ("bytes", false, 0, MAX_BYTES), BOOL ("lost", false), END};
+static const hearth_field_t s_outputs[] = {OBJECT ("", true, s_output)};
+static const hearth_field_t b_outputs_recorded[] = {
+    F_APP_ID (true), F_DRIVER_EPOCH (true),
+    {"outputs", HEARTH_F_ARRAY, true, 1, MAX_OUTPUTS, 0, NULL, s_outputs},
+    END};
+static const hearth_field_t b_application_outputs[] = {
+    F_APP_ID (true), ARRAY ("outputs", true, MAX_OUTPUTS, s_outputs),
+    BOOL ("last", false), INT ("max_shuffle_id", false, 0, MAX_SHUFFLE_ID),
+    END};
+
 /* clang-format on */
 
 typedef struct {
@@ -657,6 +693,9 @@ static const s_command_t s_commands[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_FILE_HOLDERS] = {"FILE_HOLDERS", b_file_holders},
     [HEARTH_CMD_FILE_HELD] = {"FILE_HELD", b_file_held},
     [HEARTH_CMD_BROADCAST] = {"BROADCAST", b_broadcast},
+    [HEARTH_CMD_OUTPUTS_RECORDED] = {"OUTPUTS_RECORDED", b_outputs_recorded},
+    [HEARTH_CMD_APPLICATION_OUTPUTS] = {"APPLICATION_OUTPUTS",
+                                        b_application_outputs},
 };
 
 const char *

@@ -141,7 +141,9 @@
     X (FILE_CHUNK)                                                             \
     X (FILE_HOLDERS)                                                           \
     X (FILE_HELD)                                                              \
-    X (BROADCAST)
+    X (BROADCAST)                                                              \
+    X (OUTPUTS_RECORDED)                                                       \
+    X (APPLICATION_OUTPUTS)
 
 typedef enum {
 #define HEARTH_CMD_ENUM(name) HEARTH_CMD_##name,

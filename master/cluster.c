@@ -562,7 +562,10 @@ void
 master_on_change (void *arg, registry_change_t *c)
 {
     master_t *m = arg;
-    if (c->app && !c->exec && c->app->state > APP_RUNNING)
+    /* a RELAUNCHING application's workers keep its files for a driver
+       that resumes it: they hear of it when it ends */
+    if (c->app && !c->exec && c->app->state > APP_RUNNING
+        && c->app->state != APP_RELAUNCHING)
         s_app_removed (m, c->app);
     if (c->exec && !c->reported && c->app->state <= APP_RUNNING) {
         if (c->exec->state == EXEC_LAUNCHING)

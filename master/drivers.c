@@ -23,6 +23,7 @@
 #include "master/drivers.h"
 #include "master/drvkeys.h"
 #include "master/regdrivers.h"
+#include "master/resume.h"
 #include "master/send.h"
 
 /* An application to end because its driver ended (see
@@ -324,10 +325,19 @@ master_drivers_settle (master_t *m)
             app_state_t state = o->state == DRIVER_FINISHED ? APP_FINISHED
                                 : o->state == DRIVER_KILLED ? APP_KILLED
                                                             : APP_FAILED;
-            log_info ("application %s %s: %s", app->id,
-                      hearth_app_states[state], reason);
-            registry_app_end (m->reg, app, state, reason, master_kill_executor,
-                              m);
+            /* a driver that failed, or stopped without a KILL_DRIVER (that
+               one ended its application already), or is being relaunched,
+               left its application unfinished: a driver may resume it */
+            if (o->state == DRIVER_FAILED || o->state == DRIVER_KILLED
+                || o->state == DRIVER_RELAUNCHING) {
+                master_app_driver_lost (m, app, reason);
+            }
+            else {
+                log_info ("application %s %s: %s", app->id,
+                          hearth_app_states[state], reason);
+                registry_app_end (m->reg, app, state, reason,
+                                  master_kill_executor, m);
+            }
         }
         zlistx_delete (m->orphan_apps, zlistx_cursor (m->orphan_apps));
     }
@@ -435,6 +445,9 @@ master_driver_kill (master_t *m, reg_driver_t *d, char *text, size_t size)
     if (app && app->state <= APP_RUNNING)
         registry_app_end (m->reg, app, APP_KILLED, "its driver was killed",
                           master_kill_executor, m);
+    else if (app && app->state == APP_RELAUNCHING)
+        registry_app_relaunch_end (m->reg, app, APP_KILLED,
+                                   "its driver was killed");
     if (d->worker) {
         snprintf (text, size, "stopping it on %s", d->worker->id);
         s_send_kill (m, d, d->worker);
@@ -455,7 +468,11 @@ master_app_kill (master_t *m, reg_app_t *app)
        supervised one is not relaunched (as with --kill DRIVER_ID). */
     reg_driver_t *d = master_driver_of_app (m, app->id);
     char text[300];
-    if (d)
+    if (app->state == APP_RELAUNCHING
+        && (!d || registry_driver_final (d->state)))
+        registry_app_relaunch_end (m->reg, app, APP_KILLED,
+                                   "killed by request");
+    else if (d)
         master_driver_kill (m, d, text, sizeof text);
     else
         registry_app_end (m->reg, app, APP_KILLED, "killed by request",

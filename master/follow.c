@@ -18,8 +18,8 @@
 #include "master/journal.h"
 #include "master/registry.h"
 
-/* Start again from a new snapshot once the journal is past this (the
-   leader compacts at the same size: recover.c). */
+/* Start again from a new snapshot once the journal is past this and past
+   the last snapshot (the leader compacts at the same size: recover.c). */
 static const size_t s_compact_bytes = 4 * 1024 * 1024;
 /* Messages from the leader read per turn of the loop. */
 static const int s_batch = 64;
@@ -367,7 +367,8 @@ master_follow_tick (master_t *m, int64_t now)
                                 : "");
         s_connect (m);
     }
-    else if (f->whole && journal_size (f->journal) > s_compact_bytes)
+    else if (f->whole && journal_size (f->journal) > s_compact_bytes
+             && journal_size (f->journal) > journal_snapshot_size (f->journal))
         s_restart (m, "the journal is due for compaction");
     else if (*f->stream && now - f->sent_ms >= m->interval_ms)
         s_ask (m); /* a keepalive (without a stream it would restart the

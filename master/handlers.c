@@ -27,6 +27,7 @@
 #include "master/handlers.h"
 #include "master/regdrivers.h"
 #include "master/replicate.h"
+#include "master/resume.h"
 #include "master/send.h"
 #include "master/state.h"
 #include "master/workers.h"
@@ -141,15 +142,9 @@ s_first_exec_id (const cJSON *executors)
 static void
 s_reply_registered_app (master_t *m, zframe_t *rid, reg_app_t *app)
 {
-    hearth_msg_t *reply = hearth_msg_new (HEARTH_CMD_REGISTERED_APPLICATION);
-    if (!reply)
-        return;
-    cJSON_AddStringToObject (reply->body, "app_id", app->id);
-    cJSON_AddNumberToObject (reply->body, "heartbeat_interval_ms",
-                             (double) m->interval_ms);
-    cJSON_AddNumberToObject (reply->body, "heartbeat_liveness",
-                             (double) m->liveness);
-    master_send (m, rid, reply);
+    hearth_msg_t *reply = master_registered_app (m, app);
+    if (reply)
+        master_send (m, rid, reply);
 }
 
 /* The driver of a live application registers again under its id (after
@@ -256,14 +251,38 @@ s_executor_labels (master_t *m, zframe_t *rid, const cJSON *b, bool back,
     return false;
 }
 
+/* A driver resumes app (RELAUNCHING; resume.h): the same id, the next
+   epoch, its outputs table sent. */
+static void
+s_resume_application (master_t *m, const hearth_from_t *from, reg_app_t *app,
+                      const cJSON *b)
+{
+    if (master_resume_app (m, from, app, b) < 0)
+        return;
+    log_info ("application %s (%s) resumed by %s (driver epoch %d)", app->id,
+              app->name, app->driver_url, app->epoch);
+    master_driver_app_registered (m, app, hearth_json_str (b, "driver_id"),
+                                  from->key);
+}
+
 static void
 s_register_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
 {
     master_t *m = arg;
     zframe_t *rid = from->rid;
     const cJSON *b = msg->body;
+    reg_app_t *resumed;
+    int resume = master_resume_check (m, from, b, &resumed);
+    if (resume != 0) {
+        if (resume > 0)
+            s_resume_application (m, from, resumed, b);
+        return;
+    }
     const char *wanted = hearth_json_str (b, "app_id");
     reg_app_t *known = wanted ? registry_app (m->reg, wanted) : NULL;
+    if (known
+        && master_resume_fenced (m, rid, known, b, "REGISTER_APPLICATION"))
+        return;
     if (known && s_same_driver (known, b)) {
         /* its own driver again (its token and URL say so): the table's
            self, whatever the key it speaks with now */
@@ -387,7 +406,10 @@ s_unregister_application (void *arg, const hearth_from_t *from,
                          "the master does not know this application");
         return;
     }
-    if (app->state > APP_RUNNING) { /* a repeat, or it ended otherwise */
+    if (master_resume_fenced (m, rid, app, msg->body, "UNREGISTER_APPLICATION"))
+        return;
+    /* a repeat, or it ended otherwise (RELAUNCHING: its driver ends it) */
+    if (app->state > APP_RUNNING && app->state != APP_RELAUNCHING) {
         s_reply_removed (m, rid, id, hearth_app_states[app->state],
                          app->end_reason ? app->end_reason : "ended");
         return;
@@ -398,7 +420,7 @@ s_unregister_application (void *arg, const hearth_from_t *from,
         return;
     int state =
         s_app_state (hearth_json_str (msg->body, "state"), APP_FINISHED);
-    if (state <= APP_RUNNING)
+    if (state <= APP_RUNNING || state == APP_RELAUNCHING)
         state = APP_FINISHED;
     const char *message = hearth_json_str (msg->body, "message");
     char reason[4200];
@@ -411,7 +433,10 @@ s_unregister_application (void *arg, const hearth_from_t *from,
                 && zframe_eq (app->routing_id, rid);
     log_info ("application %s unregistered: %s (%s)", id,
               hearth_app_states[state], reason);
-    registry_app_end (m->reg, app, state, reason, master_kill_executor, m);
+    if (app->state == APP_RELAUNCHING)
+        registry_app_relaunch_end (m->reg, app, state, reason);
+    else
+        registry_app_end (m->reg, app, state, reason, master_kill_executor, m);
     if (!told)
         s_reply_removed (m, rid, id, hearth_app_states[state], reason);
 }
@@ -423,7 +448,8 @@ s_kill_application (void *arg, const hearth_from_t *from, hearth_msg_t *msg)
     zframe_t *rid = from->rid;
     const char *id = hearth_json_str (msg->body, "app_id");
     reg_app_t *app = registry_app (m->reg, id);
-    bool ok = app && app->state <= APP_RUNNING;
+    bool ok =
+        app && (app->state <= APP_RUNNING || app->state == APP_RELAUNCHING);
     char what[HEARTH_ID_MAX + 16];
     if (ok) {
         master_subject_t s =
@@ -584,6 +610,7 @@ static const hearth_handler_t s_handlers[] = {
     {HEARTH_CMD_KILL_APPLICATION, s_kill_application},
     {HEARTH_CMD_KILL_EXECUTOR, s_kill_executor},
     {HEARTH_CMD_APPLICATION_PROGRESS, s_application_progress},
+    {HEARTH_CMD_OUTPUTS_RECORDED, master_outputs_recorded},
     {HEARTH_CMD_MASTER_STATE, master_state_request},
     {HEARTH_CMD_SUBMIT_DRIVER, master_submit_driver},
     {HEARTH_CMD_DRIVER_STATUS, master_driver_status},

@@ -33,6 +33,8 @@ struct journal {
                           changes, until the next snapshot */
     int64_t repair_ms; /* when the last snapshot was tried while behind */
     size_t appended;   /* records appended since open */
+    size_t snap_bytes; /* bytes of the last snapshot written (0
+                          before the first) */
 };
 
 /* While behind, a snapshot is tried at most this often. */
@@ -437,6 +439,12 @@ journal_repair_due (journal_t *self, int64_t now_ms)
 }
 
 size_t
+journal_snapshot_size (const journal_t *self)
+{
+    return self->snap_bytes;
+}
+
+size_t
 journal_size (const journal_t *self)
 {
     return self->size;
@@ -460,6 +468,7 @@ journal_dir (const journal_t *self)
 typedef struct {
     FILE *f;        /* snapshot.tmp */
     size_t records; /* written */
+    size_t bytes;   /* written */
     bool failed;    /* a write failed */
 } s_snap_t;
 
@@ -474,6 +483,7 @@ s_emit (void *arg, const cJSON *record, bool sync)
         s->failed = true;
     free (line);
     s->records++;
+    s->bytes += s->failed ? 0 : len;
 }
 
 static void
@@ -521,6 +531,7 @@ s_write_snapshot (journal_t *self, int64_t gen, journal_dump_fn *dump,
         return -1;
     }
     fsync (self->dir_fd);
+    self->snap_bytes = s.bytes;
     return 0;
 }
 

@@ -86,6 +86,13 @@ bool journal_repair_due (journal_t *self, int64_t now_ms);
 /* Bytes in the current journal file. */
 size_t journal_size (const journal_t *self);
 
+/* Bytes of the last snapshot this journal wrote (journal_compact), or 0
+   before the first.  A journal is worth compacting once it is larger:
+   with applications' outputs tables (issue 39) a snapshot may be far
+   larger than the fixed threshold, and compacting at that would write
+   it again for every few MiB of records. */
+size_t journal_snapshot_size (const journal_t *self);
+
 /* The current generation. */
 int64_t journal_gen (const journal_t *self);
 

@@ -32,6 +32,8 @@ struct jstate {
     s_kind_t apps;    /* by id; final ones moved to the end as they end */
     s_kind_t execs;   /* by "APP_ID/EXEC_ID" */
     s_kind_t drivers; /* by id */
+    s_kind_t outs;    /* by application id: an array of its "outs"
+                         records, in the order written */
 };
 
 /* --- CRC-32 ------------------------------------------------------------ */
@@ -237,7 +239,8 @@ jstate_new (void)
     if (!self)
         return NULL;
     if (s_kind_init (&self->workers) < 0 || s_kind_init (&self->apps) < 0
-        || s_kind_init (&self->execs) < 0 || s_kind_init (&self->drivers) < 0)
+        || s_kind_init (&self->execs) < 0 || s_kind_init (&self->drivers) < 0
+        || s_kind_init (&self->outs) < 0)
         jstate_destroy (&self);
     return self;
 }
@@ -253,6 +256,7 @@ jstate_destroy (jstate_t **self_p)
     s_kind_clear (&self->apps);
     s_kind_clear (&self->execs);
     s_kind_clear (&self->drivers);
+    s_kind_clear (&self->outs);
     free (self);
     *self_p = NULL;
     errno = saved;
@@ -341,9 +345,37 @@ static int
 s_apply_app (jstate_t *self, const cJSON *r, const char *id)
 {
     const cJSON *old = zhashx_lookup (self->apps.index, id);
-    bool ends = s_app_final (s_str (r, "state"))
-                && !(old && s_app_final (s_str (old, "state")));
+    bool final = s_app_final (s_str (r, "state"));
+    bool ends = final && !(old && s_app_final (s_str (old, "state")));
+    if (final) /* nothing to resume: its outputs go */
+        s_remove (&self->outs, id);
     return s_upsert (&self->apps, id, r, ends);
+}
+
+/* An "outs" record: appended to its application's list. */
+static int
+s_apply_outs (jstate_t *self, const cJSON *r)
+{
+    const char *app = s_str (r, "app_id");
+    if (!app
+        || !cJSON_IsArray (cJSON_GetObjectItemCaseSensitive (r, "outputs")))
+        return -1;
+    cJSON *list = zhashx_lookup (self->outs.index, app);
+    if (!list) {
+        if (!(list = cJSON_CreateArray ()))
+            return -1;
+        if (!cJSON_AddItemToObject (self->outs.order, app, list)) {
+            cJSON_Delete (list);
+            return -1;
+        }
+        zhashx_update (self->outs.index, app, list);
+    }
+    cJSON *copy = cJSON_Duplicate (r, true);
+    if (!copy || !cJSON_AddItemToArray (list, copy)) {
+        cJSON_Delete (copy);
+        return -1;
+    }
+    return 1;
 }
 
 int
@@ -354,6 +386,8 @@ jstate_apply (jstate_t *self, const cJSON *record)
     char key[512];
     if (!t)
         return -1;
+    if (strcmp (t, "outs") == 0)
+        return s_apply_outs (self, record);
     if (strcmp (t, "exec") == 0) {
         if (s_exec_key (record, key, sizeof key) < 0)
             return -1;
@@ -377,6 +411,8 @@ jstate_apply (jstate_t *self, const cJSON *record)
         return -1;
     if (strcmp (rest, "-") == 0) {
         s_remove (kind, id);
+        if (kind == &self->apps)
+            s_remove (&self->outs, id);
         return 1;
     }
     int rc = kind == &self->apps ? s_apply_app (self, record, id)
@@ -389,7 +425,7 @@ s_known (const char *t)
 {
     static const char *const types[] = {"journal", "snapshot", "end",  "worker",
                                         "worker-", "app",      "app-", "exec",
-                                        "driver",  "driver-",  NULL};
+                                        "driver",  "driver-",  "outs", NULL};
     for (int i = 0; types[i]; i++)
         if (strcmp (t, types[i]) == 0)
             return true;
@@ -539,6 +575,12 @@ const cJSON *
 jstate_drivers (const jstate_t *self)
 {
     return self->drivers.order;
+}
+
+const cJSON *
+jstate_outputs (const jstate_t *self)
+{
+    return self->outs.order;
 }
 
 bool

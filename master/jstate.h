@@ -27,6 +27,10 @@
                   removed
         driver    a cluster-mode driver, whole (upsert by "id")
         driver-   {id}             a driver forgotten
+        outs      {app_id, outputs, max_shuffle_id}  a batch of an
+                  application's outputs (outputs.h), appended to its
+                  list in order; its list goes when the application is
+                  forgotten or reaches a final state
 
     Types this code does not know are skipped (counted), so that a newer
     master can add some.  A bad record is skipped, reported and never
@@ -136,6 +140,8 @@ const cJSON *jstate_workers (const jstate_t *self);
 const cJSON *jstate_apps (const jstate_t *self);
 const cJSON *jstate_execs (const jstate_t *self);
 const cJSON *jstate_drivers (const jstate_t *self);
+/* {APP_ID: [outs record, ...]}, in the order written. */
+const cJSON *jstate_outputs (const jstate_t *self);
 
 /* True when the state holds nothing. */
 bool jstate_empty (const jstate_t *self);

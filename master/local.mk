@@ -8,7 +8,8 @@ master_libregistry_la_SOURCES = \
 	master/registry.c master/registry.h master/registry_int.h master/regrecords.h \
 	master/regworkers.c master/regworkers.h master/regapps.c master/regdrivers.c master/regdrivers.h \
 	master/reglive.c master/regviews.c master/regstopping.c master/regres.c \
-	master/records.c master/restore.c master/jstate.c master/jstate.h
+	master/records.c master/restore.c master/jstate.c master/jstate.h \
+	master/outputs.c master/outputs.h master/regresume.c
 hearth_master_SOURCES = \
 	master/master.h master/main.c master/admit.c master/admit.h \
 	master/authz.c master/authz.h master/limits.c master/limits.h \
@@ -21,6 +22,7 @@ hearth_master_SOURCES = \
 	master/drivers.c master/drivers.h master/drvsubmit.c master/drvsubmit.h \
 	master/drvkeys.c master/drvkeys.h \
 	master/drvlog.c master/drvlog.h master/admin.c master/admin.h \
+	master/resume.c master/resume.h \
 	master/recover.c master/recover.h master/journal.c master/journal.h \
 	master/jfiles.c master/jfiles.h master/jio.c master/jio.h \
 	master/web.c master/web.h master/webjson.c master/webmetrics.c \

@@ -44,6 +44,7 @@
 #include "master/master.h"
 #include "master/recover.h"
 #include "master/replicate.h"
+#include "master/resume.h"
 #include "master/send.h"
 #include "master/web.h"
 
@@ -149,6 +150,10 @@ static const hearth_opt_t s_opts[] = {
     OPT ("key-limits", HEARTH_OPT_STR, NULL, "FILE",
          "per-key overrides of --max-cores-per-key, lines 'KEY CORES' "
          "(reloaded on SIGHUP)"),
+    OPT ("resume-window", HEARTH_OPT_DURATION, "10m", NULL,
+         "how long an application whose driver is lost stays RELAUNCHING, "
+         "its executors stopped and its files kept on its workers, for a "
+         "driver to resume it (0: FAILED at once)"),
     OPT ("unschedulable-timeout", HEARTH_OPT_DURATION, "2m", NULL,
          "an application or driver that no live worker could ever hold "
          "fails after waiting this long (0: never)"),
@@ -288,9 +293,7 @@ s_expire (master_t *m, int64_t now)
            && (app = registry_silent_app (m->reg, now))) {
         snprintf (reason, sizeof reason,
                   "driver lost: no heartbeat for %lld ms", (long long) timeout);
-        log_warn ("application %s FAILED: %s", app->id, reason);
-        registry_app_end (m->reg, app, APP_FAILED, reason, master_kill_executor,
-                          m);
+        master_app_driver_lost (m, app, reason);
     }
 }
 
@@ -342,6 +345,7 @@ s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
     }
     master_replicate_tick (m, now);
     s_expire (m, now);
+    master_resume_tick (m);
     if (now >= m->next_heartbeat_ms) {
         master_broadcast_heartbeat (m);
         m->next_heartbeat_ms = now + m->interval_ms;
@@ -505,6 +509,7 @@ s_configure (master_t *m, hearth_error_t *err)
         (int64_t) hearth_conf_bytes (m->conf, "max-submit-size");
     m->relaunch_delay_ms = hearth_conf_ms (m->conf, "driver-relaunch-delay");
     m->relaunch_max_ms = hearth_conf_ms (m->conf, "driver-relaunch-max");
+    m->resume_window_ms = hearth_conf_ms (m->conf, "resume-window");
     if (m->relaunch_delay_ms < 1 || m->relaunch_max_ms < m->relaunch_delay_ms)
         return hearth_errprintf (err, "driver-relaunch-delay must be at least "
                                       "1ms and at most driver-relaunch-max");

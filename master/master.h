@@ -29,6 +29,9 @@
         admin.c      an operator's DRAIN_WORKER and RESUME_WORKER
         recover.c    the journal (--journal DIR) and RECOVERING after a
                      restart
+        resume.c     resumable applications: RELAUNCHING for the resume
+                     window, a driver resuming one, epochs fenced,
+                     OUTPUTS_RECORDED and APPLICATION_OUTPUTS
         ha.c         standby masters: the election (--zookeeper), the
                      roles it gives, and the re-execution of a leader
                      that lost its role for good
@@ -49,8 +52,8 @@
 
     A file calls only the ones below it: main; ha, web and handlers;
     workers, drvsubmit, drvlog, admin, cluster, admit, follow and recover;
-    replicate, drivers, waiting and state; send, authz and limits; the
-    registry and the journal.  Inside the
+    replicate, drivers, waiting and state; resume; send, authz and limits;
+    the registry and the journal.  Inside the
     registry, registry.c (the store) and regdrivers.c call each other, the
     one such pair; the other files of the registry call the store, which
     calls none of them.
@@ -164,6 +167,10 @@ typedef struct master {
     int64_t max_submit_bytes;   /* largest files of one SUBMIT_DRIVER */
     int64_t relaunch_delay_ms;  /* first back-off of a supervised driver */
     int64_t relaunch_max_ms;    /* its cap */
+    int64_t resume_window_ms;   /* --resume-window: how long an application
+                                   whose driver is lost waits RELAUNCHING
+                                   for a driver to resume it (0: FAILED at
+                                   once; resume.h) */
     struct drvlog *logs;        /* DRIVER_LOG requests relayed to workers
                                    (drvlog.h; owned) */
     zlistx_t *orphan_apps;      /* applications whose driver ended, to end

@@ -85,6 +85,10 @@ registry_app_record (reg_app_t *app)
     if (app->conf)
         cJSON_AddItemToObject (r, "conf", cJSON_Duplicate (app->conf, true));
     cJSON_AddStringToObject (r, "state", hearth_app_states[app->state]);
+    cJSON_AddNumberToObject (r, "epoch", app->epoch);
+    if (app->resume_by_ms)
+        cJSON_AddNumberToObject (r, "resume_deadline_ms",
+                                 (double) app->resume_by_ms);
     if (app->cores_peak)
         cJSON_AddNumberToObject (r, "cores_peak", app->cores_peak);
     if (app->max_cores)

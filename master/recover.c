@@ -29,10 +29,12 @@
 #include "master/recover.h"
 #include "master/regdrivers.h"
 #include "master/replicate.h"
+#include "master/resume.h"
 #include "master/send.h"
 #include "master/state.h"
 
-/* Compact once the journal has grown past this. */
+/* Compact once the journal has grown past this, and past the last
+   snapshot (journal_snapshot_size). */
 static const size_t s_compact_bytes = 4 * 1024 * 1024;
 /* The recovery deadline when --recovery-timeout is not set: twice the
    liveness timeout, and no less than this (a peer's socket may be
@@ -184,6 +186,12 @@ master_journal_open (master_t *m, hearth_error_t *err)
     registry_restore (m->reg, jstate_workers (st), jstate_apps (st),
                       jstate_execs (st), jstate_drivers (st), s_files, m, now,
                       &r);
+    size_t outs_skipped =
+        registry_restore_outputs (m->reg, jstate_outputs (st));
+    if (outs_skipped)
+        log_warn ("journal %s: %zu records of outputs skipped (their "
+                  "application ended, or they made no sense)",
+                  dir, outs_skipped);
     jstate_destroy (&st);
     master_driver_keys_restored (m);
     journal_files_gc (m->journal, s_keep_files, m);
@@ -243,11 +251,8 @@ s_give_up (master_t *m, int64_t now)
               "master's restart",
               timeout);
     for (reg_app_t *a = gone ? zlistx_first (gone) : NULL; a;
-         a = zlistx_next (gone)) {
-        log_warn ("application %s FAILED: %s", a->id, reason);
-        registry_app_end (m->reg, a, APP_FAILED, reason, master_kill_executor,
-                          m);
-    }
+         a = zlistx_next (gone))
+        master_app_driver_lost (m, a, reason);
     zlistx_destroy (&gone);
     return registry_pending (m->reg) == 0;
 }
@@ -286,7 +291,8 @@ master_journal_tick (master_t *m, int64_t now)
         if (journal_repair_due (m->journal, now))
             s_repair (m);
     }
-    else if (journal_size (m->journal) > s_compact_bytes)
+    else if (journal_size (m->journal) > s_compact_bytes
+             && journal_size (m->journal) > journal_snapshot_size (m->journal))
         s_compact (m);
     if (m->recovering)
         s_check_recovery (m, now);

@@ -24,8 +24,8 @@ s_exec_destroy (void **item)
     *item = NULL;
 }
 
-static cJSON *
-s_app_event (reg_app_t *app, const char *what)
+cJSON *
+registry__app_event (reg_app_t *app, const char *what)
 {
     cJSON *e = registry__event (what);
     if (e)
@@ -119,6 +119,7 @@ registry_app_register (registry_t *self, const registry_app_desc_t *desc,
         app->next_exec_id = *orphan_next;
     zhashx_delete (self->orphans, app->id);
     app->state = APP_WAITING;
+    app->epoch = 1;
     app->submit_ms = app->last_heartbeat_ms = registry_wall_ms ();
     registry__watch_app (self, app, now_ms);
     app->order_handle = zlistx_add_end (self->active, app);
@@ -127,7 +128,7 @@ registry_app_register (registry_t *self, const registry_app_desc_t *desc,
     registry_change_t c = {.topic = "app",
                            .app = app,
                            .exit_status = -1,
-                           .event = s_app_event (app, "registered")};
+                           .event = registry__app_event (app, "registered")};
     registry__notify (self, &c);
     return app;
 }
@@ -138,12 +139,7 @@ s_app_complete (registry_t *self, struct reg_app *app)
 {
     zlistx_detach (self->active, app->order_handle);
     app->order_handle = zlistx_add_end (self->completed, app);
-    while (zlistx_size (self->completed) > self->retained_apps) {
-        struct reg_app *old = zlistx_first (self->completed);
-        registry__record_forget (self, "app-", old->id);
-        zhashx_delete (self->apps, old->id);
-        zlistx_delete (self->completed, zlistx_cursor (self->completed));
-    }
+    registry__completed_trim (self, true);
 }
 
 void
@@ -175,10 +171,16 @@ registry_app_end (registry_t *self, reg_app_t *a, app_state_t state,
     app->state = state;
     app->end_ms = registry_wall_ms ();
     registry__set_str (&app->end_reason, reason);
-    registry_change_t c = {.topic = "app",
-                           .app = app,
-                           .exit_status = -1,
-                           .event = s_app_event (app, "ended")};
+    if (state != APP_RELAUNCHING) { /* nothing to resume: the table goes */
+        outputs_destroy (&app->outputs);
+        app->resume_by_ms = 0;
+    }
+    registry_change_t c = {
+        .topic = "app",
+        .app = app,
+        .exit_status = -1,
+        .event = registry__app_event (
+            app, state == APP_RELAUNCHING ? "relaunching" : "ended")};
     registry__notify (self, &c);
     s_app_complete (self, app);
 }
@@ -203,7 +205,7 @@ registry_app_adopt (registry_t *self, reg_app_t *a, zframe_t *routing_id,
     registry_change_t c = {.topic = "app",
                            .app = app,
                            .exit_status = -1,
-                           .event = s_app_event (app, "reregistered")};
+                           .event = registry__app_event (app, "reregistered")};
     registry__notify (self, &c);
 }
 
@@ -221,7 +223,7 @@ registry_app_set_waiting (registry_t *self, reg_app_t *a, const char *code,
     registry_change_t c = {.topic = "app",
                            .waiting = app,
                            .exit_status = -1,
-                           .event = s_app_event (app, "waiting")};
+                           .event = registry__app_event (app, "waiting")};
     registry__notify (self, &c);
 }
 
@@ -244,7 +246,7 @@ registry_app_set_target (registry_t *self, reg_app_t *a, int total)
     registry_change_t c = {.topic = "app",
                            .app = app,
                            .exit_status = -1,
-                           .event = s_app_event (app, "target")};
+                           .event = registry__app_event (app, "target")};
     registry__notify (self, &c); /* journals the app's record */
     return 1;
 }
@@ -378,7 +380,7 @@ registry_exec_add_held (registry_t *self, reg_app_t *a, reg_worker_t *worker,
         registry_change_t r = {.topic = "app",
                                .app = app,
                                .exit_status = -1,
-                               .event = s_app_event (app, "running")};
+                               .event = registry__app_event (app, "running")};
         registry__notify (self, &r);
     }
     return exec;

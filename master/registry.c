@@ -161,6 +161,7 @@ registry__app_destroy (struct reg_app **app_p)
     cJSON_Delete (app->ended);
     hearth_resource_amounts_clear (&app->executor_resources);
     zframe_destroy (&app->routing_id);
+    outputs_destroy (&app->outputs);
     free (app);
     *app_p = NULL;
     errno = saved;
@@ -267,6 +268,24 @@ registry__record (registry_t *self, cJSON *record, bool sync)
     if (self->journal && record)
         self->journal (self->journal_arg, record, sync);
     cJSON_Delete (record);
+}
+
+void
+registry__completed_trim (registry_t *self, bool journal)
+{
+    /* the oldest first; a RELAUNCHING one stays, whatever its age */
+    struct reg_app *old = zlistx_first (self->completed);
+    while (old && zlistx_size (self->completed) > self->retained_apps) {
+        if (old->state == APP_RELAUNCHING) {
+            old = zlistx_next (self->completed);
+            continue;
+        }
+        if (journal)
+            registry__record_forget (self, "app-", old->id);
+        zhashx_delete (self->apps, old->id);
+        zlistx_delete (self->completed, zlistx_cursor (self->completed));
+        old = zlistx_first (self->completed);
+    }
 }
 
 /* A record saying that a worker or application is forgotten. */

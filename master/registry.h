@@ -223,6 +223,53 @@ void registry_app_end (registry_t *self, reg_app_t *app, app_state_t state,
                        void (*kill_fn) (void *arg, reg_exec_t *exec),
                        void *arg);
 
+/* --- resumable applications (regresume.c; issue 39) --------------------
+
+   An application whose driver was lost (not ended by it) may wait
+   RELAUNCHING for a driver to resume it: its executors are killed as at
+   an end, it holds nothing and is not scheduled, it sits on the
+   completed list (never dropped from it for its age), and its outputs
+   table stays.  A resume makes it WAITING again under the same id, with
+   the next driver epoch; its deadline passing ends it. */
+
+/* app's driver was lost: as registry_app_end, but RELAUNCHING until
+   deadline_ms (wall clock), its outputs table kept. */
+void registry_app_relaunching (registry_t *self, reg_app_t *app,
+                               const char *reason, int64_t deadline_ms,
+                               void (*kill_fn) (void *arg, reg_exec_t *exec),
+                               void *arg);
+/* A RELAUNCHING app ends in the final state (FAILED or KILLED) for reason
+   (borrowed): its table is dropped, and the change is observed as an end
+   (its workers hear APPLICATION_REMOVED). */
+void registry_app_relaunch_end (registry_t *self, reg_app_t *app,
+                                app_state_t state, const char *reason);
+/* A driver resumes the RELAUNCHING app: desc's driver_url, driver_key,
+   curve_key and routing_id (copied) become the application's, its
+   epoch goes up by one, it is WAITING (scheduled as a new registration)
+   and watched for liveness from now_ms; its token, exec ids and outputs
+   table stay.  Observed and journaled (an `app` event "resumed").
+   Returns 0, or -1 (EINVAL: not RELAUNCHING; ENOMEM: nothing changed). */
+int registry_app_resume (registry_t *self, reg_app_t *app,
+                         const registry_app_desc_t *desc, int64_t now_ms);
+/* Apply a batch of outputs (an OUTPUTS_RECORDED's `outputs`, borrowed,
+   checked by its schema) to app's table, and journal it ("outs").
+   Returns how many were applied, or -1: ENOSPC when the batch would take
+   the table past its bound (nothing changed), ENOMEM. */
+int registry_app_record_outputs (registry_t *self, reg_app_t *app,
+                                 const cJSON *outputs);
+/* True the first time app's table refuses a batch (to warn once). */
+bool registry_app_outputs_warn (registry_t *self, reg_app_t *app);
+/* The bound of each application's table (0: OUTPUTS_MAX), for tests. */
+void registry_set_outputs_max (registry_t *self, size_t max);
+/* A RELAUNCHING application whose deadline is at or before wall_ms
+   (borrowed), or NULL. */
+reg_app_t *registry_relaunching_due (registry_t *self, int64_t wall_ms);
+/* After registry_restore: the outputs tables the journal's "outs" records
+   rebuild (jstate_outputs: {APP_ID: [record...]}, borrowed), for the
+   applications restored active or RELAUNCHING.  Returns the records
+   skipped. */
+size_t registry_restore_outputs (registry_t *self, const cJSON *outs);
+
 /* The driver's progress summary (an APPLICATION_PROGRESS body,
    borrowed, checked against its schema) becomes app's progress, dated
    wall_ms, and its timeline, if any, is merged into app's

@@ -36,6 +36,8 @@ struct registry {
     zlistx_t *drivers_active; /* reg_driver_t *, not ended, FIFO (owns) */
     zlistx_t *drivers_completed; /* reg_driver_t *, oldest first (owns) */
     unsigned next_driver_seq;    /* counter in driver ids */
+    size_t outputs_max;          /* outputs one application's table may hold (0:
+                                    OUTPUTS_MAX) */
 };
 
 /* The registry's own, writable view of a record (registry.h hands out
@@ -96,11 +98,23 @@ void registry__record_forget (registry_t *self, const char *type,
 int64_t registry__clock (int64_t *since, bool on, int64_t now_ms);
 /* A new event object {event, time_ms}, or NULL on no memory. */
 cJSON *registry__event (const char *what);
+/* regapps.c's: an `app` event `what` with the application's view, or
+   NULL on no memory. */
+cJSON *registry__app_event (reg_app_t *app, const char *what);
 
 /* regworkers.c's, for restore.c: a new worker record from desc, indexed,
    in registration order; NULL on no memory. */
 struct reg_worker *registry__worker_new (registry_t *self,
                                          const registry_worker_desc_t *desc);
+
+/* registry.c's: drop the oldest completed applications beyond the
+   limit, never a RELAUNCHING one (it waits for its driver), journaling
+   each as forgotten when journal is true. */
+void registry__completed_trim (registry_t *self, bool journal);
+/* regresume.c's, for registry_dump: app's outputs table as "outs"
+   records (none when it has no table). */
+void registry__outputs_dump (struct reg_app *app, registry_record_fn *fn,
+                             void *arg);
 
 /* regapps.c's, for restore.c: copy desc into a new app; -1 on no
    memory. */

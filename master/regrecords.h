@@ -27,6 +27,7 @@
 #include "libcore/liveness.h"
 #include "libcore/resources.h"
 #include "libcore/timeline_live.h"
+#include "master/outputs.h"
 
 /* Indices into hearth_worker_states[], hearth_app_states[] and
    hearth_executor_states[] (proto.h). */
@@ -36,7 +37,9 @@ typedef enum {
     APP_RUNNING,
     APP_FINISHED,
     APP_FAILED,
-    APP_KILLED
+    APP_KILLED,
+    APP_RELAUNCHING /* its driver lost, kept for a driver to resume it
+                       (--resume-window): neither active nor final */
 } app_state_t;
 typedef enum {
     EXEC_LAUNCHING,
@@ -192,6 +195,15 @@ struct reg_app {
     int64_t hold_until_ms;     /* monotonic: not scheduled before, or 0 */
     bool recovering;           /* restored from the journal, its driver
                                   not back yet (no routing id) */
+    int epoch;                 /* its driver's epoch: 1, one more for each
+                                  driver that resumed it (journaled) */
+    int64_t resume_by_ms;      /* wall clock: RELAUNCHING until then
+                                  (journaled), or 0 */
+    outputs_t *outputs;        /* what its driver would lose (OUTPUTS_
+                                  RECORDED; owned; journaled), or NULL
+                                  before the first; dropped at its end */
+    bool outputs_full;         /* a batch was refused for the bound (said
+                                  once) */
     hearth_peer_t *peer;       /* liveness handle while active */
     void *order_handle;        /* handle in the active or completed list */
 };

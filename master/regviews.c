@@ -246,10 +246,20 @@ registry_app_json (reg_app_t *app)
         cJSON_AddStringToObject (o, "reason", app->end_reason);
     if (app->recovering)
         cJSON_AddBoolToObject (o, "recovering", true);
+    cJSON_AddNumberToObject (o, "epoch", app->epoch);
+    if (app->resume_by_ms)
+        cJSON_AddNumberToObject (o, "resume_deadline_ms",
+                                 (double) app->resume_by_ms);
+    if (app->outputs)
+        cJSON_AddNumberToObject (o, "outputs",
+                                 (double) outputs_size (app->outputs));
     if (app->owner[0])
         cJSON_AddStringToObject (o, "owner", app->owner);
     if (app->waiting)
         s_add_waiting (o, app->waiting_code, app->waiting);
+    else if (app->state == APP_RELAUNCHING && app->end_reason)
+        /* it waits for a driver to resume it, and says until when */
+        s_add_waiting (o, "relaunching", app->end_reason);
     if (app->event_log)
         cJSON_AddStringToObject (o, "event_log", app->event_log);
     if (app->last_oom)

@@ -21,6 +21,10 @@
    message holds at most this much plus one driver's (--max-submit-size,
    64 MiB by default). */
 static const size_t s_message_file_bytes = 64 * 1024 * 1024;
+/* Nor more applications' outputs (`outs` records, issue 39: up to 100,000
+   outputs each) once their text reaches this, far below the 64 MiB a
+   body may hold. */
+static const size_t s_message_outs_bytes = 16 * 1024 * 1024;
 
 typedef struct {
     zframe_t *rid;   /* the standby's routing id (owned) */
@@ -85,6 +89,7 @@ typedef struct {
     hearth_msg_t *msg; /* being filled, or NULL */
     bool snapshot;     /* the stream's snapshot */
     size_t file_bytes; /* the files' bytes in msg */
+    size_t outs_bytes; /* the text of the outs records in msg */
     size_t records;    /* records given in all */
     size_t drivers;    /* drivers whose files went, in all */
 } s_batch_t;
@@ -109,6 +114,20 @@ s_batch_send (s_batch_t *b, bool last, bool force)
     master_send (b->m, b->f->rid, b->msg);
     b->msg = NULL;
     b->file_bytes = 0;
+    b->outs_bytes = 0;
+}
+
+/* The text size of an `outs` record, 0 for any other (small) record. */
+static size_t
+s_outs_bytes (const cJSON *record)
+{
+    const char *t = hearth_json_str (record, "t");
+    if (!t || strcmp (t, "outs") != 0)
+        return 0;
+    char *text = cJSON_PrintUnformatted (record);
+    size_t n = text ? strlen (text) : 0;
+    free (text);
+    return n;
 }
 
 /* A driver's record: its files go with it the first time the stream
@@ -144,12 +163,18 @@ s_batch_files (s_batch_t *b, const cJSON *record)
 }
 
 /* Add a record (borrowed) to b, and send b when it is full: 1,000
-   records, or the files past s_message_file_bytes. */
+   records, the files past s_message_file_bytes, or the outputs past
+   s_message_outs_bytes (sent before a record that would take them
+   past). */
 static void
 s_batch_add (s_batch_t *b, const cJSON *record)
 {
+    size_t outs = s_outs_bytes (record);
+    if (b->msg && b->outs_bytes && b->outs_bytes + outs > s_message_outs_bytes)
+        s_batch_send (b, false, false);
     if (!b->msg && !(b->msg = hearth_msg_new (HEARTH_CMD_JOURNAL_DATA)))
         return;
+    b->outs_bytes += outs;
     cJSON *records = cJSON_GetObjectItem (b->msg->body, "records");
     if (!records
         && !(records = cJSON_AddArrayToObject (b->msg->body, "records")))
@@ -160,7 +185,8 @@ s_batch_add (s_batch_t *b, const cJSON *record)
     if (t && strncmp (t, "driver", 6) == 0)
         s_batch_files (b, record);
     if (cJSON_GetArraySize (records) >= CHUNK_RECORDS
-        || b->file_bytes >= s_message_file_bytes)
+        || b->file_bytes >= s_message_file_bytes
+        || b->outs_bytes >= s_message_outs_bytes)
         s_batch_send (b, false, false);
 }
 

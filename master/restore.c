@@ -42,6 +42,7 @@ registry_dump (registry_t *self, registry_record_fn *fn, void *arg)
             if ((r = registry_app_record (a))) {
                 fn (arg, r, false);
                 cJSON_Delete (r);
+                registry__outputs_dump (a, fn, arg);
             }
     for (struct reg_app *a = zlistx_first (self->active); a;
          a = zlistx_next (self->active))
@@ -233,6 +234,9 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
     app->state = state;
     app->executor_target = (int) s_rec_int (r, "executor_target", 0, 65536, -1);
     app->cores_peak = (int) s_rec_int (r, "cores_peak", 0, 1 << 30, 0);
+    app->epoch = (int) s_rec_int (r, "epoch", 1, 2147483647, 1);
+    if (state == APP_RELAUNCHING)
+        app->resume_by_ms = s_rec_int (r, "resume_deadline_ms", 1, s_max_ms, 1);
     const cJSON *wid;
     cJSON_ArrayForEach (wid, cJSON_GetObjectItemCaseSensitive (r, "workers"))
     {
@@ -253,11 +257,7 @@ s_restore_app (registry_t *self, const cJSON *r, registry_restored_t *out)
     registry__set_str (&app->end_reason, s_rec_str (r, "reason"));
     app->order_handle = zlistx_add_end (self->completed, app);
     out->finished++;
-    while (zlistx_size (self->completed) > self->retained_apps) {
-        struct reg_app *old = zlistx_first (self->completed);
-        zhashx_delete (self->apps, old->id);
-        zlistx_delete (self->completed, zlistx_cursor (self->completed));
-    }
+    registry__completed_trim (self, false);
     return true;
 }
 

@@ -102,7 +102,7 @@ s_kill_app (master_t *m, hearth_web_reply_t *rep, reg_app_t *app,
 {
     char id[HEARTH_ID_MAX + 1];
     snprintf (id, sizeof id, "%s", app->id);
-    if (app->state > APP_RUNNING) {
+    if (app->state > APP_RUNNING && app->state != APP_RELAUNCHING) {
         s_result (rep, HEARTH_PAGE_APP, id, 409,
                   "Application %s had already ended: %s (%s).  Nothing was "
                   "done.",

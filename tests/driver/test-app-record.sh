@@ -14,7 +14,10 @@ export TMPDIR=$T
 JOURNAL=$T/journal
 TR=$(realpath "$T")
 
-start_master --journal "$JOURNAL" || exit 1
+# --resume-window 0: drivers killed with kill -9 end their applications
+# FAILED at once, as before issue 39 (test-resume-window.sh tests the
+# window)
+start_master --journal "$JOURNAL" --resume-window 0 || exit 1
 CORES=2 start_worker w1 || exit 1
 
 app_field() {
@@ -82,7 +85,7 @@ done
 
 # --- across a restart of the master on its journal --------------------------
 kill9 "$MASTER_PID"
-PORT=$MASTER_PORT start_master --journal "$JOURNAL" || exit 1
+PORT=$MASTER_PORT start_master --journal "$JOURNAL" --resume-window 0 || exit 1
 check "after a restart: FINISHED, FAILED, FAILED, FAILED as before" eval \
   'app_is logged FINISHED && app_is failing FAILED && app_is killed9 FAILED &&
    app_is cm-killed9 FAILED'
@@ -112,7 +115,7 @@ PIDS+=($OR)
 check "one more driver runs" wait_for 20 running orphan
 kill9 "$MASTER_PID"
 kill9 "$OR"
-PORT=$MASTER_PORT start_master --journal "$JOURNAL" || exit 1
+PORT=$MASTER_PORT start_master --journal "$JOURNAL" --resume-window 0 || exit 1
 check "its application, recovering, ends FAILED when its driver does not come back" \
   wait_for 30 app_is orphan FAILED
 check "... saying so" eval '[[ $(app_field orphan reason) == *"did not come back"* ]]'

@@ -51,6 +51,8 @@ INTEGRATION_TESTS = \
 	tests/integration/test-version.sh \
 	tests/integration/test-worker-kill.sh \
 	tests/integration/test-driver-kill.sh \
+	tests/integration/test-resume-window.sh \
+	tests/integration/test-resume-master.sh \
 	tests/integration/test-chaos.sh \
 	tests/integration/test-netns.sh \
 	tests/integration/test-locality-hosts.sh \

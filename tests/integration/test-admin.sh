@@ -52,7 +52,7 @@ check "... with its submit time, duration and reason" \
 admin apps --state BOGUS >"$T/bogus.out" 2>&1
 check "apps --state BOGUS is a usage mistake (exit 2), not an empty list" test $? -eq 2
 check "... naming the states there are" \
-  grep -q "state BOGUS: not a state of an application (WAITING, RUNNING, FINISHED, FAILED, KILLED)" "$T/bogus.out"
+  grep -q "state BOGUS: not a state of an application (WAITING, RUNNING, FINISHED, FAILED, KILLED, RELAUNCHING)" "$T/bogus.out"
 admin workers --state draining >"$T/draining.out" 2>&1
 check "workers --state draining is one (exit 0)" test $? -eq 0
 check "apps --json: one object a line, as the master has it" \

@@ -23,7 +23,9 @@ fi
 trap 'cp -a "$JFS/journal" "$T/journal.copy" 2>/dev/null; umount -l "$JFS"; cleanup' EXIT
 JOURNAL=$JFS/journal
 
-start_master --journal "$JOURNAL" || exit 1
+# --resume-window 0: a lost driver's application ends FAILED at once, as
+# before issue 39 (test-resume-window.sh tests the window)
+start_master --journal "$JOURNAL" --resume-window 0 || exit 1
 CORES=2 start_worker w1 || exit 1
 CORES=2 start_worker w2 || exit 1
 
@@ -80,7 +82,7 @@ settled() {
 }
 check "every application but the long one has ended" wait_for 10 settled
 kill9 "$MASTER_PID"
-PORT=$MASTER_PORT start_master --journal "$JOURNAL" || exit 1
+PORT=$MASTER_PORT start_master --journal "$JOURNAL" --resume-window 0 || exit 1
 check "the long application's driver is back" wait_for 15 \
   grep -q "application $LONG (long): its driver is back" "$T/master.log"
 check "the master is ALIVE after the restart" \

@@ -78,6 +78,8 @@ body() {
   WORKER_DECOMMISSIONING) echo "{\"id\":\"$WID\",\"reason\":\"probe\",\"timeout_ms\":0}" ;;
   REGISTER_APPLICATION)
     echo "{\"name\":\"decoy\",\"driver_url\":\"tcp://127.0.0.1:1\",\"driver_id\":\"$DRV\",\"memory_per_executor_mb\":1}" ;;
+  OUTPUTS_RECORDED)
+    echo "{\"app_id\":\"$APP\",\"driver_epoch\":1,\"outputs\":[{\"stage\":\"aa\",\"kind\":\"map\",\"index\":0}]}" ;;
   APPLICATION_PROGRESS)
     echo "{\"app_id\":\"$APP\",\"jobs_active\":0,\"tasks_total\":1,\"tasks_finished\":0,\"tasks_failed\":0,\"tasks_running\":0,\"stages\":[]}" ;;
   KILL_EXECUTOR) echo "{\"app_id\":\"$APP\",\"exec_id\":0}" ;;

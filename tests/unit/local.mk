@@ -272,6 +272,12 @@ tests_unit_test_regworkers_SOURCES = tests/unit/test_regworkers.c \
 tests_unit_test_regworkers_CFLAGS = $(unit_cflags)
 tests_unit_test_regworkers_LDADD = $(registry_libs)
 
+UNIT_TESTS += tests/unit/test_outputs
+tests_unit_test_outputs_SOURCES = tests/unit/test_outputs.c \
+	$(registry_sources)
+tests_unit_test_outputs_CFLAGS = $(unit_cflags)
+tests_unit_test_outputs_LDADD = $(registry_libs)
+
 UNIT_TESTS += tests/unit/test_regended
 tests_unit_test_regended_SOURCES = tests/unit/test_regended.c \
 	$(registry_sources)

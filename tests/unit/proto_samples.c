@@ -75,7 +75,7 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
         "'user':'alice'}"},
     [HEARTH_CMD_REGISTERED_APPLICATION] = {
         "{'app_id':'" APP_ID "','heartbeat_interval_ms':1000,"
-        "'heartbeat_liveness':5}"},
+        "'heartbeat_liveness':5,'driver_epoch':2,'resumed':true,'token':'s3cret'}"},
     [HEARTH_CMD_RECONNECT_APPLICATION] = {
         "{'reason':'master restarted'}"},
     [HEARTH_CMD_EXECUTOR_ADDED] = {
@@ -247,6 +247,18 @@ const pt_sample_t pt_samples[HEARTH_CMD_COUNT] = {
     [HEARTH_CMD_BROADCAST] = {
         "{'broadcast':[{'name':'REF',"
         "'hash':'D046CD9B7FFB7661E449683313D41F6FC33E3130','size':100}]}"},
+    [HEARTH_CMD_OUTPUTS_RECORDED] = {
+        "{'app_id':'" APP_ID "','driver_epoch':2,'outputs':["
+        "{'stage':'9f86d081884c7d65','kind':'map','index':3,'attempt':0,"
+        "'shuffle_id':4,'worker_id':'" WORKER_ID "',"
+        "'server':'tcp://10.0.0.7:7079','sizes':[10,0,7]},"
+        "{'stage':'60303ae22b998861','kind':'part','index':0,"
+        "'name':'part-00000','host':'node7','bytes':1234},"
+        "{'stage':'9f86d081884c7d65','kind':'map','index':1,'lost':true}]}"},
+    [HEARTH_CMD_APPLICATION_OUTPUTS] = {
+        "{'app_id':'" APP_ID "','outputs':[{'stage':'9f86d081884c7d65',"
+        "'kind':'map','index':3,'shuffle_id':4,'worker_id':'" WORKER_ID "',"
+        "'sizes':[10,0,7]}],'last':true,'max_shuffle_id':4}"},
 };
 /* clang-format on */
 

@@ -123,9 +123,15 @@ test_files (void **state)
         "{\"t\":\"exec\",\"app_id\":\"a9\",\"exec_id\":0,\"state\":"
         "\"RUNNING\"}",
         NULL};
+    assert_int_equal (journal_snapshot_size (j), 0);
     assert_int_equal (journal_compact (j, s_dump, records, &err), 0);
     assert_int_equal (journal_gen (j), 1);
     assert_true (s_exists ("snapshot"));
+    /* its size, the bar a journal must pass to be worth compacting */
+    snprintf (path, sizeof path, "%s/snapshot", s_dir);
+    struct stat snap;
+    assert_int_equal (stat (path, &snap), 0);
+    assert_int_equal (journal_snapshot_size (j), (size_t) snap.st_size);
     assert_true (s_exists ("journal.1"));
     assert_false (s_exists ("journal.0"));
     assert_false (s_exists ("snapshot.tmp"));
