@@ -54,10 +54,14 @@ int jobfile_broadcast (const jobfile_t *self, char ***entries, size_t *n,
 /* Refuse, before anything starts, an output directory (the last
    stage's of the last job: output_dir when not NULL, else each stage's
    "output") that already holds an output, or that an earlier job (an
-   earlier iteration) writes to as well.  Returns 0, or -1 with err
-   naming the stage and the directory. */
+   earlier iteration) writes to as well.  may_resume: the driver may
+   resume an application (--resume, or a cluster-mode driver, which the
+   master may relaunch): a directory holding part files may be its
+   earlier driver's, and the engine refuses it at submit only for a
+   stage that does not resume (libhearth/resume.h).  Returns 0, or -1
+   with err naming the stage and the directory. */
 int jobfile_check_outputs (const jobfile_t *self, const char *output_dir,
-                           hearth_error_t *err);
+                           bool may_resume, hearth_error_t *err);
 
 /* Create job k (0...jobfile_count()-1) in ctx, the last stage's results
    of the last job written to files in output_dir when it is not NULL

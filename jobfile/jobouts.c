@@ -85,7 +85,7 @@ jobfile_reads_earlier (const jobfile_t *self, size_t k)
    job's. */
 static int
 s_check_job_outputs (const jobfile_t *self, size_t k, const char *output_dir,
-                     hearth_error_t *err)
+                     bool may_resume, hearth_error_t *err)
 {
     const cJSON *st;
     int pos = 0;
@@ -97,7 +97,7 @@ s_check_job_outputs (const jobfile_t *self, size_t k, const char *output_dir,
             cJSON_GetObjectItemCaseSensitive (st, "name"));
         char where[32], place[96];
         jobfile_where (self, k, where, sizeof where);
-        if (dir && shuffle_holds_output (dir))
+        if (dir && !may_resume && shuffle_holds_output (dir))
             return hearth_errprintf (
                 err,
                 "stage %s: the output directory %s already holds an output "
@@ -119,10 +119,10 @@ s_check_job_outputs (const jobfile_t *self, size_t k, const char *output_dir,
 
 int
 jobfile_check_outputs (const jobfile_t *self, const char *output_dir,
-                       hearth_error_t *err)
+                       bool may_resume, hearth_error_t *err)
 {
     for (size_t k = 0; k < self->njobs; k++)
-        if (s_check_job_outputs (self, k, output_dir, err) < 0)
+        if (s_check_job_outputs (self, k, output_dir, may_resume, err) < 0)
             return -1;
     return 0;
 }

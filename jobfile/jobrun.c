@@ -185,6 +185,17 @@ s_run (hearth_opts_t *opts, jobfile_t *jf, progress_t *bar)
    setting, at the strength of what set it already (hearth-submit's
    --lib arrives as HEARTH_LIB), so that both are shipped: a stronger
    source would replace the list. */
+/* Whether this driver may resume an application (resume.h): asked to
+   (--resume), or a cluster-mode driver, which the master may have
+   relaunched to resume its application. */
+static bool
+s_may_resume (const hearth_conf_t *conf)
+{
+    const char *resume = hearth_conf_str (conf, "resume");
+    const char *driver = hearth_conf_str (conf, "driver-id");
+    return (resume && *resume) || (driver && *driver);
+}
+
 static int
 s_add_named (hearth_conf_t *conf, const jobfile_t *jf, const char *key,
              hearth_error_t *err)
@@ -301,7 +312,8 @@ jobrun_main (int argc, char **argv)
         || s_add_named (conf, jf, "files", &err) < 0
         || s_add_broadcast (conf, jf, &err) < 0
         || s_executor_labels (conf, jf, &err) < 0
-        || jobfile_check_outputs (jf, hearth_conf_str (conf, "output"), &err)
+        || jobfile_check_outputs (jf, hearth_conf_str (conf, "output"),
+                                  s_may_resume (conf), &err)
                < 0) {
         jobfile_destroy (&jf);
         hearth_opts_destroy (&opts);

@@ -574,10 +574,12 @@ static const char *const s_output_kinds[] = {"map", "part", NULL};
 static const hearth_field_t s_partition_size[] = {INT ("", true, 0,
                                                        MAX_BYTES)};
 static const hearth_field_t s_output[] = {
-    STR ("stage", true, 1, 64), ENUM ("kind", true, s_output_kinds),
+    STR ("stage", true, 1, 64), LABEL ("stage_name", false, 1, 255),
+    ENUM ("kind", true, s_output_kinds),
     INT ("index", true, 0, 4294967295.0), INT ("attempt", false, 0, 65535),
     INT ("shuffle_id", false, 0, MAX_SHUFFLE_ID),
     F_WORKER_ID ("worker_id", false), F_URL ("server", false, 1),
+    STR ("server_key", false, 0, 64),
     ARRAY ("sizes", false, 65536, s_partition_size),
     LABEL ("name", false, 1, 255), LABEL ("host", false, 1, MAX_HOST),
     INT ("bytes", false, 0, MAX_BYTES), BOOL ("lost", false), END};

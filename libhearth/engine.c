@@ -111,13 +111,17 @@ s_signal_ready (engine_t *e, const char *error)
     zsock_signal (e->pipe, error ? 1 : 0);
 }
 
-/* Handle the task set's events, then offer free slots to executors. */
+/* Handle the task set's events, then offer free slots to executors; the
+   outputs recorded meanwhile go to the master at once, in one batch
+   (what a driver killed now loses is then what it has not yet heard). */
 static void
 s_process (engine_t *e)
 {
     work_process (e->work);
     if (!e->stopping && work_has_jobs (e->work))
         execs_offer_all (e->execs);
+    if (e->master && e->signaled && record_waiting (e->record))
+        master_link_send_outputs (e->master, e->record);
 }
 
 /* ---- what the parts tell the engine ------------------------------------- */
@@ -494,8 +498,6 @@ s_on_tick (hearth_loop_t *loop, int timer_id, void *arg)
     s_stop_decommissioned (e);
     eventlog_tick (e->el);
     s_report_progress (e, now, false);
-    if (e->master && e->signaled)
-        master_link_send_outputs (e->master, e->record);
     work_check_requires (e->work, now);
     starved_check (&e->starved,
                    work_has_jobs (e->work) && !execs_any_registered (e->execs),

@@ -28,7 +28,7 @@ master_resume_registered (master_link_t *self, const hearth_msg_t *msg)
     snprintf (self->app_id, sizeof self->app_id, "%s",
               hearth_json_str (b, "app_id"));
     resume_destroy (&self->resume);
-    if (!(self->resume = resume_new (self->app_id))) {
+    if (!(self->resume = resume_new (self->app_id, self->driver_epoch))) {
         log_error ("out of memory for the outputs of application %s: it "
                    "runs as new",
                    self->app_id);

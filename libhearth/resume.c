@@ -19,6 +19,7 @@ struct resume {
     uint64_t count;
     uint32_t max_shuffle_id;
     char app_id[64];
+    int64_t epoch; /* the resumed driver's */
 };
 
 static void
@@ -30,11 +31,13 @@ s_free_array (void **item)
 }
 
 resume_t *
-resume_new (const char *app_id)
+resume_new (const char *app_id, int64_t epoch)
 {
     resume_t *self = calloc (1, sizeof *self);
-    if (self)
+    if (self) {
         snprintf (self->app_id, sizeof self->app_id, "%s", app_id);
+        self->epoch = epoch;
+    }
     if (!self || !(self->stages = zhashx_new ())
         || !(self->names = zhashx_new ())) {
         resume_destroy (&self);
@@ -267,9 +270,12 @@ resume_report (resume_t *self, eventlog_t *el, hearth_job_t *job,
                       "application and are still held");
         eventlog_end (el);
     }
-    log_info ("resumed %s: %zu of %zu stages skipped, %llu of %llu tasks to "
-              "run (%llu outputs of %zu stages reused)",
+    /* said whatever the log level: the user must know that not
+       everything ran */
+    log_warn ("resumed %s: %zu of %zu stages skipped, %llu of %llu tasks to "
+              "run (job %s, driver epoch %lld: %llu outputs of %zu stages "
+              "reused)",
               self->app_id, skipped, m->stages, (unsigned long long) to_run,
-              (unsigned long long) tasks, (unsigned long long) m->outputs,
-              m->matched);
+              (unsigned long long) tasks, job->name, (long long) self->epoch,
+              (unsigned long long) m->outputs, m->matched);
 }

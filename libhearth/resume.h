@@ -40,9 +40,9 @@
 
 typedef struct resume resume_t;
 
-/* An empty table for application app_id (copied).  NULL on no
-   memory. */
-resume_t *resume_new (const char *app_id);
+/* An empty table for application app_id (copied), resumed by the
+   driver of epoch.  NULL on no memory. */
+resume_t *resume_new (const char *app_id, int64_t epoch);
 /* Accepts NULL and a NULL *self_p; nulls it; keeps errno. */
 void resume_destroy (resume_t **self_p);
 
@@ -85,7 +85,7 @@ struct eventlog;
    stages it skips (complete at submit) get a stage_skipped event in el
    (may be NULL), with the reason; a stage that changed since is said
    (a warning); and the log says "resumed APP: S of N stages skipped, T
-   of U tasks to run". */
+   of U tasks to run (...)" (at warning level: always shown). */
 void resume_report (resume_t *self, struct eventlog *el, hearth_job_t *job,
                     const resume_match_t *m);
 

@@ -203,7 +203,7 @@ test_match (void **state)
     cJSON_AddBoolToObject (lost, "lost", true);
     cJSON_AddItemToArray (batch, lost);
     cJSON_AddItemToArray (batch, s_part_rec (out_fp, 1));
-    resume_t *r = resume_new ("app-1");
+    resume_t *r = resume_new ("app-1", 2);
     assert_non_null (r);
     assert_int_equal (resume_add (r, batch), 0);
     cJSON_Delete (batch);

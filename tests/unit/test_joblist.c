@@ -340,7 +340,7 @@ test_load (void **state)
                          "job two (jobs[1], iteration {iter}=1 of 0...1)");
     assert_string_equal (jobfile_job_name (jf, 2), "two");
     assert_string_equal (jobfile_output_stage (jf, 1), "s");
-    assert_int_equal (jobfile_check_outputs (jf, NULL, NULL), 0);
+    assert_int_equal (jobfile_check_outputs (jf, NULL, false, NULL), 0);
     jobfile_destroy (&jf);
     assert_null (jf);
 
@@ -409,7 +409,7 @@ test_load (void **state)
                  &msg, NULL, 0);
     assert_non_null (jf);
     hearth_error_t err = {0};
-    assert_int_equal (jobfile_check_outputs (jf, NULL, &err), -1);
+    assert_int_equal (jobfile_check_outputs (jf, NULL, false, &err), -1);
     assert_non_null (strstr (err.text,
                              "jobs[0].stages[0] (stage s): the output "
                              "directory /nonexistent/out is also the "
@@ -421,10 +421,10 @@ test_load (void **state)
                  "\"tasks\": [{\"cmd\": [\"true\"]}]}]}]}",
                  &msg, NULL, 0);
     assert_non_null (jf);
-    assert_int_equal (jobfile_check_outputs (jf, NULL, NULL), 0);
+    assert_int_equal (jobfile_check_outputs (jf, NULL, false, NULL), 0);
     /* --output is the last job's: the same as an earlier one's is refused */
-    assert_int_equal (jobfile_check_outputs (jf, "/nonexistent/out0", &err),
-                      -1);
+    assert_int_equal (
+        jobfile_check_outputs (jf, "/nonexistent/out0", false, &err), -1);
     assert_non_null (strstr (err.text, "is also the output of jobs[0]"));
     jobfile_destroy (&jf);
     /* the parts of an earlier job's output: read when the job is
