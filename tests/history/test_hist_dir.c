@@ -334,7 +334,7 @@ test_index_file (void **state)
     mkdir (idir, 0755);
     snprintf (path, sizeof path, "%s/%s", idir, HIST_INDEX_FILE);
     FILE *f = fopen (path, "w");
-    fputs ("{\"hearth_history_index\":1}\n{\"id\":\"app-a\",\"files\":[[\"app-"
+    fputs ("{\"hearth_history_index\":2}\n{\"id\":\"app-a\",\"files\":[[\"app-"
            "a.events\",1,2,3]],\"app\":{\"id\":\"app-a\"}}\nnot json\n",
            f);
     fclose (f);
@@ -476,6 +476,55 @@ test_since (void **state)
     }
 }
 
+/* A resumed driver's log (app_resumed): "(resumed)" beside its state in
+   the listing, the STATE column as wide as it needs; the same when the
+   index serves the summaries. */
+static void
+test_resumed_listing (void **state)
+{
+    (void) state;
+    s_log ("app-plain", "etl", 1796700000000LL, "FINISHED", 1);
+    s_write ("app-res.events",
+             "{\"event\":\"log_start\",\"time_ms\":1796700060000,"
+             "\"format\":2,\"app_id\":\"app-res\",\"name\":\"etl\","
+             "\"user\":\"u\"}\n"
+             "{\"event\":\"app_resumed\",\"time_ms\":1796700060001,"
+             "\"app\":\"app-res\",\"outputs\":7}\n"
+             "{\"event\":\"app_end\",\"time_ms\":1796700061000,\"state\":"
+             "\"FINISHED\",\"reason\":\"r\"}\n");
+    static const char want[] =
+        "ID        NAME USER STATE              START                "
+        "DURATION CORES   TASKS FAILED REASON\n"
+        "app-res   etl  u    FINISHED (resumed) 2026-12-08T03:21:00Z 1.0s    "
+        "     0       0      0 r\n"
+        "app-plain etl  u    FINISHED           2026-12-08T03:20:00Z 5.0s    "
+        "     0       0      0 r\n";
+    for (int pass = 0; pass < 2; pass++) { /* read, then from the index */
+        hist_list_opts_t o = {.since_ms = -1};
+        int status;
+        char *out;
+        s_listing (&o, &status, &out);
+        assert_int_equal (status, 0);
+        assert_string_equal (out, want);
+        free (out);
+    }
+    hist_list_opts_t o = {.since_ms = -1, .json = true};
+    int status;
+    char *out;
+    s_listing (&o, &status, &out);
+    cJSON *doc = cJSON_Parse (out);
+    const cJSON *apps = cJSON_GetObjectItem (doc, "applications");
+    const cJSON *res = cJSON_GetArrayItem (apps, 0),
+                *plain = cJSON_GetArrayItem (apps, 1);
+    assert_true (cJSON_IsTrue (cJSON_GetObjectItem (res, "resumed")));
+    assert_int_equal (cJSON_GetObjectItem (res, "resumed_outputs")->valueint,
+                      7);
+    assert_true (cJSON_IsFalse (cJSON_GetObjectItem (plain, "resumed")));
+    assert_true (cJSON_IsNull (cJSON_GetObjectItem (plain, "resumed_outputs")));
+    cJSON_Delete (doc);
+    free (out);
+}
+
 static void
 test_live (void **state)
 {
@@ -536,6 +585,8 @@ main (void)
                                          s_teardown),
         cmocka_unit_test_setup_teardown (test_index_file, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_filters_and_order, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_resumed_listing, s_setup,
                                          s_teardown),
         cmocka_unit_test (test_since),
         cmocka_unit_test (test_live),
