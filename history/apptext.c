@@ -72,6 +72,10 @@ s_head (FILE *out, const cJSON *doc)
                  "back, %" PRId64 " stage%s skipped\n",
                  s_i (doc, "resumed_outputs"), s_i (doc, "stages_skipped"),
                  s_i (doc, "stages_skipped") == 1 ? "" : "s");
+    if (strcmp (s_s (doc, "earlier_log"), "-") != 0)
+        fprintf (out,
+                 "  earlier  %s (the log of the driver it took over from)\n",
+                 s_s (doc, "earlier_log"));
     fprintf (out, "  master   %s  driver pid %" PRId64 " on %s\n",
              s_s (doc, "master"), s_i (doc, "pid"), s_s (doc, "host"));
     fprintf (out, "  started  %s  ended %s  duration %s\n", start, end, dur);

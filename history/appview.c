@@ -362,6 +362,18 @@ hist_appview_json (hist_detail_t *d, const char *state, const char *reason,
 
 /* ---- the command --------------------------------------------------------- */
 
+/* The logs of the application's other drivers beside this one (a
+   resumed application: scan.h): driver_epoch, earlier_log, later_log
+   (stems or null).  0, or -1 when out of memory. */
+static int
+s_drivers (cJSON *doc, const hist_dir_t *dl, const hist_log_t *log)
+{
+    s_int (doc, "driver_epoch", (int64_t) hist_driver_epoch (log->id));
+    s_str (doc, "earlier_log", hist_dir_prev_driver (dl, log->id));
+    s_str (doc, "later_log", hist_dir_next_driver (dl, log->id));
+    return cJSON_GetObjectItemCaseSensitive (doc, "later_log") ? 0 : -1;
+}
+
 static int
 s_feed (void *arg, const char *text, size_t len, bool first)
 {
@@ -375,6 +387,32 @@ s_end_ms (const hist_app_t *a, const char *state, int64_t now_ms)
     return a->end_ms >= 0                   ? a->end_ms
            : strcmp (state, "RUNNING") == 0 ? now_ms
                                             : a->last_ms;
+}
+
+/* The document of log, read into d (finished) as rd says; the timeline
+   into *timeline when asked.  NULL when out of memory. */
+static cJSON *
+s_document (hist_detail_t *d, const hist_dir_t *dl, const hist_log_t *log,
+            const hist_read_t *rd, int64_t stale_ms, char **timeline)
+{
+    hist_app_t *a = hist_detail_app (d);
+    a->cut = rd->cut;
+    a->long_lines = (int64_t) rd->long_lines;
+    a->lines += a->long_lines;
+    a->bad_lines += a->long_lines;
+    hist_here_t here;
+    char reason[512];
+    hist_here_init (&here, stale_ms);
+    const char *state =
+        hist_shown_state_in (a, dl, log, &here, reason, sizeof reason);
+    cJSON *doc = hist_appview_json (d, state, reason, here.now_ms);
+    if (doc && s_drivers (doc, dl, log) == 0
+        && (!timeline
+            || (*timeline =
+                    hist_apptimeline (d, s_end_ms (a, state, here.now_ms)))))
+        return doc;
+    cJSON_Delete (doc);
+    return NULL;
 }
 
 cJSON *
@@ -414,27 +452,8 @@ hist_appview_doc (const char *dir, const char *app_id, int top,
     }
     else if (hist_detail_finish (d) < 0)
         hearth_errprintf (err, "out of memory");
-    else {
-        hist_app_t *a = hist_detail_app (d);
-        a->cut = rd.cut;
-        a->long_lines = (int64_t) rd.long_lines;
-        a->lines += a->long_lines;
-        a->bad_lines += a->long_lines;
-        hist_here_t here;
-        char reason[512];
-        hist_here_init (&here, stale_ms);
-        const char *state =
-            hist_shown_state (a, log->mtime_ms, &here, reason, sizeof reason);
-        if (!(doc = hist_appview_json (d, state, reason, here.now_ms)))
-            hearth_errprintf (err, "out of memory");
-        else if (timeline
-                 && !(*timeline = hist_apptimeline (
-                          d, s_end_ms (a, state, here.now_ms)))) {
-            hearth_errprintf (err, "out of memory");
-            cJSON_Delete (doc);
-            doc = NULL;
-        }
-    }
+    else if (!(doc = s_document (d, &dl, log, &rd, stale_ms, timeline)))
+        hearth_errprintf (err, "out of memory");
     hist_detail_destroy (&d);
     hist_dir_release (&dl);
     return doc;

@@ -148,11 +148,11 @@ s_newest_first (const void *x, const void *y)
 }
 
 static void
-s_decide (s_row_t *r, const hist_here_t *h)
+s_decide (s_row_t *r, const hist_dir_t *d, const hist_here_t *h)
 {
     const hist_app_t *a = r->app;
     r->state =
-        hist_shown_state (a, r->log->mtime_ms, h, r->reason, sizeof r->reason);
+        hist_shown_state_in (a, d, r->log, h, r->reason, sizeof r->reason);
     int64_t end = a->end_ms >= 0                      ? a->end_ms
                   : strcmp (r->state, "RUNNING") == 0 ? h->now_ms
                                                       : a->last_ms;
@@ -367,7 +367,7 @@ s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
             continue;
         }
         l->rows[l->n] = (s_row_t){.app = a, .log = &d->logs[i]};
-        s_decide (&l->rows[l->n], &here);
+        s_decide (&l->rows[l->n], d, &here);
         if (s_wanted (o, &l->rows[l->n]))
             l->n++;
     }
