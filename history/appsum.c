@@ -22,6 +22,7 @@ hist_app_new (const char *id)
         return NULL;
     }
     self->start_ms = self->last_ms = self->end_ms = -1;
+    self->resumed = -1;
     return self;
 }
 
@@ -134,6 +135,11 @@ hist_app_feed_line (hist_app_t *self, const hist_line_t *l, bool first)
         s_take (&self->state, l, "state");
         s_take (&self->reason, l, "reason");
         break;
+    case HIST_EV_APP_RESUMED:
+        self->resumed = hist_line_int_or (l, "outputs", 0);
+        if (self->resumed < 0)
+            self->resumed = 0; /* a damaged count: resumed still */
+        break;
     case HIST_EV_JOB_START:
         self->jobs++;
         break;
@@ -185,9 +191,9 @@ s_str_field (hist_app_t *a, size_t i)
 }
 
 static const char *const s_int_keys[] = {
-    "pid",         "start_ms",  "last_ms",  "end_ms",       "cores_max",
-    "cores_sum",   "executors", "tasks_ok", "tasks_failed", "jobs",
-    "jobs_failed", "lines",     "bad_lines"};
+    "pid",         "start_ms",  "last_ms",   "end_ms",         "cores_max",
+    "cores_sum",   "executors", "tasks_ok",  "tasks_failed",   "jobs",
+    "jobs_failed", "lines",     "bad_lines", "resumed_outputs"};
 
 static int64_t *
 s_int_field (hist_app_t *a, size_t i)
@@ -196,7 +202,7 @@ s_int_field (hist_app_t *a, size_t i)
                     &a->end_ms,    &a->cores_max,   &a->cores_sum,
                     &a->executors, &a->tasks_ok,    &a->tasks_failed,
                     &a->jobs,      &a->jobs_failed, &a->lines,
-                    &a->bad_lines};
+                    &a->bad_lines, &a->resumed};
     return f[i];
 }
 

@@ -38,6 +38,8 @@ typedef struct {
     int64_t tasks_failed; /* FAILED attempts (not fetch_wait) */
     int64_t jobs;         /* job_start events */
     int64_t jobs_failed;  /* job_end FAILED events */
+    int64_t resumed;      /* app_resumed's outputs: those of earlier
+                             drivers given back; -1: not resumed */
     int64_t lines;        /* whole lines read */
     int64_t bad_lines;    /* whole lines that were not events */
     int64_t long_lines;   /* of them, lines over HIST_MAX_LINE, skipped

@@ -66,6 +66,16 @@ s_head (FILE *out, const cJSON *doc)
     fprintf (out, "  state    %s%s%s\n", s_s (doc, "state"),
              strcmp (s_s (doc, "reason"), "-") ? ": " : "",
              strcmp (s_s (doc, "reason"), "-") ? s_s (doc, "reason") : "");
+    if (cJSON_IsTrue (s_o (doc, "resumed")))
+        fprintf (out,
+                 "  resumed  %" PRId64 " outputs of earlier drivers given "
+                 "back, %" PRId64 " stage%s skipped\n",
+                 s_i (doc, "resumed_outputs"), s_i (doc, "stages_skipped"),
+                 s_i (doc, "stages_skipped") == 1 ? "" : "s");
+    if (strcmp (s_s (doc, "earlier_log"), "-") != 0)
+        fprintf (out,
+                 "  earlier  %s (the log of the driver it took over from)\n",
+                 s_s (doc, "earlier_log"));
     fprintf (out, "  master   %s  driver pid %" PRId64 " on %s\n",
              s_s (doc, "master"), s_i (doc, "pid"), s_s (doc, "host"));
     fprintf (out, "  started  %s  ended %s  duration %s\n", start, end, dur);
@@ -146,6 +156,26 @@ s_jobs (FILE *out, const cJSON *doc)
     }
 }
 
+/* Why each skipped stage was: under the table (a reason is a sentence,
+   too long for a column). */
+static void
+s_skipped (FILE *out, const cJSON *doc)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach (s, s_o (doc, "stages"))
+    {
+        if (!cJSON_IsTrue (s_o (s, "skipped")))
+            continue;
+        int64_t ran = s_i (s, "attempts_started");
+        fprintf (out, "  stage %" PRId64 " (%s) skipped: %s", s_i (s, "stage"),
+                 s_s (s, "name"), s_s (s, "skip_reason"));
+        if (ran > 0)
+            fprintf (out, "; run again later (%" PRId64 " attempt%s)", ran,
+                     ran == 1 ? "" : "s");
+        fputc ('\n', out);
+    }
+}
+
 static void
 s_stages (FILE *out, const cJSON *doc)
 {
@@ -170,6 +200,7 @@ s_stages (FILE *out, const cJSON *doc)
                  s_i (s, "lost"), s_i (s, "speculative"), s_i (s, "runs"), run,
                  local);
     }
+    s_skipped (out, doc);
 }
 
 static void

@@ -126,6 +126,18 @@ s_locality (cJSON *o, const hist_stage_t *s)
             s_int (l, hist_localities[i], s->local[i]);
 }
 
+/* The state a stage is shown in: SKIPPED when a resumed driver ran none
+   of its tasks (its stage_end says SUCCEEDED: its outputs were an
+   earlier driver's); else its stage_end's, RUNNING until then. */
+static const char *
+s_stage_state (const hist_stage_t *s)
+{
+    bool ok = !s->state || strcmp (s->state, "SUCCEEDED") == 0;
+    if (s->skipped && s->started == 0 && ok)
+        return "SKIPPED";
+    return s->state ? s->state : "RUNNING";
+}
+
 static void
 s_stages (cJSON *doc, hist_detail_t *d)
 {
@@ -143,7 +155,9 @@ s_stages (cJSON *doc, hist_detail_t *d)
         s_int (o, "tasks", s->tasks);
         s_int (o, "cached", s->cached);
         s_int (o, "runs", s->runs);
-        s_str (o, "state", s->state ? s->state : "RUNNING");
+        s_str (o, "state", s_stage_state (s));
+        cJSON_AddBoolToObject (o, "skipped", s->skipped);
+        s_str (o, "skip_reason", s->skip_reason);
         s_int (o, "finished", s->finished);
         s_int (o, "attempts_started", s->started);
         s_int (o, "attempts_ended", s->ended);
@@ -157,6 +171,23 @@ s_stages (cJSON *doc, hist_detail_t *d)
         s_int (o, "end_ms", s->end_ms);
         s_percentiles (o, "run", &s->ok_us);
     }
+}
+
+/* Whether a driver resumed the application: resumed, the outputs of
+   its earlier drivers given back (null: not resumed), and the stages
+   it skipped. */
+static void
+s_resumed (cJSON *doc, hist_detail_t *d)
+{
+    size_t n;
+    const hist_stage_t *st = hist_detail_stages (d, &n);
+    int64_t skipped = 0;
+    for (size_t i = 0; i < n; i++)
+        skipped += st[i].seen && st[i].skipped;
+    int64_t outputs = hist_detail_app (d)->resumed;
+    cJSON_AddBoolToObject (doc, "resumed", outputs >= 0);
+    s_int (doc, "resumed_outputs", outputs);
+    s_int (doc, "stages_skipped", skipped);
 }
 
 static void
@@ -298,6 +329,7 @@ hist_appview_json (hist_detail_t *d, const char *state, const char *reason,
         return NULL;
     const hist_app_t *a = hist_detail_app (d);
     s_head (doc, a, state, reason, now_ms);
+    s_resumed (doc, d);
     const cJSON *settings = hist_detail_settings (d);
     cJSON *copy = settings ? cJSON_Duplicate (settings, true) : NULL;
     if (copy)
@@ -317,9 +349,9 @@ hist_appview_json (hist_detail_t *d, const char *state, const char *reason,
     s_int (doc, "long_lines", a->long_lines);
     cJSON_AddBoolToObject (doc, "cut_last_line", a->cut);
     /* a member missing for want of memory: no half document */
-    static const char *const need[] = {"accounting", "tasks",        "jobs",
-                                       "stages",     "slowest",      "failures",
-                                       "executors",  "cut_last_line"};
+    static const char *const need[] = {
+        "accounting", "tasks",     "jobs",    "stages",       "slowest",
+        "failures",   "executors", "resumed", "cut_last_line"};
     for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
         if (!cJSON_GetObjectItemCaseSensitive (doc, need[i])) {
             cJSON_Delete (doc);
@@ -329,6 +361,18 @@ hist_appview_json (hist_detail_t *d, const char *state, const char *reason,
 }
 
 /* ---- the command --------------------------------------------------------- */
+
+/* The logs of the application's other drivers beside this one (a
+   resumed application: scan.h): driver_epoch, earlier_log, later_log
+   (stems or null).  0, or -1 when out of memory. */
+static int
+s_drivers (cJSON *doc, const hist_dir_t *dl, const hist_log_t *log)
+{
+    s_int (doc, "driver_epoch", (int64_t) hist_driver_epoch (log->id));
+    s_str (doc, "earlier_log", hist_dir_prev_driver (dl, log->id));
+    s_str (doc, "later_log", hist_dir_next_driver (dl, log->id));
+    return cJSON_GetObjectItemCaseSensitive (doc, "later_log") ? 0 : -1;
+}
 
 static int
 s_feed (void *arg, const char *text, size_t len, bool first)
@@ -343,6 +387,32 @@ s_end_ms (const hist_app_t *a, const char *state, int64_t now_ms)
     return a->end_ms >= 0                   ? a->end_ms
            : strcmp (state, "RUNNING") == 0 ? now_ms
                                             : a->last_ms;
+}
+
+/* The document of log, read into d (finished) as rd says; the timeline
+   into *timeline when asked.  NULL when out of memory. */
+static cJSON *
+s_document (hist_detail_t *d, const hist_dir_t *dl, const hist_log_t *log,
+            const hist_read_t *rd, int64_t stale_ms, char **timeline)
+{
+    hist_app_t *a = hist_detail_app (d);
+    a->cut = rd->cut;
+    a->long_lines = (int64_t) rd->long_lines;
+    a->lines += a->long_lines;
+    a->bad_lines += a->long_lines;
+    hist_here_t here;
+    char reason[512];
+    hist_here_init (&here, stale_ms);
+    const char *state =
+        hist_shown_state_in (a, dl, log, &here, reason, sizeof reason);
+    cJSON *doc = hist_appview_json (d, state, reason, here.now_ms);
+    if (doc && s_drivers (doc, dl, log) == 0
+        && (!timeline
+            || (*timeline =
+                    hist_apptimeline (d, s_end_ms (a, state, here.now_ms)))))
+        return doc;
+    cJSON_Delete (doc);
+    return NULL;
 }
 
 cJSON *
@@ -382,27 +452,8 @@ hist_appview_doc (const char *dir, const char *app_id, int top,
     }
     else if (hist_detail_finish (d) < 0)
         hearth_errprintf (err, "out of memory");
-    else {
-        hist_app_t *a = hist_detail_app (d);
-        a->cut = rd.cut;
-        a->long_lines = (int64_t) rd.long_lines;
-        a->lines += a->long_lines;
-        a->bad_lines += a->long_lines;
-        hist_here_t here;
-        char reason[512];
-        hist_here_init (&here, stale_ms);
-        const char *state =
-            hist_shown_state (a, log->mtime_ms, &here, reason, sizeof reason);
-        if (!(doc = hist_appview_json (d, state, reason, here.now_ms)))
-            hearth_errprintf (err, "out of memory");
-        else if (timeline
-                 && !(*timeline = hist_apptimeline (
-                          d, s_end_ms (a, state, here.now_ms)))) {
-            hearth_errprintf (err, "out of memory");
-            cJSON_Delete (doc);
-            doc = NULL;
-        }
-    }
+    else if (!(doc = s_document (d, &dl, log, &rd, stale_ms, timeline)))
+        hearth_errprintf (err, "out of memory");
     hist_detail_destroy (&d);
     hist_dir_release (&dl);
     return doc;

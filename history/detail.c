@@ -81,6 +81,7 @@ hist_detail_destroy (hist_detail_t **self_p)
     for (size_t i = 0; i < self->nstages; i++) {
         free (self->stages[i].name);
         free (self->stages[i].state);
+        free (self->stages[i].skip_reason);
         free (self->stages[i].ok_us.v);
     }
     for (size_t i = 0; i < self->nexecs; i++) {
@@ -240,6 +241,23 @@ s_stage_event (hist_detail_t *self, const hist_line_t *l, bool end)
         free (s->state);
         s->state = NULL;
     }
+}
+
+/* A resumed driver's stage whose outputs an earlier driver left: its
+   stage_start and stage_end come too, before or after it; their counts
+   win (the counts here stand for a log cut before them). */
+static void
+s_stage_skipped (hist_detail_t *self, const hist_line_t *l)
+{
+    hist_stage_t *s = s_stage (self, hist_line_int_or (l, "stage", -1));
+    if (!s)
+        return;
+    s->skipped = true;
+    s->job = hist_line_int_or (l, "job", s->job);
+    s_set_str (&s->name, l, "name");
+    s_set_str (&s->skip_reason, l, "reason");
+    if (s->runs == 0)
+        s->tasks = s->cached = hist_line_int_or (l, "tasks", s->tasks);
 }
 
 const char *const hist_localities[HIST_LOCALITIES] = {
@@ -418,6 +436,9 @@ hist_detail_feed (hist_detail_t *self, const char *text, size_t len, bool first)
     case HIST_EV_STAGE_START:
     case HIST_EV_STAGE_END:
         s_stage_event (self, &l, l.kind == HIST_EV_STAGE_END);
+        return 0;
+    case HIST_EV_STAGE_SKIPPED:
+        s_stage_skipped (self, &l);
         return 0;
     case HIST_EV_TASK_START:
         s_task_start (self, &l);

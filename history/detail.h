@@ -50,6 +50,9 @@ typedef struct {
     int64_t cached;           /* its first stage_start's `cached`: tasks
                                  of a persisted stage not run (0) */
     int64_t runs;             /* stage_start events (re-runs: attempt > 0) */
+    bool skipped;             /* a stage_skipped named it: a resumed
+                                 driver ran none of its tasks */
+    char *skip_reason;        /* stage_skipped's reason, or NULL */
     char *state;              /* stage_end's, or NULL */
     int64_t finished;         /* stage_end's, or -1 */
     int64_t start_ms, end_ms; /* -1 when not seen */

@@ -32,6 +32,8 @@ static const struct {
     {"executor_added", HIST_EV_EXEC_ADDED},
     {"executor_removed", HIST_EV_EXEC_REMOVED},
     {"events_dropped", HIST_EV_DROPPED},
+    {"app_resumed", HIST_EV_APP_RESUMED},
+    {"stage_skipped", HIST_EV_STAGE_SKIPPED},
 };
 
 hist_kind_t

@@ -17,8 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The kinds of format 1; HIST_EV_OTHER for a kind this reader does not
-   know (a newer writer's: ignored, as the format says). */
+/* The kinds of formats 1 and 2 (app_resumed and stage_skipped: a
+   resumed driver's); HIST_EV_OTHER for a kind this reader does not know
+   (a newer writer's: ignored, as the format says). */
 typedef enum {
     HIST_EV_OTHER = 0,
     HIST_EV_LOG_START,
@@ -33,6 +34,8 @@ typedef enum {
     HIST_EV_EXEC_ADDED,
     HIST_EV_EXEC_REMOVED,
     HIST_EV_DROPPED,
+    HIST_EV_APP_RESUMED,
+    HIST_EV_STAGE_SKIPPED,
 } hist_kind_t;
 
 /* At most this many members are kept; later ones are checked, not kept. */

@@ -14,9 +14,11 @@
 #include "libcore/fstree.h"
 #include "libcore/safefile.h"
 
-/* The first line's key and the format it names. */
+/* The first line's key and the format it names (2: a summary says
+   whether its driver resumed the application; format 1's summaries do
+   not, so such an index is read afresh). */
 static const char s_magic[] = "hearth_history_index";
-static const int s_format = 1;
+static const int s_format = 2;
 /* An index file larger than this is not read (not ours). */
 static const off_t s_max_index_bytes = (off_t) 1 << 30;
 

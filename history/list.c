@@ -148,11 +148,11 @@ s_newest_first (const void *x, const void *y)
 }
 
 static void
-s_decide (s_row_t *r, const hist_here_t *h)
+s_decide (s_row_t *r, const hist_dir_t *d, const hist_here_t *h)
 {
     const hist_app_t *a = r->app;
     r->state =
-        hist_shown_state (a, r->log->mtime_ms, h, r->reason, sizeof r->reason);
+        hist_shown_state_in (a, d, r->log, h, r->reason, sizeof r->reason);
     int64_t end = a->end_ms >= 0                      ? a->end_ms
                   : strcmp (r->state, "RUNNING") == 0 ? h->now_ms
                                                       : a->last_ms;
@@ -168,11 +168,23 @@ s_or (const char *s, const char *dflt)
     return s && *s ? s : dflt;
 }
 
+/* The STATE cell: the state, marked when a driver resumed the
+   application. */
+static void
+s_state_cell (const s_row_t *r, char *buf, size_t size)
+{
+    snprintf (buf, size, "%s%s", r->state,
+              r->app->resumed >= 0 ? " (resumed)" : "");
+}
+
 static void
 s_print_text (FILE *out, const s_row_t *rows, size_t n)
 {
-    int wid = 6, wname = 4, wuser = 4;
+    int wid = 6, wname = 4, wuser = 4, wstate = 8;
+    char state[48];
     for (size_t i = 0; i < n; i++) {
+        s_state_cell (&rows[i], state, sizeof state);
+        wstate = (int) strlen (state) > wstate ? (int) strlen (state) : wstate;
         int l = (int) strlen (rows[i].app->id);
         wid = l > wid ? l : wid;
         l = (int) strlen (s_or (rows[i].app->name, "-"));
@@ -180,8 +192,8 @@ s_print_text (FILE *out, const s_row_t *rows, size_t n)
         l = (int) strlen (s_or (rows[i].app->user, "-"));
         wuser = l > wuser ? (l > 12 ? 12 : l) : wuser;
     }
-    fprintf (out, "%-*s %-*s %-*s %-8s %-20s %-8s %5s %7s %6s %s\n", wid, "ID",
-             wname, "NAME", wuser, "USER", "STATE", "START", "DURATION",
+    fprintf (out, "%-*s %-*s %-*s %-*s %-20s %-8s %5s %7s %6s %s\n", wid, "ID",
+             wname, "NAME", wuser, "USER", wstate, "STATE", "START", "DURATION",
              "CORES", "TASKS", "FAILED", "REASON");
     for (size_t i = 0; i < n; i++) {
         const s_row_t *r = &rows[i];
@@ -192,13 +204,14 @@ s_print_text (FILE *out, const s_row_t *rows, size_t n)
             snprintf (start, sizeof start, "%.19sZ", stamp);
         }
         hearth_view_duration (r->duration_ms, dur, sizeof dur);
+        s_state_cell (r, state, sizeof state);
         /* one row, whatever the log's names and reason held */
         hearth_ctl_fprintf (
-            out, "%-*s %-*.*s %-*.*s %-8s %-20s %-8s %5lld %7lld %6lld %s\n",
+            out, "%-*s %-*.*s %-*.*s %-*s %-20s %-8s %5lld %7lld %6lld %s\n",
             wid, a->id, wname, wname, s_or (a->name, "-"), wuser, wuser,
-            s_or (a->user, "-"), r->state, start, dur, (long long) a->cores_max,
-            (long long) a->tasks_ok, (long long) a->tasks_failed,
-            s_or (r->reason, "-"));
+            s_or (a->user, "-"), wstate, state, start, dur,
+            (long long) a->cores_max, (long long) a->tasks_ok,
+            (long long) a->tasks_failed, s_or (r->reason, "-"));
     }
 }
 
@@ -223,6 +236,7 @@ s_row_json (const s_row_t *r)
     cJSON_AddStringToObject (o, "state", r->state);
     cJSON_AddStringToObject (o, "reason", r->reason);
     cJSON_AddBoolToObject (o, "ended", a->state != NULL);
+    cJSON_AddBoolToObject (o, "resumed", a->resumed >= 0);
     const struct {
         const char *k;
         int64_t v;
@@ -238,6 +252,7 @@ s_row_json (const s_row_t *r)
                 {"tasks_failed", a->tasks_failed},
                 {"jobs", a->jobs},
                 {"jobs_failed", a->jobs_failed},
+                {"resumed_outputs", a->resumed},
                 {"files", (int64_t) r->log->nfiles},
                 {"bytes", (int64_t) r->log->bytes},
                 {"bad_lines", a->bad_lines}};
@@ -352,7 +367,7 @@ s_collect (const hist_list_opts_t *o, s_listing_t *l, FILE *err_out)
             continue;
         }
         l->rows[l->n] = (s_row_t){.app = a, .log = &d->logs[i]};
-        s_decide (&l->rows[l->n], &here);
+        s_decide (&l->rows[l->n], d, &here);
         if (s_wanted (o, &l->rows[l->n]))
             l->n++;
     }

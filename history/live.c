@@ -128,3 +128,18 @@ hist_shown_state (const hist_app_t *a, int64_t mtime_ms, const hist_here_t *h,
               a->host ? ", driver on " : "", a->host ? a->host : "");
     return "FAILED";
 }
+
+const char *
+hist_shown_state_in (const hist_app_t *a, const hist_dir_t *d,
+                     const hist_log_t *log, const hist_here_t *h, char *reason,
+                     size_t size)
+{
+    const char *next = a->state ? NULL : hist_dir_next_driver (d, log->id);
+    if (!next)
+        return hist_shown_state (a, log->mtime_ms, h, reason, size);
+    snprintf (reason, size,
+              "its driver was lost: driver %lu resumed the application (its "
+              "log: %s)",
+              hist_driver_epoch (next), next);
+    return "FAILED";
+}

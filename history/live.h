@@ -10,6 +10,10 @@
     - its driver elsewhere, or no app_start yet: RUNNING while the log's
       newest file changed less than stale_ms ago, else FAILED, "the log
       ended without app_end (no event for over D)".
+    Before both: a later driver's log of the application beside it (the
+    application was resumed, scan.h's hist_dir_next_driver): FAILED,
+    "its driver was lost: driver N resumed the application (its log:
+    STEM)", whatever its pid or age.
 */
 #ifndef HEARTH_HISTORY_LIVE_H
 #define HEARTH_HISTORY_LIVE_H
@@ -19,6 +23,7 @@
 #include <stdint.h>
 
 #include "history/appsum.h"
+#include "history/scan.h"
 
 typedef struct {
     char host[256];   /* this host's name */
@@ -40,5 +45,11 @@ bool hist_pid_alive (const hist_here_t *h, int64_t pid, int64_t before_ms);
    the rule above.  mtime_ms: the log's newest file's. */
 const char *hist_shown_state (const hist_app_t *a, int64_t mtime_ms,
                               const hist_here_t *h, char *reason, size_t size);
+
+/* The same for a, the summary of log, one of d's: with the rule of a
+   resumed application's earlier drivers first. */
+const char *hist_shown_state_in (const hist_app_t *a, const hist_dir_t *d,
+                                 const hist_log_t *log, const hist_here_t *h,
+                                 char *reason, size_t size);
 
 #endif

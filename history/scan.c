@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +198,78 @@ hist_dir_find (const hist_dir_t *d, const char *id)
 {
     hist_log_t key = {.id = (char *) id};
     return d->n ? bsearch (&key, d->logs, d->n, sizeof key, s_by_id) : NULL;
+}
+
+/* ---- the logs of a resumed application's drivers ------------------------ */
+
+/* The driver epoch of stem id (N of APP_ID.driverN; 1 for any other
+   stem) and the length of its APP_ID. */
+static unsigned long
+s_epoch (const char *id, size_t *app_len)
+{
+    static const char tag[] = ".driver";
+    const char *t = strstr (id, tag), *last = NULL;
+    for (; t; t = strstr (t + 1, tag))
+        last = t;
+    *app_len = strlen (id);
+    if (!last || last == id)
+        return 1;
+    const char *n = last + sizeof tag - 1;
+    char *end;
+    if (*n < '1' || *n > '9')
+        return 1;
+    unsigned long epoch = strtoul (n, &end, 10);
+    if (*end || epoch < 2 || epoch >= s_max_file_no)
+        return 1;
+    *app_len = (size_t) (last - id);
+    return epoch;
+}
+
+/* The stem of the log in d of id's application whose epoch is the
+   nearest above id's (next) or below it, or NULL. */
+static const char *
+s_driver_log (const hist_dir_t *d, const char *id, bool next)
+{
+    size_t len, n_len;
+    unsigned long mine = s_epoch (id, &len), best = next ? ULONG_MAX : 0;
+    const char *found = NULL;
+    size_t lo = 0, hi = d->n; /* the first log not before the APP_ID */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strncmp (d->logs[mid].id, id, len) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < d->n && strncmp (d->logs[i].id, id, len) == 0;
+         i++) {
+        unsigned long e = s_epoch (d->logs[i].id, &n_len);
+        if (n_len == len
+            && (next ? e > mine && e < best : e < mine && e > best)) {
+            best = e;
+            found = d->logs[i].id;
+        }
+    }
+    return found;
+}
+
+unsigned long
+hist_driver_epoch (const char *id)
+{
+    size_t len;
+    return s_epoch (id, &len);
+}
+
+const char *
+hist_dir_next_driver (const hist_dir_t *d, const char *id)
+{
+    return s_driver_log (d, id, true);
+}
+
+const char *
+hist_dir_prev_driver (const hist_dir_t *d, const char *id)
+{
+    return s_driver_log (d, id, false);
 }
 
 /* ---- reading ------------------------------------------------------------- */

@@ -2,8 +2,10 @@
 
     A log is the files DIR/STEM.events, DIR/STEM.events.1, .2 ... (the
     writer rolls into them in that order, docs/event-log.md); STEM is the
-    application's id.  Other names, and names beginning with a dot (the
-    index's directory), are not logs and are skipped.
+    application's id, or APP_ID.driverN for the log of a driver that
+    resumed the application (its epoch N, from 2).  Other names, and
+    names beginning with a dot (the index's directory), are not logs and
+    are skipped.
 */
 #ifndef HEARTH_HISTORY_SCAN_H
 #define HEARTH_HISTORY_SCAN_H
@@ -46,6 +48,19 @@ void hist_dir_release (hist_dir_t *d);
 
 /* The log of id in d (borrowed), or NULL. */
 const hist_log_t *hist_dir_find (const hist_dir_t *d, const char *id);
+
+/* A driver that resumed an application writes its own log,
+   APP_ID.driverN.events (N its driver epoch, from 2), beside its earlier
+   drivers' (APP_ID.events for the first; docs/event-log.md).  The stem of
+   the log in d of the driver that took over from the one whose log is
+   id (the next epoch there), or of the one it took over from (the
+   previous): borrowed from d, or NULL when d has none. */
+const char *hist_dir_next_driver (const hist_dir_t *d, const char *id);
+const char *hist_dir_prev_driver (const hist_dir_t *d, const char *id);
+
+/* The driver epoch of the log of stem id: N for APP_ID.driverN, 1 for
+   any other stem. */
+unsigned long hist_driver_epoch (const char *id);
 
 /* The name's stem and file number when name is a log file's name: true,
  *stem_len and *no; else false. */

@@ -104,7 +104,7 @@ check "... silently" test ! -s "$T/herr"
 rm "$T/ev/.hearth-history"
 # a damaged index: not trusted, rewritten
 hist --dir "$T/ev" && cp "$T/hout" "$T/good"
-printf '{"hearth_history_index":1}\n{"id":"%s","files":[["%s.events",1,1,1]],"app":{"id":"x"}}\ngarbage\n' \
+printf '{"hearth_history_index":2}\n{"id":"%s","files":[["%s.events",1,1,1]],"app":{"id":"x"}}\ngarbage\n' \
   "$ID" "$ID" >"$T/ev/.hearth-history/index"
 hist --dir "$T/ev"
 check "a damaged index: the same listing" same "$T/good" "$T/hout"

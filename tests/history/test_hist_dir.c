@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "history/appview.h"
 #include "history/index.h"
 #include "history/list.h"
 #include "history/live.h"
@@ -334,7 +335,7 @@ test_index_file (void **state)
     mkdir (idir, 0755);
     snprintf (path, sizeof path, "%s/%s", idir, HIST_INDEX_FILE);
     FILE *f = fopen (path, "w");
-    fputs ("{\"hearth_history_index\":1}\n{\"id\":\"app-a\",\"files\":[[\"app-"
+    fputs ("{\"hearth_history_index\":2}\n{\"id\":\"app-a\",\"files\":[[\"app-"
            "a.events\",1,2,3]],\"app\":{\"id\":\"app-a\"}}\nnot json\n",
            f);
     fclose (f);
@@ -476,6 +477,162 @@ test_since (void **state)
     }
 }
 
+/* A resumed driver's log (app_resumed): "(resumed)" beside its state in
+   the listing, the STATE column as wide as it needs; the same when the
+   index serves the summaries. */
+static void
+test_resumed_listing (void **state)
+{
+    (void) state;
+    s_log ("app-plain", "etl", 1796700000000LL, "FINISHED", 1);
+    s_write ("app-res.events",
+             "{\"event\":\"log_start\",\"time_ms\":1796700060000,"
+             "\"format\":2,\"app_id\":\"app-res\",\"name\":\"etl\","
+             "\"user\":\"u\"}\n"
+             "{\"event\":\"app_resumed\",\"time_ms\":1796700060001,"
+             "\"app\":\"app-res\",\"outputs\":7}\n"
+             "{\"event\":\"app_end\",\"time_ms\":1796700061000,\"state\":"
+             "\"FINISHED\",\"reason\":\"r\"}\n");
+    static const char want[] =
+        "ID        NAME USER STATE              START                "
+        "DURATION CORES   TASKS FAILED REASON\n"
+        "app-res   etl  u    FINISHED (resumed) 2026-12-08T03:21:00Z 1.0s    "
+        "     0       0      0 r\n"
+        "app-plain etl  u    FINISHED           2026-12-08T03:20:00Z 5.0s    "
+        "     0       0      0 r\n";
+    for (int pass = 0; pass < 2; pass++) { /* read, then from the index */
+        hist_list_opts_t o = {.since_ms = -1};
+        int status;
+        char *out;
+        s_listing (&o, &status, &out);
+        assert_int_equal (status, 0);
+        assert_string_equal (out, want);
+        free (out);
+    }
+    hist_list_opts_t o = {.since_ms = -1, .json = true};
+    int status;
+    char *out;
+    s_listing (&o, &status, &out);
+    cJSON *doc = cJSON_Parse (out);
+    const cJSON *apps = cJSON_GetObjectItem (doc, "applications");
+    const cJSON *res = cJSON_GetArrayItem (apps, 0),
+                *plain = cJSON_GetArrayItem (apps, 1);
+    assert_true (cJSON_IsTrue (cJSON_GetObjectItem (res, "resumed")));
+    assert_int_equal (cJSON_GetObjectItem (res, "resumed_outputs")->valueint,
+                      7);
+    assert_true (cJSON_IsFalse (cJSON_GetObjectItem (plain, "resumed")));
+    assert_true (cJSON_IsNull (cJSON_GetObjectItem (plain, "resumed_outputs")));
+    cJSON_Delete (doc);
+    free (out);
+}
+
+/* The line of out that begins with id and a space (a new string). */
+static char *
+s_row (const char *out, const char *id)
+{
+    size_t n = strlen (id);
+    for (const char *p = out; p && *p;
+         p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+        if (strncmp (p, id, n) == 0 && p[n] == ' ')
+            return strndup (p, strcspn (p, "\n"));
+    fail_msg ("no row %s in %s", id, out);
+    return NULL;
+}
+
+/* A resumed application's drivers' logs (APP_ID.events, then
+   APP_ID.driverN.events): a log without app_end that a later driver's
+   follows is FAILED, naming the next driver's log, whatever its pid; a
+   log with app_end keeps it; a stem that only begins like the id is
+   another application. */
+static void
+test_driver_logs (void **state)
+{
+    (void) state;
+    static const struct {
+        const char *id;      /* a stem */
+        unsigned long epoch; /* its driver epoch */
+    } epochs[] = {{"app-r", 1},           {"app-r.driver2", 2},
+                  {"app-r.driver17", 17}, {"app-r.driver1", 1},
+                  {"app-r.driver02", 1},  {"app-r.driver2x", 1},
+                  {"app-r.driver", 1}};
+    for (size_t i = 0; i < sizeof epochs / sizeof epochs[0]; i++)
+        assert_int_equal (hist_driver_epoch (epochs[i].id), epochs[i].epoch);
+    int64_t pid = (int64_t) getpid (); /* alive: RUNNING but for the rule */
+    struct timeval tv;
+    gettimeofday (&tv, NULL);
+    int64_t now = (int64_t) tv.tv_sec * 1000 + tv.tv_usec / 1000;
+    s_log ("app-r", "etl", now, NULL, pid);
+    s_log ("app-r.driver2", "etl", now, NULL, pid);
+    s_log ("app-r.driver3", "etl", now, "FINISHED", pid);
+    s_log ("app-rx", "other", now, NULL, pid);
+    s_log ("app-q", "q", now, "FAILED", 1);
+    s_log ("app-q.driver2", "q", now, NULL, pid);
+    hist_dir_t d;
+    hearth_error_t err;
+    assert_int_equal (hist_dir_scan (s_dir, &d, &err), 0);
+    assert_string_equal (hist_dir_next_driver (&d, "app-r"), "app-r.driver2");
+    assert_string_equal (hist_dir_next_driver (&d, "app-r.driver2"),
+                         "app-r.driver3");
+    assert_null (hist_dir_next_driver (&d, "app-r.driver3"));
+    assert_null (hist_dir_next_driver (&d, "app-rx"));
+    assert_string_equal (hist_dir_prev_driver (&d, "app-r.driver3"),
+                         "app-r.driver2");
+    assert_string_equal (hist_dir_prev_driver (&d, "app-r.driver2"), "app-r");
+    assert_null (hist_dir_prev_driver (&d, "app-r"));
+    hist_dir_release (&d);
+    hist_list_opts_t o = {.since_ms = -1};
+    int status;
+    char *out, *row;
+    s_listing (&o, &status, &out);
+    assert_int_equal (status, 0);
+    row = s_row (out, "app-r");
+    assert_contains (row, " FAILED ");
+    assert_contains (row, "its driver was lost: driver 2 resumed the "
+                          "application (its log: app-r.driver2)");
+    free (row);
+    row = s_row (out, "app-r.driver2");
+    assert_contains (row, "driver 3 resumed the application (its log: "
+                          "app-r.driver3)");
+    free (row);
+    row = s_row (out, "app-r.driver3");
+    assert_contains (row, " FINISHED ");
+    free (row);
+    row = s_row (out, "app-rx");
+    assert_contains (row, " RUNNING ");
+    free (row);
+    row = s_row (out, "app-q"); /* its app_end's */
+    assert_contains (row, " FAILED ");
+    assert_contains (row, " r");
+    assert_null (strstr (row, "resumed"));
+    free (row);
+    row = s_row (out, "app-q.driver2");
+    assert_contains (row, " RUNNING ");
+    free (row);
+    free (out);
+    /* one application's summary: the same state, the other logs named */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream (&text, &len);
+    assert_int_equal (
+        hist_appview (s_dir, "app-r", false, 3, 3600000, f, stderr), 0);
+    fclose (f);
+    assert_contains (text,
+                     "  state    FAILED: its driver was lost: driver 2 "
+                     "resumed the application (its log: app-r.driver2)\n");
+    free (text);
+    f = open_memstream (&text, &len);
+    assert_int_equal (
+        hist_appview (s_dir, "app-r.driver3", true, 3, 3600000, f, stderr), 0);
+    fclose (f);
+    cJSON *doc = cJSON_Parse (text);
+    assert_int_equal (cJSON_GetObjectItem (doc, "driver_epoch")->valueint, 3);
+    assert_string_equal (cJSON_GetObjectItem (doc, "earlier_log")->valuestring,
+                         "app-r.driver2");
+    assert_true (cJSON_IsNull (cJSON_GetObjectItem (doc, "later_log")));
+    cJSON_Delete (doc);
+    free (text);
+}
+
 static void
 test_live (void **state)
 {
@@ -537,6 +694,9 @@ main (void)
         cmocka_unit_test_setup_teardown (test_index_file, s_setup, s_teardown),
         cmocka_unit_test_setup_teardown (test_filters_and_order, s_setup,
                                          s_teardown),
+        cmocka_unit_test_setup_teardown (test_resumed_listing, s_setup,
+                                         s_teardown),
+        cmocka_unit_test_setup_teardown (test_driver_logs, s_setup, s_teardown),
         cmocka_unit_test (test_since),
         cmocka_unit_test (test_live),
     };

@@ -303,6 +303,20 @@ test_missing (void **state)
     cJSON_Delete (doc);
 }
 
+/* A new directory sub of s_dir (its path into dir) and the log of id
+   in it, open for writing. */
+static FILE *
+s_new_log (const char *sub, const char *id, char *dir, size_t size)
+{
+    char path[400];
+    snprintf (dir, size, "%s/%s", s_dir, sub);
+    assert_int_equal (mkdir (dir, 0700), 0);
+    snprintf (path, sizeof path, "%s/%s.events", dir, id);
+    FILE *f = fopen (path, "w");
+    assert_non_null (f);
+    return f;
+}
+
 /* A log of more attempts than the timeline draws: the last 5,000, the
    note says how many earlier ones are not drawn, the axis starts at the
    first drawn; each attempt on its executor's one core lane, as it ran
@@ -311,12 +325,8 @@ static void
 test_timeline_cut (void **state)
 {
     (void) state;
-    char dir[300], path[400];
-    snprintf (dir, sizeof dir, "%s/big", s_dir);
-    assert_int_equal (mkdir (dir, 0700), 0);
-    snprintf (path, sizeof path, "%s/app-20261201093200-0003.events", dir);
-    FILE *f = fopen (path, "w");
-    assert_non_null (f);
+    char dir[300];
+    FILE *f = s_new_log ("big", "app-20261201093200-0003", dir, sizeof dir);
     fprintf (f,
              "{\"event\":\"log_start\",\"time_ms\":%lld,\"format\":2,"
              "\"app_id\":\"app-20261201093200-0003\",\"name\":\"big\"}\n"
@@ -351,6 +361,82 @@ test_timeline_cut (void **state)
     cJSON_Delete (doc);
 }
 
+/* A resumed driver's log: the listing's document says resumed, the
+   summary's too, and the page shows the skipped stage SKIPPED. */
+static void
+test_resumed (void **state)
+{
+    (void) state;
+    char dir[300];
+    FILE *f = s_new_log ("resumed", "app-r", dir, sizeof dir);
+    fprintf (
+        f,
+        "{\"event\":\"log_start\",\"time_ms\":%lld,\"format\":2,"
+        "\"app_id\":\"app-r\",\"name\":\"etl\"}\n"
+        "{\"event\":\"app_resumed\",\"time_ms\":%lld,\"app\":\"app-r\","
+        "\"outputs\":12}\n"
+        "{\"event\":\"job_start\",\"time_ms\":%lld,\"job\":1,\"name\":"
+        "\"etl\",\"stages\":2}\n"
+        "{\"event\":\"stage_start\",\"time_ms\":%lld,\"job\":1,\"stage\":1,"
+        "\"name\":\"map-stage\",\"attempt\":0,\"tasks\":8,\"cached\":8}\n"
+        "{\"event\":\"stage_end\",\"time_ms\":%lld,\"job\":1,\"stage\":1,"
+        "\"name\":\"map-stage\",\"state\":\"SUCCEEDED\",\"attempt\":0,"
+        "\"tasks\":8,\"finished\":8,\"failed_attempts\":0}\n"
+        "{\"event\":\"stage_skipped\",\"time_ms\":%lld,\"job\":1,\"stage\":"
+        "1,\"name\":\"map-stage\",\"tasks\":8,\"reason\":\"held <still>\"}\n"
+        "{\"event\":\"stage_start\",\"time_ms\":%lld,\"job\":1,\"stage\":2,"
+        "\"name\":\"sum-stage\",\"attempt\":0,\"tasks\":0}\n"
+        "{\"event\":\"stage_end\",\"time_ms\":%lld,\"job\":1,\"stage\":2,"
+        "\"name\":\"sum-stage\",\"state\":\"SUCCEEDED\",\"attempt\":0,"
+        "\"tasks\":0,\"finished\":0,\"failed_attempts\":0}\n"
+        "{\"event\":\"app_end\",\"time_ms\":%lld,\"state\":\"FINISHED\","
+        "\"reason\":\"its driver finished\"}\n",
+        T0, T0 + 1, T0 + 2, T0 + 2, T0 + 2, T0 + 2, T0 + 3, T0 + 4, T0 + 5);
+    assert_int_equal (fclose (f), 0);
+    hist_list_opts_t o = {
+        .dir = dir, .since_ms = -1, .stale_ms = 3600000, .no_index = true};
+    int status;
+    cJSON *list = hist_list_json (&o, stderr, &status);
+    assert_non_null (list);
+    const cJSON *row =
+        cJSON_GetArrayItem (cJSON_GetObjectItem (list, "applications"), 0);
+    assert_true (cJSON_IsTrue (cJSON_GetObjectItem (row, "resumed")));
+    assert_int_equal (cJSON_GetObjectItem (row, "resumed_outputs")->valueint,
+                      12);
+    assert_string_equal (cJSON_GetObjectItem (row, "state")->valuestring,
+                         "FINISHED");
+    cJSON_Delete (list);
+    hearth_error_t err;
+    bool missing;
+    cJSON *doc = hist_appview_doc (dir, "app-r", 10, 0, NULL, &missing, &err);
+    if (!doc)
+        fail_msg ("%s", err.text);
+    assert_true (cJSON_IsTrue (cJSON_GetObjectItem (doc, "resumed")));
+    assert_int_equal (cJSON_GetObjectItem (doc, "resumed_outputs")->valueint,
+                      12);
+    assert_int_equal (cJSON_GetObjectItem (doc, "stages_skipped")->valueint, 1);
+    const cJSON *st = cJSON_GetObjectItem (doc, "stages");
+    const cJSON *s1 = cJSON_GetArrayItem (st, 0),
+                *s2 = cJSON_GetArrayItem (st, 1);
+    assert_string_equal (cJSON_GetObjectItem (s1, "state")->valuestring,
+                         "SKIPPED");
+    assert_string_equal (cJSON_GetObjectItem (s1, "skip_reason")->valuestring,
+                         "held <still>");
+    assert_false (cJSON_IsTrue (cJSON_GetObjectItem (s2, "skipped")));
+    assert_true (cJSON_IsNull (cJSON_GetObjectItem (s2, "skip_reason")));
+    int code = 0;
+    char *page = hearth_page_history_app (doc, NULL, &code);
+    assert_non_null (page);
+    assert_int_equal (code, 200);
+    assert_contains (page, "<td>map-stage</td><td><span "
+                           "class=\"st-SKIPPED\">SKIPPED</span></td>"
+                           "<td>8</td><td>8</td><td>0</td>");
+    assert_contains (page, "<td>sum-stage</td><td><span "
+                           "class=\"st-SUCCEEDED\">SUCCEEDED</span></td>");
+    free (page);
+    cJSON_Delete (doc);
+}
+
 int
 main (void)
 {
@@ -361,6 +447,7 @@ main (void)
         cmocka_unit_test (test_app),
         cmocka_unit_test (test_missing),
         cmocka_unit_test (test_timeline_cut),
+        cmocka_unit_test (test_resumed),
     };
     return cmocka_run_group_tests (tests, s_setup, s_teardown);
 }

@@ -18,6 +18,8 @@
 #include <cjson/cJSON.h>
 
 #include "history/appsum.h"
+#include "history/apptext.h"
+#include "history/appview.h"
 #include "history/detail.h"
 #include "history/evline.h"
 #include "tests/unit/testutil.h"
@@ -511,6 +513,258 @@ test_detail_new_fields (void **state)
     hist_detail_destroy (&d);
 }
 
+/* A resumed driver's log (docs/event-log.md): app_resumed; stage 1
+   skipped (stage_skipped before its stage_start), stage 2 (after its
+   stage_end), stage 3 partly reused (cached 3, 2 run), stage 4 skipped
+   then run again (attempt 1); an unknown kind among them. */
+static const char *const s_resumed_log[] = {
+    "{\"event\":\"log_start\",\"time_ms\":1796700000000,\"format\":2,\""
+    "app_id\":\"app-r\",\"name\":\"etl\",\"user\":\"bob\",\"settings\":"
+    "{\"master\":\"tcp://m:7077\",\"resume\":\"app-r\"}}",
+    "{\"event\":\"app_start\",\"time_ms\":1796700000100,\"app_id\":\"ap"
+    "p-r\",\"master\":\"tcp://m:7077\",\"pid\":4242,\"host\":\"h1\"}",
+    "{\"event\":\"app_resumed\",\"time_ms\":1796700000200,\"app\":\"app"
+    "-r\",\"outputs\":1234}",
+    "{\"event\":\"job_start\",\"time_ms\":1796700000300,\"job\":1,\"nam"
+    "e\":\"etl\",\"stages\":3}",
+    "{\"event\":\"stage_skipped\",\"time_ms\":1796700000300,\"job\":1,"
+    "\"stage\":1,\"name\":\"map\",\"tasks\":8,\"reason\":\"its outputs "
+    "were recorded by an earlier driver of the application and are stil"
+    "l held\"}",
+    "{\"event\":\"stage_start\",\"time_ms\":1796700000300,\"job\":1,\"s"
+    "tage\":1,\"name\":\"map\",\"attempt\":0,\"tasks\":8,\"cached\":8}",
+    "{\"event\":\"stage_end\",\"time_ms\":1796700000300,\"job\":1,\"sta"
+    "ge\":1,\"name\":\"map\",\"state\":\"SUCCEEDED\",\"attempt\":0,\"ta"
+    "sks\":8,\"finished\":8,\"failed_attempts\":0}",
+    "{\"event\":\"stage_start\",\"time_ms\":1796700000300,\"job\":1,\"s"
+    "tage\":2,\"name\":\"sort\",\"attempt\":0,\"tasks\":4,\"cached\":4}",
+    "{\"event\":\"stage_end\",\"time_ms\":1796700000300,\"job\":1,\"sta"
+    "ge\":2,\"name\":\"sort\",\"state\":\"SUCCEEDED\",\"attempt\":0,\"t"
+    "asks\":4,\"finished\":4,\"failed_attempts\":0}",
+    "{\"event\":\"stage_skipped\",\"time_ms\":1796700000300,\"job\":1,"
+    "\"stage\":2,\"name\":\"sort\",\"tasks\":4,\"reason\":\"kept by dri"
+    "ver 1\"}",
+    "{\"event\":\"stage_start\",\"time_ms\":1796700000300,\"job\":1,\"s"
+    "tage\":3,\"name\":\"reduce\",\"attempt\":0,\"tasks\":2,\"cached\":"
+    "3}",
+    "{\"event\":\"shiny_new\",\"time_ms\":1796700000350,\"stage\":3,\"s"
+    "tate\":\"WHATEVER\"}",
+    "{\"event\":\"executor_added\",\"time_ms\":1796700000400,\"executor"
+    "\":0,\"host\":\"h1\",\"cores\":2,\"memory_mb\":1024,\"worker\":\"w"
+    "-1\"}",
+    "{\"event\":\"task_start\",\"time_ms\":1796700000400,\"stage\":3,\""
+    "index\":3,\"attempt\":0,\"executor\":0}",
+    "{\"event\":\"task_start\",\"time_ms\":1796700000400,\"stage\":3,\""
+    "index\":4,\"attempt\":0,\"executor\":0}",
+    "{\"event\":\"task_end\",\"time_ms\":1796700000410,\"stage\":3,\"in"
+    "dex\":3,\"attempt\":0,\"executor\":0,\"run_us\":1000}",
+    "{\"event\":\"task_end\",\"time_ms\":1796700000430,\"stage\":3,\"in"
+    "dex\":4,\"attempt\":0,\"executor\":0,\"run_us\":3000}",
+    "{\"event\":\"stage_end\",\"time_ms\":1796700000430,\"job\":1,\"sta"
+    "ge\":3,\"name\":\"reduce\",\"state\":\"SUCCEEDED\",\"attempt\":0,"
+    "\"tasks\":2,\"finished\":2,\"failed_attempts\":0}",
+    "{\"event\":\"job_end\",\"time_ms\":1796700000430,\"job\":1,\"name"
+    "\":\"etl\",\"state\":\"SUCCEEDED\",\"error\":null}",
+    "{\"event\":\"job_start\",\"time_ms\":1796700000500,\"job\":2,\"nam"
+    "e\":\"again\",\"stages\":1}",
+    "{\"event\":\"stage_skipped\",\"time_ms\":1796700000500,\"job\":2,"
+    "\"stage\":4,\"name\":\"map2\",\"tasks\":2,\"reason\":\"its outputs"
+    " were recorded by an earlier driver of the application and are sti"
+    "ll held\"}",
+    "{\"event\":\"stage_start\",\"time_ms\":1796700000500,\"job\":2,\"s"
+    "tage\":4,\"name\":\"map2\",\"attempt\":0,\"tasks\":2,\"cached\":2}",
+    "{\"event\":\"stage_end\",\"time_ms\":1796700000500,\"job\":2,\"sta"
+    "ge\":4,\"name\":\"map2\",\"state\":\"SUCCEEDED\",\"attempt\":0,\"t"
+    "asks\":2,\"finished\":2,\"failed_attempts\":0}",
+    "{\"event\":\"stage_start\",\"time_ms\":1796700000600,\"job\":2,\"s"
+    "tage\":4,\"name\":\"map2\",\"attempt\":1,\"tasks\":1}",
+    "{\"event\":\"task_start\",\"time_ms\":1796700000600,\"stage\":4,\""
+    "index\":0,\"attempt\":0,\"executor\":0}",
+    "{\"event\":\"task_end\",\"time_ms\":1796700000620,\"stage\":4,\"in"
+    "dex\":0,\"attempt\":0,\"executor\":0,\"run_us\":2000}",
+    "{\"event\":\"stage_end\",\"time_ms\":1796700000620,\"job\":2,\"sta"
+    "ge\":4,\"name\":\"map2\",\"state\":\"SUCCEEDED\",\"attempt\":1,\"t"
+    "asks\":1,\"finished\":1,\"failed_attempts\":0}",
+    "{\"event\":\"job_end\",\"time_ms\":1796700000620,\"job\":2,\"name"
+    "\":\"again\",\"state\":\"SUCCEEDED\",\"error\":null}",
+    "{\"event\":\"executor_removed\",\"time_ms\":1796700000700,\"execut"
+    "or\":0,\"reason\":\"the application is over\",\"tasks_lost\":0,\"c"
+    "ores\":2,\"memory_mb\":1024,\"peak_rss_bytes\":104857600,\"lifetim"
+    "e_ms\":300}",
+    "{\"event\":\"app_end\",\"time_ms\":1796700000700,\"state\":\"FINIS"
+    "HED\",\"reason\":\"its driver finished\",\"duration_ms\":600,\"tas"
+    "ks_succeeded\":3,\"tasks_failed\":0,\"executors\":1,\"core_ms_rese"
+    "rved\":600,\"core_ms_used\":6}",
+};
+#define N_RESUMED (sizeof s_resumed_log / sizeof s_resumed_log[0])
+
+/* What `hearth-history --dir DIR app-r` prints for it. */
+static const char s_resumed_text[] =
+    "APPLICATION app-r  etl  user bob\n"
+    "  state    FINISHED: its driver finished\n"
+    "  resumed  1234 outputs of earlier drivers given back, 3 stages "
+    "skipped\n"
+    "  master   tcp://m:7077  driver pid 4242 on h1\n"
+    "  started  2026-12-08T03:20:00Z  ended 2026-12-08T03:20:00Z  duration "
+    "700ms\n"
+    "  cores    2 at most at once (2 added in all)\n"
+    "\n"
+    "SETTINGS\n"
+    "  master                 tcp://m:7077\n"
+    "\n"
+    "TASKS\n"
+    "  3 succeeded, 0 failed attempts, 3 attempts started\n"
+    "  run time of successful attempts (p50 p95 max): 2.0ms 3.0ms 3.0ms\n"
+    "\n"
+    "ACCOUNTING\n"
+    "  core-seconds: 0.600 reserved (from app_end), 0.006 used (from "
+    "app_end): 1.0% used\n"
+    "  memory: 1024 MiB reserved, 100.0 MiB peak (1 executors with a "
+    "figure): 9.8%\n"
+    "\n"
+    "JOBS\n"
+    "  JOB  NAME                 STAGES STATE      DURATION ERROR\n"
+    "  1    etl                  3      SUCCEEDED  130ms    -\n"
+    "  2    again                1      SUCCEEDED  120ms    -\n"
+    "\n"
+    "STAGES\n"
+    "  STAGE JOB  NAME             STATE       TASKS CACHED     OK FAILED "
+    "KILLED  LOST  SPEC RUNS  RUN p50 p95 max   LOCALITY\n"
+    "  1     1    map              SKIPPED         8      8      0      0 "
+    "     0     0     0    1  -                 -\n"
+    "  2     1    sort             SKIPPED         4      4      0      0 "
+    "     0     0     0    1  -                 -\n"
+    "  3     1    reduce           SUCCEEDED       2      3      2      0 "
+    "     0     0     0    1  1.0ms 3.0ms 3.0ms  -\n"
+    "  4     2    map2             SUCCEEDED       2      2      1      0 "
+    "     0     0     0    2  2.0ms 2.0ms 2.0ms  -\n"
+    "  stage 1 (map) skipped: its outputs were recorded by an earlier "
+    "driver of the application and are still held\n"
+    "  stage 2 (sort) skipped: kept by driver 1\n"
+    "  stage 4 (map2) skipped: its outputs were recorded by an earlier "
+    "driver of the application and are still held; run again later (1 "
+    "attempt)\n"
+    "\n"
+    "SLOWEST ATTEMPTS\n"
+    "  STAGE TASK    ATTEMPT EXECUTOR RUN       STATE     OUTCOME\n"
+    "  3     4       0       0        3.0ms     FINISHED  accepted\n"
+    "  4     0       0       0        2.0ms     FINISHED  accepted\n"
+    "  3     3       0       0        1.0ms     FINISHED  accepted\n"
+    "\n"
+    "FAILURES\n"
+    "  none\n"
+    "\n"
+    "EXECUTORS\n"
+    "  ID   HOST             CORES  MEMORY      PEAK   RATIO LIFETIME  TASKS "
+    "WORKER EXIT REASON\n"
+    "  0    h1                   2   1024M    100.0M    9.8% 300ms         3 "
+    "w-1    the application is over\n";
+
+/* The summary text of a detail, as hist_appview prints it (a new string,
+   caller frees). */
+static char *
+s_text (hist_detail_t *d)
+{
+    const hist_app_t *a = hist_detail_app (d);
+    cJSON *doc = hist_appview_json (d, a->state, a->reason, 0);
+    assert_non_null (doc);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream (&text, &len);
+    assert_non_null (out);
+    hist_apptext (out, doc);
+    fclose (out);
+    cJSON_Delete (doc);
+    return text;
+}
+
+static void
+test_resumed (void **state)
+{
+    (void) state;
+    hist_line_t l;
+    const char *t = s_resumed_log[2];
+    assert_int_equal (hist_line_parse (t, strlen (t), &l), 0);
+    assert_int_equal (l.kind, HIST_EV_APP_RESUMED);
+    t = s_resumed_log[4];
+    assert_int_equal (hist_line_parse (t, strlen (t), &l), 0);
+    assert_int_equal (l.kind, HIST_EV_STAGE_SKIPPED);
+    /* the listing's summary and its index form; not resumed: -1 */
+    hist_app_t *a = hist_app_new ("app-r");
+    for (size_t i = 0; i < N_RESUMED; i++)
+        assert_int_equal (hist_app_feed (a, s_resumed_log[i],
+                                         strlen (s_resumed_log[i]), i == 0),
+                          0);
+    assert_int_equal (a->resumed, 1234);
+    assert_int_equal (a->bad_lines, 0); /* the unknown kind: not bad */
+    cJSON *o = hist_app_to_json (a);
+    hist_app_t *b = hist_app_from_json (o);
+    assert_non_null (b);
+    assert_int_equal (b->resumed, 1234);
+    cJSON_Delete (o);
+    hist_app_destroy (&b);
+    hist_app_destroy (&a);
+    a = s_fed (N_EXAMPLE);
+    assert_int_equal (a->resumed, -1);
+    o = hist_app_to_json (a);
+    b = hist_app_from_json (o);
+    assert_int_equal (b->resumed, -1);
+    cJSON_Delete (o);
+    hist_app_destroy (&b);
+    hist_app_destroy (&a);
+    /* the stages, whatever the order of stage_skipped and its stage's
+       stage_start and stage_end */
+    hist_detail_t *d = hist_detail_new ("app-r", 10);
+    for (size_t i = 0; i < N_RESUMED; i++)
+        assert_int_equal (hist_detail_feed (d, s_resumed_log[i],
+                                            strlen (s_resumed_log[i]), i == 0),
+                          0);
+    assert_int_equal (hist_detail_finish (d), 0);
+    size_t n;
+    const hist_stage_t *st = hist_detail_stages (d, &n);
+    assert_true (n > 4);
+    assert_true (st[1].skipped && st[2].skipped && !st[3].skipped
+                 && st[4].skipped);
+    assert_string_equal (st[2].skip_reason, "kept by driver 1");
+    assert_int_equal (st[2].cached, 4);
+    assert_int_equal (st[4].runs, 2);
+    /* the text: exactly */
+    char *text = s_text (d);
+    assert_string_equal (text, s_resumed_text);
+    free (text);
+    hist_detail_destroy (&d);
+    /* an application not resumed: no such line, no such note */
+    d = s_detail (s_example, N_EXAMPLE, 3);
+    text = s_text (d);
+    assert_null (strstr (text, "resumed"));
+    assert_null (strstr (text, "SKIPPED"));
+    assert_null (strstr (text, "skipped"));
+    free (text);
+    hist_detail_destroy (&d);
+}
+
+/* A log cut right after a stage_skipped (no stage_start nor stage_end
+   yet): the stage is SKIPPED, its tasks all cached. */
+static void
+test_skipped_cut (void **state)
+{
+    (void) state;
+    hist_detail_t *d = s_detail (s_resumed_log, 5, 10);
+    const hist_app_t *a = hist_detail_app (d);
+    cJSON *doc = hist_appview_json (d, "RUNNING", "", 0);
+    assert_non_null (doc);
+    assert_true (cJSON_IsTrue (cJSON_GetObjectItem (doc, "resumed")));
+    assert_int_equal (a->resumed, 1234);
+    const cJSON *s =
+        cJSON_GetArrayItem (cJSON_GetObjectItem (doc, "stages"), 0);
+    assert_string_equal (cJSON_GetObjectItem (s, "state")->valuestring,
+                         "SKIPPED");
+    assert_int_equal (cJSON_GetObjectItem (s, "tasks")->valueint, 8);
+    assert_int_equal (cJSON_GetObjectItem (s, "cached")->valueint, 8);
+    cJSON_Delete (doc);
+    hist_detail_destroy (&d);
+}
+
 int
 main (void)
 {
@@ -526,6 +780,8 @@ main (void)
         cmocka_unit_test (test_detail),
         cmocka_unit_test (test_format2_defaults),
         cmocka_unit_test (test_detail_new_fields),
+        cmocka_unit_test (test_resumed),
+        cmocka_unit_test (test_skipped_cut),
     };
     return cmocka_run_group_tests_name ("hist_parse", tests, NULL, NULL);
 }
