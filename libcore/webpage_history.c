@@ -107,7 +107,16 @@ s_app_row (FILE *out, const cJSON *a, const void *ctx)
     fputs ("</a></td>", out);
     hearth_html_cell (out, s_str (a, "name"));
     hearth_html_cell (out, s_str (a, "user"));
-    s_cell_state (out, a, "state");
+    if (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (a, "resumed"))) {
+        /* a driver took it over after its earlier one died (issue 39) */
+        fputs ("<td><span class=\"st-", out);
+        hearth_html_text (out, s_str (a, "state"));
+        fputs ("\">", out);
+        hearth_html_text (out, s_str (a, "state"));
+        fputs ("</span> (resumed)</td>", out);
+    }
+    else
+        s_cell_state (out, a, "state");
     s_cell_stamp (out, a, "start_ms");
     hearth_view_span (s_int (a, "duration_ms"), dur, sizeof dur);
     hearth_html_cell (out, dur);
@@ -233,6 +242,15 @@ s_app_summary (FILE *out, const cJSON *doc)
     snprintf (b, sizeof b, "%" PRId64, s_int (doc, "cores_added"));
     snprintf (line, sizeof line, "%s at most at once (%s added in all)", a, b);
     hearth_html_summary_item (out, "cores", line);
+    if (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (doc, "resumed"))) {
+        /* a driver that took over after its earlier one died (issue 39) */
+        snprintf (line, sizeof line,
+                  "%" PRId64 " outputs of earlier drivers reused, %" PRId64
+                  " stages skipped",
+                  s_int (doc, "resumed_outputs"),
+                  s_int (doc, "stages_skipped"));
+        hearth_html_summary_item (out, "resumed", line);
+    }
     hearth_html_summary_close (out);
     fputs ("<p id=\"reason\">", out);
     hearth_html_text (out, s_str (doc, "reason"));
@@ -321,7 +339,18 @@ s_stage_row (FILE *out, const cJSON *s, const void *ctx)
     s_cell_int (out, s, "stage");
     s_cell_int (out, s, "job");
     hearth_html_cell (out, s_str (s, "name"));
-    s_cell_state (out, s, "state");
+    const char *why = s_str (s, "skip_reason");
+    if (why) { /* a resumed driver's skipped stage: why, on hover */
+        fputs ("<td title=\"", out);
+        hearth_html_text (out, why);
+        fputs ("\"><span class=\"st-", out);
+        hearth_html_text (out, s_str (s, "state"));
+        fputs ("\">", out);
+        hearth_html_text (out, s_str (s, "state"));
+        fputs ("</span></td>", out);
+    }
+    else
+        s_cell_state (out, s, "state");
     static const char *const counts[] = {
         "tasks", "cached",      "accepted", "failed",          "killed",
         "lost",  "speculative", "runs",     "attempts_started"};

@@ -405,6 +405,13 @@ test_resumed (void **state)
                       12);
     assert_string_equal (cJSON_GetObjectItem (row, "state")->valuestring,
                          "FINISHED");
+    int lcode = 0;
+    char *lpage =
+        hearth_page_history_list (list, NULL, NULL, NULL, NULL, &lcode);
+    assert_non_null (lpage);
+    assert_contains (lpage, "<span class=\"st-FINISHED\">FINISHED</span> "
+                            "(resumed)</td>");
+    free (lpage);
     cJSON_Delete (list);
     hearth_error_t err;
     bool missing;
@@ -428,9 +435,13 @@ test_resumed (void **state)
     char *page = hearth_page_history_app (doc, NULL, &code);
     assert_non_null (page);
     assert_int_equal (code, 200);
-    assert_contains (page, "<td>map-stage</td><td><span "
+    /* the reason on hover (escaped), the summary saying the resumption */
+    assert_contains (page, "<td>map-stage</td><td title=\"held "
+                           "&lt;still&gt;\"><span "
                            "class=\"st-SKIPPED\">SKIPPED</span></td>"
                            "<td>8</td><td>8</td><td>0</td>");
+    assert_contains (page, "12 outputs of earlier drivers reused, 1 stages "
+                           "skipped");
     assert_contains (page, "<td>sum-stage</td><td><span "
                            "class=\"st-SUCCEEDED\">SUCCEEDED</span></td>");
     free (page);
