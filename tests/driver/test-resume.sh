@@ -24,6 +24,8 @@
 #     90 %: the master relaunches it each time, each relaunch resumes the
 #     application (driver epochs 2 and 3), and the output is exact with no
 #     finished task run again.
+#   - outputs lost: the worker holding more of the map outputs killed
+#     with the driver; the resumed driver makes them again, exact.
 #   - --resume of an application that is not RELAUNCHING (an unknown id,
 #     a FINISHED one) is refused with the reason, exit non-zero.
 . "$(dirname "$0")/../lib/cluster.sh"
@@ -203,6 +205,38 @@ check "... the output is exact" \
 check "... no map task ran again" each_once clu map 8
 check "... the output tasks committed before the second kill did not run again" \
   each_once clu out 3
+
+# ---- outputs lost with their worker ----------------------------------------
+# Killed at about 90 % with one of the two workers killed too (kill -9:
+# its map outputs are gone): the master gives back only what the live
+# worker holds, and the resumed driver makes the missing outputs again
+# (the map and count tasks whose outputs the dead worker held), exact.
+J=$(resume_job lost "$COUNT")
+drive lost
+check "lost: the three first part files are committed, the last task runs" \
+  wait_for 60 bash -c "[ \$(ls $T/result-lost 2>/dev/null | grep -c '^part-') -ge 3 ] && [ -e $T/runs-lost/out.3 ]"
+sleep 1
+APP=$(app_of "$T/lost.err")
+check "lost: the driver registered its application ($APP)" test -n "$APP"
+# the worker holding more of them goes
+n1=$(find "$T/w1/shuffle" -name '*.index' 2>/dev/null | wc -l)
+n2=$(find "$T/w2/shuffle" -name '*.index' 2>/dev/null | wc -l)
+if ((n1 > n2)); then victim=w1; else victim=w2; fi
+vpid=PID_$victim vid=ID_$victim
+check "lost: $victim holds map outputs ($n1 on w1, $n2 on w2)" \
+  test $((n1 > n2 ? n1 : n2)) -gt 0
+kill -9 "$DRV_PID" "${!vpid}"
+check "lost: $victim is DEAD and the application RELAUNCHING" \
+  wait_for 20 bash -c "[ \"\$(\"$BIN/hearth-tail\" --master $MASTER_URL --state --json --timeout 3s | jq -r --arg id ${!vid} '.workers[] | select(.id == \$id) | .state')\" = DEAD ] &&
+    \"$BIN/hearth-tail\" --master $MASTER_URL --state --json --timeout 3s | grep -q RELAUNCHING"
+touch "$T/go-lost"
+submit --master "$MASTER_URL" --resume "$APP" "$J"
+check "lost: the resumed driver finishes" test $? -eq 0
+check "... the output is exact" \
+  same <(cat "$T/result-lost"/part-* | sort) "$T/counts.ref"
+check "... the map tasks whose outputs $victim held ran again" \
+  test "$(cat "$T"/runs-lost/map.* | wc -l)" -gt 8
+check "... the committed part files were not written again" each_once lost out 3
 
 # ---- refusals -------------------------------------------------------------
 expect_fail submit --master "$MASTER_URL" --resume app-20260101000000-9999 "$J"
