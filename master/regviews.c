@@ -246,7 +246,7 @@ registry_app_json (reg_app_t *app)
         cJSON_AddStringToObject (o, "reason", app->end_reason);
     if (app->recovering)
         cJSON_AddBoolToObject (o, "recovering", true);
-    cJSON_AddNumberToObject (o, "epoch", app->epoch);
+    cJSON_AddNumberToObject (o, "driver_epoch", app->epoch);
     if (app->resume_by_ms)
         cJSON_AddNumberToObject (o, "resume_deadline_ms",
                                  (double) app->resume_by_ms);

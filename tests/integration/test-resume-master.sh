@@ -85,7 +85,7 @@ check "... the live worker's map output and the part file, not the unknown worke
 check "... each whole" \
   said second APPLICATION_OUTPUTS ".outputs[] | select(.kind == \"map\") | .worker_id == \"$W1\" and .sizes == [10,20] and .shuffle_id == 3"
 check "the application is scheduled again (WAITING or RUNNING), epoch 2" \
-  eval '[[ $(app_field .state) == @(WAITING|RUNNING) && $(app_field .epoch) == 2 ]]'
+  eval '[[ $(app_field .state) == @(WAITING|RUNNING) && $(app_field .driver_epoch) == 2 ]]'
 check "... its new executor numbered past the first driver's (exec 0)" \
   wait_for 10 eval '[[ $(app_field "[.executors[].exec_id] | min") -ge 1 ]]'
 check "resuming it again: not_resumable, its driver is alive" \

@@ -103,7 +103,7 @@ check "a supervised cluster-mode job runs" wait_for 30 cm_running
 DPID=$(test_pids hearth-driver | head -1)
 kill -9 "$DPID"
 check "its driver killed and relaunched: the same application resumed, epoch 2" \
-  wait_for 20 eval '[[ $(app_field .epoch) == 2 && $(app_field .state) == @(WAITING|RUNNING) ]]'
+  wait_for 20 eval '[[ $(app_field .driver_epoch) == 2 && $(app_field .state) == @(WAITING|RUNNING) ]]'
 check "... the master says so" \
   grep -q "application $APP (sleepy) resumed by .* (driver epoch 2)" "$T/master.log"
 "$BIN/hearth-submit" --master "$MASTER_URL" --kill "$(head -1 "$T/cm.out")" \

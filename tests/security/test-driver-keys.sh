@@ -12,7 +12,8 @@
 # - after kill -9 of the master and a restart on its journal, the live
 #   driver registers its application again with its key;
 # - killed, the supervised driver is launched again with a new key, its
-#   old one refused from then on, and registers a new application;
+#   old one refused from then on, and resumes its application with the
+#   new key (issue 39);
 # - once it has finished, its key is refused too.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
@@ -139,8 +140,11 @@ check "... and the key still reads the state" reads "$KEY1"
 kill -9 "$(drv pid)"
 check "killed, the supervised driver is launched again" \
   wait_for 20 eval '[[ $(drv launches) == 2 && $(drv state) == RUNNING ]]'
-check "... and registers a new application" \
-  wait_for 20 eval '[[ -n $(drv app_id) && $(drv app_id) != "$APP1" ]]'
+# a supervised driver relaunched resumes its application (issue 39): the
+# same id, its next driver epoch, registered with the new launch's key
+app_epoch() { state_as bob | jq -r --arg id "$1" '.apps[] | select(.id == $id) | .driver_epoch'; }
+check "... and resumes its application (the same id, driver epoch 2)" \
+  wait_for 20 eval '[[ $(drv app_id) == "$APP1" && $(app_epoch "$APP1") == 2 ]]'
 APP2=$(drv app_id)
 check "... alice's" test "$(app_owner "$APP2")" = "$(pub_of "$K/clients/alice.key")"
 take_key 2
