@@ -433,6 +433,27 @@ jobcheck_top (const cJSON *root, hearth_error_t *err)
                                 "env", err);
 }
 
+/* The last stage's results are the job's (printed, or the part files of
+   its "output"): partitioned, they would go to the workers for a reader
+   that does not exist, unless it is persisted for a later job. */
+static int
+s_check_last (const cJSON *stages, hearth_error_t *err)
+{
+    int n = cJSON_GetArraySize (stages);
+    const cJSON *last = cJSON_GetArrayItem (stages, n - 1);
+    if (!cJSON_GetObjectItemCaseSensitive (last, "partitions")
+        || cJSON_GetObjectItemCaseSensitive (last, "persist"))
+        return 0;
+    return hearth_errprintf (
+        err,
+        "stages[%d] (stage %s): the last stage has \"partitions\", which no "
+        "stage reads: its results would be lost; remove \"partitions\" to "
+        "have them printed (or give it \"output\"), add a stage reading "
+        "it, or \"persist\" it for a later job",
+        n - 1,
+        cJSON_GetStringValue (cJSON_GetObjectItemCaseSensitive (last, "name")));
+}
+
 int
 jobcheck_job (const cJSON *root, hearth_error_t *err)
 {
@@ -448,5 +469,5 @@ jobcheck_job (const cJSON *root, hearth_error_t *err)
     const cJSON *st;
     cJSON_ArrayForEach (st, stages) if (s_check_stage (stages, st, pos++, err)
                                         < 0) return -1;
-    return 0;
+    return s_check_last (stages, err);
 }

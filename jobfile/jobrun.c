@@ -118,6 +118,12 @@ s_print_results (hearth_job_t *job, const char *stage_name)
                  hearth_stage_output (stage));
         return 0;
     }
+    if (hearth_stage_partitions (stage)) { /* persisted for a later job */
+        fprintf (stderr, "%s: stage %s: %llu outputs kept on the workers\n",
+                 program_invocation_short_name, stage_name,
+                 (unsigned long long) hearth_stage_size (stage));
+        return 0;
+    }
     for (uint64_t i = 0; i < hearth_stage_size (stage); i++) {
         size_t len;
         const char *r = hearth_stage_result (stage, i, &len);

@@ -210,8 +210,11 @@ s_registered (void *arg, const char *app_id, int64_t hb_interval_ms,
     execs_set_heartbeat (e->execs, hb_interval_ms, hb_liveness);
     if (e->dynalloc)
         dynalloc_registered (e->dynalloc);
-    if (e->up.registered) /* again: the master's timeline starts over */
+    if (e->up.registered) { /* again: the master's timeline starts over */
         execs_tlfeed_again (e->execs);
+        /* and it may have missed outputs told while it was gone */
+        work_record_all (e->work);
+    }
     hearth_error_t err;
     if (!e->up.registered && !e->signaled
         && eventlog_open_app (e->conf, app_id,

@@ -80,7 +80,8 @@ void
 record_output (record_t *self, const hearth_stage_t *st, uint64_t index,
                const shuffle_servers_t *servers)
 {
-    if (!self || (!st->maps && !(st->output_dir && st->parts)))
+    if (!self || (!st->maps && !(st->output_dir && st->parts))
+        || (!st->maps && !st->parts[index].name)) /* not committed */
         return;
     cJSON *o = cJSON_CreateObject ();
     bool ok = o && cJSON_AddStringToObject (o, "stage", st->fp)
@@ -141,4 +142,12 @@ uint64_t
 record_total (const record_t *self)
 {
     return self ? self->total : 0;
+}
+
+void
+record_stage (record_t *self, const hearth_stage_t *st,
+              const shuffle_servers_t *servers)
+{
+    for (uint64_t i = 0; self && i < st->ntasks; i++)
+        record_output (self, st, i, servers);
 }

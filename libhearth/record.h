@@ -9,8 +9,12 @@
     the executor that committed it, its size).  What lives only in the
     driver (results, small outputs it kept: inlineout.h; outputs on the
     driver's own node in local[N]) is not.  The records wait here and go
-    in batches, at the engine's tick, while the link to the master is up;
-    a record that waits while the master is away goes once it is back.
+    in batches, as soon as the engine has handled the updates that made
+    them, while the link to the master is up.  A master that died meanwhile
+    (restarted, or a standby that took over) may never have had some:
+    once the driver has registered again, every output of every stage it
+    still runs is told again (the master keeps the latest of each, so a
+    record told twice costs only its bytes).
     A resumed driver gets them back from the master (resume.h).
 */
 #ifndef HEARTH_LIBHEARTH_RECORD_H
@@ -40,6 +44,13 @@ void record_destroy (record_t **self_p);
    task again. */
 void record_output (record_t *self, const hearth_stage_t *st, uint64_t index,
                     const shuffle_servers_t *servers);
+
+/* Every output of st there is now (its map outputs on block servers,
+   its committed part files), waiting to be told again: after the driver
+   registered again with a master (restarted, or a standby that took
+   over), which may never have had those told while it was gone. */
+void record_stage (record_t *self, const hearth_stage_t *st,
+                   const shuffle_servers_t *servers);
 
 /* The outputs waiting, up to RECORD_BATCH, as a new array (caller owns;
    they are no longer waiting), or NULL when none wait. */

@@ -457,10 +457,14 @@ shuffle_accepted (hearth_stage_t *st, uint64_t index, int attempt,
         /* its executor committed it where it ran (ASK_COMMIT): noted for
            the manifest */
         hearth_part_file_t *f = &st->parts[index];
+        char name[32];
+        shuffle_part_name (index, name, sizeof name);
+        free (f->name); /* named once committed (record.h reads it) */
+        f->name = strdup (name);
         free (f->host);
         f->host = host && *host ? strdup (host) : NULL;
         f->bytes = (uint64_t) hearth_json_int (json, "output_bytes", 0);
-        if (host && *host && !f->host)
+        if ((host && *host && !f->host) || !f->name)
             return hearth_errprintf (err, "out of memory for a part file");
     }
     return 0;

@@ -115,6 +115,21 @@ work_record (const work_t *self)
 }
 
 void
+work_record_all (work_t *self)
+{
+    size_t n = 0;
+    for (uint32_t uid = 1; self->record && uid < self->next_uid; uid++) {
+        const hearth_stage_t *st = work_stage (self, uid);
+        if (st) {
+            record_stage (self->record, st, self->servers);
+            n++;
+        }
+    }
+    if (n)
+        log_info ("the outputs of %zu stages told to the master again", n);
+}
+
+void
 work_set_tlfeed (work_t *self, tlfeed_t *tl)
 {
     self->tl = tl;

@@ -58,6 +58,10 @@ void work_set_resume (work_t *self, struct resume **resume_p);
    every stage's fingerprint. */
 void work_set_record (work_t *self, struct record *record, const char *files);
 struct record *work_record (const work_t *self);
+/* Record again every output of the stages of the running jobs (record.h
+   record_stage): the driver registered again with a master that may not
+   have had them. */
+void work_record_all (work_t *self);
 /* The live timeline's feed (borrowed), or NULL when there is none (no
    master): launch.c and execs.c record there. */
 struct tlfeed *work_tlfeed (const work_t *self);
