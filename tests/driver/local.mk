@@ -142,6 +142,7 @@ DRIVER_TESTS = \
 	tests/driver/test-shuffle-api.sh \
 	tests/driver/test-persist.sh \
 	tests/driver/test-resume.sh \
+	tests/driver/test-resume-chaos.sh \
 	tests/driver/test-persist-lineage.sh \
 	tests/driver/test-locality.sh \
 	tests/driver/test-shuffle-failures.sh \
