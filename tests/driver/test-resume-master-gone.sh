@@ -25,6 +25,8 @@
 # "a record that waits while the master is away goes once it is back",
 # and driver.md that a resumed driver loses "at most one tick's worth";
 # here it is every output of liveness x interval (5 s by default).
+# test-resume-chaos meets it too (seed 3919, run 4): once it is fixed,
+# move this test out of XFAIL_TESTS and set KNOWN_MASTER_GONE=0 there.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120
