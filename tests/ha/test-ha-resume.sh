@@ -71,9 +71,8 @@ each_once() {
   local i
   for ((i = 0; i < $3; i++)); do [[ $(runs "$1" "$2" $i) -eq 1 ]] || return 1; done
 }
-# SE: the application's state and driver epoch (MASTER_STATE's "epoch" of
-# an application is being renamed driver_epoch: either)
-SE='"\(.state) \(.driver_epoch // .epoch)"'
+# SE: the application's state and driver epoch
+SE='"\(.state) \(.driver_epoch)"'
 # app_on MASTER FILTER: FILTER of the application $APP in that master's
 # MASTER_STATE.
 app_on() {
