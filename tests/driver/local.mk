@@ -142,6 +142,9 @@ DRIVER_TESTS = \
 	tests/driver/test-shuffle-api.sh \
 	tests/driver/test-persist.sh \
 	tests/driver/test-resume.sh \
+	tests/driver/test-resume-chaos.sh \
+	tests/driver/test-resume-master-gone.sh \
+	tests/driver/test-partitioned-last.sh \
 	tests/driver/test-persist-lineage.sh \
 	tests/driver/test-locality.sh \
 	tests/driver/test-shuffle-failures.sh \
@@ -177,3 +180,9 @@ tests_driver_test_resume_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_resume_LDADD = libhearth/libdriver.la $(CORE_LIBS) \
 	$(CMOCKA_LIBS) -lpthread
 TESTS += tests/driver/test_resume
+# Holes found and not yet closed (Makefile.am's XFAIL_TESTS), each told
+# in its header: the outputs a driver records while its master is dead
+# and it does not know it yet are lost; a job file whose last stage has
+# partitions crashes hearth-submit's printing of its results.
+XFAIL_TESTS += tests/driver/test-resume-master-gone.sh \
+	tests/driver/test-partitioned-last.sh
