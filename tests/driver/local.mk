@@ -180,9 +180,3 @@ tests_driver_test_resume_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_driver_test_resume_LDADD = libhearth/libdriver.la $(CORE_LIBS) \
 	$(CMOCKA_LIBS) -lpthread
 TESTS += tests/driver/test_resume
-# Holes found and not yet closed (Makefile.am's XFAIL_TESTS), each told
-# in its header: the outputs a driver records while its master is dead
-# and it does not know it yet are lost; a job file whose last stage has
-# partitions crashes hearth-submit's printing of its results.
-XFAIL_TESTS += tests/driver/test-resume-master-gone.sh \
-	tests/driver/test-partitioned-last.sh

@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
-# FAILS until its defect is fixed (XFAIL_TESTS in tests/driver/local.mk):
-# a job file whose last stage has "partitions" (its output partitioned
-# for a stage that does not exist).  Found while writing
+# A job file whose last stage has "partitions" (its output partitioned
+# for a stage that does not exist), found while writing
 # test-ha-resume-records (a count of 4 partitions left last).
 #
-# The job runs and succeeds, then hearth-submit prints its last stage's
-# results (jobfile/jobrun.c s_print_results): hearth_stage_result gives
-# NULL, length 0, for a partitioned stage ("its results went elsewhere",
-# libhearth/jobs.c), and fwrite (NULL, 1, 0, stdout) follows.  Under the
-# sanitizers that is UBSan's "null pointer passed as argument 1" and
-# hearth-submit exits 1 after a job that succeeded; in a plain build (by
-# the code: no plain build was run here) it prints an empty line per
-# task and exits 0: the results are lost without a word.  Either is wrong: the job should be refused before it
-# runs (exit 2, saying that nothing reads the partitions), or its
-# results printed.  This test accepts either.
+# Before the fix the job ran and succeeded, then hearth-submit printed its
+# last stage's results: hearth_stage_result gives NULL, length 0, for a
+# partitioned stage, and fwrite (NULL, 1, 0, stdout) followed (UBSan's
+# "null pointer passed as argument 1", exit 1; a plain build printed an
+# empty line per task: the results lost without a word).  Now such a job
+# is refused before it runs (exit 2, saying that nothing reads the
+# partitions) unless the stage is persisted for a later job.  The test
+# accepts a refusal or the results printed.
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 60

@@ -47,12 +47,12 @@ deadline $((60 + RUNS * 75))
 TASK_SLEEP=${TASK_SLEEP:-1}
 RUN_LIMIT=60  # seconds a run's job may take, kills and resumes included
 WORKERS=(w1 w2 w3)
-# The outputs a driver records while its master is dead and it does not
-# know it yet are lost (test-resume-master-gone.sh, XFAIL): a task whose
-# output is held may run again after a resume that follows a kill of the
-# master.  While that holds, such runs are counted and said (KNOWN
-# DEFECT), not failed; 0 once it is fixed, and they fail the run.
-KNOWN_MASTER_GONE=${KNOWN_MASTER_GONE:-1}
+# The outputs a driver recorded while its master was dead used to be lost
+# (test-resume-master-gone.sh): a task whose output was held ran again
+# after a resume that followed a kill of the master.  Fixed (the driver
+# tells them again once registered); KNOWN_MASTER_GONE=1 counts such
+# reruns as a known defect instead of failing the run (to compare).
+KNOWN_MASTER_GONE=${KNOWN_MASTER_GONE:-0}
 say "seed $SEED, $RUNS runs (replay: $0 --runs $RUNS --seed $SEED)"
 word_files 8 3000 300 7
 

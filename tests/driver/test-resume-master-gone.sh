@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# FAILS until its defect is fixed (XFAIL_TESTS in tests/driver/local.mk):
-# the outputs a driver records while its master is dead and it does not
-# know it yet are lost (issue 39; found while writing test-resume-chaos,
-# from the driver's record path, then shown here).
+# The outputs a driver records while its master is dead and it does not
+# know it yet reach the master it registers with again (issue 39; found
+# while writing test-resume-chaos, which met it: seed 3919, run 4).
 #
 # A master with a journal and --resume-window, two workers of 4 cores, a
 # client-mode 3-stage job (test-resume.sh's) whose 4 last map tasks (of
@@ -16,17 +15,13 @@
 # application resumed: the map's outputs are all held on the live workers,
 # so no map task may run again.
 #
-# Today they all run again: the driver takes its records off its queue as
-# it sends them (record_take), so those sent into the dead link are gone,
+# Before the fix they all ran again: the driver took its records off its
+# queue as it sent them, so those sent into the dead link were gone,
 # whether they died with the connection or reached the restarted master
 # by the DEALER's reconnection before the driver registered again (the
-# master drops an OUTPUTS_RECORDED that does not come from the
-# application's link, master/resume.c, without a word).  record.h says
-# "a record that waits while the master is away goes once it is back",
-# and driver.md that a resumed driver loses "at most one tick's worth";
-# here it is every output of liveness x interval (5 s by default).
-# test-resume-chaos meets it too (seed 3919, run 4): once it is fixed,
-# move this test out of XFAIL_TESTS and set KNOWN_MASTER_GONE=0 there.
+# master refuses an OUTPUTS_RECORDED that does not come from the
+# application's link).  Now the driver tells every output of its running
+# stages again once it has registered again (libhearth/record.h).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 deadline 120

@@ -29,8 +29,7 @@ EXTRA_DIST += tests/ha/test-ha-zkowner.sh
 # A master failover in the middle of a resume (issue 39).
 TESTS += tests/ha/test-ha-resume.sh
 EXTRA_DIST += tests/ha/test-ha-resume.sh
-# Failing until fixed (XFAIL): the outputs a driver records after its
-# leader died, before it knows, are lost at the failover.
+# The outputs a driver records after its leader died, before it knows,
+# reach the new leader (told again once the driver registers there).
 TESTS += tests/ha/test-ha-resume-records.sh
-XFAIL_TESTS += tests/ha/test-ha-resume-records.sh
 EXTRA_DIST += tests/ha/test-ha-resume-records.sh

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# FAILS until its defect is fixed (XFAIL_TESTS in tests/ha/local.mk): the
-# outputs a driver records after its leader died, before it knows, are
-# lost at a failover (issue 39): test-resume-master-gone.sh's defect, on
-# a cluster of masters elected through ZooKeeper, where the loss is
+# The outputs a driver records after its leader died, before it knows,
+# reach the new leader (issue 39): test-resume-master-gone.sh's case, on
+# a cluster of masters elected through ZooKeeper, where the loss was
 # silent.
 #
 # Masters a (leading) and b (its standby), two workers of 4 cores, a
@@ -14,13 +13,13 @@
 # for up (liveness x interval), and it tells their outputs into it.  b
 # leads, the driver registers again with it, the count starts; then the
 # driver is killed and its application resumed on b.  The map's 8
-# outputs are held on the live workers: b should hold them all, and no
-# map task should run again.
+# outputs are held on the live workers: b must hold them all, and no
+# map task may run again.
 #
-# Today b holds 4, and the resume runs the 4 others again: the driver
-# took the records off its queue as it sent them (record_take), and they
-# went with the dead leader's DEALER when the driver moved to the next
-# URL; nothing is logged.
+# Before the fix b held 4, and the resume ran the 4 others again: the
+# records went with the dead leader's DEALER when the driver moved to the
+# next URL.  Now the driver tells every output of its running stages
+# again once registered with b (libhearth/record.h).
 . "$(dirname "$0")/../lib/cluster.sh"
 . "$(dirname "$0")/../lib/driver.sh"
 . "$(dirname "$0")/../lib/zk.sh"
