@@ -9,6 +9,7 @@
 
 #include <czmq.h>
 
+#include "libcore/jsonprint.h"
 #include "master/jstate.h"
 
 /* In front of the JSON: "CCCCCCCC LLLLLLLL " (version 2: the CRC, then
@@ -64,10 +65,13 @@ jstate_crc32 (const void *data, size_t len)
 char *
 jstate_encode (const cJSON *record, size_t *len)
 {
-    char *json = cJSON_PrintUnformatted (record);
+    /* byte for byte cJSON_PrintUnformatted's text, without its sscanf a
+       number (libcore/jsonprint.h): an outputs batch is thousands */
+    hearth_jsonbuf_t buf;
+    const char *json = hearth_json_print (record, &buf, NULL, 0);
     if (!json)
         return NULL;
-    size_t n = strlen (json);
+    size_t n = buf.len;
     char *line = n <= s_max_json ? malloc (s_prefix + n + 2) : NULL;
     if (line) {
         char head[s_prefix + 1];
@@ -83,7 +87,7 @@ jstate_encode (const cJSON *record, size_t *len)
         memcpy (line, head, s_hex_chars);
         *len = s_prefix + n + 1;
     }
-    free (json);
+    hearth_jsonbuf_release (&buf);
     return line;
 }
 

@@ -12,6 +12,7 @@
 
 #include <czmq.h>
 
+#include "libcore/jsonprint.h"
 #include "master/outputs.h"
 
 struct outputs {
@@ -131,11 +132,21 @@ s_apply_one (outputs_t *self, const cJSON *o)
         zhashx_delete (self->table, key);
         return 1;
     }
-    cJSON *copy = cJSON_Duplicate (o, true);
-    if (!copy)
-        return -1;
-    cJSON_DeleteItemFromObjectCaseSensitive (copy, "lost");
-    char *text = cJSON_PrintUnformatted (copy);
+    /* printed as it came (a "lost": false left out): the table keeps
+       text, and cJSON's own printer costs a sscanf a number
+       (libcore/jsonprint.h), a good part of recording's cost */
+    cJSON *copy = NULL;
+    if (cJSON_GetObjectItemCaseSensitive (o, "lost")) {
+        if (!(copy = cJSON_Duplicate (o, true)))
+            return -1;
+        cJSON_DeleteItemFromObjectCaseSensitive (copy, "lost");
+    }
+    char stack[1024];
+    hearth_jsonbuf_t buf;
+    const char *printed =
+        hearth_json_print (copy ? copy : o, &buf, stack, sizeof stack);
+    char *text = printed ? strdup (printed) : NULL;
+    hearth_jsonbuf_release (&buf);
     const cJSON *sid = cJSON_GetObjectItemCaseSensitive (o, "shuffle_id");
     if (cJSON_IsNumber (sid) && sid->valuedouble >= 0)
         outputs_note_shuffle_id (self, (int64_t) sid->valuedouble);

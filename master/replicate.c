@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "libcore/clock.h"
+#include "libcore/jsonprint.h"
 #include "libcore/log.h"
 #include "master/authz.h"
 #include "master/regdrivers.h"
@@ -124,9 +125,10 @@ s_outs_bytes (const cJSON *record)
     const char *t = hearth_json_str (record, "t");
     if (!t || strcmp (t, "outs") != 0)
         return 0;
-    char *text = cJSON_PrintUnformatted (record);
-    size_t n = text ? strlen (text) : 0;
-    free (text);
+    hearth_jsonbuf_t buf; /* cJSON's own printer: a sscanf a number */
+    const char *text = hearth_json_print (record, &buf, NULL, 0);
+    size_t n = text ? buf.len : 0;
+    hearth_jsonbuf_release (&buf);
     return n;
 }
 
