@@ -94,6 +94,10 @@ bench: $(BENCH_PROGS) tests/bench/libbenchtasks.so hearth-submit \
 		$(SHELL) $(srcdir)/tests/bench/run-bench.sh $(BENCH_ARGS)
 .PHONY: bench
 
+# Benchmark 30, resumable applications (issue 39): a hand-started
+# cluster, drivers killed with kill -9 and resumed.
+EXTRA_DIST += tests/bench/bench-resume.sh
+
 # A thousand applications on one master (issue 19, benchmark 26).
 EXTRA_DIST += tests/bench/bench-apps.sh
 

@@ -13,7 +13,9 @@
 #
 # Groups for --only: zmq throughput latency commands sleep startup master
 # scale load flood shuffle history web isolation netns jobfile dynalloc
-# failover apps locality persist broadcast.  The broadcast group
+# failover apps locality persist broadcast resume.  The resume group
+# (bench-resume.sh, issue 39) starts a cluster of its own and kills its
+# drivers with kill -9; about 5 minutes (--quick: under 1).  The broadcast group
 # (bench-broadcast.sh, issue 38) needs root (namespaces), tc, python3 and
 # curl, else it says so and is skipped; it writes 1 GiB in $TMPDIR
 # (64 MiB with --quick).  The persist group (bench-persist.sh,
@@ -68,6 +70,7 @@ fo_args=()
 loc_args=(--reps 3 --scan-mib 3072 --shuffle-mib 600 --idle-tasks 120)
 persist_args=(--reps 3)
 bcast_args=(--reps 1 --mib 1024)
+resume_args=(--reps 3)
 shuffle_args=()
 history_args=()
 if [ $quick = 1 ]; then
@@ -88,6 +91,8 @@ if [ $quick = 1 ]; then
     loc_args=(--reps 1 --scan-mib 300 --shuffle-mib 60 --idle-tasks 30)
     persist_args=(--reps 1 --size 100000000 --passes 4 --maps 4 --parts 4)
     bcast_args=(--reps 1 --mib 64)
+    resume_args=(--reps 1 --maps 1000 --rec-tasks 10000 --work-maps 24
+        --work-parts 6 --norecord-reps 0)
 fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/hearth-bench-XXXXXX")
@@ -279,6 +284,10 @@ if wants broadcast; then
     echo "== 29. broadcast: 1 GiB to 8 executors on 4 rate-limited hosts"
     run bash "$(dirname "$0")/bench-broadcast.sh" "${bcast_args[@]}"
 fi
+if wants resume; then
+    echo "== 30. resumable applications: resume time, recording's cost, work saved"
+    run bash "$(dirname "$0")/bench-resume.sh" "${resume_args[@]}"
+fi
 
 # ---- the table -------------------------------------------------------------
 
@@ -303,7 +312,7 @@ group_of () {
     shuffle.*) echo shuffle ;; history.*) echo history ;;
     web.* | hb.*) echo web ;; iso.* | cgspawn.*) echo isolation ;; net.*) echo netns ;; jf.*) echo jobfile ;; dyn.*) echo dynalloc ;;
     fo.*) echo failover ;; apps.*) echo apps ;; loc.*) echo locality ;;
-    persist.*) echo persist ;; bcast.*) echo broadcast ;;
+    persist.*) echo persist ;; bcast.*) echo broadcast ;; resume.*) echo resume ;;
     *) echo zmq ;;
     esac
 }
@@ -528,6 +537,18 @@ else
     row "29. ... what the driver sent, MiB" bcast.driver_mib "" "" "" "" "" "(its own count of chunk bytes)"
     row "29. ... the driver's egress over the file" bcast.egress_ratio "" "" "" '<=' 1.2 "≤ 1.2 × (8 × before: once per executor)"
 fi
+row "30. resume: \`hearth-submit --resume\` to its first task, 10,000 map outputs recorded, ms" resume.start_ms resume.fresh_start_ms "" "" '<=' 1000 "≤ 1 s (reference: the same job submitted fresh, to its first task; --quick: 1,000 outputs)"
+row "30. ... no-op map tasks/s, recording outputs" resume.rec_on_tasks_per_s resume.rec_off_tasks_per_s '>=' 0.9 "" "" "≥ 0.9 × record-outputs=false, same run (median of the pairs' ratios)" resume.record_ratio
+row "30. ... the master's CPU ms a run, recording" resume.rec_on_master_cpu_ms resume.rec_off_master_cpu_ms "" "" "" "" "(reference: record-outputs=false)"
+row "30. ... the driver's CPU ms a run, recording" resume.rec_on_driver_cpu_ms resume.rec_off_driver_cpu_ms "" "" "" "" "(reference: record-outputs=false)"
+row "30. ... task-seconds of a 3-stage job killed at 90 % and resumed, over an uninterrupted run's" resume.work_ratio "" "" "" '<=' 1.15 "≤ 1.15 × (median of the repetitions' ratios)"
+row "30. ... the same in the tasks' own CPU time" resume.work_cpu_ratio "" "" "" "" "" "(what the machine's other load moves less)"
+row "30. ... the same in attempts ended (task_end events)" resume.work_attempts_ratio "" "" "" "" "" "(the tasks run again, and the events a killed driver had not written)"
+if [ $quick = 0 ]; then # --quick leaves them out
+    row "30. ... task-seconds, record-outputs=false (everything runs again)" resume.work_ratio_norecord "" "" "" "" "" "(as before issue 39: about 1.9 ×)"
+    row "30. ... the same in the tasks' own CPU time" resume.work_cpu_ratio_norecord "" "" "" "" "" ""
+fi
+row "30. ... the uninterrupted run's task-seconds, ms" resume.work_whole_ms "" "" "" "" "" "(40 maps into 8 partitions, 8 counts, 8 part files, ~0.5 s of CPU a task; --quick: 24 maps, 6)"
 echo
 echo "targets not met: $failed; figures missing: $missing; benchmarks failed: $bench_failed"
 # non-zero when anything went wrong, so that a broken benchmark is not
