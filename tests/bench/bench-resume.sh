@@ -25,7 +25,9 @@
 #     (resume.fresh_start_ms): the killed driver's own start, the same job
 #     submitted fresh, to its first task_start.
 #   resume.record_ratio: no-op map tasks/s of a job of one partitioned
-#     stage (2 partitions) of --rec-tasks (40,000) noop tasks, recording
+#     stage (2 partitions, persisted on disk: a job file refuses a last
+#     stage whose partitions nothing reads) of --rec-tasks (40,000) noop
+#     tasks, recording
 #     on (the default; resume.rec_on_tasks_per_s) over off (--conf
 #     record-outputs=false; resume.rec_off_tasks_per_s), in turn (the
 #     order swapped every pair), each the median of --reps runs; tasks/s
@@ -265,7 +267,8 @@ stats resume.fresh_start_ms ms "${fresh[@]}"
 # ---- 2. resume.record_ratio -------------------------------------------------------
 cat >"$T/jobs/rec.json" <<JOB
 {"name": "resume-record", "stages": [
-  {"name": "map", "partitions": 2, "tasks": [{"fn": "noop", "count": $rec_tasks}]}]}
+  {"name": "map", "partitions": 2, "persist": "disk",
+   "tasks": [{"fn": "noop", "count": $rec_tasks}]}]}
 JOB
 on=() off=() ratios=() mcpu_on=() mcpu_off=() dcpu_on=() dcpu_off=()
 for ((r = 0; r < reps; r++)); do
