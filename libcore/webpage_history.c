@@ -87,6 +87,28 @@ s_cell_state (FILE *out, const cJSON *o, const char *k)
         hearth_html_cell (out, "-");
 }
 
+/* A state cell with a title on hover (NULL: none) and text after the
+   state (NULL: none): a resumed application's, a skipped stage's. */
+static void
+s_cell_state_noted (FILE *out, const char *state, const char *title,
+                    const char *after)
+{
+    fputs ("<td", out);
+    if (title) {
+        fputs (" title=\"", out);
+        hearth_html_text (out, title);
+        fputs ("\"", out);
+    }
+    fputs ("><span class=\"st-", out);
+    hearth_html_text (out, state);
+    fputs ("\">", out);
+    hearth_html_text (out, state);
+    fputs ("</span>", out);
+    if (after)
+        hearth_html_text (out, after);
+    fputs ("</td>", out);
+}
+
 /* ---- the listing ----------------------------------------------------------
  */
 
@@ -107,14 +129,9 @@ s_app_row (FILE *out, const cJSON *a, const void *ctx)
     fputs ("</a></td>", out);
     hearth_html_cell (out, s_str (a, "name"));
     hearth_html_cell (out, s_str (a, "user"));
-    if (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (a, "resumed"))) {
-        /* a driver took it over after its earlier one died (issue 39) */
-        fputs ("<td><span class=\"st-", out);
-        hearth_html_text (out, s_str (a, "state"));
-        fputs ("\">", out);
-        hearth_html_text (out, s_str (a, "state"));
-        fputs ("</span> (resumed)</td>", out);
-    }
+    if (cJSON_IsTrue (cJSON_GetObjectItemCaseSensitive (a, "resumed"))
+        && s_str (a, "state")) /* taken over after its driver died */
+        s_cell_state_noted (out, s_str (a, "state"), NULL, " (resumed)");
     else
         s_cell_state (out, a, "state");
     s_cell_stamp (out, a, "start_ms");
@@ -340,15 +357,8 @@ s_stage_row (FILE *out, const cJSON *s, const void *ctx)
     s_cell_int (out, s, "job");
     hearth_html_cell (out, s_str (s, "name"));
     const char *why = s_str (s, "skip_reason");
-    if (why) { /* a resumed driver's skipped stage: why, on hover */
-        fputs ("<td title=\"", out);
-        hearth_html_text (out, why);
-        fputs ("\"><span class=\"st-", out);
-        hearth_html_text (out, s_str (s, "state"));
-        fputs ("\">", out);
-        hearth_html_text (out, s_str (s, "state"));
-        fputs ("</span></td>", out);
-    }
+    if (why && s_str (s, "state")) /* a skipped stage: why, on hover */
+        s_cell_state_noted (out, s_str (s, "state"), why, NULL);
     else
         s_cell_state (out, s, "state");
     static const char *const counts[] = {
